@@ -1,0 +1,51 @@
+#!/usr/bin/env node
+/**
+ * The `burrow` executable. The one top-level catch lives here: a usage error prints its message
+ * and exits 1, an ExitError exits with its status, anything else is a bug ("internal error,
+ * please report"). Nothing else calls process.exit.
+ */
+import { readFileSync } from 'node:fs'
+import { ExitError, UsageError } from '../cli-errors.js'
+import { parseCli } from '../config.js'
+import { MAIN_HELP, UP_HELP } from '../help-text.js'
+import { upCommand } from '../up/up-command.js'
+
+function version(): string {
+  const file = new URL('../../package.json', import.meta.url)
+  const { version } = JSON.parse(readFileSync(file, 'utf8')) as { version?: unknown }
+  return typeof version === 'string' ? version : 'unknown'
+}
+
+async function main(): Promise<number> {
+  const cmd = parseCli(process.argv.slice(2), process.env)
+  const out = (text: string) => void process.stdout.write(text)
+  switch (cmd.command) {
+    case 'help':
+      out(cmd.topic === 'up' ? UP_HELP : MAIN_HELP)
+      return 0
+    case 'version':
+      out(`burrow ${version()}\n`)
+      return 0
+    case 'up':
+      return upCommand(cmd.global, cmd.up, { out, version: version() })
+  }
+}
+
+main().then(
+  (status) => {
+    process.exitCode = status
+  },
+  (err: unknown) => {
+    if (err instanceof UsageError) {
+      process.stderr.write(`burrow: ${err.message}\n`)
+      process.exit(1)
+    }
+    if (err instanceof ExitError) {
+      process.stderr.write(`burrow: ${err.message}\n`)
+      process.exit(err.status)
+    }
+    const detail = err instanceof Error ? (err.stack ?? err.message) : String(err)
+    process.stderr.write(`burrow: internal error, please report it:\n${detail}\n`)
+    process.exit(70)
+  },
+)

@@ -1,0 +1,42 @@
+/**
+ * The shape of one public request as the CLI sees it after it crossed the tunnel, and of the
+ * response it writes back. Every local handler (the HTTP relay, the stdio/aggregator MCP front)
+ * implements `RequestHandler` over these, so none of them knows about frames or sockets.
+ */
+
+/** A request that came through the tunnel. The body is complete (the edge bounds its size). */
+export interface LocalRequest {
+  /** HTTP method: POST, GET or DELETE. */
+  readonly method: string
+  /** Path and query as the agent sent them, e.g. `/mcp` or `/mcp?x=1`. */
+  readonly path: string
+  /** Request headers with lower-case names. Hop-by-hop headers, Host and Origin are already gone. */
+  readonly headers: Readonly<Record<string, string>>
+  /** The complete request body (empty for GET and DELETE). */
+  readonly body: Uint8Array
+  /** Aborted when the agent hangs up or the tunnel resets the stream. */
+  readonly signal: AbortSignal
+}
+
+/** Where a handler writes its response. Writes after the agent hung up are ignored. */
+export interface LocalResponse {
+  /** Send status and headers. Must be called once, before any write. */
+  writeHead(status: number, headers: Readonly<Record<string, string>>): void
+  /** Send a body chunk; false means "buffer full, wait for onDrain before writing more". */
+  write(chunk: Uint8Array): boolean
+  /** End the body. */
+  end(): void
+  /** Call `cb` once when a write that returned false has been flushed. */
+  onDrain(cb: () => void): void
+  /** True once the stream is finished or reset. */
+  readonly closed: boolean
+  /** Abort a response that already started (the upstream failed midway); the agent sees a reset. */
+  destroy?(reason: string): void
+}
+
+/** Anything that answers tunnelled requests. */
+export interface RequestHandler {
+  handle(req: LocalRequest, res: LocalResponse): Promise<void>
+  /** Stop: release children and sockets. */
+  close(): Promise<void>
+}

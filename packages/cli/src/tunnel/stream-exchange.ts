@@ -1,0 +1,109 @@
+/**
+ * Adapts one tunnel stream to the LocalRequest/LocalResponse pair the handlers speak. Small
+ * responses written in one go (head, body, end) leave as a single RESPONSE frame with the body
+ * inline; anything else streams as DATA under the tunnel's flow control.
+ */
+import { MAX_CHUNK_BYTES, RESET_CODE, type MuxStream, type RequestHead } from '@burrow/protocol'
+import type { LocalRequest, LocalResponse } from '../relay/local-exchange.js'
+
+/** Build the request once its body is complete, and the response writing into `stream`. */
+export function streamExchange(
+  stream: MuxStream,
+  head: RequestHead,
+  inlineBody: Uint8Array | undefined,
+  fin: boolean,
+  onReady: (req: LocalRequest, res: LocalResponse) => void,
+): void {
+  const controller = new AbortController()
+  stream.onReset = (_code, reason) => controller.abort(new Error(reason))
+  const headers: Record<string, string> = {}
+  for (const [name, value] of head.headers) {
+    headers[name] = headers[name] === undefined ? value : `${headers[name]}, ${value}`
+  }
+  const res = new StreamResponse(stream)
+  const ready = (body: Uint8Array) =>
+    onReady({ method: head.method, path: head.path, headers, body, signal: controller.signal }, res)
+  if (fin) return ready(inlineBody ?? new Uint8Array(0))
+  const chunks: Uint8Array[] = inlineBody ? [inlineBody] : []
+  stream.read(
+    (chunk) => void chunks.push(chunk),
+    () => ready(Buffer.concat(chunks)),
+  )
+}
+
+/** LocalResponse over a mux stream, coalescing head + small body + end into one frame. */
+class StreamResponse implements LocalResponse {
+  private readonly stream: MuxStream
+  private head: { status: number; headers: [string, string][] } | null = null
+  private pending: Uint8Array[] = []
+  private pendingBytes = 0
+  private headSent = false
+  private flushScheduled = false
+
+  constructor(stream: MuxStream) {
+    this.stream = stream
+  }
+
+  get closed(): boolean {
+    return this.stream.localDone
+  }
+
+  writeHead(status: number, headers: Readonly<Record<string, string>>): void {
+    if (this.head) return
+    this.head = { status, headers: Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]) }
+    this.scheduleFlush()
+  }
+
+  write(chunk: Uint8Array): boolean {
+    if (this.closed || chunk.length === 0) return !this.closed
+    if (!this.headSent) {
+      this.pending.push(chunk)
+      this.pendingBytes += chunk.length
+      if (this.pendingBytes > MAX_CHUNK_BYTES) this.flushHead(false)
+      return true
+    }
+    return this.stream.write(chunk)
+  }
+
+  end(): void {
+    if (this.closed) return
+    if (!this.headSent) return this.flushHead(true)
+    this.stream.end()
+  }
+
+  onDrain(cb: () => void): void {
+    this.stream.onDrain = () => {
+      this.stream.onDrain = null
+      cb()
+    }
+  }
+
+  /** Abort the response (the upstream failed after it started). */
+  destroy(reason: string): void {
+    if (!this.closed) this.stream.reset(RESET_CODE.upstream, reason)
+  }
+
+  private scheduleFlush(): void {
+    if (this.flushScheduled) return
+    this.flushScheduled = true
+    // Let a synchronous write()+end() join the head so a small reply is a single frame.
+    queueMicrotask(() => {
+      if (!this.headSent && !this.closed) this.flushHead(false)
+    })
+  }
+
+  private flushHead(fin: boolean): void {
+    const head = this.head ?? { status: 200, headers: [] }
+    this.headSent = true
+    const body = this.pendingBytes > 0 ? Buffer.concat(this.pending) : undefined
+    this.pending = []
+    this.pendingBytes = 0
+    if (body && body.length > MAX_CHUNK_BYTES) {
+      this.stream.respond(head, undefined, false)
+      this.stream.write(body)
+      if (fin) this.stream.end()
+      return
+    }
+    this.stream.respond(head, body, fin)
+  }
+}

@@ -1,0 +1,322 @@
+/**
+ * The CLI's side of the tunnel: connects out to the broker over WebSocket, says HELLO, serves the
+ * streams the broker opens through a RequestHandler, reconnects with backoff when the connection
+ * is lost, and drains on shutdown. States (spec §3): connecting → connected → reconnecting …,
+ * draining → exited.
+ */
+import {
+  GOAWAY_CODE,
+  MAX_FRAME_BYTES,
+  PROTOCOL_VERSION,
+  TunnelMux,
+  type Frame,
+  type Logger,
+  type Welcome,
+} from '@burrow/protocol'
+import { WebSocket } from 'ws'
+import type { RequestHandler } from '../relay/local-exchange.js'
+import { reconnectDelay } from './backoff.js'
+import { streamExchange } from './stream-exchange.js'
+
+/** Client process states. */
+export type ClientState = 'connecting' | 'connected' | 'reconnecting' | 'draining' | 'exited'
+
+/** Why `run` ended. */
+export type TunnelExit =
+  | { readonly reason: 'shutdown' }
+  | { readonly reason: 'auth_failed'; readonly detail: string }
+  | { readonly reason: 'replaced' }
+
+/** What the client needs. */
+export interface TunnelClientOptions {
+  readonly broker: string
+  readonly apiKey: string
+  readonly name: string | null
+  /** Client software, e.g. `burrow/0.1.0`. */
+  readonly agent: string
+  readonly handler: RequestHandler
+  readonly log: Logger
+  /** A WELCOME arrived; `resumed` tells whether the earlier session continues. */
+  readonly onWelcome: (welcome: Welcome) => void
+  readonly onState?: (state: ClientState) => void
+  readonly random?: () => number
+}
+
+interface Outcome {
+  kind: 'lost' | 'auth' | 'replaced'
+  detail: string
+  welcomed: boolean
+  retryAfterMs: number
+}
+
+const WELCOME_TIMEOUT_MS = 10_000
+
+/** One `burrow up` tunnel connection, kept alive until shutdown. */
+export class TunnelClient {
+  private readonly opts: TunnelClientOptions
+  private state: ClientState = 'connecting'
+  private stopping = false
+  private resumeToken: string | undefined
+  private ws: WebSocket | null = null
+  private mux: TunnelMux | null = null
+  private welcomed = false
+  private wake: (() => void) | null = null
+  private inflight = 0
+  private readonly idle = new Set<() => void>()
+
+  constructor(opts: TunnelClientOptions) {
+    this.opts = opts
+  }
+
+  /** Current state. */
+  get currentState(): ClientState {
+    return this.state
+  }
+
+  /** Requests being answered now (standalone GET streams excluded). */
+  get inflightRequests(): number {
+    return this.inflight
+  }
+
+  /** Connect and serve until shutdown, an invalid key, or another client taking over. */
+  async run(): Promise<TunnelExit> {
+    let attempt = 0
+    let everConnected = false
+    while (!this.stopping) {
+      this.setState(everConnected ? 'reconnecting' : 'connecting')
+      const outcome = await this.connectOnce()
+      if (outcome.kind === 'auth')
+        return this.exit({ reason: 'auth_failed', detail: outcome.detail })
+      if (outcome.kind === 'replaced') return this.exit({ reason: 'replaced' })
+      if (this.stopping) break
+      if (outcome.welcomed) {
+        everConnected = true
+        attempt = 0
+      }
+      const delay = Math.max(outcome.retryAfterMs, reconnectDelay(attempt, this.opts.random))
+      attempt++
+      this.setState('reconnecting')
+      this.opts.log.warn(
+        `tunnel connection lost (${outcome.detail}); reconnecting in ${(delay / 1000).toFixed(1)}s`,
+      )
+      await this.sleep(delay)
+    }
+    return this.exit({ reason: 'shutdown' })
+  }
+
+  /**
+   * Stop: during backoff at once; when connected, tell the broker to route no new requests
+   * (GOAWAY), let in-flight requests finish within `graceMs`, then close.
+   */
+  async shutdown(graceMs: number): Promise<void> {
+    if (this.stopping) return
+    this.stopping = true
+    this.wake?.()
+    const ws = this.ws
+    if (!ws || ws.readyState !== WebSocket.OPEN || !this.welcomed) {
+      ws?.terminate()
+      return
+    }
+    this.setState('draining')
+    this.mux?.control({
+      type: 'goaway',
+      lastStreamId: 0,
+      code: GOAWAY_CODE.drain,
+      reconnectAfterMs: 0,
+    })
+    if (this.inflight > 0) {
+      this.opts.log.info(`draining ${this.inflight} in-flight request(s), up to ${graceMs / 1000}s`)
+      await this.whenIdle(graceMs)
+    }
+    ws.close(1000, 'client shutting down')
+    setTimeout(() => ws.terminate(), 2000).unref()
+  }
+
+  private exit(result: TunnelExit): TunnelExit {
+    this.setState('exited')
+    return result
+  }
+
+  private setState(state: ClientState): void {
+    if (state === this.state) return
+    this.state = state
+    this.opts.onState?.(state)
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms)
+      function done() {
+        clearTimeout(timer)
+        resolve()
+      }
+      this.wake = () => {
+        this.wake = null
+        done()
+      }
+    })
+  }
+
+  private whenIdle(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer)
+        this.idle.delete(done)
+        resolve()
+      }
+      const timer = setTimeout(done, ms)
+      this.idle.add(done)
+    })
+  }
+
+  private connectOnce(): Promise<Outcome> {
+    return new Promise((resolve) => {
+      const outcome: Outcome = {
+        kind: 'lost',
+        detail: 'connection closed',
+        welcomed: false,
+        retryAfterMs: 0,
+      }
+      this.welcomed = false
+      const ws = new WebSocket(this.opts.broker, {
+        headers: { authorization: `Bearer ${this.opts.apiKey}`, 'user-agent': this.opts.agent },
+        perMessageDeflate: false,
+        maxPayload: MAX_FRAME_BYTES,
+        handshakeTimeout: 10_000,
+      })
+      this.ws = ws
+      let finished = false
+      let missedPongs = 0
+      let heartbeat: NodeJS.Timeout | undefined
+      const welcomeTimer = setTimeout(() => {
+        outcome.detail = 'no WELCOME from the broker'
+        ws.terminate()
+      }, WELCOME_TIMEOUT_MS)
+      const finish = () => {
+        if (finished) return
+        finished = true
+        clearTimeout(welcomeTimer)
+        clearInterval(heartbeat)
+        mux.close('tunnel connection lost')
+        if (this.ws === ws) this.ws = null
+        resolve(outcome)
+      }
+      const mux = new TunnelMux({
+        role: 'client',
+        transport: { send: (bytes, done) => ws.send(bytes, { binary: true }, done) },
+        onOpen: (stream, head, body, fin) =>
+          streamExchange(stream, head, body, fin, (req, res) =>
+            this.serve(req.method, this.opts.handler.handle(req, res)),
+          ),
+        onControl: (frame) =>
+          this.onControl(frame, outcome, ws, () => {
+            clearTimeout(welcomeTimer)
+            heartbeat = setInterval(() => {
+              if (missedPongs >= 2) {
+                outcome.detail = 'two heartbeats unanswered'
+                ws.terminate()
+                return
+              }
+              missedPongs++
+              ws.ping()
+            }, this.currentHeartbeat)
+            heartbeat.unref()
+          }),
+        onProtocolError: (err) => {
+          outcome.detail = `protocol error: ${err.message}`
+          ws.close(1002, err.message.slice(0, 120))
+        },
+      })
+      this.mux = mux
+      ws.on('unexpected-response', (_req, res) => {
+        const status = res.statusCode ?? 0
+        let body = ''
+        res.setEncoding('utf8')
+        res.on('data', (c: string) => (body += c.slice(0, 2000)))
+        res.on('end', () => {
+          if (status === 401 || status === 403) {
+            outcome.kind = 'auth'
+            outcome.detail = reasonOf(body) ?? `HTTP ${status}`
+          } else {
+            outcome.detail = `broker answered HTTP ${status}`
+          }
+          ws.terminate()
+          finish()
+        })
+      })
+      ws.on('open', () => {
+        const hello = {
+          version: PROTOCOL_VERSION,
+          agent: this.opts.agent,
+          ...(this.resumeToken ? { resume: this.resumeToken } : {}),
+          ...(this.opts.name ? { name: this.opts.name } : {}),
+        }
+        mux.control({ type: 'hello', hello })
+      })
+      ws.on('message', (data, isBinary) => {
+        if (isBinary) mux.receive(data as Buffer)
+      })
+      ws.on('pong', () => (missedPongs = 0))
+      ws.on('error', (err) => (outcome.detail = err.message))
+      ws.on('close', (code, reason) => {
+        if (code === 1008 || code === 1002)
+          outcome.detail = `broker closed the connection: ${reason.toString() || code}`
+        finish()
+      })
+    })
+  }
+
+  private currentHeartbeat = 15_000
+
+  private onControl(frame: Frame, outcome: Outcome, ws: WebSocket, welcomed: () => void): void {
+    if (frame.type === 'welcome') {
+      const w = frame.welcome
+      this.resumeToken = w.resumeToken
+      this.currentHeartbeat = Math.max(1000, w.heartbeatMs)
+      this.welcomed = true
+      outcome.welcomed = true
+      welcomed()
+      this.setState('connected')
+      this.opts.onWelcome(w)
+      if (this.stopping) void this.shutdown(0)
+    } else if (frame.type === 'goaway') {
+      if (frame.code === GOAWAY_CODE.drain) {
+        outcome.detail = 'the broker is restarting'
+        outcome.retryAfterMs = frame.reconnectAfterMs
+      } else if (frame.code === GOAWAY_CODE.replaced) {
+        outcome.kind = 'replaced'
+        outcome.detail = 'another client took over this tunnel'
+        void this.whenIdle(10_000).then(() => ws.close(1000, 'replaced'))
+      } else {
+        outcome.kind = 'auth'
+        outcome.detail = 'the tunnel key was revoked'
+        ws.close(1000, 'key revoked')
+      }
+    }
+  }
+
+  /** Count a request while its handler runs; GET streams may last forever and do not count. */
+  private serve(method: string, work: Promise<void>): void {
+    const counted = method !== 'GET'
+    if (counted) this.inflight++
+    work
+      .catch((err: Error) =>
+        this.opts.log.error(`request handler failed: ${err.stack ?? err.message}`),
+      )
+      .finally(() => {
+        if (!counted) return
+        this.inflight--
+        if (this.inflight === 0) for (const done of [...this.idle]) done()
+      })
+  }
+}
+
+function reasonOf(body: string): string | null {
+  try {
+    const parsed = JSON.parse(body) as { error?: { data?: { reason?: unknown } } }
+    const reason = parsed.error?.data?.reason
+    return typeof reason === 'string' ? reason : null
+  } catch {
+    return null
+  }
+}

@@ -1,0 +1,44 @@
+/**
+ * What `burrow up` prints on a fresh connection: the public URL, what it forwards to, and the
+ * client configuration snippet of spec §2.6 (plus the editor variant wrapped in `"mcp"`).
+ */
+
+/** The snippet's entry name: `burrow`, or `<NAME>-via-tunnel` with unsafe characters as `-`. */
+export function snippetEntryName(name: string | null): string {
+  if (!name) return 'burrow'
+  return `${name.replace(/[^A-Za-z0-9_-]/g, '-')}-via-tunnel`
+}
+
+/** The `mcpServers` snippet for a public URL (without `/mcp`). */
+export function clientSnippet(
+  publicUrl: string,
+  name: string | null,
+): { mcpServers: Record<string, { url: string }> } {
+  return { mcpServers: { [snippetEntryName(name)]: { url: `${publicUrl}/mcp` } } }
+}
+
+/** The whole announcement printed once per fresh connection. */
+export function announcement(publicUrl: string, upstream: string, name: string | null): string {
+  const entry = { [snippetEntryName(name)]: { url: `${publicUrl}/mcp` } }
+  const main = JSON.stringify(clientSnippet(publicUrl, name), null, 2)
+  const editor = `"mcp": ${JSON.stringify({ servers: entry }, null, 2)}`
+  return [
+    '',
+    `Tunnel online:  ${publicUrl}/mcp`,
+    `Forwarding to:  ${upstream}`,
+    '',
+    'Add it to your MCP client (Claude Desktop, Cursor, Windsurf, Claude Code .mcp.json):',
+    main,
+    '',
+    'VS Code (settings.json):',
+    editor,
+    '',
+  ].join('\n')
+}
+
+/** First line of `up` (spec §4.3). */
+export function telemetryBanner(enabled: boolean): string {
+  return enabled
+    ? 'Crash reports are enabled (errors only, never MCP traffic); opt out with --no-telemetry or BURROW_NO_TELEMETRY=1'
+    : 'Crash reports are disabled (--no-telemetry); nothing is sent off this machine'
+}

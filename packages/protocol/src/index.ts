@@ -1,0 +1,50 @@
+/**
+ * @burrow/protocol: what burrowd and burrow agree on, with no I/O. The tunnel frame codec and
+ * multiplexer, the plan catalog, naming rules and the refusal envelope.
+ */
+export {
+  PROTOCOL_VERSION,
+  HEADER_BYTES,
+  MAX_CHUNK_BYTES,
+  MAX_META_BYTES,
+  MAX_CONTROL_BYTES,
+  MAX_FRAME_BYTES,
+  INITIAL_STREAM_WINDOW,
+  INITIAL_CONNECTION_WINDOW,
+  FRAME_TYPE,
+  FLAG_FIN,
+  RESET_CODE,
+  GOAWAY_CODE,
+} from './frame.js'
+export type {
+  Frame,
+  GoawayCode,
+  HeaderPairs,
+  Hello,
+  RequestHead,
+  ResetCode,
+  ResponseHead,
+  Welcome,
+} from './frame.js'
+export { encodeFrame, decodeFrame } from './frame-codec.js'
+export { ProtocolError } from './protocol-error.js'
+export type { ProtocolErrorCode } from './protocol-error.js'
+export { TunnelMux } from './mux/tunnel-mux.js'
+export type { MuxRole, MuxTransport, TunnelMuxOptions } from './mux/tunnel-mux.js'
+export { MuxStream, STREAM_QUEUE_HIGH } from './mux/mux-stream.js'
+export type { DataReader } from './mux/mux-stream.js'
+export {
+  labelProblem,
+  hostLabelProblem,
+  tunnelHostLabel,
+  parseTunnelHostLabel,
+  HOST_SEPARATOR,
+  DNS_LABEL_MAX,
+  UPSTREAM_NAME_PATTERN,
+} from './names.js'
+export { PLANS, PLAN_IDS, isPlanId } from './plans.js'
+export type { Plan, PlanId } from './plans.js'
+export { refusal, POLICY_STATUS, ERROR_HEADER, JSONRPC_CODE } from './refusal.js'
+export type { PolicyCode, Refusal, RefusalBody, JsonRpcId } from './refusal.js'
+export { createLogger, silentLogger, isLogLevel } from './logger.js'
+export type { LogLevel, Logger } from './logger.js'

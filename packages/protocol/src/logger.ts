@@ -1,0 +1,46 @@
+/**
+ * The logger both executables use: levels error < warn < info < debug < trace, one line per
+ * message with a level tag, written through a function the executable supplies (stderr).
+ */
+
+/** Log levels, least verbose first. */
+export type LogLevel = 'error' | 'warn' | 'info' | 'debug' | 'trace'
+
+const RANK: Readonly<Record<LogLevel, number>> = { error: 0, warn: 1, info: 2, debug: 3, trace: 4 }
+
+/** What every component of the CLI logs through. */
+export interface Logger {
+  error(msg: string): void
+  warn(msg: string): void
+  info(msg: string): void
+  debug(msg: string): void
+  trace(msg: string): void
+  /** True when messages at `level` are written (to skip building expensive ones). */
+  enabled(level: LogLevel): boolean
+}
+
+/** A logger writing `LEVEL message` lines to `write` (stderr by default) at or below `level`. */
+export function createLogger(level: LogLevel, write: (line: string) => void): Logger {
+  const max = RANK[level]
+  const at =
+    (l: LogLevel) =>
+    (msg: string): void => {
+      if (RANK[l] <= max) write(`${l.toUpperCase().padEnd(5)} ${msg}\n`)
+    }
+  return {
+    error: at('error'),
+    warn: at('warn'),
+    info: at('info'),
+    debug: at('debug'),
+    trace: at('trace'),
+    enabled: (l) => RANK[l] <= max,
+  }
+}
+
+/** A logger that drops everything (tests, benchmarks). */
+export const silentLogger: Logger = createLogger('error', () => {})
+
+/** True when `value` is a log level name. */
+export function isLogLevel(value: string): value is LogLevel {
+  return value in RANK
+}

@@ -1,0 +1,219 @@
+/**
+ * One request/response exchange inside a tunnel connection. The sending half queues body bytes
+ * and sends them as the peer grants credit; the receiving half hands bytes to a reader and returns
+ * credit only once the reader has taken them, so a slow consumer slows its producer instead of
+ * filling memory.
+ */
+import {
+  INITIAL_STREAM_WINDOW,
+  MAX_CHUNK_BYTES,
+  type ResetCode,
+  type ResponseHead,
+} from '../frame.js'
+
+/** A stream's queue may hold this much before `write` asks the producer to wait. */
+export const STREAM_QUEUE_HIGH = 64 * 1024
+
+/** What a stream needs from its connection. Internal to the mux. */
+export interface StreamHost {
+  sendResponse(
+    stream: MuxStream,
+    head: ResponseHead,
+    body: Uint8Array | undefined,
+    fin: boolean,
+  ): void
+  schedule(stream: MuxStream): void
+  sendFin(stream: MuxStream): void
+  sendReset(stream: MuxStream, code: ResetCode, reason: string): void
+  grant(stream: MuxStream, bytes: number): void
+  finished(stream: MuxStream): void
+}
+
+/** A reader for incoming body bytes. Return false when full; call `resumeReading()` later. */
+export type DataReader = (chunk: Uint8Array) => boolean | void
+
+/** One multiplexed stream. Create through `TunnelMux.open` or receive through `onOpen`. */
+export class MuxStream {
+  readonly id: number
+  /** Called with the RESPONSE head on a stream this side opened. */
+  onResponse: ((head: ResponseHead, body: Uint8Array | undefined, fin: boolean) => void) | null =
+    null
+  /** Called when the peer ends its direction. */
+  onEnd: (() => void) | null = null
+  /** Called when the stream is reset by the peer or because the connection closed. */
+  onReset: ((code: ResetCode, reason: string) => void) | null = null
+  /** Called when a `write` that returned false may continue. */
+  onDrain: (() => void) | null = null
+
+  /** Credit the peer granted us for DATA on this stream. @internal */
+  sendWindow = INITIAL_STREAM_WINDOW
+  /** Credit we granted the peer and it has not used yet. @internal */
+  recvWindow = INITIAL_STREAM_WINDOW
+  /** Bytes queued for sending. @internal */
+  readonly queue: Uint8Array[] = []
+  queuedBytes = 0
+  /** End requested while bytes were still queued. @internal */
+  finPending = false
+  localDone = false
+  remoteDone = false
+  /** Bytes the reader has not released yet (it returned false). @internal */
+  heldBytes = 0
+  private readonly host: StreamHost
+  private reader: DataReader | null = null
+  private buffered: Uint8Array[] = []
+  private endBuffered = false
+  private wantDrain = false
+  private blocked = false
+
+  constructor(id: number, host: StreamHost) {
+    this.id = id
+    this.host = host
+  }
+
+  /** True once both directions ended or the stream was reset. */
+  get closed(): boolean {
+    return this.localDone && this.remoteDone
+  }
+
+  /** Send the response head (the side that received OPEN). A body up to 64 KiB may ride inline. */
+  respond(head: ResponseHead, body?: Uint8Array, fin = false): void {
+    if (this.localDone) return
+    this.host.sendResponse(this, head, body, fin)
+    if (fin) this.finishLocal()
+  }
+
+  /** Queue body bytes. Returns false when the queue is full: wait for `onDrain`. */
+  write(chunk: Uint8Array): boolean {
+    if (this.localDone || this.finPending) return false
+    if (chunk.length > 0) {
+      this.queue.push(chunk)
+      this.queuedBytes += chunk.length
+      this.host.schedule(this)
+    }
+    if (this.queuedBytes >= STREAM_QUEUE_HIGH) {
+      this.wantDrain = true
+      return false
+    }
+    return true
+  }
+
+  /** End this side's direction once queued bytes are sent. */
+  end(): void {
+    if (this.localDone || this.finPending) return
+    if (this.queuedBytes === 0) {
+      this.host.sendFin(this)
+      this.finishLocal()
+    } else {
+      this.finPending = true
+    }
+  }
+
+  /** Abort the stream both ways and tell the peer why. */
+  reset(code: ResetCode, reason: string): void {
+    if (this.closed) return
+    this.host.sendReset(this, code, reason)
+    this.abandon()
+  }
+
+  /** Receive body bytes through `reader`; bytes that arrived earlier are delivered first. */
+  read(reader: DataReader, onEnd?: () => void): void {
+    this.reader = reader
+    if (onEnd) this.onEnd = onEnd
+    const pending = this.buffered
+    this.buffered = []
+    // Bytes buffered before a reader existed were held back from credit; count them afresh.
+    this.heldBytes = 0
+    this.blocked = false
+    for (const chunk of pending) this.deliver(chunk)
+    if (this.endBuffered) {
+      this.endBuffered = false
+      this.onEnd?.()
+    }
+  }
+
+  /** Release bytes held back after the reader returned false. */
+  resumeReading(): void {
+    if (!this.blocked) return
+    this.blocked = false
+    const held = this.heldBytes
+    this.heldBytes = 0
+    if (held > 0) this.host.grant(this, held)
+  }
+
+  /** Take up to `max` queued bytes for one DATA frame. @internal */
+  take(max: number): Uint8Array {
+    const first = this.queue[0]!
+    let chunk: Uint8Array
+    if (first.length <= max) {
+      this.queue.shift()
+      chunk = first
+    } else {
+      chunk = first.subarray(0, max)
+      this.queue[0] = first.subarray(max)
+    }
+    this.queuedBytes -= chunk.length
+    this.sendWindow -= chunk.length
+    if (this.wantDrain && this.queuedBytes < STREAM_QUEUE_HIGH / 2) {
+      this.wantDrain = false
+      queueMicrotask(() => this.onDrain?.())
+    }
+    return chunk
+  }
+
+  /** True when a DATA frame could go out now, ignoring the connection window. @internal */
+  get sendable(): boolean {
+    return this.queuedBytes > 0 && this.sendWindow > 0
+  }
+
+  /** Largest next DATA chunk. @internal */
+  nextChunkLimit(connectionCredit: number): number {
+    return Math.min(MAX_CHUNK_BYTES, this.sendWindow, connectionCredit)
+  }
+
+  /** Incoming DATA. @internal */
+  deliver(chunk: Uint8Array): void {
+    if (chunk.length === 0) return
+    if (!this.reader) {
+      this.buffered.push(chunk)
+      this.heldBytes += chunk.length
+      this.blocked = true
+      return
+    }
+    if (this.blocked) {
+      this.heldBytes += chunk.length
+      this.reader(chunk)
+      return
+    }
+    if (this.reader(chunk) === false) {
+      this.blocked = true
+      this.heldBytes += chunk.length
+    } else {
+      this.host.grant(this, chunk.length)
+    }
+  }
+
+  /** The peer ended its direction. @internal */
+  remoteEnded(): void {
+    this.remoteDone = true
+    if (this.reader) this.onEnd?.()
+    else this.endBuffered = true
+    if (this.closed) this.host.finished(this)
+  }
+
+  /** Our direction is finished. @internal */
+  finishLocal(): void {
+    this.localDone = true
+    this.finPending = false
+    if (this.closed) this.host.finished(this)
+  }
+
+  /** Drop all state after a reset (sent or received). @internal */
+  abandon(): void {
+    this.localDone = true
+    this.remoteDone = true
+    this.queue.length = 0
+    this.queuedBytes = 0
+    this.buffered = []
+    this.host.finished(this)
+  }
+}

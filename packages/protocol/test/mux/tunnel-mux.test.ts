@@ -1,0 +1,221 @@
+// The multiplexer over an in-memory pair: windows, round-robin, backpressure, cancellation, errors.
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import {
+  encodeFrame,
+  INITIAL_STREAM_WINDOW,
+  ProtocolError,
+  RESET_CODE,
+  TunnelMux,
+  type MuxStream,
+  type RequestHead,
+} from '../../src/index.js'
+
+interface Pair {
+  broker: TunnelMux
+  client: TunnelMux
+  opened: { stream: MuxStream; head: RequestHead; body: Uint8Array | undefined }[]
+  errors: ProtocolError[]
+  /** Deliver queued frames in both directions until quiet. */
+  flush(): void
+  /** Frame payload types that went from broker to client. */
+  log: string[]
+}
+
+function pair(highWaterBytes?: number, pending?: (() => void)[]): Pair {
+  const toClient: Uint8Array[] = []
+  const toBroker: Uint8Array[] = []
+  const opened: Pair['opened'] = []
+  const errors: ProtocolError[] = []
+  const log: string[] = []
+  const ack = (done?: () => void) => {
+    if (!done) return
+    if (pending) pending.push(done)
+    else queueMicrotask(done)
+  }
+  const extra = highWaterBytes ? { highWaterBytes } : {}
+  const broker = new TunnelMux({
+    role: 'broker',
+    transport: { send: (b, done) => (toClient.push(b), log.push(`b>${b[0]}`), ack(done)) },
+    onProtocolError: (e) => errors.push(e),
+    ...extra,
+  })
+  const client = new TunnelMux({
+    role: 'client',
+    transport: { send: (b, done) => (toBroker.push(b), ack(done)) },
+    onOpen: (stream, head, body) => opened.push({ stream, head, body }),
+    onProtocolError: (e) => errors.push(e),
+    ...extra,
+  })
+  const flush = () => {
+    while (toClient.length || toBroker.length) {
+      while (toClient.length) client.receive(toClient.shift()!)
+      while (toBroker.length) broker.receive(toBroker.shift()!)
+    }
+  }
+  return { broker, client, opened, errors, flush, log }
+}
+
+const head: RequestHead = {
+  method: 'POST',
+  path: '/mcp',
+  headers: [['content-type', 'application/json']],
+}
+const tick = () => new Promise((r) => setImmediate(r))
+
+describe('TunnelMux', () => {
+  it('carries an inline request and a streamed response', async () => {
+    const p = pair()
+    const s = p.broker.open(head, Buffer.from('{"x":1}'), true)
+    p.flush()
+    assert.equal(p.opened.length, 1)
+    assert.equal(Buffer.from(p.opened[0]!.body!).toString(), '{"x":1}')
+    const got: string[] = []
+    let status = 0
+    let ended = false
+    s.onResponse = (h) => (status = h.status)
+    s.read(
+      (c) => void got.push(Buffer.from(c).toString()),
+      () => (ended = true),
+    )
+    const remote = p.opened[0]!.stream
+    remote.respond({ status: 200, headers: [] })
+    remote.write(Buffer.from('a'))
+    remote.write(Buffer.from('b'))
+    remote.end()
+    p.flush()
+    await tick()
+    p.flush()
+    assert.equal(status, 200)
+    assert.deepEqual(got.join(''), 'ab')
+    assert.ok(ended)
+    assert.equal(p.broker.streamCount, 0)
+    assert.equal(p.client.streamCount, 0)
+  })
+
+  it('never sends more than the window to a reader that stops reading', async () => {
+    const p = pair()
+    const s = p.broker.open({ method: 'GET', path: '/mcp', headers: [] }, undefined, true)
+    p.flush()
+    let received = 0
+    s.read((c) => {
+      received += c.length
+      return false // a slow agent: never drains
+    })
+    const remote = p.opened[0]!.stream
+    remote.respond({ status: 200, headers: [] })
+    const big = Buffer.alloc(4 * 1024 * 1024)
+    remote.write(big)
+    for (let i = 0; i < 20; i++) {
+      p.flush()
+      await tick()
+    }
+    assert.equal(received, INITIAL_STREAM_WINDOW)
+    s.resumeReading()
+    for (let i = 0; i < 20; i++) {
+      p.flush()
+      await tick()
+    }
+    assert.ok(received > INITIAL_STREAM_WINDOW, 'resuming grants more credit')
+  })
+
+  it('interleaves DATA of a big stream with a small one (round robin)', async () => {
+    const acks: (() => void)[] = []
+    const p = pair(64 * 1024, acks)
+    const big = p.broker.open({ method: 'GET', path: '/mcp', headers: [] }, undefined, true)
+    const small = p.broker.open({ method: 'GET', path: '/mcp', headers: [] }, undefined, true)
+    p.flush()
+    const order: string[] = []
+    big.read(() => void order.push('big'))
+    small.read(() => void order.push('small'))
+    const [rb, rs] = [p.opened[0]!.stream, p.opened[1]!.stream]
+    rb.respond({ status: 200, headers: [] })
+    rs.respond({ status: 200, headers: [] })
+    rb.write(Buffer.alloc(200 * 1024))
+    rs.write(Buffer.alloc(10))
+    p.flush()
+    assert.ok(
+      order.indexOf('small') <= 1,
+      `small reply waited behind the big one: ${order.join(',')}`,
+    )
+  })
+
+  it('cancellation reaches the other side as a reset', () => {
+    const p = pair()
+    const s = p.broker.open(head, Buffer.from('{}'), true)
+    p.flush()
+    let reset = ''
+    p.opened[0]!.stream.onReset = (_code, reason) => (reset = reason)
+    s.reset(RESET_CODE.cancel, 'agent hung up')
+    p.flush()
+    assert.equal(reset, 'agent hung up')
+    assert.equal(p.client.streamCount, 0)
+  })
+
+  it('a peer that exceeds its window is a protocol error that ends the connection', () => {
+    const p = pair()
+    const s = p.broker.open(head, undefined, true)
+    const streamReset: string[] = []
+    s.onReset = (_c, r) => streamReset.push(r)
+    const response = {
+      type: 'response',
+      streamId: s.id,
+      head: { status: 200, headers: [] },
+      fin: false,
+    } as const
+    p.broker.receive(encodeFrame(response))
+    for (let i = 0; i < 5; i++) {
+      p.broker.receive(
+        encodeFrame({ type: 'data', streamId: s.id, chunk: Buffer.alloc(64 * 1024), fin: false }),
+      )
+    }
+    assert.equal(p.errors.length, 1)
+    assert.equal(p.errors[0]!.code, 'flow_control')
+    assert.equal(streamReset.length, 1)
+    // A client receiving a RESPONSE on a stream the broker opened is a protocol error too.
+    const q = pair()
+    q.broker.open(head, undefined, true)
+    q.flush()
+    q.client.receive(
+      encodeFrame({
+        type: 'response',
+        streamId: 1,
+        head: { status: 200, headers: [] },
+        fin: false,
+      }),
+    )
+    assert.equal(q.errors[0]?.code, 'bad_stream')
+  })
+
+  it('frames for streams never opened, and client-opened streams, are protocol errors', () => {
+    const p = pair()
+    p.broker.receive(
+      encodeFrame({ type: 'data', streamId: 41, chunk: Buffer.from('x'), fin: false }),
+    )
+    assert.equal(p.errors[0]?.code, 'bad_stream')
+    const q = pair()
+    q.broker.receive(encodeFrame({ type: 'open', streamId: 2, head, fin: true }))
+    assert.equal(q.errors[0]?.code, 'bad_stream')
+  })
+
+  it('late frames for a closed stream are ignored', () => {
+    const p = pair()
+    const s = p.broker.open(head, undefined, true)
+    p.flush()
+    s.reset(RESET_CODE.cancel, 'bye')
+    p.broker.receive(
+      encodeFrame({ type: 'data', streamId: 1, chunk: Buffer.from('late'), fin: true }),
+    )
+    assert.equal(p.errors.length, 0)
+  })
+
+  it('closing the connection resets every open stream', () => {
+    const p = pair()
+    const s = p.broker.open(head, undefined, true)
+    let reset = false
+    s.onReset = () => (reset = true)
+    p.broker.close()
+    assert.ok(reset)
+    assert.throws(() => p.broker.open(head))
+  })
+})

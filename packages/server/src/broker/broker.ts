@@ -1,0 +1,89 @@
+/**
+ * The broker's front door: WebSocket upgrades from `burrow up`. The tunnel key is checked on the
+ * upgrade request, and a bad one gets a 401 before any 101, which the CLI turns into
+ * "authentication failed" and no retry.
+ */
+import type { IncomingMessage } from 'node:http'
+import type { Duplex } from 'node:stream'
+import {
+  ERROR_HEADER,
+  MAX_FRAME_BYTES,
+  refusal,
+  type Logger,
+  type PolicyCode,
+} from '@burrow/protocol'
+import { WebSocketServer } from 'ws'
+import type { TunnelWithAccount } from '../store/store.js'
+import type { TunnelRegistry } from './tunnel-registry.js'
+
+/** What the broker needs. */
+export interface BrokerOptions {
+  readonly findTunnelByKey: (key: string) => Promise<TunnelWithAccount | undefined>
+  readonly registry: TunnelRegistry
+  readonly log: Logger
+}
+
+/** Accepts tunnel connections. */
+export class Broker {
+  private readonly opts: BrokerOptions
+  private readonly wss = new WebSocketServer({
+    noServer: true,
+    perMessageDeflate: false,
+    maxPayload: MAX_FRAME_BYTES,
+    clientTracking: false,
+  })
+
+  constructor(opts: BrokerOptions) {
+    this.opts = opts
+  }
+
+  /** Handle an `upgrade` event addressed to the service host. */
+  async handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+    socket.on('error', () => {})
+    const auth = req.headers.authorization ?? ''
+    const match = /^Bearer\s+(\S+)$/i.exec(auth)
+    if (!match?.[1]) {
+      return this.reject(
+        socket,
+        'unauthorized',
+        'missing tunnel key',
+        'send the tunnel key as "Authorization: Bearer mtk_…"',
+      )
+    }
+    let tunnel: TunnelWithAccount | undefined
+    try {
+      tunnel = await this.opts.findTunnelByKey(match[1])
+    } catch (err) {
+      this.opts.log.error(`broker: key lookup failed: ${(err as Error).message}`)
+      return this.reject(
+        socket,
+        'tunnel_offline',
+        'service unavailable',
+        'the tunnel service could not check the key; retry',
+      )
+    }
+    if (!tunnel) {
+      this.opts.log.info(
+        `broker: refused a tunnel connection with an unknown key from ${req.socket.remoteAddress}`,
+      )
+      return this.reject(
+        socket,
+        'unauthorized',
+        'invalid tunnel key',
+        'the key is unknown or was rotated',
+      )
+    }
+    const found = tunnel
+    this.wss.handleUpgrade(req, socket, head, (ws) => this.opts.registry.attach(ws, found))
+  }
+
+  private reject(socket: Duplex, code: PolicyCode, message: string, reason: string): void {
+    const r = refusal(code, message, reason)
+    const body = JSON.stringify(r.body)
+    socket.end(
+      `HTTP/1.1 ${r.status} ${message}\r\n` +
+        `Content-Type: application/json\r\n${ERROR_HEADER}: ${code}\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    )
+  }
+}

@@ -1,0 +1,138 @@
+/**
+ * One live WebSocket from a `burrow up` process: the handshake (HELLO → WELCOME), the mux that
+ * carries public requests to it, heartbeats, and the drain the client asks for with GOAWAY.
+ */
+import {
+  GOAWAY_CODE,
+  PROTOCOL_VERSION,
+  ProtocolError,
+  TunnelMux,
+  type Frame,
+  type GoawayCode,
+  type Hello,
+  type Logger,
+  type Welcome,
+} from '@burrow/protocol'
+import type { WebSocket } from 'ws'
+import type { TunnelWithAccount } from '../store/store.js'
+
+/** Where a link reports its life to. */
+export interface LinkEvents {
+  /** HELLO arrived; return the WELCOME to send, or a reason to refuse. */
+  hello(link: TunnelLink, hello: Hello): Welcome | { refuse: string }
+  /** The client sent GOAWAY: route no new requests here. */
+  draining(link: TunnelLink): void
+  /** The socket closed. */
+  closed(link: TunnelLink): void
+}
+
+/** Seconds a client has to send HELLO after the upgrade. */
+const HELLO_TIMEOUT_MS = 10_000
+
+/** A connected tunnel client. */
+export class TunnelLink {
+  readonly tunnel: TunnelWithAccount
+  readonly mux: TunnelMux
+  /** handshake → active → draining → closed. */
+  state: 'handshake' | 'active' | 'draining' | 'closed' = 'handshake'
+  sessionId = ''
+  private readonly ws: WebSocket
+  private readonly events: LinkEvents
+  private readonly log: Logger
+  private missedPongs = 0
+  private readonly heartbeat: NodeJS.Timeout
+  private readonly helloTimer: NodeJS.Timeout
+
+  constructor(
+    ws: WebSocket,
+    tunnel: TunnelWithAccount,
+    events: LinkEvents,
+    log: Logger,
+    heartbeatMs: number,
+  ) {
+    this.ws = ws
+    this.tunnel = tunnel
+    this.events = events
+    this.log = log
+    this.mux = new TunnelMux({
+      role: 'broker',
+      transport: { send: (bytes, done) => ws.send(bytes, { binary: true }, done) },
+      onControl: (frame) => this.onControl(frame),
+      onProtocolError: (err) => this.protocolError(err),
+    })
+    ws.on('message', (data, isBinary) => {
+      if (!isBinary)
+        return this.protocolError(new ProtocolError('bad_payload', 'text message on the tunnel'))
+      this.mux.receive(data as Buffer)
+    })
+    ws.on('pong', () => (this.missedPongs = 0))
+    ws.on('close', () => this.onClose())
+    ws.on('error', (err) => this.log.debug(`tunnel ${tunnel.id}: socket error: ${err.message}`))
+    this.heartbeat = setInterval(() => this.beat(), heartbeatMs)
+    this.heartbeat.unref()
+    this.helloTimer = setTimeout(() => this.close(1008, 'no HELLO'), HELLO_TIMEOUT_MS)
+    this.helloTimer.unref()
+  }
+
+  /** Ask the client to stop (another connection took over, or the key was revoked). */
+  goaway(code: GoawayCode, reconnectAfterMs = 0): void {
+    this.mux.control({ type: 'goaway', lastStreamId: 0, code, reconnectAfterMs })
+    if (this.state === 'active') this.state = 'draining'
+  }
+
+  /** Close the socket now; open streams are reset. */
+  close(code = 1000, reason = ''): void {
+    if (this.state === 'closed') return
+    this.ws.close(code, reason)
+    // A peer that does not answer the close handshake is cut off.
+    setTimeout(() => this.ws.terminate(), 2000).unref()
+  }
+
+  private beat(): void {
+    if (this.missedPongs >= 2) {
+      this.log.info(`tunnel ${this.tunnel.id}: two heartbeats unanswered, dropping the connection`)
+      this.ws.terminate()
+      return
+    }
+    this.missedPongs++
+    this.ws.ping()
+  }
+
+  private onControl(frame: Frame): void {
+    if (frame.type === 'hello') {
+      if (this.state !== 'handshake')
+        return this.protocolError(new ProtocolError('bad_payload', 'second HELLO'))
+      clearTimeout(this.helloTimer)
+      if (frame.hello.version !== PROTOCOL_VERSION) {
+        this.close(
+          1002,
+          `protocol version ${frame.hello.version} is not supported (this broker speaks ${PROTOCOL_VERSION})`,
+        )
+        return
+      }
+      const answer = this.events.hello(this, frame.hello)
+      if ('refuse' in answer) return this.close(1008, answer.refuse)
+      this.state = 'active'
+      this.mux.control({ type: 'welcome', welcome: answer })
+    } else if (frame.type === 'goaway' && frame.code === GOAWAY_CODE.drain) {
+      if (this.state === 'active') {
+        this.state = 'draining'
+        this.events.draining(this)
+      }
+    }
+  }
+
+  private protocolError(err: ProtocolError): void {
+    this.log.warn(`tunnel ${this.tunnel.id}: protocol error from client: ${err.message}`)
+    this.close(1002, err.message.slice(0, 120))
+  }
+
+  private onClose(): void {
+    if (this.state === 'closed') return
+    this.state = 'closed'
+    clearInterval(this.heartbeat)
+    clearTimeout(this.helloTimer)
+    this.mux.close('tunnel client disconnected')
+    this.events.closed(this)
+  }
+}

@@ -1,0 +1,204 @@
+/**
+ * Which tunnels are connected, on this node. Holds each tunnel's hostname through a grace period
+ * after its client disconnects, so a reconnecting client resumes its session and public requests
+ * that arrive meanwhile wait (briefly) instead of failing. Enforces one live connection per tunnel.
+ */
+import {
+  GOAWAY_CODE,
+  PROTOCOL_VERSION,
+  type Hello,
+  type Logger,
+  type Welcome,
+} from '@burrow/protocol'
+import type { WebSocket } from 'ws'
+import type { TunnelWithAccount } from '../store/store.js'
+import type { ResumeTokens } from './resume-token.js'
+import { TunnelLink, type LinkEvents } from './tunnel-link.js'
+
+/** What the registry needs from the rest of burrowd. */
+export interface TunnelRegistryOptions {
+  readonly tokens: ResumeTokens
+  readonly graceMs: number
+  readonly heartbeatMs: number
+  readonly publicUrl: (tunnel: TunnelWithAccount) => string
+  readonly log: Logger
+  /** Record that a tunnel was seen (connect, disconnect). Failures are logged, never thrown. */
+  readonly touch: (tunnelId: string) => Promise<void>
+  readonly clock?: () => number
+}
+
+interface Slot {
+  link: TunnelLink | null
+  sessionId: string | null
+  disconnectedAt: number | null
+  graceTimer: NodeJS.Timeout | null
+  waiters: Set<(link: TunnelLink | null) => void>
+}
+
+/** The tunnels connected to this node. */
+export class TunnelRegistry implements LinkEvents {
+  private readonly opts: TunnelRegistryOptions
+  private readonly slots = new Map<string, Slot>()
+  private readonly links = new Set<TunnelLink>()
+  private readonly clock: () => number
+  private readonly startedAt: number
+
+  constructor(opts: TunnelRegistryOptions) {
+    this.opts = opts
+    this.clock = opts.clock ?? Date.now
+    this.startedAt = this.clock()
+  }
+
+  /** Connections open now (any state). */
+  get connectionCount(): number {
+    return this.links.size
+  }
+
+  /** Take over an upgraded WebSocket for `tunnel`. */
+  attach(ws: WebSocket, tunnel: TunnelWithAccount): TunnelLink {
+    const link = new TunnelLink(ws, tunnel, this, this.opts.log, this.opts.heartbeatMs)
+    this.links.add(link)
+    return link
+  }
+
+  /** The active link of a tunnel, waiting up to `waitMs` while it is in its grace period. */
+  async route(tunnelId: string, waitMs: number): Promise<TunnelLink | null> {
+    const slot = this.slots.get(tunnelId)
+    if (slot?.link?.state === 'active') return slot.link
+    const remaining = this.graceRemaining(slot)
+    if (remaining <= 0 || waitMs <= 0) return null
+    const s = slot ?? this.slot(tunnelId)
+    return new Promise((resolve) => {
+      const done = (link: TunnelLink | null) => {
+        clearTimeout(timer)
+        s.waiters.delete(done)
+        resolve(link)
+      }
+      const timer = setTimeout(() => done(null), Math.min(waitMs, remaining))
+      s.waiters.add(done)
+    })
+  }
+
+  /** Tell every client this node is going away, so they reconnect (elsewhere, or after restart). */
+  drainAll(reconnectAfterMs: number): void {
+    for (const link of this.links) link.goaway(GOAWAY_CODE.drain, reconnectAfterMs)
+  }
+
+  /** Close every connection. */
+  closeAll(): void {
+    for (const link of this.links) link.close(1001, 'burrowd is shutting down')
+    for (const slot of this.slots.values()) {
+      if (slot.graceTimer) clearTimeout(slot.graceTimer)
+      for (const waiter of slot.waiters) waiter(null)
+    }
+  }
+
+  /** Streams in flight across all links. */
+  get streamCount(): number {
+    let n = 0
+    for (const link of this.links) n += link.mux.streamCount
+    return n
+  }
+
+  // LinkEvents
+
+  hello(link: TunnelLink, hello: Hello): Welcome {
+    const now = this.clock()
+    const tunnel = link.tunnel
+    const slot = this.slot(tunnel.id)
+    const claimed = hello.resume ? this.opts.tokens.verify(tunnel.id, hello.resume, now) : null
+    const resumed =
+      claimed !== null &&
+      (slot.sessionId === null || slot.sessionId === claimed) &&
+      this.resumable(slot)
+    const { sessionId, token } = this.opts.tokens.issue(
+      tunnel.id,
+      now,
+      resumed && claimed ? claimed : undefined,
+    )
+    const previous = slot.link
+    if (previous && previous !== link) {
+      this.opts.log.info(`tunnel ${tunnel.id}: a new connection replaces the previous one`)
+      previous.goaway(GOAWAY_CODE.replaced)
+      // The old client finishes its in-flight requests and leaves; cut it off if it does not.
+      setTimeout(() => previous.close(1000, 'replaced by a newer connection'), 30_000).unref()
+    }
+    slot.link = link
+    slot.sessionId = sessionId
+    slot.disconnectedAt = null
+    if (slot.graceTimer) clearTimeout(slot.graceTimer)
+    slot.graceTimer = null
+    link.sessionId = sessionId
+    this.opts.log.info(
+      `tunnel ${tunnel.id} (${tunnel.subdomain}--${tunnel.accountSlug}) connected${resumed ? ', session resumed' : ''}`,
+    )
+    void this.opts.touch(tunnel.id)
+    queueMicrotask(() => {
+      for (const waiter of [...slot.waiters]) waiter(link)
+    })
+    return {
+      version: PROTOCOL_VERSION,
+      tunnelId: tunnel.id,
+      publicUrl: this.opts.publicUrl(tunnel),
+      resumeToken: token,
+      resumed,
+      graceSecs: Math.round(this.opts.graceMs / 1000),
+      heartbeatMs: this.opts.heartbeatMs,
+    }
+  }
+
+  draining(link: TunnelLink): void {
+    this.detach(link)
+  }
+
+  closed(link: TunnelLink): void {
+    this.links.delete(link)
+    this.detach(link)
+  }
+
+  private detach(link: TunnelLink): void {
+    const slot = this.slots.get(link.tunnel.id)
+    if (!slot || slot.link !== link) return
+    slot.link = null
+    slot.disconnectedAt = this.clock()
+    this.opts.log.info(
+      `tunnel ${link.tunnel.id} disconnected; holding it for ${this.opts.graceMs / 1000}s`,
+    )
+    void this.opts.touch(link.tunnel.id)
+    slot.graceTimer = setTimeout(() => {
+      if (slot.link === null) this.slots.delete(link.tunnel.id)
+    }, this.opts.graceMs)
+    slot.graceTimer.unref()
+  }
+
+  private slot(tunnelId: string): Slot {
+    let slot = this.slots.get(tunnelId)
+    if (!slot) {
+      slot = {
+        link: null,
+        sessionId: null,
+        disconnectedAt: null,
+        graceTimer: null,
+        waiters: new Set(),
+      }
+      this.slots.set(tunnelId, slot)
+    }
+    return slot
+  }
+
+  /** A session may resume while its link is up or its grace period lasts. */
+  private resumable(slot: Slot): boolean {
+    return slot.link !== null || this.graceRemaining(slot) > 0
+  }
+
+  /**
+   * Milliseconds of grace left. A tunnel this node has not seen since it started is treated as
+   * in grace for the first period after start: its client is most likely reconnecting to us.
+   */
+  private graceRemaining(slot: Slot | undefined): number {
+    const now = this.clock()
+    const since = slot?.disconnectedAt ?? (slot?.link ? null : this.startedAt)
+    if (since === null) return 0
+    return this.opts.graceMs - (now - since)
+  }
+}

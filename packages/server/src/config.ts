@@ -1,0 +1,164 @@
+/**
+ * burrowd's configuration: the only place that reads `process.env`. `loadConfig` turns the
+ * `BURROW_*` variables into one frozen, typed `ServerConfig` that is passed to everything else,
+ * and refuses bad values with a `ConfigError` naming the variable, the value and what is accepted.
+ * Every key is listed in docs/configuration.md. An empty variable counts as unset.
+ */
+
+import { isIP } from 'node:net'
+import { resolve } from 'node:path'
+import { ConfigError } from './config-error.js'
+import { DATABASE_URL_FORMS, parseDatabaseUrl, redactDatabaseUrl } from './store/database-target.js'
+
+export { ConfigError } from './config-error.js'
+
+/** Log levels, least verbose first. */
+export const LOG_LEVELS = ['error', 'warn', 'info', 'debug', 'trace'] as const
+
+/** How much burrowd logs (`BURROW_LOG`). */
+export type LogLevel = (typeof LOG_LEVELS)[number]
+
+/** Scheme of the public tunnel URLs (what agents see, usually after a TLS terminator). */
+export type PublicScheme = 'http' | 'https'
+
+/** Everything burrowd is configured with. Frozen; built only by `loadConfig`. */
+export interface ServerConfig {
+  /** Address the one HTTP/WebSocket listener binds (`BURROW_LISTEN`). IPv6 hosts have no brackets; port 0 picks a free port. */
+  readonly listen: { readonly host: string; readonly port: number }
+  /** DNS zone under which tunnels get `<sub>--<slug>.<zone>` (`BURROW_ZONE`), lower-case. */
+  readonly zone: string
+  /** Scheme of public URLs (`BURROW_PUBLIC_SCHEME`). */
+  readonly publicScheme: PublicScheme
+  /**
+   * Port shown in public URLs (`BURROW_PUBLIC_PORT`), or null for the scheme's default. 0 means
+   * "the port the listener actually bound" (listen port 0 on a localhost zone); see `publicUrlFor`.
+   */
+  readonly publicPort: number | null
+  /** Absolute directory for burrowd's files (`BURROW_DATA_DIR`), e.g. the SQLite database. */
+  readonly dataDir: string
+  /** `BURROW_DATABASE_URL` as given, or null for SQLite at `<dataDir>/burrow.db`. */
+  readonly databaseUrl: string | null
+  /** Largest request body accepted on the public edge, in bytes (`BURROW_MAX_BODY_BYTES`). */
+  readonly maxBodyBytes: number
+  /** How long a dropped tunnel keeps its hostname and sessions for a resume (`BURROW_RESUME_GRACE_SECS`). */
+  readonly resumeGraceSecs: number
+  /** How long a public request waits for a reconnecting tunnel (`BURROW_QUEUE_WAIT_MS`). */
+  readonly queueWaitMs: number
+  /** Interval of tunnel WebSocket pings (`BURROW_HEARTBEAT_SECS`). */
+  readonly heartbeatSecs: number
+  /** Log level (`BURROW_LOG`). */
+  readonly logLevel: LogLevel
+}
+
+/** Environment variables as `process.env` holds them. */
+export type Env = Readonly<Record<string, string | undefined>>
+
+/**
+ * Read burrowd's configuration from `env`. Relative paths resolve against `cwd`.
+ * Throws `ConfigError` on the first bad value.
+ */
+export function loadConfig(env: Env = process.env, cwd: string = process.cwd()): ServerConfig {
+  const listen = parseListen(read(env, 'BURROW_LISTEN') ?? '127.0.0.1:7100')
+  const zone = parseZone(read(env, 'BURROW_ZONE') ?? 'localhost')
+  const local = zone === 'localhost' || zone.endsWith('.localhost')
+  const databaseUrl = read(env, 'BURROW_DATABASE_URL') ?? null
+  if (databaseUrl !== null && parseDatabaseUrl(databaseUrl, cwd) === null) {
+    throw bad('BURROW_DATABASE_URL', redactDatabaseUrl(databaseUrl), DATABASE_URL_FORMS)
+  }
+  const config: ServerConfig = {
+    listen: Object.freeze(listen),
+    zone,
+    publicScheme: parseScheme(read(env, 'BURROW_PUBLIC_SCHEME') ?? (local ? 'http' : 'https')),
+    publicPort: parsePublicPort(read(env, 'BURROW_PUBLIC_PORT'), local ? listen.port : null),
+    dataDir: resolve(cwd, read(env, 'BURROW_DATA_DIR') ?? '.burrow'),
+    databaseUrl,
+    maxBodyBytes: positiveInt(env, 'BURROW_MAX_BODY_BYTES', 4 * 1024 * 1024),
+    resumeGraceSecs: positiveInt(env, 'BURROW_RESUME_GRACE_SECS', 30),
+    queueWaitMs: positiveInt(env, 'BURROW_QUEUE_WAIT_MS', 5000),
+    heartbeatSecs: positiveInt(env, 'BURROW_HEARTBEAT_SECS', 15),
+    logLevel: parseLogLevel(read(env, 'BURROW_LOG') ?? 'info'),
+  }
+  return Object.freeze(config)
+}
+
+function read(env: Env, name: string): string | undefined {
+  const value = env[name]?.trim()
+  return value === undefined || value === '' ? undefined : value
+}
+
+function bad(variable: string, value: string, accepted: string): ConfigError {
+  return new ConfigError(variable, `${variable}="${value}" is not valid; expected ${accepted}`)
+}
+
+const LISTEN_FORMS = 'HOST:PORT, e.g. 127.0.0.1:7100, 0.0.0.0:7100 or [::1]:7100 (port 0-65535)'
+
+function parseListen(value: string): { host: string; port: number } {
+  const bracketed = /^\[([^\]]+)\]:(\d{1,5})$/.exec(value)
+  let host: string | undefined
+  let port: string | undefined
+  if (bracketed) {
+    ;[, host, port] = bracketed
+    if (host === undefined || isIP(host) !== 6) throw bad('BURROW_LISTEN', value, LISTEN_FORMS)
+  } else {
+    const at = value.lastIndexOf(':')
+    host = value.slice(0, at)
+    port = value.slice(at + 1)
+    // An unbracketed IPv6 address (`::1:7100`) is ambiguous.
+    if (at <= 0 || host.includes(':') || !(isIP(host) === 4 || isHostname(host))) {
+      throw bad('BURROW_LISTEN', value, LISTEN_FORMS)
+    }
+  }
+  const number = port !== undefined && /^\d{1,5}$/.test(port) ? Number(port) : NaN
+  if (!(number >= 0 && number <= 65535)) throw bad('BURROW_LISTEN', value, LISTEN_FORMS)
+  return { host, port: number }
+}
+
+function parseZone(value: string): string {
+  const zone = value.toLowerCase()
+  if (!isHostname(zone) || isIP(zone) !== 0) {
+    throw bad(
+      'BURROW_ZONE',
+      value,
+      'a DNS name such as localhost or tunnels.example.com (no scheme, port or trailing dot)',
+    )
+  }
+  return zone
+}
+
+function isHostname(value: string): boolean {
+  if (value.length > 253) return false
+  return value.split('.').every((label) => /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/i.test(label))
+}
+
+function parseScheme(value: string): PublicScheme {
+  const scheme = value.toLowerCase()
+  if (scheme !== 'http' && scheme !== 'https') {
+    throw bad('BURROW_PUBLIC_SCHEME', value, 'http or https')
+  }
+  return scheme
+}
+
+function parsePublicPort(value: string | undefined, fallback: number | null): number | null {
+  if (value === undefined) return fallback
+  const port = /^\d{1,5}$/.test(value) ? Number(value) : NaN
+  if (!(port >= 1 && port <= 65535)) {
+    throw bad('BURROW_PUBLIC_PORT', value, 'a port number from 1 to 65535')
+  }
+  return port
+}
+
+function positiveInt(env: Env, name: string, fallback: number): number {
+  const value = read(env, name)
+  if (value === undefined) return fallback
+  const number = /^\d+$/.test(value) ? Number(value) : NaN
+  if (!(number >= 1 && Number.isSafeInteger(number))) {
+    throw bad(name, value, `a whole number of at least 1 (default ${fallback})`)
+  }
+  return number
+}
+
+function parseLogLevel(value: string): LogLevel {
+  const level = LOG_LEVELS.find((l) => l === value.toLowerCase())
+  if (level === undefined) throw bad('BURROW_LOG', value, `one of ${LOG_LEVELS.join(', ')}`)
+  return level
+}

@@ -1,0 +1,97 @@
+/**
+ * Which headers cross the edge. Towards the local server: no hop-by-hop headers, no public Host or
+ * Origin (local servers check them against DNS rebinding), plus X-Forwarded-*. Towards the agent:
+ * no hop-by-hop headers, SSE marked unbufferable, session headers exposed to browser agents.
+ */
+import type { HeaderPairs } from '@burrow/protocol'
+
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'http2-settings',
+])
+
+const NOT_FORWARDED_UPSTREAM = new Set([
+  'host',
+  'origin',
+  'content-length',
+  'forwarded',
+  'x-forwarded-for',
+  'x-forwarded-host',
+  'x-forwarded-proto',
+  'x-real-ip',
+])
+
+function connectionTokens(value: string | undefined): Set<string> {
+  return new Set(
+    (value ?? '')
+      .split(',')
+      .map((t) => t.trim().toLowerCase())
+      .filter(Boolean),
+  )
+}
+
+/** Headers of a public request as sent to the local server. `raw` is node's rawHeaders list. */
+export function upstreamRequestHeaders(
+  raw: readonly string[],
+  forwarded: { clientIp: string; proto: string; host: string },
+): HeaderPairs {
+  const out: [string, string][] = []
+  let connection: string | undefined
+  for (let i = 0; i < raw.length; i += 2)
+    if (raw[i]!.toLowerCase() === 'connection') connection = raw[i + 1]
+  const listed = connectionTokens(connection)
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!.toLowerCase()
+    if (HOP_BY_HOP.has(name) || NOT_FORWARDED_UPSTREAM.has(name) || listed.has(name)) continue
+    out.push([name, raw[i + 1]!])
+  }
+  out.push(
+    ['x-forwarded-for', forwarded.clientIp],
+    ['x-forwarded-proto', forwarded.proto],
+    ['x-forwarded-host', forwarded.host],
+  )
+  return out
+}
+
+/** Headers of a tunnelled response as sent to the agent, flat `[name, value, …]` for writeHead. */
+export function agentResponseHeaders(pairs: HeaderPairs): string[] {
+  const out: string[] = []
+  let connection: string | undefined
+  for (const [name, value] of pairs) if (name === 'connection') connection = value
+  const listed = connectionTokens(connection)
+  let sse = false
+  let allowOrigin = false
+  let expose = false
+  let buffering = false
+  for (const [name, value] of pairs) {
+    const lower = name.toLowerCase()
+    if (HOP_BY_HOP.has(lower) || listed.has(lower) || lower === 'content-length') continue
+    if (lower === 'content-type' && value.toLowerCase().startsWith('text/event-stream')) sse = true
+    if (lower === 'access-control-allow-origin') allowOrigin = true
+    if (lower === 'access-control-expose-headers') expose = true
+    if (lower === 'x-accel-buffering') buffering = true
+    out.push(lower, value)
+  }
+  if (sse && !buffering) out.push('x-accel-buffering', 'no')
+  if (!allowOrigin) out.push('access-control-allow-origin', '*')
+  if (!expose) out.push('access-control-expose-headers', 'mcp-session-id, mcp-protocol-version')
+  return out
+}
+
+/** The answer to a CORS preflight on `/mcp`: any origin may call with MCP's headers. */
+export const PREFLIGHT_HEADERS: Readonly<Record<string, string>> = {
+  'access-control-allow-origin': '*',
+  'access-control-allow-methods': 'GET, POST, DELETE, OPTIONS',
+  'access-control-allow-headers':
+    'content-type, accept, authorization, mcp-session-id, mcp-protocol-version, last-event-id, mcp-method, mcp-name',
+  'access-control-expose-headers': 'mcp-session-id, mcp-protocol-version',
+  'access-control-max-age': '86400',
+}

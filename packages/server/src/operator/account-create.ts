@@ -1,0 +1,37 @@
+/**
+ * `burrowd account create`: add a customer account from the command line (self-hosting, tests,
+ * support). Prints the account as JSON or as a sentence with the next step.
+ */
+
+import type { ServerConfig } from '../config.js'
+import { openStore } from '../store/open-store.js'
+import type { AccountCreateCommand } from './parse-operator-args.js'
+
+/**
+ * Create the account `command` describes and return what to print on stdout: one JSON object
+ * `{id, email, slug, plan}` with `--json`, else a friendly summary. Throws `StoreError` for an
+ * invalid or taken slug or email.
+ */
+export async function accountCreate(
+  command: AccountCreateCommand,
+  config: ServerConfig,
+): Promise<string> {
+  const store = await openStore(config)
+  try {
+    const account = await store.createAccount({
+      email: command.email,
+      slug: command.slug,
+      plan: command.plan,
+    })
+    if (command.json) {
+      const { id, email, slug, plan } = account
+      return JSON.stringify({ id, email, slug, plan }) + '\n'
+    }
+    return (
+      `Created account "${account.slug}" (${account.id}) for ${account.email} on the ${account.plan} plan.\n` +
+      `Next, create a tunnel: burrowd tunnel create --account ${account.slug} --name <name>\n`
+    )
+  } finally {
+    await store.close()
+  }
+}

@@ -1,0 +1,41 @@
+/**
+ * The text of `burrowd --help`: every command, flag and `BURROW_*` variable. Keep it in step
+ * with `parse-operator-args.ts`, `config.ts` and docs/configuration.md.
+ */
+
+/** What `burrowd --help` prints. */
+export const HELP_TEXT = `burrowd: the Burrow service (broker, public edge and app) and its operator commands.
+
+Usage:
+  burrowd serve                    run the service (the default when no command is given)
+  burrowd migrate                  apply pending database migrations
+  burrowd account create --email E --slug S [--plan free|pro|scale] [--json]
+                                   create an account; prints {id, email, slug, plan} with --json
+  burrowd tunnel create --account SLUG [--name N] [--subdomain SUB] [--json]
+                                   create a tunnel and its key (shown only once);
+                                   prints {id, subdomain, public_url, key} with --json
+  burrowd --help | --version
+
+Flags:
+  --email E          account email (stored lower-cased; unique)
+  --slug S           account slug: a-z, 0-9 and "-", 1-40 characters; public hosts end in --S
+  --plan P           free (default), pro or scale
+  --account SLUG     the account that owns the new tunnel
+  --name N           friendly tunnel name; also suggests the subdomain
+  --subdomain SUB    tunnel subdomain (default: from --name, else random); unique per account
+  --json             print exactly one JSON object on stdout
+  -h, --help         print this help
+
+Environment (an empty value counts as unset):
+  BURROW_LISTEN            address to listen on, HOST:PORT or [IPv6]:PORT (127.0.0.1:7100)
+  BURROW_ZONE              DNS zone of public hosts <sub>--<slug>.<zone> (localhost)
+  BURROW_PUBLIC_SCHEME     http or https in public URLs (http for *localhost zones, else https)
+  BURROW_PUBLIC_PORT       port in public URLs (the listen port for *localhost zones, else none)
+  BURROW_DATA_DIR          directory for burrowd's files (./.burrow)
+  BURROW_DATABASE_URL      postgres://... or sqlite:<path> (SQLite at <data dir>/burrow.db)
+  BURROW_MAX_BODY_BYTES    largest public request body in bytes (4194304)
+  BURROW_RESUME_GRACE_SECS seconds a dropped tunnel keeps its name and sessions (30)
+  BURROW_QUEUE_WAIT_MS     milliseconds a request waits for a reconnecting tunnel (5000)
+  BURROW_HEARTBEAT_SECS    seconds between tunnel pings (15)
+  BURROW_LOG               error, warn, info, debug or trace (info)
+`

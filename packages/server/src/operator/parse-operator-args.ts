@@ -1,0 +1,174 @@
+/**
+ * The `burrowd` command line (ARCHITECTURE §8, a stable interface): which command to run and
+ * with what flags. Parsed strictly with node:util `parseArgs`; anything unknown, missing or
+ * malformed becomes a `UsageError` that says what to type instead.
+ */
+
+import { parseArgs } from 'node:util'
+import type { ParseArgsConfig } from 'node:util'
+import { isPlanId, PLAN_IDS } from '@burrow/protocol'
+import type { PlanId } from '@burrow/protocol'
+import { UsageError } from './usage-error.js'
+
+/** `burrowd account create`. */
+export interface AccountCreateCommand {
+  readonly command: 'account create'
+  readonly email: string
+  readonly slug: string
+  readonly plan: PlanId
+  readonly json: boolean
+}
+
+/** `burrowd tunnel create`. */
+export interface TunnelCreateCommand {
+  readonly command: 'tunnel create'
+  /** Slug of the owning account. */
+  readonly account: string
+  readonly name: string | null
+  readonly subdomain: string | null
+  readonly json: boolean
+}
+
+/** A parsed `burrowd` command line. */
+export type OperatorCommand =
+  | { readonly command: 'help' }
+  | { readonly command: 'version' }
+  | { readonly command: 'serve' }
+  | { readonly command: 'migrate' }
+  | AccountCreateCommand
+  | TunnelCreateCommand
+
+const ACCOUNT_CREATE_USAGE =
+  'burrowd account create --email E --slug S [--plan free|pro|scale] [--json]'
+const TUNNEL_CREATE_USAGE =
+  'burrowd tunnel create --account SLUG [--name N] [--subdomain SUB] [--json]'
+const HELP_HINT = 'run "burrowd --help" for usage'
+
+/** Parse `argv` (without node and the script path). Throws `UsageError`. */
+export function parseOperatorArgs(argv: readonly string[]): OperatorCommand {
+  const [word, ...rest] = argv
+  switch (word) {
+    case undefined:
+      return { command: 'serve' }
+    case '--help':
+    case '-h':
+    case 'help':
+      return { command: 'help' }
+    case '--version':
+      return { command: 'version' }
+    case 'serve':
+    case 'migrate':
+      return flags(`burrowd ${word}`, rest, {}).help ? { command: 'help' } : { command: word }
+    case 'account':
+    case 'tunnel': {
+      const [sub, ...args] = rest
+      if (sub === '--help' || sub === '-h') return { command: 'help' }
+      if (sub !== 'create') {
+        throw new UsageError(
+          sub === undefined
+            ? `"burrowd ${word}" needs a subcommand: create; ${HELP_HINT}`
+            : `unknown command "burrowd ${word} ${sub}"; the only one is "burrowd ${word} create"`,
+        )
+      }
+      return word === 'account' ? accountCreate(args) : tunnelCreate(args)
+    }
+    default:
+      throw new UsageError(
+        word.startsWith('-')
+          ? `unknown option "${word}"; ${HELP_HINT}`
+          : `unknown command "${word}"; the commands are serve, migrate, account create and tunnel create`,
+      )
+  }
+}
+
+function accountCreate(args: readonly string[]): OperatorCommand {
+  const values = flags('burrowd account create', args, {
+    email: { type: 'string' },
+    slug: { type: 'string' },
+    plan: { type: 'string' },
+    json: { type: 'boolean' },
+  })
+  if (values.help) return { command: 'help' }
+  const plan = optional(values.plan, 'plan', ACCOUNT_CREATE_USAGE) ?? 'free'
+  if (!isPlanId(plan)) {
+    throw new UsageError(`--plan "${plan}" is not a plan; use one of ${PLAN_IDS.join(', ')}`)
+  }
+  return {
+    command: 'account create',
+    email: required(values.email, 'email', ACCOUNT_CREATE_USAGE),
+    slug: required(values.slug, 'slug', ACCOUNT_CREATE_USAGE),
+    plan,
+    json: values.json === true,
+  }
+}
+
+function tunnelCreate(args: readonly string[]): OperatorCommand {
+  const values = flags('burrowd tunnel create', args, {
+    account: { type: 'string' },
+    name: { type: 'string' },
+    subdomain: { type: 'string' },
+    json: { type: 'boolean' },
+  })
+  if (values.help) return { command: 'help' }
+  return {
+    command: 'tunnel create',
+    account: required(values.account, 'account', TUNNEL_CREATE_USAGE),
+    name: optional(values.name, 'name', TUNNEL_CREATE_USAGE),
+    subdomain: optional(values.subdomain, 'subdomain', TUNNEL_CREATE_USAGE),
+    json: values.json === true,
+  }
+}
+
+type Options = NonNullable<ParseArgsConfig['options']>
+type Values = Record<string, string | boolean | undefined>
+
+/** Strictly parse `args` against `options` (plus -h/--help) for the command named `context`. */
+function flags(context: string, args: readonly string[], options: Options): Values {
+  try {
+    return parseArgs({
+      args: [...args],
+      options: { ...options, help: { type: 'boolean', short: 'h' } },
+      strict: true,
+      allowPositionals: false,
+    }).values
+  } catch (error) {
+    throw toUsageError(error, context)
+  }
+}
+
+/** Node's parseArgs messages, reworded to name the command and the fix. */
+function toUsageError(error: unknown, context: string): unknown {
+  const code = (error as { code?: unknown } | null)?.code
+  if (!(error instanceof Error) || typeof code !== 'string') return error
+  const quoted = /'([^']*)'/.exec(error.message)?.[1] ?? ''
+  switch (code) {
+    case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
+      return new UsageError(`unknown option "${quoted}" for "${context}"; ${HELP_HINT}`)
+    case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL':
+      return new UsageError(`unexpected argument "${quoted}" for "${context}"; ${HELP_HINT}`)
+    case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE': {
+      const option = quoted.split(' ')[0] ?? quoted
+      return new UsageError(
+        error.message.includes('does not take')
+          ? `option ${option} does not take a value (in "${context}")`
+          : `option ${option} needs a value (in "${context}")`,
+      )
+    }
+    default:
+      return error
+  }
+}
+
+function required(value: string | boolean | undefined, flag: string, usage: string): string {
+  const text = optional(value, flag, usage)
+  if (text === null) throw new UsageError(`missing --${flag}; usage: ${usage}`)
+  return text
+}
+
+function optional(value: string | boolean | undefined, flag: string, usage: string): string | null {
+  if (value === undefined) return null
+  if (typeof value !== 'string' || value.trim() === '') {
+    throw new UsageError(`--${flag} needs a non-empty value; usage: ${usage}`)
+  }
+  return value.trim()
+}

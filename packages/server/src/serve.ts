@@ -1,0 +1,139 @@
+/**
+ * `burrowd serve`: one HTTP port that routes each request by Host and Upgrade to the edge (tunnel
+ * hostnames), the broker (WebSocket upgrades from `burrow up`) or the app (everything else), and
+ * shuts down cleanly on SIGTERM/SIGINT.
+ */
+import { randomBytes } from 'node:crypto'
+import { readFileSync } from 'node:fs'
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import type { Duplex } from 'node:stream'
+import { createLogger, type Logger } from '@burrow/protocol'
+import { App } from './app/app.js'
+import { Broker } from './broker/broker.js'
+import { ResumeTokens } from './broker/resume-token.js'
+import { TunnelRegistry } from './broker/tunnel-registry.js'
+import type { ServerConfig } from './config.js'
+import { Edge } from './edge/edge.js'
+import { sendRefusal } from './edge/send-refusal.js'
+import { TunnelLookup } from './edge/tunnel-lookup.js'
+import { publicUrlFor } from './public-url.js'
+import { openStore } from './store/open-store.js'
+
+/** Seconds in-flight requests get to finish when burrowd stops. */
+const SHUTDOWN_GRACE_MS = 10_000
+
+/** Run the service until SIGTERM or SIGINT. */
+export async function serve(config: ServerConfig): Promise<void> {
+  const log = createLogger(config.logLevel, (line) => void process.stderr.write(line))
+  const store = await openStore(config)
+  const secret = await store.setSettingIfAbsent(
+    'resume_secret',
+    randomBytes(32).toString('base64url'),
+  )
+  const server = createServer({ keepAliveTimeout: 65_000 })
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(config.listen.port, config.listen.host, () => resolve())
+  })
+  const port = (server.address() as AddressInfo).port
+
+  const registry = new TunnelRegistry({
+    tokens: new ResumeTokens(secret),
+    graceMs: config.resumeGraceSecs * 1000,
+    heartbeatMs: config.heartbeatSecs * 1000,
+    publicUrl: (t) => publicUrlFor(config, t.subdomain, t.accountSlug, port),
+    log,
+    touch: (id) =>
+      store
+        .touchTunnel(id, new Date())
+        .catch((err: Error) => log.warn(`could not record tunnel ${id} as seen: ${err.message}`)),
+  })
+  const lookup = new TunnelLookup(config.zone, (sub, slug) => store.findTunnelByHost(sub, slug))
+  const edge = new Edge({
+    lookup,
+    registry,
+    maxBodyBytes: config.maxBodyBytes,
+    queueWaitMs: config.queueWaitMs,
+    publicScheme: config.publicScheme,
+    log,
+  })
+  const broker = new Broker({ findTunnelByKey: (key) => store.findTunnelByKey(key), registry, log })
+  const app = new App({ version: packageVersion(), connections: () => registry.connectionCount })
+
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const host = hostOf(req)
+    const label = lookup.tunnelLabel(host)
+    const done = label ? edge.handle(req, res, label, host) : Promise.resolve(app.handle(req, res))
+    done.catch((err: Error) => internalError(log, res, err))
+  })
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    if (lookup.tunnelLabel(hostOf(req))) {
+      socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n')
+      return
+    }
+    broker.handleUpgrade(req, socket, head).catch((err: Error) => {
+      log.error(`broker: ${err.stack ?? err.message}`)
+      socket.destroy()
+    })
+  })
+
+  const example = publicUrlFor(config, '<subdomain>', '<account>', port)
+  process.stdout.write(
+    `burrowd listening on http://${formatHost(config.listen.host)}:${port}; tunnels at ${example}/mcp\n`,
+  )
+  await stopped(log)
+
+  log.info('shutting down: asking tunnel clients to reconnect later, finishing in-flight requests')
+  registry.drainAll(1000)
+  server.close()
+  const deadline = Date.now() + SHUTDOWN_GRACE_MS
+  while (registry.streamCount > 0 && Date.now() < deadline)
+    await new Promise((r) => setTimeout(r, 50))
+  registry.closeAll()
+  server.closeAllConnections()
+  await store.close()
+  log.info('stopped')
+}
+
+function hostOf(req: IncomingMessage): string {
+  const host = (req.headers.host ?? '').toLowerCase()
+  if (host.startsWith('[')) return host.slice(0, host.indexOf(']') + 1)
+  const colon = host.lastIndexOf(':')
+  return colon === -1 ? host : host.slice(0, colon)
+}
+
+function formatHost(host: string): string {
+  return host.includes(':') ? `[${host}]` : host
+}
+
+function internalError(log: Logger, res: ServerResponse, err: Error): void {
+  log.error(`request failed: ${err.stack ?? err.message}`)
+  sendRefusal(
+    res,
+    'tunnel_offline',
+    'internal error',
+    'burrowd failed to handle the request; it was logged',
+  )
+}
+
+function stopped(log: Logger): Promise<void> {
+  return new Promise((resolve) => {
+    const stop = (signal: string) => {
+      log.info(`${signal} received`)
+      process.off('SIGINT', onInt)
+      process.off('SIGTERM', onTerm)
+      resolve()
+    }
+    const onInt = () => stop('SIGINT')
+    const onTerm = () => stop('SIGTERM')
+    process.on('SIGINT', onInt)
+    process.on('SIGTERM', onTerm)
+  })
+}
+
+function packageVersion(): string {
+  const file = new URL('../package.json', import.meta.url)
+  const { version } = JSON.parse(readFileSync(file, 'utf8')) as { version?: unknown }
+  return typeof version === 'string' ? version : 'unknown'
+}

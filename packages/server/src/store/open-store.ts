@@ -1,0 +1,85 @@
+/**
+ * Opening the store: SQLite through better-sqlite3 (the default, a file in the data directory)
+ * or PostgreSQL through a pg pool, chosen by `databaseUrl`. Both end in the same Kysely-backed
+ * `Store`, and the migrations run on open unless asked not to.
+ */
+
+import { mkdirSync } from 'node:fs'
+import { dirname } from 'node:path'
+import SqliteDatabase from 'better-sqlite3'
+import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely'
+import type { Dialect } from 'kysely'
+import pg from 'pg'
+import { databaseTarget, describeDatabaseTarget } from './database-target.js'
+import type { DatabaseTarget } from './database-target.js'
+import { DatabaseUnavailableError } from './database-unavailable-error.js'
+import { migrateToLatest } from './migrations.js'
+import type { Database } from './schema.js'
+import { Store } from './store.js'
+import type { StoreOptions } from './store.js'
+
+/** Options of `openStore`. */
+export interface OpenStoreOptions {
+  /** Apply pending migrations before returning (default true). `burrowd migrate` passes false. */
+  readonly migrate?: boolean
+  /** The clock for created-at times. */
+  readonly now?: () => Date
+}
+
+/** How long a SQLite writer waits for another process's lock before failing. */
+const SQLITE_BUSY_TIMEOUT_MS = 5000
+
+/**
+ * Open the database `config` names (`databaseUrl`, else `<dataDir>/burrow.db`), creating the
+ * SQLite file and its directory if needed, check that it answers, and return a `Store`, migrated
+ * unless `options.migrate` is false. Throws `DatabaseUnavailableError` naming the database when
+ * it cannot be opened, reached or migrated.
+ */
+export async function openStore(
+  config: { readonly databaseUrl: string | null; readonly dataDir: string },
+  options: OpenStoreOptions = {},
+): Promise<Store> {
+  const target = databaseTarget(config)
+  let store: Store
+  try {
+    const { dialect, onClose } = createDialect(target)
+    const storeOptions: StoreOptions = { onClose, ...(options.now ? { now: options.now } : {}) }
+    store = new Store(new Kysely<Database>({ dialect }), storeOptions)
+  } catch (error) {
+    throw new DatabaseUnavailableError(describeDatabaseTarget(target), error)
+  }
+  try {
+    if (options.migrate ?? true) await migrateToLatest(store.db)
+    else await sql`select 1`.execute(store.db)
+  } catch (error) {
+    await store.close().catch(() => {})
+    throw new DatabaseUnavailableError(describeDatabaseTarget(target), error)
+  }
+  return store
+}
+
+function createDialect(target: DatabaseTarget): {
+  dialect: Dialect
+  onClose: () => void
+} {
+  if (target.dialect === 'postgres') {
+    const pool = new pg.Pool({ connectionString: target.url })
+    // An idle connection dropped by the server must not crash burrowd: the pool discards it and
+    // the next query opens a new one (and reports its own error if the server is still away).
+    pool.on('error', () => {})
+    // Kysely's destroy ends the pool.
+    return { dialect: new PostgresDialect({ pool }), onClose: () => {} }
+  }
+  if (target.path !== ':memory:') mkdirSync(dirname(target.path), { recursive: true })
+  const database = new SqliteDatabase(target.path)
+  database.pragma('journal_mode = WAL')
+  database.pragma('foreign_keys = ON')
+  database.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`)
+  return {
+    dialect: new SqliteDialect({ database }),
+    // Kysely closes the database only if it ever ran a query; close it in any case.
+    onClose: () => {
+      if (database.open) database.close()
+    },
+  }
+}

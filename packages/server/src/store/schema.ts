@@ -1,0 +1,54 @@
+/**
+ * The database's tables as Kysely sees them. Column names are snake_case as stored; the `Store`
+ * maps rows to camelCase objects. Times are ISO-8601 UTC strings with milliseconds
+ * (`Date#toISOString`), which sort correctly as text in both SQLite and PostgreSQL.
+ */
+
+import type { ColumnType } from 'kysely'
+
+/** A nullable column that may be left out of an insert. */
+type OptionalNullable<T> = ColumnType<T | null, T | null | undefined, T | null>
+
+/** `accounts`: one customer; owns tunnels. */
+export interface AccountsTable {
+  /** `acc_` + random hex. */
+  id: string
+  /** Lower-cased; unique. */
+  email: string
+  /** Second half of public hostnames; unique, checked by `labelProblem('slug')`. */
+  slug: string
+  /** A `PlanId`; defaults to `free`. */
+  plan: ColumnType<string, string | undefined, string>
+  /** ISO-8601 UTC. */
+  created_at: string
+}
+
+/** `tunnels`: one public endpoint and its key; deleted with its account. */
+export interface TunnelsTable {
+  /** `tun_` + random hex. */
+  id: string
+  account_id: string
+  /** Friendly name, if any. */
+  name: OptionalNullable<string>
+  /** First half of the public hostname; unique within the account. */
+  subdomain: string
+  /** SHA-256 hex of the `mtk_` key; the key itself is never stored. */
+  key_hash: string
+  /** ISO-8601 UTC. */
+  created_at: string
+  /** ISO-8601 UTC of the last broker connection, if any. */
+  last_seen_at: OptionalNullable<string>
+}
+
+/** `settings`: small server-wide values shared by all nodes (e.g. a generated secret). */
+export interface SettingsTable {
+  key: string
+  value: string
+}
+
+/** The whole database, for `Kysely<Database>`. */
+export interface Database {
+  accounts: AccountsTable
+  tunnels: TunnelsTable
+  settings: SettingsTable
+}
