@@ -35,7 +35,15 @@ const extra = process.argv.slice(2).filter((a) => !a.endsWith('.test.ts'))
 const selected = only.length > 0 ? only : files
 const result = spawnSync(
   process.execPath,
-  ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=180000', ...extra, ...selected],
+  [
+    '--import',
+    'tsx',
+    '--test',
+    '--test-concurrency=2',
+    '--test-timeout=180000',
+    ...extra,
+    ...selected,
+  ],
   { cwd: root, stdio: 'inherit' },
 )
 process.exit(result.status ?? 1)

@@ -23,6 +23,7 @@ describe('streaming through the tunnel', () => {
     (await (await fetch(`http://127.0.0.1:${upstreamPort}/stats`)).json()) as {
       written: number
       aborted: number
+      abortedSlow: number
       finished: number
     }
   const post = (body: unknown, signal?: AbortSignal) =>
@@ -81,10 +82,8 @@ describe('streaming through the tunnel', () => {
   it('a slow-reading agent holds the upstream back instead of filling the broker', async () => {
     const start = (await stats()).written
     const controller = new AbortController()
-    const res = await post(
-      { jsonrpc: '2.0', id: 2, method: 'bulk', params: { bytes: 20 * MB } },
-      controller.signal,
-    )
+    const body = { jsonrpc: '2.0', id: 2, method: 'bulk', params: { bytes: 100 * MB } }
+    const res = await post(body, controller.signal)
     const reader = res.body!.getReader() as ReadableStreamDefaultReader<Uint8Array>
     await reader.read() // one chunk, then the agent stops reading
     const pid = service.proc.proc.pid!
@@ -92,28 +91,29 @@ describe('streaming through the tunnel', () => {
     await sleep(1500)
     const stalled = (await stats()).written - start
     const rssAfter = rssOf(pid)
+    // Without backpressure the local server would write all 100 MB at once; with it, it stops
+    // once the tunnel's window and the kernel's socket buffers on each hop are full.
     assert.ok(
-      stalled < 12 * MB,
+      stalled < 60 * MB,
       `the upstream wrote ${(stalled / MB).toFixed(1)} MB to an agent that read one chunk`,
     )
     if (rssBefore !== null && rssAfter !== null) {
-      assert.ok(
-        rssAfter - rssBefore < 8 * MB,
-        `broker RSS grew ${((rssAfter - rssBefore) / MB).toFixed(1)} MB`,
-      )
+      const growth = rssAfter - rssBefore
+      assert.ok(growth < 8 * MB, `broker RSS grew ${(growth / MB).toFixed(1)} MB`)
     }
-    // Reading resumes the flow to the end.
+    // Reading again resumes the flow.
     let received = 0
-    for (;;) {
+    while (received < 10 * MB) {
       const { done, value } = await reader.read()
       if (done) break
       received += value.length
     }
-    assert.ok(received > 19 * MB)
+    assert.ok(received >= 10 * MB)
+    controller.abort()
   })
 
   it('an agent that hangs up mid-call cancels the upstream request', async () => {
-    const before = (await stats()).aborted
+    const before = (await stats()).abortedSlow
     const controller = new AbortController()
     const pending = post({ jsonrpc: '2.0', id: 3, method: 'slow' }, controller.signal).catch(
       () => 'aborted',
@@ -121,7 +121,11 @@ describe('streaming through the tunnel', () => {
     await sleep(500)
     controller.abort()
     assert.equal(await pending, 'aborted')
-    for (let i = 0; i < 50 && (await stats()).aborted === before; i++) await sleep(100)
-    assert.equal((await stats()).aborted, before + 1, 'the local server saw its request cancelled')
+    for (let i = 0; i < 50 && (await stats()).abortedSlow === before; i++) await sleep(100)
+    assert.equal(
+      (await stats()).abortedSlow,
+      before + 1,
+      'the local server saw its request cancelled',
+    )
   })
 })

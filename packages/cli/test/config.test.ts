@@ -1,0 +1,108 @@
+// burrow's command line and environment: every global option, precedence, and clear errors.
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { UsageError } from '../src/cli-errors.js'
+import { parseCli } from '../src/config.js'
+
+const KEY = 'mtk_abc'
+const up = (argv: string[], env: Record<string, string> = {}) => {
+  const cmd = parseCli(argv, env)
+  assert.equal(cmd.command, 'up')
+  if (cmd.command !== 'up') throw new Error('not up')
+  return cmd
+}
+const usage = (argv: string[], pattern: RegExp, env: Record<string, string> = {}) =>
+  assert.throws(
+    () => parseCli(argv, env),
+    (e: unknown) => e instanceof UsageError && pattern.test(e.message),
+  )
+
+describe('parseCli', () => {
+  it('defaults', () => {
+    const { global, up: u } = up(['up', '--stdio', 'node server.js'])
+    assert.equal(global.broker, 'ws://127.0.0.1:7100')
+    assert.equal(global.apiKey, null)
+    assert.equal(global.logLevel, 'info')
+    assert.equal(global.updateCheck, true)
+    assert.equal(global.telemetry, true)
+    assert.equal(u.drainGraceSecs, 10)
+    assert.deepEqual(u.upstreams, [{ kind: 'stdio', name: null, command: 'node server.js' }])
+  })
+
+  it('flags win over environment; environment applies otherwise', () => {
+    const env = { BURROW_BROKER: 'wss://env.example', BURROW_API_KEY: 'mtk_env' }
+    assert.equal(
+      up(['up', '--upstream', 'http://127.0.0.1:1/mcp'], env).global.broker,
+      'wss://env.example',
+    )
+    assert.equal(up(['up', '--upstream', 'http://127.0.0.1:1/mcp'], env).global.apiKey, 'mtk_env')
+    const flagged = up(
+      ['--broker', 'ws://flag:1', '--api-key', KEY, 'up', '--upstream', 'http://127.0.0.1:1/mcp'],
+      env,
+    )
+    assert.equal(flagged.global.broker, 'ws://flag:1')
+    assert.equal(flagged.global.apiKey, KEY)
+  })
+
+  it('global options may come after the command', () => {
+    assert.equal(up(['up', '--stdio', 'x', '--api-key', KEY]).global.apiKey, KEY)
+  })
+
+  it('-v, -vv, -vvv and BURROW_LOG winning', () => {
+    assert.equal(up(['-v', 'up', '--stdio', 'x']).global.logLevel, 'debug')
+    assert.equal(up(['-vv', 'up', '--stdio', 'x']).global.logLevel, 'debug')
+    assert.equal(up(['-vvv', 'up', '--stdio', 'x']).global.logLevel, 'trace')
+    assert.equal(up(['-vvv', 'up', '--stdio', 'x'], { BURROW_LOG: 'warn' }).global.logLevel, 'warn')
+    usage(['up', '--stdio', 'x'], /BURROW_LOG="loud"/, { BURROW_LOG: 'loud' })
+  })
+
+  it('--no-update-check, --no-telemetry and their variables', () => {
+    const g = up(['--no-update-check', '--no-telemetry', 'up', '--stdio', 'x']).global
+    assert.equal(g.updateCheck, false)
+    assert.equal(g.telemetry, false)
+    const e = up(['up', '--stdio', 'x'], {
+      BURROW_NO_UPDATE_CHECK: '1',
+      BURROW_NO_TELEMETRY: 'true',
+    }).global
+    assert.equal(e.updateCheck, false)
+    assert.equal(e.telemetry, false)
+    assert.equal(up(['up', '--stdio', 'x'], { BURROW_NO_TELEMETRY: '0' }).global.telemetry, true)
+    usage(['up', '--stdio', 'x'], /BURROW_NO_TELEMETRY="maybe" is not a yes\/no value/, {
+      BURROW_NO_TELEMETRY: 'maybe',
+    })
+  })
+
+  it('--version and --help', () => {
+    assert.deepEqual(parseCli(['--version'], {}), { command: 'version' })
+    assert.deepEqual(parseCli(['--help'], {}), { command: 'help', topic: 'main' })
+    assert.deepEqual(parseCli(['up', '--help'], {}), { command: 'help', topic: 'up' })
+    assert.deepEqual(parseCli(['help', 'up'], {}), { command: 'help', topic: 'up' })
+  })
+
+  it('--name and BURROW_DRAIN_GRACE_SECS', () => {
+    const u = up(['up', '--stdio', 'x', '--name', 'My Files'], {
+      BURROW_DRAIN_GRACE_SECS: '2.5',
+    }).up
+    assert.equal(u.name, 'My Files')
+    assert.equal(u.drainGraceSecs, 2.5)
+    usage(['up', '--stdio', 'x'], /BURROW_DRAIN_GRACE_SECS="soon"/, {
+      BURROW_DRAIN_GRACE_SECS: 'soon',
+    })
+  })
+
+  it('rejects bad input with messages that say what to do', () => {
+    usage([], /missing command/)
+    usage(['down'], /unknown command "down"/)
+    usage(['up', '--bogus'], /Unknown option '--bogus'.*burrow --help/)
+    usage(['up'], /no upstream given/)
+    usage(['up', '--stdio', ''], /--stdio needs a value/)
+    usage(['up', '--upstream', 'not a url'], /is not a URL/)
+    usage(['up', '--upstream', 'ftp://x/mcp'], /http:\/\/ or https:\/\//)
+    usage(['--broker', 'http://x', 'up', '--stdio', 'x'], /must start with ws:\/\/ or wss:\/\//)
+    usage(['--api-key', 'sk_123', 'up', '--stdio', 'x'], /must start with "mtk_"/)
+    usage(
+      ['up', '--stdio', 'npx', 'server'],
+      /unexpected argument "server": values with spaces need quotes/,
+    )
+  })
+})

@@ -1,0 +1,100 @@
+// A tunnel stream seen as a LocalRequest/LocalResponse: small replies leave as one frame, big
+// ones stream, request bodies arrive whole, and a reset aborts the request's signal.
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { decodeFrame, RESET_CODE, TunnelMux, type Frame } from '@burrow/protocol'
+import type { LocalRequest, LocalResponse } from '../../src/relay/local-exchange.js'
+import { streamExchange } from '../../src/tunnel/stream-exchange.js'
+
+function pair(handler: (req: LocalRequest, res: LocalResponse) => void) {
+  const fromClient: Frame[] = []
+  const toClient: Uint8Array[] = []
+  const toBroker: Uint8Array[] = []
+  const broker = new TunnelMux({
+    role: 'broker',
+    transport: { send: (b) => void toClient.push(b) },
+  })
+  const client = new TunnelMux({
+    role: 'client',
+    transport: {
+      send: (b, done) => {
+        toBroker.push(b)
+        fromClient.push(decodeFrame(b))
+        if (done) queueMicrotask(done)
+      },
+    },
+    onOpen: (stream, head, body, fin) => streamExchange(stream, head, body, fin, handler),
+  })
+  const flush = async () => {
+    for (let i = 0; i < 10; i++) {
+      while (toClient.length || toBroker.length) {
+        while (toClient.length) client.receive(toClient.shift()!)
+        while (toBroker.length) broker.receive(toBroker.shift()!)
+      }
+      await new Promise((r) => setImmediate(r))
+    }
+  }
+  return { broker, fromClient, flush }
+}
+
+const head = {
+  method: 'POST',
+  path: '/mcp',
+  headers: [['content-type', 'application/json']] as [string, string][],
+}
+
+describe('streamExchange', () => {
+  it('a small reply written in one go is a single RESPONSE frame with FIN', async () => {
+    const p = pair((req, res) => {
+      assert.equal(Buffer.from(req.body).toString(), '{"id":1}')
+      assert.equal(req.headers['content-type'], 'application/json')
+      res.writeHead(200, { 'content-type': 'application/json' })
+      res.write(Buffer.from('{"ok":true}'))
+      res.end()
+    })
+    p.broker.open(head, Buffer.from('{"id":1}'), true)
+    await p.flush()
+    assert.equal(p.fromClient.length, 1)
+    const f = p.fromClient[0]!
+    assert.equal(f.type, 'response')
+    assert.ok(f.type === 'response' && f.fin && Buffer.from(f.body!).toString() === '{"ok":true}')
+  })
+
+  it('a big reply streams as DATA after the head', async () => {
+    const p = pair((_req, res) => {
+      res.writeHead(200, {})
+      res.write(Buffer.alloc(200 * 1024))
+      res.end()
+    })
+    p.broker.open(head, Buffer.from('{}'), true)
+    await p.flush()
+    const types = p.fromClient.map((f) => f.type)
+    assert.equal(types[0], 'response')
+    assert.ok(types.filter((t) => t === 'data').length >= 4)
+  })
+
+  it('a request body sent as DATA reaches the handler whole', async () => {
+    let got = 0
+    const p = pair((req, res) => {
+      got = req.body.length
+      res.writeHead(202, {})
+      res.end()
+    })
+    const s = p.broker.open(head, undefined, false)
+    s.write(Buffer.alloc(100_000, 1))
+    s.end()
+    await p.flush()
+    assert.equal(got, 100_000)
+  })
+
+  it('a reset from the broker aborts the request signal', async () => {
+    let signal: AbortSignal | undefined
+    const p = pair((req) => void (signal = req.signal))
+    const s = p.broker.open({ method: 'GET', path: '/mcp', headers: [] }, undefined, true)
+    await p.flush()
+    assert.equal(signal?.aborted, false)
+    s.reset(RESET_CODE.cancel, 'agent left')
+    await p.flush()
+    assert.equal(signal?.aborted, true)
+  })
+})
