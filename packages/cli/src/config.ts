@@ -26,6 +26,8 @@ export interface UpOptions {
   readonly upstreams: readonly UpstreamSpec[]
   readonly name: string | null
   readonly drainGraceSecs: number
+  /** The environment stdio servers are started with (and `$VARS` in --stdio expand from). */
+  readonly childEnv: Env
 }
 
 /** What to run. */
@@ -98,6 +100,7 @@ export function parseCli(argv: readonly string[], env: Env): CliCommand {
     upstreams,
     name: values.name ?? null,
     drainGraceSecs: seconds(env.BURROW_DRAIN_GRACE_SECS, 'BURROW_DRAIN_GRACE_SECS', 10),
+    childEnv: env,
   }
   return Object.freeze({ command: 'up', global: Object.freeze(global), up: Object.freeze(up) })
 }

@@ -11,6 +11,7 @@ import type { Duplex } from 'node:stream'
 import { createLogger, type Logger } from '@burrow/protocol'
 import { App } from './app/app.js'
 import { Broker } from './broker/broker.js'
+import { rejectUpgrade } from './broker/reject-upgrade.js'
 import { ResumeTokens } from './broker/resume-token.js'
 import { TunnelRegistry } from './broker/tunnel-registry.js'
 import type { ServerConfig } from './config.js'
@@ -69,7 +70,11 @@ export async function serve(config: ServerConfig): Promise<void> {
   })
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     if (lookup.tunnelLabel(hostOf(req))) {
-      socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n')
+      rejectUpgrade(
+        socket,
+        'not_found',
+        'tunnel hosts serve MCP over HTTP at /mcp; connect tunnel clients to the service host',
+      )
       return
     }
     broker.handleUpgrade(req, socket, head).catch((err: Error) => {

@@ -3,7 +3,7 @@
  * over a supervised child for `--stdio CMD`.
  */
 import type { Logger } from '@burrow/protocol'
-import type { UpstreamSpec } from '../config.js'
+import type { Env, UpstreamSpec } from '../config.js'
 import { HttpRelay } from '../relay/http-relay.js'
 import type { RequestHandler } from '../relay/local-exchange.js'
 import { createStdioHandler } from './create-stdio-handler.js'
@@ -11,8 +11,9 @@ import { createStdioHandler } from './create-stdio-handler.js'
 /** The handler and how to describe it to the user. */
 export function createHandler(
   spec: UpstreamSpec,
+  env: Env,
   log: Logger,
 ): { handler: RequestHandler; label: string } {
   if (spec.kind === 'http') return { handler: new HttpRelay(spec.url, log), label: spec.url }
-  return { handler: createStdioHandler(spec.command, log), label: `stdio: ${spec.command}` }
+  return { handler: createStdioHandler(spec.command, env, log), label: `stdio: ${spec.command}` }
 }

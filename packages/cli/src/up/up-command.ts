@@ -28,7 +28,7 @@ export async function upCommand(global: GlobalOptions, up: UpOptions, io: UpIo):
   const log = createLogger(global.logLevel)
   const spec = up.upstreams[0]
   if (!spec) throw new UsageError('no upstream given')
-  const { handler, label } = createHandler(spec, log)
+  const { handler, label } = createHandler(spec, up.childEnv, log)
   let announced = false
   const client = new TunnelClient({
     broker: global.broker,

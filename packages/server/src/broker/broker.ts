@@ -5,15 +5,10 @@
  */
 import type { IncomingMessage } from 'node:http'
 import type { Duplex } from 'node:stream'
-import {
-  ERROR_HEADER,
-  MAX_FRAME_BYTES,
-  refusal,
-  type Logger,
-  type PolicyCode,
-} from '@burrow/protocol'
+import { MAX_FRAME_BYTES, type Logger } from '@burrow/protocol'
 import { WebSocketServer } from 'ws'
 import type { TunnelWithAccount } from '../store/store.js'
+import { rejectUpgrade } from './reject-upgrade.js'
 import type { TunnelRegistry } from './tunnel-registry.js'
 
 /** What the broker needs. */
@@ -43,11 +38,11 @@ export class Broker {
     const auth = req.headers.authorization ?? ''
     const match = /^Bearer\s+(\S+)$/i.exec(auth)
     if (!match?.[1]) {
-      return this.reject(
+      return rejectUpgrade(
         socket,
         'unauthorized',
-        'missing tunnel key',
         'send the tunnel key as "Authorization: Bearer mtk_…"',
+        'missing tunnel key',
       )
     }
     let tunnel: TunnelWithAccount | undefined
@@ -55,35 +50,25 @@ export class Broker {
       tunnel = await this.opts.findTunnelByKey(match[1])
     } catch (err) {
       this.opts.log.error(`broker: key lookup failed: ${(err as Error).message}`)
-      return this.reject(
+      return rejectUpgrade(
         socket,
         'tunnel_offline',
-        'service unavailable',
         'the tunnel service could not check the key; retry',
+        'service unavailable',
       )
     }
     if (!tunnel) {
       this.opts.log.info(
         `broker: refused a tunnel connection with an unknown key from ${req.socket.remoteAddress}`,
       )
-      return this.reject(
+      return rejectUpgrade(
         socket,
         'unauthorized',
-        'invalid tunnel key',
         'the key is unknown or was rotated',
+        'invalid tunnel key',
       )
     }
     const found = tunnel
     this.wss.handleUpgrade(req, socket, head, (ws) => this.opts.registry.attach(ws, found))
-  }
-
-  private reject(socket: Duplex, code: PolicyCode, message: string, reason: string): void {
-    const r = refusal(code, message, reason)
-    const body = JSON.stringify(r.body)
-    socket.end(
-      `HTTP/1.1 ${r.status} ${message}\r\n` +
-        `Content-Type: application/json\r\n${ERROR_HEADER}: ${code}\r\n` +
-        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-    )
   }
 }

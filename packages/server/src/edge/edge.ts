@@ -129,7 +129,7 @@ export class Edge {
       headers: upstreamRequestHeaders(req.rawHeaders, {
         clientIp: req.socket.remoteAddress ?? '',
         proto: this.opts.publicScheme,
-        host,
+        host: req.headers.host ?? host,
       }),
     }
     let stream: MuxStream

@@ -29,13 +29,14 @@ const NOT_FORWARDED_UPSTREAM = new Set([
   'x-real-ip',
 ])
 
-function connectionTokens(value: string | undefined): Set<string> {
-  return new Set(
-    (value ?? '')
-      .split(',')
-      .map((t) => t.trim().toLowerCase())
-      .filter(Boolean),
-  )
+/** Header names listed in every Connection header (repeated fields combine, RFC 9110 §5.3). */
+function connectionTokens(names: readonly string[], values: readonly string[]): Set<string> {
+  const tokens = new Set<string>()
+  names.forEach((name, i) => {
+    if (name.toLowerCase() !== 'connection') return
+    for (const t of values[i]!.split(',')) if (t.trim()) tokens.add(t.trim().toLowerCase())
+  })
+  return tokens
 }
 
 /** Headers of a public request as sent to the local server. `raw` is node's rawHeaders list. */
@@ -44,10 +45,13 @@ export function upstreamRequestHeaders(
   forwarded: { clientIp: string; proto: string; host: string },
 ): HeaderPairs {
   const out: [string, string][] = []
-  let connection: string | undefined
-  for (let i = 0; i < raw.length; i += 2)
-    if (raw[i]!.toLowerCase() === 'connection') connection = raw[i + 1]
-  const listed = connectionTokens(connection)
+  const names: string[] = []
+  const values: string[] = []
+  for (let i = 0; i < raw.length; i += 2) {
+    names.push(raw[i]!)
+    values.push(raw[i + 1]!)
+  }
+  const listed = connectionTokens(names, values)
   for (let i = 0; i < raw.length; i += 2) {
     const name = raw[i]!.toLowerCase()
     if (HOP_BY_HOP.has(name) || NOT_FORWARDED_UPSTREAM.has(name) || listed.has(name)) continue
@@ -64,9 +68,10 @@ export function upstreamRequestHeaders(
 /** Headers of a tunnelled response as sent to the agent, flat `[name, value, …]` for writeHead. */
 export function agentResponseHeaders(pairs: HeaderPairs): string[] {
   const out: string[] = []
-  let connection: string | undefined
-  for (const [name, value] of pairs) if (name === 'connection') connection = value
-  const listed = connectionTokens(connection)
+  const listed = connectionTokens(
+    pairs.map(([name]) => name),
+    pairs.map(([, value]) => value),
+  )
   let sse = false
   let allowOrigin = false
   let expose = false

@@ -1,0 +1,96 @@
+/**
+ * The stdio backend's bookkeeping of what is in flight between agents and the child: agent
+ * requests the child is working on (by the child-side id the backend gave them) and server→client
+ * requests an agent holds (by the child's own id). Both directions are needed to translate
+ * answers, progress and cancellations.
+ */
+import { idKey, type JsonRpcId } from './json-rpc.js'
+import type { StdioSession } from './stdio-session.js'
+
+/** An agent request that is with the child. Its id there is `childId`, also its progress token. */
+export interface ChildCall {
+  readonly session: StdioSession
+  readonly agentId: JsonRpcId
+  readonly childId: number
+  readonly method: string
+  /** When it was sent, on the backend's clock: the latest call is the likeliest cause of a request. */
+  readonly order: number
+  /** The agent's own progress token, if it asked for progress. */
+  readonly agentToken: JsonRpcId | undefined
+  /** Stop watching the agent's hang-up signal. */
+  detach: () => void
+}
+
+/** A server→client request handed to an agent. */
+export interface Ask {
+  readonly session: StdioSession
+  /** The id the agent sees. */
+  readonly agentId: number
+  /** The agent request it was raised for, if any. */
+  readonly relatedTo: JsonRpcId | undefined
+}
+
+/** Calls and asks of one child generation. */
+export class CallTable {
+  readonly #calls = new Map<number, ChildCall>()
+  readonly #asks = new Map<string, Ask>()
+  #lastChildId = 0
+
+  /** A child-side id never used before (ids keep growing across restarts). */
+  nextChildId(): number {
+    this.#lastChildId += 1
+    return this.#lastChildId
+  }
+
+  /** Record a call and index it in its session. */
+  add(call: ChildCall): void {
+    this.#calls.set(call.childId, call)
+    call.session.inFlight.set(idKey(call.agentId), call.childId)
+  }
+
+  /** The call with this child-side id. */
+  call(childId: unknown): ChildCall | undefined {
+    return typeof childId === 'number' ? this.#calls.get(childId) : undefined
+  }
+
+  /** Forget a call (answered, cancelled or failed). False when it was already gone. */
+  settle(call: ChildCall): boolean {
+    if (this.#calls.get(call.childId) !== call) return false
+    this.#calls.delete(call.childId)
+    call.session.inFlight.delete(idKey(call.agentId))
+    call.detach()
+    return true
+  }
+
+  /** The most recently sent call still in flight, initialize aside. */
+  latest(): ChildCall | undefined {
+    let latest: ChildCall | undefined
+    for (const call of this.#calls.values()) {
+      if (call.method !== 'initialize' && (!latest || call.order > latest.order)) latest = call
+    }
+    return latest
+  }
+
+  /** Record that the agent of `ask.session` holds the child's request `childRequestId`. */
+  addAsk(childRequestId: JsonRpcId, ask: Ask): void {
+    this.#asks.set(idKey(childRequestId), ask)
+    ask.session.asks.set(idKey(ask.agentId), childRequestId)
+  }
+
+  /** Remove and return the ask for the child's request id, if any. */
+  takeAsk(childRequestId: unknown): Ask | undefined {
+    if (typeof childRequestId !== 'string' && typeof childRequestId !== 'number') return undefined
+    const ask = this.#asks.get(idKey(childRequestId))
+    if (!ask) return undefined
+    this.#asks.delete(idKey(childRequestId))
+    ask.session.asks.delete(idKey(ask.agentId))
+    return ask
+  }
+
+  /** Forget everything (the child is gone). */
+  clear(): void {
+    for (const call of this.#calls.values()) call.detach()
+    this.#calls.clear()
+    this.#asks.clear()
+  }
+}

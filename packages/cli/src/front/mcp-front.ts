@@ -1,0 +1,300 @@
+/**
+ * The local MCP Streamable HTTP endpoint that the tunnel streams into in stdio and aggregator
+ * modes (revisions 2025-03-26, 2025-06-18 and 2025-11-25). It owns the HTTP side: header checks,
+ * `Mcp-Session-Id` sessions, JSON or SSE responses, the GET stream and DELETE. Where messages go is
+ * the business of an `McpBackend`, so the single stdio child and the aggregator share this code.
+ *
+ * Hanging up counts as cancelling: the request's signal reaches the backend, which tells the
+ * server. The front keeps no event store, so streams are not resumable: a GET with the
+ * `Last-Event-ID` of a GET stream simply opens a fresh one, and one naming a POST stream's event
+ * gets 405. Revision 2026-07-28 drops resumability altogether.
+ */
+import { randomUUID } from 'node:crypto'
+import { silentLogger, type Logger } from '../log/logger.js'
+import type { LocalRequest, LocalResponse, RequestHandler } from '../relay/local-exchange.js'
+import { FrontSession, isPostEventId } from './front-session.js'
+import {
+  getHeaderProblem,
+  postHeaderProblem,
+  protocolVersionProblem,
+  type HttpProblem,
+} from './http-checks.js'
+import {
+  errorResponse,
+  isNotification,
+  isRequest,
+  JsonRpcErrorCode,
+  type JsonRpcMessage,
+  type JsonRpcRequest,
+} from './json-rpc.js'
+import type { McpBackend } from './mcp-backend.js'
+import { readPostBody } from './post-body.js'
+import type { PostExchange } from './post-exchange.js'
+
+/** Options of `McpFront`. */
+export interface McpFrontOptions {
+  /** Routes the messages; closed by `McpFront.close()`. */
+  readonly backend: McpBackend
+  readonly logger?: Logger
+  /** The endpoint path; other paths get 404. Default `/mcp`. */
+  readonly path?: string
+  /** Interval of `: keepalive` comments on SSE streams. Default 15 s; 0 disables them. */
+  readonly keepAliveMs?: number
+  /** Messages held per session while its GET stream is closed. Default 100. */
+  readonly heldMessageLimit?: number
+  /** How long held messages stay deliverable. Default 30 s. */
+  readonly heldMessageTtlMs?: number
+  /** Session id factory (visible ASCII only). Default: random UUIDs. */
+  readonly createSessionId?: () => string
+}
+
+/** JSON-RPC batches exist only in MCP 2025-03-26 (2025-06-18 removed them). */
+const BATCH_VERSIONS: readonly string[] = ['2025-03-26']
+
+/** An MCP Streamable HTTP server over tunnelled requests. */
+export class McpFront implements RequestHandler {
+  readonly #backend: McpBackend
+  readonly #log: Logger
+  readonly #path: string
+  readonly #keepAliveMs: number
+  readonly #sessions = new Map<string, FrontSession>()
+  readonly #opts: McpFrontOptions
+  #closed = false
+
+  constructor(options: McpFrontOptions) {
+    this.#opts = options
+    this.#backend = options.backend
+    this.#log = options.logger ?? silentLogger
+    this.#path = options.path ?? '/mcp'
+    this.#keepAliveMs = options.keepAliveMs ?? 15_000
+  }
+
+  /** Number of live sessions. */
+  get sessionCount(): number {
+    return this.#sessions.size
+  }
+
+  /** Answer one tunnelled request. Resolves when its response is complete. */
+  async handle(req: LocalRequest, res: LocalResponse): Promise<void> {
+    const path = req.path.split('?')[0]
+    if (path !== this.#path) {
+      return reply(res, { status: 404, message: `Not Found: the MCP endpoint is ${this.#path}` })
+    }
+    if (this.#closed) {
+      return reply(res, { status: 503, message: 'Service Unavailable: shutting down' })
+    }
+    switch (req.method) {
+      case 'POST':
+        return this.#post(req, res)
+      case 'GET':
+        return this.#get(req, res)
+      case 'DELETE':
+        return this.#delete(req, res)
+      default:
+        return reply(res, { status: 405, message: 'Method Not Allowed' }, undefined, {
+          allow: 'GET, POST, DELETE',
+        })
+    }
+  }
+
+  /** End every session and stop the backend. */
+  async close(): Promise<void> {
+    if (this.#closed) return
+    this.#closed = true
+    for (const session of [...this.#sessions.values()]) {
+      this.#endSession(session, 'the burrow tunnel is shutting down', true)
+    }
+    await this.#backend.close()
+  }
+
+  async #post(req: LocalRequest, res: LocalResponse): Promise<void> {
+    const headerProblem = postHeaderProblem(req.headers)
+    if (headerProblem) return reply(res, headerProblem)
+    const body = readPostBody(req.body)
+    if ('code' in body) return reply(res, { status: 400, message: body.message }, body.code)
+    const { batch, messages } = body
+    const initialize = messages.find((m) => isRequest(m) && m.method === 'initialize')
+    if (initialize) return this.#initialize(req, res, initialize as JsonRpcRequest, messages)
+    const session = this.#sessionOf(req, res)
+    if (!session) return
+    if (batch && !BATCH_VERSIONS.includes(session.protocolVersion)) {
+      const message =
+        `Invalid Request: JSON-RPC batches are not part of MCP ${session.protocolVersion} ` +
+        '(removed in 2025-06-18); send one message per POST'
+      return reply(res, { status: 400, message }, JsonRpcErrorCode.invalidRequest)
+    }
+    const requests = messages.filter(isRequest)
+    const busy = requests.find((r) => session.isInFlight(r.id))
+    if (busy) {
+      const message = `Invalid Request: request id ${JSON.stringify(busy.id)} is already in flight`
+      return reply(res, { status: 400, message }, JsonRpcErrorCode.invalidRequest)
+    }
+    if (requests.length === 0) {
+      this.#forward(session, messages, req.signal)
+      return reply202(res)
+    }
+    const ids = requests.map((r) => r.id)
+    const exchange = session.openExchange(res, ids, batch)
+    await untilDone(exchange, req.signal, () => this.#forward(session, messages, req.signal))
+  }
+
+  async #initialize(
+    req: LocalRequest,
+    res: LocalResponse,
+    message: JsonRpcRequest,
+    all: readonly JsonRpcMessage[],
+  ): Promise<void> {
+    if (all.length > 1) {
+      const problem = { status: 400, message: 'Invalid Request: initialize must be sent alone' }
+      return reply(res, problem, JsonRpcErrorCode.invalidRequest)
+    }
+    const existing = req.headers['mcp-session-id']
+    if (existing !== undefined && this.#sessions.has(existing)) {
+      const problem = {
+        status: 400,
+        message: 'Invalid Request: this session is already initialized',
+      }
+      return reply(res, problem, JsonRpcErrorCode.invalidRequest)
+    }
+    const session = this.#openSession()
+    const exchange = session.openExchange(res, [message.id], false, message.id)
+    await untilDone(exchange, req.signal, () => session.backend?.request(message, req.signal))
+    // An agent that hung up during initialize will never use the session.
+    if (!session.initialized && this.#sessions.get(session.id) === session) {
+      this.#endSession(session, 'initialize did not complete', true)
+    }
+  }
+
+  async #get(req: LocalRequest, res: LocalResponse): Promise<void> {
+    const problem = getHeaderProblem(req.headers)
+    if (problem) return reply(res, problem)
+    const session = this.#sessionOf(req, res)
+    if (!session) return
+    const lastEventId = req.headers['last-event-id']
+    if (lastEventId !== undefined && isPostEventId(lastEventId)) {
+      // Without an event store a POST stream cannot be resumed. 405 is the answer the SDK client
+      // accepts quietly; any other error makes it retry (it resumes even after an error answer).
+      const refused = { status: 405, message: 'Method Not Allowed: POST streams are not resumable' }
+      return reply(res, refused, undefined, { allow: 'POST, DELETE' })
+    }
+    if (session.hasStandalone) {
+      const conflict = {
+        status: 409,
+        message: 'Conflict: only one standalone SSE stream is allowed per session',
+      }
+      return reply(res, conflict)
+    }
+    await session.serveStandalone(res, req.signal)
+  }
+
+  async #delete(req: LocalRequest, res: LocalResponse): Promise<void> {
+    const session = this.#sessionOf(req, res)
+    if (!session) return
+    this.#endSession(session, 'the client ended the session', true)
+    res.writeHead(200, {})
+    res.end()
+  }
+
+  #openSession(): FrontSession {
+    const id = this.#opts.createSessionId?.() ?? randomUUID()
+    const session = new FrontSession({
+      id,
+      keepAliveMs: this.#keepAliveMs,
+      queueLimit: this.#opts.heldMessageLimit ?? 100,
+      queueTtlMs: this.#opts.heldMessageTtlMs ?? 30_000,
+      logger: this.#log,
+    })
+    this.#sessions.set(id, session)
+    session.backend = this.#backend.openSession(id, {
+      deliver: (message, relatedTo) => {
+        if (session.deliver(message, relatedTo) === 'failed') {
+          this.#endSession(session, 'initialize failed', true)
+        }
+      },
+      end: (reason) => this.#endSession(session, reason, false),
+    })
+    this.#log.debug(`mcp session ${id} opened`)
+    return session
+  }
+
+  #endSession(session: FrontSession, reason: string, closeBackend: boolean): void {
+    if (this.#sessions.get(session.id) !== session) return
+    this.#sessions.delete(session.id)
+    session.end(reason)
+    if (closeBackend) session.backend?.close()
+    this.#log.debug(`mcp session ${session.id} ended: ${reason}`)
+  }
+
+  /** The session named by the request's header; otherwise replies 400 or 404 and returns null. */
+  #sessionOf(req: LocalRequest, res: LocalResponse): FrontSession | null {
+    const id = req.headers['mcp-session-id']
+    if (id === undefined || id === '') {
+      reply(res, { status: 400, message: 'Bad Request: Mcp-Session-Id header is required' })
+      return null
+    }
+    const session = this.#sessions.get(id)
+    if (!session) {
+      // 404 tells the agent to initialize again (MCP spec, session management).
+      reply(res, { status: 404, message: 'Session not found' }, JsonRpcErrorCode.sessionNotFound)
+      return null
+    }
+    const problem = protocolVersionProblem(req.headers)
+    if (problem) {
+      reply(res, problem)
+      return null
+    }
+    return session
+  }
+
+  #forward(session: FrontSession, messages: readonly JsonRpcMessage[], signal: AbortSignal): void {
+    const backend = session.backend
+    if (!backend) return
+    for (const message of messages) {
+      if (isRequest(message)) backend.request(message, signal)
+      else if (isNotification(message)) backend.notify(message)
+      else backend.respond(message)
+    }
+  }
+}
+
+/**
+ * Run `send` (which hands the POST's messages to the backend) and wait until `exchange` is
+ * complete, or abandon it when the agent hangs up. The exchange is registered before `send` runs
+ * because a backend may answer at once (a cached initialize, a child that is down).
+ */
+async function untilDone(
+  exchange: PostExchange,
+  signal: AbortSignal,
+  send: () => void,
+): Promise<void> {
+  const abandon = (): void => exchange.abandon()
+  signal.addEventListener('abort', abandon, { once: true })
+  try {
+    send()
+    await exchange.done
+  } finally {
+    signal.removeEventListener('abort', abandon)
+  }
+}
+
+/** A JSON-RPC error body with no id, as the transport spec suggests for refused POSTs. */
+function reply(
+  res: LocalResponse,
+  problem: HttpProblem,
+  code: number = JsonRpcErrorCode.serverError,
+  headers: Readonly<Record<string, string>> = {},
+): void {
+  const body = new TextEncoder().encode(JSON.stringify(errorResponse(null, code, problem.message)))
+  res.writeHead(problem.status, {
+    ...headers,
+    'content-type': 'application/json',
+    'content-length': String(body.length),
+  })
+  res.write(body)
+  res.end()
+}
+
+function reply202(res: LocalResponse): void {
+  res.writeHead(202, {})
+  res.end()
+}

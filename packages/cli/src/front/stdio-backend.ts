@@ -1,0 +1,290 @@
+/**
+ * The single-upstream stdio backend: one supervised child serves every agent session. A stdio MCP
+ * server knows one client, so this file makes N agents look like one: request ids and progress
+ * tokens are rewritten per call (two agents may both send id 1), `initialize` reaches the child
+ * once per child and later sessions get the cached result, and what the child sends is routed
+ * back to the agent it concerns. A child restart is a new server: every session ends (404, so
+ * agents initialize again) and open requests fail.
+ */
+import { silentLogger, type Logger } from '../log/logger.js'
+import type { StdioExit, StdioSupervisor } from '../stdio/stdio-supervisor.js'
+import {
+  errorResponse,
+  idKey,
+  isRequest,
+  isResponse,
+  JsonRpcErrorCode,
+  parseJsonRpcMessage,
+  type JsonRpcId,
+  type JsonRpcMessage,
+  type JsonRpcNotification,
+  type JsonRpcRequest,
+  type JsonRpcResponse,
+} from './json-rpc.js'
+import type { McpBackend, SessionSink } from './mcp-backend.js'
+import { progressTokenOf, withProgressToken } from './progress-token.js'
+import { CallTable, type ChildCall } from './call-table.js'
+import { InitializeGate } from './initialize-gate.js'
+import { StdioSession, type StdioRouter } from './stdio-session.js'
+
+/** Options of `StdioBackend`. */
+export interface StdioBackendOptions {
+  /** The child to serve; started here unless already started, closed by `close()`. */
+  readonly supervisor: StdioSupervisor
+  readonly logger?: Logger
+  /** How long an `initialize` waits for a restarting child before failing. Default 10 s. */
+  readonly initializeWaitMs?: number
+}
+
+/** Serves every agent session from one supervised stdio MCP server. */
+export class StdioBackend implements McpBackend {
+  readonly #sup: StdioSupervisor
+  readonly #log: Logger
+  readonly #router: StdioRouter
+  readonly #gate: InitializeGate
+  readonly #sessions = new Set<StdioSession>()
+  readonly #table = new CallTable()
+  #deadGeneration = 0
+  #clock = 0
+
+  constructor(options: StdioBackendOptions) {
+    this.#sup = options.supervisor
+    this.#log = options.logger ?? silentLogger
+    this.#router = {
+      request: (session, message, signal) => this.#agentRequest(session, message, signal),
+      notify: (session, message) => this.#agentNotification(session, message),
+      respond: (session, message) => this.#agentResponse(session, message),
+      close: (session) => this.#sessionClosed(session),
+    }
+    const hooks = {
+      childUp: () => this.#sup.running,
+      forward: (session: StdioSession, message: JsonRpcRequest, signal: AbortSignal) =>
+        this.#call(session, message, signal),
+    }
+    this.#gate = new InitializeGate(hooks, options.initializeWaitMs ?? 10_000, this.#log)
+    this.#sup.on('message', (message, generation) => this.#fromChild(message, generation))
+    this.#sup.on('spawn', () => this.#gate.release())
+    this.#sup.on('exit', (exit) => this.#onChildExit(exit))
+    if (this.#sup.generation === 0) this.#sup.start()
+  }
+
+  /** Number of agent sessions the backend serves. */
+  get sessionCount(): number {
+    return this.#sessions.size
+  }
+
+  openSession(sessionId: string, sink: SessionSink): StdioSession {
+    const session = new StdioSession(sessionId, sink, this.#router)
+    this.#sessions.add(session)
+    return session
+  }
+
+  /** Stop the child; its exit ends whatever sessions remain. */
+  async close(): Promise<void> {
+    this.#gate.close()
+    await this.#sup.close()
+  }
+
+  #agentRequest(session: StdioSession, message: JsonRpcRequest, signal: AbortSignal): void {
+    if (session.closed) return
+    session.lastActive = ++this.#clock
+    if (message.method === 'initialize') return this.#gate.submit(session, message, signal)
+    if (!this.#gate.ready) {
+      const error = 'the stdio server is not initialized; send initialize first'
+      return session.sink.deliver(errorResponse(message.id, JsonRpcErrorCode.serverError, error))
+    }
+    this.#call(session, message, signal)
+  }
+
+  #agentNotification(session: StdioSession, message: JsonRpcNotification): void {
+    if (session.closed) return
+    session.lastActive = ++this.#clock
+    if (message.method === 'notifications/cancelled') return this.#agentCancelled(session, message)
+    if (message.method === 'notifications/initialized' && !this.#gate.takeInitialized()) return
+    this.#trySend(message)
+  }
+
+  #agentResponse(session: StdioSession, message: JsonRpcResponse): void {
+    if (session.closed || message.id === null) return
+    const childId = session.asks.get(idKey(message.id))
+    if (childId === undefined) {
+      this.#log.debug(`session ${session.id}: answer to unknown request ${String(message.id)}`)
+      return
+    }
+    session.lastActive = ++this.#clock
+    this.#table.takeAsk(childId)
+    this.#trySend({ ...message, id: childId })
+  }
+
+  /** The agent cancelled one of its requests: tell the child, and close the agent's POST. */
+  #agentCancelled(session: StdioSession, message: JsonRpcNotification): void {
+    const requestId = message.params?.requestId
+    const validId = typeof requestId === 'string' || typeof requestId === 'number'
+    const call = this.#table.call(validId ? session.inFlight.get(idKey(requestId)) : undefined)
+    if (!call || call.method === 'initialize') return
+    this.#table.settle(call)
+    this.#trySend({ ...message, params: { ...message.params, requestId: call.childId } })
+    // The agent ignores any answer now (MCP cancellation); this one only ends its POST stream.
+    const reason = 'request cancelled by the client'
+    session.sink.deliver(errorResponse(call.agentId, JsonRpcErrorCode.serverError, reason))
+  }
+
+  #sessionClosed(session: StdioSession): void {
+    this.#sessions.delete(session)
+    this.#gate.drop(session)
+    for (const childId of [...session.inFlight.values()]) {
+      const call = this.#table.call(childId)
+      // initialize must not be cancelled (MCP lifecycle); its answer still fills the cache.
+      if (call && call.method !== 'initialize') this.#cancel(call, 'the client ended the session')
+    }
+    for (const childId of [...session.asks.values()]) {
+      this.#table.takeAsk(childId)
+      const reason = 'the client session ended before answering'
+      this.#trySend(errorResponse(childId, JsonRpcErrorCode.internalError, reason))
+    }
+  }
+
+  /** Send an agent request to the child under a fresh id (and progress token). */
+  #call(session: StdioSession, message: JsonRpcRequest, signal: AbortSignal): boolean {
+    const childId = this.#table.nextChildId()
+    const agentToken = progressTokenOf(message)
+    const call: ChildCall = {
+      session,
+      agentId: message.id,
+      childId,
+      method: message.method,
+      order: ++this.#clock,
+      agentToken,
+      detach: () => {},
+    }
+    if (message.method !== 'initialize') {
+      // Hanging up cancels (see mcp-front.ts); the MCP lifecycle forbids cancelling initialize.
+      const onAbort = (): void => this.#cancel(call, 'the client disconnected')
+      signal.addEventListener('abort', onAbort, { once: true })
+      call.detach = () => signal.removeEventListener('abort', onAbort)
+    }
+    this.#table.add(call)
+    const params = agentToken === undefined ? message.params : withProgressToken(message, childId)
+    try {
+      this.#sup.send({ ...message, id: childId, params })
+      return true
+    } catch (err) {
+      this.#table.settle(call)
+      const reason = err instanceof Error ? err.message : String(err)
+      session.sink.deliver(errorResponse(message.id, JsonRpcErrorCode.serverError, reason))
+      return false
+    }
+  }
+
+  #cancel(call: ChildCall, reason: string): void {
+    if (!this.#table.settle(call)) return
+    const params = { requestId: call.childId, reason }
+    this.#trySend({ jsonrpc: '2.0', method: 'notifications/cancelled', params })
+  }
+
+  #fromChild(value: unknown, generation: number): void {
+    if (generation <= this.#deadGeneration) return
+    const message = parseJsonRpcMessage(value)
+    if (typeof message === 'string') {
+      this.#log.warn(`the stdio server sent an invalid JSON-RPC message (${message}); skipped`)
+      return
+    }
+    if (isResponse(message)) this.#childResponse(message)
+    else if (isRequest(message)) this.#childRequest(message)
+    else this.#childNotification(message)
+  }
+
+  #childResponse(message: JsonRpcResponse): void {
+    const call = this.#table.call(message.id)
+    if (!call) {
+      this.#log.debug(`stdio server answered unknown or cancelled request ${String(message.id)}`)
+      return
+    }
+    this.#table.settle(call)
+    const answer = { ...message, id: call.agentId }
+    call.session.sink.deliver(answer)
+    if (call.method === 'initialize') this.#gate.answered(answer)
+  }
+
+  /** A server→client request (sampling, elicitation, roots): route it to the agent it concerns. */
+  #childRequest(message: JsonRpcRequest): void {
+    if (message.method === 'ping') {
+      this.#trySend({ jsonrpc: '2.0', id: message.id, result: {} })
+      return
+    }
+    const target = this.#askTarget()
+    if (!target) {
+      const reason = `no client is connected to answer ${message.method}`
+      this.#trySend(errorResponse(message.id, JsonRpcErrorCode.internalError, reason))
+      return
+    }
+    const { session, relatedTo } = target
+    const agentId = session.nextAskId()
+    this.#table.addAsk(message.id, { session, agentId, relatedTo })
+    session.sink.deliver({ ...message, id: agentId }, relatedTo)
+  }
+
+  /**
+   * stdio carries no hint of which call caused a server→client request, so pick the likeliest: the
+   * most recently started call still in flight, else the most recently active session.
+   */
+  #askTarget(): { session: StdioSession; relatedTo?: JsonRpcId } | undefined {
+    const latest = this.#table.latest()
+    if (latest) return { session: latest.session, relatedTo: latest.agentId }
+    let active: StdioSession | undefined
+    for (const session of this.#sessions) {
+      if (!active || session.lastActive > active.lastActive) active = session
+    }
+    return active && { session: active }
+  }
+
+  #childNotification(message: JsonRpcNotification): void {
+    const params = message.params ?? {}
+    if (message.method === 'notifications/progress') {
+      const call = this.#table.call(params.progressToken)
+      if (call?.agentToken === undefined) return
+      const progress = { ...message, params: { ...params, progressToken: call.agentToken } }
+      return call.session.sink.deliver(progress, call.agentId)
+    }
+    if (message.method === 'notifications/cancelled') {
+      const ask = this.#table.takeAsk(params.requestId)
+      if (!ask) return
+      const cancelled = { ...message, params: { ...params, requestId: ask.agentId } }
+      return ask.session.sink.deliver(cancelled, ask.relatedTo)
+    }
+    // list_changed, logging and the like concern every agent.
+    for (const session of this.#sessions) session.sink.deliver(message)
+  }
+
+  /** The child is gone: its sessions end (agents initialize again) and open calls fail. */
+  #onChildExit(exit: StdioExit): void {
+    this.#deadGeneration = exit.generation
+    this.#gate.reset()
+    this.#table.clear()
+    const how = exit.error ? `failed (${exit.error.message})` : 'exited'
+    const reason =
+      exit.restartInMs === null
+        ? 'the stdio server stopped'
+        : `the stdio server ${how} and is restarting; this session has ended, initialize again`
+    let ended = 0
+    for (const session of [...this.#sessions]) {
+      // A session still waiting in the gate never talked to the dead child: it can wait on.
+      if (this.#gate.holds(session)) continue
+      this.#sessions.delete(session)
+      session.closed = true
+      session.inFlight.clear()
+      session.asks.clear()
+      session.sink.end(reason)
+      ended += 1
+    }
+    if (ended > 0) this.#log.info(`stdio server gone; ended ${ended} client session(s)`)
+  }
+
+  #trySend(message: JsonRpcMessage): void {
+    try {
+      this.#sup.send(message)
+    } catch (err) {
+      this.#log.debug(`not delivered to the stdio server: ${(err as Error).message}`)
+    }
+  }
+}

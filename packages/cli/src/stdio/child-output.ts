@@ -1,0 +1,58 @@
+/**
+ * Reads a stdio MCP server's output: stdout as newline-delimited JSON-RPC (one message per line,
+ * as the MCP stdio transport defines it) and stderr as log lines. Neither is trusted: bad lines
+ * are reported and skipped, and a single line is bounded.
+ */
+import type { ChildProcess } from 'node:child_process'
+import { LineSplitter } from './line-splitter.js'
+
+/** Where `readChildOutput` reports what it reads. */
+export interface ChildOutputHandlers {
+  /** A JSON value parsed from one stdout line. */
+  readonly onMessage: (message: unknown) => void
+  /** A non-empty stderr line. */
+  readonly onStderrLine: (line: string) => void
+  /** Output that was skipped, described for the log, with how loudly to say it. */
+  readonly onSkipped: (description: string, level: 'warn' | 'debug') => void
+}
+
+// stderr is only logged, so its lines get a far smaller bound than messages.
+const MAX_STDERR_LINE_BYTES = 64 * 1024
+
+/** Start reading `child`'s stdout and stderr. */
+export function readChildOutput(
+  child: ChildProcess,
+  maxLineBytes: number,
+  handlers: ChildOutputHandlers,
+): void {
+  const stdout = new LineSplitter(
+    maxLineBytes,
+    (line) => onStdoutLine(line, handlers),
+    (bytes) =>
+      handlers.onSkipped(`dropped a stdout line of ${bytes} bytes (limit ${maxLineBytes})`, 'warn'),
+  )
+  const stderr = new LineSplitter(
+    MAX_STDERR_LINE_BYTES,
+    (line) => {
+      if (line.trim() !== '') handlers.onStderrLine(line)
+    },
+    (bytes) => handlers.onSkipped(`dropped a stderr line of ${bytes} bytes`, 'debug'),
+  )
+  child.stdout?.on('data', (chunk: Buffer) => stdout.push(chunk))
+  child.stdout?.on('end', () => stdout.end())
+  child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk))
+  child.stderr?.on('end', () => stderr.end())
+}
+
+function onStdoutLine(line: string, handlers: ChildOutputHandlers): void {
+  if (line.trim() === '') return
+  let message: unknown
+  try {
+    message = JSON.parse(line)
+  } catch {
+    const shown = line.length > 200 ? `${line.slice(0, 200)}…` : line
+    handlers.onSkipped(`skipped a stdout line that is not JSON: ${shown}`, 'warn')
+    return
+  }
+  handlers.onMessage(message)
+}

@@ -1,0 +1,83 @@
+/**
+ * Cuts a byte stream (a child's stdout or stderr) into text lines. Lines are assembled as bytes and
+ * decoded once complete, so a UTF-8 character split across chunks survives; `\r` before the
+ * newline is dropped (Windows children write CRLF). A line longer than the bound is discarded as a
+ * whole, so a runaway child cannot make the CLI buffer without limit.
+ */
+
+const NEWLINE = 0x0a
+
+/** Splits pushed chunks into lines and hands each complete line to `onLine`. */
+export class LineSplitter {
+  readonly #maxLineBytes: number
+  readonly #onLine: (line: string) => void
+  readonly #onOverflow: (bytes: number) => void
+  #parts: Buffer[] = []
+  #size = 0
+  // Bytes of the oversized line being skipped, or -1 when not skipping.
+  #skipped = -1
+
+  /**
+   * @param maxLineBytes longest accepted line, newline excluded
+   * @param onLine receives each line without its `\n` or `\r\n`
+   * @param onOverflow told once per discarded line, with its size in bytes once known
+   */
+  constructor(
+    maxLineBytes: number,
+    onLine: (line: string) => void,
+    onOverflow: (bytes: number) => void,
+  ) {
+    this.#maxLineBytes = maxLineBytes
+    this.#onLine = onLine
+    this.#onOverflow = onOverflow
+  }
+
+  /** Feed the next chunk of the stream. */
+  push(chunk: Buffer): void {
+    let start = 0
+    let at = chunk.indexOf(NEWLINE, start)
+    while (at !== -1) {
+      this.#append(chunk.subarray(start, at))
+      this.#finishLine()
+      start = at + 1
+      at = chunk.indexOf(NEWLINE, start)
+    }
+    if (start < chunk.length) this.#append(chunk.subarray(start))
+  }
+
+  /** The stream ended: a last line without a newline still counts. */
+  end(): void {
+    if (this.#size > 0 || this.#skipped >= 0) this.#finishLine()
+  }
+
+  #append(part: Buffer): void {
+    if (part.length === 0) return
+    if (this.#skipped >= 0) {
+      this.#skipped += part.length
+      return
+    }
+    if (this.#size + part.length > this.#maxLineBytes) {
+      this.#skipped = this.#size + part.length
+      this.#parts = []
+      this.#size = 0
+      return
+    }
+    this.#parts.push(part)
+    this.#size += part.length
+  }
+
+  #finishLine(): void {
+    if (this.#skipped >= 0) {
+      const bytes = this.#skipped
+      this.#skipped = -1
+      this.#onOverflow(bytes)
+      return
+    }
+    const bytes = this.#parts.length === 1 ? this.#parts[0]! : Buffer.concat(this.#parts)
+    this.#parts = []
+    this.#size = 0
+    let line = bytes.toString('utf8')
+    if (line.endsWith('\r')) line = line.slice(0, -1)
+    this.#onLine(line)
+  }
+}

@@ -1,0 +1,303 @@
+/**
+ * Runs one stdio MCP server as a child process and keeps it running (spec §4.5): newline-delimited
+ * JSON on stdin/stdout, stderr re-logged line by line, restarts with backoff, a one-time hint when
+ * the command keeps crashing, and the SDK's shutdown sequence (end stdin, SIGTERM, SIGKILL).
+ *
+ * Unlike the MCP SDK, which hands the child a short allow-list of variables, the child inherits the
+ * full environment of burrow: users expect `burrow up --stdio "npx …"` to behave as it does in their
+ * terminal (PATH, PATHEXT, COMSPEC, proxies, tokens), and the SDK's list breaks Windows shims.
+ */
+import type { ChildProcess, SpawnOptions } from 'node:child_process'
+import { EventEmitter } from 'node:events'
+import crossSpawn from 'cross-spawn'
+import { silentLogger, type Logger } from '../log/logger.js'
+import { readChildOutput } from './child-output.js'
+import { commandLine, crashHint } from './crash-hint.js'
+import { DEFAULT_RESTART_TIMING, RestartPolicy, type RestartTiming } from './restart-policy.js'
+import { stopChild } from './stop-child.js'
+
+/** How the supervisor starts a process; cross-spawn by default (it resolves Windows shims). */
+export type SpawnFunction = (
+  command: string,
+  args: readonly string[],
+  options: SpawnOptions,
+) => ChildProcess
+
+/** Options of `StdioSupervisor`. */
+export interface StdioSupervisorOptions {
+  /** Program to run (resolved through PATH, and PATHEXT on Windows). */
+  readonly command: string
+  readonly args?: readonly string[]
+  /** Variables added to (or overriding) burrow's own environment. */
+  readonly env?: Readonly<Record<string, string>>
+  readonly cwd?: string
+  /** Prefix of re-logged stderr lines and log messages, e.g. the upstream name. Default `stdio`. */
+  readonly label?: string
+  /** The command as the user wrote it, for messages. Default: command and args joined. */
+  readonly displayCommand?: string
+  readonly logger?: Logger
+  /** Restart timings; missing fields take the spec's defaults. */
+  readonly timing?: Partial<RestartTiming>
+  /** Wait after ending stdin, and again after SIGTERM, before escalating. Default 2000 ms. */
+  readonly closeGraceMs?: number
+  /** Longest stdout line (one JSON-RPC message) accepted. Default 10 MB, as the SDK. */
+  readonly maxLineBytes?: number
+  readonly spawn?: SpawnFunction
+}
+
+/** How a child ended. */
+export interface StdioExit {
+  /** Which child this was: 1 for the first, +1 per restart. */
+  readonly generation: number
+  readonly code: number | null
+  readonly signal: NodeJS.Signals | null
+  /** Set when the process could not be started at all. */
+  readonly error?: Error
+  readonly runtimeMs: number
+  /** Delay until the next start, or null when the supervisor is closing. */
+  readonly restartInMs: number | null
+}
+
+/** Events of `StdioSupervisor`. */
+export interface StdioSupervisorEvents {
+  /** A parsed JSON value from the child's stdout. */
+  message: [message: unknown, generation: number]
+  /** A child process started (the first one too). */
+  spawn: [generation: number, pid: number | undefined]
+  /** A replacement child started: everything tied to older generations is void. */
+  restart: [generation: number]
+  /** A child ended or failed to start. */
+  exit: [exit: StdioExit]
+}
+
+/** `send()` was called while no child is running. */
+export class StdioUnavailableError extends Error {
+  readonly code = 'stdio_unavailable'
+}
+
+const DEFAULT_MAX_LINE_BYTES = 10 * 1024 * 1024
+
+interface RunningChild {
+  readonly child: ChildProcess
+  readonly exited: Promise<void>
+}
+
+type State = 'idle' | 'running' | 'waiting' | 'closing' | 'closed'
+
+/** Spawns a stdio MCP server, restarts it when it exits, and stops it on `close()`. */
+export class StdioSupervisor extends EventEmitter<StdioSupervisorEvents> {
+  readonly #opts: StdioSupervisorOptions
+  readonly #log: Logger
+  readonly #label: string
+  readonly #policy: RestartPolicy
+  readonly #timing: RestartTiming
+  #state: State = 'idle'
+  #running: RunningChild | undefined
+  #generation = 0
+  #restartTimer: NodeJS.Timeout | undefined
+  #restartAt = 0
+  #lastStderrLine = ''
+  #lastError: Error | undefined
+  #hinted = false
+  #closing: Promise<void> | undefined
+
+  constructor(options: StdioSupervisorOptions) {
+    super()
+    this.#opts = options
+    this.#log = options.logger ?? silentLogger
+    this.#label = options.label ?? 'stdio'
+    this.#timing = { ...DEFAULT_RESTART_TIMING, ...options.timing }
+    this.#policy = new RestartPolicy(this.#timing)
+  }
+
+  /** The command line shown in messages. */
+  get displayCommand(): string {
+    return this.#opts.displayCommand ?? commandLine(this.#opts.command, this.#opts.args ?? [])
+  }
+
+  /** Generation of the current (or last) child; 0 before `start()`. */
+  get generation(): number {
+    return this.#generation
+  }
+
+  /** Process id of the running child, if one runs. */
+  get pid(): number | undefined {
+    return this.#running?.child.pid
+  }
+
+  /** True while a child is running and accepting messages. */
+  get running(): boolean {
+    return this.#state === 'running'
+  }
+
+  /** The last non-empty line the child wrote to stderr ('' if none yet). */
+  get lastStderrLine(): string {
+    return this.#lastStderrLine
+  }
+
+  /** Start the first child. Listeners should be attached before. */
+  start(): void {
+    if (this.#state !== 'idle') throw new Error('StdioSupervisor.start() called twice')
+    this.#spawnChild()
+  }
+
+  /**
+   * Write one JSON-RPC message to the child's stdin. Throws `StdioUnavailableError` while no child
+   * runs (between a crash and its restart, or after close): messages are never carried over to a
+   * replacement child, which knows nothing of the sessions they belong to.
+   */
+  send(message: unknown): void {
+    const stdin = this.#running?.child.stdin
+    if (this.#state !== 'running' || !stdin?.writable) {
+      throw new StdioUnavailableError(this.#downReason())
+    }
+    stdin.write(`${JSON.stringify(message)}\n`)
+  }
+
+  /** Stop for good: end stdin, wait, SIGTERM, wait, SIGKILL. No restart follows. */
+  close(): Promise<void> {
+    this.#closing ??= this.#shutdown()
+    return this.#closing
+  }
+
+  async #shutdown(): Promise<void> {
+    this.#state = 'closing'
+    clearTimeout(this.#restartTimer)
+    const running = this.#running
+    if (running) {
+      const outcome = await stopChild(
+        running.child,
+        running.exited,
+        this.#opts.closeGraceMs ?? 2_000,
+      )
+      if (outcome === 'SIGKILL') {
+        this.#log.warn(`[${this.#label}] stdio server ignored stdin closing and SIGTERM; killed it`)
+      }
+    }
+    this.#state = 'closed'
+  }
+
+  #spawnChild(): void {
+    this.#generation += 1
+    const generation = this.#generation
+    const { command, args = [], env, cwd } = this.#opts
+    let child: ChildProcess
+    try {
+      child = (this.#opts.spawn ?? defaultSpawn)(command, args, {
+        stdio: ['pipe', 'pipe', 'pipe'],
+        env: { ...process.env, ...env },
+        cwd,
+        shell: false,
+        windowsHide: true,
+      })
+    } catch (err) {
+      this.#onEnded(generation, 0, null, null, err instanceof Error ? err : new Error(String(err)))
+      return
+    }
+    let markExited = (): void => {}
+    const exited = new Promise<void>((resolve) => (markExited = resolve))
+    const startedAt = Date.now()
+    this.#running = { child, exited }
+    this.#state = 'running'
+    this.#wireOutput(child, generation)
+    let ended = false
+    const end = (code: number | null, signal: NodeJS.Signals | null, error?: Error): void => {
+      if (ended) return
+      ended = true
+      markExited()
+      const runtimeMs = error && child.pid === undefined ? 0 : Date.now() - startedAt
+      this.#onEnded(generation, runtimeMs, code, signal, error)
+    }
+    child.once('exit', (code, signal) => end(code, signal))
+    child.on('error', (err: NodeJS.ErrnoException) => {
+      // Not every 'error' ends the process (a failed kill does not); a missing pid or ENOENT
+      // (cross-spawn reports a missing Windows command this way) means it never ran.
+      if (child.pid === undefined || err.code === 'ENOENT') end(null, null, err)
+      else this.#log.debug(`[${this.#label}] child process error: ${err.message}`)
+    })
+    // Announce only a process that really started, so waiters never act on a failed spawn.
+    child.once('spawn', () => {
+      this.emit('spawn', generation, child.pid)
+      if (generation > 1) this.emit('restart', generation)
+    })
+  }
+
+  #wireOutput(child: ChildProcess, generation: number): void {
+    const label = this.#label
+    readChildOutput(child, this.#opts.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES, {
+      onMessage: (message) => this.emit('message', message, generation),
+      onStderrLine: (line) => {
+        this.#lastStderrLine = line.trim()
+        this.#log.info(`[${label}] ${line}`)
+      },
+      onSkipped: (description, level) => this.#log[level](`[${label}] ${description}`),
+    })
+    // EPIPE when the child dies with writes pending; the exit handler reports the death itself.
+    child.stdin?.on('error', (err) => this.#log.debug(`[${label}] stdin: ${err.message}`))
+  }
+
+  #onEnded(
+    generation: number,
+    runtimeMs: number,
+    code: number | null,
+    signal: NodeJS.Signals | null,
+    error: Error | undefined,
+  ): void {
+    this.#running = undefined
+    if (error) this.#lastError = error
+    if (this.#state === 'closing' || this.#state === 'closed') {
+      this.emit('exit', { generation, code, signal, error, runtimeMs, restartInMs: null })
+      return
+    }
+    const { delayMs, consecutiveCrashes } = this.#policy.onExit(runtimeMs)
+    const how = error
+      ? `failed to start (${error.message})`
+      : `exited (${exitDescription(code, signal)})`
+    this.#log.warn(
+      `[${this.#label}] stdio server ${how} after ${seconds(runtimeMs)}; restarting in ${seconds(delayMs)}`,
+    )
+    if (consecutiveCrashes >= this.#timing.crashHintAfter && !this.#hinted) {
+      this.#hinted = true
+      this.#log.warn(
+        crashHint({
+          command: this.displayCommand,
+          times: consecutiveCrashes,
+          lastStderrLine: this.#lastStderrLine,
+          lastError: this.#lastError,
+        }),
+      )
+    }
+    this.#state = 'waiting'
+    this.#restartAt = Date.now() + delayMs
+    this.#restartTimer = setTimeout(() => {
+      if (this.#state === 'waiting') this.#spawnChild()
+    }, delayMs)
+    this.emit('exit', { generation, code, signal, error, runtimeMs, restartInMs: delayMs })
+  }
+
+  #downReason(): string {
+    const what = `stdio server ${JSON.stringify(this.displayCommand)}`
+    if (this.#state === 'waiting') {
+      const wait = Math.max(0, this.#restartAt - Date.now())
+      return `${what} is not running (it exited; restarting in ${seconds(wait)})`
+    }
+    if (this.#state === 'idle') return `${what} has not been started`
+    return `${what} is shutting down`
+  }
+}
+
+function defaultSpawn(
+  command: string,
+  args: readonly string[],
+  options: SpawnOptions,
+): ChildProcess {
+  return crossSpawn(command, [...args], options)
+}
+
+function exitDescription(code: number | null, signal: NodeJS.Signals | null): string {
+  return signal ? `signal ${signal}` : `code ${code ?? 'unknown'}`
+}
+
+function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(1)} s`
+}

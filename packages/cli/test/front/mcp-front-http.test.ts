@@ -1,0 +1,315 @@
+/**
+ * McpFront on the wire, with a raw HTTP client and the tiny slow-stdio-server fixture as the child:
+ * header checks and statuses, JSON versus SSE responses, event ids and keep-alives, the GET stream,
+ * server→client requests, id rewriting across sessions, cancellation, batches and child crashes.
+ */
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { captureLogger, type CaptureLogger } from '../helpers/capture-logger.js'
+import { fixturePath } from '../helpers/fixtures.js'
+import { initialize, messagesOf, post, SseReader } from '../helpers/raw-mcp.js'
+import { closeAllFronts, serveStdioFront, type ServedFront } from '../helpers/serve-front.js'
+
+const slowServer = { command: process.execPath, args: [fixturePath('slow-stdio-server.mjs')] }
+
+function slowCall(id: number | string, args: Record<string, unknown>, token?: string): unknown {
+  const params = {
+    name: 'slow',
+    arguments: args,
+    ...(token ? { _meta: { progressToken: token } } : {}),
+  }
+  return { jsonrpc: '2.0', id, method: 'tools/call', params }
+}
+
+function toolText(message: Record<string, unknown>): unknown {
+  const result = message.result as { content: { text: string }[] }
+  return JSON.parse(result.content[0]!.text)
+}
+
+after(closeAllFronts)
+
+describe('McpFront over HTTP', { timeout: 30_000 }, () => {
+  let served: ServedFront
+  let logger: CaptureLogger
+
+  before(async () => {
+    logger = captureLogger()
+    served = await serveStdioFront({ ...slowServer, logger, front: { keepAliveMs: 1_000 } })
+  })
+  after(() => served.close())
+
+  it('refuses bad headers, paths, methods and bodies like the SDK server', async () => {
+    const { url } = served
+    const cases: [Promise<Response>, number, number | undefined][] = [
+      [post(url, {}, { accept: 'application/json' }), 406, -32000],
+      [post(url, {}, { 'content-type': 'text/plain' }), 415, -32000],
+      [post(url, '{"jsonrpc": "2.0", "method": '), 400, -32700],
+      [post(url, { jsonrpc: '1.0', id: 1, method: 'ping' }), 400, -32600],
+      [post(url, { jsonrpc: '2.0', id: 1, method: 'ping' }), 400, -32000],
+      [
+        post(url, { jsonrpc: '2.0', id: 1, method: 'ping' }, { 'mcp-session-id': 'nope' }),
+        404,
+        -32001,
+      ],
+      [post(new URL('/other', url), {}), 404, -32000],
+      [fetch(url, { method: 'PUT' }), 405, -32000],
+      [fetch(url, { headers: { accept: 'application/json' } }), 406, -32000],
+      [fetch(url, { headers: { accept: 'text/event-stream' } }), 400, -32000],
+      [fetch(url, { method: 'DELETE', headers: { 'mcp-session-id': 'nope' } }), 404, -32001],
+    ]
+    for (const [pending, status, code] of cases) {
+      const res = await pending
+      const body = (await res.json()) as { id: unknown; error: { code: number; message: string } }
+      assert.equal(res.status, status, body.error.message)
+      assert.equal(body.error.code, code)
+      assert.equal(body.id, null)
+    }
+  })
+
+  it('initializes the child once and answers later sessions from the cache', async () => {
+    const a = await initialize(served.url)
+    const b = await initialize(served.url, '2025-06-18')
+    assert.notEqual(a.sessionId, b.sessionId)
+    assert.match(a.sessionId, /^[\x21-\x7e]+$/)
+    assert.deepEqual(b.result, a.result)
+    assert.equal(b.result.protocolVersion, '2025-11-25')
+    const ping = await (await b.post({ jsonrpc: '2.0', id: 'p', method: 'ping' })).json()
+    assert.deepEqual(ping, { jsonrpc: '2.0', id: 'p', result: {} })
+    // stderr travels apart from stdout: wait for the lines, then check no second one came.
+    await logger.waitForCount(/\] initialized$/, 1)
+    assert.deepEqual(await logger.waitForCount(/\] initialize #/, 1), [
+      'INFO  [stdio] initialize #1',
+    ])
+    assert.equal(logger.lines.filter((l) => /\] initialized$/.test(l)).length, 1)
+  })
+
+  it('answers with JSON when nothing comes before the response, 202 for notifications', async () => {
+    const s = await initialize(served.url)
+    const res = await s.post(slowCall(1, { ms: 10 }))
+    assert.equal(res.headers.get('content-type'), 'application/json')
+    assert.equal(res.headers.get('mcp-session-id'), s.sessionId)
+    const body = (await res.json()) as Record<string, unknown>
+    assert.equal(body.id, 1)
+    const note = await s.post({ jsonrpc: '2.0', method: 'notifications/roots/list_changed' })
+    assert.equal(note.status, 202)
+    assert.equal(await note.text(), '')
+  })
+
+  it('switches to SSE for progress, with event ids and the agent token', async () => {
+    const s = await initialize(served.url)
+    const res = await s.post(slowCall(7, { ms: 300, steps: 1 }, 'tok-a'))
+    assert.equal(res.headers.get('content-type'), 'text/event-stream')
+    assert.equal(res.headers.get('x-accel-buffering'), 'no')
+    assert.equal(res.headers.get('cache-control'), 'no-cache')
+    const reader = new SseReader(res)
+    const events = await reader.rest()
+    const [progress, answer] = messagesOf(events)
+    assert.deepEqual(progress, {
+      jsonrpc: '2.0',
+      method: 'notifications/progress',
+      params: { progressToken: 'tok-a', progress: 1, total: 1 },
+    })
+    assert.equal(answer!.id, 7)
+    const seen = toolText(answer!) as { slept: number; token: unknown }
+    assert.equal(seen.slept, 300)
+    assert.equal(typeof seen.token, 'number', 'the child saw its own token, not the agent one')
+    const ids = events.map((e) => e.id)
+    assert.ok(ids.every((id) => id !== undefined) && new Set(ids).size === ids.length)
+    assert.deepEqual(reader.comments, [], 'no keep-alive needed within a second')
+  })
+
+  it('keeps two sessions apart when they use the same ids and tokens', async () => {
+    const [a, b] = [await initialize(served.url), await initialize(served.url)]
+    const [ra, rb] = await Promise.all([
+      a.post(slowCall(1, { ms: 150, steps: 1 }, 'same')),
+      b.post(slowCall(1, { ms: 100, steps: 1 }, 'same')),
+    ])
+    const [ma, mb] = [
+      messagesOf(await new SseReader(ra).rest()),
+      messagesOf(await new SseReader(rb).rest()),
+    ]
+    assert.deepEqual(
+      ma.map((m) => m.id ?? (m.params as { progressToken: string }).progressToken),
+      ['same', 1],
+    )
+    assert.deepEqual(
+      mb.map((m) => m.id ?? (m.params as { progressToken: string }).progressToken),
+      ['same', 1],
+    )
+    assert.equal((toolText(ma[1]!) as { slept: number }).slept, 150)
+    assert.equal((toolText(mb[1]!) as { slept: number }).slept, 100)
+  })
+
+  it('routes a server→client request to the calling agent and its answer back', async () => {
+    const s = await initialize(served.url)
+    const reader = new SseReader(
+      await s.post({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'ask' } }),
+    )
+    const [ask] = messagesOf([(await reader.next())!])
+    assert.equal(ask!.method, 'sampling/createMessage')
+    const answer = {
+      jsonrpc: '2.0',
+      id: ask!.id,
+      result: { model: 'm', role: 'assistant', content: { type: 'text', text: 'yes' } },
+    }
+    assert.equal((await s.post(answer)).status, 202)
+    const [done] = messagesOf(await reader.rest())
+    assert.equal(done!.id, 3)
+    assert.deepEqual(toolText(done!), answer.result)
+  })
+
+  it('delivers unrelated notifications on the GET stream and allows one GET per session', async () => {
+    const s = await initialize(served.url)
+    const headers = { accept: 'text/event-stream', 'mcp-session-id': s.sessionId }
+    const get = await fetch(served.url, { headers })
+    assert.equal(get.status, 200)
+    assert.equal(get.headers.get('content-type'), 'text/event-stream')
+    const second = await fetch(served.url, { headers })
+    assert.equal(second.status, 409)
+    await second.body?.cancel()
+    const call = await s.post({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'announce' },
+    })
+    assert.equal(call.headers.get('content-type'), 'application/json')
+    const stream = new SseReader(get)
+    const methods = messagesOf([(await stream.next())!, (await stream.next())!]).map(
+      (m) => m.method,
+    )
+    assert.deepEqual(methods, ['notifications/tools/list_changed', 'notifications/message'])
+    await stream.cancel()
+  })
+
+  it('reopens a GET stream from a GET event id but refuses to resume a POST stream', async () => {
+    const s = await initialize(served.url)
+    const res = await s.post(slowCall(1, { ms: 100, steps: 1 }, 't'))
+    const [first] = await new SseReader(res).rest()
+    assert.match(first!.id!, /^p\d+$/)
+    const headers = { accept: 'text/event-stream', 'mcp-session-id': s.sessionId }
+    const resume = await fetch(served.url, { headers: { ...headers, 'last-event-id': first!.id! } })
+    assert.equal(resume.status, 405)
+    await resume.body?.cancel()
+    const reopen = await fetch(served.url, { headers: { ...headers, 'last-event-id': 'g1' } })
+    assert.equal(reopen.status, 200)
+    await reopen.body?.cancel()
+  })
+
+  it('cancels at the child when the agent hangs up or sends notifications/cancelled', async () => {
+    const s = await initialize(served.url)
+    const abort = new AbortController()
+    const hungUp = s.post(slowCall('bye', { ms: 5_000 }), abort.signal)
+    setTimeout(() => abort.abort(), 100)
+    await assert.rejects(hungUp)
+    await logger.waitFor(/\] cancelled \d+$/)
+    const pending = s.post(slowCall('c', { ms: 5_000 }))
+    await new Promise((r) => setTimeout(r, 100))
+    const cancel = { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'c' } }
+    assert.equal((await s.post(cancel)).status, 202)
+    const body = (await (await pending).json()) as { id: string; error: { message: string } }
+    assert.deepEqual([body.id, body.error.message], ['c', 'request cancelled by the client'])
+    await logger.waitForCount(/\] cancelled \d+$/, 2)
+  })
+
+  it('ends a session on DELETE and answers 404 afterwards; refuses batches after 2025-03-26', async () => {
+    const s = await initialize(served.url)
+    const batch = await s.post([slowCall(1, { ms: 1 }), slowCall(2, { ms: 1 })])
+    assert.equal(batch.status, 400)
+    assert.match(((await batch.json()) as { error: { message: string } }).error.message, /batches/)
+    const del = await fetch(served.url, {
+      method: 'DELETE',
+      headers: { 'mcp-session-id': s.sessionId },
+    })
+    assert.equal(del.status, 200)
+    const after = await s.post({ jsonrpc: '2.0', id: 1, method: 'ping' })
+    assert.equal(after.status, 404)
+    await after.body?.cancel()
+  })
+})
+
+describe('McpFront keep-alives', { timeout: 30_000 }, () => {
+  it('turns a silent call into SSE and keeps it and the GET stream alive', async () => {
+    const served = await serveStdioFront({ ...slowServer, front: { keepAliveMs: 50 } })
+    try {
+      const s = await initialize(served.url)
+      const get = await fetch(served.url, {
+        headers: { accept: 'text/event-stream', 'mcp-session-id': s.sessionId },
+      })
+      const res = await s.post(slowCall(1, { ms: 300 }))
+      assert.equal(res.headers.get('content-type'), 'text/event-stream')
+      const reader = new SseReader(res)
+      const [answer] = messagesOf(await reader.rest())
+      assert.equal(answer!.id, 1)
+      assert.ok(reader.comments.length >= 3, `keep-alives: ${reader.comments.join(', ')}`)
+      assert.ok(reader.comments.every((c) => c === 'keepalive'))
+      const stream = new SseReader(get)
+      await assert.rejects(stream.next(100), /no SSE event in time/)
+      assert.ok(stream.comments.includes('keepalive'))
+      await stream.cancel()
+    } finally {
+      await served.close()
+    }
+  })
+})
+
+describe('McpFront with MCP 2025-03-26 batches', { timeout: 30_000 }, () => {
+  it('answers a batch of requests with an array', async () => {
+    const served = await serveStdioFront(slowServer)
+    try {
+      const s = await initialize(served.url, '2025-03-26')
+      const res = await s.post([
+        slowCall(1, { ms: 30 }),
+        { jsonrpc: '2.0', method: 'notifications/x' },
+        slowCall(2, { ms: 1 }),
+      ])
+      assert.equal(res.headers.get('content-type'), 'application/json')
+      const body = (await res.json()) as { id: number }[]
+      assert.deepEqual(body.map((m) => m.id).sort(), [1, 2])
+    } finally {
+      await served.close()
+    }
+  })
+})
+
+describe('McpFront when the child crashes', { timeout: 30_000 }, () => {
+  it('fails open requests, ends sessions (404) and serves new ones after the restart', async () => {
+    const logger = captureLogger()
+    const served = await serveStdioFront({
+      ...slowServer,
+      logger,
+      supervisor: { timing: { initialBackoffMs: 200 } },
+    })
+    try {
+      const a = await initialize(served.url)
+      const b = await initialize(served.url)
+      const slow = b.post(slowCall(9, { ms: 5_000 }))
+      await new Promise((r) => setTimeout(r, 50))
+      const crash = await a.post({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'crash' },
+      })
+      const failed = (await crash.json()) as { error: { message: string } }
+      assert.match(failed.error.message, /the stdio server exited and is restarting/)
+      const orphan = (await (await slow).json()) as { id: number; error: { message: string } }
+      assert.equal(orphan.id, 9)
+      assert.match(orphan.error.message, /initialize again/)
+      for (const s of [a, b]) {
+        const res = await s.post({ jsonrpc: '2.0', id: 2, method: 'ping' })
+        assert.equal(res.status, 404)
+        await res.body?.cancel()
+      }
+      // Sent during the backoff: the initialize waits for the new child.
+      const c = await initialize(served.url)
+      assert.equal(c.result.protocolVersion, '2025-11-25')
+      const ping = await (await c.post({ jsonrpc: '2.0', id: 3, method: 'ping' })).json()
+      assert.deepEqual(ping, { jsonrpc: '2.0', id: 3, result: {} })
+      assert.equal(served.supervisor.generation, 2)
+      await logger.waitForCount(/\] initialize #1$/, 2)
+    } finally {
+      await served.close()
+    }
+  })
+})

@@ -1,0 +1,256 @@
+/**
+ * StdioSupervisor against real child processes (test/fixtures): newline-delimited JSON, stderr
+ * re-logging, the inherited environment, restart with backoff, the healthy reset, the one-time
+ * crash hint (once with the spec's real timings) and the close sequence.
+ */
+import assert from 'node:assert/strict'
+import type { SpawnOptions } from 'node:child_process'
+import { once } from 'node:events'
+import { afterEach, describe, it } from 'node:test'
+import crossSpawn from 'cross-spawn'
+import {
+  StdioSupervisor,
+  StdioUnavailableError,
+  type StdioExit,
+  type StdioSupervisorOptions,
+} from '../../src/stdio/stdio-supervisor.js'
+import { captureLogger } from '../helpers/capture-logger.js'
+import { fixturePath } from '../helpers/fixtures.js'
+
+const node = process.execPath
+const fast = { initialBackoffMs: 40, maxBackoffMs: 160, stableAfterMs: 1_000, crashHintAfter: 3 }
+const running: StdioSupervisor[] = []
+
+function supervise(options: StdioSupervisorOptions): StdioSupervisor {
+  const supervisor = new StdioSupervisor(options)
+  running.push(supervisor)
+  return supervisor
+}
+
+/** Collect `count` exit events. */
+async function exits(supervisor: StdioSupervisor, count: number): Promise<StdioExit[]> {
+  const seen: StdioExit[] = []
+  return new Promise((resolve) => {
+    supervisor.on('exit', (exit) => {
+      seen.push(exit)
+      if (seen.length === count) resolve(seen)
+    })
+  })
+}
+
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((s) => s.close()))
+})
+
+describe('StdioSupervisor messages', { timeout: 30_000 }, () => {
+  it('exchanges JSON lines, skips non-JSON output and passes the environment', async () => {
+    const logger = captureLogger()
+    process.env.BURROW_TEST_INHERITED = 'from burrow'
+    const supervisor = supervise({
+      command: node,
+      args: [fixturePath('slow-stdio-server.mjs')],
+      env: { SLOW_SERVER_NOISE: '1', EXTRA_VAR: 'added' },
+      label: 'slow',
+      logger,
+    })
+    const messages: unknown[] = []
+    supervisor.on('message', (m) => messages.push(m))
+    supervisor.start()
+    // The environment is read at spawn time.
+    delete process.env.BURROW_TEST_INHERITED
+    const call = (id: number, name: string): void =>
+      supervisor.send({
+        jsonrpc: '2.0',
+        id,
+        method: 'tools/call',
+        params: { name: 'env', arguments: { name } },
+      })
+    supervisor.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: {} })
+    call(2, 'BURROW_TEST_INHERITED')
+    call(3, 'EXTRA_VAR')
+    await logger.waitFor(/\[slow\] initialize #1/)
+    while (messages.length < 3) await once(supervisor, 'message')
+    const texts = messages.slice(1).map((m) => JSON.stringify(m))
+    assert.match(texts[0]!, /from burrow/)
+    assert.match(texts[1]!, /added/)
+    await logger.waitFor(/WARN {2}\[slow\] skipped a stdout line that is not JSON: this line/)
+  })
+
+  it('drops a stdout line over the bound and keeps reading', async () => {
+    const logger = captureLogger()
+    const supervisor = supervise({
+      command: node,
+      args: [fixturePath('slow-stdio-server.mjs')],
+      env: { LONG_VALUE: 'x'.repeat(500) },
+      maxLineBytes: 200,
+      logger,
+    })
+    const messages: unknown[] = []
+    supervisor.on('message', (m) => messages.push(m))
+    supervisor.start()
+    const params = { name: 'env', arguments: { name: 'LONG_VALUE' } }
+    supervisor.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params })
+    supervisor.send({ jsonrpc: '2.0', id: 2, method: 'ping' })
+    await once(supervisor, 'message')
+    assert.deepEqual(messages, [{ jsonrpc: '2.0', id: 2, result: {} }])
+    await logger.waitFor(/dropped a stdout line of \d+ bytes \(limit 200\)/)
+  })
+})
+
+describe('StdioSupervisor restarts', { timeout: 30_000 }, () => {
+  it('restarts with doubling backoff up to the ceiling and new generations', async () => {
+    const supervisor = supervise({
+      command: node,
+      args: [fixturePath('exit-after.mjs'), '0', '1'],
+      timing: fast,
+    })
+    const restarts: number[] = []
+    supervisor.on('restart', (generation) => restarts.push(generation))
+    const seen = exits(supervisor, 5)
+    supervisor.start()
+    const list = await seen
+    assert.deepEqual(
+      list.map((e) => e.restartInMs),
+      [40, 80, 160, 160, 160],
+    )
+    assert.deepEqual(
+      list.map((e) => [e.generation, e.code]),
+      [
+        [1, 1],
+        [2, 1],
+        [3, 1],
+        [4, 1],
+        [5, 1],
+      ],
+    )
+    assert.deepEqual(restarts, [2, 3, 4, 5])
+  })
+
+  it('resets the backoff and the crash count after a healthy run', async () => {
+    const logger = captureLogger()
+    // Generations 1-2 crash at once, 3 outlives stableAfterMs, 4-5 crash at once again.
+    const lifetimes = ['0', '0', '1300', '0', '0']
+    let spawned = 0
+    const spawn = (_cmd: string, _args: readonly string[], options: SpawnOptions) =>
+      crossSpawn(node, [fixturePath('exit-after.mjs'), lifetimes[spawned++] ?? '0', '2'], options)
+    const supervisor = supervise({ command: 'exit-after', spawn, timing: fast, logger })
+    const seen = exits(supervisor, 5)
+    supervisor.start()
+    const list = await seen
+    assert.deepEqual(
+      list.map((e) => e.restartInMs),
+      [40, 80, 40, 80, 160],
+    )
+    assert.ok(list[2]!.runtimeMs >= 1_000)
+    assert.equal(
+      logger.lines.filter((l) => l.includes('keeps crashing')).length,
+      0,
+      'two quick crashes, a healthy run and two more never make three in a row',
+    )
+  })
+
+  it('prints the crash hint once, with the real default timings', async () => {
+    const logger = captureLogger()
+    const script = fixturePath('crash-on-start.mjs')
+    const supervisor = supervise({
+      command: node,
+      args: [script],
+      displayCommand: `node ${script}`,
+      label: 'crashy',
+      logger,
+    })
+    const seen = exits(supervisor, 4)
+    const started = Date.now()
+    supervisor.start()
+    const hint = await logger.waitFor(/keeps crashing/, 8_000)
+    assert.equal(
+      hint,
+      `WARN  stdio server keeps crashing: "node ${script}" exited 3 times in a row; ` +
+        'last stderr line: "boom: missing TOKEN"',
+    )
+    // Three crashes are separated by the 500 ms and 1 s backoffs.
+    assert.ok(Date.now() - started >= 1_500, `hint after ${Date.now() - started} ms`)
+    const list = await seen
+    assert.deepEqual(
+      list.map((e) => [e.code, e.restartInMs]),
+      [
+        [3, 500],
+        [3, 1000],
+        [3, 2000],
+        [3, 4000],
+      ],
+    )
+    assert.equal(logger.lines.filter((l) => l.includes('keeps crashing')).length, 1)
+    assert.ok(logger.lines.includes('INFO  [crashy] boom: missing TOKEN'))
+    assert.equal(supervisor.lastStderrLine, 'boom: missing TOKEN')
+  })
+
+  it('counts spawn failures as crashes and names the error in the hint', async () => {
+    const logger = captureLogger()
+    const supervisor = supervise({
+      command: 'burrow-test-no-such-command',
+      timing: fast,
+      logger,
+    })
+    const seen = exits(supervisor, 3)
+    supervisor.start()
+    const list = await seen
+    assert.ok(list.every((e) => e.error !== undefined && e.runtimeMs === 0))
+    const hint = await logger.waitFor(/keeps crashing/)
+    assert.match(
+      hint,
+      /"burrow-test-no-such-command" exited 3 times in a row; last error: .*ENOENT/,
+    )
+  })
+
+  it('refuses send() while the child is down', async () => {
+    const supervisor = supervise({
+      command: node,
+      args: [fixturePath('crash-on-start.mjs')],
+      timing: { ...fast, initialBackoffMs: 5_000 },
+    })
+    assert.throws(() => supervisor.send({}), StdioUnavailableError)
+    supervisor.start()
+    await once(supervisor, 'exit')
+    assert.equal(supervisor.running, false)
+    assert.throws(
+      () => supervisor.send({ jsonrpc: '2.0', method: 'ping' }),
+      /is not running \(it exited; restarting in \d\.\d s\)/,
+    )
+  })
+})
+
+describe('StdioSupervisor close', { timeout: 30_000 }, () => {
+  it('ends stdin and does not restart a child that exits on its own', async () => {
+    const supervisor = supervise({ command: node, args: [fixturePath('slow-stdio-server.mjs')] })
+    supervisor.start()
+    await once(supervisor, 'spawn')
+    const exited = once(supervisor, 'exit')
+    const started = Date.now()
+    await supervisor.close()
+    const [exit] = (await exited) as [StdioExit]
+    assert.equal(exit.restartInMs, null)
+    assert.ok(Date.now() - started < 1_500, 'no SIGTERM needed')
+    await new Promise((r) => setTimeout(r, 100))
+    assert.equal(supervisor.generation, 1)
+  })
+
+  it('escalates to SIGTERM, then SIGKILL for a child that ignores both', async () => {
+    const logger = captureLogger()
+    const supervisor = supervise({
+      command: node,
+      args: [fixturePath('ignore-sigterm.mjs')],
+      closeGraceMs: 200,
+      label: 'stubborn',
+      logger,
+    })
+    supervisor.start()
+    await logger.waitFor(/\[stubborn\] ready/)
+    const exited = once(supervisor, 'exit')
+    await supervisor.close()
+    const [exit] = (await exited) as [StdioExit]
+    assert.equal(exit.signal, 'SIGKILL')
+    assert.ok(logger.lines.some((l) => l.includes('ignoring SIGTERM')))
+    assert.ok(logger.lines.some((l) => l.includes('ignored stdin closing and SIGTERM; killed it')))
+  })
+})

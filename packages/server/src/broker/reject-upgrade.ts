@@ -1,0 +1,22 @@
+/**
+ * Refuses a WebSocket upgrade with a plain HTTP response carrying the refusal envelope, before any
+ * 101, so the client can read why (the CLI turns a 401 into "authentication failed").
+ */
+import type { Duplex } from 'node:stream'
+import { ERROR_HEADER, refusal, type PolicyCode } from '@burrow/protocol'
+
+/** Answer the upgrade request on `socket` with the envelope for `code`, then close it. */
+export function rejectUpgrade(
+  socket: Duplex,
+  code: PolicyCode,
+  reason: string,
+  message: string = code.replace(/_/g, ' '),
+): void {
+  const r = refusal(code, message, reason)
+  const body = JSON.stringify(r.body)
+  socket.end(
+    `HTTP/1.1 ${r.status} ${message}\r\n` +
+      `Content-Type: application/json\r\n${ERROR_HEADER}: ${code}\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  )
+}

@@ -1,0 +1,378 @@
+#!/usr/bin/env node
+// The MCP conformance suite through a tunnel (`.ci/run` calls this after `npm test`; it builds
+// nothing, so run `npm run build` first). Starts our conformant fixture server
+// (test/fixtures/conformance-server.ts), a real burrowd on a temp data dir with one account and
+// tunnel, and `burrow up --upstream` to the fixture; then runs
+// `@modelcontextprotocol/conformance server` twice, directly against the fixture and against the
+// tunnel's public URL, and compares the two per scenario.
+//
+// Exit 0 only when every scenario that passes directly also passes through the tunnel.
+// dns-rebinding-protection needs a localhost URL by design (it checks that a *local* server
+// refuses foreign Host/Origin headers), so through the public `*.localhost` hostname it is
+// reported as n/a. The suite's Node cannot resolve `<sub>--<slug>.localhost` on its own here:
+// the tunnel run preloads test/helpers/localhost-dns.mjs through NODE_OPTIONS.
+//
+// Environment: CONFORMANCE_TIMEOUT_MS bounds the whole run (default 600000), CONFORMANCE_OUT
+// names the directory for logs and results (default: a new temp dir), and CONFORMANCE_SUITE
+// picks the suite's --suite (default: its own default, "active"; "all" adds pending scenarios).
+// Children are always stopped, also on failure, timeout, Ctrl-C or SIGTERM.
+import { execFile, spawn } from 'node:child_process'
+import {
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+} from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import { promisify } from 'node:util'
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url))
+const BURROWD = join(ROOT, 'packages/server/dist/bin/burrowd.js')
+const BURROW = join(ROOT, 'packages/cli/dist/bin/burrow.js')
+const FIXTURE = join(ROOT, 'test/fixtures/conformance-server.ts')
+const DNS_PRELOAD = join(ROOT, 'test/helpers/localhost-dns.mjs')
+const SUITE = ['-y', '-p', 'node@22', '-p', '@modelcontextprotocol/conformance@0.1.16', '--']
+/** Scenarios that cannot pass through a public hostname, with the reason shown in the table. */
+const NOT_APPLICABLE_THROUGH_TUNNEL = new Map([
+  ['dns-rebinding-protection', 'n/a through a public hostname'],
+])
+const TIMEOUT_MS = Number(process.env.CONFORMANCE_TIMEOUT_MS || 600_000)
+const SUITE_NAME = process.env.CONFORMANCE_SUITE || ''
+
+const run = promisify(execFile)
+const started = Date.now()
+const outDir = process.env.CONFORMANCE_OUT || mkdtempSync(join(tmpdir(), 'burrow-conformance-'))
+mkdirSync(outDir, { recursive: true })
+const dataDir = mkdtempSync(join(tmpdir(), 'burrow-conformance-data-'))
+/** Set once the run is stopping: no new children, no more output but the reason. */
+let finishing = false
+
+const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`
+/** Print a line, unless the run is stopping (its own message is the last word then). */
+const log = (line) => void (finishing || process.stdout.write(`${line}\n`))
+
+// ---- Child processes: each in its own process group, output to a log file ----
+
+/** @type {Set<{ name: string, proc: import('node:child_process').ChildProcess, output: string, exited: Promise<void> }>} */
+const children = new Set()
+
+/** Start `command args`; stdout and stderr go to `<outDir>/<name>.log` and are kept in memory. */
+function start(name, command, args, env) {
+  if (finishing) throw new Error(`not starting ${name}: the run is stopping`)
+  const file = createWriteStream(join(outDir, `${name}.log`))
+  const proc = spawn(command, args, {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true, // its own process group, so npx's grandchildren stop with it
+  })
+  const child = {
+    name,
+    proc,
+    output: '',
+    exited: new Promise((resolve) => proc.once('close', () => resolve())),
+  }
+  for (const stream of [proc.stdout, proc.stderr]) {
+    stream.setEncoding('utf8')
+    stream.on('data', (chunk) => {
+      child.output += chunk
+      file.write(chunk)
+    })
+  }
+  proc.once('close', () => {
+    file.end()
+    children.delete(child)
+  })
+  children.add(child)
+  return child
+}
+
+/** Resolve with the first match of `pattern` in the child's output; reject on exit or after `ms`. */
+function waitFor(child, pattern, ms) {
+  return new Promise((resolve, reject) => {
+    const check = () => {
+      const match = child.output.match(pattern)
+      if (match) {
+        done()
+        resolve(match)
+      }
+    }
+    const fail = (why) => {
+      done()
+      const tail = child.output.split('\n').slice(-20).join('\n')
+      reject(new Error(`${child.name} ${why} before printing ${pattern}; last output:\n${tail}`))
+    }
+    const timer = setTimeout(() => fail(`took over ${seconds(ms)}`), ms)
+    const onClose = () => {
+      check()
+      fail(`exited (${child.proc.exitCode ?? child.proc.signalCode})`)
+    }
+    const done = () => {
+      clearTimeout(timer)
+      child.proc.stdout.off('data', check)
+      child.proc.stderr.off('data', check)
+      child.proc.off('close', onClose)
+    }
+    child.proc.stdout.on('data', check)
+    child.proc.stderr.on('data', check)
+    child.proc.once('close', onClose)
+    check()
+  })
+}
+
+/** Signal a child's whole process group (ignoring ones already gone). */
+function signal(child, sig) {
+  try {
+    process.kill(-child.proc.pid, sig)
+  } catch {
+    try {
+      child.proc.kill(sig)
+    } catch {
+      // already gone
+    }
+  }
+}
+
+/** Stop every child: SIGTERM, then SIGKILL for any still running after 5 s. */
+async function stopAll() {
+  const running = [...children]
+  for (const child of running) signal(child, 'SIGTERM')
+  const timer = setTimeout(() => {
+    for (const child of children) signal(child, 'SIGKILL')
+  }, 5000)
+  await Promise.all(running.map((child) => child.exited))
+  clearTimeout(timer)
+}
+
+async function finish(code, message) {
+  if (finishing) return
+  finishing = true
+  if (message) process.stderr.write(`\nconformance: ${message}\n`)
+  await stopAll()
+  rmSync(dataDir, { recursive: true, force: true })
+  process.exit(code)
+}
+
+const overall = setTimeout(
+  () => void finish(1, `the whole run took over ${seconds(TIMEOUT_MS)}; stopped`),
+  TIMEOUT_MS,
+)
+overall.unref()
+process.on('SIGINT', () => void finish(130, 'interrupted'))
+process.on('SIGTERM', () => void finish(143, 'terminated'))
+
+// ---- Setup ----
+
+/** A TCP port on 127.0.0.1 that was free a moment ago. */
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address()
+      server.close(() => resolve(port))
+    })
+  })
+}
+
+async function operator(env, args) {
+  const { stdout } = await run(process.execPath, [BURROWD, ...args, '--json'], {
+    cwd: ROOT,
+    env,
+    timeout: 30_000,
+  })
+  return JSON.parse(stdout)
+}
+
+/** Start the fixture, burrowd and `burrow up`; returns the two URLs to test. */
+async function setUp() {
+  for (const file of [BURROWD, BURROW]) {
+    if (!existsSync(file)) throw new Error(`${file} is missing; run "npm run build" first`)
+  }
+  const fixture = start('fixture', process.execPath, ['--import', 'tsx', FIXTURE], {
+    ...process.env,
+    PORT: '0',
+  })
+  const [, fixturePort] = await waitFor(fixture, /listening on (\d+)/, 30_000)
+  const upstream = `http://127.0.0.1:${fixturePort}/mcp`
+  log(`fixture:  ${upstream}`)
+
+  const port = await freePort()
+  const env = { ...process.env, BURROW_DATA_DIR: dataDir, BURROW_LISTEN: `127.0.0.1:${port}` }
+  await operator(env, ['account', 'create', '--email', 'c@example.com', '--slug', 'conf'])
+  const tunnel = await operator(env, [
+    'tunnel',
+    'create',
+    '--account',
+    'conf',
+    '--name',
+    'conformance',
+  ])
+  const burrowd = start('burrowd', process.execPath, [BURROWD, 'serve'], env)
+  await waitFor(burrowd, /burrowd listening/, 30_000)
+  log(`burrowd:  ws://127.0.0.1:${port} (data in ${dataDir})`)
+
+  const client = start(
+    'burrow',
+    process.execPath,
+    [BURROW, '--broker', `ws://127.0.0.1:${port}`, 'up', '--upstream', upstream],
+    {
+      ...process.env,
+      BURROW_API_KEY: tunnel.key,
+      BURROW_NO_UPDATE_CHECK: '1',
+      BURROW_NO_TELEMETRY: '1',
+      BURROW_DRAIN_GRACE_SECS: '1',
+    },
+  )
+  await waitFor(client, /Tunnel online/, 30_000)
+  log(`tunnel:   ${tunnel.public_url}/mcp`)
+  return { direct: `http://localhost:${fixturePort}/mcp`, tunnel: `${tunnel.public_url}/mcp` }
+}
+
+// ---- Running and reading the suite ----
+
+/** Run the server suite against `url`; results go to `<outDir>/<label>/`. */
+async function runSuite(label, url, extraEnv = {}) {
+  const resultsDir = join(outDir, label)
+  rmSync(resultsDir, { recursive: true, force: true })
+  mkdirSync(resultsDir, { recursive: true })
+  const t0 = Date.now()
+  log(`\n== ${label}: conformance server --url ${url}`)
+  const suite = start(
+    `suite-${label}`,
+    'npx',
+    [
+      ...SUITE,
+      ...['conformance', 'server', '--url', url, '-o', resultsDir],
+      ...(SUITE_NAME ? ['--suite', SUITE_NAME] : []),
+    ],
+    { ...process.env, ...extraEnv },
+  )
+  let seen = 0
+  const progress = (chunk) => {
+    for (const m of chunk.matchAll(/=== Running scenario: (\S+) ===/g)) {
+      seen++
+      if (!finishing) process.stdout.write(`${seen === 1 ? '  ' : ', '}${m[1]}`)
+    }
+  }
+  suite.proc.stdout.on('data', progress)
+  await suite.exited // the overall timeout stops it when the run takes too long
+  process.stdout.write('\n')
+  const exit = suite.proc.exitCode ?? suite.proc.signalCode
+  const result = parseRun(suite.output, resultsDir)
+  log(
+    `${label}: ${result.total ?? 'no total line'}; exit ${exit}; ${seconds(Date.now() - t0)}` +
+      ` (log: ${join(outDir, `suite-${label}.log`)})`,
+  )
+  if (result.scenarios.size === 0) {
+    const tail = suite.output.split('\n').slice(-30).join('\n')
+    throw new Error(`the ${label} run reported no scenarios; last output:\n${tail}`)
+  }
+  return result
+}
+
+/**
+ * Scenario results of one run: the summary lines (`✓ name: N passed, M failed`) after
+ * `=== SUMMARY ===`, with each `checks.json` in the results dir filling in scenarios the summary
+ * lacks and giving the failure messages.
+ */
+function parseRun(output, resultsDir) {
+  /** @type {Map<string, { pass: boolean, passed: number, failed: number, errors: string[] }>} */
+  const scenarios = new Map()
+  const summary = output.slice(output.lastIndexOf('=== SUMMARY ==='))
+  for (const m of summary.matchAll(/^([✓✗]) (\S+): (\d+) passed, (\d+) failed/gm)) {
+    const [, mark, name, passed, failed] = m
+    scenarios.set(name, {
+      pass: mark === '✓',
+      passed: Number(passed),
+      failed: Number(failed),
+      errors: [],
+    })
+  }
+  const total = summary.match(/Total: \d+ passed, \d+ failed/)?.[0]
+  for (const dir of readdirSync(resultsDir)) {
+    const file = join(resultsDir, dir, 'checks.json')
+    if (!existsSync(file)) continue
+    const name = dir.replace(/^server-/, '').replace(/-\d{4}-\d{2}-\d{2}T[\d-]+Z$/, '')
+    let checks
+    try {
+      checks = JSON.parse(readFileSync(file, 'utf8'))
+    } catch {
+      continue
+    }
+    const failures = checks.filter((c) => c.status === 'FAILURE')
+    const entry = scenarios.get(name) ?? {
+      pass: failures.length === 0 && checks.some((c) => c.status === 'SUCCESS'),
+      passed: checks.filter((c) => c.status === 'SUCCESS').length,
+      failed: failures.length,
+      errors: [],
+    }
+    entry.errors = failures.map((c) => `${c.name}: ${c.errorMessage ?? c.description}`)
+    scenarios.set(name, entry)
+  }
+  return { scenarios, total }
+}
+
+function cell(entry) {
+  if (!entry) return 'missing'
+  return entry.pass ? 'pass' : `FAIL (${entry.failed} failed)`
+}
+
+// ---- Main ----
+
+async function main() {
+  const urls = await setUp()
+  const direct = await runSuite('direct', urls.direct)
+  const preload = `--import ${pathToFileURL(DNS_PRELOAD).href}`
+  const tunnel = await runSuite('tunnel', urls.tunnel, {
+    NODE_OPTIONS: [process.env.NODE_OPTIONS, preload].filter(Boolean).join(' '),
+  })
+
+  const names = [...new Set([...direct.scenarios.keys(), ...tunnel.scenarios.keys()])]
+  const width = Math.max(...names.map((n) => n.length), 'scenario'.length)
+  log(`\n${'scenario'.padEnd(width)}  ${'direct'.padEnd(18)}  tunnel`)
+  log(`${'-'.repeat(width)}  ${'-'.repeat(18)}  ${'-'.repeat(30)}`)
+  let directPass = 0
+  let tunnelPass = 0
+  const tunnelOnly = []
+  const notApplicable = []
+  for (const name of names) {
+    const d = direct.scenarios.get(name)
+    const t = tunnel.scenarios.get(name)
+    const na = NOT_APPLICABLE_THROUGH_TUNNEL.get(name)
+    log(`${name.padEnd(width)}  ${cell(d).padEnd(18)}  ${na ?? cell(t)}`)
+    if (na) {
+      notApplicable.push(`${name} (${d?.pass ? 'passes' : 'does not pass'} directly)`)
+      continue
+    }
+    if (d?.pass) directPass++
+    if (t?.pass) tunnelPass++
+    if (d?.pass && !t?.pass) tunnelOnly.push({ name, errors: t?.errors ?? ['no result'] })
+  }
+  log('')
+  for (const name of names) {
+    const d = direct.scenarios.get(name)
+    if (d && !d.pass)
+      log(`fails directly too (not a tunnel problem): ${name}: ${d.errors.join('; ')}`)
+  }
+  for (const { name, errors } of tunnelOnly) {
+    log(`fails only through the tunnel: ${name}`)
+    for (const error of errors) log(`    ${error}`)
+  }
+  if (notApplicable.length > 0) log(`n/a through a public hostname: ${notApplicable.join(', ')}`)
+  log(`results and logs: ${outDir}; ${seconds(Date.now() - started)} in all`)
+  log(`conformance: ${directPass} scenarios pass directly, ${tunnelPass} pass through the tunnel`)
+  if (directPass === 0) return finish(1, 'no scenario passes directly; the fixture is broken')
+  if (tunnelOnly.length > 0) {
+    return finish(1, `${tunnelOnly.length} scenario(s) pass directly but not through the tunnel`)
+  }
+  return finish(0)
+}
+
+main().catch((err) => void finish(1, err instanceof Error ? err.message : String(err)))

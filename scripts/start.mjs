@@ -1,0 +1,113 @@
+#!/usr/bin/env node
+// `npm start`: the whole thing on one machine. Starts burrowd on SQLite (data in ./.burrow/), creates
+// a demo account and tunnel on the first run (kept in ./.burrow/demo.json so later runs reuse the
+// same URL), and exposes the bundled example MCP server (stdio) through `burrow up`. Ctrl-C stops
+// both cleanly.
+import { execFileSync, spawn } from 'node:child_process'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const root = fileURLToPath(new URL('..', import.meta.url))
+const dataDir = process.env.BURROW_DATA_DIR ?? join(root, '.burrow')
+const listen = process.env.BURROW_LISTEN ?? '127.0.0.1:7100'
+const burrowd = join(root, 'packages/server/dist/bin/burrowd.js')
+const burrow = join(root, 'packages/cli/dist/bin/burrow.js')
+const demoFile = join(dataDir, 'demo.json')
+const env = { ...process.env, BURROW_DATA_DIR: dataDir, BURROW_LISTEN: listen }
+
+function operator(args) {
+  return JSON.parse(
+    execFileSync(process.execPath, [burrowd, ...args, '--json'], { env, encoding: 'utf8' }),
+  )
+}
+
+function demoTunnel() {
+  if (existsSync(demoFile)) return JSON.parse(readFileSync(demoFile, 'utf8'))
+  mkdirSync(dataDir, { recursive: true })
+  try {
+    operator(['account', 'create', '--email', 'demo@localhost.test', '--slug', 'demo'])
+  } catch {
+    // The account exists from an earlier run whose demo.json was removed: make a new tunnel.
+  }
+  const tunnel = operator(['tunnel', 'create', '--account', 'demo', '--name', 'hello'])
+  writeFileSync(demoFile, JSON.stringify(tunnel, null, 2), { mode: 0o600 })
+  return tunnel
+}
+
+const tunnel = demoTunnel()
+const service = spawn(process.execPath, [burrowd, 'serve'], {
+  env,
+  stdio: ['ignore', 'pipe', 'pipe'],
+})
+service.stderr.on('data', (c) => process.stderr.write(`[burrowd] ${c}`))
+let client = null
+let stopping = false
+
+service.stdout.setEncoding('utf8').on('data', (line) => {
+  process.stdout.write(`[burrowd] ${line}`)
+  if (client || !line.includes('burrowd listening')) return
+  client = spawn(
+    process.execPath,
+    [
+      burrow,
+      '--broker',
+      `ws://${listen}`,
+      'up',
+      '--stdio',
+      `node ${join(root, 'examples/hello-server.mjs')}`,
+      '--name',
+      'hello',
+    ],
+    {
+      env: { ...env, BURROW_API_KEY: tunnel.key },
+      stdio: ['ignore', 'inherit', 'inherit'],
+      detached: true,
+    },
+  )
+  client.on('exit', (code) => {
+    if (!stopping) {
+      process.stderr.write(`burrow exited (${code}); stopping burrowd\n`)
+      stop()
+    }
+  })
+  setTimeout(() => {
+    process.stdout.write(
+      `\nTry it from another terminal:\n` +
+        `  curl -s ${tunnel.public_url}/mcp -H 'content-type: application/json' -H 'accept: application/json, text/event-stream' \\\n` +
+        `    -d '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"curl","version":"1"}}}'\n` +
+        `(curl and browsers resolve *.localhost to this machine; where a tool does not, add "127.0.0.1 ${new URL(tunnel.public_url).hostname}" to /etc/hosts.)\n` +
+        `Press Ctrl-C to stop.\n`,
+    )
+  }, 1500).unref()
+})
+
+service.on('exit', (code) => {
+  if (!stopping) {
+    process.stderr.write(
+      code === 1
+        ? `burrowd could not start (is ${listen} in use? set BURROW_LISTEN=127.0.0.1:7200)\n`
+        : `burrowd exited (${code})\n`,
+    )
+    stopping = true
+    client?.kill('SIGTERM')
+    process.exitCode = 1
+  }
+})
+
+function stop() {
+  if (stopping) return
+  stopping = true
+  const done = () => service.kill('SIGTERM')
+  if (client && client.exitCode === null) {
+    client.once('exit', done)
+    client.kill('SIGTERM')
+  } else done()
+}
+
+process.on('SIGINT', stop)
+process.on('SIGTERM', stop)
+// Never leave the children behind, whatever ends this process.
+process.on('exit', () => {
+  for (const child of [client, service]) if (child && child.exitCode === null) child.kill('SIGKILL')
+})
