@@ -3,7 +3,12 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import { connectAgent, exerciseEverything, firstText } from '../helpers/agent-scenario.js'
+import {
+  connectAgent,
+  exerciseEverything,
+  firstText,
+  statusForSession,
+} from '../helpers/agent-scenario.js'
 import { startChild, type Child } from '../helpers/child.js'
 import { freePort } from '../helpers/free-port.js'
 import { publicFetch } from '../helpers/public-fetch.js'
@@ -48,17 +53,11 @@ describe('tunnel to an HTTP upstream (server-everything streamableHttp)', () => 
     const sessionId = transport.sessionId
     assert.ok(sessionId)
     await transport.terminateSession()
-    const res = await publicFetch(url, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-session-id': sessionId,
-        'mcp-protocol-version': '2025-06-18',
-      },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/list' }),
-    })
-    assert.equal(res.status, 404, 'a deleted session is unknown to the upstream')
+    assert.equal(
+      await statusForSession(url, sessionId),
+      404,
+      'a deleted session is unknown to the upstream',
+    )
     await client.close()
   })
 

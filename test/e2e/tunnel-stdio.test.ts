@@ -6,9 +6,13 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import { connectAgent, exerciseEverything, firstText } from '../helpers/agent-scenario.js'
+import {
+  connectAgent,
+  exerciseEverything,
+  firstText,
+  statusForSession,
+} from '../helpers/agent-scenario.js'
 import { startChild, type Child } from '../helpers/child.js'
-import { publicFetch } from '../helpers/public-fetch.js'
 import { BURROW, ROOT, startClient, startService, type Service } from '../helpers/stack.js'
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
@@ -54,17 +58,7 @@ describe('tunnel to a stdio upstream (server-everything over stdio)', () => {
     const sessionId = transport.sessionId
     assert.ok(sessionId)
     await transport.terminateSession()
-    const res = await publicFetch(url, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-session-id': sessionId,
-        'mcp-protocol-version': '2025-06-18',
-      },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/list' }),
-    })
-    assert.equal(res.status, 404)
+    assert.equal(await statusForSession(url, sessionId), 404)
     await client.close()
   })
 

@@ -77,3 +77,19 @@ export async function exerciseEverything(client: Client): Promise<void> {
   })
   assert.match(JSON.stringify(sampled), /sampled: .*hello/)
 }
+
+/** Status of a tools/list sent on `sessionId` (after DELETE it must be 404). */
+export async function statusForSession(url: string, sessionId: string): Promise<number> {
+  const res = await publicFetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-session-id': sessionId,
+      'mcp-protocol-version': '2025-06-18',
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/list' }),
+  })
+  await res.arrayBuffer()
+  return res.status
+}

@@ -6,6 +6,11 @@ import { parseArgs } from 'node:util'
 import type { LogLevel } from '@burrow/protocol'
 import { isLogLevel } from '@burrow/protocol'
 import { UsageError } from './cli-errors.js'
+import { upstreamsFromFlags, type UpstreamFlag } from './upstreams/upstream-flags.js'
+import { loadUpstreamsFile } from './upstreams/upstreams-file.js'
+import type { UpstreamSpec } from './upstreams/upstream-spec.js'
+
+export type { UpstreamSpec } from './upstreams/upstream-spec.js'
 
 /** Options that apply to every subcommand (spec §4.3). */
 export interface GlobalOptions {
@@ -16,25 +21,47 @@ export interface GlobalOptions {
   readonly telemetry: boolean
 }
 
-/** One upstream as given on the command line. */
-export type UpstreamSpec =
-  | { readonly kind: 'http'; readonly name: string | null; readonly url: string }
-  | { readonly kind: 'stdio'; readonly name: string | null; readonly command: string }
+/** The local inspector's settings; `enabled` is false unless a flag asked for it. */
+export interface InspectOptions {
+  readonly enabled: boolean
+  /** `HOST:PORT`; the default falls back to a free port when taken. */
+  readonly addr: string
+  readonly addrExplicit: boolean
+  readonly admin: boolean
+  /** Fixed token from BURROW_INSPECT_TOKEN, else null for a fresh random one. */
+  readonly token: string | null
+}
 
 /** `burrow up`. */
 export interface UpOptions {
+  /** From flags or the upstreams file; empty means auto-detect. */
   readonly upstreams: readonly UpstreamSpec[]
+  /** The upstreams file the layout came from (the inspector's Config tab saves to it). */
+  readonly upstreamsFile: string | null
+  /** Files auto-detection reads instead of the well-known paths. */
+  readonly configPaths: readonly string[]
   readonly name: string | null
   readonly drainGraceSecs: number
+  readonly metricsAddr: string | null
+  readonly inspect: InspectOptions
   /** The environment stdio servers are started with (and `$VARS` in --stdio expand from). */
   readonly childEnv: Env
+  /** Test hook (BURROW_TEST_CRASH=1): crash on purpose after the banner, to test crash reports. */
+  readonly testCrash: boolean
+}
+
+/** `burrow detect`. */
+export interface DetectOptions {
+  readonly configPaths: readonly string[]
+  readonly json: boolean
 }
 
 /** What to run. */
 export type CliCommand =
-  | { readonly command: 'help'; readonly topic: 'main' | 'up' }
+  | { readonly command: 'help'; readonly topic: 'main' | 'up' | 'detect' }
   | { readonly command: 'version' }
   | { readonly command: 'up'; readonly global: GlobalOptions; readonly up: UpOptions }
+  | { readonly command: 'detect'; readonly global: GlobalOptions; readonly detect: DetectOptions }
 
 /** Environment as read by the CLI. */
 export type Env = Readonly<Record<string, string | undefined>>
@@ -49,60 +76,118 @@ const OPTIONS = {
   help: { type: 'boolean', short: 'h' },
   upstream: { type: 'string', multiple: true },
   stdio: { type: 'string', multiple: true },
+  'upstreams-file': { type: 'string' },
   name: { type: 'string' },
+  config: { type: 'string', multiple: true },
+  'metrics-addr': { type: 'string' },
+  inspect: { type: 'boolean' },
+  'inspect-addr': { type: 'string' },
+  'inspect-admin': { type: 'boolean' },
+  json: { type: 'boolean' },
 } as const
+
+const UP_ONLY = [
+  'upstream',
+  'stdio',
+  'upstreams-file',
+  'name',
+  'metrics-addr',
+  'inspect',
+  'inspect-addr',
+  'inspect-admin',
+] as const
+const DETECT_ONLY = ['json'] as const
+const COMMANDS = ['up', 'detect'] as const
 
 /** Parse argv (without node and script) and env into a command, or throw UsageError. */
 export function parseCli(argv: readonly string[], env: Env): CliCommand {
   let parsed
   try {
-    parsed = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true })
+    parsed = parseArgs({
+      args: [...argv],
+      options: OPTIONS,
+      allowPositionals: true,
+      strict: true,
+      tokens: true,
+    })
   } catch (err) {
     throw new UsageError(
       `${(err as Error).message.replace(/\. To specify.*$/s, '')}; see "burrow --help"`,
     )
   }
-  const { values, positionals } = parsed
+  const { values, positionals, tokens } = parsed
   const [sub, ...rest] = positionals
   if (values.version) return Object.freeze({ command: 'version' })
+  const topicOf = (word: string | undefined) => (word === 'up' || word === 'detect' ? word : 'main')
   if (values.help || sub === 'help')
-    return Object.freeze({
-      command: 'help',
-      topic: sub === 'up' || rest[0] === 'up' ? 'up' : 'main',
-    })
+    return Object.freeze({ command: 'help', topic: topicOf(sub === 'help' ? rest[0] : sub) })
   if (sub === undefined)
     throw new UsageError(
       'missing command: try "burrow up --stdio \\"npx my-server\\"" or "burrow --help"',
     )
-  if (sub !== 'up')
-    throw new UsageError(`unknown command "${sub}"; commands: up (see "burrow --help")`)
+  if (!(COMMANDS as readonly string[]).includes(sub))
+    throw new UsageError(`unknown command "${sub}"; commands: up, detect (see "burrow --help")`)
   if (rest.length > 0)
     throw new UsageError(
       `unexpected argument "${rest[0]}": values with spaces need quotes, e.g. --stdio "npx my-server"`,
     )
+  const wrong = sub === 'up' ? DETECT_ONLY : UP_ONLY
+  for (const key of wrong)
+    if (values[key] !== undefined)
+      throw new UsageError(`--${key} does not apply to "burrow ${sub}"`)
 
-  const global = globalOptions(values, env)
-  const upstreams = [
-    ...(values.upstream ?? []).map((v) => upstreamSpec('http', '--upstream', v)),
-    ...(values.stdio ?? []).map((v) => upstreamSpec('stdio', '--stdio', v)),
-  ]
-  if (upstreams.length === 0) {
+  const global = Object.freeze(globalOptions(values, env))
+  const configPaths = values.config ?? []
+  if (sub === 'detect')
+    return Object.freeze({
+      command: 'detect',
+      global,
+      detect: Object.freeze({ configPaths, json: values.json ?? false }),
+    })
+
+  const flags: UpstreamFlag[] = tokens
+    .filter((t) => t.kind === 'option' && (t.name === 'upstream' || t.name === 'stdio'))
+    .map((t) => ({
+      flag: `--${(t as { name: string }).name}` as UpstreamFlag['flag'],
+      value: (t as { value?: string }).value ?? '',
+    }))
+  const file = values['upstreams-file'] ?? null
+  if (file !== null && flags.length > 0) {
     throw new UsageError(
-      'no upstream given: pass --upstream http://127.0.0.1:PORT/mcp or --stdio "COMMAND"',
+      `--upstreams-file cannot be combined with ${flags[0]!.flag}; put every upstream in the file, or use flags only`,
     )
   }
-  if (upstreams.length > 1) {
+  const upstreams =
+    file !== null ? loadUpstreamsFile(file) : flags.length > 0 ? upstreamsFromFlags(flags) : []
+  const inspectAddr = values['inspect-addr'] ?? env.BURROW_INSPECT_ADDR ?? null
+  const admin = values['inspect-admin'] || flag(env.BURROW_INSPECT_ADMIN, 'BURROW_INSPECT_ADMIN')
+  const metricsAddr = values['metrics-addr'] ?? env.BURROW_METRICS_ADDR ?? null
+  if (metricsAddr !== null) hostPort(metricsAddr, '--metrics-addr')
+  if (inspectAddr !== null) hostPort(inspectAddr, '--inspect-addr')
+  const token = env.BURROW_INSPECT_TOKEN ?? null
+  if (token !== null && !/^[A-Za-z0-9_-]{8,128}$/.test(token)) {
     throw new UsageError(
-      'several upstreams (aggregator mode) are not supported by this version yet; pass one --upstream or --stdio',
+      'BURROW_INSPECT_TOKEN must be 8-128 characters of A-Z, a-z, 0-9, "_" or "-"',
     )
   }
   const up: UpOptions = {
     upstreams,
+    upstreamsFile: file,
+    configPaths,
     name: values.name ?? null,
     drainGraceSecs: seconds(env.BURROW_DRAIN_GRACE_SECS, 'BURROW_DRAIN_GRACE_SECS', 10),
+    metricsAddr,
+    inspect: Object.freeze({
+      enabled: Boolean(values.inspect) || inspectAddr !== null || admin,
+      addr: inspectAddr ?? '127.0.0.1:4040',
+      addrExplicit: inspectAddr !== null,
+      admin,
+      token,
+    }),
     childEnv: env,
+    testCrash: env.BURROW_TEST_CRASH === '1',
   }
-  return Object.freeze({ command: 'up', global: Object.freeze(global), up: Object.freeze(up) })
+  return Object.freeze({ command: 'up', global, up: Object.freeze(up) })
 }
 
 function globalOptions(
@@ -122,9 +207,8 @@ function globalOptions(
   } catch {
     throw new UsageError(`--broker "${broker}" is not a URL; use ws://HOST:PORT or wss://HOST`)
   }
-  if (url.protocol !== 'ws:' && url.protocol !== 'wss:') {
+  if (url.protocol !== 'ws:' && url.protocol !== 'wss:')
     throw new UsageError(`--broker "${broker}" must start with ws:// or wss://`)
-  }
   const apiKey = values['api-key'] ?? env.BURROW_API_KEY ?? null
   if (apiKey !== null && !apiKey.startsWith('mtk_')) {
     throw new UsageError('the tunnel key must start with "mtk_"; check --api-key / BURROW_API_KEY')
@@ -153,23 +237,10 @@ function logLevel(verbosity: number, explicit: string | undefined): LogLevel {
   return verbosity >= 3 ? 'trace' : verbosity >= 1 ? 'debug' : 'info'
 }
 
-function upstreamSpec(kind: 'http' | 'stdio', flagName: string, value: string): UpstreamSpec {
-  if (value.trim() === '') throw new UsageError(`${flagName} needs a value`)
-  if (kind === 'http') {
-    let url: URL
-    try {
-      url = new URL(value)
-    } catch {
-      throw new UsageError(
-        `${flagName} "${value}" is not a URL; use e.g. http://127.0.0.1:3000/mcp`,
-      )
-    }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-      throw new UsageError(`${flagName} "${value}" must be an http:// or https:// URL`)
-    }
-    return { kind, name: null, url: url.toString() }
-  }
-  return { kind, name: null, command: value }
+function hostPort(value: string, name: string): void {
+  const m = /^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/.exec(value)
+  if (!m || Number(m[2]) > 65535)
+    throw new UsageError(`${name} "${value}" must be HOST:PORT, e.g. 127.0.0.1:9464`)
 }
 
 function flag(value: string | undefined, name: string): boolean {

@@ -72,11 +72,52 @@ describe('parseCli', () => {
     })
   })
 
+  it('up with no upstream flag means auto-detect; detect takes --config and --json', () => {
+    assert.deepEqual(up(['up']).up.upstreams, [])
+    const d = parseCli(['detect', '--json', '--config', 'a.json', '--config', 'b.json'], {})
+    assert.ok(d.command === 'detect')
+    assert.deepEqual(d.detect, { configPaths: ['a.json', 'b.json'], json: true })
+    usage(['detect', '--stdio', 'x'], /--stdio does not apply to "burrow detect"/)
+    usage(['up', '--json'], /--json does not apply to "burrow up"/)
+  })
+
+  it('inspector and metrics flags', () => {
+    const plain = up(['up', '--stdio', 'x']).up
+    assert.equal(plain.inspect.enabled, false)
+    assert.equal(plain.metricsAddr, null)
+    const admin = up(['up', '--stdio', 'x', '--inspect-admin']).up.inspect
+    assert.deepEqual(
+      [admin.enabled, admin.admin, admin.addr, admin.addrExplicit],
+      [true, true, '127.0.0.1:4040', false],
+    )
+    const viaEnv = up(['up', '--stdio', 'x'], {
+      BURROW_INSPECT_ADDR: '127.0.0.1:5050',
+      BURROW_INSPECT_TOKEN: 'fixed-token-123',
+      BURROW_METRICS_ADDR: '127.0.0.1:9464',
+    }).up
+    assert.deepEqual(
+      [
+        viaEnv.inspect.enabled,
+        viaEnv.inspect.addr,
+        viaEnv.inspect.addrExplicit,
+        viaEnv.inspect.token,
+      ],
+      [true, '127.0.0.1:5050', true, 'fixed-token-123'],
+    )
+    assert.equal(viaEnv.metricsAddr, '127.0.0.1:9464')
+    usage(
+      ['up', '--stdio', 'x', '--metrics-addr', 'nowhere'],
+      /--metrics-addr "nowhere" must be HOST:PORT/,
+    )
+    usage(['up', '--stdio', 'x'], /BURROW_INSPECT_TOKEN must be/, { BURROW_INSPECT_TOKEN: 'short' })
+  })
+
   it('--version and --help', () => {
     assert.deepEqual(parseCli(['--version'], {}), { command: 'version' })
     assert.deepEqual(parseCli(['--help'], {}), { command: 'help', topic: 'main' })
     assert.deepEqual(parseCli(['up', '--help'], {}), { command: 'help', topic: 'up' })
     assert.deepEqual(parseCli(['help', 'up'], {}), { command: 'help', topic: 'up' })
+    assert.deepEqual(parseCli(['detect', '--help'], {}), { command: 'help', topic: 'detect' })
   })
 
   it('--name and BURROW_DRAIN_GRACE_SECS', () => {
@@ -94,7 +135,6 @@ describe('parseCli', () => {
     usage([], /missing command/)
     usage(['down'], /unknown command "down"/)
     usage(['up', '--bogus'], /Unknown option '--bogus'.*burrow --help/)
-    usage(['up'], /no upstream given/)
     usage(['up', '--stdio', ''], /--stdio needs a value/)
     usage(['up', '--upstream', 'not a url'], /is not a URL/)
     usage(['up', '--upstream', 'ftp://x/mcp'], /http:\/\/ or https:\/\//)

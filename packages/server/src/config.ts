@@ -48,6 +48,13 @@ export interface ServerConfig {
   readonly heartbeatSecs: number
   /** Log level (`BURROW_LOG`). */
   readonly logLevel: LogLevel
+  /**
+   * Newest `burrow` release announced at `GET /api/client/latest` (`BURROW_CLIENT_LATEST_VERSION`),
+   * a semantic version such as `0.2.0`; null means burrowd's own version.
+   */
+  readonly clientLatestVersion: string | null
+  /** Where users get that release (`BURROW_CLIENT_DOWNLOAD_URL`), an http(s) URL, or null. */
+  readonly clientDownloadUrl: string | null
 }
 
 /** Environment variables as `process.env` holds them. */
@@ -77,6 +84,8 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     queueWaitMs: positiveInt(env, 'BURROW_QUEUE_WAIT_MS', 5000),
     heartbeatSecs: positiveInt(env, 'BURROW_HEARTBEAT_SECS', 15),
     logLevel: parseLogLevel(read(env, 'BURROW_LOG') ?? 'info'),
+    clientLatestVersion: parseVersion(read(env, 'BURROW_CLIENT_LATEST_VERSION')),
+    clientDownloadUrl: parseHttpUrl(read(env, 'BURROW_CLIENT_DOWNLOAD_URL')),
   }
   return Object.freeze(config)
 }
@@ -161,4 +170,42 @@ function parseLogLevel(value: string): LogLevel {
   const level = LOG_LEVELS.find((l) => l === value.toLowerCase())
   if (level === undefined) throw bad('BURROW_LOG', value, `one of ${LOG_LEVELS.join(', ')}`)
   return level
+}
+
+/** MAJOR.MINOR.PATCH with optional -prerelease and +build, as semver.org writes it. */
+const SEMVER =
+  /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?(?:\+[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?$/
+
+function parseVersion(value: string | undefined): string | null {
+  if (value === undefined) return null
+  if (value.length > 64 || !SEMVER.test(value)) {
+    throw bad(
+      'BURROW_CLIENT_LATEST_VERSION',
+      value,
+      'a semantic version such as 0.2.0 or 1.0.0-rc.1 (no leading "v")',
+    )
+  }
+  return value
+}
+
+function parseHttpUrl(value: string | undefined): string | null {
+  if (value === undefined) return null
+  let url: URL | null
+  try {
+    url = new URL(value)
+  } catch {
+    url = null
+  }
+  if (
+    url === null ||
+    (url.protocol !== 'http:' && url.protocol !== 'https:') ||
+    value.length > 2048
+  ) {
+    throw bad(
+      'BURROW_CLIENT_DOWNLOAD_URL',
+      value,
+      'an http:// or https:// URL such as https://example.com/burrow/releases',
+    )
+  }
+  return url.href
 }

@@ -60,7 +60,17 @@ export async function serve(config: ServerConfig): Promise<void> {
     log,
   })
   const broker = new Broker({ findTunnelByKey: (key) => store.findTunnelByKey(key), registry, log })
-  const app = new App({ version: packageVersion(), connections: () => registry.connectionCount })
+  const version = packageVersion()
+  const app = new App({
+    version,
+    connections: () => registry.connectionCount,
+    clientRelease: {
+      version: config.clientLatestVersion ?? version,
+      downloadUrl: config.clientDownloadUrl,
+    },
+    crashReports: store.crashReports,
+    log,
+  })
 
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     const host = hostOf(req)

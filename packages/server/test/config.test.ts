@@ -44,6 +44,8 @@ describe('loadConfig', () => {
       queueWaitMs: 5000,
       heartbeatSecs: 15,
       logLevel: 'info',
+      clientLatestVersion: null,
+      clientDownloadUrl: null,
     })
   })
 

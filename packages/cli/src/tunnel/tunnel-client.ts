@@ -63,9 +63,22 @@ export class TunnelClient {
   private wake: (() => void) | null = null
   private inflight = 0
   private readonly idle = new Set<() => void>()
+  private readonly handler: RequestHandler
+  private reconnectNow = false
 
   constructor(opts: TunnelClientOptions) {
     this.opts = opts
+    this.handler = opts.handler
+  }
+
+  /**
+   * Reconnect at once (after the upstream layout changed). The session resumes, so agents keep
+   * the URL; requests in flight on the old connection are reset and their agents retry.
+   */
+  reconnect(): void {
+    if (!this.ws || this.stopping) return
+    this.reconnectNow = true
+    this.ws.close(1000, 'reconnecting with a new upstream layout')
   }
 
   /** Current state. */
@@ -92,6 +105,11 @@ export class TunnelClient {
       if (outcome.welcomed) {
         everConnected = true
         attempt = 0
+      }
+      if (this.reconnectNow) {
+        this.reconnectNow = false
+        this.opts.log.info('reconnecting with the new upstream layout')
+        continue
       }
       const delay = Math.max(outcome.retryAfterMs, reconnectDelay(attempt, this.opts.random))
       attempt++
@@ -206,7 +224,7 @@ export class TunnelClient {
         transport: { send: (bytes, done) => ws.send(bytes, { binary: true }, done) },
         onOpen: (stream, head, body, fin) =>
           streamExchange(stream, head, body, fin, (req, res) =>
-            this.serve(req.method, this.opts.handler.handle(req, res)),
+            this.serve(req.method, this.handler.handle(req, res)),
           ),
         onControl: (frame) =>
           this.onControl(frame, outcome, ws, () => {

@@ -1,14 +1,26 @@
 /**
- * `burrow up`: prints the telemetry banner, starts the local handler for the upstream, keeps the
- * tunnel connected, announces the public URL and snippet on each fresh session, and drains on
- * Ctrl-C / SIGTERM. A second signal stops at once.
+ * `burrow up`: prints the telemetry banner, resolves the upstream layout (flags, file or
+ * auto-detect), starts the local handler, the optional inspector and metrics listener and the
+ * update check, keeps the tunnel connected, announces the public URL and snippet on each fresh
+ * session, and drains on Ctrl-C / SIGTERM. A second signal stops at once.
  */
+import { homedir } from 'node:os'
+import { resolve } from 'node:path'
 import type { Welcome } from '@burrow/protocol'
 import { ExitError, EXIT, UsageError } from '../cli-errors.js'
 import type { GlobalOptions, UpOptions } from '../config.js'
+import { createReplayer } from '../inspector/replay-exchange.js'
+import { startInspector, type Inspector } from '../inspector/inspector-server.js'
+import { TrafficRecorder } from '../inspector/traffic-recorder.js'
+import { writeUpstreamsFile } from '../inspector/upstreams-toml.js'
 import { createLogger } from '../log/logger.js'
+import { CliMetrics } from '../metrics/cli-metrics.js'
+import { startMetrics, type MetricsServer } from '../metrics/metrics-server.js'
 import { TunnelClient } from '../tunnel/tunnel-client.js'
-import { createHandler } from './create-handler.js'
+import { startUpdateCheck } from '../update/update-check.js'
+import { userCacheDir } from '../update/user-cache-dir.js'
+import { LayoutHandler } from './layout-handler.js'
+import { resolveUpstreams } from './resolve-upstreams.js'
 import { announcement, telemetryBanner } from './snippet.js'
 
 /** Output streams, injectable for tests. */
@@ -20,34 +32,111 @@ export interface UpIo {
 /** Run `up` until shutdown. Resolves with the exit status; throws UsageError/ExitError. */
 export async function upCommand(global: GlobalOptions, up: UpOptions, io: UpIo): Promise<number> {
   io.out(`${telemetryBanner(global.telemetry)}\n`)
+  if (up.testCrash)
+    setImmediate(() => {
+      throw new Error('deliberate crash (BURROW_TEST_CRASH=1)')
+    })
   if (!global.apiKey) {
     throw new UsageError(
       'no tunnel key: pass --api-key mtk_… or set BURROW_API_KEY (create one in the dashboard, or with "burrowd tunnel create")',
     )
   }
   const log = createLogger(global.logLevel)
-  const spec = up.upstreams[0]
-  if (!spec) throw new UsageError('no upstream given')
-  const { handler, label } = createHandler(spec, up.childEnv, log)
-  let announced = false
-  const client = new TunnelClient({
-    broker: global.broker,
-    apiKey: global.apiKey,
-    name: up.name,
-    agent: `burrow/${io.version}`,
-    handler,
-    log,
-    onWelcome: (welcome: Welcome) => {
-      if (announced && welcome.resumed) {
-        log.info('reconnected; the session continues')
-        return
-      }
-      announced = true
-      io.out(announcement(welcome.publicUrl, label, up.name))
-    },
-    onState: (state) => log.debug(`tunnel state: ${state}`),
-  })
+  if (global.updateCheck) {
+    const stateDir = userCacheDir(up.childEnv, process.platform, homedir())
+    startUpdateCheck({
+      serviceUrl: global.broker,
+      currentVersion: io.version,
+      stateDir,
+      print: io.out,
+      logger: log,
+    })
+  }
+  const specs = await resolveUpstreams(up, log, io.out)
+  const metrics = up.metricsAddr !== null ? new CliMetrics() : undefined
+  const recorder = up.inspect.enabled ? new TrafficRecorder() : null
+  const handler = new LayoutHandler(specs, up.childEnv, log, metrics, recorder)
+  let metricsServer: MetricsServer | null = null
+  let inspector: Inspector | null = null
+  let client: TunnelClient | null = null
+  try {
+    if (metrics && up.metricsAddr !== null) {
+      metricsServer = await startMetrics(up.metricsAddr, metrics.registry, log)
+      if (metricsServer) io.out(`Metrics:        http://${metricsServer.address}/metrics\n`)
+    }
+    if (recorder) {
+      let savedTo = up.upstreamsFile
+      inspector = await startInspector({
+        ...up.inspect,
+        recorder,
+        logger: log,
+        replay: createReplayer({ recorder, handler: () => handler.inner }),
+        ...(up.inspect.admin
+          ? {
+              layout: {
+                get: () => handler.specs,
+                apply: async (next) => {
+                  const old = handler.swap([...next])
+                  client?.reconnect()
+                  io.out(`Upstreams changed; now forwarding to: ${handler.label}\n`)
+                  setTimeout(() => void old.close(), 5_000).unref()
+                },
+                save: async (next) => {
+                  savedTo ??= resolve('burrow-upstreams.toml')
+                  await writeUpstreamsFile(savedTo, next)
+                  return savedTo
+                },
+                get file() {
+                  return savedTo
+                },
+              },
+            }
+          : {}),
+      })
+      io.out(`Inspector:      ${inspector.url}\n`)
+    }
+    client = new TunnelClient({
+      broker: global.broker,
+      apiKey: global.apiKey,
+      name: up.name,
+      agent: `burrow/${io.version}`,
+      handler,
+      log,
+      onWelcome: announcer(io, up, handler, log),
+      onState: (state) => log.debug(`tunnel state: ${state}`),
+    })
+    return await runUntilStopped(client, up, io, log, handler)
+  } finally {
+    await inspector?.close()
+    await metricsServer?.close()
+    await handler.close()
+  }
+}
 
+function announcer(
+  io: UpIo,
+  up: UpOptions,
+  handler: LayoutHandler,
+  log: ReturnType<typeof createLogger>,
+) {
+  let announced = false
+  return (welcome: Welcome) => {
+    if (announced && welcome.resumed) {
+      log.info('reconnected; the session continues')
+      return
+    }
+    announced = true
+    io.out(announcement(welcome.publicUrl, handler.label, up.name))
+  }
+}
+
+async function runUntilStopped(
+  client: TunnelClient,
+  up: UpOptions,
+  io: UpIo,
+  log: ReturnType<typeof createLogger>,
+  handler: LayoutHandler,
+): Promise<number> {
   let signals = 0
   const onSignal = (signal: string) => {
     signals++
@@ -85,6 +174,5 @@ export async function upCommand(global: GlobalOptions, up: UpOptions, io: UpIo):
   } finally {
     process.off('SIGINT', onInt)
     process.off('SIGTERM', onTerm)
-    await handler.close()
   }
 }

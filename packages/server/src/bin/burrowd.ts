@@ -9,6 +9,7 @@
 import { readFileSync } from 'node:fs'
 import { loadConfig, ConfigError } from '../config.js'
 import { accountCreate } from '../operator/account-create.js'
+import { crashReportsList } from '../operator/crash-reports-list.js'
 import { HELP_TEXT } from '../operator/help-text.js'
 import { migrate } from '../operator/migrate.js'
 import { parseOperatorArgs } from '../operator/parse-operator-args.js'
@@ -35,6 +36,8 @@ async function main(argv: readonly string[]): Promise<void> {
       return print(await accountCreate(command, config))
     case 'tunnel create':
       return print(await tunnelCreate(command, config))
+    case 'crash-reports list':
+      return print(await crashReportsList(command, config))
   }
 }
 

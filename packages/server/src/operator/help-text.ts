@@ -14,6 +14,9 @@ Usage:
   burrowd tunnel create --account SLUG [--name N] [--subdomain SUB] [--json]
                                    create a tunnel and its key (shown only once);
                                    prints {id, subdomain, public_url, key} with --json
+  burrowd crash-reports list [--limit N] [--json]
+                                   the newest crash reports sent by burrow clients;
+                                   prints {crash_reports: [...]} with --json
   burrowd --help | --version
 
 Flags:
@@ -23,6 +26,7 @@ Flags:
   --account SLUG     the account that owns the new tunnel
   --name N           friendly tunnel name; also suggests the subdomain
   --subdomain SUB    tunnel subdomain (default: from --name, else random); unique per account
+  --limit N          how many crash reports, newest first: 1-1000 (20)
   --json             print exactly one JSON object on stdout
   -h, --help         print this help
 
@@ -38,4 +42,9 @@ Environment (an empty value counts as unset):
   BURROW_QUEUE_WAIT_MS     milliseconds a request waits for a reconnecting tunnel (5000)
   BURROW_HEARTBEAT_SECS    seconds between tunnel pings (15)
   BURROW_LOG               error, warn, info, debug or trace (info)
+  BURROW_CLIENT_LATEST_VERSION
+                           newest burrow release, told to clients that check for updates
+                           (burrowd's own version)
+  BURROW_CLIENT_DOWNLOAD_URL
+                           where users get that release, an http(s) URL (none)
 `

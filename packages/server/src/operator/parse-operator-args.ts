@@ -29,6 +29,14 @@ export interface TunnelCreateCommand {
   readonly json: boolean
 }
 
+/** `burrowd crash-reports list`. */
+export interface CrashReportsListCommand {
+  readonly command: 'crash-reports list'
+  /** How many reports, newest first (1-1000). */
+  readonly limit: number
+  readonly json: boolean
+}
+
 /** A parsed `burrowd` command line. */
 export type OperatorCommand =
   | { readonly command: 'help' }
@@ -37,12 +45,17 @@ export type OperatorCommand =
   | { readonly command: 'migrate' }
   | AccountCreateCommand
   | TunnelCreateCommand
+  | CrashReportsListCommand
 
 const ACCOUNT_CREATE_USAGE =
   'burrowd account create --email E --slug S [--plan free|pro|scale] [--json]'
 const TUNNEL_CREATE_USAGE =
   'burrowd tunnel create --account SLUG [--name N] [--subdomain SUB] [--json]'
+const CRASH_REPORTS_LIST_USAGE = 'burrowd crash-reports list [--limit N] [--json]'
 const HELP_HINT = 'run "burrowd --help" for usage'
+/** Reports `crash-reports list` shows without --limit, and the most it shows. */
+const DEFAULT_LIST_LIMIT = 20
+const MAX_LIST_LIMIT = 1000
 
 /** Parse `argv` (without node and the script path). Throws `UsageError`. */
 export function parseOperatorArgs(argv: readonly string[]): OperatorCommand {
@@ -72,11 +85,23 @@ export function parseOperatorArgs(argv: readonly string[]): OperatorCommand {
       }
       return word === 'account' ? accountCreate(args) : tunnelCreate(args)
     }
+    case 'crash-reports': {
+      const [sub, ...args] = rest
+      if (sub === '--help' || sub === '-h') return { command: 'help' }
+      if (sub !== 'list') {
+        throw new UsageError(
+          sub === undefined
+            ? `"burrowd crash-reports" needs a subcommand: list; ${HELP_HINT}`
+            : `unknown command "burrowd crash-reports ${sub}"; the only one is "burrowd crash-reports list"`,
+        )
+      }
+      return crashReportsList(args)
+    }
     default:
       throw new UsageError(
         word.startsWith('-')
           ? `unknown option "${word}"; ${HELP_HINT}`
-          : `unknown command "${word}"; the commands are serve, migrate, account create and tunnel create`,
+          : `unknown command "${word}"; the commands are serve, migrate, account create, tunnel create and crash-reports list`,
       )
   }
 }
@@ -117,6 +142,22 @@ function tunnelCreate(args: readonly string[]): OperatorCommand {
     subdomain: optional(values.subdomain, 'subdomain', TUNNEL_CREATE_USAGE),
     json: values.json === true,
   }
+}
+
+function crashReportsList(args: readonly string[]): OperatorCommand {
+  const values = flags('burrowd crash-reports list', args, {
+    limit: { type: 'string' },
+    json: { type: 'boolean' },
+  })
+  if (values.help) return { command: 'help' }
+  const text = optional(values.limit, 'limit', CRASH_REPORTS_LIST_USAGE)
+  const limit = text === null ? DEFAULT_LIST_LIMIT : /^\d{1,7}$/.test(text) ? Number(text) : NaN
+  if (!(limit >= 1 && limit <= MAX_LIST_LIMIT)) {
+    throw new UsageError(
+      `--limit "${text}" must be a whole number from 1 to ${MAX_LIST_LIMIT}; usage: ${CRASH_REPORTS_LIST_USAGE}`,
+    )
+  }
+  return { command: 'crash-reports list', limit, json: values.json === true }
 }
 
 type Options = NonNullable<ParseArgsConfig['options']>

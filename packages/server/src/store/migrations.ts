@@ -7,6 +7,7 @@
 
 import { Migrator } from 'kysely'
 import type { Kysely, Migration, MigrationProvider } from 'kysely'
+import { usageCountersMigration } from '../quota/usage-migration.js'
 
 /** 001: accounts, their tunnels (keys stored as hashes) and server-wide settings. */
 const accountsTunnels: Migration = {
@@ -45,9 +46,38 @@ const accountsTunnels: Migration = {
   },
 }
 
+/** 002: crash reports sent by `burrow` clients, listed newest first by operators. */
+const crashReports: Migration = {
+  async up(db: Kysely<unknown>): Promise<void> {
+    await db.schema
+      .createTable('crash_reports')
+      .addColumn('id', 'text', (c) => c.primaryKey())
+      .addColumn('received_at', 'text', (c) => c.notNull())
+      .addColumn('client_version', 'text', (c) => c.notNull())
+      .addColumn('os', 'text', (c) => c.notNull())
+      .addColumn('arch', 'text', (c) => c.notNull())
+      .addColumn('node', 'text', (c) => c.notNull())
+      .addColumn('kind', 'text', (c) => c.notNull())
+      .addColumn('message', 'text', (c) => c.notNull())
+      .addColumn('stack', 'text', (c) => c.notNull())
+      .addColumn('command', 'text')
+      .execute()
+    await db.schema
+      .createIndex('crash_reports_received_at')
+      .on('crash_reports')
+      .columns(['received_at', 'id'])
+      .execute()
+  },
+  async down(db: Kysely<unknown>): Promise<void> {
+    await db.schema.dropTable('crash_reports').execute()
+  },
+}
+
 /** All migrations by name; names sort in the order they apply. */
 const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '001_accounts_tunnels': accountsTunnels,
+  '002_crash_reports': crashReports,
+  '003_usage_counters': usageCountersMigration,
 }
 
 const provider: MigrationProvider = {

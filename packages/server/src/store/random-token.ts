@@ -1,6 +1,6 @@
 /**
- * Fresh random identifiers and secrets made by the store: row ids (`acc_…`, `tun_…`), tunnel keys
- * (`mtk_…`) and random subdomains.
+ * Fresh random identifiers and secrets made by the store: row ids (`acc_…`, `tun_…`, `crash_…`),
+ * tunnel keys (`mtk_…`) and random subdomains.
  */
 
 import { randomBytes, randomInt } from 'node:crypto'
@@ -9,7 +9,7 @@ import { randomBytes, randomInt } from 'node:crypto'
 export const TUNNEL_KEY_PREFIX = 'mtk_'
 
 /** A new row id: `prefix` followed by 20 random hex digits (80 bits), e.g. `acc_3f…`. */
-export function newId(prefix: 'acc_' | 'tun_'): string {
+export function newId(prefix: 'acc_' | 'tun_' | 'crash_'): string {
   return prefix + randomBytes(10).toString('hex')
 }
 

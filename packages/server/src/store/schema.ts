@@ -5,6 +5,7 @@
  */
 
 import type { ColumnType } from 'kysely'
+import type { UsageCountersTable } from '../quota/usage-migration.js'
 
 /** A nullable column that may be left out of an insert. */
 type OptionalNullable<T> = ColumnType<T | null, T | null | undefined, T | null>
@@ -46,9 +47,36 @@ export interface SettingsTable {
   value: string
 }
 
+/**
+ * `crash_reports`: error reports sent by `burrow` clients (message and stack only, scrubbed by
+ * the client; never MCP traffic). Read by operators with `burrowd crash-reports list`.
+ */
+export interface CrashReportsTable {
+  /** `crash_` + random hex. */
+  id: string
+  /** ISO-8601 UTC, when burrowd received the report. */
+  received_at: string
+  /** The client's version, e.g. `0.1.0`. */
+  client_version: string
+  /** `process.platform` of the client, e.g. `linux`. */
+  os: string
+  /** `process.arch` of the client, e.g. `x64`. */
+  arch: string
+  /** `process.version` of the client's Node.js, e.g. `v20.19.0`. */
+  node: string
+  /** `uncaught` (an uncaught exception or rejection) or `fatal` (the top-level catch). */
+  kind: string
+  message: string
+  stack: string
+  /** The subcommand that crashed (`up`, `detect`), if known. */
+  command: OptionalNullable<string>
+}
+
 /** The whole database, for `Kysely<Database>`. */
 export interface Database {
   accounts: AccountsTable
   tunnels: TunnelsTable
   settings: SettingsTable
+  crash_reports: CrashReportsTable
+  usage_counters: UsageCountersTable
 }

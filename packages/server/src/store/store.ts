@@ -1,12 +1,14 @@
 /**
- * The store: every query burrowd makes about accounts, tunnels and settings, written once with
- * Kysely and run unchanged on SQLite and PostgreSQL (`openStore` picks the dialect). Rows come
- * back as camelCase objects with `Date` times; tunnel keys exist only as hashes.
+ * The store: every query burrowd makes about accounts, tunnels and settings (crash reports live
+ * in `crash-report-store.ts`, reached as `store.crashReports`), written once with Kysely and run
+ * unchanged on SQLite and PostgreSQL (`openStore` picks the dialect). Rows come back as camelCase
+ * objects with `Date` times; tunnel keys exist only as hashes.
  */
 
 import { hostLabelProblem, isPlanId, labelProblem, PLAN_IDS } from '@burrow/protocol'
 import type { PlanId } from '@burrow/protocol'
 import type { Kysely, Selectable } from 'kysely'
+import { CrashReportStore } from './crash-report-store.js'
 import { hashKey } from './hash-key.js'
 import { newId, newTunnelKey, randomSubdomain, TUNNEL_KEY_PREFIX } from './random-token.js'
 import type { AccountsTable, Database, TunnelsTable } from './schema.js'
@@ -55,6 +57,8 @@ const RANDOM_ATTEMPTS = 8
 export class Store {
   /** The Kysely instance, for migrations and tests that inspect rows. */
   readonly db: Kysely<Database>
+  /** Crash reports sent by clients (`crash-report-store.ts`). */
+  readonly crashReports: CrashReportStore
   readonly #now: () => Date
   readonly #onClose: (() => void | Promise<void>) | undefined
 
@@ -62,6 +66,7 @@ export class Store {
     this.db = db
     this.#now = options.now ?? (() => new Date())
     this.#onClose = options.onClose
+    this.crashReports = new CrashReportStore(db, this.#now)
   }
 
   /**

@@ -306,7 +306,11 @@ describe('openStore', () => {
     const database = await testBackends()[0]!.create()
     const store = await openStore(database.config, { migrate: false })
     try {
-      assert.deepEqual(await migrateToLatest(store.db), ['001_accounts_tunnels'])
+      assert.deepEqual(await migrateToLatest(store.db), [
+        '001_accounts_tunnels',
+        '002_crash_reports',
+        '003_usage_counters',
+      ])
     } finally {
       await store.close()
       await database.drop()

@@ -1,0 +1,126 @@
+/**
+ * Server→client requests (sampling, elicitation, roots/list) from upstreams, routed to an agent.
+ * The request goes to the session whose request to that upstream is in flight (the most recent
+ * one), on that request's stream (`relatedTo`), since that is almost always its cause; without
+ * one, to the most recently active session whose agent declared the capability it needs. The
+ * agent sees an id of its session's own, and its answer goes back under the upstream's id.
+ */
+import {
+  errorResponse,
+  idKey,
+  JsonRpcErrorCode,
+  type JsonRpcId,
+  type JsonRpcRequest,
+  type JsonRpcResponse,
+} from '../front/json-rpc.js'
+import type { Logger } from '../log/logger.js'
+import type { AggregatorSession } from './aggregator-session.js'
+import type { CallOwner } from './pending-table.js'
+import type { UpstreamLink } from './upstream-link.js'
+
+/** The client capability each server→client request needs (others are routed regardless). */
+const CAPABILITY_OF: Readonly<Record<string, string>> = {
+  'sampling/createMessage': 'sampling',
+  'elicitation/create': 'elicitation',
+  'roots/list': 'roots',
+}
+
+interface Routed {
+  readonly session: AggregatorSession
+  readonly agentId: number
+  readonly relatedTo: JsonRpcId | undefined
+}
+
+/** Routes server→client requests and their answers. */
+export class AskRouter {
+  readonly #sessions: ReadonlyMap<string, AggregatorSession>
+  readonly #links: ReadonlyMap<string, UpstreamLink>
+  readonly #log: Logger
+  /** `upstream \n idKey(upstream's id)` → where it went. */
+  readonly #routed = new Map<string, Routed>()
+
+  constructor(
+    sessions: ReadonlyMap<string, AggregatorSession>,
+    links: ReadonlyMap<string, UpstreamLink>,
+    logger: Logger,
+  ) {
+    this.#sessions = sessions
+    this.#links = links
+    this.#log = logger
+  }
+
+  /** Hand `message` from `link` to an agent, or refuse it when no agent can answer. */
+  route(link: UpstreamLink, message: JsonRpcRequest, owner: CallOwner | undefined): void {
+    const needed = CAPABILITY_OF[message.method]
+    const able = (s: AggregatorSession): boolean =>
+      !s.closed && (needed === undefined || s.capabilities[needed] !== undefined)
+    const caller = owner && this.#sessions.get(owner.sessionId)
+    const live = caller && !caller.closed ? caller : undefined
+    // The agent whose call caused the request answers it, or nobody: another agent's user did
+    // not ask for it. Without a caller, the most recently active agent able to answer does.
+    const session = live ? (able(live) ? live : undefined) : this.#mostRecentSession(able)
+    if (!session) {
+      const reason = live
+        ? `the agent did not declare the "${needed}" capability ${message.method} needs`
+        : `no connected agent can answer ${message.method}`
+      const code = live ? JsonRpcErrorCode.methodNotFound : JsonRpcErrorCode.internalError
+      link.respond(errorResponse(message.id, code, reason))
+      return
+    }
+    const relatedTo = session === caller ? owner?.agentId : undefined
+    const agentId = session.nextAskId()
+    session.asks.set(idKey(agentId), { upstream: link.name, upstreamId: message.id })
+    this.#routed.set(key(link.name, message.id), { session, agentId, relatedTo })
+    this.#log.debug(`upstream "${link.name}" ${message.method} → session ${session.id}`)
+    session.sink.deliver({ ...message, id: agentId }, relatedTo)
+  }
+
+  /** The agent of `session` answered one of the requests it holds. */
+  answer(session: AggregatorSession, message: JsonRpcResponse): void {
+    if (message.id === null) return
+    const held = session.asks.get(idKey(message.id))
+    if (!held) {
+      this.#log.debug(`session ${session.id}: answer to unknown request ${String(message.id)}`)
+      return
+    }
+    session.asks.delete(idKey(message.id))
+    this.#routed.delete(key(held.upstream, held.upstreamId))
+    this.#links.get(held.upstream)?.respond({ ...message, id: held.upstreamId })
+  }
+
+  /** The upstream no longer wants an answer: tell the agent holding the request. */
+  ended(link: UpstreamLink, upstreamId: JsonRpcId, reason: string): void {
+    const routed = this.#routed.get(key(link.name, upstreamId))
+    if (!routed) return
+    this.#routed.delete(key(link.name, upstreamId))
+    routed.session.asks.delete(idKey(routed.agentId))
+    const params = { requestId: routed.agentId, reason }
+    routed.session.sink.deliver(
+      { jsonrpc: '2.0', method: 'notifications/cancelled', params },
+      routed.relatedTo,
+    )
+  }
+
+  /** The session ended: its open requests are answered with an error upstream. */
+  dropSession(session: AggregatorSession): void {
+    for (const held of session.asks.values()) {
+      this.#routed.delete(key(held.upstream, held.upstreamId))
+      const reason = 'the agent session ended before answering'
+      const answer = errorResponse(held.upstreamId, JsonRpcErrorCode.internalError, reason)
+      this.#links.get(held.upstream)?.respond(answer)
+    }
+    session.asks.clear()
+  }
+
+  #mostRecentSession(able: (s: AggregatorSession) => boolean): AggregatorSession | undefined {
+    let best: AggregatorSession | undefined
+    for (const session of this.#sessions.values()) {
+      if (able(session) && (!best || session.lastActive > best.lastActive)) best = session
+    }
+    return best
+  }
+}
+
+function key(upstream: string, id: JsonRpcId): string {
+  return `${upstream}\n${idKey(id)}`
+}

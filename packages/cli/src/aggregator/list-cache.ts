@@ -1,0 +1,46 @@
+/**
+ * Snapshots of upstream `*\/list` pages, kept per upstream, list and upstream cursor, so agents
+ * listing again (every session lists at start) do not reach the upstream. A snapshot lives until
+ * the upstream says the list changed, or goes away or comes back. Each (upstream, list) has an
+ * epoch that invalidation bumps: a page fetched before an invalidation is not stored after it.
+ */
+
+type Page = Readonly<Record<string, unknown>>
+
+/** Cached list pages of every upstream. */
+export class ListCache {
+  readonly #pages = new Map<string, Map<string, Page>>()
+  readonly #epochs = new Map<string, number>()
+
+  /** The current epoch of `method` at `upstream`; pass it back to `set`. */
+  epoch(upstream: string, method: string): number {
+    return this.#epochs.get(key(upstream, method)) ?? 0
+  }
+
+  /** The cached page for `cursor` (undefined: the first page). */
+  get(upstream: string, method: string, cursor: string | undefined): Page | undefined {
+    return this.#pages.get(key(upstream, method))?.get(cursor ?? '')
+  }
+
+  /** Store a page fetched during `epoch`; ignored if the list was invalidated since. */
+  set(upstream: string, method: string, cursor: string | undefined, page: Page, epoch: number) {
+    if (epoch !== this.epoch(upstream, method)) return
+    const k = key(upstream, method)
+    const pages = this.#pages.get(k) ?? new Map<string, Page>()
+    this.#pages.set(k, pages)
+    pages.set(cursor ?? '', page)
+  }
+
+  /** Forget the pages of `methods` at `upstream`. */
+  invalidate(upstream: string, methods: readonly string[]): void {
+    for (const method of methods) {
+      const k = key(upstream, method)
+      this.#pages.delete(k)
+      this.#epochs.set(k, this.epoch(upstream, method) + 1)
+    }
+  }
+}
+
+function key(upstream: string, method: string): string {
+  return `${upstream}\n${method}`
+}

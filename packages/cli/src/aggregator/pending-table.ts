@@ -1,0 +1,89 @@
+/**
+ * The id rewriter's memory for one upstream: every request the aggregator sent there, by the id
+ * it carries upstream. Ids there are the aggregator's own (a counter per upstream), so agents that
+ * pick the same ids never collide, and that id doubles as the progress token. The table is
+ * bounded: when it is full, the oldest request is evicted (its agent gets an error) rather than
+ * letting a stuck upstream grow memory without limit.
+ */
+import type { JsonRpcId } from '../front/json-rpc.js'
+import type { RpcError } from './rpc-error.js'
+
+/** Which agent request a call serves, for routing what the upstream sends while serving it. */
+export interface CallOwner {
+  readonly sessionId: string
+  readonly agentId: JsonRpcId
+}
+
+/** One request in flight at an upstream. */
+export interface PendingCall {
+  /** The id it carries upstream (also its progress token when progress was asked for). */
+  readonly upstreamId: number
+  readonly method: string
+  /** The agent request it serves; none for the aggregator's own requests. */
+  readonly owner: CallOwner | undefined
+  readonly resolve: (result: Readonly<Record<string, unknown>>) => void
+  readonly reject: (error: RpcError) => void
+  /** Called with each `notifications/progress` params for this call. */
+  readonly onProgress: ((params: Readonly<Record<string, unknown>>) => void) | undefined
+  /** Stop watching signals and timers; called once the call is settled. */
+  readonly detach: () => void
+}
+
+/** Default bound of the table (per upstream). */
+export const DEFAULT_PENDING_LIMIT = 10_000
+
+/** Requests in flight at one upstream, oldest first. */
+export class PendingTable {
+  readonly #limit: number
+  readonly #calls = new Map<number, PendingCall>()
+
+  constructor(limit: number = DEFAULT_PENDING_LIMIT) {
+    if (!Number.isInteger(limit) || limit < 1) throw new Error('the pending table needs room')
+    this.#limit = limit
+  }
+
+  /** Number of calls in flight. */
+  get size(): number {
+    return this.#calls.size
+  }
+
+  /** Record a call. Returns the call evicted to make room, if the table was full. */
+  add(call: PendingCall): PendingCall | undefined {
+    let evicted: PendingCall | undefined
+    if (this.#calls.size >= this.#limit) {
+      const oldest = this.#calls.values().next().value
+      if (oldest) {
+        this.#calls.delete(oldest.upstreamId)
+        evicted = oldest
+      }
+    }
+    this.#calls.set(call.upstreamId, call)
+    return evicted
+  }
+
+  /** The call with this upstream id, left in place. */
+  get(upstreamId: unknown): PendingCall | undefined {
+    return typeof upstreamId === 'number' ? this.#calls.get(upstreamId) : undefined
+  }
+
+  /** Remove and return the call with this upstream id. */
+  take(upstreamId: unknown): PendingCall | undefined {
+    const call = this.get(upstreamId)
+    if (call) this.#calls.delete(call.upstreamId)
+    return call
+  }
+
+  /** The most recently sent call that serves an agent request. */
+  latestOwned(): PendingCall | undefined {
+    let latest: PendingCall | undefined
+    for (const call of this.#calls.values()) if (call.owner) latest = call
+    return latest
+  }
+
+  /** Remove and return every call (the upstream went away). */
+  drain(): PendingCall[] {
+    const calls = [...this.#calls.values()]
+    this.#calls.clear()
+    return calls
+  }
+}

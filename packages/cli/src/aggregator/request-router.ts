@@ -1,0 +1,195 @@
+/**
+ * Where each agent request goes in aggregator mode. Lists are merged (`ListAggregator`); tools
+ * and prompts are routed by their `<upstream>__` prefix; resources by URI (`ResourceRouter`);
+ * completions by their ref; `logging/setLevel` is fanned out to every upstream that logs. The
+ * answer is the upstream's, or an `RpcError` the backend turns into the agent's error response.
+ */
+import { JsonRpcErrorCode, type JsonRpcRequest } from '../front/json-rpc.js'
+import type { Logger } from '../log/logger.js'
+import type { AggregatorMetrics } from './aggregator-metrics.js'
+import type { ListAggregator } from './list-aggregator.js'
+import { LIST_METHODS } from './list-methods.js'
+import { splitPrefixedName } from './prefixed-name.js'
+import type { ResourceRouter } from './resource-router.js'
+import type { ResourceSubscriptions } from './resource-subscriptions.js'
+import { RpcError } from './rpc-error.js'
+import type { CallOptions } from './upstream-calls.js'
+import { recordOf } from './upstream-info.js'
+import type { UpstreamLink } from './upstream-link.js'
+
+type Result = Readonly<Record<string, unknown>>
+type Params = Readonly<Record<string, unknown>>
+
+/** What the router works with. */
+export interface RequestRouterOptions {
+  readonly links: readonly UpstreamLink[]
+  readonly lists: ListAggregator
+  readonly resources: ResourceRouter
+  readonly subscriptions: ResourceSubscriptions
+  readonly metrics: AggregatorMetrics
+  readonly logger: Logger
+}
+
+/** Routes agent requests (initialize and ping are the backend's). */
+export class RequestRouter {
+  readonly #opts: RequestRouterOptions
+  readonly #byName: ReadonlyMap<string, UpstreamLink>
+  /** The level an agent last set, renewed on upstreams that initialize again. */
+  #logLevel: string | undefined
+
+  constructor(options: RequestRouterOptions) {
+    this.#opts = options
+    this.#byName = new Map(options.links.map((link) => [link.name, link]))
+  }
+
+  /** The result for `message` from agent session `sessionId`. */
+  async route(sessionId: string, message: JsonRpcRequest, call: CallOptions): Promise<Result> {
+    const params = message.params ?? {}
+    const method = message.method
+    if (LIST_METHODS[method]) return this.#opts.lists.page(method, params.cursor, call)
+    switch (method) {
+      case 'tools/call':
+        return this.#byPrefix(method, 'tool', params, call)
+      case 'prompts/get':
+        return this.#byPrefix(method, 'prompt', params, call)
+      case 'resources/read':
+        return (
+          await this.#opts.resources.route(uriOf(params), method, params, call, offersResources)
+        ).result
+      case 'resources/subscribe':
+        return this.#subscribe(sessionId, params, call)
+      case 'resources/unsubscribe':
+        return this.#unsubscribe(sessionId, params, call)
+      case 'completion/complete':
+        return this.#complete(params, call)
+      case 'logging/setLevel':
+        return this.#setLevel(params, call)
+      default:
+        throw new RpcError(
+          JsonRpcErrorCode.methodNotFound,
+          `Method not found: ${method} is not supported by the burrow aggregator`,
+        )
+    }
+  }
+
+  /** Renew what agents set on an upstream that initialized again (log level, subscriptions). */
+  renew(link: UpstreamLink): void {
+    const log = this.#opts.logger
+    const failed = (what: string) => (err: unknown) =>
+      log.debug(`upstream "${link.name}": renewing ${what} failed: ${(err as Error).message}`)
+    if (this.#logLevel !== undefined && link.capability('logging')) {
+      link.request('logging/setLevel', { level: this.#logLevel }).catch(failed('the log level'))
+    }
+    for (const uri of this.#opts.subscriptions.urisAt(link.name)) {
+      link.request('resources/subscribe', { uri }).catch(failed(`the subscription to ${uri}`))
+    }
+  }
+
+  /** tools/call and prompts/get: strip the prefix and ask its upstream. */
+  async #byPrefix(
+    method: string,
+    kind: string,
+    params: Params,
+    call: CallOptions,
+  ): Promise<Result> {
+    const name = params.name
+    if (typeof name !== 'string') {
+      throw new RpcError(JsonRpcErrorCode.invalidParams, `${method} needs a string "name"`)
+    }
+    const { link, item } = this.#resolve(kind, name)
+    return link.request(method, { ...params, name: item }, call)
+  }
+
+  /** The upstream a prefixed name belongs to; an unknown prefix is an invalid-params error. */
+  #resolve(kind: string, name: string): { link: UpstreamLink; item: string } {
+    const names = this.#opts.links.map((link) => link.name)
+    const split = splitPrefixedName(name, names)
+    const link = split && this.#byName.get(split.upstream)
+    if (split && link) return { link, item: split.item }
+    this.#opts.metrics.unknownPrefix()
+    throw new RpcError(
+      JsonRpcErrorCode.invalidParams,
+      `unknown ${kind} "${name}": ${kind} names here are "<upstream>__<${kind}>" and the ` +
+        `upstreams are ${names.map((n) => `"${n}"`).join(', ')}`,
+      { upstreams: names },
+    )
+  }
+
+  async #subscribe(sessionId: string, params: Params, call: CallOptions): Promise<Result> {
+    const uri = uriOf(params)
+    const known = this.#opts.subscriptions.upstreamOf(uri)
+    const link = known === undefined ? undefined : this.#byName.get(known)
+    if (link) {
+      const result = await link.request('resources/subscribe', params, call)
+      this.#opts.subscriptions.add(uri, link.name, sessionId)
+      return result
+    }
+    const routed = await this.#opts.resources.route(uri, 'resources/subscribe', params, call, (l) =>
+      Boolean(l.capability('resources')?.subscribe),
+    )
+    this.#opts.subscriptions.add(uri, routed.link.name, sessionId)
+    return routed.result
+  }
+
+  async #unsubscribe(sessionId: string, params: Params, call: CallOptions): Promise<Result> {
+    const uri = uriOf(params)
+    const upstream = this.#opts.subscriptions.remove(uri, sessionId)
+    if (upstream === null) return {}
+    const link = upstream === undefined ? undefined : this.#byName.get(upstream)
+    if (link) return link.request('resources/unsubscribe', params, call)
+    const routed = await this.#opts.resources.route(
+      uri,
+      'resources/unsubscribe',
+      params,
+      call,
+      (l) => Boolean(l.capability('resources')?.subscribe),
+    )
+    return routed.result
+  }
+
+  /** completion/complete: by prompt name prefix, or by the resource (template) URI. */
+  async #complete(params: Params, call: CallOptions): Promise<Result> {
+    const ref = recordOf(params.ref)
+    if (ref?.type === 'ref/prompt' && typeof ref.name === 'string') {
+      const { link, item } = this.#resolve('prompt', ref.name)
+      return link.request('completion/complete', { ...params, ref: { ...ref, name: item } }, call)
+    }
+    if (ref?.type === 'ref/resource' && typeof ref.uri === 'string') {
+      const link = await this.#opts.resources.templateOwner(ref.uri, call)
+      if (link) return link.request('completion/complete', params, call)
+      throw new RpcError(
+        JsonRpcErrorCode.invalidParams,
+        `no upstream lists the resource template ${ref.uri}`,
+      )
+    }
+    throw new RpcError(
+      JsonRpcErrorCode.invalidParams,
+      'completion/complete needs a ref of type "ref/prompt" (with a name) or "ref/resource" (with a uri)',
+    )
+  }
+
+  /** logging/setLevel reaches every available upstream that logs. */
+  async #setLevel(params: Params, call: CallOptions): Promise<Result> {
+    if (typeof params.level !== 'string') {
+      throw new RpcError(JsonRpcErrorCode.invalidParams, 'logging/setLevel needs a string "level"')
+    }
+    this.#logLevel = params.level
+    const targets = this.#opts.links.filter((link) => link.capability('logging'))
+    this.#opts.metrics.fanout('logging/setLevel')
+    const outcomes = await Promise.allSettled(
+      targets.map((link) => link.request('logging/setLevel', params, call)),
+    )
+    const failures = outcomes.filter((o) => o.status === 'rejected')
+    if (targets.length > 0 && failures.length === targets.length) throw failures[0]!.reason
+    return {}
+  }
+}
+
+function uriOf(params: Params): string {
+  if (typeof params.uri === 'string') return params.uri
+  throw new RpcError(JsonRpcErrorCode.invalidParams, 'the request needs a string "uri"')
+}
+
+function offersResources(link: UpstreamLink): boolean {
+  return link.capability('resources') !== undefined
+}

@@ -1,0 +1,106 @@
+/**
+ * Which detected servers `burrow up` exposes when no upstream flag is given (spec §4.4): none is
+ * a usage error; one is exposed directly; several are offered in a numbered menu on a terminal
+ * (one server, or several aggregated); without a terminal all are aggregated, with a warning.
+ */
+import { UsageError } from '../cli-errors.js'
+import { scannedClientsText } from './all-detectors.js'
+import { CLIENT_LABELS, type DetectedServer } from './detected-server.js'
+import { transportSummary } from './detect-report.js'
+
+/** How `chooseUpstreams` talks to the user. */
+export interface ChooseIo {
+  /** Whether stdin and stdout are a terminal, so questions can be asked. */
+  readonly isTTY: boolean
+  /** Ask one question (the text ends with a space, no newline) and resolve to the answer. */
+  ask(question: string): Promise<string>
+  warn(message: string): void
+  out(text: string): void
+}
+
+/** After this many unusable answers in a row the question is given up (e.g. stdin was closed). */
+const MAX_ATTEMPTS = 10
+
+/**
+ * The servers to expose, chosen from `entries` (in their order). Throws UsageError when there are
+ * none, or when no usable answer comes after repeated questions.
+ */
+export async function chooseUpstreams(
+  entries: readonly DetectedServer[],
+  io: ChooseIo,
+): Promise<DetectedServer[]> {
+  if (entries.length === 0) {
+    throw new UsageError(
+      `no MCP servers found in the configuration of ${scannedClientsText()}; ` +
+        `pass --upstream http://127.0.0.1:3000/mcp or --stdio "npx my-server", ` +
+        `or --config <file> to read a config file elsewhere`,
+    )
+  }
+  if (entries.length === 1) return [...entries]
+  if (!io.isTTY) {
+    io.warn(
+      `found ${entries.length} MCP servers and no terminal to ask which to expose: aggregating all ` +
+        `of them (${entries.map((e) => e.sanitizedName).join(', ')}); pass --upstream/--stdio to choose`,
+    )
+    return [...entries]
+  }
+  io.out(menu(entries))
+  const mode = await askUntil(io, 'Expose one server (1) or aggregate several (2)? [1/2] ', (a) =>
+    a === '1' || a === 'one' ? 'one' : a === '2' || a === 'aggregate' ? 'aggregate' : null,
+  )
+  if (mode === 'one') {
+    const pick = await askUntil(io, `Which server? [1-${entries.length}] `, (a) =>
+      pickNumbers(a, entries.length)?.length === 1 ? pickNumbers(a, entries.length) : null,
+    )
+    return pick.map((n) => entries[n - 1]!)
+  }
+  const picks = await askUntil(
+    io,
+    `Which servers? (numbers separated by commas, ranges like 1-3, or "all") `,
+    (a) => (a === 'all' ? entries.map((_, i) => i + 1) : pickNumbers(a, entries.length)),
+  )
+  return picks.map((n) => entries[n - 1]!)
+}
+
+/** The numbered list of servers shown before the questions. */
+function menu(entries: readonly DetectedServer[]): string {
+  const lines = entries.map((e, i) => {
+    const clients = e.clients.map((c) => CLIENT_LABELS[c]).join(', ')
+    return `  ${i + 1}) ${e.sanitizedName} (${clients}) ${transportSummary(e)}`
+  })
+  return `Found ${entries.length} MCP servers:\n${lines.join('\n')}\n`
+}
+
+/** Ask `question` until `parse` accepts the (trimmed, lowercased) answer. */
+async function askUntil<T>(
+  io: ChooseIo,
+  question: string,
+  parse: (answer: string) => T | null,
+): Promise<T> {
+  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+    const answer = (await io.ask(question)).trim().toLowerCase()
+    const value = parse(answer)
+    if (value !== null) return value
+    io.out(`"${answer}" is not one of the choices; try again.\n`)
+  }
+  throw new UsageError(
+    `no valid answer after ${MAX_ATTEMPTS} tries; pass --upstream or --stdio to choose without questions`,
+  )
+}
+
+/**
+ * Distinct numbers in 1..max from "2", "1,3", "1-3, 5" (in the order given), or null when any
+ * part is not such a number or range, or nothing is picked.
+ */
+export function pickNumbers(answer: string, max: number): number[] | null {
+  const picked: number[] = []
+  for (const part of answer.split(',').map((p) => p.trim())) {
+    const m = /^(\d+)(?:\s*-\s*(\d+))?$/.exec(part)
+    if (!m) return null
+    const from = Number(m[1])
+    const to = m[2] === undefined ? from : Number(m[2])
+    if (from < 1 || to > max || from > to) return null
+    for (let n = from; n <= to; n++) if (!picked.includes(n)) picked.push(n)
+  }
+  return picked.length > 0 ? picked : null
+}

@@ -1,0 +1,42 @@
+/**
+ * Auto-detection (spec §4.4): scan the well-known configuration files of every supported client
+ * for the context, or read exactly the files given with `--config`, and return the servers found,
+ * merged and named, with the warnings met on the way. Detection never throws for a bad file.
+ */
+import { isAbsolute, resolve } from 'node:path'
+import { ALL_DETECTORS } from './all-detectors.js'
+import { createConfigReader } from './config-reader.js'
+import type { DetectContext } from './detect-context.js'
+import type { DetectedServer, FoundServer } from './detected-server.js'
+import type { DetectEnv } from './detector.js'
+import { serversFromConfigFile } from './explicit-config.js'
+import { mergeDuplicates } from './merge-duplicates.js'
+
+/** The outcome of a detection. */
+export interface DetectionResult {
+  readonly entries: DetectedServer[]
+  /** One line per skipped file or entry, naming it and why. */
+  readonly warnings: string[]
+}
+
+/**
+ * Detect servers for `ctx`. With `configPaths` (non-empty), read exactly those files (relative
+ * paths from `ctx.cwd`; a missing one is a warning) instead of scanning.
+ */
+export async function detectServers(
+  ctx: DetectContext,
+  configPaths: readonly string[] = [],
+): Promise<DetectionResult> {
+  const warnings: string[] = []
+  const env: DetectEnv = { ctx, warn: (message) => void warnings.push(message) }
+  const explicit = configPaths.length > 0
+  const read = createConfigReader(env.warn, { warnIfMissing: explicit })
+  const found: FoundServer[] = []
+  if (explicit) {
+    const paths = [...new Set(configPaths.map((p) => (isAbsolute(p) ? p : resolve(ctx.cwd, p))))]
+    for (const path of paths) found.push(...(await serversFromConfigFile(path, env, read)))
+  } else {
+    for (const detector of ALL_DETECTORS) found.push(...(await detector.scan(env, read)))
+  }
+  return { entries: mergeDuplicates(found), warnings }
+}

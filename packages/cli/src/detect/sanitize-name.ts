@@ -1,0 +1,43 @@
+/**
+ * Upstream names for detected servers (spec §4.4): lowercased, characters outside `[a-z0-9_-]`
+ * replaced with `-`, runs of `_` collapsed, `srv-` prefixed unless the name starts with a letter,
+ * truncated to 32 characters; so every result matches `^[a-z][a-z0-9_-]{0,31}$` (spec §2.3).
+ */
+
+/** Longest upstream name (spec §2.3). */
+export const MAX_NAME_LENGTH = 32
+
+/**
+ * The upstream name for a server called `name`. A character is a Unicode code point, after NFC
+ * normalisation, so `é` typed either way becomes one `-` and an emoji is one `-`, not two.
+ */
+export function sanitizeName(name: string): string {
+  const replaced = name
+    .normalize('NFC')
+    .toLowerCase()
+    .replace(/[^a-z0-9_-]/gu, '-')
+    .replace(/__+/g, '_')
+  const prefixed = /^[a-z]/.test(replaced) ? replaced : `srv-${replaced}`
+  return prefixed.slice(0, MAX_NAME_LENGTH)
+}
+
+/**
+ * Sanitised names for a list of servers, unique within the list: the first server keeps its name;
+ * later ones that sanitise to the same name get `-2`, `-3`, … (cutting the name to stay within 32
+ * characters) and skip any suffixed name another server already sanitises to.
+ */
+export function uniqueSanitizedNames(names: readonly string[]): string[] {
+  const bases = names.map(sanitizeName)
+  const taken = new Set(bases)
+  const used = new Set<string>()
+  return bases.map((base) => {
+    let name = base
+    for (let n = 2; used.has(name); n++) {
+      const suffix = `-${n}`
+      const candidate = base.slice(0, MAX_NAME_LENGTH - suffix.length) + suffix
+      if (!taken.has(candidate)) name = candidate
+    }
+    used.add(name)
+    return name
+  })
+}

@@ -1,0 +1,151 @@
+/**
+ * Keeps what the inspector shows of one response while it streams: status and headers, then
+ * either the body (JSON or text, bounded) or, for `text/event-stream`, each event's JSON-RPC
+ * message as it arrives, with its time. Used by the traffic tap and by replay alike.
+ */
+import { BodyCapture, DEFAULT_MAX_BODY_BYTES, type CapturedBody } from './captured-body.js'
+import { isErrorAnswer } from './json-rpc-summary.js'
+import { SseMessageDecoder } from './sse-message-decoder.js'
+
+/** How a response body is kept: as bytes, as SSE messages, or not at all (compressed). */
+export type ResponseKind = 'body' | 'sse' | 'encoded'
+
+/** One message of an SSE response. */
+export interface CapturedMessage {
+  /** Milliseconds since the request started. */
+  readonly at: number
+  /** The SSE `id:` field, or null. */
+  readonly eventId: string | null
+  /** The parsed JSON-RPC message, or the raw `data` text when it is not JSON. */
+  readonly message: unknown
+}
+
+/** Options of `ResponseCapture`. */
+export interface ResponseCaptureOptions {
+  readonly maxBodyBytes?: number
+  /** When the request started, in `clock()` milliseconds. */
+  readonly startedAt: number
+  readonly clock?: () => number
+  /** Told after each SSE message was added. */
+  readonly onMessage?: () => void
+}
+
+/** The captured state of one response. */
+export class ResponseCapture {
+  status: number | null = null
+  headers: Readonly<Record<string, string>> = {}
+  kind: ResponseKind = 'body'
+  /** Milliseconds from the start to the head. */
+  headAfterMs: number | null = null
+  readonly messages: CapturedMessage[] = []
+  /** Messages seen, including those not kept. */
+  messageCount = 0
+  /** True when messages were dropped (over the byte bound, or an event too long to read). */
+  messagesTruncated = false
+  #rpcError = false
+  #messageChars = 0
+  /** Body bytes of SSE and compressed responses, which are counted rather than kept. */
+  #sizeOnly = 0
+  readonly #opts: ResponseCaptureOptions
+  readonly #max: number
+  readonly #clock: () => number
+  readonly #body: BodyCapture
+  #sse: SseMessageDecoder | null = null
+
+  constructor(options: ResponseCaptureOptions) {
+    this.#opts = options
+    this.#max = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES
+    this.#clock = options.clock ?? Date.now
+    this.#body = new BodyCapture(this.#max)
+  }
+
+  /** Status and headers were sent. */
+  head(status: number, headers: Readonly<Record<string, string>>): void {
+    this.status = status
+    this.headers = lowerCased(headers)
+    this.headAfterMs = this.#clock() - this.#opts.startedAt
+    const type = this.headers['content-type'] ?? ''
+    const encoding = this.headers['content-encoding'] ?? 'identity'
+    if (encoding !== 'identity') this.kind = 'encoded'
+    else if (/^text\/event-stream\b/i.test(type)) {
+      this.kind = 'sse'
+      // An event longer than twice the bound is not kept anyway; stop reading it early.
+      this.#sse = new SseMessageDecoder(
+        (event) => this.#message(event.id, event.data),
+        this.#max * 2,
+      )
+    }
+  }
+
+  /** A body chunk was sent. */
+  chunk(bytes: Uint8Array): void {
+    if (this.#sse) {
+      this.#sizeOnly += bytes.length
+      this.#sse.push(bytes)
+      if (this.#sse.overflowed) this.messagesTruncated = true
+    } else if (this.kind === 'encoded') this.#sizeOnly += bytes.length
+    else this.#body.add(bytes)
+  }
+
+  /** The body is complete. */
+  end(): void {
+    if (this.#sse) {
+      this.#sse.end()
+      return
+    }
+    if (this.kind !== 'body') return
+    const body = this.#body.snapshot()
+    if (body.truncated || !/json/i.test(this.headers['content-type'] ?? '')) return
+    try {
+      const parsed: unknown = JSON.parse(body.text)
+      this.messageCount = 1
+      this.#rpcError = isErrorAnswer(parsed)
+    } catch {
+      // Not JSON after all: shown as text.
+    }
+  }
+
+  /** The kept body (null for SSE and compressed responses, whose bytes are only counted). */
+  get body(): CapturedBody | null {
+    return this.kind === 'body' ? this.#body.snapshot() : null
+  }
+
+  /** Bytes of the response body seen so far. */
+  get bytes(): number {
+    return this.kind === 'body' ? this.#body.bytes : this.#sizeOnly
+  }
+
+  /** True when an answer carried a JSON-RPC error or a tool error. */
+  get rpcError(): boolean {
+    return this.#rpcError
+  }
+
+  /** Rough memory held, for the recorder's budget. */
+  get heldBytes(): number {
+    return this.#body.keptBytes + this.#messageChars * 2
+  }
+
+  #message(eventId: string | null, data: string): void {
+    this.messageCount++
+    let message: unknown = data
+    try {
+      message = JSON.parse(data)
+    } catch {
+      // Kept as text.
+    }
+    if (isErrorAnswer(message)) this.#rpcError = true
+    if (this.#messageChars + data.length > this.#max) {
+      this.messagesTruncated = true
+    } else {
+      this.#messageChars += data.length
+      this.messages.push({ at: this.#clock() - this.#opts.startedAt, eventId, message })
+    }
+    this.#opts.onMessage?.()
+  }
+}
+
+function lowerCased(headers: Readonly<Record<string, string>>): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const [name, value] of Object.entries(headers)) out[name.toLowerCase()] = value
+  return out
+}

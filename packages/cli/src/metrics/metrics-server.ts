@@ -1,0 +1,145 @@
+/**
+ * The metrics listener of `burrow up --metrics-addr HOST:PORT` (spec §4.2): HTTP/1.1 serving
+ * `GET /metrics` in the Prometheus text format and `GET /healthz` → `ok`. Metrics are optional:
+ * when the address cannot be bound, a warning names it and the cause and forwarding continues
+ * without them (spec §7). On a loopback address only loopback Host names are answered, so a web
+ * page cannot read the counters through DNS rebinding.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import type { Logger } from '@burrow/protocol'
+import type { Registry } from 'prom-client'
+
+/** A running metrics listener. */
+export interface MetricsServer {
+  /** Where it listens, `HOST:PORT` (the real port when 0 was asked for). */
+  readonly address: string
+  /** Stop listening and drop open scrape connections. */
+  close(): Promise<void>
+}
+
+/**
+ * Serve `registry` on `addr` (`HOST:PORT`, IPv6 in brackets). Resolves with the server, or with
+ * null after logging a warning when it cannot listen there (port taken, unknown host, bad
+ * address). Never rejects.
+ */
+export async function startMetrics(
+  addr: string,
+  registry: Registry,
+  logger: Logger,
+): Promise<MetricsServer | null> {
+  const m = /^(?:\[([0-9a-fA-F:.]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(addr)
+  const port = Number(m?.[3])
+  const host = m?.[1] ?? m?.[2]
+  if (host === undefined || !(port <= 65535)) {
+    logger.warn(`metrics: cannot listen on ${addr}: not HOST:PORT; continuing without metrics`)
+    return null
+  }
+  const loopback = isLoopback(host)
+  const server = createServer((req, res) => {
+    serve(req, res, registry, loopback).catch((err: Error) => {
+      logger.debug(`metrics: ${req.method} ${req.url} failed: ${err.message}`)
+      if (!res.headersSent) send(res, 500, 'internal error\n')
+      else res.destroy()
+    })
+  })
+  server.keepAliveTimeout = 5_000
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject)
+      server.listen(port, host, () => {
+        server.off('error', reject)
+        resolve()
+      })
+    })
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException
+    const cause = e.code ? `${describeCode(e.code)} (${e.code})` : e.message
+    logger.warn(`metrics: cannot listen on ${addr}: ${cause}; forwarding continues without metrics`)
+    return null
+  }
+  server.on('error', (err) => logger.debug(`metrics: ${err.message}`))
+  const bound = server.address() as AddressInfo
+  const address = `${bound.family === 'IPv6' ? `[${bound.address}]` : bound.address}:${bound.port}`
+  logger.info(`metrics: serving http://${address}/metrics`)
+  return {
+    address,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve())
+        server.closeAllConnections()
+      }),
+  }
+}
+
+async function serve(
+  req: IncomingMessage,
+  res: ServerResponse,
+  registry: Registry,
+  loopback: boolean,
+): Promise<void> {
+  if (loopback && !isLoopbackHostHeader(req.headers.host ?? '')) {
+    send(res, 403, 'this metrics listener answers only to loopback host names\n')
+    return
+  }
+  const path = (req.url ?? '/').split('?', 1)[0]
+  const read = req.method === 'GET' || req.method === 'HEAD'
+  if (path !== '/metrics' && path !== '/healthz') {
+    send(res, 404, 'not found: try /metrics or /healthz\n')
+    return
+  }
+  if (!read) {
+    send(res, 405, 'method not allowed: use GET\n', { allow: 'GET, HEAD' })
+    return
+  }
+  if (path === '/healthz') {
+    send(res, 200, 'ok', {}, req.method === 'HEAD')
+    return
+  }
+  const body = await registry.metrics()
+  send(res, 200, body, { 'content-type': registry.contentType }, req.method === 'HEAD')
+}
+
+function send(
+  res: ServerResponse,
+  status: number,
+  body: string,
+  headers: Record<string, string> = {},
+  headOnly = false,
+): void {
+  res.writeHead(status, {
+    'content-type': 'text/plain; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+    'cache-control': 'no-store',
+    ...headers,
+  })
+  res.end(headOnly ? undefined : body)
+}
+
+function isLoopback(host: string): boolean {
+  const h = host.toLowerCase()
+  return h === 'localhost' || h.endsWith('.localhost') || h === '::1' || /^127\./.test(h)
+}
+
+/** True for a Host header naming a loopback address, with or without a port. */
+function isLoopbackHostHeader(header: string): boolean {
+  const h = header.toLowerCase()
+  const name = h.startsWith('[') ? h.slice(1, h.indexOf(']')) : h.replace(/:\d*$/, '')
+  return isLoopback(name)
+}
+
+function describeCode(code: string): string {
+  switch (code) {
+    case 'EADDRINUSE':
+      return 'the port is already in use'
+    case 'EACCES':
+      return 'permission denied (ports below 1024 need privileges)'
+    case 'EADDRNOTAVAIL':
+      return 'the address is not one of this machine'
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return 'the host name does not resolve'
+    default:
+      return 'the address cannot be bound'
+  }
+}

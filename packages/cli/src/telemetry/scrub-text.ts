@@ -1,0 +1,51 @@
+/**
+ * Removes what a crash report must not carry from an error message or stack before it leaves
+ * the machine: tunnel keys (`mtk_…`), bearer tokens, passwords in URLs, token-like query
+ * parameters, the user's home directory, text an error quotes from its input (JSON.parse quotes
+ * what it failed to parse, which may be MCP traffic), and terminal control characters.
+ */
+
+/** What replaces a secret. */
+const REDACTED = '[redacted]'
+
+/**
+ * `text` with secrets, quoted input and the home directory (`home`, written `~`) removed. Keeps
+ * newlines and tabs so stacks stay readable.
+ */
+export function scrubText(text: string, home: string | null): string {
+  let out = text
+  if (home && home.length > 1) out = replaceHome(out, home)
+  return (
+    out
+      .replace(/mtk_[A-Za-z0-9_-]+/g, `mtk_${REDACTED}`)
+      .replace(/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/gi, `$1 ${REDACTED}`)
+      .replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^/\s@]+@/gi, `$1${REDACTED}@`)
+      .replace(
+        /([?&;](?:token|key|api[_-]?key|secret|password|passwd|auth|access_token|signature)=)[^&\s#"']+/gi,
+        `$1${REDACTED}`,
+      )
+      .replace(/"[^"\n]*"/g, '"…"')
+      // eslint-disable-next-line no-control-regex
+      .replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '')
+      // eslint-disable-next-line no-control-regex
+      .replace(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/g, '')
+  )
+}
+
+/** Every spelling of `home` in `text` (either slash, any case on Windows paths) as `~`. */
+function replaceHome(text: string, home: string): string {
+  const trimmed = home.replace(/[\\/]+$/, '')
+  const parts = trimmed.split(/[\\/]+/).map(escapeRegExp)
+  const windows = /^[A-Za-z]:/.test(trimmed) || trimmed.includes('\\')
+  // The home directory, then a separator or a non-name character, so /home/ann does not match
+  // in /home/anna.
+  const pattern = new RegExp(
+    `${parts.join('[\\\\/]')}(?=[\\\\/]|$|[^A-Za-z0-9._-])`,
+    windows ? 'gi' : 'g',
+  )
+  return text.replace(pattern, '~')
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+}

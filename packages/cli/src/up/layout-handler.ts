@@ -1,0 +1,63 @@
+/**
+ * The handler the tunnel serves, which the inspector's Apply may swap for another layout. Requests
+ * go to whatever layout is current; the traffic tap, when the inspector runs, wraps each one.
+ */
+import type { Logger } from '@burrow/protocol'
+import type { AggregatorMetrics } from '../aggregator/aggregator-metrics.js'
+import type { Env } from '../config.js'
+import { tapHandler } from '../inspector/traffic-tap.js'
+import type { TrafficRecorder } from '../inspector/traffic-recorder.js'
+import type { LocalRequest, LocalResponse, RequestHandler } from '../relay/local-exchange.js'
+import type { UpstreamSpec } from '../upstreams/upstream-spec.js'
+import { createHandler } from './create-handler.js'
+
+/** A swappable handler for the current upstream layout. */
+export class LayoutHandler implements RequestHandler {
+  /** The layout being served. */
+  specs: UpstreamSpec[]
+  /** How it is described to the user. */
+  label: string
+  /** The handler without the tap (replays go here, not through the tunnel). */
+  inner: RequestHandler
+  private active: RequestHandler
+  private readonly build: (specs: readonly UpstreamSpec[]) => {
+    handler: RequestHandler
+    label: string
+  }
+  private readonly recorder: TrafficRecorder | null
+
+  constructor(
+    specs: UpstreamSpec[],
+    env: Env,
+    log: Logger,
+    metrics: AggregatorMetrics | undefined,
+    recorder: TrafficRecorder | null,
+  ) {
+    this.build = (next) => createHandler(next, env, log, metrics)
+    this.recorder = recorder
+    const { handler, label } = this.build(specs)
+    this.specs = specs
+    this.label = label
+    this.inner = handler
+    this.active = recorder ? tapHandler(handler, recorder) : handler
+  }
+
+  handle(req: LocalRequest, res: LocalResponse): Promise<void> {
+    return this.active.handle(req, res)
+  }
+
+  /** Serve `specs` from now on; resolves with the handler it replaced (close it when drained). */
+  swap(specs: UpstreamSpec[]): RequestHandler {
+    const { handler, label } = this.build(specs)
+    const old = this.inner
+    this.specs = specs
+    this.label = label
+    this.inner = handler
+    this.active = this.recorder ? tapHandler(handler, this.recorder) : handler
+    return old
+  }
+
+  close(): Promise<void> {
+    return this.inner.close()
+  }
+}

@@ -1,0 +1,38 @@
+/**
+ * Which upstreams `up` serves: the flags' or the upstreams file's, or else the servers configured
+ * in local AI clients (spec §4.4): one is exposed directly; several are offered on a terminal
+ * (one, or several aggregated) and all aggregated, with a warning, without one.
+ */
+import { createInterface } from 'node:readline/promises'
+import type { Logger } from '@burrow/protocol'
+import type { UpOptions } from '../config.js'
+import { chooseUpstreams } from '../detect/choose-upstreams.js'
+import { currentDetectContext } from '../detect/detect-context.js'
+import { detectServers } from '../detect/detect-servers.js'
+import { toUpstreamSpec } from '../detect/to-upstream-spec.js'
+import type { UpstreamSpec } from '../upstreams/upstream-spec.js'
+
+/** The layout to serve, asking the user when detection found several servers on a terminal. */
+export async function resolveUpstreams(
+  up: UpOptions,
+  log: Logger,
+  out: (text: string) => void,
+): Promise<UpstreamSpec[]> {
+  if (up.upstreams.length > 0) return [...up.upstreams]
+  const { entries, warnings } = await detectServers(currentDetectContext(), up.configPaths)
+  for (const warning of warnings) log.warn(warning)
+  const isTTY = Boolean(process.stdin.isTTY && process.stdout.isTTY)
+  const rl = isTTY ? createInterface({ input: process.stdin, output: process.stdout }) : null
+  try {
+    const chosen = await chooseUpstreams(entries, {
+      isTTY,
+      ask: (question) => (rl ? rl.question(question) : Promise.resolve('')),
+      warn: (message) => log.warn(message),
+      out,
+    })
+    const specs = chosen.map(toUpstreamSpec)
+    return specs.length === 1 ? [{ ...specs[0]!, name: null }] : specs
+  } finally {
+    rl?.close()
+  }
+}

@@ -1,0 +1,23 @@
+/**
+ * One upstream as `burrow up` will serve it: a local Streamable HTTP server or a stdio command,
+ * from a flag, an upstreams file or a detected client configuration.
+ */
+
+/** A local MCP server to expose. `name` is null only in single-upstream mode. */
+export type UpstreamSpec =
+  | { readonly kind: 'http'; readonly name: string | null; readonly url: string }
+  | {
+      readonly kind: 'stdio'
+      readonly name: string | null
+      /** The command line as the user wrote it (shell-style), also used for display. */
+      readonly command: string
+      /** Program and arguments already split (from a client's config file); skips parsing. */
+      readonly argv?: readonly string[]
+      /** Variables added to the child's environment (from a client's config file). */
+      readonly env?: Readonly<Record<string, string>>
+    }
+
+/** How an upstream is described to the user: its URL, or `stdio: <command>`. */
+export function describeUpstream(spec: UpstreamSpec): string {
+  return spec.kind === 'http' ? spec.url : `stdio: ${spec.command}`
+}

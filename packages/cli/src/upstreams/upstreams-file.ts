@@ -1,0 +1,106 @@
+/**
+ * The upstreams file (`--upstreams-file`, spec §4.3): TOML with one `[upstreams.<name>]` table per
+ * upstream, each setting exactly one of `http` or `stdio`. Every rejection names the file, the
+ * line and the rule; a one-entry file is single-upstream mode.
+ */
+import { readFileSync } from 'node:fs'
+import { UPSTREAM_NAME_PATTERN } from '@burrow/protocol'
+import { parse, TomlError } from 'smol-toml'
+import { UsageError } from '../cli-errors.js'
+import { NAME_RULE, spec } from './upstream-flags.js'
+import type { UpstreamSpec } from './upstream-spec.js'
+
+/** Read and validate an upstreams file. */
+export function loadUpstreamsFile(path: string): UpstreamSpec[] {
+  let text: string
+  try {
+    text = readFileSync(path, 'utf8')
+  } catch (err) {
+    throw new UsageError(
+      `upstreams file ${path}: cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
+    )
+  }
+  return parseUpstreamsFile(path, text)
+}
+
+/** Validate the text of an upstreams file; `path` is only used in messages. */
+export function parseUpstreamsFile(path: string, text: string): UpstreamSpec[] {
+  const lineOf = (name: string) => headerLine(text, name)
+  const duplicate = duplicateHeader(text)
+  if (duplicate) {
+    throw new UsageError(
+      `upstreams file ${path} line ${duplicate.line}: [upstreams.${duplicate.name}] appears twice; names must be unique`,
+    )
+  }
+  let doc: Record<string, unknown>
+  try {
+    doc = parse(text)
+  } catch (err) {
+    if (err instanceof TomlError) {
+      throw new UsageError(
+        `upstreams file ${path} line ${err.line}: not valid TOML: ${err.message.split('\n')[0]}`,
+      )
+    }
+    throw err
+  }
+  const tables = doc.upstreams
+  if (
+    tables === undefined ||
+    typeof tables !== 'object' ||
+    tables === null ||
+    Object.keys(tables).length === 0
+  ) {
+    throw new UsageError(
+      `upstreams file ${path}: no [upstreams.<name>] sections; add e.g. [upstreams.docs] with http = "http://127.0.0.1:3000/mcp"`,
+    )
+  }
+  const entries = Object.entries(tables as Record<string, unknown>)
+  const specs = entries.map(([name, table]) => {
+    const at = `upstreams file ${path} line ${lineOf(name)}: [upstreams.${name}]`
+    if (!UPSTREAM_NAME_PATTERN.test(name))
+      throw new UsageError(`${at} has an invalid name; ${NAME_RULE}`)
+    if (typeof table !== 'object' || table === null || Array.isArray(table)) {
+      throw new UsageError(`${at} must be a table with http = "URL" or stdio = "COMMAND"`)
+    }
+    const { http, stdio, ...rest } = table as Record<string, unknown>
+    if (http !== undefined && stdio !== undefined)
+      throw new UsageError(`${at} sets both "http" and "stdio"; keep one`)
+    if (http === undefined && stdio === undefined)
+      throw new UsageError(`${at} sets neither "http" nor "stdio"; set one`)
+    const unknown = Object.keys(rest)
+    if (unknown.length > 0)
+      throw new UsageError(
+        `${at} has unknown key "${unknown[0]}"; only "http" or "stdio" are allowed`,
+      )
+    const value = http ?? stdio
+    if (typeof value !== 'string')
+      throw new UsageError(`${at}: "${http !== undefined ? 'http' : 'stdio'}" must be a string`)
+    try {
+      return spec(http !== undefined ? '--upstream' : '--stdio', name, value)
+    } catch (err) {
+      throw new UsageError(`${at}: ${(err as Error).message.replace(/^--(upstream|stdio) /, '')}`)
+    }
+  })
+  if (specs.length === 1) return [{ ...specs[0]!, name: null }]
+  return specs
+}
+
+const HEADER = /^\s*\[\s*upstreams\s*\.\s*("?)([^\]"]*)\1\s*\]/
+
+function headerLine(text: string, name: string): number {
+  const lines = text.split('\n')
+  const i = lines.findIndex((l) => HEADER.exec(l)?.[2] === name)
+  return i === -1 ? 1 : i + 1
+}
+
+function duplicateHeader(text: string): { name: string; line: number } | null {
+  const seen = new Set<string>()
+  const lines = text.split('\n')
+  for (let i = 0; i < lines.length; i++) {
+    const name = HEADER.exec(lines[i]!)?.[2]
+    if (name === undefined) continue
+    if (seen.has(name)) return { name, line: i + 1 }
+    seen.add(name)
+  }
+  return null
+}

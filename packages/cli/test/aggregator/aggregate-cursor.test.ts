@@ -1,0 +1,48 @@
+/** The aggregator's own pagination cursors: round trip, and -32602 for anything else. */
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { decodeCursor, encodeCursor } from '../../src/aggregator/aggregate-cursor.js'
+import { RpcError } from '../../src/aggregator/rpc-error.js'
+
+const upstreams = ['a', 'b']
+
+function invalid(cursor: unknown, method = 'tools/list'): RpcError {
+  try {
+    decodeCursor(method, cursor, upstreams)
+  } catch (err) {
+    assert.ok(err instanceof RpcError)
+    assert.equal(err.code, -32602)
+    return err
+  }
+  throw new Error(`accepted ${String(cursor)}`)
+}
+
+describe('aggregate cursors', () => {
+  it('round-trip the upstream and its own cursor, opaque to the agent', () => {
+    const cursor = encodeCursor('tools/list', { upstream: 'b', cursor: 'page=2&x' })
+    assert.match(cursor, /^[A-Za-z0-9_-]+$/)
+    assert.ok(!cursor.includes('page'))
+    assert.deepEqual(decodeCursor('tools/list', cursor, upstreams), {
+      upstream: 'b',
+      cursor: 'page=2&x',
+    })
+    const first = encodeCursor('prompts/list', { upstream: 'a', cursor: undefined })
+    assert.deepEqual(decodeCursor('prompts/list', first, upstreams), {
+      upstream: 'a',
+      cursor: undefined,
+    })
+  })
+
+  it('refuse garbage, other lists, unknown upstreams and tampering with -32602', () => {
+    invalid('not ours!')
+    invalid(42)
+    invalid(Buffer.from('{"v":2,"m":"tools/list","u":"a"}').toString('base64url'))
+    invalid(Buffer.from('[1]').toString('base64url'))
+    const other = encodeCursor('prompts/list', { upstream: 'a', cursor: undefined })
+    assert.match(invalid(other).message, /issued for prompts\/list/)
+    const gone = encodeCursor('tools/list', { upstream: 'zz', cursor: undefined })
+    assert.match(invalid(gone).message, /names no configured upstream/)
+    const bad = Buffer.from('{"v":1,"m":"tools/list","u":"a","c":7}').toString('base64url')
+    invalid(bad)
+  })
+})

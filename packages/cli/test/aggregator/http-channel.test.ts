@@ -1,0 +1,200 @@
+/**
+ * HttpChannel against a scripted node:http server on port 0, for the wire cases a well-behaved
+ * MCP server rarely shows: session and version headers, a response stream that ends without the
+ * answer, error bodies, a forgotten session (404, or 400 naming it), an unreachable server and
+ * the GET stream.
+ */
+import assert from 'node:assert/strict'
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { after, before, describe, it } from 'node:test'
+import { HttpChannel } from '../../src/aggregator/http-channel.js'
+import type { JsonRpcMessage } from '../../src/front/json-rpc.js'
+import { silentLogger } from '../../src/log/logger.js'
+
+type Handler = (req: IncomingMessage, body: string, res: ServerResponse) => void
+
+interface Seen {
+  readonly method: string
+  readonly headers: IncomingMessage['headers']
+  readonly body: string
+}
+
+describe('HttpChannel', { timeout: 20_000 }, () => {
+  let server: Server
+  let url: string
+  let handler: Handler
+  const seen: Seen[] = []
+  const channels: HttpChannel[] = []
+
+  before(async () => {
+    server = createServer((req, res) => {
+      let body = ''
+      req.on('data', (chunk: Buffer) => (body += chunk.toString()))
+      req.on('end', () => {
+        seen.push({ method: req.method ?? '', headers: req.headers, body })
+        // No GET stream (405 is the spec's "not offered"); DELETE of a session is fine.
+        if (req.method !== 'POST') return void res.writeHead(req.method === 'GET' ? 405 : 200).end()
+        handler(req, body, res)
+      })
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`
+  })
+
+  after(async () => {
+    await Promise.all(channels.map((c) => c.close()))
+    server.closeAllConnections()
+    await new Promise((resolve) => server.close(resolve))
+  })
+
+  /** A started channel and what it reported. */
+  function open(target = url) {
+    const channel = new HttpChannel({ url: target, name: 'up', logger: silentLogger })
+    channels.push(channel)
+    const messages: JsonRpcMessage[] = []
+    const lost: string[] = []
+    let opened = 0
+    channel.start({
+      open: () => (opened += 1),
+      message: (m) => messages.push(m),
+      lost: (reason) => lost.push(reason),
+      bytes: () => {},
+    })
+    return { channel, messages, lost, opened: () => opened }
+  }
+
+  const json = (res: ServerResponse, status: number, body: unknown, headers = {}) => {
+    res.writeHead(status, { 'content-type': 'application/json', ...headers })
+    res.end(JSON.stringify(body))
+  }
+
+  const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: {} } as const
+  const initResult = { protocolVersion: '2025-06-18', capabilities: {} }
+
+  it('keeps the session id and negotiated version, and opens the GET stream after initialized', async () => {
+    handler = (_req, body, res) => {
+      const message = JSON.parse(body) as { id?: number; method?: string }
+      if (message.method === 'initialize') {
+        return json(
+          res,
+          200,
+          { jsonrpc: '2.0', id: message.id, result: initResult },
+          {
+            'mcp-session-id': 'sess-1',
+          },
+        )
+      }
+      if (message.id === undefined) return void res.writeHead(202).end()
+      json(res, 200, { jsonrpc: '2.0', id: message.id, result: { ok: true } })
+    }
+    seen.length = 0
+    const { channel, messages, lost, opened } = open()
+    await new Promise((resolve) => setImmediate(resolve))
+    assert.equal(opened(), 1)
+    await channel.send(initialize)
+    await channel.send({ jsonrpc: '2.0', method: 'notifications/initialized' })
+    await channel.send({ jsonrpc: '2.0', id: 2, method: 'tools/list' })
+    assert.deepEqual(messages, [
+      { jsonrpc: '2.0', id: 1, result: initResult },
+      { jsonrpc: '2.0', id: 2, result: { ok: true } },
+    ])
+    const after = seen.filter((s) => s.body.includes('tools/list'))[0]
+    assert.equal(after?.headers['mcp-session-id'], 'sess-1')
+    assert.equal(after?.headers['mcp-protocol-version'], '2025-06-18')
+    await until(() => seen.some((s) => s.method === 'GET'))
+    assert.deepEqual(lost, [], 'a 405 on GET is no loss')
+  })
+
+  it('answers a request whose response stream ends without the answer', async () => {
+    handler = (_req, body, res) => {
+      const message = JSON.parse(body) as { id: number }
+      res.writeHead(200, { 'content-type': 'text/event-stream' })
+      const progress = { jsonrpc: '2.0', method: 'notifications/progress', params: { p: 1 } }
+      res.write(`id: x\ndata: \n\ndata: ${JSON.stringify(progress)}\n\n`)
+      void message
+      res.end()
+    }
+    const { channel, messages } = open()
+    await channel.send({ jsonrpc: '2.0', id: 7, method: 'tools/call' })
+    await until(() => messages.length === 2)
+    assert.equal((messages[0] as { method?: string }).method, 'notifications/progress')
+    const answer = messages[1] as { id: number; error: { code: number; message: string } }
+    assert.equal(answer.id, 7)
+    assert.equal(answer.error.code, -32000)
+    assert.match(
+      answer.error.message,
+      /upstream "up" .* the response stream ended before the answer/,
+    )
+  })
+
+  it('passes a JSON-RPC error body on, and quotes other error bodies', async () => {
+    handler = (_req, body, res) => {
+      const message = JSON.parse(body) as { id: number }
+      if (message.id === 1) return json(res, 400, { error: { code: -32602, message: 'bad args' } })
+      res.writeHead(500, { 'content-type': 'text/plain' }).end('kaput')
+    }
+    const { channel, messages, lost } = open()
+    await channel.send({ jsonrpc: '2.0', id: 1, method: 'tools/call' })
+    await channel.send({ jsonrpc: '2.0', id: 2, method: 'tools/call' })
+    assert.deepEqual(messages[0], {
+      jsonrpc: '2.0',
+      id: 1,
+      error: { code: -32602, message: 'bad args' },
+    })
+    assert.match((messages[1] as { error: { message: string } }).error.message, /HTTP 500 .*kaput/)
+    assert.deepEqual(lost, [])
+  })
+
+  it('reports a forgotten session (404, or 400 naming it) as lost', async () => {
+    for (const [status, text] of [
+      [404, 'Session not found'],
+      [400, 'Bad Request: No valid session ID provided'],
+    ] as const) {
+      handler = (_req, body, res) => {
+        const message = JSON.parse(body) as { id: number; method: string }
+        if (message.method === 'initialize') {
+          return json(
+            res,
+            200,
+            { jsonrpc: '2.0', id: message.id, result: initResult },
+            {
+              'mcp-session-id': 'old',
+            },
+          )
+        }
+        json(res, status, { jsonrpc: '2.0', id: null, error: { code: -32000, message: text } })
+      }
+      const { channel, lost } = open()
+      await channel.send(initialize)
+      await assert.rejects(
+        channel.send({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+        new RegExp(`no longer knows our session \\(HTTP ${status}\\)`),
+      )
+      assert.equal(lost.length, 1)
+      assert.match(lost[0]!, new RegExp(`HTTP ${status}`))
+    }
+  })
+
+  it('reports an unreachable server as lost, naming the URL and the cause', async () => {
+    const probe = createServer()
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve))
+    const port = (probe.address() as AddressInfo).port
+    await new Promise((resolve) => probe.close(resolve))
+    const { channel, lost } = open(`http://127.0.0.1:${port}/mcp`)
+    await assert.rejects(
+      channel.send(initialize),
+      /127\.0\.0\.1:\d+\/mcp is unreachable: .*ECONNREFUSED/,
+    )
+    assert.equal(lost.length, 1)
+    assert.match(lost[0]!, /ECONNREFUSED/)
+  })
+})
+
+async function until(check: () => boolean, ms = 5_000): Promise<void> {
+  const deadline = Date.now() + ms
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time')
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+}

@@ -1,0 +1,25 @@
+/** RFC 6570 matching of resource URIs to the templates upstreams list. */
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { matchesUriTemplate } from '../../src/aggregator/uri-template.js'
+
+describe('URI templates', () => {
+  it('match level-1 expressions within one segment', () => {
+    assert.ok(matchesUriTemplate('mem://a/items/{id}', 'mem://a/items/7'))
+    assert.ok(matchesUriTemplate('mem://a/items/{id}', 'mem://a/items/a%2Fb'))
+    assert.ok(matchesUriTemplate('db://{schema}/{table}', 'db://public/users'))
+    assert.ok(!matchesUriTemplate('mem://a/items/{id}', 'mem://a/items/7/8'))
+    assert.ok(!matchesUriTemplate('mem://a/items/{id}', 'mem://b/items/7'))
+    assert.ok(!matchesUriTemplate('mem://a/items/{id}', 'mem://a/items/7?x=1'))
+  })
+
+  it('treat the template literally, regular expression characters included', () => {
+    assert.ok(matchesUriTemplate('x://a.b/(c)/{id}', 'x://a.b/(c)/1'))
+    assert.ok(!matchesUriTemplate('x://a.b/{id}', 'x://aXb/1'))
+  })
+
+  it('match operator expressions (levels 2-4) leniently', () => {
+    assert.ok(matchesUriTemplate('file:///{+path}', 'file:///home/me/notes.md'))
+    assert.ok(matchesUriTemplate('search://q{?term,limit}', 'search://q?term=x&limit=3'))
+  })
+})

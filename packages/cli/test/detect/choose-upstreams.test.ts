@@ -1,0 +1,112 @@
+// What `up` exposes when it detects servers itself: one, a choice on a terminal, or all.
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { UsageError } from '../../src/cli-errors.js'
+import { chooseUpstreams, pickNumbers, type ChooseIo } from '../../src/detect/choose-upstreams.js'
+import type { DetectedServer } from '../../src/detect/detected-server.js'
+
+const server = (name: string): DetectedServer => ({
+  name,
+  sanitizedName: name,
+  client: 'cursor',
+  clients: ['cursor', 'codex'],
+  source: '/c.json',
+  sources: ['/c.json'],
+  transport: { type: 'stdio', command: 'node', args: [`${name}.js`], env: {} },
+  notes: [],
+})
+const three = [server('alpha'), server('beta'), server('gamma')]
+
+/** A terminal that answers from a script and records everything shown. */
+function scripted(answers: string[], isTTY = true) {
+  const questions: string[] = []
+  const output: string[] = []
+  const warnings: string[] = []
+  const io: ChooseIo = {
+    isTTY,
+    ask: async (question) => {
+      questions.push(question)
+      const answer = answers.shift()
+      if (answer === undefined) throw new Error(`unexpected question: ${question}`)
+      return answer
+    },
+    warn: (msg) => void warnings.push(msg),
+    out: (text) => void output.push(text),
+  }
+  return { io, questions, output, warnings, answers }
+}
+
+describe('chooseUpstreams', () => {
+  it('none: a usage error that says how to name an upstream', async () => {
+    const { io } = scripted([])
+    await assert.rejects(
+      chooseUpstreams([], io),
+      (e: unknown) =>
+        e instanceof UsageError &&
+        /no MCP servers found/.test(e.message) &&
+        /--upstream/.test(e.message) &&
+        /--stdio/.test(e.message),
+    )
+  })
+  it('one: exposed directly, without a question', async () => {
+    const t = scripted([])
+    assert.deepEqual(await chooseUpstreams([server('solo')], t.io), [server('solo')])
+    assert.deepEqual(t.questions, [])
+  })
+  it('several on a terminal: one server, picked by number', async () => {
+    const t = scripted(['1', '2'])
+    const chosen = await chooseUpstreams(three, t.io)
+    assert.deepEqual(
+      chosen.map((s) => s.sanitizedName),
+      ['beta'],
+    )
+    const menu = t.output.join('')
+    assert.match(menu, /1\) alpha \(Cursor, Codex\) stdio: node alpha\.js/)
+    assert.match(menu, /3\) gamma/)
+    assert.equal(t.questions.length, 2)
+  })
+  it('several on a terminal: aggregate a list, or all', async () => {
+    const list = scripted(['2', '3, 1'])
+    assert.deepEqual(
+      (await chooseUpstreams(three, list.io)).map((s) => s.sanitizedName),
+      ['gamma', 'alpha'],
+    )
+    const all = scripted(['aggregate', 'ALL'])
+    assert.deepEqual(await chooseUpstreams(three, all.io), three)
+  })
+  it('re-asks after invalid answers, saying what was wrong', async () => {
+    const t = scripted(['3', '', 'one', '0', '1,2', 'two', '3'])
+    const chosen = await chooseUpstreams(three, t.io)
+    assert.deepEqual(
+      chosen.map((s) => s.sanitizedName),
+      ['gamma'],
+    )
+    assert.equal(t.questions.length, 7)
+    assert.equal(t.output.filter((o) => /is not one of the choices/.test(o)).length, 5)
+  })
+  it('gives up with a usage error when no valid answer comes', async () => {
+    const t = scripted(Array.from({ length: 10 }, () => 'x'))
+    await assert.rejects(chooseUpstreams(three, t.io), UsageError)
+  })
+  it('several without a terminal: all aggregated, with a warning naming them', async () => {
+    const t = scripted([], false)
+    assert.deepEqual(await chooseUpstreams(three, t.io), three)
+    assert.equal(t.warnings.length, 1)
+    assert.match(t.warnings[0]!, /3 MCP servers.*no terminal.*aggregating all.*alpha, beta, gamma/)
+    assert.deepEqual(t.questions, [])
+  })
+})
+
+describe('pickNumbers', () => {
+  it('numbers, lists and ranges within 1..max, without repeats', () => {
+    assert.deepEqual(pickNumbers('2', 3), [2])
+    assert.deepEqual(pickNumbers('3,1', 3), [3, 1])
+    assert.deepEqual(pickNumbers('1-3, 2', 3), [1, 2, 3])
+    assert.equal(pickNumbers('4', 3), null)
+    assert.equal(pickNumbers('0', 3), null)
+    assert.equal(pickNumbers('3-1', 3), null)
+    assert.equal(pickNumbers('1,', 3), null)
+    assert.equal(pickNumbers('', 3), null)
+    assert.equal(pickNumbers('a', 3), null)
+  })
+})

@@ -1,0 +1,87 @@
+/**
+ * Where the inspector listens: 127.0.0.1:4040 by default with a fallback to a free port when
+ * taken (and a warning), an error for an explicit address that cannot be bound, the printed URL.
+ */
+import assert from 'node:assert/strict'
+import type { Server } from 'node:http'
+import { describe, it } from 'node:test'
+import { UsageError } from '../../src/cli-errors.js'
+import { startInspector } from '../../src/inspector/inspector-server.js'
+import { captureLogger } from '../helpers/capture-logger.js'
+import { occupy, portOf, send } from './inspector-client.js'
+
+describe('inspector binding', { timeout: 30_000 }, () => {
+  const base = {
+    token: 'fixed-token-123',
+    admin: false,
+    recorder: undefined as never,
+    replay: () => Promise.reject(new Error('unused')),
+  }
+
+  it('falls back to a free port when the default address is taken', async () => {
+    const taken = await occupy()
+    const logger = captureLogger()
+    const inspector = await startInspector({
+      ...base,
+      addr: `127.0.0.1:${portOf(taken)}`,
+      addrExplicit: false,
+      logger,
+    })
+    try {
+      assert.notEqual(inspector.port, portOf(taken))
+      assert.equal(inspector.url, `http://127.0.0.1:${inspector.port}/?token=fixed-token-123`)
+      await logger.waitFor(
+        new RegExp(
+          `WARN .*127\\.0\\.0\\.1:${portOf(taken)} is in use; listening on 127\\.0\\.0\\.1:${inspector.port}`,
+        ),
+      )
+      const reply = await send(inspector.port, '/', {
+        headers: { authorization: 'Bearer fixed-token-123' },
+      })
+      assert.equal(reply.status, 200)
+    } finally {
+      await inspector.close()
+      taken.close()
+    }
+  })
+
+  it('uses 127.0.0.1:4040 by default, or another port when 4040 is taken', async () => {
+    let holder: Server | null = null
+    try {
+      holder = await occupy(4040)
+    } catch {
+      // Something else holds 4040: the inspector must fall back all the same.
+    }
+    const inspector = await startInspector({ ...base, addr: '127.0.0.1:4040', addrExplicit: false })
+    try {
+      assert.notEqual(inspector.port, 4040)
+    } finally {
+      await inspector.close()
+      holder?.close()
+    }
+  })
+
+  it('fails when an explicit address is taken', async () => {
+    const taken = await occupy()
+    try {
+      await assert.rejects(
+        startInspector({ ...base, addr: `127.0.0.1:${portOf(taken)}`, addrExplicit: true }),
+        (err: unknown) => {
+          assert.ok(err instanceof UsageError)
+          assert.match(err.message, /EADDRINUSE/)
+          assert.match(err.message, /--inspect-addr/)
+          return true
+        },
+      )
+    } finally {
+      taken.close()
+    }
+  })
+
+  it('needs a layout for admin', async () => {
+    await assert.rejects(
+      startInspector({ ...base, admin: true, addr: '127.0.0.1:0', addrExplicit: true }),
+      /admin needs a layout/,
+    )
+  })
+})

@@ -1,0 +1,129 @@
+/**
+ * The recorder's memory and feed, and the JSON-RPC summary its list shows: limits by count and
+ * bytes, change notifications, and defensive reading of untrusted bodies.
+ */
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { isErrorAnswer, summarizeRequest } from '../../src/inspector/json-rpc-summary.js'
+import { TrafficRecorder, type TrafficEvent } from '../../src/inspector/traffic-recorder.js'
+import type { LocalRequest } from '../../src/relay/local-exchange.js'
+
+const encode = (value: unknown): Uint8Array => new TextEncoder().encode(JSON.stringify(value))
+
+function request(body: unknown, headers: Record<string, string> = {}): LocalRequest {
+  return {
+    method: 'POST',
+    path: '/mcp',
+    headers,
+    body: body === undefined ? new Uint8Array(0) : encode(body),
+    signal: new AbortController().signal,
+  }
+}
+
+describe('TrafficRecorder', () => {
+  it('keeps the last N exchanges, oldest dropped first', () => {
+    const recorder = new TrafficRecorder({ limit: 3 })
+    for (let i = 1; i <= 5; i++) recorder.start(request({ jsonrpc: '2.0', id: i, method: 'ping' }))
+    assert.deepEqual(
+      recorder.list().map((s) => s.rpcId),
+      [3, 4, 5],
+    )
+    assert.equal(recorder.get(1), undefined)
+    assert.equal(recorder.get(5)?.summary().rpcId, 5)
+  })
+
+  it('keeps within its byte budget but always the newest exchange', () => {
+    const recorder = new TrafficRecorder({ maxHeldBytes: 50_000, maxBodyBytes: 40_000 })
+    const big = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { blob: 'x'.repeat(30_000) },
+    }
+    recorder.start(request(big))
+    recorder.start(request({ ...big, id: 2 }))
+    assert.deepEqual(
+      recorder.list().map((s) => s.rpcId),
+      [2],
+    )
+  })
+
+  it('tells subscribers about new, changed and cleared exchanges, and stops when asked', () => {
+    let now = 1_000
+    const recorder = new TrafficRecorder({ clock: () => now })
+    const events: TrafficEvent[] = []
+    const unsubscribe = recorder.subscribe((e) => events.push(e))
+    const recording = recorder.start(request({ jsonrpc: '2.0', id: 1, method: 'ping' }))
+    now += 5
+    recording.head(200, { 'Content-Type': 'application/json' })
+    recording.chunk(encode({ jsonrpc: '2.0', id: 1, result: {} }))
+    now += 10
+    recording.finish('complete')
+    recording.finish('failed', 'ignored: already finished')
+    recorder.clear()
+    unsubscribe()
+    recorder.start(request(undefined))
+    const states = events.map((e) => (e.type === 'exchange' ? e.exchange.state : e.type))
+    assert.deepEqual(states, ['pending', 'streaming', 'complete', 'cleared'])
+    const done = events[2]
+    assert.ok(done?.type === 'exchange')
+    assert.equal(done.exchange.latencyMs, 5)
+    assert.equal(done.exchange.durationMs, 15)
+    assert.equal(done.exchange.error, null)
+    assert.equal(done.exchange.startedAt, 1_000)
+  })
+
+  it('does not let a throwing subscriber disturb recording', () => {
+    const recorder = new TrafficRecorder()
+    recorder.subscribe(() => {
+      throw new Error('bad listener')
+    })
+    const recording = recorder.start(request({ jsonrpc: '2.0', id: 1, method: 'ping' }))
+    recording.head(202, {})
+    recording.finish('complete')
+    assert.equal(recorder.list()[0]?.state, 'complete')
+  })
+
+  it('does not keep the request object (its full body) alive', () => {
+    const recorder = new TrafficRecorder({ maxBodyBytes: 10 })
+    const req = request({ jsonrpc: '2.0', id: 1, method: 'ping', params: { pad: 'y'.repeat(100) } })
+    const recording = recorder.start(req)
+    assert.equal(recording.detail().requestBody.text.length, 10)
+    assert.equal(recording.request(), null, 'a cut body cannot be replayed')
+  })
+})
+
+describe('summarizeRequest', () => {
+  it('reads method, tool name and id, and summarises batches', () => {
+    assert.deepEqual(
+      summarizeRequest(
+        encode({ jsonrpc: '2.0', id: 'a', method: 'tools/call', params: { name: 'search' } }),
+      ),
+      { rpcMethod: 'tools/call', toolName: 'search', rpcId: 'a' },
+    )
+    assert.deepEqual(
+      summarizeRequest(
+        encode([
+          { jsonrpc: '2.0', method: 'notifications/initialized' },
+          { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+        ]),
+      ),
+      { rpcMethod: 'notifications/initialized (+1)', toolName: null, rpcId: null },
+    )
+  })
+
+  it('yields nulls for bodies that are not JSON-RPC', () => {
+    const none = { rpcMethod: null, toolName: null, rpcId: null }
+    for (const body of ['', '{', '42', '[]', 'null', '{"method": 5, "id": {}}']) {
+      assert.deepEqual(summarizeRequest(new TextEncoder().encode(body)), none, body)
+    }
+  })
+
+  it('tells error answers from results', () => {
+    assert.equal(isErrorAnswer({ jsonrpc: '2.0', id: 1, error: { code: 1, message: 'x' } }), true)
+    assert.equal(isErrorAnswer({ jsonrpc: '2.0', id: 1, result: { isError: true } }), true)
+    assert.equal(isErrorAnswer([{ result: {} }, { error: {} }]), true)
+    assert.equal(isErrorAnswer({ jsonrpc: '2.0', id: 1, result: { content: [] } }), false)
+    assert.equal(isErrorAnswer('text'), false)
+  })
+})

@@ -1,0 +1,131 @@
+/**
+ * The metrics listener on a real socket: `/metrics` in the Prometheus text format, `/healthz`
+ * → ok, 404 elsewhere, loopback Host names only; and a bind failure that only warns and returns
+ * null, so `up` goes on forwarding.
+ */
+import assert from 'node:assert/strict'
+import { createServer, request, type OutgoingHttpHeaders } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { after, before, describe, it } from 'node:test'
+import { CliMetrics } from '../../src/metrics/cli-metrics.js'
+import { startMetrics, type MetricsServer } from '../../src/metrics/metrics-server.js'
+import { captureLogger } from '../helpers/capture-logger.js'
+
+interface Reply {
+  readonly status: number
+  readonly headers: Record<string, string | string[] | undefined>
+  readonly body: string
+}
+
+function get(
+  address: string,
+  path: string,
+  opts: { method?: string; headers?: OutgoingHttpHeaders } = {},
+): Promise<Reply> {
+  const url = new URL(`http://${address}${path}`)
+  return new Promise((resolve, reject) => {
+    const req = request(
+      url,
+      { method: opts.method ?? 'GET', headers: opts.headers, agent: false },
+      (res) => {
+        let body = ''
+        res.setEncoding('utf8').on('data', (c: string) => (body += c))
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }))
+      },
+    )
+    req.on('error', reject)
+    req.end()
+  })
+}
+
+describe('startMetrics', () => {
+  const metrics = new CliMetrics()
+  const log = captureLogger()
+  let server: MetricsServer
+
+  before(async () => {
+    const started = await startMetrics('127.0.0.1:0', metrics.registry, log)
+    assert.ok(started, 'the listener started')
+    server = started
+  })
+  after(async () => {
+    await server?.close()
+  })
+
+  it('serves the counters at /metrics in the Prometheus text format', async () => {
+    metrics.upstreamFailure('db')
+    metrics.request('default', 'tools/call')
+    const res = await get(server.address, '/metrics')
+    assert.equal(res.status, 200)
+    assert.equal(res.headers['content-type'], metrics.registry.contentType)
+    assert.match(String(res.headers['content-type']), /^text\/plain; version=0\.0\.4/)
+    assert.match(res.body, /^burrow_upstream_failures_total\{upstream="db"\} 1$/m)
+    assert.match(
+      res.body,
+      /^burrow_upstream_requests_total\{upstream="default",method="tools\/call"\} 1$/m,
+    )
+  })
+
+  it('answers /healthz with ok', async () => {
+    const res = await get(server.address, '/healthz')
+    assert.equal(res.status, 200)
+    assert.equal(res.body, 'ok')
+  })
+
+  it('answers 404 for other paths and 405 for other methods', async () => {
+    assert.equal((await get(server.address, '/')).status, 404)
+    assert.equal((await get(server.address, '/metrics/x')).status, 404)
+    const post = await get(server.address, '/metrics', { method: 'POST' })
+    assert.equal(post.status, 405)
+    assert.equal(post.headers.allow, 'GET, HEAD')
+  })
+
+  it('refuses a Host that is not a loopback name (DNS rebinding)', async () => {
+    const port = server.address.split(':').pop()!
+    const rebound = await get(server.address, '/metrics', {
+      headers: { host: `evil.example:${port}` },
+    })
+    assert.equal(rebound.status, 403)
+    assert.ok(!rebound.body.includes('burrow_'))
+    const named = await get(server.address, '/healthz', { headers: { host: `localhost:${port}` } })
+    assert.equal(named.status, 200)
+  })
+
+  it('logs where it listens', () => {
+    assert.ok(
+      log.lines.some((l) => l === `INFO  metrics: serving http://${server.address}/metrics`),
+    )
+  })
+})
+
+describe('startMetrics when it cannot bind', () => {
+  it('warns naming the address and the cause when the port is taken, and returns null', async () => {
+    const taken = createServer()
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve))
+    const addr = `127.0.0.1:${(taken.address() as AddressInfo).port}`
+    try {
+      const log = captureLogger()
+      const started = Date.now()
+      assert.equal(await startMetrics(addr, new CliMetrics().registry, log), null)
+      assert.ok(Date.now() - started < 2000, 'fails fast')
+      const warning = log.lines.find((l) => l.startsWith('WARN'))
+      assert.ok(warning, `no warning in ${log.lines.join('\n')}`)
+      assert.ok(warning.includes(addr), warning)
+      assert.match(warning, /already in use \(EADDRINUSE\)/)
+      assert.match(warning, /forwarding continues/)
+    } finally {
+      await new Promise((resolve) => taken.close(resolve))
+    }
+  })
+
+  it('warns and returns null for an address it cannot use', async () => {
+    for (const addr of ['no-such-host.invalid:9464', '192.0.2.1:9464', 'nonsense']) {
+      const log = captureLogger()
+      assert.equal(await startMetrics(addr, new CliMetrics().registry, log), null, addr)
+      assert.ok(
+        log.lines.some((l) => l.startsWith('WARN') && l.includes(addr)),
+        `${addr}: ${log.lines.join('\n')}`,
+      )
+    }
+  })
+})

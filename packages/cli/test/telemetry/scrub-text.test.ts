@@ -1,0 +1,70 @@
+/** What a crash report's message and stack lose before they leave the machine. */
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { scrubText } from '../../src/telemetry/scrub-text.js'
+
+describe('scrubText', () => {
+  it('redacts tunnel keys, bearer tokens, URL passwords and token parameters', () => {
+    assert.equal(
+      scrubText('bad key mtk_AbC-123_xyz rejected', null),
+      'bad key mtk_[redacted] rejected',
+    )
+    assert.equal(
+      scrubText('Authorization: Bearer abc.def-ghi', null),
+      'Authorization: Bearer [redacted]',
+    )
+    assert.equal(
+      scrubText('connect https://ann:s3cret@example.com/x failed', null),
+      'connect https://[redacted]@example.com/x failed',
+    )
+    assert.equal(
+      scrubText('GET http://127.0.0.1:4040/?token=abcdef&x=1', null),
+      'GET http://127.0.0.1:4040/?token=[redacted]&x=1',
+    )
+  })
+
+  it('writes the home directory as ~, in paths and file URLs, not in longer names', () => {
+    const stack = [
+      'Error: x',
+      '    at f (/home/ann/projects/app/index.js:1:2)',
+      '    at g (file:///home/ann/.npm/_npx/burrow/dist/up.js:3:4)',
+      '    at h (/home/anna/other.js:5:6)',
+    ].join('\n')
+    assert.equal(
+      scrubText(stack, '/home/ann'),
+      [
+        'Error: x',
+        '    at f (~/projects/app/index.js:1:2)',
+        '    at g (file://~/.npm/_npx/burrow/dist/up.js:3:4)',
+        '    at h (/home/anna/other.js:5:6)',
+      ].join('\n'),
+    )
+  })
+
+  it('matches a Windows home with either slash and any case', () => {
+    const home = 'C:\\Users\\Ann'
+    assert.equal(
+      scrubText('at C:\\Users\\Ann\\app\\x.js and file:///c:/users/ann/app/y.js', home),
+      'at ~\\app\\x.js and file:///~/app/y.js',
+    )
+  })
+
+  it('drops text an error quotes from its input (it may be MCP traffic)', () => {
+    let parseError = ''
+    try {
+      JSON.parse('{"secret": "patient record 1234"')
+    } catch (err) {
+      parseError = (err as Error).message
+    }
+    const scrubbed = scrubText(parseError, null)
+    assert.ok(!scrubbed.includes('patient'), scrubbed)
+    assert.equal(
+      scrubText('Unexpected token in "tools/call {x}" here', null),
+      'Unexpected token in "…" here',
+    )
+  })
+
+  it('removes terminal control sequences but keeps newlines and tabs', () => {
+    assert.equal(scrubText('a\u001b[31mred\u001b[0m\u0007\n\tb', null), 'ared\n\tb')
+  })
+})

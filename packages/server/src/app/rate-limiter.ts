@@ -1,0 +1,78 @@
+/**
+ * A token-bucket rate limiter keyed by a string (a client address): each key may spend
+ * `capacity` requests at once, refilled evenly over `perMs`. In memory, per burrowd process, and
+ * bounded: idle keys are forgotten, and when too many keys are live the oldest go first.
+ */
+
+/** Options of `new RateLimiter`. */
+export interface RateLimiterOptions {
+  /** Requests a key may make in a burst, and per `perMs` on average. */
+  readonly capacity: number
+  /** The refill period in milliseconds. */
+  readonly perMs: number
+  /** Most keys remembered at once (default 10 000). */
+  readonly maxKeys?: number
+  /** Milliseconds clock (tests pass their own). */
+  readonly now?: () => number
+}
+
+/** The outcome of one `take`. */
+export type RateDecision =
+  { readonly ok: true } | { readonly ok: false; readonly retryAfterSecs: number }
+
+interface Bucket {
+  tokens: number
+  at: number
+}
+
+/** Allows or refuses requests per key. */
+export class RateLimiter {
+  readonly #capacity: number
+  readonly #perMs: number
+  readonly #maxKeys: number
+  readonly #now: () => number
+  readonly #buckets = new Map<string, Bucket>()
+
+  constructor(options: RateLimiterOptions) {
+    this.#capacity = options.capacity
+    this.#perMs = options.perMs
+    this.#maxKeys = options.maxKeys ?? 10_000
+    this.#now = options.now ?? Date.now
+  }
+
+  /** Spend one request for `key`: ok, or refused with the seconds until the next one is allowed. */
+  take(key: string): RateDecision {
+    const now = this.#now()
+    const bucket = this.#buckets.get(key) ?? { tokens: this.#capacity, at: now }
+    bucket.tokens = Math.min(
+      this.#capacity,
+      bucket.tokens + ((now - bucket.at) * this.#capacity) / this.#perMs,
+    )
+    bucket.at = now
+    this.#buckets.delete(key)
+    this.#buckets.set(key, bucket)
+    if (this.#buckets.size > this.#maxKeys) this.#forget(now)
+    if (bucket.tokens >= 1) {
+      bucket.tokens -= 1
+      return { ok: true }
+    }
+    const waitMs = ((1 - bucket.tokens) * this.#perMs) / this.#capacity
+    return { ok: false, retryAfterSecs: Math.max(1, Math.ceil(waitMs / 1000)) }
+  }
+
+  /** Keys currently remembered (for tests). */
+  get size(): number {
+    return this.#buckets.size
+  }
+
+  /** Drop keys whose bucket has refilled, then the least recently used until under the cap. */
+  #forget(now: number): void {
+    for (const [key, bucket] of this.#buckets) {
+      if (now - bucket.at >= this.#perMs) this.#buckets.delete(key)
+    }
+    for (const key of this.#buckets.keys()) {
+      if (this.#buckets.size <= this.#maxKeys) break
+      this.#buckets.delete(key)
+    }
+  }
+}

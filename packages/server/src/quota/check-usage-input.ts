@@ -1,0 +1,33 @@
+/**
+ * Argument checks shared by both counter implementations, so they refuse the same inputs the
+ * same way. Bad arguments are programming errors (the edge passes plan numbers and byte
+ * counts), so they throw RangeError rather than a user-facing error.
+ */
+
+import { USAGE_METRICS } from './usage-counters.js'
+import type { UsageMetric } from './usage-counters.js'
+
+/** Tunnel ids are `tun_` + hex; anything with `:` or glob characters would break Redis keys. */
+const TUNNEL_ID = /^[A-Za-z0-9_-]{1,64}$/
+
+/**
+ * Throw RangeError unless `tunnelId` is a plain id, `metric` a known metric and every entry of
+ * `amounts` (named for the message) a non-negative safe integer.
+ */
+export function checkUsageInput(
+  tunnelId: string,
+  metric: UsageMetric,
+  amounts: Readonly<Record<string, number>> = {},
+): void {
+  if (!TUNNEL_ID.test(tunnelId)) {
+    throw new RangeError(`usage counter: tunnel id "${tunnelId}" must match ${String(TUNNEL_ID)}`)
+  }
+  if (!USAGE_METRICS.includes(metric)) {
+    throw new RangeError(`usage counter: unknown metric "${String(metric)}"`)
+  }
+  for (const [name, amount] of Object.entries(amounts)) {
+    if (!Number.isSafeInteger(amount) || amount < 0) {
+      throw new RangeError(`usage counter: ${name} must be a non-negative integer, got ${amount}`)
+    }
+  }
+}

@@ -1,0 +1,232 @@
+/**
+ * Usage counters for a single burrowd node. The check-and-increment runs synchronously in
+ * process memory, so it is exact under any concurrency; before an increment is acknowledged
+ * (its promise resolves and the request goes on) it is written ahead to `usage_counters` as an
+ * upsert `value = value + n` (`WriteAheadQueue`, one transaction per batch). A restart loses
+ * nothing acknowledged: `open` loads the current month. One process per database: another
+ * writer's changes are not seen until restart.
+ */
+
+import type { Kysely } from 'kysely'
+import { checkUsageInput } from './check-usage-input.js'
+import { nextResetOf, periodOf, previousPeriodOf } from './period.js'
+import type { Period } from './period.js'
+import { UsageCounterTable } from './usage-counter-table.js'
+import { bySnapshotOrder } from './usage-counters.js'
+import type {
+  ConsumeResult,
+  UsageCounters,
+  UsageMetric,
+  UsageSnapshotEntry,
+} from './usage-counters.js'
+import type { UsageCountersDatabase } from './usage-migration.js'
+import { crossesWarning } from './usage-warning.js'
+import { WriteAheadQueue } from './write-ahead-queue.js'
+import type { LiveCounter } from './write-ahead-queue.js'
+
+/** Options of `MemoryUsageCounters.open`. */
+export interface MemoryUsageCountersOptions {
+  /** The time used when a call passes no `now`, and for `updated_at` (tests pass a fixed one). */
+  readonly clock?: () => Date
+}
+
+/** A period's counters by `tunnelId + ' ' + metric`. */
+type PeriodCounters = Map<string, LiveCounter>
+
+/** Exact usage counters in process memory, written ahead to the database. */
+export class MemoryUsageCounters implements UsageCounters {
+  readonly #table: UsageCounterTable
+  readonly #clock: () => Date
+  /** Loaded (or loading) periods. Only the newest two are kept, plus any still being written. */
+  readonly #periods = new Map<Period, Promise<PeriodCounters>>()
+  #newestPeriod: Period = ''
+  readonly #writes: WriteAheadQueue
+  #closed = false
+
+  private constructor(db: Kysely<UsageCountersDatabase>, options: MemoryUsageCountersOptions) {
+    this.#table = new UsageCounterTable(db)
+    this.#clock = options.clock ?? (() => new Date())
+    this.#writes = new WriteAheadQueue(this.#table, this.#clock)
+  }
+
+  /**
+   * Counters over `db` (migrated with `003_usage_counters`), with the current month loaded.
+   * The database stays open on `close()`: its owner closes it.
+   */
+  static async open(
+    db: Kysely<UsageCountersDatabase>,
+    options: MemoryUsageCountersOptions = {},
+  ): Promise<MemoryUsageCounters> {
+    const counters = new MemoryUsageCounters(db, options)
+    await counters.#load(periodOf(counters.#clock()))
+    return counters
+  }
+
+  async consume(
+    tunnelId: string,
+    metric: UsageMetric,
+    n: number,
+    limit: number,
+    now: Date = this.#clock(),
+  ): Promise<ConsumeResult> {
+    checkUsageInput(tunnelId, metric, { n, limit })
+    return this.#increment(tunnelId, metric, n, limit, true, now)
+  }
+
+  async add(
+    tunnelId: string,
+    metric: UsageMetric,
+    n: number,
+    limit: number,
+    now: Date = this.#clock(),
+  ): Promise<ConsumeResult> {
+    checkUsageInput(tunnelId, metric, { n, limit })
+    return this.#increment(tunnelId, metric, n, limit, false, now)
+  }
+
+  async get(tunnelId: string, metric: UsageMetric, now: Date = this.#clock()): Promise<number> {
+    checkUsageInput(tunnelId, metric)
+    return this.#withPeriod(
+      periodOf(now),
+      (counters) => counters.get(key(tunnelId, metric))?.value ?? 0,
+    )
+  }
+
+  async set(
+    tunnelId: string,
+    metric: UsageMetric,
+    value: number,
+    now: Date = this.#clock(),
+  ): Promise<void> {
+    checkUsageInput(tunnelId, metric, { value })
+    const period = periodOf(now)
+    const { done } = await this.#withPeriod(period, (counters) => {
+      const counter = counterOf(counters, period, tunnelId, metric)
+      counter.value = value
+      return { done: this.#writes.queue(counter, { set: value, delta: 0 }) }
+    })
+    await done
+  }
+
+  async snapshot(now: Date = this.#clock()): Promise<UsageSnapshotEntry[]> {
+    const period = periodOf(now)
+    const counters = await this.#withPeriod(period, (loaded) => [...loaded.values()])
+    return counters
+      .filter((c) => c.stored || c.value > 0)
+      .map((c) => ({ tunnelId: c.tunnelId, metric: c.metric, period, value: c.value }))
+      .sort(bySnapshotOrder)
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true
+    await this.#writes.drain()
+  }
+
+  /** Check (when `check`) and count `n`, then wait until the increment is in the database. */
+  async #increment(
+    tunnelId: string,
+    metric: UsageMetric,
+    n: number,
+    limit: number,
+    check: boolean,
+    now: Date,
+  ): Promise<ConsumeResult> {
+    const period = periodOf(now)
+    const { before, allowed, done } = await this.#withPeriod(period, (counters) => {
+      const before = counters.get(key(tunnelId, metric))?.value ?? 0
+      if (check && before + n > limit) return { before, allowed: false, done: undefined }
+      if (n === 0) return { before, allowed: true, done: undefined }
+      const counter = counterOf(counters, period, tunnelId, metric)
+      counter.value = before + n
+      return {
+        before,
+        allowed: true,
+        done: this.#writes.queue(counter, { set: undefined, delta: n }),
+      }
+    })
+    await done
+    const value = allowed ? before + n : before
+    return {
+      allowed,
+      value,
+      limit,
+      crossed80: allowed && crossesWarning(before, value, limit),
+      period,
+      resetsAt: nextResetOf(now),
+    }
+  }
+
+  /**
+   * Run `use` on the counters of `period` once they are loaded, synchronously after checking
+   * they are still the live ones (a period evicted meanwhile is loaded again), so that no other
+   * call can interleave between its read and its write.
+   */
+  async #withPeriod<T>(period: Period, use: (counters: PeriodCounters) => T): Promise<T> {
+    for (;;) {
+      this.#assertOpen()
+      const loading = this.#load(period)
+      const counters = await loading
+      if (this.#periods.get(period) !== loading) continue
+      this.#assertOpen()
+      return use(counters)
+    }
+  }
+
+  #load(period: Period): Promise<PeriodCounters> {
+    const known = this.#periods.get(period)
+    if (known !== undefined) return known
+    const loading = this.#table.loadPeriod(period).then((rows) => {
+      const counters: PeriodCounters = new Map()
+      for (const { tunnelId, metric, value } of rows) {
+        counters.set(key(tunnelId, metric), {
+          period,
+          tunnelId,
+          metric,
+          durable: value,
+          value,
+          stored: true,
+        })
+      }
+      this.#evictOldPeriods(period)
+      return counters
+    })
+    this.#periods.set(period, loading)
+    loading.catch(() => {
+      if (this.#periods.get(period) === loading) this.#periods.delete(period)
+    })
+    return loading
+  }
+
+  /** Forget periods before the previous one (they are in the database), unless being written. */
+  #evictOldPeriods(loaded: Period): void {
+    if (loaded > this.#newestPeriod) this.#newestPeriod = loaded
+    const keepFrom = previousPeriodOf(this.#newestPeriod)
+    const busy = this.#writes.busyPeriods()
+    for (const period of this.#periods.keys()) {
+      if (period < keepFrom && period !== loaded && !busy.has(period)) this.#periods.delete(period)
+    }
+  }
+
+  #assertOpen(): void {
+    if (this.#closed) throw new Error('usage counters are closed')
+  }
+}
+
+function key(tunnelId: string, metric: UsageMetric): string {
+  return `${tunnelId} ${metric}`
+}
+
+function counterOf(
+  counters: PeriodCounters,
+  period: Period,
+  tunnelId: string,
+  metric: UsageMetric,
+): LiveCounter {
+  const k = key(tunnelId, metric)
+  let counter = counters.get(k)
+  if (counter === undefined) {
+    counter = { period, tunnelId, metric, durable: 0, value: 0, stored: false }
+    counters.set(k, counter)
+  }
+  return counter
+}

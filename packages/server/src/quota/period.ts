@@ -1,0 +1,45 @@
+/**
+ * Usage periods: calendar months in UTC, written `YYYY-MM`. Monthly counters (tool calls,
+ * bandwidth) start again at 00:00 UTC on the 1st (spec §3, §8). Every function takes the time
+ * it works from, so callers and tests decide what "now" is.
+ */
+
+/** A period as stored and used in counter keys, e.g. `2026-03`. */
+export type Period = string
+
+const PERIOD = /^(\d{4})-(0[1-9]|1[0-2])$/
+
+/** The period (`YYYY-MM`, UTC) that contains `date`. */
+export function periodOf(date: Date): Period {
+  const time = checkedTime(date)
+  const at = new Date(time)
+  const month = String(at.getUTCMonth() + 1).padStart(2, '0')
+  return `${String(at.getUTCFullYear()).padStart(4, '0')}-${month}`
+}
+
+/** When the counters of `date`'s period reset: 00:00 UTC on the 1st of the next month. */
+export function nextResetOf(date: Date): Date {
+  const at = new Date(checkedTime(date))
+  return new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth() + 1, 1))
+}
+
+/**
+ * Whole seconds from `date` until the next reset, rounded up, so never 0: the `Retry-After` of
+ * a request refused for an exhausted monthly quota.
+ */
+export function secondsUntilReset(date: Date): number {
+  return Math.ceil((nextResetOf(date).getTime() - checkedTime(date)) / 1000)
+}
+
+/** The period before `period` (`2026-01` → `2025-12`). Throws RangeError for a malformed one. */
+export function previousPeriodOf(period: Period): Period {
+  const match = PERIOD.exec(period)
+  if (match === null) throw new RangeError(`usage period "${period}" is not YYYY-MM`)
+  return periodOf(new Date(Date.UTC(Number(match[1]), Number(match[2]) - 2, 1)))
+}
+
+function checkedTime(date: Date): number {
+  const time = date.getTime()
+  if (Number.isNaN(time)) throw new RangeError('usage period of an invalid Date')
+  return time
+}

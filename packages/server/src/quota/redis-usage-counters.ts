@@ -1,0 +1,236 @@
+/**
+ * Usage counters shared by several burrowd nodes through Redis. One key per tunnel, month and
+ * metric, `q:<tunnel>:<YYYY-MM>:<metric>` (after an optional prefix); a Lua script reads it,
+ * refuses what would pass the limit without incrementing, else INCRBYs and sets the key to
+ * expire at the start of next month plus a grace period. Redis runs a script with everything
+ * else blocked, so concurrent calls from every node are exact. Durability is Redis's own (AOF
+ * or RDB); the periodic snapshot copies the counters to the database.
+ */
+
+import { createHash } from 'node:crypto'
+import { Redis } from 'ioredis'
+import type { RedisOptions } from 'ioredis'
+import { checkUsageInput } from './check-usage-input.js'
+import { nextResetOf, periodOf } from './period.js'
+import type { Period } from './period.js'
+import { bySnapshotOrder, USAGE_METRICS } from './usage-counters.js'
+import type {
+  ConsumeResult,
+  UsageCounters,
+  UsageMetric,
+  UsageSnapshotEntry,
+} from './usage-counters.js'
+import { crossesWarning } from './usage-warning.js'
+
+/** Options of `RedisUsageCounters`. */
+export interface RedisUsageCountersOptions {
+  /** Prepended to every key, e.g. `burrow:` on a shared Redis. Default none. */
+  readonly keyPrefix?: string
+  /** How long a month's keys outlive it, for the last snapshot and support. Default 7 days. */
+  readonly expiryGraceSeconds?: number
+  /** The time used when a call passes no `now` (tests pass a fixed one). */
+  readonly clock?: () => Date
+}
+
+/**
+ * KEYS[1] the counter; ARGV: n, limit, '1' to refuse past the limit ('0' adds regardless),
+ * expiry (unix seconds). Returns {allowed 1|0, value before, value after}.
+ */
+const CHECK_AND_INCREMENT = `
+local before = tonumber(redis.call('GET', KEYS[1]) or '0')
+local n = tonumber(ARGV[1])
+if ARGV[3] == '1' and before + n > tonumber(ARGV[2]) then
+  return {0, before, before}
+end
+if n == 0 then
+  return {1, before, before}
+end
+local after = redis.call('INCRBY', KEYS[1], n)
+redis.call('EXPIREAT', KEYS[1], ARGV[4])
+return {1, before, after}
+`
+const CHECK_AND_INCREMENT_SHA = createHash('sha1').update(CHECK_AND_INCREMENT).digest('hex')
+
+const DEFAULT_GRACE_SECONDS = 7 * 24 * 60 * 60
+/** Keys per SCAN step and per MGET in `snapshot`. */
+const BATCH = 500
+
+/** Exact usage counters in Redis, shared by every node that uses the same Redis and prefix. */
+export class RedisUsageCounters implements UsageCounters {
+  readonly #redis: Redis
+  #ownsConnection: boolean
+  readonly #prefix: string
+  readonly #graceSeconds: number
+  readonly #clock: () => Date
+  #closed = false
+
+  /** Counters on an existing connection, which `close()` leaves open. */
+  constructor(redis: Redis, options: RedisUsageCountersOptions = {}) {
+    this.#redis = redis
+    this.#ownsConnection = false
+    this.#prefix = options.keyPrefix ?? ''
+    this.#graceSeconds = options.expiryGraceSeconds ?? DEFAULT_GRACE_SECONDS
+    this.#clock = options.clock ?? (() => new Date())
+  }
+
+  /** Counters on a new connection to `url`, which `close()` ends. */
+  static open(
+    url: string,
+    options: RedisUsageCountersOptions & { readonly redis?: RedisOptions } = {},
+  ): RedisUsageCounters {
+    const counters = new RedisUsageCounters(new Redis(url, options.redis ?? {}), options)
+    counters.#ownsConnection = true
+    return counters
+  }
+
+  async consume(
+    tunnelId: string,
+    metric: UsageMetric,
+    n: number,
+    limit: number,
+    now: Date = this.#clock(),
+  ): Promise<ConsumeResult> {
+    checkUsageInput(tunnelId, metric, { n, limit })
+    return this.#increment(tunnelId, metric, n, limit, true, now)
+  }
+
+  async add(
+    tunnelId: string,
+    metric: UsageMetric,
+    n: number,
+    limit: number,
+    now: Date = this.#clock(),
+  ): Promise<ConsumeResult> {
+    checkUsageInput(tunnelId, metric, { n, limit })
+    return this.#increment(tunnelId, metric, n, limit, false, now)
+  }
+
+  async get(tunnelId: string, metric: UsageMetric, now: Date = this.#clock()): Promise<number> {
+    checkUsageInput(tunnelId, metric)
+    this.#assertOpen()
+    return toCount(await this.#redis.get(this.#key(tunnelId, periodOf(now), metric)))
+  }
+
+  async set(
+    tunnelId: string,
+    metric: UsageMetric,
+    value: number,
+    now: Date = this.#clock(),
+  ): Promise<void> {
+    checkUsageInput(tunnelId, metric, { value })
+    this.#assertOpen()
+    const key = this.#key(tunnelId, periodOf(now), metric)
+    const replies = await this.#redis
+      .multi()
+      .set(key, String(value))
+      .expireat(key, this.#expiresAt(now))
+      .exec()
+    const failure = replies?.find(([error]) => error !== null)?.[0]
+    if (replies === null || failure) {
+      throw new Error(`usage counters: setting ${key} failed`, { cause: failure ?? undefined })
+    }
+  }
+
+  async snapshot(now: Date = this.#clock()): Promise<UsageSnapshotEntry[]> {
+    this.#assertOpen()
+    const period = periodOf(now)
+    const keys = new Set<string>()
+    const pattern = `${escapeGlob(this.#prefix)}q:*:${period}:*`
+    let cursor = '0'
+    do {
+      const [next, found] = await this.#redis.scan(cursor, 'MATCH', pattern, 'COUNT', BATCH)
+      cursor = next
+      for (const key of found) keys.add(key)
+    } while (cursor !== '0')
+
+    const entries: UsageSnapshotEntry[] = []
+    const all = [...keys]
+    for (let start = 0; start < all.length; start += BATCH) {
+      const chunk = all.slice(start, start + BATCH)
+      const values = await this.#redis.mget(chunk)
+      chunk.forEach((key, i) => {
+        const parsed = this.#parseKey(key)
+        const value = values[i]
+        // A key may have been deleted between SCAN and MGET.
+        if (parsed !== undefined && value !== null && value !== undefined) {
+          entries.push({ ...parsed, period, value: toCount(value) })
+        }
+      })
+    }
+    return entries.sort(bySnapshotOrder)
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return
+    this.#closed = true
+    if (this.#ownsConnection) await this.#redis.quit()
+  }
+
+  async #increment(
+    tunnelId: string,
+    metric: UsageMetric,
+    n: number,
+    limit: number,
+    check: boolean,
+    now: Date,
+  ): Promise<ConsumeResult> {
+    this.#assertOpen()
+    const period = periodOf(now)
+    const key = this.#key(tunnelId, period, metric)
+    const args = [key, n, limit, check ? '1' : '0', this.#expiresAt(now)] as const
+    let reply: unknown
+    try {
+      reply = await this.#redis.evalsha(CHECK_AND_INCREMENT_SHA, 1, ...args)
+    } catch (error) {
+      // The script cache is empty after a Redis restart or failover: send the script itself.
+      if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error
+      reply = await this.#redis.eval(CHECK_AND_INCREMENT, 1, ...args)
+    }
+    const [allowed, before, after] = parseReply(reply, key)
+    return {
+      allowed,
+      value: after,
+      limit,
+      crossed80: allowed && crossesWarning(before, after, limit),
+      period,
+      resetsAt: nextResetOf(now),
+    }
+  }
+
+  #key(tunnelId: string, period: Period, metric: UsageMetric): string {
+    return `${this.#prefix}q:${tunnelId}:${period}:${metric}`
+  }
+
+  /** Unix seconds at which a key counted at `now` expires. */
+  #expiresAt(now: Date): number {
+    return Math.floor(nextResetOf(now).getTime() / 1000) + this.#graceSeconds
+  }
+
+  #parseKey(key: string): { tunnelId: string; metric: UsageMetric } | undefined {
+    const [q, tunnelId, , name] = key.slice(this.#prefix.length).split(':')
+    const metric = USAGE_METRICS.find((known) => known === name)
+    if (q !== 'q' || tunnelId === undefined || metric === undefined) return undefined
+    return { tunnelId, metric }
+  }
+
+  #assertOpen(): void {
+    if (this.#closed) throw new Error('usage counters are closed')
+  }
+}
+
+function parseReply(reply: unknown, key: string): [boolean, number, number] {
+  if (Array.isArray(reply) && reply.length === 3 && reply.every((v) => typeof v === 'number')) {
+    const [allowed, before, after] = reply as [number, number, number]
+    return [allowed === 1, before, after]
+  }
+  throw new Error(`usage counters: unexpected reply for ${key}: ${JSON.stringify(reply)}`)
+}
+
+function toCount(value: string | null): number {
+  return value === null ? 0 : Number(value)
+}
+
+/** `text` as a SCAN MATCH pattern that matches only itself. */
+function escapeGlob(text: string): string {
+  return text.replace(/[*?[\]\\]/g, '\\$&')
+}

@@ -1,0 +1,48 @@
+/**
+ * Migration `003_usage_counters` and its table: the durable side of the live usage counters.
+ * On a single node `MemoryUsageCounters` writes every acknowledged increment here before the
+ * request goes on, and loads the current month from here on start. One row per tunnel, period
+ * and metric; `value` is a 64-bit integer because bandwidth passes 2^31 bytes. No foreign key to
+ * `tunnels`: a deleted tunnel must not make a batch of other tunnels' increments fail, and its
+ * final counts stay for billing history. Registered in `store/migrations.ts`.
+ */
+
+import { sql } from 'kysely'
+import type { ColumnType, Kysely, Migration } from 'kysely'
+
+/** `usage_counters`: the exact count of one metric of one tunnel in one calendar month. */
+export interface UsageCountersTable {
+  /** `YYYY-MM`, UTC. First in the primary key: loading a month is a range scan. */
+  period: string
+  tunnel_id: string
+  /** A `UsageMetric`: `tool_calls` or `bandwidth_bytes`. */
+  metric: string
+  /** Non-negative; PostgreSQL returns `bigint` as a string, SQLite as a number. */
+  value: ColumnType<number | string, number, number>
+  /** ISO-8601 UTC of the last write. */
+  updated_at: string
+}
+
+/** The tables the usage counters read and write, for `Kysely<UsageCountersDatabase>`. */
+export interface UsageCountersDatabase {
+  usage_counters: UsageCountersTable
+}
+
+/** 003: the `usage_counters` table. */
+export const usageCountersMigration: Migration = {
+  async up(db: Kysely<unknown>): Promise<void> {
+    await db.schema
+      .createTable('usage_counters')
+      .addColumn('period', 'text', (c) => c.notNull())
+      .addColumn('tunnel_id', 'text', (c) => c.notNull())
+      .addColumn('metric', 'text', (c) => c.notNull())
+      .addColumn('value', 'bigint', (c) => c.notNull())
+      .addColumn('updated_at', 'text', (c) => c.notNull())
+      .addPrimaryKeyConstraint('usage_counters_pkey', ['period', 'tunnel_id', 'metric'])
+      .addCheckConstraint('usage_counters_value_check', sql`value >= 0`)
+      .execute()
+  },
+  async down(db: Kysely<unknown>): Promise<void> {
+    await db.schema.dropTable('usage_counters').execute()
+  },
+}

@@ -1,0 +1,54 @@
+/**
+ * The token-bucket limiter behind per-client limits, on an injected clock: a burst of
+ * `capacity`, then refusals with the seconds to wait, refills over time, separate keys, and a
+ * bounded number of remembered keys.
+ */
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { RateLimiter } from '../../src/app/rate-limiter.js'
+
+describe('RateLimiter', () => {
+  const limiter = (now: () => number, maxKeys?: number) =>
+    new RateLimiter({ capacity: 30, perMs: 60_000, now, ...(maxKeys ? { maxKeys } : {}) })
+
+  it('allows a burst of `capacity`, then refuses with Retry-After seconds', () => {
+    const clock = 1_000_000
+    const rl = limiter(() => clock)
+    for (let i = 0; i < 30; i++) assert.deepEqual(rl.take('a'), { ok: true }, `request ${i + 1}`)
+    assert.deepEqual(rl.take('a'), { ok: false, retryAfterSecs: 2 })
+  })
+
+  it('refills evenly: one request every perMs / capacity', () => {
+    let clock = 0
+    const rl = limiter(() => clock)
+    for (let i = 0; i < 30; i++) rl.take('a')
+    assert.equal(rl.take('a').ok, false)
+    clock += 1999
+    assert.equal(rl.take('a').ok, false)
+    clock += 1
+    assert.equal(rl.take('a').ok, true)
+    assert.equal(rl.take('a').ok, false)
+    clock += 60_000
+    for (let i = 0; i < 30; i++) assert.equal(rl.take('a').ok, true)
+    assert.equal(rl.take('a').ok, false)
+  })
+
+  it('keeps one bucket per key', () => {
+    const rl = limiter(() => 0)
+    for (let i = 0; i < 30; i++) rl.take('a')
+    assert.equal(rl.take('a').ok, false)
+    assert.equal(rl.take('b').ok, true)
+  })
+
+  it('remembers at most maxKeys keys, forgetting idle ones first', () => {
+    let clock = 0
+    const rl = limiter(() => clock, 3)
+    for (let i = 0; i < 30; i++) rl.take('busy')
+    clock += 61_000
+    for (const key of ['x', 'y', 'z', 'w']) rl.take(key)
+    assert.ok(rl.size <= 3, `remembers ${rl.size} keys`)
+    // The recent keys survive with what they spent.
+    for (let i = 0; i < 29; i++) assert.equal(rl.take('w').ok, true)
+    assert.equal(rl.take('w').ok, false)
+  })
+})

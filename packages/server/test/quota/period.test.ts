@@ -1,0 +1,54 @@
+/**
+ * Usage periods: calendar months in UTC, whatever the local time zone, with the reset at
+ * 00:00 UTC on the 1st and a Retry-After that is never 0.
+ */
+
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import {
+  nextResetOf,
+  periodOf,
+  previousPeriodOf,
+  secondsUntilReset,
+} from '../../src/quota/period.js'
+
+describe('usage periods', () => {
+  it('names the UTC calendar month of a moment', () => {
+    assert.equal(periodOf(new Date('2026-03-31T23:59:59.999Z')), '2026-03')
+    assert.equal(periodOf(new Date('2026-04-01T00:00:00.000Z')), '2026-04')
+    // 23:30 on 31 March in New York is already April in UTC.
+    assert.equal(periodOf(new Date('2026-03-31T23:30:00-04:00')), '2026-04')
+  })
+
+  it('resets at 00:00 UTC on the 1st of the next month, across years', () => {
+    assert.deepEqual(
+      nextResetOf(new Date('2026-02-14T10:00:00Z')),
+      new Date('2026-03-01T00:00:00Z'),
+    )
+    assert.deepEqual(
+      nextResetOf(new Date('2026-12-31T23:59:59.999Z')),
+      new Date('2027-01-01T00:00:00Z'),
+    )
+    assert.deepEqual(
+      nextResetOf(new Date('2027-01-01T00:00:00Z')),
+      new Date('2027-02-01T00:00:00Z'),
+    )
+  })
+
+  it('counts whole seconds until the reset, rounded up', () => {
+    assert.equal(secondsUntilReset(new Date('2026-03-31T23:59:59.999Z')), 1)
+    assert.equal(secondsUntilReset(new Date('2026-03-31T23:59:00Z')), 60)
+    assert.equal(secondsUntilReset(new Date('2026-02-01T00:00:00Z')), 28 * 24 * 60 * 60)
+  })
+
+  it('steps back one period', () => {
+    assert.equal(previousPeriodOf('2026-03'), '2026-02')
+    assert.equal(previousPeriodOf('2026-01'), '2025-12')
+    assert.throws(() => previousPeriodOf('2026-13'), RangeError)
+  })
+
+  it('refuses an invalid Date', () => {
+    assert.throws(() => periodOf(new Date('nope')), RangeError)
+    assert.throws(() => secondsUntilReset(new Date(Number.NaN)), RangeError)
+  })
+})
