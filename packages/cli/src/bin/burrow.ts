@@ -5,7 +5,6 @@
  * please report"), reported to the service unless telemetry is off. Nothing else calls
  * process.exit.
  */
-import { readFileSync } from 'node:fs'
 import { ExitError, UsageError } from '../cli-errors.js'
 import { parseCli } from '../config.js'
 import { detectCommand } from '../detect/detect-command.js'
@@ -13,12 +12,9 @@ import { DETECT_HELP, MAIN_HELP, UP_HELP } from '../help-text.js'
 import { createLogger } from '../log/logger.js'
 import { installCrashReporter, type CrashReporter } from '../telemetry/crash-reporter.js'
 import { upCommand } from '../up/up-command.js'
+import { CLI_VERSION } from '../version.js'
 
-function version(): string {
-  const file = new URL('../../package.json', import.meta.url)
-  const { version } = JSON.parse(readFileSync(file, 'utf8')) as { version?: unknown }
-  return typeof version === 'string' ? version : 'unknown'
-}
+const version = () => CLI_VERSION
 
 let reporter: CrashReporter | null = null
 

@@ -12,6 +12,7 @@ import { HttpRelay } from '../relay/http-relay.js'
 import type { RequestHandler } from '../relay/local-exchange.js'
 import { describeUpstream, type UpstreamSpec } from '../upstreams/upstream-spec.js'
 import { createStdioHandler } from './create-stdio-handler.js'
+import { CLI_VERSION } from '../version.js'
 
 /** The handler and how to describe it to the user. */
 export function createHandler(
@@ -24,7 +25,10 @@ export function createHandler(
   if (!spec) throw new UsageError('no upstream given: pass --upstream URL or --stdio "COMMAND"')
   if (specs.length > 1) {
     const label = `${specs.length} upstreams: ${specs.map((s) => `${s.name ?? '?'} (${describeUpstream(s)})`).join(', ')}`
-    return { handler: createAggregatorHandler(specs, env, log, metrics), label }
+    return {
+      handler: createAggregatorHandler(specs, env, log, metrics, { version: CLI_VERSION }),
+      label,
+    }
   }
   const single =
     spec.kind === 'http' ? new HttpRelay(spec.url, log) : createStdioHandler(spec, env, log)

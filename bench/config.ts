@@ -1,0 +1,54 @@
+// The benchmark's knobs, read once from the environment. Every cell runs a warm-up and then a
+// fixed measuring window, so the whole run stays bounded (about 3 minutes at the defaults).
+import { resolve } from 'node:path'
+
+/** Settings of one `npm run bench`. */
+export interface BenchConfig {
+  /** Length of each measured cell (`BENCH_SECONDS`, default 5). */
+  readonly seconds: number
+  /** Warm-up before each cell, not measured (`BENCH_WARMUP_SECONDS`, default 2). */
+  readonly warmupSeconds: number
+  /** Idle tunnels connected for the memory row (`BENCH_TUNNELS`, default 1000). */
+  readonly tunnels: number
+  /** Sections to run (`BENCH_ONLY=small,stdio,transfer,idle`; default all). */
+  readonly only: ReadonlySet<Section>
+  /** Directory for V8 CPU profiles of burrowd and burrow (`BENCH_CPU_PROF`), or null for none. */
+  readonly cpuProfileDir: string | null
+}
+
+/** Node flags that make a process write a CPU profile on exit, when profiling was asked for. */
+export function profileArgs(config: BenchConfig): string[] {
+  return config.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${config.cpuProfileDir}`] : []
+}
+
+/** The benchmark's sections, in the order they run. */
+export const SECTIONS = ['small', 'stdio', 'transfer', 'idle'] as const
+export type Section = (typeof SECTIONS)[number]
+
+/** Read the settings; throws on a malformed value. */
+export function loadBenchConfig(env: NodeJS.ProcessEnv = process.env): BenchConfig {
+  const only = (env.BENCH_ONLY ?? '').trim()
+  const sections = only === '' ? [...SECTIONS] : only.split(',').map((s) => s.trim())
+  for (const s of sections) {
+    if (!(SECTIONS as readonly string[]).includes(s)) {
+      throw new Error(`BENCH_ONLY: unknown section "${s}"; sections: ${SECTIONS.join(', ')}`)
+    }
+  }
+  return {
+    seconds: positive(env, 'BENCH_SECONDS', 5),
+    warmupSeconds: positive(env, 'BENCH_WARMUP_SECONDS', 2),
+    tunnels: Math.round(positive(env, 'BENCH_TUNNELS', 1000)),
+    only: new Set(sections as Section[]),
+    cpuProfileDir: env.BENCH_CPU_PROF?.trim() ? resolve(env.BENCH_CPU_PROF.trim()) : null,
+  }
+}
+
+function positive(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name]?.trim()
+  if (raw === undefined || raw === '') return fallback
+  const value = Number(raw)
+  if (!(value > 0) || !Number.isFinite(value)) {
+    throw new Error(`${name}="${raw}" must be a positive number (default ${fallback})`)
+  }
+  return value
+}

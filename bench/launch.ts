@@ -1,0 +1,186 @@
+// Starting the processes under test: burrowd on a fresh SQLite data dir, `burrow up` in front of
+// an upstream, the bench fixtures and supergateway. Tunnels are created in-process with the
+// store burrowd itself uses, so a thousand of them take a second, not a thousand spawns.
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { request } from 'undici'
+import { openStore } from '../packages/server/dist/store/open-store.js'
+import type { Child } from '../test/helpers/child.js'
+import { freePort } from '../test/helpers/free-port.js'
+import { BURROW, BURROWD, ROOT } from '../test/helpers/stack.js'
+import { lastLine, type ProcessGroup } from './processes.js'
+
+/** The bench fixtures and tools, by absolute path. */
+export const FIXTURES = {
+  rpcHttp: join(ROOT, 'bench/fixtures/rpc-http-server.mjs'),
+  rpcStdio: join(ROOT, 'bench/fixtures/rpc-stdio-server.mjs'),
+  idleClients: join(ROOT, 'bench/fixtures/idle-clients.ts'),
+  bulk: join(ROOT, 'test/fixtures/bulk-server.mjs'),
+  supergateway: join(ROOT, 'node_modules/.bin/supergateway'),
+} as const
+
+/** A temporary data directory, removed by `remove`. */
+export function tempDataDir(): { path: string; remove(): void } {
+  const path = mkdtempSync(join(tmpdir(), 'burrow-bench-'))
+  return { path, remove: () => rmSync(path, { recursive: true, force: true }) }
+}
+
+/**
+ * Create one account and `names.length` tunnels in the SQLite store under `dataDir` (a null
+ * name gets a random subdomain). Returns the tunnel keys in order.
+ */
+export async function createTunnels(
+  dataDir: string,
+  names: readonly (string | null)[],
+): Promise<string[]> {
+  const store = await openStore({ databaseUrl: null, dataDir })
+  try {
+    const account = await store.createAccount({
+      email: 'bench@example.com',
+      slug: 'bench',
+      plan: 'scale',
+    })
+    const keys: string[] = []
+    for (const name of names) {
+      const { key } = await store.createTunnel({ accountId: account.id, name })
+      keys.push(key)
+    }
+    return keys
+  } finally {
+    await store.close()
+  }
+}
+
+/** A running burrowd. */
+export interface Burrowd {
+  readonly child: Child
+  readonly pid: number
+  readonly broker: string
+}
+
+/**
+ * Start `burrowd serve` on a free port over `dataDir` and wait until it listens. `nodeArgs` go
+ * to node before the script (e.g. `--inspect=127.0.0.1:0`).
+ */
+export async function startBurrowd(
+  group: ProcessGroup,
+  dataDir: string,
+  options: { logLevel?: string; nodeArgs?: readonly string[] } = {},
+): Promise<Burrowd> {
+  const port = await freePort()
+  const logLevel = options.logLevel ?? 'info'
+  const args = [...(options.nodeArgs ?? []), BURROWD, 'serve']
+  const child = group.start('burrowd', process.execPath, args, {
+    env: {
+      ...process.env,
+      BURROW_DATA_DIR: dataDir,
+      BURROW_LISTEN: `127.0.0.1:${port}`,
+      BURROW_LOG: logLevel,
+    },
+  })
+  await child.waitFor(/burrowd listening/)
+  return { child, pid: child.proc.pid!, broker: `ws://127.0.0.1:${port}` }
+}
+
+/** A running `burrow up` and the public URL it announced. */
+export interface TunnelClient {
+  readonly child: Child
+  readonly pid: number
+  readonly url: string
+}
+
+/**
+ * Start `burrow up <upArgs>` with `key` and wait for "Tunnel online". Rejects with the client's
+ * last output line when it exits or does not come online in 15 s.
+ */
+export async function startBurrowUp(
+  group: ProcessGroup,
+  broker: string,
+  key: string,
+  upArgs: readonly string[],
+  nodeArgs: readonly string[] = [],
+): Promise<TunnelClient> {
+  const child = group.start(
+    'burrow up',
+    process.execPath,
+    [...nodeArgs, BURROW, '--broker', broker, 'up', ...upArgs],
+    {
+      env: {
+        ...process.env,
+        BURROW_API_KEY: key,
+        BURROW_LOG: 'info',
+        BURROW_NO_UPDATE_CHECK: '1',
+        BURROW_NO_TELEMETRY: '1',
+      },
+    },
+  )
+  try {
+    const match = await child.waitFor(/Tunnel online:\s+(\S+)/)
+    return { child, pid: child.proc.pid!, url: match[1]! }
+  } catch {
+    await group.stop(child)
+    throw new Error(`burrow up ${upArgs.join(' ')}: ${lastLine(child)}`)
+  }
+}
+
+/** Start a fixture that prints "listening on PORT"; returns its child and port. */
+export async function startFixture(
+  group: ProcessGroup,
+  file: string,
+): Promise<{ child: Child; pid: number; port: number }> {
+  const child = group.start(file, process.execPath, [file])
+  const match = await child.waitFor(/listening on (\d+)/)
+  return { child, pid: child.proc.pid!, port: Number(match[1]) }
+}
+
+/** Start supergateway bridging `stdioCommand` to stateful Streamable HTTP at `/mcp`. */
+export async function startSupergateway(
+  group: ProcessGroup,
+  stdioCommand: string,
+): Promise<{ child: Child; pid: number; url: string }> {
+  const port = await freePort()
+  const child = group.start('supergateway', process.execPath, [
+    FIXTURES.supergateway,
+    '--stdio',
+    stdioCommand,
+    '--outputTransport',
+    'streamableHttp',
+    '--stateful',
+    '--port',
+    String(port),
+    '--streamableHttpPath',
+    '/mcp',
+    '--healthEndpoint',
+    '/healthz',
+    // Its default level logs every message; "none" keeps that cost out of the numbers.
+    '--logLevel',
+    'none',
+  ])
+  const deadline = Date.now() + 15_000
+  for (;;) {
+    try {
+      const res = await request(`http://127.0.0.1:${port}/healthz`)
+      await res.body.dump()
+      if (res.statusCode === 200) break
+    } catch {
+      // Not listening yet.
+    }
+    if (child.proc.exitCode !== null || Date.now() > deadline) {
+      await group.stop(child)
+      throw new Error(`supergateway did not start: ${lastLine(child)}`)
+    }
+    await sleep(100)
+  }
+  return { child, pid: child.proc.pid!, url: `http://127.0.0.1:${port}/mcp` }
+}
+
+/** A command line for `node <file>` that survives shell-style parsing (burrow and sh alike). */
+export function nodeCommand(file: string): string {
+  return [process.execPath, file].map(quote).join(' ')
+}
+
+function quote(arg: string): string {
+  return /^[\w./:=@%+-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`
+}

@@ -1,0 +1,91 @@
+// `npm run bench`: Burrow's performance side by side with its baselines, measured in one run on
+// this machine, everything on 127.0.0.1. Prints the machine, a results table (with ratios against
+// the baselines) and the issue's targets with a verdict each. Settings: bench/config.ts.
+import { type BenchContext, progress } from './cell.js'
+import { loadBenchConfig, profileArgs } from './config.js'
+import { idleTunnels } from './idle-tunnels.js'
+import { createTunnels, startBurrowd, tempDataDir } from './launch.js'
+import { describeMachine } from './machine.js'
+import { ProcessGroup } from './processes.js'
+import { resultsTable, targetsTable, type Row } from './report.js'
+import { bulkTransfer } from './sections/bulk-transfer.js'
+import { smallCalls } from './sections/small-calls.js'
+import { stdioCalls } from './sections/stdio-calls.js'
+import { checkTargets } from './targets.js'
+
+async function main(group: ProcessGroup): Promise<void> {
+  const config = loadBenchConfig()
+  const started = new Date()
+  const machine = describeMachine()
+  progress(
+    `burrow bench: ${config.seconds} s per cell after ${config.warmupSeconds} s warm-up; ${machine}\n`,
+  )
+  const rows: Row[] = []
+
+  const tunnelled = ['small', 'stdio', 'transfer'] as const
+  if (tunnelled.some((s) => config.only.has(s))) {
+    const data = tempDataDir()
+    try {
+      const [rpc, bulk, stdio] = await createTunnels(data.path, ['rpc', 'bulk', 'stdio'])
+      const burrowd = await startBurrowd(group, data.path, { nodeArgs: profileArgs(config) })
+      const ctx: BenchContext = {
+        config,
+        group,
+        burrowd,
+        keys: { rpc: rpc!, bulk: bulk!, stdio: stdio! },
+      }
+      if (config.only.has('small')) rows.push(...(await smallCalls(ctx)))
+      if (config.only.has('stdio')) rows.push(...(await stdioCalls(ctx)))
+      if (config.only.has('transfer')) rows.push(...(await bulkTransfer(ctx)))
+      await group.stop(burrowd.child)
+    } finally {
+      await group.stopAll()
+      data.remove()
+    }
+  }
+  if (config.only.has('idle')) rows.push(...(await idleTunnels(group, config)))
+
+  const out = [
+    '',
+    `Burrow benchmark, ${started.toISOString().slice(0, 16).replace('T', ' ')} UTC`,
+    `Machine: ${machine}`,
+    `Cells: ${config.seconds} s measured after ${config.warmupSeconds} s warm-up; all on 127.0.0.1; ` +
+      'CPU is % of one core per process during the window (gen = this load generator).',
+    '',
+    resultsTable(rows),
+    '',
+    ...backgroundWarning(rows),
+    targetsTable(checkTargets(rows)),
+    '',
+  ]
+  process.stdout.write(out.join('\n'))
+}
+
+/** Warn when other programs competed for the cores during the cells. */
+function backgroundWarning(rows: readonly Row[]): string[] {
+  const worst = Math.max(0, ...rows.map((r) => r.otherCpu ?? 0))
+  if (worst < 15) return []
+  return [
+    `Warning: other processes used up to ${Math.round(worst)}% of a core during some cells ` +
+      '("other" in the CPU column); those numbers are low. Re-run on an idle machine.',
+    '',
+  ]
+}
+
+const group = new ProcessGroup()
+let interrupted = false
+const onSignal = (signal: NodeJS.Signals) => {
+  if (interrupted) return
+  interrupted = true
+  progress(`\n${signal}: stopping every benchmark process …\n`)
+  void group.stopAll().finally(() => process.exit(130))
+}
+process.on('SIGINT', onSignal)
+process.on('SIGTERM', onSignal)
+
+main(group)
+  .catch((err: Error) => {
+    progress(`bench failed: ${err.stack ?? err.message}\n`)
+    process.exitCode = 1
+  })
+  .finally(() => group.stopAll())

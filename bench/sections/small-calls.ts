@@ -1,0 +1,86 @@
+// Section 1: small `tools/call` over HTTP, direct to the fast JSON-RPC fixture and through Burrow
+// (burrowd + `burrow up --upstream`), at concurrency 1 and 50.
+import { progress, runCell, type BenchContext } from '../cell.js'
+import { profileArgs } from '../config.js'
+import type { CpuSubject } from '../cpu.js'
+import { FIXTURES, startBurrowUp, startFixture } from '../launch.js'
+import { runLoad, type CallTarget, type LoadResult } from '../load.js'
+import { callRow, unavailableRow, type Row } from '../report.js'
+
+const CONCURRENCY = [1, 50] as const
+const HEADERS = {
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+}
+
+/** Describe a small-call result in the progress line. */
+export function describeCalls(r: LoadResult): string {
+  const errors = r.errors > 0 ? `, ${r.errors} errors` : ''
+  return `${Math.round(r.callsPerSecond)} calls/s, p50 ${r.p50Ms.toFixed(3)} ms, p99 ${r.p99Ms.toFixed(2)} ms${errors}`
+}
+
+/** Measure the HTTP rows. */
+export async function smallCalls(ctx: BenchContext): Promise<Row[]> {
+  progress('small tools/call over HTTP\n')
+  const server = await startFixture(ctx.group, FIXTURES.rpcHttp)
+  const rows: Row[] = []
+  try {
+    const direct: CallTarget = { url: `http://127.0.0.1:${server.port}/mcp`, headers: HEADERS }
+    const serverCpu: CpuSubject = { label: 'server', pids: () => [server.pid] }
+    const baselines = new Map<number, Row>()
+    for (const c of CONCURRENCY) {
+      const name = 'small call, HTTP · direct'
+      const { result, cpu } = await runCell(
+        ctx,
+        name,
+        c,
+        [serverCpu],
+        (o) => runLoad(direct, o),
+        describeCalls,
+      )
+      const row = { ...callRow(name, c, result, cpu), id: `small-direct-${c}` }
+      baselines.set(c, row)
+      rows.push(row)
+    }
+
+    const name = 'small call, HTTP · Burrow'
+    let client
+    try {
+      client = await startBurrowUp(
+        ctx.group,
+        ctx.burrowd.broker,
+        ctx.keys.rpc,
+        ['--upstream', direct.url],
+        profileArgs(ctx.config),
+      )
+    } catch (err) {
+      for (const c of CONCURRENCY)
+        rows.push(unavailableRow(name, c, 'calls/s', (err as Error).message))
+      return rows
+    }
+    try {
+      const tunnelled: CallTarget = { url: client.url, headers: HEADERS }
+      const subjects: CpuSubject[] = [
+        { label: 'burrowd', pids: () => [ctx.burrowd.pid] },
+        { label: 'burrow', pids: () => [client.pid] },
+        serverCpu,
+      ]
+      for (const c of CONCURRENCY) {
+        const { result, cpu } = await runCell(
+          ctx,
+          name,
+          c,
+          subjects,
+          (o) => runLoad(tunnelled, o),
+          describeCalls,
+        )
+        rows.push({ ...callRow(name, c, result, cpu, baselines.get(c)), id: `small-burrow-${c}` })
+      }
+    } finally {
+      await ctx.group.stop(client.child)
+    }
+    return rows
+  } finally {
+    await ctx.group.stop(server.child)
+  }
+}

@@ -1,0 +1,83 @@
+// The issue's performance targets for a 2-core machine, checked against this run's Burrow rows.
+import { formatValue, type Row, type TargetCheck } from './report.js'
+
+/** Row ids the targets read. */
+export const TARGET_ROWS = {
+  smallLoaded: 'small-burrow-50',
+  smallUnloaded: 'small-burrow-1',
+  bulk: 'bulk-burrow-1',
+  bulkParallel: 'bulk-burrow-4',
+  idle: 'idle-tunnel',
+  idleAfterGc: 'idle-tunnel-gc',
+} as const
+
+/** Thresholds, from the issue (docs/benchmarks.md quotes them). */
+export const TARGETS = {
+  callsPerSecond: 15_000,
+  p99Ms: 10,
+  addedP50Ms: 0.3,
+  bulkMegabytesPerSecond: 500,
+  kilobytesPerIdleTunnel: 15,
+} as const
+
+/** Each target with what this run measured and whether it is met. */
+export function checkTargets(rows: readonly Row[]): TargetCheck[] {
+  const byId = (id: string) => rows.find((r) => r.id === id && r.value !== null)
+  const checks: TargetCheck[] = []
+
+  const loaded = byId(TARGET_ROWS.smallLoaded)
+  checks.push({
+    target: `≥${TARGETS.callsPerSecond.toLocaleString('en-US')} small calls/s at c=50, p99 < ${TARGETS.p99Ms} ms`,
+    measured: loaded?.value
+      ? `${formatValue(loaded.value, 'calls/s')} calls/s, p99 ${loaded.p99Ms?.toFixed(2)} ms`
+      : 'n/a',
+    met: loaded?.value
+      ? loaded.value >= TARGETS.callsPerSecond && (loaded.p99Ms ?? Infinity) < TARGETS.p99Ms
+      : null,
+  })
+
+  const unloaded = byId(TARGET_ROWS.smallUnloaded)
+  const base = unloaded?.baseline
+  const added =
+    unloaded?.p50Ms !== undefined && base?.p50Ms !== undefined
+      ? unloaded.p50Ms - base.p50Ms
+      : undefined
+  checks.push({
+    target: `≤${TARGETS.addedP50Ms} ms added p50 unloaded (c=1)`,
+    measured:
+      added !== undefined && unloaded && base
+        ? `+${added.toFixed(2)} ms (p50 ${unloaded.p50Ms?.toFixed(3)} vs ${base.p50Ms?.toFixed(3)} direct)`
+        : 'n/a',
+    met: added === undefined ? null : added <= TARGETS.addedP50Ms,
+  })
+
+  const bulk = byId(TARGET_ROWS.bulk)
+  const parallel = byId(TARGET_ROWS.bulkParallel)
+  checks.push({
+    target: `≥${TARGETS.bulkMegabytesPerSecond} MB/s per bulk stream (10 MiB, c=1)`,
+    measured: bulk?.value
+      ? `${formatValue(bulk.value, 'MB/s')} MB/s` +
+        (parallel?.value ? ` (c=4 total: ${formatValue(parallel.value, 'MB/s')} MB/s)` : '')
+      : 'n/a',
+    met: bulk?.value ? bulk.value >= TARGETS.bulkMegabytesPerSecond : null,
+  })
+
+  const idle = byId(TARGET_ROWS.idle)
+  const idleGc = byId(TARGET_ROWS.idleAfterGc)
+  const limit = TARGETS.kilobytesPerIdleTunnel
+  const idleMet = idle?.value != null ? idle.value <= limit : null
+  const gcMet = idleGc?.value != null ? idleGc.value <= limit : null
+  checks.push({
+    target: `≤${limit} KB broker RSS per idle tunnel`,
+    measured:
+      idle?.value != null
+        ? `${idle.value.toFixed(1)} KB` +
+          (idleGc?.value != null ? ` (${idleGc.value.toFixed(1)} KB after a full GC)` : '')
+        : 'n/a',
+    met: idleMet,
+    ...(idleMet === false && gcMet === true
+      ? { verdict: 'NOT met as measured; met after GC' }
+      : {}),
+  })
+  return checks
+}

@@ -1,0 +1,125 @@
+// How `burrow up` picks and changes its layout, through real processes: auto-detect from a client
+// config file (one server: exposed directly; several without a terminal: all aggregated, with a
+// warning), and the inspector's Apply switching the live layout on the same public URL.
+import assert from 'node:assert/strict'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, before, describe, it } from 'node:test'
+import { connectAgent, firstText } from '../helpers/agent-scenario.js'
+import { freePort } from '../helpers/free-port.js'
+import { EVERYTHING, startClient, startService, type Service } from '../helpers/stack.js'
+
+/** Every tool name, following the aggregator's cursors page by page. */
+async function allToolNames(
+  client: Awaited<ReturnType<typeof connectAgent>>['client'],
+): Promise<string[]> {
+  const names: string[] = []
+  let cursor: string | undefined
+  do {
+    const page = await client.listTools(cursor ? { cursor } : {})
+    names.push(...page.tools.map((t) => t.name))
+    cursor = page.nextCursor
+  } while (cursor)
+  return names
+}
+
+describe('burrow up layouts', () => {
+  let service: Service
+  let dir: string
+  const server = { command: process.execPath, args: [EVERYTHING, 'stdio'] }
+
+  before(async () => {
+    service = await startService()
+    dir = mkdtempSync(join(tmpdir(), 'burrow-layouts-'))
+  })
+  after(async () => {
+    await service?.close()
+    rmSync(dir, { recursive: true, force: true })
+  })
+
+  it('auto-detect with one configured server exposes it directly', async () => {
+    const config = join(dir, 'one.json')
+    writeFileSync(config, JSON.stringify({ mcpServers: { 'Everything Server': server } }))
+    const tunnel = await service.tunnel('detect-one')
+    const cli = await startClient(service, tunnel.key, ['--config', config])
+    try {
+      const { client } = await connectAgent(tunnel.url)
+      assert.equal(
+        firstText(await client.callTool({ name: 'echo', arguments: { message: 'direct' } })),
+        'Echo: direct',
+      )
+      await client.close()
+    } finally {
+      await cli.stop()
+    }
+  })
+
+  it('auto-detect with several servers and no terminal aggregates them all and warns', async () => {
+    const config = join(dir, 'two.json')
+    writeFileSync(
+      config,
+      JSON.stringify({
+        mcpServers: { first: server, 'Second One': { ...server, env: { X: '1' } } },
+      }),
+    )
+    const tunnel = await service.tunnel('detect-two')
+    const cli = await startClient(service, tunnel.key, ['--config', config])
+    try {
+      assert.match(cli.stderr, /WARN .*aggregat/i)
+      const { client } = await connectAgent(tunnel.url)
+      const names = await allToolNames(client)
+      assert.ok(
+        names.includes('first__echo') && names.includes('second-one__echo'),
+        names.join(', '),
+      )
+      assert.equal(
+        firstText(
+          await client.callTool({ name: 'second-one__echo', arguments: { message: 'agg' } }),
+        ),
+        'Echo: agg',
+      )
+      await client.close()
+    } finally {
+      await cli.stop()
+    }
+  })
+
+  it("the inspector's Apply switches the live layout; the public URL stays", async () => {
+    const token = 'layout-apply-token-01'
+    const port = await freePort()
+    const tunnel = await service.tunnel('apply')
+    const cli = await startClient(
+      service,
+      tunnel.key,
+      ['--stdio', `${process.execPath} ${EVERYTHING} stdio`, '--inspect-admin'],
+      {
+        BURROW_INSPECT_ADDR: `127.0.0.1:${port}`,
+        BURROW_INSPECT_TOKEN: token,
+      },
+    )
+    try {
+      const before = await connectAgent(tunnel.url)
+      assert.ok((await before.client.listTools()).tools.some((t) => t.name === 'echo'))
+      await before.client.close()
+      const res = await fetch(`http://127.0.0.1:${port}/api/config/apply`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          upstreams: [
+            { name: 'alpha', kind: 'stdio', value: `${process.execPath} ${EVERYTHING} stdio` },
+            { name: 'beta', kind: 'stdio', value: `${process.execPath} ${EVERYTHING} stdio` },
+          ],
+        }),
+      })
+      assert.equal(res.status, 200, await res.text())
+      await cli.waitFor(/now forwarding to: 2 upstreams/)
+      const after = await connectAgent(tunnel.url)
+      const names = await allToolNames(after.client)
+      assert.ok(names.includes('alpha__echo') && names.includes('beta__echo'), names.join(', '))
+      await after.client.close()
+    } finally {
+      await cli.stop()
+    }
+  })
+})
