@@ -21,10 +21,25 @@ export const FIXTURES = {
   supergateway: join(ROOT, 'node_modules/.bin/supergateway'),
 } as const
 
-/** A temporary data directory, removed by `remove`. */
+const liveDirs = new Set<string>()
+
+/** A temporary data directory, removed by `remove` (or by `removeTempDataDirs`). */
 export function tempDataDir(): { path: string; remove(): void } {
   const path = mkdtempSync(join(tmpdir(), 'burrow-bench-'))
-  return { path, remove: () => rmSync(path, { recursive: true, force: true }) }
+  liveDirs.add(path)
+  return {
+    path,
+    remove: () => {
+      liveDirs.delete(path)
+      rmSync(path, { recursive: true, force: true })
+    },
+  }
+}
+
+/** Remove every temporary data directory still there (after an interrupted run). */
+export function removeTempDataDirs(): void {
+  for (const path of liveDirs) rmSync(path, { recursive: true, force: true })
+  liveDirs.clear()
 }
 
 /**

@@ -2,11 +2,14 @@
 // Ctrl-C too. Each child leads its own process group: after it exits, whatever it spawned (a
 // stdio server under `burrow up` or supergateway) is killed with the group.
 import type { SpawnOptions } from 'node:child_process'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { startChild, type Child } from '../test/helpers/child.js'
 
 interface Entry {
   readonly name: string
   readonly child: Child
+  /** Resolves once the child exited and its output pipes closed (all output was read). */
+  readonly closed: Promise<void>
 }
 
 /** The children of one benchmark run. */
@@ -16,16 +19,19 @@ export class ProcessGroup {
   /** Start `command args`; it is stopped by `stop` or `stopAll`. */
   start(name: string, command: string, args: readonly string[], options: SpawnOptions = {}): Child {
     const child = startChild(command, args, { ...options, detached: true })
-    this.#entries.push({ name, child })
+    const closed = new Promise<void>((resolve) => child.proc.once('close', () => resolve()))
+    this.#entries.push({ name, child, closed })
     return child
   }
 
   /** Stop one child (SIGTERM, SIGKILL after `ms`) and what it left behind. */
   async stop(child: Child, ms = 5000): Promise<void> {
     const i = this.#entries.findIndex((e) => e.child === child)
-    if (i !== -1) this.#entries.splice(i, 1)
+    const entry = i === -1 ? undefined : this.#entries.splice(i, 1)[0]
     await child.stop('SIGTERM', ms)
     killGroup(child)
+    // Let the last output arrive (lastLine reads it), but never hang on a pipe held elsewhere.
+    if (entry) await Promise.race([entry.closed, sleep(2000, undefined, { ref: false })])
   }
 
   /** Stop every child still running, newest first. */

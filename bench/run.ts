@@ -4,7 +4,7 @@
 import { type BenchContext, progress } from './cell.js'
 import { loadBenchConfig, profileArgs } from './config.js'
 import { idleTunnels } from './idle-tunnels.js'
-import { createTunnels, startBurrowd, tempDataDir } from './launch.js'
+import { createTunnels, removeTempDataDirs, startBurrowd, tempDataDir } from './launch.js'
 import { describeMachine } from './machine.js'
 import { ProcessGroup } from './processes.js'
 import { resultsTable, targetsTable, type Row } from './report.js'
@@ -78,7 +78,10 @@ const onSignal = (signal: NodeJS.Signals) => {
   if (interrupted) return
   interrupted = true
   progress(`\n${signal}: stopping every benchmark process …\n`)
-  void group.stopAll().finally(() => process.exit(130))
+  void group.stopAll().finally(() => {
+    removeTempDataDirs()
+    process.exit(130)
+  })
 }
 process.on('SIGINT', onSignal)
 process.on('SIGTERM', onSignal)
