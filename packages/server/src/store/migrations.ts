@@ -88,8 +88,16 @@ const provider: MigrationProvider = {
  * Apply every pending migration, in order, and return the names applied (empty when the database
  * was already up to date). Safe to run from several nodes at once: Kysely takes a lock.
  */
-export async function migrateToLatest<DB>(db: Kysely<DB>): Promise<string[]> {
-  const migrator = new Migrator({ db, provider })
+export async function migrateToLatest<DB>(
+  db: Kysely<DB>,
+  options: { schema?: string } = {},
+): Promise<string[]> {
+  // Naming the schema keeps Kysely from mistaking another schema's migration tables for ours.
+  const migrator = new Migrator({
+    db,
+    provider,
+    ...(options.schema ? { migrationTableSchema: options.schema } : {}),
+  })
   const { error, results = [] } = await migrator.migrateToLatest()
   if (error !== undefined) {
     const cause = error instanceof Error ? error : new Error(JSON.stringify(error))
