@@ -1,8 +1,10 @@
 /**
  * The databases a store contract test runs against: a fresh SQLite file in a temporary
- * directory always, and a fresh PostgreSQL schema when `TEST_DATABASE_URL` is set
- * (e.g. postgres://postgres@127.0.0.1:5432/test). Each `create()` gives an isolated database
- * and a `drop()` that removes it.
+ * directory always, and a fresh PostgreSQL database when `TEST_DATABASE_URL` is set
+ * (e.g. postgres://postgres@127.0.0.1:5432/test; it must be allowed to create databases). Each
+ * `create()` gives an isolated database and a `drop()` that removes it. Databases rather than
+ * schemas: Kysely's migrator introspects every schema of its database, and test files running in
+ * parallel would otherwise see (and race with) each other's tables.
  */
 
 import { randomBytes } from 'node:crypto'
@@ -39,15 +41,16 @@ function postgres(adminUrl: string): TestBackend {
   return {
     name: 'postgres',
     async create() {
-      const schema = `burrow_test_${randomBytes(6).toString('hex')}`
-      await withClient(adminUrl, (client) => client.query(`create schema ${schema}`))
-      // Every pooled connection of the store starts with the schema first in its search_path.
+      const name = `burrow_test_${randomBytes(6).toString('hex')}`
+      await withClient(adminUrl, (client) => client.query(`create database ${name}`))
       const url = new URL(adminUrl)
-      url.searchParams.set('options', `-c search_path=${schema}`)
+      url.pathname = `/${name}`
       return {
         config: { databaseUrl: url.toString(), dataDir: tmpdir() },
         drop: () =>
-          withClient(adminUrl, (client) => client.query(`drop schema if exists ${schema} cascade`)),
+          withClient(adminUrl, (client) =>
+            client.query(`drop database if exists ${name} with (force)`),
+          ),
       }
     },
   }
