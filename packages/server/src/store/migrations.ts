@@ -7,7 +7,11 @@
 
 import { Migrator } from 'kysely'
 import type { Kysely, Migration, MigrationProvider } from 'kysely'
+import { accountsWebMigration } from '../accounts/accounts-migration.js'
+import { billingMigration } from '../billing/billing-migration.js'
+import { metersMigration } from '../quota/meters-migration.js'
 import { usageCountersMigration } from '../quota/usage-migration.js'
+import { webhooksMigration } from '../webhooks/webhooks-migration.js'
 
 /** 001: accounts, their tunnels (keys stored as hashes) and server-wide settings. */
 const accountsTunnels: Migration = {
@@ -78,6 +82,10 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '001_accounts_tunnels': accountsTunnels,
   '002_crash_reports': crashReports,
   '003_usage_counters': usageCountersMigration,
+  '004_accounts_web': accountsWebMigration,
+  '005_billing': billingMigration,
+  '006_meters_history': metersMigration,
+  '007_webhooks': webhooksMigration,
 }
 
 const provider: MigrationProvider = {

@@ -5,7 +5,24 @@
  */
 
 import type { ColumnType } from 'kysely'
+import type {
+  AccountsWebColumns,
+  ApiTokensTable,
+  TunnelsWebColumns,
+  WebSessionsTable,
+} from '../accounts/accounts-migration.js'
+import type {
+  AccountsBillingColumns,
+  BillingEventsTable,
+  SubscriptionsTable,
+} from '../billing/billing-migration.js'
+import type { CallHistoryTable, UsageSnapshotsTable } from '../quota/meters-migration.js'
 import type { UsageCountersTable } from '../quota/usage-migration.js'
+import type {
+  QuotaWarningsTable,
+  WebhookDeliveriesTable,
+  WebhookEndpointsTable,
+} from '../webhooks/webhooks-migration.js'
 
 /** A nullable column that may be left out of an insert. */
 type OptionalNullable<T> = ColumnType<T | null, T | null | undefined, T | null>
@@ -74,9 +91,18 @@ export interface CrashReportsTable {
 
 /** The whole database, for `Kysely<Database>`. */
 export interface Database {
-  accounts: AccountsTable
-  tunnels: TunnelsTable
+  accounts: AccountsTable & AccountsWebColumns & AccountsBillingColumns
+  tunnels: TunnelsTable & TunnelsWebColumns
   settings: SettingsTable
   crash_reports: CrashReportsTable
   usage_counters: UsageCountersTable
+  web_sessions: WebSessionsTable
+  api_tokens: ApiTokensTable
+  subscriptions: SubscriptionsTable
+  billing_events: BillingEventsTable
+  usage_snapshots: UsageSnapshotsTable
+  call_history: CallHistoryTable
+  webhook_endpoints: WebhookEndpointsTable
+  webhook_deliveries: WebhookDeliveriesTable
+  quota_warnings: QuotaWarningsTable
 }

@@ -310,6 +310,10 @@ describe('openStore', () => {
         '001_accounts_tunnels',
         '002_crash_reports',
         '003_usage_counters',
+        '004_accounts_web',
+        '005_billing',
+        '006_meters_history',
+        '007_webhooks',
       ])
     } finally {
       await store.close()
