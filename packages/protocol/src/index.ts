@@ -42,8 +42,9 @@ export {
   DNS_LABEL_MAX,
   UPSTREAM_NAME_PATTERN,
 } from './names.js'
-export { PLANS, PLAN_IDS, isPlanId } from './plans.js'
-export type { Plan, PlanId } from './plans.js'
+export { clientSnippet, snippetEntryName } from './client-snippet.js'
+export { PLANS, PLAN_IDS, BILLING_CYCLES, GOVERNANCE_FEATURES, isPlanId } from './plans.js'
+export type { BillingCycle, Plan, PlanId } from './plans.js'
 export { refusal, POLICY_STATUS, ERROR_HEADER, JSONRPC_CODE } from './refusal.js'
 export type { PolicyCode, Refusal, RefusalBody, JsonRpcId } from './refusal.js'
 export { createLogger, silentLogger, isLogLevel } from './logger.js'

@@ -9,6 +9,23 @@ export type PlanId = 'free' | 'pro' | 'scale'
 /** All plan ids, cheapest first. */
 export const PLAN_IDS: readonly PlanId[] = ['free', 'pro', 'scale']
 
+/** How often a paid plan is billed. */
+export type BillingCycle = 'monthly' | 'annual'
+
+/** Both billing cycles. */
+export const BILLING_CYCLES: readonly BillingCycle[] = ['monthly', 'annual']
+
+/** Governance features every plan has, Free included (spec §1). */
+export const GOVERNANCE_FEATURES: readonly string[] = [
+  'Per-tool JSON-RPC inspection',
+  'Allow/deny tool policy',
+  'Rate limits',
+  'Field-level redaction',
+  'Per-method metrics',
+  'Rug-pull alerts',
+  'Zero-knowledge mode',
+]
+
 /** One plan: prices in US dollars, quotas per tunnel or per account as named. */
 export interface Plan {
   readonly id: PlanId
@@ -27,6 +44,10 @@ export interface Plan {
   readonly historyRetentionHours: number
   /** Custom domains allowed (Pro and above). */
   readonly customDomains: boolean
+  /** One line saying who the plan is for, on the pricing and billing pages. */
+  readonly tagline: string
+  /** Feature copy beyond the quotas, as the pricing and billing pages list it. */
+  readonly features: readonly string[]
 }
 
 const GB = 1_000_000_000
@@ -44,6 +65,8 @@ export const PLANS: Readonly<Record<PlanId, Plan>> = Object.freeze({
     sessionsPerTunnel: 3,
     historyRetentionHours: 24,
     customDomains: false,
+    tagline: 'For trying Burrow and personal servers.',
+    features: ['Governance on every plan', 'No interstitial page'],
   },
   pro: {
     id: 'pro',
@@ -56,6 +79,8 @@ export const PLANS: Readonly<Record<PlanId, Plan>> = Object.freeze({
     sessionsPerTunnel: 10,
     historyRetentionHours: 30 * 24,
     customDomains: true,
+    tagline: 'For developers whose agents rely on their servers every day.',
+    features: ['Governance on every plan', 'Custom domains', 'No interstitial page'],
   },
   scale: {
     id: 'scale',
@@ -68,6 +93,12 @@ export const PLANS: Readonly<Record<PlanId, Plan>> = Object.freeze({
     sessionsPerTunnel: 25,
     historyRetentionHours: 60 * 24,
     customDomains: true,
+    tagline: 'For teams sharing many servers with many agents.',
+    features: [
+      'Governance on every plan',
+      'Custom domains (one per tunnel)',
+      'No interstitial page',
+    ],
   },
 })
 

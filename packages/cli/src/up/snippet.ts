@@ -2,20 +2,9 @@
  * What `burrow up` prints on a fresh connection: the public URL, what it forwards to, and the
  * client configuration snippet of spec §2.6 (plus the editor variant wrapped in `"mcp"`).
  */
+import { clientSnippet, snippetEntryName } from '@burrow/protocol'
 
-/** The snippet's entry name: `burrow`, or `<NAME>-via-tunnel` with unsafe characters as `-`. */
-export function snippetEntryName(name: string | null): string {
-  if (!name) return 'burrow'
-  return `${name.replace(/[^A-Za-z0-9_-]/g, '-')}-via-tunnel`
-}
-
-/** The `mcpServers` snippet for a public URL (without `/mcp`). */
-export function clientSnippet(
-  publicUrl: string,
-  name: string | null,
-): { mcpServers: Record<string, { url: string }> } {
-  return { mcpServers: { [snippetEntryName(name)]: { url: `${publicUrl}/mcp` } } }
-}
+export { clientSnippet, snippetEntryName }
 
 /** The whole announcement printed once per fresh connection. */
 export function announcement(publicUrl: string, upstream: string, name: string | null): string {

@@ -7,6 +7,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Logger } from '@burrow/protocol'
 import { sendRefusal } from '../edge/send-refusal.js'
+import type { Api } from '../api/api.js'
+import { APP_CSS, APP_JS } from '../web/assets.js'
+import type { Dashboard } from '../web/dashboard.js'
 import { sendClientRelease, type ClientRelease } from './client-release.js'
 import { CrashReportRoute, type CrashReportSink } from './crash-report-route.js'
 import { RateLimiter } from './rate-limiter.js'
@@ -25,6 +28,20 @@ export interface AppOptions {
   readonly log: Logger
   /** Milliseconds clock for rate limits (tests pass their own). */
   readonly now?: () => number
+  /** The dashboard, the JSON API and other mounted handlers (payment webhooks, dev checkout). */
+  readonly web?: {
+    readonly dashboard: Dashboard
+    readonly api: Api
+    /** Handlers for every path under a prefix, e.g. `/webhooks/paddle`. */
+    readonly mounts: readonly Mount[]
+  }
+}
+
+/** A handler mounted at a path prefix. */
+export interface Mount {
+  /** `/webhooks/paddle` serves that path; `/dev/paddle/` everything under it. */
+  readonly prefix: string
+  readonly handle: (req: IncomingMessage, res: ServerResponse) => void | Promise<void>
 }
 
 /** Serves the service host. */
@@ -43,8 +60,8 @@ export class App {
   }
 
   /** Handle one request to the service host. */
-  handle(req: IncomingMessage, res: ServerResponse): void | Promise<void> {
-    const path = (req.url ?? '/').split('?', 1)[0]
+  async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const [path = '/', search = ''] = (req.url ?? '/').split('?', 2)
     const method = req.method ?? 'GET'
     const read = method === 'GET' || method === 'HEAD'
     if (path === '/healthz' && read) {
@@ -55,7 +72,27 @@ export class App {
       res.end('ok')
       return
     }
-    if (path === '/' && method === 'GET') {
+    if (path === '/assets/app.css' || path === '/assets/app.js') {
+      if (!read) return notAllowed(res, path, 'GET, HEAD')
+      const css = path.endsWith('.css')
+      const body = css ? APP_CSS : APP_JS
+      res.writeHead(200, {
+        'content-type': css ? 'text/css; charset=utf-8' : 'text/javascript; charset=utf-8',
+        'content-length': Buffer.byteLength(body),
+        'cache-control': 'public, max-age=300',
+        'x-content-type-options': 'nosniff',
+      })
+      res.end(method === 'HEAD' ? undefined : body)
+      return
+    }
+    const web = this.opts.web
+    if (web) {
+      const mount = web.mounts.find((m) =>
+        m.prefix.endsWith('/') ? path.startsWith(m.prefix) : path === m.prefix,
+      )
+      if (mount) return mount.handle(req, res)
+    }
+    if (path === '/' && method === 'GET' && !(req.headers.accept ?? '').includes('text/html')) {
       const body = JSON.stringify({
         service: 'burrowd',
         version: this.opts.version,
@@ -73,6 +110,10 @@ export class App {
     if (path === '/api/crash-reports') {
       if (method !== 'POST') return notAllowed(res, path, 'POST')
       return this.crashReportRoute.handle(req, res)
+    }
+    if (web) {
+      if (path.startsWith('/api/') && (await web.api.handle(req, res, path))) return
+      if (await web.dashboard.handle(req, res, path, new URLSearchParams(search))) return
     }
     sendRefusal(res, 'not_found', 'not found', `nothing is served at ${path}`)
   }

@@ -79,6 +79,28 @@ export class TunnelRegistry implements LinkEvents {
     })
   }
 
+  /** Whether a client is connected and serving the tunnel now. */
+  isOnline(tunnelId: string): boolean {
+    return this.slots.get(tunnelId)?.link?.state === 'active'
+  }
+
+  /**
+   * Cut a tunnel's client off at once and forget its slot, with no grace period: its key was
+   * rotated or the tunnel deleted. The client's reconnect is refused with 401, which it reports
+   * as "authentication failed".
+   */
+  disconnect(tunnelId: string, reason: string): void {
+    const slot = this.slots.get(tunnelId)
+    if (!slot) return
+    this.slots.delete(tunnelId)
+    if (slot.graceTimer) clearTimeout(slot.graceTimer)
+    for (const waiter of [...slot.waiters]) waiter(null)
+    if (slot.link) {
+      this.opts.log.info(`tunnel ${tunnelId}: disconnecting its client: ${reason}`)
+      slot.link.close(4001, reason.slice(0, 120))
+    }
+  }
+
   /** Tell every client this node is going away, so they reconnect (elsewhere, or after restart). */
   drainAll(reconnectAfterMs: number): void {
     for (const link of this.links) link.goaway(GOAWAY_CODE.drain, reconnectAfterMs)

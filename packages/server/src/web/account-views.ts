@@ -1,0 +1,54 @@
+/**
+ * Views of one account's data shared by the dashboard and the API: its tunnels with live state
+ * and public URLs, and its billing state with this month's meters.
+ */
+import { planState, type BillingView } from './billing-view.js'
+import type { TunnelView } from './tunnel-view.js'
+import type { AccountView, TunnelRecord, WebServices } from './web-services.js'
+
+/** One tunnel with its public URL and whether a client is connected. */
+export function tunnelView(svc: WebServices, account: AccountView, t: TunnelRecord): TunnelView {
+  return {
+    ...t,
+    publicUrl: svc.publicUrl(t.subdomain, account.slug),
+    online: svc.live.isOnline(t.id),
+  }
+}
+
+/** Every tunnel of the account, in serving order. */
+export async function tunnelViews(svc: WebServices, account: AccountView): Promise<TunnelView[]> {
+  return (await svc.tunnels.list(account.id)).map((t) => tunnelView(svc, account, t))
+}
+
+/** The account's plan state and meters. */
+export async function billingView(
+  svc: WebServices,
+  account: AccountView,
+  now: Date,
+): Promise<BillingView> {
+  const [sub, meters, tunnels] = await Promise.all([
+    svc.billing.subscription(account.id),
+    svc.meters(account.id, now),
+    svc.tunnels.list(account.id),
+  ])
+  const names = new Map(tunnels.map((t) => [t.id, t.name ?? t.subdomain]))
+  const known = meters.tunnels.filter((m) => names.has(m.tunnelId))
+  const seen = new Set(known.map((m) => m.tunnelId))
+  const rows = [
+    ...known.map((m) => ({ ...m, name: names.get(m.tunnelId) ?? m.name })),
+    ...tunnels
+      .filter((t) => !seen.has(t.id))
+      .map((t) => ({
+        tunnelId: t.id,
+        name: t.name ?? t.subdomain,
+        toolCalls: 0,
+        bandwidthBytes: 0,
+      })),
+  ]
+  return {
+    plan: account.plan,
+    ...planState(account.plan, account.planExpiresAt, sub),
+    tunnelCount: tunnels.length,
+    meters: { ...meters, tunnels: rows },
+  }
+}

@@ -1,0 +1,73 @@
+/**
+ * The dashboard's two static assets, served from `/assets/`: its stylesheet and a small script
+ * (copy buttons, confirmations). Kept as files of our own so the CSP can forbid inline code.
+ */
+
+/** `/assets/app.css`. */
+export const APP_CSS = `
+:root { --fg:#1b1f24; --muted:#5b6470; --line:#dde2e8; --bg:#f7f8fa; --card:#fff; --accent:#7a3e12;
+  --ok:#1f7a3a; --warn:#9a6200; --bad:#b3261e; font-family: system-ui, -apple-system, "Segoe UI", sans-serif; }
+* { box-sizing: border-box; }
+body { margin:0; color:var(--fg); background:var(--bg); line-height:1.5; }
+header.top { background:#2b1a0e; color:#fff; padding:.6rem 1.5rem; display:flex; gap:1.2rem; align-items:center; flex-wrap:wrap; }
+header.top a { color:#f5dcc4; text-decoration:none; }
+header.top a.brand { color:#fff; font-weight:700; font-size:1.15rem; margin-right:1rem; }
+header.top form { margin:0 0 0 auto; }
+header.top button { background:none; border:1px solid #f5dcc4; color:#f5dcc4; }
+main { max-width:980px; margin:1.5rem auto; padding:0 1.5rem; }
+h1 { font-size:1.5rem; margin:.2rem 0 1rem; }
+h2 { font-size:1.15rem; margin:1.6rem 0 .6rem; }
+.card { background:var(--card); border:1px solid var(--line); border-radius:8px; padding:1rem 1.2rem; margin:0 0 1rem; }
+table { width:100%; border-collapse:collapse; background:var(--card); border:1px solid var(--line); }
+th, td { text-align:left; padding:.5rem .7rem; border-bottom:1px solid var(--line); vertical-align:top; }
+th { font-size:.85rem; color:var(--muted); font-weight:600; }
+code, pre { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size:.9rem; }
+pre { background:#f1f3f5; padding:.7rem; border-radius:6px; overflow:auto; }
+label { display:block; margin:.5rem 0 .2rem; font-weight:600; }
+input[type=text], input[type=email], input[type=password], input[type=url], select {
+  width:100%; max-width:26rem; padding:.45rem .55rem; border:1px solid var(--line); border-radius:6px; font-size:1rem; }
+button, .button { display:inline-block; background:var(--accent); color:#fff; border:0; border-radius:6px; padding:.45rem .9rem;
+  font-size:.95rem; cursor:pointer; text-decoration:none; }
+button.secondary { background:#fff; color:var(--fg); border:1px solid var(--line); }
+button.danger { background:var(--bad); }
+form.inline { display:inline; }
+.muted { color:var(--muted); }
+.badge { display:inline-block; border-radius:999px; padding:0 .55rem; font-size:.8rem; font-weight:600; }
+.badge.online { background:#dff3e4; color:var(--ok); }
+.badge.offline { background:#eceff2; color:var(--muted); }
+.badge.stopped { background:#fde7e5; color:var(--bad); }
+.notice { border-radius:6px; padding:.7rem 1rem; margin:0 0 1rem; border:1px solid; }
+.notice.error { background:#fde7e5; border-color:#f3b8b2; color:#6b1711; }
+.notice.info { background:#e8f1fb; border-color:#b9d3f0; }
+.notice.warn { background:#fff4db; border-color:#f0d58f; }
+.plans { display:grid; grid-template-columns:repeat(auto-fit, minmax(220px, 1fr)); gap:1rem; }
+.plan h3 { margin:.1rem 0; }
+.plan .price { font-size:1.6rem; font-weight:700; }
+.plan ul { padding-left:1.1rem; margin:.6rem 0; }
+.meter { display:block; width:100%; max-width:18rem; height:.6rem; appearance:none; border:0; border-radius:999px; background:#eceff2; }
+.meter::-webkit-progress-bar { background:#eceff2; border-radius:999px; }
+.meter::-webkit-progress-value { background:var(--ok); border-radius:999px; }
+.meter.warn::-webkit-progress-value { background:var(--warn); }
+.meter.full::-webkit-progress-value { background:var(--bad); }
+.meter::-moz-progress-bar { background:var(--ok); }
+.meter.warn::-moz-progress-bar { background:var(--warn); }
+.meter.full::-moz-progress-bar { background:var(--bad); }
+.key { font-size:1rem; background:#fff4db; padding:.3rem .5rem; border-radius:4px; word-break:break-all; }
+`
+
+/** `/assets/app.js`: copy buttons (`data-copy="<element id>"`) and confirmations (`data-confirm`). */
+export const APP_JS = `
+document.addEventListener('click', function (event) {
+  var button = event.target.closest('[data-copy]');
+  if (!button) return;
+  var source = document.getElementById(button.getAttribute('data-copy'));
+  if (!source || !navigator.clipboard) return;
+  navigator.clipboard.writeText(source.textContent.trim()).then(function () {
+    button.textContent = 'Copied';
+  });
+});
+document.addEventListener('submit', function (event) {
+  var message = event.target.getAttribute('data-confirm');
+  if (message && !window.confirm(message)) event.preventDefault();
+});
+`

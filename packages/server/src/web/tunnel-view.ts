@@ -1,0 +1,21 @@
+/**
+ * A tunnel as the dashboard and the API show it: its record, its public URL, whether a client
+ * is connected now, and whether it serves under the account's plan.
+ */
+
+/** One tunnel, ready to show. */
+export interface TunnelView {
+  readonly id: string
+  readonly name: string | null
+  readonly subdomain: string
+  /** Without `/mcp`. */
+  readonly publicUrl: string
+  /** A `burrow up` client is connected now. */
+  readonly online: boolean
+  /** False when the account has more tunnels than its plan allows and this one is stopped. */
+  readonly serving: boolean
+  /** The owner chose it to keep serving. */
+  readonly pinned: boolean
+  readonly createdAt: Date
+  readonly lastSeenAt: Date | null
+}
