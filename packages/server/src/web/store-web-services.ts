@@ -1,0 +1,111 @@
+/**
+ * Builds the web side's `WebServices` from burrowd's parts: the store (accounts, sessions,
+ * tokens, tunnels), the tunnel registry and lookup cache (live state), and the billing, meters
+ * and webhook modules, which are passed in as ports.
+ */
+import type { Store } from '../store/store.js'
+import type { TunnelStatus } from '../store/store.js'
+import type { MetersView } from './billing-view.js'
+import type {
+  AccountView,
+  BillingPort,
+  LivePort,
+  TunnelRecord,
+  WebhooksPort,
+  WebServices,
+} from './web-services.js'
+
+/** What `storeWebServices` combines. */
+export interface StoreWebServicesParts {
+  readonly store: Store
+  readonly live: LivePort
+  readonly billing: BillingPort
+  readonly webhooks: WebhooksPort
+  readonly meters: (accountId: string, now: Date) => Promise<MetersView>
+  readonly publicUrl: (subdomain: string, slug: string) => string
+}
+
+function record(t: TunnelStatus): TunnelRecord {
+  return {
+    id: t.id,
+    name: t.name,
+    subdomain: t.subdomain,
+    serving: t.serving,
+    pinned: t.pinned,
+    createdAt: t.createdAt,
+    lastSeenAt: t.lastSeenAt,
+  }
+}
+
+function account(a: {
+  id: string
+  email: string
+  slug: string
+  plan: AccountView['plan']
+  planExpiresAt: Date | null
+}): AccountView {
+  return { id: a.id, email: a.email, slug: a.slug, plan: a.plan, planExpiresAt: a.planExpiresAt }
+}
+
+/** The web side's services over the store and the given ports. */
+export function storeWebServices(parts: StoreWebServicesParts): WebServices {
+  const { store } = parts
+  const status = async (accountId: string, id: string): Promise<TunnelRecord> => {
+    const t = await store.getTunnel(accountId, id)
+    if (!t) throw new Error(`tunnel ${id} vanished right after it was written`)
+    return record(t)
+  }
+  return {
+    accounts: {
+      create: async (input) => account(await store.createAccount(input)),
+      verifyLogin: async (email, password) => {
+        const a = await store.verifyLogin(email, password)
+        return a && account(a)
+      },
+      get: async (id) => {
+        const a = await store.getAccountById(id)
+        return a && account(a)
+      },
+    },
+    sessions: {
+      create: (accountId) => store.webSessions.create(accountId),
+      find: (token) => store.webSessions.find(token),
+      delete: (token) => store.webSessions.delete(token),
+    },
+    tokens: {
+      create: (accountId, name) => store.apiTokens.create(accountId, name),
+      list: (accountId) => store.apiTokens.list(accountId),
+      revoke: (accountId, id) => store.apiTokens.revoke(accountId, id),
+      authenticate: (secret) => store.apiTokens.authenticate(secret),
+    },
+    tunnels: {
+      create: async (accountId, input) => {
+        const created = await store.createTunnelWithinPlan({ accountId, ...input })
+        return { tunnel: await status(accountId, created.tunnel.id), key: created.key }
+      },
+      list: async (accountId) => (await store.listTunnels(accountId)).map(record),
+      get: async (accountId, id) => {
+        const t = await store.getTunnel(accountId, id)
+        return t && record(t)
+      },
+      rename: async (accountId, id, name) => {
+        await store.renameTunnel(accountId, id, name)
+      },
+      rotateKey: async (accountId, id) => {
+        const rotated = await store.rotateTunnelKey(accountId, id)
+        return { tunnel: await status(accountId, rotated.tunnel.id), key: rotated.key }
+      },
+      delete: async (accountId, id) => {
+        await store.deleteTunnel(accountId, id)
+      },
+      chooseServing: async (accountId, ids) => {
+        await store.chooseServingTunnels(accountId, ids)
+      },
+    },
+    live: parts.live,
+    billing: parts.billing,
+    webhooks: parts.webhooks,
+    meters: parts.meters,
+    publicUrl: parts.publicUrl,
+  }
+}
