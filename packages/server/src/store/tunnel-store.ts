@@ -83,7 +83,7 @@ export class TunnelStore {
         throw new StoreError(
           'plan_limit',
           `the ${plan.name} plan allows ${tunnelCount(plan.tunnels)} and account "${account.slug}" ` +
-            `has ${Number(count)}; delete one or upgrade your plan to create more`,
+            `has ${Number(count)}; upgrade your plan or delete tunnels to create more`,
           { limit: plan.tunnels },
         )
       }
