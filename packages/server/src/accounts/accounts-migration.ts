@@ -37,7 +37,7 @@ export interface ApiTokensTable {
 
 /** Columns 004 adds to `accounts`. */
 export interface AccountsWebColumns {
-  /** `scrypt$…` (see `accounts/password.ts`); null for accounts made by the operator command. */
+  /** `scrypt$…` (`accounts/password.ts`); null until one is set (operator-made accounts). */
   password_hash: ColumnType<string | null, string | null | undefined, string | null>
 }
 
@@ -72,6 +72,12 @@ export const accountsWebMigration: Migration = {
       .createIndex('web_sessions_account')
       .on('web_sessions')
       .column('account_id')
+      .execute()
+    // For `purgeExpired`, which deletes by expiry.
+    await db.schema
+      .createIndex('web_sessions_expires_at')
+      .on('web_sessions')
+      .column('expires_at')
       .execute()
     await db.schema
       .createTable('api_tokens')

@@ -1,6 +1,7 @@
 /**
- * Fresh random identifiers and secrets made by the store: row ids (`acc_…`, `tun_…`, `crash_…`),
- * tunnel keys (`mtk_…`) and random subdomains.
+ * Fresh random identifiers and secrets made by the store: row ids (`acc_…`, `tun_…`, `tok_…`,
+ * `crash_…`), tunnel keys (`mtk_…`), other secrets (session cookies, API tokens) and random
+ * subdomains.
  */
 
 import { randomBytes, randomInt } from 'node:crypto'
@@ -9,13 +10,18 @@ import { randomBytes, randomInt } from 'node:crypto'
 export const TUNNEL_KEY_PREFIX = 'mtk_'
 
 /** A new row id: `prefix` followed by 20 random hex digits (80 bits), e.g. `acc_3f…`. */
-export function newId(prefix: 'acc_' | 'tun_' | 'crash_'): string {
+export function newId(prefix: 'acc_' | 'tun_' | 'tok_' | 'crash_'): string {
   return prefix + randomBytes(10).toString('hex')
 }
 
-/** A new tunnel key: `mtk_` and 32 random bytes in base64url (43 characters). */
+/** A new secret: 32 random bytes (256 bits) in base64url, 43 characters. */
+export function newSecret(): string {
+  return randomBytes(32).toString('base64url')
+}
+
+/** A new tunnel key: `mtk_` and a `newSecret()`. */
 export function newTunnelKey(): string {
-  return TUNNEL_KEY_PREFIX + randomBytes(32).toString('base64url')
+  return TUNNEL_KEY_PREFIX + newSecret()
 }
 
 const LETTERS = 'abcdefghijklmnopqrstuvwxyz'

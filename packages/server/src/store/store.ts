@@ -1,64 +1,59 @@
 /**
- * The store: every query burrowd makes about accounts, tunnels and settings (crash reports live
- * in `crash-report-store.ts`, reached as `store.crashReports`), written once with Kysely and run
- * unchanged on SQLite and PostgreSQL (`openStore` picks the dialect). Rows come back as camelCase
- * objects with `Date` times; tunnel keys exist only as hashes.
+ * The store: every query burrowd makes, written once with Kysely and run unchanged on SQLite and
+ * PostgreSQL (`openStore` picks the dialect). Accounts, sign-in and settings are here; tunnel
+ * queries live in `tunnel-store.ts` and are called as `store.createTunnel` and so on; browser
+ * sessions, API tokens and crash reports are reached as `store.webSessions`, `store.apiTokens`
+ * and `store.crashReports`. Rows come back as camelCase objects with `Date` times; keys, tokens
+ * and passwords exist only as hashes, and every plan returned is the plan in force now.
  */
 
-import { hostLabelProblem, isPlanId, labelProblem, PLAN_IDS } from '@burrow/protocol'
+import { isPlanId, labelProblem, PLAN_IDS } from '@burrow/protocol'
 import type { PlanId } from '@burrow/protocol'
-import type { Kysely, Selectable } from 'kysely'
+import type { Kysely } from 'kysely'
+import { ApiTokenStore } from '../accounts/api-token-store.js'
+import {
+  hashPassword,
+  PASSWORD_MAX,
+  passwordProblem,
+  TIMING_DECOY_HASH,
+  verifyPassword,
+} from '../accounts/password.js'
+import { WebSessionStore } from '../accounts/web-session-store.js'
+import { toAccount } from './account-row.js'
+import type { Account } from './account-row.js'
 import { CrashReportStore } from './crash-report-store.js'
-import { hashKey } from './hash-key.js'
-import { newId, newTunnelKey, randomSubdomain, TUNNEL_KEY_PREFIX } from './random-token.js'
-import type { AccountsTable, Database, TunnelsTable } from './schema.js'
+import { newId } from './random-token.js'
+import type { Database } from './schema.js'
 import { StoreError } from './store-error.js'
-import { subdomainFromName } from './subdomain-from-name.js'
+import type { Tunnel, TunnelStatus, TunnelWithAccount } from './tunnel-row.js'
+import { TunnelStore } from './tunnel-store.js'
+import type { NewTunnel } from './tunnel-store.js'
 
-/** A customer account. */
-export interface Account {
-  readonly id: string
-  readonly email: string
-  readonly slug: string
-  readonly plan: PlanId
-  readonly createdAt: Date
-}
-
-/** A tunnel: one public hostname and the key that may serve it. The key hash is not exposed. */
-export interface Tunnel {
-  readonly id: string
-  readonly accountId: string
-  readonly name: string | null
-  readonly subdomain: string
-  readonly createdAt: Date
-  readonly lastSeenAt: Date | null
-}
-
-/** A tunnel with what routing and quotas need of its account. */
-export interface TunnelWithAccount extends Tunnel {
-  readonly accountSlug: string
-  readonly plan: PlanId
-}
+export type { Account } from './account-row.js'
+export type { Tunnel, TunnelStatus, TunnelWithAccount } from './tunnel-row.js'
+export type { NewTunnel } from './tunnel-store.js'
 
 /** Options of `new Store`. */
 export interface StoreOptions {
-  /** The clock for `createdAt` (tests pass a fixed one). */
+  /** The clock for created-at times, expiries and plan ends (tests pass their own). */
   readonly now?: () => Date
   /** Runs after the Kysely instance is destroyed, to release what `openStore` opened. */
   readonly onClose?: () => void | Promise<void>
 }
 
 const EMAIL = /^[^\s@]+@[^\s@.]+(?:\.[^\s@.]+)*$/
-const NAME_MAX = 100
-/** Random subdomains tried before giving up (8 characters: collisions are rare). */
-const RANDOM_ATTEMPTS = 8
 
-/** Queries over accounts, tunnels and settings; one instance per database. */
+/** Queries over accounts, tunnels, sessions, tokens and settings; one instance per database. */
 export class Store {
   /** The Kysely instance, for migrations and tests that inspect rows. */
   readonly db: Kysely<Database>
   /** Crash reports sent by clients (`crash-report-store.ts`). */
   readonly crashReports: CrashReportStore
+  /** Signed-in browsers (`accounts/web-session-store.ts`). */
+  readonly webSessions: WebSessionStore
+  /** Bearer tokens for `/api/*` (`accounts/api-token-store.ts`). */
+  readonly apiTokens: ApiTokenStore
+  readonly #tunnels: TunnelStore
   readonly #now: () => Date
   readonly #onClose: (() => void | Promise<void>) | undefined
 
@@ -67,14 +62,24 @@ export class Store {
     this.#now = options.now ?? (() => new Date())
     this.#onClose = options.onClose
     this.crashReports = new CrashReportStore(db, this.#now)
+    this.webSessions = new WebSessionStore(db, this.#now)
+    this.apiTokens = new ApiTokenStore(db, this.#now)
+    this.#tunnels = new TunnelStore(db, this.#now)
   }
 
   /**
-   * Create an account. The email is trimmed and lower-cased. Throws `StoreError` `invalid` for a
-   * malformed email, slug or plan, and `conflict` when the slug or email is taken.
+   * Create an account, with a password when given (stored as a scrypt hash; without one the
+   * account cannot sign in until `setPassword`). The email is trimmed and lower-cased. Throws
+   * `StoreError` `invalid` for a malformed email, slug, plan or password, and `conflict` when
+   * the slug or email is taken.
    */
-  async createAccount(input: { email: string; slug: string; plan?: PlanId }): Promise<Account> {
-    const email = input.email.trim().toLowerCase()
+  async createAccount(input: {
+    email: string
+    slug: string
+    plan?: PlanId
+    password?: string
+  }): Promise<Account> {
+    const email = normaliseEmail(input.email)
     if (email.length > 254 || !EMAIL.test(email)) {
       throw new StoreError('invalid', `email "${input.email}" is not an email address`)
     }
@@ -84,12 +89,14 @@ export class Store {
     if (!isPlanId(plan)) {
       throw new StoreError('invalid', `plan "${plan}" is not one of ${PLAN_IDS.join(', ')}`)
     }
+    const password = input.password === undefined ? null : await hashValid(input.password)
 
     const row = {
       id: newId('acc_'),
       email,
       slug: input.slug,
       plan,
+      password_hash: password,
       created_at: this.#now().toISOString(),
     }
     const inserted = await this.db
@@ -98,7 +105,7 @@ export class Store {
       .onConflict((oc) => oc.doNothing())
       .returningAll()
       .executeTakeFirst()
-    if (inserted !== undefined) return toAccount(inserted)
+    if (inserted !== undefined) return toAccount(inserted, this.#now())
     if ((await this.getAccountBySlug(row.slug)) !== undefined) {
       throw new StoreError('conflict', `account slug "${row.slug}" is taken`)
     }
@@ -112,7 +119,7 @@ export class Store {
       .selectAll()
       .where('slug', '=', slug)
       .executeTakeFirst()
-    return row && toAccount(row)
+    return row && toAccount(row, this.#now())
   }
 
   /** The account with this id, if any. */
@@ -122,124 +129,148 @@ export class Store {
       .selectAll()
       .where('id', '=', id)
       .executeTakeFirst()
-    return row && toAccount(row)
+    return row && toAccount(row, this.#now())
   }
 
   /**
-   * Create a tunnel in an account and its `mtk_` key, returned here only (the store keeps its
-   * hash). Without `subdomain` one is derived from `name` when that gives a free label, else a
-   * random one is chosen. Throws `StoreError` `not_found` for an unknown account, `invalid` for a
-   * bad name or subdomain, `conflict` when the given subdomain is taken in the account.
+   * The account `email` (any case, surrounding spaces ignored) signs in to with `password`, or
+   * undefined when the email is unknown, the account has no password, or the password is wrong.
+   * All of those cost one scrypt verification, so timing does not tell which emails exist.
    */
-  async createTunnel(input: {
-    accountId: string
-    name?: string | null
-    subdomain?: string
-  }): Promise<{ tunnel: Tunnel; key: string }> {
-    const account = await this.getAccountById(input.accountId)
-    if (account === undefined) {
-      throw new StoreError('not_found', `account "${input.accountId}" does not exist`)
-    }
-    const name = normaliseName(input.name)
-
-    if (input.subdomain !== undefined) {
-      const problem =
-        labelProblem('subdomain', input.subdomain) ??
-        hostLabelProblem(input.subdomain, account.slug)
-      if (problem !== null) throw new StoreError('invalid', problem)
-      const created = await this.#insertTunnel(account.id, name, input.subdomain)
-      if (created === undefined) {
-        throw new StoreError(
-          'conflict',
-          `subdomain "${input.subdomain}" is taken in account "${account.slug}"; choose another`,
-        )
-      }
-      return created
-    }
-
-    const fromName = name === null ? null : subdomainFromName(name, account.slug)
-    if (fromName !== null) {
-      const created = await this.#insertTunnel(account.id, name, fromName)
-      if (created !== undefined) return created
-    }
-    for (let attempt = 0; attempt < RANDOM_ATTEMPTS; attempt++) {
-      const created = await this.#insertTunnel(account.id, name, randomSubdomain())
-      if (created !== undefined) return created
-    }
-    throw new Error(`no free random subdomain found in account "${account.slug}"`)
-  }
-
-  /** Insert a tunnel row with a fresh key, or return undefined when the subdomain is taken. */
-  async #insertTunnel(
-    accountId: string,
-    name: string | null,
-    subdomain: string,
-  ): Promise<{ tunnel: Tunnel; key: string } | undefined> {
-    const key = newTunnelKey()
+  async verifyLogin(email: string, password: string): Promise<Account | undefined> {
     const row = await this.db
-      .insertInto('tunnels')
-      .values({
-        id: newId('tun_'),
-        account_id: accountId,
-        name,
-        subdomain,
-        key_hash: hashKey(key),
-        created_at: this.#now().toISOString(),
-      })
-      .onConflict((oc) => oc.doNothing())
-      .returningAll()
+      .selectFrom('accounts')
+      .selectAll()
+      .where('email', '=', normaliseEmail(email))
       .executeTakeFirst()
-    return row && { tunnel: toTunnel(row), key }
+    const stored = row?.password_hash ?? null
+    // An over-long password cannot be anyone's; spend the same work without hashing megabytes.
+    const tooLong = password.length > 2 * PASSWORD_MAX
+    const ok = await verifyPassword(
+      tooLong ? '' : password,
+      stored === null || tooLong ? TIMING_DECOY_HASH : stored,
+    )
+    return ok && row !== undefined && stored !== null && !tooLong
+      ? toAccount(row, this.#now())
+      : undefined
   }
 
-  /** The tunnel a key authenticates, with its account; undefined for unknown or malformed keys. */
-  async findTunnelByKey(key: string): Promise<TunnelWithAccount | undefined> {
-    if (!key.startsWith(TUNNEL_KEY_PREFIX)) return undefined
-    const row = await this.#tunnelsWithAccount()
-      .where('tunnels.key_hash', '=', hashKey(key))
+  /**
+   * Set (or replace) account `accountId`'s password. Sessions stay signed in; end the others
+   * with `webSessions.deleteForAccount`. Throws `StoreError` `invalid` for a password
+   * `passwordProblem` refuses, `not_found` for an unknown account.
+   */
+  async setPassword(accountId: string, password: string): Promise<void> {
+    const hash = await hashValid(password)
+    const result = await this.db
+      .updateTable('accounts')
+      .set({ password_hash: hash })
+      .where('id', '=', accountId)
       .executeTakeFirst()
-    return row && toTunnelWithAccount(row)
+    if (result.numUpdatedRows === 0n) {
+      throw new StoreError('not_found', `account "${accountId}" does not exist`)
+    }
   }
 
-  /** The tunnel serving `<subdomain>--<slug>`, with its account, if any. */
-  async findTunnelByHost(subdomain: string, slug: string): Promise<TunnelWithAccount | undefined> {
-    const row = await this.#tunnelsWithAccount()
-      .where('accounts.slug', '=', slug)
-      .where('tunnels.subdomain', '=', subdomain)
+  /**
+   * Delete account `accountId` and everything it owns (tunnels, sessions, tokens, subscription
+   * record, webhook endpoints: the foreign keys cascade). False when there was no such account.
+   */
+  async deleteAccount(accountId: string): Promise<boolean> {
+    const result = await this.db
+      .deleteFrom('accounts')
+      .where('id', '=', accountId)
       .executeTakeFirst()
-    return row && toTunnelWithAccount(row)
+    return result.numDeletedRows > 0n
   }
 
-  #tunnelsWithAccount() {
-    return this.db
-      .selectFrom('tunnels')
-      .innerJoin('accounts', 'accounts.id', 'tunnels.account_id')
-      .selectAll('tunnels')
-      .select(['accounts.slug as account_slug', 'accounts.plan as account_plan'])
+  /**
+   * Create a tunnel in an account with its `mtk_` key, returned here only (the store keeps its
+   * hash), whatever the account's plan allows: for the operator's `burrowd tunnel create`, which
+   * is trusted. Owners go through `createTunnelWithinPlan`. Without `subdomain` one is derived
+   * from `name` when that gives a free label, else a random one is chosen. Throws `StoreError`
+   * `not_found` for an unknown account, `invalid` for a bad name or subdomain, `conflict` when
+   * the given subdomain is taken in the account.
+   */
+  createTunnel(input: NewTunnel): Promise<{ tunnel: Tunnel; key: string }> {
+    return this.#tunnels.create(input)
+  }
+
+  /**
+   * `createTunnel` for the account's owner: atomically checks that the account has fewer tunnels
+   * than its plan (in force now) allows and inserts, so concurrent creates never exceed it.
+   * Throws `StoreError` `plan_limit` (with `limit`) when the plan is full, and the errors of
+   * `createTunnel` otherwise.
+   */
+  createTunnelWithinPlan(input: NewTunnel): Promise<{ tunnel: Tunnel; key: string }> {
+    return this.#tunnels.createWithinPlan(input)
+  }
+
+  /**
+   * The account's tunnels in serving order (pinned first, then oldest first), each saying
+   * whether it serves under the plan in force now. Empty for an unknown account.
+   */
+  listTunnels(accountId: string): Promise<TunnelStatus[]> {
+    return this.#tunnels.list(accountId)
+  }
+
+  /** Tunnel `tunnelId` if account `accountId` owns it, else undefined. */
+  getTunnel(accountId: string, tunnelId: string): Promise<TunnelStatus | undefined> {
+    return this.#tunnels.get(accountId, tunnelId)
+  }
+
+  /**
+   * Set (or with null, clear) the friendly name of account `accountId`'s tunnel `tunnelId`; its
+   * subdomain does not change. Throws `StoreError` `invalid` for a bad name, `not_found` when
+   * the account has no such tunnel.
+   */
+  renameTunnel(accountId: string, tunnelId: string, name: string | null): Promise<Tunnel> {
+    return this.#tunnels.rename(accountId, tunnelId, name)
+  }
+
+  /**
+   * Give account `accountId`'s tunnel `tunnelId` a new `mtk_` key, returned here only; the old
+   * key stops authenticating at once (a CLI already connected with it stays connected until it
+   * reconnects). Throws `StoreError` `not_found` when the account has no such tunnel.
+   */
+  rotateTunnelKey(accountId: string, tunnelId: string): Promise<{ tunnel: Tunnel; key: string }> {
+    return this.#tunnels.rotateKey(accountId, tunnelId)
+  }
+
+  /**
+   * Delete account `accountId`'s tunnel `tunnelId` (and its call history) and return what it
+   * was. Throws `StoreError` `not_found` when the account has no such tunnel.
+   */
+  deleteTunnel(accountId: string, tunnelId: string): Promise<Tunnel> {
+    return this.#tunnels.delete(accountId, tunnelId)
+  }
+
+  /**
+   * Pin exactly `tunnelIds` (and unpin the account's others), so that they serve first when the
+   * account has more tunnels than its plan allows; returns the new `listTunnels`. Throws
+   * `StoreError` `invalid` when the list is empty, longer than the plan's tunnel limit, or names
+   * a tunnel the account does not own; `not_found` for an unknown account.
+   */
+  chooseServingTunnels(accountId: string, tunnelIds: readonly string[]): Promise<TunnelStatus[]> {
+    return this.#tunnels.chooseServing(accountId, tunnelIds)
+  }
+
+  /**
+   * The tunnel a key authenticates, with its account and whether it serves now; undefined for
+   * unknown or malformed keys. One query.
+   */
+  findTunnelByKey(key: string): Promise<TunnelWithAccount | undefined> {
+    return this.#tunnels.findByKey(key)
+  }
+
+  /** The tunnel named `<subdomain>--<slug>`, with its account and whether it serves now. */
+  findTunnelByHost(subdomain: string, slug: string): Promise<TunnelWithAccount | undefined> {
+    return this.#tunnels.findByHost(subdomain, slug)
   }
 
   /** Record that a tunnel was connected at `at`. A no-op when the tunnel no longer exists. */
-  async touchTunnel(id: string, at: Date): Promise<void> {
-    await this.db
-      .updateTable('tunnels')
-      .set({ last_seen_at: at.toISOString() })
-      .where('id', '=', id)
-      .execute()
-  }
-
-  /**
-   * Set (or with null, clear) a tunnel's friendly name; its subdomain does not change.
-   * Throws `StoreError` `invalid` for a bad name, `not_found` for an unknown tunnel.
-   */
-  async renameTunnel(id: string, name: string | null): Promise<Tunnel> {
-    const row = await this.db
-      .updateTable('tunnels')
-      .set({ name: normaliseName(name) })
-      .where('id', '=', id)
-      .returningAll()
-      .executeTakeFirst()
-    if (row === undefined) throw new StoreError('not_found', `tunnel "${id}" does not exist`)
-    return toTunnel(row)
+  touchTunnel(id: string, at: Date): Promise<void> {
+    return this.#tunnels.touch(id, at)
   }
 
   /** The value of a server-wide setting, if set. */
@@ -274,50 +305,13 @@ export class Store {
   }
 }
 
-function normaliseName(name: string | null | undefined): string | null {
-  const trimmed = name?.trim() ?? ''
-  if (trimmed === '') return null
-  if (trimmed.length > NAME_MAX || /\p{Cc}/u.test(trimmed)) {
-    throw new StoreError(
-      'invalid',
-      `tunnel name "${trimmed.slice(0, NAME_MAX)}" must be at most ${NAME_MAX} printable characters`,
-    )
-  }
-  return trimmed
+function normaliseEmail(email: string): string {
+  return email.trim().toLowerCase()
 }
 
-function toPlan(value: string, owner: string): PlanId {
-  if (!isPlanId(value)) throw new Error(`${owner} has unknown plan "${value}" in the database`)
-  return value
-}
-
-function toAccount(row: Selectable<AccountsTable>): Account {
-  return {
-    id: row.id,
-    email: row.email,
-    slug: row.slug,
-    plan: toPlan(row.plan, `account ${row.id}`),
-    createdAt: new Date(row.created_at),
-  }
-}
-
-function toTunnel(row: Selectable<TunnelsTable>): Tunnel {
-  return {
-    id: row.id,
-    accountId: row.account_id,
-    name: row.name,
-    subdomain: row.subdomain,
-    createdAt: new Date(row.created_at),
-    lastSeenAt: row.last_seen_at === null ? null : new Date(row.last_seen_at),
-  }
-}
-
-function toTunnelWithAccount(
-  row: Selectable<TunnelsTable> & { account_slug: string; account_plan: string },
-): TunnelWithAccount {
-  return {
-    ...toTunnel(row),
-    accountSlug: row.account_slug,
-    plan: toPlan(row.account_plan, `account ${row.account_id}`),
-  }
+/** The hash of `password`, or `StoreError` `invalid` saying what is wrong with it. */
+async function hashValid(password: string): Promise<string> {
+  const problem = passwordProblem(password)
+  if (problem !== null) throw new StoreError('invalid', problem)
+  return hashPassword(password)
 }

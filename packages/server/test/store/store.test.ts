@@ -37,10 +37,12 @@ for (const backend of testBackends()) {
   describe(`Store contract on ${backend.name}`, () => {
     let database: TestDatabase
     let store: Store
+    let clock: Date
 
     beforeEach(async () => {
+      clock = NOW
       database = await backend.create()
-      store = await openStore(database.config, { now: () => NOW })
+      store = await openStore(database.config, { now: () => clock })
     })
 
     afterEach(async () => {
@@ -57,6 +59,7 @@ for (const backend of testBackends()) {
           email: 'ann@example.com',
           slug: 'acme',
           plan: 'free',
+          planExpiresAt: null,
           createdAt: NOW,
         })
         assert.deepEqual(await store.getAccountBySlug('acme'), account)
@@ -104,6 +107,150 @@ for (const backend of testBackends()) {
           'invalid',
           'gold',
         )
+      })
+    })
+
+    describe('sign-in', () => {
+      it('signs in with the password given at creation, by email in any case', async () => {
+        const account = await store.createAccount({
+          email: 'ann@example.com',
+          slug: 'acme',
+          password: 'correct horse',
+        })
+        assert.deepEqual(await store.verifyLogin(' ANN@Example.com ', 'correct horse'), account)
+        assert.equal(await store.verifyLogin('ann@example.com', 'correct horsE'), undefined)
+        assert.equal(await store.verifyLogin('ann@example.com', ''), undefined)
+        assert.equal(await store.verifyLogin('bob@example.com', 'correct horse'), undefined)
+      })
+
+      it('keeps only a scrypt hash of the password', async () => {
+        const account = await store.createAccount({
+          email: 'a@b.c',
+          slug: 'acme',
+          password: 'correct horse',
+        })
+        const row = await store.db
+          .selectFrom('accounts')
+          .select('password_hash')
+          .where('id', '=', account.id)
+          .executeTakeFirstOrThrow()
+        assert.match(row.password_hash ?? '', /^scrypt\$32768\$8\$1\$/)
+        assert.ok(!JSON.stringify(row).includes('correct horse'))
+        assert.ok(!('passwordHash' in account) && !('password_hash' in account))
+      })
+
+      it('never signs in to an account without a password or with a malformed hash', async () => {
+        const account = await store.createAccount({ email: 'a@b.c', slug: 'acme' })
+        assert.equal(await store.verifyLogin('a@b.c', ''), undefined)
+        assert.equal(await store.verifyLogin('a@b.c', 'anything at all'), undefined)
+        for (const hash of ['', 'anything at all', 'scrypt$1$1$1$$', 'scrypt$32768$8$1$x$y']) {
+          await store.db
+            .updateTable('accounts')
+            .set({ password_hash: hash })
+            .where('id', '=', account.id)
+            .execute()
+          assert.equal(await store.verifyLogin('a@b.c', hash), undefined)
+          assert.equal(await store.verifyLogin('a@b.c', 'anything at all'), undefined)
+        }
+      })
+
+      it('refuses a password longer than any that can be set, however long', async () => {
+        const long = 'x'.repeat(201)
+        await store.createAccount({ email: 'a@b.c', slug: 'acme', password: 'x'.repeat(200) })
+        assert.equal(await store.verifyLogin('a@b.c', long), undefined)
+        assert.equal(await store.verifyLogin('a@b.c', 'x'.repeat(1_000_000)), undefined)
+        assert.ok(await store.verifyLogin('a@b.c', 'x'.repeat(200)))
+      })
+
+      it('refuses passwords that are too short or too long, creating nothing', async () => {
+        await rejectsWith(
+          store.createAccount({ email: 'a@b.c', slug: 'acme', password: 'short' }),
+          'invalid',
+          'at least 8 characters',
+        )
+        await rejectsWith(
+          store.createAccount({ email: 'a@b.c', slug: 'acme', password: 'p'.repeat(201) }),
+          'invalid',
+          'at most 200 characters',
+        )
+        assert.equal(await store.getAccountBySlug('acme'), undefined)
+      })
+
+      it('replaces a password; the old one stops working', async () => {
+        const account = await store.createAccount({
+          email: 'a@b.c',
+          slug: 'acme',
+          password: 'first password',
+        })
+        await store.setPassword(account.id, 'second password')
+        assert.equal(await store.verifyLogin('a@b.c', 'first password'), undefined)
+        assert.equal((await store.verifyLogin('a@b.c', 'second password'))?.id, account.id)
+        await rejectsWith(store.setPassword(account.id, 'short'), 'invalid', 'at least 8')
+        await rejectsWith(
+          store.setPassword('acc_missing', 'long enough'),
+          'not_found',
+          'acc_missing',
+        )
+        assert.equal((await store.verifyLogin('a@b.c', 'second password'))?.id, account.id)
+      })
+
+      it('lets an account made without a password sign in once one is set', async () => {
+        const account = await store.createAccount({ email: 'a@b.c', slug: 'acme' })
+        await store.setPassword(account.id, 'now I have one')
+        assert.equal((await store.verifyLogin('a@b.c', 'now I have one'))?.id, account.id)
+      })
+    })
+
+    describe('plan in force', () => {
+      async function expireAt(accountId: string, at: Date | null): Promise<void> {
+        await store.db
+          .updateTable('accounts')
+          .set({ plan_expires_at: at?.toISOString() ?? null })
+          .where('id', '=', accountId)
+          .execute()
+      }
+
+      it('keeps a cancelled paid plan until its end, then reports Free', async () => {
+        const account = await store.createAccount({ email: 'a@b.c', slug: 'acme', plan: 'pro' })
+        const { key } = await store.createTunnel({ accountId: account.id, subdomain: 'docs' })
+        const end = new Date(NOW.getTime() + 3_600_000)
+        await expireAt(account.id, end)
+
+        clock = new Date(end.getTime() - 1)
+        assert.equal((await store.getAccountById(account.id))?.plan, 'pro')
+        assert.deepEqual((await store.getAccountBySlug('acme'))?.planExpiresAt, end)
+        assert.equal((await store.findTunnelByKey(key))?.plan, 'pro')
+
+        clock = end
+        assert.equal((await store.getAccountById(account.id))?.plan, 'free')
+        assert.equal((await store.getAccountBySlug('acme'))?.plan, 'free')
+        assert.equal((await store.findTunnelByKey(key))?.plan, 'free')
+        assert.equal((await store.findTunnelByHost('docs', 'acme'))?.plan, 'free')
+      })
+
+      it('reports the stored plan when no end is set', async () => {
+        const account = await store.createAccount({ email: 'a@b.c', slug: 'acme', plan: 'scale' })
+        clock = new Date('2099-01-01T00:00:00.000Z')
+        assert.equal((await store.getAccountById(account.id))?.plan, 'scale')
+      })
+    })
+
+    describe('deleting an account', () => {
+      it('removes its tunnels, sessions and tokens', async () => {
+        const account = await store.createAccount({ email: 'a@b.c', slug: 'acme' })
+        const other = await store.createAccount({ email: 'o@b.c', slug: 'other' })
+        const { key } = await store.createTunnel({ accountId: account.id })
+        const { key: otherKey } = await store.createTunnel({ accountId: other.id })
+        const session = await store.webSessions.create(account.id)
+        const { secret } = await store.apiTokens.create(account.id, 'ci')
+
+        assert.equal(await store.deleteAccount(account.id), true)
+        assert.equal(await store.getAccountById(account.id), undefined)
+        assert.equal(await store.findTunnelByKey(key), undefined)
+        assert.equal(await store.webSessions.find(session.token), undefined)
+        assert.equal(await store.apiTokens.authenticate(secret), undefined)
+        assert.equal(await store.deleteAccount(account.id), false)
+        assert.equal((await store.findTunnelByKey(otherKey))?.accountId, other.id)
       })
     })
 
@@ -237,7 +384,13 @@ for (const backend of testBackends()) {
       it('finds a tunnel by key and by host, with its account slug and plan', async () => {
         const account = await store.createAccount({ email: 'a@b.c', slug: 'acme', plan: 'pro' })
         const { tunnel, key } = await store.createTunnel({ accountId: account.id, name: 'docs' })
-        const expected = { ...tunnel, accountSlug: 'acme', plan: 'pro' }
+        const expected = {
+          ...tunnel,
+          serving: true,
+          pinned: false,
+          accountSlug: 'acme',
+          plan: 'pro',
+        }
         assert.deepEqual(await store.findTunnelByKey(key), expected)
         assert.deepEqual(await store.findTunnelByHost('docs', 'acme'), expected)
         assert.equal(await store.findTunnelByKey(key + 'x'), undefined)
@@ -255,12 +408,12 @@ for (const backend of testBackends()) {
         await store.touchTunnel('tun_gone', seen)
         assert.deepEqual((await store.findTunnelByKey(key))?.lastSeenAt, seen)
 
-        const renamed = await store.renameTunnel(tunnel.id, '  Team docs ')
+        const renamed = await store.renameTunnel(account.id, tunnel.id, '  Team docs ')
         assert.equal(renamed.name, 'Team docs')
         assert.equal(renamed.subdomain, 'docs')
-        assert.equal((await store.renameTunnel(tunnel.id, null)).name, null)
-        await rejectsWith(store.renameTunnel('tun_gone', 'x'), 'not_found', 'tun_gone')
-        await rejectsWith(store.renameTunnel(tunnel.id, 'a\nb'), 'invalid', 'printable')
+        assert.equal((await store.renameTunnel(account.id, tunnel.id, null)).name, null)
+        await rejectsWith(store.renameTunnel(account.id, 'tun_gone', 'x'), 'not_found', 'tun_gone')
+        await rejectsWith(store.renameTunnel(account.id, tunnel.id, 'a\nb'), 'invalid', 'printable')
       })
 
       it('deletes an account’s tunnels with the account', async () => {
