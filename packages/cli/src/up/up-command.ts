@@ -59,6 +59,13 @@ export async function upCommand(global: GlobalOptions, up: UpOptions, io: UpIo):
   let metricsServer: MetricsServer | null = null
   let inspector: Inspector | null = null
   let client: TunnelClient | null = null
+  /** Resolved when the tunnel is next connected (after a layout change reconnects it). */
+  const onConnected = new Set<() => void>()
+  const nextConnected = (timeoutMs: number) =>
+    new Promise<void>((resolve) => {
+      onConnected.add(resolve)
+      setTimeout(resolve, timeoutMs).unref()
+    })
   try {
     if (metrics && up.metricsAddr !== null) {
       metricsServer = await startMetrics(up.metricsAddr, metrics.registry, log)
@@ -77,7 +84,10 @@ export async function upCommand(global: GlobalOptions, up: UpOptions, io: UpIo):
                 get: () => handler.specs,
                 apply: async (next) => {
                   const old = handler.swap([...next])
+                  const connected = nextConnected(10_000)
                   client?.reconnect()
+                  // Say it only once the new connection serves, so agents never reach the old one.
+                  if (client) await connected
                   io.out(`Upstreams changed; now forwarding to: ${handler.label}\n`)
                   setTimeout(() => void old.close(), 5_000).unref()
                 },
@@ -103,7 +113,12 @@ export async function upCommand(global: GlobalOptions, up: UpOptions, io: UpIo):
       handler,
       log,
       onWelcome: announcer(io, up, handler, log),
-      onState: (state) => log.debug(`tunnel state: ${state}`),
+      onState: (state) => {
+        log.debug(`tunnel state: ${state}`)
+        if (state !== 'connected') return
+        for (const resolve of onConnected) resolve()
+        onConnected.clear()
+      },
     })
     return await runUntilStopped(client, up, io, log, handler)
   } finally {
