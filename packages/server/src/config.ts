@@ -55,6 +55,11 @@ export interface ServerConfig {
   readonly clientLatestVersion: string | null
   /** Where users get that release (`BURROW_CLIENT_DOWNLOAD_URL`), an http(s) URL, or null. */
   readonly clientDownloadUrl: string | null
+  /**
+   * Let outbound webhooks reach loopback, private and link-local addresses
+   * (`BURROW_WEBHOOKS_ALLOW_PRIVATE`); off, so users' endpoints cannot reach burrowd's network.
+   */
+  readonly webhooksAllowPrivate: boolean
 }
 
 /** Environment variables as `process.env` holds them. */
@@ -86,6 +91,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     logLevel: parseLogLevel(read(env, 'BURROW_LOG') ?? 'info'),
     clientLatestVersion: parseVersion(read(env, 'BURROW_CLIENT_LATEST_VERSION')),
     clientDownloadUrl: parseHttpUrl(read(env, 'BURROW_CLIENT_DOWNLOAD_URL')),
+    webhooksAllowPrivate: parseSwitch(env, 'BURROW_WEBHOOKS_ALLOW_PRIVATE'),
   }
   return Object.freeze(config)
 }
@@ -164,6 +170,16 @@ function positiveInt(env: Env, name: string, fallback: number): number {
     throw bad(name, value, `a whole number of at least 1 (default ${fallback})`)
   }
   return number
+}
+
+/** A yes/no variable, off when unset; the same spellings `burrow` accepts. */
+function parseSwitch(env: Env, name: string): boolean {
+  const value = read(env, name)
+  if (value === undefined) return false
+  const lower = value.toLowerCase()
+  if (['1', 'true', 'yes', 'on'].includes(lower)) return true
+  if (['0', 'false', 'no', 'off'].includes(lower)) return false
+  throw bad(name, value, '1 or 0 (also true/false, yes/no, on/off)')
 }
 
 function parseLogLevel(value: string): LogLevel {

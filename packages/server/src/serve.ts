@@ -20,6 +20,7 @@ import { sendRefusal } from './edge/send-refusal.js'
 import { TunnelLookup } from './edge/tunnel-lookup.js'
 import { publicUrlFor } from './public-url.js'
 import { openStore } from './store/open-store.js'
+import { startWebhookService } from './webhooks/webhook-service.js'
 
 /** Seconds in-flight requests get to finish when burrowd stops. */
 const SHUTDOWN_GRACE_MS = 10_000
@@ -61,6 +62,14 @@ export async function serve(config: ServerConfig): Promise<void> {
   })
   const broker = new Broker({ findTunnelByKey: (key) => store.findTunnelByKey(key), registry, log })
   const version = packageVersion()
+  // Outbound webhooks: `webhooks.endpoints` serves the dashboard and API, and the quota code
+  // calls `webhooks.emitQuotaWarning` when a counter crosses 80%.
+  const webhooks = startWebhookService({
+    db: store.db,
+    allowPrivate: config.webhooksAllowPrivate,
+    log,
+    userAgent: `Burrow-Webhooks/${version}`,
+  })
   const app = new App({
     version,
     connections: () => registry.connectionCount,
@@ -107,6 +116,7 @@ export async function serve(config: ServerConfig): Promise<void> {
     await new Promise((r) => setTimeout(r, 50))
   registry.closeAll()
   server.closeAllConnections()
+  await webhooks.stop()
   await store.close()
   log.info('stopped')
 }

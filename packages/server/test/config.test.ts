@@ -46,6 +46,7 @@ describe('loadConfig', () => {
       logLevel: 'info',
       clientLatestVersion: null,
       clientDownloadUrl: null,
+      webhooksAllowPrivate: false,
     })
   })
 
@@ -226,6 +227,24 @@ describe('loadConfig', () => {
         assert.equal(load({ BURROW_LOG: level.toUpperCase() }).logLevel, level)
       }
       refuses({ BURROW_LOG: 'verbose' }, 'BURROW_LOG', 'error, warn, info, debug, trace')
+    })
+  })
+
+  describe('BURROW_WEBHOOKS_ALLOW_PRIVATE', () => {
+    it('is off by default and reads 1/0 and the other yes/no spellings', () => {
+      assert.equal(load({}).webhooksAllowPrivate, false)
+      for (const value of ['1', 'true', 'YES', 'on']) {
+        assert.equal(load({ BURROW_WEBHOOKS_ALLOW_PRIVATE: value }).webhooksAllowPrivate, true)
+      }
+      for (const value of ['0', 'false', 'No', 'off']) {
+        assert.equal(load({ BURROW_WEBHOOKS_ALLOW_PRIVATE: value }).webhooksAllowPrivate, false)
+      }
+    })
+
+    it('refuses anything else and says what is accepted', () => {
+      for (const value of ['2', 'maybe', 'y']) {
+        refuses({ BURROW_WEBHOOKS_ALLOW_PRIVATE: value }, 'BURROW_WEBHOOKS_ALLOW_PRIVATE', '1 or 0')
+      }
     })
   })
 })

@@ -78,6 +78,12 @@ export const webhooksMigration: Migration = {
       .addColumn('disabled_reason', 'text')
       .addColumn('consecutive_failures', 'integer', (c) => c.notNull().defaultTo(0))
       .execute()
+    // Every endpoint query is per account (listing, the per-account cap, queueing an event).
+    await db.schema
+      .createIndex('webhook_endpoints_account')
+      .on('webhook_endpoints')
+      .column('account_id')
+      .execute()
     await db.schema
       .createTable('webhook_deliveries')
       .addColumn('id', 'text', (c) => c.notNull())

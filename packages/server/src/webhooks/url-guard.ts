@@ -1,0 +1,145 @@
+/**
+ * The SSRF guard of outbound webhooks. Endpoint URLs are chosen by users, so without it a
+ * delivery could reach burrowd's own host, its private network or a cloud metadata service.
+ * Names are resolved once, inside the connection: the undici `Agent` built here checks every
+ * address a name resolves to and connects to exactly those, so a DNS answer that changes between
+ * a check and the connect (rebinding) has nothing to slip through. IP literals never reach a
+ * lookup, so they are checked before a request is made (`literalRefusal`).
+ */
+
+import { lookup as dnsLookup } from 'node:dns'
+import type { LookupAddress } from 'node:dns'
+import { isIP } from 'node:net'
+import type { LookupFunction } from 'node:net'
+import { Agent } from 'undici'
+import { ADDRESS_KIND_TEXT, ALWAYS_REFUSED, addressKind } from './address-kind.js'
+
+/** The operator switch that lets webhooks reach private addresses (docs/configuration.md). */
+export const ALLOW_PRIVATE_VARIABLE = 'BURROW_WEBHOOKS_ALLOW_PRIVATE'
+
+/** Resolves a hostname to every address it has, in the order to try them. */
+export type ResolveHost = (hostname: string) => Promise<readonly LookupAddress[]>
+
+/** A connection the guard refused; `message` is what the delivery log shows. */
+export class AddressRefusedError extends Error {
+  /** Stable code for callers that branch on it. */
+  readonly code = 'address_refused'
+
+  constructor(message: string) {
+    super(message)
+    this.name = 'AddressRefusedError'
+  }
+}
+
+/** Options of `new UrlGuard`. */
+export interface UrlGuardOptions {
+  /** Allow loopback, private, link-local, shared and reserved addresses (`BURROW_WEBHOOKS_ALLOW_PRIVATE`). */
+  readonly allowPrivate: boolean
+  /** How names are resolved; defaults to the system resolver (`dns.lookup`, all addresses). */
+  readonly resolve?: ResolveHost
+  /** How long a TCP/TLS connect may take, in ms (default 10 000). */
+  readonly connectTimeoutMs?: number
+}
+
+/**
+ * Why a request to `address` (reached as `host`) is refused, e.g. "refused: 127.0.0.1 is a
+ * loopback address; set BURROW_WEBHOOKS_ALLOW_PRIVATE=1 to allow private addresses", or null.
+ */
+export function addressRefusal(
+  host: string,
+  address: string,
+  allowPrivate: boolean,
+): string | null {
+  const kind = addressKind(address)
+  if (kind === null || (allowPrivate && !ALWAYS_REFUSED.has(kind))) return null
+  const what = ADDRESS_KIND_TEXT[kind]
+  const subject =
+    host === address ? `${address} is ${what}` : `${host} resolves to ${address}, ${what}`
+  const hint = ALWAYS_REFUSED.has(kind)
+    ? 'webhooks are never sent there'
+    : `set ${ALLOW_PRIVATE_VARIABLE}=1 to allow private addresses`
+  return `refused: ${subject}; ${hint}`
+}
+
+/** The refusal for a URL hostname that is an IP literal (brackets allowed), or null. */
+export function literalRefusal(hostname: string, allowPrivate: boolean): string | null {
+  const bare = hostname.startsWith('[') ? hostname.slice(1, -1) : hostname
+  return isIP(bare) === 0 ? null : addressRefusal(bare, bare, allowPrivate)
+}
+
+/**
+ * The refusal for a hostname at registration: an IP literal that is not allowed, or a
+ * `localhost` name (always loopback, RFC 6761). Other names are checked at every delivery.
+ */
+export function registrationRefusal(hostname: string, allowPrivate: boolean): string | null {
+  const name = hostname.toLowerCase().replace(/\.$/, '')
+  if (!allowPrivate && (name === 'localhost' || name.endsWith('.localhost'))) {
+    return `refused: ${name} is a loopback name; set ${ALLOW_PRIVATE_VARIABLE}=1 to allow private addresses`
+  }
+  return literalRefusal(hostname, allowPrivate)
+}
+
+/** Connects deliveries only to addresses the policy allows. One per dispatcher. */
+export class UrlGuard {
+  /** Whether private addresses are allowed. */
+  readonly allowPrivate: boolean
+  /** The undici dispatcher to send through; it checks every resolved address before connecting. */
+  readonly dispatcher: Agent
+  readonly #resolve: ResolveHost
+
+  constructor(options: UrlGuardOptions) {
+    this.allowPrivate = options.allowPrivate
+    this.#resolve = options.resolve ?? systemResolve
+    this.dispatcher = new Agent({
+      connect: { lookup: this.#lookup, timeout: options.connectTimeoutMs ?? 10_000 },
+      // Receivers are many and rarely called twice in a row: do not hold sockets open for long.
+      keepAliveTimeout: 4_000,
+      connections: 4,
+    })
+  }
+
+  /** Refusal for a URL hostname that is an IP literal (names are checked on connect), or null. */
+  literalRefusal(hostname: string): string | null {
+    return literalRefusal(hostname, this.allowPrivate)
+  }
+
+  /** Close the dispatcher's sockets. */
+  async close(): Promise<void> {
+    await this.dispatcher.close()
+  }
+
+  /** `net.connect`'s lookup: resolve, refuse if any address is not allowed, hand over the rest. */
+  readonly #lookup: LookupFunction = (hostname, options, callback) => {
+    this.#resolve(hostname).then(
+      (found) => {
+        const wanted = options.family === 4 || options.family === 6 ? options.family : 0
+        const addresses = found.filter((a) => wanted === 0 || a.family === wanted)
+        // One bad address refuses the name: an attacker controls the order we would try them in.
+        const refusal = found
+          .map((a) => addressRefusal(hostname, a.address, this.allowPrivate))
+          .find((r) => r !== null)
+        const first = addresses[0]
+        if (refusal !== undefined) callback(new AddressRefusedError(refusal), '', 0)
+        else if (first === undefined) callback(notFound(hostname), '', 0)
+        else if (options.all === true) callback(null, addresses)
+        else callback(null, first.address, first.family)
+      },
+      (error: NodeJS.ErrnoException) => callback(error, '', 0),
+    )
+  }
+}
+
+function systemResolve(hostname: string): Promise<readonly LookupAddress[]> {
+  return new Promise((resolve, reject) => {
+    dnsLookup(hostname, { all: true }, (error, addresses) => {
+      if (error) reject(error)
+      else resolve(addresses)
+    })
+  })
+}
+
+function notFound(hostname: string): NodeJS.ErrnoException {
+  const error: NodeJS.ErrnoException = new Error(`${hostname} has no addresses`)
+  error.code = 'ENOTFOUND'
+  return error
+}

@@ -1,0 +1,264 @@
+/**
+ * Sends the outbox: finds deliveries that are due, claims each one, POSTs it signed per
+ * Standard Webhooks, and records the outcome (delivered, retry later, failed) in the delivery
+ * log. Any number of burrowd nodes may run one on the same database: a claim is a conditional
+ * UPDATE that moves `next_attempt_at` forward as a lease and counts the attempt, so exactly one
+ * node wins each attempt, and a node that dies mid-send leaves a lease that simply runs out.
+ * What an outcome does to the delivery and its endpoint is `record-attempt.ts`.
+ */
+
+import type { Logger } from '@burrow/protocol'
+import type { Kysely } from 'kysely'
+import type { Database } from '../store/schema.js'
+import { postWebhook } from './post-webhook.js'
+import type { AttemptOutcome } from './post-webhook.js'
+import { recordAttempt } from './record-attempt.js'
+import { UrlGuard } from './url-guard.js'
+import type { ResolveHost } from './url-guard.js'
+import { signWebhook } from './webhook-signature.js'
+
+/** Options of `new WebhookDispatcher`. */
+export interface WebhookDispatcherOptions {
+  readonly db: Kysely<Database>
+  /** Allow private and loopback receivers (`BURROW_WEBHOOKS_ALLOW_PRIVATE`). */
+  readonly allowPrivate: boolean
+  readonly log: Logger
+  /** The clock; tests pass one they move. */
+  readonly now?: () => Date
+  /** Jitter source in [0, 1); tests pass a fixed one. */
+  readonly random?: () => number
+  /** How endpoint hostnames are resolved (tests map names to addresses); default DNS. */
+  readonly resolve?: ResolveHost
+  /** Deadline of one attempt in ms (default 15 000). */
+  readonly timeoutMs?: number
+  /** `user-agent` of deliveries (default `Burrow-Webhooks`). */
+  readonly userAgent?: string
+  /** Deliveries looked at per `runDue` (default 50). */
+  readonly batchSize?: number
+  /** Attempts sent at once (default 8). */
+  readonly concurrency?: number
+}
+
+/** A due delivery with what sending it needs. */
+interface DueDelivery {
+  readonly id: string
+  readonly endpoint_id: string
+  readonly account_id: string
+  readonly payload: string
+  readonly attempts: number
+  readonly next_attempt_at: string | null
+  readonly url: string
+  readonly secret: string
+}
+
+/** Extra lease beyond the attempt deadline, for the database writes around it. */
+const LEASE_MARGIN_MS = 45_000
+
+/** Sends due webhook deliveries, on a timer (`start`) or when asked (`runDue`). */
+export class WebhookDispatcher {
+  readonly #db: Kysely<Database>
+  readonly #log: Logger
+  readonly #now: () => Date
+  readonly #random: () => number
+  readonly #guard: UrlGuard
+  readonly #timeoutMs: number
+  readonly #userAgent: string
+  readonly #batchSize: number
+  readonly #concurrency: number
+  /** Aborts attempts in flight when `stop` is called. */
+  readonly #stopping = new AbortController()
+  #pollMs = 1000
+  #started = false
+  #timer: NodeJS.Timeout | undefined
+  #pass: Promise<void> | undefined
+  #again = false
+  /** `runDue` calls in progress, which `stop` waits for. */
+  readonly #running = new Set<Promise<number>>()
+  #stopped: Promise<void> | undefined
+
+  constructor(options: WebhookDispatcherOptions) {
+    this.#db = options.db
+    this.#log = options.log
+    this.#now = options.now ?? (() => new Date())
+    this.#random = options.random ?? Math.random
+    this.#guard = new UrlGuard({
+      allowPrivate: options.allowPrivate,
+      ...(options.resolve ? { resolve: options.resolve } : {}),
+    })
+    this.#timeoutMs = options.timeoutMs ?? 15_000
+    this.#userAgent = options.userAgent ?? 'Burrow-Webhooks'
+    this.#batchSize = options.batchSize ?? 50
+    this.#concurrency = options.concurrency ?? 8
+  }
+
+  /** Send due deliveries now and every `pollMs` until `stop`. Calling it again does nothing. */
+  start(pollMs = 1000): void {
+    if (this.#started || this.#stopping.signal.aborted) return
+    this.#started = true
+    this.#pollMs = pollMs
+    this.#pump()
+  }
+
+  /** Look for due deliveries now rather than at the next poll (an event was just queued). */
+  wake(): void {
+    if (this.#started) this.#pump()
+  }
+
+  /**
+   * Stop polling and abort attempts in flight; their deliveries become due again at once (for
+   * another node or the next start). Resolves when the current pass has finished.
+   */
+  stop(): Promise<void> {
+    this.#stopped ??= (async () => {
+      this.#stopping.abort(new Error('burrowd is stopping'))
+      clearTimeout(this.#timer)
+      await this.#pass
+      await Promise.allSettled([...this.#running])
+      await this.#guard.close()
+    })()
+    return this.#stopped
+  }
+
+  /**
+   * One pass: claim and send every delivery due now (up to the batch size), and record each
+   * outcome. Resolves with the number of attempts this dispatcher made.
+   */
+  runDue(): Promise<number> {
+    if (this.#stopping.signal.aborted) return Promise.resolve(0)
+    const pass = this.#runDue()
+    this.#running.add(pass)
+    const forget = () => void this.#running.delete(pass)
+    pass.then(forget, forget)
+    return pass
+  }
+
+  async #runDue(): Promise<number> {
+    const now = this.#now().toISOString()
+    const due: DueDelivery[] = await this.#db
+      .selectFrom('webhook_deliveries as d')
+      .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
+      .select(['d.id', 'd.endpoint_id', 'd.account_id', 'd.payload', 'd.attempts'])
+      .select(['d.next_attempt_at', 'e.url', 'e.secret'])
+      .where('d.status', '=', 'pending')
+      .where('d.next_attempt_at', '<=', now)
+      .where('e.disabled_at', 'is', null)
+      .orderBy('d.next_attempt_at')
+      .limit(this.#batchSize)
+      .execute()
+    let next = 0
+    let made = 0
+    const worker = async (): Promise<void> => {
+      for (let row = due[next++]; row !== undefined; row = due[next++]) {
+        if (this.#stopping.signal.aborted) return
+        try {
+          if (await this.#attempt(row)) made++
+        } catch (error) {
+          this.#log.error(`webhooks: delivery ${row.id} to ${row.url}: ${String(error)}`)
+        }
+      }
+    }
+    await Promise.all(Array.from({ length: Math.min(this.#concurrency, due.length) }, worker))
+    return made
+  }
+
+  /** Claim, send and record one delivery; false when another node claimed it first. */
+  async #attempt(row: DueDelivery): Promise<boolean> {
+    const at = this.#now()
+    const attempt = Number(row.attempts) + 1
+    const claimed = await this.#db
+      .updateTable('webhook_deliveries')
+      .set({
+        attempts: attempt,
+        next_attempt_at: new Date(at.getTime() + this.#timeoutMs + LEASE_MARGIN_MS).toISOString(),
+      })
+      .where('endpoint_id', '=', row.endpoint_id)
+      .where('id', '=', row.id)
+      .where('status', '=', 'pending')
+      .where('attempts', '=', row.attempts)
+      .where('next_attempt_at', '=', row.next_attempt_at)
+      .executeTakeFirst()
+    if (claimed.numUpdatedRows !== 1n) return false
+
+    const timestamp = Math.floor(at.getTime() / 1000)
+    const outcome = await postWebhook({
+      guard: this.#guard,
+      url: row.url,
+      body: row.payload,
+      timeoutMs: this.#timeoutMs,
+      signal: this.#stopping.signal,
+      now: at,
+      headers: {
+        'content-type': 'application/json',
+        'user-agent': this.#userAgent,
+        'webhook-id': row.id,
+        'webhook-timestamp': String(timestamp),
+        'webhook-signature': signWebhook(row.secret, row.id, timestamp, row.payload),
+      },
+    })
+    if (this.#stopping.signal.aborted && outcome.kind === 'failed') {
+      await this.#release(row, attempt)
+      return true
+    }
+    await this.#record(row, attempt, at, outcome)
+    return true
+  }
+
+  /** Give an interrupted attempt back: due again now, not counted. */
+  async #release(row: DueDelivery, attempt: number): Promise<void> {
+    await this.#db
+      .updateTable('webhook_deliveries')
+      .set({ attempts: attempt - 1, next_attempt_at: this.#now().toISOString() })
+      .where('endpoint_id', '=', row.endpoint_id)
+      .where('id', '=', row.id)
+      .where('status', '=', 'pending')
+      .where('attempts', '=', attempt)
+      .execute()
+  }
+
+  /** Write the outcome to the delivery log and the endpoint, and log it. */
+  async #record(
+    row: DueDelivery,
+    attempt: number,
+    at: Date,
+    outcome: AttemptOutcome,
+  ): Promise<void> {
+    const target = { id: row.id, endpointId: row.endpoint_id, attempt, at }
+    const disabledReason = await recordAttempt(this.#db, target, outcome, this.#random)
+    const where = `delivery ${row.id} (attempt ${attempt}) to ${row.url}`
+    if (outcome.kind === 'delivered') this.#log.debug(`webhooks: ${where}: HTTP ${outcome.status}`)
+    else this.#log.warn(`webhooks: ${where}: ${outcome.error}`)
+    if (disabledReason !== null) {
+      this.#log.warn(`webhooks: endpoint ${row.endpoint_id} (${row.url}) ${disabledReason}`)
+    }
+  }
+
+  /** Run passes until nothing is left, then poll again after `pollMs`. */
+  #pump(): void {
+    if (this.#stopping.signal.aborted) return
+    if (this.#pass !== undefined) {
+      this.#again = true
+      return
+    }
+    clearTimeout(this.#timer)
+    this.#pass = this.#drain()
+      .catch((error: unknown) =>
+        this.#log.warn(`webhooks: could not read the outbox: ${String(error)}`),
+      )
+      .finally(() => {
+        this.#pass = undefined
+        if (this.#stopping.signal.aborted) return
+        if (this.#again) {
+          this.#again = false
+          this.#pump()
+          return
+        }
+        this.#timer = setTimeout(() => this.#pump(), this.#pollMs)
+        this.#timer.unref()
+      })
+  }
+
+  async #drain(): Promise<void> {
+    // A full batch means more may be due at once.
+    while (!this.#stopping.signal.aborted && (await this.runDue()) >= this.#batchSize);
+  }
+}

@@ -1,0 +1,72 @@
+/**
+ * Outbound webhooks as `burrowd serve` runs them: the endpoint store for the dashboard and API,
+ * a dispatcher polling the outbox (and woken at once when this process queues an event), and
+ * the `quota.warning` emitter the quota code calls when a counter crosses 80%.
+ */
+
+import type { Logger } from '@burrow/protocol'
+import type { Kysely } from 'kysely'
+import type { Database } from '../store/schema.js'
+import { emitQuotaWarning } from './quota-warning.js'
+import type { QuotaWarningInput } from './quota-warning.js'
+import { WebhookDispatcher } from './webhook-dispatcher.js'
+import { WebhookEndpointStore } from './webhook-endpoint-store.js'
+
+/** Options of `startWebhookService`. */
+export interface WebhookServiceOptions {
+  readonly db: Kysely<Database>
+  /** `BURROW_WEBHOOKS_ALLOW_PRIVATE`: allow loopback and private receivers. */
+  readonly allowPrivate: boolean
+  readonly log: Logger
+  /** `user-agent` of deliveries, e.g. `Burrow-Webhooks/0.1.0`. */
+  readonly userAgent?: string
+  /** How often the outbox is polled for retries and other nodes' events (default 1000 ms). */
+  readonly pollMs?: number
+  /** The clock (default the system's). */
+  readonly now?: () => Date
+}
+
+/** The running webhook service. */
+export interface WebhookService {
+  /** Account-scoped endpoint management and delivery logs. */
+  readonly endpoints: WebhookEndpointStore
+  readonly dispatcher: WebhookDispatcher
+  /**
+   * Emit `quota.warning` once per tunnel, metric and month (see `emitQuotaWarning`), then wake
+   * the dispatcher. Never rejects: a failure is logged and resolves false, so a request being
+   * counted is never failed by it. Safe to call again for the same crossing.
+   */
+  emitQuotaWarning(input: QuotaWarningInput): Promise<boolean>
+  /** Stop the dispatcher (attempts in flight are given back to the outbox). */
+  stop(): Promise<void>
+}
+
+/** Create the endpoint store and start the dispatcher. */
+export function startWebhookService(options: WebhookServiceOptions): WebhookService {
+  const now = options.now ?? (() => new Date())
+  const dispatcher = new WebhookDispatcher({
+    db: options.db,
+    allowPrivate: options.allowPrivate,
+    log: options.log,
+    now,
+    ...(options.userAgent !== undefined ? { userAgent: options.userAgent } : {}),
+  })
+  dispatcher.start(options.pollMs ?? 1000)
+  return {
+    endpoints: new WebhookEndpointStore(options.db, now, { allowPrivate: options.allowPrivate }),
+    dispatcher,
+    async emitQuotaWarning(input) {
+      try {
+        const fired = await emitQuotaWarning(options.db, input)
+        if (fired) dispatcher.wake()
+        return fired
+      } catch (error) {
+        options.log.error(
+          `webhooks: could not record quota.warning for tunnel ${input.tunnelId} (${input.metric}, ${input.period}): ${String(error)}`,
+        )
+        return false
+      }
+    },
+    stop: () => dispatcher.stop(),
+  }
+}

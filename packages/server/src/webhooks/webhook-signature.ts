@@ -1,0 +1,26 @@
+/**
+ * The Standard Webhooks v1 signature: base64 HMAC-SHA256, keyed with the endpoint's decoded
+ * secret, over `${id}.${timestamp}.${body}`, written `v1,<signature>` in `webhook-signature`.
+ * Neither the id nor the timestamp may contain a dot, or the signed content would be ambiguous.
+ */
+
+import { createHmac } from 'node:crypto'
+import { webhookSecretKey } from './webhook-secret.js'
+
+/**
+ * The `webhook-signature` header value for one attempt: `v1,<base64>`. `timestamp` is the
+ * attempt's Unix time in whole seconds. Throws RangeError for an id with a dot or an invalid
+ * timestamp or secret.
+ */
+export function signWebhook(secret: string, id: string, timestamp: number, body: string): string {
+  if (id === '' || id.includes('.')) {
+    throw new RangeError(`webhook id "${id}" must be non-empty and contain no "."`)
+  }
+  if (!Number.isSafeInteger(timestamp) || timestamp < 0) {
+    throw new RangeError(`webhook timestamp ${timestamp} is not whole Unix seconds`)
+  }
+  const mac = createHmac('sha256', webhookSecretKey(secret))
+    .update(`${id}.${timestamp}.${body}`)
+    .digest('base64')
+  return `v1,${mac}`
+}
