@@ -85,7 +85,7 @@ export function webhookEndpointJson(e: WebhookEndpointView) {
     id: e.id,
     url: e.url,
     events: e.events,
-    secret: e.secret,
+    ...(e.secret !== undefined ? { secret: e.secret } : {}),
     created_at: iso(e.createdAt),
     disabled_at: iso(e.disabledAt),
     disabled_reason: e.disabledReason,

@@ -17,9 +17,7 @@ export function toHttpError(err: unknown): HttpError {
   if (err instanceof HttpError) return err
   if (err instanceof StoreError) {
     const details: Record<string, unknown> =
-      err.code === 'plan_limit'
-        ? { upgrade_url: '/dashboard/billing', ...limitOf(err) }
-        : {}
+      err.code === 'plan_limit' ? { upgrade_url: '/dashboard/billing', ...limitOf(err) } : {}
     return new HttpError(STATUS[err.code] ?? 400, err.code, err.message, details)
   }
   throw err

@@ -11,7 +11,8 @@ export interface WebhookEndpointView {
   readonly id: string
   readonly url: string
   readonly events: readonly string[]
-  readonly secret: string
+  /** The signing secret; present where the owner looks at one endpoint. */
+  readonly secret?: string
   readonly createdAt: Date
   readonly disabledAt: Date | null
   readonly disabledReason: string | null
@@ -85,7 +86,7 @@ export function webhookPage(
 <section class="card">
   <p><code>${e.url}</code> ${state(e)}</p>
   <p>Events: ${e.events.join(', ')}</p>
-  <p>Signing secret: <code class="key" id="webhook-secret">${e.secret}</code> <button type="button" class="secondary" data-copy="webhook-secret">Copy</button></p>
+  ${e.secret ? html`<p>Signing secret: <code class="key" id="webhook-secret">${e.secret}</code> <button type="button" class="secondary" data-copy="webhook-secret">Copy</button></p>` : ''}
   ${e.disabledAt ? html`<form method="post" action="/dashboard/webhooks/${e.id}/enable" class="inline">${csrf}<button type="submit">Enable again</button></form>` : ''}
   <form method="post" action="/dashboard/webhooks/${e.id}/delete" class="inline" data-confirm="Delete this endpoint?">${csrf}<button type="submit" class="danger">Delete</button></form>
 </section>
