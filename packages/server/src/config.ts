@@ -28,7 +28,12 @@ export type PublicScheme = 'http' | 'https'
  * provider (a local stand-in whose key, secret and prices burrowd makes itself at start-up).
  */
 export type BillingSettings =
-  { readonly provider: 'dev' } | ({ readonly provider: 'paddle' } & Omit<BillingConfig, 'provider'>)
+  | { readonly provider: 'dev' }
+  | ({
+      readonly provider: 'paddle'
+      /** Paddle.js client-side token for the checkout page (`BURROW_PADDLE_CLIENT_TOKEN`). */
+      readonly clientToken: string | null
+    } & Omit<BillingConfig, 'provider'>)
 
 /** Everything burrowd is configured with. Frozen; built only by `loadConfig`. */
 export interface ServerConfig {
@@ -286,7 +291,20 @@ function parseBilling(env: Env): BillingSettings {
     apiKey: paddleKey,
     webhookSecrets: Object.freeze(secrets),
     prices: Object.freeze(prices),
+    clientToken: parseClientToken(read(env, 'BURROW_PADDLE_CLIENT_TOKEN')),
   })
+}
+
+function parseClientToken(value: string | undefined): string | null {
+  if (value === undefined) return null
+  if (!/^(live|test)_[A-Za-z0-9]+$/.test(value)) {
+    throw bad(
+      'BURROW_PADDLE_CLIENT_TOKEN',
+      value,
+      'a Paddle client-side token: live_… (or test_… for the sandbox)',
+    )
+  }
+  return value
 }
 
 function parsePaddleApiUrl(value: string): string {

@@ -262,7 +262,10 @@ describe('loadConfig', () => {
           scale_monthly: 'pri_01sm',
           scale_annual: 'pri_01sa',
         },
+        clientToken: null,
       })
+      const token = load({ ...PADDLE, BURROW_PADDLE_CLIENT_TOKEN: 'test_0a1b2c' }).billing
+      assert.equal(token.provider === 'paddle' && token.clientToken, 'test_0a1b2c')
       const sandbox = load({ ...PADDLE, BURROW_PADDLE_API_URL: 'https://sandbox-api.paddle.com/' })
       assert.equal(
         sandbox.billing.provider === 'paddle' && sandbox.billing.apiUrl,
@@ -300,6 +303,11 @@ describe('loadConfig', () => {
         { ...PADDLE, BURROW_PADDLE_PRICE_SCALE_ANNUAL: 'pri_01pm' },
         'BURROW_PADDLE_PRICE_SCALE_ANNUAL',
         "different from BURROW_PADDLE_PRICE_PRO_MONTHLY's",
+      )
+      refuses(
+        { ...PADDLE, BURROW_PADDLE_CLIENT_TOKEN: 'pdl_secret' },
+        'BURROW_PADDLE_CLIENT_TOKEN',
+        'live_',
       )
       refuses(
         { ...PADDLE, BURROW_PADDLE_API_URL: 'api.paddle.com' },
