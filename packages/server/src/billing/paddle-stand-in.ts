@@ -20,15 +20,13 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { silentLogger } from '@burrow/protocol'
 import type { Logger } from '@burrow/protocol'
-import { readBody } from '../edge/read-body.js'
 import type { PriceKey } from './billing-config.js'
 import { DEV_PRICES } from './billing-config.js'
 import { PaddleWebhookSender } from './paddle-webhook-sender.js'
 import type { SentWebhook } from './paddle-webhook-sender.js'
-import { checkoutPage, messagePage } from './stand-in-checkout-page.js'
+import { serveCheckoutPage, servePayForm } from './stand-in-checkout-page.js'
 import {
   addCycle,
-  customerEntity,
   standInPrices,
   subscriptionEntity,
   transactionEntity,
@@ -39,7 +37,7 @@ import type {
   StandInSubscription,
   StandInTransaction,
 } from './stand-in-entities.js'
-import { StandInError, standInApi } from './stand-in-api.js'
+import { sendApiError, serveApi, StandInError } from './stand-in-api.js'
 
 /** Options of `new PaddleStandIn`. */
 export interface PaddleStandInOptions {
@@ -67,9 +65,6 @@ export interface PaddleStandInOptions {
   readonly log?: Logger
 }
 
-const BODY_LIMIT = 64 * 1024
-const FORM_LIMIT = 8 * 1024
-
 /** Paddle's API subset, a checkout page and webhooks, in memory. */
 export class PaddleStandIn {
   readonly prefix: string
@@ -77,7 +72,8 @@ export class PaddleStandIn {
   readonly #now: () => Date
   readonly #keyHash: Buffer
   readonly #sender: PaddleWebhookSender
-  readonly #log: Logger
+  /** Where the stand-in reports failed deliveries and its own errors. */
+  readonly log: Logger
   readonly prices: ReadonlyMap<string, StandInPrice>
   readonly customers = new Map<string, StandInCustomer>()
   readonly transactions = new Map<string, StandInTransaction>()
@@ -87,14 +83,14 @@ export class PaddleStandIn {
     this.#opts = opts
     this.prefix = (opts.prefix ?? '').replace(/\/+$/, '')
     this.#now = opts.now ?? (() => new Date())
-    this.#log = opts.log ?? silentLogger
+    this.log = opts.log ?? silentLogger
     this.#keyHash = sha256(opts.apiKey)
     this.prices = standInPrices(opts.prices ?? DEV_PRICES)
     this.#sender = new PaddleWebhookSender({
       url: opts.notificationUrl,
       secret: opts.webhookSecret,
       now: this.#now,
-      log: this.#log,
+      log: this.log,
       ...(opts.retryDelaysMs ? { retryDelaysMs: opts.retryDelaysMs } : {}),
     })
   }
@@ -115,86 +111,19 @@ export class PaddleStandIn {
     const url = new URL(req.url ?? '/', 'http://stand-in.invalid')
     const path = url.pathname.slice(this.prefix.length) || '/'
     const method = req.method ?? 'GET'
-    try {
-      if (path === '/checkout' && (method === 'GET' || method === 'HEAD')) {
-        return this.#checkoutPage(url, res)
-      }
-      if (path === '/checkout/pay' && method === 'POST') return await this.#payForm(req, res)
-      if (!this.#authorised(req)) {
-        throw new StandInError(403, 'forbidden', 'the API key is missing or not valid')
-      }
-      let body: unknown
-      if (method === 'POST' || method === 'PATCH') body = await readJson(req)
-      const data = standInApi(this, this.#base(req), method, path, url.searchParams, body)
-      sendJson(res, method === 'POST' && /^\/(transactions|customers)$/.test(path) ? 201 : 200, {
-        data,
-        meta: { request_id: requestId() },
-      })
-    } catch (error) {
-      if (!(error instanceof StandInError)) {
-        this.#log.error(`dev billing: ${method} ${path} failed: ${(error as Error).stack}`)
-      }
-      const e =
-        error instanceof StandInError
-          ? error
-          : new StandInError(500, 'internal_error', 'the stand-in failed')
-      sendJson(res, e.status, {
-        error: { type: 'request_error', code: e.code, detail: e.message, documentation_url: '' },
-        meta: { request_id: requestId() },
-      })
+    if (path === '/checkout' && (method === 'GET' || method === 'HEAD')) {
+      return serveCheckoutPage(this, url, res)
     }
-  }
-
-  #checkoutPage(url: URL, res: ServerResponse): void {
-    const txn = this.transactions.get(url.searchParams.get('_ptxn') ?? '')
-    if (txn === undefined) {
-      return sendHtml(
+    if (path === '/checkout/pay' && method === 'POST') {
+      return servePayForm(this, req, res, this.#opts.successUrl ?? null)
+    }
+    if (!this.#authorised(req)) {
+      return sendApiError(
         res,
-        404,
-        messagePage('Checkout not found', 'This checkout link names no transaction.'),
+        new StandInError(403, 'forbidden', 'the API key is missing or not valid'),
       )
     }
-    if (txn.status === 'completed') {
-      return sendHtml(res, 409, messagePage('Already paid', 'This checkout has already been paid.'))
-    }
-    const customer = txn.customerId === null ? undefined : this.customers.get(txn.customerId)
-    sendHtml(
-      res,
-      200,
-      checkoutPage({
-        transactionId: txn.id,
-        price: txn.price,
-        email: customer?.email ?? null,
-        payAction: `${this.prefix}/checkout/pay`,
-        successUrl: httpUrl(url.searchParams.get('success_url')),
-      }),
-    )
-  }
-
-  async #payForm(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const raw = await readBody(req, FORM_LIMIT)
-    if (raw === 'aborted') return
-    if (raw === 'too_large')
-      return sendHtml(res, 413, messagePage('Too large', 'The form is too large.'))
-    const form = new URLSearchParams(raw.toString('utf8'))
-    const txn = this.transactions.get(form.get('_ptxn') ?? '')
-    if (txn === undefined) {
-      return sendHtml(
-        res,
-        404,
-        messagePage('Checkout not found', 'This checkout names no transaction.'),
-      )
-    }
-    if (txn.status === 'completed') {
-      return sendHtml(res, 409, messagePage('Already paid', 'This checkout has already been paid.'))
-    }
-    await this.pay(txn.id)
-    const next = httpUrl(form.get('success_url')) ?? this.#opts.successUrl ?? null
-    if (next === null) {
-      return sendHtml(res, 200, messagePage('Payment complete', 'Your subscription is active.'))
-    }
-    res.writeHead(303, { location: next, 'cache-control': 'no-store' })
-    res.end()
+    return serveApi(this, req, res, { base: this.#base(req), path, query: url.searchParams })
   }
 
   /**
@@ -395,11 +324,6 @@ export class PaddleStandIn {
     return txn
   }
 
-  /** Entity JSON of a customer, for the API. */
-  customerJson(customer: StandInCustomer): Record<string, unknown> {
-    return customerEntity(customer)
-  }
-
   #authorised(req: IncomingMessage): boolean {
     const match = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')
     return match !== null && timingSafeEqual(sha256(match[1]!), this.#keyHash)
@@ -412,61 +336,10 @@ export class PaddleStandIn {
   }
 }
 
-async function readJson(req: IncomingMessage): Promise<unknown> {
-  const raw = await readBody(req, BODY_LIMIT)
-  if (raw === 'aborted')
-    throw new StandInError(400, 'bad_request', 'the request body was cut short')
-  if (raw === 'too_large')
-    throw new StandInError(413, 'request_too_large', `the body is over ${BODY_LIMIT} bytes`)
-  try {
-    return JSON.parse(raw.toString('utf8')) as unknown
-  } catch {
-    throw new StandInError(400, 'invalid_json', 'the request body is not valid JSON')
-  }
-}
-
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body)
-  res.writeHead(status, {
-    'content-type': 'application/json',
-    'content-length': Buffer.byteLength(text),
-    'cache-control': 'no-store',
-  })
-  res.end(text)
-}
-
-function sendHtml(res: ServerResponse, status: number, page: { toString(): string }): void {
-  const text = page.toString()
-  res.writeHead(status, {
-    'content-type': 'text/html; charset=utf-8',
-    'content-length': Buffer.byteLength(text),
-    'cache-control': 'no-store',
-    'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'",
-    'x-frame-options': 'DENY',
-    'referrer-policy': 'no-referrer',
-  })
-  res.end(text)
-}
-
-/** `value` when it is an http(s) URL, else null (the stand-in redirects nowhere else). */
-function httpUrl(value: string | null): string | null {
-  if (value === null || value.length > 2048) return null
-  try {
-    const url = new URL(value)
-    return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : null
-  } catch {
-    return null
-  }
-}
-
 function sha256(text: string): Buffer {
   return createHash('sha256').update(text).digest()
 }
 
 function newId(prefix: string): string {
   return prefix + randomBytes(13).toString('hex')
-}
-
-function requestId(): string {
-  return randomBytes(8).toString('hex')
 }

@@ -5,8 +5,16 @@
  * changes to a canceled subscription. Webhooks follow as Paddle sends them.
  */
 
+import { randomBytes } from 'node:crypto'
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { readBody } from '../edge/read-body.js'
 import type { PaddleStandIn } from './paddle-stand-in.js'
-import { addCycle, subscriptionEntity, transactionEntity } from './stand-in-entities.js'
+import {
+  addCycle,
+  customerEntity,
+  subscriptionEntity,
+  transactionEntity,
+} from './stand-in-entities.js'
 import type { StandInPrice, StandInSubscription } from './stand-in-entities.js'
 
 /** A refused API call: the HTTP status and Paddle error code to answer with. */
@@ -30,11 +38,49 @@ const PRORATION_MODES = [
   'do_not_bill',
 ]
 
+const BODY_LIMIT = 64 * 1024
+
+/**
+ * Serve one authorised API call: `{data, meta}` on success, Paddle's error shape otherwise.
+ * `path` is below the stand-in's prefix; `base` is its public URL.
+ */
+export async function serveApi(
+  standIn: PaddleStandIn,
+  req: IncomingMessage,
+  res: ServerResponse,
+  where: { readonly base: string; readonly path: string; readonly query: URLSearchParams },
+): Promise<void> {
+  const method = req.method ?? 'GET'
+  try {
+    const body = method === 'POST' || method === 'PATCH' ? await readJson(req) : undefined
+    const data = standInApi(standIn, where.base, method, where.path, where.query, body)
+    const created = method === 'POST' && /^\/(transactions|customers)$/.test(where.path)
+    sendJson(res, created ? 201 : 200, { data, meta: { request_id: requestId() } })
+  } catch (error) {
+    if (error instanceof StandInError) return sendApiError(res, error)
+    standIn.log.error(`dev billing: ${method} ${where.path} failed: ${(error as Error).stack}`)
+    sendApiError(res, new StandInError(500, 'internal_error', 'the stand-in failed'))
+  }
+}
+
+/** Answer with Paddle's error shape. */
+export function sendApiError(res: ServerResponse, error: StandInError): void {
+  sendJson(res, error.status, {
+    error: {
+      type: 'request_error',
+      code: error.code,
+      detail: error.message,
+      documentation_url: '',
+    },
+    meta: { request_id: requestId() },
+  })
+}
+
 /**
  * Answer one authorised API call with the response's `data`. `base` is the stand-in's public URL
  * (for checkout links). Throws `StandInError`.
  */
-export function standInApi(
+function standInApi(
   standIn: PaddleStandIn,
   base: string,
   method: string,
@@ -46,7 +92,7 @@ export function standInApi(
     const email = query.get('email')?.toLowerCase()
     return [...standIn.customers.values()]
       .filter((c) => email === undefined || c.email === email)
-      .map((c) => standIn.customerJson(c))
+      .map((c) => customerEntity(c))
   }
   if (path === '/customers' && method === 'POST') {
     const email = requiredText(fields(body), 'email').toLowerCase()
@@ -57,7 +103,7 @@ export function standInApi(
         `customer email ${email} already exists`,
       )
     }
-    return standIn.customerJson(standIn.addCustomer(email))
+    return customerEntity(standIn.addCustomer(email))
   }
   if (path === '/transactions' && method === 'POST') return createTransaction(standIn, base, body)
   const txn = /^\/transactions\/([^/]+)$/.exec(path)
@@ -205,4 +251,32 @@ function invalid(field: string, problem: string): StandInError {
 
 function notFound(entity: string, id: string): StandInError {
   return new StandInError(404, 'not_found', `${entity} ${id} not found`)
+}
+
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  const raw = await readBody(req, BODY_LIMIT)
+  if (raw === 'aborted')
+    throw new StandInError(400, 'bad_request', 'the request body was cut short')
+  if (raw === 'too_large') {
+    throw new StandInError(413, 'request_too_large', `the body is over ${BODY_LIMIT} bytes`)
+  }
+  try {
+    return JSON.parse(raw.toString('utf8')) as unknown
+  } catch {
+    throw new StandInError(400, 'invalid_json', 'the request body is not valid JSON')
+  }
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body)
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(text),
+    'cache-control': 'no-store',
+  })
+  res.end(text)
+}
+
+function requestId(): string {
+  return randomBytes(8).toString('hex')
 }
