@@ -47,6 +47,7 @@ describe('loadConfig', () => {
       clientLatestVersion: null,
       clientDownloadUrl: null,
       webhooksAllowPrivate: false,
+      billing: { provider: 'dev' },
     })
   })
 
@@ -245,6 +246,98 @@ describe('loadConfig', () => {
       for (const value of ['2', 'maybe', 'y']) {
         refuses({ BURROW_WEBHOOKS_ALLOW_PRIVATE: value }, 'BURROW_WEBHOOKS_ALLOW_PRIVATE', '1 or 0')
       }
+    })
+  })
+
+  describe('billing', () => {
+    const PADDLE = {
+      BURROW_PADDLE_API_KEY: 'pdl_live_apikey_01abc',
+      BURROW_PADDLE_WEBHOOK_SECRETS: 'pdl_ntfset_01old, pdl_ntfset_01new',
+      BURROW_PADDLE_PRICE_PRO_MONTHLY: 'pri_01pm',
+      BURROW_PADDLE_PRICE_PRO_ANNUAL: 'pri_01pa',
+      BURROW_PADDLE_PRICE_SCALE_MONTHLY: 'pri_01sm',
+      BURROW_PADDLE_PRICE_SCALE_ANNUAL: 'pri_01sa',
+    }
+
+    /** Assert that `env` is refused naming `variable`, with `fragment` in the message. */
+    const missing = (env: Env, variable: string, fragment: string) =>
+      assert.throws(
+        () => load(env),
+        (error: unknown) =>
+          error instanceof ConfigError &&
+          error.variable === variable &&
+          error.message.includes(fragment),
+      )
+
+    it('uses Paddle when an API key is set, with every value read', () => {
+      assert.deepEqual(load(PADDLE).billing, {
+        provider: 'paddle',
+        apiUrl: 'https://api.paddle.com',
+        apiKey: 'pdl_live_apikey_01abc',
+        webhookSecrets: ['pdl_ntfset_01old', 'pdl_ntfset_01new'],
+        prices: {
+          pro_monthly: 'pri_01pm',
+          pro_annual: 'pri_01pa',
+          scale_monthly: 'pri_01sm',
+          scale_annual: 'pri_01sa',
+        },
+        clientToken: null,
+      })
+      const token = load({ ...PADDLE, BURROW_PADDLE_CLIENT_TOKEN: 'test_0a1b2c' }).billing
+      assert.equal(token.provider === 'paddle' && token.clientToken, 'test_0a1b2c')
+      const sandbox = load({ ...PADDLE, BURROW_PADDLE_API_URL: 'https://sandbox-api.paddle.com/' })
+      assert.equal(
+        sandbox.billing.provider === 'paddle' && sandbox.billing.apiUrl,
+        'https://sandbox-api.paddle.com',
+      )
+    })
+
+    it('uses the dev provider without an API key, or when asked to', () => {
+      assert.deepEqual(load({}).billing, { provider: 'dev' })
+      assert.deepEqual(load({ ...PADDLE, BURROW_BILLING_PROVIDER: 'DEV' }).billing, {
+        provider: 'dev',
+      })
+    })
+
+    it('refuses a Paddle setup with a variable missing, naming it', () => {
+      missing({ BURROW_BILLING_PROVIDER: 'paddle' }, 'BURROW_PADDLE_API_KEY', 'is not set')
+      for (const name of Object.keys(PADDLE).filter((n) => n !== 'BURROW_PADDLE_API_KEY')) {
+        missing({ ...PADDLE, [name]: '' }, name, `${name} is not set`)
+      }
+      missing(
+        { ...PADDLE, BURROW_PADDLE_WEBHOOK_SECRETS: ' , ' },
+        'BURROW_PADDLE_WEBHOOK_SECRETS',
+        'holds no secret',
+      )
+    })
+
+    it('refuses bad provider names, price ids and API URLs', () => {
+      refuses({ BURROW_BILLING_PROVIDER: 'stripe' }, 'BURROW_BILLING_PROVIDER', 'paddle or dev')
+      refuses(
+        { ...PADDLE, BURROW_PADDLE_PRICE_PRO_ANNUAL: 'price 1' },
+        'BURROW_PADDLE_PRICE_PRO_ANNUAL',
+        'pri_',
+      )
+      refuses(
+        { ...PADDLE, BURROW_PADDLE_PRICE_SCALE_ANNUAL: 'pri_01pm' },
+        'BURROW_PADDLE_PRICE_SCALE_ANNUAL',
+        "different from BURROW_PADDLE_PRICE_PRO_MONTHLY's",
+      )
+      refuses(
+        { ...PADDLE, BURROW_PADDLE_CLIENT_TOKEN: 'pdl_secret' },
+        'BURROW_PADDLE_CLIENT_TOKEN',
+        'live_',
+      )
+      refuses(
+        { ...PADDLE, BURROW_PADDLE_API_URL: 'api.paddle.com' },
+        'BURROW_PADDLE_API_URL',
+        'sandbox-api',
+      )
+      refuses(
+        { ...PADDLE, BURROW_PADDLE_API_URL: 'ftp://api.paddle.com' },
+        'BURROW_PADDLE_API_URL',
+        'base URL',
+      )
     })
   })
 })

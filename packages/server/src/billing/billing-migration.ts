@@ -18,7 +18,7 @@ export interface AccountsBillingColumns {
 /** `subscriptions`: an account's subscription at the provider, as last synchronised. */
 export interface SubscriptionsTable {
   account_id: string
-  /** `paddle` (the dev provider speaks Paddle's API too). */
+  /** `paddle`, or `dev` for the local stand-in (which speaks Paddle's API too). */
   provider: string
   /** The provider's subscription id (`sub_…`). */
   subscription_id: string
@@ -54,11 +54,14 @@ export interface BillingEventsTable {
   /** ISO-8601 UTC, when burrowd received it. */
   received_at: string
   account_id: Nullable<string>
-  /** `applied`, `stale` (older than what was applied), or `ignored` (not about a plan). */
+  /**
+   * `applied`, `stale` (older than what was applied), `ignored` (not about a plan, or about a
+   * subscription the account has replaced) or `unknown_account` (names no account of ours).
+   */
   outcome: string
 }
 
-/** 005: plan expiry on accounts, subscriptions and processed billing events. */
+/** 005: plan expiry on accounts (indexed for the sweep), subscriptions and processed billing events. */
 export const billingMigration: Migration = {
   async up(db: Kysely<unknown>): Promise<void> {
     await db.schema.alterTable('accounts').addColumn('plan_expires_at', 'text').execute()
@@ -90,8 +93,15 @@ export const billingMigration: Migration = {
       .addColumn('outcome', 'text', (c) => c.notNull())
       .addPrimaryKeyConstraint('billing_events_pkey', ['provider', 'event_id'])
       .execute()
+    // The expiry sweep looks for accounts whose paid period has ended.
+    await db.schema
+      .createIndex('accounts_plan_expires_at')
+      .on('accounts')
+      .column('plan_expires_at')
+      .execute()
   },
   async down(db: Kysely<unknown>): Promise<void> {
+    await db.schema.dropIndex('accounts_plan_expires_at').execute()
     await db.schema.dropTable('billing_events').execute()
     await db.schema.dropTable('subscriptions').execute()
     await db.schema.alterTable('accounts').dropColumn('plan_expires_at').execute()

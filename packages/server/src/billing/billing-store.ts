@@ -1,0 +1,328 @@
+/**
+ * Billing's queries: applying a provider event to an account in one transaction (recorded once
+ * by event id, applied only if newer than what was applied before), the account's subscription,
+ * and the sweep that moves accounts whose paid period ended to Free. Written once with Kysely
+ * for SQLite and PostgreSQL.
+ */
+
+import type { PlanId } from '@burrow/protocol'
+import { PostgresAdapter } from 'kysely'
+import type { Kysely, Selectable, Transaction } from 'kysely'
+import type { Database } from '../store/schema.js'
+import type { BillingCycle, BillingProvider, PaidPlanId, PriceTable } from './billing-config.js'
+import type { SubscriptionsTable } from './billing-migration.js'
+import { isPlanEvent } from './paddle-event.js'
+import type { PaddleEvent, PaddleSubscription } from './paddle-event.js'
+import { decidePlan } from './subscription-state.js'
+import type { SubscriptionState } from './subscription-state.js'
+
+/** What became of an event. */
+export type ApplyOutcome =
+  /** The account's plan and subscription were updated from it. */
+  | 'applied'
+  /** Already processed (same provider and event id): nothing changed. */
+  | 'duplicate'
+  /** Older than the last event applied to the account: recorded, nothing changed. */
+  | 'stale'
+  /** Not about a plan (e.g. `transaction.completed`), or about a subscription the account replaced. */
+  | 'ignored'
+  /** Names no account burrowd has (deleted, or not ours): recorded, nothing changed. */
+  | 'unknown_account'
+
+/** An outcome and the account it concerned, if one was found. */
+export interface ApplyResult {
+  readonly outcome: ApplyOutcome
+  readonly accountId: string | null
+}
+
+/** An account's subscription at the provider, as last synchronised. */
+export interface Subscription {
+  readonly accountId: string
+  readonly provider: BillingProvider
+  readonly subscriptionId: string
+  readonly customerId: string | null
+  readonly plan: PaidPlanId
+  readonly cycle: BillingCycle
+  /** The provider's status (`active`, `trialing`, `past_due`, `paused`, `canceled`). */
+  readonly status: string
+  readonly state: SubscriptionState
+  readonly periodEndsAt: Date | null
+  /** When a scheduled cancellation (or pause) ends the paid plan. */
+  readonly cancelsAt: Date | null
+  /** Occurrence time of the newest change applied. */
+  readonly syncedAt: Date
+  readonly updatedAt: Date
+}
+
+/** The account's plan columns as stored. */
+export interface AccountPlan {
+  readonly plan: PlanId
+  readonly planExpiresAt: Date | null
+}
+
+/** Billing's queries; one instance per database. */
+export class BillingStore {
+  readonly #db: Kysely<Database>
+  readonly #now: () => Date
+  readonly #prices: PriceTable
+
+  /** `prices` maps the provider's price ids to plans (`priceTable(config.prices)`). */
+  constructor(db: Kysely<Database>, now: () => Date, prices: PriceTable) {
+    this.#db = db
+    this.#now = now
+    this.#prices = prices
+  }
+
+  /**
+   * Record `event` and apply it to its account, all in one transaction. An event id seen before
+   * is a `duplicate` and changes nothing. A `subscription.*` event older than the last change
+   * applied to the account is `stale`. Throws `BillingError` `unknown_price` (and records
+   * nothing, so the provider's retry succeeds once the prices are configured).
+   */
+  async applyEvent(event: PaddleEvent, provider: BillingProvider): Promise<ApplyResult> {
+    return this.#db.transaction().execute(async (trx) => {
+      // Claiming the event id first makes a concurrent duplicate wait here for this transaction,
+      // then find the row; on SQLite it takes the write lock before anything is read.
+      const claimed = await trx
+        .insertInto('billing_events')
+        .values({
+          provider,
+          event_id: event.eventId,
+          type: event.eventType,
+          occurred_at: event.occurredAt.toISOString(),
+          received_at: this.#now().toISOString(),
+          account_id: null,
+          outcome: 'pending',
+        })
+        .onConflict((oc) => oc.columns(['provider', 'event_id']).doNothing())
+        .returning('event_id')
+        .executeTakeFirst()
+      if (claimed === undefined) return { outcome: 'duplicate', accountId: null }
+
+      let result: ApplyResult = { outcome: 'ignored', accountId: null }
+      if (event.subscription !== undefined && isPlanEvent(event.eventType)) {
+        const accountId = await findAccount(trx, event.subscription)
+        result =
+          accountId === null
+            ? { outcome: 'unknown_account', accountId: null }
+            : {
+                outcome: await this.#apply(
+                  trx,
+                  accountId,
+                  event.subscription,
+                  provider,
+                  event.occurredAt,
+                ),
+                accountId,
+              }
+      }
+      await trx
+        .updateTable('billing_events')
+        .set({ outcome: result.outcome, account_id: result.accountId })
+        .where('provider', '=', provider)
+        .where('event_id', '=', event.eventId)
+        .execute()
+      return result
+    })
+  }
+
+  /**
+   * Apply a subscription as the provider's API returned it at `at` (after a cancel or plan change,
+   * or a refresh), under the same ordering rule as events but without an event record.
+   */
+  async applySnapshot(
+    accountId: string,
+    subscription: PaddleSubscription,
+    provider: BillingProvider,
+    at: Date,
+  ): Promise<ApplyOutcome> {
+    return this.#db
+      .transaction()
+      .execute((trx) => this.#apply(trx, accountId, subscription, provider, at))
+  }
+
+  async #apply(
+    trx: Transaction<Database>,
+    accountId: string,
+    subscription: PaddleSubscription,
+    provider: BillingProvider,
+    at: Date,
+  ): Promise<ApplyOutcome> {
+    const account = await lockAccount(trx, accountId)
+    if (account === undefined) return 'unknown_account'
+    const existing = await trx
+      .selectFrom('subscriptions')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .executeTakeFirst()
+    if (existing !== undefined && new Date(existing.synced_at).getTime() > at.getTime()) {
+      return 'stale'
+    }
+    const decision = decidePlan(subscription, this.#prices, at)
+    const now = this.#now()
+    // The end of a subscription the account has since replaced must not end the new one.
+    if (
+      existing !== undefined &&
+      existing.subscription_id !== subscription.id &&
+      decision.state === 'free' &&
+      isPaidNow(account, now)
+    ) {
+      return 'ignored'
+    }
+
+    const row = {
+      provider,
+      subscription_id: subscription.id,
+      customer_id: subscription.customerId,
+      plan: decision.subscribedPlan,
+      cycle: decision.cycle,
+      status: subscription.status,
+      state: decision.state,
+      period_ends_at: iso(subscription.currentPeriodEndsAt),
+      cancels_at:
+        decision.state === 'paid_until' ? iso(subscription.scheduledChange?.effectiveAt) : null,
+      synced_at: at.toISOString(),
+      updated_at: now.toISOString(),
+    }
+    await trx
+      .insertInto('subscriptions')
+      .values({ account_id: accountId, ...row })
+      .onConflict((oc) => oc.column('account_id').doUpdateSet(row))
+      .execute()
+
+    // An end already past (a late event) is applied at once rather than left to the sweep.
+    const ended = decision.planExpiresAt !== null && decision.planExpiresAt <= now
+    await trx
+      .updateTable('accounts')
+      .set({
+        plan: ended ? 'free' : decision.plan,
+        plan_expires_at: ended ? null : iso(decision.planExpiresAt),
+      })
+      .where('id', '=', accountId)
+      .execute()
+    return 'applied'
+  }
+
+  /** The account's subscription, if it ever had one. */
+  async getSubscription(accountId: string): Promise<Subscription | undefined> {
+    const row = await this.#db
+      .selectFrom('subscriptions')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .executeTakeFirst()
+    return row && toSubscription(row)
+  }
+
+  /** The account's stored plan and its expiry, if the account exists. */
+  async getAccountPlan(accountId: string): Promise<AccountPlan | undefined> {
+    const row = await this.#db
+      .selectFrom('accounts')
+      .select(['plan', 'plan_expires_at'])
+      .where('id', '=', accountId)
+      .executeTakeFirst()
+    return row && { plan: row.plan as PlanId, planExpiresAt: toDate(row.plan_expires_at) }
+  }
+
+  /**
+   * Move every account whose `plan_expires_at` is at or before `now` to Free (clearing the
+   * expiry), so the stored plan matches the one in force; return the ids of the accounts moved.
+   * Readers already treat such accounts as Free; this keeps the rows honest and lets the caller
+   * evict cached plans.
+   */
+  async expireDue(now: Date = this.#now()): Promise<string[]> {
+    const rows = await this.#db
+      .updateTable('accounts')
+      .set({ plan: 'free', plan_expires_at: null })
+      .where('plan_expires_at', 'is not', null)
+      .where('plan_expires_at', '<=', now.toISOString())
+      .returning('id')
+      .execute()
+    return rows.map((r) => r.id)
+  }
+}
+
+/**
+ * The account an event is about: the one already holding this subscription (the first binding
+ * wins, so custom data edited at the provider cannot move a subscription), else the account named
+ * in its custom data, if that account exists.
+ */
+async function findAccount(
+  trx: Transaction<Database>,
+  subscription: PaddleSubscription,
+): Promise<string | null> {
+  const bound = await trx
+    .selectFrom('subscriptions')
+    .select('account_id')
+    .where('subscription_id', '=', subscription.id)
+    .executeTakeFirst()
+  if (bound !== undefined) return bound.account_id
+  const named = subscription.customData.account_id
+  if (named === undefined) return null
+  const account = await trx
+    .selectFrom('accounts')
+    .select('id')
+    .where('id', '=', named)
+    .executeTakeFirst()
+  return account?.id ?? null
+}
+
+interface LockedAccount {
+  readonly plan: string
+  readonly plan_expires_at: string | null
+}
+
+/**
+ * Lock the account row until the transaction ends, so two events for one account are applied one
+ * after the other. PostgreSQL: `SELECT … FOR UPDATE`. SQLite has no row locks, and Kysely lends
+ * its one connection to one transaction at a time; a write that changes nothing takes the
+ * database's write lock at once, which also holds against other processes.
+ */
+async function lockAccount(
+  trx: Transaction<Database>,
+  accountId: string,
+): Promise<LockedAccount | undefined> {
+  if (trx.getExecutor().adapter instanceof PostgresAdapter) {
+    return trx
+      .selectFrom('accounts')
+      .select(['plan', 'plan_expires_at'])
+      .where('id', '=', accountId)
+      .forUpdate()
+      .executeTakeFirst()
+  }
+  return trx
+    .updateTable('accounts')
+    .set((eb) => ({ plan: eb.ref('plan') }))
+    .where('id', '=', accountId)
+    .returning(['plan', 'plan_expires_at'])
+    .executeTakeFirst()
+}
+
+function isPaidNow(account: LockedAccount, now: Date): boolean {
+  if (account.plan === 'free') return false
+  return account.plan_expires_at === null || new Date(account.plan_expires_at) > now
+}
+
+function iso(date: Date | null | undefined): string | null {
+  return date ? date.toISOString() : null
+}
+
+function toDate(value: string | null): Date | null {
+  return value === null ? null : new Date(value)
+}
+
+function toSubscription(row: Selectable<SubscriptionsTable>): Subscription {
+  return {
+    accountId: row.account_id,
+    provider: row.provider as BillingProvider,
+    subscriptionId: row.subscription_id,
+    customerId: row.customer_id,
+    plan: row.plan as PaidPlanId,
+    cycle: row.cycle as BillingCycle,
+    status: row.status,
+    state: row.state as SubscriptionState,
+    periodEndsAt: toDate(row.period_ends_at),
+    cancelsAt: toDate(row.cancels_at),
+    syncedAt: new Date(row.synced_at),
+    updatedAt: new Date(row.updated_at),
+  }
+}
