@@ -32,15 +32,15 @@ export interface AppOptions {
   readonly web?: {
     readonly dashboard: Dashboard
     readonly api: Api
-    /** Handlers for every path under a prefix, e.g. `/webhooks/paddle`. */
+    /** Handlers that claim their own paths, e.g. `/webhooks/paddle`. */
     readonly mounts: readonly Mount[]
   }
 }
 
-/** A handler mounted at a path prefix. */
+/** A handler that serves the request URLs it claims. */
 export interface Mount {
-  /** `/webhooks/paddle` serves that path; `/dev/paddle/` everything under it. */
-  readonly prefix: string
+  /** True for the URLs (path and query) this handler serves. */
+  readonly matches: (url: string) => boolean
   readonly handle: (req: IncomingMessage, res: ServerResponse) => void | Promise<void>
 }
 
@@ -87,9 +87,7 @@ export class App {
     }
     const web = this.opts.web
     if (web) {
-      const mount = web.mounts.find((m) =>
-        m.prefix.endsWith('/') ? path.startsWith(m.prefix) : path === m.prefix,
-      )
+      const mount = web.mounts.find((m) => m.matches(req.url ?? '/'))
       if (mount) return mount.handle(req, res)
     }
     if (path === '/' && method === 'GET' && !(req.headers.accept ?? '').includes('text/html')) {

@@ -1,7 +1,9 @@
 /**
  * The HTTP answer for a `StoreError`: what the dashboard shows and the API returns when the
- * store refuses (a taken name, an invalid value, a missing row, the plan's tunnel limit).
+ * store refuses (a taken name, an invalid value, a missing row, the plan's tunnel limit) or
+ * billing does (no subscription to change, the provider unreachable).
  */
+import { BILLING_ERROR_STATUS, BillingError } from '../billing/billing-error.js'
 import { StoreError } from '../store/store-error.js'
 import { HttpError } from './http-error.js'
 
@@ -20,6 +22,8 @@ export function toHttpError(err: unknown): HttpError {
       err.code === 'plan_limit' ? { upgrade_url: '/dashboard/billing', ...limitOf(err) } : {}
     return new HttpError(STATUS[err.code] ?? 400, err.code, err.message, details)
   }
+  if (err instanceof BillingError)
+    return new HttpError(BILLING_ERROR_STATUS[err.code], err.code, err.message)
   throw err
 }
 
