@@ -5,7 +5,7 @@
  */
 
 import { USAGE_METRICS } from './usage-counters.js'
-import type { UsageMetric } from './usage-counters.js'
+import type { UsageDemand, UsageMetric } from './usage-counters.js'
 
 /** Tunnel ids are `tun_` + hex; anything with `:` or glob characters would break Redis keys. */
 const TUNNEL_ID = /^[A-Za-z0-9_-]{1,64}$/
@@ -29,5 +29,22 @@ export function checkUsageInput(
     if (!Number.isSafeInteger(amount) || amount < 0) {
       throw new RangeError(`usage counter: ${name} must be a non-negative integer, got ${amount}`)
     }
+  }
+}
+
+const CHECKS = new Set(['fits', 'below', 'none'])
+
+/**
+ * Throw RangeError unless `demands` is a non-empty list of well-formed demands on distinct
+ * metrics of the plain tunnel id `tunnelId`.
+ */
+export function checkUsageDemands(tunnelId: string, demands: readonly UsageDemand[]): void {
+  if (demands.length === 0) throw new RangeError('usage counter: consumeAll needs a demand')
+  const seen = new Set<UsageMetric>()
+  for (const { metric, n, limit, check } of demands) {
+    checkUsageInput(tunnelId, metric, { n, limit })
+    if (!CHECKS.has(check)) throw new RangeError(`usage counter: unknown check "${String(check)}"`)
+    if (seen.has(metric)) throw new RangeError(`usage counter: metric "${metric}" demanded twice`)
+    seen.add(metric)
   }
 }
