@@ -1,6 +1,6 @@
 /**
- * Argument checks shared by both counter implementations, so they refuse the same inputs the
- * same way. Bad arguments are programming errors (the edge passes plan numbers and byte
+ * Argument checks shared by both counter implementations (and the session trackers), so they
+ * refuse the same inputs the same way. Bad arguments are programming errors (the edge passes plan numbers and byte
  * counts), so they throw RangeError rather than a user-facing error.
  */
 
@@ -9,6 +9,13 @@ import type { UsageDemand, UsageMetric } from './usage-counters.js'
 
 /** Tunnel ids are `tun_` + hex; anything with `:` or glob characters would break Redis keys. */
 const TUNNEL_ID = /^[A-Za-z0-9_-]{1,64}$/
+
+/** Throw RangeError (naming `what`) unless `tunnelId` is a plain id, safe in a Redis key. */
+export function checkTunnelId(tunnelId: string, what: string): void {
+  if (!TUNNEL_ID.test(tunnelId)) {
+    throw new RangeError(`${what}: tunnel id "${tunnelId}" must match ${String(TUNNEL_ID)}`)
+  }
+}
 
 /**
  * Throw RangeError unless `tunnelId` is a plain id, `metric` a known metric and every entry of
@@ -19,9 +26,7 @@ export function checkUsageInput(
   metric: UsageMetric,
   amounts: Readonly<Record<string, number>> = {},
 ): void {
-  if (!TUNNEL_ID.test(tunnelId)) {
-    throw new RangeError(`usage counter: tunnel id "${tunnelId}" must match ${String(TUNNEL_ID)}`)
-  }
+  checkTunnelId(tunnelId, 'usage counter')
   if (!USAGE_METRICS.includes(metric)) {
     throw new RangeError(`usage counter: unknown metric "${String(metric)}"`)
   }

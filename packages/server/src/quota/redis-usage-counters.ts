@@ -7,11 +7,11 @@
  * or RDB); the periodic snapshot copies the counters to the database.
  */
 
-import { createHash } from 'node:crypto'
 import { Redis } from 'ioredis'
 import type { RedisOptions } from 'ioredis'
 import { checkUsageDemands, checkUsageInput } from './check-usage-input.js'
 import { nextResetOf, periodOf } from './period.js'
+import { RedisScript } from './redis-script.js'
 import type { Period } from './period.js'
 import { bySnapshotOrder, onlyResult, USAGE_METRICS } from './usage-counters.js'
 import type {
@@ -40,7 +40,7 @@ export interface RedisUsageCountersOptions {
  * `demandRefused`). Counts every demand or none. Returns {allowed 1|0, index of the refusing
  * demand or 0, then before and after of each demand}.
  */
-const CHECK_AND_INCREMENT = `
+const CHECK_AND_INCREMENT = new RedisScript(`
 local befores = {}
 for i = 1, #KEYS do
   befores[i] = tonumber(redis.call('GET', KEYS[i]) or '0')
@@ -70,8 +70,7 @@ for i = 1, #KEYS do
   reply[#reply + 1] = after
 end
 return reply
-`
-const CHECK_AND_INCREMENT_SHA = createHash('sha1').update(CHECK_AND_INCREMENT).digest('hex')
+`)
 
 const DEFAULT_GRACE_SECONDS = 7 * 24 * 60 * 60
 /** Keys per SCAN step and per MGET in `snapshot`. */
@@ -205,15 +204,8 @@ export class RedisUsageCounters implements UsageCounters {
     this.#assertOpen()
     const period = periodOf(now)
     const keys = demands.map((d) => this.#key(tunnelId, period, d.metric))
-    const args = [...keys, this.#expiresAt(now), ...demands.flatMap((d) => [d.n, d.limit, d.check])]
-    let reply: unknown
-    try {
-      reply = await this.#redis.evalsha(CHECK_AND_INCREMENT_SHA, keys.length, ...args)
-    } catch (error) {
-      // The script cache is empty after a Redis restart or failover: send the script itself.
-      if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error
-      reply = await this.#redis.eval(CHECK_AND_INCREMENT, keys.length, ...args)
-    }
+    const args = [this.#expiresAt(now), ...demands.flatMap((d) => [d.n, d.limit, d.check])]
+    const reply = await CHECK_AND_INCREMENT.run(this.#redis, keys, args)
     const { allowed, refused, counts } = parseReply(reply, demands.length, keys.join(' '))
     const resetsAt = nextResetOf(now)
     const results = demands.map((d, i): ConsumeResult => {
