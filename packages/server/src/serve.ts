@@ -19,6 +19,7 @@ import { Edge } from './edge/edge.js'
 import { sendRefusal } from './edge/send-refusal.js'
 import { TunnelLookup } from './edge/tunnel-lookup.js'
 import { publicUrlFor } from './public-url.js'
+import { openQuotaServices } from './quota/open-quota-services.js'
 import { openStore } from './store/open-store.js'
 
 /** Seconds in-flight requests get to finish when burrowd stops. */
@@ -32,12 +33,14 @@ export async function serve(config: ServerConfig): Promise<void> {
     'resume_secret',
     randomBytes(32).toString('base64url'),
   )
+  const quota = await openQuotaServices(config, store, log)
   const server = createServer({ keepAliveTimeout: 65_000 })
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
     server.listen(config.listen.port, config.listen.host, () => resolve())
   })
   const port = (server.address() as AddressInfo).port
+  await quota.advertise(port)
 
   const registry = new TunnelRegistry({
     tokens: new ResumeTokens(secret),
@@ -58,6 +61,7 @@ export async function serve(config: ServerConfig): Promise<void> {
     queueWaitMs: config.queueWaitMs,
     publicScheme: config.publicScheme,
     log,
+    ...quota.edge,
   })
   const broker = new Broker({ findTunnelByKey: (key) => store.findTunnelByKey(key), registry, log })
   const version = packageVersion()
@@ -75,7 +79,9 @@ export async function serve(config: ServerConfig): Promise<void> {
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     const host = hostOf(req)
     const label = lookup.tunnelLabel(host)
-    const done = label ? edge.handle(req, res, label, host) : Promise.resolve(app.handle(req, res))
+    const done = label
+      ? edge.handle(req, res, label, host)
+      : quota.handleAdmin(req, res) || Promise.resolve(app.handle(req, res))
     done.catch((err: Error) => internalError(log, res, err))
   })
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
@@ -107,6 +113,7 @@ export async function serve(config: ServerConfig): Promise<void> {
     await new Promise((r) => setTimeout(r, 50))
   registry.closeAll()
   server.closeAllConnections()
+  await quota.close()
   await store.close()
   log.info('stopped')
 }
