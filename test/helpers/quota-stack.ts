@@ -28,6 +28,8 @@ export interface CountingServer {
   readonly child: Child
   readonly url: string
   counts(): Promise<Counts>
+  /** Make the server forget every session, as a restart would. */
+  forgetSessions(): Promise<void>
 }
 
 /** Start the counting MCP server on a free port. */
@@ -41,6 +43,10 @@ export async function startCountingServer(): Promise<CountingServer> {
     async counts() {
       const res = await fetch(`${base}/counts`)
       return (await res.json()) as Counts
+    },
+    async forgetSessions() {
+      const res = await fetch(`${base}/forget`, { method: 'POST' })
+      await res.arrayBuffer()
     },
   }
 }

@@ -112,6 +112,7 @@ export async function openQuotaServices(
       await putSetting(store, LIVE_COUNTERS_SETTING, kind)
     },
     async close() {
+      await quotas?.drain()
       await snapshots?.close()
       await purger.close()
       await history.close()

@@ -36,6 +36,8 @@ export class QuotaGate {
   readonly #log: Logger
   readonly #onWarning: QuotaWarningListener
   readonly #clock: () => Date
+  /** Response bytes being counted in the background. */
+  readonly #pending = new Set<Promise<void>>()
 
   constructor(options: QuotaGateOptions) {
     this.#counters = options.counters
@@ -111,15 +113,24 @@ export class QuotaGate {
     }
   }
 
+  /** Wait until the response bytes counted so far are in the counters (shutdown, tests). */
+  async drain(): Promise<void> {
+    while (this.#pending.size > 0) await Promise.all([...this.#pending])
+  }
+
   #countResponse(tunnel: MeteredTunnel, n: number): void {
     const limit = PLANS[tunnel.plan].bandwidthBytesPerMonth
-    this.#counters.add(tunnel.id, 'bandwidth_bytes', n, limit, this.#clock()).then(
-      (result) => this.#warnIfCrossed(tunnel, 'bandwidth_bytes', result),
-      (error: Error) =>
-        this.#log.error(
-          `quota: counting ${n} response bytes of ${tunnel.id} failed: ${error.message}`,
-        ),
-    )
+    const counting = this.#counters
+      .add(tunnel.id, 'bandwidth_bytes', n, limit, this.#clock())
+      .then(
+        (result) => this.#warnIfCrossed(tunnel, 'bandwidth_bytes', result),
+        (error: Error) =>
+          this.#log.error(
+            `quota: counting ${n} response bytes of ${tunnel.id} failed: ${error.message}`,
+          ),
+      )
+      .finally(() => this.#pending.delete(counting))
+    this.#pending.add(counting)
   }
 
   #warnIfCrossed(tunnel: MeteredTunnel, metric: UsageMetric, result: ConsumeResult): void {
