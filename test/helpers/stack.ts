@@ -36,8 +36,11 @@ export interface Service {
   close(): Promise<void>
 }
 
-/** Start burrowd with its own data dir; `env` adds BURROW_* settings. */
-export async function startService(env: NodeJS.ProcessEnv = {}): Promise<Service> {
+/** Start burrowd with its own data dir; `env` adds BURROW_* settings; `plan` is the account's. */
+export async function startService(
+  env: NodeJS.ProcessEnv = {},
+  options: { readonly plan?: 'free' | 'pro' | 'scale' } = {},
+): Promise<Service> {
   const port = await freePort()
   const dataDir = mkdtempSync(join(tmpdir(), 'burrow-e2e-'))
   const fullEnv = {
@@ -49,7 +52,18 @@ export async function startService(env: NodeJS.ProcessEnv = {}): Promise<Service
   }
   await run(
     process.execPath,
-    [BURROWD, 'account', 'create', '--email', 'e2e@example.com', '--slug', 'acme', '--json'],
+    [
+      BURROWD,
+      'account',
+      'create',
+      '--email',
+      'e2e@example.com',
+      '--slug',
+      'acme',
+      '--plan',
+      options.plan ?? 'free',
+      '--json',
+    ],
     { env: fullEnv },
   )
   const launch = async () => {

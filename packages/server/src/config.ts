@@ -76,6 +76,17 @@ export interface ServerConfig {
   readonly webhooksAllowPrivate: boolean
   /** Payment provider (`BURROW_BILLING_PROVIDER`, `BURROW_PADDLE_*`). */
   readonly billing: BillingSettings
+  /**
+   * Redis shared by several nodes (`BURROW_REDIS_URL`, `redis://` or `rediss://`) for the live
+   * usage counters and session places, or null to keep them in this process.
+   */
+  readonly redisUrl: string | null
+  /** Whether monthly quotas and the session cap are enforced (`BURROW_QUOTAS`, on or off). */
+  readonly quotas: boolean
+  /** A session with no request for this long stops counting against the cap (`BURROW_SESSION_IDLE_SECS`). */
+  readonly sessionIdleSecs: number
+  /** Interval of the usage snapshot the billing meters read (`BURROW_METER_SNAPSHOT_SECS`). */
+  readonly meterSnapshotSecs: number
 }
 
 /** Environment variables as `process.env` holds them. */
@@ -109,6 +120,10 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     clientDownloadUrl: parseHttpUrl(read(env, 'BURROW_CLIENT_DOWNLOAD_URL')),
     webhooksAllowPrivate: parseSwitch(env, 'BURROW_WEBHOOKS_ALLOW_PRIVATE'),
     billing: parseBilling(env),
+    redisUrl: parseRedisUrl(read(env, 'BURROW_REDIS_URL')),
+    quotas: parseOnOff(env, 'BURROW_QUOTAS', true),
+    sessionIdleSecs: positiveInt(env, 'BURROW_SESSION_IDLE_SECS', 1800),
+    meterSnapshotSecs: positiveInt(env, 'BURROW_METER_SNAPSHOT_SECS', 60),
   }
   return Object.freeze(config)
 }
@@ -342,4 +357,32 @@ function parsePaddleApiUrl(value: string): string {
     )
   }
   return url.href.replace(/\/+$/, '')
+}
+
+function parseRedisUrl(value: string | undefined): string | null {
+  if (value === undefined) return null
+  let url: URL | null
+  try {
+    url = new URL(value)
+  } catch {
+    url = null
+  }
+  if (url === null || (url.protocol !== 'redis:' && url.protocol !== 'rediss:') || !url.host) {
+    throw bad('BURROW_REDIS_URL', redactUrlPassword(value), 'redis://HOST:PORT[/DB] or rediss://…')
+  }
+  return value
+}
+
+/** `value` with any password in it replaced, for messages. */
+function redactUrlPassword(value: string): string {
+  return value.replace(/\/\/([^:/@]*):[^@/]*@/, '//$1:***@')
+}
+
+function parseOnOff(env: Env, name: string, fallback: boolean): boolean {
+  const value = read(env, name)
+  if (value === undefined) return fallback
+  const lower = value.toLowerCase()
+  if (['on', '1', 'true', 'yes'].includes(lower)) return true
+  if (['off', '0', 'false', 'no'].includes(lower)) return false
+  throw bad(name, value, `on or off (default ${fallback ? 'on' : 'off'})`)
 }

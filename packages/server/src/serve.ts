@@ -19,6 +19,9 @@ import { Edge } from './edge/edge.js'
 import { sendRefusal } from './edge/send-refusal.js'
 import { TunnelLookup } from './edge/tunnel-lookup.js'
 import { publicUrlFor } from './public-url.js'
+import { openQuotaServices } from './quota/open-quota-services.js'
+import { readMeters } from './quota/read-meters.js'
+import { startWeb } from './web/start-web.js'
 import { openStore } from './store/open-store.js'
 import { startWebhookService } from './webhooks/webhook-service.js'
 
@@ -33,12 +36,36 @@ export async function serve(config: ServerConfig): Promise<void> {
     'resume_secret',
     randomBytes(32).toString('base64url'),
   )
+  const version = packageVersion()
+  // Outbound webhooks: `webhooks.endpoints` serves the dashboard and API, and the quota code
+  // raises `quota.warning` through `webhooks.emitQuotaWarning` when a counter crosses 80%.
+  const webhooks = startWebhookService({
+    db: store.db,
+    allowPrivate: config.webhooksAllowPrivate,
+    log,
+    userAgent: `Burrow-Webhooks/${version}`,
+  })
+  let port = 0
+  const quota = await openQuotaServices(config, store, log, {
+    onQuotaWarning: async (w) => {
+      const account = await store.getAccountById(w.accountId)
+      const tunnel = await store.getTunnel(w.accountId, w.tunnelId)
+      await webhooks.emitQuotaWarning({
+        ...w,
+        tunnelName: tunnel?.name ?? null,
+        publicUrl:
+          tunnel && account ? publicUrlFor(config, tunnel.subdomain, account.slug, port) : null,
+        now: new Date(),
+      })
+    },
+  })
   const server = createServer({ keepAliveTimeout: 65_000 })
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
     server.listen(config.listen.port, config.listen.host, () => resolve())
   })
-  const port = (server.address() as AddressInfo).port
+  port = (server.address() as AddressInfo).port
+  await quota.advertise(port)
 
   const registry = new TunnelRegistry({
     tokens: new ResumeTokens(secret),
@@ -59,16 +86,19 @@ export async function serve(config: ServerConfig): Promise<void> {
     queueWaitMs: config.queueWaitMs,
     publicScheme: config.publicScheme,
     log,
+    ...quota.edge,
   })
   const broker = new Broker({ findTunnelByKey: (key) => store.findTunnelByKey(key), registry, log })
-  const version = packageVersion()
-  // Outbound webhooks: `webhooks.endpoints` serves the dashboard and API, and the quota code
-  // calls `webhooks.emitQuotaWarning` when a counter crosses 80%.
-  const webhooks = startWebhookService({
-    db: store.db,
-    allowPrivate: config.webhooksAllowPrivate,
+  const web = await startWeb({
+    config,
+    store,
+    registry,
+    lookup,
+    endpoints: webhooks.endpoints,
+    meters: (accountId, now) => readMeters(store.db, accountId, now),
+    port,
+    publicUrl: (subdomain, slug) => publicUrlFor(config, subdomain, slug, port),
     log,
-    userAgent: `Burrow-Webhooks/${version}`,
   })
   const app = new App({
     version,
@@ -79,12 +109,15 @@ export async function serve(config: ServerConfig): Promise<void> {
     },
     crashReports: store.crashReports,
     log,
+    web,
   })
 
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     const host = hostOf(req)
     const label = lookup.tunnelLabel(host)
-    const done = label ? edge.handle(req, res, label, host) : Promise.resolve(app.handle(req, res))
+    const done = label
+      ? edge.handle(req, res, label, host)
+      : quota.handleAdmin(req, res) || Promise.resolve(app.handle(req, res))
     done.catch((err: Error) => internalError(log, res, err))
   })
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
@@ -116,7 +149,9 @@ export async function serve(config: ServerConfig): Promise<void> {
     await new Promise((r) => setTimeout(r, 50))
   registry.closeAll()
   server.closeAllConnections()
+  web.stop()
   await webhooks.stop()
+  await quota.close()
   await store.close()
   log.info('stopped')
 }

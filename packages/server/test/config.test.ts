@@ -48,6 +48,10 @@ describe('loadConfig', () => {
       clientDownloadUrl: null,
       webhooksAllowPrivate: false,
       billing: { provider: 'dev' },
+      redisUrl: null,
+      quotas: true,
+      sessionIdleSecs: 1800,
+      meterSnapshotSecs: 60,
     })
   })
 
@@ -216,6 +220,8 @@ describe('loadConfig', () => {
         'BURROW_RESUME_GRACE_SECS',
         'BURROW_QUEUE_WAIT_MS',
         'BURROW_HEARTBEAT_SECS',
+        'BURROW_SESSION_IDLE_SECS',
+        'BURROW_METER_SNAPSHOT_SECS',
       ]) {
         for (const value of ['0', '-5', '1.5', 'ten', '1e3', '99999999999999999999']) {
           refuses({ [name]: value }, name, 'whole number of at least 1')
@@ -338,6 +344,43 @@ describe('loadConfig', () => {
         'BURROW_PADDLE_API_URL',
         'base URL',
       )
+    })
+  })
+
+  describe('quotas, sessions and Redis', () => {
+    it('reads the Redis URL, the quota switch and the session and meter intervals', () => {
+      const config = load({
+        BURROW_REDIS_URL: 'redis://:pw@cache.internal:6380/2',
+        BURROW_QUOTAS: 'OFF',
+        BURROW_SESSION_IDLE_SECS: '5',
+        BURROW_METER_SNAPSHOT_SECS: '300',
+      })
+      assert.equal(config.redisUrl, 'redis://:pw@cache.internal:6380/2')
+      assert.equal(config.quotas, false)
+      assert.equal(config.sessionIdleSecs, 5)
+      assert.equal(config.meterSnapshotSecs, 300)
+      assert.equal(
+        load({ BURROW_REDIS_URL: 'rediss://cache:6379' }).redisUrl,
+        'rediss://cache:6379',
+      )
+      for (const on of ['on', '1', 'true', 'yes'])
+        assert.equal(load({ BURROW_QUOTAS: on }).quotas, true)
+      for (const off of ['off', '0', 'false', 'no']) {
+        assert.equal(load({ BURROW_QUOTAS: off }).quotas, false)
+      }
+    })
+
+    it('refuses other URLs without echoing a password, and other switch values', () => {
+      refuses({ BURROW_REDIS_URL: 'http://cache:6379' }, 'BURROW_REDIS_URL', 'redis://HOST:PORT')
+      refuses({ BURROW_REDIS_URL: 'cache:6379' }, 'BURROW_REDIS_URL', 'redis://HOST:PORT')
+      assert.throws(
+        () => load({ BURROW_REDIS_URL: 'memcached://u:hunter2@cache:6379' }),
+        (error: unknown) =>
+          error instanceof ConfigError &&
+          !error.message.includes('hunter2') &&
+          error.message.includes('u:***@'),
+      )
+      refuses({ BURROW_QUOTAS: 'sometimes' }, 'BURROW_QUOTAS', 'on or off')
     })
   })
 })

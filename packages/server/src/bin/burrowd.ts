@@ -15,6 +15,7 @@ import { migrate } from '../operator/migrate.js'
 import { parseOperatorArgs } from '../operator/parse-operator-args.js'
 import { tunnelCreate } from '../operator/tunnel-create.js'
 import { UsageError } from '../operator/usage-error.js'
+import { usageSet } from '../operator/usage-set.js'
 import { DatabaseUnavailableError } from '../store/database-unavailable-error.js'
 import { StoreError } from '../store/store-error.js'
 
@@ -38,6 +39,8 @@ async function main(argv: readonly string[]): Promise<void> {
       return print(await tunnelCreate(command, config))
     case 'crash-reports list':
       return print(await crashReportsList(command, config))
+    case 'usage set':
+      return print(await usageSet(command, config))
   }
 }
 

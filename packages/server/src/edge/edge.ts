@@ -1,23 +1,40 @@
 /**
  * The public edge: `/mcp` on `<sub>--<slug>.<zone>`. Reads what it must of each request (a POST's
- * JSON-RPC body), refuses with the envelope when it must, and streams everything else through
- * the tunnel both ways without buffering: the agent's pace governs the credit the tunnel grants.
+ * JSON-RPC body), applies the session cap and the monthly quotas, refuses with the envelope when
+ * it must, and streams everything else through the tunnel both ways without buffering: the
+ * agent's pace governs the credit the tunnel grants.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import {
   JSONRPC_CODE,
   MAX_CHUNK_BYTES,
+  POLICY_STATUS,
   RESET_CODE,
   type JsonRpcId,
   type Logger,
   type MuxStream,
+  type PolicyCode,
 } from '@burrow/protocol'
 import type { TunnelRegistry } from '../broker/tunnel-registry.js'
+import type { CallHistorySink } from '../quota/call-history.js'
+import type { QuotaGate } from '../quota/quota-gate.js'
+import { QUOTA_MESSAGE } from '../quota/quota-refusal.js'
+import type { TunnelWithAccount } from '../store/store.js'
+import { SESSION_LIMIT_MESSAGE, type EdgeSessions } from './edge-sessions.js'
+import { ExchangeRecord } from './exchange-record.js'
 import {
   agentResponseHeaders,
   PREFLIGHT_HEADERS,
   upstreamRequestHeaders,
 } from './forward-headers.js'
+import {
+  isInitialize,
+  isRpcProblem,
+  readRpcMessages,
+  refusalIds,
+  toolCallCount,
+  type RpcMessages,
+} from './json-rpc-messages.js'
 import { readBody } from './read-body.js'
 import { sendRefusal } from './send-refusal.js'
 import type { TunnelLookup } from './tunnel-lookup.js'
@@ -30,16 +47,36 @@ export interface EdgeOptions {
   readonly queueWaitMs: number
   readonly publicScheme: string
   readonly log: Logger
+  /** Monthly quotas; null or absent when they are off (`BURROW_QUOTAS=off`). */
+  readonly quotas?: QuotaGate | null
+  /** The per-tunnel session cap; null or absent when quotas are off. */
+  readonly sessions?: EdgeSessions | null
+  /** Where answered JSON-RPC requests are recorded; null or absent for none. */
+  readonly history?: CallHistorySink | null
 }
 
 const METHODS = new Set(['POST', 'GET', 'DELETE'])
 
+/** Answer the request being handled with a refusal (and record it). */
+type Refuse = (
+  code: PolicyCode,
+  message: string,
+  reason: string,
+  headers?: Record<string, string>,
+) => void
+
 /** Serves tunnel hostnames. */
 export class Edge {
   private readonly opts: EdgeOptions
+  private readonly quotas: QuotaGate | null
+  private readonly sessions: EdgeSessions | null
+  private readonly history: CallHistorySink | null
 
   constructor(opts: EdgeOptions) {
     this.opts = opts
+    this.quotas = opts.quotas ?? null
+    this.sessions = opts.sessions ?? null
+    this.history = opts.history ?? null
   }
 
   /** Handle a request whose Host is the tunnel label `label` (`<sub>--<slug>`). */
@@ -49,6 +86,8 @@ export class Edge {
     label: string,
     host: string,
   ): Promise<void> {
+    const started = performance.now()
+    const arrivedAt = new Date()
     const url = req.url ?? '/'
     const path = url.split('?', 1)[0]
     if (path !== '/mcp') {
@@ -80,7 +119,7 @@ export class Edge {
     }
 
     let body: Buffer | undefined
-    let id: JsonRpcId = null
+    let messages: RpcMessages | null = null
     if (req.method === 'POST') {
       const read = await readBody(req, this.opts.maxBodyBytes)
       if (read === 'aborted') return
@@ -95,8 +134,8 @@ export class Edge {
           },
         )
       }
-      const parsed = parseJsonRpc(read)
-      if (!parsed.ok) {
+      const parsed = readRpcMessages(read)
+      if (isRpcProblem(parsed)) {
         return sendRefusal(
           res,
           parsed.code === JSONRPC_CODE.parseError ? 'parse_error' : 'invalid_request',
@@ -107,22 +146,38 @@ export class Edge {
           },
         )
       }
-      id = parsed.id
+      messages = parsed
       body = read
+    }
+    const ids = refusalIds(messages)
+    const sessionId = singleHeader(req.headers['mcp-session-id'])
+    const record = new ExchangeRecord({
+      tunnel,
+      method: req.method,
+      messages,
+      sessionId,
+      history: this.history,
+      sessions: this.sessions,
+      arrivedAt,
+      started,
+    })
+    res.once('close', () => record.closed())
+    const refuse: Refuse = (code, message, reason, headers) => {
+      record.refused(POLICY_STATUS[code], code)
+      sendRefusal(res, code, message, reason, { id: ids, ...(headers ? { headers } : {}) })
     }
 
     const link = await this.opts.registry.route(tunnel.id, this.opts.queueWaitMs)
     if (!link || res.destroyed) {
-      return sendRefusal(
-        res,
+      return refuse(
         'tunnel_offline',
         'tunnel offline',
         `no burrow client is connected to ${host}; start it with "burrow up"`,
-        {
-          id,
-        },
       )
     }
+    if (!(await this.admit(tunnel, messages, body?.length ?? 0, sessionId, record, refuse))) return
+    if (res.destroyed) return
+
     const head = {
       method: req.method,
       path: url,
@@ -140,13 +195,54 @@ export class Edge {
       stream.write(body)
       stream.end()
     }
-    this.relay(stream, res, id)
+    this.relay(stream, res, ids, record)
+  }
+
+  /**
+   * Apply the session cap and the quotas to a request about to be forwarded: true when it may
+   * go on, false when it was refused (and answered). A refused request is counted nowhere.
+   */
+  private async admit(
+    tunnel: TunnelWithAccount,
+    messages: RpcMessages | null,
+    bodyBytes: number,
+    sessionId: string | undefined,
+    record: ExchangeRecord,
+    refuse: Refuse,
+  ): Promise<boolean> {
+    if (this.sessions !== null && sessionId === undefined && isInitialize(messages)) {
+      const place = await this.sessions.reserve(tunnel)
+      if (!place.ok) {
+        refuse('session_limit', SESSION_LIMIT_MESSAGE, place.reason)
+        return false
+      }
+      record.holdPlace(place.reservation)
+    }
+    if (this.quotas !== null) {
+      const refusal = await this.quotas.admit(tunnel, toolCallCount(messages), bodyBytes)
+      if (refusal !== null) {
+        refuse('quota_exceeded', QUOTA_MESSAGE, refusal.reason, {
+          'retry-after': String(refusal.retryAfterSecs),
+        })
+        return false
+      }
+      record.meterWith(this.quotas.responseMeter(tunnel))
+    }
+    if (this.sessions !== null && sessionId !== undefined) this.sessions.touch(tunnel, sessionId)
+    return true
   }
 
   /** Stream the tunnelled response to the agent, and cancel the stream if the agent leaves. */
-  private relay(stream: MuxStream, res: ServerResponse, id: JsonRpcId): void {
+  private relay(
+    stream: MuxStream,
+    res: ServerResponse,
+    ids: JsonRpcId | JsonRpcId[],
+    record: ExchangeRecord,
+  ): void {
     stream.onResponse = (head, inline, fin) => {
       if (res.destroyed) return
+      record.answered(head.status, head.headers)
+      if (inline) record.bytes(inline.length)
       const headers = agentResponseHeaders(head.headers)
       if (fin) {
         headers.push('content-length', String(inline?.length ?? 0))
@@ -161,6 +257,7 @@ export class Edge {
     stream.read(
       (chunk) => {
         if (res.destroyed) return true
+        record.bytes(chunk.length)
         return res.write(chunk)
       },
       () => res.end(),
@@ -172,15 +269,17 @@ export class Edge {
         return
       }
       if (code === RESET_CODE.internal || code === RESET_CODE.refused) {
+        record.refused(POLICY_STATUS.tunnel_offline, 'tunnel_offline')
         sendRefusal(
           res,
           'tunnel_offline',
           'tunnel offline',
           `the tunnel client went away during the request: ${reason}`,
-          { id },
+          { id: ids },
         )
       } else {
-        sendRefusal(res, 'upstream_unreachable', 'upstream failed', reason, { id })
+        record.refused(POLICY_STATUS.upstream_unreachable, 'upstream_unreachable')
+        sendRefusal(res, 'upstream_unreachable', 'upstream failed', reason, { id: ids })
       }
     }
     res.on('close', () => {
@@ -190,31 +289,7 @@ export class Edge {
   }
 }
 
-type Parsed =
-  { ok: true; id: JsonRpcId } | { ok: false; code: number; message: string; reason: string }
-
-/** Check a POST body is JSON-RPC shaped and find the id to answer refusals with. */
-function parseJsonRpc(body: Buffer): Parsed {
-  let value: unknown
-  try {
-    value = JSON.parse(body.toString('utf8'))
-  } catch (err) {
-    return {
-      ok: false,
-      code: JSONRPC_CODE.parseError,
-      message: 'Parse error',
-      reason: `the request body is not valid JSON: ${(err as Error).message}`,
-    }
-  }
-  if (Array.isArray(value)) return { ok: true, id: null }
-  if (typeof value !== 'object' || value === null) {
-    return {
-      ok: false,
-      code: JSONRPC_CODE.invalidRequest,
-      message: 'Invalid Request',
-      reason: 'a JSON-RPC message must be an object',
-    }
-  }
-  const raw = (value as { id?: unknown }).id
-  return { ok: true, id: typeof raw === 'string' || typeof raw === 'number' ? raw : null }
+/** The value of a header sent once; undefined when absent or repeated (not a valid id then). */
+function singleHeader(value: string | string[] | undefined): string | undefined {
+  return typeof value === 'string' ? value : undefined
 }

@@ -1,5 +1,6 @@
 /**
- * Writes a refusal envelope as an HTTP response (see `refusal` in @burrow/protocol).
+ * Writes a refusal envelope as an HTTP response (see `refusal` in @burrow/protocol). A refused
+ * JSON-RPC batch is answered as JSON-RPC answers a batch: an array with one envelope per request.
  */
 import type { ServerResponse } from 'node:http'
 import { refusal, type JsonRpcId, type PolicyCode } from '@burrow/protocol'
@@ -11,7 +12,8 @@ export function sendRefusal(
   message: string,
   reason: string,
   opts: {
-    id?: JsonRpcId
+    /** The refused request's id, or the ids of a refused batch's requests. */
+    id?: JsonRpcId | readonly JsonRpcId[]
     jsonRpcCode?: number
     headers?: Record<string, string>
     close?: boolean
@@ -21,13 +23,17 @@ export function sendRefusal(
     res.destroy()
     return
   }
-  const r = refusal(code, message, reason, opts.id ?? null, opts.jsonRpcCode)
-  const body = JSON.stringify(r.body)
+  const ids = opts.id ?? null
+  const one = (id: JsonRpcId) => refusal(code, message, reason, id, opts.jsonRpcCode)
+  const r = one(Array.isArray(ids) ? null : (ids as JsonRpcId))
+  const body = JSON.stringify(
+    Array.isArray(ids) ? ids.map((id: JsonRpcId) => one(id).body) : r.body,
+  )
   res.writeHead(r.status, {
     ...r.headers,
     'content-length': Buffer.byteLength(body),
     'access-control-allow-origin': '*',
-    'access-control-expose-headers': 'x-burrow-error',
+    'access-control-expose-headers': 'x-burrow-error, retry-after',
     ...(opts.close ? { connection: 'close' } : {}),
     ...opts.headers,
   })

@@ -17,6 +17,10 @@ Usage:
   burrowd crash-reports list [--limit N] [--json]
                                    the newest crash reports sent by burrow clients;
                                    prints {crash_reports: [...]} with --json
+  burrowd usage set --tunnel ID [--tool-calls N] [--bandwidth-bytes N] [--json]
+                                   set this month's live usage counters of a tunnel in the
+                                   running service (Redis with BURROW_REDIS_URL), effective on
+                                   the next request; stored for the next start when none runs
   burrowd --help | --version
 
 Flags:
@@ -27,6 +31,10 @@ Flags:
   --name N           friendly tunnel name; also suggests the subdomain
   --subdomain SUB    tunnel subdomain (default: from --name, else random); unique per account
   --limit N          how many crash reports, newest first: 1-1000 (20)
+  --tunnel ID        the tunnel whose counters to set (tun_...)
+  --tool-calls N     this month's tool-call count to set
+  --bandwidth-bytes N
+                     this month's bandwidth count to set, in bytes
   --json             print exactly one JSON object on stdout
   -h, --help         print this help
 
@@ -47,4 +55,10 @@ Environment (an empty value counts as unset):
                            (burrowd's own version)
   BURROW_CLIENT_DOWNLOAD_URL
                            where users get that release, an http(s) URL (none)
+  BURROW_REDIS_URL         redis://... shared by several nodes for live counters and
+                           session places (none: kept in this process)
+  BURROW_QUOTAS            on or off: enforce monthly quotas and the session cap (on)
+  BURROW_SESSION_IDLE_SECS seconds without a request before a session stops counting (1800)
+  BURROW_METER_SNAPSHOT_SECS
+                           seconds between usage snapshots for the billing meters (60)
 `

@@ -37,6 +37,18 @@ export interface CrashReportsListCommand {
   readonly json: boolean
 }
 
+/** `burrowd usage set`. */
+export interface UsageSetCommand {
+  readonly command: 'usage set'
+  /** The tunnel's id (`tun_…`). */
+  readonly tunnel: string
+  /** New value of this month's tool-call counter, or null to leave it. */
+  readonly toolCalls: number | null
+  /** New value of this month's bandwidth counter in bytes, or null to leave it. */
+  readonly bandwidthBytes: number | null
+  readonly json: boolean
+}
+
 /** A parsed `burrowd` command line. */
 export type OperatorCommand =
   | { readonly command: 'help' }
@@ -46,12 +58,15 @@ export type OperatorCommand =
   | AccountCreateCommand
   | TunnelCreateCommand
   | CrashReportsListCommand
+  | UsageSetCommand
 
 const ACCOUNT_CREATE_USAGE =
   'burrowd account create --email E --slug S [--plan free|pro|scale] [--json]'
 const TUNNEL_CREATE_USAGE =
   'burrowd tunnel create --account SLUG [--name N] [--subdomain SUB] [--json]'
 const CRASH_REPORTS_LIST_USAGE = 'burrowd crash-reports list [--limit N] [--json]'
+const USAGE_SET_USAGE =
+  'burrowd usage set --tunnel ID [--tool-calls N] [--bandwidth-bytes N] [--json]'
 const HELP_HINT = 'run "burrowd --help" for usage'
 /** Reports `crash-reports list` shows without --limit, and the most it shows. */
 const DEFAULT_LIST_LIMIT = 20
@@ -97,11 +112,23 @@ export function parseOperatorArgs(argv: readonly string[]): OperatorCommand {
       }
       return crashReportsList(args)
     }
+    case 'usage': {
+      const [sub, ...args] = rest
+      if (sub === '--help' || sub === '-h') return { command: 'help' }
+      if (sub !== 'set') {
+        throw new UsageError(
+          sub === undefined
+            ? `"burrowd usage" needs a subcommand: set; ${HELP_HINT}`
+            : `unknown command "burrowd usage ${sub}"; the only one is "burrowd usage set"`,
+        )
+      }
+      return usageSet(args)
+    }
     default:
       throw new UsageError(
         word.startsWith('-')
           ? `unknown option "${word}"; ${HELP_HINT}`
-          : `unknown command "${word}"; the commands are serve, migrate, account create, tunnel create and crash-reports list`,
+          : `unknown command "${word}"; the commands are serve, migrate, account create, tunnel create, crash-reports list and usage set`,
       )
   }
 }
@@ -158,6 +185,36 @@ function crashReportsList(args: readonly string[]): OperatorCommand {
     )
   }
   return { command: 'crash-reports list', limit, json: values.json === true }
+}
+
+function usageSet(args: readonly string[]): OperatorCommand {
+  const values = flags('burrowd usage set', args, {
+    tunnel: { type: 'string' },
+    'tool-calls': { type: 'string' },
+    'bandwidth-bytes': { type: 'string' },
+    json: { type: 'boolean' },
+  })
+  if (values.help) return { command: 'help' }
+  const tunnel = required(values.tunnel, 'tunnel', USAGE_SET_USAGE)
+  const toolCalls = count(values['tool-calls'], 'tool-calls')
+  const bandwidthBytes = count(values['bandwidth-bytes'], 'bandwidth-bytes')
+  if (toolCalls === null && bandwidthBytes === null) {
+    throw new UsageError(`give --tool-calls, --bandwidth-bytes or both; usage: ${USAGE_SET_USAGE}`)
+  }
+  return { command: 'usage set', tunnel, toolCalls, bandwidthBytes, json: values.json === true }
+}
+
+/** A counter value: a whole number from 0, or null when the flag is absent. */
+function count(value: string | boolean | undefined, flag: string): number | null {
+  const text = optional(value, flag, USAGE_SET_USAGE)
+  if (text === null) return null
+  const n = /^\d{1,16}$/.test(text) ? Number(text) : NaN
+  if (!Number.isSafeInteger(n)) {
+    throw new UsageError(
+      `--${flag} "${text}" must be a whole number from 0 to ${Number.MAX_SAFE_INTEGER}; usage: ${USAGE_SET_USAGE}`,
+    )
+  }
+  return n
 }
 
 type Options = NonNullable<ParseArgsConfig['options']>

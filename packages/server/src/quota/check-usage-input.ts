@@ -1,14 +1,21 @@
 /**
- * Argument checks shared by both counter implementations, so they refuse the same inputs the
- * same way. Bad arguments are programming errors (the edge passes plan numbers and byte
+ * Argument checks shared by both counter implementations (and the session trackers), so they
+ * refuse the same inputs the same way. Bad arguments are programming errors (the edge passes plan numbers and byte
  * counts), so they throw RangeError rather than a user-facing error.
  */
 
 import { USAGE_METRICS } from './usage-counters.js'
-import type { UsageMetric } from './usage-counters.js'
+import type { UsageDemand, UsageMetric } from './usage-counters.js'
 
 /** Tunnel ids are `tun_` + hex; anything with `:` or glob characters would break Redis keys. */
 const TUNNEL_ID = /^[A-Za-z0-9_-]{1,64}$/
+
+/** Throw RangeError (naming `what`) unless `tunnelId` is a plain id, safe in a Redis key. */
+export function checkTunnelId(tunnelId: string, what: string): void {
+  if (!TUNNEL_ID.test(tunnelId)) {
+    throw new RangeError(`${what}: tunnel id "${tunnelId}" must match ${String(TUNNEL_ID)}`)
+  }
+}
 
 /**
  * Throw RangeError unless `tunnelId` is a plain id, `metric` a known metric and every entry of
@@ -19,9 +26,7 @@ export function checkUsageInput(
   metric: UsageMetric,
   amounts: Readonly<Record<string, number>> = {},
 ): void {
-  if (!TUNNEL_ID.test(tunnelId)) {
-    throw new RangeError(`usage counter: tunnel id "${tunnelId}" must match ${String(TUNNEL_ID)}`)
-  }
+  checkTunnelId(tunnelId, 'usage counter')
   if (!USAGE_METRICS.includes(metric)) {
     throw new RangeError(`usage counter: unknown metric "${String(metric)}"`)
   }
@@ -29,5 +34,22 @@ export function checkUsageInput(
     if (!Number.isSafeInteger(amount) || amount < 0) {
       throw new RangeError(`usage counter: ${name} must be a non-negative integer, got ${amount}`)
     }
+  }
+}
+
+const CHECKS = new Set(['fits', 'below', 'none'])
+
+/**
+ * Throw RangeError unless `demands` is a non-empty list of well-formed demands on distinct
+ * metrics of the plain tunnel id `tunnelId`.
+ */
+export function checkUsageDemands(tunnelId: string, demands: readonly UsageDemand[]): void {
+  if (demands.length === 0) throw new RangeError('usage counter: consumeAll needs a demand')
+  const seen = new Set<UsageMetric>()
+  for (const { metric, n, limit, check } of demands) {
+    checkUsageInput(tunnelId, metric, { n, limit })
+    if (!CHECKS.has(check)) throw new RangeError(`usage counter: unknown check "${String(check)}"`)
+    if (seen.has(metric)) throw new RangeError(`usage counter: metric "${metric}" demanded twice`)
+    seen.add(metric)
   }
 }

@@ -8,14 +8,17 @@
  */
 
 import type { Kysely } from 'kysely'
-import { checkUsageInput } from './check-usage-input.js'
+import { checkUsageDemands, checkUsageInput } from './check-usage-input.js'
+import { demandRefused } from './demand-refused.js'
 import { nextResetOf, periodOf, previousPeriodOf } from './period.js'
 import type { Period } from './period.js'
 import { UsageCounterTable } from './usage-counter-table.js'
-import { bySnapshotOrder } from './usage-counters.js'
+import { bySnapshotOrder, onlyResult } from './usage-counters.js'
 import type {
+  ConsumeAllResult,
   ConsumeResult,
   UsageCounters,
+  UsageDemand,
   UsageMetric,
   UsageSnapshotEntry,
 } from './usage-counters.js'
@@ -70,7 +73,7 @@ export class MemoryUsageCounters implements UsageCounters {
     now: Date = this.#clock(),
   ): Promise<ConsumeResult> {
     checkUsageInput(tunnelId, metric, { n, limit })
-    return this.#increment(tunnelId, metric, n, limit, true, now)
+    return onlyResult(await this.#count(tunnelId, [{ metric, n, limit, check: 'fits' }], now))
   }
 
   async add(
@@ -81,7 +84,16 @@ export class MemoryUsageCounters implements UsageCounters {
     now: Date = this.#clock(),
   ): Promise<ConsumeResult> {
     checkUsageInput(tunnelId, metric, { n, limit })
-    return this.#increment(tunnelId, metric, n, limit, false, now)
+    return onlyResult(await this.#count(tunnelId, [{ metric, n, limit, check: 'none' }], now))
+  }
+
+  async consumeAll(
+    tunnelId: string,
+    demands: readonly UsageDemand[],
+    now: Date = this.#clock(),
+  ): Promise<ConsumeAllResult> {
+    checkUsageDemands(tunnelId, demands)
+    return this.#count(tunnelId, demands, now)
   }
 
   async get(tunnelId: string, metric: UsageMetric, now: Date = this.#clock()): Promise<number> {
@@ -122,38 +134,43 @@ export class MemoryUsageCounters implements UsageCounters {
     await this.#writes.drain()
   }
 
-  /** Check (when `check`) and count `n`, then wait until the increment is in the database. */
-  async #increment(
+  /** Check every demand and count all of them or none, then wait until that is in the database. */
+  async #count(
     tunnelId: string,
-    metric: UsageMetric,
-    n: number,
-    limit: number,
-    check: boolean,
+    demands: readonly UsageDemand[],
     now: Date,
-  ): Promise<ConsumeResult> {
+  ): Promise<ConsumeAllResult> {
     const period = periodOf(now)
-    const { before, allowed, done } = await this.#withPeriod(period, (counters) => {
-      const before = counters.get(key(tunnelId, metric))?.value ?? 0
-      if (check && before + n > limit) return { before, allowed: false, done: undefined }
-      if (n === 0) return { before, allowed: true, done: undefined }
-      const counter = counterOf(counters, period, tunnelId, metric)
-      counter.value = before + n
-      return {
-        before,
-        allowed: true,
-        done: this.#writes.queue(counter, { set: undefined, delta: n }),
-      }
+    const { befores, refused, done } = await this.#withPeriod(period, (counters) => {
+      const befores = demands.map((d) => counters.get(key(tunnelId, d.metric))?.value ?? 0)
+      const refused = demands.findIndex((d, i) => demandRefused(d, befores[i] ?? 0))
+      if (refused !== -1) return { befores, refused, done: undefined }
+      let done: Promise<void> | undefined
+      demands.forEach((d, i) => {
+        if (d.n === 0) return
+        const counter = counterOf(counters, period, tunnelId, d.metric)
+        counter.value = (befores[i] ?? 0) + d.n
+        // Changes queued in one synchronous run share one batch, hence one promise.
+        done = this.#writes.queue(counter, { set: undefined, delta: d.n })
+      })
+      return { befores, refused, done }
     })
     await done
-    const value = allowed ? before + n : before
-    return {
-      allowed,
-      value,
-      limit,
-      crossed80: allowed && crossesWarning(before, value, limit),
-      period,
-      resetsAt: nextResetOf(now),
-    }
+    const allowed = refused === -1
+    const resetsAt = nextResetOf(now)
+    const results = demands.map((d, i): ConsumeResult => {
+      const before = befores[i] ?? 0
+      const value = allowed ? before + d.n : before
+      return {
+        allowed,
+        value,
+        limit: d.limit,
+        crossed80: allowed && crossesWarning(before, value, d.limit),
+        period,
+        resetsAt,
+      }
+    })
+    return { allowed, refusedBy: allowed ? null : (demands[refused]?.metric ?? null), results }
   }
 
   /**

@@ -1,22 +1,24 @@
 /**
  * Usage counters shared by several burrowd nodes through Redis. One key per tunnel, month and
- * metric, `q:<tunnel>:<YYYY-MM>:<metric>` (after an optional prefix); a Lua script reads it,
- * refuses what would pass the limit without incrementing, else INCRBYs and sets the key to
- * expire at the start of next month plus a grace period. Redis runs a script with everything
+ * metric, `q:<tunnel>:<YYYY-MM>:<metric>` (after an optional prefix); a Lua script reads the
+ * keys a request needs, refuses without incrementing anything when one of them would pass its
+ * limit, else INCRBYs each and sets it to expire at the start of next month plus a grace period. Redis runs a script with everything
  * else blocked, so concurrent calls from every node are exact. Durability is Redis's own (AOF
  * or RDB); the periodic snapshot copies the counters to the database.
  */
 
-import { createHash } from 'node:crypto'
 import { Redis } from 'ioredis'
 import type { RedisOptions } from 'ioredis'
-import { checkUsageInput } from './check-usage-input.js'
+import { checkUsageDemands, checkUsageInput } from './check-usage-input.js'
 import { nextResetOf, periodOf } from './period.js'
+import { RedisScript } from './redis-script.js'
 import type { Period } from './period.js'
-import { bySnapshotOrder, USAGE_METRICS } from './usage-counters.js'
+import { bySnapshotOrder, onlyResult, USAGE_METRICS } from './usage-counters.js'
 import type {
+  ConsumeAllResult,
   ConsumeResult,
   UsageCounters,
+  UsageDemand,
   UsageMetric,
   UsageSnapshotEntry,
 } from './usage-counters.js'
@@ -33,23 +35,42 @@ export interface RedisUsageCountersOptions {
 }
 
 /**
- * KEYS[1] the counter; ARGV: n, limit, '1' to refuse past the limit ('0' adds regardless),
- * expiry (unix seconds). Returns {allowed 1|0, value before, value after}.
+ * KEYS: one counter per demand. ARGV[1]: expiry (unix seconds); then for demand i
+ * ARGV[3i-1] n, ARGV[3i] limit, ARGV[3i+1] check (`fits`, `below` or `none`, as
+ * `demandRefused`). Counts every demand or none. Returns {allowed 1|0, index of the refusing
+ * demand or 0, then before and after of each demand}.
  */
-const CHECK_AND_INCREMENT = `
-local before = tonumber(redis.call('GET', KEYS[1]) or '0')
-local n = tonumber(ARGV[1])
-if ARGV[3] == '1' and before + n > tonumber(ARGV[2]) then
-  return {0, before, before}
+const CHECK_AND_INCREMENT = new RedisScript(`
+local befores = {}
+for i = 1, #KEYS do
+  befores[i] = tonumber(redis.call('GET', KEYS[i]) or '0')
 end
-if n == 0 then
-  return {1, before, before}
+for i = 1, #KEYS do
+  local n = tonumber(ARGV[i * 3 - 1])
+  local limit = tonumber(ARGV[i * 3])
+  local check = ARGV[i * 3 + 1]
+  if (check == 'fits' and befores[i] + n > limit) or (check == 'below' and befores[i] >= limit) then
+    local reply = {0, i}
+    for j = 1, #KEYS do
+      reply[#reply + 1] = befores[j]
+      reply[#reply + 1] = befores[j]
+    end
+    return reply
+  end
 end
-local after = redis.call('INCRBY', KEYS[1], n)
-redis.call('EXPIREAT', KEYS[1], ARGV[4])
-return {1, before, after}
-`
-const CHECK_AND_INCREMENT_SHA = createHash('sha1').update(CHECK_AND_INCREMENT).digest('hex')
+local reply = {1, 0}
+for i = 1, #KEYS do
+  local n = tonumber(ARGV[i * 3 - 1])
+  local after = befores[i]
+  if n > 0 then
+    after = redis.call('INCRBY', KEYS[i], n)
+    redis.call('EXPIREAT', KEYS[i], ARGV[1])
+  end
+  reply[#reply + 1] = befores[i]
+  reply[#reply + 1] = after
+end
+return reply
+`)
 
 const DEFAULT_GRACE_SECONDS = 7 * 24 * 60 * 60
 /** Keys per SCAN step and per MGET in `snapshot`. */
@@ -91,7 +112,7 @@ export class RedisUsageCounters implements UsageCounters {
     now: Date = this.#clock(),
   ): Promise<ConsumeResult> {
     checkUsageInput(tunnelId, metric, { n, limit })
-    return this.#increment(tunnelId, metric, n, limit, true, now)
+    return onlyResult(await this.#count(tunnelId, [{ metric, n, limit, check: 'fits' }], now))
   }
 
   async add(
@@ -102,7 +123,16 @@ export class RedisUsageCounters implements UsageCounters {
     now: Date = this.#clock(),
   ): Promise<ConsumeResult> {
     checkUsageInput(tunnelId, metric, { n, limit })
-    return this.#increment(tunnelId, metric, n, limit, false, now)
+    return onlyResult(await this.#count(tunnelId, [{ metric, n, limit, check: 'none' }], now))
+  }
+
+  async consumeAll(
+    tunnelId: string,
+    demands: readonly UsageDemand[],
+    now: Date = this.#clock(),
+  ): Promise<ConsumeAllResult> {
+    checkUsageDemands(tunnelId, demands)
+    return this.#count(tunnelId, demands, now)
   }
 
   async get(tunnelId: string, metric: UsageMetric, now: Date = this.#clock()): Promise<number> {
@@ -166,35 +196,30 @@ export class RedisUsageCounters implements UsageCounters {
     if (this.#ownsConnection) await this.#redis.quit()
   }
 
-  async #increment(
+  async #count(
     tunnelId: string,
-    metric: UsageMetric,
-    n: number,
-    limit: number,
-    check: boolean,
+    demands: readonly UsageDemand[],
     now: Date,
-  ): Promise<ConsumeResult> {
+  ): Promise<ConsumeAllResult> {
     this.#assertOpen()
     const period = periodOf(now)
-    const key = this.#key(tunnelId, period, metric)
-    const args = [key, n, limit, check ? '1' : '0', this.#expiresAt(now)] as const
-    let reply: unknown
-    try {
-      reply = await this.#redis.evalsha(CHECK_AND_INCREMENT_SHA, 1, ...args)
-    } catch (error) {
-      // The script cache is empty after a Redis restart or failover: send the script itself.
-      if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error
-      reply = await this.#redis.eval(CHECK_AND_INCREMENT, 1, ...args)
-    }
-    const [allowed, before, after] = parseReply(reply, key)
-    return {
-      allowed,
-      value: after,
-      limit,
-      crossed80: allowed && crossesWarning(before, after, limit),
-      period,
-      resetsAt: nextResetOf(now),
-    }
+    const keys = demands.map((d) => this.#key(tunnelId, period, d.metric))
+    const args = [this.#expiresAt(now), ...demands.flatMap((d) => [d.n, d.limit, d.check])]
+    const reply = await CHECK_AND_INCREMENT.run(this.#redis, keys, args)
+    const { allowed, refused, counts } = parseReply(reply, demands.length, keys.join(' '))
+    const resetsAt = nextResetOf(now)
+    const results = demands.map((d, i): ConsumeResult => {
+      const [before, after] = counts[i] ?? [0, 0]
+      return {
+        allowed,
+        value: after,
+        limit: d.limit,
+        crossed80: allowed && crossesWarning(before, after, d.limit),
+        period,
+        resetsAt,
+      }
+    })
+    return { allowed, refusedBy: allowed ? null : (demands[refused - 1]?.metric ?? null), results }
   }
 
   #key(tunnelId: string, period: Period, metric: UsageMetric): string {
@@ -218,12 +243,22 @@ export class RedisUsageCounters implements UsageCounters {
   }
 }
 
-function parseReply(reply: unknown, key: string): [boolean, number, number] {
-  if (Array.isArray(reply) && reply.length === 3 && reply.every((v) => typeof v === 'number')) {
-    const [allowed, before, after] = reply as [number, number, number]
-    return [allowed === 1, before, after]
+function parseReply(
+  reply: unknown,
+  demands: number,
+  keys: string,
+): { allowed: boolean; refused: number; counts: [number, number][] } {
+  if (
+    Array.isArray(reply) &&
+    reply.length === 2 + 2 * demands &&
+    reply.every((v) => typeof v === 'number')
+  ) {
+    const [allowed, refused, ...values] = reply
+    const counts: [number, number][] = []
+    for (let i = 0; i < values.length; i += 2) counts.push([values[i] ?? 0, values[i + 1] ?? 0])
+    return { allowed: allowed === 1, refused: refused ?? 0, counts }
   }
-  throw new Error(`usage counters: unexpected reply for ${key}: ${JSON.stringify(reply)}`)
+  throw new Error(`usage counters: unexpected reply for ${keys}: ${JSON.stringify(reply)}`)
 }
 
 function toCount(value: string | null): number {

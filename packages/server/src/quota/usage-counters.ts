@@ -33,6 +33,32 @@ export interface ConsumeResult {
   readonly resetsAt: Date
 }
 
+/**
+ * How a demand of `consumeAll` is checked against its limit:
+ * - `fits`: refused unless the counter plus `n` stays within the limit (tool calls: exact);
+ * - `below`: refused once the counter is at or over the limit, else `n` counts whole even if it
+ *   passes the limit (bytes, whose total is only known as they flow);
+ * - `none`: never refused (`add`).
+ */
+export type UsageCheck = 'fits' | 'below' | 'none'
+
+/** One amount to count in `consumeAll`. */
+export interface UsageDemand {
+  readonly metric: UsageMetric
+  readonly n: number
+  readonly limit: number
+  readonly check: UsageCheck
+}
+
+/** The outcome of `consumeAll`: everything counted, or nothing. */
+export interface ConsumeAllResult {
+  readonly allowed: boolean
+  /** The metric of the first demand that refused, or null when allowed. */
+  readonly refusedBy: UsageMetric | null
+  /** One result per demand, in order; when refused every `allowed` is false. */
+  readonly results: readonly ConsumeResult[]
+}
+
 /** One counter of the current period, as `snapshot()` lists it. */
 export interface UsageSnapshotEntry {
   readonly tunnelId: string
@@ -72,6 +98,16 @@ export interface UsageCounters {
     now?: Date,
   ): Promise<ConsumeResult>
 
+  /**
+   * Count every demand (each a different metric of the tunnel) or none of them, atomically: a
+   * request that needs a tool call and its bytes is refused whole when either would refuse.
+   */
+  consumeAll(
+    tunnelId: string,
+    demands: readonly UsageDemand[],
+    now?: Date,
+  ): Promise<ConsumeAllResult>
+
   /** The counter's value in `now`'s period (0 when nothing was counted). */
   get(tunnelId: string, metric: UsageMetric, now?: Date): Promise<number>
 
@@ -95,4 +131,11 @@ export function bySnapshotOrder(a: UsageSnapshotEntry, b: UsageSnapshotEntry): n
 
 function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0
+}
+
+/** The result of a `consumeAll` of one demand (how `consume` and `add` are built on it). */
+export function onlyResult(outcome: ConsumeAllResult): ConsumeResult {
+  const [result] = outcome.results
+  if (result === undefined) throw new Error('usage counters: a demand went unanswered')
+  return result
 }

@@ -190,6 +190,73 @@ for (const implementation of counterImplementations()) {
       assert.equal(await counters.get('tun_a', BYTES), limit)
     })
 
+    it('counts every demand of consumeAll or none of them', async () => {
+      await counters.set('tun_a', CALLS, 99)
+      const both = await counters.consumeAll('tun_a', [
+        { metric: CALLS, n: 1, limit: 100, check: 'fits' },
+        { metric: BYTES, n: 500, limit: 1000, check: 'below' },
+      ])
+      assert.equal(both.allowed, true)
+      assert.equal(both.refusedBy, null)
+      assert.deepEqual(
+        both.results.map((r) => [r.allowed, r.value, r.limit, r.crossed80]),
+        [
+          [true, 100, 100, false],
+          [true, 500, 1000, false],
+        ],
+      )
+      // The tool call no longer fits: the bytes are not counted either.
+      const refused = await peer.consumeAll('tun_a', [
+        { metric: BYTES, n: 300, limit: 1000, check: 'below' },
+        { metric: CALLS, n: 1, limit: 100, check: 'fits' },
+      ])
+      assert.equal(refused.allowed, false)
+      assert.equal(refused.refusedBy, CALLS)
+      assert.deepEqual(
+        refused.results.map((r) => [r.allowed, r.value, r.crossed80]),
+        [
+          [false, 500, false],
+          [false, 100, false],
+        ],
+      )
+      assert.equal(await counters.get('tun_a', BYTES), 500)
+      assert.equal(await counters.get('tun_a', CALLS), 100)
+    })
+
+    it('admits bytes while below the limit and counts them whole past it', async () => {
+      const below = (n: number) =>
+        counters.consumeAll('tun_a', [{ metric: BYTES, n, limit: 100, check: 'below' }])
+      const first = await below(99)
+      assert.deepEqual([first.allowed, first.results[0]?.crossed80], [true, true])
+      const straddling = await below(50)
+      assert.deepEqual([straddling.allowed, straddling.results[0]?.value], [true, 149])
+      const after = await below(0)
+      assert.deepEqual(
+        [after.allowed, after.refusedBy, after.results[0]?.value],
+        [false, BYTES, 149],
+      )
+      // A limit of 0 admits nothing, even an empty body.
+      const none = await counters.consumeAll('tun_b', [
+        { metric: BYTES, n: 0, limit: 0, check: 'below' },
+      ])
+      assert.equal(none.allowed, false)
+    })
+
+    it('allows exactly the limit among 200 concurrent two-metric demands', async () => {
+      const results = await Promise.all(
+        Array.from({ length: 200 }, (_, i) =>
+          (i % 2 === 0 ? counters : peer).consumeAll('tun_a', [
+            { metric: BYTES, n: 10, limit: 1_000_000, check: 'below' },
+            { metric: CALLS, n: 1, limit: 100, check: 'fits' },
+          ]),
+        ),
+      )
+      assert.equal(results.filter((r) => r.allowed).length, 100)
+      assert.ok(results.filter((r) => !r.allowed).every((r) => r.refusedBy === CALLS))
+      assert.equal(await peer.get('tun_a', CALLS), 100)
+      assert.equal(await peer.get('tun_a', BYTES), 1000)
+    })
+
     it('refuses malformed arguments with RangeError', async () => {
       await assert.rejects(counters.consume('tun_a', CALLS, -1, 10), RangeError)
       await assert.rejects(counters.consume('tun_a', CALLS, 1.5, 10), RangeError)
@@ -197,6 +264,20 @@ for (const implementation of counterImplementations()) {
       await assert.rejects(counters.set('tun_a', CALLS, -5), RangeError)
       await assert.rejects(counters.get('tun:a', CALLS), RangeError)
       await assert.rejects(counters.get('tun_a', 'requests' as UsageMetric), RangeError)
+      await assert.rejects(counters.consumeAll('tun_a', []), RangeError)
+      await assert.rejects(
+        counters.consumeAll('tun_a', [
+          { metric: CALLS, n: 1, limit: 10, check: 'fits' },
+          { metric: CALLS, n: 1, limit: 10, check: 'none' },
+        ]),
+        /twice/,
+      )
+      await assert.rejects(
+        counters.consumeAll('tun_a', [
+          { metric: CALLS, n: 1, limit: 10, check: 'maybe' as 'fits' },
+        ]),
+        RangeError,
+      )
       assert.equal(await counters.get('tun_a', CALLS), 0)
     })
 

@@ -1,0 +1,164 @@
+/**
+ * Call history: every JSON-RPC request the edge answers for a tunnel (method, tool, status,
+ * refusal code, duration), written to `call_history` in batches off the request's path. The
+ * queue is bounded: when the database falls behind, new records are dropped and counted rather
+ * than holding memory or delaying requests. History is a log for the dashboard, not a ledger;
+ * the usage counters are what quotas and billing rely on.
+ */
+import { randomBytes } from 'node:crypto'
+import type { Logger } from '@burrow/protocol'
+import type { Insertable, Kysely } from 'kysely'
+import type { Database } from '../store/schema.js'
+import type { CallHistoryTable } from './meters-migration.js'
+
+/** One answered request. */
+export interface CallRecord {
+  readonly tunnelId: string
+  /** When the request arrived. */
+  readonly at: Date
+  readonly method: string
+  /** The tool's name for `tools/call`, else null. */
+  readonly tool: string | null
+  /** HTTP status answered to the agent. */
+  readonly status: number
+  /** The refusal's policy code when the edge refused it, else null. */
+  readonly policyCode: string | null
+  /** Milliseconds from arrival to the response head. */
+  readonly durationMs: number
+}
+
+/** Where the edge sends call records. */
+export interface CallHistorySink {
+  /** Queue `record` for writing; never blocks, never throws. */
+  record(record: CallRecord): void
+}
+
+/** Options of `CallHistoryWriter`. */
+export interface CallHistoryWriterOptions {
+  readonly log: Logger
+  /** Records queued at most; beyond this they are dropped and counted. Default 10,000. */
+  readonly capacity?: number
+  /** Rows per INSERT. Default 500. */
+  readonly batchSize?: number
+  /** Milliseconds between writes of a queue that is not yet a full batch. Default 1000. */
+  readonly flushMs?: number
+}
+
+/** Drops are logged at most this often. */
+const DROP_LOG_INTERVAL_MS = 60_000
+
+/** Writes call records to `call_history` in batches. */
+export class CallHistoryWriter implements CallHistorySink {
+  readonly #db: Kysely<Database>
+  readonly #log: Logger
+  readonly #capacity: number
+  readonly #batchSize: number
+  readonly #queue: CallRecord[] = []
+  readonly #timer: NodeJS.Timeout
+  #writing: Promise<void> | null = null
+  #dropped = 0
+  #droppedLogged = 0
+  #lastDropLog = 0
+  #closed = false
+
+  constructor(db: Kysely<Database>, options: CallHistoryWriterOptions) {
+    this.#db = db
+    this.#log = options.log
+    this.#capacity = options.capacity ?? 10_000
+    this.#batchSize = options.batchSize ?? 500
+    this.#timer = setInterval(() => void this.flush(), options.flushMs ?? 1000)
+    this.#timer.unref()
+  }
+
+  /** Records dropped so far (queue full, or a batch the database refused). */
+  get dropped(): number {
+    return this.#dropped
+  }
+
+  /** Records waiting to be written. */
+  get queued(): number {
+    return this.#queue.length
+  }
+
+  record(record: CallRecord): void {
+    if (this.#closed || this.#queue.length >= this.#capacity) {
+      this.#drop(1, 'the queue is full (the database is behind)')
+      return
+    }
+    this.#queue.push(record)
+    if (this.#queue.length === this.#batchSize) setImmediate(() => void this.flush())
+  }
+
+  /** Write everything queued now (one batch after another); never rejects. */
+  async flush(): Promise<void> {
+    while (this.#writing) await this.#writing
+    if (this.#queue.length === 0) return
+    this.#writing = this.#writeAll().finally(() => {
+      this.#writing = null
+    })
+    await this.#writing
+  }
+
+  /** Stop taking records and write what is queued. */
+  async close(): Promise<void> {
+    this.#closed = true
+    clearInterval(this.#timer)
+    await this.flush()
+  }
+
+  async #writeAll(): Promise<void> {
+    while (this.#queue.length > 0) {
+      const batch = this.#queue.splice(0, this.#batchSize)
+      await this.#write(batch)
+    }
+  }
+
+  async #write(batch: readonly CallRecord[]): Promise<void> {
+    const ids = randomBytes(10 * batch.length).toString('hex')
+    const rows = batch.map((r, i): Insertable<CallHistoryTable> => ({
+      id: `call_${ids.slice(i * 20, i * 20 + 20)}`,
+      tunnel_id: r.tunnelId,
+      at: r.at.toISOString(),
+      method: r.method,
+      tool: r.tool,
+      status: r.status,
+      policy_code: r.policyCode,
+      duration_ms: Math.max(0, Math.round(r.durationMs)),
+    }))
+    try {
+      await this.#db.insertInto('call_history').values(rows).execute()
+    } catch {
+      // Most likely a tunnel deleted meanwhile (the foreign key): keep the rest of the batch.
+      try {
+        const kept = await this.#rowsOfExistingTunnels(rows)
+        if (kept.length > 0) await this.#db.insertInto('call_history').values(kept).execute()
+        if (kept.length < rows.length) {
+          this.#log.debug(
+            `call history: ${rows.length - kept.length} records of deleted tunnels skipped`,
+          )
+        }
+      } catch (error) {
+        this.#drop(rows.length, `writing failed: ${(error as Error).message}`)
+      }
+    }
+  }
+
+  async #rowsOfExistingTunnels(
+    rows: readonly Insertable<CallHistoryTable>[],
+  ): Promise<Insertable<CallHistoryTable>[]> {
+    const ids = [...new Set(rows.map((r) => r.tunnel_id))]
+    const found = await this.#db.selectFrom('tunnels').select('id').where('id', 'in', ids).execute()
+    const existing = new Set(found.map((t) => t.id))
+    return rows.filter((r) => existing.has(r.tunnel_id))
+  }
+
+  #drop(count: number, why: string): void {
+    this.#dropped += count
+    const now = Date.now()
+    if (now - this.#lastDropLog < DROP_LOG_INTERVAL_MS) return
+    this.#lastDropLog = now
+    const since = this.#dropped - this.#droppedLogged
+    this.#droppedLogged = this.#dropped
+    this.#log.warn(`call history: dropped ${since} records (${this.#dropped} in all): ${why}`)
+  }
+}

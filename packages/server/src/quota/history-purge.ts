@@ -1,0 +1,101 @@
+/**
+ * Call-history retention (spec §8: Free 24 hours, Pro 30 days, Scale 60 days): deletes records
+ * older than the retention of each account's effective plan, so a downgrade shortens retention
+ * from the next purge on. The effective plan is the billing rule the account row carries:
+ * `plan`, or Free once `plan_expires_at` has passed. An unknown plan gets the shortest retention.
+ */
+import { PLAN_IDS, PLANS, type PlanId } from '@burrow/protocol'
+import type { Logger } from '@burrow/protocol'
+import type { ExpressionBuilder, Kysely } from 'kysely'
+import type { Database } from '../store/schema.js'
+
+const HOUR_MS = 60 * 60 * 1000
+
+/** Records deleted by one purge, by effective plan. */
+export type PurgeCounts = Record<PlanId, number>
+
+/** Delete call history older than each account's plan retention at `now`. */
+export async function purgeCallHistory(db: Kysely<Database>, now: Date): Promise<PurgeCounts> {
+  const at = now.toISOString()
+  const counts = { free: 0, pro: 0, scale: 0 }
+  for (const plan of PLAN_IDS) {
+    const cutoff = new Date(now.getTime() - PLANS[plan].historyRetentionHours * HOUR_MS)
+    const result = await db
+      .deleteFrom('call_history')
+      .where('at', '<', cutoff.toISOString())
+      .where('tunnel_id', 'in', (eb) =>
+        eb
+          .selectFrom('tunnels')
+          .innerJoin('accounts', 'accounts.id', 'tunnels.account_id')
+          .select('tunnels.id')
+          .where((a) => effectivelyOn(a, plan, at)),
+      )
+      .executeTakeFirst()
+    counts[plan] = Number(result.numDeletedRows)
+  }
+  return counts
+}
+
+/** The accounts whose plan at `at` (ISO) is `plan`. */
+function effectivelyOn(
+  eb: ExpressionBuilder<Database, 'accounts' | 'tunnels'>,
+  plan: PlanId,
+  at: string,
+) {
+  const expired = eb.and([
+    eb('accounts.plan_expires_at', 'is not', null),
+    eb('accounts.plan_expires_at', '<=', at),
+  ])
+  if (plan === 'free') {
+    const paid = PLAN_IDS.filter((p) => p !== 'free')
+    return eb.or([eb('accounts.plan', 'not in', paid), expired])
+  }
+  return eb.and([eb('accounts.plan', '=', plan), eb.not(expired)])
+}
+
+/** Options of `HistoryPurger`. */
+export interface HistoryPurgerOptions {
+  readonly log: Logger
+  /** Milliseconds between purges. Default 10 minutes. */
+  readonly intervalMs?: number
+  readonly clock?: () => Date
+}
+
+/** Runs `purgeCallHistory` periodically (and once at start). */
+export class HistoryPurger {
+  readonly #db: Kysely<Database>
+  readonly #log: Logger
+  readonly #clock: () => Date
+  readonly #timer: NodeJS.Timeout
+  #running: Promise<void> | null = null
+
+  constructor(db: Kysely<Database>, options: HistoryPurgerOptions) {
+    this.#db = db
+    this.#log = options.log
+    this.#clock = options.clock ?? (() => new Date())
+    this.#timer = setInterval(() => void this.run(), options.intervalMs ?? 10 * 60 * 1000)
+    this.#timer.unref()
+    void this.run()
+  }
+
+  /** Purge now (unless a purge is running); never rejects. */
+  async run(): Promise<void> {
+    if (this.#running) return this.#running
+    this.#running = purgeCallHistory(this.#db, this.#clock())
+      .then((counts) => {
+        const total = counts.free + counts.pro + counts.scale
+        if (total > 0) this.#log.debug(`call history: purged ${total} records past retention`)
+      })
+      .catch((error: Error) => this.#log.warn(`call history: purge failed: ${error.message}`))
+      .finally(() => {
+        this.#running = null
+      })
+    return this.#running
+  }
+
+  /** Stop purging; waits for a purge in progress. */
+  async close(): Promise<void> {
+    clearInterval(this.#timer)
+    await this.#running
+  }
+}

@@ -1,0 +1,164 @@
+/**
+ * Monthly quota enforcement for the edge (spec §7, §8): per tunnel and calendar month (UTC),
+ * limits from the tunnel's plan. A request is admitted or refused whole: its `tools/call`
+ * messages must fit the tool-call limit exactly, and the bandwidth counter must still be below
+ * its limit (the request's body then counts in full). Response bytes are counted as they stream
+ * and never cut a response short. Crossing 80% of a limit raises a `QuotaWarning`.
+ */
+import { PLANS, type Logger, type PlanId } from '@burrow/protocol'
+import { quotaRefusal, type QuotaRefusal } from './quota-refusal.js'
+import type { QuotaWarningListener } from './quota-warning.js'
+import type { ConsumeResult, UsageCounters, UsageDemand, UsageMetric } from './usage-counters.js'
+
+/** What the gate needs to know of a tunnel (the edge's cached `TunnelWithAccount`). */
+export interface MeteredTunnel {
+  readonly id: string
+  readonly accountId: string
+  readonly plan: PlanId
+}
+
+/** Options of `QuotaGate`. */
+export interface QuotaGateOptions {
+  readonly counters: UsageCounters
+  readonly log: Logger
+  /** Told when a counter crosses 80% of its limit. Default: nothing. */
+  readonly onQuotaWarning?: QuotaWarningListener
+  /** The time requests are counted at (tests pass their own). */
+  readonly clock?: () => Date
+}
+
+/** Response bytes are sent to the counters in batches of at least this many (and at the end). */
+export const RESPONSE_BATCH_BYTES = 1024 * 1024
+
+/** Counts and limits requests for the edge. */
+export class QuotaGate {
+  readonly #counters: UsageCounters
+  readonly #log: Logger
+  readonly #onWarning: QuotaWarningListener
+  readonly #clock: () => Date
+  /** Response bytes being counted in the background. */
+  readonly #pending = new Set<Promise<void>>()
+
+  constructor(options: QuotaGateOptions) {
+    this.#counters = options.counters
+    this.#log = options.log
+    this.#onWarning = options.onQuotaWarning ?? (() => {})
+    this.#clock = options.clock ?? (() => new Date())
+  }
+
+  /**
+   * Count a request of `tunnel` with `toolCalls` tool calls and a body of `requestBytes`, or
+   * refuse it without counting anything. Rejects when the counters fail (the request must not
+   * pass uncounted).
+   */
+  async admit(
+    tunnel: MeteredTunnel,
+    toolCalls: number,
+    requestBytes: number,
+  ): Promise<QuotaRefusal | null> {
+    const now = this.#clock()
+    const plan = PLANS[tunnel.plan]
+    const demands: UsageDemand[] = [
+      {
+        metric: 'bandwidth_bytes',
+        n: requestBytes,
+        limit: plan.bandwidthBytesPerMonth,
+        check: 'below',
+      },
+    ]
+    if (toolCalls > 0) {
+      demands.push({
+        metric: 'tool_calls',
+        n: toolCalls,
+        limit: plan.toolCallsPerMonth,
+        check: 'fits',
+      })
+    }
+    const outcome = await this.#counters.consumeAll(tunnel.id, demands, now)
+    if (outcome.allowed) {
+      outcome.results.forEach((result, i) =>
+        this.#warnIfCrossed(tunnel, demands[i]!.metric, result),
+      )
+      return null
+    }
+    const refused = demands.findIndex((d) => d.metric === outcome.refusedBy)
+    const result = outcome.results[refused] ?? outcome.results[0]!
+    const metric = demands[refused]?.metric ?? 'bandwidth_bytes'
+    return quotaRefusal(metric, plan, result.value, result.resetsAt, now)
+  }
+
+  /**
+   * A meter for the body of one response of `tunnel`: `add` bytes as they stream, `finish` at
+   * the end. Counting happens off the response's path and never stops it.
+   */
+  responseMeter(tunnel: MeteredTunnel): ResponseMeter {
+    let pending = 0
+    let finished = false
+    const flush = () => {
+      const n = pending
+      pending = 0
+      if (n > 0) this.#countResponse(tunnel, n)
+    }
+    return {
+      add: (n) => {
+        if (finished) return
+        pending += n
+        if (pending >= RESPONSE_BATCH_BYTES) flush()
+      },
+      finish: () => {
+        if (finished) return
+        finished = true
+        flush()
+      },
+    }
+  }
+
+  /** Wait until the response bytes counted so far are in the counters (shutdown, tests). */
+  async drain(): Promise<void> {
+    while (this.#pending.size > 0) await Promise.all([...this.#pending])
+  }
+
+  #countResponse(tunnel: MeteredTunnel, n: number): void {
+    const limit = PLANS[tunnel.plan].bandwidthBytesPerMonth
+    const counting = this.#counters
+      .add(tunnel.id, 'bandwidth_bytes', n, limit, this.#clock())
+      .then(
+        (result) => this.#warnIfCrossed(tunnel, 'bandwidth_bytes', result),
+        (error: Error) =>
+          this.#log.error(
+            `quota: counting ${n} response bytes of ${tunnel.id} failed: ${error.message}`,
+          ),
+      )
+      .finally(() => this.#pending.delete(counting))
+    this.#pending.add(counting)
+  }
+
+  #warnIfCrossed(tunnel: MeteredTunnel, metric: UsageMetric, result: ConsumeResult): void {
+    if (!result.crossed80) return
+    const warning = {
+      accountId: tunnel.accountId,
+      tunnelId: tunnel.id,
+      metric,
+      limit: result.limit,
+      used: result.value,
+      period: result.period,
+      resetsAt: result.resetsAt,
+    }
+    const failed = (error: unknown) =>
+      this.#log.error(
+        `quota: the quota.warning listener failed for ${tunnel.id} ${metric}: ${(error as Error)?.message ?? String(error)}`,
+      )
+    try {
+      const done = this.#onWarning(warning)
+      if (done instanceof Promise) done.catch(failed)
+    } catch (error) {
+      failed(error)
+    }
+  }
+}
+
+/** Counts one response's bytes (see `QuotaGate.responseMeter`). */
+export interface ResponseMeter {
+  add(n: number): void
+  finish(): void
+}

@@ -1,0 +1,167 @@
+/**
+ * Session places shared by several burrowd nodes through Redis: one sorted set per tunnel,
+ * `s:<tunnel>` (after an optional prefix), whose members are `r:<reservation>` and
+ * `s:<session id>` scored by the epoch millisecond they expire. Lua scripts drop expired
+ * members, check the count and add in one step (Redis blocks everything else meanwhile), so the
+ * cap holds across nodes. The key itself expires once its last member would have.
+ */
+
+import { randomUUID } from 'node:crypto'
+import { Redis } from 'ioredis'
+import type { RedisOptions } from 'ioredis'
+import { checkCap, checkSessionInput } from './check-session-input.js'
+import { RedisScript } from './redis-script.js'
+import { DEFAULT_RESERVATION_MS } from './session-tracker.js'
+import type { ReserveResult, SessionTracker, SessionTrackerOptions } from './session-tracker.js'
+
+/** KEYS[1] the set; ARGV: now, cap, expiry, member, key expiry. Returns {1|0, live count}. */
+const RESERVE = new RedisScript(`
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
+local live = redis.call('ZCARD', KEYS[1])
+if live >= tonumber(ARGV[2]) then
+  return {0, live}
+end
+redis.call('ZADD', KEYS[1], ARGV[3], ARGV[4])
+redis.call('PEXPIREAT', KEYS[1], ARGV[5])
+return {1, live + 1}
+`)
+
+/** KEYS[1] the set; ARGV: reservation member, session member, expiry, key expiry. */
+const OPEN = new RedisScript(`
+redis.call('ZREM', KEYS[1], ARGV[1])
+redis.call('ZADD', KEYS[1], ARGV[3], ARGV[2])
+redis.call('PEXPIREAT', KEYS[1], ARGV[4])
+return 1
+`)
+
+/** KEYS[1] the set; ARGV: session member, now, new expiry, key expiry. Live members only. */
+const TOUCH = new RedisScript(`
+local expires = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if not expires then
+  return 0
+end
+if tonumber(expires) <= tonumber(ARGV[2]) then
+  redis.call('ZREM', KEYS[1], ARGV[1])
+  return 0
+end
+redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
+redis.call('PEXPIREAT', KEYS[1], ARGV[4])
+return 1
+`)
+
+/** Options of `RedisSessionTracker`. */
+export interface RedisSessionTrackerOptions extends SessionTrackerOptions {
+  /** Prepended to every key, e.g. `burrow:` on a shared Redis. Default none. */
+  readonly keyPrefix?: string
+}
+
+/** Exact session places in Redis, shared by every node that uses the same Redis and prefix. */
+export class RedisSessionTracker implements SessionTracker {
+  readonly #redis: Redis
+  #ownsConnection = false
+  readonly #prefix: string
+  readonly #idleMs: number
+  readonly #reservationMs: number
+  readonly #clock: () => Date
+  #closed = false
+
+  /** A tracker on an existing connection, which `close()` leaves open. */
+  constructor(redis: Redis, options: RedisSessionTrackerOptions) {
+    this.#redis = redis
+    this.#prefix = options.keyPrefix ?? ''
+    this.#idleMs = options.idleMs
+    this.#reservationMs = options.reservationMs ?? DEFAULT_RESERVATION_MS
+    this.#clock = options.clock ?? (() => new Date())
+  }
+
+  /** A tracker on a new connection to `url`, which `close()` ends. */
+  static open(
+    url: string,
+    options: RedisSessionTrackerOptions & { readonly redis?: RedisOptions },
+  ): RedisSessionTracker {
+    const tracker = new RedisSessionTracker(new Redis(url, options.redis ?? {}), options)
+    tracker.#ownsConnection = true
+    return tracker
+  }
+
+  async reserve(tunnelId: string, cap: number, now: Date = this.#clock()): Promise<ReserveResult> {
+    checkSessionInput(tunnelId)
+    checkCap(cap)
+    this.#assertOpen()
+    const at = now.getTime()
+    const reservation = randomUUID()
+    const reply = await RESERVE.run(
+      this.#redis,
+      [this.#key(tunnelId)],
+      [at, cap, at + this.#reservationMs, `r:${reservation}`, this.#keyExpiry(at)],
+    )
+    if (!Array.isArray(reply) || typeof reply[0] !== 'number' || typeof reply[1] !== 'number') {
+      throw new Error(`session tracker: unexpected reply ${JSON.stringify(reply)}`)
+    }
+    return reply[0] === 1 ? { ok: true, reservation } : { ok: false, open: reply[1] }
+  }
+
+  async open(
+    tunnelId: string,
+    reservation: string,
+    sessionId: string,
+    now: Date = this.#clock(),
+  ): Promise<void> {
+    checkSessionInput(tunnelId, sessionId)
+    this.#assertOpen()
+    const at = now.getTime()
+    await OPEN.run(
+      this.#redis,
+      [this.#key(tunnelId)],
+      [`r:${reservation}`, `s:${sessionId}`, at + this.#idleMs, this.#keyExpiry(at)],
+    )
+  }
+
+  async release(tunnelId: string, reservation: string): Promise<void> {
+    checkSessionInput(tunnelId)
+    this.#assertOpen()
+    await this.#redis.zrem(this.#key(tunnelId), `r:${reservation}`)
+  }
+
+  async touch(tunnelId: string, sessionId: string, now: Date = this.#clock()): Promise<void> {
+    checkSessionInput(tunnelId, sessionId)
+    this.#assertOpen()
+    const at = now.getTime()
+    await TOUCH.run(
+      this.#redis,
+      [this.#key(tunnelId)],
+      [`s:${sessionId}`, at, at + this.#idleMs, this.#keyExpiry(at)],
+    )
+  }
+
+  async end(tunnelId: string, sessionId: string): Promise<void> {
+    checkSessionInput(tunnelId, sessionId)
+    this.#assertOpen()
+    await this.#redis.zrem(this.#key(tunnelId), `s:${sessionId}`)
+  }
+
+  async count(tunnelId: string, now: Date = this.#clock()): Promise<number> {
+    checkSessionInput(tunnelId)
+    this.#assertOpen()
+    return this.#redis.zcount(this.#key(tunnelId), `(${now.getTime()}`, '+inf')
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return
+    this.#closed = true
+    if (this.#ownsConnection) await this.#redis.quit()
+  }
+
+  #key(tunnelId: string): string {
+    return `${this.#prefix}s:${tunnelId}`
+  }
+
+  /** When the set may go: after any member written at `at` would have expired. */
+  #keyExpiry(at: number): number {
+    return at + Math.max(this.#idleMs, this.#reservationMs)
+  }
+
+  #assertOpen(): void {
+    if (this.#closed) throw new Error('session tracker is closed')
+  }
+}

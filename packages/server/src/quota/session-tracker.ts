@@ -1,0 +1,67 @@
+/**
+ * Concurrent MCP sessions per tunnel (spec §7, §8: Free 3, Pro 10, Scale 25). A session opens
+ * when the upstream answers an `initialize` with `Mcp-Session-Id`, and ends on DELETE, on a 404
+ * from the upstream for it, or after an idle timeout that every request carrying it restarts.
+ * An arriving `initialize` first reserves a place, so concurrent initializes cannot pass the
+ * cap; the reservation becomes the session, or is released when none opened. Existing sessions
+ * are never refused or killed by the cap. One interface, two implementations side by side:
+ * `MemorySessionTracker` (one node) and `RedisSessionTracker` (several nodes, a ZSET per tunnel
+ * scored by expiry and changed by Lua).
+ */
+
+/** The outcome of `reserve`. */
+export type ReserveResult =
+  | { readonly ok: true; readonly reservation: string }
+  | { readonly ok: false; readonly open: number }
+
+/** Options common to both implementations. */
+export interface SessionTrackerOptions {
+  /** A session with no request for this long is no longer counted (`BURROW_SESSION_IDLE_SECS`). */
+  readonly idleMs: number
+  /**
+   * How long a reservation holds its place if it is neither turned into a session nor released
+   * (only when the node that made it dies mid-initialize). Default 120 s.
+   */
+  readonly reservationMs?: number
+  /** The time used when a call passes no `now` (tests pass their own). */
+  readonly clock?: () => Date
+}
+
+/** Default of `SessionTrackerOptions.reservationMs`. */
+export const DEFAULT_RESERVATION_MS = 120_000
+
+/**
+ * Live sessions and reservations per tunnel. Expired entries (expiry ≤ now) count for nothing.
+ * Session ids are the upstream's, scoped by tunnel.
+ */
+export interface SessionTracker {
+  /**
+   * Hold a place for an `initialize` of `tunnelId` unless `cap` places are taken by live
+   * sessions and reservations; atomic, so concurrent callers on every node never pass `cap`.
+   */
+  reserve(tunnelId: string, cap: number, now?: Date): Promise<ReserveResult>
+
+  /**
+   * The initialize holding `reservation` opened `sessionId`: the session takes the place (even
+   * if the reservation expired meanwhile: the initialize was admitted), idle from `now`.
+   */
+  open(tunnelId: string, reservation: string, sessionId: string, now?: Date): Promise<void>
+
+  /** Give the place of `reservation` back: its initialize failed or opened no session. */
+  release(tunnelId: string, reservation: string): Promise<void>
+
+  /**
+   * A request carried `sessionId`: a live session stays for another idle timeout from `now`.
+   * Unknown or expired ids change nothing (an agent cannot add sessions by inventing ids).
+   */
+  touch(tunnelId: string, sessionId: string, now?: Date): Promise<void>
+
+  /** The session ended (DELETE, or the upstream no longer knows it); its place is free. */
+  end(tunnelId: string, sessionId: string): Promise<void>
+
+  /** Live sessions and reservations of `tunnelId` at `now`. */
+  count(tunnelId: string, now?: Date): Promise<number>
+
+  /** Stop; later calls reject. Connections passed in stay open. */
+  close(): Promise<void>
+}

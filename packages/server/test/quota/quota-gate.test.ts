@@ -1,0 +1,166 @@
+/**
+ * The edge's quota gate on every counter implementation (memory on SQLite, and on PostgreSQL
+ * and Redis when their URLs are set), with an injected clock: what is admitted and refused,
+ * the refusal's words and Retry-After, the monthly reset at 00:00 UTC on the 1st, response
+ * bytes counted in batches past the limit, and the 80% warning raised once.
+ */
+import assert from 'node:assert/strict'
+import { afterEach, beforeEach, describe, it } from 'node:test'
+import { silentLogger } from '@burrow/protocol'
+import { QuotaGate, RESPONSE_BATCH_BYTES, type MeteredTunnel } from '../../src/quota/quota-gate.js'
+import { formatBytes, formatReset } from '../../src/quota/quota-refusal.js'
+import type { QuotaWarning } from '../../src/quota/quota-warning.js'
+import type { UsageCounters } from '../../src/quota/usage-counters.js'
+import { counterImplementations, type CounterSubject } from './usage-counter-subjects.js'
+
+const FREE: MeteredTunnel = { id: 'tun_free', accountId: 'acc_1', plan: 'free' }
+const PRO: MeteredTunnel = { id: 'tun_pro', accountId: 'acc_2', plan: 'pro' }
+const FREE_CALLS = 100_000
+const FREE_BYTES = 5_000_000_000
+
+for (const implementation of counterImplementations()) {
+  describe(`QuotaGate on ${implementation.name}`, () => {
+    let now = new Date('2099-01-31T23:59:00.000Z')
+    let subject: CounterSubject
+    let counters: UsageCounters
+    let warnings: QuotaWarning[]
+    let gate: QuotaGate
+
+    beforeEach(async () => {
+      now = new Date('2099-01-31T23:59:00.000Z')
+      subject = await implementation.open(() => now)
+      counters = subject.counters
+      warnings = []
+      gate = new QuotaGate({
+        counters,
+        log: silentLogger,
+        clock: () => now,
+        onQuotaWarning: (w) => void warnings.push(w),
+      })
+    })
+
+    afterEach(async () => {
+      await subject.close()
+    })
+
+    it('refuses on Jan 31 23:59 UTC a tunnel it serves at Feb 1 00:00', async () => {
+      await counters.set(FREE.id, 'tool_calls', FREE_CALLS)
+      const refused = await gate.admit(FREE, 1, 100)
+      assert.deepEqual(refused, {
+        metric: 'tool_calls',
+        limit: FREE_CALLS,
+        used: FREE_CALLS,
+        resetsAt: new Date('2099-02-01T00:00:00.000Z'),
+        retryAfterSecs: 60,
+        reason:
+          'the monthly tool-call limit of 100,000 for this tunnel (Free plan) was reached; it resets on 2099-02-01 00:00 UTC',
+      })
+      assert.equal(await counters.get(FREE.id, 'bandwidth_bytes'), 0, 'a refusal counts nothing')
+      now = new Date('2099-02-01T00:00:00.000Z')
+      assert.equal(await gate.admit(FREE, 1, 100), null)
+      assert.equal(await counters.get(FREE.id, 'tool_calls'), 1)
+      assert.equal(await counters.get(FREE.id, 'bandwidth_bytes'), 100)
+    })
+
+    it('admits requests while bandwidth is below the limit, whatever their size', async () => {
+      await counters.set(PRO.id, 'bandwidth_bytes', 25_000_000_000 - 1)
+      assert.equal(await gate.admit(PRO, 0, 4096), null)
+      const refused = await gate.admit(PRO, 0, 0)
+      assert.equal(refused?.metric, 'bandwidth_bytes')
+      assert.equal(refused?.used, 25_000_000_000 + 4095)
+      assert.equal(
+        refused?.reason,
+        'the monthly bandwidth limit of 25 GB for this tunnel (Pro plan) was reached; it resets on 2099-02-01 00:00 UTC',
+      )
+      // Over on bandwidth, a tool call is refused and not counted either.
+      assert.equal((await gate.admit(PRO, 1, 10))?.metric, 'bandwidth_bytes')
+      assert.equal(await counters.get(PRO.id, 'tool_calls'), 0)
+    })
+
+    it('counts a batch of tool calls whole or not at all', async () => {
+      await counters.set(FREE.id, 'tool_calls', FREE_CALLS - 2)
+      assert.equal((await gate.admit(FREE, 3, 50))?.metric, 'tool_calls')
+      assert.equal(await counters.get(FREE.id, 'tool_calls'), FREE_CALLS - 2)
+      assert.equal(await gate.admit(FREE, 2, 50), null)
+      assert.equal(await counters.get(FREE.id, 'tool_calls'), FREE_CALLS)
+    })
+
+    it('warns once when a counter reaches 80%, with what the webhook needs', async () => {
+      await counters.set(FREE.id, 'tool_calls', 79_998)
+      assert.equal(await gate.admit(FREE, 1, 10), null)
+      assert.equal(warnings.length, 0)
+      assert.equal(await gate.admit(FREE, 1, 10), null)
+      assert.equal(await gate.admit(FREE, 1, 10), null)
+      assert.deepEqual(warnings, [
+        {
+          accountId: 'acc_1',
+          tunnelId: 'tun_free',
+          metric: 'tool_calls',
+          limit: FREE_CALLS,
+          used: 80_000,
+          period: '2099-01',
+          resetsAt: new Date('2099-02-01T00:00:00.000Z'),
+        },
+      ])
+    })
+
+    it('counts response bytes in batches, past the limit, and warns from them too', async () => {
+      await counters.set(FREE.id, 'bandwidth_bytes', FREE_BYTES * 0.8 - 10)
+      const meter = gate.responseMeter(FREE)
+      meter.add(RESPONSE_BATCH_BYTES - 1)
+      await gate.drain()
+      assert.equal(await counters.get(FREE.id, 'bandwidth_bytes'), FREE_BYTES * 0.8 - 10, 'batched')
+      meter.add(1)
+      await gate.drain()
+      assert.equal(
+        await counters.get(FREE.id, 'bandwidth_bytes'),
+        FREE_BYTES * 0.8 - 10 + RESPONSE_BATCH_BYTES,
+      )
+      assert.deepEqual(
+        warnings.map((w) => [w.metric, w.used]),
+        [['bandwidth_bytes', FREE_BYTES * 0.8 - 10 + RESPONSE_BATCH_BYTES]],
+      )
+      meter.add(FREE_BYTES)
+      meter.add(5)
+      meter.finish()
+      meter.add(1000)
+      meter.finish()
+      await gate.drain()
+      const total = FREE_BYTES * 1.8 - 10 + RESPONSE_BATCH_BYTES + 5
+      assert.equal(await counters.get(FREE.id, 'bandwidth_bytes'), total, 'nothing after finish')
+      assert.equal(warnings.length, 1)
+    })
+
+    it('keeps serving when the warning listener throws or rejects', async () => {
+      const throwing = new QuotaGate({
+        counters,
+        log: silentLogger,
+        clock: () => now,
+        onQuotaWarning: () => {
+          throw new Error('listener broke')
+        },
+      })
+      const rejecting = new QuotaGate({
+        counters,
+        log: silentLogger,
+        clock: () => now,
+        onQuotaWarning: () => Promise.reject(new Error('listener broke later')),
+      })
+      await counters.set(FREE.id, 'tool_calls', 79_999)
+      assert.equal(await throwing.admit(FREE, 1, 1), null)
+      await counters.set(FREE.id, 'tool_calls', 79_999)
+      assert.equal(await rejecting.admit(FREE, 1, 1), null)
+      assert.equal(await counters.get(FREE.id, 'tool_calls'), 80_000)
+    })
+  })
+}
+
+describe('quota refusal words', () => {
+  it('writes bandwidth as sold (decimal GB) and resets as a UTC minute', () => {
+    assert.equal(formatBytes(5_000_000_000), '5 GB')
+    assert.equal(formatBytes(100_000_000_000), '100 GB')
+    assert.equal(formatBytes(1_500_000_000), '1,500,000,000 bytes')
+    assert.equal(formatBytes(999), '999 bytes')
+    assert.equal(formatReset(new Date('2026-12-01T00:00:00Z')), '2026-12-01 00:00 UTC')
+  })
+})
