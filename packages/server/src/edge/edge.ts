@@ -7,6 +7,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import {
   JSONRPC_CODE,
+  PLANS,
   MAX_CHUNK_BYTES,
   POLICY_STATUS,
   RESET_CODE,
@@ -167,6 +168,15 @@ export class Edge {
       sendRefusal(res, code, message, reason, { id: ids, ...(headers ? { headers } : {}) })
     }
 
+    if (!tunnel.serving) {
+      const plan = PLANS[tunnel.plan]
+      return refuse(
+        'plan_limit',
+        'tunnel stopped by plan limit',
+        `the ${plan.name} plan serves ${plan.tunnels} tunnel${plan.tunnels === 1 ? '' : 's'} and this account has more; ` +
+          'its owner can upgrade or choose which tunnels serve in the dashboard',
+      )
+    }
     const link = await this.opts.registry.route(tunnel.id, this.opts.queueWaitMs)
     if (!link || res.destroyed) {
       return refuse(

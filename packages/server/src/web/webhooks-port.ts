@@ -33,10 +33,7 @@ async function orAbsent<T>(work: () => Promise<T>): Promise<T | undefined> {
 export function webhooksPort(endpoints: WebhookEndpointStore): WebhooksPort {
   return {
     create: async (accountId, input) => {
-      const created = await endpoints.create(
-        accountId,
-        input as Parameters<WebhookEndpointStore['create']>[1],
-      )
+      const created = await endpoints.create(accountId, input)
       return view(created, created.secret)
     },
     list: async (accountId) => (await endpoints.list(accountId)).map((e) => view(e)),
