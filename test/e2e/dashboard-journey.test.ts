@@ -8,6 +8,7 @@ import assert from 'node:assert/strict'
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
+import { PLAN_IDS, PLANS } from '@burrow/protocol'
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
 import type { Child } from '../helpers/child.js'
 import { ROOT, startClient, startService, type Service } from '../helpers/stack.js'
@@ -149,6 +150,33 @@ describe(
         /Pro, monthly, cancels on [A-Z][a-z]{2} \d{1,2}, \d{4}, then Free/,
       )
       await page.screenshot({ path: join(service.dataDir, 'journey.png') }).catch(() => undefined)
+    })
+
+    it('shows the catalog on the pricing page and the billing page, number for number', async () => {
+      for (const path of ['/pricing', '/dashboard/billing']) {
+        await page.goto(`${base}${path}`)
+        for (const id of PLAN_IDS) {
+          const plan = PLANS[id]
+          const card = page.locator(`[data-plan=${id}]`)
+          const attr = async (selector: string, name: string) =>
+            Number(await card.locator(selector).getAttribute(name))
+          assert.equal(
+            await attr('[data-price-monthly]', 'data-price-monthly'),
+            plan.priceMonthlyUsd,
+          )
+          assert.equal(await attr('[data-price-annual]', 'data-price-annual'), plan.priceAnnualUsd)
+          const quota = (name: string) => attr(`[data-quota=${name}]`, 'data-value')
+          assert.equal(await quota('bandwidth'), plan.bandwidthBytesPerMonth, `${path} ${id}`)
+          assert.equal(await quota('tool_calls'), plan.toolCallsPerMonth)
+          assert.equal(await quota('tunnels'), plan.tunnels)
+          assert.equal(await quota('sessions'), plan.sessionsPerTunnel)
+          assert.equal(await quota('retention'), plan.historyRetentionHours)
+          assert.ok(((await card.textContent()) ?? '').includes(`$${plan.priceMonthlyUsd} / month`))
+        }
+      }
+      const pro = (await page.textContent('[data-plan=pro]')) ?? ''
+      assert.match(pro, /25 GB data transfer/)
+      assert.match(pro, /1,000,000 tool calls/)
     })
   },
 )
