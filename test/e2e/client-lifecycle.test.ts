@@ -35,7 +35,7 @@ describe('burrow client lifecycle', () => {
     everythingUrl = `http://127.0.0.1:${port}/mcp`
     bulk = startChild(process.execPath, [join(ROOT, 'test/fixtures/bulk-server.mjs')])
     bulkUrl = `http://127.0.0.1:${(await bulk.waitFor(/listening on (\d+)/))[1]}/mcp`
-    service = await startService()
+    service = await startService({}, { plan: 'pro' })
   })
 
   after(async () => {

@@ -30,7 +30,7 @@ describe('burrow up layouts', () => {
   const server = { command: process.execPath, args: [EVERYTHING, 'stdio'] }
 
   before(async () => {
-    service = await startService()
+    service = await startService({}, { plan: 'pro' })
     dir = mkdtempSync(join(tmpdir(), 'burrow-layouts-'))
   })
   after(async () => {

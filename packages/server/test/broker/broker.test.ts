@@ -40,7 +40,7 @@ describe('broker', () => {
     postJson(service.port, hostOf(publicUrl), { jsonrpc: '2.0', id, method })
 
   before(async () => {
-    service = await startService({ BURROW_LOG: 'info' })
+    service = await startService({ BURROW_LOG: 'info' }, { plan: 'scale' })
   })
 
   afterEach(async () => {
