@@ -77,6 +77,7 @@ service.stdout.setEncoding('utf8').on('data', (line) => {
         `  curl -s ${tunnel.public_url}/mcp -H 'content-type: application/json' -H 'accept: application/json, text/event-stream' \\\n` +
         `    -d '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"curl","version":"1"}}}'\n` +
         `(curl and browsers resolve *.localhost to this machine; where a tool does not, add "127.0.0.1 ${new URL(tunnel.public_url).hostname}" to /etc/hosts.)\n` +
+        `Dashboard: http://${listen}/ (sign up to create your own tunnels; plans use a local dev checkout)\n` +
         `Press Ctrl-C to stop.\n`,
     )
   }, 1500).unref()
