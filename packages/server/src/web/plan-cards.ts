@@ -32,5 +32,5 @@ export function planCards(opts: { current?: PlanId; action?: PlanAction } = {}):
 </section>`
   })
   return html`<div class="plans">${cards}</div>
-<p class="muted">Governance on every plan, Free included: ${GOVERNANCE_FEATURES.join(', ').toLowerCase()}. Prices in US dollars, per account (not per seat); taxes are handled by our payment provider.</p>`
+<p class="muted">Governance on every plan, Free included: ${GOVERNANCE_FEATURES.join(', ')}. Prices in US dollars, per account (not per seat); taxes are handled by our payment provider.</p>`
 }
