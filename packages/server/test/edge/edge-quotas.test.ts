@@ -186,7 +186,7 @@ describe('edge quotas on batches, notifications and ids', () => {
     req.replyJson(200, { jsonrpc: '2.0', id: 'warn', result: {} })
     assert.equal((await pending).status, 200)
     await service.proc.waitFor(
-      new RegExp(`quota\.warning: tunnel ${tunnelId} used 80000 of 100000 tool_calls`),
+      new RegExp(`quota\\.warning: tunnel ${tunnelId} used 80000 of 100000 tool_calls`),
     )
   })
 
