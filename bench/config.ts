@@ -10,7 +10,7 @@ export interface BenchConfig {
   readonly warmupSeconds: number
   /** Idle tunnels connected for the memory row (`BENCH_TUNNELS`, default 1000). */
   readonly tunnels: number
-  /** Sections to run (`BENCH_ONLY=small,stdio,transfer,idle`; default all). */
+  /** Sections to run (`BENCH_ONLY=small,quota,stdio,transfer,idle`; default all). */
   readonly only: ReadonlySet<Section>
   /** Directory for V8 CPU profiles of burrowd and burrow (`BENCH_CPU_PROF`), or null for none. */
   readonly cpuProfileDir: string | null
@@ -22,7 +22,7 @@ export function profileArgs(config: BenchConfig): string[] {
 }
 
 /** The benchmark's sections, in the order they run. */
-export const SECTIONS = ['small', 'stdio', 'transfer', 'idle'] as const
+export const SECTIONS = ['small', 'quota', 'stdio', 'transfer', 'idle'] as const
 export type Section = (typeof SECTIONS)[number]
 
 /** Read the settings; throws on a malformed value. */

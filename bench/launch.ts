@@ -82,7 +82,12 @@ export interface Burrowd {
 export async function startBurrowd(
   group: ProcessGroup,
   dataDir: string,
-  options: { logLevel?: string; nodeArgs?: readonly string[] } = {},
+  options: {
+    logLevel?: string
+    nodeArgs?: readonly string[]
+    /** More BURROW_* settings, e.g. `BURROW_QUOTAS: 'off'`. */
+    env?: Readonly<Record<string, string>>
+  } = {},
 ): Promise<Burrowd> {
   const port = await freePort()
   const logLevel = options.logLevel ?? 'info'
@@ -93,6 +98,7 @@ export async function startBurrowd(
       BURROW_DATA_DIR: dataDir,
       BURROW_LISTEN: `127.0.0.1:${port}`,
       BURROW_LOG: logLevel,
+      ...options.env,
     },
   })
   await child.waitFor(/burrowd listening/)

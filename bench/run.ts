@@ -9,6 +9,7 @@ import { describeMachine } from './machine.js'
 import { ProcessGroup } from './processes.js'
 import { resultsTable, targetsTable, type Row } from './report.js'
 import { bulkTransfer } from './sections/bulk-transfer.js'
+import { quotaCalls } from './sections/quota-calls.js'
 import { smallCalls } from './sections/small-calls.js'
 import { stdioCalls } from './sections/stdio-calls.js'
 import { checkTargets } from './targets.js'
@@ -22,7 +23,7 @@ async function main(group: ProcessGroup): Promise<void> {
   )
   const rows: Row[] = []
 
-  const tunnelled = ['small', 'stdio', 'transfer'] as const
+  const tunnelled = ['small', 'quota', 'stdio', 'transfer'] as const
   if (tunnelled.some((s) => config.only.has(s))) {
     const data = tempDataDir()
     try {
@@ -35,6 +36,7 @@ async function main(group: ProcessGroup): Promise<void> {
         keys: { rpc: rpc!, bulk: bulk!, stdio: stdio! },
       }
       if (config.only.has('small')) rows.push(...(await smallCalls(ctx)))
+      if (config.only.has('quota')) rows.push(...(await quotaCalls(ctx)))
       if (config.only.has('stdio')) rows.push(...(await stdioCalls(ctx)))
       if (config.only.has('transfer')) rows.push(...(await bulkTransfer(ctx)))
       await group.stop(burrowd.child)

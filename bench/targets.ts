@@ -9,6 +9,8 @@ export const TARGET_ROWS = {
   bulkParallel: 'bulk-burrow-4',
   idle: 'idle-tunnel',
   idleAfterGc: 'idle-tunnel-gc',
+  quotaOn: 'quota-on-50',
+  quotaOff: 'quota-off-50',
 } as const
 
 /** Thresholds, from the issue (docs/benchmarks.md quotes them). */
@@ -78,6 +80,17 @@ export function checkTargets(rows: readonly Row[]): TargetCheck[] {
     ...(idleMet === false && gcMet === true
       ? { verdict: 'NOT met as measured; met after GC' }
       : {}),
+  })
+  const on = byId(TARGET_ROWS.quotaOn)
+  const off = byId(TARGET_ROWS.quotaOff)
+  checks.push({
+    target: 'small-call throughput with quota enforcement on vs off (ratio)',
+    measured:
+      on?.value && off?.value
+        ? `${(on.value / off.value).toFixed(2)}× (${formatValue(on.value, 'calls/s')} vs ${formatValue(off.value, 'calls/s')} calls/s, c=50)`
+        : 'n/a',
+    met: null,
+    ...(on?.value && off?.value ? { verdict: 'for information (no target)' } : {}),
   })
   return checks
 }

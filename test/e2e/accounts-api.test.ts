@@ -363,4 +363,48 @@ describe('accounts and the JSON API on a real burrowd', { timeout: 180_000 }, ()
       await receiver.close()
     }
   })
+
+  // Last: the sign-in limit counts per address, and every test here comes from 127.0.0.1.
+  it('signs in and out, and rate-limits wrong passwords', async () => {
+    const signIn = async (password: string, address = '') => {
+      const page = await fetch(`${base}/signin`)
+      const cookie = (page.headers.get('set-cookie') ?? '').split(';', 1)[0] ?? ''
+      const token = /name="_csrf" value="([^"]+)"/.exec(await page.text())?.[1] ?? ''
+      return fetch(`${base}/signin`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', cookie },
+        body: new URLSearchParams({ _csrf: token, email: `bravo${address}@example.com`, password }),
+      })
+    }
+    const ok = await signIn('correct horse battery')
+    assert.equal(ok.status, 303)
+    assert.equal(ok.headers.get('location'), '/dashboard')
+    const session = (ok.headers.get('set-cookie') ?? '').split(';', 1)[0] ?? ''
+    const dashboard = await fetch(`${base}/dashboard`, { headers: { cookie: session } })
+    assert.equal(dashboard.status, 200)
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(await dashboard.text())?.[1] ?? ''
+    const out = await fetch(`${base}/signout`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: session },
+      body: new URLSearchParams({ _csrf: csrf }),
+    })
+    assert.equal(out.status, 303)
+    const after = await fetch(`${base}/dashboard`, {
+      headers: { cookie: session },
+      redirect: 'manual',
+    })
+    assert.equal(after.status, 302, 'the session ended')
+    assert.equal(after.headers.get('location'), '/signin')
+
+    const wrong = await signIn('not the password')
+    assert.equal(wrong.status, 401)
+    assert.match(await wrong.text(), /Wrong email or password/)
+    const statuses: number[] = []
+    for (let i = 0; i < 10; i++) statuses.push((await signIn('still wrong')).status)
+    assert.ok(statuses.includes(429), `no 429 among ${statuses.join(', ')}`)
+    const limited = await signIn('correct horse battery')
+    assert.equal(limited.status, 429, 'the limit holds for the right password too')
+  })
 })

@@ -80,7 +80,8 @@ describe('aggregator mode: two stdio upstreams and one HTTP upstream', () => {
       env: { ...process.env, PORT: String(port) },
     })
     await httpUpstream.waitFor(/listening|port/i)
-    service = await startService()
+    // Pro: the tests keep up to six agent sessions open at once (Free allows three).
+    service = await startService({}, { plan: 'pro' })
     const tunnel = await service.tunnel('toolbox')
     url = tunnel.url
     const fixture = join(ROOT, 'test/fixtures/agg-everything-with-pid.mjs')

@@ -177,16 +177,21 @@ export class Edge {
           'its owner can upgrade or choose which tunnels serve in the dashboard',
       )
     }
-    const link = await this.opts.registry.route(tunnel.id, this.opts.queueWaitMs)
-    if (!link || res.destroyed) {
-      return refuse(
+    const offline = () =>
+      refuse(
         'tunnel_offline',
         'tunnel offline',
         `no burrow client is connected to ${host}; start it with "burrow up"`,
       )
+    // Offline first, so that a request for an offline tunnel is not counted.
+    if (!(await this.opts.registry.route(tunnel.id, this.opts.queueWaitMs)) || res.destroyed) {
+      return offline()
     }
     if (!(await this.admit(tunnel, messages, body?.length ?? 0, sessionId, record, refuse))) return
+    // The link again: the client may have reconnected (or started draining) meanwhile.
+    const link = await this.opts.registry.route(tunnel.id, this.opts.queueWaitMs)
     if (res.destroyed) return
+    if (!link) return offline()
 
     const head = {
       method: req.method,

@@ -144,6 +144,52 @@ describe('edge quotas on batches, notifications and ids', () => {
     assert.equal((await pending).status, 200)
   })
 
+  it('records each answered request in the call history, refusals with their code', async () => {
+    type Row = { method: string; tool: string | null; status: number; policy_code: string | null }
+    const history = () => {
+      const db = new Database(join(service.dataDir, 'burrow.db'), { readonly: true })
+      try {
+        return db
+          .prepare('select method, tool, status, policy_code from call_history where tunnel_id = ?')
+          .all(tunnelId) as Row[]
+      } finally {
+        db.close()
+      }
+    }
+    // Written in the background (at least every second): poll, with a generous deadline.
+    const deadline = Date.now() + 20_000
+    let rows = history()
+    while (!rows.some((r) => r.method === 'tools/list') && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      rows = history()
+    }
+    const has = (row: Row) =>
+      assert.ok(
+        rows.some((r) => JSON.stringify(r) === JSON.stringify(row)),
+        `no ${JSON.stringify(row)} in ${JSON.stringify(rows)}`,
+      )
+    has({ method: 'tools/call', tool: 'echo', status: 429, policy_code: 'quota_exceeded' })
+    has({
+      method: 'notifications/progress',
+      tool: null,
+      status: 429,
+      policy_code: 'quota_exceeded',
+    })
+    has({ method: 'tools/call', tool: 'echo', status: 200, policy_code: null })
+    has({ method: 'tools/list', tool: null, status: 200, policy_code: null })
+  })
+
+  it('raises quota.warning once when a counter reaches 80%', async () => {
+    await setToolCalls(79_999)
+    const pending = post(call('warn'))
+    const req = await client.nextRequest()
+    req.replyJson(200, { jsonrpc: '2.0', id: 'warn', result: {} })
+    assert.equal((await pending).status, 200)
+    await service.proc.waitFor(
+      new RegExp(`quota\\.warning: tunnel ${tunnelId} used 80000 of 100000 tool_calls`),
+    )
+  })
+
   it('answers an empty batch with 400 invalid_request', async () => {
     const before = seen()
     assertRefusal(await post([]), {

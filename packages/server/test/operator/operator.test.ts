@@ -90,6 +90,13 @@ describe('burrowd operator commands', () => {
       'BURROW_QUEUE_WAIT_MS',
       'BURROW_HEARTBEAT_SECS',
       'BURROW_LOG',
+      'burrowd usage set --tunnel ID',
+      '--tool-calls',
+      '--bandwidth-bytes',
+      'BURROW_REDIS_URL',
+      'BURROW_QUOTAS',
+      'BURROW_SESSION_IDLE_SECS',
+      'BURROW_METER_SNAPSHOT_SECS',
     ]) {
       assert.ok(run.stdout.includes(text), `help lacks "${text}"`)
     }

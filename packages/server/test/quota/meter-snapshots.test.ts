@@ -27,7 +27,9 @@ for (const backend of testBackends()) {
     beforeEach(async () => {
       now = new Date('2026-03-10T12:00:00.000Z')
       database = await backend.create()
-      store = await openStore(database.config)
+      // Creation times a second apart, so the tunnels' order (oldest first) is theirs.
+      let created = Date.parse('2026-01-01T00:00:00Z')
+      store = await openStore(database.config, { now: () => new Date((created += 1000)) })
       const account = await store.createAccount({ email: 'm@example.com', slug: 'acme' })
       accountId = account.id
       tunnels = []
