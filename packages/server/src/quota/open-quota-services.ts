@@ -75,12 +75,13 @@ export async function openQuotaServices(
     counters = await MemoryUsageCounters.open(store.db)
     tracker = new MemorySessionTracker({ idleMs })
   }
-  const onQuotaWarning =
-    options.onQuotaWarning ??
-    ((w) =>
-      log.info(
-        `quota.warning: tunnel ${w.tunnelId} used ${w.used} of ${w.limit} ${w.metric} in ${w.period}`,
-      ))
+  // Always logged for operators; then handed to the listener (outbound webhooks), if any.
+  const onQuotaWarning: QuotaWarningListener = (w) => {
+    log.info(
+      `quota.warning: tunnel ${w.tunnelId} used ${w.used} of ${w.limit} ${w.metric} in ${w.period}`,
+    )
+    return options.onQuotaWarning?.(w)
+  }
   const quotas = counters ? new QuotaGate({ counters, log, onQuotaWarning }) : null
   const sessions = tracker ? new EdgeSessions(tracker, log, config.sessionIdleSecs) : null
   const history = new CallHistoryWriter(store.db, { log })
