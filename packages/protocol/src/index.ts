@@ -33,6 +33,8 @@ export { TunnelMux } from './mux/tunnel-mux.js'
 export type { MuxRole, MuxTransport, TunnelMuxOptions } from './mux/tunnel-mux.js'
 export { MuxStream, STREAM_QUEUE_HIGH } from './mux/mux-stream.js'
 export type { DataReader } from './mux/mux-stream.js'
+export { WriteBatcher } from './write-batcher.js'
+export type { Corkable } from './write-batcher.js'
 export {
   labelProblem,
   hostLabelProblem,

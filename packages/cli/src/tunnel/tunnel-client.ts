@@ -9,6 +9,7 @@ import {
   MAX_FRAME_BYTES,
   PROTOCOL_VERSION,
   TunnelMux,
+  WriteBatcher,
   type Frame,
   type Logger,
   type Welcome,
@@ -219,9 +220,18 @@ export class TunnelClient {
         if (this.ws === ws) this.ws = null
         resolve(outcome)
       }
+      // Frames written during one event-loop turn leave in one system call; the socket under the
+      // WebSocket is known once the upgrade succeeded, before any frame is sent.
+      let batcher: WriteBatcher | null = null
+      ws.on('upgrade', (res) => (batcher = new WriteBatcher(res.socket)))
       const mux = new TunnelMux({
         role: 'client',
-        transport: { send: (bytes, done) => ws.send(bytes, { binary: true }, done) },
+        transport: {
+          send: (bytes, done) => {
+            batcher?.hold()
+            ws.send(bytes, { binary: true }, done)
+          },
+        },
         onOpen: (stream, head, body, fin) =>
           streamExchange(stream, head, body, fin, (req, res) =>
             this.serve(req.method, this.handler.handle(req, res)),

@@ -7,6 +7,8 @@ import {
   PROTOCOL_VERSION,
   ProtocolError,
   TunnelMux,
+  WriteBatcher,
+  type Corkable,
   type Frame,
   type GoawayCode,
   type Hello,
@@ -49,14 +51,22 @@ export class TunnelLink {
     events: LinkEvents,
     log: Logger,
     heartbeatMs: number,
+    socket?: Corkable,
   ) {
     this.ws = ws
     this.tunnel = tunnel
     this.events = events
     this.log = log
+    // Frames written during one event-loop turn leave in one system call.
+    const batcher = socket ? new WriteBatcher(socket) : null
     this.mux = new TunnelMux({
       role: 'broker',
-      transport: { send: (bytes, done) => ws.send(bytes, { binary: true }, done) },
+      transport: {
+        send: (bytes, done) => {
+          batcher?.hold()
+          ws.send(bytes, { binary: true }, done)
+        },
+      },
       onControl: (frame) => this.onControl(frame),
       onProtocolError: (err) => this.protocolError(err),
     })

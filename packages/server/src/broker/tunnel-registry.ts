@@ -6,6 +6,7 @@
 import {
   GOAWAY_CODE,
   PROTOCOL_VERSION,
+  type Corkable,
   type Hello,
   type Logger,
   type Welcome,
@@ -54,9 +55,12 @@ export class TunnelRegistry implements LinkEvents {
     return this.links.size
   }
 
-  /** Take over an upgraded WebSocket for `tunnel`. */
-  attach(ws: WebSocket, tunnel: TunnelWithAccount): TunnelLink {
-    const link = new TunnelLink(ws, tunnel, this, this.opts.log, this.opts.heartbeatMs)
+  /**
+   * Take over an upgraded WebSocket for `tunnel`. `socket` is the connection under it: given, the
+   * link batches its writes per event-loop turn (see WriteBatcher).
+   */
+  attach(ws: WebSocket, tunnel: TunnelWithAccount, socket?: Corkable): TunnelLink {
+    const link = new TunnelLink(ws, tunnel, this, this.opts.log, this.opts.heartbeatMs, socket)
     this.links.add(link)
     return link
   }
