@@ -63,6 +63,23 @@ function encodeJson(type: number, value: unknown): Buffer {
   return buf
 }
 
+/**
+ * Encode a DATA frame whose payload is the concatenation of `parts` (the mux sends several queued
+ * pieces of a stream as one frame). Throws RangeError when they exceed the chunk limit.
+ */
+export function encodeData(streamId: number, parts: readonly Uint8Array[], fin: boolean): Buffer {
+  let size = 0
+  for (const part of parts) size += part.length
+  if (size > MAX_CHUNK_BYTES) throw new RangeError(`DATA exceeds ${MAX_CHUNK_BYTES}`)
+  const buf = header(size, FRAME_TYPE.data, fin ? FLAG_FIN : 0, streamId)
+  let at = HEADER_BYTES
+  for (const part of parts) {
+    buf.set(part, at)
+    at += part.length
+  }
+  return buf
+}
+
 /** Encode one frame into one WebSocket message. Throws RangeError for frames over the limits. */
 export function encodeFrame(frame: Frame): Buffer {
   switch (frame.type) {
@@ -90,18 +107,8 @@ export function encodeFrame(frame: Frame): Buffer {
         frame.fin,
       )
     }
-    case 'data': {
-      if (frame.chunk.length > MAX_CHUNK_BYTES)
-        throw new RangeError(`DATA exceeds ${MAX_CHUNK_BYTES}`)
-      const buf = header(
-        frame.chunk.length,
-        FRAME_TYPE.data,
-        frame.fin ? FLAG_FIN : 0,
-        frame.streamId,
-      )
-      buf.set(frame.chunk, HEADER_BYTES)
-      return buf
-    }
+    case 'data':
+      return encodeData(frame.streamId, [frame.chunk], frame.fin)
     case 'window': {
       const buf = header(4, FRAME_TYPE.window, 0, frame.streamId)
       buf.writeUInt32BE(frame.credit, HEADER_BYTES)

@@ -6,13 +6,17 @@
 import { MAX_CHUNK_BYTES, RESET_CODE, type MuxStream, type RequestHead } from '@burrow/protocol'
 import type { LocalRequest, LocalResponse } from '../relay/local-exchange.js'
 
-/** Build the request once its body is complete, and the response writing into `stream`. */
+/**
+ * Build the request once its body is complete, and the response writing into `stream`. `sent`
+ * resolves once the whole response was handed to the tunnel (or the stream was reset): a drain
+ * must wait for that, not only for the handler, whose last bytes may still be queued.
+ */
 export function streamExchange(
   stream: MuxStream,
   head: RequestHead,
   inlineBody: Uint8Array | undefined,
   fin: boolean,
-  onReady: (req: LocalRequest, res: LocalResponse) => void,
+  onReady: (req: LocalRequest, res: LocalResponse, sent: () => Promise<void>) => void,
 ): void {
   const controller = new AbortController()
   stream.onReset = (_code, reason) => controller.abort(new Error(reason))
@@ -21,8 +25,16 @@ export function streamExchange(
     headers[name] = headers[name] === undefined ? value : `${headers[name]}, ${value}`
   }
   const res = new StreamResponse(stream)
+  const sent = () =>
+    stream.localDone
+      ? Promise.resolve()
+      : new Promise<void>((resolve) => (stream.onLocalEnd = resolve))
   const ready = (body: Uint8Array) =>
-    onReady({ method: head.method, path: head.path, headers, body, signal: controller.signal }, res)
+    onReady(
+      { method: head.method, path: head.path, headers, body, signal: controller.signal },
+      res,
+      sent,
+    )
   if (fin) return ready(inlineBody ?? new Uint8Array(0))
   const chunks: Uint8Array[] = inlineBody ? [inlineBody] : []
   stream.read(

@@ -17,6 +17,7 @@ import {
 import { WebSocket } from 'ws'
 import type { RequestHandler } from '../relay/local-exchange.js'
 import { reconnectDelay } from './backoff.js'
+import { frameMaskFor } from './frame-mask.js'
 import { streamExchange } from './stream-exchange.js'
 
 /** Client process states. */
@@ -197,11 +198,13 @@ export class TunnelClient {
         retryAfterMs: 0,
       }
       this.welcomed = false
+      const generateMask = frameMaskFor(this.opts.broker)
       const ws = new WebSocket(this.opts.broker, {
         headers: { authorization: `Bearer ${this.opts.apiKey}`, 'user-agent': this.opts.agent },
         perMessageDeflate: false,
         maxPayload: MAX_FRAME_BYTES,
         handshakeTimeout: 10_000,
+        ...(generateMask ? { generateMask } : {}),
       })
       this.ws = ws
       let finished = false
@@ -233,8 +236,8 @@ export class TunnelClient {
           },
         },
         onOpen: (stream, head, body, fin) =>
-          streamExchange(stream, head, body, fin, (req, res) =>
-            this.serve(req.method, this.handler.handle(req, res)),
+          streamExchange(stream, head, body, fin, (req, res, sent) =>
+            this.serve(req.method, this.handler.handle(req, res).then(sent)),
           ),
         onControl: (frame) =>
           this.onControl(frame, outcome, ws, () => {

@@ -4,7 +4,7 @@
  * and backpressure against the transport. It does no I/O itself: bytes go out through
  * `MuxTransport.send` and come in through `receive`.
  */
-import { decodeFrame, encodeFrame } from '../frame-codec.js'
+import { decodeFrame, encodeData, encodeFrame } from '../frame-codec.js'
 import {
   INITIAL_CONNECTION_WINDOW,
   INITIAL_STREAM_WINDOW,
@@ -60,11 +60,16 @@ export class TunnelMux implements StreamHost {
   private recvUnacked = 0
   private inflight = 0
   private pumping = false
+  private pumpScheduled = false
   private dead = false
   private readonly highWater: number
   private readonly onSent = (size: number) => () => {
     this.inflight -= size
     if (this.inflight <= this.highWater / 4 && this.ready.size > 0) this.pump()
+  }
+  private readonly deferredPump = (): void => {
+    this.pumpScheduled = false
+    this.pump()
   }
 
   constructor(opts: TunnelMuxOptions) {
@@ -272,12 +277,18 @@ export class TunnelMux implements StreamHost {
     )
   }
 
-  /** @internal */
+  /**
+   * A stream has bytes to send. DATA leaves at the end of the event-loop turn, not at once, so
+   * that everything a stream was given during the turn (a local server's reply often arrives in
+   * several small pieces per read) fills one frame instead of one frame per piece.
+   * @internal
+   */
   schedule(stream: MuxStream): void {
-    if (stream.sendable) {
-      this.ready.add(stream)
-      if (!this.pumping && this.inflight < this.highWater) this.pump()
-    }
+    if (!stream.sendable) return
+    this.ready.add(stream)
+    if (this.pumpScheduled) return
+    this.pumpScheduled = true
+    setImmediate(this.deferredPump)
   }
 
   /** @internal */
@@ -312,6 +323,13 @@ export class TunnelMux implements StreamHost {
     }
   }
 
+  private sendData(id: number, parts: readonly Uint8Array[], size: number, fin: boolean): void {
+    if (this.dead) return
+    const bytes = encodeData(id, parts, fin)
+    this.inflight += bytes.length
+    this.opts.transport.send(bytes, this.onSent(bytes.length))
+  }
+
   /** Send DATA round-robin across ready streams while credit and transport room last. */
   private pump(): void {
     if (this.pumping || this.dead) return
@@ -321,10 +339,13 @@ export class TunnelMux implements StreamHost {
         if (this.inflight >= this.highWater || this.sendWindow <= 0) break
         this.ready.delete(stream)
         if (!stream.sendable || stream.localDone) continue
-        const chunk = stream.take(stream.nextChunkLimit(this.sendWindow))
-        this.sendWindow -= chunk.length
+        const limit = stream.nextChunkLimit(this.sendWindow)
+        const before = stream.queuedBytes
+        const parts = stream.take(limit)
+        const size = before - stream.queuedBytes
+        this.sendWindow -= size
         const fin = stream.finPending && stream.queuedBytes === 0
-        this.sendFrame({ type: 'data', streamId: stream.id, chunk, fin }, chunk.length)
+        this.sendData(stream.id, parts, size, fin)
         if (fin) stream.finishLocal()
         else if (stream.sendable) this.ready.add(stream)
       }

@@ -133,11 +133,69 @@ describe('TunnelMux', () => {
     rs.respond({ status: 200, headers: [] })
     rb.write(Buffer.alloc(200 * 1024))
     rs.write(Buffer.alloc(10))
-    p.flush()
+    // Let the socket "write" one frame at a time until both streams are done.
+    for (let i = 0; i < 20 && order.filter((o) => o === 'big').length < 4; i++) {
+      await tick()
+      p.flush()
+      for (const ack of acks.splice(0)) ack()
+    }
+    assert.ok(order.includes('small'), `the small reply never arrived: ${order.join(',')}`)
     assert.ok(
       order.indexOf('small') <= 1,
       `small reply waited behind the big one: ${order.join(',')}`,
     )
+  })
+
+  it('sends the pieces a stream was given in one turn as one DATA frame', async () => {
+    const p = pair()
+    const s = p.broker.open({ method: 'GET', path: '/mcp', headers: [] }, undefined, true)
+    p.flush()
+    const chunks: string[] = []
+    let ended = false
+    s.read(
+      (c) => void chunks.push(Buffer.from(c).toString()),
+      () => (ended = true),
+    )
+    const remote = p.opened[0]!.stream
+    remote.respond({ status: 200, headers: [] })
+    for (const piece of ['event: a\n', 'data: 1\n\n', 'event: b\n'])
+      remote.write(Buffer.from(piece))
+    remote.end()
+    p.flush()
+    await tick()
+    p.flush()
+    assert.deepEqual(chunks, ['event: a\ndata: 1\n\nevent: b\n'])
+    assert.ok(ended, 'FIN rode with the last DATA')
+    // Pieces given in a later turn go in a later frame, in order.
+    const t = p.broker.open({ method: 'GET', path: '/mcp', headers: [] }, undefined, true)
+    p.flush()
+    const later: string[] = []
+    t.read((c) => void later.push(Buffer.from(c).toString()))
+    const remote2 = p.opened[1]!.stream
+    remote2.respond({ status: 200, headers: [] })
+    remote2.write(Buffer.from('first'))
+    await tick()
+    p.flush()
+    remote2.write(Buffer.from('second'))
+    await tick()
+    p.flush()
+    assert.deepEqual(later, ['first', 'second'])
+  })
+
+  it('never puts more than 64 KiB in one DATA frame when coalescing', async () => {
+    const p = pair()
+    const s = p.broker.open({ method: 'GET', path: '/mcp', headers: [] }, undefined, true)
+    p.flush()
+    const sizes: number[] = []
+    s.read((c) => void sizes.push(c.length))
+    const remote = p.opened[0]!.stream
+    remote.respond({ status: 200, headers: [] })
+    for (let i = 0; i < 5; i++) remote.write(Buffer.alloc(30 * 1024, i))
+    for (let i = 0; i < 5; i++) {
+      await tick()
+      p.flush()
+    }
+    assert.deepEqual(sizes, [64 * 1024, 64 * 1024, 22 * 1024])
   })
 
   it('cancellation reaches the other side as a reset', () => {
