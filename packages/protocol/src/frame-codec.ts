@@ -43,16 +43,18 @@ function encodeWithMeta(
   body: Uint8Array | undefined,
   fin: boolean,
 ): Buffer {
-  const metaBytes = Buffer.from(JSON.stringify(meta))
-  if (metaBytes.length > MAX_META_BYTES) {
-    throw new RangeError(`head of ${metaBytes.length} bytes exceeds ${MAX_META_BYTES}`)
+  // Measure the JSON and write it straight into the frame: no intermediate buffer per head.
+  const json = JSON.stringify(meta)
+  const metaLen = Buffer.byteLength(json)
+  if (metaLen > MAX_META_BYTES) {
+    throw new RangeError(`head of ${metaLen} bytes exceeds ${MAX_META_BYTES}`)
   }
   const bodyLen = body?.length ?? 0
   if (bodyLen > MAX_CHUNK_BYTES) throw new RangeError(`inline body exceeds ${MAX_CHUNK_BYTES}`)
-  const buf = header(2 + metaBytes.length + bodyLen, type, fin ? FLAG_FIN : 0, streamId)
-  buf.writeUInt16BE(metaBytes.length, HEADER_BYTES)
-  metaBytes.copy(buf, HEADER_BYTES + 2)
-  if (body && bodyLen > 0) buf.set(body, HEADER_BYTES + 2 + metaBytes.length)
+  const buf = header(2 + metaLen + bodyLen, type, fin ? FLAG_FIN : 0, streamId)
+  buf.writeUInt16BE(metaLen, HEADER_BYTES)
+  buf.write(json, HEADER_BYTES + 2)
+  if (body && bodyLen > 0) buf.set(body, HEADER_BYTES + 2 + metaLen)
   return buf
 }
 

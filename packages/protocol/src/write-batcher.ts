@@ -20,6 +20,7 @@ export interface Corkable {
 export class WriteBatcher {
   private readonly target: Corkable
   private held = false
+  private immediate: NodeJS.Immediate | undefined
   private readonly release = (): void => {
     this.held = false
     this.target.uncork()
@@ -39,6 +40,16 @@ export class WriteBatcher {
     if (this.held) return
     this.held = true
     this.target.cork()
-    setImmediate(this.release)
+    this.immediate = setImmediate(this.release)
+  }
+
+  /**
+   * Send what is held now, for writes whose timing others can observe: a deliberate close should
+   * reach the peer before the program reports it (a test, or a user, may act on the report).
+   */
+  flush(): void {
+    if (!this.held) return
+    clearImmediate(this.immediate)
+    this.release()
   }
 }

@@ -144,4 +144,26 @@ describe('WriteBatcher', () => {
       pair.close()
     }
   })
+
+  it('flush sends what is held at once, and the turn still ends cleanly', async () => {
+    const pair = await socketPair()
+    try {
+      const writes = countWrites(pair.client)
+      const batcher = new WriteBatcher(pair.client)
+      batcher.hold()
+      pair.client.write('close')
+      batcher.hold()
+      pair.client.write(' frame')
+      batcher.flush()
+      assert.deepEqual(writes.batches, [2], 'flush wrote before the end of the turn')
+      assert.equal(batcher.holding, false)
+      batcher.flush()
+      await turn()
+      assert.equal(pair.client.writableCorked, 0)
+      await until(() => pair.received().length === 11)
+      assert.equal(pair.received().toString(), 'close frame')
+    } finally {
+      pair.close()
+    }
+  })
 })

@@ -18,8 +18,6 @@ export function streamExchange(
   fin: boolean,
   onReady: (req: LocalRequest, res: LocalResponse, sent: () => Promise<void>) => void,
 ): void {
-  const controller = new AbortController()
-  stream.onReset = (_code, reason) => controller.abort(new Error(reason))
   const headers: Record<string, string> = {}
   for (const [name, value] of head.headers) {
     headers[name] = headers[name] === undefined ? value : `${headers[name]}, ${value}`
@@ -30,17 +28,63 @@ export function streamExchange(
       ? Promise.resolve()
       : new Promise<void>((resolve) => (stream.onLocalEnd = resolve))
   const ready = (body: Uint8Array) =>
-    onReady(
-      { method: head.method, path: head.path, headers, body, signal: controller.signal },
-      res,
-      sent,
-    )
+    onReady(new TunnelRequest(stream, head, headers, body), res, sent)
   if (fin) return ready(inlineBody ?? new Uint8Array(0))
   const chunks: Uint8Array[] = inlineBody ? [inlineBody] : []
   stream.read(
     (chunk) => void chunks.push(chunk),
     () => ready(Buffer.concat(chunks)),
   )
+}
+
+/**
+ * A request that came through a tunnel stream. It is aborted when the stream is reset; its
+ * AbortSignal is made only if a handler asks for it (most calls never need one).
+ */
+class TunnelRequest implements LocalRequest {
+  readonly method: string
+  readonly path: string
+  readonly headers: Readonly<Record<string, string>>
+  readonly body: Uint8Array
+  private reason: Error | null = null
+  private controller: AbortController | null = null
+  private listeners: ((reason: Error) => void)[] | null = null
+
+  constructor(
+    stream: MuxStream,
+    head: RequestHead,
+    headers: Record<string, string>,
+    body: Uint8Array,
+  ) {
+    this.method = head.method
+    this.path = head.path
+    this.headers = headers
+    this.body = body
+    if (stream.closed) this.reason = new Error('the stream was reset')
+    else stream.onReset = (_code, why) => this.abort(new Error(why))
+  }
+
+  get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController()
+      if (this.reason) this.controller.abort(this.reason)
+    }
+    return this.controller.signal
+  }
+
+  onAbort(listener: (reason: Error) => void): void {
+    if (this.reason) listener(this.reason)
+    else (this.listeners ??= []).push(listener)
+  }
+
+  private abort(reason: Error): void {
+    if (this.reason) return
+    this.reason = reason
+    this.controller?.abort(reason)
+    const listeners = this.listeners
+    this.listeners = null
+    for (const listener of listeners ?? []) listener(reason)
+  }
 }
 
 /** LocalResponse over a mux stream, coalescing head + small body + end into one frame. */

@@ -60,6 +60,7 @@ export class TunnelClient {
   private stopping = false
   private resumeToken: string | undefined
   private ws: WebSocket | null = null
+  private batcher: WriteBatcher | null = null
   private mux: TunnelMux | null = null
   private welcomed = false
   private wake: (() => void) | null = null
@@ -81,6 +82,8 @@ export class TunnelClient {
     if (!this.ws || this.stopping) return
     this.reconnectNow = true
     this.ws.close(1000, 'reconnecting with a new upstream layout')
+    // The close frame leaves before the caller announces the new layout.
+    this.batcher?.flush()
   }
 
   /** Current state. */
@@ -149,6 +152,7 @@ export class TunnelClient {
       await this.whenIdle(graceMs)
     }
     ws.close(1000, 'client shutting down')
+    this.batcher?.flush()
     setTimeout(() => ws.terminate(), 2000).unref()
   }
 
@@ -221,12 +225,13 @@ export class TunnelClient {
         clearInterval(heartbeat)
         mux.close('tunnel connection lost')
         if (this.ws === ws) this.ws = null
+        if (this.batcher === batcher) this.batcher = null
         resolve(outcome)
       }
       // Frames written during one event-loop turn leave in one system call; the socket under the
       // WebSocket is known once the upgrade succeeded, before any frame is sent.
       let batcher: WriteBatcher | null = null
-      ws.on('upgrade', (res) => (batcher = new WriteBatcher(res.socket)))
+      ws.on('upgrade', (res) => (this.batcher = batcher = new WriteBatcher(res.socket)))
       const mux = new TunnelMux({
         role: 'client',
         transport: {

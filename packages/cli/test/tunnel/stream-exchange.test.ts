@@ -134,4 +134,23 @@ describe('streamExchange', () => {
     await p.flush()
     assert.equal(sentSettled, true)
   })
+
+  it('a reset reaches onAbort listeners, and a signal read afterwards is already aborted', async () => {
+    let req: LocalRequest | undefined
+    const reasons: string[] = []
+    const p = pair((r) => {
+      req = r
+      r.onAbort?.((reason) => reasons.push(reason.message))
+    })
+    const s = p.broker.open({ method: 'GET', path: '/mcp', headers: [] }, undefined, true)
+    await p.flush()
+    assert.equal(typeof req?.onAbort, 'function', 'tunnel requests offer onAbort')
+    s.reset(RESET_CODE.cancel, 'agent left')
+    await p.flush()
+    assert.deepEqual(reasons, ['agent left'])
+    assert.equal(req?.signal.aborted, true)
+    const late: string[] = []
+    req?.onAbort?.((reason) => late.push(reason.message))
+    assert.deepEqual(late, ['agent left'], 'a listener added after the abort runs at once')
+  })
 })
