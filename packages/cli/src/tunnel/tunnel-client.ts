@@ -76,13 +76,23 @@ export class TunnelClient {
 
   /**
    * Reconnect at once (after the upstream layout changed). The session resumes, so agents keep
-   * the URL; requests in flight on the old connection are reset and their agents retry.
+   * the URL; requests in flight on the old connection are reset and their agents retry. A GOAWAY
+   * first tells the broker to hold new requests for the next connection instead of routing them
+   * to this one while it closes.
    */
   reconnect(): void {
     if (!this.ws || this.stopping) return
     this.reconnectNow = true
+    if (this.welcomed && this.ws.readyState === WebSocket.OPEN) {
+      this.mux?.control({
+        type: 'goaway',
+        lastStreamId: 0,
+        code: GOAWAY_CODE.drain,
+        reconnectAfterMs: 0,
+      })
+    }
     this.ws.close(1000, 'reconnecting with a new upstream layout')
-    // The close frame leaves before the caller announces the new layout.
+    // GOAWAY and close leave before the caller announces the new layout.
     this.batcher?.flush()
   }
 
