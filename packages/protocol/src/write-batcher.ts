@@ -23,6 +23,7 @@ export class WriteBatcher {
   private immediate: NodeJS.Immediate | undefined
   private readonly release = (): void => {
     this.held = false
+    this.immediate = undefined
     this.target.uncork()
   }
 
