@@ -67,13 +67,28 @@ function encodeJson(type: number, value: unknown): Buffer {
 
 /**
  * Encode a DATA frame whose payload is the concatenation of `parts` (the mux sends several queued
- * pieces of a stream as one frame). Throws RangeError when they exceed the chunk limit.
+ * pieces of a stream as one frame), into `into` when given (the result is then a view of it).
+ * Throws RangeError when the parts exceed the chunk limit or do not fit `into`.
  */
-export function encodeData(streamId: number, parts: readonly Uint8Array[], fin: boolean): Buffer {
+export function encodeData(
+  streamId: number,
+  parts: readonly Uint8Array[],
+  fin: boolean,
+  into?: Buffer,
+): Buffer {
   let size = 0
   for (const part of parts) size += part.length
   if (size > MAX_CHUNK_BYTES) throw new RangeError(`DATA exceeds ${MAX_CHUNK_BYTES}`)
-  const buf = header(size, FRAME_TYPE.data, fin ? FLAG_FIN : 0, streamId)
+  let buf: Buffer
+  if (into) {
+    if (into.length < HEADER_BYTES + size) throw new RangeError('DATA does not fit the buffer')
+    buf = into.subarray(0, HEADER_BYTES + size)
+    buf[0] = FRAME_TYPE.data
+    buf[1] = fin ? FLAG_FIN : 0
+    buf.writeUInt32BE(streamId, 2)
+  } else {
+    buf = header(size, FRAME_TYPE.data, fin ? FLAG_FIN : 0, streamId)
+  }
   let at = HEADER_BYTES
   for (const part of parts) {
     buf.set(part, at)

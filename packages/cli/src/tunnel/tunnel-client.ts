@@ -244,6 +244,7 @@ export class TunnelClient {
       ws.on('upgrade', (res) => (this.batcher = batcher = new WriteBatcher(res.socket)))
       const mux = new TunnelMux({
         role: 'client',
+        reuseBuffers: true,
         transport: {
           send: (bytes, done) => {
             batcher?.hold()

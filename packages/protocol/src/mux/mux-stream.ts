@@ -11,8 +11,13 @@ import {
   type ResponseHead,
 } from '../frame.js'
 
-/** A stream's queue may hold this much before `write` asks the producer to wait. */
-export const STREAM_QUEUE_HIGH = 64 * 1024
+/**
+ * A stream's queue may hold this much before `write` asks the producer to wait: one initial
+ * window, what the peer may accept at once. DATA leaves at the end of the event-loop turn, so a
+ * single socket read of a local reply (64 KiB) is queued whole before any of it is sent; a
+ * smaller bound would stop and restart the producer on every read.
+ */
+export const STREAM_QUEUE_HIGH = INITIAL_STREAM_WINDOW
 
 /** What a stream needs from its connection. Internal to the mux. */
 export interface StreamHost {
@@ -55,6 +60,12 @@ export class MuxStream {
   sendWindow = INITIAL_STREAM_WINDOW
   /** Credit we granted the peer and it has not used yet. @internal */
   recvWindow = INITIAL_STREAM_WINDOW
+  /** The window we offer: the initial one, grown for a fast reader. @internal */
+  recvTarget = INITIAL_STREAM_WINDOW
+  /** Bytes credited back since `streakStart`. @internal */
+  recvStreak = 0
+  /** When the current run of credited bytes began (mux clock), −1 before the first credit. @internal */
+  streakStart = -1
   /** Bytes queued for sending. @internal */
   readonly queue: Uint8Array[] = []
   queuedBytes = 0

@@ -68,6 +68,7 @@ export class TunnelLink {
     const batcher = socket ? new WriteBatcher(socket) : null
     this.mux = new TunnelMux({
       role: 'broker',
+      reuseBuffers: true,
       transport: {
         send: (bytes, done) => {
           batcher?.hold()
