@@ -106,7 +106,9 @@ class StreamResponse implements LocalResponse {
 
   writeHead(status: number, headers: Readonly<Record<string, string>>): void {
     if (this.head) return
-    this.head = { status, headers: Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]) }
+    const pairs: [string, string][] = []
+    for (const name in headers) pairs.push([name.toLowerCase(), headers[name]!])
+    this.head = { status, headers: pairs }
     this.scheduleFlush()
   }
 
@@ -151,7 +153,13 @@ class StreamResponse implements LocalResponse {
   private flushHead(fin: boolean): void {
     const head = this.head ?? { status: 200, headers: [] }
     this.headSent = true
-    const body = this.pendingBytes > 0 ? Buffer.concat(this.pending) : undefined
+    // A reply written in one piece (the common case) is sent as is, without a copy.
+    const body =
+      this.pendingBytes === 0
+        ? undefined
+        : this.pending.length === 1
+          ? this.pending[0]!
+          : Buffer.concat(this.pending)
     this.pending = []
     this.pendingBytes = 0
     if (body && body.length > MAX_CHUNK_BYTES) {

@@ -346,15 +346,15 @@ export class TunnelClient {
   private serve(method: string, work: Promise<void>): void {
     const counted = method !== 'GET'
     if (counted) this.inflight++
-    work
-      .catch((err: Error) =>
-        this.opts.log.error(`request handler failed: ${err.stack ?? err.message}`),
-      )
-      .finally(() => {
-        if (!counted) return
-        this.inflight--
-        if (this.inflight === 0) for (const done of [...this.idle]) done()
-      })
+    const settled = () => {
+      if (!counted) return
+      this.inflight--
+      if (this.inflight === 0) for (const done of [...this.idle]) done()
+    }
+    work.then(settled, (err: Error) => {
+      this.opts.log.error(`request handler failed: ${err.stack ?? err.message}`)
+      settled()
+    })
   }
 }
 
