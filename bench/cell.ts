@@ -10,6 +10,9 @@ import type { ProcessGroup } from './processes.js'
 export interface CpuReading {
   readonly summary: string
   readonly otherPercent: number | null
+  /** CPU seconds per process during the window (`gen` first), and the window in seconds. */
+  readonly perProcess: readonly { readonly label: string; readonly seconds: number }[]
+  readonly wallSeconds: number
 }
 
 /** What every section gets. */
@@ -45,5 +48,14 @@ export async function runCell<T>(
     meter,
   })
   progress(`${describe(result)}\n`)
-  return { result, cpu: { summary: meter.summary, otherPercent: meter.otherPercent } }
+  const { perProcess, wall } = meter.used
+  return {
+    result,
+    cpu: {
+      summary: meter.summary,
+      otherPercent: meter.otherPercent,
+      perProcess,
+      wallSeconds: wall,
+    },
+  }
 }

@@ -95,6 +95,8 @@ export class CpuMeter {
   #result: string | null = null
   #other: number | null = null
   #machineStart: number | null = null
+  #seconds: { label: string; seconds: number }[] = []
+  #wall = 0
 
   constructor(subjects: readonly CpuSubject[]) {
     this.#subjects = subjects
@@ -116,12 +118,15 @@ export class CpuMeter {
     const self = process.cpuUsage(this.#selfStart)
     let ours = (self.user + self.system) / 1e6
     const parts = [`gen ${pct(ours, wall)}`]
+    this.#wall = wall
+    this.#seconds = [{ label: 'gen', seconds: ours }]
     for (const s of this.#subjects) {
       const before = this.#before.get(s.label)
       if (!before) continue
       const used = sum(before.pids) - before.seconds
       ours += used
       parts.push(`${s.label} ${pct(used, wall)}`)
+      this.#seconds.push({ label: s.label, seconds: used })
     }
     const machine = machineBusySeconds()
     if (machine !== null && this.#machineStart !== null) {
@@ -135,6 +140,11 @@ export class CpuMeter {
   /** "gen 97 · burrowd 70 · …" in percent of one core, or '' when nothing was measured. */
   get summary(): string {
     return this.#result ?? ''
+  }
+
+  /** CPU seconds each process used in the window (`gen` first), and the window in seconds. */
+  get used(): { readonly perProcess: readonly { label: string; seconds: number }[]; wall: number } {
+    return { perProcess: this.#seconds, wall: this.#wall }
   }
 
   /** CPU used by everything else on the machine, in percent of one core; null if unknown. */

@@ -1,6 +1,7 @@
 // A minimal Chrome DevTools Protocol client for a child started with `--inspect=127.0.0.1:0`:
-// enough to force a full garbage collection in burrowd and read `process.memoryUsage()`, so the
-// idle-tunnel row can tell retained memory from garbage not yet collected.
+// enough to force a full garbage collection in burrowd and read `process.memoryUsage()` and the
+// young generation's size, so the idle-tunnel rows can tell retained memory from garbage not yet
+// collected and from V8's young generation.
 import { WebSocket } from 'ws'
 
 /** Heap numbers of the inspected process, in bytes. */
@@ -9,7 +10,21 @@ export interface MemoryUsage {
   readonly heapUsed: number
   readonly external: number
   readonly arrayBuffers: number
+  /**
+   * Memory V8's young generation holds (physical size of its new spaces). V8 grows it, up to a
+   * fixed maximum, when many objects survive (a burst of new connections) and shrinks it only in
+   * a full collection, so it is a bounded, per-process cost, not a per-tunnel one.
+   */
+  readonly youngGeneration: number
 }
+
+// Evaluated in the inspected process: memoryUsage() plus the young generation's size.
+const MEMORY_EXPRESSION = `JSON.stringify({
+  ...process.memoryUsage(),
+  youngGeneration: process.getBuiltinModule('v8').getHeapSpaceStatistics()
+    .filter((s) => s.space_name === 'new_space' || s.space_name === 'new_large_object_space')
+    .reduce((sum, s) => sum + s.physical_space_size, 0),
+})`
 
 /** An open inspector session. */
 export class Inspector {
@@ -59,10 +74,10 @@ export class Inspector {
     await this.#call('HeapProfiler.collectGarbage')
   }
 
-  /** `process.memoryUsage()` of the inspected process. */
+  /** `process.memoryUsage()` of the inspected process, and its young generation's size. */
   async memoryUsage(): Promise<MemoryUsage> {
     const result = (await this.#call('Runtime.evaluate', {
-      expression: 'JSON.stringify(process.memoryUsage())',
+      expression: MEMORY_EXPRESSION,
       returnByValue: true,
     })) as { result?: { value?: unknown } }
     const value = result.result?.value

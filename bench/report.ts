@@ -20,6 +20,11 @@ export interface Row {
   readonly errors?: number
   /** CPU use per process in percent of one core, e.g. "gen 97 · burrowd 70". */
   readonly cpu?: string
+  /**
+   * CPU time per unit of work and process, e.g. "burrowd 71 · burrow 90 µs/call": steadier than
+   * throughput on a shared machine, since it does not depend on how much CPU the run got.
+   */
+  readonly cpuPerUnit?: string
   /** CPU other processes used during the cell, in percent of one core. */
   readonly otherCpu?: number
   readonly note?: string
@@ -44,10 +49,21 @@ export function callRow(
     p99Ms: r.p99Ms,
     errors: r.errors,
     cpu: cpu.summary,
+    cpuPerUnit: perUnit(cpu, r.calls, 1e6, 'µs/call'),
     ...(cpu.otherPercent !== null ? { otherCpu: cpu.otherPercent } : {}),
     ...(r.firstError && r.errors > 0 ? { note: `first error: ${r.firstError}` } : {}),
     ...(baseline ? { baseline } : {}),
   }
+}
+
+/** "burrowd 71 · burrow 90 µs/call": CPU seconds × `scale` / `units` for each process. */
+function perUnit(cpu: CpuReading, units: number, scale: number, unit: string): string {
+  if (!(units > 0) || cpu.perProcess.length === 0) return ''
+  const parts = cpu.perProcess.map((p) => {
+    const v = (p.seconds * scale) / units
+    return `${p.label} ${v >= 10 ? v.toFixed(0) : v.toFixed(1)}`
+  })
+  return `${parts.join(' · ')} ${unit}`
 }
 
 /** A row from a bulk-transfer cell; p50/p99 are the duration of one whole transfer. */
@@ -67,6 +83,7 @@ export function transferRow(
     p99Ms: r.p99Ms,
     errors: r.errors,
     cpu: cpu.summary,
+    cpuPerUnit: perUnit(cpu, r.megabytesPerSecond * cpu.wallSeconds, 1e3, 'ms/MB'),
     ...(cpu.otherPercent !== null ? { otherCpu: cpu.otherPercent } : {}),
     ...(r.firstError && r.errors > 0 ? { note: `first error: ${r.firstError}` } : {}),
     ...(baseline ? { baseline } : {}),
@@ -123,6 +140,7 @@ export function resultsTable(rows: readonly Row[]): string {
     'vs baseline',
     'errors',
     'CPU % of a core',
+    'CPU per call or MB',
   ]
   const body = rows.map((r) => [
     r.name,
@@ -133,6 +151,7 @@ export function resultsTable(rows: readonly Row[]): string {
     comparison(r),
     r.errors === undefined ? '' : String(r.errors),
     r.cpu ?? '',
+    r.cpuPerUnit ?? '',
   ])
   const right = new Set([1, 2, 3, 4, 6])
   const notes = rows

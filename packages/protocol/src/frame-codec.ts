@@ -43,16 +43,18 @@ function encodeWithMeta(
   body: Uint8Array | undefined,
   fin: boolean,
 ): Buffer {
-  const metaBytes = Buffer.from(JSON.stringify(meta))
-  if (metaBytes.length > MAX_META_BYTES) {
-    throw new RangeError(`head of ${metaBytes.length} bytes exceeds ${MAX_META_BYTES}`)
+  // Measure the JSON and write it straight into the frame: no intermediate buffer per head.
+  const json = JSON.stringify(meta)
+  const metaLen = Buffer.byteLength(json)
+  if (metaLen > MAX_META_BYTES) {
+    throw new RangeError(`head of ${metaLen} bytes exceeds ${MAX_META_BYTES}`)
   }
   const bodyLen = body?.length ?? 0
   if (bodyLen > MAX_CHUNK_BYTES) throw new RangeError(`inline body exceeds ${MAX_CHUNK_BYTES}`)
-  const buf = header(2 + metaBytes.length + bodyLen, type, fin ? FLAG_FIN : 0, streamId)
-  buf.writeUInt16BE(metaBytes.length, HEADER_BYTES)
-  metaBytes.copy(buf, HEADER_BYTES + 2)
-  if (body && bodyLen > 0) buf.set(body, HEADER_BYTES + 2 + metaBytes.length)
+  const buf = header(2 + metaLen + bodyLen, type, fin ? FLAG_FIN : 0, streamId)
+  buf.writeUInt16BE(metaLen, HEADER_BYTES)
+  buf.write(json, HEADER_BYTES + 2)
+  if (body && bodyLen > 0) buf.set(body, HEADER_BYTES + 2 + metaLen)
   return buf
 }
 
@@ -60,6 +62,38 @@ function encodeJson(type: number, value: unknown): Buffer {
   const payload = Buffer.from(JSON.stringify(value))
   const buf = header(payload.length, type, 0, 0)
   payload.copy(buf, HEADER_BYTES)
+  return buf
+}
+
+/**
+ * Encode a DATA frame whose payload is the concatenation of `parts` (the mux sends several queued
+ * pieces of a stream as one frame), into `into` when given (the result is then a view of it).
+ * Throws RangeError when the parts exceed the chunk limit or do not fit `into`.
+ */
+export function encodeData(
+  streamId: number,
+  parts: readonly Uint8Array[],
+  fin: boolean,
+  into?: Buffer,
+): Buffer {
+  let size = 0
+  for (const part of parts) size += part.length
+  if (size > MAX_CHUNK_BYTES) throw new RangeError(`DATA exceeds ${MAX_CHUNK_BYTES}`)
+  let buf: Buffer
+  if (into) {
+    if (into.length < HEADER_BYTES + size) throw new RangeError('DATA does not fit the buffer')
+    buf = into.subarray(0, HEADER_BYTES + size)
+    buf[0] = FRAME_TYPE.data
+    buf[1] = fin ? FLAG_FIN : 0
+    buf.writeUInt32BE(streamId, 2)
+  } else {
+    buf = header(size, FRAME_TYPE.data, fin ? FLAG_FIN : 0, streamId)
+  }
+  let at = HEADER_BYTES
+  for (const part of parts) {
+    buf.set(part, at)
+    at += part.length
+  }
   return buf
 }
 
@@ -90,18 +124,8 @@ export function encodeFrame(frame: Frame): Buffer {
         frame.fin,
       )
     }
-    case 'data': {
-      if (frame.chunk.length > MAX_CHUNK_BYTES)
-        throw new RangeError(`DATA exceeds ${MAX_CHUNK_BYTES}`)
-      const buf = header(
-        frame.chunk.length,
-        FRAME_TYPE.data,
-        frame.fin ? FLAG_FIN : 0,
-        frame.streamId,
-      )
-      buf.set(frame.chunk, HEADER_BYTES)
-      return buf
-    }
+    case 'data':
+      return encodeData(frame.streamId, [frame.chunk], frame.fin)
     case 'window': {
       const buf = header(4, FRAME_TYPE.window, 0, frame.streamId)
       buf.writeUInt32BE(frame.credit, HEADER_BYTES)

@@ -2,76 +2,64 @@
  * Single-upstream HTTP mode: each tunnelled request goes to the local Streamable HTTP server as
  * is (Host set to the local server's, path mapped onto the upstream URL's), and the response
  * streams back. An unreachable server gives the agent a 502 naming the URL and the cause.
+ *
+ * This is the client's per-call hot path, so it drives undici's dispatcher with a handler of its
+ * own (`RelayCall`) instead of `request()`: no response stream, promise chain or abort signal per
+ * call, and backpressure by pausing the dispatcher rather than through a Readable.
  */
 import { refusal, type Logger } from '@burrow/protocol'
-import { Agent, request } from 'undici'
+import { Agent, type Dispatcher } from 'undici'
 import type { LocalRequest, LocalResponse, RequestHandler } from './local-exchange.js'
 
 /** Responses up to this size with a known length are read whole and sent as one frame. */
 const SMALL_RESPONSE_BYTES = 64 * 1024
 
+/**
+ * Response headers that describe the local connection, not the response (RFC 9110 §7.6.1). A
+ * proxy drops them; dropping them here keeps them out of every RESPONSE frame.
+ */
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+])
+
 /** Relays to one local HTTP MCP server. */
 export class HttpRelay implements RequestHandler {
   private readonly upstream: URL
+  private readonly origin: string
   private readonly log: Logger
   private readonly dispatcher = new Agent({ keepAliveTimeout: 10_000, connections: 256 })
 
   constructor(upstream: string, log: Logger) {
     this.upstream = new URL(upstream)
+    this.origin = this.upstream.origin
     this.log = log
   }
 
-  async handle(req: LocalRequest, res: LocalResponse): Promise<void> {
-    const target = this.targetFor(req.path)
+  handle(req: LocalRequest, res: LocalResponse): Promise<void> {
     const headers: Record<string, string> = {}
-    for (const [name, value] of Object.entries(req.headers))
-      if (name !== 'content-length') headers[name] = value
-    let response
-    try {
-      response = await request(target, {
-        method: req.method as 'GET' | 'POST' | 'DELETE',
-        headers,
-        body: req.body.length > 0 ? req.body : null,
-        signal: req.signal,
-        dispatcher: this.dispatcher,
-        headersTimeout: 0,
-        bodyTimeout: 0,
-      })
-    } catch (err) {
-      if (req.signal.aborted) return
-      return this.unreachable(res, target, err)
-    }
-    const out: Record<string, string> = {}
-    for (const [name, value] of Object.entries(response.headers)) {
-      if (value === undefined) continue
-      out[name] = Array.isArray(value) ? value.join(', ') : value
-    }
-    const length = Number(out['content-length'] ?? NaN)
-    try {
-      if (Number.isFinite(length) && length <= SMALL_RESPONSE_BYTES) {
-        const body = Buffer.from(await response.body.arrayBuffer())
-        const status = sessionGone(response.statusCode, req, body) ? 404 : response.statusCode
-        if (status !== response.statusCode)
-          this.log.debug(
-            `upstream ${target.href} no longer knows session ${req.headers['mcp-session-id']}; answering 404 so the agent re-initializes`,
-          )
-        res.writeHead(status, out)
-        res.write(body)
-        res.end()
-        return
-      }
-      res.writeHead(response.statusCode, out)
-      for await (const chunk of response.body) {
-        if (res.closed) break
-        if (!res.write(chunk as Buffer)) await new Promise<void>((resolve) => res.onDrain(resolve))
-      }
-      res.end()
-    } catch (err) {
-      if (req.signal.aborted) return
-      this.log.warn(`upstream ${target.href} failed mid-response: ${(err as Error).message}`)
-      response.body.destroy()
-      res.destroy?.(`upstream ${target.href} failed mid-response: ${(err as Error).message}`)
-    }
+    for (const name in req.headers)
+      if (name !== 'content-length') headers[name] = req.headers[name]!
+    return new Promise((resolve) => {
+      const call = new RelayCall(this, req, res, resolve)
+      this.dispatcher.dispatch(
+        {
+          origin: this.origin,
+          path: this.pathFor(req.path),
+          method: req.method,
+          headers,
+          body: req.body.length > 0 ? req.body : null,
+          headersTimeout: 0,
+          bodyTimeout: 0,
+        },
+        call,
+      )
+    })
   }
 
   async close(): Promise<void> {
@@ -79,24 +67,142 @@ export class HttpRelay implements RequestHandler {
   }
 
   /** The public path `/mcp?q` maps onto the upstream URL's path, with the public query string. */
-  private targetFor(publicPath: string): URL {
-    const target = new URL(this.upstream)
+  pathFor(publicPath: string): string {
     const q = publicPath.indexOf('?')
-    if (q !== -1) target.search = publicPath.slice(q)
-    return target
+    return this.upstream.pathname + (q === -1 ? this.upstream.search : publicPath.slice(q))
   }
 
-  private unreachable(res: LocalResponse, target: URL, err: unknown): void {
+  /** The upstream URL a request went to, for messages. */
+  targetFor(publicPath: string): string {
+    return this.origin + this.pathFor(publicPath)
+  }
+
+  /** @internal A call could not reach the upstream. */
+  unreachable(res: LocalResponse, target: string, err: unknown): void {
     const cause = describe(err)
-    this.log.warn(`upstream ${target.href} unreachable: ${cause}`)
+    this.log.warn(`upstream ${target} unreachable: ${cause}`)
     const r = refusal(
       'upstream_unreachable',
       'upstream unreachable',
-      `the local MCP server at ${target.href} is unreachable: ${cause}`,
+      `the local MCP server at ${target} is unreachable: ${cause}`,
     )
     res.writeHead(r.status, r.headers)
     res.write(Buffer.from(JSON.stringify(r.body)))
     res.end()
+  }
+
+  /** @internal The upstream failed after its response started. */
+  failedMidway(res: LocalResponse, target: string, err: Error): void {
+    this.log.warn(`upstream ${target} failed mid-response: ${err.message}`)
+    res.destroy?.(`upstream ${target} failed mid-response: ${err.message}`)
+  }
+
+  /** @internal The upstream answered 400 for a session it forgot; the agent is told 404. */
+  sessionGone(req: LocalRequest, target: string): void {
+    this.log.debug(
+      `upstream ${target} no longer knows session ${req.headers['mcp-session-id']}; answering 404 so the agent re-initializes`,
+    )
+  }
+}
+
+/** One relayed request: undici's handler callbacks, writing into the tunnel response. */
+class RelayCall implements Dispatcher.DispatchHandler {
+  private readonly relay: HttpRelay
+  private readonly req: LocalRequest
+  private readonly res: LocalResponse
+  private readonly done: () => void
+  private controller: Dispatcher.DispatchController | null = null
+  private status = 0
+  private headers: Record<string, string> = {}
+  /** Small reply: the body, gathered to leave as one frame. Null once streaming. */
+  private small: Uint8Array[] | null = null
+  private started = false
+  private finished = false
+  private aborted = false
+  private readonly abort = (reason: Error): void => {
+    this.aborted = true
+    this.controller?.abort(reason)
+  }
+
+  constructor(relay: HttpRelay, req: LocalRequest, res: LocalResponse, done: () => void) {
+    this.relay = relay
+    this.req = req
+    this.res = res
+    this.done = done
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller
+    if (this.req.onAbort) this.req.onAbort(this.abort)
+    else if (this.req.signal.aborted) this.onSignal()
+    else this.req.signal.addEventListener('abort', this.onSignal, { once: true })
+  }
+
+  onResponseStart(
+    controller: Dispatcher.DispatchController,
+    statusCode: number,
+    headers: Record<string, string | string[] | undefined>,
+  ): void {
+    this.started = true
+    const out: Record<string, string> = {}
+    for (const name in headers) {
+      const value = headers[name]
+      if (value === undefined || HOP_BY_HOP.has(name)) continue
+      out[name] = Array.isArray(value) ? value.join(', ') : value
+    }
+    this.status = statusCode
+    this.headers = out
+    const length = Number(out['content-length'] ?? NaN)
+    if (Number.isFinite(length) && length <= SMALL_RESPONSE_BYTES) {
+      this.small = []
+      return
+    }
+    this.res.writeHead(statusCode, out)
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.small) {
+      this.small.push(chunk)
+      return
+    }
+    if (this.res.closed) return
+    if (!this.res.write(chunk)) {
+      controller.pause()
+      this.res.onDrain(() => controller.resume())
+    }
+  }
+
+  onResponseEnd(): void {
+    if (this.small) {
+      const body = this.small.length === 1 ? this.small[0]! : Buffer.concat(this.small)
+      let status = this.status
+      if (isSessionGone(status, this.req, body)) {
+        status = 404
+        this.relay.sessionGone(this.req, this.relay.targetFor(this.req.path))
+      }
+      this.res.writeHead(status, this.headers)
+      this.res.write(body)
+    }
+    this.res.end()
+    this.finish()
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, err: Error): void {
+    if (!this.aborted) {
+      const target = this.relay.targetFor(this.req.path)
+      if (!this.started) this.relay.unreachable(this.res, target, err)
+      else this.relay.failedMidway(this.res, target, err)
+    }
+    this.finish()
+  }
+
+  private readonly onSignal = (): void => this.abort(this.req.signal.reason as Error)
+
+  private finish(): void {
+    if (this.finished) return
+    this.finished = true
+    if (!this.req.onAbort) this.req.signal.removeEventListener('abort', this.onSignal)
+    this.done()
   }
 }
 
@@ -105,9 +211,10 @@ export class HttpRelay implements RequestHandler {
  * with 400 (as some servers do) instead of the 404 the MCP spec requires. Agents only start a new
  * session on 404, so the relay reports it as one.
  */
-function sessionGone(status: number, req: LocalRequest, body: Buffer): boolean {
+function isSessionGone(status: number, req: LocalRequest, body: Uint8Array): boolean {
   if (status !== 400 || req.headers['mcp-session-id'] === undefined) return false
-  return /session/i.test(body.toString('utf8', 0, Math.min(body.length, 2048)))
+  const text = Buffer.from(body.buffer, body.byteOffset, Math.min(body.length, 2048))
+  return /session/i.test(text.toString('utf8'))
 }
 
 function describe(err: unknown): string {

@@ -16,6 +16,12 @@ export interface LocalRequest {
   readonly body: Uint8Array
   /** Aborted when the agent hangs up or the tunnel resets the stream. */
   readonly signal: AbortSignal
+  /**
+   * Optional and cheaper than `signal` on a hot path: `listener` runs once when the request is
+   * aborted (at once if it already was). A request that offers it creates its signal only when
+   * `signal` is read, so a handler that uses this instead skips an AbortController per call.
+   */
+  onAbort?(listener: (reason: Error) => void): void
 }
 
 /** Where a handler writes its response. Writes after the agent hung up are ignored. */

@@ -6,29 +6,85 @@
 import { MAX_CHUNK_BYTES, RESET_CODE, type MuxStream, type RequestHead } from '@burrow/protocol'
 import type { LocalRequest, LocalResponse } from '../relay/local-exchange.js'
 
-/** Build the request once its body is complete, and the response writing into `stream`. */
+/**
+ * Build the request once its body is complete, and the response writing into `stream`. `sent`
+ * resolves once the whole response was handed to the tunnel (or the stream was reset): a drain
+ * must wait for that, not only for the handler, whose last bytes may still be queued.
+ */
 export function streamExchange(
   stream: MuxStream,
   head: RequestHead,
   inlineBody: Uint8Array | undefined,
   fin: boolean,
-  onReady: (req: LocalRequest, res: LocalResponse) => void,
+  onReady: (req: LocalRequest, res: LocalResponse, sent: () => Promise<void>) => void,
 ): void {
-  const controller = new AbortController()
-  stream.onReset = (_code, reason) => controller.abort(new Error(reason))
   const headers: Record<string, string> = {}
   for (const [name, value] of head.headers) {
     headers[name] = headers[name] === undefined ? value : `${headers[name]}, ${value}`
   }
   const res = new StreamResponse(stream)
+  const sent = () =>
+    stream.localDone
+      ? Promise.resolve()
+      : new Promise<void>((resolve) => (stream.onLocalEnd = resolve))
   const ready = (body: Uint8Array) =>
-    onReady({ method: head.method, path: head.path, headers, body, signal: controller.signal }, res)
+    onReady(new TunnelRequest(stream, head, headers, body), res, sent)
   if (fin) return ready(inlineBody ?? new Uint8Array(0))
   const chunks: Uint8Array[] = inlineBody ? [inlineBody] : []
   stream.read(
     (chunk) => void chunks.push(chunk),
     () => ready(Buffer.concat(chunks)),
   )
+}
+
+/**
+ * A request that came through a tunnel stream. It is aborted when the stream is reset; its
+ * AbortSignal is made only if a handler asks for it (most calls never need one).
+ */
+class TunnelRequest implements LocalRequest {
+  readonly method: string
+  readonly path: string
+  readonly headers: Readonly<Record<string, string>>
+  readonly body: Uint8Array
+  private reason: Error | null = null
+  private controller: AbortController | null = null
+  private listeners: ((reason: Error) => void)[] | null = null
+
+  constructor(
+    stream: MuxStream,
+    head: RequestHead,
+    headers: Record<string, string>,
+    body: Uint8Array,
+  ) {
+    this.method = head.method
+    this.path = head.path
+    this.headers = headers
+    this.body = body
+    if (stream.closed) this.reason = new Error('the stream was reset')
+    else stream.onReset = (_code, why) => this.abort(new Error(why))
+  }
+
+  get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController()
+      if (this.reason) this.controller.abort(this.reason)
+    }
+    return this.controller.signal
+  }
+
+  onAbort(listener: (reason: Error) => void): void {
+    if (this.reason) listener(this.reason)
+    else (this.listeners ??= []).push(listener)
+  }
+
+  private abort(reason: Error): void {
+    if (this.reason) return
+    this.reason = reason
+    this.controller?.abort(reason)
+    const listeners = this.listeners
+    this.listeners = null
+    for (const listener of listeners ?? []) listener(reason)
+  }
 }
 
 /** LocalResponse over a mux stream, coalescing head + small body + end into one frame. */
@@ -50,7 +106,9 @@ class StreamResponse implements LocalResponse {
 
   writeHead(status: number, headers: Readonly<Record<string, string>>): void {
     if (this.head) return
-    this.head = { status, headers: Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]) }
+    const pairs: [string, string][] = []
+    for (const name in headers) pairs.push([name.toLowerCase(), headers[name]!])
+    this.head = { status, headers: pairs }
     this.scheduleFlush()
   }
 
@@ -95,7 +153,13 @@ class StreamResponse implements LocalResponse {
   private flushHead(fin: boolean): void {
     const head = this.head ?? { status: 200, headers: [] }
     this.headSent = true
-    const body = this.pendingBytes > 0 ? Buffer.concat(this.pending) : undefined
+    // A reply written in one piece (the common case) is sent as is, without a copy.
+    const body =
+      this.pendingBytes === 0
+        ? undefined
+        : this.pending.length === 1
+          ? this.pending[0]!
+          : Buffer.concat(this.pending)
     this.pending = []
     this.pendingBytes = 0
     if (body && body.length > MAX_CHUNK_BYTES) {

@@ -9,6 +9,7 @@ import {
   MAX_FRAME_BYTES,
   PROTOCOL_VERSION,
   TunnelMux,
+  WriteBatcher,
   type Frame,
   type Logger,
   type Welcome,
@@ -16,6 +17,7 @@ import {
 import { WebSocket } from 'ws'
 import type { RequestHandler } from '../relay/local-exchange.js'
 import { reconnectDelay } from './backoff.js'
+import { frameMaskFor } from './frame-mask.js'
 import { streamExchange } from './stream-exchange.js'
 
 /** Client process states. */
@@ -58,6 +60,7 @@ export class TunnelClient {
   private stopping = false
   private resumeToken: string | undefined
   private ws: WebSocket | null = null
+  private batcher: WriteBatcher | null = null
   private mux: TunnelMux | null = null
   private welcomed = false
   private wake: (() => void) | null = null
@@ -73,12 +76,24 @@ export class TunnelClient {
 
   /**
    * Reconnect at once (after the upstream layout changed). The session resumes, so agents keep
-   * the URL; requests in flight on the old connection are reset and their agents retry.
+   * the URL; requests in flight on the old connection are reset and their agents retry. A GOAWAY
+   * first tells the broker to hold new requests for the next connection instead of routing them
+   * to this one while it closes.
    */
   reconnect(): void {
     if (!this.ws || this.stopping) return
     this.reconnectNow = true
+    if (this.welcomed && this.ws.readyState === WebSocket.OPEN) {
+      this.mux?.control({
+        type: 'goaway',
+        lastStreamId: 0,
+        code: GOAWAY_CODE.drain,
+        reconnectAfterMs: 0,
+      })
+    }
     this.ws.close(1000, 'reconnecting with a new upstream layout')
+    // GOAWAY and close leave before the caller announces the new layout.
+    this.batcher?.flush()
   }
 
   /** Current state. */
@@ -147,6 +162,7 @@ export class TunnelClient {
       await this.whenIdle(graceMs)
     }
     ws.close(1000, 'client shutting down')
+    this.batcher?.flush()
     setTimeout(() => ws.terminate(), 2000).unref()
   }
 
@@ -196,11 +212,13 @@ export class TunnelClient {
         retryAfterMs: 0,
       }
       this.welcomed = false
+      const generateMask = frameMaskFor(this.opts.broker)
       const ws = new WebSocket(this.opts.broker, {
         headers: { authorization: `Bearer ${this.opts.apiKey}`, 'user-agent': this.opts.agent },
         perMessageDeflate: false,
         maxPayload: MAX_FRAME_BYTES,
         handshakeTimeout: 10_000,
+        ...(generateMask ? { generateMask } : {}),
       })
       this.ws = ws
       let finished = false
@@ -217,14 +235,25 @@ export class TunnelClient {
         clearInterval(heartbeat)
         mux.close('tunnel connection lost')
         if (this.ws === ws) this.ws = null
+        if (this.batcher === batcher) this.batcher = null
         resolve(outcome)
       }
+      // Frames written during one event-loop turn leave in one system call; the socket under the
+      // WebSocket is known once the upgrade succeeded, before any frame is sent.
+      let batcher: WriteBatcher | null = null
+      ws.on('upgrade', (res) => (this.batcher = batcher = new WriteBatcher(res.socket)))
       const mux = new TunnelMux({
         role: 'client',
-        transport: { send: (bytes, done) => ws.send(bytes, { binary: true }, done) },
+        reuseBuffers: true,
+        transport: {
+          send: (bytes, done) => {
+            batcher?.hold()
+            ws.send(bytes, { binary: true }, done)
+          },
+        },
         onOpen: (stream, head, body, fin) =>
-          streamExchange(stream, head, body, fin, (req, res) =>
-            this.serve(req.method, this.handler.handle(req, res)),
+          streamExchange(stream, head, body, fin, (req, res, sent) =>
+            this.serve(req.method, this.handler.handle(req, res).then(sent)),
           ),
         onControl: (frame) =>
           this.onControl(frame, outcome, ws, () => {
@@ -317,15 +346,15 @@ export class TunnelClient {
   private serve(method: string, work: Promise<void>): void {
     const counted = method !== 'GET'
     if (counted) this.inflight++
-    work
-      .catch((err: Error) =>
-        this.opts.log.error(`request handler failed: ${err.stack ?? err.message}`),
-      )
-      .finally(() => {
-        if (!counted) return
-        this.inflight--
-        if (this.inflight === 0) for (const done of [...this.idle]) done()
-      })
+    const settled = () => {
+      if (!counted) return
+      this.inflight--
+      if (this.inflight === 0) for (const done of [...this.idle]) done()
+    }
+    work.then(settled, (err: Error) => {
+      this.opts.log.error(`request handler failed: ${err.stack ?? err.message}`)
+      settled()
+    })
   }
 }
 

@@ -6,7 +6,7 @@ import { decodeFrame, RESET_CODE, TunnelMux, type Frame } from '@burrow/protocol
 import type { LocalRequest, LocalResponse } from '../../src/relay/local-exchange.js'
 import { streamExchange } from '../../src/tunnel/stream-exchange.js'
 
-function pair(handler: (req: LocalRequest, res: LocalResponse) => void) {
+function pair(handler: (req: LocalRequest, res: LocalResponse, sent: () => Promise<void>) => void) {
   const fromClient: Frame[] = []
   const toClient: Uint8Array[] = []
   const toBroker: Uint8Array[] = []
@@ -96,5 +96,61 @@ describe('streamExchange', () => {
     s.reset(RESET_CODE.cancel, 'agent left')
     await p.flush()
     assert.equal(signal?.aborted, true)
+  })
+
+  it('a streamed reply counts as sent only once its last DATA went to the tunnel', async () => {
+    const events: string[] = []
+    const p = pair(async (_req, res, sent) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' })
+      // The head leaves on its own; the body streams, as from a local SSE reply.
+      await new Promise((r) => setImmediate(r))
+      res.write(Buffer.from('event: message\ndata: {}\n\n'))
+      res.end()
+      events.push(`handler done, last frame ${p.fromClient[p.fromClient.length - 1]?.type}`)
+      void sent().then(() => {
+        const last = p.fromClient[p.fromClient.length - 1]
+        events.push(`sent, last frame ${last?.type} fin=${last && 'fin' in last && last.fin}`)
+      })
+    })
+    p.broker.open({ method: 'GET', path: '/mcp', headers: [] }, undefined, true)
+    await p.flush()
+    assert.deepEqual(events, [
+      'handler done, last frame response',
+      'sent, last frame data fin=true',
+    ])
+  })
+
+  it('a reset stream counts as sent (nothing more will leave)', async () => {
+    let sentSettled = false
+    const p = pair((_req, res, sent) => {
+      res.writeHead(200, {})
+      res.write(Buffer.alloc(10))
+      void sent().then(() => (sentSettled = true))
+    })
+    const s = p.broker.open({ method: 'GET', path: '/mcp', headers: [] }, undefined, true)
+    await p.flush()
+    assert.equal(sentSettled, false, 'the response has not ended yet')
+    s.reset(RESET_CODE.cancel, 'agent left')
+    await p.flush()
+    assert.equal(sentSettled, true)
+  })
+
+  it('a reset reaches onAbort listeners, and a signal read afterwards is already aborted', async () => {
+    let req: LocalRequest | undefined
+    const reasons: string[] = []
+    const p = pair((r) => {
+      req = r
+      r.onAbort?.((reason) => reasons.push(reason.message))
+    })
+    const s = p.broker.open({ method: 'GET', path: '/mcp', headers: [] }, undefined, true)
+    await p.flush()
+    assert.equal(typeof req?.onAbort, 'function', 'tunnel requests offer onAbort')
+    s.reset(RESET_CODE.cancel, 'agent left')
+    await p.flush()
+    assert.deepEqual(reasons, ['agent left'])
+    assert.equal(req?.signal.aborted, true)
+    const late: string[] = []
+    req?.onAbort?.((reason) => late.push(reason.message))
+    assert.deepEqual(late, ['agent left'], 'a listener added after the abort runs at once')
   })
 })

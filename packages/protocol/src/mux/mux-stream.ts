@@ -11,8 +11,13 @@ import {
   type ResponseHead,
 } from '../frame.js'
 
-/** A stream's queue may hold this much before `write` asks the producer to wait. */
-export const STREAM_QUEUE_HIGH = 64 * 1024
+/**
+ * A stream's queue may hold this much before `write` asks the producer to wait: one initial
+ * window, what the peer may accept at once. DATA leaves at the end of the event-loop turn, so a
+ * single socket read of a local reply (64 KiB) is queued whole before any of it is sent; a
+ * smaller bound would stop and restart the producer on every read.
+ */
+export const STREAM_QUEUE_HIGH = INITIAL_STREAM_WINDOW
 
 /** What a stream needs from its connection. Internal to the mux. */
 export interface StreamHost {
@@ -44,11 +49,23 @@ export class MuxStream {
   onReset: ((code: ResetCode, reason: string) => void) | null = null
   /** Called when a `write` that returned false may continue. */
   onDrain: (() => void) | null = null
+  /**
+   * Called once when this side's direction is over: its last frame went to the transport (DATA
+   * is sent at the end of the event-loop turn, so a body can outlive the call that ended it),
+   * or the stream was reset or lost with its connection.
+   */
+  onLocalEnd: (() => void) | null = null
 
   /** Credit the peer granted us for DATA on this stream. @internal */
   sendWindow = INITIAL_STREAM_WINDOW
   /** Credit we granted the peer and it has not used yet. @internal */
   recvWindow = INITIAL_STREAM_WINDOW
+  /** The window we offer: the initial one, grown for a fast reader. @internal */
+  recvTarget = INITIAL_STREAM_WINDOW
+  /** Bytes credited back since `streakStart`. @internal */
+  recvStreak = 0
+  /** When the current run of credited bytes began (mux clock), −1 before the first credit. @internal */
+  streakStart = -1
   /** Bytes queued for sending. @internal */
   readonly queue: Uint8Array[] = []
   queuedBytes = 0
@@ -140,24 +157,34 @@ export class MuxStream {
     if (held > 0) this.host.grant(this, held)
   }
 
-  /** Take up to `max` queued bytes for one DATA frame. @internal */
-  take(max: number): Uint8Array {
-    const first = this.queue[0]!
-    let chunk: Uint8Array
-    if (first.length <= max) {
-      this.queue.shift()
-      chunk = first
-    } else {
-      chunk = first.subarray(0, max)
-      this.queue[0] = first.subarray(max)
+  /**
+   * Take up to `max` queued bytes for one DATA frame: as many queued pieces as fit, without
+   * copying them, so the small pieces a local server's chunked reply arrives in travel together.
+   * @internal
+   */
+  take(max: number): Uint8Array[] {
+    const parts: Uint8Array[] = []
+    let room = max
+    while (room > 0 && this.queue.length > 0) {
+      const first = this.queue[0]!
+      if (first.length <= room) {
+        this.queue.shift()
+        parts.push(first)
+        room -= first.length
+      } else {
+        parts.push(first.subarray(0, room))
+        this.queue[0] = first.subarray(room)
+        room = 0
+      }
     }
-    this.queuedBytes -= chunk.length
-    this.sendWindow -= chunk.length
+    const taken = max - room
+    this.queuedBytes -= taken
+    this.sendWindow -= taken
     if (this.wantDrain && this.queuedBytes < STREAM_QUEUE_HIGH / 2) {
       this.wantDrain = false
       queueMicrotask(() => this.onDrain?.())
     }
-    return chunk
+    return parts
   }
 
   /** True when a DATA frame could go out now, ignoring the connection window. @internal */
@@ -204,6 +231,7 @@ export class MuxStream {
   finishLocal(): void {
     this.localDone = true
     this.finPending = false
+    this.localEnded()
     if (this.closed) this.host.finished(this)
   }
 
@@ -211,9 +239,16 @@ export class MuxStream {
   abandon(): void {
     this.localDone = true
     this.remoteDone = true
+    this.localEnded()
     this.queue.length = 0
     this.queuedBytes = 0
     this.buffered = []
     this.host.finished(this)
+  }
+
+  private localEnded(): void {
+    const cb = this.onLocalEnd
+    this.onLocalEnd = null
+    cb?.()
   }
 }

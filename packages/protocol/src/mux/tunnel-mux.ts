@@ -4,10 +4,9 @@
  * and backpressure against the transport. It does no I/O itself: bytes go out through
  * `MuxTransport.send` and come in through `receive`.
  */
-import { decodeFrame, encodeFrame } from '../frame-codec.js'
+import { decodeFrame, encodeData, encodeFrame } from '../frame-codec.js'
 import {
   INITIAL_CONNECTION_WINDOW,
-  INITIAL_STREAM_WINDOW,
   RESET_CODE,
   type Frame,
   type RequestHead,
@@ -15,9 +14,13 @@ import {
   type ResponseHead,
 } from '../frame.js'
 import { ProtocolError } from '../protocol-error.js'
+import { returnFrameBuffer, takeFrameBuffer } from './frame-buffers.js'
 import { MuxStream, type StreamHost } from './mux-stream.js'
 
-/** Where frames go. `done` fires when the bytes were handed to the socket. */
+/**
+ * Where frames go. `done` fires when the bytes were handed to the socket: after it, the
+ * transport must not read `frame` again (a mux with `reuseBuffers` writes the next frame there).
+ */
 export interface MuxTransport {
   send(frame: Uint8Array, done?: (err?: Error) => void): void
 }
@@ -42,9 +45,26 @@ export interface TunnelMuxOptions {
   readonly onProtocolError?: (err: ProtocolError) => void
   /** Pause sending DATA while this many bytes wait in the transport. */
   readonly highWaterBytes?: number
+  /** Milliseconds from some fixed point, for window growth; `performance.now` by default. */
+  readonly clock?: () => number
+  /**
+   * Encode DATA into pooled buffers, reused once the transport calls `done` (see
+   * frame-buffers.ts). Only for a transport that keeps to `done`'s contract, as a WebSocket does.
+   */
+  readonly reuseBuffers?: boolean
 }
 
-const HALF_STREAM = INITIAL_STREAM_WINDOW / 2
+/**
+ * Largest window a stream's receiver offers. A stream starts with the protocol's initial window
+ * and doubles it each time its reader consumed a whole window within `WINDOW_GROWTH_MS`: a bulk
+ * transfer is then no longer paced by credit round trips (WINDOW frames, and the wake-ups of
+ * both processes, become up to sixteen times rarer), while a slow reader (an agent reading
+ * under 5 MB/s) keeps the initial window and so bounds what waits for it.
+ */
+export const MAX_STREAM_WINDOW = 4 * 1024 * 1024
+
+/** A window consumed this fast (in ms) is too small for its stream: see MAX_STREAM_WINDOW. */
+export const WINDOW_GROWTH_MS = 50
 const HALF_CONNECTION = INITIAL_CONNECTION_WINDOW / 2
 const MAX_WINDOW = 2 ** 31 - 1
 
@@ -60,17 +80,21 @@ export class TunnelMux implements StreamHost {
   private recvUnacked = 0
   private inflight = 0
   private pumping = false
+  private pumpScheduled = false
   private dead = false
   private readonly highWater: number
-  private readonly onSent = (size: number) => () => {
-    this.inflight -= size
-    if (this.inflight <= this.highWater / 4 && this.ready.size > 0) this.pump()
+  private readonly clock: () => number
+  private readonly onSent = (size: number) => () => this.sent(size)
+  private readonly deferredPump = (): void => {
+    this.pumpScheduled = false
+    this.pump()
   }
 
   constructor(opts: TunnelMuxOptions) {
     this.opts = opts
     this.nextLocalId = opts.role === 'broker' ? 1 : 2
     this.highWater = opts.highWaterBytes ?? 1024 * 1024
+    this.clock = opts.clock ?? (() => performance.now())
   }
 
   /** Streams currently open. */
@@ -247,16 +271,33 @@ export class TunnelMux implements StreamHost {
 
   // StreamHost: called by streams.
 
-  /** @internal */
+  /**
+   * The reader consumed `bytes` of a stream: credit the connection, and the stream once half of
+   * its window was consumed, growing the window for a reader that keeps up (MAX_STREAM_WINDOW).
+   * @internal
+   */
   grant(stream: MuxStream, bytes: number): void {
     this.creditConnection(bytes)
     if (stream.remoteDone || !this.streams.has(stream.id)) return
-    const unacked = INITIAL_STREAM_WINDOW - stream.recvWindow
-    if (unacked - stream.heldBytes >= HALF_STREAM) {
-      const credit = unacked - stream.heldBytes
-      stream.recvWindow += credit
-      this.control({ type: 'window', streamId: stream.id, credit })
+    const consumed = stream.recvTarget - stream.recvWindow - stream.heldBytes
+    if (consumed < stream.recvTarget / 2) return
+    if (stream.recvTarget < MAX_STREAM_WINDOW) {
+      // Time how long the reader takes to consume one whole window after a credit.
+      const now = this.clock()
+      if (stream.streakStart < 0) {
+        stream.streakStart = now
+      } else {
+        stream.recvStreak += consumed
+        if (stream.recvStreak >= stream.recvTarget) {
+          if (now - stream.streakStart <= WINDOW_GROWTH_MS) stream.recvTarget *= 2
+          stream.recvStreak = 0
+          stream.streakStart = now
+        }
+      }
     }
+    const credit = stream.recvTarget - stream.recvWindow - stream.heldBytes
+    stream.recvWindow += credit
+    this.control({ type: 'window', streamId: stream.id, credit })
   }
 
   /** @internal */
@@ -272,12 +313,18 @@ export class TunnelMux implements StreamHost {
     )
   }
 
-  /** @internal */
+  /**
+   * A stream has bytes to send. DATA leaves at the end of the event-loop turn, not at once, so
+   * that everything a stream was given during the turn (a local server's reply often arrives in
+   * several small pieces per read) fills one frame instead of one frame per piece.
+   * @internal
+   */
   schedule(stream: MuxStream): void {
-    if (stream.sendable) {
-      this.ready.add(stream)
-      if (!this.pumping && this.inflight < this.highWater) this.pump()
-    }
+    if (!stream.sendable) return
+    this.ready.add(stream)
+    if (this.pumpScheduled) return
+    this.pumpScheduled = true
+    setImmediate(this.deferredPump)
   }
 
   /** @internal */
@@ -312,6 +359,30 @@ export class TunnelMux implements StreamHost {
     }
   }
 
+  /** `size` bytes of DATA left through the transport: more may follow. */
+  private sent(size: number): void {
+    this.inflight -= size
+    if (this.inflight <= this.highWater / 4 && this.ready.size > 0) this.pump()
+  }
+
+  private sendData(id: number, parts: readonly Uint8Array[], size: number, fin: boolean): void {
+    if (this.dead) return
+    if (!this.opts.reuseBuffers || size === 0) {
+      const bytes = encodeData(id, parts, fin)
+      this.inflight += bytes.length
+      this.opts.transport.send(bytes, this.onSent(bytes.length))
+      return
+    }
+    const pooled = takeFrameBuffer()
+    const bytes = encodeData(id, parts, fin, pooled)
+    const length = bytes.length
+    this.inflight += length
+    this.opts.transport.send(bytes, () => {
+      returnFrameBuffer(pooled)
+      this.sent(length)
+    })
+  }
+
   /** Send DATA round-robin across ready streams while credit and transport room last. */
   private pump(): void {
     if (this.pumping || this.dead) return
@@ -321,10 +392,13 @@ export class TunnelMux implements StreamHost {
         if (this.inflight >= this.highWater || this.sendWindow <= 0) break
         this.ready.delete(stream)
         if (!stream.sendable || stream.localDone) continue
-        const chunk = stream.take(stream.nextChunkLimit(this.sendWindow))
-        this.sendWindow -= chunk.length
+        const limit = stream.nextChunkLimit(this.sendWindow)
+        const before = stream.queuedBytes
+        const parts = stream.take(limit)
+        const size = before - stream.queuedBytes
+        this.sendWindow -= size
         const fin = stream.finPending && stream.queuedBytes === 0
-        this.sendFrame({ type: 'data', streamId: stream.id, chunk, fin }, chunk.length)
+        this.sendData(stream.id, parts, size, fin)
         if (fin) stream.finishLocal()
         else if (stream.sendable) this.ready.add(stream)
       }

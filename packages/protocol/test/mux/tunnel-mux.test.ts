@@ -2,8 +2,10 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import {
+  decodeFrame,
   encodeFrame,
   INITIAL_STREAM_WINDOW,
+  MAX_STREAM_WINDOW,
   ProtocolError,
   RESET_CODE,
   TunnelMux,
@@ -22,7 +24,7 @@ interface Pair {
   log: string[]
 }
 
-function pair(highWaterBytes?: number, pending?: (() => void)[]): Pair {
+function pair(highWaterBytes?: number, pending?: (() => void)[], clock?: () => number): Pair {
   const toClient: Uint8Array[] = []
   const toBroker: Uint8Array[] = []
   const opened: Pair['opened'] = []
@@ -33,7 +35,7 @@ function pair(highWaterBytes?: number, pending?: (() => void)[]): Pair {
     if (pending) pending.push(done)
     else queueMicrotask(done)
   }
-  const extra = highWaterBytes ? { highWaterBytes } : {}
+  const extra = { ...(highWaterBytes ? { highWaterBytes } : {}), ...(clock ? { clock } : {}) }
   const broker = new TunnelMux({
     role: 'broker',
     transport: { send: (b, done) => (toClient.push(b), log.push(`b>${b[0]}`), ack(done)) },
@@ -133,11 +135,69 @@ describe('TunnelMux', () => {
     rs.respond({ status: 200, headers: [] })
     rb.write(Buffer.alloc(200 * 1024))
     rs.write(Buffer.alloc(10))
-    p.flush()
+    // Let the socket "write" one frame at a time until both streams are done.
+    for (let i = 0; i < 20 && order.filter((o) => o === 'big').length < 4; i++) {
+      await tick()
+      p.flush()
+      for (const ack of acks.splice(0)) ack()
+    }
+    assert.ok(order.includes('small'), `the small reply never arrived: ${order.join(',')}`)
     assert.ok(
       order.indexOf('small') <= 1,
       `small reply waited behind the big one: ${order.join(',')}`,
     )
+  })
+
+  it('sends the pieces a stream was given in one turn as one DATA frame', async () => {
+    const p = pair()
+    const s = p.broker.open({ method: 'GET', path: '/mcp', headers: [] }, undefined, true)
+    p.flush()
+    const chunks: string[] = []
+    let ended = false
+    s.read(
+      (c) => void chunks.push(Buffer.from(c).toString()),
+      () => (ended = true),
+    )
+    const remote = p.opened[0]!.stream
+    remote.respond({ status: 200, headers: [] })
+    for (const piece of ['event: a\n', 'data: 1\n\n', 'event: b\n'])
+      remote.write(Buffer.from(piece))
+    remote.end()
+    p.flush()
+    await tick()
+    p.flush()
+    assert.deepEqual(chunks, ['event: a\ndata: 1\n\nevent: b\n'])
+    assert.ok(ended, 'FIN rode with the last DATA')
+    // Pieces given in a later turn go in a later frame, in order.
+    const t = p.broker.open({ method: 'GET', path: '/mcp', headers: [] }, undefined, true)
+    p.flush()
+    const later: string[] = []
+    t.read((c) => void later.push(Buffer.from(c).toString()))
+    const remote2 = p.opened[1]!.stream
+    remote2.respond({ status: 200, headers: [] })
+    remote2.write(Buffer.from('first'))
+    await tick()
+    p.flush()
+    remote2.write(Buffer.from('second'))
+    await tick()
+    p.flush()
+    assert.deepEqual(later, ['first', 'second'])
+  })
+
+  it('never puts more than 64 KiB in one DATA frame when coalescing', async () => {
+    const p = pair()
+    const s = p.broker.open({ method: 'GET', path: '/mcp', headers: [] }, undefined, true)
+    p.flush()
+    const sizes: number[] = []
+    s.read((c) => void sizes.push(c.length))
+    const remote = p.opened[0]!.stream
+    remote.respond({ status: 200, headers: [] })
+    for (let i = 0; i < 5; i++) remote.write(Buffer.alloc(30 * 1024, i))
+    for (let i = 0; i < 5; i++) {
+      await tick()
+      p.flush()
+    }
+    assert.deepEqual(sizes, [64 * 1024, 64 * 1024, 22 * 1024])
   })
 
   it('cancellation reaches the other side as a reset', () => {
@@ -217,5 +277,130 @@ describe('TunnelMux', () => {
     p.broker.close()
     assert.ok(reset)
     assert.throws(() => p.broker.open(head))
+  })
+
+  it('grows the window of a stream whose reader keeps up, up to the maximum', async () => {
+    // A clock that stands still: every window is consumed "at once".
+    const p = pair(undefined, undefined, () => 0)
+    const credits: number[] = []
+    const s = p.broker.open({ method: 'GET', path: '/mcp', headers: [] }, undefined, true)
+    p.flush()
+    let received = 0
+    s.read((c) => void (received += c.length))
+    const remote = p.opened[0]!.stream
+    remote.respond({ status: 200, headers: [] })
+    const total = 24 * 1024 * 1024
+    const piece = Buffer.alloc(1024 * 1024)
+    let written = 0
+    const client = p.client as unknown as { onWindow: (id: number, credit: number) => void }
+    const onWindow = client.onWindow.bind(p.client)
+    client.onWindow = (id, credit) => {
+      if (id === remote.id) credits.push(credit)
+      onWindow(id, credit)
+    }
+    while (received < total) {
+      while (written < total && remote.write(piece)) written += piece.length
+      if (written < total && remote.queuedBytes < piece.length) {
+        remote.write(piece)
+        written += piece.length
+      }
+      await tick()
+      p.flush()
+    }
+    assert.equal(received, total)
+    assert.ok(Math.max(...credits) > INITIAL_STREAM_WINDOW / 2, 'the window grew')
+    assert.ok(Math.max(...credits) <= MAX_STREAM_WINDOW, 'but not beyond the maximum')
+    assert.ok(
+      credits.length < total / (INITIAL_STREAM_WINDOW / 2) / 4,
+      `${credits.length} WINDOW frames for ${total} bytes`,
+    )
+  })
+
+  it('keeps the initial window for a slow reader', async () => {
+    // A clock that moves 100 ms for every frame read: the reader takes far longer than
+    // WINDOW_GROWTH_MS to consume a window.
+    let now = 0
+    const toClient: Uint8Array[] = []
+    const toBroker: Uint8Array[] = []
+    let opened: MuxStream | undefined
+    const broker = new TunnelMux({
+      role: 'broker',
+      transport: { send: (b) => void toClient.push(b) },
+      clock: () => now,
+    })
+    const client = new TunnelMux({
+      role: 'client',
+      transport: { send: (b, done) => (toBroker.push(b), done && queueMicrotask(done)) },
+      onOpen: (stream) => (opened = stream),
+    })
+    const credits: number[] = []
+    const flush = () => {
+      while (toClient.length || toBroker.length) {
+        while (toClient.length) {
+          const frame = toClient.shift()!
+          const decoded = decodeFrame(frame)
+          if (decoded.type === 'window' && decoded.streamId !== 0) credits.push(decoded.credit)
+          client.receive(frame)
+        }
+        while (toBroker.length) broker.receive(toBroker.shift()!)
+      }
+    }
+    const s = broker.open({ method: 'GET', path: '/mcp', headers: [] }, undefined, true)
+    flush()
+    let received = 0
+    s.read((c) => {
+      now += 100
+      received += c.length
+    })
+    opened!.respond({ status: 200, headers: [] })
+    const total = 8 * 1024 * 1024
+    let written = 0
+    while (received < total) {
+      while (written < total && opened!.write(Buffer.alloc(64 * 1024))) written += 64 * 1024
+      await tick()
+      flush()
+    }
+    assert.ok(credits.length > 0)
+    assert.ok(
+      credits.every((c) => c <= INITIAL_STREAM_WINDOW),
+      `credits beyond the initial window: ${credits.filter((c) => c > INITIAL_STREAM_WINDOW).join(', ')}`,
+    )
+  })
+
+  it('reuses DATA buffers only after the transport is done with them', async () => {
+    const inFlight: { bytes: Uint8Array; done: () => void; copy: Buffer }[] = []
+    let opened: MuxStream | undefined
+    const client = new TunnelMux({
+      role: 'client',
+      reuseBuffers: true,
+      transport: {
+        send: (bytes, done) => {
+          if (done) inFlight.push({ bytes, done, copy: Buffer.from(bytes) })
+        },
+      },
+      onOpen: (stream) => (opened = stream),
+    })
+    const broker = new TunnelMux({
+      role: 'broker',
+      transport: { send: (b) => client.receive(b) },
+    })
+    broker.open({ method: 'GET', path: '/mcp', headers: [] }, undefined, true)
+    opened!.respond({ status: 200, headers: [] })
+    opened!.write(Buffer.alloc(64 * 1024, 1))
+    await tick()
+    opened!.write(Buffer.alloc(64 * 1024, 2))
+    await tick()
+    assert.equal(inFlight.length, 2)
+    // Neither frame was overwritten while its write was pending.
+    for (const f of inFlight) assert.ok(Buffer.from(f.bytes).equals(f.copy))
+    assert.notEqual(inFlight[0]!.bytes.buffer, inFlight[1]!.bytes.buffer)
+    const first = inFlight.shift()!
+    first.done()
+    opened!.write(Buffer.alloc(64 * 1024, 3))
+    await tick()
+    // The next frame went into the buffer the transport gave back.
+    assert.equal(inFlight[1]!.bytes.buffer, first.bytes.buffer)
+    assert.equal(decodeFrame(inFlight[1]!.bytes).type, 'data')
+    assert.ok(Buffer.from(inFlight[0]!.bytes).equals(inFlight[0]!.copy))
   })
 })

@@ -69,6 +69,6 @@ export class Broker {
       )
     }
     const found = tunnel
-    this.wss.handleUpgrade(req, socket, head, (ws) => this.opts.registry.attach(ws, found))
+    this.wss.handleUpgrade(req, socket, head, (ws) => this.opts.registry.attach(ws, found, socket))
   }
 }

@@ -7,6 +7,8 @@ import {
   PROTOCOL_VERSION,
   ProtocolError,
   TunnelMux,
+  WriteBatcher,
+  type Corkable,
   type Frame,
   type GoawayCode,
   type Hello,
@@ -39,24 +41,40 @@ export class TunnelLink {
   private readonly ws: WebSocket
   private readonly events: LinkEvents
   private readonly log: Logger
-  private missedPongs = 0
-  private readonly heartbeat: NodeJS.Timeout
-  private readonly helloTimer: NodeJS.Timeout
+  /**
+   * Pings sent and not answered. Starts at −1: the shared heartbeat's first tick comes anywhere
+   * within a period of the connection, so it is skipped and the first ping goes out one to two
+   * periods after connecting, never at once.
+   */
+  private missedPongs = -1
+  private helloTimer: NodeJS.Timeout | null
 
+  /**
+   * `socket` is the connection under `ws`: given, frames written in one event-loop turn leave in
+   * one system call. The registry calls `beat` on every link once per heartbeat period.
+   */
   constructor(
     ws: WebSocket,
     tunnel: TunnelWithAccount,
     events: LinkEvents,
     log: Logger,
-    heartbeatMs: number,
+    socket?: Corkable,
   ) {
     this.ws = ws
     this.tunnel = tunnel
     this.events = events
     this.log = log
+    // Frames written during one event-loop turn leave in one system call.
+    const batcher = socket ? new WriteBatcher(socket) : null
     this.mux = new TunnelMux({
       role: 'broker',
-      transport: { send: (bytes, done) => ws.send(bytes, { binary: true }, done) },
+      reuseBuffers: true,
+      transport: {
+        send: (bytes, done) => {
+          batcher?.hold()
+          ws.send(bytes, { binary: true }, done)
+        },
+      },
       onControl: (frame) => this.onControl(frame),
       onProtocolError: (err) => this.protocolError(err),
     })
@@ -68,8 +86,6 @@ export class TunnelLink {
     ws.on('pong', () => (this.missedPongs = 0))
     ws.on('close', () => this.onClose())
     ws.on('error', (err) => this.log.debug(`tunnel ${tunnel.id}: socket error: ${err.message}`))
-    this.heartbeat = setInterval(() => this.beat(), heartbeatMs)
-    this.heartbeat.unref()
     this.helloTimer = setTimeout(() => this.close(1008, 'no HELLO'), HELLO_TIMEOUT_MS)
     this.helloTimer.unref()
   }
@@ -88,7 +104,13 @@ export class TunnelLink {
     setTimeout(() => this.ws.terminate(), 2000).unref()
   }
 
-  private beat(): void {
+  /** One heartbeat: ping, or drop a peer that left the last two pings unanswered. @internal */
+  beat(): void {
+    if (this.state === 'closed') return
+    if (this.missedPongs < 0) {
+      this.missedPongs = 0
+      return
+    }
     if (this.missedPongs >= 2) {
       this.log.info(`tunnel ${this.tunnel.id}: two heartbeats unanswered, dropping the connection`)
       this.ws.terminate()
@@ -102,7 +124,7 @@ export class TunnelLink {
     if (frame.type === 'hello') {
       if (this.state !== 'handshake')
         return this.protocolError(new ProtocolError('bad_payload', 'second HELLO'))
-      clearTimeout(this.helloTimer)
+      this.stopHelloTimer()
       if (frame.hello.version !== PROTOCOL_VERSION) {
         this.close(
           1002,
@@ -122,6 +144,12 @@ export class TunnelLink {
     }
   }
 
+  /** Drop the HELLO deadline (and the timer object: an idle link keeps no timer of its own). */
+  private stopHelloTimer(): void {
+    if (this.helloTimer) clearTimeout(this.helloTimer)
+    this.helloTimer = null
+  }
+
   private protocolError(err: ProtocolError): void {
     this.log.warn(`tunnel ${this.tunnel.id}: protocol error from client: ${err.message}`)
     this.close(1002, err.message.slice(0, 120))
@@ -130,8 +158,7 @@ export class TunnelLink {
   private onClose(): void {
     if (this.state === 'closed') return
     this.state = 'closed'
-    clearInterval(this.heartbeat)
-    clearTimeout(this.helloTimer)
+    this.stopHelloTimer()
     this.mux.close('tunnel client disconnected')
     this.events.closed(this)
   }

@@ -6,6 +6,7 @@
 import {
   GOAWAY_CODE,
   PROTOCOL_VERSION,
+  type Corkable,
   type Hello,
   type Logger,
   type Welcome,
@@ -32,7 +33,8 @@ interface Slot {
   sessionId: string | null
   disconnectedAt: number | null
   graceTimer: NodeJS.Timeout | null
-  waiters: Set<(link: TunnelLink | null) => void>
+  /** Requests waiting for the tunnel to come back; null while none wait (most of the time). */
+  waiters: Set<(link: TunnelLink | null) => void> | null
 }
 
 /** The tunnels connected to this node. */
@@ -42,11 +44,17 @@ export class TunnelRegistry implements LinkEvents {
   private readonly links = new Set<TunnelLink>()
   private readonly clock: () => number
   private readonly startedAt: number
+  /** One timer beats for every link: an idle tunnel costs no timer of its own. */
+  private readonly heartbeat: NodeJS.Timeout
 
   constructor(opts: TunnelRegistryOptions) {
     this.opts = opts
     this.clock = opts.clock ?? Date.now
     this.startedAt = this.clock()
+    this.heartbeat = setInterval(() => {
+      for (const link of this.links) link.beat()
+    }, opts.heartbeatMs)
+    this.heartbeat.unref()
   }
 
   /** Connections open now (any state). */
@@ -54,9 +62,12 @@ export class TunnelRegistry implements LinkEvents {
     return this.links.size
   }
 
-  /** Take over an upgraded WebSocket for `tunnel`. */
-  attach(ws: WebSocket, tunnel: TunnelWithAccount): TunnelLink {
-    const link = new TunnelLink(ws, tunnel, this, this.opts.log, this.opts.heartbeatMs)
+  /**
+   * Take over an upgraded WebSocket for `tunnel`. `socket` is the connection under it: given, the
+   * link batches its writes per event-loop turn (see WriteBatcher).
+   */
+  attach(ws: WebSocket, tunnel: TunnelWithAccount, socket?: Corkable): TunnelLink {
+    const link = new TunnelLink(ws, tunnel, this, this.opts.log, socket)
     this.links.add(link)
     return link
   }
@@ -71,10 +82,12 @@ export class TunnelRegistry implements LinkEvents {
     return new Promise((resolve) => {
       const done = (link: TunnelLink | null) => {
         clearTimeout(timer)
-        s.waiters.delete(done)
+        s.waiters?.delete(done)
+        if (s.waiters?.size === 0) s.waiters = null
         resolve(link)
       }
       const timer = setTimeout(() => done(null), Math.min(waitMs, remaining))
+      s.waiters ??= new Set()
       s.waiters.add(done)
     })
   }
@@ -108,10 +121,11 @@ export class TunnelRegistry implements LinkEvents {
 
   /** Close every connection. */
   closeAll(): void {
+    clearInterval(this.heartbeat)
     for (const link of this.links) link.close(1001, 'burrowd is shutting down')
     for (const slot of this.slots.values()) {
       if (slot.graceTimer) clearTimeout(slot.graceTimer)
-      for (const waiter of slot.waiters) waiter(null)
+      for (const waiter of [...(slot.waiters ?? [])]) waiter(null)
     }
   }
 
@@ -155,9 +169,11 @@ export class TunnelRegistry implements LinkEvents {
       `tunnel ${tunnel.id} (${tunnel.subdomain}--${tunnel.accountSlug}) connected${resumed ? ', session resumed' : ''}`,
     )
     void this.opts.touch(tunnel.id)
-    queueMicrotask(() => {
-      for (const waiter of [...slot.waiters]) waiter(link)
-    })
+    if (slot.waiters) {
+      queueMicrotask(() => {
+        for (const waiter of [...(slot.waiters ?? [])]) waiter(link)
+      })
+    }
     return {
       version: PROTOCOL_VERSION,
       tunnelId: tunnel.id,
@@ -201,7 +217,7 @@ export class TunnelRegistry implements LinkEvents {
         sessionId: null,
         disconnectedAt: null,
         graceTimer: null,
-        waiters: new Set(),
+        waiters: null,
       }
       this.slots.set(tunnelId, slot)
     }
