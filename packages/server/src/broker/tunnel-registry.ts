@@ -107,7 +107,7 @@ export class TunnelRegistry implements LinkEvents {
     if (!slot) return
     this.slots.delete(tunnelId)
     if (slot.graceTimer) clearTimeout(slot.graceTimer)
-    for (const waiter of [...slot.waiters]) waiter(null)
+    for (const waiter of [...(slot.waiters ?? [])]) waiter(null)
     if (slot.link) {
       this.opts.log.info(`tunnel ${tunnelId}: disconnecting its client: ${reason}`)
       slot.link.close(4001, reason.slice(0, 120))
