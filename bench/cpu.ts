@@ -22,7 +22,7 @@ function clockTicks(): number {
 }
 
 /** utime + stime of `pid` in seconds, or null when it is gone or /proc is unavailable. */
-function cpuSeconds(pid: number): number | null {
+export function cpuSeconds(pid: number): number | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')

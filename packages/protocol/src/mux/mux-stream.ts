@@ -64,7 +64,7 @@ export class MuxStream {
   recvTarget = INITIAL_STREAM_WINDOW
   /** Bytes credited back since `streakStart`. @internal */
   recvStreak = 0
-  /** When the current run of credited bytes began (mux clock), −1 before the first credit. @internal */
+  /** When the current run of credited bytes began (mux clock); −1 before any credit. @internal */
   streakStart = -1
   /** Bytes queued for sending. @internal */
   readonly queue: Uint8Array[] = []

@@ -1,0 +1,159 @@
+// Interleaved A/B of several builds of Burrow: for each round and each checkout given, start that
+// checkout's burrowd and `burrow up --upstream` in front of the small-call (or bulk) fixture,
+// measure one cell with this repository's load generator, and print throughput, CPU per call (or
+// per MB) and system calls per call of both processes. Rounds alternate the builds, so a VM that
+// speeds up or slows down during the run affects them alike. docs/benchmarks.md shows its output.
+//   node --import tsx bench/compare.ts small|bulk <rounds> <seconds> <checkout> [<checkout> …]
+// Each checkout must be built (`npx tsc -b`); COMPARE_C sets the concurrency (default 50, bulk 1).
+import { readFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { freePort } from '../test/helpers/free-port.js'
+import { cpuSeconds } from './cpu.js'
+import { createTunnels, FIXTURES, startFixture, tempDataDir } from './launch.js'
+import { runLoad } from './load.js'
+import { ProcessGroup } from './processes.js'
+import { runTransfer } from './transfer.js'
+
+const HEADERS = {
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+}
+
+/** CPU seconds and read/write system calls of a process so far. */
+interface Usage {
+  cpu: number
+  reads: number
+  writes: number
+}
+
+function usageOf(pid: number): Usage {
+  const io = readFileSync(`/proc/${pid}/io`, 'utf8')
+  return {
+    cpu: cpuSeconds(pid) ?? NaN,
+    reads: Number(/syscr: (\d+)/.exec(io)?.[1] ?? NaN),
+    writes: Number(/syscw: (\d+)/.exec(io)?.[1] ?? NaN),
+  }
+}
+
+const diff = (a: Usage, b: Usage): Usage => ({
+  cpu: b.cpu - a.cpu,
+  reads: b.reads - a.reads,
+  writes: b.writes - a.writes,
+})
+
+/** One cell against one checkout; returns the line to print. */
+async function cell(
+  group: ProcessGroup,
+  mode: 'small' | 'bulk',
+  checkout: string,
+  concurrency: number,
+  seconds: number,
+): Promise<string> {
+  const data = tempDataDir()
+  try {
+    const [key] = await createTunnels(data.path, ['compare'])
+    const port = await freePort()
+    const burrowd = group.start(
+      'burrowd',
+      process.execPath,
+      [join(checkout, 'packages/server/dist/bin/burrowd.js'), 'serve'],
+      {
+        env: {
+          ...process.env,
+          BURROW_DATA_DIR: data.path,
+          BURROW_LISTEN: `127.0.0.1:${port}`,
+          BURROW_LOG: 'info',
+        },
+      },
+    )
+    await burrowd.waitFor(/burrowd listening/)
+    const fixture = await startFixture(group, mode === 'bulk' ? FIXTURES.bulk : FIXTURES.rpcHttp)
+    const client = group.start(
+      'burrow up',
+      process.execPath,
+      [
+        join(checkout, 'packages/cli/dist/bin/burrow.js'),
+        '--broker',
+        `ws://127.0.0.1:${port}`,
+        'up',
+        '--upstream',
+        `http://127.0.0.1:${fixture.port}/mcp`,
+      ],
+      {
+        env: {
+          ...process.env,
+          BURROW_API_KEY: key,
+          BURROW_NO_UPDATE_CHECK: '1',
+          BURROW_NO_TELEMETRY: '1',
+        },
+      },
+    )
+    const url = (await client.waitFor(/Tunnel online:\s+(\S+)/))[1]!
+    const pids = [burrowd.proc.pid!, client.proc.pid!, fixture.pid]
+    let before: Usage[] = []
+    let used: Usage[] = []
+    let wall = 0
+    let started = 0
+    const meter = {
+      start() {
+        before = pids.map(usageOf)
+        started = performance.now()
+      },
+      stop() {
+        wall = (performance.now() - started) / 1000
+        used = pids.map((pid, i) => diff(before[i]!, usageOf(pid)))
+      },
+    }
+    const opts = { concurrency, warmupMs: 1500, durationMs: seconds * 1000, meter }
+    let line: string
+    if (mode === 'bulk') {
+      const r = await runTransfer(url, 10 * 1024 * 1024, opts)
+      const mb = r.megabytesPerSecond * wall
+      const per = (u: Usage) =>
+        `${((u.cpu * 1000) / mb).toFixed(2)} ms/MB, ${(u.writes / mb).toFixed(1)} writes/MB`
+      line = `${r.megabytesPerSecond.toFixed(0)} MB/s; burrowd ${per(used[0]!)}; burrow ${per(used[1]!)}`
+    } else {
+      const r = await runLoad({ url, headers: HEADERS }, opts)
+      const per = (u: Usage) =>
+        `${((u.cpu * 1e6) / r.calls).toFixed(0)} µs/call, ${(u.writes / r.calls).toFixed(2)} writes/call`
+      line =
+        `${Math.round(r.callsPerSecond)} calls/s p50 ${r.p50Ms.toFixed(3)} ms; burrowd ${per(used[0]!)}; ` +
+        `burrow ${per(used[1]!)}; server ${((used[2]!.cpu * 1e6) / r.calls).toFixed(0)} µs/call`
+    }
+    for (const child of [client, fixture.child, burrowd]) await group.stop(child)
+    return line
+  } finally {
+    data.remove()
+  }
+}
+
+async function main(): Promise<void> {
+  const [mode, rounds, seconds, ...checkouts] = process.argv.slice(2)
+  if (
+    (mode !== 'small' && mode !== 'bulk') ||
+    !Number(rounds) ||
+    !Number(seconds) ||
+    !checkouts[0]
+  ) {
+    throw new Error(
+      'usage: node --import tsx bench/compare.ts small|bulk <rounds> <seconds> <checkout>…',
+    )
+  }
+  const concurrency = Number(process.env.COMPARE_C ?? (mode === 'bulk' ? 1 : 50))
+  const group = new ProcessGroup()
+  try {
+    for (let round = 0; round < Number(rounds); round++) {
+      for (const checkout of checkouts) {
+        const line = await cell(group, mode, resolve(checkout), concurrency, Number(seconds))
+        process.stdout.write(`${checkout}  round ${round + 1}: ${line}\n`)
+      }
+    }
+  } finally {
+    await group.stopAll()
+  }
+}
+
+main().catch((err: Error) => {
+  process.stderr.write(`compare failed: ${err.message}\n`)
+  process.exitCode = 1
+})
