@@ -204,8 +204,25 @@ async function setUp() {
   log(`fixture:  ${upstream}`)
 
   const port = await freePort()
-  const env = { ...process.env, BURROW_DATA_DIR: dataDir, BURROW_LISTEN: `127.0.0.1:${port}` }
-  await operator(env, ['account', 'create', '--email', 'c@example.com', '--slug', 'conf'])
+  // The suite checks protocol fidelity: it runs its scenarios at once, each in a new MCP session
+  // it never ends, past any plan's session cap. So the session cap and the monthly quotas are
+  // off here (BURROW_QUOTAS=off); their own tests cover them.
+  const env = {
+    ...process.env,
+    BURROW_DATA_DIR: dataDir,
+    BURROW_LISTEN: `127.0.0.1:${port}`,
+    BURROW_QUOTAS: 'off',
+  }
+  await operator(env, [
+    'account',
+    'create',
+    '--email',
+    'c@example.com',
+    '--slug',
+    'conf',
+    '--plan',
+    'scale',
+  ])
   const tunnel = await operator(env, [
     'tunnel',
     'create',
