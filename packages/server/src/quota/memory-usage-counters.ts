@@ -31,6 +31,8 @@ import type { LiveCounter } from './write-ahead-queue.js'
 export interface MemoryUsageCountersOptions {
   /** The time used when a call passes no `now`, and for `updated_at` (tests pass a fixed one). */
   readonly clock?: () => Date
+  /** How long response bytes may wait to join an admission's commit (ms). Default 200. */
+  readonly lazyFlushMs?: number
 }
 
 /** A period's counters by `tunnelId + ' ' + metric`. */
@@ -49,7 +51,7 @@ export class MemoryUsageCounters implements UsageCounters {
   private constructor(db: Kysely<UsageCountersDatabase>, options: MemoryUsageCountersOptions) {
     this.#table = new UsageCounterTable(db)
     this.#clock = options.clock ?? (() => new Date())
-    this.#writes = new WriteAheadQueue(this.#table, this.#clock)
+    this.#writes = new WriteAheadQueue(this.#table, this.#clock, options.lazyFlushMs)
   }
 
   /**
@@ -84,7 +86,10 @@ export class MemoryUsageCounters implements UsageCounters {
     now: Date = this.#clock(),
   ): Promise<ConsumeResult> {
     checkUsageInput(tunnelId, metric, { n, limit })
-    return onlyResult(await this.#count(tunnelId, [{ metric, n, limit, check: 'none' }], now))
+    // Nobody waits for these before answering: they may join the next admission's commit.
+    return onlyResult(
+      await this.#count(tunnelId, [{ metric, n, limit, check: 'none' }], now, false),
+    )
   }
 
   async consumeAll(
@@ -134,11 +139,15 @@ export class MemoryUsageCounters implements UsageCounters {
     await this.#writes.drain()
   }
 
-  /** Check every demand and count all of them or none, then wait until that is in the database. */
+  /**
+   * Check every demand and count all of them or none, then wait until that is in the database
+   * (written at the end of this tick when `urgent`, else with the next urgent write).
+   */
   async #count(
     tunnelId: string,
     demands: readonly UsageDemand[],
     now: Date,
+    urgent = true,
   ): Promise<ConsumeAllResult> {
     const period = periodOf(now)
     const { befores, refused, done } = await this.#withPeriod(period, (counters) => {
@@ -151,7 +160,7 @@ export class MemoryUsageCounters implements UsageCounters {
         const counter = counterOf(counters, period, tunnelId, d.metric)
         counter.value = (befores[i] ?? 0) + d.n
         // Changes queued in one synchronous run share one batch, hence one promise.
-        done = this.#writes.queue(counter, { set: undefined, delta: d.n })
+        done = this.#writes.queue(counter, { set: undefined, delta: d.n }, urgent)
       })
       return { befores, refused, done }
     })

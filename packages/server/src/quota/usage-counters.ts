@@ -89,6 +89,8 @@ export interface UsageCounters {
   /**
    * Add `n` without a limit check, for bytes of a response that is already streaming: it
    * completes even past the limit. `limit` only serves `crossed80`; `allowed` is always true.
+   * The count applies at once; the memory implementation may make it durable a little later
+   * (with the next `consume`, or within a fraction of a second), since nothing waits on it.
    */
   add(
     tunnelId: string,

@@ -4,6 +4,10 @@
  * Group commit: changes of one tick share a transaction, and while one batch is being written
  * the next one collects, so a busy node pays one commit per batch, not per request. A batch
  * that fails is undone in memory, so nothing is counted that the database does not hold.
+ *
+ * Changes nobody waits for before answering (a response's bytes, counted after it was sent) are
+ * not urgent: they join the next batch that is, or are written a moment later, so a quiet
+ * tunnel pays one commit per request (its admission), not two.
  */
 
 import type { Period } from './period.js'
@@ -27,6 +31,9 @@ export interface CounterChange {
   delta: number
 }
 
+/** How long a batch of only non-urgent changes waits for an urgent one, by default. */
+export const LAZY_FLUSH_MS = 200
+
 /** Changes written in one transaction; `done` settles when it commits or fails. */
 interface Batch {
   readonly changes: Map<LiveCounter, CounterChange>
@@ -38,34 +45,33 @@ interface Batch {
 export class WriteAheadQueue {
   readonly #table: UsageCounterTable
   readonly #clock: () => Date
+  readonly #lazyFlushMs: number
   /** The batch being written, and the one collecting changes meanwhile. */
   #writing: Batch | undefined
   #collecting: Batch | undefined
-  #flushScheduled = false
+  /** How the collecting batch will be written: at the end of this tick, or after a delay. */
+  #scheduled: 'now' | 'later' | null = null
+  #lazyTimer: NodeJS.Timeout | undefined
 
-  constructor(table: UsageCounterTable, clock: () => Date) {
+  constructor(table: UsageCounterTable, clock: () => Date, lazyFlushMs = LAZY_FLUSH_MS) {
     this.#table = table
     this.#clock = clock
+    this.#lazyFlushMs = lazyFlushMs
   }
 
   /**
    * Queue `change`, which the caller has already applied to `counter.value`. Resolves once it is
-   * committed; rejects when the write failed, after `counter.value` was undone.
+   * committed; rejects when the write failed, after `counter.value` was undone. An urgent change
+   * is written at the end of this tick (with every change of the tick); another waits for the
+   * next urgent one, or at most `lazyFlushMs` (default `LAZY_FLUSH_MS`).
    */
-  queue(counter: LiveCounter, change: CounterChange): Promise<void> {
+  queue(counter: LiveCounter, change: CounterChange, urgent = true): Promise<void> {
     let batch = this.#collecting
     if (batch === undefined) {
       batch = newBatch()
       this.#collecting = batch
-      if (this.#writing === undefined && !this.#flushScheduled) {
-        this.#flushScheduled = true
-        // Concurrent calls of this tick share the first transaction.
-        setImmediate(() => {
-          this.#flushScheduled = false
-          void this.#flush()
-        })
-      }
     }
+    if (this.#writing === undefined) this.#schedule(urgent)
     const queued = batch.changes.get(counter)
     if (queued === undefined) batch.changes.set(counter, { ...change })
     else if (change.set !== undefined) Object.assign(queued, change)
@@ -84,13 +90,32 @@ export class WriteAheadQueue {
 
   /** Wait until every queued change is written (or has failed). */
   async drain(): Promise<void> {
+    if (this.#collecting !== undefined && this.#writing === undefined) this.#schedule(true)
     for (let batch = this.#writing ?? this.#collecting; batch;) {
       await batch.done.catch(() => {})
       batch = this.#writing ?? this.#collecting
     }
   }
 
-  /** Write batches one at a time until none is collecting. Never rejects. */
+  /** Make sure the collecting batch gets written: now (this tick) or later. */
+  #schedule(urgent: boolean): void {
+    if (this.#scheduled === 'now' || (this.#scheduled === 'later' && !urgent)) return
+    clearTimeout(this.#lazyTimer)
+    this.#scheduled = urgent ? 'now' : 'later'
+    const flush = () => {
+      this.#scheduled = null
+      this.#lazyTimer = undefined
+      void this.#flush()
+    }
+    // Concurrent calls of this tick share the first transaction.
+    if (urgent) setImmediate(flush)
+    else this.#lazyTimer = setTimeout(flush, this.#lazyFlushMs)
+  }
+
+  /**
+   * Write batches one at a time until none is collecting. Never rejects. A batch that collected
+   * while another was written goes next, urgent or not.
+   */
   async #flush(): Promise<void> {
     if (this.#writing !== undefined) return
     for (let batch = this.#collecting; batch; batch = this.#collecting) {

@@ -13,6 +13,7 @@ import pg from 'pg'
 import { databaseTarget, describeDatabaseTarget } from './database-target.js'
 import type { DatabaseTarget } from './database-target.js'
 import { DatabaseUnavailableError } from './database-unavailable-error.js'
+import { cachedSqliteDatabase } from './cached-sqlite-database.js'
 import { migrateToLatest } from './migrations.js'
 import type { Database } from './schema.js'
 import { Store } from './store.js'
@@ -81,7 +82,7 @@ function createDialect(target: DatabaseTarget): {
   database.pragma('foreign_keys = ON')
   database.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`)
   return {
-    dialect: new SqliteDialect({ database }),
+    dialect: new SqliteDialect({ database: cachedSqliteDatabase(database) }),
     // Kysely closes the database only if it ever ran a query; close it in any case.
     onClose: () => {
       if (database.open) database.close()

@@ -296,10 +296,15 @@ for (const backend of testBackends()) {
     const opened: UsageCounters[] = []
 
     /** Counters on a new connection to the test database, as a restarted burrowd opens them. */
-    async function start(): Promise<{ store: Store; counters: MemoryUsageCounters }> {
+    async function start(
+      lazyFlushMs?: number,
+    ): Promise<{ store: Store; counters: MemoryUsageCounters }> {
       const store = await openUsageStore(database)
       stores.push(store)
-      const counters = await MemoryUsageCounters.open(usageDb(store), { clock })
+      const counters = await MemoryUsageCounters.open(usageDb(store), {
+        clock,
+        ...(lazyFlushMs === undefined ? {} : { lazyFlushMs }),
+      })
       opened.push(counters)
       return { store, counters }
     }
@@ -349,6 +354,44 @@ for (const backend of testBackends()) {
       assert.equal(await restarted.get('tun_a', CALLS), 3)
       assert.equal(await restarted.get('tun_a', BYTES), 7_000_000_000)
       assert.equal(await restarted.get('tun_b', CALLS), 42)
+    })
+
+    /** The stored value of one counter of March 2099, or undefined without a row. */
+    async function stored(store: Store, tunnelId: string, metric: UsageMetric) {
+      const row = await usageDb(store)
+        .selectFrom('usage_counters')
+        .select('value')
+        .where('tunnel_id', '=', tunnelId)
+        .where('metric', '=', metric)
+        .executeTakeFirst()
+      return row === undefined ? undefined : Number(row.value)
+    }
+
+    it('stores response bytes with the next admission, or shortly after without one', async () => {
+      const { store, counters } = await start()
+      const alone = counters.add('tun_a', BYTES, 500, 10_000)
+      // Counted at once for enforcement, before it is stored.
+      assert.equal(await counters.get('tun_a', BYTES), 500)
+      await alone
+      assert.equal(await stored(store, 'tun_a', BYTES), 500)
+
+      const riding = counters.add('tun_a', BYTES, 20, 10_000)
+      await counters.consume('tun_a', CALLS, 1, 100)
+      // The admission's commit carried the bytes queued before it.
+      assert.equal(await stored(store, 'tun_a', BYTES), 520)
+      assert.equal(await stored(store, 'tun_a', CALLS), 1)
+      await riding
+    })
+
+    it('writes queued response bytes on close()', async () => {
+      // Left alone they would wait an hour: close() must write them at once.
+      const first = await start(3_600_000)
+      const pending = first.counters.add('tun_a', BYTES, 77, 10_000)
+      assert.equal(await first.counters.get('tun_a', BYTES), 77)
+      await stop(first)
+      await pending
+      const { counters } = await start()
+      assert.equal(await counters.get('tun_a', BYTES), 77)
     })
 
     it('keeps enforcing across close() and a restart', async () => {
