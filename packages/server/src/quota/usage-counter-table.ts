@@ -1,10 +1,14 @@
 /**
  * Reads and writes of the `usage_counters` table, the same queries on SQLite and PostgreSQL.
  * Increments are upserts that add to the stored value (`value = value + n`), so a write never
- * depends on a value read earlier; a batch of them is one transaction, so it lands whole or
- * not at all.
+ * depends on a value read earlier; a batch of them is one statement or one transaction, so it
+ * lands whole or not at all.
+ *
+ * The write runs on every admitted request (the write-ahead), so its SQL is built by Kysely once
+ * per kind and row count and then run again with new parameters.
  */
 
+import { CompiledQuery } from 'kysely'
 import type { Insertable, Kysely, Transaction } from 'kysely'
 import type { Period } from './period.js'
 import { USAGE_METRICS } from './usage-counters.js'
@@ -30,9 +34,23 @@ export interface UsageCounterWrite {
 /** Rows per INSERT: 5 parameters each, well under SQLite's and PostgreSQL's limits. */
 const ROWS_PER_STATEMENT = 500
 
+/** How an upsert treats a counter that already has a row. */
+type OnExisting = 'add' | 'replace'
+
+/** The columns of a row, in the order their values are listed. */
+const COLUMNS = ['period', 'tunnel_id', 'metric', 'value', 'updated_at'] as const
+
+/** An upsert's SQL, and for each of its parameters the index of the value in the rows' list. */
+interface UpsertTemplate {
+  readonly sql: string
+  readonly slots: readonly number[]
+}
+
 /** The `usage_counters` queries. */
 export class UsageCounterTable {
   readonly #db: Kysely<UsageCountersDatabase>
+  /** Compiled upserts by `<kind> <rows>`; null where compiling could not place a parameter. */
+  readonly #templates = new Map<string, UpsertTemplate | null>()
 
   constructor(db: Kysely<UsageCountersDatabase>) {
     this.#db = db
@@ -54,7 +72,7 @@ export class UsageCounterTable {
     return counters
   }
 
-  /** Apply `writes` (at most one per counter) in one transaction, stamped `at`. */
+  /** Apply `writes` (at most one per counter) at once, stamped `at`. */
   async write(writes: readonly UsageCounterWrite[], at: Date): Promise<void> {
     if (writes.length === 0) return
     const updatedAt = at.toISOString()
@@ -70,32 +88,82 @@ export class UsageCounterTable {
       .map((w) => toRow(w, (w.set ?? 0) + w.delta))
     const deltas = writes.filter((w) => w.set === undefined).map((w) => toRow(w, w.delta))
 
+    // One statement is atomic by itself: the usual batch (increments only) needs no transaction.
+    if (sets.length === 0 && deltas.length <= ROWS_PER_STATEMENT) {
+      await this.#upsert(this.#db, deltas, 'add')
+      return
+    }
     await this.#db.transaction().execute(async (trx) => {
-      await upsert(trx, deltas, 'add')
-      await upsert(trx, sets, 'replace')
+      for (let start = 0; start < deltas.length; start += ROWS_PER_STATEMENT)
+        await this.#upsert(trx, deltas.slice(start, start + ROWS_PER_STATEMENT), 'add')
+      for (let start = 0; start < sets.length; start += ROWS_PER_STATEMENT)
+        await this.#upsert(trx, sets.slice(start, start + ROWS_PER_STATEMENT), 'replace')
     })
+  }
+
+  /** Run one upsert of `rows` (at most `ROWS_PER_STATEMENT`). */
+  async #upsert(
+    db: Kysely<UsageCountersDatabase> | Transaction<UsageCountersDatabase>,
+    rows: readonly Insertable<UsageCountersTable>[],
+    onExisting: OnExisting,
+  ): Promise<void> {
+    if (rows.length === 0) return
+    const template = this.#template(onExisting, rows.length)
+    if (template === null) {
+      await upsertQuery(db, rows, onExisting).execute()
+      return
+    }
+    const values = rows.flatMap((row) => COLUMNS.map((column) => row[column]))
+    await db.executeQuery(
+      CompiledQuery.raw(
+        template.sql,
+        template.slots.map((slot) => values[slot]),
+      ),
+    )
+  }
+
+  /**
+   * The compiled upsert for `count` rows: compiled with a unique marker for every value, whose
+   * place among the parameters tells where each value goes. Null if any parameter is not one of
+   * the markers (the query is then built each time).
+   */
+  #template(onExisting: OnExisting, count: number): UpsertTemplate | null {
+    const key = `${onExisting} ${count}`
+    const known = this.#templates.get(key)
+    if (known !== undefined) return known
+    const markers: string[] = []
+    const rows = Array.from({ length: count }, () => {
+      const row: Record<string, string> = {}
+      for (const column of COLUMNS) {
+        row[column] = `\u0000${markers.length}`
+        markers.push(row[column])
+      }
+      return row as unknown as Insertable<UsageCountersTable>
+    })
+    const compiled = upsertQuery(this.#db, rows, onExisting).compile()
+    const slots = compiled.parameters.map((p) => markers.indexOf(p as string))
+    const template = slots.includes(-1) ? null : { sql: compiled.sql, slots }
+    this.#templates.set(key, template)
+    return template
   }
 }
 
 /** Insert `rows`, or on an existing counter add their value to it or replace it with theirs. */
-async function upsert(
-  trx: Transaction<UsageCountersDatabase>,
+function upsertQuery(
+  db: Kysely<UsageCountersDatabase> | Transaction<UsageCountersDatabase>,
   rows: readonly Insertable<UsageCountersTable>[],
-  onExisting: 'add' | 'replace',
-): Promise<void> {
-  for (let start = 0; start < rows.length; start += ROWS_PER_STATEMENT) {
-    await trx
-      .insertInto('usage_counters')
-      .values(rows.slice(start, start + ROWS_PER_STATEMENT))
-      .onConflict((oc) =>
-        oc.columns(['period', 'tunnel_id', 'metric']).doUpdateSet((eb) => ({
-          value:
-            onExisting === 'add'
-              ? eb('usage_counters.value', '+', eb.ref('excluded.value'))
-              : eb.ref('excluded.value'),
-          updated_at: eb.ref('excluded.updated_at'),
-        })),
-      )
-      .execute()
-  }
+  onExisting: OnExisting,
+) {
+  return db
+    .insertInto('usage_counters')
+    .values(rows)
+    .onConflict((oc) =>
+      oc.columns(['period', 'tunnel_id', 'metric']).doUpdateSet((eb) => ({
+        value:
+          onExisting === 'add'
+            ? eb('usage_counters.value', '+', eb.ref('excluded.value'))
+            : eb.ref('excluded.value'),
+        updated_at: eb.ref('excluded.updated_at'),
+      })),
+    )
 }
