@@ -29,10 +29,12 @@ export type {
 export { encodeFrame, decodeFrame } from './frame-codec.js'
 export { ProtocolError } from './protocol-error.js'
 export type { ProtocolErrorCode } from './protocol-error.js'
-export { TunnelMux, MAX_STREAM_WINDOW } from './mux/tunnel-mux.js'
+export { TunnelMux } from './mux/tunnel-mux.js'
+export { MAX_STREAM_WINDOW } from './mux/stream-credit.js'
 export type { MuxRole, MuxTransport, TunnelMuxOptions } from './mux/tunnel-mux.js'
 export { MuxStream, STREAM_QUEUE_HIGH } from './mux/mux-stream.js'
 export type { DataReader } from './mux/mux-stream.js'
+export { HOP_BY_HOP_HEADERS } from './hop-by-hop-headers.js'
 export { WriteBatcher } from './write-batcher.js'
 export type { Corkable } from './write-batcher.js'
 export {

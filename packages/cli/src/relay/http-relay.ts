@@ -7,26 +7,12 @@
  * own (`RelayCall`) instead of `request()`: no response stream, promise chain or abort signal per
  * call, and backpressure by pausing the dispatcher rather than through a Readable.
  */
-import { refusal, type Logger } from '@burrow/protocol'
+import { HOP_BY_HOP_HEADERS, refusal, type Logger } from '@burrow/protocol'
 import { Agent, type Dispatcher } from 'undici'
 import type { LocalRequest, LocalResponse, RequestHandler } from './local-exchange.js'
 
 /** Responses up to this size with a known length are read whole and sent as one frame. */
 const SMALL_RESPONSE_BYTES = 64 * 1024
-
-/**
- * Response headers that describe the local connection, not the response (RFC 9110 §7.6.1). A
- * proxy drops them; dropping them here keeps them out of every RESPONSE frame.
- */
-const HOP_BY_HOP = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
-])
 
 /** Relays to one local HTTP MCP server. */
 export class HttpRelay implements RequestHandler {
@@ -145,9 +131,10 @@ class RelayCall implements Dispatcher.DispatchHandler {
   ): void {
     this.started = true
     const out: Record<string, string> = {}
+    // The local connection's own headers stay out of the RESPONSE frame, as a proxy drops them.
     for (const name in headers) {
       const value = headers[name]
-      if (value === undefined || HOP_BY_HOP.has(name)) continue
+      if (value === undefined || HOP_BY_HOP_HEADERS.has(name)) continue
       out[name] = Array.isArray(value) ? value.join(', ') : value
     }
     this.status = statusCode

@@ -6,6 +6,7 @@
  * hangs up.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import { HOP_BY_HOP_HEADERS } from '@burrow/protocol'
 import { silentLogger, type Logger } from '../log/logger.js'
 import type { LocalRequest, LocalResponse, RequestHandler } from './local-exchange.js'
 
@@ -16,20 +17,8 @@ export interface ServeOverHttpOptions {
   readonly logger?: Logger
 }
 
-// Hop-by-hop headers (RFC 9110 §7.6.1) and the ones the edge strips before the tunnel.
-const DROPPED = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'proxy-authenticate',
-  'proxy-authorization',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
-  'host',
-  'origin',
-])
+// Hop-by-hop headers and the ones the edge strips before the tunnel.
+const DROPPED: ReadonlySet<string> = new Set([...HOP_BY_HOP_HEADERS, 'host', 'origin'])
 
 /**
  * An http.Server (not yet listening) whose requests go to `handler`. Closing the server does not

@@ -16,6 +16,7 @@ import {
 import { ProtocolError } from '../protocol-error.js'
 import { returnFrameBuffer, takeFrameBuffer } from './frame-buffers.js'
 import { MuxStream, type StreamHost } from './mux-stream.js'
+import { streamCredit } from './stream-credit.js'
 
 /**
  * Where frames go. `done` fires when the bytes were handed to the socket: after it, the
@@ -54,17 +55,6 @@ export interface TunnelMuxOptions {
   readonly reuseBuffers?: boolean
 }
 
-/**
- * Largest window a stream's receiver offers. A stream starts with the protocol's initial window
- * and doubles it each time its reader consumed a whole window within `WINDOW_GROWTH_MS`: a bulk
- * transfer is then no longer paced by credit round trips (WINDOW frames, and the wake-ups of
- * both processes, become up to sixteen times rarer), while a slow reader (an agent reading
- * under 5 MB/s) keeps the initial window and so bounds what waits for it.
- */
-export const MAX_STREAM_WINDOW = 4 * 1024 * 1024
-
-/** A window consumed this fast (in ms) is too small for its stream: see MAX_STREAM_WINDOW. */
-export const WINDOW_GROWTH_MS = 50
 const HALF_CONNECTION = INITIAL_CONNECTION_WINDOW / 2
 const MAX_WINDOW = 2 ** 31 - 1
 
@@ -273,29 +263,14 @@ export class TunnelMux implements StreamHost {
 
   /**
    * The reader consumed `bytes` of a stream: credit the connection, and the stream once half of
-   * its window was consumed, growing the window for a reader that keeps up (MAX_STREAM_WINDOW).
+   * its window was consumed, growing the window for a reader that keeps up (stream-credit.ts).
    * @internal
    */
   grant(stream: MuxStream, bytes: number): void {
     this.creditConnection(bytes)
     if (stream.remoteDone || !this.streams.has(stream.id)) return
-    const consumed = stream.recvTarget - stream.recvWindow - stream.heldBytes
-    if (consumed < stream.recvTarget / 2) return
-    if (stream.recvTarget < MAX_STREAM_WINDOW) {
-      // Time how long the reader takes to consume one whole window after a credit.
-      const now = this.clock()
-      if (stream.streakStart < 0) {
-        stream.streakStart = now
-      } else {
-        stream.recvStreak += consumed
-        if (stream.recvStreak >= stream.recvTarget) {
-          if (now - stream.streakStart <= WINDOW_GROWTH_MS) stream.recvTarget *= 2
-          stream.recvStreak = 0
-          stream.streakStart = now
-        }
-      }
-    }
-    const credit = stream.recvTarget - stream.recvWindow - stream.heldBytes
+    const credit = streamCredit(stream, this.clock)
+    if (credit === 0) return
     stream.recvWindow += credit
     this.control({ type: 'window', streamId: stream.id, credit })
   }

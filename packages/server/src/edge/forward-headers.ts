@@ -3,20 +3,7 @@
  * Origin (local servers check them against DNS rebinding), plus X-Forwarded-*. Towards the agent:
  * no hop-by-hop headers, SSE marked unbufferable, session headers exposed to browser agents.
  */
-import type { HeaderPairs } from '@burrow/protocol'
-
-const HOP_BY_HOP = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'proxy-authenticate',
-  'proxy-authorization',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
-  'http2-settings',
-])
+import { HOP_BY_HOP_HEADERS as HOP_BY_HOP, type HeaderPairs } from '@burrow/protocol'
 
 const NOT_FORWARDED_UPSTREAM = new Set([
   'host',

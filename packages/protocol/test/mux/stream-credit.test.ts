@@ -1,0 +1,63 @@
+// The receiver's credit for one stream: half a window at a time, doubling for a fast reader only.
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { INITIAL_STREAM_WINDOW } from '../../src/frame.js'
+import { MuxStream, type StreamHost } from '../../src/mux/mux-stream.js'
+import { MAX_STREAM_WINDOW, streamCredit, WINDOW_GROWTH_MS } from '../../src/mux/stream-credit.js'
+
+const host: StreamHost = {
+  sendResponse() {},
+  schedule() {},
+  sendFin() {},
+  sendReset() {},
+  grant() {},
+  finished() {},
+}
+
+/** The reader consumed `bytes` of the stream's window; returns the credit granted back. */
+function consume(stream: MuxStream, bytes: number, now: number): number {
+  stream.recvWindow -= bytes
+  const credit = streamCredit(stream, () => now)
+  stream.recvWindow += credit
+  return credit
+}
+
+describe('streamCredit', () => {
+  it('gives nothing back until half of the window was consumed, then tops it up', () => {
+    const stream = new MuxStream(1, host)
+    assert.equal(consume(stream, INITIAL_STREAM_WINDOW / 2 - 1, 0), 0)
+    assert.equal(consume(stream, 1, 0), INITIAL_STREAM_WINDOW / 2)
+    assert.equal(stream.recvWindow, INITIAL_STREAM_WINDOW)
+  })
+
+  it('doubles the window of a reader that keeps up, up to the maximum', () => {
+    const stream = new MuxStream(1, host)
+    let now = 0
+    for (let i = 0; i < 200; i++) {
+      consume(stream, stream.recvTarget / 2, now)
+      now += 1
+    }
+    assert.equal(stream.recvTarget, MAX_STREAM_WINDOW)
+    assert.equal(stream.recvWindow, MAX_STREAM_WINDOW)
+  })
+
+  it('keeps the initial window for a slow reader', () => {
+    const stream = new MuxStream(1, host)
+    let now = 0
+    for (let i = 0; i < 50; i++) {
+      consume(stream, stream.recvTarget / 2, now)
+      now += WINDOW_GROWTH_MS
+    }
+    assert.equal(stream.recvTarget, INITIAL_STREAM_WINDOW)
+  })
+
+  it('counts bytes the reader still holds as not consumed', () => {
+    const stream = new MuxStream(1, host)
+    stream.recvWindow -= INITIAL_STREAM_WINDOW
+    stream.heldBytes = INITIAL_STREAM_WINDOW / 2 + 1
+    assert.equal(
+      streamCredit(stream, () => 0),
+      0,
+    )
+  })
+})
