@@ -10,8 +10,6 @@ import {
   PLANS,
   MAX_CHUNK_BYTES,
   POLICY_STATUS,
-  RESET_CODE,
-  type JsonRpcId,
   type Logger,
   type MuxStream,
   type PolicyCode,
@@ -23,11 +21,7 @@ import { QUOTA_MESSAGE } from '../quota/quota-refusal.js'
 import type { TunnelWithAccount } from '../store/store.js'
 import { SESSION_LIMIT_MESSAGE, type EdgeSessions } from './edge-sessions.js'
 import { ExchangeRecord } from './exchange-record.js'
-import {
-  agentResponseHeaders,
-  PREFLIGHT_HEADERS,
-  upstreamRequestHeaders,
-} from './forward-headers.js'
+import { PREFLIGHT_HEADERS, upstreamRequestHeaders } from './forward-headers.js'
 import {
   isInitialize,
   isRpcProblem,
@@ -37,6 +31,7 @@ import {
   type RpcMessages,
 } from './json-rpc-messages.js'
 import { readBody } from './read-body.js'
+import { relayResponse } from './relay-response.js'
 import { sendRefusal } from './send-refusal.js'
 import type { TunnelLookup } from './tunnel-lookup.js'
 
@@ -187,7 +182,15 @@ export class Edge {
     if (!(await this.opts.registry.route(tunnel.id, this.opts.queueWaitMs)) || res.destroyed) {
       return offline()
     }
-    if (!(await this.admit(tunnel, messages, body?.length ?? 0, sessionId, record, refuse))) return
+    const admitted = await this.admit(
+      tunnel,
+      messages,
+      body?.length ?? 0,
+      sessionId,
+      record,
+      refuse,
+    )
+    if (!admitted) return
     // The link again: the client may have reconnected (or started draining) meanwhile.
     const link = await this.opts.registry.route(tunnel.id, this.opts.queueWaitMs)
     if (res.destroyed) return
@@ -210,12 +213,13 @@ export class Edge {
       stream.write(body)
       stream.end()
     }
-    this.relay(stream, res, ids, record)
+    relayResponse(stream, res, { ids, record, counted: admitted.counted, log: this.opts.log })
   }
 
   /**
-   * Apply the session cap and the quotas to a request about to be forwarded: true when it may
-   * go on, false when it was refused (and answered). A refused request is counted nowhere.
+   * Apply the session cap and the quotas to a request about to be forwarded: false when it was
+   * refused (and answered), else the promise that its count is stored (`counted`, null when
+   * quotas are off). A refused request is counted nowhere.
    */
   private async admit(
     tunnel: TunnelWithAccount,
@@ -224,7 +228,7 @@ export class Edge {
     sessionId: string | undefined,
     record: ExchangeRecord,
     refuse: Refuse,
-  ): Promise<boolean> {
+  ): Promise<{ readonly counted: Promise<void> | null } | false> {
     if (this.sessions !== null && sessionId === undefined && isInitialize(messages)) {
       const place = await this.sessions.reserve(tunnel)
       if (!place.ok) {
@@ -233,8 +237,13 @@ export class Edge {
       }
       record.holdPlace(place.reservation)
     }
+    let counted: Promise<void> | null = null
     if (this.quotas !== null) {
-      const refusal = await this.quotas.admit(tunnel, toolCallCount(messages), bodyBytes)
+      const { refusal, counted: stored } = await this.quotas.admit(
+        tunnel,
+        toolCallCount(messages),
+        bodyBytes,
+      )
       if (refusal !== null) {
         refuse('quota_exceeded', QUOTA_MESSAGE, refusal.reason, {
           'retry-after': String(refusal.retryAfterSecs),
@@ -242,65 +251,10 @@ export class Edge {
         return false
       }
       record.meterWith(this.quotas.responseMeter(tunnel))
+      counted = stored
     }
     if (this.sessions !== null && sessionId !== undefined) this.sessions.touch(tunnel, sessionId)
-    return true
-  }
-
-  /** Stream the tunnelled response to the agent, and cancel the stream if the agent leaves. */
-  private relay(
-    stream: MuxStream,
-    res: ServerResponse,
-    ids: JsonRpcId | JsonRpcId[],
-    record: ExchangeRecord,
-  ): void {
-    stream.onResponse = (head, inline, fin) => {
-      if (res.destroyed) return
-      record.answered(head.status, head.headers)
-      if (inline) record.bytes(inline.length)
-      const headers = agentResponseHeaders(head.headers)
-      if (fin) {
-        headers.push('content-length', String(inline?.length ?? 0))
-        res.writeHead(head.status, headers)
-        res.end(inline)
-        return
-      }
-      res.writeHead(head.status, headers)
-      res.flushHeaders()
-      if (inline) res.write(inline)
-    }
-    stream.read(
-      (chunk) => {
-        if (res.destroyed) return true
-        record.bytes(chunk.length)
-        return res.write(chunk)
-      },
-      () => res.end(),
-    )
-    res.on('drain', () => stream.resumeReading())
-    stream.onReset = (code, reason) => {
-      if (res.headersSent) {
-        res.destroy()
-        return
-      }
-      if (code === RESET_CODE.internal || code === RESET_CODE.refused) {
-        record.refused(POLICY_STATUS.tunnel_offline, 'tunnel_offline')
-        sendRefusal(
-          res,
-          'tunnel_offline',
-          'tunnel offline',
-          `the tunnel client went away during the request: ${reason}`,
-          { id: ids },
-        )
-      } else {
-        record.refused(POLICY_STATUS.upstream_unreachable, 'upstream_unreachable')
-        sendRefusal(res, 'upstream_unreachable', 'upstream failed', reason, { id: ids })
-      }
-    }
-    res.on('close', () => {
-      if (!res.writableFinished && !stream.closed)
-        stream.reset(RESET_CODE.cancel, 'the agent disconnected')
-    })
+    return { counted }
   }
 }
 

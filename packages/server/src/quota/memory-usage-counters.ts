@@ -18,6 +18,7 @@ import type {
   ConsumeAllResult,
   ConsumeResult,
   UsageCounters,
+  UsageDecision,
   UsageDemand,
   UsageMetric,
   UsageSnapshotEntry,
@@ -139,16 +140,37 @@ export class MemoryUsageCounters implements UsageCounters {
     await this.#writes.drain()
   }
 
-  /**
-   * Check every demand and count all of them or none, then wait until that is in the database
-   * (written at the end of this tick when `urgent`, else with the next urgent write).
-   */
+  async decideAll(
+    tunnelId: string,
+    demands: readonly UsageDemand[],
+    now: Date = this.#clock(),
+  ): Promise<UsageDecision> {
+    checkUsageDemands(tunnelId, demands)
+    return this.#decide(tunnelId, demands, now, true)
+  }
+
+  /** Decide, then wait until what was counted is in the database. */
   async #count(
     tunnelId: string,
     demands: readonly UsageDemand[],
     now: Date,
     urgent = true,
   ): Promise<ConsumeAllResult> {
+    const { outcome, stored } = await this.#decide(tunnelId, demands, now, urgent)
+    await stored
+    return outcome
+  }
+
+  /**
+   * Check every demand and count all of them or none, in memory, and queue the increments for
+   * the database (written soon after this turn when `urgent`, else with the next urgent write).
+   */
+  async #decide(
+    tunnelId: string,
+    demands: readonly UsageDemand[],
+    now: Date,
+    urgent: boolean,
+  ): Promise<UsageDecision> {
     const period = periodOf(now)
     const { befores, refused, done } = await this.#withPeriod(period, (counters) => {
       const befores = demands.map((d) => counters.get(key(tunnelId, d.metric))?.value ?? 0)
@@ -164,7 +186,6 @@ export class MemoryUsageCounters implements UsageCounters {
       })
       return { befores, refused, done }
     })
-    await done
     const allowed = refused === -1
     const resetsAt = nextResetOf(now)
     const results = demands.map((d, i): ConsumeResult => {
@@ -179,7 +200,8 @@ export class MemoryUsageCounters implements UsageCounters {
         resetsAt,
       }
     })
-    return { allowed, refusedBy: allowed ? null : (demands[refused]?.metric ?? null), results }
+    const refusedBy = allowed ? null : (demands[refused]?.metric ?? null)
+    return { outcome: { allowed, refusedBy, results }, stored: done ?? STORED }
   }
 
   /**
@@ -237,6 +259,8 @@ export class MemoryUsageCounters implements UsageCounters {
     if (this.#closed) throw new Error('usage counters are closed')
   }
 }
+
+const STORED: Promise<void> = Promise.resolve()
 
 function key(tunnelId: string, metric: UsageMetric): string {
   return `${tunnelId} ${metric}`

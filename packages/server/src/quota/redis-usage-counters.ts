@@ -18,6 +18,7 @@ import type {
   ConsumeAllResult,
   ConsumeResult,
   UsageCounters,
+  UsageDecision,
   UsageDemand,
   UsageMetric,
   UsageSnapshotEntry,
@@ -73,6 +74,7 @@ return reply
 `)
 
 const DEFAULT_GRACE_SECONDS = 7 * 24 * 60 * 60
+const STORED: Promise<void> = Promise.resolve()
 /** Keys per SCAN step and per MGET in `snapshot`. */
 const BATCH = 500
 
@@ -133,6 +135,15 @@ export class RedisUsageCounters implements UsageCounters {
   ): Promise<ConsumeAllResult> {
     checkUsageDemands(tunnelId, demands)
     return this.#count(tunnelId, demands, now)
+  }
+
+  async decideAll(
+    tunnelId: string,
+    demands: readonly UsageDemand[],
+    now: Date = this.#clock(),
+  ): Promise<UsageDecision> {
+    // The script that decides also stores: the decision is durable once it is known.
+    return { outcome: await this.consumeAll(tunnelId, demands, now), stored: STORED }
   }
 
   async get(tunnelId: string, metric: UsageMetric, now: Date = this.#clock()): Promise<number> {

@@ -59,6 +59,17 @@ export interface ConsumeAllResult {
   readonly results: readonly ConsumeResult[]
 }
 
+/** The answer of `decideAll`: the decision, made at once, and the storing of what it counted. */
+export interface UsageDecision {
+  readonly outcome: ConsumeAllResult
+  /**
+   * Settles once what was counted is durable: at once where deciding already stored it (Redis),
+   * after the write-ahead commit in memory. Rejects when storing failed; what was counted is then
+   * no longer counted. Resolved for a refusal.
+   */
+  readonly stored: Promise<void>
+}
+
 /** One counter of the current period, as `snapshot()` lists it. */
 export interface UsageSnapshotEntry {
   readonly tunnelId: string
@@ -109,6 +120,13 @@ export interface UsageCounters {
     demands: readonly UsageDemand[],
     now?: Date,
   ): Promise<ConsumeAllResult>
+
+  /**
+   * `consumeAll`, answered as soon as it is decided, for a caller that can start its work before
+   * the count is durable and hold back its acknowledgement until `stored` settles (the edge
+   * forwards a request while its count is written, and answers the agent after).
+   */
+  decideAll(tunnelId: string, demands: readonly UsageDemand[], now?: Date): Promise<UsageDecision>
 
   /** The counter's value in `now`'s period (0 when nothing was counted). */
   get(tunnelId: string, metric: UsageMetric, now?: Date): Promise<number>

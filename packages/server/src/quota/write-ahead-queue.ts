@@ -1,7 +1,7 @@
 /**
  * The write-ahead queue of `MemoryUsageCounters`: changes already applied to in-memory counters
  * wait here until they are committed to `usage_counters`, and their callers wait with them.
- * Group commit: changes of one tick share a transaction, and while one batch is being written
+ * Group commit: changes of one event-loop turn share a transaction, and while one batch is being written
  * the next one collects, so a busy node pays one commit per batch, not per request. A batch
  * that fails is undone in memory, so nothing is counted that the database does not hold.
  *
@@ -49,7 +49,7 @@ export class WriteAheadQueue {
   /** The batch being written, and the one collecting changes meanwhile. */
   #writing: Batch | undefined
   #collecting: Batch | undefined
-  /** How the collecting batch will be written: at the end of this tick, or after a delay. */
+  /** How the collecting batch will be written: right after this turn, or after a delay. */
   #scheduled: 'now' | 'later' | null = null
   #lazyTimer: NodeJS.Timeout | undefined
 
@@ -62,8 +62,8 @@ export class WriteAheadQueue {
   /**
    * Queue `change`, which the caller has already applied to `counter.value`. Resolves once it is
    * committed; rejects when the write failed, after `counter.value` was undone. An urgent change
-   * is written at the end of this tick (with every change of the tick); another waits for the
-   * next urgent one, or at most `lazyFlushMs` (default `LAZY_FLUSH_MS`).
+   * is written right after this event-loop turn (with every change of the turn); another waits
+   * for the next urgent one, or at most `lazyFlushMs` (default `LAZY_FLUSH_MS`).
    */
   queue(counter: LiveCounter, change: CounterChange, urgent = true): Promise<void> {
     let batch = this.#collecting
@@ -97,7 +97,7 @@ export class WriteAheadQueue {
     }
   }
 
-  /** Make sure the collecting batch gets written: now (this tick) or later. */
+  /** Make sure the collecting batch gets written: soon (after this turn) or later. */
   #schedule(urgent: boolean): void {
     if (this.#scheduled === 'now' || (this.#scheduled === 'later' && !urgent)) return
     clearTimeout(this.#lazyTimer)
@@ -107,8 +107,10 @@ export class WriteAheadQueue {
       this.#lazyTimer = undefined
       void this.#flush()
     }
-    // Concurrent calls of this tick share the first transaction.
-    if (urgent) setImmediate(flush)
+    // Concurrent calls of this turn share the first commit. It runs in the next turn, after this
+    // turn's socket writes (which leave at its end): a request forwarded while its count is
+    // written reaches the tunnel without waiting for the disk.
+    if (urgent) setImmediate(() => setImmediate(flush))
     else this.#lazyTimer = setTimeout(flush, this.#lazyFlushMs)
   }
 

@@ -11,7 +11,8 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { after, before, describe, it } from 'node:test'
 import Database from 'better-sqlite3'
-import { connectFake, type FakeClient } from '../../../../test/helpers/fake-client.js'
+import { RESET_CODE } from '@burrow/protocol'
+import { connectFake, within, type FakeClient } from '../../../../test/helpers/fake-client.js'
 import { BURROWD, startService, type Service } from '../../../../test/helpers/stack.js'
 import { assertRefusal, type RefusalEnvelope } from '../helpers/assert-refusal.js'
 import { edgeRequest, hostOf, postJson, type EdgeResponse } from '../helpers/edge-request.js'
@@ -198,6 +199,40 @@ describe('edge quotas on batches, notifications and ids', () => {
       reason: /at least one message/,
     })
     assert.equal(seen(), before)
+  })
+
+  it('withholds the answer and cancels the call when its count cannot be stored', async () => {
+    await setToolCalls(10)
+    // Another connection takes the table away, as a full disk or a broken database would.
+    const db = new Database(join(service.dataDir, 'burrow.db'))
+    try {
+      db.exec('alter table usage_counters rename to usage_counters_away')
+      const pending = post(call('lost'))
+      // Forwarded while its count was being written...
+      const req = await client.nextRequest()
+      // ...then cancelled when writing failed, and the agent is not answered with a result.
+      const reset = await within(req.reset, 10_000, 'the cancelled call')
+      assert.equal(reset.code, RESET_CODE.cancel)
+      assertRefusal(await pending, { policy: 'tunnel_offline', id: 'lost', reason: /not counted/ })
+    } finally {
+      db.exec('alter table usage_counters_away rename to usage_counters')
+      db.close()
+    }
+    // Counting works again, and the lost call was not counted.
+    const pending = post(call('kept'))
+    ;(await client.nextRequest()).replyJson(200, { jsonrpc: '2.0', id: 'kept', result: {} })
+    assert.equal((await pending).status, 200)
+    assert.equal(toolCalls(), 11)
+  })
+
+  it('answers only once the count of the call is stored', async () => {
+    await setToolCalls(20)
+    const pending = post(call('stored'))
+    const req = await client.nextRequest()
+    // Answered at once by the local side: the agent's answer still waits for the commit.
+    req.replyJson(200, { jsonrpc: '2.0', id: 'stored', result: {} })
+    assert.equal((await pending).status, 200)
+    assert.equal(toolCalls(), 21)
   })
 })
 

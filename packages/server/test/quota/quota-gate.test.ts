@@ -18,6 +18,13 @@ const PRO: MeteredTunnel = { id: 'tun_pro', accountId: 'acc_2', plan: 'pro' }
 const FREE_CALLS = 100_000
 const FREE_BYTES = 5_000_000_000
 
+/** The gate's refusal, or null once the admitted request's count is stored. */
+async function admitted(gate: QuotaGate, tunnel: MeteredTunnel, toolCalls: number, bytes: number) {
+  const { refusal, counted } = await gate.admit(tunnel, toolCalls, bytes)
+  await counted
+  return refusal
+}
+
 for (const implementation of counterImplementations()) {
   describe(`QuotaGate on ${implementation.name}`, () => {
     let now = new Date('2099-01-31T23:59:00.000Z')
@@ -45,7 +52,7 @@ for (const implementation of counterImplementations()) {
 
     it('refuses on Jan 31 23:59 UTC a tunnel it serves at Feb 1 00:00', async () => {
       await counters.set(FREE.id, 'tool_calls', FREE_CALLS)
-      const refused = await gate.admit(FREE, 1, 100)
+      const refused = await admitted(gate, FREE, 1, 100)
       assert.deepEqual(refused, {
         metric: 'tool_calls',
         limit: FREE_CALLS,
@@ -57,15 +64,15 @@ for (const implementation of counterImplementations()) {
       })
       assert.equal(await counters.get(FREE.id, 'bandwidth_bytes'), 0, 'a refusal counts nothing')
       now = new Date('2099-02-01T00:00:00.000Z')
-      assert.equal(await gate.admit(FREE, 1, 100), null)
+      assert.equal(await admitted(gate, FREE, 1, 100), null)
       assert.equal(await counters.get(FREE.id, 'tool_calls'), 1)
       assert.equal(await counters.get(FREE.id, 'bandwidth_bytes'), 100)
     })
 
     it('admits requests while bandwidth is below the limit, whatever their size', async () => {
       await counters.set(PRO.id, 'bandwidth_bytes', 25_000_000_000 - 1)
-      assert.equal(await gate.admit(PRO, 0, 4096), null)
-      const refused = await gate.admit(PRO, 0, 0)
+      assert.equal(await admitted(gate, PRO, 0, 4096), null)
+      const refused = await admitted(gate, PRO, 0, 0)
       assert.equal(refused?.metric, 'bandwidth_bytes')
       assert.equal(refused?.used, 25_000_000_000 + 4095)
       assert.equal(
@@ -73,24 +80,24 @@ for (const implementation of counterImplementations()) {
         'the monthly bandwidth limit of 25 GB for this tunnel (Pro plan) was reached; it resets on 2099-02-01 00:00 UTC',
       )
       // Over on bandwidth, a tool call is refused and not counted either.
-      assert.equal((await gate.admit(PRO, 1, 10))?.metric, 'bandwidth_bytes')
+      assert.equal((await admitted(gate, PRO, 1, 10))?.metric, 'bandwidth_bytes')
       assert.equal(await counters.get(PRO.id, 'tool_calls'), 0)
     })
 
     it('counts a batch of tool calls whole or not at all', async () => {
       await counters.set(FREE.id, 'tool_calls', FREE_CALLS - 2)
-      assert.equal((await gate.admit(FREE, 3, 50))?.metric, 'tool_calls')
+      assert.equal((await admitted(gate, FREE, 3, 50))?.metric, 'tool_calls')
       assert.equal(await counters.get(FREE.id, 'tool_calls'), FREE_CALLS - 2)
-      assert.equal(await gate.admit(FREE, 2, 50), null)
+      assert.equal(await admitted(gate, FREE, 2, 50), null)
       assert.equal(await counters.get(FREE.id, 'tool_calls'), FREE_CALLS)
     })
 
     it('warns once when a counter reaches 80%, with what the webhook needs', async () => {
       await counters.set(FREE.id, 'tool_calls', 79_998)
-      assert.equal(await gate.admit(FREE, 1, 10), null)
+      assert.equal(await admitted(gate, FREE, 1, 10), null)
       assert.equal(warnings.length, 0)
-      assert.equal(await gate.admit(FREE, 1, 10), null)
-      assert.equal(await gate.admit(FREE, 1, 10), null)
+      assert.equal(await admitted(gate, FREE, 1, 10), null)
+      assert.equal(await admitted(gate, FREE, 1, 10), null)
       assert.deepEqual(warnings, [
         {
           accountId: 'acc_1',
@@ -147,9 +154,9 @@ for (const implementation of counterImplementations()) {
         onQuotaWarning: () => Promise.reject(new Error('listener broke later')),
       })
       await counters.set(FREE.id, 'tool_calls', 79_999)
-      assert.equal(await throwing.admit(FREE, 1, 1), null)
+      assert.equal(await admitted(throwing, FREE, 1, 1), null)
       await counters.set(FREE.id, 'tool_calls', 79_999)
-      assert.equal(await rejecting.admit(FREE, 1, 1), null)
+      assert.equal(await admitted(rejecting, FREE, 1, 1), null)
       assert.equal(await counters.get(FREE.id, 'tool_calls'), 80_000)
     })
   })

@@ -257,6 +257,27 @@ for (const implementation of counterImplementations()) {
       assert.equal(await peer.get('tun_a', BYTES), 1000)
     })
 
+    it('decides at once and stores what it counted', async () => {
+      await counters.set('tun_a', CALLS, 99)
+      const demands = [
+        { metric: CALLS, n: 1, limit: 100, check: 'fits' as const },
+        { metric: BYTES, n: 10, limit: 1000, check: 'below' as const },
+      ]
+      const first = await counters.decideAll('tun_a', demands)
+      assert.equal(first.outcome.allowed, true)
+      assert.deepEqual(
+        first.outcome.results.map((r) => r.value),
+        [100, 10],
+      )
+      // Decided in the same way before the first is stored: the limit holds at once.
+      const second = await peer.decideAll('tun_a', demands)
+      assert.equal(second.outcome.allowed, false)
+      assert.equal(second.outcome.refusedBy, CALLS)
+      await Promise.all([first.stored, second.stored])
+      assert.equal(await peer.get('tun_a', CALLS), 100)
+      assert.equal(await peer.get('tun_a', BYTES), 10)
+    })
+
     it('refuses malformed arguments with RangeError', async () => {
       await assert.rejects(counters.consume('tun_a', CALLS, -1, 10), RangeError)
       await assert.rejects(counters.consume('tun_a', CALLS, 1.5, 10), RangeError)
@@ -424,6 +445,20 @@ for (const backend of testBackends()) {
       assert.equal((await counters.consume('tun_a', CALLS, 2, 100)).value, 5)
       const { counters: restarted } = await start()
       assert.equal(await restarted.get('tun_a', CALLS), 5)
+    })
+
+    it('takes back a decision it could not store', async () => {
+      const { store, counters } = await start()
+      await counters.consume('tun_a', CALLS, 3, 100)
+      await store.db.schema.alterTable('usage_counters').renameTo('usage_counters_off').execute()
+      const decision = await counters.decideAll('tun_a', [
+        { metric: CALLS, n: 2, limit: 100, check: 'fits' },
+      ])
+      assert.equal(decision.outcome.allowed, true)
+      assert.equal(decision.outcome.results[0]?.value, 5)
+      await assert.rejects(decision.stored, /writing to the database failed/)
+      assert.equal(await counters.get('tun_a', CALLS), 3)
+      await store.db.schema.alterTable('usage_counters_off').renameTo('usage_counters').execute()
     })
 
     it('reads an older month back from the database after moving on', async () => {

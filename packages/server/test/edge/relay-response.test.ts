@@ -1,0 +1,164 @@
+/**
+ * The edge's relay of a tunnelled response while the request's count is still being stored: a
+ * real HTTP server answers the agent, a pair of muxes in memory stands for the tunnel. The
+ * answer (head and body) waits for the count, arrives whole once it is stored, and becomes a
+ * 503 with the upstream call cancelled when storing fails.
+ */
+import assert from 'node:assert/strict'
+import { createServer, request, type IncomingMessage, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { after, before, describe, it } from 'node:test'
+import {
+  RESET_CODE,
+  silentLogger,
+  TunnelMux,
+  type MuxStream,
+  type RequestHead,
+} from '@burrow/protocol'
+import { ExchangeRecord } from '../../src/edge/exchange-record.js'
+import { relayResponse } from '../../src/edge/relay-response.js'
+import { assertRefusal } from '../helpers/assert-refusal.js'
+
+/** A promise settled from outside. */
+function deferred(): { promise: Promise<void>; resolve(): void; reject(e: Error): void } {
+  let resolve = () => {}
+  let reject: (e: Error) => void = () => {}
+  const promise = new Promise<void>((res, rej) => {
+    resolve = res
+    reject = rej
+  })
+  return { promise, resolve, reject }
+}
+
+const HEAD: RequestHead = { method: 'POST', path: '/mcp', headers: [] }
+const settle = () => new Promise((r) => setTimeout(r, 20))
+
+describe('relayResponse', () => {
+  let server: Server
+  let port: number
+  let counted = deferred()
+  /** The local side of each request, as it arrives. */
+  const local: MuxStream[] = []
+  let onLocal: (stream: MuxStream) => void = () => {}
+
+  before(async () => {
+    const broker: TunnelMux = new TunnelMux({
+      role: 'broker',
+      transport: { send: (bytes) => setImmediate(() => client.receive(bytes)) },
+    })
+    const client: TunnelMux = new TunnelMux({
+      role: 'client',
+      transport: { send: (bytes) => setImmediate(() => broker.receive(bytes)) },
+      onOpen: (stream) => {
+        local.push(stream)
+        onLocal(stream)
+      },
+    })
+    server = createServer((req, res) => {
+      const record = new ExchangeRecord({
+        tunnel: { id: 'tun_1', accountId: 'acc_1', plan: 'free' },
+        method: 'POST',
+        messages: null,
+        sessionId: undefined,
+        history: null,
+        sessions: null,
+        arrivedAt: new Date(),
+        started: performance.now(),
+      })
+      req.resume()
+      const stream = broker.open(HEAD, Buffer.from('{}'), true)
+      relayResponse(stream, res, { ids: 7, record, counted: counted.promise, log: silentLogger })
+    })
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+    port = (server.address() as AddressInfo).port
+  })
+
+  after(() => new Promise<void>((r) => server.close(() => r())))
+
+  /** POST to the server; resolves with the response once it is complete. */
+  function post(): {
+    answered: () => boolean
+    done: Promise<{ res: IncomingMessage; text: string }>
+  } {
+    let answered = false
+    const done = new Promise<{ res: IncomingMessage; text: string }>((resolve, reject) => {
+      const req = request({ port, host: '127.0.0.1', method: 'POST', path: '/mcp' }, (res) => {
+        answered = true
+        let text = ''
+        res.setEncoding('utf8')
+        res.on('data', (chunk: string) => (text += chunk))
+        res.on('end', () => resolve({ res, text }))
+      })
+      req.on('error', reject)
+      req.end('{}')
+    })
+    return { answered: () => answered, done }
+  }
+
+  it('holds a streamed answer until the count is stored, then sends it whole', async () => {
+    counted = deferred()
+    onLocal = (stream) => {
+      stream.respond({ status: 200, headers: [['content-type', 'text/event-stream']] })
+      stream.write(Buffer.from('data: one\n\n'))
+      stream.write(Buffer.from('data: two\n\n'))
+      stream.end()
+    }
+    const call = post()
+    while (local.length < 1) await settle()
+    await settle()
+    assert.equal(call.answered(), false, 'the agent was answered before the count was stored')
+    counted.resolve()
+    const { res, text } = await call.done
+    assert.equal(res.statusCode, 200)
+    assert.equal(res.headers['content-type'], 'text/event-stream')
+    assert.equal(res.headers['x-accel-buffering'], 'no')
+    assert.equal(text, 'data: one\n\ndata: two\n\n')
+  })
+
+  it('answers at once when the count was stored first', async () => {
+    counted = deferred()
+    counted.resolve()
+    onLocal = (stream) =>
+      stream.respond({ status: 200, headers: [] }, Buffer.from('{"ok":1}'), true)
+    const { res, text } = await post().done
+    assert.equal(res.statusCode, 200)
+    assert.equal(text, '{"ok":1}')
+  })
+
+  it('cancels the call and answers 503 when the count cannot be stored', async () => {
+    counted = deferred()
+    let reset: { code: number; reason: string } | undefined
+    onLocal = (stream) => {
+      stream.onReset = (code, reason) => (reset = { code, reason })
+      stream.respond({ status: 200, headers: [] }, Buffer.from('{"result":"secret"}'), true)
+    }
+    const call = post()
+    const before = local.length
+    while (local.length === before) await settle()
+    counted.reject(new Error('disk full'))
+    const { res, text } = await call.done
+    assertRefusal(
+      { status: res.statusCode ?? 0, headers: res.headers, text },
+      { policy: 'tunnel_offline', id: 7, reason: /not counted/ },
+    )
+    assert.doesNotMatch(text, /secret/)
+    // The answer came first here, so the stream had ended: a reset is only sent while it runs.
+    assert.equal(reset, undefined)
+  })
+
+  it('resets a call still running when its count cannot be stored', async () => {
+    counted = deferred()
+    let reset: { code: number; reason: string } | undefined
+    onLocal = (stream) => {
+      stream.onReset = (code, reason) => (reset = { code, reason })
+    }
+    const call = post()
+    const before = local.length
+    while (local.length === before) await settle()
+    counted.reject(new Error('disk full'))
+    const { res } = await call.done
+    assert.equal(res.statusCode, 503)
+    while (reset === undefined) await settle()
+    assert.equal(reset.code, RESET_CODE.cancel)
+  })
+})
