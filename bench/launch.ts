@@ -18,6 +18,7 @@ export const FIXTURES = {
   rpcStdio: join(ROOT, 'bench/fixtures/rpc-stdio-server.mjs'),
   idleClients: join(ROOT, 'bench/fixtures/idle-clients.ts'),
   bulk: join(ROOT, 'test/fixtures/bulk-server.mjs'),
+  tcpRelay: join(ROOT, 'bench/fixtures/tcp-relay.mjs'),
   supergateway: join(ROOT, 'node_modules/.bin/supergateway'),
 } as const
 
@@ -154,6 +155,21 @@ export async function startFixture(
   const child = group.start(file, process.execPath, [file])
   const match = await child.waitFor(/listening on (\d+)/)
   return { child, pid: child.proc.pid!, port: Number(match[1]) }
+}
+
+/**
+ * Start two TCP relays in a row in front of `targetPort` (bench/fixtures/tcp-relay.mjs): the
+ * floor of any tunnel. Returns the port to call and both children.
+ */
+export async function startRelayPair(
+  group: ProcessGroup,
+  targetPort: number,
+): Promise<{ port: number; children: Child[]; pids: number[] }> {
+  const inner = group.start('relay', process.execPath, [FIXTURES.tcpRelay, String(targetPort)])
+  const innerPort = Number((await inner.waitFor(/listening on (\d+)/))[1])
+  const outer = group.start('relay', process.execPath, [FIXTURES.tcpRelay, String(innerPort)])
+  const port = Number((await outer.waitFor(/listening on (\d+)/))[1])
+  return { port, children: [outer, inner], pids: [outer.proc.pid!, inner.proc.pid!] }
 }
 
 /** Start supergateway bridging `stdioCommand` to stateful Streamable HTTP at `/mcp`. */

@@ -1,9 +1,11 @@
-// Section 3: 10 MiB responses from test/fixtures/bulk-server.mjs, direct and through Burrow
-// (`burrow up --upstream`), one transfer at a time (c=1) and four at once (c=4).
+// Section 3: 10 MiB responses from test/fixtures/bulk-server.mjs, direct, through two TCP relays
+// that only pass bytes (the floor of any tunnel) and through Burrow (`burrow up --upstream`), one
+// transfer at a time (c=1) and four at once (c=4).
 import { progress, runCell, type BenchContext } from '../cell.js'
 import { profileArgs } from '../config.js'
 import type { CpuSubject } from '../cpu.js'
 import { FIXTURES, startBurrowUp, startFixture } from '../launch.js'
+import { relayFloorRows } from '../relay-floor.js'
 import { transferRow, unavailableRow, type Row } from '../report.js'
 import { runTransfer, type TransferResult } from '../transfer.js'
 
@@ -39,6 +41,21 @@ export async function bulkTransfer(ctx: BenchContext): Promise<Row[]> {
       baselines.set(c, row)
       rows.push(row)
     }
+
+    rows.push(
+      ...(await relayFloorRows(ctx, {
+        name: '10 MiB transfer · two TCP relays (floor)',
+        idPrefix: 'bulk-floor',
+        concurrency: CONCURRENCY,
+        serverPort: server.port,
+        serverCpu,
+        path: '/mcp',
+        measure: (url, o) => runTransfer(url, TRANSFER_BYTES, o),
+        describe,
+        toRow: transferRow,
+        baselines,
+      })),
+    )
 
     const name = '10 MiB transfer · Burrow'
     let client

@@ -1,10 +1,12 @@
-// Section 1: small `tools/call` over HTTP, direct to the fast JSON-RPC fixture and through Burrow
-// (burrowd + `burrow up --upstream`), at concurrency 1 and 50.
+// Section 1: small `tools/call` over HTTP, direct to the fast JSON-RPC fixture, through two TCP
+// relays that only pass bytes (the floor of any tunnel), and through Burrow (burrowd + `burrow up
+// --upstream`), at concurrency 1 and 50.
 import { progress, runCell, type BenchContext } from '../cell.js'
 import { profileArgs } from '../config.js'
 import type { CpuSubject } from '../cpu.js'
 import { FIXTURES, startBurrowUp, startFixture } from '../launch.js'
 import { runLoad, type CallTarget, type LoadResult } from '../load.js'
+import { relayFloorRows } from '../relay-floor.js'
 import { callRow, unavailableRow, type Row } from '../report.js'
 
 const CONCURRENCY = [1, 50] as const
@@ -42,6 +44,21 @@ export async function smallCalls(ctx: BenchContext): Promise<Row[]> {
       baselines.set(c, row)
       rows.push(row)
     }
+
+    rows.push(
+      ...(await relayFloorRows(ctx, {
+        name: 'small call, HTTP · two TCP relays (floor)',
+        idPrefix: 'small-floor',
+        concurrency: CONCURRENCY,
+        serverPort: server.port,
+        serverCpu,
+        path: '/mcp',
+        measure: (url, o) => runLoad({ url, headers: HEADERS }, o),
+        describe: describeCalls,
+        toRow: callRow,
+        baselines,
+      })),
+    )
 
     const name = 'small call, HTTP · Burrow'
     let client
