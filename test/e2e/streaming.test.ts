@@ -108,8 +108,11 @@ describe('streaming through the tunnel', () => {
       `the upstream wrote ${(stalled / MB).toFixed(1)} MB to an agent that read one chunk`,
     )
     if (rssBefore !== null && rssAfter !== null) {
+      // What the broker may hold is one stream window (at most 4 MiB); the rest of any growth is
+      // socket-read garbage V8 has not collected yet, measured at up to 15 MB on a busy machine.
+      // Buffering the body would take most of its 100 MB.
       const growth = rssAfter - rssBefore
-      assert.ok(growth < 8 * MB, `broker RSS grew ${(growth / MB).toFixed(1)} MB`)
+      assert.ok(growth < 32 * MB, `broker RSS grew ${(growth / MB).toFixed(1)} MB`)
     }
     // Reading again resumes the flow.
     let received = 0
