@@ -1,10 +1,10 @@
 /**
  * Usage counters for a single burrowd node. The check-and-increment runs synchronously in
  * process memory, so it is exact under any concurrency; before an increment is acknowledged
- * (its promise resolves and the request goes on) it is written ahead to `usage_counters` as an
- * upsert `value = value + n` (`WriteAheadQueue`, one transaction per batch). A restart loses
- * nothing acknowledged: `open` loads the current month. One process per database: another
- * writer's changes are not seen until restart.
+ * (its promise resolves, or `decideAll`'s `stored` does, and the agent is answered) it is
+ * written ahead to `usage_counters` as an upsert `value = value + n` (`WriteAheadQueue`, one
+ * statement per batch). A restart loses nothing acknowledged: `open` loads the current month.
+ * One process per database: another writer's changes are not seen until restart.
  */
 
 import type { Kysely } from 'kysely'

@@ -1,7 +1,7 @@
 /**
  * Migration `003_usage_counters` and its table: the durable side of the live usage counters.
- * On a single node `MemoryUsageCounters` writes every acknowledged increment here before the
- * request goes on, and loads the current month from here on start. One row per tunnel, period
+ * On a single node `MemoryUsageCounters` writes every increment here before it is acknowledged
+ * (before the agent is answered), and loads the current month from here on start. One row per tunnel, period
  * and metric; `value` is a 64-bit integer because bandwidth passes 2^31 bytes. No foreign key to
  * `tunnels`: a deleted tunnel must not make a batch of other tunnels' increments fail, and its
  * final counts stay for billing history. Registered in `store/migrations.ts`.

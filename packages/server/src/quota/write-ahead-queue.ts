@@ -1,9 +1,10 @@
 /**
  * The write-ahead queue of `MemoryUsageCounters`: changes already applied to in-memory counters
  * wait here until they are committed to `usage_counters`, and their callers wait with them.
- * Group commit: changes of one event-loop turn share a transaction, and while one batch is being written
- * the next one collects, so a busy node pays one commit per batch, not per request. A batch
- * that fails is undone in memory, so nothing is counted that the database does not hold.
+ * Group commit: changes of one event-loop turn share a transaction, and while one batch is
+ * being written the next one collects, so a busy node pays one commit per batch, not per
+ * request. A batch that fails is undone in memory, so nothing is counted that the database does
+ * not hold.
  *
  * Changes nobody waits for before answering (a response's bytes, counted after it was sent) are
  * not urgent: they join the next batch that is, or are written a moment later, so a quiet
