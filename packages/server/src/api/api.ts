@@ -6,7 +6,8 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { billingView, tunnelView, tunnelViews } from '../web/account-views.js'
-import { origin, parseCycle, parsePaidPlan } from '../web/dashboard.js'
+import { parseCycle, parsePaidPlan } from '../web/billing-fields.js'
+import { requestOrigin } from '../web/request-origin.js'
 import { HttpError } from '../web/http-error.js'
 import { readJsonObject } from '../web/request-body.js'
 import { sendApiError, sendJson } from '../web/responses.js'
@@ -147,7 +148,7 @@ export class Api {
     const success =
       typeof body.success_url === 'string'
         ? body.success_url
-        : `${origin(c.req, this.#https)}/dashboard/billing?notice=checkout`
+        : `${requestOrigin(c.req, this.#https)}/dashboard/billing?notice=checkout`
     const url = await this.#svc.billing.checkoutUrl(
       { id: c.account.id, email: c.account.email },
       plan,
