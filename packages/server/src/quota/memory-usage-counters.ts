@@ -8,16 +8,15 @@
  */
 
 import type { Kysely } from 'kysely'
-import { checkUsageDemands, checkUsageInput } from './check-usage-input.js'
+import { checkUsageInput } from './check-usage-input.js'
+import { CountingUsageCounters } from './counting-usage-counters.js'
 import { demandRefused } from './demand-refused.js'
 import { nextResetOf, periodOf, previousPeriodOf } from './period.js'
 import type { Period } from './period.js'
 import { UsageCounterTable } from './usage-counter-table.js'
-import { bySnapshotOrder, onlyResult } from './usage-counters.js'
+import { bySnapshotOrder } from './usage-counters.js'
 import type {
-  ConsumeAllResult,
   ConsumeResult,
-  UsageCounters,
   UsageDecision,
   UsageDemand,
   UsageMetric,
@@ -40,7 +39,7 @@ export interface MemoryUsageCountersOptions {
 type PeriodCounters = Map<string, LiveCounter>
 
 /** Exact usage counters in process memory, written ahead to the database. */
-export class MemoryUsageCounters implements UsageCounters {
+export class MemoryUsageCounters extends CountingUsageCounters {
   readonly #table: UsageCounterTable
   readonly #clock: () => Date
   /** Loaded (or loading) periods. Only the newest two are kept, plus any still being written. */
@@ -50,6 +49,7 @@ export class MemoryUsageCounters implements UsageCounters {
   #closed = false
 
   private constructor(db: Kysely<UsageCountersDatabase>, options: MemoryUsageCountersOptions) {
+    super()
     this.#table = new UsageCounterTable(db)
     this.#clock = options.clock ?? (() => new Date())
     this.#writes = new WriteAheadQueue(this.#table, this.#clock, options.lazyFlushMs)
@@ -66,40 +66,6 @@ export class MemoryUsageCounters implements UsageCounters {
     const counters = new MemoryUsageCounters(db, options)
     await counters.#load(periodOf(counters.#clock()))
     return counters
-  }
-
-  async consume(
-    tunnelId: string,
-    metric: UsageMetric,
-    n: number,
-    limit: number,
-    now: Date = this.#clock(),
-  ): Promise<ConsumeResult> {
-    checkUsageInput(tunnelId, metric, { n, limit })
-    return onlyResult(await this.#count(tunnelId, [{ metric, n, limit, check: 'fits' }], now))
-  }
-
-  async add(
-    tunnelId: string,
-    metric: UsageMetric,
-    n: number,
-    limit: number,
-    now: Date = this.#clock(),
-  ): Promise<ConsumeResult> {
-    checkUsageInput(tunnelId, metric, { n, limit })
-    // Nobody waits for these before answering: they may join the next admission's commit.
-    return onlyResult(
-      await this.#count(tunnelId, [{ metric, n, limit, check: 'none' }], now, false),
-    )
-  }
-
-  async consumeAll(
-    tunnelId: string,
-    demands: readonly UsageDemand[],
-    now: Date = this.#clock(),
-  ): Promise<ConsumeAllResult> {
-    checkUsageDemands(tunnelId, demands)
-    return this.#count(tunnelId, demands, now)
   }
 
   async get(tunnelId: string, metric: UsageMetric, now: Date = this.#clock()): Promise<number> {
@@ -140,32 +106,15 @@ export class MemoryUsageCounters implements UsageCounters {
     await this.#writes.drain()
   }
 
-  async decideAll(
-    tunnelId: string,
-    demands: readonly UsageDemand[],
-    now: Date = this.#clock(),
-  ): Promise<UsageDecision> {
-    checkUsageDemands(tunnelId, demands)
-    return this.#decide(tunnelId, demands, now, true)
-  }
-
-  /** Decide, then wait until what was counted is in the database. */
-  async #count(
-    tunnelId: string,
-    demands: readonly UsageDemand[],
-    now: Date,
-    urgent = true,
-  ): Promise<ConsumeAllResult> {
-    const { outcome, stored } = await this.#decide(tunnelId, demands, now, urgent)
-    await stored
-    return outcome
+  protected now(): Date {
+    return this.#clock()
   }
 
   /**
    * Check every demand and count all of them or none, in memory, and queue the increments for
    * the database (written soon after this turn when `urgent`, else with the next urgent write).
    */
-  async #decide(
+  protected async decide(
     tunnelId: string,
     demands: readonly UsageDemand[],
     now: Date,

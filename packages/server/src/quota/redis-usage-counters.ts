@@ -9,15 +9,15 @@
 
 import { Redis } from 'ioredis'
 import type { RedisOptions } from 'ioredis'
-import { checkUsageDemands, checkUsageInput } from './check-usage-input.js'
+import { checkUsageInput } from './check-usage-input.js'
+import { CountingUsageCounters } from './counting-usage-counters.js'
 import { nextResetOf, periodOf } from './period.js'
 import { RedisScript } from './redis-script.js'
 import type { Period } from './period.js'
-import { bySnapshotOrder, onlyResult, USAGE_METRICS } from './usage-counters.js'
+import { bySnapshotOrder, USAGE_METRICS } from './usage-counters.js'
 import type {
   ConsumeAllResult,
   ConsumeResult,
-  UsageCounters,
   UsageDecision,
   UsageDemand,
   UsageMetric,
@@ -79,7 +79,7 @@ const STORED: Promise<void> = Promise.resolve()
 const BATCH = 500
 
 /** Exact usage counters in Redis, shared by every node that uses the same Redis and prefix. */
-export class RedisUsageCounters implements UsageCounters {
+export class RedisUsageCounters extends CountingUsageCounters {
   readonly #redis: Redis
   #ownsConnection: boolean
   readonly #prefix: string
@@ -89,6 +89,7 @@ export class RedisUsageCounters implements UsageCounters {
 
   /** Counters on an existing connection, which `close()` leaves open. */
   constructor(redis: Redis, options: RedisUsageCountersOptions = {}) {
+    super()
     this.#redis = redis
     this.#ownsConnection = false
     this.#prefix = options.keyPrefix ?? ''
@@ -106,44 +107,17 @@ export class RedisUsageCounters implements UsageCounters {
     return counters
   }
 
-  async consume(
-    tunnelId: string,
-    metric: UsageMetric,
-    n: number,
-    limit: number,
-    now: Date = this.#clock(),
-  ): Promise<ConsumeResult> {
-    checkUsageInput(tunnelId, metric, { n, limit })
-    return onlyResult(await this.#count(tunnelId, [{ metric, n, limit, check: 'fits' }], now))
+  protected now(): Date {
+    return this.#clock()
   }
 
-  async add(
-    tunnelId: string,
-    metric: UsageMetric,
-    n: number,
-    limit: number,
-    now: Date = this.#clock(),
-  ): Promise<ConsumeResult> {
-    checkUsageInput(tunnelId, metric, { n, limit })
-    return onlyResult(await this.#count(tunnelId, [{ metric, n, limit, check: 'none' }], now))
-  }
-
-  async consumeAll(
+  protected async decide(
     tunnelId: string,
     demands: readonly UsageDemand[],
-    now: Date = this.#clock(),
-  ): Promise<ConsumeAllResult> {
-    checkUsageDemands(tunnelId, demands)
-    return this.#count(tunnelId, demands, now)
-  }
-
-  async decideAll(
-    tunnelId: string,
-    demands: readonly UsageDemand[],
-    now: Date = this.#clock(),
+    now: Date,
   ): Promise<UsageDecision> {
     // The script that decides also stores: the decision is durable once it is known.
-    return { outcome: await this.consumeAll(tunnelId, demands, now), stored: STORED }
+    return { outcome: await this.#count(tunnelId, demands, now), stored: STORED }
   }
 
   async get(tunnelId: string, metric: UsageMetric, now: Date = this.#clock()): Promise<number> {
