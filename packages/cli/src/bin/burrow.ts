@@ -1,12 +1,67 @@
 #!/usr/bin/env node
 /**
- * The `burrow` executable. Before anything else is loaded it keeps V8's young generation small
- * (young-generation.ts; the modules loaded at start-up would already have grown it), unless
- * Node was told a size; then it runs the command line (run-cli.ts).
+ * The `burrow` executable. The one top-level catch lives here: a usage error prints its message
+ * and exits 1, an ExitError exits with its status, anything else is a bug ("internal error,
+ * please report"), reported to the service unless telemetry is off. Nothing else calls
+ * process.exit.
  */
-import { keepYoungGenerationSmall, wantsSmallYoungGeneration } from '../young-generation.js'
+import { ExitError, UsageError } from '../cli-errors.js'
+import { parseCli } from '../config.js'
+import { detectCommand } from '../detect/detect-command.js'
+import { DETECT_HELP, MAIN_HELP, UP_HELP } from '../help-text.js'
+import { createLogger } from '../log/logger.js'
+import { installCrashReporter, type CrashReporter } from '../telemetry/crash-reporter.js'
+import { upCommand } from '../up/up-command.js'
+import { CLI_VERSION } from '../version.js'
 
-if (wantsSmallYoungGeneration(process.execArgv, process.env.NODE_OPTIONS))
-  keepYoungGenerationSmall()
-const { runCli } = await import('../run-cli.js')
-runCli()
+const version = () => CLI_VERSION
+
+let reporter: CrashReporter | null = null
+
+async function main(): Promise<number> {
+  const cmd = parseCli(process.argv.slice(2), process.env)
+  const out = (text: string) => void process.stdout.write(text)
+  switch (cmd.command) {
+    case 'help':
+      out(cmd.topic === 'up' ? UP_HELP : cmd.topic === 'detect' ? DETECT_HELP : MAIN_HELP)
+      return 0
+    case 'version':
+      out(`burrow ${version()}\n`)
+      return 0
+    case 'up':
+    case 'detect': {
+      reporter = installCrashReporter({
+        enabled: cmd.global.telemetry,
+        serviceUrl: cmd.global.broker,
+        clientVersion: version(),
+        command: cmd.command,
+        logger: createLogger(cmd.global.logLevel),
+      })
+      if (cmd.command === 'up') return upCommand(cmd.global, cmd.up, { out, version: version() })
+      return detectCommand(cmd.detect, {
+        out,
+        warn: (text: string) => void process.stderr.write(text),
+      })
+    }
+  }
+}
+
+main().then(
+  (status) => {
+    process.exitCode = status
+  },
+  async (err: unknown) => {
+    if (err instanceof UsageError) {
+      process.stderr.write(`burrow: ${err.message}\n`)
+      process.exit(1)
+    }
+    if (err instanceof ExitError) {
+      process.stderr.write(`burrow: ${err.message}\n`)
+      process.exit(err.status)
+    }
+    const detail = err instanceof Error ? (err.stack ?? err.message) : String(err)
+    process.stderr.write(`burrow: internal error, please report it:\n${detail}\n`)
+    await reporter?.report('fatal', err)
+    process.exit(70)
+  },
+)

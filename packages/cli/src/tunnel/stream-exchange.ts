@@ -5,6 +5,7 @@
  */
 import { MAX_CHUNK_BYTES, RESET_CODE, type MuxStream, type RequestHead } from '@burrow/protocol'
 import type { LocalRequest, LocalResponse } from '../relay/local-exchange.js'
+import { minorGcPacer } from './minor-gc-pacer.js'
 
 /**
  * Build the request once its body is complete, and the response writing into `stream`. `sent`
@@ -114,6 +115,7 @@ class StreamResponse implements LocalResponse {
 
   write(chunk: Uint8Array): boolean {
     if (this.closed || chunk.length === 0) return !this.closed
+    minorGcPacer().add(chunk.length)
     if (!this.headSent) {
       this.pending.push(chunk)
       this.pendingBytes += chunk.length
