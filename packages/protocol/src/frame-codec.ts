@@ -11,7 +11,9 @@ import {
   MAX_CHUNK_BYTES,
   MAX_CONTROL_BYTES,
   MAX_FRAME_BYTES,
+  MAX_HEADER_PAIRS,
   MAX_META_BYTES,
+  MAX_PATH_LENGTH,
   RESET_CODE,
   type Frame,
   type GoawayCode,
@@ -22,6 +24,7 @@ import {
   type ResponseHead,
   type Welcome,
 } from './frame.js'
+import { requestMeta, responseMeta } from './head-limits.js'
 import { ProtocolError } from './protocol-error.js'
 
 const EMPTY = new Uint8Array(0)
@@ -39,12 +42,11 @@ function header(size: number, type: number, flags: number, streamId: number): Bu
 function encodeWithMeta(
   type: number,
   streamId: number,
-  meta: unknown,
+  json: string,
   body: Uint8Array | undefined,
   fin: boolean,
 ): Buffer {
   // Measure the JSON and write it straight into the frame: no intermediate buffer per head.
-  const json = JSON.stringify(meta)
   const metaLen = Buffer.byteLength(json)
   if (metaLen > MAX_META_BYTES) {
     throw new RangeError(`head of ${metaLen} bytes exceeds ${MAX_META_BYTES}`)
@@ -104,26 +106,22 @@ export function encodeFrame(frame: Frame): Buffer {
       return encodeJson(FRAME_TYPE.hello, frame.hello)
     case 'welcome':
       return encodeJson(FRAME_TYPE.welcome, frame.welcome)
-    case 'open': {
-      const { method, path, headers } = frame.head
+    case 'open':
       return encodeWithMeta(
         FRAME_TYPE.open,
         frame.streamId,
-        { m: method, p: path, h: headers },
+        requestMeta(frame.head),
         frame.body,
         frame.fin,
       )
-    }
-    case 'response': {
-      const { status, headers } = frame.head
+    case 'response':
       return encodeWithMeta(
         FRAME_TYPE.response,
         frame.streamId,
-        { s: status, h: headers },
+        responseMeta(frame.head),
         frame.body,
         frame.fin,
       )
-    }
     case 'data':
       return encodeData(frame.streamId, [frame.chunk], frame.fin)
     case 'window': {
@@ -154,8 +152,12 @@ export function encodeFrame(frame: Frame): Buffer {
   }
 }
 
-function fail(code: ConstructorParameters<typeof ProtocolError>[0], message: string): never {
-  throw new ProtocolError(code, message)
+function fail(
+  code: ConstructorParameters<typeof ProtocolError>[0],
+  message: string,
+  streamId = 0,
+): never {
+  throw new ProtocolError(code, message, streamId)
 }
 
 function parseJson(bytes: Uint8Array, what: string): unknown {
@@ -171,8 +173,8 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 }
 
 function headerPairs(v: unknown): HeaderPairs {
-  if (!Array.isArray(v) || v.length > 256)
-    fail('bad_payload', 'headers must be a list of at most 256 pairs')
+  if (!Array.isArray(v) || v.length > MAX_HEADER_PAIRS)
+    fail('bad_payload', `headers must be a list of at most ${MAX_HEADER_PAIRS} pairs`)
   for (const pair of v as unknown[]) {
     if (
       !Array.isArray(pair) ||
@@ -191,7 +193,7 @@ function requestHead(meta: unknown): RequestHead {
   const { m, p, h } = meta
   if (typeof m !== 'string' || !/^[A-Z]{1,16}$/.test(m))
     fail('bad_payload', 'OPEN method is invalid')
-  if (typeof p !== 'string' || !p.startsWith('/') || p.length > 8192)
+  if (typeof p !== 'string' || !p.startsWith('/') || p.length > MAX_PATH_LENGTH)
     fail('bad_payload', 'OPEN path is invalid')
   return { method: m, path: p, headers: headerPairs(h) }
 }
@@ -282,6 +284,19 @@ export function decodeFrame(bytes: Uint8Array): Frame {
   if (connectionLevel && payload.length > MAX_CONTROL_BYTES)
     fail('too_large', `control frame exceeds ${MAX_CONTROL_BYTES} bytes`)
 
+  if (!streamLevel && !(type === FRAME_TYPE.window && streamId !== 0))
+    return decodePayload(type, streamId, payload, fin)
+  // The frame is well framed and names its stream: a fault in its payload is that stream's alone.
+  try {
+    return decodePayload(type, streamId, payload, fin)
+  } catch (err) {
+    if (err instanceof ProtocolError && err.streamId === 0)
+      throw new ProtocolError(err.code, err.message, streamId)
+    throw err
+  }
+}
+
+function decodePayload(type: number, streamId: number, payload: Uint8Array, fin: boolean): Frame {
   switch (type) {
     case FRAME_TYPE.hello:
       return { type: 'hello', hello: hello(parseJson(payload, 'HELLO')) }

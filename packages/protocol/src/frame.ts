@@ -20,6 +20,12 @@ export const MAX_CHUNK_BYTES = 64 * 1024
 /** Largest JSON metadata block (request or response head) in OPEN/RESPONSE. */
 export const MAX_META_BYTES = 16 * 1024
 
+/** Longest request path (with its query) an OPEN carries, in characters. */
+export const MAX_PATH_LENGTH = 8192
+
+/** Most header pairs a request or response head carries. */
+export const MAX_HEADER_PAIRS = 256
+
 /** Largest HELLO/WELCOME/RST/GOAWAY payload. */
 export const MAX_CONTROL_BYTES = 8 * 1024
 

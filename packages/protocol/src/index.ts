@@ -1,12 +1,15 @@
 /**
  * @burrow/protocol: what burrowd and burrow agree on, with no I/O. The tunnel frame codec and
- * multiplexer, the plan catalog, naming rules and the refusal envelope.
+ * multiplexer, MCP messages (mcp/: the JSON-RPC reader, classifier and refusal envelope), the plan
+ * catalog and naming rules.
  */
 export {
   PROTOCOL_VERSION,
   HEADER_BYTES,
   MAX_CHUNK_BYTES,
   MAX_META_BYTES,
+  MAX_PATH_LENGTH,
+  MAX_HEADER_PAIRS,
   MAX_CONTROL_BYTES,
   MAX_FRAME_BYTES,
   INITIAL_STREAM_WINDOW,
@@ -27,9 +30,11 @@ export type {
   Welcome,
 } from './frame.js'
 export { encodeFrame, decodeFrame } from './frame-codec.js'
+export { requestHeadProblem, responseHeadProblem } from './head-limits.js'
+export type { HeadProblem } from './head-limits.js'
 export { ProtocolError } from './protocol-error.js'
 export type { ProtocolErrorCode } from './protocol-error.js'
-export { TunnelMux } from './mux/tunnel-mux.js'
+export { TunnelMux, MAX_QUEUED_CONTROL_FRAMES } from './mux/tunnel-mux.js'
 export { MAX_STREAM_WINDOW } from './mux/stream-credit.js'
 export type { MuxRole, MuxTransport, TunnelMuxOptions } from './mux/tunnel-mux.js'
 export { MuxStream, STREAM_QUEUE_HIGH } from './mux/mux-stream.js'
@@ -49,7 +54,52 @@ export {
 export { clientSnippet, snippetEntryName } from './client-snippet.js'
 export { PLANS, PLAN_IDS, BILLING_CYCLES, GOVERNANCE_FEATURES, isPlanId } from './plans.js'
 export type { BillingCycle, Plan, PlanId } from './plans.js'
-export { refusal, POLICY_STATUS, ERROR_HEADER, JSONRPC_CODE } from './refusal.js'
-export type { PolicyCode, Refusal, RefusalBody, JsonRpcId } from './refusal.js'
+export {
+  refusal,
+  refusalJson,
+  POLICY_STATUS,
+  ERROR_HEADER,
+  JSONRPC_CODE,
+  parseJsonRpcMessage,
+  isRequest,
+  isNotification,
+  isResponse,
+  errorResponse,
+  idKey,
+  isJsonRpcId,
+  isRecord,
+  MODERN_PROTOCOL_VERSION,
+  LEGACY_PROTOCOL_VERSIONS,
+  DEFAULT_PROTOCOL_VERSION,
+  BATCHING_PROTOCOL_VERSIONS,
+  bodyProtocolVersion,
+  eraOf,
+  classifyMessage,
+  readJsonRpcBody,
+  isBodyProblem,
+  refusalIds,
+  refusalIdsOf,
+  DEFAULT_BODY_LIMITS,
+} from './mcp/index.js'
+export type {
+  PolicyCode,
+  Refusal,
+  RefusalBody,
+  RefusedId,
+  JsonRpcCode,
+  JsonRpcId,
+  JsonRpcRequest,
+  JsonRpcNotification,
+  JsonRpcResult,
+  JsonRpcError,
+  JsonRpcResponse,
+  JsonRpcMessage,
+  ProtocolEra,
+  ClassifiedMessage,
+  MessageTarget,
+  JsonRpcBody,
+  BodyProblem,
+  BodyLimits,
+} from './mcp/index.js'
 export { createLogger, silentLogger, isLogLevel } from './logger.js'
 export type { LogLevel, Logger } from './logger.js'

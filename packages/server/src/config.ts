@@ -10,6 +10,7 @@ import { resolve } from 'node:path'
 import type { BillingConfig, PriceKey } from './billing/billing-config.js'
 import { PRICE_KEYS } from './billing/billing-config.js'
 import { ConfigError } from './config-error.js'
+import { DEFAULT_TRUSTED_PROXIES, parseProxyEntry } from './http/client-addresses.js'
 import { DATABASE_URL_FORMS, parseDatabaseUrl, redactDatabaseUrl } from './store/database-target.js'
 
 export { ConfigError } from './config-error.js'
@@ -87,6 +88,11 @@ export interface ServerConfig {
   readonly sessionIdleSecs: number
   /** Interval of the usage snapshot the billing meters read (`BURROW_METER_SNAPSHOT_SECS`). */
   readonly meterSnapshotSecs: number
+  /**
+   * Proxies whose `X-Forwarded-For` burrowd believes (`BURROW_TRUSTED_PROXIES`): IP addresses and
+   * CIDR blocks; loopback by default (a TLS terminator on the same host), none with `none`.
+   */
+  readonly trustedProxies: readonly string[]
 }
 
 /** Environment variables as `process.env` holds them. */
@@ -124,6 +130,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     quotas: parseOnOff(env, 'BURROW_QUOTAS', true),
     sessionIdleSecs: positiveInt(env, 'BURROW_SESSION_IDLE_SECS', 1800),
     meterSnapshotSecs: positiveInt(env, 'BURROW_METER_SNAPSHOT_SECS', 60),
+    trustedProxies: parseTrustedProxies(read(env, 'BURROW_TRUSTED_PROXIES')),
   }
   return Object.freeze(config)
 }
@@ -376,6 +383,25 @@ function parseRedisUrl(value: string | undefined): string | null {
 /** `value` with any password in it replaced, for messages. */
 function redactUrlPassword(value: string): string {
   return value.replace(/\/\/([^:/@]*):[^@/]*@/, '//$1:***@')
+}
+
+function parseTrustedProxies(value: string | undefined): readonly string[] {
+  if (value === undefined) return DEFAULT_TRUSTED_PROXIES
+  if (value.toLowerCase() === 'none') return Object.freeze([])
+  const entries = value
+    .split(',')
+    .map((e) => e.trim())
+    .filter((e) => e !== '')
+  for (const entry of entries) {
+    if (parseProxyEntry(entry) === null) {
+      throw bad(
+        'BURROW_TRUSTED_PROXIES',
+        value,
+        `IP addresses and CIDR blocks separated by commas, e.g. 127.0.0.1,10.0.0.0/8 (or none); "${entry}" is neither`,
+      )
+    }
+  }
+  return Object.freeze(entries)
 }
 
 function parseOnOff(env: Env, name: string, fallback: boolean): boolean {

@@ -16,7 +16,9 @@ import { ResumeTokens } from './broker/resume-token.js'
 import { TunnelRegistry } from './broker/tunnel-registry.js'
 import type { ServerConfig } from './config.js'
 import { Edge } from './edge/edge.js'
+import { ClientAddresses } from './http/client-addresses.js'
 import { sendRefusal } from './edge/send-refusal.js'
+import { answerClientError } from './http/answer-client-error.js'
 import { TunnelLookup } from './edge/tunnel-lookup.js'
 import { publicUrlFor } from './public-url.js'
 import { openQuotaServices } from './quota/open-quota-services.js'
@@ -67,16 +69,20 @@ export async function serve(config: ServerConfig): Promise<void> {
   port = (server.address() as AddressInfo).port
   await quota.advertise(port)
 
+  const addresses = new ClientAddresses(config.trustedProxies)
+  // Set at shutdown: links closing then are recorded as seen at once, not one by one afterwards.
+  let stopping = false
+  const touch = (id: string): Promise<void> =>
+    store
+      .touchTunnel(id, new Date())
+      .catch((err: Error) => log.warn(`could not record tunnel ${id} as seen: ${err.message}`))
   const registry = new TunnelRegistry({
     tokens: new ResumeTokens(secret),
     graceMs: config.resumeGraceSecs * 1000,
     heartbeatMs: config.heartbeatSecs * 1000,
     publicUrl: (t) => publicUrlFor(config, t.subdomain, t.accountSlug, port),
     log,
-    touch: (id) =>
-      store
-        .touchTunnel(id, new Date())
-        .catch((err: Error) => log.warn(`could not record tunnel ${id} as seen: ${err.message}`)),
+    touch: (id) => (stopping ? Promise.resolve() : touch(id)),
   })
   const lookup = new TunnelLookup(config.zone, (sub, slug) => store.findTunnelByHost(sub, slug))
   const edge = new Edge({
@@ -85,10 +91,16 @@ export async function serve(config: ServerConfig): Promise<void> {
     maxBodyBytes: config.maxBodyBytes,
     queueWaitMs: config.queueWaitMs,
     publicScheme: config.publicScheme,
+    addresses,
     log,
     ...quota.edge,
   })
-  const broker = new Broker({ findTunnelByKey: (key) => store.findTunnelByKey(key), registry, log })
+  const broker = new Broker({
+    findTunnelByKey: (key) => store.findTunnelByKey(key),
+    registry,
+    addresses,
+    log,
+  })
   const web = await startWeb({
     config,
     store,
@@ -98,6 +110,7 @@ export async function serve(config: ServerConfig): Promise<void> {
     meters: (accountId, now) => readMeters(store.db, accountId, now),
     port,
     publicUrl: (subdomain, slug) => publicUrlFor(config, subdomain, slug, port),
+    addresses,
     log,
   })
   const app = new App({
@@ -108,6 +121,7 @@ export async function serve(config: ServerConfig): Promise<void> {
       downloadUrl: config.clientDownloadUrl,
     },
     crashReports: store.crashReports,
+    addresses,
     log,
     web,
   })
@@ -120,6 +134,7 @@ export async function serve(config: ServerConfig): Promise<void> {
       : quota.handleAdmin(req, res) || Promise.resolve(app.handle(req, res))
     done.catch((err: Error) => internalError(log, res, err))
   })
+  server.on('clientError', answerClientError)
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     if (lookup.tunnelLabel(hostOf(req))) {
       rejectUpgrade(
@@ -147,6 +162,8 @@ export async function serve(config: ServerConfig): Promise<void> {
   const deadline = Date.now() + SHUTDOWN_GRACE_MS
   while (registry.streamCount > 0 && Date.now() < deadline)
     await new Promise((r) => setTimeout(r, 50))
+  stopping = true
+  await Promise.all(registry.connectedTunnelIds().map(touch))
   registry.closeAll()
   server.closeAllConnections()
   web.stop()

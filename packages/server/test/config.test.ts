@@ -52,7 +52,20 @@ describe('loadConfig', () => {
       quotas: true,
       sessionIdleSecs: 1800,
       meterSnapshotSecs: 60,
+      trustedProxies: ['127.0.0.0/8', '::1/128'],
     })
+  })
+
+  it('reads trusted proxies as addresses and CIDR blocks, or none', () => {
+    assert.deepEqual(
+      load({ BURROW_TRUSTED_PROXIES: '10.0.0.0/8, 192.0.2.7,fd00::/8' }).trustedProxies,
+      ['10.0.0.0/8', '192.0.2.7', 'fd00::/8'],
+    )
+    assert.deepEqual(load({ BURROW_TRUSTED_PROXIES: 'none' }).trustedProxies, [])
+    assert.throws(
+      () => load({ BURROW_TRUSTED_PROXIES: '10.0.0.0/8,proxy.local' }),
+      /BURROW_TRUSTED_PROXIES.*"proxy\.local" is neither/,
+    )
   })
 
   it('returns a deeply frozen object', () => {

@@ -3,7 +3,7 @@
  * the local handler until its response ends, fails or is abandoned by the agent. It turns into
  * the two views the inspector serves: a summary for the live list and the full detail.
  */
-import type { LocalRequest } from '../relay/local-exchange.js'
+import type { LocalRequest, ResponseHeaders } from '../relay/local-exchange.js'
 import { captureBody, type CapturedBody } from './captured-body.js'
 import { summarizeRequest } from './json-rpc-summary.js'
 import { ResponseCapture, type CapturedMessage, type ResponseKind } from './response-capture.js'
@@ -112,7 +112,7 @@ export class ExchangeRecording {
   }
 
   /** The handler sent status and headers. */
-  head(status: number, headers: Readonly<Record<string, string>>): void {
+  head(status: number, headers: ResponseHeaders): void {
     if (this.#response.status !== null || this.finished) return
     this.#response.head(status, headers)
     this.#state = 'streaming'

@@ -3,6 +3,7 @@
  * either the body (JSON or text, bounded) or, for `text/event-stream`, each event's JSON-RPC
  * message as it arrives, with its time. Used by the traffic tap and by replay alike.
  */
+import type { ResponseHeaders } from '../relay/local-exchange.js'
 import { BodyCapture, DEFAULT_MAX_BODY_BYTES, type CapturedBody } from './captured-body.js'
 import { isErrorAnswer } from './json-rpc-summary.js'
 import { SseMessageDecoder } from './sse-message-decoder.js'
@@ -60,7 +61,7 @@ export class ResponseCapture {
   }
 
   /** Status and headers were sent. */
-  head(status: number, headers: Readonly<Record<string, string>>): void {
+  head(status: number, headers: ResponseHeaders): void {
     this.status = status
     this.headers = lowerCased(headers)
     this.headAfterMs = this.#clock() - this.#opts.startedAt
@@ -144,8 +145,9 @@ export class ResponseCapture {
   }
 }
 
-function lowerCased(headers: Readonly<Record<string, string>>): Record<string, string> {
+function lowerCased(headers: ResponseHeaders): Record<string, string> {
   const out: Record<string, string> = {}
-  for (const [name, value] of Object.entries(headers)) out[name.toLowerCase()] = value
+  for (const [name, value] of Object.entries(headers))
+    out[name.toLowerCase()] = typeof value === 'string' ? value : value.join(', ')
   return out
 }

@@ -7,7 +7,14 @@
  * own (`RelayCall`) instead of `request()`: no response stream, promise chain or abort signal per
  * call, and backpressure by pausing the dispatcher rather than through a Readable.
  */
-import { HOP_BY_HOP_HEADERS, refusal, type Logger } from '@burrow/protocol'
+import {
+  ERROR_HEADER,
+  HOP_BY_HOP_HEADERS,
+  POLICY_STATUS,
+  refusalIdsOf,
+  refusalJson,
+  type Logger,
+} from '@burrow/protocol'
 import { Agent, type Dispatcher } from 'undici'
 import type { LocalRequest, LocalResponse, RequestHandler } from './local-exchange.js'
 
@@ -63,17 +70,21 @@ export class HttpRelay implements RequestHandler {
     return this.origin + this.pathFor(publicPath)
   }
 
-  /** @internal A call could not reach the upstream. */
-  unreachable(res: LocalResponse, target: string, err: unknown): void {
+  /** @internal A call could not reach the upstream: a 502 envelope with the request's ids. */
+  unreachable(req: LocalRequest, res: LocalResponse, target: string, err: unknown): void {
     const cause = describe(err)
     this.log.warn(`upstream ${target} unreachable: ${cause}`)
-    const r = refusal(
+    const body = refusalJson(
       'upstream_unreachable',
       'upstream unreachable',
       `the local MCP server at ${target} is unreachable: ${cause}`,
+      refusalIdsOf(req.body),
     )
-    res.writeHead(r.status, r.headers)
-    res.write(Buffer.from(JSON.stringify(r.body)))
+    res.writeHead(POLICY_STATUS.upstream_unreachable, {
+      'content-type': 'application/json',
+      [ERROR_HEADER]: 'upstream_unreachable',
+    })
+    res.write(Buffer.from(body))
     res.end()
   }
 
@@ -99,7 +110,7 @@ class RelayCall implements Dispatcher.DispatchHandler {
   private readonly done: () => void
   private controller: Dispatcher.DispatchController | null = null
   private status = 0
-  private headers: Record<string, string> = {}
+  private headers: Record<string, string | string[]> = {}
   /** Small reply: the body, gathered to leave as one frame. Null once streaming. */
   private small: Uint8Array[] | null = null
   private started = false
@@ -130,16 +141,17 @@ class RelayCall implements Dispatcher.DispatchHandler {
     headers: Record<string, string | string[] | undefined>,
   ): void {
     this.started = true
-    const out: Record<string, string> = {}
+    const out: Record<string, string | string[]> = {}
     // The local connection's own headers stay out of the RESPONSE frame, as a proxy drops them.
+    // A repeated header (set-cookie) stays a list: each value travels as its own field.
     for (const name in headers) {
       const value = headers[name]
       if (value === undefined || HOP_BY_HOP_HEADERS.has(name)) continue
-      out[name] = Array.isArray(value) ? value.join(', ') : value
+      out[name] = value
     }
     this.status = statusCode
     this.headers = out
-    const length = Number(out['content-length'] ?? NaN)
+    const length = Number(headers['content-length'] ?? NaN)
     if (Number.isFinite(length) && length <= SMALL_RESPONSE_BYTES) {
       this.small = []
       return
@@ -177,7 +189,7 @@ class RelayCall implements Dispatcher.DispatchHandler {
   onResponseError(_controller: Dispatcher.DispatchController, err: Error): void {
     if (!this.aborted) {
       const target = this.relay.targetFor(this.req.path)
-      if (!this.started) this.relay.unreachable(this.res, target, err)
+      if (!this.started) this.relay.unreachable(this.req, this.res, target, err)
       else this.relay.failedMidway(this.res, target, err)
     }
     this.finish()

@@ -24,10 +24,16 @@ export interface LocalRequest {
   onAbort?(listener: (reason: Error) => void): void
 }
 
+/**
+ * Response headers by lower-case name. A header sent several times (`set-cookie`) is a list, each
+ * value sent as its own field: cookies cannot be joined with commas.
+ */
+export type ResponseHeaders = Readonly<Record<string, string | readonly string[]>>
+
 /** Where a handler writes its response. Writes after the agent hung up are ignored. */
 export interface LocalResponse {
   /** Send status and headers. Must be called once, before any write. */
-  writeHead(status: number, headers: Readonly<Record<string, string>>): void
+  writeHead(status: number, headers: ResponseHeaders): void
   /** Send a body chunk; false means "buffer full, wait for onDrain before writing more". */
   write(chunk: Uint8Array): boolean
   /** End the body. */

@@ -5,7 +5,13 @@
  * a bound, drops hop-by-hop headers, Host and Origin, and aborts the signal when the client
  * hangs up.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import {
+  createServer,
+  type IncomingMessage,
+  type OutgoingHttpHeaders,
+  type Server,
+  type ServerResponse,
+} from 'node:http'
 import { HOP_BY_HOP_HEADERS } from '@burrow/protocol'
 import { silentLogger, type Logger } from '../log/logger.js'
 import type { LocalRequest, LocalResponse, RequestHandler } from './local-exchange.js'
@@ -91,7 +97,7 @@ function localResponse(res: ServerResponse): LocalResponse {
   return {
     writeHead(status, headers) {
       if (res.destroyed || res.headersSent) return
-      res.writeHead(status, headers)
+      res.writeHead(status, headers as OutgoingHttpHeaders)
       // Send the head now: an SSE response may stay silent for a while and the agent is waiting.
       res.flushHeaders()
     },

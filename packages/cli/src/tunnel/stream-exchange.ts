@@ -3,8 +3,18 @@
  * responses written in one go (head, body, end) leave as a single RESPONSE frame with the body
  * inline; anything else streams as DATA under the tunnel's flow control.
  */
-import { MAX_CHUNK_BYTES, RESET_CODE, type MuxStream, type RequestHead } from '@burrow/protocol'
-import type { LocalRequest, LocalResponse } from '../relay/local-exchange.js'
+import {
+  ERROR_HEADER,
+  MAX_CHUNK_BYTES,
+  POLICY_STATUS,
+  RESET_CODE,
+  refusalIdsOf,
+  refusalJson,
+  responseHeadProblem,
+  type MuxStream,
+  type RequestHead,
+} from '@burrow/protocol'
+import type { LocalRequest, LocalResponse, ResponseHeaders } from '../relay/local-exchange.js'
 import { minorGcPacer } from './minor-gc-pacer.js'
 
 /**
@@ -28,8 +38,10 @@ export function streamExchange(
     stream.localDone
       ? Promise.resolve()
       : new Promise<void>((resolve) => (stream.onLocalEnd = resolve))
-  const ready = (body: Uint8Array) =>
+  const ready = (body: Uint8Array) => {
+    res.requestBody = body
     onReady(new TunnelRequest(stream, head, headers, body), res, sent)
+  }
   if (fin) return ready(inlineBody ?? new Uint8Array(0))
   const chunks: Uint8Array[] = inlineBody ? [inlineBody] : []
   stream.read(
@@ -90,6 +102,8 @@ class TunnelRequest implements LocalRequest {
 
 /** LocalResponse over a mux stream, coalescing head + small body + end into one frame. */
 class StreamResponse implements LocalResponse {
+  /** The request's body, for the ids of a refusal written in the handler's place. */
+  requestBody: Uint8Array = new Uint8Array(0)
   private readonly stream: MuxStream
   private head: { status: number; headers: [string, string][] } | null = null
   private pending: Uint8Array[] = []
@@ -105,10 +119,15 @@ class StreamResponse implements LocalResponse {
     return this.stream.localDone
   }
 
-  writeHead(status: number, headers: Readonly<Record<string, string>>): void {
+  writeHead(status: number, headers: ResponseHeaders): void {
     if (this.head) return
     const pairs: [string, string][] = []
-    for (const name in headers) pairs.push([name.toLowerCase(), headers[name]!])
+    for (const name in headers) {
+      const value = headers[name]!
+      const lower = name.toLowerCase()
+      if (typeof value === 'string') pairs.push([lower, value])
+      else for (const one of value) pairs.push([lower, one])
+    }
     this.head = { status, headers: pairs }
     this.scheduleFlush()
   }
@@ -143,6 +162,32 @@ class StreamResponse implements LocalResponse {
     if (!this.closed) this.stream.reset(RESET_CODE.upstream, reason)
   }
 
+  /**
+   * The local server's response head is beyond what the tunnel carries: the agent gets a 502
+   * envelope saying so (with its request's ids) in place of the response, which is dropped.
+   */
+  private refuseHead(why: string): void {
+    this.pending = []
+    this.pendingBytes = 0
+    const body = refusalJson(
+      'upstream_unreachable',
+      'upstream response too large',
+      `the local MCP server's response cannot cross the tunnel: ${why}`,
+      refusalIdsOf(this.requestBody),
+    )
+    this.stream.respond(
+      {
+        status: POLICY_STATUS.upstream_unreachable,
+        headers: [
+          ['content-type', 'application/json'],
+          [ERROR_HEADER, 'upstream_unreachable'],
+        ],
+      },
+      Buffer.from(body),
+      true,
+    )
+  }
+
   private scheduleFlush(): void {
     if (this.flushScheduled) return
     this.flushScheduled = true
@@ -155,6 +200,8 @@ class StreamResponse implements LocalResponse {
   private flushHead(fin: boolean): void {
     const head = this.head ?? { status: 200, headers: [] }
     this.headSent = true
+    const problem = responseHeadProblem(head)
+    if (problem !== null) return this.refuseHead(problem.message)
     // A reply written in one piece (the common case) is sent as is, without a copy.
     const body =
       this.pendingBytes === 0

@@ -269,6 +269,8 @@ export class TunnelClient {
             }, this.currentHeartbeat)
             heartbeat.unref()
           }),
+        onStreamError: (err) =>
+          this.opts.log.warn(`a request was reset: it broke the tunnel protocol (${err.message})`),
         onProtocolError: (err) => {
           outcome.detail = `protocol error: ${err.message}`
           ws.close(1002, err.message.slice(0, 120))
@@ -285,7 +287,11 @@ export class TunnelClient {
             outcome.kind = 'auth'
             outcome.detail = reasonOf(body) ?? `HTTP ${status}`
           } else {
-            outcome.detail = `broker answered HTTP ${status}`
+            // A throttled client waits as long as the broker asks (429 with Retry-After).
+            const retryAfter = Number(res.headers['retry-after'])
+            if (Number.isFinite(retryAfter) && retryAfter > 0)
+              outcome.retryAfterMs = Math.min(retryAfter, 300) * 1000
+            outcome.detail = reasonOf(body) ?? `broker answered HTTP ${status}`
           }
           ws.terminate()
           finish()

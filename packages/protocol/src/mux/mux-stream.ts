@@ -7,6 +7,7 @@
 import {
   INITIAL_STREAM_WINDOW,
   MAX_CHUNK_BYTES,
+  RESET_CODE,
   type ResetCode,
   type ResponseHead,
 } from '../frame.js'
@@ -92,10 +93,21 @@ export class MuxStream {
     return this.localDone && this.remoteDone
   }
 
-  /** Send the response head (the side that received OPEN). A body up to 64 KiB may ride inline. */
+  /**
+   * Send the response head (the side that received OPEN). A body up to 64 KiB may ride inline. A
+   * head beyond the limits of head-limits.ts cannot be sent: the stream is reset instead (check
+   * the head first to answer with something better).
+   */
   respond(head: ResponseHead, body?: Uint8Array, fin = false): void {
     if (this.localDone) return
-    this.host.sendResponse(this, head, body, fin)
+    try {
+      this.host.sendResponse(this, head, body, fin)
+    } catch (err) {
+      if (!(err instanceof RangeError)) throw err
+      this.reset(RESET_CODE.internal, `the response cannot cross the tunnel: ${err.message}`)
+      this.onReset?.(RESET_CODE.internal, err.message)
+      return
+    }
     if (fin) this.finishLocal()
   }
 

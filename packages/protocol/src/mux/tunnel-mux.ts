@@ -6,6 +6,7 @@
  */
 import { decodeFrame, encodeData, encodeFrame } from '../frame-codec.js'
 import {
+  FRAME_TYPE,
   INITIAL_CONNECTION_WINDOW,
   RESET_CODE,
   type Frame,
@@ -19,8 +20,10 @@ import { MuxStream, type StreamHost } from './mux-stream.js'
 import { streamCredit } from './stream-credit.js'
 
 /**
- * Where frames go. `done` fires when the bytes were handed to the socket: after it, the
- * transport must not read `frame` again (a mux with `reuseBuffers` writes the next frame there).
+ * Where frames go. The transport calls `done` once the bytes were handed to the socket (or
+ * failed): after it, the transport must not read `frame` again (a mux with `reuseBuffers` writes
+ * the next frame there). The mux counts frames whose `done` has not come as unread by the peer,
+ * so a transport must call it for every frame it is given one for.
  */
 export interface MuxTransport {
   send(frame: Uint8Array, done?: (err?: Error) => void): void
@@ -44,6 +47,11 @@ export interface TunnelMuxOptions {
   readonly onControl?: (frame: Frame) => void
   /** The peer broke the protocol; the owner must close the connection (WebSocket code 1002). */
   readonly onProtocolError?: (err: ProtocolError) => void
+  /**
+   * A frame of one stream broke the protocol (a head the codec refuses, data beyond the stream's
+   * window or after its end): that stream was reset, the connection carries on. For logging.
+   */
+  readonly onStreamError?: (err: ProtocolError) => void
   /** Pause sending DATA while this many bytes wait in the transport. */
   readonly highWaterBytes?: number
   /** Milliseconds from some fixed point, for window growth; `performance.now` by default. */
@@ -58,6 +66,13 @@ export interface TunnelMuxOptions {
 const HALF_CONNECTION = INITIAL_CONNECTION_WINDOW / 2
 const MAX_WINDOW = 2 ** 31 - 1
 
+/**
+ * Frames without a body (PONG, WINDOW, RST, an empty FIN) that may wait in the transport at once.
+ * A peer that keeps sending PINGs or resets but never reads what they make us answer would
+ * otherwise grow our write queue without bound; past this many it is cut off.
+ */
+export const MAX_QUEUED_CONTROL_FRAMES = 10_000
+
 /** One tunnel connection's streams. */
 export class TunnelMux implements StreamHost {
   private readonly opts: TunnelMuxOptions
@@ -69,12 +84,17 @@ export class TunnelMux implements StreamHost {
   private recvWindow = INITIAL_CONNECTION_WINDOW
   private recvUnacked = 0
   private inflight = 0
+  /** Bodiless frames handed to the transport and not yet written out. */
+  private queuedControl = 0
   private pumping = false
   private pumpScheduled = false
   private dead = false
   private readonly highWater: number
   private readonly clock: () => number
   private readonly onSent = (size: number) => () => this.sent(size)
+  private readonly onControlSent = (): void => {
+    this.queuedControl--
+  }
   private readonly deferredPump = (): void => {
     this.pumpScheduled = false
     this.pump()
@@ -97,34 +117,39 @@ export class TunnelMux implements StreamHost {
     return this.inflight
   }
 
-  /** Open a stream with a request head; a body up to 64 KiB may ride inline. */
+  /**
+   * Open a stream with a request head; a body up to 64 KiB may ride inline. Throws RangeError,
+   * opening nothing, for a head beyond the limits of head-limits.ts (check it first to refuse
+   * such a request cleanly).
+   */
   open(head: RequestHead, body?: Uint8Array, fin = false): MuxStream {
     if (this.dead) throw new Error('tunnel connection is closed')
     const id = this.nextLocalId
+    const bytes = encodeFrame({ type: 'open', streamId: id, head, ...(body ? { body } : {}), fin })
     this.nextLocalId += 2
     const stream = new MuxStream(id, this)
     this.streams.set(id, stream)
-    this.sendFrame(
-      { type: 'open', streamId: id, head, ...(body ? { body } : {}), fin },
-      body?.length ?? 0,
-    )
+    this.sendEncoded(bytes, body?.length ?? 0)
     if (fin) stream.finishLocal()
     return stream
   }
 
   /** Send a connection-level frame (hello, welcome, goaway, ping). */
   control(frame: Frame): void {
-    if (!this.dead) this.opts.transport.send(encodeFrame(frame))
+    if (!this.dead) this.sendEncoded(encodeFrame(frame), 0)
   }
 
-  /** Feed one received WebSocket message. Protocol violations end the mux. */
+  /**
+   * Feed one received WebSocket message. A violation by one stream resets that stream; any other
+   * ends the mux.
+   */
   receive(bytes: Uint8Array): void {
     if (this.dead) return
     try {
       this.dispatch(decodeFrame(bytes))
     } catch (err) {
       if (!(err instanceof ProtocolError)) throw err
-      this.fail(err)
+      if (err.streamId === 0 || !this.streamError(err, bytes[0] === FRAME_TYPE.open)) this.fail(err)
     }
   }
 
@@ -145,6 +170,55 @@ export class TunnelMux implements StreamHost {
     this.opts.onProtocolError?.(err)
   }
 
+  /**
+   * Reset the stream a faulty frame belongs to, telling the peer why. False when the frame is not
+   * one stream's problem after all (an OPEN out of order, a stream never opened): the connection
+   * must end then.
+   */
+  private streamError(err: ProtocolError, opening: boolean): boolean {
+    const id = err.streamId
+    const reason = `protocol error: ${err.message}`.slice(0, 1024)
+    if (opening) {
+      if (!this.acceptsOpen(id)) {
+        this.fail(
+          new ProtocolError(
+            'bad_stream',
+            `OPEN on stream ${id} is out of order or of the wrong side`,
+          ),
+        )
+        return true
+      }
+      // The stream is refused before it exists; its id is used up, as an accepted one would be.
+      this.lastRemoteId = id
+      this.sendEncoded(
+        encodeFrame({ type: 'rst', streamId: id, code: RESET_CODE.protocol, reason }),
+        0,
+      )
+    } else {
+      const stream = this.streams.get(id)
+      if (stream) {
+        stream.reset(RESET_CODE.protocol, reason)
+        stream.onReset?.(RESET_CODE.protocol, reason)
+      } else if (!this.seen(id)) {
+        return false
+      }
+    }
+    this.opts.onStreamError?.(err)
+    return true
+  }
+
+  /** Whether the peer may open stream `id` now: its parity, in order, and only towards a client. */
+  private acceptsOpen(id: number): boolean {
+    const peerParity = this.opts.role === 'broker' ? 0 : 1
+    return this.opts.role === 'client' && id % 2 === peerParity && id > this.lastRemoteId
+  }
+
+  /** Whether stream `id` was opened at some point, by either side. */
+  private seen(id: number): boolean {
+    const local = id % 2 === this.nextLocalId % 2
+    return local ? id < this.nextLocalId : id <= this.lastRemoteId
+  }
+
   private dispatch(frame: Frame): void {
     switch (frame.type) {
       case 'open':
@@ -153,7 +227,7 @@ export class TunnelMux implements StreamHost {
         const stream = this.known(frame.streamId, frame.body?.length ?? 0)
         if (!stream) return
         if (stream.id % 2 !== this.nextLocalId % 2)
-          throw new ProtocolError('bad_stream', 'RESPONSE on a stream the peer opened')
+          throw new ProtocolError('bad_stream', 'RESPONSE on a stream the peer opened', stream.id)
         if (frame.body) this.recvData(stream, frame.body, true)
         stream.onResponse?.(frame.head, frame.body, frame.fin)
         if (frame.fin) stream.remoteEnded()
@@ -189,15 +263,14 @@ export class TunnelMux implements StreamHost {
     body: Uint8Array | undefined,
     fin: boolean,
   ): void {
-    const peerParity = this.opts.role === 'broker' ? 0 : 1
-    if (id % 2 !== peerParity || id <= this.lastRemoteId) {
+    if (this.opts.role === 'broker')
+      throw new ProtocolError('bad_stream', 'clients may not open streams')
+    if (!this.acceptsOpen(id)) {
       throw new ProtocolError(
         'bad_stream',
         `OPEN on stream ${id} is out of order or of the wrong side`,
       )
     }
-    if (this.opts.role === 'broker')
-      throw new ProtocolError('bad_stream', 'clients may not open streams')
     this.lastRemoteId = id
     const stream = new MuxStream(id, this)
     this.streams.set(id, stream)
@@ -211,25 +284,39 @@ export class TunnelMux implements StreamHost {
   private known(id: number, bytes: number): MuxStream | undefined {
     const stream = this.streams.get(id)
     if (stream) return stream
-    const local = id % 2 === this.nextLocalId % 2
-    const seen = local ? id < this.nextLocalId : id <= this.lastRemoteId
-    if (!seen)
+    if (!this.seen(id))
       throw new ProtocolError('bad_stream', `frame for stream ${id}, which was never opened`)
     if (bytes > 0) this.creditConnection(bytes)
     return undefined
   }
 
-  /** Account for received body bytes; inline bodies are bounded by the frame size instead. */
+  /**
+   * Account for received body bytes; inline bodies are bounded by the frame size instead. Bytes
+   * beyond the connection's window end the connection; beyond the stream's, or after its end,
+   * only the stream (their connection credit is given back: the peer counted them as sent).
+   */
   private recvData(stream: MuxStream, chunk: Uint8Array, inline: boolean): void {
-    if (stream.remoteDone)
-      throw new ProtocolError('bad_stream', `data after end of stream ${stream.id}`)
-    if (inline || chunk.length === 0) return
-    if (chunk.length > stream.recvWindow || chunk.length > this.recvWindow) {
+    if (!inline && chunk.length > this.recvWindow) {
       throw new ProtocolError(
         'flow_control',
-        `stream ${stream.id} sent ${chunk.length} bytes beyond its window`,
+        `${chunk.length} bytes on stream ${stream.id} exceed the connection's window`,
       )
     }
+    let problem: ProtocolError | null = null
+    if (stream.remoteDone) {
+      problem = new ProtocolError('bad_stream', `data after end of stream ${stream.id}`, stream.id)
+    } else if (!inline && chunk.length > stream.recvWindow) {
+      problem = new ProtocolError(
+        'flow_control',
+        `stream ${stream.id} sent ${chunk.length} bytes beyond its window`,
+        stream.id,
+      )
+    }
+    if (problem) {
+      if (!inline) this.creditConnection(chunk.length)
+      throw problem
+    }
+    if (inline || chunk.length === 0) return
     stream.recvWindow -= chunk.length
     this.recvWindow -= chunk.length
   }
@@ -245,7 +332,7 @@ export class TunnelMux implements StreamHost {
     const stream = this.known(id, 0)
     if (!stream) return
     if (stream.sendWindow + credit > MAX_WINDOW)
-      throw new ProtocolError('flow_control', 'stream window overflow')
+      throw new ProtocolError('flow_control', 'stream window overflow', id)
     stream.sendWindow += credit
     this.schedule(stream)
   }
@@ -275,7 +362,11 @@ export class TunnelMux implements StreamHost {
     this.control({ type: 'window', streamId: stream.id, credit })
   }
 
-  /** @internal */
+  /**
+   * Throws RangeError, sending nothing, for a head beyond the limits (MuxStream.respond turns it
+   * into a reset of the stream).
+   * @internal
+   */
   sendResponse(
     stream: MuxStream,
     head: ResponseHead,
@@ -325,13 +416,31 @@ export class TunnelMux implements StreamHost {
 
   private sendFrame(frame: Frame, bodyBytes: number): void {
     if (this.dead) return
-    const bytes = encodeFrame(frame)
+    this.sendEncoded(encodeFrame(frame), bodyBytes)
+  }
+
+  /**
+   * Hand an encoded frame to the transport. Frames with a body count towards the bytes in flight
+   * (DATA pauses behind them); bodiless ones towards the control-frame bound.
+   */
+  private sendEncoded(bytes: Uint8Array, bodyBytes: number): void {
+    if (this.dead) return
     if (bodyBytes > 0) {
       this.inflight += bytes.length
       this.opts.transport.send(bytes, this.onSent(bytes.length))
-    } else {
-      this.opts.transport.send(bytes)
+      return
     }
+    if (this.queuedControl >= MAX_QUEUED_CONTROL_FRAMES) {
+      this.fail(
+        new ProtocolError(
+          'flood',
+          `the peer left ${MAX_QUEUED_CONTROL_FRAMES} control frames unread (PONG, WINDOW, RST)`,
+        ),
+      )
+      return
+    }
+    this.queuedControl++
+    this.opts.transport.send(bytes, this.onControlSent)
   }
 
   /** `size` bytes of DATA left through the transport: more may follow. */

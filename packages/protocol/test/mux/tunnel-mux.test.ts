@@ -4,7 +4,9 @@ import { describe, it } from 'node:test'
 import {
   decodeFrame,
   encodeFrame,
+  FRAME_TYPE,
   INITIAL_STREAM_WINDOW,
+  MAX_QUEUED_CONTROL_FRAMES,
   MAX_STREAM_WINDOW,
   ProtocolError,
   RESET_CODE,
@@ -18,6 +20,8 @@ interface Pair {
   client: TunnelMux
   opened: { stream: MuxStream; head: RequestHead; body: Uint8Array | undefined }[]
   errors: ProtocolError[]
+  /** Stream-level violations (the stream was reset, the connection went on). */
+  streamErrors: ProtocolError[]
   /** Deliver queued frames in both directions until quiet. */
   flush(): void
   /** Frame payload types that went from broker to client. */
@@ -29,6 +33,7 @@ function pair(highWaterBytes?: number, pending?: (() => void)[], clock?: () => n
   const toBroker: Uint8Array[] = []
   const opened: Pair['opened'] = []
   const errors: ProtocolError[] = []
+  const streamErrors: ProtocolError[] = []
   const log: string[] = []
   const ack = (done?: () => void) => {
     if (!done) return
@@ -40,6 +45,7 @@ function pair(highWaterBytes?: number, pending?: (() => void)[], clock?: () => n
     role: 'broker',
     transport: { send: (b, done) => (toClient.push(b), log.push(`b>${b[0]}`), ack(done)) },
     onProtocolError: (e) => errors.push(e),
+    onStreamError: (e) => streamErrors.push(e),
     ...extra,
   })
   const client = new TunnelMux({
@@ -47,6 +53,7 @@ function pair(highWaterBytes?: number, pending?: (() => void)[], clock?: () => n
     transport: { send: (b, done) => (toBroker.push(b), ack(done)) },
     onOpen: (stream, head, body) => opened.push({ stream, head, body }),
     onProtocolError: (e) => errors.push(e),
+    onStreamError: (e) => streamErrors.push(e),
     ...extra,
   })
   const flush = () => {
@@ -55,7 +62,7 @@ function pair(highWaterBytes?: number, pending?: (() => void)[], clock?: () => n
       while (toBroker.length) broker.receive(toBroker.shift()!)
     }
   }
-  return { broker, client, opened, errors, flush, log }
+  return { broker, client, opened, errors, streamErrors, flush, log }
 }
 
 const head: RequestHead = {
@@ -212,9 +219,11 @@ describe('TunnelMux', () => {
     assert.equal(p.client.streamCount, 0)
   })
 
-  it('a peer that exceeds its window is a protocol error that ends the connection', () => {
+  it('a stream that exceeds its window is reset; the connection and its other streams go on', () => {
     const p = pair()
     const s = p.broker.open(head, undefined, true)
+    const other = p.broker.open(head, undefined, true)
+    p.flush()
     const streamReset: string[] = []
     s.onReset = (_c, r) => streamReset.push(r)
     const response = {
@@ -229,10 +238,160 @@ describe('TunnelMux', () => {
         encodeFrame({ type: 'data', streamId: s.id, chunk: Buffer.alloc(64 * 1024), fin: false }),
       )
     }
+    assert.equal(p.errors.length, 0)
+    assert.equal(p.streamErrors.length, 1)
+    assert.equal(p.streamErrors[0]!.code, 'flow_control')
+    assert.equal(streamReset.length, 1)
+    assert.match(streamReset[0]!, /beyond its window/)
+    // The peer hears of it as a reset of that stream only.
+    let peerReset = ''
+    p.opened[0]!.stream.onReset = (_c, r) => (peerReset = r)
+    p.flush()
+    assert.match(peerReset, /protocol error/)
+    // The other stream still works.
+    let status = 0
+    other.onResponse = (h) => (status = h.status)
+    p.opened[1]!.stream.respond({ status: 204, headers: [] }, undefined, true)
+    p.flush()
+    assert.equal(status, 204)
+  })
+
+  it('bytes beyond the connection window end the connection', () => {
+    const p = pair()
+    const streams = Array.from({ length: 70 }, () => p.broker.open(head, undefined, true))
+    p.flush()
+    // Each stream stays within its own window; together they pass the connection's 16 MiB.
+    outer: for (const s of streams) {
+      p.broker.receive(
+        encodeFrame({
+          type: 'response',
+          streamId: s.id,
+          head: { status: 200, headers: [] },
+          fin: false,
+        }),
+      )
+      for (let i = 0; i < 4; i++) {
+        p.broker.receive(
+          encodeFrame({ type: 'data', streamId: s.id, chunk: Buffer.alloc(64 * 1024), fin: false }),
+        )
+        if (p.errors.length > 0) break outer
+      }
+    }
+    assert.equal(p.streamErrors.length, 0)
     assert.equal(p.errors.length, 1)
     assert.equal(p.errors[0]!.code, 'flow_control')
-    assert.equal(streamReset.length, 1)
-    // A client receiving a RESPONSE on a stream the broker opened is a protocol error too.
+    assert.match(p.errors[0]!.message, /connection's window/)
+  })
+
+  it('an OPEN whose head the codec refuses resets that stream only, the next one too', () => {
+    const longPath = {
+      type: 'open',
+      streamId: 1,
+      head: { ...head, path: '/' + 'a'.repeat(9000) },
+      fin: true,
+    }
+    // The encoder keeps to the limits, so the bad frame is built by hand.
+    const meta = Buffer.from(JSON.stringify({ m: 'POST', p: longPath.head.path, h: [] }))
+    const frame = Buffer.alloc(8 + meta.length)
+    frame[0] = 3
+    frame[1] = 1
+    frame.writeUInt32BE(1, 2)
+    frame.writeUInt16BE(meta.length, 6)
+    meta.copy(frame, 8)
+    const resets: string[] = []
+    const sent: Uint8Array[] = []
+    const client = new TunnelMux({
+      role: 'client',
+      transport: { send: (b, done) => (sent.push(b), done?.()) },
+      onOpen: () => assert.fail('a refused OPEN must not reach the handler'),
+      onProtocolError: (e) => assert.fail(`the connection must survive: ${e.message}`),
+      onStreamError: (e) => resets.push(e.message),
+    })
+    client.receive(frame)
+    assert.equal(resets.length, 1)
+    assert.match(resets[0]!, /path/)
+    const rst = decodeFrame(sent[0]!)
+    assert.equal(rst.type, 'rst')
+    assert.equal(rst.type === 'rst' && rst.code, RESET_CODE.protocol)
+    assert.equal(client.streamCount, 0)
+    // Three hundred headers: refused the same way, on the next stream id.
+    const many = Array.from({ length: 300 }, (_, i) => [`x-h${i}`, 'v'])
+    const meta2 = Buffer.from(JSON.stringify({ m: 'POST', p: '/mcp', h: many }))
+    const frame2 = Buffer.alloc(8 + meta2.length)
+    frame2[0] = 3
+    frame2[1] = 1
+    frame2.writeUInt32BE(3, 2)
+    frame2.writeUInt16BE(meta2.length, 6)
+    meta2.copy(frame2, 8)
+    client.receive(frame2)
+    assert.equal(resets.length, 2)
+    // A replayed id is still out of order: that one is the connection's problem.
+    let fatal = ''
+    const strict = new TunnelMux({
+      role: 'client',
+      transport: { send: (_b, done) => done?.() },
+      onStreamError: () => {},
+      onProtocolError: (e) => (fatal = e.message),
+    })
+    strict.receive(frame2)
+    strict.receive(frame)
+    assert.match(fatal, /out of order/)
+  })
+
+  it('opening a stream whose head is beyond the limits throws and opens nothing', () => {
+    const p = pair()
+    const big = { ...head, headers: [['x-big', 'x'.repeat(17 * 1024)]] as const }
+    assert.throws(() => p.broker.open(big, undefined, true), RangeError)
+    assert.equal(p.broker.streamCount, 0)
+    const s = p.broker.open(head, undefined, true)
+    p.flush()
+    assert.equal(p.opened.length, 1)
+    assert.equal(p.opened[0]!.stream.id, s.id)
+  })
+
+  it('a response head beyond the limits resets the stream instead of throwing', () => {
+    const p = pair()
+    const s = p.broker.open(head, undefined, true)
+    p.flush()
+    let reset = ''
+    s.onReset = (_c, r) => (reset = r)
+    const local = p.opened[0]!.stream
+    let localReset = ''
+    local.onReset = (_c, r) => (localReset = r)
+    local.respond({ status: 200, headers: [['x-big', 'x'.repeat(17 * 1024)]] }, undefined, true)
+    p.flush()
+    assert.match(reset, /cannot cross the tunnel/)
+    assert.match(localReset, /exceeds/)
+    assert.equal(p.broker.streamCount, 0)
+    assert.equal(p.client.streamCount, 0)
+    assert.equal(p.errors.length, 0)
+  })
+
+  it('a peer that sends PINGs and never reads the PONGs is cut off', () => {
+    let sent = 0
+    let fatal: ProtocolError | null = null
+    const broker = new TunnelMux({
+      role: 'broker',
+      // A transport whose writes never complete: the peer reads nothing.
+      transport: { send: () => void sent++ },
+      onProtocolError: (e) => (fatal = e),
+    })
+    const ping = encodeFrame({ type: 'ping', payload: 1 })
+    for (let i = 0; i < MAX_QUEUED_CONTROL_FRAMES + 10 && fatal === null; i++) broker.receive(ping)
+    assert.equal(sent, MAX_QUEUED_CONTROL_FRAMES)
+    assert.equal((fatal as ProtocolError | null)?.code, 'flood')
+    // A peer that reads is never cut off, however many PINGs it sends.
+    let ok = true
+    const reading = new TunnelMux({
+      role: 'broker',
+      transport: { send: (_b, done) => done?.() },
+      onProtocolError: () => (ok = false),
+    })
+    for (let i = 0; i < MAX_QUEUED_CONTROL_FRAMES * 2; i++) reading.receive(ping)
+    assert.ok(ok)
+  })
+
+  it('a RESPONSE on a stream the peer opened resets that stream only', () => {
     const q = pair()
     q.broker.open(head, undefined, true)
     q.flush()
@@ -244,7 +403,8 @@ describe('TunnelMux', () => {
         fin: false,
       }),
     )
-    assert.equal(q.errors[0]?.code, 'bad_stream')
+    assert.equal(q.errors.length, 0)
+    assert.equal(q.streamErrors[0]?.code, 'bad_stream')
   })
 
   it('frames for streams never opened, and client-opened streams, are protocol errors', () => {
@@ -375,6 +535,7 @@ describe('TunnelMux', () => {
       reuseBuffers: true,
       transport: {
         send: (bytes, done) => {
+          if (bytes[0] !== FRAME_TYPE.data) return done?.()
           if (done) inFlight.push({ bytes, done, copy: Buffer.from(bytes) })
         },
       },

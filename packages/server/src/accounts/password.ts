@@ -6,6 +6,7 @@
 
 import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto'
 import type { ScryptOptions } from 'node:crypto'
+import { dictionary } from '@zxcvbn-ts/language-common'
 
 /** Shortest password accepted, in characters. */
 export const PASSWORD_MIN = 8
@@ -32,14 +33,34 @@ export const TIMING_DECOY_HASH =
   'scrypt$32768$8$1$9+nUbNiChv5pMiOTsmcK+A==$TCdlWy6UhowIoP6Sc6ik5KwakzKUWMAdidCZhj6U0a0='
 
 /**
- * Why `password` cannot be used, as a sentence for the user, or null when it is acceptable.
- * Characters are counted as code points, so an emoji counts once.
+ * Why `password` cannot be used, as a sentence for the user, or null when it is acceptable. As
+ * NIST SP 800-63B asks: at least 8 characters (counted as code points, so an emoji counts once),
+ * not one character repeated (eight spaces), and not a commonly used password (a list of about
+ * 18,000 of eight characters or more from `@zxcvbn-ts/language-common`, compared without case).
+ * No composition rules (digits, symbols): they make passwords harder to remember, not to guess.
  */
 export function passwordProblem(password: string): string | null {
-  const length = [...password].length
-  if (length < PASSWORD_MIN) return `password must be at least ${PASSWORD_MIN} characters long`
-  if (length > PASSWORD_MAX) return `password must be at most ${PASSWORD_MAX} characters long`
+  const chars = [...password]
+  if (chars.length < PASSWORD_MIN)
+    return `password must be at least ${PASSWORD_MIN} characters long`
+  if (chars.length > PASSWORD_MAX) return `password must be at most ${PASSWORD_MAX} characters long`
+  if (password.trim() === '') return 'password must not be only spaces'
+  if (chars.every((c) => c === chars[0]))
+    return 'password must not be one character repeated; choose a few unrelated words'
+  if (commonPasswords().has(password.normalize('NFKC').toLowerCase()))
+    return 'that password is one of the most commonly used ones; choose another (a few unrelated words make a good one)'
   return null
+}
+
+let common: Set<string> | null = null
+
+/** The common passwords long enough to pass the length rule, lower-cased; built on first use. */
+function commonPasswords(): Set<string> {
+  if (common === null) {
+    const list = (dictionary as Record<string, readonly string[]>)['passwords-common'] ?? []
+    common = new Set(list.filter((p) => p.length >= PASSWORD_MIN).map((p) => p.toLowerCase()))
+  }
+  return common
 }
 
 /** Hash `password` with scrypt and a fresh random salt, for storing. */

@@ -12,7 +12,8 @@ import { APP_CSS, APP_JS } from '../web/assets.js'
 import type { Dashboard } from '../web/dashboard.js'
 import { sendClientRelease, type ClientRelease } from './client-release.js'
 import { CrashReportRoute, type CrashReportSink } from './crash-report-route.js'
-import { RateLimiter } from './rate-limiter.js'
+import { ClientAddresses } from '../http/client-addresses.js'
+import { RateLimiter } from '../http/rate-limiter.js'
 
 /** Crash reports one client address may send per minute (a burst of this many, then refilled). */
 export const CRASH_REPORTS_PER_MINUTE = 30
@@ -26,6 +27,8 @@ export interface AppOptions {
   /** Stores crash reports (the store's `crashReports`). */
   readonly crashReports: CrashReportSink
   readonly log: Logger
+  /** Who sent a request, behind the trusted proxies (default: loopback ones). */
+  readonly addresses?: ClientAddresses
   /** Milliseconds clock for rate limits (tests pass their own). */
   readonly now?: () => number
   /** The dashboard, the JSON API and other mounted handlers (payment webhooks, dev checkout). */
@@ -56,7 +59,12 @@ export class App {
       perMs: 60_000,
       ...(opts.now ? { now: opts.now } : {}),
     })
-    this.crashReportRoute = new CrashReportRoute(opts.crashReports, limiter, opts.log)
+    this.crashReportRoute = new CrashReportRoute(
+      opts.crashReports,
+      limiter,
+      opts.addresses ?? new ClientAddresses(),
+      opts.log,
+    )
   }
 
   /** Handle one request to the service host. */

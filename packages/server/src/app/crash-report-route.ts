@@ -8,9 +8,9 @@ import { JSONRPC_CODE, type Logger } from '@burrow/protocol'
 import { readBody } from '../edge/read-body.js'
 import { sendRefusal } from '../edge/send-refusal.js'
 import type { CrashReportInput } from '../store/crash-report-store.js'
-import { clientRateKey } from './client-rate-key.js'
 import { CRASH_REPORT_MAX_BYTES, parseCrashReportBody } from './crash-report-body.js'
-import type { RateLimiter } from './rate-limiter.js'
+import type { ClientAddresses } from '../http/client-addresses.js'
+import type { RateLimiter } from '../http/rate-limiter.js'
 
 /** Where accepted reports go (the store's `crashReports`). */
 export interface CrashReportSink {
@@ -21,17 +21,24 @@ export interface CrashReportSink {
 export class CrashReportRoute {
   readonly #sink: CrashReportSink
   readonly #limiter: RateLimiter
+  readonly #addresses: ClientAddresses
   readonly #log: Logger
 
-  constructor(sink: CrashReportSink, limiter: RateLimiter, log: Logger) {
+  constructor(
+    sink: CrashReportSink,
+    limiter: RateLimiter,
+    addresses: ClientAddresses,
+    log: Logger,
+  ) {
     this.#sink = sink
     this.#limiter = limiter
+    this.#addresses = addresses
     this.#log = log
   }
 
   /** Answer one POST. */
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const decision = this.#limiter.take(clientRateKey(req))
+    const decision = this.#limiter.take(this.#addresses.rateKey(req))
     if (!decision.ok) {
       const wait = decision.retryAfterSecs
       sendRefusal(

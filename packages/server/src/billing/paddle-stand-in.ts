@@ -58,6 +58,11 @@ export interface PaddleStandInOptions {
   readonly publicUrl?: string
   /** Where the browser goes after paying when the checkout link carries no `success_url`. */
   readonly successUrl?: string
+  /**
+   * Origins a checkout's `success_url` may point to besides the host the checkout was reached at
+   * (e.g. burrowd's, when the stand-in runs on a port of its own). Others are ignored.
+   */
+  readonly returnOrigins?: readonly string[]
   /** Clock for periods, entity times, `occurred_at` and signature timestamps. */
   readonly now?: () => Date
   /** Waits before webhook retries (default 0.25 s, 1 s, 4 s). */
@@ -101,6 +106,11 @@ export class PaddleStandIn {
     return this.prefix === '' || pathname === this.prefix || pathname.startsWith(this.prefix + '/')
   }
 
+  /** Origins a `success_url` may point to besides the checkout's own host. */
+  get returnOrigins(): readonly string[] {
+    return this.#opts.returnOrigins ?? []
+  }
+
   /** The clock the stand-in runs on. */
   now(): Date {
     return this.#now()
@@ -112,7 +122,7 @@ export class PaddleStandIn {
     const path = url.pathname.slice(this.prefix.length) || '/'
     const method = req.method ?? 'GET'
     if (path === '/checkout' && (method === 'GET' || method === 'HEAD')) {
-      return serveCheckoutPage(this, url, res)
+      return serveCheckoutPage(this, req, url, res)
     }
     if (path === '/checkout/pay' && method === 'POST') {
       return servePayForm(this, req, res, this.#opts.successUrl ?? null)

@@ -16,7 +16,12 @@ import type { StandInPrice } from './stand-in-entities.js'
 const FORM_LIMIT = 8 * 1024
 
 /** `GET /checkout?_ptxn=…[&success_url=…]`. */
-export function serveCheckoutPage(standIn: PaddleStandIn, url: URL, res: ServerResponse): void {
+export function serveCheckoutPage(
+  standIn: PaddleStandIn,
+  req: IncomingMessage,
+  url: URL,
+  res: ServerResponse,
+): void {
   const txn = standIn.transactions.get(url.searchParams.get('_ptxn') ?? '')
   if (txn === undefined) {
     return sendHtml(res, 404, messagePage('Checkout not found', 'This link names no transaction.'))
@@ -33,7 +38,7 @@ export function serveCheckoutPage(standIn: PaddleStandIn, url: URL, res: ServerR
       price: txn.price,
       email: customer?.email ?? null,
       payAction: `${standIn.prefix}/checkout/pay`,
-      successUrl: httpUrl(url.searchParams.get('success_url')),
+      successUrl: returnUrl(url.searchParams.get('success_url'), req, standIn.returnOrigins),
     }),
   )
 }
@@ -62,7 +67,7 @@ export async function servePayForm(
     return sendHtml(res, 409, messagePage('Already paid', 'This checkout has already been paid.'))
   }
   await standIn.pay(txn.id)
-  const next = httpUrl(form.get('success_url')) ?? fallbackUrl
+  const next = returnUrl(form.get('success_url'), req, standIn.returnOrigins) ?? fallbackUrl
   if (next === null) {
     return sendHtml(res, 200, messagePage('Payment complete', 'Your subscription is active.'))
   }
@@ -161,12 +166,25 @@ function sendHtml(res: ServerResponse, status: number, page: SafeHtml): void {
 }
 
 /** `value` when it is an http(s) URL, else null (the stand-in redirects nowhere else). */
-function httpUrl(value: string | null): string | null {
+/**
+ * `value` when it is an http(s) URL on the host the checkout itself was reached at (the service,
+ * when the stand-in is mounted on burrowd) or on one of `origins`; else null. Anything else
+ * would make the checkout an open redirect.
+ */
+function returnUrl(
+  value: string | null,
+  req: IncomingMessage,
+  origins: readonly string[],
+): string | null {
   if (value === null || value.length > 2048) return null
+  let url: URL
   try {
-    const url = new URL(value)
-    return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : null
+    url = new URL(value)
   } catch {
     return null
   }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return null
+  const host = (req.headers.host ?? '').toLowerCase()
+  if (host !== '' && url.host === host) return url.href
+  return origins.includes(url.origin) ? url.href : null
 }

@@ -1,13 +1,16 @@
 /**
  * The broker's front door: WebSocket upgrades from `burrow up`. The tunnel key is checked on the
  * upgrade request, and a bad one gets a 401 before any 101, which the CLI turns into
- * "authentication failed" and no retry.
+ * "authentication failed" and no retry. Failed checks are throttled per client address and per
+ * node (key-guard.ts): past the limit the answer is 429 before any lookup.
  */
 import type { IncomingMessage } from 'node:http'
 import type { Duplex } from 'node:stream'
 import { MAX_FRAME_BYTES, type Logger } from '@burrow/protocol'
 import { WebSocketServer } from 'ws'
+import type { ClientAddresses } from '../http/client-addresses.js'
 import type { TunnelWithAccount } from '../store/store.js'
+import { KeyGuard } from './key-guard.js'
 import { rejectUpgrade } from './reject-upgrade.js'
 import type { TunnelRegistry } from './tunnel-registry.js'
 
@@ -16,11 +19,16 @@ export interface BrokerOptions {
   readonly findTunnelByKey: (key: string) => Promise<TunnelWithAccount | undefined>
   readonly registry: TunnelRegistry
   readonly log: Logger
+  /** Who is connecting, behind the trusted proxies. */
+  readonly addresses: ClientAddresses
+  /** Milliseconds clock for the key-check throttle (tests pass their own). */
+  readonly now?: () => number
 }
 
 /** Accepts tunnel connections. */
 export class Broker {
   private readonly opts: BrokerOptions
+  private readonly guard: KeyGuard
   private readonly wss = new WebSocketServer({
     noServer: true,
     perMessageDeflate: false,
@@ -30,6 +38,7 @@ export class Broker {
 
   constructor(opts: BrokerOptions) {
     this.opts = opts
+    this.guard = new KeyGuard({ log: opts.log, ...(opts.now ? { now: opts.now } : {}) })
   }
 
   /** Handle an `upgrade` event addressed to the service host. */
@@ -45,6 +54,17 @@ export class Broker {
         'missing tunnel key',
       )
     }
+    const address = this.opts.addresses.rateKey(req)
+    const allowed = this.guard.check(address)
+    if (!allowed.ok) {
+      return rejectUpgrade(
+        socket,
+        'rate_limited',
+        `too many connections with unknown tunnel keys from this address; retry in ${allowed.retryAfterSecs} s`,
+        'too many attempts',
+        { 'retry-after': String(allowed.retryAfterSecs) },
+      )
+    }
     let tunnel: TunnelWithAccount | undefined
     try {
       tunnel = await this.opts.findTunnelByKey(match[1])
@@ -58,9 +78,8 @@ export class Broker {
       )
     }
     if (!tunnel) {
-      this.opts.log.info(
-        `broker: refused a tunnel connection with an unknown key from ${req.socket.remoteAddress}`,
-      )
+      this.guard.failed(address)
+      this.opts.log.debug(`broker: refused a tunnel connection with an unknown key from ${address}`)
       return rejectUpgrade(
         socket,
         'unauthorized',

@@ -11,12 +11,16 @@ export function rejectUpgrade(
   code: PolicyCode,
   reason: string,
   message: string = code.replace(/_/g, ' '),
+  headers: Readonly<Record<string, string>> = {},
 ): void {
   const r = refusal(code, message, reason)
   const body = JSON.stringify(r.body)
+  const extra = Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('')
   socket.end(
     `HTTP/1.1 ${r.status} ${message}\r\n` +
-      `Content-Type: application/json\r\n${ERROR_HEADER}: ${code}\r\n` +
+      `Content-Type: application/json\r\n${ERROR_HEADER}: ${code}\r\n${extra}` +
       `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   )
 }

@@ -28,8 +28,16 @@ export interface LinkEvents {
   closed(link: TunnelLink): void
 }
 
-/** Seconds a client has to send HELLO after the upgrade. */
+/** Milliseconds a client has to send HELLO after the upgrade. */
 const HELLO_TIMEOUT_MS = 10_000
+
+/**
+ * Bytes that may wait to be written to one client. DATA stops at the mux's high-water mark (1 MiB)
+ * and control frames at their own bound; what is left beyond (request heads, inline bodies) waits
+ * on public requests that each hold an agent's connection. A client that lets this much pile up
+ * does not read, and is cut off.
+ */
+const MAX_UNREAD_BYTES = 64 * 1024 * 1024
 
 /** A connected tunnel client. */
 export class TunnelLink {
@@ -77,10 +85,21 @@ export class TunnelLink {
       },
       onControl: (frame) => this.onControl(frame),
       onProtocolError: (err) => this.protocolError(err),
+      onStreamError: (err) =>
+        this.log.warn(
+          `tunnel ${tunnel.id}: stream ${err.streamId} reset: the client broke the protocol: ${err.message}`,
+        ),
     })
     ws.on('message', (data, isBinary) => {
       if (!isBinary)
         return this.protocolError(new ProtocolError('bad_payload', 'text message on the tunnel'))
+      if (ws.bufferedAmount > MAX_UNREAD_BYTES) {
+        this.log.warn(
+          `tunnel ${tunnel.id}: the client left ${ws.bufferedAmount} bytes unread; dropping the connection`,
+        )
+        ws.terminate()
+        return
+      }
       this.mux.receive(data as Buffer)
     })
     ws.on('pong', () => (this.missedPongs = 0))
@@ -152,7 +171,9 @@ export class TunnelLink {
 
   private protocolError(err: ProtocolError): void {
     this.log.warn(`tunnel ${this.tunnel.id}: protocol error from client: ${err.message}`)
-    this.close(1002, err.message.slice(0, 120))
+    // A client that does not read would not read a close frame either: its queue goes at once.
+    if (err.code === 'flood') this.ws.terminate()
+    else this.close(1002, err.message.slice(0, 120))
   }
 
   private onClose(): void {

@@ -129,6 +129,11 @@ export class TunnelRegistry implements LinkEvents {
     }
   }
 
+  /** The tunnels with a connection open now (any state). */
+  connectedTunnelIds(): string[] {
+    return [...new Set([...this.links].map((link) => link.tunnel.id))]
+  }
+
   /** Streams in flight across all links. */
   get streamCount(): number {
     let n = 0

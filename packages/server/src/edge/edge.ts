@@ -10,11 +10,18 @@ import {
   PLANS,
   MAX_CHUNK_BYTES,
   POLICY_STATUS,
+  isBodyProblem,
+  readJsonRpcBody,
+  refusalIds,
+  requestHeadProblem,
+  type JsonRpcBody,
   type Logger,
   type MuxStream,
   type PolicyCode,
+  type RequestHead,
 } from '@burrow/protocol'
 import type { TunnelRegistry } from '../broker/tunnel-registry.js'
+import { ClientAddresses } from '../http/client-addresses.js'
 import type { CallHistorySink } from '../quota/call-history.js'
 import type { QuotaGate } from '../quota/quota-gate.js'
 import { QUOTA_MESSAGE } from '../quota/quota-refusal.js'
@@ -22,14 +29,7 @@ import type { TunnelWithAccount } from '../store/store.js'
 import { SESSION_LIMIT_MESSAGE, type EdgeSessions } from './edge-sessions.js'
 import { ExchangeRecord } from './exchange-record.js'
 import { PREFLIGHT_HEADERS, upstreamRequestHeaders } from './forward-headers.js'
-import {
-  isInitialize,
-  isRpcProblem,
-  readRpcMessages,
-  refusalIds,
-  toolCallCount,
-  type RpcMessages,
-} from './json-rpc-messages.js'
+import { bodyRefusal, isInitialize, toolCallCount } from './body-facts.js'
 import { readBody } from './read-body.js'
 import { relayResponse } from './relay-response.js'
 import { sendRefusal } from './send-refusal.js'
@@ -42,6 +42,8 @@ export interface EdgeOptions {
   readonly maxBodyBytes: number
   readonly queueWaitMs: number
   readonly publicScheme: string
+  /** Who sent a request, behind the trusted proxies (for X-Forwarded-For); loopback ones by default. */
+  readonly addresses?: ClientAddresses
   readonly log: Logger
   /** Monthly quotas; null or absent when they are off (`BURROW_QUOTAS=off`). */
   readonly quotas?: QuotaGate | null
@@ -67,12 +69,14 @@ export class Edge {
   private readonly quotas: QuotaGate | null
   private readonly sessions: EdgeSessions | null
   private readonly history: CallHistorySink | null
+  private readonly addresses: ClientAddresses
 
   constructor(opts: EdgeOptions) {
     this.opts = opts
     this.quotas = opts.quotas ?? null
     this.sessions = opts.sessions ?? null
     this.history = opts.history ?? null
+    this.addresses = opts.addresses ?? new ClientAddresses()
   }
 
   /** Handle a request whose Host is the tunnel label `label` (`<sub>--<slug>`). */
@@ -115,7 +119,7 @@ export class Edge {
     }
 
     let body: Buffer | undefined
-    let messages: RpcMessages | null = null
+    let rpc: JsonRpcBody | null = null
     if (req.method === 'POST') {
       const read = await readBody(req, this.opts.maxBodyBytes)
       if (read === 'aborted') return
@@ -130,27 +134,28 @@ export class Edge {
           },
         )
       }
-      const parsed = readRpcMessages(read)
-      if (isRpcProblem(parsed)) {
-        return sendRefusal(
-          res,
-          parsed.code === JSONRPC_CODE.parseError ? 'parse_error' : 'invalid_request',
-          parsed.message,
-          parsed.reason,
-          {
-            jsonRpcCode: parsed.code,
-          },
-        )
+      const parsed = readJsonRpcBody(read)
+      if (isBodyProblem(parsed)) {
+        return sendRefusal(res, parsed.policy, parsed.message, parsed.reason, {
+          jsonRpcCode: parsed.code,
+        })
       }
-      messages = parsed
+      const refused = bodyRefusal(parsed, singleHeader(req.headers['mcp-protocol-version']))
+      if (refused !== null) {
+        return sendRefusal(res, 'invalid_request', 'Invalid Request', refused, {
+          id: refusalIds(parsed),
+          jsonRpcCode: JSONRPC_CODE.invalidRequest,
+        })
+      }
+      rpc = parsed
       body = read
     }
-    const ids = refusalIds(messages)
+    const ids = refusalIds(rpc)
     const sessionId = singleHeader(req.headers['mcp-session-id'])
     const record = new ExchangeRecord({
       tunnel,
       method: req.method,
-      messages,
+      body: rpc,
       sessionId,
       history: this.history,
       sessions: this.sessions,
@@ -161,6 +166,23 @@ export class Edge {
     const refuse: Refuse = (code, message, reason, headers) => {
       record.refused(POLICY_STATUS[code], code)
       sendRefusal(res, code, message, reason, { id: ids, ...(headers ? { headers } : {}) })
+    }
+
+    // What the tunnel cannot carry is refused here, before anything is counted or forwarded.
+    const head: RequestHead = {
+      method: req.method,
+      path: url,
+      headers: upstreamRequestHeaders(req.rawHeaders, {
+        clientIp: this.addresses.of(req),
+        proto: this.opts.publicScheme,
+        host: req.headers.host ?? host,
+      }),
+    }
+    const headProblem = requestHeadProblem(head)
+    if (headProblem !== null) {
+      return headProblem.kind === 'path'
+        ? refuse('uri_too_long', 'request path too long', headProblem.message)
+        : refuse('headers_too_large', 'request headers too large', headProblem.message)
     }
 
     if (!tunnel.serving) {
@@ -182,29 +204,13 @@ export class Edge {
     if (!(await this.opts.registry.route(tunnel.id, this.opts.queueWaitMs)) || res.destroyed) {
       return offline()
     }
-    const admitted = await this.admit(
-      tunnel,
-      messages,
-      body?.length ?? 0,
-      sessionId,
-      record,
-      refuse,
-    )
+    const admitted = await this.admit(tunnel, rpc, body?.length ?? 0, sessionId, record, refuse)
     if (!admitted) return
     // The link again: the client may have reconnected (or started draining) meanwhile.
     const link = await this.opts.registry.route(tunnel.id, this.opts.queueWaitMs)
     if (res.destroyed) return
     if (!link) return offline()
 
-    const head = {
-      method: req.method,
-      path: url,
-      headers: upstreamRequestHeaders(req.rawHeaders, {
-        clientIp: req.socket.remoteAddress ?? '',
-        proto: this.opts.publicScheme,
-        host: req.headers.host ?? host,
-      }),
-    }
     let stream: MuxStream
     if (!body || body.length <= MAX_CHUNK_BYTES) {
       stream = link.mux.open(head, body && body.length > 0 ? body : undefined, true)
@@ -223,13 +229,14 @@ export class Edge {
    */
   private async admit(
     tunnel: TunnelWithAccount,
-    messages: RpcMessages | null,
+    rpc: JsonRpcBody | null,
     bodyBytes: number,
     sessionId: string | undefined,
     record: ExchangeRecord,
     refuse: Refuse,
   ): Promise<{ readonly counted: Promise<void> | null } | false> {
-    if (this.sessions !== null && sessionId === undefined && isInitialize(messages)) {
+    // An initialize opens a new session whatever Mcp-Session-Id it carries: it takes a place.
+    if (this.sessions !== null && isInitialize(rpc)) {
       const place = await this.sessions.reserve(tunnel)
       if (!place.ok) {
         refuse('session_limit', SESSION_LIMIT_MESSAGE, place.reason)
@@ -241,7 +248,7 @@ export class Edge {
     if (this.quotas !== null) {
       const { refusal, counted: stored } = await this.quotas.admit(
         tunnel,
-        toolCallCount(messages),
+        toolCallCount(rpc),
         bodyBytes,
       )
       if (refusal !== null) {
@@ -253,7 +260,8 @@ export class Edge {
       record.meterWith(this.quotas.responseMeter(tunnel))
       counted = stored
     }
-    if (this.sessions !== null && sessionId !== undefined) this.sessions.touch(tunnel, sessionId)
+    if (this.sessions !== null && sessionId !== undefined && !isInitialize(rpc))
+      this.sessions.touch(tunnel, sessionId)
     return { counted }
   }
 }

@@ -4,19 +4,22 @@
  * opens, refreshes or ends, and the bytes of its response for the bandwidth quota. Every part
  * is optional (quotas may be off, history unwired), and none of it can delay or fail the answer.
  */
-import type { HeaderPairs, PolicyCode } from '@burrow/protocol'
+import type { HeaderPairs, JsonRpcBody, PolicyCode } from '@burrow/protocol'
 import type { CallHistorySink } from '../quota/call-history.js'
 import type { MeteredTunnel, ResponseMeter } from '../quota/quota-gate.js'
 import type { EdgeSessions } from './edge-sessions.js'
-import type { RpcMessages } from './json-rpc-messages.js'
+import { requestsOf } from './body-facts.js'
+
+/** Method and tool names are stored in call history at most this long. */
+const MAX_NAME_LENGTH = 200
 
 /** What an `ExchangeRecord` is about. */
 export interface ExchangeContext {
   readonly tunnel: MeteredTunnel
   /** HTTP method of the request. */
   readonly method: string
-  /** The POST body's JSON-RPC requests, or null for GET and DELETE. */
-  readonly messages: RpcMessages | null
+  /** The POST body's JSON-RPC messages, or null for GET and DELETE. */
+  readonly body: JsonRpcBody | null
   /** The request's `Mcp-Session-Id`, if any. */
   readonly sessionId: string | undefined
   readonly history: CallHistorySink | null
@@ -84,18 +87,19 @@ export class ExchangeRecord {
     this.#reservation = null
   }
 
-  /** One history record per JSON-RPC request of the body, once. */
+  /** One history record per JSON-RPC request of the body (notifications are not calls), once. */
   #record(status: number, policy: PolicyCode | null): void {
-    const { history, messages, tunnel, arrivedAt, started } = this.#ctx
-    if (this.#recorded || history === null || messages === null) return
+    const { history, body, tunnel, arrivedAt, started } = this.#ctx
+    if (this.#recorded || history === null || body === null) return
     this.#recorded = true
     const durationMs = performance.now() - started
-    for (const request of messages.requests) {
+    for (const request of requestsOf(body)) {
       history.record({
         tunnelId: tunnel.id,
         at: arrivedAt,
-        method: request.method,
-        tool: request.tool,
+        method: request.method.slice(0, MAX_NAME_LENGTH),
+        tool:
+          request.target?.kind === 'tool' ? request.target.name.slice(0, MAX_NAME_LENGTH) : null,
         status,
         policyCode: policy,
         durationMs,

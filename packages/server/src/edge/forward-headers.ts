@@ -1,7 +1,10 @@
 /**
  * Which headers cross the edge. Towards the local server: no hop-by-hop headers, no public Host or
  * Origin (local servers check them against DNS rebinding), plus X-Forwarded-*. Towards the agent:
- * no hop-by-hop headers, SSE marked unbufferable, session headers exposed to browser agents.
+ * no hop-by-hop headers, SSE marked unbufferable, session headers exposed to browser agents, each
+ * `Set-Cookie` kept to the tunnel's own host (no `Domain`: a tunnel must not plant cookies on the
+ * service or on other tunnels), and a sandbox CSP: a tunnel serves MCP, never a web page that
+ * could run script on the service's zone.
  */
 import { HOP_BY_HOP_HEADERS as HOP_BY_HOP, type HeaderPairs } from '@burrow/protocol'
 
@@ -70,12 +73,26 @@ export function agentResponseHeaders(pairs: HeaderPairs): string[] {
     if (lower === 'access-control-allow-origin') allowOrigin = true
     if (lower === 'access-control-expose-headers') expose = true
     if (lower === 'x-accel-buffering') buffering = true
-    out.push(lower, value)
+    if (lower === 'content-security-policy' || lower === 'x-content-type-options') continue
+    out.push(lower, lower === 'set-cookie' ? hostOnlyCookie(value) : value)
   }
+  out.push('content-security-policy', SANDBOX_CSP, 'x-content-type-options', 'nosniff')
   if (sse && !buffering) out.push('x-accel-buffering', 'no')
   if (!allowOrigin) out.push('access-control-allow-origin', '*')
   if (!expose) out.push('access-control-expose-headers', 'mcp-session-id, mcp-protocol-version')
   return out
+}
+
+/** What every tunnel response says to a browser: render nothing active, run no script. */
+export const SANDBOX_CSP = "sandbox; default-src 'none'; frame-ancestors 'none'"
+
+/** A `Set-Cookie` value without its `Domain` attribute: the cookie stays on the tunnel's host. */
+export function hostOnlyCookie(value: string): string {
+  if (!/;\s*domain\s*=/i.test(value)) return value
+  return value
+    .split(';')
+    .filter((part, i) => i === 0 || !/^\s*domain\s*=/i.test(part))
+    .join(';')
 }
 
 /** The answer to a CORS preflight on `/mcp`: any origin may call with MCP's headers. */

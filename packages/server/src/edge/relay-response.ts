@@ -9,7 +9,7 @@ import type { ServerResponse } from 'node:http'
 import {
   POLICY_STATUS,
   RESET_CODE,
-  type JsonRpcId,
+  type RefusedId,
   type Logger,
   type MuxStream,
   type ResponseHead,
@@ -21,7 +21,7 @@ import { sendRefusal } from './send-refusal.js'
 /** What `relayResponse` needs besides the stream and the agent's response. */
 export interface RelayContext {
   /** Ids of the request's JSON-RPC messages, for refusals. */
-  readonly ids: JsonRpcId | JsonRpcId[]
+  readonly ids: RefusedId | RefusedId[]
   readonly record: ExchangeRecord
   /** Settles when the request's count is durable (null when nothing is counted). */
   readonly counted: Promise<void> | null

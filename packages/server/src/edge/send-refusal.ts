@@ -3,7 +3,13 @@
  * JSON-RPC batch is answered as JSON-RPC answers a batch: an array with one envelope per request.
  */
 import type { ServerResponse } from 'node:http'
-import { refusal, type JsonRpcId, type PolicyCode } from '@burrow/protocol'
+import {
+  ERROR_HEADER,
+  POLICY_STATUS,
+  refusalJson,
+  type PolicyCode,
+  type RefusedId,
+} from '@burrow/protocol'
 
 /** Answer with the envelope for `code`; `close` also ends the connection (e.g. after a 413). */
 export function sendRefusal(
@@ -13,7 +19,7 @@ export function sendRefusal(
   reason: string,
   opts: {
     /** The refused request's id, or the ids of a refused batch's requests. */
-    id?: JsonRpcId | readonly JsonRpcId[]
+    id?: RefusedId | readonly RefusedId[]
     jsonRpcCode?: number
     headers?: Record<string, string>
     close?: boolean
@@ -23,14 +29,10 @@ export function sendRefusal(
     res.destroy()
     return
   }
-  const ids = opts.id ?? null
-  const one = (id: JsonRpcId) => refusal(code, message, reason, id, opts.jsonRpcCode)
-  const r = one(Array.isArray(ids) ? null : (ids as JsonRpcId))
-  const body = JSON.stringify(
-    Array.isArray(ids) ? ids.map((id: JsonRpcId) => one(id).body) : r.body,
-  )
-  res.writeHead(r.status, {
-    ...r.headers,
+  const body = refusalJson(code, message, reason, opts.id ?? null, opts.jsonRpcCode)
+  res.writeHead(POLICY_STATUS[code], {
+    'content-type': 'application/json',
+    [ERROR_HEADER]: code,
     'content-length': Buffer.byteLength(body),
     'access-control-allow-origin': '*',
     'access-control-expose-headers': 'x-burrow-error, retry-after',

@@ -15,10 +15,19 @@ export class DatabaseUnavailableError extends Error {
   }
 }
 
+/** Driver error codes that mean burrowd may not write where the database lives. */
+const NOT_WRITABLE = new Set(['SQLITE_READONLY', 'SQLITE_CANTOPEN', 'EACCES', 'EPERM', 'EROFS'])
+
 function describeCause(cause: unknown): string {
   if (!(cause instanceof Error)) return String(cause)
+  const code = (cause as { code?: unknown }).code
+  if (typeof code === 'string' && NOT_WRITABLE.has(code.split('_').slice(0, 2).join('_'))) {
+    return (
+      `${cause.message}; burrowd must be able to create and write files there ` +
+      '(check the permissions and that the file system is not read-only, or set BURROW_DATA_DIR)'
+    )
+  }
   // Node's AggregateError for a refused multi-address connect has an empty message.
   if (cause.message !== '') return cause.message
-  const code = (cause as { code?: unknown }).code
   return typeof code === 'string' ? code : cause.name
 }

@@ -81,6 +81,10 @@ function createDialect(target: DatabaseTarget): {
   database.pragma('synchronous = NORMAL')
   database.pragma('foreign_keys = ON')
   database.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`)
+  // A file SQLite can only read opens without complaint; find out now, not at the first write.
+  // Writing user_version back unchanged is a write that changes nothing.
+  const version = Number(database.pragma('user_version', { simple: true }))
+  database.pragma(`user_version = ${version}`)
   return {
     dialect: new SqliteDialect({ database: cachedSqliteDatabase(database) }),
     // Kysely closes the database only if it ever ran a query; close it in any case.

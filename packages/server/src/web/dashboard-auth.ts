@@ -1,11 +1,12 @@
 /**
  * Sign-up, sign-in and sign-out: the dashboard's forms before a session exists. They carry a
  * pre-session CSRF token (a cookie and a form field that must match), check Origin, and are
- * rate limited per client address and per email.
+ * rate limited per client address; failed sign-ins also per account or device (sign-in-guard.ts).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { landingPage, signInPage, signUpPage } from './auth-pages.js'
 import { parseCookies } from './cookies.js'
+import { DEVICE_COOKIE, DEVICE_COOKIE_SECS } from './sign-in-guard.js'
 import type { DashboardKit } from './dashboard-kit.js'
 import { newFormToken } from './form-token.js'
 import { readForm } from './request-body.js'
@@ -81,10 +82,22 @@ export class DashboardAuth {
       ])
     const refused = this.#refusal(req, form)
     if (refused) return again(refused.startsWith('Too many') ? 429 : 403, refused)
+    const guard = this.#kit.opts.signInGuard
+    const device = parseCookies(req.headers.cookie).get(DEVICE_COOKIE)
+    const check = guard.check(values.email, device)
+    if (!check.ok) return again(429, check.message)
     const accounts = this.#kit.svc.accounts
     const account = await accounts.verifyLogin(values.email, form.get('password') ?? '')
-    if (!account) return again(401, 'Wrong email or password.')
-    await this.#startSession(res, account.id, '/dashboard')
+    if (!account) {
+      guard.failed(values.email, check.device)
+      return again(401, 'Wrong email or password.')
+    }
+    const trusted = this.#kit.cookie(
+      DEVICE_COOKIE,
+      guard.deviceCookie(values.email, check.device),
+      DEVICE_COOKIE_SECS,
+    )
+    await this.#startSession(res, account.id, '/dashboard', [trusted])
   }
 
   /** POST `/signout`. */
@@ -109,21 +122,21 @@ export class DashboardAuth {
     if (!cookie || !field || !sameSecret(cookie, field)) {
       return 'The form expired; please try again.'
     }
-    const email = (form.get('email') ?? '').trim().toLowerCase()
-    const address = req.socket.remoteAddress ?? 'unknown'
-    for (const key of [`ip:${address}`, `email:${email}`]) {
-      const decision = this.#kit.opts.signInLimiter.take(key)
-      if (!decision.ok) return `Too many attempts; try again in ${decision.retryAfterSecs} seconds.`
-    }
-    return null
+    return this.#kit.opts.signInGuard.attempt(this.#kit.opts.addresses.rateKey(req))
   }
 
-  async #startSession(res: ServerResponse, accountId: string, to: string): Promise<void> {
+  async #startSession(
+    res: ServerResponse,
+    accountId: string,
+    to: string,
+    cookies: readonly string[] = [],
+  ): Promise<void> {
     const session = await this.#kit.svc.sessions.create(accountId)
     redirect(res, to, {
       cookies: [
         this.#kit.cookie(SESSION_COOKIE, session.token, SESSION_COOKIE_SECS),
         this.#kit.cookie(FORM_COOKIE, '', 0),
+        ...cookies,
       ],
     })
   }

@@ -4,7 +4,8 @@
  * The route files (dashboard-*-routes.ts) build their handlers on it; dashboard.ts routes.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import type { RateLimiter } from '../app/rate-limiter.js'
+import type { ClientAddresses } from '../http/client-addresses.js'
+import type { SignInGuard } from './sign-in-guard.js'
 import { serializeCookie } from './cookies.js'
 import type { html } from './html.js'
 import type { Notice, Viewer } from './layout.js'
@@ -20,8 +21,10 @@ export interface DashboardOptions {
   readonly zone: string
   /** Whether the service host is reached over https (Secure cookies, HSTS). */
   readonly https: boolean
-  /** Limits sign-in and sign-up attempts per client address and per email. */
-  readonly signInLimiter: RateLimiter
+  /** Limits sign-in and sign-up attempts per client address, account and device. */
+  readonly signInGuard: SignInGuard
+  /** Who sent a request, behind the trusted proxies. */
+  readonly addresses: ClientAddresses
   readonly now?: () => Date
 }
 

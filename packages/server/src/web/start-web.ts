@@ -3,11 +3,12 @@
  * checkout when no Paddle keys are set), the dashboard and the JSON API over the store, and the
  * handlers the app mounts (payment webhooks, checkout pages). Plan changes evict cached plans.
  */
+import { randomBytes } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Logger } from '@burrow/protocol'
 import { Api } from '../api/api.js'
 import type { Mount } from '../app/app.js'
-import { RateLimiter } from '../app/rate-limiter.js'
+import type { ClientAddresses } from '../http/client-addresses.js'
 import { startBilling, type BillingRuntime } from '../billing/billing-runtime.js'
 import type { BillingService } from '../billing/billing-service.js'
 import type { TunnelRegistry } from '../broker/tunnel-registry.js'
@@ -17,12 +18,10 @@ import type { Store } from '../store/store.js'
 import type { WebhookEndpointStore } from '../webhooks/webhook-endpoint-store.js'
 import type { MetersView, SubscriptionView } from './billing-view.js'
 import { Dashboard } from './dashboard.js'
+import { SignInGuard } from './sign-in-guard.js'
 import { storeWebServices } from './store-web-services.js'
 import type { BillingPort } from './web-services.js'
 import { webhooksPort } from './webhooks-port.js'
-
-/** Sign-in and sign-up attempts one address (or one email) may make per minute. */
-export const SIGN_IN_ATTEMPTS_PER_MINUTE = 10
 
 /** What `startWeb` needs from `serve`. */
 export interface StartWebOptions {
@@ -43,6 +42,8 @@ export interface StartWebOptions {
   /** The port burrowd bound (public URLs on a localhost zone carry it). */
   readonly port: number
   readonly publicUrl: (subdomain: string, slug: string) => string
+  /** Who sent a request, behind the trusted proxies. */
+  readonly addresses: ClientAddresses
   readonly log: Logger
 }
 
@@ -92,7 +93,13 @@ export async function startWeb(opts: StartWebOptions): Promise<Web> {
     services,
     zone: config.zone,
     https,
-    signInLimiter: new RateLimiter({ capacity: SIGN_IN_ATTEMPTS_PER_MINUTE, perMs: 60_000 }),
+    signInGuard: new SignInGuard({
+      secret: await store.setSettingIfAbsent(
+        'device_cookie_secret',
+        randomBytes(32).toString('base64url'),
+      ),
+    }),
+    addresses: opts.addresses,
   })
   const api = new Api({ services, https })
   const mounts: Mount[] = [

@@ -17,20 +17,28 @@ const HASH = /^scrypt\$32768\$8\$1\$[A-Za-z0-9+/]{22}==\$[A-Za-z0-9+/]{43}=$/
 
 describe('passwordProblem', () => {
   it('accepts 8 to 200 characters', () => {
-    assert.equal(passwordProblem('12345678'), null)
-    assert.equal(passwordProblem('p'.repeat(200)), null)
+    assert.equal(passwordProblem('burrow-t4'), null)
+    assert.equal(passwordProblem('pq'.repeat(100)), null)
     assert.equal(passwordProblem('correct horse battery staple'), null)
+  })
+
+  it('refuses common passwords, whatever their case, and one character repeated', () => {
+    for (const common of ['password', '12345678', 'PassWord', 'qwertyuiop', 'iloveyou', 'letmein1'])
+      assert.match(passwordProblem(common) ?? '', /most commonly used/, common)
+    assert.match(passwordProblem('        ') ?? '', /only spaces/)
+    assert.match(passwordProblem('\t \t \t \t ') ?? '', /only spaces/)
+    assert.match(passwordProblem('aaaaaaaaaa') ?? '', /one character repeated/)
   })
 
   it('says what is wrong with a short or long password', () => {
     assert.equal(passwordProblem(''), 'password must be at least 8 characters long')
     assert.equal(passwordProblem('1234567'), 'password must be at least 8 characters long')
-    assert.equal(passwordProblem('p'.repeat(201)), 'password must be at most 200 characters long')
+    assert.equal(passwordProblem('pq'.repeat(101)), 'password must be at most 200 characters long')
   })
 
   it('counts characters, not UTF-16 units', () => {
-    assert.equal(passwordProblem('🦡'.repeat(8)), null)
-    assert.equal(passwordProblem('🦡'.repeat(200)), null)
+    assert.equal(passwordProblem('🦡🐇'.repeat(4)), null)
+    assert.equal(passwordProblem('🦡🐇'.repeat(100)), null)
     assert.match(passwordProblem('🦡'.repeat(7)) ?? '', /at least 8/)
   })
 })

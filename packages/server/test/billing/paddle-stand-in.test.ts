@@ -244,6 +244,31 @@ describe('PaddleStandIn', () => {
     assert.match(await paid.text(), /Payment complete/)
   })
 
+  it('returns the browser only to its own host or the configured origins (no open redirect)', async () => {
+    const txn = await transaction('buyer@example.com')
+    const evil = 'https://evil.example/phish'
+    const page = await (
+      await fetch(`${txn.checkout.url}&success_url=${encodeURIComponent(evil)}`)
+    ).text()
+    assert.ok(!page.includes('evil.example'), 'a foreign success_url is not carried')
+    const foreign = await fetch(`${base}/checkout/pay`, {
+      method: 'POST',
+      body: new URLSearchParams({ _ptxn: txn.id, success_url: evil }),
+      redirect: 'manual',
+    })
+    assert.equal(foreign.status, 200)
+    assert.match(await foreign.text(), /Payment complete/)
+    const other = await transaction('buyer2@example.com')
+    const home = `${base}/done?x=1`
+    const back = await fetch(`${base}/checkout/pay`, {
+      method: 'POST',
+      body: new URLSearchParams({ _ptxn: other.id, success_url: home }),
+      redirect: 'manual',
+    })
+    assert.equal(back.status, 303)
+    assert.equal(back.headers.get('location'), home)
+  })
+
   it('answers 404 for a checkout that names no transaction', async () => {
     assert.equal((await fetch(`${base}/checkout?_ptxn=txn_nope`)).status, 404)
     const pay = await fetch(`${base}/checkout/pay`, {

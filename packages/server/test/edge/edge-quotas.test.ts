@@ -109,7 +109,7 @@ describe('edge quotas on batches, notifications and ids', () => {
       { jsonrpc: '2.0', id: 11, method: 'tools/list' },
       call('twelve'),
       { jsonrpc: '2.0', id: 'sampling-1', result: {} },
-      42,
+      { jsonrpc: '2.0', method: 'notifications/progress', params: {} },
     ])
     const req = await client.nextRequest()
     assert.match((await req.body).toString(), /"twelve"/, 'the batch is forwarded untouched')
@@ -118,21 +118,31 @@ describe('edge quotas on batches, notifications and ids', () => {
     assert.equal(toolCalls(), LIMIT)
   })
 
-  it('refuses notifications and requests alike once the limit is reached', async () => {
+  it('refuses calls once the limit is reached, and calls without an id always', async () => {
     const before = seen()
-    assertRefusal(await post(call(undefined)), { policy: 'quota_exceeded', id: null })
-    assertRefusal(await post(call(null)), { policy: 'quota_exceeded', id: null })
     assertRefusal(await post(call(0)), { policy: 'quota_exceeded', id: 0 })
     assertRefusal(await post(call('abc-é')), { policy: 'quota_exceeded', id: 'abc-é' })
-    // A batch of notifications only has no id to answer: one envelope with id null.
+    // A call without an id is no call: refused as invalid, never counted nor forwarded.
+    assertRefusal(await post(call(undefined)), {
+      policy: 'invalid_request',
+      id: null,
+      jsonRpcCode: -32600,
+      reason: /tools\/call is a request: it needs an id/,
+    })
     assertRefusal(
       await post([call(undefined), { jsonrpc: '2.0', method: 'notifications/cancelled' }]),
-      { policy: 'quota_exceeded', id: null },
+      { policy: 'invalid_request', id: null, jsonRpcCode: -32600 },
     )
-    // An id that is neither string nor number is answered with null.
-    assertRefusal(await post(call({ nested: 1 } as unknown as string)), {
-      policy: 'quota_exceeded',
+    // An id that is neither string nor number makes the message invalid: answered with null.
+    assertRefusal(await post(call(null)), {
+      policy: 'invalid_request',
       id: null,
+      jsonRpcCode: -32600,
+    })
+    assertRefusal(await post(call({ nested: 1 } as unknown as string)), {
+      policy: 'invalid_request',
+      id: null,
+      jsonRpcCode: -32600,
     })
     assert.equal(seen(), before)
     assert.equal(toolCalls(), LIMIT)
@@ -170,12 +180,10 @@ describe('edge quotas on batches, notifications and ids', () => {
         `no ${JSON.stringify(row)} in ${JSON.stringify(rows)}`,
       )
     has({ method: 'tools/call', tool: 'echo', status: 429, policy_code: 'quota_exceeded' })
-    has({
-      method: 'notifications/progress',
-      tool: null,
-      status: 429,
-      policy_code: 'quota_exceeded',
-    })
+    assert.ok(
+      !rows.some((r) => r.method.startsWith('notifications/')),
+      'notifications are not calls and are not recorded',
+    )
     has({ method: 'tools/call', tool: 'echo', status: 200, policy_code: null })
     has({ method: 'tools/list', tool: null, status: 200, policy_code: null })
   })

@@ -58,7 +58,7 @@ describe('relayResponse', () => {
       const record = new ExchangeRecord({
         tunnel: { id: 'tun_1', accountId: 'acc_1', plan: 'free' },
         method: 'POST',
-        messages: null,
+        body: null,
         sessionId: undefined,
         history: null,
         sessions: null,

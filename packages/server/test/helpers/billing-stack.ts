@@ -102,6 +102,8 @@ export async function startBillingStack(
     prices: TEST_PRICES,
     now,
     retryDelaysMs: [0, 0, 0],
+    // The dashboard the tests return to, on a host of its own (as Paddle's page would be).
+    returnOrigins: ['http://burrow.test'],
   })
 
   return {

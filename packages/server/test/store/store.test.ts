@@ -155,11 +155,11 @@ for (const backend of testBackends()) {
       })
 
       it('refuses a password longer than any that can be set, however long', async () => {
-        const long = 'x'.repeat(201)
-        await store.createAccount({ email: 'a@b.c', slug: 'acme', password: 'x'.repeat(200) })
+        const long = 'xy'.repeat(100) + 'x'
+        await store.createAccount({ email: 'a@b.c', slug: 'acme', password: 'xy'.repeat(100) })
         assert.equal(await store.verifyLogin('a@b.c', long), undefined)
         assert.equal(await store.verifyLogin('a@b.c', 'x'.repeat(1_000_000)), undefined)
-        assert.ok(await store.verifyLogin('a@b.c', 'x'.repeat(200)))
+        assert.ok(await store.verifyLogin('a@b.c', 'xy'.repeat(100)))
       })
 
       it('refuses passwords that are too short or too long, creating nothing', async () => {

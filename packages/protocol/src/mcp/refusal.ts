@@ -1,7 +1,9 @@
 /**
- * The one envelope every refusal uses (ARCHITECTURE §3): an HTTP status, header
+ * The one envelope every refusal uses (docs/architecture.md): an HTTP status, header
  * `x-burrow-error: <policy_code>`, and a JSON-RPC error carrying the refused request's id.
  */
+import { JSONRPC_CODE } from './json-rpc-codes.js'
+import type { JsonRpcId } from './json-rpc.js'
 
 /** Policy codes and the HTTP status each one is sent with. */
 export const POLICY_STATUS = {
@@ -14,6 +16,8 @@ export const POLICY_STATUS = {
   tunnel_not_found: 404,
   upstream_unreachable: 502,
   payload_too_large: 413,
+  uri_too_long: 414,
+  headers_too_large: 431,
   parse_error: 400,
   invalid_request: 400,
   not_found: 404,
@@ -27,21 +31,13 @@ export type PolicyCode = keyof typeof POLICY_STATUS
 /** Header naming the policy that refused a request. */
 export const ERROR_HEADER = 'x-burrow-error'
 
-/** JSON-RPC error codes used in envelopes. */
-export const JSONRPC_CODE = {
-  /** Refused by a Burrow policy. */
-  refused: -32000,
-  parseError: -32700,
-  invalidRequest: -32600,
-} as const
-
-/** A JSON-RPC id as it may appear in a refused request. */
-export type JsonRpcId = string | number | null
+/** The id a refusal answers: the refused request's, or null when it had none that could be read. */
+export type RefusedId = JsonRpcId | null
 
 /** The JSON-RPC body of a refusal. */
 export interface RefusalBody {
   readonly jsonrpc: '2.0'
-  readonly id: JsonRpcId
+  readonly id: RefusedId
   readonly error: {
     readonly code: number
     readonly message: string
@@ -65,7 +61,7 @@ export function refusal(
   code: PolicyCode,
   message: string,
   reason: string,
-  id: JsonRpcId = null,
+  id: RefusedId = null,
   jsonRpcCode: number = JSONRPC_CODE.refused,
 ): Refusal {
   const status = POLICY_STATUS[code]
@@ -82,4 +78,22 @@ export function refusal(
       },
     },
   }
+}
+
+/**
+ * The JSON text of a refusal answering `ids`: one envelope for a single id, an array with one
+ * envelope per id for a refused batch (as JSON-RPC answers a batch).
+ */
+export function refusalJson(
+  code: PolicyCode,
+  message: string,
+  reason: string,
+  ids: RefusedId | readonly RefusedId[],
+  jsonRpcCode: number = JSONRPC_CODE.refused,
+): string {
+  if (!Array.isArray(ids))
+    return JSON.stringify(refusal(code, message, reason, ids as RefusedId, jsonRpcCode).body)
+  return JSON.stringify(
+    (ids as readonly RefusedId[]).map((id) => refusal(code, message, reason, id, jsonRpcCode).body),
+  )
 }

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { RateLimiter } from '../../src/app/rate-limiter.js'
+import { RateLimiter } from '../../src/http/rate-limiter.js'
 
 describe('RateLimiter', () => {
   const limiter = (now: () => number, maxKeys?: number) =>

@@ -60,6 +60,22 @@ export class RateLimiter {
     return { ok: false, retryAfterSecs: Math.max(1, Math.ceil(waitMs / 1000)) }
   }
 
+  /**
+   * Whether `key` could spend one request now, without spending it: ok, or the seconds until it
+   * could. For limits that only failures spend (the caller `take`s after a failure).
+   */
+  peek(key: string): RateDecision {
+    const bucket = this.#buckets.get(key)
+    if (!bucket) return { ok: true }
+    const tokens = Math.min(
+      this.#capacity,
+      bucket.tokens + ((this.#now() - bucket.at) * this.#capacity) / this.#perMs,
+    )
+    if (tokens >= 1) return { ok: true }
+    const waitMs = ((1 - tokens) * this.#perMs) / this.#capacity
+    return { ok: false, retryAfterSecs: Math.max(1, Math.ceil(waitMs / 1000)) }
+  }
+
   /** Keys currently remembered (for tests). */
   get size(): number {
     return this.#buckets.size

@@ -1,0 +1,97 @@
+/**
+ * One JSON-RPC message, classified: request, notification or response (or invalid, with why), its
+ * id and method, the tool, prompt or resource a call targets, and the protocol era its body
+ * speaks. The edge counts and governs from this, the CLI routes and meters from it.
+ */
+import { isJsonRpcId, isRecord, type JsonRpcId, parseJsonRpcMessage } from './json-rpc.js'
+import { bodyProtocolVersion, eraOf, type ProtocolEra } from './protocol-era.js'
+
+/** What a `tools/call`, `prompts/get` or `resources/read` names. */
+export interface MessageTarget {
+  readonly kind: 'tool' | 'prompt' | 'resource'
+  /** The tool or prompt name, or the resource URI. */
+  readonly name: string
+}
+
+/** A message as classified. `value` is the object as it arrived. */
+export type ClassifiedMessage =
+  | {
+      readonly kind: 'request'
+      readonly id: JsonRpcId
+      readonly method: string
+      readonly target: MessageTarget | null
+      readonly era: ProtocolEra
+      /** `params._meta.protocolVersion`, or null. */
+      readonly bodyVersion: string | null
+      readonly value: Record<string, unknown>
+    }
+  | {
+      readonly kind: 'notification'
+      readonly method: string
+      readonly target: MessageTarget | null
+      readonly era: ProtocolEra
+      readonly bodyVersion: string | null
+      readonly value: Record<string, unknown>
+    }
+  | {
+      readonly kind: 'response'
+      /** Null in an error answer to unreadable input. */
+      readonly id: JsonRpcId | null
+      readonly error: boolean
+      readonly value: Record<string, unknown>
+    }
+  | {
+      readonly kind: 'invalid'
+      /** The id, when one could be read (so a refusal can carry it). */
+      readonly id: JsonRpcId | null
+      /** The method, when one could be read. */
+      readonly method: string | null
+      /** What is wrong, as a sentence. */
+      readonly problem: string
+      readonly value: unknown
+    }
+
+const TARGET_PARAM: Readonly<Record<string, readonly ['tool' | 'prompt' | 'resource', string]>> = {
+  'tools/call': ['tool', 'name'],
+  'prompts/get': ['prompt', 'name'],
+  'resources/read': ['resource', 'uri'],
+  'resources/subscribe': ['resource', 'uri'],
+  'resources/unsubscribe': ['resource', 'uri'],
+}
+
+/** Classify one untrusted value as a JSON-RPC message. Never throws. */
+export function classifyMessage(value: unknown): ClassifiedMessage {
+  const parsed = parseJsonRpcMessage(value)
+  if (typeof parsed === 'string') {
+    const record = isRecord(value) ? value : null
+    return {
+      kind: 'invalid',
+      id: record && isJsonRpcId(record.id) ? record.id : null,
+      method: record && typeof record.method === 'string' ? record.method : null,
+      problem: parsed,
+      value,
+    }
+  }
+  const record = parsed as unknown as Record<string, unknown>
+  if (!('method' in parsed)) {
+    return { kind: 'response', id: parsed.id, error: 'error' in parsed, value: record }
+  }
+  const bodyVersion = bodyProtocolVersion(record)
+  const common = {
+    method: parsed.method,
+    target: targetOf(parsed.method, parsed.params),
+    era: eraOf(parsed.method, bodyVersion),
+    bodyVersion,
+    value: record,
+  }
+  return 'id' in parsed
+    ? { kind: 'request', id: parsed.id, ...common }
+    : { kind: 'notification', ...common }
+}
+
+function targetOf(method: string, params: unknown): MessageTarget | null {
+  const spec = TARGET_PARAM[method]
+  if (!spec || !isRecord(params)) return null
+  const name = params[spec[1]]
+  return typeof name === 'string' ? { kind: spec[0], name } : null
+}

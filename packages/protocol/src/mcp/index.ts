@@ -1,0 +1,46 @@
+/**
+ * MCP messages without I/O: the one JSON-RPC body reader, the message classifier for every
+ * protocol revision, the error-code table and the protocol eras. Re-exported by the package root.
+ */
+export { JSONRPC_CODE } from './json-rpc-codes.js'
+export type { JsonRpcCode } from './json-rpc-codes.js'
+export {
+  parseJsonRpcMessage,
+  isRequest,
+  isNotification,
+  isResponse,
+  errorResponse,
+  idKey,
+  isJsonRpcId,
+  isRecord,
+} from './json-rpc.js'
+export type {
+  JsonRpcId,
+  JsonRpcRequest,
+  JsonRpcNotification,
+  JsonRpcResult,
+  JsonRpcError,
+  JsonRpcResponse,
+  JsonRpcMessage,
+} from './json-rpc.js'
+export {
+  MODERN_PROTOCOL_VERSION,
+  LEGACY_PROTOCOL_VERSIONS,
+  DEFAULT_PROTOCOL_VERSION,
+  BATCHING_PROTOCOL_VERSIONS,
+  bodyProtocolVersion,
+  eraOf,
+} from './protocol-era.js'
+export type { ProtocolEra } from './protocol-era.js'
+export { classifyMessage } from './classify-message.js'
+export type { ClassifiedMessage, MessageTarget } from './classify-message.js'
+export {
+  readJsonRpcBody,
+  isBodyProblem,
+  refusalIds,
+  refusalIdsOf,
+  DEFAULT_BODY_LIMITS,
+} from './json-rpc-body.js'
+export type { JsonRpcBody, BodyProblem, BodyLimits } from './json-rpc-body.js'
+export { refusal, refusalJson, POLICY_STATUS, ERROR_HEADER } from './refusal.js'
+export type { PolicyCode, Refusal, RefusalBody, RefusedId } from './refusal.js'

@@ -1,0 +1,155 @@
+/**
+ * The one reader of JSON-RPC POST bodies, for the edge and the CLI. Bounded before it parses:
+ * nesting deeper than `maxDepth` is refused without building it (a body of brackets costs the
+ * parser far more than its size suggests, and any recursive walk of it would overflow the stack),
+ * and a batch may hold at most `maxBatch` messages. Each message is classified
+ * (classify-message.ts); invalid ones are kept, with why, for the caller to refuse or pass on.
+ */
+import { classifyMessage, type ClassifiedMessage } from './classify-message.js'
+import { JSONRPC_CODE } from './json-rpc-codes.js'
+import type { JsonRpcId } from './json-rpc.js'
+
+/** Bounds of `readJsonRpcBody`. */
+export interface BodyLimits {
+  /** Deepest nesting of arrays and objects, the batch array included. */
+  readonly maxDepth: number
+  /** Most messages in one batch. */
+  readonly maxBatch: number
+}
+
+/** Nesting deeper than MCP's own messages ever need; a batch as large as the MCP SDK allows. */
+export const DEFAULT_BODY_LIMITS: BodyLimits = { maxDepth: 64, maxBatch: 100 }
+
+/** A body read as JSON-RPC: one message, or a batch (a JSON array) of them. */
+export interface JsonRpcBody {
+  readonly batch: boolean
+  readonly messages: readonly ClassifiedMessage[]
+}
+
+/** Why a body cannot be read as JSON-RPC at all. */
+export interface BodyProblem {
+  /** The JSON-RPC error code to answer with. */
+  readonly code: number
+  /** `parse_error`: not JSON (or too deep to read); `invalid_request`: not JSON-RPC. */
+  readonly policy: 'parse_error' | 'invalid_request'
+  /** A short summary, for `error.message`. */
+  readonly message: string
+  /** What is wrong, for the agent. */
+  readonly reason: string
+}
+
+const decoder = new TextDecoder('utf-8', { fatal: true })
+
+/** Read `bytes` as a JSON-RPC body, or say why it is not one. Never throws. */
+export function readJsonRpcBody(
+  bytes: Uint8Array,
+  limits: BodyLimits = DEFAULT_BODY_LIMITS,
+): JsonRpcBody | BodyProblem {
+  const depth = nestingDepth(bytes, limits.maxDepth)
+  if (depth > limits.maxDepth) {
+    return parseProblem(`the body nests arrays and objects deeper than ${limits.maxDepth} levels`)
+  }
+  let value: unknown
+  try {
+    value = JSON.parse(decoder.decode(bytes))
+  } catch (err) {
+    return parseProblem(`the request body is not valid JSON: ${(err as Error).message}`)
+  }
+  if (!Array.isArray(value)) {
+    if (typeof value !== 'object' || value === null) {
+      return invalid('a JSON-RPC message must be an object')
+    }
+    return { batch: false, messages: [classifyMessage(value)] }
+  }
+  if (value.length === 0) return invalid('a JSON-RPC batch must contain at least one message')
+  if (value.length > limits.maxBatch) {
+    return invalid(
+      `a JSON-RPC batch holds at most ${limits.maxBatch} messages; this one has ${value.length}`,
+    )
+  }
+  return { batch: true, messages: value.map(classifyMessage) }
+}
+
+/** True when `read` is a problem rather than a body. */
+export function isBodyProblem(read: JsonRpcBody | BodyProblem): read is BodyProblem {
+  return 'policy' in read
+}
+
+/**
+ * The ids a refusal of `body` answers: the single message's id (null when it has none), or, for a
+ * batch, one per request (null when the batch holds no request: the agent still gets one
+ * envelope saying why).
+ */
+export function refusalIds(body: JsonRpcBody | null): JsonRpcId | null | (JsonRpcId | null)[] {
+  if (body === null) return null
+  if (!body.batch) {
+    const m = body.messages[0]
+    return m && m.kind !== 'notification' ? m.id : null
+  }
+  const ids: (JsonRpcId | null)[] = []
+  for (const m of body.messages) {
+    if (m.kind === 'request') ids.push(m.id)
+    else if (m.kind === 'invalid' && m.id !== null) ids.push(m.id)
+  }
+  return ids.length > 0 ? ids : null
+}
+
+/**
+ * The ids a refusal of the raw body `bytes` answers (see `refusalIds`); null when the body cannot
+ * be read. For answers built far from where the body was read (a local server that failed).
+ */
+export function refusalIdsOf(bytes: Uint8Array): JsonRpcId | null | (JsonRpcId | null)[] {
+  if (bytes.length === 0) return null
+  const body = readJsonRpcBody(bytes)
+  return isBodyProblem(body) ? null : refusalIds(body)
+}
+
+function parseProblem(reason: string): BodyProblem {
+  return { code: JSONRPC_CODE.parseError, policy: 'parse_error', message: 'Parse error', reason }
+}
+
+function invalid(reason: string): BodyProblem {
+  return {
+    code: JSONRPC_CODE.invalidRequest,
+    policy: 'invalid_request',
+    message: 'Invalid Request',
+    reason,
+  }
+}
+
+const QUOTE = 0x22
+const BACKSLASH = 0x5c
+
+/**
+ * The deepest nesting of `[` and `{` outside strings, or `stop + 1` as soon as it passes `stop`.
+ * Strings are skipped with a native search for their closing quote.
+ */
+function nestingDepth(bytes: Uint8Array, stop: number): number {
+  let depth = 0
+  let deepest = 0
+  const n = bytes.length
+  for (let i = 0; i < n; i++) {
+    const c = bytes[i]!
+    if (c === QUOTE) {
+      let end = bytes.indexOf(QUOTE, i + 1)
+      while (end !== -1 && escaped(bytes, end)) end = bytes.indexOf(QUOTE, end + 1)
+      if (end === -1) return deepest
+      i = end
+    } else if (c === 0x5b || c === 0x7b) {
+      if (++depth > deepest) {
+        deepest = depth
+        if (deepest > stop) return deepest
+      }
+    } else if (c === 0x5d || c === 0x7d) {
+      depth--
+    }
+  }
+  return deepest
+}
+
+/** Whether the quote at `at` is escaped: an odd number of backslashes before it. */
+function escaped(bytes: Uint8Array, at: number): boolean {
+  let count = 0
+  for (let i = at - 1; i >= 0 && bytes[i] === BACKSLASH; i--) count++
+  return count % 2 === 1
+}

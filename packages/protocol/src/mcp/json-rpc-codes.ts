@@ -1,0 +1,22 @@
+/**
+ * The JSON-RPC error codes Burrow sends or reads: JSON-RPC 2.0's own, and the ones MCP and Burrow
+ * define in the implementation range. The one table for the edge, the CLI's front and aggregator.
+ */
+
+/** JSON-RPC error codes by name. */
+export const JSONRPC_CODE = {
+  /** The bytes are not JSON. */
+  parseError: -32700,
+  /** JSON that is not a valid JSON-RPC message. */
+  invalidRequest: -32600,
+  methodNotFound: -32601,
+  invalidParams: -32602,
+  internalError: -32603,
+  /** Implementation-defined server error: a Burrow policy refused the request (the envelope). */
+  refused: -32000,
+  /** What the MCP SDK's server answers for an unknown session id (with HTTP 404). */
+  sessionNotFound: -32001,
+} as const
+
+/** A JSON-RPC error code of the table. */
+export type JsonRpcCode = (typeof JSONRPC_CODE)[keyof typeof JSONRPC_CODE]

@@ -1,0 +1,158 @@
+// The one JSON-RPC body reader: golden single messages and batches, every message kind, the
+// targets of calls, protocol eras, refusal ids, and hostile bodies (deep, huge, malformed).
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import {
+  classifyMessage,
+  isBodyProblem,
+  readJsonRpcBody,
+  refusalIds,
+  type BodyProblem,
+  type JsonRpcBody,
+} from '../../src/index.js'
+
+function read(value: unknown): JsonRpcBody {
+  const r = readJsonRpcBody(Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)))
+  if (isBodyProblem(r)) throw new Error(`unexpected problem: ${r.reason}`)
+  return r
+}
+
+function problem(text: string | Buffer): BodyProblem {
+  const r = readJsonRpcBody(Buffer.isBuffer(text) ? text : Buffer.from(text))
+  assert.ok(isBodyProblem(r), 'expected a problem')
+  return r
+}
+
+describe('readJsonRpcBody', () => {
+  it('reads a tools/call request: id, method, tool, legacy era', () => {
+    const body = read({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'echo' } })
+    assert.equal(body.batch, false)
+    const m = body.messages[0]!
+    assert.equal(m.kind, 'request')
+    assert.ok(m.kind === 'request')
+    assert.equal(m.id, 7)
+    assert.equal(m.method, 'tools/call')
+    assert.deepEqual(m.target, { kind: 'tool', name: 'echo' })
+    assert.equal(m.era, 'legacy')
+  })
+
+  it('names the prompt of prompts/get and the resource of resources/read', () => {
+    const p = read({ jsonrpc: '2.0', id: 1, method: 'prompts/get', params: { name: 'greet' } })
+    assert.deepEqual(p.messages[0]!.kind === 'request' && p.messages[0]!.target, {
+      kind: 'prompt',
+      name: 'greet',
+    })
+    const r = read({
+      jsonrpc: '2.0',
+      id: 'a',
+      method: 'resources/read',
+      params: { uri: 'file:///x' },
+    })
+    assert.deepEqual(r.messages[0]!.kind === 'request' && r.messages[0]!.target, {
+      kind: 'resource',
+      name: 'file:///x',
+    })
+  })
+
+  it('reads the era from the body: _meta.protocolVersion or server/discover', () => {
+    const modern = read({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/list',
+      params: { _meta: { protocolVersion: '2026-07-28' } },
+    })
+    assert.ok(modern.messages[0]!.kind === 'request')
+    assert.equal(modern.messages[0]!.era, 'modern')
+    assert.equal(modern.messages[0]!.bodyVersion, '2026-07-28')
+    const discover = read({ jsonrpc: '2.0', id: 1, method: 'server/discover' })
+    assert.ok(discover.messages[0]!.kind === 'request' && discover.messages[0]!.era === 'modern')
+    const older = read({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/list',
+      params: { _meta: { protocolVersion: '2025-11-25' } },
+    })
+    assert.ok(older.messages[0]!.kind === 'request' && older.messages[0]!.era === 'legacy')
+  })
+
+  it('tells notifications, responses and invalid messages apart', () => {
+    const body = read([
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', id: 3, result: {} },
+      { jsonrpc: '2.0', id: null, error: { code: -1, message: 'x' } },
+      { id: 4, method: 'tools/call' },
+      { jsonrpc: '2.0', id: { a: 1 }, method: 'ping' },
+    ])
+    assert.deepEqual(
+      body.messages.map((m) => m.kind),
+      ['notification', 'response', 'response', 'invalid', 'invalid'],
+    )
+    const invalid = body.messages[3]!
+    assert.ok(invalid.kind === 'invalid')
+    assert.equal(invalid.id, 4)
+    assert.equal(invalid.method, 'tools/call')
+    assert.match(invalid.problem, /jsonrpc/)
+  })
+
+  it('refuses bodies that are not JSON, not objects, or empty batches', () => {
+    assert.equal(problem('{"jsonrpc":').policy, 'parse_error')
+    assert.equal(problem(Buffer.from([0x7b, 0xff, 0x7d])).policy, 'parse_error')
+    assert.equal(problem('42').policy, 'invalid_request')
+    assert.equal(problem('null').policy, 'invalid_request')
+    assert.equal(problem('[]').policy, 'invalid_request')
+  })
+
+  it('caps batches and nesting before it builds them', () => {
+    const batch = JSON.stringify(
+      Array.from({ length: 101 }, (_, i) => ({ jsonrpc: '2.0', method: 'x', id: i })),
+    )
+    assert.match(problem(batch).reason, /at most 100 messages; this one has 101/)
+    assert.equal(read((JSON.parse(batch) as unknown[]).slice(1)).messages.length, 100)
+    const deep = '['.repeat(1_000_000) + ']'.repeat(1_000_000)
+    const p = problem(deep)
+    assert.equal(p.policy, 'parse_error')
+    assert.match(p.reason, /deeper than 64 levels/)
+    // Brackets inside strings do not count, escaped quotes included.
+    const args = { s: '[[[[' + '\\"'.repeat(10) + '{{{{'.repeat(100), t: 'a"b[' }
+    assert.equal(
+      read({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'x', arguments: args } })
+        .messages.length,
+      1,
+    )
+    let nested: unknown = { v: 1 }
+    for (let i = 0; i < 60; i++) nested = { n: nested }
+    assert.equal(read({ jsonrpc: '2.0', id: 1, method: 'm', params: nested }).messages.length, 1)
+  })
+
+  it('gives the ids a refusal answers', () => {
+    assert.equal(refusalIds(read({ jsonrpc: '2.0', id: 'r', method: 'ping' })), 'r')
+    assert.equal(refusalIds(read({ jsonrpc: '2.0', method: 'ping' })), null)
+    assert.equal(refusalIds(null), null)
+    assert.deepEqual(
+      refusalIds(
+        read([
+          { jsonrpc: '2.0', id: 1, method: 'a' },
+          { jsonrpc: '2.0', method: 'n' },
+          { jsonrpc: '2.0', id: 2, method: 'b' },
+        ]),
+      ),
+      [1, 2],
+    )
+    assert.equal(refusalIds(read([{ jsonrpc: '2.0', method: 'n' }])), null)
+  })
+
+  it('classifies any value without throwing', () => {
+    for (const v of [
+      undefined,
+      null,
+      1,
+      'x',
+      [],
+      {},
+      { method: 1 },
+      { jsonrpc: '2.0', result: 1, id: 1 },
+    ]) {
+      assert.equal(classifyMessage(v).kind, 'invalid')
+    }
+  })
+})

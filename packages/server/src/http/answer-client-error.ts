@@ -1,0 +1,30 @@
+/**
+ * Requests node:http cannot parse never reach a handler: node answers them itself with a bare
+ * status line (and a header block over `--max-http-header-size` with 431). This answers them with
+ * the refusal envelope instead, like every other refusal, then closes the connection.
+ */
+import type { Duplex } from 'node:stream'
+import { ERROR_HEADER, refusal, type PolicyCode } from '@burrow/protocol'
+
+/** Node's parser error codes that mean "the head is too large". */
+const TOO_LARGE = new Set(['HPE_HEADER_OVERFLOW', 'HPE_URI_TOO_LONG'])
+
+/** For `server.on('clientError', …)`: answer `err` on `socket` with the envelope. */
+export function answerClientError(err: Error & { code?: string }, socket: Duplex): void {
+  if (err.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy()
+    return
+  }
+  const [code, reason]: [PolicyCode, string] = TOO_LARGE.has(err.code ?? '')
+    ? ['headers_too_large', 'the request line and headers exceed the 16 KiB the service accepts']
+    : err.code === 'HPE_HEADER_TIMEOUT' || err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? ['invalid_request', 'the request head did not arrive in time']
+      : ['invalid_request', 'the request is not valid HTTP/1.1']
+  const r = refusal(code, code.replace(/_/g, ' '), reason)
+  const body = JSON.stringify(r.body)
+  socket.end(
+    `HTTP/1.1 ${r.status} ${r.status === 431 ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n` +
+      `Content-Type: application/json\r\n${ERROR_HEADER}: ${code}\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  )
+}

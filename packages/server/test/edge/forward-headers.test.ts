@@ -1,0 +1,99 @@
+// Which headers cross the edge: cookies stay on the tunnel's host and each stays its own field,
+// every answer carries the sandbox CSP, hop-by-hop headers stay behind.
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import {
+  agentResponseHeaders,
+  hostOnlyCookie,
+  SANDBOX_CSP,
+  upstreamRequestHeaders,
+} from '../../src/edge/forward-headers.js'
+
+function pairs(flat: string[]): [string, string][] {
+  const out: [string, string][] = []
+  for (let i = 0; i < flat.length; i += 2) out.push([flat[i]!, flat[i + 1]!])
+  return out
+}
+
+describe('agentResponseHeaders', () => {
+  it('drops Domain from every Set-Cookie and keeps each one a field of its own', () => {
+    const out = pairs(
+      agentResponseHeaders([
+        ['set-cookie', 'burrow_session=evil; Domain=localhost; Path=/; HttpOnly'],
+        ['Set-Cookie', 'b=2; domain=.example.com'],
+        ['set-cookie', 'c=3; Path=/; Secure'],
+      ]),
+    )
+    const cookies = out.filter(([n]) => n === 'set-cookie').map(([, v]) => v)
+    assert.deepEqual(cookies, [
+      'burrow_session=evil; Path=/; HttpOnly',
+      'b=2',
+      'c=3; Path=/; Secure',
+    ])
+  })
+
+  it('sends the sandbox CSP and nosniff, replacing whatever the upstream said', () => {
+    const out = pairs(
+      agentResponseHeaders([
+        ['content-type', 'text/html'],
+        ['content-security-policy', "script-src 'unsafe-inline'"],
+        ['x-content-type-options', 'sniff'],
+      ]),
+    )
+    assert.deepEqual(
+      out.filter(([n]) => n === 'content-security-policy'),
+      [['content-security-policy', SANDBOX_CSP]],
+    )
+    assert.deepEqual(
+      out.filter(([n]) => n === 'x-content-type-options'),
+      [['x-content-type-options', 'nosniff']],
+    )
+  })
+
+  it('drops hop-by-hop headers and the ones Connection names', () => {
+    const out = pairs(
+      agentResponseHeaders([
+        ['connection', 'x-secret'],
+        ['x-secret', '1'],
+        ['transfer-encoding', 'chunked'],
+        ['content-type', 'text/event-stream'],
+      ]),
+    )
+    const names = out.map(([n]) => n)
+    assert.ok(!names.includes('x-secret'))
+    assert.ok(!names.includes('transfer-encoding'))
+    assert.ok(names.includes('x-accel-buffering'))
+  })
+})
+
+describe('hostOnlyCookie', () => {
+  it('leaves cookies without Domain untouched', () => {
+    assert.equal(hostOnlyCookie('a=1; Path=/'), 'a=1; Path=/')
+    // A value that merely contains the word is not an attribute.
+    assert.equal(hostOnlyCookie('a=domain=x; Path=/'), 'a=domain=x; Path=/')
+  })
+})
+
+describe('upstreamRequestHeaders', () => {
+  it('replaces Host, Origin and forwarding headers', () => {
+    const out = upstreamRequestHeaders(
+      [
+        'Host',
+        'a--b.localhost',
+        'Origin',
+        'https://evil',
+        'X-Forwarded-For',
+        '1.2.3.4',
+        'Accept',
+        '*/*',
+      ],
+      { clientIp: '9.9.9.9', proto: 'https', host: 'a--b.localhost' },
+    )
+    assert.deepEqual(out, [
+      ['accept', '*/*'],
+      ['x-forwarded-for', '9.9.9.9'],
+      ['x-forwarded-proto', 'https'],
+      ['x-forwarded-host', 'a--b.localhost'],
+    ])
+  })
+})

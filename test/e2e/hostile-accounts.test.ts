@@ -1,0 +1,114 @@
+/**
+ * Hostile traffic against the dashboard's accounts, through a real burrowd: weak passwords are
+ * refused at sign-up; sign-in limits count per client address behind the trusted proxy (each
+ * address its own bucket), and an attacker guessing from many addresses stops further guesses
+ * without locking the owner out of a browser they signed in with before.
+ */
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { startService, type Service } from '../helpers/stack.js'
+
+/** A form post from a browser at `address` (as the TLS proxy on loopback reports it). */
+async function formPost(
+  base: string,
+  path: '/signup' | '/signin',
+  fields: Record<string, string>,
+  address: string,
+  cookies: readonly string[] = [],
+): Promise<Response> {
+  const page = await fetch(`${base}${path}`, { headers: { 'x-forwarded-for': address } })
+  const formCookie = (page.headers.get('set-cookie') ?? '').split(';', 1)[0] ?? ''
+  const token = /name="_csrf" value="([^"]+)"/.exec(await page.text())?.[1] ?? ''
+  return fetch(`${base}${path}`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      cookie: [formCookie, ...cookies].join('; '),
+      'x-forwarded-for': address,
+    },
+    body: new URLSearchParams({ _csrf: token, ...fields }),
+  })
+}
+
+describe('hostile traffic against accounts', () => {
+  let service: Service
+  let base: string
+
+  before(async () => {
+    service = await startService({ BURROW_LOG: 'info' })
+    base = `http://127.0.0.1:${service.port}`
+  })
+
+  after(async () => {
+    await service?.close()
+  })
+
+  it('refuses common and degenerate passwords at sign-up, naming the rule', async () => {
+    const cases: [string, RegExp][] = [
+      ['password', /most commonly used/],
+      ['12345678', /most commonly used/],
+      ['        ', /only spaces/],
+      ['zzzzzzzzzz', /one character repeated/],
+    ]
+    for (const [i, [password, rule]] of cases.entries()) {
+      const res = await formPost(
+        base,
+        '/signup',
+        { email: `weak${i}@example.com`, slug: `weak${i}`, password },
+        `192.0.2.${10 + i}`,
+      )
+      assert.equal(res.status, 400, password)
+      assert.match(await res.text(), rule)
+    }
+  })
+
+  it('counts sign-in attempts per client address, as the trusted proxy reports it', async () => {
+    // A different email each time, so that only the address's own bucket can run out.
+    let n = 0
+    const signIn = (address: string) =>
+      formPost(
+        base,
+        '/signin',
+        { email: `nobody${n++}@example.com`, password: 'wrong guess' },
+        address,
+      )
+    const first: number[] = []
+    for (let i = 0; i < 11; i++) first.push((await signIn('198.51.100.1')).status)
+    assert.deepEqual(first.slice(0, 10), Array<number>(10).fill(401))
+    assert.equal(first[10], 429, 'the eleventh try from one address is throttled')
+    assert.equal((await signIn('198.51.100.2')).status, 401, 'another address has its own bucket')
+  })
+
+  it('stops a guesser on many addresses without locking the owner out of a known browser', async () => {
+    const email = 'victim@example.com'
+    const password = 'victim horse battery'
+    const made = await formPost(base, '/signup', { email, slug: 'victim', password }, '192.0.2.50')
+    assert.equal(made.status, 303, await made.text())
+    // The owner signs in once from their browser, which keeps the device cookie.
+    const owner = await formPost(base, '/signin', { email, password }, '203.0.113.1')
+    assert.equal(owner.status, 303)
+    const device = owner.headers
+      .getSetCookie()
+      .find((c) => c.startsWith('burrow_device='))
+      ?.split(';', 1)[0]
+    assert.ok(device, 'a successful sign-in leaves a device cookie')
+
+    // An attacker guesses from twelve addresses, one try each.
+    const guesses: number[] = []
+    for (let i = 0; i < 12; i++) {
+      const res = await formPost(base, '/signin', { email, password: `guess ${i}` }, `10.9.0.${i}`)
+      guesses.push(res.status)
+    }
+    assert.deepEqual(guesses.slice(0, 10), Array<number>(10).fill(401))
+    assert.deepEqual(guesses.slice(10), [429, 429])
+    // Even the right password is refused from a browser that never signed in here…
+    const stranger = await formPost(base, '/signin', { email, password }, '10.9.1.1')
+    assert.equal(stranger.status, 429)
+    assert.match(await stranger.text(), /from a browser you have signed in with before/)
+    // …but the owner's browser signs in, from any address.
+    const back = await formPost(base, '/signin', { email, password }, '203.0.113.99', [device])
+    assert.equal(back.status, 303)
+    assert.equal(back.headers.get('location'), '/dashboard')
+  })
+})

@@ -1,0 +1,53 @@
+// HTTP/1.1 over a plain socket, for requests an HTTP client library would refuse to send (a
+// 9,000-character path, 300 headers, header values it would escape): write the bytes, read the
+// answer until the server closes.
+import { connect } from 'node:net'
+
+/** An answer as read off the socket. */
+export interface RawAnswer {
+  readonly status: number
+  /** Header fields in order, names lower-cased (repeated ones repeated). */
+  readonly headers: readonly (readonly [string, string])[]
+  readonly body: string
+  /** The first value of header `name`. */
+  header(name: string): string | undefined
+}
+
+/**
+ * Send one request to 127.0.0.1:`port`: `head` lines (request line and headers, no trailing
+ * blank line) and `body`. `Connection: close` and `Content-Length` are added.
+ */
+export function rawRequest(port: number, head: readonly string[], body = ''): Promise<RawAnswer> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1')
+    const chunks: Buffer[] = []
+    socket.on('data', (c: Buffer) => chunks.push(c))
+    socket.on('error', reject)
+    socket.on('close', () => {
+      const text = Buffer.concat(chunks).toString('latin1')
+      const split = text.indexOf('\r\n\r\n')
+      const lines = (split === -1 ? text : text.slice(0, split)).split('\r\n')
+      const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(lines[0] ?? '')?.[1] ?? NaN)
+      const headers = lines.slice(1).map((line): [string, string] => {
+        const colon = line.indexOf(':')
+        return [line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim()]
+      })
+      resolve({
+        status,
+        headers,
+        body: split === -1 ? '' : Buffer.from(text.slice(split + 4), 'latin1').toString('utf8'),
+        header: (name) => headers.find(([n]) => n === name)?.[1],
+      })
+    })
+    const bytes = Buffer.from(body)
+    socket.end(
+      Buffer.concat([
+        Buffer.from(
+          [...head, `Content-Length: ${bytes.length}`, 'Connection: close', '', ''].join('\r\n'),
+          'latin1',
+        ),
+        bytes,
+      ]),
+    )
+  })
+}
