@@ -3,11 +3,12 @@
 // there runs this client, not a registry package of the same name), or the global bin of the
 // installed package. npm links a bin only when its file exists at install time, before any
 // build, so this launcher is committed rather than compiled. It runs the TypeScript build
-// (dist/) when there is one, else the single-file bundle that `npm pack` ships instead of dist/.
+// (dist/bin/) when there is one, else the single-file bundle, the only part of dist/ that the
+// packed client (`npm pack`) ships.
 import { existsSync } from 'node:fs'
 
 const built = new URL('../dist/bin/burrow.js', import.meta.url)
-const bundled = new URL('../bundle/burrow.js', import.meta.url)
+const bundled = new URL('../dist/burrow.bundle.js', import.meta.url)
 
 if (existsSync(built)) await import(built.href)
 else if (existsSync(bundled)) await import(bundled.href)
