@@ -1,0 +1,66 @@
+// What `burrow` says when the first hour goes wrong, through the real binary: each message names
+// what happened, to what, and what to do, with the exit status a script can rely on.
+import assert from 'node:assert/strict'
+import { execFile } from 'node:child_process'
+import { after, before, describe, it } from 'node:test'
+import { promisify } from 'node:util'
+import { startChild } from '../helpers/child.js'
+import { BURROW, startService, type Service } from '../helpers/stack.js'
+
+const run = promisify(execFile)
+const QUIET = { BURROW_NO_UPDATE_CHECK: '1', BURROW_NO_TELEMETRY: '1' }
+
+/** Run burrow to its end; resolves with its status and output. */
+async function burrow(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [BURROW, ...args], {
+      env: { ...process.env, ...QUIET, ...env },
+      timeout: 30_000,
+    })
+    return { code: 0, stdout, stderr }
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string }
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr }
+  }
+}
+
+describe('burrow messages', () => {
+  let service: Service
+
+  before(async () => {
+    service = await startService()
+  })
+
+  after(async () => {
+    await service?.close()
+  })
+
+  describe('flags', () => {
+    it('an unknown flag: the nearest known one, and the help of the command in use', async () => {
+      const { code, stderr } = await burrow(['up', '--stdoi', 'node server.js'])
+      assert.equal(code, 1)
+      assert.equal(
+        stderr,
+        'burrow: unknown option --stdoi; did you mean --stdio? (see "burrow up --help")\n',
+      )
+    })
+
+    it('--broker http://… is the same service over ws://', async () => {
+      const tunnel = await service.tunnel('http-broker')
+      const http = service.broker.replace(/^ws:/, 'http:')
+      const cli = startChild(
+        process.execPath,
+        [BURROW, '--broker', http, 'up', '--stdio', 'node -e "setInterval(() => {}, 1000)"'],
+        { env: { ...process.env, ...QUIET, BURROW_API_KEY: tunnel.key } },
+      )
+      try {
+        await cli.waitFor(/Tunnel online/)
+      } finally {
+        assert.equal(await cli.stop(), 0)
+      }
+    })
+  })
+})
