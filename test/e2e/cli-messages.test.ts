@@ -5,6 +5,7 @@ import { execFile } from 'node:child_process'
 import { after, before, describe, it } from 'node:test'
 import { promisify } from 'node:util'
 import { startChild } from '../helpers/child.js'
+import { freePort } from '../helpers/free-port.js'
 import { BURROW, startService, type Service } from '../helpers/stack.js'
 
 const run = promisify(execFile)
@@ -61,6 +62,51 @@ describe('burrow messages', () => {
       } finally {
         assert.equal(await cli.stop(), 0)
       }
+    })
+  })
+
+  describe('the service', () => {
+    it('a refused key: which service refused it, in words, exit 3', async () => {
+      const { code, stderr } = await burrow(
+        ['--broker', service.broker, 'up', '--stdio', 'node -e "setInterval(() => {}, 1000)"'],
+        { BURROW_API_KEY: 'mtk_not-a-real-key' },
+      )
+      assert.equal(code, 3)
+      assert.match(
+        stderr,
+        new RegExp(
+          `^burrow: authentication failed: ${service.broker} refused the tunnel key \\(the key is unknown or was rotated\\); check --api-key / BURROW_API_KEY\n$`,
+          'm',
+        ),
+      )
+      assert.doesNotMatch(stderr, /WebSocket/)
+    })
+
+    it('nothing at the broker address: one line asks whether burrowd runs there and names --broker', async () => {
+      const nowhere = `ws://127.0.0.1:${await freePort()}`
+      const cli = startChild(
+        process.execPath,
+        [BURROW, '--broker', nowhere, 'up', '--stdio', 'node -e "setInterval(() => {}, 1000)"'],
+        { env: { ...process.env, ...QUIET, BURROW_API_KEY: 'mtk_any' } },
+      )
+      try {
+        await cli.waitFor(/could not connect[^\n]*\n[^]*could not connect/)
+      } finally {
+        assert.equal(await cli.stop('SIGINT'), 0)
+      }
+      const hints = cli.stderr.match(/cannot reach the Burrow service/g) ?? []
+      assert.equal(hints.length, 1, cli.stderr)
+      assert.match(
+        cli.stderr,
+        new RegExp(
+          `cannot reach the Burrow service at ${nowhere} \\(connection refused\\): is burrowd running at that address\\? Set the address with --broker URL or BURROW_BROKER\\.`,
+        ),
+      )
+      assert.match(
+        cli.stderr,
+        new RegExp(`could not connect to ${nowhere} \\(connection refused\\); reconnecting in`),
+      )
+      assert.doesNotMatch(cli.stdout, /Tunnel online/)
     })
   })
 })

@@ -113,6 +113,10 @@ export async function upCommand(global: GlobalOptions, up: UpOptions, io: UpIo):
       handler,
       log,
       onWelcome: announcer(io, up, handler, log),
+      onUnreachable: (detail, delayMs) =>
+        log.warn(
+          `cannot reach the Burrow service at ${global.broker} (${detail}): is burrowd running at that address? Set the address with --broker URL or BURROW_BROKER. Retrying in ${(delayMs / 1000).toFixed(1)}s, then with backoff up to 30s`,
+        ),
       onState: (state) => {
         log.debug(`tunnel state: ${state}`)
         if (state !== 'connected') return
@@ -120,7 +124,7 @@ export async function upCommand(global: GlobalOptions, up: UpOptions, io: UpIo):
         onConnected.clear()
       },
     })
-    return await runUntilStopped(client, up, io, log, handler)
+    return await runUntilStopped(client, global.broker, up, io, log, handler)
   } finally {
     await inspector?.close()
     await metricsServer?.close()
@@ -147,6 +151,7 @@ function announcer(
 
 async function runUntilStopped(
   client: TunnelClient,
+  broker: string,
   up: UpOptions,
   io: UpIo,
   log: ReturnType<typeof createLogger>,
@@ -175,7 +180,7 @@ async function runUntilStopped(
     if (exit.reason === 'auth_failed') {
       throw new ExitError(
         EXIT.authFailed,
-        `authentication failed: ${exit.detail}; check --api-key / BURROW_API_KEY`,
+        `authentication failed: ${broker} refused the tunnel key (${exit.detail}); check --api-key / BURROW_API_KEY`,
       )
     }
     if (exit.reason === 'replaced') {
