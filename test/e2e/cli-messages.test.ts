@@ -2,6 +2,7 @@
 // what happened, to what, and what to do, with the exit status a script can rely on.
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
+import { createServer, type AddressInfo } from 'node:net'
 import { after, before, describe, it } from 'node:test'
 import { promisify } from 'node:util'
 import { startChild } from '../helpers/child.js'
@@ -107,6 +108,48 @@ describe('burrow messages', () => {
         new RegExp(`could not connect to ${nowhere} \\(connection refused\\); reconnecting in`),
       )
       assert.doesNotMatch(cli.stdout, /Tunnel online/)
+    })
+  })
+
+  describe('a single HTTP upstream', () => {
+    it('that is down: a warning at start naming it, and the tunnel still goes online', async () => {
+      const tunnel = await service.tunnel('down-upstream')
+      const upstream = `http://127.0.0.1:${await freePort()}/mcp`
+      const cli = startChild(
+        process.execPath,
+        [BURROW, '--broker', service.broker, 'up', '--upstream', upstream],
+        { env: { ...process.env, ...QUIET, BURROW_API_KEY: tunnel.key } },
+      )
+      try {
+        await cli.waitFor(/Tunnel online/)
+      } finally {
+        assert.equal(await cli.stop(), 0)
+      }
+      assert.match(
+        cli.stderr,
+        new RegExp(
+          `WARN +nothing answers at ${upstream} \\(connection refused\\): start your MCP server there, or check the upstream URL`,
+        ),
+      )
+    })
+
+    it('that is up: no warning', async () => {
+      const tunnel = await service.tunnel('live-upstream')
+      const server = createServer((socket) => socket.destroy())
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+      const upstream = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`
+      const cli = startChild(
+        process.execPath,
+        [BURROW, '--broker', service.broker, 'up', '--upstream', upstream],
+        { env: { ...process.env, ...QUIET, BURROW_API_KEY: tunnel.key } },
+      )
+      try {
+        await cli.waitFor(/Tunnel online/)
+      } finally {
+        assert.equal(await cli.stop(), 0)
+        server.close()
+      }
+      assert.doesNotMatch(cli.stderr, /nothing answers/)
     })
   })
 })

@@ -20,6 +20,7 @@ import { TunnelClient } from '../tunnel/tunnel-client.js'
 import { startUpdateCheck } from '../update/update-check.js'
 import { userCacheDir } from '../update/user-cache-dir.js'
 import { LayoutHandler } from './layout-handler.js'
+import { probeUpstream } from './probe-upstream.js'
 import { resolveUpstreams } from './resolve-upstreams.js'
 import { announcement, telemetryBanner } from './snippet.js'
 
@@ -56,6 +57,14 @@ export async function upCommand(global: GlobalOptions, up: UpOptions, io: UpIo):
   const metrics = up.metricsAddr !== null ? new CliMetrics() : undefined
   const recorder = up.inspect.enabled ? new TrafficRecorder() : null
   const handler = new LayoutHandler(specs, up.childEnv, log, metrics, recorder)
+  const single = specs.length === 1 ? specs[0]! : null
+  if (single?.kind === 'http') {
+    const problem = await probeUpstream(single.url)
+    if (problem !== null)
+      log.warn(
+        `nothing answers at ${single.url} (${problem}): start your MCP server there, or check the upstream URL. The tunnel goes online anyway; agents get 502 until the server answers`,
+      )
+  }
   let metricsServer: MetricsServer | null = null
   let inspector: Inspector | null = null
   let client: TunnelClient | null = null
