@@ -152,4 +152,62 @@ describe('burrow messages', () => {
       assert.doesNotMatch(cli.stderr, /nothing answers/)
     })
   })
+
+  describe('a stdio command that does not exist', () => {
+    it('is named, nothing goes online, and burrow exits 1 instead of retrying', async () => {
+      const tunnel = await service.tunnel('missing-command')
+      const { code, stdout, stderr } = await burrow(
+        ['--broker', service.broker, 'up', '--stdio', 'burrow-test-no-such-server --flag'],
+        { BURROW_API_KEY: tunnel.key },
+      )
+      assert.equal(code, 1)
+      assert.match(
+        stderr,
+        /^burrow: command not found: burrow-test-no-such-server; check the spelling, or that its directory is in PATH$/m,
+      )
+      assert.doesNotMatch(stdout, /Tunnel online/)
+      assert.doesNotMatch(stderr, /restarting in|ENOENT/)
+    })
+
+    it('behind a shell (status 127): the program the shell named, exit 1', async () => {
+      const tunnel = await service.tunnel('missing-behind-shell')
+      const { code, stderr } = await burrow(
+        ['--broker', service.broker, 'up', '--stdio', 'sh -c burrow-test-no-such-server'],
+        { BURROW_API_KEY: tunnel.key },
+      )
+      assert.equal(code, 1)
+      assert.match(
+        stderr,
+        /^burrow: command not found: burrow-test-no-such-server \("sh -c burrow-test-no-such-server" exited with status 127: .*\); check the spelling, or that its directory is in PATH$/m,
+      )
+    })
+
+    it('one of several upstreams: it is named and left down, the others serve', async () => {
+      const tunnel = await service.tunnel('missing-one-of-two')
+      const cli = startChild(
+        process.execPath,
+        [
+          BURROW,
+          '--broker',
+          service.broker,
+          'up',
+          '--stdio',
+          'gone=burrow-test-no-such-server',
+          '--stdio',
+          'here=node -e "setInterval(() => {}, 1000)"',
+        ],
+        { env: { ...process.env, ...QUIET, BURROW_API_KEY: tunnel.key } },
+      )
+      try {
+        await cli.waitFor(/Tunnel online/)
+        await cli.waitFor(/upstream "gone" is unavailable/)
+      } finally {
+        assert.equal(await cli.stop(), 0)
+      }
+      assert.match(
+        cli.stderr,
+        /upstream "gone" is unavailable: the stdio server failed to start \(command not found: burrow-test-no-such-server; check the spelling, or that its directory is in PATH\) and is not restarted/,
+      )
+    })
+  })
 })

@@ -49,8 +49,9 @@ Environment:
   BURROW_DRAIN_GRACE_SECS  Seconds in-flight requests get to finish on Ctrl-C/SIGTERM (default 10)
 
 Prints the public URL and a client snippet once connected, reconnects by itself (1 s → 30 s
-backoff) and exits 0 after draining on Ctrl-C or SIGTERM. Exit status 1: bad usage; 3: the
-tunnel key was refused ("authentication failed"); 4: another client took over the tunnel.
+backoff) and exits 0 after draining on Ctrl-C or SIGTERM. Exit status 1: bad usage, or a stdio
+command that does not exist; 3: the tunnel key was refused ("authentication failed"); 4: another
+client took over the tunnel.
 `
 
 /** Help for \`detect\`. */

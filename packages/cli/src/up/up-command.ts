@@ -23,6 +23,8 @@ import { LayoutHandler } from './layout-handler.js'
 import { probeUpstream } from './probe-upstream.js'
 import { resolveUpstreams } from './resolve-upstreams.js'
 import { announcement, telemetryBanner } from './snippet.js'
+import type { UpstreamSpec } from '../upstreams/upstream-spec.js'
+import { CommandNotFoundError } from '../stdio/command-not-found.js'
 
 /** Output streams, injectable for tests. */
 export interface UpIo {
@@ -57,14 +59,6 @@ export async function upCommand(global: GlobalOptions, up: UpOptions, io: UpIo):
   const metrics = up.metricsAddr !== null ? new CliMetrics() : undefined
   const recorder = up.inspect.enabled ? new TrafficRecorder() : null
   const handler = new LayoutHandler(specs, up.childEnv, log, metrics, recorder)
-  const single = specs.length === 1 ? specs[0]! : null
-  if (single?.kind === 'http') {
-    const problem = await probeUpstream(single.url)
-    if (problem !== null)
-      log.warn(
-        `nothing answers at ${single.url} (${problem}): start your MCP server there, or check the upstream URL. The tunnel goes online anyway; agents get 502 until the server answers`,
-      )
-  }
   let metricsServer: MetricsServer | null = null
   let inspector: Inspector | null = null
   let client: TunnelClient | null = null
@@ -76,6 +70,7 @@ export async function upCommand(global: GlobalOptions, up: UpOptions, io: UpIo):
       setTimeout(resolve, timeoutMs).unref()
     })
   try {
+    await checkLocalServers(specs, handler, log)
     if (metrics && up.metricsAddr !== null) {
       metricsServer = await startMetrics(up.metricsAddr, metrics.registry, log)
       if (metricsServer) io.out(`Metrics:        http://${metricsServer.address}/metrics\n`)
@@ -141,6 +136,31 @@ export async function upCommand(global: GlobalOptions, up: UpOptions, io: UpIo):
   }
 }
 
+/**
+ * Before going online: a stdio server must have started (one whose command does not exist ends
+ * `up` with exit status 1, and no URL is announced), and a single HTTP upstream where nothing
+ * answers gets a warning.
+ */
+async function checkLocalServers(
+  specs: readonly UpstreamSpec[],
+  handler: LayoutHandler,
+  log: ReturnType<typeof createLogger>,
+): Promise<void> {
+  try {
+    await handler.started()
+  } catch (err) {
+    if (err instanceof CommandNotFoundError) throw new UsageError(err.message)
+    throw err
+  }
+  const single = specs.length === 1 ? specs[0]! : null
+  if (single?.kind !== 'http') return
+  const problem = await probeUpstream(single.url)
+  if (problem !== null)
+    log.warn(
+      `nothing answers at ${single.url} (${problem}): start your MCP server there, or check the upstream URL. The tunnel goes online anyway; agents get 502 until the server answers`,
+    )
+}
+
 function announcer(
   io: UpIo,
   up: UpOptions,
@@ -184,8 +204,15 @@ async function runUntilStopped(
   const onTerm = () => onSignal('SIGTERM')
   process.on('SIGINT', onInt)
   process.on('SIGTERM', onTerm)
+  // A stdio command that turns out not to exist (a shell's 127) ends `up` even once online.
+  const failed: { error?: Error } = {}
+  void handler.failure().then((error) => {
+    failed.error = error
+    void client.shutdown(0)
+  })
   try {
     const exit = await client.run()
+    if (failed.error) throw new UsageError(failed.error.message)
     if (exit.reason === 'auth_failed') {
       throw new ExitError(
         EXIT.authFailed,
