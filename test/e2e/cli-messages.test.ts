@@ -7,7 +7,8 @@ import { after, before, describe, it } from 'node:test'
 import { promisify } from 'node:util'
 import { startChild } from '../helpers/child.js'
 import { freePort } from '../helpers/free-port.js'
-import { BURROW, startService, type Service } from '../helpers/stack.js'
+import { connectAgent, firstText } from '../helpers/agent-scenario.js'
+import { BURROW, EVERYTHING, startClient, startService, type Service } from '../helpers/stack.js'
 
 const run = promisify(execFile)
 const QUIET = { BURROW_NO_UPDATE_CHECK: '1', BURROW_NO_TELEMETRY: '1' }
@@ -33,7 +34,8 @@ describe('burrow messages', () => {
   let service: Service
 
   before(async () => {
-    service = await startService()
+    // Scale: room for the tunnels these tests make.
+    service = await startService({}, { plan: 'scale' })
   })
 
   after(async () => {
@@ -208,6 +210,58 @@ describe('burrow messages', () => {
         cli.stderr,
         /upstream "gone" is unavailable: the stdio server failed to start \(command not found: burrow-test-no-such-server; check the spelling, or that its directory is in PATH\) and is not restarted/,
       )
+    })
+  })
+
+  describe('inspector replay', () => {
+    it('of a call whose session ended: sent in a new session, and the page is told so', async () => {
+      const tunnel = await service.tunnel('replay-ended')
+      const inspectPort = await freePort()
+      const token = 'replay-token-0123456789'
+      const cli = await startClient(service, tunnel.key, ['--stdio', `node "${EVERYTHING}"`], {
+        ...QUIET,
+        BURROW_INSPECT_ADDR: `127.0.0.1:${inspectPort}`,
+        BURROW_INSPECT_TOKEN: token,
+      })
+      try {
+        const { client, transport } = await connectAgent(tunnel.url)
+        const said = await client.callTool({ name: 'echo', arguments: { message: 'first' } })
+        assert.equal(firstText(said), 'Echo: first')
+        const ended = transport.sessionId!
+        await transport.terminateSession()
+        await client.close()
+        const api = `http://127.0.0.1:${inspectPort}/api/traffic`
+        const auth = { authorization: `Bearer ${token}` }
+        const { exchanges } = (await (await fetch(api, { headers: auth })).json()) as {
+          exchanges: { id: number; toolName: string | null }[]
+        }
+        const call = exchanges.find((e) => e.toolName === 'echo')!
+        const res = await fetch(`${api}/${call.id}/replay`, {
+          method: 'POST',
+          headers: { ...auth, 'content-type': 'application/json' },
+          body: '{}',
+        })
+        assert.equal(res.status, 200)
+        const replay = (await res.json()) as {
+          status: number
+          error: string | null
+          note: string | null
+          body: { text: string } | null
+          messages: { message: unknown }[]
+        }
+        assert.equal(replay.status, 200)
+        assert.equal(replay.error, null)
+        assert.match(
+          replay.note ?? '',
+          new RegExp(
+            `^session ${ended} had ended \\(the server answered 404\\), so this call was sent in a new session, \\S+, opened with the agent's initialize`,
+          ),
+        )
+        const answer = replay.body?.text ?? JSON.stringify(replay.messages.map((m) => m.message))
+        assert.match(answer, /Echo: first/)
+      } finally {
+        assert.equal(await cli.stop(), 0)
+      }
     })
   })
 })
