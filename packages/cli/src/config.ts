@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util'
 import type { LogLevel } from '@burrow/protocol'
 import { isLogLevel } from '@burrow/protocol'
 import { UsageError } from './cli-errors.js'
+import { closestName } from './did-you-mean.js'
 import { upstreamsFromFlags, type UpstreamFlag } from './upstreams/upstream-flags.js'
 import { loadUpstreamsFile } from './upstreams/upstreams-file.js'
 import type { UpstreamSpec } from './upstreams/upstream-spec.js'
@@ -111,9 +112,7 @@ export function parseCli(argv: readonly string[], env: Env): CliCommand {
       tokens: true,
     })
   } catch (err) {
-    throw new UsageError(
-      `${(err as Error).message.replace(/\. To specify.*$/s, '')}; see "burrow --help"`,
-    )
+    throw argumentError(err as Error & { code?: string }, argv)
   }
   const { values, positionals, tokens } = parsed
   const [sub, ...rest] = positionals
@@ -125,8 +124,13 @@ export function parseCli(argv: readonly string[], env: Env): CliCommand {
     throw new UsageError(
       'missing command: try "burrow up --stdio \\"npx my-server\\"" or "burrow --help"',
     )
-  if (!(COMMANDS as readonly string[]).includes(sub))
-    throw new UsageError(`unknown command "${sub}"; commands: up, detect (see "burrow --help")`)
+  if (!(COMMANDS as readonly string[]).includes(sub)) {
+    const near = closestName(sub, COMMANDS)
+    const guess = near ? `did you mean "${near}"? ` : ''
+    throw new UsageError(
+      `unknown command "${sub}"; ${guess}Commands: up, detect (see "burrow --help")`,
+    )
+  }
   if (rest.length > 0)
     throw new UsageError(
       `unexpected argument "${rest[0]}": values with spaces need quotes, e.g. --stdio "npx my-server"`,
@@ -200,15 +204,7 @@ function globalOptions(
   },
   env: Env,
 ): GlobalOptions {
-  const broker = values.broker ?? env.BURROW_BROKER ?? 'ws://127.0.0.1:7100'
-  let url: URL
-  try {
-    url = new URL(broker)
-  } catch {
-    throw new UsageError(`--broker "${broker}" is not a URL; use ws://HOST:PORT or wss://HOST`)
-  }
-  if (url.protocol !== 'ws:' && url.protocol !== 'wss:')
-    throw new UsageError(`--broker "${broker}" must start with ws:// or wss://`)
+  const broker = brokerUrl(values.broker ?? env.BURROW_BROKER ?? 'ws://127.0.0.1:7100')
   const apiKey = values['api-key'] ?? env.BURROW_API_KEY ?? null
   if (apiKey !== null && !apiKey.startsWith('mtk_')) {
     throw new UsageError('the tunnel key must start with "mtk_"; check --api-key / BURROW_API_KEY')
@@ -222,6 +218,75 @@ function globalOptions(
     ),
     telemetry: !(values['no-telemetry'] || flag(env.BURROW_NO_TELEMETRY, 'BURROW_NO_TELEMETRY')),
   }
+}
+
+/**
+ * The service's WebSocket URL. An http:// or https:// address (as the dashboard's own URL is
+ * written) means the same host over ws:// or wss://.
+ */
+function brokerUrl(value: string): string {
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    throw new UsageError(
+      `--broker "${value}" is not a URL; use ws://HOST:PORT or wss://HOST (http:// and https:// work too)`,
+    )
+  }
+  const scheme = WEBSOCKET_SCHEMES[url.protocol]
+  if (scheme === undefined)
+    throw new UsageError(
+      `--broker "${value}" must start with ws://, wss://, http:// or https://; check --broker / BURROW_BROKER`,
+    )
+  return scheme === url.protocol ? value : `${scheme}${value.slice(url.protocol.length)}`
+}
+
+const WEBSOCKET_SCHEMES: Readonly<Record<string, string>> = {
+  'ws:': 'ws:',
+  'wss:': 'wss:',
+  'http:': 'ws:',
+  'https:': 'wss:',
+}
+
+/**
+ * A parseArgs error as a usage error: an unknown option gets the nearest known one, and every
+ * message points at the help of the command being used.
+ */
+function argumentError(err: Error & { code?: string }, argv: readonly string[]): UsageError {
+  const help = `see "${helpCommand(argv)}"`
+  const unknown = /^Unknown option '(-{1,2})([^']*)'/.exec(err.message)
+  if (err.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && unknown) {
+    let written = `${unknown[1]}${unknown[2]}`
+    // "-stdio" is read as the short options -s -t -d…; the user meant a long option.
+    const single = argv.find(
+      (a) => unknown[1] === '-' && a.startsWith(written) && !a.startsWith('--'),
+    )
+    if (single && single.length > 2) written = single.split('=')[0]!
+    const near = closestName(written.replace(/^-+/, ''), OPTION_NAMES)
+    const guess = near ? `; did you mean --${near}?` : ''
+    return new UsageError(`unknown option ${written}${guess} (${help})`)
+  }
+  const option = /'(-{1,2}[^' ]+)/.exec(err.message)?.[1]
+  if (option && /argument missing|ambiguous/.test(err.message))
+    return new UsageError(`${option} needs a value (${help})`)
+  if (option && /does not take an argument/.test(err.message))
+    return new UsageError(`${option} takes no value (${help})`)
+  return new UsageError(`${err.message.replace(/\. To specify.*$/s, '')} (${help})`)
+}
+
+const OPTION_NAMES = Object.keys(OPTIONS)
+
+/** `burrow up --help` while using `up`, and so on. */
+function helpCommand(argv: readonly string[]): string {
+  const { positionals } = parseArgs({
+    args: [...argv],
+    options: OPTIONS,
+    allowPositionals: true,
+    strict: false,
+  })
+  // An unknown option may have taken no value, leaving its value as the first positional.
+  const sub = positionals.find((word) => (COMMANDS as readonly string[]).includes(word))
+  return sub ? `burrow ${sub} --help` : 'burrow --help'
 }
 
 /** `BURROW_LOG` wins over `-v`: -v and -vv debug, -vvv trace. */

@@ -13,7 +13,7 @@ Commands:
   detect      List the MCP servers configured in local AI clients, exposing nothing
 
 Global options:
-  --broker <URL>       WebSocket URL of the service        [env BURROW_BROKER, default ws://127.0.0.1:7100]
+  --broker <URL>       Service URL, ws(s):// or http(s):// [env BURROW_BROKER, default ws://127.0.0.1:7100]
   --api-key <KEY>      Tunnel key (mtk_…)                   [env BURROW_API_KEY]
   -v, -vv, -vvv        More logging: debug (-v, -vv) or trace (-vvv); BURROW_LOG wins when set
   --no-update-check    Do not check for a newer release     [env BURROW_NO_UPDATE_CHECK=1]
@@ -49,8 +49,9 @@ Environment:
   BURROW_DRAIN_GRACE_SECS  Seconds in-flight requests get to finish on Ctrl-C/SIGTERM (default 10)
 
 Prints the public URL and a client snippet once connected, reconnects by itself (1 s → 30 s
-backoff) and exits 0 after draining on Ctrl-C or SIGTERM. Exit status 1: bad usage; 3: the
-tunnel key was refused ("authentication failed"); 4: another client took over the tunnel.
+backoff) and exits 0 after draining on Ctrl-C or SIGTERM. Exit status 1: bad usage, or a stdio
+command that does not exist; 3: the tunnel key was refused ("authentication failed"); 4: another
+client took over the tunnel.
 `
 
 /** Help for \`detect\`. */

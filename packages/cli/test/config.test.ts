@@ -131,14 +131,39 @@ describe('parseCli', () => {
     })
   })
 
+  it('takes an http:// or https:// broker as ws:// or wss:// on the same host, port and path', () => {
+    const broker = (url: string) => up(['--broker', url, 'up', '--stdio', 'x']).global.broker
+    assert.equal(broker('http://127.0.0.1:7100'), 'ws://127.0.0.1:7100')
+    assert.equal(broker('https://burrow.example.com/'), 'wss://burrow.example.com/')
+    assert.equal(broker('HTTPS://burrow.example.com:8443/x'), 'wss://burrow.example.com:8443/x')
+    assert.equal(broker('wss://burrow.example.com'), 'wss://burrow.example.com')
+  })
+
+  it('suggests the option or command meant, and the help of the command in use', () => {
+    usage(
+      ['up', '--stdoi', 'x'],
+      /^unknown option --stdoi; did you mean --stdio\? \(see "burrow up --help"\)$/,
+    )
+    usage(
+      ['--brokr', 'ws://x', 'detect'],
+      /did you mean --broker\? \(see "burrow detect --help"\)$/,
+    )
+    usage(['up', '-stdio', 'x'], /^unknown option -stdio; did you mean --stdio\?/)
+    usage(['--api_key=mtk_1', 'up'], /^unknown option --api_key; did you mean --api-key\?/)
+    usage(['--verbos'], /did you mean --verbose\? \(see "burrow --help"\)$/)
+    usage(['upp'], /^unknown command "upp"; did you mean "up"\?/)
+    usage(['up', '--broker'], /^--broker needs a value \(see "burrow up --help"\)$/)
+    usage(['up', '--inspect=1'], /^--inspect takes no value/)
+  })
+
   it('rejects bad input with messages that say what to do', () => {
     usage([], /missing command/)
     usage(['down'], /unknown command "down"/)
-    usage(['up', '--bogus'], /Unknown option '--bogus'.*burrow --help/)
+    usage(['up', '--bogus'], /^unknown option --bogus \(see "burrow up --help"\)$/)
     usage(['up', '--stdio', ''], /--stdio needs a value/)
     usage(['up', '--upstream', 'not a url'], /is not a URL/)
     usage(['up', '--upstream', 'ftp://x/mcp'], /http:\/\/ or https:\/\//)
-    usage(['--broker', 'http://x', 'up', '--stdio', 'x'], /must start with ws:\/\/ or wss:\/\//)
+    usage(['--broker', 'ftp://x', 'up', '--stdio', 'x'], /must start with ws:\/\/, wss:\/\//)
     usage(['--api-key', 'sk_123', 'up', '--stdio', 'x'], /must start with "mtk_"/)
     usage(
       ['up', '--stdio', 'npx', 'server'],

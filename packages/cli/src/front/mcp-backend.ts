@@ -50,4 +50,8 @@ export interface McpBackend {
   openSession(sessionId: string, sink: SessionSink): BackendSession
   /** Stop, releasing children and connections. */
   close(): Promise<void>
+  /** Optional: as `RequestHandler.started`, for what the backend runs. */
+  started?(): Promise<void>
+  /** Optional: as `RequestHandler.failure`, for what the backend runs. */
+  failure?(): Promise<Error>
 }

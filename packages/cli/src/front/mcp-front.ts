@@ -98,6 +98,16 @@ export class McpFront implements RequestHandler {
   }
 
   /** End every session and stop the backend. */
+  /** The backend's start: a single stdio server's first spawn. */
+  started(): Promise<void> {
+    return this.#backend.started?.() ?? Promise.resolve()
+  }
+
+  /** Resolves if the backend's server can never run; pending otherwise. */
+  failure(): Promise<Error> {
+    return this.#backend.failure?.() ?? new Promise<Error>(() => {})
+  }
+
   async close(): Promise<void> {
     if (this.#closed) return
     this.#closed = true

@@ -79,6 +79,16 @@ export class StdioBackend implements McpBackend {
     return session
   }
 
+  /** Resolves when the child first started; rejects when its command does not exist. */
+  started(): Promise<void> {
+    return this.#sup.started()
+  }
+
+  /** Resolves if the supervisor gave up on the command. */
+  failure(): Promise<Error> {
+    return this.#sup.failure()
+  }
+
   /** Stop the child; its exit ends whatever sessions remain. */
   async close(): Promise<void> {
     this.#gate.close()
@@ -264,7 +274,7 @@ export class StdioBackend implements McpBackend {
     const how = exit.error ? `failed (${exit.error.message})` : 'exited'
     const reason =
       exit.restartInMs === null
-        ? 'the stdio server stopped'
+        ? (exit.error?.message ?? 'the stdio server stopped')
         : `the stdio server ${how} and is restarting; this session has ended, initialize again`
     let ended = 0
     for (const session of [...this.#sessions]) {

@@ -141,6 +141,7 @@ function replayPanel(result) {
     text: 'Replayed at ' + formatClock(result.startedAt) +
       (result.sentId ? ' with request id "' + result.sentId + '"' : ''),
   }), panel.children[1])
+  if (result.note) panel.insertBefore(el('p', { class: 'muted small', text: result.note }), panel.children[2])
   return panel
 }
 

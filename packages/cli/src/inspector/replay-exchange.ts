@@ -2,12 +2,16 @@
  * Replay: sends a recorded request again, straight to the local handler (the HTTP relay or the
  * MCP front; not through the tunnel or the tap), and captures the new response for display beside
  * the original. The session header is sent as captured, so calls inside a session work while it
- * lives. JSON-RPC request ids are replaced by fresh ones, because MCP forbids reusing an id within
- * a session and a server would otherwise confuse the replay with the agent's own call.
+ * lives; when the server answers 404 because that session has ended, the replayer opens a new one
+ * (with the session's recorded `initialize` when it has it) and sends the call there, reusing it
+ * for later replays from the same session. JSON-RPC request ids are replaced by fresh ones,
+ * because MCP forbids reusing an id within a session and a server would otherwise confuse the
+ * replay with the agent's own call.
  */
 import type { LocalRequest, LocalResponse, RequestHandler } from '../relay/local-exchange.js'
 import type { CapturedBody } from './captured-body.js'
-import { isRecord } from './json-rpc-summary.js'
+import { withFreshIds } from './fresh-ids.js'
+import { openSession, type Sent } from './replay-session.js'
 import { ResponseCapture, type CapturedMessage, type ResponseKind } from './response-capture.js'
 import type { TrafficRecorder } from './traffic-recorder.js'
 
@@ -30,6 +34,8 @@ export interface ReplayResult {
   readonly durationMs: number
   /** What went wrong, if anything. */
   readonly error: string | null
+  /** What the replay did beyond sending the call again (it opened a new session), if anything. */
+  readonly note: string | null
 }
 
 /** Why a replay was not attempted. */
@@ -57,30 +63,18 @@ export interface ReplayerOptions {
 export function createReplayer(options: ReplayerOptions): (id: number) => Promise<ReplayResult> {
   const clock = options.clock ?? Date.now
   const timeoutMs = options.timeoutMs ?? 30_000
+  /** Sessions that ended → the session opened in their place for replays. */
+  const renewed = new Map<string, string>()
   let count = 0
-  return async (id) => {
-    const recording = options.recorder.get(id)
-    if (!recording) throw new ReplayError('not_found', `exchange ${id} is no longer recorded`)
-    const recorded = recording.request()
-    if (!recorded) {
-      throw new ReplayError(
-        'not_replayable',
-        'only POST requests whose whole body was recorded can be replayed',
-      )
-    }
-    count++
-    const { body, sentId } = withFreshIds(recorded.body, `burrow-replay-${count}`)
-    const headers: Record<string, string> = {}
-    for (const [name, value] of Object.entries(recorded.headers))
-      if (name !== 'content-length') headers[name] = value
+
+  const send = async (
+    method: string,
+    path: string,
+    headers: Record<string, string>,
+    body: Uint8Array,
+  ): Promise<Sent> => {
     const abort = new AbortController()
-    const request: LocalRequest = {
-      method: recorded.method,
-      path: recorded.path,
-      headers,
-      body,
-      signal: abort.signal,
-    }
+    const request: LocalRequest = { method, path, headers, body, signal: abort.signal }
     const startedAt = clock()
     const capture = new ResponseCapture({ maxBodyBytes: options.maxBodyBytes, startedAt, clock })
     const { response, ended } = capturingResponse(capture)
@@ -105,6 +99,55 @@ export function createReplayer(options: ReplayerOptions): (id: number) => Promis
       abort.abort()
     }
     capture.end()
+    return { capture, error }
+  }
+
+  return async (id) => {
+    const recording = options.recorder.get(id)
+    if (!recording) throw new ReplayError('not_found', `exchange ${id} is no longer recorded`)
+    const recorded = recording.request()
+    if (!recorded) {
+      throw new ReplayError(
+        'not_replayable',
+        'only POST requests whose whole body was recorded can be replayed',
+      )
+    }
+    count++
+    const base = `burrow-replay-${count}`
+    const { body, sentId, initialize } = withFreshIds(recorded.body, base)
+    const headers: Record<string, string> = {}
+    for (const [name, value] of Object.entries(recorded.headers))
+      if (name !== 'content-length') headers[name] = value
+    const ended = headers['mcp-session-id']
+    if (ended !== undefined && renewed.has(ended)) headers['mcp-session-id'] = renewed.get(ended)!
+    const startedAt = clock()
+    let sent = await send(recorded.method, recorded.path, headers, body)
+    let note: string | null = null
+    if (sent.capture.status === 404 && ended !== undefined && !initialize) {
+      // The call's session is gone (the agent ended it, or the server restarted): open one
+      // like it and send the call there, rather than show a bare 404.
+      const opened = await openSession(send, options.recorder, ended, headers, base)
+      if (typeof opened === 'string') {
+        sent = {
+          ...sent,
+          error:
+            `session ${ended} has ended (the server answered 404) and no new session could be ` +
+            `opened (${opened}); replay the agent's initialize, or call again from the agent`,
+        }
+      } else {
+        renewed.set(ended, opened.sessionId)
+        sent = await send(
+          recorded.method,
+          recorded.path,
+          { ...headers, 'mcp-session-id': opened.sessionId },
+          body,
+        )
+        note =
+          `session ${ended} had ended (the server answered 404), so this call was sent in a new ` +
+          `session, ${opened.sessionId}, opened with ${opened.with}`
+      }
+    }
+    const { capture, error } = sent
     return {
       exchangeId: id,
       startedAt,
@@ -119,6 +162,7 @@ export function createReplayer(options: ReplayerOptions): (id: number) => Promis
       latencyMs: capture.headAfterMs,
       durationMs: clock() - startedAt,
       error,
+      note,
     }
   }
 }
@@ -151,29 +195,4 @@ function capturingResponse(capture: ResponseCapture): {
     },
   }
   return { response, ended }
-}
-
-/** Replace the ids of the JSON-RPC requests in `body` with `base`, `base.2`, … */
-function withFreshIds(body: Uint8Array, base: string): { body: Uint8Array; sentId: string | null } {
-  let value: unknown
-  try {
-    value = JSON.parse(new TextDecoder().decode(body))
-  } catch {
-    return { body, sentId: null }
-  }
-  const batch = Array.isArray(value)
-  const messages: unknown[] = batch ? (value as unknown[]) : [value]
-  let n = 0
-  let first: string | null = null
-  const rewritten = messages.map((m) => {
-    if (!isRecord(m) || typeof m.method !== 'string' || m.id === undefined || m.id === null)
-      return m
-    n++
-    const id = n === 1 ? base : `${base}.${n}`
-    first ??= id
-    return { ...m, id }
-  })
-  if (n === 0) return { body, sentId: null }
-  const out = batch ? rewritten : rewritten[0]
-  return { body: new TextEncoder().encode(JSON.stringify(out)), sentId: first }
 }

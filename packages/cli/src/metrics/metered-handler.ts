@@ -41,6 +41,14 @@ export class MeteredHandler implements RequestHandler {
   close(): Promise<void> {
     return this.#inner.close()
   }
+
+  started(): Promise<void> {
+    return this.#inner.started?.() ?? Promise.resolve()
+  }
+
+  failure(): Promise<Error> {
+    return this.#inner.failure?.() ?? new Promise<Error>(() => {})
+  }
 }
 
 /**

@@ -51,4 +51,11 @@ export interface RequestHandler {
   handle(req: LocalRequest, res: LocalResponse): Promise<void>
   /** Stop: release children and sockets. */
   close(): Promise<void>
+  /**
+   * Optional: resolves once the local server this handler starts is running (a stdio child has
+   * spawned); rejects when it can never run (its command does not exist).
+   */
+  started?(): Promise<void>
+  /** Optional: resolves with the reason once the local server is known never to run. */
+  failure?(): Promise<Error>
 }

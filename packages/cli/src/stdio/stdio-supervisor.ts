@@ -12,6 +12,7 @@ import { EventEmitter } from 'node:events'
 import crossSpawn from 'cross-spawn'
 import { silentLogger, type Logger } from '../log/logger.js'
 import { readChildOutput } from './child-output.js'
+import { CommandNotFoundError, programNotFoundIn } from './command-not-found.js'
 import { commandLine, crashHint } from './crash-hint.js'
 import { DEFAULT_RESTART_TIMING, RestartPolicy, type RestartTiming } from './restart-policy.js'
 import { stopChild } from './stop-child.js'
@@ -82,7 +83,7 @@ interface RunningChild {
   readonly exited: Promise<void>
 }
 
-type State = 'idle' | 'running' | 'waiting' | 'closing' | 'closed'
+type State = 'idle' | 'running' | 'waiting' | 'failed' | 'closing' | 'closed'
 
 /** Spawns a stdio MCP server, restarts it when it exits, and stops it on `close()`. */
 export class StdioSupervisor extends EventEmitter<StdioSupervisorEvents> {
@@ -100,6 +101,11 @@ export class StdioSupervisor extends EventEmitter<StdioSupervisorEvents> {
   #lastError: Error | undefined
   #hinted = false
   #closing: Promise<void> | undefined
+  readonly #started: Promise<void>
+  #markStarted: () => void = () => {}
+  #failStart: (err: CommandNotFoundError) => void = () => {}
+  readonly #failure: Promise<CommandNotFoundError>
+  #markFailed: (err: CommandNotFoundError) => void = () => {}
 
   constructor(options: StdioSupervisorOptions) {
     super()
@@ -108,6 +114,29 @@ export class StdioSupervisor extends EventEmitter<StdioSupervisorEvents> {
     this.#label = options.label ?? 'stdio'
     this.#timing = { ...DEFAULT_RESTART_TIMING, ...options.timing }
     this.#policy = new RestartPolicy(this.#timing)
+    this.#started = new Promise<void>((resolve, reject) => {
+      this.#markStarted = resolve
+      this.#failStart = reject
+    })
+    // Nobody need wait for the start: a failure is also reported by `failure()` and 'exit'.
+    this.#started.catch(() => {})
+    this.#failure = new Promise((resolve) => (this.#markFailed = resolve))
+  }
+
+  /**
+   * Resolves when the first child has started (or the supervisor closes first); rejects with
+   * `CommandNotFoundError` when its command was not found.
+   */
+  started(): Promise<void> {
+    return this.#started
+  }
+
+  /**
+   * Resolves with the reason if the supervisor gave up because the command was never found
+   * (which `started()` may already have reported); stays pending otherwise.
+   */
+  failure(): Promise<CommandNotFoundError> {
+    return this.#failure
   }
 
   /** The command line shown in messages. */
@@ -163,6 +192,7 @@ export class StdioSupervisor extends EventEmitter<StdioSupervisorEvents> {
   async #shutdown(): Promise<void> {
     this.#state = 'closing'
     clearTimeout(this.#restartTimer)
+    this.#markStarted()
     const running = this.#running
     if (running) {
       const outcome = await stopChild(
@@ -217,6 +247,7 @@ export class StdioSupervisor extends EventEmitter<StdioSupervisorEvents> {
     })
     // Announce only a process that really started, so waiters never act on a failed spawn.
     child.once('spawn', () => {
+      this.#markStarted()
       this.emit('spawn', generation, child.pid)
       if (generation > 1) this.emit('restart', generation)
     })
@@ -249,6 +280,16 @@ export class StdioSupervisor extends EventEmitter<StdioSupervisorEvents> {
       this.emit('exit', { generation, code, signal, error, runtimeMs, restartInMs: null })
       return
     }
+    const notFound = this.#notFound(generation, runtimeMs, code, error)
+    if (notFound) {
+      this.#lastError = notFound
+      this.#state = 'failed'
+      this.#log.debug(`[${this.#label}] ${notFound.message}; not restarting it`)
+      this.#failStart(notFound)
+      this.#markFailed(notFound)
+      this.emit('exit', { generation, code, signal, error: notFound, runtimeMs, restartInMs: null })
+      return
+    }
     const { delayMs, consecutiveCrashes } = this.#policy.onExit(runtimeMs)
     const how = error
       ? `failed to start (${error.message})`
@@ -275,8 +316,28 @@ export class StdioSupervisor extends EventEmitter<StdioSupervisorEvents> {
     this.emit('exit', { generation, code, signal, error, runtimeMs, restartInMs: delayMs })
   }
 
+  /**
+   * Whether the first child shows that the command does not exist: its spawn failed with ENOENT,
+   * or it exited at once with 127, what shells and `env` return for a command they cannot find.
+   * Later children are restarted as usual (a command may disappear during an upgrade and return).
+   */
+  #notFound(
+    generation: number,
+    runtimeMs: number,
+    code: number | null,
+    error: NodeJS.ErrnoException | undefined,
+  ): CommandNotFoundError | null {
+    if (generation !== 1) return null
+    if (error?.code === 'ENOENT') return new CommandNotFoundError(this.#opts.command)
+    if (code !== 127 || runtimeMs >= this.#timing.stableAfterMs) return null
+    const said = this.#lastStderrLine
+    const detail = `${JSON.stringify(this.displayCommand)} exited with status 127${said ? `: ${JSON.stringify(said)}` : ''}`
+    return new CommandNotFoundError(programNotFoundIn(said) ?? this.displayCommand, detail)
+  }
+
   #downReason(): string {
     const what = `stdio server ${JSON.stringify(this.displayCommand)}`
+    if (this.#state === 'failed') return `${what} cannot run: ${this.#lastError?.message ?? ''}`
     if (this.#state === 'waiting') {
       const wait = Math.max(0, this.#restartAt - Date.now())
       return `${what} is not running (it exited; restarting in ${seconds(wait)})`

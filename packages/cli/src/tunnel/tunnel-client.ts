@@ -17,6 +17,7 @@ import {
 import { WebSocket } from 'ws'
 import type { RequestHandler } from '../relay/local-exchange.js'
 import { reconnectDelay } from './backoff.js'
+import { describeConnectError } from './connect-error.js'
 import { frameMaskFor } from './frame-mask.js'
 import { streamExchange } from './stream-exchange.js'
 
@@ -41,6 +42,12 @@ export interface TunnelClientOptions {
   /** A WELCOME arrived; `resumed` tells whether the earlier session continues. */
   readonly onWelcome: (welcome: Welcome) => void
   readonly onState?: (state: ClientState) => void
+  /**
+   * The first attempt to connect failed (no connection ever succeeded): called once, instead of
+   * the usual retry line, so the user hears early that the address may be wrong while the client
+   * keeps trying, `delayMs` from now.
+   */
+  readonly onUnreachable?: (detail: string, delayMs: number) => void
   readonly random?: () => number
 }
 
@@ -127,11 +134,18 @@ export class TunnelClient {
         continue
       }
       const delay = Math.max(outcome.retryAfterMs, reconnectDelay(attempt, this.opts.random))
-      attempt++
       this.setState('reconnecting')
-      this.opts.log.warn(
-        `tunnel connection lost (${outcome.detail}); reconnecting in ${(delay / 1000).toFixed(1)}s`,
-      )
+      if (!everConnected && attempt === 0 && this.opts.onUnreachable) {
+        this.opts.onUnreachable(outcome.detail, delay)
+      } else {
+        const what = everConnected
+          ? 'tunnel connection lost'
+          : `could not connect to ${this.opts.broker}`
+        this.opts.log.warn(
+          `${what} (${outcome.detail}); reconnecting in ${(delay / 1000).toFixed(1)}s`,
+        )
+      }
+      attempt++
       await this.sleep(delay)
     }
     return this.exit({ reason: 'shutdown' })
@@ -277,7 +291,9 @@ export class TunnelClient {
         },
       })
       this.mux = mux
+      let answered = false
       ws.on('unexpected-response', (_req, res) => {
+        answered = true
         const status = res.statusCode ?? 0
         let body = ''
         res.setEncoding('utf8')
@@ -310,7 +326,11 @@ export class TunnelClient {
         if (isBinary) mux.receive(data as Buffer)
       })
       ws.on('pong', () => (missedPongs = 0))
-      ws.on('error', (err) => (outcome.detail = err.message))
+      // Once the broker answered, its answer is the story: ws reports the socket it then closes
+      // as "closed before the connection was established", which must not replace it.
+      ws.on('error', (err) => {
+        if (!finished && !answered) outcome.detail = describeConnectError(err)
+      })
       ws.on('close', (code, reason) => {
         if (code === 1008 || code === 1002)
           outcome.detail = `broker closed the connection: ${reason.toString() || code}`

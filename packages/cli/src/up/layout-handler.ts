@@ -25,6 +25,7 @@ export class LayoutHandler implements RequestHandler {
     label: string
   }
   private readonly recorder: TrafficRecorder | null
+  private readonly log: Logger
 
   constructor(
     specs: UpstreamSpec[],
@@ -34,6 +35,7 @@ export class LayoutHandler implements RequestHandler {
     recorder: TrafficRecorder | null,
   ) {
     this.build = (next) => createHandler(next, env, log, metrics)
+    this.log = log
     this.recorder = recorder
     const { handler, label } = this.build(specs)
     this.specs = specs
@@ -46,9 +48,21 @@ export class LayoutHandler implements RequestHandler {
     return this.active.handle(req, res)
   }
 
+  /** The current layout's start (`up` waits for the first one's before going online). */
+  started(): Promise<void> {
+    return this.inner.started?.() ?? Promise.resolve()
+  }
+
+  /** Resolves if the current layout's server can never run. */
+  failure(): Promise<Error> {
+    return this.inner.failure?.() ?? new Promise<Error>(() => {})
+  }
+
   /** Serve `specs` from now on; resolves with the handler it replaced (close it when drained). */
   swap(specs: UpstreamSpec[]): RequestHandler {
     const { handler, label } = this.build(specs)
+    // A layout applied at run time does not end `up`; a command it cannot find is reported.
+    void handler.failure?.().then((err) => this.log.warn(err.message))
     const old = this.inner
     this.specs = specs
     this.label = label

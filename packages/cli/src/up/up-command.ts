@@ -20,8 +20,11 @@ import { TunnelClient } from '../tunnel/tunnel-client.js'
 import { startUpdateCheck } from '../update/update-check.js'
 import { userCacheDir } from '../update/user-cache-dir.js'
 import { LayoutHandler } from './layout-handler.js'
+import { probeUpstream } from './probe-upstream.js'
 import { resolveUpstreams } from './resolve-upstreams.js'
 import { announcement, telemetryBanner } from './snippet.js'
+import type { UpstreamSpec } from '../upstreams/upstream-spec.js'
+import { CommandNotFoundError } from '../stdio/command-not-found.js'
 
 /** Output streams, injectable for tests. */
 export interface UpIo {
@@ -67,6 +70,7 @@ export async function upCommand(global: GlobalOptions, up: UpOptions, io: UpIo):
       setTimeout(resolve, timeoutMs).unref()
     })
   try {
+    await checkLocalServers(specs, handler, log)
     if (metrics && up.metricsAddr !== null) {
       metricsServer = await startMetrics(up.metricsAddr, metrics.registry, log)
       if (metricsServer) io.out(`Metrics:        http://${metricsServer.address}/metrics\n`)
@@ -113,6 +117,10 @@ export async function upCommand(global: GlobalOptions, up: UpOptions, io: UpIo):
       handler,
       log,
       onWelcome: announcer(io, up, handler, log),
+      onUnreachable: (detail, delayMs) =>
+        log.warn(
+          `cannot reach the Burrow service at ${global.broker} (${detail}): is burrowd running at that address? Set the address with --broker URL or BURROW_BROKER. Retrying in ${(delayMs / 1000).toFixed(1)}s, then with backoff up to 30s`,
+        ),
       onState: (state) => {
         log.debug(`tunnel state: ${state}`)
         if (state !== 'connected') return
@@ -120,12 +128,37 @@ export async function upCommand(global: GlobalOptions, up: UpOptions, io: UpIo):
         onConnected.clear()
       },
     })
-    return await runUntilStopped(client, up, io, log, handler)
+    return await runUntilStopped(client, global.broker, up, io, log, handler)
   } finally {
     await inspector?.close()
     await metricsServer?.close()
     await handler.close()
   }
+}
+
+/**
+ * Before going online: a stdio server must have started (one whose command does not exist ends
+ * `up` with exit status 1, and no URL is announced), and a single HTTP upstream where nothing
+ * answers gets a warning.
+ */
+async function checkLocalServers(
+  specs: readonly UpstreamSpec[],
+  handler: LayoutHandler,
+  log: ReturnType<typeof createLogger>,
+): Promise<void> {
+  try {
+    await handler.started()
+  } catch (err) {
+    if (err instanceof CommandNotFoundError) throw new UsageError(err.message)
+    throw err
+  }
+  const single = specs.length === 1 ? specs[0]! : null
+  if (single?.kind !== 'http') return
+  const problem = await probeUpstream(single.url)
+  if (problem !== null)
+    log.warn(
+      `nothing answers at ${single.url} (${problem}): start your MCP server there, or check the upstream URL. The tunnel goes online anyway; agents get 502 until the server answers`,
+    )
 }
 
 function announcer(
@@ -147,6 +180,7 @@ function announcer(
 
 async function runUntilStopped(
   client: TunnelClient,
+  broker: string,
   up: UpOptions,
   io: UpIo,
   log: ReturnType<typeof createLogger>,
@@ -170,12 +204,19 @@ async function runUntilStopped(
   const onTerm = () => onSignal('SIGTERM')
   process.on('SIGINT', onInt)
   process.on('SIGTERM', onTerm)
+  // A stdio command that turns out not to exist (a shell's 127) ends `up` even once online.
+  const failed: { error?: Error } = {}
+  void handler.failure().then((error) => {
+    failed.error = error
+    void client.shutdown(0)
+  })
   try {
     const exit = await client.run()
+    if (failed.error) throw new UsageError(failed.error.message)
     if (exit.reason === 'auth_failed') {
       throw new ExitError(
         EXIT.authFailed,
-        `authentication failed: ${exit.detail}; check --api-key / BURROW_API_KEY`,
+        `authentication failed: ${broker} refused the tunnel key (${exit.detail}); check --api-key / BURROW_API_KEY`,
       )
     }
     if (exit.reason === 'replaced') {

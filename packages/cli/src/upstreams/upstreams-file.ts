@@ -1,12 +1,14 @@
 /**
  * The upstreams file (`--upstreams-file`, spec §4.3): TOML with one `[upstreams.<name>]` table per
  * upstream, each setting exactly one of `http` or `stdio`. Every rejection names the file, the
- * line and the rule; a one-entry file is single-upstream mode.
+ * line (and for a syntax error the column) and the rule; a one-entry file is single-upstream
+ * mode.
  */
 import { readFileSync } from 'node:fs'
 import { UPSTREAM_NAME_PATTERN } from '@burrow/protocol'
 import { parse, TomlError } from 'smol-toml'
 import { UsageError } from '../cli-errors.js'
+import { closestName } from '../did-you-mean.js'
 import { NAME_RULE, spec } from './upstream-flags.js'
 import type { UpstreamSpec } from './upstream-spec.js'
 
@@ -36,12 +38,15 @@ export function parseUpstreamsFile(path: string, text: string): UpstreamSpec[] {
   try {
     doc = parse(text)
   } catch (err) {
-    if (err instanceof TomlError) {
-      throw new UsageError(
-        `upstreams file ${path} line ${err.line}: not valid TOML: ${err.message.split('\n')[0]}`,
-      )
-    }
+    if (err instanceof TomlError) throw tomlError(path, err)
     throw err
+  }
+  for (const key of Object.keys(doc)) {
+    if (key === 'upstreams') continue
+    const near = closestName(key, ['upstreams']) ? ' (did you mean [upstreams.<name>]?)' : ''
+    throw new UsageError(
+      `upstreams file ${path} line ${topLevelLine(text, key)}: unknown key "${key}"${near}; the file holds only [upstreams.<name>] tables`,
+    )
   }
   const tables = doc.upstreams
   if (
@@ -67,11 +72,13 @@ export function parseUpstreamsFile(path: string, text: string): UpstreamSpec[] {
       throw new UsageError(`${at} sets both "http" and "stdio"; keep one`)
     if (http === undefined && stdio === undefined)
       throw new UsageError(`${at} sets neither "http" nor "stdio"; set one`)
-    const unknown = Object.keys(rest)
-    if (unknown.length > 0)
+    const unknown = Object.keys(rest)[0]
+    if (unknown !== undefined) {
+      const near = closestName(unknown, ['http', 'stdio'])
       throw new UsageError(
-        `${at} has unknown key "${unknown[0]}"; only "http" or "stdio" are allowed`,
+        `upstreams file ${path} line ${keyLine(text, lineOf(name), unknown)}: [upstreams.${name}] has unknown key "${unknown}"${near ? ` (did you mean "${near}"?)` : ''}; only "http" or "stdio" are allowed`,
       )
+    }
     const value = http ?? stdio
     if (typeof value !== 'string')
       throw new UsageError(`${at}: "${http !== undefined ? 'http' : 'stdio'}" must be a string`)
@@ -86,6 +93,40 @@ export function parseUpstreamsFile(path: string, text: string): UpstreamSpec[] {
 }
 
 const HEADER = /^\s*\[\s*upstreams\s*\.\s*("?)([^\]"]*)\1\s*\]/
+
+/** A TOML syntax error with its line, column and the lines around it, caret included. */
+function tomlError(path: string, err: TomlError): UsageError {
+  const reason = err.message.split('\n')[0]!.replace(/^Invalid TOML document: /, '')
+  const excerpt = err.codeblock
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => `  ${line}`)
+    .join('\n')
+  return new UsageError(
+    `upstreams file ${path} line ${err.line}, column ${err.column}: not valid TOML: ${reason}\n${excerpt}`,
+  )
+}
+
+/** The line where the top-level key or table `key` is defined (1 when not found). */
+function topLevelLine(text: string, key: string): number {
+  const name = escapeRegExp(key)
+  const at = new RegExp(`^\\s*(\\[{1,2}\\s*"?${name}"?\\s*[.\\]]|"?${name}"?\\s*[.=])`)
+  const i = text.split('\n').findIndex((line) => at.test(line))
+  return i === -1 ? 1 : i + 1
+}
+
+/** The line of `key = …` in the table whose header is on line `from` (`from` when not found). */
+function keyLine(text: string, from: number, key: string): number {
+  const at = new RegExp(`^\\s*"?${escapeRegExp(key)}"?\\s*=`)
+  const lines = text.split('\n')
+  for (let i = from; i < lines.length && !/^\s*\[/.test(lines[i]!); i++)
+    if (at.test(lines[i]!)) return i + 1
+  return from
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+}
 
 function headerLine(text: string, name: string): number {
   const lines = text.split('\n')

@@ -70,6 +70,57 @@ describe('createReplayer', { timeout: 20_000 }, () => {
     assert.ok(result.durationMs >= 0)
   })
 
+  it('a call whose session ended: opens a new one with the recorded initialize, and says so', async () => {
+    const params = { name: 'echo', arguments: { q: 'again' } }
+    await (await session.post({ jsonrpc: '2.0', id: 7, method: 'tools/call', params })).text()
+    // A server that knows none of the agent's sessions, as after a restart.
+    const restarted = fakeMcp()
+    const again = createReplayer({ recorder: served.recorder, handler: () => restarted })
+    const result = await again(idOf(7))
+    assert.equal(result.status, 200)
+    assert.equal(result.error, null)
+    assert.match(
+      result.note ?? '',
+      new RegExp(
+        `^session ${session.sessionId} had ended \\(the server answered 404\\), so this call was sent in a new session, sess-1, opened with the agent's initialize \\(exchange \\d+\\)$`,
+      ),
+    )
+    assert.deepEqual(
+      restarted.seen.map((r) => [r.body?.method, r.headers['mcp-session-id'] ?? null]),
+      [
+        ['tools/call', session.sessionId],
+        ['initialize', null],
+        ['notifications/initialized', 'sess-1'],
+        ['tools/call', 'sess-1'],
+      ],
+    )
+    assert.deepEqual(restarted.seen[1]!.body?.params, fake.seen[0]!.body?.params)
+    // Later replays from the ended session go straight to the new one.
+    const next = await again(idOf(7))
+    assert.equal(next.status, 200)
+    assert.equal(next.note, null)
+    assert.equal(restarted.seen.at(-1)!.headers['mcp-session-id'], 'sess-1')
+    assert.equal(restarted.seen.length, 5)
+  })
+
+  it('a call whose session ended, where no new session opens: the 404 and why', async () => {
+    const params = { name: 'echo', arguments: {} }
+    await (await session.post({ jsonrpc: '2.0', id: 8, method: 'tools/call', params })).text()
+    const gone: RequestHandler = {
+      handle: async (_req, res) => {
+        res.writeHead(404, { 'content-type': 'text/plain' })
+        res.end()
+      },
+      close: async () => {},
+    }
+    const result = await createReplayer({ recorder: served.recorder, handler: () => gone })(idOf(8))
+    assert.equal(result.status, 404)
+    assert.equal(
+      result.error,
+      `session ${session.sessionId} has ended (the server answered 404) and no new session could be opened (initialize answered 404 without a session id); replay the agent's initialize, or call again from the agent`,
+    )
+  })
+
   it('refuses exchanges it no longer has or cannot send again', async () => {
     await assert.rejects(replay(9999), (err: unknown) => {
       assert.ok(err instanceof ReplayError)

@@ -6,6 +6,9 @@
 import assert from 'node:assert/strict'
 import type { SpawnOptions } from 'node:child_process'
 import { once } from 'node:events'
+import { mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterEach, describe, it } from 'node:test'
 import crossSpawn from 'cross-spawn'
 import {
@@ -14,6 +17,7 @@ import {
   type StdioExit,
   type StdioSupervisorOptions,
 } from '../../src/stdio/stdio-supervisor.js'
+import { CommandNotFoundError } from '../../src/stdio/command-not-found.js'
 import { captureLogger } from '../helpers/capture-logger.js'
 import { fixturePath } from '../helpers/fixtures.js'
 
@@ -185,22 +189,63 @@ describe('StdioSupervisor restarts', { timeout: 30_000 }, () => {
     assert.equal(supervisor.lastStderrLine, 'boom: missing TOKEN')
   })
 
-  it('counts spawn failures as crashes and names the error in the hint', async () => {
-    const logger = captureLogger()
-    const supervisor = supervise({
-      command: 'burrow-test-no-such-command',
-      timing: fast,
-      logger,
-    })
-    const seen = exits(supervisor, 3)
+  it('counts spawn failures after a first start as crashes and names the error in the hint', async () => {
+    // A command that ran once and then disappeared (an upgrade in progress) is retried.
+    const dir = mkdtempSync(join(tmpdir(), 'burrow-vanishing-'))
+    const script = join(dir, 'server.sh')
+    writeFileSync(script, '#!/bin/sh\nexit 1\n', { mode: 0o755 })
+    try {
+      const logger = captureLogger()
+      const supervisor = supervise({ command: script, timing: fast, logger })
+      supervisor.once('exit', () => unlinkSync(script))
+      const seen = exits(supervisor, 3)
+      supervisor.start()
+      const list = await seen
+      assert.equal(list[0]!.code, 1)
+      assert.ok(list.slice(1).every((e) => e.error !== undefined && e.runtimeMs === 0))
+      assert.ok(list.every((e) => e.restartInMs !== null))
+      const hint = await logger.waitFor(/keeps crashing/)
+      assert.match(hint, /exited 3 times in a row; last error: .*ENOENT/)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  it('gives up on a command that is not found, and says which', async () => {
+    const supervisor = supervise({ command: 'burrow-test-no-such-command', timing: fast })
+    const seen = exits(supervisor, 1)
     supervisor.start()
-    const list = await seen
-    assert.ok(list.every((e) => e.error !== undefined && e.runtimeMs === 0))
-    const hint = await logger.waitFor(/keeps crashing/)
+    await assert.rejects(supervisor.started(), (err: unknown) => {
+      assert.ok(err instanceof CommandNotFoundError)
+      assert.equal(
+        err.message,
+        'command not found: burrow-test-no-such-command; check the spelling, or that its directory is in PATH',
+      )
+      return true
+    })
+    const failure = await supervisor.failure()
+    assert.equal(failure.program, 'burrow-test-no-such-command')
+    const [exit] = await seen
+    assert.equal(exit!.restartInMs, null)
+    assert.equal(supervisor.generation, 1)
+    assert.throws(() => supervisor.send({}), /cannot run: command not found/)
+  })
+
+  it('gives up when the first child is a shell that cannot find the command (status 127)', async () => {
+    const supervisor = supervise({
+      command: 'sh',
+      args: ['-c', 'burrow-test-no-such-command'],
+      timing: fast,
+    })
+    supervisor.start()
+    await supervisor.started()
+    const failure = await supervisor.failure()
+    assert.equal(failure.program, 'burrow-test-no-such-command')
     assert.match(
-      hint,
-      /"burrow-test-no-such-command" exited 3 times in a row; last error: .*ENOENT/,
+      failure.message,
+      /exited with status 127: ".*burrow-test-no-such-command.*not found"/,
     )
+    assert.equal(supervisor.generation, 1)
   })
 
   it('refuses send() while the child is down', async () => {

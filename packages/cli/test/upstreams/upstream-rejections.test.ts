@@ -118,8 +118,13 @@ describe('upstreams file rejections', () => {
     ))
   it('no [upstreams.*] sections', () =>
     rejected(
-      ['up', '--upstreams-file', file('none.toml', '# nothing here\n[other]\nx = 1\n')],
+      ['up', '--upstreams-file', file('none.toml', '# nothing here\n')],
       /no \[upstreams\.<name>\] sections/,
+    ))
+  it('only another table: it is named', () =>
+    rejected(
+      ['up', '--upstreams-file', file('other.toml', '# nothing here\n[other]\nx = 1\n')],
+      /other\.toml line 2: unknown key "other"; the file holds only \[upstreams\.<name>\] tables/,
     ))
   it('an invalid name', () =>
     rejected(
@@ -146,11 +151,46 @@ describe('upstreams file rejections', () => {
       ],
       /line 3: \[upstreams\.a\] appears twice/,
     ))
-  it('broken TOML', () =>
+  it('broken TOML: the line, the column and the line itself with a caret', () =>
     rejected(
       ['up', '--upstreams-file', file('broken.toml', '[upstreams.a\nstdio = \n')],
-      /line 1: not valid TOML/,
+      /broken\.toml line 1, column 13: not valid TOML: illegal character in key\n {2}1: {2}\[upstreams\.a\n {18}\^/,
     ))
+  it('a value without quotes: line and column', () =>
+    rejected(
+      ['up', '--upstreams-file', file('unquoted.toml', '[upstreams.a]\nhttp = http://x\n')],
+      /unquoted\.toml line 2, column 8: not valid TOML: invalid value\n.*\n {2}2: {2}http = http:\/\/x\n {13}\^/,
+    ))
+  it('an unknown key in a section: its own line, and the key meant', () =>
+    rejected(
+      [
+        'up',
+        '--upstreams-file',
+        file(
+          'typo.toml',
+          '[upstreams.a]\n# the docs server\nhtpp = "http://127.0.0.1:1/mcp"\nhttp = "http://127.0.0.1:1/mcp"\n',
+        ),
+      ],
+      /typo\.toml line 3: \[upstreams\.a\] has unknown key "htpp" \(did you mean "http"\?\); only "http" or "stdio" are allowed/,
+    ))
+  it('a key or table outside [upstreams.<name>] is named, with its line', async () => {
+    await rejected(
+      [
+        'up',
+        '--upstreams-file',
+        file('singular.toml', '# layout\n[upstream.docs]\nhttp = "http://127.0.0.1:1/mcp"\n'),
+      ],
+      /singular\.toml line 2: unknown key "upstream" \(did you mean \[upstreams\.<name>\]\?\); the file holds only \[upstreams\.<name>\] tables/,
+    )
+    await rejected(
+      [
+        'up',
+        '--upstreams-file',
+        file('extra.toml', '[upstreams.a]\nstdio = "node a.js"\n[settings]\ntimeout = 3\n'),
+      ],
+      /extra\.toml line 3: unknown key "settings"; the file holds only \[upstreams\.<name>\] tables/,
+    )
+  })
   it('a missing file', () =>
     rejected(['up', '--upstreams-file', join(dir, 'missing.toml')], /cannot read it \(ENOENT\)/))
 })
