@@ -1,11 +1,13 @@
-// `npm run bench`: Burrow's performance side by side with its baselines, measured in one run on
-// this machine, everything on 127.0.0.1. Prints the machine, a results table (with ratios against
-// the baselines) and the issue's targets with a verdict each. Settings: bench/config.ts.
+// `npm run bench`: Burrow's performance side by side with its baselines and with other tunnels
+// (bench/peers/), measured in one run on this machine, everything on 127.0.0.1. Prints the
+// machine, a results table (with ratios against the baselines), the peers' versions or why they
+// were skipped, and the issue's targets with a verdict each. Settings: bench/config.ts.
 import { type BenchContext, progress } from './cell.js'
 import { loadBenchConfig, profileArgs } from './config.js'
 import { idleTunnels } from './idle-tunnels.js'
 import { createTunnels, removeTempDataDirs, startBurrowd, tempDataDir } from './launch.js'
 import { describeMachine } from './machine.js'
+import { peerSummary } from './peers/peer-rows.js'
 import { ProcessGroup } from './processes.js'
 import { resultsTable, targetsTable, type Row } from './report.js'
 import { bulkTransfer } from './sections/bulk-transfer.js'
@@ -46,6 +48,7 @@ async function main(group: ProcessGroup): Promise<void> {
     }
   }
   if (config.only.has('idle')) rows.push(...(await idleTunnels(group, config)))
+  const peers = await peerSummary()
 
   const out = [
     '',
@@ -56,6 +59,7 @@ async function main(group: ProcessGroup): Promise<void> {
     '',
     resultsTable(rows),
     '',
+    ...(peers.length > 0 ? [`Peer tunnels: ${peers.join('; ')}.`, ''] : []),
     ...backgroundWarning(rows),
     targetsTable(checkTargets(rows)),
     '',
