@@ -12,7 +12,7 @@ export interface BenchConfig {
   /** Idle tunnels connected for the memory row (`BENCH_TUNNELS`, default 1000). */
   readonly tunnels: number
   /**
-   * Sections to run (`BENCH_ONLY=small,quota,stdio,transfer,idle,peers`; default all). `peers`
+   * Sections to run (`BENCH_ONLY=small,quota,stdio,sdk,transfer,idle,peers`; default all). `peers`
    * adds the peer tunnels' rows to the small and transfer sections (and runs both when neither
    * is listed).
    */
@@ -29,7 +29,7 @@ export function profileArgs(config: BenchConfig): string[] {
 }
 
 /** The benchmark's sections, in the order they run. */
-export const SECTIONS = ['small', 'quota', 'stdio', 'transfer', 'idle', 'peers'] as const
+export const SECTIONS = ['small', 'quota', 'stdio', 'sdk', 'transfer', 'idle', 'peers'] as const
 export type Section = (typeof SECTIONS)[number]
 
 /** Read the settings; throws on a malformed value. */

@@ -12,6 +12,7 @@ import { ProcessGroup } from './processes.js'
 import { resultsTable, targetsTable, type Row } from './report.js'
 import { bulkTransfer } from './sections/bulk-transfer.js'
 import { quotaCalls } from './sections/quota-calls.js'
+import { sdkCalls } from './sections/sdk-calls.js'
 import { smallCalls } from './sections/small-calls.js'
 import { stdioCalls } from './sections/stdio-calls.js'
 import { checkTargets } from './targets.js'
@@ -25,21 +26,27 @@ async function main(group: ProcessGroup): Promise<void> {
   )
   const rows: Row[] = []
 
-  const tunnelled = ['small', 'quota', 'stdio', 'transfer'] as const
+  const tunnelled = ['small', 'quota', 'stdio', 'sdk', 'transfer'] as const
   if (tunnelled.some((s) => config.only.has(s))) {
     const data = tempDataDir()
     try {
-      const [rpc, bulk, stdio] = await createTunnels(data.path, ['rpc', 'bulk', 'stdio'])
+      const [rpc, bulk, stdio, sdk] = await createTunnels(data.path, [
+        'rpc',
+        'bulk',
+        'stdio',
+        'sdk',
+      ])
       const burrowd = await startBurrowd(group, data.path, { nodeArgs: profileArgs(config) })
       const ctx: BenchContext = {
         config,
         group,
         burrowd,
-        keys: { rpc: rpc!, bulk: bulk!, stdio: stdio! },
+        keys: { rpc: rpc!, bulk: bulk!, stdio: stdio!, sdk: sdk! },
       }
       if (config.only.has('small')) rows.push(...(await smallCalls(ctx)))
       if (config.only.has('quota')) rows.push(...(await quotaCalls(ctx)))
       if (config.only.has('stdio')) rows.push(...(await stdioCalls(ctx)))
+      if (config.only.has('sdk')) rows.push(...(await sdkCalls(ctx)))
       if (config.only.has('transfer')) rows.push(...(await bulkTransfer(ctx)))
       await group.stop(burrowd.child)
     } finally {
