@@ -35,6 +35,8 @@ export interface PeerCells<T> {
   readonly toRow: (name: string, c: number, result: T, cpu: CpuReading, baseline?: Row) => Row
   /** The direct rows by concurrency, to compare with. */
   readonly baselines: ReadonlyMap<number, Row>
+  /** Unmeasured load through `url` before the first cell, if any. */
+  readonly prime?: (url: string) => Promise<void>
 }
 
 const readiness = new Map<PeerId, Promise<PeerReadiness>>()
@@ -81,6 +83,7 @@ export async function peerRows<T>(ctx: BenchContext, cells: PeerCells<T>): Promi
     try {
       const url = `${running.origin}${cells.path}`
       const subjects = [...running.cpu, cells.serverCpu]
+      await cells.prime?.(url)
       for (const c of cells.concurrency) {
         const { result, cpu } = await runCell(
           ctx,
