@@ -22,7 +22,7 @@ export interface BenchContext {
   /** The burrowd shared by the call and transfer sections. */
   readonly burrowd: Burrowd
   /** Tunnel keys created for those sections. */
-  readonly keys: Readonly<Record<'rpc' | 'bulk' | 'stdio', string>>
+  readonly keys: Readonly<Record<'rpc' | 'bulk' | 'stdio' | 'sdk', string>>
 }
 
 /** Print progress on stderr (stdout carries the report). */

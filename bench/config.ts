@@ -1,6 +1,7 @@
 // The benchmark's knobs, read once from the environment. Every cell runs a warm-up and then a
-// fixed measuring window, so the whole run stays bounded (about 3 minutes at the defaults).
+// fixed measuring window, so the whole run stays bounded (about 4 minutes at the defaults).
 import { resolve } from 'node:path'
+import { PEER_IDS, type PeerId } from './peers/peer.js'
 
 /** Settings of one `npm run bench`. */
 export interface BenchConfig {
@@ -10,8 +11,14 @@ export interface BenchConfig {
   readonly warmupSeconds: number
   /** Idle tunnels connected for the memory row (`BENCH_TUNNELS`, default 1000). */
   readonly tunnels: number
-  /** Sections to run (`BENCH_ONLY=small,quota,stdio,transfer,idle`; default all). */
+  /**
+   * Sections to run (`BENCH_ONLY=small,quota,stdio,sdk,transfer,idle,peers`; default all). `peers`
+   * adds the peer tunnels' rows to the small and transfer sections (and runs both when neither
+   * is listed).
+   */
   readonly only: ReadonlySet<Section>
+  /** Peer tunnels to measure when `peers` runs (`BENCH_PEERS=ssh,pagekite,pipenet`; default all). */
+  readonly peers: readonly PeerId[]
   /** Directory for V8 CPU profiles of burrowd and burrow (`BENCH_CPU_PROF`), or null for none. */
   readonly cpuProfileDir: string | null
 }
@@ -22,25 +29,44 @@ export function profileArgs(config: BenchConfig): string[] {
 }
 
 /** The benchmark's sections, in the order they run. */
-export const SECTIONS = ['small', 'quota', 'stdio', 'transfer', 'idle'] as const
+export const SECTIONS = ['small', 'quota', 'stdio', 'sdk', 'transfer', 'idle', 'peers'] as const
 export type Section = (typeof SECTIONS)[number]
 
 /** Read the settings; throws on a malformed value. */
 export function loadBenchConfig(env: NodeJS.ProcessEnv = process.env): BenchConfig {
-  const only = (env.BENCH_ONLY ?? '').trim()
-  const sections = only === '' ? [...SECTIONS] : only.split(',').map((s) => s.trim())
+  const listed = (env.BENCH_ONLY ?? '').trim()
+  const sections = listed === '' ? [...SECTIONS] : listed.split(',').map((s) => s.trim())
   for (const s of sections) {
     if (!(SECTIONS as readonly string[]).includes(s)) {
       throw new Error(`BENCH_ONLY: unknown section "${s}"; sections: ${SECTIONS.join(', ')}`)
     }
   }
+  const only = new Set(sections as Section[])
+  // The peers' rows live in the small and transfer sections, beside Burrow's.
+  if (only.has('peers') && !only.has('small') && !only.has('transfer')) {
+    only.add('small')
+    only.add('transfer')
+  }
   return {
     seconds: positive(env, 'BENCH_SECONDS', 5),
     warmupSeconds: positive(env, 'BENCH_WARMUP_SECONDS', 2),
     tunnels: Math.round(positive(env, 'BENCH_TUNNELS', 1000)),
-    only: new Set(sections as Section[]),
+    only,
+    peers: peerList(env.BENCH_PEERS),
     cpuProfileDir: env.BENCH_CPU_PROF?.trim() ? resolve(env.BENCH_CPU_PROF.trim()) : null,
   }
+}
+
+function peerList(raw: string | undefined): PeerId[] {
+  const value = raw?.trim() ?? ''
+  if (value === '') return [...PEER_IDS]
+  const ids = value.split(',').map((s) => s.trim())
+  for (const id of ids) {
+    if (!(PEER_IDS as readonly string[]).includes(id)) {
+      throw new Error(`BENCH_PEERS: unknown peer "${id}"; peers: ${PEER_IDS.join(', ')}`)
+    }
+  }
+  return [...new Set(ids as PeerId[])]
 }
 
 function positive(env: NodeJS.ProcessEnv, name: string, fallback: number): number {

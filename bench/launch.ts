@@ -20,6 +20,7 @@ export const FIXTURES = {
   bulk: join(ROOT, 'test/fixtures/bulk-server.mjs'),
   tcpRelay: join(ROOT, 'bench/fixtures/tcp-relay.mjs'),
   supergateway: join(ROOT, 'node_modules/.bin/supergateway'),
+  everything: join(ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js'),
 } as const
 
 const liveDirs = new Set<string>()
@@ -209,6 +210,29 @@ export async function startSupergateway(
       throw new Error(`supergateway did not start: ${lastLine(child)}`)
     }
     await sleep(100)
+  }
+  return { child, pid: child.proc.pid!, url: `http://127.0.0.1:${port}/mcp` }
+}
+
+/**
+ * Start the MCP SDK's reference server (`server-everything`) in its Streamable HTTP mode on a free
+ * port (it reads `PORT`) and wait until it listens; it serves `/mcp` on every interface.
+ */
+export async function startEverythingHttp(
+  group: ProcessGroup,
+): Promise<{ child: Child; pid: number; url: string }> {
+  const port = await freePort()
+  const child = group.start(
+    'server-everything',
+    process.execPath,
+    [FIXTURES.everything, 'streamableHttp'],
+    { env: { ...process.env, PORT: String(port) } },
+  )
+  try {
+    await child.waitFor(/listening on port/)
+  } catch {
+    await group.stop(child)
+    throw new Error(`server-everything did not start: ${lastLine(child)}`)
   }
   return { child, pid: child.proc.pid!, url: `http://127.0.0.1:${port}/mcp` }
 }

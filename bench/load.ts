@@ -11,6 +11,8 @@ export interface CallTarget {
   readonly url: string
   /** Headers of every call (content type, Accept, session headers). */
   readonly headers: Readonly<Record<string, string>>
+  /** The body of the call with JSON-RPC id `id`; default `toolCallBody`. */
+  readonly body?: (id: number) => string
 }
 
 /** How long and how hard. */
@@ -48,6 +50,7 @@ export function toolCallBody(id: number): string {
 export async function runLoad(target: CallTarget, opts: LoadOptions): Promise<LoadResult> {
   const url = new URL(target.url)
   const path = url.pathname + url.search
+  const bodyOf = target.body ?? toolCallBody
   const pool = loopbackPool(url.origin, opts.concurrency)
   const latencies = new LatencyLog()
   let errors = 0
@@ -69,7 +72,7 @@ export async function runLoad(target: CallTarget, opts: LoadOptions): Promise<Lo
           path,
           method: 'POST',
           headers: target.headers,
-          body: toolCallBody(nextId++),
+          body: bodyOf(nextId++),
         })
         const text = await body.text()
         const t1 = performance.now()

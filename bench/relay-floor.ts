@@ -24,6 +24,8 @@ export interface FloorCells<T> {
   readonly toRow: (name: string, c: number, result: T, cpu: CpuReading, baseline?: Row) => Row
   /** The direct rows by concurrency, to compare with. */
   readonly baselines: ReadonlyMap<number, Row>
+  /** Unmeasured load through `url` before the first cell (see `primeCalls`), if any. */
+  readonly prime?: (url: string) => Promise<void>
 }
 
 /** Measure `cells` through two relays in front of their server. */
@@ -33,6 +35,7 @@ export async function relayFloorRows<T>(ctx: BenchContext, cells: FloorCells<T>)
   try {
     const url = `http://127.0.0.1:${relays.port}${cells.path}`
     const subjects: CpuSubject[] = [{ label: 'relays', pids: () => relays.pids }, cells.serverCpu]
+    await cells.prime?.(url)
     for (const c of cells.concurrency) {
       const { result, cpu } = await runCell(
         ctx,

@@ -168,6 +168,8 @@ export interface TargetCheck {
   readonly met: boolean | null
   /** The same measure through two relays that do no work (the floor of any tunnel here). */
   readonly floor?: string
+  /** The best peer tunnel's figure, e.g. "ssh -R: 8,339 calls/s". */
+  readonly bestPeer?: string
   /** Replaces the plain verdict when it needs a qualifier. */
   readonly verdict?: string
 }
@@ -178,6 +180,7 @@ export function targetsTable(checks: readonly TargetCheck[]): string {
     c.target,
     c.measured,
     c.floor ?? '',
+    c.bestPeer ?? '',
     c.verdict ?? (c.met === null ? 'not measured' : c.met ? 'met' : 'NOT met'),
   ])
   return markdownTable(
@@ -185,6 +188,7 @@ export function targetsTable(checks: readonly TargetCheck[]): string {
       'Target (2-core machine)',
       'Measured (through Burrow)',
       'Floor: two relays, no work',
+      'Best peer tunnel',
       'Verdict',
     ],
     body,

@@ -1,15 +1,18 @@
-// `npm run bench`: Burrow's performance side by side with its baselines, measured in one run on
-// this machine, everything on 127.0.0.1. Prints the machine, a results table (with ratios against
-// the baselines) and the issue's targets with a verdict each. Settings: bench/config.ts.
+// `npm run bench`: Burrow's performance side by side with its baselines and with other tunnels
+// (bench/peers/), measured in one run on this machine, everything on 127.0.0.1. Prints the
+// machine, a results table (with ratios against the baselines), the peers' versions or why they
+// were skipped, and the issue's targets with a verdict each. Settings: bench/config.ts.
 import { type BenchContext, progress } from './cell.js'
 import { loadBenchConfig, profileArgs } from './config.js'
 import { idleTunnels } from './idle-tunnels.js'
 import { createTunnels, removeTempDataDirs, startBurrowd, tempDataDir } from './launch.js'
 import { describeMachine } from './machine.js'
+import { peerSummary } from './peers/peer-rows.js'
 import { ProcessGroup } from './processes.js'
 import { resultsTable, targetsTable, type Row } from './report.js'
 import { bulkTransfer } from './sections/bulk-transfer.js'
 import { quotaCalls } from './sections/quota-calls.js'
+import { sdkCalls } from './sections/sdk-calls.js'
 import { smallCalls } from './sections/small-calls.js'
 import { stdioCalls } from './sections/stdio-calls.js'
 import { checkTargets } from './targets.js'
@@ -23,21 +26,27 @@ async function main(group: ProcessGroup): Promise<void> {
   )
   const rows: Row[] = []
 
-  const tunnelled = ['small', 'quota', 'stdio', 'transfer'] as const
+  const tunnelled = ['small', 'quota', 'stdio', 'sdk', 'transfer'] as const
   if (tunnelled.some((s) => config.only.has(s))) {
     const data = tempDataDir()
     try {
-      const [rpc, bulk, stdio] = await createTunnels(data.path, ['rpc', 'bulk', 'stdio'])
+      const [rpc, bulk, stdio, sdk] = await createTunnels(data.path, [
+        'rpc',
+        'bulk',
+        'stdio',
+        'sdk',
+      ])
       const burrowd = await startBurrowd(group, data.path, { nodeArgs: profileArgs(config) })
       const ctx: BenchContext = {
         config,
         group,
         burrowd,
-        keys: { rpc: rpc!, bulk: bulk!, stdio: stdio! },
+        keys: { rpc: rpc!, bulk: bulk!, stdio: stdio!, sdk: sdk! },
       }
       if (config.only.has('small')) rows.push(...(await smallCalls(ctx)))
       if (config.only.has('quota')) rows.push(...(await quotaCalls(ctx)))
       if (config.only.has('stdio')) rows.push(...(await stdioCalls(ctx)))
+      if (config.only.has('sdk')) rows.push(...(await sdkCalls(ctx)))
       if (config.only.has('transfer')) rows.push(...(await bulkTransfer(ctx)))
       await group.stop(burrowd.child)
     } finally {
@@ -46,6 +55,7 @@ async function main(group: ProcessGroup): Promise<void> {
     }
   }
   if (config.only.has('idle')) rows.push(...(await idleTunnels(group, config)))
+  const peers = await peerSummary()
 
   const out = [
     '',
@@ -56,6 +66,7 @@ async function main(group: ProcessGroup): Promise<void> {
     '',
     resultsTable(rows),
     '',
+    ...(peers.length > 0 ? [`Peer tunnels: ${peers.join('; ')}.`, ''] : []),
     ...backgroundWarning(rows),
     targetsTable(checkTargets(rows)),
     '',

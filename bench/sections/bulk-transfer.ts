@@ -1,10 +1,12 @@
 // Section 3: 10 MiB responses from test/fixtures/bulk-server.mjs, direct, through two TCP relays
 // that only pass bytes (the floor of any tunnel) and through Burrow (`burrow up --upstream`), one
-// transfer at a time (c=1) and four at once (c=4).
+// transfer at a time (c=1) and four at once (c=4); and through the peer tunnels (bench/peers/),
+// one transfer at a time.
 import { progress, runCell, type BenchContext } from '../cell.js'
 import { profileArgs } from '../config.js'
 import type { CpuSubject } from '../cpu.js'
 import { FIXTURES, startBurrowUp, startFixture } from '../launch.js'
+import { peerRows } from '../peers/peer-rows.js'
 import { relayFloorRows } from '../relay-floor.js'
 import { transferRow, unavailableRow, type Row } from '../report.js'
 import { runTransfer, type TransferResult } from '../transfer.js'
@@ -57,46 +59,72 @@ export async function bulkTransfer(ctx: BenchContext): Promise<Row[]> {
       })),
     )
 
-    const name = '10 MiB transfer · Burrow'
-    let client
-    try {
-      client = await startBurrowUp(
-        ctx.group,
-        ctx.burrowd.broker,
-        ctx.keys.bulk,
-        ['--upstream', directUrl],
-        profileArgs(ctx.config),
-      )
-    } catch (err) {
-      for (const c of CONCURRENCY)
-        rows.push(unavailableRow(name, c, 'MB/s', (err as Error).message))
-      return rows
-    }
-    try {
-      const subjects: CpuSubject[] = [
-        { label: 'burrowd', pids: () => [ctx.burrowd.pid] },
-        { label: 'burrow', pids: () => [client.pid] },
+    rows.push(...(await burrowRows(ctx, directUrl, serverCpu, baselines)))
+    rows.push(
+      ...(await peerRows(ctx, {
+        name: '10 MiB transfer',
+        idPrefix: 'bulk-peer',
+        unit: 'MB/s',
+        concurrency: [1],
+        serverPort: server.port,
         serverCpu,
-      ]
-      for (const c of CONCURRENCY) {
-        const { result, cpu } = await runCell(
-          ctx,
-          name,
-          c,
-          subjects,
-          (o) => runTransfer(client.url, TRANSFER_BYTES, o),
-          describe,
-        )
-        rows.push({
-          ...transferRow(name, c, result, cpu, baselines.get(c)),
-          id: `bulk-burrow-${c}`,
-        })
-      }
-    } finally {
-      await ctx.group.stop(client.child)
-    }
+        path: '/mcp',
+        measure: (url, o) => runTransfer(url, TRANSFER_BYTES, o),
+        describe,
+        toRow: transferRow,
+        baselines,
+      })),
+    )
     return rows
   } finally {
     await ctx.group.stop(server.child)
   }
+}
+
+/** The Burrow rows: the same transfers through burrowd and `burrow up --upstream`. */
+async function burrowRows(
+  ctx: BenchContext,
+  directUrl: string,
+  serverCpu: CpuSubject,
+  baselines: ReadonlyMap<number, Row>,
+): Promise<Row[]> {
+  const name = '10 MiB transfer · Burrow'
+  const rows: Row[] = []
+  let client
+  try {
+    client = await startBurrowUp(
+      ctx.group,
+      ctx.burrowd.broker,
+      ctx.keys.bulk,
+      ['--upstream', directUrl],
+      profileArgs(ctx.config),
+    )
+  } catch (err) {
+    for (const c of CONCURRENCY) rows.push(unavailableRow(name, c, 'MB/s', (err as Error).message))
+    return rows
+  }
+  try {
+    const subjects: CpuSubject[] = [
+      { label: 'burrowd', pids: () => [ctx.burrowd.pid] },
+      { label: 'burrow', pids: () => [client.pid] },
+      serverCpu,
+    ]
+    for (const c of CONCURRENCY) {
+      const { result, cpu } = await runCell(
+        ctx,
+        name,
+        c,
+        subjects,
+        (o) => runTransfer(client.url, TRANSFER_BYTES, o),
+        describe,
+      )
+      rows.push({
+        ...transferRow(name, c, result, cpu, baselines.get(c)),
+        id: `bulk-burrow-${c}`,
+      })
+    }
+  } finally {
+    await ctx.group.stop(client.child)
+  }
+  return rows
 }
