@@ -80,6 +80,7 @@ export {
   refusalIds,
   refusalIdsOf,
   DEFAULT_BODY_LIMITS,
+  SseParser,
 } from './mcp/index.js'
 export type {
   PolicyCode,
@@ -100,6 +101,8 @@ export type {
   JsonRpcBody,
   BodyProblem,
   BodyLimits,
+  SseEvent,
+  SseParserOptions,
 } from './mcp/index.js'
 export { createLogger, silentLogger, isLogLevel } from './logger.js'
 export type { LogLevel, Logger } from './logger.js'

@@ -1,0 +1,127 @@
+/**
+ * The one Server-Sent Events reader (WHATWG `text/event-stream`): feed it bytes as they arrive and
+ * it returns the events each chunk completed. LF, CR and CRLF line ends (split across chunks
+ * too), `data:` lines joined with LF, `event:` and `id:` kept, comments and `retry:` skipped.
+ * Bounded: an event whose lines and data pass `maxEventChars` is dropped whole (and counted)
+ * rather than held, so a stream that never ends a line cannot grow memory.
+ */
+
+/** One dispatched event. */
+export interface SseEvent {
+  /** The `event:` field; `message` when the stream named none. */
+  readonly event: string
+  /** The `data:` lines joined with LF. */
+  readonly data: string
+  /** The last `id:` seen on the stream (it carries over to later events), or null. */
+  readonly id: string | null
+}
+
+/** Options of `new SseParser`. */
+export interface SseParserOptions {
+  /** Largest event (its lines and data, in characters) kept; default 4 Mi. */
+  readonly maxEventChars?: number
+}
+
+const LF = 10
+const CR = 13
+
+/** Splits an event stream into events. */
+export class SseParser {
+  readonly #max: number
+  readonly #decoder = new TextDecoder('utf-8')
+  #buffer = ''
+  #skipLf = false
+  #data: string[] = []
+  #dataChars = 0
+  #event = ''
+  #id: string | null = null
+  /** Dropping the rest of an oversized event until its blank line. */
+  #discarding = false
+  #dropped = 0
+
+  constructor(opts: SseParserOptions = {}) {
+    this.#max = opts.maxEventChars ?? 4 * 1024 * 1024
+  }
+
+  /** Events dropped because they passed the bound. */
+  get dropped(): number {
+    return this.#dropped
+  }
+
+  /** Feed the next bytes; returns the events they completed. */
+  push(chunk: Uint8Array): SseEvent[] {
+    return this.pushText(this.#decoder.decode(chunk, { stream: true }))
+  }
+
+  /** Feed decoded text (for callers that already hold strings). */
+  pushText(text: string): SseEvent[] {
+    const out: SseEvent[] = []
+    let start = 0
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i)
+      if (c !== LF && c !== CR) continue
+      if (c === LF && this.#skipLf && i === start && this.#buffer === '') {
+        // The LF of a CRLF split across chunks.
+        this.#skipLf = false
+        start = i + 1
+        continue
+      }
+      const line = this.#buffer === '' ? text.slice(start, i) : this.#buffer + text.slice(start, i)
+      this.#buffer = ''
+      this.#skipLf = false
+      this.#line(line, out)
+      if (c === CR) {
+        if (text.charCodeAt(i + 1) === LF) i++
+        else if (i + 1 === text.length) this.#skipLf = true
+      }
+      start = i + 1
+    }
+    if (start < text.length) {
+      this.#skipLf = false
+      this.#buffer += text.slice(start)
+      if (this.#buffer.length + this.#dataChars > this.#max) this.#overflow()
+    }
+    return out
+  }
+
+  /** The stream ended: an event without its final blank line is dropped, as browsers do. */
+  end(): SseEvent[] {
+    const out = this.pushText(this.#decoder.decode())
+    this.#buffer = ''
+    this.#data = []
+    this.#dataChars = 0
+    return out
+  }
+
+  #overflow(): void {
+    if (!this.#discarding) this.#dropped++
+    this.#discarding = true
+    this.#buffer = ''
+    this.#data = []
+    this.#dataChars = 0
+  }
+
+  #line(line: string, out: SseEvent[]): void {
+    if (line === '') {
+      if (this.#discarding) this.#discarding = false
+      else if (this.#data.length > 0) {
+        out.push({ event: this.#event || 'message', data: this.#data.join('\n'), id: this.#id })
+      }
+      this.#event = ''
+      this.#data = []
+      this.#dataChars = 0
+      return
+    }
+    if (this.#discarding || line.charCodeAt(0) === 58 /* : */) return
+    const colon = line.indexOf(':')
+    const field = colon === -1 ? line : line.slice(0, colon)
+    let value = colon === -1 ? '' : line.slice(colon + 1)
+    if (value.charCodeAt(0) === 32) value = value.slice(1)
+    if (field === 'data') {
+      this.#dataChars += value.length + 1
+      if (this.#dataChars > this.#max) return this.#overflow()
+      this.#data.push(value)
+    } else if (field === 'event') this.#event = value
+    else if (field === 'id' && !value.includes('\0')) this.#id = value
+  }
+}

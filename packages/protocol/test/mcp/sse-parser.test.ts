@@ -1,0 +1,68 @@
+// The one SSE reader: golden streams, line ends split across chunks, ids that carry over, and
+// hostile input (lines that never end, events past the bound, bytes split inside a character).
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { SseParser, type SseEvent } from '../../src/index.js'
+
+function all(chunks: readonly (string | Uint8Array)[], max?: number): SseEvent[] {
+  const p = new SseParser(max === undefined ? {} : { maxEventChars: max })
+  const out: SseEvent[] = []
+  for (const c of chunks) out.push(...p.push(typeof c === 'string' ? Buffer.from(c) : c))
+  out.push(...p.end())
+  return out
+}
+
+describe('SseParser', () => {
+  it('reads MCP events: data joined, event and id kept, comments and retry skipped', () => {
+    assert.deepEqual(
+      all([': priming\nretry: 100\nid: 1\nevent: message\ndata: {"a":\ndata: 1}\n\ndata: x\n\n']),
+      [
+        { event: 'message', data: '{"a":\n1}', id: '1' },
+        { event: 'message', data: 'x', id: '1' },
+      ],
+    )
+  })
+
+  it('accepts LF, CR and CRLF, split anywhere', () => {
+    const text = 'event: e\r\ndata: one\r\n\r\ndata: two\r\rdata: three\n\n'
+    const expected = [
+      { event: 'e', data: 'one', id: null },
+      { event: 'message', data: 'two', id: null },
+      { event: 'message', data: 'three', id: null },
+    ]
+    for (let cut = 0; cut < text.length; cut++) {
+      assert.deepEqual(all([text.slice(0, cut), text.slice(cut)]), expected, `cut at ${cut}`)
+    }
+    assert.deepEqual(all(text.split('')), expected)
+  })
+
+  it('decodes a character split across chunks', () => {
+    const bytes = Buffer.from('data: héllo 🦡\n\n')
+    assert.deepEqual(all([bytes.subarray(0, 8), bytes.subarray(8, 17), bytes.subarray(17)]), [
+      { event: 'message', data: 'héllo 🦡', id: null },
+    ])
+  })
+
+  it('dispatches no event without data, and drops an unfinished one at the end', () => {
+    assert.deepEqual(all(['id: 5\n\nevent: x\n\ndata: cut']), [])
+  })
+
+  it('drops an event past the bound, counts it, and reads the next one', () => {
+    const p = new SseParser({ maxEventChars: 100 })
+    const out = [
+      ...p.push(Buffer.from('data: ' + 'x'.repeat(60) + '\ndata: ' + 'y'.repeat(60) + '\n\n')),
+      ...p.push(Buffer.from('data: ok\n\n')),
+    ]
+    assert.deepEqual(out, [{ event: 'message', data: 'ok', id: null }])
+    assert.equal(p.dropped, 1)
+  })
+
+  it('never holds a line that does not end beyond the bound', () => {
+    const p = new SseParser({ maxEventChars: 1000 })
+    for (let i = 0; i < 1000; i++) assert.deepEqual(p.push(Buffer.alloc(1000, 0x61)), [])
+    assert.equal(p.dropped, 1)
+    assert.deepEqual(p.push(Buffer.from('\n\ndata: after\n\n')), [
+      { event: 'message', data: 'after', id: null },
+    ])
+  })
+})
