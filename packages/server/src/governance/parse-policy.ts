@@ -1,0 +1,219 @@
+/**
+ * Strict validation of a policy document, as a user sends it (`PUT /api/tunnels/:id/policy`, the
+ * Policy tab): unknown keys, wrong types, bad globs, patterns RE2 cannot compile, limits out of
+ * range are refused with the path of the field at fault (`rate_limits[1].limit`) and what is
+ * accepted. Missing sections take the defaults; nothing partial is ever applied.
+ */
+import picomatch from 'picomatch'
+import { RE2JS } from 're2js'
+import { DEFAULT_POLICY, type Policy, type RateLimitRule, type RugPullMode } from './policy.js'
+
+/** Why a document is not a policy: the field and what is wrong with it. */
+export interface PolicyProblem {
+  readonly field: string
+  readonly message: string
+}
+
+/** Bounds on a policy, so that one cannot slow the edge down. */
+export const POLICY_LIMITS = {
+  globs: 100,
+  globChars: 200,
+  rateLimits: 50,
+  maxLimit: 1_000_000,
+  maxPerSeconds: 86_400,
+  keys: 100,
+  keyChars: 100,
+  patterns: 50,
+  patternChars: 500,
+} as const
+
+const MODES: readonly RugPullMode[] = ['off', 'alert', 'hold']
+
+/** Thrown inside the parser; turned into a `PolicyProblem`. */
+class Refusal extends Error {
+  readonly field: string
+  constructor(field: string, message: string) {
+    super(message)
+    this.field = field
+  }
+}
+
+/** The policy `value` describes, or the first problem with it. */
+export function parsePolicy(value: unknown): Policy | PolicyProblem {
+  try {
+    return read(value)
+  } catch (err) {
+    if (err instanceof Refusal) return { field: err.field, message: err.message }
+    throw err
+  }
+}
+
+/** True when `read` is a problem rather than a policy. */
+export function isPolicyProblem(read: Policy | PolicyProblem): read is PolicyProblem {
+  return 'field' in read
+}
+
+/** True when `glob` is one `parsePolicy` accepts. */
+export function isValidGlob(glob: string): boolean {
+  try {
+    picomatch.makeRe(glob, { strictBrackets: true })
+    return true
+  } catch {
+    return false
+  }
+}
+
+function read(value: unknown): Policy {
+  const doc = object(value, 'policy', [
+    'tools',
+    'rate_limits',
+    'redaction',
+    'zero_knowledge',
+    'rug_pull',
+  ])
+  const tools = doc.tools === undefined ? null : object(doc.tools, 'tools', ['allow', 'deny'])
+  const redaction =
+    doc.redaction === undefined
+      ? null
+      : object(doc.redaction, 'redaction', ['keys', 'patterns', 'detect_secrets', 'forwarded'])
+  const rugPull = doc.rug_pull === undefined ? null : object(doc.rug_pull, 'rug_pull', ['mode'])
+  const d = DEFAULT_POLICY
+  return Object.freeze({
+    tools: Object.freeze({
+      allow: tools?.allow === undefined ? d.tools.allow : globs(tools.allow, 'tools.allow'),
+      deny: tools?.deny === undefined ? d.tools.deny : globs(tools.deny, 'tools.deny'),
+    }),
+    rateLimits:
+      doc.rate_limits === undefined ? d.rateLimits : rateLimits(doc.rate_limits, 'rate_limits'),
+    redaction: Object.freeze({
+      keys:
+        redaction?.keys === undefined
+          ? d.redaction.keys
+          : strings(redaction.keys, 'redaction.keys', POLICY_LIMITS.keys, POLICY_LIMITS.keyChars),
+      patterns:
+        redaction?.patterns === undefined
+          ? d.redaction.patterns
+          : patterns(redaction.patterns, 'redaction.patterns'),
+      detectSecrets:
+        redaction?.detect_secrets === undefined
+          ? d.redaction.detectSecrets
+          : boolean(redaction.detect_secrets, 'redaction.detect_secrets'),
+      forwarded:
+        redaction?.forwarded === undefined
+          ? d.redaction.forwarded
+          : boolean(redaction.forwarded, 'redaction.forwarded'),
+    }),
+    zeroKnowledge:
+      doc.zero_knowledge === undefined
+        ? d.zeroKnowledge
+        : boolean(doc.zero_knowledge, 'zero_knowledge'),
+    rugPull: Object.freeze({
+      mode: rugPull?.mode === undefined ? d.rugPull.mode : mode(rugPull.mode, 'rug_pull.mode'),
+    }),
+  })
+}
+
+function object(value: unknown, field: string, keys: readonly string[]): Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new Refusal(field, `${field} must be an object`)
+  }
+  for (const key of Object.keys(value)) {
+    if (!keys.includes(key)) {
+      throw new Refusal(
+        field === 'policy' ? key : `${field}.${key}`,
+        `${field === 'policy' ? '' : `${field}.`}${key} is not a setting; expected ${keys.join(', ')}`,
+      )
+    }
+  }
+  return value as Record<string, unknown>
+}
+
+function strings(value: unknown, field: string, max: number, maxChars: number): readonly string[] {
+  if (!Array.isArray(value)) throw new Refusal(field, `${field} must be a list of strings`)
+  if (value.length > max) throw new Refusal(field, `${field} holds at most ${max} entries`)
+  value.forEach((item, i) => {
+    if (typeof item !== 'string' || item.length === 0 || item.length > maxChars) {
+      throw new Refusal(
+        `${field}[${i}]`,
+        `${field}[${i}] must be a string of 1 to ${maxChars} characters`,
+      )
+    }
+  })
+  return Object.freeze([...(value as string[])])
+}
+
+function globs(value: unknown, field: string): readonly string[] {
+  const list = strings(value, field, POLICY_LIMITS.globs, POLICY_LIMITS.globChars)
+  list.forEach((glob, i) => {
+    if (!isValidGlob(glob)) {
+      throw new Refusal(
+        `${field}[${i}]`,
+        `${field}[${i}] "${glob}" is not a valid glob (unbalanced [ ] or { }); use * ? [abc] {a,b}`,
+      )
+    }
+  })
+  return list
+}
+
+function patterns(value: unknown, field: string): readonly string[] {
+  const list = strings(value, field, POLICY_LIMITS.patterns, POLICY_LIMITS.patternChars)
+  list.forEach((pattern, i) => {
+    if (/\(\?P?</.test(pattern)) {
+      throw new Refusal(
+        `${field}[${i}]`,
+        `${field}[${i}] may not name its groups; use (...) or (?:...)`,
+      )
+    }
+    try {
+      RE2JS.compile(pattern)
+    } catch (err) {
+      throw new Refusal(
+        `${field}[${i}]`,
+        `${field}[${i}] is not a valid RE2 pattern: ${(err as Error).message}`,
+      )
+    }
+  })
+  return list
+}
+
+function rateLimits(value: unknown, field: string): readonly RateLimitRule[] {
+  if (!Array.isArray(value)) throw new Refusal(field, `${field} must be a list of rules`)
+  if (value.length > POLICY_LIMITS.rateLimits)
+    throw new Refusal(field, `${field} holds at most ${POLICY_LIMITS.rateLimits} rules`)
+  return Object.freeze(
+    value.map((item, i): RateLimitRule => {
+      const at = `${field}[${i}]`
+      const rule = object(item, at, ['tool', 'method', 'limit', 'per_seconds'])
+      if ((rule.tool === undefined) === (rule.method === undefined)) {
+        throw new Refusal(at, `${at} must name exactly one of "tool" and "method"`)
+      }
+      const on = rule.tool === undefined ? 'method' : 'tool'
+      const pattern = globs([rule[on]], `${at}.${on}`)[0]!
+      return Object.freeze({
+        on,
+        pattern,
+        limit: integer(rule.limit, `${at}.limit`, 1, POLICY_LIMITS.maxLimit),
+        perSeconds: integer(rule.per_seconds, `${at}.per_seconds`, 1, POLICY_LIMITS.maxPerSeconds),
+      })
+    }),
+  )
+}
+
+function integer(value: unknown, field: string, min: number, max: number): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    throw new Refusal(field, `${field} must be a whole number from ${min} to ${max}`)
+  }
+  return value
+}
+
+function boolean(value: unknown, field: string): boolean {
+  if (typeof value !== 'boolean') throw new Refusal(field, `${field} must be true or false`)
+  return value
+}
+
+function mode(value: unknown, field: string): RugPullMode {
+  if (typeof value !== 'string' || !MODES.includes(value as RugPullMode)) {
+    throw new Refusal(field, `${field} must be one of ${MODES.join(', ')}`)
+  }
+  return value as RugPullMode
+}

@@ -1,0 +1,56 @@
+/**
+ * Which rate-limit buckets a request draws from: each `tool` rule counts the request's
+ * `tools/call`s whose tool matches, each `method` rule its requests whose method matches (a
+ * batch draws as many tokens as it holds matching calls). Also the refusal's reason, written
+ * for an agent to act on.
+ */
+import type { ClassifiedMessage } from '@burrow/protocol'
+import type { RateDemand } from './call-rate-limits.js'
+import type { RateLimitRule } from './policy.js'
+import { compileGlob, matchesGlob } from './tool-rules.js'
+
+/** A policy's rules, compiled once. */
+export class RateLimitRules {
+  readonly rules: readonly RateLimitRule[]
+  readonly #globs: readonly RegExp[]
+
+  constructor(rules: readonly RateLimitRule[]) {
+    this.rules = rules
+    this.#globs = rules.map((r) => compileGlob(r.pattern))
+  }
+
+  /** The demands of `requests` on tunnel `tunnelId`'s buckets (empty when no rule matches). */
+  demands(tunnelId: string, requests: readonly ClassifiedMessage[]): RateDemand[] {
+    const out: RateDemand[] = []
+    this.rules.forEach((rule, i) => {
+      let n = 0
+      for (const m of requests) {
+        if (m.kind !== 'request') continue
+        if (rule.on === 'method') {
+          if (matchesGlob(this.#globs[i]!, m.method)) n++
+        } else if (m.method === 'tools/call' && m.target !== null) {
+          if (matchesGlob(this.#globs[i]!, m.target.name)) n++
+        }
+      }
+      if (n === 0) return
+      out.push({
+        key: `${tunnelId}:${i}:${rule.on}:${rule.pattern}:${rule.limit}/${rule.perSeconds}`,
+        n,
+        limit: rule.limit,
+        perSeconds: rule.perSeconds,
+        counts:
+          rule.on === 'tool'
+            ? `calls to ${rule.pattern}`
+            : `requests for ${rule.pattern === '*' ? 'any method' : rule.pattern}`,
+      })
+    })
+    return out
+  }
+
+  /** Why demand `index` was refused, e.g. "10 calls per 60 s to search; retry in 12 s". */
+  static reason(demands: readonly RateDemand[], index: number, retryAfterSecs: number): string {
+    const d = demands[index]!
+    const [noun, ...rest] = d.counts.split(' ')
+    return `${d.limit} ${noun} per ${d.perSeconds} s ${rest.join(' ')}; retry in ${retryAfterSecs} s`
+  }
+}

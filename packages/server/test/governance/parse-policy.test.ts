@@ -1,0 +1,111 @@
+// Strict validation of policy documents: defaults, every field, and the refusals naming the field.
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import {
+  isPolicyProblem,
+  parsePolicy,
+  type PolicyProblem,
+} from '../../src/governance/parse-policy.js'
+import { DEFAULT_POLICY, policyDocument, type Policy } from '../../src/governance/policy.js'
+
+function ok(value: unknown): Policy {
+  const p = parsePolicy(value)
+  if (isPolicyProblem(p)) throw new Error(`${p.field}: ${p.message}`)
+  return p
+}
+
+function bad(value: unknown): PolicyProblem {
+  const p = parsePolicy(value)
+  assert.ok(isPolicyProblem(p), 'expected a problem')
+  return p
+}
+
+const EXAMPLE = {
+  tools: { allow: ['*'], deny: ['*delete*', 'shell__*'] },
+  rate_limits: [
+    { tool: 'search', limit: 10, per_seconds: 60 },
+    { method: '*', limit: 600, per_seconds: 60 },
+  ],
+  redaction: {
+    keys: ['password', 'api_key'],
+    patterns: ['sk-[A-Za-z0-9]{20,}'],
+    detect_secrets: true,
+    forwarded: false,
+  },
+  zero_knowledge: false,
+  rug_pull: { mode: 'hold' },
+}
+
+describe('parsePolicy', () => {
+  it('reads the documented example and writes it back the same', () => {
+    const p = ok(EXAMPLE)
+    assert.deepEqual(p.tools.deny, ['*delete*', 'shell__*'])
+    assert.deepEqual(p.rateLimits[0], { on: 'tool', pattern: 'search', limit: 10, perSeconds: 60 })
+    assert.equal(p.rugPull.mode, 'hold')
+    assert.deepEqual(policyDocument(p), EXAMPLE)
+  })
+
+  it('fills what is missing with the defaults', () => {
+    assert.deepEqual(ok({}), DEFAULT_POLICY)
+    assert.deepEqual(ok({ tools: { deny: ['x'] } }).tools.allow, ['*'])
+    assert.equal(ok({ redaction: { keys: ['a'] } }).redaction.detectSecrets, true)
+  })
+
+  it('names the field at fault', () => {
+    const cases: [unknown, string, RegExp][] = [
+      [[], 'policy', /must be an object/],
+      [{ colour: 'red' }, 'colour', /not a setting/],
+      [{ tools: { allow: ['*'], block: [] } }, 'tools.block', /not a setting/],
+      [{ tools: { deny: ['[abc'] } }, 'tools.deny[0]', /not a valid glob/],
+      [{ tools: { deny: [''] } }, 'tools.deny[0]', /1 to 200 characters/],
+      [{ tools: { deny: 'x' } }, 'tools.deny', /list of strings/],
+      [
+        { rate_limits: [{ tool: 's', limit: 0, per_seconds: 60 }] },
+        'rate_limits[0].limit',
+        /from 1/,
+      ],
+      [{ rate_limits: [{}, {}] }, 'rate_limits[0]', /exactly one of/],
+      [
+        {
+          rate_limits: [
+            { tool: 's', limit: 1, per_seconds: 60 },
+            { method: 'm', limit: 5, per_seconds: -1 },
+          ],
+        },
+        'rate_limits[1].per_seconds',
+        /from 1 to 86400/,
+      ],
+      [
+        { rate_limits: [{ tool: 's', method: 'm', limit: 1, per_seconds: 1 }] },
+        'rate_limits[0]',
+        /exactly one/,
+      ],
+      [
+        { rate_limits: [{ tool: 's', limit: 1.5, per_seconds: 1 }] },
+        'rate_limits[0].limit',
+        /whole number/,
+      ],
+      [
+        { redaction: { patterns: ['(unclosed'] } },
+        'redaction.patterns[0]',
+        /not a valid RE2 pattern/,
+      ],
+      [{ redaction: { patterns: ['(a)\\1'] } }, 'redaction.patterns[0]', /RE2/],
+      [{ redaction: { patterns: ['(?P<x>a)'] } }, 'redaction.patterns[0]', /name its groups/],
+      [{ redaction: { forwarded: 'yes' } }, 'redaction.forwarded', /true or false/],
+      [{ zero_knowledge: 1 }, 'zero_knowledge', /true or false/],
+      [{ rug_pull: { mode: 'panic' } }, 'rug_pull.mode', /off, alert, hold/],
+    ]
+    for (const [value, field, message] of cases) {
+      const p = bad(value)
+      assert.equal(p.field, field, JSON.stringify(value))
+      assert.match(p.message, message, JSON.stringify(value))
+    }
+  })
+
+  it('bounds list sizes', () => {
+    assert.match(bad({ tools: { deny: Array(101).fill('x') } }).message, /at most 100/)
+    const rules = Array.from({ length: 51 }, () => ({ method: '*', limit: 1, per_seconds: 1 }))
+    assert.match(bad({ rate_limits: rules }).message, /at most 50/)
+  })
+})

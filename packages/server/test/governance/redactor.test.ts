@@ -1,0 +1,63 @@
+// Redaction: keys at any depth, user patterns, the built-in detectors, masks naming what matched.
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { DEFAULT_POLICY } from '../../src/governance/policy.js'
+import { Redactor } from '../../src/governance/redactor.js'
+
+const settings = {
+  keys: ['password', 'API_KEY'],
+  patterns: ['internal-[0-9]{4}'],
+  detectSecrets: true,
+  forwarded: false,
+}
+
+describe('Redactor', () => {
+  it('masks configured keys at any depth, without case, and leaves the input unchanged', () => {
+    const r = new Redactor(settings)
+    const input = { user: 'ann', Password: 'hunter2', nested: [{ api_key: 42, ok: 'fine' }] }
+    assert.deepEqual(r.redactValue(input), {
+      user: 'ann',
+      Password: '[REDACTED:password]',
+      nested: [{ api_key: '[REDACTED:api_key]', ok: 'fine' }],
+    })
+    assert.equal(input.Password, 'hunter2')
+  })
+
+  it('masks what the detectors recognise, naming each', () => {
+    const r = new Redactor(settings)
+    const text =
+      'openai sk-abcdefghijklmnopqrstuvwxyz1234 gh ghp_' +
+      'a'.repeat(36) +
+      ' aws AKIAABCDEFGHIJKLMNOP auth Bearer abcdefghijklmnopqrstu ticket internal-1234 ' +
+      '-----BEGIN RSA PRIVATE KEY-----\nMIIB\n-----END RSA PRIVATE KEY----- done'
+    assert.equal(
+      r.redactText(text),
+      'openai [REDACTED:api_key] gh [REDACTED:github_token] aws [REDACTED:aws_access_key] ' +
+        'auth [REDACTED:bearer_token] ticket [REDACTED:pattern] [REDACTED:private_key] done',
+    )
+  })
+
+  it('does nothing without keys, patterns or detectors', () => {
+    const r = new Redactor({ ...settings, keys: [], patterns: [], detectSecrets: false })
+    assert.equal(r.active, false)
+    assert.equal(r.redactText('sk-abcdefghijklmnopqrstuvwxyz'), 'sk-abcdefghijklmnopqrstuvwxyz')
+    assert.equal(new Redactor(DEFAULT_POLICY.redaction).active, true)
+  })
+
+  it('rewrites JSON text only when something was masked', () => {
+    const r = new Redactor(settings)
+    const clean = '{ "a" : 1 }'
+    assert.equal(r.redactJsonText(clean), clean)
+    assert.equal(r.redactJsonText('{"password":"x"}'), '{"password":"[REDACTED:password]"}')
+    assert.equal(r.redactJsonText('not json internal-9999'), 'not json [REDACTED:pattern]')
+  })
+
+  it('masks values nested too deep to walk, and patterns cannot backtrack', () => {
+    const r = new Redactor({ ...settings, patterns: ['(a+)+$'] })
+    let deep: unknown = 'x'
+    for (let i = 0; i < 100; i++) deep = [deep]
+    assert.match(JSON.stringify(r.redactValue(deep)), /REDACTED:too_deep/)
+    // Exponential for a backtracking engine; linear for RE2.
+    assert.equal(r.redactText('a'.repeat(50_000) + '!'), 'a'.repeat(50_000) + '!')
+  })
+})
