@@ -1,0 +1,118 @@
+/**
+ * A tool's definition as rug-pull protection pins it: the fields that tell an agent what the
+ * tool does and takes (name, title, description, input and output schemas, annotations), in
+ * canonical JSON (keys sorted at every level), and its SHA-256. `bodyHash` leaves the name out,
+ * so a tool renamed without other change is recognised. Bounded: a definition deeper than 32
+ * levels or larger than 256 KiB is hashed as its raw text and stored cut.
+ */
+import { createHash } from 'node:crypto'
+
+/** The pinned fields. */
+export const PINNED_FIELDS = [
+  'name',
+  'title',
+  'description',
+  'inputSchema',
+  'outputSchema',
+  'annotations',
+] as const
+
+/** Deepest nesting walked. */
+const MAX_DEPTH = 32
+/** Largest definition stored whole (canonical JSON characters). */
+export const MAX_DEFINITION_CHARS = 256 * 1024
+
+/** A tool as pinned. */
+export interface PinnedTool {
+  readonly name: string
+  /** SHA-256 (hex) of the canonical definition. */
+  readonly hash: string
+  /** SHA-256 of the canonical definition without its name. */
+  readonly bodyHash: string
+  /** The canonical definition, cut at `MAX_DEFINITION_CHARS` (then `cut` is true). */
+  readonly definition: string
+  readonly cut: boolean
+}
+
+/** The pinned form of `tool` (an item of a `tools/list` result), or null when it has no name. */
+export function pinTool(tool: unknown): PinnedTool | null {
+  if (typeof tool !== 'object' || tool === null || Array.isArray(tool)) return null
+  const t = tool as Record<string, unknown>
+  if (typeof t.name !== 'string' || t.name === '') return null
+  const picked: Record<string, unknown> = {}
+  for (const field of PINNED_FIELDS) if (t[field] !== undefined) picked[field] = t[field]
+  const full = canonicalJson(picked)
+  const { name: _name, ...body } = picked
+  void _name
+  const cut = full.length > MAX_DEFINITION_CHARS
+  return {
+    name: t.name,
+    hash: sha256(full),
+    bodyHash: sha256(canonicalJson(body)),
+    definition: cut ? full.slice(0, MAX_DEFINITION_CHARS) : full,
+    cut,
+  }
+}
+
+/**
+ * JSON with object keys sorted at every level. Values nested deeper than 32 levels are written as
+ * a marker with the hash of their plain JSON, so depth cannot blow the stack yet still changes
+ * the hash when they change.
+ */
+export function canonicalJson(value: unknown, depth = 0): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null'
+  if (depth >= MAX_DEPTH) return JSON.stringify({ $deep: deepHash(value) })
+  if (Array.isArray(value)) return `[${value.map((v) => canonicalJson(v, depth + 1)).join(',')}]`
+  const entries = Object.keys(value)
+    .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
+    .sort()
+    .map(
+      (k) =>
+        `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k], depth + 1)}`,
+    )
+  return `{${entries.join(',')}}`
+}
+
+/** JSON punctuation on `deepHash`'s stack, told apart from values by its class. */
+class Punctuation {
+  readonly text: string
+  constructor(text: string) {
+    this.text = text
+  }
+}
+
+/**
+ * SHA-256 of a value of any depth, walked with an explicit stack (JSON.stringify would overflow
+ * the call stack on a hostile nesting). Keys are sorted here too.
+ */
+function deepHash(value: unknown): string {
+  const hash = createHash('sha256')
+  const stack: unknown[] = [value]
+  while (stack.length > 0) {
+    const v = stack.pop()
+    if (v instanceof Punctuation) {
+      hash.update(v.text)
+    } else if (v === null || typeof v !== 'object') {
+      hash.update(JSON.stringify(v) ?? 'null')
+    } else if (Array.isArray(v)) {
+      stack.push(new Punctuation(']'))
+      for (let i = v.length - 1; i >= 0; i--) stack.push(v[i], new Punctuation(','))
+      stack.push(new Punctuation('['))
+    } else {
+      const keys = Object.keys(v).sort()
+      stack.push(new Punctuation('}'))
+      for (let i = keys.length - 1; i >= 0; i--) {
+        stack.push(
+          (v as Record<string, unknown>)[keys[i]!],
+          new Punctuation(`${JSON.stringify(keys[i])}:`),
+        )
+      }
+      stack.push(new Punctuation('{'))
+    }
+  }
+  return hash.digest('hex')
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex')
+}
