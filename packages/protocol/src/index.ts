@@ -81,6 +81,11 @@ export {
   refusalIdsOf,
   DEFAULT_BODY_LIMITS,
   SseParser,
+  ResponseMessages,
+  responseKind,
+  formatSseEvent,
+  RESPONSE_LIMITS,
+  readJsonRpcText,
 } from './mcp/index.js'
 export type {
   PolicyCode,
@@ -103,6 +108,8 @@ export type {
   BodyLimits,
   SseEvent,
   SseParserOptions,
+  ResponseKind,
+  ResponseMessagesOptions,
 } from './mcp/index.js'
 export { createLogger, silentLogger, isLogLevel } from './logger.js'
 export type { LogLevel, Logger } from './logger.js'

@@ -1,0 +1,143 @@
+/**
+ * The JSON-RPC messages of a response as it streams from a server to an agent: a JSON body (one
+ * message or a batch) or an SSE stream (one message per event). Taps see every message; a
+ * rewrite may replace messages (filter a `tools/list`, mask secrets) without buffering a
+ * stream: SSE is rewritten event by event, JSON once its body is complete (bounded; past the
+ * bound it is `overflowed` and the caller decides). Other content types pass through untouched.
+ */
+import type { ClassifiedMessage } from './classify-message.js'
+import {
+  isBodyProblem,
+  readJsonRpcBody,
+  readJsonRpcText,
+  type BodyLimits,
+} from './json-rpc-body.js'
+import { SseParser, type SseEvent } from './sse-parser.js'
+
+/** How a response carries its messages. */
+export type ResponseKind = 'json' | 'sse' | 'other'
+
+/** The kind of a response with `contentType`. */
+export function responseKind(contentType: string | undefined): ResponseKind {
+  const type = (contentType ?? '').split(';', 1)[0]!.trim().toLowerCase()
+  if (type === 'application/json') return 'json'
+  if (type === 'text/event-stream') return 'sse'
+  return 'other'
+}
+
+/** Bounds of responses: deeper and larger batches than requests may hold. */
+export const RESPONSE_LIMITS: BodyLimits = { maxDepth: 512, maxBatch: 10_000 }
+
+/** Options of `new ResponseMessages`. */
+export interface ResponseMessagesOptions {
+  readonly kind: ResponseKind
+  /** A replacement for `message`, or null to keep it as it came. */
+  readonly rewrite?: ((message: ClassifiedMessage) => Record<string, unknown> | null) | null
+  /** Told of every message, after any rewrite decision (it sees the original). */
+  readonly onMessage?: (message: ClassifiedMessage) => void
+  /** Largest JSON body read whole, in bytes (default 16 MiB). */
+  readonly maxJsonBytes?: number
+}
+
+const encoder = new TextEncoder()
+
+/** One response's messages. */
+export class ResponseMessages {
+  readonly #opts: ResponseMessagesOptions
+  readonly #max: number
+  readonly #sse: SseParser | null
+  #json: Uint8Array[] | null
+  #jsonBytes = 0
+  #overflowed = false
+
+  constructor(opts: ResponseMessagesOptions) {
+    this.#opts = opts
+    this.#max = opts.maxJsonBytes ?? 16 * 1024 * 1024
+    this.#sse = opts.kind === 'sse' ? new SseParser() : null
+    this.#json = opts.kind === 'json' ? [] : null
+  }
+
+  /** True when a JSON body passed the bound: it was neither tapped whole nor rewritten. */
+  get overflowed(): boolean {
+    return this.#overflowed
+  }
+
+  /** True when bytes are held until the body ends (a JSON body being rewritten). */
+  get holdsBody(): boolean {
+    return this.#json !== null && this.#opts.rewrite != null && !this.#overflowed
+  }
+
+  /** Feed a chunk from the server; returns what to send the agent now. */
+  push(chunk: Uint8Array): Uint8Array[] {
+    if (this.#sse) return this.#events(this.#sse.push(chunk), chunk)
+    if (this.#json === null || this.#overflowed) return [chunk]
+    this.#jsonBytes += chunk.length
+    if (this.#jsonBytes > this.#max) {
+      this.#overflowed = true
+      const held = this.#opts.rewrite ? this.#json : []
+      this.#json = null
+      return [...held, chunk]
+    }
+    this.#json.push(chunk)
+    return this.#opts.rewrite ? [] : [chunk]
+  }
+
+  /** The server's body ended; returns what is left to send. */
+  end(): Uint8Array[] {
+    if (this.#sse) return this.#events(this.#sse.end(), null)
+    if (this.#json === null) return []
+    const chunks = this.#json
+    this.#json = null
+    const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)
+    const body = readJsonRpcBody(bytes, RESPONSE_LIMITS)
+    if (isBodyProblem(body)) return this.#opts.rewrite ? [bytes] : []
+    let changed = false
+    const out = body.messages.map((m) => {
+      this.#opts.onMessage?.(m)
+      const replaced = this.#opts.rewrite?.(m) ?? null
+      if (replaced !== null) changed = true
+      return replaced ?? m.value
+    })
+    if (!this.#opts.rewrite) return []
+    if (!changed) return [bytes]
+    return [encoder.encode(JSON.stringify(body.batch ? out : out[0]))]
+  }
+
+  /** Tap and rewrite SSE events; `raw` is the chunk as it came (sent on when nothing changes). */
+  #events(events: readonly SseEvent[], raw: Uint8Array | null): Uint8Array[] {
+    if (!this.#opts.rewrite) {
+      for (const e of events) this.#eachMessage(e, () => {})
+      return raw ? [raw] : []
+    }
+    const out: Uint8Array[] = []
+    for (const e of events) {
+      let data: string | null = null
+      this.#eachMessage(e, (replaced) => (data = replaced))
+      out.push(encoder.encode(formatSseEvent({ ...e, data: data ?? e.data })))
+    }
+    return out
+  }
+
+  #eachMessage(event: SseEvent, replace: (data: string) => void): void {
+    if (event.data === '') return
+    const body = readJsonRpcText(event.data, RESPONSE_LIMITS)
+    if (isBodyProblem(body)) return
+    let changed = false
+    const out = body.messages.map((m) => {
+      this.#opts.onMessage?.(m)
+      const replaced = this.#opts.rewrite?.(m) ?? null
+      if (replaced !== null) changed = true
+      return replaced ?? m.value
+    })
+    if (changed) replace(JSON.stringify(body.batch ? out : out[0]))
+  }
+}
+
+/** An SSE event as text: `id:`, `event:` (unless `message`), one `data:` line per line, blank line. */
+export function formatSseEvent(event: SseEvent): string {
+  let text = ''
+  if (event.id !== null) text += `id: ${event.id}\n`
+  if (event.event !== 'message') text += `event: ${event.event}\n`
+  for (const line of event.data.split('\n')) text += `data: ${line}\n`
+  return `${text}\n`
+}
