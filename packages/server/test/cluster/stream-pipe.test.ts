@@ -1,0 +1,98 @@
+// Piping a forwarded stream to the tunnel's stream: bodies both ways under flow control, the
+// response head, and resets crossing the pipe.
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { RESET_CODE, TunnelMux, type MuxStream, type RequestHead } from '@burrow/protocol'
+import { pipeStreams } from '../../src/cluster/stream-pipe.js'
+
+/** A connected broker/client pair of muxes over queued transports, flushed on demand. */
+function pair(onOpen: (s: MuxStream, body: Uint8Array | undefined) => void) {
+  const toClient: Uint8Array[] = []
+  const toBroker: Uint8Array[] = []
+  const broker = new TunnelMux({
+    role: 'broker',
+    transport: { send: (b, done) => (toClient.push(b), queueMicrotask(() => done?.())) },
+  })
+  const client = new TunnelMux({
+    role: 'client',
+    transport: { send: (b, done) => (toBroker.push(b), queueMicrotask(() => done?.())) },
+    onOpen: (s, _h, body) => onOpen(s, body),
+  })
+  const flush = async () => {
+    for (let i = 0; i < 200; i++) {
+      await new Promise((r) => setImmediate(r))
+      if (toClient.length === 0 && toBroker.length === 0) {
+        await new Promise((r) => setImmediate(r))
+        if (toClient.length === 0 && toBroker.length === 0) return
+      }
+      while (toClient.length) client.receive(toClient.shift()!)
+      while (toBroker.length) broker.receive(toBroker.shift()!)
+    }
+  }
+  return { broker, flush }
+}
+
+const head: RequestHead = { method: 'POST', path: '/mcp', headers: [] }
+
+describe('pipeStreams', () => {
+  it('carries a large request and a large response through a relay node', async () => {
+    // agent-side node A → (node link) → relay node B → (tunnel link) → client C
+    let serverGot = 0
+    const c = pair((s) => {
+      s.read(
+        (chunk) => void (serverGot += chunk.length),
+        () => {
+          s.respond({ status: 200, headers: [['content-type', 'application/octet-stream']] })
+          for (let i = 0; i < 40; i++) s.write(Buffer.alloc(64 * 1024, i))
+          s.end()
+        },
+      )
+    })
+    const node = pair((inbound) => pipeStreams(inbound, c.broker.open(head)))
+    const stream = node.broker.open(head)
+    for (let i = 0; i < 20; i++) stream.write(Buffer.alloc(64 * 1024, 1))
+    stream.end()
+    let status = 0
+    let received = 0
+    let ended = false
+    stream.onResponse = (h) => (status = h.status)
+    stream.read(
+      (chunk) => void (received += chunk.length),
+      () => (ended = true),
+    )
+    for (let i = 0; i < 50 && !ended; i++) {
+      await node.flush()
+      await c.flush()
+    }
+    assert.equal(serverGot, 20 * 64 * 1024)
+    assert.equal(status, 200)
+    assert.equal(received, 40 * 64 * 1024)
+    assert.ok(ended)
+  })
+
+  it('passes a reset from the agent side through to the tunnel client, and back', async () => {
+    let clientReset = ''
+    const c = pair((s) => (s.onReset = (_code, why) => (clientReset = why)))
+    const node = pair((inbound) => pipeStreams(inbound, c.broker.open(head)))
+    const stream = node.broker.open(head)
+    await node.flush()
+    await c.flush()
+    stream.reset(RESET_CODE.cancel, 'the agent disconnected')
+    await node.flush()
+    await c.flush()
+    assert.equal(clientReset, 'the agent disconnected')
+
+    let agentReset = ''
+    let tunnelSide: MuxStream | null = null
+    const c2 = pair((s) => (tunnelSide = s))
+    const node2 = pair((inbound) => pipeStreams(inbound, c2.broker.open(head)))
+    const s2 = node2.broker.open(head)
+    s2.onReset = (_code, why) => (agentReset = why)
+    await node2.flush()
+    await c2.flush()
+    ;(tunnelSide as MuxStream | null)?.reset(RESET_CODE.upstream, 'local server failed')
+    await c2.flush()
+    await node2.flush()
+    assert.equal(agentReset, 'local server failed')
+  })
+})
