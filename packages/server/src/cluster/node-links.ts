@@ -1,0 +1,145 @@
+/**
+ * Persistent, authenticated connections between burrowd nodes, speaking the tunnel frames: a
+ * node that receives a public request for a tunnel held elsewhere opens a stream on its link to
+ * the holder (`mux(url)`, one WebSocket per peer, opened on first use and again after a loss),
+ * and the holder relays it into the tunnel (`handleUpgrade` accepts peers at `NODE_LINK_PATH`,
+ * checking their token). Streams carry requests exactly as the tunnel does: streaming both ways,
+ * SSE event by event, flow control, cancellation.
+ */
+import type { IncomingMessage } from 'node:http'
+import type { Duplex } from 'node:stream'
+import {
+  MAX_FRAME_BYTES,
+  TunnelMux,
+  type Logger,
+  type MuxStream,
+  type RequestHead,
+} from '@burrow/protocol'
+import { WebSocket, WebSocketServer } from 'ws'
+import { rejectUpgrade } from '../broker/reject-upgrade.js'
+import { signNodeToken, verifyNodeToken } from './node-auth.js'
+
+/** The path peers connect to on the service host. */
+export const NODE_LINK_PATH = '/_burrow/nodes'
+
+/** Options of `new NodeLinks`. */
+export interface NodeLinksOptions {
+  readonly nodeId: string
+  /** The cluster secret (shared through the database). */
+  readonly secret: string
+  readonly log: Logger
+  /** A peer forwarded a request: relay `stream` to the tunnel its head names. */
+  readonly onStream: (
+    stream: MuxStream,
+    head: RequestHead,
+    body: Uint8Array | undefined,
+    fin: boolean,
+  ) => void
+}
+
+interface Outgoing {
+  readonly ws: WebSocket
+  readonly mux: Promise<TunnelMux>
+}
+
+/** This node's links to its peers, both ways. */
+export class NodeLinks {
+  readonly #opts: NodeLinksOptions
+  readonly #out = new Map<string, Outgoing>()
+  readonly #in = new Set<WebSocket>()
+  readonly #wss = new WebSocketServer({
+    noServer: true,
+    perMessageDeflate: false,
+    maxPayload: MAX_FRAME_BYTES,
+    clientTracking: false,
+  })
+  #closed = false
+
+  constructor(opts: NodeLinksOptions) {
+    this.#opts = opts
+  }
+
+  /** The link to the node at `url` (its internal base URL), connecting when there is none. */
+  mux(url: string): Promise<TunnelMux> {
+    const open = this.#out.get(url)
+    if (open && open.ws.readyState <= WebSocket.OPEN) return open.mux
+    const ws = new WebSocket(`${url.replace(/^http/, 'ws').replace(/\/$/, '')}${NODE_LINK_PATH}`, {
+      perMessageDeflate: false,
+      maxPayload: MAX_FRAME_BYTES,
+      handshakeTimeout: 5000,
+      headers: {
+        authorization: `Burrow-Node ${signNodeToken(this.#opts.secret, this.#opts.nodeId)}`,
+      },
+    })
+    const mux = new TunnelMux({
+      role: 'broker',
+      transport: {
+        send: (bytes, done) => {
+          if (ws.readyState === WebSocket.OPEN) ws.send(bytes, { binary: true }, done)
+          else done?.(new Error('node link closed'))
+        },
+      },
+      onProtocolError: (err) => ws.close(1002, err.message.slice(0, 120)),
+    })
+    ws.on('message', (data: Buffer, binary) => {
+      if (binary) mux.receive(data)
+    })
+    const ready = new Promise<TunnelMux>((resolve, reject) => {
+      ws.once('open', () => resolve(mux))
+      ws.once('error', (err) => reject(new Error(`node link to ${url}: ${err.message}`)))
+      ws.once('unexpected-response', (_req, res) =>
+        reject(new Error(`node link to ${url}: HTTP ${res.statusCode}`)),
+      )
+    })
+    ready.catch(() => {})
+    ws.on('error', () => {})
+    ws.on('close', () => {
+      mux.close('node link closed')
+      if (this.#out.get(url)?.ws === ws) this.#out.delete(url)
+    })
+    this.#out.set(url, { ws, mux: ready })
+    return ready
+  }
+
+  /** Accept a peer's upgrade to `NODE_LINK_PATH`, or refuse it before the 101. */
+  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    socket.on('error', () => {})
+    const match = /^Burrow-Node\s+(\S+)$/i.exec(req.headers.authorization ?? '')
+    const peer = match?.[1] ? verifyNodeToken(this.#opts.secret, match[1]) : null
+    if (peer === null || this.#closed) {
+      this.#opts.log.warn(`cluster: refused a node link from ${req.socket.remoteAddress}`)
+      return rejectUpgrade(socket, 'unauthorized', 'node links need a valid node token')
+    }
+    this.#wss.handleUpgrade(req, socket, head, (ws) => {
+      this.#in.add(ws)
+      const mux = new TunnelMux({
+        role: 'client',
+        transport: {
+          send: (bytes, done) => {
+            if (ws.readyState === WebSocket.OPEN) ws.send(bytes, { binary: true }, done)
+            else done?.(new Error('node link closed'))
+          },
+        },
+        onOpen: this.#opts.onStream,
+        onProtocolError: (err) => ws.close(1002, err.message.slice(0, 120)),
+      })
+      ws.on('message', (data: Buffer, binary) => {
+        if (binary) mux.receive(data)
+      })
+      ws.on('error', () => {})
+      ws.on('close', () => {
+        this.#in.delete(ws)
+        mux.close('node link closed')
+      })
+      this.#opts.log.debug(`cluster: node ${peer} linked`)
+    })
+  }
+
+  /** Close every link. */
+  close(): void {
+    this.#closed = true
+    for (const { ws } of this.#out.values()) ws.terminate()
+    for (const ws of this.#in) ws.terminate()
+    this.#out.clear()
+  }
+}

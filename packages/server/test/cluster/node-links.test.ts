@@ -1,0 +1,83 @@
+// Links between two nodes over real sockets: a stream opened on one is served by the other,
+// bodies both ways; a peer without a valid token is refused before the 101.
+import assert from 'node:assert/strict'
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { after, before, describe, it } from 'node:test'
+import { silentLogger, type MuxStream } from '@burrow/protocol'
+import { WebSocket } from 'ws'
+import { NODE_LINK_PATH, NodeLinks } from '../../src/cluster/node-links.js'
+
+describe('NodeLinks', () => {
+  let server: Server
+  let url: string
+  let holder: NodeLinks
+  let forwarder: NodeLinks
+
+  before(async () => {
+    holder = new NodeLinks({
+      nodeId: 'node-b',
+      secret: 'cluster-secret',
+      log: silentLogger,
+      onStream: (stream: MuxStream, head, body) => {
+        stream.respond(
+          { status: 200, headers: [['x-path', head.path]] },
+          Buffer.from(`echo:${Buffer.from(body ?? new Uint8Array()).toString()}`),
+          true,
+        )
+      },
+    })
+    forwarder = new NodeLinks({
+      nodeId: 'node-a',
+      secret: 'cluster-secret',
+      log: silentLogger,
+      onStream: () => assert.fail('the forwarder serves nothing'),
+    })
+    server = createServer()
+    server.on('upgrade', (req, socket, head) => holder.handleUpgrade(req, socket, head))
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  })
+
+  after(async () => {
+    forwarder.close()
+    holder.close()
+    await new Promise((r) => server.close(r))
+  })
+
+  it('carries a request to the holder and its answer back, on one reused link', async () => {
+    for (const word of ['one', 'two']) {
+      const mux = await forwarder.mux(url)
+      const stream = mux.open(
+        { method: 'POST', path: '/mcp', headers: [] },
+        Buffer.from(word),
+        true,
+      )
+      const answer = await new Promise<string>((resolve) => {
+        stream.onResponse = (h, body) =>
+          resolve(`${h.headers[0]?.[1]} ${Buffer.from(body ?? new Uint8Array()).toString()}`)
+      })
+      assert.equal(answer, `/mcp echo:${word}`)
+    }
+    assert.equal(await forwarder.mux(url), await forwarder.mux(url))
+  })
+
+  it('refuses a peer without a valid token', async () => {
+    const status = await new Promise<number>((resolve) => {
+      const ws = new WebSocket(`${url.replace('http', 'ws')}${NODE_LINK_PATH}`, {
+        headers: { authorization: 'Burrow-Node node-x.1.forged' },
+      })
+      ws.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0))
+      ws.on('error', () => {})
+    })
+    assert.equal(status, 401)
+    const other = new NodeLinks({
+      nodeId: 'node-c',
+      secret: 'another-secret',
+      log: silentLogger,
+      onStream: () => {},
+    })
+    await assert.rejects(other.mux(url), /HTTP 401/)
+    other.close()
+  })
+})
