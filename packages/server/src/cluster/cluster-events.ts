@@ -1,0 +1,99 @@
+/**
+ * Changes every node must apply at once, over Redis pub/sub: an account's plan or a tunnel's
+ * policy, tools or key changed (drop what is cached about it), a tunnel was taken over by another
+ * node (drop the local client). One channel; messages are small JSON objects; a node ignores
+ * what it sent itself. Without Redis there is one node, and events are delivered in process.
+ */
+import { Redis } from 'ioredis'
+import type { Logger } from '@burrow/protocol'
+
+/** One event. */
+export type ClusterEvent =
+  | { readonly type: 'account'; readonly accountId: string }
+  | { readonly type: 'tunnel'; readonly tunnelId: string }
+  | {
+      readonly type: 'taken'
+      readonly tunnelId: string
+      readonly node: string
+      readonly epoch: number
+    }
+
+/** Where events go and come from. */
+export interface ClusterEvents {
+  /** Tell every node, this one included. */
+  publish(event: ClusterEvent): void
+  /** Called with every event, from any node. */
+  subscribe(listener: (event: ClusterEvent) => void): void
+  close(): Promise<void>
+}
+
+/** One node: events are delivered to this process's listeners. */
+export class LocalClusterEvents implements ClusterEvents {
+  readonly #listeners: ((event: ClusterEvent) => void)[] = []
+
+  publish(event: ClusterEvent): void {
+    for (const l of this.#listeners) l(event)
+  }
+
+  subscribe(listener: (event: ClusterEvent) => void): void {
+    this.#listeners.push(listener)
+  }
+
+  close(): Promise<void> {
+    return Promise.resolve()
+  }
+}
+
+/** Several nodes sharing a Redis. */
+export class RedisClusterEvents implements ClusterEvents {
+  readonly #pub: Redis
+  readonly #sub: Redis
+  readonly #channel: string
+  readonly #node: string
+  readonly #listeners: ((event: ClusterEvent) => void)[] = []
+  readonly #log: Logger
+  readonly #ready: Promise<void>
+
+  constructor(opts: { url: string; node: string; log: Logger; keyPrefix?: string }) {
+    this.#pub = new Redis(opts.url, { lazyConnect: false })
+    this.#sub = new Redis(opts.url, { lazyConnect: false })
+    this.#channel = `${opts.keyPrefix ?? ''}events`
+    this.#node = opts.node
+    this.#log = opts.log
+    this.#sub.on('message', (_channel: string, text: string) => this.#receive(text))
+    this.#ready = this.#sub.subscribe(this.#channel).then(() => undefined)
+    this.#pub.on('error', (err: Error) => this.#log.debug(`cluster events: ${err.message}`))
+    this.#sub.on('error', (err: Error) => this.#log.debug(`cluster events: ${err.message}`))
+  }
+
+  /** Resolves once this node receives events. */
+  ready(): Promise<void> {
+    return this.#ready
+  }
+
+  publish(event: ClusterEvent): void {
+    for (const l of this.#listeners) l(event)
+    this.#pub
+      .publish(this.#channel, JSON.stringify({ from: this.#node, event }))
+      .catch((err: Error) => this.#log.warn(`cluster events: could not publish: ${err.message}`))
+  }
+
+  subscribe(listener: (event: ClusterEvent) => void): void {
+    this.#listeners.push(listener)
+  }
+
+  async close(): Promise<void> {
+    await Promise.allSettled([this.#sub.quit(), this.#pub.quit()])
+  }
+
+  #receive(text: string): void {
+    let message: { from?: unknown; event?: ClusterEvent }
+    try {
+      message = JSON.parse(text) as typeof message
+    } catch {
+      return
+    }
+    if (message.from === this.#node || typeof message.event?.type !== 'string') return
+    for (const l of this.#listeners) l(message.event)
+  }
+}
