@@ -84,7 +84,9 @@ for (const backend of testBackends()) {
           [tunnelId, NOW.toISOString(), 'tools/call', 'echo', 200, null, 2],
         ],
       )
-      assert.ok(written.every((r) => /^call_[0-9a-f]{20}$/.test(r.id)))
+      // Time-ordered: the arrival in milliseconds (12 hex digits), then 12 random ones.
+      const ms = NOW.getTime().toString(16).padStart(12, '0')
+      assert.ok(written.every((r) => new RegExp(`^call_${ms}[0-9a-f]{12}$`).test(r.id)))
       assert.equal(new Set(written.map((r) => r.id)).size, 2)
     })
 
