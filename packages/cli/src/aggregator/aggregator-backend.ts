@@ -6,7 +6,7 @@
  * the agent it concerns or to all. An upstream that goes away or comes back makes its items
  * disappear or reappear, and agents are told with `list_changed`.
  */
-import { idKey, type JsonRpcNotification, type JsonRpcRequest } from '../front/json-rpc.js'
+import { idKey, type JsonRpcNotification, type JsonRpcRequest } from '@burrow/protocol'
 import type { McpBackend, SessionSink } from '../front/mcp-backend.js'
 import { progressTokenOf } from '../front/progress-token.js'
 import { silentLogger, type Logger } from '../log/logger.js'

@@ -9,7 +9,7 @@ import type {
   JsonRpcNotification,
   JsonRpcRequest,
   JsonRpcResponse,
-} from '../front/json-rpc.js'
+} from '@burrow/protocol'
 import type { BackendSession, SessionSink } from '../front/mcp-backend.js'
 
 /** What an `AggregatorSession` hands its messages to (the aggregator backend). */

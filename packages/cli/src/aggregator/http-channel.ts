@@ -14,12 +14,12 @@ import type { Logger } from '../log/logger.js'
 import {
   errorResponse,
   isRequest,
-  JsonRpcErrorCode,
+  JSONRPC_CODE,
   parseJsonRpcMessage,
   type JsonRpcError,
   type JsonRpcId,
   type JsonRpcMessage,
-} from '../front/json-rpc.js'
+} from '@burrow/protocol'
 import {
   describeError,
   header,
@@ -161,7 +161,7 @@ export class HttpChannel implements UpstreamChannel {
       ? errorResponse(requestId, detail.code, detail.message, detail.data)
       : errorResponse(
           requestId,
-          JsonRpcErrorCode.serverError,
+          JSONRPC_CODE.serverError,
           `HTTP ${status} from ${this.#url.href}${text ? `: ${text}` : ''}`,
         )
     this.#emit(epoch, answer)
@@ -295,7 +295,7 @@ export class HttpChannel implements UpstreamChannel {
   /** An error answer for a request the server did not answer properly. */
   #failure(requestId: JsonRpcId, what: string): JsonRpcError {
     const message = `upstream "${this.#opts.name}" at ${this.#url.href}: ${what}`
-    return errorResponse(requestId, JsonRpcErrorCode.serverError, message)
+    return errorResponse(requestId, JSONRPC_CODE.serverError, message)
   }
 
   #headers(base: Record<string, string>): Record<string, string> {

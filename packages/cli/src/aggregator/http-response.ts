@@ -4,7 +4,7 @@
  * error inside an error body, and a one-line cause for a failed connection.
  */
 import type { Dispatcher } from 'undici'
-import type { JsonRpcId } from '../front/json-rpc.js'
+import type { JsonRpcId } from '@burrow/protocol'
 
 type Response = Dispatcher.ResponseData
 

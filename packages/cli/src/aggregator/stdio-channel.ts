@@ -5,7 +5,7 @@
  */
 import type { Logger } from '../log/logger.js'
 import type { StdioExit, StdioSupervisor } from '../stdio/stdio-supervisor.js'
-import { parseJsonRpcMessage, type JsonRpcMessage } from '../front/json-rpc.js'
+import { parseJsonRpcMessage, type JsonRpcMessage } from '@burrow/protocol'
 import type { ChannelEvents, UpstreamChannel } from './upstream-channel.js'
 
 /** Options of `StdioChannel`. */

@@ -11,7 +11,7 @@ import {
   isResponse,
   type JsonRpcId,
   type JsonRpcMessage,
-} from './json-rpc.js'
+} from '@burrow/protocol'
 import type { BackendSession } from './mcp-backend.js'
 import { PostExchange } from './post-exchange.js'
 import { SseWriter } from './sse-writer.js'

@@ -3,7 +3,12 @@
  * the child (agent id → child id), and which server→client requests the agent holds (the id the
  * agent sees → the child's id). The routing itself lives in `stdio-backend.ts`.
  */
-import type { JsonRpcId, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from './json-rpc.js'
+import type {
+  JsonRpcId,
+  JsonRpcNotification,
+  JsonRpcRequest,
+  JsonRpcResponse,
+} from '@burrow/protocol'
 import type { BackendSession, SessionSink } from './mcp-backend.js'
 
 /** What a `StdioSession` hands its messages to (the stdio backend). */

@@ -9,7 +9,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net'
 import { after, before, describe, it } from 'node:test'
 import { HttpChannel } from '../../src/aggregator/http-channel.js'
-import type { JsonRpcMessage } from '../../src/front/json-rpc.js'
+import type { JsonRpcMessage } from '@burrow/protocol'
 import { silentLogger } from '../../src/log/logger.js'
 
 type Handler = (req: IncomingMessage, body: string, res: ServerResponse) => void
