@@ -14,7 +14,6 @@ import {
   isRequest,
   isResponse,
   JSONRPC_CODE,
-  parseJsonRpcMessage,
   type JsonRpcId,
   type JsonRpcMessage,
   type JsonRpcNotification,
@@ -192,13 +191,8 @@ export class StdioBackend implements McpBackend {
     this.#trySend({ jsonrpc: '2.0', method: 'notifications/cancelled', params })
   }
 
-  #fromChild(value: unknown, generation: number): void {
+  #fromChild(message: JsonRpcMessage, generation: number): void {
     if (generation <= this.#deadGeneration) return
-    const message = parseJsonRpcMessage(value)
-    if (typeof message === 'string') {
-      this.#log.warn(`the stdio server sent an invalid JSON-RPC message (${message}); skipped`)
-      return
-    }
     if (isResponse(message)) this.#childResponse(message)
     else if (isRequest(message)) this.#childRequest(message)
     else this.#childNotification(message)

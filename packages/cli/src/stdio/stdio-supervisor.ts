@@ -10,6 +10,7 @@
 import type { ChildProcess, SpawnOptions } from 'node:child_process'
 import { EventEmitter } from 'node:events'
 import crossSpawn from 'cross-spawn'
+import type { JsonRpcMessage } from '@burrow/protocol'
 import { silentLogger, type Logger } from '../log/logger.js'
 import { readChildOutput } from './child-output.js'
 import { CommandNotFoundError, programNotFoundIn } from './command-not-found.js'
@@ -61,8 +62,8 @@ export interface StdioExit {
 
 /** Events of `StdioSupervisor`. */
 export interface StdioSupervisorEvents {
-  /** A parsed JSON value from the child's stdout. */
-  message: [message: unknown, generation: number]
+  /** A valid JSON-RPC message from the child's stdout (`child-output.ts` skips the rest). */
+  message: [message: JsonRpcMessage, generation: number]
   /** A child process started (the first one too). */
   spawn: [generation: number, pid: number | undefined]
   /** A replacement child started: everything tied to older generations is void. */
