@@ -12,7 +12,8 @@ import { progressTokenOf } from '../front/progress-token.js'
 import { silentLogger, type Logger } from '../log/logger.js'
 import { noopAggregatorMetrics, type AggregatorMetrics } from './aggregator-metrics.js'
 import { aggregatorInitializeResult } from './aggregator-initialize.js'
-import { AggregatorSession, type AggregatorSessionRouter } from './aggregator-session.js'
+import type { SessionRouter } from '../front/routed-session.js'
+import { AggregatorSession } from './aggregator-session.js'
 import { AskRouter } from './ask-router.js'
 import { ListAggregator } from './list-aggregator.js'
 import { ListCache } from './list-cache.js'
@@ -64,7 +65,7 @@ export class AggregatorBackend implements McpBackend {
   readonly #resources: ResourceRouter
   readonly #router: RequestRouter
   readonly #asks: AskRouter
-  readonly #sessionRouter: AggregatorSessionRouter
+  readonly #sessionRouter: SessionRouter<AggregatorSession>
   readonly #firstContact: Promise<void>
   #waitTimer: NodeJS.Timeout | undefined
   #clock = 0

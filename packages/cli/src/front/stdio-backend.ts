@@ -24,7 +24,8 @@ import type { McpBackend, SessionSink } from './mcp-backend.js'
 import { progressTokenOf, withProgressToken } from './progress-token.js'
 import { CallTable, type ChildCall } from './call-table.js'
 import { InitializeGate } from './initialize-gate.js'
-import { StdioSession, type StdioRouter } from './stdio-session.js'
+import type { SessionRouter } from './routed-session.js'
+import { StdioSession } from './stdio-session.js'
 
 /** Options of `StdioBackend`. */
 export interface StdioBackendOptions {
@@ -39,7 +40,7 @@ export interface StdioBackendOptions {
 export class StdioBackend implements McpBackend {
   readonly #sup: StdioSupervisor
   readonly #log: Logger
-  readonly #router: StdioRouter
+  readonly #router: SessionRouter<StdioSession>
   readonly #gate: InitializeGate
   readonly #sessions = new Set<StdioSession>()
   readonly #table = new CallTable()
