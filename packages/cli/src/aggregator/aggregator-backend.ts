@@ -1,5 +1,5 @@
 /**
- * The aggregator: one MCP endpoint in front of several upstreams (spec §4.3, aggregator mode).
+ * The aggregator: one MCP endpoint in front of several upstreams (docs/decisions.md, Aggregator).
  * It implements the front's `McpBackend`, so HTTP, sessions and SSE are `McpFront`'s business.
  * Each upstream has one shared session (`UpstreamLink`); agents' `initialize` and `ping` are
  * answered here; other requests go through the `RequestRouter`; what upstreams send is routed to

@@ -1,7 +1,7 @@
 /**
  * A stdio upstream as a channel: the supervised child of `stdio-supervisor.ts`. Each spawn opens
  * the channel (the new child needs its own `initialize`), each exit loses it, and output of a dead
- * child is ignored. Restarting is the supervisor's business (spec §4.5).
+ * child is ignored. Restarting is the supervisor's business (`stdio-supervisor.ts`).
  */
 import type { Logger } from '../log/logger.js'
 import type { StdioExit, StdioSupervisor } from '../stdio/stdio-supervisor.js'

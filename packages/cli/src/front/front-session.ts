@@ -29,8 +29,9 @@ export interface FrontSessionOptions {
 }
 
 /**
- * Event id prefixes: ids are unique in the session and, as the spec asks, tell which kind of stream
- * they came from, so a resumption attempt for a POST stream can be told apart (see `isPostEventId`).
+ * Event id prefixes: ids are unique in the session and, as the MCP transport asks, tell which kind
+ * of stream they came from, so a resumption attempt for a POST stream can be told apart (see
+ * `isPostEventId`).
  */
 const POST_STREAM = 'p'
 const GET_STREAM = 'g'

@@ -1,8 +1,9 @@
 /**
- * The local MCP Streamable HTTP endpoint that the tunnel streams into in stdio and aggregator
- * modes (revisions 2025-03-26, 2025-06-18 and 2025-11-25). It owns the HTTP side: header checks,
- * `Mcp-Session-Id` sessions, JSON or SSE responses, the GET stream and DELETE. Where messages go is
- * the business of an `McpBackend`, so the single stdio child and the aggregator share this code.
+ * The local MCP Streamable HTTP endpoint that the tunnel streams into in stdio and aggregator modes
+ * (revisions 2024-11-05 to 2025-11-25, `LEGACY_PROTOCOL_VERSIONS`). It owns the HTTP side: header
+ * checks, `Mcp-Session-Id` sessions, JSON or SSE responses, the GET stream and DELETE. Where
+ * messages go is the business of an `McpBackend`, so the single stdio child and the aggregator
+ * share this code.
  *
  * Hanging up counts as cancelling: the request's signal reaches the backend, which tells the
  * server. The front keeps no event store, so streams are not resumable: a GET with the

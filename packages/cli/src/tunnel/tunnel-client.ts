@@ -1,7 +1,7 @@
 /**
  * The CLI's side of the tunnel: connects out to the broker over WebSocket, says HELLO, serves the
- * streams the broker opens through a RequestHandler, reconnects with backoff when the connection
- * is lost, and drains on shutdown. States (spec §3): connecting → connected → reconnecting …,
+ * streams the broker opens through a RequestHandler, reconnects with backoff when the connection is
+ * lost, and drains on shutdown (docs/protocol.md). States: connecting → connected → reconnecting …,
  * draining → exited.
  */
 import {
