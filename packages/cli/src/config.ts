@@ -13,7 +13,7 @@ import type { UpstreamSpec } from './upstreams/upstream-spec.js'
 
 export type { UpstreamSpec } from './upstreams/upstream-spec.js'
 
-/** Options that apply to every subcommand (spec §4.3). */
+/** Options that apply to every subcommand (docs/configuration.md). */
 export interface GlobalOptions {
   readonly broker: string
   readonly apiKey: string | null

@@ -1,6 +1,6 @@
 /**
- * The client configuration snippet of spec §2.6, which `burrow up` prints and the dashboard
- * shows: `{"mcpServers": {"<entry>": {"url": "<public_url>/mcp"}}}`.
+ * The client configuration snippet (docs/decisions.md, Names and URLs), which `burrow up` prints
+ * and the dashboard shows: `{"mcpServers": {"<entry>": {"url": "<public_url>/mcp"}}}`.
  */
 
 /** The snippet's entry name: `burrow`, or `<NAME>-via-tunnel` with unsafe characters as `-`. */

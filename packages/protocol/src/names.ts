@@ -9,7 +9,7 @@ export const DNS_LABEL_MAX = 63
 /** Separator between subdomain and account slug in the public hostname. */
 export const HOST_SEPARATOR = '--'
 
-/** Upstream names in aggregator mode and in upstreams files (spec §2.3). */
+/** Upstream names in aggregator mode and in upstreams files (docs/configuration.md). */
 export const UPSTREAM_NAME_PATTERN = /^[a-z][a-z0-9_-]{0,31}$/
 
 const LABEL_PART = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/

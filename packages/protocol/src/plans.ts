@@ -1,6 +1,6 @@
 /**
- * The plan catalog (spec §2.1): the one table of prices and quotas that enforcement, the JSON API,
- * the billing page and the pricing page all read.
+ * The plan catalog (README, Plans, quotas and the API): the one table of prices and quotas that
+ * enforcement, the JSON API, the billing page and the pricing page all read.
  */
 
 /** Identifier of a plan as stored on an account. */
@@ -15,7 +15,7 @@ export type BillingCycle = 'monthly' | 'annual'
 /** Both billing cycles. */
 export const BILLING_CYCLES: readonly BillingCycle[] = ['monthly', 'annual']
 
-/** Governance features every plan has, Free included (spec §1). */
+/** Governance features every plan has, Free included. */
 export const GOVERNANCE_FEATURES: readonly string[] = [
   'Per-tool JSON-RPC inspection',
   'Allow/deny tool policy',

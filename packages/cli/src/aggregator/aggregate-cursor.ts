@@ -4,7 +4,7 @@
  * own cursor (absent for its first page). Agents treat cursors as opaque (MCP pagination); they
  * are base64url JSON so that any tampering is detected and answered with -32602.
  */
-import { JsonRpcErrorCode } from '../front/json-rpc.js'
+import { JSONRPC_CODE } from '@burrow/protocol'
 import { RpcError } from './rpc-error.js'
 
 /** Where the next page of a list comes from. */
@@ -39,7 +39,7 @@ export function decodeCursor(
   upstreams: readonly string[],
 ): AggregateCursor {
   const invalid = (why: string): RpcError =>
-    new RpcError(JsonRpcErrorCode.invalidParams, `invalid cursor for ${method}: ${why}`)
+    new RpcError(JSONRPC_CODE.invalidParams, `invalid cursor for ${method}: ${why}`)
   if (typeof cursor !== 'string' || !/^[A-Za-z0-9_-]+$/.test(cursor)) {
     throw invalid('not a cursor this server issued')
   }

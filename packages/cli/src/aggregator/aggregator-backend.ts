@@ -1,18 +1,19 @@
 /**
- * The aggregator: one MCP endpoint in front of several upstreams (spec §4.3, aggregator mode).
+ * The aggregator: one MCP endpoint in front of several upstreams (docs/decisions.md, Aggregator).
  * It implements the front's `McpBackend`, so HTTP, sessions and SSE are `McpFront`'s business.
  * Each upstream has one shared session (`UpstreamLink`); agents' `initialize` and `ping` are
  * answered here; other requests go through the `RequestRouter`; what upstreams send is routed to
  * the agent it concerns or to all. An upstream that goes away or comes back makes its items
  * disappear or reappear, and agents are told with `list_changed`.
  */
-import { idKey, type JsonRpcNotification, type JsonRpcRequest } from '../front/json-rpc.js'
+import { idKey, type JsonRpcNotification, type JsonRpcRequest } from '@burrow/protocol'
 import type { McpBackend, SessionSink } from '../front/mcp-backend.js'
 import { progressTokenOf } from '../front/progress-token.js'
 import { silentLogger, type Logger } from '../log/logger.js'
 import { noopAggregatorMetrics, type AggregatorMetrics } from './aggregator-metrics.js'
 import { aggregatorInitializeResult } from './aggregator-initialize.js'
-import { AggregatorSession, type AggregatorSessionRouter } from './aggregator-session.js'
+import type { SessionRouter } from '../front/routed-session.js'
+import { AggregatorSession } from './aggregator-session.js'
 import { AskRouter } from './ask-router.js'
 import { ListAggregator } from './list-aggregator.js'
 import { ListCache } from './list-cache.js'
@@ -64,7 +65,7 @@ export class AggregatorBackend implements McpBackend {
   readonly #resources: ResourceRouter
   readonly #router: RequestRouter
   readonly #asks: AskRouter
-  readonly #sessionRouter: AggregatorSessionRouter
+  readonly #sessionRouter: SessionRouter<AggregatorSession>
   readonly #firstContact: Promise<void>
   #waitTimer: NodeJS.Timeout | undefined
   #clock = 0

@@ -5,7 +5,7 @@
  * the aggregator notifies agents whenever an upstream's items appear or disappear. Instructions
  * name the upstreams and carry their own instructions, without commands or URLs, which stay local.
  */
-import { SUPPORTED_PROTOCOL_VERSIONS } from '../front/json-rpc.js'
+import { LEGACY_PROTOCOL_VERSIONS } from '@burrow/protocol'
 import { prefixName } from './prefixed-name.js'
 import { recordOf } from './upstream-info.js'
 import type { UpstreamLink } from './upstream-link.js'
@@ -39,9 +39,9 @@ export function aggregatorInitializeResult(
 ): Record<string, unknown> {
   const asked = params?.protocolVersion
   const protocolVersion =
-    typeof asked === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(asked)
+    typeof asked === 'string' && LEGACY_PROTOCOL_VERSIONS.includes(asked)
       ? asked
-      : SUPPORTED_PROTOCOL_VERSIONS[0]
+      : LEGACY_PROTOCOL_VERSIONS[0]
   return {
     protocolVersion,
     capabilities: mergedCapabilities(links),

@@ -1,5 +1,6 @@
 /**
- * What the aggregator counts, as an interface the metrics listener (`--metrics-addr`, spec §4.2)
+ * What the aggregator counts, as an interface the metrics listener (`--metrics-addr`, see
+ * docs/configuration.md)
  * implements: upstream failures and recoveries, fan-outs, `*\/list` cache hits, unknown-prefix
  * errors, id-table evictions, and per-upstream requests and bytes. The aggregator only calls these
  * methods; it never reads counters back, so a no-op implementation is a valid default.

@@ -8,11 +8,11 @@
 import {
   errorResponse,
   idKey,
-  JsonRpcErrorCode,
+  JSONRPC_CODE,
   type JsonRpcId,
   type JsonRpcRequest,
   type JsonRpcResponse,
-} from '../front/json-rpc.js'
+} from '@burrow/protocol'
 import type { Logger } from '../log/logger.js'
 import type { AggregatorSession } from './aggregator-session.js'
 import type { CallOwner } from './pending-table.js'
@@ -63,7 +63,7 @@ export class AskRouter {
       const reason = live
         ? `the agent did not declare the "${needed}" capability ${message.method} needs`
         : `no connected agent can answer ${message.method}`
-      const code = live ? JsonRpcErrorCode.methodNotFound : JsonRpcErrorCode.internalError
+      const code = live ? JSONRPC_CODE.methodNotFound : JSONRPC_CODE.internalError
       link.respond(errorResponse(message.id, code, reason))
       return
     }
@@ -106,7 +106,7 @@ export class AskRouter {
     for (const held of session.asks.values()) {
       this.#routed.delete(key(held.upstream, held.upstreamId))
       const reason = 'the agent session ended before answering'
-      const answer = errorResponse(held.upstreamId, JsonRpcErrorCode.internalError, reason)
+      const answer = errorResponse(held.upstreamId, JSONRPC_CODE.internalError, reason)
       this.#links.get(held.upstream)?.respond(answer)
     }
     session.asks.clear()

@@ -1,7 +1,7 @@
 /**
- * The handler for aggregator mode (two or more upstreams, spec §4.3): the MCP front over an
- * `AggregatorBackend`, with a supervised child per stdio upstream and a Streamable HTTP client
- * connection per HTTP upstream.
+ * The handler for aggregator mode (two or more upstreams, docs/configuration.md): the MCP front
+ * over an `AggregatorBackend`, with a supervised child per stdio upstream and a Streamable HTTP
+ * client connection per HTTP upstream.
  */
 import type { Env } from '../config.js'
 import { McpFront } from '../front/mcp-front.js'

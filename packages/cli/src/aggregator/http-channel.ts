@@ -14,21 +14,22 @@ import type { Logger } from '../log/logger.js'
 import {
   errorResponse,
   isRequest,
-  JsonRpcErrorCode,
-  parseJsonRpcMessage,
+  JSONRPC_CODE,
   type JsonRpcError,
   type JsonRpcId,
   type JsonRpcMessage,
-} from '../front/json-rpc.js'
+} from '@burrow/protocol'
 import {
   describeError,
   header,
   isAnswerTo,
   isStream,
   jsonRpcErrorIn,
+  MAX_SSE_EVENT_CHARS,
+  messagesIn,
+  readSseData,
   sessionGone,
 } from './http-response.js'
-import { readSseData } from './sse-parser.js'
 import type { ChannelEvents, UpstreamChannel } from './upstream-channel.js'
 
 /** Options of `HttpChannel`. */
@@ -133,16 +134,12 @@ export class HttpChannel implements UpstreamChannel {
       return
     }
     this.#count('in', Buffer.byteLength(text))
-    let values: unknown
-    try {
-      values = JSON.parse(text)
-    } catch {
-      return this.#emit(
-        epoch,
-        this.#failure(requestId, `unreadable JSON in the answer (HTTP ${status})`),
-      )
+    const problem = this.#emitText(epoch, text, () => {})
+    if (problem === 'parse_error') {
+      this.#emit(epoch, this.#failure(requestId, `unreadable JSON in the answer (HTTP ${status})`))
+    } else if (problem !== null) {
+      this.#emit(epoch, this.#failure(requestId, `the answer is not JSON-RPC (HTTP ${status})`))
     }
-    for (const value of Array.isArray(values) ? values : [values]) this.#emit(epoch, value)
   }
 
   async #onHttpError(response: Response, requestId: JsonRpcId | undefined, epoch: number) {
@@ -161,7 +158,7 @@ export class HttpChannel implements UpstreamChannel {
       ? errorResponse(requestId, detail.code, detail.message, detail.data)
       : errorResponse(
           requestId,
-          JsonRpcErrorCode.serverError,
+          JSONRPC_CODE.serverError,
           `HTTP ${status} from ${this.#url.href}${text ? `: ${text}` : ''}`,
         )
     this.#emit(epoch, answer)
@@ -175,8 +172,8 @@ export class HttpChannel implements UpstreamChannel {
     abort: AbortController,
   ): Promise<void> {
     let answered = false
-    const cause = await this.#readEvents(response, epoch, (value) => {
-      if (isAnswerTo(value, requestId)) answered = true
+    const cause = await this.#readEvents(response, epoch, (message) => {
+      if (isAnswerTo(message, requestId)) answered = true
     })
     this.#aborts.delete(abort)
     if (answered || requestId === undefined || epoch !== this.#epoch || this.#closed) return
@@ -190,25 +187,46 @@ export class HttpChannel implements UpstreamChannel {
   async #readEvents(
     response: Response,
     epoch: number,
-    seen: (value: unknown) => void,
+    seen: (message: JsonRpcMessage) => void,
   ): Promise<string | undefined> {
+    const log = this.#opts.logger
+    const name = this.#opts.name
     try {
-      await readSseData(response.body, (data, bytes) => {
-        this.#count('in', bytes)
-        let value: unknown
-        try {
-          value = JSON.parse(data)
-        } catch {
-          this.#opts.logger.warn(`[${this.#opts.name}] skipped an SSE event that is not JSON`)
-          return
-        }
-        seen(value)
-        this.#emit(epoch, value)
+      await readSseData(response.body, {
+        onData: (data, bytes) => {
+          this.#count('in', bytes)
+          const problem = this.#emitText(epoch, data, seen)
+          if (problem === 'parse_error') log.warn(`[${name}] skipped an SSE event that is not JSON`)
+          else if (problem !== null) log.warn(`[${name}] skipped an SSE event that is not JSON-RPC`)
+        },
+        onDropped: () =>
+          log.warn(`[${name}] skipped an SSE event of more than ${MAX_SSE_EVENT_CHARS} characters`),
       })
       return undefined
     } catch (err) {
       return describeError(err)
     }
+  }
+
+  /**
+   * Emit the valid messages of JSON-RPC `text` (one, or a batch), skipping invalid ones with a
+   * warning. Returns what is wrong when the text is not JSON-RPC at all, else null.
+   */
+  #emitText(
+    epoch: number,
+    text: string,
+    seen: (message: JsonRpcMessage) => void,
+  ): 'parse_error' | 'invalid_request' | null {
+    const read = messagesIn(text)
+    if (typeof read === 'string') return read
+    for (const why of read.skipped) {
+      this.#opts.logger.warn(`[${this.#opts.name}] invalid JSON-RPC message skipped: ${why}`)
+    }
+    for (const message of read.messages) {
+      seen(message)
+      this.#emit(epoch, message)
+    }
+    return null
   }
 
   /** Open the standalone GET stream; reopen it when it ends, while the session lives. */
@@ -250,13 +268,8 @@ export class HttpChannel implements UpstreamChannel {
     this.#getTimer = setTimeout(() => this.#openGet(epoch), this.#opts.reopenGetMs ?? 1_000)
   }
 
-  #emit(epoch: number, value: unknown): void {
+  #emit(epoch: number, message: JsonRpcMessage): void {
     if (epoch !== this.#epoch || this.#closed || !this.#events) return
-    const message = parseJsonRpcMessage(value)
-    if (typeof message === 'string') {
-      this.#opts.logger.warn(`[${this.#opts.name}] invalid JSON-RPC message skipped: ${message}`)
-      return
-    }
     if ('result' in message && message.id === this.#initializeId) {
       const version = message.result.protocolVersion
       if (typeof version === 'string') this.#protocolVersion = version
@@ -295,7 +308,7 @@ export class HttpChannel implements UpstreamChannel {
   /** An error answer for a request the server did not answer properly. */
   #failure(requestId: JsonRpcId, what: string): JsonRpcError {
     const message = `upstream "${this.#opts.name}" at ${this.#url.href}: ${what}`
-    return errorResponse(requestId, JsonRpcErrorCode.serverError, message)
+    return errorResponse(requestId, JSONRPC_CODE.serverError, message)
   }
 
   #headers(base: Record<string, string>): Record<string, string> {

@@ -1,10 +1,22 @@
 /**
  * How the aggregator's HTTP client reads a Streamable HTTP server's answers: headers, whether a
- * body is an SSE stream, whether a refusal means the server forgot the session, the JSON-RPC
- * error inside an error body, and a one-line cause for a failed connection.
+ * body is an SSE stream and the message events in it, whether a refusal means the server forgot
+ * the session, the JSON-RPC error inside an error body, and a one-line cause for a failed
+ * connection.
  */
 import type { Dispatcher } from 'undici'
-import type { JsonRpcId } from '../front/json-rpc.js'
+import {
+  isBodyProblem,
+  isRecord,
+  isResponse,
+  jsonRpcMessageOf,
+  parseJsonRpcText,
+  type BodyProblem,
+  SseParser,
+  type JsonRpcId,
+  type JsonRpcMessage,
+  type SseEvent,
+} from '@burrow/protocol'
 
 type Response = Dispatcher.ResponseData
 
@@ -28,26 +40,87 @@ export function sessionGone(status: number, body: string): boolean {
   return status === 404 || (status === 400 && /session/i.test(body))
 }
 
-/** True when `value` is the response to request `id`. */
-export function isAnswerTo(value: unknown, id: JsonRpcId | undefined): boolean {
-  if (id === undefined || typeof value !== 'object' || value === null) return false
-  const m = value as Record<string, unknown>
-  return m.id === id && ('result' in m || 'error' in m)
+/** True when `message` is the response to request `id`. */
+export function isAnswerTo(message: JsonRpcMessage, id: JsonRpcId | undefined): boolean {
+  return id !== undefined && isResponse(message) && message.id === id
 }
 
-/** The JSON-RPC error in an error response body, if it holds one. */
+/**
+ * The valid JSON-RPC messages in `text` (one, or a batch) and, for each invalid one, why; or what
+ * is wrong with the text as a whole.
+ */
+export function messagesIn(
+  text: string,
+): { messages: JsonRpcMessage[]; skipped: string[] } | BodyProblem['policy'] {
+  const read = parseJsonRpcText(text)
+  if (isBodyProblem(read)) return read.policy
+  const messages: JsonRpcMessage[] = []
+  const skipped: string[] = []
+  for (const classified of read.messages) {
+    if (classified.kind === 'invalid') skipped.push(classified.problem)
+    else messages.push(jsonRpcMessageOf(classified)!)
+  }
+  return { messages, skipped }
+}
+
+/**
+ * The JSON-RPC error in an error response body, if it holds one. Read leniently: some servers
+ * leave out `jsonrpc` or `id` in the bodies of their HTTP errors, and the error is still theirs.
+ */
 export function jsonRpcErrorIn(
   text: string,
 ): { code: number; message: string; data?: unknown } | undefined {
-  try {
-    const error = (JSON.parse(text) as { error?: unknown }).error as Record<string, unknown>
-    if (typeof error?.code === 'number' && typeof error.message === 'string') {
-      return { code: error.code, message: error.message, data: error.data }
-    }
-  } catch {
-    // not JSON: the caller quotes the text
+  const read = parseJsonRpcText(text)
+  // Not JSON, or a batch: the caller quotes the text.
+  if (isBodyProblem(read) || read.batch) return undefined
+  const value = read.messages[0]!.value
+  const error = isRecord(value) ? value.error : undefined
+  if (isRecord(error) && typeof error.code === 'number' && typeof error.message === 'string') {
+    return { code: error.code, message: error.message, data: error.data }
   }
   return undefined
+}
+
+/**
+ * Largest SSE event read from an upstream, in characters: the bound a stdio server's message line
+ * has (`stdio-supervisor.ts`). A larger one is skipped and reported, rather than held.
+ */
+export const MAX_SSE_EVENT_CHARS = 10 * 1024 * 1024
+
+/** What `readSseData` reports. */
+export interface SseDataHandlers {
+  /** The data of a `message` event that has some, and the body bytes read since the last call. */
+  readonly onData: (data: string, bytes: number) => void
+  /** An event was skipped for passing the bound. */
+  readonly onDropped: () => void
+}
+
+/**
+ * Read an SSE body to its end with the shared parser (`SseParser`). Events without data are
+ * priming events (an id to resume from) or padding, and events of other types are not MCP's: both
+ * are passed over. Rejects when the body fails (a reset, an abort).
+ */
+export async function readSseData(
+  body: AsyncIterable<Uint8Array>,
+  handlers: SseDataHandlers,
+  maxEventChars = MAX_SSE_EVENT_CHARS,
+): Promise<void> {
+  const parser = new SseParser({ maxEventChars })
+  let bytes = 0
+  let dropped = 0
+  const take = (events: readonly SseEvent[]): void => {
+    for (const event of events) {
+      if (event.event !== 'message' || event.data === '') continue
+      handlers.onData(event.data, bytes)
+      bytes = 0
+    }
+    for (; dropped < parser.dropped; dropped++) handlers.onDropped()
+  }
+  for await (const chunk of body) {
+    bytes += chunk.length
+    take(parser.push(chunk))
+  }
+  take(parser.end())
 }
 
 /** A failed request's cause in one line, e.g. `ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:1`. */

@@ -5,7 +5,7 @@
  * bounded: when it is full, the oldest request is evicted (its agent gets an error) rather than
  * letting a stuck upstream grow memory without limit.
  */
-import type { JsonRpcId } from '../front/json-rpc.js'
+import type { JsonRpcId } from '@burrow/protocol'
 import type { RpcError } from './rpc-error.js'
 
 /** Which agent request a call serves, for routing what the upstream sends while serving it. */

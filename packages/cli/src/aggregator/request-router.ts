@@ -4,7 +4,7 @@
  * completions by their ref; `logging/setLevel` is fanned out to every upstream that logs. The
  * answer is the upstream's, or an `RpcError` the backend turns into the agent's error response.
  */
-import { JsonRpcErrorCode, type JsonRpcRequest } from '../front/json-rpc.js'
+import { JSONRPC_CODE, type JsonRpcRequest } from '@burrow/protocol'
 import type { Logger } from '../log/logger.js'
 import type { AggregatorMetrics } from './aggregator-metrics.js'
 import type { ListAggregator } from './list-aggregator.js'
@@ -66,7 +66,7 @@ export class RequestRouter {
         return this.#setLevel(params, call)
       default:
         throw new RpcError(
-          JsonRpcErrorCode.methodNotFound,
+          JSONRPC_CODE.methodNotFound,
           `Method not found: ${method} is not supported by the burrow aggregator`,
         )
     }
@@ -94,7 +94,7 @@ export class RequestRouter {
   ): Promise<Result> {
     const name = params.name
     if (typeof name !== 'string') {
-      throw new RpcError(JsonRpcErrorCode.invalidParams, `${method} needs a string "name"`)
+      throw new RpcError(JSONRPC_CODE.invalidParams, `${method} needs a string "name"`)
     }
     const { link, item } = this.#resolve(kind, name)
     return link.request(method, { ...params, name: item }, call)
@@ -108,7 +108,7 @@ export class RequestRouter {
     if (split && link) return { link, item: split.item }
     this.#opts.metrics.unknownPrefix()
     throw new RpcError(
-      JsonRpcErrorCode.invalidParams,
+      JSONRPC_CODE.invalidParams,
       `unknown ${kind} "${name}": ${kind} names here are "<upstream>__<${kind}>" and the ` +
         `upstreams are ${names.map((n) => `"${n}"`).join(', ')}`,
       { upstreams: names },
@@ -158,12 +158,12 @@ export class RequestRouter {
       const link = await this.#opts.resources.templateOwner(ref.uri, call)
       if (link) return link.request('completion/complete', params, call)
       throw new RpcError(
-        JsonRpcErrorCode.invalidParams,
+        JSONRPC_CODE.invalidParams,
         `no upstream lists the resource template ${ref.uri}`,
       )
     }
     throw new RpcError(
-      JsonRpcErrorCode.invalidParams,
+      JSONRPC_CODE.invalidParams,
       'completion/complete needs a ref of type "ref/prompt" (with a name) or "ref/resource" (with a uri)',
     )
   }
@@ -171,7 +171,7 @@ export class RequestRouter {
   /** logging/setLevel reaches every available upstream that logs. */
   async #setLevel(params: Params, call: CallOptions): Promise<Result> {
     if (typeof params.level !== 'string') {
-      throw new RpcError(JsonRpcErrorCode.invalidParams, 'logging/setLevel needs a string "level"')
+      throw new RpcError(JSONRPC_CODE.invalidParams, 'logging/setLevel needs a string "level"')
     }
     this.#logLevel = params.level
     const targets = this.#opts.links.filter((link) => link.capability('logging'))
@@ -187,7 +187,7 @@ export class RequestRouter {
 
 function uriOf(params: Params): string {
   if (typeof params.uri === 'string') return params.uri
-  throw new RpcError(JsonRpcErrorCode.invalidParams, 'the request needs a string "uri"')
+  throw new RpcError(JSONRPC_CODE.invalidParams, 'the request needs a string "uri"')
 }
 
 function offersResources(link: UpstreamLink): boolean {

@@ -3,12 +3,7 @@
  * down, an upstream's own error answer). The backend turns it into the error response the agent
  * receives, keeping `code`, `message` and `data`.
  */
-import {
-  errorResponse,
-  JsonRpcErrorCode,
-  type JsonRpcError,
-  type JsonRpcId,
-} from '../front/json-rpc.js'
+import { errorResponse, JSONRPC_CODE, type JsonRpcError, type JsonRpcId } from '@burrow/protocol'
 
 /** An error with the JSON-RPC code the agent should see. */
 export class RpcError extends Error {
@@ -26,5 +21,5 @@ export class RpcError extends Error {
 export function rpcErrorResponse(id: JsonRpcId, err: unknown): JsonRpcError {
   if (err instanceof RpcError) return errorResponse(id, err.code, err.message, err.data)
   const message = err instanceof Error ? err.message : String(err)
-  return errorResponse(id, JsonRpcErrorCode.internalError, `internal error: ${message}`)
+  return errorResponse(id, JSONRPC_CODE.internalError, `internal error: ${message}`)
 }

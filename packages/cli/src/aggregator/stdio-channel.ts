@@ -1,11 +1,11 @@
 /**
  * A stdio upstream as a channel: the supervised child of `stdio-supervisor.ts`. Each spawn opens
  * the channel (the new child needs its own `initialize`), each exit loses it, and output of a dead
- * child is ignored. Restarting is the supervisor's business (spec §4.5).
+ * child is ignored. Restarting is the supervisor's business (`stdio-supervisor.ts`).
  */
 import type { Logger } from '../log/logger.js'
 import type { StdioExit, StdioSupervisor } from '../stdio/stdio-supervisor.js'
-import { parseJsonRpcMessage, type JsonRpcMessage } from '../front/json-rpc.js'
+import type { JsonRpcMessage } from '@burrow/protocol'
 import type { ChannelEvents, UpstreamChannel } from './upstream-channel.js'
 
 /** Options of `StdioChannel`. */
@@ -45,7 +45,7 @@ export class StdioChannel implements UpstreamChannel {
       if (exit.generation === this.#live) this.#live = 0
       events.lost(exitReason(exit))
     })
-    this.#sup.on('message', (value, generation) => this.#onMessage(value, generation))
+    this.#sup.on('message', (message, generation) => this.#onMessage(message, generation))
     if (this.#sup.generation === 0) this.#sup.start()
   }
 
@@ -59,15 +59,8 @@ export class StdioChannel implements UpstreamChannel {
     return this.#sup.close()
   }
 
-  #onMessage(value: unknown, generation: number): void {
+  #onMessage(message: JsonRpcMessage, generation: number): void {
     if (generation !== this.#live || !this.#events) return
-    const message = parseJsonRpcMessage(value)
-    if (typeof message === 'string') {
-      this.#opts.logger.warn(
-        `[${this.#opts.name}] the stdio server sent an invalid JSON-RPC message (${message}); skipped`,
-      )
-      return
-    }
     if (this.#opts.countBytes) this.#events.bytes('in', byteLength(message) + 1)
     this.#events.message(message)
   }

@@ -4,7 +4,7 @@
  * `PendingTable`, and settles exactly once: answered, cancelled (the agent gave up or hung up, a
  * timeout), evicted (the table was full) or failed with the link.
  */
-import { JsonRpcErrorCode, type JsonRpcMessage, type JsonRpcResponse } from '../front/json-rpc.js'
+import { JSONRPC_CODE, type JsonRpcMessage, type JsonRpcResponse } from '@burrow/protocol'
 import type { AggregatorMetrics } from './aggregator-metrics.js'
 import {
   DEFAULT_PENDING_LIMIT,
@@ -123,7 +123,7 @@ export class UpstreamCalls {
     const call = this.#table.take(upstreamId)
     if (!call) return
     call.detach()
-    call.reject(new RpcError(JsonRpcErrorCode.serverError, message))
+    call.reject(new RpcError(JSONRPC_CODE.serverError, message))
   }
 
   /** Cancel a call still in flight: tell the upstream, fail it with `error`. */
@@ -143,7 +143,7 @@ export class UpstreamCalls {
       `request dropped: upstream "${this.#opts.name}" had more than ${limit} requests in ` +
       'flight and this one was the oldest'
     call.detach()
-    call.reject(new RpcError(JsonRpcErrorCode.serverError, message))
+    call.reject(new RpcError(JSONRPC_CODE.serverError, message))
   }
 
   #notifyCancelled(upstreamId: number, reason: string): void {
@@ -155,7 +155,7 @@ export class UpstreamCalls {
 function cancelled(reason: unknown): RpcError {
   const why =
     reason instanceof Error ? reason.message : typeof reason === 'string' ? reason : 'aborted'
-  return new RpcError(JsonRpcErrorCode.serverError, `request cancelled: ${why}`)
+  return new RpcError(JSONRPC_CODE.serverError, `request cancelled: ${why}`)
 }
 
 /** `params` with `_meta.progressToken` set to `token`. */

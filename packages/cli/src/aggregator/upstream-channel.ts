@@ -4,7 +4,7 @@
  * A channel moves JSON-RPC messages and reports when the other end appears or goes away; the MCP
  * session on top of it (initialize, ids, routing) is `upstream-link.ts`.
  */
-import type { JsonRpcMessage } from '../front/json-rpc.js'
+import type { JsonRpcMessage } from '@burrow/protocol'
 
 /** What a channel reports to its link. */
 export interface ChannelEvents {

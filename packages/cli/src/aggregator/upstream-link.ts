@@ -13,13 +13,13 @@ import {
   idKey,
   isRequest,
   isResponse,
-  JsonRpcErrorCode,
+  JSONRPC_CODE,
   type JsonRpcId,
   type JsonRpcMessage,
   type JsonRpcNotification,
   type JsonRpcRequest,
   type JsonRpcResponse,
-} from '../front/json-rpc.js'
+} from '@burrow/protocol'
 import { noopAggregatorMetrics, type AggregatorMetrics } from './aggregator-metrics.js'
 import type { CallOwner } from './pending-table.js'
 import { RpcError } from './rpc-error.js'
@@ -172,7 +172,7 @@ export class UpstreamLink extends EventEmitter<UpstreamLinkEvents> {
     this.#state = 'closed'
     this.#generation += 1
     clearTimeout(this.#retryTimer)
-    this.#calls.failAll(new RpcError(JsonRpcErrorCode.serverError, 'burrow is shutting down'))
+    this.#calls.failAll(new RpcError(JSONRPC_CODE.serverError, 'burrow is shutting down'))
     this.#markSettled()
     await this.#channel.close()
   }
@@ -289,7 +289,7 @@ export class UpstreamLink extends EventEmitter<UpstreamLinkEvents> {
   #unavailable(): RpcError {
     const reason = this.unavailableReason
     return new RpcError(
-      JsonRpcErrorCode.serverError,
+      JSONRPC_CODE.serverError,
       `upstream "${this.name}" is unavailable: ${reason}`,
       { upstream: this.name, reason },
     )

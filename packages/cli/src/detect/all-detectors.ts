@@ -1,6 +1,6 @@
 /**
- * The seven clients auto-detection scans (reference §4: the vendors' own apps, the largest AI
- * IDEs and Gemini CLI), in the order `detect` lists them.
+ * The seven clients auto-detection scans (the vendors' own apps, the largest AI IDEs and Gemini
+ * CLI; their files are listed in docs/detect.md), in the order `detect` lists them.
  */
 import { CLIENT_LABELS } from './detected-server.js'
 import type { Detector } from './detector.js'

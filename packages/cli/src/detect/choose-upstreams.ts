@@ -1,6 +1,6 @@
 /**
- * Which detected servers `burrow up` exposes when no upstream flag is given (spec §4.4): none is
- * a usage error; one is exposed directly; several are offered in a numbered menu on a terminal
+ * Which detected servers `burrow up` exposes when no upstream flag is given (docs/detect.md): none
+ * is a usage error; one is exposed directly; several are offered in a numbered menu on a terminal
  * (one server, or several aggregated); without a terminal all are aggregated, with a warning.
  */
 import { UsageError } from '../cli-errors.js'

@@ -1,6 +1,6 @@
 /**
- * `burrow detect [--config <PATH>]... [--json]` (spec §4.3): list the MCP servers configured in
- * local clients without exposing anything. Warnings go to stderr; the exit status is 0 even when
+ * `burrow detect [--config <PATH>]... [--json]` (docs/detect.md): list the MCP servers configured
+ * in local clients without exposing anything. Warnings go to stderr; the exit status is 0 even when
  * some files were skipped.
  */
 import type { DetectOptions } from '../config.js'

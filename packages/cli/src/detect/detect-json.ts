@@ -1,5 +1,5 @@
 /**
- * The document `burrow detect --json` prints (spec §2.5), described in docs/detect.md. Field names
+ * The document `burrow detect --json` prints, described in docs/detect.md. Field names
  * are snake_case like the rest of burrow's JSON; entries keep the order of `detect`'s list.
  */
 import type { DetectionResult } from './detect-servers.js'
@@ -9,7 +9,7 @@ import type { ClientId } from './detected-server.js'
 export interface DetectJsonServer {
   /** The name as found in the client's file. */
   readonly name: string
-  /** The upstream name `burrow up` would give it (spec §4.4), unique in the document. */
+  /** The upstream name `burrow up` would give it (docs/detect.md), unique in the document. */
   readonly sanitized_name: string
   /** The client whose file declared it first. */
   readonly client: ClientId

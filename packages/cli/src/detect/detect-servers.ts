@@ -1,7 +1,7 @@
 /**
- * Auto-detection (spec §4.4): scan the well-known configuration files of every supported client
- * for the context, or read exactly the files given with `--config`, and return the servers found,
- * merged and named, with the warnings met on the way. Detection never throws for a bad file.
+ * Auto-detection (docs/detect.md): scan the well-known configuration files of every supported
+ * client for the context, or read exactly the files given with `--config`, and return the servers
+ * found, merged and named, with the warnings met on the way. Detection never throws for a bad file.
  */
 import { isAbsolute, resolve } from 'node:path'
 import { ALL_DETECTORS } from './all-detectors.js'

@@ -1,5 +1,5 @@
 /**
- * What auto-detection finds (spec §2.5): an MCP server configured in a local client, as a
+ * What auto-detection finds (docs/detect.md): an MCP server configured in a local client, as a
  * detector reads it (`FoundServer`) and as `detect` and `up` use it once names are sanitised and
  * the same server seen in several clients is merged (`DetectedServer`).
  */
@@ -44,7 +44,7 @@ export interface FoundServer {
 
 /** A found server after merging and naming: what `detect` lists and `up` can expose. */
 export interface DetectedServer extends FoundServer {
-  /** Upstream name per spec §4.4, unique among the entries of one detection. */
+  /** Upstream name (`sanitize-name.ts`), unique among the entries of one detection. */
   readonly sanitizedName: string
   /** Every client that configures this same server (same transport), `client` first. */
   readonly clients: readonly ClientId[]

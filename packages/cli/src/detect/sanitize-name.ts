@@ -1,10 +1,11 @@
 /**
- * Upstream names for detected servers (spec §4.4): lowercased, characters outside `[a-z0-9_-]`
+ * Upstream names for detected servers (docs/detect.md): lowercased, characters outside `[a-z0-9_-]`
  * replaced with `-`, runs of `_` collapsed, `srv-` prefixed unless the name starts with a letter,
- * truncated to 32 characters; so every result matches `^[a-z][a-z0-9_-]{0,31}$` (spec §2.3).
+ * truncated to 32 characters; so every result matches `^[a-z][a-z0-9_-]{0,31}$`, the rule of
+ * upstream names (`UPSTREAM_NAME_PATTERN`).
  */
 
-/** Longest upstream name (spec §2.3). */
+/** Longest upstream name (`UPSTREAM_NAME_PATTERN`). */
 export const MAX_NAME_LENGTH = 32
 
 /**

@@ -4,7 +4,7 @@
  * requests an agent holds (by the child's own id). Both directions are needed to translate
  * answers, progress and cancellations.
  */
-import { idKey, type JsonRpcId } from './json-rpc.js'
+import { idKey, type JsonRpcId } from '@burrow/protocol'
 import type { StdioSession } from './stdio-session.js'
 
 /** An agent request that is with the child. Its id there is `childId`, also its progress token. */

@@ -11,7 +11,7 @@ import {
   isResponse,
   type JsonRpcId,
   type JsonRpcMessage,
-} from './json-rpc.js'
+} from '@burrow/protocol'
 import type { BackendSession } from './mcp-backend.js'
 import { PostExchange } from './post-exchange.js'
 import { SseWriter } from './sse-writer.js'
@@ -29,8 +29,9 @@ export interface FrontSessionOptions {
 }
 
 /**
- * Event id prefixes: ids are unique in the session and, as the spec asks, tell which kind of stream
- * they came from, so a resumption attempt for a POST stream can be told apart (see `isPostEventId`).
+ * Event id prefixes: ids are unique in the session and, as the MCP transport asks, tell which kind
+ * of stream they came from, so a resumption attempt for a POST stream can be told apart (see
+ * `isPostEventId`).
  */
 const POST_STREAM = 'p'
 const GET_STREAM = 'g'

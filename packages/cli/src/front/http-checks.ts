@@ -4,7 +4,7 @@
  * Accept header that lacks a required type, 415 for a body that is not JSON, 400 for an unknown
  * `MCP-Protocol-Version`.
  */
-import { SUPPORTED_PROTOCOL_VERSIONS } from './json-rpc.js'
+import { LEGACY_PROTOCOL_VERSIONS } from '@burrow/protocol'
 
 /** A refusal: HTTP status and the message of the JSON-RPC error body. */
 export interface HttpProblem {
@@ -43,11 +43,11 @@ export function getHeaderProblem(headers: Headers): HttpProblem | null {
 /** Why the `MCP-Protocol-Version` header is refused, or null (absent is fine). */
 export function protocolVersionProblem(headers: Headers): HttpProblem | null {
   const version = headers['mcp-protocol-version']
-  if (version === undefined || SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return null
+  if (version === undefined || LEGACY_PROTOCOL_VERSIONS.includes(version)) return null
   return {
     status: 400,
     message:
       `Bad Request: unsupported MCP-Protocol-Version ${version} ` +
-      `(supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`,
+      `(supported: ${LEGACY_PROTOCOL_VERSIONS.join(', ')})`,
   }
 }

@@ -8,10 +8,10 @@
 import type { Logger } from '../log/logger.js'
 import {
   errorResponse,
-  JsonRpcErrorCode,
+  JSONRPC_CODE,
   type JsonRpcRequest,
   type JsonRpcResponse,
-} from './json-rpc.js'
+} from '@burrow/protocol'
 import type { StdioSession } from './stdio-session.js'
 
 /** What the gate needs from the backend. */
@@ -124,6 +124,6 @@ export class InitializeGate {
     if (!held) return
     this.drop(session)
     const reason = `the stdio server did not come up within ${this.#waitMs / 1000} s; try again later`
-    session.sink.deliver(errorResponse(held.message.id, JsonRpcErrorCode.serverError, reason))
+    session.sink.deliver(errorResponse(held.message.id, JSONRPC_CODE.serverError, reason))
   }
 }

@@ -1,8 +1,8 @@
 /**
  * The contract between the MCP front (HTTP, sessions, SSE: `mcp-front.ts`) and whatever routes the
  * messages behind it. The front knows nothing of children or upstreams; a backend knows nothing of
- * HTTP. The single stdio backend (`stdio-backend.ts`) is one implementation; a multi-upstream
- * aggregator is meant to be another.
+ * HTTP. The single stdio backend (`stdio-backend.ts`) is one implementation, the aggregator
+ * (`../aggregator/aggregator-backend.ts`) the other.
  */
 import type {
   JsonRpcId,
@@ -10,7 +10,7 @@ import type {
   JsonRpcNotification,
   JsonRpcRequest,
   JsonRpcResponse,
-} from './json-rpc.js'
+} from '@burrow/protocol'
 
 /** Where a backend sends what is meant for one agent session. Implemented by the front. */
 export interface SessionSink {

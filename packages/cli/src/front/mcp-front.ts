@@ -1,8 +1,9 @@
 /**
- * The local MCP Streamable HTTP endpoint that the tunnel streams into in stdio and aggregator
- * modes (revisions 2025-03-26, 2025-06-18 and 2025-11-25). It owns the HTTP side: header checks,
- * `Mcp-Session-Id` sessions, JSON or SSE responses, the GET stream and DELETE. Where messages go is
- * the business of an `McpBackend`, so the single stdio child and the aggregator share this code.
+ * The local MCP Streamable HTTP endpoint that the tunnel streams into in stdio and aggregator modes
+ * (revisions 2024-11-05 to 2025-11-25, `LEGACY_PROTOCOL_VERSIONS`). It owns the HTTP side: header
+ * checks, `Mcp-Session-Id` sessions, JSON or SSE responses, the GET stream and DELETE. Where
+ * messages go is the business of an `McpBackend`, so the single stdio child and the aggregator
+ * share this code.
  *
  * Hanging up counts as cancelling: the request's signal reaches the backend, which tells the
  * server. The front keeps no event store, so streams are not resumable: a GET with the
@@ -20,15 +21,20 @@ import {
   type HttpProblem,
 } from './http-checks.js'
 import {
+  BATCHING_PROTOCOL_VERSIONS,
   errorResponse,
+  idKey,
+  isBodyProblem,
   isNotification,
   isRequest,
-  JsonRpcErrorCode,
+  JSONRPC_CODE,
+  jsonRpcMessageOf,
+  readJsonRpcBody,
+  type JsonRpcBody,
   type JsonRpcMessage,
   type JsonRpcRequest,
-} from './json-rpc.js'
+} from '@burrow/protocol'
 import type { McpBackend } from './mcp-backend.js'
-import { readPostBody } from './post-body.js'
 import type { PostExchange } from './post-exchange.js'
 
 /** Options of `McpFront`. */
@@ -47,9 +53,6 @@ export interface McpFrontOptions {
   /** Session id factory (visible ASCII only). Default: random UUIDs. */
   readonly createSessionId?: () => string
 }
-
-/** JSON-RPC batches exist only in MCP 2025-03-26 (2025-06-18 removed them). */
-const BATCH_VERSIONS: readonly string[] = ['2025-03-26']
 
 /** An MCP Streamable HTTP server over tunnelled requests. */
 export class McpFront implements RequestHandler {
@@ -97,7 +100,6 @@ export class McpFront implements RequestHandler {
     }
   }
 
-  /** End every session and stop the backend. */
   /** The backend's start: a single stdio server's first spawn. */
   started(): Promise<void> {
     return this.#backend.started?.() ?? Promise.resolve()
@@ -108,6 +110,7 @@ export class McpFront implements RequestHandler {
     return this.#backend.failure?.() ?? new Promise<Error>(() => {})
   }
 
+  /** End every session and stop the backend. */
   async close(): Promise<void> {
     if (this.#closed) return
     this.#closed = true
@@ -120,24 +123,30 @@ export class McpFront implements RequestHandler {
   async #post(req: LocalRequest, res: LocalResponse): Promise<void> {
     const headerProblem = postHeaderProblem(req.headers)
     if (headerProblem) return reply(res, headerProblem)
-    const body = readPostBody(req.body)
-    if ('code' in body) return reply(res, { status: 400, message: body.message }, body.code)
+    const read = readJsonRpcBody(req.body)
+    if (isBodyProblem(read)) {
+      return reply(res, { status: 400, message: `${read.message}: ${read.reason}` }, read.code)
+    }
+    const body = postMessages(read)
+    if (typeof body === 'string') {
+      return reply(res, { status: 400, message: body }, JSONRPC_CODE.invalidRequest)
+    }
     const { batch, messages } = body
     const initialize = messages.find((m) => isRequest(m) && m.method === 'initialize')
     if (initialize) return this.#initialize(req, res, initialize as JsonRpcRequest, messages)
     const session = this.#sessionOf(req, res)
     if (!session) return
-    if (batch && !BATCH_VERSIONS.includes(session.protocolVersion)) {
+    if (batch && !BATCHING_PROTOCOL_VERSIONS.has(session.protocolVersion)) {
       const message =
         `Invalid Request: JSON-RPC batches are not part of MCP ${session.protocolVersion} ` +
         '(removed in 2025-06-18); send one message per POST'
-      return reply(res, { status: 400, message }, JsonRpcErrorCode.invalidRequest)
+      return reply(res, { status: 400, message }, JSONRPC_CODE.invalidRequest)
     }
     const requests = messages.filter(isRequest)
     const busy = requests.find((r) => session.isInFlight(r.id))
     if (busy) {
       const message = `Invalid Request: request id ${JSON.stringify(busy.id)} is already in flight`
-      return reply(res, { status: 400, message }, JsonRpcErrorCode.invalidRequest)
+      return reply(res, { status: 400, message }, JSONRPC_CODE.invalidRequest)
     }
     if (requests.length === 0) {
       this.#forward(session, messages, req.signal)
@@ -156,7 +165,7 @@ export class McpFront implements RequestHandler {
   ): Promise<void> {
     if (all.length > 1) {
       const problem = { status: 400, message: 'Invalid Request: initialize must be sent alone' }
-      return reply(res, problem, JsonRpcErrorCode.invalidRequest)
+      return reply(res, problem, JSONRPC_CODE.invalidRequest)
     }
     const existing = req.headers['mcp-session-id']
     if (existing !== undefined && this.#sessions.has(existing)) {
@@ -164,7 +173,7 @@ export class McpFront implements RequestHandler {
         status: 400,
         message: 'Invalid Request: this session is already initialized',
       }
-      return reply(res, problem, JsonRpcErrorCode.invalidRequest)
+      return reply(res, problem, JSONRPC_CODE.invalidRequest)
     }
     const session = this.#openSession()
     const exchange = session.openExchange(res, [message.id], false, message.id)
@@ -245,7 +254,7 @@ export class McpFront implements RequestHandler {
     const session = this.#sessions.get(id)
     if (!session) {
       // 404 tells the agent to initialize again (MCP spec, session management).
-      reply(res, { status: 404, message: 'Session not found' }, JsonRpcErrorCode.sessionNotFound)
+      reply(res, { status: 404, message: 'Session not found' }, JSONRPC_CODE.sessionNotFound)
       return null
     }
     const problem = protocolVersionProblem(req.headers)
@@ -265,6 +274,24 @@ export class McpFront implements RequestHandler {
       else backend.respond(message)
     }
   }
+}
+
+/**
+ * The messages of a POST body, or why the front refuses it: every message must be valid JSON-RPC,
+ * and a batch may not repeat a request id.
+ */
+function postMessages(body: JsonRpcBody): { batch: boolean; messages: JsonRpcMessage[] } | string {
+  const messages: JsonRpcMessage[] = []
+  const ids = new Set<string>()
+  for (const classified of body.messages) {
+    if (classified.kind === 'invalid') return `Invalid Request: ${classified.problem}`
+    if (classified.kind === 'request') {
+      if (ids.has(idKey(classified.id))) return 'Invalid Request: a batch repeats a request id'
+      ids.add(idKey(classified.id))
+    }
+    messages.push(jsonRpcMessageOf(classified)!)
+  }
+  return { batch: body.batch, messages }
 }
 
 /**
@@ -291,7 +318,7 @@ async function untilDone(
 function reply(
   res: LocalResponse,
   problem: HttpProblem,
-  code: number = JsonRpcErrorCode.serverError,
+  code: number = JSONRPC_CODE.serverError,
   headers: Readonly<Record<string, string>> = {},
 ): void {
   const body = new TextEncoder().encode(JSON.stringify(errorResponse(null, code, problem.message)))

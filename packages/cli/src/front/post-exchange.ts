@@ -9,11 +9,11 @@ import type { LocalResponse } from '../relay/local-exchange.js'
 import {
   errorResponse,
   idKey,
-  JsonRpcErrorCode,
+  JSONRPC_CODE,
   type JsonRpcId,
   type JsonRpcMessage,
   type JsonRpcResponse,
-} from './json-rpc.js'
+} from '@burrow/protocol'
 import { SseWriter } from './sse-writer.js'
 
 /** Options of `PostExchange`. */
@@ -88,7 +88,7 @@ export class PostExchange {
   /** Answer every request still pending with an error (the session is going away). */
   fail(reason: string): void {
     for (const id of this.pendingIds) {
-      this.answer(errorResponse(id, JsonRpcErrorCode.serverError, reason))
+      this.answer(errorResponse(id, JSONRPC_CODE.serverError, reason))
     }
   }
 

@@ -3,7 +3,7 @@
  * a backend that funnels many agents into one server must swap them for tokens of its own (and
  * back on `notifications/progress`).
  */
-import type { JsonRpcId, JsonRpcRequest } from './json-rpc.js'
+import type { JsonRpcId, JsonRpcRequest } from '@burrow/protocol'
 
 /** The progress token of a request, if its sender asked for progress. */
 export function progressTokenOf(message: JsonRpcRequest): JsonRpcId | undefined {

@@ -13,19 +13,19 @@ import {
   idKey,
   isRequest,
   isResponse,
-  JsonRpcErrorCode,
-  parseJsonRpcMessage,
+  JSONRPC_CODE,
   type JsonRpcId,
   type JsonRpcMessage,
   type JsonRpcNotification,
   type JsonRpcRequest,
   type JsonRpcResponse,
-} from './json-rpc.js'
+} from '@burrow/protocol'
 import type { McpBackend, SessionSink } from './mcp-backend.js'
 import { progressTokenOf, withProgressToken } from './progress-token.js'
 import { CallTable, type ChildCall } from './call-table.js'
 import { InitializeGate } from './initialize-gate.js'
-import { StdioSession, type StdioRouter } from './stdio-session.js'
+import type { SessionRouter } from './routed-session.js'
+import { StdioSession } from './stdio-session.js'
 
 /** Options of `StdioBackend`. */
 export interface StdioBackendOptions {
@@ -40,7 +40,7 @@ export interface StdioBackendOptions {
 export class StdioBackend implements McpBackend {
   readonly #sup: StdioSupervisor
   readonly #log: Logger
-  readonly #router: StdioRouter
+  readonly #router: SessionRouter<StdioSession>
   readonly #gate: InitializeGate
   readonly #sessions = new Set<StdioSession>()
   readonly #table = new CallTable()
@@ -101,7 +101,7 @@ export class StdioBackend implements McpBackend {
     if (message.method === 'initialize') return this.#gate.submit(session, message, signal)
     if (!this.#gate.ready) {
       const error = 'the stdio server is not initialized; send initialize first'
-      return session.sink.deliver(errorResponse(message.id, JsonRpcErrorCode.serverError, error))
+      return session.sink.deliver(errorResponse(message.id, JSONRPC_CODE.serverError, error))
     }
     this.#call(session, message, signal)
   }
@@ -136,7 +136,7 @@ export class StdioBackend implements McpBackend {
     this.#trySend({ ...message, params: { ...message.params, requestId: call.childId } })
     // The agent ignores any answer now (MCP cancellation); this one only ends its POST stream.
     const reason = 'request cancelled by the client'
-    session.sink.deliver(errorResponse(call.agentId, JsonRpcErrorCode.serverError, reason))
+    session.sink.deliver(errorResponse(call.agentId, JSONRPC_CODE.serverError, reason))
   }
 
   #sessionClosed(session: StdioSession): void {
@@ -150,7 +150,7 @@ export class StdioBackend implements McpBackend {
     for (const childId of [...session.asks.values()]) {
       this.#table.takeAsk(childId)
       const reason = 'the client session ended before answering'
-      this.#trySend(errorResponse(childId, JsonRpcErrorCode.internalError, reason))
+      this.#trySend(errorResponse(childId, JSONRPC_CODE.internalError, reason))
     }
   }
 
@@ -181,7 +181,7 @@ export class StdioBackend implements McpBackend {
     } catch (err) {
       this.#table.settle(call)
       const reason = err instanceof Error ? err.message : String(err)
-      session.sink.deliver(errorResponse(message.id, JsonRpcErrorCode.serverError, reason))
+      session.sink.deliver(errorResponse(message.id, JSONRPC_CODE.serverError, reason))
       return false
     }
   }
@@ -192,13 +192,8 @@ export class StdioBackend implements McpBackend {
     this.#trySend({ jsonrpc: '2.0', method: 'notifications/cancelled', params })
   }
 
-  #fromChild(value: unknown, generation: number): void {
+  #fromChild(message: JsonRpcMessage, generation: number): void {
     if (generation <= this.#deadGeneration) return
-    const message = parseJsonRpcMessage(value)
-    if (typeof message === 'string') {
-      this.#log.warn(`the stdio server sent an invalid JSON-RPC message (${message}); skipped`)
-      return
-    }
     if (isResponse(message)) this.#childResponse(message)
     else if (isRequest(message)) this.#childRequest(message)
     else this.#childNotification(message)
@@ -225,7 +220,7 @@ export class StdioBackend implements McpBackend {
     const target = this.#askTarget()
     if (!target) {
       const reason = `no client is connected to answer ${message.method}`
-      this.#trySend(errorResponse(message.id, JsonRpcErrorCode.internalError, reason))
+      this.#trySend(errorResponse(message.id, JSONRPC_CODE.internalError, reason))
       return
     }
     const { session, relatedTo } = target

@@ -1,6 +1,6 @@
 /**
- * Binds the inspector's HTTP server (spec §4.3): the default `127.0.0.1:4040` falls back to a
- * free port when taken, and says so; an address the user chose (`--inspect-addr`,
+ * Binds the inspector's HTTP server (docs/configuration.md): the default `127.0.0.1:4040` falls
+ * back to a free port when taken, and says so; an address the user chose (`--inspect-addr`,
  * BURROW_INSPECT_ADDR) must bind as given, or `up` stops with a message saying what to do.
  */
 import type { Server } from 'node:http'

@@ -10,11 +10,10 @@
  * POST bodies are JSON `{ "upstreams": [{ "name", "kind", "value" }] }`.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import type { Logger } from '@burrow/protocol'
+import { isRecord, type Logger } from '@burrow/protocol'
 import { UsageError } from '../cli-errors.js'
 import type { UpstreamSpec } from '../upstreams/upstream-spec.js'
 import { HttpProblem, readJsonBody, sendJson } from './inspector-http.js'
-import { isRecord } from './json-rpc-summary.js'
 import { rowsFromSpecs, validateLayout, type ValidLayout } from './layout-form.js'
 import { unsavedDetails } from './upstreams-toml.js'
 

@@ -1,9 +1,10 @@
 /**
- * The local web inspector of `burrow up --inspect` (spec §4.2, §4.3, §5.4): live MCP traffic,
- * replay, and with `--inspect-admin` the Config tab. It listens on loopback (127.0.0.1:4040 by
- * default, a free port if that is taken) and serves nothing without its token; every request is
- * checked against DNS rebinding (Host) and cross-origin use (Origin) first. See request-guard.ts
- * for the checks, traffic-routes.ts and config-routes.ts for the API.
+ * The local web inspector of `burrow up --inspect` (docs/configuration.md; its security in
+ * docs/decisions.md, Inspector): live MCP traffic, replay, and with `--inspect-admin` the Config
+ * tab. It listens on loopback (127.0.0.1:4040 by default, a free port if that is taken) and serves
+ * nothing without its token; every request is checked against DNS rebinding (Host) and cross-origin
+ * use (Origin) first. See request-guard.ts for the checks, traffic-routes.ts and config-routes.ts
+ * for the API.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import { silentLogger, type Logger } from '../log/logger.js'

@@ -1,6 +1,6 @@
 /**
- * The inspector's access token (spec §5.4): a fresh random one per run (192 bits, base64url),
- * or the fixed one from BURROW_INSPECT_TOKEN. Compared in constant time.
+ * The inspector's access token (docs/decisions.md, Inspector): a fresh random one per run (192
+ * bits, base64url), or the fixed one from BURROW_INSPECT_TOKEN. Compared in constant time.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
 

@@ -1,14 +1,15 @@
 /**
  * What the inspector's list shows of a JSON-RPC body: the method (or methods, for a batch), the
- * tool name of a `tools/call`, the request id, and whether an answer carries an error. Bodies are
- * untrusted, so everything is read defensively and anything unexpected yields nulls.
+ * tool name of a `tools/call`, the request id, and whether an answer carries an error. Request
+ * bodies are read with the shared reader (`readJsonRpcBody`); anything it cannot read yields nulls.
  */
+import { isBodyProblem, isRecord, readJsonRpcBody } from '@burrow/protocol'
 
 /** The list columns of a request body. */
 export interface RequestSummary {
   /** `tools/call`, `initialize`…; a batch is `first (+N)`; null when the body is not JSON-RPC. */
   readonly rpcMethod: string | null
-  /** `params.name` of a `tools/call` (of the first one, in a batch). */
+  /** The tool a valid `tools/call` names (the first message's, in a batch). */
   readonly toolName: string | null
   /** The request id (of the first message, in a batch), or null for a notification. */
   readonly rpcId: string | number | null
@@ -19,22 +20,16 @@ const NONE: RequestSummary = { rpcMethod: null, toolName: null, rpcId: null }
 /** Summarise a request body (bytes as received). Never throws. */
 export function summarizeRequest(body: Uint8Array): RequestSummary {
   if (body.length === 0) return NONE
-  let value: unknown
-  try {
-    value = JSON.parse(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8'))
-  } catch {
-    return NONE
-  }
-  const messages = Array.isArray(value) ? value : [value]
-  const first = messages.find(isRecord)
+  const read = readJsonRpcBody(body)
+  if (isBodyProblem(read)) return NONE
+  const first = read.messages.find((m) => isRecord(m.value))
   if (!first) return NONE
-  const method = typeof first.method === 'string' ? first.method : null
-  const params = isRecord(first.params) ? first.params : null
-  const toolName =
-    method === 'tools/call' && params && typeof params.name === 'string' ? params.name : null
-  const id = typeof first.id === 'string' || typeof first.id === 'number' ? first.id : null
-  const more = messages.length > 1 ? ` (+${messages.length - 1})` : ''
-  return { rpcMethod: method === null ? null : method + more, toolName, rpcId: id }
+  const method = first.kind === 'response' ? null : first.method
+  const target = first.kind === 'request' || first.kind === 'notification' ? first.target : null
+  const toolName = method === 'tools/call' && target?.kind === 'tool' ? target.name : null
+  const rpcId = first.kind === 'notification' ? null : first.id
+  const more = read.messages.length > 1 ? ` (+${read.messages.length - 1})` : ''
+  return { rpcMethod: method === null ? null : method + more, toolName, rpcId }
 }
 
 /**
@@ -46,9 +41,4 @@ export function isErrorAnswer(message: unknown): boolean {
   if (!isRecord(message)) return false
   if ('error' in message && message.error !== undefined) return true
   return isRecord(message.result) && message.result.isError === true
-}
-
-/** True for a plain object. */
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }

@@ -4,12 +4,11 @@
  * turned into upstreams-file TOML and read back with `parseUpstreamsFile`, so the tab accepts
  * exactly what `--upstreams-file` accepts.
  */
-import { UPSTREAM_NAME_PATTERN } from '@burrow/protocol'
+import { isRecord, UPSTREAM_NAME_PATTERN } from '@burrow/protocol'
 import { UsageError } from '../cli-errors.js'
 import { NAME_RULE } from '../upstreams/upstream-flags.js'
 import type { UpstreamSpec } from '../upstreams/upstream-spec.js'
 import { parseUpstreamsFile } from '../upstreams/upstreams-file.js'
-import { isRecord } from './json-rpc-summary.js'
 import { SINGLE_UPSTREAM_NAME, upstreamsToToml } from './upstreams-toml.js'
 
 /** One row of the form. `name` may be empty only when it is the only row. */

@@ -1,12 +1,13 @@
 /**
  * Keeps what the inspector shows of one response while it streams: status and headers, then
  * either the body (JSON or text, bounded) or, for `text/event-stream`, each event's JSON-RPC
- * message as it arrives, with its time. Used by the traffic tap and by replay alike.
+ * message as it arrives (read with the shared `SseParser`), with its time. Used by the traffic tap
+ * and by replay alike.
  */
+import { isBodyProblem, parseJsonRpcText, SseParser, type SseEvent } from '@burrow/protocol'
 import type { ResponseHeaders } from '../relay/local-exchange.js'
 import { BodyCapture, DEFAULT_MAX_BODY_BYTES, type CapturedBody } from './captured-body.js'
 import { isErrorAnswer } from './json-rpc-summary.js'
-import { SseMessageDecoder } from './sse-message-decoder.js'
 
 /** How a response body is kept: as bytes, as SSE messages, or not at all (compressed). */
 export type ResponseKind = 'body' | 'sse' | 'encoded'
@@ -17,7 +18,7 @@ export interface CapturedMessage {
   readonly at: number
   /** The SSE `id:` field, or null. */
   readonly eventId: string | null
-  /** The parsed JSON-RPC message, or the raw `data` text when it is not JSON. */
+  /** The JSON-RPC message (or batch) as sent, or the raw `data` text when it is not JSON-RPC. */
   readonly message: unknown
 }
 
@@ -51,7 +52,7 @@ export class ResponseCapture {
   readonly #max: number
   readonly #clock: () => number
   readonly #body: BodyCapture
-  #sse: SseMessageDecoder | null = null
+  #sse: SseParser | null = null
 
   constructor(options: ResponseCaptureOptions) {
     this.#opts = options
@@ -71,10 +72,7 @@ export class ResponseCapture {
     else if (/^text\/event-stream\b/i.test(type)) {
       this.kind = 'sse'
       // An event longer than twice the bound is not kept anyway; stop reading it early.
-      this.#sse = new SseMessageDecoder(
-        (event) => this.#message(event.id, event.data),
-        this.#max * 2,
-      )
+      this.#sse = new SseParser({ maxEventChars: this.#max * 2 })
     }
   }
 
@@ -82,8 +80,7 @@ export class ResponseCapture {
   chunk(bytes: Uint8Array): void {
     if (this.#sse) {
       this.#sizeOnly += bytes.length
-      this.#sse.push(bytes)
-      if (this.#sse.overflowed) this.messagesTruncated = true
+      this.#events(this.#sse.push(bytes))
     } else if (this.kind === 'encoded') this.#sizeOnly += bytes.length
     else this.#body.add(bytes)
   }
@@ -91,19 +88,17 @@ export class ResponseCapture {
   /** The body is complete. */
   end(): void {
     if (this.#sse) {
-      this.#sse.end()
+      this.#events(this.#sse.end())
       return
     }
     if (this.kind !== 'body') return
     const body = this.#body.snapshot()
     if (body.truncated || !/json/i.test(this.headers['content-type'] ?? '')) return
-    try {
-      const parsed: unknown = JSON.parse(body.text)
-      this.messageCount = 1
-      this.#rpcError = isErrorAnswer(parsed)
-    } catch {
-      // Not JSON after all: shown as text.
-    }
+    const read = parseJsonRpcText(body.text)
+    // Not JSON after all: shown as text.
+    if (isBodyProblem(read) && read.policy === 'parse_error') return
+    this.messageCount = 1
+    this.#rpcError = !isBodyProblem(read) && read.messages.some((m) => isErrorAnswer(m.value))
   }
 
   /** The kept body (null for SSE and compressed responses, whose bytes are only counted). */
@@ -126,14 +121,20 @@ export class ResponseCapture {
     return this.#body.keptBytes + this.#messageChars * 2
   }
 
+  #events(events: readonly SseEvent[]): void {
+    for (const event of events) this.#message(event.id, event.data)
+    if ((this.#sse?.dropped ?? 0) > 0) this.messagesTruncated = true
+  }
+
   #message(eventId: string | null, data: string): void {
     this.messageCount++
-    let message: unknown = data
-    try {
-      message = JSON.parse(data)
-    } catch {
-      // Kept as text.
-    }
+    const read = parseJsonRpcText(data)
+    // Shown as sent: one message or a batch; text that is not JSON-RPC as text.
+    const message = isBodyProblem(read)
+      ? data
+      : read.batch
+        ? read.messages.map((m) => m.value)
+        : read.messages[0]!.value
     if (isErrorAnswer(message)) this.#rpcError = true
     if (this.#messageChars + data.length > this.#max) {
       this.messagesTruncated = true

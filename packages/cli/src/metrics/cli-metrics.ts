@@ -1,9 +1,9 @@
 /**
- * The counters `burrow up` exposes at `GET /metrics` (spec §4.2), as prom-client counters with
- * the `burrow_` prefix in a registry of their own. Implements the aggregator's `AggregatorMetrics`
- * hooks; the single-upstream handler is counted through `MeteredHandler`. Label values that come
- * from agents (JSON-RPC method names) are bounded so a hostile agent cannot grow memory or the
- * scrape without limit.
+ * The counters `burrow up` exposes at `GET /metrics` (docs/configuration.md), as prom-client
+ * counters with the `burrow_` prefix in a registry of their own. Implements the aggregator's
+ * `AggregatorMetrics` hooks; the single-upstream handler is counted through `MeteredHandler`. Label
+ * values that come from agents (JSON-RPC method names) are bounded so a hostile agent cannot grow
+ * memory or the scrape without limit.
  */
 import { Counter, Registry } from 'prom-client'
 import type { AggregatorMetrics } from '../aggregator/aggregator-metrics.js'

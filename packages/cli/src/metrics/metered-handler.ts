@@ -3,6 +3,7 @@
  * metrics hooks: wraps the one `RequestHandler` and reports each tunnelled request to the
  * upstream's counters (`burrow_upstream_requests_total`, `burrow_upstream_bytes_total`).
  */
+import { isBodyProblem, readJsonRpcBody } from '@burrow/protocol'
 import type { LocalRequest, LocalResponse, RequestHandler } from '../relay/local-exchange.js'
 
 /** The counters a `MeteredHandler` feeds (`CliMetrics` has them). */
@@ -58,19 +59,13 @@ export class MeteredHandler implements RequestHandler {
 export function methodsOf(req: Pick<LocalRequest, 'method' | 'body'>): string[] {
   if (req.method !== 'POST' || req.body.length === 0 || req.body.length > PARSE_LIMIT_BYTES)
     return [req.method]
-  let parsed: unknown
-  try {
-    parsed = JSON.parse(
-      Buffer.from(req.body.buffer, req.body.byteOffset, req.body.length).toString(),
-    )
-  } catch {
-    return [req.method]
-  }
-  const messages: unknown[] = Array.isArray(parsed) ? parsed : [parsed]
+  const body = readJsonRpcBody(req.body)
+  if (isBodyProblem(body)) return [req.method]
   const methods: string[] = []
-  for (const message of messages) {
-    const method = (message as { method?: unknown } | null)?.method
-    if (typeof method === 'string') methods.push(method)
+  for (const message of body.messages) {
+    // An invalid message still counts under the method it names, if it names one.
+    const method = message.kind === 'response' ? null : message.method
+    if (method !== null) methods.push(method)
   }
   return methods.length > 0 ? methods : [req.method]
 }

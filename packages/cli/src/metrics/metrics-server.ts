@@ -1,8 +1,8 @@
 /**
- * The metrics listener of `burrow up --metrics-addr HOST:PORT` (spec §4.2): HTTP/1.1 serving
- * `GET /metrics` in the Prometheus text format and `GET /healthz` → `ok`. Metrics are optional:
- * when the address cannot be bound, a warning names it and the cause and forwarding continues
- * without them (spec §7). On a loopback address only loopback Host names are answered, so a web
+ * The metrics listener of `burrow up --metrics-addr HOST:PORT` (docs/configuration.md): HTTP/1.1
+ * serving `GET /metrics` in the Prometheus text format and `GET /healthz` → `ok`. Metrics are
+ * optional: when the address cannot be bound, a warning names it and the cause and forwarding
+ * continues without them. On a loopback address only loopback Host names are answered, so a web
  * page cannot read the counters through DNS rebinding.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'

@@ -1,15 +1,22 @@
 /**
- * Reads a stdio MCP server's output: stdout as newline-delimited JSON-RPC (one message per line,
- * as the MCP stdio transport defines it) and stderr as log lines. Neither is trusted: bad lines
- * are reported and skipped, and a single line is bounded.
+ * Reads a stdio MCP server's output: stdout as newline-delimited JSON-RPC (one message, or a
+ * batch, per line, as the MCP stdio transport defines it; read with `parseJsonRpcText`) and
+ * stderr as log lines. Neither is trusted: lines that are not JSON-RPC, and invalid messages, are
+ * reported and skipped, and a single line is bounded.
  */
 import type { ChildProcess } from 'node:child_process'
+import {
+  isBodyProblem,
+  jsonRpcMessageOf,
+  parseJsonRpcText,
+  type JsonRpcMessage,
+} from '@burrow/protocol'
 import { LineSplitter } from './line-splitter.js'
 
 /** Where `readChildOutput` reports what it reads. */
 export interface ChildOutputHandlers {
-  /** A JSON value parsed from one stdout line. */
-  readonly onMessage: (message: unknown) => void
+  /** A valid JSON-RPC message read from stdout. */
+  readonly onMessage: (message: JsonRpcMessage) => void
   /** A non-empty stderr line. */
   readonly onStderrLine: (line: string) => void
   /** Output that was skipped, described for the log, with how loudly to say it. */
@@ -46,13 +53,19 @@ export function readChildOutput(
 
 function onStdoutLine(line: string, handlers: ChildOutputHandlers): void {
   if (line.trim() === '') return
-  let message: unknown
-  try {
-    message = JSON.parse(line)
-  } catch {
-    const shown = line.length > 200 ? `${line.slice(0, 200)}…` : line
-    handlers.onSkipped(`skipped a stdout line that is not JSON: ${shown}`, 'warn')
+  const shown = (): string => (line.length > 200 ? `${line.slice(0, 200)}…` : line)
+  const read = parseJsonRpcText(line)
+  if (isBodyProblem(read)) {
+    const what = read.policy === 'parse_error' ? 'not JSON' : `not JSON-RPC (${read.reason})`
+    handlers.onSkipped(`skipped a stdout line that is ${what}: ${shown()}`, 'warn')
     return
   }
-  handlers.onMessage(message)
+  for (const classified of read.messages) {
+    const message = jsonRpcMessageOf(classified)
+    if (message !== null) handlers.onMessage(message)
+    else if (classified.kind === 'invalid') {
+      const why = `an invalid JSON-RPC message (${classified.problem})`
+      handlers.onSkipped(`skipped ${why} on stdout: ${shown()}`, 'warn')
+    }
+  }
 }

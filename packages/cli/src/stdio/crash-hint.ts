@@ -1,5 +1,5 @@
 /**
- * The one-time hint of spec §4.5.3, printed when a stdio server keeps crashing. It names the
+ * The one-time hint printed when a stdio server keeps crashing (docs/decisions.md). It names the
  * command and the last thing the server said on stderr, which is usually the actual problem
  * ("missing TOKEN", "cannot find module"), so the user need not rerun it by hand. Also how a
  * command is shown in such messages.

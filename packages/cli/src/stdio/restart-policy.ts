@@ -1,10 +1,11 @@
 /**
- * The restart rules of spec §4.5 as plain arithmetic, apart from processes and timers: exponential
- * backoff from 500 ms to 10 s, a child that lived 2 s counts as healthy and resets the backoff, and
- * runs of quick exits are counted so the supervisor can print its crash hint.
+ * The restart rules of stdio servers (docs/decisions.md, The stdio bridge) as plain arithmetic,
+ * apart from processes and timers: exponential backoff from 500 ms to 10 s, a child that lived 2 s
+ * counts as healthy and resets the backoff, and runs of quick exits are counted so the supervisor
+ * can print its crash hint.
  */
 
-/** Timings of the supervision rules; the defaults are the spec's. */
+/** Timings of the supervision rules. */
 export interface RestartTiming {
   /** Delay before the first restart after a healthy run. */
   readonly initialBackoffMs: number
@@ -16,7 +17,7 @@ export interface RestartTiming {
   readonly crashHintAfter: number
 }
 
-/** Spec §4.5 / §8: 500 ms → 10 s, healthy after 2 s, a hint after 3 consecutive failures. */
+/** The documented rules: 500 ms → 10 s, healthy after 2 s, a hint after 3 consecutive failures. */
 export const DEFAULT_RESTART_TIMING: RestartTiming = Object.freeze({
   initialBackoffMs: 500,
   maxBackoffMs: 10_000,

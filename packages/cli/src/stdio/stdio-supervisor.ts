@@ -1,7 +1,8 @@
 /**
- * Runs one stdio MCP server as a child process and keeps it running (spec §4.5): newline-delimited
- * JSON on stdin/stdout, stderr re-logged line by line, restarts with backoff, a one-time hint when
- * the command keeps crashing, and the SDK's shutdown sequence (end stdin, SIGTERM, SIGKILL).
+ * Runs one stdio MCP server as a child process and keeps it running (docs/decisions.md, The stdio
+ * bridge): newline-delimited JSON on stdin/stdout, stderr re-logged line by line, restarts with
+ * backoff, a one-time hint when the command keeps crashing, and the SDK's shutdown sequence (end
+ * stdin, SIGTERM, SIGKILL).
  *
  * Unlike the MCP SDK, which hands the child a short allow-list of variables, the child inherits the
  * full environment of burrow: users expect `burrow up --stdio "npx …"` to behave as it does in their
@@ -10,6 +11,7 @@
 import type { ChildProcess, SpawnOptions } from 'node:child_process'
 import { EventEmitter } from 'node:events'
 import crossSpawn from 'cross-spawn'
+import type { JsonRpcMessage } from '@burrow/protocol'
 import { silentLogger, type Logger } from '../log/logger.js'
 import { readChildOutput } from './child-output.js'
 import { CommandNotFoundError, programNotFoundIn } from './command-not-found.js'
@@ -37,7 +39,7 @@ export interface StdioSupervisorOptions {
   /** The command as the user wrote it, for messages. Default: command and args joined. */
   readonly displayCommand?: string
   readonly logger?: Logger
-  /** Restart timings; missing fields take the spec's defaults. */
+  /** Restart timings; missing fields take `DEFAULT_RESTART_TIMING`. */
   readonly timing?: Partial<RestartTiming>
   /** Wait after ending stdin, and again after SIGTERM, before escalating. Default 2000 ms. */
   readonly closeGraceMs?: number
@@ -61,8 +63,8 @@ export interface StdioExit {
 
 /** Events of `StdioSupervisor`. */
 export interface StdioSupervisorEvents {
-  /** A parsed JSON value from the child's stdout. */
-  message: [message: unknown, generation: number]
+  /** A valid JSON-RPC message from the child's stdout (`child-output.ts` skips the rest). */
+  message: [message: JsonRpcMessage, generation: number]
   /** A child process started (the first one too). */
   spawn: [generation: number, pid: number | undefined]
   /** A replacement child started: everything tied to older generations is void. */

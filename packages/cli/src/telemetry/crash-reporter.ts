@@ -1,10 +1,10 @@
 /**
- * Crash reports (spec §4.3 "telemetry"): when `burrow` dies of an error it did not expect, it
- * sends one short report to the service it was using (`POST /api/crash-reports`) and then dies
- * as it would have. A report holds the client, OS, architecture and Node.js versions, the kind,
- * the command name, and the error's message and stack scrubbed by `scrubText`; never MCP
- * traffic, headers, keys, arguments or the environment. With `enabled: false`
- * (`--no-telemetry`, BURROW_NO_TELEMETRY=1) no handler is installed and nothing is ever sent.
+ * Crash reports: when `burrow` dies of an error it did not expect, it sends one short report to
+ * the service it was using (`POST /api/crash-reports`) and then dies as it would have. A report
+ * holds the client, OS, architecture and Node.js versions, the kind, the command name, and the
+ * error's message and stack scrubbed by `scrubText`; never MCP traffic, headers, keys, arguments
+ * or the environment. With `enabled: false` (`--no-telemetry`, BURROW_NO_TELEMETRY=1; see
+ * docs/configuration.md) no handler is installed and nothing is ever sent.
  */
 import { homedir } from 'node:os'
 import type { Logger } from '@burrow/protocol'

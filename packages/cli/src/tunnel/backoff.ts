@@ -1,6 +1,7 @@
 /**
  * Reconnect delays: full jitter between 1 s and an exponentially growing cap of at most 30 s
- * (spec §3, §5), so a fleet of clients does not reconnect in lockstep after an outage.
+ * (docs/protocol.md, Connection), so a fleet of clients does not reconnect in lockstep after an
+ * outage.
  */
 
 /** Delay before reconnect attempt `attempt` (0 for the first retry), in milliseconds. */

@@ -1,12 +1,15 @@
 /**
  * The CLI's side of the tunnel: connects out to the broker over WebSocket, says HELLO, serves the
- * streams the broker opens through a RequestHandler, reconnects with backoff when the connection
- * is lost, and drains on shutdown. States (spec §3): connecting → connected → reconnecting …,
+ * streams the broker opens through a RequestHandler, reconnects with backoff when the connection is
+ * lost, and drains on shutdown (docs/protocol.md). States: connecting → connected → reconnecting …,
  * draining → exited.
  */
 import {
   GOAWAY_CODE,
+  isBodyProblem,
+  isRecord,
   MAX_FRAME_BYTES,
+  parseJsonRpcText,
   PROTOCOL_VERSION,
   TunnelMux,
   WriteBatcher,
@@ -384,12 +387,11 @@ export class TunnelClient {
   }
 }
 
+/** The `reason` of the refusal envelope the broker answered the upgrade with (docs/protocol.md). */
 function reasonOf(body: string): string | null {
-  try {
-    const parsed = JSON.parse(body) as { error?: { data?: { reason?: unknown } } }
-    const reason = parsed.error?.data?.reason
-    return typeof reason === 'string' ? reason : null
-  } catch {
-    return null
-  }
+  const read = parseJsonRpcText(body)
+  const value = isBodyProblem(read) || read.batch ? null : read.messages[0]!.value
+  const error = isRecord(value) ? value.error : null
+  const data = isRecord(error) ? error.data : null
+  return isRecord(data) && typeof data.reason === 'string' ? data.reason : null
 }

@@ -1,6 +1,6 @@
 /**
  * Which upstreams `up` serves: the flags' or the upstreams file's, or else the servers configured
- * in local AI clients (spec §4.4): one is exposed directly; several are offered on a terminal
+ * in local AI clients (docs/detect.md): one is exposed directly; several are offered on a terminal
  * (one, or several aggregated) and all aggregated, with a warning, without one.
  */
 import { createInterface } from 'node:readline/promises'

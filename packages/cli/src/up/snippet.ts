@@ -1,6 +1,7 @@
 /**
  * What `burrow up` prints on a fresh connection: the public URL, what it forwards to, and the
- * client configuration snippet of spec §2.6 (plus the editor variant wrapped in `"mcp"`).
+ * client configuration snippet (`clientSnippet` of @burrow/protocol, plus the editor variant
+ * wrapped in `"mcp"`).
  */
 import { clientSnippet, snippetEntryName } from '@burrow/protocol'
 
@@ -25,7 +26,7 @@ export function announcement(publicUrl: string, upstream: string, name: string |
   ].join('\n')
 }
 
-/** First line of `up` (spec §4.3). */
+/** First line of `up`: whether crash reports are sent (docs/decisions.md, The CLI). */
 export function telemetryBanner(enabled: boolean): string {
   return enabled
     ? 'Crash reports are enabled (errors only, never MCP traffic); opt out with --no-telemetry or BURROW_NO_TELEMETRY=1'

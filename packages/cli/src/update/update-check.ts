@@ -1,9 +1,10 @@
 /**
- * The background check for a newer `burrow` (spec §9). At most once a day (remembered in
- * `update-check.json` in the user's cache directory) it asks the service it connects to for the
- * latest client release (`GET /api/client/latest`) and, when that is newer, prints one line.
- * It never delays `up` and never fails it: every problem is logged at debug level and dropped.
- * Off with `--no-update-check` / BURROW_NO_UPDATE_CHECK (the caller then does not start it).
+ * The background check for a newer `burrow` (`--no-update-check`, docs/configuration.md). At most
+ * once a day (remembered in `update-check.json` in the user's cache directory) it asks the service
+ * it connects to for the latest client release (`GET /api/client/latest`) and, when that is newer,
+ * prints one line. It never delays `up` and never fails it: every problem is logged at debug level
+ * and dropped. Off with `--no-update-check` / BURROW_NO_UPDATE_CHECK (the caller then does not
+ * start it).
  */
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'

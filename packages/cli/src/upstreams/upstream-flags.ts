@@ -1,6 +1,6 @@
 /**
- * `--upstream` and `--stdio` values (spec §4.3): one bare value is single-upstream mode; two or
- * more make aggregator mode, where each must be `name=value` with a unique valid name.
+ * `--upstream` and `--stdio` values (docs/configuration.md): one bare value is single-upstream
+ * mode; two or more make aggregator mode, where each must be `name=value` with a unique valid name.
  */
 import { UPSTREAM_NAME_PATTERN } from '@burrow/protocol'
 import { UsageError } from '../cli-errors.js'

@@ -1,8 +1,8 @@
 /**
- * The upstreams file (`--upstreams-file`, spec §4.3): TOML with one `[upstreams.<name>]` table per
- * upstream, each setting exactly one of `http` or `stdio`. Every rejection names the file, the
- * line (and for a syntax error the column) and the rule; a one-entry file is single-upstream
- * mode.
+ * The upstreams file (`--upstreams-file`, docs/configuration.md): TOML with one
+ * `[upstreams.<name>]` table per upstream, each setting exactly one of `http` or `stdio`. Every
+ * rejection names the file, the line (and for a syntax error the column) and the rule; a one-entry
+ * file is single-upstream mode.
  */
 import { readFileSync } from 'node:fs'
 import { UPSTREAM_NAME_PATTERN } from '@burrow/protocol'

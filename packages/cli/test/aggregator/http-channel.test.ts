@@ -9,7 +9,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net'
 import { after, before, describe, it } from 'node:test'
 import { HttpChannel } from '../../src/aggregator/http-channel.js'
-import type { JsonRpcMessage } from '../../src/front/json-rpc.js'
+import type { JsonRpcMessage } from '@burrow/protocol'
 import { silentLogger } from '../../src/log/logger.js'
 
 type Handler = (req: IncomingMessage, body: string, res: ServerResponse) => void
@@ -126,6 +126,28 @@ describe('HttpChannel', { timeout: 20_000 }, () => {
       answer.error.message,
       /upstream "up" .* the response stream ended before the answer/,
     )
+  })
+
+  it('skips events that are not JSON-RPC, and fails a request whose JSON answer is unreadable', async () => {
+    handler = (_req, body, res) => {
+      const message = JSON.parse(body) as { id: number }
+      if (message.id === 2) {
+        res.writeHead(200, { 'content-type': 'application/json' })
+        return void res.end('{"jsonrpc":')
+      }
+      res.writeHead(200, { 'content-type': 'text/event-stream' })
+      const answer = { jsonrpc: '2.0', id: message.id, result: { ok: true } }
+      res.end(`data: not json\n\ndata: {"id":${message.id}}\n\ndata: ${JSON.stringify(answer)}\n\n`)
+    }
+    const { channel, messages } = open()
+    await channel.send({ jsonrpc: '2.0', id: 1, method: 'tools/call' })
+    await until(() => messages.length === 1)
+    await channel.send({ jsonrpc: '2.0', id: 2, method: 'tools/call' })
+    await until(() => messages.length === 2)
+    assert.deepEqual(messages[0], { jsonrpc: '2.0', id: 1, result: { ok: true } })
+    const failed = messages[1] as { id: number; error: { message: string } }
+    assert.equal(failed.id, 2)
+    assert.match(failed.error.message, /unreadable JSON in the answer \(HTTP 200\)/)
   })
 
   it('passes a JSON-RPC error body on, and quotes other error bodies', async () => {

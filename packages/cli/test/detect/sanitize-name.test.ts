@@ -1,4 +1,5 @@
-// Spec §4.4 names: every detected server gets a valid, unique upstream name.
+// Upstream names for detected servers (docs/detect.md): every detected server gets a valid, unique
+// upstream name.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { UPSTREAM_NAME_PATTERN } from '@burrow/protocol'

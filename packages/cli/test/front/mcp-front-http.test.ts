@@ -40,11 +40,15 @@ describe('McpFront over HTTP', { timeout: 30_000 }, () => {
 
   it('refuses bad headers, paths, methods and bodies like the SDK server', async () => {
     const { url } = served
+    const ping = { jsonrpc: '2.0', id: 1, method: 'ping' }
     const cases: [Promise<Response>, number, number | undefined][] = [
       [post(url, {}, { accept: 'application/json' }), 406, -32000],
       [post(url, {}, { 'content-type': 'text/plain' }), 415, -32000],
       [post(url, '{"jsonrpc": "2.0", "method": '), 400, -32700],
       [post(url, { jsonrpc: '1.0', id: 1, method: 'ping' }), 400, -32600],
+      [post(url, '[]'), 400, -32600],
+      [post(url, '42'), 400, -32600],
+      [post(url, [ping, { jsonrpc: '2.0', method: 'notifications/x' }, ping]), 400, -32600],
       [post(url, { jsonrpc: '2.0', id: 1, method: 'ping' }), 400, -32000],
       [
         post(url, { jsonrpc: '2.0', id: 1, method: 'ping' }, { 'mcp-session-id': 'nope' }),
@@ -253,23 +257,25 @@ describe('McpFront keep-alives', { timeout: 30_000 }, () => {
   })
 })
 
-describe('McpFront with MCP 2025-03-26 batches', { timeout: 30_000 }, () => {
-  it('answers a batch of requests with an array', async () => {
-    const served = await serveStdioFront(slowServer)
-    try {
-      const s = await initialize(served.url, '2025-03-26')
-      const res = await s.post([
-        slowCall(1, { ms: 30 }),
-        { jsonrpc: '2.0', method: 'notifications/x' },
-        slowCall(2, { ms: 1 }),
-      ])
-      assert.equal(res.headers.get('content-type'), 'application/json')
-      const body = (await res.json()) as { id: number }[]
-      assert.deepEqual(body.map((m) => m.id).sort(), [1, 2])
-    } finally {
-      await served.close()
-    }
-  })
+describe('McpFront with batches (MCP 2025-03-26 and before)', { timeout: 30_000 }, () => {
+  for (const version of ['2025-03-26', '2024-11-05']) {
+    it(`answers a batch of requests with an array in a ${version} session`, async () => {
+      const served = await serveStdioFront(slowServer)
+      try {
+        const s = await initialize(served.url, version)
+        const res = await s.post([
+          slowCall(1, { ms: 30 }),
+          { jsonrpc: '2.0', method: 'notifications/x' },
+          slowCall(2, { ms: 1 }),
+        ])
+        assert.equal(res.headers.get('content-type'), 'application/json')
+        const body = (await res.json()) as { id: number }[]
+        assert.deepEqual(body.map((m) => m.id).sort(), [1, 2])
+      } finally {
+        await served.close()
+      }
+    })
+  }
 })
 
 describe('McpFront when the child crashes', { timeout: 30_000 }, () => {

@@ -1,10 +1,6 @@
-/**
- * The recorder's memory and feed, and the JSON-RPC summary its list shows: limits by count and
- * bytes, change notifications, and defensive reading of untrusted bodies.
- */
+/** The recorder's memory and feed: limits by count and bytes, and change notifications. */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { isErrorAnswer, summarizeRequest } from '../../src/inspector/json-rpc-summary.js'
 import { TrafficRecorder, type TrafficEvent } from '../../src/inspector/traffic-recorder.js'
 import type { LocalRequest } from '../../src/relay/local-exchange.js'
 
@@ -90,40 +86,5 @@ describe('TrafficRecorder', () => {
     const recording = recorder.start(req)
     assert.equal(recording.detail().requestBody.text.length, 10)
     assert.equal(recording.request(), null, 'a cut body cannot be replayed')
-  })
-})
-
-describe('summarizeRequest', () => {
-  it('reads method, tool name and id, and summarises batches', () => {
-    assert.deepEqual(
-      summarizeRequest(
-        encode({ jsonrpc: '2.0', id: 'a', method: 'tools/call', params: { name: 'search' } }),
-      ),
-      { rpcMethod: 'tools/call', toolName: 'search', rpcId: 'a' },
-    )
-    assert.deepEqual(
-      summarizeRequest(
-        encode([
-          { jsonrpc: '2.0', method: 'notifications/initialized' },
-          { jsonrpc: '2.0', id: 2, method: 'tools/list' },
-        ]),
-      ),
-      { rpcMethod: 'notifications/initialized (+1)', toolName: null, rpcId: null },
-    )
-  })
-
-  it('yields nulls for bodies that are not JSON-RPC', () => {
-    const none = { rpcMethod: null, toolName: null, rpcId: null }
-    for (const body of ['', '{', '42', '[]', 'null', '{"method": 5, "id": {}}']) {
-      assert.deepEqual(summarizeRequest(new TextEncoder().encode(body)), none, body)
-    }
-  })
-
-  it('tells error answers from results', () => {
-    assert.equal(isErrorAnswer({ jsonrpc: '2.0', id: 1, error: { code: 1, message: 'x' } }), true)
-    assert.equal(isErrorAnswer({ jsonrpc: '2.0', id: 1, result: { isError: true } }), true)
-    assert.equal(isErrorAnswer([{ result: {} }, { error: {} }]), true)
-    assert.equal(isErrorAnswer({ jsonrpc: '2.0', id: 1, result: { content: [] } }), false)
-    assert.equal(isErrorAnswer('text'), false)
   })
 })

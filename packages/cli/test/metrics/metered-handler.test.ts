@@ -104,6 +104,8 @@ describe('methodsOf', () => {
       ['a', 'notifications/b'],
     )
     assert.deepEqual(methodsOf(request('POST', '{"jsonrpc":"2.0","id":1,"result":{}}')), ['POST'])
+    // Not valid JSON-RPC (no "jsonrpc"), but it names a method: counted under it.
+    assert.deepEqual(methodsOf(request('POST', '{"id":1,"method":"tools/call"}')), ['tools/call'])
     assert.deepEqual(methodsOf(request('POST', 'not json')), ['POST'])
     assert.deepEqual(methodsOf(request('POST', 'null')), ['POST'])
     assert.deepEqual(methodsOf(request('GET')), ['GET'])

@@ -1,6 +1,6 @@
 /**
- * The restart arithmetic of spec §4.5: doubling backoff with a ceiling, reset after a healthy run,
- * and the count of consecutive quick exits.
+ * The restart arithmetic of stdio servers (docs/decisions.md): doubling backoff with a ceiling,
+ * reset after a healthy run, and the count of consecutive quick exits.
  */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'

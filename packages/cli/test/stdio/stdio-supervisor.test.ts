@@ -1,7 +1,7 @@
 /**
  * StdioSupervisor against real child processes (test/fixtures): newline-delimited JSON, stderr
  * re-logging, the inherited environment, restart with backoff, the healthy reset, the one-time
- * crash hint (once with the spec's real timings) and the close sequence.
+ * crash hint (once with the default timings) and the close sequence.
  */
 import assert from 'node:assert/strict'
 import type { SpawnOptions } from 'node:child_process'

@@ -1,4 +1,4 @@
-// The client snippet of spec §2.6 and the telemetry banner.
+// The client snippet `up` prints and the telemetry banner.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import {

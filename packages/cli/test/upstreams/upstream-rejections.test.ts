@@ -1,6 +1,6 @@
-// Every rejection of spec §4.3 for upstream flags and upstreams files, through the real `burrow`
-// binary: the message names the flag or file (and line) and the rule, the exit status is 1, and
-// nothing starts (no connection is attempted).
+// Every rejection of upstream flags and upstreams files (docs/configuration.md), through the real
+// `burrow` binary: the message names the flag or file (and line) and the rule, the exit status is
+// 1, and nothing starts (no connection is attempted).
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'

@@ -3,7 +3,13 @@
  * id and method, the tool, prompt or resource a call targets, and the protocol era its body
  * speaks. The edge counts and governs from this, the CLI routes and meters from it.
  */
-import { isJsonRpcId, isRecord, type JsonRpcId, parseJsonRpcMessage } from './json-rpc.js'
+import {
+  isJsonRpcId,
+  isRecord,
+  type JsonRpcId,
+  type JsonRpcMessage,
+  parseJsonRpcMessage,
+} from './json-rpc.js'
 import { bodyProtocolVersion, eraOf, type ProtocolEra } from './protocol-era.js'
 
 /** What a `tools/call`, `prompts/get` or `resources/read` names. */
@@ -94,4 +100,12 @@ function targetOf(method: string, params: unknown): MessageTarget | null {
   if (!spec || !isRecord(params)) return null
   const name = params[spec[1]]
   return typeof name === 'string' ? { kind: spec[0], name } : null
+}
+
+/**
+ * The message as the JSON-RPC type it was validated as (the object as it arrived), or null for an
+ * invalid one: for code that routes messages rather than counts them.
+ */
+export function jsonRpcMessageOf(message: ClassifiedMessage): JsonRpcMessage | null {
+  return message.kind === 'invalid' ? null : (message.value as unknown as JsonRpcMessage)
 }

@@ -32,10 +32,11 @@ export {
   eraOf,
 } from './protocol-era.js'
 export type { ProtocolEra } from './protocol-era.js'
-export { classifyMessage } from './classify-message.js'
+export { classifyMessage, jsonRpcMessageOf } from './classify-message.js'
 export type { ClassifiedMessage, MessageTarget } from './classify-message.js'
 export {
   readJsonRpcBody,
+  parseJsonRpcText,
   isBodyProblem,
   refusalIds,
   refusalIdsOf,

@@ -1,5 +1,6 @@
 /**
- * The one reader of JSON-RPC POST bodies, for the edge and the CLI. Bounded before it parses:
+ * The one reader of JSON-RPC POST bodies, for the edge and the CLI, and of the JSON-RPC text the
+ * CLI's servers send it (`parseJsonRpcText`). Bounded before it parses:
  * nesting deeper than `maxDepth` is refused without building it (a body of brackets costs the
  * parser far more than its size suggests, and any recursive walk of it would overflow the stack),
  * and a batch may hold at most `maxBatch` messages. Each message is classified
@@ -81,6 +82,27 @@ function readParsed(text: string, limits: BodyLimits): JsonRpcBody | BodyProblem
   } catch (err) {
     return parseProblem(`the request body is not valid JSON: ${(err as Error).message}`)
   }
+  return fromValue(value, limits.maxBatch)
+}
+
+/**
+ * Read JSON text that a server sent (a stdio line, an SSE event's data, an HTTP answer) as
+ * JSON-RPC, the way `readJsonRpcBody` reads an agent's body but without its bounds: a server's
+ * answers nest as deep as its tools' results do, and their size was bounded where they were read.
+ * Never throws.
+ */
+export function parseJsonRpcText(text: string): JsonRpcBody | BodyProblem {
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch (err) {
+    return parseProblem(`not valid JSON: ${(err as Error).message}`)
+  }
+  return fromValue(value, Infinity)
+}
+
+/** A parsed JSON value as one message or a batch of at most `maxBatch`. */
+function fromValue(value: unknown, maxBatch: number): JsonRpcBody | BodyProblem {
   if (!Array.isArray(value)) {
     if (typeof value !== 'object' || value === null) {
       return invalid('a JSON-RPC message must be an object')
@@ -88,9 +110,9 @@ function readParsed(text: string, limits: BodyLimits): JsonRpcBody | BodyProblem
     return { batch: false, messages: [classifyMessage(value)] }
   }
   if (value.length === 0) return invalid('a JSON-RPC batch must contain at least one message')
-  if (value.length > limits.maxBatch) {
+  if (value.length > maxBatch) {
     return invalid(
-      `a JSON-RPC batch holds at most ${limits.maxBatch} messages; this one has ${value.length}`,
+      `a JSON-RPC batch holds at most ${maxBatch} messages; this one has ${value.length}`,
     )
   }
   return { batch: true, messages: value.map(classifyMessage) }

@@ -14,6 +14,11 @@ export const JSONRPC_CODE = {
   internalError: -32603,
   /** Implementation-defined server error: a Burrow policy refused the request (the envelope). */
   refused: -32000,
+  /**
+   * The same implementation-defined code as `refused`, for failures of transport and session
+   * rather than policy: a server that is down, restarting or not initialized, a cancelled call.
+   */
+  serverError: -32000,
   /** What the MCP SDK's server answers for an unknown session id (with HTTP 404). */
   sessionNotFound: -32001,
 } as const

@@ -1,10 +1,13 @@
 // The one JSON-RPC body reader: golden single messages and batches, every message kind, the
-// targets of calls, protocol eras, refusal ids, and hostile bodies (deep, huge, malformed).
+// targets of calls, protocol eras, refusal ids, and hostile bodies (deep, huge, malformed); and
+// its reader of what servers send, which reads the same way without the bounds.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import {
   classifyMessage,
   isBodyProblem,
+  jsonRpcMessageOf,
+  parseJsonRpcText,
   readJsonRpcBody,
   refusalIds,
   type BodyProblem,
@@ -154,5 +157,49 @@ describe('readJsonRpcBody', () => {
     ]) {
       assert.equal(classifyMessage(v).kind, 'invalid')
     }
+  })
+})
+
+describe('parseJsonRpcText', () => {
+  it('reads one message or a batch as readJsonRpcBody does', () => {
+    const one = parseJsonRpcText('{"jsonrpc":"2.0","id":1,"result":{"ok":true}}')
+    assert.ok(!isBodyProblem(one))
+    assert.equal(one.batch, false)
+    assert.equal(one.messages[0]!.kind, 'response')
+    const batch = parseJsonRpcText('[{"jsonrpc":"2.0","method":"n"},{"id":2}]')
+    assert.ok(!isBodyProblem(batch))
+    assert.deepEqual(
+      batch.messages.map((m) => m.kind),
+      ['notification', 'invalid'],
+    )
+  })
+
+  it('says why text is not JSON-RPC', () => {
+    const notJson = parseJsonRpcText('this line')
+    assert.ok(isBodyProblem(notJson))
+    assert.equal(notJson.policy, 'parse_error')
+    assert.match(notJson.reason, /^not valid JSON: /)
+    for (const text of ['42', 'null', '"x"', '[]']) {
+      const p = parseJsonRpcText(text)
+      assert.ok(isBodyProblem(p) && p.policy === 'invalid_request', text)
+    }
+  })
+
+  it('sets no bound on nesting or batch size: a server answers as deep as its results go', () => {
+    let nested: unknown = { v: 1 }
+    for (let i = 0; i < 200; i++) nested = { n: nested }
+    const deep = parseJsonRpcText(JSON.stringify({ jsonrpc: '2.0', id: 1, result: nested }))
+    assert.ok(!isBodyProblem(deep) && deep.messages[0]!.kind === 'response')
+    const many = Array.from({ length: 500 }, (_, i) => ({ jsonrpc: '2.0', id: i, result: {} }))
+    const big = parseJsonRpcText(JSON.stringify(many))
+    assert.ok(!isBodyProblem(big) && big.messages.length === 500)
+  })
+})
+
+describe('jsonRpcMessageOf', () => {
+  it('gives the validated message as it arrived, or null for an invalid one', () => {
+    const value = { jsonrpc: '2.0', id: 'a', method: 'tools/call', params: { _meta: { x: 1 } } }
+    assert.equal(jsonRpcMessageOf(classifyMessage(value)), value)
+    assert.equal(jsonRpcMessageOf(classifyMessage({ id: 1, method: 'x' })), null)
   })
 })

@@ -36,6 +36,27 @@ describe('SseParser', () => {
     assert.deepEqual(all(text.split('')), expected)
   })
 
+  it('reads LF, CR and CRLF mixed in one stream, cut at every point', () => {
+    const text =
+      'id: 1\r\ndata: {"a":\r\ndata: 1}\r\n\r\n: keep-alive\n\nevent: other\ndata: x\n\rdata: y\r\r\n'
+    const expected = [
+      { event: 'message', data: '{"a":\n1}', id: '1' },
+      { event: 'other', data: 'x', id: '1' },
+      { event: 'message', data: 'y', id: '1' },
+    ]
+    for (let cut = 1; cut < text.length; cut++) {
+      const p = new SseParser()
+      const events = [...p.pushText(text.slice(0, cut)), ...p.pushText(text.slice(cut))]
+      assert.deepEqual(events, expected, `cut at ${cut}`)
+    }
+  })
+
+  it('returns an event from the chunk that brings its blank line', () => {
+    const p = new SseParser()
+    assert.deepEqual(p.push(Buffer.from('data: first\n')), [])
+    assert.deepEqual(p.push(Buffer.from('\n')), [{ event: 'message', data: 'first', id: null }])
+  })
+
   it('decodes a character split across chunks', () => {
     const bytes = Buffer.from('data: héllo 🦡\n\n')
     assert.deepEqual(all([bytes.subarray(0, 8), bytes.subarray(8, 17), bytes.subarray(17)]), [

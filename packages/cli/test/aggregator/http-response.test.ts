@@ -1,0 +1,68 @@
+/**
+ * How the aggregator's HTTP client reads answers: the message events of an SSE body (priming
+ * events and other types passed over, events past the bound reported), the messages of a JSON
+ * answer, and the error inside an error body.
+ */
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { jsonRpcErrorIn, messagesIn, readSseData } from '../../src/aggregator/http-response.js'
+
+async function* chunks(...parts: string[]): AsyncIterable<Uint8Array> {
+  for (const part of parts) yield Buffer.from(part)
+}
+
+describe('readSseData', () => {
+  it('reads a body, skipping priming events and other event types', async () => {
+    const parts = [
+      'id: p\ndata: \n\n',
+      'event: ping\ndata: 1\n\ndata: {"x":1}\n\n',
+      'data: {"y":2}\n\n',
+    ]
+    const seen: [string, number][] = []
+    await readSseData(chunks(...parts), {
+      onData: (data, bytes) => seen.push([data, bytes]),
+      onDropped: () => assert.fail('nothing is past the bound'),
+    })
+    // Bytes are those read since the previous message: the first two chunks, then the third.
+    const size = (s: string): number => Buffer.byteLength(s)
+    assert.deepEqual(seen, [
+      ['{"x":1}', size(parts[0]!) + size(parts[1]!)],
+      ['{"y":2}', size(parts[2]!)],
+    ])
+  })
+
+  it('skips an event past the bound, reports it, and reads on', async () => {
+    const seen: string[] = []
+    let dropped = 0
+    await readSseData(
+      chunks(`data: ${'x'.repeat(200)}\n`, '\ndata: after\n\n'),
+      { onData: (data) => seen.push(data), onDropped: () => dropped++ },
+      100,
+    )
+    assert.deepEqual(seen, ['after'])
+    assert.equal(dropped, 1)
+  })
+})
+
+describe('messagesIn', () => {
+  it('keeps valid messages, says why it skips the others, and names a text that is not JSON-RPC', () => {
+    assert.deepEqual(messagesIn('[{"jsonrpc":"2.0","id":1,"result":{}},{"id":2}]'), {
+      messages: [{ jsonrpc: '2.0', id: 1, result: {} }],
+      skipped: ['the "jsonrpc" member must be "2.0"'],
+    })
+    assert.equal(messagesIn('<html>'), 'parse_error')
+    assert.equal(messagesIn('42'), 'invalid_request')
+  })
+})
+
+describe('jsonRpcErrorIn', () => {
+  it('finds the error of an error body, leniently, and nothing in other text', () => {
+    assert.deepEqual(jsonRpcErrorIn('{"error":{"code":-32602,"message":"bad","data":1}}'), {
+      code: -32602,
+      message: 'bad',
+      data: 1,
+    })
+    assert.equal(jsonRpcErrorIn('kaput'), undefined)
+    assert.equal(jsonRpcErrorIn('{"error":"kaput"}'), undefined)
+  })
+})
