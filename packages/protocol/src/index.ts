@@ -86,8 +86,6 @@ export {
   ResponseMessages,
   responseKind,
   formatSseEvent,
-  RESPONSE_LIMITS,
-  readJsonRpcText,
 } from './mcp/index.js'
 export type {
   PolicyCode,

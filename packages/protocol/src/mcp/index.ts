@@ -40,17 +40,11 @@ export {
   isBodyProblem,
   refusalIds,
   refusalIdsOf,
-  readJsonRpcText,
   DEFAULT_BODY_LIMITS,
 } from './json-rpc-body.js'
 export type { JsonRpcBody, BodyProblem, BodyLimits } from './json-rpc-body.js'
 export { SseParser } from './sse-parser.js'
-export {
-  ResponseMessages,
-  responseKind,
-  formatSseEvent,
-  RESPONSE_LIMITS,
-} from './response-messages.js'
+export { ResponseMessages, responseKind, formatSseEvent } from './response-messages.js'
 export type { ResponseKind, ResponseMessagesOptions } from './response-messages.js'
 export type { SseEvent, SseParserOptions } from './sse-parser.js'
 export { refusal, refusalJson, POLICY_STATUS, ERROR_HEADER } from './refusal.js'

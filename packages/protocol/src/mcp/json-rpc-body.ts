@@ -59,22 +59,6 @@ export function readJsonRpcBody(
   return readParsed(text, limits)
 }
 
-/**
- * Read decoded `text` (an SSE event's data, a line of a stdio server) as a JSON-RPC body, with
- * the same bounds as `readJsonRpcBody`. Never throws.
- */
-export function readJsonRpcText(
-  text: string,
-  limits: BodyLimits = DEFAULT_BODY_LIMITS,
-): JsonRpcBody | BodyProblem {
-  if (nestingDepth(Buffer.from(text), limits.maxDepth) > limits.maxDepth) {
-    return parseProblem(
-      `the message nests arrays and objects deeper than ${limits.maxDepth} levels`,
-    )
-  }
-  return readParsed(text, limits)
-}
-
 function readParsed(text: string, limits: BodyLimits): JsonRpcBody | BodyProblem {
   let value: unknown
   try {

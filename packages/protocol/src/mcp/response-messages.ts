@@ -6,12 +6,7 @@
  * bound it is `overflowed` and the caller decides). Other content types pass through untouched.
  */
 import type { ClassifiedMessage } from './classify-message.js'
-import {
-  isBodyProblem,
-  readJsonRpcBody,
-  readJsonRpcText,
-  type BodyLimits,
-} from './json-rpc-body.js'
+import { isBodyProblem, parseJsonRpcText } from './json-rpc-body.js'
 import { SseParser, type SseEvent } from './sse-parser.js'
 
 /** How a response carries its messages. */
@@ -25,9 +20,6 @@ export function responseKind(contentType: string | undefined): ResponseKind {
   return 'other'
 }
 
-/** Bounds of responses: deeper and larger batches than requests may hold. */
-export const RESPONSE_LIMITS: BodyLimits = { maxDepth: 512, maxBatch: 10_000 }
-
 /** Options of `new ResponseMessages`. */
 export interface ResponseMessagesOptions {
   readonly kind: ResponseKind
@@ -40,6 +32,7 @@ export interface ResponseMessagesOptions {
 }
 
 const encoder = new TextEncoder()
+const decoder = new TextDecoder()
 
 /** One response's messages. */
 export class ResponseMessages {
@@ -89,39 +82,32 @@ export class ResponseMessages {
     const chunks = this.#json
     this.#json = null
     const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)
-    const body = readJsonRpcBody(bytes, RESPONSE_LIMITS)
-    if (isBodyProblem(body)) return this.#opts.rewrite ? [bytes] : []
-    let changed = false
-    const out = body.messages.map((m) => {
-      this.#opts.onMessage?.(m)
-      const replaced = this.#opts.rewrite?.(m) ?? null
-      if (replaced !== null) changed = true
-      return replaced ?? m.value
-    })
+    const rewritten = this.#messages(decoder.decode(bytes))
     if (!this.#opts.rewrite) return []
-    if (!changed) return [bytes]
-    return [encoder.encode(JSON.stringify(body.batch ? out : out[0]))]
+    return [rewritten === null ? bytes : encoder.encode(rewritten)]
   }
 
   /** Tap and rewrite SSE events; `raw` is the chunk as it came (sent on when nothing changes). */
   #events(events: readonly SseEvent[], raw: Uint8Array | null): Uint8Array[] {
     if (!this.#opts.rewrite) {
-      for (const e of events) this.#eachMessage(e, () => {})
+      for (const e of events) if (e.data !== '') this.#messages(e.data)
       return raw ? [raw] : []
     }
     const out: Uint8Array[] = []
     for (const e of events) {
-      let data: string | null = null
-      this.#eachMessage(e, (replaced) => (data = replaced))
+      const data = e.data === '' ? null : this.#messages(e.data)
       out.push(encoder.encode(formatSseEvent({ ...e, data: data ?? e.data })))
     }
     return out
   }
 
-  #eachMessage(event: SseEvent, replace: (data: string) => void): void {
-    if (event.data === '') return
-    const body = readJsonRpcText(event.data, RESPONSE_LIMITS)
-    if (isBodyProblem(body)) return
+  /**
+   * Tap the messages of `text` and rewrite them: the new text, or null when nothing changed (or
+   * it is not JSON-RPC, or too deep to write back: then it goes on as it came).
+   */
+  #messages(text: string): string | null {
+    const body = parseJsonRpcText(text)
+    if (isBodyProblem(body)) return null
     let changed = false
     const out = body.messages.map((m) => {
       this.#opts.onMessage?.(m)
@@ -129,7 +115,12 @@ export class ResponseMessages {
       if (replaced !== null) changed = true
       return replaced ?? m.value
     })
-    if (changed) replace(JSON.stringify(body.batch ? out : out[0]))
+    if (!changed) return null
+    try {
+      return JSON.stringify(body.batch ? out : out[0])
+    } catch {
+      return null
+    }
   }
 }
 
