@@ -7,10 +7,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { billingView, tunnelView, tunnelViews } from '../web/account-views.js'
 import { parseCycle, parsePaidPlan } from '../web/billing-fields.js'
-import { requestOrigin } from '../web/request-origin.js'
-import { HttpError } from '../web/http-error.js'
-import { readJsonObject } from '../web/request-body.js'
-import { sendApiError, sendJson } from '../web/responses.js'
+import { requestOrigin } from '../http/request-origin.js'
+import { HttpError } from '../http/http-error.js'
+import { readJsonObject } from '../http/request-body.js'
+import { sendApiError, sendApiJson } from '../http/responses.js'
 import { checkCsrf, identify, type Caller } from '../web/session-auth.js'
 import { toHttpError } from '../web/store-error-status.js'
 import type { AccountView, WebServices } from '../web/web-services.js'
@@ -86,7 +86,7 @@ export class Api {
       if (path === '/api/plans') {
         if (method !== 'GET' && method !== 'HEAD')
           throw new HttpError(405, 'method_not_allowed', '/api/plans accepts GET')
-        sendJson(res, 200, plansJson(), { 'access-control-allow-origin': '*' })
+        sendApiJson(res, 200, plansJson(), { 'access-control-allow-origin': '*' })
         return true
       }
       const matching = this.#routes.filter((r) => r.pattern.test(path))
@@ -126,12 +126,12 @@ export class Api {
   }
 
   #ok(c: Call, value: unknown, status = 200): Promise<void> {
-    sendJson(c.res, status, value)
+    sendApiJson(c.res, status, value)
     return Promise.resolve()
   }
 
   async #billing(c: Call): Promise<void> {
-    sendJson(c.res, 200, billingJson(await billingView(this.#svc, c.account, this.#now())))
+    sendApiJson(c.res, 200, billingJson(await billingView(this.#svc, c.account, this.#now())))
   }
 
   async #checkout(c: Call): Promise<void> {
@@ -155,7 +155,7 @@ export class Api {
       cycle,
       success,
     )
-    sendJson(c.res, 201, { checkout_url: url })
+    sendApiJson(c.res, 201, { checkout_url: url })
   }
 
   async #cancel(c: Call): Promise<void> {
@@ -170,7 +170,7 @@ export class Api {
   }
 
   async #listTunnels(c: Call): Promise<void> {
-    sendJson(c.res, 200, { tunnels: (await tunnelViews(this.#svc, c.account)).map(tunnelJson) })
+    sendApiJson(c.res, 200, { tunnels: (await tunnelViews(this.#svc, c.account)).map(tunnelJson) })
   }
 
   async #createTunnel(c: Call): Promise<void> {
@@ -181,7 +181,7 @@ export class Api {
       ...(name !== undefined ? { name } : {}),
       ...(subdomain !== undefined ? { subdomain } : {}),
     })
-    sendJson(c.res, 201, {
+    sendApiJson(c.res, 201, {
       tunnel: tunnelJson(tunnelView(this.#svc, c.account, created.tunnel)),
       key: created.key,
     })
@@ -205,7 +205,7 @@ export class Api {
   }
 
   async #getTunnel(c: Call): Promise<void> {
-    sendJson(c.res, 200, tunnelJson(tunnelView(this.#svc, c.account, await this.#tunnel(c))))
+    sendApiJson(c.res, 200, tunnelJson(tunnelView(this.#svc, c.account, await this.#tunnel(c))))
   }
 
   async #renameTunnel(c: Call): Promise<void> {
@@ -224,39 +224,39 @@ export class Api {
     await this.#svc.tunnels.delete(c.account.id, t.id)
     this.#svc.live.disconnect(t.id, 'the tunnel was deleted')
     this.#svc.live.evictAccount(c.account.id)
-    sendJson(c.res, 204)
+    sendApiJson(c.res, 204)
   }
 
   async #rotateKey(c: Call): Promise<void> {
     const t = await this.#tunnel(c)
     const rotated = await this.#svc.tunnels.rotateKey(c.account.id, t.id)
     this.#svc.live.disconnect(t.id, 'the tunnel key was rotated')
-    sendJson(c.res, 200, {
+    sendApiJson(c.res, 200, {
       tunnel: tunnelJson(tunnelView(this.#svc, c.account, rotated.tunnel)),
       key: rotated.key,
     })
   }
 
   async #listTokens(c: Call): Promise<void> {
-    sendJson(c.res, 200, { tokens: (await this.#svc.tokens.list(c.account.id)).map(tokenJson) })
+    sendApiJson(c.res, 200, { tokens: (await this.#svc.tokens.list(c.account.id)).map(tokenJson) })
   }
 
   async #createToken(c: Call): Promise<void> {
     const body = await readJsonObject(c.req)
     const name = optionalString(body, 'name') ?? ''
     const created = await this.#svc.tokens.create(c.account.id, name)
-    sendJson(c.res, 201, { token: tokenJson(created.token), secret: created.secret })
+    sendApiJson(c.res, 201, { token: tokenJson(created.token), secret: created.secret })
   }
 
   async #revokeToken(c: Call): Promise<void> {
     if (!(await this.#svc.tokens.revoke(c.account.id, c.params[0] ?? ''))) {
       throw new HttpError(404, 'not_found', 'no such token in this account')
     }
-    sendJson(c.res, 204)
+    sendApiJson(c.res, 204)
   }
 
   async #listWebhooks(c: Call): Promise<void> {
-    sendJson(c.res, 200, {
+    sendApiJson(c.res, 200, {
       endpoints: (await this.#svc.webhooks.list(c.account.id)).map(webhookEndpointJson),
     })
   }
@@ -279,7 +279,7 @@ export class Api {
       url,
       ...(events ? { events } : {}),
     })
-    sendJson(c.res, 201, webhookEndpointJson(created))
+    sendApiJson(c.res, 201, webhookEndpointJson(created))
   }
 
   async #endpoint(c: Call) {
@@ -289,13 +289,13 @@ export class Api {
   }
 
   async #getWebhook(c: Call): Promise<void> {
-    sendJson(c.res, 200, webhookEndpointJson(await this.#endpoint(c)))
+    sendApiJson(c.res, 200, webhookEndpointJson(await this.#endpoint(c)))
   }
 
   async #deleteWebhook(c: Call): Promise<void> {
     const e = await this.#endpoint(c)
     await this.#svc.webhooks.delete(c.account.id, e.id)
-    sendJson(c.res, 204)
+    sendApiJson(c.res, 204)
   }
 
   async #enableWebhook(c: Call): Promise<void> {
@@ -307,7 +307,7 @@ export class Api {
   async #deliveries(c: Call): Promise<void> {
     const e = await this.#endpoint(c)
     const list = await this.#svc.webhooks.deliveries(c.account.id, e.id)
-    sendJson(c.res, 200, { deliveries: list.map(webhookDeliveryJson) })
+    sendApiJson(c.res, 200, { deliveries: list.map(webhookDeliveryJson) })
   }
 }
 

@@ -6,7 +6,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Logger } from '@burrow/protocol'
-import { sendRefusal } from '../edge/send-refusal.js'
+import { sendRefusal } from '../http/send-refusal.js'
 import type { Api } from '../api/api.js'
 import { APP_CSS, APP_JS } from '../web/assets.js'
 import type { Dashboard } from '../web/dashboard.js'

@@ -30,9 +30,9 @@ import { SESSION_LIMIT_MESSAGE, type EdgeSessions } from './edge-sessions.js'
 import { ExchangeRecord } from './exchange-record.js'
 import { PREFLIGHT_HEADERS, upstreamRequestHeaders } from './forward-headers.js'
 import { bodyRefusal, isInitialize, toolCallCount } from './body-facts.js'
-import { readBody } from './read-body.js'
+import { readBody } from '../http/read-body.js'
 import { relayResponse } from './relay-response.js'
-import { sendRefusal } from './send-refusal.js'
+import { sendRefusal } from '../http/send-refusal.js'
 import type { TunnelLookup } from './tunnel-lookup.js'
 
 /** What the edge needs. */

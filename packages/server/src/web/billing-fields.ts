@@ -1,6 +1,6 @@
 /** The billing fields that forms and JSON bodies share: the cycle and the paid plan. */
 import { isPlanId, type BillingCycle } from '@burrow/protocol'
-import { HttpError } from './http-error.js'
+import { HttpError } from '../http/http-error.js'
 
 /** `monthly` or `annual` from a form or JSON field. */
 export function parseCycle(value: unknown): BillingCycle {

@@ -6,7 +6,7 @@
 import { PLANS, type Plan } from '@burrow/protocol'
 import type { BillingView } from './billing-view.js'
 import { formatBytes, formatCount, formatDate, formatDateTime, formatUsd } from './format.js'
-import { html, type SafeHtml } from './html.js'
+import { html, type SafeHtml } from '../http/html.js'
 import { csrfField, page, type Notice, type Viewer } from './layout.js'
 import { planCards } from './plan-cards.js'
 

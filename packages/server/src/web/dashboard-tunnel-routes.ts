@@ -4,9 +4,9 @@
  */
 import { tunnelView, tunnelViews } from './account-views.js'
 import type { DashboardKit, DashboardRequest, DashboardRoute } from './dashboard-kit.js'
-import { html } from './html.js'
-import { HttpError } from './http-error.js'
-import { redirect } from './responses.js'
+import { html } from '../http/html.js'
+import { HttpError } from '../http/http-error.js'
+import { redirect } from '../http/responses.js'
 import { toHttpError } from './store-error-status.js'
 import { keyOncePage, tunnelPage, tunnelsPage } from './tunnels-page.js'
 

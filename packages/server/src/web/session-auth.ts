@@ -6,8 +6,8 @@
  */
 import { timingSafeEqual } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
-import { parseCookies } from './cookies.js'
-import { HttpError } from './http-error.js'
+import { parseCookies } from '../http/cookies.js'
+import { HttpError } from '../http/http-error.js'
 
 /** The session cookie's name. */
 export const SESSION_COOKIE = 'burrow_session'

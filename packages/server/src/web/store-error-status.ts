@@ -5,7 +5,7 @@
  */
 import { BILLING_ERROR_STATUS, BillingError } from '../billing/billing-error.js'
 import { StoreError } from '../store/store-error.js'
-import { HttpError } from './http-error.js'
+import { HttpError } from '../http/http-error.js'
 
 const STATUS: Readonly<Record<string, number>> = {
   invalid: 400,

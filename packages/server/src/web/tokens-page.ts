@@ -3,7 +3,7 @@
  * authenticate `/api/*` calls as `Authorization: Bearer btk_…`.
  */
 import { formatDateTime } from './format.js'
-import { html, type SafeHtml } from './html.js'
+import { html, type SafeHtml } from '../http/html.js'
 import { csrfField, page, type Notice, type Viewer } from './layout.js'
 
 /** A token as listed (never its secret). */

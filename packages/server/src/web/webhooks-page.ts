@@ -3,7 +3,7 @@
  * `quota.warning`, see each endpoint's secret, state and delivery log, re-enable or delete.
  */
 import { formatDateTime } from './format.js'
-import { html, type SafeHtml } from './html.js'
+import { html, type SafeHtml } from '../http/html.js'
 import { csrfField, page, type Notice, type Viewer } from './layout.js'
 
 /** An endpoint as the dashboard shows it. */

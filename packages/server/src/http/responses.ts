@@ -1,6 +1,7 @@
 /**
- * Writing answers on the service host: HTML pages and redirects with the page security headers,
- * JSON with the API's, and the API's error object `{"error": {"code", "message", …}}`.
+ * Writing answers: JSON that is never cached (every JSON answer burrowd writes itself), HTML
+ * pages and redirects with the page security headers, JSON with the API's security headers, and
+ * the API's error object `{"error": {"code", "message", …}}`.
  */
 import type { ServerResponse } from 'node:http'
 import type { SafeHtml } from './html.js'
@@ -43,8 +44,25 @@ export function redirect(
   res.end()
 }
 
-/** Send a JSON value (204 without one). */
+/** Send `value` as JSON, not to be cached; `headers` add to these or replace them. */
 export function sendJson(
+  res: ServerResponse,
+  status: number,
+  value: unknown,
+  headers: Record<string, string> = {},
+): void {
+  const text = JSON.stringify(value)
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(text),
+    'cache-control': 'no-store',
+    ...headers,
+  })
+  res.end(text)
+}
+
+/** Send a JSON value of the API, with the API's security headers (204 without one). */
+export function sendApiJson(
   res: ServerResponse,
   status: number,
   value?: unknown,
@@ -55,14 +73,11 @@ export function sendJson(
     res.end()
     return
   }
-  const text = JSON.stringify(value)
-  res.writeHead(status, {
+  sendJson(res, status, value, {
     ...apiSecurityHeaders(),
     'content-type': 'application/json; charset=utf-8',
-    'content-length': Buffer.byteLength(text),
     ...headers,
   })
-  res.end(text)
 }
 
 /** Send an `HttpError` as the API's error object. */
@@ -71,7 +86,7 @@ export function sendApiError(
   err: HttpError,
   headers: Record<string, string> = {},
 ): void {
-  sendJson(
+  sendApiJson(
     res,
     err.status,
     { error: { code: err.code, message: err.message, ...err.details } },

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { escapeHtml, html, raw } from '../../src/web/html.js'
+import { escapeHtml, html, raw } from '../../src/http/html.js'
 
 describe('html', () => {
   it('escapes interpolated text, so markup in user input renders as text', () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { parseCookies, serializeCookie } from '../../src/web/cookies.js'
+import { parseCookies, serializeCookie } from '../../src/http/cookies.js'
 
 describe('cookies', () => {
   it('parses a Cookie header, first duplicate wins, bad encodings skipped', () => {
