@@ -1,8 +1,8 @@
 /**
  * What the dashboard and the JSON API need from the rest of burrowd, as one narrow interface:
  * accounts and sign-in, sessions, API tokens, tunnels, live tunnel state, billing, meters and
- * webhook endpoints. `serve.ts` builds it from the store, the registry and the billing and
- * webhook modules; every tunnel, token and endpoint call is scoped to an account.
+ * webhook endpoints. `wire-services.ts` builds it from the store, the registry and the billing
+ * and webhook modules; every tunnel, token and endpoint call is scoped to an account.
  */
 import type { BillingCycle, PlanId } from '@burrow/protocol'
 import type { MetersView, SubscriptionView } from './billing-view.js'
