@@ -6,9 +6,9 @@
  */
 import type { BillingCycle, PlanId } from '@burrow/protocol'
 import type { MetersView, SubscriptionView } from './billing-view.js'
-import type { TokenView } from './tokens-page.js'
+import type { TokenView } from './token-view.js'
 import type { TunnelView } from './tunnel-view.js'
-import type { WebhookDeliveryView, WebhookEndpointView } from './webhooks-page.js'
+import type { WebhookDeliveryView, WebhookEndpointView } from './webhook-endpoint-view.js'
 
 /** An account as the web side sees it; `plan` is the plan in force now. */
 export interface AccountView {

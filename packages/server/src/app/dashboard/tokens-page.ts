@@ -3,16 +3,9 @@
  * authenticate `/api/*` calls as `Authorization: Bearer btk_…`.
  */
 import { formatDateTime } from './format.js'
-import { html, type SafeHtml } from '../http/html.js'
+import { html, type SafeHtml } from '../../http/html.js'
+import type { TokenView } from '../token-view.js'
 import { csrfField, page, type Notice, type Viewer } from './layout.js'
-
-/** A token as listed (never its secret). */
-export interface TokenView {
-  readonly id: string
-  readonly name: string
-  readonly createdAt: Date
-  readonly lastUsedAt: Date | null
-}
 
 /** The tokens page; `created` shows a new token's secret once. */
 export function tokensPage(

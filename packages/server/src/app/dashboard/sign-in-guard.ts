@@ -8,7 +8,7 @@
  * with before, is not refused (docs/decisions.md, "Sign-in throttling").
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
-import { RateLimiter } from '../http/rate-limiter.js'
+import { RateLimiter } from '../../http/rate-limiter.js'
 
 /** Attempts (sign-in or sign-up) one client address may make per minute. */
 export const SIGN_IN_ATTEMPTS_PER_MINUTE = 10

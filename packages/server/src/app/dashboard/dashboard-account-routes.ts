@@ -2,14 +2,14 @@
  * The dashboard's account pages besides tunnels: billing (checkout, cancel, billing cycle), API
  * tokens (create, shown once; revoke) and webhook endpoints (create, deliveries, enable, delete).
  */
-import { billingView } from './account-views.js'
+import { billingView } from '../account-views.js'
 import { billingPage } from './billing-page.js'
-import { parseCycle } from './billing-fields.js'
+import { parseCycle } from '../billing-fields.js'
 import type { DashboardKit, DashboardRequest, DashboardRoute } from './dashboard-kit.js'
-import { HttpError } from '../http/http-error.js'
-import { requestOrigin } from '../http/request-origin.js'
-import { redirect } from '../http/responses.js'
-import { toHttpError } from './store-error-status.js'
+import { HttpError } from '../../http/http-error.js'
+import { requestOrigin } from '../../http/request-origin.js'
+import { redirect } from '../../http/responses.js'
+import { toHttpError } from '../store-error-status.js'
 import { tokensPage } from './tokens-page.js'
 import { webhookPage, webhooksPage } from './webhooks-page.js'
 

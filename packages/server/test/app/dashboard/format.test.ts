@@ -7,7 +7,7 @@ import {
   formatDateTime,
   formatRetention,
   formatUsd,
-} from '../../src/web/format.js'
+} from '../../../src/app/dashboard/format.js'
 
 describe('format', () => {
   it('writes sizes in decimal units as bandwidth is sold', () => {

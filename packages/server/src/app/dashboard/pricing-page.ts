@@ -1,7 +1,7 @@
 /**
  * The public pricing page (`GET /pricing`), no sign-in needed; rendered from the plan catalog.
  */
-import { html, type SafeHtml } from '../http/html.js'
+import { html, type SafeHtml } from '../../http/html.js'
 import { page, type Viewer } from './layout.js'
 import { planCards } from './plan-cards.js'
 

@@ -2,12 +2,12 @@
  * The dashboard's tunnel pages: the list, creating a tunnel (its key shown once), choosing which
  * tunnels serve after a downgrade, and one tunnel's page with rename, key rotation and delete.
  */
-import { tunnelView, tunnelViews } from './account-views.js'
+import { tunnelView, tunnelViews } from '../account-views.js'
 import type { DashboardKit, DashboardRequest, DashboardRoute } from './dashboard-kit.js'
-import { html } from '../http/html.js'
-import { HttpError } from '../http/http-error.js'
-import { redirect } from '../http/responses.js'
-import { toHttpError } from './store-error-status.js'
+import { html } from '../../http/html.js'
+import { HttpError } from '../../http/http-error.js'
+import { redirect } from '../../http/responses.js'
+import { toHttpError } from '../store-error-status.js'
 import { keyOncePage, tunnelPage, tunnelsPage } from './tunnels-page.js'
 
 /** The tunnel routes under `/dashboard`. */

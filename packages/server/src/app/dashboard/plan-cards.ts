@@ -5,7 +5,7 @@
  */
 import { GOVERNANCE_FEATURES, PLAN_IDS, PLANS, type Plan, type PlanId } from '@burrow/protocol'
 import { formatBytes, formatCount, formatRetention, formatUsd } from './format.js'
-import { html, type SafeHtml } from '../http/html.js'
+import { html, type SafeHtml } from '../../http/html.js'
 
 /** What each card offers at its foot (the billing page's buttons); none on the pricing page. */
 export type PlanAction = (plan: Plan) => SafeHtml | null

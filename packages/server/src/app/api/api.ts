@@ -5,15 +5,15 @@
  * reads or changes belongs to the caller's account.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { billingView, tunnelView, tunnelViews } from '../web/account-views.js'
-import { parseCycle, parsePaidPlan } from '../web/billing-fields.js'
-import { requestOrigin } from '../http/request-origin.js'
-import { HttpError } from '../http/http-error.js'
-import { readJsonObject } from '../http/request-body.js'
-import { sendApiError, sendApiJson } from '../http/responses.js'
-import { checkCsrf, identify, type Caller } from '../web/session-auth.js'
-import { toHttpError } from '../web/store-error-status.js'
-import type { AccountView, WebServices } from '../web/web-services.js'
+import { billingView, tunnelView, tunnelViews } from '../account-views.js'
+import { parseCycle, parsePaidPlan } from '../billing-fields.js'
+import { requestOrigin } from '../../http/request-origin.js'
+import { HttpError } from '../../http/http-error.js'
+import { readJsonObject } from '../../http/request-body.js'
+import { sendApiError, sendApiJson } from '../../http/responses.js'
+import { checkCsrf, identify, type Caller } from '../session-auth.js'
+import { toHttpError } from '../store-error-status.js'
+import type { AccountView, WebServices } from '../web-services.js'
 import {
   accountJson,
   billingJson,

@@ -14,13 +14,13 @@ import {
   type SessionCaller,
 } from './dashboard-kit.js'
 import { tunnelRoutes } from './dashboard-tunnel-routes.js'
-import { html } from '../http/html.js'
-import { HttpError } from '../http/http-error.js'
+import { html } from '../../http/html.js'
+import { HttpError } from '../../http/http-error.js'
 import { page, type Viewer } from './layout.js'
 import { pricingPage } from './pricing-page.js'
-import { redirect } from '../http/responses.js'
-import { toHttpError } from './store-error-status.js'
-import type { AccountView } from './web-services.js'
+import { redirect } from '../../http/responses.js'
+import { toHttpError } from '../store-error-status.js'
+import type { AccountView } from '../web-services.js'
 
 export type { DashboardOptions } from './dashboard-kit.js'
 

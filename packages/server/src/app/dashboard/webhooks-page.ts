@@ -3,33 +3,9 @@
  * `quota.warning`, see each endpoint's secret, state and delivery log, re-enable or delete.
  */
 import { formatDateTime } from './format.js'
-import { html, type SafeHtml } from '../http/html.js'
+import { html, type SafeHtml } from '../../http/html.js'
+import type { WebhookDeliveryView, WebhookEndpointView } from '../webhook-endpoint-view.js'
 import { csrfField, page, type Notice, type Viewer } from './layout.js'
-
-/** An endpoint as the dashboard shows it. */
-export interface WebhookEndpointView {
-  readonly id: string
-  readonly url: string
-  readonly events: readonly string[]
-  /** The signing secret; present where the owner looks at one endpoint. */
-  readonly secret?: string
-  readonly createdAt: Date
-  readonly disabledAt: Date | null
-  readonly disabledReason: string | null
-}
-
-/** One delivery in the log. */
-export interface WebhookDeliveryView {
-  readonly id: string
-  readonly type: string
-  readonly status: string
-  readonly attempts: number
-  readonly createdAt: Date
-  readonly lastAttemptAt: Date | null
-  readonly lastStatus: number | null
-  readonly lastError: string | null
-  readonly nextAttemptAt: Date | null
-}
 
 function state(e: WebhookEndpointView): SafeHtml {
   return e.disabledAt

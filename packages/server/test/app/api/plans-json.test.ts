@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { plansJson } from '../../src/api/plans-json.js'
+import { plansJson } from '../../../src/app/api/plans-json.js'
 
 /** Spec §2.1, copied by hand: the table the catalog must match field by field. */
 const SPEC = [

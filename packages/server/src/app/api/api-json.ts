@@ -3,11 +3,11 @@
  * (snake_case fields, ISO-8601 UTC times), as docs/api.md documents them.
  */
 import { clientSnippet, PLANS } from '@burrow/protocol'
-import type { BillingView } from '../web/billing-view.js'
-import type { TokenView } from '../web/tokens-page.js'
-import type { TunnelView } from '../web/tunnel-view.js'
-import type { AccountView } from '../web/web-services.js'
-import type { WebhookDeliveryView, WebhookEndpointView } from '../web/webhooks-page.js'
+import type { BillingView } from '../billing-view.js'
+import type { TokenView } from '../token-view.js'
+import type { TunnelView } from '../tunnel-view.js'
+import type { AccountView } from '../web-services.js'
+import type { WebhookDeliveryView, WebhookEndpointView } from '../webhook-endpoint-view.js'
 
 function iso(at: Date | null): string | null {
   return at === null ? null : at.toISOString()

@@ -5,15 +5,15 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { landingPage, signInPage, signUpPage } from './auth-pages.js'
-import { parseCookies } from '../http/cookies.js'
+import { parseCookies } from '../../http/cookies.js'
 import { DEVICE_COOKIE, DEVICE_COOKIE_SECS } from './sign-in-guard.js'
 import type { DashboardKit } from './dashboard-kit.js'
 import { newFormToken } from './form-token.js'
-import { readForm } from '../http/request-body.js'
-import { redirect } from '../http/responses.js'
-import { checkCsrf, checkOrigin, FORM_COOKIE, sameSecret, SESSION_COOKIE } from './session-auth.js'
-import { toHttpError } from './store-error-status.js'
-import type { AccountView } from './web-services.js'
+import { readForm } from '../../http/request-body.js'
+import { redirect } from '../../http/responses.js'
+import { checkCsrf, checkOrigin, FORM_COOKIE, sameSecret, SESSION_COOKIE } from '../session-auth.js'
+import { toHttpError } from '../store-error-status.js'
+import type { AccountView } from '../web-services.js'
 
 /** Seconds a session cookie lives (the server-side session expires on its own terms too). */
 const SESSION_COOKIE_SECS = 30 * 24 * 3600

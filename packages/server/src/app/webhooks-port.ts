@@ -4,7 +4,7 @@
  */
 import { StoreError } from '../store/store-error.js'
 import type { WebhookEndpoint, WebhookEndpointStore } from '../webhooks/webhook-endpoint-store.js'
-import type { WebhookEndpointView } from './webhooks-page.js'
+import type { WebhookEndpointView } from './webhook-endpoint-view.js'
 import type { WebhooksPort } from './web-services.js'
 
 function view(e: WebhookEndpoint, secret?: string): WebhookEndpointView {

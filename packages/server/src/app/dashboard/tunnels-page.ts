@@ -5,9 +5,9 @@
  */
 import { clientSnippet, PLANS, type PlanId } from '@burrow/protocol'
 import { formatDateTime } from './format.js'
-import { html, type SafeHtml } from '../http/html.js'
+import { html, type SafeHtml } from '../../http/html.js'
 import { csrfField, page, type Notice, type Viewer } from './layout.js'
-import type { TunnelView } from './tunnel-view.js'
+import type { TunnelView } from '../tunnel-view.js'
 
 /** What the tunnels page shows. */
 export interface TunnelsPageData {

@@ -4,15 +4,15 @@
  * The route files (dashboard-*-routes.ts) build their handlers on it; dashboard.ts routes.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import type { ClientAddresses } from '../http/client-addresses.js'
+import type { ClientAddresses } from '../../http/client-addresses.js'
 import type { SignInGuard } from './sign-in-guard.js'
-import { serializeCookie } from '../http/cookies.js'
-import type { html } from '../http/html.js'
+import { serializeCookie } from '../../http/cookies.js'
+import type { html } from '../../http/html.js'
 import type { Notice, Viewer } from './layout.js'
-import { readForm } from '../http/request-body.js'
-import { sendHtml } from '../http/responses.js'
-import { checkCsrf, identify, type Caller } from './session-auth.js'
-import type { AccountView, WebServices } from './web-services.js'
+import { readForm } from '../../http/request-body.js'
+import { sendHtml } from '../../http/responses.js'
+import { checkCsrf, identify, type Caller } from '../session-auth.js'
+import type { AccountView, WebServices } from '../web-services.js'
 
 /** Options of `new Dashboard`. */
 export interface DashboardOptions {

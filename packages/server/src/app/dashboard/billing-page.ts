@@ -4,9 +4,9 @@
  * cards with upgrade, cycle switch and cancel.
  */
 import { PLANS, type Plan } from '@burrow/protocol'
-import type { BillingView } from './billing-view.js'
+import type { BillingView } from '../billing-view.js'
 import { formatBytes, formatCount, formatDate, formatDateTime, formatUsd } from './format.js'
-import { html, type SafeHtml } from '../http/html.js'
+import { html, type SafeHtml } from '../../http/html.js'
 import { csrfField, page, type Notice, type Viewer } from './layout.js'
 import { planCards } from './plan-cards.js'
 

@@ -2,7 +2,7 @@
  * The sign-up and sign-in pages. Both forms carry a pre-session CSRF token (a cookie and the same
  * value in a hidden field) because no session exists yet to hold one.
  */
-import { html, type SafeHtml } from '../http/html.js'
+import { html, type SafeHtml } from '../../http/html.js'
 import { page, type Notice } from './layout.js'
 
 /** What a re-rendered form keeps of what the visitor typed (never the password). */

@@ -2,7 +2,7 @@
  * The frame every dashboard and public page shares: head, top navigation (which depends on
  * whether someone is signed in) and notices. Pages pass their body as `SafeHtml`.
  */
-import { html, type SafeHtml } from '../http/html.js'
+import { html, type SafeHtml } from '../../http/html.js'
 
 /** Who is looking at the page, for the navigation. */
 export interface Viewer {
