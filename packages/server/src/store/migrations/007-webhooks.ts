@@ -1,65 +1,10 @@
 /**
- * Migration `007_webhooks`: accounts' outbound webhook endpoints, the durable outbox of
- * deliveries with their attempts, and the unique key that makes `quota.warning` fire once per
- * tunnel, metric and month. Registered in `store/migrations.ts`.
+ * Migration `007_webhooks`: accounts' outbound webhook endpoints, the durable outbox of deliveries
+ * with their attempts, and the unique key that makes `quota.warning` fire once per tunnel, metric
+ * and month. Registered in `migrate-to-latest.ts`; the tables' types are in `store/schema.ts`.
  */
 
-import type { ColumnType, Kysely, Migration } from 'kysely'
-
-type Nullable<T> = ColumnType<T | null, T | null | undefined, T | null>
-
-/** `webhook_endpoints`: where an account wants its events sent. */
-export interface WebhookEndpointsTable {
-  /** `we_` + random hex. */
-  id: string
-  account_id: string
-  url: string
-  /** `whsec_` + base64 of 32 random bytes (Standard Webhooks); shown to the owner. */
-  secret: string
-  /** Comma-separated event types, e.g. `quota.warning`. */
-  events: string
-  /** ISO-8601 UTC. */
-  created_at: string
-  /** ISO-8601 UTC when burrowd stopped sending to it, if it did. */
-  disabled_at: Nullable<string>
-  /** Why it was disabled, shown in the dashboard. */
-  disabled_reason: Nullable<string>
-  /** Deliveries that failed in a row since the last success. */
-  consecutive_failures: ColumnType<number, number | undefined, number>
-}
-
-/** `webhook_deliveries`: one event for one endpoint; the outbox and the delivery log. */
-export interface WebhookDeliveriesTable {
-  /** `msg_` + random, or deterministic for `quota.warning`; the `webhook-id` header. */
-  id: string
-  endpoint_id: string
-  account_id: string
-  /** e.g. `quota.warning`. */
-  type: string
-  /** The JSON body sent, byte for byte on every attempt. */
-  payload: string
-  /** `pending`, `delivered`, `failed` (gave up) or `cancelled` (endpoint gone or disabled). */
-  status: string
-  attempts: ColumnType<number, number | undefined, number>
-  /** ISO-8601 UTC of the next attempt while pending. */
-  next_attempt_at: Nullable<string>
-  /** ISO-8601 UTC of the last attempt, its HTTP status and error, for the delivery log. */
-  last_attempt_at: Nullable<string>
-  last_status: Nullable<number>
-  last_error: Nullable<string>
-  /** ISO-8601 UTC. */
-  created_at: string
-}
-
-/** `quota_warnings`: one row per tunnel, metric and month for which `quota.warning` fired. */
-export interface QuotaWarningsTable {
-  tunnel_id: string
-  /** `YYYY-MM`, UTC. */
-  period: string
-  metric: string
-  /** ISO-8601 UTC. */
-  created_at: string
-}
+import type { Kysely, Migration } from 'kysely'
 
 /** 007: webhook endpoints, deliveries and the once-per-month warning key. */
 export const webhooksMigration: Migration = {

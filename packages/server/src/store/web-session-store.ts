@@ -7,10 +7,10 @@
 
 import { randomBytes } from 'node:crypto'
 import type { Kysely } from 'kysely'
-import { hashKey } from '../store/hash-key.js'
-import { newSecret } from '../store/random-token.js'
-import type { Database } from '../store/schema.js'
-import { StoreError } from '../store/store-error.js'
+import { hashKey } from './hash-key.js'
+import { newSecret } from './random-token.js'
+import type { Database } from './schema.js'
+import { StoreError } from './store-error.js'
 
 /** How long a session lasts without use: 30 days. */
 export const WEB_SESSION_TTL_MS = 30 * 24 * 60 * 60 * 1000

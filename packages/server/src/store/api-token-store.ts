@@ -5,10 +5,10 @@
  */
 
 import type { Kysely, Selectable } from 'kysely'
-import { hashKey } from '../store/hash-key.js'
-import { newId, newSecret } from '../store/random-token.js'
-import type { Database } from '../store/schema.js'
-import { StoreError } from '../store/store-error.js'
+import { hashKey } from './hash-key.js'
+import { newId, newSecret } from './random-token.js'
+import type { Database } from './schema.js'
+import { StoreError } from './store-error.js'
 
 /** Prefix of every API token secret; tells it apart from a tunnel key (`mtk_`) at a glance. */
 export const API_TOKEN_PREFIX = 'btk_'

@@ -11,7 +11,7 @@ import {
   passwordProblem,
   TIMING_DECOY_HASH,
   verifyPassword,
-} from '../../src/accounts/password.js'
+} from '../../src/store/password.js'
 
 const HASH = /^scrypt\$32768\$8\$1\$[A-Za-z0-9+/]{22}==\$[A-Za-z0-9+/]{43}=$/
 

@@ -2,53 +2,11 @@
  * Migration `004_accounts_web`: what signing in to the dashboard and calling the JSON API need.
  * Passwords (scrypt, on the account row), browser sessions and API tokens (both stored only as
  * SHA-256 hashes of their secrets), and the owner's choice of which tunnels keep serving after a
- * downgrade (`tunnels.pinned`). Registered in `store/migrations.ts`.
+ * downgrade (`tunnels.pinned`). Registered in `migrate-to-latest.ts`; the tables' types are in
+ * `store/schema.ts`.
  */
 
-import type { ColumnType, Kysely, Migration } from 'kysely'
-
-/** `web_sessions`: one signed-in browser. The cookie holds the secret; the row holds its hash. */
-export interface WebSessionsTable {
-  /** SHA-256 hex of the cookie secret. */
-  id: string
-  account_id: string
-  /** Random; every state-changing form and dashboard call must echo it. */
-  csrf_token: string
-  /** ISO-8601 UTC. */
-  created_at: string
-  /** ISO-8601 UTC; the session is refused from then on (renewed while in use). */
-  expires_at: string
-}
-
-/** `api_tokens`: a bearer token for `/api/*`, shown once when made, revocable by its owner. */
-export interface ApiTokensTable {
-  /** `tok_` + random hex; what the dashboard lists and revokes. */
-  id: string
-  account_id: string
-  /** The owner's label for it. */
-  name: string
-  /** SHA-256 hex of the `btk_…` secret. */
-  token_hash: string
-  /** ISO-8601 UTC. */
-  created_at: string
-  /** ISO-8601 UTC of the last authenticated call, if any. */
-  last_used_at: ColumnType<string | null, string | null | undefined, string | null>
-}
-
-/** Columns 004 adds to `accounts`. */
-export interface AccountsWebColumns {
-  /** `scrypt$…` (`accounts/password.ts`); null until one is set (operator-made accounts). */
-  password_hash: ColumnType<string | null, string | null | undefined, string | null>
-}
-
-/** Columns 004 adds to `tunnels`. */
-export interface TunnelsWebColumns {
-  /**
-   * 1 when the owner chose this tunnel to keep serving while the account has more tunnels than
-   * its plan allows; serving order is pinned first, then oldest first.
-   */
-  pinned: ColumnType<number, number | undefined, number>
-}
+import type { Kysely, Migration } from 'kysely'
 
 /** 004: passwords, browser sessions, API tokens and pinned tunnels. */
 export const accountsWebMigration: Migration = {

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
 import { afterEach, beforeEach, describe, it } from 'node:test'
-import { WebSessionStore } from '../../src/accounts/web-session-store.js'
+import { WebSessionStore } from '../../src/store/web-session-store.js'
 import { openStore } from '../../src/store/open-store.js'
 import { StoreError } from '../../src/store/store-error.js'
 import type { Account, Store } from '../../src/store/store.js'

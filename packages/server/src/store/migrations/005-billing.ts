@@ -2,64 +2,11 @@
  * Migration `005_billing`: subscriptions bought through the payment provider and the provider's
  * webhook events already processed. The account row carries the effective result: `plan`, and
  * `plan_expires_at` after which the plan is Free even if no webhook arrives (a cancelled
- * subscription keeps paid limits until its period ends). Registered in `store/migrations.ts`.
+ * subscription keeps paid limits until its period ends). Registered in `migrate-to-latest.ts`; the
+ * tables' types are in `store/schema.ts`.
  */
 
-import type { ColumnType, Kysely, Migration } from 'kysely'
-
-type Nullable<T> = ColumnType<T | null, T | null | undefined, T | null>
-
-/** Columns 005 adds to `accounts`. */
-export interface AccountsBillingColumns {
-  /** ISO-8601 UTC; from then on the account is on Free whatever `plan` says. Null: no end. */
-  plan_expires_at: Nullable<string>
-}
-
-/** `subscriptions`: an account's subscription at the provider, as last synchronised. */
-export interface SubscriptionsTable {
-  account_id: string
-  /** `paddle`, or `dev` for the local stand-in (which speaks Paddle's API too). */
-  provider: string
-  /** The provider's subscription id (`sub_…`). */
-  subscription_id: string
-  /** The provider's customer id (`ctm_…`), if known. */
-  customer_id: Nullable<string>
-  /** The `PlanId` bought: `pro` or `scale`. */
-  plan: string
-  /** `monthly` or `annual`. */
-  cycle: string
-  /** The provider's status as sent (`active`, `trialing`, `past_due`, `paused`, `canceled`). */
-  status: string
-  /** Internal state: `paid`, `paid_until` (cancelled, limits kept to `ends_at`), `past_due`, `free`. */
-  state: string
-  /** ISO-8601 UTC end of the current billing period, if any. */
-  period_ends_at: Nullable<string>
-  /** ISO-8601 UTC when a scheduled cancellation takes effect, if any. */
-  cancels_at: Nullable<string>
-  /** `occurred_at` of the newest event applied: older events no longer change anything. */
-  synced_at: string
-  /** ISO-8601 UTC of the last write. */
-  updated_at: string
-}
-
-/** `billing_events`: every provider webhook event processed, so duplicates are recognised. */
-export interface BillingEventsTable {
-  provider: string
-  /** The provider's event id (`evt_…`). */
-  event_id: string
-  /** e.g. `subscription.updated`. */
-  type: string
-  /** ISO-8601 UTC, the provider's `occurred_at`. */
-  occurred_at: string
-  /** ISO-8601 UTC, when burrowd received it. */
-  received_at: string
-  account_id: Nullable<string>
-  /**
-   * `applied`, `stale` (older than what was applied), `ignored` (not about a plan, or about a
-   * subscription the account has replaced) or `unknown_account` (names no account of ours).
-   */
-  outcome: string
-}
+import type { Kysely, Migration } from 'kysely'
 
 /** 005: plan expiry on accounts (indexed for the sweep), subscriptions and processed billing events. */
 export const billingMigration: Migration = {
