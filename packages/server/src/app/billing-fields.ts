@@ -1,5 +1,5 @@
 /** The billing fields that forms and JSON bodies share: the cycle and the paid plan. */
-import { isPlanId, type BillingCycle } from '@burrow/protocol'
+import { isPlanId, type BillingCycle } from '../plans.js'
 import { HttpError } from '../http/http-error.js'
 
 /** `monthly` or `annual` from a form or JSON field. */

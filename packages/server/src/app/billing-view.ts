@@ -2,7 +2,7 @@
  * The account's billing state and usage meters, as `GET /api/billing` returns them and the
  * billing page shows them. Meters come from the periodic snapshot, with the time it was taken.
  */
-import type { BillingCycle, PlanId } from '@burrow/protocol'
+import type { BillingCycle, PlanId } from '../plans.js'
 
 /** The plan's state as the owner sees it. */
 export type PlanState = 'free' | 'active' | 'cancels' | 'payment_failed'

@@ -4,7 +4,7 @@
  * webhook endpoints. `wire-services.ts` builds it from the store, the registry and the billing
  * and webhook modules; every tunnel, token and endpoint call is scoped to an account.
  */
-import type { BillingCycle, PlanId } from '@burrow/protocol'
+import type { BillingCycle, PlanId } from '../plans.js'
 import type { MetersView, SubscriptionView } from './billing-view.js'
 import type { TokenView } from './token-view.js'
 import type { TunnelView } from './tunnel-view.js'

@@ -5,7 +5,7 @@
  * for SQLite and PostgreSQL.
  */
 
-import type { PlanId } from '@burrow/protocol'
+import type { PlanId } from '../plans.js'
 import type { Kysely, Selectable, Transaction } from 'kysely'
 import type { BillingCycle, BillingProvider, PaidPlanId, PriceTable } from './billing-config.js'
 import { lockAccount, type LockedAccount } from '../store/lock-account.js'

@@ -6,7 +6,7 @@
  */
 
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { PLANS } from '@burrow/protocol'
+import { PLANS } from '../plans.js'
 import { readBody } from '../http/read-body.js'
 import { html, raw } from '../http/html.js'
 import type { SafeHtml } from '../http/html.js'

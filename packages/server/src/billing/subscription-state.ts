@@ -14,7 +14,7 @@
  * `paused`, by the seller's settings), which is the spec's "expired or unpaid → Free at once".
  */
 
-import type { PlanId } from '@burrow/protocol'
+import type { PlanId } from '../plans.js'
 import type { BillingCycle, PaidPlanId, PriceTable } from './billing-config.js'
 import { BillingError } from './billing-error.js'
 import type { PaddleSubscription } from './paddle-event.js'

@@ -6,7 +6,8 @@
  * Only the reservation is on the request's path; every other change runs in the background and
  * a failure is logged, never shown to the agent.
  */
-import { PLANS, type HeaderPairs, type Logger } from '@burrow/protocol'
+import type { HeaderPairs, Logger } from '@burrow/protocol'
+import { PLANS } from '../plans.js'
 import { MAX_SESSION_ID_LENGTH } from '../quota/check-session-input.js'
 import type { MeteredTunnel } from '../quota/quota-gate.js'
 import type { SessionTracker } from '../quota/session-tracker.js'

@@ -7,7 +7,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import {
   JSONRPC_CODE,
-  PLANS,
   MAX_CHUNK_BYTES,
   POLICY_STATUS,
   isBodyProblem,
@@ -20,6 +19,7 @@ import {
   type PolicyCode,
   type RequestHead,
 } from '@burrow/protocol'
+import { PLANS } from '../plans.js'
 import type { TunnelRegistry } from '../broker/tunnel-registry.js'
 import { ClientAddresses } from '../http/client-addresses.js'
 import type { CallHistorySink } from '../quota/call-history.js'

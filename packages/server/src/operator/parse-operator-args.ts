@@ -6,8 +6,8 @@
 
 import { parseArgs } from 'node:util'
 import type { ParseArgsConfig } from 'node:util'
-import { isPlanId, PLAN_IDS } from '@burrow/protocol'
-import type { PlanId } from '@burrow/protocol'
+import { isPlanId, PLAN_IDS } from '../plans.js'
+import type { PlanId } from '../plans.js'
 import { UsageError } from './usage-error.js'
 
 /** `burrowd account create`. */

@@ -4,7 +4,7 @@
  * from the next purge on. The effective plan is the billing rule the account row carries:
  * `plan`, or Free once `plan_expires_at` has passed. An unknown plan gets the shortest retention.
  */
-import { PLAN_IDS, PLANS, type PlanId } from '@burrow/protocol'
+import { PLAN_IDS, PLANS, type PlanId } from '../plans.js'
 import type { Logger } from '@burrow/protocol'
 import type { ExpressionBuilder, Kysely } from 'kysely'
 import type { Database } from '../store/schema.js'

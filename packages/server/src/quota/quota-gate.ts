@@ -5,7 +5,8 @@
  * its limit (the request's body then counts in full). Response bytes are counted as they stream
  * and never cut a response short. Crossing 80% of a limit raises a `QuotaWarning`.
  */
-import { PLANS, type Logger, type PlanId } from '@burrow/protocol'
+import type { Logger } from '@burrow/protocol'
+import { PLANS, type PlanId } from '../plans.js'
 import { quotaRefusal, type QuotaRefusal } from './quota-refusal.js'
 import type { QuotaWarningListener } from './quota-warning.js'
 import type { ConsumeResult, UsageCounters, UsageDemand, UsageMetric } from './usage-counters.js'

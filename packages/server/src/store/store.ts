@@ -7,8 +7,9 @@
  * and passwords exist only as hashes, and every plan returned is the plan in force now.
  */
 
-import { isPlanId, labelProblem, PLAN_IDS } from '@burrow/protocol'
-import type { PlanId } from '@burrow/protocol'
+import { labelProblem } from '@burrow/protocol'
+import { isPlanId, PLAN_IDS } from '../plans.js'
+import type { PlanId } from '../plans.js'
 import type { Kysely } from 'kysely'
 import { ApiTokenStore } from './api-token-store.js'
 import {

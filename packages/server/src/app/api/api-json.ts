@@ -2,7 +2,8 @@
  * How the JSON API writes accounts, tunnels, billing, tokens and webhook endpoints
  * (snake_case fields, ISO-8601 UTC times), as docs/api.md documents them.
  */
-import { clientSnippet, PLANS } from '@burrow/protocol'
+import { clientSnippet } from '@burrow/protocol'
+import { PLANS } from '../../plans.js'
 import type { BillingView } from '../billing-view.js'
 import type { TokenView } from '../token-view.js'
 import type { TunnelView } from '../tunnel-view.js'

@@ -2,7 +2,7 @@
  * `GET /api/plans`: the plan catalog as JSON (documented in docs/api.md). Built from the one
  * catalog in @burrow/protocol that enforcement and both pages read, so they cannot disagree.
  */
-import { GOVERNANCE_FEATURES, PLAN_IDS, PLANS, type Plan } from '@burrow/protocol'
+import { GOVERNANCE_FEATURES, PLAN_IDS, PLANS, type Plan } from '../../plans.js'
 
 /** One plan as the API returns it. */
 export interface PlanJson {

@@ -3,7 +3,7 @@
  * meters (data transfer, tool calls, tunnel allowance) from the last snapshot, and the plan
  * cards with upgrade, cycle switch and cancel.
  */
-import { PLANS, type Plan } from '@burrow/protocol'
+import { PLANS, type Plan } from '../../plans.js'
 import type { BillingView } from '../billing-view.js'
 import { formatBytes, formatCount, formatDate, formatDateTime, formatUsd } from './format.js'
 import { html, type SafeHtml } from '../../http/html.js'

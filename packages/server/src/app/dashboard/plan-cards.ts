@@ -3,7 +3,7 @@
  * billing page. Every number carries a `data-*` attribute so tests can compare both pages with
  * the catalog.
  */
-import { GOVERNANCE_FEATURES, PLAN_IDS, PLANS, type Plan, type PlanId } from '@burrow/protocol'
+import { GOVERNANCE_FEATURES, PLAN_IDS, PLANS, type Plan, type PlanId } from '../../plans.js'
 import { formatBytes, formatCount, formatRetention, formatUsd } from './format.js'
 import { html, type SafeHtml } from '../../http/html.js'
 

@@ -3,7 +3,8 @@
  * URLs, the form that creates one, and, when the account has more tunnels than its plan allows,
  * the choice of which keep serving.
  */
-import { clientSnippet, PLANS, type PlanId } from '@burrow/protocol'
+import { clientSnippet } from '@burrow/protocol'
+import { PLANS, type PlanId } from '../../plans.js'
 import { formatDateTime } from './format.js'
 import { html, type SafeHtml } from '../../http/html.js'
 import { csrfField, page, type Notice, type Viewer } from './layout.js'
