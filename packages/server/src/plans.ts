@@ -1,6 +1,7 @@
 /**
- * The plan catalog (spec §2.1): the one table of prices and quotas that enforcement, the JSON API,
- * the billing page and the pricing page all read.
+ * The plan catalog: the one table of prices and quotas that enforcement, the JSON API
+ * (`GET /api/plans`, docs/api.md#plans), the billing page and the pricing page all read. The
+ * README's table (README.md#plans-quotas-and-the-api) shows the same numbers.
  */
 
 /** Identifier of a plan as stored on an account. */
@@ -15,7 +16,7 @@ export type BillingCycle = 'monthly' | 'annual'
 /** Both billing cycles. */
 export const BILLING_CYCLES: readonly BillingCycle[] = ['monthly', 'annual']
 
-/** Governance features every plan has, Free included (spec §1). */
+/** Governance features every plan has, Free included. */
 export const GOVERNANCE_FEATURES: readonly string[] = [
   'Per-tool JSON-RPC inspection',
   'Allow/deny tool policy',

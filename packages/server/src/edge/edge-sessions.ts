@@ -1,10 +1,10 @@
 /**
- * The per-tunnel session cap as the edge applies it (spec §7, ARCHITECTURE §3): an `initialize`
- * without `Mcp-Session-Id` reserves a place or is refused with `session_limit`; the upstream's
- * answer turns the place into a session (it carries `Mcp-Session-Id`) or gives it back; a
- * request carrying the id keeps the session alive; DELETE or a 404 from the upstream ends it.
- * Only the reservation is on the request's path; every other change runs in the background and
- * a failure is logged, never shown to the agent.
+ * The per-tunnel session cap as the edge applies it (docs/decisions.md#quotas-and-sessions): an
+ * `initialize` without `Mcp-Session-Id` reserves a place or is refused with `session_limit`; the
+ * upstream's answer turns the place into a session (it carries `Mcp-Session-Id`) or gives it back;
+ * a request carrying the id keeps the session alive; DELETE or a 404 from the upstream ends it.
+ * Only the reservation is on the request's path; every other change runs in the background and a
+ * failure is logged, never shown to the agent.
  */
 import type { HeaderPairs, Logger } from '@burrow/protocol'
 import { PLANS } from '../plans.js'

@@ -1,7 +1,7 @@
 /**
- * The `burrowd` command line (ARCHITECTURE §8, a stable interface): which command to run and
- * with what flags. Parsed strictly with node:util `parseArgs`; anything unknown, missing or
- * malformed becomes a `UsageError` that says what to type instead.
+ * The `burrowd` command line (a stable interface, listed in docs/configuration.md): which command
+ * to run and with what flags. Parsed strictly with node:util `parseArgs`; anything unknown, missing
+ * or malformed becomes a `UsageError` that says what to type instead.
  */
 
 import { parseArgs } from 'node:util'

@@ -2,7 +2,10 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { plansJson } from '../../../src/app/api/plans-json.js'
 
-/** Spec §2.1, copied by hand: the table the catalog must match field by field. */
+/**
+ * The README's plan table (README.md#plans-quotas-and-the-api), copied by hand: the table the
+ * catalog must match field by field.
+ */
 const SPEC = [
   {
     id: 'free',
@@ -40,7 +43,7 @@ const SPEC = [
 ]
 
 describe('GET /api/plans body', () => {
-  it('equals the spec §2.1 table field by field', () => {
+  it('equals the README plan table field by field', () => {
     const body = plansJson()
     assert.equal(body.currency, 'USD')
     assert.deepEqual(body.billing_cycles, ['monthly', 'annual'])
