@@ -8,9 +8,9 @@
  */
 import type { HeaderPairs, Logger } from '@burrow/protocol'
 import { PLANS } from '../plans.js'
-import { MAX_SESSION_ID_LENGTH } from '../quota/check-session-input.js'
-import type { MeteredTunnel } from '../quota/quota-gate.js'
-import type { SessionTracker } from '../quota/session-tracker.js'
+import { MAX_SESSION_ID_LENGTH } from './check-session-input.js'
+import type { MeteredTunnel } from './quota-gate.js'
+import type { SessionTracker } from './session-tracker.js'
 
 /** The outcome of `EdgeSessions.reserve`. */
 export type SessionPlace =
