@@ -1,7 +1,7 @@
 /**
  * @burrow/protocol: what burrowd and burrow agree on, with no I/O. The tunnel frame codec and
- * multiplexer, MCP messages (mcp/: the JSON-RPC reader, classifier and refusal envelope), the plan
- * catalog and naming rules.
+ * multiplexer, MCP messages (mcp/: the JSON-RPC reader, classifier and refusal envelope) and
+ * naming rules.
  */
 export {
   PROTOCOL_VERSION,
@@ -52,8 +52,6 @@ export {
   UPSTREAM_NAME_PATTERN,
 } from './names.js'
 export { clientSnippet, snippetEntryName } from './client-snippet.js'
-export { PLANS, PLAN_IDS, BILLING_CYCLES, GOVERNANCE_FEATURES, isPlanId } from './plans.js'
-export type { BillingCycle, Plan, PlanId } from './plans.js'
 export {
   refusal,
   refusalJson,

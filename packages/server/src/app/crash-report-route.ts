@@ -5,8 +5,9 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { JSONRPC_CODE, type Logger } from '@burrow/protocol'
-import { readBody } from '../edge/read-body.js'
-import { sendRefusal } from '../edge/send-refusal.js'
+import { readBody } from '../http/read-body.js'
+import { sendJson } from '../http/responses.js'
+import { sendRefusal } from '../http/send-refusal.js'
 import type { CrashReportInput } from '../store/crash-report-store.js'
 import { CRASH_REPORT_MAX_BYTES, parseCrashReportBody } from './crash-report-body.js'
 import type { ClientAddresses } from '../http/client-addresses.js'
@@ -95,13 +96,7 @@ export class CrashReportRoute {
     this.#log.info(
       `crash report ${id} from burrow ${report.clientVersion} (${report.os}/${report.arch}, ${report.kind}): ${oneLine(report.message)}`,
     )
-    const body = JSON.stringify({ id })
-    res.writeHead(202, {
-      'content-type': 'application/json',
-      'content-length': Buffer.byteLength(body),
-      'cache-control': 'no-store',
-    })
-    res.end(body)
+    sendJson(res, 202, { id })
   }
 }
 

@@ -8,7 +8,8 @@
 
 import type { IncomingHttpHeaders } from 'node:http'
 import { silentLogger } from '@burrow/protocol'
-import type { Logger, PlanId } from '@burrow/protocol'
+import type { Logger } from '@burrow/protocol'
+import type { PlanId } from '../plans.js'
 import type { Kysely } from 'kysely'
 import type { Database } from '../store/schema.js'
 import type { BillingConfig, BillingCycle, PaidPlanId, PriceTable } from './billing-config.js'

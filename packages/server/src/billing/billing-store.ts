@@ -5,12 +5,11 @@
  * for SQLite and PostgreSQL.
  */
 
-import type { PlanId } from '@burrow/protocol'
-import { PostgresAdapter } from 'kysely'
+import type { PlanId } from '../plans.js'
 import type { Kysely, Selectable, Transaction } from 'kysely'
-import type { Database } from '../store/schema.js'
 import type { BillingCycle, BillingProvider, PaidPlanId, PriceTable } from './billing-config.js'
-import type { SubscriptionsTable } from './billing-migration.js'
+import { lockAccount, type LockedAccount } from '../store/lock-account.js'
+import type { Database, SubscriptionsTable } from '../store/schema.js'
 import { isPlanEvent } from './paddle-event.js'
 import type { PaddleEvent, PaddleSubscription } from './paddle-event.js'
 import { decidePlan } from './subscription-state.js'
@@ -264,37 +263,6 @@ async function findAccount(
     .where('id', '=', named)
     .executeTakeFirst()
   return account?.id ?? null
-}
-
-interface LockedAccount {
-  readonly plan: string
-  readonly plan_expires_at: string | null
-}
-
-/**
- * Lock the account row until the transaction ends, so two events for one account are applied one
- * after the other. PostgreSQL: `SELECT … FOR UPDATE`. SQLite has no row locks, and Kysely lends
- * its one connection to one transaction at a time; a write that changes nothing takes the
- * database's write lock at once, which also holds against other processes.
- */
-async function lockAccount(
-  trx: Transaction<Database>,
-  accountId: string,
-): Promise<LockedAccount | undefined> {
-  if (trx.getExecutor().adapter instanceof PostgresAdapter) {
-    return trx
-      .selectFrom('accounts')
-      .select(['plan', 'plan_expires_at'])
-      .where('id', '=', accountId)
-      .forUpdate()
-      .executeTakeFirst()
-  }
-  return trx
-    .updateTable('accounts')
-    .set((eb) => ({ plan: eb.ref('plan') }))
-    .where('id', '=', accountId)
-    .returning(['plan', 'plan_expires_at'])
-    .executeTakeFirst()
 }
 
 function isPaidNow(account: LockedAccount, now: Date): boolean {

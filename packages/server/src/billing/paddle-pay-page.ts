@@ -7,8 +7,8 @@
  */
 
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { html } from '../web/html.js'
-import type { SafeHtml } from '../web/html.js'
+import { html } from '../http/html.js'
+import type { SafeHtml } from '../http/html.js'
 
 /** Where burrowd serves the page. */
 export const PADDLE_PAY_PATH = '/billing/pay'

@@ -5,7 +5,8 @@
  */
 
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http'
-import { readBody } from '../edge/read-body.js'
+import { readBody } from '../http/read-body.js'
+import { sendJson } from '../http/responses.js'
 import type { WebhookResponse } from './billing-service.js'
 
 /** The path Paddle's notification destination points at. */
@@ -30,7 +31,7 @@ export class PaddleWebhookRoute {
   /** Answer one request to the webhook path (any method: others get 405). */
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (req.method !== 'POST') {
-      return send(
+      return sendJson(
         res,
         405,
         { error: 'method_not_allowed', message: `${PADDLE_WEBHOOK_PATH} accepts POST` },
@@ -42,7 +43,7 @@ export class PaddleWebhookRoute {
     const raw = await readBody(req, PADDLE_WEBHOOK_MAX_BYTES)
     if (raw === 'aborted') return
     if (raw === 'too_large') {
-      return send(
+      return sendJson(
         res,
         413,
         {
@@ -60,20 +61,4 @@ export class PaddleWebhookRoute {
     })
     res.end(answer.body)
   }
-}
-
-function send(
-  res: ServerResponse,
-  status: number,
-  body: unknown,
-  headers: Record<string, string> = {},
-): void {
-  const text = JSON.stringify(body)
-  res.writeHead(status, {
-    'content-type': 'application/json',
-    'content-length': Buffer.byteLength(text),
-    'cache-control': 'no-store',
-    ...headers,
-  })
-  res.end(text)
 }

@@ -7,7 +7,8 @@
 
 import { randomBytes } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { readBody } from '../edge/read-body.js'
+import { readBody } from '../http/read-body.js'
+import { sendJson } from '../http/responses.js'
 import type { PaddleStandIn } from './paddle-stand-in.js'
 import {
   addCycle,
@@ -265,16 +266,6 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
   } catch {
     throw new StandInError(400, 'invalid_json', 'the request body is not valid JSON')
   }
-}
-
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body)
-  res.writeHead(status, {
-    'content-type': 'application/json',
-    'content-length': Buffer.byteLength(text),
-    'cache-control': 'no-store',
-  })
-  res.end(text)
 }
 
 function requestId(): string {

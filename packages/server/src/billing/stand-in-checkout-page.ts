@@ -6,10 +6,10 @@
  */
 
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { PLANS } from '@burrow/protocol'
-import { readBody } from '../edge/read-body.js'
-import { html, raw } from '../web/html.js'
-import type { SafeHtml } from '../web/html.js'
+import { PLANS } from '../plans.js'
+import { readBody } from '../http/read-body.js'
+import { html, raw } from '../http/html.js'
+import type { SafeHtml } from '../http/html.js'
 import type { PaddleStandIn } from './paddle-stand-in.js'
 import type { StandInPrice } from './stand-in-entities.js'
 

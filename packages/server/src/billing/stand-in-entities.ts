@@ -4,7 +4,7 @@
  * Paddle documents, so what burrowd parses in development is what it parses in production.
  */
 
-import { PLANS } from '@burrow/protocol'
+import { PLANS } from '../plans.js'
 import type { BillingCycle, PaidPlanId, PriceKey } from './billing-config.js'
 import { BILLING_CYCLES, PAID_PLAN_IDS, priceKey } from './billing-config.js'
 import type { PaddleSubscriptionStatus, ScheduledAction } from './paddle-event.js'

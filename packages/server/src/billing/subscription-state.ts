@@ -1,7 +1,7 @@
 /**
  * The subscription state machine, pure: from what Paddle says about a subscription to what the
  * account gets. Paddle's status and scheduled change map onto four internal states
- * (shared/reference billing §1, spec §3):
+ * (docs/decisions.md#billing):
  *
  * | Paddle                                   | state        | account plan | plan_expires_at     |
  * |------------------------------------------|--------------|--------------|---------------------|
@@ -11,10 +11,11 @@
  * | canceled, paused                         | `free`       | `free`       | none                |
  *
  * Paddle has no `unpaid`/`expired`: a subscription whose dunning failed becomes `canceled` (or
- * `paused`, by the seller's settings), which is the spec's "expired or unpaid → Free at once".
+ * `paused`, by the seller's settings), and so an expired or unpaid subscription goes to Free at
+ * once.
  */
 
-import type { PlanId } from '@burrow/protocol'
+import type { PlanId } from '../plans.js'
 import type { BillingCycle, PaidPlanId, PriceTable } from './billing-config.js'
 import { BillingError } from './billing-error.js'
 import type { PaddleSubscription } from './paddle-event.js'

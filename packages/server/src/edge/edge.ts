@@ -7,7 +7,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import {
   JSONRPC_CODE,
-  PLANS,
   MAX_CHUNK_BYTES,
   POLICY_STATUS,
   isBodyProblem,
@@ -20,19 +19,20 @@ import {
   type PolicyCode,
   type RequestHead,
 } from '@burrow/protocol'
+import { PLANS } from '../plans.js'
 import type { TunnelRegistry } from '../broker/tunnel-registry.js'
 import { ClientAddresses } from '../http/client-addresses.js'
 import type { CallHistorySink } from '../quota/call-history.js'
 import type { QuotaGate } from '../quota/quota-gate.js'
 import { QUOTA_MESSAGE } from '../quota/quota-refusal.js'
 import type { TunnelWithAccount } from '../store/store.js'
-import { SESSION_LIMIT_MESSAGE, type EdgeSessions } from './edge-sessions.js'
+import { SESSION_LIMIT_MESSAGE, type EdgeSessions } from '../quota/edge-sessions.js'
 import { ExchangeRecord } from './exchange-record.js'
 import { PREFLIGHT_HEADERS, upstreamRequestHeaders } from './forward-headers.js'
 import { bodyRefusal, isInitialize, toolCallCount } from './body-facts.js'
-import { readBody } from './read-body.js'
+import { readBody } from '../http/read-body.js'
 import { relayResponse } from './relay-response.js'
-import { sendRefusal } from './send-refusal.js'
+import { sendRefusal } from '../http/send-refusal.js'
 import type { TunnelLookup } from './tunnel-lookup.js'
 
 /** What the edge needs. */

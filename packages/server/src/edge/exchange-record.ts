@@ -7,7 +7,7 @@
 import type { HeaderPairs, JsonRpcBody, PolicyCode } from '@burrow/protocol'
 import type { CallHistorySink } from '../quota/call-history.js'
 import type { MeteredTunnel, ResponseMeter } from '../quota/quota-gate.js'
-import type { EdgeSessions } from './edge-sessions.js'
+import type { EdgeSessions } from '../quota/edge-sessions.js'
 import { requestsOf } from './body-facts.js'
 
 /** Method and tool names are stored in call history at most this long. */

@@ -16,7 +16,7 @@ import {
 } from '@burrow/protocol'
 import type { ExchangeRecord } from './exchange-record.js'
 import { agentResponseHeaders } from './forward-headers.js'
-import { sendRefusal } from './send-refusal.js'
+import { sendRefusal } from '../http/send-refusal.js'
 
 /** What `relayResponse` needs besides the stream and the agent's response. */
 export interface RelayContext {

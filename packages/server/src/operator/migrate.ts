@@ -5,7 +5,7 @@
 
 import type { ServerConfig } from '../config.js'
 import { databaseTarget, describeDatabaseTarget } from '../store/database-target.js'
-import { migrateToLatest } from '../store/migrations.js'
+import { migrateToLatest } from '../store/migrations/migrate-to-latest.js'
 import { openStore } from '../store/open-store.js'
 
 /** Migrate the configured database and return the report to print on stdout. */

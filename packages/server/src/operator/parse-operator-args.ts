@@ -1,13 +1,13 @@
 /**
- * The `burrowd` command line (ARCHITECTURE §8, a stable interface): which command to run and
- * with what flags. Parsed strictly with node:util `parseArgs`; anything unknown, missing or
- * malformed becomes a `UsageError` that says what to type instead.
+ * The `burrowd` command line (a stable interface, listed in docs/configuration.md): which command
+ * to run and with what flags. Parsed strictly with node:util `parseArgs`; anything unknown, missing
+ * or malformed becomes a `UsageError` that says what to type instead.
  */
 
 import { parseArgs } from 'node:util'
 import type { ParseArgsConfig } from 'node:util'
-import { isPlanId, PLAN_IDS } from '@burrow/protocol'
-import type { PlanId } from '@burrow/protocol'
+import { isPlanId, PLAN_IDS } from '../plans.js'
+import type { PlanId } from '../plans.js'
 import { UsageError } from './usage-error.js'
 
 /** `burrowd account create`. */

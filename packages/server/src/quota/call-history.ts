@@ -8,8 +8,7 @@
 import { randomBytes } from 'node:crypto'
 import type { Logger } from '@burrow/protocol'
 import type { Insertable, Kysely } from 'kysely'
-import type { Database } from '../store/schema.js'
-import type { CallHistoryTable } from './meters-migration.js'
+import type { CallHistoryTable, Database } from '../store/schema.js'
 
 /** One answered request. */
 export interface CallRecord {

@@ -1,10 +1,11 @@
 /**
- * Call-history retention (spec §8: Free 24 hours, Pro 30 days, Scale 60 days): deletes records
- * older than the retention of each account's effective plan, so a downgrade shortens retention
- * from the next purge on. The effective plan is the billing rule the account row carries:
- * `plan`, or Free once `plan_expires_at` has passed. An unknown plan gets the shortest retention.
+ * Call-history retention (the plan catalog in `plans.ts`: Free 24 hours, Pro 30 days, Scale 60
+ * days): deletes records older than the retention of each account's effective plan, so a downgrade
+ * shortens retention from the next purge on. The effective plan is the billing rule the account row
+ * carries: `plan`, or Free once `plan_expires_at` has passed. An unknown plan gets the shortest
+ * retention.
  */
-import { PLAN_IDS, PLANS, type PlanId } from '@burrow/protocol'
+import { PLAN_IDS, PLANS, type PlanId } from '../plans.js'
 import type { Logger } from '@burrow/protocol'
 import type { ExpressionBuilder, Kysely } from 'kysely'
 import type { Database } from '../store/schema.js'

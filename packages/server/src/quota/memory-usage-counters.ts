@@ -22,7 +22,7 @@ import type {
   UsageMetric,
   UsageSnapshotEntry,
 } from './usage-counters.js'
-import type { UsageCountersDatabase } from './usage-migration.js'
+import type { UsageCountersDatabase } from '../store/schema.js'
 import { crossesWarning } from './usage-warning.js'
 import { WriteAheadQueue } from './write-ahead-queue.js'
 import type { LiveCounter } from './write-ahead-queue.js'

@@ -1,8 +1,8 @@
 /**
- * The usage meters' source (spec §4.1, ARCHITECTURE §5): a periodic copy of the live counters
- * into `usage_snapshots`, stamped with the time it was taken, which `GET /api/billing` reads.
- * Meters may lag the live counters by one interval; they are a gauge, not a balance. Every node
- * may take snapshots: they write the same shared counters, so the rows agree.
+ * The usage meters' source (docs/api.md#billing): a periodic copy of the live counters into
+ * `usage_snapshots`, stamped with the time it was taken, which `GET /api/billing` reads. Meters may
+ * lag the live counters by one interval; they are a gauge, not a balance. Every node may take
+ * snapshots: they write the same shared counters, so the rows agree.
  */
 import type { Logger } from '@burrow/protocol'
 import type { Kysely } from 'kysely'

@@ -1,7 +1,7 @@
 /**
  * Everything quotas, sessions, meters and call history need in a running burrowd, opened from
- * the configuration in one place so `serve.ts` only passes the results on: live counters and
- * session places in process memory, or in Redis when `BURROW_REDIS_URL` is set (neither when
+ * the configuration in one place so `wire-services.ts` only passes the results on: live counters
+ * and session places in process memory, or in Redis when `BURROW_REDIS_URL` is set (neither when
  * `BURROW_QUOTAS=off`); the quota gate and session cap for the edge; the call-history writer and
  * its retention purge; the periodic meter snapshot; and the admin endpoint of `usage set`.
  */
@@ -10,7 +10,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Logger } from '@burrow/protocol'
 import { Redis } from 'ioredis'
 import type { ServerConfig } from '../config.js'
-import { EdgeSessions } from '../edge/edge-sessions.js'
+import { EdgeSessions } from './edge-sessions.js'
 import type { Store } from '../store/store.js'
 import { CallHistoryWriter } from './call-history.js'
 import { HistoryPurger } from './history-purge.js'
@@ -38,7 +38,7 @@ export interface QuotaServicesOptions {
   readonly onQuotaWarning?: QuotaWarningListener
 }
 
-/** What `serve` wires: the edge's parts, the admin route, and one `close`. */
+/** What `wireServices` wires: the edge's parts, the admin route, and one `close`. */
 export interface QuotaServices {
   /** Spread into `EdgeOptions`. */
   readonly edge: {

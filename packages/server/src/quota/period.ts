@@ -1,6 +1,6 @@
 /**
  * Usage periods: calendar months in UTC, written `YYYY-MM`. Monthly counters (tool calls,
- * bandwidth) start again at 00:00 UTC on the 1st (spec §3, §8). Every function takes the time
+ * bandwidth) start again at 00:00 UTC on the 1st (docs/api.md#plans). Every function takes the time
  * it works from, so callers and tests decide what "now" is.
  */
 

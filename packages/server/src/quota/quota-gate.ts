@@ -1,11 +1,12 @@
 /**
- * Monthly quota enforcement for the edge (spec §7, §8): per tunnel and calendar month (UTC),
- * limits from the tunnel's plan. A request is admitted or refused whole: its `tools/call`
- * messages must fit the tool-call limit exactly, and the bandwidth counter must still be below
- * its limit (the request's body then counts in full). Response bytes are counted as they stream
- * and never cut a response short. Crossing 80% of a limit raises a `QuotaWarning`.
+ * Monthly quota enforcement for the edge (docs/decisions.md#quotas-and-sessions): per tunnel and
+ * calendar month (UTC), limits from the tunnel's plan. A request is admitted or refused whole: its
+ * `tools/call` messages must fit the tool-call limit exactly, and the bandwidth counter must still
+ * be below its limit (the request's body then counts in full). Response bytes are counted as they
+ * stream and never cut a response short. Crossing 80% of a limit raises a `QuotaWarning`.
  */
-import { PLANS, type Logger, type PlanId } from '@burrow/protocol'
+import type { Logger } from '@burrow/protocol'
+import { PLANS, type PlanId } from '../plans.js'
 import { quotaRefusal, type QuotaRefusal } from './quota-refusal.js'
 import type { QuotaWarningListener } from './quota-warning.js'
 import type { ConsumeResult, UsageCounters, UsageDemand, UsageMetric } from './usage-counters.js'

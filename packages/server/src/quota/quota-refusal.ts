@@ -1,8 +1,9 @@
 /**
  * Why a request was refused for an exhausted monthly quota, in the words the agent reads in the
- * envelope's `reason` (spec §2.4, §7): which limit, how large, on which plan, and when it resets.
+ * envelope's `reason` (docs/decisions.md#quotas-and-sessions): which limit, how large, on which
+ * plan, and when it resets.
  */
-import type { Plan } from '@burrow/protocol'
+import type { Plan } from '../plans.js'
 import { secondsUntilReset } from './period.js'
 import type { UsageMetric } from './usage-counters.js'
 

@@ -1,8 +1,8 @@
 /**
- * The event the edge raises when a tunnel's monthly counter reaches 80% of its limit (spec §6
- * `quota.warning`). The edge only calls the injected callback, once per crossing as the counters
- * report it (`crossed80`); delivering it (webhooks, once per tunnel, metric and month) is the
- * webhooks component's job.
+ * The event the edge raises when a tunnel's monthly counter reaches 80% of its limit
+ * (`quota.warning`, docs/webhooks.md#quotawarning). The edge only calls the injected callback, once
+ * per crossing as the counters report it (`crossed80`); delivering it (webhooks, once per tunnel,
+ * metric and month) is the webhooks component's job.
  */
 import type { Period } from './period.js'
 import type { UsageMetric } from './usage-counters.js'

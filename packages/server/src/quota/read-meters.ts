@@ -1,8 +1,8 @@
 /**
- * The reader behind `GET /api/billing`'s usage meters (spec §4.1): this month's tool calls and
- * bandwidth of each of an account's tunnels, as of the last snapshot (`meter-snapshots.ts`), with
- * the time it was taken and when the counters reset. Reads only the database: the meters lag
- * the live counters by up to one snapshot interval.
+ * The reader behind `GET /api/billing`'s usage meters (docs/api.md#billing): this month's tool
+ * calls and bandwidth of each of an account's tunnels, as of the last snapshot
+ * (`meter-snapshots.ts`), with the time it was taken and when the counters reset. Reads only the
+ * database: the meters lag the live counters by up to one snapshot interval.
  */
 import type { Kysely } from 'kysely'
 import type { Database } from '../store/schema.js'

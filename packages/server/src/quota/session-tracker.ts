@@ -1,12 +1,12 @@
 /**
- * Concurrent MCP sessions per tunnel (spec §7, §8: Free 3, Pro 10, Scale 25). A session opens
- * when the upstream answers an `initialize` with `Mcp-Session-Id`, and ends on DELETE, on a 404
- * from the upstream for it, or after an idle timeout that every request carrying it restarts.
- * An arriving `initialize` first reserves a place, so concurrent initializes cannot pass the
- * cap; the reservation becomes the session, or is released when none opened. Existing sessions
- * are never refused or killed by the cap. One interface, two implementations side by side:
- * `MemorySessionTracker` (one node) and `RedisSessionTracker` (several nodes, a ZSET per tunnel
- * scored by expiry and changed by Lua).
+ * Concurrent MCP sessions per tunnel (the plan catalog in `plans.ts`: Free 3, Pro 10, Scale 25;
+ * docs/decisions.md#quotas-and-sessions). A session opens when the upstream answers an `initialize`
+ * with `Mcp-Session-Id`, and ends on DELETE, on a 404 from the upstream for it, or after an idle
+ * timeout that every request carrying it restarts. An arriving `initialize` first reserves a place,
+ * so concurrent initializes cannot pass the cap; the reservation becomes the session, or is
+ * released when none opened. Existing sessions are never refused or killed by the cap. One
+ * interface, two implementations side by side: `MemorySessionTracker` (one node) and
+ * `RedisSessionTracker` (several nodes, a ZSET per tunnel scored by expiry and changed by Lua).
  */
 
 /** The outcome of `reserve`. */

@@ -10,8 +10,9 @@ import { timingSafeEqual } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { isIP } from 'node:net'
 import type { Logger } from '@burrow/protocol'
-import { readBody } from '../edge/read-body.js'
-import { sendRefusal } from '../edge/send-refusal.js'
+import { readBody } from '../http/read-body.js'
+import { sendJson } from '../http/responses.js'
+import { sendRefusal } from '../http/send-refusal.js'
 import { periodOf } from './period.js'
 import { USAGE_ADMIN_PATH } from './usage-admin-settings.js'
 import type { UsageCounters, UsageMetric } from './usage-counters.js'
@@ -164,14 +165,4 @@ function hostIsLocal(host: string | undefined): boolean {
   if (host === undefined) return false
   const name = host.startsWith('[') ? host.slice(1, host.indexOf(']')) : host.replace(/:\d+$/, '')
   return name.toLowerCase() === 'localhost' || isIP(name) !== 0
-}
-
-function sendJson(res: ServerResponse, status: number, value: unknown): void {
-  const body = JSON.stringify(value)
-  res.writeHead(status, {
-    'content-type': 'application/json',
-    'content-length': Buffer.byteLength(body),
-    'cache-control': 'no-store',
-  })
-  res.end(body)
 }

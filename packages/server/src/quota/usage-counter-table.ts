@@ -13,7 +13,7 @@ import type { Insertable, Kysely, Transaction } from 'kysely'
 import type { Period } from './period.js'
 import { USAGE_METRICS } from './usage-counters.js'
 import type { UsageMetric } from './usage-counters.js'
-import type { UsageCountersDatabase, UsageCountersTable } from './usage-migration.js'
+import type { UsageCountersDatabase, UsageCountersTable } from '../store/schema.js'
 
 /** One stored counter. */
 export interface UsageCounterRow {

@@ -1,9 +1,10 @@
 /**
  * Live usage counters: the exact per-tunnel, per-month counts of tool calls and bytes that the
- * monthly quotas are enforced against (spec §3, §7, §8). One interface, two implementations side
- * by side: `MemoryUsageCounters` (one node: counted in process, written ahead to the database)
- * and `RedisUsageCounters` (several nodes: an atomic Lua check-and-increment in Redis). The
- * billing meters read a periodic `snapshot()` of these counters, never the counters themselves.
+ * monthly quotas are enforced against (docs/decisions.md#quotas-and-sessions). One interface, two
+ * implementations side by side: `MemoryUsageCounters` (one node: counted in process, written ahead
+ * to the database) and `RedisUsageCounters` (several nodes: an atomic Lua check-and-increment in
+ * Redis). The billing meters read a periodic `snapshot()` of these counters, never the counters
+ * themselves.
  */
 
 import type { Period } from './period.js'
@@ -24,7 +25,8 @@ export interface ConsumeResult {
   readonly limit: number
   /**
    * True for exactly the increment that took the counter from below 80% of `limit` to 80% or
-   * more: the moment to emit `quota.warning` (spec §6). Never true when refused.
+   * more: the moment to emit `quota.warning` (docs/webhooks.md#quotawarning). Never true when
+   * refused.
    */
   readonly crossed80: boolean
   /** The period counted in (`YYYY-MM`, UTC). */

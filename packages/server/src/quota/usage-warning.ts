@@ -1,7 +1,7 @@
 /**
- * The `quota.warning` threshold (spec §6, §8: "about 80% of a limit"), in one place so both
- * counter implementations report the crossing identically. Integer arithmetic only: no rounding
- * of `0.8 * limit` decides whether a warning fires.
+ * The `quota.warning` threshold, 80% of a limit (docs/webhooks.md#quotawarning), in one place so
+ * both counter implementations report the crossing identically. Integer arithmetic only: no
+ * rounding of `0.8 * limit` decides whether a warning fires.
  */
 
 /** The warning fires when a counter reaches this percentage of its limit. */

@@ -3,8 +3,8 @@
  * (`effectivePlan`), never the stored plan alone. The password hash never leaves the store.
  */
 
-import { isPlanId } from '@burrow/protocol'
-import type { PlanId } from '@burrow/protocol'
+import { isPlanId } from '../plans.js'
+import type { PlanId } from '../plans.js'
 import type { Selectable } from 'kysely'
 import { effectivePlan } from './effective-plan.js'
 import type { Database } from './schema.js'

@@ -4,7 +4,7 @@
  * or timer runs then, because every reader asks this function instead of trusting `plan` alone.
  */
 
-import type { PlanId } from '@burrow/protocol'
+import type { PlanId } from '../plans.js'
 
 /**
  * `plan` while `now` is before `planExpiresAt` (or when there is no expiry), `'free'` from

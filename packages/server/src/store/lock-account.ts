@@ -1,7 +1,8 @@
 /**
  * Locking an account row inside a transaction, so that a check and the write it allows (count
  * the account's tunnels, then insert one) cannot interleave with another such pair. This is
- * what makes the plan's tunnel limit hold under concurrent creates.
+ * what makes the plan's tunnel limit hold under concurrent creates, and what makes billing apply
+ * two events for one account one after the other.
  */
 
 import { PostgresAdapter } from 'kysely'

@@ -5,24 +5,6 @@
  */
 
 import type { ColumnType } from 'kysely'
-import type {
-  AccountsWebColumns,
-  ApiTokensTable,
-  TunnelsWebColumns,
-  WebSessionsTable,
-} from '../accounts/accounts-migration.js'
-import type {
-  AccountsBillingColumns,
-  BillingEventsTable,
-  SubscriptionsTable,
-} from '../billing/billing-migration.js'
-import type { CallHistoryTable, UsageSnapshotsTable } from '../quota/meters-migration.js'
-import type { UsageCountersTable } from '../quota/usage-migration.js'
-import type {
-  QuotaWarningsTable,
-  WebhookDeliveriesTable,
-  WebhookEndpointsTable,
-} from '../webhooks/webhooks-migration.js'
 
 /** A nullable column that may be left out of an insert. */
 type OptionalNullable<T> = ColumnType<T | null, T | null | undefined, T | null>
@@ -87,6 +69,204 @@ export interface CrashReportsTable {
   stack: string
   /** The subcommand that crashed (`up`, `detect`), if known. */
   command: OptionalNullable<string>
+}
+
+/** `usage_counters`: the exact count of one metric of one tunnel in one calendar month. */
+export interface UsageCountersTable {
+  /** `YYYY-MM`, UTC. First in the primary key: loading a month is a range scan. */
+  period: string
+  tunnel_id: string
+  /** A `UsageMetric`: `tool_calls` or `bandwidth_bytes`. */
+  metric: string
+  /** Non-negative; PostgreSQL returns `bigint` as a string, SQLite as a number. */
+  value: ColumnType<number | string, number, number>
+  /** ISO-8601 UTC of the last write. */
+  updated_at: string
+}
+
+/** The tables the usage counters read and write, for `Kysely<UsageCountersDatabase>`. */
+export interface UsageCountersDatabase {
+  usage_counters: UsageCountersTable
+}
+
+/** `web_sessions`: one signed-in browser. The cookie holds the secret; the row holds its hash. */
+export interface WebSessionsTable {
+  /** SHA-256 hex of the cookie secret. */
+  id: string
+  account_id: string
+  /** Random; every state-changing form and dashboard call must echo it. */
+  csrf_token: string
+  /** ISO-8601 UTC. */
+  created_at: string
+  /** ISO-8601 UTC; the session is refused from then on (renewed while in use). */
+  expires_at: string
+}
+
+/** `api_tokens`: a bearer token for `/api/*`, shown once when made, revocable by its owner. */
+export interface ApiTokensTable {
+  /** `tok_` + random hex; what the dashboard lists and revokes. */
+  id: string
+  account_id: string
+  /** The owner's label for it. */
+  name: string
+  /** SHA-256 hex of the `btk_…` secret. */
+  token_hash: string
+  /** ISO-8601 UTC. */
+  created_at: string
+  /** ISO-8601 UTC of the last authenticated call, if any. */
+  last_used_at: OptionalNullable<string>
+}
+
+/** Columns 004 adds to `accounts`. */
+export interface AccountsWebColumns {
+  /** `scrypt$…` (`store/password.ts`); null until one is set (operator-made accounts). */
+  password_hash: OptionalNullable<string>
+}
+
+/** Columns 004 adds to `tunnels`. */
+export interface TunnelsWebColumns {
+  /**
+   * 1 when the owner chose this tunnel to keep serving while the account has more tunnels than
+   * its plan allows; serving order is pinned first, then oldest first.
+   */
+  pinned: ColumnType<number, number | undefined, number>
+}
+
+/** Columns 005 adds to `accounts`. */
+export interface AccountsBillingColumns {
+  /** ISO-8601 UTC; from then on the account is on Free whatever `plan` says. Null: no end. */
+  plan_expires_at: OptionalNullable<string>
+}
+
+/** `subscriptions`: an account's subscription at the provider, as last synchronised. */
+export interface SubscriptionsTable {
+  account_id: string
+  /** `paddle`, or `dev` for the local stand-in (which speaks Paddle's API too). */
+  provider: string
+  /** The provider's subscription id (`sub_…`). */
+  subscription_id: string
+  /** The provider's customer id (`ctm_…`), if known. */
+  customer_id: OptionalNullable<string>
+  /** The `PlanId` bought: `pro` or `scale`. */
+  plan: string
+  /** `monthly` or `annual`. */
+  cycle: string
+  /** The provider's status as sent (`active`, `trialing`, `past_due`, `paused`, `canceled`). */
+  status: string
+  /** Internal state: `paid`, `paid_until` (cancelled, limits kept to `ends_at`), `past_due`, `free`. */
+  state: string
+  /** ISO-8601 UTC end of the current billing period, if any. */
+  period_ends_at: OptionalNullable<string>
+  /** ISO-8601 UTC when a scheduled cancellation takes effect, if any. */
+  cancels_at: OptionalNullable<string>
+  /** `occurred_at` of the newest event applied: older events no longer change anything. */
+  synced_at: string
+  /** ISO-8601 UTC of the last write. */
+  updated_at: string
+}
+
+/** `billing_events`: every provider webhook event processed, so duplicates are recognised. */
+export interface BillingEventsTable {
+  provider: string
+  /** The provider's event id (`evt_…`). */
+  event_id: string
+  /** e.g. `subscription.updated`. */
+  type: string
+  /** ISO-8601 UTC, the provider's `occurred_at`. */
+  occurred_at: string
+  /** ISO-8601 UTC, when burrowd received it. */
+  received_at: string
+  account_id: OptionalNullable<string>
+  /**
+   * `applied`, `stale` (older than what was applied), `ignored` (not about a plan, or about a
+   * subscription the account has replaced) or `unknown_account` (names no account of ours).
+   */
+  outcome: string
+}
+
+/** `usage_snapshots`: one metric of one tunnel in one month, as of `taken_at`. */
+export interface UsageSnapshotsTable {
+  /** `YYYY-MM`, UTC. */
+  period: string
+  tunnel_id: string
+  /** `tool_calls` or `bandwidth_bytes`. */
+  metric: string
+  /** PostgreSQL returns `bigint` as a string, SQLite as a number. */
+  value: ColumnType<number | string, number, number>
+  /** ISO-8601 UTC of the snapshot that wrote this row. */
+  taken_at: string
+}
+
+/** `call_history`: one JSON-RPC request that reached the edge for a tunnel. */
+export interface CallHistoryTable {
+  /** `call_` + random hex. */
+  id: string
+  tunnel_id: string
+  /** ISO-8601 UTC when the request arrived. */
+  at: string
+  /** JSON-RPC method, e.g. `tools/call`. */
+  method: string
+  /** The tool's name for `tools/call`, else null. */
+  tool: OptionalNullable<string>
+  /** HTTP status answered to the agent. */
+  status: number
+  /** Refusal policy code when the edge refused it (`quota_exceeded`…), else null. */
+  policy_code: OptionalNullable<string>
+  /** Milliseconds from arrival to response head. */
+  duration_ms: number
+}
+
+/** `webhook_endpoints`: where an account wants its events sent. */
+export interface WebhookEndpointsTable {
+  /** `we_` + random hex. */
+  id: string
+  account_id: string
+  url: string
+  /** `whsec_` + base64 of 32 random bytes (Standard Webhooks); shown to the owner. */
+  secret: string
+  /** Comma-separated event types, e.g. `quota.warning`. */
+  events: string
+  /** ISO-8601 UTC. */
+  created_at: string
+  /** ISO-8601 UTC when burrowd stopped sending to it, if it did. */
+  disabled_at: OptionalNullable<string>
+  /** Why it was disabled, shown in the dashboard. */
+  disabled_reason: OptionalNullable<string>
+  /** Deliveries that failed in a row since the last success. */
+  consecutive_failures: ColumnType<number, number | undefined, number>
+}
+
+/** `webhook_deliveries`: one event for one endpoint; the outbox and the delivery log. */
+export interface WebhookDeliveriesTable {
+  /** `msg_` + random, or deterministic for `quota.warning`; the `webhook-id` header. */
+  id: string
+  endpoint_id: string
+  account_id: string
+  /** e.g. `quota.warning`. */
+  type: string
+  /** The JSON body sent, byte for byte on every attempt. */
+  payload: string
+  /** `pending`, `delivered`, `failed` (gave up) or `cancelled` (endpoint gone or disabled). */
+  status: string
+  attempts: ColumnType<number, number | undefined, number>
+  /** ISO-8601 UTC of the next attempt while pending. */
+  next_attempt_at: OptionalNullable<string>
+  /** ISO-8601 UTC of the last attempt, its HTTP status and error, for the delivery log. */
+  last_attempt_at: OptionalNullable<string>
+  last_status: OptionalNullable<number>
+  last_error: OptionalNullable<string>
+  /** ISO-8601 UTC. */
+  created_at: string
+}
+
+/** `quota_warnings`: one row per tunnel, metric and month for which `quota.warning` fired. */
+export interface QuotaWarningsTable {
+  tunnel_id: string
+  /** `YYYY-MM`, UTC. */
+  period: string
+  metric: string
+  /** ISO-8601 UTC. */
+  created_at: string
 }
 
 /** The whole database, for `Kysely<Database>`. */

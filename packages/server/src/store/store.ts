@@ -7,18 +7,19 @@
  * and passwords exist only as hashes, and every plan returned is the plan in force now.
  */
 
-import { isPlanId, labelProblem, PLAN_IDS } from '@burrow/protocol'
-import type { PlanId } from '@burrow/protocol'
+import { labelProblem } from '@burrow/protocol'
+import { isPlanId, PLAN_IDS } from '../plans.js'
+import type { PlanId } from '../plans.js'
 import type { Kysely } from 'kysely'
-import { ApiTokenStore } from '../accounts/api-token-store.js'
+import { ApiTokenStore } from './api-token-store.js'
 import {
   hashPassword,
   PASSWORD_MAX,
   passwordProblem,
   TIMING_DECOY_HASH,
   verifyPassword,
-} from '../accounts/password.js'
-import { WebSessionStore } from '../accounts/web-session-store.js'
+} from './password.js'
+import { WebSessionStore } from './web-session-store.js'
 import { toAccount } from './account-row.js'
 import type { Account } from './account-row.js'
 import { CrashReportStore } from './crash-report-store.js'
@@ -49,9 +50,9 @@ export class Store {
   readonly db: Kysely<Database>
   /** Crash reports sent by clients (`crash-report-store.ts`). */
   readonly crashReports: CrashReportStore
-  /** Signed-in browsers (`accounts/web-session-store.ts`). */
+  /** Signed-in browsers (`web-session-store.ts`). */
   readonly webSessions: WebSessionStore
-  /** Bearer tokens for `/api/*` (`accounts/api-token-store.ts`). */
+  /** Bearer tokens for `/api/*` (`api-token-store.ts`). */
   readonly apiTokens: ApiTokenStore
   readonly #tunnels: TunnelStore
   readonly #now: () => Date

@@ -3,7 +3,7 @@
  * times, never the key hash. Also the rule for friendly names.
  */
 
-import type { PlanId } from '@burrow/protocol'
+import type { PlanId } from '../plans.js'
 import type { Selectable } from 'kysely'
 import { toDate } from './account-row.js'
 import type { Database } from './schema.js'

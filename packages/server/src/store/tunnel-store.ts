@@ -12,8 +12,9 @@
  * serve and the rest are refused at the edge until the owner upgrades, deletes or re-chooses.
  */
 
-import { hostLabelProblem, labelProblem, PLANS } from '@burrow/protocol'
-import type { Plan, PlanId } from '@burrow/protocol'
+import { hostLabelProblem, labelProblem } from '@burrow/protocol'
+import { PLANS } from '../plans.js'
+import type { Plan, PlanId } from '../plans.js'
 import { sql } from 'kysely'
 import type { Kysely, Selectable } from 'kysely'
 import { planInForce, toDate } from './account-row.js'

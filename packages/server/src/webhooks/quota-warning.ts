@@ -1,9 +1,10 @@
 /**
- * `quota.warning` (spec §6): sent once per tunnel, metric and month when usage reaches 80% of
- * the plan's limit. "Once" is a unique key in `quota_warnings`, not a flag in memory, so it
- * holds across concurrent requests, several nodes and restarts: the key and the outbox rows are
- * written in one transaction, and only the caller whose insert created the key queues the event.
- * The event's `webhook-id` is derived from the key, so even a repeat would be one receivers drop.
+ * `quota.warning` (docs/webhooks.md#quotawarning): sent once per tunnel, metric and month when
+ * usage reaches 80% of the plan's limit. "Once" is a unique key in `quota_warnings`, not a flag in
+ * memory, so it holds across concurrent requests, several nodes and restarts: the key and the
+ * outbox rows are written in one transaction, and only the caller whose insert created the key
+ * queues the event. The event's `webhook-id` is derived from the key, so even a repeat would be one
+ * receivers drop.
  */
 
 import type { Kysely } from 'kysely'

@@ -7,13 +7,12 @@
 
 import { randomBytes } from 'node:crypto'
 import type { Kysely, Selectable } from 'kysely'
-import type { Database } from '../store/schema.js'
 import { StoreError } from '../store/store-error.js'
 import { WEBHOOK_EVENT_TYPES, isWebhookEventType } from './webhook-event.js'
 import type { WebhookEventType } from './webhook-event.js'
 import { toDeliveryStatus } from './webhook-outbox.js'
 import type { WebhookDeliveryStatus } from './webhook-outbox.js'
-import type { WebhookDeliveriesTable, WebhookEndpointsTable } from './webhooks-migration.js'
+import type { Database, WebhookDeliveriesTable, WebhookEndpointsTable } from '../store/schema.js'
 import { newWebhookSecret } from './webhook-secret.js'
 import { registrationRefusal } from './url-guard.js'
 

@@ -4,7 +4,7 @@
  * registration, the outbox and the docs agree on what exists.
  */
 
-/** Every event type an endpoint can subscribe to (spec §6). */
+/** Every event type an endpoint can subscribe to (docs/webhooks.md). */
 export const WEBHOOK_EVENT_TYPES = ['quota.warning'] as const
 
 /** One of `WEBHOOK_EVENT_TYPES`. */

@@ -1,6 +1,6 @@
 /**
- * Checks a response is the one refusal envelope burrowd uses everywhere (ARCHITECTURE §3): the
- * HTTP status of the policy, `x-burrow-error: <policy_code>`, and a JSON-RPC error body
+ * Checks a response is the one refusal envelope burrowd uses everywhere (docs/security.md#limits):
+ * the HTTP status of the policy, `x-burrow-error: <policy_code>`, and a JSON-RPC error body
  * `{jsonrpc, id, error: {code, message, data: {policy_code, reason, http_status}}}`.
  */
 import assert from 'node:assert/strict'

@@ -1,7 +1,7 @@
 /**
- * End-to-end tests of burrowd's operator commands (ARCHITECTURE §8): they spawn the BUILT
- * binary (`npx tsc -b` first) with a temporary BURROW_DATA_DIR and check what an operator or a
- * script sees: stdout, stderr and the exit status.
+ * End-to-end tests of burrowd's operator commands (listed in docs/configuration.md): they spawn the
+ * BUILT binary (`npx tsc -b` first) with a temporary BURROW_DATA_DIR and check what an operator or
+ * a script sees: stdout, stderr and the exit status.
  */
 
 import assert from 'node:assert/strict'

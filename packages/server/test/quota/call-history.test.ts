@@ -5,7 +5,8 @@
  */
 import assert from 'node:assert/strict'
 import { afterEach, beforeEach, describe, it } from 'node:test'
-import { silentLogger, type PlanId } from '@burrow/protocol'
+import { silentLogger } from '@burrow/protocol'
+import type { PlanId } from '../../src/plans.js'
 import { CallHistoryWriter, type CallRecord } from '../../src/quota/call-history.js'
 import { openStore } from '../../src/store/open-store.js'
 import type { Store } from '../../src/store/store.js'

@@ -7,13 +7,11 @@
 
 import { randomBytes } from 'node:crypto'
 import { Redis } from 'ioredis'
-import { sql } from 'kysely'
 import type { Kysely } from 'kysely'
 import { MemoryUsageCounters } from '../../src/quota/memory-usage-counters.js'
 import { RedisUsageCounters } from '../../src/quota/redis-usage-counters.js'
 import type { UsageCounters } from '../../src/quota/usage-counters.js'
-import { usageCountersMigration } from '../../src/quota/usage-migration.js'
-import type { UsageCountersTable } from '../../src/quota/usage-migration.js'
+import type { UsageCountersTable } from '../../src/store/schema.js'
 import { openStore } from '../../src/store/open-store.js'
 import type { Store } from '../../src/store/store.js'
 import { testBackends } from '../helpers/test-databases.js'
@@ -35,7 +33,7 @@ export interface CounterImplementation {
   open(clock: () => Date): Promise<CounterSubject>
 }
 
-/** The store's database seen with the usage table (until schema.ts lists it). */
+/** The store's database seen with the usage table alone. */
 export type UsageDb = Kysely<{ usage_counters: UsageCountersTable }>
 
 /** `store.db` typed for the usage counters. */
@@ -43,18 +41,9 @@ export function usageDb(store: Store): UsageDb {
   return store.db.withTables<{ usage_counters: UsageCountersTable }>()
 }
 
-/**
- * Open the store of `database` with `003_usage_counters` applied: by `openStore` once
- * migrations.ts registers it, by hand (once per database) until then.
- */
+/** Open the store of `database`, migrated (`003_usage_counters` included). */
 export async function openUsageStore(database: TestDatabase): Promise<Store> {
-  const store = await openStore(database.config)
-  try {
-    await sql`select 1 from usage_counters limit 1`.execute(store.db)
-  } catch {
-    await usageCountersMigration.up(store.db)
-  }
-  return store
+  return openStore(database.config)
 }
 
 /** Every implementation available here. */

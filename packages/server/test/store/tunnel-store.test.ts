@@ -8,7 +8,7 @@
 
 import assert from 'node:assert/strict'
 import { afterEach, beforeEach, describe, it } from 'node:test'
-import type { PlanId } from '@burrow/protocol'
+import type { PlanId } from '../../src/plans.js'
 import { openStore } from '../../src/store/open-store.js'
 import { StoreError } from '../../src/store/store-error.js'
 import type { StoreErrorCode } from '../../src/store/store-error.js'

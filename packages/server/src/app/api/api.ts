@@ -1,0 +1,319 @@
+/**
+ * The JSON API under `/api/*` (documented in docs/api.md). `GET /api/plans` is public; every
+ * other route needs an API token (`Authorization: Bearer btk_…`) or a dashboard session (whose
+ * state-changing calls must send the session's `x-csrf-token`). Every route checks that what it
+ * reads or changes belongs to the caller's account.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { billingView, tunnelView, tunnelViews } from '../account-views.js'
+import { parseCycle, parsePaidPlan } from '../billing-fields.js'
+import { requestOrigin } from '../../http/request-origin.js'
+import { HttpError } from '../../http/http-error.js'
+import { readJsonObject } from '../../http/request-body.js'
+import { sendApiError, sendApiJson } from '../../http/responses.js'
+import { checkCsrf, identify, type Caller } from '../session-auth.js'
+import { toHttpError } from '../store-error-status.js'
+import type { AccountView, WebServices } from '../web-services.js'
+import {
+  accountJson,
+  billingJson,
+  tokenJson,
+  tunnelJson,
+  webhookDeliveryJson,
+  webhookEndpointJson,
+} from './api-json.js'
+import { plansJson } from './plans-json.js'
+
+/** Options of `new Api`. */
+export interface ApiOptions {
+  readonly services: WebServices
+  readonly https: boolean
+  readonly now?: () => Date
+}
+
+interface Call {
+  readonly req: IncomingMessage
+  readonly res: ServerResponse
+  readonly caller: Caller
+  readonly account: AccountView
+  readonly params: readonly string[]
+}
+
+type Handler = (c: Call) => Promise<void>
+
+/** Serves `/api/*` routes other than the client-release and crash-report ones. */
+export class Api {
+  readonly #svc: WebServices
+  readonly #https: boolean
+  readonly #now: () => Date
+  readonly #routes: readonly { method: string; pattern: RegExp; handler: Handler }[]
+
+  constructor(opts: ApiOptions) {
+    this.#svc = opts.services
+    this.#https = opts.https
+    this.#now = opts.now ?? (() => new Date())
+    const r = (method: string, pattern: RegExp, handler: Handler) => ({ method, pattern, handler })
+    const id = '([\\w-]+)'
+    this.#routes = [
+      r('GET', /^\/api\/account$/, (c) => this.#ok(c, accountJson(c.account))),
+      r('GET', /^\/api\/billing$/, (c) => this.#billing(c)),
+      r('POST', /^\/api\/billing\/checkout$/, (c) => this.#checkout(c)),
+      r('POST', /^\/api\/billing\/cancel$/, (c) => this.#cancel(c)),
+      r('POST', /^\/api\/billing\/cycle$/, (c) => this.#cycle(c)),
+      r('GET', /^\/api\/tunnels$/, (c) => this.#listTunnels(c)),
+      r('POST', /^\/api\/tunnels$/, (c) => this.#createTunnel(c)),
+      r('PUT', /^\/api\/tunnels\/serving$/, (c) => this.#chooseServing(c)),
+      r('GET', new RegExp(`^/api/tunnels/${id}$`), (c) => this.#getTunnel(c)),
+      r('PATCH', new RegExp(`^/api/tunnels/${id}$`), (c) => this.#renameTunnel(c)),
+      r('DELETE', new RegExp(`^/api/tunnels/${id}$`), (c) => this.#deleteTunnel(c)),
+      r('POST', new RegExp(`^/api/tunnels/${id}/rotate-key$`), (c) => this.#rotateKey(c)),
+      r('GET', /^\/api\/tokens$/, (c) => this.#listTokens(c)),
+      r('POST', /^\/api\/tokens$/, (c) => this.#createToken(c)),
+      r('DELETE', new RegExp(`^/api/tokens/${id}$`), (c) => this.#revokeToken(c)),
+      r('GET', /^\/api\/webhooks$/, (c) => this.#listWebhooks(c)),
+      r('POST', /^\/api\/webhooks$/, (c) => this.#createWebhook(c)),
+      r('GET', new RegExp(`^/api/webhooks/${id}$`), (c) => this.#getWebhook(c)),
+      r('DELETE', new RegExp(`^/api/webhooks/${id}$`), (c) => this.#deleteWebhook(c)),
+      r('POST', new RegExp(`^/api/webhooks/${id}/enable$`), (c) => this.#enableWebhook(c)),
+      r('GET', new RegExp(`^/api/webhooks/${id}/deliveries$`), (c) => this.#deliveries(c)),
+    ]
+  }
+
+  /** Handle `path` if it is an API route of ours; false otherwise. */
+  async handle(req: IncomingMessage, res: ServerResponse, path: string): Promise<boolean> {
+    const method = req.method ?? 'GET'
+    try {
+      if (path === '/api/plans') {
+        if (method !== 'GET' && method !== 'HEAD')
+          throw new HttpError(405, 'method_not_allowed', '/api/plans accepts GET')
+        sendApiJson(res, 200, plansJson(), { 'access-control-allow-origin': '*' })
+        return true
+      }
+      const matching = this.#routes.filter((r) => r.pattern.test(path))
+      if (matching.length === 0) return false
+      const route = matching.find((r) => r.method === method)
+      if (!route) {
+        throw new HttpError(
+          405,
+          'method_not_allowed',
+          `${path} accepts ${matching.map((r) => r.method).join(', ')}`,
+        )
+      }
+      const caller = await identify(req, {
+        findSession: (t) => this.#svc.sessions.find(t),
+        authenticateToken: (s) => this.#svc.tokens.authenticate(s),
+      })
+      if (!caller) {
+        throw new HttpError(
+          401,
+          'unauthorized',
+          'sign in to the dashboard or send "Authorization: Bearer btk_…" with an API token',
+        )
+      }
+      if (method !== 'GET' && method !== 'HEAD') {
+        const header = req.headers['x-csrf-token']
+        checkCsrf(req, caller, typeof header === 'string' ? header : null)
+      }
+      const account = await this.#svc.accounts.get(caller.accountId)
+      if (!account) throw new HttpError(401, 'unauthorized', 'the account no longer exists')
+      const params = (route.pattern.exec(path) ?? []).slice(1)
+      await route.handler({ req, res, caller, account, params })
+    } catch (err) {
+      const e = toHttpError(err)
+      sendApiError(res, e)
+    }
+    return true
+  }
+
+  #ok(c: Call, value: unknown, status = 200): Promise<void> {
+    sendApiJson(c.res, status, value)
+    return Promise.resolve()
+  }
+
+  async #billing(c: Call): Promise<void> {
+    sendApiJson(c.res, 200, billingJson(await billingView(this.#svc, c.account, this.#now())))
+  }
+
+  async #checkout(c: Call): Promise<void> {
+    const body = await readJsonObject(c.req)
+    const plan = parsePaidPlan(body.plan)
+    const cycle = parseCycle(body.cycle ?? 'monthly')
+    if (c.account.plan !== 'free') {
+      throw new HttpError(
+        409,
+        'conflict',
+        'the account already has a paid plan; cancel it or switch its billing cycle',
+      )
+    }
+    const success =
+      typeof body.success_url === 'string'
+        ? body.success_url
+        : `${requestOrigin(c.req, this.#https)}/dashboard/billing?notice=checkout`
+    const url = await this.#svc.billing.checkoutUrl(
+      { id: c.account.id, email: c.account.email },
+      plan,
+      cycle,
+      success,
+    )
+    sendApiJson(c.res, 201, { checkout_url: url })
+  }
+
+  async #cancel(c: Call): Promise<void> {
+    await this.#svc.billing.cancel(c.account.id)
+    await this.#billing(c)
+  }
+
+  async #cycle(c: Call): Promise<void> {
+    const body = await readJsonObject(c.req)
+    await this.#svc.billing.switchCycle(c.account.id, parseCycle(body.cycle))
+    await this.#billing(c)
+  }
+
+  async #listTunnels(c: Call): Promise<void> {
+    sendApiJson(c.res, 200, { tunnels: (await tunnelViews(this.#svc, c.account)).map(tunnelJson) })
+  }
+
+  async #createTunnel(c: Call): Promise<void> {
+    const body = await readJsonObject(c.req)
+    const name = optionalString(body, 'name')
+    const subdomain = optionalString(body, 'subdomain')
+    const created = await this.#svc.tunnels.create(c.account.id, {
+      ...(name !== undefined ? { name } : {}),
+      ...(subdomain !== undefined ? { subdomain } : {}),
+    })
+    sendApiJson(c.res, 201, {
+      tunnel: tunnelJson(tunnelView(this.#svc, c.account, created.tunnel)),
+      key: created.key,
+    })
+  }
+
+  async #chooseServing(c: Call): Promise<void> {
+    const body = await readJsonObject(c.req)
+    const ids = body.tunnel_ids
+    if (!Array.isArray(ids) || !ids.every((x): x is string => typeof x === 'string')) {
+      throw new HttpError(400, 'invalid', '"tunnel_ids" must be an array of tunnel ids')
+    }
+    await this.#svc.tunnels.chooseServing(c.account.id, ids)
+    this.#svc.live.evictAccount(c.account.id)
+    await this.#listTunnels(c)
+  }
+
+  async #tunnel(c: Call) {
+    const t = await this.#svc.tunnels.get(c.account.id, c.params[0] ?? '')
+    if (!t) throw new HttpError(404, 'not_found', 'no such tunnel in this account')
+    return t
+  }
+
+  async #getTunnel(c: Call): Promise<void> {
+    sendApiJson(c.res, 200, tunnelJson(tunnelView(this.#svc, c.account, await this.#tunnel(c))))
+  }
+
+  async #renameTunnel(c: Call): Promise<void> {
+    const body = await readJsonObject(c.req)
+    if (!('name' in body) || (body.name !== null && typeof body.name !== 'string')) {
+      throw new HttpError(400, 'invalid', '"name" must be a string or null')
+    }
+    const t = await this.#tunnel(c)
+    const name = typeof body.name === 'string' && body.name.trim() !== '' ? body.name : null
+    await this.#svc.tunnels.rename(c.account.id, t.id, name)
+    await this.#getTunnel(c)
+  }
+
+  async #deleteTunnel(c: Call): Promise<void> {
+    const t = await this.#tunnel(c)
+    await this.#svc.tunnels.delete(c.account.id, t.id)
+    this.#svc.live.disconnect(t.id, 'the tunnel was deleted')
+    this.#svc.live.evictAccount(c.account.id)
+    sendApiJson(c.res, 204)
+  }
+
+  async #rotateKey(c: Call): Promise<void> {
+    const t = await this.#tunnel(c)
+    const rotated = await this.#svc.tunnels.rotateKey(c.account.id, t.id)
+    this.#svc.live.disconnect(t.id, 'the tunnel key was rotated')
+    sendApiJson(c.res, 200, {
+      tunnel: tunnelJson(tunnelView(this.#svc, c.account, rotated.tunnel)),
+      key: rotated.key,
+    })
+  }
+
+  async #listTokens(c: Call): Promise<void> {
+    sendApiJson(c.res, 200, { tokens: (await this.#svc.tokens.list(c.account.id)).map(tokenJson) })
+  }
+
+  async #createToken(c: Call): Promise<void> {
+    const body = await readJsonObject(c.req)
+    const name = optionalString(body, 'name') ?? ''
+    const created = await this.#svc.tokens.create(c.account.id, name)
+    sendApiJson(c.res, 201, { token: tokenJson(created.token), secret: created.secret })
+  }
+
+  async #revokeToken(c: Call): Promise<void> {
+    if (!(await this.#svc.tokens.revoke(c.account.id, c.params[0] ?? ''))) {
+      throw new HttpError(404, 'not_found', 'no such token in this account')
+    }
+    sendApiJson(c.res, 204)
+  }
+
+  async #listWebhooks(c: Call): Promise<void> {
+    sendApiJson(c.res, 200, {
+      endpoints: (await this.#svc.webhooks.list(c.account.id)).map(webhookEndpointJson),
+    })
+  }
+
+  async #createWebhook(c: Call): Promise<void> {
+    const body = await readJsonObject(c.req)
+    const url = optionalString(body, 'url') ?? ''
+    const events = body.events
+    if (
+      events !== undefined &&
+      (!Array.isArray(events) || !events.every((e): e is string => typeof e === 'string'))
+    ) {
+      throw new HttpError(
+        400,
+        'invalid',
+        '"events" must be an array of event types such as "quota.warning"',
+      )
+    }
+    const created = await this.#svc.webhooks.create(c.account.id, {
+      url,
+      ...(events ? { events } : {}),
+    })
+    sendApiJson(c.res, 201, webhookEndpointJson(created))
+  }
+
+  async #endpoint(c: Call) {
+    const e = await this.#svc.webhooks.get(c.account.id, c.params[0] ?? '')
+    if (!e) throw new HttpError(404, 'not_found', 'no such webhook endpoint in this account')
+    return e
+  }
+
+  async #getWebhook(c: Call): Promise<void> {
+    sendApiJson(c.res, 200, webhookEndpointJson(await this.#endpoint(c)))
+  }
+
+  async #deleteWebhook(c: Call): Promise<void> {
+    const e = await this.#endpoint(c)
+    await this.#svc.webhooks.delete(c.account.id, e.id)
+    sendApiJson(c.res, 204)
+  }
+
+  async #enableWebhook(c: Call): Promise<void> {
+    const e = await this.#endpoint(c)
+    await this.#svc.webhooks.enable(c.account.id, e.id)
+    await this.#getWebhook(c)
+  }
+
+  async #deliveries(c: Call): Promise<void> {
+    const e = await this.#endpoint(c)
+    const list = await this.#svc.webhooks.deliveries(c.account.id, e.id)
+    sendApiJson(c.res, 200, { deliveries: list.map(webhookDeliveryJson) })
+  }
+}
+
+function optionalString(body: Record<string, unknown>, key: string): string | undefined {
+  const value = body[key]
+  if (value === undefined || value === null) return undefined
+  if (typeof value !== 'string') throw new HttpError(400, 'invalid', `"${key}" must be a string`)
+  return value
+}

@@ -1,0 +1,36 @@
+/**
+ * The dashboard's and API's view of billing, over the billing module's `BillingService`:
+ * checkout links, cancelling, switching the billing cycle, and the account's subscription.
+ */
+import type { BillingService } from '../billing/billing-service.js'
+import type { SubscriptionView } from './billing-view.js'
+import type { BillingPort } from './web-services.js'
+
+/** `BillingPort` over the billing service. */
+export function billingPort(service: BillingService): BillingPort {
+  const checkoutOrigins =
+    service.config.provider === 'paddle' ? [new URL(service.config.apiUrl).origin, 'https:'] : []
+  return {
+    checkoutOrigins,
+    checkoutUrl: (account, plan, cycle, successUrl) =>
+      service.checkoutUrl(account, plan, cycle, successUrl),
+    cancel: async (accountId) => {
+      await service.cancel(accountId)
+    },
+    switchCycle: async (accountId, cycle) => {
+      await service.switchCycle(accountId, cycle)
+    },
+    subscription: async (accountId): Promise<SubscriptionView | null> => {
+      const status = await service.status(accountId)
+      const sub = status.subscription
+      if (!sub) return null
+      return {
+        plan: sub.plan,
+        cycle: sub.cycle,
+        state: status.state === 'none' ? 'free' : status.state,
+        periodEndsAt: sub.periodEndsAt,
+        cancelsAt: sub.cancelsAt,
+      }
+    },
+  }
+}

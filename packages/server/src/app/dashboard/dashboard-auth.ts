@@ -1,0 +1,143 @@
+/**
+ * Sign-up, sign-in and sign-out: the dashboard's forms before a session exists. They carry a
+ * pre-session CSRF token (a cookie and a form field that must match), check Origin, and are
+ * rate limited per client address; failed sign-ins also per account or device (sign-in-guard.ts).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { landingPage, signInPage, signUpPage } from './auth-pages.js'
+import { parseCookies } from '../../http/cookies.js'
+import { DEVICE_COOKIE, DEVICE_COOKIE_SECS } from './sign-in-guard.js'
+import type { DashboardKit } from './dashboard-kit.js'
+import { newFormToken } from './form-token.js'
+import { readForm } from '../../http/request-body.js'
+import { redirect } from '../../http/responses.js'
+import { checkCsrf, checkOrigin, FORM_COOKIE, sameSecret, SESSION_COOKIE } from '../session-auth.js'
+import { toHttpError } from '../store-error-status.js'
+import type { AccountView } from '../web-services.js'
+
+/** Seconds a session cookie lives (the server-side session expires on its own terms too). */
+const SESSION_COOKIE_SECS = 30 * 24 * 3600
+
+/** The pages and posts of signing up, in and out. */
+export class DashboardAuth {
+  readonly #kit: DashboardKit
+
+  constructor(kit: DashboardKit) {
+    this.#kit = kit
+  }
+
+  /** `/`: the landing page, or the dashboard for a signed-in browser. */
+  async landing(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (await this.#kit.browserCaller(req)) redirect(res, '/dashboard', { status: 302 })
+    else this.#kit.html(res, 200, landingPage())
+  }
+
+  /** GET `/signup` or `/signin`. */
+  async form(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+    if (await this.#kit.browserCaller(req)) {
+      redirect(res, '/dashboard', { status: 302 })
+      return
+    }
+    const token = newFormToken()
+    const body = path === '/signup' ? signUpPage(token, this.#kit.opts.zone) : signInPage(token)
+    this.#kit.html(res, 200, body, [this.#kit.cookie(FORM_COOKIE, token)])
+  }
+
+  /** POST `/signup`. */
+  async signUp(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const form = await readForm(req)
+    const values = { email: form.get('email') ?? '', slug: (form.get('slug') ?? '').trim() }
+    const token = newFormToken()
+    const again = (status: number, message: string) =>
+      this.#kit.html(
+        res,
+        status,
+        signUpPage(token, this.#kit.opts.zone, values, [{ kind: 'error', text: message }]),
+        [this.#kit.cookie(FORM_COOKIE, token)],
+      )
+    const refused = this.#refusal(req, form)
+    if (refused) return again(refused.startsWith('Too many') ? 429 : 403, refused)
+    let account: AccountView
+    try {
+      account = await this.#kit.svc.accounts.create({
+        email: values.email,
+        slug: values.slug,
+        password: form.get('password') ?? '',
+      })
+    } catch (err) {
+      const e = toHttpError(err)
+      return again(e.status, e.message)
+    }
+    await this.#startSession(res, account.id, '/dashboard')
+  }
+
+  /** POST `/signin`. */
+  async signIn(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const form = await readForm(req)
+    const values = { email: form.get('email') ?? '' }
+    const token = newFormToken()
+    const again = (status: number, message: string) =>
+      this.#kit.html(res, status, signInPage(token, values, [{ kind: 'error', text: message }]), [
+        this.#kit.cookie(FORM_COOKIE, token),
+      ])
+    const refused = this.#refusal(req, form)
+    if (refused) return again(refused.startsWith('Too many') ? 429 : 403, refused)
+    const guard = this.#kit.opts.signInGuard
+    const device = parseCookies(req.headers.cookie).get(DEVICE_COOKIE)
+    const check = guard.check(values.email, device)
+    if (!check.ok) return again(429, check.message)
+    const accounts = this.#kit.svc.accounts
+    const account = await accounts.verifyLogin(values.email, form.get('password') ?? '')
+    if (!account) {
+      guard.failed(values.email, check.device)
+      return again(401, 'Wrong email or password.')
+    }
+    const trusted = this.#kit.cookie(
+      DEVICE_COOKIE,
+      guard.deviceCookie(values.email, check.device),
+      DEVICE_COOKIE_SECS,
+    )
+    await this.#startSession(res, account.id, '/dashboard', [trusted])
+  }
+
+  /** POST `/signout`. */
+  async signOut(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const caller = await this.#kit.browserCaller(req)
+    if (caller) {
+      const form = await readForm(req)
+      checkCsrf(req, caller, form.get('_csrf'))
+      await this.#kit.svc.sessions.delete(caller.sessionToken)
+    }
+    redirect(res, '/signin', { cookies: [this.#kit.cookie(SESSION_COOKIE, '', 0)] })
+  }
+
+  /**
+   * Why a sign-up or sign-in post is refused before its fields are looked at (a foreign Origin
+   * throws; an expired form or the rate limit is a message), or null.
+   */
+  #refusal(req: IncomingMessage, form: URLSearchParams): string | null {
+    checkOrigin(req)
+    const cookie = parseCookies(req.headers.cookie).get(FORM_COOKIE)
+    const field = form.get('_csrf')
+    if (!cookie || !field || !sameSecret(cookie, field)) {
+      return 'The form expired; please try again.'
+    }
+    return this.#kit.opts.signInGuard.attempt(this.#kit.opts.addresses.rateKey(req))
+  }
+
+  async #startSession(
+    res: ServerResponse,
+    accountId: string,
+    to: string,
+    cookies: readonly string[] = [],
+  ): Promise<void> {
+    const session = await this.#kit.svc.sessions.create(accountId)
+    redirect(res, to, {
+      cookies: [
+        this.#kit.cookie(SESSION_COOKIE, session.token, SESSION_COOKIE_SECS),
+        this.#kit.cookie(FORM_COOKIE, '', 0),
+        ...cookies,
+      ],
+    })
+  }
+}

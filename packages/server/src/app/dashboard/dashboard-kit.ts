@@ -1,0 +1,123 @@
+/**
+ * What every dashboard page shares: the options, the signed-in request's context, and the
+ * helpers that send pages, set cookies, read CSRF-checked forms and show the fixed notices.
+ * The route files (dashboard-*-routes.ts) build their handlers on it; dashboard.ts routes.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { ClientAddresses } from '../../http/client-addresses.js'
+import type { SignInGuard } from './sign-in-guard.js'
+import { serializeCookie } from '../../http/cookies.js'
+import type { html } from '../../http/html.js'
+import type { Notice, Viewer } from './layout.js'
+import { readForm } from '../../http/request-body.js'
+import { sendHtml } from '../../http/responses.js'
+import { checkCsrf, identify, type Caller } from '../session-auth.js'
+import type { AccountView, WebServices } from '../web-services.js'
+
+/** Options of `new Dashboard`. */
+export interface DashboardOptions {
+  readonly services: WebServices
+  /** The tunnel zone, shown in URL examples. */
+  readonly zone: string
+  /** Whether the service host is reached over https (Secure cookies, HSTS). */
+  readonly https: boolean
+  /** Limits sign-in and sign-up attempts per client address, account and device. */
+  readonly signInGuard: SignInGuard
+  /** Who sent a request, behind the trusted proxies. */
+  readonly addresses: ClientAddresses
+  readonly now?: () => Date
+}
+
+/** A caller signed in with a browser session. */
+export type SessionCaller = Caller & { via: 'session' }
+
+/** A request to a signed-in page, with what the router found out about it. */
+export interface DashboardRequest {
+  readonly req: IncomingMessage
+  readonly res: ServerResponse
+  readonly caller: SessionCaller
+  readonly account: AccountView
+  readonly viewer: Viewer
+  /** The route pattern's captures, e.g. a tunnel id. */
+  readonly params: readonly string[]
+  readonly query: URLSearchParams
+}
+
+/** One signed-in page or form action. */
+export interface DashboardRoute {
+  readonly method: 'GET' | 'POST'
+  readonly pattern: RegExp
+  readonly handler: (c: DashboardRequest) => Promise<void>
+}
+
+/** Fixed notices shown after a redirect (`?notice=`), so no user text travels in URLs. */
+const NOTICES: Readonly<Record<string, Notice>> = {
+  renamed: { kind: 'info', text: 'Tunnel renamed.' },
+  deleted: { kind: 'info', text: 'Tunnel deleted; its client was disconnected.' },
+  serving: { kind: 'info', text: 'Saved: the chosen tunnels serve, the others are stopped.' },
+  cancelled: {
+    kind: 'info',
+    text: 'Subscription cancelled. Paid limits stay until the end of the period.',
+  },
+  cycle: { kind: 'info', text: 'Billing cycle changed.' },
+  checkout: {
+    kind: 'info',
+    text: 'Payment received. Your new plan applies as soon as the payment provider confirms it (usually within seconds).',
+  },
+  revoked: { kind: 'info', text: 'Token revoked.' },
+  endpoint_deleted: { kind: 'info', text: 'Endpoint deleted.' },
+  endpoint_enabled: { kind: 'info', text: 'Endpoint enabled again.' },
+}
+
+/** The dashboard's shared helpers. */
+export class DashboardKit {
+  readonly opts: DashboardOptions
+  readonly svc: WebServices
+  readonly now: () => Date
+
+  constructor(opts: DashboardOptions) {
+    this.opts = opts
+    this.svc = opts.services
+    this.now = opts.now ?? (() => new Date())
+  }
+
+  /** Send an HTML page with the dashboard's security headers. */
+  html(res: ServerResponse, status: number, body: ReturnType<typeof html>, cookies?: string[]) {
+    sendHtml(res, status, body, {
+      https: this.opts.https,
+      formActionOrigins: this.svc.billing.checkoutOrigins,
+      ...(cookies ? { cookies } : {}),
+    })
+  }
+
+  /** A Set-Cookie value, Secure over https. */
+  cookie(name: string, value: string, maxAgeSecs?: number): string {
+    return serializeCookie(name, value, {
+      secure: this.opts.https,
+      ...(maxAgeSecs !== undefined ? { maxAgeSecs } : {}),
+    })
+  }
+
+  /** A state-changing form post: its fields, after the CSRF check. */
+  async form(c: DashboardRequest): Promise<URLSearchParams> {
+    const form = await readForm(c.req)
+    checkCsrf(c.req, c.caller, form.get('_csrf'))
+    return form
+  }
+
+  /** The fixed notice a redirect asked for (`?notice=`), if any. */
+  notices(c: DashboardRequest): Notice[] {
+    const key = c.query.get('notice')
+    const notice = key ? NOTICES[key] : undefined
+    return notice ? [notice] : []
+  }
+
+  /** The caller when the request carries a valid browser session, else null. */
+  async browserCaller(req: IncomingMessage): Promise<SessionCaller | null> {
+    const caller = await identify(req, {
+      findSession: (t) => this.svc.sessions.find(t),
+      authenticateToken: () => Promise.resolve(undefined),
+    }).catch(() => null)
+    return caller?.via === 'session' ? caller : null
+  }
+}

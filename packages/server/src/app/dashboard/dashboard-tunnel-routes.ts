@@ -1,0 +1,118 @@
+/**
+ * The dashboard's tunnel pages: the list, creating a tunnel (its key shown once), choosing which
+ * tunnels serve after a downgrade, and one tunnel's page with rename, key rotation and delete.
+ */
+import { tunnelView, tunnelViews } from '../account-views.js'
+import type { DashboardKit, DashboardRequest, DashboardRoute } from './dashboard-kit.js'
+import { html } from '../../http/html.js'
+import { HttpError } from '../../http/http-error.js'
+import { redirect } from '../../http/responses.js'
+import { toHttpError } from '../store-error-status.js'
+import { keyOncePage, tunnelPage, tunnelsPage } from './tunnels-page.js'
+
+/** The tunnel routes under `/dashboard`. */
+export function tunnelRoutes(kit: DashboardKit): DashboardRoute[] {
+  const { svc } = kit
+
+  /** The tunnel named by the route, in the caller's account, or a 404. */
+  const found = async (c: DashboardRequest) => {
+    const t = await svc.tunnels.get(c.account.id, c.params[0] ?? '')
+    if (!t) throw new HttpError(404, 'not_found', 'No such tunnel in your account.')
+    return t
+  }
+
+  const list = async (c: DashboardRequest) => {
+    const tunnels = await tunnelViews(svc, c.account)
+    kit.html(
+      c.res,
+      200,
+      tunnelsPage({ viewer: c.viewer, plan: c.account.plan, tunnels, notices: kit.notices(c) }),
+    )
+  }
+
+  const create = async (c: DashboardRequest) => {
+    const form = await kit.form(c)
+    const name = (form.get('name') ?? '').trim()
+    const subdomain = (form.get('subdomain') ?? '').trim().toLowerCase()
+    try {
+      const created = await svc.tunnels.create(c.account.id, {
+        ...(name ? { name } : {}),
+        ...(subdomain ? { subdomain } : {}),
+      })
+      kit.html(
+        c.res,
+        201,
+        keyOncePage(c.viewer, tunnelView(svc, c.account, created.tunnel), created.key, false),
+      )
+    } catch (err) {
+      const e = toHttpError(err)
+      const tunnels = await tunnelViews(svc, c.account)
+      const text =
+        e.status === 402
+          ? html`${e.message} <a href="/dashboard/billing">Upgrade your plan</a>`
+          : e.message
+      kit.html(
+        c.res,
+        e.status,
+        tunnelsPage({
+          viewer: c.viewer,
+          plan: c.account.plan,
+          tunnels,
+          notices: [{ kind: 'error', text }],
+          form: { name, subdomain },
+        }),
+      )
+    }
+  }
+
+  const chooseServing = async (c: DashboardRequest) => {
+    const form = await kit.form(c)
+    await svc.tunnels.chooseServing(c.account.id, form.getAll('serving'))
+    svc.live.evictAccount(c.account.id)
+    redirect(c.res, '/dashboard?notice=serving')
+  }
+
+  const show = async (c: DashboardRequest) => {
+    const t = await found(c)
+    kit.html(c.res, 200, tunnelPage(c.viewer, tunnelView(svc, c.account, t), kit.notices(c)))
+  }
+
+  const rename = async (c: DashboardRequest) => {
+    const form = await kit.form(c)
+    const t = await found(c)
+    const name = (form.get('name') ?? '').trim()
+    await svc.tunnels.rename(c.account.id, t.id, name === '' ? null : name)
+    redirect(c.res, `/dashboard/tunnels/${t.id}?notice=renamed`)
+  }
+
+  const rotate = async (c: DashboardRequest) => {
+    await kit.form(c)
+    const t = await found(c)
+    const rotated = await svc.tunnels.rotateKey(c.account.id, t.id)
+    svc.live.disconnect(t.id, 'the tunnel key was rotated')
+    kit.html(
+      c.res,
+      200,
+      keyOncePage(c.viewer, tunnelView(svc, c.account, rotated.tunnel), rotated.key, true),
+    )
+  }
+
+  const remove = async (c: DashboardRequest) => {
+    await kit.form(c)
+    const t = await found(c)
+    await svc.tunnels.delete(c.account.id, t.id)
+    svc.live.disconnect(t.id, 'the tunnel was deleted')
+    svc.live.evictAccount(c.account.id)
+    redirect(c.res, '/dashboard?notice=deleted')
+  }
+
+  return [
+    { method: 'GET', pattern: /^\/dashboard$/, handler: list },
+    { method: 'POST', pattern: /^\/dashboard\/tunnels$/, handler: create },
+    { method: 'POST', pattern: /^\/dashboard\/tunnels\/serving$/, handler: chooseServing },
+    { method: 'GET', pattern: /^\/dashboard\/tunnels\/([\w-]+)$/, handler: show },
+    { method: 'POST', pattern: /^\/dashboard\/tunnels\/([\w-]+)\/rename$/, handler: rename },
+    { method: 'POST', pattern: /^\/dashboard\/tunnels\/([\w-]+)\/rotate-key$/, handler: rotate },
+    { method: 'POST', pattern: /^\/dashboard\/tunnels\/([\w-]+)\/delete$/, handler: remove },
+  ]
+}

@@ -1,0 +1,125 @@
+/**
+ * The dashboard: sign-up, sign-in and sign-out (dashboard-auth.ts), the public pricing page, and
+ * the signed-in pages under `/dashboard` (tunnels, billing, API tokens, webhooks; the route
+ * files). Server-rendered HTML forms, each protected by the session's CSRF token; every read and
+ * change is scoped to the signed-in account. This file routes and renders errors.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { billingRoutes, tokenRoutes, webhookRoutes } from './dashboard-account-routes.js'
+import { DashboardAuth } from './dashboard-auth.js'
+import {
+  DashboardKit,
+  type DashboardOptions,
+  type DashboardRoute,
+  type SessionCaller,
+} from './dashboard-kit.js'
+import { tunnelRoutes } from './dashboard-tunnel-routes.js'
+import { html } from '../../http/html.js'
+import { HttpError } from '../../http/http-error.js'
+import { page, type Viewer } from './layout.js'
+import { pricingPage } from './pricing-page.js'
+import { redirect } from '../../http/responses.js'
+import { toHttpError } from '../store-error-status.js'
+import type { AccountView } from '../web-services.js'
+
+export type { DashboardOptions } from './dashboard-kit.js'
+
+/** Serves the dashboard and its public pages. */
+export class Dashboard {
+  readonly #kit: DashboardKit
+  readonly #auth: DashboardAuth
+  readonly #routes: readonly DashboardRoute[]
+
+  constructor(opts: DashboardOptions) {
+    this.#kit = new DashboardKit(opts)
+    this.#auth = new DashboardAuth(this.#kit)
+    this.#routes = [
+      ...tunnelRoutes(this.#kit),
+      ...billingRoutes(this.#kit),
+      ...tokenRoutes(this.#kit),
+      ...webhookRoutes(this.#kit),
+    ]
+  }
+
+  /** Handle `path` if it is a dashboard or public page; false when it is not one of ours. */
+  async handle(
+    req: IncomingMessage,
+    res: ServerResponse,
+    path: string,
+    query: URLSearchParams,
+  ): Promise<boolean> {
+    const method = req.method ?? 'GET'
+    try {
+      if (path === '/pricing' && method === 'GET') {
+        const caller = await this.#kit.browserCaller(req)
+        const viewer = caller ? await this.#viewer(caller) : null
+        this.#kit.html(res, 200, pricingPage(viewer?.viewer ?? null))
+        return true
+      }
+      if (path === '/signup' || path === '/signin') {
+        if (method === 'GET') await this.#auth.form(req, res, path)
+        else if (method === 'POST')
+          await (path === '/signup' ? this.#auth.signUp(req, res) : this.#auth.signIn(req, res))
+        else throw new HttpError(405, 'method_not_allowed', `${path} accepts GET and POST`)
+        return true
+      }
+      if (path === '/signout' && method === 'POST') {
+        await this.#auth.signOut(req, res)
+        return true
+      }
+      if (path === '/' && method === 'GET' && accepts(req, 'text/html')) {
+        await this.#auth.landing(req, res)
+        return true
+      }
+      if (path !== '/dashboard' && !path.startsWith('/dashboard/')) return false
+      const route = this.#routes.find((r) => r.method === method && r.pattern.test(path))
+      if (!route) throw new HttpError(404, 'not_found', `nothing is served at ${path}`)
+      const caller = await this.#kit.browserCaller(req)
+      if (!caller) {
+        redirect(res, '/signin', { status: method === 'GET' ? 302 : 303 })
+        return true
+      }
+      const found = await this.#viewer(caller)
+      if (!found) {
+        redirect(res, '/signin', { status: 303 })
+        return true
+      }
+      const params = (route.pattern.exec(path) ?? []).slice(1)
+      await route.handler({
+        req,
+        res,
+        caller,
+        account: found.account,
+        viewer: found.viewer,
+        params,
+        query,
+      })
+      return true
+    } catch (err) {
+      const e = toHttpError(err)
+      this.#kit.html(
+        res,
+        e.status,
+        page(
+          { title: 'Error', notices: [{ kind: 'error', text: e.message }] },
+          html`<p><a href="/dashboard">Back to the dashboard</a></p>`,
+        ),
+      )
+      return true
+    }
+  }
+
+  /** The signed-in account and what the page header shows of it, or null when it is gone. */
+  async #viewer(caller: SessionCaller): Promise<{ account: AccountView; viewer: Viewer } | null> {
+    const account = await this.#kit.svc.accounts.get(caller.accountId)
+    if (!account) return null
+    return {
+      account,
+      viewer: { email: account.email, slug: account.slug, csrfToken: caller.csrfToken },
+    }
+  }
+}
+
+function accepts(req: IncomingMessage, type: string): boolean {
+  return (req.headers.accept ?? '').includes(type)
+}

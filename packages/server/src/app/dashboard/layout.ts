@@ -1,0 +1,67 @@
+/**
+ * The frame every dashboard and public page shares: head, top navigation (which depends on
+ * whether someone is signed in) and notices. Pages pass their body as `SafeHtml`.
+ */
+import { html, type SafeHtml } from '../../http/html.js'
+
+/** Who is looking at the page, for the navigation. */
+export interface Viewer {
+  readonly email: string
+  readonly slug: string
+  /** The session's CSRF token, for the sign-out form. */
+  readonly csrfToken: string
+}
+
+/** A notice shown above the page body. */
+export interface Notice {
+  readonly kind: 'error' | 'info' | 'warn'
+  readonly text: string | SafeHtml
+}
+
+/** Options of `page`. */
+export interface PageOptions {
+  readonly title: string
+  readonly viewer?: Viewer | null
+  readonly notices?: readonly Notice[]
+}
+
+/** A whole HTML document. */
+export function page(opts: PageOptions, body: SafeHtml): SafeHtml {
+  const viewer = opts.viewer ?? null
+  const nav = viewer
+    ? html`<a href="/dashboard">Tunnels</a><a href="/dashboard/billing">Billing</a
+        ><a href="/dashboard/tokens">API tokens</a><a href="/dashboard/webhooks">Webhooks</a
+        ><a href="/pricing">Pricing</a>
+        <form method="post" action="/signout">
+          <input type="hidden" name="_csrf" value="${viewer.csrfToken}" />
+          <span class="muted">${viewer.email}</span> <button type="submit">Sign out</button>
+        </form>`
+    : html`<a href="/pricing">Pricing</a><a href="/signin">Sign in</a><a href="/signup">Sign up</a>`
+  const notices = (opts.notices ?? []).map(
+    (n) =>
+      html`<div class="notice ${n.kind}" role="${n.kind === 'error' ? 'alert' : 'status'}">${n.text}</div>`,
+  )
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8" />
+<meta name="viewport" content="width=device-width, initial-scale=1" />
+<title>${opts.title} · Burrow</title>
+<link rel="stylesheet" href="/assets/app.css" />
+<script src="/assets/app.js" defer></script>
+</head>
+<body>
+<header class="top"><a class="brand" href="${viewer ? '/dashboard' : '/'}">Burrow</a>${nav}</header>
+<main>
+${notices}
+${body}
+</main>
+</body>
+</html>
+`
+}
+
+/** A hidden CSRF field for a form. */
+export function csrfField(token: string): SafeHtml {
+  return html`<input type="hidden" name="_csrf" value="${token}" />`
+}

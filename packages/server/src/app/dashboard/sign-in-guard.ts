@@ -1,0 +1,120 @@
+/**
+ * Limits on guessing passwords that do not lock the owner out. Every sign-in and sign-up spends
+ * from its client address's bucket. Failed sign-ins also spend from a bucket per account, but only
+ * when they come from a browser that has never signed in to that account: a successful sign-in
+ * leaves a device cookie (a random id and a MAC binding it to the email), and failures from a
+ * browser holding one spend from that device's own bucket instead. An attacker who guesses from
+ * many addresses stops the account's untrusted bucket; the owner, on a browser they signed in
+ * with before, is not refused (docs/decisions.md, "Sign-in throttling").
+ */
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
+import { RateLimiter } from '../../http/rate-limiter.js'
+
+/** Attempts (sign-in or sign-up) one client address may make per minute. */
+export const SIGN_IN_ATTEMPTS_PER_MINUTE = 10
+/** Failed sign-ins per 15 minutes for an account from browsers it never signed in with. */
+export const UNTRUSTED_FAILURES_PER_ACCOUNT = 10
+/** Failed sign-ins per 15 minutes from one browser that once signed in to the account. */
+export const FAILURES_PER_DEVICE = 10
+/** The device cookie's name; it lives a year. */
+export const DEVICE_COOKIE = 'burrow_device'
+export const DEVICE_COOKIE_SECS = 365 * 24 * 3600
+
+const WINDOW_MS = 15 * 60_000
+
+/** Go ahead (with the device the attempt comes from, if trusted), or refuse with a message. */
+export type SignInCheck =
+  | { readonly ok: true; readonly device: string | null }
+  | { readonly ok: false; readonly message: string }
+
+/** Options of `new SignInGuard`. */
+export interface SignInGuardOptions {
+  /** Key of the device cookies' MACs (kept in the database, so it survives restarts). */
+  readonly secret: string
+  readonly now?: () => number
+}
+
+/** Per-address, per-account and per-device limits on sign-in attempts. */
+export class SignInGuard {
+  readonly #secret: string
+  readonly #addresses: RateLimiter
+  readonly #accounts: RateLimiter
+  readonly #devices: RateLimiter
+
+  constructor(opts: SignInGuardOptions) {
+    const now = opts.now ?? Date.now
+    this.#secret = opts.secret
+    this.#addresses = new RateLimiter({ capacity: SIGN_IN_ATTEMPTS_PER_MINUTE, perMs: 60_000, now })
+    this.#accounts = new RateLimiter({
+      capacity: UNTRUSTED_FAILURES_PER_ACCOUNT,
+      perMs: WINDOW_MS,
+      now,
+    })
+    this.#devices = new RateLimiter({ capacity: FAILURES_PER_DEVICE, perMs: WINDOW_MS, now })
+  }
+
+  /** Spend one attempt of `address`; a message when it has none left. */
+  attempt(address: string): string | null {
+    const decision = this.#addresses.take(`ip:${address}`)
+    return decision.ok
+      ? null
+      : `Too many attempts; try again in ${decision.retryAfterSecs} seconds.`
+  }
+
+  /** May `email` be tried now, from a browser that sent `deviceCookie`? */
+  check(email: string, deviceCookie: string | undefined): SignInCheck {
+    const key = emailKey(email)
+    const device = this.#trustedDevice(key, deviceCookie)
+    if (device !== null) {
+      const d = this.#devices.peek(device)
+      if (d.ok) return { ok: true, device }
+      return {
+        ok: false,
+        message: `Too many failed sign-ins from this browser; try again in ${minutes(d.retryAfterSecs)}.`,
+      }
+    }
+    const a = this.#accounts.peek(key)
+    if (a.ok) return { ok: true, device: null }
+    return {
+      ok: false,
+      message:
+        `Too many failed sign-ins for this account; try again in ${minutes(a.retryAfterSecs)}, ` +
+        'or from a browser you have signed in with before.',
+    }
+  }
+
+  /** A password for `email` was wrong. */
+  failed(email: string, device: string | null): void {
+    if (device !== null) this.#devices.take(device)
+    else this.#accounts.take(emailKey(email))
+  }
+
+  /** The device cookie value to set after a successful sign-in to `email`. */
+  deviceCookie(email: string, device: string | null): string {
+    const id = device ?? randomBytes(16).toString('base64url')
+    return `${id}.${this.#mac(id, emailKey(email))}`
+  }
+
+  /** The device id of `cookie` when it was issued for `key`'s account, else null. */
+  #trustedDevice(key: string, cookie: string | undefined): string | null {
+    if (cookie === undefined) return null
+    const dot = cookie.indexOf('.')
+    if (dot <= 0 || cookie.length > 200) return null
+    const id = cookie.slice(0, dot)
+    const given = Buffer.from(cookie.slice(dot + 1))
+    const expected = Buffer.from(this.#mac(id, key))
+    return given.length === expected.length && timingSafeEqual(given, expected) ? id : null
+  }
+
+  #mac(id: string, key: string): string {
+    return createHmac('sha256', this.#secret).update(`${id}|${key}`).digest('base64url')
+  }
+}
+
+function emailKey(email: string): string {
+  return createHash('sha256').update(email.trim().toLowerCase()).digest('base64url')
+}
+
+function minutes(secs: number): string {
+  return secs < 90 ? `${secs} seconds` : `${Math.ceil(secs / 60)} minutes`
+}

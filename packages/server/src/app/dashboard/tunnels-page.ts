@@ -1,0 +1,160 @@
+/**
+ * The dashboard's home (`GET /dashboard`): the account's tunnels with their status and public
+ * URLs, the form that creates one, and, when the account has more tunnels than its plan allows,
+ * the choice of which keep serving.
+ */
+import { clientSnippet } from '@burrow/protocol'
+import { PLANS, type PlanId } from '../../plans.js'
+import { formatDateTime } from './format.js'
+import { html, type SafeHtml } from '../../http/html.js'
+import { csrfField, page, type Notice, type Viewer } from './layout.js'
+import type { TunnelView } from '../tunnel-view.js'
+
+/** What the tunnels page shows. */
+export interface TunnelsPageData {
+  readonly viewer: Viewer
+  readonly plan: PlanId
+  readonly tunnels: readonly TunnelView[]
+  readonly notices?: readonly Notice[]
+  /** What the create form had, when it is shown again after an error. */
+  readonly form?: { readonly name?: string; readonly subdomain?: string }
+}
+
+/** A tunnel's status badge. */
+export function statusBadge(t: TunnelView): SafeHtml {
+  if (!t.serving)
+    return html`<span class="badge stopped" data-status="stopped">stopped: over plan limit</span>`
+  return t.online
+    ? html`<span class="badge online" data-status="online">online</span>`
+    : html`<span class="badge offline" data-status="offline">offline</span>`
+}
+
+/** The tunnels page. */
+export function tunnelsPage(d: TunnelsPageData): SafeHtml {
+  const plan = PLANS[d.plan]
+  const stopped = d.tunnels.filter((t) => !t.serving).length
+  const rows = d.tunnels.map(
+    (t) => html`<tr data-tunnel="${t.id}">
+  <td><a href="/dashboard/tunnels/${t.id}">${t.name ?? t.subdomain}</a></td>
+  <td><code>${t.publicUrl}/mcp</code></td>
+  <td>${statusBadge(t)}</td>
+  <td class="muted">${t.lastSeenAt ? formatDateTime(t.lastSeenAt) : 'never'}</td>
+</tr>`,
+  )
+  const table =
+    d.tunnels.length === 0
+      ? html`<p class="card">No tunnels yet. Create one below, then run <code>burrow up</code> with its key.</p>`
+      : html`<table id="tunnels"><thead><tr><th>Name</th><th>Public URL</th><th>Status</th><th>Last seen</th></tr></thead>
+<tbody>${rows}</tbody></table>`
+  const choose =
+    stopped > 0
+      ? html`<section class="card" id="choose-serving">
+  <h2>Your ${plan.name} plan serves ${plan.tunnels} of your ${d.tunnels.length} tunnels</h2>
+  <p>${stopped} ${stopped === 1 ? 'tunnel is' : 'tunnels are'} stopped: agents calling them get a <code>plan_limit</code> error.
+  <a href="/dashboard/billing">Upgrade</a> to serve them all, or choose which stay.</p>
+  <form method="post" action="/dashboard/tunnels/serving">${csrfField(d.viewer.csrfToken)}
+    ${d.tunnels.map(
+      (t) =>
+        html`<label><input type="checkbox" name="serving" value="${t.id}"${t.serving ? html` checked` : ''} /> ${t.name ?? t.subdomain}</label>`,
+    )}
+    <p><button type="submit">Keep these serving</button></p>
+  </form>
+</section>`
+      : ''
+  return page(
+    { title: 'Tunnels', viewer: d.viewer, notices: d.notices ?? [] },
+    html`<h1>Tunnels</h1>
+<p class="muted">${d.tunnels.length} of ${plan.tunnels} tunnels on the ${plan.name} plan.</p>
+${choose}
+${table}
+<h2>Create a tunnel</h2>
+<form method="post" action="/dashboard/tunnels" class="card" id="create-tunnel">
+  ${csrfField(d.viewer.csrfToken)}
+  <label for="name">Name</label>
+  <input id="name" name="name" type="text" maxlength="100" placeholder="docs server" value="${d.form?.name ?? ''}" />
+  <label for="subdomain">Subdomain <span class="muted">(optional)</span></label>
+  <input id="subdomain" name="subdomain" type="text" maxlength="40" placeholder="docs" value="${d.form?.subdomain ?? ''}" />
+  <p class="muted">The public URL is <code>&lt;subdomain&gt;--${d.viewer.slug}</code> under the service's zone.</p>
+  <button type="submit">Create tunnel</button>
+</form>`,
+  )
+}
+
+/** The snippet for a tunnel as pretty JSON. */
+export function snippetJson(t: TunnelView): string {
+  return JSON.stringify(clientSnippet(t.publicUrl, t.name), null, 2)
+}
+
+/**
+ * The page that shows a new key, once: after a tunnel is created or its key rotated. The key is
+ * in `#tunnel-key`; the `burrow up` command and the client snippet come with it.
+ */
+export function keyOncePage(
+  viewer: Viewer,
+  t: TunnelView,
+  key: string,
+  rotated: boolean,
+): SafeHtml {
+  return page(
+    {
+      title: rotated ? 'New key' : 'Tunnel created',
+      viewer,
+      notices: [
+        {
+          kind: 'warn',
+          text: 'Copy the key now: it is shown only once. Burrow keeps only a hash of it.',
+        },
+      ],
+    },
+    html`<h1>${rotated ? 'New key for' : 'Tunnel created:'} ${t.name ?? t.subdomain}</h1>
+${rotated ? html`<p>The old key no longer works; a client still running with it was disconnected.</p>` : ''}
+<section class="card">
+  <h2>Tunnel key</h2>
+  <p><code class="key" id="tunnel-key">${key}</code> <button type="button" class="secondary" data-copy="tunnel-key">Copy</button></p>
+  <h2>Run it</h2>
+  <pre id="up-command">BURROW_API_KEY=${key} burrow up --upstream http://127.0.0.1:3000/mcp${t.name ? ` --name '${t.name.replace(/'/g, `'\\''`)}'` : ''}</pre>
+  <p class="muted">Or <code>--stdio "npx -y your-mcp-server"</code> for a stdio server.</p>
+  <h2>Public URL</h2>
+  <p><code id="public-url">${t.publicUrl}/mcp</code></p>
+  <h2>Client configuration</h2>
+  <pre id="snippet">${snippetJson(t)}</pre>
+</section>
+<p><a href="/dashboard/tunnels/${t.id}">Tunnel details</a> · <a href="/dashboard">All tunnels</a></p>`,
+  )
+}
+
+/** A tunnel's own page: status, URL, snippet, rename, rotate key, delete. */
+export function tunnelPage(
+  viewer: Viewer,
+  t: TunnelView,
+  notices: readonly Notice[] = [],
+): SafeHtml {
+  const csrf = csrfField(viewer.csrfToken)
+  return page(
+    { title: t.name ?? t.subdomain, viewer, notices },
+    html`<h1>${t.name ?? t.subdomain} ${statusBadge(t)}</h1>
+<section class="card">
+  <p>Public URL: <code id="public-url">${t.publicUrl}/mcp</code> <button type="button" class="secondary" data-copy="public-url">Copy</button></p>
+  <p class="muted">Created ${formatDateTime(t.createdAt)} · last seen ${t.lastSeenAt ? formatDateTime(t.lastSeenAt) : 'never'}</p>
+  <h2>Client configuration</h2>
+  <pre id="snippet">${snippetJson(t)}</pre>
+</section>
+<h2>Rename</h2>
+<form method="post" action="/dashboard/tunnels/${t.id}/rename" class="card">${csrf}
+  <label for="name">Name</label>
+  <input id="name" name="name" type="text" maxlength="100" value="${t.name ?? ''}" />
+  <p class="muted">The public URL does not change.</p>
+  <button type="submit">Rename</button>
+</form>
+<h2>Key</h2>
+<form method="post" action="/dashboard/tunnels/${t.id}/rotate-key" class="card" data-confirm="Rotate the key? The running client will be disconnected.">${csrf}
+  <p>Rotating makes a new key and stops the old one at once; a client running with the old key is disconnected and reports "authentication failed".</p>
+  <button type="submit" class="secondary">Rotate key</button>
+</form>
+<h2>Delete</h2>
+<form method="post" action="/dashboard/tunnels/${t.id}/delete" class="card" data-confirm="Delete this tunnel? Its URL stops working.">${csrf}
+  <p>Deleting frees the URL and disconnects its client.</p>
+  <button type="submit" class="danger">Delete tunnel</button>
+</form>`,
+  )
+}

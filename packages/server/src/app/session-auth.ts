@@ -1,0 +1,102 @@
+/**
+ * Who is calling the service host, and whether a state-changing request may proceed. Browsers
+ * carry a session cookie and must echo the session's CSRF token (form field `_csrf` or header
+ * `x-csrf-token`) and, when they send an Origin, it must be ours. API clients send
+ * `Authorization: Bearer btk_…` and need no CSRF token (a browser never attaches it by itself).
+ */
+import { timingSafeEqual } from 'node:crypto'
+import type { IncomingMessage } from 'node:http'
+import { parseCookies } from '../http/cookies.js'
+import { HttpError } from '../http/http-error.js'
+
+/** The session cookie's name. */
+export const SESSION_COOKIE = 'burrow_session'
+/** The cookie holding the pre-session CSRF token of the sign-up and sign-in forms. */
+export const FORM_COOKIE = 'burrow_form'
+
+/** What identifying a caller needs from the stores. */
+export interface AuthLookups {
+  findSession(token: string): Promise<{ accountId: string; csrfToken: string } | undefined>
+  authenticateToken(secret: string): Promise<{ accountId: string; tokenId: string } | undefined>
+}
+
+/** An identified caller. */
+export type Caller =
+  | {
+      readonly via: 'session'
+      readonly accountId: string
+      readonly csrfToken: string
+      readonly sessionToken: string
+    }
+  | { readonly via: 'token'; readonly accountId: string; readonly tokenId: string }
+
+/**
+ * The caller of `req`, or null when it carries no valid credentials. A bearer token that is
+ * present but wrong is an error (401), not an anonymous call.
+ */
+export async function identify(req: IncomingMessage, lookups: AuthLookups): Promise<Caller | null> {
+  const auth = req.headers.authorization
+  if (auth !== undefined) {
+    const match = /^Bearer\s+(\S+)$/i.exec(auth)
+    const found = match?.[1] ? await lookups.authenticateToken(match[1]) : undefined
+    if (!found) {
+      throw new HttpError(
+        401,
+        'unauthorized',
+        'the API token is unknown or was revoked; create one in the dashboard under API tokens',
+      )
+    }
+    return { via: 'token', accountId: found.accountId, tokenId: found.tokenId }
+  }
+  const token = parseCookies(req.headers.cookie).get(SESSION_COOKIE)
+  if (!token) return null
+  const session = await lookups.findSession(token)
+  if (!session) return null
+  return {
+    via: 'session',
+    accountId: session.accountId,
+    csrfToken: session.csrfToken,
+    sessionToken: token,
+  }
+}
+
+/** True when two secrets are equal, compared in constant time. */
+export function sameSecret(a: string, b: string): boolean {
+  const x = Buffer.from(a)
+  const y = Buffer.from(b)
+  return x.length === y.length && timingSafeEqual(x, y)
+}
+
+/**
+ * Refuse a state-changing browser request that does not prove it came from our own pages: a
+ * foreign Origin, or a missing or wrong CSRF token. Token callers pass.
+ */
+export function checkCsrf(
+  req: IncomingMessage,
+  caller: Caller,
+  supplied: string | null | undefined,
+): void {
+  if (caller.via === 'token') return
+  checkOrigin(req)
+  if (!supplied || !sameSecret(supplied, caller.csrfToken)) {
+    throw new HttpError(
+      403,
+      'csrf_failed',
+      'the form expired or did not come from this site; reload the page and try again',
+    )
+  }
+}
+
+/** Refuse a request whose Origin header names another site. */
+export function checkOrigin(req: IncomingMessage): void {
+  const origin = req.headers.origin
+  if (origin === undefined || origin === 'null') return
+  let host: string
+  try {
+    host = new URL(origin).host
+  } catch {
+    throw new HttpError(403, 'csrf_failed', 'the request came from another site')
+  }
+  if (host !== req.headers.host)
+    throw new HttpError(403, 'csrf_failed', 'the request came from another site')
+}

@@ -1,0 +1,108 @@
+/**
+ * What the dashboard and the JSON API need from the rest of burrowd, as one narrow interface:
+ * accounts and sign-in, sessions, API tokens, tunnels, live tunnel state, billing, meters and
+ * webhook endpoints. `wire-services.ts` builds it from the store, the registry and the billing
+ * and webhook modules; every tunnel, token and endpoint call is scoped to an account.
+ */
+import type { BillingCycle, PlanId } from '../plans.js'
+import type { MetersView, SubscriptionView } from './billing-view.js'
+import type { TokenView } from './token-view.js'
+import type { TunnelView } from './tunnel-view.js'
+import type { WebhookDeliveryView, WebhookEndpointView } from './webhook-endpoint-view.js'
+
+/** An account as the web side sees it; `plan` is the plan in force now. */
+export interface AccountView {
+  readonly id: string
+  readonly email: string
+  readonly slug: string
+  readonly plan: PlanId
+  readonly planExpiresAt: Date | null
+}
+
+/** A tunnel record before the live state is added. */
+export type TunnelRecord = Omit<TunnelView, 'online' | 'publicUrl'>
+
+/** Sign-up, sign-in and account reads. Errors are `StoreError`s with messages fit to show. */
+export interface AccountsPort {
+  create(input: { email: string; slug: string; password: string }): Promise<AccountView>
+  verifyLogin(email: string, password: string): Promise<AccountView | undefined>
+  get(id: string): Promise<AccountView | undefined>
+}
+
+/** Browser sessions. */
+export interface SessionsPort {
+  create(accountId: string): Promise<{ token: string; csrfToken: string; expiresAt: Date }>
+  find(token: string): Promise<{ accountId: string; csrfToken: string } | undefined>
+  delete(token: string): Promise<void>
+}
+
+/** API tokens. */
+export interface TokensPort {
+  create(accountId: string, name: string): Promise<{ token: TokenView; secret: string }>
+  list(accountId: string): Promise<TokenView[]>
+  revoke(accountId: string, id: string): Promise<boolean>
+  authenticate(secret: string): Promise<{ accountId: string; tokenId: string } | undefined>
+}
+
+/** Tunnels of one account (StoreError `plan_limit` beyond the plan, `not_found` for others'). */
+export interface TunnelsPort {
+  create(
+    accountId: string,
+    input: { name?: string; subdomain?: string },
+  ): Promise<{ tunnel: TunnelRecord; key: string }>
+  list(accountId: string): Promise<TunnelRecord[]>
+  get(accountId: string, id: string): Promise<TunnelRecord | undefined>
+  rename(accountId: string, id: string, name: string | null): Promise<void>
+  rotateKey(accountId: string, id: string): Promise<{ tunnel: TunnelRecord; key: string }>
+  delete(accountId: string, id: string): Promise<void>
+  chooseServing(accountId: string, ids: string[]): Promise<void>
+}
+
+/** What the running service knows about connected tunnels. */
+export interface LivePort {
+  isOnline(tunnelId: string): boolean
+  /** Drop the tunnel's client connection (its key was rotated or the tunnel deleted). */
+  disconnect(tunnelId: string, reason: string): void
+  /** Forget cached routing and plan data of an account's tunnels. */
+  evictAccount(accountId: string): void
+}
+
+/** The payment provider, through the billing module. */
+export interface BillingPort {
+  /** Origins the checkout may live on, for the CSP's form-action. */
+  readonly checkoutOrigins: readonly string[]
+  checkoutUrl(
+    account: { id: string; email: string },
+    plan: 'pro' | 'scale',
+    cycle: BillingCycle,
+    successUrl: string,
+  ): Promise<string>
+  cancel(accountId: string): Promise<void>
+  switchCycle(accountId: string, cycle: BillingCycle): Promise<void>
+  subscription(accountId: string): Promise<SubscriptionView | null>
+}
+
+/** Webhook endpoints of one account. */
+export interface WebhooksPort {
+  create(accountId: string, input: { url: string; events?: string[] }): Promise<WebhookEndpointView>
+  list(accountId: string): Promise<WebhookEndpointView[]>
+  get(accountId: string, id: string): Promise<WebhookEndpointView | undefined>
+  delete(accountId: string, id: string): Promise<boolean>
+  enable(accountId: string, id: string): Promise<boolean>
+  deliveries(accountId: string, id: string): Promise<WebhookDeliveryView[]>
+}
+
+/** Everything the web side needs. */
+export interface WebServices {
+  readonly accounts: AccountsPort
+  readonly sessions: SessionsPort
+  readonly tokens: TokensPort
+  readonly tunnels: TunnelsPort
+  readonly live: LivePort
+  readonly billing: BillingPort
+  readonly webhooks: WebhooksPort
+  /** This month's meters of an account, from the last snapshot. */
+  meters(accountId: string, now: Date): Promise<MetersView>
+  /** A tunnel's public URL (without `/mcp`). */
+  publicUrl(subdomain: string, slug: string): string
+}

@@ -1,0 +1,56 @@
+/**
+ * The database migrations, kept in code (no files are read at run time, so the built package
+ * migrates wherever it is installed), one file each in this folder, numbered as named. Written
+ * with Kysely's schema builder and portable types only, so the same migrations serve SQLite and
+ * PostgreSQL. Append new migrations; never edit or rename one that has shipped.
+ */
+
+import { Migrator } from 'kysely'
+import type { Kysely, Migration, MigrationProvider } from 'kysely'
+import { accountsTunnelsMigration } from './001-accounts-tunnels.js'
+import { crashReportsMigration } from './002-crash-reports.js'
+import { usageCountersMigration } from './003-usage-counters.js'
+import { accountsWebMigration } from './004-accounts-web.js'
+import { billingMigration } from './005-billing.js'
+import { metersMigration } from './006-meters-history.js'
+import { webhooksMigration } from './007-webhooks.js'
+
+/** All migrations by name; names sort in the order they apply. */
+const MIGRATIONS: Readonly<Record<string, Migration>> = {
+  '001_accounts_tunnels': accountsTunnelsMigration,
+  '002_crash_reports': crashReportsMigration,
+  '003_usage_counters': usageCountersMigration,
+  '004_accounts_web': accountsWebMigration,
+  '005_billing': billingMigration,
+  '006_meters_history': metersMigration,
+  '007_webhooks': webhooksMigration,
+}
+
+const provider: MigrationProvider = {
+  getMigrations: async () => ({ ...MIGRATIONS }),
+}
+
+/**
+ * Apply every pending migration, in order, and return the names applied (empty when the database
+ * was already up to date). Safe to run from several nodes at once: Kysely takes a lock.
+ */
+export async function migrateToLatest<DB>(
+  db: Kysely<DB>,
+  options: { schema?: string } = {},
+): Promise<string[]> {
+  // Naming the schema keeps Kysely from mistaking another schema's migration tables for ours.
+  const migrator = new Migrator({
+    db,
+    provider,
+    ...(options.schema ? { migrationTableSchema: options.schema } : {}),
+  })
+  const { error, results = [] } = await migrator.migrateToLatest()
+  if (error !== undefined) {
+    const cause = error instanceof Error ? error : new Error(JSON.stringify(error))
+    const failed = results.find((r) => r.status === 'Error')
+    // Without a failed migration the error is not one of ours (e.g. no connection): pass it on.
+    if (failed === undefined) throw cause
+    throw new Error(`migration "${failed.migrationName}" failed: ${cause.message}`, { cause })
+  }
+  return results.filter((r) => r.status === 'Success').map((r) => r.migrationName)
+}

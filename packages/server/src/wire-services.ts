@@ -1,0 +1,261 @@
+/**
+ * The one place that builds what `burrowd serve` runs, in the order each part needs the others:
+ * the store, outbound webhooks and the quota services first; then, once the port is bound (public
+ * URLs on a localhost zone and the dev billing provider need it), the tunnel registry and lookup,
+ * the edge and the broker, billing, the services the dashboard and JSON API read, and the app.
+ * `serve.ts` owns the listener, the routing by Host and Upgrade, and the shutdown.
+ */
+import { randomBytes } from 'node:crypto'
+import { readFileSync } from 'node:fs'
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { Logger } from '@burrow/protocol'
+import { Api } from './app/api/api.js'
+import { App, type Mount } from './app/app.js'
+import { startBilling, type BillingRuntime } from './billing/billing-runtime.js'
+import { Broker } from './broker/broker.js'
+import { ResumeTokens } from './broker/resume-token.js'
+import { TunnelRegistry } from './broker/tunnel-registry.js'
+import type { ServerConfig } from './config.js'
+import { Edge } from './edge/edge.js'
+import { TunnelLookup } from './edge/tunnel-lookup.js'
+import { ClientAddresses } from './http/client-addresses.js'
+import { publicUrlFor } from './public-url.js'
+import { openQuotaServices } from './quota/open-quota-services.js'
+import { readMeters } from './quota/read-meters.js'
+import { openStore } from './store/open-store.js'
+import type { Store } from './store/store.js'
+import { billingPort } from './app/billing-port.js'
+import { Dashboard } from './app/dashboard/dashboard.js'
+import { SignInGuard } from './app/dashboard/sign-in-guard.js'
+import { storeWebServices } from './app/store-web-services.js'
+import { webhooksPort } from './app/webhooks-port.js'
+import type { WebhookEndpointStore } from './webhooks/webhook-endpoint-store.js'
+import { startWebhookService } from './webhooks/webhook-service.js'
+
+/** What `wireServices` needs from `serve`. */
+export interface WireOptions {
+  readonly config: ServerConfig
+  readonly log: Logger
+  /**
+   * Bind the listener and return the port bound. Called once the database is open and migrated
+   * and the quota services have started, so a database that cannot be opened never takes the port.
+   */
+  readonly listen: () => Promise<number>
+}
+
+/** Everything `serve` routes requests to and shuts down. */
+export interface Services {
+  /** The port the listener is bound to. */
+  readonly port: number
+  readonly registry: TunnelRegistry
+  readonly lookup: TunnelLookup
+  readonly edge: Edge
+  readonly broker: Broker
+  readonly app: App
+  /** Answer `req` when it is for the `burrowd usage set` endpoint; false when it is not. */
+  handleAdmin(req: IncomingMessage, res: ServerResponse): Promise<void> | false
+  /**
+   * Record every connected tunnel as seen now. From then on, links that close are not recorded
+   * one by one (at shutdown they all close at once).
+   */
+  recordSeen(): Promise<void>
+  /** Stop billing, webhooks and the quota services, then close the store. */
+  close(): Promise<void>
+}
+
+/** Open the store and build every service over it, binding the listener on the way. */
+export async function wireServices({ config, log, listen }: WireOptions): Promise<Services> {
+  const store = await openStore(config)
+  const secret = await store.setSettingIfAbsent(
+    'resume_secret',
+    randomBytes(32).toString('base64url'),
+  )
+  const version = packageVersion()
+  // Outbound webhooks: `webhooks.endpoints` serves the dashboard and API, and the quota code
+  // raises `quota.warning` through `webhooks.emitQuotaWarning` when a counter crosses 80%.
+  const webhooks = startWebhookService({
+    db: store.db,
+    allowPrivate: config.webhooksAllowPrivate,
+    log,
+    userAgent: `Burrow-Webhooks/${version}`,
+  })
+  let port = 0
+  const publicUrl = (subdomain: string, slug: string): string =>
+    publicUrlFor(config, subdomain, slug, port)
+  const quota = await openQuotaServices(config, store, log, {
+    onQuotaWarning: async (w) => {
+      const account = await store.getAccountById(w.accountId)
+      const tunnel = await store.getTunnel(w.accountId, w.tunnelId)
+      await webhooks.emitQuotaWarning({
+        ...w,
+        tunnelName: tunnel?.name ?? null,
+        publicUrl: tunnel && account ? publicUrl(tunnel.subdomain, account.slug) : null,
+        now: new Date(),
+      })
+    },
+  })
+  port = await listen()
+  await quota.advertise(port)
+
+  const addresses = new ClientAddresses(config.trustedProxies)
+  // Set by `recordSeen`: links closing then are recorded as seen at once, not one by one.
+  let stopping = false
+  const touch = (id: string): Promise<void> =>
+    store
+      .touchTunnel(id, new Date())
+      .catch((err: Error) => log.warn(`could not record tunnel ${id} as seen: ${err.message}`))
+  const registry = new TunnelRegistry({
+    tokens: new ResumeTokens(secret),
+    graceMs: config.resumeGraceSecs * 1000,
+    heartbeatMs: config.heartbeatSecs * 1000,
+    publicUrl: (t) => publicUrl(t.subdomain, t.accountSlug),
+    log,
+    touch: (id) => (stopping ? Promise.resolve() : touch(id)),
+  })
+  const lookup = new TunnelLookup(config.zone, (sub, slug) => store.findTunnelByHost(sub, slug))
+  const edge = new Edge({
+    lookup,
+    registry,
+    maxBodyBytes: config.maxBodyBytes,
+    queueWaitMs: config.queueWaitMs,
+    publicScheme: config.publicScheme,
+    addresses,
+    log,
+    ...quota.edge,
+  })
+  const broker = new Broker({
+    findTunnelByKey: (key) => store.findTunnelByKey(key),
+    registry,
+    addresses,
+    log,
+  })
+  const web = await wireWeb({
+    config,
+    store,
+    registry,
+    lookup,
+    endpoints: webhooks.endpoints,
+    port,
+    publicUrl,
+    addresses,
+    log,
+  })
+  const app = new App({
+    version,
+    connections: () => registry.connectionCount,
+    clientRelease: {
+      version: config.clientLatestVersion ?? version,
+      downloadUrl: config.clientDownloadUrl,
+    },
+    crashReports: store.crashReports,
+    addresses,
+    log,
+    web,
+  })
+
+  return {
+    port,
+    registry,
+    lookup,
+    edge,
+    broker,
+    app,
+    handleAdmin: (req, res) => quota.handleAdmin(req, res),
+    async recordSeen() {
+      stopping = true
+      await Promise.all(registry.connectedTunnelIds().map(touch))
+    },
+    async close() {
+      web.billing.stop()
+      await webhooks.stop()
+      await quota.close()
+      await store.close()
+    },
+  }
+}
+
+/** What `wireWeb` builds on. */
+interface WebParts {
+  readonly config: ServerConfig
+  readonly store: Store
+  readonly registry: TunnelRegistry
+  readonly lookup: TunnelLookup
+  readonly endpoints: WebhookEndpointStore
+  readonly port: number
+  readonly publicUrl: (subdomain: string, slug: string) => string
+  readonly addresses: ClientAddresses
+  readonly log: Logger
+}
+
+/** The service host's web side: billing, the dashboard and the JSON API, and billing's mount. */
+interface Web {
+  readonly dashboard: Dashboard
+  readonly api: Api
+  readonly mounts: readonly Mount[]
+  readonly billing: BillingRuntime
+}
+
+/**
+ * Start billing (with the dev provider's checkout when no Paddle keys are set) and build the
+ * dashboard and API over the store. Plan changes evict cached plans.
+ */
+async function wireWeb(parts: WebParts): Promise<Web> {
+  const { config, store, registry, lookup, log } = parts
+  const https = config.publicScheme === 'https'
+  const host =
+    config.listen.host === '0.0.0.0' || config.listen.host === '::'
+      ? '127.0.0.1'
+      : config.listen.host
+  const billing = await startBilling({
+    settings: config.billing,
+    store,
+    selfUrl: `http://${host.includes(':') ? `[${host}]` : host}:${parts.port}`,
+    onPlanChanged: () => lookup.invalidate(),
+    log,
+  })
+  const services = storeWebServices({
+    store,
+    live: {
+      isOnline: (id) => registry.isOnline(id),
+      disconnect: (id, reason) => {
+        registry.disconnect(id, reason)
+        lookup.invalidate()
+      },
+      evictAccount: () => lookup.invalidate(),
+    },
+    billing: billingPort(billing.service),
+    webhooks: webhooksPort(parts.endpoints),
+    meters: async (accountId, now) => {
+      const m = await readMeters(store.db, accountId, now)
+      return { ...m, tunnels: m.tunnels.map((t) => ({ ...t, name: t.tunnelId })) }
+    },
+    publicUrl: parts.publicUrl,
+  })
+  const dashboard = new Dashboard({
+    services,
+    zone: config.zone,
+    https,
+    signInGuard: new SignInGuard({
+      secret: await store.setSettingIfAbsent(
+        'device_cookie_secret',
+        randomBytes(32).toString('base64url'),
+      ),
+    }),
+    addresses: parts.addresses,
+  })
+  const api = new Api({ services, https })
+  const mounts: Mount[] = [
+    {
+      matches: (url: string) => billing.handles(url),
+      handle: (req: IncomingMessage, res: ServerResponse) => billing.handle(req, res),
+    },
+  ]
+  return { dashboard, api, mounts, billing }
+}
+
+/** burrowd's version, from its package.json. */
+function packageVersion(): string {
+  const file = new URL('../package.json', import.meta.url)
+  const { version } = JSON.parse(readFileSync(file, 'utf8')) as { version?: unknown }
+  return typeof version === 'string' ? version : 'unknown'
+}

@@ -1,0 +1,29 @@
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import {
+  formatBytes,
+  formatCount,
+  formatDate,
+  formatDateTime,
+  formatRetention,
+  formatUsd,
+} from '../../../src/app/dashboard/format.js'
+
+describe('format', () => {
+  it('writes sizes in decimal units as bandwidth is sold', () => {
+    assert.equal(formatBytes(5_000_000_000), '5 GB')
+    assert.equal(formatBytes(1_250_000), '1.3 MB')
+    assert.equal(formatBytes(512), '512 B')
+    assert.equal(formatBytes(100_000_000_000), '100 GB')
+  })
+
+  it('writes counts, prices, dates in UTC and retention', () => {
+    assert.equal(formatCount(1_000_000), '1,000,000')
+    assert.equal(formatUsd(12), '$12')
+    assert.equal(formatUsd(0), '$0')
+    assert.equal(formatDate(new Date('2026-12-01T00:00:00Z')), 'Dec 1, 2026')
+    assert.equal(formatDateTime(new Date('2026-12-01T05:07:00Z')), 'Dec 1, 2026, 05:07 UTC')
+    assert.equal(formatRetention(24), '24 hours')
+    assert.equal(formatRetention(720), '30 days')
+  })
+})
