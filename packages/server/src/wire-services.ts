@@ -20,6 +20,7 @@ import { Edge } from './edge/edge.js'
 import { TunnelLookup } from './edge/tunnel-lookup.js'
 import { ClientAddresses } from './http/client-addresses.js'
 import { publicUrlFor } from './public-url.js'
+import { openGovernance } from './governance/open-governance.js'
 import { openQuotaServices } from './quota/open-quota-services.js'
 import { readMeters } from './quota/read-meters.js'
 import { openStore } from './store/open-store.js'
@@ -98,6 +99,8 @@ export async function wireServices({ config, log, listen }: WireOptions): Promis
   await quota.advertise(port)
 
   const addresses = new ClientAddresses(config.trustedProxies)
+  /** This process among the nodes sharing the database (for cluster events). */
+  const nodeId = `node_${randomBytes(6).toString('hex')}`
   // Set by `recordSeen`: links closing then are recorded as seen at once, not one by one.
   let stopping = false
   const touch = (id: string): Promise<void> =>
@@ -113,6 +116,7 @@ export async function wireServices({ config, log, listen }: WireOptions): Promis
     touch: (id) => (stopping ? Promise.resolve() : touch(id)),
   })
   const lookup = new TunnelLookup(config.zone, (sub, slug) => store.findTunnelByHost(sub, slug))
+  const governance = openGovernance(config, store, quota.edge.history, log, nodeId)
   const edge = new Edge({
     lookup,
     registry,
@@ -122,6 +126,9 @@ export async function wireServices({ config, log, listen }: WireOptions): Promis
     addresses,
     log,
     ...quota.edge,
+    history: governance.history,
+    policies: governance.policies,
+    rateLimits: governance.rateLimits,
   })
   const broker = new Broker({
     findTunnelByKey: (key) => store.findTunnelByKey(key),
@@ -168,6 +175,7 @@ export async function wireServices({ config, log, listen }: WireOptions): Promis
     async close() {
       web.billing.stop()
       await webhooks.stop()
+      await governance.close()
       await quota.close()
       await store.close()
     },

@@ -11,6 +11,7 @@ export const POLICY_STATUS = {
   session_limit: 429,
   rate_limited: 429,
   tool_denied: 403,
+  tool_held: 403,
   plan_limit: 402,
   tunnel_offline: 503,
   tunnel_not_found: 404,

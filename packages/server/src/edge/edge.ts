@@ -34,6 +34,9 @@ import { readBody } from '../http/read-body.js'
 import { relayResponse } from './relay-response.js'
 import { sendRefusal } from '../http/send-refusal.js'
 import type { TunnelLookup } from './tunnel-lookup.js'
+import { answerShaper, governRequest } from './govern-request.js'
+import type { CallRateLimits } from '../governance/call-rate-limits.js'
+import type { Policies } from '../governance/policies.js'
 
 /** What the edge needs. */
 export interface EdgeOptions {
@@ -51,6 +54,10 @@ export interface EdgeOptions {
   readonly sessions?: EdgeSessions | null
   /** Where answered JSON-RPC requests are recorded; null or absent for none. */
   readonly history?: CallHistorySink | null
+  /** Tunnels' governance policies; null or absent to apply none. */
+  readonly policies?: Policies | null
+  /** Where the policies' rate-limit buckets live; null or absent for no rate limits. */
+  readonly rateLimits?: CallRateLimits | null
 }
 
 const METHODS = new Set(['POST', 'GET', 'DELETE'])
@@ -152,19 +159,22 @@ export class Edge {
     }
     const ids = refusalIds(rpc)
     const sessionId = singleHeader(req.headers['mcp-session-id'])
+    const governance = this.opts.policies ? await this.opts.policies.governance(tunnel.id) : null
     const record = new ExchangeRecord({
       tunnel,
       method: req.method,
       body: rpc,
+      bodyBytes: body?.length ?? 0,
       sessionId,
       history: this.history,
       sessions: this.sessions,
+      governance,
       arrivedAt,
       started,
     })
     res.once('close', () => record.closed())
     const refuse: Refuse = (code, message, reason, headers) => {
-      record.refused(POLICY_STATUS[code], code)
+      record.refused(POLICY_STATUS[code], code, reason)
       sendRefusal(res, code, message, reason, { id: ids, ...(headers ? { headers } : {}) })
     }
 
@@ -204,6 +214,12 @@ export class Edge {
     if (!(await this.opts.registry.route(tunnel.id, this.opts.queueWaitMs)) || res.destroyed) {
       return offline()
     }
+    // The policy before the quotas: a call the policy refuses is never counted.
+    if (governance !== null) {
+      const refused = await governRequest(governance, this.opts.rateLimits ?? null, rpc)
+      if (refused !== null)
+        return refuse(refused.code, refused.message, refused.reason, refused.headers)
+    }
     const admitted = await this.admit(tunnel, rpc, body?.length ?? 0, sessionId, record, refuse)
     if (!admitted) return
     // The link again: the client may have reconnected (or started draining) meanwhile.
@@ -219,7 +235,13 @@ export class Edge {
       stream.write(body)
       stream.end()
     }
-    relayResponse(stream, res, { ids, record, counted: admitted.counted, log: this.opts.log })
+    relayResponse(stream, res, {
+      ids,
+      record,
+      counted: admitted.counted,
+      log: this.opts.log,
+      shape: answerShaper(governance, rpc, record),
+    })
   }
 
   /**

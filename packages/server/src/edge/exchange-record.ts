@@ -1,17 +1,29 @@
 /**
  * What the edge notes about one public request while it is answered: the call-history records
- * of its JSON-RPC requests (status, refusal code, time to the response head), the session it
- * opens, refreshes or ends, and the bytes of its response for the bandwidth quota. Every part
- * is optional (quotas may be off, history unwired), and none of it can delay or fail the answer.
+ * of its JSON-RPC requests (status, refusal code, time to the response head, outcome, bytes, and
+ * unless the tunnel is in zero-knowledge mode the request and its answer, redacted and cut), the
+ * session it opens, refreshes or ends, and the bytes of its response for the bandwidth quota.
+ * Records are written once the exchange is over (its answer may stream). Every part is optional
+ * (quotas may be off, history unwired), and none of it can delay or fail the answer.
  */
-import type { HeaderPairs, JsonRpcBody, PolicyCode } from '@burrow/protocol'
+import {
+  idKey,
+  refusal,
+  type ClassifiedMessage,
+  type HeaderPairs,
+  type JsonRpcBody,
+  type PolicyCode,
+} from '@burrow/protocol'
+import type { TunnelGovernance } from '../governance/tunnel-governance.js'
 import type { CallHistorySink } from '../quota/call-history.js'
-import type { MeteredTunnel, ResponseMeter } from '../quota/quota-gate.js'
 import type { EdgeSessions } from '../quota/edge-sessions.js'
+import type { MeteredTunnel, ResponseMeter } from '../quota/quota-gate.js'
 import { requestsOf } from './body-facts.js'
 
 /** Method and tool names are stored in call history at most this long. */
 const MAX_NAME_LENGTH = 200
+/** Each stored body is cut at this many characters. */
+export const MAX_STORED_BODY_CHARS = 64 * 1024
 
 /** What an `ExchangeRecord` is about. */
 export interface ExchangeContext {
@@ -20,14 +32,24 @@ export interface ExchangeContext {
   readonly method: string
   /** The POST body's JSON-RPC messages, or null for GET and DELETE. */
   readonly body: JsonRpcBody | null
+  /** The POST body's size in bytes. */
+  readonly bodyBytes?: number
   /** The request's `Mcp-Session-Id`, if any. */
   readonly sessionId: string | undefined
   readonly history: CallHistorySink | null
   readonly sessions: EdgeSessions | null
+  /** The tunnel's governance: what to redact, and zero-knowledge mode. */
+  readonly governance?: TunnelGovernance | null
   /** Wall-clock arrival, for history. */
   readonly arrivedAt: Date
   /** `performance.now()` at arrival, for the duration. */
   readonly started: number
+}
+
+/** An answer to one request, as seen in the response. */
+interface Answer {
+  readonly value: Record<string, unknown>
+  readonly error: boolean
 }
 
 /** Accounting for one request; the edge calls it as the answer takes shape. */
@@ -37,6 +59,11 @@ export class ExchangeRecord {
   #reservation: string | null = null
   #meter: ResponseMeter | null = null
   #recorded = false
+  /** Status and time to the head, once answered. */
+  #head: { status: number; durationMs: number } | null = null
+  /** Answers to the body's requests, by id. */
+  #answers: Map<string, Answer> | null = null
+  #bytesOut = 0
 
   constructor(ctx: ExchangeContext) {
     this.#ctx = ctx
@@ -52,15 +79,15 @@ export class ExchangeRecord {
     this.#meter = meter
   }
 
-  /** The edge refused the request itself with `status` and `policy`. */
-  refused(status: number, policy: PolicyCode): void {
-    this.#record(status, policy)
+  /** The edge refused the request itself with `status`, `policy` and `reason`. */
+  refused(status: number, policy: PolicyCode, reason = ''): void {
+    this.#record(status, performance.now() - this.#ctx.started, policy, reason)
     this.#releasePlace()
   }
 
   /** The upstream's response head arrived. */
   answered(status: number, headers: HeaderPairs): void {
-    this.#record(status, null)
+    this.#head = { status, durationMs: performance.now() - this.#ctx.started }
     const { sessions, tunnel, sessionId, method } = this.#ctx
     if (sessions === null) return
     if (this.#reservation !== null) {
@@ -70,13 +97,25 @@ export class ExchangeRecord {
     if (sessionId !== undefined) sessions.answered(tunnel, method, sessionId, status)
   }
 
+  /** A JSON-RPC message of the answer (ResponseMessages' tap). */
+  answerMessage(m: ClassifiedMessage): void {
+    if (m.kind !== 'response' || m.id === null || this.#ctx.body === null) return
+    const result = m.value.result as { isError?: unknown } | undefined
+    this.#answers ??= new Map()
+    // Only answers to this body's requests are kept: at most one per request.
+    if (this.#answers.size >= this.#ctx.body.messages.length) return
+    this.#answers.set(idKey(m.id), { value: m.value, error: m.error || result?.isError === true })
+  }
+
   /** Response body bytes passed to the agent. */
   bytes(n: number): void {
+    this.#bytesOut += n
     this.#meter?.add(n)
   }
 
   /** The exchange is over (answered, failed or abandoned). */
   closed(): void {
+    if (this.#head !== null) this.#record(this.#head.status, this.#head.durationMs, null, '')
     this.#meter?.finish()
     this.#releasePlace()
   }
@@ -88,12 +127,21 @@ export class ExchangeRecord {
   }
 
   /** One history record per JSON-RPC request of the body (notifications are not calls), once. */
-  #record(status: number, policy: PolicyCode | null): void {
-    const { history, body, tunnel, arrivedAt, started } = this.#ctx
+  #record(status: number, durationMs: number, policy: PolicyCode | null, reason: string): void {
+    const { history, body, tunnel, arrivedAt, governance } = this.#ctx
     if (this.#recorded || history === null || body === null) return
     this.#recorded = true
-    const durationMs = performance.now() - started
-    for (const request of requestsOf(body)) {
+    const requests = requestsOf(body)
+    const single = !body.batch && requests.length === 1
+    const keep = governance ? !governance.policy.zeroKnowledge : true
+    for (const request of requests) {
+      const answer = this.#answers?.get(idKey(request.id))
+      const answerValue =
+        policy !== null
+          ? (refusal(policy, policy.replace(/_/g, ' '), reason, request.id)
+              .body as unknown as Record<string, unknown>)
+          : answer?.value
+      const stored = keep ? this.#stored(request.value, answerValue) : null
       history.record({
         tunnelId: tunnel.id,
         at: arrivedAt,
@@ -103,7 +151,38 @@ export class ExchangeRecord {
         status,
         policyCode: policy,
         durationMs,
+        sessionId: this.#ctx.sessionId?.slice(0, 200) ?? null,
+        rpcId: JSON.stringify(request.id).slice(0, 200),
+        outcome: policy !== null ? 'refused' : answer?.error ? 'error' : 'ok',
+        bytesIn: single ? (this.#ctx.bodyBytes ?? 0) : 0,
+        bytesOut: single ? this.#bytesOut : 0,
+        requestBody: stored?.request ?? null,
+        responseBody: stored?.response ?? null,
+        bodiesCut: stored?.cut ?? false,
       })
+    }
+  }
+
+  /** The request and answer as stored: redacted, then cut. */
+  #stored(
+    request: Record<string, unknown>,
+    answer: Record<string, unknown> | undefined,
+  ): { request: string; response: string | null; cut: boolean } {
+    const redactor = this.#ctx.governance?.redactor ?? null
+    const text = (value: unknown) => {
+      try {
+        return JSON.stringify(redactor ? redactor.redactValue(value) : value)
+      } catch {
+        return '"[not storable]"'
+      }
+    }
+    const req = text(request)
+    const res = answer === undefined ? null : text(answer)
+    const cut = req.length > MAX_STORED_BODY_CHARS || (res?.length ?? 0) > MAX_STORED_BODY_CHARS
+    return {
+      request: req.slice(0, MAX_STORED_BODY_CHARS),
+      response: res === null ? null : res.slice(0, MAX_STORED_BODY_CHARS),
+      cut,
     }
   }
 }

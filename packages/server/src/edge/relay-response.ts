@@ -9,6 +9,10 @@ import type { ServerResponse } from 'node:http'
 import {
   POLICY_STATUS,
   RESET_CODE,
+  responseKind,
+  type HeaderPairs,
+  type ResponseKind,
+  type ResponseMessages,
   type RefusedId,
   type Logger,
   type MuxStream,
@@ -26,6 +30,8 @@ export interface RelayContext {
   /** Settles when the request's count is durable (null when nothing is counted). */
   readonly counted: Promise<void> | null
   readonly log: Logger
+  /** Taps (and may rewrite) the answer's JSON-RPC messages, given how it carries them; or null. */
+  readonly shape?: ((kind: ResponseKind) => ResponseMessages | null) | null
 }
 
 /** Relay `stream`'s response to `res`. */
@@ -55,7 +61,7 @@ export function relayResponse(stream: MuxStream, res: ServerResponse, ctx: Relay
       stream.reset(RESET_CODE.cancel, 'the agent disconnected')
   })
   if (ctx.counted === null) {
-    deliver(stream, res, record, null)
+    deliver(stream, res, ctx, null)
     return
   }
   // Hold the head back until the count is stored; DATA waits in the stream meanwhile.
@@ -66,7 +72,7 @@ export function relayResponse(stream: MuxStream, res: ServerResponse, ctx: Relay
   ctx.counted.then(
     () => {
       if (res.destroyed || res.headersSent) return
-      deliver(stream, res, record, held)
+      deliver(stream, res, ctx, held)
     },
     (error: Error) => {
       ctx.log.error(`edge: a forwarded request could not be counted: ${error.message}`)
@@ -87,38 +93,100 @@ export function relayResponse(stream: MuxStream, res: ServerResponse, ctx: Relay
 
 /**
  * Write the response head, then the body as it streams, to the agent; `held` is a head that
- * arrived while the answer was held back (its body bytes wait in the stream).
+ * arrived while the answer was held back (its body bytes wait in the stream). With `shape`, the
+ * body's JSON-RPC messages are tapped and may be rewritten (ResponseMessages): SSE event by
+ * event; a JSON body being rewritten is held whole and sent with its new length.
  */
 function deliver(
   stream: MuxStream,
   res: ServerResponse,
-  record: ExchangeRecord,
+  ctx: RelayContext,
   held: [ResponseHead, Uint8Array | undefined, boolean] | null,
 ): void {
+  const { record } = ctx
+  let shaper: ResponseMessages | null = null
+  /** The head, while a rewritten JSON body is held back. */
+  let waiting: { status: number; headers: string[] } | null = null
+  const send = (chunks: readonly Uint8Array[]): boolean => {
+    let more = true
+    for (const chunk of chunks) {
+      record.bytes(chunk.length)
+      more = res.write(chunk) && more
+    }
+    return more
+  }
   stream.onResponse = (head, inline, fin) => {
     if (res.destroyed) return
     record.answered(head.status, head.headers)
-    if (inline) record.bytes(inline.length)
+    shaper = ctx.shape?.(responseKind(headerValue(head.headers, 'content-type'))) ?? null
     const headers = agentResponseHeaders(head.headers)
     if (fin) {
-      headers.push('content-length', String(inline?.length ?? 0))
+      const body = shaper ? concat([...shaper.push(inline ?? EMPTY), ...shaper.end()]) : inline
+      record.bytes(body?.length ?? 0)
+      headers.push('content-length', String(body?.length ?? 0))
       res.writeHead(head.status, headers)
-      res.end(inline)
+      res.end(body)
+      return
+    }
+    if (shaper?.holdsBody) {
+      waiting = { status: head.status, headers }
+      if (inline) shaper.push(inline)
       return
     }
     res.writeHead(head.status, headers)
     res.flushHeaders()
-    if (inline) res.write(inline)
+    if (inline) send(shaper ? shaper.push(inline) : [inline])
   }
   // The head first: reading delivers the body bytes that waited for it at once.
   if (held) stream.onResponse(...held)
   stream.read(
     (chunk) => {
       if (res.destroyed) return true
-      record.bytes(chunk.length)
-      return res.write(chunk)
+      if (!shaper) return send([chunk])
+      const out = shaper.push(chunk)
+      if (waiting !== null && shaper.overflowed) return overflowed(stream, res, ctx)
+      return send(out)
     },
-    () => res.end(),
+    () => {
+      if (res.destroyed) return
+      const rest = shaper?.end() ?? []
+      if (waiting !== null) {
+        const body = concat(rest)
+        record.bytes(body.length)
+        res.writeHead(waiting.status, [...waiting.headers, 'content-length', String(body.length)])
+        res.end(body)
+        return
+      }
+      send(rest)
+      res.end()
+    },
   )
   res.on('drain', () => stream.resumeReading())
+}
+
+/** A JSON answer to rewrite grew past the bound: it cannot be checked, so it is not sent. */
+function overflowed(stream: MuxStream, res: ServerResponse, ctx: RelayContext): boolean {
+  stream.onReset = null
+  stream.reset(RESET_CODE.cancel, 'the answer is too large for the tunnel policy to check')
+  ctx.record.refused(POLICY_STATUS.upstream_unreachable, 'upstream_unreachable')
+  sendRefusal(
+    res,
+    'upstream_unreachable',
+    'answer too large',
+    "the local server's answer is larger than the edge can check against the tunnel's policy " +
+      '(tool filtering or redaction); it was not forwarded',
+    { id: ctx.ids },
+  )
+  return true
+}
+
+const EMPTY = new Uint8Array(0)
+
+function concat(chunks: readonly Uint8Array[]): Uint8Array {
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)
+}
+
+function headerValue(headers: HeaderPairs, name: string): string | undefined {
+  for (const [n, v] of headers) if (n === name) return v
+  return undefined
 }

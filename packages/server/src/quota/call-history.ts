@@ -24,6 +24,19 @@ export interface CallRecord {
   readonly policyCode: string | null
   /** Milliseconds from arrival to the response head. */
   readonly durationMs: number
+  /** The MCP session (or agent) it came from, or null. */
+  readonly sessionId?: string | null
+  /** The JSON-RPC id as JSON text, or null. */
+  readonly rpcId?: string | null
+  /** `ok`, `error` (a JSON-RPC error or a tool result with isError) or `refused`. */
+  readonly outcome?: 'ok' | 'error' | 'refused'
+  readonly bytesIn?: number
+  readonly bytesOut?: number
+  /** What is stored of the request and the response: redacted JSON, cut; null for none. */
+  readonly requestBody?: string | null
+  readonly responseBody?: string | null
+  /** A stored body was cut. */
+  readonly bodiesCut?: boolean
 }
 
 /** Where the edge sends call records. */
@@ -125,6 +138,14 @@ export class CallHistoryWriter implements CallHistorySink {
       status: r.status,
       policy_code: r.policyCode,
       duration_ms: Math.max(0, Math.round(r.durationMs)),
+      session_id: r.sessionId ?? null,
+      rpc_id: r.rpcId ?? null,
+      outcome: r.outcome ?? (r.policyCode === null ? 'ok' : 'refused'),
+      bytes_in: r.bytesIn ?? null,
+      bytes_out: r.bytesOut ?? null,
+      request_body: r.requestBody ?? null,
+      response_body: r.responseBody ?? null,
+      bodies_cut: r.bodiesCut ? 1 : 0,
     }))
     try {
       await this.#db.insertInto('call_history').values(rows).execute()

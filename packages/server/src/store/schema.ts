@@ -199,7 +199,7 @@ export interface UsageSnapshotsTable {
 
 /** `call_history`: one JSON-RPC request that reached the edge for a tunnel. */
 export interface CallHistoryTable {
-  /** `call_` + random hex. */
+  /** `call_` + the arrival in milliseconds (12 hex digits) + 12 random hex digits. */
   id: string
   tunnel_id: string
   /** ISO-8601 UTC when the request arrived. */
@@ -214,6 +214,58 @@ export interface CallHistoryTable {
   policy_code: OptionalNullable<string>
   /** Milliseconds from arrival to response head. */
   duration_ms: number
+  /** The MCP session (or agent) the request came from. */
+  session_id: OptionalNullable<string>
+  /** The JSON-RPC id as JSON text (`1`, `"abc"`). */
+  rpc_id: OptionalNullable<string>
+  /** `ok`, `error` (a JSON-RPC error or a tool result with isError), or `refused`. */
+  outcome: OptionalNullable<string>
+  /** Request and response body bytes. */
+  bytes_in: OptionalNullable<number>
+  bytes_out: OptionalNullable<number>
+  /** The request and response as stored: redacted JSON, cut at 64 KiB; null in zero-knowledge mode. */
+  request_body: OptionalNullable<string>
+  response_body: OptionalNullable<string>
+  /** 1 when a stored body was cut. */
+  bodies_cut: OptionalNullable<number>
+}
+
+/** `tunnel_policies`: a tunnel's current governance policy (no row: the default policy). */
+export interface TunnelPoliciesTable {
+  tunnel_id: string
+  /** 1 for the first policy set, then one more per change. */
+  version: number
+  /** The policy document as JSON (governance/policy.ts). */
+  document: string
+  updated_at: string
+  /** Who changed it: `dashboard: <email>` or `api token: <name>`. */
+  updated_by: string
+}
+
+/** `policy_versions`: every policy a tunnel has had. */
+export interface PolicyVersionsTable {
+  tunnel_id: string
+  version: number
+  document: string
+  changed_at: string
+  changed_by: string
+}
+
+/** `call_metrics`: per-method metrics of one tunnel, period, method, tool and outcome. */
+export interface CallMetricsTable {
+  tunnel_id: string
+  /** `5m` or `1h`: the length of the period. */
+  span: string
+  /** ISO-8601 UTC of the period's start. */
+  period_start: string
+  method: string
+  /** The tool, prompt or resource a call named; '' for none. */
+  tool: string
+  /** `ok`, `error`, or the refusal's policy code. */
+  outcome: string
+  count: ColumnType<number | string, number, number>
+  /** Latency bucket counts h0…h63 (governance/latency-buckets.ts). */
+  [bucket: `h${number}`]: ColumnType<number | string, number | undefined, number>
 }
 
 /** `webhook_endpoints`: where an account wants its events sent. */
@@ -282,6 +334,9 @@ export interface Database {
   billing_events: BillingEventsTable
   usage_snapshots: UsageSnapshotsTable
   call_history: CallHistoryTable
+  tunnel_policies: TunnelPoliciesTable
+  policy_versions: PolicyVersionsTable
+  call_metrics: CallMetricsTable
   webhook_endpoints: WebhookEndpointsTable
   webhook_deliveries: WebhookDeliveriesTable
   quota_warnings: QuotaWarningsTable

@@ -12,6 +12,7 @@ import { isPlanId, PLAN_IDS } from '../plans.js'
 import type { PlanId } from '../plans.js'
 import type { Kysely } from 'kysely'
 import { ApiTokenStore } from './api-token-store.js'
+import { PolicyStore } from './policy-store.js'
 import {
   hashPassword,
   PASSWORD_MAX,
@@ -54,6 +55,8 @@ export class Store {
   readonly webSessions: WebSessionStore
   /** Bearer tokens for `/api/*` (`api-token-store.ts`). */
   readonly apiTokens: ApiTokenStore
+  /** Tunnels' governance policies and their versions (`policy-store.ts`). */
+  readonly policies: PolicyStore
   readonly #tunnels: TunnelStore
   readonly #now: () => Date
   readonly #onClose: (() => void | Promise<void>) | undefined
@@ -65,6 +68,7 @@ export class Store {
     this.crashReports = new CrashReportStore(db, this.#now)
     this.webSessions = new WebSessionStore(db, this.#now)
     this.apiTokens = new ApiTokenStore(db, this.#now)
+    this.policies = new PolicyStore(db)
     this.#tunnels = new TunnelStore(db, this.#now)
   }
 

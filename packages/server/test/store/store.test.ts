@@ -467,6 +467,7 @@ describe('openStore', () => {
         '005_billing',
         '006_meters_history',
         '007_webhooks',
+        '008_governance',
       ])
     } finally {
       await store.close()

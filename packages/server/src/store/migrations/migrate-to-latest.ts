@@ -14,6 +14,7 @@ import { accountsWebMigration } from './004-accounts-web.js'
 import { billingMigration } from './005-billing.js'
 import { metersMigration } from './006-meters-history.js'
 import { webhooksMigration } from './007-webhooks.js'
+import { governanceMigration } from './008-governance.js'
 
 /** All migrations by name; names sort in the order they apply. */
 const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -24,6 +25,7 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '005_billing': billingMigration,
   '006_meters_history': metersMigration,
   '007_webhooks': webhooksMigration,
+  '008_governance': governanceMigration,
 }
 
 const provider: MigrationProvider = {

@@ -1,0 +1,97 @@
+/**
+ * The call history of a tunnel as the Traffic tab and `GET /api/tunnels/:id/calls` read it:
+ * newest first, filtered by tool, method, status or outcome and time, a page at a time with an
+ * opaque cursor (the last id of the page: ids are time-ordered).
+ */
+import type { Kysely, Selectable } from 'kysely'
+import type { CallHistoryTable, Database } from '../store/schema.js'
+
+/** One call as shown. Bodies are the stored (redacted, cut) JSON text, or null. */
+export interface CallView {
+  readonly id: string
+  readonly at: string
+  readonly sessionId: string | null
+  readonly rpcId: string | null
+  readonly method: string
+  readonly tool: string | null
+  readonly status: number
+  readonly outcome: string
+  readonly policyCode: string | null
+  readonly durationMs: number
+  readonly bytesIn: number | null
+  readonly bytesOut: number | null
+  readonly requestBody: string | null
+  readonly responseBody: string | null
+  readonly bodiesCut: boolean
+}
+
+/** Filters of a page. */
+export interface CallFilter {
+  readonly tool?: string
+  readonly method?: string
+  /** An HTTP status, or an outcome: `ok`, `error`, `refused`. */
+  readonly status?: number | 'ok' | 'error' | 'refused'
+  readonly since?: Date
+  readonly cursor?: string
+  readonly limit?: number
+}
+
+const MAX_PAGE = 200
+
+/** A page of calls and the cursor of the next one (null at the end). */
+export async function listCalls(
+  db: Kysely<Database>,
+  tunnelId: string,
+  filter: CallFilter = {},
+): Promise<{ calls: CallView[]; nextCursor: string | null }> {
+  const limit = Math.min(MAX_PAGE, Math.max(1, filter.limit ?? 50))
+  let q = db.selectFrom('call_history').selectAll().where('tunnel_id', '=', tunnelId)
+  if (filter.tool !== undefined) q = q.where('tool', '=', filter.tool)
+  if (filter.method !== undefined) q = q.where('method', '=', filter.method)
+  if (typeof filter.status === 'number') q = q.where('status', '=', filter.status)
+  else if (filter.status !== undefined) q = q.where('outcome', '=', filter.status)
+  if (filter.since !== undefined) q = q.where('at', '>=', filter.since.toISOString())
+  if (filter.cursor !== undefined) q = q.where('id', '<', filter.cursor)
+  const rows = await q
+    .orderBy('id', 'desc')
+    .limit(limit + 1)
+    .execute()
+  const calls = rows.slice(0, limit).map(toView)
+  return { calls, nextCursor: rows.length > limit ? calls[calls.length - 1]!.id : null }
+}
+
+/** One call of the tunnel, or undefined. */
+export async function getCall(
+  db: Kysely<Database>,
+  tunnelId: string,
+  callId: string,
+): Promise<CallView | undefined> {
+  const row = await db
+    .selectFrom('call_history')
+    .selectAll()
+    .where('tunnel_id', '=', tunnelId)
+    .where('id', '=', callId)
+    .executeTakeFirst()
+  return row === undefined ? undefined : toView(row)
+}
+
+function toView(r: Selectable<CallHistoryTable>): CallView {
+  const n = (v: number | null | undefined) => (v === null || v === undefined ? null : Number(v))
+  return {
+    id: r.id,
+    at: r.at,
+    sessionId: r.session_id ?? null,
+    rpcId: r.rpc_id ?? null,
+    method: r.method,
+    tool: r.tool ?? null,
+    status: Number(r.status),
+    outcome: r.outcome ?? (r.policy_code === null ? 'ok' : 'refused'),
+    policyCode: r.policy_code ?? null,
+    durationMs: Number(r.duration_ms),
+    bytesIn: n(r.bytes_in),
+    bytesOut: n(r.bytes_out),
+    requestBody: r.request_body ?? null,
+    responseBody: r.response_body ?? null,
+    bodiesCut: Number(r.bodies_cut ?? 0) === 1,
+  }
+}

@@ -1,0 +1,139 @@
+/**
+ * Per-method metrics: every recorded call adds to its tunnel's counts per method, tool and
+ * outcome (`ok`, `error` or the refusal's policy code), with its latency in buckets, for a
+ * 5-minute period and an hour. Counts gather in memory and are written every few seconds as
+ * upserts that add to the stored rows, so every node adds its own and nothing is read back.
+ * 5-minute rows serve the last hour and day, hourly ones the last 30 days.
+ */
+import type { Logger } from '@burrow/protocol'
+import { sql, type Kysely } from 'kysely'
+import type { CallRecord } from '../quota/call-history.js'
+import { METRIC_BUCKET_COLUMNS } from '../store/migrations/008-governance.js'
+import type { Database } from '../store/schema.js'
+import { bucketOf, LATENCY_BUCKETS } from './latency-buckets.js'
+
+/** The two periods rows are kept for, in milliseconds. */
+export const SPANS = { '5m': 5 * 60_000, '1h': 3_600_000 } as const
+export type Span = keyof typeof SPANS
+
+interface Cell {
+  readonly tunnelId: string
+  readonly span: Span
+  readonly periodStart: string
+  readonly method: string
+  readonly tool: string
+  readonly outcome: string
+  count: number
+  readonly buckets: number[]
+}
+
+/** Rows per upsert: 70 parameters each, within SQLite's limit. */
+const ROWS_PER_STATEMENT = 200
+
+/** Gathers per-method metrics and writes them. */
+export class CallMetrics {
+  readonly #db: Kysely<Database>
+  readonly #log: Logger
+  readonly #cells = new Map<string, Cell>()
+  readonly #timer: NodeJS.Timeout
+  #writing: Promise<void> | null = null
+
+  constructor(db: Kysely<Database>, opts: { readonly log: Logger; readonly flushMs?: number }) {
+    this.#db = db
+    this.#log = opts.log
+    this.#timer = setInterval(() => void this.flush(), opts.flushMs ?? 5000)
+    this.#timer.unref()
+  }
+
+  /** Count `r`. Never throws, never waits. */
+  record(r: CallRecord): void {
+    const outcome = r.policyCode ?? r.outcome ?? 'ok'
+    const tool = (r.tool ?? '').slice(0, 200)
+    const bucket = bucketOf(r.durationMs)
+    for (const span of ['5m', '1h'] as const) {
+      const start = new Date(Math.floor(r.at.getTime() / SPANS[span]) * SPANS[span]).toISOString()
+      const key = `${r.tunnelId}\u0000${span}\u0000${start}\u0000${r.method}\u0000${tool}\u0000${outcome}`
+      let cell = this.#cells.get(key)
+      if (!cell) {
+        cell = {
+          tunnelId: r.tunnelId,
+          span,
+          periodStart: start,
+          method: r.method,
+          tool,
+          outcome,
+          count: 0,
+          buckets: new Array<number>(LATENCY_BUCKETS).fill(0),
+        }
+        this.#cells.set(key, cell)
+      }
+      cell.count++
+      cell.buckets[bucket]!++
+    }
+  }
+
+  /** Write what has gathered; never rejects. */
+  async flush(): Promise<void> {
+    while (this.#writing) await this.#writing
+    if (this.#cells.size === 0) return
+    const cells = [...this.#cells.values()]
+    this.#cells.clear()
+    this.#writing = this.#write(cells).finally(() => (this.#writing = null))
+    await this.#writing
+  }
+
+  /** Stop the timer and write what is left. */
+  async close(): Promise<void> {
+    clearInterval(this.#timer)
+    await this.flush()
+  }
+
+  async #write(cells: readonly Cell[]): Promise<void> {
+    for (let i = 0; i < cells.length; i += ROWS_PER_STATEMENT) {
+      const rows = cells.slice(i, i + ROWS_PER_STATEMENT).map((c) => {
+        const row: Record<string, string | number> = {
+          tunnel_id: c.tunnelId,
+          span: c.span,
+          period_start: c.periodStart,
+          method: c.method,
+          tool: c.tool,
+          outcome: c.outcome,
+          count: c.count,
+        }
+        METRIC_BUCKET_COLUMNS.forEach((column, b) => (row[column] = c.buckets[b]!))
+        return row
+      })
+      try {
+        await this.#upsert(rows)
+      } catch {
+        // Most likely a tunnel deleted meanwhile (the foreign key): keep the other rows.
+        for (const row of rows) {
+          await this.#upsert([row]).catch((err: Error) =>
+            this.#log.debug(
+              `call metrics: a row of ${String(row.tunnel_id)} not written: ${err.message}`,
+            ),
+          )
+        }
+      }
+    }
+  }
+
+  #upsert(rows: readonly Record<string, string | number>[]): Promise<unknown> {
+    return this.#db
+      .insertInto('call_metrics')
+      .values(rows as never)
+      .onConflict((oc) =>
+        oc
+          .columns(['tunnel_id', 'span', 'period_start', 'method', 'tool', 'outcome'])
+          .doUpdateSet(
+            Object.fromEntries(
+              ['count', ...METRIC_BUCKET_COLUMNS].map((column) => [
+                column,
+                sql`${sql.ref(`call_metrics.${column}`)} + ${sql.ref(`excluded.${column}`)}`,
+              ]),
+            ) as never,
+          ),
+      )
+      .execute()
+  }
+}

@@ -1,0 +1,61 @@
+/**
+ * The live tail of the Traffic tab: every call recorded for a tunnel is handed at once to the
+ * pages watching it (server-sent events from burrowd to the page). Bounded: a few watchers per
+ * tunnel, and a watcher that falls behind loses calls (it is told how many) rather than making
+ * burrowd hold them. On one node; several nodes relay through cluster events.
+ */
+import type { CallRecord } from '../quota/call-history.js'
+
+/** What a watcher receives. */
+export type TailEvent =
+  | { readonly type: 'call'; readonly call: CallRecord }
+  | { readonly type: 'dropped'; readonly count: number }
+
+/** A watcher: `send` returns false when it cannot take more now. */
+export interface TailWatcher {
+  send(event: TailEvent): boolean
+}
+
+/** Watchers at once per tunnel. */
+export const MAX_WATCHERS = 20
+
+/** Live tails of every tunnel. */
+export class LiveTail {
+  readonly #watchers = new Map<string, Map<TailWatcher, { dropped: number }>>()
+
+  /** Watch `tunnelId`; false when it has too many watchers. Returns a function to stop. */
+  watch(tunnelId: string, watcher: TailWatcher): (() => void) | null {
+    let set = this.#watchers.get(tunnelId)
+    if (!set) {
+      set = new Map()
+      this.#watchers.set(tunnelId, set)
+    }
+    if (set.size >= MAX_WATCHERS) return null
+    set.set(watcher, { dropped: 0 })
+    return () => {
+      set.delete(watcher)
+      if (set.size === 0) this.#watchers.delete(tunnelId)
+    }
+  }
+
+  /** Hand `call` to its tunnel's watchers. */
+  publish(call: CallRecord): void {
+    const set = this.#watchers.get(call.tunnelId)
+    if (!set) return
+    for (const [watcher, state] of set) {
+      if (state.dropped > 0) {
+        if (!watcher.send({ type: 'dropped', count: state.dropped })) {
+          state.dropped++
+          continue
+        }
+        state.dropped = 0
+      }
+      if (!watcher.send({ type: 'call', call })) state.dropped++
+    }
+  }
+
+  /** Watchers of `tunnelId` now. */
+  watchers(tunnelId: string): number {
+    return this.#watchers.get(tunnelId)?.size ?? 0
+  }
+}

@@ -1,0 +1,78 @@
+/**
+ * Everything governance needs in a running burrowd, opened from the configuration: the policies
+ * (cached per tunnel, dropped on change through cluster events), the rate-limit buckets (in
+ * process, or in Redis with `BURROW_REDIS_URL`), the per-method metrics, the live tail, and the
+ * call-history sink that feeds history, metrics and the tail together.
+ */
+import type { Logger } from '@burrow/protocol'
+import { Redis } from 'ioredis'
+import {
+  LocalClusterEvents,
+  RedisClusterEvents,
+  type ClusterEvents,
+} from '../cluster/cluster-events.js'
+import type { ServerConfig } from '../config.js'
+import type { CallHistorySink } from '../quota/call-history.js'
+import { REDIS_KEY_PREFIX } from '../quota/usage-admin-settings.js'
+import type { Store } from '../store/store.js'
+import {
+  MemoryCallRateLimits,
+  RedisCallRateLimits,
+  type CallRateLimits,
+} from './call-rate-limits.js'
+import { CallMetrics } from './call-metrics.js'
+import { GovernedHistory } from './governed-history.js'
+import { LiveTail } from './live-tail.js'
+import { Policies } from './policies.js'
+
+/** The running governance services. */
+export interface GovernanceServices {
+  readonly events: ClusterEvents
+  readonly policies: Policies
+  readonly rateLimits: CallRateLimits
+  readonly metrics: CallMetrics
+  readonly tail: LiveTail
+  /** The call-history sink for the edge: history, metrics and the live tail. */
+  readonly history: CallHistorySink
+  close(): Promise<void>
+}
+
+/** Open governance over `store`, wrapping the call-history writer `history`. */
+export function openGovernance(
+  config: ServerConfig,
+  store: Store,
+  history: CallHistorySink,
+  log: Logger,
+  nodeId: string,
+): GovernanceServices {
+  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1 }) : null
+  redis?.on('error', (err: Error) => log.debug(`governance redis: ${err.message}`))
+  const events: ClusterEvents = config.redisUrl
+    ? new RedisClusterEvents({
+        url: config.redisUrl,
+        node: nodeId,
+        log,
+        keyPrefix: REDIS_KEY_PREFIX,
+      })
+    : new LocalClusterEvents()
+  const policies = new Policies({ store: store.policies, events, log })
+  const rateLimits: CallRateLimits = redis
+    ? new RedisCallRateLimits(redis, REDIS_KEY_PREFIX)
+    : new MemoryCallRateLimits()
+  const metrics = new CallMetrics(store.db, { log })
+  const tail = new LiveTail()
+  return {
+    events,
+    policies,
+    rateLimits,
+    metrics,
+    tail,
+    history: new GovernedHistory(history, metrics, tail),
+    async close() {
+      await metrics.close()
+      await rateLimits.close()
+      await events.close()
+      if (redis) await redis.quit().catch(() => {})
+    },
+  }
+}

@@ -1,0 +1,144 @@
+/**
+ * Tunnels' policies for the edge, the API and the dashboard. The edge reads the compiled
+ * governance of a tunnel from a cache (a few seconds, and dropped at once when the policy
+ * changes on this node or, through cluster events, on any other); writes are validated strictly
+ * and versioned, and apply from the next request.
+ */
+import type { Logger } from '@burrow/protocol'
+import type { ClusterEvents } from '../cluster/cluster-events.js'
+import type { PolicyStore } from '../store/policy-store.js'
+import { isPolicyProblem, parsePolicy, type PolicyProblem } from './parse-policy.js'
+import { DEFAULT_POLICY, policyDocument } from './policy.js'
+import { TunnelGovernance } from './tunnel-governance.js'
+
+/** A policy as the API shows it. */
+export interface PolicyView {
+  readonly document: Record<string, unknown>
+  /** 0 while the tunnel has the default policy. */
+  readonly version: number
+  readonly updatedAt: string | null
+  readonly updatedBy: string | null
+}
+
+/** Options of `new Policies`. */
+export interface PoliciesOptions {
+  readonly store: PolicyStore
+  readonly events: ClusterEvents
+  readonly log: Logger
+  /** How long a compiled policy is used before it is read again (default 5 s). */
+  readonly ttlMs?: number
+  readonly now?: () => number
+}
+
+interface Cached {
+  readonly governance: TunnelGovernance
+  readonly at: number
+}
+
+/** Most tunnels' governance kept at once. */
+const MAX_CACHED = 10_000
+
+/** The policies of every tunnel. */
+export class Policies {
+  readonly #opts: PoliciesOptions
+  readonly #ttl: number
+  readonly #now: () => number
+  readonly #cache = new Map<string, Cached>()
+  readonly #loading = new Map<string, Promise<TunnelGovernance>>()
+
+  constructor(opts: PoliciesOptions) {
+    this.#opts = opts
+    this.#ttl = opts.ttlMs ?? 5000
+    this.#now = opts.now ?? Date.now
+    opts.events.subscribe((event) => {
+      if (event.type === 'tunnel') this.invalidate(event.tunnelId)
+    })
+  }
+
+  /** The compiled governance of `tunnelId` (the default policy when it has none). */
+  governance(tunnelId: string): Promise<TunnelGovernance> {
+    const cached = this.#cache.get(tunnelId)
+    if (cached && this.#now() - cached.at < this.#ttl) return Promise.resolve(cached.governance)
+    const loading = this.#loading.get(tunnelId)
+    if (loading) return loading
+    const load = this.#load(tunnelId).finally(() => this.#loading.delete(tunnelId))
+    this.#loading.set(tunnelId, load)
+    return load
+  }
+
+  /** The tunnel's policy as a document, with its version. */
+  async read(tunnelId: string): Promise<PolicyView> {
+    const stored = await this.#opts.store.get(tunnelId)
+    if (!stored) {
+      return {
+        document: policyDocument(DEFAULT_POLICY),
+        version: 0,
+        updatedAt: null,
+        updatedBy: null,
+      }
+    }
+    return {
+      document: policyDocument(this.#parseStored(tunnelId, stored.document)),
+      version: stored.version,
+      updatedAt: stored.updatedAt,
+      updatedBy: stored.updatedBy,
+    }
+  }
+
+  /** Validate and store `value` as the tunnel's policy; a problem changes nothing. */
+  async write(
+    tunnelId: string,
+    value: unknown,
+    by: string,
+  ): Promise<
+    | { readonly ok: true; readonly view: PolicyView }
+    | { readonly ok: false; readonly problem: PolicyProblem }
+  > {
+    const policy = parsePolicy(value)
+    if (isPolicyProblem(policy)) return { ok: false, problem: policy }
+    const document = policyDocument(policy)
+    const at = new Date(this.#now())
+    const version = await this.#opts.store.set(tunnelId, JSON.stringify(document), by, at)
+    this.#opts.events.publish({ type: 'tunnel', tunnelId })
+    return { ok: true, view: { document, version, updatedAt: at.toISOString(), updatedBy: by } }
+  }
+
+  /** Versions of the tunnel's policy, newest first. */
+  versions(tunnelId: string) {
+    return this.#opts.store.versions(tunnelId)
+  }
+
+  /** Forget what is cached of `tunnelId`. */
+  invalidate(tunnelId: string): void {
+    this.#cache.delete(tunnelId)
+  }
+
+  async #load(tunnelId: string): Promise<TunnelGovernance> {
+    const stored = await this.#opts.store.get(tunnelId)
+    const governance = stored
+      ? new TunnelGovernance(tunnelId, stored.version, this.#parseStored(tunnelId, stored.document))
+      : new TunnelGovernance(tunnelId, 0, DEFAULT_POLICY)
+    if (this.#cache.size >= MAX_CACHED) {
+      const oldest = this.#cache.keys().next().value
+      if (oldest !== undefined) this.#cache.delete(oldest)
+    }
+    this.#cache.set(tunnelId, { governance, at: this.#now() })
+    return governance
+  }
+
+  /** A stored document: written by `write`, so valid; a corrupt one falls back to the default. */
+  #parseStored(tunnelId: string, document: string) {
+    try {
+      const policy = parsePolicy(JSON.parse(document))
+      if (!isPolicyProblem(policy)) return policy
+      this.#opts.log.error(
+        `governance: tunnel ${tunnelId}'s stored policy is invalid (${policy.field}: ${policy.message}); using the default`,
+      )
+    } catch (err) {
+      this.#opts.log.error(
+        `governance: tunnel ${tunnelId}'s stored policy is not JSON: ${(err as Error).message}`,
+      )
+    }
+    return DEFAULT_POLICY
+  }
+}

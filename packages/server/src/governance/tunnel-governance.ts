@@ -1,0 +1,58 @@
+/**
+ * A tunnel's policy compiled for the edge: the tool rules, the rate-limit rules and the redactor
+ * built once per policy version, and the decisions the edge asks of them.
+ */
+import type { ClassifiedMessage } from '@burrow/protocol'
+import type { Policy } from './policy.js'
+import { RateLimitRules } from './rate-limit-demands.js'
+import { Redactor } from './redactor.js'
+import { ToolRules } from './tool-rules.js'
+
+/** What the edge refuses before forwarding, and why. */
+export interface ToolRefusal {
+  readonly tool: string
+  readonly reason: string
+}
+
+/** One tunnel's governance, as of `version` (0: the default policy). */
+export class TunnelGovernance {
+  readonly tunnelId: string
+  readonly version: number
+  readonly policy: Policy
+  readonly tools: ToolRules
+  readonly rates: RateLimitRules
+  readonly redactor: Redactor
+
+  constructor(tunnelId: string, version: number, policy: Policy) {
+    this.tunnelId = tunnelId
+    this.version = version
+    this.policy = policy
+    this.tools = new ToolRules(policy.tools)
+    this.rates = new RateLimitRules(policy.rateLimits)
+    this.redactor = new Redactor(policy.redaction)
+  }
+
+  /** The first `tools/call` of `messages` to a tool the policy denies, or null. */
+  deniedCall(messages: readonly ClassifiedMessage[]): ToolRefusal | null {
+    if (this.tools.allowsAll) return null
+    for (const m of messages) {
+      if (m.kind !== 'request' || m.method !== 'tools/call' || m.target === null) continue
+      if (!this.tools.allows(m.target.name)) {
+        return {
+          tool: m.target.name,
+          reason:
+            `the tool "${m.target.name}" is not allowed on this tunnel by its owner's policy; ` +
+            'it is not in tools/list either',
+        }
+      }
+    }
+    return null
+  }
+
+  /** Whether answers to `messages` must be rewritten before the agent sees them. */
+  rewritesAnswers(messages: readonly ClassifiedMessage[]): boolean {
+    if (this.policy.redaction.forwarded && this.redactor.active) return true
+    if (this.tools.allowsAll) return false
+    return messages.some((m) => m.kind === 'request' && m.method === 'tools/list')
+  }
+}

@@ -1,0 +1,88 @@
+/**
+ * Tunnels' governance policies in the database: the current document and every earlier version,
+ * with who changed it and when. A change is one upsert that takes the next version number (so
+ * concurrent changes each get their own) plus the version row, in one transaction.
+ */
+import type { Kysely } from 'kysely'
+import type { Database } from './schema.js'
+
+/** A stored policy document with its version. */
+export interface StoredPolicy {
+  readonly version: number
+  /** The document as JSON text. */
+  readonly document: string
+  readonly updatedAt: string
+  readonly updatedBy: string
+}
+
+/** The `tunnel_policies` and `policy_versions` queries. */
+export class PolicyStore {
+  readonly #db: Kysely<Database>
+
+  constructor(db: Kysely<Database>) {
+    this.#db = db
+  }
+
+  /** The tunnel's current policy, or undefined when it never had one (the default applies). */
+  async get(tunnelId: string): Promise<StoredPolicy | undefined> {
+    const row = await this.#db
+      .selectFrom('tunnel_policies')
+      .select(['version', 'document', 'updated_at', 'updated_by'])
+      .where('tunnel_id', '=', tunnelId)
+      .executeTakeFirst()
+    return row === undefined
+      ? undefined
+      : {
+          version: Number(row.version),
+          document: row.document,
+          updatedAt: row.updated_at,
+          updatedBy: row.updated_by,
+        }
+  }
+
+  /** Store `document` as the tunnel's policy; returns its version. */
+  async set(tunnelId: string, document: string, by: string, at: Date): Promise<number> {
+    const when = at.toISOString()
+    return this.#db.transaction().execute(async (trx) => {
+      const row = await trx
+        .insertInto('tunnel_policies')
+        .values({ tunnel_id: tunnelId, version: 1, document, updated_at: when, updated_by: by })
+        .onConflict((oc) =>
+          oc.column('tunnel_id').doUpdateSet((eb) => ({
+            version: eb('tunnel_policies.version', '+', 1),
+            document: eb.ref('excluded.document'),
+            updated_at: eb.ref('excluded.updated_at'),
+            updated_by: eb.ref('excluded.updated_by'),
+          })),
+        )
+        .returning('version')
+        .executeTakeFirstOrThrow()
+      const version = Number(row.version)
+      await trx
+        .insertInto('policy_versions')
+        .values({ tunnel_id: tunnelId, version, document, changed_at: when, changed_by: by })
+        .execute()
+      return version
+    })
+  }
+
+  /** The tunnel's policy versions, newest first. */
+  async versions(
+    tunnelId: string,
+    limit = 50,
+  ): Promise<{ version: number; changedAt: string; changedBy: string; document: string }[]> {
+    const rows = await this.#db
+      .selectFrom('policy_versions')
+      .select(['version', 'changed_at', 'changed_by', 'document'])
+      .where('tunnel_id', '=', tunnelId)
+      .orderBy('version', 'desc')
+      .limit(limit)
+      .execute()
+    return rows.map((r) => ({
+      version: Number(r.version),
+      changedAt: r.changed_at,
+      changedBy: r.changed_by,
+      document: r.document,
+    }))
+  }
+}
