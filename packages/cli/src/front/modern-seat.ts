@@ -9,7 +9,11 @@
  */
 import { randomUUID } from 'node:crypto'
 import {
+  errorResponse,
+  isRequest,
+  JSONRPC_CODE,
   LEGACY_PROTOCOL_VERSIONS,
+  type JsonRpcError,
   type JsonRpcId,
   type JsonRpcMessage,
   type RequestMeta,
@@ -34,6 +38,12 @@ export class SeatError extends Error {
 }
 
 const INITIALIZE_ID = 'burrow-seat-initialize'
+
+/** The answer to a server→client request that arrives while no call holds the seat. */
+function refusal(id: JsonRpcId): JsonRpcError {
+  const reason = 'a 2026-07-28 client can only be asked during a call (input_required)'
+  return errorResponse(id, JSONRPC_CODE.methodNotFound, reason)
+}
 
 /** One backend session serving one 2026-07-28 exchange. */
 export class ModernSeat implements SessionSink {
@@ -66,11 +76,15 @@ export class ModernSeat implements SessionSink {
         reject(error)
       }
       seat.onMessage = (message) => {
+        // A server→client request now (roots/list after initialized) has no call to ride on.
+        if (isRequest(message)) return seat.session.respond(refusal(message.id))
         if (!('id' in message) || 'method' in message || message.id !== INITIALIZE_ID) return
         if ('error' in message) {
           return fail(new SeatError(message.error.code, message.error.message, message.error.data))
         }
-        seat.onMessage = () => {}
+        seat.onMessage = (later) => {
+          if (isRequest(later)) seat.session.respond(refusal(later.id))
+        }
         seat.onEnd = () => {}
         seat.session.notify({ jsonrpc: '2.0', method: 'notifications/initialized' })
         resolve({ seat, init: message.result })
