@@ -57,6 +57,9 @@ interface PendingAsk {
   readonly params: Readonly<Record<string, unknown>> | undefined
 }
 
+/** How long a round waits for more questions after the first. */
+const ROUND_GATHER_MS = 25
+
 /** Log levels from least to most severe (RFC 5424 as MCP uses them). */
 const LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency']
 
@@ -200,13 +203,14 @@ export class ModernCall {
     }
     const key = `${capability}-${++this.#askSeq}`
     this.#asks.set(key, { askId: message.id, method: message.method, params: message.params })
-    // Questions asked together (one stdout chunk) go out in one round.
+    // Questions a server asks together (it writes them one after the other) go out in one round:
+    // the round waits a moment for the rest. A question that comes later gets a round of its own.
     if (this.#roundScheduled) return
     this.#roundScheduled = true
-    setImmediate(() => {
+    setTimeout(() => {
       this.#roundScheduled = false
       this.#requireInput()
-    })
+    }, ROUND_GATHER_MS).unref()
   }
 
   #notification(message: JsonRpcNotification, relatedTo?: JsonRpcId): void {

@@ -39,6 +39,9 @@ export class SeatError extends Error {
 
 const INITIALIZE_ID = 'burrow-seat-initialize'
 
+/** Client capabilities whose requests `input-bridge.ts` can carry to a 2026-07-28 agent. */
+const BRIDGEABLE_CAPABILITIES = Object.freeze({ elicitation: {}, sampling: {}, roots: {} })
+
 /** The answer to a server→client request that arrives while no call holds the seat. */
 function refusal(id: JsonRpcId): JsonRpcError {
   const reason = 'a 2026-07-28 client can only be asked during a call (input_required)'
@@ -92,7 +95,10 @@ export class ModernSeat implements SessionSink {
       seat.onEnd = (reason) => fail(new SeatError(-32000, reason))
       const params = {
         protocolVersion: LEGACY_PROTOCOL_VERSIONS[0],
-        capabilities: seat.capabilities,
+        // The backend may be meeting its first client here (a stdio child initializes once), and a
+        // 2025 server only asks what the handshake allowed: offer what the bridge can carry. Each
+        // call still checks the capabilities its own agent declared (modern-call.ts).
+        capabilities: { ...BRIDGEABLE_CAPABILITIES, ...seat.capabilities },
         clientInfo: meta.clientInfo ?? ANONYMOUS_CLIENT,
       }
       seat.session.request(
