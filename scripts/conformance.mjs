@@ -12,6 +12,14 @@
 // reported as n/a. The suite's Node cannot resolve `<sub>--<slug>.localhost` on its own here:
 // the tunnel run preloads test/helpers/localhost-dns.mjs through NODE_OPTIONS.
 //
+// CONFORMANCE_SPEC=2026-07-28 runs the 2026-07-28 requirements instead
+// (`@modelcontextprotocol/conformance@0.2.0-alpha.12 --requirements 2026-07-28`) against
+// test/fixtures/conformance-2026-server.ts (v2 SDK), directly and through three tunnels: the HTTP
+// relay (`--upstream`), the MCP front over the same server on stdio (`--stdio`, the front speaks
+// 2025 to it and 2026-07-28 to the suite), and the aggregator over it and a second stdio server.
+// Through stdio and the aggregator some scenarios cannot pass by construction (listed in
+// TRANSLATION_LIMITS with the reason); every other scenario that passes directly must pass.
+//
 // Environment: CONFORMANCE_TIMEOUT_MS bounds the whole run (default 600000), CONFORMANCE_OUT
 // names the directory for logs and results (default: a new temp dir), and CONFORMANCE_SUITE
 // picks the suite's --suite (default: its own default, "active"; "all" adds pending scenarios).
@@ -35,9 +43,49 @@ import { promisify } from 'node:util'
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const BURROWD = join(ROOT, 'packages/server/dist/bin/burrowd.js')
 const BURROW = join(ROOT, 'packages/cli/dist/bin/burrow.js')
-const FIXTURE = join(ROOT, 'test/fixtures/conformance-server.ts')
+const SPEC = process.env.CONFORMANCE_SPEC || '2025-11-25'
+const MODERN = SPEC === '2026-07-28'
+const FIXTURE = join(
+  ROOT,
+  MODERN ? 'test/fixtures/conformance-2026-server.ts' : 'test/fixtures/conformance-server.ts',
+)
 const DNS_PRELOAD = join(ROOT, 'test/helpers/localhost-dns.mjs')
-const SUITE = ['-y', '-p', 'node@22', '-p', '@modelcontextprotocol/conformance@0.1.16', '--']
+const SUITE_PACKAGE = `@modelcontextprotocol/conformance@${MODERN ? '0.2.0-alpha.12' : '0.1.16'}`
+const SUITE = ['-y', '-p', 'node@22', '-p', SUITE_PACKAGE, '--']
+/** The tunnels of a run: the relay always; for 2026-07-28 also the front over stdio and the aggregator. */
+const MODES = MODERN ? ['http', 'stdio', 'aggregator'] : ['http']
+/**
+ * Scenarios that cannot pass through a mode by construction, with why. The front speaks 2025 to a
+ * stdio server, so what only a 2026-07-28 server can say does not cross it; the aggregator also
+ * prefixes tool and prompt names with the upstream's name.
+ */
+const KEYS_LOST = 'a 2025 connection carries no input keys; burrow names them (elicitation-1)'
+const PREFIXED = 'the aggregator names tools and prompts <upstream>__<name>'
+const TRANSLATION_LIMITS = {
+  http: new Map(),
+  stdio: new Map([['input-required-result-basic-elicitation', KEYS_LOST]]),
+  aggregator: new Map(
+    [
+      'completion-complete',
+      ...['simple-text', 'image', 'audio', 'embedded-resource', 'mixed-content', 'error'].map(
+        (name) => `tools-call-${name}`,
+      ),
+      'tools-call-with-progress',
+      ...['simple', 'with-args', 'embedded-resource', 'with-image'].map((n) => `prompts-get-${n}`),
+      ...[
+        'basic-elicitation',
+        'basic-sampling',
+        'basic-list-roots',
+        'request-state',
+        'multiple-input-requests',
+        'multi-round',
+        'non-tool-request',
+        'result-type',
+        'tampered-state',
+      ].map((name) => `input-required-result-${name}`),
+    ].map((name) => [name, PREFIXED]),
+  ),
+}
 /** Scenarios that cannot pass through a public hostname, with the reason shown in the table. */
 const NOT_APPLICABLE_THROUGH_TUNNEL = new Map([
   ['dns-rebinding-protection', 'n/a through a public hostname'],
@@ -223,33 +271,43 @@ async function setUp() {
     '--plan',
     'scale',
   ])
-  const tunnel = await operator(env, [
-    'tunnel',
-    'create',
-    '--account',
-    'conf',
-    '--name',
-    'conformance',
-  ])
   const burrowd = start('burrowd', process.execPath, [BURROWD, 'serve'], env)
   await waitFor(burrowd, /burrowd listening/, 30_000)
   log(`burrowd:  ws://127.0.0.1:${port} (data in ${dataDir})`)
 
-  const client = start(
-    'burrow',
-    process.execPath,
-    [BURROW, '--broker', `ws://127.0.0.1:${port}`, 'up', '--upstream', upstream],
-    {
-      ...process.env,
-      BURROW_API_KEY: tunnel.key,
-      BURROW_NO_UPDATE_CHECK: '1',
-      BURROW_NO_TELEMETRY: '1',
-      BURROW_DRAIN_GRACE_SECS: '1',
-    },
-  )
-  await waitFor(client, /Tunnel online/, 30_000)
-  log(`tunnel:   ${tunnel.public_url}/mcp`)
-  return { direct: `http://localhost:${fixturePort}/mcp`, tunnel: `${tunnel.public_url}/mcp` }
+  const stdioServer = `node --import tsx "${FIXTURE}" --stdio`
+  const upArgs = {
+    http: ['--upstream', upstream],
+    stdio: ['--stdio', stdioServer],
+    aggregator: ['--stdio', `conf=${stdioServer}`, '--stdio', `more=${stdioServer}`],
+  }
+  const tunnels = {}
+  for (const mode of MODES) {
+    const tunnel = await operator(env, [
+      'tunnel',
+      'create',
+      '--account',
+      'conf',
+      '--name',
+      `conformance-${mode}`,
+    ])
+    const client = start(
+      `burrow-${mode}`,
+      process.execPath,
+      [BURROW, '--broker', `ws://127.0.0.1:${port}`, 'up', ...upArgs[mode]],
+      {
+        ...process.env,
+        BURROW_API_KEY: tunnel.key,
+        BURROW_NO_UPDATE_CHECK: '1',
+        BURROW_NO_TELEMETRY: '1',
+        BURROW_DRAIN_GRACE_SECS: '1',
+      },
+    )
+    await waitFor(client, /Tunnel online/, 60_000)
+    tunnels[mode] = `${tunnel.public_url}/mcp`
+    log(`tunnel (${mode}): ${tunnels[mode]}`)
+  }
+  return { direct: `http://localhost:${fixturePort}/mcp`, tunnels }
 }
 
 // ---- Running and reading the suite ----
@@ -267,7 +325,7 @@ async function runSuite(label, url, extraEnv = {}) {
     [
       ...SUITE,
       ...['conformance', 'server', '--url', url, '-o', resultsDir],
-      ...(SUITE_NAME ? ['--suite', SUITE_NAME] : []),
+      ...(MODERN ? ['--requirements', SPEC] : SUITE_NAME ? ['--suite', SUITE_NAME] : []),
     ],
     { ...process.env, ...extraEnv },
   )
@@ -347,30 +405,39 @@ async function main() {
   const urls = await setUp()
   const direct = await runSuite('direct', urls.direct)
   const preload = `--import ${pathToFileURL(DNS_PRELOAD).href}`
-  const tunnel = await runSuite('tunnel', urls.tunnel, {
-    NODE_OPTIONS: [process.env.NODE_OPTIONS, preload].filter(Boolean).join(' '),
-  })
+  const through = {}
+  for (const mode of MODES) {
+    through[mode] = await runSuite(`tunnel-${mode}`, urls.tunnels[mode], {
+      NODE_OPTIONS: [process.env.NODE_OPTIONS, preload].filter(Boolean).join(' '),
+    })
+  }
 
-  const names = [...new Set([...direct.scenarios.keys(), ...tunnel.scenarios.keys()])]
+  const names = [
+    ...new Set([direct, ...Object.values(through)].flatMap((r) => [...r.scenarios.keys()])),
+  ]
   const width = Math.max(...names.map((n) => n.length), 'scenario'.length)
-  log(`\n${'scenario'.padEnd(width)}  ${'direct'.padEnd(18)}  tunnel`)
-  log(`${'-'.repeat(width)}  ${'-'.repeat(18)}  ${'-'.repeat(30)}`)
-  let directPass = 0
-  let tunnelPass = 0
-  const tunnelOnly = []
-  const notApplicable = []
+  const columns = ['direct', ...MODES.map((mode) => `tunnel ${mode}`)]
+  log(`\nMCP ${SPEC} (${SUITE_PACKAGE})`)
+  log(`${'scenario'.padEnd(width)}  ${columns.map((c) => c.padEnd(20)).join('  ')}`)
+  log(`${'-'.repeat(width)}  ${columns.map(() => '-'.repeat(20)).join('  ')}`)
+  const passes = { direct: 0 }
+  const regressions = []
+  const excused = []
   for (const name of names) {
     const d = direct.scenarios.get(name)
-    const t = tunnel.scenarios.get(name)
-    const na = NOT_APPLICABLE_THROUGH_TUNNEL.get(name)
-    log(`${name.padEnd(width)}  ${cell(d).padEnd(18)}  ${na ?? cell(t)}`)
-    if (na) {
-      notApplicable.push(`${name} (${d?.pass ? 'passes' : 'does not pass'} directly)`)
-      continue
+    if (d?.pass) passes.direct++
+    const cells = [cell(d)]
+    for (const mode of MODES) {
+      const t = through[mode].scenarios.get(name)
+      const na = NOT_APPLICABLE_THROUGH_TUNNEL.get(name)
+      const limit = TRANSLATION_LIMITS[mode].get(name)
+      if (t?.pass) passes[mode] = (passes[mode] ?? 0) + 1
+      cells.push(na ?? (limit && !t?.pass ? `${cell(t)} (limit)` : cell(t)))
+      if (na || !d?.pass || t?.pass) continue
+      if (limit) excused.push(`${mode}: ${name}: ${limit}`)
+      else regressions.push({ mode, name, errors: t?.errors ?? ['no result'] })
     }
-    if (d?.pass) directPass++
-    if (t?.pass) tunnelPass++
-    if (d?.pass && !t?.pass) tunnelOnly.push({ name, errors: t?.errors ?? ['no result'] })
+    log(`${name.padEnd(width)}  ${cells.map((c) => c.padEnd(20)).join('  ')}`)
   }
   log('')
   for (const name of names) {
@@ -378,16 +445,17 @@ async function main() {
     if (d && !d.pass)
       log(`fails directly too (not a tunnel problem): ${name}: ${d.errors.join('; ')}`)
   }
-  for (const { name, errors } of tunnelOnly) {
-    log(`fails only through the tunnel: ${name}`)
+  for (const line of excused) log(`cannot pass through this mode by construction: ${line}`)
+  for (const { mode, name, errors } of regressions) {
+    log(`fails only through the tunnel (${mode}): ${name}`)
     for (const error of errors) log(`    ${error}`)
   }
-  if (notApplicable.length > 0) log(`n/a through a public hostname: ${notApplicable.join(', ')}`)
   log(`results and logs: ${outDir}; ${seconds(Date.now() - started)} in all`)
-  log(`conformance: ${directPass} scenarios pass directly, ${tunnelPass} pass through the tunnel`)
-  if (directPass === 0) return finish(1, 'no scenario passes directly; the fixture is broken')
-  if (tunnelOnly.length > 0) {
-    return finish(1, `${tunnelOnly.length} scenario(s) pass directly but not through the tunnel`)
+  const summary = MODES.map((mode) => `${passes[mode] ?? 0} through the ${mode} tunnel`)
+  log(`conformance ${SPEC}: ${passes.direct} scenarios pass directly, ${summary.join(', ')}`)
+  if (passes.direct === 0) return finish(1, 'no scenario passes directly; the fixture is broken')
+  if (regressions.length > 0) {
+    return finish(1, `${regressions.length} scenario(s) pass directly but not through a tunnel`)
   }
   return finish(0)
 }

@@ -84,6 +84,11 @@ export {
   ResponseMessages,
   responseKind,
   formatSseEvent,
+  MODERN_PROTOCOL_VERSIONS,
+  META_KEY,
+  requestMetaOf,
+  decodeHeaderValue,
+  mirroredHeaderProblem,
 } from './mcp/index.js'
 export type {
   PolicyCode,
@@ -108,6 +113,7 @@ export type {
   SseParserOptions,
   ResponseKind,
   ResponseMessagesOptions,
+  RequestMeta,
 } from './mcp/index.js'
 export { createLogger, silentLogger, isLogLevel } from './logger.js'
 export type { LogLevel, Logger } from './logger.js'

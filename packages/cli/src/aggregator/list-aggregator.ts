@@ -1,7 +1,9 @@
 /**
  * `tools/list`, `prompts/list`, `resources/list` and `resources/templates/list` across upstreams.
- * The upstreams are walked in order, one upstream page per agent page, under cursors of the
- * aggregator's own (`aggregate-cursor.ts`); tool and prompt names get their upstream's prefix. An
+ * An agent page holds one page of every upstream, fetched in parallel: the first page has every
+ * upstream's first page, so an agent that reads only the first page (many do) sees every
+ * upstream's items; cursors of the aggregator's own (`aggregate-cursor.ts`) continue only the
+ * upstreams that paginate themselves. Tool and prompt names get their upstream's prefix. An
  * upstream that is down, or fails its list, is left out rather than failing the whole list. Pages
  * of upstreams that announce `listChanged` are served from the `ListCache`.
  */
@@ -43,39 +45,44 @@ export class ListAggregator {
     this.#names = options.links.map((link) => link.name)
   }
 
-  /** One agent page of list `method` from `cursor` (the agent's, undefined for the first). */
+  /**
+   * One agent page of list `method` from `cursor` (the agent's, undefined for the first): one page
+   * of every upstream still listing, fetched in parallel, in upstream order.
+   */
   async page(method: string, cursor: unknown, call: CallOptions = {}): Promise<Page> {
     const list = LIST_METHODS[method]
     if (!list) throw new Error(`${method} is not a list method`)
-    const links = this.#opts.links
-    let index = 0
-    let upstreamCursor: string | undefined
-    if (cursor !== undefined) {
-      const position = decodeCursor(method, cursor, this.#names)
-      index = this.#names.indexOf(position.upstream)
-      upstreamCursor = position.cursor
-    }
-    for (; index < links.length; index += 1, upstreamCursor = undefined) {
-      const link = links[index]!
-      if (!offers(link, list)) continue
-      let page: Page
-      try {
-        page = await this.#fetch(link, list, upstreamCursor, call)
-      } catch (err) {
-        if (call.signal?.aborted) throw err
-        const reason = err instanceof Error ? err.message : String(err)
-        this.#opts.logger.warn(`${method} of upstream "${link.name}" failed (${reason}); left out`)
-        continue
+    const positions: { link: UpstreamLink; cursor: string | undefined }[] =
+      cursor === undefined
+        ? this.#opts.links.filter((link) => offers(link, list)).map((link) => ({ link, cursor }))
+        : decodeCursor(method, cursor, this.#names).flatMap((p) => {
+            const link = this.#opts.links.find((l) => l.name === p.upstream)!
+            return offers(link, list) ? [{ link, cursor: p.cursor }] : []
+          })
+    const pages = await Promise.all(
+      positions.map(({ link, cursor: at }) =>
+        this.#fetch(link, list, at, call).catch((err: unknown) => {
+          if (call.signal?.aborted) throw err
+          const reason = err instanceof Error ? err.message : String(err)
+          this.#opts.logger.warn(
+            `${method} of upstream "${link.name}" failed (${reason}); left out`,
+          )
+          return undefined
+        }),
+      ),
+    )
+    const items: unknown[] = []
+    const next: AggregateCursor[] = []
+    pages.forEach((page, i) => {
+      if (!page) return
+      const { link } = positions[i]!
+      items.push(...itemsOf(page, list).map((item) => this.#present(link.name, list, item)))
+      if (typeof page.nextCursor === 'string' && page.nextCursor !== positions[i]!.cursor) {
+        next.push({ upstream: link.name, cursor: page.nextCursor })
       }
-      const items = itemsOf(page, list).map((item) => this.#present(link.name, list, item))
-      const next: AggregateCursor | undefined =
-        typeof page.nextCursor === 'string'
-          ? { upstream: link.name, cursor: page.nextCursor }
-          : this.#nextUpstream(list, index + 1)
-      const nextCursor = next ? { nextCursor: encodeCursor(method, next) } : {}
-      return { [list.itemsKey]: items, ...nextCursor }
-    }
-    return { [list.itemsKey]: [] }
+    })
+    const nextCursor = next.length > 0 ? { nextCursor: encodeCursor(method, next) } : {}
+    return { [list.itemsKey]: items, ...nextCursor }
   }
 
   /** Every item of list `method` at one upstream, as the upstream names them (all its pages). */
@@ -126,11 +133,6 @@ export class ListAggregator {
     const record = recordOf(item)
     if (!list.prefixed || typeof record?.name !== 'string') return item
     return { ...record, name: prefixName(upstream, record.name) }
-  }
-
-  #nextUpstream(list: ListMethod, from: number): AggregateCursor | undefined {
-    const next = this.#opts.links.slice(from).find((link) => offers(link, list))
-    return next && { upstream: next.name, cursor: undefined }
   }
 
   #warnLongNames(upstream: string, list: ListMethod, items: readonly unknown[]): void {

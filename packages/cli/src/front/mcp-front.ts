@@ -1,9 +1,10 @@
 /**
- * The local MCP Streamable HTTP endpoint that the tunnel streams into in stdio and aggregator modes
- * (revisions 2024-11-05 to 2025-11-25, `LEGACY_PROTOCOL_VERSIONS`). It owns the HTTP side: header
- * checks, `Mcp-Session-Id` sessions, JSON or SSE responses, the GET stream and DELETE. Where
- * messages go is the business of an `McpBackend`, so the single stdio child and the aggregator
- * share this code.
+ * The local MCP Streamable HTTP endpoint that the tunnel streams into in stdio and aggregator modes.
+ * It serves both eras side by side: the 2025 revisions (2024-11-05 to 2025-11-25,
+ * `LEGACY_PROTOCOL_VERSIONS`) here, with header checks, `Mcp-Session-Id` sessions, JSON or SSE
+ * responses, the GET stream and DELETE; and 2026-07-28, whose sessionless requests (told apart by
+ * their body: `_meta` revision or `server/discover`) go to `ModernFront`. Where messages go is the
+ * business of an `McpBackend`, so the single stdio child and the aggregator share this code.
  *
  * Hanging up counts as cancelling: the request's signal reaches the backend, which tells the
  * server. The front keeps no event store, so streams are not resumable: a GET with the
@@ -35,6 +36,7 @@ import {
   type JsonRpcRequest,
 } from '@burrow/protocol'
 import type { McpBackend } from './mcp-backend.js'
+import { ModernFront } from './modern-front.js'
 import type { PostExchange } from './post-exchange.js'
 
 /** Options of `McpFront`. */
@@ -52,6 +54,8 @@ export interface McpFrontOptions {
   readonly heldMessageTtlMs?: number
   /** Session id factory (visible ASCII only). Default: random UUIDs. */
   readonly createSessionId?: () => string
+  /** How long a 2026-07-28 call waits for the retry after `input_required`. Default 10 min. */
+  readonly inputWaitMs?: number
 }
 
 /** An MCP Streamable HTTP server over tunnelled requests. */
@@ -62,6 +66,7 @@ export class McpFront implements RequestHandler {
   readonly #keepAliveMs: number
   readonly #sessions = new Map<string, FrontSession>()
   readonly #opts: McpFrontOptions
+  readonly #modern: ModernFront
   #closed = false
 
   constructor(options: McpFrontOptions) {
@@ -70,6 +75,12 @@ export class McpFront implements RequestHandler {
     this.#log = options.logger ?? silentLogger
     this.#path = options.path ?? '/mcp'
     this.#keepAliveMs = options.keepAliveMs ?? 15_000
+    this.#modern = new ModernFront({
+      backend: this.#backend,
+      logger: this.#log,
+      keepAliveMs: this.#keepAliveMs,
+      ...(options.inputWaitMs === undefined ? {} : { inputWaitMs: options.inputWaitMs }),
+    })
   }
 
   /** Number of live sessions. */
@@ -117,6 +128,7 @@ export class McpFront implements RequestHandler {
     for (const session of [...this.#sessions.values()]) {
       this.#endSession(session, 'the burrow tunnel is shutting down', true)
     }
+    await this.#modern.close()
     await this.#backend.close()
   }
 
@@ -132,6 +144,19 @@ export class McpFront implements RequestHandler {
       return reply(res, { status: 400, message: body }, JSONRPC_CODE.invalidRequest)
     }
     const { batch, messages } = body
+    const modern = read.messages.find(
+      (m) => m.kind !== 'response' && m.kind !== 'invalid' && m.era === 'modern',
+    )
+    if (modern) {
+      if (batch) {
+        const message = 'Invalid Request: MCP 2026-07-28 sends one message per POST, never a batch'
+        return reply(res, { status: 400, message }, JSONRPC_CODE.invalidRequest)
+      }
+      const message = messages[0]!
+      // Sessionless: a 2026-07-28 notification needs no answer (cancellation is hanging up).
+      if (!isRequest(message)) return reply202(res)
+      return this.#modern.request(req, res, message)
+    }
     const initialize = messages.find((m) => isRequest(m) && m.method === 'initialize')
     if (initialize) return this.#initialize(req, res, initialize as JsonRpcRequest, messages)
     const session = this.#sessionOf(req, res)

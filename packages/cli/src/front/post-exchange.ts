@@ -28,6 +28,8 @@ export interface PostExchangeOptions {
   readonly keepAliveMs: number
   /** The next SSE event id of the session. */
   readonly nextEventId: () => string
+  /** HTTP status of a plain JSON reply; default 200 (a 2026-07-28 unknown method answers 404). */
+  readonly statusOf?: (answers: readonly JsonRpcResponse[]) => number
 }
 
 /** One POST waiting for its answers. */
@@ -113,7 +115,7 @@ export class PostExchange {
     const body = this.#opts.batch ? this.#answers : this.#answers[0]
     const bytes = new TextEncoder().encode(JSON.stringify(body))
     const { res } = this.#opts
-    res.writeHead(200, {
+    res.writeHead(this.#opts.statusOf?.(this.#answers) ?? 200, {
       ...this.#opts.headers,
       'content-type': 'application/json',
       'content-length': String(bytes.length),

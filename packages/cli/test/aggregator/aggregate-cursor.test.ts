@@ -18,31 +18,28 @@ function invalid(cursor: unknown, method = 'tools/list'): RpcError {
 }
 
 describe('aggregate cursors', () => {
-  it('round-trip the upstream and its own cursor, opaque to the agent', () => {
-    const cursor = encodeCursor('tools/list', { upstream: 'b', cursor: 'page=2&x' })
+  it('round-trip each paginating upstream and its own cursor, opaque to the agent', () => {
+    const positions = [
+      { upstream: 'a', cursor: 'page=2&x' },
+      { upstream: 'b', cursor: '' },
+    ]
+    const cursor = encodeCursor('tools/list', positions)
     assert.match(cursor, /^[A-Za-z0-9_-]+$/)
     assert.ok(!cursor.includes('page'))
-    assert.deepEqual(decodeCursor('tools/list', cursor, upstreams), {
-      upstream: 'b',
-      cursor: 'page=2&x',
-    })
-    const first = encodeCursor('prompts/list', { upstream: 'a', cursor: undefined })
-    assert.deepEqual(decodeCursor('prompts/list', first, upstreams), {
-      upstream: 'a',
-      cursor: undefined,
-    })
+    assert.deepEqual(decodeCursor('tools/list', cursor, upstreams), positions)
   })
 
   it('refuse garbage, other lists, unknown upstreams and tampering with -32602', () => {
     invalid('not ours!')
     invalid(42)
-    invalid(Buffer.from('{"v":2,"m":"tools/list","u":"a"}').toString('base64url'))
+    invalid(Buffer.from('{"v":1,"m":"tools/list","u":"a"}').toString('base64url'))
+    invalid(Buffer.from('{"v":2,"m":"tools/list","p":[]}').toString('base64url'))
     invalid(Buffer.from('[1]').toString('base64url'))
-    const other = encodeCursor('prompts/list', { upstream: 'a', cursor: undefined })
+    const other = encodeCursor('prompts/list', [{ upstream: 'a', cursor: 'c' }])
     assert.match(invalid(other).message, /issued for prompts\/list/)
-    const gone = encodeCursor('tools/list', { upstream: 'zz', cursor: undefined })
+    const gone = encodeCursor('tools/list', [{ upstream: 'zz', cursor: 'c' }])
     assert.match(invalid(gone).message, /names no configured upstream/)
-    const bad = Buffer.from('{"v":1,"m":"tools/list","u":"a","c":7}').toString('base64url')
+    const bad = Buffer.from('{"v":2,"m":"tools/list","p":[["a",7]]}').toString('base64url')
     invalid(bad)
   })
 })

@@ -25,6 +25,7 @@ export type {
 } from './json-rpc.js'
 export {
   MODERN_PROTOCOL_VERSION,
+  MODERN_PROTOCOL_VERSIONS,
   LEGACY_PROTOCOL_VERSIONS,
   DEFAULT_PROTOCOL_VERSION,
   BATCHING_PROTOCOL_VERSIONS,
@@ -32,6 +33,9 @@ export {
   eraOf,
 } from './protocol-era.js'
 export type { ProtocolEra } from './protocol-era.js'
+export { META_KEY, requestMetaOf } from './request-meta.js'
+export type { RequestMeta } from './request-meta.js'
+export { decodeHeaderValue, mirroredHeaderProblem } from './mirrored-headers.js'
 export { classifyMessage, jsonRpcMessageOf } from './classify-message.js'
 export type { ClassifiedMessage, MessageTarget } from './classify-message.js'
 export {

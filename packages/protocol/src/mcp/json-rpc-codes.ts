@@ -21,6 +21,12 @@ export const JSONRPC_CODE = {
   serverError: -32000,
   /** What the MCP SDK's server answers for an unknown session id (with HTTP 404). */
   sessionNotFound: -32001,
+  /** 2026-07-28: a mirrored header (`Mcp-Method`, `Mcp-Name`…) disagrees with the body (HTTP 400). */
+  headerMismatch: -32020,
+  /** 2026-07-28: the request needs a client capability its `_meta` does not declare (HTTP 400). */
+  missingClientCapability: -32021,
+  /** 2026-07-28: the body names a revision the server does not serve; data lists them (HTTP 400). */
+  unsupportedProtocolVersion: -32022,
 } as const
 
 /** A JSON-RPC error code of the table. */

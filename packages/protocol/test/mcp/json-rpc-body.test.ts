@@ -57,16 +57,23 @@ describe('readJsonRpcBody', () => {
     })
   })
 
-  it('reads the era from the body: _meta.protocolVersion or server/discover', () => {
+  it('reads the era from the body: the _meta revision or server/discover', () => {
     const modern = read({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/list',
+      params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } },
+    })
+    assert.ok(modern.messages[0]!.kind === 'request')
+    assert.equal(modern.messages[0]!.era, 'modern')
+    assert.equal(modern.messages[0]!.bodyVersion, '2026-07-28')
+    const bare = read({
       jsonrpc: '2.0',
       id: 1,
       method: 'tools/list',
       params: { _meta: { protocolVersion: '2026-07-28' } },
     })
-    assert.ok(modern.messages[0]!.kind === 'request')
-    assert.equal(modern.messages[0]!.era, 'modern')
-    assert.equal(modern.messages[0]!.bodyVersion, '2026-07-28')
+    assert.ok(bare.messages[0]!.kind === 'request' && bare.messages[0]!.era === 'modern')
     const discover = read({ jsonrpc: '2.0', id: 1, method: 'server/discover' })
     assert.ok(discover.messages[0]!.kind === 'request' && discover.messages[0]!.era === 'modern')
     const older = read({

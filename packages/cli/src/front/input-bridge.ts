@@ -1,0 +1,65 @@
+/**
+ * The bridge between a 2025 server's requests to its client (elicitation, sampling, roots) and a
+ * 2026-07-28 agent, which cannot be sent requests: it is answered instead with an `input_required`
+ * result that embeds them, and its retry carries the answers back (multi round-trip requests). The
+ * server's call stays open meanwhile, parked here under the round's `requestState`: an opaque
+ * random token, new each round, that the agent echoes and that names nothing but the parked call.
+ */
+import { randomBytes } from 'node:crypto'
+
+/** The client capability each bridged request needs; only these can be bridged. */
+export const BRIDGED_CAPABILITY: Readonly<Record<string, string>> = Object.freeze({
+  'elicitation/create': 'elicitation',
+  'sampling/createMessage': 'sampling',
+  'roots/list': 'roots',
+})
+
+/** Requests whose agents may be answered with `input_required` (2026-07-28 MRTR). */
+export const INPUT_REQUIRED_METHODS: ReadonlySet<string> = new Set([
+  'tools/call',
+  'prompts/get',
+  'resources/read',
+])
+
+/** Prefix of every `requestState` the front issues. */
+const STATE_PREFIX = 'burrow-mrtr.'
+
+/** Calls waiting for an agent's retry, by `requestState`. */
+export class InputBridge<Call> {
+  readonly #parked = new Map<string, Call>()
+
+  /** Park `call` under a fresh `requestState`, returned. */
+  park(call: Call): string {
+    const state = STATE_PREFIX + randomBytes(18).toString('base64url')
+    this.#parked.set(state, call)
+    return state
+  }
+
+  /** The call parked under `state`, removed; undefined for any other value. */
+  take(state: unknown): Call | undefined {
+    if (typeof state !== 'string') return undefined
+    const call = this.#parked.get(state)
+    this.#parked.delete(state)
+    return call
+  }
+
+  /** Forget `call` wherever it is parked (it ended). */
+  forget(call: Call): void {
+    for (const [state, parked] of this.#parked) if (parked === call) this.#parked.delete(state)
+  }
+
+  /** True when `state` is one the front issues (parked or not). */
+  static issued(state: unknown): boolean {
+    return typeof state === 'string' && state.startsWith(STATE_PREFIX)
+  }
+
+  /** Every parked call (for shutdown). */
+  calls(): Call[] {
+    return [...new Set(this.#parked.values())]
+  }
+
+  /** Number of parked calls. */
+  get size(): number {
+    return this.#parked.size
+  }
+}

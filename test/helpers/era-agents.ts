@@ -1,0 +1,104 @@
+// Agents of both eras for end-to-end tests, behind one small interface: the v2 SDK client pinned
+// to 2026-07-28 or negotiating (`auto`), and the v1 SDK client (2025 revisions only). Each can
+// list tools, call one, call one with progress, and answers elicitation with a fixed name.
+import {
+  Client as V2Client,
+  StreamableHTTPClientTransport as V2Transport,
+} from '@modelcontextprotocol/client'
+import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js'
+import { publicFetch } from './public-fetch.js'
+
+/** Which agent. */
+export type AgentKind = 'v2-pinned' | 'v2-auto' | 'v1'
+
+/** The name every agent gives when elicited. */
+export const ELICITED_NAME = 'Ada'
+
+/** What a test does with an agent. */
+export interface EraAgent {
+  readonly kind: AgentKind
+  /** 'modern' or 'legacy': the era the connection landed on. */
+  readonly era: string
+  /** How many elicitation requests the agent answered. */
+  readonly elicited: () => number
+  listTools(): Promise<{ names: string[]; nextCursor: string | undefined }>
+  /** The text of the result's content, joined. */
+  call(name: string, args?: Record<string, unknown>): Promise<string>
+  /** Call with a progress token; the text and the progress values seen. */
+  callWithProgress(
+    name: string,
+    args: Record<string, unknown>,
+  ): Promise<{ text: string; progress: number[] }>
+  close(): Promise<void>
+}
+
+const CAPABILITIES = { elicitation: {}, sampling: {} }
+
+function textOf(result: unknown): string {
+  const content = (result as { content?: { type: string; text?: string }[] }).content ?? []
+  return content.map((c) => (c.type === 'text' ? (c.text ?? '') : `[${c.type}]`)).join('\n')
+}
+
+/** Connect an agent of `kind` to the public MCP URL `url`. */
+export async function connectEraAgent(kind: AgentKind, url: string): Promise<EraAgent> {
+  let elicited = 0
+  const answer = () => {
+    elicited += 1
+    return { action: 'accept' as const, content: { name: ELICITED_NAME } }
+  }
+  if (kind === 'v1') {
+    const client = new V1Client(
+      { name: 'e2e-v1', version: '1.0.0' },
+      { capabilities: CAPABILITIES },
+    )
+    client.setRequestHandler(ElicitRequestSchema, async () => answer())
+    await client.connect(new V1Transport(new URL(url), { fetch: publicFetch }))
+    return {
+      kind,
+      era: 'legacy',
+      elicited: () => elicited,
+      async listTools() {
+        const page = await client.listTools()
+        return { names: page.tools.map((t) => t.name), nextCursor: page.nextCursor }
+      },
+      call: async (name, args = {}) => textOf(await client.callTool({ name, arguments: args })),
+      async callWithProgress(name, args) {
+        const progress: number[] = []
+        const result = await client.callTool({ name, arguments: args }, undefined, {
+          onprogress: (p) => progress.push(p.progress),
+        })
+        return { text: textOf(result), progress }
+      },
+      close: () => client.close(),
+    }
+  }
+  const versionNegotiation =
+    kind === 'v2-pinned' ? { mode: { pin: '2026-07-28' } } : ({ mode: 'auto' } as const)
+  const client = new V2Client(
+    { name: `e2e-${kind}`, version: '1.0.0' },
+    { versionNegotiation, capabilities: CAPABILITIES },
+  )
+  client.setRequestHandler('elicitation/create', async () => answer())
+  await client.connect(new V2Transport(new URL(url), { fetch: publicFetch }))
+  return {
+    kind,
+    era: client.getProtocolEra() ?? 'none',
+    elicited: () => elicited,
+    async listTools() {
+      const page = await client.listTools()
+      return { names: page.tools.map((t) => t.name), nextCursor: page.nextCursor }
+    },
+    call: async (name, args = {}) => textOf(await client.callTool({ name, arguments: args })),
+    async callWithProgress(name, args) {
+      const progress: number[] = []
+      const result = await client.callTool(
+        { name, arguments: args },
+        { onprogress: (p) => progress.push(p.progress) },
+      )
+      return { text: textOf(result), progress }
+    },
+    close: () => client.close(),
+  }
+}
