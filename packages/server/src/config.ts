@@ -93,6 +93,11 @@ export interface ServerConfig {
    * CIDR blocks; loopback by default (a TLS terminator on the same host), none with `none`.
    */
   readonly trustedProxies: readonly string[]
+  /**
+   * Bearer token `GET /metrics` asks for (`BURROW_METRICS_TOKEN`); null: only scrapers on this
+   * machine that reach burrowd directly (not through the proxy) may read it.
+   */
+  readonly metricsToken: string | null
 }
 
 /** Environment variables as `process.env` holds them. */
@@ -131,6 +136,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     sessionIdleSecs: positiveInt(env, 'BURROW_SESSION_IDLE_SECS', 1800),
     meterSnapshotSecs: positiveInt(env, 'BURROW_METER_SNAPSHOT_SECS', 60),
     trustedProxies: parseTrustedProxies(read(env, 'BURROW_TRUSTED_PROXIES')),
+    metricsToken: parseMetricsToken(read(env, 'BURROW_METRICS_TOKEN')),
   }
   return Object.freeze(config)
 }
@@ -402,6 +408,18 @@ function parseTrustedProxies(value: string | undefined): readonly string[] {
     }
   }
   return Object.freeze(entries)
+}
+
+function parseMetricsToken(value: string | undefined): string | null {
+  if (value === undefined) return null
+  if (value.length < 16 || /\s/.test(value)) {
+    // The value is not echoed: it is a secret.
+    throw new ConfigError(
+      'BURROW_METRICS_TOKEN',
+      'BURROW_METRICS_TOKEN must be at least 16 characters without spaces (a random secret)',
+    )
+  }
+  return value
 }
 
 function parseOnOff(env: Env, name: string, fallback: boolean): boolean {

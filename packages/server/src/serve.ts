@@ -37,6 +37,10 @@ export async function serve(config: ServerConfig): Promise<void> {
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     const host = hostOf(req)
     const label = lookup.tunnelLabel(host)
+    if (label) {
+      const started = performance.now()
+      res.once('close', () => services.metrics.edgeAnswered(res, started))
+    }
     const done = label
       ? edge.handle(req, res, label, host)
       : services.handleAdmin(req, res) || Promise.resolve(app.handle(req, res))

@@ -21,6 +21,7 @@ import { TunnelLookup } from './edge/tunnel-lookup.js'
 import { ClientAddresses } from './http/client-addresses.js'
 import { publicUrlFor } from './public-url.js'
 import { openGovernance } from './governance/open-governance.js'
+import { ServiceMetrics } from './observability/service-metrics.js'
 import { openQuotaServices } from './quota/open-quota-services.js'
 import { readMeters } from './quota/read-meters.js'
 import { openStore } from './store/open-store.js'
@@ -30,6 +31,8 @@ import { Dashboard } from './app/dashboard/dashboard.js'
 import { SignInGuard } from './app/dashboard/sign-in-guard.js'
 import { storeWebServices } from './app/store-web-services.js'
 import { webhooksPort } from './app/webhooks-port.js'
+import type { GovernancePort } from './app/governance-port.js'
+import { governancePort } from './app/governance-services-port.js'
 import type { WebhookEndpointStore } from './webhooks/webhook-endpoint-store.js'
 import { startWebhookService } from './webhooks/webhook-service.js'
 
@@ -48,6 +51,8 @@ export interface WireOptions {
 export interface Services {
   /** The port the listener is bound to. */
   readonly port: number
+  /** burrowd's Prometheus metrics. */
+  readonly metrics: ServiceMetrics
   readonly registry: TunnelRegistry
   readonly lookup: TunnelLookup
   readonly edge: Edge
@@ -72,6 +77,9 @@ export async function wireServices({ config, log, listen }: WireOptions): Promis
     randomBytes(32).toString('base64url'),
   )
   const version = packageVersion()
+  // burrowd's own metrics; the connections gauge reads the registry, made further down.
+  let connections = (): number => 0
+  const metrics = new ServiceMetrics({ connections: () => connections() })
   // Outbound webhooks: `webhooks.endpoints` serves the dashboard and API, and the quota code
   // raises `quota.warning` through `webhooks.emitQuotaWarning` when a counter crosses 80%.
   const webhooks = startWebhookService({
@@ -79,6 +87,7 @@ export async function wireServices({ config, log, listen }: WireOptions): Promis
     allowPrivate: config.webhooksAllowPrivate,
     log,
     userAgent: `Burrow-Webhooks/${version}`,
+    onAttempt: (outcome) => metrics.webhookDeliveries.inc({ outcome }),
   })
   let port = 0
   const publicUrl = (subdomain: string, slug: string): string =>
@@ -114,7 +123,9 @@ export async function wireServices({ config, log, listen }: WireOptions): Promis
     publicUrl: (t) => publicUrl(t.subdomain, t.accountSlug),
     log,
     touch: (id) => (stopping ? Promise.resolve() : touch(id)),
+    meters: metrics.linkMeters(),
   })
+  connections = () => registry.connectionCount
   const lookup = new TunnelLookup(config.zone, (sub, slug) => store.findTunnelByHost(sub, slug))
   const governance = openGovernance(config, store, quota.edge.history, log, nodeId)
   const edge = new Edge({
@@ -139,6 +150,7 @@ export async function wireServices({ config, log, listen }: WireOptions): Promis
   const web = await wireWeb({
     config,
     store,
+    governance: governancePort(store.db, governance),
     registry,
     lookup,
     endpoints: webhooks.endpoints,
@@ -156,12 +168,14 @@ export async function wireServices({ config, log, listen }: WireOptions): Promis
     },
     crashReports: store.crashReports,
     addresses,
+    metrics: { service: metrics, token: config.metricsToken },
     log,
     web,
   })
 
   return {
     port,
+    metrics,
     registry,
     lookup,
     edge,
@@ -189,6 +203,7 @@ interface WebParts {
   readonly registry: TunnelRegistry
   readonly lookup: TunnelLookup
   readonly endpoints: WebhookEndpointStore
+  readonly governance: GovernancePort
   readonly port: number
   readonly publicUrl: (subdomain: string, slug: string) => string
   readonly addresses: ClientAddresses
@@ -233,6 +248,7 @@ async function wireWeb(parts: WebParts): Promise<Web> {
     },
     billing: billingPort(billing.service),
     webhooks: webhooksPort(parts.endpoints),
+    governance: parts.governance,
     meters: async (accountId, now) => {
       const m = await readMeters(store.db, accountId, now)
       return { ...m, tunnels: m.tunnels.map((t) => ({ ...t, name: t.tunnelId })) }

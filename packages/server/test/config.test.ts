@@ -53,6 +53,7 @@ describe('loadConfig', () => {
       sessionIdleSecs: 1800,
       meterSnapshotSecs: 60,
       trustedProxies: ['127.0.0.0/8', '::1/128'],
+      metricsToken: null,
     })
   })
 

@@ -13,6 +13,8 @@ import type { Dashboard } from './dashboard/dashboard.js'
 import { sendClientRelease, type ClientRelease } from './client-release.js'
 import { CrashReportRoute, type CrashReportSink } from './crash-report-route.js'
 import { ClientAddresses } from '../http/client-addresses.js'
+import type { ServiceMetrics } from '../observability/service-metrics.js'
+import { serveMetrics } from '../observability/metrics-route.js'
 import { RateLimiter } from '../http/rate-limiter.js'
 
 /** Crash reports one client address may send per minute (a burst of this many, then refilled). */
@@ -31,6 +33,8 @@ export interface AppOptions {
   readonly addresses?: ClientAddresses
   /** Milliseconds clock for rate limits (tests pass their own). */
   readonly now?: () => number
+  /** burrowd's Prometheus metrics at `GET /metrics`, and who may read them. */
+  readonly metrics?: { readonly service: ServiceMetrics; readonly token: string | null }
   /** The dashboard, the JSON API and other mounted handlers (payment webhooks, dev checkout). */
   readonly web?: {
     readonly dashboard: Dashboard
@@ -72,6 +76,10 @@ export class App {
     const [path = '/', search = ''] = (req.url ?? '/').split('?', 2)
     const method = req.method ?? 'GET'
     const read = method === 'GET' || method === 'HEAD'
+    if (path === '/metrics' && this.opts.metrics) {
+      if (!read) return notAllowed(res, path, 'GET, HEAD')
+      return serveMetrics(req, res, this.opts.metrics.service, this.opts.metrics.token)
+    }
     if (path === '/healthz' && read) {
       res.writeHead(200, {
         'content-type': 'text/plain; charset=utf-8',

@@ -6,6 +6,7 @@
 import type { Store } from '../store/store.js'
 import type { TunnelStatus } from '../store/store.js'
 import type { MetersView } from './billing-view.js'
+import type { GovernancePort } from './governance-port.js'
 import type {
   AccountView,
   BillingPort,
@@ -21,6 +22,7 @@ export interface StoreWebServicesParts {
   readonly live: LivePort
   readonly billing: BillingPort
   readonly webhooks: WebhooksPort
+  readonly governance: GovernancePort
   readonly meters: (accountId: string, now: Date) => Promise<MetersView>
   readonly publicUrl: (subdomain: string, slug: string) => string
 }
@@ -105,6 +107,7 @@ export function storeWebServices(parts: StoreWebServicesParts): WebServices {
     live: parts.live,
     billing: parts.billing,
     webhooks: parts.webhooks,
+    governance: parts.governance,
     meters: parts.meters,
     publicUrl: parts.publicUrl,
   }

@@ -5,6 +5,7 @@
  * and webhook modules; every tunnel, token and endpoint call is scoped to an account.
  */
 import type { BillingCycle, PlanId } from '../plans.js'
+import type { GovernancePort } from './governance-port.js'
 import type { MetersView, SubscriptionView } from './billing-view.js'
 import type { TokenView } from './token-view.js'
 import type { TunnelView } from './tunnel-view.js'
@@ -101,6 +102,8 @@ export interface WebServices {
   readonly live: LivePort
   readonly billing: BillingPort
   readonly webhooks: WebhooksPort
+  /** Tunnels' governance: policy, calls, metrics, live tail. */
+  readonly governance: GovernancePort
   /** This month's meters of an account, from the last snapshot. */
   meters(accountId: string, now: Date): Promise<MetersView>
   /** A tunnel's public URL (without `/mcp`). */

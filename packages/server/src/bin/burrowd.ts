@@ -13,6 +13,7 @@ import { crashReportsList } from '../operator/crash-reports-list.js'
 import { HELP_TEXT } from '../operator/help-text.js'
 import { migrate } from '../operator/migrate.js'
 import { parseOperatorArgs } from '../operator/parse-operator-args.js'
+import { tokenCreate } from '../operator/token-create.js'
 import { tunnelCreate } from '../operator/tunnel-create.js'
 import { UsageError } from '../operator/usage-error.js'
 import { usageSet } from '../operator/usage-set.js'
@@ -37,6 +38,8 @@ async function main(argv: readonly string[]): Promise<void> {
       return print(await accountCreate(command, config))
     case 'tunnel create':
       return print(await tunnelCreate(command, config))
+    case 'token create':
+      return print(await tokenCreate(command, config))
     case 'crash-reports list':
       return print(await crashReportsList(command, config))
     case 'usage set':

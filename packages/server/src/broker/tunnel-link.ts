@@ -18,6 +18,12 @@ import {
 import type { WebSocket } from 'ws'
 import type { TunnelWithAccount } from '../store/store.js'
 
+/** Counts of frames and bytes a link sends and receives (burrowd's metrics). */
+export interface LinkMeters {
+  received(bytes: number): void
+  sent(bytes: number): void
+}
+
 /** Where a link reports its life to. */
 export interface LinkEvents {
   /** HELLO arrived; return the WELCOME to send, or a reason to refuse. */
@@ -67,6 +73,7 @@ export class TunnelLink {
     events: LinkEvents,
     log: Logger,
     socket?: Corkable,
+    meters?: LinkMeters,
   ) {
     this.ws = ws
     this.tunnel = tunnel
@@ -79,6 +86,7 @@ export class TunnelLink {
       reuseBuffers: true,
       transport: {
         send: (bytes, done) => {
+          meters?.sent(bytes.length)
           batcher?.hold()
           ws.send(bytes, { binary: true }, done)
         },
@@ -91,6 +99,7 @@ export class TunnelLink {
         ),
     })
     ws.on('message', (data, isBinary) => {
+      meters?.received((data as Buffer).length)
       if (!isBinary)
         return this.protocolError(new ProtocolError('bad_payload', 'text message on the tunnel'))
       if (ws.bufferedAmount > MAX_UNREAD_BYTES) {

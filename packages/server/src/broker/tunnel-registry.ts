@@ -14,7 +14,7 @@ import {
 import type { WebSocket } from 'ws'
 import type { TunnelWithAccount } from '../store/store.js'
 import type { ResumeTokens } from './resume-token.js'
-import { TunnelLink, type LinkEvents } from './tunnel-link.js'
+import { TunnelLink, type LinkEvents, type LinkMeters } from './tunnel-link.js'
 
 /** What the registry needs from the rest of burrowd. */
 export interface TunnelRegistryOptions {
@@ -26,6 +26,8 @@ export interface TunnelRegistryOptions {
   /** Record that a tunnel was seen (connect, disconnect). Failures are logged, never thrown. */
   readonly touch: (tunnelId: string) => Promise<void>
   readonly clock?: () => number
+  /** Counts frames and bytes of every link (burrowd's metrics). */
+  readonly meters?: LinkMeters
 }
 
 interface Slot {
@@ -67,7 +69,7 @@ export class TunnelRegistry implements LinkEvents {
    * link batches its writes per event-loop turn (see WriteBatcher).
    */
   attach(ws: WebSocket, tunnel: TunnelWithAccount, socket?: Corkable): TunnelLink {
-    const link = new TunnelLink(ws, tunnel, this, this.opts.log, socket)
+    const link = new TunnelLink(ws, tunnel, this, this.opts.log, socket, this.opts.meters)
     this.links.add(link)
     return link
   }

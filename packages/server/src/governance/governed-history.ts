@@ -2,7 +2,7 @@
  * Where the edge's call records go once governance is on: the call history writer, the
  * per-method metrics and the live tail, each bounded and none able to slow the request.
  */
-import type { CallHistorySink, CallRecord } from '../quota/call-history.js'
+import { newCallId, type CallHistorySink, type CallRecord } from '../quota/call-history.js'
 import type { CallMetrics } from './call-metrics.js'
 import type { LiveTail } from './live-tail.js'
 
@@ -17,7 +17,8 @@ export class GovernedHistory implements CallHistorySink {
   }
 
   record(r: CallRecord): void {
-    for (const sink of this.#sinks) sink.record(r)
-    this.#tail.publish(r)
+    const record = r.id === undefined ? { ...r, id: newCallId(r.at) } : r
+    for (const sink of this.#sinks) sink.record(record)
+    this.#tail.publish(record)
   }
 }

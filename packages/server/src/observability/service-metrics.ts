@@ -5,7 +5,9 @@
  * account: the series stay few however many tunnels there are (per-tunnel figures are the
  * dashboard's and the API's).
  */
+import type { ServerResponse } from 'node:http'
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
+import type { LinkMeters } from '../broker/tunnel-link.js'
 
 /** The metrics, and the registry that renders them. */
 export class ServiceMetrics {
@@ -43,7 +45,7 @@ export class ServiceMetrics {
     })
     this.edgeLatency = new Histogram({
       name: 'burrowd_edge_request_duration_seconds',
-      help: 'Time from a public request to its response head',
+      help: 'Time from a public request to the end of its answer (a stream counts until it ends)',
       buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
       registers,
     })
@@ -71,6 +73,33 @@ export class ServiceMetrics {
       labelNames: ['outcome'],
       registers,
     })
+  }
+
+  /** Meters for the broker's links (frames and bytes both ways). */
+  linkMeters(): LinkMeters {
+    const framesIn = this.brokerFrames.labels('in')
+    const framesOut = this.brokerFrames.labels('out')
+    const bytesIn = this.brokerBytes.labels('in')
+    const bytesOut = this.brokerBytes.labels('out')
+    return {
+      received: (n) => {
+        framesIn.inc()
+        bytesIn.inc(n)
+      },
+      sent: (n) => {
+        framesOut.inc()
+        bytesOut.inc(n)
+      },
+    }
+  }
+
+  /** Count a public request answered on `res` (its status and refusal code), from `startedMs`. */
+  edgeAnswered(res: ServerResponse, startedMs: number): void {
+    const policy = res.getHeader('x-burrow-error')
+    const code = typeof policy === 'string' ? policy : 'none'
+    this.edgeRequests.inc({ status: String(res.statusCode), policy_code: code })
+    if (code !== 'none') this.refusals.inc({ policy_code: code })
+    this.edgeLatency.observe((performance.now() - startedMs) / 1000)
   }
 
   /** The exposition text and its content type. */

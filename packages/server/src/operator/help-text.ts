@@ -14,6 +14,9 @@ Usage:
   burrowd tunnel create --account SLUG [--name N] [--subdomain SUB] [--json]
                                    create a tunnel and its key (shown only once);
                                    prints {id, subdomain, public_url, key} with --json
+  burrowd token create --account SLUG [--name N] [--json]
+                                   create an API token for automation (shown only once), the
+                                   same as one made in the dashboard; prints {id, token}
   burrowd crash-reports list [--limit N] [--json]
                                    the newest crash reports sent by burrow clients;
                                    prints {crash_reports: [...]} with --json
@@ -27,8 +30,8 @@ Flags:
   --email E          account email (stored lower-cased; unique)
   --slug S           account slug: a-z, 0-9 and "-", 1-40 characters; public hosts end in --S
   --plan P           free (default), pro or scale
-  --account SLUG     the account that owns the new tunnel
-  --name N           friendly tunnel name; also suggests the subdomain
+  --account SLUG     the account that owns the new tunnel or token
+  --name N           friendly tunnel name (also suggests the subdomain), or the token's name
   --subdomain SUB    tunnel subdomain (default: from --name, else random); unique per account
   --limit N          how many crash reports, newest first: 1-1000 (20)
   --tunnel ID        the tunnel whose counters to set (tun_...)

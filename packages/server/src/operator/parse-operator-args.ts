@@ -29,6 +29,15 @@ export interface TunnelCreateCommand {
   readonly json: boolean
 }
 
+/** `burrowd token create`. */
+export interface TokenCreateCommand {
+  readonly command: 'token create'
+  /** Slug of the account the API token acts for. */
+  readonly account: string
+  readonly name: string | null
+  readonly json: boolean
+}
+
 /** `burrowd crash-reports list`. */
 export interface CrashReportsListCommand {
   readonly command: 'crash-reports list'
@@ -57,6 +66,7 @@ export type OperatorCommand =
   | { readonly command: 'migrate' }
   | AccountCreateCommand
   | TunnelCreateCommand
+  | TokenCreateCommand
   | CrashReportsListCommand
   | UsageSetCommand
 
@@ -64,6 +74,7 @@ const ACCOUNT_CREATE_USAGE =
   'burrowd account create --email E --slug S [--plan free|pro|scale] [--json]'
 const TUNNEL_CREATE_USAGE =
   'burrowd tunnel create --account SLUG [--name N] [--subdomain SUB] [--json]'
+const TOKEN_CREATE_USAGE = 'burrowd token create --account SLUG [--name N] [--json]'
 const CRASH_REPORTS_LIST_USAGE = 'burrowd crash-reports list [--limit N] [--json]'
 const USAGE_SET_USAGE =
   'burrowd usage set --tunnel ID [--tool-calls N] [--bandwidth-bytes N] [--json]'
@@ -88,7 +99,8 @@ export function parseOperatorArgs(argv: readonly string[]): OperatorCommand {
     case 'migrate':
       return flags(`burrowd ${word}`, rest, {}).help ? { command: 'help' } : { command: word }
     case 'account':
-    case 'tunnel': {
+    case 'tunnel':
+    case 'token': {
       const [sub, ...args] = rest
       if (sub === '--help' || sub === '-h') return { command: 'help' }
       if (sub !== 'create') {
@@ -98,7 +110,11 @@ export function parseOperatorArgs(argv: readonly string[]): OperatorCommand {
             : `unknown command "burrowd ${word} ${sub}"; the only one is "burrowd ${word} create"`,
         )
       }
-      return word === 'account' ? accountCreate(args) : tunnelCreate(args)
+      return word === 'account'
+        ? accountCreate(args)
+        : word === 'tunnel'
+          ? tunnelCreate(args)
+          : tokenCreate(args)
     }
     case 'crash-reports': {
       const [sub, ...args] = rest
@@ -128,7 +144,7 @@ export function parseOperatorArgs(argv: readonly string[]): OperatorCommand {
       throw new UsageError(
         word.startsWith('-')
           ? `unknown option "${word}"; ${HELP_HINT}`
-          : `unknown command "${word}"; the commands are serve, migrate, account create, tunnel create, crash-reports list and usage set`,
+          : `unknown command "${word}"; the commands are serve, migrate, account create, tunnel create, token create, crash-reports list and usage set`,
       )
   }
 }
@@ -167,6 +183,21 @@ function tunnelCreate(args: readonly string[]): OperatorCommand {
     account: required(values.account, 'account', TUNNEL_CREATE_USAGE),
     name: optional(values.name, 'name', TUNNEL_CREATE_USAGE),
     subdomain: optional(values.subdomain, 'subdomain', TUNNEL_CREATE_USAGE),
+    json: values.json === true,
+  }
+}
+
+function tokenCreate(args: readonly string[]): OperatorCommand {
+  const values = flags('burrowd token create', args, {
+    account: { type: 'string' },
+    name: { type: 'string' },
+    json: { type: 'boolean' },
+  })
+  if (values.help) return { command: 'help' }
+  return {
+    command: 'token create',
+    account: required(values.account, 'account', TOKEN_CREATE_USAGE),
+    name: optional(values.name, 'name', TOKEN_CREATE_USAGE),
     json: values.json === true,
   }
 }

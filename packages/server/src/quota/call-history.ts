@@ -12,6 +12,8 @@ import type { CallHistoryTable, Database } from '../store/schema.js'
 
 /** One answered request. */
 export interface CallRecord {
+  /** The record's id (`newCallId`); made when written if absent. */
+  readonly id?: string
   readonly tunnelId: string
   /** When the request arrived. */
   readonly at: Date
@@ -37,6 +39,16 @@ export interface CallRecord {
   readonly responseBody?: string | null
   /** A stored body was cut. */
   readonly bodiesCut?: boolean
+}
+
+/**
+ * A call record's id: `call_`, the arrival in milliseconds (12 hex digits), 12 random hex digits.
+ * Time-ordered, so new rows land at the end of the primary key's index instead of dirtying a
+ * random page each (measured: 8.6 → 1.4 KB written per call), and pages of history can use the
+ * last id as their cursor.
+ */
+export function newCallId(at: Date): string {
+  return `call_${at.getTime().toString(16).padStart(12, '0')}${randomBytes(6).toString('hex')}`
 }
 
 /** Where the edge sends call records. */
@@ -126,11 +138,8 @@ export class CallHistoryWriter implements CallHistorySink {
   }
 
   async #write(batch: readonly CallRecord[]): Promise<void> {
-    // Time-ordered ids (milliseconds, then random): new rows land at the end of the primary key's
-    // index instead of dirtying a random page each (measured: 8.6 → 1.4 KB written per call).
-    const random = randomBytes(6 * batch.length).toString('hex')
-    const rows = batch.map((r, i): Insertable<CallHistoryTable> => ({
-      id: `call_${r.at.getTime().toString(16).padStart(12, '0')}${random.slice(i * 12, i * 12 + 12)}`,
+    const rows = batch.map((r): Insertable<CallHistoryTable> => ({
+      id: r.id ?? newCallId(r.at),
       tunnel_id: r.tunnelId,
       at: r.at.toISOString(),
       method: r.method,

@@ -35,6 +35,8 @@ export interface WebhookDispatcherOptions {
   readonly userAgent?: string
   /** Deliveries looked at per `runDue` (default 50). */
   readonly batchSize?: number
+  /** Told of every attempt's outcome (for burrowd's metrics). */
+  readonly onAttempt?: (outcome: 'delivered' | 'failed' | 'disabled') => void
   /** Attempts sent at once (default 8). */
   readonly concurrency?: number
 }
@@ -58,6 +60,7 @@ const LEASE_MARGIN_MS = 45_000
 export class WebhookDispatcher {
   readonly #db: Kysely<Database>
   readonly #log: Logger
+  readonly #onAttempt: WebhookDispatcherOptions['onAttempt']
   readonly #now: () => Date
   readonly #random: () => number
   readonly #guard: UrlGuard
@@ -77,6 +80,7 @@ export class WebhookDispatcher {
   #stopped: Promise<void> | undefined
 
   constructor(options: WebhookDispatcherOptions) {
+    this.#onAttempt = options.onAttempt
     this.#db = options.db
     this.#log = options.log
     this.#now = options.now ?? (() => new Date())
@@ -224,6 +228,9 @@ export class WebhookDispatcher {
   ): Promise<void> {
     const target = { id: row.id, endpointId: row.endpoint_id, attempt, at }
     const disabledReason = await recordAttempt(this.#db, target, outcome, this.#random)
+    this.#onAttempt?.(
+      outcome.kind === 'delivered' ? 'delivered' : disabledReason !== null ? 'disabled' : 'failed',
+    )
     const where = `delivery ${row.id} (attempt ${attempt}) to ${row.url}`
     if (outcome.kind === 'delivered') this.#log.debug(`webhooks: ${where}: HTTP ${outcome.status}`)
     else this.#log.warn(`webhooks: ${where}: ${outcome.error}`)

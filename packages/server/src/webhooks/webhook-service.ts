@@ -24,6 +24,8 @@ export interface WebhookServiceOptions {
   readonly pollMs?: number
   /** The clock (default the system's). */
   readonly now?: () => Date
+  /** Told of every delivery attempt's outcome (for burrowd's metrics). */
+  readonly onAttempt?: (outcome: 'delivered' | 'failed' | 'disabled') => void
 }
 
 /** The running webhook service. */
@@ -50,6 +52,7 @@ export function startWebhookService(options: WebhookServiceOptions): WebhookServ
     log: options.log,
     now,
     ...(options.userAgent !== undefined ? { userAgent: options.userAgent } : {}),
+    ...(options.onAttempt ? { onAttempt: options.onAttempt } : {}),
   })
   dispatcher.start(options.pollMs ?? 1000)
   return {

@@ -11,9 +11,9 @@ import { requestOrigin } from '../../http/request-origin.js'
 import { HttpError } from '../../http/http-error.js'
 import { readJsonObject } from '../../http/request-body.js'
 import { sendApiError, sendApiJson } from '../../http/responses.js'
-import { checkCsrf, identify, type Caller } from '../session-auth.js'
+import { checkCsrf, identify } from '../session-auth.js'
 import { toHttpError } from '../store-error-status.js'
-import type { AccountView, WebServices } from '../web-services.js'
+import type { WebServices } from '../web-services.js'
 import {
   accountJson,
   billingJson,
@@ -22,6 +22,8 @@ import {
   webhookDeliveryJson,
   webhookEndpointJson,
 } from './api-json.js'
+import type { ApiCall } from './api-call.js'
+import { governanceApi } from './governance-api.js'
 import { plansJson } from './plans-json.js'
 
 /** Options of `new Api`. */
@@ -31,13 +33,7 @@ export interface ApiOptions {
   readonly now?: () => Date
 }
 
-interface Call {
-  readonly req: IncomingMessage
-  readonly res: ServerResponse
-  readonly caller: Caller
-  readonly account: AccountView
-  readonly params: readonly string[]
-}
+type Call = ApiCall
 
 type Handler = (c: Call) => Promise<void>
 
@@ -54,6 +50,8 @@ export class Api {
     this.#now = opts.now ?? (() => new Date())
     const r = (method: string, pattern: RegExp, handler: Handler) => ({ method, pattern, handler })
     const id = '([\\w-]+)'
+    const gov = governanceApi(this.#svc, this.#now)
+    const query = (c: Call) => new URL(c.req.url ?? '/', 'http://api.invalid').searchParams
     this.#routes = [
       r('GET', /^\/api\/account$/, (c) => this.#ok(c, accountJson(c.account))),
       r('GET', /^\/api\/billing$/, (c) => this.#billing(c)),
@@ -67,6 +65,21 @@ export class Api {
       r('PATCH', new RegExp(`^/api/tunnels/${id}$`), (c) => this.#renameTunnel(c)),
       r('DELETE', new RegExp(`^/api/tunnels/${id}$`), (c) => this.#deleteTunnel(c)),
       r('POST', new RegExp(`^/api/tunnels/${id}/rotate-key$`), (c) => this.#rotateKey(c)),
+      r('GET', new RegExp(`^/api/tunnels/${id}/policy$`), async (c) =>
+        gov.getPolicy(c, (await this.#tunnel(c)).id),
+      ),
+      r('PUT', new RegExp(`^/api/tunnels/${id}/policy$`), async (c) =>
+        gov.putPolicy(c, (await this.#tunnel(c)).id),
+      ),
+      r('GET', new RegExp(`^/api/tunnels/${id}/calls$`), async (c) =>
+        gov.listCalls(c, (await this.#tunnel(c)).id, query(c)),
+      ),
+      r('GET', new RegExp(`^/api/tunnels/${id}/calls/${id}$`), async (c) =>
+        gov.getCall(c, (await this.#tunnel(c)).id, c.params[1] ?? ''),
+      ),
+      r('GET', new RegExp(`^/api/tunnels/${id}/metrics$`), async (c) =>
+        gov.metrics(c, (await this.#tunnel(c)).id, query(c)),
+      ),
       r('GET', /^\/api\/tokens$/, (c) => this.#listTokens(c)),
       r('POST', /^\/api\/tokens$/, (c) => this.#createToken(c)),
       r('DELETE', new RegExp(`^/api/tokens/${id}$`), (c) => this.#revokeToken(c)),

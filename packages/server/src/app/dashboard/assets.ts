@@ -53,6 +53,15 @@ form.inline { display:inline; }
 .meter.warn::-moz-progress-bar { background:var(--warn); }
 .meter.full::-moz-progress-bar { background:var(--bad); }
 .key { font-size:1rem; background:#fff4db; padding:.3rem .5rem; border-radius:4px; word-break:break-all; }
+nav.tabs { display:flex; gap:.3rem; border-bottom:1px solid var(--line); margin:0 0 1rem; flex-wrap:wrap; }
+nav.tabs a { padding:.4rem .9rem; text-decoration:none; color:var(--muted); border:1px solid transparent; border-bottom:0; border-radius:6px 6px 0 0; }
+nav.tabs a.active { color:var(--fg); background:var(--card); border-color:var(--line); font-weight:600; }
+textarea { width:100%; font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size:.9rem; border:1px solid var(--line); border-radius:6px; padding:.5rem; }
+form.filters input[type=text] { max-width:18rem; }
+svg.chart { display:block; max-width:100%; height:auto; }
+.legend .swatch { display:inline-block; width:.8rem; height:.8rem; border-radius:2px; vertical-align:middle; margin-left:.6rem; }
+.swatch.answered { background:#7a3e12; } .swatch.errors { background:#b3261e; } .swatch.refused { background:#9a6200; }
+pre { white-space:pre-wrap; word-break:break-word; }
 `
 
 /** `/assets/app.js`: copy buttons (`data-copy="<element id>"`) and confirmations (`data-confirm`). */
@@ -70,4 +79,40 @@ document.addEventListener('submit', function (event) {
   var message = event.target.getAttribute('data-confirm');
   if (message && !window.confirm(message)) event.preventDefault();
 });
+(function liveTail() {
+  var table = document.getElementById('live-tail');
+  if (!table || !window.EventSource) return;
+  var body = table.querySelector('tbody');
+  var status = document.getElementById('live-status');
+  var source = new EventSource(table.getAttribute('data-stream'));
+  function cell(row, text) { var td = document.createElement('td'); td.textContent = text; row.appendChild(td); return td; }
+  source.addEventListener('open', function () { if (status) status.textContent = 'Live: new calls appear at the top.'; });
+  source.addEventListener('error', function () { if (status) status.textContent = 'Reconnecting to the live tail…'; });
+  source.addEventListener('dropped', function (e) {
+    var d = JSON.parse(e.data);
+    if (status) status.textContent = d.count + ' calls were skipped while this page was behind.';
+  });
+  source.addEventListener('call', function (e) {
+    var c = JSON.parse(e.data);
+    var row = document.createElement('tr');
+    row.setAttribute('data-call', c.id || '');
+    cell(row, c.at.slice(11, 23));
+    var method = cell(row, '');
+    var link = document.createElement('a');
+    link.href = table.getAttribute('data-detail') + '/' + c.id;
+    link.textContent = c.method;
+    method.appendChild(link);
+    cell(row, c.tool || '');
+    var outcome = cell(row, '');
+    var badge = document.createElement('span');
+    badge.className = 'badge ' + (c.outcome === 'ok' ? 'online' : c.outcome === 'error' ? 'offline' : 'stopped');
+    badge.setAttribute('data-outcome', c.outcome);
+    badge.textContent = c.status + ' ' + (c.policy_code || c.outcome);
+    outcome.appendChild(badge);
+    cell(row, c.duration_ms + ' ms');
+    cell(row, (c.session_id || '').slice(0, 12));
+    body.insertBefore(row, body.firstChild);
+    while (body.children.length > 200) body.removeChild(body.lastChild);
+  });
+})();
 `

@@ -60,6 +60,7 @@ const NOTICES: Readonly<Record<string, Notice>> = {
     text: 'Subscription cancelled. Paid limits stay until the end of the period.',
   },
   cycle: { kind: 'info', text: 'Billing cycle changed.' },
+  policy: { kind: 'info', text: 'Policy saved: it applies from the next request.' },
   checkout: {
     kind: 'info',
     text: 'Payment received. Your new plan applies as soon as the payment provider confirms it (usually within seconds).',

@@ -14,6 +14,7 @@ import {
   type SessionCaller,
 } from './dashboard-kit.js'
 import { tunnelRoutes } from './dashboard-tunnel-routes.js'
+import { governanceRoutes } from './dashboard-governance-routes.js'
 import { html } from '../../http/html.js'
 import { HttpError } from '../../http/http-error.js'
 import { page, type Viewer } from './layout.js'
@@ -35,6 +36,7 @@ export class Dashboard {
     this.#auth = new DashboardAuth(this.#kit)
     this.#routes = [
       ...tunnelRoutes(this.#kit),
+      ...governanceRoutes(this.#kit),
       ...billingRoutes(this.#kit),
       ...tokenRoutes(this.#kit),
       ...webhookRoutes(this.#kit),

@@ -9,6 +9,7 @@ import { formatDateTime } from './format.js'
 import { html, type SafeHtml } from '../../http/html.js'
 import { csrfField, page, type Notice, type Viewer } from './layout.js'
 import type { TunnelView } from '../tunnel-view.js'
+import { tunnelTabs } from './governance-pages.js'
 
 /** What the tunnels page shows. */
 export interface TunnelsPageData {
@@ -133,6 +134,7 @@ export function tunnelPage(
   return page(
     { title: t.name ?? t.subdomain, viewer, notices },
     html`<h1>${t.name ?? t.subdomain} ${statusBadge(t)}</h1>
+${tunnelTabs(t, 'overview')}
 <section class="card">
   <p>Public URL: <code id="public-url">${t.publicUrl}/mcp</code> <button type="button" class="secondary" data-copy="public-url">Copy</button></p>
   <p class="muted">Created ${formatDateTime(t.createdAt)} · last seen ${t.lastSeenAt ? formatDateTime(t.lastSeenAt) : 'never'}</p>

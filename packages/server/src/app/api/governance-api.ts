@@ -1,0 +1,111 @@
+/**
+ * The governance routes of the JSON API: a tunnel's policy (`GET`/`PUT
+ * /api/tunnels/:id/policy`, with its versions), its calls (`GET /api/tunnels/:id/calls`, one
+ * call by id) and its per-method metrics (`GET /api/tunnels/:id/metrics?window=1h|24h|30d`).
+ */
+import { HttpError } from '../../http/http-error.js'
+import { readJsonObject } from '../../http/request-body.js'
+import { sendApiJson } from '../../http/responses.js'
+import type { CallFilter } from '../../governance/call-log.js'
+import { METRIC_WINDOWS, type MetricWindow } from '../../governance/metrics-report.js'
+import type { WebServices } from '../web-services.js'
+import type { ApiCall } from './api-call.js'
+import { callJson, metricsJson, policyJson } from './governance-json.js'
+
+/** Who changed a policy, as its version records it. */
+export function changedBy(c: ApiCall): string {
+  return c.caller.via === 'token'
+    ? `API token ${c.caller.tokenId}`
+    : `dashboard (${c.account.email})`
+}
+
+/** The governance handlers, for a tunnel the caller owns (`tunnelId`). */
+export function governanceApi(svc: WebServices, now: () => Date) {
+  return {
+    async getPolicy(c: ApiCall, tunnelId: string): Promise<void> {
+      const view = await svc.governance.policy(tunnelId)
+      const versions = await svc.governance.policyVersions(tunnelId)
+      sendApiJson(c.res, 200, {
+        ...policyJson(tunnelId, view),
+        versions: versions.map((v) => ({
+          version: v.version,
+          changed_at: v.changedAt,
+          changed_by: v.changedBy,
+        })),
+      })
+    },
+
+    async putPolicy(c: ApiCall, tunnelId: string): Promise<void> {
+      const value = await readJsonObject(c.req)
+      const written = await svc.governance.setPolicy(tunnelId, value, changedBy(c))
+      if (!written.ok) {
+        throw new HttpError(400, 'invalid', written.problem.message, {
+          field: written.problem.field,
+        })
+      }
+      sendApiJson(c.res, 200, policyJson(tunnelId, written.view))
+    },
+
+    async listCalls(c: ApiCall, tunnelId: string, query: URLSearchParams): Promise<void> {
+      const page = await svc.governance.calls(tunnelId, callFilter(query))
+      sendApiJson(c.res, 200, { calls: page.calls.map(callJson), next_cursor: page.nextCursor })
+    },
+
+    async getCall(c: ApiCall, tunnelId: string, callId: string): Promise<void> {
+      const call = await svc.governance.call(tunnelId, callId)
+      if (!call) throw new HttpError(404, 'not_found', 'no such call in this tunnel’s history')
+      sendApiJson(c.res, 200, callJson(call))
+    },
+
+    async metrics(c: ApiCall, tunnelId: string, query: URLSearchParams): Promise<void> {
+      const window = query.get('window') ?? '24h'
+      if (!(window in METRIC_WINDOWS)) {
+        throw new HttpError(400, 'invalid', '"window" must be 1h, 24h or 30d', { field: 'window' })
+      }
+      const report = await svc.governance.metrics(tunnelId, window as MetricWindow, now())
+      sendApiJson(c.res, 200, metricsJson(report))
+    },
+  }
+}
+
+/** The filters of `GET /api/tunnels/:id/calls`, checked. */
+export function callFilter(query: URLSearchParams): CallFilter {
+  const filter: { -readonly [K in keyof CallFilter]: CallFilter[K] } = {}
+  const tool = query.get('tool')
+  if (tool) filter.tool = tool.slice(0, 200)
+  const method = query.get('method')
+  if (method) filter.method = method.slice(0, 200)
+  const status = query.get('status')
+  if (status) {
+    if (/^[1-5]\d\d$/.test(status)) filter.status = Number(status)
+    else if (status === 'ok' || status === 'error' || status === 'refused') filter.status = status
+    else
+      throw new HttpError(400, 'invalid', '"status" must be an HTTP status, ok, error or refused', {
+        field: 'status',
+      })
+  }
+  const since = query.get('since')
+  if (since) {
+    const at = new Date(since)
+    if (Number.isNaN(at.getTime())) {
+      throw new HttpError(400, 'invalid', '"since" must be an ISO-8601 time', { field: 'since' })
+    }
+    filter.since = at
+  }
+  const cursor = query.get('cursor')
+  if (cursor) {
+    if (!/^call_[0-9a-f]{1,40}$/.test(cursor)) {
+      throw new HttpError(400, 'invalid', '"cursor" is not one this API gave', { field: 'cursor' })
+    }
+    filter.cursor = cursor
+  }
+  const limit = query.get('limit')
+  if (limit) {
+    const n = /^\d{1,4}$/.test(limit) ? Number(limit) : NaN
+    if (!(n >= 1 && n <= 200)) {
+      throw new HttpError(400, 'invalid', '"limit" must be from 1 to 200', { field: 'limit' })
+    }
+    filter.limit = n
+  }
+  return filter
+}

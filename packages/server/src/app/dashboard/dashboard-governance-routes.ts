@@ -1,0 +1,208 @@
+/**
+ * The dashboard's governance tabs of a tunnel: Traffic (history, one call, and the live tail as
+ * server-sent events), Metrics, and Policy (edit and save). Every route first checks the tunnel
+ * belongs to the signed-in account.
+ */
+import type { ServerResponse } from 'node:http'
+import type { CallRecord } from '../../quota/call-history.js'
+import { callFilter } from '../api/governance-api.js'
+import type { CallFilter } from '../../governance/call-log.js'
+import { METRIC_WINDOWS, type MetricWindow } from '../../governance/metrics-report.js'
+import { HttpError } from '../../http/http-error.js'
+import { redirect } from '../../http/responses.js'
+import { tunnelView } from '../account-views.js'
+import type { DashboardKit, DashboardRequest, DashboardRoute } from './dashboard-kit.js'
+import { callPage, metricsPage, policyPage, trafficPage } from './governance-pages.js'
+
+/** Seconds between the live tail's keep-alive comments. */
+const TAIL_KEEPALIVE_MS = 25_000
+
+/** The governance routes under `/dashboard/tunnels/:id`. */
+export function governanceRoutes(kit: DashboardKit): DashboardRoute[] {
+  const { svc } = kit
+  const found = async (c: DashboardRequest) => {
+    const t = await svc.tunnels.get(c.account.id, c.params[0] ?? '')
+    if (!t) throw new HttpError(404, 'not_found', 'No such tunnel in your account.')
+    return tunnelView(svc, c.account, t)
+  }
+
+  const traffic = async (c: DashboardRequest) => {
+    const t = await found(c)
+    let filter: CallFilter
+    try {
+      filter = callFilter(c.query)
+    } catch (err) {
+      if (!(err instanceof HttpError)) throw err
+      filter = {}
+      c.query.delete('cursor')
+      const notices = [{ kind: 'error' as const, text: err.message }]
+      const page = await svc.governance.calls(t.id, filter)
+      const policy = await svc.governance.policy(t.id)
+      return kit.html(
+        c.res,
+        400,
+        trafficPage({
+          viewer: c.viewer,
+          tunnel: t,
+          calls: page.calls,
+          filter,
+          nextCursor: page.nextCursor,
+          zeroKnowledge: policy.document.zero_knowledge === true,
+          notices,
+        }),
+      )
+    }
+    const page = await svc.governance.calls(t.id, filter)
+    const policy = await svc.governance.policy(t.id)
+    kit.html(
+      c.res,
+      200,
+      trafficPage({
+        viewer: c.viewer,
+        tunnel: t,
+        calls: page.calls,
+        filter,
+        nextCursor: page.nextCursor,
+        zeroKnowledge: policy.document.zero_knowledge === true,
+      }),
+    )
+  }
+
+  const call = async (c: DashboardRequest) => {
+    const t = await found(c)
+    const view = await svc.governance.call(t.id, c.params[1] ?? '')
+    if (!view) throw new HttpError(404, 'not_found', 'No such call in this tunnel’s history.')
+    kit.html(c.res, 200, callPage(c.viewer, t, view))
+  }
+
+  const stream = async (c: DashboardRequest) => {
+    const t = await found(c)
+    liveTail(c.res, t.id, (watcher) => svc.governance.watch(t.id, watcher))
+  }
+
+  const metrics = async (c: DashboardRequest) => {
+    const t = await found(c)
+    const asked = c.query.get('window') ?? '24h'
+    const window: MetricWindow = asked in METRIC_WINDOWS ? (asked as MetricWindow) : '24h'
+    const report = await svc.governance.metrics(t.id, window, kit.now())
+    kit.html(c.res, 200, metricsPage(c.viewer, t, report))
+  }
+
+  const policy = async (c: DashboardRequest) => {
+    const t = await found(c)
+    kit.html(
+      c.res,
+      200,
+      policyPage({
+        viewer: c.viewer,
+        tunnel: t,
+        view: await svc.governance.policy(t.id),
+        versions: await svc.governance.policyVersions(t.id),
+        notices: kit.notices(c),
+      }),
+    )
+  }
+
+  const savePolicy = async (c: DashboardRequest) => {
+    const form = await kit.form(c)
+    const t = await found(c)
+    const text = form.get('policy') ?? ''
+    const again = async (message: string) =>
+      kit.html(
+        c.res,
+        400,
+        policyPage({
+          viewer: c.viewer,
+          tunnel: t,
+          view: await svc.governance.policy(t.id),
+          versions: await svc.governance.policyVersions(t.id),
+          draft: text,
+          notices: [{ kind: 'error', text: message }],
+        }),
+      )
+    let value: unknown
+    try {
+      value = JSON.parse(text)
+    } catch (err) {
+      return again(`The policy is not valid JSON: ${(err as Error).message}. Nothing was changed.`)
+    }
+    const written = await svc.governance.setPolicy(t.id, value, `dashboard (${c.account.email})`)
+    if (!written.ok) {
+      return again(`${written.problem.field}: ${written.problem.message}. Nothing was changed.`)
+    }
+    redirect(c.res, `/dashboard/tunnels/${t.id}/policy?notice=policy`)
+  }
+
+  const id = '([\\w-]+)'
+  return [
+    { method: 'GET', pattern: new RegExp(`^/dashboard/tunnels/${id}/traffic$`), handler: traffic },
+    {
+      method: 'GET',
+      pattern: new RegExp(`^/dashboard/tunnels/${id}/traffic/stream$`),
+      handler: stream,
+    },
+    {
+      method: 'GET',
+      pattern: new RegExp(`^/dashboard/tunnels/${id}/traffic/${id}$`),
+      handler: call,
+    },
+    { method: 'GET', pattern: new RegExp(`^/dashboard/tunnels/${id}/metrics$`), handler: metrics },
+    { method: 'GET', pattern: new RegExp(`^/dashboard/tunnels/${id}/policy$`), handler: policy },
+    {
+      method: 'POST',
+      pattern: new RegExp(`^/dashboard/tunnels/${id}/policy$`),
+      handler: savePolicy,
+    },
+  ]
+}
+
+/**
+ * Serve a tunnel's live tail on `res` as server-sent events (`event: call`, one JSON summary
+ * each; `event: dropped` when the page fell behind) until the page goes away.
+ */
+function liveTail(
+  res: ServerResponse,
+  tunnelId: string,
+  watch: (watcher: {
+    send(e: { type: 'call'; call: CallRecord } | { type: 'dropped'; count: number }): boolean
+  }) => (() => void) | null,
+): void {
+  const stop = watch({
+    send(event) {
+      if (res.destroyed) return true
+      const data = event.type === 'dropped' ? { count: event.count } : tailSummary(event.call)
+      return res.write(`event: ${event.type}\ndata: ${JSON.stringify(data)}\n\n`)
+    },
+  })
+  if (stop === null) {
+    res.writeHead(429, { 'content-type': 'text/plain; charset=utf-8', 'retry-after': '30' })
+    res.end(`too many pages are watching tunnel ${tunnelId} live; close one and retry`)
+    return
+  }
+  res.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-store',
+    'x-accel-buffering': 'no',
+  })
+  res.write(': live tail\n\n')
+  const keepalive = setInterval(() => res.write(': keep-alive\n\n'), TAIL_KEEPALIVE_MS)
+  res.once('close', () => {
+    clearInterval(keepalive)
+    stop()
+  })
+}
+
+/** What the live tail shows of a call (no bodies: the detail page has them). */
+function tailSummary(r: CallRecord): Record<string, unknown> {
+  return {
+    id: r.id ?? null,
+    at: r.at.toISOString(),
+    method: r.method,
+    tool: r.tool,
+    status: r.status,
+    outcome: r.outcome ?? (r.policyCode === null ? 'ok' : 'refused'),
+    policy_code: r.policyCode,
+    duration_ms: Math.round(r.durationMs),
+    session_id: r.sessionId ?? null,
+  }
+}

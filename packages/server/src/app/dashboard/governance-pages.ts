@@ -1,0 +1,229 @@
+/**
+ * The tunnel page's governance tabs: Traffic (the call history, filterable, each call's detail,
+ * and a live tail the page's script reads as server-sent events), Metrics (per method and tool,
+ * with SVG charts) and Policy (the policy document, edited as JSON, with its versions).
+ */
+import type { CallFilter, CallView } from '../../governance/call-log.js'
+import type { MetricsReport, MetricWindow } from '../../governance/metrics-report.js'
+import type { PolicyView } from '../../governance/policies.js'
+import { html, type SafeHtml } from '../../http/html.js'
+import type { TunnelView } from '../tunnel-view.js'
+import { formatBytes, formatCount } from './format.js'
+import { csrfField, page, type Notice, type Viewer } from './layout.js'
+import { latencyChart, stackedBarChart } from './svg-chart.js'
+
+/** The tabs of a tunnel's page. */
+export type TunnelTab = 'overview' | 'traffic' | 'metrics' | 'policy' | 'tools'
+
+const TABS: readonly [TunnelTab, string, string][] = [
+  ['overview', 'Overview', ''],
+  ['traffic', 'Traffic', '/traffic'],
+  ['metrics', 'Metrics', '/metrics'],
+  ['policy', 'Policy', '/policy'],
+  ['tools', 'Tools', '/tools'],
+]
+
+/** The tab bar of tunnel `t`, `active` marked. */
+export function tunnelTabs(t: TunnelView, active: TunnelTab): SafeHtml {
+  return html`<nav class="tabs" aria-label="Tunnel">${TABS.map(
+    ([tab, label, path]) =>
+      html`<a href="/dashboard/tunnels/${t.id}${path}"${tab === active ? html` aria-current="page" class="active"` : ''}>${label}</a>`,
+  )}</nav>`
+}
+
+function heading(t: TunnelView): SafeHtml {
+  return html`<h1>${t.name ?? t.subdomain} <code class="muted">${t.publicUrl}/mcp</code></h1>`
+}
+
+/** A call's outcome as a badge. */
+function outcomeBadge(c: Pick<CallView, 'outcome' | 'policyCode' | 'status'>): SafeHtml {
+  const text = c.policyCode ?? c.outcome
+  const kind = c.outcome === 'ok' ? 'online' : c.outcome === 'error' ? 'offline' : 'stopped'
+  return html`<span class="badge ${kind}" data-outcome="${c.outcome}">${c.status} ${text}</span>`
+}
+
+/** Traffic: the filter form, the calls, the next page, the live tail. */
+export function trafficPage(d: {
+  readonly viewer: Viewer
+  readonly tunnel: TunnelView
+  readonly calls: readonly CallView[]
+  readonly filter: CallFilter
+  readonly nextCursor: string | null
+  readonly zeroKnowledge: boolean
+  readonly notices?: readonly Notice[]
+}): SafeHtml {
+  const t = d.tunnel
+  const base = `/dashboard/tunnels/${t.id}/traffic`
+  const status = d.filter.status === undefined ? '' : String(d.filter.status)
+  const rows = d.calls.map(
+    (c) => html`<tr data-call="${c.id}">
+  <td class="muted">${c.at.slice(11, 23)}</td>
+  <td><a href="${base}/${c.id}">${c.method}</a></td>
+  <td>${c.tool ?? ''}</td>
+  <td>${outcomeBadge(c)}</td>
+  <td>${c.durationMs} ms</td>
+  <td class="muted">${c.sessionId ? c.sessionId.slice(0, 12) : ''}</td>
+</tr>`,
+  )
+  const next =
+    d.nextCursor === null
+      ? ''
+      : html`<p><a class="button secondary" href="${base}?${nextQuery(d.filter, d.nextCursor)}">Older calls</a></p>`
+  return page(
+    { title: `${t.name ?? t.subdomain}: traffic`, viewer: d.viewer, notices: d.notices ?? [] },
+    html`${heading(t)}${tunnelTabs(t, 'traffic')}
+${d.zeroKnowledge ? html`<p class="notice info">Zero-knowledge mode: calls are recorded without their content.</p>` : ''}
+<form method="get" action="${base}" class="card filters">
+  <label for="f-tool">Tool</label><input id="f-tool" name="tool" type="text" value="${d.filter.tool ?? ''}" />
+  <label for="f-method">Method</label><input id="f-method" name="method" type="text" value="${d.filter.method ?? ''}" />
+  <label for="f-status">Status</label><input id="f-status" name="status" type="text" placeholder="200, ok, error, refused" value="${status}" />
+  <label for="f-since">Since</label><input id="f-since" name="since" type="text" placeholder="2026-11-25T10:00:00Z" value="${d.filter.since?.toISOString() ?? ''}" />
+  <p><button type="submit">Filter</button> <a href="${base}">Clear</a></p>
+</form>
+<h2>Live</h2>
+<p class="muted" id="live-status">Calls appear here as they happen.</p>
+<table id="live-tail" data-stream="${base}/stream" data-detail="${base}"><thead><tr><th>Time</th><th>Method</th><th>Tool</th><th>Outcome</th><th>Latency</th><th>Session</th></tr></thead><tbody></tbody></table>
+<h2>History</h2>
+${
+  d.calls.length === 0
+    ? html`<p class="card" id="no-calls">No calls recorded${d.filter.tool || d.filter.method || status ? ' match these filters' : ' yet'}.</p>`
+    : html`<table id="calls"><thead><tr><th>Time (UTC)</th><th>Method</th><th>Tool</th><th>Outcome</th><th>Latency</th><th>Session</th></tr></thead><tbody>${rows}</tbody></table>`
+}
+${next}`,
+  )
+}
+
+function nextQuery(filter: CallFilter, cursor: string): string {
+  const q = new URLSearchParams()
+  if (filter.tool) q.set('tool', filter.tool)
+  if (filter.method) q.set('method', filter.method)
+  if (filter.status !== undefined) q.set('status', String(filter.status))
+  if (filter.since) q.set('since', filter.since.toISOString())
+  q.set('cursor', cursor)
+  return q.toString()
+}
+
+/** One call in detail. */
+export function callPage(viewer: Viewer, t: TunnelView, c: CallView): SafeHtml {
+  const body = (label: string, id: string, text: string | null) =>
+    html`<h2>${label}</h2>${
+      text === null
+        ? html`<p class="muted" id="${id}">Not stored${c.policyCode === null ? ' (zero-knowledge mode, or no answer)' : ''}.</p>`
+        : html`<pre id="${id}">${pretty(text)}</pre>`
+    }`
+  return page(
+    { title: `${c.method} at ${c.at}`, viewer },
+    html`${heading(t)}${tunnelTabs(t, 'traffic')}
+<section class="card" id="call">
+  <p><strong>${c.method}</strong> ${c.tool ? html`<code>${c.tool}</code>` : ''} ${outcomeBadge(c)}</p>
+  <p class="muted">${c.at} · ${c.durationMs} ms to the answer · ${formatBytes(c.bytesIn ?? 0)} in, ${formatBytes(c.bytesOut ?? 0)} out · session ${c.sessionId ?? 'none'} · id ${c.rpcId ?? 'none'}</p>
+  ${c.bodiesCut ? html`<p class="notice warn">A body was longer than 64 KiB; what is stored is cut.</p>` : ''}
+</section>
+${body('Request', 'request-body', c.requestBody)}
+${body('Answer', 'response-body', c.responseBody)}
+<p><a href="/dashboard/tunnels/${t.id}/traffic">All calls</a></p>`,
+  )
+}
+
+function pretty(text: string): string {
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2)
+  } catch {
+    return text
+  }
+}
+
+/** Metrics: the window links, the charts, the table. */
+export function metricsPage(viewer: Viewer, t: TunnelView, report: MetricsReport): SafeHtml {
+  const windows: MetricWindow[] = ['1h', '24h', '30d']
+  const label = (start: string) =>
+    report.span === '1h' ? start.slice(5, 13).replace('T', ' ') + 'h' : start.slice(11, 16)
+  const bars = report.series.map((p) => ({
+    label: label(p.start),
+    parts: [
+      { name: 'answered', value: p.calls - p.errors - p.refused, color: '#7a3e12' },
+      { name: 'errors', value: p.errors, color: '#b3261e' },
+      { name: 'refused', value: p.refused, color: '#9a6200' },
+    ],
+  }))
+  const rows = report.methods.map(
+    (m) => html`<tr data-method="${m.method}" data-tool="${m.tool ?? ''}">
+  <td>${m.method}</td><td>${m.tool ?? ''}</td><td data-calls>${formatCount(m.calls)}</td>
+  <td data-errors>${formatCount(m.errors)}</td>
+  <td>${Object.entries(m.refusals).map(([code, n]) => html`<span class="badge stopped">${code} ${n}</span> `)}</td>
+  <td data-p50>${m.p50Ms ?? '–'}</td><td data-p95>${m.p95Ms ?? '–'}</td><td data-p99>${m.p99Ms ?? '–'}</td>
+</tr>`,
+  )
+  return page(
+    { title: `${t.name ?? t.subdomain}: metrics`, viewer },
+    html`${heading(t)}${tunnelTabs(t, 'metrics')}
+<p>${windows.map((w) =>
+      w === report.window
+        ? html`<strong class="window">Last ${w}</strong> `
+        : html`<a href="/dashboard/tunnels/${t.id}/metrics?window=${w}">Last ${w}</a> `,
+    )}</p>
+<section class="card"><h2>Calls</h2>${stackedBarChart('calls-chart', `Calls per ${report.span === '1h' ? 'hour' : '5 minutes'}`, bars)}
+<p class="muted legend"><span class="swatch answered"></span> answered <span class="swatch errors"></span> errors <span class="swatch refused"></span> refused</p></section>
+<section class="card"><h2>Latency (ms: p50 / p95 / p99)</h2>${latencyChart(
+      'latency-chart',
+      report.methods
+        .filter((m) => m.p50Ms !== null)
+        .slice(0, 20)
+        .map((m) => ({
+          label: m.tool ? `${m.method} ${m.tool}` : m.method,
+          p50: m.p50Ms,
+          p95: m.p95Ms,
+          p99: m.p99Ms,
+        })),
+    )}</section>
+${
+  report.methods.length === 0
+    ? html`<p class="card" id="no-metrics">No calls in this window.</p>`
+    : html`<table id="metrics"><thead><tr><th>Method</th><th>Tool</th><th>Calls</th><th>Errors</th><th>Refusals</th><th>p50 ms</th><th>p95 ms</th><th>p99 ms</th></tr></thead><tbody>${rows}</tbody></table>`
+}
+<p class="muted">Percentiles are the upper bounds of latency buckets 25% wide, from arrival at the edge to the answer's head.</p>`,
+  )
+}
+
+/** Policy: the document to edit, what each part does, and the versions. */
+export function policyPage(d: {
+  readonly viewer: Viewer
+  readonly tunnel: TunnelView
+  readonly view: PolicyView
+  readonly versions: readonly { version: number; changedAt: string; changedBy: string }[]
+  /** The text to show in the editor (the current policy, or what was submitted with an error). */
+  readonly draft?: string
+  readonly notices?: readonly Notice[]
+}): SafeHtml {
+  const t = d.tunnel
+  const text = d.draft ?? JSON.stringify(d.view.document, null, 2)
+  const zk = d.view.document.zero_knowledge === true
+  return page(
+    { title: `${t.name ?? t.subdomain}: policy`, viewer: d.viewer, notices: d.notices ?? [] },
+    html`${heading(t)}${tunnelTabs(t, 'policy')}
+<form method="post" action="/dashboard/tunnels/${t.id}/policy" class="card" id="policy-form">${csrfField(d.viewer.csrfToken)}
+  <label for="policy">Policy (JSON)</label>
+  <textarea id="policy" name="policy" rows="24" spellcheck="false">${text}</textarea>
+  <p class="muted">Version ${d.view.version}${d.view.updatedAt ? html`, changed ${d.view.updatedAt} by ${d.view.updatedBy}` : ' (the default)'}. Changes apply from the next request.</p>
+  <button type="submit">Save policy</button>
+</form>
+<section class="card" id="policy-help">
+  <h2>What it does</h2>
+  <ul>
+    <li><code>tools.allow</code>, <code>tools.deny</code>: globs (<code>*</code>, <code>?</code>, <code>[abc]</code>, <code>{a,b}</code>) over the tool names agents see. A denied tool is removed from <code>tools/list</code> and a call to it is refused (<code>tool_denied</code>) before it reaches your machine.</li>
+    <li><code>rate_limits</code>: <code>{"tool": "search", "limit": 10, "per_seconds": 60}</code> or <code>{"method": "*", …}</code>; over the limit, agents get <code>rate_limited</code> with <code>Retry-After</code>.</li>
+    <li><code>redaction</code>: <code>keys</code> (masked at any depth), <code>patterns</code> (RE2), <code>detect_secrets</code> (cloud and API keys, tokens, private keys). Always applied to what Burrow stores and shows; with <code>forwarded: true</code> also to what agents receive.</li>
+    <li><code>zero_knowledge</code>: store no request or response content, only time, method, tool, status, sizes and latency.${zk ? html` <strong>On for this tunnel.</strong>` : ''} The edge still reads each request in memory to count it and apply this policy; nothing of it is kept.</li>
+    <li><code>rug_pull.mode</code>: <code>off</code>, <code>alert</code> or <code>hold</code> (see the Tools tab).</li>
+  </ul>
+</section>
+<h2>Versions</h2>
+${
+  d.versions.length === 0
+    ? html`<p class="card muted">No changes yet: the tunnel has the default policy.</p>`
+    : html`<table id="policy-versions"><thead><tr><th>Version</th><th>Changed</th><th>By</th></tr></thead><tbody>${d.versions.map(
+        (v) => html`<tr><td>${v.version}</td><td>${v.changedAt}</td><td>${v.changedBy}</td></tr>`,
+      )}</tbody></table>`
+}`,
+  )
+}
