@@ -21,6 +21,8 @@ export interface Counts {
   readonly initializes: number
   readonly sessions: number
   readonly deletes: number
+  /** Calls received per tool name. */
+  readonly called: Readonly<Record<string, number>>
 }
 
 /** A running counting server. */
@@ -32,9 +34,13 @@ export interface CountingServer {
   forgetSessions(): Promise<void>
 }
 
-/** Start the counting MCP server on a free port. */
-export async function startCountingServer(): Promise<CountingServer> {
-  const child = startChild(process.execPath, [COUNTING_SERVER])
+/** Start the counting MCP server on a free port; with `sse`, it answers as SSE streams. */
+export async function startCountingServer(
+  options: { readonly sse?: boolean } = {},
+): Promise<CountingServer> {
+  const child = startChild(process.execPath, [COUNTING_SERVER], {
+    env: { ...process.env, ...(options.sse ? { SSE: '1' } : {}) },
+  })
   const [, port] = await child.waitFor(/counting server listening on (\d+)/)
   const base = `http://127.0.0.1:${port}`
   return {

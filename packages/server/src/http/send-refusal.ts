@@ -30,9 +30,10 @@ export function sendRefusal(
     return
   }
   const body = refusalJson(code, message, reason, opts.id ?? null, opts.jsonRpcCode)
+  // Set apart from writeHead's so that it can be read back (burrowd's metrics count refusals).
+  res.setHeader(ERROR_HEADER, code)
   res.writeHead(POLICY_STATUS[code], {
     'content-type': 'application/json',
-    [ERROR_HEADER]: code,
     'content-length': Buffer.byteLength(body),
     'access-control-allow-origin': '*',
     'access-control-expose-headers': 'x-burrow-error, retry-after',

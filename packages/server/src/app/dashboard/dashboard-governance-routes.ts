@@ -192,7 +192,10 @@ function liveTail(
   })
 }
 
-/** What the live tail shows of a call (no bodies: the detail page has them). */
+/** Stored bodies the live tail carries are cut at this many characters (the detail has more). */
+const TAIL_BODY_CHARS = 4096
+
+/** What the live tail shows of a call: its summary and its stored (redacted) bodies, cut. */
 function tailSummary(r: CallRecord): Record<string, unknown> {
   return {
     id: r.id ?? null,
@@ -204,5 +207,7 @@ function tailSummary(r: CallRecord): Record<string, unknown> {
     policy_code: r.policyCode,
     duration_ms: Math.round(r.durationMs),
     session_id: r.sessionId ?? null,
+    request: r.requestBody?.slice(0, TAIL_BODY_CHARS) ?? null,
+    response: r.responseBody?.slice(0, TAIL_BODY_CHARS) ?? null,
   }
 }
