@@ -29,7 +29,16 @@ export function profileArgs(config: BenchConfig): string[] {
 }
 
 /** The benchmark's sections, in the order they run. */
-export const SECTIONS = ['small', 'quota', 'stdio', 'sdk', 'transfer', 'idle', 'peers'] as const
+export const SECTIONS = [
+  'small',
+  'quota',
+  'policy',
+  'stdio',
+  'sdk',
+  'transfer',
+  'idle',
+  'peers',
+] as const
 export type Section = (typeof SECTIONS)[number]
 
 /** Read the settings; throws on a malformed value. */

@@ -51,6 +51,8 @@ export function removeTempDataDirs(): void {
 export async function createTunnels(
   dataDir: string,
   names: readonly (string | null)[],
+  /** A governance policy document to give every tunnel (as `PUT …/policy` would). */
+  policy?: Record<string, unknown>,
 ): Promise<string[]> {
   const store = await openStore({ databaseUrl: null, dataDir })
   try {
@@ -61,7 +63,8 @@ export async function createTunnels(
     })
     const keys: string[] = []
     for (const name of names) {
-      const { key } = await store.createTunnel({ accountId: account.id, name })
+      const { tunnel, key } = await store.createTunnel({ accountId: account.id, name })
+      if (policy) await store.policies.set(tunnel.id, JSON.stringify(policy), 'bench', new Date())
       keys.push(key)
     }
     return keys

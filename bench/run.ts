@@ -11,6 +11,7 @@ import { peerSummary } from './peers/peer-rows.js'
 import { ProcessGroup } from './processes.js'
 import { resultsTable, targetsTable, type Row } from './report.js'
 import { bulkTransfer } from './sections/bulk-transfer.js'
+import { policyCalls } from './sections/policy-calls.js'
 import { quotaCalls } from './sections/quota-calls.js'
 import { sdkCalls } from './sections/sdk-calls.js'
 import { smallCalls } from './sections/small-calls.js'
@@ -26,7 +27,7 @@ async function main(group: ProcessGroup): Promise<void> {
   )
   const rows: Row[] = []
 
-  const tunnelled = ['small', 'quota', 'stdio', 'sdk', 'transfer'] as const
+  const tunnelled = ['small', 'quota', 'policy', 'stdio', 'sdk', 'transfer'] as const
   if (tunnelled.some((s) => config.only.has(s))) {
     const data = tempDataDir()
     try {
@@ -45,6 +46,7 @@ async function main(group: ProcessGroup): Promise<void> {
       }
       if (config.only.has('small')) rows.push(...(await smallCalls(ctx)))
       if (config.only.has('quota')) rows.push(...(await quotaCalls(ctx)))
+      if (config.only.has('policy')) rows.push(...(await policyCalls(ctx)))
       if (config.only.has('stdio')) rows.push(...(await stdioCalls(ctx)))
       if (config.only.has('sdk')) rows.push(...(await sdkCalls(ctx)))
       if (config.only.has('transfer')) rows.push(...(await bulkTransfer(ctx)))

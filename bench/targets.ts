@@ -15,6 +15,8 @@ export const TARGET_ROWS = {
   idle: 'idle-tunnel',
   idleNet: 'idle-tunnel-net',
   idleAfterGc: 'idle-tunnel-gc',
+  policyNone: 'policy-none-50',
+  policyRealistic: 'policy-realistic-50',
   quotaOn: 'quota-on-50',
   quotaOff: 'quota-off-50',
 } as const
@@ -210,6 +212,17 @@ export function checkTargets(rows: readonly Row[]): TargetCheck[] {
         : 'n/a',
     met: null,
     ...(on?.value && off?.value ? { verdict: 'for information (no target)' } : {}),
+  })
+  const governed = byId(TARGET_ROWS.policyRealistic)
+  const plain = byId(TARGET_ROWS.policyNone)
+  const ratio = governed?.value && plain?.value ? governed.value / plain.value : null
+  checks.push({
+    target: 'small calls with a realistic governance policy vs none ≥ 0.8× (ratio)',
+    measured:
+      ratio === null || !governed?.value || !plain?.value
+        ? 'n/a'
+        : `${ratio.toFixed(2)}× (${formatValue(governed.value, 'calls/s')} vs ${formatValue(plain.value, 'calls/s')} calls/s, c=50)`,
+    met: ratio === null ? null : ratio >= 0.8,
   })
   return checks
 }

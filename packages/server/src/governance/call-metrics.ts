@@ -27,6 +27,19 @@ interface Cell {
   readonly buckets: number[]
 }
 
+/** The ISO start of the period of `span` holding `ms`, from a small cache (they change rarely). */
+const starts = new Map<number, string>()
+function periodStart(ms: number, span: Span): string {
+  const start = Math.floor(ms / SPANS[span]) * SPANS[span]
+  let iso = starts.get(start)
+  if (iso === undefined) {
+    if (starts.size > 64) starts.clear()
+    iso = new Date(start).toISOString()
+    starts.set(start, iso)
+  }
+  return iso
+}
+
 /** Rows per upsert: 70 parameters each, within SQLite's limit. */
 const ROWS_PER_STATEMENT = 200
 
@@ -51,7 +64,7 @@ export class CallMetrics {
     const tool = (r.tool ?? '').slice(0, 200)
     const bucket = bucketOf(r.durationMs)
     for (const span of ['5m', '1h'] as const) {
-      const start = new Date(Math.floor(r.at.getTime() / SPANS[span]) * SPANS[span]).toISOString()
+      const start = periodStart(r.at.getTime(), span)
       const key = `${r.tunnelId}\u0000${span}\u0000${start}\u0000${r.method}\u0000${tool}\u0000${outcome}`
       let cell = this.#cells.get(key)
       if (!cell) {

@@ -1,14 +1,14 @@
 /**
  * Masks secrets in what Burrow stores, shows and (with `forwarded`) sends on: values of the
  * configured keys at any depth (compared without case), matches of the user's RE2 patterns, and
- * what the built-in detectors recognise. A mask says what matched: `[REDACTED:password]`,
- * `[REDACTED:github_token]`, `[REDACTED:pattern]`. RE2 runs in linear time, so no pattern a
- * user writes can hang the edge. Walks JSON without recursion limits of its own: values nested
+ * what the built-in detectors recognise (secret-detectors.ts). A mask says what matched:
+ * `[REDACTED:password]`, `[REDACTED:github_token]`, `[REDACTED:pattern]`. Users' patterns run on
+ * RE2, in linear time, so no pattern a user writes can hang the edge. Walks JSON without recursion limits of its own: values nested
  * deeper than 64 levels are masked whole.
  */
 import { RE2JS } from 're2js'
 import type { RedactionSettings } from './policy.js'
-import { SECRET_DETECTORS } from './secret-detectors.js'
+import { detectSecrets } from './secret-detectors.js'
 
 /** Values nested deeper than this are replaced whole. */
 const MAX_DEPTH = 64
@@ -21,50 +21,54 @@ export function mask(name: string): string {
 /** A compiled redaction policy. */
 export class Redactor {
   readonly #keys: ReadonlySet<string>
+  /** The user's patterns, as one RE2 alternation; null without any. */
   readonly #scanner: RE2JS | null
-  readonly #names: readonly string[]
+  readonly #detect: boolean
   /** Masks `redact*` made since the redactor was built. */
   masked = 0
 
   constructor(settings: RedactionSettings) {
     this.#keys = new Set(settings.keys.map((k) => k.toLowerCase()))
-    const parts: string[] = []
-    const names: string[] = []
-    if (settings.detectSecrets) {
-      for (const d of SECRET_DETECTORS) {
-        names.push(d.name)
-        parts.push(`(?P<redact${names.length - 1}>${d.pattern})`)
-      }
-    }
-    for (const p of settings.patterns) {
-      names.push('pattern')
-      parts.push(`(?P<redact${names.length - 1}>${p})`)
-    }
-    this.#names = names
-    this.#scanner = parts.length === 0 ? null : RE2JS.compile(parts.join('|'))
+    this.#detect = settings.detectSecrets
+    this.#scanner =
+      settings.patterns.length === 0
+        ? null
+        : RE2JS.compile(settings.patterns.map((p) => `(?:${p})`).join('|'))
   }
 
   /** True when this redactor can change anything. */
   get active(): boolean {
-    return this.#keys.size > 0 || this.#scanner !== null
+    return this.#keys.size > 0 || this.#scanner !== null || this.#detect
   }
 
-  /** `text` with every match of the patterns and detectors masked. */
+  /** `text` with every match of the detectors and the patterns masked. */
   redactText(text: string): string {
-    const scanner = this.#scanner
-    if (scanner === null || text.length === 0) return text
-    const m = scanner.matcher(text)
+    if (text.length === 0) return text
+    let out = this.#detect ? this.#maskSpans(text, detectSecrets(text)) : text
+    if (this.#scanner !== null) out = this.#maskSpans(out, this.#userSpans(out))
+    return out
+  }
+
+  /** Matches of the user's patterns (RE2: linear time whatever they are). */
+  #userSpans(text: string): [number, number, string][] {
+    const spans: [number, number, string][] = []
+    const m = this.#scanner!.matcher(text)
+    while (m.find()) {
+      if (m.end() > m.start()) spans.push([m.start(), m.end(), 'pattern'])
+    }
+    return spans
+  }
+
+  #maskSpans(text: string, spans: readonly [number, number, string][]): string {
+    if (spans.length === 0) return text
     let out = ''
     let at = 0
-    while (m.find()) {
-      const start = m.start()
-      const end = m.end()
-      if (end === start) continue
-      out += text.slice(at, start) + mask(this.#which(m))
+    for (const [start, end, name] of spans) {
+      out += text.slice(at, start) + mask(name)
       at = end
       this.masked++
     }
-    return at === 0 ? text : out + text.slice(at)
+    return out + text.slice(at)
   }
 
   /** A copy of a JSON value with masked keys and strings; the input is not changed. */
@@ -103,11 +107,5 @@ export class Redactor {
     const before = this.masked
     const redacted = this.redactValue(parsed)
     return this.masked === before ? text : JSON.stringify(redacted)
-  }
-
-  #which(m: ReturnType<RE2JS['matcher']>): string {
-    for (let i = 0; i < this.#names.length; i++)
-      if (m.group(`redact${i}`) !== null) return this.#names[i]!
-    return 'secret'
   }
 }

@@ -1,32 +1,116 @@
 /**
  * The built-in secret detectors redaction uses when `detect_secrets` is on: well-known shapes of
  * cloud and API keys, tokens and private keys, each named for its mask (`[REDACTED:github_token]`).
- * Written for RE2 (linear time), joined into one pattern with a named group per detector so a
- * string is scanned once.
+ * They are ours, not users': every one begins with a literal (a prefix such as `ghp_` or
+ * `AKIA`) and is otherwise made of bounded character classes, so V8's own engine runs them in
+ * linear time, and a string without any of the literals is not scanned at all; PEM private keys
+ * are found with plain string searches. (Users' patterns
+ * run on RE2: see redactor.ts.)
  */
 
-/** A detector: the mask's name and its RE2 pattern. */
+/** A detector: the mask's name, the literals a match must contain, and its pattern. */
 export interface SecretDetector {
   readonly name: string
-  readonly pattern: string
+  /** Substrings one of which every match contains (cheap to look for first). */
+  readonly literals: readonly string[]
+  readonly pattern: RegExp
 }
 
-/** The detectors, most specific first (the first alternative that matches wins). */
+/** The detectors, most specific first (the first that matches at a position wins). */
 export const SECRET_DETECTORS: readonly SecretDetector[] = [
   {
     name: 'private_key',
-    pattern: '-----BEGIN [A-Z ]*PRIVATE KEY-----(?s:.*?)-----END [A-Z ]*PRIVATE KEY-----',
+    literals: ['PRIVATE KEY-----'],
+    pattern:
+      /-----BEGIN [A-Z ]{0,40}PRIVATE KEY-----[\s\S]{0,16384}?-----END [A-Z ]{0,40}PRIVATE KEY-----/g,
   },
-  { name: 'aws_access_key', pattern: '\\b(?:AKIA|ASIA)[0-9A-Z]{16}\\b' },
+  { name: 'aws_access_key', literals: ['AKIA', 'ASIA'], pattern: /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g },
   {
     name: 'github_token',
-    pattern: '\\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})',
+    literals: ['ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_', 'github_pat_'],
+    pattern: /\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})/g,
   },
-  { name: 'stripe_key', pattern: '\\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}' },
-  { name: 'slack_token', pattern: '\\bxox[abprs]-[A-Za-z0-9-]{10,}' },
-  { name: 'google_api_key', pattern: '\\bAIza[0-9A-Za-z_-]{35}' },
-  { name: 'burrow_key', pattern: '\\b(?:mtk|btk|atk)_[A-Za-z0-9_-]{16,}' },
-  { name: 'api_key', pattern: '\\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,}' },
-  { name: 'jwt', pattern: '\\beyJ[A-Za-z0-9_-]{8,}\\.eyJ[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]{8,}' },
-  { name: 'bearer_token', pattern: '(?i:\\bbearer\\s+)[A-Za-z0-9._~+/=-]{16,}' },
+  {
+    name: 'stripe_key',
+    literals: ['_live_', '_test_'],
+    pattern: /\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,255}/g,
+  },
+  { name: 'slack_token', literals: ['xox'], pattern: /\bxox[abprs]-[A-Za-z0-9-]{10,255}/g },
+  { name: 'google_api_key', literals: ['AIza'], pattern: /\bAIza[0-9A-Za-z_-]{35}/g },
+  {
+    name: 'burrow_key',
+    literals: ['mtk_', 'btk_', 'atk_'],
+    pattern: /\b(?:mtk|btk|atk)_[A-Za-z0-9_-]{16,255}/g,
+  },
+  { name: 'api_key', literals: ['sk-'], pattern: /\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,255}/g },
+  {
+    name: 'jwt',
+    literals: ['eyJ'],
+    pattern: /\beyJ[A-Za-z0-9_-]{8,4096}\.eyJ[A-Za-z0-9_-]{8,4096}\.[A-Za-z0-9_-]{8,4096}/g,
+  },
+  {
+    name: 'bearer_token',
+    literals: ['earer', 'EARER'],
+    pattern: /\b[Bb][Ee][Aa][Rr][Ee][Rr][ \t]{1,8}[A-Za-z0-9._~+/=-]{16,4096}/g,
+  },
 ]
+
+const BEGIN = '-----BEGIN '
+const END = '-----END '
+const KEY_LINE = 'PRIVATE KEY-----'
+
+/**
+ * PEM private keys, `-----BEGIN … PRIVATE KEY-----` to the next `-----END … PRIVATE KEY-----`,
+ * found with string searches that each move forward (linear in the text, however it is built).
+ */
+function privateKeys(text: string): [number, number, string][] {
+  const found: [number, number, string][] = []
+  let from = 0
+  for (;;) {
+    const begin = text.indexOf(BEGIN, from)
+    if (begin === -1) return found
+    const header = text.indexOf(KEY_LINE, begin)
+    if (header === -1) return found
+    // The header names a private key only if nothing but a type sits between BEGIN and it.
+    if (
+      header - begin - BEGIN.length > 40 ||
+      !/^[A-Z ]*$/.test(text.slice(begin + BEGIN.length, header))
+    ) {
+      from = begin + BEGIN.length
+      continue
+    }
+    const end = text.indexOf(END, header)
+    if (end === -1) return found
+    const close = text.indexOf(KEY_LINE, end)
+    if (close === -1) return found
+    found.push([begin, close + KEY_LINE.length, 'private_key'])
+    from = close + KEY_LINE.length
+  }
+}
+
+/** The shortest text any detector matches: shorter strings are not scanned. */
+export const MIN_SECRET_CHARS = 16
+
+/** Where the detectors match in `text`: [start, end, name], in order, not overlapping. */
+export function detectSecrets(text: string): [number, number, string][] {
+  if (text.length < MIN_SECRET_CHARS) return []
+  const found: [number, number, string][] = privateKeys(text)
+  for (const d of SECRET_DETECTORS) {
+    if (!d.literals.some((l) => text.includes(l))) continue
+    d.pattern.lastIndex = 0
+    for (let m = d.pattern.exec(text); m !== null; m = d.pattern.exec(text)) {
+      found.push([m.index, m.index + m[0].length, d.name])
+      if (m[0].length === 0) d.pattern.lastIndex++
+    }
+  }
+  if (found.length < 2) return found
+  // Earlier detectors win where two overlap: keep the first-found of overlapping spans.
+  found.sort((a, b) => a[0] - b[0])
+  const kept: [number, number, string][] = []
+  for (const span of found) {
+    const last = kept[kept.length - 1]
+    if (last !== undefined && span[0] < last[1]) continue
+    kept.push(span)
+  }
+  return kept
+}

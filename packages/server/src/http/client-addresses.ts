@@ -15,6 +15,8 @@ export const DEFAULT_TRUSTED_PROXIES: readonly string[] = ['127.0.0.0/8', '::1/1
 /** Tells client addresses, given the proxies to trust. */
 export class ClientAddresses {
   readonly #trusted = new BlockList()
+  /** Answers of `#isTrusted` for recent addresses (a BlockList check allocates). */
+  readonly #known = new Map<string, boolean>()
 
   /** `trusted`: IP addresses and CIDR blocks (`10.0.0.0/8`, `fd00::/8`, `192.0.2.7`). */
   constructor(trusted: readonly string[] = DEFAULT_TRUSTED_PROXIES) {
@@ -49,9 +51,14 @@ export class ClientAddresses {
   }
 
   #isTrusted(address: string): boolean {
+    const known = this.#known.get(address)
+    if (known !== undefined) return known
     const family = isIP(address)
-    if (family === 0) return false
-    return this.#trusted.check(address.split('%', 1)[0]!, family === 6 ? 'ipv6' : 'ipv4')
+    const trusted =
+      family !== 0 && this.#trusted.check(address.split('%', 1)[0]!, family === 6 ? 'ipv6' : 'ipv4')
+    if (this.#known.size >= 1024) this.#known.clear()
+    this.#known.set(address, trusted)
+    return trusted
   }
 }
 

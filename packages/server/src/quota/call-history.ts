@@ -41,14 +41,19 @@ export interface CallRecord {
   readonly bodiesCut?: boolean
 }
 
+/** This process's part of call ids: random, so that several nodes never make the same id. */
+const NODE_PART = randomBytes(3).toString('hex')
+let sequence = 0
+
 /**
- * A call record's id: `call_`, the arrival in milliseconds (12 hex digits), 12 random hex digits.
- * Time-ordered, so new rows land at the end of the primary key's index instead of dirtying a
- * random page each (measured: 8.6 → 1.4 KB written per call), and pages of history can use the
- * last id as their cursor.
+ * A call record's id: `call_`, the arrival in milliseconds (12 hex digits), this process's random
+ * part and a counter (12 hex digits). Time-ordered, so new rows land at the end of the primary
+ * key's index instead of dirtying a random page each (measured: 8.6 → 1.4 KB written per call),
+ * and pages of history can use the last id as their cursor.
  */
 export function newCallId(at: Date): string {
-  return `call_${at.getTime().toString(16).padStart(12, '0')}${randomBytes(6).toString('hex')}`
+  sequence = (sequence + 1) % 0x1000000
+  return `call_${at.getTime().toString(16).padStart(12, '0')}${NODE_PART}${sequence.toString(16).padStart(6, '0')}`
 }
 
 /** Where the edge sends call records. */

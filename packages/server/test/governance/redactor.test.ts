@@ -61,3 +61,21 @@ describe('Redactor', () => {
     assert.equal(r.redactText('a'.repeat(50_000) + '!'), 'a'.repeat(50_000) + '!')
   })
 })
+
+describe('secret detectors on hostile text', () => {
+  it('stay linear on text built to make them backtrack', () => {
+    const r = new Redactor({ keys: [], patterns: [], detectSecrets: true, forwarded: false })
+    // Many openings and no ends, many near-tokens: each scan moves forward.
+    const text =
+      '-----BEGIN RSA PRIVATE KEY-----x'.repeat(50_000) +
+      'Bearer '.repeat(50_000) +
+      'eyJaaaaaaa.'.repeat(50_000) +
+      'sk-'.repeat(100_000)
+    assert.equal(r.redactText(text), text)
+    const key = '-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----'
+    assert.equal(
+      r.redactText(`a ${key} b ${key} c`),
+      'a [REDACTED:private_key] b [REDACTED:private_key] c',
+    )
+  })
+})
