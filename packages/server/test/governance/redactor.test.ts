@@ -70,7 +70,7 @@ describe('secret detectors on hostile text', () => {
       '-----BEGIN RSA PRIVATE KEY-----x'.repeat(50_000) +
       'Bearer '.repeat(50_000) +
       'eyJaaaaaaa.'.repeat(50_000) +
-      'sk-'.repeat(100_000)
+      'sk- '.repeat(100_000)
     assert.equal(r.redactText(text), text)
     const key = '-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----'
     assert.equal(
