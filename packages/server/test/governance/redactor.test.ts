@@ -66,11 +66,12 @@ describe('secret detectors on hostile text', () => {
   it('stay linear on text built to make them backtrack', () => {
     const r = new Redactor({ keys: [], patterns: [], detectSecrets: true, forwarded: false })
     // Many openings and no ends, many near-tokens: each scan moves forward.
-    const text =
-      '-----BEGIN RSA PRIVATE KEY-----x'.repeat(50_000) +
-      'Bearer '.repeat(50_000) +
-      'eyJaaaaaaa.'.repeat(50_000) +
-      'sk- '.repeat(100_000)
+    const text = [
+      '-----BEGIN RSA PRIVATE KEY-----x'.repeat(50_000),
+      'Bearer '.repeat(50_000),
+      'eyJaaaaaaa.'.repeat(50_000),
+      'sk- '.repeat(100_000),
+    ].join('\n')
     assert.equal(r.redactText(text), text)
     const key = '-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----'
     assert.equal(
