@@ -87,7 +87,7 @@ describe('concurrent sessions per tunnel (Free: 3)', () => {
     assert.equal(await deleteSession(url, sessions[1]!), 200)
     const { client, transport } = await connectAgent(url)
     assert.ok(transport.sessionId, 'the freed place went to a new session')
-    assert.equal((await client.listTools()).tools.length, 2)
+    assert.equal((await client.listTools()).tools.length, 4)
     assertSessionLimit(await postMcp(url, initializeMessage(5)), 5)
     await transport.terminateSession()
     await client.close()
