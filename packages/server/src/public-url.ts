@@ -45,3 +45,12 @@ export function publicUrlFor(
   const host = `${tunnelHostLabel(subdomain, slug)}.${config.zone}`
   return `${config.publicScheme}://${host}${port === null ? '' : `:${port}`}`
 }
+
+/**
+ * The service host's URL (the dashboard and API), without a trailing slash, e.g.
+ * `http://localhost:7100` or `https://tunnels.example.com`.
+ */
+export function serviceUrlFor(config: PublicUrlConfig, actualListenPort?: number): string {
+  const port = publicPortFor(config, actualListenPort)
+  return `${config.publicScheme}://${config.zone}${port === null ? '' : `:${port}`}`
+}

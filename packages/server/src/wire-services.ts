@@ -19,7 +19,7 @@ import type { ServerConfig } from './config.js'
 import { Edge } from './edge/edge.js'
 import { TunnelLookup } from './edge/tunnel-lookup.js'
 import { ClientAddresses } from './http/client-addresses.js'
-import { publicUrlFor } from './public-url.js'
+import { publicUrlFor, serviceUrlFor } from './public-url.js'
 import { openGovernance } from './governance/open-governance.js'
 import { ServiceMetrics } from './observability/service-metrics.js'
 import { openQuotaServices } from './quota/open-quota-services.js'
@@ -127,7 +127,13 @@ export async function wireServices({ config, log, listen }: WireOptions): Promis
   })
   connections = () => registry.connectionCount
   const lookup = new TunnelLookup(config.zone, (sub, slug) => store.findTunnelByHost(sub, slug))
-  const governance = openGovernance(config, store, quota.edge.history, log, nodeId)
+  const governance = openGovernance(config, store, quota.edge.history, log, nodeId, {
+    dashboardUrl: `${serviceUrlFor(config, port)}/dashboard/tunnels/`,
+    onToolChange: async (change) => {
+      const tunnel = await store.getTunnel(change.accountId, change.tunnelId)
+      await webhooks.emitToolChanged({ ...change, tunnelName: tunnel?.name ?? null })
+    },
+  })
   const edge = new Edge({
     lookup,
     registry,
@@ -140,6 +146,7 @@ export async function wireServices({ config, log, listen }: WireOptions): Promis
     history: governance.history,
     policies: governance.policies,
     rateLimits: governance.rateLimits,
+    pins: governance.pins,
   })
   const broker = new Broker({
     findTunnelByKey: (key) => store.findTunnelByKey(key),
@@ -150,7 +157,7 @@ export async function wireServices({ config, log, listen }: WireOptions): Promis
   const web = await wireWeb({
     config,
     store,
-    governance: governancePort(store.db, governance),
+    governance: governancePort(store.db, store.toolPins, governance),
     registry,
     lookup,
     endpoints: webhooks.endpoints,

@@ -15,6 +15,16 @@ export function tunnelView(svc: WebServices, account: AccountView, t: TunnelReco
   }
 }
 
+/** `views` with how many of their tools wait for the owner (for the dashboard's banners). */
+export async function withToolAlerts(
+  svc: WebServices,
+  accountId: string,
+  views: readonly TunnelView[],
+): Promise<TunnelView[]> {
+  const awaiting = await svc.governance.toolsAwaiting(accountId)
+  return views.map((v) => ({ ...v, toolsAwaiting: awaiting.get(v.id) ?? 0 }))
+}
+
 /** Every tunnel of the account, in serving order. */
 export async function tunnelViews(svc: WebServices, account: AccountView): Promise<TunnelView[]> {
   return (await svc.tunnels.list(account.id)).map((t) => tunnelView(svc, account, t))

@@ -1,6 +1,6 @@
 /**
  * What the dashboard and the JSON API read and change of a tunnel's governance: its policy (and
- * its versions), its call history, its per-method metrics, and its live tail. Every call names
+ * its versions), its call history, its per-method metrics, its live tail, and its pinned tools. Every call names
  * a tunnel the caller's account owns; the routes check that first.
  */
 import type { CallFilter, CallView } from '../governance/call-log.js'
@@ -8,6 +8,8 @@ import type { TailWatcher } from '../governance/live-tail.js'
 import type { MetricsReport, MetricWindow } from '../governance/metrics-report.js'
 import type { PolicyProblem } from '../governance/parse-policy.js'
 import type { PolicyView } from '../governance/policies.js'
+import type { ToolsView } from '../governance/tools-view.js'
+import type { Decided } from '../store/tool-pins-store.js'
 
 /** A tunnel's governance. */
 export interface GovernancePort {
@@ -32,4 +34,19 @@ export interface GovernancePort {
   metrics(tunnelId: string, window: MetricWindow, now: Date): Promise<MetricsReport>
   /** Watch the tunnel's calls live; null when it has too many watchers. */
   watch(tunnelId: string, watcher: TailWatcher): (() => void) | null
+  /** The tunnel's tools as rug-pull protection pinned them. */
+  tools(tunnelId: string): Promise<ToolsView>
+  /**
+   * Approve or reject tool `name`'s current definition (the one with `expectHash`, when given);
+   * applies from the next request on every node.
+   */
+  decideTool(
+    tunnelId: string,
+    name: string,
+    decision: 'approved' | 'rejected',
+    by: string,
+    expectHash: string | null,
+  ): Promise<Decided>
+  /** How many tools wait for the owner, per tunnel of the account (absent: none). */
+  toolsAwaiting(accountId: string): Promise<ReadonlyMap<string, number>>
 }

@@ -4,10 +4,17 @@ import { getCall, listCalls } from '../governance/call-log.js'
 import { metricsReport } from '../governance/metrics-report.js'
 import type { GovernanceServices } from '../governance/open-governance.js'
 import type { Database } from '../store/schema.js'
+import type { ToolPinsStore } from '../store/tool-pins-store.js'
+import { AWAITING, toolsView } from '../governance/tools-view.js'
 import type { GovernancePort } from './governance-port.js'
 
 /** `GovernancePort` for the dashboard and API. */
-export function governancePort(db: Kysely<Database>, gov: GovernanceServices): GovernancePort {
+export function governancePort(
+  db: Kysely<Database>,
+  toolPins: ToolPinsStore,
+  gov: GovernanceServices,
+  now: () => Date = () => new Date(),
+): GovernancePort {
   return {
     policy: (tunnelId) => gov.policies.read(tunnelId),
     setPolicy: (tunnelId, value, by) => gov.policies.write(tunnelId, value, by),
@@ -16,5 +23,12 @@ export function governancePort(db: Kysely<Database>, gov: GovernanceServices): G
     call: (tunnelId, callId) => getCall(db, tunnelId, callId),
     metrics: (tunnelId, window, now) => metricsReport(db, tunnelId, window, now),
     watch: (tunnelId, watcher) => gov.tail.watch(tunnelId, watcher),
+    tools: (tunnelId) => toolsView(toolPins, tunnelId),
+    async decideTool(tunnelId, name, decision, by, expectHash) {
+      const done = await toolPins.decide(tunnelId, name, decision, by, now(), expectHash)
+      if (done === 'decided') gov.pins.changed(tunnelId)
+      return done
+    },
+    toolsAwaiting: (accountId) => toolPins.awaiting(accountId, AWAITING),
   }
 }

@@ -18,4 +18,6 @@ export interface TunnelView {
   readonly pinned: boolean
   readonly createdAt: Date
   readonly lastSeenAt: Date | null
+  /** Tools rug-pull protection saw change that wait for the owner (set where pages show it). */
+  readonly toolsAwaiting?: number
 }

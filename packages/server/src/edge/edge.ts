@@ -34,9 +34,11 @@ import { readBody } from '../http/read-body.js'
 import { relayResponse } from './relay-response.js'
 import { sendRefusal } from '../http/send-refusal.js'
 import type { TunnelLookup } from './tunnel-lookup.js'
-import { answerShaper, governRequest } from './govern-request.js'
+import { answerShaper, governRequest, touchesTools, type RugPull } from './govern-request.js'
 import type { CallRateLimits } from '../governance/call-rate-limits.js'
 import type { Policies } from '../governance/policies.js'
+import type { ToolPins } from '../governance/tool-pins.js'
+import type { TunnelGovernance } from '../governance/tunnel-governance.js'
 
 /** What the edge needs. */
 export interface EdgeOptions {
@@ -56,6 +58,8 @@ export interface EdgeOptions {
   readonly history?: CallHistorySink | null
   /** Tunnels' governance policies; null or absent to apply none. */
   readonly policies?: Policies | null
+  /** Rug-pull protection's pins; null or absent to pin nothing. */
+  readonly pins?: ToolPins | null
   /** Where the policies' rate-limit buckets live; null or absent for no rate limits. */
   readonly rateLimits?: CallRateLimits | null
 }
@@ -214,9 +218,10 @@ export class Edge {
     if (!(await this.opts.registry.route(tunnel.id, this.opts.queueWaitMs)) || res.destroyed) {
       return offline()
     }
+    const rug = await this.rugPull(tunnel, governance, rpc)
     // The policy before the quotas: a call the policy refuses is never counted.
     if (governance !== null) {
-      const refused = await governRequest(governance, this.opts.rateLimits ?? null, rpc)
+      const refused = await governRequest(governance, this.opts.rateLimits ?? null, rpc, rug)
       if (refused !== null)
         return refuse(refused.code, refused.message, refused.reason, refused.headers)
     }
@@ -240,8 +245,26 @@ export class Edge {
       record,
       counted: admitted.counted,
       log: this.opts.log,
-      shape: answerShaper(governance, rpc, record),
+      shape: answerShaper(governance, rpc, record, rug),
     })
+  }
+
+  /** Rug-pull protection for this request, with the tunnel's pins when it lists or calls tools. */
+  private async rugPull(
+    tunnel: TunnelWithAccount,
+    governance: TunnelGovernance | null,
+    rpc: JsonRpcBody | null,
+  ): Promise<RugPull | null> {
+    const pins = this.opts.pins
+    const mode = governance?.policy.rugPull.mode ?? 'off'
+    if (!pins || governance === null || mode === 'off') return null
+    return {
+      pins,
+      tunnel,
+      mode,
+      zeroKnowledge: governance.policy.zeroKnowledge,
+      state: touchesTools(rpc) ? await pins.state(tunnel.id) : null,
+    }
   }
 
   /**

@@ -1,8 +1,10 @@
 /**
  * The tunnel's policy as the edge applies it to one request: a call to a denied tool is refused
- * (`tool_denied`, 403), requests over a rate limit too (`rate_limited`, 429 with Retry-After);
- * and the answer's messages are tapped for call history, and rewritten when the policy asks
- * (denied tools removed from `tools/list`, secrets masked when redaction is `forwarded`).
+ * (`tool_denied`, 403), a call to a tool rug-pull protection holds too (`tool_held`, 403),
+ * requests over a rate limit too (`rate_limited`, 429 with Retry-After); and the answer's
+ * messages are tapped for call history and rug-pull pins, and rewritten when the policy asks
+ * (denied and held tools removed from `tools/list`, secrets masked when redaction is
+ * `forwarded`).
  */
 import {
   idKey,
@@ -15,6 +17,8 @@ import {
 import type { CallRateLimits } from '../governance/call-rate-limits.js'
 import { filterToolsList } from '../governance/filter-tools-list.js'
 import { RateLimitRules } from '../governance/rate-limit-demands.js'
+import type { RugPullMode } from '../governance/policy.js'
+import type { PinState, ToolPins } from '../governance/tool-pins.js'
 import type { TunnelGovernance } from '../governance/tunnel-governance.js'
 import type { ExchangeRecord } from './exchange-record.js'
 
@@ -26,17 +30,40 @@ export interface PolicyRefusal {
   readonly headers?: Record<string, string>
 }
 
+/** Rug-pull protection for one request to a tunnel whose policy has it on. */
+export interface RugPull {
+  readonly pins: ToolPins
+  readonly tunnel: { readonly id: string; readonly accountId: string }
+  readonly mode: Exclude<RugPullMode, 'off'>
+  readonly zeroKnowledge: boolean
+  /** The tunnel's pins, loaded when the request lists or calls tools; else null. */
+  readonly state: PinState | null
+}
+
+/** Whether `rpc` lists or calls tools (then rug-pull protection needs the tunnel's pins). */
+export function touchesTools(rpc: JsonRpcBody | null): boolean {
+  return (
+    rpc !== null &&
+    rpc.messages.some(
+      (m) => m.kind === 'request' && (m.method === 'tools/list' || m.method === 'tools/call'),
+    )
+  )
+}
+
 /** Why `rpc` may not be forwarded under `governance`, or null. Rate-limit tokens are taken. */
 export async function governRequest(
   governance: TunnelGovernance,
   limits: CallRateLimits | null,
   rpc: JsonRpcBody | null,
+  rug: RugPull | null = null,
 ): Promise<PolicyRefusal | null> {
   if (rpc === null) return null
   const denied = governance.deniedCall(rpc.messages)
   if (denied !== null) {
     return { code: 'tool_denied', message: 'tool not allowed', reason: denied.reason }
   }
+  const held = rug === null ? null : heldCall(rug, rpc)
+  if (held !== null) return { code: 'tool_held', message: 'tool held for approval', reason: held }
   if (limits === null) return null
   const demands = governance.rates.demands(governance.tunnelId, rpc.messages)
   if (demands.length === 0) return null
@@ -50,38 +77,74 @@ export async function governRequest(
   }
 }
 
+/** The reason the first `tools/call` of `rpc` to a held tool is refused, or null. */
+function heldCall(rug: RugPull, rpc: JsonRpcBody): string | null {
+  if (rug.state === null) return null
+  for (const m of rpc.messages) {
+    if (m.kind !== 'request' || m.method !== 'tools/call' || m.target === null) continue
+    const reason = rug.pins.heldReason(rug.tunnel.id, rug.state, m.target.name, rug.mode)
+    if (reason !== null) return reason
+  }
+  return null
+}
+
 /**
- * How the edge shapes the answer to `rpc` (null for GET and DELETE): a `ResponseMessages` per
- * answer that taps every message for `record`, and rewrites when the policy asks.
+ * How the edge shapes the answer to `rpc` (null when nothing needs it): a `ResponseMessages` per
+ * answer that taps every message for `record` (and a server's `tools/list_changed` for
+ * rug-pull protection), and rewrites when the policy asks.
  */
 export function answerShaper(
   governance: TunnelGovernance | null,
   rpc: JsonRpcBody | null,
   record: ExchangeRecord,
+  rug: RugPull | null = null,
 ): ((kind: ResponseKind) => ResponseMessages | null) | null {
-  const rewrite = governance ? rewriter(governance, rpc) : null
-  if (rpc === null && rewrite === null) return null
-  return (kind) =>
-    kind === 'other'
-      ? null
-      : new ResponseMessages({ kind, rewrite, onMessage: (m) => record.answerMessage(m) })
+  const rewrite = governance ? rewriter(governance, rpc, rug) : null
+  if (rpc === null && rewrite === null && rug === null) return null
+  const onMessage = rug
+    ? (m: ClassifiedMessage) => {
+        if (m.kind === 'notification' && m.method === 'notifications/tools/list_changed') {
+          rug.pins.listChanged(rug.tunnel.id)
+        }
+        record.answerMessage(m)
+      }
+    : (m: ClassifiedMessage) => record.answerMessage(m)
+  return (kind) => (kind === 'other' ? null : new ResponseMessages({ kind, rewrite, onMessage }))
 }
 
 function rewriter(
   governance: TunnelGovernance,
   rpc: JsonRpcBody | null,
+  rug: RugPull | null,
 ): ((m: ClassifiedMessage) => Record<string, unknown> | null) | null {
-  if (!governance.rewritesAnswers(rpc?.messages ?? [])) return null
-  const lists = new Set<string>()
+  const pinning = rug !== null && rug.state !== null
+  if (!governance.rewritesAnswers(rpc?.messages ?? [], pinning)) return null
+  /** The `tools/list` requests by id, with the cursor each asked for. */
+  const lists = new Map<string, string | null>()
   for (const m of rpc?.messages ?? []) {
-    if (m.kind === 'request' && m.method === 'tools/list') lists.add(idKey(m.id))
+    if (m.kind === 'request' && m.method === 'tools/list') lists.set(idKey(m.id), cursorOf(m))
   }
   const redactor = governance.policy.redaction.forwarded ? governance.redactor : null
   return (m) => {
     let value: Record<string, unknown> = m.value as Record<string, unknown>
     let changed = false
-    if (m.kind === 'response' && m.id !== null && lists.has(idKey(m.id))) {
-      const filtered = filterToolsList(value, (name) => governance.tools.allows(name))
+    const key = m.kind === 'response' && m.id !== null ? idKey(m.id) : null
+    if (key !== null && lists.has(key)) {
+      let visible = (name: string) => governance.tools.allows(name)
+      if (pinning && hasToolsArray(value)) {
+        const allowed = filterToolsList(value, visible)
+        const hidden = rug.pins.observe(rug.tunnel, rug.state, toolsOf(allowed.response), {
+          cursor: lists.get(key) ?? null,
+          nextCursor: nextCursorOf(value),
+          mode: rug.mode,
+          zeroKnowledge: rug.zeroKnowledge,
+        })
+        if (hidden.size > 0) {
+          const allows = visible
+          visible = (name) => allows(name) && !hidden.has(name)
+        }
+      }
+      const filtered = filterToolsList(value, visible)
       if (filtered.removed.length > 0) {
         value = filtered.response
         changed = true
@@ -97,4 +160,28 @@ function rewriter(
     }
     return changed ? value : null
   }
+}
+
+/** A `tools/list` request's `params.cursor`, or null. */
+function cursorOf(m: ClassifiedMessage): string | null {
+  const params = (m.value as { params?: unknown }).params
+  const cursor = (params as { cursor?: unknown } | null | undefined)?.cursor
+  return typeof cursor === 'string' ? cursor : null
+}
+
+/** Whether `response` is a `tools/list` result with a `tools` array (not an error). */
+function hasToolsArray(response: Readonly<Record<string, unknown>>): boolean {
+  return Array.isArray((response.result as { tools?: unknown } | null | undefined)?.tools)
+}
+
+/** The tools of a `tools/list` answer (empty when it is an error or malformed). */
+function toolsOf(response: Readonly<Record<string, unknown>>): readonly unknown[] {
+  const tools = (response.result as { tools?: unknown } | null | undefined)?.tools
+  return Array.isArray(tools) ? tools : []
+}
+
+/** A `tools/list` answer's `result.nextCursor`, or null when the list ends there. */
+function nextCursorOf(response: Readonly<Record<string, unknown>>): string | null {
+  const next = (response.result as { nextCursor?: unknown } | null | undefined)?.nextCursor
+  return typeof next === 'string' ? next : null
 }

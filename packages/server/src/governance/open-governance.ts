@@ -1,8 +1,8 @@
 /**
  * Everything governance needs in a running burrowd, opened from the configuration: the policies
  * (cached per tunnel, dropped on change through cluster events), the rate-limit buckets (in
- * process, or in Redis with `BURROW_REDIS_URL`), the per-method metrics, the live tail, and the
- * call-history sink that feeds history, metrics and the tail together.
+ * process, or in Redis with `BURROW_REDIS_URL`), the per-method metrics, the live tail, the
+ * call-history sink that feeds history, metrics and the tail together, and the rug-pull pins.
  */
 import type { Logger } from '@burrow/protocol'
 import { Redis } from 'ioredis'
@@ -24,6 +24,7 @@ import { CallMetrics } from './call-metrics.js'
 import { GovernedHistory } from './governed-history.js'
 import { LiveTail } from './live-tail.js'
 import { Policies } from './policies.js'
+import { ToolPins, type ToolChange } from './tool-pins.js'
 
 /** The running governance services. */
 export interface GovernanceServices {
@@ -34,7 +35,17 @@ export interface GovernanceServices {
   readonly tail: LiveTail
   /** The call-history sink for the edge: history, metrics and the live tail. */
   readonly history: CallHistorySink
+  /** Rug-pull protection's pins. */
+  readonly pins: ToolPins
   close(): Promise<void>
+}
+
+/** What rug-pull protection needs from the rest of burrowd. */
+export interface RugPullWiring {
+  /** Where owners approve tools: the dashboard's tunnels, e.g. `https://example.com/dashboard/tunnels/`. */
+  readonly dashboardUrl: string
+  /** Raise `tool.changed`. */
+  readonly onToolChange: (change: ToolChange) => Promise<void>
 }
 
 /** Open governance over `store`, wrapping the call-history writer `history`. */
@@ -44,6 +55,7 @@ export function openGovernance(
   history: CallHistorySink,
   log: Logger,
   nodeId: string,
+  rugPull: RugPullWiring,
 ): GovernanceServices {
   const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1 }) : null
   redis?.on('error', (err: Error) => log.debug(`governance redis: ${err.message}`))
@@ -61,6 +73,13 @@ export function openGovernance(
     : new MemoryCallRateLimits()
   const metrics = new CallMetrics(store.db, { log })
   const tail = new LiveTail()
+  const pins = new ToolPins({
+    store: store.toolPins,
+    events,
+    log,
+    dashboardUrl: rugPull.dashboardUrl,
+    onChange: rugPull.onToolChange,
+  })
   return {
     events,
     policies,
@@ -68,7 +87,9 @@ export function openGovernance(
     metrics,
     tail,
     history: new GovernedHistory(history, metrics, tail),
+    pins,
     async close() {
+      await pins.settled()
       await metrics.close()
       await rateLimits.close()
       await events.close()

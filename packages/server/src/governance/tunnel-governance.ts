@@ -49,10 +49,13 @@ export class TunnelGovernance {
     return null
   }
 
-  /** Whether answers to `messages` must be rewritten before the agent sees them. */
-  rewritesAnswers(messages: readonly ClassifiedMessage[]): boolean {
+  /**
+   * Whether answers to `messages` must be rewritten before the agent sees them. `pinning`: rug
+   * protection reads this request's `tools/list` answers (and may hide tools from them).
+   */
+  rewritesAnswers(messages: readonly ClassifiedMessage[], pinning = false): boolean {
     if (this.policy.redaction.forwarded && this.redactor.active) return true
-    if (this.tools.allowsAll) return false
+    if (this.tools.allowsAll && !pinning) return false
     return messages.some((m) => m.kind === 'request' && m.method === 'tools/list')
   }
 }

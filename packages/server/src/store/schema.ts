@@ -251,6 +251,44 @@ export interface PolicyVersionsTable {
   changed_by: string
 }
 
+/** `tool_baselines`: a tunnel whose first complete tool list was taken as approved. */
+export interface ToolBaselinesTable {
+  tunnel_id: string
+  taken_at: string
+  list_changed_at: OptionalNullable<string>
+}
+
+/** `tool_pins`: one tool of a tunnel, approved and as last seen (governance/tool-pins.ts). */
+export interface ToolPinsTable {
+  tunnel_id: string
+  name: string
+  /** approved, changed, new, renamed, removed or rejected. */
+  status: string
+  approved_hash: OptionalNullable<string>
+  /** Canonical JSON; null in zero-knowledge mode. */
+  approved_definition: OptionalNullable<string>
+  approved_body_hash: OptionalNullable<string>
+  current_hash: OptionalNullable<string>
+  current_definition: OptionalNullable<string>
+  current_body_hash: OptionalNullable<string>
+  renamed_from: OptionalNullable<string>
+  changed_at: OptionalNullable<string>
+  approved_at: OptionalNullable<string>
+  approved_by: OptionalNullable<string>
+}
+
+/** `tool_approvals`: every approval or rejection of a tool's definition. */
+export interface ToolApprovalsTable {
+  id: string
+  tunnel_id: string
+  name: string
+  /** approved or rejected. */
+  decision: string
+  hash: OptionalNullable<string>
+  decided_at: string
+  decided_by: string
+}
+
 /** `call_metrics`: per-method metrics of one tunnel, period, method, tool and outcome. */
 export interface CallMetricsTable {
   tunnel_id: string
@@ -337,6 +375,9 @@ export interface Database {
   tunnel_policies: TunnelPoliciesTable
   policy_versions: PolicyVersionsTable
   call_metrics: CallMetricsTable
+  tool_baselines: ToolBaselinesTable
+  tool_pins: ToolPinsTable
+  tool_approvals: ToolApprovalsTable
   webhook_endpoints: WebhookEndpointsTable
   webhook_deliveries: WebhookDeliveriesTable
   quota_warnings: QuotaWarningsTable

@@ -13,6 +13,7 @@ import type { PlanId } from '../plans.js'
 import type { Kysely } from 'kysely'
 import { ApiTokenStore } from './api-token-store.js'
 import { PolicyStore } from './policy-store.js'
+import { ToolPinsStore } from './tool-pins-store.js'
 import {
   hashPassword,
   PASSWORD_MAX,
@@ -57,6 +58,8 @@ export class Store {
   readonly apiTokens: ApiTokenStore
   /** Tunnels' governance policies and their versions (`policy-store.ts`). */
   readonly policies: PolicyStore
+  /** Rug-pull pins: tools' approved and current definitions, and approvals (`tool-pins-store.ts`). */
+  readonly toolPins: ToolPinsStore
   readonly #tunnels: TunnelStore
   readonly #now: () => Date
   readonly #onClose: (() => void | Promise<void>) | undefined
@@ -69,6 +72,7 @@ export class Store {
     this.webSessions = new WebSessionStore(db, this.#now)
     this.apiTokens = new ApiTokenStore(db, this.#now)
     this.policies = new PolicyStore(db)
+    this.toolPins = new ToolPinsStore(db)
     this.#tunnels = new TunnelStore(db, this.#now)
   }
 

@@ -97,7 +97,7 @@ export class WebhookEndpointStore {
     input: { url: string; events?: readonly string[] },
   ): Promise<CreatedWebhookEndpoint> {
     const url = checkUrl(input.url, this.#allowPrivate)
-    const events = checkEvents(input.events ?? ['quota.warning'])
+    const events = checkEvents(input.events ?? WEBHOOK_EVENT_TYPES)
     const row = {
       id: 'we_' + randomBytes(10).toString('hex'),
       account_id: accountId,

@@ -5,7 +5,7 @@
  */
 
 /** Every event type an endpoint can subscribe to (docs/webhooks.md). */
-export const WEBHOOK_EVENT_TYPES = ['quota.warning'] as const
+export const WEBHOOK_EVENT_TYPES = ['quota.warning', 'tool.changed'] as const
 
 /** One of `WEBHOOK_EVENT_TYPES`. */
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number]

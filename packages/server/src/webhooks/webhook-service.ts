@@ -1,7 +1,8 @@
 /**
  * Outbound webhooks as `burrowd serve` runs them: the endpoint store for the dashboard and API,
- * a dispatcher polling the outbox (and woken at once when this process queues an event), and
- * the `quota.warning` emitter the quota code calls when a counter crosses 80%.
+ * a dispatcher polling the outbox (and woken at once when this process queues an event), the
+ * `quota.warning` emitter the quota code calls when a counter crosses 80%, and the
+ * `tool.changed` emitter rug-pull protection calls.
  */
 
 import type { Logger } from '@burrow/protocol'
@@ -9,6 +10,7 @@ import type { Kysely } from 'kysely'
 import type { Database } from '../store/schema.js'
 import { emitQuotaWarning } from './quota-warning.js'
 import type { QuotaWarningInput } from './quota-warning.js'
+import { emitToolChanged, type ToolChangedInput } from './tool-changed.js'
 import { WebhookDispatcher } from './webhook-dispatcher.js'
 import { WebhookEndpointStore } from './webhook-endpoint-store.js'
 
@@ -39,6 +41,8 @@ export interface WebhookService {
    * counted is never failed by it. Safe to call again for the same crossing.
    */
   emitQuotaWarning(input: QuotaWarningInput): Promise<boolean>
+  /** Emit `tool.changed` (rug-pull protection saw a change), then wake the dispatcher. Never rejects. */
+  emitToolChanged(input: ToolChangedInput): Promise<boolean>
   /** Stop the dispatcher (attempts in flight are given back to the outbox). */
   stop(): Promise<void>
 }
@@ -66,6 +70,18 @@ export function startWebhookService(options: WebhookServiceOptions): WebhookServ
       } catch (error) {
         options.log.error(
           `webhooks: could not record quota.warning for tunnel ${input.tunnelId} (${input.metric}, ${input.period}): ${String(error)}`,
+        )
+        return false
+      }
+    },
+    async emitToolChanged(input) {
+      try {
+        const fired = await emitToolChanged(options.db, input)
+        if (fired) dispatcher.wake()
+        return fired
+      } catch (error) {
+        options.log.error(
+          `webhooks: could not record tool.changed for tunnel ${input.tunnelId} (${input.tool}): ${String(error)}`,
         )
         return false
       }

@@ -468,6 +468,7 @@ describe('openStore', () => {
         '006_meters_history',
         '007_webhooks',
         '008_governance',
+        '009_tool_pins',
       ])
     } finally {
       await store.close()

@@ -62,7 +62,7 @@ for (const backend of testBackends()) {
         id: created.id,
         accountId: a,
         url: 'https://hooks.example.com/burrow?x=1',
-        events: ['quota.warning'],
+        events: ['quota.warning', 'tool.changed'],
         createdAt: new Date(clock),
         disabledAt: null,
         disabledReason: null,
@@ -147,7 +147,7 @@ for (const backend of testBackends()) {
       await refused(
         endpoints.create(a, { url: 'https://x.example.com/', events: ['quota.exceeded'] }),
         'invalid',
-        'event type "quota.exceeded" is not one of quota.warning',
+        'event type "quota.exceeded" is not one of quota.warning, tool.changed',
       )
       await refused(
         endpoints.create(a, { url: 'https://x.example.com/', events: [] }),

@@ -24,6 +24,7 @@ import {
 } from './api-json.js'
 import type { ApiCall } from './api-call.js'
 import { governanceApi } from './governance-api.js'
+import { toolsApi } from './tools-api.js'
 import { plansJson } from './plans-json.js'
 
 /** Options of `new Api`. */
@@ -51,6 +52,8 @@ export class Api {
     const r = (method: string, pattern: RegExp, handler: Handler) => ({ method, pattern, handler })
     const id = '([\\w-]+)'
     const gov = governanceApi(this.#svc, this.#now)
+    const tools = toolsApi(this.#svc)
+    const tool = '([^/]+)'
     const query = (c: Call) => new URL(c.req.url ?? '/', 'http://api.invalid').searchParams
     this.#routes = [
       r('GET', /^\/api\/account$/, (c) => this.#ok(c, accountJson(c.account))),
@@ -79,6 +82,15 @@ export class Api {
       ),
       r('GET', new RegExp(`^/api/tunnels/${id}/metrics$`), async (c) =>
         gov.metrics(c, (await this.#tunnel(c)).id, query(c)),
+      ),
+      r('GET', new RegExp(`^/api/tunnels/${id}/tools$`), async (c) =>
+        tools.list(c, (await this.#tunnel(c)).id),
+      ),
+      r('POST', new RegExp(`^/api/tunnels/${id}/tools/${tool}/approve$`), async (c) =>
+        tools.decide(c, (await this.#tunnel(c)).id, c.params[1] ?? '', 'approved'),
+      ),
+      r('POST', new RegExp(`^/api/tunnels/${id}/tools/${tool}/reject$`), async (c) =>
+        tools.decide(c, (await this.#tunnel(c)).id, c.params[1] ?? '', 'rejected'),
       ),
       r('GET', /^\/api\/tokens$/, (c) => this.#listTokens(c)),
       r('POST', /^\/api\/tokens$/, (c) => this.#createToken(c)),

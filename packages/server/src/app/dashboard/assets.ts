@@ -58,6 +58,11 @@ nav.tabs a { padding:.4rem .9rem; text-decoration:none; color:var(--muted); bord
 nav.tabs a.active { color:var(--fg); background:var(--card); border-color:var(--line); font-weight:600; }
 textarea { width:100%; font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size:.9rem; border:1px solid var(--line); border-radius:6px; padding:.5rem; }
 form.filters input[type=text] { max-width:18rem; }
+table.diff td.before { background:#fde7e5; }
+table.diff td.after { background:#dff3e4; }
+table.diff pre { background:none; padding:0; margin:0; white-space:pre-wrap; word-break:break-all; }
+.tool-change h3 { margin:.1rem 0 .4rem; }
+.tool-change form.inline { margin-right:.4rem; }
 svg.chart { display:block; max-width:100%; height:auto; }
 .legend .swatch { display:inline-block; width:.8rem; height:.8rem; border-radius:2px; vertical-align:middle; margin-left:.6rem; }
 .swatch.answered { background:#7a3e12; } .swatch.errors { background:#b3261e; } .swatch.refused { background:#9a6200; }

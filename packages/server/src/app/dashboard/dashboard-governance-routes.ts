@@ -1,7 +1,7 @@
 /**
  * The dashboard's governance tabs of a tunnel: Traffic (history, one call, and the live tail as
- * server-sent events), Metrics, and Policy (edit and save). Every route first checks the tunnel
- * belongs to the signed-in account.
+ * server-sent events), Metrics, Policy (edit and save) and Tools (rug-pull review: approve or
+ * reject). Every route first checks the tunnel belongs to the signed-in account.
  */
 import type { ServerResponse } from 'node:http'
 import type { CallRecord } from '../../quota/call-history.js'
@@ -10,9 +10,11 @@ import type { CallFilter } from '../../governance/call-log.js'
 import { METRIC_WINDOWS, type MetricWindow } from '../../governance/metrics-report.js'
 import { HttpError } from '../../http/http-error.js'
 import { redirect } from '../../http/responses.js'
-import { tunnelView } from '../account-views.js'
+import { tunnelView, withToolAlerts } from '../account-views.js'
 import type { DashboardKit, DashboardRequest, DashboardRoute } from './dashboard-kit.js'
 import { callPage, metricsPage, policyPage, trafficPage } from './governance-pages.js'
+import { toolsPage } from './tools-page.js'
+import type { RugPullMode } from '../../governance/policy.js'
 
 /** Seconds between the live tail's keep-alive comments. */
 const TAIL_KEEPALIVE_MS = 25_000
@@ -23,7 +25,8 @@ export function governanceRoutes(kit: DashboardKit): DashboardRoute[] {
   const found = async (c: DashboardRequest) => {
     const t = await svc.tunnels.get(c.account.id, c.params[0] ?? '')
     if (!t) throw new HttpError(404, 'not_found', 'No such tunnel in your account.')
-    return tunnelView(svc, c.account, t)
+    const [view] = await withToolAlerts(svc, c.account.id, [tunnelView(svc, c.account, t)])
+    return view!
   }
 
   const traffic = async (c: DashboardRequest) => {
@@ -133,8 +136,54 @@ export function governanceRoutes(kit: DashboardKit): DashboardRoute[] {
     redirect(c.res, `/dashboard/tunnels/${t.id}/policy?notice=policy`)
   }
 
+  const tools = async (c: DashboardRequest) => {
+    const t = await found(c)
+    const [view, policy] = await Promise.all([
+      svc.governance.tools(t.id),
+      svc.governance.policy(t.id),
+    ])
+    const rug = policy.document.rug_pull as { mode?: RugPullMode } | undefined
+    kit.html(
+      c.res,
+      200,
+      toolsPage({
+        viewer: c.viewer,
+        tunnel: t,
+        view,
+        mode: rug?.mode ?? 'alert',
+        zeroKnowledge: policy.document.zero_knowledge === true,
+        notices: kit.notices(c),
+      }),
+    )
+  }
+
+  const decide = async (c: DashboardRequest) => {
+    const form = await kit.form(c)
+    const t = await found(c)
+    const name = form.get('name') ?? ''
+    const hash = form.get('hash') ?? ''
+    const decision = form.get('decision') === 'rejected' ? 'rejected' : 'approved'
+    const done = await svc.governance.decideTool(
+      t.id,
+      name,
+      decision,
+      `dashboard (${c.account.email})`,
+      /^[0-9a-f]{64}$/.test(hash) ? hash : null,
+    )
+    if (done === 'unknown') throw new HttpError(404, 'not_found', 'No such tool in this tunnel.')
+    const notice =
+      done === 'stale' ? 'tool_stale' : decision === 'rejected' ? 'tool_rejected' : 'tool_approved'
+    redirect(c.res, `/dashboard/tunnels/${t.id}/tools?notice=${notice}`)
+  }
+
   const id = '([\\w-]+)'
   return [
+    { method: 'GET', pattern: new RegExp(`^/dashboard/tunnels/${id}/tools$`), handler: tools },
+    {
+      method: 'POST',
+      pattern: new RegExp(`^/dashboard/tunnels/${id}/tools/decide$`),
+      handler: decide,
+    },
     { method: 'GET', pattern: new RegExp(`^/dashboard/tunnels/${id}/traffic$`), handler: traffic },
     {
       method: 'GET',

@@ -61,6 +61,18 @@ const NOTICES: Readonly<Record<string, Notice>> = {
   },
   cycle: { kind: 'info', text: 'Billing cycle changed.' },
   policy: { kind: 'info', text: 'Policy saved: it applies from the next request.' },
+  tool_approved: {
+    kind: 'info',
+    text: 'Approved: agents see and call this definition from their next request.',
+  },
+  tool_rejected: {
+    kind: 'info',
+    text: 'Rejected: the tool is hidden from agents and its calls refused until its definition changes back or you approve it.',
+  },
+  tool_stale: {
+    kind: 'warn',
+    text: 'The tool changed again since this page was shown: nothing was decided. Review it again.',
+  },
   checkout: {
     kind: 'info',
     text: 'Payment received. Your new plan applies as soon as the payment provider confirms it (usually within seconds).',

@@ -23,15 +23,24 @@ const TABS: readonly [TunnelTab, string, string][] = [
   ['tools', 'Tools', '/tools'],
 ]
 
-/** The tab bar of tunnel `t`, `active` marked. */
+/**
+ * The tab bar of tunnel `t`, `active` marked, and the banner telling that tools changed since
+ * the owner approved them (when `t.toolsAwaiting` says so).
+ */
 export function tunnelTabs(t: TunnelView, active: TunnelTab): SafeHtml {
+  const n = t.toolsAwaiting ?? 0
+  const banner =
+    n === 0
+      ? ''
+      : html`<p class="notice warn" id="tools-banner" role="alert">${n === 1 ? 'A tool' : `${n} tools`} of this tunnel changed since you approved ${n === 1 ? 'it' : 'them'}. ${active === 'tools' ? 'Review below.' : html`<a href="/dashboard/tunnels/${t.id}/tools">Review ${n === 1 ? 'it' : 'them'}</a>.`}</p>`
   return html`<nav class="tabs" aria-label="Tunnel">${TABS.map(
     ([tab, label, path]) =>
-      html`<a href="/dashboard/tunnels/${t.id}${path}"${tab === active ? html` aria-current="page" class="active"` : ''}>${label}</a>`,
-  )}</nav>`
+      html`<a href="/dashboard/tunnels/${t.id}${path}"${tab === active ? html` aria-current="page" class="active"` : ''}>${label}${tab === 'tools' && n > 0 ? html` <span class="badge stopped">${n}</span>` : ''}</a>`,
+  )}</nav>${banner}`
 }
 
-function heading(t: TunnelView): SafeHtml {
+/** A tunnel page's title: its name and MCP URL. */
+export function tunnelHeading(t: TunnelView): SafeHtml {
   return html`<h1>${t.name ?? t.subdomain} <code class="muted">${t.publicUrl}/mcp</code></h1>`
 }
 
@@ -71,7 +80,7 @@ export function trafficPage(d: {
       : html`<p><a class="button secondary" href="${base}?${nextQuery(d.filter, d.nextCursor)}">Older calls</a></p>`
   return page(
     { title: `${t.name ?? t.subdomain}: traffic`, viewer: d.viewer, notices: d.notices ?? [] },
-    html`${heading(t)}${tunnelTabs(t, 'traffic')}
+    html`${tunnelHeading(t)}${tunnelTabs(t, 'traffic')}
 ${d.zeroKnowledge ? html`<p class="notice info">Zero-knowledge mode: calls are recorded without their content.</p>` : ''}
 <form method="get" action="${base}" class="card filters">
   <label for="f-tool">Tool</label><input id="f-tool" name="tool" type="text" value="${d.filter.tool ?? ''}" />
@@ -113,7 +122,7 @@ export function callPage(viewer: Viewer, t: TunnelView, c: CallView): SafeHtml {
     }`
   return page(
     { title: `${c.method} at ${c.at}`, viewer },
-    html`${heading(t)}${tunnelTabs(t, 'traffic')}
+    html`${tunnelHeading(t)}${tunnelTabs(t, 'traffic')}
 <section class="card" id="call">
   <p><strong>${c.method}</strong> ${c.tool ? html`<code>${c.tool}</code>` : ''} ${outcomeBadge(c)}</p>
   <p class="muted">${c.at} · ${c.durationMs} ms to the answer · ${formatBytes(c.bytesIn ?? 0)} in, ${formatBytes(c.bytesOut ?? 0)} out · session ${c.sessionId ?? 'none'} · id ${c.rpcId ?? 'none'}</p>
@@ -156,7 +165,7 @@ export function metricsPage(viewer: Viewer, t: TunnelView, report: MetricsReport
   )
   return page(
     { title: `${t.name ?? t.subdomain}: metrics`, viewer },
-    html`${heading(t)}${tunnelTabs(t, 'metrics')}
+    html`${tunnelHeading(t)}${tunnelTabs(t, 'metrics')}
 <p>${windows.map((w) =>
       w === report.window
         ? html`<strong class="window">Last ${w}</strong> `
@@ -200,7 +209,7 @@ export function policyPage(d: {
   const zk = d.view.document.zero_knowledge === true
   return page(
     { title: `${t.name ?? t.subdomain}: policy`, viewer: d.viewer, notices: d.notices ?? [] },
-    html`${heading(t)}${tunnelTabs(t, 'policy')}
+    html`${tunnelHeading(t)}${tunnelTabs(t, 'policy')}
 <form method="post" action="/dashboard/tunnels/${t.id}/policy" class="card" id="policy-form">${csrfField(d.viewer.csrfToken)}
   <label for="policy">Policy (JSON)</label>
   <textarea id="policy" name="policy" rows="24" spellcheck="false">${text}</textarea>

@@ -30,6 +30,16 @@ export function statusBadge(t: TunnelView): SafeHtml {
     : html`<span class="badge offline" data-status="offline">offline</span>`
 }
 
+/** The banner naming the tunnels whose tools changed since their owner approved them. */
+function toolsBanner(tunnels: readonly TunnelView[]): SafeHtml | string {
+  const changed = tunnels.filter((t) => (t.toolsAwaiting ?? 0) > 0)
+  if (changed.length === 0) return ''
+  return html`<p class="notice warn" id="tools-banner" role="alert">Tools changed since you approved them on ${changed.map(
+    (t, i) =>
+      html`${i > 0 ? ', ' : ''}<a href="/dashboard/tunnels/${t.id}/tools">${t.name ?? t.subdomain}</a>`,
+  )}. Review them before agents rely on them.</p>`
+}
+
 /** The tunnels page. */
 export function tunnelsPage(d: TunnelsPageData): SafeHtml {
   const plan = PLANS[d.plan]
@@ -38,7 +48,7 @@ export function tunnelsPage(d: TunnelsPageData): SafeHtml {
     (t) => html`<tr data-tunnel="${t.id}">
   <td><a href="/dashboard/tunnels/${t.id}">${t.name ?? t.subdomain}</a></td>
   <td><code>${t.publicUrl}/mcp</code></td>
-  <td>${statusBadge(t)}</td>
+  <td>${statusBadge(t)}${(t.toolsAwaiting ?? 0) > 0 ? html` <a class="badge stopped" data-tools-awaiting="${t.toolsAwaiting ?? 0}" href="/dashboard/tunnels/${t.id}/tools">tools changed</a>` : ''}</td>
   <td class="muted">${t.lastSeenAt ? formatDateTime(t.lastSeenAt) : 'never'}</td>
 </tr>`,
   )
@@ -66,6 +76,7 @@ export function tunnelsPage(d: TunnelsPageData): SafeHtml {
     { title: 'Tunnels', viewer: d.viewer, notices: d.notices ?? [] },
     html`<h1>Tunnels</h1>
 <p class="muted">${d.tunnels.length} of ${plan.tunnels} tunnels on the ${plan.name} plan.</p>
+${toolsBanner(d.tunnels)}
 ${choose}
 ${table}
 <h2>Create a tunnel</h2>

@@ -15,6 +15,7 @@ import { billingMigration } from './005-billing.js'
 import { metersMigration } from './006-meters-history.js'
 import { webhooksMigration } from './007-webhooks.js'
 import { governanceMigration } from './008-governance.js'
+import { toolPinsMigration } from './009-tool-pins.js'
 
 /** All migrations by name; names sort in the order they apply. */
 const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -26,6 +27,7 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '006_meters_history': metersMigration,
   '007_webhooks': webhooksMigration,
   '008_governance': governanceMigration,
+  '009_tool_pins': toolPinsMigration,
 }
 
 const provider: MigrationProvider = {

@@ -1,0 +1,85 @@
+/**
+ * The rug-pull routes of the JSON API: a tunnel's pinned tools (`GET /api/tunnels/:id/tools`)
+ * and the owner's decisions (`POST /api/tunnels/:id/tools/:name/approve` and `…/reject`, with
+ * an optional `{"hash": "…"}` so that only the definition the owner saw is approved).
+ */
+import { HttpError } from '../../http/http-error.js'
+import { readJsonObject } from '../../http/request-body.js'
+import { sendApiJson } from '../../http/responses.js'
+import type { WebServices } from '../web-services.js'
+import type { ApiCall } from './api-call.js'
+import { changedBy } from './governance-api.js'
+import { toolJson, toolsJson } from './tools-json.js'
+
+/** Longest tool name accepted in a path (names agents see are far shorter). */
+const MAX_NAME_CHARS = 512
+
+/** The tool routes, for a tunnel the caller owns (`tunnelId`). */
+export function toolsApi(svc: WebServices) {
+  return {
+    async list(c: ApiCall, tunnelId: string): Promise<void> {
+      const [view, policy] = await Promise.all([
+        svc.governance.tools(tunnelId),
+        svc.governance.policy(tunnelId),
+      ])
+      sendApiJson(c.res, 200, toolsJson(tunnelId, view, policy.document))
+    },
+
+    async decide(
+      c: ApiCall,
+      tunnelId: string,
+      rawName: string,
+      decision: 'approved' | 'rejected',
+    ): Promise<void> {
+      const name = toolName(rawName)
+      const body = await readJsonObject(c.req)
+      const hash = body.hash
+      if (hash !== undefined && (typeof hash !== 'string' || !/^[0-9a-f]{64}$/.test(hash))) {
+        throw new HttpError(400, 'invalid', '"hash" must be a definition hash this API gave', {
+          field: 'hash',
+        })
+      }
+      const done = await svc.governance.decideTool(
+        tunnelId,
+        name,
+        decision,
+        changedBy(c),
+        hash ?? null,
+      )
+      if (done === 'unknown') {
+        throw new HttpError(404, 'not_found', `this tunnel has no tool "${name}"`)
+      }
+      if (done === 'stale') {
+        throw new HttpError(
+          409,
+          'conflict',
+          `the definition of "${name}" changed since the hash you sent; review it again`,
+        )
+      }
+      if (done === 'not_pending') {
+        throw new HttpError(
+          409,
+          'conflict',
+          `"${name}" is not changed, new or renamed: there is nothing to reject`,
+        )
+      }
+      const view = await svc.governance.tools(tunnelId)
+      const tool = view.tools.find((t) => t.name === name)
+      sendApiJson(c.res, 200, tool ? toolJson(tool, true) : { name, status: 'forgotten' })
+    },
+  }
+}
+
+/** The tool name of a path segment, decoded. */
+function toolName(raw: string): string {
+  let name: string
+  try {
+    name = decodeURIComponent(raw)
+  } catch {
+    throw new HttpError(400, 'invalid', 'the tool name in the path is not valid percent-encoding')
+  }
+  if (name === '' || name.length > MAX_NAME_CHARS) {
+    throw new HttpError(404, 'not_found', 'this tunnel has no such tool')
+  }
+  return name
+}

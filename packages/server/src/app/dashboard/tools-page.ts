@@ -1,0 +1,143 @@
+/**
+ * The Tools tab of a tunnel: what rug-pull protection pinned. Tools that changed, appeared, were
+ * renamed or vanished since the owner approved them come first, each with a field-by-field diff
+ * of the approved and current definitions and Approve / Reject buttons (which name the hash the
+ * owner saw); then the approved tools and the history of decisions. On a zero-knowledge tunnel
+ * only hashes are kept, and the page says so.
+ */
+import type { RugPullMode } from '../../governance/policy.js'
+import { AWAITING, type ToolsView, type ToolView } from '../../governance/tools-view.js'
+import { html, type SafeHtml } from '../../http/html.js'
+import type { TunnelView } from '../tunnel-view.js'
+import { tunnelHeading, tunnelTabs } from './governance-pages.js'
+import { csrfField, page, type Notice, type Viewer } from './layout.js'
+
+/** What each status means, in a few words. */
+const STATUS_TEXT: Readonly<Record<string, string>> = {
+  approved: 'approved',
+  changed: 'changed since approved',
+  new: 'new since approval',
+  renamed: 'renamed',
+  removed: 'gone from the list',
+  rejected: 'rejected',
+}
+
+/** What each mode does, for the page. */
+const MODE_TEXT: Readonly<Record<RugPullMode, string>> = {
+  off: 'Rug-pull protection is off for this tunnel: tools are not compared.',
+  alert:
+    'Mode alert: agents still see and call changed tools; you are told here and by the tool.changed webhook. Rejected definitions are held.',
+  hold: 'Mode hold: changed, new and renamed tools are hidden from agents and their calls refused (tool_held) until you approve them.',
+}
+
+/** The Tools tab. */
+export function toolsPage(d: {
+  readonly viewer: Viewer
+  readonly tunnel: TunnelView
+  readonly view: ToolsView
+  readonly mode: RugPullMode
+  readonly zeroKnowledge: boolean
+  readonly notices?: readonly Notice[]
+}): SafeHtml {
+  const t = d.tunnel
+  const awaiting = d.view.tools.filter((x) => AWAITING.includes(x.status))
+  const others = d.view.tools.filter((x) => !AWAITING.includes(x.status))
+  const csrf = csrfField(d.viewer.csrfToken)
+  return page(
+    { title: `${t.name ?? t.subdomain}: tools`, viewer: d.viewer, notices: d.notices ?? [] },
+    html`${tunnelHeading(t)}${tunnelTabs(t, 'tools')}
+<p class="muted" id="rug-mode" data-mode="${d.mode}">${MODE_TEXT[d.mode]} Change it in the <a href="/dashboard/tunnels/${t.id}/policy">Policy</a> (<code>rug_pull.mode</code>).</p>
+${
+  d.zeroKnowledge
+    ? html`<p class="notice info" id="zk-tools">Zero-knowledge mode: Burrow keeps only a hash of each tool's definition, not its text, so it can tell you that a tool changed but not show what changed. Compare the definitions on your machine (<code>tools/list</code> of your server) before you approve.</p>`
+    : ''
+}
+${
+  d.view.baselined
+    ? ''
+    : html`<p class="card" id="no-baseline">No tool list has crossed this tunnel yet. The first complete <code>tools/list</code> an agent asks for is taken as approved; later changes are shown here.</p>`
+}
+${d.view.listChangedAt ? html`<p class="muted" id="list-changed">Your server last said its tools changed (<code>notifications/tools/list_changed</code>) at ${d.view.listChangedAt}; the next <code>tools/list</code> is compared.</p>` : ''}
+${
+  awaiting.length === 0
+    ? d.view.baselined
+      ? html`<p class="card" id="no-changes">No tool changed since you approved them.</p>`
+      : ''
+    : html`<h2>Waiting for you</h2>${awaiting.map((x) => pendingCard(t, x, csrf, d.zeroKnowledge))}`
+}
+${
+  others.length === 0
+    ? ''
+    : html`<h2>Tools</h2>
+<table id="tools"><thead><tr><th>Tool</th><th>Status</th><th>Hash</th><th>Approved</th></tr></thead><tbody>${others.map(
+        (x) =>
+          html`<tr data-tool="${x.name}"><td><code>${x.name}</code></td><td>${badge(x)}</td><td><code class="muted">${short(x.currentHash)}</code></td><td class="muted">${x.approvedAt ?? ''}${x.approvedBy ? html` (${x.approvedBy})` : ''}</td></tr>`,
+      )}</tbody></table>`
+}
+<h2>Decisions</h2>
+${
+  d.view.decisions.length === 0
+    ? html`<p class="card muted" id="no-decisions">No approvals or rejections yet.</p>`
+    : html`<table id="decisions"><thead><tr><th>When</th><th>Tool</th><th>Decision</th><th>Hash</th><th>By</th></tr></thead><tbody>${d.view.decisions.map(
+        (x) =>
+          html`<tr><td>${x.decidedAt}</td><td><code>${x.name}</code></td><td>${x.decision}</td><td><code class="muted">${short(x.hash)}</code></td><td>${x.decidedBy}</td></tr>`,
+      )}</tbody></table>`
+}`,
+  )
+}
+
+function pendingCard(t: TunnelView, x: ToolView, csrf: SafeHtml, zeroKnowledge: boolean): SafeHtml {
+  const action = `/dashboard/tunnels/${t.id}/tools/decide`
+  const what =
+    x.status === 'renamed'
+      ? html`It has the definition of <code>${x.renamedFrom ?? ''}</code>, which is gone from the list: a tool renamed (perhaps to shadow another).`
+      : x.status === 'new'
+        ? html`It was not in the list you approved.`
+        : x.status === 'removed'
+          ? html`It was approved and is no longer in the list. Approving forgets it; if it comes back it is new.`
+          : html`Its definition differs from the one you approved.`
+  const fields = hidden(x)
+  return html`<section class="card tool-change" data-tool="${x.name}" data-status="${x.status}">
+  <h3><code>${x.name}</code> ${badge(x)}</h3>
+  <p>${what}${x.changedAt ? html` <span class="muted">Seen ${x.changedAt}.</span>` : ''}</p>
+  <p class="muted">Approved hash <code>${short(x.approvedHash)}</code> · current hash <code>${short(x.currentHash)}</code></p>
+  ${diffTable(x, zeroKnowledge)}
+  <form method="post" action="${action}" class="inline">${csrf}${fields}<input type="hidden" name="decision" value="approved" /><button type="submit" data-approve="${x.name}">${x.status === 'removed' ? 'Acknowledge' : 'Approve'}</button></form>
+  ${x.status === 'removed' ? '' : html`<form method="post" action="${action}" class="inline">${csrf}${fields}<input type="hidden" name="decision" value="rejected" /><button type="submit" class="danger" data-reject="${x.name}">Reject</button></form>`}
+</section>`
+}
+
+function hidden(x: ToolView): SafeHtml {
+  return html`<input type="hidden" name="name" value="${x.name}" /><input type="hidden" name="hash" value="${x.currentHash ?? ''}" />`
+}
+
+function diffTable(x: ToolView, zeroKnowledge: boolean): SafeHtml {
+  if (x.status === 'removed') return html``
+  if (x.diff === null) {
+    return zeroKnowledge || x.currentDefinition === null
+      ? html`<p class="muted">No definitions are kept for this tunnel: only the hashes differ.</p>`
+      : html`<details open><summary>Definition</summary><pre class="definition">${pretty(x.currentDefinition)}</pre></details>`
+  }
+  if (x.diff.length === 0) return html`<p class="muted">No field differs.</p>`
+  return html`<table class="diff"><thead><tr><th>Field</th><th>Approved</th><th>Now</th></tr></thead><tbody>${x.diff.map(
+    (c) =>
+      html`<tr data-path="${c.path}"><td><code>${c.path}</code></td><td class="before"><pre>${c.before ?? '(absent)'}</pre></td><td class="after"><pre>${c.after ?? '(absent)'}</pre></td></tr>`,
+  )}</tbody></table>`
+}
+
+function badge(x: ToolView): SafeHtml {
+  const kind = x.status === 'approved' ? 'online' : x.status === 'removed' ? 'offline' : 'stopped'
+  return html`<span class="badge ${kind}" data-status="${x.status}">${STATUS_TEXT[x.status] ?? x.status}</span>`
+}
+
+function short(hash: string | null): string {
+  return hash === null ? '—' : hash.slice(0, 12)
+}
+
+function pretty(text: string): string {
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2)
+  } catch {
+    return text
+  }
+}

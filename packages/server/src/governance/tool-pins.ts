@@ -1,0 +1,425 @@
+/**
+ * Rug-pull protection at the edge. Every `tools/list` answer that crosses a tunnel is compared,
+ * tool by tool, with the tunnel's pins: the first complete list is taken as the approved
+ * baseline (no alert on first use); after that a changed definition is `changed`, a tool not
+ * seen before `new` (or `renamed` when its definition without the name matches an approved tool
+ * that vanished), and an approved tool missing from a complete list `removed`. A paginated list
+ * is followed page by page through its cursors, so removals and renames are judged on the whole
+ * list. Each change is recorded once (also across nodes) and raises one `tool.changed` event.
+ *
+ * In `hold` mode changed, new and renamed tools are left out of `tools/list` and their calls
+ * refused (`tool_held`), from the same state, so the list and the calls never disagree; a
+ * rejected definition is held in `alert` mode too. The state of each tunnel is kept in memory
+ * (a few seconds, and dropped when an approval or another node changes it) so that the answer
+ * being read can be filtered at once.
+ */
+import type { Logger } from '@burrow/protocol'
+import type { ClusterEvents } from '../cluster/cluster-events.js'
+import type {
+  PinRow,
+  PinStatus,
+  PinnedDefinition,
+  ToolPinsStore,
+} from '../store/tool-pins-store.js'
+import { diffDefinitions } from './definition-diff.js'
+import type { RugPullMode } from './policy.js'
+import { pinTool, type PinnedTool } from './tool-definition.js'
+
+/** One change, for the `tool.changed` webhook. */
+export interface ToolChange {
+  readonly tunnelId: string
+  readonly accountId: string
+  readonly tool: string
+  readonly change: 'changed' | 'new' | 'removed' | 'renamed'
+  readonly renamedFrom: string | null
+  readonly approvedHash: string | null
+  readonly currentHash: string | null
+  readonly at: Date
+}
+
+/** A paginated `tools/list` being followed: the names seen so far, the new tools not yet judged. */
+interface Round {
+  readonly names: Set<string>
+  /** New tools that may turn out to be renamed ones, judged when the list is complete. */
+  readonly pending: Map<string, PinnedTool>
+}
+
+/** A tunnel's pins in memory. */
+export interface PinState {
+  baselined: boolean
+  /** The first list had more pages: they are added to the baseline as they come. */
+  baselining: boolean
+  readonly pins: Map<string, PinRow>
+  listChangedAt: string | null
+  /** Lists being paged through, by the cursor their next page will be asked with. */
+  readonly rounds: Map<string, Round>
+  readonly loadedAt: number
+}
+
+/** Most tools pinned per tunnel; past it, new tools are not pinned (and held in `hold` mode). */
+export const MAX_PINNED_TOOLS = 1000
+/** Most tools of one page looked at; the rest are treated as over the cap. */
+const MAX_PAGE_TOOLS = 5000
+/** Paginated lists followed at once per tunnel, and names remembered per list. */
+const MAX_ROUNDS = 32
+const MAX_ROUND_NAMES = 10_000
+
+/** Statuses held from agents, per mode. */
+const HELD: Readonly<Record<RugPullMode, ReadonlySet<PinStatus>>> = {
+  off: new Set(),
+  alert: new Set(['rejected']),
+  hold: new Set(['changed', 'new', 'renamed', 'rejected']),
+}
+
+/** Options of `new ToolPins`. */
+export interface ToolPinsOptions {
+  readonly store: ToolPinsStore
+  readonly events: ClusterEvents
+  readonly log: Logger
+  /** A change was recorded (once): raise `tool.changed`. */
+  readonly onChange: (change: ToolChange) => Promise<void> | void
+  /** Where owners approve tools, e.g. `https://burrow.example/dashboard/tunnels/`. */
+  readonly dashboardUrl: string
+  readonly ttlMs?: number
+  readonly now?: () => number
+}
+
+/** How a page of `tools/list` was asked for and answered. */
+export interface ListPage {
+  /** The request's `params.cursor`; null for the first page. */
+  readonly cursor: string | null
+  /** The answer's `result.nextCursor`; null when this page ends the list. */
+  readonly nextCursor: string | null
+  readonly mode: RugPullMode
+  readonly zeroKnowledge: boolean
+}
+
+/** Rug-pull pins of every tunnel. */
+export class ToolPins {
+  readonly #opts: ToolPinsOptions
+  readonly #cache = new Map<string, PinState>()
+  readonly #loading = new Map<string, Promise<PinState>>()
+  /** Writes per tunnel, one after another. */
+  readonly #writes = new Map<string, Promise<unknown>>()
+  readonly #now: () => number
+
+  constructor(opts: ToolPinsOptions) {
+    this.#opts = opts
+    this.#now = opts.now ?? Date.now
+    opts.events.subscribe((event) => {
+      if (event.type === 'tunnel') this.#cache.delete(event.tunnelId)
+    })
+  }
+
+  /** The pins of `tunnelId` (loaded, or from the cache). */
+  state(tunnelId: string): Promise<PinState> {
+    const cached = this.#cache.get(tunnelId)
+    if (cached && this.#now() - cached.loadedAt < (this.#opts.ttlMs ?? 5000)) {
+      return Promise.resolve(cached)
+    }
+    const loading = this.#loading.get(tunnelId)
+    if (loading) return loading
+    // Writes queued here land first, so the state read back includes them.
+    const load = (this.#writes.get(tunnelId) ?? Promise.resolve())
+      .then(() => this.#opts.store.load(tunnelId))
+      .then((stored) => {
+        const state: PinState = {
+          baselined: stored.baselined,
+          baselining: false,
+          pins: new Map(stored.pins.map((p) => [p.name, p])),
+          listChangedAt: stored.listChangedAt,
+          rounds: cached?.rounds ?? new Map<string, Round>(),
+          loadedAt: this.#now(),
+        }
+        if (this.#cache.size >= 10_000) this.#cache.clear()
+        this.#cache.set(tunnelId, state)
+        return state
+      })
+      .finally(() => this.#loading.delete(tunnelId))
+    this.#loading.set(tunnelId, load)
+    return load
+  }
+
+  /**
+   * A page of a `tools/list` answer: pin its tools, record what changed, and return the names
+   * to leave out of it.
+   */
+  observe(
+    tunnel: { readonly id: string; readonly accountId: string },
+    state: PinState,
+    tools: readonly unknown[],
+    page: ListPage,
+  ): ReadonlySet<string> {
+    if (page.mode === 'off') return new Set()
+    const at = new Date(this.#now())
+    const seen = new Map<string, PinnedTool>()
+    for (const tool of tools.slice(0, MAX_PAGE_TOOLS)) {
+      const pin = pinTool(tool)
+      if (pin !== null && !seen.has(pin.name)) seen.set(pin.name, pin)
+    }
+    const stored = (p: PinnedTool): PinnedDefinition => ({
+      hash: p.hash,
+      bodyHash: p.bodyHash,
+      definition: page.zeroKnowledge ? null : p.definition,
+    })
+    const round = this.#round(state, page)
+    if (round) for (const name of seen.keys()) round.names.add(name)
+    const complete = page.nextCursor === null
+
+    if (!state.baselined || state.baselining) {
+      // The first list is the approved baseline: no alert on first use.
+      if (!state.baselined && page.cursor !== null) return this.#hidden(state, seen, page.mode)
+      const fresh = [...seen.values()]
+        .filter((p) => !state.pins.has(p.name))
+        .slice(0, Math.max(0, MAX_PINNED_TOOLS - state.pins.size))
+      for (const p of fresh) state.pins.set(p.name, approvedRow(p.name, stored(p), at))
+      const wasBaselined = state.baselined
+      state.baselined = true
+      state.baselining = !complete
+      const defs = fresh.map((p) => ({ name: p.name, ...stored(p) }))
+      this.#write(tunnel.id, () =>
+        wasBaselined
+          ? this.#opts.store.extendBaseline(tunnel.id, defs, at)
+          : this.#opts.store.baseline(tunnel.id, defs, at),
+      )
+      return new Set()
+    }
+
+    for (const [name, p] of seen) {
+      const row = state.pins.get(name)
+      if (row) {
+        if (p.hash === row.approvedHash) {
+          if (row.status !== 'approved') this.#see(tunnel, state, name, 'approved', stored(p), at)
+        } else if (p.hash !== row.currentHash || row.status === 'removed') {
+          const status: PinStatus = row.approvedHash === null ? 'new' : 'changed'
+          this.#see(tunnel, state, name, status, stored(p), at)
+        }
+        continue
+      }
+      if (state.pins.size >= MAX_PINNED_TOOLS) continue
+      // A new tool could be an approved one renamed: that is known once the list is complete.
+      if (round && (complete || this.#couldBeRenamed(state, round, p))) {
+        round.pending.set(name, p)
+      } else {
+        this.#see(tunnel, state, name, 'new', stored(p), at)
+      }
+    }
+    if (complete && round) this.#finish(tunnel, state, round, stored, at)
+    return this.#hidden(state, seen, page.mode)
+  }
+
+  /** Why a call to `name` is held under `mode`, or null when it may go through. */
+  heldReason(tunnelId: string, state: PinState, name: string, mode: RugPullMode): string | null {
+    const row = state.pins.get(name)
+    const where = `${this.#opts.dashboardUrl}${tunnelId}/tools`
+    if (row === undefined) {
+      if (mode !== 'hold' || !state.baselined || state.baselining) return null
+      return (
+        `the tool "${name}" is not among the tools this tunnel's owner approved; ` +
+        `it is held until the owner approves it at ${where}`
+      )
+    }
+    if (!HELD[mode].has(row.status)) return null
+    const what =
+      row.status === 'new'
+        ? 'is new since its owner approved this tunnel’s tools'
+        : row.status === 'renamed'
+          ? `is "${row.renamedFrom ?? 'another tool'}" renamed`
+          : row.status === 'rejected'
+            ? 'has a definition its owner rejected'
+            : `changed since its owner approved it (${changedFields(row)})`
+    return `the tool "${name}" ${what}; it is held until the owner approves it at ${where}`
+  }
+
+  /** The server said its tools changed (`notifications/tools/list_changed`). */
+  listChanged(tunnelId: string): void {
+    const at = new Date(this.#now())
+    const state = this.#cache.get(tunnelId)
+    if (state) state.listChangedAt = at.toISOString()
+    this.#write(tunnelId, () => this.#opts.store.listChanged(tunnelId, at))
+  }
+
+  /** Forget the cached state of `tunnelId` here and on every node. */
+  changed(tunnelId: string): void {
+    this.#cache.delete(tunnelId)
+    this.#opts.events.publish({ type: 'tunnel', tunnelId })
+  }
+
+  /** Resolves when the writes queued so far are done (tests, shutdown). */
+  async settled(): Promise<void> {
+    while (this.#writes.size > 0) await Promise.allSettled([...this.#writes.values()])
+  }
+
+  /** The list `page` belongs to: a new one for a first page, else the one its cursor continues. */
+  #round(state: PinState, page: ListPage): Round | null {
+    let round: Round | null
+    if (page.cursor === null) {
+      round = { names: new Set(), pending: new Map() }
+    } else {
+      round = state.rounds.get(page.cursor) ?? null
+      state.rounds.delete(page.cursor)
+    }
+    if (round && page.nextCursor !== null) {
+      if (round.names.size > MAX_ROUND_NAMES) return null
+      if (state.rounds.size >= MAX_ROUNDS) {
+        state.rounds.delete(state.rounds.keys().next().value as string)
+      }
+      state.rounds.set(page.nextCursor, round)
+    }
+    return round
+  }
+
+  /** Whether `p` has the body of an approved tool not (yet) seen in this list. */
+  #couldBeRenamed(state: PinState, round: Round, p: PinnedTool): boolean {
+    for (const row of state.pins.values()) {
+      if (row.approvedBodyHash === p.bodyHash && !round.names.has(row.name)) return true
+    }
+    return false
+  }
+
+  /** A list is complete: approved tools missing from it are removed, or renamed to a new one. */
+  #finish(
+    tunnel: { readonly id: string; readonly accountId: string },
+    state: PinState,
+    round: Round,
+    stored: (p: PinnedTool) => PinnedDefinition,
+    at: Date,
+  ): void {
+    const vanished: PinRow[] = []
+    for (const row of state.pins.values()) {
+      if (!round.names.has(row.name) && row.status !== 'removed' && row.approvedHash !== null) {
+        vanished.push(row)
+      }
+    }
+    for (const [name, p] of round.pending) {
+      if (state.pins.has(name)) continue
+      const i = vanished.findIndex((v) => v.approvedBodyHash === p.bodyHash)
+      if (i < 0) {
+        this.#see(tunnel, state, name, 'new', stored(p), at)
+        continue
+      }
+      const original = vanished.splice(i, 1)[0]!
+      this.#see(tunnel, state, name, 'renamed', stored(p), at, original)
+      this.#see(tunnel, state, original.name, 'removed', null, at, null, false)
+    }
+    for (const row of vanished) this.#see(tunnel, state, row.name, 'removed', null, at)
+  }
+
+  /** The names of `seen` agents may not see under `mode`. */
+  #hidden(
+    state: PinState,
+    seen: ReadonlyMap<string, PinnedTool>,
+    mode: RugPullMode,
+  ): ReadonlySet<string> {
+    const hidden = new Set<string>()
+    for (const name of seen.keys()) {
+      const row = state.pins.get(name)
+      if (row === undefined ? mode === 'hold' && state.baselined : HELD[mode].has(row.status))
+        hidden.add(name)
+    }
+    return hidden
+  }
+
+  /** Record in memory at once, then in the store; announce the change when this node wrote it. */
+  #see(
+    tunnel: { readonly id: string; readonly accountId: string },
+    state: PinState,
+    name: string,
+    status: PinStatus,
+    current: PinnedDefinition | null,
+    at: Date,
+    renamedFrom: PinRow | null = null,
+    announce = true,
+  ): void {
+    const before = state.pins.get(name)
+    state.pins.set(name, {
+      ...(before ?? approvedRow(name, null, at)),
+      ...(before === undefined
+        ? { approvedHash: null, approvedBodyHash: null, approvedDefinition: null }
+        : {}),
+      ...(renamedFrom
+        ? {
+            approvedHash: renamedFrom.approvedHash,
+            approvedBodyHash: renamedFrom.approvedBodyHash,
+            approvedDefinition: renamedFrom.approvedDefinition,
+          }
+        : {}),
+      status,
+      currentHash: current?.hash ?? null,
+      currentBodyHash: current?.bodyHash ?? null,
+      currentDefinition: current?.definition ?? null,
+      renamedFrom: renamedFrom?.name ?? null,
+      changedAt: at.toISOString(),
+    })
+    this.#write(tunnel.id, async () => {
+      const recorded = await this.#opts.store.recordSeen(
+        tunnel.id,
+        name,
+        status,
+        current,
+        at,
+        renamedFrom && renamedFrom.approvedHash !== null
+          ? {
+              from: renamedFrom.name,
+              approved: {
+                hash: renamedFrom.approvedHash,
+                bodyHash: renamedFrom.approvedBodyHash ?? '',
+                definition: renamedFrom.approvedDefinition,
+              },
+            }
+          : null,
+      )
+      if (!recorded || !announce || status === 'approved') return
+      await this.#opts.onChange({
+        tunnelId: tunnel.id,
+        accountId: tunnel.accountId,
+        tool: name,
+        change: status === 'rejected' ? 'changed' : status,
+        renamedFrom: renamedFrom?.name ?? null,
+        approvedHash: renamedFrom?.approvedHash ?? before?.approvedHash ?? null,
+        currentHash: current?.hash ?? null,
+        at,
+      })
+      this.#opts.events.publish({ type: 'tunnel', tunnelId: tunnel.id })
+    })
+  }
+
+  #write(tunnelId: string, work: () => Promise<unknown>): void {
+    const previous = this.#writes.get(tunnelId) ?? Promise.resolve()
+    const next = previous
+      .then(work)
+      .catch((err: Error) => this.#opts.log.warn(`rug-pull pins of ${tunnelId}: ${err.message}`))
+    this.#writes.set(tunnelId, next)
+    void next.finally(() => {
+      if (this.#writes.get(tunnelId) === next) this.#writes.delete(tunnelId)
+    })
+  }
+}
+
+function approvedRow(name: string, def: PinnedDefinition | null, at: Date): PinRow {
+  return {
+    name,
+    status: 'approved',
+    approvedHash: def?.hash ?? null,
+    approvedBodyHash: def?.bodyHash ?? null,
+    approvedDefinition: def?.definition ?? null,
+    currentHash: def?.hash ?? null,
+    currentBodyHash: def?.bodyHash ?? null,
+    currentDefinition: def?.definition ?? null,
+    renamedFrom: null,
+    changedAt: null,
+    approvedAt: at.toISOString(),
+    approvedBy: 'baseline',
+  }
+}
+
+/** What changed in a pin, in a few words: the changed top-level fields. */
+export function changedFields(row: PinRow): string {
+  if (row.approvedDefinition === null || row.currentDefinition === null) return 'its definition'
+  const fields = new Set(
+    diffDefinitions(row.approvedDefinition, row.currentDefinition).map(
+      (c) => c.path.split(/[.[]/, 1)[0]!,
+    ),
+  )
+  return fields.size === 0 ? 'its definition' : [...fields].join(', ')
+}

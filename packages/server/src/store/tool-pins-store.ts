@@ -1,0 +1,327 @@
+/**
+ * Rug-pull pins in the database: each tunnel's tools with their approved and current
+ * definitions, whether its baseline was taken, and the approval history. Changes are written as
+ * conditional updates, so that when several nodes see the same change only one of them records
+ * it (and sends its one `tool.changed` event).
+ */
+import { randomBytes } from 'node:crypto'
+import type { Kysely, Selectable } from 'kysely'
+import type { Database, ToolPinsTable } from './schema.js'
+
+/** A stored pin. */
+export interface PinRow {
+  readonly name: string
+  readonly status: PinStatus
+  readonly approvedHash: string | null
+  readonly approvedBodyHash: string | null
+  readonly approvedDefinition: string | null
+  readonly currentHash: string | null
+  readonly currentBodyHash: string | null
+  readonly currentDefinition: string | null
+  readonly renamedFrom: string | null
+  readonly changedAt: string | null
+  readonly approvedAt: string | null
+  readonly approvedBy: string | null
+}
+
+/** Where a tool stands. */
+export type PinStatus = 'approved' | 'changed' | 'new' | 'renamed' | 'removed' | 'rejected'
+
+const STATUSES: readonly PinStatus[] = [
+  'approved',
+  'changed',
+  'new',
+  'renamed',
+  'removed',
+  'rejected',
+]
+
+/**
+ * What `decide` did: `decided`; `unknown` (no such tool); `stale` (the definition changed since
+ * the owner saw it); `not_pending` (only a changed, new or renamed tool can be rejected).
+ */
+export type Decided = 'decided' | 'unknown' | 'stale' | 'not_pending'
+
+/** A definition as pinned: its hashes and (unless zero knowledge) its text. */
+export interface PinnedDefinition {
+  readonly hash: string
+  readonly bodyHash: string
+  readonly definition: string | null
+}
+
+/** The `tool_baselines`, `tool_pins` and `tool_approvals` queries. */
+export class ToolPinsStore {
+  readonly #db: Kysely<Database>
+
+  constructor(db: Kysely<Database>) {
+    this.#db = db
+  }
+
+  /** The tunnel's pins and whether its baseline was taken. */
+  async load(
+    tunnelId: string,
+  ): Promise<{ baselined: boolean; listChangedAt: string | null; pins: PinRow[] }> {
+    const base = await this.#db
+      .selectFrom('tool_baselines')
+      .select(['taken_at', 'list_changed_at'])
+      .where('tunnel_id', '=', tunnelId)
+      .executeTakeFirst()
+    const rows = await this.#db
+      .selectFrom('tool_pins')
+      .selectAll()
+      .where('tunnel_id', '=', tunnelId)
+      .orderBy('name')
+      .execute()
+    return {
+      baselined: base !== undefined,
+      listChangedAt: base?.list_changed_at ?? null,
+      pins: rows.map(toPin),
+    }
+  }
+
+  /** Take `tools` as the approved baseline (once: false when a baseline existed). */
+  async baseline(
+    tunnelId: string,
+    tools: readonly (PinnedDefinition & { name: string })[],
+    at: Date,
+  ): Promise<boolean> {
+    const when = at.toISOString()
+    return this.#db.transaction().execute(async (trx) => {
+      const taken = await trx
+        .insertInto('tool_baselines')
+        .values({ tunnel_id: tunnelId, taken_at: when })
+        .onConflict((oc) => oc.column('tunnel_id').doNothing())
+        .returning('tunnel_id')
+        .executeTakeFirst()
+      if (taken === undefined) return false
+      if (tools.length > 0) await this.#insertApproved(trx, tunnelId, tools, when, 'baseline')
+      return true
+    })
+  }
+
+  /** Add approved tools to a baseline still being read (later pages of the first list). */
+  async extendBaseline(
+    tunnelId: string,
+    tools: readonly (PinnedDefinition & { name: string })[],
+    at: Date,
+  ): Promise<void> {
+    if (tools.length > 0)
+      await this.#insertApproved(this.#db, tunnelId, tools, at.toISOString(), 'baseline')
+  }
+
+  /**
+   * Record that `name` is now seen as `current` with `status`: true only for the call that
+   * changed the row (another node may have recorded the same change first). A renamed tool
+   * carries the approved definition of the tool it was (`renamed.approved`).
+   */
+  async recordSeen(
+    tunnelId: string,
+    name: string,
+    status: PinStatus,
+    current: PinnedDefinition | null,
+    at: Date,
+    renamed: { readonly from: string; readonly approved: PinnedDefinition } | null = null,
+  ): Promise<boolean> {
+    const values = {
+      status,
+      current_hash: current?.hash ?? null,
+      current_body_hash: current?.bodyHash ?? null,
+      current_definition: current?.definition ?? null,
+      renamed_from: renamed?.from ?? null,
+      changed_at: at.toISOString(),
+      ...(renamed
+        ? {
+            approved_hash: renamed.approved.hash,
+            approved_body_hash: renamed.approved.bodyHash,
+            approved_definition: renamed.approved.definition,
+          }
+        : {}),
+    }
+    const inserted = await this.#db
+      .insertInto('tool_pins')
+      .values({ tunnel_id: tunnelId, name, ...values })
+      .onConflict((oc) => oc.columns(['tunnel_id', 'name']).doNothing())
+      .returning('name')
+      .executeTakeFirst()
+    if (inserted !== undefined) return true
+    let update = this.#db
+      .updateTable('tool_pins')
+      .set(values)
+      .where('tunnel_id', '=', tunnelId)
+      .where('name', '=', name)
+    update =
+      current === null
+        ? update.where('status', '!=', status)
+        : update.where((eb) =>
+            eb.or([
+              eb('current_hash', 'is', null),
+              eb('current_hash', '!=', current.hash),
+              eb('status', '!=', status),
+            ]),
+          )
+    const result = await update.executeTakeFirst()
+    return Number(result.numUpdatedRows) > 0
+  }
+
+  /** Note the server's `list_changed` notification. */
+  async listChanged(tunnelId: string, at: Date): Promise<void> {
+    await this.#db
+      .updateTable('tool_baselines')
+      .set({ list_changed_at: at.toISOString() })
+      .where('tunnel_id', '=', tunnelId)
+      .execute()
+  }
+
+  /**
+   * Approve the current definition of `name` (a removed tool's approval forgets it), or reject
+   * it (only a changed, new or renamed one). With `expectHash`, only when the current
+   * definition still has that hash: the owner approves what they saw. Every decision is kept
+   * in the history.
+   */
+  async decide(
+    tunnelId: string,
+    name: string,
+    decision: 'approved' | 'rejected',
+    by: string,
+    at: Date,
+    expectHash: string | null = null,
+  ): Promise<Decided> {
+    const when = at.toISOString()
+    return this.#db.transaction().execute(async (trx): Promise<Decided> => {
+      const row = await trx
+        .selectFrom('tool_pins')
+        .selectAll()
+        .where('tunnel_id', '=', tunnelId)
+        .where('name', '=', name)
+        .executeTakeFirst()
+      if (row === undefined) return 'unknown'
+      if (expectHash !== null && (row.current_hash ?? null) !== expectHash) return 'stale'
+      if (decision === 'rejected' && !['changed', 'new', 'renamed'].includes(row.status)) {
+        return 'not_pending'
+      }
+      if (decision === 'approved' && row.status === 'approved') return 'decided'
+      if (decision === 'approved' && row.status === 'removed') {
+        await trx
+          .deleteFrom('tool_pins')
+          .where('tunnel_id', '=', tunnelId)
+          .where('name', '=', name)
+          .execute()
+      } else if (decision === 'approved') {
+        await trx
+          .updateTable('tool_pins')
+          .set({
+            status: 'approved',
+            approved_hash: row.current_hash ?? null,
+            approved_body_hash: row.current_body_hash ?? null,
+            approved_definition: row.current_definition ?? null,
+            renamed_from: null,
+            approved_at: when,
+            approved_by: by,
+          })
+          .where('tunnel_id', '=', tunnelId)
+          .where('name', '=', name)
+          .execute()
+        // A rename approved: the old name is gone for good.
+        if (row.renamed_from) {
+          await trx
+            .deleteFrom('tool_pins')
+            .where('tunnel_id', '=', tunnelId)
+            .where('name', '=', row.renamed_from)
+            .where('status', '=', 'removed')
+            .execute()
+        }
+      } else {
+        await trx
+          .updateTable('tool_pins')
+          .set({ status: 'rejected' })
+          .where('tunnel_id', '=', tunnelId)
+          .where('name', '=', name)
+          .execute()
+      }
+      await trx
+        .insertInto('tool_approvals')
+        .values({
+          id: `apr_${randomBytes(10).toString('hex')}`,
+          tunnel_id: tunnelId,
+          name,
+          decision,
+          hash: row.current_hash ?? null,
+          decided_at: when,
+          decided_by: by,
+        })
+        .execute()
+      return 'decided'
+    })
+  }
+
+  /** How many tools of each of the account's tunnels wait for the owner (`statuses`). */
+  async awaiting(accountId: string, statuses: readonly PinStatus[]): Promise<Map<string, number>> {
+    const rows = await this.#db
+      .selectFrom('tool_pins')
+      .innerJoin('tunnels', 'tunnels.id', 'tool_pins.tunnel_id')
+      .select(['tool_pins.tunnel_id as tunnelId', (eb) => eb.fn.countAll<number>().as('n')])
+      .where('tunnels.account_id', '=', accountId)
+      .where('tool_pins.status', 'in', [...statuses])
+      .groupBy('tool_pins.tunnel_id')
+      .execute()
+    return new Map(rows.map((r) => [r.tunnelId, Number(r.n)]))
+  }
+
+  /** The tunnel's approvals and rejections, newest first. */
+  async decisions(tunnelId: string, limit = 100) {
+    return this.#db
+      .selectFrom('tool_approvals')
+      .select(['name', 'decision', 'hash', 'decided_at', 'decided_by'])
+      .where('tunnel_id', '=', tunnelId)
+      .orderBy('decided_at', 'desc')
+      .limit(limit)
+      .execute()
+  }
+
+  async #insertApproved(
+    db: Kysely<Database>,
+    tunnelId: string,
+    tools: readonly (PinnedDefinition & { name: string })[],
+    when: string,
+    by: string,
+  ): Promise<void> {
+    for (let i = 0; i < tools.length; i += 100) {
+      await db
+        .insertInto('tool_pins')
+        .values(
+          tools.slice(i, i + 100).map((t) => ({
+            tunnel_id: tunnelId,
+            name: t.name,
+            status: 'approved',
+            approved_hash: t.hash,
+            approved_body_hash: t.bodyHash,
+            approved_definition: t.definition,
+            current_hash: t.hash,
+            current_body_hash: t.bodyHash,
+            current_definition: t.definition,
+            approved_at: when,
+            approved_by: by,
+          })),
+        )
+        .onConflict((oc) => oc.columns(['tunnel_id', 'name']).doNothing())
+        .execute()
+    }
+  }
+}
+
+function toPin(r: Selectable<ToolPinsTable>): PinRow {
+  return {
+    name: r.name,
+    status: STATUSES.find((s) => s === r.status) ?? 'changed',
+    approvedHash: r.approved_hash ?? null,
+    approvedBodyHash: r.approved_body_hash ?? null,
+    approvedDefinition: r.approved_definition ?? null,
+    currentHash: r.current_hash ?? null,
+    currentBodyHash: r.current_body_hash ?? null,
+    currentDefinition: r.current_definition ?? null,
+    renamedFrom: r.renamed_from ?? null,
+    changedAt: r.changed_at ?? null,
+    approvedAt: r.approved_at ?? null,
+    approvedBy: r.approved_by ?? null,
+  }
+}
