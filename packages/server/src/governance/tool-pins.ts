@@ -295,7 +295,7 @@ export class ToolPins {
       if (state.pins.has(name)) continue
       const i = vanished.findIndex((v) => v.approvedBodyHash === p.bodyHash)
       if (i < 0) {
-        this.#see(tunnel, state, name, 'new', stored(p), at)
+        if (state.pins.size < MAX_PINNED_TOOLS) this.#see(tunnel, state, name, 'new', stored(p), at)
         continue
       }
       const original = vanished.splice(i, 1)[0]!

@@ -1,0 +1,323 @@
+/**
+ * Rug-pull pins on SQLite always and PostgreSQL when TEST_DATABASE_URL is set: the first list is
+ * the baseline (no alert), then changed, new, renamed and removed tools are recorded once each,
+ * paginated lists are judged whole, `hold` hides and holds what waits for the owner, decisions
+ * bring a tool back, two nodes seeing the same change announce it once, and the caps hold
+ * against a server that lists too much.
+ */
+import assert from 'node:assert/strict'
+import { afterEach, beforeEach, describe, it } from 'node:test'
+import { silentLogger } from '@burrow/protocol'
+import { LocalClusterEvents } from '../../src/cluster/cluster-events.js'
+import type { RugPullMode } from '../../src/governance/policy.js'
+import {
+  MAX_PINNED_TOOLS,
+  ToolPins,
+  type ListPage,
+  type ToolChange,
+} from '../../src/governance/tool-pins.js'
+import { openStore } from '../../src/store/open-store.js'
+import type { Store } from '../../src/store/store.js'
+import { testBackends, type TestDatabase } from '../helpers/test-databases.js'
+
+const tool = (name: string, description = `does ${name}`, extra: object = {}) => ({
+  name,
+  description,
+  inputSchema: { type: 'object', properties: { q: { type: 'string' } } },
+  ...extra,
+})
+
+const FIRST = { cursor: null, nextCursor: null, mode: 'alert', zeroKnowledge: false } as const
+
+for (const backend of testBackends()) {
+  describe(`rug-pull pins on ${backend.name}`, () => {
+    let database: TestDatabase
+    let store: Store
+    let tunnel: { id: string; accountId: string }
+    let changes: ToolChange[]
+    let pins: ToolPins
+    let clock: number
+
+    const makePins = () =>
+      new ToolPins({
+        store: store.toolPins,
+        events: new LocalClusterEvents(),
+        log: silentLogger,
+        onChange: (c) => {
+          changes.push(c)
+        },
+        dashboardUrl: 'https://burrow.example/dashboard/tunnels/',
+        now: () => clock,
+      })
+
+    /** List `tools` as one complete page through `p`, then wait for the writes. */
+    async function list(
+      tools: readonly unknown[],
+      page: Partial<Omit<ListPage, 'mode'>> & { mode?: RugPullMode } = {},
+      p = pins,
+    ) {
+      const state = await p.state(tunnel.id)
+      const hidden = p.observe(tunnel, state, tools, { ...FIRST, ...page })
+      await p.settled()
+      return hidden
+    }
+
+    const statuses = async () =>
+      Object.fromEntries(
+        (await store.toolPins.load(tunnel.id)).pins.map((row) => [row.name, row.status]),
+      )
+
+    beforeEach(async () => {
+      clock = Date.parse('2026-05-06T07:08:09.000Z')
+      database = await backend.create()
+      store = await openStore(database.config)
+      const account = await store.createAccount({ email: 'a@example.com', slug: 'acme' })
+      const created = await store.createTunnel({ accountId: account.id, name: 'tools' })
+      tunnel = { id: created.tunnel.id, accountId: account.id }
+      changes = []
+      pins = makePins()
+    })
+
+    afterEach(async () => {
+      await pins.settled()
+      await store.close()
+      await database.drop()
+    })
+
+    it('takes the first list as the approved baseline, without an alert', async () => {
+      assert.deepEqual([...(await list([tool('a'), tool('b')]))], [])
+      assert.equal(changes.length, 0)
+      assert.deepEqual(await statuses(), { a: 'approved', b: 'approved' })
+      const loaded = await store.toolPins.load(tunnel.id)
+      assert.equal(loaded.baselined, true)
+      assert.equal(loaded.pins[0]!.approvedBy, 'baseline')
+    })
+
+    it('an empty first list is a baseline too: a tool added later is new', async () => {
+      await list([])
+      await list([tool('a')])
+      assert.deepEqual(
+        changes.map((c) => [c.tool, c.change]),
+        [['a', 'new']],
+      )
+    })
+
+    it('records a changed description once, however often it is listed', async () => {
+      await list([tool('a'), tool('b')])
+      clock += 1000
+      for (let i = 0; i < 3; i++) await list([tool('a', 'now also sends your keys'), tool('b')])
+      assert.equal(changes.length, 1)
+      const [change] = changes
+      assert.equal(change!.tool, 'a')
+      assert.equal(change!.change, 'changed')
+      assert.notEqual(change!.approvedHash, change!.currentHash)
+      assert.deepEqual(await statuses(), { a: 'changed', b: 'approved' })
+      const state = await pins.state(tunnel.id)
+      assert.match(
+        pins.heldReason(tunnel.id, state, 'a', 'hold') ?? '',
+        /^the tool "a" changed since its owner approved it \(description\); it is held until the owner approves it at https:\/\/burrow\.example\/dashboard\/tunnels\/tun_[^/]+\/tools$/,
+      )
+      assert.equal(pins.heldReason(tunnel.id, state, 'a', 'alert'), null, 'alert never holds')
+    })
+
+    it('a second change of a changed tool is announced again; going back to approved is not', async () => {
+      await list([tool('a')])
+      await list([tool('a', 'v2')])
+      await list([tool('a', 'v3')])
+      await list([tool('a')])
+      assert.deepEqual(
+        changes.map((c) => c.change),
+        ['changed', 'changed'],
+      )
+      assert.deepEqual(await statuses(), { a: 'approved' })
+    })
+
+    it('tells a renamed tool from a new one, and notes the old name removed', async () => {
+      await list([tool('read_file', 'reads a file'), tool('b')])
+      await list([tool('read_any_file', 'reads a file'), tool('b'), tool('c')])
+      assert.deepEqual(changes.map((c) => [c.tool, c.change, c.renamedFrom]).sort(), [
+        ['c', 'new', null],
+        ['read_any_file', 'renamed', 'read_file'],
+      ])
+      assert.deepEqual(await statuses(), {
+        b: 'approved',
+        c: 'new',
+        read_any_file: 'renamed',
+        read_file: 'removed',
+      })
+      const loaded = await store.toolPins.load(tunnel.id)
+      const renamed = loaded.pins.find((row) => row.name === 'read_any_file')!
+      assert.equal(renamed.renamedFrom, 'read_file')
+      assert.ok(renamed.approvedDefinition?.includes('"read_file"'), 'keeps what was approved')
+    })
+
+    it('a tool missing from a complete list is removed; approving the removal forgets it', async () => {
+      await list([tool('a'), tool('b')])
+      await list([tool('a')])
+      assert.deepEqual(
+        changes.map((c) => [c.tool, c.change]),
+        [['b', 'removed']],
+      )
+      assert.equal(
+        await store.toolPins.decide(tunnel.id, 'b', 'rejected', 'owner', new Date(clock)),
+        'not_pending',
+        'a removal cannot be rejected',
+      )
+      assert.equal(
+        await store.toolPins.decide(tunnel.id, 'b', 'approved', 'owner', new Date(clock)),
+        'decided',
+      )
+      assert.deepEqual(await statuses(), { a: 'approved' })
+    })
+
+    it('follows a paginated list through its cursors and judges removals on the whole list', async () => {
+      const page = (cursor: string | null, nextCursor: string | null) => ({ cursor, nextCursor })
+      await list([tool('a'), tool('b')], page(null, 'p2'))
+      await list([tool('c')], page('p2', null))
+      assert.equal(changes.length, 0, 'the whole first list is the baseline')
+      assert.deepEqual(await statuses(), { a: 'approved', b: 'approved', c: 'approved' })
+
+      // The first page alone is not the list: c is not removed by it.
+      await list([tool('a'), tool('b')], page(null, 'q2'))
+      assert.equal(changes.length, 0)
+      await list([tool('d')], page('q2', null))
+      assert.deepEqual(changes.map((c) => [c.tool, c.change]).sort(), [
+        ['c', 'removed'],
+        ['d', 'new'],
+      ])
+    })
+
+    it('a rename across pages is seen as a rename', async () => {
+      await list([tool('a', 'alpha'), tool('b', 'beta')])
+      await list([tool('b', 'beta')], { cursor: null, nextCursor: 'n' })
+      await list([tool('a2', 'alpha')], { cursor: 'n', nextCursor: null })
+      assert.deepEqual(
+        changes.map((c) => [c.tool, c.change, c.renamedFrom]),
+        [['a2', 'renamed', 'a']],
+      )
+    })
+
+    it('hold mode hides waiting tools from the list and holds their calls; approval restores them', async () => {
+      await list([tool('a'), tool('b')], { mode: 'hold' })
+      const hidden = await list([tool('a', 'exfiltrates'), tool('b'), tool('c')], { mode: 'hold' })
+      assert.deepEqual([...hidden].sort(), ['a', 'c'])
+      let state = await pins.state(tunnel.id)
+      assert.match(pins.heldReason(tunnel.id, state, 'c', 'hold') ?? '', /"c" is new since/)
+      assert.match(
+        pins.heldReason(tunnel.id, state, 'never-listed', 'hold') ?? '',
+        /"never-listed" is not among the tools this tunnel's owner approved/,
+      )
+      assert.equal(pins.heldReason(tunnel.id, state, 'b', 'hold'), null)
+
+      const current = (await store.toolPins.load(tunnel.id)).pins.find((r) => r.name === 'a')!
+      assert.equal(
+        await store.toolPins.decide(tunnel.id, 'a', 'approved', 'owner', new Date(clock), 'f00'),
+        'stale',
+        'an approval of another definition than the current one is refused',
+      )
+      assert.equal(
+        await store.toolPins.decide(
+          tunnel.id,
+          'a',
+          'approved',
+          'owner',
+          new Date(clock),
+          current.currentHash,
+        ),
+        'decided',
+      )
+      pins.changed(tunnel.id)
+      state = await pins.state(tunnel.id)
+      assert.equal(pins.heldReason(tunnel.id, state, 'a', 'hold'), null)
+      assert.deepEqual(
+        [...(await list([tool('a', 'exfiltrates'), tool('b'), tool('c')], { mode: 'hold' }))],
+        ['c'],
+      )
+      const history = await store.toolPins.decisions(tunnel.id)
+      assert.deepEqual(
+        history.map((d) => [d.name, d.decision, d.decided_by, d.hash]),
+        [['a', 'approved', 'owner', current.currentHash]],
+      )
+    })
+
+    it('a rejected definition stays held in alert mode too, until a new one arrives', async () => {
+      await list([tool('a')])
+      await list([tool('a', 'bad')])
+      assert.equal(
+        await store.toolPins.decide(tunnel.id, 'a', 'rejected', 'owner', new Date(clock)),
+        'decided',
+      )
+      pins.changed(tunnel.id)
+      assert.deepEqual([...(await list([tool('a', 'bad')]))], ['a'])
+      const state = await pins.state(tunnel.id)
+      assert.match(pins.heldReason(tunnel.id, state, 'a', 'alert') ?? '', /owner rejected/)
+      await list([tool('a', 'worse')])
+      assert.equal(changes.at(-1)!.change, 'changed', 'a new definition alerts again')
+    })
+
+    it('off mode pins nothing', async () => {
+      await list([tool('a')], { mode: 'off' })
+      assert.equal((await store.toolPins.load(tunnel.id)).baselined, false)
+    })
+
+    it('two nodes that see the same change record and announce it once', async () => {
+      await list([tool('a')])
+      const other = makePins()
+      const changed = [tool('a', 'changed on both')]
+      const [s1, s2] = await Promise.all([pins.state(tunnel.id), other.state(tunnel.id)])
+      pins.observe(tunnel, s1, changed, FIRST)
+      other.observe(tunnel, s2, changed, FIRST)
+      await Promise.all([pins.settled(), other.settled()])
+      assert.equal(changes.length, 1)
+    })
+
+    it('zero-knowledge mode pins hashes only', async () => {
+      await list([tool('a', 'secret plan')], { zeroKnowledge: true })
+      await list([tool('a', 'another secret')], { zeroKnowledge: true })
+      const [row] = (await store.toolPins.load(tunnel.id)).pins
+      assert.equal(row!.approvedDefinition, null)
+      assert.equal(row!.currentDefinition, null)
+      assert.match(row!.currentHash ?? '', /^[0-9a-f]{64}$/)
+      assert.equal(row!.status, 'changed')
+    })
+
+    it('a hostile list: duplicates, nameless items, huge and deep definitions, too many tools', async () => {
+      let deep: Record<string, unknown> = { type: 'string' }
+      for (let i = 0; i < 5000; i++) deep = { type: 'object', properties: { x: deep } }
+      const hostile = [
+        tool('a'),
+        tool('a', 'the second a is ignored'),
+        { description: 'no name' },
+        'not an object',
+        null,
+        tool('huge', 'x'.repeat(2 * 1024 * 1024)),
+        { name: 'deep', inputSchema: deep },
+      ]
+      await list(hostile)
+      assert.deepEqual(await statuses(), { a: 'approved', deep: 'approved', huge: 'approved' })
+      const huge = (await store.toolPins.load(tunnel.id)).pins.find((r) => r.name === 'huge')!
+      assert.ok(huge.approvedDefinition!.length <= 256 * 1024, 'a huge definition is stored cut')
+      // Listing the same hostile list again changes nothing.
+      await list(hostile)
+      assert.equal(changes.length, 0)
+
+      const many = Array.from({ length: MAX_PINNED_TOOLS + 50 }, (_, i) => tool(`t${i}`))
+      const hidden = await list(many, { mode: 'hold' })
+      const loaded = await store.toolPins.load(tunnel.id)
+      assert.equal(loaded.pins.length, MAX_PINNED_TOOLS, 'no more than the cap is pinned')
+      assert.equal(hidden.size, MAX_PINNED_TOOLS + 50, 'pinned or not, every new tool is held')
+    })
+
+    it('counts the tools waiting for the owner per tunnel of the account', async () => {
+      await list([tool('a'), tool('b')])
+      await list([tool('a', 'changed'), tool('c')])
+      const awaiting = await store.toolPins.awaiting(tunnel.accountId, [
+        'changed',
+        'new',
+        'renamed',
+        'removed',
+      ])
+      assert.deepEqual([...awaiting], [[tunnel.id, 3]])
+    })
+  })
+}
