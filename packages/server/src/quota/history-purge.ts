@@ -1,10 +1,12 @@
 /**
  * Call-history retention (the plan catalog in `plans.ts`: Free 24 hours, Pro 30 days, Scale 60
- * days): deletes records older than the retention of each account's effective plan, so a downgrade
+ * days): deletes records older than the retention of each account's effective plan (and, in the
+ * same run, per-method metrics past theirs: `governance/metrics-purge.ts`), so a downgrade
  * shortens retention from the next purge on. The effective plan is the billing rule the account row
  * carries: `plan`, or Free once `plan_expires_at` has passed. An unknown plan gets the shortest
  * retention.
  */
+import { purgeCallMetrics } from '../governance/metrics-purge.js'
 import { PLAN_IDS, PLANS, type PlanId } from '../plans.js'
 import type { Logger } from '@burrow/protocol'
 import type { ExpressionBuilder, Kysely } from 'kysely'
@@ -82,10 +84,13 @@ export class HistoryPurger {
   /** Purge now (unless a purge is running); never rejects. */
   async run(): Promise<void> {
     if (this.#running) return this.#running
-    this.#running = purgeCallHistory(this.#db, this.#clock())
-      .then((counts) => {
+    const now = this.#clock()
+    this.#running = purgeCallHistory(this.#db, now)
+      .then(async (counts) => {
         const total = counts.free + counts.pro + counts.scale
         if (total > 0) this.#log.debug(`call history: purged ${total} records past retention`)
+        const metrics = await purgeCallMetrics(this.#db, now)
+        if (metrics > 0) this.#log.debug(`call metrics: purged ${metrics} rows past retention`)
       })
       .catch((error: Error) => this.#log.warn(`call history: purge failed: ${error.message}`))
       .finally(() => {

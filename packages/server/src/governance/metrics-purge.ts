@@ -1,0 +1,26 @@
+/**
+ * Retention of per-method metrics: 5-minute rows feed the 1-hour and 24-hour windows and are kept
+ * 48 hours; hourly rows feed the 30-day window and are kept 60 days. Metrics hold counts and
+ * latencies only, so they are kept the same on every plan.
+ */
+import type { Kysely } from 'kysely'
+import type { Database } from '../store/schema.js'
+
+const HOUR_MS = 3_600_000
+
+/** How long rows of each span are kept, in milliseconds. */
+export const METRICS_RETENTION_MS = { '5m': 48 * HOUR_MS, '1h': 60 * 24 * HOUR_MS } as const
+
+/** Delete metric rows past their span's retention at `now`; the number deleted. */
+export async function purgeCallMetrics(db: Kysely<Database>, now: Date): Promise<number> {
+  let deleted = 0
+  for (const [span, keep] of Object.entries(METRICS_RETENTION_MS)) {
+    const result = await db
+      .deleteFrom('call_metrics')
+      .where('span', '=', span)
+      .where('period_start', '<', new Date(now.getTime() - keep).toISOString())
+      .executeTakeFirst()
+    deleted += Number(result.numDeletedRows)
+  }
+  return deleted
+}

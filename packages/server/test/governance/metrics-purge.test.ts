@@ -1,0 +1,67 @@
+/**
+ * Per-method metrics retention on SQLite always and PostgreSQL when TEST_DATABASE_URL is set:
+ * 5-minute rows go after 48 hours, hourly rows after 60 days, on every plan.
+ */
+import assert from 'node:assert/strict'
+import { afterEach, beforeEach, describe, it } from 'node:test'
+import { purgeCallMetrics } from '../../src/governance/metrics-purge.js'
+import { openStore } from '../../src/store/open-store.js'
+import type { Store } from '../../src/store/store.js'
+import { testBackends, type TestDatabase } from '../helpers/test-databases.js'
+
+const NOW = new Date('2026-06-30T12:00:00.000Z')
+const HOUR = 3_600_000
+
+for (const backend of testBackends()) {
+  describe(`call metrics retention on ${backend.name}`, () => {
+    let database: TestDatabase
+    let store: Store
+    let tunnelId: string
+
+    beforeEach(async () => {
+      database = await backend.create()
+      store = await openStore(database.config)
+      const account = await store.createAccount({ email: 'm@example.com', slug: 'metrics' })
+      tunnelId = (await store.createTunnel({ accountId: account.id, name: 'm' })).tunnel.id
+    })
+
+    afterEach(async () => {
+      await store.close()
+      await database.drop()
+    })
+
+    async function row(span: '5m' | '1h', hoursAgo: number, method: string) {
+      await store.db
+        .insertInto('call_metrics')
+        .values({
+          tunnel_id: tunnelId,
+          span,
+          period_start: new Date(NOW.getTime() - hoursAgo * HOUR).toISOString(),
+          method,
+          tool: '',
+          outcome: 'ok',
+          count: 1,
+        })
+        .execute()
+    }
+
+    it('keeps 5-minute rows 48 hours and hourly rows 60 days', async () => {
+      await row('5m', 47, 'recent-5m')
+      await row('5m', 49, 'old-5m')
+      await row('1h', 49, 'recent-1h')
+      await row('1h', 59 * 24, 'month-old-1h')
+      await row('1h', 61 * 24, 'old-1h')
+      assert.equal(await purgeCallMetrics(store.db, NOW), 2)
+      const left = await store.db
+        .selectFrom('call_metrics')
+        .select('method')
+        .orderBy('method')
+        .execute()
+      assert.deepEqual(
+        left.map((r) => r.method),
+        ['month-old-1h', 'recent-1h', 'recent-5m'],
+      )
+      assert.equal(await purgeCallMetrics(store.db, NOW), 0, 'a second purge finds nothing')
+    })
+  })
+}
