@@ -25,6 +25,14 @@ export function isInitialize(body: JsonRpcBody | null): boolean {
   return body !== null && !body.batch && m?.kind === 'request' && m.method === 'initialize'
 }
 
+/**
+ * True when `body` holds a request of the sessionless era (MCP 2026-07-28: naming that revision in
+ * its `_meta`, or `server/discover`), whatever its headers say.
+ */
+export function isSessionless(body: JsonRpcBody | null): boolean {
+  return body !== null && body.messages.some((m) => m.kind === 'request' && m.era === 'modern')
+}
+
 /** The requests of `body` (what call history records). */
 export function requestsOf(
   body: JsonRpcBody | null,

@@ -8,6 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import {
   JSONRPC_CODE,
   MAX_CHUNK_BYTES,
+  MODERN_PROTOCOL_VERSIONS,
   POLICY_STATUS,
   isBodyProblem,
   readJsonRpcBody,
@@ -29,7 +30,8 @@ import type { TunnelWithAccount } from '../store/store.js'
 import { SESSION_LIMIT_MESSAGE, type EdgeSessions } from '../quota/edge-sessions.js'
 import { ExchangeRecord } from './exchange-record.js'
 import { PREFLIGHT_HEADERS, upstreamRequestHeaders } from './forward-headers.js'
-import { bodyRefusal, isInitialize, toolCallCount } from './body-facts.js'
+import { bodyRefusal, isInitialize, isSessionless, toolCallCount } from './body-facts.js'
+import { CallContinuations, retryStateOf } from './call-continuations.js'
 import { readBody } from '../http/read-body.js'
 import { relayResponse } from './relay-response.js'
 import { sendRefusal } from '../http/send-refusal.js'
@@ -62,6 +64,8 @@ export interface EdgeOptions {
   readonly pins?: ToolPins | null
   /** Where the policies' rate-limit buckets live; null or absent for no rate limits. */
   readonly rateLimits?: CallRateLimits | null
+  /** The `requestState`s of 2026-07-28 answers asking for input; one of its own by default. */
+  readonly continuations?: CallContinuations
 }
 
 const METHODS = new Set(['POST', 'GET', 'DELETE'])
@@ -81,6 +85,9 @@ export class Edge {
   private readonly sessions: EdgeSessions | null
   private readonly history: CallHistorySink | null
   private readonly addresses: ClientAddresses
+  private readonly continuations: CallContinuations
+  /** Tunnels whose agents were seen sending a header that disagrees with the body (logged once). */
+  private readonly mismatchLogged = new Set<string>()
 
   constructor(opts: EdgeOptions) {
     this.opts = opts
@@ -88,6 +95,7 @@ export class Edge {
     this.sessions = opts.sessions ?? null
     this.history = opts.history ?? null
     this.addresses = opts.addresses ?? new ClientAddresses()
+    this.continuations = opts.continuations ?? new CallContinuations()
   }
 
   /** Handle a request whose Host is the tunnel label `label` (`<sub>--<slug>`). */
@@ -160,6 +168,7 @@ export class Edge {
       }
       rpc = parsed
       body = read
+      this.noteVersionMismatch(tunnel, parsed, singleHeader(req.headers['mcp-protocol-version']))
     }
     const ids = refusalIds(rpc)
     const sessionId = singleHeader(req.headers['mcp-session-id'])
@@ -175,6 +184,7 @@ export class Edge {
       governance,
       arrivedAt,
       started,
+      continuations: this.continuations,
     })
     res.once('close', () => record.closed())
     const refuse: Refuse = (code, message, reason, headers) => {
@@ -268,6 +278,26 @@ export class Edge {
   }
 
   /**
+   * A body that speaks 2026-07-28 under an `MCP-Protocol-Version` header naming a 2025 revision
+   * (connectors in the field send that) is served as the body says; logged once per tunnel.
+   */
+  private noteVersionMismatch(
+    tunnel: TunnelWithAccount,
+    rpc: JsonRpcBody,
+    header: string | undefined,
+  ): void {
+    if (header === undefined || !isSessionless(rpc) || MODERN_PROTOCOL_VERSIONS.includes(header))
+      return
+    if (this.mismatchLogged.has(tunnel.id)) return
+    if (this.mismatchLogged.size >= 10_000) this.mismatchLogged.clear()
+    this.mismatchLogged.add(tunnel.id)
+    this.opts.log.info(
+      `tunnel ${tunnel.id}: an agent sent MCP-Protocol-Version ${header.slice(0, 40)} with a ` +
+        '2026-07-28 body; served as the body says (logged once per tunnel)',
+    )
+  }
+
+  /**
    * Apply the session cap and the quotas to a request about to be forwarded: false when it was
    * refused (and answered), else the promise that its count is stored (`counted`, null when
    * quotas are off). A refused request is counted nowhere.
@@ -288,12 +318,24 @@ export class Edge {
         return false
       }
       record.holdPlace(place.reservation)
+    } else if (this.sessions !== null && isSessionless(rpc)) {
+      // A 2026-07-28 request has no session: it holds a place while it is in flight.
+      const place = await this.sessions.holdRequest(tunnel)
+      if (!place.ok) {
+        refuse('session_limit', SESSION_LIMIT_MESSAGE, place.reason)
+        return false
+      }
+      record.holdRequestPlace(place.release)
     }
+    // A retry carrying a requestState the edge handed out continues its call: counted once.
+    const state = retryStateOf(rpc)
+    const continues = state === null ? null : this.continuations.take(tunnel.id, state)
+    if (continues !== null) record.continuing(continues)
     let counted: Promise<void> | null = null
     if (this.quotas !== null) {
       const { refusal, counted: stored } = await this.quotas.admit(
         tunnel,
-        toolCallCount(rpc),
+        toolCallCount(rpc) - (continues === null ? 0 : 1),
         bodyBytes,
       )
       if (refusal !== null) {

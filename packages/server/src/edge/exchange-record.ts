@@ -15,10 +15,11 @@ import {
   type PolicyCode,
 } from '@burrow/protocol'
 import type { TunnelGovernance } from '../governance/tunnel-governance.js'
-import type { CallHistorySink } from '../quota/call-history.js'
+import { newCallId, type CallHistorySink } from '../quota/call-history.js'
 import type { EdgeSessions } from '../quota/edge-sessions.js'
 import type { MeteredTunnel, ResponseMeter } from '../quota/quota-gate.js'
 import { requestsOf } from './body-facts.js'
+import { inputRequiredStateOf, type CallContinuations } from './call-continuations.js'
 
 /** Method and tool names are stored in call history at most this long. */
 const MAX_NAME_LENGTH = 200
@@ -44,6 +45,8 @@ export interface ExchangeContext {
   readonly arrivedAt: Date
   /** `performance.now()` at arrival, for the duration. */
   readonly started: number
+  /** Where answers asking for input (2026-07-28) leave their `requestState`; null for nowhere. */
+  readonly continuations?: CallContinuations | null
 }
 
 /** An answer to one request, as seen in the response. */
@@ -64,6 +67,12 @@ export class ExchangeRecord {
   /** Answers to the body's requests, by id. */
   #answers: Map<string, Answer> | null = null
   #bytesOut = 0
+  /** Ids given early to calls whose answer asked for input (so a retry can name them). */
+  #ids: Map<string, string> | null = null
+  /** The call this request continues (a retry with a known `requestState`), or null. */
+  #continues: string | null = null
+  /** Gives back the place a sessionless request holds while in flight. */
+  #releaseRequest: (() => void) | null = null
 
   constructor(ctx: ExchangeContext) {
     this.#ctx = ctx
@@ -72,6 +81,16 @@ export class ExchangeRecord {
   /** The `initialize` holds this session place until answered. */
   holdPlace(reservation: string): void {
     this.#reservation = reservation
+  }
+
+  /** This request continues call `callId` (a 2026-07-28 retry): history links them. */
+  continuing(callId: string): void {
+    this.#continues = callId
+  }
+
+  /** The request holds a sessionless place until the exchange is over; `release` frees it. */
+  holdRequestPlace(release: () => void): void {
+    this.#releaseRequest = release
   }
 
   /** Response bytes go to `meter` (bandwidth quota). */
@@ -104,7 +123,16 @@ export class ExchangeRecord {
     this.#answers ??= new Map()
     // Only answers to this body's requests are kept: at most one per request.
     if (this.#answers.size >= this.#ctx.body.messages.length) return
-    this.#answers.set(idKey(m.id), { value: m.value, error: m.error || result?.isError === true })
+    const key = idKey(m.id)
+    this.#answers.set(key, { value: m.value, error: m.error || result?.isError === true })
+    const continuations = this.#ctx.continuations
+    const state = continuations ? inputRequiredStateOf(m) : null
+    if (continuations && state !== null) {
+      const id = newCallId(this.#ctx.arrivedAt)
+      ;(this.#ids ??= new Map()).set(key, id)
+      // Every round of the call names its first one.
+      continuations.remember(this.#ctx.tunnel.id, state, this.#continues ?? id)
+    }
   }
 
   /** Response body bytes passed to the agent. */
@@ -121,6 +149,8 @@ export class ExchangeRecord {
   }
 
   #releasePlace(): void {
+    this.#releaseRequest?.()
+    this.#releaseRequest = null
     if (this.#reservation === null) return
     this.#ctx.sessions?.release(this.#ctx.tunnel, this.#reservation)
     this.#reservation = null
@@ -142,7 +172,10 @@ export class ExchangeRecord {
               .body as unknown as Record<string, unknown>)
           : answer?.value
       const stored = keep ? this.#stored(request.value, answerValue) : null
+      const id = this.#ids?.get(idKey(request.id))
       history.record({
+        ...(id !== undefined ? { id } : {}),
+        continues: single ? this.#continues : null,
         tunnelId: tunnel.id,
         at: arrivedAt,
         method: request.method.slice(0, MAX_NAME_LENGTH),

@@ -23,6 +23,8 @@ export interface CallView {
   readonly requestBody: string | null
   readonly responseBody: string | null
   readonly bodiesCut: boolean
+  /** The call this 2026-07-28 retry continues (the first of its chain), or null. */
+  readonly continues: string | null
 }
 
 /** Filters of a page. */
@@ -93,5 +95,6 @@ function toView(r: Selectable<CallHistoryTable>): CallView {
     requestBody: r.request_body ?? null,
     responseBody: r.response_body ?? null,
     bodiesCut: Number(r.bodies_cut ?? 0) === 1,
+    continues: r.continues ?? null,
   }
 }

@@ -39,6 +39,8 @@ export interface CallRecord {
   readonly responseBody?: string | null
   /** A stored body was cut. */
   readonly bodiesCut?: boolean
+  /** The id of the call this retry continues (2026-07-28 `requestState`), or null. */
+  readonly continues?: string | null
 }
 
 /** This process's part of call ids: random, so that several nodes never make the same id. */
@@ -160,6 +162,7 @@ export class CallHistoryWriter implements CallHistorySink {
       request_body: r.requestBody ?? null,
       response_body: r.responseBody ?? null,
       bodies_cut: r.bodiesCut ? 1 : 0,
+      continues: r.continues ?? null,
     }))
     try {
       await this.#db.insertInto('call_history').values(rows).execute()

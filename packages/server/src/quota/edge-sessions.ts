@@ -3,6 +3,7 @@
  * `initialize` without `Mcp-Session-Id` reserves a place or is refused with `session_limit`; the
  * upstream's answer turns the place into a session (it carries `Mcp-Session-Id`) or gives it back;
  * a request carrying the id keeps the session alive; DELETE or a 404 from the upstream ends it.
+ * Sessionless (2026-07-28) requests hold a place each while in flight (`holdRequest`).
  * Only the reservation is on the request's path; every other change runs in the background and a
  * failure is logged, never shown to the agent.
  */
@@ -15,6 +16,11 @@ import type { SessionTracker } from './session-tracker.js'
 /** The outcome of `EdgeSessions.reserve`. */
 export type SessionPlace =
   | { readonly ok: true; readonly reservation: string }
+  | { readonly ok: false; readonly reason: string }
+
+/** The outcome of `EdgeSessions.holdRequest`. */
+export type RequestPlace =
+  | { readonly ok: true; readonly release: () => void }
   | { readonly ok: false; readonly reason: string }
 
 /** The envelope's `error.message` for `session_limit`. */
@@ -66,6 +72,49 @@ export class EdgeSessions {
   /** Give back the place of an `initialize` that was refused or failed. */
   release(tunnel: MeteredTunnel, reservation: string): void {
     this.#background(this.#tracker.release(tunnel.id, reservation), 'releasing', tunnel)
+  }
+
+  /**
+   * A sessionless (MCP 2026-07-28) request of `tunnel` is about to be forwarded: it holds a place
+   * while it is in flight (a `subscriptions/listen` stream for as long as it stays open), or is
+   * refused when the places are taken. `release` gives the place back; call it once the
+   * exchange is over. Rejects when the tracker fails.
+   */
+  async holdRequest(tunnel: MeteredTunnel): Promise<RequestPlace> {
+    const plan = PLANS[tunnel.plan]
+    const cap = plan.sessionsPerTunnel
+    const place = await this.#tracker.reserve(tunnel.id, cap)
+    if (!place.ok) {
+      return {
+        ok: false,
+        reason:
+          `this tunnel already has ${place.open} MCP sessions, requests and subscription streams ` +
+          `in flight, the most the ${plan.name} plan allows (${cap}); retry when one ends, or ` +
+          `upgrade the plan`,
+      }
+    }
+    // The place becomes an internal session kept alive while the request lasts, so a long
+    // stream keeps it past the reservation's own expiry.
+    const id = `~inflight-${place.reservation}`
+    const opened = this.#tracker.open(tunnel.id, place.reservation, id)
+    this.#background(opened, 'holding', tunnel)
+    const everyMs = Math.max(1000, Math.min(60_000, (this.#idleSecs * 1000) / 3))
+    const timer = setInterval(
+      () => this.#background(this.#tracker.touch(tunnel.id, id), 'refreshing', tunnel),
+      everyMs,
+    )
+    timer.unref()
+    let released = false
+    return {
+      ok: true,
+      release: () => {
+        if (released) return
+        released = true
+        clearInterval(timer)
+        const end = opened.catch(() => {}).then(() => this.#tracker.end(tunnel.id, id))
+        this.#background(end, 'releasing', tunnel)
+      },
+    }
   }
 
   /** A request arrived carrying `sessionId`: the session stays for another idle timeout. */

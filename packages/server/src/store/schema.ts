@@ -228,6 +228,8 @@ export interface CallHistoryTable {
   response_body: OptionalNullable<string>
   /** 1 when a stored body was cut. */
   bodies_cut: OptionalNullable<number>
+  /** The first call of the chain a 2026-07-28 retry (`requestState`) continues, else null. */
+  continues: OptionalNullable<string>
 }
 
 /** `tunnel_policies`: a tunnel's current governance policy (no row: the default policy). */

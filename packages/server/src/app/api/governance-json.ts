@@ -36,6 +36,7 @@ export function callJson(c: CallView): Record<string, unknown> {
     request: c.requestBody === null ? null : parsedOrText(c.requestBody),
     response: c.responseBody === null ? null : parsedOrText(c.responseBody),
     bodies_cut: c.bodiesCut,
+    continues: c.continues,
   }
 }
 

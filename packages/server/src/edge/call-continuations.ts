@@ -1,0 +1,81 @@
+/**
+ * One logical `tools/call` across the rounds of MCP 2026-07-28's multi-round-trip requests: a
+ * server that needs input answers `{resultType: "input_required", inputRequests, requestState}`,
+ * and the agent retries with a new id, its `inputResponses` and that `requestState`. The edge
+ * remembers each `requestState` it saw in an answer (as a hash, per tunnel) with the call it
+ * belongs to; a retry presenting one is the same call: linked in history, not counted again.
+ *
+ * Each remembered state continues one retry only (taken when used), for 15 minutes at most, so a
+ * state cannot be replayed for free calls, and a `requestState` the edge never handed out is a
+ * new call, counted. Bounded: the oldest states are forgotten past 50,000. Kept per node: a retry
+ * that lands on another node is counted as a new call (never fewer calls than happened).
+ */
+import { createHash } from 'node:crypto'
+import type { ClassifiedMessage, JsonRpcBody } from '@burrow/protocol'
+
+/** How long a `requestState` continues its call. */
+export const CONTINUATION_TTL_MS = 15 * 60_000
+/** Most states remembered at once. */
+export const MAX_CONTINUATIONS = 50_000
+/** Longest `requestState` looked at (longer ones are new calls). */
+const MAX_STATE_CHARS = 64 * 1024
+
+/** The states of answers that asked for input, and the calls they continue. */
+export class CallContinuations {
+  readonly #states = new Map<string, { readonly callId: string; readonly at: number }>()
+  readonly #now: () => number
+
+  constructor(now: () => number = Date.now) {
+    this.#now = now
+  }
+
+  /** An answer of call `callId` of `tunnelId` asked for input, carrying `requestState`. */
+  remember(tunnelId: string, requestState: string, callId: string): void {
+    const key = keyOf(tunnelId, requestState)
+    if (key === null) return
+    this.#states.delete(key)
+    if (this.#states.size >= MAX_CONTINUATIONS) {
+      const oldest = this.#states.keys().next()
+      if (!oldest.done) this.#states.delete(oldest.value)
+    }
+    this.#states.set(key, { callId, at: this.#now() })
+  }
+
+  /** The call a retry carrying `requestState` continues (used up), or null for a new call. */
+  take(tunnelId: string, requestState: string): string | null {
+    const key = keyOf(tunnelId, requestState)
+    if (key === null) return null
+    const found = this.#states.get(key)
+    if (found === undefined) return null
+    this.#states.delete(key)
+    return this.#now() - found.at <= CONTINUATION_TTL_MS ? found.callId : null
+  }
+
+  /** States remembered (tests). */
+  get size(): number {
+    return this.#states.size
+  }
+}
+
+/** The `requestState` a single `tools/call` request of `body` carries, or null. */
+export function retryStateOf(body: JsonRpcBody | null): string | null {
+  if (body === null || body.batch || body.messages.length !== 1) return null
+  const m = body.messages[0]!
+  if (m.kind !== 'request' || m.method !== 'tools/call') return null
+  const params = m.value.params as { requestState?: unknown } | undefined
+  return typeof params?.requestState === 'string' ? params.requestState : null
+}
+
+/** The `requestState` of an answer that asks for input, or null. */
+export function inputRequiredStateOf(m: ClassifiedMessage): string | null {
+  if (m.kind !== 'response' || m.error) return null
+  const result = m.value.result as { resultType?: unknown; requestState?: unknown } | undefined
+  return result?.resultType === 'input_required' && typeof result.requestState === 'string'
+    ? result.requestState
+    : null
+}
+
+function keyOf(tunnelId: string, state: string): string | null {
+  if (state === '' || state.length > MAX_STATE_CHARS) return null
+  return `${tunnelId}|${createHash('sha256').update(state).digest('base64url')}`
+}

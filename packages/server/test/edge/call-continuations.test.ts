@@ -1,0 +1,84 @@
+/**
+ * The requestState registry that makes a 2026-07-28 call and its retries one counted call: each
+ * state continues one retry of the same tunnel within 15 minutes, forged, replayed, foreign and
+ * oversized states are new calls, and memory stays bounded.
+ */
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { readJsonRpcBody, isBodyProblem, classifyMessage } from '@burrow/protocol'
+import {
+  CallContinuations,
+  CONTINUATION_TTL_MS,
+  MAX_CONTINUATIONS,
+  inputRequiredStateOf,
+  retryStateOf,
+} from '../../src/edge/call-continuations.js'
+
+const body = (value: unknown) => {
+  const read = readJsonRpcBody(Buffer.from(JSON.stringify(value)))
+  assert.ok(!isBodyProblem(read))
+  return read
+}
+
+describe('CallContinuations', () => {
+  it('continues one retry per state, on the same tunnel, within the time allowed', () => {
+    let now = 0
+    const c = new CallContinuations(() => now)
+    c.remember('tun_a', 'state-1', 'call_1')
+    assert.equal(c.take('tun_b', 'state-1'), null, 'another tunnel')
+    assert.equal(c.take('tun_a', 'state-2'), null, 'never handed out')
+    assert.equal(c.take('tun_a', 'state-1'), 'call_1')
+    assert.equal(c.take('tun_a', 'state-1'), null, 'a replay is a new call')
+
+    c.remember('tun_a', 'state-3', 'call_3')
+    now += CONTINUATION_TTL_MS + 1
+    assert.equal(c.take('tun_a', 'state-3'), null, 'expired')
+  })
+
+  it('ignores empty and oversized states and stays bounded', () => {
+    const c = new CallContinuations()
+    c.remember('tun_a', '', 'call_1')
+    c.remember('tun_a', 'x'.repeat(70_000), 'call_2')
+    assert.equal(c.size, 0)
+    assert.equal(c.take('tun_a', 'x'.repeat(70_000)), null)
+    for (let i = 0; i < MAX_CONTINUATIONS + 10; i++) c.remember('tun_a', `s${i}`, `call_${i}`)
+    assert.equal(c.size, MAX_CONTINUATIONS)
+    assert.equal(c.take('tun_a', 's0'), null, 'the oldest went first')
+    assert.equal(c.take('tun_a', `s${MAX_CONTINUATIONS + 9}`), `call_${MAX_CONTINUATIONS + 9}`)
+  })
+})
+
+describe('retryStateOf and inputRequiredStateOf', () => {
+  it('reads the state of a single tools/call retry only', () => {
+    const call = (params: unknown) => ({ jsonrpc: '2.0', id: 1, method: 'tools/call', params })
+    assert.equal(retryStateOf(body(call({ name: 't', requestState: 'abc' }))), 'abc')
+    assert.equal(retryStateOf(body(call({ name: 't' }))), null)
+    assert.equal(retryStateOf(body(call({ name: 't', requestState: 7 }))), null)
+    assert.equal(
+      retryStateOf(
+        body({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { requestState: 'a' } }),
+      ),
+      null,
+    )
+    assert.equal(retryStateOf(body([call({ name: 't', requestState: 'abc' })])), null, 'batches')
+    assert.equal(retryStateOf(null), null)
+  })
+
+  it('reads the state of an answer asking for input', () => {
+    const answer = (result: unknown) => classifyMessage({ jsonrpc: '2.0', id: 1, result })
+    assert.equal(
+      inputRequiredStateOf(
+        answer({ resultType: 'input_required', requestState: 's', inputRequests: {} }),
+      ),
+      's',
+    )
+    assert.equal(inputRequiredStateOf(answer({ resultType: 'complete', requestState: 's' })), null)
+    assert.equal(inputRequiredStateOf(answer({ resultType: 'input_required' })), null)
+    assert.equal(
+      inputRequiredStateOf(
+        classifyMessage({ jsonrpc: '2.0', id: 1, error: { code: 1, message: 'x' } }),
+      ),
+      null,
+    )
+  })
+})
