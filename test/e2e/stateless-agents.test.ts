@@ -15,7 +15,7 @@ import { answerOf, SseReader } from '../../packages/cli/test/helpers/raw-mcp.js'
 import type { Child } from '../helpers/child.js'
 import { connectEraAgent, ELICITED_NAME } from '../helpers/era-agents.js'
 import { publicFetch } from '../helpers/public-fetch.js'
-import { initializeMessage, liveCounter, postMcp } from '../helpers/quota-stack.js'
+import { initializeMessage, liveCounter, postMcp, usageSet } from '../helpers/quota-stack.js'
 import { BURROWD, ROOT, startClient, startService, type Service } from '../helpers/stack.js'
 
 const run = promisify(execFile)
@@ -212,6 +212,41 @@ describe(
         assert.equal(served, 200, 'the place of a closed stream comes back')
       } finally {
         for (const s of streams) s.abort()
+      }
+    })
+
+    it('counts and refuses 2026-07-28 calls exactly like 2025 ones: limit − 1, then 429', async () => {
+      const FREE_CALLS = 100_000
+      await until(
+        async () => (await send(tunnel.url, 'wait', 'tools/list')).status,
+        (status) => status === 200,
+      )
+      await usageSet(service, tunnel.id, ['--tool-calls', String(FREE_CALLS - 1)])
+      const agent = await connectEraAgent('v2-pinned', tunnel.url)
+      try {
+        assert.equal(agent.era, 'modern')
+        assert.match(await agent.call('echo', { text: 'last' }), /last/)
+        assert.equal(await counted(), FREE_CALLS)
+        await assert.rejects(agent.call('echo', { text: 'over' }))
+        const refused = await send(tunnel.url, 'over', 'tools/call', {
+          name: 'echo',
+          arguments: { text: 'over' },
+        })
+        assert.equal(refused.status, 429)
+        assert.equal(refused.headers.get('x-burrow-error'), 'quota_exceeded')
+        assert.ok(refused.headers.get('retry-after'))
+        const body = (await refused.json()) as {
+          id: unknown
+          error: { data: { policy_code: string } }
+        }
+        assert.equal(body.id, 'over')
+        assert.equal(body.error.data.policy_code, 'quota_exceeded')
+        assert.equal(await counted(), FREE_CALLS, 'refused calls are not counted')
+        const list = await send(tunnel.url, 'list', 'tools/list')
+        assert.equal(list.status, 200, 'what is not a tool call still passes')
+      } finally {
+        await agent.close()
+        await usageSet(service, tunnel.id, ['--tool-calls', '0'])
       }
     })
 
