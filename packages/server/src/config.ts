@@ -98,6 +98,11 @@ export interface ServerConfig {
    * machine that reach burrowd directly (not through the proxy) may read it.
    */
   readonly metricsToken: string | null
+  /**
+   * This node's URL as the other nodes reach it (`BURROW_NODE_URL`, `http(s)://host:port`), for
+   * forwarding requests between nodes sharing Redis; null: `http://<listen address>`.
+   */
+  readonly nodeUrl: string | null
 }
 
 /** Environment variables as `process.env` holds them. */
@@ -137,6 +142,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     meterSnapshotSecs: positiveInt(env, 'BURROW_METER_SNAPSHOT_SECS', 60),
     trustedProxies: parseTrustedProxies(read(env, 'BURROW_TRUSTED_PROXIES')),
     metricsToken: parseMetricsToken(read(env, 'BURROW_METRICS_TOKEN')),
+    nodeUrl: parseNodeUrl(read(env, 'BURROW_NODE_URL')),
   }
   return Object.freeze(config)
 }
@@ -408,6 +414,19 @@ function parseTrustedProxies(value: string | undefined): readonly string[] {
     }
   }
   return Object.freeze(entries)
+}
+
+function parseNodeUrl(value: string | undefined): string | null {
+  if (value === undefined) return null
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    throw bad('BURROW_NODE_URL', value, 'http(s)://HOST:PORT, how the other nodes reach this one')
+  }
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.pathname !== '/' || url.search)
+    throw bad('BURROW_NODE_URL', value, 'http(s)://HOST:PORT, how the other nodes reach this one')
+  return url.origin
 }
 
 function parseMetricsToken(value: string | undefined): string | null {

@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net'
 import type { Duplex } from 'node:stream'
 import { createLogger, type Logger } from '@burrow/protocol'
 import { rejectUpgrade } from './broker/reject-upgrade.js'
+import { NODE_LINK_PATH } from './cluster/node-links.js'
 import type { ServerConfig } from './config.js'
 import { answerClientError } from './http/answer-client-error.js'
 import { sendRefusal } from './http/send-refusal.js'
@@ -54,6 +55,10 @@ export async function serve(config: ServerConfig): Promise<void> {
         'not_found',
         'tunnel hosts serve MCP over HTTP at /mcp; connect tunnel clients to the service host',
       )
+      return
+    }
+    if (services.cluster && (req.url ?? '').split('?', 1)[0] === NODE_LINK_PATH) {
+      services.cluster.router.links.handleUpgrade(req, socket, head)
       return
     }
     broker.handleUpgrade(req, socket, head).catch((err: Error) => {

@@ -16,6 +16,7 @@ import { Broker } from './broker/broker.js'
 import { ResumeTokens } from './broker/resume-token.js'
 import { TunnelRegistry } from './broker/tunnel-registry.js'
 import type { ServerConfig } from './config.js'
+import { openCluster, type Cluster } from './cluster/open-cluster.js'
 import { Edge } from './edge/edge.js'
 import { TunnelLookup } from './edge/tunnel-lookup.js'
 import { ClientAddresses } from './http/client-addresses.js'
@@ -34,6 +35,7 @@ import { webhooksPort } from './app/webhooks-port.js'
 import type { GovernancePort } from './app/governance-port.js'
 import { governancePort } from './app/governance-services-port.js'
 import type { WebhookEndpointStore } from './webhooks/webhook-endpoint-store.js'
+import type { ClusterEvents } from './cluster/cluster-events.js'
 import { startWebhookService } from './webhooks/webhook-service.js'
 
 /** What `wireServices` needs from `serve`. */
@@ -58,6 +60,8 @@ export interface Services {
   readonly edge: Edge
   readonly broker: Broker
   readonly app: App
+  /** The cluster side of this node (several nodes sharing Redis), or null for one node. */
+  readonly cluster: Cluster | null
   /** Answer `req` when it is for the `burrowd usage set` endpoint; false when it is not. */
   handleAdmin(req: IncomingMessage, res: ServerResponse): Promise<void> | false
   /**
@@ -124,6 +128,8 @@ export async function wireServices({ config, log, listen }: WireOptions): Promis
     log,
     touch: (id) => (stopping ? Promise.resolve() : touch(id)),
     meters: metrics.linkMeters(),
+    onHeld: (id) => cluster?.router.held(id),
+    onGone: (id) => cluster?.router.gone(id),
   })
   connections = () => registry.connectionCount
   const lookup = new TunnelLookup(config.zone, (sub, slug) => store.findTunnelByHost(sub, slug))
@@ -134,9 +140,28 @@ export async function wireServices({ config, log, listen }: WireOptions): Promis
       await webhooks.emitToolChanged({ ...change, tunnelName: tunnel?.name ?? null })
     },
   })
+  // Several nodes: tunnels held elsewhere are reached through their node; every node drops
+  // what it cached about an account or tunnel another node changed.
+  const cluster: Cluster | null = await openCluster({
+    config,
+    store,
+    registry,
+    events: governance.events,
+    nodeId,
+    port,
+    log,
+  })
+  governance.events.subscribe((event) => {
+    if (event.type === 'account') lookup.invalidate()
+    if (event.type === 'disconnect') {
+      registry.disconnect(event.tunnelId, event.reason)
+      lookup.invalidate()
+    }
+  })
   const edge = new Edge({
     lookup,
     registry,
+    ...(cluster ? { router: cluster.router } : {}),
     maxBodyBytes: config.maxBodyBytes,
     queueWaitMs: config.queueWaitMs,
     publicScheme: config.publicScheme,
@@ -158,8 +183,8 @@ export async function wireServices({ config, log, listen }: WireOptions): Promis
     config,
     store,
     governance: governancePort(store.db, store.toolPins, governance),
+    events: governance.events,
     registry,
-    lookup,
     endpoints: webhooks.endpoints,
     port,
     publicUrl,
@@ -188,6 +213,7 @@ export async function wireServices({ config, log, listen }: WireOptions): Promis
     edge,
     broker,
     app,
+    cluster,
     handleAdmin: (req, res) => quota.handleAdmin(req, res),
     async recordSeen() {
       stopping = true
@@ -195,6 +221,7 @@ export async function wireServices({ config, log, listen }: WireOptions): Promis
     },
     async close() {
       web.billing.stop()
+      await cluster?.close()
       await webhooks.stop()
       await governance.close()
       await quota.close()
@@ -208,9 +235,10 @@ interface WebParts {
   readonly config: ServerConfig
   readonly store: Store
   readonly registry: TunnelRegistry
-  readonly lookup: TunnelLookup
   readonly endpoints: WebhookEndpointStore
   readonly governance: GovernancePort
+  /** Changes every node applies (plans, disconnections). */
+  readonly events: ClusterEvents
   readonly port: number
   readonly publicUrl: (subdomain: string, slug: string) => string
   readonly addresses: ClientAddresses
@@ -230,7 +258,7 @@ interface Web {
  * dashboard and API over the store. Plan changes evict cached plans.
  */
 async function wireWeb(parts: WebParts): Promise<Web> {
-  const { config, store, registry, lookup, log } = parts
+  const { config, store, registry, log } = parts
   const https = config.publicScheme === 'https'
   const host =
     config.listen.host === '0.0.0.0' || config.listen.host === '::'
@@ -240,18 +268,17 @@ async function wireWeb(parts: WebParts): Promise<Web> {
     settings: config.billing,
     store,
     selfUrl: `http://${host.includes(':') ? `[${host}]` : host}:${parts.port}`,
-    onPlanChanged: () => lookup.invalidate(),
+    onPlanChanged: (accountId) => parts.events.publish({ type: 'account', accountId }),
     log,
   })
   const services = storeWebServices({
     store,
     live: {
       isOnline: (id) => registry.isOnline(id),
-      disconnect: (id, reason) => {
-        registry.disconnect(id, reason)
-        lookup.invalidate()
-      },
-      evictAccount: () => lookup.invalidate(),
+      // Every node: the tunnel's client may be held by another one.
+      disconnect: (id, reason) =>
+        parts.events.publish({ type: 'disconnect', tunnelId: id, reason }),
+      evictAccount: (accountId) => parts.events.publish({ type: 'account', accountId }),
     },
     billing: billingPort(billing.service),
     webhooks: webhooksPort(parts.endpoints),

@@ -54,6 +54,7 @@ describe('loadConfig', () => {
       meterSnapshotSecs: 60,
       trustedProxies: ['127.0.0.0/8', '::1/128'],
       metricsToken: null,
+      nodeUrl: null,
     })
   })
 
@@ -396,5 +397,18 @@ describe('loadConfig', () => {
       )
       refuses({ BURROW_QUOTAS: 'sometimes' }, 'BURROW_QUOTAS', 'on or off')
     })
+  })
+  it('reads BURROW_NODE_URL as an origin and refuses anything else', () => {
+    assert.equal(
+      loadConfig({ BURROW_NODE_URL: 'http://10.0.0.5:7100' }).nodeUrl,
+      'http://10.0.0.5:7100',
+    )
+    assert.equal(
+      loadConfig({ BURROW_NODE_URL: 'https://node-a.internal/' }).nodeUrl,
+      'https://node-a.internal',
+    )
+    for (const bad of ['node-a:7100', 'ftp://x', 'http://x/path', 'http://x/?q=1', 'http://']) {
+      assert.throws(() => loadConfig({ BURROW_NODE_URL: bad }), /BURROW_NODE_URL/)
+    }
   })
 })

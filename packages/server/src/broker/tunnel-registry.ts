@@ -28,6 +28,10 @@ export interface TunnelRegistryOptions {
   readonly clock?: () => number
   /** Counts frames and bytes of every link (burrowd's metrics). */
   readonly meters?: LinkMeters
+  /** A client of the tunnel connected to this node (several nodes: claim it). */
+  readonly onHeld?: (tunnelId: string) => void
+  /** This node no longer holds the tunnel: its grace period ended or it was cut off. */
+  readonly onGone?: (tunnelId: string) => void
 }
 
 interface Slot {
@@ -107,13 +111,36 @@ export class TunnelRegistry implements LinkEvents {
   disconnect(tunnelId: string, reason: string): void {
     const slot = this.slots.get(tunnelId)
     if (!slot) return
-    this.slots.delete(tunnelId)
-    if (slot.graceTimer) clearTimeout(slot.graceTimer)
-    for (const waiter of [...(slot.waiters ?? [])]) waiter(null)
+    this.forget(tunnelId, slot)
     if (slot.link) {
       this.opts.log.info(`tunnel ${tunnelId}: disconnecting its client: ${reason}`)
       slot.link.close(4001, reason.slice(0, 120))
     }
+  }
+
+  /**
+   * A newer connection of the tunnel went to another node: this node's client (if any) is told
+   * it was replaced and finishes its in-flight requests, as when a newer connection arrives here.
+   */
+  replacedElsewhere(tunnelId: string): void {
+    const slot = this.slots.get(tunnelId)
+    if (!slot) return
+    this.slots.delete(tunnelId)
+    if (slot.graceTimer) clearTimeout(slot.graceTimer)
+    for (const waiter of [...(slot.waiters ?? [])]) waiter(null)
+    const link = slot.link
+    if (link) {
+      link.goaway(GOAWAY_CODE.replaced)
+      setTimeout(() => link.close(1000, 'replaced by a newer connection'), 30_000).unref()
+    }
+  }
+
+  /** Drop `slot` of `tunnelId`: nothing waits for it, and this node no longer holds it. */
+  private forget(tunnelId: string, slot: Slot): void {
+    this.slots.delete(tunnelId)
+    if (slot.graceTimer) clearTimeout(slot.graceTimer)
+    for (const waiter of [...(slot.waiters ?? [])]) waiter(null)
+    this.opts.onGone?.(tunnelId)
   }
 
   /** Tell every client this node is going away, so they reconnect (elsewhere, or after restart). */
@@ -176,6 +203,7 @@ export class TunnelRegistry implements LinkEvents {
       `tunnel ${tunnel.id} (${tunnel.subdomain}--${tunnel.accountSlug}) connected${resumed ? ', session resumed' : ''}`,
     )
     void this.opts.touch(tunnel.id)
+    this.opts.onHeld?.(tunnel.id)
     if (slot.waiters) {
       queueMicrotask(() => {
         for (const waiter of [...(slot.waiters ?? [])]) waiter(link)
@@ -211,7 +239,8 @@ export class TunnelRegistry implements LinkEvents {
     )
     void this.opts.touch(link.tunnel.id)
     slot.graceTimer = setTimeout(() => {
-      if (slot.link === null) this.slots.delete(link.tunnel.id)
+      if (slot.link === null && this.slots.get(link.tunnel.id) === slot)
+        this.forget(link.tunnel.id, slot)
     }, this.opts.graceMs)
     slot.graceTimer.unref()
   }

@@ -11,6 +11,7 @@ import type { Logger } from '@burrow/protocol'
 export type ClusterEvent =
   | { readonly type: 'account'; readonly accountId: string }
   | { readonly type: 'tunnel'; readonly tunnelId: string }
+  | { readonly type: 'disconnect'; readonly tunnelId: string; readonly reason: string }
   | {
       readonly type: 'taken'
       readonly tunnelId: string

@@ -22,6 +22,7 @@ import {
 } from '@burrow/protocol'
 import { PLANS } from '../plans.js'
 import type { TunnelRegistry } from '../broker/tunnel-registry.js'
+import { localRoute, type TunnelRoute } from '../cluster/cluster-router.js'
 import { ClientAddresses } from '../http/client-addresses.js'
 import type { CallHistorySink } from '../quota/call-history.js'
 import type { QuotaGate } from '../quota/quota-gate.js'
@@ -66,6 +67,11 @@ export interface EdgeOptions {
   readonly rateLimits?: CallRateLimits | null
   /** The `requestState`s of 2026-07-28 answers asking for input; one of its own by default. */
   readonly continuations?: CallContinuations
+  /**
+   * Where requests for a tunnel go (several nodes: to the node holding it); this node's
+   * registry by default.
+   */
+  readonly router?: { route(tunnelId: string, waitMs: number): Promise<TunnelRoute | null> }
 }
 
 const METHODS = new Set(['POST', 'GET', 'DELETE'])
@@ -225,9 +231,7 @@ export class Edge {
         `no burrow client is connected to ${host}; start it with "burrow up"`,
       )
     // Offline first, so that a request for an offline tunnel is not counted.
-    if (!(await this.opts.registry.route(tunnel.id, this.opts.queueWaitMs)) || res.destroyed) {
-      return offline()
-    }
+    if (!(await this.route(tunnel.id)) || res.destroyed) return offline()
     const rug = await this.rugPull(tunnel, governance, rpc)
     // The policy before the quotas: a call the policy refuses is never counted.
     if (governance !== null) {
@@ -237,16 +241,16 @@ export class Edge {
     }
     const admitted = await this.admit(tunnel, rpc, body?.length ?? 0, sessionId, record, refuse)
     if (!admitted) return
-    // The link again: the client may have reconnected (or started draining) meanwhile.
-    const link = await this.opts.registry.route(tunnel.id, this.opts.queueWaitMs)
+    // The route again: the client may have reconnected (or started draining) meanwhile.
+    const route = await this.route(tunnel.id)
     if (res.destroyed) return
-    if (!link) return offline()
+    if (!route) return offline()
 
     let stream: MuxStream
     if (!body || body.length <= MAX_CHUNK_BYTES) {
-      stream = link.mux.open(head, body && body.length > 0 ? body : undefined, true)
+      stream = route.open(head, body && body.length > 0 ? body : undefined, true)
     } else {
-      stream = link.mux.open(head, undefined, false)
+      stream = route.open(head, undefined, false)
       stream.write(body)
       stream.end()
     }
@@ -257,6 +261,13 @@ export class Edge {
       log: this.opts.log,
       shape: answerShaper(governance, rpc, record, rug),
     })
+  }
+
+  /** Where a request for `tunnelId` goes now, waiting briefly for a reconnecting client. */
+  private route(tunnelId: string): Promise<TunnelRoute | null> {
+    return this.opts.router
+      ? this.opts.router.route(tunnelId, this.opts.queueWaitMs)
+      : localRoute(this.opts.registry, tunnelId, this.opts.queueWaitMs)
   }
 
   /** Rug-pull protection for this request, with the tunnel's pins when it lists or calls tools. */

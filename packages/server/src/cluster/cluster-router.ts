@@ -1,0 +1,194 @@
+/**
+ * Several burrowd nodes serving one set of tunnels: each node records in the Redis directory
+ * the tunnels whose clients it holds (refreshed while held; every claim takes a new epoch, so the
+ * newest connection wins across nodes and a node that lost a tunnel is fenced), and a public
+ * request that arrives for a tunnel held elsewhere is forwarded over a persistent authenticated
+ * link to the holder (`NodeLinks`), which pipes it into the tunnel (`pipeStreams`). No payload
+ * passes through Redis; the edge applies policies and quotas where the request arrives (their
+ * counters are in Redis, exact across nodes), and the holder only relays.
+ */
+import {
+  RESET_CODE,
+  type Logger,
+  type MuxStream,
+  type RequestHead,
+  type TunnelMux,
+} from '@burrow/protocol'
+import type { TunnelRegistry } from '../broker/tunnel-registry.js'
+import type { ClusterEvents } from './cluster-events.js'
+import { NodeLinks } from './node-links.js'
+import { pipeStreams } from './stream-pipe.js'
+import type { TunnelDirectory } from './tunnel-directory.js'
+
+/** The header naming the tunnel (and epoch) of a forwarded request; never reaches the client. */
+export const FORWARDED_TUNNEL_HEADER = 'x-burrow-node-tunnel'
+
+/** Where a request for a tunnel goes: a stream opener, local or on the holding node. */
+export interface TunnelRoute {
+  /** `local` when this node holds the client, else the holder's node id. */
+  readonly via: string
+  open(head: RequestHead, body: Uint8Array | undefined, fin: boolean): MuxStream
+}
+
+/** Options of `new ClusterRouter`. */
+export interface ClusterRouterOptions {
+  readonly nodeId: string
+  /** This node's internal URL, which peers connect to (`BURROW_NODE_URL`). */
+  readonly nodeUrl: string
+  /** The cluster secret every node reads from the shared database. */
+  readonly secret: string
+  readonly directory: TunnelDirectory
+  readonly registry: TunnelRegistry
+  readonly events: ClusterEvents
+  readonly log: Logger
+  /** How long a forwarded request waits for a reconnecting client on the holder. */
+  readonly queueWaitMs: number
+}
+
+/** Routes requests to the node holding each tunnel, and serves peers' forwarded requests. */
+export class ClusterRouter {
+  readonly #opts: ClusterRouterOptions
+  readonly links: NodeLinks
+  /** The epoch of each tunnel this node holds. */
+  readonly #held = new Map<string, number>()
+  readonly #timer: NodeJS.Timeout
+
+  constructor(opts: ClusterRouterOptions) {
+    this.#opts = opts
+    this.links = new NodeLinks({
+      nodeId: opts.nodeId,
+      secret: opts.secret,
+      log: opts.log,
+      onStream: (stream, head, body, fin) => void this.#serveForwarded(stream, head, body, fin),
+    })
+    opts.events.subscribe((event) => {
+      // Another node took a tunnel this node holds: the newest connection wins.
+      if (event.type !== 'taken' || event.node === opts.nodeId) return
+      const epoch = this.#held.get(event.tunnelId)
+      if (epoch !== undefined && epoch < event.epoch) this.#lost(event.tunnelId)
+    })
+    this.#timer = setInterval(() => void this.#refresh(), Math.max(1000, opts.directory.ttlMs / 3))
+    this.#timer.unref()
+  }
+
+  /** A client for `tunnelId` connected here: claim it in the directory. */
+  held(tunnelId: string): void {
+    this.#opts.directory
+      .claim(tunnelId, this.#opts.nodeId, this.#opts.nodeUrl)
+      .then((epoch) => {
+        // A newer claim made here meanwhile wins over this one.
+        if ((this.#held.get(tunnelId) ?? 0) < epoch) this.#held.set(tunnelId, epoch)
+        this.#opts.events.publish({
+          type: 'taken',
+          tunnelId,
+          node: this.#opts.nodeId,
+          epoch,
+        })
+      })
+      .catch((err: Error) => this.#opts.log.warn(`cluster: claiming ${tunnelId}: ${err.message}`))
+  }
+
+  /** This node no longer holds `tunnelId` (its grace period ended, or it was cut off). */
+  gone(tunnelId: string): void {
+    const epoch = this.#held.get(tunnelId)
+    if (epoch === undefined) return
+    this.#held.delete(tunnelId)
+    this.#opts.directory
+      .release(tunnelId, epoch)
+      .catch((err: Error) => this.#opts.log.warn(`cluster: releasing ${tunnelId}: ${err.message}`))
+  }
+
+  /**
+   * Where to send a request for `tunnelId`: this node's client when it is connected here, the
+   * holding node when another one holds it, else this node's client once it reconnects within
+   * `waitMs` (its grace period), or null (offline).
+   */
+  async route(tunnelId: string, waitMs: number): Promise<TunnelRoute | null> {
+    const { registry } = this.#opts
+    if (registry.isOnline(tunnelId)) return localRoute(registry, tunnelId, 0)
+    const remote = await this.#remote(tunnelId)
+    if (remote !== undefined) return remote
+    const local = await localRoute(registry, tunnelId, waitMs)
+    // While this node waited, the client may have reconnected to another node.
+    return local ?? (waitMs > 0 ? ((await this.#remote(tunnelId)) ?? null) : null)
+  }
+
+  /** The route to the node holding `tunnelId` when another node does; undefined otherwise. */
+  async #remote(tunnelId: string): Promise<TunnelRoute | null | undefined> {
+    const entry = await this.#opts.directory.lookup(tunnelId).catch(() => null)
+    if (entry === null || entry.node === this.#opts.nodeId) return undefined
+    let mux: TunnelMux
+    try {
+      mux = await this.links.mux(entry.url)
+    } catch (err) {
+      this.#opts.log.warn(`cluster: ${(err as Error).message}`)
+      return null
+    }
+    const tag = `${tunnelId}.${entry.epoch}`
+    return {
+      via: entry.node,
+      open: (head, body, fin) =>
+        mux.open(
+          { ...head, headers: [...head.headers, [FORWARDED_TUNNEL_HEADER, tag]] },
+          body,
+          fin,
+        ),
+    }
+  }
+
+  /** Stop refreshing and close the links; held tunnels are released. */
+  close(): void {
+    clearInterval(this.#timer)
+    for (const tunnelId of [...this.#held.keys()]) this.gone(tunnelId)
+    this.links.close()
+  }
+
+  /** A peer forwarded a request: relay it into the tunnel this node holds, or refuse it. */
+  async #serveForwarded(
+    inbound: MuxStream,
+    head: RequestHead,
+    body: Uint8Array | undefined,
+    fin: boolean,
+  ): Promise<void> {
+    const named = head.headers.find(([k]) => k.toLowerCase() === FORWARDED_TUNNEL_HEADER)?.[1]
+    const [tunnelId = '', epochText = ''] = (named ?? '').split('.')
+    const epoch = Number(epochText)
+    const headers = head.headers.filter(([k]) => k.toLowerCase() !== FORWARDED_TUNNEL_HEADER)
+    if (this.#held.get(tunnelId) !== epoch) {
+      inbound.reset(RESET_CODE.refused, 'this node no longer holds the tunnel')
+      return
+    }
+    const route = await localRoute(this.#opts.registry, tunnelId, this.#opts.queueWaitMs)
+    if (route === null || inbound.closed) {
+      inbound.reset(RESET_CODE.refused, 'the tunnel client went away')
+      return
+    }
+    pipeStreams(inbound, route.open({ ...head, headers }, body, fin))
+  }
+
+  /** Keep this node's claims alive; a claim another node replaced is lost here. */
+  async #refresh(): Promise<void> {
+    for (const [tunnelId, epoch] of [...this.#held]) {
+      const current = await this.#opts.directory.refresh(tunnelId, epoch).catch(() => null)
+      if (current === false && this.#held.get(tunnelId) === epoch) this.#lost(tunnelId)
+    }
+  }
+
+  /** Another node holds `tunnelId` now: let the client here go. */
+  #lost(tunnelId: string): void {
+    this.#held.delete(tunnelId)
+    this.#opts.log.info(`cluster: tunnel ${tunnelId} is held by another node now`)
+    this.#opts.registry.replacedElsewhere(tunnelId)
+  }
+}
+
+/** The route through this node's own client of `tunnelId`, waiting up to `waitMs` for it. */
+export async function localRoute(
+  registry: TunnelRegistry,
+  tunnelId: string,
+  waitMs: number,
+): Promise<TunnelRoute | null> {
+  const link = await registry.route(tunnelId, waitMs)
+  if (link === null) return null
+  return { via: 'local', open: (head, body, fin) => link.mux.open(head, body, fin) }
+}

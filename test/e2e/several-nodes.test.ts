@@ -1,0 +1,318 @@
+/**
+ * Several burrowd nodes sharing PostgreSQL and Redis behind a real nginx (Debian's), with a real
+ * `burrow up` that connects through nginx to one of them: an agent whose requests land on the
+ * other node reaches the tunnel (forwarded over the node link), including a streamed SSE answer
+ * and a 20 MB body both ways; through nginx, where requests alternate between the nodes; the
+ * tool-call quota stays exact when 200 concurrent calls split across both nodes meet a
+ * remaining 100; and a tunnel deleted on one node has its client cut off by the other.
+ */
+import assert from 'node:assert/strict'
+import { execFile, execFileSync } from 'node:child_process'
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+import { after, before, describe, it } from 'node:test'
+import { Redis } from 'ioredis'
+import { WebSocket } from 'ws'
+import {
+  testBackends,
+  type TestDatabase,
+} from '../../packages/server/test/helpers/test-databases.js'
+import { connectAgent, firstText } from '../helpers/agent-scenario.js'
+import { startChild, type Child } from '../helpers/child.js'
+import { freePort } from '../helpers/free-port.js'
+import { publicFetch } from '../helpers/public-fetch.js'
+import {
+  liveCounter,
+  openSession,
+  postMcp,
+  startCountingServer,
+  toolCall,
+  type CountingServer,
+} from '../helpers/quota-stack.js'
+import { BURROW, BURROWD, EVERYTHING, type Service } from '../helpers/stack.js'
+
+const run = promisify(execFile)
+const NGINX = '/usr/sbin/nginx'
+const postgres = testBackends().find((b) => b.name === 'postgres')
+const redisUrl = process.env.TEST_REDIS_URL
+const skip =
+  postgres === undefined || !redisUrl || !existsSync(NGINX)
+    ? 'needs TEST_DATABASE_URL, TEST_REDIS_URL and nginx'
+    : false
+
+interface Node {
+  readonly name: string
+  readonly port: number
+  readonly env: NodeJS.ProcessEnv
+  proc: Child
+}
+
+/** nginx in front of `ports`, on `listen`, passing WebSockets and streams through. */
+function nginxConfig(dir: string, listen: number, ports: readonly number[]): string {
+  return `
+worker_processes 1;
+pid ${dir}/nginx.pid;
+error_log ${dir}/error.log warn;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  client_body_temp_path ${dir}/body;
+  proxy_temp_path ${dir}/proxy;
+  fastcgi_temp_path ${dir}/fastcgi;
+  uwsgi_temp_path ${dir}/uwsgi;
+  scgi_temp_path ${dir}/scgi;
+  map $http_upgrade $connection_upgrade { default upgrade; '' close; }
+  upstream burrowd {
+${ports.map((p) => `    server 127.0.0.1:${p};`).join('\n')}
+  }
+  server {
+    listen 127.0.0.1:${listen};
+    client_max_body_size 64m;
+    location / {
+      proxy_pass http://burrowd;
+      proxy_http_version 1.1;
+      proxy_set_header Host $http_host;
+      proxy_set_header Upgrade $http_upgrade;
+      proxy_set_header Connection $connection_upgrade;
+      proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+      proxy_buffering off;
+      proxy_request_buffering off;
+      proxy_read_timeout 300s;
+    }
+  }
+}
+`
+}
+
+describe('several burrowd nodes behind nginx', { skip, timeout: 240_000 }, () => {
+  let database: TestDatabase
+  let dir: string
+  let nginx: Child
+  let lbPort: number
+  const nodes: Node[] = []
+  let client: Child
+  let counting: CountingServer
+  let tunnel: { id: string; subdomain: string }
+  let holder: Node
+  let other: Node
+
+  const urlVia = (port: number) => `http://${tunnel.subdomain}--acme.localhost:${port}/mcp`
+
+  before(async () => {
+    database = await postgres!.create()
+    dir = mkdtempSync(join(tmpdir(), 'burrow-nodes-'))
+    lbPort = await freePort()
+    const base: NodeJS.ProcessEnv = {
+      ...process.env,
+      BURROW_DATABASE_URL: database.config.databaseUrl!,
+      BURROW_REDIS_URL: redisUrl,
+      BURROW_PUBLIC_PORT: String(lbPort),
+      BURROW_MAX_BODY_BYTES: String(32 * 1024 * 1024),
+      BURROW_LOG: 'info',
+    }
+    for (const name of ['a', 'b']) {
+      const port = await freePort()
+      const env = {
+        ...base,
+        BURROW_DATA_DIR: join(dir, name),
+        BURROW_LISTEN: `127.0.0.1:${port}`,
+      }
+      nodes.push({ name, port, env, proc: undefined as unknown as Child })
+    }
+    const operator = nodes[0]!.env
+    await run(
+      process.execPath,
+      [
+        BURROWD,
+        'account',
+        'create',
+        '--email',
+        'n@example.com',
+        '--slug',
+        'acme',
+        '--plan',
+        'scale',
+        '--json',
+      ],
+      { env: operator },
+    )
+    const made = await run(
+      process.execPath,
+      [BURROWD, 'tunnel', 'create', '--account', 'acme', '--name', 'shared', '--json'],
+      { env: operator },
+    )
+    const t = JSON.parse(made.stdout) as { id: string; key: string; subdomain: string }
+    tunnel = { id: t.id, subdomain: t.subdomain }
+    for (const node of nodes) {
+      node.proc = startChild(process.execPath, [BURROWD, 'serve'], { env: node.env })
+      await node.proc.waitFor(/burrowd listening/)
+    }
+    writeFileSync(
+      join(dir, 'nginx.conf'),
+      nginxConfig(
+        dir,
+        lbPort,
+        nodes.map((n) => n.port),
+      ),
+    )
+    nginx = startChild(NGINX, ['-p', dir, '-c', join(dir, 'nginx.conf'), '-g', 'daemon off;'])
+    for (let i = 0; i < 50; i++) {
+      const up = await fetch(`http://127.0.0.1:${lbPort}/healthz`).catch(() => null)
+      if (up?.ok) break
+      await new Promise((r) => setTimeout(r, 100))
+    }
+    counting = await startCountingServer()
+    client = startChild(
+      process.execPath,
+      [
+        BURROW,
+        '--broker',
+        `ws://127.0.0.1:${lbPort}`,
+        'up',
+        '--stdio',
+        `e=node "${EVERYTHING}" stdio`,
+        '--upstream',
+        `c=${counting.url}`,
+      ],
+      { env: { ...process.env, BURROW_API_KEY: t.key, BURROW_LOG: 'info' } },
+    )
+    await client.waitFor(/Tunnel online/)
+    const redis = new Redis(redisUrl!)
+    try {
+      const entry = await redis.hgetall(`burrow:dir:${tunnel.id}`)
+      assert.ok(entry.node, 'the holding node is in the directory')
+      const holderName = nodes.find((n) => entry.url === `http://127.0.0.1:${n.port}`)
+      assert.ok(holderName, `directory entry ${JSON.stringify(entry)}`)
+      holder = holderName
+      other = nodes.find((n) => n !== holder)!
+    } finally {
+      await redis.quit()
+    }
+  })
+
+  after(async () => {
+    await client?.stop()
+    await counting?.child.stop()
+    await nginx?.stop()
+    for (const node of nodes) await node.proc?.stop()
+    await database?.drop()
+    if (dir) rmSync(dir, { recursive: true, force: true })
+  })
+
+  it('serves an agent on the node that does not hold the tunnel: calls, SSE progress, 20 MB', async () => {
+    const { client: agent } = await connectAgent(urlVia(other.port))
+    try {
+      const tools = await agent.listTools()
+      assert.ok(tools.tools.some((x) => x.name === 'e__echo'))
+      assert.equal(
+        firstText(await agent.callTool({ name: 'e__echo', arguments: { message: 'across' } })),
+        'Echo: across',
+      )
+      const progress: number[] = []
+      await agent.callTool(
+        { name: 'e__trigger-long-running-operation', arguments: { duration: 0.6, steps: 3 } },
+        undefined,
+        { onprogress: (p) => progress.push(p.progress) },
+      )
+      assert.deepEqual(progress, [1, 2, 3], 'progress streamed event by event across nodes')
+      const big = 'x'.repeat(20 * 1024 * 1024)
+      const echoed = firstText(
+        await agent.callTool({ name: 'c__echo', arguments: { message: big } }),
+      )
+      assert.equal(echoed.length, big.length + 'Echo: '.length)
+    } finally {
+      await agent.close()
+    }
+    assert.match(
+      other.proc.stderr + other.proc.stdout,
+      /cluster: node node_\w+ at http:\/\/127\.0\.0\.1/,
+    )
+  })
+
+  it('serves agents through nginx, whichever node each request lands on', async () => {
+    const { client: agent } = await connectAgent(urlVia(lbPort))
+    try {
+      for (let i = 0; i < 6; i++) {
+        const text = firstText(
+          await agent.callTool({ name: 'c__echo', arguments: { message: `lb ${i}` } }),
+        )
+        assert.equal(text, `Echo: lb ${i}`)
+      }
+    } finally {
+      await agent.close()
+    }
+  })
+
+  it('keeps the tool-call quota exact when 200 calls split across nodes meet 100 remaining', async () => {
+    const SCALE_CALLS = 5_000_000
+    await run(
+      process.execPath,
+      [
+        BURROWD,
+        'usage',
+        'set',
+        '--tunnel',
+        tunnel.id,
+        '--tool-calls',
+        String(SCALE_CALLS - 100),
+        '--json',
+      ],
+      { env: holder.env },
+    )
+    const sessions = await Promise.all(nodes.map((n) => openSession(urlVia(n.port))))
+    const answers = await Promise.all(
+      Array.from({ length: 200 }, (_, i) => {
+        const n = i % 2
+        return postMcp(
+          urlVia(nodes[n]!.port),
+          toolCall(i, 'c__echo', { message: String(i) }),
+          sessions[n],
+        )
+      }),
+    )
+    const passed = answers.filter((a) => a.status === 200).length
+    const refused = answers.filter((a) => a.status === 429).length
+    assert.equal(passed, 100, `passed ${passed}, refused ${refused}`)
+    assert.equal(refused, 100)
+    const service = { env: holder.env, dataDir: '' } as unknown as Service
+    assert.equal(await liveCounter(service, tunnel.id, 'tool_calls'), SCALE_CALLS)
+    await run(
+      process.execPath,
+      [BURROWD, 'usage', 'set', '--tunnel', tunnel.id, '--tool-calls', '0', '--json'],
+      { env: holder.env },
+    )
+  })
+
+  it('refuses node links without the cluster secret', async () => {
+    for (const authorization of ['Burrow-Node forged', `Burrow-Node ${'a'.repeat(5000)}`, '']) {
+      const status = await new Promise<number>((resolve) => {
+        const ws = new WebSocket(`ws://127.0.0.1:${holder.port}/_burrow/nodes`, {
+          headers: authorization ? { authorization } : {},
+        })
+        ws.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0))
+        ws.on('open', () => resolve(101))
+        ws.on('error', () => resolve(-1))
+      })
+      assert.equal(status, 401, `node link with "${authorization.slice(0, 30)}"`)
+    }
+    assert.match(holder.proc.stderr + holder.proc.stdout, /refused a node link/)
+  })
+
+  it('a tunnel deleted on one node has its client cut off by the node holding it', async () => {
+    const token = JSON.parse(
+      execFileSync(process.execPath, [BURROWD, 'token', 'create', '--account', 'acme', '--json'], {
+        env: other.env,
+      }).toString(),
+    ) as { token: string }
+    const res = await fetch(`http://127.0.0.1:${other.port}/api/tunnels/${tunnel.id}`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${token.token}` },
+    })
+    assert.equal(res.status, 204)
+    await client.waitFor(/authentication failed|deleted|rotated|key/i, 20_000)
+    const gone = await publicFetch(urlVia(other.port), { method: 'POST', body: '{}' })
+    assert.equal(gone.status, 404)
+  })
+})
