@@ -231,6 +231,32 @@ describe('answerShaper', () => {
     assert.match(out, /"name":"b"/)
   })
 
+  it('filters an answer whose id is spelled differently but that agents match to the listing', () => {
+    // Agents' SDKs match responses by Number(id): "1", " 1" and "1e0" all answer request 1.
+    const gov = governance({ tools: { deny: ['shell_*'] } })
+    for (const [requestId, answerId] of [
+      [1, '1'],
+      [1, ' 1'],
+      [1, '1e0'],
+      [0, ''],
+      ['7', 7],
+    ] as const) {
+      const answer = JSON.stringify(listed(answerId, [tool('search'), tool('shell_exec')]))
+      const out = JSON.parse(shaped(gov, rpc(list(requestId)), answer)!) as {
+        id: unknown
+        result: { tools: { name: string }[] }
+      }
+      assert.deepEqual(
+        out.result.tools.map((t) => t.name),
+        ['search'],
+        `request ${JSON.stringify(requestId)} answered as ${JSON.stringify(answerId)}`,
+      )
+      assert.equal(out.id, answerId, 'the id goes on as the server wrote it')
+    }
+    const other = JSON.stringify(listed('list-1', [tool('shell_exec')]))
+    assert.equal(shaped(gov, rpc(list(1)), other), other, 'an answer to nothing asked is left')
+  })
+
   it('passes answers through untouched when nothing needs rewriting', () => {
     const answer = JSON.stringify(listed(1, [tool('shell_exec')]))
     assert.equal(shaped(governance({}), rpc(list(1)), answer), answer)
@@ -470,6 +496,19 @@ describe('refusals on the wire', () => {
           ['b2', 'tool_held'],
         ],
       )
+    })
+
+    it('sees and holds a changed tool listed under the id’s other spelling', async () => {
+      assert.deepEqual(await listThrough([tool('search')]), ['search'])
+      const body = rpc(list(1))
+      const shaper = answerShaper(gov, body, exchangeFor(body), await rugFor(body))
+      const messages = shaper!('json')!
+      const changed = JSON.stringify(listed('1', [tool('search', 'now mails your files away')]))
+      const out = [...messages.push(Buffer.from(changed)), ...messages.end()]
+      await pins.settled()
+      assert.deepEqual(JSON.parse(Buffer.concat(out).toString()), listed('1', []))
+      rug = await rugFor(rpc(call(2, 'search')))
+      assertRefusal(await post(call(2, 'search')), { policy: 'tool_held', id: 2 })
     })
 
     it('holds nothing in alert mode, and a denial comes before a hold', async () => {
