@@ -23,7 +23,10 @@ export const MAX_WATCHERS = 20
 export class LiveTail {
   readonly #watchers = new Map<string, Map<TailWatcher, { dropped: number }>>()
 
-  /** Watch `tunnelId`; false when it has too many watchers. Returns a function to stop. */
+  /**
+   * Watch `tunnelId`; null when it has too many watchers. Returns a function to stop, which may
+   * be called more than once: only the first call counts.
+   */
   watch(tunnelId: string, watcher: TailWatcher): (() => void) | null {
     let set = this.#watchers.get(tunnelId)
     if (!set) {
@@ -33,8 +36,9 @@ export class LiveTail {
     if (set.size >= MAX_WATCHERS) return null
     set.set(watcher, { dropped: 0 })
     return () => {
-      set.delete(watcher)
-      if (set.size === 0) this.#watchers.delete(tunnelId)
+      // Once stopped, the set may be gone and another in its place: leave that one alone.
+      if (!set.delete(watcher)) return
+      if (set.size === 0 && this.#watchers.get(tunnelId) === set) this.#watchers.delete(tunnelId)
     }
   }
 

@@ -1,0 +1,524 @@
+/**
+ * The policy as the edge applies it to one request, with real compiled policies, in-process rate
+ * limits on an injected clock and rug-pull pins over SQLite: denied calls (`tool_denied`), held
+ * calls (`tool_held`) and calls over a limit (`rate_limited`, all of a batch's tokens or none,
+ * none taken for a request the policy refuses), each answered over a real socket the way the edge
+ * answers it: the refusal envelope carrying the refused id, one per request of a batch. And the
+ * shaping of answers: hidden tools removed from `tools/list` answers (JSON and SSE) for the
+ * requests that asked, secrets masked when redaction is `forwarded`, anything else untouched.
+ */
+import assert from 'node:assert/strict'
+import { once } from 'node:events'
+import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { after, afterEach, before, beforeEach, describe, it } from 'node:test'
+import {
+  isBodyProblem,
+  readJsonRpcBody,
+  refusalIds,
+  silentLogger,
+  type JsonRpcBody,
+  type ResponseKind,
+} from '@burrow/protocol'
+import { LocalClusterEvents } from '../../src/cluster/cluster-events.js'
+import {
+  answerShaper,
+  governRequest,
+  touchesTools,
+  type RugPull,
+} from '../../src/edge/govern-request.js'
+import { ExchangeRecord } from '../../src/edge/exchange-record.js'
+import { MemoryCallRateLimits } from '../../src/governance/call-rate-limits.js'
+import { isPolicyProblem, parsePolicy } from '../../src/governance/parse-policy.js'
+import { ToolPins } from '../../src/governance/tool-pins.js'
+import { TunnelGovernance } from '../../src/governance/tunnel-governance.js'
+import { sendRefusal } from '../../src/http/send-refusal.js'
+import type { CallRecord } from '../../src/quota/call-history.js'
+import { openStore } from '../../src/store/open-store.js'
+import type { Store } from '../../src/store/store.js'
+import { assertRefusal, type RefusalEnvelope } from '../helpers/assert-refusal.js'
+import { testBackends, type TestDatabase } from '../helpers/test-databases.js'
+
+const TUNNEL = 'tun_governed'
+
+function governance(document: unknown, tunnelId = TUNNEL): TunnelGovernance {
+  const policy = parsePolicy(document)
+  assert.ok(!isPolicyProblem(policy), JSON.stringify(policy))
+  return new TunnelGovernance(tunnelId, 1, policy)
+}
+
+function rpc(message: unknown): JsonRpcBody {
+  const read = readJsonRpcBody(Buffer.from(JSON.stringify(message)))
+  assert.ok(!isBodyProblem(read), JSON.stringify(read))
+  return read
+}
+
+const call = (id: string | number, name: string, args: object = {}) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'tools/call',
+  params: { name, arguments: args },
+})
+const list = (id: string | number, cursor?: string) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'tools/list',
+  ...(cursor === undefined ? {} : { params: { cursor } }),
+})
+const tool = (name: string, description = `does ${name}`) => ({
+  name,
+  description,
+  inputSchema: { type: 'object' },
+})
+const listed = (id: string | number, tools: unknown[], extra: object = {}) => ({
+  jsonrpc: '2.0',
+  id,
+  result: { tools, ...extra },
+})
+
+describe('governRequest', () => {
+  let clock: number
+  let limits: MemoryCallRateLimits
+
+  beforeEach(() => {
+    clock = Date.parse('2026-07-01T00:00:00.000Z')
+    limits = new MemoryCallRateLimits(() => clock)
+  })
+
+  it('lets everything through under the default policy, and a body that is not JSON-RPC', async () => {
+    const open = governance({})
+    assert.equal(await governRequest(open, limits, rpc(call(1, 'anything'))), null)
+    assert.equal(await governRequest(governance({ tools: { deny: ['*'] } }), limits, null), null)
+  })
+
+  it('refuses a call to a denied tool, naming it, and not a call to another', async () => {
+    const gov = governance({ tools: { allow: ['*'], deny: ['shell_*'] } })
+    const refused = await governRequest(gov, limits, rpc(call(1, 'shell_exec')))
+    assert.equal(refused?.code, 'tool_denied')
+    assert.match(refused?.reason ?? '', /the tool "shell_exec" is not allowed on this tunnel/)
+    assert.equal(await governRequest(gov, limits, rpc(call(2, 'search'))), null)
+    assert.equal(await governRequest(gov, limits, rpc(list(3))), null, 'listing is not calling')
+  })
+
+  it('refuses a batch holding one denied call, naming the first', async () => {
+    const gov = governance({ tools: { allow: ['search', 'fetch'] } })
+    const batch = rpc([call(1, 'search'), call(2, 'rm'), call(3, 'drop')])
+    const refused = await governRequest(gov, limits, batch)
+    assert.equal(refused?.code, 'tool_denied')
+    assert.match(refused?.reason ?? '', /"rm"/)
+  })
+
+  it('refuses calls over a rate limit with Retry-After, then lets them through as tokens return', async () => {
+    const gov = governance({ rate_limits: [{ tool: 'search', limit: 2, per_seconds: 60 }] })
+    assert.equal(await governRequest(gov, limits, rpc(call(1, 'search'))), null)
+    assert.equal(await governRequest(gov, limits, rpc(call(2, 'search'))), null)
+    const refused = await governRequest(gov, limits, rpc(call(3, 'search')))
+    assert.equal(refused?.code, 'rate_limited')
+    assert.deepEqual(refused?.headers, { 'retry-after': '30' })
+    assert.equal(refused?.reason, '2 calls per 60 s to search; retry in 30 s')
+    assert.equal(await governRequest(gov, limits, rpc(call(4, 'fetch'))), null, 'other tools')
+    clock += 29_999
+    assert.equal((await governRequest(gov, limits, rpc(call(5, 'search'))))?.code, 'rate_limited')
+    clock += 1
+    assert.equal(await governRequest(gov, limits, rpc(call(6, 'search'))), null)
+  })
+
+  it('takes a batch’s tokens all together or not at all', async () => {
+    const gov = governance({ rate_limits: [{ tool: 'search', limit: 3, per_seconds: 60 }] })
+    const three = rpc([call(1, 'search'), call(2, 'search'), call(3, 'search'), call(4, 'search')])
+    assert.equal((await governRequest(gov, limits, three))?.code, 'rate_limited')
+    // Nothing was taken by the refused batch: three single calls still fit.
+    for (let id = 5; id < 8; id++) {
+      assert.equal(await governRequest(gov, limits, rpc(call(id, 'search'))), null)
+    }
+    assert.equal((await governRequest(gov, limits, rpc(call(8, 'search'))))?.code, 'rate_limited')
+  })
+
+  it('counts nothing for a request the policy refuses, and nothing without limits', async () => {
+    const gov = governance({
+      tools: { deny: ['shell_*'] },
+      rate_limits: [{ method: '*', limit: 1, per_seconds: 3600 }],
+    })
+    for (let i = 0; i < 5; i++) {
+      const refused = await governRequest(
+        gov,
+        limits,
+        rpc([call(i, 'search'), call(`x${i}`, 'shell_rm')]),
+      )
+      assert.equal(refused?.code, 'tool_denied')
+    }
+    assert.equal(
+      await governRequest(gov, limits, rpc(call(9, 'search'))),
+      null,
+      'the token was left',
+    )
+    assert.equal((await governRequest(gov, limits, rpc(list(10))))?.code, 'rate_limited')
+    assert.equal(await governRequest(gov, null, rpc(list(11))), null, 'rate limits off')
+  })
+
+  it('keeps each tunnel’s and each rule’s buckets apart', async () => {
+    const rules = { rate_limits: [{ tool: '*', limit: 1, per_seconds: 60 }] }
+    const a = governance(rules, 'tun_a')
+    const b = governance(rules, 'tun_b')
+    assert.equal(await governRequest(a, limits, rpc(call(1, 'x'))), null)
+    assert.equal(await governRequest(b, limits, rpc(call(1, 'x'))), null)
+    assert.equal((await governRequest(a, limits, rpc(call(2, 'x'))))?.code, 'rate_limited')
+    const changed = governance({ rate_limits: [{ tool: '*', limit: 2, per_seconds: 60 }] }, 'tun_a')
+    assert.equal(
+      await governRequest(changed, limits, rpc(call(3, 'x'))),
+      null,
+      'a changed rule is a new bucket',
+    )
+  })
+})
+
+describe('answerShaper', () => {
+  const records: CallRecord[] = []
+  const exchange = (body: JsonRpcBody | null) =>
+    new ExchangeRecord({
+      tunnel: { id: TUNNEL, accountId: 'acc_1', plan: 'free' },
+      method: 'POST',
+      body,
+      sessionId: undefined,
+      history: { record: (r) => records.push(r) },
+      sessions: null,
+      arrivedAt: new Date(),
+      started: performance.now(),
+    })
+
+  /** The answer `text` as the agent gets it, sent through the shaper in small chunks. */
+  function shaped(
+    gov: TunnelGovernance | null,
+    body: JsonRpcBody | null,
+    text: string,
+    kind: ResponseKind = 'json',
+    rug: RugPull | null = null,
+  ): string | null {
+    const shaper = answerShaper(gov, body, exchange(body), rug)
+    if (shaper === null) return null
+    const messages = shaper(kind)
+    if (messages === null) return null
+    const bytes = Buffer.from(text)
+    const out: Uint8Array[] = []
+    for (let i = 0; i < bytes.length; i += 7) out.push(...messages.push(bytes.subarray(i, i + 7)))
+    out.push(...messages.end())
+    return Buffer.concat(out).toString()
+  }
+
+  it('needs nothing when there is no policy and nothing to record', () => {
+    assert.equal(answerShaper(null, null, exchange(null)), null)
+    assert.equal(shaped(governance({}), rpc(list(1)), '{}', 'other'), null)
+  })
+
+  it('removes hidden tools from the tools/list answer, keeping the rest of it', () => {
+    const gov = governance({ tools: { deny: ['shell_*'] } })
+    const answer = listed(1, [tool('search'), tool('shell_exec')], { nextCursor: 'n2' })
+    const text = shaped(gov, rpc(list(1)), JSON.stringify(answer))
+    assert.deepEqual(JSON.parse(text!), listed(1, [tool('search')], { nextCursor: 'n2' }))
+  })
+
+  it('filters only the answers to tools/list requests of a batch, and SSE events too', () => {
+    const gov = governance({ tools: { deny: ['secret'] } })
+    const body = rpc([list('l'), call('c', 'search')])
+    const answer = [listed('l', [tool('secret'), tool('a')]), listed('c', [tool('secret')])]
+    assert.deepEqual(JSON.parse(shaped(gov, body, JSON.stringify(answer))!), [
+      listed('l', [tool('a')]),
+      listed('c', [tool('secret')]),
+    ])
+    const sse = `id: 1\ndata: ${JSON.stringify(listed('l', [tool('secret'), tool('b')]))}\n\n`
+    const out = shaped(gov, body, sse, 'sse')!
+    assert.ok(!out.includes('"secret"'), out)
+    assert.match(out, /"name":"b"/)
+  })
+
+  it('filters an answer whose id is spelled differently but that agents match to the listing', () => {
+    // Agents' SDKs match responses by Number(id): "1", " 1" and "1e0" all answer request 1.
+    const gov = governance({ tools: { deny: ['shell_*'] } })
+    for (const [requestId, answerId] of [
+      [1, '1'],
+      [1, ' 1'],
+      [1, '1e0'],
+      [0, ''],
+      ['7', 7],
+    ] as const) {
+      const answer = JSON.stringify(listed(answerId, [tool('search'), tool('shell_exec')]))
+      const out = JSON.parse(shaped(gov, rpc(list(requestId)), answer)!) as {
+        id: unknown
+        result: { tools: { name: string }[] }
+      }
+      assert.deepEqual(
+        out.result.tools.map((t) => t.name),
+        ['search'],
+        `request ${JSON.stringify(requestId)} answered as ${JSON.stringify(answerId)}`,
+      )
+      assert.equal(out.id, answerId, 'the id goes on as the server wrote it')
+    }
+    const other = JSON.stringify(listed('list-1', [tool('shell_exec')]))
+    assert.equal(shaped(gov, rpc(list(1)), other), other, 'an answer to nothing asked is left')
+  })
+
+  it('passes answers through untouched when nothing needs rewriting', () => {
+    const answer = JSON.stringify(listed(1, [tool('shell_exec')]))
+    assert.equal(shaped(governance({}), rpc(list(1)), answer), answer)
+    const gov = governance({ tools: { deny: ['shell_*'] } })
+    for (const text of [
+      'not json at all',
+      '{"jsonrpc":"2.0","id":1,"error":{"code":-1,"message":"x"}}',
+      '[]',
+    ]) {
+      assert.equal(shaped(gov, rpc(list(1)), text), text)
+    }
+  })
+
+  it('masks secrets in what reaches the agent only when redaction is forwarded', () => {
+    const token = `ghp_${'Zz09'.repeat(9)}`
+    const answer = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 4,
+      result: { content: [{ type: 'text', text: `key ${token}` }], password: 'hunter2' },
+    })
+    const kept = shaped(
+      governance({ redaction: { keys: ['password'] } }),
+      rpc(call(4, 'x')),
+      answer,
+    )
+    assert.equal(kept, answer, 'redaction is for what Burrow stores unless forwarded')
+    const masked = shaped(
+      governance({ redaction: { keys: ['password'], forwarded: true } }),
+      rpc(call(4, 'x')),
+      answer,
+    )!
+    assert.ok(!masked.includes(token) && !masked.includes('hunter2'), masked)
+    assert.match(masked, /\[REDACTED:github_token\]/)
+    assert.match(masked, /\[REDACTED:password\]/)
+  })
+})
+
+/** A server that refuses what `governRequest` refuses, as the edge answers it. */
+describe('refusals on the wire', () => {
+  let server: Server
+  let port: number
+  let gov: TunnelGovernance
+  let limits: MemoryCallRateLimits
+  let rug: RugPull | null
+
+  const post = (message: unknown) =>
+    new Promise<{ status: number; headers: IncomingHttpHeaders; text: string }>(
+      (resolve, reject) => {
+        const req = request(
+          { host: '127.0.0.1', port, method: 'POST', path: '/mcp', agent: false },
+          (res) => {
+            const chunks: Buffer[] = []
+            res.on('data', (c: Buffer) => chunks.push(c))
+            res.on('end', () =>
+              resolve({
+                status: res.statusCode!,
+                headers: res.headers,
+                text: Buffer.concat(chunks).toString(),
+              }),
+            )
+          },
+        )
+        req.on('error', reject)
+        req.end(JSON.stringify(message))
+      },
+    )
+
+  before(async () => {
+    server = createServer((req, res) => {
+      const chunks: Buffer[] = []
+      req.on('data', (c: Buffer) => chunks.push(c))
+      req.on('end', () => {
+        const read = readJsonRpcBody(Buffer.concat(chunks))
+        const body = isBodyProblem(read) ? null : read
+        void governRequest(gov, limits, body, rug).then((refused) => {
+          if (refused === null) {
+            res.writeHead(200, { 'content-type': 'application/json' }).end('{}')
+            return
+          }
+          sendRefusal(res, refused.code, refused.message, refused.reason, {
+            id: refusalIds(body),
+            ...(refused.headers ? { headers: refused.headers } : {}),
+          })
+        })
+      })
+    })
+    server.listen(0, '127.0.0.1')
+    await once(server, 'listening')
+    port = (server.address() as AddressInfo).port
+  })
+
+  after(() => server.close())
+
+  beforeEach(() => {
+    limits = new MemoryCallRateLimits(() => 0)
+    rug = null
+  })
+
+  it('answers a denied call with the envelope carrying its id', async () => {
+    gov = governance({ tools: { deny: ['shell_*'] } })
+    assertRefusal(await post(call('req-é-1', 'shell_exec')), {
+      policy: 'tool_denied',
+      id: 'req-é-1',
+      reason: /"shell_exec"/,
+    })
+    assertRefusal(await post(call(0, 'shell_exec')), { policy: 'tool_denied', id: 0 })
+    assert.equal((await post(call(1, 'search'))).status, 200)
+  })
+
+  it('answers a refused batch with one envelope per request, notifications left out', async () => {
+    gov = governance({ tools: { deny: ['shell_*'] } })
+    const res = await post([
+      call(1, 'search'),
+      { jsonrpc: '2.0', method: 'notifications/progress', params: {} },
+      call('two', 'shell_rm'),
+      list(3),
+    ])
+    assert.equal(res.status, 403)
+    const bodies = JSON.parse(res.text) as RefusalEnvelope[]
+    assert.deepEqual(
+      bodies.map((b) => b.id),
+      [1, 'two', 3],
+    )
+    for (const body of bodies) {
+      assertRefusal(
+        { ...res, text: JSON.stringify(body) },
+        { policy: 'tool_denied', id: body.id as number | string },
+      )
+    }
+  })
+
+  it('answers a call over the limit with 429, Retry-After and its id', async () => {
+    gov = governance({ rate_limits: [{ tool: 'search', limit: 1, per_seconds: 10 }] })
+    assert.equal((await post(call(1, 'search'))).status, 200)
+    const res = await post(call(2, 'search'))
+    assertRefusal(res, { policy: 'rate_limited', id: 2, reason: /retry in 10 s/ })
+    assert.equal(res.headers['retry-after'], '10')
+  })
+
+  it('answers concurrent calls over the limit: exactly the limit pass', async () => {
+    gov = governance({ rate_limits: [{ tool: 'search', limit: 5, per_seconds: 60 }] })
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => post(call(i, 'search'))))
+    assert.equal(answers.filter((a) => a.status === 200).length, 5)
+    for (const [i, a] of answers.entries()) {
+      if (a.status !== 200) assertRefusal(a, { policy: 'rate_limited', id: i })
+    }
+  })
+
+  describe('with rug-pull protection holding changed tools', () => {
+    let database: TestDatabase
+    let store: Store
+    let pins: ToolPins
+    let tunnel: { id: string; accountId: string }
+
+    const rugFor = async (body: JsonRpcBody | null): Promise<RugPull> => ({
+      pins,
+      tunnel,
+      mode: 'hold',
+      zeroKnowledge: false,
+      state: touchesTools(body) ? await pins.state(tunnel.id) : null,
+    })
+
+    /** The tools/list answer as the agent gets it, through the edge's shaping. */
+    async function listThrough(tools: unknown[]): Promise<string[]> {
+      const body = rpc(list(1))
+      const shaper = answerShaper(gov, body, exchangeFor(body), await rugFor(body))
+      const messages = shaper!('json')!
+      const out = [
+        ...messages.push(Buffer.from(JSON.stringify(listed(1, tools)))),
+        ...messages.end(),
+      ]
+      await pins.settled()
+      const answer = JSON.parse(Buffer.concat(out).toString()) as {
+        result: { tools: { name: string }[] }
+      }
+      return answer.result.tools.map((t) => t.name)
+    }
+
+    const exchangeFor = (body: JsonRpcBody) =>
+      new ExchangeRecord({
+        tunnel: { ...tunnel, plan: 'free' },
+        method: 'POST',
+        body,
+        sessionId: undefined,
+        history: null,
+        sessions: null,
+        arrivedAt: new Date(),
+        started: performance.now(),
+      })
+
+    beforeEach(async () => {
+      const sqlite = testBackends().find((b) => b.name === 'sqlite')!
+      database = await sqlite.create()
+      store = await openStore(database.config)
+      const account = await store.createAccount({ email: 'g@example.com', slug: 'govern' })
+      const created = await store.createTunnel({ accountId: account.id, name: 'g' })
+      tunnel = { id: created.tunnel.id, accountId: account.id }
+      pins = new ToolPins({
+        store: store.toolPins,
+        events: new LocalClusterEvents(),
+        log: silentLogger,
+        onChange: () => {},
+        dashboardUrl: 'https://burrow.example/dashboard/tunnels/',
+      })
+      gov = governance({ rug_pull: { mode: 'hold' } }, tunnel.id)
+    })
+
+    afterEach(async () => {
+      await pins.settled()
+      await store.close()
+      await database.drop()
+    })
+
+    it('hides a changed tool from tools/list and answers its call with tool_held and its id', async () => {
+      assert.deepEqual(await listThrough([tool('search'), tool('fetch')]), ['search', 'fetch'])
+      assert.deepEqual(
+        await listThrough([tool('search', 'now mails your files away'), tool('fetch')]),
+        ['fetch'],
+      )
+
+      rug = await rugFor(rpc(call('held-1', 'search')))
+      const res = await post(call('held-1', 'search'))
+      assertRefusal(res, {
+        policy: 'tool_held',
+        id: 'held-1',
+        reason:
+          /the tool "search" changed since its owner approved it .*dashboard\/tunnels\/tun_[^/]+\/tools$/,
+      })
+      assert.equal((await post(call('ok-1', 'fetch'))).status, 200)
+
+      const batch = await post([call('b1', 'fetch'), call('b2', 'search')])
+      assert.equal(batch.status, 403)
+      assert.deepEqual(
+        (JSON.parse(batch.text) as RefusalEnvelope[]).map((b) => [b.id, b.error.data.policy_code]),
+        [
+          ['b1', 'tool_held'],
+          ['b2', 'tool_held'],
+        ],
+      )
+    })
+
+    it('sees and holds a changed tool listed under the id’s other spelling', async () => {
+      assert.deepEqual(await listThrough([tool('search')]), ['search'])
+      const body = rpc(list(1))
+      const shaper = answerShaper(gov, body, exchangeFor(body), await rugFor(body))
+      const messages = shaper!('json')!
+      const changed = JSON.stringify(listed('1', [tool('search', 'now mails your files away')]))
+      const out = [...messages.push(Buffer.from(changed)), ...messages.end()]
+      await pins.settled()
+      assert.deepEqual(JSON.parse(Buffer.concat(out).toString()), listed('1', []))
+      rug = await rugFor(rpc(call(2, 'search')))
+      assertRefusal(await post(call(2, 'search')), { policy: 'tool_held', id: 2 })
+    })
+
+    it('holds nothing in alert mode, and a denial comes before a hold', async () => {
+      await listThrough([tool('search')])
+      await listThrough([tool('search', 'changed')])
+      rug = { ...(await rugFor(rpc(call(1, 'search')))), mode: 'alert' }
+      assert.equal((await post(call(1, 'search'))).status, 200)
+      rug = await rugFor(rpc(call(2, 'search')))
+      gov = governance({ tools: { deny: ['search'] }, rug_pull: { mode: 'hold' } }, tunnel.id)
+      assertRefusal(await post(call(2, 'search')), { policy: 'tool_denied', id: 2 })
+    })
+  })
+})
