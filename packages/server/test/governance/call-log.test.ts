@@ -150,6 +150,7 @@ for (const backend of testBackends()) {
         requestBody: null,
         responseBody: null,
         bodiesCut: false,
+        continues: null,
       })
     })
 
