@@ -2,7 +2,8 @@
  * The live tail of the Traffic tab: every call recorded for a tunnel is handed at once to the
  * pages watching it (server-sent events from burrowd to the page). Bounded: a few watchers per
  * tunnel, and a watcher that falls behind loses calls (it is told how many) rather than making
- * burrowd hold them. On one node; several nodes relay through cluster events.
+ * burrowd hold them. Per node: with several nodes a page sees the calls that arrive at the node
+ * serving it.
  */
 import type { CallRecord } from '../quota/call-history.js'
 

@@ -219,8 +219,12 @@ function liveTail(
   const stop = watch({
     send(event) {
       if (res.destroyed) return true
+      // A page that has not read what was sent yet loses this call (and is told so later);
+      // an event that is written is never counted as lost.
+      if (res.writableNeedDrain) return false
       const data = event.type === 'dropped' ? { count: event.count } : tailSummary(event.call)
-      return res.write(`event: ${event.type}\ndata: ${JSON.stringify(data)}\n\n`)
+      res.write(`event: ${event.type}\ndata: ${JSON.stringify(data)}\n\n`)
+      return true
     },
   })
   if (stop === null) {
