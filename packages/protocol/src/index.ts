@@ -63,6 +63,7 @@ export {
   isNotification,
   isResponse,
   errorResponse,
+  answerKey,
   idKey,
   isJsonRpcId,
   isRecord,

@@ -10,6 +10,7 @@ export {
   isNotification,
   isResponse,
   errorResponse,
+  answerKey,
   idKey,
   isJsonRpcId,
   isRecord,

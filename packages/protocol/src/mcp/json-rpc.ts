@@ -105,6 +105,17 @@ export function idKey(id: JsonRpcId): string {
   return typeof id === 'number' ? `n:${id}` : `s:${id}`
 }
 
+/**
+ * The key an answer is matched to its request by, as agents' SDKs match them: by `Number(id)`,
+ * so `"1"`, `" 1"` and `"1e0"` answer request 1; ids that are not numbers by themselves. An
+ * intermediary that reads answers must match them this way, or a server could slip an answer
+ * past it by spelling the id differently.
+ */
+export function answerKey(id: JsonRpcId): string {
+  const n = typeof id === 'number' ? id : Number(id)
+  return Number.isFinite(n) ? `n:${n}` : idKey(id)
+}
+
 /** True for a value JSON-RPC accepts as a request id. */
 export function isJsonRpcId(id: unknown): id is JsonRpcId {
   return typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id))

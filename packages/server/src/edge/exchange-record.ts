@@ -7,7 +7,7 @@
  * (quotas may be off, history unwired), and none of it can delay or fail the answer.
  */
 import {
-  idKey,
+  answerKey,
   refusal,
   type ClassifiedMessage,
   type HeaderPairs,
@@ -123,7 +123,7 @@ export class ExchangeRecord {
     this.#answers ??= new Map()
     // Only answers to this body's requests are kept: at most one per request.
     if (this.#answers.size >= this.#ctx.body.messages.length) return
-    const key = idKey(m.id)
+    const key = answerKey(m.id)
     this.#answers.set(key, { value: m.value, error: m.error || result?.isError === true })
     const continuations = this.#ctx.continuations
     const state = continuations ? inputRequiredStateOf(m) : null
@@ -165,14 +165,14 @@ export class ExchangeRecord {
     const single = !body.batch && requests.length === 1
     const keep = governance ? !governance.policy.zeroKnowledge : true
     for (const request of requests) {
-      const answer = this.#answers?.get(idKey(request.id))
+      const answer = this.#answers?.get(answerKey(request.id))
       const answerValue =
         policy !== null
           ? (refusal(policy, policy.replace(/_/g, ' '), reason, request.id)
               .body as unknown as Record<string, unknown>)
           : answer?.value
       const stored = keep ? this.#stored(request.value, answerValue) : null
-      const id = this.#ids?.get(idKey(request.id))
+      const id = this.#ids?.get(answerKey(request.id))
       history.record({
         ...(id !== undefined ? { id } : {}),
         continues: single ? this.#continues : null,

@@ -7,11 +7,10 @@
  * `forwarded`).
  */
 import {
-  idKey,
+  answerKey,
   ResponseMessages,
   type ClassifiedMessage,
   type JsonRpcBody,
-  type JsonRpcId,
   type PolicyCode,
   type ResponseKind,
 } from '@burrow/protocol'
@@ -123,13 +122,13 @@ function rewriter(
   /** The `tools/list` requests by id, with the cursor each asked for. */
   const lists = new Map<string, string | null>()
   for (const m of rpc?.messages ?? []) {
-    if (m.kind === 'request' && m.method === 'tools/list') lists.set(listKey(m.id), cursorOf(m))
+    if (m.kind === 'request' && m.method === 'tools/list') lists.set(answerKey(m.id), cursorOf(m))
   }
   const redactor = governance.policy.redaction.forwarded ? governance.redactor : null
   return (m) => {
     let value: Record<string, unknown> = m.value as Record<string, unknown>
     let changed = false
-    const key = m.kind === 'response' && m.id !== null ? listKey(m.id) : null
+    const key = m.kind === 'response' && m.id !== null ? answerKey(m.id) : null
     if (key !== null && lists.has(key)) {
       let visible = (name: string) => governance.tools.allows(name)
       if (pinning && hasToolsArray(value)) {
@@ -161,17 +160,6 @@ function rewriter(
     }
     return changed ? value : null
   }
-}
-
-/**
- * What a `tools/list` request and its answer are matched by. Agents' SDKs match a response to its
- * request by `Number(id)`, so they take `"1"` (or `" 1"`, `"1e0"`) as the answer to request 1: the
- * edge must filter and pin such an answer too, or a server could pass hidden or changed tools by
- * spelling the id differently.
- */
-function listKey(id: JsonRpcId): string {
-  const n = typeof id === 'number' ? id : Number(id)
-  return Number.isFinite(n) ? `n:${n}` : idKey(id)
 }
 
 /** A `tools/list` request's `params.cursor`, or null. */
