@@ -4,7 +4,10 @@
  * other node reaches the tunnel (forwarded over the node link), including a streamed SSE answer
  * and a 20 MB body both ways; through nginx, where requests alternate between the nodes; the
  * tool-call quota stays exact when 200 concurrent calls split across both nodes meet a
- * remaining 100; and a tunnel deleted on one node has its client cut off by the other.
+ * remaining 100; draining the holding node under steady traffic through nginx loses no request;
+ * after `kill -9` of the holder the client reattaches to the other node and the agent's session
+ * goes on, counted once; forged node links are refused; and a tunnel deleted on one node has its
+ * client cut off by the other.
  */
 import assert from 'node:assert/strict'
 import { execFile, execFileSync } from 'node:child_process'
@@ -65,7 +68,7 @@ http {
   scgi_temp_path ${dir}/scgi;
   map $http_upgrade $connection_upgrade { default upgrade; '' close; }
   upstream burrowd {
-${ports.map((p) => `    server 127.0.0.1:${p};`).join('\n')}
+${ports.map((p) => `    server 127.0.0.1:${p} max_fails=0;`).join('\n')}
   }
   server {
     listen 127.0.0.1:${listen};
@@ -298,6 +301,108 @@ describe('several burrowd nodes behind nginx', { skip, timeout: 240_000 }, () =>
       assert.equal(status, 401, `node link with "${authorization.slice(0, 30)}"`)
     }
     assert.match(holder.proc.stderr + holder.proc.stdout, /refused a node link/)
+  })
+
+  /** The node the directory says holds the tunnel now. */
+  async function currentHolder(): Promise<Node | undefined> {
+    const redis = new Redis(redisUrl!)
+    try {
+      const entry = await redis.hgetall(`burrow:dir:${tunnel.id}`)
+      return nodes.find((n) => entry.url === `http://127.0.0.1:${n.port}`)
+    } finally {
+      await redis.quit()
+    }
+  }
+
+  async function waitForHolder(not: Node): Promise<Node> {
+    for (let i = 0; i < 400; i++) {
+      const h = await currentHolder()
+      if (h && h !== not) return h
+      await new Promise((r) => setTimeout(r, 100))
+    }
+    throw new Error('no other node took the tunnel')
+  }
+
+  async function restart(node: Node): Promise<void> {
+    node.proc = startChild(process.execPath, [BURROWD, 'serve'], { env: node.env })
+    await node.proc.waitFor(/burrowd listening/)
+  }
+
+  it('draining the holding node under steady traffic loses no request', async () => {
+    const drained = holder
+    const session = await openSession(urlVia(lbPort))
+    const results: number[] = []
+    let stop = false
+    const traffic = (async () => {
+      for (let i = 0; !stop; i++) {
+        const a = await postMcp(
+          urlVia(lbPort),
+          toolCall(i, 'c__echo', { message: `d${i}` }),
+          session,
+        )
+        results.push(a.status)
+      }
+    })()
+    try {
+      while (results.length < 20) await new Promise((r) => setTimeout(r, 20))
+      const exited = drained.proc.stop('SIGTERM', 30_000)
+      holder = await waitForHolder(drained)
+      await exited
+      const after = results.length
+      while (results.length < after + 20) await new Promise((r) => setTimeout(r, 20))
+    } finally {
+      stop = true
+      await traffic
+      await restart(drained)
+      other = drained
+    }
+    const failed = results.filter((s) => s !== 200)
+    assert.deepEqual(failed, [], `${failed.length} of ${results.length} requests failed`)
+    assert.notEqual(holder, drained)
+  })
+
+  it('kill -9 of the holding node: the client reattaches elsewhere and sessions continue', async () => {
+    const killed = holder
+    const session = await openSession(urlVia(lbPort))
+    const before = await postMcp(
+      urlVia(lbPort),
+      toolCall('k0', 'c__echo', { message: 'k0' }),
+      session,
+    )
+    assert.equal(before.status, 200)
+    const counted = await liveCounter(
+      { env: killed.env } as unknown as Service,
+      tunnel.id,
+      'tool_calls',
+    )
+    await killed.proc.stop('SIGKILL')
+    try {
+      holder = await waitForHolder(killed)
+      // The same MCP session goes on through the other node.
+      let answer = await postMcp(
+        urlVia(holder.port),
+        toolCall('k1', 'c__echo', { message: 'k1' }),
+        session,
+      )
+      for (let i = 0; answer.status !== 200 && i < 50; i++) {
+        await new Promise((r) => setTimeout(r, 200))
+        answer = await postMcp(
+          urlVia(holder.port),
+          toolCall('k1', 'c__echo', { message: 'k1' }),
+          session,
+        )
+      }
+      assert.equal(answer.status, 200, answer.text)
+      assert.equal(
+        await liveCounter({ env: holder.env } as unknown as Service, tunnel.id, 'tool_calls'),
+        counted + 1,
+        'nothing counted twice',
+      )
+    } finally {
+      if (killed.proc.proc.exitCode !== null || killed.proc.proc.signalCode !== null)
+        await restart(killed)
+      other = killed
+    }
   })
 
   it('a tunnel deleted on one node has its client cut off by the node holding it', async () => {

@@ -35,12 +35,28 @@ export async function serve(config: ServerConfig): Promise<void> {
   })
   const { port, registry, lookup, edge, broker, app } = services
 
+  // Set on SIGTERM: `/readyz` fails so that load balancers stop sending new work here.
+  let draining = false
+  // Public requests being answered (some go through another node's tunnel client).
+  let inFlight = 0
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     const host = hostOf(req)
     const label = lookup.tunnelLabel(host)
+    if (!label && (req.url ?? '').split('?', 1)[0] === '/readyz') {
+      res.writeHead(draining ? 503 : 200, {
+        'content-type': 'text/plain; charset=utf-8',
+        'cache-control': 'no-store',
+      })
+      res.end(draining ? 'draining\n' : 'ready\n')
+      return
+    }
     if (label) {
       const started = performance.now()
-      res.once('close', () => services.metrics.edgeAnswered(res, started))
+      inFlight += 1
+      res.once('close', () => {
+        inFlight -= 1
+        services.metrics.edgeAnswered(res, started)
+      })
     }
     const done = label
       ? edge.handle(req, res, label, host)
@@ -74,10 +90,15 @@ export async function serve(config: ServerConfig): Promise<void> {
   await stopped(log)
 
   log.info('shutting down: asking tunnel clients to reconnect later, finishing in-flight requests')
-  registry.drainAll(1000)
+  draining = true
+  // With other nodes to go to, clients reconnect at once (through the load balancer).
+  registry.drainAll(services.cluster ? 0 : 1000)
   server.close()
   const deadline = Date.now() + SHUTDOWN_GRACE_MS
-  while (registry.streamCount > 0 && Date.now() < deadline)
+  // With other nodes, also until they hold this node's tunnels (their clients moved there):
+  // requests forwarded here meanwhile are still served, then go where the tunnel is.
+  const moving = () => (services.cluster?.router.heldCount ?? 0) > 0
+  while ((registry.streamCount > 0 || inFlight > 0 || moving()) && Date.now() < deadline)
     await new Promise((r) => setTimeout(r, 50))
   await services.recordSeen()
   registry.closeAll()

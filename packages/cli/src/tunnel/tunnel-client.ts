@@ -59,6 +59,8 @@ interface Outcome {
   detail: string
   welcomed: boolean
   retryAfterMs: number
+  /** The broker drained this connection, which goes on serving while the next one is made. */
+  handedOff?: boolean
 }
 
 const WELCOME_TIMEOUT_MS = 10_000
@@ -136,7 +138,10 @@ export class TunnelClient {
         this.opts.log.info('reconnecting with the new upstream layout')
         continue
       }
-      const delay = Math.max(outcome.retryAfterMs, reconnectDelay(attempt, this.opts.random))
+      // A drained connection still serves: the next one is made when the broker said, no backoff.
+      const delay = outcome.handedOff
+        ? outcome.retryAfterMs
+        : Math.max(outcome.retryAfterMs, reconnectDelay(attempt, this.opts.random))
       this.setState('reconnecting')
       if (!everConnected && attempt === 0 && this.opts.onUnreachable) {
         this.opts.onUnreachable(outcome.detail, delay)
@@ -252,8 +257,23 @@ export class TunnelClient {
         clearInterval(heartbeat)
         mux.close('tunnel connection lost')
         if (this.ws === ws) this.ws = null
+        if (this.mux === mux) this.mux = null
+        if (this.batcher === batcher) this.batcher = null
+        if (!handedOff) resolve(outcome)
+      }
+      // The broker is draining: connect again at once (make before break) while this connection
+      // finishes the requests it carries, then closes.
+      let handedOff = false
+      this.handOff = () => {
+        if (handedOff || finished) return
+        handedOff = true
+        outcome.handedOff = true
+        this.handOff = null
+        if (this.ws === ws) this.ws = null
+        if (this.mux === mux) this.mux = null
         if (this.batcher === batcher) this.batcher = null
         resolve(outcome)
+        void this.whenIdle(10_000).then(() => ws.close(1000, 'moved to a new connection'))
       }
       // Frames written during one event-loop turn leave in one system call; the socket under the
       // WebSocket is known once the upgrade succeeded, before any frame is sent.
@@ -343,6 +363,8 @@ export class TunnelClient {
   }
 
   private currentHeartbeat = 15_000
+  /** Lets the current connection go on its own while the next one is made (broker draining). */
+  private handOff: (() => void) | null = null
 
   private onControl(frame: Frame, outcome: Outcome, ws: WebSocket, welcomed: () => void): void {
     if (frame.type === 'welcome') {
@@ -359,6 +381,7 @@ export class TunnelClient {
       if (frame.code === GOAWAY_CODE.drain) {
         outcome.detail = 'the broker is restarting'
         outcome.retryAfterMs = frame.reconnectAfterMs
+        if (this.welcomed) this.handOff?.()
       } else if (frame.code === GOAWAY_CODE.replaced) {
         outcome.kind = 'replaced'
         outcome.detail = 'another client took over this tunnel'

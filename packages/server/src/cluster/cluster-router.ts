@@ -52,6 +52,8 @@ export class ClusterRouter {
   /** The epoch of each tunnel this node holds. */
   readonly #held = new Map<string, number>()
   readonly #timer: NodeJS.Timeout
+  /** Requests waiting for a moving tunnel to be taken by a node. */
+  readonly #waiting = new Map<string, Set<() => void>>()
 
   constructor(opts: ClusterRouterOptions) {
     this.#opts = opts
@@ -62,8 +64,10 @@ export class ClusterRouter {
       onStream: (stream, head, body, fin) => void this.#serveForwarded(stream, head, body, fin),
     })
     opts.events.subscribe((event) => {
+      if (event.type !== 'taken') return
+      for (const wake of [...(this.#waiting.get(event.tunnelId) ?? [])]) wake()
       // Another node took a tunnel this node holds: the newest connection wins.
-      if (event.type !== 'taken' || event.node === opts.nodeId) return
+      if (event.node === opts.nodeId) return
       const epoch = this.#held.get(event.tunnelId)
       if (epoch !== undefined && epoch < event.epoch) this.#lost(event.tunnelId)
     })
@@ -107,10 +111,34 @@ export class ClusterRouter {
     const { registry } = this.#opts
     if (registry.isOnline(tunnelId)) return localRoute(registry, tunnelId, 0)
     const remote = await this.#remote(tunnelId)
-    if (remote !== undefined) return remote
+    if (remote) return remote
+    if (remote === null && waitMs > 0) {
+      // The holder cannot be reached (it is going away): its client is moving; wait for the
+      // node that takes it, as a reconnecting client is waited for on one node.
+      await this.#taken(tunnelId, waitMs)
+      if (registry.isOnline(tunnelId)) return localRoute(registry, tunnelId, 0)
+      return (await this.#remote(tunnelId)) ?? null
+    }
     const local = await localRoute(registry, tunnelId, waitMs)
     // While this node waited, the client may have reconnected to another node.
     return local ?? (waitMs > 0 ? ((await this.#remote(tunnelId)) ?? null) : null)
+  }
+
+  /** Resolves when a node (this one too) takes `tunnelId`, or after `waitMs`. */
+  #taken(tunnelId: string, waitMs: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer)
+        const left = this.#waiting.get(tunnelId)
+        left?.delete(done)
+        if (left?.size === 0) this.#waiting.delete(tunnelId)
+        resolve()
+      }
+      const timer = setTimeout(done, waitMs)
+      let set = this.#waiting.get(tunnelId)
+      if (!set) this.#waiting.set(tunnelId, (set = new Set()))
+      set.add(done)
+    })
   }
 
   /** The route to the node holding `tunnelId` when another node does; undefined otherwise. */
@@ -136,6 +164,11 @@ export class ClusterRouter {
     }
   }
 
+  /** Tunnels this node holds now (draining waits until other nodes took them). */
+  get heldCount(): number {
+    return this.#held.size
+  }
+
   /** Stop refreshing and close the links; held tunnels are released. */
   close(): void {
     clearInterval(this.#timer)
@@ -158,7 +191,8 @@ export class ClusterRouter {
       inbound.reset(RESET_CODE.refused, 'this node no longer holds the tunnel')
       return
     }
-    const route = await localRoute(this.#opts.registry, tunnelId, this.#opts.queueWaitMs)
+    // Served here, or (the client moved on while this node waited) where the tunnel is now.
+    const route = await this.route(tunnelId, this.#opts.queueWaitMs)
     if (route === null || inbound.closed) {
       inbound.reset(RESET_CODE.refused, 'the tunnel client went away')
       return

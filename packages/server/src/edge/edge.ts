@@ -75,6 +75,8 @@ export interface EdgeOptions {
 }
 
 const METHODS = new Set(['POST', 'GET', 'DELETE'])
+/** Times a request refused before any processing is sent again (a tunnel moving between nodes). */
+const MAX_RETRIES = 4
 
 /** Answer the request being handled with a refusal (and record it). */
 type Refuse = (
@@ -246,20 +248,30 @@ export class Edge {
     if (res.destroyed) return
     if (!route) return offline()
 
-    let stream: MuxStream
-    if (!body || body.length <= MAX_CHUNK_BYTES) {
-      stream = route.open(head, body && body.length > 0 ? body : undefined, true)
-    } else {
-      stream = route.open(head, undefined, false)
-      stream.write(body)
-      stream.end()
+    let retries = 0
+    const send = (to: TunnelRoute): MuxStream => {
+      if (!body || body.length <= MAX_CHUNK_BYTES) {
+        return to.open(head, body && body.length > 0 ? body : undefined, true)
+      }
+      const opened = to.open(head, undefined, false)
+      opened.write(body)
+      opened.end()
+      return opened
     }
-    relayResponse(stream, res, {
+    relayResponse(send(route), res, {
       ids,
       record,
       counted: admitted.counted,
       log: this.opts.log,
       shape: answerShaper(governance, rpc, record, rug),
+      // Refused before any processing (a client or node moving on): again, wherever the tunnel
+      // is now, a few times with a short pause while the move completes.
+      retry: async () => {
+        if (++retries > MAX_RETRIES) return null
+        await new Promise((resolve) => setTimeout(resolve, 50 * retries))
+        const again = await this.route(tunnel.id)
+        return again === null || res.destroyed ? null : send(again)
+      },
     })
   }
 

@@ -27,6 +27,11 @@ export interface RelayContext {
   /** Ids of the request's JSON-RPC messages, for refusals. */
   readonly ids: RefusedId | RefusedId[]
   readonly record: ExchangeRecord
+  /**
+   * Open the request again when the stream is refused before any processing (the client or the
+   * node holding it was moving to a new connection): null when it should not be tried again.
+   */
+  readonly retry?: (() => Promise<MuxStream | null>) | null
   /** Settles when the request's count is durable (null when nothing is counted). */
   readonly counted: Promise<void> | null
   readonly log: Logger
@@ -37,7 +42,7 @@ export interface RelayContext {
 /** Relay `stream`'s response to `res`. */
 export function relayResponse(stream: MuxStream, res: ServerResponse, ctx: RelayContext): void {
   const { ids, record } = ctx
-  stream.onReset = (code, reason) => {
+  const fail = (code: number, reason: string) => {
     if (res.headersSent) {
       res.destroy()
       return
@@ -55,6 +60,20 @@ export function relayResponse(stream: MuxStream, res: ServerResponse, ctx: Relay
       record.refused(POLICY_STATUS.upstream_unreachable, 'upstream_unreachable')
       sendRefusal(res, 'upstream_unreachable', 'upstream failed', reason, { id: ids })
     }
+  }
+  stream.onReset = (code, reason) => {
+    const retry = ctx.retry
+    if (code === RESET_CODE.refused && retry && !res.headersSent && !res.destroyed) {
+      retry().then(
+        (next) => {
+          if (next !== null && !res.destroyed) relayResponse(next, res, ctx)
+          else fail(code, reason)
+        },
+        () => fail(code, reason),
+      )
+      return
+    }
+    fail(code, reason)
   }
   res.on('close', () => {
     if (!res.writableFinished && !stream.closed)
