@@ -398,11 +398,31 @@ describe('edge', () => {
     assert.equal(body.error.data.reason, reason)
   })
 
-  it('answers 503 tunnel_offline when the client refuses the stream before responding', async () => {
+  it('answers 503 tunnel_offline when the client keeps refusing the stream before responding', async () => {
     const pending = post({ jsonrpc: '2.0', id: 77, method: 'tools/list' })
-    const req = await client.nextRequest()
-    req.stream.reset(RESET_CODE.refused, 'draining')
+    // The first refusal and four tries again (a client or node moving on), then the refusal.
+    for (let i = 0; i < 5; i++) {
+      const req = await client.nextRequest()
+      req.stream.reset(RESET_CODE.refused, 'draining')
+    }
     assertRefusal(await pending, { policy: 'tunnel_offline', id: 77, reason: /draining/ })
+  })
+
+  it('sends a request the client refused before processing again, and relays that answer', async () => {
+    const pending = post({ jsonrpc: '2.0', id: 78, method: 'tools/list' })
+    const first = await client.nextRequest()
+    first.stream.reset(RESET_CODE.refused, 'moving to a new connection')
+    const again = await client.nextRequest()
+    assert.deepEqual(JSON.parse((await again.body).toString()), {
+      jsonrpc: '2.0',
+      id: 78,
+      method: 'tools/list',
+    })
+    again.stream.respond({ status: 200, headers: [['content-type', 'application/json']] })
+    again.stream.write(Buffer.from('{"jsonrpc":"2.0","id":78,"result":{"tools":[]}}'))
+    again.stream.end()
+    const answer = await pending
+    assert.equal(answer.status, 200)
   })
 
   it('aborts the agent response when the client disconnects mid-response', async () => {
