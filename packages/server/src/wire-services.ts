@@ -35,6 +35,8 @@ import type { GovernancePort } from './app/governance-port.js'
 import { governancePort } from './app/governance-services-port.js'
 import type { WebhookEndpointStore } from './webhooks/webhook-endpoint-store.js'
 import { startWebhookService } from './webhooks/webhook-service.js'
+import { openCustomDomains } from './domains/open-custom-domains.js'
+import type { DomainsPort } from './app/domains-port.js'
 
 /** What `wireServices` needs from `serve`. */
 export interface WireOptions {
@@ -60,6 +62,8 @@ export interface Services {
   readonly app: App
   /** Answer `req` when it is for the `burrowd usage set` endpoint; false when it is not. */
   handleAdmin(req: IncomingMessage, res: ServerResponse): Promise<void> | false
+  /** Answer `req` when it is for a custom domain or Caddy's TLS question; false when not. */
+  handleDomain(req: IncomingMessage, res: ServerResponse, host: string): Promise<boolean>
   /**
    * Record every connected tunnel as seen now. From then on, links that close are not recorded
    * one by one (at shutdown they all close at once).
@@ -154,8 +158,10 @@ export async function wireServices({ config, log, listen }: WireOptions): Promis
     addresses,
     log,
   })
+  const domains = openCustomDomains({ config, store, lookup, edge, port, log })
   const web = await wireWeb({
     config,
+    domains: domains.web,
     store,
     governance: governancePort(store.db, store.toolPins, governance),
     registry,
@@ -189,12 +195,14 @@ export async function wireServices({ config, log, listen }: WireOptions): Promis
     broker,
     app,
     handleAdmin: (req, res) => quota.handleAdmin(req, res),
+    handleDomain: (req, res, host) => domains.handle(req, res, host),
     async recordSeen() {
       stopping = true
       await Promise.all(registry.connectedTunnelIds().map(touch))
     },
     async close() {
       web.billing.stop()
+      await domains.stop()
       await webhooks.stop()
       await governance.close()
       await quota.close()
@@ -211,6 +219,7 @@ interface WebParts {
   readonly lookup: TunnelLookup
   readonly endpoints: WebhookEndpointStore
   readonly governance: GovernancePort
+  readonly domains: DomainsPort
   readonly port: number
   readonly publicUrl: (subdomain: string, slug: string) => string
   readonly addresses: ClientAddresses
@@ -261,6 +270,7 @@ async function wireWeb(parts: WebParts): Promise<Web> {
       return { ...m, tunnels: m.tunnels.map((t) => ({ ...t, name: t.tunnelId })) }
     },
     publicUrl: parts.publicUrl,
+    domains: parts.domains,
   })
   const dashboard = new Dashboard({
     services,

@@ -1,0 +1,62 @@
+/**
+ * Public requests whose Host is a custom domain: a verified domain reaches its tunnel's edge
+ * exactly as the tunnel's own hostname does (only `/mcp`; every policy, quota and session rule),
+ * once its account's plan allows it at this moment; after a downgrade the domain answers
+ * `402 plan_limit` while the tunnel's own URL keeps working. A domain only added (not verified)
+ * answers `404 tunnel_not_found`; any other host is not ours (the app answers it).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { Edge } from '../edge/edge.js'
+import type { TunnelLookup } from '../edge/tunnel-lookup.js'
+import { sendRefusal } from '../http/send-refusal.js'
+import { PLANS } from '../plans.js'
+import type { CustomDomains } from './custom-domains.js'
+
+/** What `routeCustomDomain` needs. */
+export interface CustomDomainRouting {
+  readonly domains: CustomDomains
+  readonly lookup: TunnelLookup
+  readonly edge: Edge
+}
+
+/**
+ * Answer `req` when `host` (lower-case, port stripped) is a custom domain someone added; resolves
+ * false when it is not one, so that the app answers.
+ */
+export async function routeCustomDomain(
+  parts: CustomDomainRouting,
+  req: IncomingMessage,
+  res: ServerResponse,
+  host: string,
+): Promise<boolean> {
+  const { domains, lookup, edge } = parts
+  if (!domains.candidate(host)) return false
+  const route = await domains.route(host)
+  if (route === null) return false
+  if (route === 'pending') {
+    sendRefusal(
+      res,
+      'tunnel_not_found',
+      'custom domain not verified',
+      `${host} is not verified yet; its owner can check its DNS records in the dashboard`,
+    )
+    return true
+  }
+  const path = (req.url ?? '/').split('?', 1)[0]
+  if (path === '/mcp') {
+    const tunnel = await lookup.byLabel(route.label)
+    if (tunnel !== null && !domains.allowed(route, tunnel.plan)) {
+      const plan = PLANS[tunnel.plan]
+      sendRefusal(
+        res,
+        'plan_limit',
+        'custom domain not included in the plan',
+        `the ${plan.name} plan does not serve ${host}; its owner can upgrade or remove the domain ` +
+          `(the tunnel's own URL keeps working)`,
+      )
+      return true
+    }
+  }
+  await edge.handle(req, res, route.label, host)
+  return true
+}
