@@ -7,7 +7,6 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Edge } from '../edge/edge.js'
-import type { TunnelLookup } from '../edge/tunnel-lookup.js'
 import { sendRefusal } from '../http/send-refusal.js'
 import { PLANS } from '../plans.js'
 import type { CustomDomains } from './custom-domains.js'
@@ -15,7 +14,6 @@ import type { CustomDomains } from './custom-domains.js'
 /** What `routeCustomDomain` needs. */
 export interface CustomDomainRouting {
   readonly domains: CustomDomains
-  readonly lookup: TunnelLookup
   readonly edge: Edge
 }
 
@@ -29,7 +27,7 @@ export async function routeCustomDomain(
   res: ServerResponse,
   host: string,
 ): Promise<boolean> {
-  const { domains, lookup, edge } = parts
+  const { domains, edge } = parts
   if (!domains.candidate(host)) return false
   const route = await domains.route(host)
   if (route === null) return false
@@ -42,21 +40,15 @@ export async function routeCustomDomain(
     )
     return true
   }
-  const path = (req.url ?? '/').split('?', 1)[0]
-  if (path === '/mcp') {
-    const tunnel = await lookup.byLabel(route.label)
-    if (tunnel !== null && !domains.allowed(route, tunnel.plan)) {
-      const plan = PLANS[tunnel.plan]
-      sendRefusal(
-        res,
-        'plan_limit',
-        'custom domain not included in the plan',
-        `the ${plan.name} plan does not serve ${host}; its owner can upgrade or remove the domain ` +
-          `(the tunnel's own URL keeps working)`,
-      )
-      return true
+  await edge.handle(req, res, route.label, host, (tunnel) => {
+    if (domains.allowed(route, tunnel.plan)) return null
+    return {
+      code: 'plan_limit',
+      message: 'custom domain not included in the plan',
+      reason:
+        `the ${PLANS[tunnel.plan].name} plan does not serve ${host}; its owner can upgrade or ` +
+        `remove the domain (the tunnel's own URL keeps working)`,
     }
-  }
-  await edge.handle(req, res, route.label, host)
+  })
   return true
 }

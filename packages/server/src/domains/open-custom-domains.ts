@@ -71,7 +71,7 @@ export function openCustomDomains(parts: CustomDomainsParts): CustomDomainsRunti
         await answerTlsAsk(domains, req, res)
         return true
       }
-      return routeCustomDomain({ domains, lookup, edge }, req, res, host)
+      return routeCustomDomain({ domains, edge }, req, res, host)
     },
     stop: () => domains.stop(),
   }
