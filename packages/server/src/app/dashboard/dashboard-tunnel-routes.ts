@@ -75,7 +75,9 @@ export function tunnelRoutes(kit: DashboardKit): DashboardRoute[] {
   const show = async (c: DashboardRequest) => {
     const t = await found(c)
     const [view] = await withToolAlerts(svc, c.account.id, [tunnelView(svc, c.account, t)])
-    kit.html(c.res, 200, tunnelPage(c.viewer, view!, kit.notices(c)))
+    const customUrl = (await svc.domains?.servingUrls(c.account.id))?.get(t.id)
+    const shown = customUrl === undefined ? view! : { ...view!, customUrl }
+    kit.html(c.res, 200, tunnelPage(c.viewer, shown, kit.notices(c)))
   }
 
   const rename = async (c: DashboardRequest) => {
