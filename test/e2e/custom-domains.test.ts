@@ -20,6 +20,7 @@ import { CADDY, startCaddy, type Caddy } from '../helpers/caddy.js'
 import type { Child } from '../helpers/child.js'
 import { startDnsServer, type DnsServer } from '../helpers/dns-server.js'
 import { freePort } from '../helpers/free-port.js'
+import { usageSet } from '../helpers/quota-stack.js'
 import { BURROWD, ROOT, startClient, startService, type Service } from '../helpers/stack.js'
 
 const run = promisify(execFile)
@@ -123,14 +124,23 @@ describe('custom domains behind Caddy', { skip: !existsSync(CADDY), timeout: 240
     })
   }
 
-  async function postMcp(url: string): Promise<Response> {
+  async function postMcp(url: string, body: string = initialize(1)): Promise<Response> {
     return caddy.fetch(url, {
       method: 'POST',
       headers: {
         'content-type': 'application/json',
         accept: 'application/json, text/event-stream',
       },
-      body: initialize(1),
+      body,
+    })
+  }
+
+  function toolCall(id: number, name: string): string {
+    return JSON.stringify({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: { name, arguments: {} },
     })
   }
 
@@ -230,6 +240,39 @@ describe('custom domains behind Caddy', { skip: !existsSync(CADDY), timeout: 240
     assert.equal(shown.json.custom_url, `https://${DOMAIN}:${httpsPort}/mcp`)
     assert.match(JSON.stringify(shown.json.snippet), /mcp\.example\.test/)
     assert.equal(shown.json.mcp_url, `${tunnel.publicUrl}/mcp`)
+  })
+
+  it('tells a reconnecting `burrow up` the custom URL, for its snippet', async () => {
+    await client.stop()
+    client = await startClient(service, tunnel.key, ['--stdio', `${process.execPath} ${HELLO}`])
+    assert.ok(
+      client.stdout.includes(`https://${DOMAIN}:${httpsPort}/mcp`),
+      `the banner names the custom URL:\n${client.stdout}`,
+    )
+    assert.match(client.stdout, /"url": "https:\/\/mcp\.example\.test:\d+\/mcp"/)
+  })
+
+  it('applies the tunnel’s policy and quotas on the custom domain as on its own hostname', async () => {
+    const url = `https://${DOMAIN}:${httpsPort}/mcp`
+    const policy = await api('PUT', `/api/tunnels/${tunnel.id}/policy`, {
+      tools: { allow: ['*'], deny: ['hello'] },
+    })
+    assert.equal(policy.status, 200, JSON.stringify(policy.json))
+    const denied = await postMcp(url, toolCall(7, 'hello'))
+    assert.equal(denied.status, 403)
+    assert.equal(denied.headers.get('x-burrow-error'), 'tool_denied')
+    assert.equal(((await denied.json()) as { id: number }).id, 7)
+
+    await usageSet(service, tunnel.id, ['--tool-calls', '1000000'])
+    const over = await postMcp(url, toolCall(8, 'add'))
+    assert.equal(over.status, 429)
+    assert.equal(over.headers.get('x-burrow-error'), 'quota_exceeded')
+    // The tunnel's own hostname is refused alike: one tunnel, one set of counters.
+    const own = await postMcp(`${tunnel.publicUrl}/mcp`, toolCall(9, 'add'))
+    assert.equal(own.headers.get('x-burrow-error'), 'quota_exceeded')
+
+    await usageSet(service, tunnel.id, ['--tool-calls', '0'])
+    await api('PUT', `/api/tunnels/${tunnel.id}/policy`, { tools: { allow: ['*'], deny: [] } })
   })
 
   it('refuses Free accounts, a second domain, another account’s claim and every bad name', async () => {

@@ -36,6 +36,7 @@ import { governancePort } from './app/governance-services-port.js'
 import type { WebhookEndpointStore } from './webhooks/webhook-endpoint-store.js'
 import { startWebhookService } from './webhooks/webhook-service.js'
 import { openCustomDomains } from './domains/open-custom-domains.js'
+import { WelcomeUrls } from './domains/welcome-urls.js'
 import type { DomainsPort } from './app/domains-port.js'
 
 /** What `wireServices` needs from `serve`. */
@@ -120,11 +121,13 @@ export async function wireServices({ config, log, listen }: WireOptions): Promis
     store
       .touchTunnel(id, new Date())
       .catch((err: Error) => log.warn(`could not record tunnel ${id} as seen: ${err.message}`))
+  // A tunnel with a custom domain is told that URL when it connects (the domains come later).
+  const welcomeUrls = new WelcomeUrls()
   const registry = new TunnelRegistry({
     tokens: new ResumeTokens(secret),
     graceMs: config.resumeGraceSecs * 1000,
     heartbeatMs: config.heartbeatSecs * 1000,
-    publicUrl: (t) => publicUrl(t.subdomain, t.accountSlug),
+    publicUrl: (t) => welcomeUrls.urlFor(t, publicUrl(t.subdomain, t.accountSlug)),
     log,
     touch: (id) => (stopping ? Promise.resolve() : touch(id)),
     meters: metrics.linkMeters(),
@@ -153,12 +156,13 @@ export async function wireServices({ config, log, listen }: WireOptions): Promis
     pins: governance.pins,
   })
   const broker = new Broker({
-    findTunnelByKey: (key) => store.findTunnelByKey(key),
+    findTunnelByKey: async (key) => welcomeUrls.note(await store.findTunnelByKey(key)),
     registry,
     addresses,
     log,
   })
   const domains = openCustomDomains({ config, store, lookup, edge, port, log })
+  welcomeUrls.use(async (t) => (await domains.web.servingUrls(t.accountId)).get(t.id))
   const web = await wireWeb({
     config,
     domains: domains.web,
