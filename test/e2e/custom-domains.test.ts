@@ -9,7 +9,8 @@
  */
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
-import { existsSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { after, before, describe, it } from 'node:test'
@@ -449,5 +450,27 @@ describe('custom domains behind Caddy', { skip: !existsSync(CADDY), timeout: 240
       [],
     )
     assert.equal((await api('DELETE', `/api/tunnels/${tunnel.id}/domains/${DOMAIN}`)).status, 404)
+  })
+
+  it('ships a deploy/Caddyfile that Caddy accepts and that asks burrowd', async () => {
+    const text = readFileSync(join(ROOT, 'deploy/Caddyfile'), 'utf8')
+    assert.match(text, /ask http:\/\/127\.0\.0\.1:7100\/internal\/tls-ask/)
+    assert.match(text, /on_demand/)
+    // Debian's caddy has no DNS provider modules: check the rest with the internal issuer.
+    const dir = mkdtempSync(join(tmpdir(), 'burrow-caddyfile-'))
+    try {
+      const file = join(dir, 'Caddyfile')
+      writeFileSync(file, text.replace(/dns cloudflare .*/, 'issuer internal'))
+      const { stdout } = await run(CADDY, ['adapt', '--config', file, '--adapter', 'caddyfile'])
+      const json = JSON.parse(stdout) as object
+      assert.match(JSON.stringify(json), /\*\.tunnels\.example\.com/)
+      assert.match(JSON.stringify(json), /"on_demand":true/)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+    // The question answers GET only.
+    const post = await fetch(`${base}/internal/tls-ask?domain=${DOMAIN}`, { method: 'POST' })
+    assert.equal(post.status, 405)
+    assert.equal(post.headers.get('x-burrow-error'), 'method_not_allowed')
   })
 })
