@@ -28,15 +28,17 @@ export async function routeCustomDomain(
   host: string,
 ): Promise<boolean> {
   const { domains, edge } = parts
-  if (!domains.candidate(host)) return false
-  const route = await domains.route(host)
+  // A fully qualified Host (`mcp.example.com.`) names the same domain.
+  const name = host.endsWith('.') ? host.slice(0, -1) : host
+  if (!domains.candidate(name)) return false
+  const route = await domains.route(name)
   if (route === null) return false
   if (route === 'pending') {
     sendRefusal(
       res,
       'tunnel_not_found',
       'custom domain not verified',
-      `${host} is not verified yet; its owner can check its DNS records in the dashboard`,
+      `${name} is not verified yet; its owner can check its DNS records in the dashboard`,
     )
     return true
   }
@@ -46,7 +48,7 @@ export async function routeCustomDomain(
       code: 'plan_limit',
       message: 'custom domain not included in the plan',
       reason:
-        `the ${PLANS[tunnel.plan].name} plan does not serve ${host}; its owner can upgrade or ` +
+        `the ${PLANS[tunnel.plan].name} plan does not serve ${name}; its owner can upgrade or ` +
         `remove the domain (the tunnel's own URL keeps working)`,
     }
   })
