@@ -148,6 +148,23 @@ describe('the Domain tab in a browser', { skip: !existsSync(CHROMIUM), timeout: 
     // The URL on the page reaches the tunnel.
     const answer = await postMcp(customUrl, initialize('via-domain'))
     assert.equal(answer.status, 200)
+    // So does the fully qualified name.
+    const dotted = await postMcp(`http://${DOMAIN}.:${service.port}/mcp`, initialize('dotted'))
+    assert.equal(dotted.status, 200)
+  })
+
+  it('refuses hostile form posts: no CSRF token, a second domain, an oversized name', async () => {
+    const path = `/dashboard/tunnels/${tunnelId}/domain`
+    const forged = await user.form(path, { domain: 'evil.example.org' }, 'not-the-token')
+    assert.equal(forged.status, 403)
+    const second = await user.form(path, { domain: 'two.example.org' })
+    assert.equal(second.status, 409)
+    assert.match(await second.text(), /already has the custom domain mcp\.example\.org/)
+    const huge = await user.form(path, { domain: `${'x'.repeat(5000)}.example.org` })
+    assert.equal(huge.status, 400)
+    assert.match(await huge.text(), /domain name/)
+    const verifyOther = await user.form(`/dashboard/tunnels/tun_doesnotexist/domain/verify`, {})
+    assert.equal(verifyOther.status, 404)
   })
 
   it('removes the domain: the tab offers the form again and the domain stops routing', async () => {

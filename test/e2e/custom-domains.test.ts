@@ -226,6 +226,7 @@ describe('custom domains behind Caddy', { skip: !existsSync(CADDY), timeout: 240
     assert.ok(tools.tools.some((t) => t.name === 'hello'))
     const answer = await mcp.callTool({ name: 'hello', arguments: { name: 'Ada' } })
     assert.match(JSON.stringify(answer.content), /Hello, Ada!/)
+    await (mcp.transport as StreamableHTTPClientTransport).terminateSession()
     await mcp.close()
 
     // Only /mcp is served there.
@@ -399,6 +400,20 @@ describe('custom domains behind Caddy', { skip: !existsSync(CADDY), timeout: 240
       (await fetch(`${base}/internal/tls-ask?domain=${DOMAIN}&domain=${DOMAIN}`)).status,
       404,
     )
+    assert.equal((await fetch(`${base}/internal/tls-ask`)).status, 404, 'no domain asked')
+    // Many questions at once (a burst of handshakes) are all answered, the verified one yes.
+    const burst = await Promise.all(
+      Array.from({ length: 60 }, (_, i) => ask(i % 3 === 0 ? DOMAIN : `n${i}.example.test`)),
+    )
+    assert.deepEqual(
+      burst,
+      Array.from({ length: 60 }, (_, i) => (i % 3 === 0 ? 200 : 404)),
+    )
+    // Malformed and oversized domains in API paths.
+    const badEscape = await api('POST', `/api/tunnels/${tunnel.id}/domains/%E0%A4%A/verify`)
+    assert.equal(badEscape.status, 400)
+    const longPath = await api('DELETE', `/api/tunnels/${tunnel.id}/domains/${'a'.repeat(300)}`)
+    assert.equal(longPath.status, 404)
     // Through the TLS terminator (as from the internet) the question is not answered at all.
     const relayed = await fetch(`${base}/internal/tls-ask?domain=${DOMAIN}`, {
       headers: { 'x-forwarded-for': '198.51.100.1' },
@@ -414,7 +429,8 @@ describe('custom domains behind Caddy', { skip: !existsSync(CADDY), timeout: 240
       db.close()
     }
     const url = `https://${DOMAIN}:${httpsPort}/mcp`
-    await until(async () => (await postMcp(url)).status === 402)
+    // Polled with calls that open no session (an initialize would take one of the plan's places).
+    await until(async () => (await postMcp(url, toolCall(2, 'add'))).status === 402)
     const refused = await postMcp(url)
     assert.equal(refused.headers.get('x-burrow-error'), 'plan_limit')
     const body = (await refused.json()) as {
@@ -430,6 +446,7 @@ describe('custom domains behind Caddy', { skip: !existsSync(CADDY), timeout: 240
 
     const own = await agent(`${tunnel.publicUrl}/mcp`)
     assert.ok((await own.listTools()).tools.length > 0)
+    await (own.transport as StreamableHTTPClientTransport).terminateSession()
     await own.close()
     const listed = await api<{ domains: DomainJson[] }>('GET', `/api/tunnels/${tunnel.id}/domains`)
     assert.equal(listed.json.domains[0]?.serving, false)
