@@ -114,8 +114,8 @@ export class CustomDomains {
       ok ? { kind: 'verified' } : { kind: 'failed', problem: findings.problems.join('; '), lapse },
       at,
     )
-    if (stored?.state !== d.state) this.invalidate()
-    if (stored && stored.state !== d.state) {
+    if (stored !== undefined && stored.state !== d.state) {
+      this.invalidate()
       this.#opts.log.info(`custom domain ${d.domain} is now ${stored.state}`)
     }
     return { domain: stored ?? d, findings }
