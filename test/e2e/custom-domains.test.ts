@@ -443,6 +443,12 @@ describe('custom domains behind Caddy', { skip: !existsSync(CADDY), timeout: 240
     assert.equal(body.error.data.http_status, 402)
     assert.match(body.error.data.reason, /Free plan does not serve mcp\.example\.test/)
     assert.equal(await ask(DOMAIN), 404, 'no new certificate for a plan without custom domains')
+    // burrowd's metrics count the custom domain's answers with the edge's.
+    const metrics = await (await fetch(`${base}/metrics`)).text()
+    assert.match(
+      metrics,
+      /burrowd_edge_requests_total\{status="402",policy_code="plan_limit"\} [1-9]/,
+    )
 
     const own = await agent(`${tunnel.publicUrl}/mcp`)
     assert.ok((await own.listTools()).tools.length > 0)

@@ -161,7 +161,18 @@ export async function wireServices({ config, log, listen }: WireOptions): Promis
     addresses,
     log,
   })
-  const domains = openCustomDomains({ config, store, lookup, edge, port, log })
+  const domains = openCustomDomains({
+    config,
+    store,
+    lookup,
+    edge,
+    port,
+    log,
+    onEdgeRequest: (res) => {
+      const started = performance.now()
+      res.once('close', () => metrics.edgeAnswered(res, started))
+    },
+  })
   welcomeUrls.use(async (t) => (await domains.web.servingUrls(t.accountId)).get(t.id))
   const web = await wireWeb({
     config,

@@ -15,6 +15,8 @@ import type { CustomDomains } from './custom-domains.js'
 export interface CustomDomainRouting {
   readonly domains: CustomDomains
   readonly edge: Edge
+  /** Called for each request answered as a tunnel's (burrowd's edge metrics count it). */
+  readonly onEdgeRequest?: (res: ServerResponse) => void
 }
 
 /**
@@ -33,6 +35,7 @@ export async function routeCustomDomain(
   if (!domains.candidate(name)) return false
   const route = await domains.route(name)
   if (route === null) return false
+  parts.onEdgeRequest?.(res)
   if (route === 'pending') {
     sendRefusal(
       res,

@@ -42,6 +42,8 @@ export interface CustomDomainsParts {
   readonly edge: Edge
   readonly port: number
   readonly log: Logger
+  /** Called for each request a custom domain routes to the edge (for burrowd's metrics). */
+  readonly onEdgeRequest?: (res: ServerResponse) => void
 }
 
 /** Build and start the feature. */
@@ -71,7 +73,12 @@ export function openCustomDomains(parts: CustomDomainsParts): CustomDomainsRunti
         await answerTlsAsk(domains, req, res)
         return true
       }
-      return routeCustomDomain({ domains, edge }, req, res, host)
+      return routeCustomDomain(
+        { domains, edge, ...(parts.onEdgeRequest ? { onEdgeRequest: parts.onEdgeRequest } : {}) },
+        req,
+        res,
+        host,
+      )
     },
     stop: () => domains.stop(),
   }
