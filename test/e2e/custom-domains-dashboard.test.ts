@@ -117,6 +117,10 @@ describe('the Domain tab in a browser', { skip: !existsSync(CHROMIUM), timeout: 
     ])
     assert.equal(await page.getAttribute('#domain-state', 'data-state'), 'pending')
     assert.equal(await page.$('#custom-url'), null)
+    // Until it is verified the name reaches no tunnel.
+    const early = await postMcp(`http://${DOMAIN}:${service.port}/mcp`, initialize('early'))
+    assert.equal(early.status, 404)
+    assert.equal(early.headers.get('x-burrow-error'), 'tunnel_not_found')
     const records = (await page.locator('#domain-records tbody tr').allInnerTexts()).map((row) =>
       row.split('\t').map((cell) => cell.trim()),
     )
