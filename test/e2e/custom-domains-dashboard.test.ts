@@ -8,11 +8,10 @@
  */
 import assert from 'node:assert/strict'
 import { existsSync } from 'node:fs'
-import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
-import Database from 'better-sqlite3'
 import { chromium, type Browser, type Page } from 'playwright-core'
 import type { Child } from '../helpers/child.js'
+import { buyPlan } from '../helpers/dev-checkout.js'
 import { startDnsServer, type DnsServer } from '../helpers/dns-server.js'
 import { postMcp, startCountingServer, type CountingServer } from '../helpers/quota-stack.js'
 import { startClient, startService, type Service } from '../helpers/stack.js'
@@ -96,12 +95,7 @@ describe('the Domain tab in a browser', { skip: !existsSync(CHROMIUM), timeout: 
   })
 
   it('adds a domain on Pro, shows the records, verifies it and shows the custom URL', async () => {
-    const db = new Database(join(service.dataDir, 'burrow.db'))
-    try {
-      db.prepare("update accounts set plan = 'pro' where slug = 'webdom'").run()
-    } finally {
-      db.close()
-    }
+    await buyPlan(base, (method, path, body) => user.api(method, path, body), 'pro')
     await page.goto(`${base}/dashboard/tunnels/${tunnelId}/domain`)
     assert.equal(await page.$('#domain-plan'), null)
     // A refused name is explained on the page.

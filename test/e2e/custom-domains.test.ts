@@ -21,6 +21,7 @@ import { CADDY, startCaddy, type Caddy } from '../helpers/caddy.js'
 import type { Child } from '../helpers/child.js'
 import { startDnsServer, type DnsServer } from '../helpers/dns-server.js'
 import { freePort } from '../helpers/free-port.js'
+import { buyPlan } from '../helpers/dev-checkout.js'
 import { usageSet } from '../helpers/quota-stack.js'
 import { BURROWD, ROOT, startClient, startService, type Service } from '../helpers/stack.js'
 
@@ -156,7 +157,7 @@ describe('custom domains behind Caddy', { skip: !existsSync(CADDY), timeout: 240
         BURROW_DNS_SERVERS: dns.address,
         BURROW_LOG: 'info',
       },
-      { plan: 'pro' },
+      { plan: 'free' },
     )
     base = `http://127.0.0.1:${service.port}`
     caddy = await startCaddy(service.port, ZONE, httpsPort)
@@ -164,6 +165,8 @@ describe('custom domains behind Caddy', { skip: !existsSync(CADDY), timeout: 240
       token: string
     }
     token = made.token
+    // Pro, bought through the dev payment provider's checkout as a customer would.
+    await buyPlan(base, api, 'pro')
     tunnel = await service.tunnel('files')
     client = await startClient(service, tunnel.key, ['--stdio', `${process.execPath} ${HELLO}`])
   })
@@ -422,12 +425,32 @@ describe('custom domains behind Caddy', { skip: !existsSync(CADDY), timeout: 240
   })
 
   it('answers 402 plan_limit on the domain after a downgrade, while the tunnel’s own URL works', async () => {
-    const db = new Database(join(service.dataDir, 'burrow.db'))
+    // The subscription ends now at the payment provider (the dev provider's API, with the key
+    // burrowd generated for it); its webhook downgrades the account to Free.
+    const db = new Database(join(service.dataDir, 'burrow.db'), { readonly: true })
+    let apiKey: string
+    let subscriptionId: string
     try {
-      db.prepare("update accounts set plan = 'free' where slug = 'acme'").run()
+      apiKey = (
+        db.prepare("select value from settings where key = 'dev_paddle_api_key'").get() as {
+          value: string
+        }
+      ).value
+      subscriptionId = (
+        db.prepare('select subscription_id from subscriptions').get() as { subscription_id: string }
+      ).subscription_id
     } finally {
       db.close()
     }
+    const cancelled = await fetch(`${base}/dev/paddle/subscriptions/${subscriptionId}/cancel`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ effective_from: 'immediately' }),
+    })
+    assert.equal(cancelled.status, 200, await cancelled.text())
+    await until(
+      async () => (await api<{ plan: string }>('GET', '/api/account')).json.plan === 'free',
+    )
     const url = `https://${DOMAIN}:${httpsPort}/mcp`
     // Polled with calls that open no session (an initialize would take one of the plan's places).
     await until(async () => (await postMcp(url, toolCall(2, 'add'))).status === 402)
