@@ -140,6 +140,8 @@ describe('the Domain tab in a browser', { skip: !existsSync(CHROMIUM), timeout: 
     const customUrl = `http://${DOMAIN}:${service.port}/mcp`
     assert.equal(await text('#custom-url'), customUrl)
 
+    await page.goto(`${base}/dashboard`)
+    assert.equal(await text(`tr[data-tunnel="${tunnelId}"] [data-custom-url]`), customUrl)
     await page.goto(`${base}/dashboard/tunnels/${tunnelId}`)
     assert.equal(await text('#custom-url'), customUrl)
     assert.match(await text('#snippet'), new RegExp(customUrl.replace(/[.]/g, '\\.')))

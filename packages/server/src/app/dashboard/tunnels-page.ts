@@ -47,7 +47,7 @@ export function tunnelsPage(d: TunnelsPageData): SafeHtml {
   const rows = d.tunnels.map(
     (t) => html`<tr data-tunnel="${t.id}">
   <td><a href="/dashboard/tunnels/${t.id}">${t.name ?? t.subdomain}</a></td>
-  <td><code>${t.publicUrl}/mcp</code></td>
+  <td><code>${t.publicUrl}/mcp</code>${t.customUrl ? html`<br /><code data-custom-url>${t.customUrl}/mcp</code>` : ''}</td>
   <td>${statusBadge(t)}${(t.toolsAwaiting ?? 0) > 0 ? html` <a class="badge stopped" data-tools-awaiting="${t.toolsAwaiting ?? 0}" href="/dashboard/tunnels/${t.id}/tools">tools changed</a>` : ''}</td>
   <td class="muted">${t.lastSeenAt ? formatDateTime(t.lastSeenAt) : 'never'}</td>
 </tr>`,
