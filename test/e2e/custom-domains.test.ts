@@ -374,6 +374,20 @@ describe('custom domains behind Caddy', { skip: !existsSync(CADDY), timeout: 240
       rival,
     )
     assert.equal(huge.status, 413)
+    // An internationalised name that deceives no one is stored in its ASCII form, shown as typed,
+    // and can be named either way.
+    const idn = await api<DomainJson>(
+      'POST',
+      `/api/tunnels/${rivalTunnel.id}/domains`,
+      { domain: 'mcp.bücher.test' },
+      rival,
+    )
+    assert.equal(idn.status, 201, JSON.stringify(idn.json))
+    assert.equal(idn.json.domain, 'mcp.xn--bcher-kva.test')
+    assert.equal(idn.json.unicode, 'mcp.bücher.test')
+    assert.equal(idn.json.records[0]?.name, '_burrow-challenge.mcp.xn--bcher-kva.test')
+    const unicodePath = `/api/tunnels/${rivalTunnel.id}/domains/${encodeURIComponent('mcp.bücher.test')}`
+    assert.equal((await api('DELETE', unicodePath, undefined, rival)).status, 204)
     // Concurrent adds of one name to the rival's tunnels: one is stored, the others are told why.
     const more = await Promise.all(
       [1, 2, 3].map(
