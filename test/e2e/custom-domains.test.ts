@@ -23,6 +23,7 @@ import { startDnsServer, type DnsServer } from '../helpers/dns-server.js'
 import { freePort } from '../helpers/free-port.js'
 import { buyPlan } from '../helpers/dev-checkout.js'
 import { usageSet } from '../helpers/quota-stack.js'
+import { rawRequest } from '../helpers/raw-http.js'
 import { BURROWD, ROOT, startClient, startService, type Service } from '../helpers/stack.js'
 
 const run = promisify(execFile)
@@ -436,6 +437,17 @@ describe('custom domains behind Caddy', { skip: !existsSync(CADDY), timeout: 240
       headers: { 'x-forwarded-for': '198.51.100.1' },
     })
     assert.notEqual(relayed.status, 200)
+    // Nor through the real Caddy from outside, nor to a public Host on loopback.
+    const viaCaddy = await caddy.fetch(
+      `https://${ZONE}:${httpsPort}/internal/tls-ask?domain=${DOMAIN}`,
+    )
+    assert.equal(viaCaddy.status, 404)
+    assert.equal(await ask(DOMAIN), 200, 'while Caddy itself, asking directly, is told yes')
+    const publicHost = await rawRequest(service.port, [
+      `GET /internal/tls-ask?domain=${DOMAIN} HTTP/1.1`,
+      `Host: ${ZONE}`,
+    ])
+    assert.equal(publicHost.status, 404)
   })
 
   it('answers 402 plan_limit on the domain after a downgrade, while the tunnel’s own URL works', async () => {
