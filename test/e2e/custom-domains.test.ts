@@ -404,6 +404,17 @@ describe('custom domains behind Caddy', { skip: !existsSync(CADDY), timeout: 240
       ),
     )
     assert.deepEqual(raced.map((r) => r.status).sort(), [201, 409, 409])
+    // Checks now are limited per account (each sends DNS queries): a burst gets 429 past 20.
+    const holder = more[raced.findIndex((r) => r.status === 201)]!
+    const checks = await Promise.all(
+      Array.from({ length: 25 }, () =>
+        api('POST', `/api/tunnels/${holder.id}/domains/race.example.test/verify`, undefined, rival),
+      ),
+    )
+    const statuses = checks.map((c) => c.status)
+    assert.equal(statuses.filter((st) => st === 200).length, 20, String(statuses))
+    assert.equal(statuses.filter((st) => st === 429).length, 5)
+    assert.equal(checks.find((c) => c.status === 429)?.json.error?.code, 'rate_limited')
     // Caddy's question about names that are not verified domains is no; odd questions too.
     for (const q of [
       'race.example.test',

@@ -11,7 +11,12 @@ import {
   type CustomDomain,
   type CustomDomainStore,
 } from '../store/custom-domain-store.js'
+import { HttpError } from '../http/http-error.js'
+import { RateLimiter } from '../http/rate-limiter.js'
 import type { CustomDomains } from './custom-domains.js'
+
+/** DNS checks an account may ask for per minute ("Check now", `POST …/verify`). */
+export const CHECKS_PER_MINUTE = 20
 
 /** What `domainsWebPort` builds on. */
 export interface DomainsWebParts {
@@ -26,6 +31,8 @@ export interface DomainsWebParts {
 /** The port. */
 export function domainsWebPort(parts: DomainsWebParts): DomainsPort {
   const { domains, store } = parts
+  // Each check sends several DNS queries: an account cannot make burrowd send them in a loop.
+  const checks = new RateLimiter({ capacity: CHECKS_PER_MINUTE, perMs: 60_000 })
 
   /** Views of `rows` (all of one account), with their serving state under its plan. */
   const views = async (accountId: string, rows: readonly CustomDomain[]): Promise<DomainView[]> => {
@@ -73,6 +80,16 @@ export function domainsWebPort(parts: DomainsWebParts): DomainsPort {
     async verify(accountId, tunnelId, domain) {
       const found = await one(accountId, tunnelId, domain)
       if (found === undefined) return undefined
+      const allowed = checks.take(accountId)
+      if (!allowed.ok) {
+        throw new HttpError(
+          429,
+          'rate_limited',
+          `too many DNS checks: ${CHECKS_PER_MINUTE} a minute per account; try again in ` +
+            `${allowed.retryAfterSecs} s (pending domains are also checked every 5 minutes)`,
+          { retry_after_secs: allowed.retryAfterSecs },
+        )
+      }
       const checked = await domains.checkNow(found)
       return (await views(accountId, [checked.domain]))[0]
     },
