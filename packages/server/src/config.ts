@@ -103,6 +103,11 @@ export interface ServerConfig {
    * forwarding requests between nodes sharing Redis; null: `http://<listen address>`.
    */
   readonly nodeUrl: string | null
+  /**
+   * DNS servers that check custom domains (`BURROW_DNS_SERVERS`): `IP` or `IP:PORT` entries
+   * (`[IPv6]:PORT`); empty for the system's resolvers.
+   */
+  readonly dnsServers: readonly string[]
 }
 
 /** Environment variables as `process.env` holds them. */
@@ -143,6 +148,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     trustedProxies: parseTrustedProxies(read(env, 'BURROW_TRUSTED_PROXIES')),
     metricsToken: parseMetricsToken(read(env, 'BURROW_METRICS_TOKEN')),
     nodeUrl: parseNodeUrl(read(env, 'BURROW_NODE_URL')),
+    dnsServers: parseDnsServers(read(env, 'BURROW_DNS_SERVERS')),
   }
   return Object.freeze(config)
 }
@@ -448,4 +454,31 @@ function parseOnOff(env: Env, name: string, fallback: boolean): boolean {
   if (['on', '1', 'true', 'yes'].includes(lower)) return true
   if (['off', '0', 'false', 'no'].includes(lower)) return false
   throw bad(name, value, `on or off (default ${fallback ? 'on' : 'off'})`)
+}
+
+function parseDnsServers(value: string | undefined): readonly string[] {
+  if (value === undefined) return Object.freeze([])
+  const entries = value
+    .split(',')
+    .map((e) => e.trim())
+    .filter((e) => e !== '')
+  for (const entry of entries) {
+    if (!isDnsServer(entry)) {
+      throw bad(
+        'BURROW_DNS_SERVERS',
+        value,
+        `DNS server addresses separated by commas: IP or IP:PORT, [IPv6]:PORT for a port (e.g. 1.1.1.1,[2606:4700:4700::1111]:53); "${entry}" is not one`,
+      )
+    }
+  }
+  return Object.freeze(entries)
+}
+
+function isDnsServer(entry: string): boolean {
+  if (isIP(entry) !== 0) return true
+  const m = /^(?:\[([^\]]+)\]|([\d.]+)):(\d{1,5})$/.exec(entry)
+  if (!m) return false
+  const host = m[1] ?? m[2] ?? ''
+  const port = Number(m[3])
+  return isIP(host) !== 0 && (m[1] === undefined || isIP(host) === 6) && port >= 1 && port <= 65535
 }

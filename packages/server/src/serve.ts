@@ -60,7 +60,10 @@ export async function serve(config: ServerConfig): Promise<void> {
     }
     const done = label
       ? edge.handle(req, res, label, host)
-      : services.handleAdmin(req, res) || Promise.resolve(app.handle(req, res))
+      : services.handleAdmin(req, res) ||
+        services
+          .handleDomain(req, res, host)
+          .then((answered) => (answered ? undefined : app.handle(req, res)))
     done.catch((err: Error) => internalError(log, res, err))
   })
   server.on('clientError', answerClientError)

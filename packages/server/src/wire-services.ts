@@ -37,6 +37,9 @@ import { governancePort } from './app/governance-services-port.js'
 import type { WebhookEndpointStore } from './webhooks/webhook-endpoint-store.js'
 import type { ClusterEvents } from './cluster/cluster-events.js'
 import { startWebhookService } from './webhooks/webhook-service.js'
+import { openCustomDomains } from './domains/open-custom-domains.js'
+import { WelcomeUrls } from './domains/welcome-urls.js'
+import type { DomainsPort } from './app/domains-port.js'
 
 /** What `wireServices` needs from `serve`. */
 export interface WireOptions {
@@ -64,6 +67,8 @@ export interface Services {
   readonly cluster: Cluster | null
   /** Answer `req` when it is for the `burrowd usage set` endpoint; false when it is not. */
   handleAdmin(req: IncomingMessage, res: ServerResponse): Promise<void> | false
+  /** Answer `req` when it is for a custom domain or Caddy's TLS question; false when not. */
+  handleDomain(req: IncomingMessage, res: ServerResponse, host: string): Promise<boolean>
   /**
    * Record every connected tunnel as seen now. From then on, links that close are not recorded
    * one by one (at shutdown they all close at once).
@@ -120,11 +125,13 @@ export async function wireServices({ config, log, listen }: WireOptions): Promis
     store
       .touchTunnel(id, new Date())
       .catch((err: Error) => log.warn(`could not record tunnel ${id} as seen: ${err.message}`))
+  // A tunnel with a custom domain is told that URL when it connects (the domains come later).
+  const welcomeUrls = new WelcomeUrls()
   const registry = new TunnelRegistry({
     tokens: new ResumeTokens(secret),
     graceMs: config.resumeGraceSecs * 1000,
     heartbeatMs: config.heartbeatSecs * 1000,
-    publicUrl: (t) => publicUrl(t.subdomain, t.accountSlug),
+    publicUrl: (t) => welcomeUrls.urlFor(t, publicUrl(t.subdomain, t.accountSlug)),
     log,
     touch: (id) => (stopping ? Promise.resolve() : touch(id)),
     meters: metrics.linkMeters(),
@@ -174,13 +181,27 @@ export async function wireServices({ config, log, listen }: WireOptions): Promis
     pins: governance.pins,
   })
   const broker = new Broker({
-    findTunnelByKey: (key) => store.findTunnelByKey(key),
+    findTunnelByKey: async (key) => welcomeUrls.note(await store.findTunnelByKey(key)),
     registry,
     addresses,
     log,
   })
+  const domains = openCustomDomains({
+    config,
+    store,
+    lookup,
+    edge,
+    port,
+    log,
+    onEdgeRequest: (res) => {
+      const started = performance.now()
+      res.once('close', () => metrics.edgeAnswered(res, started))
+    },
+  })
+  welcomeUrls.use(async (t) => (await domains.web.servingUrls(t.accountId)).get(t.id))
   const web = await wireWeb({
     config,
+    domains: domains.web,
     store,
     governance: governancePort(store.db, store.toolPins, governance),
     events: governance.events,
@@ -215,6 +236,7 @@ export async function wireServices({ config, log, listen }: WireOptions): Promis
     app,
     cluster,
     handleAdmin: (req, res) => quota.handleAdmin(req, res),
+    handleDomain: (req, res, host) => domains.handle(req, res, host),
     async recordSeen() {
       stopping = true
       await Promise.all(registry.connectedTunnelIds().map(touch))
@@ -222,6 +244,7 @@ export async function wireServices({ config, log, listen }: WireOptions): Promis
     async close() {
       web.billing.stop()
       await cluster?.close()
+      await domains.stop()
       await webhooks.stop()
       await governance.close()
       await quota.close()
@@ -239,6 +262,7 @@ interface WebParts {
   readonly governance: GovernancePort
   /** Changes every node applies (plans, disconnections). */
   readonly events: ClusterEvents
+  readonly domains: DomainsPort
   readonly port: number
   readonly publicUrl: (subdomain: string, slug: string) => string
   readonly addresses: ClientAddresses
@@ -288,6 +312,7 @@ async function wireWeb(parts: WebParts): Promise<Web> {
       return { ...m, tunnels: m.tunnels.map((t) => ({ ...t, name: t.tunnelId })) }
     },
     publicUrl: parts.publicUrl,
+    domains: parts.domains,
   })
   const dashboard = new Dashboard({
     services,

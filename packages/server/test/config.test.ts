@@ -55,7 +55,25 @@ describe('loadConfig', () => {
       trustedProxies: ['127.0.0.0/8', '::1/128'],
       metricsToken: null,
       nodeUrl: null,
+      dnsServers: [],
     })
+  })
+
+  it('reads the DNS servers that check custom domains, and refuses names and bad ports', () => {
+    assert.deepEqual(
+      load({ BURROW_DNS_SERVERS: '1.1.1.1, 127.0.0.1:5353,[::1]:53,2606:4700:4700::1111' })
+        .dnsServers,
+      ['1.1.1.1', '127.0.0.1:5353', '[::1]:53', '2606:4700:4700::1111'],
+    )
+    for (const bad of [
+      'dns.example.com',
+      '127.0.0.1:0',
+      '127.0.0.1:99999',
+      '[1.2.3.4]:53',
+      ':53',
+    ]) {
+      assert.throws(() => load({ BURROW_DNS_SERVERS: bad }), /BURROW_DNS_SERVERS/, bad)
+    }
   })
 
   it('reads trusted proxies as addresses and CIDR blocks, or none', () => {

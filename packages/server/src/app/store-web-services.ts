@@ -7,6 +7,7 @@ import type { Store } from '../store/store.js'
 import type { TunnelStatus } from '../store/store.js'
 import type { MetersView } from './billing-view.js'
 import type { GovernancePort } from './governance-port.js'
+import type { DomainsPort } from './domains-port.js'
 import type {
   AccountView,
   BillingPort,
@@ -25,6 +26,7 @@ export interface StoreWebServicesParts {
   readonly governance: GovernancePort
   readonly meters: (accountId: string, now: Date) => Promise<MetersView>
   readonly publicUrl: (subdomain: string, slug: string) => string
+  readonly domains?: DomainsPort
 }
 
 function record(t: TunnelStatus): TunnelRecord {
@@ -110,5 +112,6 @@ export function storeWebServices(parts: StoreWebServicesParts): WebServices {
     governance: parts.governance,
     meters: parts.meters,
     publicUrl: parts.publicUrl,
+    ...(parts.domains ? { domains: parts.domains } : {}),
   }
 }

@@ -18,6 +18,8 @@ export interface TunnelView {
   readonly pinned: boolean
   readonly createdAt: Date
   readonly lastSeenAt: Date | null
+  /** The custom domain's URL (without `/mcp`) when one serves the tunnel (set where pages show it). */
+  readonly customUrl?: string
   /** Tools rug-pull protection saw change that wait for the owner (set where pages show it). */
   readonly toolsAwaiting?: number
 }

@@ -6,6 +6,7 @@
  */
 import type { BillingCycle, PlanId } from '../plans.js'
 import type { GovernancePort } from './governance-port.js'
+import type { DomainsPort } from './domains-port.js'
 import type { MetersView, SubscriptionView } from './billing-view.js'
 import type { TokenView } from './token-view.js'
 import type { TunnelView } from './tunnel-view.js'
@@ -108,4 +109,6 @@ export interface WebServices {
   meters(accountId: string, now: Date): Promise<MetersView>
   /** A tunnel's public URL (without `/mcp`). */
   publicUrl(subdomain: string, slug: string): string
+  /** Custom domains of tunnels; absent where burrowd runs without them (some tests). */
+  readonly domains?: DomainsPort
 }

@@ -78,6 +78,14 @@ const METHODS = new Set(['POST', 'GET', 'DELETE'])
 /** Times a request refused before any processing is sent again (a tunnel moving between nodes). */
 const MAX_RETRIES = 4
 
+/**
+ * An extra admission rule for one request, checked with the tunnel's own plan rules (a custom
+ * domain's plan): the refusal to answer, or null to go on.
+ */
+export type HostGate = (
+  tunnel: TunnelWithAccount,
+) => { readonly code: PolicyCode; readonly message: string; readonly reason: string } | null
+
 /** Answer the request being handled with a refusal (and record it). */
 type Refuse = (
   code: PolicyCode,
@@ -106,12 +114,16 @@ export class Edge {
     this.continuations = opts.continuations ?? new CallContinuations()
   }
 
-  /** Handle a request whose Host is the tunnel label `label` (`<sub>--<slug>`). */
+  /**
+   * Handle a request whose Host is the tunnel label `label` (`<sub>--<slug>`), or a name routed
+   * to it (a custom domain, whose `gate` is checked beside the tunnel's plan).
+   */
   async handle(
     req: IncomingMessage,
     res: ServerResponse,
     label: string,
     host: string,
+    gate?: HostGate,
   ): Promise<void> {
     const started = performance.now()
     const arrivedAt = new Date()
@@ -226,6 +238,8 @@ export class Edge {
           'its owner can upgrade or choose which tunnels serve in the dashboard',
       )
     }
+    const gated = gate?.(tunnel) ?? null
+    if (gated !== null) return refuse(gated.code, gated.message, gated.reason)
     const offline = () =>
       refuse(
         'tunnel_offline',

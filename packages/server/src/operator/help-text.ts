@@ -64,4 +64,6 @@ Environment (an empty value counts as unset):
   BURROW_SESSION_IDLE_SECS seconds without a request before a session stops counting (1800)
   BURROW_METER_SNAPSHOT_SECS
                            seconds between usage snapshots for the billing meters (60)
+  BURROW_DNS_SERVERS       DNS servers that check custom domains, IP or IP:PORT, comma-
+                           separated (none: the system's resolvers)
 `

@@ -362,6 +362,26 @@ export interface QuotaWarningsTable {
 }
 
 /** The whole database, for `Kysely<Database>`. */
+/** `custom_domains`: a domain a tunnel's owner added (migration 012, domains/). */
+export interface CustomDomainsTable {
+  /** `dom_` + random hex. */
+  id: string
+  /** ASCII (punycode), lower-case, no trailing dot; unique among verified rows. */
+  domain: string
+  /** At most one domain per tunnel. */
+  tunnel_id: string
+  account_id: string
+  /** What the TXT record `_burrow-challenge.<domain>` must hold. */
+  token: string
+  /** `pending` or `verified`. */
+  state: string
+  created_at: string
+  checked_at: OptionalNullable<string>
+  verified_at: OptionalNullable<string>
+  failing_since: OptionalNullable<string>
+  problem: OptionalNullable<string>
+}
+
 export interface Database {
   accounts: AccountsTable & AccountsWebColumns & AccountsBillingColumns
   tunnels: TunnelsTable & TunnelsWebColumns
@@ -383,4 +403,5 @@ export interface Database {
   webhook_endpoints: WebhookEndpointsTable
   webhook_deliveries: WebhookDeliveriesTable
   quota_warnings: QuotaWarningsTable
+  custom_domains: CustomDomainsTable
 }

@@ -97,6 +97,7 @@ describe('burrowd operator commands', () => {
       'BURROW_QUOTAS',
       'BURROW_SESSION_IDLE_SECS',
       'BURROW_METER_SNAPSHOT_SECS',
+      'BURROW_DNS_SERVERS',
     ]) {
       assert.ok(run.stdout.includes(text), `help lacks "${text}"`)
     }

@@ -26,6 +26,8 @@ import type { ApiCall } from './api-call.js'
 import { governanceApi } from './governance-api.js'
 import { toolsApi } from './tools-api.js'
 import { plansJson } from './plans-json.js'
+import { domainsApi } from './domains-api.js'
+import { withCustomUrl } from './domains-json.js'
 
 /** Options of `new Api`. */
 export interface ApiOptions {
@@ -54,6 +56,7 @@ export class Api {
     const gov = governanceApi(this.#svc, this.#now)
     const tools = toolsApi(this.#svc)
     const tool = '([^/]+)'
+    const domains = domainsApi(this.#svc.domains)
     const query = (c: Call) => new URL(c.req.url ?? '/', 'http://api.invalid').searchParams
     this.#routes = [
       r('GET', /^\/api\/account$/, (c) => this.#ok(c, accountJson(c.account))),
@@ -91,6 +94,18 @@ export class Api {
       ),
       r('POST', new RegExp(`^/api/tunnels/${id}/tools/${tool}/reject$`), async (c) =>
         tools.decide(c, (await this.#tunnel(c)).id, c.params[1] ?? '', 'rejected'),
+      ),
+      r('GET', new RegExp(`^/api/tunnels/${id}/domains$`), async (c) =>
+        domains.list(c, (await this.#tunnel(c)).id),
+      ),
+      r('POST', new RegExp(`^/api/tunnels/${id}/domains$`), async (c) =>
+        domains.add(c, (await this.#tunnel(c)).id),
+      ),
+      r('POST', new RegExp(`^/api/tunnels/${id}/domains/${tool}/verify$`), async (c) =>
+        domains.verify(c, (await this.#tunnel(c)).id, c.params[1] ?? ''),
+      ),
+      r('DELETE', new RegExp(`^/api/tunnels/${id}/domains/${tool}$`), async (c) =>
+        domains.remove(c, (await this.#tunnel(c)).id, c.params[1] ?? ''),
       ),
       r('GET', /^\/api\/tokens$/, (c) => this.#listTokens(c)),
       r('POST', /^\/api\/tokens$/, (c) => this.#createToken(c)),
@@ -195,7 +210,16 @@ export class Api {
   }
 
   async #listTunnels(c: Call): Promise<void> {
-    sendApiJson(c.res, 200, { tunnels: (await tunnelViews(this.#svc, c.account)).map(tunnelJson) })
+    const urls = await this.#customUrls(c)
+    const views = await tunnelViews(this.#svc, c.account)
+    sendApiJson(c.res, 200, {
+      tunnels: views.map((t) => withCustomUrl(tunnelJson(t), urls.get(t.id))),
+    })
+  }
+
+  /** The custom URL each tunnel of the caller's account serves now. */
+  async #customUrls(c: Call): Promise<Map<string, string>> {
+    return (await this.#svc.domains?.servingUrls(c.account.id)) ?? new Map<string, string>()
   }
 
   async #createTunnel(c: Call): Promise<void> {
@@ -230,7 +254,13 @@ export class Api {
   }
 
   async #getTunnel(c: Call): Promise<void> {
-    sendApiJson(c.res, 200, tunnelJson(tunnelView(this.#svc, c.account, await this.#tunnel(c))))
+    const t = await this.#tunnel(c)
+    const urls = await this.#customUrls(c)
+    sendApiJson(
+      c.res,
+      200,
+      withCustomUrl(tunnelJson(tunnelView(this.#svc, c.account, t)), urls.get(t.id)),
+    )
   }
 
   async #renameTunnel(c: Call): Promise<void> {

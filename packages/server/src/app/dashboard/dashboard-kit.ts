@@ -80,6 +80,16 @@ const NOTICES: Readonly<Record<string, Notice>> = {
   revoked: { kind: 'info', text: 'Token revoked.' },
   endpoint_deleted: { kind: 'info', text: 'Endpoint deleted.' },
   endpoint_enabled: { kind: 'info', text: 'Endpoint enabled again.' },
+  domain_added: {
+    kind: 'info',
+    text: 'Domain added. Create the DNS records below, then check it.',
+  },
+  domain_verified: { kind: 'info', text: 'Verified: the domain serves this tunnel.' },
+  domain_pending: {
+    kind: 'warn',
+    text: 'Not verified yet: the records below are not all in DNS. Changes can take a few minutes to appear.',
+  },
+  domain_removed: { kind: 'info', text: 'Domain removed; it no longer reaches this tunnel.' },
 }
 
 /** The dashboard's shared helpers. */

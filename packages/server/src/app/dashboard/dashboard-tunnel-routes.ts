@@ -3,6 +3,7 @@
  * tunnels serve after a downgrade, and one tunnel's page with rename, key rotation and delete.
  */
 import { tunnelView, tunnelViews, withToolAlerts } from '../account-views.js'
+import { withCustomUrls } from '../custom-url-views.js'
 import type { DashboardKit, DashboardRequest, DashboardRoute } from './dashboard-kit.js'
 import { html } from '../../http/html.js'
 import { HttpError } from '../../http/http-error.js'
@@ -22,7 +23,8 @@ export function tunnelRoutes(kit: DashboardKit): DashboardRoute[] {
   }
 
   const list = async (c: DashboardRequest) => {
-    const tunnels = await withToolAlerts(svc, c.account.id, await tunnelViews(svc, c.account))
+    const alerted = await withToolAlerts(svc, c.account.id, await tunnelViews(svc, c.account))
+    const tunnels = await withCustomUrls(svc, c.account.id, alerted)
     kit.html(
       c.res,
       200,
@@ -74,7 +76,8 @@ export function tunnelRoutes(kit: DashboardKit): DashboardRoute[] {
 
   const show = async (c: DashboardRequest) => {
     const t = await found(c)
-    const [view] = await withToolAlerts(svc, c.account.id, [tunnelView(svc, c.account, t)])
+    const views = await withToolAlerts(svc, c.account.id, [tunnelView(svc, c.account, t)])
+    const [view] = await withCustomUrls(svc, c.account.id, views)
     kit.html(c.res, 200, tunnelPage(c.viewer, view!, kit.notices(c)))
   }
 

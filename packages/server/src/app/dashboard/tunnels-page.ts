@@ -47,7 +47,7 @@ export function tunnelsPage(d: TunnelsPageData): SafeHtml {
   const rows = d.tunnels.map(
     (t) => html`<tr data-tunnel="${t.id}">
   <td><a href="/dashboard/tunnels/${t.id}">${t.name ?? t.subdomain}</a></td>
-  <td><code>${t.publicUrl}/mcp</code></td>
+  <td><code>${t.publicUrl}/mcp</code>${t.customUrl ? html`<br /><code data-custom-url>${t.customUrl}/mcp</code>` : ''}</td>
   <td>${statusBadge(t)}${(t.toolsAwaiting ?? 0) > 0 ? html` <a class="badge stopped" data-tools-awaiting="${t.toolsAwaiting ?? 0}" href="/dashboard/tunnels/${t.id}/tools">tools changed</a>` : ''}</td>
   <td class="muted">${t.lastSeenAt ? formatDateTime(t.lastSeenAt) : 'never'}</td>
 </tr>`,
@@ -94,7 +94,7 @@ ${table}
 
 /** The snippet for a tunnel as pretty JSON. */
 export function snippetJson(t: TunnelView): string {
-  return JSON.stringify(clientSnippet(t.publicUrl, t.name), null, 2)
+  return JSON.stringify(clientSnippet(t.customUrl ?? t.publicUrl, t.name), null, 2)
 }
 
 /**
@@ -148,6 +148,7 @@ export function tunnelPage(
 ${tunnelTabs(t, 'overview')}
 <section class="card">
   <p>Public URL: <code id="public-url">${t.publicUrl}/mcp</code> <button type="button" class="secondary" data-copy="public-url">Copy</button></p>
+  ${t.customUrl ? html`<p>Custom domain: <code id="custom-url">${t.customUrl}/mcp</code> <button type="button" class="secondary" data-copy="custom-url">Copy</button></p>` : ''}
   <p class="muted">Created ${formatDateTime(t.createdAt)} · last seen ${t.lastSeenAt ? formatDateTime(t.lastSeenAt) : 'never'}</p>
   <h2>Client configuration</h2>
   <pre id="snippet">${snippetJson(t)}</pre>

@@ -1,0 +1,218 @@
+/**
+ * Custom domains as a feature: adding one to a tunnel (the name checked by `checkCustomDomain`,
+ * the plan's allowance by the store), checking its DNS now or on the periodic re-check (with an
+ * injectable clock), answering which tunnel a public Host names (cached briefly, like tunnel
+ * hostnames), and whether a domain may have a certificate and be served under its account's plan
+ * now. The HTTP sides are `custom-domain-routing.ts` (the edge) and `tls-ask-route.ts` (Caddy).
+ */
+import { tunnelHostLabel, type Logger } from '@burrow/protocol'
+import type { PlanId } from '../plans.js'
+import {
+  domainAllowance,
+  type CustomDomain,
+  type CustomDomainStore,
+  type DomainRoute,
+} from '../store/custom-domain-store.js'
+import { StoreError } from '../store/store-error.js'
+import { checkCustomDomain } from './custom-domain-name.js'
+import type { DnsFindings, DnsVerifier } from './dns-verifier.js'
+
+/** How often a pending domain is checked again. */
+export const PENDING_RECHECK_MS = 5 * 60_000
+/** How often a verified domain is checked again. */
+export const VERIFIED_RECHECK_MS = 60 * 60_000
+/** How long a verified domain's records may be missing before it returns to pending. */
+export const LAPSE_AFTER_MS = 24 * 60 * 60_000
+/** Domains checked per round of the periodic re-check. */
+const RECHECK_BATCH = 50
+
+const HIT_TTL_MS = 5_000
+const MISS_TTL_MS = 2_000
+const MAX_ENTRIES = 10_000
+
+/** A verified domain's route, with its tunnel's `<sub>--<slug>` label. */
+export interface ResolvedDomain extends DomainRoute {
+  readonly label: string
+}
+
+/** Options of `new CustomDomains`. */
+export interface CustomDomainsOptions {
+  readonly store: CustomDomainStore
+  readonly verifier: DnsVerifier
+  /** The service's zone (`BURROW_ZONE`): the service host, and the parent of tunnel hosts. */
+  readonly zone: string
+  /** The plan in force of the tunnel with host label `label`, or null when there is none. */
+  readonly planOf: (label: string) => Promise<PlanId | null>
+  readonly log: Logger
+  readonly now?: () => Date
+}
+
+/** A domain with what its last check found. */
+export interface CheckedDomain {
+  readonly domain: CustomDomain
+  readonly findings: DnsFindings | null
+}
+
+/** Custom domains: adding, checking, routing and the TLS question. */
+export class CustomDomains {
+  readonly #opts: CustomDomainsOptions
+  readonly #now: () => Date
+  readonly #cache = new Map<string, { route: ResolvedDomain | 'pending' | null; expires: number }>()
+  #timer: NodeJS.Timeout | null = null
+  #round: Promise<void> | null = null
+
+  constructor(opts: CustomDomainsOptions) {
+    this.#opts = opts
+    this.#now = opts.now ?? (() => new Date())
+  }
+
+  /** The DNS records a domain needs, for pages and the API. */
+  records(d: CustomDomain, subdomain: string, slug: string) {
+    return [
+      { type: 'TXT', name: `_burrow-challenge.${d.domain}`, value: d.token },
+      {
+        type: 'CNAME',
+        name: d.domain,
+        value: `${tunnelHostLabel(subdomain, slug)}.${this.#opts.zone}`,
+      },
+    ] as const
+  }
+
+  /**
+   * Add `input` (as the user typed it) to the account's tunnel. Throws StoreError `invalid` with
+   * the rule it breaks, or what `CustomDomainStore#add` throws.
+   */
+  async add(accountId: string, tunnelId: string, input: unknown): Promise<CustomDomain> {
+    if (typeof input !== 'string' || input.length > 1024) {
+      throw new StoreError('invalid', '"domain" must be a domain name such as mcp.example.com')
+    }
+    const check = checkCustomDomain(input, this.#opts.zone)
+    if (!check.ok) throw new StoreError('invalid', check.reason)
+    const added = await this.#opts.store.add(accountId, tunnelId, check.domain)
+    this.invalidate()
+    return added
+  }
+
+  /** Remove a domain: it stops routing and gets no certificate. False when there is none. */
+  async remove(accountId: string, tunnelId: string, domain: string): Promise<boolean> {
+    const removed = await this.#opts.store.remove(accountId, tunnelId, domain.toLowerCase())
+    this.invalidate()
+    return removed
+  }
+
+  /** Check `d`'s DNS now and record the result; its tunnel's host label is `label`. */
+  async check(d: CustomDomain, label: string): Promise<CheckedDomain> {
+    const findings = await this.#opts.verifier.verify(d.domain, d.token, {
+      hosts: [`${label}.${this.#opts.zone}`, this.#opts.zone],
+    })
+    const at = this.#now()
+    const ok = findings.txtOk && findings.targetOk
+    const lapse =
+      d.failingSince !== null && at.getTime() - d.failingSince.getTime() >= LAPSE_AFTER_MS
+    const stored = await this.#opts.store.recordCheck(
+      d.id,
+      ok ? { kind: 'verified' } : { kind: 'failed', problem: findings.problems.join('; '), lapse },
+      at,
+    )
+    if (stored !== undefined && stored.state !== d.state) {
+      this.invalidate()
+      this.#opts.log.info(`custom domain ${d.domain} is now ${stored.state}`)
+    }
+    return { domain: stored ?? d, findings }
+  }
+
+  /** Check `d` now (the API's and the dashboard's "verify"). */
+  async checkNow(d: CustomDomain): Promise<CheckedDomain> {
+    const host = await this.#opts.store.tunnelHost(d.tunnelId)
+    if (host === undefined) return { domain: d, findings: null }
+    return this.check(d, tunnelHostLabel(host.subdomain, host.slug))
+  }
+
+  /**
+   * One round of the periodic re-check: the domains due at the clock's now (pending ones every
+   * 5 minutes, verified ones every hour), at most 50, longest-waiting first. Returns how many
+   * were checked.
+   */
+  async recheck(): Promise<number> {
+    const due = await this.#opts.store.due(
+      this.#now(),
+      PENDING_RECHECK_MS,
+      VERIFIED_RECHECK_MS,
+      RECHECK_BATCH,
+    )
+    for (const d of due) await this.checkNow(d)
+    return due.length
+  }
+
+  /** Run `recheck` every `everyMs` until `stop`. */
+  start(everyMs: number): void {
+    this.#timer = setInterval(() => {
+      if (this.#round !== null) return
+      this.#round = this.recheck()
+        .then(() => undefined)
+        .catch((err: Error) => this.#opts.log.warn(`custom domain re-check failed: ${err.message}`))
+        .finally(() => {
+          this.#round = null
+        })
+    }, everyMs)
+    this.#timer.unref()
+  }
+
+  /** Stop the periodic re-check and wait for a round under way. */
+  async stop(): Promise<void> {
+    if (this.#timer !== null) clearInterval(this.#timer)
+    this.#timer = null
+    await this.#round
+  }
+
+  /**
+   * Whether `host` could be a custom domain at all: not the service's zone or under it, not an
+   * address, and a dotted name. Anything else is never looked up.
+   */
+  candidate(host: string): boolean {
+    const zone = this.#opts.zone
+    if (host === zone || host.endsWith(`.${zone}`)) return false
+    if (!host.includes('.') || host.length > 253) return false
+    return !/^[\d.]+$/.test(host) && !host.startsWith('[')
+  }
+
+  /** The verified domain `host` names, `pending` when it is only added, or null. Cached briefly. */
+  async route(host: string): Promise<ResolvedDomain | 'pending' | null> {
+    const now = Date.now()
+    const cached = this.#cache.get(host)
+    if (cached && cached.expires > now) return cached.route
+    const found = await this.#opts.store.route(host)
+    const route =
+      found === undefined
+        ? null
+        : found === 'pending'
+          ? 'pending'
+          : { ...found, label: tunnelHostLabel(found.subdomain, found.slug) }
+    if (this.#cache.size >= MAX_ENTRIES) this.#cache.clear()
+    this.#cache.set(host, { route, expires: now + (route ? HIT_TTL_MS : MISS_TTL_MS) })
+    return route
+  }
+
+  /** Whether the plan `plan` lets the account serve `route` (its allowance counts domains by age). */
+  allowed(route: ResolvedDomain, plan: PlanId): boolean {
+    return route.rank < domainAllowance(plan)
+  }
+
+  /**
+   * Caddy's on-demand TLS question: yes only for a verified domain whose account's plan allows
+   * it now.
+   */
+  async mayIssue(domain: string): Promise<boolean> {
+    const host = domain.trim().toLowerCase().replace(/\.$/, '')
+    if (!this.candidate(host)) return false
+    const route = await this.route(host)
+    if (route === null || route === 'pending') return false
+    const plan = await this.#opts.planOf(route.label)
+    return plan !== null && this.allowed(route, plan)
+  }
+
+  /** Forget cached routes (after a domain changes, or a plan does). */
+  invalidate(): void {
+    this.#cache.clear()
+  }
+}

@@ -1,0 +1,352 @@
+/**
+ * Custom domains in the database (`custom_domains`, migration 012): adding one to a tunnel within
+ * the plan's allowance (under the account lock, so concurrent adds cannot exceed it), listing and
+ * removing them for their owner, recording what each DNS check found, the rows due for a
+ * re-check, and the verified domain a public request's Host names. Every owner-facing method
+ * matches the owner's account id in SQL: another account's domain behaves as an unknown one.
+ */
+import { randomBytes } from 'node:crypto'
+import { sql, type Kysely, type Selectable } from 'kysely'
+import { PLANS } from '../plans.js'
+import { planInForce, toDate } from './account-row.js'
+import { toDomain } from './custom-domain-row.js'
+import type { CheckOutcome, CustomDomain, DomainRoute } from './custom-domain-row.js'
+import { lockAccount } from './lock-account.js'
+import type { Database } from './schema.js'
+import { StoreError } from './store-error.js'
+
+export type {
+  CheckOutcome,
+  CustomDomain,
+  CustomDomainState,
+  DomainRoute,
+} from './custom-domain-row.js'
+
+type Row = Selectable<Database['custom_domains']>
+
+/** How many custom domains `planId` allows an account: none, one, or one per tunnel. */
+export function domainAllowance(planId: keyof typeof PLANS): number {
+  const plan = PLANS[planId]
+  if (!plan.customDomains) return 0
+  return planId === 'pro' ? 1 : plan.tunnels
+}
+
+/** The `custom_domains` queries. */
+export class CustomDomainStore {
+  readonly #db: Kysely<Database>
+  readonly #now: () => Date
+
+  constructor(db: Kysely<Database>, now: () => Date = () => new Date()) {
+    this.#db = db
+    this.#now = now
+  }
+
+  /**
+   * Add `domain` (already checked and canonical) to tunnel `tunnelId` of account `accountId`.
+   * Throws StoreError `not_found` (no such tunnel in the account), `plan_limit` (the plan allows
+   * none or no more), `conflict` (the tunnel has a domain, the account already added this one,
+   * or another account has verified it).
+   */
+  async add(accountId: string, tunnelId: string, domain: string): Promise<CustomDomain> {
+    return this.#db.transaction().execute(async (trx) => {
+      const account = await lockAccount(trx, accountId)
+      if (account === undefined) throw new StoreError('not_found', 'no such account')
+      const tunnel = await trx
+        .selectFrom('tunnels')
+        .select(['id'])
+        .where('id', '=', tunnelId)
+        .where('account_id', '=', accountId)
+        .executeTakeFirst()
+      if (tunnel === undefined) throw new StoreError('not_found', 'no such tunnel in this account')
+      const now = this.#now()
+      const planId = planInForce(account.id, account.plan, toDate(account.plan_expires_at), now)
+      const plan = PLANS[planId]
+      const allowance = domainAllowance(planId)
+      if (allowance === 0) {
+        throw new StoreError(
+          'plan_limit',
+          `custom domains need the Pro or Scale plan; the ${plan.name} plan has none. ` +
+            'Upgrade your plan to add one',
+          { limit: 0 },
+        )
+      }
+      const mine = await trx
+        .selectFrom('custom_domains')
+        .select(['domain', 'tunnel_id'])
+        .where('account_id', '=', accountId)
+        .execute()
+      const onTunnel = mine.find((d) => d.tunnel_id === tunnelId)
+      if (onTunnel !== undefined) {
+        throw new StoreError(
+          'conflict',
+          `this tunnel already has the custom domain ${onTunnel.domain}; a tunnel carries one, so remove it first`,
+        )
+      }
+      if (mine.some((d) => d.domain === domain)) {
+        throw new StoreError(
+          'conflict',
+          `${domain} is already added to another tunnel of this account`,
+        )
+      }
+      if (mine.length >= allowance) {
+        throw new StoreError(
+          'plan_limit',
+          `the ${plan.name} plan allows ${allowance} custom domain${allowance === 1 ? '' : 's'} ` +
+            `and this account has ${mine.length}; upgrade to Scale for one per tunnel, or remove one`,
+          { limit: allowance },
+        )
+      }
+      if (await this.#verifiedElsewhere(trx, domain, accountId)) throw claimed(domain)
+      const row = await trx
+        .insertInto('custom_domains')
+        .values({
+          id: `dom_${randomBytes(10).toString('hex')}`,
+          domain,
+          tunnel_id: tunnelId,
+          account_id: accountId,
+          token: `burrow-verify-${randomBytes(16).toString('hex')}`,
+          state: 'pending',
+          created_at: now.toISOString(),
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow()
+      return toDomain(row)
+    })
+  }
+
+  /** The domains of tunnel `tunnelId` in account `accountId` (at most one). */
+  async list(accountId: string, tunnelId: string): Promise<CustomDomain[]> {
+    const rows = await this.#db
+      .selectFrom('custom_domains')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('tunnel_id', '=', tunnelId)
+      .orderBy('created_at')
+      .execute()
+    return rows.map(toDomain)
+  }
+
+  /** Every domain of account `accountId`, oldest first. */
+  async listAccount(accountId: string): Promise<CustomDomain[]> {
+    const rows = await this.#db
+      .selectFrom('custom_domains')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute()
+    return rows.map(toDomain)
+  }
+
+  /** Domain `domain` of tunnel `tunnelId` in account `accountId`, if any. */
+  async get(
+    accountId: string,
+    tunnelId: string,
+    domain: string,
+  ): Promise<CustomDomain | undefined> {
+    const row = await this.#db
+      .selectFrom('custom_domains')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('tunnel_id', '=', tunnelId)
+      .where('domain', '=', domain)
+      .executeTakeFirst()
+    return row && toDomain(row)
+  }
+
+  /** Remove a domain; false when the account's tunnel has no such domain. */
+  async remove(accountId: string, tunnelId: string, domain: string): Promise<boolean> {
+    const deleted = await this.#db
+      .deleteFrom('custom_domains')
+      .where('account_id', '=', accountId)
+      .where('tunnel_id', '=', tunnelId)
+      .where('domain', '=', domain)
+      .executeTakeFirst()
+    return Number(deleted.numDeletedRows) > 0
+  }
+
+  /**
+   * Record what a check of domain `id` found at `at`. A success verifies it, unless another
+   * account verified the same domain first (then it stays pending and says so). A failure keeps
+   * a verified domain verified (noting since when it fails) unless `lapse` says it failed long
+   * enough, which returns it to pending. Returns the row as stored, or undefined when it is gone.
+   */
+  async recordCheck(
+    id: string,
+    outcome: CheckOutcome,
+    at: Date,
+  ): Promise<CustomDomain | undefined> {
+    try {
+      return await this.#recordCheck(id, outcome, at)
+    } catch (err) {
+      // Another account's row was verified between our look and our write (the partial unique
+      // index refused ours): this one stays pending and says why.
+      if (!isUniqueViolation(err)) throw err
+      const found = await this.#db
+        .selectFrom('custom_domains')
+        .select(['domain'])
+        .where('id', '=', id)
+        .executeTakeFirst()
+      if (found === undefined) return undefined
+      const row = await this.#db
+        .updateTable('custom_domains')
+        .set({ checked_at: at.toISOString(), problem: claimed(found.domain).message })
+        .where('id', '=', id)
+        .returningAll()
+        .executeTakeFirst()
+      return row && toDomain(row)
+    }
+  }
+
+  async #recordCheck(
+    id: string,
+    outcome: CheckOutcome,
+    at: Date,
+  ): Promise<CustomDomain | undefined> {
+    const when = at.toISOString()
+    return this.#db.transaction().execute(async (trx) => {
+      const row = await trx
+        .selectFrom('custom_domains')
+        .selectAll()
+        .where('id', '=', id)
+        .executeTakeFirst()
+      if (row === undefined) return undefined
+      let update: Partial<Row>
+      if (outcome.kind === 'verified') {
+        if (
+          row.state !== 'verified' &&
+          (await this.#verifiedElsewhere(trx, row.domain, row.account_id))
+        ) {
+          update = { checked_at: when, problem: claimed(row.domain).message }
+        } else {
+          update = {
+            state: 'verified',
+            checked_at: when,
+            verified_at: row.verified_at ?? when,
+            failing_since: null,
+            problem: null,
+          }
+        }
+      } else if (row.state === 'verified' && !outcome.lapse) {
+        update = {
+          checked_at: when,
+          failing_since: row.failing_since ?? when,
+          problem: outcome.problem,
+        }
+      } else {
+        update = {
+          state: 'pending',
+          checked_at: when,
+          verified_at: null,
+          failing_since: null,
+          problem: outcome.problem,
+        }
+      }
+      const stored = await trx
+        .updateTable('custom_domains')
+        .set(update)
+        .where('id', '=', id)
+        .returningAll()
+        .executeTakeFirstOrThrow()
+      return toDomain(stored)
+    })
+  }
+
+  /**
+   * Domains due for a re-check at `now`: pending ones not checked for `pendingMs`, verified ones
+   * not checked for `verifiedMs`; the longest-waiting first, at most `limit`.
+   */
+  async due(
+    now: Date,
+    pendingMs: number,
+    verifiedMs: number,
+    limit: number,
+  ): Promise<CustomDomain[]> {
+    const pendingBefore = new Date(now.getTime() - pendingMs).toISOString()
+    const verifiedBefore = new Date(now.getTime() - verifiedMs).toISOString()
+    const rows = await this.#db
+      .selectFrom('custom_domains')
+      .selectAll()
+      .where((eb) =>
+        eb.or([
+          eb('checked_at', 'is', null),
+          eb.and([eb('state', '=', 'pending'), eb('checked_at', '<=', pendingBefore)]),
+          eb.and([eb('state', '=', 'verified'), eb('checked_at', '<=', verifiedBefore)]),
+        ]),
+      )
+      .orderBy(sql`coalesce(checked_at, created_at)`)
+      .limit(limit)
+      .execute()
+    return rows.map(toDomain)
+  }
+
+  /** The host label parts of tunnel `tunnelId`, or undefined when it is gone. */
+  async tunnelHost(tunnelId: string): Promise<{ subdomain: string; slug: string } | undefined> {
+    return this.#db
+      .selectFrom('tunnels')
+      .innerJoin('accounts', 'accounts.id', 'tunnels.account_id')
+      .select(['tunnels.subdomain as subdomain', 'accounts.slug as slug'])
+      .where('tunnels.id', '=', tunnelId)
+      .executeTakeFirst()
+  }
+
+  /** The verified domain `domain` with its tunnel's host parts, or `pending` when only unverified rows name it, or undefined. */
+  async route(domain: string): Promise<DomainRoute | 'pending' | undefined> {
+    const row = await this.#db
+      .selectFrom('custom_domains')
+      .innerJoin('tunnels', 'tunnels.id', 'custom_domains.tunnel_id')
+      .innerJoin('accounts', 'accounts.id', 'custom_domains.account_id')
+      .select([
+        'custom_domains.id as id',
+        'custom_domains.state as state',
+        'custom_domains.account_id as account_id',
+        'tunnels.subdomain as subdomain',
+        'accounts.slug as slug',
+        sql<number | string>`(
+          select count(*) from custom_domains as ahead
+          where ahead.account_id = custom_domains.account_id
+            and (ahead.created_at, ahead.id) < (custom_domains.created_at, custom_domains.id)
+        )`.as('rank'),
+      ])
+      .where('custom_domains.domain', '=', domain)
+      .orderBy(sql`case when custom_domains.state = 'verified' then 0 else 1 end`)
+      .executeTakeFirst()
+    if (row === undefined) return undefined
+    if (row.state !== 'verified') return 'pending'
+    return {
+      domainId: row.id,
+      accountId: row.account_id,
+      subdomain: row.subdomain,
+      slug: row.slug,
+      rank: Number(row.rank),
+    }
+  }
+
+  async #verifiedElsewhere(
+    db: Kysely<Database>,
+    domain: string,
+    accountId: string,
+  ): Promise<boolean> {
+    const other = await db
+      .selectFrom('custom_domains')
+      .select(['id'])
+      .where('domain', '=', domain)
+      .where('state', '=', 'verified')
+      .where('account_id', '!=', accountId)
+      .executeTakeFirst()
+    return other !== undefined
+  }
+}
+
+/** A unique-constraint failure, from SQLite or PostgreSQL. */
+function isUniqueViolation(err: unknown): boolean {
+  const code = (err as { code?: unknown }).code
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE'
+}
+
+function claimed(domain: string): StoreError {
+  return new StoreError(
+    'conflict',
+    `${domain} is already verified by another account; it must remove the domain before this one can use it`,
+  )
+}
