@@ -17,6 +17,7 @@ import { ResumeTokens } from './broker/resume-token.js'
 import { TunnelRegistry } from './broker/tunnel-registry.js'
 import type { ServerConfig } from './config.js'
 import { Edge } from './edge/edge.js'
+import { openAccess, type Access } from './access/open-access.js'
 import { TunnelLookup } from './edge/tunnel-lookup.js'
 import { ClientAddresses } from './http/client-addresses.js'
 import { publicUrlFor, serviceUrlFor } from './public-url.js'
@@ -134,7 +135,9 @@ export async function wireServices({ config, log, listen }: WireOptions): Promis
       await webhooks.emitToolChanged({ ...change, tunnelName: tunnel?.name ?? null })
     },
   })
+  const access = openAccess(config, store, port)
   const edge = new Edge({
+    access: access.gate,
     lookup,
     registry,
     maxBodyBytes: config.maxBodyBytes,
@@ -158,6 +161,7 @@ export async function wireServices({ config, log, listen }: WireOptions): Promis
     config,
     store,
     governance: governancePort(store.db, store.toolPins, governance),
+    access,
     registry,
     lookup,
     endpoints: webhooks.endpoints,
@@ -211,6 +215,7 @@ interface WebParts {
   readonly lookup: TunnelLookup
   readonly endpoints: WebhookEndpointStore
   readonly governance: GovernancePort
+  readonly access: Access
   readonly port: number
   readonly publicUrl: (subdomain: string, slug: string) => string
   readonly addresses: ClientAddresses
@@ -256,6 +261,7 @@ async function wireWeb(parts: WebParts): Promise<Web> {
     billing: billingPort(billing.service),
     webhooks: webhooksPort(parts.endpoints),
     governance: parts.governance,
+    access: parts.access.port,
     meters: async (accountId, now) => {
       const m = await readMeters(store.db, accountId, now)
       return { ...m, tunnels: m.tunnels.map((t) => ({ ...t, name: t.tunnelId })) }

@@ -39,6 +39,8 @@ import type { CallRateLimits } from '../governance/call-rate-limits.js'
 import type { Policies } from '../governance/policies.js'
 import type { ToolPins } from '../governance/tool-pins.js'
 import type { TunnelGovernance } from '../governance/tunnel-governance.js'
+import type { AccessGate } from '../access/access-gate.js'
+import { isProtectedResourcePath, serveProtectedResource } from '../access/protected-resource.js'
 
 /** What the edge needs. */
 export interface EdgeOptions {
@@ -62,6 +64,8 @@ export interface EdgeOptions {
   readonly pins?: ToolPins | null
   /** Where the policies' rate-limit buckets live; null or absent for no rate limits. */
   readonly rateLimits?: CallRateLimits | null
+  /** Who may call each tunnel (access modes, allowlists); null or absent: everyone. */
+  readonly access?: AccessGate | null
 }
 
 const METHODS = new Set(['POST', 'GET', 'DELETE'])
@@ -101,6 +105,9 @@ export class Edge {
     const arrivedAt = new Date()
     const url = req.url ?? '/'
     const path = url.split('?', 1)[0]
+    if (this.opts.access && isProtectedResourcePath(path)) {
+      return serveProtectedResource(req, res, this.opts.access, label)
+    }
     if (path !== '/mcp') {
       return sendRefusal(
         res,
@@ -125,6 +132,20 @@ export class Edge {
       )
     }
     const tunnel = await this.opts.lookup.byLabel(label)
+    // Who may call comes first: a caller who may not learns nothing, not even whether it is online.
+    const access = this.opts.access
+      ? await this.opts.access.check(
+          tunnel?.id ?? null,
+          label,
+          this.addresses.of(req),
+          singleHeader(req.headers.authorization),
+        )
+      : null
+    if (access !== null && !access.ok) {
+      return sendRefusal(res, access.code, access.message, access.reason, {
+        headers: access.headers,
+      })
+    }
     if (!tunnel) {
       return sendRefusal(res, 'tunnel_not_found', 'tunnel not found', `no tunnel is named ${host}`)
     }
@@ -190,6 +211,7 @@ export class Edge {
         clientIp: this.addresses.of(req),
         proto: this.opts.publicScheme,
         host: req.headers.host ?? host,
+        dropCredentials: access?.dropCredentials ?? false,
       }),
     }
     const headProblem = requestHeadProblem(head)

@@ -5,6 +5,7 @@
  */
 
 import type { ColumnType } from 'kysely'
+import type { AccessTables } from './access-schema.js'
 
 /** A nullable column that may be left out of an insert. */
 type OptionalNullable<T> = ColumnType<T | null, T | null | undefined, T | null>
@@ -360,7 +361,7 @@ export interface QuotaWarningsTable {
 }
 
 /** The whole database, for `Kysely<Database>`. */
-export interface Database {
+export interface Database extends AccessTables {
   accounts: AccountsTable & AccountsWebColumns & AccountsBillingColumns
   tunnels: TunnelsTable & TunnelsWebColumns
   settings: SettingsTable
