@@ -17,7 +17,7 @@ import { ResumeTokens } from './broker/resume-token.js'
 import { TunnelRegistry } from './broker/tunnel-registry.js'
 import type { ServerConfig } from './config.js'
 import { Edge } from './edge/edge.js'
-import { openAccess, type Access } from './access/open-access.js'
+import { authorizationServer, openAccess, type Access } from './access/open-access.js'
 import { TunnelLookup } from './edge/tunnel-lookup.js'
 import { ClientAddresses } from './http/client-addresses.js'
 import { publicUrlFor, serviceUrlFor } from './public-url.js'
@@ -135,7 +135,7 @@ export async function wireServices({ config, log, listen }: WireOptions): Promis
       await webhooks.emitToolChanged({ ...change, tunnelName: tunnel?.name ?? null })
     },
   })
-  const access = openAccess(config, store, port)
+  const access = await openAccess(config, store, port)
   const edge = new Edge({
     access: access.gate,
     lookup,
@@ -201,6 +201,7 @@ export async function wireServices({ config, log, listen }: WireOptions): Promis
       web.billing.stop()
       await webhooks.stop()
       await governance.close()
+      await access.close()
       await quota.close()
       await store.close()
     },
@@ -286,6 +287,7 @@ async function wireWeb(parts: WebParts): Promise<Web> {
       matches: (url: string) => billing.handles(url),
       handle: (req: IncomingMessage, res: ServerResponse) => billing.handle(req, res),
     },
+    authorizationServer(parts.access, services, lookup, https, parts.addresses),
   ]
   return { dashboard, api, mounts, billing }
 }
