@@ -422,4 +422,71 @@ describe('OAuth for MCP clients', () => {
     })
     assert.equal(retry.status, 400)
   })
+
+  it('manages access in the dashboard: mode, allowlist, agent tokens and connected agents', async () => {
+    const provider = new BrowserProvider(page, callback, 'olive@example.com')
+    await assert.rejects(connectSdk(tunnels.a!.url, provider), UnauthorizedError)
+    const answer = codes.at(-1)!
+    await new StreamableHTTPClientTransport(new URL(tunnels.a!.url), {
+      authProvider: provider,
+      fetch: publicFetch,
+    }).finishAuth(answer.get('code')!, answer.get('iss')!)
+    const client = await connectSdk(tunnels.a!.url, provider)
+    await client.listTools()
+    await client.close()
+
+    page.on('dialog', (dialog) => void dialog.accept())
+    const tab = `http://localhost:${service.port}/dashboard/tunnels/${tunnels.a!.id}/access`
+    await page.goto(tab)
+    const row = page.locator('#agents tbody tr')
+    assert.equal(await row.count(), 1)
+    assert.match((await row.textContent()) ?? '', /Burrow e2e agent[\s\S]*olive@example\.com/)
+    await Promise.all([page.waitForURL(/notice=disconnected/), row.locator('button').click()])
+    assert.equal(await page.locator('#no-agents').count(), 1)
+    const after = await post(tunnels.a!.url, {
+      authorization: `Bearer ${String(provider.saved!.access_token)}`,
+    })
+    assert.equal(after.status, 401)
+
+    // A bad allowlist is refused in the page and nothing changes.
+    await page.fill('#allow-ips', '10.0.0.0/99')
+    await page.click('#access-form button[type=submit]')
+    assert.match((await page.textContent('.notice.error')) ?? '', /not an IP address or CIDR/)
+    assert.equal(
+      (await olive.api<{ allow_ips: string[] }>('GET', `/api/tunnels/${tunnels.a!.id}/access`)).json
+        .allow_ips.length,
+      0,
+    )
+    // Public warns; agent tokens show their secret once.
+    await page.goto(tab)
+    await page.check('input[name=mode][value=public]')
+    await page.fill('#allow-ips', '127.0.0.1\n::1')
+    await Promise.all([
+      page.waitForURL(/notice=saved/),
+      page.click('#access-form button[type=submit]'),
+    ])
+    assert.equal(await page.locator('#public-warning').count(), 1)
+    assert.deepEqual((await olive.api('GET', `/api/tunnels/${tunnels.a!.id}/access`)).json, {
+      mode: 'public',
+      allow_ips: ['127.0.0.1/32', '::1/128'],
+    })
+    await page.fill('#agent-token-name', 'nightly job')
+    await page.click('text=Create agent token')
+    const secret = (await page.textContent('#agent-token-secret'))?.trim() ?? ''
+    assert.match(secret, /^atk_/)
+    await page.goto(tab)
+    assert.equal(await page.locator('#agent-token-secret').count(), 0)
+    assert.equal(await page.locator('#agent-tokens tbody tr').count(), 1)
+    await page.check('input[name=mode][value=token]')
+    await Promise.all([
+      page.waitForURL(/notice=saved/),
+      page.click('#access-form button[type=submit]'),
+    ])
+    assert.equal((await post(tunnels.a!.url, { authorization: `Bearer ${secret}` })).status, 200)
+    await Promise.all([
+      page.waitForURL(/notice=revoked/),
+      page.locator('#agent-tokens tbody tr button').click(),
+    ])
+    assert.equal((await post(tunnels.a!.url, { authorization: `Bearer ${secret}` })).status, 401)
+  })
 })

@@ -15,6 +15,7 @@ import {
 } from './dashboard-kit.js'
 import { tunnelRoutes } from './dashboard-tunnel-routes.js'
 import { governanceRoutes } from './dashboard-governance-routes.js'
+import { accessRoutes } from './dashboard-access-routes.js'
 import { html } from '../../http/html.js'
 import { HttpError } from '../../http/http-error.js'
 import { page, type Viewer } from './layout.js'
@@ -37,6 +38,7 @@ export class Dashboard {
     this.#routes = [
       ...tunnelRoutes(this.#kit),
       ...governanceRoutes(this.#kit),
+      ...accessRoutes(this.#kit),
       ...billingRoutes(this.#kit),
       ...tokenRoutes(this.#kit),
       ...webhookRoutes(this.#kit),

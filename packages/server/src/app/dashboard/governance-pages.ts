@@ -13,7 +13,7 @@ import { csrfField, page, type Notice, type Viewer } from './layout.js'
 import { latencyChart, stackedBarChart } from './svg-chart.js'
 
 /** The tabs of a tunnel's page. */
-export type TunnelTab = 'overview' | 'traffic' | 'metrics' | 'policy' | 'tools'
+export type TunnelTab = 'overview' | 'traffic' | 'metrics' | 'policy' | 'tools' | 'access'
 
 const TABS: readonly [TunnelTab, string, string][] = [
   ['overview', 'Overview', ''],
@@ -21,6 +21,7 @@ const TABS: readonly [TunnelTab, string, string][] = [
   ['metrics', 'Metrics', '/metrics'],
   ['policy', 'Policy', '/policy'],
   ['tools', 'Tools', '/tools'],
+  ['access', 'Access', '/access'],
 ]
 
 /**
