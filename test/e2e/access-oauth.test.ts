@@ -18,9 +18,9 @@ import {
   Client,
   StreamableHTTPClientTransport,
   UnauthorizedError,
-  type OAuthClientProvider,
 } from '@modelcontextprotocol/client'
 import { chromium, type Browser, type Page } from 'playwright-core'
+import { BrowserProvider, PASSWORD } from '../helpers/oauth-browser-provider.js'
 import type { Child } from '../helpers/child.js'
 import { startChild } from '../helpers/child.js'
 import { publicFetch } from '../helpers/public-fetch.js'
@@ -30,75 +30,6 @@ import { signUp, type WebUser } from '../helpers/web-client.js'
 const CHROMIUM = '/usr/bin/chromium'
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run']
 const HEADER_LOG = join(ROOT, 'test/fixtures/header-log-server.mjs')
-const PASSWORD = 'correct horse battery'
-
-type Saved = Record<string, unknown>
-
-/** An in-memory OAuth client whose "browser" is a Chromium page signing in as `email`. */
-class BrowserProvider implements OAuthClientProvider {
-  info: Saved | undefined
-  saved: Saved | undefined
-  verifier = ''
-  consent: { client: string; tunnel: string; account: string } | null = null
-  private readonly page: Page
-  private readonly callback: string
-  private readonly email: string
-  constructor(page: Page, callback: string, email: string) {
-    this.page = page
-    this.callback = callback
-    this.email = email
-  }
-  get redirectUrl() {
-    return this.callback
-  }
-  get clientMetadata() {
-    return {
-      client_name: 'Burrow e2e agent',
-      redirect_uris: [this.callback],
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'none',
-    }
-  }
-  clientInformation() {
-    return this.info as never
-  }
-  saveClientInformation(info: Saved) {
-    this.info = info
-  }
-  tokens() {
-    return this.saved as never
-  }
-  saveTokens(tokens: Saved) {
-    this.saved = tokens
-  }
-  saveCodeVerifier(v: string) {
-    this.verifier = v
-  }
-  codeVerifier() {
-    return this.verifier
-  }
-  async redirectToAuthorization(url: URL) {
-    await this.page.goto(url.toString())
-    if (new URL(this.page.url()).pathname === '/signin') {
-      await this.page.fill('#email', this.email)
-      await this.page.fill('#password', PASSWORD)
-      await Promise.all([
-        this.page.waitForURL(/\/oauth\/authorize\?/),
-        this.page.click('button[type=submit]'),
-      ])
-    }
-    this.consent = {
-      client: (await this.page.textContent('#consent-client')) ?? '',
-      tunnel: (await this.page.textContent('#consent-tunnel')) ?? '',
-      account: (await this.page.textContent('#consent-account')) ?? '',
-    }
-    await Promise.all([
-      this.page.waitForURL(new RegExp(`^${this.callback}`)),
-      this.page.click('#approve'),
-    ])
-  }
-}
 
 describe('OAuth for MCP clients', () => {
   let service: Service
