@@ -20,7 +20,7 @@ import {
   UnauthorizedError,
 } from '@modelcontextprotocol/client'
 import { chromium, type Browser, type Page } from 'playwright-core'
-import { BrowserProvider, PASSWORD } from '../helpers/oauth-browser-provider.js'
+import { BrowserProvider } from '../helpers/oauth-browser-provider.js'
 import type { Child } from '../helpers/child.js'
 import { startChild } from '../helpers/child.js'
 import { publicFetch } from '../helpers/public-fetch.js'
