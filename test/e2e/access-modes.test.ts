@@ -221,6 +221,19 @@ describe('access modes', () => {
       assert.equal(JSON.stringify(h).includes(created.json.secret), false)
     }
 
+    // Call history names the agent token that made the call.
+    const deadline = Date.now() + 15_000
+    let agents: (string | null)[] = []
+    while (!agents.some((a) => a !== null) && Date.now() < deadline) {
+      const calls = await owner.api<{ calls: { agent: string | null }[] }>(
+        'GET',
+        `/api/tunnels/${a.id}/calls`,
+      )
+      agents = calls.json.calls.map((c) => c.agent)
+      if (!agents.some((x) => x !== null)) await new Promise((r) => setTimeout(r, 200))
+    }
+    assert.ok(agents.includes(`ci agent (${created.json.agent_token.id})`), JSON.stringify(agents))
+
     const refusals = [
       ['none', {}],
       ['wrong', { authorization: `Bearer atk_${'x'.repeat(43)}` }],

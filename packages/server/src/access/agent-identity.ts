@@ -13,5 +13,11 @@ export interface AgentIdentity {
   readonly name: string | null
 }
 
+/** How call history names `agent`: `<name> (<id>)`, or null for public callers. */
+export function agentLabel(agent: AgentIdentity): string | null {
+  if (agent.id === null) return null
+  return `${agent.name ?? agent.kind} (${agent.id})`
+}
+
 /** The identity of a caller of a public tunnel. */
 export const PUBLIC_CALLER: AgentIdentity = { kind: 'public', id: null, name: null }

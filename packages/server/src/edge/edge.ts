@@ -40,6 +40,7 @@ import type { Policies } from '../governance/policies.js'
 import type { ToolPins } from '../governance/tool-pins.js'
 import type { TunnelGovernance } from '../governance/tunnel-governance.js'
 import type { AccessGate } from '../access/access-gate.js'
+import { agentLabel } from '../access/agent-identity.js'
 import { isProtectedResourcePath, serveProtectedResource } from '../access/protected-resource.js'
 
 /** What the edge needs. */
@@ -191,6 +192,7 @@ export class Edge {
       body: rpc,
       bodyBytes: body?.length ?? 0,
       sessionId,
+      agent: access?.ok ? agentLabel(access.agent) : null,
       history: this.history,
       sessions: this.sessions,
       governance,

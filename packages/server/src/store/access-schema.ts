@@ -77,6 +77,12 @@ export interface OauthCodesTable {
   expires_at: string
 }
 
+/** The column 011 adds to `call_history`. */
+export interface CallHistoryAgentColumns {
+  /** The admitted agent, `<name> (<grant or agent token id>)`; null for public tunnels. */
+  agent: OptionalNullable<string>
+}
+
 /** The tables of `011_access`. */
 export interface AccessTables {
   tunnel_access: TunnelAccessTable

@@ -5,7 +5,7 @@
  */
 
 import type { ColumnType } from 'kysely'
-import type { AccessTables } from './access-schema.js'
+import type { AccessTables, CallHistoryAgentColumns } from './access-schema.js'
 
 /** A nullable column that may be left out of an insert. */
 type OptionalNullable<T> = ColumnType<T | null, T | null | undefined, T | null>
@@ -372,7 +372,7 @@ export interface Database extends AccessTables {
   subscriptions: SubscriptionsTable
   billing_events: BillingEventsTable
   usage_snapshots: UsageSnapshotsTable
-  call_history: CallHistoryTable
+  call_history: CallHistoryTable & CallHistoryAgentColumns
   tunnel_policies: TunnelPoliciesTable
   policy_versions: PolicyVersionsTable
   call_metrics: CallMetricsTable

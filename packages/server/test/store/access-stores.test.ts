@@ -62,6 +62,7 @@ for (const backend of testBackends()) {
       await store.db.schema.dropTable('oauth_clients').execute()
       await store.db.schema.dropTable('agent_tokens').execute()
       await store.db.schema.dropTable('tunnel_access').execute()
+      await store.db.schema.alterTable('call_history').dropColumn('agent').execute()
       await sql`delete from kysely_migration where name = '011_access'`.execute(store.db)
       assert.deepEqual(await migrateToLatest(store.db), ['011_access'])
       const settings = new TunnelAccessStore(store.db)

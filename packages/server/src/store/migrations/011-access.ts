@@ -1,6 +1,6 @@
 /**
  * Migration `011_access`: who may call a tunnel. Each tunnel's access mode (`oauth`, `token` or
- * `public`) and IP allowlist; static agent tokens (`atk_…`, stored hashed); and burrowd's own
+ * `public`) and IP allowlist; static agent tokens (`atk_…`, stored hashed); the agent of each call in call history; and burrowd's own
  * OAuth 2.1 authorization server: clients (Client ID Metadata Documents and dynamically
  * registered ones), grants (one per approved client and tunnel, holding the current refresh
  * token's hash) and single-use authorization codes. Tunnels that exist when it runs keep
@@ -78,6 +78,9 @@ export const accessMigration: Migration = {
       .column('tunnel_id')
       .execute()
 
+    // Who called, in call history: the agent the access gate admitted (null for public tunnels).
+    await db.schema.alterTable('call_history').addColumn('agent', 'text').execute()
+
     await db.schema
       .createTable('oauth_codes')
       .addColumn('code_hash', 'text', (c) => c.primaryKey())
@@ -90,6 +93,7 @@ export const accessMigration: Migration = {
       .execute()
   },
   async down(db: Kysely<unknown>): Promise<void> {
+    await db.schema.alterTable('call_history').dropColumn('agent').execute()
     await db.schema.dropTable('oauth_codes').execute()
     await db.schema.dropTable('oauth_grants').execute()
     await db.schema.dropTable('oauth_clients').execute()
