@@ -325,6 +325,30 @@ describe('OAuth for MCP clients', () => {
         /^(unsupported_grant_type|invalid_grant)$/,
       )
     }
+    // Repeated parameters are refused rather than guessed at.
+    const repeated = await fetch(
+      `${base}/oauth/authorize?${new URLSearchParams(good).toString()}&redirect_uri=${encodeURIComponent('https://attacker.example/cb')}`,
+      { redirect: 'manual' },
+    )
+    assert.equal(repeated.status, 400)
+    assert.match(await repeated.text(), /redirect_uri is repeated/)
+    const twice = await fetch(`${base}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'grant_type=refresh_token&refresh_token=a&refresh_token=b',
+    })
+    assert.equal(twice.status, 400)
+    assert.equal(((await twice.json()) as { error: string }).error, 'invalid_request')
+    // Oversized bodies.
+    const huge = await oauthForm('/oauth/token', { grant_type: 'x'.repeat(100_000) })
+    assert.equal(huge.status, 413)
+    assert.equal(((await huge.json()) as { error: string }).error, 'invalid_request')
+    const wrongType = await fetch(`${base}/oauth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain' },
+      body: 'hello',
+    })
+    assert.equal(wrongType.status, 415)
     const revoke = await oauthForm('/oauth/revoke', { token: 'not-a-token' })
     assert.equal(revoke.status, 200)
     assert.equal((await oauthForm('/oauth/revoke', {})).status, 400)
@@ -419,5 +443,24 @@ describe('OAuth for MCP clients', () => {
       page.locator('#agent-tokens tbody tr button').click(),
     ])
     assert.equal((await post(tunnels.a!.url, { authorization: `Bearer ${secret}` })).status, 401)
+  })
+
+  it('limits registrations per address', async () => {
+    const statuses: number[] = []
+    for (let i = 0; i < 25 && !statuses.includes(429); i++) {
+      const res = await fetch(`${base}/oauth/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ redirect_uris: [callback] }),
+      })
+      statuses.push(res.status)
+      if (res.status === 429) {
+        const body = (await res.json()) as { error: string; error_description: string }
+        assert.equal(body.error, 'invalid_request')
+        assert.match(body.error_description, /too many registrations/)
+      } else await res.arrayBuffer()
+    }
+    assert.ok(statuses.includes(429), JSON.stringify(statuses))
+    assert.ok(statuses.filter((s) => s === 201).length <= 20)
   })
 })

@@ -172,5 +172,9 @@ function refusal(
   reason: string,
   headers: Record<string, string>,
 ): GateDecision {
-  return { ok: false, code, message, reason, headers }
+  // Browser-based MCP clients must be able to read the challenge to start OAuth.
+  const expose = {
+    'access-control-expose-headers': 'x-burrow-error, retry-after, www-authenticate',
+  }
+  return { ok: false, code, message, reason, headers: { ...headers, ...expose } }
 }
