@@ -80,7 +80,9 @@ export class AccessTokens implements AccessTokenVerifier {
     const grant = await this.#grants.get(grantId)
     if (grant === undefined || grant.tunnelId !== tunnelId || grant.resource !== resource)
       return null
-    await this.#grants.touch(grant.id)
+    // Written at most once a minute per grant: a busy agent must not write on every call.
+    const last = grant.lastUsedAt?.getTime() ?? 0
+    if (this.#now().getTime() - last >= 60_000) await this.#grants.touch(grant.id)
     return { kind: 'oauth', id: grant.id, name: grant.clientName }
   }
 }

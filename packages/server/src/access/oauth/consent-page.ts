@@ -29,7 +29,7 @@ export function consentPage(v: ConsentView): SafeHtml {
   <p><strong id="consent-client">${v.clientName}</strong> wants to call the tools of your tunnel
   <strong id="consent-tunnel">${v.tunnelName}</strong> (<code>${v.tunnelUrl}</code>)
   as <strong id="consent-account">${v.viewer.email}</strong>.</p>
-  <p class="muted">Client: <code>${v.clientId}</code><br />It will be sent back to <code>${v.redirectUri}</code>.
+  <p class="muted">Client: <code>${v.clientId}</code> (${v.clientId.startsWith('https://') ? html`described by the document at <code>${new URL(v.clientId).host}</code>` : 'registered itself; its name is what it says about itself'})<br />It will be sent back to <code>${v.redirectUri}</code>.
   You can disconnect it at any time from the tunnel's page.</p>
   <form method="post" action="/oauth/authorize">
     <input type="hidden" name="_csrf" value="${v.viewer.csrfToken}" />
