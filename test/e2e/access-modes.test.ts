@@ -361,4 +361,32 @@ describe('access modes', () => {
     assert.ok(made.every((m) => m.status === 201))
     assert.equal(new Set(made.map((m) => m.json.secret)).size, 12)
   })
+
+  it('rate-limits each agent on its own when the policy says per agent', async () => {
+    const t = await make(owner, 'per-agent', { access: 'token' })
+    await connect(t)
+    const policy = await owner.api('PUT', `/api/tunnels/${t.id}/policy`, {
+      rate_limits: [{ tool: 'echo', limit: 1, per_seconds: 3600, per: 'agent' }],
+    })
+    assert.equal(policy.status, 200, JSON.stringify(policy.json))
+    const secrets: string[] = []
+    for (const name of ['first agent', 'second agent']) {
+      const made = await owner.api<{ secret: string }>(
+        'POST',
+        `/api/tunnels/${t.id}/agent-tokens`,
+        {
+          name,
+        },
+      )
+      secrets.push(made.json.secret)
+    }
+    const as = (secret: string) => ({ authorization: `Bearer ${secret}` })
+    assert.equal((await call(t.url, as(secrets[0]!), 1)).status, 200)
+    const limited = await call(t.url, as(secrets[0]!), 2)
+    assert.equal(limited.status, 429)
+    assert.equal(limited.headers.get('x-burrow-error'), 'rate_limited')
+    assert.match(limited.text, /1 calls per 3600 s to echo by each agent; retry in \d+ s/)
+    // The other agent has its own budget.
+    assert.equal((await call(t.url, as(secrets[1]!), 3)).status, 200)
+  })
 })

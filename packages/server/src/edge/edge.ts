@@ -245,7 +245,14 @@ export class Edge {
     const rug = await this.rugPull(tunnel, governance, rpc)
     // The policy before the quotas: a call the policy refuses is never counted.
     if (governance !== null) {
-      const refused = await governRequest(governance, this.opts.rateLimits ?? null, rpc, rug)
+      const agentId = access?.ok ? access.agent.id : null
+      const refused = await governRequest(
+        governance,
+        this.opts.rateLimits ?? null,
+        rpc,
+        rug,
+        agentId,
+      )
       if (refused !== null)
         return refuse(refused.code, refused.message, refused.reason, refused.headers)
     }
