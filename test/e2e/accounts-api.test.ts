@@ -247,7 +247,18 @@ describe('accounts and the JSON API on a real burrowd', { timeout: 180_000 }, ()
     // The operator may create beyond the plan, as after a downgrade: the newest stops serving.
     const { stdout } = await run(
       process.execPath,
-      [BURROWD, 'tunnel', 'create', '--account', 'dave', '--name', 'three', '--access', 'public', '--json'],
+      [
+        BURROWD,
+        'tunnel',
+        'create',
+        '--account',
+        'dave',
+        '--name',
+        'three',
+        '--access',
+        'public',
+        '--json',
+      ],
       { env: service.env },
     )
     const three = JSON.parse(stdout) as { id: string; public_url: string }
