@@ -421,6 +421,15 @@ describe('OAuth for MCP clients', () => {
       page.click('#access-form button[type=submit]'),
     ])
     assert.equal(await page.locator('#public-warning').count(), 1)
+    // The tunnel list and the tunnel's page flag it too.
+    await page.goto(`http://localhost:${service.port}/dashboard`)
+    assert.equal(
+      await page.locator(`[data-tunnel=${tunnels.a!.id}] [data-access=public]`).count(),
+      1,
+    )
+    await page.goto(`http://localhost:${service.port}/dashboard/tunnels/${tunnels.a!.id}`)
+    assert.equal(await page.locator('h1 [data-access=public]').count(), 1)
+    await page.goto(tab)
     assert.deepEqual((await olive.api('GET', `/api/tunnels/${tunnels.a!.id}/access`)).json, {
       mode: 'public',
       allow_ips: ['127.0.0.1/32', '::1/128'],

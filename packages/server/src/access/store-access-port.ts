@@ -22,6 +22,7 @@ export interface AccessPortParts {
 export function storeAccessPort(parts: AccessPortParts): AccessPort {
   return {
     settings: (tunnelId) => parts.settings.get(tunnelId),
+    modes: (tunnelIds) => parts.settings.modes(tunnelIds),
     async setSettings(tunnelId, access) {
       const stored = await parts.settings.set(tunnelId, access)
       parts.gate.invalidate(tunnelId)

@@ -28,6 +28,8 @@ export interface ConnectedAgentView {
 /** Access management of the caller's tunnels. */
 export interface AccessPort {
   settings(tunnelId: string): Promise<TunnelAccess>
+  /** The access mode of each of `tunnelIds` (for lists). */
+  modes(tunnelIds: readonly string[]): Promise<Map<string, TunnelAccess['mode']>>
   /** Store new settings; they apply to the next request on this node (others within seconds). */
   setSettings(tunnelId: string, access: TunnelAccess): Promise<TunnelAccess>
   agentTokens(tunnelId: string): Promise<AgentTokenView[]>

@@ -20,4 +20,6 @@ export interface TunnelView {
   readonly lastSeenAt: Date | null
   /** Tools rug-pull protection saw change that wait for the owner (set where pages show it). */
   readonly toolsAwaiting?: number
+  /** Who may call it (set where pages show it: a public tunnel is flagged). */
+  readonly accessMode?: 'oauth' | 'token' | 'public'
 }

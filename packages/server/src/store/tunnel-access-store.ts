@@ -33,6 +33,19 @@ export class TunnelAccessStore {
     return { mode: storedMode(row.mode), allowIps: JSON.parse(row.allow_ips) as string[] }
   }
 
+  /** The mode of each of `tunnelIds`, in one query (the default for those without settings). */
+  async modes(tunnelIds: readonly string[]): Promise<Map<string, AccessMode>> {
+    const out = new Map<string, AccessMode>(tunnelIds.map((id) => [id, DEFAULT_ACCESS.mode]))
+    if (tunnelIds.length === 0) return out
+    const rows = await this.#db
+      .selectFrom('tunnel_access')
+      .select(['tunnel_id', 'mode'])
+      .where('tunnel_id', 'in', [...tunnelIds])
+      .execute()
+    for (const row of rows) out.set(row.tunnel_id, storedMode(row.mode))
+    return out
+  }
+
   /** Store tunnel `tunnelId`'s settings (already parsed), replacing what was there. */
   async set(tunnelId: string, access: TunnelAccess): Promise<TunnelAccess> {
     const values = {

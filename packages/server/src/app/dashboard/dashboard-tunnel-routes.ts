@@ -2,7 +2,7 @@
  * The dashboard's tunnel pages: the list, creating a tunnel (its key shown once), choosing which
  * tunnels serve after a downgrade, and one tunnel's page with rename, key rotation and delete.
  */
-import { tunnelView, tunnelViews, withToolAlerts } from '../account-views.js'
+import { tunnelView, tunnelViews, withAccessModes, withToolAlerts } from '../account-views.js'
 import type { DashboardKit, DashboardRequest, DashboardRoute } from './dashboard-kit.js'
 import { html } from '../../http/html.js'
 import { HttpError } from '../../http/http-error.js'
@@ -22,7 +22,10 @@ export function tunnelRoutes(kit: DashboardKit): DashboardRoute[] {
   }
 
   const list = async (c: DashboardRequest) => {
-    const tunnels = await withToolAlerts(svc, c.account.id, await tunnelViews(svc, c.account))
+    const tunnels = await withAccessModes(
+      svc,
+      await withToolAlerts(svc, c.account.id, await tunnelViews(svc, c.account)),
+    )
     kit.html(
       c.res,
       200,
@@ -74,7 +77,10 @@ export function tunnelRoutes(kit: DashboardKit): DashboardRoute[] {
 
   const show = async (c: DashboardRequest) => {
     const t = await found(c)
-    const [view] = await withToolAlerts(svc, c.account.id, [tunnelView(svc, c.account, t)])
+    const [view] = await withAccessModes(
+      svc,
+      await withToolAlerts(svc, c.account.id, [tunnelView(svc, c.account, t)]),
+    )
     kit.html(c.res, 200, tunnelPage(c.viewer, view!, kit.notices(c)))
   }
 
