@@ -7,6 +7,7 @@ import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { request } from 'undici'
 import { openStore } from '../packages/server/dist/store/open-store.js'
+import { TunnelAccessStore } from '../packages/server/dist/store/tunnel-access-store.js'
 import type { Child } from '../test/helpers/child.js'
 import { freePort } from '../test/helpers/free-port.js'
 import { BURROW, BURROWD, ROOT } from '../test/helpers/stack.js'
@@ -64,6 +65,7 @@ export async function createTunnels(
     const keys: string[] = []
     for (const name of names) {
       const { tunnel, key } = await store.createTunnel({ accountId: account.id, name })
+      await new TunnelAccessStore(store.db).set(tunnel.id, { mode: 'public', allowIps: [] })
       if (policy) await store.policies.set(tunnel.id, JSON.stringify(policy), 'bench', new Date())
       keys.push(key)
     }

@@ -290,6 +290,8 @@ async function setUp() {
       'conf',
       '--name',
       `conformance-${mode}`,
+      '--access',
+      'public',
     ])
     const client = start(
       `burrow-${mode}`,

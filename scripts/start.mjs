@@ -30,7 +30,17 @@ function demoTunnel() {
   } catch {
     // The account exists from an earlier run whose demo.json was removed: make a new tunnel.
   }
-  const tunnel = operator(['tunnel', 'create', '--account', 'demo', '--name', 'hello'])
+  const tunnel = operator([
+    'tunnel',
+    'create',
+    '--account',
+    'demo',
+    '--name',
+    'hello',
+    // The demo is for trying Burrow from this machine; tunnels users make sign agents in.
+    '--access',
+    'public',
+  ])
   writeFileSync(demoFile, JSON.stringify(tunnel, null, 2), { mode: 0o600 })
   return tunnel
 }

@@ -247,7 +247,18 @@ describe('accounts and the JSON API on a real burrowd', { timeout: 180_000 }, ()
     // The operator may create beyond the plan, as after a downgrade: the newest stops serving.
     const { stdout } = await run(
       process.execPath,
-      [BURROWD, 'tunnel', 'create', '--account', 'dave', '--name', 'three', '--json'],
+      [
+        BURROWD,
+        'tunnel',
+        'create',
+        '--account',
+        'dave',
+        '--name',
+        'three',
+        '--access',
+        'public',
+        '--json',
+      ],
       { env: service.env },
     )
     const three = JSON.parse(stdout) as { id: string; public_url: string }
@@ -295,6 +306,7 @@ describe('accounts and the JSON API on a real burrowd', { timeout: 180_000 }, ()
       assert.equal(endpoint.status, 201)
       const made = await erin.api<{ tunnel: TunnelJson; key: string }>('POST', '/api/tunnels', {
         name: 'warned',
+        access: 'public',
       })
       const client = await startClient(service, made.json.key, [
         '--stdio',

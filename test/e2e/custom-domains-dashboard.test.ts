@@ -59,6 +59,7 @@ describe('the Domain tab in a browser', { skip: !existsSync(CHROMIUM), timeout: 
     user = await signUp(base, 'webdom')
     const made = await user.api<{ tunnel: { id: string }; key: string }>('POST', '/api/tunnels', {
       name: 'docs',
+      access: 'public',
     })
     tunnelId = made.json.tunnel.id
     client = await startClient(service, made.json.key, ['--upstream', counting.url])

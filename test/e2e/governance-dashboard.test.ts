@@ -46,7 +46,7 @@ describe('governance tabs in a browser', { skip: !existsSync(CHROMIUM), timeout:
     const made = await user.api<{ tunnel: { id: string; mcp_url: string }; key: string }>(
       'POST',
       '/api/tunnels',
-      { name: 'tabs' },
+      { name: 'tabs', access: 'public' },
     )
     tunnel = { id: made.json.tunnel.id, url: made.json.tunnel.mcp_url }
     client = await startClient(service, made.json.key, ['--upstream', counting.url])

@@ -83,7 +83,7 @@ async function tunnelFor(
   const made = await user.api<{ tunnel: { id: string; mcp_url: string }; key: string }>(
     'POST',
     '/api/tunnels',
-    { name },
+    { name, access: 'public' },
   )
   assert.equal(made.status, 201)
   const client = await startClient(service, made.json.key, upArgs)

@@ -114,7 +114,7 @@ describe('rug-pull protection through a tunnel', { timeout: 300_000 }, () => {
     const made = await user.api<{ tunnel: { id: string; mcp_url: string }; key: string }>(
       'POST',
       '/api/tunnels',
-      { name },
+      { name, access: 'public' },
     )
     assert.equal(made.status, 201, JSON.stringify(made.json))
     live.push({ id: made.json.tunnel.id, client: await startClient(service, made.json.key, args) })

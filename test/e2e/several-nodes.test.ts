@@ -143,7 +143,18 @@ describe('several burrowd nodes behind nginx', { skip, timeout: 240_000 }, () =>
     )
     const made = await run(
       process.execPath,
-      [BURROWD, 'tunnel', 'create', '--account', 'acme', '--name', 'shared', '--json'],
+      [
+        BURROWD,
+        'tunnel',
+        'create',
+        '--account',
+        'acme',
+        '--name',
+        'shared',
+        '--access',
+        'public',
+        '--json',
+      ],
       { env: operator },
     )
     const t = JSON.parse(made.stdout) as { id: string; key: string; subdomain: string }
@@ -418,6 +429,6 @@ describe('several burrowd nodes behind nginx', { skip, timeout: 240_000 }, () =>
     assert.equal(res.status, 204)
     await client.waitFor(/authentication failed|deleted|rotated|key/i, 20_000)
     const gone = await publicFetch(urlVia(other.port), { method: 'POST', body: '{}' })
-    assert.equal(gone.status, 404)
+    assert.equal(gone.status, 401, 'a tunnel that no longer exists answers as an unknown one')
   })
 })

@@ -88,6 +88,9 @@ export async function startService(
         '--account',
         'acme',
         '--json',
+        // Suites that test the tunnel itself call it without credentials; access has its own.
+        '--access',
+        'public',
         ...(name ? ['--name', name] : []),
       ]
       const { stdout } = await run(process.execPath, args, { env: fullEnv })

@@ -18,6 +18,7 @@ import { TunnelRegistry } from './broker/tunnel-registry.js'
 import type { ServerConfig } from './config.js'
 import { openCluster, type Cluster } from './cluster/open-cluster.js'
 import { Edge } from './edge/edge.js'
+import { authorizationServer, openAccess, type Access } from './access/open-access.js'
 import { TunnelLookup } from './edge/tunnel-lookup.js'
 import { ClientAddresses } from './http/client-addresses.js'
 import { publicUrlFor, serviceUrlFor } from './public-url.js'
@@ -165,7 +166,9 @@ export async function wireServices({ config, log, listen }: WireOptions): Promis
       lookup.invalidate()
     }
   })
+  const access = await openAccess(config, store, port)
   const edge = new Edge({
+    access: access.gate,
     lookup,
     registry,
     ...(cluster ? { router: cluster.router } : {}),
@@ -204,8 +207,10 @@ export async function wireServices({ config, log, listen }: WireOptions): Promis
     domains: domains.web,
     store,
     governance: governancePort(store.db, store.toolPins, governance),
+    access,
     events: governance.events,
     registry,
+    lookup,
     endpoints: webhooks.endpoints,
     port,
     publicUrl,
@@ -247,6 +252,7 @@ export async function wireServices({ config, log, listen }: WireOptions): Promis
       await domains.stop()
       await webhooks.stop()
       await governance.close()
+      await access.close()
       await quota.close()
       await store.close()
     },
@@ -258,11 +264,13 @@ interface WebParts {
   readonly config: ServerConfig
   readonly store: Store
   readonly registry: TunnelRegistry
+  readonly lookup: TunnelLookup
   readonly endpoints: WebhookEndpointStore
   readonly governance: GovernancePort
   /** Changes every node applies (plans, disconnections). */
   readonly events: ClusterEvents
   readonly domains: DomainsPort
+  readonly access: Access
   readonly port: number
   readonly publicUrl: (subdomain: string, slug: string) => string
   readonly addresses: ClientAddresses
@@ -282,7 +290,7 @@ interface Web {
  * dashboard and API over the store. Plan changes evict cached plans.
  */
 async function wireWeb(parts: WebParts): Promise<Web> {
-  const { config, store, registry, log } = parts
+  const { config, store, registry, lookup, log } = parts
   const https = config.publicScheme === 'https'
   const host =
     config.listen.host === '0.0.0.0' || config.listen.host === '::'
@@ -307,6 +315,7 @@ async function wireWeb(parts: WebParts): Promise<Web> {
     billing: billingPort(billing.service),
     webhooks: webhooksPort(parts.endpoints),
     governance: parts.governance,
+    access: parts.access.port,
     meters: async (accountId, now) => {
       const m = await readMeters(store.db, accountId, now)
       return { ...m, tunnels: m.tunnels.map((t) => ({ ...t, name: t.tunnelId })) }
@@ -332,6 +341,7 @@ async function wireWeb(parts: WebParts): Promise<Web> {
       matches: (url: string) => billing.handles(url),
       handle: (req: IncomingMessage, res: ServerResponse) => billing.handle(req, res),
     },
+    authorizationServer(parts.access, services, lookup, https, parts.addresses),
   ]
   return { dashboard, api, mounts, billing }
 }

@@ -24,6 +24,7 @@ export const POLICY_STATUS = {
   not_found: 404,
   method_not_allowed: 405,
   unauthorized: 401,
+  access_denied: 403,
 } as const
 
 /** A policy code. */

@@ -25,6 +25,18 @@ export async function withToolAlerts(
   return views.map((v) => ({ ...v, toolsAwaiting: awaiting.get(v.id) ?? 0 }))
 }
 
+/** `views` with each tunnel's access mode, for pages that flag public tunnels. */
+export async function withAccessModes(
+  svc: WebServices,
+  views: readonly TunnelView[],
+): Promise<TunnelView[]> {
+  const modes = await svc.access.modes(views.map((v) => v.id))
+  return views.map((v) => {
+    const mode = modes.get(v.id)
+    return mode === undefined ? v : { ...v, accessMode: mode }
+  })
+}
+
 /** Every tunnel of the account, in serving order. */
 export async function tunnelViews(svc: WebServices, account: AccountView): Promise<TunnelView[]> {
   return (await svc.tunnels.list(account.id)).map((t) => tunnelView(svc, account, t))

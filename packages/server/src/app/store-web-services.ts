@@ -8,6 +8,7 @@ import type { TunnelStatus } from '../store/store.js'
 import type { MetersView } from './billing-view.js'
 import type { GovernancePort } from './governance-port.js'
 import type { DomainsPort } from './domains-port.js'
+import type { AccessPort } from './access-port.js'
 import type {
   AccountView,
   BillingPort,
@@ -24,6 +25,7 @@ export interface StoreWebServicesParts {
   readonly billing: BillingPort
   readonly webhooks: WebhooksPort
   readonly governance: GovernancePort
+  readonly access: AccessPort
   readonly meters: (accountId: string, now: Date) => Promise<MetersView>
   readonly publicUrl: (subdomain: string, slug: string) => string
   readonly domains?: DomainsPort
@@ -110,6 +112,7 @@ export function storeWebServices(parts: StoreWebServicesParts): WebServices {
     billing: parts.billing,
     webhooks: parts.webhooks,
     governance: parts.governance,
+    access: parts.access,
     meters: parts.meters,
     publicUrl: parts.publicUrl,
     ...(parts.domains ? { domains: parts.domains } : {}),

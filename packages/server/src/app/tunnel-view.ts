@@ -22,4 +22,6 @@ export interface TunnelView {
   readonly customUrl?: string
   /** Tools rug-pull protection saw change that wait for the owner (set where pages show it). */
   readonly toolsAwaiting?: number
+  /** Who may call it (set where pages show it: a public tunnel is flagged). */
+  readonly accessMode?: 'oauth' | 'token' | 'public'
 }

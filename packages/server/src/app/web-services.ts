@@ -7,6 +7,7 @@
 import type { BillingCycle, PlanId } from '../plans.js'
 import type { GovernancePort } from './governance-port.js'
 import type { DomainsPort } from './domains-port.js'
+import type { AccessPort } from './access-port.js'
 import type { MetersView, SubscriptionView } from './billing-view.js'
 import type { TokenView } from './token-view.js'
 import type { TunnelView } from './tunnel-view.js'
@@ -105,6 +106,8 @@ export interface WebServices {
   readonly webhooks: WebhooksPort
   /** Tunnels' governance: policy, calls, metrics, live tail. */
   readonly governance: GovernancePort
+  /** Who may call each tunnel: access modes, allowlists, agent tokens, connected agents. */
+  readonly access: AccessPort
   /** This month's meters of an account, from the last snapshot. */
   meters(accountId: string, now: Date): Promise<MetersView>
   /** A tunnel's public URL (without `/mcp`). */

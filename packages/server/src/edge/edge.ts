@@ -42,6 +42,9 @@ import type { CallRateLimits } from '../governance/call-rate-limits.js'
 import type { Policies } from '../governance/policies.js'
 import type { ToolPins } from '../governance/tool-pins.js'
 import type { TunnelGovernance } from '../governance/tunnel-governance.js'
+import type { AccessGate } from '../access/access-gate.js'
+import { agentLabel } from '../access/agent-identity.js'
+import { isProtectedResourcePath, serveProtectedResource } from '../access/protected-resource.js'
 
 /** What the edge needs. */
 export interface EdgeOptions {
@@ -72,6 +75,8 @@ export interface EdgeOptions {
    * registry by default.
    */
   readonly router?: { route(tunnelId: string, waitMs: number): Promise<TunnelRoute | null> }
+  /** Who may call each tunnel (access modes, allowlists); null or absent: everyone. */
+  readonly access?: AccessGate | null
 }
 
 const METHODS = new Set(['POST', 'GET', 'DELETE'])
@@ -129,6 +134,9 @@ export class Edge {
     const arrivedAt = new Date()
     const url = req.url ?? '/'
     const path = url.split('?', 1)[0]
+    if (this.opts.access && isProtectedResourcePath(path)) {
+      return serveProtectedResource(req, res, this.opts.access, label)
+    }
     if (path !== '/mcp') {
       return sendRefusal(
         res,
@@ -153,6 +161,20 @@ export class Edge {
       )
     }
     const tunnel = await this.opts.lookup.byLabel(label)
+    // Who may call comes first: a caller who may not learns nothing, not even whether it is online.
+    const access = this.opts.access
+      ? await this.opts.access.check(
+          tunnel?.id ?? null,
+          label,
+          this.addresses.of(req),
+          singleHeader(req.headers.authorization),
+        )
+      : null
+    if (access !== null && !access.ok) {
+      return sendRefusal(res, access.code, access.message, access.reason, {
+        headers: access.headers,
+      })
+    }
     if (!tunnel) {
       return sendRefusal(res, 'tunnel_not_found', 'tunnel not found', `no tunnel is named ${host}`)
     }
@@ -199,6 +221,7 @@ export class Edge {
       body: rpc,
       bodyBytes: body?.length ?? 0,
       sessionId,
+      agent: access?.ok ? agentLabel(access.agent) : null,
       history: this.history,
       sessions: this.sessions,
       governance,
@@ -220,6 +243,7 @@ export class Edge {
         clientIp: this.addresses.of(req),
         proto: this.opts.publicScheme,
         host: req.headers.host ?? host,
+        dropCredentials: access?.dropCredentials ?? false,
       }),
     }
     const headProblem = requestHeadProblem(head)
@@ -251,7 +275,14 @@ export class Edge {
     const rug = await this.rugPull(tunnel, governance, rpc)
     // The policy before the quotas: a call the policy refuses is never counted.
     if (governance !== null) {
-      const refused = await governRequest(governance, this.opts.rateLimits ?? null, rpc, rug)
+      const agentId = access?.ok ? access.agent.id : null
+      const refused = await governRequest(
+        governance,
+        this.opts.rateLimits ?? null,
+        rpc,
+        rug,
+        agentId,
+      )
       if (refused !== null)
         return refuse(refused.code, refused.message, refused.reason, refused.headers)
     }

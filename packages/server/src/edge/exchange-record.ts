@@ -37,6 +37,8 @@ export interface ExchangeContext {
   readonly bodyBytes?: number
   /** The request's `Mcp-Session-Id`, if any. */
   readonly sessionId: string | undefined
+  /** The agent the access gate admitted, `<name> (<id>)`; null or absent for none. */
+  readonly agent?: string | null
   readonly history: CallHistorySink | null
   readonly sessions: EdgeSessions | null
   /** The tunnel's governance: what to redact, and zero-knowledge mode. */
@@ -186,6 +188,7 @@ export class ExchangeRecord {
         durationMs,
         sessionId: this.#ctx.sessionId?.slice(0, 200) ?? null,
         rpcId: JSON.stringify(request.id).slice(0, 200),
+        agent: this.#ctx.agent?.slice(0, 200) ?? null,
         outcome: policy !== null ? 'refused' : answer?.error ? 'error' : 'ok',
         bytesIn: single ? (this.#ctx.bodyBytes ?? 0) : 0,
         bytesOut: single ? this.#bytesOut : 0,

@@ -29,10 +29,13 @@ function connectionTokens(names: readonly string[], values: readonly string[]): 
   return tokens
 }
 
-/** Headers of a public request as sent to the local server. `raw` is node's rawHeaders list. */
+/**
+ * Headers of a public request as sent to the local server. `raw` is node's rawHeaders list.
+ * `dropCredentials` drops `Authorization` too: it held the credential the agent showed Burrow.
+ */
 export function upstreamRequestHeaders(
   raw: readonly string[],
-  forwarded: { clientIp: string; proto: string; host: string },
+  forwarded: { clientIp: string; proto: string; host: string; dropCredentials?: boolean },
 ): HeaderPairs {
   const out: [string, string][] = []
   const names: string[] = []
@@ -45,6 +48,7 @@ export function upstreamRequestHeaders(
   for (let i = 0; i < raw.length; i += 2) {
     const name = raw[i]!.toLowerCase()
     if (HOP_BY_HOP.has(name) || NOT_FORWARDED_UPSTREAM.has(name) || listed.has(name)) continue
+    if (forwarded.dropCredentials === true && name === 'authorization') continue
     out.push([name, raw[i + 1]!])
   }
   out.push(

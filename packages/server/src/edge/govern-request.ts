@@ -56,6 +56,7 @@ export async function governRequest(
   limits: CallRateLimits | null,
   rpc: JsonRpcBody | null,
   rug: RugPull | null = null,
+  agentId: string | null = null,
 ): Promise<PolicyRefusal | null> {
   if (rpc === null) return null
   const denied = governance.deniedCall(rpc.messages)
@@ -65,7 +66,7 @@ export async function governRequest(
   const held = rug === null ? null : heldCall(rug, rpc)
   if (held !== null) return { code: 'tool_held', message: 'tool held for approval', reason: held }
   if (limits === null) return null
-  const demands = governance.rates.demands(governance.tunnelId, rpc.messages)
+  const demands = governance.rates.demands(governance.tunnelId, rpc.messages, agentId)
   if (demands.length === 0) return null
   const outcome = await limits.admit(demands)
   if (outcome.ok) return null

@@ -4,7 +4,7 @@
  * opaque cursor (the last id of the page: ids are time-ordered).
  */
 import type { Kysely, Selectable } from 'kysely'
-import type { CallHistoryTable, Database } from '../store/schema.js'
+import type { Database } from '../store/schema.js'
 
 /** One call as shown. Bodies are the stored (redacted, cut) JSON text, or null. */
 export interface CallView {
@@ -12,6 +12,8 @@ export interface CallView {
   readonly at: string
   readonly sessionId: string | null
   readonly rpcId: string | null
+  /** The agent the access gate admitted, or null (public tunnels, older calls). */
+  readonly agent: string | null
   readonly method: string
   readonly tool: string | null
   readonly status: number
@@ -77,13 +79,14 @@ export async function getCall(
   return row === undefined ? undefined : toView(row)
 }
 
-function toView(r: Selectable<CallHistoryTable>): CallView {
+function toView(r: Selectable<Database['call_history']>): CallView {
   const n = (v: number | null | undefined) => (v === null || v === undefined ? null : Number(v))
   return {
     id: r.id,
     at: r.at,
     sessionId: r.session_id ?? null,
     rpcId: r.rpc_id ?? null,
+    agent: r.agent ?? null,
     method: r.method,
     tool: r.tool ?? null,
     status: Number(r.status),

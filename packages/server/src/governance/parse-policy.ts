@@ -183,7 +183,10 @@ function rateLimits(value: unknown, field: string): readonly RateLimitRule[] {
   return Object.freeze(
     value.map((item, i): RateLimitRule => {
       const at = `${field}[${i}]`
-      const rule = object(item, at, ['tool', 'method', 'limit', 'per_seconds'])
+      const rule = object(item, at, ['tool', 'method', 'limit', 'per_seconds', 'per'])
+      if (rule.per !== undefined && rule.per !== 'tunnel' && rule.per !== 'agent') {
+        throw new Refusal(`${at}.per`, `${at}.per must be "tunnel" or "agent"`)
+      }
       if ((rule.tool === undefined) === (rule.method === undefined)) {
         throw new Refusal(at, `${at} must name exactly one of "tool" and "method"`)
       }
@@ -194,6 +197,7 @@ function rateLimits(value: unknown, field: string): readonly RateLimitRule[] {
         pattern,
         limit: integer(rule.limit, `${at}.limit`, 1, POLICY_LIMITS.maxLimit),
         perSeconds: integer(rule.per_seconds, `${at}.per_seconds`, 1, POLICY_LIMITS.maxPerSeconds),
+        ...(rule.per === 'agent' ? { per: 'agent' as const } : {}),
       })
     }),
   )

@@ -12,6 +12,11 @@ export interface RateLimitRule {
   /** Calls allowed per `perSeconds`. */
   readonly limit: number
   readonly perSeconds: number
+  /**
+   * Whose calls share the budget: the whole tunnel's (absent or `tunnel`), or each agent's own
+   * (`agent`: each OAuth grant or agent token; public callers share one).
+   */
+  readonly per?: 'tunnel' | 'agent'
 }
 
 /** What is masked, where. */
@@ -56,6 +61,7 @@ export function policyDocument(policy: Policy): Record<string, unknown> {
       [r.on]: r.pattern,
       limit: r.limit,
       per_seconds: r.perSeconds,
+      ...(r.per === 'agent' ? { per: 'agent' } : {}),
     })),
     redaction: {
       keys: [...policy.redaction.keys],

@@ -19,8 +19,16 @@ export class RateLimitRules {
     this.#globs = rules.map((r) => compileGlob(r.pattern))
   }
 
-  /** The demands of `requests` on tunnel `tunnelId`'s buckets (empty when no rule matches). */
-  demands(tunnelId: string, requests: readonly ClassifiedMessage[]): RateDemand[] {
+  /**
+   * The demands of `requests` on tunnel `tunnelId`'s buckets (empty when no rule matches);
+   * `agentId` (the grant or agent token the access gate admitted, null for public callers)
+   * picks the bucket of rules that count per agent.
+   */
+  demands(
+    tunnelId: string,
+    requests: readonly ClassifiedMessage[],
+    agentId: string | null = null,
+  ): RateDemand[] {
     const out: RateDemand[] = []
     this.rules.forEach((rule, i) => {
       let n = 0
@@ -33,15 +41,19 @@ export class RateLimitRules {
         }
       }
       if (n === 0) return
+      const perAgent = rule.per === 'agent'
       out.push({
-        key: `${tunnelId}:${i}:${rule.on}:${rule.pattern}:${rule.limit}/${rule.perSeconds}`,
+        key:
+          `${tunnelId}:${i}:${rule.on}:${rule.pattern}:${rule.limit}/${rule.perSeconds}` +
+          (perAgent ? `:agent:${agentId ?? 'public'}` : ''),
         n,
         limit: rule.limit,
         perSeconds: rule.perSeconds,
         counts:
-          rule.on === 'tool'
+          (rule.on === 'tool'
             ? `calls to ${rule.pattern}`
-            : `requests for ${rule.pattern === '*' ? 'any method' : rule.pattern}`,
+            : `requests for ${rule.pattern === '*' ? 'any method' : rule.pattern}`) +
+          (perAgent ? ' by each agent' : ''),
       })
     })
     return out

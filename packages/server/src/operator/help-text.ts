@@ -12,8 +12,10 @@ Usage:
   burrowd account create --email E --slug S [--plan free|pro|scale] [--json]
                                    create an account; prints {id, email, slug, plan} with --json
   burrowd tunnel create --account SLUG [--name N] [--subdomain SUB] [--json]
+                       [--access oauth|token|public] [--allow-ip CIDR]...
                                    create a tunnel and its key (shown only once);
-                                   prints {id, subdomain, public_url, key} with --json
+                                   prints {id, subdomain, public_url, key, access} with --json;
+                                   agents sign in with OAuth unless --access says otherwise
   burrowd token create --account SLUG [--name N] [--json]
                                    create an API token for automation (shown only once), the
                                    same as one made in the dashboard; prints {id, token}

@@ -4,6 +4,13 @@
  * or malformed becomes a `UsageError` that says what to type instead.
  */
 
+import {
+  AccessInputError,
+  DEFAULT_ACCESS_MODE,
+  parseAccessMode,
+  parseAllowlist,
+  type AccessMode,
+} from '../access/tunnel-access.js'
 import { parseArgs } from 'node:util'
 import type { ParseArgsConfig } from 'node:util'
 import { isPlanId, PLAN_IDS } from '../plans.js'
@@ -26,6 +33,10 @@ export interface TunnelCreateCommand {
   readonly account: string
   readonly name: string | null
   readonly subdomain: string | null
+  /** `--access`: who may call it (`oauth` when absent). */
+  readonly access: AccessMode
+  /** `--allow-ip`, repeatable: CIDRs callers must come from; empty for any address. */
+  readonly allowIps: readonly string[]
   readonly json: boolean
 }
 
@@ -73,7 +84,7 @@ export type OperatorCommand =
 const ACCOUNT_CREATE_USAGE =
   'burrowd account create --email E --slug S [--plan free|pro|scale] [--json]'
 const TUNNEL_CREATE_USAGE =
-  'burrowd tunnel create --account SLUG [--name N] [--subdomain SUB] [--json]'
+  'burrowd tunnel create --account SLUG [--name N] [--subdomain SUB] [--access oauth|token|public] [--allow-ip CIDR]... [--json]'
 const TOKEN_CREATE_USAGE = 'burrowd token create --account SLUG [--name N] [--json]'
 const CRASH_REPORTS_LIST_USAGE = 'burrowd crash-reports list [--limit N] [--json]'
 const USAGE_SET_USAGE =
@@ -175,14 +186,34 @@ function tunnelCreate(args: readonly string[]): OperatorCommand {
     account: { type: 'string' },
     name: { type: 'string' },
     subdomain: { type: 'string' },
+    access: { type: 'string' },
+    'allow-ip': { type: 'string', multiple: true },
     json: { type: 'boolean' },
   })
   if (values.help) return { command: 'help' }
+  const access = optional(values.access, 'access', TUNNEL_CREATE_USAGE)
+  let mode: AccessMode = DEFAULT_ACCESS_MODE
+  let allowIps: string[]
+  try {
+    if (access !== null) mode = parseAccessMode(access)
+    allowIps = parseAllowlist(values['allow-ip'] ?? [])
+  } catch (error) {
+    if (error instanceof AccessInputError) {
+      throw new UsageError(
+        error.field === 'access'
+          ? `--access must be oauth, token or public, not "${access}"`
+          : `--allow-ip: ${error.message}`,
+      )
+    }
+    throw error
+  }
   return {
     command: 'tunnel create',
     account: required(values.account, 'account', TUNNEL_CREATE_USAGE),
     name: optional(values.name, 'name', TUNNEL_CREATE_USAGE),
     subdomain: optional(values.subdomain, 'subdomain', TUNNEL_CREATE_USAGE),
+    access: mode,
+    allowIps,
     json: values.json === true,
   }
 }

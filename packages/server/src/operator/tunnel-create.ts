@@ -7,7 +7,14 @@ import type { ServerConfig } from '../config.js'
 import { publicPortFor, publicUrlFor } from '../public-url.js'
 import { openStore } from '../store/open-store.js'
 import { StoreError } from '../store/store-error.js'
+import { TunnelAccessStore } from '../store/tunnel-access-store.js'
 import type { TunnelCreateCommand } from './parse-operator-args.js'
+
+const ACCESS_TEXT = {
+  oauth: "oauth (agents sign in with the account owner's approval)",
+  token: 'token (agents send an agent token made in the dashboard)',
+  public: 'public (anyone with the URL may call it)',
+} as const
 
 /**
  * Create the tunnel `command` describes and return what to print on stdout: one JSON object
@@ -35,11 +42,21 @@ export async function tunnelCreate(
       name: command.name,
       ...(command.subdomain === null ? {} : { subdomain: command.subdomain }),
     })
+    await new TunnelAccessStore(store.db).set(tunnel.id, {
+      mode: command.access,
+      allowIps: command.allowIps,
+    })
     const publicUrl = publicUrlFor(config, tunnel.subdomain, account.slug)
     if (command.json) {
+      const access = { mode: command.access, allow_ips: command.allowIps }
       return (
-        JSON.stringify({ id: tunnel.id, subdomain: tunnel.subdomain, public_url: publicUrl, key }) +
-        '\n'
+        JSON.stringify({
+          id: tunnel.id,
+          subdomain: tunnel.subdomain,
+          public_url: publicUrl,
+          key,
+          access,
+        }) + '\n'
       )
     }
     const named = tunnel.name === null ? '' : ` "${tunnel.name}"`
@@ -48,6 +65,7 @@ export async function tunnelCreate(
       ``,
       `  MCP endpoint: ${publicUrl}/mcp`,
       `  Key:          ${key}`,
+      `  Access:       ${ACCESS_TEXT[command.access]}`,
       ``,
       `The key is shown only this once; burrowd stores only its hash. Connect with:`,
       `  burrow up --api-key ${key} --upstream <your local MCP server URL>`,

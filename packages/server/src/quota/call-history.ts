@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto'
 import type { Logger } from '@burrow/protocol'
 import type { Insertable, Kysely } from 'kysely'
-import type { CallHistoryTable, Database } from '../store/schema.js'
+import type { Database } from '../store/schema.js'
 
 /** One answered request. */
 export interface CallRecord {
@@ -30,6 +30,8 @@ export interface CallRecord {
   readonly sessionId?: string | null
   /** The JSON-RPC id as JSON text, or null. */
   readonly rpcId?: string | null
+  /** The agent the access gate admitted, `<name> (<id>)`, or null. */
+  readonly agent?: string | null
   /** `ok`, `error` (a JSON-RPC error or a tool result with isError) or `refused`. */
   readonly outcome?: 'ok' | 'error' | 'refused'
   readonly bytesIn?: number
@@ -145,7 +147,7 @@ export class CallHistoryWriter implements CallHistorySink {
   }
 
   async #write(batch: readonly CallRecord[]): Promise<void> {
-    const rows = batch.map((r): Insertable<CallHistoryTable> => ({
+    const rows = batch.map((r): Insertable<Database['call_history']> => ({
       id: r.id ?? newCallId(r.at),
       tunnel_id: r.tunnelId,
       at: r.at.toISOString(),
@@ -156,6 +158,7 @@ export class CallHistoryWriter implements CallHistorySink {
       duration_ms: Math.max(0, Math.round(r.durationMs)),
       session_id: r.sessionId ?? null,
       rpc_id: r.rpcId ?? null,
+      agent: r.agent ?? null,
       outcome: r.outcome ?? (r.policyCode === null ? 'ok' : 'refused'),
       bytes_in: r.bytesIn ?? null,
       bytes_out: r.bytesOut ?? null,
@@ -183,8 +186,8 @@ export class CallHistoryWriter implements CallHistorySink {
   }
 
   async #rowsOfExistingTunnels(
-    rows: readonly Insertable<CallHistoryTable>[],
-  ): Promise<Insertable<CallHistoryTable>[]> {
+    rows: readonly Insertable<Database['call_history']>[],
+  ): Promise<Insertable<Database['call_history']>[]> {
     const ids = [...new Set(rows.map((r) => r.tunnel_id))]
     const found = await this.#db.selectFrom('tunnels').select('id').where('id', 'in', ids).execute()
     const existing = new Set(found.map((t) => t.id))

@@ -5,6 +5,7 @@
  */
 
 import type { ColumnType } from 'kysely'
+import type { AccessTables, CallHistoryAgentColumns } from './access-schema.js'
 
 /** A nullable column that may be left out of an insert. */
 type OptionalNullable<T> = ColumnType<T | null, T | null | undefined, T | null>
@@ -382,7 +383,7 @@ export interface CustomDomainsTable {
   problem: OptionalNullable<string>
 }
 
-export interface Database {
+export interface Database extends AccessTables {
   accounts: AccountsTable & AccountsWebColumns & AccountsBillingColumns
   tunnels: TunnelsTable & TunnelsWebColumns
   settings: SettingsTable
@@ -393,7 +394,7 @@ export interface Database {
   subscriptions: SubscriptionsTable
   billing_events: BillingEventsTable
   usage_snapshots: UsageSnapshotsTable
-  call_history: CallHistoryTable
+  call_history: CallHistoryTable & CallHistoryAgentColumns
   tunnel_policies: TunnelPoliciesTable
   policy_versions: PolicyVersionsTable
   call_metrics: CallMetricsTable

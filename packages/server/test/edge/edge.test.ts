@@ -128,13 +128,17 @@ describe('edge', () => {
     assert.equal(seen(), before, 'the preflight reached the client')
   })
 
-  it('answers 404 tunnel_not_found for a tunnel host nobody created', async () => {
+  it('answers a tunnel host nobody created as a tunnel that wants a sign-in', async () => {
     for (const unknown of [
       `nobody--acme.localhost:${service.port}`,
       `files--nobody.localhost:${service.port}`,
     ]) {
       const res = await postJson(service.port, unknown, { jsonrpc: '2.0', id: 1, method: 'ping' })
-      assertRefusal(res, { policy: 'tunnel_not_found', reason: /no tunnel is named/ })
+      assertRefusal(res, { policy: 'unauthorized', reason: /OAuth access token/ })
+      assert.equal(
+        res.headers['www-authenticate'],
+        `Bearer resource_metadata="http://${unknown.split(':')[0]}:${service.port}/.well-known/oauth-protected-resource/mcp"`,
+      )
     }
   })
 

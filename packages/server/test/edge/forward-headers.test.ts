@@ -97,3 +97,22 @@ describe('upstreamRequestHeaders', () => {
     ])
   })
 })
+
+describe('upstreamRequestHeaders and credentials', () => {
+  const raw = ['Authorization', 'Bearer atk_secret', 'Accept', 'application/json']
+  const forwarded = { clientIp: '203.0.113.9', proto: 'https', host: 'docs--acme.example' }
+
+  it('drops Authorization when it held the credential for Burrow', () => {
+    const out = upstreamRequestHeaders(raw, { ...forwarded, dropCredentials: true })
+    assert.equal(
+      out.some(([n]) => n === 'authorization'),
+      false,
+    )
+    assert.ok(out.some(([n, v]) => n === 'accept' && v === 'application/json'))
+  })
+
+  it('forwards Authorization on public tunnels, where it is for the local server', () => {
+    const out = upstreamRequestHeaders(raw, forwarded)
+    assert.ok(out.some(([n, v]) => n === 'authorization' && v === 'Bearer atk_secret'))
+  })
+})

@@ -45,6 +45,17 @@ describe('parsePolicy', () => {
     assert.deepEqual(policyDocument(p), EXAMPLE)
   })
 
+  it('reads rate limits counted per agent and writes them back', () => {
+    const doc = { rate_limits: [{ tool: 'search', limit: 5, per_seconds: 60, per: 'agent' }] }
+    const p = ok(doc)
+    assert.equal(p.rateLimits[0]!.per, 'agent')
+    assert.deepEqual(policyDocument(p).rate_limits, doc.rate_limits)
+    const perTunnel = ok({ rate_limits: [{ tool: 's', limit: 1, per_seconds: 1, per: 'tunnel' }] })
+    assert.deepEqual(policyDocument(perTunnel).rate_limits, [
+      { tool: 's', limit: 1, per_seconds: 1 },
+    ])
+  })
+
   it('fills what is missing with the defaults', () => {
     assert.deepEqual(ok({}), DEFAULT_POLICY)
     assert.deepEqual(ok({ tools: { deny: ['x'] } }).tools.allow, ['*'])
@@ -95,6 +106,11 @@ describe('parsePolicy', () => {
       [{ redaction: { forwarded: 'yes' } }, 'redaction.forwarded', /true or false/],
       [{ zero_knowledge: 1 }, 'zero_knowledge', /true or false/],
       [{ rug_pull: { mode: 'panic' } }, 'rug_pull.mode', /off, alert, hold/],
+      [
+        { rate_limits: [{ tool: 's', limit: 1, per_seconds: 1, per: 'session' }] },
+        'rate_limits[0].per',
+        /"tunnel" or "agent"/,
+      ],
     ]
     for (const [value, field, message] of cases) {
       const p = bad(value)

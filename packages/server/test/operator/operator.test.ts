@@ -151,7 +151,8 @@ describe('burrowd operator commands', () => {
     const first = json(['tunnel', 'create', '--account', 'acme', '--name', 'Docs'])
     const second = json(['tunnel', 'create', '--account', 'acme', '--name', 'Docs'])
     for (const tunnel of [first, second]) {
-      assert.deepEqual(Object.keys(tunnel), ['id', 'subdomain', 'public_url', 'key'])
+      assert.deepEqual(Object.keys(tunnel), ['id', 'subdomain', 'public_url', 'key', 'access'])
+      assert.deepEqual(tunnel.access, { mode: 'oauth', allow_ips: [] })
       assert.match(String(tunnel.key), /^mtk_[A-Za-z0-9_-]{43}$/)
       assert.equal(tunnel.public_url, `http://${String(tunnel.subdomain)}--acme.localhost:7100`)
     }
@@ -171,6 +172,39 @@ describe('burrowd operator commands', () => {
     } finally {
       db.close()
     }
+  })
+
+  it('sets the access mode and allowlist with --access and --allow-ip, refusing bad ones', () => {
+    const tunnel = json([
+      'tunnel',
+      'create',
+      '--account',
+      'acme',
+      '--access',
+      'token',
+      '--allow-ip',
+      '10.0.0.0/8',
+      '--allow-ip',
+      '::1',
+    ])
+    assert.deepEqual(tunnel.access, { mode: 'token', allow_ips: ['10.0.0.0/8', '::1/128'] })
+    const db = new Database(join(dataDir, 'burrow.db'), { readonly: true })
+    try {
+      const row = db
+        .prepare('select mode, allow_ips from tunnel_access where tunnel_id = ?')
+        .get(tunnel.id) as { mode: string; allow_ips: string }
+      assert.deepEqual(row, { mode: 'token', allow_ips: '["10.0.0.0/8","::1/128"]' })
+    } finally {
+      db.close()
+    }
+    fails(
+      burrowd(['tunnel', 'create', '--account', 'acme', '--access', 'open']),
+      /--access must be oauth, token or public, not "open"/,
+    )
+    fails(
+      burrowd(['tunnel', 'create', '--account', 'acme', '--allow-ip', '10.0.0.0/40']),
+      /--allow-ip: "10\.0\.0\.0\/40" is not an IP address or CIDR/,
+    )
   })
 
   it('uses an explicit subdomain and the configured zone', () => {

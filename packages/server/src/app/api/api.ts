@@ -25,6 +25,8 @@ import {
 import type { ApiCall } from './api-call.js'
 import { governanceApi } from './governance-api.js'
 import { toolsApi } from './tools-api.js'
+import { accessApi, accessFromBody } from './access-api.js'
+import { DEFAULT_ACCESS } from '../../access/tunnel-access.js'
 import { plansJson } from './plans-json.js'
 import { domainsApi } from './domains-api.js'
 import { withCustomUrl } from './domains-json.js'
@@ -55,6 +57,7 @@ export class Api {
     const id = '([\\w-]+)'
     const gov = governanceApi(this.#svc, this.#now)
     const tools = toolsApi(this.#svc)
+    const access = accessApi(this.#svc)
     const tool = '([^/]+)'
     const domains = domainsApi(this.#svc.domains)
     const query = (c: Call) => new URL(c.req.url ?? '/', 'http://api.invalid').searchParams
@@ -106,6 +109,27 @@ export class Api {
       ),
       r('DELETE', new RegExp(`^/api/tunnels/${id}/domains/${tool}$`), async (c) =>
         domains.remove(c, (await this.#tunnel(c)).id, c.params[1] ?? ''),
+      ),
+      r('GET', new RegExp(`^/api/tunnels/${id}/access$`), async (c) =>
+        access.get(c, (await this.#tunnel(c)).id),
+      ),
+      r('PUT', new RegExp(`^/api/tunnels/${id}/access$`), async (c) =>
+        access.put(c, (await this.#tunnel(c)).id),
+      ),
+      r('GET', new RegExp(`^/api/tunnels/${id}/agent-tokens$`), async (c) =>
+        access.listTokens(c, (await this.#tunnel(c)).id),
+      ),
+      r('POST', new RegExp(`^/api/tunnels/${id}/agent-tokens$`), async (c) =>
+        access.createToken(c, (await this.#tunnel(c)).id),
+      ),
+      r('DELETE', new RegExp(`^/api/tunnels/${id}/agent-tokens/${id}$`), async (c) =>
+        access.revokeToken(c, (await this.#tunnel(c)).id, c.params[1] ?? ''),
+      ),
+      r('GET', new RegExp(`^/api/tunnels/${id}/agents$`), async (c) =>
+        access.listAgents(c, (await this.#tunnel(c)).id),
+      ),
+      r('DELETE', new RegExp(`^/api/tunnels/${id}/agents/${id}$`), async (c) =>
+        access.revokeAgent(c, (await this.#tunnel(c)).id, c.params[1] ?? ''),
       ),
       r('GET', /^\/api\/tokens$/, (c) => this.#listTokens(c)),
       r('POST', /^\/api\/tokens$/, (c) => this.#createToken(c)),
@@ -226,13 +250,17 @@ export class Api {
     const body = await readJsonObject(c.req)
     const name = optionalString(body, 'name')
     const subdomain = optionalString(body, 'subdomain')
+    // Checked before anything is made; without them the tunnel is `oauth`, open to nobody else.
+    const access = accessFromBody(body, DEFAULT_ACCESS)
     const created = await this.#svc.tunnels.create(c.account.id, {
       ...(name !== undefined ? { name } : {}),
       ...(subdomain !== undefined ? { subdomain } : {}),
     })
+    const settings = await this.#svc.access.setSettings(created.tunnel.id, access)
     sendApiJson(c.res, 201, {
       tunnel: tunnelJson(tunnelView(this.#svc, c.account, created.tunnel)),
       key: created.key,
+      access: { mode: settings.mode, allow_ips: settings.allowIps },
     })
   }
 

@@ -24,6 +24,7 @@ export function callJson(c: CallView): Record<string, unknown> {
     id: c.id,
     at: c.at,
     session_id: c.sessionId,
+    agent: c.agent,
     rpc_id: c.rpcId === null ? null : (JSON.parse(c.rpcId) as unknown),
     method: c.method,
     tool: c.tool,

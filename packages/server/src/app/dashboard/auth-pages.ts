@@ -42,12 +42,14 @@ export function signInPage(
   formToken: string,
   values: AuthFormValues = {},
   notices: readonly Notice[] = [],
+  next: string | null = null,
 ): SafeHtml {
   return page(
     { title: 'Sign in', notices },
     html`<h1>Sign in</h1>
 <form method="post" action="/signin" class="card">
   <input type="hidden" name="_csrf" value="${formToken}" />
+  ${next === null ? '' : html`<input type="hidden" name="next" value="${next}" />`}
   <label for="email">Email</label>
   <input id="email" name="email" type="email" autocomplete="email" required value="${values.email ?? ''}" />
   <label for="password">Password</label>

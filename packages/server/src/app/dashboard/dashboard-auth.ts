@@ -9,6 +9,7 @@ import { parseCookies } from '../../http/cookies.js'
 import { DEVICE_COOKIE, DEVICE_COOKIE_SECS } from './sign-in-guard.js'
 import type { DashboardKit } from './dashboard-kit.js'
 import { newFormToken } from './form-token.js'
+import { returnPath } from './return-path.js'
 import { readForm } from '../../http/request-body.js'
 import { redirect } from '../../http/responses.js'
 import { checkCsrf, checkOrigin, FORM_COOKIE, sameSecret, SESSION_COOKIE } from '../session-auth.js'
@@ -34,12 +35,14 @@ export class DashboardAuth {
 
   /** GET `/signup` or `/signin`. */
   async form(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+    const next = returnPath(new URL(req.url ?? '/', 'http://x.invalid').searchParams.get('next'))
     if (await this.#kit.browserCaller(req)) {
-      redirect(res, '/dashboard', { status: 302 })
+      redirect(res, next ?? '/dashboard', { status: 302 })
       return
     }
     const token = newFormToken()
-    const body = path === '/signup' ? signUpPage(token, this.#kit.opts.zone) : signInPage(token)
+    const body =
+      path === '/signup' ? signUpPage(token, this.#kit.opts.zone) : signInPage(token, {}, [], next)
     this.#kit.html(res, 200, body, [this.#kit.cookie(FORM_COOKIE, token)])
   }
 
@@ -75,11 +78,15 @@ export class DashboardAuth {
   async signIn(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const form = await readForm(req)
     const values = { email: form.get('email') ?? '' }
+    const next = returnPath(form.get('next'))
     const token = newFormToken()
     const again = (status: number, message: string) =>
-      this.#kit.html(res, status, signInPage(token, values, [{ kind: 'error', text: message }]), [
-        this.#kit.cookie(FORM_COOKIE, token),
-      ])
+      this.#kit.html(
+        res,
+        status,
+        signInPage(token, values, [{ kind: 'error', text: message }], next),
+        [this.#kit.cookie(FORM_COOKIE, token)],
+      )
     const refused = this.#refusal(req, form)
     if (refused) return again(refused.startsWith('Too many') ? 429 : 403, refused)
     const guard = this.#kit.opts.signInGuard
@@ -97,7 +104,7 @@ export class DashboardAuth {
       guard.deviceCookie(values.email, check.device),
       DEVICE_COOKIE_SECS,
     )
-    await this.#startSession(res, account.id, '/dashboard', [trusted])
+    await this.#startSession(res, account.id, next ?? '/dashboard', [trusted])
   }
 
   /** POST `/signout`. */

@@ -2,7 +2,7 @@
  * The dashboard's tunnel pages: the list, creating a tunnel (its key shown once), choosing which
  * tunnels serve after a downgrade, and one tunnel's page with rename, key rotation and delete.
  */
-import { tunnelView, tunnelViews, withToolAlerts } from '../account-views.js'
+import { tunnelView, tunnelViews, withAccessModes, withToolAlerts } from '../account-views.js'
 import { withCustomUrls } from '../custom-url-views.js'
 import type { DashboardKit, DashboardRequest, DashboardRoute } from './dashboard-kit.js'
 import { html } from '../../http/html.js'
@@ -23,7 +23,10 @@ export function tunnelRoutes(kit: DashboardKit): DashboardRoute[] {
   }
 
   const list = async (c: DashboardRequest) => {
-    const alerted = await withToolAlerts(svc, c.account.id, await tunnelViews(svc, c.account))
+    const alerted = await withAccessModes(
+      svc,
+      await withToolAlerts(svc, c.account.id, await tunnelViews(svc, c.account)),
+    )
     const tunnels = await withCustomUrls(svc, c.account.id, alerted)
     kit.html(
       c.res,
@@ -76,7 +79,10 @@ export function tunnelRoutes(kit: DashboardKit): DashboardRoute[] {
 
   const show = async (c: DashboardRequest) => {
     const t = await found(c)
-    const views = await withToolAlerts(svc, c.account.id, [tunnelView(svc, c.account, t)])
+    const views = await withAccessModes(
+      svc,
+      await withToolAlerts(svc, c.account.id, [tunnelView(svc, c.account, t)]),
+    )
     const [view] = await withCustomUrls(svc, c.account.id, views)
     kit.html(c.res, 200, tunnelPage(c.viewer, view!, kit.notices(c)))
   }

@@ -16,6 +16,7 @@ import {
 import { tunnelRoutes } from './dashboard-tunnel-routes.js'
 import { governanceRoutes } from './dashboard-governance-routes.js'
 import { domainRoutes } from './dashboard-domain-routes.js'
+import { accessRoutes } from './dashboard-access-routes.js'
 import { html } from '../../http/html.js'
 import { HttpError } from '../../http/http-error.js'
 import { page, type Viewer } from './layout.js'
@@ -39,6 +40,7 @@ export class Dashboard {
       ...tunnelRoutes(this.#kit),
       ...governanceRoutes(this.#kit),
       ...domainRoutes(this.#kit),
+      ...accessRoutes(this.#kit),
       ...billingRoutes(this.#kit),
       ...tokenRoutes(this.#kit),
       ...webhookRoutes(this.#kit),

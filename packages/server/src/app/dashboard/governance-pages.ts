@@ -13,7 +13,8 @@ import { csrfField, page, type Notice, type Viewer } from './layout.js'
 import { latencyChart, stackedBarChart } from './svg-chart.js'
 
 /** The tabs of a tunnel's page. */
-export type TunnelTab = 'overview' | 'traffic' | 'metrics' | 'policy' | 'tools' | 'domain'
+export type TunnelTab =
+  'overview' | 'traffic' | 'metrics' | 'policy' | 'tools' | 'access' | 'domain'
 
 const TABS: readonly [TunnelTab, string, string][] = [
   ['overview', 'Overview', ''],
@@ -21,6 +22,7 @@ const TABS: readonly [TunnelTab, string, string][] = [
   ['metrics', 'Metrics', '/metrics'],
   ['policy', 'Policy', '/policy'],
   ['tools', 'Tools', '/tools'],
+  ['access', 'Access', '/access'],
   ['domain', 'Domain', '/domain'],
 ]
 
@@ -126,7 +128,7 @@ export function callPage(viewer: Viewer, t: TunnelView, c: CallView): SafeHtml {
     html`${tunnelHeading(t)}${tunnelTabs(t, 'traffic')}
 <section class="card" id="call">
   <p><strong>${c.method}</strong> ${c.tool ? html`<code>${c.tool}</code>` : ''} ${outcomeBadge(c)}</p>
-  <p class="muted">${c.at} · ${c.durationMs} ms to the answer · ${formatBytes(c.bytesIn ?? 0)} in, ${formatBytes(c.bytesOut ?? 0)} out · session ${c.sessionId ?? 'none'} · id ${c.rpcId ?? 'none'}</p>
+  <p class="muted">${c.at} · ${c.durationMs} ms to the answer · ${formatBytes(c.bytesIn ?? 0)} in, ${formatBytes(c.bytesOut ?? 0)} out · session ${c.sessionId ?? 'none'} · id ${c.rpcId ?? 'none'}${c.agent ? html` · agent <span id="call-agent">${c.agent}</span>` : ''}</p>
   ${c.bodiesCut ? html`<p class="notice warn">A body was longer than 64 KiB; what is stored is cut.</p>` : ''}
 </section>
 ${body('Request', 'request-body', c.requestBody)}

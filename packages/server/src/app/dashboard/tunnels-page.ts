@@ -30,6 +30,13 @@ export function statusBadge(t: TunnelView): SafeHtml {
     : html`<span class="badge offline" data-status="offline">offline</span>`
 }
 
+/** A warning badge on a public tunnel (anyone with its URL can call it), linking to its access. */
+export function accessBadge(t: TunnelView): SafeHtml | string {
+  return t.accessMode === 'public'
+    ? html` <a class="badge stopped" data-access="public" href="/dashboard/tunnels/${t.id}/access" title="Anyone with the URL can call this tunnel">public</a>`
+    : ''
+}
+
 /** The banner naming the tunnels whose tools changed since their owner approved them. */
 function toolsBanner(tunnels: readonly TunnelView[]): SafeHtml | string {
   const changed = tunnels.filter((t) => (t.toolsAwaiting ?? 0) > 0)
@@ -48,7 +55,7 @@ export function tunnelsPage(d: TunnelsPageData): SafeHtml {
     (t) => html`<tr data-tunnel="${t.id}">
   <td><a href="/dashboard/tunnels/${t.id}">${t.name ?? t.subdomain}</a></td>
   <td><code>${t.publicUrl}/mcp</code>${t.customUrl ? html`<br /><code data-custom-url>${t.customUrl}/mcp</code>` : ''}</td>
-  <td>${statusBadge(t)}${(t.toolsAwaiting ?? 0) > 0 ? html` <a class="badge stopped" data-tools-awaiting="${t.toolsAwaiting ?? 0}" href="/dashboard/tunnels/${t.id}/tools">tools changed</a>` : ''}</td>
+  <td>${statusBadge(t)}${accessBadge(t)}${(t.toolsAwaiting ?? 0) > 0 ? html` <a class="badge stopped" data-tools-awaiting="${t.toolsAwaiting ?? 0}" href="/dashboard/tunnels/${t.id}/tools">tools changed</a>` : ''}</td>
   <td class="muted">${t.lastSeenAt ? formatDateTime(t.lastSeenAt) : 'never'}</td>
 </tr>`,
   )
@@ -130,6 +137,7 @@ ${rotated ? html`<p>The old key no longer works; a client still running with it 
   <p><code id="public-url">${t.publicUrl}/mcp</code></p>
   <h2>Client configuration</h2>
   <pre id="snippet">${snippetJson(t)}</pre>
+  ${rotated ? '' : html`<p class="muted" id="access-hint">Agents sign in with your Burrow account (OAuth) when they first connect, and you approve each one. Change who may call it on its <a href="/dashboard/tunnels/${t.id}/access">Access</a> tab.</p>`}
 </section>
 <p><a href="/dashboard/tunnels/${t.id}">Tunnel details</a> · <a href="/dashboard">All tunnels</a></p>`,
   )
@@ -144,7 +152,7 @@ export function tunnelPage(
   const csrf = csrfField(viewer.csrfToken)
   return page(
     { title: t.name ?? t.subdomain, viewer, notices },
-    html`<h1>${t.name ?? t.subdomain} ${statusBadge(t)}</h1>
+    html`<h1>${t.name ?? t.subdomain} ${statusBadge(t)}${accessBadge(t)}</h1>
 ${tunnelTabs(t, 'overview')}
 <section class="card">
   <p>Public URL: <code id="public-url">${t.publicUrl}/mcp</code> <button type="button" class="secondary" data-copy="public-url">Copy</button></p>

@@ -1,0 +1,180 @@
+/**
+ * The first check at the edge: may this caller reach this tunnel at all? The IP allowlist, then
+ * the access mode: `public` admits anyone, `token` wants `Authorization: Bearer atk_…` made for
+ * this tunnel, `oauth` a bearer access token burrowd issued for this tunnel's resource. A refusal
+ * is the envelope (`unauthorized` 401 with `WWW-Authenticate`, `access_denied` 403) and says
+ * nothing about whether the tunnel is online. A host that names no tunnel is answered exactly as
+ * an `oauth` tunnel answers a caller without a token, so names cannot be probed.
+ */
+import type { PolicyCode } from '@burrow/protocol'
+import type { AgentTokenStore } from '../store/agent-token-store.js'
+import type { TunnelAccessStore } from '../store/tunnel-access-store.js'
+import { PUBLIC_CALLER, type AgentIdentity } from './agent-identity.js'
+import { allowlistAdmits, type TunnelAccess } from './tunnel-access.js'
+
+/** Checks OAuth access tokens (the authorization server's side); absent until OAuth is on. */
+export interface AccessTokenVerifier {
+  /** The grant a token authenticates for `resource` and tunnel `tunnelId`, or null. */
+  verify(token: string, tunnelId: string, resource: string): Promise<AgentIdentity | null>
+}
+
+/** What the gate decided. */
+export type GateDecision =
+  | { readonly ok: true; readonly agent: AgentIdentity; readonly dropCredentials: boolean }
+  | {
+      readonly ok: false
+      readonly code: PolicyCode
+      readonly message: string
+      readonly reason: string
+      readonly headers: Record<string, string>
+    }
+
+/** Options of `new AccessGate`. */
+export interface AccessGateOptions {
+  readonly settings: Pick<TunnelAccessStore, 'get'>
+  readonly agentTokens: Pick<AgentTokenStore, 'authenticate'>
+  readonly oauth?: AccessTokenVerifier | null
+  /** The authorization server's issuer URL: the service host (`<scheme>://<zone>[:port]`). */
+  readonly issuer: string
+  /** `<scheme>://<label>.<zone>[:port]` of a tunnel host label. */
+  readonly publicOrigin: (label: string) => string
+  /** How long settings are cached per tunnel, in ms (default 5 000). */
+  readonly cacheMs?: number
+}
+
+const MAX_CACHED = 10_000
+
+/** Decides who may call tunnels. */
+export class AccessGate {
+  readonly #opts: AccessGateOptions
+  readonly #cache = new Map<string, { access: TunnelAccess; expires: number }>()
+
+  constructor(opts: AccessGateOptions) {
+    this.#opts = opts
+  }
+
+  /** The settings of tunnel `tunnelId`, cached briefly: the edge asks on every request. */
+  async settings(tunnelId: string): Promise<TunnelAccess> {
+    const now = Date.now()
+    const hit = this.#cache.get(tunnelId)
+    if (hit && hit.expires > now) return hit.access
+    const access = await this.#opts.settings.get(tunnelId)
+    if (this.#cache.size >= MAX_CACHED) this.#cache.clear()
+    this.#cache.set(tunnelId, { access, expires: now + (this.#opts.cacheMs ?? 5_000) })
+    return access
+  }
+
+  /** Forget the cached settings of `tunnelId` (after its owner changed them here). */
+  invalidate(tunnelId: string): void {
+    this.#cache.delete(tunnelId)
+  }
+
+  /** The authorization server tunnels send agents to. */
+  get issuer(): string {
+    return this.#opts.issuer
+  }
+
+  /** The protected-resource metadata URL of the tunnel host `label` (path-suffixed form). */
+  metadataUrl(label: string): string {
+    return `${this.#opts.publicOrigin(label)}/.well-known/oauth-protected-resource/mcp`
+  }
+
+  /** The resource (RFC 8707) tokens for tunnel host `label` are bound to: its `/mcp` URL. */
+  resource(label: string): string {
+    return `${this.#opts.publicOrigin(label)}/mcp`
+  }
+
+  /**
+   * Whether the caller at `address` presenting `authorization` may reach `tunnelId` (null: the
+   * host names no tunnel) behind host `label`.
+   */
+  async check(
+    tunnelId: string | null,
+    label: string,
+    address: string,
+    authorization: string | undefined,
+  ): Promise<GateDecision> {
+    if (tunnelId === null) return this.#challenge(label, bearer(authorization) !== null)
+    const access = await this.settings(tunnelId)
+    if (!allowlistAdmits(access.allowIps, address)) {
+      return refusal(
+        'access_denied',
+        'address not allowed',
+        `this tunnel admits only listed IP addresses, and ${address} is not one of them`,
+        {},
+      )
+    }
+    if (access.mode === 'public') return { ok: true, agent: PUBLIC_CALLER, dropCredentials: false }
+    const token = bearer(authorization)
+    if (access.mode === 'token') {
+      const found =
+        token === null ? undefined : await this.#opts.agentTokens.authenticate(tunnelId, token)
+      if (found === undefined) {
+        return refusal(
+          'unauthorized',
+          'agent token required',
+          token === null
+            ? 'this tunnel needs "Authorization: Bearer atk_…" with an agent token its owner made'
+            : 'the agent token is not valid for this tunnel; ask its owner for one',
+          {
+            'www-authenticate':
+              token === null
+                ? 'Bearer realm="burrow"'
+                : 'Bearer realm="burrow", error="invalid_token", error_description="unknown or revoked agent token"',
+          },
+        )
+      }
+      return {
+        ok: true,
+        agent: { kind: 'token', id: found.id, name: found.name },
+        dropCredentials: true,
+      }
+    }
+    const verifier = this.#opts.oauth ?? null
+    const agent =
+      token === null || verifier === null
+        ? null
+        : await verifier.verify(token, tunnelId, this.resource(label))
+    if (agent === null) return this.#challenge(label, token !== null)
+    return { ok: true, agent, dropCredentials: true }
+  }
+
+  /** The 401 that sends an MCP client to OAuth discovery. */
+  #challenge(label: string, presented: boolean): GateDecision {
+    const params = [`resource_metadata="${this.metadataUrl(label)}"`]
+    if (presented) {
+      params.push(
+        'error="invalid_token"',
+        'error_description="the access token is not valid for this tunnel"',
+      )
+    }
+    return refusal(
+      'unauthorized',
+      'sign-in required',
+      presented
+        ? 'the access token is not valid for this tunnel (wrong tunnel, expired, revoked or altered); sign in again'
+        : 'this tunnel needs an OAuth access token; MCP clients find how to sign in from the WWW-Authenticate header',
+      { 'www-authenticate': `Bearer ${params.join(', ')}` },
+    )
+  }
+}
+
+/** The bearer token of an Authorization header, or null. */
+function bearer(header: string | undefined): string | null {
+  if (header === undefined) return null
+  const match = /^Bearer +([\x21-\x7e]{1,4096})\s*$/i.exec(header)
+  return match ? match[1]! : null
+}
+
+function refusal(
+  code: PolicyCode,
+  message: string,
+  reason: string,
+  headers: Record<string, string>,
+): GateDecision {
+  // Browser-based MCP clients must be able to read the challenge to start OAuth.
+  const expose = {
+    'access-control-expose-headers': 'x-burrow-error, retry-after, www-authenticate',
+  }
+  return { ok: false, code, message, reason, headers: { ...headers, ...expose } }
+}

@@ -1,0 +1,369 @@
+/**
+ * burrowd as the OAuth 2.1 authorization server of its own tunnels, on the service host:
+ * metadata (`/.well-known/oauth-authorization-server`, RFC 8414), registration
+ * (`/oauth/register`, RFC 7591), the authorization endpoint with the dashboard's sign-in and a
+ * consent page (`/oauth/authorize`), the token endpoint with PKCE and refresh-token rotation
+ * (`/oauth/token`) and revocation (`/oauth/revoke`, RFC 7009). Only the account that owns a
+ * tunnel can approve a client for it, and only while the tunnel is in `oauth` mode.
+ */
+import { createHash, randomBytes } from 'node:crypto'
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { ClientAddresses } from '../../http/client-addresses.js'
+import { HttpError } from '../../http/http-error.js'
+import { RateLimiter } from '../../http/rate-limiter.js'
+import { readForm, readJsonObject } from '../../http/request-body.js'
+import { redirect, sendHtml, sendJson } from '../../http/responses.js'
+import { checkCsrf, identify } from '../../app/session-auth.js'
+import type { Viewer } from '../../app/dashboard/layout.js'
+import type { WebServices } from '../../app/web-services.js'
+import type { Mount } from '../../app/app.js'
+import { hashKey } from '../../store/hash-key.js'
+import type { OauthGrantStore } from '../../store/oauth-grant-store.js'
+import type { TunnelAccessStore } from '../../store/tunnel-access-store.js'
+import type { TunnelWithAccount } from '../../store/store.js'
+import { ACCESS_TOKEN_TTL_SECS, type AccessTokens } from './access-tokens.js'
+import { AUTHORIZE_PARAMS, checkAuthorizeRequest, withParams } from './authorize-request.js'
+import { ClientRegistry, MAX_CLIENT_METADATA_BYTES } from './client-registry.js'
+import { consentPage, refusedPage } from './consent-page.js'
+import { OauthError } from './oauth-error.js'
+import { formActionSource } from './redirect-uri.js'
+
+/** Seconds a code may wait to be redeemed, and days a refresh token lives. */
+const CODE_TTL_SECS = 60
+const REFRESH_TTL_DAYS = 30
+/** Registrations one address may make per minute. */
+const REGISTRATIONS_PER_MINUTE = 20
+
+/** What the authorization server is built on. */
+export interface AuthorizationServerOptions {
+  readonly issuer: string
+  readonly https: boolean
+  readonly services: WebServices
+  readonly registry: ClientRegistry
+  readonly grants: OauthGrantStore
+  readonly tokens: AccessTokens
+  readonly settings: Pick<TunnelAccessStore, 'get'>
+  /** The tunnel label of a resource URL, when it is exactly one of ours (`<origin>/mcp`). */
+  readonly labelOf: (resource: string) => string | null
+  readonly tunnelByLabel: (label: string) => Promise<TunnelWithAccount | null>
+  readonly addresses?: ClientAddresses
+}
+
+const PATHS = new Set([
+  '/.well-known/oauth-authorization-server',
+  '/oauth/register',
+  '/oauth/authorize',
+  '/oauth/token',
+  '/oauth/revoke',
+])
+
+/** The authorization server, mounted on the service host. */
+export class AuthorizationServer implements Mount {
+  readonly #o: AuthorizationServerOptions
+  readonly #registrations = new RateLimiter({ capacity: REGISTRATIONS_PER_MINUTE, perMs: 60_000 })
+  readonly #addresses: ClientAddresses
+
+  constructor(opts: AuthorizationServerOptions) {
+    this.#o = opts
+    this.#addresses = opts.addresses ?? new ClientAddresses()
+  }
+
+  readonly matches = (url: string): boolean => PATHS.has(url.split('?', 1)[0] ?? '')
+
+  readonly handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const path = (req.url ?? '/').split('?', 1)[0]
+    const method = req.method ?? 'GET'
+    try {
+      if (method === 'OPTIONS' && path !== '/oauth/authorize') return preflight(res)
+      if (path === '/.well-known/oauth-authorization-server' && method === 'GET')
+        return this.#metadata(res)
+      if (path === '/oauth/register' && method === 'POST') return await this.#register(req, res)
+      if (path === '/oauth/authorize' && (method === 'GET' || method === 'POST'))
+        return await this.#authorize(req, res, method)
+      if (path === '/oauth/token' && method === 'POST') return await this.#token(req, res)
+      if (path === '/oauth/revoke' && method === 'POST') return await this.#revoke(req, res)
+      throw new OauthError('invalid_request', `${path} does not accept ${method}`, 405)
+    } catch (err) {
+      if (err instanceof OauthError) return oauthJson(res, err.status, errorBody(err))
+      if (err instanceof HttpError) {
+        return oauthJson(res, err.status, {
+          error: 'invalid_request',
+          error_description: err.message,
+        })
+      }
+      throw err
+    }
+  }
+
+  #metadata(res: ServerResponse): void {
+    const i = this.#o.issuer
+    oauthJson(res, 200, {
+      issuer: i,
+      authorization_endpoint: `${i}/oauth/authorize`,
+      token_endpoint: `${i}/oauth/token`,
+      registration_endpoint: `${i}/oauth/register`,
+      revocation_endpoint: `${i}/oauth/revoke`,
+      response_types_supported: ['code'],
+      response_modes_supported: ['query'],
+      grant_types_supported: ['authorization_code', 'refresh_token'],
+      code_challenge_methods_supported: ['S256'],
+      token_endpoint_auth_methods_supported: ['none'],
+      revocation_endpoint_auth_methods_supported: ['none'],
+      client_id_metadata_document_supported: true,
+      authorization_response_iss_parameter_supported: true,
+      scopes_supported: ['mcp'],
+    })
+  }
+
+  async #register(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const allowed = this.#registrations.take(this.#addresses.rateKey(req))
+    if (!allowed.ok) {
+      throw new OauthError(
+        'invalid_request',
+        `too many registrations; retry in ${allowed.retryAfterSecs} s`,
+        429,
+      )
+    }
+    const body = await readJsonObject(req)
+    if (Buffer.byteLength(JSON.stringify(body)) > MAX_CLIENT_METADATA_BYTES) {
+      throw new OauthError(
+        'invalid_client_metadata',
+        `client metadata is larger than ${MAX_CLIENT_METADATA_BYTES} bytes`,
+      )
+    }
+    const client = await this.#o.registry.register(body)
+    oauthJson(res, 201, {
+      client_id: client.clientId,
+      client_id_issued_at: Math.floor(client.fetchedAt.getTime() / 1000),
+      client_name: client.name,
+      redirect_uris: client.redirectUris,
+      token_endpoint_auth_method: 'none',
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+    })
+  }
+
+  async #authorize(req: IncomingMessage, res: ServerResponse, method: string): Promise<void> {
+    const params =
+      method === 'GET'
+        ? new URL(req.url ?? '/', 'http://x.invalid').searchParams
+        : await readForm(req)
+    const caller = await identify(req, {
+      findSession: (t) => this.#o.services.sessions.find(t),
+      authenticateToken: () => Promise.resolve(undefined),
+    }).catch(() => null)
+    const account =
+      caller?.via === 'session' ? await this.#o.services.accounts.get(caller.accountId) : undefined
+    const viewer: Viewer | null =
+      caller?.via === 'session' && account
+        ? { email: account.email, slug: account.slug, csrfToken: caller.csrfToken }
+        : null
+    const checked = await checkAuthorizeRequest(params, this.#o.registry, this.#o.labelOf)
+    if ('kind' in checked) {
+      if (checked.kind === 'show') {
+        return sendHtml(res, 400, refusedPage(checked.error.message, viewer), {
+          https: this.#o.https,
+        })
+      }
+      return redirect(res, this.#back(checked.redirectUri, checked.error, checked.state), {
+        status: 302,
+      })
+    }
+    if (!viewer || !account || caller?.via !== 'session') {
+      if (method === 'POST') throw new HttpError(403, 'csrf_failed', 'sign in again')
+      const query = new URLSearchParams()
+      for (const name of AUTHORIZE_PARAMS) {
+        const v = params.get(name)
+        if (v !== null) query.set(name, v)
+      }
+      const next = `/oauth/authorize?${query.toString()}`
+      return redirect(res, `/signin?next=${encodeURIComponent(next)}`, { status: 302 })
+    }
+    const tunnel = await this.#o.tunnelByLabel(checked.label)
+    if (!tunnel || tunnel.accountId !== account.id) {
+      const message = `The tunnel ${checked.resource} is not one of ${account.email}'s tunnels. Sign in with the account that owns it.`
+      return sendHtml(res, 403, refusedPage(message, viewer), { https: this.#o.https })
+    }
+    if ((await this.#o.settings.get(tunnel.id)).mode !== 'oauth') {
+      const message = `The tunnel ${checked.resource} does not let agents sign in: set its access to OAuth on its page first.`
+      return sendHtml(res, 403, refusedPage(message, viewer), { https: this.#o.https })
+    }
+    if (method === 'GET') {
+      const shown = AUTHORIZE_PARAMS.flatMap((n) => {
+        const v = params.get(n)
+        return v === null ? [] : [[n, v] as const]
+      })
+      return sendHtml(
+        res,
+        200,
+        consentPage({
+          viewer,
+          clientName: checked.client.name,
+          clientId: checked.client.clientId,
+          tunnelName: tunnel.name ?? tunnel.subdomain,
+          tunnelUrl: checked.resource,
+          redirectUri: checked.redirectUri,
+          params: shown,
+        }),
+        { https: this.#o.https, formActionOrigins: [formActionSource(checked.redirectUri)] },
+      )
+    }
+    checkCsrf(req, caller, params.get('_csrf'))
+    if (params.get('decision') !== 'approve') {
+      const denied = new OauthError('access_denied', 'the account owner denied the request')
+      return redirect(res, this.#back(checked.redirectUri, denied, checked.state))
+    }
+    const code = randomBytes(32).toString('base64url')
+    await this.#o.grants.approve({
+      tunnelId: tunnel.id,
+      accountId: account.id,
+      clientId: checked.client.clientId,
+      clientName: checked.client.name,
+      approvedBy: account.email,
+      resource: checked.resource,
+      codeHash: hashKey(code),
+      redirectUri: checked.redirectUri,
+      codeChallenge: checked.codeChallenge,
+      codeExpiresAt: new Date(Date.now() + CODE_TTL_SECS * 1000),
+    })
+    redirect(
+      res,
+      withParams(checked.redirectUri, { code, state: checked.state, iss: this.#o.issuer }),
+    )
+  }
+
+  #back(redirectUri: string, error: OauthError, state: string | null): string {
+    return withParams(redirectUri, {
+      error: error.code,
+      error_description: error.message,
+      state,
+      iss: this.#o.issuer,
+    })
+  }
+
+  async #token(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const form = await readForm(req)
+    for (const [name] of form) {
+      if (form.getAll(name).length > 1)
+        throw new OauthError('invalid_request', `${name} is repeated`)
+    }
+    const grantType = form.get('grant_type')
+    const clientId = form.get('client_id')
+    const resource = form.get('resource')
+    let grant
+    if (grantType === 'authorization_code') {
+      const code = form.get('code') ?? ''
+      const taken = code === '' ? undefined : await this.#o.grants.takeCode(hashKey(code))
+      if (!taken || taken.expiresAt.getTime() < Date.now()) {
+        throw new OauthError('invalid_grant', 'the code is unknown, used or expired')
+      }
+      const verifier = form.get('code_verifier') ?? ''
+      const problem =
+        clientId !== taken.grant.clientId
+          ? 'the code was issued to another client'
+          : form.get('redirect_uri') !== null && form.get('redirect_uri') !== taken.redirectUri
+            ? 'redirect_uri differs from the authorization request'
+            : !/^[A-Za-z0-9._~-]{43,128}$/.test(verifier)
+              ? 'code_verifier is missing or malformed (PKCE)'
+              : createHash('sha256').update(verifier).digest('base64url') !== taken.codeChallenge
+                ? 'code_verifier does not match the code_challenge (PKCE)'
+                : resource !== null && resource !== taken.grant.resource
+                  ? 'resource differs from the authorization request'
+                  : null
+      if (problem !== null) {
+        await this.#o.grants.revoke(null, taken.grant.id)
+        throw new OauthError('invalid_grant', problem)
+      }
+      grant = taken.grant
+      const refresh = newRefreshToken()
+      await this.#o.grants.setRefresh(grant.id, hashKey(refresh), refreshExpiry())
+      return oauthJson(res, 200, await this.#tokenBody(grant, refresh))
+    }
+    if (grantType === 'refresh_token') {
+      const old = form.get('refresh_token') ?? ''
+      const refresh = newRefreshToken()
+      const rotated =
+        old === ''
+          ? undefined
+          : await this.#o.grants.rotateRefresh(hashKey(old), hashKey(refresh), refreshExpiry())
+      if (rotated === undefined || rotated === 'reused') {
+        throw new OauthError(
+          'invalid_grant',
+          rotated === 'reused'
+            ? 'the refresh token was already used; the grant is revoked, sign in again'
+            : 'the refresh token is unknown, revoked or expired',
+        )
+      }
+      if (clientId !== null && clientId !== rotated.clientId) {
+        await this.#o.grants.revoke(null, rotated.id)
+        throw new OauthError('invalid_grant', 'the refresh token was issued to another client')
+      }
+      if (resource !== null && resource !== rotated.resource) {
+        throw new OauthError(
+          'invalid_target',
+          'a refresh token serves only the tunnel it was issued for',
+        )
+      }
+      return oauthJson(res, 200, await this.#tokenBody(rotated, refresh))
+    }
+    throw new OauthError(
+      'unsupported_grant_type',
+      'grant_type must be authorization_code or refresh_token',
+    )
+  }
+
+  async #tokenBody(
+    grant: { id: string; accountId: string; clientId: string; resource: string },
+    refresh: string,
+  ) {
+    return {
+      access_token: await this.#o.tokens.issue(grant),
+      token_type: 'Bearer',
+      expires_in: ACCESS_TOKEN_TTL_SECS,
+      refresh_token: refresh,
+      scope: 'mcp',
+    }
+  }
+
+  async #revoke(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const form = await readForm(req)
+    const token = form.get('token') ?? ''
+    if (token === '') throw new OauthError('invalid_request', 'token is required')
+    if (!(await this.#o.grants.revokeByRefresh(hashKey(token)))) {
+      const grantId = await this.#o.tokens.grantOf(token)
+      if (grantId !== null) await this.#o.grants.revoke(null, grantId)
+    }
+    // RFC 7009: unknown tokens are answered like revoked ones.
+    oauthJson(res, 200, {})
+  }
+}
+
+function newRefreshToken(): string {
+  return 'brt_' + randomBytes(32).toString('base64url')
+}
+
+function refreshExpiry(): Date {
+  return new Date(Date.now() + REFRESH_TTL_DAYS * 24 * 3600_000)
+}
+
+function errorBody(err: OauthError) {
+  return { error: err.code, error_description: err.message }
+}
+
+function oauthJson(res: ServerResponse, status: number, body: unknown): void {
+  sendJson(res, status, body, {
+    'access-control-allow-origin': '*',
+    'cache-control': 'no-store',
+    pragma: 'no-cache',
+  })
+}
+
+function preflight(res: ServerResponse): void {
+  res.writeHead(204, {
+    'access-control-allow-origin': '*',
+    'access-control-allow-methods': 'GET, POST, OPTIONS',
+    'access-control-allow-headers': 'content-type, authorization, mcp-protocol-version',
+    'access-control-max-age': '86400',
+  })
+  res.end()
+}

@@ -1,0 +1,115 @@
+/**
+ * The checks of one authorization request (`/oauth/authorize`, GET to ask, POST to answer), in
+ * the order OAuth 2.1 wants: first the client and its redirect URI (failures are shown, never
+ * redirected, so burrowd cannot be used to bounce users to strangers), then the rest (failures go
+ * back to the client): `response_type=code`, PKCE with S256, and a `resource` that is one of
+ * burrowd's tunnel `/mcp` URLs.
+ */
+import type { OauthClient } from '../../store/oauth-client-store.js'
+import type { ClientRegistry } from './client-registry.js'
+import { OauthError } from './oauth-error.js'
+
+/** A request that passed every check that does not need the signed-in user. */
+export interface AuthorizeRequest {
+  readonly client: OauthClient
+  readonly redirectUri: string
+  readonly state: string | null
+  readonly codeChallenge: string
+  readonly resource: string
+  /** The tunnel host label the resource names. */
+  readonly label: string
+}
+
+/** What went wrong: `show` errors are displayed; `redirect` ones go back to the client. */
+export type AuthorizeProblem =
+  | { readonly kind: 'show'; readonly error: OauthError }
+  | {
+      readonly kind: 'redirect'
+      readonly error: OauthError
+      readonly redirectUri: string
+      readonly state: string | null
+    }
+
+/** The parameters' names, for the consent form's hidden fields. */
+export const AUTHORIZE_PARAMS = [
+  'response_type',
+  'client_id',
+  'redirect_uri',
+  'state',
+  'code_challenge',
+  'code_challenge_method',
+  'resource',
+  'scope',
+] as const
+
+const CHALLENGE = /^[A-Za-z0-9_-]{43}$/
+
+/** Check `params`; `labelOf` maps a resource URL to its tunnel label (null: not a tunnel's). */
+export async function checkAuthorizeRequest(
+  params: URLSearchParams,
+  registry: ClientRegistry,
+  labelOf: (resource: string) => string | null,
+): Promise<AuthorizeRequest | AuthorizeProblem> {
+  for (const name of AUTHORIZE_PARAMS) {
+    if (params.getAll(name).length > 1) {
+      return show('invalid_request', `the parameter ${name} is repeated`)
+    }
+  }
+  let client: OauthClient
+  try {
+    client = await registry.find(params.get('client_id') ?? '')
+  } catch (err) {
+    if (err instanceof OauthError) return { kind: 'show', error: err }
+    throw err
+  }
+  const asked = params.get('redirect_uri')
+  const redirectUri = asked ?? (client.redirectUris.length === 1 ? client.redirectUris[0]! : null)
+  if (redirectUri === null || !client.redirectUris.includes(redirectUri)) {
+    return show(
+      'invalid_request',
+      asked === null
+        ? 'redirect_uri is required for this client'
+        : 'redirect_uri is not one the client registered',
+    )
+  }
+  const state = params.get('state')
+  const back = (code: string, description: string): AuthorizeProblem => ({
+    kind: 'redirect',
+    error: new OauthError(code, description),
+    redirectUri,
+    state,
+  })
+  if (params.get('response_type') !== 'code') {
+    return back('unsupported_response_type', 'response_type must be code')
+  }
+  const challenge = params.get('code_challenge')
+  if (challenge === null || params.get('code_challenge_method') !== 'S256') {
+    return back(
+      'invalid_request',
+      'PKCE is required: send code_challenge with code_challenge_method=S256',
+    )
+  }
+  if (!CHALLENGE.test(challenge)) {
+    return back('invalid_request', 'code_challenge must be a base64url SHA-256 (43 characters)')
+  }
+  const resource = params.get('resource')
+  const label = resource === null ? null : labelOf(resource)
+  if (resource === null || label === null) {
+    return back(
+      'invalid_target',
+      "resource must be the tunnel's MCP URL, https://<tunnel>--<account>.<zone>/mcp",
+    )
+  }
+  return { client, redirectUri, state, codeChallenge: challenge, resource, label }
+}
+
+function show(code: string, description: string): AuthorizeProblem {
+  return { kind: 'show', error: new OauthError(code, description) }
+}
+
+/** `uri` with the OAuth response parameters added to its query. */
+export function withParams(uri: string, params: Record<string, string | null>): string {
+  const url = new URL(uri)
+  for (const [k, v] of Object.entries(params)) if (v !== null) url.searchParams.set(k, v)
+  return url.toString()
+}

@@ -1,0 +1,211 @@
+/**
+ * Which OAuth clients may ask for a sign-in, and where they may be sent back to. Two ways in:
+ *
+ * - Client ID Metadata Documents: the `client_id` is an https URL whose JSON names the client
+ *   and its redirect URIs. burrowd fetches it through the webhooks' SSRF guard (no private
+ *   addresses, no redirects, a 5 s limit, at most 16 KiB) and keeps it for an hour; a client
+ *   whose document cannot be fetched again keeps working from the copy for a day.
+ * - Dynamic Client Registration (RFC 7591), the fallback: `POST /oauth/register` makes a public
+ *   client (no secret: PKCE protects the code) with the redirect URIs it names.
+ */
+import { randomBytes } from 'node:crypto'
+import { request } from 'undici'
+import type { OauthClient, OauthClientStore } from '../../store/oauth-client-store.js'
+import { AddressRefusedError, type UrlGuard } from '../../webhooks/url-guard.js'
+import { OauthError } from './oauth-error.js'
+import { parseRedirectUris } from './redirect-uri.js'
+
+/** Largest metadata document or registration body accepted, in bytes. */
+export const MAX_CLIENT_METADATA_BYTES = 16 * 1024
+const FRESH_MS = 3600_000
+const STALE_LIMIT_MS = 24 * 3600_000
+const FETCH_TIMEOUT_MS = 5_000
+const NAME_MAX = 200
+
+/** Finds and registers clients. */
+export class ClientRegistry {
+  readonly #store: OauthClientStore
+  readonly #guard: UrlGuard
+  readonly #now: () => Date
+
+  constructor(store: OauthClientStore, guard: UrlGuard, now: () => Date = () => new Date()) {
+    this.#store = store
+    this.#guard = guard
+    this.#now = now
+  }
+
+  /** Whether `clientId` is a metadata document URL (else a registered client's id). */
+  static isMetadataUrl(clientId: string): boolean {
+    return clientId.startsWith('https://')
+  }
+
+  /** Register a client from an RFC 7591 request body. */
+  async register(body: Record<string, unknown>): Promise<OauthClient> {
+    const client: OauthClient = {
+      clientId: 'dcr_' + randomBytes(16).toString('hex'),
+      kind: 'dcr',
+      name: clientName(body.client_name, 'an MCP client'),
+      redirectUris: parseRedirectUris(body.redirect_uris),
+      fetchedAt: this.#now(),
+    }
+    checkPublicClient(body)
+    await this.#store.put(client, JSON.stringify(body), this.#now())
+    return client
+  }
+
+  /** The client `clientId`; `OauthError` `invalid_client` when it is unknown or unreachable. */
+  async find(clientId: string): Promise<OauthClient> {
+    if (clientId === '' || clientId.length > 2_000) {
+      throw new OauthError('invalid_client', 'client_id is missing or too long')
+    }
+    if (/^[a-z][a-z0-9+.-]*:/i.test(clientId) && !ClientRegistry.isMetadataUrl(clientId)) {
+      throw new OauthError(
+        'invalid_client',
+        'a metadata document client_id must be an https URL with a path',
+      )
+    }
+    const known = await this.#store.get(clientId)
+    if (!ClientRegistry.isMetadataUrl(clientId)) {
+      if (known === undefined || known.kind !== 'dcr') {
+        throw new OauthError('invalid_client', 'unknown client_id; register the client first')
+      }
+      return known
+    }
+    const age = known ? this.#now().getTime() - known.fetchedAt.getTime() : Infinity
+    if (known && age < FRESH_MS) return known
+    try {
+      return await this.#fetch(clientId)
+    } catch (err) {
+      if (known && age < STALE_LIMIT_MS && !(err instanceof OauthError && err.status === 422)) {
+        return known
+      }
+      throw err
+    }
+  }
+
+  /** Fetch, check and store the metadata document at `url`. */
+  async #fetch(url: string): Promise<OauthClient> {
+    let parsed: URL
+    try {
+      parsed = new URL(url)
+    } catch {
+      throw new OauthError('invalid_client', 'client_id is not a URL')
+    }
+    if (
+      parsed.protocol !== 'https:' ||
+      parsed.pathname === '/' ||
+      parsed.hash !== '' ||
+      parsed.username !== ''
+    ) {
+      throw new OauthError(
+        'invalid_client',
+        'a metadata document client_id must be an https URL with a path',
+      )
+    }
+    const refusal = this.#guard.literalRefusal(parsed.hostname)
+    if (refusal !== null) throw new OauthError('invalid_client', `client metadata ${refusal}`)
+    let text: string
+    try {
+      const res = await request(url, {
+        method: 'GET',
+        headers: { accept: 'application/json' },
+        dispatcher: this.#guard.dispatcher,
+        signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
+      })
+      if (res.statusCode !== 200) {
+        await res.body.dump().catch(() => {})
+        throw new OauthError('invalid_client', `client metadata answered HTTP ${res.statusCode}`)
+      }
+      text = await readBounded(res.body)
+    } catch (err) {
+      if (err instanceof OauthError) throw err
+      const message = err instanceof AddressRefusedError ? err.message : describe(err)
+      throw new OauthError('invalid_client', `client metadata could not be fetched: ${message}`)
+    }
+    let doc: unknown
+    try {
+      doc = JSON.parse(text)
+    } catch {
+      throw new OauthError('invalid_client_metadata', 'client metadata is not JSON', 422)
+    }
+    if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) {
+      throw new OauthError('invalid_client_metadata', 'client metadata must be a JSON object', 422)
+    }
+    const body = doc as Record<string, unknown>
+    if (body.client_id !== url) {
+      throw new OauthError(
+        'invalid_client_metadata',
+        'client metadata must name its own URL as client_id',
+        422,
+      )
+    }
+    let redirectUris: string[]
+    try {
+      redirectUris = parseRedirectUris(body.redirect_uris)
+    } catch (err) {
+      throw new OauthError('invalid_client_metadata', (err as Error).message, 422)
+    }
+    const client: OauthClient = {
+      clientId: url,
+      kind: 'cimd',
+      name: clientName(body.client_name, parsed.hostname),
+      redirectUris,
+      fetchedAt: this.#now(),
+    }
+    await this.#store.put(client, text, this.#now())
+    return client
+  }
+}
+
+/** A display name: trimmed, printable, at most 200 characters, else `fallback`. */
+function clientName(value: unknown, fallback: string): string {
+  if (typeof value !== 'string') return fallback
+  const trimmed = value.trim()
+  if (trimmed === '' || /\p{Cc}/u.test(trimmed)) return fallback
+  return [...trimmed].slice(0, NAME_MAX).join('')
+}
+
+/** Refuse what a public client cannot be: one that asks for a secret or other grants. */
+function checkPublicClient(body: Record<string, unknown>): void {
+  const method = body.token_endpoint_auth_method
+  if (method !== undefined && method !== 'none') {
+    throw new OauthError(
+      'invalid_client_metadata',
+      'burrowd registers public clients only: token_endpoint_auth_method must be "none" (PKCE protects the code)',
+    )
+  }
+  const grants = body.grant_types
+  if (
+    grants !== undefined &&
+    (!Array.isArray(grants) ||
+      !grants.every((g) => g === 'authorization_code' || g === 'refresh_token'))
+  ) {
+    throw new OauthError(
+      'invalid_client_metadata',
+      'grant_types may hold only authorization_code and refresh_token',
+    )
+  }
+}
+
+async function readBounded(body: AsyncIterable<Buffer>): Promise<string> {
+  const chunks: Buffer[] = []
+  let size = 0
+  for await (const chunk of body) {
+    size += chunk.length
+    if (size > MAX_CLIENT_METADATA_BYTES) {
+      throw new OauthError(
+        'invalid_client_metadata',
+        `client metadata is larger than ${MAX_CLIENT_METADATA_BYTES} bytes`,
+        422,
+      )
+    }
+    chunks.push(chunk)
+  }
+  return Buffer.concat(chunks).toString('utf8')
+}
+
+function describe(err: unknown): string {
+  const first: unknown = err instanceof AggregateError ? (err.errors[0] ?? err) : err
+  if (first instanceof AddressRefusedError) return first.message
+  return first instanceof Error ? first.message || first.name : String(first)
+}

@@ -1,0 +1,109 @@
+/**
+ * Builds who-may-call-a-tunnel for `burrowd serve`: the stores, the edge's gate and the port the
+ * dashboard and API manage access through.
+ */
+import type { AccessPort } from '../app/access-port.js'
+import type { ServerConfig } from '../config.js'
+import { publicPortFor, serviceUrlFor } from '../public-url.js'
+import { AgentTokenStore } from '../store/agent-token-store.js'
+import { OauthGrantStore } from '../store/oauth-grant-store.js'
+import type { Store } from '../store/store.js'
+import { TunnelAccessStore } from '../store/tunnel-access-store.js'
+import { AccessGate } from './access-gate.js'
+import { storeAccessPort } from './store-access-port.js'
+import { randomBytes } from 'node:crypto'
+import { OauthClientStore } from '../store/oauth-client-store.js'
+import { UrlGuard } from '../webhooks/url-guard.js'
+import { AccessTokens } from './oauth/access-tokens.js'
+import { ClientRegistry } from './oauth/client-registry.js'
+import { AuthorizationServer } from './oauth/authorization-server.js'
+import type { WebServices } from '../app/web-services.js'
+import type { TunnelLookup } from '../edge/tunnel-lookup.js'
+import type { ClientAddresses } from '../http/client-addresses.js'
+
+/** What `openAccess` builds. */
+export interface Access {
+  readonly gate: AccessGate
+  readonly port: AccessPort
+  readonly settings: TunnelAccessStore
+  readonly agentTokens: AgentTokenStore
+  readonly grants: OauthGrantStore
+  readonly tokens: AccessTokens
+  readonly registry: ClientRegistry
+  readonly issuer: string
+  /** Stop the client-metadata fetcher. */
+  close(): Promise<void>
+}
+
+/**
+ * Build access control over `store` for a service bound to `listenPort`. Client metadata
+ * documents are fetched through the webhooks' SSRF guard, with its switch for private addresses.
+ */
+export async function openAccess(
+  config: ServerConfig,
+  store: Store,
+  listenPort: number,
+): Promise<Access> {
+  const settings = new TunnelAccessStore(store.db)
+  const agentTokens = new AgentTokenStore(store.db)
+  const grants = new OauthGrantStore(store.db)
+  const port = publicPortFor(config, listenPort)
+  const issuer = serviceUrlFor(config, listenPort)
+  const secret = await store.setSettingIfAbsent(
+    'oauth_signing_secret',
+    randomBytes(32).toString('base64url'),
+  )
+  const tokens = new AccessTokens({ secret, issuer, grants })
+  const guard = new UrlGuard({ allowPrivate: config.webhooksAllowPrivate })
+  const registry = new ClientRegistry(new OauthClientStore(store.db), guard)
+  const gate = new AccessGate({
+    settings,
+    agentTokens,
+    oauth: tokens,
+    issuer,
+    publicOrigin: (label) =>
+      `${config.publicScheme}://${label}.${config.zone}${port === null ? '' : `:${port}`}`,
+  })
+  return {
+    gate,
+    settings,
+    agentTokens,
+    grants,
+    tokens,
+    registry,
+    issuer,
+    port: storeAccessPort({ settings, agentTokens, grants, gate }),
+    close: () => guard.close(),
+  }
+}
+
+/** The authorization server over `access`, for the service host's mounts. */
+export function authorizationServer(
+  access: Access,
+  services: WebServices,
+  lookup: TunnelLookup,
+  https: boolean,
+  addresses: ClientAddresses,
+): AuthorizationServer {
+  return new AuthorizationServer({
+    issuer: access.issuer,
+    https,
+    services,
+    registry: access.registry,
+    grants: access.grants,
+    tokens: access.tokens,
+    settings: access.settings,
+    addresses,
+    tunnelByLabel: (label) => lookup.byLabel(label),
+    labelOf: (resource) => {
+      let url: URL
+      try {
+        url = new URL(resource)
+      } catch {
+        return null
+      }
+      const label = lookup.tunnelLabel(url.hostname.toLowerCase())
+      return label !== null && access.gate.resource(label) === resource ? label : null
+    },
+  })
+}

@@ -1,0 +1,93 @@
+/**
+ * The tables of migration `011_access` as Kysely sees them (who may call a tunnel: access modes,
+ * agent tokens, OAuth clients, grants and codes). Part of `Database` in `schema.ts`.
+ */
+import type { ColumnType } from 'kysely'
+
+type OptionalNullable<T> = ColumnType<T | null, T | null | undefined, T | null>
+
+/** `tunnel_access`: a tunnel's access mode and IP allowlist (no row: `oauth`, no allowlist). */
+export interface TunnelAccessTable {
+  tunnel_id: string
+  /** `oauth`, `token` or `public`. */
+  mode: string
+  /** JSON array of CIDRs (`203.0.113.0/24`, `::1/128`); `[]` for no allowlist. */
+  allow_ips: string
+  updated_at: string
+}
+
+/** `agent_tokens`: a static bearer token (`atk_…`) that may call one tunnel in `token` mode. */
+export interface AgentTokensTable {
+  /** `agt_` + random hex; what the owner lists and revokes. */
+  id: string
+  tunnel_id: string
+  name: string
+  /** SHA-256 hex of the `atk_…` secret. */
+  token_hash: string
+  created_at: string
+  last_used_at: OptionalNullable<string>
+}
+
+/** `oauth_clients`: an OAuth client burrowd knows (a fetched CIMD or a DCR registration). */
+export interface OauthClientsTable {
+  /** The CIMD URL, or `dcr_` + random hex for a registered client. */
+  client_id: string
+  /** `cimd` or `dcr`. */
+  kind: string
+  /** `client_name`, or the client id's host when none is given. */
+  name: string
+  /** JSON array of the exact redirect URIs allowed. */
+  redirect_uris: string
+  /** The metadata as received (JSON). */
+  document: string
+  created_at: string
+  /** When a CIMD was last fetched (documents are cached, then fetched again). */
+  fetched_at: string
+}
+
+/** `oauth_grants`: one client approved for one tunnel by its owner; revoking deletes it. */
+export interface OauthGrantsTable {
+  /** `grant_` + random hex; access tokens carry it and stop working when it is deleted. */
+  id: string
+  tunnel_id: string
+  account_id: string
+  client_id: string
+  client_name: string
+  /** Email of the account owner who approved it. */
+  approved_by: string
+  /** The tunnel's MCP URL the tokens are bound to (RFC 8707). */
+  resource: string
+  created_at: string
+  last_used_at: OptionalNullable<string>
+  /** SHA-256 hex of the current refresh token; null before the code is redeemed. */
+  refresh_hash: OptionalNullable<string>
+  /** The one it replaced: presenting it again means it leaked, and the grant is revoked. */
+  previous_refresh_hash: OptionalNullable<string>
+  refresh_expires_at: OptionalNullable<string>
+}
+
+/** `oauth_codes`: a single-use authorization code (deleted when redeemed). */
+export interface OauthCodesTable {
+  /** SHA-256 hex of the code. */
+  code_hash: string
+  grant_id: string
+  redirect_uri: string
+  /** The PKCE S256 challenge. */
+  code_challenge: string
+  expires_at: string
+}
+
+/** The column 011 adds to `call_history`. */
+export interface CallHistoryAgentColumns {
+  /** The admitted agent, `<name> (<grant or agent token id>)`; null for public tunnels. */
+  agent: OptionalNullable<string>
+}
+
+/** The tables of `011_access`. */
+export interface AccessTables {
+  tunnel_access: TunnelAccessTable
+  agent_tokens: AgentTokensTable
+  oauth_clients: OauthClientsTable
+  oauth_grants: OauthGrantsTable
+  oauth_codes: OauthCodesTable
+}

@@ -1,0 +1,209 @@
+/**
+ * OAuth grants and authorization codes (`oauth_grants`, `oauth_codes`): a client the owner
+ * approved for one tunnel, its single-use codes and its current refresh token (hashed, rotated
+ * on every use). Deleting a grant revokes everything issued under it.
+ */
+import { randomBytes } from 'node:crypto'
+import type { Kysely, Selectable } from 'kysely'
+import type { Database } from './schema.js'
+
+/** A grant as the authorization server and the dashboard see it. */
+export interface OauthGrant {
+  readonly id: string
+  readonly tunnelId: string
+  readonly accountId: string
+  readonly clientId: string
+  readonly clientName: string
+  readonly approvedBy: string
+  readonly resource: string
+  readonly createdAt: Date
+  readonly lastUsedAt: Date | null
+  /** False until its code was redeemed (then it is a connected agent). */
+  readonly redeemed: boolean
+}
+
+/** A code as redeemed: what the token endpoint checks. */
+export interface RedeemedCode {
+  readonly grant: OauthGrant
+  readonly redirectUri: string
+  readonly codeChallenge: string
+  readonly expiresAt: Date
+}
+
+const LAST_USED_RESOLUTION_MS = 60_000
+
+/** Queries over `oauth_grants` and `oauth_codes`. */
+export class OauthGrantStore {
+  readonly #db: Kysely<Database>
+  readonly #now: () => Date
+
+  constructor(db: Kysely<Database>, now: () => Date = () => new Date()) {
+    this.#db = db
+    this.#now = now
+  }
+
+  /** Record an approval and its first code (by hash); returns the grant's id. */
+  async approve(input: {
+    tunnelId: string
+    accountId: string
+    clientId: string
+    clientName: string
+    approvedBy: string
+    resource: string
+    codeHash: string
+    redirectUri: string
+    codeChallenge: string
+    codeExpiresAt: Date
+  }): Promise<string> {
+    const id = 'grant_' + randomBytes(10).toString('hex')
+    await this.#db.transaction().execute(async (trx) => {
+      await trx
+        .insertInto('oauth_grants')
+        .values({
+          id,
+          tunnel_id: input.tunnelId,
+          account_id: input.accountId,
+          client_id: input.clientId,
+          client_name: input.clientName,
+          approved_by: input.approvedBy,
+          resource: input.resource,
+          created_at: this.#now().toISOString(),
+        })
+        .execute()
+      await trx
+        .insertInto('oauth_codes')
+        .values({
+          code_hash: input.codeHash,
+          grant_id: id,
+          redirect_uri: input.redirectUri,
+          code_challenge: input.codeChallenge,
+          expires_at: input.codeExpiresAt.toISOString(),
+        })
+        .execute()
+    })
+    return id
+  }
+
+  /** Take the code with hash `codeHash` (it can be taken once: concurrent takers get undefined). */
+  async takeCode(codeHash: string): Promise<RedeemedCode | undefined> {
+    const code = await this.#db
+      .deleteFrom('oauth_codes')
+      .where('code_hash', '=', codeHash)
+      .returningAll()
+      .executeTakeFirst()
+    if (code === undefined) return undefined
+    const grant = await this.get(code.grant_id)
+    if (grant === undefined) return undefined
+    return {
+      grant,
+      redirectUri: code.redirect_uri,
+      codeChallenge: code.code_challenge,
+      expiresAt: new Date(code.expires_at),
+    }
+  }
+
+  /** Give grant `id` its first refresh token (by hash). */
+  async setRefresh(id: string, refreshHash: string, expiresAt: Date): Promise<void> {
+    await this.#db
+      .updateTable('oauth_grants')
+      .set({ refresh_hash: refreshHash, refresh_expires_at: expiresAt.toISOString() })
+      .where('id', '=', id)
+      .execute()
+  }
+
+  /**
+   * Replace refresh token `oldHash` by `newHash`. Returns the grant, `reused` when `oldHash` was
+   * already replaced (a leaked token: the grant is deleted), or undefined when unknown or expired.
+   */
+  async rotateRefresh(
+    oldHash: string,
+    newHash: string,
+    expiresAt: Date,
+  ): Promise<OauthGrant | 'reused' | undefined> {
+    const now = this.#now().toISOString()
+    const updated = await this.#db
+      .updateTable('oauth_grants')
+      .set({
+        refresh_hash: newHash,
+        previous_refresh_hash: oldHash,
+        refresh_expires_at: expiresAt.toISOString(),
+      })
+      .where('refresh_hash', '=', oldHash)
+      .where('refresh_expires_at', '>', now)
+      .returningAll()
+      .executeTakeFirst()
+    if (updated !== undefined) return toGrant(updated)
+    const reused = await this.#db
+      .deleteFrom('oauth_grants')
+      .where('previous_refresh_hash', '=', oldHash)
+      .executeTakeFirst()
+    return reused.numDeletedRows > 0n ? 'reused' : undefined
+  }
+
+  /** Grant `id`, if it still exists. */
+  async get(id: string): Promise<OauthGrant | undefined> {
+    const row = await this.#db
+      .selectFrom('oauth_grants')
+      .selectAll()
+      .where('id', '=', id)
+      .executeTakeFirst()
+    return row && toGrant(row)
+  }
+
+  /** Record that grant `id` was used (at most once a minute). */
+  async touch(id: string): Promise<void> {
+    const now = this.#now()
+    const stale = new Date(now.getTime() - LAST_USED_RESOLUTION_MS).toISOString()
+    await this.#db
+      .updateTable('oauth_grants')
+      .set({ last_used_at: now.toISOString() })
+      .where('id', '=', id)
+      .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<=', stale)]))
+      .execute()
+  }
+
+  /** Tunnel `tunnelId`'s connected agents (redeemed grants), newest first. */
+  async list(tunnelId: string): Promise<OauthGrant[]> {
+    const rows = await this.#db
+      .selectFrom('oauth_grants')
+      .selectAll()
+      .where('tunnel_id', '=', tunnelId)
+      .where('refresh_hash', 'is not', null)
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .execute()
+    return rows.map(toGrant)
+  }
+
+  /** Delete grant `id` of tunnel `tunnelId` (or of any tunnel when null); false when none. */
+  async revoke(tunnelId: string | null, id: string): Promise<boolean> {
+    let query = this.#db.deleteFrom('oauth_grants').where('id', '=', id)
+    if (tunnelId !== null) query = query.where('tunnel_id', '=', tunnelId)
+    const result = await query.executeTakeFirst()
+    return result.numDeletedRows > 0n
+  }
+
+  /** Delete the grant whose current refresh token has hash `hash`; false when none. */
+  async revokeByRefresh(hash: string): Promise<boolean> {
+    const result = await this.#db
+      .deleteFrom('oauth_grants')
+      .where('refresh_hash', '=', hash)
+      .executeTakeFirst()
+    return result.numDeletedRows > 0n
+  }
+}
+
+function toGrant(row: Selectable<Database['oauth_grants']>): OauthGrant {
+  return {
+    id: row.id,
+    tunnelId: row.tunnel_id,
+    accountId: row.account_id,
+    clientId: row.client_id,
+    clientName: row.client_name,
+    approvedBy: row.approved_by,
+    resource: row.resource,
+    createdAt: new Date(row.created_at),
+    lastUsedAt: row.last_used_at === null ? null : new Date(row.last_used_at),
+    redeemed: row.refresh_hash !== null,
+  }
+}

@@ -1,0 +1,72 @@
+/**
+ * Tunnels' access settings (`tunnel_access`): mode and IP allowlist. A tunnel without a row is
+ * `oauth` with no allowlist, so a tunnel made any way is safe until its owner opens it. Reached
+ * as `new TunnelAccessStore(store.db)`.
+ */
+import type { Kysely } from 'kysely'
+import {
+  DEFAULT_ACCESS,
+  parseAccessMode,
+  type AccessMode,
+  type TunnelAccess,
+} from '../access/tunnel-access.js'
+import type { Database } from './schema.js'
+
+/** Queries over `tunnel_access`. */
+export class TunnelAccessStore {
+  readonly #db: Kysely<Database>
+  readonly #now: () => Date
+
+  constructor(db: Kysely<Database>, now: () => Date = () => new Date()) {
+    this.#db = db
+    this.#now = now
+  }
+
+  /** Tunnel `tunnelId`'s settings (the default when none are stored). */
+  async get(tunnelId: string): Promise<TunnelAccess> {
+    const row = await this.#db
+      .selectFrom('tunnel_access')
+      .select(['mode', 'allow_ips'])
+      .where('tunnel_id', '=', tunnelId)
+      .executeTakeFirst()
+    if (row === undefined) return DEFAULT_ACCESS
+    return { mode: storedMode(row.mode), allowIps: JSON.parse(row.allow_ips) as string[] }
+  }
+
+  /** The mode of each of `tunnelIds`, in one query (the default for those without settings). */
+  async modes(tunnelIds: readonly string[]): Promise<Map<string, AccessMode>> {
+    const out = new Map<string, AccessMode>(tunnelIds.map((id) => [id, DEFAULT_ACCESS.mode]))
+    if (tunnelIds.length === 0) return out
+    const rows = await this.#db
+      .selectFrom('tunnel_access')
+      .select(['tunnel_id', 'mode'])
+      .where('tunnel_id', 'in', [...tunnelIds])
+      .execute()
+    for (const row of rows) out.set(row.tunnel_id, storedMode(row.mode))
+    return out
+  }
+
+  /** Store tunnel `tunnelId`'s settings (already parsed), replacing what was there. */
+  async set(tunnelId: string, access: TunnelAccess): Promise<TunnelAccess> {
+    const values = {
+      mode: access.mode,
+      allow_ips: JSON.stringify(access.allowIps),
+      updated_at: this.#now().toISOString(),
+    }
+    await this.#db
+      .insertInto('tunnel_access')
+      .values({ tunnel_id: tunnelId, ...values })
+      .onConflict((oc) => oc.column('tunnel_id').doUpdateSet(values))
+      .execute()
+    return { mode: access.mode, allowIps: [...access.allowIps] }
+  }
+}
+
+/** A stored mode; an unknown one (a newer burrowd's) is treated as the safest. */
+function storedMode(mode: string): AccessMode {
+  try {
+    return parseAccessMode(mode)
+  } catch {
+    return 'oauth'
+  }
+}

@@ -1,0 +1,31 @@
+/**
+ * Tests of where sign-in may send a browser afterwards: back to the OAuth authorization endpoint
+ * on this host only, never elsewhere (no open redirect).
+ */
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { returnPath } from '../../../src/app/dashboard/return-path.js'
+
+describe('sign-in return path', () => {
+  it('returns to the authorization endpoint', () => {
+    const next = '/oauth/authorize?client_id=dcr_x&state=1'
+    assert.equal(returnPath(next), next)
+  })
+
+  it('refuses anything else', () => {
+    for (const bad of [
+      null,
+      undefined,
+      '',
+      '/dashboard',
+      'https://evil.example/oauth/authorize?x',
+      '//evil.example/oauth/authorize?x',
+      '/oauth/authorize',
+      '/oauth/authorize?x\r\nLocation: https://evil.example',
+      '/oauth/authorize?\\\\evil.example',
+      `/oauth/authorize?${'x'.repeat(9_000)}`,
+    ]) {
+      assert.equal(returnPath(bad), null, String(bad).slice(0, 40))
+    }
+  })
+})

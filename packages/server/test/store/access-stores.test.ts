@@ -1,0 +1,178 @@
+/**
+ * The access part of the store contract, run against SQLite always and PostgreSQL when
+ * TEST_DATABASE_URL is set: tunnel access settings (default `oauth`; tunnels that existed before
+ * migration 011 stay `public`), agent tokens (hashed, scoped to their tunnel, capped), and OAuth
+ * grants (single-use codes even under concurrency, refresh rotation with reuse detection,
+ * revocation that cascades with the tunnel).
+ */
+import assert from 'node:assert/strict'
+import { createHash } from 'node:crypto'
+import { afterEach, beforeEach, describe, it } from 'node:test'
+import { sql } from 'kysely'
+import { AgentTokenStore, MAX_AGENT_TOKENS } from '../../src/store/agent-token-store.js'
+import { migrateToLatest } from '../../src/store/migrations/migrate-to-latest.js'
+import { OauthGrantStore } from '../../src/store/oauth-grant-store.js'
+import { openStore } from '../../src/store/open-store.js'
+import { StoreError } from '../../src/store/store-error.js'
+import type { Store } from '../../src/store/store.js'
+import { TunnelAccessStore } from '../../src/store/tunnel-access-store.js'
+import { testBackends } from '../helpers/test-databases.js'
+import type { TestDatabase } from '../helpers/test-databases.js'
+
+const hash = (s: string) => createHash('sha256').update(s).digest('hex')
+
+for (const backend of testBackends()) {
+  describe(`access stores on ${backend.name}`, () => {
+    let database: TestDatabase
+    let store: Store
+    let clock: number
+    let accountId: string
+    let tunnelA: string
+    let tunnelB: string
+
+    beforeEach(async () => {
+      clock = Date.parse('2026-11-25T10:00:00.000Z')
+      database = await backend.create()
+      store = await openStore(database.config, { now: () => new Date(clock) })
+      accountId = (await store.createAccount({ email: 'a@example.com', slug: 'acme' })).id
+      tunnelA = (await store.createTunnel({ accountId, name: 'a' })).tunnel.id
+      tunnelB = (await store.createTunnel({ accountId, name: 'b' })).tunnel.id
+    })
+
+    afterEach(async () => {
+      await store.close()
+      await database.drop()
+    })
+
+    it('answers oauth for tunnels without settings, stores and replaces them', async () => {
+      const settings = new TunnelAccessStore(store.db)
+      assert.deepEqual(await settings.get(tunnelA), { mode: 'oauth', allowIps: [] })
+      await settings.set(tunnelA, { mode: 'token', allowIps: ['10.0.0.0/8'] })
+      await settings.set(tunnelA, { mode: 'public', allowIps: [] })
+      assert.deepEqual(await settings.get(tunnelA), { mode: 'public', allowIps: [] })
+      assert.deepEqual(await settings.get(tunnelB), { mode: 'oauth', allowIps: [] })
+      // An unknown stored mode (a newer burrowd's) is read as the safest.
+      await store.db.updateTable('tunnel_access').set({ mode: 'later' }).execute()
+      assert.equal((await settings.get(tunnelA)).mode, 'oauth')
+    })
+
+    it('keeps tunnels that existed before migration 011 public', async () => {
+      await store.db.schema.dropTable('oauth_codes').execute()
+      await store.db.schema.dropTable('oauth_grants').execute()
+      await store.db.schema.dropTable('oauth_clients').execute()
+      await store.db.schema.dropTable('agent_tokens').execute()
+      await store.db.schema.dropTable('tunnel_access').execute()
+      await store.db.schema.alterTable('call_history').dropColumn('agent').execute()
+      await sql`delete from kysely_migration where name = '011_access'`.execute(store.db)
+      assert.deepEqual(await migrateToLatest(store.db), ['011_access'])
+      const settings = new TunnelAccessStore(store.db)
+      assert.equal((await settings.get(tunnelA)).mode, 'public')
+      assert.equal((await settings.get(tunnelB)).mode, 'public')
+      const later = (await store.createTunnel({ accountId, name: 'c' })).tunnel.id
+      assert.equal((await settings.get(later)).mode, 'oauth')
+    })
+
+    it('authenticates agent tokens of their own tunnel only, stored as hashes', async () => {
+      const tokens = new AgentTokenStore(store.db, () => new Date(clock))
+      const { token, secret } = await tokens.create(tunnelA, ' ci ')
+      assert.equal(token.name, 'ci')
+      assert.match(secret, /^atk_[A-Za-z0-9_-]{43}$/)
+      const rows = await store.db.selectFrom('agent_tokens').selectAll().execute()
+      assert.equal(rows[0]!.token_hash, hash(secret))
+      assert.ok(!JSON.stringify(rows).includes(secret))
+      assert.equal((await tokens.authenticate(tunnelA, secret))?.id, token.id)
+      assert.equal(await tokens.authenticate(tunnelB, secret), undefined)
+      assert.equal(await tokens.authenticate(tunnelA, secret + 'x'), undefined)
+      assert.equal((await tokens.list(tunnelA))[0]?.lastUsedAt?.getTime(), clock)
+      assert.equal(await tokens.revoke(tunnelB, token.id), false)
+      assert.equal(await tokens.revoke(tunnelA, token.id), true)
+      assert.equal(await tokens.authenticate(tunnelA, secret), undefined)
+      await assert.rejects(tokens.create(tunnelA, ''), StoreError)
+    })
+
+    it(`caps a tunnel at ${MAX_AGENT_TOKENS} agent tokens`, async () => {
+      const tokens = new AgentTokenStore(store.db)
+      for (let i = 0; i < MAX_AGENT_TOKENS; i++) await tokens.create(tunnelA, `t${i}`)
+      await assert.rejects(tokens.create(tunnelA, 'one more'), /at most 50 agent tokens/)
+      await tokens.create(tunnelB, 'other tunnel')
+    })
+
+    it('redeems a code once, even when two redeem it at the same time', async () => {
+      const grants = new OauthGrantStore(store.db, () => new Date(clock))
+      const grantId = await grants.approve({
+        tunnelId: tunnelA,
+        accountId,
+        clientId: 'dcr_x',
+        clientName: 'X',
+        approvedBy: 'a@example.com',
+        resource: 'http://a--acme.localhost/mcp',
+        codeHash: hash('code'),
+        redirectUri: 'http://127.0.0.1/cb',
+        codeChallenge: 'c'.repeat(43),
+        codeExpiresAt: new Date(clock + 60_000),
+      })
+      assert.deepEqual(await grants.list(tunnelA), [], 'not connected until redeemed')
+      const taken = await Promise.all([
+        grants.takeCode(hash('code')),
+        grants.takeCode(hash('code')),
+      ])
+      assert.equal(taken.filter((t) => t !== undefined).length, 1)
+      await grants.setRefresh(grantId, hash('r1'), new Date(clock + 86_400_000))
+      assert.equal((await grants.list(tunnelA)).length, 1)
+
+      const rotated = await Promise.all([
+        grants.rotateRefresh(hash('r1'), hash('r2'), new Date(clock + 86_400_000)),
+        grants.rotateRefresh(hash('r1'), hash('r2b'), new Date(clock + 86_400_000)),
+      ])
+      // One rotation wins; the other presented a token that was just replaced: the grant ends.
+      assert.equal(rotated.filter((r) => typeof r === 'object').length, 1)
+      assert.equal(await grants.get(grantId), undefined)
+    })
+
+    it('refuses expired refresh tokens and revokes a grant whose old refresh token comes back', async () => {
+      const grants = new OauthGrantStore(store.db, () => new Date(clock))
+      const approve = async (code: string) => {
+        const id = await grants.approve({
+          tunnelId: tunnelA,
+          accountId,
+          clientId: 'dcr_x',
+          clientName: 'X',
+          approvedBy: 'a@example.com',
+          resource: 'r',
+          codeHash: hash(code),
+          redirectUri: 'http://127.0.0.1/cb',
+          codeChallenge: 'c'.repeat(43),
+          codeExpiresAt: new Date(clock + 60_000),
+        })
+        await grants.setRefresh(id, hash(`${code}-r1`), new Date(clock + 1_000))
+        return id
+      }
+      const first = await approve('one')
+      assert.equal(
+        typeof (await grants.rotateRefresh(
+          hash('one-r1'),
+          hash('one-r2'),
+          new Date(clock + 1_000),
+        )),
+        'object',
+      )
+      assert.equal(
+        await grants.rotateRefresh(hash('one-r1'), hash('one-r3'), new Date(clock + 1_000)),
+        'reused',
+      )
+      assert.equal(await grants.get(first), undefined)
+
+      const second = await approve('two')
+      clock += 2_000
+      assert.equal(
+        await grants.rotateRefresh(hash('two-r1'), hash('two-r2'), new Date(clock + 1_000)),
+        undefined,
+      )
+      assert.ok(await grants.get(second))
+      // Deleting the tunnel takes its grants and codes with it.
+      await store.deleteTunnel(accountId, tunnelA)
+      assert.equal(await grants.get(second), undefined)
+      assert.equal((await store.db.selectFrom('oauth_codes').selectAll().execute()).length, 0)
+    })
+  })
+}
