@@ -84,7 +84,7 @@ export interface ServerConfig {
   readonly redisUrl: string | null
   /** Whether monthly quotas and the session cap are enforced (`BURROW_QUOTAS`, on or off). */
   readonly quotas: boolean
-  /** A session with no request for this long stops counting against the cap (`BURROW_SESSION_IDLE_SECS`). */
+  /** An idle session (nothing open) stops counting against the cap after this long (`BURROW_SESSION_IDLE_SECS`). */
   readonly sessionIdleSecs: number
   /** Interval of the usage snapshot the billing meters read (`BURROW_METER_SNAPSHOT_SECS`). */
   readonly meterSnapshotSecs: number
@@ -133,7 +133,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     billing: parseBilling(env),
     redisUrl: parseRedisUrl(read(env, 'BURROW_REDIS_URL')),
     quotas: parseOnOff(env, 'BURROW_QUOTAS', true),
-    sessionIdleSecs: positiveInt(env, 'BURROW_SESSION_IDLE_SECS', 1800),
+    sessionIdleSecs: positiveInt(env, 'BURROW_SESSION_IDLE_SECS', 300),
     meterSnapshotSecs: positiveInt(env, 'BURROW_METER_SNAPSHOT_SECS', 60),
     trustedProxies: parseTrustedProxies(read(env, 'BURROW_TRUSTED_PROXIES')),
     metricsToken: parseMetricsToken(read(env, 'BURROW_METRICS_TOKEN')),

@@ -50,7 +50,7 @@ describe('loadConfig', () => {
       billing: { provider: 'dev' },
       redisUrl: null,
       quotas: true,
-      sessionIdleSecs: 1800,
+      sessionIdleSecs: 300,
       meterSnapshotSecs: 60,
       trustedProxies: ['127.0.0.0/8', '::1/128'],
       metricsToken: null,
