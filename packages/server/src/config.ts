@@ -5,6 +5,7 @@
  * Every key is listed in docs/configuration.md. An empty variable counts as unset.
  */
 
+import { parseMailSettings, type MailSettings } from './mail/mail-settings.js'
 import { isIP } from 'node:net'
 import { resolve } from 'node:path'
 import type { BillingConfig, PriceKey } from './billing/billing-config.js'
@@ -98,6 +99,8 @@ export interface ServerConfig {
    * machine that reach burrowd directly (not through the proxy) may read it.
    */
   readonly metricsToken: string | null
+  /** Where password-reset and verification mail goes (`BURROW_SMTP_URL`, `BURROW_MAIL_FROM`). */
+  readonly mail: MailSettings
 }
 
 /** Environment variables as `process.env` holds them. */
@@ -137,6 +140,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     meterSnapshotSecs: positiveInt(env, 'BURROW_METER_SNAPSHOT_SECS', 60),
     trustedProxies: parseTrustedProxies(read(env, 'BURROW_TRUSTED_PROXIES')),
     metricsToken: parseMetricsToken(read(env, 'BURROW_METRICS_TOKEN')),
+    mail: parseMailSettings(read(env, 'BURROW_SMTP_URL'), read(env, 'BURROW_MAIL_FROM'), zone),
   }
   return Object.freeze(config)
 }

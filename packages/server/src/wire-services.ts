@@ -28,6 +28,7 @@ import { openStore } from './store/open-store.js'
 import type { Store } from './store/store.js'
 import { billingPort } from './app/billing-port.js'
 import { Dashboard } from './app/dashboard/dashboard.js'
+import { openRecovery } from './app/open-recovery.js'
 import { SignInGuard } from './app/dashboard/sign-in-guard.js'
 import { storeWebServices } from './app/store-web-services.js'
 import { webhooksPort } from './app/webhooks-port.js'
@@ -195,6 +196,7 @@ export async function wireServices({ config, log, listen }: WireOptions): Promis
     },
     async close() {
       web.billing.stop()
+      web.recovery.close()
       await webhooks.stop()
       await governance.close()
       await quota.close()
@@ -223,6 +225,7 @@ interface Web {
   readonly api: Api
   readonly mounts: readonly Mount[]
   readonly billing: BillingRuntime
+  readonly recovery: { close(): void }
 }
 
 /**
@@ -262,10 +265,18 @@ async function wireWeb(parts: WebParts): Promise<Web> {
     },
     publicUrl: parts.publicUrl,
   })
+  const recovery = openRecovery({
+    config,
+    store,
+    port: parts.port,
+    addresses: parts.addresses,
+    log,
+  })
   const dashboard = new Dashboard({
     services,
     zone: config.zone,
     https,
+    recovery: recovery.recovery,
     signInGuard: new SignInGuard({
       secret: await store.setSettingIfAbsent(
         'device_cookie_secret',
@@ -280,8 +291,9 @@ async function wireWeb(parts: WebParts): Promise<Web> {
       matches: (url: string) => billing.handles(url),
       handle: (req: IncomingMessage, res: ServerResponse) => billing.handle(req, res),
     },
+    ...recovery.mounts,
   ]
-  return { dashboard, api, mounts, billing }
+  return { dashboard, api, mounts, billing, recovery: recovery.recovery }
 }
 
 /** burrowd's version, from its package.json. */

@@ -63,7 +63,11 @@ Environment (an empty value counts as unset):
   BURROW_REDIS_URL         redis://... shared by several nodes for live counters and
                            session places (none: kept in this process)
   BURROW_QUOTAS            on or off: enforce monthly quotas and the session cap (on)
-  BURROW_SESSION_IDLE_SECS seconds an idle session still counts, unless a new one needs its place (300)
+  BURROW_SESSION_IDLE_SECS seconds an idle session still counts, unless a new one needs
+                           its place (300)
+  BURROW_SMTP_URL          smtp://[USER:PASSWORD@]HOST[:PORT] or smtps://... for password
+                           resets and address checks (none: the dev outbox at /dev/outbox)
+  BURROW_MAIL_FROM         From of that mail (Burrow <no-reply@ZONE>)
   BURROW_METER_SNAPSHOT_SECS
                            seconds between usage snapshots for the billing meters (60)
 `

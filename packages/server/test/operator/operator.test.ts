@@ -97,6 +97,9 @@ describe('burrowd operator commands', () => {
       'BURROW_QUOTAS',
       'BURROW_SESSION_IDLE_SECS',
       'BURROW_METER_SNAPSHOT_SECS',
+      'BURROW_SMTP_URL',
+      'BURROW_MAIL_FROM',
+      '--password-stdin',
     ]) {
       assert.ok(run.stdout.includes(text), `help lacks "${text}"`)
     }

@@ -52,7 +52,7 @@ export function signInPage(
   <input id="email" name="email" type="email" autocomplete="email" required value="${values.email ?? ''}" />
   <label for="password">Password</label>
   <input id="password" name="password" type="password" autocomplete="current-password" required />
-  <p><button type="submit">Sign in</button></p>
+  <p><button type="submit">Sign in</button> <a href="/forgot">Forgot your password?</a></p>
 </form>
 <p>New to Burrow? <a href="/signup">Create an account</a></p>`,
   )

@@ -68,6 +68,7 @@ export class DashboardAuth {
       const e = toHttpError(err)
       return again(e.status, e.message)
     }
+    this.#kit.opts.recovery?.sendVerification(account.id, account.email)
     await this.#startSession(res, account.id, '/dashboard')
   }
 

@@ -7,6 +7,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { billingRoutes, tokenRoutes, webhookRoutes } from './dashboard-account-routes.js'
 import { DashboardAuth } from './dashboard-auth.js'
+import { DashboardRecovery, verifyRoutes } from './dashboard-recovery.js'
 import {
   DashboardKit,
   type DashboardOptions,
@@ -29,12 +30,15 @@ export type { DashboardOptions } from './dashboard-kit.js'
 export class Dashboard {
   readonly #kit: DashboardKit
   readonly #auth: DashboardAuth
+  readonly #recovery: DashboardRecovery | null
   readonly #routes: readonly DashboardRoute[]
 
   constructor(opts: DashboardOptions) {
     this.#kit = new DashboardKit(opts)
     this.#auth = new DashboardAuth(this.#kit)
+    this.#recovery = opts.recovery ? new DashboardRecovery(this.#kit, opts.recovery) : null
     this.#routes = [
+      ...verifyRoutes(this.#kit, opts.recovery ?? null),
       ...tunnelRoutes(this.#kit),
       ...governanceRoutes(this.#kit),
       ...billingRoutes(this.#kit),
@@ -56,6 +60,10 @@ export class Dashboard {
         const caller = await this.#kit.browserCaller(req)
         const viewer = caller ? await this.#viewer(caller) : null
         this.#kit.html(res, 200, pricingPage(viewer?.viewer ?? null))
+        return true
+      }
+      if (this.#recovery?.handles(path)) {
+        await this.#recovery.handle(req, res, path, query)
         return true
       }
       if (path === '/signup' || path === '/signin') {
@@ -115,9 +123,11 @@ export class Dashboard {
   async #viewer(caller: SessionCaller): Promise<{ account: AccountView; viewer: Viewer } | null> {
     const account = await this.#kit.svc.accounts.get(caller.accountId)
     if (!account) return null
+    const recovery = this.#kit.opts.recovery
+    const unverified = recovery ? !(await recovery.isVerified(account.id)) : false
     return {
       account,
-      viewer: { email: account.email, slug: account.slug, csrfToken: caller.csrfToken },
+      viewer: { email: account.email, slug: account.slug, csrfToken: caller.csrfToken, unverified },
     }
   }
 }

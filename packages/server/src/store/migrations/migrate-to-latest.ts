@@ -16,6 +16,7 @@ import { metersMigration } from './006-meters-history.js'
 import { webhooksMigration } from './007-webhooks.js'
 import { governanceMigration } from './008-governance.js'
 import { toolPinsMigration } from './009-tool-pins.js'
+import { accountRecoveryMigration } from './010-account-recovery.js'
 
 /** All migrations by name; names sort in the order they apply. */
 const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -28,6 +29,7 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '007_webhooks': webhooksMigration,
   '008_governance': governanceMigration,
   '009_tool_pins': toolPinsMigration,
+  '010_account_recovery': accountRecoveryMigration,
 }
 
 const provider: MigrationProvider = {
