@@ -107,11 +107,16 @@ export class Dashboard {
       return true
     } catch (err) {
       const e = toHttpError(err)
+      // The page keeps the signed-in menu when the browser is signed in.
+      const caller = await this.#kit.browserCaller(req).catch(() => null)
+      const viewer = caller
+        ? ((await this.#viewer(caller).catch(() => null))?.viewer ?? null)
+        : null
       this.#kit.html(
         res,
         e.status,
         page(
-          { title: 'Error', notices: [{ kind: 'error', text: e.message }] },
+          { title: 'Error', viewer, notices: [{ kind: 'error', text: e.message }] },
           html`<p><a href="/dashboard">Back to the dashboard</a></p>`,
         ),
       )

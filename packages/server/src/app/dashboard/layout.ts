@@ -58,6 +58,7 @@ export function page(opts: PageOptions, body: SafeHtml): SafeHtml {
 <meta charset="utf-8" />
 <meta name="viewport" content="width=device-width, initial-scale=1" />
 <title>${opts.title} · Burrow</title>
+<link rel="icon" href="/assets/favicon.svg" type="image/svg+xml" />
 <link rel="stylesheet" href="/assets/app.css" />
 <script src="/assets/app.js" defer></script>
 </head>
