@@ -63,6 +63,10 @@ const NOTICES: Readonly<Record<string, Notice>> = {
     text: 'Subscription cancelled. Paid limits stay until the end of the period.',
   },
   cycle: { kind: 'info', text: 'Billing cycle changed.' },
+  plan_changed: {
+    kind: 'info',
+    text: 'Plan changed: its limits apply now, and the payment provider billed or credited the difference for the rest of this period.',
+  },
   policy: { kind: 'info', text: 'Policy saved: it applies from the next request.' },
   tool_approved: {
     kind: 'info',
