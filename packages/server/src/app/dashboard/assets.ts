@@ -36,7 +36,8 @@ form.inline { display:inline; }
 .badge.online { background:#dff3e4; color:var(--ok); }
 .badge.offline { background:#eceff2; color:var(--muted); }
 .badge.stopped { background:#fde7e5; color:var(--bad); }
-.notice { border-radius:6px; padding:.7rem 1rem; margin:0 0 1rem; border:1px solid; }
+.notice, .banner { border-radius:6px; padding:.7rem 1rem; margin:0 0 1rem; border:1px solid; }
+.banner { background:#fff4db; border-color:#f0d58f; }
 .notice.error { background:#fde7e5; border-color:#f3b8b2; color:#6b1711; }
 .notice.info { background:#e8f1fb; border-color:#b9d3f0; }
 .notice.warn { background:#fff4db; border-color:#f0d58f; }

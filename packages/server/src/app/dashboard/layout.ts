@@ -40,7 +40,7 @@ export function page(opts: PageOptions, body: SafeHtml): SafeHtml {
         </form>`
     : html`<a href="/pricing">Pricing</a><a href="/signin">Sign in</a><a href="/signup">Sign up</a>`
   const banner = viewer?.unverified
-    ? html`<div class="notice warn" role="status" id="verify-banner">Please confirm your email address
+    ? html`<div class="banner" role="status" id="verify-banner">Please confirm your email address
         (<strong>${viewer.email}</strong>) with the link we sent: it is how you get back into
         this account if you forget your password.
         <form method="post" action="/dashboard/account/verify" class="inline">
