@@ -151,60 +151,69 @@ describe('concurrent sessions per tunnel (Free: 3)', () => {
   })
 })
 
-describe('sessions not in use give their place (Free: 3)', () => {
-  let server: CountingServer
-  let service: Service
-  let cli: Child
-  let url: string
+/** Where the session places live: in burrowd, and in Redis when a test Redis is given. */
+const BACKENDS: readonly { readonly name: string; readonly env: NodeJS.ProcessEnv }[] = [
+  { name: 'in process', env: {} },
+  ...(process.env.TEST_REDIS_URL
+    ? [{ name: 'Redis', env: { BURROW_REDIS_URL: process.env.TEST_REDIS_URL } }]
+    : []),
+]
 
-  before(async () => {
-    ;({ server, service, cli, url } = await startStack())
-  })
+for (const backend of BACKENDS)
+  describe(`sessions not in use give their place (Free: 3, ${backend.name})`, () => {
+    let server: CountingServer
+    let service: Service
+    let cli: Child
+    let url: string
 
-  after(async () => {
-    await cli?.stop()
-    await server?.child.stop()
-    await service?.close()
-  })
+    before(async () => {
+      ;({ server, service, cli, url } = await startStack(backend.env))
+    })
 
-  it('admits new sessions past three idle ones, which keep working', async () => {
-    const idle = [await openSession(url), await openSession(url), await openSession(url)]
-    const fourth = await openSession(url)
-    const fifth = await openSession(url)
-    assert.equal(new Set([...idle, fourth, fifth]).size, 5)
-    for (const session of [...idle, fourth, fifth]) {
-      const call = await postMcp(url, toolCall(1, 'echo', { message: 'hi' }), session)
-      assert.equal(call.status, 200, 'an idle session is never closed')
-    }
-    assert.equal((await server.counts()).sessions, 5)
-    for (const session of [...idle, fourth, fifth]) await deleteSession(url, session)
-  })
+    after(async () => {
+      await cli?.stop()
+      await server?.child.stop()
+      await service?.close()
+    })
 
-  it('frees the place of a session whose GET stream closed', async () => {
-    const held = [await sessionInUse(url), await sessionInUse(url), await sessionInUse(url)]
-    assertSessionLimit(await postMcp(url, initializeMessage('early')), 'early')
-    held[1]!.stream.close()
-    const admitted = await admittedSoon(url)
-    const stream = await openStream(url, admitted)
-    assertSessionLimit(await postMcp(url, initializeMessage('again')), 'again')
-    stream.close()
-    for (const h of held) {
-      h.stream.close()
-      await deleteSession(url, h.id)
-    }
-    await deleteSession(url, admitted)
-  })
+    it('admits new sessions past three idle ones, which keep working', async () => {
+      const idle = [await openSession(url), await openSession(url), await openSession(url)]
+      const fourth = await openSession(url)
+      const fifth = await openSession(url)
+      assert.equal(new Set([...idle, fourth, fifth]).size, 5)
+      for (const session of [...idle, fourth, fifth]) {
+        const call = await postMcp(url, toolCall(1, 'echo', { message: 'hi' }), session)
+        assert.equal(call.status, 200, 'an idle session is never closed')
+      }
+      assert.equal((await server.counts()).sessions, 5)
+      for (const session of [...idle, fourth, fifth]) await deleteSession(url, session)
+    })
 
-  it('serves a 4th and 5th SDK client after three that closed without DELETE', async () => {
-    for (let i = 0; i < 3; i++) {
-      const { client } = await connectAgent(url)
-      assert.equal((await client.listTools()).tools.length, 4)
-      await client.close()
-    }
-    for (let i = 0; i < 2; i++) {
-      const sessionId = await admittedSoon(url)
-      const call = await postMcp(url, toolCall(9, 'echo', { message: 'late' }), sessionId)
-      assert.equal(call.status, 200, call.text)
-    }
+    it('frees the place of a session whose GET stream closed', async () => {
+      const held = [await sessionInUse(url), await sessionInUse(url), await sessionInUse(url)]
+      assertSessionLimit(await postMcp(url, initializeMessage('early')), 'early')
+      held[1]!.stream.close()
+      const admitted = await admittedSoon(url)
+      const stream = await openStream(url, admitted)
+      assertSessionLimit(await postMcp(url, initializeMessage('again')), 'again')
+      stream.close()
+      for (const h of held) {
+        h.stream.close()
+        await deleteSession(url, h.id)
+      }
+      await deleteSession(url, admitted)
+    })
+
+    it('serves a 4th and 5th SDK client after three that closed without DELETE', async () => {
+      for (let i = 0; i < 3; i++) {
+        const { client } = await connectAgent(url)
+        assert.equal((await client.listTools()).tools.length, 4)
+        await client.close()
+      }
+      for (let i = 0; i < 2; i++) {
+        const sessionId = await admittedSoon(url)
+        const call = await postMcp(url, toolCall(9, 'echo', { message: 'late' }), sessionId)
+        assert.equal(call.status, 200, call.text)
+      }
+    })
   })
-})
