@@ -9,6 +9,7 @@ import { after, before, describe, it } from 'node:test'
 import type { Browser, Page } from 'playwright-core'
 import { hasChromium, launchBrowser } from '../helpers/browser.js'
 import { startService, type Service } from '../helpers/stack.js'
+import { signUp } from '../helpers/web-client.js'
 
 /** Reload the billing page until the plan state says `pattern` (webhooks are asynchronous). */
 async function planStateBecomes(page: Page, base: string, pattern: RegExp): Promise<string> {
@@ -126,6 +127,72 @@ describe(
     }).then((r) => r.status)`)
       assert.equal(forged, 403)
       await planStateBecomes(page, base, /Pro, monthly/)
+    })
+
+    it('previews and changes the plan through the JSON API', async () => {
+      const user = await signUp(base, 'api-mover')
+      type Preview = { action: string; amount_cents: number; from: string; to: string }
+      const none = await user.api('GET', '/api/billing/plan-change?plan=scale')
+      assert.equal(none.status, 409)
+      assert.equal(none.json.error?.code, 'no_subscription')
+
+      // Buy Pro at the dev checkout, as a browser would.
+      const checkout = await user.api<{ checkout_url: string }>('POST', '/api/billing/checkout', {
+        plan: 'pro',
+        cycle: 'monthly',
+      })
+      assert.equal(checkout.status, 201)
+      const link = checkout.json.checkout_url
+      const html = await (await fetch(link)).text()
+      const action = /<form method="post" action="([^"]+)">/.exec(html)?.[1] ?? ''
+      const fields = new URLSearchParams()
+      for (const [, name, value] of html.matchAll(
+        /<input type="hidden" name="([^"]+)" value="([^"]*)"/g,
+      )) {
+        fields.set(name!, value!.replaceAll('&amp;', '&'))
+      }
+      const paid = await fetch(new URL(action, link), {
+        method: 'POST',
+        body: fields,
+        redirect: 'manual',
+      })
+      assert.equal(paid.status, 303)
+      const deadline = Date.now() + 15_000
+      while ((await user.api<{ plan: string }>('GET', '/api/billing')).json.plan !== 'pro') {
+        assert.ok(Date.now() < deadline, 'Pro never applied')
+        await new Promise((resolve) => setTimeout(resolve, 200))
+      }
+
+      const preview = await user.api<Preview>('GET', '/api/billing/plan-change?plan=scale')
+      assert.equal(preview.status, 200, JSON.stringify(preview.json))
+      assert.deepEqual(
+        [preview.json.from, preview.json.to, preview.json.action],
+        ['pro', 'scale', 'charge'],
+      )
+      assert.ok(preview.json.amount_cents > 2600 && preview.json.amount_cents <= 2700)
+      const changed = await user.api<{ plan: string }>('POST', '/api/billing/plan', {
+        plan: 'scale',
+      })
+      assert.equal(changed.status, 200, JSON.stringify(changed.json))
+      assert.equal(changed.json.plan, 'scale')
+
+      const same = await user.api('POST', '/api/billing/plan', { plan: 'scale' })
+      assert.equal(same.status, 409)
+      assert.equal(same.json.error?.code, 'same_plan')
+      for (const body of [{ plan: 'free' }, { plan: 7 }, {}, { plan: 'scale'.repeat(10_000) }]) {
+        const refused = await user.api('POST', '/api/billing/plan', body)
+        assert.equal(refused.status, 400, JSON.stringify(body).slice(0, 40))
+        assert.equal(refused.json.error?.code, 'invalid')
+      }
+      const badPreview = await user.api('GET', '/api/billing/plan-change?plan=enterprise')
+      assert.equal(badPreview.status, 400)
+      const notJson = await fetch(`${base}/api/billing/plan`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${user.token}`, 'content-type': 'application/json' },
+        body: '{"plan":',
+      })
+      assert.equal(notJson.status, 400)
+      await notJson.arrayBuffer()
     })
   },
 )

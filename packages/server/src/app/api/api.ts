@@ -26,6 +26,7 @@ import type { ApiCall } from './api-call.js'
 import { governanceApi } from './governance-api.js'
 import { toolsApi } from './tools-api.js'
 import { plansJson } from './plans-json.js'
+import { planChangeApi } from './plan-change-api.js'
 
 /** Options of `new Api`. */
 export interface ApiOptions {
@@ -55,12 +56,15 @@ export class Api {
     const tools = toolsApi(this.#svc)
     const tool = '([^/]+)'
     const query = (c: Call) => new URL(c.req.url ?? '/', 'http://api.invalid').searchParams
+    const planChange = planChangeApi(this.#svc, (c) => this.#billing(c))
     this.#routes = [
       r('GET', /^\/api\/account$/, (c) => this.#ok(c, accountJson(c.account))),
       r('GET', /^\/api\/billing$/, (c) => this.#billing(c)),
       r('POST', /^\/api\/billing\/checkout$/, (c) => this.#checkout(c)),
       r('POST', /^\/api\/billing\/cancel$/, (c) => this.#cancel(c)),
       r('POST', /^\/api\/billing\/cycle$/, (c) => this.#cycle(c)),
+      r('GET', /^\/api\/billing\/plan-change$/, (c) => planChange.preview(c, query(c))),
+      r('POST', /^\/api\/billing\/plan$/, (c) => planChange.change(c)),
       r('GET', /^\/api\/tunnels$/, (c) => this.#listTunnels(c)),
       r('POST', /^\/api\/tunnels$/, (c) => this.#createTunnel(c)),
       r('PUT', /^\/api\/tunnels\/serving$/, (c) => this.#chooseServing(c)),
