@@ -204,6 +204,31 @@ for (const backend of BACKENDS)
       await deleteSession(url, admitted)
     })
 
+    it('holds a session while any of its streams is open; made-up ids hold nothing', async () => {
+      const made = await Promise.all(
+        Array.from({ length: 5 }, (_, i) => openStream(url, `made-up-${i}`)),
+      )
+      assert.deepEqual(
+        made.map((m) => m.status),
+        [404, 404, 404, 404, 404],
+      )
+      const a = await sessionInUse(url)
+      const b = await sessionInUse(url)
+      const c = await openSession(url)
+      // Ten concurrent streams of one session, nine of them closed again: it is still in use.
+      const many = await Promise.all(Array.from({ length: 10 }, () => openStream(url, c)))
+      for (const stream of many.slice(1)) stream.close()
+      assertSessionLimit(await postMcp(url, initializeMessage('many')), 'many')
+      many[0]!.close()
+      const admitted = await admittedSoon(url)
+      for (const h of [a, b]) {
+        h.stream.close()
+        await deleteSession(url, h.id)
+      }
+      await deleteSession(url, c)
+      await deleteSession(url, admitted)
+    })
+
     it('serves a 4th and 5th SDK client after three that closed without DELETE', async () => {
       for (let i = 0; i < 3; i++) {
         const { client } = await connectAgent(url)
