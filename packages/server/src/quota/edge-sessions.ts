@@ -41,6 +41,7 @@ export class EdgeSessions {
   /** Sessions with an exchange open on this node, by tunnel id and session id. */
   readonly #held = new Map<string, Held>()
   #renewal: NodeJS.Timeout | null = null
+  #closed = false
 
   /** `leaseMs` must match the tracker's lease: holds are renewed three times per lease. */
   constructor(tracker: SessionTracker, log: Logger, leaseMs = DEFAULT_LEASE_MS) {
@@ -106,7 +107,7 @@ export class EdgeSessions {
       this.#background(this.#tracker.end(tunnel.id, sessionId), 'ending', tunnel)
       return false
     }
-    if (!ok || method === 'DELETE') return false
+    if (!ok || method === 'DELETE' || this.#closed) return false
     const key = `${tunnel.id}\n${sessionId}`
     const held = this.#held.get(key)
     if (held !== undefined) {
@@ -132,6 +133,14 @@ export class EdgeSessions {
     this.#background(this.#tracker.letGo(tunnel.id, sessionId), 'idling', tunnel)
   }
 
+  /** Stop renewing and changing places (at shutdown, before the tracker closes). */
+  close(): void {
+    this.#closed = true
+    if (this.#renewal !== null) clearInterval(this.#renewal)
+    this.#renewal = null
+    this.#held.clear()
+  }
+
   /** Renew the lease of every session held on this node. */
   #renew(): void {
     for (const { tunnel, sessionId } of this.#held.values()) {
@@ -140,6 +149,11 @@ export class EdgeSessions {
   }
 
   #background(work: Promise<void>, what: string, tunnel: MeteredTunnel): void {
+    if (this.#closed) {
+      // Shutting down: the tracker is closing, so its refusal is expected and not worth a line.
+      work.catch(() => {})
+      return
+    }
     work.catch((error: Error) =>
       this.#log.warn(`sessions: ${what} a session of ${tunnel.id} failed: ${error.message}`),
     )
