@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 // `npm start`: the whole thing on one machine. Starts burrowd on SQLite (data in ./.burrow/), creates
-// a demo account and tunnel on the first run (kept in ./.burrow/demo.json so later runs reuse the
-// same URL), and exposes the bundled example MCP server (stdio) through `burrow up`. Ctrl-C stops
-// both cleanly.
+// a demo account (with a generated dashboard password) and tunnel on the first run (kept in
+// ./.burrow/demo.json so later runs reuse the same URL and sign-in), and exposes the bundled
+// example MCP server (stdio) through `burrow up`. Ctrl-C stops both cleanly.
 import { execFileSync, spawn } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -16,19 +17,32 @@ const burrow = join(root, 'packages/cli/dist/bin/burrow.js')
 const demoFile = join(dataDir, 'demo.json')
 const env = { ...process.env, BURROW_DATA_DIR: dataDir, BURROW_LISTEN: listen }
 
-function operator(args) {
+const demoEmail = 'demo@localhost.test'
+
+function operator(args, input) {
   return JSON.parse(
-    execFileSync(process.execPath, [burrowd, ...args, '--json'], { env, encoding: 'utf8' }),
+    execFileSync(process.execPath, [burrowd, ...args, '--json'], {
+      env,
+      encoding: 'utf8',
+      input,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    }),
   )
 }
 
 function demoTunnel() {
   if (existsSync(demoFile)) return JSON.parse(readFileSync(demoFile, 'utf8'))
   mkdirSync(dataDir, { recursive: true })
+  let password = randomBytes(12).toString('base64url')
   try {
-    operator(['account', 'create', '--email', 'demo@localhost.test', '--slug', 'demo'])
+    operator(
+      ['account', 'create', '--email', demoEmail, '--slug', 'demo', '--password-stdin'],
+      `${password}\n`,
+    )
   } catch {
-    // The account exists from an earlier run whose demo.json was removed: make a new tunnel.
+    // The account exists from an earlier run whose demo.json was removed: make a new tunnel;
+    // its password is whatever it was (reset it with "Forgot password?").
+    password = null
   }
   const tunnel = operator([
     'tunnel',
@@ -41,8 +55,9 @@ function demoTunnel() {
     '--access',
     'public',
   ])
-  writeFileSync(demoFile, JSON.stringify(tunnel, null, 2), { mode: 0o600 })
-  return tunnel
+  const demo = { ...tunnel, email: demoEmail, password }
+  writeFileSync(demoFile, JSON.stringify(demo, null, 2), { mode: 0o600 })
+  return demo
 }
 
 const tunnel = demoTunnel()
@@ -88,6 +103,12 @@ service.stdout.setEncoding('utf8').on('data', (line) => {
         `    -d '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"curl","version":"1"}}}'\n` +
         `(curl and browsers resolve *.localhost to this machine; where a tool does not, add "127.0.0.1 ${new URL(tunnel.public_url).hostname}" to /etc/hosts.)\n` +
         `Dashboard: http://${listen}/ (sign up to create your own tunnels; plans use a local dev checkout)\n` +
+        (tunnel.password
+          ? `  The demo account signs in as ${tunnel.email} with password ${tunnel.password}\n`
+          : `  The demo account is ${demoEmail}; use "Forgot password?" to set its password (without\n` +
+            `  BURROW_SMTP_URL the email shows at http://${listen}/dev/outbox)\n`) +
+        `The demo tunnel is on the Free plan: 3 sessions in use at once; sessions left idle give\n` +
+        `their place to new clients.\n` +
         `Press Ctrl-C to stop.\n`,
     )
   }, 1500).unref()

@@ -21,6 +21,8 @@ import { within } from '../helpers/fake-client.js'
 import { publicFetch } from '../helpers/public-fetch.js'
 import {
   openSession,
+  openStream,
+  type OpenStream,
   postMcp,
   initializeMessage,
   startCountingServer,
@@ -277,12 +279,15 @@ describe('a stdio tunnel at its session cap', () => {
   })
 
   it('counts an initialize carrying a made-up Mcp-Session-Id as a new session', async () => {
-    for (let i = 0; i < 3; i++) await openSession(url)
+    // Three sessions in use (their GET streams open), so none gives its place.
+    const streams: OpenStream[] = []
+    for (let i = 0; i < 3; i++) streams.push(await openStream(url, await openSession(url)))
     const sneaky = await postMcp(url, initializeMessage('sneak'), 'made-up-session-id')
     assert.equal(sneaky.status, 429, sneaky.text)
     const body = sneaky.json as { id: unknown; error: { data: { policy_code: string } } }
     assert.equal(body.error.data.policy_code, 'session_limit')
     assert.equal(body.id, 'sneak')
+    for (const stream of streams) stream.close()
   })
 })
 

@@ -1,5 +1,7 @@
 // The per-tunnel session cap end to end (Free: 3): real burrowd, real `burrow up`, the counting
-// MCP server, and both raw requests and the official SDK client as agents.
+// MCP server, and both raw requests and the official SDK client as agents. The cap counts
+// sessions in use (a request being answered or a GET stream open); an idle session gives its
+// place to a new one (docs/decisions.md#sessions-in-use).
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
@@ -9,11 +11,13 @@ import {
   deleteSession,
   initializeMessage,
   openSession,
+  openStream,
   postMcp,
   startCountingServer,
   toolCall,
   type Answer,
   type CountingServer,
+  type OpenStream,
 } from '../helpers/quota-stack.js'
 import { startClient, startService, type Service } from '../helpers/stack.js'
 
@@ -35,6 +39,28 @@ function assertSessionLimit(answer: Answer, id: string | number): void {
   assert.equal(body.error.data.http_status, 429)
   assert.match(String(body.error.data.reason), /already has 3 open MCP sessions/)
   assert.match(String(body.error.data.reason), /Free plan allows \(3\)/)
+  assert.match(String(body.error.data.reason), /each is in use/)
+}
+
+/** Open a session and hold it in use with its GET stream. */
+async function sessionInUse(url: string): Promise<{ id: string; stream: OpenStream }> {
+  const id = await openSession(url)
+  const stream = await openStream(url, id)
+  assert.equal(stream.status, 200, 'the GET stream opens')
+  return { id, stream }
+}
+
+/** Poll (no fixed sleep) until an initialize is admitted; returns its session id. */
+async function admittedSoon(url: string): Promise<string> {
+  const deadline = Date.now() + 30_000
+  while (Date.now() < deadline) {
+    const answer = await postMcp(url, initializeMessage('later'))
+    const id = answer.headers.get('mcp-session-id')
+    if (answer.status === 200 && id) return id
+    assertSessionLimit(answer, 'later')
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  throw new Error('no place was freed')
 }
 
 /** A service, the counting server and a client on one Free tunnel. */
@@ -62,8 +88,9 @@ describe('concurrent sessions per tunnel (Free: 3)', () => {
     await service?.close()
   })
 
-  it('refuses the 4th session, keeps the first three working, and frees a place on DELETE', async () => {
-    const sessions = [await openSession(url), await openSession(url), await openSession(url)]
+  it('refuses the 4th session while three are in use, keeps them working, frees one on DELETE', async () => {
+    const held = [await sessionInUse(url), await sessionInUse(url), await sessionInUse(url)]
+    const sessions = held.map((h) => h.id)
     const initializes = (await server.counts()).initializes
 
     assertSessionLimit(await postMcp(url, initializeMessage(4)), 4)
@@ -88,7 +115,9 @@ describe('concurrent sessions per tunnel (Free: 3)', () => {
     const { client, transport } = await connectAgent(url)
     assert.ok(transport.sessionId, 'the freed place went to a new session')
     assert.equal((await client.listTools()).tools.length, 4)
+    const fourth = await openStream(url, transport.sessionId)
     assertSessionLimit(await postMcp(url, initializeMessage(5)), 5)
+    fourth.close()
     await transport.terminateSession()
     await client.close()
     for (const session of [sessions[0]!, sessions[2]!]) {
@@ -97,17 +126,17 @@ describe('concurrent sessions per tunnel (Free: 3)', () => {
   })
 
   it('frees the places of sessions the local server no longer knows (404)', async () => {
-    const sessions = [await openSession(url), await openSession(url), await openSession(url)]
+    const held = [await sessionInUse(url), await sessionInUse(url), await sessionInUse(url)]
     assertSessionLimit(await postMcp(url, initializeMessage(6)), 6)
     await server.forgetSessions()
-    for (const session of sessions) {
-      const call = await postMcp(url, toolCall(7, 'echo'), session)
+    for (const { id } of held) {
+      const call = await postMcp(url, toolCall(7, 'echo'), id)
       assert.equal(call.status, 404, 'the local server answers for its own sessions')
     }
-    const again = [await openSession(url), await openSession(url), await openSession(url)]
-    assert.equal(new Set(again).size, 3)
+    const again = [await sessionInUse(url), await sessionInUse(url), await sessionInUse(url)]
+    assert.equal(new Set(again.map((h) => h.id)).size, 3)
     assertSessionLimit(await postMcp(url, initializeMessage(8)), 8)
-    for (const session of again) assert.equal(await deleteSession(url, session), 200)
+    for (const { id } of again) assert.equal(await deleteSession(url, id), 200)
   })
 
   it('releases the place of an initialize that opened no session', async () => {
@@ -122,35 +151,94 @@ describe('concurrent sessions per tunnel (Free: 3)', () => {
   })
 })
 
-describe('idle sessions stop counting (BURROW_SESSION_IDLE_SECS=3)', () => {
-  let server: CountingServer
-  let service: Service
-  let cli: Child
-  let url: string
+/** Where the session places live: in burrowd, and in Redis when a test Redis is given. */
+const BACKENDS: readonly { readonly name: string; readonly env: NodeJS.ProcessEnv }[] = [
+  { name: 'in process', env: {} },
+  ...(process.env.TEST_REDIS_URL
+    ? [{ name: 'Redis', env: { BURROW_REDIS_URL: process.env.TEST_REDIS_URL } }]
+    : []),
+]
 
-  before(async () => {
-    ;({ server, service, cli, url } = await startStack({ BURROW_SESSION_IDLE_SECS: '3' }))
-  })
+for (const backend of BACKENDS)
+  describe(`sessions not in use give their place (Free: 3, ${backend.name})`, () => {
+    let server: CountingServer
+    let service: Service
+    let cli: Child
+    let url: string
 
-  after(async () => {
-    await cli?.stop()
-    await server?.child.stop()
-    await service?.close()
-  })
+    before(async () => {
+      ;({ server, service, cli, url } = await startStack(backend.env))
+    })
 
-  it('admits a new session once the others have been idle for the timeout', async () => {
-    for (let i = 0; i < 3; i++) await openSession(url)
-    assertSessionLimit(await postMcp(url, initializeMessage('early')), 'early')
-    // Poll (no fixed sleep): some initialize within a generous deadline must be admitted.
-    const deadline = Date.now() + 30_000
-    let admitted: string | null = null
-    while (admitted === null && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 250))
-      const answer = await postMcp(url, initializeMessage('later'))
-      if (answer.status === 200) admitted = answer.headers.get('mcp-session-id')
-      else assertSessionLimit(answer, 'later')
-    }
-    assert.ok(admitted, 'no place was freed by the idle timeout')
-    assert.equal((await server.counts()).sessions, 4, 'idle sessions are not killed upstream')
+    after(async () => {
+      await cli?.stop()
+      await server?.child.stop()
+      await service?.close()
+    })
+
+    it('admits new sessions past three idle ones, which keep working', async () => {
+      const idle = [await openSession(url), await openSession(url), await openSession(url)]
+      const fourth = await openSession(url)
+      const fifth = await openSession(url)
+      assert.equal(new Set([...idle, fourth, fifth]).size, 5)
+      for (const session of [...idle, fourth, fifth]) {
+        const call = await postMcp(url, toolCall(1, 'echo', { message: 'hi' }), session)
+        assert.equal(call.status, 200, 'an idle session is never closed')
+      }
+      assert.equal((await server.counts()).sessions, 5)
+      for (const session of [...idle, fourth, fifth]) await deleteSession(url, session)
+    })
+
+    it('frees the place of a session whose GET stream closed', async () => {
+      const held = [await sessionInUse(url), await sessionInUse(url), await sessionInUse(url)]
+      assertSessionLimit(await postMcp(url, initializeMessage('early')), 'early')
+      held[1]!.stream.close()
+      const admitted = await admittedSoon(url)
+      const stream = await openStream(url, admitted)
+      assertSessionLimit(await postMcp(url, initializeMessage('again')), 'again')
+      stream.close()
+      for (const h of held) {
+        h.stream.close()
+        await deleteSession(url, h.id)
+      }
+      await deleteSession(url, admitted)
+    })
+
+    it('holds a session while any of its streams is open; made-up ids hold nothing', async () => {
+      const made = await Promise.all(
+        Array.from({ length: 5 }, (_, i) => openStream(url, `made-up-${i}`)),
+      )
+      assert.deepEqual(
+        made.map((m) => m.status),
+        [404, 404, 404, 404, 404],
+      )
+      const a = await sessionInUse(url)
+      const b = await sessionInUse(url)
+      const c = await openSession(url)
+      // Ten concurrent streams of one session, nine of them closed again: it is still in use.
+      const many = await Promise.all(Array.from({ length: 10 }, () => openStream(url, c)))
+      for (const stream of many.slice(1)) stream.close()
+      assertSessionLimit(await postMcp(url, initializeMessage('many')), 'many')
+      many[0]!.close()
+      const admitted = await admittedSoon(url)
+      for (const h of [a, b]) {
+        h.stream.close()
+        await deleteSession(url, h.id)
+      }
+      await deleteSession(url, c)
+      await deleteSession(url, admitted)
+    })
+
+    it('serves a 4th and 5th SDK client after three that closed without DELETE', async () => {
+      for (let i = 0; i < 3; i++) {
+        const { client } = await connectAgent(url)
+        assert.equal((await client.listTools()).tools.length, 4)
+        await client.close()
+      }
+      for (let i = 0; i < 2; i++) {
+        const sessionId = await admittedSoon(url)
+        const call = await postMcp(url, toolCall(9, 'echo', { message: 'late' }), sessionId)
+        assert.equal(call.status, 200, call.text)
+      }
+    })
   })
-})

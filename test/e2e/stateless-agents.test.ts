@@ -3,8 +3,9 @@
  * and `burrow up` processes (a v2 SDK server over stdio behind the front's input_required
  * bridge): a call that asks for input and its retry carrying `requestState` are one tool call,
  * linked in the history; a forged or replayed `requestState` is a new call, counted; in-flight
- * sessionless requests and open `subscriptions/listen` streams share the plan's session places
- * with 2025 sessions (Free: 3), and a place comes back when its stream ends; a 2025 header in
+ * sessionless requests and open `subscriptions/listen` streams hold the plan's session places
+ * (Free: 3), in use, so that a 2025 initialize is refused too, and a place comes back when its
+ * stream ends; a 2025 header in
  * front of a 2026-07-28 body is served as the body says.
  */
 import assert from 'node:assert/strict'
@@ -191,10 +192,7 @@ describe(
       try {
         await listen('L1')
         await listen('L2')
-        // A 2025 session shares the same places.
-        const legacy = await postMcp(tunnel.url, initializeMessage('legacy'))
-        assert.equal(legacy.status, 200, legacy.text)
-
+        await listen('L3')
         const refused = await send(tunnel.url, 'over', 'tools/list')
         assert.equal(refused.status, 429)
         assert.equal(refused.headers.get('x-burrow-error'), 'session_limit')

@@ -119,6 +119,30 @@ export async function openSession(url: string): Promise<string> {
   return sessionId
 }
 
+/** An open standalone GET stream of a session, as an agent holds it. */
+export interface OpenStream {
+  readonly status: number
+  /** Hang up, as an agent closing its transport does. */
+  close(): void
+}
+
+/** Open the standalone GET stream of `sessionId`; resolves once its head arrived. */
+export async function openStream(url: string, sessionId: string): Promise<OpenStream> {
+  const abort = new AbortController()
+  const res = await publicFetch(url, {
+    method: 'GET',
+    headers: {
+      accept: 'text/event-stream',
+      'mcp-session-id': sessionId,
+      'mcp-protocol-version': HEADERS['mcp-protocol-version'],
+    },
+    signal: abort.signal,
+  })
+  // Read (and drop) what the stream carries, so it stays open until closed.
+  res.body?.pipeTo(new WritableStream()).catch(() => {})
+  return { status: res.status, close: () => abort.abort() }
+}
+
 /** A `tools/call` message. */
 export function toolCall(id: string | number, name: string, args: object = {}): unknown {
   return { jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } }

@@ -5,6 +5,7 @@
  * Every key is listed in docs/configuration.md. An empty variable counts as unset.
  */
 
+import { parseMailSettings, type MailSettings } from './mail/mail-settings.js'
 import { isIP } from 'node:net'
 import { resolve } from 'node:path'
 import type { BillingConfig, PriceKey } from './billing/billing-config.js'
@@ -84,7 +85,7 @@ export interface ServerConfig {
   readonly redisUrl: string | null
   /** Whether monthly quotas and the session cap are enforced (`BURROW_QUOTAS`, on or off). */
   readonly quotas: boolean
-  /** A session with no request for this long stops counting against the cap (`BURROW_SESSION_IDLE_SECS`). */
+  /** An idle session (nothing open) stops counting against the cap after this long (`BURROW_SESSION_IDLE_SECS`). */
   readonly sessionIdleSecs: number
   /** Interval of the usage snapshot the billing meters read (`BURROW_METER_SNAPSHOT_SECS`). */
   readonly meterSnapshotSecs: number
@@ -108,6 +109,8 @@ export interface ServerConfig {
    * (`[IPv6]:PORT`); empty for the system's resolvers.
    */
   readonly dnsServers: readonly string[]
+  /** Where password-reset and verification mail goes (`BURROW_SMTP_URL`, `BURROW_MAIL_FROM`). */
+  readonly mail: MailSettings
 }
 
 /** Environment variables as `process.env` holds them. */
@@ -143,12 +146,13 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     billing: parseBilling(env),
     redisUrl: parseRedisUrl(read(env, 'BURROW_REDIS_URL')),
     quotas: parseOnOff(env, 'BURROW_QUOTAS', true),
-    sessionIdleSecs: positiveInt(env, 'BURROW_SESSION_IDLE_SECS', 1800),
+    sessionIdleSecs: positiveInt(env, 'BURROW_SESSION_IDLE_SECS', 300),
     meterSnapshotSecs: positiveInt(env, 'BURROW_METER_SNAPSHOT_SECS', 60),
     trustedProxies: parseTrustedProxies(read(env, 'BURROW_TRUSTED_PROXIES')),
     metricsToken: parseMetricsToken(read(env, 'BURROW_METRICS_TOKEN')),
     nodeUrl: parseNodeUrl(read(env, 'BURROW_NODE_URL')),
     dnsServers: parseDnsServers(read(env, 'BURROW_DNS_SERVERS')),
+    mail: parseMailSettings(read(env, 'BURROW_SMTP_URL'), read(env, 'BURROW_MAIL_FROM'), zone),
   }
   return Object.freeze(config)
 }

@@ -30,6 +30,7 @@ import { openStore } from './store/open-store.js'
 import type { Store } from './store/store.js'
 import { billingPort } from './app/billing-port.js'
 import { Dashboard } from './app/dashboard/dashboard.js'
+import { openRecovery } from './app/open-recovery.js'
 import { SignInGuard } from './app/dashboard/sign-in-guard.js'
 import { storeWebServices } from './app/store-web-services.js'
 import { webhooksPort } from './app/webhooks-port.js'
@@ -250,6 +251,7 @@ export async function wireServices({ config, log, listen }: WireOptions): Promis
       web.billing.stop()
       await cluster?.close()
       await domains.stop()
+      web.recovery.close()
       await webhooks.stop()
       await governance.close()
       await access.close()
@@ -283,6 +285,7 @@ interface Web {
   readonly api: Api
   readonly mounts: readonly Mount[]
   readonly billing: BillingRuntime
+  readonly recovery: { close(): void }
 }
 
 /**
@@ -323,10 +326,18 @@ async function wireWeb(parts: WebParts): Promise<Web> {
     publicUrl: parts.publicUrl,
     domains: parts.domains,
   })
+  const recovery = openRecovery({
+    config,
+    store,
+    port: parts.port,
+    addresses: parts.addresses,
+    log,
+  })
   const dashboard = new Dashboard({
     services,
     zone: config.zone,
     https,
+    recovery: recovery.recovery,
     signInGuard: new SignInGuard({
       secret: await store.setSettingIfAbsent(
         'device_cookie_secret',
@@ -342,8 +353,9 @@ async function wireWeb(parts: WebParts): Promise<Web> {
       handle: (req: IncomingMessage, res: ServerResponse) => billing.handle(req, res),
     },
     authorizationServer(parts.access, services, lookup, https, parts.addresses),
+    ...recovery.mounts,
   ]
-  return { dashboard, api, mounts, billing }
+  return { dashboard, api, mounts, billing, recovery: recovery.recovery }
 }
 
 /** burrowd's version, from its package.json. */

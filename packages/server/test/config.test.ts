@@ -50,12 +50,13 @@ describe('loadConfig', () => {
       billing: { provider: 'dev' },
       redisUrl: null,
       quotas: true,
-      sessionIdleSecs: 1800,
+      sessionIdleSecs: 300,
       meterSnapshotSecs: 60,
       trustedProxies: ['127.0.0.0/8', '::1/128'],
       metricsToken: null,
       nodeUrl: null,
       dnsServers: [],
+      mail: { smtpUrl: null, from: 'Burrow <no-reply@localhost>' },
     })
   })
 
@@ -74,6 +75,29 @@ describe('loadConfig', () => {
     ]) {
       assert.throws(() => load({ BURROW_DNS_SERVERS: bad }), /BURROW_DNS_SERVERS/, bad)
     }
+  })
+
+  it('reads the SMTP URL and From address, and refuses what is neither', () => {
+    const mail = load({
+      BURROW_SMTP_URL: 'smtp://user:pw@mail.example.com:2525',
+      BURROW_MAIL_FROM: 'Acme Tunnels <tunnels@acme.example>',
+    }).mail
+    assert.deepEqual(mail, {
+      smtpUrl: 'smtp://user:pw@mail.example.com:2525',
+      from: 'Acme Tunnels <tunnels@acme.example>',
+    })
+    assert.equal(
+      load({ BURROW_SMTP_URL: 'smtps://mail.example.com' }).mail.smtpUrl,
+      'smtps://mail.example.com',
+    )
+    refuses({ BURROW_SMTP_URL: 'http://mail.example.com' }, 'BURROW_SMTP_URL', 'smtp://')
+    refuses({ BURROW_SMTP_URL: 'not a url' }, 'BURROW_SMTP_URL', 'smtp://')
+    assert.throws(
+      () => load({ BURROW_SMTP_URL: 'imap://u:secret@h' }),
+      (e: Error) => !e.message.includes('secret'),
+    )
+    refuses({ BURROW_MAIL_FROM: 'nobody' }, 'BURROW_MAIL_FROM', 'an address')
+    refuses({ BURROW_MAIL_FROM: 'a@b.c\r\nBcc: x@y.z' }, 'BURROW_MAIL_FROM', 'an address')
   })
 
   it('reads trusted proxies as addresses and CIDR blocks, or none', () => {

@@ -8,7 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Logger } from '@burrow/protocol'
 import { sendRefusal } from '../http/send-refusal.js'
 import type { Api } from './api/api.js'
-import { APP_CSS, APP_JS } from './dashboard/assets.js'
+import { APP_CSS, APP_JS, FAVICON_SVG } from './dashboard/assets.js'
 import type { Dashboard } from './dashboard/dashboard.js'
 import { sendClientRelease, type ClientRelease } from './client-release.js'
 import { CrashReportRoute, type CrashReportSink } from './crash-report-route.js'
@@ -88,12 +88,12 @@ export class App {
       res.end('ok')
       return
     }
-    if (path === '/assets/app.css' || path === '/assets/app.js') {
+    const asset = Object.hasOwn(ASSETS, path) ? ASSETS[path] : undefined
+    if (asset) {
       if (!read) return notAllowed(res, path, 'GET, HEAD')
-      const css = path.endsWith('.css')
-      const body = css ? APP_CSS : APP_JS
+      const [type, body] = asset
       res.writeHead(200, {
-        'content-type': css ? 'text/css; charset=utf-8' : 'text/javascript; charset=utf-8',
+        'content-type': type,
         'content-length': Buffer.byteLength(body),
         'cache-control': 'public, max-age=300',
         'x-content-type-options': 'nosniff',
@@ -131,6 +131,14 @@ export class App {
     }
     sendRefusal(res, 'not_found', 'not found', `nothing is served at ${path}`)
   }
+}
+
+/** Static files by path: content type and body. */
+const ASSETS: Readonly<Record<string, readonly [string, string]>> = {
+  '/assets/app.css': ['text/css; charset=utf-8', APP_CSS],
+  '/assets/app.js': ['text/javascript; charset=utf-8', APP_JS],
+  '/assets/favicon.svg': ['image/svg+xml', FAVICON_SVG],
+  '/favicon.ico': ['image/svg+xml', FAVICON_SVG],
 }
 
 function notAllowed(res: ServerResponse, path: string, allow: string): void {

@@ -1,6 +1,7 @@
 /**
  * The dashboard's and API's view of billing, over the billing module's `BillingService`:
- * checkout links, cancelling, switching the billing cycle, and the account's subscription.
+ * checkout links, cancelling, switching the billing cycle or the paid plan (with the provider's
+ * proration previewed first), and the account's subscription.
  */
 import type { BillingService } from '../billing/billing-service.js'
 import type { SubscriptionView } from './billing-view.js'
@@ -19,6 +20,13 @@ export function billingPort(service: BillingService): BillingPort {
     },
     switchCycle: async (accountId, cycle) => {
       await service.switchCycle(accountId, cycle)
+    },
+    previewPlanChange: async (accountId, plan) => {
+      const { subscription, proration } = await service.previewPlanChange(accountId, plan)
+      return { from: subscription.plan, to: plan, cycle: subscription.cycle, ...proration }
+    },
+    changePlan: async (accountId, plan) => {
+      await service.changePlan(accountId, plan)
     },
     subscription: async (accountId): Promise<SubscriptionView | null> => {
       const status = await service.status(accountId)

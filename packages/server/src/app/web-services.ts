@@ -82,7 +82,24 @@ export interface BillingPort {
   ): Promise<string>
   cancel(accountId: string): Promise<void>
   switchCycle(accountId: string, cycle: BillingCycle): Promise<void>
+  /** What moving to `plan` (same cycle) costs now, as the provider prorates it. */
+  previewPlanChange(accountId: string, plan: 'pro' | 'scale'): Promise<PlanChangePreview>
+  /** Move the subscription to `plan` on the same cycle, prorated by the provider. */
+  changePlan(accountId: string, plan: 'pro' | 'scale'): Promise<void>
   subscription(accountId: string): Promise<SubscriptionView | null>
+}
+
+/** A plan change before it is made: from and to, and the provider's proration. */
+export interface PlanChangePreview {
+  readonly from: PlanId
+  readonly to: 'pro' | 'scale'
+  readonly cycle: BillingCycle
+  readonly currency: string
+  readonly creditCents: number
+  readonly chargeCents: number
+  /** `charge`: paid now; `credit`: kept by the provider against the next bills. */
+  readonly action: 'charge' | 'credit'
+  readonly amountCents: number
 }
 
 /** Webhook endpoints of one account. */

@@ -21,6 +21,7 @@ import { PaddleApiError, PaddleClient } from './paddle-client.js'
 import type { PaddleSubscription } from './paddle-event.js'
 import { PaddleEventError, parsePaddleEvent } from './paddle-event.js'
 import { verifyPaddleSignature } from './paddle-signature.js'
+import type { Proration } from './proration.js'
 import type { SubscriptionState } from './subscription-state.js'
 
 /** Options of `new BillingService`. */
@@ -150,6 +151,25 @@ export class BillingService {
     return this.#changeItems(accountId, sub, plan, sub.cycle)
   }
 
+  /**
+   * What `changePlan(accountId, plan)` would charge or credit now, as the provider previews it
+   * (nothing changes). Throws like `changePlan`.
+   */
+  async previewPlanChange(
+    accountId: string,
+    plan: PaidPlanId,
+  ): Promise<{ readonly subscription: Subscription; readonly proration: Proration }> {
+    const sub = await this.#live(accountId)
+    this.#assertChange(sub, plan, sub.cycle)
+    const proration = await this.#call(() =>
+      this.#client.previewSubscriptionItems(
+        sub.subscriptionId,
+        this.#itemsInput(sub, plan, sub.cycle),
+      ),
+    )
+    return { subscription: sub, proration }
+  }
+
   /** Ask the provider for the subscription and apply what it says (when in doubt). */
   async refresh(accountId: string): Promise<Subscription | undefined> {
     const sub = await this.store.getSubscription(accountId)
@@ -273,20 +293,29 @@ export class BillingService {
     plan: PaidPlanId,
     cycle: BillingCycle,
   ): Promise<Subscription> {
+    this.#assertChange(sub, plan, cycle)
+    return this.#sync(accountId, () =>
+      this.#client.updateSubscriptionItems(sub.subscriptionId, this.#itemsInput(sub, plan, cycle)),
+    )
+  }
+
+  #assertChange(sub: Subscription, plan: PaidPlanId, cycle: BillingCycle): void {
     if (sub.plan === plan && sub.cycle === cycle) {
       throw new BillingError(
         'same_plan',
         `subscription ${sub.subscriptionId} is already ${plan}, ${cycle}`,
       )
     }
-    return this.#sync(accountId, () =>
-      this.#client.updateSubscriptionItems(sub.subscriptionId, {
-        priceId: this.config.prices[priceKey(plan, cycle)],
-        prorationBillingMode: 'prorated_immediately',
-        // Paddle will not change items while a cancellation is pending; changing plan undoes it.
-        removeScheduledChange: sub.state === 'paid_until',
-      }),
-    )
+  }
+
+  /** The provider request that puts `sub` on `plan` billed every `cycle`. */
+  #itemsInput(sub: Subscription, plan: PaidPlanId, cycle: BillingCycle) {
+    return {
+      priceId: this.config.prices[priceKey(plan, cycle)],
+      prorationBillingMode: 'prorated_immediately' as const,
+      // Paddle will not change items while a cancellation is pending; changing plan undoes it.
+      removeScheduledChange: sub.state === 'paid_until',
+    }
   }
 
   /** The account's subscription if it can still be changed (not ended), else a BillingError. */

@@ -6,6 +6,7 @@
  * call failed and why.
  */
 
+import { parseUpdateSummary, type Proration } from './proration.js'
 import { parsePaddleSubscription, PaddleEventError } from './paddle-event.js'
 import type { PaddleSubscription } from './paddle-event.js'
 
@@ -146,6 +147,31 @@ export class PaddleClient {
       proration_billing_mode: input.prorationBillingMode,
       ...(input.removeScheduledChange ? { scheduled_change: null } : {}),
     })
+  }
+
+  /**
+   * What `updateSubscriptionItems` with the same input would charge or credit, as Paddle
+   * previews it (`PATCH /subscriptions/{id}/preview`); nothing changes.
+   */
+  async previewSubscriptionItems(
+    id: string,
+    input: {
+      readonly priceId: string
+      readonly prorationBillingMode: ProrationBillingMode
+      readonly removeScheduledChange?: boolean
+    },
+  ): Promise<Proration> {
+    const path = `/subscriptions/${encodeURIComponent(id)}/preview`
+    const data = await this.#request('PATCH', path, {
+      items: [{ price_id: input.priceId, quantity: 1 }],
+      proration_billing_mode: input.prorationBillingMode,
+      ...(input.removeScheduledChange ? { scheduled_change: null } : {}),
+    })
+    const summary = parseUpdateSummary(
+      (data as { update_summary?: unknown } | null)?.update_summary,
+    )
+    if (typeof summary === 'string') throw badResponse(`PATCH ${path}`, summary)
+    return summary
   }
 
   /** Drop a scheduled change (e.g. undo a cancellation before it takes effect). */

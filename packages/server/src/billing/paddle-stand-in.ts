@@ -16,6 +16,7 @@
  *   POST /checkout/pay                             (its form; redirects to the success URL)
  */
 
+import type { Proration } from './proration.js'
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { silentLogger } from '@burrow/protocol'
@@ -83,6 +84,8 @@ export class PaddleStandIn {
   readonly customers = new Map<string, StandInCustomer>()
   readonly transactions = new Map<string, StandInTransaction>()
   readonly subscriptions = new Map<string, StandInSubscription>()
+  /** What each change of a subscription's items billed or credited, oldest first. */
+  readonly prorations: (Proration & { readonly subscriptionId: string; readonly at: Date })[] = []
 
   constructor(opts: PaddleStandInOptions) {
     this.#opts = opts

@@ -17,6 +17,7 @@ import {
   transactionEntity,
 } from './stand-in-entities.js'
 import type { StandInPrice, StandInSubscription } from './stand-in-entities.js'
+import { prorate, updateSummaryEntity, type Proration } from './proration.js'
 
 /** A refused API call: the HTTP status and Paddle error code to answer with. */
 export class StandInError extends Error {
@@ -113,14 +114,15 @@ function standInApi(
     if (found === undefined) throw notFound('transaction', txn[1]!)
     return transactionEntity(found)
   }
-  const sub = /^\/subscriptions\/([^/]+)(\/cancel)?$/.exec(path)
+  const sub = /^\/subscriptions\/([^/]+)(\/cancel|\/preview)?$/.exec(path)
   if (sub) {
     const id = decodeURIComponent(sub[1]!)
     const found = standIn.subscriptions.get(id)
     if (found === undefined) throw notFound('subscription', id)
     if (sub[2] === undefined && method === 'GET') return subscriptionEntity(found)
     if (sub[2] === undefined && method === 'PATCH') return updateSubscription(standIn, found, body)
-    if (sub[2] !== undefined && method === 'POST') return cancelSubscription(standIn, found, body)
+    if (sub[2] === '/preview' && method === 'PATCH') return previewUpdate(standIn, found, body)
+    if (sub[2] === '/cancel' && method === 'POST') return cancelSubscription(standIn, found, body)
   }
   throw new StandInError(404, 'not_found', `${method} ${path} is not part of the stand-in's API`)
 }
@@ -173,31 +175,66 @@ function updateSubscription(
 ): unknown {
   locked(sub)
   const input = fields(body)
+  const change = itemsChange(standIn, sub, input)
   if ('scheduled_change' in input) {
     if (input.scheduled_change !== null) {
       throw invalid('scheduled_change', 'may only be set to null (to remove a scheduled change)')
     }
     sub.scheduledChange = null
   }
-  if (input.items !== undefined) {
-    const mode = optionalText(input, 'proration_billing_mode')
-    if (mode === null || !PRORATION_MODES.includes(mode)) {
-      throw invalid(
-        'proration_billing_mode',
-        `is required with items; one of ${PRORATION_MODES.join(', ')}`,
-      )
-    }
-    const price = onePrice(standIn, input.items)
-    if (price.cycle !== sub.price.cycle) {
+  if (change !== null) {
+    // Paddle bills (or credits) the proration as it changes the items.
+    standIn.prorations.push({ subscriptionId: sub.id, at: standIn.now(), ...change.proration })
+    if (change.price.cycle !== sub.price.cycle) {
       // A new billing interval starts a new period now, charged per the proration mode.
       const now = standIn.now()
       sub.periodStart = now
-      sub.periodEnd = addCycle(now, price.cycle)
+      sub.periodEnd = addCycle(now, change.price.cycle)
     }
-    sub.price = price
+    sub.price = change.price
   }
   standIn.changed(sub, 'subscription.updated')
   return subscriptionEntity(sub)
+}
+
+/** `PATCH /subscriptions/{id}/preview`: the subscription as it would be, and what it costs. */
+function previewUpdate(standIn: PaddleStandIn, sub: StandInSubscription, body: unknown): unknown {
+  locked(sub)
+  const input = fields(body)
+  const change = itemsChange(standIn, sub, input)
+  if (change === null) throw invalid('items', 'are required to preview a change')
+  return {
+    ...subscriptionEntity({ ...sub, price: change.price }),
+    update_summary: updateSummaryEntity(change.proration),
+  }
+}
+
+/** The new price `input.items` names and its proration, or null when items do not change. */
+function itemsChange(
+  standIn: PaddleStandIn,
+  sub: StandInSubscription,
+  input: Record<string, unknown>,
+): { readonly price: StandInPrice; readonly proration: Proration } | null {
+  if (input.items === undefined) return null
+  const mode = optionalText(input, 'proration_billing_mode')
+  if (mode === null || !PRORATION_MODES.includes(mode)) {
+    throw invalid(
+      'proration_billing_mode',
+      `is required with items; one of ${PRORATION_MODES.join(', ')}`,
+    )
+  }
+  const price = onePrice(standIn, input.items)
+  const now = standIn.now()
+  const proration = prorate({
+    oldCents: sub.price.amountCents,
+    newCents: price.amountCents,
+    periodStart: sub.periodStart ?? now,
+    periodEnd: sub.periodEnd ?? now,
+    sameInterval: price.cycle === sub.price.cycle,
+    mode,
+    now,
+  })
+  return { price, proration }
 }
 
 function locked(sub: StandInSubscription): void {

@@ -2,7 +2,7 @@
  * What the edge notes about one public request while it is answered: the call-history records
  * of its JSON-RPC requests (status, refusal code, time to the response head, outcome, bytes, and
  * unless the tunnel is in zero-knowledge mode the request and its answer, redacted and cut), the
- * session it opens, refreshes or ends, and the bytes of its response for the bandwidth quota.
+ * session it opens, refreshes, holds in use until it closes, or ends, and the bytes of its response for the bandwidth quota.
  * Records are written once the exchange is over (its answer may stream). Every part is optional
  * (quotas may be off, history unwired), and none of it can delay or fail the answer.
  */
@@ -75,6 +75,8 @@ export class ExchangeRecord {
   #continues: string | null = null
   /** Gives back the place a sessionless request holds while in flight. */
   #releaseRequest: (() => void) | null = null
+  /** True while this exchange holds its session in use. */
+  #holding = false
 
   constructor(ctx: ExchangeContext) {
     this.#ctx = ctx
@@ -115,7 +117,9 @@ export class ExchangeRecord {
       sessions.settle(tunnel, this.#reservation, status, headers)
       this.#reservation = null
     }
-    if (sessionId !== undefined) sessions.answered(tunnel, method, sessionId, status)
+    if (sessionId !== undefined && !this.#holding) {
+      this.#holding = sessions.answered(tunnel, method, sessionId, status)
+    }
   }
 
   /** A JSON-RPC message of the answer (ResponseMessages' tap). */
@@ -148,6 +152,10 @@ export class ExchangeRecord {
     if (this.#head !== null) this.#record(this.#head.status, this.#head.durationMs, null, '')
     this.#meter?.finish()
     this.#releasePlace()
+    if (this.#holding && this.#ctx.sessionId !== undefined) {
+      this.#holding = false
+      this.#ctx.sessions?.done(this.#ctx.tunnel, this.#ctx.sessionId)
+    }
   }
 
   #releasePlace(): void {

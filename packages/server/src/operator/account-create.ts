@@ -9,19 +9,23 @@ import type { AccountCreateCommand } from './parse-operator-args.js'
 
 /**
  * Create the account `command` describes and return what to print on stdout: one JSON object
- * `{id, email, slug, plan}` with `--json`, else a friendly summary. Throws `StoreError` for an
- * invalid or taken slug or email.
+ * `{id, email, slug, plan}` with `--json`, else a friendly summary. With `--password-stdin` the
+ * password is `input` up to its first line break. Throws `StoreError` for an invalid or taken
+ * slug or email, or a password the sign-up form would refuse.
  */
 export async function accountCreate(
   command: AccountCreateCommand,
   config: ServerConfig,
+  input: NodeJS.ReadableStream = process.stdin,
 ): Promise<string> {
+  const password = command.passwordStdin ? await firstLine(input) : undefined
   const store = await openStore(config)
   try {
     const account = await store.createAccount({
       email: command.email,
       slug: command.slug,
       plan: command.plan,
+      ...(password === undefined ? {} : { password }),
     })
     if (command.json) {
       const { id, email, slug, plan } = account
@@ -34,4 +38,14 @@ export async function accountCreate(
   } finally {
     await store.close()
   }
+}
+
+/** Everything `input` carries up to its first line break (at most 64 KiB are read). */
+async function firstLine(input: NodeJS.ReadableStream): Promise<string> {
+  let text = ''
+  for await (const chunk of input) {
+    text += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8')
+    if (text.includes('\n') || text.length > 64 * 1024) break
+  }
+  return text.split(/\r?\n/, 1)[0] ?? ''
 }

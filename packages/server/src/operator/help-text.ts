@@ -9,7 +9,7 @@ export const HELP_TEXT = `burrowd: the Burrow service (broker, public edge and a
 Usage:
   burrowd serve                    run the service (the default when no command is given)
   burrowd migrate                  apply pending database migrations
-  burrowd account create --email E --slug S [--plan free|pro|scale] [--json]
+  burrowd account create --email E --slug S [--plan free|pro|scale] [--password-stdin] [--json]
                                    create an account; prints {id, email, slug, plan} with --json
   burrowd tunnel create --account SLUG [--name N] [--subdomain SUB] [--json]
                        [--access oauth|token|public] [--allow-ip CIDR]...
@@ -32,6 +32,8 @@ Flags:
   --email E          account email (stored lower-cased; unique)
   --slug S           account slug: a-z, 0-9 and "-", 1-40 characters; public hosts end in --S
   --plan P           free (default), pro or scale
+  --password-stdin   read the account's dashboard password from standard input (else it
+                     has none until set by "Forgot password?")
   --account SLUG     the account that owns the new tunnel or token
   --name N           friendly tunnel name (also suggests the subdomain), or the token's name
   --subdomain SUB    tunnel subdomain (default: from --name, else random); unique per account
@@ -63,7 +65,11 @@ Environment (an empty value counts as unset):
   BURROW_REDIS_URL         redis://... shared by several nodes for live counters and
                            session places (none: kept in this process)
   BURROW_QUOTAS            on or off: enforce monthly quotas and the session cap (on)
-  BURROW_SESSION_IDLE_SECS seconds without a request before a session stops counting (1800)
+  BURROW_SESSION_IDLE_SECS seconds an idle session still counts, unless a new one needs
+                           its place (300)
+  BURROW_SMTP_URL          smtp://[USER:PASSWORD@]HOST[:PORT] or smtps://... for password
+                           resets and address checks (none: the dev outbox at /dev/outbox)
+  BURROW_MAIL_FROM         From of that mail (Burrow <no-reply@ZONE>)
   BURROW_METER_SNAPSHOT_SECS
                            seconds between usage snapshots for the billing meters (60)
   BURROW_DNS_SERVERS       DNS servers that check custom domains, IP or IP:PORT, comma-

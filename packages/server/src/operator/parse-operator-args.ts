@@ -23,6 +23,8 @@ export interface AccountCreateCommand {
   readonly email: string
   readonly slug: string
   readonly plan: PlanId
+  /** Read the account's dashboard password from standard input (`--password-stdin`). */
+  readonly passwordStdin: boolean
   readonly json: boolean
 }
 
@@ -82,7 +84,7 @@ export type OperatorCommand =
   | UsageSetCommand
 
 const ACCOUNT_CREATE_USAGE =
-  'burrowd account create --email E --slug S [--plan free|pro|scale] [--json]'
+  'burrowd account create --email E --slug S [--plan free|pro|scale] [--password-stdin] [--json]'
 const TUNNEL_CREATE_USAGE =
   'burrowd tunnel create --account SLUG [--name N] [--subdomain SUB] [--access oauth|token|public] [--allow-ip CIDR]... [--json]'
 const TOKEN_CREATE_USAGE = 'burrowd token create --account SLUG [--name N] [--json]'
@@ -165,6 +167,7 @@ function accountCreate(args: readonly string[]): OperatorCommand {
     email: { type: 'string' },
     slug: { type: 'string' },
     plan: { type: 'string' },
+    'password-stdin': { type: 'boolean' },
     json: { type: 'boolean' },
   })
   if (values.help) return { command: 'help' }
@@ -177,6 +180,7 @@ function accountCreate(args: readonly string[]): OperatorCommand {
     email: required(values.email, 'email', ACCOUNT_CREATE_USAGE),
     slug: required(values.slug, 'slug', ACCOUNT_CREATE_USAGE),
     plan,
+    passwordStdin: values['password-stdin'] === true,
     json: values.json === true,
   }
 }

@@ -2,16 +2,19 @@
  * The per-tunnel session cap as the edge applies it (docs/decisions.md#quotas-and-sessions): an
  * `initialize` without `Mcp-Session-Id` reserves a place or is refused with `session_limit`; the
  * upstream's answer turns the place into a session (it carries `Mcp-Session-Id`) or gives it back;
- * a request carrying the id keeps the session alive; DELETE or a 404 from the upstream ends it.
- * Sessionless (2026-07-28) requests hold a place each while in flight (`holdRequest`).
- * Only the reservation is on the request's path; every other change runs in the background and a
- * failure is logged, never shown to the agent.
+ * a request carrying the id keeps the session alive, and holds it in use from its answer's head
+ * until the exchange ends (a GET stream for as long as it is open: the hold is a lease this node
+ * renews); DELETE or a 404 from the upstream ends it. When the cap is full, a new session takes
+ * the place of the session idle the longest (docs/decisions.md#sessions-in-use). A sessionless
+ * (2026-07-28) request holds a place of its own while in flight (`holdRequest`). Only the
+ * reservation is on the request's path; every other change runs in the background and a failure
+ * is logged, never shown to the agent.
  */
 import type { HeaderPairs, Logger } from '@burrow/protocol'
 import { PLANS } from '../plans.js'
 import { MAX_SESSION_ID_LENGTH } from './check-session-input.js'
 import type { MeteredTunnel } from './quota-gate.js'
-import type { SessionTracker } from './session-tracker.js'
+import { DEFAULT_LEASE_MS, type SessionTracker } from './session-tracker.js'
 
 /** The outcome of `EdgeSessions.reserve`. */
 export type SessionPlace =
@@ -29,16 +32,28 @@ export const SESSION_LIMIT_MESSAGE = 'session limit reached for this tunnel'
 /** Session ids as MCP allows them: visible ASCII. */
 const SESSION_ID = new RegExp(`^[\\x21-\\x7e]{1,${MAX_SESSION_ID_LENGTH}}$`)
 
+/** A session this node holds in use: how many of its exchanges are open here. */
+interface Held {
+  readonly tunnel: MeteredTunnel
+  readonly sessionId: string
+  open: number
+}
+
 /** The edge's use of a `SessionTracker`. */
 export class EdgeSessions {
   readonly #tracker: SessionTracker
   readonly #log: Logger
-  readonly #idleSecs: number
+  readonly #renewMs: number
+  /** Sessions with an exchange open on this node, by tunnel id and session id. */
+  readonly #held = new Map<string, Held>()
+  #renewal: NodeJS.Timeout | null = null
+  #closed = false
 
-  constructor(tracker: SessionTracker, log: Logger, idleSecs: number) {
+  /** `leaseMs` must match the tracker's lease: holds are renewed three times per lease. */
+  constructor(tracker: SessionTracker, log: Logger, leaseMs = DEFAULT_LEASE_MS) {
     this.#tracker = tracker
     this.#log = log
-    this.#idleSecs = idleSecs
+    this.#renewMs = Math.max(1, Math.floor(leaseMs / 3))
   }
 
   /** Hold a place for a new session of `tunnel`, or say why not. Rejects when the tracker fails. */
@@ -46,13 +61,19 @@ export class EdgeSessions {
     const plan = PLANS[tunnel.plan]
     const cap = plan.sessionsPerTunnel
     const place = await this.#tracker.reserve(tunnel.id, cap)
-    if (place.ok) return place
+    if (place.ok) {
+      if (place.displaced !== undefined) {
+        this.#log.debug(`sessions: ${tunnel.id}: a new session took the place of an idle one`)
+      }
+      return { ok: true, reservation: place.reservation }
+    }
     return {
       ok: false,
       reason:
         `this tunnel already has ${place.open} open MCP sessions, the most the ${plan.name} plan ` +
-        `allows (${cap}); existing sessions keep working. End one (HTTP DELETE with its ` +
-        `Mcp-Session-Id), let one stay idle for ${formatIdle(this.#idleSecs)}, or upgrade the plan`,
+        `allows (${cap}), and each is in use (a request being answered or a GET stream open); ` +
+        `existing sessions keep working. Close one (its stream, or HTTP DELETE with its ` +
+        `Mcp-Session-Id), try again once one is idle, or upgrade the plan`,
     }
   }
 
@@ -75,9 +96,10 @@ export class EdgeSessions {
   }
 
   /**
-   * A sessionless (MCP 2026-07-28) request of `tunnel` is about to be forwarded: it holds a place
-   * while it is in flight (a `subscriptions/listen` stream for as long as it stays open), or is
-   * refused when the places are taken. `release` gives the place back; call it once the
+   * A sessionless (MCP 2026-07-28) request of `tunnel` is about to be forwarded: it takes a place
+   * (as a new session would, the place of an idle session when the cap is full) and holds it in
+   * use while it is in flight, a `subscriptions/listen` stream for as long as it stays open; or
+   * it is refused when every place is in use. `release` gives the place back; call it once the
    * exchange is over. Rejects when the tracker fails.
    */
   async holdRequest(tunnel: MeteredTunnel): Promise<RequestPlace> {
@@ -93,24 +115,27 @@ export class EdgeSessions {
           `upgrade the plan`,
       }
     }
-    // The place becomes an internal session kept alive while the request lasts, so a long
-    // stream keeps it past the reservation's own expiry.
+    // The place becomes an internal session, held in use (its lease renewed) while the request
+    // lasts, so a long stream keeps it and an idle one never takes it.
     const id = `~inflight-${place.reservation}`
-    const opened = this.#tracker.open(tunnel.id, place.reservation, id)
+    const key = `${tunnel.id}\n${id}`
+    const opened = this.#tracker
+      .open(tunnel.id, place.reservation, id)
+      .then(() => this.#tracker.hold(tunnel.id, id))
     this.#background(opened, 'holding', tunnel)
-    const everyMs = Math.max(1000, Math.min(60_000, (this.#idleSecs * 1000) / 3))
-    const timer = setInterval(
-      () => this.#background(this.#tracker.touch(tunnel.id, id), 'refreshing', tunnel),
-      everyMs,
-    )
-    timer.unref()
+    this.#held.set(key, { tunnel, sessionId: id, open: 1 })
+    this.#renewal ??= setInterval(() => this.#renew(), this.#renewMs).unref()
     let released = false
     return {
       ok: true,
       release: () => {
         if (released) return
         released = true
-        clearInterval(timer)
+        this.#held.delete(key)
+        if (this.#held.size === 0 && this.#renewal !== null) {
+          clearInterval(this.#renewal)
+          this.#renewal = null
+        }
         const end = opened.catch(() => {}).then(() => this.#tracker.end(tunnel.id, id))
         this.#background(end, 'releasing', tunnel)
       },
@@ -125,30 +150,65 @@ export class EdgeSessions {
 
   /**
    * A request with `method` carrying `sessionId` was answered with `status`: the session ends
-   * after a successful DELETE, and when the upstream no longer knows it (404).
+   * after a successful DELETE, and when the upstream no longer knows it (404). Any other 2xx
+   * holds it in use until `done`; returns whether it did (then call `done` exactly once).
    */
-  answered(tunnel: MeteredTunnel, method: string, sessionId: string, status: number): void {
-    if (!SESSION_ID.test(sessionId)) return
-    const deleted = method === 'DELETE' && status >= 200 && status < 300
-    if (deleted || status === 404) {
+  answered(tunnel: MeteredTunnel, method: string, sessionId: string, status: number): boolean {
+    if (!SESSION_ID.test(sessionId)) return false
+    const ok = status >= 200 && status < 300
+    if ((method === 'DELETE' && ok) || status === 404) {
       this.#background(this.#tracker.end(tunnel.id, sessionId), 'ending', tunnel)
+      return false
+    }
+    if (!ok || method === 'DELETE' || this.#closed) return false
+    const key = `${tunnel.id}\n${sessionId}`
+    const held = this.#held.get(key)
+    if (held !== undefined) {
+      held.open++
+      return true
+    }
+    this.#held.set(key, { tunnel, sessionId, open: 1 })
+    this.#background(this.#tracker.hold(tunnel.id, sessionId), 'holding', tunnel)
+    this.#renewal ??= setInterval(() => this.#renew(), this.#renewMs).unref()
+    return true
+  }
+
+  /** An exchange that `answered` held is over: at the last one, the session is idle. */
+  done(tunnel: MeteredTunnel, sessionId: string): void {
+    const key = `${tunnel.id}\n${sessionId}`
+    const held = this.#held.get(key)
+    if (held === undefined || --held.open > 0) return
+    this.#held.delete(key)
+    if (this.#held.size === 0 && this.#renewal !== null) {
+      clearInterval(this.#renewal)
+      this.#renewal = null
+    }
+    this.#background(this.#tracker.letGo(tunnel.id, sessionId), 'idling', tunnel)
+  }
+
+  /** Stop renewing and changing places (at shutdown, before the tracker closes). */
+  close(): void {
+    this.#closed = true
+    if (this.#renewal !== null) clearInterval(this.#renewal)
+    this.#renewal = null
+    this.#held.clear()
+  }
+
+  /** Renew the lease of every session held on this node. */
+  #renew(): void {
+    for (const { tunnel, sessionId } of this.#held.values()) {
+      this.#background(this.#tracker.hold(tunnel.id, sessionId), 'renewing', tunnel)
     }
   }
 
   #background(work: Promise<void>, what: string, tunnel: MeteredTunnel): void {
+    if (this.#closed) {
+      // Shutting down: the tracker is closing, so its refusal is expected and not worth a line.
+      work.catch(() => {})
+      return
+    }
     work.catch((error: Error) =>
       this.#log.warn(`sessions: ${what} a session of ${tunnel.id} failed: ${error.message}`),
     )
   }
-}
-
-/** `30 minutes`, `90 seconds`, `2 hours`. */
-function formatIdle(secs: number): string {
-  if (secs % 3600 === 0) return plural(secs / 3600, 'hour')
-  if (secs % 60 === 0) return plural(secs / 60, 'minute')
-  return plural(secs, 'second')
-}
-
-function plural(n: number, unit: string): string {
-  return `${n} ${unit}${n === 1 ? '' : 's'}`
 }

@@ -1,22 +1,30 @@
 /**
  * Session places for a single burrowd node, in process memory: per tunnel, a map from entry
- * (`r:<reservation>` or `s:<session id>`) to the time it expires. Every check-and-change runs
+ * (`r:<reservation>` or `s:<session id>`) to the time it expires and, for a session held in use,
+ * the time its lease ends. Every check-and-change runs
  * synchronously, so it is exact under any concurrency. Nothing is persisted: after a restart,
  * sessions opened before it keep working but are no longer counted.
  */
 
 import { randomUUID } from 'node:crypto'
 import { checkCap, checkSessionInput } from './check-session-input.js'
-import { DEFAULT_RESERVATION_MS } from './session-tracker.js'
+import { DEFAULT_LEASE_MS, DEFAULT_RESERVATION_MS } from './session-tracker.js'
 import type { ReserveResult, SessionTracker, SessionTrackerOptions } from './session-tracker.js'
 
-/** Entries of one tunnel: expiry in epoch milliseconds by entry. */
-type Places = Map<string, number>
+/** One entry: when it expires and until when it is in use (epoch milliseconds; 0: idle). */
+interface Place {
+  expires: number
+  busyUntil: number
+}
+
+/** Entries of one tunnel, by entry. */
+type Places = Map<string, Place>
 
 /** Exact session places of the tunnels served by this process. */
 export class MemorySessionTracker implements SessionTracker {
   readonly #idleMs: number
   readonly #reservationMs: number
+  readonly #leaseMs: number
   readonly #clock: () => Date
   readonly #tunnels = new Map<string, Places>()
   /** When every tunnel was last swept of expired entries (tunnels nobody asks about too). */
@@ -26,6 +34,7 @@ export class MemorySessionTracker implements SessionTracker {
   constructor(options: SessionTrackerOptions) {
     this.#idleMs = options.idleMs
     this.#reservationMs = options.reservationMs ?? DEFAULT_RESERVATION_MS
+    this.#leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS
     this.#clock = options.clock ?? (() => new Date())
   }
 
@@ -36,11 +45,19 @@ export class MemorySessionTracker implements SessionTracker {
     const at = now.getTime()
     this.#sweepAll(at)
     const places = this.#live(tunnelId, at)
-    if (places.size >= cap) return { ok: false, open: places.size }
+    let displaced: string | undefined
+    if (places.size >= cap) {
+      const idle = cap > 0 ? longestIdle(places, at) : undefined
+      if (idle === undefined) return { ok: false, open: places.size }
+      places.delete(idle)
+      displaced = idle.slice(2)
+    }
     const reservation = randomUUID()
-    places.set(`r:${reservation}`, at + this.#reservationMs)
+    places.set(`r:${reservation}`, { expires: at + this.#reservationMs, busyUntil: 0 })
     this.#tunnels.set(tunnelId, places)
-    return { ok: true, reservation }
+    return displaced === undefined
+      ? { ok: true, reservation }
+      : { ok: true, reservation, displaced }
   }
 
   async open(
@@ -51,9 +68,9 @@ export class MemorySessionTracker implements SessionTracker {
   ): Promise<void> {
     checkSessionInput(tunnelId, sessionId)
     this.#assertOpen()
-    const places = this.#tunnels.get(tunnelId) ?? new Map<string, number>()
+    const places = this.#tunnels.get(tunnelId) ?? new Map<string, Place>()
     places.delete(`r:${reservation}`)
-    places.set(`s:${sessionId}`, now.getTime() + this.#idleMs)
+    places.set(`s:${sessionId}`, { expires: now.getTime() + this.#idleMs, busyUntil: 0 })
     this.#tunnels.set(tunnelId, places)
   }
 
@@ -68,11 +85,31 @@ export class MemorySessionTracker implements SessionTracker {
     this.#assertOpen()
     const places = this.#tunnels.get(tunnelId)
     const entry = `s:${sessionId}`
-    const expires = places?.get(entry)
+    const place = places?.get(entry)
     const at = now.getTime()
-    if (places === undefined || expires === undefined) return
-    if (expires <= at) places.delete(entry)
-    else places.set(entry, at + this.#idleMs)
+    if (places === undefined || place === undefined) return
+    if (place.expires <= at) places.delete(entry)
+    else place.expires = Math.max(place.expires, at + this.#idleMs)
+  }
+
+  async hold(tunnelId: string, sessionId: string, now: Date = this.#clock()): Promise<void> {
+    checkSessionInput(tunnelId, sessionId)
+    this.#assertOpen()
+    const at = now.getTime()
+    const places = this.#tunnels.get(tunnelId) ?? new Map<string, Place>()
+    const busyUntil = at + this.#leaseMs
+    places.set(`s:${sessionId}`, { expires: Math.max(busyUntil, at + this.#idleMs), busyUntil })
+    this.#tunnels.set(tunnelId, places)
+  }
+
+  async letGo(tunnelId: string, sessionId: string, now: Date = this.#clock()): Promise<void> {
+    checkSessionInput(tunnelId, sessionId)
+    this.#assertOpen()
+    const at = now.getTime()
+    const place = this.#tunnels.get(tunnelId)?.get(`s:${sessionId}`)
+    if (place === undefined || place.expires <= at) return
+    place.busyUntil = 0
+    place.expires = at + this.#idleMs
   }
 
   async end(tunnelId: string, sessionId: string): Promise<void> {
@@ -96,7 +133,7 @@ export class MemorySessionTracker implements SessionTracker {
   #live(tunnelId: string, at: number): Places {
     const places = this.#tunnels.get(tunnelId)
     if (places === undefined) return new Map()
-    for (const [entry, expires] of places) if (expires <= at) places.delete(entry)
+    for (const [entry, place] of places) if (place.expires <= at) places.delete(entry)
     if (places.size === 0) this.#tunnels.delete(tunnelId)
     return places
   }
@@ -118,4 +155,18 @@ export class MemorySessionTracker implements SessionTracker {
   #assertOpen(): void {
     if (this.#closed) throw new Error('session tracker is closed')
   }
+}
+
+/** The session entry not in use at `at` whose idle timeout ends first (idle the longest). */
+function longestIdle(places: Places, at: number): string | undefined {
+  let found: string | undefined
+  let earliest = Infinity
+  for (const [entry, place] of places) {
+    if (!entry.startsWith('s:') || place.busyUntil > at) continue
+    if (place.expires < earliest) {
+      earliest = place.expires
+      found = entry
+    }
+  }
+  return found
 }

@@ -83,7 +83,7 @@ export async function openQuotaServices(
     return options.onQuotaWarning?.(w)
   }
   const quotas = counters ? new QuotaGate({ counters, log, onQuotaWarning }) : null
-  const sessions = tracker ? new EdgeSessions(tracker, log, config.sessionIdleSecs) : null
+  const sessions = tracker ? new EdgeSessions(tracker, log) : null
   const history = new CallHistoryWriter(store.db, { log })
   const purger = new HistoryPurger(store.db, { log })
   const snapshots = counters
@@ -118,6 +118,7 @@ export async function openQuotaServices(
       await purger.close()
       await history.close()
       await counters?.close()
+      sessions?.close()
       await tracker?.close()
       if (redis) await redis.quit().catch(() => {})
     },

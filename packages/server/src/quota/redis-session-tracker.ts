@@ -1,9 +1,11 @@
 /**
  * Session places shared by several burrowd nodes through Redis: one sorted set per tunnel,
  * `s:<tunnel>` (after an optional prefix), whose members are `r:<reservation>` and
- * `s:<session id>` scored by the epoch millisecond they expire. Lua scripts drop expired
- * members, check the count and add in one step (Redis blocks everything else meanwhile), so the
- * cap holds across nodes. The key itself expires once its last member would have.
+ * `s:<session id>` scored by the epoch millisecond they expire, and beside it `b:<tunnel>`, the
+ * sessions held in use scored by the end of their lease. Lua scripts drop expired members, check
+ * the count, displace the session idle the longest and add in one step (Redis blocks everything
+ * else meanwhile), so the cap holds across nodes. The keys expire once their last member would
+ * have.
  */
 
 import { randomUUID } from 'node:crypto'
@@ -11,19 +13,57 @@ import { Redis } from 'ioredis'
 import type { RedisOptions } from 'ioredis'
 import { checkCap, checkSessionInput } from './check-session-input.js'
 import { RedisScript } from './redis-script.js'
-import { DEFAULT_RESERVATION_MS } from './session-tracker.js'
+import { DEFAULT_LEASE_MS, DEFAULT_RESERVATION_MS } from './session-tracker.js'
 import type { ReserveResult, SessionTracker, SessionTrackerOptions } from './session-tracker.js'
 
-/** KEYS[1] the set; ARGV: now, cap, expiry, member, key expiry. Returns {1|0, live count}. */
+/**
+ * KEYS[1] the places, KEYS[2] the held sessions; ARGV: now, cap, expiry, member, key expiry.
+ * Returns {1|0, live count, displaced member or ''}.
+ */
 const RESERVE = new RedisScript(`
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[1])
 local live = redis.call('ZCARD', KEYS[1])
+local displaced = ''
 if live >= tonumber(ARGV[2]) then
-  return {0, live}
+  if tonumber(ARGV[2]) > 0 then
+    for _, member in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
+      if string.sub(member, 1, 2) == 's:' and not redis.call('ZSCORE', KEYS[2], member) then
+        displaced = member
+        break
+      end
+    end
+  end
+  if displaced == '' then
+    return {0, live, ''}
+  end
+  redis.call('ZREM', KEYS[1], displaced)
+  live = live - 1
 end
 redis.call('ZADD', KEYS[1], ARGV[3], ARGV[4])
 redis.call('PEXPIREAT', KEYS[1], ARGV[5])
-return {1, live + 1}
+return {1, live + 1, displaced}
+`)
+
+/** KEYS[1] the places, KEYS[2] the held; ARGV: member, expiry, lease end, key expiry. */
+const HOLD = new RedisScript(`
+redis.call('ZADD', KEYS[1], 'GT', ARGV[2], ARGV[1])
+redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
+redis.call('PEXPIREAT', KEYS[1], ARGV[4])
+redis.call('PEXPIREAT', KEYS[2], ARGV[4])
+return 1
+`)
+
+/** KEYS[1] the places, KEYS[2] the held; ARGV: member, now, expiry, key expiry. */
+const LET_GO = new RedisScript(`
+redis.call('ZREM', KEYS[2], ARGV[1])
+local expires = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if not expires or tonumber(expires) <= tonumber(ARGV[2]) then
+  return 0
+end
+redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
+redis.call('PEXPIREAT', KEYS[1], ARGV[4])
+return 1
 `)
 
 /** KEYS[1] the set; ARGV: reservation member, session member, expiry, key expiry. */
@@ -44,7 +84,7 @@ if tonumber(expires) <= tonumber(ARGV[2]) then
   redis.call('ZREM', KEYS[1], ARGV[1])
   return 0
 end
-redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
+redis.call('ZADD', KEYS[1], 'GT', ARGV[3], ARGV[1])
 redis.call('PEXPIREAT', KEYS[1], ARGV[4])
 return 1
 `)
@@ -62,6 +102,7 @@ export class RedisSessionTracker implements SessionTracker {
   readonly #prefix: string
   readonly #idleMs: number
   readonly #reservationMs: number
+  readonly #leaseMs: number
   readonly #clock: () => Date
   #closed = false
 
@@ -71,6 +112,7 @@ export class RedisSessionTracker implements SessionTracker {
     this.#prefix = options.keyPrefix ?? ''
     this.#idleMs = options.idleMs
     this.#reservationMs = options.reservationMs ?? DEFAULT_RESERVATION_MS
+    this.#leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS
     this.#clock = options.clock ?? (() => new Date())
   }
 
@@ -92,13 +134,43 @@ export class RedisSessionTracker implements SessionTracker {
     const reservation = randomUUID()
     const reply = await RESERVE.run(
       this.#redis,
-      [this.#key(tunnelId)],
+      [this.#key(tunnelId), this.#heldKey(tunnelId)],
       [at, cap, at + this.#reservationMs, `r:${reservation}`, this.#keyExpiry(at)],
     )
-    if (!Array.isArray(reply) || typeof reply[0] !== 'number' || typeof reply[1] !== 'number') {
+    if (
+      !Array.isArray(reply) ||
+      typeof reply[0] !== 'number' ||
+      typeof reply[1] !== 'number' ||
+      typeof reply[2] !== 'string'
+    ) {
       throw new Error(`session tracker: unexpected reply ${JSON.stringify(reply)}`)
     }
-    return reply[0] === 1 ? { ok: true, reservation } : { ok: false, open: reply[1] }
+    if (reply[0] !== 1) return { ok: false, open: reply[1] }
+    const displaced = reply[2].slice(2)
+    return displaced === '' ? { ok: true, reservation } : { ok: true, reservation, displaced }
+  }
+
+  async hold(tunnelId: string, sessionId: string, now: Date = this.#clock()): Promise<void> {
+    checkSessionInput(tunnelId, sessionId)
+    this.#assertOpen()
+    const at = now.getTime()
+    const busyUntil = at + this.#leaseMs
+    await HOLD.run(
+      this.#redis,
+      [this.#key(tunnelId), this.#heldKey(tunnelId)],
+      [`s:${sessionId}`, Math.max(busyUntil, at + this.#idleMs), busyUntil, this.#keyExpiry(at)],
+    )
+  }
+
+  async letGo(tunnelId: string, sessionId: string, now: Date = this.#clock()): Promise<void> {
+    checkSessionInput(tunnelId, sessionId)
+    this.#assertOpen()
+    const at = now.getTime()
+    await LET_GO.run(
+      this.#redis,
+      [this.#key(tunnelId), this.#heldKey(tunnelId)],
+      [`s:${sessionId}`, at, at + this.#idleMs, this.#keyExpiry(at)],
+    )
   }
 
   async open(
@@ -137,7 +209,11 @@ export class RedisSessionTracker implements SessionTracker {
   async end(tunnelId: string, sessionId: string): Promise<void> {
     checkSessionInput(tunnelId, sessionId)
     this.#assertOpen()
-    await this.#redis.zrem(this.#key(tunnelId), `s:${sessionId}`)
+    await this.#redis
+      .multi()
+      .zrem(this.#key(tunnelId), `s:${sessionId}`)
+      .zrem(this.#heldKey(tunnelId), `s:${sessionId}`)
+      .exec()
   }
 
   async count(tunnelId: string, now: Date = this.#clock()): Promise<number> {
@@ -156,9 +232,13 @@ export class RedisSessionTracker implements SessionTracker {
     return `${this.#prefix}s:${tunnelId}`
   }
 
-  /** When the set may go: after any member written at `at` would have expired. */
+  #heldKey(tunnelId: string): string {
+    return `${this.#prefix}b:${tunnelId}`
+  }
+
+  /** When the sets may go: after any member written at `at` would have expired. */
   #keyExpiry(at: number): number {
-    return at + Math.max(this.#idleMs, this.#reservationMs)
+    return at + Math.max(this.#idleMs, this.#reservationMs, this.#leaseMs)
   }
 
   #assertOpen(): void {

@@ -2,16 +2,25 @@
  * Concurrent MCP sessions per tunnel (the plan catalog in `plans.ts`: Free 3, Pro 10, Scale 25;
  * docs/decisions.md#quotas-and-sessions). A session opens when the upstream answers an `initialize`
  * with `Mcp-Session-Id`, and ends on DELETE, on a 404 from the upstream for it, or after an idle
- * timeout that every request carrying it restarts. An arriving `initialize` first reserves a place,
- * so concurrent initializes cannot pass the cap; the reservation becomes the session, or is
- * released when none opened. Existing sessions are never refused or killed by the cap. One
+ * timeout that every request carrying it restarts. A session is in use while it is held (a
+ * request of it is being answered or its GET stream is open: `hold`, renewed as a lease, until
+ * `letGo`); when the cap is full, a new session takes the place of the session idle the longest,
+ * so the cap counts sessions really in use (docs/decisions.md#sessions-in-use). An arriving
+ * `initialize` first reserves a place, so concurrent initializes cannot pass the cap; the
+ * reservation becomes the session, or is released when none opened. Existing sessions are never
+ * refused or killed by the cap. One
  * interface, two implementations side by side: `MemorySessionTracker` (one node) and
  * `RedisSessionTracker` (several nodes, a ZSET per tunnel scored by expiry and changed by Lua).
  */
 
 /** The outcome of `reserve`. */
 export type ReserveResult =
-  | { readonly ok: true; readonly reservation: string }
+  | {
+      readonly ok: true
+      readonly reservation: string
+      /** The idle session whose place was taken, if the cap was full. */
+      readonly displaced?: string
+    }
   | { readonly ok: false; readonly open: number }
 
 /** Options common to both implementations. */
@@ -23,6 +32,11 @@ export interface SessionTrackerOptions {
    * (only when the node that made it dies mid-initialize). Default 120 s.
    */
   readonly reservationMs?: number
+  /**
+   * How long a `hold` keeps a session in use unless renewed (the node holding it renews it while
+   * the request or stream lasts; the lease only matters when that node dies). Default 60 s.
+   */
+  readonly leaseMs?: number
   /** The time used when a call passes no `now` (tests pass their own). */
   readonly clock?: () => Date
 }
@@ -30,14 +44,19 @@ export interface SessionTrackerOptions {
 /** Default of `SessionTrackerOptions.reservationMs`. */
 export const DEFAULT_RESERVATION_MS = 120_000
 
+/** Default of `SessionTrackerOptions.leaseMs`. */
+export const DEFAULT_LEASE_MS = 60_000
+
 /**
  * Live sessions and reservations per tunnel. Expired entries (expiry ≤ now) count for nothing.
  * Session ids are the upstream's, scoped by tunnel.
  */
 export interface SessionTracker {
   /**
-   * Hold a place for an `initialize` of `tunnelId` unless `cap` places are taken by live
-   * sessions and reservations; atomic, so concurrent callers on every node never pass `cap`.
+   * Hold a place for an `initialize` of `tunnelId`. When `cap` places are taken by live sessions
+   * and reservations, the live session not in use whose last use is oldest gives its place
+   * (`displaced`); when every place is in use or reserved, refuse. Atomic, so concurrent callers
+   * on every node never pass `cap`.
    */
   reserve(tunnelId: string, cap: number, now?: Date): Promise<ReserveResult>
 
@@ -55,6 +74,17 @@ export interface SessionTracker {
    * Unknown or expired ids change nothing (an agent cannot add sessions by inventing ids).
    */
   touch(tunnelId: string, sessionId: string, now?: Date): Promise<void>
+
+  /**
+   * The upstream answered a request of `sessionId` (so it exists): the session is in use until
+   * `letGo` or `now` + the lease, and idle for a timeout after that. An id the tracker no longer
+   * counts (displaced or expired) is counted again, even above the cap: existing sessions are
+   * never refused.
+   */
+  hold(tunnelId: string, sessionId: string, now?: Date): Promise<void>
+
+  /** Nothing of `sessionId` is open any more: it is idle from `now` (if it still counts). */
+  letGo(tunnelId: string, sessionId: string, now?: Date): Promise<void>
 
   /** The session ended (DELETE, or the upstream no longer knows it); its place is free. */
   end(tunnelId: string, sessionId: string): Promise<void>

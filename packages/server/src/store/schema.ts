@@ -362,6 +362,27 @@ export interface QuotaWarningsTable {
   created_at: string
 }
 
+/** Columns migration 010 adds to `accounts`. */
+export interface AccountsRecoveryColumns {
+  /** ISO-8601 UTC when the account's email address was confirmed, or null. */
+  email_verified_at: OptionalNullable<string>
+}
+
+/** Mailed single-use tokens (`account_tokens`, migration 010). */
+export interface AccountTokensTable {
+  /** SHA-256 (hex) of the token's secret; the secret itself is only in the email. */
+  token_hash: string
+  account_id: string
+  /** `reset` (password) or `verify` (email address). */
+  purpose: string
+  /** The address the token was sent to (a verification confirms exactly that address). */
+  email: string
+  created_at: string
+  expires_at: string
+  /** ISO-8601 UTC when it was used; a used token never works again. */
+  used_at: OptionalNullable<string>
+}
+
 /** The whole database, for `Kysely<Database>`. */
 /** `custom_domains`: a domain a tunnel's owner added (migration 012, domains/). */
 export interface CustomDomainsTable {
@@ -384,7 +405,8 @@ export interface CustomDomainsTable {
 }
 
 export interface Database extends AccessTables {
-  accounts: AccountsTable & AccountsWebColumns & AccountsBillingColumns
+  accounts: AccountsTable & AccountsWebColumns & AccountsBillingColumns & AccountsRecoveryColumns
+  account_tokens: AccountTokensTable
   tunnels: TunnelsTable & TunnelsWebColumns
   settings: SettingsTable
   crash_reports: CrashReportsTable

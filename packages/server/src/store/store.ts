@@ -11,6 +11,7 @@ import { labelProblem } from '@burrow/protocol'
 import { isPlanId, PLAN_IDS } from '../plans.js'
 import type { PlanId } from '../plans.js'
 import type { Kysely } from 'kysely'
+import { AccountTokenStore } from './account-token-store.js'
 import { ApiTokenStore } from './api-token-store.js'
 import { PolicyStore } from './policy-store.js'
 import { ToolPinsStore } from './tool-pins-store.js'
@@ -60,6 +61,8 @@ export class Store {
   readonly policies: PolicyStore
   /** Rug-pull pins: tools' approved and current definitions, and approvals (`tool-pins-store.ts`). */
   readonly toolPins: ToolPinsStore
+  /** Mailed reset and verification tokens, verified addresses (`account-token-store.ts`). */
+  readonly accountTokens: AccountTokenStore
   readonly #tunnels: TunnelStore
   readonly #now: () => Date
   readonly #onClose: (() => void | Promise<void>) | undefined
@@ -73,6 +76,7 @@ export class Store {
     this.apiTokens = new ApiTokenStore(db, this.#now)
     this.policies = new PolicyStore(db)
     this.toolPins = new ToolPinsStore(db)
+    this.accountTokens = new AccountTokenStore(db, this.#now)
     this.#tunnels = new TunnelStore(db, this.#now)
   }
 

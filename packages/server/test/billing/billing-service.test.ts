@@ -197,6 +197,62 @@ for (const backend of testBackends()) {
       assert.equal(stack.paddle.subscriptionOf(account.id)?.scheduledChange, null)
     })
 
+    it('previews and applies the proration of Pro → Scale and back, as the provider bills it', async () => {
+      await buy('pro', 'monthly')
+      // The period is Jan 31 → Feb 28 (28 days); a week later three quarters of it are left.
+      tick(7 * 24 * 60)
+      const up = await stack.billing.previewPlanChange(account.id, 'scale')
+      assert.equal(up.subscription.plan, 'pro')
+      assert.deepEqual(up.proration, {
+        currency: 'USD',
+        creditCents: 900,
+        chargeCents: 2925,
+        action: 'charge',
+        amountCents: 2025,
+      })
+      assert.equal(
+        (await stack.billing.status(account.id)).plan,
+        'pro',
+        'a preview changes nothing',
+      )
+      assert.equal(stack.paddle.prorations.length, 0)
+      const scale = await stack.billing.changePlan(account.id, 'scale')
+      assert.equal(scale.plan, 'scale')
+      assert.equal(scale.cycle, 'monthly')
+      assert.deepEqual(scale.periodEndsAt, new Date('2026-02-28T12:00:00.000Z'), 'same period')
+      const billed = stack.paddle.prorations.at(-1)!
+      assert.equal(billed.action, 'charge')
+      assert.equal(billed.amountCents, 2025)
+
+      const down = await stack.billing.previewPlanChange(account.id, 'pro')
+      assert.deepEqual(down.proration, {
+        currency: 'USD',
+        creditCents: 2925,
+        chargeCents: 900,
+        action: 'credit',
+        amountCents: 2025,
+      })
+      const pro = await stack.billing.changePlan(account.id, 'pro')
+      assert.equal(pro.plan, 'pro')
+      assert.equal((await stack.billing.status(account.id)).plan, 'pro')
+      assert.equal(stack.paddle.prorations.at(-1)!.action, 'credit')
+      await stack.paddle.idle()
+      assert.equal(stack.received.at(-1)!.eventType, 'subscription.updated')
+      await rejectsWith(
+        stack.billing.previewPlanChange(account.id, 'pro'),
+        'same_plan',
+        'already pro',
+      )
+    })
+
+    it('refuses to preview a plan change without a live subscription', async () => {
+      await rejectsWith(
+        stack.billing.previewPlanChange(account.id, 'scale'),
+        'no_subscription',
+        'no active subscription',
+      )
+    })
+
     it('a redelivered webhook is a harmless duplicate', async () => {
       await buy('pro', 'monthly')
       const activated = stack.paddle.webhooks.find(

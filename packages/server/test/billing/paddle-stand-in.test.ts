@@ -223,6 +223,54 @@ describe('PaddleStandIn', () => {
     assert.equal(parsePaddleEvent(received.at(-1)!.body).eventType, 'subscription.canceled')
   })
 
+  it('previews a change without making it, and refuses bad previews', async () => {
+    const sub = await paddle.pay((await transaction()).id)
+    const item = [{ price_id: DEV_PRICES.scale_monthly, quantity: 1 }]
+    const preview = await api('PATCH', `/subscriptions/${sub.id}/preview`, {
+      items: item,
+      proration_billing_mode: 'prorated_immediately',
+    })
+    assert.equal(preview.status, 200, JSON.stringify(preview.json))
+    assert.equal(dig(preview.json, 'data', 'update_summary', 'result', 'action'), 'charge')
+    assert.match(String(dig(preview.json, 'data', 'update_summary', 'result', 'amount')), /^\d+$/)
+    assert.equal(paddle.subscriptions.get(sub.id)?.price.id, sub.price.id, 'nothing changed')
+    assert.equal(paddle.prorations.length, 0)
+    for (const [body, status, detail] of [
+      [{ items: item }, 400, /proration_billing_mode/],
+      [{ proration_billing_mode: 'prorated_immediately' }, 400, /items/],
+      [
+        {
+          items: [{ price_id: 'pri_nope', quantity: 1 }],
+          proration_billing_mode: 'prorated_immediately',
+        },
+        404,
+        /pri_nope/,
+      ],
+      [
+        { items: [...item, ...item], proration_billing_mode: 'prorated_immediately' },
+        400,
+        /exactly one/,
+      ],
+      ['not an object', 400, /JSON/],
+    ] as const) {
+      const refused = await api('PATCH', `/subscriptions/${sub.id}/preview`, body)
+      assert.equal(refused.status, status, JSON.stringify(body))
+      assert.match(String(dig(refused.json, 'error', 'detail')), detail)
+    }
+    const unknown = await api('PATCH', '/subscriptions/sub_nope/preview', {
+      items: item,
+      proration_billing_mode: 'prorated_immediately',
+    })
+    assert.equal(unknown.status, 404)
+    await api('POST', `/subscriptions/${sub.id}/cancel`, { effective_from: 'immediately' })
+    const canceled = await api('PATCH', `/subscriptions/${sub.id}/preview`, {
+      items: item,
+      proration_billing_mode: 'prorated_immediately',
+    })
+    assert.equal(canceled.status, 400)
+    assert.equal(dig(canceled.json, 'error', 'code'), 'subscription_update_when_canceled')
+  })
+
   it('escapes what the checkout page shows and sends the browser only to http(s) URLs', async () => {
     const txn = await transaction('"<b>x</b>"@example.com')
     const page = await fetch(

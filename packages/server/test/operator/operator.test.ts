@@ -98,6 +98,9 @@ describe('burrowd operator commands', () => {
       'BURROW_SESSION_IDLE_SECS',
       'BURROW_METER_SNAPSHOT_SECS',
       'BURROW_DNS_SERVERS',
+      'BURROW_SMTP_URL',
+      'BURROW_MAIL_FROM',
+      '--password-stdin',
     ]) {
       assert.ok(run.stdout.includes(text), `help lacks "${text}"`)
     }
@@ -138,6 +141,52 @@ describe('burrowd operator commands', () => {
       'pro',
     ])
     assert.equal(pro.plan, 'pro')
+  })
+
+  it('sets the password from one line of stdin, stored as a scrypt hash, and refuses weak ones', () => {
+    const withInput = (input: string, slug: string) =>
+      spawnSync(
+        process.execPath,
+        [
+          BIN,
+          'account',
+          'create',
+          '--email',
+          `${slug}@x.io`,
+          '--slug',
+          slug,
+          '--password-stdin',
+          '--json',
+        ],
+        {
+          env: { ...process.env, BURROW_DATA_DIR: dataDir },
+          input,
+          encoding: 'utf8',
+          timeout: 20_000,
+        },
+      )
+    const made = withInput('correct horse battery\nsecond line ignored\n', 'pw-set')
+    assert.equal(made.status, 0, made.stderr)
+    assert.ok(!made.stdout.includes('correct horse'), 'the password is printed')
+    const db = new Database(join(dataDir, 'burrow.db'), { readonly: true })
+    try {
+      const row = db.prepare('select password_hash from accounts where slug = ?').get('pw-set') as {
+        password_hash: string | null
+      }
+      assert.ok(row.password_hash?.startsWith('scrypt'), String(row.password_hash))
+      assert.ok(!(row.password_hash ?? '').includes('correct horse'))
+    } finally {
+      db.close()
+    }
+    for (const [input, slug, message] of [
+      ['', 'pw-empty', /at least 8 characters/],
+      ['aaaaaaaaaaaa\n', 'pw-repeat', /one character repeated/],
+      ['x'.repeat(70_000), 'pw-huge', /at most/],
+    ] as const) {
+      const refused = withInput(input, slug)
+      assert.equal(refused.status, 1, `${slug}: ${refused.stdout}`)
+      assert.match(refused.stderr, message)
+    }
   })
 
   it('prints a friendly summary without --json', () => {

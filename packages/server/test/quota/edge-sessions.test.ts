@@ -1,34 +1,97 @@
 /**
- * The places sessionless (2026-07-28) requests hold while in flight: they share the plan's cap
- * with 2025 sessions, a refusal says why, a long request keeps its place past the reservation's
- * own expiry, and release frees it once however often it is called.
+ * The edge's use of the session tracker: an answered request holds its session until its
+ * exchange ends (several exchanges of one session hold it once), an idle session gives its place
+ * to a new one, and after `close()` (shutdown) nothing is held or logged.
  */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { silentLogger } from '@burrow/protocol'
+import { createLogger } from '@burrow/protocol'
 import { EdgeSessions } from '../../src/quota/edge-sessions.js'
 import { MemorySessionTracker } from '../../src/quota/memory-session-tracker.js'
 
-const tunnel = { id: 'tun_x', accountId: 'acc_x', plan: 'free' as const }
+const TUNNEL = { id: 'tun_edge', accountId: 'acc_edge', plan: 'free' as const }
+const SESSION_HEADERS = (id: string): [string, string][] => [['Mcp-Session-Id', id]]
 
-async function settle() {
-  for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r))
+/** Let background tracker calls run. */
+const settle = () => new Promise((resolve) => setImmediate(resolve))
+
+async function setup() {
+  const lines: string[] = []
+  const tracker = new MemorySessionTracker({ idleMs: 300_000 })
+  const sessions = new EdgeSessions(
+    tracker,
+    createLogger('debug', (l) => lines.push(l)),
+  )
+  const open = async (id: string) => {
+    const place = await sessions.reserve(TUNNEL)
+    assert.ok(place.ok, `${id} refused`)
+    sessions.settle(TUNNEL, place.reservation, 200, SESSION_HEADERS(id))
+    await settle()
+  }
+  return { tracker, sessions, lines, open }
 }
 
-describe('EdgeSessions.holdRequest', () => {
-  it('shares Free’s three places with sessions, and gives them back on release', async () => {
-    const tracker = new MemorySessionTracker({ idleMs: 60_000 })
-    const sessions = new EdgeSessions(tracker, silentLogger, 60)
-    const reserved = await sessions.reserve(tunnel)
-    assert.ok(reserved.ok)
-    sessions.settle(tunnel, reserved.reservation, 200, [['mcp-session-id', 'legacy-1']])
-    const a = await sessions.holdRequest(tunnel)
-    const b = await sessions.holdRequest(tunnel)
+describe('EdgeSessions', () => {
+  it('holds a session from its answer to the end of its last exchange', async () => {
+    const { sessions, open } = await setup()
+    for (const id of ['a', 'b', 'c']) await open(id)
+    for (const id of ['a', 'b', 'c']) assert.equal(sessions.answered(TUNNEL, 'GET', id, 200), true)
+    assert.equal(sessions.answered(TUNNEL, 'POST', 'c', 200), true, 'a second exchange of c')
+    await settle()
+    const refused = await sessions.reserve(TUNNEL)
+    assert.equal(refused.ok, false)
+    assert.match(refused.ok ? '' : refused.reason, /each is in use/)
+    sessions.done(TUNNEL, 'c')
+    await settle()
+    assert.equal((await sessions.reserve(TUNNEL)).ok, false, 'c still has an exchange open')
+    sessions.done(TUNNEL, 'c')
+    await settle()
+    assert.equal((await sessions.reserve(TUNNEL)).ok, true, 'c is idle and gives its place')
+  })
+
+  it('holds nothing for refusals, DELETE and malformed ids', async () => {
+    const { sessions, open, tracker } = await setup()
+    await open('a')
+    assert.equal(sessions.answered(TUNNEL, 'POST', 'a', 500), false)
+    assert.equal(sessions.answered(TUNNEL, 'POST', 'a', 404), false)
+    assert.equal(sessions.answered(TUNNEL, 'POST', 'bad id\n', 200), false)
+    assert.equal(sessions.answered(TUNNEL, 'POST', 'x'.repeat(300), 200), false)
+    assert.equal(sessions.answered(TUNNEL, 'DELETE', 'a', 200), false)
+    await settle()
+    assert.equal(await tracker.count(TUNNEL.id), 0, 'the 404 and DELETE ended it')
+  })
+
+  it('is quiet after close(): nothing held, nothing logged', async () => {
+    const { sessions, open, tracker, lines } = await setup()
+    await open('a')
+    assert.equal(sessions.answered(TUNNEL, 'GET', 'a', 200), true)
+    sessions.close()
+    await tracker.close()
+    assert.equal(sessions.answered(TUNNEL, 'GET', 'a', 200), false)
+    sessions.done(TUNNEL, 'a')
+    sessions.touch(TUNNEL, 'a')
+    await settle()
+    assert.deepEqual(
+      lines.filter((l) => /failed/.test(l)),
+      [],
+    )
+  })
+})
+
+describe('EdgeSessions.holdRequest (sessionless 2026-07-28 requests)', () => {
+  it('holds a place while in flight, shares the cap with sessions, and gives it back once', async () => {
+    const { sessions, open, tracker } = await setup()
+    await open('legacy')
+    const a = await sessions.holdRequest(TUNNEL)
+    const b = await sessions.holdRequest(TUNNEL)
     assert.ok(a.ok && b.ok)
     await settle()
-    assert.equal(await tracker.count(tunnel.id), 3)
-    const refused = await sessions.holdRequest(tunnel)
-    assert.equal(refused.ok, false)
+    assert.equal(await tracker.count(TUNNEL.id), 3)
+    const c = await sessions.holdRequest(TUNNEL)
+    assert.ok(c.ok, 'the idle 2025 session gives its place')
+    await settle()
+    const refused = await sessions.holdRequest(TUNNEL)
+    assert.equal(refused.ok, false, 'every place is in use')
     assert.match(
       refused.ok ? '' : refused.reason,
       /already has 3 MCP sessions, requests and subscription streams in flight, the most the Free plan allows \(3\)/,
@@ -36,30 +99,14 @@ describe('EdgeSessions.holdRequest', () => {
     a.release()
     a.release()
     await settle()
-    assert.equal(await tracker.count(tunnel.id), 2, 'released once')
-    const c = await sessions.holdRequest(tunnel)
-    assert.ok(c.ok)
-    b.release()
-    c.release()
     await settle()
-    assert.equal(await tracker.count(tunnel.id), 1, 'the 2025 session remains')
-  })
-
-  it('a long request keeps its place past the reservation’s expiry', async () => {
-    let now = Date.parse('2026-01-01T00:00:00Z')
-    const tracker = new MemorySessionTracker({
-      idleMs: 60_000,
-      reservationMs: 1_000,
-      clock: () => new Date(now),
-    })
-    const sessions = new EdgeSessions(tracker, silentLogger, 60)
-    const held = await sessions.holdRequest(tunnel)
-    assert.ok(held.ok)
+    assert.equal(await tracker.count(TUNNEL.id), 2, 'released once')
+    const d = await sessions.holdRequest(TUNNEL)
+    assert.ok(d.ok)
+    for (const held of [b, c, d]) held.release()
     await settle()
-    now += 30_000
-    assert.equal(await tracker.count(tunnel.id), 1)
-    held.release()
     await settle()
-    assert.equal(await tracker.count(tunnel.id), 0)
+    assert.equal(await tracker.count(TUNNEL.id), 0)
+    sessions.close()
   })
 })

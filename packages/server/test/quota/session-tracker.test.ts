@@ -17,6 +17,7 @@ import { deleteRedisKeys } from './usage-counter-subjects.js'
 const START = new Date('2099-03-10T12:00:00.000Z').getTime()
 const IDLE_MS = 30 * 60 * 1000
 const RESERVATION_MS = 60 * 1000
+const LEASE_MS = 90 * 1000
 
 interface Subject {
   readonly tracker: SessionTracker
@@ -70,11 +71,18 @@ for (const implementation of implementations()) {
       now += ms
     }
 
-    /** Reserve and open a session; fails the test when refused. */
-    async function openSession(on: SessionTracker, tunnelId: string, id: string): Promise<void> {
+    /** Reserve and open a session, held in use unless `idle`; fails the test when refused. */
+    async function openSession(
+      on: SessionTracker,
+      tunnelId: string,
+      id: string,
+      idle = false,
+    ): Promise<void> {
       const place = await on.reserve(tunnelId, 3)
       assert.ok(place.ok, `${id} was refused`)
+      assert.equal(place.displaced, undefined, `${id} displaced a session`)
       await on.open(tunnelId, place.reservation, id)
+      if (!idle) await on.hold(tunnelId, id)
     }
 
     beforeEach(() => {
@@ -82,6 +90,7 @@ for (const implementation of implementations()) {
       subject = implementation.open({
         idleMs: IDLE_MS,
         reservationMs: RESERVATION_MS,
+        leaseMs: LEASE_MS,
         clock: () => new Date(now),
       })
       tracker = subject.tracker
@@ -107,6 +116,7 @@ for (const implementation of implementations()) {
     it('frees a place when a session ends', async () => {
       for (const id of ['one', 'two', 'three']) await openSession(tracker, 'tun_a', id)
       await peer.end('tun_a', 'two')
+      await peer.letGo('tun_a', 'two')
       assert.equal(await tracker.count('tun_a'), 2)
       await openSession(peer, 'tun_a', 'four')
       assert.equal((await tracker.reserve('tun_a', 3)).ok, false)
@@ -149,9 +159,9 @@ for (const implementation of implementations()) {
     })
 
     it('ends idle sessions after the idle timeout, which every request restarts', async () => {
-      await openSession(tracker, 'tun_a', 'busy')
-      await openSession(tracker, 'tun_a', 'idle')
-      await openSession(tracker, 'tun_a', 'third')
+      await openSession(tracker, 'tun_a', 'busy', true)
+      await openSession(tracker, 'tun_a', 'idle', true)
+      await openSession(tracker, 'tun_a', 'third', true)
       later(IDLE_MS - 1000)
       await peer.touch('tun_a', 'busy')
       later(1000)
@@ -159,11 +169,61 @@ for (const implementation of implementations()) {
       assert.equal(await tracker.count('tun_a'), 1)
       await openSession(peer, 'tun_a', 'new-1')
       await openSession(peer, 'tun_a', 'new-2')
-      assert.equal((await tracker.reserve('tun_a', 3)).ok, false)
+      assert.equal(await tracker.count('tun_a'), 3)
       later(IDLE_MS - 1001)
       assert.equal(await tracker.count('tun_a'), 3)
       later(1)
       assert.equal(await tracker.count('tun_a'), 2, 'busy expires a timeout after its last request')
+    })
+
+    it('gives a new session the place of the session idle the longest, never one in use', async () => {
+      await openSession(tracker, 'tun_a', 'busy')
+      await openSession(peer, 'tun_a', 'early', true)
+      later(1000)
+      await openSession(tracker, 'tun_a', 'late', true)
+      const first = await peer.reserve('tun_a', 3)
+      assert.ok(first.ok)
+      assert.equal(first.displaced, 'early')
+      const second = await tracker.reserve('tun_a', 3)
+      assert.ok(second.ok)
+      assert.equal(second.displaced, 'late')
+      // "busy" and two reservations: nothing is idle, so the next is refused.
+      assert.deepEqual(await peer.reserve('tun_a', 3), { ok: false, open: 3 })
+      assert.equal(await tracker.count('tun_a'), 3)
+    })
+
+    it('makes a session idle on letGo, and when its lease lapses without renewal', async () => {
+      for (const id of ['one', 'two', 'three']) await openSession(tracker, 'tun_a', id)
+      assert.deepEqual(await peer.reserve('tun_a', 3), { ok: false, open: 3 })
+      await peer.letGo('tun_a', 'two')
+      const place = await tracker.reserve('tun_a', 3)
+      assert.ok(place.ok)
+      assert.equal(place.displaced, 'two')
+      await tracker.open('tun_a', place.reservation, 'four')
+      await tracker.hold('tun_a', 'four')
+      later(LEASE_MS - 1)
+      await tracker.hold('tun_a', 'one')
+      await tracker.hold('tun_a', 'four')
+      assert.deepEqual(await peer.reserve('tun_a', 3), { ok: false, open: 3 })
+      later(1)
+      // "three" was never renewed: its lease ended, so it is idle and gives its place.
+      const next = await peer.reserve('tun_a', 3)
+      assert.ok(next.ok)
+      assert.equal(next.displaced, 'three')
+    })
+
+    it('counts a displaced session again when it is held, even above the cap', async () => {
+      await openSession(tracker, 'tun_a', 'old', true)
+      await openSession(tracker, 'tun_a', 'b')
+      await openSession(tracker, 'tun_a', 'c')
+      const place = await peer.reserve('tun_a', 3)
+      assert.ok(place.ok)
+      assert.equal(place.displaced, 'old')
+      await peer.open('tun_a', place.reservation, 'new')
+      await peer.hold('tun_a', 'new')
+      await tracker.hold('tun_a', 'old')
+      assert.equal(await tracker.count('tun_a'), 4)
+      assert.deepEqual(await peer.reserve('tun_a', 3), { ok: false, open: 4 })
     })
 
     it('never adds a session for an unknown or expired id', async () => {
@@ -181,6 +241,8 @@ for (const implementation of implementations()) {
       await assert.rejects(tracker.reserve('tun_a', -1), RangeError)
       await assert.rejects(tracker.reserve('tun_a', 1.5), RangeError)
       await assert.rejects(tracker.touch('tun_a', ''), RangeError)
+      await assert.rejects(tracker.hold('tun_a', ''), RangeError)
+      await assert.rejects(tracker.letGo('tun:a', 'x'), RangeError)
       await assert.rejects(tracker.open('tun_a', 'r', 'x'.repeat(257)), RangeError)
       assert.equal(await tracker.count('tun_a'), 0)
     })

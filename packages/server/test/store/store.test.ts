@@ -469,6 +469,7 @@ describe('openStore', () => {
         '007_webhooks',
         '008_governance',
         '009_tool_pins',
+        '010_account_recovery',
         '011_access',
         '012_custom_domains',
         '013_call_continuations',

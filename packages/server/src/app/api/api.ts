@@ -30,6 +30,7 @@ import { DEFAULT_ACCESS } from '../../access/tunnel-access.js'
 import { plansJson } from './plans-json.js'
 import { domainsApi } from './domains-api.js'
 import { withCustomUrl } from './domains-json.js'
+import { planChangeApi } from './plan-change-api.js'
 
 /** Options of `new Api`. */
 export interface ApiOptions {
@@ -61,12 +62,15 @@ export class Api {
     const tool = '([^/]+)'
     const domains = domainsApi(this.#svc.domains)
     const query = (c: Call) => new URL(c.req.url ?? '/', 'http://api.invalid').searchParams
+    const planChange = planChangeApi(this.#svc, (c) => this.#billing(c))
     this.#routes = [
       r('GET', /^\/api\/account$/, (c) => this.#ok(c, accountJson(c.account))),
       r('GET', /^\/api\/billing$/, (c) => this.#billing(c)),
       r('POST', /^\/api\/billing\/checkout$/, (c) => this.#checkout(c)),
       r('POST', /^\/api\/billing\/cancel$/, (c) => this.#cancel(c)),
       r('POST', /^\/api\/billing\/cycle$/, (c) => this.#cycle(c)),
+      r('GET', /^\/api\/billing\/plan-change$/, (c) => planChange.preview(c, query(c))),
+      r('POST', /^\/api\/billing\/plan$/, (c) => planChange.change(c)),
       r('GET', /^\/api\/tunnels$/, (c) => this.#listTunnels(c)),
       r('POST', /^\/api\/tunnels$/, (c) => this.#createTunnel(c)),
       r('PUT', /^\/api\/tunnels\/serving$/, (c) => this.#chooseServing(c)),

@@ -36,7 +36,8 @@ form.inline { display:inline; }
 .badge.online { background:#dff3e4; color:var(--ok); }
 .badge.offline { background:#eceff2; color:var(--muted); }
 .badge.stopped { background:#fde7e5; color:var(--bad); }
-.notice { border-radius:6px; padding:.7rem 1rem; margin:0 0 1rem; border:1px solid; }
+.notice, .banner { border-radius:6px; padding:.7rem 1rem; margin:0 0 1rem; border:1px solid; }
+.banner { background:#fff4db; border-color:#f0d58f; }
 .notice.error { background:#fde7e5; border-color:#f3b8b2; color:#6b1711; }
 .notice.info { background:#e8f1fb; border-color:#b9d3f0; }
 .notice.warn { background:#fff4db; border-color:#f0d58f; }
@@ -67,6 +68,19 @@ svg.chart { display:block; max-width:100%; height:auto; }
 .legend .swatch { display:inline-block; width:.8rem; height:.8rem; border-radius:2px; vertical-align:middle; margin-left:.6rem; }
 .swatch.answered { background:#7a3e12; } .swatch.errors { background:#b3261e; } .swatch.refused { background:#9a6200; }
 pre { white-space:pre-wrap; word-break:break-word; }
+.command-box { display:flex; gap:.5rem; align-items:flex-start; }
+.command-box pre { flex:1 1 auto; min-width:0; margin:0; overflow-wrap:anywhere; }
+.command-box button { flex:none; }
+ol.steps { padding-left:1.3rem; } ol.steps li { margin:.4rem 0; }
+.meter { display:grid; grid-template-columns:10rem 1fr; gap:.3rem 1rem; }
+`
+
+/** `/assets/favicon.svg` (also answered at `/favicon.ico`): a burrow entrance. */
+export const FAVICON_SVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32">
+<rect width="32" height="32" rx="7" fill="#2b1a0e"/>
+<path d="M6 25a10 10 0 0 1 20 0z" fill="#f5dcc4"/>
+<path d="M11 25a5 5 0 0 1 10 0z" fill="#7a3e12"/>
+</svg>
 `
 
 /** `/assets/app.js`: copy buttons (`data-copy="<element id>"`) and confirmations (`data-confirm`). */

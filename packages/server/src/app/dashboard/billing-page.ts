@@ -47,7 +47,16 @@ export function billingPage(
     })
   }
   const action = (p: Plan): SafeHtml | null => {
-    if (p.id === 'free' || b.state !== 'free') return null
+    if (p.id === 'free') return null
+    if (b.state !== 'free') {
+      // Between paid plans: the provider's subscription update, previewed first.
+      if (p.id === b.plan || !b.cycle) return null
+      const up = p.priceMonthlyUsd > plan.priceMonthlyUsd
+      return html`<form method="get" action="/dashboard/billing/change"><input type="hidden" name="plan" value="${p.id}" />
+  <button type="submit"${up ? '' : html` class="secondary"`}>${up ? 'Upgrade' : 'Downgrade'} to ${p.name}</button>
+  <span class="muted">prorated for the rest of this period</span>
+</form>`
+    }
     return html`<form method="post" action="/dashboard/billing/checkout">${csrf}<input type="hidden" name="plan" value="${p.id}" />
   <button type="submit" name="cycle" value="monthly">Upgrade: ${formatUsd(p.priceMonthlyUsd)}/month</button>
   <button type="submit" name="cycle" value="annual" class="secondary">${formatUsd(p.priceAnnualUsd)}/year</button>

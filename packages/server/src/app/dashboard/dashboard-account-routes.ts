@@ -1,9 +1,11 @@
 /**
- * The dashboard's account pages besides tunnels: billing (checkout, cancel, billing cycle), API
+ * The dashboard's account pages besides tunnels: billing (checkout, cancel, billing cycle, a
+ * change between paid plans after the provider's proration is shown), API
  * tokens (create, shown once; revoke) and webhook endpoints (create, deliveries, enable, delete).
  */
 import { billingView } from '../account-views.js'
 import { billingPage } from './billing-page.js'
+import { planChangePage } from './plan-change-page.js'
 import { parseCycle } from '../billing-fields.js'
 import type { DashboardKit, DashboardRequest, DashboardRoute } from './dashboard-kit.js'
 import { HttpError } from '../../http/http-error.js'
@@ -51,8 +53,30 @@ export function billingRoutes(kit: DashboardKit): DashboardRoute[] {
     redirect(c.res, '/dashboard/billing?notice=cycle')
   }
 
+  /** The paid plan a change names, or a 400. */
+  const paidPlan = (value: string | null): 'pro' | 'scale' => {
+    if (value !== 'pro' && value !== 'scale') {
+      throw new HttpError(400, 'invalid', 'Choose Pro or Scale.')
+    }
+    return value
+  }
+
+  const previewChange = async (c: DashboardRequest) => {
+    const preview = await svc.billing.previewPlanChange(c.account.id, paidPlan(c.query.get('plan')))
+    kit.html(c.res, 200, planChangePage(c.viewer, preview))
+  }
+
+  const change = async (c: DashboardRequest) => {
+    const form = await kit.form(c)
+    await svc.billing.changePlan(c.account.id, paidPlan(form.get('plan')))
+    svc.live.evictAccount(c.account.id)
+    redirect(c.res, '/dashboard/billing?notice=plan_changed')
+  }
+
   return [
     { method: 'GET', pattern: /^\/dashboard\/billing$/, handler: show },
+    { method: 'GET', pattern: /^\/dashboard\/billing\/change$/, handler: previewChange },
+    { method: 'POST', pattern: /^\/dashboard\/billing\/change$/, handler: change },
     { method: 'POST', pattern: /^\/dashboard\/billing\/checkout$/, handler: checkout },
     { method: 'POST', pattern: /^\/dashboard\/billing\/cancel$/, handler: cancel },
     { method: 'POST', pattern: /^\/dashboard\/billing\/cycle$/, handler: cycle },

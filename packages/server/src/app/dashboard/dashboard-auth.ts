@@ -4,7 +4,8 @@
  * rate limited per client address; failed sign-ins also per account or device (sign-in-guard.ts).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { landingPage, signInPage, signUpPage } from './auth-pages.js'
+import { labelProblem } from '@burrow/protocol'
+import { landingPage, signInPage, signUpPage, urlFormOf } from './auth-pages.js'
 import { parseCookies } from '../../http/cookies.js'
 import { DEVICE_COOKIE, DEVICE_COOKIE_SECS } from './sign-in-guard.js'
 import type { DashboardKit } from './dashboard-kit.js'
@@ -30,7 +31,7 @@ export class DashboardAuth {
   /** `/`: the landing page, or the dashboard for a signed-in browser. */
   async landing(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (await this.#kit.browserCaller(req)) redirect(res, '/dashboard', { status: 302 })
-    else this.#kit.html(res, 200, landingPage())
+    else this.#kit.html(res, 200, landingPage(this.#urlForm()))
   }
 
   /** GET `/signup` or `/signin`. */
@@ -42,7 +43,7 @@ export class DashboardAuth {
     }
     const token = newFormToken()
     const body =
-      path === '/signup' ? signUpPage(token, this.#kit.opts.zone) : signInPage(token, {}, [], next)
+      path === '/signup' ? signUpPage(token, this.#urlForm()) : signInPage(token, {}, [], next)
     this.#kit.html(res, 200, body, [this.#kit.cookie(FORM_COOKIE, token)])
   }
 
@@ -55,11 +56,13 @@ export class DashboardAuth {
       this.#kit.html(
         res,
         status,
-        signUpPage(token, this.#kit.opts.zone, values, [{ kind: 'error', text: message }]),
+        signUpPage(token, this.#urlForm(), values, [{ kind: 'error', text: message }]),
         [this.#kit.cookie(FORM_COOKIE, token)],
       )
     const refused = this.#refusal(req, form)
     if (refused) return again(refused.startsWith('Too many') ? 429 : 403, refused)
+    const slugProblem = labelProblem('slug', values.slug)
+    if (slugProblem !== null) return again(400, asAccountName(slugProblem))
     let account: AccountView
     try {
       account = await this.#kit.svc.accounts.create({
@@ -69,8 +72,9 @@ export class DashboardAuth {
       })
     } catch (err) {
       const e = toHttpError(err)
-      return again(e.status, e.message)
+      return again(e.status, asAccountName(e.message))
     }
+    this.#kit.opts.recovery?.sendVerification(account.id, account.email)
     await this.#startSession(res, account.id, '/dashboard')
   }
 
@@ -132,6 +136,11 @@ export class DashboardAuth {
     return this.#kit.opts.signInGuard.attempt(this.#kit.opts.addresses.rateKey(req))
   }
 
+  /** This service's public URL form, for the sign-up hint and the landing page. */
+  #urlForm() {
+    return urlFormOf((subdomain, slug) => this.#kit.svc.publicUrl(subdomain, slug))
+  }
+
   async #startSession(
     res: ServerResponse,
     accountId: string,
@@ -147,4 +156,9 @@ export class DashboardAuth {
       ],
     })
   }
+}
+
+/** A store message about the slug, in the words of the form ("Account name"). */
+function asAccountName(message: string): string {
+  return message.replace(/^(?:account )?slug\b/, 'Account name')
 }

@@ -6,6 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { ClientAddresses } from '../../http/client-addresses.js'
 import type { SignInGuard } from './sign-in-guard.js'
+import type { AccountRecovery } from '../account-recovery.js'
 import { serializeCookie } from '../../http/cookies.js'
 import type { html } from '../../http/html.js'
 import type { Notice, Viewer } from './layout.js'
@@ -25,6 +26,8 @@ export interface DashboardOptions {
   readonly signInGuard: SignInGuard
   /** Who sent a request, behind the trusted proxies. */
   readonly addresses: ClientAddresses
+  /** Password resets and email verification by mail; null or absent: not offered. */
+  readonly recovery?: AccountRecovery | null
   readonly now?: () => Date
 }
 
@@ -60,6 +63,10 @@ const NOTICES: Readonly<Record<string, Notice>> = {
     text: 'Subscription cancelled. Paid limits stay until the end of the period.',
   },
   cycle: { kind: 'info', text: 'Billing cycle changed.' },
+  plan_changed: {
+    kind: 'info',
+    text: 'Plan changed: its limits apply now, and the payment provider billed or credited the difference for the rest of this period.',
+  },
   policy: { kind: 'info', text: 'Policy saved: it applies from the next request.' },
   tool_approved: {
     kind: 'info',
@@ -78,6 +85,15 @@ const NOTICES: Readonly<Record<string, Notice>> = {
     text: 'Payment received. Your new plan applies as soon as the payment provider confirms it (usually within seconds).',
   },
   revoked: { kind: 'info', text: 'Token revoked.' },
+  password_reset: {
+    kind: 'info',
+    text: 'Your new password is set. Every other browser signed in to this account was signed out.',
+  },
+  verify_sent: { kind: 'info', text: 'We sent a new confirmation link to your email address.' },
+  verify_limited: {
+    kind: 'warn',
+    text: 'We already sent several links this hour; use the newest one, or try again later.',
+  },
   endpoint_deleted: { kind: 'info', text: 'Endpoint deleted.' },
   endpoint_enabled: { kind: 'info', text: 'Endpoint enabled again.' },
   domain_added: {

@@ -1,6 +1,7 @@
 /**
  * The dashboard's tunnel pages: the list, creating a tunnel (its key shown once), choosing which
- * tunnels serve after a downgrade, and one tunnel's page with rename, key rotation and delete.
+ * tunnels serve after a downgrade, and one tunnel's page with this month's usage, recent calls,
+ * rename, key rotation and delete. The list is at `/dashboard` and `/dashboard/tunnels`.
  */
 import { tunnelView, tunnelViews, withAccessModes, withToolAlerts } from '../account-views.js'
 import { withCustomUrls } from '../custom-url-views.js'
@@ -10,6 +11,7 @@ import { HttpError } from '../../http/http-error.js'
 import { redirect } from '../../http/responses.js'
 import { toHttpError } from '../store-error-status.js'
 import { keyOncePage, tunnelPage, tunnelsPage } from './tunnels-page.js'
+import { RECENT_CALLS, tunnelActivity } from './tunnel-activity.js'
 
 /** The tunnel routes under `/dashboard`. */
 export function tunnelRoutes(kit: DashboardKit): DashboardRoute[] {
@@ -84,7 +86,12 @@ export function tunnelRoutes(kit: DashboardKit): DashboardRoute[] {
       await withToolAlerts(svc, c.account.id, [tunnelView(svc, c.account, t)]),
     )
     const [view] = await withCustomUrls(svc, c.account.id, views)
-    kit.html(c.res, 200, tunnelPage(c.viewer, view!, kit.notices(c)))
+    const [meters, recent] = await Promise.all([
+      svc.meters(c.account.id, kit.now()),
+      svc.governance.calls(t.id, { limit: RECENT_CALLS }),
+    ])
+    const activity = tunnelActivity(t.id, c.account.plan, meters, recent.calls)
+    kit.html(c.res, 200, tunnelPage(c.viewer, view!, kit.notices(c), activity))
   }
 
   const rename = async (c: DashboardRequest) => {
@@ -118,6 +125,7 @@ export function tunnelRoutes(kit: DashboardKit): DashboardRoute[] {
 
   return [
     { method: 'GET', pattern: /^\/dashboard$/, handler: list },
+    { method: 'GET', pattern: /^\/dashboard\/tunnels$/, handler: list },
     { method: 'POST', pattern: /^\/dashboard\/tunnels$/, handler: create },
     { method: 'POST', pattern: /^\/dashboard\/tunnels\/serving$/, handler: chooseServing },
     { method: 'GET', pattern: /^\/dashboard\/tunnels\/([\w-]+)$/, handler: show },

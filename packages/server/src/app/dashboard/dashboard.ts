@@ -7,6 +7,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { billingRoutes, tokenRoutes, webhookRoutes } from './dashboard-account-routes.js'
 import { DashboardAuth } from './dashboard-auth.js'
+import { DashboardRecovery, verifyRoutes } from './dashboard-recovery.js'
 import {
   DashboardKit,
   type DashboardOptions,
@@ -31,12 +32,15 @@ export type { DashboardOptions } from './dashboard-kit.js'
 export class Dashboard {
   readonly #kit: DashboardKit
   readonly #auth: DashboardAuth
+  readonly #recovery: DashboardRecovery | null
   readonly #routes: readonly DashboardRoute[]
 
   constructor(opts: DashboardOptions) {
     this.#kit = new DashboardKit(opts)
     this.#auth = new DashboardAuth(this.#kit)
+    this.#recovery = opts.recovery ? new DashboardRecovery(this.#kit, opts.recovery) : null
     this.#routes = [
+      ...verifyRoutes(this.#kit, opts.recovery ?? null),
       ...tunnelRoutes(this.#kit),
       ...governanceRoutes(this.#kit),
       ...domainRoutes(this.#kit),
@@ -60,6 +64,10 @@ export class Dashboard {
         const caller = await this.#kit.browserCaller(req)
         const viewer = caller ? await this.#viewer(caller) : null
         this.#kit.html(res, 200, pricingPage(viewer?.viewer ?? null))
+        return true
+      }
+      if (this.#recovery?.handles(path)) {
+        await this.#recovery.handle(req, res, path, query)
         return true
       }
       if (path === '/signup' || path === '/signin') {
@@ -103,11 +111,16 @@ export class Dashboard {
       return true
     } catch (err) {
       const e = toHttpError(err)
+      // The page keeps the signed-in menu when the browser is signed in.
+      const caller = await this.#kit.browserCaller(req).catch(() => null)
+      const viewer = caller
+        ? ((await this.#viewer(caller).catch(() => null))?.viewer ?? null)
+        : null
       this.#kit.html(
         res,
         e.status,
         page(
-          { title: 'Error', notices: [{ kind: 'error', text: e.message }] },
+          { title: 'Error', viewer, notices: [{ kind: 'error', text: e.message }] },
           html`<p><a href="/dashboard">Back to the dashboard</a></p>`,
         ),
       )
@@ -119,9 +132,11 @@ export class Dashboard {
   async #viewer(caller: SessionCaller): Promise<{ account: AccountView; viewer: Viewer } | null> {
     const account = await this.#kit.svc.accounts.get(caller.accountId)
     if (!account) return null
+    const recovery = this.#kit.opts.recovery
+    const unverified = recovery ? !(await recovery.isVerified(account.id)) : false
     return {
       account,
-      viewer: { email: account.email, slug: account.slug, csrfToken: caller.csrfToken },
+      viewer: { email: account.email, slug: account.slug, csrfToken: caller.csrfToken, unverified },
     }
   }
 }

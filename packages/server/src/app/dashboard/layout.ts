@@ -10,6 +10,8 @@ export interface Viewer {
   readonly slug: string
   /** The session's CSRF token, for the sign-out form. */
   readonly csrfToken: string
+  /** The account's address is not confirmed yet: show the banner that sends a new link. */
+  readonly unverified?: boolean
 }
 
 /** A notice shown above the page body. */
@@ -37,6 +39,15 @@ export function page(opts: PageOptions, body: SafeHtml): SafeHtml {
           <span class="muted">${viewer.email}</span> <button type="submit">Sign out</button>
         </form>`
     : html`<a href="/pricing">Pricing</a><a href="/signin">Sign in</a><a href="/signup">Sign up</a>`
+  const banner = viewer?.unverified
+    ? html`<div class="banner" role="status" id="verify-banner">Please confirm your email address
+        (<strong>${viewer.email}</strong>) with the link we sent: it is how you get back into
+        this account if you forget your password.
+        <form method="post" action="/dashboard/account/verify" class="inline">
+          <input type="hidden" name="_csrf" value="${viewer.csrfToken}" />
+          <button type="submit">Send a new link</button>
+        </form></div>`
+    : html``
   const notices = (opts.notices ?? []).map(
     (n) =>
       html`<div class="notice ${n.kind}" role="${n.kind === 'error' ? 'alert' : 'status'}">${n.text}</div>`,
@@ -47,12 +58,14 @@ export function page(opts: PageOptions, body: SafeHtml): SafeHtml {
 <meta charset="utf-8" />
 <meta name="viewport" content="width=device-width, initial-scale=1" />
 <title>${opts.title} · Burrow</title>
+<link rel="icon" href="/assets/favicon.svg" type="image/svg+xml" />
 <link rel="stylesheet" href="/assets/app.css" />
 <script src="/assets/app.js" defer></script>
 </head>
 <body>
 <header class="top"><a class="brand" href="${viewer ? '/dashboard' : '/'}">Burrow</a>${nav}</header>
 <main>
+${banner}
 ${notices}
 ${body}
 </main>

@@ -131,7 +131,8 @@ ${rotated ? html`<p>The old key no longer works; a client still running with it 
   <h2>Tunnel key</h2>
   <p><code class="key" id="tunnel-key">${key}</code> <button type="button" class="secondary" data-copy="tunnel-key">Copy</button></p>
   <h2>Run it</h2>
-  <pre id="up-command">BURROW_API_KEY=${key} burrow up --upstream http://127.0.0.1:3000/mcp${t.name ? ` --name '${t.name.replace(/'/g, `'\\''`)}'` : ''}</pre>
+  <div class="command-box"><pre id="up-command">BURROW_API_KEY=${key} burrow up --upstream http://127.0.0.1:3000/mcp${t.name ? ` --name '${t.name.replace(/'/g, `'\\''`)}'` : ''}</pre>
+  <button type="button" class="secondary" data-copy="up-command">Copy</button></div>
   <p class="muted">Or <code>--stdio "npx -y your-mcp-server"</code> for a stdio server.</p>
   <h2>Public URL</h2>
   <p><code id="public-url">${t.publicUrl}/mcp</code></p>
@@ -148,6 +149,7 @@ export function tunnelPage(
   viewer: Viewer,
   t: TunnelView,
   notices: readonly Notice[] = [],
+  activity: SafeHtml | null = null,
 ): SafeHtml {
   const csrf = csrfField(viewer.csrfToken)
   return page(
@@ -161,6 +163,7 @@ ${tunnelTabs(t, 'overview')}
   <h2>Client configuration</h2>
   <pre id="snippet">${snippetJson(t)}</pre>
 </section>
+${activity ?? ''}
 <h2>Rename</h2>
 <form method="post" action="/dashboard/tunnels/${t.id}/rename" class="card">${csrf}
   <label for="name">Name</label>

@@ -16,6 +16,7 @@ import { metersMigration } from './006-meters-history.js'
 import { webhooksMigration } from './007-webhooks.js'
 import { governanceMigration } from './008-governance.js'
 import { toolPinsMigration } from './009-tool-pins.js'
+import { accountRecoveryMigration } from './010-account-recovery.js'
 import { accessMigration } from './011-access.js'
 import { customDomainsMigration } from './012-custom-domains.js'
 import { callContinuationsMigration } from './013-call-continuations.js'
@@ -31,6 +32,7 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '007_webhooks': webhooksMigration,
   '008_governance': governanceMigration,
   '009_tool_pins': toolPinsMigration,
+  '010_account_recovery': accountRecoveryMigration,
   '011_access': accessMigration,
   '012_custom_domains': customDomainsMigration,
   '013_call_continuations': callContinuationsMigration,

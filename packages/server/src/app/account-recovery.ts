@@ -1,0 +1,186 @@
+/**
+ * The way back into an account, and the proof that its address is the owner's: password-reset
+ * and email-verification links sent by mail (docs/decisions.md#account-recovery). Links are built
+ * from the configured service URL, never from the request's Host, so nobody can make Burrow mail
+ * a link to their own site. Asking for a reset looks the same whether or not an account uses the
+ * address (the lookup and the mail run after the answer), and is limited per client address and
+ * per account; tokens are single-use, hashed and expiring (`AccountTokenStore`).
+ */
+import type { Logger } from '@burrow/protocol'
+import { RateLimiter } from '../http/rate-limiter.js'
+import type { Mailer } from '../mail/mailer.js'
+import {
+  RESET_TOKEN_TTL_MS,
+  VERIFY_TOKEN_TTL_MS,
+  type AccountTokenHolder,
+} from '../store/account-token-store.js'
+import { passwordProblem } from '../store/password.js'
+import { StoreError } from '../store/store-error.js'
+import type { Store } from '../store/store.js'
+
+/** Reset requests a client address may make per 15 minutes. */
+export const RESET_REQUESTS_PER_ADDRESS = 5
+/** Reset and verification mails one account may be sent per hour (more are silently dropped). */
+export const MAILS_PER_ACCOUNT_PER_HOUR = 3
+
+/** Options of `new AccountRecovery`. */
+export interface AccountRecoveryOptions {
+  readonly store: Store
+  readonly mailer: Mailer
+  /** The service's own URL, e.g. `https://burrow.example.com` (links start with it). */
+  readonly serviceUrl: string
+  readonly log: Logger
+  /** Milliseconds clock for the rate limits (tests pass their own). */
+  readonly now?: () => number
+}
+
+/** The outcome of asking for a reset link. */
+export type ResetRequest =
+  { readonly ok: true } | { readonly ok: false; readonly retryAfterSecs: number }
+
+/** Password resets and address verification. */
+export class AccountRecovery {
+  readonly #store: Store
+  readonly #mailer: Mailer
+  readonly #serviceUrl: string
+  readonly #log: Logger
+  readonly #perAddress: RateLimiter
+  readonly #perAccount: RateLimiter
+  /** Mail being handed over, so `idle()` can wait for it (tests, shutdown). */
+  readonly #pending = new Set<Promise<void>>()
+
+  constructor(options: AccountRecoveryOptions) {
+    this.#store = options.store
+    this.#mailer = options.mailer
+    this.#serviceUrl = options.serviceUrl.replace(/\/+$/, '')
+    this.#log = options.log
+    const now = options.now ? { now: options.now } : {}
+    this.#perAddress = new RateLimiter({
+      capacity: RESET_REQUESTS_PER_ADDRESS,
+      perMs: 15 * 60_000,
+      ...now,
+    })
+    this.#perAccount = new RateLimiter({
+      capacity: MAILS_PER_ACCOUNT_PER_HOUR,
+      perMs: 60 * 60_000,
+      ...now,
+    })
+  }
+
+  /**
+   * Someone at client `rateKey` asks for a reset link for `email`. Refused only by the per-address
+   * limit; otherwise ok whatever `email` is, and the link is mailed in the background when an
+   * account uses that address and has not had too many mails this hour.
+   */
+  requestReset(email: string, rateKey: string): ResetRequest {
+    const decision = this.#perAddress.take(rateKey)
+    if (!decision.ok) return decision
+    if (email.length > 320) return { ok: true }
+    this.#background(async () => {
+      const holder = await this.#store.accountTokens.accountByEmail(email)
+      if (!holder || !this.#perAccount.take(holder.accountId).ok) return
+      const token = await this.#store.accountTokens.issue(
+        holder.accountId,
+        'reset',
+        holder.email,
+        RESET_TOKEN_TTL_MS,
+      )
+      await this.#mailer.send({
+        to: holder.email,
+        subject: 'Reset your Burrow password',
+        text:
+          `Someone (hopefully you) asked to reset the password of the Burrow account for ` +
+          `${holder.email}.\n\nChoose a new password here (the link works once, for an hour):\n` +
+          `${this.#serviceUrl}/reset?token=${token}\n\n` +
+          `If you did not ask, ignore this email: your password stays as it is.\n`,
+      })
+    })
+    return { ok: true }
+  }
+
+  /** Whether `token` is a live reset link (the form is worth showing); it stays unused. */
+  async resetTokenValid(token: string): Promise<boolean> {
+    return (await this.#store.accountTokens.find(token, 'reset')) !== undefined
+  }
+
+  /**
+   * Set a new password with reset link `token`: the account id, after which every other reset
+   * link and every browser session of the account stop working, and the address counts as
+   * verified. Throws `StoreError` `invalid` for a password the sign-up form would refuse (the link
+   * stays usable) or a link that is unknown, expired or used.
+   */
+  async resetPassword(token: string, password: string): Promise<string> {
+    const problem = passwordProblem(password)
+    if (problem !== null) throw new StoreError('invalid', problem)
+    const holder = await this.#store.accountTokens.use(token, 'reset')
+    if (!holder) throw invalidLink()
+    await this.#store.setPassword(holder.accountId, password)
+    await this.#store.accountTokens.revokeAll(holder.accountId, 'reset')
+    await this.#store.webSessions.deleteForAccount(holder.accountId)
+    await this.#store.accountTokens.markVerified(holder.accountId, holder.email)
+    return holder.accountId
+  }
+
+  /**
+   * Mail account `accountId` (address `email`) a verification link, in the background; false
+   * when it was sent too many mails this hour.
+   */
+  sendVerification(accountId: string, email: string): boolean {
+    if (!this.#perAccount.take(accountId).ok) return false
+    this.#background(async () => {
+      const token = await this.#store.accountTokens.issue(
+        accountId,
+        'verify',
+        email,
+        VERIFY_TOKEN_TTL_MS,
+      )
+      await this.#mailer.send({
+        to: email,
+        subject: 'Confirm your email address for Burrow',
+        text:
+          `Confirm that ${email} is the address of your Burrow account (the link works once, ` +
+          `for three days):\n${this.#serviceUrl}/verify?token=${token}\n\n` +
+          `Burrow uses it to get you back into your account if you forget your password.\n`,
+      })
+    })
+    return true
+  }
+
+  /** Use verification link `token`: who it confirmed, or undefined for a dead link. */
+  async verify(token: string): Promise<AccountTokenHolder | undefined> {
+    const holder = await this.#store.accountTokens.use(token, 'verify')
+    if (!holder) return undefined
+    return (await this.#store.accountTokens.markVerified(holder.accountId, holder.email))
+      ? holder
+      : undefined
+  }
+
+  /** Whether account `accountId`'s address is confirmed. */
+  async isVerified(accountId: string): Promise<boolean> {
+    return (await this.#store.accountTokens.verifiedAt(accountId)) !== null
+  }
+
+  /** Resolves once every mail started so far was handed over (or failed and was logged). */
+  async idle(): Promise<void> {
+    await Promise.all([...this.#pending])
+  }
+
+  /** Release the mailer's connections. */
+  close(): void {
+    this.#mailer.close()
+  }
+
+  #background(work: () => Promise<void>): void {
+    const done = work()
+      .catch((error: Error) => this.#log.warn(`mail: could not send: ${error.message}`))
+      .finally(() => this.#pending.delete(done))
+    this.#pending.add(done)
+  }
+}
+
+function invalidLink(): StoreError {
+  return new StoreError(
+    'invalid',
+    'this link is not valid any more: it was used, it expired, or a newer one was sent. Ask for a new one',
+  )
+}

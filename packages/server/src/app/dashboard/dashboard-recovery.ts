@@ -1,0 +1,154 @@
+/**
+ * The routes of account recovery: `/forgot` (ask for a reset link), `/reset` (choose a new
+ * password with one), `/verify` (confirm the address with a link), and the signed-in
+ * `POST /dashboard/account/verify` that sends a new verification link. The public forms use the
+ * pre-session CSRF token and Origin check of sign-in; asking for a link is rate limited per client
+ * address and per account (`AccountRecovery`).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { AccountRecovery } from '../account-recovery.js'
+import { parseCookies } from '../../http/cookies.js'
+import { HttpError } from '../../http/http-error.js'
+import { readForm } from '../../http/request-body.js'
+import { redirect } from '../../http/responses.js'
+import { checkOrigin, FORM_COOKIE, sameSecret, SESSION_COOKIE } from '../session-auth.js'
+import { toHttpError } from '../store-error-status.js'
+import type { DashboardKit, DashboardRoute } from './dashboard-kit.js'
+import { newFormToken } from './form-token.js'
+import {
+  deadLinkPage,
+  forgotPage,
+  forgotSentPage,
+  resetPage,
+  verifiedPage,
+} from './recovery-pages.js'
+
+/** Seconds a session cookie lives, as sign-in sets it. */
+const SESSION_COOKIE_SECS = 30 * 24 * 3600
+/** The paths served here before sign-in. */
+const PUBLIC_PATHS = new Set(['/forgot', '/reset', '/verify'])
+
+/** Serves the recovery pages over `recovery`. */
+export class DashboardRecovery {
+  readonly #kit: DashboardKit
+  readonly #recovery: AccountRecovery
+
+  constructor(kit: DashboardKit, recovery: AccountRecovery) {
+    this.#kit = kit
+    this.#recovery = recovery
+  }
+
+  /** Whether `path` is one of the public recovery pages. */
+  handles(path: string): boolean {
+    return PUBLIC_PATHS.has(path)
+  }
+
+  /** Answer a request for one of the public recovery pages. */
+  async handle(
+    req: IncomingMessage,
+    res: ServerResponse,
+    path: string,
+    query: URLSearchParams,
+  ): Promise<void> {
+    const method = req.method ?? 'GET'
+    if (path === '/verify') {
+      if (method !== 'GET') throw new HttpError(405, 'method_not_allowed', '/verify accepts GET')
+      const confirmed = await this.#recovery.verify(query.get('token') ?? '')
+      if (confirmed) this.#kit.html(res, 200, verifiedPage(confirmed.email))
+      else this.#kit.html(res, 400, deadLinkPage('verify'))
+      return
+    }
+    if (method === 'GET') {
+      const token = newFormToken()
+      const cookies = [this.#kit.cookie(FORM_COOKIE, token)]
+      if (path === '/forgot') return this.#kit.html(res, 200, forgotPage(token), cookies)
+      const link = query.get('token') ?? ''
+      if (!(await this.#recovery.resetTokenValid(link))) {
+        return this.#kit.html(res, 400, deadLinkPage('reset'))
+      }
+      return this.#kit.html(res, 200, resetPage(token, link), cookies)
+    }
+    if (method !== 'POST')
+      throw new HttpError(405, 'method_not_allowed', `${path} accepts GET and POST`)
+    const form = await readForm(req)
+    if (path === '/forgot') return this.#forgot(req, res, form)
+    return this.#reset(req, res, form)
+  }
+
+  async #forgot(req: IncomingMessage, res: ServerResponse, form: URLSearchParams): Promise<void> {
+    const email = (form.get('email') ?? '').slice(0, 320)
+    const again = (status: number, message: string) => {
+      const token = newFormToken()
+      this.#kit.html(res, status, forgotPage(token, email, [{ kind: 'error', text: message }]), [
+        this.#kit.cookie(FORM_COOKIE, token),
+      ])
+    }
+    if (!this.#formOk(req, form)) return again(403, 'The form expired; please try again.')
+    const asked = this.#recovery.requestReset(email, this.#kit.opts.addresses.rateKey(req))
+    if (!asked.ok) {
+      res.setHeader('retry-after', String(asked.retryAfterSecs))
+      return again(
+        429,
+        `Too many requests from your address; try again in ${asked.retryAfterSecs} s.`,
+      )
+    }
+    this.#kit.html(res, 200, forgotSentPage(), [this.#kit.cookie(FORM_COOKIE, '', 0)])
+  }
+
+  async #reset(req: IncomingMessage, res: ServerResponse, form: URLSearchParams): Promise<void> {
+    const link = form.get('token') ?? ''
+    const again = (status: number, message: string) => {
+      const token = newFormToken()
+      this.#kit.html(res, status, resetPage(token, link, [{ kind: 'error', text: message }]), [
+        this.#kit.cookie(FORM_COOKIE, token),
+      ])
+    }
+    if (!this.#formOk(req, form)) return again(403, 'The form expired; please try again.')
+    let accountId: string
+    try {
+      accountId = await this.#recovery.resetPassword(link, form.get('password') ?? '')
+    } catch (err) {
+      const e = toHttpError(err)
+      if (!(await this.#recovery.resetTokenValid(link))) {
+        return this.#kit.html(res, 400, deadLinkPage('reset'))
+      }
+      return again(e.status, e.message)
+    }
+    const session = await this.#kit.svc.sessions.create(accountId)
+    redirect(res, '/dashboard?notice=password_reset', {
+      cookies: [
+        this.#kit.cookie(SESSION_COOKIE, session.token, SESSION_COOKIE_SECS),
+        this.#kit.cookie(FORM_COOKIE, '', 0),
+      ],
+    })
+  }
+
+  /** The Origin is ours and the form token matches its cookie. */
+  #formOk(req: IncomingMessage, form: URLSearchParams): boolean {
+    checkOrigin(req)
+    const cookie = parseCookies(req.headers.cookie).get(FORM_COOKIE)
+    const field = form.get('_csrf')
+    return cookie !== undefined && field !== null && sameSecret(cookie, field)
+  }
+}
+
+/** The signed-in route that mails a new verification link. */
+export function verifyRoutes(
+  kit: DashboardKit,
+  recovery: AccountRecovery | null,
+): DashboardRoute[] {
+  if (recovery === null) return []
+  return [
+    {
+      method: 'POST',
+      pattern: /^\/dashboard\/account\/verify$/,
+      handler: async (c) => {
+        await kit.form(c)
+        const sent = recovery.sendVerification(c.account.id, c.account.email)
+        redirect(c.res, `/dashboard?notice=${sent ? 'verify_sent' : 'verify_limited'}`, {
+          status: 303,
+        })
+      },
+    },
+  ]
+}

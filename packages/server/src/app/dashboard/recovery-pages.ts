@@ -1,0 +1,84 @@
+/**
+ * The pages of getting back into an account: asking for a reset link, the answer (the same
+ * whether or not the address has an account), choosing a new password, and the outcome of an
+ * email-verification link. The forms carry the pre-session CSRF token, as sign-in does.
+ */
+import { html, type SafeHtml } from '../../http/html.js'
+import { page, type Notice } from './layout.js'
+
+/** "Forgot your password?": the address to send a link to. */
+export function forgotPage(
+  formToken: string,
+  email = '',
+  notices: readonly Notice[] = [],
+): SafeHtml {
+  return page(
+    { title: 'Reset your password', notices },
+    html`<h1>Reset your password</h1>
+<form method="post" action="/forgot" class="card">
+  <input type="hidden" name="_csrf" value="${formToken}" />
+  <label for="email">Email of your account</label>
+  <input id="email" name="email" type="email" autocomplete="email" required maxlength="254" value="${email}" />
+  <p><button type="submit">Email me a reset link</button></p>
+</form>
+<p><a href="/signin">Back to sign in</a></p>`,
+  )
+}
+
+/** After asking: the same words for every address. */
+export function forgotSentPage(): SafeHtml {
+  return page(
+    { title: 'Check your email' },
+    html`<h1>Check your email</h1>
+<p id="reset-sent">If an account uses that address, we have sent it a link to choose a new
+password. The link works once, for an hour. Nothing arrived? Check the spam folder, or
+<a href="/forgot">ask again</a>.</p>`,
+  )
+}
+
+/** The new-password form of a live reset link. */
+export function resetPage(
+  formToken: string,
+  token: string,
+  notices: readonly Notice[] = [],
+): SafeHtml {
+  return page(
+    { title: 'Choose a new password', notices },
+    html`<h1>Choose a new password</h1>
+<form method="post" action="/reset" class="card">
+  <input type="hidden" name="_csrf" value="${formToken}" />
+  <input type="hidden" name="token" value="${token}" />
+  <label for="password">New password</label>
+  <input id="password" name="password" type="password" autocomplete="new-password" minlength="8" required />
+  <p class="muted">At least 8 characters; a few unrelated words make a good one. Every browser
+  signed in to this account is signed out.</p>
+  <p><button type="submit">Set password and sign in</button></p>
+</form>`,
+  )
+}
+
+/** A reset or verification link that does not work (any more). */
+export function deadLinkPage(kind: 'reset' | 'verify'): SafeHtml {
+  const next =
+    kind === 'reset'
+      ? html`<a href="/forgot">Ask for a new reset link</a>`
+      : html`<a href="/dashboard">Sign in</a> and send a new one from the dashboard`
+  return page(
+    {
+      title: 'Link not valid',
+      notices: [{ kind: 'error', text: 'This link is not valid any more.' }],
+    },
+    html`<h1>This link does not work any more</h1>
+<p>It was used already, it expired, or a newer one was sent. ${next}.</p>`,
+  )
+}
+
+/** A verification link that worked. */
+export function verifiedPage(email: string): SafeHtml {
+  return page(
+    { title: 'Email confirmed' },
+    html`<h1>Email confirmed</h1>
+<p id="verified">Thank you: <strong>${email}</strong> is confirmed as your account's address.</p>
+<p><a href="/dashboard">Go to the dashboard</a></p>`,
+  )
+}

@@ -1,0 +1,32 @@
+/**
+ * `Mailer` over SMTP with nodemailer: one pooled transport to the server `BURROW_SMTP_URL`
+ * names (`smtp://` upgrades with STARTTLS when the server offers it, `smtps://` is TLS from the
+ * start), every message from `BURROW_MAIL_FROM`.
+ */
+import nodemailer from 'nodemailer'
+import type { Transporter } from 'nodemailer'
+import type { MailMessage, Mailer } from './mailer.js'
+
+/** Mail handed to an SMTP server. */
+export class SmtpMailer implements Mailer {
+  readonly #transport: Transporter
+  readonly #from: string
+
+  constructor(url: string, from: string) {
+    this.#transport = nodemailer.createTransport(url)
+    this.#from = from
+  }
+
+  async send(message: MailMessage): Promise<void> {
+    await this.#transport.sendMail({
+      from: this.#from,
+      to: message.to,
+      subject: message.subject,
+      text: message.text,
+    })
+  }
+
+  close(): void {
+    this.#transport.close()
+  }
+}

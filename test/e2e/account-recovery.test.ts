@@ -1,0 +1,311 @@
+/**
+ * Getting back into an account, end to end: real burrowd sending through a real SMTP server
+ * (`smtp-server` on loopback), driven in Chromium: sign up and confirm the address from the
+ * mailed link, forget the password and set a new one from the reset link (other browsers are
+ * signed out, the link works once), the same answer for addresses without an account, and
+ * hostile use of the forms. Then the dev outbox of a burrowd without SMTP, shown only to this
+ * machine.
+ */
+import assert from 'node:assert/strict'
+import { request } from 'node:http'
+import { after, before, describe, it } from 'node:test'
+import type { Browser, Page } from 'playwright-core'
+import { hasChromium, launchBrowser } from '../helpers/browser.js'
+import { startSmtpInbox, type SmtpInbox } from '../helpers/smtp-inbox.js'
+import { startService, type Service } from '../helpers/stack.js'
+
+const PASSWORD = 'correct horse battery'
+const NEW_PASSWORD = 'purple otter lamp'
+
+/** Sign in through the form; returns the final URL's path. */
+async function signIn(page: Page, base: string, email: string, password: string): Promise<number> {
+  await page.goto(`${base}/signin`)
+  await page.fill('#email', email)
+  await page.fill('#password', password)
+  const [response] = await Promise.all([
+    page.waitForResponse((r) => r.url() === `${base}/signin` && r.request().method() === 'POST'),
+    page.click('form[action="/signin"] button[type=submit]'),
+  ])
+  await page.waitForLoadState()
+  return response.status()
+}
+
+/** A form post as a script would make it: the form's cookie and token, from `ip`. */
+async function postForm(
+  base: string,
+  path: string,
+  fields: Record<string, string>,
+  ip = '127.0.0.1',
+  formPath = path,
+): Promise<Response> {
+  const form = await fetch(`${base}${formPath}`, { headers: { 'x-forwarded-for': ip } })
+  const cookie = form.headers.getSetCookie()[0]?.split(';', 1)[0] ?? ''
+  const csrf = /name="_csrf" value="([^"]+)"/.exec(await form.text())?.[1] ?? ''
+  return fetch(`${base}${path}`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      cookie,
+      'x-forwarded-for': ip,
+    },
+    body: new URLSearchParams({ _csrf: csrf, ...fields }),
+  })
+}
+
+describe('account recovery through SMTP', { skip: !hasChromium, timeout: 180_000 }, () => {
+  let inbox: SmtpInbox
+  let service: Service
+  let browser: Browser
+  let base: string
+
+  before(async () => {
+    inbox = await startSmtpInbox()
+    service = await startService({
+      BURROW_SMTP_URL: inbox.url,
+      BURROW_MAIL_FROM: 'Burrow Tests <tunnels@burrow.test>',
+    })
+    base = `http://127.0.0.1:${service.port}`
+    browser = await launchBrowser()
+  })
+
+  after(async () => {
+    await browser?.close()
+    await service?.close()
+    await inbox?.close()
+  })
+
+  it('confirms the address from the link mailed at sign-up', async () => {
+    const page = await (await browser.newContext()).newPage()
+    await page.goto(`${base}/signup`)
+    await page.fill('#email', 'owner@example.com')
+    await page.fill('#password', PASSWORD)
+    await page.fill('#slug', 'owner')
+    await Promise.all([page.waitForURL(`${base}/dashboard`), page.click('button[type=submit]')])
+    assert.match((await page.textContent('#verify-banner')) ?? '', /confirm your email address/)
+
+    const mail = await inbox.waitFor('owner@example.com', /Confirm your email address/)
+    assert.match(mail.text, /works once, for three days/)
+    const link = inbox.link(mail)
+    assert.match(link, new RegExp(`^http://localhost:${service.port}/verify\\?token=[\\w-]{43}$`))
+    const confirmed = await page.goto(link)
+    assert.equal(confirmed?.status(), 200)
+    assert.match((await page.textContent('#verified')) ?? '', /owner@example\.com/)
+    await page.goto(`${base}/dashboard`)
+    assert.equal(await page.locator('#verify-banner').count(), 0, 'the banner stays')
+    assert.equal((await page.goto(link))?.status(), 400, 'a verification link works once')
+  })
+
+  it('sends a new verification link from the banner', async () => {
+    const page = await (await browser.newContext()).newPage()
+    await page.goto(`${base}/signup`)
+    await page.fill('#email', 'late@example.com')
+    await page.fill('#password', PASSWORD)
+    await page.fill('#slug', 'late')
+    await Promise.all([page.waitForURL(`${base}/dashboard`), page.click('button[type=submit]')])
+    const first = inbox.link(await inbox.waitFor('late@example.com', /Confirm/))
+    await Promise.all([
+      page.waitForURL(`${base}/dashboard?notice=verify_sent`),
+      page.click('#verify-banner button'),
+    ])
+    await page.waitForFunction(() => true)
+    let second = first
+    while (second === first) second = inbox.link(await inbox.waitFor('late@example.com', /Confirm/))
+    assert.equal((await page.goto(first))?.status(), 400, 'the older link was voided')
+    assert.equal((await page.goto(second))?.status(), 200)
+  })
+
+  it('resets a forgotten password from the mailed link, once, signing other browsers out', async () => {
+    const other = await (await browser.newContext()).newPage()
+    assert.equal(await signIn(other, base, 'owner@example.com', PASSWORD), 303)
+    assert.equal(new URL(other.url()).pathname, '/dashboard')
+
+    const page = await (await browser.newContext()).newPage()
+    await page.goto(`${base}/signin`)
+    await Promise.all([page.waitForURL(`${base}/forgot`), page.click('text=Forgot your password?')])
+    await page.fill('#email', 'OWNER@example.com')
+    await page.click('form[action="/forgot"] button[type=submit]')
+    await page.waitForSelector('#reset-sent')
+
+    const mail = await inbox.waitFor('owner@example.com', /Reset your Burrow password/)
+    assert.match(mail.text, /works once, for an hour/)
+    const link = inbox.link(mail)
+    assert.equal((await page.goto(link))?.status(), 200)
+    await page.fill('#password', 'aaaaaaaaaaaa')
+    await page.click('form[action="/reset"] button[type=submit]')
+    await page.waitForSelector('.notice.error')
+    assert.match((await page.textContent('.notice.error')) ?? '', /one character repeated/)
+    await page.fill('#password', NEW_PASSWORD)
+    await Promise.all([
+      page.waitForURL(`${base.replace('127.0.0.1', 'localhost')}/dashboard?notice=password_reset`),
+      page.click('form[action="/reset"] button[type=submit]'),
+    ])
+    assert.match((await page.textContent('main')) ?? '', /Your new password is set/)
+
+    await other.goto(`${base}/dashboard`)
+    assert.equal(new URL(other.url()).pathname, '/signin', 'the other browser is still signed in')
+    assert.equal(await signIn(other, base, 'owner@example.com', PASSWORD), 401)
+    assert.equal(await signIn(other, base, 'owner@example.com', NEW_PASSWORD), 303)
+
+    const again = await page.goto(link)
+    assert.equal(again?.status(), 400, 'a reset link works once')
+    assert.match((await page.textContent('main')) ?? '', /does not work any more/)
+  })
+
+  it('answers the same for an address without an account, and mails nothing to it', async () => {
+    const unknown = await postForm(base, '/forgot', { email: 'nobody@example.com' }, '198.51.100.1')
+    const known = await postForm(base, '/forgot', { email: 'late@example.com' }, '198.51.100.2')
+    assert.equal(unknown.status, 200)
+    assert.equal(known.status, 200)
+    const strip = (text: string) => text.replace(/<input type="hidden"[^>]*>/g, '')
+    assert.equal(strip(await unknown.text()), strip(await known.text()))
+    await inbox.waitFor('late@example.com', /Reset/)
+    assert.ok(!inbox.mails.some((m) => m.to.includes('nobody@example.com')))
+  })
+
+  it('limits reset requests per address (429) and mails per account', async () => {
+    const statuses: number[] = []
+    for (let i = 0; i < 7; i++) {
+      const res = await postForm(base, '/forgot', { email: 'owner@example.com' }, '203.0.113.50')
+      statuses.push(res.status)
+      if (res.status === 429) {
+        assert.ok(Number(res.headers.get('retry-after')) >= 1)
+        assert.match(await res.text(), /Too many requests/)
+      }
+    }
+    assert.deepEqual(statuses, [200, 200, 200, 200, 200, 429, 429])
+    // Many addresses asking for one account: at most 3 mails an hour reach it.
+    const before = inbox.mails.length
+    await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        postForm(base, '/forgot', { email: 'owner@example.com' }, `203.0.113.${60 + i}`),
+      ),
+    )
+    await inbox.waitFor('late@example.com', /Reset/)
+    const toOwner = inbox.mails.filter((m) => m.to.includes('owner@example.com'))
+    const resets = toOwner.filter((m) => /Reset/.test(m.subject))
+    assert.ok(resets.length <= 3, `${resets.length} reset mails in an hour`)
+    assert.ok(inbox.mails.length - before <= 3)
+  })
+
+  it('refuses hostile reset and verify requests', async () => {
+    // Malformed, oversized and made-up tokens.
+    for (const token of ['', 'x', 'a'.repeat(43), 'b'.repeat(5000), '<script>']) {
+      const reset = await fetch(`${base}/reset?token=${encodeURIComponent(token)}`)
+      assert.equal(reset.status, 400)
+      assert.ok(!(await reset.text()).includes('<script>'))
+      const verify = await fetch(`${base}/verify?token=${encodeURIComponent(token)}`)
+      assert.equal(verify.status, 400)
+      await verify.arrayBuffer()
+    }
+    // No form token: refused before anything is looked at.
+    const bare = await fetch(`${base}/forgot`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'email=owner%40example.com',
+    })
+    assert.equal(bare.status, 403)
+    await bare.arrayBuffer()
+    // A foreign Origin.
+    const foreign = await fetch(`${base}/forgot`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        origin: 'https://evil.example',
+      },
+      body: 'email=owner%40example.com',
+    })
+    assert.equal(foreign.status, 403)
+    await foreign.arrayBuffer()
+    // An oversized body.
+    const huge = await postForm(base, '/forgot', { email: 'x'.repeat(100_000) }, '203.0.113.90')
+    assert.equal(huge.status, 413)
+    await huge.arrayBuffer()
+    // Concurrent uses of one reset link: exactly one sets the password.
+    // (e2e@example.com, made by the operator command, has been sent nothing yet.)
+    await postForm(base, '/forgot', { email: 'e2e@example.com' }, '203.0.113.91')
+    const link = inbox.link(await inbox.waitFor('e2e@example.com', /Reset/))
+    const token = new URL(link).searchParams.get('token') ?? ''
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        postForm(
+          base,
+          '/reset',
+          { token, password: `${NEW_PASSWORD} ${i}` },
+          '127.0.0.1',
+          `/reset?token=${token}`,
+        ),
+      ),
+    )
+    const statuses = answers.map((a) => a.status).sort()
+    assert.equal(statuses.filter((s) => s === 303).length, 1, String(statuses))
+    assert.ok(
+      statuses.every((s) => s === 303 || s === 400),
+      String(statuses),
+    )
+  })
+})
+
+describe('the dev outbox without SMTP', { skip: !hasChromium, timeout: 120_000 }, () => {
+  let service: Service
+  let browser: Browser
+  let base: string
+
+  before(async () => {
+    service = await startService({ BURROW_LOG: 'info' })
+    base = `http://127.0.0.1:${service.port}`
+    browser = await launchBrowser()
+  })
+
+  after(async () => {
+    await browser?.close()
+    await service?.close()
+  })
+
+  it('says so at start, and shows reset mail to this machine, whose link works', async () => {
+    assert.match(
+      service.proc.stderr + service.proc.stdout,
+      /mail is shown at http:\/\/localhost:\d+\/dev\/outbox/,
+    )
+    const page = await (await browser.newContext()).newPage()
+    await page.goto(`${base}/dev/outbox`)
+    assert.equal(await page.locator('#outbox-empty').count(), 1)
+    await page.goto(`${base}/forgot`)
+    await page.fill('#email', 'e2e@example.com')
+    await page.click('form[action="/forgot"] button[type=submit]')
+    await page.waitForSelector('#reset-sent')
+    let mails = 0
+    while (mails === 0) {
+      await page.goto(`${base}/dev/outbox`)
+      mails = await page.locator('article.mail').count()
+    }
+    assert.equal(await page.textContent('.mail-to'), 'e2e@example.com')
+    await Promise.all([page.waitForURL(/\/reset\?token=/), page.click('.mail-text a')])
+    await page.fill('#password', NEW_PASSWORD)
+    await Promise.all([
+      page.waitForURL(/\/dashboard\?notice=password_reset$/),
+      page.click('form[action="/reset"] button[type=submit]'),
+    ])
+  })
+
+  it('is not there for other machines or other host names', async () => {
+    for (const headers of [
+      { 'x-forwarded-for': '203.0.113.9' },
+      { host: 'burrow.example.com' },
+      { host: `hello--acme.localhost:${service.port}` },
+    ] as Record<string, string>[]) {
+      // node:http, because fetch does not send a Host header of our choosing.
+      const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = request(`${base}/dev/outbox`, { headers }, (res) => {
+          let body = ''
+          res.setEncoding('utf8').on('data', (c: string) => (body += c))
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }))
+        })
+        req.on('error', reject).end()
+      })
+      assert.equal(answer.status, 404, JSON.stringify(headers))
+      assert.match(answer.body, /not_found/)
+      assert.ok(!answer.body.includes('e2e@example.com'))
+    }
+  })
+})

@@ -1,0 +1,232 @@
+/**
+ * The dashboard's rough edges a new user met, each driven in Chromium against a real burrowd:
+ * the landing page says what Burrow is, the three steps and links pricing; a favicon; the
+ * sign-up hint shows this service's real URL form and the account-name field's pattern works in
+ * the browser (and its errors say "Account name"); `/dashboard/tunnels` and 404 pages keep the
+ * signed-in menu; the "Run it" command wraps inside its box (screenshots measured at phone and
+ * desktop widths) and copies; a tunnel's page shows this month's usage and its recent calls.
+ */
+import assert from 'node:assert/strict'
+import { join } from 'node:path'
+import { after, before, describe, it } from 'node:test'
+import type { Browser, BrowserContext, Page } from 'playwright-core'
+import { PNG } from 'pngjs'
+import { hasChromium, launchBrowser } from '../helpers/browser.js'
+import type { Child } from '../helpers/child.js'
+import { openSession, postMcp, toolCall } from '../helpers/quota-stack.js'
+import { ROOT, startClient, startService, type Service } from '../helpers/stack.js'
+
+const HELLO = join(ROOT, 'examples/hello-server.mjs')
+const LONG_NAME = 'a rather long tunnel name for the team knowledge base server'
+
+/** Where the "Run it" command is drawn, as the page measures it. */
+interface Box {
+  readonly scrollWidth: number
+  readonly clientWidth: number
+  readonly preRight: number
+  readonly buttonRight: number
+  readonly cardRight: number
+  /** The command's top and bottom in the viewport, once scrolled into view. */
+  readonly top: number
+  readonly bottom: number
+  readonly pageWidth: number
+  readonly viewport: number
+}
+
+describe('dashboard: the first hour', { skip: !hasChromium, timeout: 180_000 }, () => {
+  let service: Service
+  let browser: Browser
+  let context: BrowserContext
+  let page: Page
+  let base: string
+  let client: Child | undefined
+  const warnings: string[] = []
+
+  before(async () => {
+    service = await startService({ BURROW_METER_SNAPSHOT_SECS: '1' })
+    base = `http://127.0.0.1:${service.port}`
+    browser = await launchBrowser()
+    context = await browser.newContext()
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base })
+    page = await context.newPage()
+    page.on('console', (m) => {
+      if (m.type() === 'warning' || m.type() === 'error') warnings.push(m.text())
+    })
+  })
+
+  after(async () => {
+    await client?.stop()
+    await browser?.close()
+    await service?.close()
+  })
+
+  it('landing page: what Burrow is, three steps, pricing, and a favicon', async () => {
+    await page.goto(`${base}/`)
+    assert.match((await page.textContent('#what')) ?? '', /MCP server that runs on your machine/)
+    assert.match(
+      (await page.textContent('#what')) ?? '',
+      new RegExp(`http://files--you\\.localhost:${service.port}/mcp`),
+    )
+    assert.equal(await page.locator('#steps li').count(), 3)
+    assert.equal(await page.getAttribute('#pricing-link', 'href'), '/pricing')
+    const icon = await page.evaluate<{
+      status: number
+      type: string
+      ico: number
+    } | null>(`(async () => {
+      const link = document.querySelector('link[rel=icon]')
+      if (!link) return null
+      const [svg, ico] = await Promise.all([fetch(link.href), fetch('/favicon.ico')])
+      return { status: svg.status, type: svg.headers.get('content-type'), ico: ico.status }
+    })()`)
+    assert.deepEqual(icon, { status: 200, type: 'image/svg+xml', ico: 200 })
+    await Promise.all([page.waitForURL(`${base}/pricing`), page.click('#pricing-link')])
+  })
+
+  it('sign-up: the real URL form, a pattern Chromium applies, and "Account name" errors', async () => {
+    await page.goto(`${base}/signup`)
+    assert.equal(
+      await page.textContent('#url-form'),
+      `http://<tunnel>--account.localhost:${service.port}/mcp`,
+    )
+    const validity = async (value: string) => {
+      await page.fill('#slug', value)
+      return page.evaluate<boolean>(`document.getElementById('slug').validity.patternMismatch`)
+    }
+    assert.equal(await validity('my-team'), false)
+    assert.equal(await validity('a'), false)
+    for (const bad of ['Bad', 'two--hyphens', '-lead', 'trail-', 'under_score']) {
+      assert.equal(await validity(bad), true, `${bad} passes the pattern`)
+    }
+    assert.ok(!warnings.some((w) => /pattern/i.test(w)), warnings.join('\n'))
+
+    // What the server says when the browser's check is skipped.
+    await page.fill('#email', 'first@example.com')
+    await page.fill('#password', 'correct horse battery')
+    await page.fill('#slug', 'two--hyphens')
+    await page.evaluate(`document.querySelector('form[action="/signup"]').noValidate = true`)
+    await page.click('form[action="/signup"] button[type=submit]')
+    await page.waitForSelector('.notice.error')
+    const error = (await page.textContent('.notice.error')) ?? ''
+    assert.match(error, /^Account name "two--hyphens" must not contain "--"/)
+    assert.ok(!/slug/i.test(error), error)
+
+    await page.fill('#password', 'correct horse battery')
+    await page.fill('#slug', 'acme')
+    await page.click('form[action="/signup"] button[type=submit]')
+    await page.waitForSelector('.notice.error')
+    assert.match((await page.textContent('.notice.error')) ?? '', /^Account name "acme" is taken/)
+
+    await page.fill('#password', 'correct horse battery')
+    await page.fill('#slug', 'first')
+    await Promise.all([
+      page.waitForURL(`${base}/dashboard`),
+      page.click('form[action="/signup"] button[type=submit]'),
+    ])
+  })
+
+  it('/dashboard/tunnels lists tunnels, and a 404 keeps the signed-in menu', async () => {
+    const list = await page.goto(`${base}/dashboard/tunnels`)
+    assert.equal(list?.status(), 200)
+    assert.equal(await page.locator('#create-tunnel').count(), 1)
+    assert.equal(await page.locator('header.top form[action="/signout"]').count(), 1)
+    const missing = await page.goto(`${base}/dashboard/no-such-page`)
+    assert.equal(missing?.status(), 404)
+    assert.equal(await page.locator('header.top form[action="/signout"]').count(), 1)
+    assert.equal(await page.locator('header.top a[href="/signin"]').count(), 0)
+  })
+
+  it('"Run it" wraps inside its box at phone and desktop widths, and copies', async () => {
+    await page.goto(`${base}/dashboard`)
+    await page.fill('#create-tunnel input[name=name]', LONG_NAME)
+    await Promise.all([
+      page.waitForURL(`${base}/dashboard/tunnels`),
+      page.click('#create-tunnel button[type=submit]'),
+    ])
+    const command = (await page.textContent('#up-command')) ?? ''
+    assert.match(command, /^BURROW_API_KEY=mtk_\S+ burrow up --upstream/)
+    for (const width of [390, 1280]) {
+      await page.setViewportSize({ width, height: 900 })
+      const box = await page.evaluate<Box>(`(() => {
+        const el = document.getElementById('up-command')
+        const card = el.closest('.card').getBoundingClientRect()
+        const pre = el.getBoundingClientRect()
+        const button = el.parentElement.querySelector('button').getBoundingClientRect()
+        el.scrollIntoView({ block: 'center' })
+        const after = el.getBoundingClientRect()
+        return {
+          scrollWidth: el.scrollWidth,
+          clientWidth: el.clientWidth,
+          preRight: pre.right,
+          buttonRight: button.right,
+          cardRight: card.right,
+          top: after.top,
+          bottom: after.bottom,
+          pageWidth: document.documentElement.scrollWidth,
+          viewport: window.innerWidth,
+        }
+      })()`)
+      const at = `at ${width}px: ${JSON.stringify(box)}`
+      assert.ok(box.scrollWidth <= box.clientWidth, `the command scrolls in its box ${at}`)
+      assert.ok(box.preRight <= box.cardRight, `the command leaves its card ${at}`)
+      assert.ok(box.buttonRight <= box.cardRight, `the copy button leaves its card ${at}`)
+      assert.ok(box.pageWidth <= box.viewport, `the page scrolls sideways ${at}`)
+      // In the screenshot, the strip right of the card, beside the command, is plain background:
+      // no text ran out of the box.
+      const shot = PNG.sync.read(await page.screenshot())
+      assert.equal(shot.width, width)
+      const colours = new Set<string>()
+      for (let y = Math.ceil(box.top); y < Math.floor(box.bottom); y++) {
+        for (let x = Math.ceil(box.cardRight) + 2; x < shot.width; x++) {
+          const i = (y * shot.width + x) * 4
+          colours.add(shot.data.subarray(i, i + 3).join(','))
+        }
+      }
+      assert.ok(colours.size >= 1, `no strip beside the card ${at}`)
+      assert.equal(
+        colours.size,
+        1,
+        `something is drawn right of the card ${at}: ${[...colours].join(' ')}`,
+      )
+    }
+    await page.click('button[data-copy="up-command"]')
+    await page.waitForFunction(
+      `document.querySelector('button[data-copy="up-command"]').textContent === 'Copied'`,
+    )
+    assert.equal(await page.evaluate<string>('navigator.clipboard.readText()'), command.trim())
+  })
+
+  it("a tunnel's page shows this month's usage and recent calls", async () => {
+    const key = /BURROW_API_KEY=(mtk_\S+)/.exec((await page.textContent('#up-command')) ?? '')?.[1]
+    assert.ok(key)
+    const publicUrl = (await page.textContent('#public-url')) ?? ''
+    const detail = await page.getAttribute('a:text("Tunnel details")', 'href')
+    client = await startClient(service, key, ['--stdio', `node ${HELLO}`])
+    const session = await openSession(publicUrl)
+    for (let i = 0; i < 3; i++) {
+      const call = await postMcp(publicUrl, toolCall(i, 'hello', { name: `call ${i}` }), session)
+      assert.equal(call.status, 200, call.text)
+    }
+    await page.goto(`${base}${detail}`)
+    assert.match((await page.textContent('#recent-calls')) ?? '', /No calls yet|tools\/call/)
+    // Usage comes from a snapshot taken every second here; poll (no fixed sleep) until it shows.
+    const deadline = Date.now() + 30_000
+    let usage = ''
+    let calls = 0
+    while (Date.now() < deadline) {
+      await page.goto(`${base}${detail}`)
+      usage = (await page.textContent('#usage-tool-calls')) ?? ''
+      calls = await page.locator('#recent-calls tbody tr:has-text("tools/call")').count()
+      if (usage.startsWith('3 of') && calls === 3) break
+      await new Promise((resolve) => setTimeout(resolve, 250))
+    }
+    assert.equal(usage, '3 of 100,000')
+    assert.equal(calls, 3)
+    assert.match((await page.textContent('#usage-bandwidth')) ?? '', /^\d+(\.\d)? (B|KB) of 5 GB$/)
+    assert.match((await page.textContent('#recent-calls tbody')) ?? '', /hello/)
+    await Promise.all([
+      page.waitForURL(/\/traffic$/),
+      page.click('#recent-calls a:text("All traffic")'),
+    ])
+  })
+})
