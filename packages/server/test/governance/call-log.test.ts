@@ -151,6 +151,7 @@ for (const backend of testBackends()) {
         responseBody: null,
         bodiesCut: false,
         continues: null,
+        agent: null,
       })
     })
 

@@ -10,6 +10,9 @@ import { createHash } from 'node:crypto'
 import { afterEach, beforeEach, describe, it } from 'node:test'
 import { sql } from 'kysely'
 import { AgentTokenStore, MAX_AGENT_TOKENS } from '../../src/store/agent-token-store.js'
+import { accessMigration } from '../../src/store/migrations/011-access.js'
+import { customDomainsMigration } from '../../src/store/migrations/012-custom-domains.js'
+import { callContinuationsMigration } from '../../src/store/migrations/013-call-continuations.js'
 import { migrateToLatest } from '../../src/store/migrations/migrate-to-latest.js'
 import { OauthGrantStore } from '../../src/store/oauth-grant-store.js'
 import { openStore } from '../../src/store/open-store.js'
@@ -57,19 +60,22 @@ for (const backend of testBackends()) {
     })
 
     it('keeps tunnels that existed before migration 011 public', async () => {
-      await store.db.schema.dropTable('oauth_codes').execute()
-      await store.db.schema.dropTable('oauth_grants').execute()
-      await store.db.schema.dropTable('oauth_clients').execute()
-      await store.db.schema.dropTable('agent_tokens').execute()
-      await store.db.schema.dropTable('tunnel_access').execute()
-      await store.db.schema.alterTable('call_history').dropColumn('agent').execute()
-      await sql`delete from kysely_migration where name = '011_access'`.execute(store.db)
-      assert.deepEqual(await migrateToLatest(store.db), ['011_access'])
+      // Back to a database of migration 010 (the later migrations undone, newest first).
+      const later = [
+        ['013_call_continuations', callContinuationsMigration],
+        ['012_custom_domains', customDomainsMigration],
+        ['011_access', accessMigration],
+      ] as const
+      for (const [name, migration] of later) {
+        await migration.down!(store.db)
+        await sql`delete from kysely_migration where name = ${name}`.execute(store.db)
+      }
+      assert.deepEqual(await migrateToLatest(store.db), later.map(([name]) => name).reverse())
       const settings = new TunnelAccessStore(store.db)
       assert.equal((await settings.get(tunnelA)).mode, 'public')
       assert.equal((await settings.get(tunnelB)).mode, 'public')
-      const later = (await store.createTunnel({ accountId, name: 'c' })).tunnel.id
-      assert.equal((await settings.get(later)).mode, 'oauth')
+      const made = (await store.createTunnel({ accountId, name: 'c' })).tunnel.id
+      assert.equal((await settings.get(made)).mode, 'oauth')
     })
 
     it('authenticates agent tokens of their own tunnel only, stored as hashes', async () => {
