@@ -6,7 +6,7 @@
  * the aggregator issued for this list and these upstreams is answered with -32602.
  */
 import { JSONRPC_CODE } from '@burrow/protocol'
-import { RpcError } from './rpc-error.js'
+import { RpcError } from '../front/rpc-error.js'
 
 /** Where a list continues: an upstream and its own cursor for its next page. */
 export interface AggregateCursor {

@@ -21,7 +21,7 @@ import { changeNotificationsFor, LIST_METHODS, listsChangedBy } from './list-met
 import { RequestRouter } from './request-router.js'
 import { ResourceRouter } from './resource-router.js'
 import { ResourceSubscriptions } from './resource-subscriptions.js'
-import { rpcErrorResponse } from './rpc-error.js'
+import { rpcErrorResponse } from '../front/rpc-error.js'
 import type { CallOptions } from './upstream-calls.js'
 import type { UpstreamChannel } from './upstream-channel.js'
 import { UpstreamLink } from './upstream-link.js'

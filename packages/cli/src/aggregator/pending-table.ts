@@ -6,7 +6,7 @@
  * letting a stuck upstream grow memory without limit.
  */
 import type { JsonRpcId } from '@burrow/protocol'
-import type { RpcError } from './rpc-error.js'
+import type { RpcError } from '../front/rpc-error.js'
 
 /** Which agent request a call serves, for routing what the upstream sends while serving it. */
 export interface CallOwner {

@@ -8,7 +8,7 @@
  */
 import type { ListAggregator } from './list-aggregator.js'
 import type { ListMethod } from './list-methods.js'
-import { RpcError } from './rpc-error.js'
+import { RpcError } from '../front/rpc-error.js'
 import type { CallOptions } from './upstream-calls.js'
 import { recordOf } from './upstream-info.js'
 import type { UpstreamLink } from './upstream-link.js'

@@ -12,7 +12,7 @@ import {
   type CallOwner,
   type PendingCall,
 } from './pending-table.js'
-import { RpcError } from './rpc-error.js'
+import { RpcError } from '../front/rpc-error.js'
 
 /** Options of one call. */
 export interface CallOptions {
@@ -76,7 +76,10 @@ export class UpstreamCalls {
       }
       if (timeoutMs !== undefined) {
         const text = `upstream "${this.#opts.name}" did not answer ${method} within ${timeoutMs / 1000} s`
-        const timer = setTimeout(() => this.#cancel(call, new RpcError(-32001, text)), timeoutMs)
+        const timer = setTimeout(
+          () => this.#cancel(call, new RpcError(JSONRPC_CODE.requestTimeout, text)),
+          timeoutMs,
+        )
         cleanups.push(() => clearTimeout(timer))
       }
       const evicted = this.#table.add(call)

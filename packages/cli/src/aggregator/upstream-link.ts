@@ -22,7 +22,7 @@ import {
 } from '@burrow/protocol'
 import { noopAggregatorMetrics, type AggregatorMetrics } from './aggregator-metrics.js'
 import type { CallOwner } from './pending-table.js'
-import { RpcError } from './rpc-error.js'
+import { RpcError } from '../front/rpc-error.js'
 import { UpstreamCalls, type CallOptions } from './upstream-calls.js'
 import type { UpstreamChannel } from './upstream-channel.js'
 import {

@@ -23,8 +23,9 @@ import { replyError, replyJson } from './json-reply.js'
 import type { McpBackend } from './mcp-backend.js'
 import { ModernCall } from './modern-call.js'
 import { honoredFilter, ListenStream } from './modern-listen.js'
-import { ModernSeat, SeatError } from './modern-seat.js'
+import { ModernSeat } from './modern-seat.js'
 import { discoverResult } from './modern-translation.js'
+import { RpcError } from './rpc-error.js'
 
 /** Methods of the 2025 revisions that 2026-07-28 removed: 404 like any unknown method. */
 const REMOVED_METHODS: ReadonlySet<string> = new Set([
@@ -78,7 +79,8 @@ export class ModernFront {
     try {
       opened = await ModernSeat.open(this.#opts.backend, meta, req.signal)
     } catch (err) {
-      const error = err instanceof SeatError ? err : new SeatError(-32000, String(err))
+      const error =
+        err instanceof RpcError ? err : new RpcError(JSONRPC_CODE.serverError, String(err))
       return replyError(res, 503, message.id, error.code, error.message, error.data)
     }
     const { seat, init } = opened

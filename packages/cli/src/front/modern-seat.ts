@@ -19,23 +19,13 @@ import {
   type RequestMeta,
 } from '@burrow/protocol'
 import type { BackendSession, McpBackend, SessionSink } from './mcp-backend.js'
+import { RpcError } from './rpc-error.js'
 
 /** clientInfo for the backend when the agent sent none (it is a SHOULD in 2026-07-28). */
 const ANONYMOUS_CLIENT = Object.freeze({ name: 'burrow-modern-agent', version: '0' })
 
 /** The InitializeResult the backend answered, as a plain record. */
 export type InitializeAnswer = Readonly<Record<string, unknown>>
-
-/** Why a seat could not be opened: the backend's error answer or the session's end. */
-export class SeatError extends Error {
-  readonly code: number
-  readonly data: unknown
-  constructor(code: number, message: string, data?: unknown) {
-    super(message)
-    this.code = code
-    this.data = data
-  }
-}
 
 const INITIALIZE_ID = 'burrow-seat-initialize'
 
@@ -65,7 +55,7 @@ export class ModernSeat implements SessionSink {
 
   /**
    * Open a seat for a request whose metadata is `meta`: resolves once the backend answered the
-   * written `initialize`, with its result; rejects with a `SeatError` otherwise.
+   * written `initialize`, with its result; rejects with a `RpcError` otherwise.
    */
   static open(
     backend: McpBackend,
@@ -74,7 +64,7 @@ export class ModernSeat implements SessionSink {
   ): Promise<{ seat: ModernSeat; init: InitializeAnswer }> {
     const seat = new ModernSeat(backend, meta)
     return new Promise((resolve, reject) => {
-      const fail = (error: SeatError): void => {
+      const fail = (error: RpcError): void => {
         seat.close()
         reject(error)
       }
@@ -83,7 +73,7 @@ export class ModernSeat implements SessionSink {
         if (isRequest(message)) return seat.session.respond(refusal(message.id))
         if (!('id' in message) || 'method' in message || message.id !== INITIALIZE_ID) return
         if ('error' in message) {
-          return fail(new SeatError(message.error.code, message.error.message, message.error.data))
+          return fail(new RpcError(message.error.code, message.error.message, message.error.data))
         }
         seat.onMessage = (later) => {
           if (isRequest(later)) seat.session.respond(refusal(later.id))
@@ -92,7 +82,7 @@ export class ModernSeat implements SessionSink {
         seat.session.notify({ jsonrpc: '2.0', method: 'notifications/initialized' })
         resolve({ seat, init: message.result })
       }
-      seat.onEnd = (reason) => fail(new SeatError(-32000, reason))
+      seat.onEnd = (reason) => fail(new RpcError(JSONRPC_CODE.serverError, reason))
       const params = {
         protocolVersion: LEGACY_PROTOCOL_VERSIONS[0],
         // The backend may be meeting its first client here (a stdio child initializes once), and a

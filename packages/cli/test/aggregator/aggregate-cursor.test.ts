@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { decodeCursor, encodeCursor } from '../../src/aggregator/aggregate-cursor.js'
-import { RpcError } from '../../src/aggregator/rpc-error.js'
+import { RpcError } from '../../src/front/rpc-error.js'
 
 const upstreams = ['a', 'b']
 

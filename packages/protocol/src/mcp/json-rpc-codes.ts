@@ -21,6 +21,8 @@ export const JSONRPC_CODE = {
   serverError: -32000,
   /** What the MCP SDK's server answers for an unknown session id (with HTTP 404). */
   sessionNotFound: -32001,
+  /** What the MCP SDKs answer for a request that timed out (the same number as `sessionNotFound`). */
+  requestTimeout: -32001,
   /** 2026-07-28: a mirrored header (`Mcp-Method`, `Mcp-Name`…) disagrees with the body (HTTP 400). */
   headerMismatch: -32020,
   /** 2026-07-28: the request needs a client capability its `_meta` does not declare (HTTP 400). */

@@ -10,7 +10,8 @@ import type { PolicyCode } from '@burrow/protocol'
 import type { AgentTokenStore } from '../store/agent-token-store.js'
 import type { TunnelAccessStore } from '../store/tunnel-access-store.js'
 import { PUBLIC_CALLER, type AgentIdentity } from './agent-identity.js'
-import { allowlistAdmits, type TunnelAccess } from './tunnel-access.js'
+import type { TunnelAccess } from '../store/tunnel-access-row.js'
+import { allowlistAdmits } from './tunnel-access.js'
 
 /** Checks OAuth access tokens (the authorization server's side); absent until OAuth is on. */
 export interface AccessTokenVerifier {

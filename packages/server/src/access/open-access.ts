@@ -16,10 +16,6 @@ import { OauthClientStore } from '../store/oauth-client-store.js'
 import { UrlGuard } from '../webhooks/url-guard.js'
 import { AccessTokens } from './oauth/access-tokens.js'
 import { ClientRegistry } from './oauth/client-registry.js'
-import { AuthorizationServer } from './oauth/authorization-server.js'
-import type { WebServices } from '../app/web-services.js'
-import type { TunnelLookup } from '../edge/tunnel-lookup.js'
-import type { ClientAddresses } from '../http/client-addresses.js'
 
 /** What `openAccess` builds. */
 export interface Access {
@@ -75,35 +71,4 @@ export async function openAccess(
     port: storeAccessPort({ settings, agentTokens, grants, gate }),
     close: () => guard.close(),
   }
-}
-
-/** The authorization server over `access`, for the service host's mounts. */
-export function authorizationServer(
-  access: Access,
-  services: WebServices,
-  lookup: TunnelLookup,
-  https: boolean,
-  addresses: ClientAddresses,
-): AuthorizationServer {
-  return new AuthorizationServer({
-    issuer: access.issuer,
-    https,
-    services,
-    registry: access.registry,
-    grants: access.grants,
-    tokens: access.tokens,
-    settings: access.settings,
-    addresses,
-    tunnelByLabel: (label) => lookup.byLabel(label),
-    labelOf: (resource) => {
-      let url: URL
-      try {
-        url = new URL(resource)
-      } catch {
-        return null
-      }
-      const label = lookup.tunnelLabel(url.hostname.toLowerCase())
-      return label !== null && access.gate.resource(label) === resource ? label : null
-    },
-  })
 }

@@ -8,28 +8,10 @@
  */
 import { BlockList, isIP } from 'node:net'
 import { StoreError } from '../store/store-error.js'
-
-/** The access modes, safest first. */
-export const ACCESS_MODES = ['oauth', 'token', 'public'] as const
-
-/** A tunnel's access mode. */
-export type AccessMode = (typeof ACCESS_MODES)[number]
-
-/** The mode of a tunnel nobody chose one for: agents must sign in. */
-export const DEFAULT_ACCESS_MODE: AccessMode = 'oauth'
+import { ACCESS_MODES, isAccessMode, type AccessMode } from '../store/tunnel-access-row.js'
 
 /** Most CIDRs one allowlist holds. */
 export const MAX_ALLOWLIST_ENTRIES = 64
-
-/** A tunnel's access settings. */
-export interface TunnelAccess {
-  readonly mode: AccessMode
-  /** CIDRs as the owner wrote them, normalised (`10.0.0.1` → `10.0.0.1/32`); empty: any address. */
-  readonly allowIps: readonly string[]
-}
-
-/** The settings of a tunnel that has none stored. */
-export const DEFAULT_ACCESS: TunnelAccess = { mode: DEFAULT_ACCESS_MODE, allowIps: [] }
 
 /** A value an owner sent that is not a valid access setting (`invalid`); `message` says what to send. */
 export class AccessInputError extends StoreError {
@@ -44,9 +26,7 @@ export class AccessInputError extends StoreError {
 
 /** `value` as an access mode, or `AccessInputError`. */
 export function parseAccessMode(value: unknown): AccessMode {
-  if (typeof value === 'string' && (ACCESS_MODES as readonly string[]).includes(value)) {
-    return value as AccessMode
-  }
+  if (isAccessMode(value)) return value
   throw new AccessInputError(
     'access',
     `"access" must be one of ${ACCESS_MODES.join(', ')}; oauth lets agents sign in with your account`,

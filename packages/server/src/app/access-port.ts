@@ -3,7 +3,7 @@
  * its agent tokens and the OAuth clients its owner connected. Every call names a tunnel the
  * caller's account owns (the routes check that first).
  */
-import type { TunnelAccess } from '../access/tunnel-access.js'
+import type { TunnelAccess } from '../store/tunnel-access-row.js'
 
 /** An agent token as shown to its owner. */
 export interface AgentTokenView {

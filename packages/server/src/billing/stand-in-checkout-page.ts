@@ -152,6 +152,7 @@ function page(title: string, body: SafeHtml): SafeHtml {
     </html>`
 }
 
+/** The stand-in's own pages carry their style inline, as a provider's hosted checkout would. */
 function sendHtml(res: ServerResponse, status: number, page: SafeHtml): void {
   const text = page.toString()
   res.writeHead(status, {
@@ -165,7 +166,6 @@ function sendHtml(res: ServerResponse, status: number, page: SafeHtml): void {
   res.end(text)
 }
 
-/** `value` when it is an http(s) URL, else null (the stand-in redirects nowhere else). */
 /**
  * `value` when it is an http(s) URL on the host the checkout itself was reached at (the service,
  * when the stand-in is mounted on burrowd) or on one of `origins`; else null. Anything else

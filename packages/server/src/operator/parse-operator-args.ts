@@ -4,13 +4,8 @@
  * or malformed becomes a `UsageError` that says what to type instead.
  */
 
-import {
-  AccessInputError,
-  DEFAULT_ACCESS_MODE,
-  parseAccessMode,
-  parseAllowlist,
-  type AccessMode,
-} from '../access/tunnel-access.js'
+import { AccessInputError, parseAccessMode, parseAllowlist } from '../access/tunnel-access.js'
+import { DEFAULT_ACCESS_MODE, type AccessMode } from '../store/tunnel-access-row.js'
 import { parseArgs } from 'node:util'
 import type { ParseArgsConfig } from 'node:util'
 import { isPlanId, PLAN_IDS } from '../plans.js'

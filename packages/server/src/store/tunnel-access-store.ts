@@ -4,13 +4,13 @@
  * as `new TunnelAccessStore(store.db)`.
  */
 import type { Kysely } from 'kysely'
+import type { Database } from './schema.js'
 import {
   DEFAULT_ACCESS,
-  parseAccessMode,
+  storedAccessMode,
   type AccessMode,
   type TunnelAccess,
-} from '../access/tunnel-access.js'
-import type { Database } from './schema.js'
+} from './tunnel-access-row.js'
 
 /** Queries over `tunnel_access`. */
 export class TunnelAccessStore {
@@ -30,7 +30,7 @@ export class TunnelAccessStore {
       .where('tunnel_id', '=', tunnelId)
       .executeTakeFirst()
     if (row === undefined) return DEFAULT_ACCESS
-    return { mode: storedMode(row.mode), allowIps: JSON.parse(row.allow_ips) as string[] }
+    return { mode: storedAccessMode(row.mode), allowIps: JSON.parse(row.allow_ips) as string[] }
   }
 
   /** The mode of each of `tunnelIds`, in one query (the default for those without settings). */
@@ -42,7 +42,7 @@ export class TunnelAccessStore {
       .select(['tunnel_id', 'mode'])
       .where('tunnel_id', 'in', [...tunnelIds])
       .execute()
-    for (const row of rows) out.set(row.tunnel_id, storedMode(row.mode))
+    for (const row of rows) out.set(row.tunnel_id, storedAccessMode(row.mode))
     return out
   }
 
@@ -59,14 +59,5 @@ export class TunnelAccessStore {
       .onConflict((oc) => oc.column('tunnel_id').doUpdateSet(values))
       .execute()
     return { mode: access.mode, allowIps: [...access.allowIps] }
-  }
-}
-
-/** A stored mode; an unknown one (a newer burrowd's) is treated as the safest. */
-function storedMode(mode: string): AccessMode {
-  try {
-    return parseAccessMode(mode)
-  } catch {
-    return 'oauth'
   }
 }

@@ -4,7 +4,8 @@
  * `GET|POST /api/tunnels/:id/agent-tokens` and `DELETE …/agent-tokens/:token` (`atk_…` secrets,
  * shown once), `GET /api/tunnels/:id/agents` and `DELETE …/agents/:grant` (connected OAuth clients).
  */
-import { parseAccessMode, parseAllowlist, type TunnelAccess } from '../../access/tunnel-access.js'
+import { parseAccessMode, parseAllowlist } from '../../access/tunnel-access.js'
+import type { TunnelAccess } from '../../store/tunnel-access-row.js'
 import { HttpError } from '../../http/http-error.js'
 import { readJsonObject } from '../../http/request-body.js'
 import { sendApiJson } from '../../http/responses.js'

@@ -3,7 +3,7 @@
  * or anyone, with a warning), the IP allowlist, its agent tokens (a new one's secret shown once)
  * and the OAuth clients connected to it, each revocable.
  */
-import type { TunnelAccess } from '../../access/tunnel-access.js'
+import type { TunnelAccess } from '../../store/tunnel-access-row.js'
 import { html, type SafeHtml } from '../../http/html.js'
 import type { AgentTokenView, ConnectedAgentView } from '../access-port.js'
 import type { TunnelView } from '../tunnel-view.js'

@@ -13,20 +13,24 @@ import { HttpError } from '../../http/http-error.js'
 import { RateLimiter } from '../../http/rate-limiter.js'
 import { readForm, readJsonObject } from '../../http/request-body.js'
 import { redirect, sendHtml, sendJson } from '../../http/responses.js'
-import { checkCsrf, identify } from '../../app/session-auth.js'
-import type { Viewer } from '../../app/dashboard/layout.js'
-import type { WebServices } from '../../app/web-services.js'
-import type { Mount } from '../../app/app.js'
+import { checkCsrf, identify } from '../session-auth.js'
+import type { Viewer } from '../dashboard/layout.js'
+import type { WebServices } from '../web-services.js'
+import type { Mount } from '../app.js'
 import { hashKey } from '../../store/hash-key.js'
 import type { OauthGrantStore } from '../../store/oauth-grant-store.js'
 import type { TunnelAccessStore } from '../../store/tunnel-access-store.js'
 import type { TunnelWithAccount } from '../../store/store.js'
-import { ACCESS_TOKEN_TTL_SECS, type AccessTokens } from './access-tokens.js'
-import { AUTHORIZE_PARAMS, checkAuthorizeRequest, withParams } from './authorize-request.js'
-import { ClientRegistry, MAX_CLIENT_METADATA_BYTES } from './client-registry.js'
+import { ACCESS_TOKEN_TTL_SECS, type AccessTokens } from '../../access/oauth/access-tokens.js'
+import {
+  AUTHORIZE_PARAMS,
+  checkAuthorizeRequest,
+  withParams,
+} from '../../access/oauth/authorize-request.js'
+import { ClientRegistry, MAX_CLIENT_METADATA_BYTES } from '../../access/oauth/client-registry.js'
 import { consentPage, refusedPage } from './consent-page.js'
-import { OauthError } from './oauth-error.js'
-import { formActionSource } from './redirect-uri.js'
+import { OauthError } from '../../access/oauth/oauth-error.js'
+import { formActionSource } from '../../access/oauth/redirect-uri.js'
 
 /** Seconds a code may wait to be redeemed, and days a refresh token lives. */
 const CODE_TTL_SECS = 60

@@ -3,7 +3,7 @@
  * account, with Approve and Deny; and the page that explains a request burrowd will not honour.
  */
 import { html, type SafeHtml } from '../../http/html.js'
-import { page, type Viewer } from '../../app/dashboard/layout.js'
+import { page, type Viewer } from '../dashboard/layout.js'
 
 /** What the consent page shows. */
 export interface ConsentView {

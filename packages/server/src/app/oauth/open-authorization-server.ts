@@ -1,0 +1,40 @@
+/**
+ * Builds the OAuth authorization server that the service host mounts, over the access feature's
+ * stores and tokens: a token's resource must name a tunnel host this service serves.
+ */
+import type { Access } from '../../access/open-access.js'
+import type { TunnelLookup } from '../../edge/tunnel-lookup.js'
+import type { ClientAddresses } from '../../http/client-addresses.js'
+import type { WebServices } from '../web-services.js'
+import { AuthorizationServer } from './authorization-server.js'
+
+/** The authorization server over `access`, for the service host's mounts. */
+export function authorizationServer(
+  access: Access,
+  services: WebServices,
+  lookup: TunnelLookup,
+  https: boolean,
+  addresses: ClientAddresses,
+): AuthorizationServer {
+  return new AuthorizationServer({
+    issuer: access.issuer,
+    https,
+    services,
+    registry: access.registry,
+    grants: access.grants,
+    tokens: access.tokens,
+    settings: access.settings,
+    addresses,
+    tunnelByLabel: (label) => lookup.byLabel(label),
+    labelOf: (resource) => {
+      let url: URL
+      try {
+        url = new URL(resource)
+      } catch {
+        return null
+      }
+      const label = lookup.tunnelLabel(url.hostname.toLowerCase())
+      return label !== null && access.gate.resource(label) === resource ? label : null
+    },
+  })
+}
