@@ -201,6 +201,11 @@ describe('dashboard: the first hour', { skip: !hasChromium, timeout: 180_000 }, 
     assert.ok(key)
     const publicUrl = (await page.textContent('#public-url')) ?? ''
     const detail = await page.getAttribute('a:text("Tunnel details")', 'href')
+    // The test calls with curl-like requests, without signing in: open the tunnel to anyone.
+    await page.goto(`${base}${detail}/access`)
+    await page.check('#access-form input[name=mode][value=public]')
+    await Promise.all([page.waitForURL(/\/access/), page.click('#access-form button[type=submit]')])
+    assert.equal(await page.locator('#public-warning').count(), 1)
     client = await startClient(service, key, ['--stdio', `node ${HELLO}`])
     const session = await openSession(publicUrl)
     for (let i = 0; i < 3; i++) {

@@ -141,7 +141,9 @@ describe('governance tabs in a browser', { skip: !existsSync(CHROMIUM), timeout:
     const deadline = Date.now() + 20_000
     for (;;) {
       await page.goto(`${base}/dashboard/tunnels/${tunnel.id}/metrics?window=1h`)
-      if ((await page.$('#metrics tr[data-tool="drop_table"]')) || Date.now() > deadline) break
+      const row = await page.$('#metrics tr[data-tool="drop_table"]')
+      // The allowed call may be written before the two refusals: wait for those too.
+      if (/tool_denied/.test((await row?.textContent()) ?? '') || Date.now() > deadline) break
       await new Promise((r) => setTimeout(r, 500))
     }
     assert.match(

@@ -334,9 +334,11 @@ describe('governance through real processes', () => {
     assert.equal(echo.errors, 0)
     assert.deepEqual(drop.refusals, { tool_denied: 5 })
     // The percentiles are the bucket bounds of the durations the history recorded.
-    const history = await user.api<{ calls: CallJson[] }>(
-      'GET',
-      `/api/tunnels/${t.id}/calls?tool=echo&limit=200`,
+    // History is written in batches of its own, apart from the metrics.
+    const history = await until(
+      () =>
+        user.api<{ calls: CallJson[] }>('GET', `/api/tunnels/${t.id}/calls?tool=echo&limit=200`),
+      (r) => r.json.calls.length >= 20,
     )
     const durations = history.json.calls.map((c) => c.duration_ms).sort((a, b) => a - b)
     assert.equal(durations.length, 20)
