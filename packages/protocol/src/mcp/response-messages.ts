@@ -7,6 +7,8 @@
  */
 import type { ClassifiedMessage } from './classify-message.js'
 import { isBodyProblem, parseJsonRpcText } from './json-rpc-body.js'
+import { JSONRPC_CODE } from './json-rpc-codes.js'
+import { errorResponse } from './json-rpc.js'
 import { SseParser, type SseEvent } from './sse-parser.js'
 
 /** How a response carries its messages. */
@@ -96,6 +98,7 @@ export class ResponseMessages {
     const out: Uint8Array[] = []
     for (const e of events) {
       const data = e.data === '' ? null : this.#messages(e.data)
+      if (data === '') continue // nothing of it may be forwarded
       out.push(encoder.encode(formatSseEvent({ ...e, data: data ?? e.data })))
     }
     return out
@@ -103,7 +106,7 @@ export class ResponseMessages {
 
   /**
    * Tap the messages of `text` and rewrite them: the new text, or null when nothing changed (or
-   * it is not JSON-RPC, or too deep to write back: then it goes on as it came).
+   * it is not JSON-RPC: then it goes on as it came, since no agent can read it either).
    */
   #messages(text: string): string | null {
     const body = parseJsonRpcText(text)
@@ -119,9 +122,27 @@ export class ResponseMessages {
     try {
       return JSON.stringify(body.batch ? out : out[0])
     } catch {
-      return null
+      // Too deep to write back (V8's JSON.stringify recurses): what the rewrite had to change
+      // never reaches the agent as it came. Answers become errors; other messages are dropped.
+      return unwritable(body.messages, body.batch)
     }
   }
+}
+
+/** Said in place of an answer the rewrite could not write back. */
+export const UNWRITABLE_ANSWER =
+  "the local server's answer nests too deeply to be checked against the tunnel's policy; it was not forwarded"
+
+/**
+ * The text sent instead of `messages` that could not be written back after a rewrite: an error
+ * for each answer (a batch stays a batch), or nothing when none of them is an answer.
+ */
+function unwritable(messages: readonly ClassifiedMessage[], batch: boolean): string {
+  const errors = messages
+    .filter((m) => m.kind === 'response')
+    .map((m) => errorResponse(m.id, JSONRPC_CODE.internalError, UNWRITABLE_ANSWER))
+  if (errors.length === 0) return ''
+  return JSON.stringify(batch ? errors : errors[0])
 }
 
 /** An SSE event as text: `id:`, `event:` (unless `message`), one `data:` line per line, blank line. */

@@ -72,4 +72,38 @@ describe('ResponseMessages', () => {
     assert.equal(r.overflowed, true)
     assert.deepEqual(r.end(), [])
   })
+
+  it('never forwards an answer it had to rewrite but cannot write back (too deep)', () => {
+    // V8 parses any depth but writes back only a few thousand levels.
+    const deep = '['.repeat(50_000) + ']'.repeat(50_000)
+    const list = `{"jsonrpc":"2.0","id":9,"result":{"tools":[{"name":"drop"},{"name":"read","inputSchema":${deep}}]}}`
+    const json = new ResponseMessages({ kind: 'json', rewrite: hideDrop })
+    json.push(Buffer.from(list))
+    const answer = JSON.parse(text(json.end())) as { id: unknown; error: { message: string } }
+    assert.equal(answer.id, 9)
+    assert.match(answer.error.message, /nests too deeply/)
+
+    const batch = new ResponseMessages({ kind: 'json', rewrite: hideDrop })
+    batch.push(Buffer.from(`[${list}]`))
+    const answers = JSON.parse(text(batch.end())) as { id: unknown }[]
+    assert.deepEqual(
+      answers.map((a) => a.id),
+      [9],
+    )
+
+    const sse = new ResponseMessages({ kind: 'sse', rewrite: hideDrop })
+    const out = text(sse.push(Buffer.from(`id: 1\ndata: ${list}\n\n`)))
+    assert.ok(!out.includes('drop'), 'the tool to hide reached the agent')
+    assert.match(out, /^id: 1\ndata: \{"jsonrpc":"2.0","id":9,"error":/)
+  })
+
+  it('drops an SSE event that is no answer and cannot be written back', () => {
+    const deep = '['.repeat(50_000) + ']'.repeat(50_000)
+    const mask = (m: ClassifiedMessage) => ({ ...m.value, masked: true })
+    const sse = new ResponseMessages({ kind: 'sse', rewrite: mask })
+    const note = `data: {"jsonrpc":"2.0","method":"notifications/message","params":{"data":${deep}}}\n\n`
+    const answer = 'data: {"jsonrpc":"2.0","id":1,"result":{}}\n\n'
+    const out = text(sse.push(Buffer.from(note + answer)))
+    assert.equal(out, 'data: {"jsonrpc":"2.0","id":1,"result":{},"masked":true}\n\n')
+  })
 })

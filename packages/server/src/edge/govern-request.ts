@@ -15,7 +15,7 @@ import {
   type ResponseKind,
 } from '@burrow/protocol'
 import type { CallRateLimits } from '../governance/call-rate-limits.js'
-import { filterToolsList } from '../governance/filter-tools-list.js'
+import { filterToolsList, firstOfEachName } from '../governance/filter-tools-list.js'
 import { RateLimitRules } from '../governance/rate-limit-demands.js'
 import type { RugPullMode } from '../governance/policy.js'
 import type { PinState, ToolPins } from '../governance/tool-pins.js'
@@ -133,6 +133,11 @@ function rewriter(
     if (key !== null && lists.has(key)) {
       let visible = (name: string) => governance.tools.allows(name)
       if (pinning && hasToolsArray(value)) {
+        const unique = firstOfEachName(value)
+        if (unique.dropped > 0) {
+          value = unique.response
+          changed = true
+        }
         const allowed = filterToolsList(value, visible)
         const hidden = rug.pins.observe(rug.tunnel, rug.state, toolsOf(allowed.response), {
           cursor: lists.get(key) ?? null,

@@ -23,3 +23,29 @@ export function filterToolsList(
   })
   return { response: { ...response, result: { ...result, tools: kept } }, removed }
 }
+
+/**
+ * The answer with one tool per name, the first: a server that lists a name twice could show
+ * agents a second definition beside the one that was pinned. `dropped` counts the later copies.
+ */
+export function firstOfEachName(response: Readonly<Record<string, unknown>>): {
+  readonly response: Record<string, unknown>
+  readonly dropped: number
+} {
+  const result = response.result as { tools?: unknown } | null | undefined
+  const tools = result?.tools
+  if (!Array.isArray(tools)) return { response: { ...response }, dropped: 0 }
+  const names = new Set<string>()
+  const kept = tools.filter((tool: unknown) => {
+    const name = (tool as { name?: unknown } | null)?.name
+    if (typeof name !== 'string') return true
+    if (names.has(name)) return false
+    names.add(name)
+    return true
+  })
+  if (kept.length === tools.length) return { response: { ...response }, dropped: 0 }
+  return {
+    response: { ...response, result: { ...result, tools: kept } },
+    dropped: tools.length - kept.length,
+  }
+}

@@ -58,8 +58,6 @@ export interface PinState {
 
 /** Most tools pinned per tunnel; past it, new tools are not pinned (and held in `hold` mode). */
 export const MAX_PINNED_TOOLS = 1000
-/** Most tools of one page looked at; the rest are treated as over the cap. */
-const MAX_PAGE_TOOLS = 5000
 /** Paginated lists followed at once per tunnel, and names remembered per list. */
 const MAX_ROUNDS = 32
 const MAX_ROUND_NAMES = 10_000
@@ -153,7 +151,7 @@ export class ToolPins {
     if (page.mode === 'off') return new Set()
     const at = new Date(this.#now())
     const seen = new Map<string, PinnedTool>()
-    for (const tool of tools.slice(0, MAX_PAGE_TOOLS)) {
+    for (const tool of tools) {
       const pin = pinTool(tool)
       if (pin !== null && !seen.has(pin.name)) seen.set(pin.name, pin)
     }
