@@ -12,9 +12,9 @@ export interface BenchConfig {
   /** Idle tunnels connected for the memory row (`BENCH_TUNNELS`, default 1000). */
   readonly tunnels: number
   /**
-   * Sections to run (`BENCH_ONLY=small,quota,stdio,sdk,transfer,idle,peers`; default all). `peers`
-   * adds the peer tunnels' rows to the small and transfer sections (and runs both when neither
-   * is listed).
+   * Sections to run (`BENCH_ONLY=small,quota,policy,stdio,sdk,transfer,cluster,idle,peers`;
+   * default all). `peers` adds the peer tunnels' rows to the small and transfer sections (and
+   * runs both when neither is listed).
    */
   readonly only: ReadonlySet<Section>
   /** Peer tunnels to measure when `peers` runs (`BENCH_PEERS=ssh,pagekite,pipenet`; default all). */
@@ -36,6 +36,7 @@ export const SECTIONS = [
   'stdio',
   'sdk',
   'transfer',
+  'cluster',
   'idle',
   'peers',
 ] as const

@@ -11,6 +11,7 @@ import { peerSummary } from './peers/peer-rows.js'
 import { ProcessGroup } from './processes.js'
 import { resultsTable, targetsTable, type Row } from './report.js'
 import { bulkTransfer } from './sections/bulk-transfer.js'
+import { clusterCalls } from './sections/cluster-calls.js'
 import { policyCalls } from './sections/policy-calls.js'
 import { quotaCalls } from './sections/quota-calls.js'
 import { sdkCalls } from './sections/sdk-calls.js'
@@ -27,7 +28,7 @@ async function main(group: ProcessGroup): Promise<void> {
   )
   const rows: Row[] = []
 
-  const tunnelled = ['small', 'quota', 'policy', 'stdio', 'sdk', 'transfer'] as const
+  const tunnelled = ['small', 'quota', 'policy', 'stdio', 'sdk', 'transfer', 'cluster'] as const
   if (tunnelled.some((s) => config.only.has(s))) {
     const data = tempDataDir()
     try {
@@ -50,6 +51,7 @@ async function main(group: ProcessGroup): Promise<void> {
       if (config.only.has('stdio')) rows.push(...(await stdioCalls(ctx)))
       if (config.only.has('sdk')) rows.push(...(await sdkCalls(ctx)))
       if (config.only.has('transfer')) rows.push(...(await bulkTransfer(ctx)))
+      if (config.only.has('cluster')) rows.push(...(await clusterCalls(ctx)))
       await group.stop(burrowd.child)
     } finally {
       await group.stopAll()

@@ -19,6 +19,8 @@ export const TARGET_ROWS = {
   policyRealistic: 'policy-realistic-50',
   quotaOn: 'quota-on-50',
   quotaOff: 'quota-off-50',
+  clusterHolding: 'cluster-0',
+  clusterAcross: 'cluster-1',
 } as const
 
 /** Thresholds, from the issue (docs/benchmarks.md quotes them). */
@@ -212,6 +214,17 @@ export function checkTargets(rows: readonly Row[]): TargetCheck[] {
         : 'n/a',
     met: null,
     ...(on?.value && off?.value ? { verdict: 'for information (no target)' } : {}),
+  })
+  const across = byId(TARGET_ROWS.clusterAcross)
+  const holding = byId(TARGET_ROWS.clusterHolding)
+  checks.push({
+    target: 'small calls across nodes vs on the holding node (ratio)',
+    measured:
+      across?.value && holding?.value
+        ? `${(across.value / holding.value).toFixed(2)}× (${formatValue(across.value, 'calls/s')} vs ${formatValue(holding.value, 'calls/s')} calls/s, c=50)`
+        : 'n/a',
+    met: null,
+    ...(across?.value && holding?.value ? { verdict: 'for information (no target)' } : {}),
   })
   const governed = byId(TARGET_ROWS.policyRealistic)
   const plain = byId(TARGET_ROWS.policyNone)

@@ -34,6 +34,7 @@ import {
   toolCall,
   type CountingServer,
 } from '../helpers/quota-stack.js'
+import { buyPlan } from '../helpers/dev-checkout.js'
 import { BURROW, BURROWD, EVERYTHING, type Service } from '../helpers/stack.js'
 
 const run = promisify(execFile)
@@ -297,6 +298,105 @@ describe('several burrowd nodes behind nginx', { skip, timeout: 240_000 }, () =>
       [BURROWD, 'usage', 'set', '--tunnel', tunnel.id, '--tool-calls', '0', '--json'],
       { env: holder.env },
     )
+  })
+
+  /** An API caller with a token of account `slug`, on `node`. */
+  function apiOf(node: Node, slug: string) {
+    const { token } = JSON.parse(
+      execFileSync(process.execPath, [BURROWD, 'token', 'create', '--account', slug, '--json'], {
+        env: node.env,
+      }).toString(),
+    ) as { token: string }
+    return async <T>(method: string, path: string, body?: unknown) => {
+      const res = await fetch(`http://127.0.0.1:${node.port}${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${token}`,
+          ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+        },
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+      })
+      const text = await res.text()
+      return { status: res.status, json: (text ? JSON.parse(text) : undefined) as T }
+    }
+  }
+
+  it('keeps a rate limit exact when concurrent calls split across nodes', async () => {
+    const api = apiOf(holder, 'acme')
+    const set = await api('PUT', `/api/tunnels/${tunnel.id}/policy`, {
+      rate_limits: [{ tool: 'c__echo', limit: 10, per_seconds: 3600 }],
+    })
+    assert.equal(set.status, 200, JSON.stringify(set.json))
+    try {
+      const sessions = await Promise.all(nodes.map((n) => openSession(urlVia(n.port))))
+      const answers = await Promise.all(
+        Array.from({ length: 40 }, (_, i) =>
+          postMcp(
+            urlVia(nodes[i % 2]!.port),
+            toolCall(`r${i}`, 'c__echo', { message: String(i) }),
+            sessions[i % 2],
+          ),
+        ),
+      )
+      assert.equal(answers.filter((a) => a.status === 200).length, 10)
+      const limited = answers.filter((a) => a.status === 429)
+      assert.equal(limited.length, 30)
+      assert.ok(limited.every((a) => a.headers.get('x-burrow-error') === 'rate_limited'))
+    } finally {
+      await api('PUT', `/api/tunnels/${tunnel.id}/policy`, {})
+    }
+  })
+
+  it('a plan upgrade processed on one node raises the limits on the other at its next request', async () => {
+    const [a, b] = nodes as [Node, Node]
+    await run(
+      process.execPath,
+      [BURROWD, 'account', 'create', '--email', 'f@example.com', '--slug', 'freeco', '--json'],
+      { env: a.env },
+    )
+    const made = JSON.parse(
+      (
+        await run(
+          process.execPath,
+          [BURROWD, 'tunnel', 'create', '--account', 'freeco', '--access', 'public', '--json'],
+          { env: a.env },
+        )
+      ).stdout,
+    ) as { id: string; key: string; subdomain: string }
+    const freeClient = startChild(
+      process.execPath,
+      [BURROW, '--broker', `ws://127.0.0.1:${a.port}`, 'up', '--upstream', counting.url],
+      { env: { ...process.env, BURROW_API_KEY: made.key, BURROW_LOG: 'info' } },
+    )
+    try {
+      await freeClient.waitFor(/Tunnel online/)
+      const onB = `http://${made.subdomain}--freeco.localhost:${b.port}/mcp`
+      const FREE_CALLS = 100_000
+      await run(
+        process.execPath,
+        [
+          BURROWD,
+          'usage',
+          'set',
+          '--tunnel',
+          made.id,
+          '--tool-calls',
+          String(FREE_CALLS),
+          '--json',
+        ],
+        { env: a.env },
+      )
+      const session = await openSession(onB)
+      const refused = await postMcp(onB, toolCall('f1', 'echo', { message: 'x' }), session)
+      assert.equal(refused.status, 429, 'node B knows the Free limit')
+      assert.equal(refused.headers.get('x-burrow-error'), 'quota_exceeded')
+      // Pro is bought through node A: its payment webhook is processed there.
+      await buyPlan(`http://127.0.0.1:${a.port}`, apiOf(a, 'freeco'), 'pro')
+      const passed = await postMcp(onB, toolCall('f2', 'echo', { message: 'x' }), session)
+      assert.equal(passed.status, 200, `node B still applied the old plan: ${passed.text}`)
+    } finally {
+      await freeClient.stop()
+    }
   })
 
   it('refuses node links without the cluster secret', async () => {
