@@ -99,10 +99,8 @@ describe('ResponseMessages', () => {
 
   it('drops an SSE event that is no answer and cannot be written back', () => {
     const deep = '['.repeat(50_000) + ']'.repeat(50_000)
-    const mask = (m: ClassifiedMessage): Record<string, unknown> => {
-      const value: Record<string, unknown> = m.value
-      return { ...value, masked: true }
-    }
+    const mask = (m: ClassifiedMessage) =>
+      m.kind === 'invalid' ? null : { ...m.value, masked: true }
     const sse = new ResponseMessages({ kind: 'sse', rewrite: mask })
     const note = `data: {"jsonrpc":"2.0","method":"notifications/message","params":{"data":${deep}}}\n\n`
     const answer = 'data: {"jsonrpc":"2.0","id":1,"result":{}}\n\n'
