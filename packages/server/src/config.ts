@@ -43,6 +43,11 @@ export interface ServerConfig {
   readonly listen: { readonly host: string; readonly port: number }
   /** DNS zone under which tunnels get `<sub>--<slug>.<zone>` (`BURROW_ZONE`), lower-case. */
   readonly zone: string
+  /**
+   * Host of the dashboard, the API and the broker (`BURROW_SERVICE_HOST`), lower-case; the zone
+   * itself unless set. A host of its own keeps tunnels off the dashboard's site in browsers.
+   */
+  readonly serviceHost: string
   /** Scheme of public URLs (`BURROW_PUBLIC_SCHEME`). */
   readonly publicScheme: PublicScheme
   /**
@@ -131,6 +136,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   const config: ServerConfig = {
     listen: Object.freeze(listen),
     zone,
+    serviceHost: parseServiceHost(read(env, 'BURROW_SERVICE_HOST'), zone),
     publicScheme: parseScheme(read(env, 'BURROW_PUBLIC_SCHEME') ?? (local ? 'http' : 'https')),
     publicPort: parsePublicPort(read(env, 'BURROW_PUBLIC_PORT'), local ? listen.port : null),
     dataDir: resolve(cwd, read(env, 'BURROW_DATA_DIR') ?? '.burrow'),
@@ -199,6 +205,20 @@ function parseZone(value: string): string {
     )
   }
   return zone
+}
+
+function parseServiceHost(value: string | undefined, zone: string): string {
+  if (value === undefined) return zone
+  const host = value.toLowerCase()
+  const under = host.endsWith(`.${zone}`) ? host.slice(0, -zone.length - 1) : null
+  if (!isHostname(host) || isIP(host) !== 0 || (under !== null && under.includes('--'))) {
+    throw bad(
+      'BURROW_SERVICE_HOST',
+      value,
+      `a DNS name such as burrow.example.com (no scheme or port), not a tunnel's host under ${zone}`,
+    )
+  }
+  return host
 }
 
 function isHostname(value: string): boolean {

@@ -47,10 +47,22 @@ export function publicUrlFor(
 }
 
 /**
- * The service host's URL (the dashboard and API), without a trailing slash, e.g.
- * `http://localhost:7100` or `https://tunnels.example.com`.
+ * The service host's URL (the dashboard, the API and the broker), without a trailing slash, e.g.
+ * `http://localhost:7100` or `https://tunnels.example.com` (`BURROW_SERVICE_HOST`, else the zone).
  */
-export function serviceUrlFor(config: PublicUrlConfig, actualListenPort?: number): string {
+export function serviceUrlFor(
+  config: PublicUrlConfig & { readonly serviceHost?: string },
+  actualListenPort?: number,
+): string {
   const port = publicPortFor(config, actualListenPort)
-  return `${config.publicScheme}://${config.zone}${port === null ? '' : `:${port}`}`
+  const host = config.serviceHost ?? config.zone
+  return `${config.publicScheme}://${host}${port === null ? '' : `:${port}`}`
+}
+
+/** Where `burrow up` connects, as `--broker` takes it: the service URL as ws(s). */
+export function brokerUrlFor(
+  config: PublicUrlConfig & { readonly serviceHost?: string },
+  actualListenPort?: number,
+): string {
+  return serviceUrlFor(config, actualListenPort).replace(/^http/, 'ws')
 }

@@ -22,7 +22,7 @@ import { openAccess, type Access } from './access/open-access.js'
 import { authorizationServer } from './app/oauth/open-authorization-server.js'
 import { TunnelLookup } from './edge/tunnel-lookup.js'
 import { ClientAddresses } from './http/client-addresses.js'
-import { publicUrlFor, serviceUrlFor } from './public-url.js'
+import { brokerUrlFor, publicUrlFor, serviceUrlFor } from './public-url.js'
 import { openGovernance } from './governance/open-governance.js'
 import { ServiceMetrics } from './observability/service-metrics.js'
 import { openQuotaServices } from './quota/open-quota-services.js'
@@ -334,9 +334,11 @@ async function wireWeb(parts: WebParts): Promise<Web> {
     addresses: parts.addresses,
     log,
   })
+  const broker = brokerUrlFor(config, parts.port)
   const dashboard = new Dashboard({
     services,
     zone: config.zone,
+    broker: /^ws:\/\/(127\.0\.0\.1|localhost):7100$/.test(broker) ? null : broker,
     https,
     recovery: recovery.recovery,
     signInGuard: new SignInGuard({

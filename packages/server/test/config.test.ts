@@ -7,6 +7,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { ConfigError, loadConfig } from '../src/config.js'
 import type { Env } from '../src/config.js'
+import { brokerUrlFor, serviceUrlFor } from '../src/public-url.js'
 
 const CWD = '/srv/burrow'
 
@@ -35,6 +36,7 @@ describe('loadConfig', () => {
     assert.deepEqual(config, {
       listen: { host: '127.0.0.1', port: 7100 },
       zone: 'localhost',
+      serviceHost: 'localhost',
       publicScheme: 'http',
       publicPort: 7100,
       dataDir: '/srv/burrow/.burrow',
@@ -202,6 +204,26 @@ describe('loadConfig', () => {
     it('keeps a public port of 0 when it follows a listen port of 0', () => {
       assert.equal(load({ BURROW_LISTEN: '127.0.0.1:0' }).publicPort, 0)
       assert.equal(load({ BURROW_LISTEN: '127.0.0.1:0', BURROW_PUBLIC_PORT: '80' }).publicPort, 80)
+    })
+
+    it('serves the dashboard at the zone, or at a host of its own', () => {
+      assert.equal(load({ BURROW_ZONE: 'tunnels.example.com' }).serviceHost, 'tunnels.example.com')
+      const own = load({
+        BURROW_ZONE: 'burrow-tunnels.example',
+        BURROW_SERVICE_HOST: 'Burrow.Example',
+      })
+      assert.equal(own.serviceHost, 'burrow.example')
+      assert.equal(serviceUrlFor(own), 'https://burrow.example')
+      assert.equal(brokerUrlFor(own), 'wss://burrow.example')
+      assert.equal(brokerUrlFor(load({})), 'ws://localhost:7100')
+      for (const value of [
+        'https://burrow.example',
+        'burrow.example:443',
+        '10.0.0.1',
+        'a--b.localhost',
+      ]) {
+        refuses({ BURROW_SERVICE_HOST: value }, 'BURROW_SERVICE_HOST', `"${value}"`)
+      }
     })
 
     it('refuses bad zones, schemes and ports', () => {

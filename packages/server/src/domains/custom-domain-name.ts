@@ -26,8 +26,15 @@ const SCRIPTS: readonly [string, RegExp][] = [
 /** Cyrillic and Greek letters that look like Latin ones (a label of only these is a decoy). */
 const LOOKALIKES = new Set([...'аеорсухіјѕԁԛԝһкмнтвьӏαοτνκιρυχεβηхАВЕКМНОРСТХ'])
 
-/** Check `input` (as a user typed it) as a custom domain for a service whose zone is `zone`. */
-export function checkCustomDomain(input: string, zone: string): DomainCheck {
+/**
+ * Check `input` (as a user typed it) as a custom domain for a service whose zone is `zone` and
+ * whose own host is `serviceHost` (the zone unless the operator gave it a host of its own).
+ */
+export function checkCustomDomain(
+  input: string,
+  zone: string,
+  serviceHost: string = zone,
+): DomainCheck {
   const trimmed = input.trim().replace(/\.$/, '')
   if (trimmed === '') return refuse('enter a domain name, e.g. mcp.example.com')
   if (trimmed.includes('*')) return refuse('wildcard domains are not supported; add each name')
@@ -52,6 +59,9 @@ export function checkCustomDomain(input: string, zone: string): DomainCheck {
     return refuse(
       `${domain} is part of the service's own zone (${z}); tunnels there need no custom domain`,
     )
+  }
+  if (domain === serviceHost.toLowerCase()) {
+    return refuse(`${domain} is this service's own host; it cannot serve a tunnel`)
   }
   const unicode = domainToUnicode(domain)
   for (const label of unicode.split('.')) {

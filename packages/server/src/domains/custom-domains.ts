@@ -39,8 +39,10 @@ export interface ResolvedDomain extends DomainRoute {
 export interface CustomDomainsOptions {
   readonly store: CustomDomainStore
   readonly verifier: DnsVerifier
-  /** The service's zone (`BURROW_ZONE`): the service host, and the parent of tunnel hosts. */
+  /** The service's zone (`BURROW_ZONE`): the parent of tunnel hosts. */
   readonly zone: string
+  /** The service's own host (`BURROW_SERVICE_HOST`); the zone when absent. */
+  readonly serviceHost?: string
   /** The plan in force of the tunnel with host label `label`, or null when there is none. */
   readonly planOf: (label: string) => Promise<PlanId | null>
   readonly log: Logger
@@ -86,7 +88,7 @@ export class CustomDomains {
     if (typeof input !== 'string' || input.length > 1024) {
       throw new StoreError('invalid', '"domain" must be a domain name such as mcp.example.com')
     }
-    const check = checkCustomDomain(input, this.#opts.zone)
+    const check = checkCustomDomain(input, this.#opts.zone, this.#opts.serviceHost)
     if (!check.ok) throw new StoreError('invalid', check.reason)
     const added = await this.#opts.store.add(accountId, tunnelId, check.domain)
     this.invalidate()
@@ -166,12 +168,12 @@ export class CustomDomains {
   }
 
   /**
-   * Whether `host` could be a custom domain at all: not the service's zone or under it, not an
-   * address, and a dotted name. Anything else is never looked up.
+   * Whether `host` could be a custom domain at all: not the service's zone or under it, not its
+   * host, not an address, and a dotted name. Anything else is never looked up.
    */
   candidate(host: string): boolean {
     const zone = this.#opts.zone
-    if (host === zone || host.endsWith(`.${zone}`)) return false
+    if (host === zone || host.endsWith(`.${zone}`) || host === this.#opts.serviceHost) return false
     if (!host.includes('.') || host.length > 253) return false
     return !/^[\d.]+$/.test(host) && !host.startsWith('[')
   }

@@ -54,6 +54,7 @@ export function openCustomDomains(parts: CustomDomainsParts): CustomDomainsRunti
     store: domainStore,
     verifier: new DnsVerifier({ servers: config.dnsServers }),
     zone: config.zone,
+    serviceHost: config.serviceHost,
     planOf: async (label) => (await lookup.byLabel(label))?.plan ?? null,
     log,
   })

@@ -35,10 +35,13 @@ describe('checkCustomDomain', () => {
     assert.match(refused('mcp.example.123'), /numeric|not a valid domain name/)
   })
 
-  it('refuses wildcards and the service zone', () => {
+  it('refuses wildcards, the service zone and the service host', () => {
     assert.match(refused('*.example.org'), /wildcard/)
     assert.match(refused('tunnels.example.com'), /service's own zone/)
     assert.match(refused('a--b.tunnels.example.com'), /service's own zone/)
+    const own = checkCustomDomain('Burrow.Example', ZONE, 'burrow.example')
+    assert.ok(!own.ok && /service's own host/.test(own.reason))
+    assert.ok(checkCustomDomain('mcp.burrow.example', ZONE, 'burrow.example').ok)
   })
 
   it('refuses lookalike names: mixed scripts, or only letters that imitate Latin ones', () => {

@@ -20,6 +20,11 @@ export interface DashboardOptions {
   readonly services: WebServices
   /** The tunnel zone, shown in URL examples. */
   readonly zone: string
+  /**
+   * The `--broker` that "Run it" commands name, or null when it is the client's default
+   * (`ws://127.0.0.1:7100`, or `localhost` on that port).
+   */
+  readonly broker?: string | null
   /** Whether the service host is reached over https (Secure cookies, HSTS). */
   readonly https: boolean
   /** Limits sign-in and sign-up attempts per client address, account and device. */

@@ -16,6 +16,7 @@ import { RECENT_CALLS, tunnelActivity } from './tunnel-activity.js'
 /** The tunnel routes under `/dashboard`. */
 export function tunnelRoutes(kit: DashboardKit): DashboardRoute[] {
   const { svc } = kit
+  const broker = kit.opts.broker ?? null
 
   /** The tunnel named by the route, in the caller's account, or a 404. */
   const found = async (c: DashboardRequest) => {
@@ -49,7 +50,13 @@ export function tunnelRoutes(kit: DashboardKit): DashboardRoute[] {
       kit.html(
         c.res,
         201,
-        keyOncePage(c.viewer, tunnelView(svc, c.account, created.tunnel), created.key, false),
+        keyOncePage(
+          c.viewer,
+          tunnelView(svc, c.account, created.tunnel),
+          created.key,
+          false,
+          broker,
+        ),
       )
     } catch (err) {
       const e = toHttpError(err)
@@ -110,7 +117,7 @@ export function tunnelRoutes(kit: DashboardKit): DashboardRoute[] {
     kit.html(
       c.res,
       200,
-      keyOncePage(c.viewer, tunnelView(svc, c.account, rotated.tunnel), rotated.key, true),
+      keyOncePage(c.viewer, tunnelView(svc, c.account, rotated.tunnel), rotated.key, true, broker),
     )
   }
 

@@ -113,6 +113,7 @@ export function keyOncePage(
   t: TunnelView,
   key: string,
   rotated: boolean,
+  broker: string | null = null,
 ): SafeHtml {
   return page(
     {
@@ -131,7 +132,7 @@ ${rotated ? html`<p>The old key no longer works; a client still running with it 
   <h2>Tunnel key</h2>
   <p><code class="key" id="tunnel-key">${key}</code> <button type="button" class="secondary" data-copy="tunnel-key">Copy</button></p>
   <h2>Run it</h2>
-  <div class="command-box"><pre id="up-command">BURROW_API_KEY=${key} burrow up --upstream http://127.0.0.1:3000/mcp${t.name ? ` --name '${t.name.replace(/'/g, `'\\''`)}'` : ''}</pre>
+  <div class="command-box"><pre id="up-command">BURROW_API_KEY=${key} burrow${broker ? ` --broker ${broker}` : ''} up --upstream http://127.0.0.1:3000/mcp${t.name ? ` --name '${t.name.replace(/'/g, `'\\''`)}'` : ''}</pre>
   <button type="button" class="secondary" data-copy="up-command">Copy</button></div>
   <p class="muted">Or <code>--stdio "npx -y your-mcp-server"</code> for a stdio server.</p>
   <h2>Public URL</h2>
