@@ -7,20 +7,13 @@
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { Agent } from 'undici'
 import type { Child } from '../helpers/child.js'
+import { publicFetch } from '../helpers/public-fetch.js'
 import { startClient, startService, type Service } from '../helpers/stack.js'
 import { signUp, type WebUser } from '../helpers/web-client.js'
 import { startCountingServer, type CountingServer } from '../helpers/quota-stack.js'
 
 const SERVICE_HOST = 'dashboard.burrow.test'
-
-/** Every name answers 127.0.0.1 (the service host and tunnel hosts alike). */
-const loopback = new Agent({
-  connect: {
-    lookup: (_host, _opts, cb) => cb(null, [{ address: '127.0.0.1', family: 4 }]),
-  },
-})
 
 describe('a service host of its own', { timeout: 120_000 }, () => {
   let service: Service
@@ -40,15 +33,12 @@ describe('a service host of its own', { timeout: 120_000 }, () => {
     await client?.stop()
     await server?.child.stop()
     await service?.close()
-    await loopback.close()
   })
 
   it('serves the dashboard there and names it as the broker and OAuth issuer', async () => {
-    const landing = await fetch(`${base}/`, { dispatcher: loopback } as RequestInit)
+    const landing = await publicFetch(`${base}/`)
     assert.equal(landing.status, 200)
-    const meta = await fetch(`${base}/.well-known/oauth-authorization-server`, {
-      dispatcher: loopback,
-    } as RequestInit)
+    const meta = await publicFetch(`${base}/.well-known/oauth-authorization-server`)
     assert.equal(meta.status, 200)
     const issuer = ((await meta.json()) as { issuer: string }).issuer
     assert.equal(issuer, base)
@@ -65,16 +55,14 @@ describe('a service host of its own', { timeout: 120_000 }, () => {
 
     // A tunnel (oauth by default) points agents at the service host to sign in.
     client = await startClient(service, key, ['--upstream', server.url])
-    const refused = await fetch(url, {
+    const refused = await publicFetch(url, {
       method: 'POST',
-      dispatcher: loopback,
       headers: { 'content-type': 'application/json', accept: 'application/json' },
       body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
-    } as RequestInit)
+    })
     assert.equal(refused.status, 401)
-    const resource = await fetch(
+    const resource = await publicFetch(
       url.replace(/\/mcp$/, '/.well-known/oauth-protected-resource/mcp'),
-      { dispatcher: loopback } as RequestInit,
     )
     const prm = (await resource.json()) as { authorization_servers: string[] }
     assert.deepEqual(prm.authorization_servers, [base])
