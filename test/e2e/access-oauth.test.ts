@@ -23,6 +23,8 @@ import { chromium, type Browser, type Page } from 'playwright-core'
 import { BrowserProvider } from '../helpers/oauth-browser-provider.js'
 import type { Child } from '../helpers/child.js'
 import { startChild } from '../helpers/child.js'
+import { buyPlan } from '../helpers/dev-checkout.js'
+import { startDnsServer, type DnsServer } from '../helpers/dns-server.js'
 import { publicFetch } from '../helpers/public-fetch.js'
 import { ROOT, startClient, startService, type Service } from '../helpers/stack.js'
 import { signUp, type WebUser } from '../helpers/web-client.js'
@@ -30,9 +32,11 @@ import { signUp, type WebUser } from '../helpers/web-client.js'
 const CHROMIUM = '/usr/bin/chromium'
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run']
 const HEADER_LOG = join(ROOT, 'test/fixtures/header-log-server.mjs')
+const DOMAIN = 'agents.olive.test'
 
 describe('OAuth for MCP clients', () => {
   let service: Service
+  let dns: DnsServer
   let base: string
   let browser: Browser
   let page: Page
@@ -85,7 +89,8 @@ describe('OAuth for MCP clients', () => {
     })
 
   before(async () => {
-    service = await startService({ BURROW_LOG: 'info' })
+    dns = await startDnsServer()
+    service = await startService({ BURROW_LOG: 'info', BURROW_DNS_SERVERS: dns.address })
     base = `http://127.0.0.1:${service.port}`
     olive = await signUp(base, 'olive')
     pete = await signUp(base, 'pete')
@@ -110,6 +115,7 @@ describe('OAuth for MCP clients', () => {
     callbackServer?.close()
     await local?.stop()
     await service?.close()
+    await dns?.close()
   })
 
   it('connects the v2 SDK with DCR, PKCE, sign-in and consent; refreshes; 401 after revocation', async () => {
@@ -218,6 +224,79 @@ describe('OAuth for MCP clients', () => {
       client_id: String(provider.info!.client_id),
     })
     assert.equal(refresh.status, 400)
+  })
+
+  it('signs an agent in through a custom domain, bound to that domain; a replayed refresh token ends the grant', async () => {
+    // Olive buys Pro and gives tunnel alpha a custom domain, verified by DNS.
+    await buyPlan(base, (method, path, body) => olive.api(method, path, body), 'pro')
+    const added = await olive.api<{ records: { type: string; name: string; value: string }[] }>(
+      'POST',
+      `/api/tunnels/${tunnels.a!.id}/domains`,
+      { domain: DOMAIN },
+    )
+    assert.equal(added.status, 201, JSON.stringify(added.json))
+    for (const r of added.json.records) {
+      dns.records.set(r.name, [
+        r.type === 'TXT' ? { type: 'TXT', data: r.value } : { type: 'CNAME', domain: r.value },
+      ])
+    }
+    const verified = await olive.api<{ state: string; mcp_url: string }>(
+      'POST',
+      `/api/tunnels/${tunnels.a!.id}/domains/${DOMAIN}/verify`,
+    )
+    assert.equal(verified.json.state, 'verified', JSON.stringify(verified.json))
+    const url = verified.json.mcp_url
+    assert.equal(url, `http://${DOMAIN}:${service.port}/mcp`)
+
+    // The 401 and the metadata name the domain the agent used, as the SDK requires.
+    const challenge = await post(url, {})
+    assert.equal(challenge.status, 401)
+    const metadataUrl = `http://${DOMAIN}:${service.port}/.well-known/oauth-protected-resource/mcp`
+    assert.equal(
+      challenge.headers.get('www-authenticate'),
+      `Bearer resource_metadata="${metadataUrl}"`,
+    )
+    const metadata = (await (await publicFetch(metadataUrl)).json()) as { resource: string }
+    assert.equal(metadata.resource, url)
+
+    const provider = new BrowserProvider(page, callback, 'olive@example.com')
+    await assert.rejects(connectSdk(url, provider), UnauthorizedError)
+    assert.equal(provider.consent?.tunnel, 'alpha')
+    const answer = codes.at(-1)!
+    const transport = new StreamableHTTPClientTransport(new URL(url), {
+      authProvider: provider,
+      fetch: publicFetch,
+    })
+    await transport.finishAuth(answer.get('code')!, answer.get('iss')!)
+    const client = await connectSdk(url, provider)
+    const result = await client.callTool({ name: 'echo', arguments: { text: 'via my domain' } })
+    assert.deepEqual(result.content, [{ type: 'text', text: 'via my domain' }])
+    await client.close()
+    const first = provider.saved!
+    const onOwnHost = await post(tunnels.a!.url, {
+      authorization: `Bearer ${String(first.access_token)}`,
+    })
+    assert.equal(onOwnHost.status, 401, 'a token for the domain is bound to the domain')
+
+    // Rotation: the refresh token just replaced is refused, and its grant ends with it.
+    await auth(provider, { serverUrl: url, fetchFn: publicFetch })
+    const second = provider.saved!
+    assert.equal(
+      (await post(url, { authorization: `Bearer ${String(second.access_token)}` })).status,
+      200,
+    )
+    const replay = await oauthForm('/oauth/token', {
+      grant_type: 'refresh_token',
+      refresh_token: String(first.refresh_token),
+      client_id: String(provider.info!.client_id),
+    })
+    assert.equal(replay.status, 400)
+    assert.equal(((await replay.json()) as { error: string }).error, 'invalid_grant')
+    assert.equal(
+      (await post(url, { authorization: `Bearer ${String(second.access_token)}` })).status,
+      401,
+      'a replayed refresh token revokes the grant',
+    )
   })
 
   it('serves authorization-server metadata that offers CIMD, DCR and S256 only', async () => {

@@ -207,6 +207,7 @@ export async function wireServices({ config, log, listen }: WireOptions): Promis
   const web = await wireWeb({
     config,
     domains: domains.web,
+    customDomainLabel: (resource) => domains.labelOfResource(resource),
     store,
     governance: governancePort(store.db, store.toolPins, governance),
     access,
@@ -273,6 +274,8 @@ interface WebParts {
   /** Changes every node applies (plans, disconnections). */
   readonly events: ClusterEvents
   readonly domains: DomainsPort
+  /** The tunnel label of a verified custom domain's resource URL, or null. */
+  readonly customDomainLabel: (resource: string) => Promise<string | null>
   readonly access: Access
   readonly port: number
   readonly publicUrl: (subdomain: string, slug: string) => string
@@ -355,7 +358,9 @@ async function wireWeb(parts: WebParts): Promise<Web> {
       matches: (url: string) => billing.handles(url),
       handle: (req: IncomingMessage, res: ServerResponse) => billing.handle(req, res),
     },
-    authorizationServer(parts.access, services, lookup, https, parts.addresses),
+    authorizationServer(parts.access, services, lookup, https, parts.addresses, (resource) =>
+      parts.customDomainLabel(resource),
+    ),
     ...recovery.mounts,
   ]
   return { dashboard, api, mounts, billing, recovery: recovery.recovery }

@@ -75,27 +75,35 @@ export class AccessGate {
     return this.#opts.issuer
   }
 
-  /** The protected-resource metadata URL of the tunnel host `label` (path-suffixed form). */
-  metadataUrl(label: string): string {
-    return `${this.#opts.publicOrigin(label)}/.well-known/oauth-protected-resource/mcp`
+  /** `<scheme>://<label>.<zone>[:port]`: the origin of tunnel host `label`. */
+  originOf(label: string): string {
+    return this.#opts.publicOrigin(label)
   }
 
-  /** The resource (RFC 8707) tokens for tunnel host `label` are bound to: its `/mcp` URL. */
-  resource(label: string): string {
-    return `${this.#opts.publicOrigin(label)}/mcp`
+  /** The protected-resource metadata URL of a tunnel reached at `origin` (path-suffixed form). */
+  metadataUrl(origin: string): string {
+    return `${origin}/.well-known/oauth-protected-resource/mcp`
+  }
+
+  /**
+   * The resource (RFC 8707) tokens for a tunnel reached at `origin` are bound to: its `/mcp` URL.
+   * A tunnel's own host and each of its custom domains are resources of their own.
+   */
+  resource(origin: string): string {
+    return `${origin}/mcp`
   }
 
   /**
    * Whether the caller at `address` presenting `authorization` may reach `tunnelId` (null: the
-   * host names no tunnel) behind host `label`.
+   * host names no tunnel) at `origin` (its own host's, or a custom domain's).
    */
   async check(
     tunnelId: string | null,
-    label: string,
+    origin: string,
     address: string,
     authorization: string | undefined,
   ): Promise<GateDecision> {
-    if (tunnelId === null) return this.#challenge(label, bearer(authorization) !== null)
+    if (tunnelId === null) return this.#challenge(origin, bearer(authorization) !== null)
     const access = await this.settings(tunnelId)
     if (!allowlistAdmits(access.allowIps, address)) {
       return refusal(
@@ -135,14 +143,14 @@ export class AccessGate {
     const agent =
       token === null || verifier === null
         ? null
-        : await verifier.verify(token, tunnelId, this.resource(label))
-    if (agent === null) return this.#challenge(label, token !== null)
+        : await verifier.verify(token, tunnelId, this.resource(origin))
+    if (agent === null) return this.#challenge(origin, token !== null)
     return { ok: true, agent, dropCredentials: true }
   }
 
   /** The 401 that sends an MCP client to OAuth discovery. */
-  #challenge(label: string, presented: boolean): GateDecision {
-    const params = [`resource_metadata="${this.metadataUrl(label)}"`]
+  #challenge(origin: string, presented: boolean): GateDecision {
+    const params = [`resource_metadata="${this.metadataUrl(origin)}"`]
     if (presented) {
       params.push(
         'error="invalid_token"',

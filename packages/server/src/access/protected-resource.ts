@@ -19,12 +19,13 @@ export function isProtectedResourcePath(path: string | undefined): boolean {
   return path !== undefined && PATHS.has(path)
 }
 
-/** Answer a request for the metadata of tunnel host `label`. */
+/** Answer a request for the metadata of tunnel host `label`, reached at `origin`. */
 export function serveProtectedResource(
   req: IncomingMessage,
   res: ServerResponse,
   gate: AccessGate,
   label: string,
+  origin: string,
 ): void {
   const cors = {
     'access-control-allow-origin': '*',
@@ -41,7 +42,7 @@ export function serveProtectedResource(
     })
   }
   const body = JSON.stringify({
-    resource: gate.resource(label),
+    resource: gate.resource(origin),
     authorization_servers: [gate.issuer],
     bearer_methods_supported: ['header'],
     scopes_supported: ['mcp'],

@@ -15,6 +15,8 @@ import type { CustomDomains } from './custom-domains.js'
 export interface CustomDomainRouting {
   readonly domains: CustomDomains
   readonly edge: Edge
+  /** `<scheme>://<domain>[:port]`, as agents reach a custom domain. */
+  readonly originOf: (domain: string) => string
   /** Called for each request answered as a tunnel's (burrowd's edge metrics count it). */
   readonly onEdgeRequest?: (res: ServerResponse) => void
 }
@@ -45,15 +47,18 @@ export async function routeCustomDomain(
     )
     return true
   }
-  await edge.handle(req, res, route.label, host, (tunnel) => {
-    if (domains.allowed(route, tunnel.plan)) return null
-    return {
-      code: 'plan_limit',
-      message: 'custom domain not included in the plan',
-      reason:
-        `the ${PLANS[tunnel.plan].name} plan does not serve ${name}; its owner can upgrade or ` +
-        `remove the domain (the tunnel's own URL keeps working)`,
-    }
+  await edge.handle(req, res, route.label, host, {
+    origin: parts.originOf(name),
+    gate: (tunnel) => {
+      if (domains.allowed(route, tunnel.plan)) return null
+      return {
+        code: 'plan_limit',
+        message: 'custom domain not included in the plan',
+        reason:
+          `the ${PLANS[tunnel.plan].name} plan does not serve ${name}; its owner can upgrade or ` +
+          `remove the domain (the tunnel's own URL keeps working)`,
+      }
+    },
   })
   return true
 }

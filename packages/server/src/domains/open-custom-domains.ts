@@ -30,6 +30,11 @@ export interface CustomDomainsRuntime {
    * is neither (the app's then).
    */
   handle(req: IncomingMessage, res: ServerResponse, host: string): Promise<boolean>
+  /**
+   * The tunnel label of the resource URL `resource` when it is a verified custom domain's
+   * `<origin>/mcp`, or null (the OAuth authorization server binds tokens to such resources).
+   */
+  labelOfResource(resource: string): Promise<string | null>
   /** Stop the re-check. */
   stop(): Promise<void>
 }
@@ -59,11 +64,13 @@ export function openCustomDomains(parts: CustomDomainsParts): CustomDomainsRunti
     log,
   })
   const port = publicPortFor(config, parts.port)
+  const originOf = (domain: string) =>
+    `${config.publicScheme}://${domain}${port === null ? '' : `:${port}`}`
   const web = domainsWebPort({
     domains,
     store: domainStore,
     planOf: async (accountId) => (await store.getAccountById(accountId))?.plan ?? null,
-    urlOf: (domain) => `${config.publicScheme}://${domain}${port === null ? '' : `:${port}`}`,
+    urlOf: (domain) => originOf(domain),
   })
   domains.start(RECHECK_TICK_MS)
   return {
@@ -75,11 +82,29 @@ export function openCustomDomains(parts: CustomDomainsParts): CustomDomainsRunti
         return true
       }
       return routeCustomDomain(
-        { domains, edge, ...(parts.onEdgeRequest ? { onEdgeRequest: parts.onEdgeRequest } : {}) },
+        {
+          domains,
+          edge,
+          originOf,
+          ...(parts.onEdgeRequest ? { onEdgeRequest: parts.onEdgeRequest } : {}),
+        },
         req,
         res,
         host,
       )
+    },
+    async labelOfResource(resource) {
+      let url: URL
+      try {
+        url = new URL(resource)
+      } catch {
+        return null
+      }
+      const name = url.hostname.toLowerCase()
+      if (!domains.candidate(name)) return null
+      const route = await domains.route(name)
+      if (route === null || route === 'pending') return null
+      return `${originOf(name)}/mcp` === resource ? route.label : null
     },
     stop: () => domains.stop(),
   }

@@ -91,6 +91,13 @@ export type HostGate = (
   tunnel: TunnelWithAccount,
 ) => { readonly code: PolicyCode; readonly message: string; readonly reason: string } | null
 
+/** A custom domain a request came in on. */
+export interface CustomHost {
+  /** `https://<domain>[:port]`: the resource its agents' OAuth tokens are bound to. */
+  readonly origin: string
+  readonly gate: HostGate
+}
+
 /** Answer the request being handled with a refusal (and record it). */
 type Refuse = (
   code: PolicyCode,
@@ -121,21 +128,23 @@ export class Edge {
 
   /**
    * Handle a request whose Host is the tunnel label `label` (`<sub>--<slug>`), or a name routed
-   * to it (a custom domain, whose `gate` is checked beside the tunnel's plan).
+   * to it (a custom domain: its origin names the OAuth resource, and its `gate` is checked beside
+   * the tunnel's plan).
    */
   async handle(
     req: IncomingMessage,
     res: ServerResponse,
     label: string,
     host: string,
-    gate?: HostGate,
+    custom?: CustomHost,
   ): Promise<void> {
     const started = performance.now()
     const arrivedAt = new Date()
     const url = req.url ?? '/'
     const path = url.split('?', 1)[0]
+    const origin = custom?.origin ?? this.opts.access?.originOf(label) ?? ''
     if (this.opts.access && isProtectedResourcePath(path)) {
-      return serveProtectedResource(req, res, this.opts.access, label)
+      return serveProtectedResource(req, res, this.opts.access, label, origin)
     }
     if (path !== '/mcp') {
       return sendRefusal(
@@ -165,7 +174,7 @@ export class Edge {
     const access = this.opts.access
       ? await this.opts.access.check(
           tunnel?.id ?? null,
-          label,
+          origin,
           this.addresses.of(req),
           singleHeader(req.headers.authorization),
         )
@@ -262,7 +271,7 @@ export class Edge {
           'its owner can upgrade or choose which tunnels serve in the dashboard',
       )
     }
-    const gated = gate?.(tunnel) ?? null
+    const gated = custom?.gate(tunnel) ?? null
     if (gated !== null) return refuse(gated.code, gated.message, gated.reason)
     const offline = () =>
       refuse(

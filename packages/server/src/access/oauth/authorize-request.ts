@@ -48,7 +48,7 @@ const CHALLENGE = /^[A-Za-z0-9_-]{43}$/
 export async function checkAuthorizeRequest(
   params: URLSearchParams,
   registry: ClientRegistry,
-  labelOf: (resource: string) => string | null,
+  labelOf: (resource: string) => Promise<string | null>,
 ): Promise<AuthorizeRequest | AuthorizeProblem> {
   for (const name of AUTHORIZE_PARAMS) {
     if (params.getAll(name).length > 1) {
@@ -93,11 +93,11 @@ export async function checkAuthorizeRequest(
     return back('invalid_request', 'code_challenge must be a base64url SHA-256 (43 characters)')
   }
   const resource = params.get('resource')
-  const label = resource === null ? null : labelOf(resource)
+  const label = resource === null || resource.length > 2048 ? null : await labelOf(resource)
   if (resource === null || label === null) {
     return back(
       'invalid_target',
-      "resource must be the tunnel's MCP URL, https://<tunnel>--<account>.<zone>/mcp",
+      "resource must be the tunnel's MCP URL, https://<tunnel>--<account>.<zone>/mcp or its custom domain's",
     )
   }
   return { client, redirectUri, state, codeChallenge: challenge, resource, label }

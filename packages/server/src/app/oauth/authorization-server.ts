@@ -48,7 +48,7 @@ export interface AuthorizationServerOptions {
   readonly tokens: AccessTokens
   readonly settings: Pick<TunnelAccessStore, 'get'>
   /** The tunnel label of a resource URL, when it is exactly one of ours (`<origin>/mcp`). */
-  readonly labelOf: (resource: string) => string | null
+  readonly labelOf: (resource: string) => Promise<string | null>
   readonly tunnelByLabel: (label: string) => Promise<TunnelWithAccount | null>
   readonly addresses?: ClientAddresses
 }

@@ -1,6 +1,7 @@
 /**
  * Builds the OAuth authorization server that the service host mounts, over the access feature's
- * stores and tokens: a token's resource must name a tunnel host this service serves.
+ * stores and tokens: a token's resource must name a tunnel host this service serves, or a
+ * verified custom domain of a tunnel (`customDomainLabel`).
  */
 import type { Access } from '../../access/open-access.js'
 import type { TunnelLookup } from '../../edge/tunnel-lookup.js'
@@ -15,6 +16,7 @@ export function authorizationServer(
   lookup: TunnelLookup,
   https: boolean,
   addresses: ClientAddresses,
+  customDomainLabel: (resource: string) => Promise<string | null> = () => Promise.resolve(null),
 ): AuthorizationServer {
   return new AuthorizationServer({
     issuer: access.issuer,
@@ -26,7 +28,7 @@ export function authorizationServer(
     settings: access.settings,
     addresses,
     tunnelByLabel: (label) => lookup.byLabel(label),
-    labelOf: (resource) => {
+    labelOf: async (resource) => {
       let url: URL
       try {
         url = new URL(resource)
@@ -34,7 +36,8 @@ export function authorizationServer(
         return null
       }
       const label = lookup.tunnelLabel(url.hostname.toLowerCase())
-      return label !== null && access.gate.resource(label) === resource ? label : null
+      if (label === null) return customDomainLabel(resource)
+      return access.gate.resource(access.gate.originOf(label)) === resource ? label : null
     },
   })
 }
