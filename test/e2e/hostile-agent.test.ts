@@ -25,6 +25,7 @@ import {
   type OpenStream,
   postMcp,
   initializeMessage,
+  liveCounter,
   startCountingServer,
   toolCall,
   type CountingServer,
@@ -60,11 +61,13 @@ describe('hostile agents against one tunnel', () => {
   let client: Child
   let url: string
   let host: string
+  let tunnelId: string
 
   before(async () => {
     service = await startService({ BURROW_LOG: 'info' })
     counting = await startCountingServer()
     const tunnel = await service.tunnel('target')
+    tunnelId = tunnel.id
     url = tunnel.url
     host = hostOf(url)
     client = await startClient(service, tunnel.key, ['--upstream', counting.url])
@@ -116,6 +119,15 @@ describe('hostile agents against one tunnel', () => {
     assert.equal(c.status, 431)
     assert.equal(envelope(c).policy, 'headers_too_large')
     assert.deepEqual(await counting.counts(), before)
+    // Many more: burrowd counts none of them as a call, opens no stream for them, and logs no
+    // stack trace.
+    const calls = await liveCounter(service, tunnelId, 'tool_calls')
+    for (let i = 0; i < 200; i++) {
+      assert.equal((await post('/mcp', [`X-Quote: ${'"'.repeat(12_000)}`])).status, 431)
+    }
+    assert.equal(await liveCounter(service, tunnelId, 'tool_calls'), calls)
+    assert.deepEqual(await counting.counts(), before)
+    assert.doesNotMatch(service.proc.stderr, /\n\s+at /, 'a stack trace in the log')
   })
 
   it('refuses batches of 50,000 notifications whole, counting nothing', async () => {
@@ -261,35 +273,40 @@ describe('an upstream that misbehaves', () => {
   })
 })
 
-describe('a stdio tunnel at its session cap', () => {
-  let service: Service
-  let client: Child
-  let url: string
+for (const [layout, args] of [
+  ['stdio', ['--stdio', `node ${HELLO_SERVER}`]],
+  ['aggregator', ['--stdio', `a=node ${HELLO_SERVER}`, '--stdio', `b=node ${HELLO_SERVER}`]],
+] as const) {
+  describe(`a ${layout} tunnel at its session cap`, () => {
+    let service: Service
+    let client: Child
+    let url: string
 
-  before(async () => {
-    service = await startService({ BURROW_LOG: 'info' })
-    const tunnel = await service.tunnel('stdio-cap')
-    url = tunnel.url
-    client = await startClient(service, tunnel.key, ['--stdio', `node ${HELLO_SERVER}`])
-  })
+    before(async () => {
+      service = await startService({ BURROW_LOG: 'info' })
+      const tunnel = await service.tunnel(`${layout}-cap`)
+      url = tunnel.url
+      client = await startClient(service, tunnel.key, args)
+    })
 
-  after(async () => {
-    await client?.stop()
-    await service?.close()
-  })
+    after(async () => {
+      await client?.stop()
+      await service?.close()
+    })
 
-  it('counts an initialize carrying a made-up Mcp-Session-Id as a new session', async () => {
-    // Three sessions in use (their GET streams open), so none gives its place.
-    const streams: OpenStream[] = []
-    for (let i = 0; i < 3; i++) streams.push(await openStream(url, await openSession(url)))
-    const sneaky = await postMcp(url, initializeMessage('sneak'), 'made-up-session-id')
-    assert.equal(sneaky.status, 429, sneaky.text)
-    const body = sneaky.json as { id: unknown; error: { data: { policy_code: string } } }
-    assert.equal(body.error.data.policy_code, 'session_limit')
-    assert.equal(body.id, 'sneak')
-    for (const stream of streams) stream.close()
+    it('counts an initialize carrying a made-up Mcp-Session-Id as a new session', async () => {
+      // Three sessions in use (their GET streams open), so none gives its place.
+      const streams: OpenStream[] = []
+      for (let i = 0; i < 3; i++) streams.push(await openStream(url, await openSession(url)))
+      const sneaky = await postMcp(url, initializeMessage('sneak'), 'made-up-session-id')
+      assert.equal(sneaky.status, 429, sneaky.text)
+      const body = sneaky.json as { id: unknown; error: { data: { policy_code: string } } }
+      assert.equal(body.error.data.policy_code, 'session_limit')
+      assert.equal(body.id, 'sneak')
+      for (const stream of streams) stream.close()
+    })
   })
-})
+}
 
 describe('a tunnel client that floods PINGs and never reads', () => {
   let service: Service
@@ -343,7 +360,8 @@ describe('guessing tunnel keys', () => {
   let key: string
 
   before(async () => {
-    service = await startService({ BURROW_LOG: 'info' })
+    // At debug level too, nothing is logged per guess.
+    service = await startService({ BURROW_LOG: 'debug' })
     key = (await service.tunnel('guarded')).key
   })
 
@@ -377,16 +395,18 @@ describe('guessing tunnel keys', () => {
     })
 
   it('checks at most one in ten of 2,000 wrong keys; the rest get 429; the owner still connects', async () => {
-    const statuses: number[] = []
-    for (let i = 0; i < 2000; i += 50) {
-      const batch = Array.from({ length: 50 }, (_, j) => attempt(`mtk_guess${i + j}`))
-      statuses.push(...(await Promise.all(batch)))
-    }
+    // All at once: the lookups of the first guesses are still pending when the rest arrive.
+    const statuses = await Promise.all(
+      Array.from({ length: 2000 }, (_, i) => attempt(`mtk_guess${i}`)),
+    )
     const checked = statuses.filter((s) => s === 401).length
     const throttled = statuses.filter((s) => s === 429).length
     assert.equal(checked + throttled, 2000, `other statuses: ${[...new Set(statuses)].join(', ')}`)
     assert.ok(checked <= 200, `${checked} keys were checked`)
     assert.ok(throttled >= 1800)
+    // Logged in aggregate (a line a minute), not a line per guess.
+    const lines = service.proc.stderr.split('\n').filter((l) => /unknown key|throttled/.test(l))
+    assert.ok(lines.length <= 2, lines.join('\n'))
     // The owner's client, started now, gets 429 with Retry-After, waits, and connects.
     const client = startChild(
       process.execPath,

@@ -164,28 +164,36 @@ describe('frame fuzzing', () => {
     )
   })
 
-  it('a mux fed random frame sequences throws nothing but reports ProtocolError', () => {
-    fc.assert(
-      fc.property(
-        fc.array(
-          fc.oneof(
-            validFrame.map((f) => Buffer.from(encodeFrame(f))),
-            fc.uint8Array({ maxLength: 80 }),
+  for (const role of ['client', 'broker'] as const) {
+    it(`a ${role} mux fed random frame sequences throws nothing but reports ProtocolError`, () => {
+      fc.assert(
+        fc.property(
+          fc.array(
+            fc.oneof(
+              validFrame.map((f) => Buffer.from(encodeFrame(f))),
+              fc.uint8Array({ maxLength: 80 }),
+            ),
+            {
+              maxLength: 20,
+            },
           ),
-          {
-            maxLength: 20,
+          (messages) => {
+            const mux = new TunnelMux({
+              role,
+              transport: { send: (_b, done) => done?.() },
+              onOpen: (stream) => stream.respond({ status: 200, headers: [] }, undefined, true),
+            })
+            // The broker's side has streams of its own open, as public requests would.
+            if (role === 'broker') {
+              for (let i = 0; i < 3; i++) {
+                mux.open({ method: 'POST', path: '/mcp', headers: [] }, undefined, false)
+              }
+            }
+            for (const m of messages) mux.receive(m)
           },
         ),
-        (messages) => {
-          const client = new TunnelMux({
-            role: 'client',
-            transport: { send: (_b, done) => done?.() },
-            onOpen: (stream) => stream.respond({ status: 200, headers: [] }, undefined, true),
-          })
-          for (const m of messages) client.receive(m)
-        },
-      ),
-      RUNS,
-    )
-  })
+        RUNS,
+      )
+    })
+  }
 })

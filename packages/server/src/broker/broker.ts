@@ -69,6 +69,7 @@ export class Broker {
     try {
       tunnel = await this.opts.findTunnelByKey(match[1])
     } catch (err) {
+      this.guard.passed(address)
       this.opts.log.error(`broker: key lookup failed: ${(err as Error).message}`)
       return rejectUpgrade(
         socket,
@@ -79,7 +80,6 @@ export class Broker {
     }
     if (!tunnel) {
       this.guard.failed(address)
-      this.opts.log.debug(`broker: refused a tunnel connection with an unknown key from ${address}`)
       return rejectUpgrade(
         socket,
         'unauthorized',
@@ -87,6 +87,7 @@ export class Broker {
         'invalid tunnel key',
       )
     }
+    this.guard.passed(address)
     const found = tunnel
     this.wss.handleUpgrade(req, socket, head, (ws) => this.opts.registry.attach(ws, found, socket))
   }

@@ -1,9 +1,11 @@
 /**
- * Throttles guessing of tunnel keys. Each failed key check spends from its client's bucket and
- * from one bucket for the whole node; once either is empty, upgrades are answered 429 before any
- * key is looked up, until it refills. Valid keys spend nothing, so a client that knows its key is
- * only held back while its address (or the whole node) is under attack, and then for at most the
- * refill time. Refusals are logged in aggregate, one line a minute, not one line each.
+ * Throttles guessing of tunnel keys. Each key check reserves one attempt from its client's bucket
+ * and from one bucket for the whole node before the key is looked up, so guesses sent all at once
+ * cannot outrun the limit while lookups are pending; once either bucket is empty, upgrades are
+ * answered 429 before any lookup, until it refills. A valid key (or a lookup that failed on our
+ * side) gives its attempt back, so a client that knows its key is only held back while its
+ * address (or the whole node) is under attack, and then for at most the refill time. Refusals
+ * are logged in aggregate, one line a minute, not one line each.
  */
 import type { Logger } from '@burrow/protocol'
 import { RateLimiter } from '../http/rate-limiter.js'
@@ -55,21 +57,29 @@ export class KeyGuard {
     this.#since = now()
   }
 
-  /** May a key from `address` be checked now? A refusal is counted for the aggregate log. */
+  /**
+   * May a key from `address` be checked now? Reserves one attempt: tell `passed` or `failed`
+   * once the key is looked up. A refusal is counted for the aggregate log.
+   */
   check(address: string): KeyCheck {
-    const mine = this.#perAddress.peek(address)
-    const node = mine.ok ? this.#node.peek('node') : mine
+    const mine = this.#perAddress.take(address)
+    const node = mine.ok ? this.#node.take('node') : mine
     if (node.ok) return node
+    if (mine.ok) this.#perAddress.refund(address)
     this.#throttled++
-    this.#addresses.add(address)
+    if (this.#addresses.size < 10_000) this.#addresses.add(address)
     this.#report()
     return node
   }
 
-  /** A key from `address` was checked and is unknown. */
+  /** The key from `address` was valid, or could not be checked: its attempt is given back. */
+  passed(address: string): void {
+    this.#perAddress.refund(address)
+    this.#node.refund('node')
+  }
+
+  /** A key from `address` was checked and is unknown: its attempt stays spent. */
   failed(address: string): void {
-    this.#perAddress.take(address)
-    this.#node.take('node')
     this.#failed++
     if (this.#addresses.size < 10_000) this.#addresses.add(address)
     this.#report()
