@@ -1,8 +1,10 @@
 // Agents of both eras through real burrowd and burrow processes: the v2 SDK client pinned to
 // 2026-07-28 and in `auto` mode, and the v1 client, against a v2 SDK server over HTTP (relayed as
 // is) and over stdio, server-everything over stdio (a 2025 server), and the two stdio servers
-// aggregated. Each lists, calls, follows progress and answers an elicitation; for 2026-07-28
-// agents of a 2025 stdio server that elicitation crosses burrow's input_required bridge.
+// aggregated with each other, and the v2 server over HTTP aggregated with server-everything (calls
+// and progress then cross to each kind of server in the aggregator). Each lists, calls, follows
+// progress and answers an elicitation; for 2026-07-28 agents of a 2025 stdio server that
+// elicitation crosses burrow's input_required bridge.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { startChild, type Child } from '../helpers/child.js'
@@ -87,6 +89,24 @@ const LAYOUTS: readonly Layout[] = [
     up: async () => ['--stdio', `a=node "${EVERYTHING}" stdio`, '--stdio', `b=node "${V2_SERVER}"`],
     ...everythingTools('a__'),
     elicit: v2Tools('b__').elicit,
+  },
+  {
+    name: 'aggregator (the v2 SDK server over HTTP and server-everything over stdio)',
+    async up() {
+      const port = await freePort()
+      httpUpstream = startChild(process.execPath, [V2_SERVER, '--http'], {
+        env: { ...process.env, PORT: String(port) },
+      })
+      await httpUpstream.waitFor(/listening on/)
+      return [
+        '--upstream',
+        `b=http://127.0.0.1:${port}/mcp`,
+        '--stdio',
+        `a=node "${EVERYTHING}" stdio`,
+      ]
+    },
+    ...v2Tools('b__'),
+    elicit: everythingTools('a__').elicit,
   },
 ]
 
