@@ -15,48 +15,12 @@ import { after, before, describe, it } from 'node:test'
 import { answerOf, SseReader } from '../../packages/cli/test/helpers/raw-mcp.js'
 import type { Child } from '../helpers/child.js'
 import { connectEraAgent, ELICITED_NAME } from '../helpers/era-agents.js'
-import { publicFetch } from '../helpers/public-fetch.js'
+import { sendModern as send } from '../helpers/modern-request.js'
 import { initializeMessage, liveCounter, postMcp, usageSet } from '../helpers/quota-stack.js'
 import { BURROWD, ROOT, startClient, startService, type Service } from '../helpers/stack.js'
 
 const run = promisify(execFile)
 const V2_SERVER = `${ROOT}test/fixtures/v2-sdk-server.mjs`
-const MODERN = '2026-07-28'
-
-/** POST one 2026-07-28 request to `url` with the headers it mirrors. */
-function send(
-  url: string,
-  id: number | string,
-  method: string,
-  params: Record<string, unknown> = {},
-  options: { signal?: AbortSignal; header?: string } = {},
-): Promise<Response> {
-  const name = params.name
-  return publicFetch(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': options.header ?? MODERN,
-      'mcp-method': method,
-      ...(typeof name === 'string' ? { 'mcp-name': name } : {}),
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id,
-      method,
-      params: {
-        _meta: {
-          'io.modelcontextprotocol/protocolVersion': MODERN,
-          'io.modelcontextprotocol/clientInfo': { name: 'raw-modern', version: '1' },
-          'io.modelcontextprotocol/clientCapabilities': { elicitation: {} },
-        },
-        ...params,
-      },
-    }),
-    ...(options.signal ? { signal: options.signal } : {}),
-  })
-}
 
 interface CallJson {
   id: string
