@@ -14,6 +14,7 @@ import { bucketOf, bucketUpperMs } from '../../packages/server/src/governance/la
 import pg from 'pg'
 import { parsePrometheus } from '../../packages/server/test/helpers/parse-prometheus.js'
 import { testBackends } from '../../packages/server/test/helpers/test-databases.js'
+import { SseReader } from '../../packages/cli/test/helpers/raw-mcp.js'
 import type { Child } from '../helpers/child.js'
 import { connectAgent, firstText } from '../helpers/agent-scenario.js'
 import {
@@ -106,6 +107,8 @@ async function until<T>(read: () => Promise<T>, check: (v: T) => boolean, ms = 2
 }
 
 interface CallJson {
+  id: string
+  rpc_id: unknown
   method: string
   tool: string | null
   status: number
@@ -239,6 +242,8 @@ describe('governance through real processes', () => {
   })
 
   it('masks secrets in what it stores and shows, and in what it forwards when asked', async () => {
+    // An owner signed in to the dashboard, to watch the live tail and read the call's page.
+    const user = await signUp(`http://127.0.0.1:${service.port}`, 'redactor')
     const t = await tunnelFor(service, user, 'redact', ['--upstream', json.url])
     const s = await tunnelFor(service, user, 'redact-sse', ['--upstream', sse.url])
     tunnels.push(t, s)
@@ -248,6 +253,14 @@ describe('governance through real processes', () => {
       detect_secrets: true,
     }
     await setPolicy(user, t.id, { redaction })
+    // The owner watches the live tail while the call is made.
+    const tail = new AbortController()
+    const watching = await fetch(`${user.base}/dashboard/tunnels/${t.id}/traffic/stream`, {
+      headers: { cookie: user.cookie },
+      signal: tail.signal,
+    })
+    assert.equal(watching.status, 200)
+    const tailReader = new SseReader(watching)
     const session = await openSession(t.url)
     const call = toolCall('secret', 'echo', {
       password: SECRET_PASSWORD,
@@ -255,6 +268,21 @@ describe('governance through real processes', () => {
     })
     const answer = await postMcp(t.url, call, session)
     assert.equal(answer.status, 200)
+    let live = ''
+    try {
+      for (;;) {
+        const event = await tailReader.next(15_000)
+        if (event === null) break
+        if (event.event === 'call' && event.data.includes('"tools/call"')) {
+          live = event.data
+          break
+        }
+      }
+    } finally {
+      tail.abort()
+    }
+    assert.match(live, /\[REDACTED:password\]/)
+    assert.ok(!live.includes(SECRET_PASSWORD) && !live.includes(SECRET_KEY), live)
     assert.ok(
       answer.text.includes(SECRET_KEY),
       'not forwarded: the agent gets the answer as it was',
@@ -267,6 +295,13 @@ describe('governance through real processes', () => {
     assert.ok(stored.includes('[REDACTED:password]'), stored)
     assert.ok(stored.includes('[REDACTED:'), stored)
     assert.ok(!stored.includes(SECRET_PASSWORD) && !stored.includes(SECRET_KEY), stored)
+    // The call's page in the dashboard: request and response masked.
+    const page = await (
+      await user.page(`/dashboard/tunnels/${t.id}/traffic/${calls.json.calls[0]!.id}`)
+    ).text()
+    assert.match(page, /\[REDACTED:password\]/)
+    assert.match(page, /\[REDACTED:(pattern|api_key)\]/)
+    assert.ok(!page.includes(SECRET_PASSWORD) && !page.includes(SECRET_KEY))
     // Nowhere in the database's files either.
     const disk = sqliteBytes(service)
     assert.ok(!disk.includes(SECRET_PASSWORD), 'the password is in the SQLite files')
@@ -482,6 +517,21 @@ describe(
           assert.ok(text.includes(visible), 'the search finds what is stored')
           assert.ok(!text.includes(SECRET_PASSWORD), 'the password is in a table')
           assert.ok(!text.includes(SECRET_KEY), 'the key is in a table')
+
+          // Zero-knowledge: the call is in the history as metadata, its content in no table.
+          await setPolicy(user, t.id, { zero_knowledge: true })
+          const marker = 'zk-pg-marker-4417'
+          const zk = await postMcp(t.url, toolCall('zk', 'echo', { message: marker }), session)
+          assert.match(zk.text, new RegExp(marker))
+          const calls = await until(
+            () => user.api<{ calls: CallJson[] }>('GET', `/api/tunnels/${t.id}/calls`),
+            (r) => r.json.calls.some((c) => c.rpc_id === '"zk"' || c.rpc_id === 'zk'),
+          )
+          const row = calls.json.calls.find((c) => c.rpc_id === '"zk"' || c.rpc_id === 'zk')
+          assert.ok(row, JSON.stringify(calls.json.calls.map((c) => c.rpc_id)))
+          assert.equal(row.request, null)
+          assert.equal(row.response, null)
+          assert.ok(!(await everything()).includes(marker), 'zero-knowledge content is in a table')
         } finally {
           await pgClient.end()
         }
