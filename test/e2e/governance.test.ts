@@ -407,6 +407,55 @@ describe('governance through real processes', () => {
       headers: { 'x-forwarded-for': '203.0.113.5' },
     })
     assert.equal(proxied.status, 404)
+
+    // The same calls through the calls API, page by page, and with each filter.
+    const callsOf = (query: string) =>
+      user.api<{ calls: CallJson[]; next_cursor: string | null; error?: { field: string } }>(
+        'GET',
+        `/api/tunnels/${t.id}/calls?${query}`,
+      )
+    const seen: string[] = []
+    let cursor: string | null = null
+    do {
+      const page = await callsOf(`tool=echo&limit=7${cursor ? `&cursor=${cursor}` : ''}`)
+      assert.equal(page.status, 200)
+      assert.ok(page.json.calls.length <= 7)
+      seen.push(...page.json.calls.map((c) => c.id))
+      cursor = page.json.next_cursor
+    } while (cursor !== null)
+    assert.equal(seen.length, 20)
+    assert.equal(new Set(seen).size, 20, 'a call on two pages')
+    const refused = await callsOf('status=refused&limit=200')
+    assert.equal(refused.json.calls.length, 5)
+    assert.ok(refused.json.calls.every((c) => c.policy_code === 'tool_denied'))
+    assert.equal((await callsOf('status=403&tool=drop_table')).json.calls.length, 5)
+    const later = new Date(Date.now() + 3_600_000).toISOString()
+    assert.deepEqual((await callsOf(`since=${later}`)).json.calls, [])
+    assert.equal((await callsOf('method=tools/call&limit=200')).json.calls.length, 25)
+    for (const [query, field] of [
+      ['limit=0', 'limit'],
+      ['limit=abc', 'limit'],
+      ['since=yesterday', 'since'],
+      ['status=teapot', 'status'],
+      ['cursor=../../etc', 'cursor'],
+    ] as const) {
+      const bad = await callsOf(query)
+      assert.equal(bad.status, 400, query)
+      assert.equal(bad.json.error?.field, field, query)
+    }
+    // The other windows count the same calls.
+    for (const window of ['24h', '30d']) {
+      const other = await user.api<{ methods: Row[] }>(
+        'GET',
+        `/api/tunnels/${t.id}/metrics?window=${window}`,
+      )
+      assert.equal(other.json.methods.find((m) => m.tool === 'echo')?.calls, 20, window)
+      assert.deepEqual(
+        other.json.methods.find((m) => m.tool === 'drop_table')?.refusals,
+        { tool_denied: 5 },
+        window,
+      )
+    }
   })
 
   it('refuses bad policies naming the field, and changes nothing', async () => {
