@@ -347,6 +347,28 @@ describe('several burrowd nodes behind nginx', { skip, timeout: 240_000 }, () =>
     }
   })
 
+  it('a policy saved on one node applies on the other at its next request', async () => {
+    const [a, b] = nodes as [Node, Node]
+    const api = apiOf(a, 'acme')
+    const viaB = urlVia(b.port)
+    const session = await openSession(viaB)
+    const before = await postMcp(viaB, toolCall('p1', 'c__echo', { message: 'x' }), session)
+    assert.equal(before.status, 200, before.text)
+    try {
+      const denied = await api('PUT', `/api/tunnels/${tunnel.id}/policy`, {
+        tools: { deny: ['c__echo'] },
+      })
+      assert.equal(denied.status, 200, JSON.stringify(denied.json))
+      const refused = await postMcp(viaB, toolCall('p2', 'c__echo', { message: 'x' }), session)
+      assert.equal(refused.status, 403, refused.text)
+      assert.equal(refused.headers.get('x-burrow-error'), 'tool_denied')
+    } finally {
+      await api('PUT', `/api/tunnels/${tunnel.id}/policy`, {})
+    }
+    const after = await postMcp(viaB, toolCall('p3', 'c__echo', { message: 'x' }), session)
+    assert.equal(after.status, 200, after.text)
+  })
+
   it('a plan upgrade processed on one node raises the limits on the other at its next request', async () => {
     const [a, b] = nodes as [Node, Node]
     await run(
