@@ -478,6 +478,9 @@ describe('several burrowd nodes behind nginx', { skip, timeout: 240_000 }, () =>
     })()
     try {
       while (results.length < 20) await new Promise((r) => setTimeout(r, 20))
+      const ready = await fetch(`http://127.0.0.1:${drained.port}/readyz`)
+      assert.equal(ready.status, 200)
+      assert.equal(await ready.text(), 'ready\n')
       const exited = drained.proc.stop('SIGTERM', 30_000)
       holder = await waitForHolder(drained)
       await exited
