@@ -5,8 +5,9 @@
  * and a 20 MB body both ways; through nginx, where requests alternate between the nodes; the
  * tool-call quota stays exact when 200 concurrent calls split across both nodes meet a
  * remaining 100; draining the holding node under steady traffic through nginx loses no request;
- * after `kill -9` of the holder the client reattaches to the other node and the agent's session
- * goes on, counted once; forged node links are refused; and a tunnel deleted on one node has its
+ * after `kill -9` of the holder a call forwarded to it gets the envelope, the client reattaches to
+ * the other node and the agent's session goes on, counted once; rate limits and the session cap
+ * are exact across nodes, and policy and plan changes made on one node apply on the other; forged node links are refused; and a tunnel deleted on one node has its
  * client cut off by the other.
  */
 import assert from 'node:assert/strict'
@@ -27,8 +28,10 @@ import { startChild, type Child } from '../helpers/child.js'
 import { freePort } from '../helpers/free-port.js'
 import { publicFetch } from '../helpers/public-fetch.js'
 import {
+  initializeMessage,
   liveCounter,
   openSession,
+  openStream,
   postMcp,
   startCountingServer,
   toolCall,
@@ -369,7 +372,7 @@ describe('several burrowd nodes behind nginx', { skip, timeout: 240_000 }, () =>
     assert.equal(after.status, 200, after.text)
   })
 
-  it('a plan upgrade processed on one node raises the limits on the other at its next request', async () => {
+  it('the session cap holds across nodes, and a plan upgrade processed on one node raises the limits on the other at its next request', async () => {
     const [a, b] = nodes as [Node, Node]
     await run(
       process.execPath,
@@ -392,7 +395,21 @@ describe('several burrowd nodes behind nginx', { skip, timeout: 240_000 }, () =>
     )
     try {
       await freeClient.waitFor(/Tunnel online/)
+      const onA = `http://${made.subdomain}--freeco.localhost:${a.port}/mcp`
       const onB = `http://${made.subdomain}--freeco.localhost:${b.port}/mcp`
+      // Free's three sessions, in use (their GET streams open), split across the nodes: the
+      // fourth is refused on either node.
+      const streams = []
+      for (const url of [onA, onB, onA]) streams.push(await openStream(url, await openSession(url)))
+      try {
+        for (const url of [onA, onB]) {
+          const fourth = await postMcp(url, initializeMessage('fourth'))
+          assert.equal(fourth.status, 429, fourth.text)
+          assert.equal(fourth.headers.get('x-burrow-error'), 'session_limit')
+        }
+      } finally {
+        for (const stream of streams) stream.close()
+      }
       const FREE_CALLS = 100_000
       await run(
         process.execPath,
@@ -511,7 +528,24 @@ describe('several burrowd nodes behind nginx', { skip, timeout: 240_000 }, () =>
       tunnel.id,
       'tool_calls',
     )
+    // A slow call forwarded from the other node to the holder is in flight when the holder dies.
+    const viaOther = urlVia(other.port)
+    const otherSession = await openSession(viaOther)
+    const inFlight = postMcp(
+      viaOther,
+      toolCall('slow', 'e__trigger-long-running-operation', { duration: 20, steps: 2 }),
+      otherSession,
+    )
+    await new Promise((r) => setTimeout(r, 500))
     await killed.proc.stop('SIGKILL')
+    const cut = await inFlight
+    assert.ok(cut.status >= 500, `the cut call answered ${cut.status}: ${cut.text}`)
+    assert.ok(cut.headers.get('x-burrow-error'), cut.text)
+    assert.equal((cut.json as { id: unknown }).id, 'slow')
+    assert.match(
+      String(cut.headers.get('x-burrow-error')),
+      /^(tunnel_offline|upstream_unreachable)$/,
+    )
     try {
       holder = await waitForHolder(killed)
       // The same MCP session goes on through the other node.
@@ -531,8 +565,8 @@ describe('several burrowd nodes behind nginx', { skip, timeout: 240_000 }, () =>
       assert.equal(answer.status, 200, answer.text)
       assert.equal(
         await liveCounter({ env: holder.env } as unknown as Service, tunnel.id, 'tool_calls'),
-        counted + 1,
-        'nothing counted twice',
+        counted + 2,
+        'nothing counted twice (the cut call and k1, once each)',
       )
     } finally {
       if (killed.proc.proc.exitCode !== null || killed.proc.proc.signalCode !== null)
