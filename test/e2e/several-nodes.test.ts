@@ -528,6 +528,9 @@ describe('several burrowd nodes behind nginx', { skip, timeout: 240_000 }, () =>
       tunnel.id,
       'tool_calls',
     )
+    const resumes = () =>
+      (client.stdout + client.stderr).match(/reconnected; the session continues/g)?.length ?? 0
+    const resumedBefore = resumes()
     // A slow call forwarded from the other node to the holder is in flight when the holder dies.
     const viaOther = urlVia(other.port)
     const otherSession = await openSession(viaOther)
@@ -563,6 +566,12 @@ describe('several burrowd nodes behind nginx', { skip, timeout: 240_000 }, () =>
         )
       }
       assert.equal(answer.status, 200, answer.text)
+      // The other node took the resume token the dead one issued: the tunnel resumed.
+      const deadline = Date.now() + 20_000
+      while (resumes() === resumedBefore && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 100))
+      }
+      assert.equal(resumes(), resumedBefore + 1, 'the client resumed its session elsewhere')
       assert.equal(
         await liveCounter({ env: holder.env } as unknown as Service, tunnel.id, 'tool_calls'),
         counted + 2,
