@@ -65,8 +65,10 @@ describe('npm start: the demo serves client after client', () => {
   before(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'burrow-demo-'))
     listen = `127.0.0.1:${await freePort()}`
+    // A process group of its own, as a terminal gives a foreground command (Ctrl-C signals it).
     demo = startChild(process.execPath, [join(ROOT, 'scripts/start.mjs')], {
       env: { ...process.env, BURROW_DATA_DIR: dataDir, BURROW_LISTEN: listen },
+      detached: true,
     })
     const [, online] = await demo.waitFor(/Tunnel online:\s+(\S+)/, 30_000)
     url = online!
@@ -122,5 +124,18 @@ describe('npm start: the demo serves client after client', () => {
     })
     assert.equal(res.status, 303, await res.text())
     assert.ok(res.headers.getSetCookie().some((c) => c.startsWith('burrow_session=')))
+  })
+
+  it('stops on Ctrl-C, every process of it at once, with nothing failing in the log', async () => {
+    // A terminal's Ctrl-C sends SIGINT to the whole foreground group: npm start, burrowd and
+    // burrow up all get it together.
+    process.kill(-demo.proc.pid!, 'SIGINT')
+    assert.equal(await demo.exited, 0, demo.stderr)
+    const output = demo.stdout + demo.stderr
+    assert.match(output, /stopped/)
+    assert.doesNotMatch(
+      output,
+      /driver has already been destroyed|could not record|internal error|request failed/,
+    )
   })
 })
