@@ -192,4 +192,33 @@ describe('OAuth with Client ID Metadata Documents', () => {
       assert.match(await res.text(), text)
     }
   })
+
+  it('fetches at most ten unknown documents a minute for one address', async () => {
+    const before = fetched.length
+    const statuses: string[] = []
+    for (let i = 0; i < 14; i++) {
+      const params = new URLSearchParams({
+        response_type: 'code',
+        client_id: `${metadataBase}/unknown-${i}.json`,
+        redirect_uri: callback,
+        code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+        code_challenge_method: 'S256',
+        resource: tunnelUrl,
+      })
+      // Another address behind the trusted proxy each time would get its own budget: this is one.
+      const res = await fetch(`${base}/oauth/authorize?${params.toString()}`, {
+        redirect: 'manual',
+        headers: { 'x-forwarded-for': '198.51.100.23' },
+      })
+      assert.equal(res.status, 400)
+      statuses.push(
+        /too many client metadata documents/.test(await res.text()) ? 'limited' : 'fetched',
+      )
+    }
+    assert.ok(fetched.length - before <= 10, `${fetched.length - before} documents fetched`)
+    assert.ok(
+      statuses.slice(10).every((s) => s === 'limited'),
+      statuses.join(' '),
+    )
+  })
 })

@@ -49,6 +49,7 @@ export async function checkAuthorizeRequest(
   params: URLSearchParams,
   registry: ClientRegistry,
   labelOf: (resource: string) => Promise<string | null>,
+  requester?: string,
 ): Promise<AuthorizeRequest | AuthorizeProblem> {
   for (const name of AUTHORIZE_PARAMS) {
     if (params.getAll(name).length > 1) {
@@ -57,7 +58,7 @@ export async function checkAuthorizeRequest(
   }
   let client: OauthClient
   try {
-    client = await registry.find(params.get('client_id') ?? '')
+    client = await registry.find(params.get('client_id') ?? '', requester)
   } catch (err) {
     if (err instanceof OauthError) return { kind: 'show', error: err }
     throw err

@@ -11,6 +11,7 @@
 import { randomBytes } from 'node:crypto'
 import { request } from 'undici'
 import type { OauthClient, OauthClientStore } from '../../store/oauth-client-store.js'
+import { RateLimiter } from '../../http/rate-limiter.js'
 import { AddressRefusedError, type UrlGuard } from '../../webhooks/url-guard.js'
 import { OauthError } from './oauth-error.js'
 import { parseRedirectUris } from './redirect-uri.js'
@@ -21,17 +22,31 @@ const FRESH_MS = 3600_000
 const STALE_LIMIT_MS = 24 * 3600_000
 const FETCH_TIMEOUT_MS = 5_000
 const NAME_MAX = 200
+/** Metadata documents one client address may make burrowd fetch, per minute. */
+export const METADATA_FETCHES_PER_ADDRESS = 10
+/** Metadata documents the whole node fetches per minute. */
+export const METADATA_FETCHES_PER_NODE = 120
 
 /** Finds and registers clients. */
 export class ClientRegistry {
   readonly #store: OauthClientStore
   readonly #guard: UrlGuard
   readonly #now: () => Date
+  /** Fetches are made for whoever asks for a sign-in, signed in or not: they are bounded. */
+  readonly #perAddress: RateLimiter
+  readonly #perNode: RateLimiter
 
   constructor(store: OauthClientStore, guard: UrlGuard, now: () => Date = () => new Date()) {
     this.#store = store
     this.#guard = guard
     this.#now = now
+    const clock = () => now().getTime()
+    this.#perAddress = new RateLimiter({
+      capacity: METADATA_FETCHES_PER_ADDRESS,
+      perMs: 60_000,
+      now: clock,
+    })
+    this.#perNode = new RateLimiter({ capacity: METADATA_FETCHES_PER_NODE, perMs: 60_000, now: clock })
   }
 
   /** Whether `clientId` is a metadata document URL (else a registered client's id). */
@@ -53,8 +68,12 @@ export class ClientRegistry {
     return client
   }
 
-  /** The client `clientId`; `OauthError` `invalid_client` when it is unknown or unreachable. */
-  async find(clientId: string): Promise<OauthClient> {
+  /**
+   * The client `clientId`; `OauthError` `invalid_client` when it is unknown or unreachable. A
+   * metadata document not cached is fetched for `requester` (a client address) within its
+   * budget and the node's; past either, `temporarily_unavailable`.
+   */
+  async find(clientId: string, requester = 'unknown'): Promise<OauthClient> {
     if (clientId === '' || clientId.length > 2_000) {
       throw new OauthError('invalid_client', 'client_id is missing or too long')
     }
@@ -73,6 +92,14 @@ export class ClientRegistry {
     }
     const age = known ? this.#now().getTime() - known.fetchedAt.getTime() : Infinity
     if (known && age < FRESH_MS) return known
+    const allowed = this.#perAddress.take(requester)
+    if (!allowed.ok || !this.#perNode.take('node').ok) {
+      if (known && age < STALE_LIMIT_MS) return known
+      throw new OauthError(
+        'temporarily_unavailable',
+        `too many client metadata documents were fetched for this address; retry in ${allowed.ok ? 60 : allowed.retryAfterSecs} s`,
+      )
+    }
     try {
       return await this.#fetch(clientId)
     } catch (err) {

@@ -162,7 +162,12 @@ export class AuthorizationServer implements Mount {
       caller?.via === 'session' && account
         ? { email: account.email, slug: account.slug, csrfToken: caller.csrfToken }
         : null
-    const checked = await checkAuthorizeRequest(params, this.#o.registry, this.#o.labelOf)
+    const checked = await checkAuthorizeRequest(
+      params,
+      this.#o.registry,
+      this.#o.labelOf,
+      this.#addresses.rateKey(req),
+    )
     if ('kind' in checked) {
       if (checked.kind === 'show') {
         return sendHtml(res, 400, refusedPage(checked.error.message, viewer), {
