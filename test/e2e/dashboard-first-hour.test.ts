@@ -144,7 +144,10 @@ describe('dashboard: the first hour', { skip: !hasChromium, timeout: 180_000 }, 
       page.click('#create-tunnel button[type=submit]'),
     ])
     const command = (await page.textContent('#up-command')) ?? ''
-    assert.match(command, /^BURROW_API_KEY=mtk_\S+ burrow --broker ws:\/\/localhost:\d+ up --upstream/)
+    assert.match(
+      command,
+      /^BURROW_API_KEY=mtk_\S+ burrow --broker ws:\/\/localhost:\d+ up --upstream/,
+    )
     for (const width of [390, 1280]) {
       await page.setViewportSize({ width, height: 900 })
       const box = await page.evaluate<Box>(`(() => {
