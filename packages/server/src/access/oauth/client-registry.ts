@@ -46,7 +46,11 @@ export class ClientRegistry {
       perMs: 60_000,
       now: clock,
     })
-    this.#perNode = new RateLimiter({ capacity: METADATA_FETCHES_PER_NODE, perMs: 60_000, now: clock })
+    this.#perNode = new RateLimiter({
+      capacity: METADATA_FETCHES_PER_NODE,
+      perMs: 60_000,
+      now: clock,
+    })
   }
 
   /** Whether `clientId` is a metadata document URL (else a registered client's id). */
