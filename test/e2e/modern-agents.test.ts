@@ -3,12 +3,18 @@
 // is) and over stdio, server-everything over stdio (a 2025 server), and the two stdio servers
 // aggregated with each other, and the v2 server over HTTP aggregated with server-everything (calls
 // and progress then cross to each kind of server in the aggregator). Each lists, calls, follows
-// progress and answers an elicitation; for 2026-07-28 agents of a 2025 stdio server that
-// elicitation crosses burrow's input_required bridge.
+// progress and answers an elicitation (and, from server-everything, sampling and roots); for
+// 2026-07-28 agents of a 2025 stdio server those requests cross burrow's input_required bridge.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { startChild, type Child } from '../helpers/child.js'
-import { connectEraAgent, ELICITED_NAME, type AgentKind } from '../helpers/era-agents.js'
+import {
+  connectEraAgent,
+  ELICITED_NAME,
+  ROOT_NAME,
+  SAMPLED_TEXT,
+  type AgentKind,
+} from '../helpers/era-agents.js'
 import { freePort } from '../helpers/free-port.js'
 import { EVERYTHING, ROOT, startClient, startService, type Service } from '../helpers/stack.js'
 
@@ -22,6 +28,8 @@ interface Layout {
   readonly echo: { tool: string; args: Record<string, unknown>; text: (kind: AgentKind) => RegExp }
   readonly progress: { tool: string; args: Record<string, unknown>; steps: number }
   readonly elicit: { tool: string; text: RegExp; agents: readonly AgentKind[] }
+  /** Tools that make the server ask the agent to sample and to list its roots, where it has them. */
+  readonly asks?: { sampling: string; roots: string }
 }
 
 let httpUpstream: Child | undefined
@@ -83,12 +91,14 @@ const LAYOUTS: readonly Layout[] = [
     name: 'single stdio server (server-everything)',
     up: async () => ['--stdio', `node "${EVERYTHING}" stdio`],
     ...everythingTools(''),
+    asks: { sampling: 'trigger-sampling-request', roots: 'get-roots-list' },
   },
   {
     name: 'aggregator (server-everything and the v2 SDK server over stdio)',
     up: async () => ['--stdio', `a=node "${EVERYTHING}" stdio`, '--stdio', `b=node "${V2_SERVER}"`],
     ...everythingTools('a__'),
     elicit: v2Tools('b__').elicit,
+    asks: { sampling: 'a__trigger-sampling-request', roots: 'a__get-roots-list' },
   },
   {
     name: 'aggregator (the v2 SDK server over HTTP and server-everything over stdio)',
@@ -160,6 +170,21 @@ describe('2026-07-28 and 2025 agents side by side', () => {
             if (layout.elicit.agents.includes(kind)) {
               assert.match(await agent.call(layout.elicit.tool), layout.elicit.text)
               assert.equal(agent.elicited(), 1)
+            }
+            if (layout.asks) {
+              // Sampling and roots asked by a 2025 stdio server: for 2026-07-28 agents they
+              // cross burrow's input_required bridge too.
+              const sampled = await agent.call(layout.asks.sampling, {
+                prompt: 'say hi',
+                maxTokens: 20,
+              })
+              assert.ok(sampled.includes(SAMPLED_TEXT), sampled)
+              assert.ok(agent.sampled() >= 1)
+              // server-everything keeps the roots it was told per process: the first agent
+              // of a layout answers roots/list, the others read them back.
+              const roots = await agent.call(layout.asks.roots)
+              assert.ok(roots.includes(ROOT_NAME), roots)
+              if (kind === AGENTS[0]) assert.ok(agent.rootsListed() >= 1)
             }
           } finally {
             await agent.close()

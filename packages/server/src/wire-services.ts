@@ -190,6 +190,7 @@ export async function wireServices({ config, log, listen }: WireOptions): Promis
     registry,
     addresses,
     log,
+    onKeyCheck: (outcome) => metrics.keyChecks.inc({ outcome }),
   })
   const domains = openCustomDomains({
     config,

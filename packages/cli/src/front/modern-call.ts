@@ -3,7 +3,7 @@
  * answer, across as many `input_required` rounds as the server's questions take. The backend sees
  * one ordinary call on the call's seat; the agent sees a POST per round. While the call runs, what
  * the backend sends is translated: the answer (under the id of the agent's latest POST), progress
- * (under that POST's token), log messages the request asked for, and server→client requests,
+ * (under that POST's token; what comes between rounds goes out with the next), log messages the request asked for, and server→client requests,
  * which end the current POST with `input_required` and are answered from the retry's
  * `inputResponses` (see `input-bridge.ts`). Hanging up on a POST cancels the call; a parked call
  * nobody comes back for is cancelled after `parkMs`.
@@ -59,6 +59,8 @@ interface PendingAsk {
 
 /** How long a round waits for more questions after the first. */
 const ROUND_GATHER_MS = 25
+/** Progress notifications kept for the next round while the agent answers a question. */
+const MAX_HELD_PROGRESS = 100
 
 /** Log levels from least to most severe (RFC 5424 as MCP uses them). */
 const LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency']
@@ -78,6 +80,8 @@ export class ModernCall {
   #roundScheduled = false
   #parkTimer: NodeJS.Timeout | undefined
   #done = false
+  /** Progress the backend reported while no POST was attached (between rounds), bounded. */
+  readonly #heldProgress: Readonly<Record<string, unknown>>[] = []
 
   constructor(options: ModernCallOptions) {
     this.#opts = options
@@ -127,6 +131,8 @@ export class ModernCall {
       this.#opts.seat.session.respond({ jsonrpc: '2.0', id: ask.askId, result })
     }
     const done = this.#attach(res, request, signal)
+    // Progress made between the rounds goes out first, under the retry's token.
+    for (const params of this.#heldProgress.splice(0)) this.#progress(params)
     if (this.#final) this.#deliverFinal(this.#final)
     else if (this.#asks.size > 0) this.#requireInput()
     return done
@@ -218,11 +224,12 @@ export class ModernCall {
     const attached = this.#attached
     switch (message.method) {
       case 'notifications/progress':
-        if (relatedTo !== this.#backendId || attached?.progressToken === undefined) return
-        attached.exchange.relay({
-          ...message,
-          params: { ...params, progressToken: attached.progressToken },
-        })
+        if (relatedTo !== this.#backendId) return
+        if (attached === undefined) {
+          if (this.#heldProgress.length < MAX_HELD_PROGRESS) this.#heldProgress.push(params)
+          return
+        }
+        this.#progress(params)
         return
       case 'notifications/message':
         if (attached && this.#wantsLog(params.level)) attached.exchange.relay(message)
@@ -235,6 +242,17 @@ export class ModernCall {
       default:
       // list_changed and the like travel on subscriptions/listen streams, not on calls.
     }
+  }
+
+  /** Relay backend progress `params` on the attached POST, under its own token (if it asked). */
+  #progress(params: Readonly<Record<string, unknown>>): void {
+    const attached = this.#attached
+    if (attached?.progressToken === undefined) return
+    attached.exchange.relay({
+      jsonrpc: '2.0',
+      method: 'notifications/progress',
+      params: { ...params, progressToken: attached.progressToken },
+    })
   }
 
   /** End the attached POST with `input_required` for every unanswered question. */

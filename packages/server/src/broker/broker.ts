@@ -23,6 +23,8 @@ export interface BrokerOptions {
   readonly addresses: ClientAddresses
   /** Milliseconds clock for the key-check throttle (tests pass their own). */
   readonly now?: () => number
+  /** Told the outcome of every key check (burrowd's metrics count them). */
+  readonly onKeyCheck?: (outcome: 'valid' | 'unknown' | 'throttled') => void
 }
 
 /** Accepts tunnel connections. */
@@ -57,6 +59,7 @@ export class Broker {
     const address = this.opts.addresses.rateKey(req)
     const allowed = this.guard.check(address)
     if (!allowed.ok) {
+      this.opts.onKeyCheck?.('throttled')
       return rejectUpgrade(
         socket,
         'rate_limited',
@@ -80,6 +83,7 @@ export class Broker {
     }
     if (!tunnel) {
       this.guard.failed(address)
+      this.opts.onKeyCheck?.('unknown')
       return rejectUpgrade(
         socket,
         'unauthorized',
@@ -88,6 +92,7 @@ export class Broker {
       )
     }
     this.guard.passed(address)
+    this.opts.onKeyCheck?.('valid')
     const found = tunnel
     this.wss.handleUpgrade(req, socket, head, (ws) => this.opts.registry.attach(ws, found, socket))
   }

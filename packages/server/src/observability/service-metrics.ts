@@ -1,7 +1,7 @@
 /**
  * burrowd's own metrics for operators, in Prometheus text at `GET /metrics` on the service host:
  * tunnels connected, edge requests by status and policy code, edge latency, broker frames and
- * bytes, quota and rate-limit refusals, webhook deliveries. No label names a tunnel or an
+ * bytes, tunnel-key checks, quota and rate-limit refusals, webhook deliveries. No label names a tunnel or an
  * account: the series stay few however many tunnels there are (per-tunnel figures are the
  * dashboard's and the API's).
  */
@@ -19,6 +19,7 @@ export class ServiceMetrics {
   readonly brokerBytes: Counter<'direction'>
   readonly refusals: Counter<'policy_code'>
   readonly webhookDeliveries: Counter<'outcome'>
+  readonly keyChecks: Counter<'outcome'>
 
   constructor(opts: { readonly defaults?: boolean; readonly connections?: () => number } = {}) {
     const registers = [this.registry]
@@ -65,6 +66,12 @@ export class ServiceMetrics {
       name: 'burrowd_policy_refusals_total',
       help: 'Requests refused by quotas, session caps, rate limits and tool policy, by policy code',
       labelNames: ['policy_code'],
+      registers,
+    })
+    this.keyChecks = new Counter({
+      name: 'burrowd_broker_key_checks_total',
+      help: 'Tunnel client connections by the outcome of their key: valid, unknown, or throttled (429 before any check)',
+      labelNames: ['outcome'],
       registers,
     })
     this.webhookDeliveries = new Counter({
