@@ -199,6 +199,7 @@ export async function wireServices({ config, log, listen }: WireOptions): Promis
     edge,
     port,
     log,
+    events: governance.events,
     onEdgeRequest: (res) => {
       const started = performance.now()
       res.once('close', () => metrics.edgeAnswered(res, started))

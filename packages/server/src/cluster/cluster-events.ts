@@ -1,6 +1,6 @@
 /**
  * Changes every node must apply at once, over Redis pub/sub: an account's plan or a tunnel's
- * policy, tools or key changed (drop what is cached about it), a tunnel was taken over by another
+ * policy, tools or key changed, or a custom domain (drop what is cached about it), a tunnel was taken over by another
  * node (drop the local client). One channel; messages are small JSON objects; a node ignores
  * what it sent itself. Without Redis there is one node, and events are delivered in process.
  */
@@ -11,6 +11,8 @@ import type { Logger } from '@burrow/protocol'
 export type ClusterEvent =
   | { readonly type: 'account'; readonly accountId: string }
   | { readonly type: 'tunnel'; readonly tunnelId: string }
+  /** A custom domain was added, removed, verified or lapsed: routes cached anywhere are stale. */
+  | { readonly type: 'domains' }
   | { readonly type: 'disconnect'; readonly tunnelId: string; readonly reason: string }
   | {
       readonly type: 'taken'

@@ -47,6 +47,8 @@ export interface CustomDomainsOptions {
   readonly planOf: (label: string) => Promise<PlanId | null>
   readonly log: Logger
   readonly now?: () => Date
+  /** Told when a domain changes here, so other nodes forget their cached routes too. */
+  readonly onChange?: () => void
 }
 
 /** A domain with what its last check found. */
@@ -91,14 +93,14 @@ export class CustomDomains {
     const check = checkCustomDomain(input, this.#opts.zone, this.#opts.serviceHost)
     if (!check.ok) throw new StoreError('invalid', check.reason)
     const added = await this.#opts.store.add(accountId, tunnelId, check.domain)
-    this.invalidate()
+    this.#changed()
     return added
   }
 
   /** Remove a domain: it stops routing and gets no certificate. False when there is none. */
   async remove(accountId: string, tunnelId: string, domain: string): Promise<boolean> {
     const removed = await this.#opts.store.remove(accountId, tunnelId, domain.toLowerCase())
-    this.invalidate()
+    this.#changed()
     return removed
   }
 
@@ -117,7 +119,7 @@ export class CustomDomains {
       at,
     )
     if (stored !== undefined && stored.state !== d.state) {
-      this.invalidate()
+      this.#changed()
       this.#opts.log.info(`custom domain ${d.domain} is now ${stored.state}`)
     }
     return { domain: stored ?? d, findings }
@@ -211,6 +213,12 @@ export class CustomDomains {
     if (route === null || route === 'pending') return false
     const plan = await this.#opts.planOf(route.label)
     return plan !== null && this.allowed(route, plan)
+  }
+
+  /** A domain changed here: forget cached routes, here and (through `onChange`) on every node. */
+  #changed(): void {
+    this.invalidate()
+    this.#opts.onChange?.()
   }
 
   /** Forget cached routes (after a domain changes, or a plan does). */

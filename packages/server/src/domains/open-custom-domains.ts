@@ -6,6 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Logger } from '@burrow/protocol'
 import type { DomainsPort } from '../app/domains-port.js'
+import type { ClusterEvents } from '../cluster/cluster-events.js'
 import type { ServerConfig } from '../config.js'
 import type { Edge } from '../edge/edge.js'
 import type { TunnelLookup } from '../edge/tunnel-lookup.js'
@@ -47,6 +48,8 @@ export interface CustomDomainsParts {
   readonly edge: Edge
   readonly port: number
   readonly log: Logger
+  /** Changes every node applies: domain changes are announced, and others' forgotten here. */
+  readonly events?: ClusterEvents
   /** Called for each request a custom domain routes to the edge (for burrowd's metrics). */
   readonly onEdgeRequest?: (res: ServerResponse) => void
 }
@@ -62,6 +65,10 @@ export function openCustomDomains(parts: CustomDomainsParts): CustomDomainsRunti
     serviceHost: config.serviceHost,
     planOf: async (label) => (await lookup.byLabel(label))?.plan ?? null,
     log,
+    ...(parts.events ? { onChange: () => parts.events?.publish({ type: 'domains' }) } : {}),
+  })
+  parts.events?.subscribe((event) => {
+    if (event.type === 'domains' || event.type === 'account') domains.invalidate()
   })
   const port = publicPortFor(config, parts.port)
   const originOf = (domain: string) =>

@@ -15,6 +15,7 @@ import {
   LAPSE_AFTER_MS,
   VERIFIED_RECHECK_MS,
 } from '../../src/domains/custom-domains.js'
+import { LocalClusterEvents } from '../../src/cluster/cluster-events.js'
 import { DnsVerifier } from '../../src/domains/dns-verifier.js'
 import type { PlanId } from '../../src/plans.js'
 import { CustomDomainStore, type CustomDomain } from '../../src/store/custom-domain-store.js'
@@ -122,6 +123,32 @@ for (const backend of testBackends()) {
       assert.equal(await domains.route('mcp.example.org'), null)
       assert.equal(await domains.mayIssue('mcp.example.org'), false)
       assert.equal(await domains.remove(pro.id, proTunnel, 'mcp.example.org'), false)
+    })
+
+    it('tells other nodes when a domain changes, so none routes a removed one from its cache', async () => {
+      const events = new LocalClusterEvents()
+      const node = (onChange?: () => void) =>
+        new CustomDomains({
+          store: new CustomDomainStore(store.db, () => clock),
+          verifier: new DnsVerifier({ servers: [dns.address], timeoutMs: 1000 }),
+          zone: ZONE,
+          planOf: async () => 'pro',
+          log: silentLogger,
+          now: () => clock,
+          ...(onChange ? { onChange } : {}),
+        })
+      const here = node(() => events.publish({ type: 'domains' }))
+      const there = node()
+      events.subscribe((e) => {
+        if (e.type === 'domains') there.invalidate()
+      })
+      const d = await here.add(pro.id, proTunnel, 'cached.example.org')
+      publish(d)
+      await here.checkNow(d)
+      const route = await there.route('cached.example.org')
+      assert.ok(route !== null && route !== 'pending', 'the other node routes it (and caches that)')
+      assert.equal(await here.remove(pro.id, proTunnel, 'cached.example.org'), true)
+      assert.equal(await there.route('cached.example.org'), null)
     })
 
     it('refuses every name that cannot be a custom domain, saying why', async () => {
