@@ -465,4 +465,34 @@ describe('stopping and starting burrowd', () => {
       rmSync(dir, { recursive: true, force: true })
     }
   })
+
+  it('explains in one line that it cannot write a read-only data directory', async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'burrow-ro-dir-'))
+    try {
+      try {
+        await run('mount', ['-o', 'bind,ro', dir, dir])
+      } catch (err) {
+        t.skip(
+          `cannot bind-mount a read-only directory here: ${(err as Error).message.split('\n')[0]}`,
+        )
+        return
+      }
+      try {
+        const child = startChild(process.execPath, [BURROWD, 'serve'], {
+          env: { ...process.env, BURROW_DATA_DIR: dir, BURROW_LISTEN: '127.0.0.1:0' },
+        })
+        assert.equal(await child.exited, 1)
+        assert.match(
+          child.stderr,
+          /^burrowd: cannot open the SQLite database .*must be able to create and write files there/,
+        )
+        assert.equal(child.stderr.trim().split('\n').length, 1, child.stderr)
+        assert.doesNotMatch(child.stderr, /internal error|\n {4}at /)
+      } finally {
+        await run('umount', [dir])
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
 })
