@@ -2,11 +2,13 @@
  * Hostile traffic against the dashboard's accounts, through a real burrowd: weak passwords are
  * refused at sign-up; sign-in limits count per client address behind the trusted proxy (each
  * address its own bucket), and an attacker guessing from many addresses stops further guesses
- * without locking the owner out of a browser they signed in with before.
+ * without locking the owner out of a browser they signed in with before; the dev checkout sends
+ * a buyer back only to this service.
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { startService, type Service } from '../helpers/stack.js'
+import { signUp } from '../helpers/web-client.js'
 
 /** A form post from a browser at `address` (as the TLS proxy on loopback reports it). */
 async function formPost(
@@ -110,5 +112,27 @@ describe('hostile traffic against accounts', () => {
     const back = await formPost(base, '/signin', { email, password }, '203.0.113.99', [device])
     assert.equal(back.status, 303)
     assert.equal(back.headers.get('location'), '/dashboard')
+  })
+
+  it('returns a dev-checkout buyer only to this service, never to a success_url elsewhere', async () => {
+    const user = await signUp(base, 'redirected')
+    const checkout = await user.api<{ checkout_url: string }>('POST', '/api/billing/checkout', {
+      plan: 'pro',
+    })
+    assert.equal(checkout.status, 201, JSON.stringify(checkout.json))
+    const txn = new URL(checkout.json.checkout_url).searchParams.get('_ptxn') ?? ''
+    const evil = 'https://evil.example/phish'
+    const page = await fetch(
+      `${base}/dev/paddle/checkout?_ptxn=${txn}&success_url=${encodeURIComponent(evil)}`,
+    )
+    assert.ok(!(await page.text()).includes('evil.example'), 'the page carries the foreign URL')
+    const paid = await fetch(`${base}/dev/paddle/checkout/pay`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ _ptxn: txn, success_url: evil }),
+    })
+    assert.ok(!(paid.headers.get('location') ?? '').includes('evil.example'), 'sent elsewhere')
+    assert.ok(paid.status < 400, `the payment went through (${paid.status})`)
   })
 })
