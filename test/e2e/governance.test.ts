@@ -193,6 +193,8 @@ describe('governance through real processes', () => {
         undefined,
         `${name}: the server saw it`,
       )
+      assert.match(server.child.stdout, /counting server: tools\/call echo/)
+      assert.doesNotMatch(server.child.stdout, /tools\/call drop_table/, `${name}: in its log`)
     }
   })
 
@@ -218,7 +220,13 @@ describe('governance through real processes', () => {
     } finally {
       await transport.close()
     }
+    const session = await openSession(t.url)
+    const refused = await postMcp(t.url, toolCall(42, 'c__drop_table'), session)
+    assert.equal(refused.status, 403)
+    assert.equal(refused.headers.get('x-burrow-error'), 'tool_denied')
+    assert.deepEqual(refusalOf(refused.text).id, 42)
     assert.equal((await json.counts()).called.drop_table, undefined)
+    assert.doesNotMatch(json.child.stdout, /tools\/call drop_table/)
   })
 
   it('lets exactly the limit through of 100 concurrent calls, the rest 429 with Retry-After', async () => {
