@@ -111,5 +111,11 @@ http {
     const cmd = /CMD \["node", "([^"]+)"/.exec(dockerfile)
     assert.ok(cmd && existsSync(join(ROOT, cmd[1]!)), 'the image runs a file of the repository')
     assert.ok(existsSync(join(ROOT, 'deploy/Dockerfile.caddy')))
+    assert.match(compose, /BURROW_SERVICE_HOST:/, 'the dashboard on a domain of its own')
+    assert.match(compose, /BURROW_TRUSTED_PROXIES: 172\.29\.0\.10\n/, 'only Caddy is trusted')
+    // Secrets in deploy/.env reach neither the image nor git.
+    const dockerignore = readFileSync(join(ROOT, '.dockerignore'), 'utf8')
+    assert.match(dockerignore, /^\*\*\/\.env$/m)
+    assert.match(readFileSync(join(ROOT, '.gitignore'), 'utf8'), /^\.env$/m)
   })
 })
