@@ -24,7 +24,7 @@ export interface BrokerOptions {
   /** Milliseconds clock for the key-check throttle (tests pass their own). */
   readonly now?: () => number
   /** Told the outcome of every key check (burrowd's metrics count them). */
-  readonly onKeyCheck?: (outcome: 'valid' | 'unknown' | 'throttled') => void
+  readonly onKeyCheck?: (outcome: 'valid' | 'unknown' | 'throttled' | 'error') => void
 }
 
 /** Accepts tunnel connections. */
@@ -73,6 +73,7 @@ export class Broker {
       tunnel = await this.opts.findTunnelByKey(match[1])
     } catch (err) {
       this.guard.passed(address)
+      this.opts.onKeyCheck?.('error')
       this.opts.log.error(`broker: key lookup failed: ${(err as Error).message}`)
       return rejectUpgrade(
         socket,

@@ -1,11 +1,13 @@
 /**
- * Throttles guessing of tunnel keys. Each key check reserves one attempt from its client's bucket
- * and from one bucket for the whole node before the key is looked up, so guesses sent all at once
- * cannot outrun the limit while lookups are pending; once either bucket is empty, upgrades are
- * answered 429 before any lookup, until it refills. A valid key (or a lookup that failed on our
- * side) gives its attempt back, so a client that knows its key is only held back while its
- * address (or the whole node) is under attack, and then for at most the refill time. Refusals
- * are logged in aggregate, one line a minute, not one line each.
+ * Throttles guessing of tunnel keys. Each failed key check spends from its client's bucket and
+ * from one bucket for the whole node; once either is empty, upgrades are answered 429 before any
+ * key is looked up, until it refills. At most `KEY_CHECKS_PENDING_PER_ADDRESS` lookups may run at
+ * once per address (`KEY_CHECKS_PENDING_PER_NODE` per node), so guesses sent all at once are
+ * checked a few dozen at a time, and the first failures empty the bucket for the rest. Valid
+ * keys spend nothing, so a client that knows its key is only held
+ * back while its address (or the whole node) is under attack, and then for at most the refill
+ * time; many tunnels reconnecting at once from one address (a drain, a NAT) pass. Refusals are
+ * logged in aggregate, one line a minute, not one line each.
  */
 import type { Logger } from '@burrow/protocol'
 import { RateLimiter } from '../http/rate-limiter.js'
@@ -14,6 +16,10 @@ import { RateLimiter } from '../http/rate-limiter.js'
 export const KEY_FAILURES_PER_ADDRESS = 10
 /** Failed checks the whole node allows per second (a burst of ten seconds' worth). */
 export const KEY_FAILURES_PER_SECOND = 20
+/** Key lookups one address may have running at once. */
+export const KEY_CHECKS_PENDING_PER_ADDRESS = 50
+/** Key lookups the node may have running at once. */
+export const KEY_CHECKS_PENDING_PER_NODE = 500
 
 /** Options of `new KeyGuard`. */
 export interface KeyGuardOptions {
@@ -34,6 +40,9 @@ export class KeyGuard {
   readonly #log: Logger
   readonly #now: () => number
   readonly #reportMs: number
+  /** Lookups running, per address and in all. */
+  readonly #pending = new Map<string, number>()
+  #pendingAll = 0
   #failed = 0
   #throttled = 0
   readonly #addresses = new Set<string>()
@@ -58,31 +67,46 @@ export class KeyGuard {
   }
 
   /**
-   * May a key from `address` be checked now? Reserves one attempt: tell `passed` or `failed`
-   * once the key is looked up. A refusal is counted for the aggregate log.
+   * May a key from `address` be looked up now? When yes, tell `passed` or `failed` once it was.
+   * A refusal is counted for the aggregate log.
    */
   check(address: string): KeyCheck {
-    const mine = this.#perAddress.take(address)
-    const node = mine.ok ? this.#node.take('node') : mine
-    if (node.ok) return node
-    if (mine.ok) this.#perAddress.refund(address)
+    const pending = this.#pending.get(address) ?? 0
+    const mine = this.#perAddress.peek(address)
+    const node = mine.ok ? this.#node.peek('node') : mine
+    const crowded =
+      pending >= KEY_CHECKS_PENDING_PER_ADDRESS || this.#pendingAll >= KEY_CHECKS_PENDING_PER_NODE
+    if (node.ok && !crowded) {
+      this.#pending.set(address, pending + 1)
+      this.#pendingAll++
+      return node
+    }
     this.#throttled++
     if (this.#addresses.size < 10_000) this.#addresses.add(address)
     this.#report()
-    return node
+    return node.ok ? { ok: false, retryAfterSecs: 1 } : node
   }
 
-  /** The key from `address` was valid, or could not be checked: its attempt is given back. */
+  /** The key from `address` was valid, or could not be checked: nothing is spent. */
   passed(address: string): void {
-    this.#perAddress.refund(address)
-    this.#node.refund('node')
+    this.#settle(address)
   }
 
-  /** A key from `address` was checked and is unknown: its attempt stays spent. */
+  /** A key from `address` was checked and is unknown: one failure is spent. */
   failed(address: string): void {
+    this.#settle(address)
+    this.#perAddress.take(address)
+    this.#node.take('node')
     this.#failed++
     if (this.#addresses.size < 10_000) this.#addresses.add(address)
     this.#report()
+  }
+
+  #settle(address: string): void {
+    const pending = (this.#pending.get(address) ?? 1) - 1
+    if (pending > 0) this.#pending.set(address, pending)
+    else this.#pending.delete(address)
+    this.#pendingAll = Math.max(0, this.#pendingAll - 1)
   }
 
   #report(): void {

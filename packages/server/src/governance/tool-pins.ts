@@ -15,13 +15,15 @@
  */
 import type { Logger } from '@burrow/protocol'
 import type { ClusterEvents } from '../cluster/cluster-events.js'
-import type {
-  PinRow,
-  PinStatus,
-  PinnedDefinition,
-  ToolPinsStore,
+import {
+  approvedRow,
+  type PinRow,
+  type PinStatus,
+  type PinnedDefinition,
+  type ToolPinsStore,
 } from '../store/tool-pins-store.js'
-import { diffDefinitions } from './definition-diff.js'
+import { roundOf, type Round } from './list-rounds.js'
+import { HELD_STATUSES, heldReasonOf } from './pin-holds.js'
 import type { RugPullMode } from './policy.js'
 import { pinTool, type PinnedTool } from './tool-definition.js'
 
@@ -35,13 +37,6 @@ export interface ToolChange {
   readonly approvedHash: string | null
   readonly currentHash: string | null
   readonly at: Date
-}
-
-/** A paginated `tools/list` being followed: the names seen so far, the new tools not yet judged. */
-interface Round {
-  readonly names: Set<string>
-  /** New tools that may turn out to be renamed ones, judged when the list is complete. */
-  readonly pending: Map<string, PinnedTool>
 }
 
 /** A tunnel's pins in memory. */
@@ -58,16 +53,11 @@ export interface PinState {
 
 /** Most tools pinned per tunnel; past it, new tools are not pinned (and held in `hold` mode). */
 export const MAX_PINNED_TOOLS = 1000
-/** Paginated lists followed at once per tunnel, and names remembered per list. */
-const MAX_ROUNDS = 32
-const MAX_ROUND_NAMES = 10_000
-
-/** Statuses held from agents, per mode. */
-const HELD: Readonly<Record<RugPullMode, ReadonlySet<PinStatus>>> = {
-  off: new Set(),
-  alert: new Set(['rejected']),
-  hold: new Set(['changed', 'new', 'renamed', 'rejected']),
-}
+/**
+ * Most tools of one page hashed, besides those already pinned; the rest are left out of the
+ * answer in `hold` mode (no pin knows them) and pass unchecked in `alert` mode.
+ */
+export const MAX_PAGE_TOOLS = 5000
 
 /** Options of `new ToolPins`. */
 export interface ToolPinsOptions {
@@ -150,23 +140,41 @@ export class ToolPins {
   ): ReadonlySet<string> {
     if (page.mode === 'off') return new Set()
     const at = new Date(this.#now())
+    const round = roundOf(state.rounds, page)
     const seen = new Map<string, PinnedTool>()
+    // Names an earlier page of this list had (a second definition under a name agents saw), and
+    // names past the page's cap that no pin knows: left out of the answer, never pinned.
+    const left = new Set<string>()
+    let looked = 0
     for (const tool of tools) {
-      const pin = pinTool(tool)
-      if (pin !== null && !seen.has(pin.name)) seen.set(pin.name, pin)
+      const name = (tool as { name?: unknown } | null)?.name
+      if (typeof name !== 'string' || name === '' || seen.has(name)) continue
+      if (round?.names.has(name)) {
+        left.add(name)
+      } else if (looked < MAX_PAGE_TOOLS || state.pins.has(name)) {
+        looked++
+        const pin = pinTool(tool)
+        if (pin !== null) seen.set(name, pin)
+      } else if (page.mode === 'hold') {
+        left.add(name)
+      }
     }
     const stored = (p: PinnedTool): PinnedDefinition => ({
       hash: p.hash,
       bodyHash: p.bodyHash,
       definition: page.zeroKnowledge ? null : p.definition,
     })
-    const round = this.#round(state, page)
     if (round) for (const name of seen.keys()) round.names.add(name)
     const complete = page.nextCursor === null
+    const hidden = (): ReadonlySet<string> => {
+      const names = new Set(this.#hidden(state, seen, page.mode))
+      for (const name of left) names.add(name)
+      return names
+    }
 
     if (!state.baselined || state.baselining) {
       // The first list is the approved baseline: no alert on first use.
-      if (!state.baselined && page.cursor !== null) return this.#hidden(state, seen, page.mode)
+      if (!state.baselined && page.cursor !== null) return hidden()
       const fresh = [...seen.values()]
         .filter((p) => !state.pins.has(p.name))
         .slice(0, Math.max(0, MAX_PINNED_TOOLS - state.pins.size))
@@ -180,7 +188,7 @@ export class ToolPins {
           ? this.#opts.store.extendBaseline(tunnel.id, defs, at)
           : this.#opts.store.baseline(tunnel.id, defs, at),
       )
-      return new Set()
+      return left
     }
 
     for (const [name, p] of seen) {
@@ -203,7 +211,7 @@ export class ToolPins {
       }
     }
     if (complete && round) this.#finish(tunnel, state, round, stored, at)
-    return this.#hidden(state, seen, page.mode)
+    return hidden()
   }
 
   /** Why a call to `name` is held under `mode`, or null when it may go through. */
@@ -217,16 +225,8 @@ export class ToolPins {
         `it is held until the owner approves it at ${where}`
       )
     }
-    if (!HELD[mode].has(row.status)) return null
-    const what =
-      row.status === 'new'
-        ? 'is new since its owner approved this tunnel’s tools'
-        : row.status === 'renamed'
-          ? `is "${row.renamedFrom ?? 'another tool'}" renamed`
-          : row.status === 'rejected'
-            ? 'has a definition its owner rejected'
-            : `changed since its owner approved it (${changedFields(row)})`
-    return `the tool "${name}" ${what}; it is held until the owner approves it at ${where}`
+    if (!HELD_STATUSES[mode].has(row.status)) return null
+    return heldReasonOf(row, where)
   }
 
   /** The server said its tools changed (`notifications/tools/list_changed`). */
@@ -246,25 +246,6 @@ export class ToolPins {
   /** Resolves when the writes queued so far are done (tests, shutdown). */
   async settled(): Promise<void> {
     while (this.#writes.size > 0) await Promise.allSettled([...this.#writes.values()])
-  }
-
-  /** The list `page` belongs to: a new one for a first page, else the one its cursor continues. */
-  #round(state: PinState, page: ListPage): Round | null {
-    let round: Round | null
-    if (page.cursor === null) {
-      round = { names: new Set(), pending: new Map() }
-    } else {
-      round = state.rounds.get(page.cursor) ?? null
-      state.rounds.delete(page.cursor)
-    }
-    if (round && page.nextCursor !== null) {
-      if (round.names.size > MAX_ROUND_NAMES) return null
-      if (state.rounds.size >= MAX_ROUNDS) {
-        state.rounds.delete(state.rounds.keys().next().value as string)
-      }
-      state.rounds.set(page.nextCursor, round)
-    }
-    return round
   }
 
   /** Whether `p` has the body of an approved tool not (yet) seen in this list. */
@@ -312,7 +293,9 @@ export class ToolPins {
     const hidden = new Set<string>()
     for (const name of seen.keys()) {
       const row = state.pins.get(name)
-      if (row === undefined ? mode === 'hold' && state.baselined : HELD[mode].has(row.status))
+      if (
+        row === undefined ? mode === 'hold' && state.baselined : HELD_STATUSES[mode].has(row.status)
+      )
         hidden.add(name)
     }
     return hidden
@@ -392,32 +375,4 @@ export class ToolPins {
       if (this.#writes.get(tunnelId) === next) this.#writes.delete(tunnelId)
     })
   }
-}
-
-function approvedRow(name: string, def: PinnedDefinition | null, at: Date): PinRow {
-  return {
-    name,
-    status: 'approved',
-    approvedHash: def?.hash ?? null,
-    approvedBodyHash: def?.bodyHash ?? null,
-    approvedDefinition: def?.definition ?? null,
-    currentHash: def?.hash ?? null,
-    currentBodyHash: def?.bodyHash ?? null,
-    currentDefinition: def?.definition ?? null,
-    renamedFrom: null,
-    changedAt: null,
-    approvedAt: at.toISOString(),
-    approvedBy: 'baseline',
-  }
-}
-
-/** What changed in a pin, in a few words: the changed top-level fields. */
-export function changedFields(row: PinRow): string {
-  if (row.approvedDefinition === null || row.currentDefinition === null) return 'its definition'
-  const fields = new Set(
-    diffDefinitions(row.approvedDefinition, row.currentDefinition).map(
-      (c) => c.path.split(/[.[]/, 1)[0]!,
-    ),
-  )
-  return fields.size === 0 ? 'its definition' : [...fields].join(', ')
 }

@@ -60,12 +60,6 @@ export class RateLimiter {
     return { ok: false, retryAfterSecs: Math.max(1, Math.ceil(waitMs / 1000)) }
   }
 
-  /** Give back one request `key` spent (it turned out not to count), up to the capacity. */
-  refund(key: string): void {
-    const bucket = this.#buckets.get(key)
-    if (bucket) bucket.tokens = Math.min(this.#capacity, bucket.tokens + 1)
-  }
-
   /**
    * Whether `key` could spend one request now, without spending it: ok, or the seconds until it
    * could. For limits that only failures spend (the caller `take`s after a failure).

@@ -70,7 +70,7 @@ export class ServiceMetrics {
     })
     this.keyChecks = new Counter({
       name: 'burrowd_broker_key_checks_total',
-      help: 'Tunnel client connections by the outcome of their key: valid, unknown, or throttled (429 before any check)',
+      help: 'Tunnel client connections by the outcome of their key: valid, unknown, throttled (429 before any check), or error (the lookup failed)',
       labelNames: ['outcome'],
       registers,
     })

@@ -325,3 +325,21 @@ function toPin(r: Selectable<ToolPinsTable>): PinRow {
     approvedBy: r.approved_by ?? null,
   }
 }
+
+/** The row of a tool approved as it was first seen (the baseline), or approved as `def`. */
+export function approvedRow(name: string, def: PinnedDefinition | null, at: Date): PinRow {
+  return {
+    name,
+    status: 'approved',
+    approvedHash: def?.hash ?? null,
+    approvedBodyHash: def?.bodyHash ?? null,
+    approvedDefinition: def?.definition ?? null,
+    currentHash: def?.hash ?? null,
+    currentBodyHash: def?.bodyHash ?? null,
+    currentDefinition: def?.definition ?? null,
+    renamedFrom: null,
+    changedAt: null,
+    approvedAt: at.toISOString(),
+    approvedBy: 'baseline',
+  }
+}

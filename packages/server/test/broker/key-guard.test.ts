@@ -1,10 +1,13 @@
-// The tunnel-key throttle with an injected clock: attempts are reserved before the lookup (so
-// guesses sent at once cannot outrun it), valid keys give theirs back, the node-wide bucket
-// holds against many addresses, and refusals are logged in aggregate once a minute.
+// The tunnel-key throttle with an injected clock: lookups still running count against the
+// buckets (so guesses sent at once cannot outrun them), valid keys spend nothing (many at once
+// from one address pass), the node-wide bucket holds against many addresses, and refusals are
+// logged in aggregate once a minute.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import type { Logger } from '@burrow/protocol'
 import {
+  KEY_CHECKS_PENDING_PER_ADDRESS,
+  KEY_CHECKS_PENDING_PER_NODE,
   KEY_FAILURES_PER_ADDRESS,
   KEY_FAILURES_PER_SECOND,
   KeyGuard,
@@ -16,15 +19,16 @@ function logger(lines: string[]): Logger {
 }
 
 describe('KeyGuard', () => {
-  it('reserves an attempt per check, so checks pending together cannot pass the limit', () => {
+  it('checks guesses sent at once a few dozen at a time, and the first failures stop the rest', () => {
     let now = 0
     const guard = new KeyGuard({ log: logger([]), now: () => now })
-    const pending = Array.from({ length: 50 }, () => guard.check('203.0.113.9'))
-    assert.equal(pending.filter((c) => c.ok).length, KEY_FAILURES_PER_ADDRESS)
+    const pending = Array.from({ length: 2000 }, () => guard.check('203.0.113.9'))
+    const admitted = pending.filter((c) => c.ok).length
+    assert.equal(admitted, KEY_CHECKS_PENDING_PER_ADDRESS)
     const refused = pending.find((c) => !c.ok)
     assert.ok(refused && !refused.ok && refused.retryAfterSecs >= 1)
-    for (let i = 0; i < KEY_FAILURES_PER_ADDRESS; i++) guard.failed('203.0.113.9')
-    assert.equal(guard.check('203.0.113.9').ok, false)
+    for (let i = 0; i < admitted; i++) guard.failed('203.0.113.9')
+    assert.equal(guard.check('203.0.113.9').ok, false, 'the spent bucket refuses before lookups')
     // Another address is not held back by this one.
     assert.equal(guard.check('198.51.100.7').ok, true)
     // A minute later the bucket is full again.
@@ -32,12 +36,27 @@ describe('KeyGuard', () => {
     assert.equal(guard.check('203.0.113.9').ok, true)
   })
 
-  it('gives a valid key its attempt back', () => {
+  it('lets valid keys through, even many at once from one address, spending nothing', () => {
     const guard = new KeyGuard({ log: logger([]), now: () => 0 })
+    // A node's tunnels reconnecting together from one NAT address: valid keys, looked up at once.
+    for (let round = 0; round < 3; round++) {
+      const checks = Array.from({ length: 40 }, () => guard.check('192.0.2.1'))
+      assert.ok(
+        checks.every((c) => c.ok),
+        `round ${round}`,
+      )
+      for (let i = 0; i < checks.length; i++) guard.passed('192.0.2.1')
+    }
     for (let i = 0; i < 100; i++) {
       assert.equal(guard.check('192.0.2.1').ok, true, `valid connection ${i}`)
       guard.passed('192.0.2.1')
     }
+    // Unknown keys still spend: ten of them, and the address waits.
+    for (let i = 0; i < KEY_FAILURES_PER_ADDRESS; i++) {
+      assert.ok(guard.check('192.0.2.1').ok)
+      guard.failed('192.0.2.1')
+    }
+    assert.equal(guard.check('192.0.2.1').ok, false)
   })
 
   it('holds the whole node against guesses spread over many addresses', () => {
@@ -53,8 +72,18 @@ describe('KeyGuard', () => {
     }
     assert.equal(checked, KEY_FAILURES_PER_SECOND * 10)
     now += 1000
-    const after = Array.from({ length: 100 }, (_, i) => guard.check(`10.9.0.${i}`))
-    assert.equal(after.filter((c) => c.ok).length, KEY_FAILURES_PER_SECOND)
+    let later = 0
+    for (let i = 0; i < 100; i++) {
+      if (guard.check(`10.9.0.${i}`).ok) {
+        later++
+        guard.failed(`10.9.0.${i}`)
+      }
+    }
+    assert.equal(later, KEY_FAILURES_PER_SECOND, 'a second refills twenty')
+    // Lookups running at once are bounded node-wide too.
+    now += 60_000
+    const burst = Array.from({ length: 2000 }, (_, i) => guard.check(`10.8.${i >> 8}.${i & 255}`))
+    assert.equal(burst.filter((c) => c.ok).length, KEY_CHECKS_PENDING_PER_NODE)
   })
 
   it('logs refusals in one line a minute, naming how many and from how many addresses', () => {

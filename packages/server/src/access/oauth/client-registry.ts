@@ -96,14 +96,20 @@ export class ClientRegistry {
     }
     const age = known ? this.#now().getTime() - known.fetchedAt.getTime() : Infinity
     if (known && age < FRESH_MS) return known
-    const allowed = this.#perAddress.take(requester)
-    if (!allowed.ok || !this.#perNode.take('node').ok) {
+    // What would never be fetched is refused before it costs anyone's budget.
+    this.#fetchableUrl(clientId)
+    const mine = this.#perAddress.peek(requester)
+    const node = this.#perNode.peek('node')
+    if (!mine.ok || !node.ok) {
       if (known && age < STALE_LIMIT_MS) return known
+      const wait = !mine.ok ? mine.retryAfterSecs : node.ok ? 60 : node.retryAfterSecs
       throw new OauthError(
         'temporarily_unavailable',
-        `too many client metadata documents were fetched for this address; retry in ${allowed.ok ? 60 : allowed.retryAfterSecs} s`,
+        `too many client metadata documents are being fetched ${mine.ok ? 'right now' : 'for this address'}; retry in ${wait} s`,
       )
     }
+    this.#perAddress.take(requester)
+    this.#perNode.take('node')
     try {
       return await this.#fetch(clientId)
     } catch (err) {
@@ -114,11 +120,11 @@ export class ClientRegistry {
     }
   }
 
-  /** Fetch, check and store the metadata document at `url`. */
-  async #fetch(url: string): Promise<OauthClient> {
+  /** `clientId` as a URL burrowd may fetch, or `invalid_client` saying why not. */
+  #fetchableUrl(clientId: string): URL {
     let parsed: URL
     try {
-      parsed = new URL(url)
+      parsed = new URL(clientId)
     } catch {
       throw new OauthError('invalid_client', 'client_id is not a URL')
     }
@@ -135,6 +141,12 @@ export class ClientRegistry {
     }
     const refusal = this.#guard.literalRefusal(parsed.hostname)
     if (refusal !== null) throw new OauthError('invalid_client', `client metadata ${refusal}`)
+    return parsed
+  }
+
+  /** Fetch, check and store the metadata document at `url`. */
+  async #fetch(url: string): Promise<OauthClient> {
+    const parsed = this.#fetchableUrl(url)
     let text: string
     try {
       const res = await request(url, {
