@@ -8,13 +8,15 @@
 import { parseMailSettings, type MailSettings } from './mail/mail-settings.js'
 import { isIP } from 'node:net'
 import { resolve } from 'node:path'
-import type { BillingConfig, PriceKey } from './billing/billing-config.js'
-import { PRICE_KEYS } from './billing/billing-config.js'
+import { parseBillingSettings, type BillingSettings } from './config-billing.js'
 import { ConfigError } from './config-error.js'
+import { bad, read, type Env } from './config-env.js'
 import { DEFAULT_TRUSTED_PROXIES, parseProxyEntry } from './http/client-addresses.js'
 import { DATABASE_URL_FORMS, parseDatabaseUrl, redactDatabaseUrl } from './store/database-target.js'
 
 export { ConfigError } from './config-error.js'
+export type { BillingSettings } from './config-billing.js'
+export type { Env } from './config-env.js'
 
 /** Log levels, least verbose first. */
 export const LOG_LEVELS = ['error', 'warn', 'info', 'debug', 'trace'] as const
@@ -24,18 +26,6 @@ export type LogLevel = (typeof LOG_LEVELS)[number]
 
 /** Scheme of the public tunnel URLs (what agents see, usually after a TLS terminator). */
 export type PublicScheme = 'http' | 'https'
-
-/**
- * How burrowd takes payments: Paddle with its API key, webhook secrets and prices, or the `dev`
- * provider (a local stand-in whose key, secret and prices burrowd makes itself at start-up).
- */
-export type BillingSettings =
-  | { readonly provider: 'dev' }
-  | ({
-      readonly provider: 'paddle'
-      /** Paddle.js client-side token for the checkout page (`BURROW_PADDLE_CLIENT_TOKEN`). */
-      readonly clientToken: string | null
-    } & Omit<BillingConfig, 'provider'>)
 
 /** Everything burrowd is configured with. Frozen; built only by `loadConfig`. */
 export interface ServerConfig {
@@ -118,9 +108,6 @@ export interface ServerConfig {
   readonly mail: MailSettings
 }
 
-/** Environment variables as `process.env` holds them. */
-export type Env = Readonly<Record<string, string | undefined>>
-
 /**
  * Read burrowd's configuration from `env`. Relative paths resolve against `cwd`.
  * Throws `ConfigError` on the first bad value.
@@ -149,7 +136,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     clientLatestVersion: parseVersion(read(env, 'BURROW_CLIENT_LATEST_VERSION')),
     clientDownloadUrl: parseHttpUrl(read(env, 'BURROW_CLIENT_DOWNLOAD_URL')),
     webhooksAllowPrivate: parseSwitch(env, 'BURROW_WEBHOOKS_ALLOW_PRIVATE'),
-    billing: parseBilling(env),
+    billing: parseBillingSettings(env),
     redisUrl: parseRedisUrl(read(env, 'BURROW_REDIS_URL')),
     quotas: parseOnOff(env, 'BURROW_QUOTAS', true),
     sessionIdleSecs: positiveInt(env, 'BURROW_SESSION_IDLE_SECS', 300),
@@ -161,15 +148,6 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     mail: parseMailSettings(read(env, 'BURROW_SMTP_URL'), read(env, 'BURROW_MAIL_FROM'), zone),
   }
   return Object.freeze(config)
-}
-
-function read(env: Env, name: string): string | undefined {
-  const value = env[name]?.trim()
-  return value === undefined || value === '' ? undefined : value
-}
-
-function bad(variable: string, value: string, accepted: string): ConfigError {
-  return new ConfigError(variable, `${variable}="${value}" is not valid; expected ${accepted}`)
 }
 
 const LISTEN_FORMS = 'HOST:PORT, e.g. 127.0.0.1:7100, 0.0.0.0:7100 or [::1]:7100 (port 0-65535)'
@@ -305,107 +283,6 @@ function parseHttpUrl(value: string | undefined): string | null {
     )
   }
   return url.href
-}
-
-/** Paddle's live API; the sandbox is `https://sandbox-api.paddle.com`. */
-const PADDLE_API_URL = 'https://api.paddle.com'
-
-/** The variable that holds each price id. */
-const PRICE_VARIABLES: Readonly<Record<PriceKey, string>> = {
-  pro_monthly: 'BURROW_PADDLE_PRICE_PRO_MONTHLY',
-  pro_annual: 'BURROW_PADDLE_PRICE_PRO_ANNUAL',
-  scale_monthly: 'BURROW_PADDLE_PRICE_SCALE_MONTHLY',
-  scale_annual: 'BURROW_PADDLE_PRICE_SCALE_ANNUAL',
-}
-
-function parseBilling(env: Env): BillingSettings {
-  const apiKey = read(env, 'BURROW_PADDLE_API_KEY')
-  const chosen = read(env, 'BURROW_BILLING_PROVIDER')
-  const provider = chosen?.toLowerCase() ?? (apiKey === undefined ? 'dev' : 'paddle')
-  if (provider === 'dev') return Object.freeze({ provider })
-  if (provider !== 'paddle') throw bad('BURROW_BILLING_PROVIDER', chosen ?? '', 'paddle or dev')
-  const need = (variable: string, what: string): string => {
-    const value = read(env, variable)
-    if (value === undefined) {
-      throw new ConfigError(
-        variable,
-        `${variable} is not set; the paddle billing provider needs ${what} (or set BURROW_BILLING_PROVIDER=dev)`,
-      )
-    }
-    return value
-  }
-  const paddleKey = need(
-    'BURROW_PADDLE_API_KEY',
-    'a Paddle API key (Paddle > Developer tools > Authentication)',
-  )
-  const secrets = need(
-    'BURROW_PADDLE_WEBHOOK_SECRETS',
-    "the notification destination's secret key (pdl_ntfset_…; several comma-separated while rotating)",
-  )
-    .split(',')
-    .map((s) => s.trim())
-    .filter((s) => s !== '')
-  if (secrets.length === 0) {
-    // The value is not echoed: it may hold part of a secret.
-    throw new ConfigError(
-      'BURROW_PADDLE_WEBHOOK_SECRETS',
-      'BURROW_PADDLE_WEBHOOK_SECRETS holds no secret; expected one or more separated by commas',
-    )
-  }
-  const prices = {} as Record<PriceKey, string>
-  const seen = new Map<string, string>()
-  for (const key of PRICE_KEYS) {
-    const variable = PRICE_VARIABLES[key]
-    const id = need(variable, `the Paddle price id of ${key.replace('_', ' ')}`)
-    if (!/^pri_[A-Za-z0-9_]+$/.test(id)) {
-      throw bad(variable, id, 'a Paddle price id such as pri_01h…')
-    }
-    const other = seen.get(id)
-    if (other !== undefined) throw bad(variable, id, `a price id different from ${other}'s`)
-    seen.set(id, variable)
-    prices[key] = id
-  }
-  return Object.freeze({
-    provider,
-    apiUrl: parsePaddleApiUrl(read(env, 'BURROW_PADDLE_API_URL') ?? PADDLE_API_URL),
-    apiKey: paddleKey,
-    webhookSecrets: Object.freeze(secrets),
-    prices: Object.freeze(prices),
-    clientToken: parseClientToken(read(env, 'BURROW_PADDLE_CLIENT_TOKEN')),
-  })
-}
-
-function parseClientToken(value: string | undefined): string | null {
-  if (value === undefined) return null
-  if (!/^(live|test)_[A-Za-z0-9]+$/.test(value)) {
-    throw bad(
-      'BURROW_PADDLE_CLIENT_TOKEN',
-      value,
-      'a Paddle client-side token: live_… (or test_… for the sandbox)',
-    )
-  }
-  return value
-}
-
-function parsePaddleApiUrl(value: string): string {
-  let url: URL | null
-  try {
-    url = new URL(value)
-  } catch {
-    url = null
-  }
-  if (
-    url === null ||
-    (url.protocol !== 'http:' && url.protocol !== 'https:') ||
-    url.search !== ''
-  ) {
-    throw bad(
-      'BURROW_PADDLE_API_URL',
-      value,
-      'the base URL of the Paddle API: https://api.paddle.com or https://sandbox-api.paddle.com',
-    )
-  }
-  return url.href.replace(/\/+$/, '')
 }
 
 function parseRedisUrl(value: string | undefined): string | null {
