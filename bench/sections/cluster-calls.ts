@@ -17,13 +17,9 @@ import {
 } from '../launch.js'
 import { runLoad } from '../load.js'
 import { callRow, unavailableRow, type Row } from '../report.js'
-import { describeCalls } from './small-calls.js'
+import { CALL_HEADERS, describeCalls } from './small-calls.js'
 
 const CONCURRENCY = 50
-const HEADERS = {
-  'content-type': 'application/json',
-  accept: 'application/json, text/event-stream',
-}
 /** Row names; the text after "·" is what the comparison column names the baseline. */
 export const CLUSTER_ROW_NAME = 'small call, HTTP, two nodes'
 
@@ -70,7 +66,7 @@ export async function clusterCalls(ctx: BenchContext): Promise<Row[]> {
             name,
             CONCURRENCY,
             subjects,
-            (o) => runLoad({ url: urls[i]!, headers: HEADERS }, o),
+            (o) => runLoad({ url: urls[i]!, headers: CALL_HEADERS }, o),
             describeCalls,
           )
           const row = { ...callRow(name, CONCURRENCY, result, cpu, baseline), id: `cluster-${i}` }

@@ -15,13 +15,9 @@ import {
 } from '../launch.js'
 import { runLoad } from '../load.js'
 import { callRow, unavailableRow, type Row } from '../report.js'
-import { describeCalls } from './small-calls.js'
+import { CALL_HEADERS, describeCalls } from './small-calls.js'
 
 const CONCURRENCY = 50
-const HEADERS = {
-  'content-type': 'application/json',
-  accept: 'application/json, text/event-stream',
-}
 /** Row names; the text after "·" is what the comparison column names the baseline. */
 export const QUOTA_ROW_NAME = 'small call, HTTP, quota enforcement'
 
@@ -81,7 +77,7 @@ async function measure(
           name,
           CONCURRENCY,
           subjects,
-          (o) => runLoad({ url: client.url, headers: HEADERS }, o),
+          (o) => runLoad({ url: client.url, headers: CALL_HEADERS }, o),
           describeCalls,
         )
         return { ...callRow(name, CONCURRENCY, result, cpu, baseline), id: `quota-${quotas}-50` }

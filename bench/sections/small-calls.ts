@@ -11,7 +11,8 @@ import { relayFloorRows } from '../relay-floor.js'
 import { callRow, unavailableRow, type Row } from '../report.js'
 
 const CONCURRENCY = [1, 50] as const
-const HEADERS = {
+/** The headers of every small call: a JSON-RPC POST, either answer form accepted. */
+export const CALL_HEADERS = {
   'content-type': 'application/json',
   accept: 'application/json, text/event-stream',
 }
@@ -30,7 +31,7 @@ export function describeCalls(r: LoadResult): string {
  */
 export async function primeCalls(ctx: BenchContext, url: string): Promise<void> {
   await runLoad(
-    { url, headers: HEADERS },
+    { url, headers: CALL_HEADERS },
     { concurrency: 50, warmupMs: 0, durationMs: ctx.config.warmupSeconds * 1000 },
   )
 }
@@ -41,7 +42,7 @@ export async function smallCalls(ctx: BenchContext): Promise<Row[]> {
   const server = await startFixture(ctx.group, FIXTURES.rpcHttp)
   const rows: Row[] = []
   try {
-    const direct: CallTarget = { url: `http://127.0.0.1:${server.port}/mcp`, headers: HEADERS }
+    const direct: CallTarget = { url: `http://127.0.0.1:${server.port}/mcp`, headers: CALL_HEADERS }
     const serverCpu: CpuSubject = { label: 'server', pids: () => [server.pid] }
     const baselines = new Map<number, Row>()
     for (const c of CONCURRENCY) {
@@ -67,7 +68,7 @@ export async function smallCalls(ctx: BenchContext): Promise<Row[]> {
         serverPort: server.port,
         serverCpu,
         path: '/mcp',
-        measure: (url, o) => runLoad({ url, headers: HEADERS }, o),
+        measure: (url, o) => runLoad({ url, headers: CALL_HEADERS }, o),
         describe: describeCalls,
         toRow: callRow,
         baselines,
@@ -85,7 +86,7 @@ export async function smallCalls(ctx: BenchContext): Promise<Row[]> {
         serverPort: server.port,
         serverCpu,
         path: '/mcp',
-        measure: (url, o) => runLoad({ url, headers: HEADERS }, o),
+        measure: (url, o) => runLoad({ url, headers: CALL_HEADERS }, o),
         describe: describeCalls,
         toRow: callRow,
         baselines,
@@ -122,7 +123,7 @@ async function burrowRows(
     return rows
   }
   try {
-    const tunnelled: CallTarget = { url: client.url, headers: HEADERS }
+    const tunnelled: CallTarget = { url: client.url, headers: CALL_HEADERS }
     const subjects: CpuSubject[] = [
       { label: 'burrowd', pids: () => [ctx.burrowd.pid] },
       { label: 'burrow', pids: () => [client.pid] },

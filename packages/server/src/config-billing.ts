@@ -6,7 +6,7 @@
 import type { BillingConfig, PriceKey } from './billing/billing-config.js'
 import { PRICE_KEYS } from './billing/billing-config.js'
 import { ConfigError } from './config-error.js'
-import { bad, read, type Env } from './config-env.js'
+import { bad, httpUrlOf, read, type Env } from './config-env.js'
 
 /**
  * How burrowd takes payments: Paddle with its API key, webhook secrets and prices, or the `dev`
@@ -102,17 +102,8 @@ function parseClientToken(value: string | undefined): string | null {
 }
 
 function parsePaddleApiUrl(value: string): string {
-  let url: URL | null
-  try {
-    url = new URL(value)
-  } catch {
-    url = null
-  }
-  if (
-    url === null ||
-    (url.protocol !== 'http:' && url.protocol !== 'https:') ||
-    url.search !== ''
-  ) {
+  const url = httpUrlOf(value)
+  if (url === null || url.search !== '') {
     throw bad(
       'BURROW_PADDLE_API_URL',
       value,

@@ -17,3 +17,14 @@ export function read(env: Env, name: string): string | undefined {
 export function bad(variable: string, value: string, accepted: string): ConfigError {
   return new ConfigError(variable, `${variable}="${value}" is not valid; expected ${accepted}`)
 }
+
+/** `value` as an http(s) URL, or null when it is not one. */
+export function httpUrlOf(value: string): URL | null {
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    return null
+  }
+  return url.protocol === 'http:' || url.protocol === 'https:' ? url : null
+}

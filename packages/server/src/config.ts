@@ -10,7 +10,7 @@ import { isIP } from 'node:net'
 import { resolve } from 'node:path'
 import { parseBillingSettings, type BillingSettings } from './config-billing.js'
 import { ConfigError } from './config-error.js'
-import { bad, read, type Env } from './config-env.js'
+import { bad, httpUrlOf, read, type Env } from './config-env.js'
 import { DEFAULT_TRUSTED_PROXIES, parseProxyEntry } from './http/client-addresses.js'
 import { DATABASE_URL_FORMS, parseDatabaseUrl, redactDatabaseUrl } from './store/database-target.js'
 
@@ -265,17 +265,8 @@ function parseVersion(value: string | undefined): string | null {
 
 function parseHttpUrl(value: string | undefined): string | null {
   if (value === undefined) return null
-  let url: URL | null
-  try {
-    url = new URL(value)
-  } catch {
-    url = null
-  }
-  if (
-    url === null ||
-    (url.protocol !== 'http:' && url.protocol !== 'https:') ||
-    value.length > 2048
-  ) {
+  const url = httpUrlOf(value)
+  if (url === null || value.length > 2048) {
     throw bad(
       'BURROW_CLIENT_DOWNLOAD_URL',
       value,
