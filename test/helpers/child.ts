@@ -6,7 +6,10 @@ export interface Child {
   readonly proc: ChildProcess
   stdout: string
   stderr: string
-  /** Resolves with the exit code (or the signal name). */
+  /**
+   * Resolves with the exit code (or the signal name) once the output is read to the end ('exit'
+   * can come before the last lines are read; a grandchild holding the pipes is waited for 2 s).
+   */
   readonly exited: Promise<number | string>
   /** Wait until stdout+stderr matches `pattern`; rejects after `ms` with the output so far. */
   waitFor(pattern: RegExp, ms?: number): Promise<RegExpMatchArray>
@@ -25,9 +28,17 @@ export function startChild(
     proc,
     stdout: '',
     stderr: '',
-    exited: new Promise((resolve) =>
-      proc.once('exit', (code, signal) => resolve(code ?? signal ?? -1)),
-    ),
+    exited: new Promise((resolve) => {
+      const closed = new Promise<void>((done) => proc.once('close', () => done()))
+      proc.once('exit', (code, signal) => {
+        const result = code ?? signal ?? -1
+        const timer = setTimeout(() => resolve(result), 2_000)
+        void closed.then(() => {
+          clearTimeout(timer)
+          resolve(result)
+        })
+      })
+    }),
     waitFor(pattern, ms = 15_000) {
       return new Promise((resolve, reject) => {
         const check = () => {
