@@ -193,9 +193,8 @@ describe('dashboard: the first hour', { skip: !hasChromium, timeout: 180_000 }, 
       )
     }
     await page.click('button[data-copy="up-command"]')
-    await page.waitForFunction(
-      `document.querySelector('button[data-copy="up-command"]').textContent === 'Copied'`,
-    )
+    // A selector, not a string predicate: the page's CSP forbids what Playwright would eval.
+    await page.locator('button[data-copy="up-command"]', { hasText: /^Copied$/ }).waitFor()
     assert.equal(await page.evaluate<string>('navigator.clipboard.readText()'), command.trim())
   })
 

@@ -96,9 +96,8 @@ describe('governance tabs in a browser', { skip: !existsSync(CHROMIUM), timeout:
 
   it('shows calls in the Traffic tab, live and in detail, with secrets masked', async () => {
     await page.goto(`${base}/dashboard/tunnels/${tunnel.id}/traffic`)
-    await page.waitForFunction(
-      "document.getElementById('live-status').textContent.startsWith('Live')",
-    )
+    // A selector, not a string predicate: the page's CSP forbids what Playwright would eval.
+    await page.locator('#live-status', { hasText: /^Live/ }).waitFor()
     const session = await openSession(tunnel.url)
     await postMcp(
       tunnel.url,
