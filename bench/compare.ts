@@ -1,22 +1,47 @@
 // Interleaved A/B of several builds of Burrow: for each round and each checkout given, start that
 // checkout's burrowd and `burrow up --upstream` in front of the small-call (or bulk) fixture,
 // measure one cell with this repository's load generator, and print throughput, CPU per call (or
-// per MB) and system calls per call of both processes. Rounds alternate the builds, so a VM that
-// speeds up or slows down during the run affects them alike. docs/benchmarks.md shows its output.
-//   node --import tsx bench/compare.ts small|bulk <rounds> <seconds> <checkout> [<checkout> …]
+// per MB) and system calls per call of both processes. `sdk` puts the MCP SDK's reference server
+// (server-everything over Streamable HTTP, SSE answers) behind the tunnel instead, in one session.
+// Rounds alternate the builds, so a VM that speeds up or slows down during the run affects them
+// alike. docs/benchmarks.md shows its output.
+//   node --import tsx bench/compare.ts small|bulk|sdk <rounds> <seconds> <checkout> [<checkout> …]
 // Each checkout must be built (`npx tsc -b`); COMPARE_C sets the concurrency (default 50, bulk 1).
 import { readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { freePort } from '../test/helpers/free-port.js'
 import { cpuSeconds } from './cpu.js'
-import { createTunnels, FIXTURES, startFixture, tempDataDir } from './launch.js'
-import { runLoad } from './load.js'
+import {
+  createTunnels,
+  FIXTURES,
+  startEverythingHttp,
+  startFixture,
+  tempDataDir,
+} from './launch.js'
+import { runLoad, type CallTarget } from './load.js'
+import { openMcpSession } from './mcp-session.js'
 import { ProcessGroup } from './processes.js'
 import { runTransfer } from './transfer.js'
 
 const HEADERS = {
   'content-type': 'application/json',
   accept: 'application/json, text/event-stream',
+}
+
+type Mode = 'small' | 'bulk' | 'sdk'
+const MODES: readonly string[] = ['small', 'bulk', 'sdk']
+
+/** server-everything's `echo` call (the SDK mode's call). */
+function echoBody(id: number): string {
+  return JSON.stringify({
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/call',
+    params: {
+      name: 'echo',
+      arguments: { message: 'benchmark payload, a typical small tool call' },
+    },
+  })
 }
 
 /** CPU seconds and read/write system calls of a process so far. */
@@ -44,7 +69,7 @@ const diff = (a: Usage, b: Usage): Usage => ({
 /** One cell against one checkout; returns the line to print. */
 async function cell(
   group: ProcessGroup,
-  mode: 'small' | 'bulk',
+  mode: Mode,
   checkout: string,
   concurrency: number,
   seconds: number,
@@ -67,7 +92,11 @@ async function cell(
       },
     )
     await burrowd.waitFor(/burrowd listening/)
-    const fixture = await startFixture(group, mode === 'bulk' ? FIXTURES.bulk : FIXTURES.rpcHttp)
+    const fixture =
+      mode === 'sdk'
+        ? await startEverythingHttp(group)
+        : await startFixture(group, mode === 'bulk' ? FIXTURES.bulk : FIXTURES.rpcHttp)
+    const upstream = 'url' in fixture ? fixture.url : `http://127.0.0.1:${fixture.port}/mcp`
     const client = group.start(
       'burrow up',
       process.execPath,
@@ -77,7 +106,7 @@ async function cell(
         `ws://127.0.0.1:${port}`,
         'up',
         '--upstream',
-        `http://127.0.0.1:${fixture.port}/mcp`,
+        upstream,
       ],
       {
         env: {
@@ -113,7 +142,11 @@ async function cell(
         `${((u.cpu * 1000) / mb).toFixed(2)} ms/MB, ${(u.writes / mb).toFixed(1)} writes/MB`
       line = `${r.megabytesPerSecond.toFixed(0)} MB/s; burrowd ${per(used[0]!)}; burrow ${per(used[1]!)}`
     } else {
-      const r = await runLoad({ url, headers: HEADERS }, opts)
+      const target: CallTarget =
+        mode === 'sdk'
+          ? { ...(await openMcpSession(url)), body: echoBody }
+          : { url, headers: HEADERS }
+      const r = await runLoad(target, opts)
       const per = (u: Usage) =>
         `${((u.cpu * 1e6) / r.calls).toFixed(0)} µs/call, ${(u.writes / r.calls).toFixed(2)} writes/call`
       line =
@@ -130,13 +163,14 @@ async function cell(
 async function main(): Promise<void> {
   const [mode, rounds, seconds, ...checkouts] = process.argv.slice(2)
   if (
-    (mode !== 'small' && mode !== 'bulk') ||
+    mode === undefined ||
+    !MODES.includes(mode) ||
     !Number(rounds) ||
     !Number(seconds) ||
     !checkouts[0]
   ) {
     throw new Error(
-      'usage: node --import tsx bench/compare.ts small|bulk <rounds> <seconds> <checkout>…',
+      'usage: node --import tsx bench/compare.ts small|bulk|sdk <rounds> <seconds> <checkout>…',
     )
   }
   const concurrency = Number(process.env.COMPARE_C ?? (mode === 'bulk' ? 1 : 50))
@@ -144,7 +178,13 @@ async function main(): Promise<void> {
   try {
     for (let round = 0; round < Number(rounds); round++) {
       for (const checkout of checkouts) {
-        const line = await cell(group, mode, resolve(checkout), concurrency, Number(seconds))
+        const line = await cell(
+          group,
+          mode as Mode,
+          resolve(checkout),
+          concurrency,
+          Number(seconds),
+        )
         process.stdout.write(`${checkout}  round ${round + 1}: ${line}\n`)
       }
     }

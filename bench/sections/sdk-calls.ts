@@ -32,60 +32,72 @@ function echoBody(id: number): string {
 export async function sdkCalls(ctx: BenchContext): Promise<Row[]> {
   progress('small tools/call to the MCP SDK reference server over HTTP\n')
   const rows: Row[] = []
-  let server
+  const measure = async (name: string, url: string, subjects: CpuSubject[]) => {
+    const session = await openMcpSession(url)
+    const target: CallTarget = { ...session, body: echoBody }
+    return runCell(ctx, name, CONCURRENCY, subjects, (o) => runLoad(target, o), describeCalls)
+  }
+  const directName = `${NAME} · direct`
+  const name = `${NAME} · Burrow`
+  // Each side gets a server of its own: server-everything keeps every SSE event it sent for
+  // resumption, so a server that already answered the other side's calls is slower.
+  let baseline: Row | undefined
   try {
-    server = await startEverythingHttp(ctx.group)
+    await withServer(ctx, async (server, serverCpu) => {
+      const direct = await measure(directName, server.url, [serverCpu])
+      baseline = {
+        ...callRow(directName, CONCURRENCY, direct.result, direct.cpu),
+        id: 'sdk-direct-50',
+      }
+      rows.push(baseline)
+    })
+    await withServer(ctx, async (server, serverCpu) => {
+      let client
+      try {
+        client = await startBurrowUp(
+          ctx.group,
+          ctx.burrowd.broker,
+          ctx.keys.sdk,
+          ['--upstream', server.url],
+          profileArgs(ctx.config),
+        )
+      } catch (err) {
+        rows.push(unavailableRow(name, CONCURRENCY, 'calls/s', (err as Error).message))
+        return
+      }
+      try {
+        const subjects: CpuSubject[] = [
+          { label: 'burrowd', pids: () => [ctx.burrowd.pid] },
+          { label: 'burrow', pids: () => [client.pid] },
+          serverCpu,
+        ]
+        const { result, cpu } = await measure(name, client.url, subjects)
+        rows.push({ ...callRow(name, CONCURRENCY, result, cpu, baseline), id: 'sdk-burrow-50' })
+      } catch (err) {
+        const reason = `${(err as Error).message} (burrow: ${lastLine(client.child)})`
+        rows.push(unavailableRow(name, CONCURRENCY, 'calls/s', reason))
+      } finally {
+        await ctx.group.stop(client.child)
+      }
+    })
   } catch (err) {
     const reason = (err as Error).message
     progress(`  ${reason}\n`)
-    for (const side of ['direct', 'Burrow'])
-      rows.push(unavailableRow(`${NAME} · ${side}`, CONCURRENCY, 'calls/s', reason))
-    return rows
+    for (const row of [directName, name])
+      if (!rows.some((r) => r.name === row))
+        rows.push(unavailableRow(row, CONCURRENCY, 'calls/s', reason))
   }
-  try {
-    const serverCpu: CpuSubject = { label: 'server', pids: () => [server.pid] }
-    const measure = async (name: string, url: string, subjects: CpuSubject[]) => {
-      const session = await openMcpSession(url)
-      const target: CallTarget = { ...session, body: echoBody }
-      return runCell(ctx, name, CONCURRENCY, subjects, (o) => runLoad(target, o), describeCalls)
-    }
-    const directName = `${NAME} · direct`
-    const direct = await measure(directName, server.url, [serverCpu])
-    const baseline = {
-      ...callRow(directName, CONCURRENCY, direct.result, direct.cpu),
-      id: 'sdk-direct-50',
-    }
-    rows.push(baseline)
+  return rows
+}
 
-    const name = `${NAME} · Burrow`
-    let client
-    try {
-      client = await startBurrowUp(
-        ctx.group,
-        ctx.burrowd.broker,
-        ctx.keys.sdk,
-        ['--upstream', server.url],
-        profileArgs(ctx.config),
-      )
-    } catch (err) {
-      rows.push(unavailableRow(name, CONCURRENCY, 'calls/s', (err as Error).message))
-      return rows
-    }
-    try {
-      const subjects: CpuSubject[] = [
-        { label: 'burrowd', pids: () => [ctx.burrowd.pid] },
-        { label: 'burrow', pids: () => [client.pid] },
-        serverCpu,
-      ]
-      const { result, cpu } = await measure(name, client.url, subjects)
-      rows.push({ ...callRow(name, CONCURRENCY, result, cpu, baseline), id: 'sdk-burrow-50' })
-    } catch (err) {
-      const reason = `${(err as Error).message} (burrow: ${lastLine(client.child)})`
-      rows.push(unavailableRow(name, CONCURRENCY, 'calls/s', reason))
-    } finally {
-      await ctx.group.stop(client.child)
-    }
-    return rows
+/** Run `use` with a fresh server-everything, stopped afterwards. */
+async function withServer(
+  ctx: BenchContext,
+  use: (server: { url: string; pid: number }, cpu: CpuSubject) => Promise<void>,
+): Promise<void> {
+  const server = await startEverythingHttp(ctx.group)
+  try {
+    await use(server, { label: 'server', pids: () => [server.pid] })
   } finally {
     await ctx.group.stop(server.child)
   }

@@ -126,9 +126,13 @@ function deliver(
   let shaper: ResponseMessages | null = null
   /** The head, while a rewritten JSON body is held back. */
   let waiting: { status: number; headers: string[] } | null = null
+  /** True once a body byte was written (the head went with it). */
+  let wrote = false
   const send = (chunks: readonly Uint8Array[]): boolean => {
     let more = true
     for (const chunk of chunks) {
+      if (chunk.length === 0) continue
+      wrote = true
       record.bytes(chunk.length)
       more = res.write(chunk) && more
     }
@@ -153,8 +157,14 @@ function deliver(
       return
     }
     res.writeHead(head.status, headers)
-    res.flushHeaders()
     if (inline) send(shaper ? shaper.push(inline) : [inline])
+    // An SSE answer may stay silent for a while, and the agent waits for its head: it leaves by
+    // itself at the latest after this turn, and with the first body bytes when they came in the
+    // same read from the tunnel (one write to the agent, not two).
+    if (!wrote)
+      setImmediate(() => {
+        if (!wrote && !res.destroyed) res.flushHeaders()
+      })
   }
   // The head first: reading delivers the body bytes that waited for it at once.
   if (held) stream.onResponse(...held)

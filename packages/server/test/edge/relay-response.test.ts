@@ -125,6 +125,23 @@ describe('relayResponse', () => {
     assert.equal(text, '{"ok":1}')
   })
 
+  it("sends a silent SSE answer's head at once, and its events as they come", async () => {
+    counted = deferred()
+    counted.resolve()
+    let later: MuxStream | undefined
+    onLocal = (stream) => {
+      later = stream
+      stream.respond({ status: 200, headers: [['content-type', 'text/event-stream']] })
+    }
+    const call = post()
+    while (!call.answered()) await settle()
+    later!.write(Buffer.from('data: late\n\n'))
+    later!.end()
+    const { res, text } = await call.done
+    assert.equal(res.headers['content-type'], 'text/event-stream')
+    assert.equal(text, 'data: late\n\n')
+  })
+
   it('cancels the call and answers 503 when the count cannot be stored', async () => {
     counted = deferred()
     let reset: { code: number; reason: string } | undefined
