@@ -26,13 +26,13 @@ import { localRoute, type TunnelRoute } from '../cluster/cluster-router.js'
 import { ClientAddresses } from '../http/client-addresses.js'
 import type { CallHistorySink } from '../quota/call-history.js'
 import type { QuotaGate } from '../quota/quota-gate.js'
-import { QUOTA_MESSAGE } from '../quota/quota-refusal.js'
 import type { TunnelWithAccount } from '../store/store.js'
-import { SESSION_LIMIT_MESSAGE, type EdgeSessions } from '../quota/edge-sessions.js'
+import type { EdgeSessions } from '../quota/edge-sessions.js'
 import { ExchangeRecord } from './exchange-record.js'
 import { PREFLIGHT_HEADERS, upstreamRequestHeaders } from './forward-headers.js'
-import { bodyRefusal, isInitialize, isSessionless, toolCallCount } from './body-facts.js'
-import { CallContinuations, retryStateOf } from './call-continuations.js'
+import { bodyRefusal, isSessionless } from './body-facts.js'
+import { CallContinuations } from './call-continuations.js'
+import { admitRequest, type AdmissionRules, type Refuse } from './admit-request.js'
 import { readBody } from '../http/read-body.js'
 import { relayResponse } from './relay-response.js'
 import { sendRefusal } from '../http/send-refusal.js'
@@ -98,32 +98,29 @@ export interface CustomHost {
   readonly gate: HostGate
 }
 
-/** Answer the request being handled with a refusal (and record it). */
-type Refuse = (
-  code: PolicyCode,
-  message: string,
-  reason: string,
-  headers?: Record<string, string>,
-) => void
-
 /** Serves tunnel hostnames. */
 export class Edge {
   private readonly opts: EdgeOptions
-  private readonly quotas: QuotaGate | null
   private readonly sessions: EdgeSessions | null
   private readonly history: CallHistorySink | null
   private readonly addresses: ClientAddresses
   private readonly continuations: CallContinuations
+  /** The session cap and the quotas. */
+  private readonly admission: AdmissionRules
   /** Tunnels whose agents were seen sending a header that disagrees with the body (logged once). */
   private readonly mismatchLogged = new Set<string>()
 
   constructor(opts: EdgeOptions) {
     this.opts = opts
-    this.quotas = opts.quotas ?? null
     this.sessions = opts.sessions ?? null
     this.history = opts.history ?? null
     this.addresses = opts.addresses ?? new ClientAddresses()
     this.continuations = opts.continuations ?? new CallContinuations()
+    this.admission = {
+      sessions: this.sessions,
+      quotas: opts.quotas ?? null,
+      continuations: this.continuations,
+    }
   }
 
   /**
@@ -295,7 +292,11 @@ export class Edge {
       if (refused !== null)
         return refuse(refused.code, refused.message, refused.reason, refused.headers)
     }
-    const admitted = await this.admit(tunnel, rpc, body?.length ?? 0, sessionId, record, refuse)
+    const admitted = await admitRequest(
+      this.admission,
+      { tunnel, rpc, bodyBytes: body?.length ?? 0, sessionId, record },
+      refuse,
+    )
     if (!admitted) return
     // The route again: the client may have reconnected (or started draining) meanwhile.
     const route = await this.route(tunnel.id)
@@ -372,61 +373,6 @@ export class Edge {
       `tunnel ${tunnel.id}: an agent sent MCP-Protocol-Version ${header.slice(0, 40)} with a ` +
         '2026-07-28 body; served as the body says (logged once per tunnel)',
     )
-  }
-
-  /**
-   * Apply the session cap and the quotas to a request about to be forwarded: false when it was
-   * refused (and answered), else the promise that its count is stored (`counted`, null when
-   * quotas are off). A refused request is counted nowhere.
-   */
-  private async admit(
-    tunnel: TunnelWithAccount,
-    rpc: JsonRpcBody | null,
-    bodyBytes: number,
-    sessionId: string | undefined,
-    record: ExchangeRecord,
-    refuse: Refuse,
-  ): Promise<{ readonly counted: Promise<void> | null } | false> {
-    // An initialize opens a new session whatever Mcp-Session-Id it carries: it takes a place.
-    if (this.sessions !== null && isInitialize(rpc)) {
-      const place = await this.sessions.reserve(tunnel)
-      if (!place.ok) {
-        refuse('session_limit', SESSION_LIMIT_MESSAGE, place.reason)
-        return false
-      }
-      record.holdPlace(place.reservation)
-    } else if (this.sessions !== null && isSessionless(rpc)) {
-      // A 2026-07-28 request has no session: it holds a place while it is in flight.
-      const place = await this.sessions.holdRequest(tunnel)
-      if (!place.ok) {
-        refuse('session_limit', SESSION_LIMIT_MESSAGE, place.reason)
-        return false
-      }
-      record.holdRequestPlace(place.release)
-    }
-    // A retry carrying a requestState the edge handed out continues its call: counted once.
-    const state = retryStateOf(rpc)
-    const continues = state === null ? null : this.continuations.take(tunnel.id, state)
-    if (continues !== null) record.continuing(continues)
-    let counted: Promise<void> | null = null
-    if (this.quotas !== null) {
-      const { refusal, counted: stored } = await this.quotas.admit(
-        tunnel,
-        toolCallCount(rpc) - (continues === null ? 0 : 1),
-        bodyBytes,
-      )
-      if (refusal !== null) {
-        refuse('quota_exceeded', QUOTA_MESSAGE, refusal.reason, {
-          'retry-after': String(refusal.retryAfterSecs),
-        })
-        return false
-      }
-      record.meterWith(this.quotas.responseMeter(tunnel))
-      counted = stored
-    }
-    if (this.sessions !== null && sessionId !== undefined && !isInitialize(rpc))
-      this.sessions.touch(tunnel, sessionId)
-    return { counted }
   }
 }
 

@@ -1,0 +1,93 @@
+/**
+ * The plan's admission of one request about to be forwarded: the session cap (an `initialize`
+ * takes a place until answered, a 2026-07-28 request holds one while in flight) and the monthly
+ * quotas (tool calls and bandwidth). A refused request is answered with the envelope and counted
+ * nowhere; an admitted one is forwarded while its count is written.
+ */
+import type { JsonRpcBody, PolicyCode } from '@burrow/protocol'
+import type { EdgeSessions } from '../quota/edge-sessions.js'
+import { SESSION_LIMIT_MESSAGE } from '../quota/edge-sessions.js'
+import type { QuotaGate } from '../quota/quota-gate.js'
+import { QUOTA_MESSAGE } from '../quota/quota-refusal.js'
+import type { TunnelWithAccount } from '../store/store.js'
+import { isInitialize, isSessionless, toolCallCount } from './body-facts.js'
+import { retryStateOf, type CallContinuations } from './call-continuations.js'
+import type { ExchangeRecord } from './exchange-record.js'
+
+/** Answer the request being handled with a refusal (and record it). */
+export type Refuse = (
+  code: PolicyCode,
+  message: string,
+  reason: string,
+  headers?: Record<string, string>,
+) => void
+
+/** What admission consults; null where the plan's rules are off (`BURROW_QUOTAS=off`). */
+export interface AdmissionRules {
+  readonly sessions: EdgeSessions | null
+  readonly quotas: QuotaGate | null
+  readonly continuations: CallContinuations
+}
+
+/** One request to admit. */
+export interface AdmissionRequest {
+  readonly tunnel: TunnelWithAccount
+  readonly rpc: JsonRpcBody | null
+  readonly bodyBytes: number
+  readonly sessionId: string | undefined
+  readonly record: ExchangeRecord
+}
+
+/**
+ * Apply the session cap and the quotas to `request`: false when it was refused (and answered
+ * through `refuse`), else the promise that its count is stored (`counted`, null when quotas are
+ * off).
+ */
+export async function admitRequest(
+  rules: AdmissionRules,
+  request: AdmissionRequest,
+  refuse: Refuse,
+): Promise<{ readonly counted: Promise<void> | null } | false> {
+  const { sessions, quotas, continuations } = rules
+  const { tunnel, rpc, bodyBytes, sessionId, record } = request
+  // An initialize opens a new session whatever Mcp-Session-Id it carries: it takes a place.
+  if (sessions !== null && isInitialize(rpc)) {
+    const place = await sessions.reserve(tunnel)
+    if (!place.ok) {
+      refuse('session_limit', SESSION_LIMIT_MESSAGE, place.reason)
+      return false
+    }
+    record.holdPlace(place.reservation)
+  } else if (sessions !== null && isSessionless(rpc)) {
+    // A 2026-07-28 request has no session: it holds a place while it is in flight.
+    const place = await sessions.holdRequest(tunnel)
+    if (!place.ok) {
+      refuse('session_limit', SESSION_LIMIT_MESSAGE, place.reason)
+      return false
+    }
+    record.holdRequestPlace(place.release)
+  }
+  // A retry carrying a requestState the edge handed out continues its call: counted once.
+  const state = retryStateOf(rpc)
+  const continues = state === null ? null : continuations.take(tunnel.id, state)
+  if (continues !== null) record.continuing(continues)
+  let counted: Promise<void> | null = null
+  if (quotas !== null) {
+    const { refusal, counted: stored } = await quotas.admit(
+      tunnel,
+      toolCallCount(rpc) - (continues === null ? 0 : 1),
+      bodyBytes,
+    )
+    if (refusal !== null) {
+      refuse('quota_exceeded', QUOTA_MESSAGE, refusal.reason, {
+        'retry-after': String(refusal.retryAfterSecs),
+      })
+      return false
+    }
+    record.meterWith(quotas.responseMeter(tunnel))
+    counted = stored
+  }
+  if (sessions !== null && sessionId !== undefined && !isInitialize(rpc))
+    sessions.touch(tunnel, sessionId)
+  return { counted }
+}
