@@ -20,6 +20,7 @@ import {
 } from './launch.js'
 import { runLoad, type CallTarget } from './load.js'
 import { openMcpSession } from './mcp-session.js'
+import { echoBody } from './sections/sdk-calls.js'
 import { ProcessGroup } from './processes.js'
 import { runTransfer } from './transfer.js'
 
@@ -30,19 +31,6 @@ const HEADERS = {
 
 type Mode = 'small' | 'bulk' | 'sdk'
 const MODES: readonly string[] = ['small', 'bulk', 'sdk']
-
-/** server-everything's `echo` call (the SDK mode's call). */
-function echoBody(id: number): string {
-  return JSON.stringify({
-    jsonrpc: '2.0',
-    id,
-    method: 'tools/call',
-    params: {
-      name: 'echo',
-      arguments: { message: 'benchmark payload, a typical small tool call' },
-    },
-  })
-}
 
 /** CPU seconds and read/write system calls of a process so far. */
 interface Usage {

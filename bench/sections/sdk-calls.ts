@@ -15,8 +15,8 @@ import { describeCalls } from './small-calls.js'
 const CONCURRENCY = 50
 const NAME = 'SDK server, HTTP (SSE answers)'
 
-/** An `echo` call with the small call's payload. */
-function echoBody(id: number): string {
+/** A `tools/call` of server-everything's `echo` with the small call's payload. */
+export function echoBody(id: number): string {
   return JSON.stringify({
     jsonrpc: '2.0',
     id,
