@@ -163,7 +163,7 @@ function deliver(
     // same read from the tunnel (one write to the agent, not two).
     if (!wrote)
       setImmediate(() => {
-        if (!wrote && !res.destroyed) res.flushHeaders()
+        if (!wrote && !res.destroyed && !res.writableEnded) res.flushHeaders()
       })
   }
   // The head first: reading delivers the body bytes that waited for it at once.
