@@ -17,6 +17,13 @@ export interface SmtpInbox {
   readonly mails: ReceivedMail[]
   /** Wait until a mail to `to` whose subject matches arrives (the newest such); rejects after `ms`. */
   waitFor(to: string, subject: RegExp, ms?: number): Promise<ReceivedMail>
+  /** Wait for a mail like `waitFor`'s that is not `seen` (a later one). */
+  waitForAnother(
+    to: string,
+    subject: RegExp,
+    seen: ReceivedMail,
+    ms?: number,
+  ): Promise<ReceivedMail>
   /** The first http(s) link in `mail`'s text. */
   link(mail: ReceivedMail): string
   close(): Promise<void>
@@ -40,19 +47,33 @@ export async function startSmtpInbox(): Promise<SmtpInbox> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const address = server.server.address()
   const port = typeof address === 'object' && address ? address.port : 0
+  /** The latest mail to `to` whose subject matches, other than `seen`, once there is one. */
+  const latest = async (
+    to: string,
+    subject: RegExp,
+    seen: ReceivedMail | null,
+    ms: number,
+  ): Promise<ReceivedMail> => {
+    const deadline = Date.now() + ms
+    for (;;) {
+      const found = mails
+        .filter((m) => m !== seen && m.to.includes(to) && subject.test(m.subject))
+        .at(-1)
+      if (found) return found
+      if (Date.now() > deadline) {
+        throw new Error(`no mail to ${to} matching ${subject}; got ${JSON.stringify(mails)}`)
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+  }
   return {
     url: `smtp://127.0.0.1:${port}`,
     mails,
-    async waitFor(to, subject, ms = 15_000) {
-      const deadline = Date.now() + ms
-      for (;;) {
-        const found = mails.filter((m) => m.to.includes(to) && subject.test(m.subject)).at(-1)
-        if (found) return found
-        if (Date.now() > deadline) {
-          throw new Error(`no mail to ${to} matching ${subject}; got ${JSON.stringify(mails)}`)
-        }
-        await new Promise((resolve) => setTimeout(resolve, 50))
-      }
+    waitFor(to, subject, ms = 15_000) {
+      return latest(to, subject, null, ms)
+    },
+    waitForAnother(to, subject, seen, ms = 15_000) {
+      return latest(to, subject, seen, ms)
     },
     link(mail) {
       const m = /https?:\/\/\S+/.exec(mail.text)
