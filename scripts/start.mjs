@@ -61,9 +61,13 @@ function demoTunnel() {
 }
 
 const tunnel = demoTunnel()
+// Both children get process groups of their own, so a terminal's Ctrl-C reaches this script
+// alone and each child is told to stop once, in order: burrow up first, then burrowd. (A second
+// signal would cut burrowd's graceful stop short.)
 const service = spawn(process.execPath, [burrowd, 'serve'], {
   env,
   stdio: ['ignore', 'pipe', 'pipe'],
+  detached: true,
 })
 service.stderr.on('data', (c) => process.stderr.write(`[burrowd] ${c}`))
 let client = null
