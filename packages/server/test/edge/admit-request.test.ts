@@ -15,6 +15,7 @@ import { QuotaGate } from '../../src/quota/quota-gate.js'
 import type { UsageCounters } from '../../src/quota/usage-counters.js'
 import type { TunnelWithAccount } from '../../src/store/store.js'
 import { counterImplementations, type CounterSubject } from '../quota/usage-counter-subjects.js'
+import { initializeMessage } from '../../../../test/helpers/quota-stack.js'
 
 const TUNNEL: TunnelWithAccount = {
   id: 'tun_admit',
@@ -36,17 +37,7 @@ function body(value: unknown): JsonRpcBody {
   return parsed
 }
 
-const initialize = (id: number) =>
-  body({
-    jsonrpc: '2.0',
-    id,
-    method: 'initialize',
-    params: {
-      protocolVersion: '2025-06-18',
-      capabilities: {},
-      clientInfo: { name: 't', version: '1' },
-    },
-  })
+const initialize = (id: number) => body(initializeMessage(id))
 const toolCall = (id: number, params: Record<string, unknown> = {}) =>
   body({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'echo', ...params } })
 
