@@ -6,7 +6,8 @@
 // Rounds alternate the builds, so a VM that speeds up or slows down during the run affects them
 // alike. docs/benchmarks.md shows its output.
 //   node --import tsx bench/compare.ts small|bulk|sdk <rounds> <seconds> <checkout> [<checkout> …]
-// Each checkout must be built (`npx tsc -b`); COMPARE_C sets the concurrency (default 50, bulk 1).
+// Each checkout must be built (`npx tsc -b`); COMPARE_C sets the concurrency (default 50, bulk 1);
+// COMPARE_CPU_PROF=<dir> makes burrowd and burrow write V8 CPU profiles there.
 import { readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { freePort } from '../test/helpers/free-port.js'
@@ -28,6 +29,10 @@ const HEADERS = {
   'content-type': 'application/json',
   accept: 'application/json, text/event-stream',
 }
+
+/** Node flags for CPU profiles of burrowd and burrow (`COMPARE_CPU_PROF`), or none. */
+const PROFILE_DIR = process.env.COMPARE_CPU_PROF?.trim()
+const PROFILE_ARGS = PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${resolve(PROFILE_DIR)}`] : []
 
 type Mode = 'small' | 'bulk' | 'sdk'
 const MODES: readonly string[] = ['small', 'bulk', 'sdk']
@@ -69,7 +74,7 @@ async function cell(
     const burrowd = group.start(
       'burrowd',
       process.execPath,
-      [join(checkout, 'packages/server/dist/bin/burrowd.js'), 'serve'],
+      [...PROFILE_ARGS, join(checkout, 'packages/server/dist/bin/burrowd.js'), 'serve'],
       {
         env: {
           ...process.env,
@@ -89,6 +94,7 @@ async function cell(
       'burrow up',
       process.execPath,
       [
+        ...PROFILE_ARGS,
         join(checkout, 'packages/cli/dist/bin/burrow.js'),
         '--broker',
         `ws://127.0.0.1:${port}`,

@@ -182,9 +182,8 @@ export class ExchangeRecord {
               .body as unknown as Record<string, unknown>)
           : answer?.value
       const stored = keep ? this.#stored(request.value, answerValue) : null
-      const id = this.#ids?.get(answerKey(request.id))
       history.record({
-        ...(id !== undefined ? { id } : {}),
+        id: this.#ids?.get(answerKey(request.id)) ?? newCallId(arrivedAt),
         continues: single ? this.#continues : null,
         tunnelId: tunnel.id,
         at: arrivedAt,

@@ -71,7 +71,10 @@ export class Redactor {
     return out + text.slice(at)
   }
 
-  /** A copy of a JSON value with masked keys and strings; the input is not changed. */
+  /**
+   * The JSON value with masked keys and strings; the input is not changed. Parts with nothing to
+   * mask are shared with the input, not copied (most calls carry no secret).
+   */
   redactValue(value: unknown, depth = 0): unknown {
     if (typeof value === 'string') return this.redactText(value)
     if (typeof value !== 'object' || value === null) return value
@@ -79,17 +82,32 @@ export class Redactor {
       this.masked++
       return mask('too_deep')
     }
-    if (Array.isArray(value)) return value.map((v) => this.redactValue(v, depth + 1))
-    const out: Record<string, unknown> = {}
-    for (const [key, v] of Object.entries(value)) {
-      if (this.#keys.has(key.toLowerCase()) && v !== null && v !== undefined) {
-        out[key] = mask(key.toLowerCase())
+    if (Array.isArray(value)) {
+      let copy: unknown[] | null = null
+      for (let i = 0; i < value.length; i++) {
+        const item: unknown = value[i]
+        const redacted = this.redactValue(item, depth + 1)
+        if (copy === null && redacted !== item) copy = value.slice(0, i)
+        copy?.push(redacted)
+      }
+      return copy ?? value
+    }
+    const entries: [string, unknown][] = Object.entries(value)
+    let copy: [string, unknown][] | null = null
+    for (let i = 0; i < entries.length; i++) {
+      const [key, v] = entries[i]!
+      let redacted: unknown
+      if (v !== null && v !== undefined && this.#keys.has(key.toLowerCase())) {
+        redacted = mask(key.toLowerCase())
         this.masked++
       } else {
-        out[key] = this.redactValue(v, depth + 1)
+        redacted = this.redactValue(v, depth + 1)
       }
+      if (copy === null && redacted !== v) copy = entries.slice(0, i)
+      copy?.push([key, redacted])
     }
-    return out
+    // fromEntries defines each key as its own property (a "__proto__" key stays a key).
+    return copy === null ? value : Object.fromEntries(copy)
   }
 
   /**

@@ -9,6 +9,34 @@ import { randomBytes } from 'node:crypto'
 import type { Logger } from '@burrow/protocol'
 import type { Insertable, Kysely } from 'kysely'
 import type { Database } from '../store/schema.js'
+import { RowStatements } from '../store/row-statements.js'
+
+type HistoryInsert = Insertable<Database['call_history']>
+
+/** The columns of a row, in the order its values are listed. */
+const COLUMNS = [
+  'id',
+  'tunnel_id',
+  'at',
+  'method',
+  'tool',
+  'status',
+  'policy_code',
+  'duration_ms',
+  'session_id',
+  'rpc_id',
+  'agent',
+  'outcome',
+  'bytes_in',
+  'bytes_out',
+  'request_body',
+  'response_body',
+  'bodies_cut',
+  'continues',
+] as const satisfies readonly (keyof HistoryInsert)[]
+
+/** One row of `call_history` as the writer inserts it: every column of `COLUMNS`, no other. */
+type CallHistoryRow = { [K in (typeof COLUMNS)[number]]: HistoryInsert[K] }
 
 /** One answered request. */
 export interface CallRecord {
@@ -87,6 +115,8 @@ export class CallHistoryWriter implements CallHistorySink {
   readonly #capacity: number
   readonly #batchSize: number
   readonly #queue: CallRecord[] = []
+  /** The INSERT, compiled once per row count. */
+  readonly #inserts = new RowStatements<Database, CallHistoryRow>(COLUMNS)
   readonly #timer: NodeJS.Timeout
   #writing: Promise<void> | null = null
   #dropped = 0
@@ -147,7 +177,7 @@ export class CallHistoryWriter implements CallHistorySink {
   }
 
   async #write(batch: readonly CallRecord[]): Promise<void> {
-    const rows = batch.map((r): Insertable<Database['call_history']> => ({
+    const rows = batch.map((r): CallHistoryRow => ({
       id: r.id ?? newCallId(r.at),
       tunnel_id: r.tunnelId,
       at: r.at.toISOString(),
@@ -168,12 +198,12 @@ export class CallHistoryWriter implements CallHistorySink {
       continues: r.continues ?? null,
     }))
     try {
-      await this.#db.insertInto('call_history').values(rows).execute()
+      await this.#insert(rows)
     } catch {
       // Most likely a tunnel deleted meanwhile (the foreign key): keep the rest of the batch.
       try {
         const kept = await this.#rowsOfExistingTunnels(rows)
-        if (kept.length > 0) await this.#db.insertInto('call_history').values(kept).execute()
+        await this.#insert(kept)
         if (kept.length < rows.length) {
           this.#log.debug(
             `call history: ${rows.length - kept.length} records of deleted tunnels skipped`,
@@ -185,9 +215,13 @@ export class CallHistoryWriter implements CallHistorySink {
     }
   }
 
-  async #rowsOfExistingTunnels(
-    rows: readonly Insertable<Database['call_history']>[],
-  ): Promise<Insertable<Database['call_history']>[]> {
+  #insert(rows: readonly CallHistoryRow[]): Promise<void> {
+    return this.#inserts.run(this.#db, 'insert', rows, (db, some) =>
+      db.insertInto('call_history').values(some),
+    )
+  }
+
+  async #rowsOfExistingTunnels(rows: readonly CallHistoryRow[]): Promise<CallHistoryRow[]> {
     const ids = [...new Set(rows.map((r) => r.tunnel_id))]
     const found = await this.#db.selectFrom('tunnels').select('id').where('id', 'in', ids).execute()
     const existing = new Set(found.map((t) => t.id))

@@ -8,12 +8,12 @@
  * per kind and row count and then run again with new parameters.
  */
 
-import { CompiledQuery } from 'kysely'
 import type { Insertable, Kysely, Transaction } from 'kysely'
 import type { Period } from './period.js'
 import { USAGE_METRICS } from './usage-counters.js'
 import type { UsageMetric } from './usage-counters.js'
 import type { UsageCountersDatabase, UsageCountersTable } from '../store/schema.js'
+import { RowStatements } from '../store/row-statements.js'
 
 /** One stored counter. */
 export interface UsageCounterRow {
@@ -40,17 +40,13 @@ type OnExisting = 'add' | 'replace'
 /** The columns of a row, in the order their values are listed. */
 const COLUMNS = ['period', 'tunnel_id', 'metric', 'value', 'updated_at'] as const
 
-/** An upsert's SQL, and for each of its parameters the index of the value in the rows' list. */
-interface UpsertTemplate {
-  readonly sql: string
-  readonly slots: readonly number[]
-}
-
 /** The `usage_counters` queries. */
 export class UsageCounterTable {
   readonly #db: Kysely<UsageCountersDatabase>
-  /** Compiled upserts by `<kind> <rows>`; null where compiling could not place a parameter. */
-  readonly #templates = new Map<string, UpsertTemplate | null>()
+  /** The upserts, compiled once per kind and row count. */
+  readonly #upserts = new RowStatements<UsageCountersDatabase, Insertable<UsageCountersTable>>(
+    COLUMNS,
+  )
 
   constructor(db: Kysely<UsageCountersDatabase>) {
     this.#db = db
@@ -107,44 +103,9 @@ export class UsageCounterTable {
     rows: readonly Insertable<UsageCountersTable>[],
     onExisting: OnExisting,
   ): Promise<void> {
-    if (rows.length === 0) return
-    const template = this.#template(onExisting, rows.length)
-    if (template === null) {
-      await upsertQuery(db, rows, onExisting).execute()
-      return
-    }
-    const values = rows.flatMap((row) => COLUMNS.map((column) => row[column]))
-    await db.executeQuery(
-      CompiledQuery.raw(
-        template.sql,
-        template.slots.map((slot) => values[slot]),
-      ),
+    await this.#upserts.run(db, onExisting, rows, (runner, some) =>
+      upsertQuery(runner, some, onExisting),
     )
-  }
-
-  /**
-   * The compiled upsert for `count` rows: compiled with a unique marker for every value, whose
-   * place among the parameters tells where each value goes. Null if any parameter is not one of
-   * the markers (the query is then built each time).
-   */
-  #template(onExisting: OnExisting, count: number): UpsertTemplate | null {
-    const key = `${onExisting} ${count}`
-    const known = this.#templates.get(key)
-    if (known !== undefined) return known
-    const markers: string[] = []
-    const rows = Array.from({ length: count }, () => {
-      const row: Record<string, string> = {}
-      for (const column of COLUMNS) {
-        row[column] = `\u0000${markers.length}`
-        markers.push(row[column])
-      }
-      return row as unknown as Insertable<UsageCountersTable>
-    })
-    const compiled = upsertQuery(this.#db, rows, onExisting).compile()
-    const slots = compiled.parameters.map((p) => markers.indexOf(p as string))
-    const template = slots.includes(-1) ? null : { sql: compiled.sql, slots }
-    this.#templates.set(key, template)
-    return template
   }
 }
 

@@ -23,6 +23,25 @@ describe('Redactor', () => {
     assert.equal(input.Password, 'hunter2')
   })
 
+  it('shares the parts with nothing to mask, and copies only the paths to a mask', () => {
+    const r = new Redactor(settings)
+    const clean = { tools: [{ name: 'echo', args: { text: 'hello' } }], n: 1 }
+    assert.equal(r.redactValue(clean), clean)
+    const mixed = JSON.parse(
+      '{"a":{"b":"ok"},"list":["x",{"password":"p"},"y"],"__proto__":{"password":"q"}}',
+    ) as Record<string, unknown>
+    const out = r.redactValue(mixed) as Record<string, unknown>
+    assert.equal(out.a, mixed.a)
+    assert.deepEqual(out.list, ['x', { password: '[REDACTED:password]' }, 'y'])
+    assert.equal(Object.getPrototypeOf(out), Object.prototype)
+    assert.equal(
+      JSON.stringify(out),
+      '{"a":{"b":"ok"},"list":["x",{"password":"[REDACTED:password]"},"y"],' +
+        '"__proto__":{"password":"[REDACTED:password]"}}',
+    )
+    assert.deepEqual((mixed.list as unknown[])[1], { password: 'p' })
+  })
+
   it('masks what the detectors recognise, naming each', () => {
     const r = new Redactor(settings)
     const text =
