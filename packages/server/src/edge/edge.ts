@@ -167,12 +167,13 @@ export class Edge {
       )
     }
     const tunnel = await this.opts.lookup.byLabel(label)
+    const clientIp = this.addresses.of(req)
     // Who may call comes first: a caller who may not learns nothing, not even whether it is online.
     const access = this.opts.access
       ? await this.opts.access.check(
           tunnel?.id ?? null,
           origin,
-          this.addresses.of(req),
+          clientIp,
           singleHeader(req.headers.authorization),
         )
       : null
@@ -246,7 +247,7 @@ export class Edge {
       method: req.method,
       path: url,
       headers: upstreamRequestHeaders(req.rawHeaders, {
-        clientIp: this.addresses.of(req),
+        clientIp,
         proto: this.opts.publicScheme,
         host: req.headers.host ?? host,
         dropCredentials: access?.dropCredentials ?? false,

@@ -19,14 +19,25 @@ const NOT_FORWARDED_UPSTREAM = new Set([
   'x-real-ip',
 ])
 
-/** Header names listed in every Connection header (repeated fields combine, RFC 9110 §5.3). */
-function connectionTokens(names: readonly string[], values: readonly string[]): Set<string> {
-  const tokens = new Set<string>()
-  names.forEach((name, i) => {
-    if (name.toLowerCase() !== 'connection') return
-    for (const t of values[i]!.split(',')) if (t.trim()) tokens.add(t.trim().toLowerCase())
-  })
-  return tokens
+const NO_TOKENS: ReadonlySet<string> = new Set()
+
+/**
+ * Header names listed in every Connection header (repeated fields combine, RFC 9110 §5.3):
+ * `nameAt(i)` and `valueAt(i)` give the `count` headers.
+ */
+function connectionTokens(
+  count: number,
+  nameAt: (i: number) => string,
+  valueAt: (i: number) => string,
+): ReadonlySet<string> {
+  let tokens: Set<string> | null = null
+  for (let i = 0; i < count; i++) {
+    const name = nameAt(i)
+    if (name.length !== 10 || name.toLowerCase() !== 'connection') continue
+    tokens ??= new Set()
+    for (const t of valueAt(i).split(',')) if (t.trim()) tokens.add(t.trim().toLowerCase())
+  }
+  return tokens ?? NO_TOKENS
 }
 
 /**
@@ -38,13 +49,11 @@ export function upstreamRequestHeaders(
   forwarded: { clientIp: string; proto: string; host: string; dropCredentials?: boolean },
 ): HeaderPairs {
   const out: [string, string][] = []
-  const names: string[] = []
-  const values: string[] = []
-  for (let i = 0; i < raw.length; i += 2) {
-    names.push(raw[i]!)
-    values.push(raw[i + 1]!)
-  }
-  const listed = connectionTokens(names, values)
+  const listed = connectionTokens(
+    raw.length >> 1,
+    (i) => raw[2 * i]!,
+    (i) => raw[2 * i + 1]!,
+  )
   for (let i = 0; i < raw.length; i += 2) {
     const name = raw[i]!.toLowerCase()
     if (HOP_BY_HOP.has(name) || NOT_FORWARDED_UPSTREAM.has(name) || listed.has(name)) continue
@@ -63,8 +72,9 @@ export function upstreamRequestHeaders(
 export function agentResponseHeaders(pairs: HeaderPairs): string[] {
   const out: string[] = []
   const listed = connectionTokens(
-    pairs.map(([name]) => name),
-    pairs.map(([, value]) => value),
+    pairs.length,
+    (i) => pairs[i]![0],
+    (i) => pairs[i]![1],
   )
   let sse = false
   let allowOrigin = false

@@ -9,18 +9,29 @@ export type Period = string
 
 const PERIOD = /^(\d{4})-(0[1-9]|1[0-2])$/
 
+/** The month last asked about: every counted request asks, and it rarely changes. */
+let month = { from: 0, until: 0, period: '', reset: 0 }
+
+/** The calendar month (UTC) holding `time`: its period and the start of the next one. */
+function monthOf(time: number): { readonly period: Period; readonly reset: number } {
+  if (time >= month.from && time < month.until) return month
+  const at = new Date(time)
+  const from = Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), 1)
+  const until = Date.UTC(at.getUTCFullYear(), at.getUTCMonth() + 1, 1)
+  const number = String(at.getUTCMonth() + 1).padStart(2, '0')
+  const period = `${String(at.getUTCFullYear()).padStart(4, '0')}-${number}`
+  month = { from, until, period, reset: until }
+  return month
+}
+
 /** The period (`YYYY-MM`, UTC) that contains `date`. */
 export function periodOf(date: Date): Period {
-  const time = checkedTime(date)
-  const at = new Date(time)
-  const month = String(at.getUTCMonth() + 1).padStart(2, '0')
-  return `${String(at.getUTCFullYear()).padStart(4, '0')}-${month}`
+  return monthOf(checkedTime(date)).period
 }
 
 /** When the counters of `date`'s period reset: 00:00 UTC on the 1st of the next month. */
 export function nextResetOf(date: Date): Date {
-  const at = new Date(checkedTime(date))
-  return new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth() + 1, 1))
+  return new Date(monthOf(checkedTime(date)).reset)
 }
 
 /**

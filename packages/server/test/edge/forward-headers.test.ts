@@ -66,6 +66,40 @@ describe('agentResponseHeaders', () => {
   })
 })
 
+describe('upstreamRequestHeaders', () => {
+  it('drops what every Connection header names, whatever its case, and adds X-Forwarded-*', () => {
+    const out = upstreamRequestHeaders(
+      [
+        'Host',
+        'abc--acme.burrow.test',
+        'CONNECTION',
+        'keep-alive, X-Private',
+        'x-private',
+        'secret',
+        'Connection',
+        ' x-other ,',
+        'X-Other',
+        '1',
+        'Authorization',
+        'Bearer agent',
+        'Content-Type',
+        'application/json',
+        'Connectionx',
+        'kept',
+      ],
+      { clientIp: '203.0.113.7', proto: 'https', host: 'abc--acme.burrow.test' },
+    )
+    assert.deepEqual(out, [
+      ['authorization', 'Bearer agent'],
+      ['content-type', 'application/json'],
+      ['connectionx', 'kept'],
+      ['x-forwarded-for', '203.0.113.7'],
+      ['x-forwarded-proto', 'https'],
+      ['x-forwarded-host', 'abc--acme.burrow.test'],
+    ])
+  })
+})
+
 describe('hostOnlyCookie', () => {
   it('leaves cookies without Domain untouched', () => {
     assert.equal(hostOnlyCookie('a=1; Path=/'), 'a=1; Path=/')

@@ -20,6 +20,27 @@ describe('usage periods', () => {
     assert.equal(periodOf(new Date('2026-03-31T23:30:00-04:00')), '2026-04')
   })
 
+  it('answers each moment on its own, however the moments before it went', () => {
+    const moments = [
+      ['2026-04-15T00:00:00.000Z', '2026-04', '2026-05-01T00:00:00.000Z'],
+      ['2026-04-30T23:59:59.999Z', '2026-04', '2026-05-01T00:00:00.000Z'],
+      ['2026-05-01T00:00:00.000Z', '2026-05', '2026-06-01T00:00:00.000Z'],
+      ['2026-04-01T00:00:00.000Z', '2026-04', '2026-05-01T00:00:00.000Z'],
+      ['2025-12-31T23:59:59.999Z', '2025-12', '2026-01-01T00:00:00.000Z'],
+      ['2026-05-01T00:00:00.001Z', '2026-05', '2026-06-01T00:00:00.000Z'],
+    ] as const
+    for (const [at, period, reset] of moments) {
+      assert.equal(periodOf(new Date(at)), period, at)
+      assert.equal(nextResetOf(new Date(at)).toISOString(), reset, at)
+    }
+    // The reset is a Date of its own: changing one changes no later answer.
+    nextResetOf(new Date('2026-05-02T00:00:00Z')).setTime(0)
+    assert.equal(
+      nextResetOf(new Date('2026-05-02T00:00:00Z')).toISOString(),
+      '2026-06-01T00:00:00.000Z',
+    )
+  })
+
   it('resets at 00:00 UTC on the 1st of the next month, across years', () => {
     assert.deepEqual(
       nextResetOf(new Date('2026-02-14T10:00:00Z')),
