@@ -7,9 +7,12 @@
 // alike. docs/benchmarks.md shows its output.
 //   node --import tsx bench/compare.ts small|bulk|sdk <rounds> <seconds> <checkout> [<checkout> …]
 // Each checkout must be built (`npx tsc -b`); COMPARE_C sets the concurrency (default 50, bulk 1);
-// COMPARE_CPU_PROF=<dir> makes burrowd and burrow write V8 CPU profiles there.
+// COMPARE_CPU_PROF=<dir> makes burrowd and burrow write V8 CPU profiles there; COMPARE_IDLE=<s>
+// leaves the tunnel idle that long before the cell (as the full run's Burrow cells are).
 import { readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { BURROWD_NODE_FLAGS } from '../packages/server/dist/node-flags.js'
 import { freePort } from '../test/helpers/free-port.js'
 import { cpuSeconds } from './cpu.js'
 import {
@@ -33,6 +36,9 @@ const HEADERS = {
 /** Node flags for CPU profiles of burrowd and burrow (`COMPARE_CPU_PROF`), or none. */
 const PROFILE_DIR = process.env.COMPARE_CPU_PROF?.trim()
 const PROFILE_ARGS = PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${resolve(PROFILE_DIR)}`] : []
+
+/** Seconds the stack idles before each cell (`COMPARE_IDLE`, default 0). */
+const IDLE_SECONDS = Number(process.env.COMPARE_IDLE ?? 0)
 
 type Mode = 'small' | 'bulk' | 'sdk'
 const MODES: readonly string[] = ['small', 'bulk', 'sdk']
@@ -74,7 +80,12 @@ async function cell(
     const burrowd = group.start(
       'burrowd',
       process.execPath,
-      [...PROFILE_ARGS, join(checkout, 'packages/server/dist/bin/burrowd.js'), 'serve'],
+      [
+        ...BURROWD_NODE_FLAGS,
+        ...PROFILE_ARGS,
+        join(checkout, 'packages/server/dist/bin/burrowd.js'),
+        'serve',
+      ],
       {
         env: {
           ...process.env,
@@ -112,6 +123,7 @@ async function cell(
       },
     )
     const url = (await client.waitFor(/Tunnel online:\s+(\S+)/))[1]!
+    await sleep(IDLE_SECONDS * 1000)
     const pids = [burrowd.proc.pid!, client.proc.pid!, fixture.pid]
     let before: Usage[] = []
     let used: Usage[] = []

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { request } from 'undici'
+import { BURROWD_NODE_FLAGS } from '../packages/server/dist/node-flags.js'
 import { openStore } from '../packages/server/dist/store/open-store.js'
 import { TunnelAccessStore } from '../packages/server/dist/store/tunnel-access-store.js'
 import type { Child } from '../test/helpers/child.js'
@@ -83,8 +84,8 @@ export interface Burrowd {
 }
 
 /**
- * Start `burrowd serve` on a free port over `dataDir` and wait until it listens. `nodeArgs` go
- * to node before the script (e.g. `--inspect=127.0.0.1:0`).
+ * Start `burrowd serve` on a free port over `dataDir` and wait until it listens, with the Node
+ * flags it is deployed with. `nodeArgs` go to node too (e.g. `--inspect=127.0.0.1:0`).
  */
 export async function startBurrowd(
   group: ProcessGroup,
@@ -98,7 +99,7 @@ export async function startBurrowd(
 ): Promise<Burrowd> {
   const port = await freePort()
   const logLevel = options.logLevel ?? 'info'
-  const args = [...(options.nodeArgs ?? []), BURROWD, 'serve']
+  const args = [...BURROWD_NODE_FLAGS, ...(options.nodeArgs ?? []), BURROWD, 'serve']
   const child = group.start('burrowd', process.execPath, args, {
     env: {
       ...process.env,

@@ -64,7 +64,10 @@ const tunnel = demoTunnel()
 // Both children get process groups of their own, so a terminal's Ctrl-C reaches this script
 // alone and each child is told to stop once, in order: burrow up first, then burrowd. (A second
 // signal would cut burrowd's graceful stop short.)
-const service = spawn(process.execPath, [burrowd, 'serve'], {
+const { BURROWD_NODE_FLAGS } = await import(
+  new URL('../packages/server/dist/node-flags.js', import.meta.url).href
+)
+const service = spawn(process.execPath, [...BURROWD_NODE_FLAGS, burrowd, 'serve'], {
   env,
   stdio: ['ignore', 'pipe', 'pipe'],
   detached: true,

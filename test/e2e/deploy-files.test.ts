@@ -12,12 +12,20 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { after, before, describe, it } from 'node:test'
+import { BURROWD_NODE_FLAGS } from '../../packages/server/src/node-flags.js'
 import { ROOT } from '../helpers/stack.js'
 
 const run = promisify(execFile)
 const NGINX = '/usr/sbin/nginx'
 const CADDY = '/usr/bin/caddy'
 const deployFile = (name: string) => readFileSync(join(ROOT, 'deploy', name), 'utf8')
+
+/** The image's command, as its JSON-array CMD lists it. */
+function dockerCommand(): string[] {
+  const cmd = /^CMD (\[.*\])$/m.exec(deployFile('Dockerfile'))
+  assert.ok(cmd, 'the Dockerfile has a CMD in exec form')
+  return JSON.parse(cmd[1]!) as string[]
+}
 
 describe('deploy/ example files', () => {
   let dir: string
@@ -94,6 +102,25 @@ http {
     },
   )
 
+  it('every way of starting burrowd serve gives node the flags it runs with', () => {
+    const flags = BURROWD_NODE_FLAGS.join(' ')
+    assert.deepEqual(dockerCommand(), [
+      'node',
+      ...BURROWD_NODE_FLAGS,
+      'packages/server/bin/burrowd.js',
+      'serve',
+    ])
+    assert.match(
+      deployFile('burrowd.service'),
+      new RegExp(
+        `^ExecStart=/usr/bin/node ${flags} packages/server/dist/bin/burrowd\\.js serve$`,
+        'm',
+      ),
+    )
+    const operations = readFileSync(join(ROOT, 'docs/operations.md'), 'utf8')
+    assert.ok(operations.includes(`node ${flags} packages/server/dist/bin/burrowd.js serve`))
+  })
+
   it('compose.yaml gives burrowd only documented settings, and time to drain', () => {
     const compose = deployFile('compose.yaml')
     const documented = readFileSync(join(ROOT, 'docs/configuration.md'), 'utf8')
@@ -107,9 +134,9 @@ http {
     assert.match(compose, /BURROW_BILLING_PROVIDER: paddle/, 'the dev provider is one node only')
     const grace = /stop_grace_period: (\d+)s/.exec(compose)
     assert.ok(grace && Number(grace[1]) > 10, 'docker stops a node before its 10 s drain ends')
-    const dockerfile = deployFile('Dockerfile')
-    const cmd = /CMD \["node", "([^"]+)"/.exec(dockerfile)
-    assert.ok(cmd && existsSync(join(ROOT, cmd[1]!)), 'the image runs a file of the repository')
+    const cmd = dockerCommand()
+    const script = cmd.find((arg) => arg.endsWith('.js'))
+    assert.ok(script && existsSync(join(ROOT, script)), 'the image runs a file of the repository')
     assert.ok(existsSync(join(ROOT, 'deploy/Dockerfile.caddy')))
     assert.match(compose, /BURROW_SERVICE_HOST:/, 'the dashboard on a domain of its own')
     assert.match(compose, /BURROW_TRUSTED_PROXIES: 172\.29\.0\.10\n/, 'only Caddy is trusted')

@@ -1,0 +1,13 @@
+/**
+ * The Node.js flags `burrowd serve` runs with, wherever it is started: the Dockerfile, the systemd
+ * unit, `npm start`, docs/operations.md and the benchmark all give these (a test keeps the
+ * deployment files in step). They cannot be set from inside the process: V8 reads them when it
+ * sets up the heap.
+ *
+ * `--no-memory-reducer`: V8's memory reducer runs memory-saving collections once a process has
+ * been quiet for a few seconds, and then lets the heap grow only slowly. A broker is quiet between
+ * bursts; the next large answer relayed after a pause then set off a mark-compact every few
+ * megabytes (84 in one 5 s transfer, against 2 without the pause), and burrowd spent 3.6–4.3 ms
+ * of CPU per MB instead of 1.1–1.5 (docs/benchmarks.md, "A pause before a transfer").
+ */
+export const BURROWD_NODE_FLAGS: readonly string[] = ['--no-memory-reducer']
