@@ -39,6 +39,9 @@ const PROFILE_ARGS = PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${resolve(PROF
 
 /** Seconds the stack idles before each cell (`COMPARE_IDLE`, default 0). */
 const IDLE_SECONDS = Number(process.env.COMPARE_IDLE ?? 0)
+if (!Number.isFinite(IDLE_SECONDS) || IDLE_SECONDS < 0) {
+  throw new Error(`COMPARE_IDLE must be a number of seconds, not "${process.env.COMPARE_IDLE}"`)
+}
 
 type Mode = 'small' | 'bulk' | 'sdk'
 const MODES: readonly string[] = ['small', 'bulk', 'sdk']

@@ -16,12 +16,20 @@ let month = { from: 0, until: 0, period: '', reset: 0 }
 function monthOf(time: number): { readonly period: Period; readonly reset: number } {
   if (time >= month.from && time < month.until) return month
   const at = new Date(time)
-  const from = Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), 1)
-  const until = Date.UTC(at.getUTCFullYear(), at.getUTCMonth() + 1, 1)
+  const from = monthStart(at.getUTCFullYear(), at.getUTCMonth())
+  const until = monthStart(at.getUTCFullYear(), at.getUTCMonth() + 1)
   const number = String(at.getUTCMonth() + 1).padStart(2, '0')
   const period = `${String(at.getUTCFullYear()).padStart(4, '0')}-${number}`
   month = { from, until, period, reset: until }
   return month
+}
+
+/** 00:00 UTC on the 1st of `month` (0-based; 12 is January of the next year) of `year`. */
+function monthStart(year: number, month: number): number {
+  // Not Date.UTC: it reads years 0–99 as 1900–1999.
+  const start = new Date(0)
+  start.setUTCFullYear(year, month, 1)
+  return start.getTime()
 }
 
 /** The period (`YYYY-MM`, UTC) that contains `date`. */

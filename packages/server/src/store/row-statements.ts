@@ -7,23 +7,40 @@
  */
 import { CompiledQuery, type Compilable, type Kysely, type Transaction } from 'kysely'
 
-/** A compiled statement, and for each of its parameters the index of its value in the rows. */
+/**
+ * A compiled statement, and for each of its parameters the index of its value in the rows; null
+ * when they are the values in order (a plain INSERT).
+ */
 interface Template {
   readonly sql: string
-  readonly slots: readonly number[]
+  readonly slots: readonly number[] | null
 }
+
+/**
+ * Templates kept at most, the most recently used: a writer that flushes on a timer meets many
+ * row counts, and a template of 500 rows holds thousands of parameter slots.
+ */
+export const MAX_TEMPLATES = 16
 
 /** What runs statements: the database or a transaction in it. */
 type Runner<DB> = Kysely<DB> | Transaction<DB>
 
-/** Builds the statement for some rows (never run by `RowStatements` itself, only compiled). */
+/** Builds the statement for some rows; `RowStatements` compiles it, and runs what it compiled. */
 export type BuildStatement<DB, Row> = (db: Runner<DB>, rows: readonly Row[]) => Compilable
 
 /** Compiled statements of one table's rows, whose values are listed in `columns` order. */
 export class RowStatements<DB, Row extends object> {
   readonly #columns: readonly (keyof Row & string)[]
-  /** Templates by `<kind> <rows>`; null where compiling could not place a parameter. */
+  /**
+   * Templates by `<kind> <rows>`, least recently used first; null where compiling could not
+   * place a parameter.
+   */
   readonly #templates = new Map<string, Template | null>()
+
+  /** Templates kept now (at most `MAX_TEMPLATES`). */
+  get cached(): number {
+    return this.#templates.size
+  }
 
   /** `columns`: every column the rows set, the same for every row. */
   constructor(columns: readonly (keyof Row & string)[]) {
@@ -31,8 +48,9 @@ export class RowStatements<DB, Row extends object> {
   }
 
   /**
-   * Run the statement `build` makes for `rows` (of kind `kind`: one template per kind and row
-   * count). When a template cannot be made, the statement is built and run as usual.
+   * Run the statement `build` makes for `rows`. `kind` names the statement: one template is kept
+   * per kind and row count, so one kind must always come with the same `build`. When a template
+   * cannot be made, the statement is built and run as usual.
    */
   async run(
     db: Runner<DB>,
@@ -48,11 +66,9 @@ export class RowStatements<DB, Row extends object> {
     }
     const values: unknown[] = []
     for (const row of rows) for (const column of this.#columns) values.push(row[column])
+    const { sql, slots } = template
     await db.executeQuery(
-      CompiledQuery.raw(
-        template.sql,
-        template.slots.map((slot) => values[slot]),
-      ),
+      CompiledQuery.raw(sql, slots === null ? values : slots.map((slot) => values[slot])),
     )
   }
 
@@ -69,7 +85,11 @@ export class RowStatements<DB, Row extends object> {
   ): Template | null {
     const key = `${kind} ${count}`
     const known = this.#templates.get(key)
-    if (known !== undefined) return known
+    if (known !== undefined) {
+      this.#templates.delete(key)
+      this.#templates.set(key, known)
+      return known
+    }
     const markers = new Map<string, number>()
     const rows = Array.from({ length: count }, () => {
       const row: Record<string, string> = {}
@@ -82,7 +102,13 @@ export class RowStatements<DB, Row extends object> {
     })
     const compiled = build(db, rows).compile()
     const slots = compiled.parameters.map((p) => markers.get(p as string) ?? -1)
-    const template = slots.includes(-1) ? null : { sql: compiled.sql, slots }
+    const inOrder = slots.length === markers.size && slots.every((slot, i) => slot === i)
+    const template = slots.includes(-1)
+      ? null
+      : { sql: compiled.sql, slots: inOrder ? null : slots }
+    if (this.#templates.size >= MAX_TEMPLATES) {
+      this.#templates.delete(this.#templates.keys().next().value!)
+    }
     this.#templates.set(key, template)
     return template
   }

@@ -91,6 +91,66 @@ for (const backend of testBackends()) {
       assert.equal(new Set(written.map((r) => r.id)).size, 2)
     })
 
+    it('writes every column of every record, batch after batch of the same size', async () => {
+      const tunnelId = await tunnelOn('acme', 'free')
+      writer = new CallHistoryWriter(store.db, { log: silentLogger, flushMs: 60_000 })
+      const full = (n: number): CallRecord => ({
+        id: `call_${String(n).padStart(24, '0')}`,
+        tunnelId,
+        at: new Date(NOW.getTime() + n),
+        method: `method-${n}`,
+        tool: `tool-${n}`,
+        status: 200 + n,
+        policyCode: `code-${n}`,
+        durationMs: 10 + n,
+        sessionId: `session-${n}`,
+        rpcId: `"rpc-${n}"`,
+        agent: `agent-${n}`,
+        outcome: n % 2 === 0 ? 'ok' : 'error',
+        bytesIn: 1000 + n,
+        bytesOut: 2000 + n,
+        requestBody: `{"request":${n}}`,
+        responseBody: `{"response":${n}}`,
+        bodiesCut: n % 2 === 1,
+        continues: `call_continues_${n}`,
+      })
+      for (const batch of [
+        [1, 2, 3],
+        [4, 5, 6],
+      ]) {
+        for (const n of batch) writer.record(full(n))
+        await writer.flush()
+      }
+      const written = await store.db.selectFrom('call_history').selectAll().orderBy('id').execute()
+      assert.deepEqual(
+        written.map((r) => ({
+          ...r,
+          bytes_in: Number(r.bytes_in),
+          bytes_out: Number(r.bytes_out),
+        })),
+        [1, 2, 3, 4, 5, 6].map((n) => ({
+          id: `call_${String(n).padStart(24, '0')}`,
+          tunnel_id: tunnelId,
+          at: new Date(NOW.getTime() + n).toISOString(),
+          method: `method-${n}`,
+          tool: `tool-${n}`,
+          status: 200 + n,
+          policy_code: `code-${n}`,
+          duration_ms: 10 + n,
+          session_id: `session-${n}`,
+          rpc_id: `"rpc-${n}"`,
+          agent: `agent-${n}`,
+          outcome: n % 2 === 0 ? 'ok' : 'error',
+          bytes_in: 1000 + n,
+          bytes_out: 2000 + n,
+          request_body: `{"request":${n}}`,
+          response_body: `{"response":${n}}`,
+          bodies_cut: n % 2,
+          continues: `call_continues_${n}`,
+        })),
+      )
+    })
+
     it('drops and counts records beyond its capacity instead of holding them', async () => {
       const tunnelId = await tunnelOn('acme', 'free')
       writer = new CallHistoryWriter(store.db, {

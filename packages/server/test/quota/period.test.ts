@@ -33,6 +33,13 @@ describe('usage periods', () => {
       assert.equal(periodOf(new Date(at)), period, at)
       assert.equal(nextResetOf(new Date(at)).toISOString(), reset, at)
     }
+    // Years before 100 are years, not 1900 + year.
+    assert.equal(periodOf(new Date('0050-01-15T00:00:00Z')), '0050-01')
+    assert.equal(
+      nextResetOf(new Date('0050-01-15T00:00:00Z')).toISOString(),
+      '0050-02-01T00:00:00.000Z',
+    )
+    assert.equal(periodOf(new Date('1950-01-15T00:00:00Z')), '1950-01')
     // The reset is a Date of its own: changing one changes no later answer.
     nextResetOf(new Date('2026-05-02T00:00:00Z')).setTime(0)
     assert.equal(

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict'
 import { afterEach, beforeEach, describe, it } from 'node:test'
 import type { Insertable } from 'kysely'
 import { openStore } from '../../src/store/open-store.js'
-import { RowStatements } from '../../src/store/row-statements.js'
+import { MAX_TEMPLATES, RowStatements } from '../../src/store/row-statements.js'
 import type { Database, UsageCountersTable } from '../../src/store/schema.js'
 import type { Store } from '../../src/store/store.js'
 import { testBackends, type TestDatabase } from '../helpers/test-databases.js'
@@ -85,6 +85,40 @@ for (const backend of testBackends()) {
         .sort((a, b) => a.tunnel_id.localeCompare(b.tunnel_id))
       const got = (await stored()).map((r) => ({ ...r, value: Number(r.value) }))
       assert.deepEqual(got, expected)
+    })
+
+    it('keeps a bounded number of templates, and stays right past the bound', async () => {
+      const statements = new RowStatements<Database, Row>(COLUMNS)
+      const insert = (rows: readonly Row[]) =>
+        statements.run(store.db, 'insert', rows, (db, some) =>
+          db.insertInto('usage_counters').values(some),
+        )
+      // A row per period: every row count from 1 up, then the first counts again.
+      let month = 0
+      const batch = (count: number) =>
+        Array.from({ length: count }, () => {
+          month++
+          return {
+            period: `${2000 + Math.floor(month / 12)}-${String((month % 12) + 1).padStart(2, '0')}`,
+            tunnel_id: tunnels[0]!,
+            metric: 'tool_calls',
+            value: month,
+            updated_at: '2026-03-10T12:00:00.000Z',
+          }
+        })
+      for (let count = 1; count <= MAX_TEMPLATES + 4; count++) await insert(batch(count))
+      assert.ok(statements.cached <= MAX_TEMPLATES)
+      for (let count = 1; count <= 3; count++) await insert(batch(count))
+      const stored = await store.db
+        .selectFrom('usage_counters')
+        .select(['period', 'value'])
+        .orderBy('value')
+        .execute()
+      assert.equal(stored.length, month)
+      assert.deepEqual(
+        stored.map((r) => Number(r.value)),
+        Array.from({ length: month }, (_, i) => i + 1),
+      )
     })
 
     it('builds a statement each time when one of its parameters is not a row value', async () => {
