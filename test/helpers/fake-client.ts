@@ -168,6 +168,11 @@ export class FakeClient {
     return this.welcomeValue
   }
 
+  /** The next request not yet taken by a caller, if one has arrived (leaves no waiter behind). */
+  takeRequest(): FakeRequest | undefined {
+    return this.unclaimed.shift()
+  }
+
   /** The next request not yet taken by a caller (in arrival order). */
   nextRequest(ms = 10_000): Promise<FakeRequest> {
     const queued = this.unclaimed.shift()

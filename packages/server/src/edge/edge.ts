@@ -80,8 +80,12 @@ export interface EdgeOptions {
 }
 
 const METHODS = new Set(['POST', 'GET', 'DELETE'])
-/** Times a request refused before any processing is sent again (a tunnel moving between nodes). */
-const MAX_RETRIES = 4
+/**
+ * Pauses before a request refused before any processing is sent again (a tunnel moving between
+ * nodes): 50 ms more each time, at most this long. It is sent again until the tunnel's queue
+ * wait (`BURROW_QUEUE_WAIT_MS`) has passed since the first refusal.
+ */
+const MAX_RETRY_PAUSE_MS = 250
 
 /**
  * An extra admission rule for one request, checked with the tunnel's own plan rules (a custom
@@ -305,6 +309,7 @@ export class Edge {
     if (!route) return offline()
 
     let retries = 0
+    let retryUntil = 0
     const send = (to: TunnelRoute): MuxStream => {
       if (!body || body.length <= MAX_CHUNK_BYTES) {
         return to.open(head, body && body.length > 0 ? body : undefined, true)
@@ -321,21 +326,29 @@ export class Edge {
       log: this.opts.log,
       shape: answerShaper(governance, rpc, record, rug),
       // Refused before any processing (a client or node moving on): again, wherever the tunnel
-      // is now, a few times with a short pause while the move completes.
+      // is now, with a short pause while the move completes, for as long as a request waits for
+      // a reconnecting client (a move takes longer on a loaded node).
       retry: async () => {
-        if (++retries > MAX_RETRIES) return null
-        await new Promise((resolve) => setTimeout(resolve, 50 * retries))
-        const again = await this.route(tunnel.id)
+        const now = performance.now()
+        if (retries === 0) retryUntil = now + this.opts.queueWaitMs
+        const pause = Math.min(50 * ++retries, MAX_RETRY_PAUSE_MS)
+        if (now + pause >= retryUntil) return null
+        await new Promise((resolve) => setTimeout(resolve, pause))
+        const again = await this.route(tunnel.id, retryUntil - performance.now())
         return again === null || res.destroyed ? null : send(again)
       },
     })
   }
 
-  /** Where a request for `tunnelId` goes now, waiting briefly for a reconnecting client. */
-  private route(tunnelId: string): Promise<TunnelRoute | null> {
+  /**
+   * Where a request for `tunnelId` goes now, waiting up to `waitMs` (the queue wait by default)
+   * for a reconnecting client.
+   */
+  private route(tunnelId: string, waitMs = this.opts.queueWaitMs): Promise<TunnelRoute | null> {
+    const wait = Math.max(0, Math.round(waitMs))
     return this.opts.router
-      ? this.opts.router.route(tunnelId, this.opts.queueWaitMs)
-      : localRoute(this.opts.registry, tunnelId, this.opts.queueWaitMs)
+      ? this.opts.router.route(tunnelId, wait)
+      : localRoute(this.opts.registry, tunnelId, wait)
   }
 
   /** Rug-pull protection for this request, with the tunnel's pins when it lists or calls tools. */
