@@ -117,8 +117,10 @@ http {
         'm',
       ),
     )
-    const operations = readFileSync(join(ROOT, 'docs/operations.md'), 'utf8')
-    assert.ok(operations.includes(`node ${flags} packages/server/dist/bin/burrowd.js serve`))
+    for (const doc of ['docs/operations.md', 'README.md']) {
+      const text = readFileSync(join(ROOT, doc), 'utf8')
+      assert.ok(text.includes(`node ${flags} packages/server/dist/bin/burrowd.js serve`), doc)
+    }
   })
 
   it('compose.yaml gives burrowd only documented settings, and time to drain', () => {
