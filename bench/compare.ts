@@ -6,13 +6,17 @@
 // Rounds alternate the builds, so a VM that speeds up or slows down during the run affects them
 // alike. docs/benchmarks.md shows its output.
 //   node --import tsx bench/compare.ts small|bulk|sdk <rounds> <seconds> <checkout> [<checkout> …]
-// Each checkout must be built (`npx tsc -b`); COMPARE_C sets the concurrency (default 50, bulk 1);
-// COMPARE_CPU_PROF=<dir> makes burrowd and burrow write V8 CPU profiles there; COMPARE_IDLE=<s>
-// leaves the tunnel idle that long before the cell (as the full run's Burrow cells are).
-import { readFileSync } from 'node:fs'
+// Each checkout must be built (`npx tsc -b`); its burrowd runs with that checkout's node flags
+// (packages/server/src/node-flags.ts), so flags can be compared too. COMPARE_C sets the
+// concurrency (default 50, bulk 1); COMPARE_CPU_PROF=<dir> makes burrowd and burrow write V8 CPU
+// profiles there; COMPARE_IDLE=<s> leaves the tunnel idle that long before the cell (as the full
+// run's Burrow cells are); COMPARE_TRACE_GC=1 also counts the mark-compact collections of both
+// processes in the cell; COMPARE_CLIENT_FLAGS='<flags>' starts every `burrow up` with these node
+// flags.
+import { existsSync, readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { BURROWD_NODE_FLAGS } from '../packages/server/dist/node-flags.js'
 import { freePort } from '../test/helpers/free-port.js'
 import { cpuSeconds } from './cpu.js'
 import {
@@ -36,6 +40,24 @@ const HEADERS = {
 /** Node flags for CPU profiles of burrowd and burrow (`COMPARE_CPU_PROF`), or none. */
 const PROFILE_DIR = process.env.COMPARE_CPU_PROF?.trim()
 const PROFILE_ARGS = PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${resolve(PROFILE_DIR)}`] : []
+
+/** Whether to count mark-compacts (`COMPARE_TRACE_GC=1`): both processes then trace their GCs. */
+const TRACE_GC = process.env.COMPARE_TRACE_GC === '1'
+const NODE_ARGS = [...PROFILE_ARGS, ...(TRACE_GC ? ['--trace-gc'] : [])]
+
+/** Node flags for every `burrow up` (`COMPARE_CLIENT_FLAGS`, space-separated). */
+const CLIENT_FLAGS = (process.env.COMPARE_CLIENT_FLAGS ?? '').split(' ').filter((f) => f !== '')
+
+/** The Node flags a checkout's burrowd runs with (its own `BURROWD_NODE_FLAGS`, if it has them). */
+async function burrowdNodeFlags(checkout: string): Promise<readonly string[]> {
+  const file = join(checkout, 'packages/server/dist/node-flags.js')
+  if (!existsSync(file)) return []
+  const flags = (await import(pathToFileURL(file).href)) as { BURROWD_NODE_FLAGS: string[] }
+  return flags.BURROWD_NODE_FLAGS
+}
+
+/** Mark-compact collections a `--trace-gc` process reported so far. */
+const markCompacts = (child: { stdout: string }) => child.stdout.split('Mark-Compact').length - 1
 
 /** Seconds the stack idles before each cell (`COMPARE_IDLE`, default 0). */
 const IDLE_SECONDS = Number(process.env.COMPARE_IDLE ?? 0)
@@ -84,8 +106,8 @@ async function cell(
       'burrowd',
       process.execPath,
       [
-        ...BURROWD_NODE_FLAGS,
-        ...PROFILE_ARGS,
+        ...(await burrowdNodeFlags(checkout)),
+        ...NODE_ARGS,
         join(checkout, 'packages/server/dist/bin/burrowd.js'),
         'serve',
       ],
@@ -108,7 +130,8 @@ async function cell(
       'burrow up',
       process.execPath,
       [
-        ...PROFILE_ARGS,
+        ...NODE_ARGS,
+        ...CLIENT_FLAGS,
         join(checkout, 'packages/cli/dist/bin/burrow.js'),
         '--broker',
         `ws://127.0.0.1:${port}`,
@@ -132,14 +155,17 @@ async function cell(
     let used: Usage[] = []
     let wall = 0
     let started = 0
+    let compacts = [0, 0]
     const meter = {
       start() {
         before = pids.map(usageOf)
         started = performance.now()
+        compacts = [markCompacts(burrowd), markCompacts(client)]
       },
       stop() {
         wall = (performance.now() - started) / 1000
         used = pids.map((pid, i) => diff(before[i]!, usageOf(pid)))
+        compacts = [markCompacts(burrowd) - compacts[0]!, markCompacts(client) - compacts[1]!]
       },
     }
     const opts = { concurrency, warmupMs: 1500, durationMs: seconds * 1000, meter }
@@ -162,6 +188,7 @@ async function cell(
         `${Math.round(r.callsPerSecond)} calls/s p50 ${r.p50Ms.toFixed(3)} ms; burrowd ${per(used[0]!)}; ` +
         `burrow ${per(used[1]!)}; server ${((used[2]!.cpu * 1e6) / r.calls).toFixed(0)} µs/call`
     }
+    if (TRACE_GC) line += `; mark-compacts: burrowd ${compacts[0]}, burrow ${compacts[1]}`
     for (const child of [client, fixture.child, burrowd]) await group.stop(child)
     return line
   } finally {
