@@ -6,8 +6,8 @@
 // Rounds alternate the builds, so a VM that speeds up or slows down during the run affects them
 // alike. docs/benchmarks.md shows its output.
 //   node --import tsx bench/compare.ts small|bulk|sdk <rounds> <seconds> <checkout> [<checkout> …]
-// Each checkout must be built (`npx tsc -b`); its burrowd runs with that checkout's node flags
-// (packages/server/src/node-flags.ts), so flags can be compared too. COMPARE_C sets the
+// Each checkout must be built (`npx tsc -b`); its burrowd and burrow up run with that checkout's
+// node flags (node-flags.ts, up/heap-respawn.ts), so flags can be compared too. COMPARE_C sets the
 // concurrency (default 50, bulk 1); COMPARE_CPU_PROF=<dir> makes burrowd and burrow write V8 CPU
 // profiles there; COMPARE_IDLE=<s> leaves the tunnel idle that long before the cell (as the full
 // run's Burrow cells are); COMPARE_TRACE_GC=1 also counts the mark-compact collections of both
@@ -54,6 +54,17 @@ async function burrowdNodeFlags(checkout: string): Promise<readonly string[]> {
   if (!existsSync(file)) return []
   const flags = (await import(pathToFileURL(file).href)) as { BURROWD_NODE_FLAGS: string[] }
   return flags.BURROWD_NODE_FLAGS
+}
+
+/**
+ * The Node flags a checkout's `burrow up` runs with (its own `UP_NODE_FLAGS`, if it has them),
+ * given here so that `up` runs in the measured process rather than in a second one.
+ */
+async function upNodeFlags(checkout: string): Promise<readonly string[]> {
+  const file = join(checkout, 'packages/cli/dist/up/heap-respawn.js')
+  if (!existsSync(file)) return []
+  const flags = (await import(pathToFileURL(file).href)) as { UP_NODE_FLAGS: string[] }
+  return flags.UP_NODE_FLAGS
 }
 
 /** Mark-compact collections a `--trace-gc` process reported so far. */
@@ -130,6 +141,7 @@ async function cell(
       'burrow up',
       process.execPath,
       [
+        ...(await upNodeFlags(checkout)),
         ...NODE_ARGS,
         ...CLIENT_FLAGS,
         join(checkout, 'packages/cli/dist/bin/burrow.js'),

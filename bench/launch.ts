@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { request } from 'undici'
+import { UP_NODE_FLAGS } from '../packages/cli/dist/up/heap-respawn.js'
 import { BURROWD_NODE_FLAGS } from '../packages/server/dist/node-flags.js'
 import { openStore } from '../packages/server/dist/store/open-store.js'
 import { TunnelAccessStore } from '../packages/server/dist/store/tunnel-access-store.js'
@@ -122,7 +123,9 @@ export interface TunnelClient {
 
 /**
  * Start `burrow up <upArgs>` with `key` and wait for "Tunnel online". Rejects with the client's
- * last output line when it exits or does not come online in 15 s.
+ * last output line when it exits or does not come online in 15 s. Node is given the client's
+ * heap flags itself, so `up` runs in the process started here (it does not start a second one)
+ * and its CPU and memory are that process's.
  */
 export async function startBurrowUp(
   group: ProcessGroup,
@@ -134,7 +137,7 @@ export async function startBurrowUp(
   const child = group.start(
     'burrow up',
     process.execPath,
-    [...nodeArgs, BURROW, '--broker', broker, 'up', ...upArgs],
+    [...UP_NODE_FLAGS, ...nodeArgs, BURROW, '--broker', broker, 'up', ...upArgs],
     {
       env: {
         ...process.env,

@@ -3,15 +3,19 @@
  * The `burrow` executable. The one top-level catch lives here: a usage error prints its message
  * and exits 1, an ExitError exits with its status, anything else is a bug ("internal error,
  * please report"), reported to the service unless telemetry is off. Nothing else calls
- * process.exit.
+ * process.exit, except `up`'s second process when the first is gone (up/heap-respawn.ts).
  */
+import { constants } from 'node:os'
 import { ExitError, UsageError } from '../cli-errors.js'
 import { parseCli } from '../config.js'
-import { detectCommand } from '../detect/detect-command.js'
 import { DETECT_HELP, MAIN_HELP, UP_HELP } from '../help-text.js'
-import { createLogger } from '../log/logger.js'
-import { installCrashReporter, type CrashReporter } from '../telemetry/crash-reporter.js'
-import { upCommand } from '../up/up-command.js'
+import {
+  attachToFirstProcess,
+  currentContext,
+  respawnUp,
+  shouldRespawn,
+} from '../up/heap-respawn.js'
+import type { CrashReporter } from '../telemetry/crash-reporter.js'
 import { CLI_VERSION } from '../version.js'
 
 const version = () => CLI_VERSION
@@ -30,6 +34,24 @@ async function main(): Promise<number> {
       return 0
     case 'up':
     case 'detect': {
+      if (cmd.command === 'up' && shouldRespawn(currentContext())) {
+        const end = await respawnUp()
+        if (end && 'code' in end) return end.code
+        if (end) {
+          // Die of the same signal, as the second process did.
+          process.kill(process.pid, end.signal)
+          return 128 + (constants.signals[end.signal] ?? 0)
+        }
+      }
+      if (cmd.command === 'up') attachToFirstProcess()
+      // Loaded only here, so that a first process that only waits for the second stays small.
+      const [{ installCrashReporter }, { createLogger }, { upCommand }, { detectCommand }] =
+        await Promise.all([
+          import('../telemetry/crash-reporter.js'),
+          import('../log/logger.js'),
+          import('../up/up-command.js'),
+          import('../detect/detect-command.js'),
+        ])
       reporter = installCrashReporter({
         enabled: cmd.global.telemetry,
         serviceUrl: cmd.global.broker,
