@@ -52,8 +52,9 @@ Environment:
 Prints the public URL and a client snippet once connected, reconnects by itself (1 s → 30 s
 backoff) and exits 0 after draining on Ctrl-C or SIGTERM. Exit status 1: bad usage, or a stdio
 command that does not exist; 3: the tunnel key was refused ("authentication failed"); 4: another
-client took over the tunnel. On Linux and macOS, up runs in a second Node process started with
---initial-old-space-size=64 (far fewer full collections); signals sent to the first are passed on.
+client took over the tunnel. Except on Windows and in the single executable, up runs in a second
+Node process started with --initial-old-space-size=64 (far fewer full collections); the first
+passes on the signals sent to it.
 `
 
 /** Help for \`detect\`. */

@@ -5,13 +5,14 @@
  * please report"), reported to the service unless telemetry is off. Nothing else calls
  * process.exit, except `up`'s second process when the first is gone (up/heap-respawn.ts).
  */
-import { constants } from 'node:os'
 import { ExitError, UsageError } from '../cli-errors.js'
 import { parseCli } from '../config.js'
 import { DETECT_HELP, MAIN_HELP, UP_HELP } from '../help-text.js'
 import {
   attachToFirstProcess,
   currentContext,
+  exitStatusOf,
+  mirrorsSignal,
   respawnUp,
   shouldRespawn,
 } from '../up/heap-respawn.js'
@@ -23,6 +24,7 @@ const version = () => CLI_VERSION
 let reporter: CrashReporter | null = null
 
 async function main(): Promise<number> {
+  attachToFirstProcess()
   const cmd = parseCli(process.argv.slice(2), process.env)
   const out = (text: string) => void process.stdout.write(text)
   switch (cmd.command) {
@@ -36,14 +38,12 @@ async function main(): Promise<number> {
     case 'detect': {
       if (cmd.command === 'up' && shouldRespawn(currentContext())) {
         const end = await respawnUp()
-        if (end && 'code' in end) return end.code
         if (end) {
-          // Die of the same signal, as the second process did.
-          process.kill(process.pid, end.signal)
-          return 128 + (constants.signals[end.signal] ?? 0)
+          // Die of the same signal, as the second process did (not of a crash's SIGABRT).
+          if ('signal' in end && mirrorsSignal(end.signal)) process.kill(process.pid, end.signal)
+          return exitStatusOf(end)
         }
       }
-      if (cmd.command === 'up') attachToFirstProcess()
       // Loaded only here, so that a first process that only waits for the second stays small.
       const [{ installCrashReporter }, { createLogger }, { upCommand }, { detectCommand }] =
         await Promise.all([

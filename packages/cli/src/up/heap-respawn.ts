@@ -7,52 +7,69 @@
  * there were none, and small calls cost a third less (docs/benchmarks.md, "Mark-compact
  * storms"). V8 reads that flag only when it sets up the heap and Node refuses it in
  * `NODE_OPTIONS`, so `up` starts itself again with it: the first process only waits for the
- * second, passes on the signals meant for it, and exits as it did.
+ * second, passes on the signals sent to it, and exits as it did.
  *
- * Signals: a terminal's Ctrl-C reaches both processes (they share the foreground group), while
- * `kill <pid>` or a service manager reaches only the first. The second process tells the first
- * over an IPC channel each time it receives a signal itself; the first passes a signal on only
- * when no such report comes within `SIGNAL_PAIRING_MS`, so one Ctrl-C stays one signal (the
- * drain) and a second stays a second (stop at once). When the first process dies without
- * passing anything on (SIGKILL), the channel closes and the second exits at once too.
+ * Signals: the second process runs in a session of its own, so a terminal's Ctrl-C reaches only
+ * the first (the terminal's foreground group), which passes it on: one Ctrl-C stays one signal
+ * (the drain) and a second stays a second (stop at once). Reading the terminal still works (a
+ * terminal that is not a process's controlling one can be read and set to raw mode). The
+ * second process's own children (stdio MCP servers) are then out of the terminal's reach too,
+ * and stop when `up` stops them. When the first process dies without passing anything on
+ * (SIGKILL), the IPC channel between them closes and the second exits at once.
  *
- * Not done where it cannot be: in the single executable (its own argv carries no Node flags),
- * on Windows (no POSIX signals to pass on), or when the process already has the flags.
+ * Not done where it cannot be or should not be: in the single executable (its argv takes no
+ * Node flags), on Windows (no POSIX signals to pass on), under a debugger (`--inspect`: the
+ * debugger is attached to this process), or when the process already has the flags.
  * `BURROW_NO_RESPAWN=1` turns it off.
  */
-import { spawn } from 'node:child_process'
+import { spawn, type ChildProcess } from 'node:child_process'
+import { constants } from 'node:os'
 import { isSea } from 'node:sea'
 
 /** The Node flags `burrow up` runs with. */
 export const UP_NODE_FLAGS: readonly string[] = ['--initial-old-space-size=64']
 
-/** Set in the second process's environment. */
+/** Set in the second process's environment (and removed from it once read). */
 export const RESPAWNED_ENV = 'BURROW_UP_RESPAWNED'
-
-/** How long the first process waits for the second's report of the same signal. */
-export const SIGNAL_PAIRING_MS = 250
 
 /** The signals `up` acts on, and so the ones passed on. */
 const SIGNALS = ['SIGINT', 'SIGTERM'] as const
-type UpSignal = (typeof SIGNALS)[number]
+
+/** Signals the first process dies of when the second did; any other becomes exit 128+n. */
+const MIRRORED: ReadonlySet<NodeJS.Signals> = new Set(['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGKILL'])
+
+/** Whether this process is the second one (read once: the variable is then removed). */
+const second = process.env[RESPAWNED_ENV] === '1'
+if (second) delete process.env[RESPAWNED_ENV]
 
 /** What decides whether to start again. */
 export interface RespawnContext {
   readonly env: NodeJS.ProcessEnv
   readonly execArgv: readonly string[]
   readonly platform: NodeJS.Platform
+  /** This is already the second process. */
+  readonly second: boolean
   readonly sea: boolean
 }
 
 /** This process's context. */
 export function currentContext(): RespawnContext {
-  return { env: process.env, execArgv: process.execArgv, platform: process.platform, sea: isSea() }
+  return {
+    env: process.env,
+    execArgv: process.execArgv,
+    platform: process.platform,
+    second,
+    sea: isSea(),
+  }
 }
 
 /** Whether `up` should start itself again with UP_NODE_FLAGS. */
 export function shouldRespawn(context: RespawnContext): boolean {
-  if (context.env[RESPAWNED_ENV] === '1' || context.env.BURROW_NO_RESPAWN === '1') return false
+  if (context.second || context.env.BURROW_NO_RESPAWN === '1') return false
   if (context.sea || context.platform === 'win32') return false
+  const debugging = (arg: string) => /^--(inspect|debug)/.test(arg)
+  const fromEnv = (context.env.NODE_OPTIONS ?? '').split(/\s+/)
+  if (context.execArgv.some(debugging) || fromEnv.some(debugging)) return false
   const given = (flag: string) => {
     const name = flag.split('=', 1)[0]!
     return context.execArgv.some((arg) => arg === name || arg.startsWith(`${name}=`))
@@ -63,6 +80,16 @@ export function shouldRespawn(context: RespawnContext): boolean {
 /** How the second process ended. */
 export type ChildEnd = { code: number } | { signal: NodeJS.Signals }
 
+/** The exit status for a second process that ended this way; 128+n for a signal. */
+export function exitStatusOf(end: ChildEnd): number {
+  return 'code' in end ? end.code : 128 + (constants.signals[end.signal] ?? 0)
+}
+
+/** Whether the first process should die of the signal the second died of (else exit 128+n). */
+export function mirrorsSignal(signal: NodeJS.Signals): boolean {
+  return MIRRORED.has(signal)
+}
+
 /**
  * Start this command again with UP_NODE_FLAGS and wait for it; null when it could not be started
  * (then `up` runs here as before).
@@ -70,78 +97,53 @@ export type ChildEnd = { code: number } | { signal: NodeJS.Signals }
 export async function respawnUp(): Promise<ChildEnd | null> {
   const script = process.argv[1]
   if (!script) return null
-  const child = spawn(
-    process.execPath,
-    [...UP_NODE_FLAGS, ...process.execArgv, script, ...process.argv.slice(2)],
-    {
-      stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
-      env: { ...process.env, [RESPAWNED_ENV]: '1' },
-    },
-  )
+  let child: ChildProcess
+  try {
+    child = spawn(
+      process.execPath,
+      [...UP_NODE_FLAGS, ...process.execArgv, script, ...process.argv.slice(2)],
+      {
+        stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
+        env: { ...process.env, [RESPAWNED_ENV]: '1' },
+        detached: true,
+      },
+    )
+  } catch {
+    // For one, a permission model that does not allow child processes.
+    return null
+  }
+  const passOn = SIGNALS.map((s) => {
+    const handler = () => void child.kill(s)
+    process.on(s, handler)
+    return [s, handler] as const
+  })
+  const stopPassing = () => {
+    for (const [s, handler] of passOn) process.off(s, handler)
+  }
   const started = await new Promise<boolean>((resolve) => {
     child.once('spawn', () => resolve(true))
     child.once('error', () => resolve(false))
   })
-  if (!started) return null
-
-  // Reports of signals the second process received, and signals passed on not yet reported.
-  const received = new Map<UpSignal, number[]>(SIGNALS.map((s) => [s, []]))
-  const passedOn = new Map<UpSignal, number>(SIGNALS.map((s) => [s, 0]))
-  const timers = new Set<NodeJS.Timeout>()
-  child.on('message', (message: unknown) => {
-    const signal = (message as { signal?: unknown } | null)?.signal
-    if (!SIGNALS.includes(signal as UpSignal)) return
-    const s = signal as UpSignal
-    if (passedOn.get(s)! > 0) passedOn.set(s, passedOn.get(s)! - 1)
-    else received.get(s)!.push(Date.now())
-  })
-  /** Take a report of `s` the second process received by itself, recently; false if none. */
-  const takeReport = (s: UpSignal) => {
-    const reports = received.get(s)!
-    while (reports.length > 0 && Date.now() - reports[0]! > SIGNAL_PAIRING_MS * 4) reports.shift()
-    return reports.shift() !== undefined
+  if (!started) {
+    stopPassing()
+    return null
   }
-  const handlers = SIGNALS.map((s) => {
-    const handler = () => {
-      if (takeReport(s)) return
-      const timer = setTimeout(() => {
-        timers.delete(timer)
-        if (takeReport(s)) return
-        passedOn.set(s, passedOn.get(s)! + 1)
-        child.kill(s)
-      }, SIGNAL_PAIRING_MS)
-      timers.add(timer)
-    }
-    process.on(s, handler)
-    return [s, handler] as const
-  })
-
   return new Promise<ChildEnd>((resolve) => {
     child.once('exit', (code, signal) => {
-      for (const timer of timers) clearTimeout(timer)
-      for (const [s, handler] of handlers) process.off(s, handler)
+      stopPassing()
       resolve(signal ? { signal } : { code: code ?? 1 })
     })
   })
 }
 
 /**
- * In the second process: report each signal to the first, and exit when the first is gone. The
- * channel does not keep this process alive. A signal that nothing else here listens for (before
- * `up` set up its own handling, or after it ended it) still ends the process, as it would have
- * without this listener.
+ * In the second process: exit when the first is gone (its end closes the IPC channel, which does
+ * not keep this process alive). Call it first thing.
  */
 export function attachToFirstProcess(): void {
-  if (process.env[RESPAWNED_ENV] !== '1' || !process.send) return
+  if (!second || !process.send) return
   process.channel?.unref()
   process.once('disconnect', () => process.exit(1))
-  for (const s of SIGNALS) {
-    const report = () => {
-      if (process.connected) process.send!({ signal: s })
-      if (process.listenerCount(s) > 1) return
-      process.off(s, report)
-      process.kill(process.pid, s)
-    }
-    process.on(s, report)
-  }
+  // The first process may have died before this listener was added.
+  if (!process.connected) process.exit(1)
 }
