@@ -17,7 +17,7 @@ import {
 import { ProtocolError } from '../protocol-error.js'
 import { returnFrameBuffer, takeFrameBuffer } from './frame-buffers.js'
 import { MuxStream, type StreamHost } from './mux-stream.js'
-import { streamCredit } from './stream-credit.js'
+import { streamCredit, WindowMemory } from './stream-credit.js'
 
 /**
  * Where frames go. The transport calls `done` once the bytes were handed to the socket (or
@@ -78,6 +78,8 @@ export class TunnelMux implements StreamHost {
   private readonly opts: TunnelMuxOptions
   private readonly streams = new Map<number, MuxStream>()
   private readonly ready = new Set<MuxStream>()
+  /** The largest stream window a reader earned on this connection (stream-credit.ts). */
+  private readonly windowMemory = new WindowMemory()
   private nextLocalId: number
   private lastRemoteId = 0
   private sendWindow = INITIAL_CONNECTION_WINDOW
@@ -356,7 +358,7 @@ export class TunnelMux implements StreamHost {
   grant(stream: MuxStream, bytes: number): void {
     this.creditConnection(bytes)
     if (stream.remoteDone || !this.streams.has(stream.id)) return
-    const credit = streamCredit(stream, this.clock)
+    const credit = streamCredit(stream, this.clock, this.windowMemory)
     if (credit === 0) return
     stream.recvWindow += credit
     this.control({ type: 'window', streamId: stream.id, credit })

@@ -3,7 +3,12 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { INITIAL_STREAM_WINDOW } from '../../src/frame.js'
 import { MuxStream, type StreamHost } from '../../src/mux/mux-stream.js'
-import { MAX_STREAM_WINDOW, streamCredit, WINDOW_GROWTH_MS } from '../../src/mux/stream-credit.js'
+import {
+  MAX_STREAM_WINDOW,
+  streamCredit,
+  WINDOW_GROWTH_MS,
+  WindowMemory,
+} from '../../src/mux/stream-credit.js'
 
 const host: StreamHost = {
   sendResponse() {},
@@ -15,9 +20,9 @@ const host: StreamHost = {
 }
 
 /** The reader consumed `bytes` of the stream's window; returns the credit granted back. */
-function consume(stream: MuxStream, bytes: number, now: number): number {
+function consume(stream: MuxStream, bytes: number, now: number, memory?: WindowMemory): number {
   stream.recvWindow -= bytes
-  const credit = streamCredit(stream, () => now)
+  const credit = streamCredit(stream, () => now, memory)
   stream.recvWindow += credit
   return credit
 }
@@ -59,5 +64,34 @@ describe('streamCredit', () => {
       streamCredit(stream, () => 0),
       0,
     )
+  })
+
+  it("opens a later stream at once to the window an earlier stream's reader earned", () => {
+    const memory = new WindowMemory()
+    const first = new MuxStream(1, host)
+    let now = 0
+    for (let i = 0; i < 200; i++) {
+      consume(first, first.recvTarget / 2, now, memory)
+      now += 1
+    }
+    assert.equal(memory.target, MAX_STREAM_WINDOW)
+    const second = new MuxStream(3, host)
+    assert.equal(consume(second, INITIAL_STREAM_WINDOW / 2 - 1, now, memory), 0, 'not before half')
+    const credit = consume(second, 1, now, memory)
+    assert.equal(credit, MAX_STREAM_WINDOW - INITIAL_STREAM_WINDOW / 2)
+    assert.equal(second.recvWindow, MAX_STREAM_WINDOW)
+  })
+
+  it('remembers nothing from a slow reader', () => {
+    const memory = new WindowMemory()
+    const slow = new MuxStream(1, host)
+    let now = 0
+    for (let i = 0; i < 20; i++) {
+      consume(slow, slow.recvTarget / 2, now, memory)
+      now += WINDOW_GROWTH_MS + 1
+    }
+    assert.equal(memory.target, INITIAL_STREAM_WINDOW)
+    const next = new MuxStream(3, host)
+    assert.equal(consume(next, INITIAL_STREAM_WINDOW / 2, now, memory), INITIAL_STREAM_WINDOW / 2)
   })
 })
