@@ -476,6 +476,45 @@ describe('TunnelMux', () => {
     )
   })
 
+  it("opens a later stream at once to the window an earlier stream's reader earned", async () => {
+    const p = pair(undefined, undefined, () => 0)
+    const credits = new Map<number, number[]>()
+    const client = p.client as unknown as { onWindow: (id: number, credit: number) => void }
+    const onWindow = client.onWindow.bind(p.client)
+    client.onWindow = (id, credit) => {
+      if (id !== 0) credits.set(id, [...(credits.get(id) ?? []), credit])
+      onWindow(id, credit)
+    }
+    /** One answer of `total` bytes through a new stream; returns its stream's credits. */
+    const answer = async (total: number): Promise<number[]> => {
+      const s = p.broker.open({ method: 'GET', path: '/mcp', headers: [] }, undefined, true)
+      p.flush()
+      let received = 0
+      s.read((c) => void (received += c.length))
+      const remote = p.opened.at(-1)!.stream
+      remote.respond({ status: 200, headers: [] })
+      const piece = Buffer.alloc(Math.min(total, 1024 * 1024))
+      let written = 0
+      while (received < total) {
+        while (written < total && remote.write(piece)) written += piece.length
+        if (written < total && remote.queuedBytes < piece.length) {
+          remote.write(piece)
+          written += piece.length
+        }
+        await tick()
+        p.flush()
+      }
+      remote.end()
+      p.flush()
+      return credits.get(remote.id) ?? []
+    }
+    const first = await answer(24 * 1024 * 1024)
+    assert.equal(first[0], INITIAL_STREAM_WINDOW / 2, 'the first stream starts small')
+    assert.equal(await answer(64 * 1024).then((c) => c.length), 0, 'a small answer: no WINDOW')
+    const later = await answer(8 * 1024 * 1024)
+    assert.ok(later[0]! > MAX_STREAM_WINDOW / 2, `first credit of a later stream: ${later[0]}`)
+  })
+
   it('keeps the initial window for a slow reader', async () => {
     // A clock that moves 100 ms for every frame read: the reader takes far longer than
     // WINDOW_GROWTH_MS to consume a window.
