@@ -57,6 +57,11 @@ export interface ServerConfig {
   readonly queueWaitMs: number
   /** Interval of tunnel WebSocket pings (`BURROW_HEARTBEAT_SECS`). */
   readonly heartbeatSecs: number
+  /**
+   * Seconds of quiet after which burrowd gives grown heap memory back to the system
+   * (`BURROW_MEMORY_RELEASE_SECS`; 0 for never). See runtime/quiet-memory-release.ts.
+   */
+  readonly memoryReleaseSecs: number
   /** Log level (`BURROW_LOG`). */
   readonly logLevel: LogLevel
   /**
@@ -132,6 +137,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     resumeGraceSecs: positiveInt(env, 'BURROW_RESUME_GRACE_SECS', 30),
     queueWaitMs: positiveInt(env, 'BURROW_QUEUE_WAIT_MS', 5000),
     heartbeatSecs: positiveInt(env, 'BURROW_HEARTBEAT_SECS', 15),
+    memoryReleaseSecs: wholeNumber(env, 'BURROW_MEMORY_RELEASE_SECS', 60),
     logLevel: parseLogLevel(read(env, 'BURROW_LOG') ?? 'info'),
     clientLatestVersion: parseVersion(read(env, 'BURROW_CLIENT_LATEST_VERSION')),
     clientDownloadUrl: parseHttpUrl(read(env, 'BURROW_CLIENT_DOWNLOAD_URL')),
@@ -227,6 +233,16 @@ function positiveInt(env: Env, name: string, fallback: number): number {
   const number = /^\d+$/.test(value) ? Number(value) : NaN
   if (!(number >= 1 && Number.isSafeInteger(number))) {
     throw bad(name, value, `a whole number of at least 1 (default ${fallback})`)
+  }
+  return number
+}
+
+function wholeNumber(env: Env, name: string, fallback: number): number {
+  const value = read(env, name)
+  if (value === undefined) return fallback
+  const number = /^\d+$/.test(value) ? Number(value) : NaN
+  if (!Number.isSafeInteger(number)) {
+    throw bad(name, value, `a whole number, 0 or more (default ${fallback})`)
   }
   return number
 }

@@ -8,6 +8,17 @@
  * been quiet for a few seconds, and then lets the heap grow only slowly. A broker is quiet between
  * bursts; the next large answer relayed after a pause then set off a mark-compact every few
  * megabytes (84 in one 5 s transfer, against 2 without the pause), and burrowd spent 3.6–4.3 ms
- * of CPU per MB instead of 1.1–1.5 (docs/benchmarks.md, "A pause before a transfer").
+ * of CPU per MB instead of 1.1–1.5 (docs/benchmarks.md, "A pause before a transfer"). What the
+ * reducer would give back is given back after a minute of quiet instead
+ * (runtime/quiet-memory-release.ts).
+ *
+ * `--initial-old-space-size=64`: the old generation's limit never starts, nor falls back after a
+ * memory-reducing collection, below 64 MB. It only allows the heap to grow that far before the
+ * first mark-compact; memory is committed as it is used. Without it the first large transfer
+ * after burrowd gave memory back ran 24–38 mark-compacts and cost 3.3–5.0 ms of CPU per MB;
+ * with it, none, at 1.6–1.8 (docs/benchmarks.md, "Memory given back after a quiet minute").
  */
-export const BURROWD_NODE_FLAGS: readonly string[] = ['--no-memory-reducer']
+export const BURROWD_NODE_FLAGS: readonly string[] = [
+  '--no-memory-reducer',
+  '--initial-old-space-size=64',
+]

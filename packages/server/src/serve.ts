@@ -13,6 +13,7 @@ import type { ServerConfig } from './config.js'
 import { answerClientError } from './http/answer-client-error.js'
 import { sendRefusal } from './http/send-refusal.js'
 import { publicUrlFor } from './public-url.js'
+import { QuietMemoryRelease } from './runtime/quiet-memory-release.js'
 import { wireServices } from './wire-services.js'
 
 /** Milliseconds in-flight requests get to finish when burrowd stops. */
@@ -34,6 +35,10 @@ export async function serve(config: ServerConfig): Promise<void> {
     },
   })
   const { port, registry, lookup, edge, broker, app } = services
+  const memory =
+    config.memoryReleaseSecs > 0
+      ? new QuietMemoryRelease({ quietMs: config.memoryReleaseSecs * 1000, log })
+      : null
 
   // Set on SIGTERM: `/readyz` fails so that load balancers stop sending new work here.
   let draining = false
@@ -94,6 +99,7 @@ export async function serve(config: ServerConfig): Promise<void> {
 
   log.info('shutting down: asking tunnel clients to reconnect later, finishing in-flight requests')
   draining = true
+  memory?.stop()
   // With other nodes to go to, clients reconnect at once (through the load balancer).
   registry.drainAll(services.cluster ? 0 : 1000)
   server.close()

@@ -45,6 +45,7 @@ describe('loadConfig', () => {
       resumeGraceSecs: 30,
       queueWaitMs: 5000,
       heartbeatSecs: 15,
+      memoryReleaseSecs: 60,
       logLevel: 'info',
       clientLatestVersion: null,
       clientDownloadUrl: null,
@@ -305,6 +306,14 @@ describe('loadConfig', () => {
         for (const value of ['0', '-5', '1.5', 'ten', '1e3', '99999999999999999999']) {
           refuses({ [name]: value }, name, 'whole number of at least 1')
         }
+      }
+    })
+
+    it('reads BURROW_MEMORY_RELEASE_SECS as 0 or more, 0 turning the release off', () => {
+      assert.equal(load({ BURROW_MEMORY_RELEASE_SECS: '0' }).memoryReleaseSecs, 0)
+      assert.equal(load({ BURROW_MEMORY_RELEASE_SECS: '300' }).memoryReleaseSecs, 300)
+      for (const value of ['-5', '1.5', 'ten', '1e3', '99999999999999999999']) {
+        refuses({ BURROW_MEMORY_RELEASE_SECS: value }, 'BURROW_MEMORY_RELEASE_SECS', '0 or more')
       }
     })
 

@@ -56,6 +56,9 @@ Environment (an empty value counts as unset):
   BURROW_RESUME_GRACE_SECS seconds a dropped tunnel keeps its name and sessions (30)
   BURROW_QUEUE_WAIT_MS     milliseconds a request waits for a reconnecting tunnel (5000)
   BURROW_HEARTBEAT_SECS    seconds between tunnel pings (15)
+  BURROW_MEMORY_RELEASE_SECS
+                           seconds of quiet after which grown heap memory is given back to
+                           the system, 0 for never (60)
   BURROW_LOG               error, warn, info, debug or trace (info)
   BURROW_CLIENT_LATEST_VERSION
                            newest burrow release, told to clients that check for updates

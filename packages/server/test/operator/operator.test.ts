@@ -89,6 +89,7 @@ describe('burrowd operator commands', () => {
       'BURROW_RESUME_GRACE_SECS',
       'BURROW_QUEUE_WAIT_MS',
       'BURROW_HEARTBEAT_SECS',
+      'BURROW_MEMORY_RELEASE_SECS',
       'BURROW_LOG',
       'burrowd usage set --tunnel ID',
       '--tool-calls',
