@@ -10,9 +10,10 @@
 // node flags (node-flags.ts, up/heap-respawn.ts), so flags can be compared too. COMPARE_C sets the
 // concurrency (default 50, bulk 1); COMPARE_CPU_PROF=<dir> makes burrowd and burrow write V8 CPU
 // profiles there; COMPARE_IDLE=<s> leaves the tunnel idle that long before the cell (as the full
-// run's Burrow cells are); COMPARE_TRACE_GC=1 also counts the mark-compact collections of both
-// processes in the cell; COMPARE_CLIENT_FLAGS='<flags>' starts every `burrow up` with these node
-// flags.
+// run's Burrow cells are), after COMPARE_PRIME=<s> of transfers (bulk) if given, and the line
+// says when burrowd gave memory back meanwhile; COMPARE_TRACE_GC=1 also counts the mark-compact
+// collections of both processes in the cell; COMPARE_CLIENT_FLAGS='<flags>' starts every
+// `burrow up` with these node flags.
 import { existsSync, readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -69,6 +70,15 @@ async function upNodeFlags(checkout: string): Promise<readonly string[]> {
 
 /** Mark-compact collections a `--trace-gc` process reported so far. */
 const markCompacts = (child: { stdout: string }) => child.stdout.split('Mark-Compact').length - 1
+
+/**
+ * Seconds of transfers before the idle and the cell (`COMPARE_PRIME`, bulk only, default 0), so
+ * that the heap a burst grew is there to be given back while the tunnel idles.
+ */
+const PRIME_SECONDS = Number(process.env.COMPARE_PRIME ?? 0)
+if (!Number.isFinite(PRIME_SECONDS) || PRIME_SECONDS < 0) {
+  throw new Error(`COMPARE_PRIME must be a number of seconds, not "${process.env.COMPARE_PRIME}"`)
+}
 
 /** Seconds the stack idles before each cell (`COMPARE_IDLE`, default 0). */
 const IDLE_SECONDS = Number(process.env.COMPARE_IDLE ?? 0)
@@ -161,6 +171,13 @@ async function cell(
       },
     )
     const url = (await client.waitFor(/Tunnel online:\s+(\S+)/))[1]!
+    if (PRIME_SECONDS > 0 && mode === 'bulk') {
+      await runTransfer(url, 10 * 1024 * 1024, {
+        concurrency,
+        warmupMs: 0,
+        durationMs: PRIME_SECONDS * 1000,
+      })
+    }
     await sleep(IDLE_SECONDS * 1000)
     const pids = [burrowd.proc.pid!, client.proc.pid!, fixture.pid]
     let before: Usage[] = []
@@ -201,6 +218,8 @@ async function cell(
         `burrow ${per(used[1]!)}; server ${((used[2]!.cpu * 1e6) / r.calls).toFixed(0)} µs/call`
     }
     if (TRACE_GC) line += `; mark-compacts: burrowd ${compacts[0]}, burrow ${compacts[1]}`
+    const released = /memory: quiet for \d+ s, gave back ([\d.]+ MB)/.exec(burrowd.stderr)
+    if (released) line += `; burrowd gave back ${released[1]} while idle`
     for (const child of [client, fixture.child, burrowd]) await group.stop(child)
     return line
   } finally {

@@ -12,6 +12,12 @@ export interface BenchConfig {
   /** Idle tunnels connected for the memory row (`BENCH_TUNNELS`, default 1000). */
   readonly tunnels: number
   /**
+   * Longest idle, counted from the tunnels' connecting, before the memory row's idle reading
+   * (`BENCH_IDLE_SECONDS`, default 150); the reading comes sooner once V8 gave back the young
+   * generation the burst of connections grew.
+   */
+  readonly idleSeconds: number
+  /**
    * Sections to run (`BENCH_ONLY=small,quota,policy,stdio,sdk,transfer,cluster,idle,peers`;
    * default all). `peers` adds the peer tunnels' rows to the small and transfer sections (and
    * runs both when neither is listed).
@@ -61,6 +67,7 @@ export function loadBenchConfig(env: NodeJS.ProcessEnv = process.env): BenchConf
     seconds: positive(env, 'BENCH_SECONDS', 5),
     warmupSeconds: positive(env, 'BENCH_WARMUP_SECONDS', 2),
     tunnels: Math.round(positive(env, 'BENCH_TUNNELS', 1000)),
+    idleSeconds: positive(env, 'BENCH_IDLE_SECONDS', 150),
     only,
     peers: peerList(env.BENCH_PEERS),
     cpuProfileDir: env.BENCH_CPU_PROF?.trim() ? resolve(env.BENCH_CPU_PROF.trim()) : null,

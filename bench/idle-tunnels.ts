@@ -2,10 +2,12 @@
 // connected tunnels (so one-time costs — code paths, the first sockets — are already paid); then
 // N more lightweight clients (bench/fixtures/idle-clients.ts) connect and idle. burrowd's RSS
 // (/proc/<pid>/status VmRSS) after − before, divided by N, is the memory of one idle tunnel.
+// It is read twice: a few seconds after the tunnels connected, and once the broker has idled
+// long enough for V8 to give back the young generation the burst of handshakes grew (it does so
+// at its first minor collection while the process allocates little, which an idle broker
+// reaches on its heartbeats' allocations within about a minute), or after `BENCH_IDLE_SECONDS`.
 // burrowd runs with the inspector on so the run can also read V8's heap spaces and force a full
-// GC: the second row leaves out the growth of V8's young generation (a bounded per-process buffer
-// that a burst of connections grows), the third is the difference after collection, i.e. what a
-// tunnel really retains.
+// GC: the last row is the difference after collection, i.e. what a tunnel really retains.
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -18,6 +20,9 @@ import { Inspector, type MemoryUsage } from './inspector.js'
 import { createTunnels, FIXTURES, startBurrowd, tempDataDir } from './launch.js'
 import type { ProcessGroup } from './processes.js'
 import { unavailableRow, type Row } from './report.js'
+
+/** burrowd's line when it gave memory back after a quiet spell (runtime/quiet-memory-release.ts). */
+const RELEASE_LOG = /memory: quiet for \d+ s, gave back [^\n]*/
 
 /** Tunnels connected before the "before" reading. */
 const WARM_UP_TUNNELS = 20
@@ -44,6 +49,7 @@ async function collected(inspector: Inspector, pid: number): Promise<MemoryUsage
 }
 
 const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1)
+const perTunnelText = (bytes: number, n: number) => `${(bytes / n / 1024).toFixed(1)} KB per tunnel`
 
 /** Measure the idle-tunnel rows. */
 export async function idleTunnels(group: ProcessGroup, config: BenchConfig): Promise<Row[]> {
@@ -61,7 +67,7 @@ export async function idleTunnels(group: ProcessGroup, config: BenchConfig): Pro
     writeFileSync(mainFile, keys.slice(WARM_UP_TUNNELS).join('\n'))
 
     const burrowd = await startBurrowd(group, data.path, {
-      logLevel: 'warn',
+      logLevel: 'info',
       nodeArgs: ['--inspect=127.0.0.1:0'],
     })
     started.push(burrowd.child)
@@ -82,11 +88,33 @@ export async function idleTunnels(group: ProcessGroup, config: BenchConfig): Pro
     const main = clients(mainFile, 'idle clients')
     await main.waitFor(/welcomed \d+/, 120_000)
     const connectSeconds = (performance.now() - t0) / 1000
-    const idleSeconds = Math.max(3, config.seconds)
-    progress(
-      `  ${n} tunnels welcomed in ${connectSeconds.toFixed(1)} s; idling ${idleSeconds} s … `,
-    )
-    await sleep(idleSeconds * 1000)
+    const settleSeconds = Math.max(3, config.seconds)
+    progress(`  ${n} tunnels welcomed in ${connectSeconds.toFixed(1)} s; `)
+    await sleep(settleSeconds * 1000)
+    const connected = await steadyRss(burrowd.pid)
+    const connectedUsage = await inspector.memoryUsage()
+    const youngGrowth = connectedUsage.youngGeneration - before.youngGeneration
+    progress(`${perTunnelText(connected - before.rss, n)} after ${settleSeconds} s; idling … `)
+
+    // Idle until burrowd logs that it gave memory back after a quiet spell
+    // (BURROW_MEMORY_RELEASE_SECS), or the time is up; note when RSS fell by half the young
+    // generation's growth (V8 shrinking it itself). Only /proc is read meanwhile: the inspector
+    // would allocate, and its calls would make the broker look busy.
+    const idleStart = performance.now()
+    const idleFor = () => (performance.now() - idleStart) / 1000 + settleSeconds
+    const grew = youngGrowth > 1024 * 1024
+    let shrunkAfter: number | null = null
+    let releasedAfter: number | null = null
+    while (releasedAfter === null && idleFor() < config.idleSeconds) {
+      await sleep(1000)
+      const rss = rssOf(burrowd.pid)
+      if (grew && shrunkAfter === null && rss !== null && rss <= connected - youngGrowth / 2) {
+        shrunkAfter = idleFor()
+      }
+      if (RELEASE_LOG.test(burrowd.child.stderr)) releasedAfter = idleFor()
+    }
+    if (releasedAfter !== null) await sleep(3000)
+    const idleSeconds = (performance.now() - idleStart) / 1000 + settleSeconds
     const after = await steadyRss(burrowd.pid)
     const afterUsage = await inspector.memoryUsage()
     const afterGc = await collected(inspector, burrowd.pid)
@@ -94,39 +122,51 @@ export async function idleTunnels(group: ProcessGroup, config: BenchConfig): Pro
     const clientRss = rssOf(main.proc.pid!) ?? 0
     const perTunnel = (bytes: number) => bytes / n / 1024
     const asIs = perTunnel(after - before.rss)
-    const young = perTunnel(afterUsage.youngGeneration - before.youngGeneration)
     const retained = perTunnel(afterGc.rss - before.rss)
     progress(
-      `${asIs.toFixed(1)} KB per tunnel (${(asIs - young).toFixed(1)} KB without the young ` +
-        `generation's growth, ${retained.toFixed(1)} KB after a full GC)\n`,
+      `${asIs.toFixed(1)} KB per tunnel after ${idleSeconds.toFixed(0)} s idle ` +
+        `(${retained.toFixed(1)} KB after a full GC)\n`,
     )
 
     const heap = perTunnel(afterGc.heapUsed - before.heapUsed)
     const external = perTunnel(afterGc.external - before.external)
+    const released = [
+      releasedAfter === null
+        ? `burrowd had not released memory ${idleSeconds.toFixed(0)} s after the tunnels connected`
+        : `burrowd released memory after a quiet spell ${releasedAfter.toFixed(0)} s after the ` +
+          `tunnels connected (${burrowd.child.stderr.match(RELEASE_LOG)![0]})`,
+      !grew
+        ? 'the young generation hardly grew'
+        : shrunkAfter === null
+          ? 'V8 had not shrunk the young generation itself before'
+          : `V8 had shrunk the young generation itself after ${shrunkAfter.toFixed(0)} s`,
+    ].join('; ')
     return [
       {
+        id: 'idle-tunnel-connected',
+        name: `${name}, ${settleSeconds} s after connecting`,
+        concurrency: n,
+        unit: 'KB/tunnel',
+        value: perTunnel(connected - before.rss),
+        errors: dropped,
+        note:
+          `burrowd RSS ${mb(before.rss)} MB with ${WARM_UP_TUNNELS} tunnels → ${mb(connected)} MB ` +
+          `with ${WARM_UP_TUNNELS + n}; ${n} connected in ${connectSeconds.toFixed(1)} s (the client ` +
+          `process held ${mb(clientRss)} MB for them). V8's young generation had grown by ` +
+          `${mb(youngGrowth)} MB (${perTunnel(youngGrowth).toFixed(1)} KB per tunnel) to ` +
+          `${mb(connectedUsage.youngGeneration)} MB: a per-process buffer V8 sizes to a burst of ` +
+          `surviving objects (at most twice --max-semi-space-size)`,
+      },
+      {
         id: 'idle-tunnel',
-        name,
+        name: `${name}, idle`,
         concurrency: n,
         unit: 'KB/tunnel',
         value: asIs,
         errors: dropped,
         note:
-          `burrowd RSS ${mb(before.rss)} MB with ${WARM_UP_TUNNELS} tunnels → ${mb(after)} MB with ` +
-          `${WARM_UP_TUNNELS + n}; ${n} connected in ${connectSeconds.toFixed(1)} s, then idle ` +
-          `${idleSeconds} s (the client process held ${mb(clientRss)} MB for them)`,
-      },
-      {
-        id: 'idle-tunnel-net',
-        name: `${name} less young generation`,
-        concurrency: n,
-        unit: 'KB/tunnel',
-        value: asIs - young,
-        note:
-          `V8's young generation grew by ${mb(afterUsage.youngGeneration - before.youngGeneration)} MB ` +
-          `(${young.toFixed(1)} KB per tunnel) while the tunnels connected, to ` +
-          `${mb(afterUsage.youngGeneration)} MB: a per-process buffer V8 sizes to the burst of ` +
-          `surviving objects (at most twice --max-semi-space-size) and shrinks only in a full GC`,
+          `RSS ${mb(after)} MB after ${idleSeconds.toFixed(0)} s idle (the broker pinging every ` +
+          `tunnel meanwhile); ${released}; young generation ${mb(afterUsage.youngGeneration)} MB`,
       },
       {
         id: 'idle-tunnel-gc',

@@ -12,8 +12,9 @@ export interface MemoryUsage {
   readonly arrayBuffers: number
   /**
    * Memory V8's young generation holds (physical size of its new spaces). V8 grows it, up to a
-   * fixed maximum, when many objects survive (a burst of new connections) and shrinks it only in
-   * a full collection, so it is a bounded, per-process cost, not a per-tunnel one.
+   * fixed maximum, when many objects survive (a burst of new connections), and shrinks it in a
+   * collection run while the process allocates little: a bounded, per-process cost, not a
+   * per-tunnel one.
    */
   readonly youngGeneration: number
 }
