@@ -10,10 +10,12 @@
  * time in every check) asks V8 for one memory-reducing collection, through an in-process
  * inspector session: the first time whatever its heap (start-up leaves garbage of its own), later
  * only if the heap grew by `MIN_GROWTH_BYTES` since the last release. One per quiet spell: the
- * next waits until the broker was busy again. It pauses the process for tens of
- * milliseconds, and the first large transfer after it pays a few more collections while the
- * heap grows back; that is why the wait is long (a minute by default), not the few seconds of
- * V8's own memory reducer.
+ * next waits until the broker was busy again (a broker that never rises above the threshold gets
+ * one release, however its heap changes afterwards). It is a full collection: it pauses the
+ * process for 70–105 ms with a thousand tunnels, more with a bigger heap. That is why the wait is
+ * long (a minute by default), not the few seconds of V8's own memory reducer; and burrowd runs
+ * with `--initial-old-space-size=64` so that the first large transfer after it does not grow the
+ * heap back one mark-compact at a time (node-flags.ts).
  */
 import { getHeapStatistics } from 'node:v8'
 import type { Logger } from '@burrow/protocol'
@@ -44,6 +46,7 @@ export interface QuietMemoryReleaseOptions {
   /** Time between checks, in ms (default a sixth of `quietMs`, at most 10 s). */
   readonly checkMs?: number
   readonly probe?: MemoryProbe
+  /** A monotonic clock in ms (default `performance.now`). */
   readonly now?: () => number
 }
 
@@ -60,15 +63,18 @@ export class QuietMemoryRelease {
   #releasedThisSpell = false
   #releasing = false
   #releases = 0
+  #stopped = false
 
   constructor(opts: QuietMemoryReleaseOptions) {
     this.#opts = opts
     this.#probe = opts.probe ?? processProbe()
-    this.#now = opts.now ?? Date.now
+    this.#now = opts.now ?? (() => performance.now())
     this.#quietSince = this.#now()
     this.#probe.busyShare()
     const checkMs = opts.checkMs ?? Math.min(10_000, Math.max(100, opts.quietMs / 6))
-    this.#timer = setInterval(() => void this.check(), checkMs)
+    this.#timer = setInterval(() => {
+      this.check().catch((err: Error) => opts.log.warn(`memory: check failed: ${err.message}`))
+    }, checkMs)
     this.#timer.unref()
   }
 
@@ -79,7 +85,7 @@ export class QuietMemoryRelease {
 
   /** One check (the timer calls it; exposed for tests). Resolves once any release finished. */
   async check(): Promise<void> {
-    if (this.#releasing) return
+    if (this.#releasing || this.#stopped) return
     const now = this.#now()
     const heap = this.#probe.heapBytes()
     if (heap > this.#peak) this.#peak = heap
@@ -102,9 +108,9 @@ export class QuietMemoryRelease {
     if (this.#peak - this.#baseline < MIN_GROWTH_BYTES) return
     this.#releasedThisSpell = true
     this.#releasing = true
-    const rssBefore = this.#probe.rss()
-    const started = performance.now()
     try {
+      const rssBefore = this.#probe.rss()
+      const started = performance.now()
       await this.#probe.release()
       this.#releases += 1
       this.#baseline = this.#probe.heapBytes()
@@ -116,16 +122,32 @@ export class QuietMemoryRelease {
           `collection ${(performance.now() - started).toFixed(0)} ms)`,
       )
     } catch (err) {
-      this.#opts.log.warn(`memory: could not release memory: ${(err as Error).message}`)
+      const code = (err as NodeJS.ErrnoException).code
+      if (code !== undefined && UNAVAILABLE.has(code)) {
+        this.#opts.log.warn(
+          `memory: cannot ask V8 to give memory back here (${code}); not trying again`,
+        )
+        this.stop()
+      } else {
+        this.#opts.log.warn(`memory: could not release memory: ${(err as Error).message}`)
+      }
     } finally {
       this.#releasing = false
+      // The collection's own pause is not the broker being busy.
+      this.#probe.busyShare()
     }
   }
 
+  /** Check no more (a release under way finishes). */
   stop(): void {
+    this.#stopped = true
     clearInterval(this.#timer)
   }
 }
+
+/** Errors that mean no inspector session can be had in this process (a build without the
+ * inspector, a permission model that denies it): the release stops for good. */
+const UNAVAILABLE = new Set(['ERR_INSPECTOR_NOT_AVAILABLE', 'ERR_ACCESS_DENIED'])
 
 /** The real probe: event-loop utilisation, V8's heap statistics, an inspector collection. */
 export function processProbe(): MemoryProbe {
@@ -156,6 +178,8 @@ export async function memoryReducingCollection(): Promise<void> {
       session.post('HeapProfiler.collectGarbage', (err) => (err ? reject(err) : resolve())),
     )
   } finally {
+    // Only once the reply's promise settled: disconnecting from inside the `post` callback hung
+    // the main thread on Node 20.
     session.disconnect()
   }
 }

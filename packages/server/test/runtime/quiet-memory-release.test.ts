@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { afterEach, describe, it } from 'node:test'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { createLogger } from '@burrow/protocol'
 import {
   BUSY_SHARE,
@@ -169,23 +170,73 @@ describe('QuietMemoryRelease', () => {
     assert.match(lines.join(''), /could not release memory: inspector unavailable/)
   })
 
-  it('runs one release at a time when checks overlap', async () => {
+  it('runs one release at a time: checks during a release neither release nor end the spell', async () => {
     const { proc, release } = start(0)
+    let finish!: () => void
+    const inFlight = new Promise<void>((resolve) => (finish = resolve))
+    proc.release = async () => {
+      await inFlight
+      proc.releases += 1
+    }
+    const first = release.check()
+    proc.busy = 1
+    await release.check()
+    proc.busy = 0
+    await release.check()
+    finish()
+    await first
+    assert.equal(proc.releases, 1)
     proc.heap = 40 * MB
-    await Promise.all([release.check(), release.check(), release.check()])
+    await release.check()
+    assert.equal(proc.releases, 1, 'the busy check during the release did not start a new spell')
+  })
+
+  it('stops for good when no inspector session can be had in this process', async () => {
+    const { proc, lines, release, advance } = start()
+    proc.fail = Object.assign(new Error('Inspector is not available'), {
+      code: 'ERR_INSPECTOR_NOT_AVAILABLE',
+    })
+    await advance(60_000)
+    proc.busy = 1
+    await advance(1_000)
+    proc.busy = 0
+    await advance(60_000)
+    assert.equal(lines.length, 1)
+    assert.match(lines[0]!, /^WARN {2}memory: cannot ask V8 to give memory back here/)
+    assert.equal(release.releases, 0)
+  })
+
+  it('checks on its own timer', async () => {
+    const proc = new FakeProcess()
+    release = new QuietMemoryRelease({
+      quietMs: 50,
+      checkMs: 10,
+      probe: proc,
+      log: createLogger('error', () => {}),
+    })
+    const deadline = Date.now() + 5_000
+    while (proc.releases === 0 && Date.now() < deadline) await sleep(10)
     assert.equal(proc.releases, 1)
   })
 })
 
 describe('the real probe', () => {
-  it('reads a busy share between 0 and 1, the heap and RSS', () => {
+  it('reads how busy the event loop was, the heap and RSS', async () => {
     const probe = processProbe()
-    const share = probe.busyShare()
-    assert.ok(share >= 0 && share <= 1, `busy share ${share}`)
+    await sleep(5)
+    const blockedUntil = performance.now() + 150
+    while (performance.now() < blockedUntil);
+    await sleep(5)
+    const busy = probe.busyShare()
+    assert.ok(busy > 0.5, `a loop blocked for 150 ms of about 160 reads as busy (${busy})`)
+    await sleep(200)
+    const idle = probe.busyShare()
+    assert.ok(idle < BUSY_SHARE, `a loop asleep for 200 ms reads as quiet (${idle})`)
     assert.ok(probe.heapBytes() > MB)
     assert.ok(probe.rss() > probe.heapBytes() / 2)
   })
 
+  // This shows that a collection ran, not that it was a memory-reducing one: V8 does not say.
   it('runs a memory-reducing collection through an in-process inspector session', async () => {
     const weak = new WeakRef(Array.from({ length: 50_000 }, (_, i) => ({ i })))
     await memoryReducingCollection()
