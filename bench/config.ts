@@ -1,5 +1,6 @@
 // The benchmark's knobs, read once from the environment. Every cell runs a warm-up and then a
-// fixed measuring window, so the whole run stays bounded (about 4 minutes at the defaults).
+// fixed measuring window, so the whole run stays bounded (about 8 minutes at the defaults, the
+// idle section waiting a minute and a half of it).
 import { resolve } from 'node:path'
 import { PEER_IDS, type PeerId } from './peers/peer.js'
 
