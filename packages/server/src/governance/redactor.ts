@@ -92,18 +92,24 @@ export class Redactor {
       }
       return copy ?? value
     }
-    const entries: [string, unknown][] = Object.entries(value)
+    // Keys, not entries: no pair is made for the (usual) value with nothing to mask.
+    const record = value as Record<string, unknown>
+    const keys = Object.keys(record)
+    const byKey = this.#keys.size > 0
     let copy: [string, unknown][] | null = null
-    for (let i = 0; i < entries.length; i++) {
-      const [key, v] = entries[i]!
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i]!
+      const v = record[key]
       let redacted: unknown
-      if (v !== null && v !== undefined && this.#keys.has(key.toLowerCase())) {
+      if (byKey && v !== null && v !== undefined && this.#keys.has(key.toLowerCase())) {
         redacted = mask(key.toLowerCase())
         this.masked++
       } else {
         redacted = this.redactValue(v, depth + 1)
       }
-      if (copy === null && redacted !== v) copy = entries.slice(0, i)
+      if (copy === null && redacted !== v) {
+        copy = keys.slice(0, i).map((k): [string, unknown] => [k, record[k]])
+      }
       copy?.push([key, redacted])
     }
     // fromEntries defines each key as its own property (a "__proto__" key stays a key).

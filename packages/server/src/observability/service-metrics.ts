@@ -9,6 +9,28 @@ import type { ServerResponse } from 'node:http'
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
 import type { LinkMeters } from '../broker/tunnel-link.js'
 
+/**
+ * Counts kept as plain numbers on the hot path (every frame, every request) and added to their
+ * prom-client counters when the metrics are read: prom-client hashes the labels of every `inc`.
+ */
+class PendingCounts {
+  readonly #counts = new Map<string, { readonly labels: Record<string, string>; n: number }>()
+
+  add(key: string, labels: () => Record<string, string>, n: number): void {
+    const known = this.#counts.get(key)
+    if (known !== undefined) known.n += n
+    else this.#counts.set(key, { labels: labels(), n })
+  }
+
+  /** Add what gathered to `counter`, and start again from zero. */
+  addTo(counter: Counter<string>): void {
+    for (const pending of this.#counts.values()) {
+      if (pending.n > 0) counter.inc(pending.labels, pending.n)
+      pending.n = 0
+    }
+  }
+}
+
 /** The metrics, and the registry that renders them. */
 export class ServiceMetrics {
   readonly registry = new Registry()
@@ -20,6 +42,10 @@ export class ServiceMetrics {
   readonly refusals: Counter<'policy_code'>
   readonly webhookDeliveries: Counter<'outcome'>
   readonly keyChecks: Counter<'outcome'>
+  readonly #frames = new PendingCounts()
+  readonly #bytes = new PendingCounts()
+  readonly #answered = new PendingCounts()
+  readonly #refused = new PendingCounts()
 
   constructor(opts: { readonly defaults?: boolean; readonly connections?: () => number } = {}) {
     const registers = [this.registry]
@@ -43,6 +69,7 @@ export class ServiceMetrics {
       help: 'Public requests answered by the edge, by HTTP status and refusal policy code (none when relayed)',
       labelNames: ['status', 'policy_code'],
       registers,
+      collect: pendingInto(this.#answered),
     })
     this.edgeLatency = new Histogram({
       name: 'burrowd_edge_request_duration_seconds',
@@ -55,18 +82,21 @@ export class ServiceMetrics {
       help: 'Tunnel frames, received from (in) and sent to (out) tunnel clients',
       labelNames: ['direction'],
       registers,
+      collect: pendingInto(this.#frames),
     })
     this.brokerBytes = new Counter({
       name: 'burrowd_broker_bytes_total',
       help: 'Bytes of tunnel frames, received (in) and sent (out)',
       labelNames: ['direction'],
       registers,
+      collect: pendingInto(this.#bytes),
     })
     this.refusals = new Counter({
       name: 'burrowd_policy_refusals_total',
       help: 'Requests refused by quotas, session caps, rate limits and tool policy, by policy code',
       labelNames: ['policy_code'],
       registers,
+      collect: pendingInto(this.#refused),
     })
     this.keyChecks = new Counter({
       name: 'burrowd_broker_key_checks_total',
@@ -84,18 +114,16 @@ export class ServiceMetrics {
 
   /** Meters for the broker's links (frames and bytes both ways). */
   linkMeters(): LinkMeters {
-    const framesIn = this.brokerFrames.labels('in')
-    const framesOut = this.brokerFrames.labels('out')
-    const bytesIn = this.brokerBytes.labels('in')
-    const bytesOut = this.brokerBytes.labels('out')
+    const frames = this.#frames
+    const bytes = this.#bytes
     return {
       received: (n) => {
-        framesIn.inc()
-        bytesIn.inc(n)
+        frames.add('in', IN, 1)
+        bytes.add('in', IN, n)
       },
       sent: (n) => {
-        framesOut.inc()
-        bytesOut.inc(n)
+        frames.add('out', OUT, 1)
+        bytes.add('out', OUT, n)
       },
     }
   }
@@ -104,13 +132,28 @@ export class ServiceMetrics {
   edgeAnswered(res: ServerResponse, startedMs: number): void {
     const policy = res.getHeader('x-burrow-error')
     const code = typeof policy === 'string' ? policy : 'none'
-    this.edgeRequests.inc({ status: String(res.statusCode), policy_code: code })
-    if (code !== 'none') this.refusals.inc({ policy_code: code })
+    const status = res.statusCode
+    this.#answered.add(
+      `${status} ${code}`,
+      () => ({ status: String(status), policy_code: code }),
+      1,
+    )
+    if (code !== 'none') this.#refused.add(code, () => ({ policy_code: code }), 1)
     this.edgeLatency.observe((performance.now() - startedMs) / 1000)
   }
 
   /** The exposition text and its content type. */
   async render(): Promise<{ readonly contentType: string; readonly body: string }> {
     return { contentType: this.registry.contentType, body: await this.registry.metrics() }
+  }
+}
+
+const IN = () => ({ direction: 'in' })
+const OUT = () => ({ direction: 'out' })
+
+/** A counter's `collect`: add the counts gathered since it was last read. */
+function pendingInto(pending: PendingCounts) {
+  return function (this: Counter<string>) {
+    pending.addTo(this)
   }
 }

@@ -44,6 +44,8 @@ export class MemoryUsageCounters extends CountingUsageCounters {
   readonly #clock: () => Date
   /** Loaded (or loading) periods. Only the newest two are kept, plus any still being written. */
   readonly #periods = new Map<Period, Promise<PeriodCounters>>()
+  /** The periods of `#periods` whose counters are loaded: used at once, without waiting a turn. */
+  readonly #ready = new Map<Period, PeriodCounters>()
   #newestPeriod: Period = ''
   readonly #writes: WriteAheadQueue
   #closed = false
@@ -121,7 +123,7 @@ export class MemoryUsageCounters extends CountingUsageCounters {
     urgent: boolean,
   ): Promise<UsageDecision> {
     const period = periodOf(now)
-    const { befores, refused, done } = await this.#withPeriod(period, (counters) => {
+    const check = (counters: PeriodCounters) => {
       const befores = demands.map((d) => counters.get(key(tunnelId, d.metric))?.value ?? 0)
       const refused = demands.findIndex((d, i) => demandRefused(d, befores[i] ?? 0))
       if (refused !== -1) return { befores, refused, done: undefined }
@@ -134,7 +136,11 @@ export class MemoryUsageCounters extends CountingUsageCounters {
         done = this.#writes.queue(counter, { set: undefined, delta: d.n }, urgent)
       })
       return { befores, refused, done }
-    })
+    }
+    // Once the month's counters are loaded (for every request but its first), decide at once.
+    const ready = this.#ready.get(period)
+    const { befores, refused, done } =
+      ready !== undefined && !this.#closed ? check(ready) : await this.#withPeriod(period, check)
     const allowed = refused === -1
     const resetsAt = nextResetOf(now)
     const results = demands.map((d, i): ConsumeResult => {
@@ -185,6 +191,7 @@ export class MemoryUsageCounters extends CountingUsageCounters {
         })
       }
       this.#evictOldPeriods(period)
+      if (this.#periods.get(period) === loading) this.#ready.set(period, counters)
       return counters
     })
     this.#periods.set(period, loading)
@@ -200,7 +207,10 @@ export class MemoryUsageCounters extends CountingUsageCounters {
     const keepFrom = previousPeriodOf(this.#newestPeriod)
     const busy = this.#writes.busyPeriods()
     for (const period of this.#periods.keys()) {
-      if (period < keepFrom && period !== loaded && !busy.has(period)) this.#periods.delete(period)
+      if (period < keepFrom && period !== loaded && !busy.has(period)) {
+        this.#periods.delete(period)
+        this.#ready.delete(period)
+      }
     }
   }
 

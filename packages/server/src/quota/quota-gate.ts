@@ -39,6 +39,12 @@ export class QuotaGate {
   readonly #clock: () => Date
   /** Response bytes being counted in the background. */
   readonly #pending = new Set<Promise<void>>()
+  /**
+   * Response bytes of this event-loop turn not yet sent to the counters, by tunnel: the answers
+   * that end in one turn are counted with one increment per tunnel, not one each.
+   */
+  readonly #turnBytes = new Map<string, { readonly tunnel: MeteredTunnel; n: number }>()
+  #turnFlush: NodeJS.Immediate | null = null
 
   constructor(options: QuotaGateOptions) {
     this.#counters = options.counters
@@ -125,10 +131,26 @@ export class QuotaGate {
 
   /** Wait until the response bytes counted so far are in the counters (shutdown, tests). */
   async drain(): Promise<void> {
+    this.#flushTurnBytes()
     while (this.#pending.size > 0) await Promise.all([...this.#pending])
   }
 
+  /** Add `n` response bytes of `tunnel` to this turn's; they reach the counters after the turn. */
   #countResponse(tunnel: MeteredTunnel, n: number): void {
+    const known = this.#turnBytes.get(tunnel.id)
+    if (known !== undefined) known.n += n
+    else this.#turnBytes.set(tunnel.id, { tunnel, n })
+    this.#turnFlush ??= setImmediate(() => this.#flushTurnBytes())
+  }
+
+  #flushTurnBytes(): void {
+    if (this.#turnFlush !== null) clearImmediate(this.#turnFlush)
+    this.#turnFlush = null
+    for (const { tunnel, n } of this.#turnBytes.values()) this.#addResponseBytes(tunnel, n)
+    this.#turnBytes.clear()
+  }
+
+  #addResponseBytes(tunnel: MeteredTunnel, n: number): void {
     const limit = PLANS[tunnel.plan].bandwidthBytesPerMonth
     const counting = this.#counters
       .add(tunnel.id, 'bandwidth_bytes', n, limit, this.#clock())

@@ -31,4 +31,51 @@ describe('ServiceMetrics', () => {
       }
     }
   })
+
+  it('adds the frames, bytes and answers counted on the hot path when the metrics are read', async () => {
+    const m = new ServiceMetrics({ defaults: false })
+    m.brokerFrames.inc({ direction: 'in' }, 2)
+    const link = m.linkMeters()
+    link.received(100)
+    link.received(50)
+    link.sent(10)
+    const res = { statusCode: 429, getHeader: () => 'rate_limited' }
+    m.edgeAnswered(res as never, performance.now())
+    m.edgeAnswered({ statusCode: 200, getHeader: () => undefined } as never, performance.now())
+    const read = async () =>
+      new Map(parsePrometheus((await m.render()).body).map((f) => [f.name, f]))
+    const value = (
+      f: Map<string, ReturnType<typeof parsePrometheus>[number]>,
+      name: string,
+      labels: Record<string, string>,
+    ) =>
+      f
+        .get(name)
+        ?.metrics.find((x) => Object.entries(labels).every(([k, v]) => x.labels?.[k] === v))?.value
+    let families = await read()
+    assert.equal(value(families, 'burrowd_broker_frames_total', { direction: 'in' }), '4')
+    assert.equal(value(families, 'burrowd_broker_frames_total', { direction: 'out' }), '1')
+    assert.equal(value(families, 'burrowd_broker_bytes_total', { direction: 'in' }), '150')
+    assert.equal(
+      value(families, 'burrowd_edge_requests_total', {
+        status: '429',
+        policy_code: 'rate_limited',
+      }),
+      '1',
+    )
+    assert.equal(
+      value(families, 'burrowd_edge_requests_total', { status: '200', policy_code: 'none' }),
+      '1',
+    )
+    assert.equal(
+      value(families, 'burrowd_policy_refusals_total', { policy_code: 'rate_limited' }),
+      '1',
+    )
+    // Read again: nothing counted twice, and later counts add up.
+    link.sent(5)
+    families = await read()
+    assert.equal(value(families, 'burrowd_broker_frames_total', { direction: 'in' }), '4')
+    assert.equal(value(families, 'burrowd_broker_frames_total', { direction: 'out' }), '2')
+    assert.equal(value(families, 'burrowd_broker_bytes_total', { direction: 'out' }), '15')
+  })
 })

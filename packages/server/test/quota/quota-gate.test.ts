@@ -138,6 +138,36 @@ for (const implementation of counterImplementations()) {
       assert.equal(warnings.length, 1)
     })
 
+    it('counts the answers that end in one turn with one increment per tunnel', async () => {
+      const adds: [string, number][] = []
+      const add = counters.add.bind(counters)
+      counters.add = (tunnelId, metric, n, limit, at) => {
+        adds.push([tunnelId, n])
+        return add(tunnelId, metric, n, limit, at)
+      }
+      for (const n of [100, 200, 300]) {
+        const meter = gate.responseMeter(FREE)
+        meter.add(n)
+        meter.finish()
+      }
+      const pro = gate.responseMeter(PRO)
+      pro.add(7)
+      pro.finish()
+      await new Promise((resolve) => setImmediate(resolve))
+      await gate.drain()
+      assert.deepEqual(adds, [
+        [FREE.id, 600],
+        [PRO.id, 7],
+      ])
+      assert.equal(await counters.get(FREE.id, 'bandwidth_bytes'), 600)
+      // drain() sends what the current turn gathered without waiting for the turn to end.
+      const late = gate.responseMeter(FREE)
+      late.add(50)
+      late.finish()
+      await gate.drain()
+      assert.equal(await counters.get(FREE.id, 'bandwidth_bytes'), 650)
+    })
+
     it('keeps serving when the warning listener throws or rejects', async () => {
       const throwing = new QuotaGate({
         counters,
