@@ -98,6 +98,12 @@ export class TunnelRegistry implements LinkEvents {
     })
   }
 
+  /** The link serving `tunnelId` now, or null. */
+  activeLink(tunnelId: string): TunnelLink | null {
+    const link = this.slots.get(tunnelId)?.link
+    return link?.state === 'active' ? link : null
+  }
+
   /** Whether a client is connected and serving the tunnel now. */
   isOnline(tunnelId: string): boolean {
     return this.slots.get(tunnelId)?.link?.state === 'active'

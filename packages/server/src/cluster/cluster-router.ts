@@ -15,6 +15,7 @@ import {
   type TunnelMux,
 } from '@burrow/protocol'
 import type { TunnelRegistry } from '../broker/tunnel-registry.js'
+import type { TunnelLink } from '../broker/tunnel-link.js'
 import type { ClusterEvents } from './cluster-events.js'
 import { NodeLinks } from './node-links.js'
 import { pipeStreams } from './stream-pipe.js'
@@ -223,6 +224,26 @@ export async function localRoute(
   waitMs: number,
 ): Promise<TunnelRoute | null> {
   const link = await registry.route(tunnelId, waitMs)
-  if (link === null) return null
-  return { via: 'local', open: (head, body, fin) => link.mux.open(head, body, fin) }
+  return link === null ? null : linkRoute(link)
+}
+
+/**
+ * The route to `tunnelId` through this node's own client when it is connected here now, without
+ * waiting; null otherwise. Every router sends a request there first.
+ */
+export function localRouteNow(registry: TunnelRegistry, tunnelId: string): TunnelRoute | null {
+  const link = registry.activeLink(tunnelId)
+  return link === null ? null : linkRoute(link)
+}
+
+/** One route per link, made once: every request through the link takes it. */
+const linkRoutes = new WeakMap<TunnelLink, TunnelRoute>()
+
+function linkRoute(link: TunnelLink): TunnelRoute {
+  let route = linkRoutes.get(link)
+  if (route === undefined) {
+    route = { via: 'local', open: (head, body, fin) => link.mux.open(head, body, fin) }
+    linkRoutes.set(link, route)
+  }
+  return route
 }

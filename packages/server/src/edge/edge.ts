@@ -22,7 +22,7 @@ import {
 } from '@burrow/protocol'
 import { PLANS } from '../plans.js'
 import type { TunnelRegistry } from '../broker/tunnel-registry.js'
-import { localRoute, type TunnelRoute } from '../cluster/cluster-router.js'
+import { localRoute, localRouteNow, type TunnelRoute } from '../cluster/cluster-router.js'
 import { ClientAddresses } from '../http/client-addresses.js'
 import type { CallHistorySink } from '../quota/call-history.js'
 import type { QuotaGate } from '../quota/quota-gate.js'
@@ -40,7 +40,7 @@ import type { TunnelLookup } from './tunnel-lookup.js'
 import { answerShaper, governRequest, touchesTools, type RugPull } from './govern-request.js'
 import type { CallRateLimits } from '../governance/call-rate-limits.js'
 import type { Policies } from '../governance/policies.js'
-import type { ToolPins } from '../governance/tool-pins.js'
+import type { PinState, ToolPins } from '../governance/tool-pins.js'
 import type { TunnelGovernance } from '../governance/tunnel-governance.js'
 import type { AccessGate } from '../access/access-gate.js'
 import { agentLabel } from '../access/agent-identity.js'
@@ -170,7 +170,8 @@ export class Edge {
         },
       )
     }
-    const tunnel = await this.opts.lookup.byLabel(label)
+    // What is cached is used without waiting a turn (most requests: a tunnel in use).
+    const tunnel = this.opts.lookup.cachedByLabel(label) ?? (await this.opts.lookup.byLabel(label))
     const clientIp = this.addresses.of(req)
     // Who may call comes first: a caller who may not learns nothing, not even whether it is online.
     const access = this.opts.access
@@ -225,7 +226,10 @@ export class Edge {
     }
     const ids = refusalIds(rpc)
     const sessionId = singleHeader(req.headers['mcp-session-id'])
-    const governance = this.opts.policies ? await this.opts.policies.governance(tunnel.id) : null
+    const policies = this.opts.policies
+    const governance = policies
+      ? (policies.cachedGovernance(tunnel.id) ?? (await policies.governance(tunnel.id)))
+      : null
     const record = new ExchangeRecord({
       tunnel,
       method: req.method,
@@ -282,8 +286,11 @@ export class Edge {
         `no burrow client is connected to ${host}; start it with "burrow up"`,
       )
     // Offline first, so that a request for an offline tunnel is not counted.
-    if (!(await this.route(tunnel.id)) || res.destroyed) return offline()
-    const rug = await this.rugPull(tunnel, governance, rpc)
+    if (!(this.routeNow(tunnel.id) ?? (await this.route(tunnel.id))) || res.destroyed) {
+      return offline()
+    }
+    const rugPull = this.rugPull(tunnel, governance, rpc)
+    const rug = rugPull instanceof Promise ? await rugPull : rugPull
     // The policy before the quotas: a call the policy refuses is never counted.
     if (governance !== null) {
       const agentId = access?.ok ? access.agent.id : null
@@ -304,7 +311,7 @@ export class Edge {
     )
     if (!admitted) return
     // The route again: the client may have reconnected (or started draining) meanwhile.
-    const route = await this.route(tunnel.id)
+    const route = this.routeNow(tunnel.id) ?? (await this.route(tunnel.id))
     if (res.destroyed) return
     if (!route) return offline()
 
@@ -351,22 +358,33 @@ export class Edge {
       : localRoute(this.opts.registry, tunnelId, wait)
   }
 
-  /** Rug-pull protection for this request, with the tunnel's pins when it lists or calls tools. */
-  private async rugPull(
+  /** The route to `tunnelId` when its client is connected to this node now, without waiting. */
+  private routeNow(tunnelId: string): TunnelRoute | null {
+    return localRouteNow(this.opts.registry, tunnelId)
+  }
+
+  /**
+   * Rug-pull protection for this request, with the tunnel's pins when it lists or calls tools:
+   * at once when they are cached, else once they are loaded.
+   */
+  private rugPull(
     tunnel: TunnelWithAccount,
     governance: TunnelGovernance | null,
     rpc: JsonRpcBody | null,
-  ): Promise<RugPull | null> {
+  ): RugPull | null | Promise<RugPull> {
     const pins = this.opts.pins
     const mode = governance?.policy.rugPull.mode ?? 'off'
     if (!pins || governance === null || mode === 'off') return null
-    return {
+    const rug = (state: PinState | null): RugPull => ({
       pins,
       tunnel,
       mode,
       zeroKnowledge: governance.policy.zeroKnowledge,
-      state: touchesTools(rpc) ? await pins.state(tunnel.id) : null,
-    }
+      state,
+    })
+    if (!touchesTools(rpc)) return rug(null)
+    const cached = pins.cachedState(tunnel.id)
+    return cached !== undefined ? rug(cached) : pins.state(tunnel.id).then(rug)
   }
 
   /**

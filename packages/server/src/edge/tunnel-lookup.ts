@@ -31,6 +31,12 @@ export class TunnelLookup {
     return label
   }
 
+  /** What `byLabel` would answer from its cache, without waiting; undefined when not cached. */
+  cachedByLabel(label: string): TunnelWithAccount | null | undefined {
+    const cached = this.cache.get(label)
+    return cached && cached.expires > Date.now() ? cached.tunnel : undefined
+  }
+
   /** The tunnel behind a `<sub>--<slug>` label, or null. */
   async byLabel(label: string): Promise<TunnelWithAccount | null> {
     const now = Date.now()

@@ -55,10 +55,16 @@ export class Policies {
     })
   }
 
+  /** The compiled governance of `tunnelId` when the cache holds it fresh; else undefined. */
+  cachedGovernance(tunnelId: string): TunnelGovernance | undefined {
+    const cached = this.#cache.get(tunnelId)
+    return cached && this.#now() - cached.at < this.#ttl ? cached.governance : undefined
+  }
+
   /** The compiled governance of `tunnelId` (the default policy when it has none). */
   governance(tunnelId: string): Promise<TunnelGovernance> {
-    const cached = this.#cache.get(tunnelId)
-    if (cached && this.#now() - cached.at < this.#ttl) return Promise.resolve(cached.governance)
+    const cached = this.cachedGovernance(tunnelId)
+    if (cached !== undefined) return Promise.resolve(cached)
     const loading = this.#loading.get(tunnelId)
     if (loading) return loading
     const load = this.#load(tunnelId).finally(() => this.#loading.delete(tunnelId))

@@ -99,12 +99,17 @@ export class ToolPins {
     })
   }
 
+  /** The pins of `tunnelId` when the cache holds them fresh, without waiting; else undefined. */
+  cachedState(tunnelId: string): PinState | undefined {
+    const cached = this.#cache.get(tunnelId)
+    return cached && this.#now() - cached.loadedAt < (this.#opts.ttlMs ?? 5000) ? cached : undefined
+  }
+
   /** The pins of `tunnelId` (loaded, or from the cache). */
   state(tunnelId: string): Promise<PinState> {
+    const fresh = this.cachedState(tunnelId)
+    if (fresh !== undefined) return Promise.resolve(fresh)
     const cached = this.#cache.get(tunnelId)
-    if (cached && this.#now() - cached.loadedAt < (this.#opts.ttlMs ?? 5000)) {
-      return Promise.resolve(cached)
-    }
     const loading = this.#loading.get(tunnelId)
     if (loading) return loading
     // Writes queued here land first, so the state read back includes them.
