@@ -5,7 +5,7 @@
 // (server-everything over Streamable HTTP, SSE answers) behind the tunnel instead, in one session.
 // Rounds alternate the builds, so a VM that speeds up or slows down during the run affects them
 // alike. docs/benchmarks.md shows its output.
-//   node --import tsx bench/compare.ts small|bulk|sdk <rounds> <seconds> <checkout> [<checkout> …]
+//   node --no-memory-reducer --import tsx bench/compare.ts small|bulk|sdk <rounds> <seconds> <checkout> [<checkout> …]
 // Each checkout must be built (`npx tsc -b`); its burrowd and burrow up run with that checkout's
 // node flags (node-flags.ts, up/heap-respawn.ts), so flags can be compared too. COMPARE_C sets the
 // concurrency (default 50, bulk 1); COMPARE_CPU_PROF=<dir> makes burrowd and burrow write V8 CPU
@@ -28,6 +28,7 @@ import {
   tempDataDir,
 } from './launch.js'
 import { runLoad, type CallTarget } from './load.js'
+import { warnWithoutLoadGeneratorFlag } from './load-generator-flags.js'
 import { openMcpSession } from './mcp-session.js'
 import { echoBody } from './sections/sdk-calls.js'
 import { ProcessGroup } from './processes.js'
@@ -228,6 +229,7 @@ async function cell(
 }
 
 async function main(): Promise<void> {
+  warnWithoutLoadGeneratorFlag()
   const [mode, rounds, seconds, ...checkouts] = process.argv.slice(2)
   if (
     mode === undefined ||
@@ -237,7 +239,7 @@ async function main(): Promise<void> {
     !checkouts[0]
   ) {
     throw new Error(
-      'usage: node --import tsx bench/compare.ts small|bulk|sdk <rounds> <seconds> <checkout>…',
+      'usage: node --no-memory-reducer --import tsx bench/compare.ts small|bulk|sdk <rounds> <seconds> <checkout>…',
     )
   }
   const concurrency = Number(process.env.COMPARE_C ?? (mode === 'bulk' ? 1 : 50))

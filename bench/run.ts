@@ -5,6 +5,7 @@
 import { type BenchContext, progress } from './cell.js'
 import { loadBenchConfig, profileArgs } from './config.js'
 import { idleTunnels } from './idle-tunnels.js'
+import { warnWithoutLoadGeneratorFlag } from './load-generator-flags.js'
 import { createTunnels, removeTempDataDirs, startBurrowd, tempDataDir } from './launch.js'
 import { describeMachine } from './machine.js'
 import { peerSummary } from './peers/peer-rows.js'
@@ -21,6 +22,7 @@ import { checkTargets } from './targets.js'
 
 async function main(group: ProcessGroup): Promise<void> {
   const config = loadBenchConfig()
+  warnWithoutLoadGeneratorFlag()
   const started = new Date()
   const machine = describeMachine()
   progress(
