@@ -8,7 +8,8 @@
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
-import { request } from 'node:http'
+import { createServer, request } from 'node:http'
+import { connect, type AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
@@ -433,6 +434,72 @@ describe('stopping and starting burrowd', () => {
     } finally {
       await client.stop()
       await service.close()
+    }
+  })
+
+  it('keeps serving a kept-alive connection while it drains, and closes it after the answer', async () => {
+    // An upstream that holds its answer, so that burrowd has a request in flight and drains.
+    let release: () => void = () => {}
+    const held = new Promise<void>((resolve) => (release = resolve))
+    let arrived: () => void = () => {}
+    const reached = new Promise<void>((resolve) => (arrived = resolve))
+    const upstream = createServer((req, res) => {
+      arrived()
+      req.resume()
+      req.on('end', () => {
+        void held.then(() => {
+          res.writeHead(200, { 'content-type': 'application/json' })
+          res.end(JSON.stringify({ jsonrpc: '2.0', id: 1, result: { content: [] } }))
+        })
+      })
+    })
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve))
+    const upstreamUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/mcp`
+    const service = await startService({ BURROW_LOG: 'info' })
+    const tunnel = await service.tunnel('drainer')
+    const client = await startClient(service, tunnel.key, ['--upstream', upstreamUrl])
+    try {
+      const inFlight = publicFetch(tunnel.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json' },
+        body: CALL,
+      })
+      await reached
+      // A connection kept alive after an answer, as a proxy in front keeps its connections.
+      const kept = connect(service.port, '127.0.0.1')
+      let text = ''
+      let closed = false
+      kept.on('data', (c: Buffer) => (text += c.toString('latin1')))
+      kept.on('error', () => {})
+      kept.on('close', () => (closed = true))
+      const readyz = `GET /readyz HTTP/1.1\r\nHost: 127.0.0.1:${service.port}\r\n\r\n`
+      kept.write(readyz)
+      // The whole answer: its body, and the end of its chunks when it has them.
+      while (!/ready\n(\r\n0\r\n\r\n)?$/.test(text)) await new Promise((r) => setTimeout(r, 10))
+      assert.match(text, /^HTTP\/1\.1 200 /)
+      assert.doesNotMatch(text, /connection: close/i)
+      text = ''
+      const stopped = service.proc.stop('SIGTERM', 30_000)
+      await service.proc.waitFor(/shutting down/)
+      await new Promise((r) => setTimeout(r, 200))
+      assert.equal(closed, false, 'the kept-alive connection was closed when the drain began')
+      kept.write(readyz)
+      while (!closed) await new Promise((r) => setTimeout(r, 10))
+      assert.match(
+        text,
+        /^HTTP\/1\.1 503 /,
+        `the kept-alive connection got: ${JSON.stringify(text)}`,
+      )
+      assert.match(text, /\r\nconnection: close\r\n/i)
+      assert.match(text, /draining/)
+      release()
+      assert.equal((await inFlight).status, 200)
+      assert.equal(await stopped, 0)
+    } finally {
+      release()
+      await client.stop()
+      await service.close()
+      upstream.close()
     }
   })
 

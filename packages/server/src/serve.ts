@@ -4,7 +4,7 @@
  * shuts down cleanly on SIGTERM/SIGINT. What it routes to is built in `wire-services.ts`.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import { Server as NetServer, type AddressInfo } from 'node:net'
 import type { Duplex } from 'node:stream'
 import { createLogger, type Logger } from '@burrow/protocol'
 import { rejectUpgrade } from './broker/reject-upgrade.js'
@@ -45,6 +45,9 @@ export async function serve(config: ServerConfig): Promise<void> {
   // Public requests being answered (some go through another node's tunnel client).
   let inFlight = 0
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    // While draining, every answer closes its connection: the client's next request opens a
+    // new one, which the load balancer sends to another node.
+    if (draining) res.shouldKeepAlive = false
     const host = hostOf(req)
     const label = lookup.tunnelLabel(host)
     if (!label && (req.url ?? '').split('?', 1)[0] === '/readyz') {
@@ -102,7 +105,7 @@ export async function serve(config: ServerConfig): Promise<void> {
   memory?.stop()
   // With other nodes to go to, clients reconnect at once (through the load balancer).
   registry.drainAll(services.cluster ? 0 : 1000)
-  server.close()
+  stopListening(server)
   const deadline = Date.now() + SHUTDOWN_GRACE_MS
   // With other nodes, also until they hold this node's tunnels (their clients moved there):
   // requests forwarded here meanwhile are still served, then go where the tunnel is.
@@ -114,6 +117,17 @@ export async function serve(config: ServerConfig): Promise<void> {
   server.closeAllConnections()
   await services.close()
   log.info('stopped')
+}
+
+/**
+ * Accept no more connections, and serve the ones already open. Not `server.close()`: it also
+ * closes every kept-alive connection that is between requests, and a proxy in front (Caddy keeps
+ * its connections to burrowd alive) may be sending a request on one at that moment, which it
+ * does not send again when it is a POST. Kept-alive connections stay open until the drain ends;
+ * a request on one is answered, with `Connection: close`.
+ */
+function stopListening(server: NetServer): void {
+  NetServer.prototype.close.call(server)
 }
 
 function hostOf(req: IncomingMessage): string {
