@@ -37,11 +37,10 @@ import { readBody } from '../http/read-body.js'
 import { relayResponse } from './relay-response.js'
 import { sendRefusal } from '../http/send-refusal.js'
 import type { TunnelLookup } from './tunnel-lookup.js'
-import { answerShaper, governRequest, touchesTools, type RugPull } from './govern-request.js'
+import { answerShaper, governRequest, rugPullFor } from './govern-request.js'
 import type { CallRateLimits } from '../governance/call-rate-limits.js'
 import type { Policies } from '../governance/policies.js'
-import type { PinState, ToolPins } from '../governance/tool-pins.js'
-import type { TunnelGovernance } from '../governance/tunnel-governance.js'
+import type { ToolPins } from '../governance/tool-pins.js'
 import type { AccessGate } from '../access/access-gate.js'
 import { agentLabel } from '../access/agent-identity.js'
 import { isProtectedResourcePath, serveProtectedResource } from '../access/protected-resource.js'
@@ -289,7 +288,7 @@ export class Edge {
     if (!(this.routeNow(tunnel.id) ?? (await this.route(tunnel.id))) || res.destroyed) {
       return offline()
     }
-    const rugPull = this.rugPull(tunnel, governance, rpc)
+    const rugPull = rugPullFor(this.opts.pins ?? null, tunnel, governance, rpc)
     const rug = rugPull instanceof Promise ? await rugPull : rugPull
     // The policy before the quotas: a call the policy refuses is never counted.
     if (governance !== null) {
@@ -361,30 +360,6 @@ export class Edge {
   /** The route to `tunnelId` when its client is connected to this node now, without waiting. */
   private routeNow(tunnelId: string): TunnelRoute | null {
     return localRouteNow(this.opts.registry, tunnelId)
-  }
-
-  /**
-   * Rug-pull protection for this request, with the tunnel's pins when it lists or calls tools:
-   * at once when they are cached, else once they are loaded.
-   */
-  private rugPull(
-    tunnel: TunnelWithAccount,
-    governance: TunnelGovernance | null,
-    rpc: JsonRpcBody | null,
-  ): RugPull | null | Promise<RugPull> {
-    const pins = this.opts.pins
-    const mode = governance?.policy.rugPull.mode ?? 'off'
-    if (!pins || governance === null || mode === 'off') return null
-    const rug = (state: PinState | null): RugPull => ({
-      pins,
-      tunnel,
-      mode,
-      zeroKnowledge: governance.policy.zeroKnowledge,
-      state,
-    })
-    if (!touchesTools(rpc)) return rug(null)
-    const cached = pins.cachedState(tunnel.id)
-    return cached !== undefined ? rug(cached) : pins.state(tunnel.id).then(rug)
   }
 
   /**

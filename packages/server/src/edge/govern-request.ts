@@ -50,6 +50,31 @@ export function touchesTools(rpc: JsonRpcBody | null): boolean {
   )
 }
 
+/**
+ * Rug-pull protection for one request to `tunnel`, with its pins when the request lists or calls
+ * tools: at once when they are cached, else once they are loaded; null where the policy has it
+ * off (or nothing pins).
+ */
+export function rugPullFor(
+  pins: ToolPins | null,
+  tunnel: RugPull['tunnel'],
+  governance: TunnelGovernance | null,
+  rpc: JsonRpcBody | null,
+): RugPull | null | Promise<RugPull> {
+  const mode = governance?.policy.rugPull.mode ?? 'off'
+  if (pins === null || governance === null || mode === 'off') return null
+  const rug = (state: PinState | null): RugPull => ({
+    pins,
+    tunnel,
+    mode,
+    zeroKnowledge: governance.policy.zeroKnowledge,
+    state,
+  })
+  if (!touchesTools(rpc)) return rug(null)
+  const cached = pins.cachedState(tunnel.id)
+  return cached !== undefined ? rug(cached) : pins.state(tunnel.id).then(rug)
+}
+
 /** Why `rpc` may not be forwarded under `governance`, or null. Rate-limit tokens are taken. */
 export async function governRequest(
   governance: TunnelGovernance,
