@@ -19,6 +19,9 @@ import { commandLine, crashHint } from './crash-hint.js'
 import { DEFAULT_RESTART_TIMING, RestartPolicy, type RestartTiming } from './restart-policy.js'
 import { stopChild } from './stop-child.js'
 
+/** How long the exit of a first child with status 127 waits for its stderr to be read (ms). */
+const STDERR_AFTER_EXIT_MS = 250
+
 /** How the supervisor starts a process; cross-spawn by default (it resolves Windows shims). */
 export type SpawnFunction = (
   command: string,
@@ -233,14 +236,34 @@ export class StdioSupervisor extends EventEmitter<StdioSupervisorEvents> {
     this.#state = 'running'
     this.#wireOutput(child, generation)
     let ended = false
-    const end = (code: number | null, signal: NodeJS.Signals | null, error?: Error): void => {
+    const end = (
+      code: number | null,
+      signal: NodeJS.Signals | null,
+      error?: Error,
+      at = Date.now(),
+    ): void => {
       if (ended) return
       ended = true
       markExited()
-      const runtimeMs = error && child.pid === undefined ? 0 : Date.now() - startedAt
+      const runtimeMs = error && child.pid === undefined ? 0 : at - startedAt
       this.#onEnded(generation, runtimeMs, code, signal, error)
     }
-    child.once('exit', (code, signal) => end(code, signal))
+    child.once('exit', (code, signal) => {
+      // A first child that exits with 127 is judged by its last stderr line (which program the
+      // shell could not find): the exit can come before that line was read, so wait for stderr
+      // to close, briefly (a grandchild may hold it open).
+      const stderr = child.stderr
+      if (generation !== 1 || code !== 127 || stderr === null || stderr.closed) {
+        end(code, signal)
+        return
+      }
+      const at = Date.now()
+      const timer = setTimeout(() => end(code, signal, undefined, at), STDERR_AFTER_EXIT_MS)
+      stderr.once('close', () => {
+        clearTimeout(timer)
+        end(code, signal, undefined, at)
+      })
+    })
     child.on('error', (err: NodeJS.ErrnoException) => {
       // Not every 'error' ends the process (a failed kill does not); a missing pid or ENOENT
       // (cross-spawn reports a missing Windows command this way) means it never ran.

@@ -231,6 +231,20 @@ describe('StdioSupervisor restarts', { timeout: 30_000 }, () => {
     assert.throws(() => supervisor.send({}), /cannot run: command not found/)
   })
 
+  it('names the program a first child said it could not find, when it exits before saying so', async () => {
+    // The shell exits with 127 at once; the line naming the program comes 100 ms later.
+    const supervisor = supervise({
+      command: 'sh',
+      args: ['-c', '(sleep 0.1; echo "sh: 1: burrow-test-said-late: not found" >&2) & exit 127'],
+      timing: fast,
+    })
+    supervisor.start()
+    await supervisor.started()
+    const failure = await supervisor.failure()
+    assert.equal(failure.program, 'burrow-test-said-late')
+    assert.equal(supervisor.generation, 1)
+  })
+
   it('gives up when the first child is a shell that cannot find the command (status 127)', async () => {
     const supervisor = supervise({
       command: 'sh',
