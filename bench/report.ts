@@ -25,6 +25,8 @@ export interface Row {
    * throughput on a shared machine, since it does not depend on how much CPU the run got.
    */
   readonly cpuPerUnit?: string
+  /** The same figures as numbers, by process label (e.g. `{ burrowd: 71, burrow: 90 }`). */
+  readonly cpuPerUnitByProcess?: Readonly<Record<string, number>>
   /** CPU other processes used during the cell, in percent of one core. */
   readonly otherCpu?: number
   readonly note?: string
@@ -50,10 +52,17 @@ export function callRow(
     errors: r.errors,
     cpu: cpu.summary,
     cpuPerUnit: perUnit(cpu, r.calls, 1e6, 'µs/call'),
+    cpuPerUnitByProcess: perUnitByProcess(cpu, r.calls, 1e6),
     ...(cpu.otherPercent !== null ? { otherCpu: cpu.otherPercent } : {}),
     ...(r.firstError && r.errors > 0 ? { note: `first error: ${r.firstError}` } : {}),
     ...(baseline ? { baseline } : {}),
   }
+}
+
+/** CPU seconds × `scale` / `units` for each process, by label ({} without units). */
+function perUnitByProcess(cpu: CpuReading, units: number, scale: number): Record<string, number> {
+  if (!(units > 0)) return {}
+  return Object.fromEntries(cpu.perProcess.map((p) => [p.label, (p.seconds * scale) / units]))
 }
 
 /** "burrowd 71 · burrow 90 µs/call": CPU seconds × `scale` / `units` for each process. */

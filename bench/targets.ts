@@ -9,6 +9,10 @@ export const TARGET_ROWS = {
   smallUnloaded: 'small-burrow-1',
   smallFloorLoaded: 'small-floor-50',
   smallFloorUnloaded: 'small-floor-1',
+  smallDirectLoaded: 'small-direct-50',
+  smallDirectUnloaded: 'small-direct-1',
+  sdk: 'sdk-burrow-50',
+  sdkDirect: 'sdk-direct-50',
   bulk: 'bulk-burrow-1',
   bulkFloor: 'bulk-floor-1',
   bulkParallel: 'bulk-burrow-4',
@@ -34,6 +38,10 @@ export const TARGETS = {
   /** 10 MiB one stream at least this share of the floor's MB/s (and ahead of every peer). */
   bulkFloorShare: 0.8,
   kilobytesPerIdleTunnel: 15,
+  /** burrowd's CPU per call at c=1 at most this many times its figure at c=50. */
+  unloadedCpuFactor: 2,
+  /** A real SDK server over HTTP through the tunnel at least this share of direct, at c=50. */
+  sdkDirectShare: 0.9,
 } as const
 
 /** One part of a target: what it says and whether it held (null: not measured). */
@@ -177,6 +185,9 @@ export function checkTargets(rows: readonly Row[]): TargetCheck[] {
     ]),
   })
 
+  checks.push(cpuAtOneAgainstFifty(byId))
+  checks.push(sdkAgainstDirect(byId))
+
   const idle = byId(TARGET_ROWS.idle)
   const idleConnected = byId(TARGET_ROWS.idleConnected)
   const idleGc = byId(TARGET_ROWS.idleAfterGc)
@@ -234,6 +245,72 @@ export function checkTargets(rows: readonly Row[]): TargetCheck[] {
     met: ratio === null ? null : ratio >= 0.8,
   })
   return checks
+}
+
+/** CPU per call of process `label` at c=1 over its figure at c=50, or null when not measured. */
+function cpuRatio(one: Row | undefined, fifty: Row | undefined, label: string): number | null {
+  const a = one?.cpuPerUnitByProcess?.[label]
+  const b = fifty?.cpuPerUnitByProcess?.[label]
+  return a !== undefined && b !== undefined && b > 0 ? a / b : null
+}
+
+/**
+ * burrowd's CPU per call when calls come one at a time against fifty at a time. Beside it, the
+ * same ratio of the floor's relays and of the direct server: what a process that does no work, or
+ * only Node's HTTP, pays per wake-up on this machine.
+ */
+function cpuAtOneAgainstFifty(byId: (id: string) => Row | undefined): TargetCheck {
+  const one = byId(TARGET_ROWS.smallUnloaded)
+  const fifty = byId(TARGET_ROWS.smallLoaded)
+  const ratio = cpuRatio(one, fifty, 'burrowd')
+  const relays = cpuRatio(
+    byId(TARGET_ROWS.smallFloorUnloaded),
+    byId(TARGET_ROWS.smallFloorLoaded),
+    'relays',
+  )
+  const server = cpuRatio(
+    byId(TARGET_ROWS.smallDirectUnloaded),
+    byId(TARGET_ROWS.smallDirectLoaded),
+    'server',
+  )
+  const us = (row: Row | undefined) => row?.cpuPerUnitByProcess?.burrowd?.toFixed(0)
+  const limit = TARGETS.unloadedCpuFactor
+  const context = [
+    relays !== null ? `relays ${relays.toFixed(1)}×` : '',
+    server !== null ? `direct server ${server.toFixed(1)}×` : '',
+  ].filter(Boolean)
+  return {
+    target: `burrowd CPU per call at c=1 ≤${limit}× its c=50 figure`,
+    measured:
+      ratio === null ? 'n/a' : `${ratio.toFixed(1)}× (${us(one)} vs ${us(fifty)} µs per call)`,
+    ...(context.length > 0 ? { floor: context.join('; ') } : {}),
+    ...verdictOf([
+      ratio === null
+        ? { text: 'Burrow not measured at c=1 and c=50', met: null }
+        : { text: `${ratio.toFixed(1)}× > ${limit}×`, met: ratio <= limit },
+    ]),
+  }
+}
+
+/** A real SDK server over HTTP through the tunnel against the same server called directly. */
+function sdkAgainstDirect(byId: (id: string) => Row | undefined): TargetCheck {
+  const burrow = byId(TARGET_ROWS.sdk)
+  const direct = byId(TARGET_ROWS.sdkDirect)
+  const share = burrow?.value && direct?.value ? burrow.value / direct.value : null
+  const calls = (row: Row) => `${formatValue(row.value!, 'calls/s')} calls/s`
+  return {
+    target: `SDK server over HTTP (SSE answers) at c=50 ≥${TARGETS.sdkDirectShare}× direct`,
+    measured:
+      share === null ? 'n/a' : `${share.toFixed(2)}× (${calls(burrow!)} vs ${calls(direct!)})`,
+    ...verdictOf([
+      share === null
+        ? { text: 'Burrow or direct not measured', met: null }
+        : {
+            text: `${share.toFixed(2)}× direct < ${TARGETS.sdkDirectShare}×`,
+            met: share >= TARGETS.sdkDirectShare,
+          },
+    ]),
+  }
 }
 
 /** The `bestPeer` column: the peer with the highest value, or nothing when none ran. */

@@ -1,6 +1,7 @@
 // Helpers for the quota and session end-to-end tests: the counting MCP fixture, raw MCP requests
 // through a tunnel's public URL (to see every status, header and envelope exactly), and the
 // operator's `burrowd usage set` and live counters of a running burrowd.
+import { setTimeout as sleep } from 'node:timers/promises'
 import { execFile } from 'node:child_process'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
@@ -176,7 +177,8 @@ export function currentPeriod(): string {
 
 /**
  * A live counter of the running service, where it keeps it: Redis with BURROW_REDIS_URL, else
- * the SQLite row its in-process counters write ahead before acknowledging any increment.
+ * the SQLite row its in-process counters write at most 200 ms after a change. There the value is
+ * read until two readings 450 ms apart agree, so that what was counted before the call is in it.
  */
 export async function liveCounter(
   service: Service,
@@ -192,15 +194,27 @@ export async function liveCounter(
       await redis.quit()
     }
   }
-  const db = new Database(join(service.dataDir, 'burrow.db'), { readonly: true })
-  try {
-    const row = db
-      .prepare('select value from usage_counters where period = ? and tunnel_id = ? and metric = ?')
-      .get(currentPeriod(), tunnelId, metric) as { value: number } | undefined
-    return Number(row?.value ?? 0)
-  } finally {
-    db.close()
+  const read = () => {
+    const db = new Database(join(service.dataDir, 'burrow.db'), { readonly: true })
+    try {
+      const row = db
+        .prepare(
+          'select value from usage_counters where period = ? and tunnel_id = ? and metric = ?',
+        )
+        .get(currentPeriod(), tunnelId, metric) as { value: number } | undefined
+      return Number(row?.value ?? 0)
+    } finally {
+      db.close()
+    }
   }
+  let value = read()
+  for (const until = Date.now() + 10_000; Date.now() < until;) {
+    await sleep(450)
+    const next = read()
+    if (next === value) break
+    value = next
+  }
+  return value
 }
 
 /** Delete the Redis keys of `tunnelId` (counters and session places) after a test. */

@@ -40,14 +40,13 @@ export interface AdmissionRequest {
 
 /**
  * Apply the session cap and the quotas to `request`: false when it was refused (and answered
- * through `refuse`), else the promise that its count is stored (`counted`, null when quotas are
- * off).
+ * through `refuse`), else true (counted, when quotas are on).
  */
 export async function admitRequest(
   rules: AdmissionRules,
   request: AdmissionRequest,
   refuse: Refuse,
-): Promise<{ readonly counted: Promise<void> | null } | false> {
+): Promise<boolean> {
   const { sessions, quotas, continuations } = rules
   const { tunnel, rpc, bodyBytes, sessionId, record } = request
   // An initialize opens a new session whatever Mcp-Session-Id it carries: it takes a place.
@@ -71,9 +70,8 @@ export async function admitRequest(
   const state = retryStateOf(rpc)
   const continues = state === null ? null : continuations.take(tunnel.id, state)
   if (continues !== null) record.continuing(continues)
-  let counted: Promise<void> | null = null
   if (quotas !== null) {
-    const { refusal, counted: stored } = await quotas.admit(
+    const { refusal } = await quotas.admit(
       tunnel,
       toolCallCount(rpc) - (continues === null ? 0 : 1),
       bodyBytes,
@@ -85,9 +83,8 @@ export async function admitRequest(
       return false
     }
     record.meterWith(quotas.responseMeter(tunnel))
-    counted = stored
   }
   if (sessions !== null && sessionId !== undefined && !isInitialize(rpc))
     sessions.touch(tunnel, sessionId)
-  return { counted }
+  return true
 }

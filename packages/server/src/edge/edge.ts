@@ -328,7 +328,6 @@ export class Edge {
     relayResponse(send(route), res, {
       ids,
       record,
-      counted: admitted.counted,
       log: this.opts.log,
       shape: answerShaper(governance, rpc, record, rug),
       // Refused before any processing (a client or node moving on): again, wherever the tunnel

@@ -1,9 +1,6 @@
 /**
- * Streams a tunnelled response to the agent. The request was forwarded while its usage count
- * was still being written; the agent's answer waits until that count is durable, so nothing the
- * agent was answered for goes uncounted after a crash. If the count cannot be stored, the
- * upstream call is cancelled and the agent gets a 503 instead of the answer. An agent that
- * hangs up cancels the stream; a stream reset becomes the refusal that fits it.
+ * Streams a tunnelled response to the agent. An agent that hangs up cancels the stream; a stream
+ * reset becomes the refusal that fits it.
  */
 import type { ServerResponse } from 'node:http'
 import {
@@ -16,7 +13,6 @@ import {
   type RefusedId,
   type Logger,
   type MuxStream,
-  type ResponseHead,
 } from '@burrow/protocol'
 import type { ExchangeRecord } from './exchange-record.js'
 import { agentResponseHeaders } from './forward-headers.js'
@@ -32,8 +28,6 @@ export interface RelayContext {
    * node holding it was moving to a new connection): null when it should not be tried again.
    */
   readonly retry?: (() => Promise<MuxStream | null>) | null
-  /** Settles when the request's count is durable (null when nothing is counted). */
-  readonly counted: Promise<void> | null
   readonly log: Logger
   /** Taps (and may rewrite) the answer's JSON-RPC messages, given how it carries them; or null. */
   readonly shape?: ((kind: ResponseKind) => ResponseMessages | null) | null
@@ -79,49 +73,15 @@ export function relayResponse(stream: MuxStream, res: ServerResponse, ctx: Relay
     if (!res.writableFinished && !stream.closed)
       stream.reset(RESET_CODE.cancel, 'the agent disconnected')
   })
-  if (ctx.counted === null) {
-    deliver(stream, res, ctx, null)
-    return
-  }
-  // Hold the head back until the count is stored; DATA waits in the stream meanwhile.
-  let held: [ResponseHead, Uint8Array | undefined, boolean] | null = null
-  stream.onResponse = (head, inline, fin) => {
-    held = [head, inline, fin]
-  }
-  ctx.counted.then(
-    () => {
-      if (res.destroyed || res.headersSent) return
-      deliver(stream, res, ctx, held)
-    },
-    (error: Error) => {
-      ctx.log.error(`edge: a forwarded request could not be counted: ${error.message}`)
-      stream.onReset = null
-      stream.reset(RESET_CODE.cancel, 'burrowd could not record the request')
-      if (res.destroyed || res.headersSent) return
-      record.refused(POLICY_STATUS.tunnel_offline, 'tunnel_offline')
-      sendRefusal(
-        res,
-        'tunnel_offline',
-        'internal error',
-        'burrowd could not record this request; it was not counted and its answer was withheld',
-        { id: ids },
-      )
-    },
-  )
+  deliver(stream, res, ctx)
 }
 
 /**
- * Write the response head, then the body as it streams, to the agent; `held` is a head that
- * arrived while the answer was held back (its body bytes wait in the stream). With `shape`, the
+ * Write the response head, then the body as it streams, to the agent. With `shape`, the
  * body's JSON-RPC messages are tapped and may be rewritten (ResponseMessages): SSE event by
  * event; a JSON body being rewritten is held whole and sent with its new length.
  */
-function deliver(
-  stream: MuxStream,
-  res: ServerResponse,
-  ctx: RelayContext,
-  held: [ResponseHead, Uint8Array | undefined, boolean] | null,
-): void {
+function deliver(stream: MuxStream, res: ServerResponse, ctx: RelayContext): void {
   const { record } = ctx
   let shaper: ResponseMessages | null = null
   /** The head, while a rewritten JSON body is held back. */
@@ -166,8 +126,6 @@ function deliver(
         if (!wrote && !res.destroyed && !res.writableEnded) res.flushHeaders()
       })
   }
-  // The head first: reading delivers the body bytes that waited for it at once.
-  if (held) stream.onResponse(...held)
   stream.read(
     (chunk) => {
       if (res.destroyed) return true

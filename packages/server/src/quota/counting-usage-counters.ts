@@ -1,7 +1,7 @@
 /**
- * What both usage-counter implementations share: the argument checks, and `consume`, `add`,
- * `consumeAll` and `decideAll` built on the one `decide` each of them provides (in memory with a
- * write-ahead, or one Lua script in Redis).
+ * What both usage-counter implementations share: the argument checks, and `consume`, `add` and
+ * `consumeAll` built on the one `decide` each of them provides (in memory, written to the
+ * database in batches, or one Lua script in Redis).
  */
 import { checkUsageDemands, checkUsageInput } from './check-usage-input.js'
 import { onlyResult } from './usage-counters.js'
@@ -9,7 +9,6 @@ import type {
   ConsumeAllResult,
   ConsumeResult,
   UsageCounters,
-  UsageDecision,
   UsageDemand,
   UsageMetric,
   UsageSnapshotEntry,
@@ -20,16 +19,12 @@ export abstract class CountingUsageCounters implements UsageCounters {
   /** The time used when a call passes no `now`. */
   protected abstract now(): Date
 
-  /**
-   * Check every demand (already validated) and count all of them or none. `urgent` is false for
-   * counts nobody waits on (a response's bytes): storing them may wait for the next urgent one.
-   */
+  /** Check every demand (already validated) and count all of them or none. */
   protected abstract decide(
     tunnelId: string,
     demands: readonly UsageDemand[],
     now: Date,
-    urgent: boolean,
-  ): Promise<UsageDecision>
+  ): Promise<ConsumeAllResult>
 
   abstract get(tunnelId: string, metric: UsageMetric, now?: Date): Promise<number>
   abstract set(tunnelId: string, metric: UsageMetric, value: number, now?: Date): Promise<void>
@@ -44,7 +39,7 @@ export abstract class CountingUsageCounters implements UsageCounters {
     now: Date = this.now(),
   ): Promise<ConsumeResult> {
     checkUsageInput(tunnelId, metric, { n, limit })
-    return onlyResult(await this.#count(tunnelId, [{ metric, n, limit, check: 'fits' }], now, true))
+    return onlyResult(await this.decide(tunnelId, [{ metric, n, limit, check: 'fits' }], now))
   }
 
   async add(
@@ -55,9 +50,7 @@ export abstract class CountingUsageCounters implements UsageCounters {
     now: Date = this.now(),
   ): Promise<ConsumeResult> {
     checkUsageInput(tunnelId, metric, { n, limit })
-    return onlyResult(
-      await this.#count(tunnelId, [{ metric, n, limit, check: 'none' }], now, false),
-    )
+    return onlyResult(await this.decide(tunnelId, [{ metric, n, limit, check: 'none' }], now))
   }
 
   async consumeAll(
@@ -66,27 +59,6 @@ export abstract class CountingUsageCounters implements UsageCounters {
     now: Date = this.now(),
   ): Promise<ConsumeAllResult> {
     checkUsageDemands(tunnelId, demands)
-    return this.#count(tunnelId, demands, now, true)
-  }
-
-  async decideAll(
-    tunnelId: string,
-    demands: readonly UsageDemand[],
-    now: Date = this.now(),
-  ): Promise<UsageDecision> {
-    checkUsageDemands(tunnelId, demands)
-    return this.decide(tunnelId, demands, now, true)
-  }
-
-  /** Decide, then wait until what was counted is stored. */
-  async #count(
-    tunnelId: string,
-    demands: readonly UsageDemand[],
-    now: Date,
-    urgent: boolean,
-  ): Promise<ConsumeAllResult> {
-    const { outcome, stored } = await this.decide(tunnelId, demands, now, urgent)
-    await stored
-    return outcome
+    return this.decide(tunnelId, demands, now)
   }
 }

@@ -1,13 +1,14 @@
 /**
  * Usage counters for a single burrowd node. The check-and-increment runs synchronously in
- * process memory, so it is exact under any concurrency; before an increment is acknowledged
- * (its promise resolves, or `decideAll`'s `stored` does, and the agent is answered) it is
- * written ahead to `usage_counters` as an upsert `value = value + n` (`WriteAheadQueue`, one
- * statement per batch). A restart loses nothing acknowledged: `open` loads the current month.
+ * process memory, so it is exact under any concurrency, and an increment is in force as soon as
+ * it is decided. It reaches `usage_counters` as an upsert `value = value + n` within a fraction of
+ * a second (`CounterWriteQueue`, one statement per batch), and at `close`. A restart loads the
+ * current month; a crash forgets at most the counts of that last fraction of a second.
  * One process per database: another writer's changes are not seen until restart.
  */
 
 import type { Kysely } from 'kysely'
+import type { Logger } from '@burrow/protocol'
 import { checkUsageInput } from './check-usage-input.js'
 import { CountingUsageCounters } from './counting-usage-counters.js'
 import { demandRefused } from './demand-refused.js'
@@ -16,29 +17,34 @@ import type { Period } from './period.js'
 import { UsageCounterTable } from './usage-counter-table.js'
 import { bySnapshotOrder } from './usage-counters.js'
 import type {
+  ConsumeAllResult,
   ConsumeResult,
-  UsageDecision,
   UsageDemand,
   UsageMetric,
   UsageSnapshotEntry,
 } from './usage-counters.js'
 import type { UsageCountersDatabase } from '../store/schema.js'
 import { crossesWarning } from './usage-warning.js'
-import { WriteAheadQueue } from './write-ahead-queue.js'
-import type { LiveCounter } from './write-ahead-queue.js'
+import { CounterWriteQueue } from './counter-write-queue.js'
+import type { LiveCounter } from './counter-write-queue.js'
 
 /** Options of `MemoryUsageCounters.open`. */
 export interface MemoryUsageCountersOptions {
   /** The time used when a call passes no `now`, and for `updated_at` (tests pass a fixed one). */
   readonly clock?: () => Date
-  /** How long response bytes may wait to join an admission's commit (ms). Default 200. */
-  readonly lazyFlushMs?: number
+  /** How long a count may wait to be written to the database (ms). Default 200. */
+  readonly flushMs?: number
+  /** Where failed writes are reported (at most once a minute while they fail), and recoveries. */
+  readonly log?: Logger
 }
+
+/** While writes keep failing, how often that is logged again. */
+const FAILURE_LOG_INTERVAL_MS = 60_000
 
 /** A period's counters by `tunnelId + ' ' + metric`. */
 type PeriodCounters = Map<string, LiveCounter>
 
-/** Exact usage counters in process memory, written ahead to the database. */
+/** Exact usage counters in process memory, written to the database in batches. */
 export class MemoryUsageCounters extends CountingUsageCounters {
   readonly #table: UsageCounterTable
   readonly #clock: () => Date
@@ -47,14 +53,28 @@ export class MemoryUsageCounters extends CountingUsageCounters {
   /** The periods of `#periods` whose counters are loaded: used at once, without waiting a turn. */
   readonly #ready = new Map<Period, PeriodCounters>()
   #newestPeriod: Period = ''
-  readonly #writes: WriteAheadQueue
+  readonly #writes: CounterWriteQueue
   #closed = false
 
   private constructor(db: Kysely<UsageCountersDatabase>, options: MemoryUsageCountersOptions) {
     super()
     this.#table = new UsageCounterTable(db)
     this.#clock = options.clock ?? (() => new Date())
-    this.#writes = new WriteAheadQueue(this.#table, this.#clock, options.lazyFlushMs)
+    const log = options.log
+    let loggedAt = -Infinity
+    this.#writes = new CounterWriteQueue(this.#table, this.#clock, options.flushMs, {
+      failed: (error) => {
+        const now = performance.now()
+        if (now - loggedAt < FAILURE_LOG_INTERVAL_MS) return
+        loggedAt = now
+        const cause = error.cause instanceof Error ? `: ${error.cause.message}` : ''
+        log?.error(`${error.message}${cause}; the counts stay in force and are written again`)
+      },
+      recovered: () => {
+        loggedAt = -Infinity
+        log?.info('usage counters: writing to the database works again')
+      },
+    })
   }
 
   /**
@@ -89,7 +109,7 @@ export class MemoryUsageCounters extends CountingUsageCounters {
     const { done } = await this.#withPeriod(period, (counters) => {
       const counter = counterOf(counters, period, tunnelId, metric)
       counter.value = value
-      return { done: this.#writes.queue(counter, { set: value, delta: 0 }) }
+      return { done: this.#writes.set(counter, value) }
     })
     await done
   }
@@ -114,32 +134,29 @@ export class MemoryUsageCounters extends CountingUsageCounters {
 
   /**
    * Check every demand and count all of them or none, in memory, and queue the increments for
-   * the database (written soon after this turn when `urgent`, else with the next urgent write).
+   * the database.
    */
   protected async decide(
     tunnelId: string,
     demands: readonly UsageDemand[],
     now: Date,
-    urgent: boolean,
-  ): Promise<UsageDecision> {
+  ): Promise<ConsumeAllResult> {
     const period = periodOf(now)
     const check = (counters: PeriodCounters) => {
       const befores = demands.map((d) => counters.get(key(tunnelId, d.metric))?.value ?? 0)
       const refused = demands.findIndex((d, i) => demandRefused(d, befores[i] ?? 0))
-      if (refused !== -1) return { befores, refused, done: undefined }
-      let done: Promise<void> | undefined
+      if (refused !== -1) return { befores, refused }
       demands.forEach((d, i) => {
         if (d.n === 0) return
         const counter = counterOf(counters, period, tunnelId, d.metric)
         counter.value = (befores[i] ?? 0) + d.n
-        // Changes queued in one synchronous run share one batch, hence one promise.
-        done = this.#writes.queue(counter, { set: undefined, delta: d.n }, urgent)
+        this.#writes.add(counter, d.n)
       })
-      return { befores, refused, done }
+      return { befores, refused }
     }
     // Once the month's counters are loaded (for every request but its first), decide at once.
     const ready = this.#ready.get(period)
-    const { befores, refused, done } =
+    const { befores, refused } =
       ready !== undefined && !this.#closed ? check(ready) : await this.#withPeriod(period, check)
     const allowed = refused === -1
     const resetsAt = nextResetOf(now)
@@ -156,7 +173,7 @@ export class MemoryUsageCounters extends CountingUsageCounters {
       }
     })
     const refusedBy = allowed ? null : (demands[refused]?.metric ?? null)
-    return { outcome: { allowed, refusedBy, results }, stored: done ?? STORED }
+    return { allowed, refusedBy, results }
   }
 
   /**
@@ -218,8 +235,6 @@ export class MemoryUsageCounters extends CountingUsageCounters {
     if (this.#closed) throw new Error('usage counters are closed')
   }
 }
-
-const STORED: Promise<void> = Promise.resolve()
 
 function key(tunnelId: string, metric: UsageMetric): string {
   return `${tunnelId} ${metric}`

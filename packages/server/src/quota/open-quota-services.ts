@@ -72,7 +72,7 @@ export async function openQuotaServices(
     counters = new RedisUsageCounters(redis, { keyPrefix: REDIS_KEY_PREFIX })
     tracker = new RedisSessionTracker(redis, { keyPrefix: REDIS_KEY_PREFIX, idleMs })
   } else if (config.quotas) {
-    counters = await MemoryUsageCounters.open(store.db)
+    counters = await MemoryUsageCounters.open(store.db, { log })
     tracker = new MemorySessionTracker({ idleMs })
   }
   // Always logged for operators; then handed to the listener (outbound webhooks), if any.

@@ -55,10 +55,7 @@ export class QuotaGate {
 
   /**
    * Count a request of `tunnel` with `toolCalls` tool calls and a body of `requestBytes`, or
-   * refuse it without counting anything. Answers as soon as that is decided; the admission's
-   * `counted` settles once the count is durable, and rejects when it could not be stored (the
-   * request is then not counted, and must not be acknowledged as served). Rejects when the
-   * counters cannot decide at all.
+   * refuse it without counting anything. Rejects when the counters cannot decide at all.
    */
   async admit(
     tunnel: MeteredTunnel,
@@ -83,24 +80,17 @@ export class QuotaGate {
         check: 'fits',
       })
     }
-    const { outcome, stored } = await this.#counters.decideAll(tunnel.id, demands, now)
+    const outcome = await this.#counters.consumeAll(tunnel.id, demands, now)
     if (outcome.allowed) {
-      // A warning is for counts that stay: raised once they are stored.
-      const counted = stored.then(() =>
-        outcome.results.forEach((result, i) =>
-          this.#warnIfCrossed(tunnel, demands[i]!.metric, result),
-        ),
+      outcome.results.forEach((result, i) =>
+        this.#warnIfCrossed(tunnel, demands[i]!.metric, result),
       )
-      counted.catch(() => {}) // the caller handles it; this only keeps it from going unhandled
-      return { refusal: null, counted }
+      return { refusal: null }
     }
     const refused = demands.findIndex((d) => d.metric === outcome.refusedBy)
     const result = outcome.results[refused] ?? outcome.results[0]!
     const metric = demands[refused]?.metric ?? 'bandwidth_bytes'
-    return {
-      refusal: quotaRefusal(metric, plan, result.value, result.resetsAt, now),
-      counted: NOTHING_COUNTED,
-    }
+    return { refusal: quotaRefusal(metric, plan, result.value, result.resetsAt, now) }
   }
 
   /**
@@ -193,11 +183,7 @@ export class QuotaGate {
 export interface QuotaAdmission {
   /** Why the request is refused, or null when it may go on. */
   readonly refusal: QuotaRefusal | null
-  /** Settles when the request's count is durable; rejects when it could not be stored. */
-  readonly counted: Promise<void>
 }
-
-const NOTHING_COUNTED: Promise<void> = Promise.resolve()
 
 /** Counts one response's bytes (see `QuotaGate.responseMeter`). */
 export interface ResponseMeter {

@@ -18,7 +18,6 @@ import { bySnapshotOrder, USAGE_METRICS } from './usage-counters.js'
 import type {
   ConsumeAllResult,
   ConsumeResult,
-  UsageDecision,
   UsageDemand,
   UsageMetric,
   UsageSnapshotEntry,
@@ -74,7 +73,6 @@ return reply
 `)
 
 const DEFAULT_GRACE_SECONDS = 7 * 24 * 60 * 60
-const STORED: Promise<void> = Promise.resolve()
 /** Keys per SCAN step and per MGET in `snapshot`. */
 const BATCH = 500
 
@@ -115,9 +113,9 @@ export class RedisUsageCounters extends CountingUsageCounters {
     tunnelId: string,
     demands: readonly UsageDemand[],
     now: Date,
-  ): Promise<UsageDecision> {
-    // The script that decides also stores: the decision is durable once it is known.
-    return { outcome: await this.#count(tunnelId, demands, now), stored: STORED }
+  ): Promise<ConsumeAllResult> {
+    // The script that decides also stores: the decision is in Redis once it is known.
+    return this.#count(tunnelId, demands, now)
   }
 
   async get(tunnelId: string, metric: UsageMetric, now: Date = this.#clock()): Promise<number> {

@@ -1,8 +1,8 @@
 /**
  * Live usage counters: the exact per-tunnel, per-month counts of tool calls and bytes that the
  * monthly quotas are enforced against (docs/decisions.md#quotas-and-sessions). One interface, two
- * implementations side by side: `MemoryUsageCounters` (one node: counted in process, written ahead
- * to the database) and `RedisUsageCounters` (several nodes: an atomic Lua check-and-increment in
+ * implementations side by side: `MemoryUsageCounters` (one node: counted in process, written to the
+ * database in batches) and `RedisUsageCounters` (several nodes: an atomic Lua check-and-increment in
  * Redis). The billing meters read a periodic `snapshot()` of these counters, never the counters
  * themselves.
  */
@@ -61,17 +61,6 @@ export interface ConsumeAllResult {
   readonly results: readonly ConsumeResult[]
 }
 
-/** The answer of `decideAll`: the decision, made at once, and the storing of what it counted. */
-export interface UsageDecision {
-  readonly outcome: ConsumeAllResult
-  /**
-   * Settles once what was counted is durable: at once where deciding already stored it (Redis),
-   * after the write-ahead commit in memory. Rejects when storing failed; what was counted is then
-   * no longer counted. Resolved for a refusal.
-   */
-  readonly stored: Promise<void>
-}
-
 /** One counter of the current period, as `snapshot()` lists it. */
 export interface UsageSnapshotEntry {
   readonly tunnelId: string
@@ -83,8 +72,10 @@ export interface UsageSnapshotEntry {
 /**
  * Exact monthly counters per tunnel and metric. Counts, limits and values are non-negative safe
  * integers; anything else throws RangeError. Periods come from `now`, which defaults to the
- * implementation's clock. A resolved increment is durable on the implementation's terms (the
- * database for the memory one, Redis for the Redis one); a rejected one was not counted.
+ * implementation's clock. A resolved increment is in force at once, and stored on the
+ * implementation's terms: in Redis as it is decided, in the database within a fraction of a second
+ * for the memory one (a crash of its process forgets at most that much); a rejected one was not
+ * counted.
  */
 export interface UsageCounters {
   /**
@@ -102,8 +93,6 @@ export interface UsageCounters {
   /**
    * Add `n` without a limit check, for bytes of a response that is already streaming: it
    * completes even past the limit. `limit` only serves `crossed80`; `allowed` is always true.
-   * The count applies at once; the memory implementation may make it durable a little later
-   * (with the next `consume`, or within a fraction of a second), since nothing waits on it.
    */
   add(
     tunnelId: string,
@@ -122,13 +111,6 @@ export interface UsageCounters {
     demands: readonly UsageDemand[],
     now?: Date,
   ): Promise<ConsumeAllResult>
-
-  /**
-   * `consumeAll`, answered as soon as it is decided, for a caller that can start its work before
-   * the count is durable and hold back its acknowledgement until `stored` settles (the edge
-   * forwards a request while its count is written, and answers the agent after).
-   */
-  decideAll(tunnelId: string, demands: readonly UsageDemand[], now?: Date): Promise<UsageDecision>
 
   /** The counter's value in `now`'s period (0 when nothing was counted). */
   get(tunnelId: string, metric: UsageMetric, now?: Date): Promise<number>

@@ -1,8 +1,7 @@
 /**
- * The edge's relay of a tunnelled response while the request's count is still being stored: a
- * real HTTP server answers the agent, a pair of muxes in memory stands for the tunnel. The
- * answer (head and body) waits for the count, arrives whole once it is stored, and becomes a
- * 503 with the upstream call cancelled when storing fails.
+ * The edge's relay of a tunnelled response: a real HTTP server answers the agent, a pair of muxes
+ * in memory stands for the tunnel. JSON and SSE answers arrive whole, an SSE head leaves before
+ * its first event, and an agent that hangs up cancels the call upstream.
  */
 import assert from 'node:assert/strict'
 import { createServer, request, type IncomingMessage, type Server } from 'node:http'
@@ -17,18 +16,6 @@ import {
 } from '@burrow/protocol'
 import { ExchangeRecord } from '../../src/edge/exchange-record.js'
 import { relayResponse } from '../../src/edge/relay-response.js'
-import { assertRefusal } from '../helpers/assert-refusal.js'
-
-/** A promise settled from outside. */
-function deferred(): { promise: Promise<void>; resolve(): void; reject(e: Error): void } {
-  let resolve = () => {}
-  let reject: (e: Error) => void = () => {}
-  const promise = new Promise<void>((res, rej) => {
-    resolve = res
-    reject = rej
-  })
-  return { promise, resolve, reject }
-}
 
 const HEAD: RequestHead = { method: 'POST', path: '/mcp', headers: [] }
 const settle = () => new Promise((r) => setTimeout(r, 20))
@@ -36,7 +23,6 @@ const settle = () => new Promise((r) => setTimeout(r, 20))
 describe('relayResponse', () => {
   let server: Server
   let port: number
-  let counted = deferred()
   /** The local side of each request, as it arrives. */
   const local: MuxStream[] = []
   let onLocal: (stream: MuxStream) => void = () => {}
@@ -67,7 +53,7 @@ describe('relayResponse', () => {
       })
       req.resume()
       const stream = broker.open(HEAD, Buffer.from('{}'), true)
-      relayResponse(stream, res, { ids: 7, record, counted: counted.promise, log: silentLogger })
+      relayResponse(stream, res, { ids: 7, record, log: silentLogger })
     })
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
     port = (server.address() as AddressInfo).port
@@ -95,29 +81,21 @@ describe('relayResponse', () => {
     return { answered: () => answered, done }
   }
 
-  it('holds a streamed answer until the count is stored, then sends it whole', async () => {
-    counted = deferred()
+  it('relays a streamed SSE answer whole', async () => {
     onLocal = (stream) => {
       stream.respond({ status: 200, headers: [['content-type', 'text/event-stream']] })
       stream.write(Buffer.from('data: one\n\n'))
       stream.write(Buffer.from('data: two\n\n'))
       stream.end()
     }
-    const call = post()
-    while (local.length < 1) await settle()
-    await settle()
-    assert.equal(call.answered(), false, 'the agent was answered before the count was stored')
-    counted.resolve()
-    const { res, text } = await call.done
+    const { res, text } = await post().done
     assert.equal(res.statusCode, 200)
     assert.equal(res.headers['content-type'], 'text/event-stream')
     assert.equal(res.headers['x-accel-buffering'], 'no')
     assert.equal(text, 'data: one\n\ndata: two\n\n')
   })
 
-  it('answers at once when the count was stored first', async () => {
-    counted = deferred()
-    counted.resolve()
+  it('answers a JSON body that came with the head', async () => {
     onLocal = (stream) =>
       stream.respond({ status: 200, headers: [] }, Buffer.from('{"ok":1}'), true)
     const { res, text } = await post().done
@@ -126,8 +104,6 @@ describe('relayResponse', () => {
   })
 
   it("sends a silent SSE answer's head at once, and its events as they come", async () => {
-    counted = deferred()
-    counted.resolve()
     let later: MuxStream | undefined
     onLocal = (stream) => {
       later = stream
@@ -142,40 +118,19 @@ describe('relayResponse', () => {
     assert.equal(text, 'data: late\n\n')
   })
 
-  it('cancels the call and answers 503 when the count cannot be stored', async () => {
-    counted = deferred()
-    let reset: { code: number; reason: string } | undefined
-    onLocal = (stream) => {
-      stream.onReset = (code, reason) => (reset = { code, reason })
-      stream.respond({ status: 200, headers: [] }, Buffer.from('{"result":"secret"}'), true)
-    }
-    const call = post()
-    const before = local.length
-    while (local.length === before) await settle()
-    counted.reject(new Error('disk full'))
-    const { res, text } = await call.done
-    assertRefusal(
-      { status: res.statusCode ?? 0, headers: res.headers, text },
-      { policy: 'tunnel_offline', id: 7, reason: /not counted/ },
-    )
-    assert.doesNotMatch(text, /secret/)
-    // The answer came first here, so the stream had ended: a reset is only sent while it runs.
-    assert.equal(reset, undefined)
-  })
-
-  it('resets a call still running when its count cannot be stored', async () => {
-    counted = deferred()
+  it('cancels the call upstream when the agent hangs up', async () => {
     let reset: { code: number; reason: string } | undefined
     onLocal = (stream) => {
       stream.onReset = (code, reason) => (reset = { code, reason })
     }
-    const call = post()
     const before = local.length
+    const req = request({ port, host: '127.0.0.1', method: 'POST', path: '/mcp' })
+    req.on('error', () => {})
+    req.end('{}')
     while (local.length === before) await settle()
-    counted.reject(new Error('disk full'))
-    const { res } = await call.done
-    assert.equal(res.statusCode, 503)
+    req.destroy()
     while (reset === undefined) await settle()
     assert.equal(reset.code, RESET_CODE.cancel)
+    assert.match(reset.reason, /agent disconnected/)
   })
 })

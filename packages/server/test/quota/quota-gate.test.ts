@@ -18,11 +18,9 @@ const PRO: MeteredTunnel = { id: 'tun_pro', accountId: 'acc_2', plan: 'pro' }
 const FREE_CALLS = 100_000
 const FREE_BYTES = 5_000_000_000
 
-/** The gate's refusal, or null once the admitted request's count is stored. */
+/** The gate's refusal, or null when the request was admitted (and counted). */
 async function admitted(gate: QuotaGate, tunnel: MeteredTunnel, toolCalls: number, bytes: number) {
-  const { refusal, counted } = await gate.admit(tunnel, toolCalls, bytes)
-  await counted
-  return refusal
+  return (await gate.admit(tunnel, toolCalls, bytes)).refusal
 }
 
 for (const implementation of counterImplementations()) {

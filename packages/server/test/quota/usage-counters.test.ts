@@ -10,7 +10,9 @@
 
 import assert from 'node:assert/strict'
 import { afterEach, beforeEach, describe, it } from 'node:test'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { Redis } from 'ioredis'
+import { createLogger, silentLogger, type Logger } from '@burrow/protocol'
 import { MemoryUsageCounters } from '../../src/quota/memory-usage-counters.js'
 import { RedisUsageCounters } from '../../src/quota/redis-usage-counters.js'
 import type { UsageCounters, UsageMetric } from '../../src/quota/usage-counters.js'
@@ -257,23 +259,21 @@ for (const implementation of counterImplementations()) {
       assert.equal(await peer.get('tun_a', BYTES), 1000)
     })
 
-    it('decides at once and stores what it counted', async () => {
+    it('holds a limit across both metrics as soon as it is decided', async () => {
       await counters.set('tun_a', CALLS, 99)
       const demands = [
         { metric: CALLS, n: 1, limit: 100, check: 'fits' as const },
         { metric: BYTES, n: 10, limit: 1000, check: 'below' as const },
       ]
-      const first = await counters.decideAll('tun_a', demands)
-      assert.equal(first.outcome.allowed, true)
+      const first = await counters.consumeAll('tun_a', demands)
+      assert.equal(first.allowed, true)
       assert.deepEqual(
-        first.outcome.results.map((r) => r.value),
+        first.results.map((r) => r.value),
         [100, 10],
       )
-      // Decided in the same way before the first is stored: the limit holds at once.
-      const second = await peer.decideAll('tun_a', demands)
-      assert.equal(second.outcome.allowed, false)
-      assert.equal(second.outcome.refusedBy, CALLS)
-      await Promise.all([first.stored, second.stored])
+      const second = await peer.consumeAll('tun_a', demands)
+      assert.equal(second.allowed, false)
+      assert.equal(second.refusedBy, CALLS)
       assert.equal(await peer.get('tun_a', CALLS), 100)
       assert.equal(await peer.get('tun_a', BYTES), 10)
     })
@@ -318,13 +318,15 @@ for (const backend of testBackends()) {
 
     /** Counters on a new connection to the test database, as a restarted burrowd opens them. */
     async function start(
-      lazyFlushMs?: number,
+      flushMs?: number,
+      log?: Logger,
     ): Promise<{ store: Store; counters: MemoryUsageCounters }> {
       const store = await openUsageStore(database)
       stores.push(store)
       const counters = await MemoryUsageCounters.open(usageDb(store), {
         clock,
-        ...(lazyFlushMs === undefined ? {} : { lazyFlushMs }),
+        ...(flushMs === undefined ? {} : { flushMs }),
+        ...(log === undefined ? {} : { log }),
       })
       opened.push(counters)
       return { store, counters }
@@ -348,8 +350,8 @@ for (const backend of testBackends()) {
       await database.drop()
     })
 
-    it('has every acknowledged increment in the database before it resolves', async () => {
-      const { store, counters } = await start()
+    it('has what was counted before an operator set in the database once the set resolves', async () => {
+      const { store, counters } = await start(3_600_000)
       await Promise.all([
         counters.consume('tun_a', CALLS, 1, 100),
         counters.consume('tun_a', CALLS, 2, 100),
@@ -388,31 +390,45 @@ for (const backend of testBackends()) {
       return row === undefined ? undefined : Number(row.value)
     }
 
-    it('stores response bytes with the next admission, or shortly after without one', async () => {
-      const { store, counters } = await start()
-      const alone = counters.add('tun_a', BYTES, 500, 10_000)
-      // Counted at once for enforcement, before it is stored.
-      assert.equal(await counters.get('tun_a', BYTES), 500)
-      await alone
-      assert.equal(await stored(store, 'tun_a', BYTES), 500)
+    /** Wait (up to 5 s) until `metric` of `tunnelId` is stored as `value`. */
+    async function storedAs(store: Store, tunnelId: string, metric: UsageMetric, value: number) {
+      const until = Date.now() + 5000
+      while ((await stored(store, tunnelId, metric)) !== value) {
+        if (Date.now() > until) assert.fail(`${tunnelId} ${metric} never stored as ${value}`)
+        await sleep(10)
+      }
+    }
 
-      const riding = counters.add('tun_a', BYTES, 20, 10_000)
-      await counters.consume('tun_a', CALLS, 1, 100)
-      // The admission's commit carried the bytes queued before it.
-      assert.equal(await stored(store, 'tun_a', BYTES), 520)
-      assert.equal(await stored(store, 'tun_a', CALLS), 1)
-      await riding
+    it('counts at once and stores within flushMs, one write for what came meanwhile', async () => {
+      const { store, counters } = await start(100)
+      const results = await Promise.all([
+        counters.consume('tun_a', CALLS, 1, 100),
+        counters.consume('tun_a', CALLS, 1, 100),
+        counters.add('tun_a', BYTES, 500, 10_000),
+      ])
+      assert.deepEqual(
+        results.map((r) => r.value),
+        [1, 2, 500],
+      )
+      // In force at once, not yet in the database: nobody waits for the write.
+      assert.equal(await counters.get('tun_a', CALLS), 2)
+      assert.equal(await stored(store, 'tun_a', CALLS), undefined)
+      await storedAs(store, 'tun_a', CALLS, 2)
+      assert.equal(await stored(store, 'tun_a', BYTES), 500)
+      // A restart after a crash (the first process is never closed) has what was written.
+      const { counters: restarted } = await start()
+      assert.equal(await restarted.get('tun_a', CALLS), 2)
     })
 
-    it('writes queued response bytes on close()', async () => {
+    it('writes what is queued on close()', async () => {
       // Left alone they would wait an hour: close() must write them at once.
       const first = await start(3_600_000)
-      const pending = first.counters.add('tun_a', BYTES, 77, 10_000)
-      assert.equal(await first.counters.get('tun_a', BYTES), 77)
+      await first.counters.add('tun_a', BYTES, 77, 10_000)
+      await first.counters.consume('tun_a', CALLS, 5, 100)
       await stop(first)
-      await pending
       const { counters } = await start()
       assert.equal(await counters.get('tun_a', BYTES), 77)
+      assert.equal(await counters.get('tun_a', CALLS), 5)
     })
 
     it('keeps enforcing across close() and a restart', async () => {
@@ -427,37 +443,51 @@ for (const backend of testBackends()) {
       assert.equal((await counters.consume('tun_a', CALLS, 1, 100)).allowed, false)
     })
 
-    it('does not count an increment the database refused, and reports it', async () => {
-      const { store, counters } = await start()
+    it('keeps counting while the database refuses writes, and writes it all once it takes them', async () => {
+      const lines: string[] = []
+      const log = createLogger('info', (line) => lines.push(line))
+      const { store, counters } = await start(20, log)
       await counters.consume('tun_a', CALLS, 3, 100)
+      await storedAs(store, 'tun_a', CALLS, 3)
       await store.db.schema.alterTable('usage_counters').renameTo('usage_counters_off').execute()
-      await assert.rejects(
-        counters.consume('tun_a', CALLS, 2, 100),
-        /writing to the database failed/,
-      )
-      await assert.rejects(counters.add('tun_new', CALLS, 2, 100), /writing to the database failed/)
-      assert.equal(await counters.get('tun_a', CALLS), 3)
-      assert.deepEqual(
-        (await counters.snapshot()).map((e) => e.tunnelId),
-        ['tun_a'],
-      )
-      await store.db.schema.alterTable('usage_counters_off').renameTo('usage_counters').execute()
       assert.equal((await counters.consume('tun_a', CALLS, 2, 100)).value, 5)
+      assert.equal((await counters.add('tun_new', CALLS, 2, 100)).value, 2)
+      // Several attempts fail meanwhile (one every 20 ms); the log says so once.
+      await sleep(150)
+      const failures = lines.filter((l) => /writing to the database failed/.test(l))
+      assert.equal(failures.length, 1, lines.join('\n'))
+      assert.match(failures[0]!, /the counts stay in force/)
+      // Still enforced from memory.
+      assert.equal(await counters.get('tun_a', CALLS), 5)
+      assert.equal((await counters.consume('tun_a', CALLS, 96, 100)).allowed, false)
+      await store.db.schema.alterTable('usage_counters_off').renameTo('usage_counters').execute()
+      await storedAs(store, 'tun_a', CALLS, 5)
+      assert.equal(await stored(store, 'tun_new', CALLS), 2)
+      assert.ok(lines.some((l) => /works again/.test(l)))
       const { counters: restarted } = await start()
       assert.equal(await restarted.get('tun_a', CALLS), 5)
+      assert.equal(await restarted.get('tun_new', CALLS), 2)
     })
 
-    it('takes back a decision it could not store', async () => {
-      const { store, counters } = await start()
-      await counters.consume('tun_a', CALLS, 3, 100)
+    it('undoes an operator set the database refused, keeping the counts it replaced', async () => {
+      const { store, counters } = await start(3_600_000)
+      await counters.set('tun_a', CALLS, 10)
       await store.db.schema.alterTable('usage_counters').renameTo('usage_counters_off').execute()
-      const decision = await counters.decideAll('tun_a', [
-        { metric: CALLS, n: 2, limit: 100, check: 'fits' },
-      ])
-      assert.equal(decision.outcome.allowed, true)
-      assert.equal(decision.outcome.results[0]?.value, 5)
-      await assert.rejects(decision.stored, /writing to the database failed/)
-      assert.equal(await counters.get('tun_a', CALLS), 3)
+      // Counted, not written yet (an hour to wait), then replaced by a set that cannot be written.
+      assert.equal((await counters.consume('tun_a', CALLS, 1, 100)).value, 11)
+      await assert.rejects(counters.set('tun_a', CALLS, 0), /writing to the database failed/)
+      assert.equal(await counters.get('tun_a', CALLS), 11)
+      await store.db.schema.alterTable('usage_counters_off').renameTo('usage_counters').execute()
+      await counters.close()
+      const { counters: restarted } = await start()
+      assert.equal(await restarted.get('tun_a', CALLS), 11)
+    })
+
+    it('closes without waiting forever when the database refuses the last writes', async () => {
+      const { store, counters } = await start(3_600_000, silentLogger)
+      await store.db.schema.alterTable('usage_counters').renameTo('usage_counters_off').execute()
+      await counters.consume('tun_a', CALLS, 1, 100)
+      await counters.close()
       await store.db.schema.alterTable('usage_counters_off').renameTo('usage_counters').execute()
     })
 
