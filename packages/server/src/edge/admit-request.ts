@@ -2,7 +2,7 @@
  * The plan's admission of one request about to be forwarded: the session cap (an `initialize`
  * takes a place until answered, a 2026-07-28 request holds one while in flight) and the monthly
  * quotas (tool calls and bandwidth). A refused request is answered with the envelope and counted
- * nowhere; an admitted one is forwarded while its count is written.
+ * nowhere; an admitted one is counted (in force at once) and forwarded.
  */
 import type { JsonRpcBody, PolicyCode } from '@burrow/protocol'
 import type { EdgeSessions } from '../quota/edge-sessions.js'

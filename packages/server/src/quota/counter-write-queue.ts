@@ -6,9 +6,15 @@
  * writes, so a crash of the process forgets at most the last `flushMs` of counts (never counted
  * twice, never billed). An operator's `set` is written at once and its caller waits for it.
  *
+ * Each write stores a counter's whole value (what was stored plus what came since), not an
+ * increment: the node is the only writer of its counters, and a write whose outcome is unknown
+ * (the database committed, then the connection dropped) can be written again without counting
+ * anything twice.
+ *
  * A write that fails is tried again: its increments go back into the next batch, so the counts
  * stay in force in memory and reach the database once it takes them; a `set` in it is undone
- * (its caller is told) rather than retried behind the operator's back.
+ * (its caller is told) rather than retried behind the operator's back, and the increments it had
+ * replaced count again.
  */
 
 import type { Period } from './period.js'
@@ -37,6 +43,9 @@ interface CounterChange {
 /** How long a count waits to be written, by default (ms). */
 export const FLUSH_MS = 200
 
+/** How long closing waits for a write in flight before it gives up on it, by default (ms). */
+export const DRAIN_DEADLINE_MS = 10_000
+
 /** Changes written in one transaction; `done` settles when it commits or fails. */
 interface Batch {
   readonly changes: Map<LiveCounter, CounterChange>
@@ -52,11 +61,34 @@ export interface CounterWriteEvents {
   readonly recovered?: () => void
 }
 
+/** Options of `new CounterWriteQueue`. */
+export interface CounterWriteQueueOptions {
+  /** How long a count may wait to be written (ms). Default `FLUSH_MS`. */
+  readonly flushMs?: number
+  /** How long `drain` waits for a write in flight (ms). Default `DRAIN_DEADLINE_MS`. */
+  readonly drainDeadlineMs?: number
+  readonly events?: CounterWriteEvents
+}
+
+/** A count `drain` could not write. */
+export interface UnwrittenCount {
+  readonly tunnelId: string
+  readonly metric: UsageMetric
+  readonly period: Period
+  /** What memory holds and the database does not. */
+  readonly value: number
+  readonly stored: number
+}
+
+/** The table's part the queue uses: one write of whole values. */
+type CounterTable = Pick<UsageCounterTable, 'write'>
+
 /** Writes counter changes to the database in order, one batch at a time. */
 export class CounterWriteQueue {
-  readonly #table: UsageCounterTable
+  readonly #table: CounterTable
   readonly #clock: () => Date
   readonly #flushMs: number
+  readonly #drainDeadlineMs: number
   readonly #events: CounterWriteEvents
   /** The batch being written, and the one collecting changes meanwhile. */
   #writing: Batch | undefined
@@ -64,19 +96,18 @@ export class CounterWriteQueue {
   /** How the collecting batch will be written: right after this turn, or after a delay. */
   #scheduled: 'now' | 'later' | null = null
   #timer: NodeJS.Timeout | undefined
+  #immediate: NodeJS.Immediate | undefined
   /** The last write failed: the next success is a recovery. */
   #failing = false
+  /** Drained: nothing is scheduled any more. */
+  #stopped = false
 
-  constructor(
-    table: UsageCounterTable,
-    clock: () => Date,
-    flushMs = FLUSH_MS,
-    events: CounterWriteEvents = {},
-  ) {
+  constructor(table: CounterTable, clock: () => Date, options: CounterWriteQueueOptions = {}) {
     this.#table = table
     this.#clock = clock
-    this.#flushMs = flushMs
-    this.#events = events
+    this.#flushMs = options.flushMs ?? FLUSH_MS
+    this.#drainDeadlineMs = options.drainDeadlineMs ?? DRAIN_DEADLINE_MS
+    this.#events = options.events ?? {}
   }
 
   /** Queue an increment the caller has already added to `counter.value`; written within `flushMs`. */
@@ -107,17 +138,40 @@ export class CounterWriteQueue {
   }
 
   /**
-   * Write every queued change now and wait for it (closing). A batch that fails is tried once
-   * more; what fails again is left unwritten (and was reported).
+   * Closing: write every queued change now and stop (nothing is scheduled afterwards). A batch
+   * that fails is tried once more; a write in flight is waited for at most the drain deadline.
+   * Returns what could not be written.
    */
-  async drain(): Promise<void> {
+  async drain(): Promise<UnwrittenCount[]> {
+    this.#stopped = true
+    this.#unschedule()
+    const deadline = performance.now() + this.#drainDeadlineMs
     for (let attempt = 0; attempt < 2; attempt++) {
-      while (this.#writing !== undefined) await this.#writing.done.catch(() => {})
-      if (this.#collecting === undefined) return
-      this.#unschedule()
+      while (this.#writing !== undefined) {
+        const left = deadline - performance.now()
+        if (left <= 0 || !(await settlesWithin(this.#writing.done, left))) return this.#unwritten()
+      }
+      if (this.#collecting === undefined) return []
       await this.#flush()
     }
-    this.#unschedule()
+    return this.#unwritten()
+  }
+
+  /** The counts memory holds and the database does not (after a failed drain). */
+  #unwritten(): UnwrittenCount[] {
+    const counters = new Set<LiveCounter>()
+    for (const batch of [this.#writing, this.#collecting]) {
+      for (const counter of batch?.changes.keys() ?? []) counters.add(counter)
+    }
+    return [...counters]
+      .filter((c) => c.value !== c.durable)
+      .map((c) => ({
+        tunnelId: c.tunnelId,
+        metric: c.metric,
+        period: c.period,
+        value: c.value,
+        stored: c.durable,
+      }))
   }
 
   /** The collecting batch's change of `counter`, scheduling its write. */
@@ -138,22 +192,26 @@ export class CounterWriteQueue {
 
   /** Make sure the collecting batch gets written: soon (after this turn) or later. */
   #schedule(urgent: boolean): void {
+    if (this.#stopped) return
     if (this.#scheduled === 'now' || (this.#scheduled === 'later' && !urgent)) return
-    clearTimeout(this.#timer)
+    this.#unschedule()
     this.#scheduled = urgent ? 'now' : 'later'
     const flush = () => {
       this.#scheduled = null
       this.#timer = undefined
+      this.#immediate = undefined
       void this.#flush()
     }
-    if (urgent) setImmediate(flush)
+    if (urgent) this.#immediate = setImmediate(flush)
     else this.#timer = setTimeout(flush, this.#flushMs)
   }
 
-  /** Forget a scheduled flush (a pending `setImmediate` finds nothing, or flushes what came since). */
+  /** Forget a scheduled flush. */
   #unschedule(): void {
     clearTimeout(this.#timer)
+    clearImmediate(this.#immediate)
     this.#timer = undefined
+    this.#immediate = undefined
     this.#scheduled = null
   }
 
@@ -167,12 +225,13 @@ export class CounterWriteQueue {
     for (let batch = this.#collecting; batch; batch = this.#collecting) {
       this.#collecting = undefined
       this.#writing = batch
-      const writes = [...batch.changes].map(([{ period, tunnelId, metric }, { set, delta }]) => ({
-        period,
-        tunnelId,
-        metric,
-        set,
-        delta,
+      // Whole values: the stored one plus what came since (see the header).
+      const writes = [...batch.changes].map(([counter, { set, delta }]) => ({
+        period: counter.period,
+        tunnelId: counter.tunnelId,
+        metric: counter.metric,
+        set: (set ?? counter.durable) + delta,
+        delta: 0,
       }))
       try {
         await this.#table.write(writes, this.#clock())
@@ -201,17 +260,27 @@ export class CounterWriteQueue {
   /**
    * After a failed write: its increments join the collecting batch, to be written with it; a set
    * is undone, so each counter is again what the database holds plus the increments not yet
-   * written.
+   * written. A counter replaced by a set queued meanwhile keeps the failed increments with that
+   * set, to count again if it fails too.
    */
   #requeue(failed: Batch): void {
     for (const [counter, change] of failed.changes) {
       const later = this.#collecting?.changes.get(counter)
-      if (later?.set !== undefined) continue // replaced since: the later set stands
+      const kept = change.replaced + change.delta
+      if (later?.set !== undefined) {
+        later.replaced += kept
+        continue
+      }
+      if (later === undefined && kept === 0) {
+        counter.value = counter.durable // an undone set, with nothing to write again
+        continue
+      }
       const queued = this.#change(counter, false)
-      queued.delta = change.replaced + change.delta + (later?.delta ?? 0)
+      queued.delta = kept + (later?.delta ?? 0)
       counter.value = counter.durable + queued.delta
     }
-    if (this.#collecting !== undefined) this.#schedule(false)
+    const sets = [...(this.#collecting?.changes.values() ?? [])].some((c) => c.set !== undefined)
+    if (this.#collecting !== undefined) this.#schedule(sets)
   }
 }
 
@@ -223,4 +292,21 @@ function newBatch(): Batch {
   // Only a set has a waiting caller; this keeps a failed batch without one from going unhandled.
   done.catch(() => {})
   return { changes: new Map(), done, settle }
+}
+
+/** Whether `promise` settles within `ms`. */
+async function settlesWithin(promise: Promise<void>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined
+  const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)))
+  try {
+    return await Promise.race([
+      promise.then(
+        () => true,
+        () => true,
+      ),
+      late,
+    ])
+  } finally {
+    clearTimeout(timer)
+  }
 }

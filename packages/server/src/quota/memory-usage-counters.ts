@@ -54,6 +54,7 @@ export class MemoryUsageCounters extends CountingUsageCounters {
   readonly #ready = new Map<Period, PeriodCounters>()
   #newestPeriod: Period = ''
   readonly #writes: CounterWriteQueue
+  readonly #log: Logger | undefined
   #closed = false
 
   private constructor(db: Kysely<UsageCountersDatabase>, options: MemoryUsageCountersOptions) {
@@ -62,17 +63,21 @@ export class MemoryUsageCounters extends CountingUsageCounters {
     this.#clock = options.clock ?? (() => new Date())
     const log = options.log
     let loggedAt = -Infinity
-    this.#writes = new CounterWriteQueue(this.#table, this.#clock, options.flushMs, {
-      failed: (error) => {
-        const now = performance.now()
-        if (now - loggedAt < FAILURE_LOG_INTERVAL_MS) return
-        loggedAt = now
-        const cause = error.cause instanceof Error ? `: ${error.cause.message}` : ''
-        log?.error(`${error.message}${cause}; the counts stay in force and are written again`)
-      },
-      recovered: () => {
-        loggedAt = -Infinity
-        log?.info('usage counters: writing to the database works again')
+    this.#log = log
+    this.#writes = new CounterWriteQueue(this.#table, this.#clock, {
+      ...(options.flushMs === undefined ? {} : { flushMs: options.flushMs }),
+      events: {
+        failed: (error) => {
+          const now = performance.now()
+          if (now - loggedAt < FAILURE_LOG_INTERVAL_MS) return
+          loggedAt = now
+          const cause = error.cause instanceof Error ? `: ${error.cause.message}` : ''
+          log?.error(`${error.message}${cause}; the counts stay in force and are written again`)
+        },
+        recovered: () => {
+          loggedAt = -Infinity
+          log?.info('usage counters: writing to the database works again')
+        },
       },
     })
   }
@@ -125,7 +130,16 @@ export class MemoryUsageCounters extends CountingUsageCounters {
 
   async close(): Promise<void> {
     this.#closed = true
-    await this.#writes.drain()
+    const unwritten = await this.#writes.drain()
+    if (unwritten.length === 0) return
+    const shown = unwritten
+      .slice(0, 10)
+      .map((u) => `${u.tunnelId} ${u.metric} ${u.period}: ${u.value} (stored ${u.stored})`)
+    const more = unwritten.length > 10 ? `, and ${unwritten.length - 10} more` : ''
+    this.#log?.error(
+      `usage counters: ${unwritten.length} counters could not be written before closing; ` +
+        `these counts are lost: ${shown.join('; ')}${more}`,
+    )
   }
 
   protected now(): Date {

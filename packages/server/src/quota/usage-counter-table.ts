@@ -1,11 +1,11 @@
 /**
  * Reads and writes of the `usage_counters` table, the same queries on SQLite and PostgreSQL.
- * Increments are upserts that add to the stored value (`value = value + n`), so a write never
- * depends on a value read earlier; a batch of them is one statement or one transaction, so it
- * lands whole or not at all.
+ * A write is an upsert that either adds to the stored value (`value = value + n`) or replaces it;
+ * a batch of them is one statement or one transaction, so it lands whole or not at all. The
+ * counters' write queue stores whole values (a write it must repeat then counts nothing twice).
  *
- * The write runs on every admitted request (the write-ahead), so its SQL is built by Kysely once
- * per kind and row count and then run again with new parameters.
+ * Writes run every fraction of a second on a busy node, so their SQL is built by Kysely once per
+ * kind and row count and then run again with new parameters.
  */
 
 import type { Insertable, Kysely, Transaction } from 'kysely'
@@ -84,9 +84,13 @@ export class UsageCounterTable {
       .map((w) => toRow(w, (w.set ?? 0) + w.delta))
     const deltas = writes.filter((w) => w.set === undefined).map((w) => toRow(w, w.delta))
 
-    // One statement is atomic by itself: the usual batch (increments only) needs no transaction.
+    // One statement is atomic by itself: the usual batch (all of one kind) needs no transaction.
     if (sets.length === 0 && deltas.length <= ROWS_PER_STATEMENT) {
       await this.#upsert(this.#db, deltas, 'add')
+      return
+    }
+    if (deltas.length === 0 && sets.length <= ROWS_PER_STATEMENT) {
+      await this.#upsert(this.#db, sets, 'replace')
       return
     }
     await this.#db.transaction().execute(async (trx) => {

@@ -1,7 +1,7 @@
 /**
  * A better-sqlite3 database for Kysely's SQLite dialect that keeps its prepared statements.
  * Kysely prepares every query it runs; compiling the SQL again each time cost more than running
- * it (the usage counters' write-ahead commit runs three statements per request). Statements are
+ * it (when the usage counters were committed per request, three statements each). Statements are
  * reused by their SQL text, the least recently used dropped past `capacity`.
  */
 import type { Database as SqliteDatabase, Statement } from 'better-sqlite3'

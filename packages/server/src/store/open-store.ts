@@ -77,7 +77,7 @@ function createDialect(target: DatabaseTarget): {
   database.pragma('journal_mode = WAL')
   // In WAL mode NORMAL still survives a crash of burrowd (only an OS crash or power loss can
   // undo the last commits) and spares an fsync per commit (measured: 0.9 ms → 0.06 ms), which
-  // the usage counters' write-ahead pays on the request path.
+  // every write of history, counters and metrics would pay on the event loop.
   database.pragma('synchronous = NORMAL')
   database.pragma('foreign_keys = ON')
   database.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`)

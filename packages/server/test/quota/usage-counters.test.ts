@@ -12,7 +12,7 @@ import assert from 'node:assert/strict'
 import { afterEach, beforeEach, describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { Redis } from 'ioredis'
-import { createLogger, silentLogger, type Logger } from '@burrow/protocol'
+import { createLogger, type Logger } from '@burrow/protocol'
 import { MemoryUsageCounters } from '../../src/quota/memory-usage-counters.js'
 import { RedisUsageCounters } from '../../src/quota/redis-usage-counters.js'
 import type { UsageCounters, UsageMetric } from '../../src/quota/usage-counters.js'
@@ -483,12 +483,27 @@ for (const backend of testBackends()) {
       assert.equal(await restarted.get('tun_a', CALLS), 11)
     })
 
-    it('closes without waiting forever when the database refuses the last writes', async () => {
-      const { store, counters } = await start(3_600_000, silentLogger)
+    it('closes when the database refuses the last writes, and logs what is lost', async () => {
+      const lines: string[] = []
+      const { store, counters } = await start(
+        3_600_000,
+        createLogger('info', (line) => lines.push(line)),
+      )
       await store.db.schema.alterTable('usage_counters').renameTo('usage_counters_off').execute()
-      await counters.consume('tun_a', CALLS, 1, 100)
-      await counters.close()
-      await store.db.schema.alterTable('usage_counters_off').renameTo('usage_counters').execute()
+      try {
+        await counters.consume('tun_a', CALLS, 1, 100)
+        await counters.close()
+        assert.ok(
+          lines.some((l) =>
+            /1 counters could not be written before closing; these counts are lost: tun_a tool_calls 2099-03: 1 \(stored 0\)/.test(
+              l,
+            ),
+          ),
+          lines.join('\n'),
+        )
+      } finally {
+        await store.db.schema.alterTable('usage_counters_off').renameTo('usage_counters').execute()
+      }
     })
 
     it('reads an older month back from the database after moving on', async () => {
