@@ -178,7 +178,7 @@ export function currentPeriod(): string {
 /**
  * A live counter of the running service, where it keeps it: Redis with BURROW_REDIS_URL, else
  * the SQLite row its in-process counters write at most 200 ms after a change. There the value is
- * read until two readings 450 ms apart agree, so that what was counted before the call is in it.
+ * read until three readings 450 ms apart agree, so that what was counted before the call is in it.
  */
 export async function liveCounter(
   service: Service,
@@ -207,11 +207,13 @@ export async function liveCounter(
       db.close()
     }
   }
+  // Three readings in a row that agree: a write could only have been late by most of a second.
   let value = read()
-  for (const until = Date.now() + 10_000; Date.now() < until;) {
+  let agreeing = 1
+  for (const until = Date.now() + 15_000; agreeing < 3 && Date.now() < until;) {
     await sleep(450)
     const next = read()
-    if (next === value) break
+    agreeing = next === value ? agreeing + 1 : 1
     value = next
   }
   return value
