@@ -26,7 +26,7 @@ export function governancePort(
     tools: (tunnelId) => toolsView(toolPins, tunnelId),
     async decideTool(tunnelId, name, decision, by, expectHash) {
       const done = await toolPins.decide(tunnelId, name, decision, by, now(), expectHash)
-      if (done === 'decided') gov.pins.changed(tunnelId)
+      if (done === 'decided') await gov.pins.changed(tunnelId)
       return done
     },
     toolsAwaiting: (accountId) => toolPins.awaiting(accountId, AWAITING),

@@ -23,8 +23,12 @@ export type ClusterEvent =
 
 /** Where events go and come from. */
 export interface ClusterEvents {
-  /** Tell every node, this one included. */
-  publish(event: ClusterEvent): void
+  /**
+   * Tell every node, this one included (its listeners at once). Resolves once the other nodes'
+   * copies are on their way (never rejects: a failure is logged), so a caller that answers after
+   * it has told them before its client can reach another node.
+   */
+  publish(event: ClusterEvent): Promise<void>
   /** Called with every event, from any node. */
   subscribe(listener: (event: ClusterEvent) => void): void
   close(): Promise<void>
@@ -34,8 +38,9 @@ export interface ClusterEvents {
 export class LocalClusterEvents implements ClusterEvents {
   readonly #listeners: ((event: ClusterEvent) => void)[] = []
 
-  publish(event: ClusterEvent): void {
+  publish(event: ClusterEvent): Promise<void> {
     for (const l of this.#listeners) l(event)
+    return Promise.resolve()
   }
 
   subscribe(listener: (event: ClusterEvent) => void): void {
@@ -74,11 +79,12 @@ export class RedisClusterEvents implements ClusterEvents {
     return this.#ready
   }
 
-  publish(event: ClusterEvent): void {
+  publish(event: ClusterEvent): Promise<void> {
     for (const l of this.#listeners) l(event)
-    this.#pub
-      .publish(this.#channel, JSON.stringify({ from: this.#node, event }))
-      .catch((err: Error) => this.#log.warn(`cluster events: could not publish: ${err.message}`))
+    return this.#pub.publish(this.#channel, JSON.stringify({ from: this.#node, event })).then(
+      () => undefined,
+      (err: Error) => this.#log.warn(`cluster events: could not publish: ${err.message}`),
+    )
   }
 
   subscribe(listener: (event: ClusterEvent) => void): void {

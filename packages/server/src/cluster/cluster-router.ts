@@ -83,7 +83,7 @@ export class ClusterRouter {
       .then((epoch) => {
         // A newer claim made here meanwhile wins over this one.
         if ((this.#held.get(tunnelId) ?? 0) < epoch) this.#held.set(tunnelId, epoch)
-        this.#opts.events.publish({
+        void this.#opts.events.publish({
           type: 'taken',
           tunnelId,
           node: this.#opts.nodeId,

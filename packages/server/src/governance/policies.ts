@@ -105,7 +105,8 @@ export class Policies {
     const document = policyDocument(policy)
     const at = new Date(this.#now())
     const version = await this.#opts.store.set(tunnelId, JSON.stringify(document), by, at)
-    this.#opts.events.publish({ type: 'tunnel', tunnelId })
+    // Answered once the other nodes are told: the next request applies it wherever it lands.
+    await this.#opts.events.publish({ type: 'tunnel', tunnelId })
     return { ok: true, view: { document, version, updatedAt: at.toISOString(), updatedBy: by } }
   }
 

@@ -242,10 +242,10 @@ export class ToolPins {
     this.#write(tunnelId, () => this.#opts.store.listChanged(tunnelId, at))
   }
 
-  /** Forget the cached state of `tunnelId` here and on every node. */
-  changed(tunnelId: string): void {
+  /** Forget the cached state of `tunnelId` here and on every node (resolves once they are told). */
+  changed(tunnelId: string): Promise<void> {
     this.#cache.delete(tunnelId)
-    this.#opts.events.publish({ type: 'tunnel', tunnelId })
+    return this.#opts.events.publish({ type: 'tunnel', tunnelId })
   }
 
   /** Resolves when the writes queued so far are done (tests, shutdown). */
@@ -366,7 +366,7 @@ export class ToolPins {
         currentHash: current?.hash ?? null,
         at,
       })
-      this.#opts.events.publish({ type: 'tunnel', tunnelId: tunnel.id })
+      void this.#opts.events.publish({ type: 'tunnel', tunnelId: tunnel.id })
     })
   }
 

@@ -12,11 +12,11 @@ import {
 const url = process.env.TEST_REDIS_URL
 
 describe('cluster events', () => {
-  it('deliver in process without Redis', () => {
+  it('deliver in process without Redis', async () => {
     const events = new LocalClusterEvents()
     const got: ClusterEvent[] = []
     events.subscribe((e) => got.push(e))
-    events.publish({ type: 'account', accountId: 'acc_1' })
+    await events.publish({ type: 'account', accountId: 'acc_1' })
     assert.deepEqual(got, [{ type: 'account', accountId: 'acc_1' }])
   })
 
@@ -43,7 +43,7 @@ describe('cluster events', () => {
       a.subscribe((e) => atA.push(e))
       b.subscribe((e) => atB.push(e))
       const received = new Promise<void>((resolve) => b.subscribe(() => resolve()))
-      a.publish({ type: 'tunnel', tunnelId: 'tun_1' })
+      await a.publish({ type: 'tunnel', tunnelId: 'tun_1' })
       await received
       await new Promise((r) => setTimeout(r, 50))
       assert.deepEqual(atA, [{ type: 'tunnel', tunnelId: 'tun_1' }])

@@ -197,7 +197,7 @@ for (const backend of testBackends()) {
       assert.equal((await here.governance(tunnelId)).version, 0)
       assert.ok((await open().write(tunnelId, DENY_SHELL, 'owner@example.com')).ok)
       assert.equal((await here.governance(tunnelId)).version, 0)
-      events.publish({ type: 'tunnel', tunnelId })
+      await events.publish({ type: 'tunnel', tunnelId })
       assert.equal((await here.governance(tunnelId)).version, 1)
     })
 

@@ -227,7 +227,7 @@ for (const backend of testBackends()) {
         ),
         'decided',
       )
-      pins.changed(tunnel.id)
+      await pins.changed(tunnel.id)
       state = await pins.state(tunnel.id)
       assert.equal(pins.heldReason(tunnel.id, state, 'a', 'hold'), null)
       assert.deepEqual(
@@ -248,7 +248,7 @@ for (const backend of testBackends()) {
         await store.toolPins.decide(tunnel.id, 'a', 'rejected', 'owner', new Date(clock)),
         'decided',
       )
-      pins.changed(tunnel.id)
+      await pins.changed(tunnel.id)
       assert.deepEqual([...(await list([tool('a', 'bad')]))], ['a'])
       const state = await pins.state(tunnel.id)
       assert.match(pins.heldReason(tunnel.id, state, 'a', 'alert') ?? '', /owner rejected/)
