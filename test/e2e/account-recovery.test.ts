@@ -38,19 +38,30 @@ async function postForm(
   ip = '127.0.0.1',
   formPath = path,
 ): Promise<Response> {
+  return (await openForm(base, path, ip, formPath))(fields)
+}
+
+/** Load the form at `formPath` (its cookie and form token); returns how to post it to `path`. */
+async function openForm(
+  base: string,
+  path: string,
+  ip = '127.0.0.1',
+  formPath = path,
+): Promise<(fields: Record<string, string>) => Promise<Response>> {
   const form = await fetch(`${base}${formPath}`, { headers: { 'x-forwarded-for': ip } })
   const cookie = form.headers.getSetCookie()[0]?.split(';', 1)[0] ?? ''
   const csrf = /name="_csrf" value="([^"]+)"/.exec(await form.text())?.[1] ?? ''
-  return fetch(`${base}${path}`, {
-    method: 'POST',
-    redirect: 'manual',
-    headers: {
-      'content-type': 'application/x-www-form-urlencoded',
-      cookie,
-      'x-forwarded-for': ip,
-    },
-    body: new URLSearchParams({ _csrf: csrf, ...fields }),
-  })
+  return (fields) =>
+    fetch(`${base}${path}`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        cookie,
+        'x-forwarded-for': ip,
+      },
+      body: new URLSearchParams({ _csrf: csrf, ...fields }),
+    })
 }
 
 describe('account recovery through SMTP', { skip: !hasChromium, timeout: 180_000 }, () => {
@@ -226,16 +237,15 @@ describe('account recovery through SMTP', { skip: !hasChromium, timeout: 180_000
     await postForm(base, '/forgot', { email: 'e2e@example.com' }, '203.0.113.91')
     const link = inbox.link(await inbox.waitFor('e2e@example.com', /Reset/))
     const token = new URL(link).searchParams.get('token') ?? ''
-    const answers = await Promise.all(
-      Array.from({ length: 6 }, (_, i) =>
-        postForm(
-          base,
-          '/reset',
-          { token, password: `${NEW_PASSWORD} ${i}` },
-          '127.0.0.1',
-          `/reset?token=${token}`,
-        ),
+    // Every form is loaded before any is sent: a form loaded after the link was used carries
+    // no form token, and its refusal (403) would say nothing about concurrent uses.
+    const forms = await Promise.all(
+      Array.from({ length: 6 }, () =>
+        openForm(base, '/reset', '127.0.0.1', `/reset?token=${token}`),
       ),
+    )
+    const answers = await Promise.all(
+      forms.map((send, i) => send({ token, password: `${NEW_PASSWORD} ${i}` })),
     )
     const statuses = answers.map((a) => a.status).sort()
     assert.equal(statuses.filter((s) => s === 303).length, 1, String(statuses))
