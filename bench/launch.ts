@@ -22,6 +22,7 @@ export const FIXTURES = {
   idleClients: join(ROOT, 'bench/fixtures/idle-clients.ts'),
   bulk: join(ROOT, 'test/fixtures/bulk-server.mjs'),
   tcpRelay: join(ROOT, 'bench/fixtures/tcp-relay.mjs'),
+  httpProxy: join(ROOT, 'bench/fixtures/http-proxy.mjs'),
   supergateway: join(ROOT, 'node_modules/.bin/supergateway'),
   everything: join(ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js'),
 } as const
@@ -167,17 +168,38 @@ export async function startFixture(
   return { child, pid: child.proc.pid!, port: Number(match[1]) }
 }
 
+/** Two hops started in a row: the port to call and both children. */
+export interface HopPair {
+  readonly port: number
+  readonly children: Child[]
+  readonly pids: number[]
+}
+
 /**
  * Start two TCP relays in a row in front of `targetPort` (bench/fixtures/tcp-relay.mjs): the
- * floor of any tunnel. Returns the port to call and both children.
+ * floor of any tunnel.
  */
-export async function startRelayPair(
+export function startRelayPair(group: ProcessGroup, targetPort: number): Promise<HopPair> {
+  return startHopPair(group, 'relay', FIXTURES.tcpRelay, targetPort)
+}
+
+/**
+ * Start two plain HTTP reverse proxies in a row in front of `targetPort`
+ * (bench/fixtures/http-proxy.mjs): the floor of a tunnel that reads HTTP at both ends.
+ */
+export function startHttpProxyPair(group: ProcessGroup, targetPort: number): Promise<HopPair> {
+  return startHopPair(group, 'proxy', FIXTURES.httpProxy, targetPort)
+}
+
+async function startHopPair(
   group: ProcessGroup,
+  name: string,
+  fixture: string,
   targetPort: number,
-): Promise<{ port: number; children: Child[]; pids: number[] }> {
-  const inner = group.start('relay', process.execPath, [FIXTURES.tcpRelay, String(targetPort)])
+): Promise<HopPair> {
+  const inner = group.start(name, process.execPath, [fixture, String(targetPort)])
   const innerPort = Number((await inner.waitFor(/listening on (\d+)/))[1])
-  const outer = group.start('relay', process.execPath, [FIXTURES.tcpRelay, String(innerPort)])
+  const outer = group.start(name, process.execPath, [fixture, String(innerPort)])
   const port = Number((await outer.waitFor(/listening on (\d+)/))[1])
   return { port, children: [outer, inner], pids: [outer.proc.pid!, inner.proc.pid!] }
 }

@@ -1,14 +1,31 @@
-// The "floor" rows: the same cells as the direct ones, but through two TCP relays that only pass
-// bytes (bench/fixtures/tcp-relay.mjs), standing where burrowd and `burrow up` stand. No tunnel
-// with two extra processes can beat them on this machine, so the targets are read against them.
+// The "floor" rows: the same cells as the direct ones, but through two processes standing where
+// burrowd and `burrow up` stand. Two TCP relays that only pass bytes (bench/fixtures/tcp-relay.mjs)
+// are the floor of any tunnel with two extra processes on this machine: the targets are read
+// against them. Two plain HTTP reverse proxies (bench/fixtures/http-proxy.mjs) are the floor of
+// one that reads HTTP at both ends, as Burrow must: what Node's HTTP costs before any work.
 import { runCell, type BenchContext, type CpuReading } from './cell.js'
 import type { CpuSubject } from './cpu.js'
-import { startRelayPair } from './launch.js'
+import { startHttpProxyPair, startRelayPair, type HopPair } from './launch.js'
+import type { ProcessGroup } from './processes.js'
 import type { LoadOptions } from './load.js'
 import type { Row } from './report.js'
 
+/** The two processes a floor puts in the path, and the label of their CPU. */
+export interface FloorHops {
+  readonly label: string
+  readonly start: (group: ProcessGroup, targetPort: number) => Promise<HopPair>
+}
+
+/** Two TCP relays: the floor of any tunnel. */
+export const TCP_RELAYS: FloorHops = { label: 'relays', start: startRelayPair }
+
+/** Two HTTP reverse proxies: the floor of a tunnel that reads HTTP at both ends. */
+export const HTTP_PROXIES: FloorHops = { label: 'proxies', start: startHttpProxyPair }
+
 /** How one section measures and reports a cell. */
 export interface FloorCells<T> {
+  /** Which pair stands in the path; two TCP relays by default. */
+  readonly hops?: FloorHops
   /** Row name, e.g. "small call, HTTP · two TCP relays (floor)". */
   readonly name: string
   /** Row ids are `<idPrefix>-<c>`. */
@@ -28,13 +45,14 @@ export interface FloorCells<T> {
   readonly prime?: (url: string) => Promise<void>
 }
 
-/** Measure `cells` through two relays in front of their server. */
+/** Measure `cells` through two relays (or the pair `cells.hops` names) in front of their server. */
 export async function relayFloorRows<T>(ctx: BenchContext, cells: FloorCells<T>): Promise<Row[]> {
-  const relays = await startRelayPair(ctx.group, cells.serverPort)
+  const hops = cells.hops ?? TCP_RELAYS
+  const relays = await hops.start(ctx.group, cells.serverPort)
   const rows: Row[] = []
   try {
     const url = `http://127.0.0.1:${relays.port}${cells.path}`
-    const subjects: CpuSubject[] = [{ label: 'relays', pids: () => relays.pids }, cells.serverCpu]
+    const subjects: CpuSubject[] = [{ label: hops.label, pids: () => relays.pids }, cells.serverCpu]
     await cells.prime?.(url)
     for (const c of cells.concurrency) {
       const { result, cpu } = await runCell(

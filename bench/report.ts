@@ -177,6 +177,8 @@ export interface TargetCheck {
   readonly met: boolean | null
   /** The same measure through two relays that do no work (the floor of any tunnel here). */
   readonly floor?: string
+  /** The same measure through two plain HTTP proxies (the floor of a tunnel reading HTTP). */
+  readonly httpFloor?: string
   /** The best peer tunnel's figure, e.g. "ssh -R: 8,339 calls/s". */
   readonly bestPeer?: string
   /** Replaces the plain verdict when it needs a qualifier. */
@@ -189,6 +191,7 @@ export function targetsTable(checks: readonly TargetCheck[]): string {
     c.target,
     c.measured,
     c.floor ?? '',
+    c.httpFloor ?? '',
     c.bestPeer ?? '',
     c.verdict ?? (c.met === null ? 'not measured' : c.met ? 'met' : 'NOT met'),
   ])
@@ -197,6 +200,7 @@ export function targetsTable(checks: readonly TargetCheck[]): string {
       'Target (2-core machine)',
       'Measured (through Burrow)',
       'Floor: two relays, no work',
+      'HTTP floor: two HTTP proxies, no work',
       'Best peer tunnel',
       'Verdict',
     ],

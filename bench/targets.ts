@@ -1,6 +1,8 @@
 // The issue's performance targets for a 2-core machine, checked against this run's Burrow rows.
 // The speed targets are relative: to the floor (two TCP relays that do no work, measured in the
 // same run) and to the peer tunnels measured in the same run, so they mean the same on any machine.
+// Beside the floor, the HTTP floor (two plain HTTP proxies in Node, measured in the same run) shows
+// what reading HTTP at both ends costs before any of Burrow's work; the verdicts do not use it.
 import { formatValue, type Row, type TargetCheck } from './report.js'
 
 /** Row ids the targets read; peer rows are `small-peer-<peer>-<c>` and `bulk-peer-<peer>-1`. */
@@ -11,6 +13,9 @@ export const TARGET_ROWS = {
   smallFloorUnloaded: 'small-floor-1',
   smallDirectLoaded: 'small-direct-50',
   smallDirectUnloaded: 'small-direct-1',
+  smallProxiesLoaded: 'small-proxies-50',
+  smallProxiesUnloaded: 'small-proxies-1',
+  bulkProxies: 'bulk-proxies-1',
   sdk: 'sdk-burrow-50',
   sdkDirect: 'sdk-direct-50',
   bulk: 'bulk-burrow-1',
@@ -127,6 +132,10 @@ export function checkTargets(rows: readonly Row[]): TargetCheck[] {
         ? `+${added.toFixed(2)} ms (p50 ${unloaded?.p50Ms?.toFixed(3)} vs ${unloaded?.baseline?.p50Ms?.toFixed(3)} direct)`
         : 'n/a',
     ...(floorAdded !== undefined ? { floor: `+${floorAdded.toFixed(2)} ms` } : {}),
+    ...httpFloor(byId(TARGET_ROWS.smallProxiesUnloaded), (row) => {
+      const proxiesAdded = addedP50(row)
+      return proxiesAdded === undefined ? null : `+${proxiesAdded.toFixed(2)} ms`
+    }),
     ...(peerAdded[0]
       ? { bestPeer: `${label(peerAdded[0].row)}: +${peerAdded[0].added.toFixed(2)} ms` }
       : {}),
@@ -146,6 +155,9 @@ export function checkTargets(rows: readonly Row[]): TargetCheck[] {
       ? `${calls(loaded)}${loadedShare !== null ? ` (${loadedShare.toFixed(2)}× the floor)` : ''}`
       : 'n/a',
     ...(loadedFloor?.value ? { floor: calls(loadedFloor) } : {}),
+    ...httpFloor(byId(TARGET_ROWS.smallProxiesLoaded), (row) =>
+      row.value ? `${calls(row)}${floorShare(row, loadedFloor)}` : null,
+    ),
     ...bestPeer(loadedPeers, (r) => `${formatValue(r.value!, 'calls/s')} calls/s`),
     ...verdictOf([
       loadedShare === null
@@ -173,6 +185,9 @@ export function checkTargets(rows: readonly Row[]): TargetCheck[] {
         (parallel?.value ? `; c=4 total ${mb(parallel)}` : '')
       : 'n/a',
     ...(bulkFloor?.value ? { floor: mb(bulkFloor) } : {}),
+    ...httpFloor(byId(TARGET_ROWS.bulkProxies), (row) =>
+      row.value ? `${mb(row)}${floorShare(row, bulkFloor)}` : null,
+    ),
     ...bestPeer(bulkPeers, mb),
     ...verdictOf([
       bulkShare === null
@@ -273,6 +288,11 @@ function cpuAtOneAgainstFifty(byId: (id: string) => Row | undefined): TargetChec
     byId(TARGET_ROWS.smallDirectLoaded),
     'server',
   )
+  const proxies = cpuRatio(
+    byId(TARGET_ROWS.smallProxiesUnloaded),
+    byId(TARGET_ROWS.smallProxiesLoaded),
+    'proxies',
+  )
   const us = (row: Row | undefined) => row?.cpuPerUnitByProcess?.burrowd?.toFixed(0)
   const limit = TARGETS.unloadedCpuFactor
   const context = [
@@ -284,6 +304,7 @@ function cpuAtOneAgainstFifty(byId: (id: string) => Row | undefined): TargetChec
     measured:
       ratio === null ? 'n/a' : `${ratio.toFixed(1)}× (${us(one)} vs ${us(fifty)} µs per call)`,
     ...(context.length > 0 ? { floor: context.join('; ') } : {}),
+    ...(proxies !== null ? { httpFloor: `proxies ${proxies.toFixed(1)}×` } : {}),
     ...verdictOf([
       ratio === null
         ? { text: 'Burrow not measured at c=1 and c=50', met: null }
@@ -311,6 +332,20 @@ function sdkAgainstDirect(byId: (id: string) => Row | undefined): TargetCheck {
           },
     ]),
   }
+}
+
+/** The `httpFloor` column: what `show` makes of the HTTP floor's row, or nothing. */
+function httpFloor(
+  row: Row | undefined,
+  show: (row: Row) => string | null,
+): { httpFloor?: string } {
+  const text = row ? show(row) : null
+  return text !== null ? { httpFloor: text } : {}
+}
+
+/** " (0.52× the floor)" for `row` against the floor's row, or "" when either is missing. */
+function floorShare(row: Row, floor: Row | undefined): string {
+  return row.value && floor?.value ? ` (${(row.value / floor.value).toFixed(2)}× the floor)` : ''
 }
 
 /** The `bestPeer` column: the peer with the highest value, or nothing when none ran. */

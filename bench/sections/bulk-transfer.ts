@@ -1,13 +1,14 @@
 // Section 3: 10 MiB responses from test/fixtures/bulk-server.mjs, direct, through two TCP relays
-// that only pass bytes (the floor of any tunnel) and through Burrow (`burrow up --upstream`), one
-// transfer at a time (c=1) and four at once (c=4); and through the peer tunnels (bench/peers/),
-// one transfer at a time.
+// that only pass bytes (the floor of any tunnel), through two plain HTTP proxies (the floor of one
+// that reads HTTP at both ends) and through Burrow (`burrow up --upstream`), one transfer at a
+// time (c=1) and four at once (c=4); and through the peer tunnels (bench/peers/), one transfer at
+// a time.
 import { progress, runCell, type BenchContext } from '../cell.js'
 import { profileArgs } from '../config.js'
 import type { CpuSubject } from '../cpu.js'
 import { FIXTURES, startBurrowUp, startFixture } from '../launch.js'
 import { peerRows } from '../peers/peer-rows.js'
-import { relayFloorRows } from '../relay-floor.js'
+import { HTTP_PROXIES, relayFloorRows } from '../relay-floor.js'
 import { transferRow, unavailableRow, type Row } from '../report.js'
 import { runTransfer, type TransferResult } from '../transfer.js'
 
@@ -49,6 +50,21 @@ export async function bulkTransfer(ctx: BenchContext): Promise<Row[]> {
         name: '10 MiB transfer · two TCP relays (floor)',
         idPrefix: 'bulk-floor',
         concurrency: CONCURRENCY,
+        serverPort: server.port,
+        serverCpu,
+        path: '/mcp',
+        measure: (url, o) => runTransfer(url, TRANSFER_BYTES, o),
+        describe,
+        toRow: transferRow,
+        baselines,
+      })),
+    )
+    rows.push(
+      ...(await relayFloorRows(ctx, {
+        hops: HTTP_PROXIES,
+        name: '10 MiB transfer · two HTTP proxies (HTTP floor)',
+        idPrefix: 'bulk-proxies',
+        concurrency: [1],
         serverPort: server.port,
         serverCpu,
         path: '/mcp',

@@ -1,13 +1,14 @@
 // Section 1: small `tools/call` over HTTP, direct to the fast JSON-RPC fixture, through two TCP
-// relays that only pass bytes (the floor of any tunnel), through Burrow (burrowd + `burrow up
-// --upstream`) and through the peer tunnels (bench/peers/), at concurrency 1 and 50.
+// relays that only pass bytes (the floor of any tunnel), through two plain HTTP proxies (the floor
+// of one that reads HTTP at both ends), through Burrow (burrowd + `burrow up --upstream`) and
+// through the peer tunnels (bench/peers/), at concurrency 1 and 50.
 import { progress, runCell, type BenchContext } from '../cell.js'
 import { profileArgs } from '../config.js'
 import type { CpuSubject } from '../cpu.js'
 import { FIXTURES, startBurrowUp, startFixture } from '../launch.js'
 import { runLoad, type CallTarget, type LoadResult } from '../load.js'
 import { peerRows } from '../peers/peer-rows.js'
-import { relayFloorRows } from '../relay-floor.js'
+import { HTTP_PROXIES, relayFloorRows } from '../relay-floor.js'
 import { callRow, unavailableRow, type Row } from '../report.js'
 
 const CONCURRENCY = [1, 50] as const
@@ -64,6 +65,22 @@ export async function smallCalls(ctx: BenchContext): Promise<Row[]> {
       ...(await relayFloorRows(ctx, {
         name: 'small call, HTTP · two TCP relays (floor)',
         idPrefix: 'small-floor',
+        concurrency: CONCURRENCY,
+        serverPort: server.port,
+        serverCpu,
+        path: '/mcp',
+        measure: (url, o) => runLoad({ url, headers: CALL_HEADERS }, o),
+        describe: describeCalls,
+        toRow: callRow,
+        baselines,
+        prime: (url) => primeCalls(ctx, url),
+      })),
+    )
+    rows.push(
+      ...(await relayFloorRows(ctx, {
+        hops: HTTP_PROXIES,
+        name: 'small call, HTTP · two HTTP proxies (HTTP floor)',
+        idPrefix: 'small-proxies',
         concurrency: CONCURRENCY,
         serverPort: server.port,
         serverCpu,
