@@ -1,6 +1,7 @@
 // The benchmark's knobs, read once from the environment. Every cell runs a warm-up and then a
-// fixed measuring window, so the whole run stays bounded (about 8 minutes at the defaults, the
-// idle section waiting a minute and a half of it).
+// fixed measuring window, so the whole run stays bounded (about 10 minutes at the defaults, the
+// idle section waiting a minute and a half of it; each extra round of `BENCH_ROUNDS` adds about
+// five).
 import { resolve } from 'node:path'
 import { PEER_IDS, type PeerId } from './peers/peer.js'
 
@@ -28,7 +29,16 @@ export interface BenchConfig {
   readonly peers: readonly PeerId[]
   /** Directory for V8 CPU profiles of burrowd and burrow (`BENCH_CPU_PROF`), or null for none. */
   readonly cpuProfileDir: string | null
+  /**
+   * Times the sections the targets read (small, sdk, transfer) run, each row then the round with
+   * the median value (`BENCH_ROUNDS`, default 1): on a machine whose speed wanders, one cell's
+   * reading can land on either side of a threshold.
+   */
+  readonly rounds: number
 }
+
+/** The sections `BENCH_ROUNDS` repeats: those the targets read. */
+export const REPEATED_SECTIONS: ReadonlySet<Section> = new Set(['small', 'sdk', 'transfer'])
 
 /** Node flags that make a process write a CPU profile on exit, when profiling was asked for. */
 export function profileArgs(config: BenchConfig): string[] {
@@ -72,7 +82,16 @@ export function loadBenchConfig(env: NodeJS.ProcessEnv = process.env): BenchConf
     only,
     peers: peerList(env.BENCH_PEERS),
     cpuProfileDir: env.BENCH_CPU_PROF?.trim() ? resolve(env.BENCH_CPU_PROF.trim()) : null,
+    rounds: wholeNumber(env, 'BENCH_ROUNDS', 1),
   }
+}
+
+function wholeNumber(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const value = positive(env, name, fallback)
+  if (!Number.isInteger(value)) {
+    throw new Error(`${name}="${env[name]?.trim()}" must be a whole number (default ${fallback})`)
+  }
+  return value
 }
 
 function peerList(raw: string | undefined): PeerId[] {

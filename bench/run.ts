@@ -3,11 +3,12 @@
 // machine, a results table (with ratios against the baselines), the peers' versions or why they
 // were skipped, and the issue's targets with a verdict each. Settings: bench/config.ts.
 import { type BenchContext, progress } from './cell.js'
-import { loadBenchConfig, profileArgs } from './config.js'
+import { loadBenchConfig, profileArgs, REPEATED_SECTIONS, type Section } from './config.js'
 import { idleTunnels } from './idle-tunnels.js'
 import { warnWithoutLoadGeneratorFlag } from './load-generator-flags.js'
 import { createTunnels, removeTempDataDirs, startBurrowd, tempDataDir } from './launch.js'
 import { describeMachine } from './machine.js'
+import { medianRows } from './median-rows.js'
 import { peerSummary } from './peers/peer-rows.js'
 import { ProcessGroup } from './processes.js'
 import { resultsTable, targetsTable, type Row } from './report.js'
@@ -47,13 +48,25 @@ async function main(group: ProcessGroup): Promise<void> {
         burrowd,
         keys: { rpc: rpc!, bulk: bulk!, stdio: stdio!, sdk: sdk! },
       }
-      if (config.only.has('small')) rows.push(...(await smallCalls(ctx)))
-      if (config.only.has('quota')) rows.push(...(await quotaCalls(ctx)))
-      if (config.only.has('policy')) rows.push(...(await policyCalls(ctx)))
-      if (config.only.has('stdio')) rows.push(...(await stdioCalls(ctx)))
-      if (config.only.has('sdk')) rows.push(...(await sdkCalls(ctx)))
-      if (config.only.has('transfer')) rows.push(...(await bulkTransfer(ctx)))
-      if (config.only.has('cluster')) rows.push(...(await clusterCalls(ctx)))
+      const sections: readonly [Section, (ctx: BenchContext) => Promise<Row[]>][] = [
+        ['small', smallCalls],
+        ['quota', quotaCalls],
+        ['policy', policyCalls],
+        ['stdio', stdioCalls],
+        ['sdk', sdkCalls],
+        ['transfer', bulkTransfer],
+        ['cluster', clusterCalls],
+      ]
+      for (const [section, measure] of sections) {
+        if (!config.only.has(section)) continue
+        const times = REPEATED_SECTIONS.has(section) ? config.rounds : 1
+        const rounds: Row[][] = []
+        for (let i = 1; i <= times; i++) {
+          if (times > 1) progress(`round ${i} of ${times}: `)
+          rounds.push(await measure(ctx))
+        }
+        rows.push(...medianRows(rounds))
+      }
       await group.stop(burrowd.child)
     } finally {
       await group.stopAll()
@@ -68,7 +81,10 @@ async function main(group: ProcessGroup): Promise<void> {
     `Burrow benchmark, ${started.toISOString().slice(0, 16).replace('T', ' ')} UTC`,
     `Machine: ${machine}`,
     `Cells: ${config.seconds} s measured after ${config.warmupSeconds} s warm-up; all on 127.0.0.1; ` +
-      'CPU is % of one core per process during the window (gen = this load generator).',
+      'CPU is % of one core per process during the window (gen = this load generator).' +
+      (config.rounds > 1
+        ? ` Sections ${[...REPEATED_SECTIONS].join(', ')}: ${config.rounds} rounds, each row the round with the median value.`
+        : ''),
     '',
     resultsTable(rows),
     '',
