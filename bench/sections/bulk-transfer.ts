@@ -10,6 +10,7 @@ import { FIXTURES, startBurrowUp, startFixture } from '../launch.js'
 import { peerRows } from '../peers/peer-rows.js'
 import { HTTP_PROXIES, relayFloorRows } from '../relay-floor.js'
 import { transferRow, unavailableRow, type Row } from '../report.js'
+import type { LoadOptions } from '../load.js'
 import { runTransfer, type TransferResult } from '../transfer.js'
 
 const CONCURRENCY = [1, 4] as const
@@ -45,50 +46,42 @@ export async function bulkTransfer(ctx: BenchContext): Promise<Row[]> {
       rows.push(row)
     }
 
+    // What every floor's and every peer's cells share: the same server, transfers and baselines.
+    const cells = {
+      serverPort: server.port,
+      serverCpu,
+      path: '/mcp',
+      measure: (url: string, o: LoadOptions) => runTransfer(url, TRANSFER_BYTES, o),
+      describe,
+      toRow: transferRow,
+      baselines,
+    }
     rows.push(
       ...(await relayFloorRows(ctx, {
+        ...cells,
         name: '10 MiB transfer · two TCP relays (floor)',
         idPrefix: 'bulk-floor',
         concurrency: CONCURRENCY,
-        serverPort: server.port,
-        serverCpu,
-        path: '/mcp',
-        measure: (url, o) => runTransfer(url, TRANSFER_BYTES, o),
-        describe,
-        toRow: transferRow,
-        baselines,
       })),
     )
     rows.push(
       ...(await relayFloorRows(ctx, {
+        ...cells,
         hops: HTTP_PROXIES,
         name: '10 MiB transfer · two HTTP proxies (HTTP floor)',
         idPrefix: 'bulk-proxies',
         concurrency: [1],
-        serverPort: server.port,
-        serverCpu,
-        path: '/mcp',
-        measure: (url, o) => runTransfer(url, TRANSFER_BYTES, o),
-        describe,
-        toRow: transferRow,
-        baselines,
       })),
     )
 
     rows.push(...(await burrowRows(ctx, directUrl, serverCpu, baselines)))
     rows.push(
       ...(await peerRows(ctx, {
+        ...cells,
         name: '10 MiB transfer',
         idPrefix: 'bulk-peer',
         unit: 'MB/s',
         concurrency: [1],
-        serverPort: server.port,
-        serverCpu,
-        path: '/mcp',
-        measure: (url, o) => runTransfer(url, TRANSFER_BYTES, o),
-        describe,
-        toRow: transferRow,
-        baselines,
       })),
     )
     return rows

@@ -6,7 +6,7 @@ import { progress, runCell, type BenchContext } from '../cell.js'
 import { profileArgs } from '../config.js'
 import type { CpuSubject } from '../cpu.js'
 import { FIXTURES, startBurrowUp, startFixture } from '../launch.js'
-import { runLoad, type CallTarget, type LoadResult } from '../load.js'
+import { runLoad, type CallTarget, type LoadOptions, type LoadResult } from '../load.js'
 import { peerRows } from '../peers/peer-rows.js'
 import { HTTP_PROXIES, relayFloorRows } from '../relay-floor.js'
 import { callRow, unavailableRow, type Row } from '../report.js'
@@ -61,53 +61,41 @@ export async function smallCalls(ctx: BenchContext): Promise<Row[]> {
       rows.push(row)
     }
 
+    // What every floor's and every peer's cells share: the same server, calls and baselines.
+    const cells = {
+      concurrency: CONCURRENCY,
+      serverPort: server.port,
+      serverCpu,
+      path: '/mcp',
+      measure: (url: string, o: LoadOptions) => runLoad({ url, headers: CALL_HEADERS }, o),
+      describe: describeCalls,
+      toRow: callRow,
+      baselines,
+      prime: (url: string) => primeCalls(ctx, url),
+    }
     rows.push(
       ...(await relayFloorRows(ctx, {
+        ...cells,
         name: 'small call, HTTP · two TCP relays (floor)',
         idPrefix: 'small-floor',
-        concurrency: CONCURRENCY,
-        serverPort: server.port,
-        serverCpu,
-        path: '/mcp',
-        measure: (url, o) => runLoad({ url, headers: CALL_HEADERS }, o),
-        describe: describeCalls,
-        toRow: callRow,
-        baselines,
-        prime: (url) => primeCalls(ctx, url),
       })),
     )
     rows.push(
       ...(await relayFloorRows(ctx, {
+        ...cells,
         hops: HTTP_PROXIES,
         name: 'small call, HTTP · two HTTP proxies (HTTP floor)',
         idPrefix: 'small-proxies',
-        concurrency: CONCURRENCY,
-        serverPort: server.port,
-        serverCpu,
-        path: '/mcp',
-        measure: (url, o) => runLoad({ url, headers: CALL_HEADERS }, o),
-        describe: describeCalls,
-        toRow: callRow,
-        baselines,
-        prime: (url) => primeCalls(ctx, url),
       })),
     )
 
     rows.push(...(await burrowRows(ctx, direct, serverCpu, baselines)))
     rows.push(
       ...(await peerRows(ctx, {
+        ...cells,
         name: 'small call, HTTP',
         idPrefix: 'small-peer',
         unit: 'calls/s',
-        concurrency: CONCURRENCY,
-        serverPort: server.port,
-        serverCpu,
-        path: '/mcp',
-        measure: (url, o) => runLoad({ url, headers: CALL_HEADERS }, o),
-        describe: describeCalls,
-        toRow: callRow,
-        baselines,
-        prime: (url) => primeCalls(ctx, url),
       })),
     )
     return rows
