@@ -48,11 +48,11 @@ export interface FloorCells<T> {
 /** Measure `cells` through two relays (or the pair `cells.hops` names) in front of their server. */
 export async function relayFloorRows<T>(ctx: BenchContext, cells: FloorCells<T>): Promise<Row[]> {
   const hops = cells.hops ?? TCP_RELAYS
-  const relays = await hops.start(ctx.group, cells.serverPort)
+  const pair = await hops.start(ctx.group, cells.serverPort)
   const rows: Row[] = []
   try {
-    const url = `http://127.0.0.1:${relays.port}${cells.path}`
-    const subjects: CpuSubject[] = [{ label: hops.label, pids: () => relays.pids }, cells.serverCpu]
+    const url = `http://127.0.0.1:${pair.port}${cells.path}`
+    const subjects: CpuSubject[] = [{ label: hops.label, pids: () => pair.pids }, cells.serverCpu]
     await cells.prime?.(url)
     for (const c of cells.concurrency) {
       const { result, cpu } = await runCell(
@@ -70,6 +70,6 @@ export async function relayFloorRows<T>(ctx: BenchContext, cells: FloorCells<T>)
     }
     return rows
   } finally {
-    for (const child of relays.children) await ctx.group.stop(child)
+    for (const child of pair.children) await ctx.group.stop(child)
   }
 }
