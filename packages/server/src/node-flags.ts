@@ -17,8 +17,20 @@
  * first mark-compact; memory is committed as it is used. Without it the first large transfer
  * after burrowd gave memory back ran 24–38 mark-compacts and cost 3.3–5.0 ms of CPU per MB;
  * with it, none, at 1.6–1.8 (docs/benchmarks.md, "Memory given back after a quiet minute").
+ *
+ * `--no-allocation-site-pretenuring`: V8 watches which object literals survive young collections
+ * and, past a threshold, allocates the later ones straight in the old generation. A request's
+ * objects all survive while it is in flight, so under load V8 pretenured some of them; once the
+ * request was answered those old objects were dead but still pointed at the rest of it (headers,
+ * response, closures), and every scavenge kept that young rest alive and then promoted it: 2.2–2.8
+ * MB per scavenge at c=50, whole requests, until the next mark-compact. burrowd's objects are
+ * either a request's (short) or a tunnel's and a cache's (few): nothing gains from pretenuring.
+ * With it off, and the mux's streams in a table that is never replaced (protocol's
+ * stream-table.ts), about 0.1 MB is promoted per scavenge and a scavenge takes a third of the
+ * time (docs/benchmarks.md, "What burrowd's scavenges keep").
  */
 export const BURROWD_NODE_FLAGS: readonly string[] = [
   '--no-memory-reducer',
   '--initial-old-space-size=64',
+  '--no-allocation-site-pretenuring',
 ]

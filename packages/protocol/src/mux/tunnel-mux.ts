@@ -18,6 +18,7 @@ import { ProtocolError } from '../protocol-error.js'
 import { returnFrameBuffer, takeFrameBuffer } from './frame-buffers.js'
 import { MuxStream, type StreamHost } from './mux-stream.js'
 import { streamCredit, WindowMemory } from './stream-credit.js'
+import { StreamTable } from './stream-table.js'
 
 /**
  * Where frames go. The transport calls `done` once the bytes were handed to the socket (or
@@ -76,7 +77,7 @@ export const MAX_QUEUED_CONTROL_FRAMES = 10_000
 /** One tunnel connection's streams. */
 export class TunnelMux implements StreamHost {
   private readonly opts: TunnelMuxOptions
-  private readonly streams = new Map<number, MuxStream>()
+  private readonly streams = new StreamTable()
   private readonly ready = new Set<MuxStream>()
   /** The largest stream window a reader earned on this connection (stream-credit.ts). */
   private readonly windowMemory = new WindowMemory()
@@ -130,7 +131,7 @@ export class TunnelMux implements StreamHost {
     const bytes = encodeFrame({ type: 'open', streamId: id, head, ...(body ? { body } : {}), fin })
     this.nextLocalId += 2
     const stream = new MuxStream(id, this)
-    this.streams.set(id, stream)
+    this.streams.set(stream)
     this.sendEncoded(bytes, body?.length ?? 0)
     if (fin) stream.finishLocal()
     return stream
@@ -159,7 +160,7 @@ export class TunnelMux implements StreamHost {
   close(reason = 'tunnel connection closed'): void {
     if (this.dead) return
     this.dead = true
-    for (const stream of [...this.streams.values()]) {
+    for (const stream of this.streams.values()) {
       stream.abandon()
       stream.onReset?.(RESET_CODE.internal, reason)
     }
@@ -275,7 +276,7 @@ export class TunnelMux implements StreamHost {
     }
     this.lastRemoteId = id
     const stream = new MuxStream(id, this)
-    this.streams.set(id, stream)
+    this.streams.set(stream)
     if (body) this.recvData(stream, body, true)
     if (fin) stream.remoteDone = true
     if (this.opts.onOpen) this.opts.onOpen(stream, head, body, fin)
