@@ -2,22 +2,14 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { INITIAL_STREAM_WINDOW } from '../../src/frame.js'
-import { MuxStream, type StreamHost } from '../../src/mux/mux-stream.js'
+import { MuxStream } from '../../src/mux/mux-stream.js'
+import { idleHost as host } from './idle-host.js'
 import {
   MAX_STREAM_WINDOW,
   streamCredit,
   WINDOW_GROWTH_MS,
   WindowMemory,
 } from '../../src/mux/stream-credit.js'
-
-const host: StreamHost = {
-  sendResponse() {},
-  schedule() {},
-  sendFin() {},
-  sendReset() {},
-  grant() {},
-  finished() {},
-}
 
 /** The reader consumed `bytes` of the stream's window; returns the credit granted back. */
 function consume(stream: MuxStream, bytes: number, now: number, memory?: WindowMemory): number {

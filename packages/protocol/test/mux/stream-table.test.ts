@@ -1,17 +1,9 @@
 // The open streams of a mux by id: slots chosen by id, with the rare taken slot spilling over.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { MuxStream, type StreamHost } from '../../src/mux/mux-stream.js'
+import { MuxStream } from '../../src/mux/mux-stream.js'
+import { idleHost as host } from './idle-host.js'
 import { StreamTable } from '../../src/mux/stream-table.js'
-
-const host: StreamHost = {
-  sendResponse() {},
-  schedule() {},
-  sendFin() {},
-  sendReset() {},
-  grant() {},
-  finished() {},
-}
 
 const stream = (id: number) => new MuxStream(id, host)
 
