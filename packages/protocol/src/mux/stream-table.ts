@@ -7,25 +7,28 @@
  * closures). On a busy broker that was most of each request, promoted 2 MB at a time
  * (docs/benchmarks.md, "What burrowd's scavenges keep").
  *
- * Here a stream sits in a slot of a fixed array chosen by its id, and leaving empties the slot:
- * the array is never replaced, so nothing stale is left behind. Ids on one side of a mux step by
- * two, so consecutive streams take consecutive slots; a stream whose slot is taken by one still
- * open (more than `SLOTS` ids apart: a long-lived stream among many short ones) waits in a small
- * `Map` beside it.
+ * Here a stream sits in a slot of an array chosen by its id, and leaving empties the slot; an
+ * array this table lets go of is emptied first, so nothing stale is ever left behind. Ids on one
+ * side of a mux step by two, so streams opened one after another take slots one after another.
+ * The array exists only while streams are open (an idle tunnel holds none) and starts small. When
+ * a new stream's slot is held by one still open, the array doubles if it is at least half full
+ * (many streams at once), up to `MAX_SLOTS`; otherwise the holder is a stream that stayed open
+ * while others came and went (an SSE stream beside short calls), and it moves to a small `Map`
+ * beside the array, which such streams change seldom enough not to matter.
  */
 import type { MuxStream } from './mux-stream.js'
 
-/** Slots in the fixed array (a power of two). */
-const SLOTS = 1024
-const MASK = SLOTS - 1
+/** Slots of a new array (a power of two). */
+const MIN_SLOTS = 8
+/** The most slots the array grows to (a power of two). */
+const MAX_SLOTS = 1024
 
 /** Open streams by id. */
 export class StreamTable {
-  readonly #slots: (MuxStream | undefined)[] = new Array<MuxStream | undefined>(SLOTS).fill(
-    undefined,
-  )
-  /** Streams whose slot was taken when they opened. */
-  readonly #overflow = new Map<number, MuxStream>()
+  /** Null while no stream is open. */
+  #slots: (MuxStream | undefined)[] | null = null
+  /** Long streams moved out of the array; null while there are none. */
+  #aside: Map<number, MuxStream> | null = null
   #size = 0
 
   /** Streams in the table. */
@@ -33,60 +36,104 @@ export class StreamTable {
     return this.#size
   }
 
+  /** Slots the table holds now: 0 while it is empty. For tests. */
+  get slotCount(): number {
+    return this.#slots?.length ?? 0
+  }
+
   get(id: number): MuxStream | undefined {
-    const stream = this.#slots[slotOf(id)]
-    if (stream !== undefined && stream.id === id) return stream
-    return this.#overflow.size === 0 ? undefined : this.#overflow.get(id)
+    const slots = this.#slots
+    if (slots !== null) {
+      const stream = slots[slotOf(id, slots.length)]
+      if (stream !== undefined && stream.id === id) return stream
+    }
+    return this.#aside?.get(id)
   }
 
   has(id: number): boolean {
     return this.get(id) !== undefined
   }
 
-  /** Add `stream` under its id; an id already present is replaced. */
+  /** Add `stream` under its id; a stream already there with that id is replaced. */
   set(stream: MuxStream): void {
-    const slot = slotOf(stream.id)
-    const there = this.#slots[slot]
-    if (there === undefined || there.id === stream.id) {
-      if (there === undefined) this.#size++
-      this.#slots[slot] = stream
+    const id = stream.id
+    if (this.#aside?.has(id)) {
+      this.#aside.set(id, stream)
       return
     }
-    if (!this.#overflow.has(stream.id)) this.#size++
-    this.#overflow.set(stream.id, stream)
+    let slots = (this.#slots ??= emptySlots(MIN_SLOTS))
+    for (;;) {
+      const slot = slotOf(id, slots.length)
+      const there = slots[slot]
+      if (there === undefined || there.id === id) {
+        if (there === undefined) this.#size++
+        slots[slot] = stream
+        return
+      }
+      if (slots.length < MAX_SLOTS && this.#size >= slots.length >> 1) {
+        slots = this.#grow(slots)
+        continue
+      }
+      ;(this.#aside ??= new Map()).set(there.id, there)
+      slots[slot] = stream
+      this.#size++
+      return
+    }
   }
 
   /** Remove the stream with `id`; false when there was none. */
   delete(id: number): boolean {
-    const slot = slotOf(id)
-    const there = this.#slots[slot]
-    if (there !== undefined && there.id === id) {
-      this.#slots[slot] = undefined
-      this.#size--
-      return true
+    const slots = this.#slots
+    let found = false
+    if (slots !== null) {
+      const slot = slotOf(id, slots.length)
+      const there = slots[slot]
+      if (there !== undefined && there.id === id) {
+        slots[slot] = undefined
+        found = true
+      }
     }
-    if (!this.#overflow.delete(id)) return false
-    this.#size--
+    if (!found && this.#aside?.delete(id)) {
+      found = true
+      if (this.#aside.size === 0) this.#aside = null
+    }
+    if (!found) return false
+    // Every slot is empty now: the array goes (nothing in it points anywhere).
+    if (--this.#size === 0) this.#slots = null
     return true
   }
 
   /** Every stream in the table (a copy: the table may change while the caller walks it). */
   values(): MuxStream[] {
     const out: MuxStream[] = []
-    if (this.#size === 0) return out
-    for (const stream of this.#slots) if (stream !== undefined) out.push(stream)
-    for (const stream of this.#overflow.values()) out.push(stream)
+    if (this.#slots !== null) for (const stream of this.#slots) if (stream) out.push(stream)
+    if (this.#aside !== null) for (const stream of this.#aside.values()) out.push(stream)
     return out
   }
 
   clear(): void {
-    this.#slots.fill(undefined)
-    this.#overflow.clear()
+    this.#slots?.fill(undefined)
+    this.#slots = null
+    this.#aside = null
     this.#size = 0
+  }
+
+  /** Twice the slots; the old array is emptied so that it points at nothing once dropped. */
+  #grow(old: (MuxStream | undefined)[]): (MuxStream | undefined)[] {
+    const slots = emptySlots(old.length * 2)
+    // Streams apart in the smaller array are apart in the larger one too.
+    for (const stream of old) if (stream) slots[slotOf(stream.id, slots.length)] = stream
+    old.fill(undefined)
+    this.#slots = slots
+    return slots
   }
 }
 
-/** The slot of stream `id`: ids of one side step by two. */
-function slotOf(id: number): number {
-  return (id >>> 1) & MASK
+function emptySlots(n: number): (MuxStream | undefined)[] {
+  return new Array<MuxStream | undefined>(n).fill(undefined)
+}
+
+/** The slot of stream `id` among `n` (a power of two): ids of one side step by two. */
+function slotOf(id: number, n: number): number {
+  return (id >>> 1) & (n - 1)
 }

@@ -39,9 +39,34 @@ describe('StreamTable', () => {
     }
     assert.equal(table.size, 50)
     assert.deepEqual(
-      table.values().map((s) => s.id),
+      table
+        .values()
+        .map((s) => s.id)
+        .sort((a, b) => a - b),
       open.map((s) => s.id),
     )
+    // Fifty at once fit in a small array; once the last leaves, it is gone.
+    assert.ok(table.slotCount > 0 && table.slotCount <= 128, `${table.slotCount} slots`)
+    for (const s of open) table.delete(s.id)
+    assert.equal(table.size, 0)
+    assert.equal(table.slotCount, 0)
+  })
+
+  it('holds no slots while empty, and keeps a long stream aside rather than growing for it', () => {
+    const table = new StreamTable()
+    assert.equal(table.slotCount, 0)
+    const long = stream(2)
+    table.set(long)
+    // Short calls one at a time beside a long stream (an SSE stream the agent keeps open).
+    for (let id = 4; id < 40_000; id += 2) {
+      table.set(stream(id))
+      assert.equal(table.get(long.id), long)
+      assert.equal(table.delete(id), true)
+    }
+    assert.equal(table.size, 1)
+    assert.ok(table.slotCount <= 8, `${table.slotCount} slots`)
+    assert.equal(table.delete(long.id), true)
+    assert.equal(table.slotCount, 0)
   })
 
   it('keeps a stream whose slot is taken by one still open', () => {
