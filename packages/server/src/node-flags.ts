@@ -25,7 +25,7 @@
  * response, closures), and every scavenge kept that young rest alive and then promoted it: 2.2–2.8
  * MB per scavenge at c=50, whole requests, until the next mark-compact. burrowd's objects are
  * either a request's (short) or a tunnel's and a cache's (few): nothing gains from pretenuring.
- * With it off, and the mux's streams in a table that is never replaced (protocol's
+ * With it off, and the mux's streams in slots that are emptied before they are let go (protocol's
  * stream-table.ts), about 0.1 MB is promoted per scavenge and a scavenge takes a third of the
  * time (docs/benchmarks.md, "What burrowd's scavenges keep").
  */
