@@ -44,6 +44,7 @@ export async function runCell<T>(
   const result = await measure({
     concurrency,
     warmupMs: ctx.config.warmupSeconds * 1000,
+    warmupCalls: ctx.config.warmupCalls,
     durationMs: ctx.config.seconds * 1000,
     meter,
   })

@@ -13,7 +13,8 @@
 // run's Burrow cells are), after COMPARE_PRIME=<s> of transfers (bulk) if given, and the line
 // says when burrowd gave memory back meanwhile; COMPARE_TRACE_GC=1 also counts the mark-compact
 // collections of both processes in the cell; COMPARE_CLIENT_FLAGS='<flags>' starts every
-// `burrow up` with these node flags.
+// `burrow up` with these node flags. Each cell warms up for 1.5 s and, for calls, at least
+// COMPARE_WARMUP_CALLS calls (default 10000, as `npm run bench`; at most 20 s of them).
 import { existsSync, readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -46,6 +47,12 @@ const PROFILE_ARGS = PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${resolve(PROF
 /** Whether to count mark-compacts (`COMPARE_TRACE_GC=1`): both processes then trace their GCs. */
 const TRACE_GC = process.env.COMPARE_TRACE_GC === '1'
 const NODE_ARGS = [...PROFILE_ARGS, ...(TRACE_GC ? ['--trace-gc'] : [])]
+
+/** Calls every call cell's warm-up makes at least (`COMPARE_WARMUP_CALLS`, default 10000). */
+const WARMUP_CALLS = Number(process.env.COMPARE_WARMUP_CALLS ?? 10_000)
+if (!Number.isInteger(WARMUP_CALLS) || WARMUP_CALLS < 0) {
+  throw new Error('COMPARE_WARMUP_CALLS must be a whole number, 0 or more')
+}
 
 /** Node flags for every `burrow up` (`COMPARE_CLIENT_FLAGS`, space-separated). */
 const CLIENT_FLAGS = (process.env.COMPARE_CLIENT_FLAGS ?? '').split(' ').filter((f) => f !== '')
@@ -198,7 +205,13 @@ async function cell(
         compacts = [markCompacts(burrowd) - compacts[0]!, markCompacts(client) - compacts[1]!]
       },
     }
-    const opts = { concurrency, warmupMs: 1500, durationMs: seconds * 1000, meter }
+    const opts = {
+      concurrency,
+      warmupMs: 1500,
+      warmupCalls: WARMUP_CALLS,
+      durationMs: seconds * 1000,
+      meter,
+    }
     let line: string
     if (mode === 'bulk') {
       const r = await runTransfer(url, 10 * 1024 * 1024, opts)

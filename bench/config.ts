@@ -1,7 +1,7 @@
-// The benchmark's knobs, read once from the environment. Every cell runs a warm-up and then a
-// fixed measuring window, so the whole run stays bounded (about 10 minutes at the defaults, the
-// idle section waiting a minute and a half of it; each extra round of `BENCH_ROUNDS` adds about
-// five).
+// The benchmark's knobs, read once from the environment. Every cell runs a bounded warm-up and
+// then a fixed measuring window, so the whole run stays bounded (10 to 15 minutes at the
+// defaults, the slower the machine the longer, the idle section waiting a minute and a half of
+// it; each extra round of `BENCH_ROUNDS` adds about five).
 import { resolve } from 'node:path'
 import { PEER_IDS, type PeerId } from './peers/peer.js'
 
@@ -11,6 +11,12 @@ export interface BenchConfig {
   readonly seconds: number
   /** Warm-up before each cell, not measured (`BENCH_WARMUP_SECONDS`, default 2). */
   readonly warmupSeconds: number
+  /**
+   * Calls every call cell's warm-up must also have made (`BENCH_WARMUP_CALLS`, default 10000; 0
+   * for none), at most 20 s of them: V8 compiles a fresh process's busy code during its first
+   * thousands of calls, and a slow machine makes fewer of them in the same seconds.
+   */
+  readonly warmupCalls: number
   /** Idle tunnels connected for the memory row (`BENCH_TUNNELS`, default 1000). */
   readonly tunnels: number
   /**
@@ -77,6 +83,7 @@ export function loadBenchConfig(env: NodeJS.ProcessEnv = process.env): BenchConf
   return {
     seconds: positive(env, 'BENCH_SECONDS', 5),
     warmupSeconds: positive(env, 'BENCH_WARMUP_SECONDS', 2),
+    warmupCalls: count(env, 'BENCH_WARMUP_CALLS', 10_000),
     tunnels: Math.round(positive(env, 'BENCH_TUNNELS', 1000)),
     idleSeconds: positive(env, 'BENCH_IDLE_SECONDS', 150),
     only,
@@ -90,6 +97,17 @@ function wholeNumber(env: NodeJS.ProcessEnv, name: string, fallback: number): nu
   const value = positive(env, name, fallback)
   if (!Number.isInteger(value)) {
     throw new Error(`${name}="${env[name]?.trim()}" must be a whole number (default ${fallback})`)
+  }
+  return value
+}
+
+/** A whole number, zero allowed. */
+function count(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name]?.trim()
+  if (raw === undefined || raw === '') return fallback
+  const value = Number(raw)
+  if (!Number.isInteger(value) || value < 0) {
+    throw new Error(`${name}="${raw}" must be a whole number, 0 or more (default ${fallback})`)
   }
   return value
 }

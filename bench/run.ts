@@ -3,8 +3,15 @@
 // machine, a results table (with ratios against the baselines), the peers' versions or why they
 // were skipped, and the issue's targets with a verdict each. Settings: bench/config.ts.
 import { type BenchContext, progress } from './cell.js'
-import { loadBenchConfig, profileArgs, REPEATED_SECTIONS, type Section } from './config.js'
+import {
+  loadBenchConfig,
+  profileArgs,
+  REPEATED_SECTIONS,
+  type BenchConfig,
+  type Section,
+} from './config.js'
 import { idleTunnels } from './idle-tunnels.js'
+import { WARMUP_CAP_MS } from './load.js'
 import { warnWithoutLoadGeneratorFlag } from './load-generator-flags.js'
 import { createTunnels, removeTempDataDirs, startBurrowd, tempDataDir } from './launch.js'
 import { describeMachine } from './machine.js'
@@ -21,14 +28,21 @@ import { smallCalls } from './sections/small-calls.js'
 import { stdioCalls } from './sections/stdio-calls.js'
 import { checkTargets } from './targets.js'
 
+/** How each cell warms up, for the header lines. */
+function warmup(config: BenchConfig): string {
+  const calls =
+    config.warmupCalls > 0
+      ? ` and, for calls, at least ${config.warmupCalls.toLocaleString('en-US')} calls (at most ${WARMUP_CAP_MS / 1000} s)`
+      : ''
+  return `a warm-up of ${config.warmupSeconds} s${calls}`
+}
+
 async function main(group: ProcessGroup): Promise<void> {
   const config = loadBenchConfig()
   warnWithoutLoadGeneratorFlag()
   const started = new Date()
   const machine = describeMachine()
-  progress(
-    `burrow bench: ${config.seconds} s per cell after ${config.warmupSeconds} s warm-up; ${machine}\n`,
-  )
+  progress(`burrow bench: ${config.seconds} s per cell after ${warmup(config)}; ${machine}\n`)
   const rows: Row[] = []
 
   const tunnelled = ['small', 'quota', 'policy', 'stdio', 'sdk', 'transfer', 'cluster'] as const
@@ -80,7 +94,7 @@ async function main(group: ProcessGroup): Promise<void> {
     '',
     `Burrow benchmark, ${started.toISOString().slice(0, 16).replace('T', ' ')} UTC`,
     `Machine: ${machine}`,
-    `Cells: ${config.seconds} s measured after ${config.warmupSeconds} s warm-up; all on 127.0.0.1; ` +
+    `Cells: ${config.seconds} s measured after ${warmup(config)}; all on 127.0.0.1; ` +
       'CPU is % of one core per process during the window (gen = this load generator).' +
       (config.rounds > 1
         ? ` Sections ${[...REPEATED_SECTIONS].join(', ')}: ${config.rounds} rounds, each row the round with the median value.`
