@@ -49,7 +49,7 @@ const TRACE_GC = process.env.COMPARE_TRACE_GC === '1'
 const NODE_ARGS = [...PROFILE_ARGS, ...(TRACE_GC ? ['--trace-gc'] : [])]
 
 /** Calls every call cell's warm-up makes at least (`COMPARE_WARMUP_CALLS`, default 10000). */
-const WARMUP_CALLS = Number(process.env.COMPARE_WARMUP_CALLS ?? 10_000)
+const WARMUP_CALLS = Number(process.env.COMPARE_WARMUP_CALLS?.trim() || 10_000)
 if (!Number.isInteger(WARMUP_CALLS) || WARMUP_CALLS < 0) {
   throw new Error('COMPARE_WARMUP_CALLS must be a whole number, 0 or more')
 }

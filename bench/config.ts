@@ -1,5 +1,5 @@
 // The benchmark's knobs, read once from the environment. Every cell runs a bounded warm-up and
-// then a fixed measuring window, so the whole run stays bounded (10 to 15 minutes at the
+// then a fixed measuring window, so the whole run stays bounded (10 to 20 minutes at the
 // defaults, the slower the machine the longer, the idle section waiting a minute and a half of
 // it; each extra round of `BENCH_ROUNDS` adds about five).
 import { resolve } from 'node:path'

@@ -132,6 +132,10 @@ class CallWindow {
   readonly #timers: NodeJS.Timeout[] = []
 
   constructor(opts: LoadOptions) {
+    const calls = opts.warmupCalls ?? 0
+    if (!(opts.warmupMs >= 0) || !(calls >= 0) || !(opts.durationMs >= 0)) {
+      throw new RangeError('warm-up, calls and duration must be 0 or more')
+    }
     this.#opts = opts
     this.#timers.push(setTimeout(() => this.#maybeOpen(), opts.warmupMs))
     if ((opts.warmupCalls ?? 0) > 0) {

@@ -32,7 +32,7 @@ import { checkTargets } from './targets.js'
 function warmup(config: BenchConfig): string {
   const calls =
     config.warmupCalls > 0
-      ? ` and, for calls, at least ${config.warmupCalls.toLocaleString('en-US')} calls (at most ${WARMUP_CAP_MS / 1000} s)`
+      ? ` and, for calls, at least ${config.warmupCalls.toLocaleString('en-US')} calls (at most ${Math.max(WARMUP_CAP_MS / 1000, config.warmupSeconds)} s)`
       : ''
   return `a warm-up of ${config.warmupSeconds} s${calls}`
 }
