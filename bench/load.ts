@@ -63,12 +63,12 @@ export async function runLoad(target: CallTarget, opts: LoadOptions): Promise<Lo
   const url = new URL(target.url)
   const path = url.pathname + url.search
   const bodyOf = target.body ?? toolCallBody
+  const window = new CallWindow(opts)
   const pool = loopbackPool(url.origin, opts.concurrency)
   const latencies = new LatencyLog()
   let errors = 0
   let firstError: string | null = null
   let nextId = 1
-  const window = new CallWindow(opts)
   const fail = (at: number, why: string) => {
     if (window.holds(at)) errors++
     firstError ??= why

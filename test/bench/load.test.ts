@@ -2,7 +2,8 @@ import assert from 'node:assert/strict'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { after, before, test } from 'node:test'
-import { runLoad } from '../../bench/load.js'
+import { loadBenchConfig } from '../../bench/config.js'
+import { runLoad, type LoadOptions } from '../../bench/load.js'
 
 let server: Server
 let answered = 0
@@ -23,23 +24,27 @@ before(async () => {
 
 after(() => new Promise<void>((resolve) => server.close(() => resolve())))
 
-test('the window opens once the warm-up has made its calls, and counts only its own', async () => {
+/** Run a cell against the test server, noting how many calls it had answered at the meter's start. */
+async function measured(opts: Omit<LoadOptions, 'meter'>) {
   answered = 0
-  let atStart = -1
-  let atStop = -1
+  const seen = { atStart: -1, atStop: -1 }
   const result = await runLoad(
     { url, headers: { 'content-type': 'application/json' } },
     {
-      concurrency: 4,
-      warmupMs: 0,
-      warmupCalls: 300,
-      durationMs: 200,
-      meter: {
-        start: () => (atStart = answered),
-        stop: () => (atStop = answered),
-      },
+      ...opts,
+      meter: { start: () => (seen.atStart = answered), stop: () => (seen.atStop = answered) },
     },
   )
+  return { result, ...seen }
+}
+
+test('the window opens once the warm-up has made its calls, and counts only its own', async () => {
+  const { result, atStart, atStop } = await measured({
+    concurrency: 4,
+    warmupMs: 0,
+    warmupCalls: 300,
+    durationMs: 200,
+  })
   assert.ok(atStart >= 300, `the meter started after ${atStart} calls`)
   assert.ok(atStop >= atStart)
   assert.equal(result.errors, 0)
@@ -49,17 +54,31 @@ test('the window opens once the warm-up has made its calls, and counts only its 
 })
 
 test('without a call count the window opens after the warm-up time alone', async () => {
-  answered = 0
-  let atStart = -1
-  const result = await runLoad(
-    { url, headers: { 'content-type': 'application/json' } },
-    {
-      concurrency: 1,
-      warmupMs: 0,
-      durationMs: 100,
-      meter: { start: () => (atStart = answered), stop: () => {} },
-    },
-  )
+  const { result, atStart } = await measured({ concurrency: 1, warmupMs: 0, durationMs: 100 })
   assert.ok(atStart >= 0)
   assert.ok(result.calls > 0)
+})
+
+test('a warm-up that could never end is refused before any call', async () => {
+  for (const bad of [{ warmupCalls: Number.NaN }, { warmupCalls: -1 }, { warmupMs: -5 }]) {
+    answered = 0
+    await assert.rejects(
+      runLoad({ url, headers: {} }, { concurrency: 1, warmupMs: 0, durationMs: 10, ...bad }),
+      RangeError,
+    )
+    assert.equal(answered, 0)
+  }
+})
+
+test('BENCH_WARMUP_CALLS: a whole number, 0 allowed, blank for the default', () => {
+  assert.equal(loadBenchConfig({}).warmupCalls, 10_000)
+  assert.equal(loadBenchConfig({ BENCH_WARMUP_CALLS: ' ' }).warmupCalls, 10_000)
+  assert.equal(loadBenchConfig({ BENCH_WARMUP_CALLS: '0' }).warmupCalls, 0)
+  assert.equal(loadBenchConfig({ BENCH_WARMUP_CALLS: '2500' }).warmupCalls, 2500)
+  for (const bad of ['-1', '1.5', 'many']) {
+    assert.throws(
+      () => loadBenchConfig({ BENCH_WARMUP_CALLS: bad }),
+      /BENCH_WARMUP_CALLS=".*" must be a whole number, 0 or more \(default 10000\)/,
+    )
+  }
 })
