@@ -3,7 +3,15 @@
 // same run) and to the peer tunnels measured in the same run, so they mean the same on any machine.
 // Beside the floor, the HTTP floor (two plain HTTP proxies in Node, measured in the same run) shows
 // what reading HTTP at both ends costs before any of Burrow's work; the verdicts do not use it.
+// With several rounds, every ratio is taken within each round and the median read (round-ratio.ts).
 import { formatValue, type Row, type TargetCheck } from './report.js'
+import {
+  roundRatio,
+  roundsNote,
+  valueRatio,
+  type RoundRatio,
+  type RowLookup,
+} from './round-ratio.js'
 
 /** Row ids the targets read; peer rows are `small-peer-<peer>-<c>` and `bulk-peer-<peer>-1`. */
 export const TARGET_ROWS = {
@@ -81,22 +89,61 @@ function addedP50(row: Row | undefined): number | undefined {
     : undefined
 }
 
-/** "ahead of every peer measured", against the best of `peers` by `value`. */
+/**
+ * The rows of a run, and of each of its rounds: every ratio a target reads is taken within each
+ * round and the median kept (`roundRatio`).
+ */
+class Run {
+  readonly rows: readonly Row[]
+  readonly rounds: readonly (readonly Row[])[]
+
+  constructor(rows: readonly Row[], rounds: readonly (readonly Row[])[]) {
+    this.rows = rows
+    this.rounds = rounds
+  }
+
+  /** A median row by id, when it was measured. */
+  byId(id: string): Row | undefined {
+    return this.rows.find((r) => r.id === id && r.value !== null)
+  }
+
+  /** Row `a`'s value over row `b`'s, within each round. */
+  share(a: string, b: string): RoundRatio | null {
+    return roundRatio(this.rows, this.rounds, (byId) => valueRatio(byId(a), byId(b)))
+  }
+
+  /** Any ratio of rows, within each round. */
+  ratio(of: (byId: RowLookup) => number | null): RoundRatio | null {
+    return roundRatio(this.rows, this.rounds, of)
+  }
+}
+
+/** "ahead of every peer measured", against the best of `peers` by `value`, round by round. */
 function aheadOfPeers(
-  burrow: Row | undefined,
+  run: Run,
+  burrowId: string,
   peers: readonly Row[],
   show: (row: Row) => string,
 ): Condition {
   const best = [...peers].sort((a, b) => (b.value ?? 0) - (a.value ?? 0))[0]
-  if (!best) return { text: 'no peer measured', met: null }
-  if (!burrow?.value) return { text: 'Burrow not measured', met: null }
-  const met = burrow.value > (best.value ?? 0)
-  return { text: `${met ? 'ahead of' : 'behind'} ${label(best)} (${show(best)})`, met }
+  if (!best?.id) return { text: 'no peer measured', met: null }
+  const share = run.share(burrowId, best.id)
+  if (share === null) return { text: 'Burrow not measured', met: null }
+  const met = share.value > 1
+  const against = `Burrow ${share.value.toFixed(2)}× it${roundsNote(share)}`
+  return { text: `${met ? 'ahead of' : 'behind'} ${label(best)} (${show(best)}; ${against})`, met }
 }
 
-/** Each target with what this run measured and whether it is met. */
-export function checkTargets(rows: readonly Row[]): TargetCheck[] {
-  const byId = (id: string) => rows.find((r) => r.id === id && r.value !== null)
+/**
+ * Each target with what this run measured and whether it is met. `rows` are the median rows;
+ * `rounds`, when the sections ran several times, each round's rows, in which the ratios are read.
+ */
+export function checkTargets(
+  rows: readonly Row[],
+  rounds: readonly (readonly Row[])[] = [],
+): TargetCheck[] {
+  const run = new Run(rows, rounds)
+  const byId = (id: string) => run.byId(id)
   const peers = (pattern: RegExp) => rows.filter((r) => pattern.test(r.id ?? '') && r.value)
   const checks: TargetCheck[] = []
 
@@ -104,6 +151,11 @@ export function checkTargets(rows: readonly Row[]): TargetCheck[] {
   const unloaded = byId(TARGET_ROWS.smallUnloaded)
   const added = addedP50(unloaded)
   const floorAdded = addedP50(byId(TARGET_ROWS.smallFloorUnloaded))
+  const factor = run.ratio((round) => {
+    const a = addedP50(round(TARGET_ROWS.smallUnloaded))
+    const f = addedP50(round(TARGET_ROWS.smallFloorUnloaded))
+    return a !== undefined && f !== undefined && f > 0 ? a / f : null
+  })
   const peerAdded = peers(/^small-peer-.+-1$/)
     .map((row) => ({ row, added: addedP50(row) }))
     .filter((p): p is { row: Row; added: number } => p.added !== undefined)
@@ -117,19 +169,24 @@ export function checkTargets(rows: readonly Row[]): TargetCheck[] {
         },
     added === undefined || floorAdded === undefined
       ? { text: 'floor not measured', met: null }
-      : {
-          text:
-            floorAdded > 0
-              ? `${(added / floorAdded).toFixed(1)}× the floor's > ${TARGETS.addedP50FloorFactor}×`
-              : `the floor added ${floorAdded.toFixed(2)} ms`,
-          met: added <= floorAdded * TARGETS.addedP50FloorFactor,
-        },
+      : factor === null
+        ? {
+            text: `the floor added ${floorAdded.toFixed(2)} ms`,
+            met: added <= floorAdded * TARGETS.addedP50FloorFactor,
+          }
+        : {
+            text: `${factor.value.toFixed(1)}× the floor's > ${TARGETS.addedP50FloorFactor}×`,
+            met: factor.value <= TARGETS.addedP50FloorFactor,
+          },
   ])
   checks.push({
     target: `≤${TARGETS.addedP50Ms} ms added p50 unloaded (c=1) and ≤${TARGETS.addedP50FloorFactor}× the floor's`,
     measured:
       added !== undefined
-        ? `+${added.toFixed(2)} ms (p50 ${unloaded?.p50Ms?.toFixed(3)} vs ${unloaded?.baseline?.p50Ms?.toFixed(3)} direct)`
+        ? `+${added.toFixed(2)} ms (p50 ${unloaded?.p50Ms?.toFixed(3)} vs ${unloaded?.baseline?.p50Ms?.toFixed(3)} direct)` +
+          (factor !== null
+            ? `, ${factor.value.toFixed(1)}× the floor's${roundsNote(factor, 1)}`
+            : '')
         : 'n/a',
     ...(floorAdded !== undefined ? { floor: `+${floorAdded.toFixed(2)} ms` } : {}),
     ...httpFloor(byId(TARGET_ROWS.smallProxiesUnloaded), (row) => {
@@ -148,25 +205,30 @@ export function checkTargets(rows: readonly Row[]): TargetCheck[] {
   const loaded = byId(TARGET_ROWS.smallLoaded)
   const loadedFloor = byId(TARGET_ROWS.smallFloorLoaded)
   const loadedPeers = peers(/^small-peer-.+-50$/)
-  const loadedShare = loaded?.value && loadedFloor?.value ? loaded.value / loadedFloor.value : null
+  const loadedShare = run.share(TARGET_ROWS.smallLoaded, TARGET_ROWS.smallFloorLoaded)
   checks.push({
     target: `Small calls at c=50 ≥${TARGETS.loadedFloorShare}× the floor's and ahead of every peer`,
-    measured: loaded?.value
-      ? `${calls(loaded)}${loadedShare !== null ? ` (${loadedShare.toFixed(2)}× the floor)` : ''}`
-      : 'n/a',
+    measured: loaded?.value ? `${calls(loaded)}${shareText(loadedShare)}` : 'n/a',
     ...(loadedFloor?.value ? { floor: calls(loadedFloor) } : {}),
     ...httpFloor(byId(TARGET_ROWS.smallProxiesLoaded), (row) =>
-      row.value ? `${calls(row)}${floorShare(row, loadedFloor)}` : null,
+      row.value
+        ? `${calls(row)}${shareText(run.share(TARGET_ROWS.smallProxiesLoaded, TARGET_ROWS.smallFloorLoaded))}`
+        : null,
     ),
     ...bestPeer(loadedPeers, (r) => `${formatValue(r.value!, 'calls/s')} calls/s`),
     ...verdictOf([
       loadedShare === null
         ? { text: 'Burrow or floor not measured', met: null }
         : {
-            text: `${loadedShare.toFixed(2)}× the floor < ${TARGETS.loadedFloorShare}×`,
-            met: loadedShare >= TARGETS.loadedFloorShare,
+            text: `${loadedShare.value.toFixed(2)}× the floor < ${TARGETS.loadedFloorShare}×`,
+            met: loadedShare.value >= TARGETS.loadedFloorShare,
           },
-      aheadOfPeers(loaded, loadedPeers, (r) => `${formatValue(r.value!, 'calls/s')} calls/s`),
+      aheadOfPeers(
+        run,
+        TARGET_ROWS.smallLoaded,
+        loadedPeers,
+        (r) => `${formatValue(r.value!, 'calls/s')} calls/s`,
+      ),
     ]),
   })
 
@@ -176,32 +238,32 @@ export function checkTargets(rows: readonly Row[]): TargetCheck[] {
   const bulkFloor = byId(TARGET_ROWS.bulkFloor)
   const parallel = byId(TARGET_ROWS.bulkParallel)
   const bulkPeers = peers(/^bulk-peer-.+-1$/)
-  const bulkShare = bulk?.value && bulkFloor?.value ? bulk.value / bulkFloor.value : null
+  const bulkShare = run.share(TARGET_ROWS.bulk, TARGET_ROWS.bulkFloor)
   checks.push({
     target: `10 MiB one stream (c=1) ≥${TARGETS.bulkFloorShare}× the floor's and ahead of every peer`,
     measured: bulk?.value
-      ? mb(bulk) +
-        (bulkShare !== null ? ` (${bulkShare.toFixed(2)}× the floor)` : '') +
-        (parallel?.value ? `; c=4 total ${mb(parallel)}` : '')
+      ? mb(bulk) + shareText(bulkShare) + (parallel?.value ? `; c=4 total ${mb(parallel)}` : '')
       : 'n/a',
     ...(bulkFloor?.value ? { floor: mb(bulkFloor) } : {}),
     ...httpFloor(byId(TARGET_ROWS.bulkProxies), (row) =>
-      row.value ? `${mb(row)}${floorShare(row, bulkFloor)}` : null,
+      row.value
+        ? `${mb(row)}${shareText(run.share(TARGET_ROWS.bulkProxies, TARGET_ROWS.bulkFloor))}`
+        : null,
     ),
     ...bestPeer(bulkPeers, mb),
     ...verdictOf([
       bulkShare === null
         ? { text: 'Burrow or floor not measured', met: null }
         : {
-            text: `${bulkShare.toFixed(2)}× the floor < ${TARGETS.bulkFloorShare}×`,
-            met: bulkShare >= TARGETS.bulkFloorShare,
+            text: `${bulkShare.value.toFixed(2)}× the floor < ${TARGETS.bulkFloorShare}×`,
+            met: bulkShare.value >= TARGETS.bulkFloorShare,
           },
-      aheadOfPeers(bulk, bulkPeers, mb),
+      aheadOfPeers(run, TARGET_ROWS.bulk, bulkPeers, mb),
     ]),
   })
 
-  checks.push(cpuAtOneAgainstFifty(byId))
-  checks.push(sdkAgainstDirect(byId))
+  checks.push(cpuAtOneAgainstFifty(run))
+  checks.push(sdkAgainstDirect(run))
 
   const idle = byId(TARGET_ROWS.idle)
   const idleConnected = byId(TARGET_ROWS.idleConnected)
@@ -262,11 +324,16 @@ export function checkTargets(rows: readonly Row[]): TargetCheck[] {
   return checks
 }
 
-/** CPU per call of process `label` at c=1 over its figure at c=50, or null when not measured. */
-function cpuRatio(one: Row | undefined, fifty: Row | undefined, label: string): number | null {
-  const a = one?.cpuPerUnitByProcess?.[label]
-  const b = fifty?.cpuPerUnitByProcess?.[label]
-  return a !== undefined && b !== undefined && b > 0 ? a / b : null
+/**
+ * CPU per call of process `label` in row `one` (c=1) over its figure in row `fifty` (c=50), within
+ * each round; null when not measured.
+ */
+function cpuRatio(run: Run, one: string, fifty: string, label: string): RoundRatio | null {
+  return run.ratio((byId) => {
+    const a = byId(one)?.cpuPerUnitByProcess?.[label]
+    const b = byId(fifty)?.cpuPerUnitByProcess?.[label]
+    return a !== undefined && b !== undefined && b > 0 ? a / b : null
+  })
 }
 
 /**
@@ -274,61 +341,68 @@ function cpuRatio(one: Row | undefined, fifty: Row | undefined, label: string): 
  * same ratio of the floor's relays and of the direct server: what a process that does no work, or
  * only Node's HTTP, pays per wake-up on this machine.
  */
-function cpuAtOneAgainstFifty(byId: (id: string) => Row | undefined): TargetCheck {
-  const one = byId(TARGET_ROWS.smallUnloaded)
-  const fifty = byId(TARGET_ROWS.smallLoaded)
-  const ratio = cpuRatio(one, fifty, 'burrowd')
+function cpuAtOneAgainstFifty(run: Run): TargetCheck {
+  const one = run.byId(TARGET_ROWS.smallUnloaded)
+  const fifty = run.byId(TARGET_ROWS.smallLoaded)
+  const ratio = cpuRatio(run, TARGET_ROWS.smallUnloaded, TARGET_ROWS.smallLoaded, 'burrowd')
   const relays = cpuRatio(
-    byId(TARGET_ROWS.smallFloorUnloaded),
-    byId(TARGET_ROWS.smallFloorLoaded),
+    run,
+    TARGET_ROWS.smallFloorUnloaded,
+    TARGET_ROWS.smallFloorLoaded,
     'relays',
   )
   const server = cpuRatio(
-    byId(TARGET_ROWS.smallDirectUnloaded),
-    byId(TARGET_ROWS.smallDirectLoaded),
+    run,
+    TARGET_ROWS.smallDirectUnloaded,
+    TARGET_ROWS.smallDirectLoaded,
     'server',
   )
   const proxies = cpuRatio(
-    byId(TARGET_ROWS.smallProxiesUnloaded),
-    byId(TARGET_ROWS.smallProxiesLoaded),
+    run,
+    TARGET_ROWS.smallProxiesUnloaded,
+    TARGET_ROWS.smallProxiesLoaded,
     'proxies',
   )
   const us = (row: Row | undefined) => row?.cpuPerUnitByProcess?.burrowd?.toFixed(0)
   const limit = TARGETS.unloadedCpuFactor
   const context = [
-    relays !== null ? `relays ${relays.toFixed(1)}×` : '',
-    server !== null ? `direct server ${server.toFixed(1)}×` : '',
+    relays !== null ? `relays ${relays.value.toFixed(1)}×` : '',
+    server !== null ? `direct server ${server.value.toFixed(1)}×` : '',
   ].filter(Boolean)
   return {
     target: `burrowd CPU per call at c=1 ≤${limit}× its c=50 figure`,
     measured:
-      ratio === null ? 'n/a' : `${ratio.toFixed(1)}× (${us(one)} vs ${us(fifty)} µs per call)`,
+      ratio === null
+        ? 'n/a'
+        : `${ratio.value.toFixed(1)}× (${us(one)} vs ${us(fifty)} µs per call${roundsNote(ratio, 1)})`,
     ...(context.length > 0 ? { floor: context.join('; ') } : {}),
-    ...(proxies !== null ? { httpFloor: `proxies ${proxies.toFixed(1)}×` } : {}),
+    ...(proxies !== null ? { httpFloor: `proxies ${proxies.value.toFixed(1)}×` } : {}),
     ...verdictOf([
       ratio === null
         ? { text: 'Burrow not measured at c=1 and c=50', met: null }
-        : { text: `${ratio.toFixed(1)}× > ${limit}×`, met: ratio <= limit },
+        : { text: `${ratio.value.toFixed(1)}× > ${limit}×`, met: ratio.value <= limit },
     ]),
   }
 }
 
 /** A real SDK server over HTTP through the tunnel against the same server called directly. */
-function sdkAgainstDirect(byId: (id: string) => Row | undefined): TargetCheck {
-  const burrow = byId(TARGET_ROWS.sdk)
-  const direct = byId(TARGET_ROWS.sdkDirect)
-  const share = burrow?.value && direct?.value ? burrow.value / direct.value : null
+function sdkAgainstDirect(run: Run): TargetCheck {
+  const burrow = run.byId(TARGET_ROWS.sdk)
+  const direct = run.byId(TARGET_ROWS.sdkDirect)
+  const share = run.share(TARGET_ROWS.sdk, TARGET_ROWS.sdkDirect)
   const calls = (row: Row) => `${formatValue(row.value!, 'calls/s')} calls/s`
   return {
     target: `SDK server over HTTP (SSE answers) at c=50 ≥${TARGETS.sdkDirectShare}× direct`,
     measured:
-      share === null ? 'n/a' : `${share.toFixed(2)}× (${calls(burrow!)} vs ${calls(direct!)})`,
+      share === null || !burrow || !direct
+        ? 'n/a'
+        : `${share.value.toFixed(2)}× (${calls(burrow)} vs ${calls(direct)}${roundsNote(share)})`,
     ...verdictOf([
       share === null
         ? { text: 'Burrow or direct not measured', met: null }
         : {
-            text: `${share.toFixed(2)}× direct < ${TARGETS.sdkDirectShare}×`,
-            met: share >= TARGETS.sdkDirectShare,
+            text: `${share.value.toFixed(2)}× direct < ${TARGETS.sdkDirectShare}×`,
+            met: share.value >= TARGETS.sdkDirectShare,
           },
     ]),
   }
@@ -343,9 +417,9 @@ function httpFloor(
   return text !== null ? { httpFloor: text } : {}
 }
 
-/** " (0.52× the floor)" for `row` against the floor's row, or "" when either is missing. */
-function floorShare(row: Row, floor: Row | undefined): string {
-  return row.value && floor?.value ? ` (${(row.value / floor.value).toFixed(2)}× the floor)` : ''
+/** " (0.52× the floor; rounds 0.50 · 0.52 · 0.55)", or "" when it was not measured. */
+function shareText(share: RoundRatio | null): string {
+  return share === null ? '' : ` (${share.value.toFixed(2)}× the floor${roundsNote(share)})`
 }
 
 /** The `bestPeer` column: the peer with the highest value, or nothing when none ran. */

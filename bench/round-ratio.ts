@@ -1,0 +1,57 @@
+// Ratios of two cells measured in the same round. With `BENCH_ROUNDS=n`, every row of the results
+// is the median round's (median-rows.ts), and two median rows may come from different rounds: on
+// a VM whose speed wanders by a fifth from minute to minute, Burrow's median round and the
+// floor's can differ by more than the margin a target is read against. A target that compares
+// two cells (Burrow with the floor, with direct, with a peer, with itself at another concurrency)
+// therefore takes the ratio within each round, where both cells ran minutes apart, and reads the
+// median of those ratios, as each row's own "vs baseline" column does.
+import type { Row } from './report.js'
+
+/** A row by id among some rows, when it was measured. */
+export type RowLookup = (id: string) => Row | undefined
+
+/** The rows of one set by id: the first one with that id that has a value. */
+export function lookup(rows: readonly Row[]): RowLookup {
+  return (id) => rows.find((r) => r.id === id && r.value !== null)
+}
+
+/** A ratio read from a run. */
+export interface RoundRatio {
+  /** The median of the rounds' ratios (of an even count, the lower middle one), or the one ratio. */
+  readonly value: number
+  /** Each round's ratio, in round order, when more than one round measured it; else empty. */
+  readonly rounds: readonly number[]
+}
+
+/**
+ * `ratio` of the run: computed within each of `rounds` (the rows each round measured) and the
+ * median taken, or computed on `rows` (the median rows) when fewer than two rounds measured it.
+ * Null when it could not be computed at all.
+ */
+export function roundRatio(
+  rows: readonly Row[],
+  rounds: readonly (readonly Row[])[],
+  ratio: (byId: RowLookup) => number | null,
+): RoundRatio | null {
+  const perRound = rounds
+    .map((round) => ratio(lookup(round)))
+    .filter((r): r is number => r !== null && Number.isFinite(r))
+  if (perRound.length < 2) {
+    const one = ratio(lookup(rows))
+    return one === null || !Number.isFinite(one) ? null : { value: one, rounds: [] }
+  }
+  const sorted = [...perRound].sort((a, b) => a - b)
+  return { value: sorted[Math.floor((sorted.length - 1) / 2)]!, rounds: perRound }
+}
+
+/** `a`'s value over `b`'s, or null when either is missing or `b` is zero. */
+export function valueRatio(a: Row | undefined, b: Row | undefined): number | null {
+  return a?.value && b?.value ? a.value / b.value : null
+}
+
+/** "; rounds 0.49 · 0.50 · 0.52" after a ratio read from several rounds, else "". */
+export function roundsNote(ratio: RoundRatio | null, digits = 2): string {
+  return ratio && ratio.rounds.length > 1
+    ? `; rounds ${ratio.rounds.map((r) => r.toFixed(digits)).join(' · ')}`
+    : ''
+}

@@ -1,0 +1,81 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { medianRows } from '../../bench/median-rows.js'
+import type { Row } from '../../bench/report.js'
+import { TARGET_ROWS, checkTargets } from '../../bench/targets.js'
+
+const row = (id: string, value: number, extra: Partial<Row> = {}): Row => ({
+  id,
+  name: `cell · ${id}`,
+  concurrency: 50,
+  unit: 'calls/s',
+  value,
+  ...extra,
+})
+
+const target = (checks: ReturnType<typeof checkTargets>, starts: string) =>
+  checks.find((c) => c.target.startsWith(starts))!
+
+/** Three rounds of the SDK section of one run (2026-11-27, 13:19). */
+const SDK_ROUNDS = [
+  [row(TARGET_ROWS.sdk, 3041), row(TARGET_ROWS.sdkDirect, 3253)],
+  [row(TARGET_ROWS.sdk, 2802), row(TARGET_ROWS.sdkDirect, 3198)],
+  [row(TARGET_ROWS.sdk, 2985), row(TARGET_ROWS.sdkDirect, 3356)],
+]
+
+test('with rounds, a target reads the ratio within each round, not the median rows against each other', () => {
+  const rows = medianRows(SDK_ROUNDS)
+  const paired = target(checkTargets(rows, SDK_ROUNDS), 'SDK server')
+  assert.equal(paired.met, false)
+  assert.match(
+    paired.measured,
+    /^0\.89× \(2,985 calls\/s vs 3,253 calls\/s; rounds 0\.93 · 0\.88 · 0\.89\)$/,
+  )
+  assert.match(paired.verdict!, /0\.89× direct < 0\.9×/)
+  // Read from the median rows alone, the same run would pass: 2,985 of one round over 3,253 of another.
+  const unpaired = target(checkTargets(rows), 'SDK server')
+  assert.equal(unpaired.met, true)
+  assert.match(unpaired.measured, /^0\.92× /)
+})
+
+test('ahead of a peer is read round by round, not from the median rows', () => {
+  const rounds = [
+    [
+      row(TARGET_ROWS.smallLoaded, 130),
+      row(TARGET_ROWS.smallFloorLoaded, 200),
+      row('small-peer-ssh-50', 100, { name: 'small call, HTTP · ssh -R' }),
+    ],
+    [
+      row(TARGET_ROWS.smallLoaded, 100),
+      row(TARGET_ROWS.smallFloorLoaded, 200),
+      row('small-peer-ssh-50', 110, { name: 'small call, HTTP · ssh -R' }),
+    ],
+    [
+      row(TARGET_ROWS.smallLoaded, 120),
+      row(TARGET_ROWS.smallFloorLoaded, 200),
+      row('small-peer-ssh-50', 125, { name: 'small call, HTTP · ssh -R' }),
+    ],
+  ]
+  const rows = medianRows(rounds)
+  // The median rows say 120 against 110, but Burrow was behind in two rounds of three.
+  const check = target(checkTargets(rows, rounds), 'Small calls at c=50')
+  assert.equal(check.met, false)
+  assert.match(
+    check.verdict!,
+    /behind ssh -R \(110 calls\/s; Burrow 0\.96× it; rounds 1\.30 · 0\.91 · 0\.96\)/,
+  )
+  assert.match(check.measured, /\(0\.60× the floor; rounds 0\.65 · 0\.50 · 0\.60\)/)
+  assert.equal(target(checkTargets(rows), 'Small calls at c=50').verdict?.includes('behind'), false)
+})
+
+test("burrowd's CPU at c=1 against c=50 is read within each round", () => {
+  const cpu = (burrowd: number) => ({ cpuPerUnitByProcess: { burrowd } })
+  const rounds = [
+    [row(TARGET_ROWS.smallUnloaded, 10, cpu(150)), row(TARGET_ROWS.smallLoaded, 100, cpu(50))],
+    [row(TARGET_ROWS.smallUnloaded, 12, cpu(100)), row(TARGET_ROWS.smallLoaded, 90, cpu(60))],
+    [row(TARGET_ROWS.smallUnloaded, 11, cpu(120)), row(TARGET_ROWS.smallLoaded, 95, cpu(55))],
+  ]
+  const check = target(checkTargets(medianRows(rounds), rounds), 'burrowd CPU')
+  assert.equal(check.met, false)
+  assert.equal(check.measured, '2.2× (120 vs 55 µs per call; rounds 3.0 · 1.7 · 2.2)')
+})
