@@ -55,3 +55,32 @@ export function roundsNote(ratio: RoundRatio | null, digits = 2): string {
     ? `; rounds ${ratio.rounds.map((r) => r.toFixed(digits)).join(' · ')}`
     : ''
 }
+
+/**
+ * The rows of a run, and of each of its rounds: every ratio a target reads is taken within each
+ * round and the median kept (`roundRatio`).
+ */
+export class RunRows {
+  readonly rows: readonly Row[]
+  readonly rounds: readonly (readonly Row[])[]
+
+  constructor(rows: readonly Row[], rounds: readonly (readonly Row[])[]) {
+    this.rows = rows
+    this.rounds = rounds
+  }
+
+  /** A median row by id, when it was measured. */
+  byId(id: string): Row | undefined {
+    return this.rows.find((r) => r.id === id && r.value !== null)
+  }
+
+  /** Row `a`'s value over row `b`'s, within each round. */
+  share(a: string, b: string): RoundRatio | null {
+    return roundRatio(this.rows, this.rounds, (byId) => valueRatio(byId(a), byId(b)))
+  }
+
+  /** Any ratio of rows, within each round. */
+  ratio(of: (byId: RowLookup) => number | null): RoundRatio | null {
+    return roundRatio(this.rows, this.rounds, of)
+  }
+}

@@ -5,13 +5,7 @@
 // what reading HTTP at both ends costs before any of Burrow's work; the verdicts do not use it.
 // With several rounds, every ratio is taken within each round and the median read (round-ratio.ts).
 import { formatValue, type Row, type TargetCheck } from './report.js'
-import {
-  roundRatio,
-  roundsNote,
-  valueRatio,
-  type RoundRatio,
-  type RowLookup,
-} from './round-ratio.js'
+import { RunRows, roundsNote, type RoundRatio } from './round-ratio.js'
 
 /** Row ids the targets read; peer rows are `small-peer-<peer>-<c>` and `bulk-peer-<peer>-1`. */
 export const TARGET_ROWS = {
@@ -89,38 +83,9 @@ function addedP50(row: Row | undefined): number | undefined {
     : undefined
 }
 
-/**
- * The rows of a run, and of each of its rounds: every ratio a target reads is taken within each
- * round and the median kept (`roundRatio`).
- */
-class Run {
-  readonly rows: readonly Row[]
-  readonly rounds: readonly (readonly Row[])[]
-
-  constructor(rows: readonly Row[], rounds: readonly (readonly Row[])[]) {
-    this.rows = rows
-    this.rounds = rounds
-  }
-
-  /** A median row by id, when it was measured. */
-  byId(id: string): Row | undefined {
-    return this.rows.find((r) => r.id === id && r.value !== null)
-  }
-
-  /** Row `a`'s value over row `b`'s, within each round. */
-  share(a: string, b: string): RoundRatio | null {
-    return roundRatio(this.rows, this.rounds, (byId) => valueRatio(byId(a), byId(b)))
-  }
-
-  /** Any ratio of rows, within each round. */
-  ratio(of: (byId: RowLookup) => number | null): RoundRatio | null {
-    return roundRatio(this.rows, this.rounds, of)
-  }
-}
-
 /** "ahead of every peer measured", against the best of `peers` by `value`, round by round. */
 function aheadOfPeers(
-  run: Run,
+  run: RunRows,
   burrowId: string,
   peers: readonly Row[],
   show: (row: Row) => string,
@@ -142,7 +107,7 @@ export function checkTargets(
   rows: readonly Row[],
   rounds: readonly (readonly Row[])[] = [],
 ): TargetCheck[] {
-  const run = new Run(rows, rounds)
+  const run = new RunRows(rows, rounds)
   const byId = (id: string) => run.byId(id)
   const peers = (pattern: RegExp) => rows.filter((r) => pattern.test(r.id ?? '') && r.value)
   const checks: TargetCheck[] = []
@@ -328,7 +293,7 @@ export function checkTargets(
  * CPU per call of process `label` in row `one` (c=1) over its figure in row `fifty` (c=50), within
  * each round; null when not measured.
  */
-function cpuRatio(run: Run, one: string, fifty: string, label: string): RoundRatio | null {
+function cpuRatio(run: RunRows, one: string, fifty: string, label: string): RoundRatio | null {
   return run.ratio((byId) => {
     const a = byId(one)?.cpuPerUnitByProcess?.[label]
     const b = byId(fifty)?.cpuPerUnitByProcess?.[label]
@@ -341,7 +306,7 @@ function cpuRatio(run: Run, one: string, fifty: string, label: string): RoundRat
  * same ratio of the floor's relays and of the direct server: what a process that does no work, or
  * only Node's HTTP, pays per wake-up on this machine.
  */
-function cpuAtOneAgainstFifty(run: Run): TargetCheck {
+function cpuAtOneAgainstFifty(run: RunRows): TargetCheck {
   const one = run.byId(TARGET_ROWS.smallUnloaded)
   const fifty = run.byId(TARGET_ROWS.smallLoaded)
   const ratio = cpuRatio(run, TARGET_ROWS.smallUnloaded, TARGET_ROWS.smallLoaded, 'burrowd')
@@ -386,7 +351,7 @@ function cpuAtOneAgainstFifty(run: Run): TargetCheck {
 }
 
 /** A real SDK server over HTTP through the tunnel against the same server called directly. */
-function sdkAgainstDirect(run: Run): TargetCheck {
+function sdkAgainstDirect(run: RunRows): TargetCheck {
   const burrow = run.byId(TARGET_ROWS.sdk)
   const direct = run.byId(TARGET_ROWS.sdkDirect)
   const share = run.share(TARGET_ROWS.sdk, TARGET_ROWS.sdkDirect)
