@@ -100,7 +100,7 @@ async function main(group: ProcessGroup): Promise<void> {
     `Cells: ${config.seconds} s measured after ${warmup(config)}; all on 127.0.0.1; ` +
       'CPU is % of one core per process during the window (gen = this load generator).' +
       (config.rounds > 1
-        ? ` Sections ${[...REPEATED_SECTIONS].join(', ')}: ${config.rounds} rounds, each row the round with the median value.`
+        ? ` Sections ${[...REPEATED_SECTIONS].join(', ')}: ${config.rounds} rounds, each row the round with the median value, each target's ratio the median of the rounds' ratios.`
         : ''),
     '',
     resultsTable(rows),
