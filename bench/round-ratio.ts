@@ -71,7 +71,7 @@ export class RunRows {
 
   /** A median row by id, when it was measured. */
   byId(id: string): Row | undefined {
-    return this.rows.find((r) => r.id === id && r.value !== null)
+    return lookup(this.rows)(id)
   }
 
   /** Row `a`'s value over row `b`'s, within each round. */
