@@ -3,7 +3,7 @@
 // a VM whose speed wanders by a fifth from minute to minute, Burrow's median round and the
 // floor's can differ by more than the margin a target is read against. A target that compares
 // two cells (Burrow with the floor, with direct, with a peer, with itself at another concurrency)
-// therefore takes the ratio within each round, where both cells ran minutes apart, and reads the
+// therefore takes the ratio within each round, where both cells ran only minutes apart, and reads the
 // median of those ratios, as each row's own "vs baseline" column does.
 import type { Row } from './report.js'
 
@@ -17,16 +17,22 @@ export function lookup(rows: readonly Row[]): RowLookup {
 
 /** A ratio read from a run. */
 export interface RoundRatio {
-  /** The median of the rounds' ratios (of an even count, the lower middle one), or the one ratio. */
+  /**
+   * The median of the rounds' ratios (of an even count, the lower middle one, as median rows
+   * are chosen), or the one ratio. Infinity when the baseline measured nothing to compare with
+   * (a floor that added no latency) and Burrow did.
+   */
   readonly value: number
   /** Each round's ratio, in round order, when more than one round measured it; else empty. */
   readonly rounds: readonly number[]
+  /** The index of the round whose ratio `value` is; null when it was read from the median rows. */
+  readonly round: number | null
 }
 
 /**
  * `ratio` of the run: computed within each of `rounds` (the rows each round measured) and the
- * median taken, or computed on `rows` (the median rows) when fewer than two rounds measured it.
- * Null when it could not be computed at all.
+ * median taken, or computed on `rows` (the median rows) when no round measured it (a run of one
+ * round passes no rounds). Null when it could not be computed at all.
  */
 export function roundRatio(
   rows: readonly Row[],
@@ -34,25 +40,39 @@ export function roundRatio(
   ratio: (byId: RowLookup) => number | null,
 ): RoundRatio | null {
   const perRound = rounds
-    .map((round) => ratio(lookup(round)))
-    .filter((r): r is number => r !== null && Number.isFinite(r))
-  if (perRound.length < 2) {
+    .map((round, index) => ({ index, value: ratio(lookup(round)) }))
+    .filter(
+      (r): r is { index: number; value: number } => r.value !== null && !Number.isNaN(r.value),
+    )
+  if (perRound.length === 0) {
     const one = ratio(lookup(rows))
-    return one === null || !Number.isFinite(one) ? null : { value: one, rounds: [] }
+    return one === null || Number.isNaN(one) ? null : { value: one, rounds: [], round: null }
   }
-  const sorted = [...perRound].sort((a, b) => a - b)
-  return { value: sorted[Math.floor((sorted.length - 1) / 2)]!, rounds: perRound }
+  const median = [...perRound].sort((a, b) => a.value - b.value)[
+    Math.floor((perRound.length - 1) / 2)
+  ]!
+  return {
+    value: median.value,
+    rounds: perRound.length > 1 ? perRound.map((r) => r.value) : [],
+    round: median.index,
+  }
 }
 
-/** `a`'s value over `b`'s, or null when either is missing or `b` is zero. */
+/** `a`'s value over `b`'s: null when either was not measured or `b` is zero. */
 export function valueRatio(a: Row | undefined, b: Row | undefined): number | null {
-  return a?.value && b?.value ? a.value / b.value : null
+  if (a?.value == null || b?.value == null || b.value === 0) return null
+  return a.value / b.value
+}
+
+/** A ratio as text: "0.52", or "∞" for a baseline of nothing. */
+export function formatRatio(ratio: number, digits = 2): string {
+  return Number.isFinite(ratio) ? ratio.toFixed(digits) : '∞'
 }
 
 /** "; rounds 0.49 · 0.50 · 0.52" after a ratio read from several rounds, else "". */
 export function roundsNote(ratio: RoundRatio | null, digits = 2): string {
   return ratio && ratio.rounds.length > 1
-    ? `; rounds ${ratio.rounds.map((r) => r.toFixed(digits)).join(' · ')}`
+    ? `; rounds ${ratio.rounds.map((r) => formatRatio(r, digits)).join(' · ')}`
     : ''
 }
 
@@ -82,5 +102,15 @@ export class RunRows {
   /** Any ratio of rows, within each round. */
   ratio(of: (byId: RowLookup) => number | null): RoundRatio | null {
     return roundRatio(this.rows, this.rounds, of)
+  }
+
+  /**
+   * Row `id` as `ratio` read it: of the round whose ratio is the median, or the median row. A
+   * ratio is shown beside the two figures it was made of, not beside two median rows that may
+   * come from different rounds.
+   */
+  rowOf(id: string, ratio: RoundRatio | null): Row | undefined {
+    const round = ratio?.round ?? null
+    return round === null ? this.byId(id) : lookup(this.rounds[round] ?? [])(id)
   }
 }

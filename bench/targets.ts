@@ -5,7 +5,8 @@
 // what reading HTTP at both ends costs before any of Burrow's work; the verdicts do not use it.
 // With several rounds, every ratio is taken within each round and the median read (round-ratio.ts).
 import { formatValue, type Row, type TargetCheck } from './report.js'
-import { RunRows, roundsNote, type RoundRatio } from './round-ratio.js'
+import { aheadOfPeers, closestPeer, closestPeerColumn, label } from './closest-peer.js'
+import { RunRows, formatRatio, roundsNote, type RoundRatio } from './round-ratio.js'
 
 /** Row ids the targets read; peer rows are `small-peer-<peer>-<c>` and `bulk-peer-<peer>-1`. */
 export const TARGET_ROWS = {
@@ -70,33 +71,11 @@ function verdictOf(conditions: readonly Condition[]): { met: boolean | null; ver
   return { met: true, verdict: 'met' }
 }
 
-/** The part of a row name after its last "·", e.g. "ssh -R". */
-function label(row: Row): string {
-  const i = row.name.lastIndexOf('·')
-  return i === -1 ? row.name : row.name.slice(i + 1).trim()
-}
-
 /** Added p50 of a call row over its baseline (direct), in ms. */
 function addedP50(row: Row | undefined): number | undefined {
   return row?.p50Ms !== undefined && row.baseline?.p50Ms !== undefined
     ? row.p50Ms - row.baseline.p50Ms
     : undefined
-}
-
-/** "ahead of every peer measured", against the best of `peers` by `value`, round by round. */
-function aheadOfPeers(
-  run: RunRows,
-  burrowId: string,
-  peers: readonly Row[],
-  show: (row: Row) => string,
-): Condition {
-  const best = [...peers].sort((a, b) => (b.value ?? 0) - (a.value ?? 0))[0]
-  if (!best?.id) return { text: 'no peer measured', met: null }
-  const share = run.share(burrowId, best.id)
-  if (share === null) return { text: 'Burrow not measured', met: null }
-  const met = share.value > 1
-  const against = `Burrow ${share.value.toFixed(2)}× it${roundsNote(share)}`
-  return { text: `${met ? 'ahead of' : 'behind'} ${label(best)} (${show(best)}; ${against})`, met }
 }
 
 /**
@@ -119,7 +98,9 @@ export function checkTargets(
   const factor = run.ratio((round) => {
     const a = addedP50(round(TARGET_ROWS.smallUnloaded))
     const f = addedP50(round(TARGET_ROWS.smallFloorUnloaded))
-    return a !== undefined && f !== undefined && f > 0 ? a / f : null
+    if (a === undefined || f === undefined) return null
+    // A floor that added nothing: Burrow is within any factor of it only if it added nothing too.
+    return f > 0 ? a / f : a <= 0 ? 0 : Infinity
   })
   const peerAdded = peers(/^small-peer-.+-1$/)
     .map((row) => ({ row, added: addedP50(row) }))
@@ -135,12 +116,9 @@ export function checkTargets(
     added === undefined || floorAdded === undefined
       ? { text: 'floor not measured', met: null }
       : factor === null
-        ? {
-            text: `the floor added ${floorAdded.toFixed(2)} ms`,
-            met: added <= floorAdded * TARGETS.addedP50FloorFactor,
-          }
+        ? { text: 'floor not measured', met: null }
         : {
-            text: `${factor.value.toFixed(1)}× the floor's > ${TARGETS.addedP50FloorFactor}×`,
+            text: `${formatRatio(factor.value, 1)}× the floor's > ${TARGETS.addedP50FloorFactor}×`,
             met: factor.value <= TARGETS.addedP50FloorFactor,
           },
   ])
@@ -150,7 +128,7 @@ export function checkTargets(
       added !== undefined
         ? `+${added.toFixed(2)} ms (p50 ${unloaded?.p50Ms?.toFixed(3)} vs ${unloaded?.baseline?.p50Ms?.toFixed(3)} direct)` +
           (factor !== null
-            ? `, ${factor.value.toFixed(1)}× the floor's${roundsNote(factor, 1)}`
+            ? `, ${formatRatio(factor.value, 1)}× the floor's${roundsNote(factor, 1)}`
             : '')
         : 'n/a',
     ...(floorAdded !== undefined ? { floor: `+${floorAdded.toFixed(2)} ms` } : {}),
@@ -171,6 +149,8 @@ export function checkTargets(
   const loadedFloor = byId(TARGET_ROWS.smallFloorLoaded)
   const loadedPeers = peers(/^small-peer-.+-50$/)
   const loadedShare = run.share(TARGET_ROWS.smallLoaded, TARGET_ROWS.smallFloorLoaded)
+  const loadedClosest = closestPeer(run, TARGET_ROWS.smallLoaded, loadedPeers)
+  const callsOf = (r: Row) => `${formatValue(r.value!, 'calls/s')} calls/s`
   checks.push({
     target: `Small calls at c=50 ≥${TARGETS.loadedFloorShare}× the floor's and ahead of every peer`,
     measured: loaded?.value ? `${calls(loaded)}${shareText(loadedShare)}` : 'n/a',
@@ -180,7 +160,7 @@ export function checkTargets(
         ? `${calls(row)}${shareText(run.share(TARGET_ROWS.smallProxiesLoaded, TARGET_ROWS.smallFloorLoaded))}`
         : null,
     ),
-    ...bestPeer(loadedPeers, (r) => `${formatValue(r.value!, 'calls/s')} calls/s`),
+    ...closestPeerColumn(loadedClosest, callsOf),
     ...verdictOf([
       loadedShare === null
         ? { text: 'Burrow or floor not measured', met: null }
@@ -188,12 +168,7 @@ export function checkTargets(
             text: `${loadedShare.value.toFixed(2)}× the floor < ${TARGETS.loadedFloorShare}×`,
             met: loadedShare.value >= TARGETS.loadedFloorShare,
           },
-      aheadOfPeers(
-        run,
-        TARGET_ROWS.smallLoaded,
-        loadedPeers,
-        (r) => `${formatValue(r.value!, 'calls/s')} calls/s`,
-      ),
+      aheadOfPeers(loadedPeers, loadedClosest, callsOf),
     ]),
   })
 
@@ -204,6 +179,7 @@ export function checkTargets(
   const parallel = byId(TARGET_ROWS.bulkParallel)
   const bulkPeers = peers(/^bulk-peer-.+-1$/)
   const bulkShare = run.share(TARGET_ROWS.bulk, TARGET_ROWS.bulkFloor)
+  const bulkClosest = closestPeer(run, TARGET_ROWS.bulk, bulkPeers)
   checks.push({
     target: `10 MiB one stream (c=1) ≥${TARGETS.bulkFloorShare}× the floor's and ahead of every peer`,
     measured: bulk?.value
@@ -215,7 +191,7 @@ export function checkTargets(
         ? `${mb(row)}${shareText(run.share(TARGET_ROWS.bulkProxies, TARGET_ROWS.bulkFloor))}`
         : null,
     ),
-    ...bestPeer(bulkPeers, mb),
+    ...closestPeerColumn(bulkClosest, mb),
     ...verdictOf([
       bulkShare === null
         ? { text: 'Burrow or floor not measured', met: null }
@@ -223,7 +199,7 @@ export function checkTargets(
             text: `${bulkShare.value.toFixed(2)}× the floor < ${TARGETS.bulkFloorShare}×`,
             met: bulkShare.value >= TARGETS.bulkFloorShare,
           },
-      aheadOfPeers(run, TARGET_ROWS.bulk, bulkPeers, mb),
+      aheadOfPeers(bulkPeers, bulkClosest, mb),
     ]),
   })
 
@@ -307,9 +283,10 @@ function cpuRatio(run: RunRows, one: string, fifty: string, label: string): Roun
  * only Node's HTTP, pays per wake-up on this machine.
  */
 function cpuAtOneAgainstFifty(run: RunRows): TargetCheck {
-  const one = run.byId(TARGET_ROWS.smallUnloaded)
-  const fifty = run.byId(TARGET_ROWS.smallLoaded)
   const ratio = cpuRatio(run, TARGET_ROWS.smallUnloaded, TARGET_ROWS.smallLoaded, 'burrowd')
+  // The two figures of the round whose ratio is the median.
+  const one = run.rowOf(TARGET_ROWS.smallUnloaded, ratio)
+  const fifty = run.rowOf(TARGET_ROWS.smallLoaded, ratio)
   const relays = cpuRatio(
     run,
     TARGET_ROWS.smallFloorUnloaded,
@@ -352,9 +329,10 @@ function cpuAtOneAgainstFifty(run: RunRows): TargetCheck {
 
 /** A real SDK server over HTTP through the tunnel against the same server called directly. */
 function sdkAgainstDirect(run: RunRows): TargetCheck {
-  const burrow = run.byId(TARGET_ROWS.sdk)
-  const direct = run.byId(TARGET_ROWS.sdkDirect)
   const share = run.share(TARGET_ROWS.sdk, TARGET_ROWS.sdkDirect)
+  // The two figures of the round whose ratio is the median.
+  const burrow = run.rowOf(TARGET_ROWS.sdk, share)
+  const direct = run.rowOf(TARGET_ROWS.sdkDirect, share)
   const calls = (row: Row) => `${formatValue(row.value!, 'calls/s')} calls/s`
   return {
     target: `SDK server over HTTP (SSE answers) at c=50 ≥${TARGETS.sdkDirectShare}× direct`,
@@ -385,10 +363,4 @@ function httpFloor(
 /** " (0.52× the floor; rounds 0.50 · 0.52 · 0.55)", or "" when it was not measured. */
 function shareText(share: RoundRatio | null): string {
   return share === null ? '' : ` (${share.value.toFixed(2)}× the floor${roundsNote(share)})`
-}
-
-/** The `bestPeer` column: the peer with the highest value, or nothing when none ran. */
-function bestPeer(peers: readonly Row[], show: (row: Row) => string): { bestPeer?: string } {
-  const best = [...peers].sort((a, b) => (b.value ?? 0) - (a.value ?? 0))[0]
-  return best ? { bestPeer: `${label(best)}: ${show(best)}` } : {}
 }

@@ -27,9 +27,10 @@ test('with rounds, a target reads the ratio within each round, not the median ro
   const rows = medianRows(SDK_ROUNDS)
   const paired = target(checkTargets(rows, SDK_ROUNDS), 'SDK server')
   assert.equal(paired.met, false)
+  // Beside the ratio, the two figures of the round it came from (the third).
   assert.match(
     paired.measured,
-    /^0\.89× \(2,985 calls\/s vs 3,253 calls\/s; rounds 0\.93 · 0\.88 · 0\.89\)$/,
+    /^0\.89× \(2,985 calls\/s vs 3,356 calls\/s; rounds 0\.93 · 0\.88 · 0\.89\)$/,
   )
   assert.match(paired.verdict!, /0\.89× direct < 0\.9×/)
   // Read from the median rows alone, the same run would pass: 2,985 of one round over 3,253 of another.
@@ -68,14 +69,51 @@ test('ahead of a peer is read round by round, not from the median rows', () => {
   assert.equal(target(checkTargets(rows), 'Small calls at c=50').verdict?.includes('behind'), false)
 })
 
-test("burrowd's CPU at c=1 against c=50 is read within each round", () => {
+test("burrowd's CPU at c=1 against c=50 is read within each round, and shown with that round's figures", () => {
   const cpu = (burrowd: number) => ({ cpuPerUnitByProcess: { burrowd } })
   const rounds = [
-    [row(TARGET_ROWS.smallUnloaded, 10, cpu(150)), row(TARGET_ROWS.smallLoaded, 100, cpu(50))],
-    [row(TARGET_ROWS.smallUnloaded, 12, cpu(100)), row(TARGET_ROWS.smallLoaded, 90, cpu(60))],
-    [row(TARGET_ROWS.smallUnloaded, 11, cpu(120)), row(TARGET_ROWS.smallLoaded, 95, cpu(55))],
+    [row(TARGET_ROWS.smallUnloaded, 10, cpu(150)), row(TARGET_ROWS.smallLoaded, 95, cpu(50))],
+    [row(TARGET_ROWS.smallUnloaded, 12, cpu(100)), row(TARGET_ROWS.smallLoaded, 100, cpu(60))],
+    [row(TARGET_ROWS.smallUnloaded, 11, cpu(120)), row(TARGET_ROWS.smallLoaded, 90, cpu(55))],
   ]
-  const check = target(checkTargets(medianRows(rounds), rounds), 'burrowd CPU')
+  const rows = medianRows(rounds)
+  // The median rows are of the third round (c=1) and the first (c=50): 120 over 50 would be 2.4.
+  const check = target(checkTargets(rows, rounds), 'burrowd CPU')
   assert.equal(check.met, false)
   assert.equal(check.measured, '2.2× (120 vs 55 µs per call; rounds 3.0 · 1.7 · 2.2)')
+  assert.match(target(checkTargets(rows), 'burrowd CPU').measured, /^2\.4× \(120 vs 50 µs/)
+})
+
+test('Burrow must be ahead of every peer, each read round by round, not only of the fastest', () => {
+  const peer = (name: string, value: number) =>
+    row(`small-peer-${name}-50`, value, { name: `small call, HTTP · ${name}` })
+  const rounds = [
+    [row(TARGET_ROWS.smallLoaded, 100), peer('ssh -R', 110), peer('pipenet', 105)],
+    [row(TARGET_ROWS.smallLoaded, 130), peer('ssh -R', 120), peer('pipenet', 119)],
+    [row(TARGET_ROWS.smallLoaded, 130), peer('ssh -R', 120), peer('pipenet', 135)],
+  ]
+  // ssh -R has the higher median (120 against 119), and Burrow is ahead of it in two rounds;
+  // it is behind pipenet in two.
+  const check = target(checkTargets(medianRows(rounds), rounds), 'Small calls at c=50')
+  assert.equal(check.met, false)
+  assert.match(
+    check.verdict!,
+    /behind pipenet \(119 calls\/s; Burrow 0\.96× it; rounds 0\.95 · 1\.09 · 0\.96\)/,
+  )
+  assert.equal(check.bestPeer, 'pipenet (119 calls/s; Burrow 0.96× it; rounds 0.95 · 1.09 · 0.96)')
+})
+
+test("a round whose floor added no latency counts against Burrow's factor when Burrow added some", () => {
+  const p50 = (p50Ms: number, direct: number) => ({
+    p50Ms,
+    baseline: row(TARGET_ROWS.smallDirectUnloaded, 1, { p50Ms: direct }),
+  })
+  const round = (burrow: number, floor: number) => [
+    row(TARGET_ROWS.smallUnloaded, 10, p50(0.1 + burrow, 0.1)),
+    row(TARGET_ROWS.smallFloorUnloaded, 20, p50(0.1 + floor, 0.1)),
+  ]
+  const rounds = [round(0.4, 0), round(0.2, 0.1), round(0.35, 0.05)]
+  const check = target(checkTargets(medianRows(rounds), rounds), '≤0.5 ms added p50')
+  assert.equal(check.met, false)
+  assert.match(check.measured, /7\.0× the floor's; rounds ∞ · 2\.0 · 7\.0$/)
 })
