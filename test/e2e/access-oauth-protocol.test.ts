@@ -149,11 +149,34 @@ describe('the authorization server, as a strict OAuth client library sees it', (
     assert.notEqual(refreshed.refresh_token, grant.refresh_token)
     assert.equal((await tools(refreshed.access_token)).status, 200)
 
+    // RFC 8707: a refresh for another resource is refused, and leaves the token unspent.
+    await assert.rejects(
+      async () =>
+        oauth.processRefreshTokenResponse(
+          as,
+          oauthClient,
+          await oauth.refreshTokenGrantRequest(as, oauthClient, auth, refreshed.refresh_token!, {
+            ...options,
+            additionalParameters: { resource: 'https://example.com/mcp' },
+          }),
+        ),
+      (err: unknown) => err instanceof oauth.ResponseBodyError && err.error === 'invalid_target',
+    )
+    const again = await oauth.processRefreshTokenResponse(
+      as,
+      oauthClient,
+      await oauth.refreshTokenGrantRequest(as, oauthClient, auth, refreshed.refresh_token!, {
+        ...options,
+        additionalParameters: { resource: mcpUrl },
+      }),
+    )
+    assert.equal((await tools(again.access_token)).status, 200)
+
     // RFC 7009: revoking the refresh token ends the grant and its access tokens.
     await oauth.processRevocationResponse(
-      await oauth.revocationRequest(as, oauthClient, auth, refreshed.refresh_token!, options),
+      await oauth.revocationRequest(as, oauthClient, auth, again.refresh_token!, options),
     )
-    assert.equal((await tools(refreshed.access_token)).status, 401)
+    assert.equal((await tools(again.access_token)).status, 401)
   })
 
   it('consents only with the owner’s session and form token, for an oauth tunnel, and honours Deny', async () => {

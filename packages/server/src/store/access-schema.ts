@@ -61,7 +61,7 @@ export interface OauthGrantsTable {
   last_used_at: OptionalNullable<string>
   /** SHA-256 hex of the current refresh token; null before the code is redeemed. */
   refresh_hash: OptionalNullable<string>
-  /** The one it replaced: presenting it again means it leaked, and the grant is revoked. */
+  /** The one it last replaced, as 011 kept it; no longer written (014 keeps them all). */
   previous_refresh_hash: OptionalNullable<string>
   refresh_expires_at: OptionalNullable<string>
 }
@@ -83,11 +83,24 @@ export interface CallHistoryAgentColumns {
   agent: OptionalNullable<string>
 }
 
-/** The tables of `011_access`. */
+/**
+ * `oauth_replaced_refresh` (014): a refresh token a grant replaced, remembered until it would
+ * have expired; presenting it means it leaked, and the grant is revoked.
+ */
+export interface OauthReplacedRefreshTable {
+  /** SHA-256 hex of the replaced token. */
+  refresh_hash: string
+  grant_id: string
+  /** When the row may go: the replacing token's expiry, which bounds the replaced one's. */
+  expires_at: string
+}
+
+/** The tables of `011_access`, and 014's. */
 export interface AccessTables {
   tunnel_access: TunnelAccessTable
   agent_tokens: AgentTokensTable
   oauth_clients: OauthClientsTable
   oauth_grants: OauthGrantsTable
   oauth_codes: OauthCodesTable
+  oauth_replaced_refresh: OauthReplacedRefreshTable
 }

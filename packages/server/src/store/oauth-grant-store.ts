@@ -112,8 +112,10 @@ export class OauthGrantStore {
   }
 
   /**
-   * Replace refresh token `oldHash` by `newHash`. Returns the grant, `reused` when `oldHash` was
-   * already replaced (a leaked token: the grant is deleted), or undefined when unknown or expired.
+   * Replace refresh token `oldHash` by `newHash`. Returns the grant, `reused` when `oldHash` is
+   * one this grant already replaced (a leaked token, whichever generation: the grant is
+   * deleted), or undefined when unknown or expired. Replaced tokens are remembered until they
+   * would have expired (the new token's expiry bounds theirs).
    */
   async rotateRefresh(
     oldHash: string,
@@ -121,23 +123,47 @@ export class OauthGrantStore {
     expiresAt: Date,
   ): Promise<OauthGrant | 'reused' | undefined> {
     const now = this.#now().toISOString()
-    const updated = await this.#db
-      .updateTable('oauth_grants')
-      .set({
-        refresh_hash: newHash,
-        previous_refresh_hash: oldHash,
-        refresh_expires_at: expiresAt.toISOString(),
-      })
-      .where('refresh_hash', '=', oldHash)
-      .where('refresh_expires_at', '>', now)
-      .returningAll()
-      .executeTakeFirst()
+    const updated = await this.#db.transaction().execute(async (trx) => {
+      const row = await trx
+        .updateTable('oauth_grants')
+        .set({ refresh_hash: newHash, refresh_expires_at: expiresAt.toISOString() })
+        .where('refresh_hash', '=', oldHash)
+        .where('refresh_expires_at', '>', now)
+        .returningAll()
+        .executeTakeFirst()
+      if (row === undefined) return undefined
+      await trx
+        .deleteFrom('oauth_replaced_refresh')
+        .where('grant_id', '=', row.id)
+        .where('expires_at', '<=', now)
+        .execute()
+      await trx
+        .insertInto('oauth_replaced_refresh')
+        .values({ refresh_hash: oldHash, grant_id: row.id, expires_at: expiresAt.toISOString() })
+        .execute()
+      return row
+    })
     if (updated !== undefined) return toGrant(updated)
-    const reused = await this.#db
-      .deleteFrom('oauth_grants')
-      .where('previous_refresh_hash', '=', oldHash)
+    const replaced = await this.#db
+      .selectFrom('oauth_replaced_refresh')
+      .select('grant_id')
+      .where('refresh_hash', '=', oldHash)
+      .where('expires_at', '>', now)
       .executeTakeFirst()
-    return reused.numDeletedRows > 0n ? 'reused' : undefined
+    if (replaced === undefined) return undefined
+    await this.revoke(null, replaced.grant_id)
+    return 'reused'
+  }
+
+  /** The grant whose current, unexpired refresh token has hash `hash`, if any. */
+  async byRefresh(hash: string): Promise<OauthGrant | undefined> {
+    const row = await this.#db
+      .selectFrom('oauth_grants')
+      .selectAll()
+      .where('refresh_hash', '=', hash)
+      .where('refresh_expires_at', '>', this.#now().toISOString())
+      .executeTakeFirst()
+    return row && toGrant(row)
   }
 
   /** Grant `id`, if it still exists. */

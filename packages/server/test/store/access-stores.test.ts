@@ -13,6 +13,7 @@ import { AgentTokenStore, MAX_AGENT_TOKENS } from '../../src/store/agent-token-s
 import { accessMigration } from '../../src/store/migrations/011-access.js'
 import { customDomainsMigration } from '../../src/store/migrations/012-custom-domains.js'
 import { callContinuationsMigration } from '../../src/store/migrations/013-call-continuations.js'
+import { replacedRefreshMigration } from '../../src/store/migrations/014-replaced-refresh-tokens.js'
 import { migrateToLatest } from '../../src/store/migrations/migrate-to-latest.js'
 import { OauthGrantStore } from '../../src/store/oauth-grant-store.js'
 import { openStore } from '../../src/store/open-store.js'
@@ -62,6 +63,7 @@ for (const backend of testBackends()) {
     it('keeps tunnels that existed before migration 011 public', async () => {
       // Back to a database of migration 010 (the later migrations undone, newest first).
       const later = [
+        ['014_replaced_refresh_tokens', replacedRefreshMigration],
         ['013_call_continuations', callContinuationsMigration],
         ['012_custom_domains', customDomainsMigration],
         ['011_access', accessMigration],
@@ -133,6 +135,105 @@ for (const backend of testBackends()) {
       // One rotation wins; the other presented a token that was just replaced: the grant ends.
       assert.equal(rotated.filter((r) => typeof r === 'object').length, 1)
       assert.equal(await grants.get(grantId), undefined)
+    })
+
+    it('revokes a grant when any refresh token it replaced comes back, not only the last one', async () => {
+      const grants = new OauthGrantStore(store.db, () => new Date(clock))
+      const approve = async (code: string) => {
+        const id = await grants.approve({
+          tunnelId: tunnelA,
+          accountId,
+          clientId: 'dcr_x',
+          clientName: 'X',
+          approvedBy: 'a@example.com',
+          resource: 'r',
+          codeHash: hash(code),
+          redirectUri: 'http://127.0.0.1/cb',
+          codeChallenge: 'c'.repeat(43),
+          codeExpiresAt: new Date(clock + 60_000),
+        })
+        await grants.setRefresh(id, hash(`${code}-r1`), new Date(clock + 86_400_000))
+        return id
+      }
+      // A thief refreshes twice with a stolen r1; the owner's r1 then comes back.
+      const stolen = await approve('stolen')
+      for (const [from, to] of [
+        ['stolen-r1', 'stolen-r2'],
+        ['stolen-r2', 'stolen-r3'],
+      ]) {
+        clock += 1_000
+        const next = await grants.rotateRefresh(
+          hash(from!),
+          hash(to!),
+          new Date(clock + 86_400_000),
+        )
+        assert.equal(typeof next, 'object')
+      }
+      assert.equal((await grants.byRefresh(hash('stolen-r3')))?.id, stolen)
+      assert.equal(await grants.byRefresh(hash('stolen-r1')), undefined)
+      assert.equal(
+        await grants.rotateRefresh(hash('stolen-r1'), hash('x'), new Date(clock + 86_400_000)),
+        'reused',
+      )
+      assert.equal(await grants.get(stolen), undefined, "the thief's r3 ends with the grant")
+      const left = await store.db.selectFrom('oauth_replaced_refresh').selectAll().execute()
+      assert.deepEqual(left, [], 'replaced tokens go with their grant')
+
+      // Replaced tokens are remembered until they would have expired, then forgotten.
+      const kept = await approve('kept')
+      await grants.rotateRefresh(hash('kept-r1'), hash('kept-r2'), new Date(clock + 1_000))
+      clock += 2_000
+      await grants.setRefresh(kept, hash('kept-r3'), new Date(clock + 86_400_000))
+      await grants.rotateRefresh(hash('kept-r3'), hash('kept-r4'), new Date(clock + 86_400_000))
+      const rows = await store.db
+        .selectFrom('oauth_replaced_refresh')
+        .select('refresh_hash')
+        .execute()
+      assert.deepEqual(
+        rows.map((r) => r.refresh_hash),
+        [hash('kept-r3')],
+      )
+      assert.equal(
+        await grants.rotateRefresh(hash('kept-r1'), hash('y'), new Date(clock + 86_400_000)),
+        undefined,
+        'a replaced token past its expiry is only unknown',
+      )
+      assert.ok(await grants.get(kept))
+    })
+
+    it('carries the replaced refresh token 011 kept into migration 014', async () => {
+      const grants = new OauthGrantStore(store.db, () => new Date(clock))
+      await replacedRefreshMigration.down!(store.db)
+      await sql`delete from kysely_migration where name = '014_replaced_refresh_tokens'`.execute(
+        store.db,
+      )
+      const id = await grants.approve({
+        tunnelId: tunnelA,
+        accountId,
+        clientId: 'dcr_x',
+        clientName: 'X',
+        approvedBy: 'a@example.com',
+        resource: 'r',
+        codeHash: hash('old-code'),
+        redirectUri: 'http://127.0.0.1/cb',
+        codeChallenge: 'c'.repeat(43),
+        codeExpiresAt: new Date(clock + 60_000),
+      })
+      await store.db
+        .updateTable('oauth_grants')
+        .set({
+          refresh_hash: hash('old-r2'),
+          previous_refresh_hash: hash('old-r1'),
+          refresh_expires_at: new Date(clock + 86_400_000).toISOString(),
+        })
+        .where('id', '=', id)
+        .execute()
+      assert.deepEqual(await migrateToLatest(store.db), ['014_replaced_refresh_tokens'])
+      assert.equal(
+        await grants.rotateRefresh(hash('old-r1'), hash('x'), new Date(clock + 86_400_000)),
+        'reused',
+      )
+      assert.equal(await grants.get(id), undefined)
     })
 
     it('refuses expired refresh tokens and revokes a grant whose old refresh token comes back', async () => {

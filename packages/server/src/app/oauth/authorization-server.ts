@@ -289,28 +289,32 @@ export class AuthorizationServer implements Mount {
       return oauthJson(res, 200, await this.#tokenBody(grant, refresh))
     }
     if (grantType === 'refresh_token') {
-      const old = form.get('refresh_token') ?? ''
+      const presented = form.get('refresh_token') ?? ''
+      const old = hashKey(presented)
+      // The client and the resource are checked before the token is spent: a request refused
+      // for them leaves the refresh token as it was.
+      const current = presented === '' ? undefined : await this.#o.grants.byRefresh(old)
+      if (current && clientId !== null && clientId !== current.clientId) {
+        await this.#o.grants.revoke(null, current.id)
+        throw new OauthError('invalid_grant', 'the refresh token was issued to another client')
+      }
+      if (current && resource !== null && resource !== current.resource) {
+        throw new OauthError(
+          'invalid_target',
+          'a refresh token serves only the tunnel it was issued for',
+        )
+      }
       const refresh = newRefreshToken()
       const rotated =
-        old === ''
+        presented === ''
           ? undefined
-          : await this.#o.grants.rotateRefresh(hashKey(old), hashKey(refresh), refreshExpiry())
+          : await this.#o.grants.rotateRefresh(old, hashKey(refresh), refreshExpiry())
       if (rotated === undefined || rotated === 'reused') {
         throw new OauthError(
           'invalid_grant',
           rotated === 'reused'
             ? 'the refresh token was already used; the grant is revoked, sign in again'
             : 'the refresh token is unknown, revoked or expired',
-        )
-      }
-      if (clientId !== null && clientId !== rotated.clientId) {
-        await this.#o.grants.revoke(null, rotated.id)
-        throw new OauthError('invalid_grant', 'the refresh token was issued to another client')
-      }
-      if (resource !== null && resource !== rotated.resource) {
-        throw new OauthError(
-          'invalid_target',
-          'a refresh token serves only the tunnel it was issued for',
         )
       }
       return oauthJson(res, 200, await this.#tokenBody(rotated, refresh))

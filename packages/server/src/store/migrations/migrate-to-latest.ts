@@ -20,6 +20,7 @@ import { accountRecoveryMigration } from './010-account-recovery.js'
 import { accessMigration } from './011-access.js'
 import { customDomainsMigration } from './012-custom-domains.js'
 import { callContinuationsMigration } from './013-call-continuations.js'
+import { replacedRefreshMigration } from './014-replaced-refresh-tokens.js'
 
 /** All migrations by name; names sort in the order they apply. */
 const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -36,6 +37,7 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '011_access': accessMigration,
   '012_custom_domains': customDomainsMigration,
   '013_call_continuations': callContinuationsMigration,
+  '014_replaced_refresh_tokens': replacedRefreshMigration,
 }
 
 const provider: MigrationProvider = {
