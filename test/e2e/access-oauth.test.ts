@@ -365,20 +365,19 @@ describe('OAuth for MCP clients', () => {
       assert.equal(res.headers.get('location'), null)
       assert.match(await res.text(), text)
     }
-    // Sent back to the client with an error: no PKCE, plain PKCE, bad resource, bad response_type.
-    for (const [params, error] of [
-      [{ ...good, code_challenge: '' }, 'invalid_request'],
-      [{ ...good, code_challenge_method: 'plain' }, 'invalid_request'],
-      [{ ...good, code_challenge: 'short' }, 'invalid_request'],
-      [{ ...good, resource: 'https://example.com/mcp' }, 'invalid_target'],
-      [{ ...good, response_type: 'token' }, 'unsupported_response_type'],
+    // The rest is shown too, never sent to the client's redirect URI: anyone can register a
+    // client whose redirect URI is their own site (RFC 9700 §4.11.2, no open redirect).
+    for (const [params, text] of [
+      [{ ...good, code_challenge: '' }, /code_challenge must be a base64url SHA-256/],
+      [{ ...good, code_challenge_method: 'plain' }, /PKCE is required/],
+      [{ ...good, code_challenge: 'short' }, /code_challenge must be a base64url SHA-256/],
+      [{ ...good, resource: 'https://example.com/mcp' }, /resource must be the tunnel/],
+      [{ ...good, response_type: 'token' }, /response_type must be code/],
     ] as const) {
       const res = await authorize(params)
-      assert.equal(res.status, 302)
-      const back = new URL(res.headers.get('location')!)
-      assert.equal(`${back.origin}${back.pathname}`, callback)
-      assert.equal(back.searchParams.get('error'), error)
-      assert.equal(back.searchParams.get('state'), 's1')
+      assert.equal(res.status, 400)
+      assert.equal(res.headers.get('location'), null)
+      assert.match(await res.text(), text)
     }
     // Not signed in: off to the sign-in page, which returns here.
     const signIn = await authorize(good)

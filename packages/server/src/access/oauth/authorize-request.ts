@@ -1,9 +1,10 @@
 /**
- * The checks of one authorization request (`/oauth/authorize`, GET to ask, POST to answer), in
- * the order OAuth 2.1 wants: first the client and its redirect URI (failures are shown, never
- * redirected, so burrowd cannot be used to bounce users to strangers), then the rest (failures go
- * back to the client): `response_type=code`, PKCE with S256, and a `resource` that is one of
- * burrowd's tunnel `/mcp` URLs.
+ * The checks of one authorization request (`/oauth/authorize`, GET to ask, POST to answer): the
+ * client and its redirect URI, `response_type=code`, PKCE with S256, and a `resource` that is one
+ * of burrowd's tunnel `/mcp` URLs. Every failure is shown on the page, never sent to the redirect
+ * URI: anyone may register a client whose redirect URI is their own site, and an error redirect
+ * made before the owner has seen the consent page would bounce users there (RFC 9700 §4.11.2).
+ * Only the owner's own answer (approve or deny) goes back to the client.
  */
 import type { OauthClient } from '../../store/oauth-client-store.js'
 import type { ClientRegistry } from './client-registry.js'
@@ -20,15 +21,11 @@ export interface AuthorizeRequest {
   readonly label: string
 }
 
-/** What went wrong: `show` errors are displayed; `redirect` ones go back to the client. */
-export type AuthorizeProblem =
-  | { readonly kind: 'show'; readonly error: OauthError }
-  | {
-      readonly kind: 'redirect'
-      readonly error: OauthError
-      readonly redirectUri: string
-      readonly state: string | null
-    }
+/** What went wrong, to show on the page. */
+export interface AuthorizeProblem {
+  readonly kind: 'show'
+  readonly error: OauthError
+}
 
 /** The parameters' names, for the consent form's hidden fields. */
 export const AUTHORIZE_PARAMS = [
@@ -74,29 +71,23 @@ export async function checkAuthorizeRequest(
     )
   }
   const state = params.get('state')
-  const back = (code: string, description: string): AuthorizeProblem => ({
-    kind: 'redirect',
-    error: new OauthError(code, description),
-    redirectUri,
-    state,
-  })
   if (params.get('response_type') !== 'code') {
-    return back('unsupported_response_type', 'response_type must be code')
+    return show('unsupported_response_type', 'response_type must be code')
   }
   const challenge = params.get('code_challenge')
   if (challenge === null || params.get('code_challenge_method') !== 'S256') {
-    return back(
+    return show(
       'invalid_request',
       'PKCE is required: send code_challenge with code_challenge_method=S256',
     )
   }
   if (!CHALLENGE.test(challenge)) {
-    return back('invalid_request', 'code_challenge must be a base64url SHA-256 (43 characters)')
+    return show('invalid_request', 'code_challenge must be a base64url SHA-256 (43 characters)')
   }
   const resource = params.get('resource')
   const label = resource === null || resource.length > 2048 ? null : await labelOf(resource)
   if (resource === null || label === null) {
-    return back(
+    return show(
       'invalid_target',
       "resource must be the tunnel's MCP URL, https://<tunnel>--<account>.<zone>/mcp or its custom domain's",
     )

@@ -169,13 +169,8 @@ export class AuthorizationServer implements Mount {
       this.#addresses.rateKey(req),
     )
     if ('kind' in checked) {
-      if (checked.kind === 'show') {
-        return sendHtml(res, 400, refusedPage(checked.error.message, viewer), {
-          https: this.#o.https,
-        })
-      }
-      return redirect(res, this.#back(checked.redirectUri, checked.error, checked.state), {
-        status: 302,
+      return sendHtml(res, 400, refusedPage(checked.error.message, viewer), {
+        https: this.#o.https,
       })
     }
     if (!viewer || !account || caller?.via !== 'session') {
