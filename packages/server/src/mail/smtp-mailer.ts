@@ -5,6 +5,7 @@
  */
 import nodemailer from 'nodemailer'
 import type { Transporter } from 'nodemailer'
+import { isEmailAddress } from './email-address.js'
 import type { MailMessage, Mailer } from './mailer.js'
 
 /** Mail handed to an SMTP server. */
@@ -18,9 +19,14 @@ export class SmtpMailer implements Mailer {
   }
 
   async send(message: MailMessage): Promise<void> {
+    // Stored addresses passed the same check; one that did not (an account made before it)
+    // gets no mail rather than mail to another mailbox named inside it.
+    if (!isEmailAddress(message.to)) {
+      throw new Error(`"${message.to}" is not one mailbox; no mail sent`)
+    }
     await this.#transport.sendMail({
       from: this.#from,
-      to: message.to,
+      to: { name: '', address: message.to },
       subject: message.subject,
       text: message.text,
     })

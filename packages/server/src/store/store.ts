@@ -28,6 +28,7 @@ import type { Account } from './account-row.js'
 import { CrashReportStore } from './crash-report-store.js'
 import { newId } from './random-token.js'
 import type { Database } from './schema.js'
+import { isEmailAddress } from '../mail/email-address.js'
 import { StoreError } from './store-error.js'
 import type { Tunnel, TunnelStatus, TunnelWithAccount } from './tunnel-row.js'
 import { TunnelStore } from './tunnel-store.js'
@@ -44,8 +45,6 @@ export interface StoreOptions {
   /** Runs after the Kysely instance is destroyed, to release what `openStore` opened. */
   readonly onClose?: () => void | Promise<void>
 }
-
-const EMAIL = /^[^\s@]+@[^\s@.]+(?:\.[^\s@.]+)*$/
 
 /** Queries over accounts, tunnels, sessions, tokens and settings; one instance per database. */
 export class Store {
@@ -93,8 +92,11 @@ export class Store {
     password?: string
   }): Promise<Account> {
     const email = normaliseEmail(input.email)
-    if (email.length > 254 || !EMAIL.test(email)) {
-      throw new StoreError('invalid', `email "${input.email}" is not an email address`)
+    if (!isEmailAddress(email)) {
+      throw new StoreError(
+        'invalid',
+        `email "${input.email}" is not one email address (name@example.com, without spaces, commas, quotes or angle brackets)`,
+      )
     }
     const slugProblem = labelProblem('slug', input.slug)
     if (slugProblem !== null) throw new StoreError('invalid', slugProblem)

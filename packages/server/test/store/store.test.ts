@@ -98,7 +98,15 @@ for (const backend of testBackends()) {
           'invalid',
           'longer than 40',
         )
-        for (const email of ['nope', 'a b@c.d', '@b.c', 'a@', 'a@b..c']) {
+        for (const email of [
+          'nope',
+          'a b@c.d',
+          '@b.c',
+          'a@',
+          'a@b..c',
+          'root,postmaster;bob@ex.test',
+          'victim.example.com<attacker@evil.test>',
+        ]) {
           await rejectsWith(store.createAccount({ email, slug: 'acme' }), 'invalid', email)
         }
         const plan = 'gold' as 'free'
@@ -473,6 +481,7 @@ describe('openStore', () => {
         '011_access',
         '012_custom_domains',
         '013_call_continuations',
+        '014_replaced_refresh_tokens',
       ])
     } finally {
       await store.close()
