@@ -1,8 +1,9 @@
 /**
  * OAuth clients burrowd knows (`oauth_clients`): Client ID Metadata Documents it fetched (kept
- * as a cache, fetched again when stale) and clients registered dynamically.
+ * as a cache, fetched again when stale) and clients registered dynamically. Strangers make
+ * both, so those no owner has approved are kept within a bound, newest first (`evict`).
  */
-import type { Kysely, Selectable } from 'kysely'
+import type { ExpressionBuilder, Kysely, Selectable } from 'kysely'
 import type { Database } from './schema.js'
 
 /** A known client. */
@@ -13,6 +14,9 @@ export interface OauthClient {
   readonly redirectUris: readonly string[]
   readonly fetchedAt: Date
 }
+
+/** Clients without a grant kept at most (registered or fetched for anyone, signed in or not). */
+export const MAX_UNAPPROVED_CLIENTS = 10_000
 
 /** Queries over `oauth_clients`. */
 export class OauthClientStore {
@@ -47,6 +51,40 @@ export class OauthClientStore {
       .onConflict((oc) => oc.column('client_id').doUpdateSet(values))
       .execute()
   }
+
+  /**
+   * Delete the clients no grant names beyond the newest `keep` (by registration or last fetch):
+   * a registration nobody approved, or a cached document, is the first to go. Returns how many.
+   */
+  async evict(keep = MAX_UNAPPROVED_CLIENTS): Promise<number> {
+    const boundary = await this.#db
+      .selectFrom('oauth_clients')
+      .where(withoutGrant)
+      .select('fetched_at')
+      .orderBy('fetched_at', 'desc')
+      .limit(1)
+      .offset(keep)
+      .executeTakeFirst()
+    if (boundary === undefined) return 0
+    const result = await this.#db
+      .deleteFrom('oauth_clients')
+      .where('fetched_at', '<=', boundary.fetched_at)
+      .where(withoutGrant)
+      .executeTakeFirst()
+    return Number(result.numDeletedRows)
+  }
+}
+
+/** The client has no grant: nobody approved it (or every approval was revoked). */
+function withoutGrant(eb: ExpressionBuilder<Database, 'oauth_clients'>) {
+  return eb.not(
+    eb.exists(
+      eb
+        .selectFrom('oauth_grants')
+        .select('oauth_grants.id')
+        .whereRef('oauth_grants.client_id', '=', 'oauth_clients.client_id'),
+    ),
+  )
 }
 
 function toClient(row: Selectable<Database['oauth_clients']>): OauthClient {

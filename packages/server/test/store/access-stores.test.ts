@@ -2,8 +2,9 @@
  * The access part of the store contract, run against SQLite always and PostgreSQL when
  * TEST_DATABASE_URL is set: tunnel access settings (default `oauth`; tunnels that existed before
  * migration 011 stay `public`), agent tokens (hashed, scoped to their tunnel, capped), and OAuth
- * grants (single-use codes even under concurrency, refresh rotation with reuse detection,
- * revocation that cascades with the tunnel).
+ * grants (single-use codes even under concurrency, refresh rotation with reuse detection of any
+ * replaced token, revocation that cascades with the tunnel), and the bound on clients nobody
+ * approved.
  */
 import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
@@ -14,8 +15,12 @@ import { accessMigration } from '../../src/store/migrations/011-access.js'
 import { customDomainsMigration } from '../../src/store/migrations/012-custom-domains.js'
 import { callContinuationsMigration } from '../../src/store/migrations/013-call-continuations.js'
 import { replacedRefreshMigration } from '../../src/store/migrations/014-replaced-refresh-tokens.js'
+import { oauthClientEvictionMigration } from '../../src/store/migrations/015-oauth-client-eviction.js'
 import { migrateToLatest } from '../../src/store/migrations/migrate-to-latest.js'
+import { OauthClientStore } from '../../src/store/oauth-client-store.js'
 import { OauthGrantStore } from '../../src/store/oauth-grant-store.js'
+import { ClientRegistry } from '../../src/access/oauth/client-registry.js'
+import { UrlGuard } from '../../src/webhooks/url-guard.js'
 import { openStore } from '../../src/store/open-store.js'
 import { StoreError } from '../../src/store/store-error.js'
 import type { Store } from '../../src/store/store.js'
@@ -63,6 +68,7 @@ for (const backend of testBackends()) {
     it('keeps tunnels that existed before migration 011 public', async () => {
       // Back to a database of migration 010 (the later migrations undone, newest first).
       const later = [
+        ['015_oauth_client_eviction', oauthClientEvictionMigration],
         ['014_replaced_refresh_tokens', replacedRefreshMigration],
         ['013_call_continuations', callContinuationsMigration],
         ['012_custom_domains', customDomainsMigration],
@@ -203,10 +209,13 @@ for (const backend of testBackends()) {
 
     it('carries the replaced refresh token 011 kept into migration 014', async () => {
       const grants = new OauthGrantStore(store.db, () => new Date(clock))
-      await replacedRefreshMigration.down!(store.db)
-      await sql`delete from kysely_migration where name = '014_replaced_refresh_tokens'`.execute(
-        store.db,
-      )
+      for (const [name, migration] of [
+        ['015_oauth_client_eviction', oauthClientEvictionMigration],
+        ['014_replaced_refresh_tokens', replacedRefreshMigration],
+      ] as const) {
+        await migration.down!(store.db)
+        await sql`delete from kysely_migration where name = ${name}`.execute(store.db)
+      }
       const id = await grants.approve({
         tunnelId: tunnelA,
         accountId,
@@ -228,12 +237,65 @@ for (const backend of testBackends()) {
         })
         .where('id', '=', id)
         .execute()
-      assert.deepEqual(await migrateToLatest(store.db), ['014_replaced_refresh_tokens'])
+      assert.deepEqual(await migrateToLatest(store.db), [
+        '014_replaced_refresh_tokens',
+        '015_oauth_client_eviction',
+      ])
       assert.equal(
         await grants.rotateRefresh(hash('old-r1'), hash('x'), new Date(clock + 86_400_000)),
         'reused',
       )
       assert.equal(await grants.get(id), undefined)
+    })
+
+    it('keeps the newest clients nobody approved within a bound, and every approved one', async () => {
+      const clients = new OauthClientStore(store.db)
+      const registry = new ClientRegistry(
+        clients,
+        new UrlGuard({ allowPrivate: false }),
+        () => new Date(clock),
+      )
+      const made: string[] = []
+      for (let i = 0; i < 5; i++) {
+        clock += 1_000
+        const client = await registry.register({
+          client_name: `client ${i}`,
+          redirect_uris: ['http://127.0.0.1/cb'],
+          token_endpoint_auth_method: 'none',
+          padding: 'x'.repeat(10_000),
+        })
+        made.push(client.clientId)
+      }
+      // What is stored is what burrowd honours, not the body a stranger sent.
+      const row = await store.db
+        .selectFrom('oauth_clients')
+        .select('document')
+        .where('client_id', '=', made[0]!)
+        .executeTakeFirstOrThrow()
+      assert.deepEqual(JSON.parse(row.document), {
+        client_name: 'client 0',
+        redirect_uris: ['http://127.0.0.1/cb'],
+      })
+      // The oldest is approved: it stays whatever comes after it.
+      const grants = new OauthGrantStore(store.db, () => new Date(clock))
+      await grants.approve({
+        tunnelId: tunnelA,
+        accountId,
+        clientId: made[0]!,
+        clientName: 'client 0',
+        approvedBy: 'a@example.com',
+        resource: 'r',
+        codeHash: hash('evict-code'),
+        redirectUri: 'http://127.0.0.1/cb',
+        codeChallenge: 'c'.repeat(43),
+        codeExpiresAt: new Date(clock + 60_000),
+      })
+      assert.equal(await clients.evict(2), 2)
+      const left = await store.db.selectFrom('oauth_clients').select('client_id').execute()
+      assert.deepEqual(left.map((r) => r.client_id).sort(), [made[0], made[3], made[4]].sort())
+      assert.equal(await clients.evict(2), 0)
+      await assert.rejects(registry.find(made[1]!), /unknown client_id; register the client first/)
+      assert.equal((await registry.find(made[4]!)).name, 'client 4')
     })
 
     it('refuses expired refresh tokens and revokes a grant whose old refresh token comes back', async () => {

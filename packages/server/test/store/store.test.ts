@@ -482,6 +482,7 @@ describe('openStore', () => {
         '012_custom_domains',
         '013_call_continuations',
         '014_replaced_refresh_tokens',
+        '015_oauth_client_eviction',
       ])
     } finally {
       await store.close()

@@ -7,6 +7,8 @@
  *   whose document cannot be fetched again keeps working from the copy for a day.
  * - Dynamic Client Registration (RFC 7591), the fallback: `POST /oauth/register` makes a public
  *   client (no secret: PKCE protects the code) with the redirect URIs it names.
+ *
+ * Both are made by strangers: of the clients no owner approved, the newest 10,000 are kept.
  */
 import { randomBytes } from 'node:crypto'
 import { request } from 'undici'
@@ -68,7 +70,10 @@ export class ClientRegistry {
       fetchedAt: this.#now(),
     }
     checkPublicClient(body)
-    await this.#store.put(client, JSON.stringify(body), this.#now())
+    // What burrowd honours, not the whole body: anyone may register, so a row stays small.
+    const kept = { client_name: client.name, redirect_uris: client.redirectUris }
+    await this.#store.put(client, JSON.stringify(kept), this.#now())
+    await this.#store.evict()
     return client
   }
 
@@ -196,6 +201,7 @@ export class ClientRegistry {
       fetchedAt: this.#now(),
     }
     await this.#store.put(client, text, this.#now())
+    await this.#store.evict()
     return client
   }
 }

@@ -21,6 +21,7 @@ import { accessMigration } from './011-access.js'
 import { customDomainsMigration } from './012-custom-domains.js'
 import { callContinuationsMigration } from './013-call-continuations.js'
 import { replacedRefreshMigration } from './014-replaced-refresh-tokens.js'
+import { oauthClientEvictionMigration } from './015-oauth-client-eviction.js'
 
 /** All migrations by name; names sort in the order they apply. */
 const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -38,6 +39,7 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '012_custom_domains': customDomainsMigration,
   '013_call_continuations': callContinuationsMigration,
   '014_replaced_refresh_tokens': replacedRefreshMigration,
+  '015_oauth_client_eviction': oauthClientEvictionMigration,
 }
 
 const provider: MigrationProvider = {
