@@ -24,6 +24,8 @@ export interface ApiToken {
   readonly lastUsedAt: Date | null
 }
 
+/** Tokens one account may hold at once: enough for every script, not a table to fill. */
+export const MAX_API_TOKENS = 50
 const NAME_MAX = 100
 /** `last_used_at` is written at most this often per token: a busy script must not write per call. */
 const LAST_USED_RESOLUTION_MS = 60_000
@@ -43,7 +45,8 @@ export class ApiTokenStore {
   /**
    * Make a token for account `accountId`, named `name` (trimmed; 1 to 100 printable
    * characters). Returns it with its `secret`, which exists only here. Throws `StoreError`
-   * `invalid` for a bad name, `not_found` for an unknown account.
+   * `invalid` for a bad name or when the account already has `MAX_API_TOKENS`, `not_found` for an
+   * unknown account.
    */
   async create(accountId: string, name: string): Promise<{ token: ApiToken; secret: string }> {
     const trimmed = name.trim()
@@ -60,6 +63,17 @@ export class ApiTokenStore {
       .executeTakeFirst()
     if (account === undefined) {
       throw new StoreError('not_found', `account "${accountId}" does not exist`)
+    }
+    const count = await this.#db
+      .selectFrom('api_tokens')
+      .select((eb) => eb.fn.countAll<number | string | bigint>().as('n'))
+      .where('account_id', '=', accountId)
+      .executeTakeFirstOrThrow()
+    if (Number(count.n) >= MAX_API_TOKENS) {
+      throw new StoreError(
+        'invalid',
+        `an account holds at most ${MAX_API_TOKENS} API tokens; revoke one you no longer use`,
+      )
     }
     const secret = API_TOKEN_PREFIX + newSecret()
     const row = await this.#db

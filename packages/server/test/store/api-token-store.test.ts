@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
 import { afterEach, beforeEach, describe, it } from 'node:test'
+import { MAX_API_TOKENS } from '../../src/store/api-token-store.js'
 import { openStore } from '../../src/store/open-store.js'
 import { StoreError } from '../../src/store/store-error.js'
 import type { StoreErrorCode } from '../../src/store/store-error.js'
@@ -128,6 +129,20 @@ for (const backend of testBackends()) {
       assert.equal(await store.apiTokens.revoke(ann.id, theirs.token.id), false)
       assert.equal((await store.apiTokens.authenticate(theirs.secret))?.accountId, bob.id)
       assert.deepEqual(await store.apiTokens.list(ann.id), [])
+    })
+
+    it(`caps an account at ${MAX_API_TOKENS} tokens, and makes room when one is revoked`, async () => {
+      const made = []
+      for (let i = 0; i < MAX_API_TOKENS; i++)
+        made.push(await store.apiTokens.create(ann.id, `t${i}`))
+      await assert.rejects(store.apiTokens.create(ann.id, 'one more'), (error: unknown) => {
+        assert.ok(isStoreError('invalid')(error))
+        assert.match((error as Error).message, /at most 50 API tokens; revoke one/)
+        return true
+      })
+      await store.apiTokens.create(bob.id, 'another account')
+      assert.ok(await store.apiTokens.revoke(ann.id, made[0]!.token.id))
+      await store.apiTokens.create(ann.id, 'in its place')
     })
 
     it('refuses a blank, over-long or unprintable name, and an unknown account', async () => {
