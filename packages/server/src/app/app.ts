@@ -7,6 +7,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Logger } from '@burrow/protocol'
 import { sendRefusal } from '../http/send-refusal.js'
+import { HttpError } from '../http/http-error.js'
+import { sendApiError } from '../http/responses.js'
 import type { Api } from './api/api.js'
 import { APP_CSS, APP_JS, FAVICON_SVG } from './dashboard/assets.js'
 import type { Dashboard } from './dashboard/dashboard.js'
@@ -117,7 +119,7 @@ export class App {
       return
     }
     if (path === '/api/client/latest') {
-      if (!read) return notAllowed(res, path, 'GET, HEAD')
+      if (!read) return apiNotAllowed(res, path, 'GET, HEAD')
       sendClientRelease(res, this.opts.clientRelease, method === 'HEAD')
       return
     }
@@ -129,6 +131,10 @@ export class App {
       if (path.startsWith('/api/') && (await web.api.handle(req, res, path))) return
       if (await web.dashboard.handle(req, res, path, new URLSearchParams(search))) return
     }
+    if (path === '/api' || path.startsWith('/api/')) {
+      // The API's own error shape (docs/api.md), for a path it does not have too.
+      return sendApiError(res, new HttpError(404, 'not_found', `no API route at ${path}`))
+    }
     sendRefusal(res, 'not_found', 'not found', `nothing is served at ${path}`)
   }
 }
@@ -139,6 +145,11 @@ const ASSETS: Readonly<Record<string, readonly [string, string]>> = {
   '/assets/app.js': ['text/javascript; charset=utf-8', APP_JS],
   '/assets/favicon.svg': ['image/svg+xml', FAVICON_SVG],
   '/favicon.ico': ['image/svg+xml', FAVICON_SVG],
+}
+
+function apiNotAllowed(res: ServerResponse, path: string, allow: string): void {
+  const err = new HttpError(405, 'method_not_allowed', `${path} accepts ${allow}`)
+  sendApiError(res, err, { allow })
 }
 
 function notAllowed(res: ServerResponse, path: string, allow: string): void {

@@ -1,7 +1,8 @@
 /**
  * `GET /api/client/latest` on the real built burrowd (`npx tsc -b` first): burrowd's own version
  * by default, the operator's BURROW_CLIENT_LATEST_VERSION and BURROW_CLIENT_DOWNLOAD_URL when
- * set, and bad values refused at start with a message naming the variable.
+ * set, and bad values refused at start with a message naming the variable. Paths under `/api`
+ * that nothing serves answer in the API's error shape.
  */
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
@@ -40,8 +41,26 @@ describe('GET /api/client/latest', () => {
       assert.equal(head.status, 200)
       assert.equal(head.text, '')
       const post = await get(service, 'POST')
-      assertRefusal(post, { policy: 'method_not_allowed' })
+      assert.equal(post.status, 405)
+      assert.deepEqual(JSON.parse(post.text), {
+        error: { code: 'method_not_allowed', message: '/api/client/latest accepts GET, HEAD' },
+      })
       assert.equal(post.headers.allow, 'GET, HEAD')
+    })
+
+    it('answers a path the API does not have in the API’s error shape, others as before', async () => {
+      for (const path of ['/api', '/api/nope', '/api/tunnels/x/nope/deeper']) {
+        const res = await edgeRequest(service.port, `127.0.0.1:${service.port}`, { path })
+        assert.equal(res.status, 404, path)
+        assert.match(String(res.headers['content-type']), /^application\/json/)
+        assert.deepEqual(JSON.parse(res.text), {
+          error: { code: 'not_found', message: `no API route at ${path}` },
+        })
+      }
+      const outside = await edgeRequest(service.port, `127.0.0.1:${service.port}`, {
+        path: '/apix',
+      })
+      assertRefusal(outside, { policy: 'not_found' })
     })
   })
 
