@@ -80,7 +80,11 @@ export function agentResponseHeaders(pairs: HeaderPairs): string[] {
   let allowOrigin = false
   let expose = false
   let buffering = false
-  for (const [name, value] of pairs) {
+  for (const [name, raw] of pairs) {
+    // The tunnel client is not trusted to send only valid fields: one Node would refuse to
+    // write is dropped, so that no local server (or hostile client) can break the answer.
+    const value = fieldValue(raw)
+    if (value === null || !TOKEN.test(name)) continue
     const lower = name.toLowerCase()
     if (HOP_BY_HOP.has(lower) || listed.has(lower) || lower === 'content-length') continue
     if (lower === 'content-type' && value.toLowerCase().startsWith('text/event-stream')) sse = true
@@ -95,6 +99,23 @@ export function agentResponseHeaders(pairs: HeaderPairs): string[] {
   if (!allowOrigin) out.push('access-control-allow-origin', '*')
   if (!expose) out.push('access-control-expose-headers', 'mcp-session-id, mcp-protocol-version')
   return out
+}
+
+/** An HTTP field name (RFC 9110 token). */
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
+/**
+ * `value` as it can be written to the agent, or null when it cannot: a control character (CR and
+ * LF would split the head) drops the field; characters beyond Latin-1, which Node will not write,
+ * go as their UTF-8 bytes, the bytes a local server sent.
+ */
+export function fieldValue(value: string): string | null {
+  let wide = false
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i)
+    if (c > 0xff) wide = true
+    else if ((c < 0x20 && c !== 0x09) || c === 0x7f) return null
+  }
+  return wide ? Buffer.from(value, 'utf8').toString('latin1') : value
 }
 
 /** What every tunnel response says to a browser: render nothing active, run no script. */

@@ -9,6 +9,7 @@ import {
   responseKind,
   type HeaderPairs,
   type ResponseKind,
+  type ResponseHead,
   type ResponseMessages,
   type RefusedId,
   type Logger,
@@ -100,6 +101,19 @@ function deliver(stream: MuxStream, res: ServerResponse, ctx: RelayContext): voi
   }
   stream.onResponse = (head, inline, fin) => {
     if (res.destroyed) return
+    if (head.status < 200) {
+      // An interim status is not an answer (and 101 would hand the agent's socket over).
+      return headFailed(stream, res, ctx, `the tunnel client answered status ${head.status}`)
+    }
+    try {
+      answer(head, inline, fin)
+    } catch (err) {
+      // Whatever the head held that the agent's response refused to take: this stream fails,
+      // the process and every other stream go on.
+      headFailed(stream, res, ctx, `the answer's head could not be sent: ${(err as Error).message}`)
+    }
+  }
+  const answer = (head: ResponseHead, inline: Uint8Array | undefined, fin: boolean): void => {
     record.answered(head.status, head.headers)
     shaper = ctx.shape?.(responseKind(headerValue(head.headers, 'content-type'))) ?? null
     const headers = agentResponseHeaders(head.headers)
@@ -149,6 +163,24 @@ function deliver(stream: MuxStream, res: ServerResponse, ctx: RelayContext): voi
     },
   )
   res.on('drain', () => stream.resumeReading())
+}
+
+/** The tunnel client's head cannot go to the agent: reset the stream, answer the refusal. */
+function headFailed(
+  stream: MuxStream,
+  res: ServerResponse,
+  ctx: RelayContext,
+  reason: string,
+): void {
+  stream.onReset = null
+  if (!stream.closed) stream.reset(RESET_CODE.protocol, reason)
+  ctx.log.warn(`edge: ${reason}`)
+  if (res.headersSent) {
+    res.destroy()
+    return
+  }
+  ctx.record.refused(POLICY_STATUS.upstream_unreachable, 'upstream_unreachable')
+  sendRefusal(res, 'upstream_unreachable', 'upstream failed', reason, { id: ctx.ids })
 }
 
 /** A JSON answer to rewrite grew past the bound: it cannot be checked, so it is not sent. */
