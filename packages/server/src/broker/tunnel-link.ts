@@ -109,7 +109,16 @@ export class TunnelLink {
         ws.terminate()
         return
       }
-      this.mux.receive(data as Buffer)
+      try {
+        this.mux.receive(data as Buffer)
+      } catch (err) {
+        // A fault in handling one client's frame (a bug, since bad frames are ProtocolErrors)
+        // ends that client's connection, not burrowd and every other tunnel with it.
+        this.log.error(
+          `tunnel ${tunnel.id}: handling a frame failed; dropping the connection: ${(err as Error).stack ?? String(err)}`,
+        )
+        this.close(1011, 'internal error')
+      }
     })
     ws.on('pong', () => (this.missedPongs = 0))
     ws.on('close', () => this.onClose())
