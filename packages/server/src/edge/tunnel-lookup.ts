@@ -43,7 +43,10 @@ export class TunnelLookup {
     const cached = this.cache.get(label)
     if (cached && cached.expires > now) return cached.tunnel
     const parts = parseTunnelHostLabel(label)
-    const tunnel = parts ? ((await this.find(parts.subdomain, parts.slug)) ?? null) : null
+    // A label no tunnel could have (too long, malformed) costs no lookup and no cache entry:
+    // a stranger's Host header cannot fill the cache with big keys.
+    if (parts === null) return null
+    const tunnel = (await this.find(parts.subdomain, parts.slug)) ?? null
     if (this.cache.size >= MAX_ENTRIES) this.cache.clear()
     this.cache.set(label, { tunnel, expires: now + (tunnel ? HIT_TTL_MS : MISS_TTL_MS) })
     return tunnel

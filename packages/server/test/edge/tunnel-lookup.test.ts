@@ -1,5 +1,5 @@
 // The edge's hostname cache: what it answers without waiting is what byLabel answered, and
-// nothing before a first lookup.
+// nothing before a first lookup; a label no tunnel could have is neither looked up nor cached.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { TunnelLookup } from '../../src/edge/tunnel-lookup.js'
@@ -22,5 +22,23 @@ describe('TunnelLookup', () => {
     assert.deepEqual(asked, ['notes--acme', 'gone--acme'])
     lookup.invalidate()
     assert.equal(lookup.cachedByLabel('notes--acme'), undefined)
+  })
+
+  it('neither looks up nor caches a label no tunnel could have', async () => {
+    const asked: string[] = []
+    const lookup = new TunnelLookup('example.test', async (subdomain, slug) => {
+      asked.push(`${subdomain}--${slug}`)
+      return undefined
+    })
+    for (const label of [
+      `${'a'.repeat(16_000)}--acme`,
+      `notes--${'b'.repeat(100)}`,
+      '--acme',
+      'a--',
+    ]) {
+      assert.equal(await lookup.byLabel(label), null)
+      assert.equal(lookup.cachedByLabel(label), undefined, 'not cached')
+    }
+    assert.deepEqual(asked, [])
   })
 })
