@@ -121,6 +121,11 @@ export class FrontSession {
     return undefined
   }
 
+  /** True while a POST of the session waits for answers or its GET stream is open. */
+  get busy(): boolean {
+    return this.#exchanges.size > 0 || this.hasStandalone
+  }
+
   /** True while the standalone GET stream is open. */
   get hasStandalone(): boolean {
     return this.#standalone !== undefined && !this.#standalone.closed

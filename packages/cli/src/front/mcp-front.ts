@@ -56,7 +56,16 @@ export interface McpFrontOptions {
   readonly createSessionId?: () => string
   /** How long a 2026-07-28 call waits for the retry after `input_required`. Default 10 min. */
   readonly inputWaitMs?: number
+  /**
+   * Sessions kept at most. Default 10,000. A new one beyond them ends the session used least
+   * recently among those with nothing in flight and no GET stream (its agent gets 404 and
+   * initializes again, as MCP provides); when every one is busy, the new one is refused (503).
+   */
+  readonly maxSessions?: number
 }
+
+/** Default of `McpFrontOptions.maxSessions`. */
+export const MAX_FRONT_SESSIONS = 10_000
 
 /** An MCP Streamable HTTP server over tunnelled requests. */
 export class McpFront implements RequestHandler {
@@ -200,6 +209,13 @@ export class McpFront implements RequestHandler {
       }
       return reply(res, problem, JSONRPC_CODE.invalidRequest)
     }
+    if (!this.#makeRoom()) {
+      const problem = {
+        status: 503,
+        message: `Service Unavailable: all ${this.#sessions.size} sessions are in use; try again later`,
+      }
+      return reply(res, problem)
+    }
     const session = this.#openSession()
     const exchange = session.openExchange(res, [message.id], false, message.id)
     await untilDone(exchange, req.signal, () => session.backend?.request(message, req.signal))
@@ -237,6 +253,20 @@ export class McpFront implements RequestHandler {
     this.#endSession(session, 'the client ended the session', true)
     res.writeHead(200, {})
     res.end()
+  }
+
+  /**
+   * Room for one more session: at the bound, end the least recently used one that is idle.
+   * False when every session is busy.
+   */
+  #makeRoom(): boolean {
+    if (this.#sessions.size < (this.#opts.maxSessions ?? MAX_FRONT_SESSIONS)) return true
+    for (const session of this.#sessions.values()) {
+      if (session.busy) continue
+      this.#endSession(session, 'the least recently used of too many sessions', true)
+      return true
+    }
+    return false
   }
 
   #openSession(): FrontSession {
@@ -282,6 +312,9 @@ export class McpFront implements RequestHandler {
       reply(res, { status: 404, message: 'Session not found' }, JSONRPC_CODE.sessionNotFound)
       return null
     }
+    // Most recently used last: the map's order is the order sessions go in when room is needed.
+    this.#sessions.delete(id)
+    this.#sessions.set(id, session)
     const problem = protocolVersionProblem(req.headers)
     if (problem) {
       reply(res, problem)

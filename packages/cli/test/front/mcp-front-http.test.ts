@@ -319,3 +319,59 @@ describe('McpFront when the child crashes', { timeout: 30_000 }, () => {
     }
   })
 })
+
+describe('McpFront’s bound on sessions', { timeout: 30_000 }, () => {
+  it('ends the least recently used idle session for a new one, never a busy one', async () => {
+    const served = await serveStdioFront({ ...slowServer, front: { maxSessions: 3 } })
+    try {
+      const ping = (s: { post(body: unknown): Promise<Response> }, id: number) =>
+        s.post({ jsonrpc: '2.0', id, method: 'ping' })
+      const [a, b, c] = [
+        await initialize(served.url),
+        await initialize(served.url),
+        await initialize(served.url),
+      ]
+      // a holds its GET stream, b is used after c: c is the least recently used idle one.
+      const stream = await fetch(served.url, {
+        headers: { accept: 'text/event-stream', 'mcp-session-id': a.sessionId },
+      })
+      assert.equal(stream.status, 200)
+      await (await ping(b, 1)).body?.cancel()
+      const d = await initialize(served.url)
+      assert.equal(served.front.sessionCount, 3)
+      const gone = await ping(c, 2)
+      assert.equal(gone.status, 404, 'the agent is told to initialize again')
+      await gone.body?.cancel()
+      for (const [s, id] of [
+        [a, 3],
+        [b, 4],
+        [d, 5],
+      ] as const) {
+        assert.deepEqual(await (await ping(s, id)).json(), { jsonrpc: '2.0', id, result: {} })
+      }
+      // Every session busy (a on its GET stream, b and d in slow calls): a new one is refused.
+      const slowB = b.post(slowCall(6, { ms: 1_500 }))
+      const slowD = d.post(slowCall(7, { ms: 1_500 }))
+      await new Promise((r) => setTimeout(r, 200))
+      const refused = await post(served.url, {
+        jsonrpc: '2.0',
+        id: 0,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-11-25',
+          capabilities: {},
+          clientInfo: { name: 'x', version: '1' },
+        },
+      })
+      assert.equal(refused.status, 503)
+      assert.match(
+        ((await refused.json()) as { error: { message: string } }).error.message,
+        /all 3 sessions are in use/,
+      )
+      await Promise.all([(await slowB).body?.cancel(), (await slowD).body?.cancel()])
+      await stream.body?.cancel()
+    } finally {
+      await served.close()
+    }
+  })
+})
