@@ -22,7 +22,8 @@ const SHUTDOWN_GRACE_MS = 10_000
 /** Run the service until SIGTERM or SIGINT. */
 export async function serve(config: ServerConfig): Promise<void> {
   const log = createLogger(config.logLevel, (line) => void process.stderr.write(line))
-  const server = createServer({ keepAliveTimeout: 65_000 })
+  // A request (its head and body) must arrive within a minute: a slow body holds memory.
+  const server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 60_000 })
   const services = await wireServices({
     config,
     log,

@@ -33,6 +33,7 @@ import { PREFLIGHT_HEADERS, upstreamRequestHeaders } from './forward-headers.js'
 import { bodyRefusal, isSessionless } from './body-facts.js'
 import { CallContinuations } from './call-continuations.js'
 import { admitRequest, type AdmissionRules, type Refuse } from './admit-request.js'
+import { BodyBudget } from '../http/body-budget.js'
 import { readBody } from '../http/read-body.js'
 import { relayResponse } from './relay-response.js'
 import { sendRefusal } from '../http/send-refusal.js'
@@ -76,6 +77,8 @@ export interface EdgeOptions {
   readonly router?: { route(tunnelId: string, waitMs: number): Promise<TunnelRoute | null> }
   /** Who may call each tunnel (access modes, allowlists); null or absent: everyone. */
   readonly access?: AccessGate | null
+  /** Bounds on request body bytes in reading at once; the defaults of `BodyBudget` if absent. */
+  readonly bodies?: BodyBudget
 }
 
 const METHODS = new Set(['POST', 'GET', 'DELETE'])
@@ -107,6 +110,7 @@ export class Edge {
   private readonly sessions: EdgeSessions | null
   private readonly history: CallHistorySink | null
   private readonly addresses: ClientAddresses
+  private readonly bodies: BodyBudget
   private readonly continuations: CallContinuations
   /** The session cap and the quotas. */
   private readonly admission: AdmissionRules
@@ -118,6 +122,7 @@ export class Edge {
     this.sessions = opts.sessions ?? null
     this.history = opts.history ?? null
     this.addresses = opts.addresses ?? new ClientAddresses()
+    this.bodies = opts.bodies ?? new BodyBudget()
     this.continuations = opts.continuations ?? new CallContinuations()
     this.admission = {
       sessions: this.sessions,
@@ -193,8 +198,20 @@ export class Edge {
     let body: Buffer | undefined
     let rpc: JsonRpcBody | null = null
     if (req.method === 'POST') {
-      const read = await readBody(req, this.opts.maxBodyBytes)
+      const read = await readBody(req, this.opts.maxBodyBytes, {
+        budget: this.bodies,
+        address: this.addresses.rateKey(req),
+      })
       if (read === 'aborted') return
+      if (read === 'over_budget') {
+        return sendRefusal(
+          res,
+          'rate_limited',
+          'too many request bodies at once',
+          'too many request bodies are being sent to this service at once from this address (or from everywhere); send it again in a moment',
+          { headers: { 'retry-after': '1' }, close: true },
+        )
+      }
       if (read === 'too_large') {
         return sendRefusal(
           res,

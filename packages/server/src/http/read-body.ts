@@ -3,27 +3,51 @@
  * POST body whole to count and govern it, so it is read before forwarding, never beyond the limit.
  */
 import type { IncomingMessage } from 'node:http'
+import type { BodyBudget } from './body-budget.js'
+
+/** Where a body's bytes are counted while it is read: a budget and the client's address. */
+export interface BodyAccount {
+  readonly budget: BodyBudget
+  readonly address: string
+}
 
 /**
- * The body, 'too_large' once it passes `limit` bytes (reading stops there), or 'aborted' when the
- * client went away before sending all of it.
+ * The body, 'too_large' once it passes `limit` bytes (reading stops there), 'over_budget' when
+ * reading on would pass `account`'s bounds (reading stops there), or 'aborted' when the client
+ * went away before sending all of it. What the read took from the budget is given back when it
+ * ends, whichever way.
  */
+export function readBody(
+  req: IncomingMessage,
+  limit: number,
+): Promise<Buffer | 'too_large' | 'aborted'>
+export function readBody(
+  req: IncomingMessage,
+  limit: number,
+  account: BodyAccount,
+): Promise<Buffer | 'too_large' | 'over_budget' | 'aborted'>
 export async function readBody(
   req: IncomingMessage,
   limit: number,
-): Promise<Buffer | 'too_large' | 'aborted'> {
+  account?: BodyAccount,
+): Promise<Buffer | 'too_large' | 'over_budget' | 'aborted'> {
   const declared = Number(req.headers['content-length'] ?? NaN)
   if (Number.isFinite(declared) && declared > limit) return 'too_large'
-  return new Promise((resolve) => {
+  let taken = 0
+  const result = await new Promise<Buffer | 'too_large' | 'over_budget' | 'aborted'>((resolve) => {
     const chunks: Buffer[] = []
     let size = 0
+    const stop = (outcome: 'too_large' | 'over_budget') => {
+      req.off('data', onData)
+      req.pause()
+      resolve(outcome)
+    }
     const onData = (chunk: Buffer) => {
       size += chunk.length
-      if (size > limit) {
-        req.off('data', onData)
-        req.pause()
-        resolve('too_large')
-        return
+      if (size > limit) return stop('too_large')
+      if (account) {
+        if (!account.budget.take(account.address, chunk.length)) return stop('over_budget')
+        taken += chunk.length
       }
       chunks.push(chunk)
     }
@@ -34,4 +58,6 @@ export async function readBody(
       if (!req.complete) resolve('aborted')
     })
   })
+  account?.budget.give(account.address, taken)
+  return result
 }
