@@ -104,6 +104,18 @@ describe('hostile agents against one tunnel', () => {
     assert.deepEqual(await counting.counts(), before)
   })
 
+  it('answers an HTTP/1.1 request without a Host header with the envelope', async () => {
+    const answer = await rawRequest(
+      service.port,
+      ['POST /mcp HTTP/1.1', 'Content-Type: application/json', 'Accept: application/json'],
+      CALL,
+    )
+    assert.equal(answer.status, 400)
+    const e = envelope(answer)
+    assert.equal(e.policy, 'invalid_request')
+    assert.match(e.reason, /need a Host header/)
+  })
+
   it('refuses 300 headers and a 12 KB header that encodes past 16 KiB with 431', async () => {
     const before = await counting.counts()
     const many = Array.from({ length: 300 }, (_, i) => `X-Filler-${i}: ${i}`)

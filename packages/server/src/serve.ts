@@ -23,7 +23,13 @@ const SHUTDOWN_GRACE_MS = 10_000
 export async function serve(config: ServerConfig): Promise<void> {
   const log = createLogger(config.logLevel, (line) => void process.stderr.write(line))
   // A request (its head and body) must arrive within a minute: a slow body holds memory.
-  const server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 60_000 })
+  // Node would answer a request without a Host header itself, with a bare 400: it gets the
+  // envelope here instead.
+  const server = createServer({
+    keepAliveTimeout: 65_000,
+    requestTimeout: 60_000,
+    requireHostHeader: false,
+  })
   const services = await wireServices({
     config,
     log,
@@ -49,6 +55,18 @@ export async function serve(config: ServerConfig): Promise<void> {
     // While draining, every answer closes its connection: the client's next request opens a
     // new one, which the load balancer sends to another node.
     if (draining) res.shouldKeepAlive = false
+    if (req.headers.host === undefined && req.httpVersionMinor >= 1) {
+      sendRefusal(
+        res,
+        'invalid_request',
+        'Host header required',
+        'HTTP/1.1 requests need a Host header',
+        {
+          close: true,
+        },
+      )
+      return
+    }
     const host = hostOf(req)
     const label = lookup.tunnelLabel(host)
     if (!label && (req.url ?? '').split('?', 1)[0] === '/readyz') {
