@@ -198,17 +198,15 @@ export class Edge {
     let body: Buffer | undefined
     let rpc: JsonRpcBody | null = null
     if (req.method === 'POST') {
-      const read = await readBody(req, this.opts.maxBodyBytes, {
-        budget: this.bodies,
-        address: this.addresses.rateKey(req),
-      })
+      const address = this.addresses.rateKey(req)
+      const read = await readBody(req, this.opts.maxBodyBytes, { budget: this.bodies, address })
       if (read === 'aborted') return
       if (read === 'over_budget') {
         return sendRefusal(
           res,
           'rate_limited',
           'too many request bodies at once',
-          'too many request bodies are being sent to this service at once from this address (or from everywhere); send it again in a moment',
+          'too many request bodies are held for this address (or for everyone) at once; send it again in a moment',
           { headers: { 'retry-after': '1' }, close: true },
         )
       }
@@ -223,6 +221,8 @@ export class Edge {
           },
         )
       }
+      // The body is held until the request is answered (or the agent hangs up).
+      res.once('close', () => this.bodies.give(address, read.length))
       const parsed = readJsonRpcBody(read)
       if (isBodyProblem(parsed)) {
         return sendRefusal(res, parsed.policy, parsed.message, parsed.reason, {

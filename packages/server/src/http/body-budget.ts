@@ -1,15 +1,16 @@
 /**
- * Bytes of request bodies being read at once, per client address and in all. The edge reads a
- * POST body whole before forwarding it (to count and govern it), and a stranger can send many
- * bodies slowly, each up to the body limit: without a bound across requests, a few hundred
+ * Bytes of request bodies held at once, per client address and in all: from the first byte read
+ * until the request is answered. The edge reads a POST body whole before forwarding it (to count
+ * and govern it), and a stranger can send many bodies slowly, or to a tunnel whose client does
+ * not read, each up to the body limit: without a bound across requests, a few hundred
  * connections to a public tunnel would hold gigabytes. A read that would pass either bound is
- * refused instead, and what a read took is given back when it ends.
+ * refused instead.
  */
 
-/** Body bytes one client address may have in reading at once: four bodies of the default 4 MiB. */
-export const BODY_BYTES_PER_ADDRESS = 16 * 1024 * 1024
-/** Body bytes the whole node may have in reading at once. */
-export const BODY_BYTES_PER_NODE = 256 * 1024 * 1024
+/** Body bytes one client address may hold at once: sixteen bodies of the default 4 MiB. */
+export const BODY_BYTES_PER_ADDRESS = 64 * 1024 * 1024
+/** Body bytes the whole node may hold at once. */
+export const BODY_BYTES_PER_NODE = 512 * 1024 * 1024
 
 /** The bounds, and what is taken against them. */
 export class BodyBudget {
@@ -23,7 +24,7 @@ export class BodyBudget {
     this.perNode = perNode
   }
 
-  /** Bytes in reading now, in all. */
+  /** Bytes held now, in all. */
   get total(): number {
     return this.#total
   }

@@ -14,8 +14,8 @@ export interface BodyAccount {
 /**
  * The body, 'too_large' once it passes `limit` bytes (reading stops there), 'over_budget' when
  * reading on would pass `account`'s bounds (reading stops there), or 'aborted' when the client
- * went away before sending all of it. What the read took from the budget is given back when it
- * ends, whichever way.
+ * went away before sending all of it. A body read whole stays taken from the budget (its length):
+ * the caller gives it back once the request is answered; any other outcome gives back at once.
  */
 export function readBody(
   req: IncomingMessage,
@@ -58,6 +58,7 @@ export async function readBody(
       if (!req.complete) resolve('aborted')
     })
   })
-  account?.budget.give(account.address, taken)
+  // A body read whole stays taken: the caller gives it back when it lets go of it.
+  if (!Buffer.isBuffer(result)) account?.budget.give(account.address, taken)
   return result
 }

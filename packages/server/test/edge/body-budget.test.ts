@@ -1,9 +1,10 @@
 /**
- * Request bodies in reading at once are bounded per client address and per node
- * (`http/body-budget.ts`): the bounds themselves, and a real burrowd whose public tunnel is sent
- * bodies that never finish. Four such bodies of 3.5 MiB from one address are read; the fifth
- * passes the address's 16 MiB and is refused with the envelope (429, `Retry-After`); once the
- * others hang up, a whole body is read again.
+ * Request bodies held at once, from their first byte until their request is answered, are
+ * bounded per client address and per node (`http/body-budget.ts`): the bounds themselves, and a
+ * real burrowd whose public tunnel (offline: each call waits for it) is sent bodies that never
+ * finish, then whole bodies. Seventeen bodies of 3.75 MiB from one address are held; the
+ * eighteenth passes the address's 64 MiB and is refused with the envelope (429, `Retry-After`);
+ * once the others are gone or answered, a body is read again.
  */
 import assert from 'node:assert/strict'
 import { request, type ClientRequest, type IncomingMessage } from 'node:http'
@@ -64,12 +65,14 @@ describe('request bodies that never finish, against a real burrowd', { timeout: 
     return { req, response }
   }
 
+  const PART = 3.75 * 1024 * 1024
+
   it('refuses the body that would pass the address’s bound, and reads again once they end', async () => {
-    const held = [0, 1, 2, 3].map(() => partial(3.5 * 1024 * 1024))
-    // Let burrowd read what the four sent before the fifth starts.
-    await new Promise((r) => setTimeout(r, 500))
-    const fifth = partial(3.5 * 1024 * 1024)
-    const res = await fifth.response
+    const held = Array.from({ length: 17 }, () => partial(PART))
+    // Let burrowd read what they sent before the next one starts.
+    await new Promise((r) => setTimeout(r, 1_000))
+    const over = partial(PART)
+    const res = await over.response
     const text = (await readAll(res).catch(() => Buffer.alloc(0))).toString('utf8')
     assertRefusal(
       { status: res.statusCode!, headers: res.headers, text },
@@ -80,12 +83,32 @@ describe('request bodies that never finish, against a real burrowd', { timeout: 
     )
     assert.equal(res.headers['retry-after'], '1')
     for (const h of held) h.req.destroy()
-    fifth.req.destroy()
+    over.req.destroy()
     await new Promise((r) => setTimeout(r, 200))
 
     // A whole body is read again (the tunnel is offline: its answer says so, with the id).
-    const body = '{"jsonrpc":"2.0","id":5,"method":"tools/list"}'
-    const whole = request({
+    const ok = await whole('{"jsonrpc":"2.0","id":5,"method":"tools/list"}')
+    assertRefusal(ok, { policy: 'tunnel_offline', id: 5 })
+  })
+
+  it('holds a whole body until its request is answered', async () => {
+    // Whole bodies wait for the offline tunnel (BURROW_QUEUE_WAIT_MS), held all that time.
+    const padded = (id: number) =>
+      `{"jsonrpc":"2.0","id":${id},"method":"tools/list","params":{"pad":"${' '.repeat(PART - 80)}"}}`
+    const waiting = Array.from({ length: 17 }, (_, i) => whole(padded(i + 10)))
+    await new Promise((r) => setTimeout(r, 1_000))
+    assertRefusal(await whole(padded(99)), { policy: 'rate_limited', id: null })
+    for (const answer of await Promise.all(waiting)) {
+      assert.equal(answer.status, 503, answer.text.slice(0, 200))
+    }
+    assertRefusal(await whole(padded(100)), { policy: 'tunnel_offline', id: 100 })
+  })
+
+  /** POST `body` whole; the answer once complete. */
+  async function whole(
+    body: string,
+  ): Promise<{ status: number; headers: IncomingMessage['headers']; text: string }> {
+    const req = request({
       host: '127.0.0.1',
       port: service.port,
       method: 'POST',
@@ -95,19 +118,16 @@ describe('request bodies that never finish, against a real burrowd', { timeout: 
         host,
         'content-type': 'application/json',
         accept: 'application/json, text/event-stream',
-        'content-length': String(body.length),
+        'content-length': String(Buffer.byteLength(body)),
       },
     })
-    const answered = new Promise<IncomingMessage>((resolve) => whole.once('response', resolve))
-    whole.end(body)
-    const ok = await answered
-    const okText = (await readAll(ok)).toString('utf8')
-    assertRefusal(
-      { status: ok.statusCode!, headers: ok.headers, text: okText },
-      {
-        policy: 'tunnel_offline',
-        id: 5,
-      },
-    )
-  })
+    const answered = new Promise<IncomingMessage>((resolve, reject) => {
+      req.once('response', resolve)
+      req.once('error', reject)
+    })
+    req.end(body)
+    const res = await answered
+    const text = (await readAll(res).catch(() => Buffer.alloc(0))).toString('utf8')
+    return { status: res.statusCode!, headers: res.headers, text }
+  }
 })
