@@ -64,6 +64,9 @@ export function bodyRefusal(body: JsonRpcBody, protocolHeader: string | undefine
   for (const m of body.messages) {
     if (m.kind === 'request' && m.method === 'initialize')
       return 'an initialize request must not be part of a JSON-RPC batch'
+    // A 2026-07-28 message says its revision itself, whatever the header claims: never batched.
+    if (m.kind !== 'response' && m.kind !== 'invalid' && m.era === 'modern')
+      return 'MCP 2026-07-28 sends one message per request, never a JSON-RPC batch'
   }
   return null
 }

@@ -38,7 +38,7 @@ describe('body facts', () => {
     assert.equal(isInitialize(read(call(1))), false)
   })
 
-  it('refuses invalid messages, batches after 2025-03-26 and batches holding an initialize', () => {
+  it('refuses invalid messages, batches after 2025-03-26, and batches holding an initialize or a 2026-07-28 message', () => {
     assert.match(bodyRefusal(read({ id: 1, method: 'x' }), undefined)!, /invalid JSON-RPC message/)
     assert.match(bodyRefusal(read(call()), undefined)!, /tools\/call is a request: it needs an id/)
     assert.equal(
@@ -52,5 +52,14 @@ describe('body facts', () => {
     const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: {} }
     assert.match(bodyRefusal(read([init]), undefined)!, /initialize/)
     assert.equal(bodyRefusal(read(call(1)), '2025-11-25'), null)
+    // 2026-07-28 messages name their revision themselves: never a batch, whatever the header says.
+    const modern = (id: number) => ({
+      ...call(id),
+      params: { name: 't', _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } },
+    })
+    for (const header of [undefined, '2025-03-26', '2024-11-05']) {
+      assert.match(bodyRefusal(read([call(1), modern(2)]), header)!, /never a JSON-RPC batch/)
+    }
+    assert.equal(bodyRefusal(read(modern(1)), '2025-03-26'), null)
   })
 })
