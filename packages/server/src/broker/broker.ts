@@ -94,7 +94,23 @@ export class Broker {
     }
     this.guard.passed(address)
     this.opts.onKeyCheck?.('valid')
+    const problem = handshakeProblem(req)
+    if (problem !== null) {
+      // `ws` would answer this with a bare HTML page; it gets the envelope like every refusal.
+      return rejectUpgrade(socket, 'invalid_request', problem, 'bad WebSocket handshake')
+    }
     const found = tunnel
     this.wss.handleUpgrade(req, socket, head, (ws) => this.opts.registry.attach(ws, found, socket))
   }
+}
+
+/** What makes `req` no WebSocket handshake (RFC 6455 §4.2.1), or null. */
+function handshakeProblem(req: IncomingMessage): string | null {
+  if (req.method !== 'GET') return 'a WebSocket handshake is a GET'
+  if ((req.headers.upgrade ?? '').toLowerCase() !== 'websocket')
+    return 'a tunnel client upgrades with "Upgrade: websocket"'
+  if (!/^[+/0-9A-Za-z]{22}==$/.test(req.headers['sec-websocket-key'] ?? ''))
+    return 'Sec-WebSocket-Key must be 16 random bytes in base64'
+  if (req.headers['sec-websocket-version'] !== '13') return 'Sec-WebSocket-Version must be 13'
+  return null
 }

@@ -71,6 +71,20 @@ describe('broker', () => {
     assert.deepEqual(known, { kind: 'upgrade', status: 101 })
   })
 
+  it('refuses a malformed handshake with a valid key with 400 and the envelope', async () => {
+    const { key } = await service.tunnel('bad-handshake')
+    const authorization = `Bearer ${key}`
+    for (const [headers, reason] of [
+      [{ 'sec-websocket-key': 'not-a-key' }, /Sec-WebSocket-Key/],
+      [{ 'sec-websocket-key': '' }, /Sec-WebSocket-Key/],
+      [{ 'sec-websocket-version': '12' }, /Sec-WebSocket-Version must be 13/],
+    ] as const) {
+      const outcome = await rawUpgrade(service.port, { authorization, ...headers })
+      assert.equal(outcome.kind, 'response', JSON.stringify(headers))
+      assertRefusal(outcome, { policy: 'invalid_request', reason })
+    }
+  })
+
   it('welcomes a valid key with the tunnel id, its public URL and a fresh session', async () => {
     const tunnel = await service.tunnel('welcome')
     const client = await connect(tunnel.key)
