@@ -1,8 +1,10 @@
 /**
- * Plain JSON answers of the front that no backend produced: refusals of a POST before its messages
- * are routed, and results the front computes itself (`server/discover`).
+ * Plain answers of the front that no backend produced: refusals of a request before its messages
+ * are routed (each carrying the refused request's id when there is one), results the front
+ * computes itself (`server/discover`), and the 202 of a POST without requests.
  */
-import { errorResponse, type JsonRpcId } from '@burrow/protocol'
+import { errorResponse, JSONRPC_CODE, type JsonRpcBody, type JsonRpcId } from '@burrow/protocol'
+import type { HttpProblem } from './http-checks.js'
 import type { LocalResponse } from '../relay/local-exchange.js'
 
 /** Write `body` as the whole `application/json` response. */
@@ -32,4 +34,27 @@ export function replyError(
   data?: unknown,
 ): void {
   replyJson(res, status, errorResponse(id, code, message, data))
+}
+
+/** The id a refusal of `body` answers: its request's when it is one request, else null. */
+export function refusedId(body: JsonRpcBody): JsonRpcId | null {
+  const only = body.batch ? undefined : body.messages[0]
+  return only?.kind === 'request' ? only.id : null
+}
+
+/** Refuse a request with `problem`'s status, as a JSON-RPC error answering `id`. */
+export function replyProblem(
+  res: LocalResponse,
+  problem: HttpProblem,
+  code: number = JSONRPC_CODE.serverError,
+  headers: Readonly<Record<string, string>> = {},
+  id: JsonRpcId | null = null,
+): void {
+  replyJson(res, problem.status, errorResponse(id, code, problem.message), headers)
+}
+
+/** Accept a POST that carried no request. */
+export function reply202(res: LocalResponse): void {
+  res.writeHead(202, {})
+  res.end()
 }

@@ -15,15 +15,9 @@ import { randomUUID } from 'node:crypto'
 import { silentLogger, type Logger } from '../log/logger.js'
 import type { LocalRequest, LocalResponse, RequestHandler } from '../relay/local-exchange.js'
 import { FrontSession, isPostEventId } from './front-session.js'
-import {
-  getHeaderProblem,
-  postHeaderProblem,
-  protocolVersionProblem,
-  type HttpProblem,
-} from './http-checks.js'
+import { getHeaderProblem, postHeaderProblem, protocolVersionProblem } from './http-checks.js'
 import {
   BATCHING_PROTOCOL_VERSIONS,
-  errorResponse,
   idKey,
   isBodyProblem,
   isNotification,
@@ -32,11 +26,13 @@ import {
   jsonRpcMessageOf,
   readJsonRpcBody,
   type JsonRpcBody,
+  type JsonRpcId,
   type JsonRpcMessage,
   type JsonRpcRequest,
 } from '@burrow/protocol'
 import type { McpBackend } from './mcp-backend.js'
 import { ModernFront } from './modern-front.js'
+import { refusedId, reply202, replyProblem } from './json-reply.js'
 import type { PostExchange } from './post-exchange.js'
 
 /** Options of `McpFront`. */
@@ -101,10 +97,13 @@ export class McpFront implements RequestHandler {
   async handle(req: LocalRequest, res: LocalResponse): Promise<void> {
     const path = req.path.split('?')[0]
     if (path !== this.#path) {
-      return reply(res, { status: 404, message: `Not Found: the MCP endpoint is ${this.#path}` })
+      return replyProblem(res, {
+        status: 404,
+        message: `Not Found: the MCP endpoint is ${this.#path}`,
+      })
     }
     if (this.#closed) {
-      return reply(res, { status: 503, message: 'Service Unavailable: shutting down' })
+      return replyProblem(res, { status: 503, message: 'Service Unavailable: shutting down' })
     }
     switch (req.method) {
       case 'POST':
@@ -114,7 +113,7 @@ export class McpFront implements RequestHandler {
       case 'DELETE':
         return this.#delete(req, res)
       default:
-        return reply(res, { status: 405, message: 'Method Not Allowed' }, undefined, {
+        return replyProblem(res, { status: 405, message: 'Method Not Allowed' }, undefined, {
           allow: 'GET, POST, DELETE',
         })
     }
@@ -142,15 +141,27 @@ export class McpFront implements RequestHandler {
   }
 
   async #post(req: LocalRequest, res: LocalResponse): Promise<void> {
-    const headerProblem = postHeaderProblem(req.headers)
-    if (headerProblem) return reply(res, headerProblem)
+    // The body is read first, so that every refusal of a single request carries its id.
     const read = readJsonRpcBody(req.body)
+    const id = isBodyProblem(read) ? null : refusedId(read)
+    const headerProblem = postHeaderProblem(req.headers)
+    if (headerProblem) return replyProblem(res, headerProblem, undefined, undefined, id)
     if (isBodyProblem(read)) {
-      return reply(res, { status: 400, message: `${read.message}: ${read.reason}` }, read.code)
+      return replyProblem(
+        res,
+        { status: 400, message: `${read.message}: ${read.reason}` },
+        read.code,
+      )
     }
     const body = postMessages(read)
     if (typeof body === 'string') {
-      return reply(res, { status: 400, message: body }, JSONRPC_CODE.invalidRequest)
+      return replyProblem(
+        res,
+        { status: 400, message: body },
+        JSONRPC_CODE.invalidRequest,
+        undefined,
+        id,
+      )
     }
     const { batch, messages } = body
     const modern = read.messages.find(
@@ -159,7 +170,7 @@ export class McpFront implements RequestHandler {
     if (modern) {
       if (batch) {
         const message = 'Invalid Request: MCP 2026-07-28 sends one message per POST, never a batch'
-        return reply(res, { status: 400, message }, JSONRPC_CODE.invalidRequest)
+        return replyProblem(res, { status: 400, message }, JSONRPC_CODE.invalidRequest)
       }
       const message = messages[0]!
       // Sessionless: a 2026-07-28 notification needs no answer (cancellation is hanging up).
@@ -168,19 +179,19 @@ export class McpFront implements RequestHandler {
     }
     const initialize = messages.find((m) => isRequest(m) && m.method === 'initialize')
     if (initialize) return this.#initialize(req, res, initialize as JsonRpcRequest, messages)
-    const session = this.#sessionOf(req, res)
+    const session = this.#sessionOf(req, res, id)
     if (!session) return
     if (batch && !BATCHING_PROTOCOL_VERSIONS.has(session.protocolVersion)) {
       const message =
         `Invalid Request: JSON-RPC batches are not part of MCP ${session.protocolVersion} ` +
         '(removed in 2025-06-18); send one message per POST'
-      return reply(res, { status: 400, message }, JSONRPC_CODE.invalidRequest)
+      return replyProblem(res, { status: 400, message }, JSONRPC_CODE.invalidRequest)
     }
     const requests = messages.filter(isRequest)
     const busy = requests.find((r) => session.isInFlight(r.id))
     if (busy) {
       const message = `Invalid Request: request id ${JSON.stringify(busy.id)} is already in flight`
-      return reply(res, { status: 400, message }, JSONRPC_CODE.invalidRequest)
+      return replyProblem(res, { status: 400, message }, JSONRPC_CODE.invalidRequest)
     }
     if (requests.length === 0) {
       this.#forward(session, messages, req.signal)
@@ -199,7 +210,7 @@ export class McpFront implements RequestHandler {
   ): Promise<void> {
     if (all.length > 1) {
       const problem = { status: 400, message: 'Invalid Request: initialize must be sent alone' }
-      return reply(res, problem, JSONRPC_CODE.invalidRequest)
+      return replyProblem(res, problem, JSONRPC_CODE.invalidRequest)
     }
     const existing = req.headers['mcp-session-id']
     if (existing !== undefined && this.#sessions.has(existing)) {
@@ -207,14 +218,14 @@ export class McpFront implements RequestHandler {
         status: 400,
         message: 'Invalid Request: this session is already initialized',
       }
-      return reply(res, problem, JSONRPC_CODE.invalidRequest)
+      return replyProblem(res, problem, JSONRPC_CODE.invalidRequest)
     }
     if (!this.#makeRoom()) {
       const problem = {
         status: 503,
         message: `Service Unavailable: all ${this.#sessions.size} sessions are in use; try again later`,
       }
-      return reply(res, problem)
+      return replyProblem(res, problem)
     }
     const session = this.#openSession()
     const exchange = session.openExchange(res, [message.id], false, message.id)
@@ -227,7 +238,7 @@ export class McpFront implements RequestHandler {
 
   async #get(req: LocalRequest, res: LocalResponse): Promise<void> {
     const problem = getHeaderProblem(req.headers)
-    if (problem) return reply(res, problem)
+    if (problem) return replyProblem(res, problem)
     const session = this.#sessionOf(req, res)
     if (!session) return
     const lastEventId = req.headers['last-event-id']
@@ -235,14 +246,14 @@ export class McpFront implements RequestHandler {
       // Without an event store a POST stream cannot be resumed. 405 is the answer the SDK client
       // accepts quietly; any other error makes it retry (it resumes even after an error answer).
       const refused = { status: 405, message: 'Method Not Allowed: POST streams are not resumable' }
-      return reply(res, refused, undefined, { allow: 'POST, DELETE' })
+      return replyProblem(res, refused, undefined, { allow: 'POST, DELETE' })
     }
     if (session.hasStandalone) {
       const conflict = {
         status: 409,
         message: 'Conflict: only one standalone SSE stream is allowed per session',
       }
-      return reply(res, conflict)
+      return replyProblem(res, conflict)
     }
     await session.serveStandalone(res, req.signal)
   }
@@ -299,17 +310,26 @@ export class McpFront implements RequestHandler {
     this.#log.debug(`mcp session ${session.id} ended: ${reason}`)
   }
 
-  /** The session named by the request's header; otherwise replies 400 or 404 and returns null. */
-  #sessionOf(req: LocalRequest, res: LocalResponse): FrontSession | null {
+  /**
+   * The session named by the request's header; otherwise replies 400 or 404 (with `requestId`,
+   * the refused request's) and returns null.
+   */
+  #sessionOf(
+    req: LocalRequest,
+    res: LocalResponse,
+    requestId: JsonRpcId | null = null,
+  ): FrontSession | null {
     const id = req.headers['mcp-session-id']
     if (id === undefined || id === '') {
-      reply(res, { status: 400, message: 'Bad Request: Mcp-Session-Id header is required' })
+      const problem = { status: 400, message: 'Bad Request: Mcp-Session-Id header is required' }
+      replyProblem(res, problem, undefined, undefined, requestId)
       return null
     }
     const session = this.#sessions.get(id)
     if (!session) {
       // 404 tells the agent to initialize again (MCP spec, session management).
-      reply(res, { status: 404, message: 'Session not found' }, JSONRPC_CODE.sessionNotFound)
+      const problem = { status: 404, message: 'Session not found' }
+      replyProblem(res, problem, JSONRPC_CODE.sessionNotFound, undefined, requestId)
       return null
     }
     // Most recently used last: the map's order is the order sessions go in when room is needed.
@@ -317,7 +337,7 @@ export class McpFront implements RequestHandler {
     this.#sessions.set(id, session)
     const problem = protocolVersionProblem(req.headers)
     if (problem) {
-      reply(res, problem)
+      replyProblem(res, problem, undefined, undefined, requestId)
       return null
     }
     return session
@@ -373,23 +393,3 @@ async function untilDone(
 }
 
 /** A JSON-RPC error body with no id, as the transport spec suggests for refused POSTs. */
-function reply(
-  res: LocalResponse,
-  problem: HttpProblem,
-  code: number = JSONRPC_CODE.serverError,
-  headers: Readonly<Record<string, string>> = {},
-): void {
-  const body = new TextEncoder().encode(JSON.stringify(errorResponse(null, code, problem.message)))
-  res.writeHead(problem.status, {
-    ...headers,
-    'content-type': 'application/json',
-    'content-length': String(body.length),
-  })
-  res.write(body)
-  res.end()
-}
-
-function reply202(res: LocalResponse): void {
-  res.writeHead(202, {})
-  res.end()
-}

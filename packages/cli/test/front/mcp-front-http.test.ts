@@ -41,7 +41,8 @@ describe('McpFront over HTTP', { timeout: 30_000 }, () => {
   it('refuses bad headers, paths, methods and bodies like the SDK server', async () => {
     const { url } = served
     const ping = { jsonrpc: '2.0', id: 1, method: 'ping' }
-    const cases: [Promise<Response>, number, number | undefined][] = [
+    // Each refusal answers the refused request's id when the body is one request with an id.
+    const cases: [Promise<Response>, number, number | undefined, (number | null)?][] = [
       [post(url, {}, { accept: 'application/json' }), 406, -32000],
       [post(url, {}, { 'content-type': 'text/plain' }), 415, -32000],
       [post(url, '{"jsonrpc": "2.0", "method": '), 400, -32700],
@@ -49,24 +50,28 @@ describe('McpFront over HTTP', { timeout: 30_000 }, () => {
       [post(url, '[]'), 400, -32600],
       [post(url, '42'), 400, -32600],
       [post(url, [ping, { jsonrpc: '2.0', method: 'notifications/x' }, ping]), 400, -32600],
-      [post(url, { jsonrpc: '2.0', id: 1, method: 'ping' }), 400, -32000],
+      [post(url, { jsonrpc: '2.0', id: 1, method: 'ping' }), 400, -32000, 1],
       [
         post(url, { jsonrpc: '2.0', id: 1, method: 'ping' }, { 'mcp-session-id': 'nope' }),
         404,
         -32001,
+        1,
       ],
+      [post(url, ping, { accept: 'application/json' }), 406, -32000, 1],
+      [post(url, ping, { 'content-type': 'text/plain' }), 415, -32000, 1],
+      [post(url, [ping, ping]), 400, -32600, null],
       [post(new URL('/other', url), {}), 404, -32000],
       [fetch(url, { method: 'PUT' }), 405, -32000],
       [fetch(url, { headers: { accept: 'application/json' } }), 406, -32000],
       [fetch(url, { headers: { accept: 'text/event-stream' } }), 400, -32000],
       [fetch(url, { method: 'DELETE', headers: { 'mcp-session-id': 'nope' } }), 404, -32001],
     ]
-    for (const [pending, status, code] of cases) {
+    for (const [pending, status, code, id = null] of cases) {
       const res = await pending
       const body = (await res.json()) as { id: unknown; error: { code: number; message: string } }
       assert.equal(res.status, status, body.error.message)
       assert.equal(body.error.code, code)
-      assert.equal(body.id, null)
+      assert.equal(body.id, id, body.error.message)
     }
   })
 
