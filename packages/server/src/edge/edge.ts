@@ -23,7 +23,7 @@ import {
 import { PLANS } from '../plans.js'
 import type { TunnelRegistry } from '../broker/tunnel-registry.js'
 import { localRoute, localRouteNow, type TunnelRoute } from '../cluster/cluster-router.js'
-import { ClientAddresses } from '../http/client-addresses.js'
+import { ClientAddresses, rateKeyOf } from '../http/client-addresses.js'
 import type { CallHistorySink } from '../quota/call-history.js'
 import type { QuotaGate } from '../quota/quota-gate.js'
 import type { TunnelWithAccount } from '../store/store.js'
@@ -198,7 +198,7 @@ export class Edge {
     let body: Buffer | undefined
     let rpc: JsonRpcBody | null = null
     if (req.method === 'POST') {
-      const address = this.addresses.rateKey(req)
+      const address = rateKeyOf(clientIp)
       const read = await readBody(req, this.opts.maxBodyBytes, { budget: this.bodies, address })
       if (read === 'aborted') return
       if (read === 'over_budget') {

@@ -46,8 +46,7 @@ export class ClientAddresses {
 
   /** The rate-limit key of the client: its address, or its /64 for IPv6. */
   rateKey(req: IncomingMessage): string {
-    const address = this.of(req)
-    return isIP(address) === 6 ? ipv6Prefix64(address) : address
+    return rateKeyOf(this.of(req))
   }
 
   #isTrusted(address: string): boolean {
@@ -60,6 +59,11 @@ export class ClientAddresses {
     this.#known.set(address, trusted)
     return trusted
   }
+}
+
+/** The rate-limit key of a client address (`ClientAddresses.of`): itself, or its /64 for IPv6. */
+export function rateKeyOf(address: string): string {
+  return isIP(address) === 6 ? ipv6Prefix64(address) : address
 }
 
 /** `[address, prefix or null, family]` of a trusted-proxy entry, or null when it is not one. */
