@@ -198,16 +198,16 @@ export class Edge {
     let body: Buffer | undefined
     let rpc: JsonRpcBody | null = null
     if (req.method === 'POST') {
-      const address = rateKeyOf(clientIp)
-      const read = await readBody(req, this.opts.maxBodyBytes, { budget: this.bodies, address })
+      const holder = { address: rateKeyOf(clientIp), tunnel: tunnel.id }
+      const read = await readBody(req, this.opts.maxBodyBytes, { budget: this.bodies, holder })
       if (read === 'aborted') return
       if (read === 'over_budget') {
         return sendRefusal(
           res,
           'rate_limited',
           'too many request bodies at once',
-          'too many request bodies are held for this address (or for everyone) at once; send it again in a moment',
-          { headers: { 'retry-after': '1' }, close: true },
+          'too many request bodies are held at once for this address, this tunnel or this service; send it again in a moment',
+          { headers: { 'retry-after': '1' } },
         )
       }
       if (read === 'too_large') {
@@ -222,7 +222,7 @@ export class Edge {
         )
       }
       // The body is held until the request is answered (or the agent hangs up).
-      res.once('close', () => this.bodies.give(address, read.length))
+      res.once('close', () => this.bodies.give(holder, read.length))
       const parsed = readJsonRpcBody(read)
       if (isBodyProblem(parsed)) {
         return sendRefusal(res, parsed.policy, parsed.message, parsed.reason, {

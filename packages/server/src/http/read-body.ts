@@ -3,17 +3,17 @@
  * POST body whole to count and govern it, so it is read before forwarding, never beyond the limit.
  */
 import type { IncomingMessage } from 'node:http'
-import type { BodyBudget } from './body-budget.js'
+import type { BodyBudget, BodyHolder } from './body-budget.js'
 
-/** Where a body's bytes are counted while it is read: a budget and the client's address. */
+/** Where a body's bytes are counted: a budget, and who holds them. */
 export interface BodyAccount {
   readonly budget: BodyBudget
-  readonly address: string
+  readonly holder: BodyHolder
 }
 
 /**
  * The body, 'too_large' once it passes `limit` bytes (reading stops there), 'over_budget' when
- * reading on would pass `account`'s bounds (reading stops there), or 'aborted' when the client
+ * reading on would pass `account`'s bounds (the rest is read and discarded), or 'aborted' when the client
  * went away before sending all of it. A body read whole stays taken from the budget (its length):
  * the caller gives it back once the request is answered; any other outcome gives back at once.
  */
@@ -39,14 +39,17 @@ export async function readBody(
     let size = 0
     const stop = (outcome: 'too_large' | 'over_budget') => {
       req.off('data', onData)
-      req.pause()
+      // Past the budget the rest is read and thrown away (the request timeout bounds it), so
+      // that the sender, still writing, gets the refusal instead of a reset connection.
+      if (outcome === 'over_budget') req.resume()
+      else req.pause()
       resolve(outcome)
     }
     const onData = (chunk: Buffer) => {
       size += chunk.length
       if (size > limit) return stop('too_large')
       if (account) {
-        if (!account.budget.take(account.address, chunk.length)) return stop('over_budget')
+        if (!account.budget.take(account.holder, chunk.length)) return stop('over_budget')
         taken += chunk.length
       }
       chunks.push(chunk)
@@ -59,6 +62,6 @@ export async function readBody(
     })
   })
   // A body read whole stays taken: the caller gives it back when it lets go of it.
-  if (!Buffer.isBuffer(result)) account?.budget.give(account.address, taken)
+  if (!Buffer.isBuffer(result)) account?.budget.give(account.holder, taken)
   return result
 }

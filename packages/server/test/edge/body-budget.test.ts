@@ -3,8 +3,9 @@
  * bounded per client address and per node (`http/body-budget.ts`): the bounds themselves, and a
  * real burrowd whose public tunnel (offline: each call waits for it) is sent bodies that never
  * finish, then whole bodies. Seventeen bodies of 3.75 MiB from one address are held; the
- * eighteenth passes the address's 64 MiB and is refused with the envelope (429, `Retry-After`);
- * once the others are gone or answered, a body is read again.
+ * eighteenth passes the 64 MiB of the address (and of the tunnel) and is refused with the
+ * envelope (429, `Retry-After`), which the sender, still writing, receives; once the others are
+ * gone or answered, a body as big is read again.
  */
 import assert from 'node:assert/strict'
 import { request, type ClientRequest, type IncomingMessage } from 'node:http'
@@ -15,19 +16,23 @@ import { assertRefusal } from '../helpers/assert-refusal.js'
 import { hostOf, readAll } from '../helpers/edge-request.js'
 
 describe('BodyBudget', () => {
-  it('takes within both bounds and gives back what was taken', () => {
-    const budget = new BodyBudget(10, 15)
-    assert.ok(budget.take('a', 6))
-    assert.ok(!budget.take('a', 5), 'past the address bound')
-    assert.ok(budget.take('b', 9))
-    assert.ok(!budget.take('c', 1), 'past the node bound')
-    assert.equal(budget.total, 15)
-    budget.give('a', 6)
-    assert.ok(budget.take('c', 6))
-    assert.equal(budget.total, 15)
-    budget.give('b', 9)
-    budget.give('c', 6)
+  it('takes within every bound (address, tunnel, node) and gives back what was taken', () => {
+    const budget = new BodyBudget({ perAddress: 10, perTunnel: 12, perNode: 20 })
+    const a1 = { address: 'a', tunnel: 't1' }
+    assert.ok(budget.take(a1, 6))
+    assert.ok(!budget.take(a1, 5), 'past the address bound')
+    assert.ok(budget.take({ address: 'b', tunnel: 't1' }, 6))
+    assert.ok(!budget.take({ address: 'c', tunnel: 't1' }, 1), 'past the tunnel bound')
+    assert.ok(budget.take({ address: 'c', tunnel: 't2' }, 8))
+    assert.ok(!budget.take({ address: 'd', tunnel: 't3' }, 1), 'past the node bound')
+    assert.equal(budget.total, 20)
+    budget.give(a1, 6)
+    assert.ok(budget.take({ address: 'd', tunnel: 't1' }, 6))
+    budget.give({ address: 'b', tunnel: 't1' }, 6)
+    budget.give({ address: 'c', tunnel: 't2' }, 8)
+    budget.give({ address: 'd', tunnel: 't1' }, 6)
     assert.equal(budget.total, 0)
+    assert.ok(budget.take({ address: 'a', tunnel: 't1' }, 10), 'nothing left taken')
   })
 })
 
@@ -66,6 +71,9 @@ describe('request bodies that never finish, against a real burrowd', { timeout: 
   }
 
   const PART = 3.75 * 1024 * 1024
+  /** A call whose body is PART bytes. */
+  const padded = (id: number) =>
+    `{"jsonrpc":"2.0","id":${id},"method":"tools/list","params":{"pad":"${' '.repeat(PART - 80)}"}}`
 
   it('refuses the body that would pass the address’s bound, and reads again once they end', async () => {
     const held = Array.from({ length: 17 }, () => partial(PART))
@@ -86,15 +94,13 @@ describe('request bodies that never finish, against a real burrowd', { timeout: 
     over.req.destroy()
     await new Promise((r) => setTimeout(r, 200))
 
-    // A whole body is read again (the tunnel is offline: its answer says so, with the id).
-    const ok = await whole('{"jsonrpc":"2.0","id":5,"method":"tools/list"}')
-    assertRefusal(ok, { policy: 'tunnel_offline', id: 5 })
+    // A whole body as big is read again: the aborted reads gave back all they took (the
+    // tunnel is offline: its answer says so, with the id).
+    assertRefusal(await whole(padded(5)), { policy: 'tunnel_offline', id: 5 })
   })
 
   it('holds a whole body until its request is answered', async () => {
     // Whole bodies wait for the offline tunnel (BURROW_QUEUE_WAIT_MS), held all that time.
-    const padded = (id: number) =>
-      `{"jsonrpc":"2.0","id":${id},"method":"tools/list","params":{"pad":"${' '.repeat(PART - 80)}"}}`
     const waiting = Array.from({ length: 17 }, (_, i) => whole(padded(i + 10)))
     await new Promise((r) => setTimeout(r, 1_000))
     assertRefusal(await whole(padded(99)), { policy: 'rate_limited', id: null })
