@@ -117,6 +117,8 @@ export class TunnelLink {
         this.log.error(
           `tunnel ${tunnel.id}: handling a frame failed; dropping the connection: ${(err as Error).stack ?? String(err)}`,
         )
+        // The mux may be half through that frame: it takes no more, and its streams end now.
+        this.mux.close('the service failed handling the tunnel client')
         this.close(1011, 'internal error')
       }
     })

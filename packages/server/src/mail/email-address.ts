@@ -3,15 +3,28 @@
  * a mail library could read as a list, a display name or a comment (`,` `;` `<` `>` `(` `)`
  * `"` `:` `[` `]` `\` or spaces). An address that passed only a looser check could be stored as
  * written while its mail went to another mailbox named inside it (`a@x.test<b@y.test>`), so the
- * address an account proved would not be its own. Letters of any script are allowed (RFC 6531).
+ * address an account proved would not be its own. Letters and combining marks of any script are
+ * allowed, and `_` inside a domain label (RFC 6531; some hosts' names have it).
  */
 
-const LOCAL = String.raw`[\p{L}\p{N}!#$%&'*+/=?^_\x60{|}~-]+(?:\.[\p{L}\p{N}!#$%&'*+/=?^_\x60{|}~-]+)*`
-const LABEL = String.raw`[\p{L}\p{N}](?:[\p{L}\p{N}-]*[\p{L}\p{N}])?`
+const LOCAL = String.raw`[\p{L}\p{M}\p{N}!#$%&'*+/=?^_\x60{|}~-]+(?:\.[\p{L}\p{M}\p{N}!#$%&'*+/=?^_\x60{|}~-]+)*`
+const LABEL = String.raw`[\p{L}\p{N}](?:[\p{L}\p{M}\p{N}_-]*[\p{L}\p{M}\p{N}])?`
 const ADDRESS = new RegExp(`^${LOCAL}@${LABEL}(?:\\.${LABEL})*$`, 'u')
 
 /** Longest address accepted (RFC 5321's path limit less the brackets). */
 export const MAX_EMAIL_LENGTH = 254
+
+/**
+ * What makes a mail library read an address as more than one mailbox, a display name or a
+ * comment: the only thing the mailer must never send to (an older account's address may not
+ * pass today's stricter rule and still be one mailbox).
+ */
+const NOT_ONE_MAILBOX = /[\s,;<>()"\\[\]:]/u
+
+/** Whether a stored address can be handed to the mail library as one mailbox. */
+export function isOneMailbox(email: string): boolean {
+  return email.length <= MAX_EMAIL_LENGTH && !NOT_ONE_MAILBOX.test(email) && email.includes('@')
+}
 
 /** Whether `email` is one mailbox burrowd will store and send to. */
 export function isEmailAddress(email: string): boolean {

@@ -5,7 +5,7 @@
  */
 import nodemailer from 'nodemailer'
 import type { Transporter } from 'nodemailer'
-import { isEmailAddress } from './email-address.js'
+import { isOneMailbox } from './email-address.js'
 import type { MailMessage, Mailer } from './mailer.js'
 
 /** Mail handed to an SMTP server. */
@@ -19,9 +19,9 @@ export class SmtpMailer implements Mailer {
   }
 
   async send(message: MailMessage): Promise<void> {
-    // Stored addresses passed the same check; one that did not (an account made before it)
-    // gets no mail rather than mail to another mailbox named inside it.
-    if (!isEmailAddress(message.to)) {
+    // An address that names other mailboxes inside it (an account made before sign-up refused
+    // them) gets no mail rather than mail to someone else.
+    if (!isOneMailbox(message.to)) {
       throw new Error(`"${message.to}" is not one mailbox; no mail sent`)
     }
     await this.#transport.sendMail({
