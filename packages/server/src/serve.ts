@@ -10,7 +10,7 @@ import { createLogger, type Logger } from '@burrow/protocol'
 import { rejectUpgrade } from './broker/reject-upgrade.js'
 import { NODE_LINK_PATH } from './cluster/node-links.js'
 import type { ServerConfig } from './config.js'
-import { answerClientError } from './http/answer-client-error.js'
+import { answerClientError, REQUEST_TIMEOUT_MS } from './http/answer-client-error.js'
 import { sendRefusal } from './http/send-refusal.js'
 import { publicUrlFor } from './public-url.js'
 import { QuietMemoryRelease } from './runtime/quiet-memory-release.js'
@@ -27,7 +27,7 @@ export async function serve(config: ServerConfig): Promise<void> {
   // envelope here instead.
   const server = createServer({
     keepAliveTimeout: 65_000,
-    requestTimeout: 60_000,
+    requestTimeout: REQUEST_TIMEOUT_MS,
     requireHostHeader: false,
   })
   const services = await wireServices({

@@ -6,20 +6,32 @@
 import type { Duplex } from 'node:stream'
 import { ERROR_HEADER, refusal, type PolicyCode } from '@burrow/protocol'
 
+/** How long a request's head and body may take to arrive (node's `requestTimeout`). */
+export const REQUEST_TIMEOUT_MS = 60_000
+
 /** Node's parser error codes that mean "the head is too large". */
 const TOO_LARGE = new Set(['HPE_HEADER_OVERFLOW', 'HPE_URI_TOO_LONG'])
 
 /** For `server.on('clientError', …)`: answer `err` on `socket` with the envelope. */
 export function answerClientError(err: Error & { code?: string }, socket: Duplex): void {
-  if (err.code === 'ECONNRESET' || !socket.writable) {
+  // A response already under way on this connection (an early answer while its body still
+  // came, then the request timeout) must not be followed by a second one: node's own handler
+  // checks the same.
+  const answering = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage
+  if (err.code === 'ECONNRESET' || !socket.writable || answering?.headersSent === true) {
     socket.destroy()
     return
   }
   const [code, reason]: [PolicyCode, string] = TOO_LARGE.has(err.code ?? '')
     ? ['headers_too_large', 'the request line and headers exceed the 16 KiB the service accepts']
-    : err.code === 'HPE_HEADER_TIMEOUT' || err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+    : err.code === 'HPE_HEADER_TIMEOUT'
       ? ['invalid_request', 'the request head did not arrive in time']
-      : ['invalid_request', 'the request is not valid HTTP/1.1']
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [
+            'invalid_request',
+            `the request (its head and body) did not arrive within ${REQUEST_TIMEOUT_MS / 1000} s`,
+          ]
+        : ['invalid_request', 'the request is not valid HTTP/1.1']
   const r = refusal(code, code.replace(/_/g, ' '), reason)
   const body = JSON.stringify(r.body)
   socket.end(
