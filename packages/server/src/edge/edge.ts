@@ -35,6 +35,7 @@ import { CallContinuations } from './call-continuations.js'
 import { admitRequest, type AdmissionRules, type Refuse } from './admit-request.js'
 import { BodyBudget } from '../http/body-budget.js'
 import { readBody } from '../http/read-body.js'
+import { sendBodyRefusal } from './send-body-refusal.js'
 import { relayResponse } from './relay-response.js'
 import { sendRefusal } from '../http/send-refusal.js'
 import type { TunnelLookup } from './tunnel-lookup.js'
@@ -201,25 +202,8 @@ export class Edge {
       const holder = { address: rateKeyOf(clientIp), tunnel: tunnel.id }
       const read = await readBody(req, this.opts.maxBodyBytes, { budget: this.bodies, holder })
       if (read === 'aborted') return
-      if (read === 'over_budget') {
-        return sendRefusal(
-          res,
-          'rate_limited',
-          'too many request bodies at once',
-          'too many request bodies are held at once for this address, this tunnel or this service; send it again in a moment',
-          { headers: { 'retry-after': '1' } },
-        )
-      }
-      if (read === 'too_large') {
-        return sendRefusal(
-          res,
-          'payload_too_large',
-          'request too large',
-          `request bodies are limited to ${this.opts.maxBodyBytes} bytes`,
-          {
-            close: true,
-          },
-        )
+      if (read === 'over_budget' || read === 'too_large') {
+        return sendBodyRefusal(res, read, this.opts.maxBodyBytes)
       }
       // The body is held until the request is answered (or the agent hangs up).
       res.once('close', () => this.bodies.give(holder, read.length))

@@ -13,7 +13,7 @@ import { after, before, describe, it } from 'node:test'
 import { startService, type Service } from '../../../../test/helpers/stack.js'
 import { BodyBudget } from '../../src/http/body-budget.js'
 import { assertRefusal } from '../helpers/assert-refusal.js'
-import { hostOf, readAll } from '../helpers/edge-request.js'
+import { edgeRequest, hostOf, readAll } from '../helpers/edge-request.js'
 
 describe('BodyBudget', () => {
   it('takes within every bound (address, tunnel, node) and gives back what was taken', () => {
@@ -111,29 +111,13 @@ describe('request bodies that never finish, against a real burrowd', { timeout: 
   })
 
   /** POST `body` whole; the answer once complete. */
-  async function whole(
-    body: string,
-  ): Promise<{ status: number; headers: IncomingMessage['headers']; text: string }> {
-    const req = request({
-      host: '127.0.0.1',
-      port: service.port,
+  const whole = (body: string) =>
+    edgeRequest(service.port, host, {
       method: 'POST',
-      path: '/mcp',
-      agent: false,
       headers: {
-        host,
         'content-type': 'application/json',
         accept: 'application/json, text/event-stream',
-        'content-length': String(Buffer.byteLength(body)),
       },
+      body,
     })
-    const answered = new Promise<IncomingMessage>((resolve, reject) => {
-      req.once('response', resolve)
-      req.once('error', reject)
-    })
-    req.end(body)
-    const res = await answered
-    const text = (await readAll(res).catch(() => Buffer.alloc(0))).toString('utf8')
-    return { status: res.statusCode!, headers: res.headers, text }
-  }
 })

@@ -39,6 +39,21 @@ for (const backend of testBackends()) {
     let tunnelA: string
     let tunnelB: string
 
+    /** Approve `clientId` on tunnel A for resource `r`, with code `code` (stored hashed). */
+    const approveOn = (grants: OauthGrantStore, code: string, clientId = 'dcr_x') =>
+      grants.approve({
+        tunnelId: tunnelA,
+        accountId,
+        clientId,
+        clientName: clientId,
+        approvedBy: 'a@example.com',
+        resource: 'r',
+        codeHash: hash(code),
+        redirectUri: 'http://127.0.0.1/cb',
+        codeChallenge: 'c'.repeat(43),
+        codeExpiresAt: new Date(clock + 60_000),
+      })
+
     beforeEach(async () => {
       clock = Date.parse('2026-11-25T10:00:00.000Z')
       database = await backend.create()
@@ -146,18 +161,7 @@ for (const backend of testBackends()) {
     it('revokes a grant when any refresh token it replaced comes back, not only the last one', async () => {
       const grants = new OauthGrantStore(store.db, () => new Date(clock))
       const approve = async (code: string) => {
-        const id = await grants.approve({
-          tunnelId: tunnelA,
-          accountId,
-          clientId: 'dcr_x',
-          clientName: 'X',
-          approvedBy: 'a@example.com',
-          resource: 'r',
-          codeHash: hash(code),
-          redirectUri: 'http://127.0.0.1/cb',
-          codeChallenge: 'c'.repeat(43),
-          codeExpiresAt: new Date(clock + 60_000),
-        })
+        const id = await approveOn(grants, code)
         await grants.setRefresh(id, hash(`${code}-r1`), new Date(clock + 86_400_000))
         return id
       }
@@ -216,18 +220,7 @@ for (const backend of testBackends()) {
         await migration.down!(store.db)
         await sql`delete from kysely_migration where name = ${name}`.execute(store.db)
       }
-      const id = await grants.approve({
-        tunnelId: tunnelA,
-        accountId,
-        clientId: 'dcr_x',
-        clientName: 'X',
-        approvedBy: 'a@example.com',
-        resource: 'r',
-        codeHash: hash('old-code'),
-        redirectUri: 'http://127.0.0.1/cb',
-        codeChallenge: 'c'.repeat(43),
-        codeExpiresAt: new Date(clock + 60_000),
-      })
+      const id = await approveOn(grants, 'old-code')
       await store.db
         .updateTable('oauth_grants')
         .set({
@@ -278,18 +271,7 @@ for (const backend of testBackends()) {
       })
       // The oldest is approved: it stays whatever comes after it.
       const grants = new OauthGrantStore(store.db, () => new Date(clock))
-      await grants.approve({
-        tunnelId: tunnelA,
-        accountId,
-        clientId: made[0]!,
-        clientName: 'client 0',
-        approvedBy: 'a@example.com',
-        resource: 'r',
-        codeHash: hash('evict-code'),
-        redirectUri: 'http://127.0.0.1/cb',
-        codeChallenge: 'c'.repeat(43),
-        codeExpiresAt: new Date(clock + 60_000),
-      })
+      await approveOn(grants, 'evict-code', made[0])
       assert.equal(await clients.evict(2), 2)
       const left = await store.db.selectFrom('oauth_clients').select('client_id').execute()
       assert.deepEqual(left.map((r) => r.client_id).sort(), [made[0], made[3], made[4]].sort())
@@ -301,18 +283,7 @@ for (const backend of testBackends()) {
     it('refuses expired refresh tokens and revokes a grant whose old refresh token comes back', async () => {
       const grants = new OauthGrantStore(store.db, () => new Date(clock))
       const approve = async (code: string) => {
-        const id = await grants.approve({
-          tunnelId: tunnelA,
-          accountId,
-          clientId: 'dcr_x',
-          clientName: 'X',
-          approvedBy: 'a@example.com',
-          resource: 'r',
-          codeHash: hash(code),
-          redirectUri: 'http://127.0.0.1/cb',
-          codeChallenge: 'c'.repeat(43),
-          codeExpiresAt: new Date(clock + 60_000),
-        })
+        const id = await approveOn(grants, code)
         await grants.setRefresh(id, hash(`${code}-r1`), new Date(clock + 1_000))
         return id
       }
