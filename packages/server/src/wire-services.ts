@@ -89,9 +89,13 @@ export async function wireServices({ config, log, listen }: WireOptions): Promis
     randomBytes(32).toString('base64url'),
   )
   const version = packageVersion()
-  // burrowd's own metrics; the connections gauge reads the registry, made further down.
+  // burrowd's own metrics; the gauges read the registry and the edge, made further down.
   let connections = (): number => 0
-  const metrics = new ServiceMetrics({ connections: () => connections() })
+  let bodyBytes = (): number => 0
+  const metrics = new ServiceMetrics({
+    connections: () => connections(),
+    bodyBytes: () => bodyBytes(),
+  })
   // Outbound webhooks: `webhooks.endpoints` serves the dashboard and API, and the quota code
   // raises `quota.warning` through `webhooks.emitQuotaWarning` when a counter crosses 80%.
   const webhooks = startWebhookService({
@@ -185,6 +189,7 @@ export async function wireServices({ config, log, listen }: WireOptions): Promis
     rateLimits: governance.rateLimits,
     pins: governance.pins,
   })
+  bodyBytes = () => edge.bodyBytesHeld
   const broker = new Broker({
     findTunnelByKey: async (key) => welcomeUrls.note(await store.findTunnelByKey(key)),
     registry,

@@ -132,6 +132,11 @@ export class Edge {
     }
   }
 
+  /** Bytes of request bodies held now (read or being read, their requests not yet answered). */
+  get bodyBytesHeld(): number {
+    return this.bodies.total
+  }
+
   /**
    * Handle a request whose Host is the tunnel label `label` (`<sub>--<slug>`), or a name routed
    * to it (a custom domain: its origin names the OAuth resource, and its `gate` is checked beside
@@ -203,7 +208,7 @@ export class Edge {
       const read = await readBody(req, this.opts.maxBodyBytes, { budget: this.bodies, holder })
       if (read === 'aborted') return
       if (read === 'over_budget' || read === 'too_large') {
-        return sendBodyRefusal(res, read, this.opts.maxBodyBytes)
+        return sendBodyRefusal(req, res, read, this.opts.maxBodyBytes)
       }
       // The body is held until the request is answered (or the agent hangs up).
       res.once('close', () => this.bodies.give(holder, read.length))

@@ -3,11 +3,15 @@
  * unread, so the connection closes), or past the bounds on bodies held at once (`BodyBudget`: the
  * rest was read and thrown away, so the connection stays and the sender gets the answer).
  */
-import type { ServerResponse } from 'node:http'
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import { sendRefusal } from '../http/send-refusal.js'
 
-/** Answer a body that was `too_large` (over `limit` bytes) or `over_budget`. */
+/**
+ * Answer `req`'s body that was `too_large` (over `limit` bytes) or `over_budget`. The latter's
+ * answer goes at once and ends when the discarded rest has (see `sendRefusal`'s `endAfter`).
+ */
 export function sendBodyRefusal(
+  req: IncomingMessage,
   res: ServerResponse,
   outcome: 'too_large' | 'over_budget',
   limit: number,
@@ -27,6 +31,6 @@ export function sendBodyRefusal(
     'rate_limited',
     'too many request bodies at once',
     'too many request bodies are held at once for this address, this tunnel or this service; send it again in a moment',
-    { headers: { 'retry-after': '1' } },
+    { headers: { 'retry-after': '1' }, endAfter: req },
   )
 }

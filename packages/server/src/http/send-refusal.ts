@@ -2,7 +2,7 @@
  * Writes a refusal envelope as an HTTP response (see `refusal` in @burrow/protocol). A refused
  * JSON-RPC batch is answered as JSON-RPC answers a batch: an array with one envelope per request.
  */
-import type { ServerResponse } from 'node:http'
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import {
   ERROR_HEADER,
   POLICY_STATUS,
@@ -23,6 +23,13 @@ export function sendRefusal(
     jsonRpcCode?: number
     headers?: Record<string, string>
     close?: boolean
+    /**
+     * A request whose body is still arriving (and being discarded): the answer is written at once
+     * but ended only once that body has ended, so that the connection stays open while the
+     * sender, still writing, reads the answer. Ending it sooner would let Node close a
+     * `Connection: close` connection under the sender, who would see a reset instead.
+     */
+    endAfter?: IncomingMessage
   } = {},
 ): void {
   if (res.headersSent) {
@@ -40,5 +47,17 @@ export function sendRefusal(
     ...(opts.close ? { connection: 'close' } : {}),
     ...opts.headers,
   })
-  res.end(body)
+  const reading = opts.endAfter
+  if (!reading || reading.complete || reading.destroyed) {
+    res.end(body)
+    return
+  }
+  res.write(body)
+  const end = () => {
+    reading.off('end', end)
+    reading.off('close', end)
+    if (!res.writableEnded) res.end()
+  }
+  reading.once('end', end)
+  reading.once('close', end)
 }

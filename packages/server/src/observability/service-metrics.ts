@@ -1,6 +1,6 @@
 /**
  * burrowd's own metrics for operators, in Prometheus text at `GET /metrics` on the service host:
- * tunnels connected, edge requests by status and policy code, edge latency, broker frames and
+ * tunnels connected, request body bytes held, edge requests by status and policy code, edge latency, broker frames and
  * bytes, tunnel-key checks, quota and rate-limit refusals, webhook deliveries. No label names a tunnel or an
  * account: the series stay few however many tunnels there are (per-tunnel figures are the
  * dashboard's and the API's).
@@ -35,6 +35,7 @@ class PendingCounts {
 export class ServiceMetrics {
   readonly registry = new Registry()
   readonly tunnelsConnected: Gauge
+  readonly bodyBytesHeld: Gauge
   readonly edgeRequests: Counter<'status' | 'policy_code'>
   readonly edgeLatency: Histogram
   readonly brokerFrames: Counter<'direction'>
@@ -47,7 +48,14 @@ export class ServiceMetrics {
   readonly #answered = new PendingCounts()
   readonly #refused = new PendingCounts()
 
-  constructor(opts: { readonly defaults?: boolean; readonly connections?: () => number } = {}) {
+  constructor(
+    opts: {
+      readonly defaults?: boolean
+      readonly connections?: () => number
+      /** Bytes of public request bodies the edge holds now. */
+      readonly bodyBytes?: () => number
+    } = {},
+  ) {
     const registers = [this.registry]
     if (opts.defaults ?? true)
       collectDefaultMetrics({ register: this.registry, prefix: 'burrowd_' })
@@ -60,6 +68,19 @@ export class ServiceMetrics {
         ? {
             collect: function (this: Gauge) {
               this.set(connections())
+            },
+          }
+        : {}),
+    })
+    const bodyBytes = opts.bodyBytes
+    this.bodyBytesHeld = new Gauge({
+      name: 'burrowd_edge_request_body_bytes',
+      help: 'Bytes of public request bodies held now, from their first byte until their request is answered (bounded per address, per tunnel and per node)',
+      registers,
+      ...(bodyBytes
+        ? {
+            collect: function (this: Gauge) {
+              this.set(bodyBytes())
             },
           }
         : {}),

@@ -7,7 +7,7 @@ import { parsePrometheus } from '../helpers/parse-prometheus.js'
 
 describe('ServiceMetrics', () => {
   it('renders parseable Prometheus text with the service families', async () => {
-    const m = new ServiceMetrics({ connections: () => 3 })
+    const m = new ServiceMetrics({ connections: () => 3, bodyBytes: () => 4096 })
     m.edgeRequests.inc({ status: '200', policy_code: 'none' })
     m.edgeRequests.inc({ status: '429', policy_code: 'rate_limited' })
     m.edgeLatency.observe(0.004)
@@ -18,6 +18,7 @@ describe('ServiceMetrics', () => {
     assert.match(contentType, /^text\/plain; version=0\.0\.4/)
     const families = new Map(parsePrometheus(body).map((f) => [f.name, f]))
     assert.equal(families.get('burrowd_tunnels_connected')?.metrics[0]?.value, '3')
+    assert.equal(families.get('burrowd_edge_request_body_bytes')?.metrics[0]?.value, '4096')
     const requests = families.get('burrowd_edge_requests_total')!
     assert.equal(requests.type, 'COUNTER')
     assert.equal(requests.metrics.length, 2)
