@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto'
 import type { Kysely, Selectable } from 'kysely'
 import { hashKey } from './hash-key.js'
+import { lockAccount } from './lock-account.js'
 import { newSecret } from './random-token.js'
 import type { Database } from './schema.js'
 import { StoreError } from './store-error.js'
@@ -44,7 +45,7 @@ export class AgentTokenStore {
   /**
    * Make a token for tunnel `tunnelId` named `name` (1 to 100 printable characters). Returns it
    * with its `secret`, which exists only here. Throws `StoreError` `invalid` for a bad name or
-   * when the tunnel already has `MAX_AGENT_TOKENS`.
+   * when the tunnel already has `MAX_AGENT_TOKENS`, `not_found` for an unknown tunnel.
    */
   async create(tunnelId: string, name: string): Promise<{ token: AgentToken; secret: string }> {
     const trimmed = name.trim()
@@ -54,29 +55,41 @@ export class AgentTokenStore {
         `agent token name must be 1 to ${NAME_MAX} printable characters, e.g. the agent that uses it`,
       )
     }
-    const count = await this.#db
-      .selectFrom('agent_tokens')
-      .select((eb) => eb.fn.countAll<number | string | bigint>().as('n'))
-      .where('tunnel_id', '=', tunnelId)
-      .executeTakeFirstOrThrow()
-    if (Number(count.n) >= MAX_AGENT_TOKENS) {
-      throw new StoreError(
-        'invalid',
-        `a tunnel holds at most ${MAX_AGENT_TOKENS} agent tokens; revoke one you no longer use`,
-      )
-    }
     const secret = AGENT_TOKEN_PREFIX + newSecret()
-    const row = await this.#db
-      .insertInto('agent_tokens')
-      .values({
-        id: 'agt_' + randomBytes(10).toString('hex'),
-        tunnel_id: tunnelId,
-        name: trimmed,
-        token_hash: hashKey(secret),
-        created_at: this.#now().toISOString(),
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow()
+    // The count and the insert in one transaction holding the owner's account lock, so that
+    // creates at once cannot all pass the cap.
+    const row = await this.#db.transaction().execute(async (trx) => {
+      const tunnel = await trx
+        .selectFrom('tunnels')
+        .select('account_id')
+        .where('id', '=', tunnelId)
+        .executeTakeFirst()
+      if (tunnel === undefined || (await lockAccount(trx, tunnel.account_id)) === undefined) {
+        throw new StoreError('not_found', `tunnel "${tunnelId}" does not exist`)
+      }
+      const count = await trx
+        .selectFrom('agent_tokens')
+        .select((eb) => eb.fn.countAll<number | string | bigint>().as('n'))
+        .where('tunnel_id', '=', tunnelId)
+        .executeTakeFirstOrThrow()
+      if (Number(count.n) >= MAX_AGENT_TOKENS) {
+        throw new StoreError(
+          'invalid',
+          `a tunnel holds at most ${MAX_AGENT_TOKENS} agent tokens; revoke one you no longer use`,
+        )
+      }
+      return trx
+        .insertInto('agent_tokens')
+        .values({
+          id: 'agt_' + randomBytes(10).toString('hex'),
+          tunnel_id: tunnelId,
+          name: trimmed,
+          token_hash: hashKey(secret),
+          created_at: this.#now().toISOString(),
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow()
+    })
     return { token: toAgentToken(row), secret }
   }
 

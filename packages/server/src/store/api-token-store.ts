@@ -6,6 +6,7 @@
 
 import type { Kysely, Selectable } from 'kysely'
 import { hashKey } from './hash-key.js'
+import { lockAccount } from './lock-account.js'
 import { newId, newSecret } from './random-token.js'
 import type { Database } from './schema.js'
 import { StoreError } from './store-error.js'
@@ -56,37 +57,36 @@ export class ApiTokenStore {
         `token name must be 1 to ${NAME_MAX} printable characters; give it a name you will recognise`,
       )
     }
-    const account = await this.#db
-      .selectFrom('accounts')
-      .select('id')
-      .where('id', '=', accountId)
-      .executeTakeFirst()
-    if (account === undefined) {
-      throw new StoreError('not_found', `account "${accountId}" does not exist`)
-    }
-    const count = await this.#db
-      .selectFrom('api_tokens')
-      .select((eb) => eb.fn.countAll<number | string | bigint>().as('n'))
-      .where('account_id', '=', accountId)
-      .executeTakeFirstOrThrow()
-    if (Number(count.n) >= MAX_API_TOKENS) {
-      throw new StoreError(
-        'invalid',
-        `an account holds at most ${MAX_API_TOKENS} API tokens; revoke one you no longer use`,
-      )
-    }
     const secret = API_TOKEN_PREFIX + newSecret()
-    const row = await this.#db
-      .insertInto('api_tokens')
-      .values({
-        id: newId('tok_'),
-        account_id: accountId,
-        name: trimmed,
-        token_hash: hashKey(secret),
-        created_at: this.#now().toISOString(),
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow()
+    // The count and the insert in one transaction holding the account's lock, so that creates
+    // at once cannot all pass the cap.
+    const row = await this.#db.transaction().execute(async (trx) => {
+      if ((await lockAccount(trx, accountId)) === undefined) {
+        throw new StoreError('not_found', `account "${accountId}" does not exist`)
+      }
+      const count = await trx
+        .selectFrom('api_tokens')
+        .select((eb) => eb.fn.countAll<number | string | bigint>().as('n'))
+        .where('account_id', '=', accountId)
+        .executeTakeFirstOrThrow()
+      if (Number(count.n) >= MAX_API_TOKENS) {
+        throw new StoreError(
+          'invalid',
+          `an account holds at most ${MAX_API_TOKENS} API tokens; revoke one you no longer use`,
+        )
+      }
+      return trx
+        .insertInto('api_tokens')
+        .values({
+          id: newId('tok_'),
+          account_id: accountId,
+          name: trimmed,
+          token_hash: hashKey(secret),
+          created_at: this.#now().toISOString(),
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow()
+    })
     return { token: toApiToken(row), secret }
   }
 

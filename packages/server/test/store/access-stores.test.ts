@@ -126,6 +126,23 @@ for (const backend of testBackends()) {
       await tokens.create(tunnelB, 'other tunnel')
     })
 
+    it('holds the agent-token cap when twenty creates come at once, and refuses an unknown tunnel', async () => {
+      const tokens = new AgentTokenStore(store.db)
+      for (let i = 0; i < MAX_AGENT_TOKENS - 5; i++) await tokens.create(tunnelA, `t${i}`)
+      const outcomes = await Promise.allSettled(
+        Array.from({ length: 20 }, (_, i) => tokens.create(tunnelA, `at once ${i}`)),
+      )
+      assert.equal(outcomes.filter((o) => o.status === 'fulfilled').length, 5)
+      for (const o of outcomes) {
+        if (o.status === 'rejected') assert.match(String(o.reason), /at most 50 agent tokens/)
+      }
+      assert.equal((await tokens.list(tunnelA)).length, MAX_AGENT_TOKENS)
+      await assert.rejects(
+        tokens.create('tun_nope', 'x'),
+        (e: unknown) => e instanceof StoreError && e.code === 'not_found',
+      )
+    })
+
     it('redeems a code once, even when two redeem it at the same time', async () => {
       const grants = new OauthGrantStore(store.db, () => new Date(clock))
       const grantId = await grants.approve({

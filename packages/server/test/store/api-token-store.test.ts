@@ -145,6 +145,18 @@ for (const backend of testBackends()) {
       await store.apiTokens.create(ann.id, 'in its place')
     })
 
+    it('holds the cap when twenty creates come at once', async () => {
+      for (let i = 0; i < MAX_API_TOKENS - 5; i++) await store.apiTokens.create(ann.id, `t${i}`)
+      const outcomes = await Promise.allSettled(
+        Array.from({ length: 20 }, (_, i) => store.apiTokens.create(ann.id, `at once ${i}`)),
+      )
+      assert.equal(outcomes.filter((o) => o.status === 'fulfilled').length, 5)
+      for (const o of outcomes) {
+        if (o.status === 'rejected') assert.ok(isStoreError('invalid')(o.reason))
+      }
+      assert.equal((await store.apiTokens.list(ann.id)).length, MAX_API_TOKENS)
+    })
+
     it('refuses a blank, over-long or unprintable name, and an unknown account', async () => {
       for (const name of ['', '   ', 'n'.repeat(101), 'tab\there', 'line\nbreak']) {
         await assert.rejects(store.apiTokens.create(ann.id, name), (error: unknown) => {
