@@ -59,32 +59,18 @@ export class ServiceMetrics {
     const registers = [this.registry]
     if (opts.defaults ?? true)
       collectDefaultMetrics({ register: this.registry, prefix: 'burrowd_' })
-    const connections = opts.connections
-    this.tunnelsConnected = new Gauge({
-      name: 'burrowd_tunnels_connected',
-      help: 'Tunnel client connections open on this node',
+    this.tunnelsConnected = readGauge(
+      'burrowd_tunnels_connected',
+      'Tunnel client connections open on this node',
       registers,
-      ...(connections
-        ? {
-            collect: function (this: Gauge) {
-              this.set(connections())
-            },
-          }
-        : {}),
-    })
-    const bodyBytes = opts.bodyBytes
-    this.bodyBytesHeld = new Gauge({
-      name: 'burrowd_edge_request_body_bytes',
-      help: 'Bytes of public request bodies held now, from their first byte until their request is answered (bounded per address, per tunnel and per node)',
+      opts.connections,
+    )
+    this.bodyBytesHeld = readGauge(
+      'burrowd_edge_request_body_bytes',
+      'Bytes of public request bodies held now, from their first byte until their request is answered (bounded per address, per tunnel and per node)',
       registers,
-      ...(bodyBytes
-        ? {
-            collect: function (this: Gauge) {
-              this.set(bodyBytes())
-            },
-          }
-        : {}),
-    })
+      opts.bodyBytes,
+    )
     this.edgeRequests = new Counter({
       name: 'burrowd_edge_requests_total',
       help: 'Public requests answered by the edge, by HTTP status and refusal policy code (none when relayed)',
@@ -171,6 +157,27 @@ export class ServiceMetrics {
 
 const IN = () => ({ direction: 'in' })
 const OUT = () => ({ direction: 'out' })
+
+/** A gauge set from `read` whenever the metrics are read (never set when `read` is absent). */
+function readGauge(
+  name: string,
+  help: string,
+  registers: Registry[],
+  read: (() => number) | undefined,
+): Gauge {
+  return new Gauge({
+    name,
+    help,
+    registers,
+    ...(read
+      ? {
+          collect: function (this: Gauge) {
+            this.set(read())
+          },
+        }
+      : {}),
+  })
+}
 
 /** A counter's `collect`: add the counts gathered since it was last read. */
 function pendingInto(pending: PendingCounts) {
