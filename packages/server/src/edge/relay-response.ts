@@ -114,23 +114,27 @@ function deliver(stream: MuxStream, res: ServerResponse, ctx: RelayContext): voi
     }
   }
   const answer = (head: ResponseHead, inline: Uint8Array | undefined, fin: boolean): void => {
-    record.answered(head.status, head.headers)
+    // The head is noted as the answer once the agent's response took it (a head it refuses is
+    // answered as a failure instead, and settles no session), or once it is held back whole.
     shaper = ctx.shape?.(responseKind(headerValue(head.headers, 'content-type'))) ?? null
     const headers = agentResponseHeaders(head.headers)
     if (fin) {
       const body = shaper ? concat([...shaper.push(inline ?? EMPTY), ...shaper.end()]) : inline
-      record.bytes(body?.length ?? 0)
       headers.push('content-length', String(body?.length ?? 0))
       res.writeHead(head.status, headers)
+      record.answered(head.status, head.headers)
+      record.bytes(body?.length ?? 0)
       res.end(body)
       return
     }
     if (shaper?.holdsBody) {
+      record.answered(head.status, head.headers)
       waiting = { status: head.status, headers }
       if (inline) shaper.push(inline)
       return
     }
     res.writeHead(head.status, headers)
+    record.answered(head.status, head.headers)
     if (inline) send(shaper ? shaper.push(inline) : [inline])
     // An SSE answer may stay silent for a while, and the agent waits for its head: it leaves by
     // itself at the latest after this turn, and with the first body bytes when they came in the

@@ -26,6 +26,10 @@ describe('relayResponse', () => {
   /** The local side of each request, as it arrives. */
   const local: MuxStream[] = []
   let onLocal: (stream: MuxStream) => void = () => {}
+  /** What each request's record was told: `answered <status>` or `refused <status>`. */
+  const told: string[] = []
+  /** Set to make the next response's first `writeHead` throw, as for a head Node refuses. */
+  let refuseNextHead = false
 
   before(async () => {
     const broker: TunnelMux = new TunnelMux({
@@ -51,6 +55,18 @@ describe('relayResponse', () => {
         arrivedAt: new Date(),
         started: performance.now(),
       })
+      record.answered = (status) => void told.push(`answered ${status}`)
+      record.refused = (status) => void told.push(`refused ${status}`)
+      if (refuseNextHead) {
+        refuseNextHead = false
+        const writeHead = res.writeHead.bind(res)
+        let first = true
+        res.writeHead = ((...args: Parameters<typeof res.writeHead>) => {
+          if (!first) return writeHead(...args)
+          first = false
+          throw new Error('invalid head')
+        }) as typeof res.writeHead
+      }
       req.resume()
       const stream = broker.open(HEAD, Buffer.from('{}'), true)
       relayResponse(stream, res, { ids: 7, record, log: silentLogger })
@@ -116,6 +132,18 @@ describe('relayResponse', () => {
     const { res, text } = await call.done
     assert.equal(res.headers['content-type'], 'text/event-stream')
     assert.equal(text, 'data: late\n\n')
+  })
+
+  it('notes a head the response refused as a failure (502 with the id), never as the answer', async () => {
+    for (const fin of [true, false]) {
+      told.length = 0
+      refuseNextHead = true
+      onLocal = (stream) => stream.respond({ status: 200, headers: [] }, Buffer.from('{}'), fin)
+      const { res, text } = await post().done
+      assert.equal(res.statusCode, 502)
+      assert.equal((JSON.parse(text) as { id: unknown }).id, 7)
+      assert.deepEqual(told, ['refused 502'])
+    }
   })
 
   it('cancels the call upstream when the agent hangs up', async () => {
