@@ -2,11 +2,12 @@
  * `burrowd token create` on SQLite always and PostgreSQL when TEST_DATABASE_URL is set: the secret
  * it prints (summary or `--json`) authenticates as the account and is stored only as a hash; names
  * default to "operator", are trimmed and refused when empty, too long or unprintable; an unknown
- * account is refused saying how to create it, creating nothing; repeated and concurrent runs give
- * distinct tokens. Then the built binary (`npx tsc -b` first), for what an operator's script sees.
+ * account is refused saying how to create it, creating nothing; repeated and concurrent runs (as
+ * separate processes, as an operator's scripts run it) give distinct tokens. Then the built
+ * binary (`npx tsc -b` first), for what an operator's script sees.
  */
 import assert from 'node:assert/strict'
-import { spawnSync } from 'node:child_process'
+import { execFile, spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { afterEach, beforeEach, describe, it } from 'node:test'
@@ -27,6 +28,29 @@ const command = (over: Partial<TokenCreateCommand> = {}): TokenCreateCommand => 
   json: false,
   ...over,
 })
+
+/** Run the built burrowd with `args` in `env` (and no other BURROW_ setting); what it printed. */
+function runBurrowd(
+  args: readonly string[],
+  env: Record<string, string>,
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  assert.ok(existsSync(BIN), `${BIN} is missing: run "npx tsc -b" first`)
+  const clean = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !name.startsWith('BURROW_')),
+  )
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      [BIN, ...args],
+      { env: { ...clean, ...env }, encoding: 'utf8', timeout: 30_000 },
+      (error, stdout, stderr) => {
+        const status = error === null ? 0 : typeof error.code === 'number' ? error.code : null
+        if (status === null) reject(error ?? new Error('no status'))
+        else resolve({ status, stdout, stderr })
+      },
+    )
+  })
+}
 
 /** The burrowd environment of a test database. */
 const envOf = (database: TestDatabase): Record<string, string> => ({
@@ -121,13 +145,17 @@ for (const backend of testBackends()) {
       assert.equal(rows.length, 0)
     })
 
-    it('gives repeated and concurrent runs distinct working tokens', async () => {
+    it('gives repeated and concurrent runs (eight processes at once) distinct working tokens', async () => {
       const outs = await Promise.all(
         Array.from({ length: 8 }, (_, i) =>
-          tokenCreate(command({ json: true, name: `worker ${i}` }), config),
+          runBurrowd(
+            ['token', 'create', '--account', 'acme', '--name', `worker ${i}`, '--json'],
+            envOf(database),
+          ),
         ),
       )
-      const printed = outs.map((o) => JSON.parse(o) as { id: string; token: string })
+      for (const out of outs) assert.equal(out.status, 0, out.stderr)
+      const printed = outs.map((o) => JSON.parse(o.stdout) as { id: string; token: string })
       assert.equal(new Set(printed.map((p) => p.id)).size, 8)
       assert.equal(new Set(printed.map((p) => p.token)).size, 8)
       for (const p of printed) {
