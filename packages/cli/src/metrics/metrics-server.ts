@@ -116,9 +116,13 @@ function send(
   res.end(headOnly ? undefined : body)
 }
 
+/** An IPv4 address in 127.0.0.0/8 written out (not a name such as `127.0.0.1.evil.example`). */
+const LOOPBACK_V4 =
+  /^127\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/
+
 function isLoopback(host: string): boolean {
   const h = host.toLowerCase()
-  return h === 'localhost' || h.endsWith('.localhost') || h === '::1' || /^127\./.test(h)
+  return h === 'localhost' || h.endsWith('.localhost') || h === '::1' || LOOPBACK_V4.test(h)
 }
 
 /** True for a Host header naming a loopback address, with or without a port. */

@@ -87,6 +87,15 @@ describe('startMetrics', () => {
     })
     assert.equal(rebound.status, 403)
     assert.ok(!rebound.body.includes('burrow_'))
+    // Names that only start like a loopback address are names a rebinding attacker can hold.
+    for (const name of ['127.0.0.1.evil.example', '127.attacker.example', '127.0.0.256']) {
+      const lookalike = await get(server.address, '/metrics', {
+        headers: { host: `${name}:${port}` },
+      })
+      assert.equal(lookalike.status, 403, name)
+    }
+    const other = await get(server.address, '/healthz', { headers: { host: `127.3.2.1:${port}` } })
+    assert.equal(other.status, 200)
     const named = await get(server.address, '/healthz', { headers: { host: `localhost:${port}` } })
     assert.equal(named.status, 200)
   })
