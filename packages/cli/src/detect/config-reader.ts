@@ -3,7 +3,8 @@
  * skipped (silently in a scan, with a warning for an explicit `--config`); a file that exists but
  * cannot be read or parsed yields a warning naming it and the error, and is skipped.
  */
-import { readFile } from 'node:fs/promises'
+import { constants } from 'node:fs'
+import { open } from 'node:fs/promises'
 import { parse as parseToml, TomlError } from 'smol-toml'
 import { parseJsonc } from './parse-jsonc.js'
 
@@ -20,6 +21,27 @@ export interface ConfigReaderOptions {
 }
 
 const ABSENT = new Set(['ENOENT', 'ENOTDIR'])
+/** Far above any client's configuration file. */
+export const MAX_CONFIG_BYTES = 4 * 1024 * 1024
+
+/**
+ * The text of `path` if it is a regular file of at most `MAX_CONFIG_BYTES`; else a sentence
+ * saying what it is. Opened without blocking, so that a FIFO in its place does not hang `detect`,
+ * and checked on the open handle, so that a link to `/dev/zero` is not read without end.
+ */
+async function readConfigText(path: string): Promise<string | { readonly problem: string }> {
+  const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK)
+  try {
+    const stat = await handle.stat()
+    if (!stat.isFile()) return { problem: 'it is not a regular file' }
+    if (stat.size > MAX_CONFIG_BYTES) {
+      return { problem: `it is larger than ${MAX_CONFIG_BYTES / 1024 / 1024} MiB` }
+    }
+    return await handle.readFile('utf8')
+  } finally {
+    await handle.close()
+  }
+}
 
 /** A reader that sends every problem to `warn` and caches results by path. */
 export function createConfigReader(
@@ -30,7 +52,12 @@ export function createConfigReader(
   const load = async (path: string, syntax: ConfigSyntax): Promise<unknown> => {
     let text: string
     try {
-      text = await readFile(path, 'utf8')
+      const read = await readConfigText(path)
+      if (typeof read !== 'string') {
+        warn(`${path}: ${read.problem}; skipped`)
+        return undefined
+      }
+      text = read
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code ?? ''
       if (ABSENT.has(code)) {
