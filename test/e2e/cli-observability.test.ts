@@ -50,7 +50,7 @@ describe('inspector and metrics through burrow up', () => {
   it('prints the inspector and metrics addresses', () => {
     assert.match(
       cli.stdout,
-      new RegExp(`Inspector: +http://127\\.0\\.0\\.1:${inspectPort}/\\?token=${TOKEN}`),
+      new RegExp(`Inspector: +http://127\\.0\\.0\\.1:${inspectPort}/#token=${TOKEN}`),
     )
     assert.match(cli.stdout, new RegExp(`Metrics: +http://127\\.0\\.0\\.1:${metricsPort}/metrics`))
   })

@@ -1,7 +1,9 @@
 /**
  * Binds the inspector's HTTP server (docs/configuration.md): the default `127.0.0.1:4040` falls
  * back to a free port when taken, and says so; an address the user chose (`--inspect-addr`,
- * BURROW_INSPECT_ADDR) must bind as given, or `up` stops with a message saying what to do.
+ * BURROW_INSPECT_ADDR) must bind as given, or `up` stops with a message saying what to do. So
+ * must the default with a fixed token (BURROW_INSPECT_TOKEN): its URL is bookmarked, and whoever
+ * holds the port would be sent the token by the browser.
  */
 import type { Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -25,13 +27,22 @@ export function parseHostPort(addr: string): InspectorAddress {
   return { host: (m[1] ?? m[2])!, port }
 }
 
-/** Listen on `addr`; when it is taken and not `explicit`, on a free port of the same host. */
+/** How `bindInspector` treats an address it cannot listen on. */
+export interface BindOptions {
+  /** The user chose the address (`--inspect-addr`, BURROW_INSPECT_ADDR): no fallback. */
+  readonly explicit: boolean
+  /** The token is BURROW_INSPECT_TOKEN's: no fallback either. */
+  readonly fixedToken: boolean
+  readonly log: Logger
+}
+
+/** Listen on `addr`; when it is taken and may fall back, on a free port of the same host. */
 export async function bindInspector(
   server: Server,
   addr: string,
-  explicit: boolean,
-  log: Logger,
+  options: BindOptions,
 ): Promise<InspectorAddress> {
+  const { explicit, fixedToken, log } = options
   const wanted = parseHostPort(addr)
   try {
     return await listen(server, wanted.host, wanted.port)
@@ -44,6 +55,13 @@ export async function bindInspector(
       )
     }
     if (code !== 'EADDRINUSE') throw err
+    if (fixedToken) {
+      throw new UsageError(
+        `inspector address ${addr} is in use, and BURROW_INSPECT_TOKEN is set: its URL would ` +
+          'reach whatever holds that port. Stop what listens there, choose a free address with ' +
+          '--inspect-addr, or leave BURROW_INSPECT_TOKEN out to get a fresh token on a free port',
+      )
+    }
     const bound = await listen(server, wanted.host, 0)
     log.warn(
       `inspector: ${addr} is in use; listening on ${hostForUrl(bound.host)}:${bound.port} instead`,

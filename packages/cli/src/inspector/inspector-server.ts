@@ -2,15 +2,15 @@
  * The local web inspector of `burrow up --inspect` (docs/configuration.md; its security in
  * docs/decisions.md, Inspector): live MCP traffic, replay, and with `--inspect-admin` the Config
  * tab. It listens on loopback (127.0.0.1:4040 by default, a free port if that is taken) and serves
- * nothing without its token; every request is checked against DNS rebinding (Host) and cross-origin
- * use (Origin) first. See request-guard.ts for the checks, traffic-routes.ts and config-routes.ts
- * for the API.
+ * no data without its token; every request is checked against DNS rebinding (Host) and
+ * cross-origin use (Origin) first. See request-guard.ts for the checks, traffic-routes.ts and
+ * config-routes.ts for the API.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import { silentLogger, type Logger } from '../log/logger.js'
 import { bindInspector, hostForUrl } from './bind-inspector.js'
 import { handleConfigRoute, type ConfigRoutesState, type InspectorLayout } from './config-routes.js'
-import { HttpProblem, SECURITY_HEADERS, sendJson, sendProblem, sendText } from './inspector-http.js'
+import { HttpProblem, sendJson, sendProblem, sendText } from './inspector-http.js'
 import { inspectorToken } from './inspector-token.js'
 import { pageAsset } from './page-assets.js'
 import { inspectorPage, refusalPage } from './page-html.js'
@@ -18,8 +18,6 @@ import type { ReplayResult } from './replay-exchange.js'
 import {
   allowedHostsFor,
   checkRequest,
-  cookieNameFor,
-  tokenCookie,
   type GuardOptions,
   type GuardVerdict,
 } from './request-guard.js'
@@ -32,7 +30,10 @@ export type { InspectorLayout } from './config-routes.js'
 export interface InspectorOptions {
   /** `HOST:PORT`, e.g. `127.0.0.1:4040`. */
   readonly addr: string
-  /** True when the user chose the address: then a bind failure is an error, not a fallback. */
+  /**
+   * True when the user chose the address: then a bind failure is an error, not a fallback. A
+   * fixed token has no fallback either: its bookmarked URL would reach whoever holds the port.
+   */
   readonly addrExplicit: boolean
   /** Fixed token (BURROW_INSPECT_TOKEN), or null for a fresh random one. */
   readonly token: string | null
@@ -48,7 +49,7 @@ export interface InspectorOptions {
 
 /** A running inspector. */
 export interface Inspector {
-  /** The address to open, with the token: `http://127.0.0.1:4040/?token=…`. */
+  /** The address to open, the token in its fragment: `http://127.0.0.1:4040/#token=…`. */
   readonly url: string
   /** The port actually bound (differs from the requested one after a fallback). */
   readonly port: number
@@ -82,46 +83,36 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
   async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (!guard) return sendJson(res, 503, { error: 'the inspector is starting' })
     const url = new URL(req.url ?? '/', 'http://inspector.invalid')
-    const verdict = checkRequest(req, url, guard)
-    if (!verdict.ok) return refuse(req, res, verdict)
-    const cookie: Record<string, string> = verdict.viaQuery
-      ? { 'set-cookie': tokenCookie(guard.cookieName, token) }
-      : {}
     const path = url.pathname
-    if (path === '/' || path === '/index.html') {
-      if (req.method !== 'GET') throw new HttpProblem(405, 'use GET here')
-      if (verdict.viaQuery) {
-        // Keep the token out of the address bar and history: the cookie carries it from now on.
-        res.writeHead(303, { ...SECURITY_HEADERS, ...cookie, location: '/' })
-        res.end()
-        return
-      }
-      return sendText(res, 200, 'text/html', inspectorPage({ admin: layout !== null }), cookie)
+    const page = path === '/' || path === '/index.html'
+    const asset = page ? null : pageAsset(path, layout !== null)
+    const shell = (page || asset !== null) && (req.method === 'GET' || req.method === 'HEAD')
+    const verdict = checkRequest(req, guard, shell)
+    if (!verdict.ok) return refuse(req, res, verdict)
+    if (page || asset) {
+      if (!shell) throw new HttpProblem(405, 'use GET here')
+      // The shell holds no data; its script takes the token from the URL's fragment.
+      if (asset) return sendText(res, 200, asset.type, asset.text)
+      return sendText(res, 200, 'text/html', inspectorPage({ admin: layout !== null }))
     }
-    const asset = pageAsset(path, layout !== null)
-    if (asset) {
-      if (req.method !== 'GET') throw new HttpProblem(405, 'use GET here')
-      return sendText(res, 200, asset.type, asset.text, cookie)
-    }
-    for (const [name, value] of Object.entries(cookie)) res.setHeader(name, value)
     const routes = { recorder: options.recorder, replay: options.replay, logger: log }
     if (await handleTrafficRoute(req, res, url, routes)) return
     if (layout && (await handleConfigRoute(req, res, url, layout, configState, log))) return
     throw new HttpProblem(404, `no such page: ${path}`)
   }
 
-  const bound = await bindInspector(server, options.addr, options.addrExplicit, log)
-  guard = {
-    token,
-    allowedHosts: allowedHostsFor(bound.host, bound.port),
-    cookieName: cookieNameFor(bound.port),
-  }
+  const bound = await bindInspector(server, options.addr, {
+    explicit: options.addrExplicit,
+    fixedToken: options.token !== null,
+    log,
+  })
+  guard = { token, allowedHosts: allowedHostsFor(bound.host, bound.port) }
   if (!isLoopback(bound.host)) {
     log.warn(
       `inspector: listening on ${bound.host}, which is not a loopback address; anyone who can reach it and has the token sees your MCP traffic`,
     )
   }
-  const url = `http://${hostForUrl(bound.host)}:${bound.port}/?token=${token}`
+  const url = `http://${hostForUrl(bound.host)}:${bound.port}/#token=${token}`
   return {
     url,
     port: bound.port,

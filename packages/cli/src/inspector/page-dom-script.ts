@@ -1,6 +1,6 @@
 /**
- * The page's shared helpers (`/js/dom.js`): building elements with text only, formatting, pretty
- * JSON, and the fetch wrapper the other scripts use.
+ * The page's shared helpers (`/js/dom.js`): the token, building elements with text only,
+ * formatting, pretty JSON, and the fetch wrapper the other scripts use.
  * Kept as a string so the build ships it with the compiled code; it runs in the browser, where
  * recorded data is only ever inserted as text.
  */
@@ -8,6 +8,28 @@
 /** The browser script (an ES module) text. */
 export const DOM_SCRIPT = String.raw`// Shared helpers of the inspector page. Every piece of recorded data enters the page as text
 // (textContent or text nodes), never as markup, so a hostile body cannot run script here.
+
+// The token comes in the URL's fragment (#token=…), which the browser never sends to a server,
+// and is kept in this tab's session storage, which belongs to this origin (host and port) alone.
+// It leaves the address bar at once. Every call sends it as a Bearer header; there is no cookie,
+// since a browser would send a cookie for 127.0.0.1 to every port of it.
+const TOKEN_KEY = 'burrow-inspector-token'
+export const token = takeToken()
+
+function takeToken() {
+  const given = new URLSearchParams(location.hash.slice(1)).get('token') ||
+    new URLSearchParams(location.search).get('token')
+  if (given) {
+    sessionStorage.setItem(TOKEN_KEY, given)
+    history.replaceState(null, '', location.pathname)
+    return given
+  }
+  return sessionStorage.getItem(TOKEN_KEY)
+}
+
+export function authHeaders(extra) {
+  return Object.assign({ authorization: 'Bearer ' + (token || '') }, extra || {})
+}
 
 export function el(tag, attrs, children) {
   const node = document.createElement(tag)
@@ -134,10 +156,10 @@ export function statusClass(status) {
 
 export async function api(path, body) {
   const init = body === undefined
-    ? { headers: { accept: 'application/json' } }
+    ? { headers: authHeaders({ accept: 'application/json' }) }
     : {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json' },
+        headers: authHeaders({ 'content-type': 'application/json', accept: 'application/json' }),
         body: JSON.stringify(body),
       }
   const res = await fetch(path, init)

@@ -1,7 +1,7 @@
 /**
  * The inspector's HTML: the app shell (traffic list and detail pane, plus the Config tab only
- * with `--inspect-admin`) and the plain page answered without the token. No data is ever put into
- * this markup; the scripts fetch it and insert it as text.
+ * with `--inspect-admin`) and the plain page of a refusal. No data is ever put into this markup;
+ * the scripts fetch it with the token and insert it as text.
  */
 
 /** The app shell. */
@@ -77,7 +77,7 @@ export function refusalPage(status: 401 | 403, reason: string): string {
 <body>
 <h1>${title}</h1>
 <p>${escapeHtml(reason)}</p>
-<p>The inspector prints its address, with the token, when <code>burrow up --inspect</code> starts: <code>http://127.0.0.1:4040/?token=…</code></p>
+<p>The inspector prints its address, with the token, when <code>burrow up --inspect</code> starts: <code>http://127.0.0.1:4040/#token=…</code></p>
 </body>
 </html>
 `

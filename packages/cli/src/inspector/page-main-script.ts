@@ -7,7 +7,7 @@
 
 /** The browser script (an ES module) text. */
 export const MAIN_SCRIPT = String.raw`// The inspector page: tabs, the live traffic list fed by /api/traffic/stream, and selection.
-import { clear, el, formatClock, formatMs, statusClass, api } from './dom.js'
+import { clear, el, formatClock, formatMs, statusClass, api, authHeaders, token } from './dom.js'
 import { exchangeUpdated, exchangesCleared, select } from './detail.js'
 
 const rows = new Map()
@@ -116,36 +116,78 @@ function setLive(state, text) {
   live.textContent = text
 }
 
-function connect() {
-  const source = new EventSource('/api/traffic/stream')
-  source.addEventListener('open', () => setLive('on', 'live'))
-  source.addEventListener('snapshot', (e) => {
-    const data = JSON.parse(e.data)
-    limit = data.limit
+const NO_TOKEN = 'no token: open the URL that burrow up printed'
+
+// The live feed is Server-Sent Events read through fetch, which (unlike EventSource) can send the
+// token as a header. When the stream ends it reconnects and starts again from a fresh snapshot.
+async function connect() {
+  let res = null
+  try {
+    res = await fetch('/api/traffic/stream', { headers: authHeaders({ accept: 'text/event-stream' }) })
+  } catch {
+    res = null
+  }
+  if (res && res.status === 401) {
+    setLive('off', 'token rejected: open the URL that burrow up printed')
+    return
+  }
+  if (res && res.ok && res.body) {
+    setLive('on', 'live')
+    await readEvents(res.body)
+  }
+  setLive('off', 'reconnecting…')
+  setTimeout(connect, 1000)
+}
+
+async function readEvents(body) {
+  const reader = body.pipeThrough(new TextDecoderStream()).getReader()
+  let buffer = ''
+  for (;;) {
+    let chunk
+    try {
+      chunk = await reader.read()
+    } catch {
+      return
+    }
+    if (chunk.done) return
+    buffer += chunk.value
+    let end
+    while ((end = buffer.indexOf('\n\n')) !== -1) {
+      dispatch(buffer.slice(0, end))
+      buffer = buffer.slice(end + 2)
+    }
+  }
+}
+
+function dispatch(block) {
+  let event = 'message'
+  const data = []
+  for (const line of block.split('\n')) {
+    if (line === '' || line.startsWith(':')) continue
+    const colon = line.indexOf(':')
+    const field = colon === -1 ? line : line.slice(0, colon)
+    const value = colon === -1 ? '' : line.slice(colon + 1).replace(/^ /, '')
+    if (field === 'event') event = value
+    else if (field === 'data') data.push(value)
+  }
+  if (data.length === 0) return
+  const payload = JSON.parse(data.join('\n'))
+  if (event === 'snapshot') {
+    limit = payload.limit
     // Reconnected: rebuild from the snapshot, keeping the selection when it is still there.
     reset()
-    for (const s of data.exchanges) upsert(s)
+    for (const s of payload.exchanges) upsert(s)
     if (selected !== null && rows.has(selected)) rows.get(selected).tr.classList.add('selected')
-  })
-  source.addEventListener('exchanges', (e) => {
-    for (const s of JSON.parse(e.data)) upsert(s)
-  })
-  source.addEventListener('cleared', () => {
+  } else if (event === 'exchanges') {
+    for (const s of payload) upsert(s)
+  } else if (event === 'cleared') {
     reset()
     selected = null
     exchangesCleared()
-  })
-  source.addEventListener('error', () => {
-    setLive('off', 'reconnecting…')
-    api('/api/traffic').catch((err) => {
-      if (err.status === 401) {
-        source.close()
-        setLive('off', 'token rejected: open the URL that burrow up printed')
-      }
-    })
-  })
+  }
 }
 
 trim()
-connect()
+if (token) connect()
+else setLive('off', NO_TOKEN)
 `

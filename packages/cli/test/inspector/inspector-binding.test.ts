@@ -1,6 +1,7 @@
 /**
  * Where the inspector listens: 127.0.0.1:4040 by default with a fallback to a free port when
- * taken (and a warning), an error for an explicit address that cannot be bound, the printed URL.
+ * taken (and a warning), an error for an explicit address that cannot be bound or for a taken
+ * default with a fixed token, the printed URL.
  */
 import assert from 'node:assert/strict'
 import type { Server } from 'node:http'
@@ -12,7 +13,7 @@ import { occupy, portOf, send } from './inspector-client.js'
 
 describe('inspector binding', { timeout: 30_000 }, () => {
   const base = {
-    token: 'fixed-token-123',
+    token: null,
     admin: false,
     recorder: undefined as never,
     replay: () => Promise.reject(new Error('unused')),
@@ -29,15 +30,13 @@ describe('inspector binding', { timeout: 30_000 }, () => {
     })
     try {
       assert.notEqual(inspector.port, portOf(taken))
-      assert.equal(inspector.url, `http://127.0.0.1:${inspector.port}/?token=fixed-token-123`)
+      assert.equal(inspector.url, `http://127.0.0.1:${inspector.port}/#token=${inspector.token}`)
       await logger.waitFor(
         new RegExp(
           `WARN .*127\\.0\\.0\\.1:${portOf(taken)} is in use; listening on 127\\.0\\.0\\.1:${inspector.port}`,
         ),
       )
-      const reply = await send(inspector.port, '/', {
-        headers: { authorization: 'Bearer fixed-token-123' },
-      })
+      const reply = await send(inspector.port, '/')
       assert.equal(reply.status, 200)
     } finally {
       await inspector.close()
@@ -76,6 +75,35 @@ describe('inspector binding', { timeout: 30_000 }, () => {
     } finally {
       taken.close()
     }
+  })
+
+  it('does not fall back with a fixed token: its bookmarked URL would reach the holder', async () => {
+    const taken = await occupy()
+    try {
+      await assert.rejects(
+        startInspector({
+          ...base,
+          token: 'fixed-token-123',
+          addr: `127.0.0.1:${portOf(taken)}`,
+          addrExplicit: false,
+        }),
+        (err: unknown) => {
+          assert.ok(err instanceof UsageError)
+          assert.match(err.message, /in use, and BURROW_INSPECT_TOKEN is set/)
+          return true
+        },
+      )
+    } finally {
+      taken.close()
+    }
+    const free = await startInspector({
+      ...base,
+      token: 'fixed-token-123',
+      addr: '127.0.0.1:0',
+      addrExplicit: false,
+    })
+    assert.equal(free.url, `http://127.0.0.1:${free.port}/#token=fixed-token-123`)
+    await free.close()
   })
 
   it('needs a layout for admin', async () => {

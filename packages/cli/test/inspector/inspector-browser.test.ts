@@ -1,5 +1,7 @@
 /**
- * The inspector in a real browser (headless Chromium through playwright-core): the token gate,
+ * The inspector in a real browser (headless Chromium through playwright-core): the token gate
+ * (the token in the URL's fragment and the tab's session storage, never in a cookie another port
+ * of 127.0.0.1 would be sent),
  * live traffic from the real MCP front over a stdio child, the detail pane, replay beside the
  * original, escaping of hostile data, and the Config tab (absent without admin; edit, save to
  * disk and apply with it). Leaves a screenshot at /tmp/inspector.png.
@@ -7,7 +9,7 @@
 import assert from 'node:assert/strict'
 import { existsSync } from 'node:fs'
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
-import type { Server } from 'node:http'
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -104,15 +106,63 @@ describe('inspector in a browser', { skip: !existsSync(CHROMIUM), timeout: 90_00
     return context.newPage()
   }
 
-  it('shows only a 401 page without the token', async () => {
+  it('shows no data without the token, and says where to find it', async () => {
     const page = await open()
     const res = await page.goto(`http://127.0.0.1:${inspector.port}/`)
-    assert.equal(res?.status(), 401)
-    assert.match(await page.locator('body').innerText(), /401 Unauthorized/)
-    assert.equal(await page.locator('#rows').count(), 0)
+    assert.equal(res?.status(), 200)
+    await page.locator('#live', { hasText: 'open the URL that burrow up printed' }).waitFor()
+    assert.equal(await page.locator('#rows tr').count(), 0)
+    await page.goto('about:blank')
+    await page.goto(`http://127.0.0.1:${inspector.port}/#token=wrong`)
+    await page.locator('#live', { hasText: 'token rejected' }).waitFor()
+    assert.equal(await page.locator('#rows tr').count(), 0)
     const api = await page.goto(`http://127.0.0.1:${inspector.port}/api/traffic`)
     assert.equal(api?.status(), 401)
+    assert.match(await page.locator('body').innerText(), /401 Unauthorized/)
     await page.context().close()
+  })
+
+  it("keeps the token from other ports' pages: no cookie, session storage of its origin", async () => {
+    // Another local user's page on another port of 127.0.0.1, opened in the same browser after
+    // the inspector: it records what the browser sends it, and tries the inspector's API.
+    const seen: IncomingHttpHeaders[] = []
+    const evil = createServer((req, res) => {
+      seen.push(req.headers)
+      res.writeHead(200, { 'content-type': 'text/html' })
+      res.end('<!doctype html><title>other</title>')
+    })
+    await new Promise<void>((resolve) => evil.listen(0, '127.0.0.1', resolve))
+    const evilOrigin = `http://127.0.0.1:${(evil.address() as AddressInfo).port}`
+    const page = await open()
+    try {
+      await page.goto(inspector.url)
+      await page.locator('#live.on').waitFor()
+      assert.deepEqual(await page.context().cookies(), [])
+      await page.goto(`${evilOrigin}/page`)
+      await page.reload()
+      const api = `http://127.0.0.1:${inspector.port}/api/traffic`
+      const stolen = await page.evaluate<unknown[]>(`(async () => {
+        const found = [sessionStorage.length, document.cookie]
+        try {
+          found.push((await fetch('${api}', { credentials: 'include' })).status)
+        } catch {
+          found.push('blocked')
+        }
+        return found
+      })()`)
+      assert.deepEqual(stolen, [0, '', 'blocked'])
+      assert.ok(seen.length >= 2)
+      for (const headers of seen) {
+        assert.ok(!JSON.stringify(headers).includes(inspector.token), JSON.stringify(headers))
+      }
+      // Back on the inspector, the tab's session storage still holds the token: a reload works.
+      await page.goto(`http://127.0.0.1:${inspector.port}/`)
+      await page.locator('#live.on').waitFor()
+    } finally {
+      await page.context().close()
+      evil.closeAllConnections()
+      await new Promise<void>((resolve) => evil.close(() => resolve()))
+    }
   })
 
   it('shows traffic live, details it, and replays beside the original', async () => {
@@ -120,9 +170,9 @@ describe('inspector in a browser', { skip: !existsSync(CHROMIUM), timeout: 90_00
     const errors: string[] = []
     page.on('pageerror', (err) => errors.push(err.message))
     await page.goto(inspector.url)
-    // The token leaves the address bar; the cookie carries it.
-    assert.equal(page.url(), `http://127.0.0.1:${inspector.port}/`)
+    // The token leaves the address bar; the tab's session storage keeps it.
     await page.locator('#live.on').waitFor()
+    assert.equal(page.url(), `http://127.0.0.1:${inspector.port}/`)
     assert.equal(await page.locator('[data-tab="config"]').count(), 0)
 
     session = await initialize(mcpUrl)

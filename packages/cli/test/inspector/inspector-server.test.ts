@@ -1,5 +1,6 @@
 /**
- * The inspector's HTTP server on real sockets: nothing without the token, Host and Origin checks
+ * The inspector's HTTP server on real sockets: no data without the token (a Bearer header, never a
+ * cookie or the query), the static shell without it, Host and Origin checks
  * against DNS rebinding and cross-site use, security headers, the traffic API and its live feed,
  * and no Config routes without admin.
  */
@@ -33,17 +34,33 @@ describe('inspector server', { timeout: 30_000 }, () => {
     await tapped.close()
   })
 
-  it('prints a URL carrying a fresh 192-bit token', () => {
+  it('prints a URL carrying a fresh 192-bit token in its fragment', () => {
     assert.match(inspector.token, /^[A-Za-z0-9_-]{32}$/)
-    assert.equal(inspector.url, `http://127.0.0.1:${inspector.port}/?token=${inspector.token}`)
+    assert.equal(inspector.url, `http://127.0.0.1:${inspector.port}/#token=${inspector.token}`)
   })
 
-  it('serves nothing without the token, whatever the route', async () => {
+  it('serves the static shell without the token, and no data', async () => {
+    for (const path of ['/', '/index.html', '/style.css', '/js/main.js', '/js/dom.js']) {
+      const reply = await send(inspector.port, path)
+      assert.equal(reply.status, 200, path)
+      assert.equal(reply.headers['set-cookie'], undefined, path)
+      assert.ok(!reply.body.includes(inspector.token), path)
+    }
+    const head = await send(inspector.port, '/', { method: 'HEAD' })
+    assert.equal(head.status, 200)
+    const post = await send(inspector.port, '/', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${inspector.token}`, 'content-type': 'application/json' },
+      body: '{}',
+    })
+    assert.equal(post.status, 405)
+    // The shell still checks Host and Origin (DNS rebinding).
+    const rebound = await send(inspector.port, '/', { headers: { host: 'evil.example' } })
+    assert.equal(rebound.status, 403)
+  })
+
+  it('serves no data without the token, whatever the route', async () => {
     const paths = [
-      '/',
-      '/index.html',
-      '/style.css',
-      '/js/main.js',
       '/js/config.js',
       '/api/traffic',
       '/api/traffic/stream',
@@ -51,10 +68,13 @@ describe('inspector server', { timeout: 30_000 }, () => {
       '/api/config',
       '/no/such/page',
     ]
+    // A cookie is never read, even one holding the right token: browsers send a cookie for
+    // 127.0.0.1 to every port of it, where another local user's page would receive it.
     const wrong: Record<string, string>[] = [
       {},
       { authorization: 'Bearer nope' },
-      { cookie: `burrow_inspector_${inspector.port}=nope` },
+      { cookie: `burrow_inspector_${inspector.port}=${inspector.token}` },
+      { cookie: `token=${inspector.token}` },
       { authorization: `Basic ${inspector.token}` },
     ]
     for (const path of paths) {
@@ -63,7 +83,8 @@ describe('inspector server', { timeout: 30_000 }, () => {
         assert.equal(reply.status, 401, `${path} ${JSON.stringify(headers)}`)
         assert.ok(!reply.body.includes('<script'), path)
       }
-      const query = await send(inspector.port, `${path}?token=${inspector.token}x`)
+      // Nor is the query: a token in a URL ends up in logs and history.
+      const query = await send(inspector.port, `${path}?token=${inspector.token}`)
       assert.equal(query.status, 401, path)
     }
     for (const path of ['/api/traffic/1/replay', '/api/traffic/clear', '/api/config/apply']) {
@@ -74,30 +95,23 @@ describe('inspector server', { timeout: 30_000 }, () => {
       })
       assert.equal(reply.status, 401, path)
     }
-    const page = await send(inspector.port, '/', { headers: { accept: 'text/html' } })
+    const page = await send(inspector.port, '/api/traffic', { headers: { accept: 'text/html' } })
     assert.match(page.headers['content-type'] ?? '', /^text\/html/)
     assert.match(page.body, /401 Unauthorized/)
+    assert.match(page.body, /#token=/)
     const api = await send(inspector.port, '/api/traffic')
     assert.match((JSON.parse(api.body) as { error: string }).error, /needs its token/)
+    assert.equal(api.headers['www-authenticate'], 'Bearer realm="burrow-inspector"')
   })
 
-  it('takes the token from the URL once, then from an HttpOnly SameSite=Strict cookie', async () => {
-    const first = await send(inspector.port, `/?token=${inspector.token}`)
-    assert.equal(first.status, 303)
-    assert.equal(first.headers.location, '/')
-    const setCookie = first.headers['set-cookie']?.[0] ?? ''
-    assert.match(setCookie, new RegExp(`^burrow_inspector_${inspector.port}=${inspector.token};`))
-    assert.match(setCookie, /HttpOnly/)
-    assert.match(setCookie, /SameSite=Strict/)
-    const cookie = setCookie.split(';')[0]!
-    const page = await send(inspector.port, '/', { headers: { cookie } })
-    assert.equal(page.status, 200)
-    assert.match(page.body, /Burrow inspector/)
-    const api = await send(inspector.port, '/api/traffic', { headers: { cookie } })
+  it('takes the token as a Bearer header, and never sets a cookie', async () => {
+    const api = await authed(inspector, '/api/traffic')
     assert.equal(api.status, 200)
-    const bearer = await authed(inspector, '/js/main.js')
-    assert.equal(bearer.status, 200)
-    assert.match(bearer.headers['content-type'] ?? '', /^text\/javascript/)
+    assert.equal(api.headers['set-cookie'], undefined)
+    const script = await authed(inspector, '/js/dom.js')
+    assert.equal(script.status, 200)
+    assert.match(script.headers['content-type'] ?? '', /^text\/javascript/)
+    assert.match(script.body, /authorization/)
   })
 
   it('refuses a Host header that is not the inspector (DNS rebinding)', async () => {
