@@ -1,9 +1,12 @@
 /**
  * Server→client requests (sampling, elicitation, roots/list) from upstreams, routed to an agent.
- * The request goes to the session whose request to that upstream is in flight (the most recent
- * one), on that request's stream (`relatedTo`), since that is almost always its cause; without
- * one, to the most recently active session whose agent declared the capability it needs. The
- * agent sees an id of its session's own, and its answer goes back under the upstream's id.
+ * The request goes to the agent request that caused it, on that request's stream (`relatedTo`):
+ * the one whose call's response stream carried it (HTTP upstreams), else the session whose calls
+ * to that upstream are in flight. When calls of several sessions are in flight and nothing tells
+ * which, it is refused: sending it to one of them could hand an agent another's data. With no
+ * call in flight it goes to the most recently active session whose agent declared the capability
+ * it needs. The agent sees an id of its session's own, and its answer goes back under the
+ * upstream's id.
  */
 import {
   errorResponse,
@@ -50,7 +53,15 @@ export class AskRouter {
   }
 
   /** Hand `message` from `link` to an agent, or refuse it when no agent can answer. */
-  route(link: UpstreamLink, message: JsonRpcRequest, owner: CallOwner | undefined): void {
+  route(link: UpstreamLink, message: JsonRpcRequest, owner: CallOwner | 'several' | undefined) {
+    if (owner === 'several') {
+      const reason =
+        `calls of several agents are in flight at upstream "${link.name}" and it does not say ` +
+        `which one ${message.method} is for; it was not sent to any`
+      this.#log.debug(`upstream "${link.name}" ${message.method} refused: ${reason}`)
+      link.respond(errorResponse(message.id, JSONRPC_CODE.internalError, reason))
+      return
+    }
     const needed = CAPABILITY_OF[message.method]
     const able = (s: AggregatorSession): boolean =>
       !s.closed && (needed === undefined || s.capabilities[needed] !== undefined)

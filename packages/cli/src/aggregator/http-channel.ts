@@ -134,7 +134,7 @@ export class HttpChannel implements UpstreamChannel {
       return
     }
     this.#count('in', Buffer.byteLength(text))
-    const problem = this.#emitText(epoch, text, () => {})
+    const problem = this.#emitText(epoch, text, () => {}, requestId)
     if (problem === 'parse_error') {
       this.#emit(epoch, this.#failure(requestId, `unreadable JSON in the answer (HTTP ${status})`))
     } else if (problem !== null) {
@@ -172,9 +172,10 @@ export class HttpChannel implements UpstreamChannel {
     abort: AbortController,
   ): Promise<void> {
     let answered = false
-    const cause = await this.#readEvents(response, epoch, (message) => {
+    const seen = (message: JsonRpcMessage): void => {
       if (isAnswerTo(message, requestId)) answered = true
-    })
+    }
+    const cause = await this.#readEvents(response, epoch, seen, requestId)
     this.#aborts.delete(abort)
     if (answered || requestId === undefined || epoch !== this.#epoch || this.#closed) return
     const what = cause
@@ -183,11 +184,15 @@ export class HttpChannel implements UpstreamChannel {
     this.#emit(epoch, this.#failure(requestId, what))
   }
 
-  /** Emit the messages of an SSE body; resolves with the error that ended it, if any. */
+  /**
+   * Emit the messages of an SSE body (a POST's for request `stream`, or the GET stream's);
+   * resolves with the error that ended it, if any.
+   */
   async #readEvents(
     response: Response,
     epoch: number,
     seen: (message: JsonRpcMessage) => void,
+    stream?: JsonRpcId,
   ): Promise<string | undefined> {
     const log = this.#opts.logger
     const name = this.#opts.name
@@ -195,7 +200,7 @@ export class HttpChannel implements UpstreamChannel {
       await readSseData(response.body, {
         onData: (data, bytes) => {
           this.#count('in', bytes)
-          const problem = this.#emitText(epoch, data, seen)
+          const problem = this.#emitText(epoch, data, seen, stream)
           if (problem === 'parse_error') log.warn(`[${name}] skipped an SSE event that is not JSON`)
           else if (problem !== null) log.warn(`[${name}] skipped an SSE event that is not JSON-RPC`)
         },
@@ -216,6 +221,7 @@ export class HttpChannel implements UpstreamChannel {
     epoch: number,
     text: string,
     seen: (message: JsonRpcMessage) => void,
+    stream?: JsonRpcId,
   ): 'parse_error' | 'invalid_request' | null {
     const read = messagesIn(text)
     if (typeof read === 'string') return read
@@ -224,7 +230,7 @@ export class HttpChannel implements UpstreamChannel {
     }
     for (const message of read.messages) {
       seen(message)
-      this.#emit(epoch, message)
+      this.#emit(epoch, message, stream)
     }
     return null
   }
@@ -268,13 +274,13 @@ export class HttpChannel implements UpstreamChannel {
     this.#getTimer = setTimeout(() => this.#openGet(epoch), this.#opts.reopenGetMs ?? 1_000)
   }
 
-  #emit(epoch: number, message: JsonRpcMessage): void {
+  #emit(epoch: number, message: JsonRpcMessage, stream?: JsonRpcId): void {
     if (epoch !== this.#epoch || this.#closed || !this.#events) return
     if ('result' in message && message.id === this.#initializeId) {
       const version = message.result.protocolVersion
       if (typeof version === 'string') this.#protocolVersion = version
     }
-    this.#events.message(message)
+    this.#events.message(message, stream)
   }
 
   /** A new initialize: forget the old session and everything in flight on it. */

@@ -73,10 +73,17 @@ export class PendingTable {
     return call
   }
 
-  /** The most recently sent call that serves an agent request. */
-  latestOwned(): PendingCall | undefined {
-    let latest: PendingCall | undefined
-    for (const call of this.#calls.values()) if (call.owner) latest = call
+  /**
+   * The owner of the most recently sent call that serves an agent request, when every such call
+   * serves one session; `'several'` when they serve more than one.
+   */
+  soleOwner(): CallOwner | 'several' | undefined {
+    let latest: CallOwner | undefined
+    for (const call of this.#calls.values()) {
+      if (!call.owner) continue
+      if (latest && call.owner.sessionId !== latest.sessionId) return 'several'
+      latest = call.owner
+    }
     return latest
   }
 

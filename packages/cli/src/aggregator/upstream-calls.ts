@@ -4,7 +4,12 @@
  * `PendingTable`, and settles exactly once: answered, cancelled (the agent gave up or hung up, a
  * timeout), evicted (the table was full) or failed with the link.
  */
-import { JSONRPC_CODE, type JsonRpcMessage, type JsonRpcResponse } from '@burrow/protocol'
+import {
+  JSONRPC_CODE,
+  type JsonRpcId,
+  type JsonRpcMessage,
+  type JsonRpcResponse,
+} from '@burrow/protocol'
 import type { AggregatorMetrics } from './aggregator-metrics.js'
 import {
   DEFAULT_PENDING_LIMIT,
@@ -109,9 +114,14 @@ export class UpstreamCalls {
     this.#table.get(params.progressToken)?.onProgress?.(params)
   }
 
-  /** The agent request behind the most recent call still in flight. */
-  latestOwner(): CallOwner | undefined {
-    return this.#table.latestOwned()?.owner
+  /**
+   * The agent request a server→client request concerns: the one whose call's response stream
+   * carried it (HTTP tells); else, as stdio says nothing, the latest call in flight when every
+   * call in flight serves one session, `'several'` when calls of several sessions are.
+   */
+  askOwner(stream: JsonRpcId | undefined): CallOwner | 'several' | undefined {
+    const owner = stream === undefined ? undefined : this.#table.get(stream)?.owner
+    return owner ?? this.#table.soleOwner()
   }
 
   /** Fail every call with `error` (the upstream went away or the aggregator closes). */

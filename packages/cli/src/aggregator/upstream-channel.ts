@@ -4,14 +4,17 @@
  * A channel moves JSON-RPC messages and reports when the other end appears or goes away; the MCP
  * session on top of it (initialize, ids, routing) is `upstream-link.ts`.
  */
-import type { JsonRpcMessage } from '@burrow/protocol'
+import type { JsonRpcId, JsonRpcMessage } from '@burrow/protocol'
 
 /** What a channel reports to its link. */
 export interface ChannelEvents {
   /** The other end can take a fresh `initialize` now (a child started; an HTTP server to try). */
   open(): void
-  /** A valid JSON-RPC message arrived. */
-  message(message: JsonRpcMessage): void
+  /**
+   * A valid JSON-RPC message arrived; `stream` is the id of the request on whose response it
+   * came (an HTTP POST's SSE stream), when the channel knows it.
+   */
+  message(message: JsonRpcMessage, stream?: JsonRpcId): void
   /** The connection is gone (the child exited, the server is unreachable or forgot the session). */
   lost(reason: string): void
   /** Bytes of messages received (`in`) or sent (`out`), when the channel was asked to count them. */

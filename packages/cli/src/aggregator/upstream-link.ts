@@ -44,8 +44,11 @@ export interface UpstreamLinkEvents {
   down: [reason: string]
   /** A notification not tied to a call (list changes, logging, resource updates…). */
   notification: [message: JsonRpcNotification]
-  /** A server→client request, with the agent request most likely to have caused it. */
-  request: [message: JsonRpcRequest, owner: CallOwner | undefined]
+  /**
+   * A server→client request, with the agent request that caused it: `'several'` when that
+   * cannot be told (calls of several sessions in flight, and no stream to say which).
+   */
+  request: [message: JsonRpcRequest, owner: CallOwner | 'several' | undefined]
   /** A server→client request will not be answered any more (cancelled, or the upstream went). */
   askEnded: [upstreamRequestId: JsonRpcId, reason: string]
 }
@@ -138,7 +141,7 @@ export class UpstreamLink extends EventEmitter<UpstreamLinkEvents> {
   start(): void {
     this.#channel.start({
       open: () => this.#onOpen(),
-      message: (message) => this.#onMessage(message),
+      message: (message, stream) => this.#onMessage(message, stream),
       lost: (reason) => this.#fail(reason),
       bytes: (direction, n) => this.#metrics.bytes(this.name, direction, n),
     })
@@ -258,7 +261,7 @@ export class UpstreamLink extends EventEmitter<UpstreamLinkEvents> {
     }, delay)
   }
 
-  #onMessage(message: JsonRpcMessage): void {
+  #onMessage(message: JsonRpcMessage, stream: JsonRpcId | undefined): void {
     if (this.#state === 'closed') return
     if (isResponse(message)) {
       if (!this.#calls.answer(message)) {
@@ -270,7 +273,7 @@ export class UpstreamLink extends EventEmitter<UpstreamLinkEvents> {
       if (message.method === 'ping')
         return this.#post({ jsonrpc: '2.0', id: message.id, result: {} })
       this.#asks.set(idKey(message.id), message.id)
-      this.emit('request', message, this.#calls.latestOwner())
+      this.emit('request', message, this.#calls.askOwner(stream))
       return
     }
     const params = message.params ?? {}

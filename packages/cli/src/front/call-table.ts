@@ -62,11 +62,18 @@ export class CallTable {
     return true
   }
 
-  /** The most recently sent call still in flight, initialize aside. */
-  latest(): ChildCall | undefined {
+  /**
+   * The call a server→client request most likely concerns (stdio says nothing of its cause): the
+   * most recently sent call in flight, initialize aside, when every such call is one session's;
+   * `'several'` when calls of more than one session are in flight, since guessing would hand one
+   * agent's request (and what it carries of that agent's call) to another agent.
+   */
+  askCause(): ChildCall | 'several' | undefined {
     let latest: ChildCall | undefined
     for (const call of this.#calls.values()) {
-      if (call.method !== 'initialize' && (!latest || call.order > latest.order)) latest = call
+      if (call.method === 'initialize') continue
+      if (latest && call.session !== latest.session) return 'several'
+      if (!latest || call.order > latest.order) latest = call
     }
     return latest
   }

@@ -218,6 +218,14 @@ export class StdioBackend implements McpBackend {
       return
     }
     const target = this.#askTarget()
+    if (target === 'several') {
+      const reason =
+        `calls of several clients are in flight and a stdio server does not say which one ` +
+        `${message.method} is for; it was not sent to any`
+      this.#log.debug(`stdio server's ${message.method} refused: ${reason}`)
+      this.#trySend(errorResponse(message.id, JSONRPC_CODE.internalError, reason))
+      return
+    }
     if (!target) {
       const reason = `no client is connected to answer ${message.method}`
       this.#trySend(errorResponse(message.id, JSONRPC_CODE.internalError, reason))
@@ -230,11 +238,14 @@ export class StdioBackend implements McpBackend {
   }
 
   /**
-   * stdio carries no hint of which call caused a server→client request, so pick the likeliest: the
-   * most recently started call still in flight, else the most recently active session.
+   * stdio carries no hint of which call caused a server→client request: the session whose calls
+   * are in flight (on the stream of its latest), `'several'` when calls of more than one session
+   * are, else the most recently active session (a request outside any call, such as roots/list
+   * after initialize, concerns no agent's call).
    */
-  #askTarget(): { session: StdioSession; relatedTo?: JsonRpcId } | undefined {
-    const latest = this.#table.latest()
+  #askTarget(): { session: StdioSession; relatedTo?: JsonRpcId } | 'several' | undefined {
+    const latest = this.#table.askCause()
+    if (latest === 'several') return latest
     if (latest) return { session: latest.session, relatedTo: latest.agentId }
     let active: StdioSession | undefined
     for (const session of this.#sessions) {

@@ -268,6 +268,36 @@ describe('aggregator backend', { timeout: 60_000 }, () => {
     assert.match(textOf(roots), /file:\/\/\/one/)
   })
 
+  it("sends an HTTP upstream's question to the call whose stream carried it, and refuses a stdio one it cannot place", async () => {
+    const one = await connectAgent(agg.url, 'one')
+    const two = await connectAgent(agg.url, 'two')
+    const outcomes: Record<string, string> = {}
+    for (const upstream of ['c', 'b']) {
+      let reached = (): void => {}
+      const inUpstream = new Promise<void>((resolve) => (reached = resolve))
+      const asking = two.client
+        .callTool(
+          { name: `${upstream}__ask`, arguments: { prompt: `late-${upstream}`, delayMs: 1_500 } },
+          undefined,
+          { onprogress: () => reached() },
+        )
+        .then(textOf, (err: Error) => err.message)
+      await inUpstream
+      // One's call starts later: it is the latest in flight at the upstream when the question
+      // comes, and it is not the question's cause.
+      const sleeping = one.client.callTool({
+        name: `${upstream}__slow`,
+        arguments: { ms: 2_500 },
+      })
+      outcomes[upstream] = await asking
+      assert.equal(textOf(await sleeping), 'slept 2500 ms')
+    }
+    assert.equal(outcomes.c, 'c got: two says: late-c')
+    assert.match(outcomes.b!, /calls of several agents are in flight at upstream "b"/)
+    assert.deepEqual(two.sampled, ['late-c'])
+    assert.deepEqual(one.sampled, [], 'the other agent never saw the question')
+  })
+
   it('refuses a server→client request for the caller when its agent lacks the capability', async () => {
     const plain = await connectAgent(agg.url, 'plain', {})
     const able = await connectAgent(agg.url, 'able')

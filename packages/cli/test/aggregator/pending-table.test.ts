@@ -1,13 +1,16 @@
-/** The bounded id table of one upstream: oldest evicted first, latest owned call found. */
+/**
+ * The bounded id table of one upstream: oldest evicted first; the owner of the calls in flight
+ * found when they serve one session, and told apart when they serve several.
+ */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { PendingTable, type PendingCall } from '../../src/aggregator/pending-table.js'
 
-function call(upstreamId: number, agentId?: number): PendingCall {
+function call(upstreamId: number, agentId?: number, sessionId = 's'): PendingCall {
   return {
     upstreamId,
     method: 'tools/call',
-    owner: agentId === undefined ? undefined : { sessionId: 's', agentId },
+    owner: agentId === undefined ? undefined : { sessionId, agentId },
     resolve: () => {},
     reject: () => {},
     onProgress: undefined,
@@ -28,15 +31,25 @@ describe('PendingTable', () => {
     assert.equal(table.get('3'), undefined, 'ids are numbers of our own')
   })
 
-  it('finds the most recent call that serves an agent', () => {
+  it('finds the latest call that serves an agent when all serve one session', () => {
     const table = new PendingTable()
     table.add(call(1, 10))
     table.add(call(2, 20))
     table.add(call(3))
-    assert.equal(table.latestOwned()?.owner?.agentId, 20)
+    assert.deepEqual(table.soleOwner(), { sessionId: 's', agentId: 20 })
     table.take(2)
-    assert.equal(table.latestOwned()?.owner?.agentId, 10)
+    assert.deepEqual(table.soleOwner(), { sessionId: 's', agentId: 10 })
     assert.equal(table.drain().length, 2)
-    assert.equal(table.latestOwned(), undefined)
+    assert.equal(table.soleOwner(), undefined)
+  })
+
+  it('says "several" when the calls in flight serve more than one session', () => {
+    const table = new PendingTable()
+    table.add(call(1, 10, 'a'))
+    table.add(call(2))
+    table.add(call(3, 10, 'b'))
+    assert.equal(table.soleOwner(), 'several')
+    table.take(1)
+    assert.deepEqual(table.soleOwner(), { sessionId: 'b', agentId: 10 })
   })
 })

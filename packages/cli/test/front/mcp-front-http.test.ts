@@ -7,7 +7,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { captureLogger, type CaptureLogger } from '../helpers/capture-logger.js'
 import { fixturePath } from '../helpers/fixtures.js'
-import { initialize, messagesOf, post, SseReader } from '../helpers/raw-mcp.js'
+import { answerOf, initialize, messagesOf, post, SseReader } from '../helpers/raw-mcp.js'
 import { closeAllFronts, serveStdioFront, type ServedFront } from '../helpers/serve-front.js'
 
 const slowServer = { command: process.execPath, args: [fixturePath('slow-stdio-server.mjs')] }
@@ -165,6 +165,28 @@ describe('McpFront over HTTP', { timeout: 30_000 }, () => {
     const [done] = messagesOf(await reader.rest())
     assert.equal(done!.id, 3)
     assert.deepEqual(toolText(done!), answer.result)
+  })
+
+  it('refuses a server→client request while calls of several sessions are in flight', async () => {
+    // stdio does not say which call a request is for: with A's and B's calls both in the child,
+    // B (whose call is the latest) must not get A's question, nor A guess; the child is told.
+    const [a, b] = [await initialize(served.url), await initialize(served.url)]
+    const ask = { name: 'ask', arguments: { delayMs: 1_500 } }
+    const asking = a.post({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: ask })
+    await logger.waitFor(/\] ask waits 1500$/)
+    const sleeping = b.post(slowCall(8, { ms: 2_500 }))
+    const answer = await answerOf(await asking)
+    assert.equal(answer.id, 7)
+    assert.match(JSON.stringify(answer), /calls of several clients are in flight/)
+    const res = await sleeping
+    const messages = res.headers.get('content-type')?.startsWith('text/event-stream')
+      ? messagesOf(await new SseReader(res).rest())
+      : [(await res.json()) as Record<string, unknown>]
+    assert.deepEqual(
+      messages.map((m) => m.method ?? m.id),
+      [8],
+      'B saw nothing but its answer',
+    )
   })
 
   it('delivers unrelated notifications on the GET stream and allows one GET per session', async () => {
