@@ -1,14 +1,20 @@
 // How `burrow up` picks and changes its layout, through real processes: auto-detect from a client
 // config file (one server: exposed directly; several without a terminal: all aggregated, with a
-// warning), and the inspector's Apply switching the live layout on the same public URL.
+// warning), a project's .mcp.json not run without asking, and the inspector's Apply switching the
+// live layout on the same public URL.
 import assert from 'node:assert/strict'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { execFile } from 'node:child_process'
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
+import { pathToFileURL } from 'node:url'
+import { promisify } from 'node:util'
 import { connectAgent, firstText } from '../helpers/agent-scenario.js'
 import { freePort } from '../helpers/free-port.js'
-import { EVERYTHING, startClient, startService, type Service } from '../helpers/stack.js'
+import { BURROW, EVERYTHING, startClient, startService, type Service } from '../helpers/stack.js'
+
+const run = promisify(execFile)
 
 /** Every tool name, following the aggregator's cursors page by page. */
 async function allToolNames(
@@ -80,6 +86,63 @@ describe('burrow up layouts', () => {
         'Echo: agg',
       )
       await client.close()
+    } finally {
+      await cli.stop()
+    }
+  })
+
+  it("does not run a project's .mcp.json without a terminal to ask; --config naming it does", async () => {
+    // A cloned repository whose .mcp.json starts a server that leaves a mark when it runs.
+    const project = mkdtempSync(join(dir, 'project-'))
+    const home = mkdtempSync(join(dir, 'home-'))
+    writeFileSync(
+      join(project, 'server.mjs'),
+      `import { writeFileSync } from 'node:fs'\n` +
+        `writeFileSync(new URL('./ran', import.meta.url), '')\n` +
+        `await import(${JSON.stringify(pathToFileURL(EVERYTHING).href)})\n`,
+    )
+    const mcpJson = join(project, '.mcp.json')
+    writeFileSync(
+      mcpJson,
+      JSON.stringify({
+        mcpServers: {
+          repo: { command: process.execPath, args: [join(project, 'server.mjs'), 'stdio'] },
+        },
+      }),
+    )
+    const tunnel = await service.tunnel('project-file')
+    const env = {
+      ...process.env,
+      HOME: home,
+      XDG_CONFIG_HOME: join(home, '.config'),
+      CODEX_HOME: join(home, '.codex'),
+      BURROW_API_KEY: tunnel.key,
+      BURROW_NO_UPDATE_CHECK: '1',
+      BURROW_NO_TELEMETRY: '1',
+    }
+    const refused = await run(process.execPath, [BURROW, '--broker', service.broker, 'up'], {
+      cwd: project,
+      env,
+      timeout: 30_000,
+    }).then(
+      () => ({ code: 0, stderr: '' }),
+      (err: { code: number; stderr: string }) => err,
+    )
+    assert.equal(refused.code, 1)
+    assert.match(refused.stderr, /found only a server that only this directory's project files/)
+    assert.match(refused.stderr, /\.mcp\.json/)
+    assert.match(refused.stderr, /--config/)
+    assert.equal(existsSync(join(project, 'ran')), false, 'the command never ran')
+
+    const cli = await startClient(service, tunnel.key, ['--config', mcpJson], { HOME: home })
+    try {
+      const { client } = await connectAgent(tunnel.url)
+      assert.equal(
+        firstText(await client.callTool({ name: 'echo', arguments: { message: 'named' } })),
+        'Echo: named',
+      )
+      await client.close()
+      assert.equal(existsSync(join(project, 'ran')), true)
     } finally {
       await cli.stop()
     }

@@ -2,6 +2,9 @@
  * Which detected servers `burrow up` exposes when no upstream flag is given (docs/detect.md): none
  * is a usage error; one is exposed directly; several are offered in a numbered menu on a terminal
  * (one server, or several aggregated); without a terminal all are aggregated, with a warning.
+ * A server that only a project's file in the working directory declares (`isProjectFile`) runs
+ * the repository's command, not the user's: alone, it is exposed only after a yes on a
+ * terminal; in the menu it is marked; without a terminal it is left out, with a warning.
  */
 import { UsageError } from '../cli-errors.js'
 import { scannedClientsText } from './all-detectors.js'
@@ -28,6 +31,7 @@ const MAX_ATTEMPTS = 10
 export async function chooseUpstreams(
   entries: readonly DetectedServer[],
   io: ChooseIo,
+  fromProject: (entry: DetectedServer) => boolean = () => false,
 ): Promise<DetectedServer[]> {
   if (entries.length === 0) {
     throw new UsageError(
@@ -36,15 +40,18 @@ export async function chooseUpstreams(
         `or --config <file> to read a config file elsewhere`,
     )
   }
-  if (entries.length === 1) return [...entries]
-  if (!io.isTTY) {
-    io.warn(
-      `found ${entries.length} MCP servers and no terminal to ask which to expose: aggregating all ` +
-        `of them (${entries.map((e) => e.sanitizedName).join(', ')}); pass --upstream/--stdio to choose`,
-    )
-    return [...entries]
+  if (!io.isTTY) return withoutTerminal(entries, io, fromProject)
+  if (entries.length === 1) {
+    const only = entries[0]!
+    if (fromProject(only) && !(await confirmProjectServer(only, io))) {
+      throw new UsageError(
+        `nothing to expose: ${only.sanitizedName} was not approved; ` +
+          'pass --upstream or --stdio to name a server',
+      )
+    }
+    return [only]
   }
-  io.out(menu(entries))
+  io.out(menu(entries, fromProject))
   const mode = await askUntil(io, 'Expose one server (1) or aggregate several (2)? [1/2] ', (a) =>
     a === '1' || a === 'one' ? 'one' : a === '2' || a === 'aggregate' ? 'aggregate' : null,
   )
@@ -62,11 +69,54 @@ export async function chooseUpstreams(
   return picks.map((n) => entries[n - 1]!)
 }
 
-/** The numbered list of servers shown before the questions. */
-function menu(entries: readonly DetectedServer[]): string {
+/** Without a terminal: every server but the project's, aggregated when there are several. */
+function withoutTerminal(
+  entries: readonly DetectedServer[],
+  io: ChooseIo,
+  fromProject: (entry: DetectedServer) => boolean,
+): DetectedServer[] {
+  const usable = entries.filter((e) => !fromProject(e))
+  const project = entries.filter(fromProject)
+  if (project.length > 0) {
+    const what =
+      `${project.length === 1 ? 'a server' : `${project.length} servers`} that only this ` +
+      `directory's project files declare (${project.map((e) => e.sources[0]).join(', ')})`
+    const why =
+      "a project's file holds the repository's commands, and there is no terminal to ask; " +
+      'pass --config <file> to use a file you trust, or --upstream/--stdio'
+    if (usable.length === 0) throw new UsageError(`found only ${what}: ${why}`)
+    io.warn(`not exposing ${what}: ${why}`)
+  }
+  if (usable.length > 1) {
+    io.warn(
+      `found ${usable.length} MCP servers and no terminal to ask which to expose: aggregating all ` +
+        `of them (${usable.map((e) => e.sanitizedName).join(', ')}); pass --upstream/--stdio to choose`,
+    )
+  }
+  return usable
+}
+
+/** Show a project's only server and ask whether to run it; no answer is no. */
+async function confirmProjectServer(entry: DetectedServer, io: ChooseIo): Promise<boolean> {
+  io.out(
+    `Found one MCP server, declared by this directory's project file ${entry.sources[0]}:\n` +
+      `  ${entry.sanitizedName} ${transportSummary(entry)}\n` +
+      'It comes with the project, not from your own configuration.\n',
+  )
+  return askUntil(io, 'Run and expose it? [y/N] ', (a) =>
+    a === 'y' || a === 'yes' ? true : a === '' || a === 'n' || a === 'no' ? false : null,
+  )
+}
+
+/** The numbered list of servers shown before the questions; a project's servers are marked. */
+function menu(
+  entries: readonly DetectedServer[],
+  fromProject: (entry: DetectedServer) => boolean,
+): string {
   const lines = entries.map((e, i) => {
     const clients = e.clients.map((c) => CLIENT_LABELS[c]).join(', ')
-    return `  ${i + 1}) ${e.sanitizedName} (${clients}) ${transportSummary(e)}`
+    const mark = fromProject(e) ? `  [this project's ${e.sources[0]}]` : ''
+    return `  ${i + 1}) ${e.sanitizedName} (${clients}) ${transportSummary(e)}${mark}`
   })
   return `Found ${entries.length} MCP servers:\n${lines.join('\n')}\n`
 }

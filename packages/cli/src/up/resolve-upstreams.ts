@@ -1,7 +1,9 @@
 /**
  * Which upstreams `up` serves: the flags' or the upstreams file's, or else the servers configured
  * in local AI clients (docs/detect.md): one is exposed directly; several are offered on a terminal
- * (one, or several aggregated) and all aggregated, with a warning, without one.
+ * (one, or several aggregated) and all aggregated, with a warning, without one. A server only the
+ * working directory's project files declare needs the user's yes (`--config` files are trusted:
+ * the user named them).
  */
 import { createInterface } from 'node:readline/promises'
 import type { Logger } from '@burrow/protocol'
@@ -9,6 +11,8 @@ import type { UpOptions } from '../config.js'
 import { chooseUpstreams } from '../detect/choose-upstreams.js'
 import { currentDetectContext } from '../detect/detect-context.js'
 import { detectServers } from '../detect/detect-servers.js'
+import type { DetectedServer } from '../detect/detected-server.js'
+import { isProjectFile } from '../detect/project-file.js'
 import { toUpstreamSpec } from '../detect/to-upstream-spec.js'
 import type { UpstreamSpec } from '../upstreams/upstream-spec.js'
 
@@ -19,17 +23,25 @@ export async function resolveUpstreams(
   out: (text: string) => void,
 ): Promise<UpstreamSpec[]> {
   if (up.upstreams.length > 0) return [...up.upstreams]
-  const { entries, warnings } = await detectServers(currentDetectContext(), up.configPaths)
+  const ctx = currentDetectContext()
+  const { entries, warnings } = await detectServers(ctx, up.configPaths)
   for (const warning of warnings) log.warn(warning)
   const isTTY = Boolean(process.stdin.isTTY && process.stdout.isTTY)
   const rl = isTTY ? createInterface({ input: process.stdin, output: process.stdout }) : null
   try {
-    const chosen = await chooseUpstreams(entries, {
-      isTTY,
-      ask: (question) => (rl ? rl.question(question) : Promise.resolve('')),
-      warn: (message) => log.warn(message),
-      out,
-    })
+    const scanned = up.configPaths.length === 0
+    const fromProject = (entry: DetectedServer): boolean =>
+      scanned && entry.sources.every((source) => isProjectFile(source, ctx))
+    const chosen = await chooseUpstreams(
+      entries,
+      {
+        isTTY,
+        ask: (question) => (rl ? rl.question(question) : Promise.resolve('')),
+        warn: (message) => log.warn(message),
+        out,
+      },
+      fromProject,
+    )
     const specs = chosen.map(toUpstreamSpec)
     return specs.length === 1 ? [{ ...specs[0]!, name: null }] : specs
   } finally {

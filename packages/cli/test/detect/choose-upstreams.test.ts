@@ -1,4 +1,5 @@
-// What `up` exposes when it detects servers itself: one, a choice on a terminal, or all.
+// What `up` exposes when it detects servers itself: one, a choice on a terminal, or all; a
+// server only the working directory's project files declare only with the user's yes.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { UsageError } from '../../src/cli-errors.js'
@@ -16,6 +17,12 @@ const server = (name: string): DetectedServer => ({
   notes: [],
 })
 const three = [server('alpha'), server('beta'), server('gamma')]
+const repo: DetectedServer = {
+  ...server('repo'),
+  source: '/work/clone/.mcp.json',
+  sources: ['/work/clone/.mcp.json'],
+}
+const fromProject = (e: DetectedServer): boolean => e.sanitizedName === 'repo'
 
 /** A terminal that answers from a script and records everything shown. */
 function scripted(answers: string[], isTTY = true) {
@@ -94,6 +101,53 @@ describe('chooseUpstreams', () => {
     assert.equal(t.warnings.length, 1)
     assert.match(t.warnings[0]!, /3 MCP servers.*no terminal.*aggregating all.*alpha, beta, gamma/)
     assert.deepEqual(t.questions, [])
+  })
+})
+
+describe("chooseUpstreams and a project's files", () => {
+  it('one from the project, on a terminal: shown with its command, run only after a yes', async () => {
+    const yes = scripted(['y'])
+    assert.deepEqual(await chooseUpstreams([repo], yes.io, fromProject), [repo])
+    assert.match(yes.output.join(''), /project file \/work\/clone\/\.mcp\.json/)
+    assert.match(yes.output.join(''), /repo stdio: node repo\.js/)
+    assert.deepEqual(yes.questions, ['Run and expose it? [y/N] '])
+    for (const answer of ['', 'n', 'No']) {
+      const no = scripted([answer])
+      await assert.rejects(
+        chooseUpstreams([repo], no.io, fromProject),
+        (e: unknown) => e instanceof UsageError && /not approved/.test(e.message),
+      )
+    }
+    const unclear = scripted(['maybe', 'yes'])
+    assert.deepEqual(await chooseUpstreams([repo], unclear.io, fromProject), [repo])
+  })
+  it('one from the project, without a terminal: a usage error naming the file and --config', async () => {
+    const t = scripted([], false)
+    await assert.rejects(
+      chooseUpstreams([repo], t.io, fromProject),
+      (e: unknown) =>
+        e instanceof UsageError &&
+        /project files declare \(\/work\/clone\/\.mcp\.json\)/.test(e.message) &&
+        /--config/.test(e.message),
+    )
+  })
+  it("without a terminal, the user's servers only, with a warning about the project's", async () => {
+    const t = scripted([], false)
+    assert.deepEqual(await chooseUpstreams([server('alpha'), repo], t.io, fromProject), [
+      server('alpha'),
+    ])
+    assert.equal(t.warnings.length, 1)
+    assert.match(t.warnings[0]!, /not exposing a server that only this directory's project files/)
+    const two = scripted([], false)
+    const chosen = await chooseUpstreams([...three, repo], two.io, fromProject)
+    assert.deepEqual(chosen, three)
+    assert.equal(two.warnings.length, 2)
+  })
+  it("marks the project's servers in the menu", async () => {
+    const t = scripted(['1', '2'])
+    assert.deepEqual(await chooseUpstreams([server('alpha'), repo], t.io, fromProject), [repo])
+    assert.match(t.output.join(''), /2\) repo .*\[this project's \/work\/clone\/\.mcp\.json\]/)
+    assert.doesNotMatch(t.output.join(''), /1\) alpha .*this project/)
   })
 })
 

@@ -1,0 +1,22 @@
+/**
+ * Whether a configuration file belongs to the project in the working directory (`.mcp.json`,
+ * `.vscode/mcp.json`, `.cursor/mcp.json`, `.gemini/settings.json` under it) rather than to the
+ * user. A project's file comes with the repository it sits in: its commands are the repository
+ * author's, so `burrow up` does not run them without the user saying so (docs/detect.md). When
+ * the working directory is the home directory or above it, every file there is the user's own.
+ */
+import { isAbsolute, relative, resolve, sep } from 'node:path'
+import type { DetectContext } from './detect-context.js'
+
+/** True when `path` lies under `ctx.cwd` and the working directory is not home or above it. */
+export function isProjectFile(path: string, ctx: Pick<DetectContext, 'cwd' | 'home'>): boolean {
+  const cwd = resolve(ctx.cwd)
+  if (inside(resolve(ctx.home), cwd)) return false
+  return inside(resolve(cwd, path), cwd)
+}
+
+/** `path` is `dir` or below it (on Windows, a path on another drive comes back absolute). */
+function inside(path: string, dir: string): boolean {
+  const rel = relative(dir, path)
+  return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel))
+}

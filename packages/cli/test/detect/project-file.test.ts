@@ -1,0 +1,37 @@
+// Which configuration files belong to the project in the working directory, not to the user.
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { isProjectFile } from '../../src/detect/project-file.js'
+
+describe('isProjectFile', () => {
+  const ctx = { cwd: '/home/ada/src/clone', home: '/home/ada' }
+
+  it("is a file under the working directory, not the user's own", () => {
+    assert.equal(isProjectFile('/home/ada/src/clone/.mcp.json', ctx), true)
+    assert.equal(isProjectFile('/home/ada/src/clone/.vscode/mcp.json', ctx), true)
+    assert.equal(isProjectFile('.cursor/mcp.json', ctx), true, 'relative to the working directory')
+    assert.equal(isProjectFile('/home/ada/.claude.json', ctx), false)
+    assert.equal(isProjectFile('/home/ada/.cursor/mcp.json', ctx), false)
+    assert.equal(isProjectFile('/home/ada/src/clone-other/.mcp.json', ctx), false)
+    assert.equal(isProjectFile('/home/ada/src/clone/../x/.mcp.json', ctx), false)
+  })
+
+  it('is never a file when the working directory is home or above it', () => {
+    assert.equal(
+      isProjectFile('/home/ada/.mcp.json', { cwd: '/home/ada', home: '/home/ada' }),
+      false,
+    )
+    assert.equal(
+      isProjectFile('/home/ada/.mcp.json', { cwd: '/home/ada/', home: '/home/ada' }),
+      false,
+    )
+    assert.equal(
+      isProjectFile('/home/ada/.cursor/mcp.json', { cwd: '/', home: '/home/ada' }),
+      false,
+    )
+    assert.equal(
+      isProjectFile('/home/ada/.gemini/settings.json', { cwd: '/home', home: '/home/ada' }),
+      false,
+    )
+  })
+})
