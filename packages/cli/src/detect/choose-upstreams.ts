@@ -10,6 +10,7 @@ import { UsageError } from '../cli-errors.js'
 import { scannedClientsText } from './all-detectors.js'
 import { CLIENT_LABELS, type DetectedServer } from './detected-server.js'
 import { transportSummary } from './detect-report.js'
+import { printable } from './printable.js'
 
 /** How `chooseUpstreams` talks to the user. */
 export interface ChooseIo {
@@ -80,7 +81,7 @@ function withoutTerminal(
   if (project.length > 0) {
     const what =
       `${project.length === 1 ? 'a server' : `${project.length} servers`} that only this ` +
-      `directory's project files declare (${project.map((e) => e.sources[0]).join(', ')})`
+      `directory's project files declare (${project.map((e) => printable(e.sources[0]!)).join(', ')})`
     const why =
       "a project's file holds the repository's commands, and there is no terminal to ask; " +
       'pass --config <file> to use a file you trust, or --upstream/--stdio'
@@ -99,7 +100,7 @@ function withoutTerminal(
 /** Show a project's only server and ask whether to run it; no answer is no. */
 async function confirmProjectServer(entry: DetectedServer, io: ChooseIo): Promise<boolean> {
   io.out(
-    `Found one MCP server, declared by this directory's project file ${entry.sources[0]}:\n` +
+    `Found one MCP server, declared by this directory's project file ${printable(entry.sources[0]!)}:\n` +
       `  ${entry.sanitizedName} ${transportSummary(entry)}\n` +
       'It comes with the project, not from your own configuration.\n',
   )
@@ -115,7 +116,7 @@ function menu(
 ): string {
   const lines = entries.map((e, i) => {
     const clients = e.clients.map((c) => CLIENT_LABELS[c]).join(', ')
-    const mark = fromProject(e) ? `  [this project's ${e.sources[0]}]` : ''
+    const mark = fromProject(e) ? `  [this project's ${printable(e.sources[0]!)}]` : ''
     return `  ${i + 1}) ${e.sanitizedName} (${clients}) ${transportSummary(e)}${mark}`
   })
   return `Found ${entries.length} MCP servers:\n${lines.join('\n')}\n`

@@ -1,18 +1,20 @@
 /**
  * The human-readable list `burrow detect` prints: servers grouped by the client that declares
  * them, each with its transport, the upstream name `up` would use and the file it came from.
- * Environment values are not printed (they are often tokens); `--json` has them.
+ * Environment values are not printed (they are often tokens); `--json` has them. What comes from
+ * a file is printed through `printable`: a repository's file cannot send escape sequences.
  */
 import { scannedClientsText } from './all-detectors.js'
 import { CLIENT_LABELS, type ClientId, type DetectedServer } from './detected-server.js'
 import { formatCommandLine } from './format-command-line.js'
+import { printable } from './printable.js'
 
 /** One line describing how a server is reached: `stdio: <command line>` or `http: <url>`. */
 export function transportSummary(entry: DetectedServer): string {
   const t = entry.transport
   return t.type === 'http'
-    ? `http: ${t.url}`
-    : `stdio: ${formatCommandLine([t.command, ...t.args])}`
+    ? `http: ${printable(t.url)}`
+    : `stdio: ${printable(formatCommandLine([t.command, ...t.args]))}`
 }
 
 /** The list for `entries`; `explicit` says they came from `--config` files rather than a scan. */
@@ -47,12 +49,12 @@ function entryLines(entry: DetectedServer): string[] {
   const t = entry.transport
   const renamed =
     entry.sanitizedName === entry.name ? '' : ` (upstream name "${entry.sanitizedName}")`
-  const lines = [`  ${entry.name}${renamed}`, `    ${transportSummary(entry)}`]
-  const envNames = t.type === 'stdio' ? Object.keys(t.env) : []
+  const lines = [`  ${printable(entry.name)}${renamed}`, `    ${transportSummary(entry)}`]
+  const envNames = t.type === 'stdio' ? Object.keys(t.env).map(printable) : []
   if (envNames.length > 0) lines.push(`    env: ${envNames.join(', ')} (values not shown)`)
-  for (const source of entry.sources) lines.push(`    from ${source}`)
+  for (const source of entry.sources) lines.push(`    from ${printable(source)}`)
   const others = entry.clients.filter((c) => c !== entry.client)
   if (others.length > 0) lines.push(`    also in ${others.map((c) => CLIENT_LABELS[c]).join(', ')}`)
-  for (const note of entry.notes) lines.push(`    note: ${note}`)
+  for (const note of entry.notes) lines.push(`    note: ${printable(note)}`)
   return lines
 }

@@ -11,6 +11,7 @@ import type { DetectedServer, FoundServer } from './detected-server.js'
 import type { DetectEnv } from './detector.js'
 import { serversFromConfigFile } from './explicit-config.js'
 import { mergeDuplicates } from './merge-duplicates.js'
+import { printable } from './printable.js'
 
 /** The outcome of a detection. */
 export interface DetectionResult {
@@ -28,7 +29,8 @@ export async function detectServers(
   configPaths: readonly string[] = [],
 ): Promise<DetectionResult> {
   const warnings: string[] = []
-  const env: DetectEnv = { ctx, warn: (message) => void warnings.push(message) }
+  // Warnings quote what files hold (names, values): escape what a terminal would act on.
+  const env: DetectEnv = { ctx, warn: (message) => void warnings.push(printable(message)) }
   const explicit = configPaths.length > 0
   const read = createConfigReader(env.warn, { warnIfMissing: explicit })
   const found: FoundServer[] = []

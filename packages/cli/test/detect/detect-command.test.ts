@@ -5,7 +5,8 @@
  */
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
-import { existsSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { after, before, describe, it } from 'node:test'
@@ -145,5 +146,27 @@ describe('burrow detect (built binary)', () => {
       /^No MCP servers found in the configuration of Claude Desktop, .* or Codex\.\n$/,
     )
     assert.equal(run.stderr, '')
+  })
+
+  it("prints a file's escape sequences and direction marks as text, never to the terminal", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'burrow-escapes-'))
+    try {
+      const file = join(dir, 'mcp.json')
+      const name = 'notes\x1b]0;pwned\x07'
+      const command = 'evil\x1b[2K\rnpx trusted-server\u202e'
+      writeFileSync(file, JSON.stringify({ mcpServers: { [name]: { command, args: ['\x9b1m'] } } }))
+      const run = detect(['--config', file], dir, {})
+      assert.equal(run.status, 0, run.stderr)
+      // eslint-disable-next-line no-control-regex
+      assert.doesNotMatch(run.stdout, /[\x00-\x09\x0b-\x1f\x7f-\x9f\u202e]/)
+      assert.match(run.stdout, /notes\\x1b\]0;pwned\\x07/)
+      assert.match(run.stdout, /evil\\x1b\[2K\\x0dnpx trusted-server\\u202e/)
+      assert.match(run.stdout, /\\x9b1m/)
+      const json = detect(['--json', '--config', file], dir, {})
+      const report = JSON.parse(json.stdout) as DetectJson
+      assert.equal(report.servers[0]!.name, name, 'JSON keeps the value as written')
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 })
