@@ -2,8 +2,9 @@
  * The counters `burrow up` exposes at `GET /metrics` (docs/configuration.md), as prom-client
  * counters with the `burrow_` prefix in a registry of their own. Implements the aggregator's
  * `AggregatorMetrics` hooks; the single-upstream handler is counted through `MeteredHandler`. Label
- * values that come from agents (JSON-RPC method names) are bounded so a hostile agent cannot grow
- * memory or the scrape without limit.
+ * values that come from agents (JSON-RPC method names) are the methods MCP defines, anything else
+ * `other`: an agent cannot grow memory or the scrape, nor push the real methods out of the labels
+ * by sending made-up ones first. Upstream names (the user's) are bounded too.
  */
 import { Counter, Registry } from 'prom-client'
 import type { AggregatorMetrics } from '../aggregator/aggregator-metrics.js'
@@ -12,6 +13,54 @@ import type { AggregatorMetrics } from '../aggregator/aggregator-metrics.js'
 const MAX_LABEL_VALUES = 64
 /** What a label value may look like (MCP method names and upstream names fit). */
 const LABEL_VALUE = /^[A-Za-z][A-Za-z0-9_./-]{0,63}$/
+
+/**
+ * The method label's values: the methods and notifications of MCP (2025-03-26 to 2026-07-28),
+ * and the HTTP methods counted for a request without a JSON-RPC one.
+ */
+const KNOWN_METHODS: ReadonlySet<string> = new Set([
+  'initialize',
+  'ping',
+  'server/discover',
+  'tools/list',
+  'tools/call',
+  'prompts/list',
+  'prompts/get',
+  'resources/list',
+  'resources/templates/list',
+  'resources/read',
+  'resources/subscribe',
+  'resources/unsubscribe',
+  'subscriptions/listen',
+  'completion/complete',
+  'logging/setLevel',
+  'tasks/get',
+  'tasks/list',
+  'tasks/result',
+  'tasks/cancel',
+  'sampling/createMessage',
+  'elicitation/create',
+  'roots/list',
+  'notifications/initialized',
+  'notifications/cancelled',
+  'notifications/progress',
+  'notifications/message',
+  'notifications/roots/list_changed',
+  'notifications/tools/list_changed',
+  'notifications/prompts/list_changed',
+  'notifications/resources/list_changed',
+  'notifications/resources/updated',
+  'notifications/elicitation/complete',
+  'notifications/tasks/status',
+  'GET',
+  'POST',
+  'DELETE',
+])
+
+/** The method label for `method`: itself when MCP defines it, else `other`. */
+function methodLabel(method: string): string {
+  return KNOWN_METHODS.has(method) ? method : 'other'
+}
 
 /** Remembers the values a label has taken and maps anything beyond the bound to `other`. */
 class LabelBound {
@@ -38,7 +87,6 @@ export class CliMetrics implements AggregatorMetrics {
   readonly #requests: Counter<'upstream' | 'method'>
   readonly #bytes: Counter<'upstream' | 'direction'>
   readonly #upstreams = new LabelBound()
-  readonly #methods = new LabelBound()
 
   constructor(registry: Registry = new Registry()) {
     this.registry = registry
@@ -100,13 +148,13 @@ export class CliMetrics implements AggregatorMetrics {
   }
 
   fanout(method: string): void {
-    this.#fanouts.inc({ method: this.#methods.value(method) })
+    this.#fanouts.inc({ method: methodLabel(method) })
   }
 
   listCacheHit(name: string, method: string): void {
     this.#listCacheHits.inc({
       upstream: this.#upstreams.value(name),
-      method: this.#methods.value(method),
+      method: methodLabel(method),
     })
   }
 
@@ -121,7 +169,7 @@ export class CliMetrics implements AggregatorMetrics {
   request(name: string, method: string): void {
     this.#requests.inc({
       upstream: this.#upstreams.value(name),
-      method: this.#methods.value(method),
+      method: methodLabel(method),
     })
   }
 
