@@ -165,6 +165,23 @@ describe('burrow up layouts', () => {
       const before = await connectAgent(tunnel.url)
       assert.ok((await before.client.listTools()).tools.some((t) => t.name === 'echo'))
       await before.client.close()
+      // A command that does not exist is refused, and the current layout keeps serving.
+      const refused = await fetch(`http://127.0.0.1:${port}/api/config/apply`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          upstreams: [{ name: '', kind: 'stdio', value: 'burrow-no-such-command-7 --x' }],
+        }),
+      })
+      const problem = (await refused.json()) as { error: string }
+      assert.equal(refused.status, 422, problem.error)
+      assert.match(problem.error, /did not start \(.*burrow-no-such-command-7.*\); the current one/)
+      const still = await connectAgent(tunnel.url)
+      assert.equal(
+        firstText(await still.client.callTool({ name: 'echo', arguments: { message: 'kept' } })),
+        'Echo: kept',
+      )
+      await still.client.close()
       const res = await fetch(`http://127.0.0.1:${port}/api/config/apply`, {
         method: 'POST',
         headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },

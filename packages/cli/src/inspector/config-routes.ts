@@ -71,6 +71,8 @@ export async function handleConfigRoute(
     }
   } catch (err) {
     if (err instanceof HttpProblem) throw err
+    // The layout is valid but cannot run here (a command that does not exist).
+    if (err instanceof UsageError) throw new HttpProblem(422, err.message)
     const what = action[1] === 'apply' ? 'applying the layout' : 'saving the layout'
     throw new HttpProblem(500, `${what} failed: ${(err as Error).message}`)
   } finally {

@@ -4,6 +4,7 @@
  */
 import type { Logger } from '@burrow/protocol'
 import type { AggregatorMetrics } from '../aggregator/aggregator-metrics.js'
+import { UsageError } from '../cli-errors.js'
 import type { Env } from '../config.js'
 import { tapHandler } from '../inspector/traffic-tap.js'
 import type { TrafficRecorder } from '../inspector/traffic-recorder.js'
@@ -58,10 +59,28 @@ export class LayoutHandler implements RequestHandler {
     return this.inner.failure?.() ?? new Promise<Error>(() => {})
   }
 
-  /** Serve `specs` from now on; resolves with the handler it replaced (close it when drained). */
-  swap(specs: UpstreamSpec[]): RequestHandler {
+  /**
+   * Serve `specs` from now on, once their handler started (or `waitMs` passed: a server still
+   * starting is swapped in, as at start); resolves with the handler it replaced (close it when
+   * drained). When the new layout's server can never run (a command that does not exist), it is
+   * closed and this rejects with a UsageError: the current layout keeps serving.
+   */
+  async swap(specs: UpstreamSpec[], waitMs = 10_000): Promise<RequestHandler> {
     const { handler, label } = this.build(specs)
-    // A layout applied at run time does not end `up`; a command it cannot find is reported.
+    let timer: NodeJS.Timeout | undefined
+    try {
+      await Promise.race([
+        handler.started?.() ?? Promise.resolve(),
+        new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs))),
+      ])
+    } catch (err) {
+      await handler.close().catch(() => {})
+      const reason = err instanceof Error ? err.message : String(err)
+      throw new UsageError(`the new layout did not start (${reason}); the current one still serves`)
+    } finally {
+      clearTimeout(timer)
+    }
+    // A layout applied at run time does not end `up`; a server that fails later is reported.
     void handler.failure?.().then((err) => this.log.warn(err.message))
     const old = this.inner
     this.specs = specs

@@ -87,7 +87,7 @@ export async function upCommand(global: GlobalOptions, up: UpOptions, io: UpIo):
               layout: {
                 get: () => handler.specs,
                 apply: async (next) => {
-                  const old = handler.swap([...next])
+                  const old = await handler.swap([...next])
                   const connected = nextConnected(10_000)
                   client?.reconnect()
                   // Say it only once the new connection serves, so agents never reach the old one.
