@@ -53,11 +53,16 @@ export class AskRouter {
   }
 
   /** Hand `message` from `link` to an agent, or refuse it when no agent can answer. */
-  route(link: UpstreamLink, message: JsonRpcRequest, owner: CallOwner | 'several' | undefined) {
-    if (owner === 'several') {
+  route(link: UpstreamLink, message: JsonRpcRequest, owner: CallOwner | 'unplaced' | undefined) {
+    const caller = owner === 'unplaced' ? undefined : owner && this.#sessions.get(owner.sessionId)
+    const live = caller && !caller.closed ? caller : undefined
+    if (owner === 'unplaced' || (owner && !live)) {
       const reason =
-        `calls of several agents are in flight at upstream "${link.name}" and it does not say ` +
-        `which one ${message.method} is for; it was not sent to any`
+        owner === 'unplaced'
+          ? `calls of several agents are in flight at upstream "${link.name}" (or the call it ` +
+            `came for has ended), and it does not say which one ${message.method} is for; ` +
+            'it was not sent to any'
+          : `the agent whose call raised ${message.method} has gone; it was not sent to another`
       this.#log.debug(`upstream "${link.name}" ${message.method} refused: ${reason}`)
       link.respond(errorResponse(message.id, JSONRPC_CODE.internalError, reason))
       return
@@ -65,8 +70,6 @@ export class AskRouter {
     const needed = CAPABILITY_OF[message.method]
     const able = (s: AggregatorSession): boolean =>
       !s.closed && (needed === undefined || s.capabilities[needed] !== undefined)
-    const caller = owner && this.#sessions.get(owner.sessionId)
-    const live = caller && !caller.closed ? caller : undefined
     // The agent whose call caused the request answers it, or nobody: another agent's user did
     // not ask for it. Without a caller, the most recently active agent able to answer does.
     const session = live ? (able(live) ? live : undefined) : this.#mostRecentSession(able)

@@ -75,13 +75,13 @@ export class PendingTable {
 
   /**
    * The owner of the most recently sent call that serves an agent request, when every such call
-   * serves one session; `'several'` when they serve more than one.
+   * serves one session; `'unplaced'` when they serve more than one.
    */
-  soleOwner(): CallOwner | 'several' | undefined {
+  soleOwner(): CallOwner | 'unplaced' | undefined {
     let latest: CallOwner | undefined
     for (const call of this.#calls.values()) {
       if (!call.owner) continue
-      if (latest && call.owner.sessionId !== latest.sessionId) return 'several'
+      if (latest && call.owner.sessionId !== latest.sessionId) return 'unplaced'
       latest = call.owner
     }
     return latest

@@ -17,6 +17,7 @@ import {
   type CallOwner,
   type PendingCall,
 } from './pending-table.js'
+import { RecentCancels } from '../front/recent-cancels.js'
 import { RpcError } from '../front/rpc-error.js'
 
 /** Options of one call. */
@@ -47,6 +48,8 @@ export interface UpstreamCallsOptions {
 export class UpstreamCalls {
   readonly #opts: UpstreamCallsOptions
   readonly #table: PendingTable
+  /** Agent sessions whose calls here were just cancelled or evicted. */
+  readonly #cancels = new RecentCancels<string>()
   #nextId = 0
 
   constructor(options: UpstreamCallsOptions) {
@@ -116,12 +119,16 @@ export class UpstreamCalls {
 
   /**
    * The agent request a server→client request concerns: the one whose call's response stream
-   * carried it (HTTP tells); else, as stdio says nothing, the latest call in flight when every
-   * call in flight serves one session, `'several'` when calls of several sessions are.
+   * carried it (HTTP tells; `'unplaced'` when that call has ended or serves no agent); else, as
+   * stdio says nothing, the latest call in flight when every call in flight, and every call just
+   * cancelled, serves one session; `'unplaced'` otherwise.
    */
-  askOwner(stream: JsonRpcId | undefined): CallOwner | 'several' | undefined {
-    const owner = stream === undefined ? undefined : this.#table.get(stream)?.owner
-    return owner ?? this.#table.soleOwner()
+  askOwner(stream: JsonRpcId | undefined): CallOwner | 'unplaced' | undefined {
+    if (stream !== undefined) return this.#table.get(stream)?.owner ?? 'unplaced'
+    const owner = this.#table.soleOwner()
+    if (owner === 'unplaced') return owner
+    const cancelled = this.#cancels.keys()
+    return cancelled.some((id) => id !== owner?.sessionId) ? 'unplaced' : owner
   }
 
   /** Fail every call with `error` (the upstream went away or the aggregator closes). */
@@ -142,6 +149,7 @@ export class UpstreamCalls {
   /** Cancel a call still in flight: tell the upstream, fail it with `error`. */
   #cancel(call: PendingCall, error: RpcError): void {
     if (this.#table.take(call.upstreamId) !== call) return
+    if (call.owner) this.#cancels.add(call.owner.sessionId)
     // The MCP lifecycle forbids cancelling initialize; the link starts over instead.
     if (call.method !== 'initialize') this.#notifyCancelled(call.upstreamId, error.message)
     call.detach()
@@ -150,6 +158,7 @@ export class UpstreamCalls {
 
   #evict(call: PendingCall): void {
     this.#opts.metrics.idEviction()
+    if (call.owner) this.#cancels.add(call.owner.sessionId)
     this.#notifyCancelled(call.upstreamId, 'dropped by the aggregator: too many requests in flight')
     const limit = this.#opts.limit ?? DEFAULT_PENDING_LIMIT
     const message =

@@ -45,10 +45,10 @@ export interface UpstreamLinkEvents {
   /** A notification not tied to a call (list changes, logging, resource updates…). */
   notification: [message: JsonRpcNotification]
   /**
-   * A server→client request, with the agent request that caused it: `'several'` when that
-   * cannot be told (calls of several sessions in flight, and no stream to say which).
+   * A server→client request, with the agent request that caused it: `'unplaced'` when that
+   * cannot be told, or the call it came for has ended (see `UpstreamCalls.askOwner`).
    */
-  request: [message: JsonRpcRequest, owner: CallOwner | 'several' | undefined]
+  request: [message: JsonRpcRequest, owner: CallOwner | 'unplaced' | undefined]
   /** A server→client request will not be answered any more (cancelled, or the upstream went). */
   askEnded: [upstreamRequestId: JsonRpcId, reason: string]
 }

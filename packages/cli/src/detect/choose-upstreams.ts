@@ -97,12 +97,23 @@ function withoutTerminal(
   return usable
 }
 
+/**
+ * The environment a project's server would get, values shown: they come from the repository, not
+ * from the user, and a variable such as NODE_OPTIONS or LD_PRELOAD runs code of its own.
+ */
+function projectEnv(entry: DetectedServer): string {
+  const t = entry.transport
+  if (t.type !== 'stdio' || Object.keys(t.env).length === 0) return ''
+  const pairs = Object.entries(t.env).map(([k, v]) => printable(`${k}=${v}`))
+  return ` with ${pairs.join(' ')}`
+}
+
 /** Show a project's only server and ask whether to run it; no answer is no. */
 async function confirmProjectServer(entry: DetectedServer, io: ChooseIo): Promise<boolean> {
   io.out(
     `Found one MCP server, declared by this directory's project file ${printable(entry.sources[0]!)}:\n` +
-      `  ${entry.sanitizedName} ${transportSummary(entry)}\n` +
-      'It comes with the project, not from your own configuration.\n',
+      `  ${entry.sanitizedName} ${transportSummary(entry)}${projectEnv(entry)}\n` +
+      'It comes with the project, not from your own configuration, and runs in this directory.\n',
   )
   return askUntil(io, 'Run and expose it? [y/N] ', (a) =>
     a === 'y' || a === 'yes' ? true : a === '' || a === 'n' || a === 'no' ? false : null,
@@ -116,7 +127,9 @@ function menu(
 ): string {
   const lines = entries.map((e, i) => {
     const clients = e.clients.map((c) => CLIENT_LABELS[c]).join(', ')
-    const mark = fromProject(e) ? `  [this project's ${printable(e.sources[0]!)}]` : ''
+    const mark = fromProject(e)
+      ? `${projectEnv(e)}  [this project's ${printable(e.sources[0]!)}]`
+      : ''
     return `  ${i + 1}) ${e.sanitizedName} (${clients}) ${transportSummary(e)}${mark}`
   })
   return `Found ${entries.length} MCP servers:\n${lines.join('\n')}\n`

@@ -5,6 +5,7 @@
  * answers, progress and cancellations.
  */
 import { idKey, type JsonRpcId } from '@burrow/protocol'
+import { RecentCancels } from './recent-cancels.js'
 import type { StdioSession } from './stdio-session.js'
 
 /** An agent request that is with the child. Its id there is `childId`, also its progress token. */
@@ -34,7 +35,12 @@ export interface Ask {
 export class CallTable {
   readonly #calls = new Map<number, ChildCall>()
   readonly #asks = new Map<string, Ask>()
+  readonly #cancels: RecentCancels<StdioSession>
   #lastChildId = 0
+
+  constructor(cancels = new RecentCancels<StdioSession>()) {
+    this.#cancels = cancels
+  }
 
   /** A child-side id never used before (ids keep growing across restarts). */
   nextChildId(): number {
@@ -62,19 +68,29 @@ export class CallTable {
     return true
   }
 
+  /** Forget a call the agent gave up on, remembering for a while whose it was. */
+  cancel(call: ChildCall): boolean {
+    if (!this.settle(call)) return false
+    this.#cancels.add(call.session)
+    return true
+  }
+
   /**
    * The call a server→client request most likely concerns (stdio says nothing of its cause): the
    * most recently sent call in flight, initialize aside, when every such call is one session's;
-   * `'several'` when calls of more than one session are in flight, since guessing would hand one
+   * `'unplaced'` when calls of more than one session are in flight, or another session's call was
+   * just cancelled (the child may have asked for it before it knew), since guessing would hand one
    * agent's request (and what it carries of that agent's call) to another agent.
    */
-  askCause(): ChildCall | 'several' | undefined {
+  askCause(): ChildCall | 'unplaced' | undefined {
     let latest: ChildCall | undefined
     for (const call of this.#calls.values()) {
       if (call.method === 'initialize') continue
-      if (latest && call.session !== latest.session) return 'several'
+      if (latest && call.session !== latest.session) return 'unplaced'
       if (!latest || call.order > latest.order) latest = call
     }
+    const cancelled = this.#cancels.keys()
+    if (cancelled.some((session) => session !== latest?.session)) return 'unplaced'
     return latest
   }
 
@@ -96,6 +112,7 @@ export class CallTable {
 
   /** Forget everything (the child is gone). */
   clear(): void {
+    this.#cancels.clear()
     for (const call of this.#calls.values()) call.detach()
     this.#calls.clear()
     this.#asks.clear()

@@ -132,7 +132,7 @@ export class StdioBackend implements McpBackend {
     const validId = typeof requestId === 'string' || typeof requestId === 'number'
     const call = this.#table.call(validId ? session.inFlight.get(idKey(requestId)) : undefined)
     if (!call || call.method === 'initialize') return
-    this.#table.settle(call)
+    this.#table.cancel(call)
     this.#trySend({ ...message, params: { ...message.params, requestId: call.childId } })
     // The agent ignores any answer now (MCP cancellation); this one only ends its POST stream.
     const reason = 'request cancelled by the client'
@@ -187,7 +187,7 @@ export class StdioBackend implements McpBackend {
   }
 
   #cancel(call: ChildCall, reason: string): void {
-    if (!this.#table.settle(call)) return
+    if (!this.#table.cancel(call)) return
     const params = { requestId: call.childId, reason }
     this.#trySend({ jsonrpc: '2.0', method: 'notifications/cancelled', params })
   }
@@ -218,10 +218,10 @@ export class StdioBackend implements McpBackend {
       return
     }
     const target = this.#askTarget()
-    if (target === 'several') {
+    if (target === 'unplaced') {
       const reason =
-        `calls of several clients are in flight and a stdio server does not say which one ` +
-        `${message.method} is for; it was not sent to any`
+        `calls of several clients are in flight or were just cancelled, and a stdio server ` +
+        `does not say which one ${message.method} is for; it was not sent to any`
       this.#log.debug(`stdio server's ${message.method} refused: ${reason}`)
       this.#trySend(errorResponse(message.id, JSONRPC_CODE.internalError, reason))
       return
@@ -239,13 +239,13 @@ export class StdioBackend implements McpBackend {
 
   /**
    * stdio carries no hint of which call caused a server→client request: the session whose calls
-   * are in flight (on the stream of its latest), `'several'` when calls of more than one session
-   * are, else the most recently active session (a request outside any call, such as roots/list
-   * after initialize, concerns no agent's call).
+   * are in flight (on the stream of its latest), `'unplaced'` when that cannot be told (see
+   * `CallTable.askCause`), else the most recently active session (a request outside any call,
+   * such as roots/list after initialize, concerns no agent's call).
    */
-  #askTarget(): { session: StdioSession; relatedTo?: JsonRpcId } | 'several' | undefined {
+  #askTarget(): { session: StdioSession; relatedTo?: JsonRpcId } | 'unplaced' | undefined {
     const latest = this.#table.askCause()
-    if (latest === 'several') return latest
+    if (latest === 'unplaced') return latest
     if (latest) return { session: latest.session, relatedTo: latest.agentId }
     let active: StdioSession | undefined
     for (const session of this.#sessions) {

@@ -27,6 +27,16 @@ function takeToken() {
   return sessionStorage.getItem(TOKEN_KEY)
 }
 
+// A new printed URL pasted into this tab (burrow up restarted with a new token) changes only the
+// fragment, which does not reload the page: take the token and start again.
+addEventListener('hashchange', () => {
+  const given = new URLSearchParams(location.hash.slice(1)).get('token')
+  if (!given) return
+  sessionStorage.setItem(TOKEN_KEY, given)
+  history.replaceState(null, '', location.pathname)
+  location.reload()
+})
+
 export function authHeaders(extra) {
   return Object.assign({ authorization: 'Bearer ' + (token || '') }, extra || {})
 }

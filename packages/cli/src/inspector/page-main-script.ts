@@ -133,7 +133,13 @@ async function connect() {
   }
   if (res && res.ok && res.body) {
     setLive('on', 'live')
-    await readEvents(res.body)
+    try {
+      await readEvents(res.body)
+    } catch (err) {
+      // An event the page could not take (it should not happen): start over from a snapshot.
+      console.error(err)
+      res.body.cancel().catch(() => {})
+    }
   }
   setLive('off', 'reconnecting…')
   setTimeout(connect, 1000)

@@ -43,12 +43,12 @@ describe('PendingTable', () => {
     assert.equal(table.soleOwner(), undefined)
   })
 
-  it('says "several" when the calls in flight serve more than one session', () => {
+  it('says "unplaced" when the calls in flight serve more than one session', () => {
     const table = new PendingTable()
     table.add(call(1, 10, 'a'))
     table.add(call(2))
     table.add(call(3, 10, 'b'))
-    assert.equal(table.soleOwner(), 'several')
+    assert.equal(table.soleOwner(), 'unplaced')
     table.take(1)
     assert.deepEqual(table.soleOwner(), { sessionId: 'b', agentId: 10 })
   })

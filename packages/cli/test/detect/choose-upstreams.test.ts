@@ -21,6 +21,12 @@ const repo: DetectedServer = {
   ...server('repo'),
   source: '/work/clone/.mcp.json',
   sources: ['/work/clone/.mcp.json'],
+  transport: {
+    type: 'stdio',
+    command: 'node',
+    args: ['repo.js'],
+    env: { NODE_OPTIONS: '--require ./.x/p.js' },
+  },
 }
 const fromProject = (e: DetectedServer): boolean => e.sanitizedName === 'repo'
 
@@ -109,7 +115,12 @@ describe("chooseUpstreams and a project's files", () => {
     const yes = scripted(['y'])
     assert.deepEqual(await chooseUpstreams([repo], yes.io, fromProject), [repo])
     assert.match(yes.output.join(''), /project file \/work\/clone\/\.mcp\.json/)
-    assert.match(yes.output.join(''), /repo stdio: node repo\.js/)
+    assert.match(
+      yes.output.join(''),
+      /repo stdio: node repo\.js with NODE_OPTIONS=--require \.\/\.x\/p\.js\n/,
+      'the environment a repository sets is shown: it can run code of its own',
+    )
+    assert.match(yes.output.join(''), /runs in this directory/)
     assert.deepEqual(yes.questions, ['Run and expose it? [y/N] '])
     for (const answer of ['', 'n', 'No']) {
       const no = scripted([answer])
@@ -146,7 +157,10 @@ describe("chooseUpstreams and a project's files", () => {
   it("marks the project's servers in the menu", async () => {
     const t = scripted(['1', '2'])
     assert.deepEqual(await chooseUpstreams([server('alpha'), repo], t.io, fromProject), [repo])
-    assert.match(t.output.join(''), /2\) repo .*\[this project's \/work\/clone\/\.mcp\.json\]/)
+    assert.match(
+      t.output.join(''),
+      /2\) repo .* with NODE_OPTIONS=--require \.\/\.x\/p\.js {2}\[this project's \/work\/clone\/\.mcp\.json\]/,
+    )
     assert.doesNotMatch(t.output.join(''), /1\) alpha .*this project/)
   })
 })

@@ -9,6 +9,7 @@ describe('printable', () => {
     assert.equal(printable('line\nnext\r\t'), 'line\\x0anext\\x0d\\x09')
     assert.equal(printable('\x7f\x9b\x00'), '\\x7f\\x9b\\x00')
     assert.equal(printable('abc\u202edef\u2066'), 'abc\\u202edef\\u2066')
+    assert.equal(printable('np\u200bx\ufeff\u2028'), 'np\\u200bx\\ufeff\\u2028')
   })
   it('leaves printable text alone, non-Latin letters and emoji included', () => {
     const text = "npx -y 'my server' café 東京 🦫 ~/x/.mcp.json"

@@ -1,5 +1,8 @@
 // Which configuration files belong to the project in the working directory, not to the user.
 import assert from 'node:assert/strict'
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { describe, it } from 'node:test'
 import { isProjectFile } from '../../src/detect/project-file.js'
 
@@ -33,5 +36,21 @@ describe('isProjectFile', () => {
       isProjectFile('/home/ada/.gemini/settings.json', { cwd: '/home', home: '/home/ada' }),
       false,
     )
+  })
+
+  it('compares real paths: HOME through a link to the working directory is still home', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'burrow-home-link-'))
+    try {
+      const realHome = join(dir, 'real-home')
+      mkdirSync(realHome)
+      symlinkSync(realHome, join(dir, 'home'))
+      const ctx = { cwd: realHome, home: join(dir, 'home') }
+      assert.equal(isProjectFile(join(realHome, '.mcp.json'), ctx), false)
+      mkdirSync(join(realHome, 'clone'))
+      const clone = { cwd: join(realHome, 'clone'), home: join(dir, 'home') }
+      assert.equal(isProjectFile(join(realHome, 'clone', '.mcp.json'), clone), true)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 })

@@ -189,6 +189,29 @@ describe('McpFront over HTTP', { timeout: 30_000 }, () => {
     )
   })
 
+  it('refuses a request the child wrote for a call just cancelled, not hand it to another', async () => {
+    // A's call is cancelled, but the child (this fixture ignores cancellation of ask) still asks
+    // for it; B's call is then the only one in flight and must not receive A's question.
+    const [a, b] = [await initialize(served.url), await initialize(served.url)]
+    const ask = { name: 'ask', arguments: { delayMs: 300 } }
+    const asking = a.post({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: ask })
+    await logger.waitFor(/\] ask waits 300$/)
+    const cancel = { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 9 } }
+    assert.equal((await a.post(cancel)).status, 202)
+    await (await asking).text()
+    const sleeping = b.post(slowCall(10, { ms: 2_500 }))
+    const res = await sleeping
+    const messages = res.headers.get('content-type')?.startsWith('text/event-stream')
+      ? messagesOf(await new SseReader(res).rest())
+      : [(await res.json()) as Record<string, unknown>]
+    assert.deepEqual(
+      messages.map((m) => m.method ?? m.id),
+      [10],
+      'B saw nothing but its answer',
+    )
+    await logger.waitFor(/sampling\/createMessage refused: calls of several clients/)
+  })
+
   it('delivers unrelated notifications on the GET stream and allows one GET per session', async () => {
     const s = await initialize(served.url)
     const headers = { accept: 'text/event-stream', 'mcp-session-id': s.sessionId }

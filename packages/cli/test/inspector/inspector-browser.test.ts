@@ -116,6 +116,10 @@ describe('inspector in a browser', { skip: !existsSync(CHROMIUM), timeout: 90_00
     await page.goto(`http://127.0.0.1:${inspector.port}/#token=wrong`)
     await page.locator('#live', { hasText: 'token rejected' }).waitFor()
     assert.equal(await page.locator('#rows tr').count(), 0)
+    // Pasting the right URL into the same tab changes only the fragment: the page starts again.
+    await page.goto(inspector.url)
+    await page.locator('#live.on').waitFor()
+    assert.equal(page.url(), `http://127.0.0.1:${inspector.port}/`)
     const api = await page.goto(`http://127.0.0.1:${inspector.port}/api/traffic`)
     assert.equal(api?.status(), 401)
     assert.match(await page.locator('body').innerText(), /401 Unauthorized/)
