@@ -168,7 +168,11 @@ export class AggregatorBackend implements McpBackend {
     session.calls.set(key, controller)
     const token = progressTokenOf(message)
     const call: CallOptions = {
-      owner: { sessionId: session.id, agentId: message.id },
+      owner: {
+        sessionId: session.id,
+        agentId: message.id,
+        group: session.sink.sessionless === true ? 'sessionless' : session.id,
+      },
       signal: controller.signal,
       ...(token === undefined
         ? {}

@@ -12,6 +12,16 @@ import type { RpcError } from '../front/rpc-error.js'
 export interface CallOwner {
   readonly sessionId: string
   readonly agentId: JsonRpcId
+  /**
+   * Whose question a server's request may be placed with: the session's id, or `sessionless` for
+   * every 2026-07-28 seat (see `askGroup` in mcp-backend.ts). Defaults to `sessionId`.
+   */
+  readonly group?: string
+}
+
+/** The ask group of `owner`. */
+export function ownerGroup(owner: CallOwner): string {
+  return owner.group ?? owner.sessionId
 }
 
 /** One request in flight at an upstream. */
@@ -75,13 +85,13 @@ export class PendingTable {
 
   /**
    * The owner of the most recently sent call that serves an agent request, when every such call
-   * serves one session; `'unplaced'` when they serve more than one.
+   * serves one ask group (`ownerGroup`); `'unplaced'` when they serve more than one.
    */
   soleOwner(): CallOwner | 'unplaced' | undefined {
     let latest: CallOwner | undefined
     for (const call of this.#calls.values()) {
       if (!call.owner) continue
-      if (latest && call.owner.sessionId !== latest.sessionId) return 'unplaced'
+      if (latest && ownerGroup(call.owner) !== ownerGroup(latest)) return 'unplaced'
       latest = call.owner
     }
     return latest

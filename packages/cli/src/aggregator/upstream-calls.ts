@@ -14,6 +14,7 @@ import type { AggregatorMetrics } from './aggregator-metrics.js'
 import {
   DEFAULT_PENDING_LIMIT,
   PendingTable,
+  ownerGroup,
   type CallOwner,
   type PendingCall,
 } from './pending-table.js'
@@ -127,8 +128,8 @@ export class UpstreamCalls {
     if (stream !== undefined) return this.#table.get(stream)?.owner ?? 'unplaced'
     const owner = this.#table.soleOwner()
     if (owner === 'unplaced') return owner
-    const cancelled = this.#cancels.keys()
-    return cancelled.some((id) => id !== owner?.sessionId) ? 'unplaced' : owner
+    const group = owner && ownerGroup(owner)
+    return this.#cancels.keys().some((id) => id !== group) ? 'unplaced' : owner
   }
 
   /** Fail every call with `error` (the upstream went away or the aggregator closes). */
@@ -149,7 +150,7 @@ export class UpstreamCalls {
   /** Cancel a call still in flight: tell the upstream, fail it with `error`. */
   #cancel(call: PendingCall, error: RpcError): void {
     if (this.#table.take(call.upstreamId) !== call) return
-    if (call.owner) this.#cancels.add(call.owner.sessionId)
+    if (call.owner) this.#cancels.add(ownerGroup(call.owner))
     // The MCP lifecycle forbids cancelling initialize; the link starts over instead.
     if (call.method !== 'initialize') this.#notifyCancelled(call.upstreamId, error.message)
     call.detach()
@@ -158,7 +159,7 @@ export class UpstreamCalls {
 
   #evict(call: PendingCall): void {
     this.#opts.metrics.idEviction()
-    if (call.owner) this.#cancels.add(call.owner.sessionId)
+    if (call.owner) this.#cancels.add(ownerGroup(call.owner))
     this.#notifyCancelled(call.upstreamId, 'dropped by the aggregator: too many requests in flight')
     const limit = this.#opts.limit ?? DEFAULT_PENDING_LIMIT
     const message =

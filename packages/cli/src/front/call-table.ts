@@ -5,6 +5,7 @@
  * answers, progress and cancellations.
  */
 import { idKey, type JsonRpcId } from '@burrow/protocol'
+import { askGroup } from './mcp-backend.js'
 import { RecentCancels } from './recent-cancels.js'
 import type { StdioSession } from './stdio-session.js'
 
@@ -35,10 +36,10 @@ export interface Ask {
 export class CallTable {
   readonly #calls = new Map<number, ChildCall>()
   readonly #asks = new Map<string, Ask>()
-  readonly #cancels: RecentCancels<StdioSession>
+  readonly #cancels: RecentCancels<StdioSession | 'sessionless'>
   #lastChildId = 0
 
-  constructor(cancels = new RecentCancels<StdioSession>()) {
+  constructor(cancels = new RecentCancels<StdioSession | 'sessionless'>()) {
     this.#cancels = cancels
   }
 
@@ -71,26 +72,27 @@ export class CallTable {
   /** Forget a call the agent gave up on, remembering for a while whose it was. */
   cancel(call: ChildCall): boolean {
     if (!this.settle(call)) return false
-    this.#cancels.add(call.session)
+    this.#cancels.add(askGroup(call.session))
     return true
   }
 
   /**
    * The call a server→client request most likely concerns (stdio says nothing of its cause): the
-   * most recently sent call in flight, initialize aside, when every such call is one session's;
-   * `'unplaced'` when calls of more than one session are in flight, or another session's call was
-   * just cancelled (the child may have asked for it before it knew), since guessing would hand one
-   * agent's request (and what it carries of that agent's call) to another agent.
+   * most recently sent call in flight, initialize aside, when every such call is one session's
+   * (or a sessionless seat's: see `askGroup`); `'unplaced'` when calls of more than one session
+   * are in flight, or another session's call was just cancelled (the child may have asked for it
+   * before it knew), since guessing would hand one agent's request (and what it carries of that
+   * agent's call) to another agent.
    */
   askCause(): ChildCall | 'unplaced' | undefined {
     let latest: ChildCall | undefined
     for (const call of this.#calls.values()) {
       if (call.method === 'initialize') continue
-      if (latest && call.session !== latest.session) return 'unplaced'
+      if (latest && askGroup(call.session) !== askGroup(latest.session)) return 'unplaced'
       if (!latest || call.order > latest.order) latest = call
     }
-    const cancelled = this.#cancels.keys()
-    if (cancelled.some((session) => session !== latest?.session)) return 'unplaced'
+    const group = latest && askGroup(latest.session)
+    if (this.#cancels.keys().some((cancelled) => cancelled !== group)) return 'unplaced'
     return latest
   }
 

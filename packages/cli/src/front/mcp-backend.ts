@@ -27,6 +27,20 @@ export interface SessionSink {
    * agent's next request gets 404 and it initializes again, as the MCP spec requires.
    */
   end(reason: string): void
+  /**
+   * True for the seat of one 2026-07-28 exchange (`modern-seat.ts`). Sessionless agents cannot be
+   * told apart, so a server's question that does not say which call it is for is placed among
+   * their calls by recency, where calls of two 2025 sessions (two agents) make it unplaceable.
+   */
+  readonly sessionless?: boolean
+}
+
+/**
+ * Who a server's question may be placed with, for `session`'s sink: the session itself, or one
+ * group for every sessionless seat.
+ */
+export function askGroup<T extends { readonly sink: SessionSink }>(session: T): T | 'sessionless' {
+  return session.sink.sessionless === true ? 'sessionless' : session
 }
 
 /** One agent session as the backend sees it. */

@@ -46,6 +46,8 @@ export class ModernSeat implements SessionSink {
   readonly capabilities: Readonly<Record<string, unknown>>
   onMessage: (message: JsonRpcMessage, relatedTo?: JsonRpcId) => void = () => {}
   onEnd: (reason: string) => void = () => {}
+  /** Seats are sessionless agents' (see `SessionSink.sessionless`). */
+  readonly sessionless = true
   #closed = false
 
   private constructor(backend: McpBackend, meta: RequestMeta) {

@@ -6,11 +6,11 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { PendingTable, type PendingCall } from '../../src/aggregator/pending-table.js'
 
-function call(upstreamId: number, agentId?: number, sessionId = 's'): PendingCall {
+function call(upstreamId: number, agentId?: number, sessionId = 's', group?: string): PendingCall {
   return {
     upstreamId,
     method: 'tools/call',
-    owner: agentId === undefined ? undefined : { sessionId, agentId },
+    owner: agentId === undefined ? undefined : { sessionId, agentId, ...(group ? { group } : {}) },
     resolve: () => {},
     reject: () => {},
     onProgress: undefined,
@@ -51,5 +51,14 @@ describe('PendingTable', () => {
     assert.equal(table.soleOwner(), 'unplaced')
     table.take(1)
     assert.deepEqual(table.soleOwner(), { sessionId: 'b', agentId: 10 })
+  })
+
+  it('takes the owners of one group (sessionless seats) as one', () => {
+    const table = new PendingTable()
+    table.add(call(1, 10, 'seat-1', 'sessionless'))
+    table.add(call(2, 20, 'seat-2', 'sessionless'))
+    assert.deepEqual(table.soleOwner(), { sessionId: 'seat-2', agentId: 20, group: 'sessionless' })
+    table.add(call(3, 30, 'agent'))
+    assert.equal(table.soleOwner(), 'unplaced')
   })
 })
