@@ -213,13 +213,18 @@ describe('access modes', () => {
     assert.equal(JSON.stringify(listed.json).includes(created.json.secret), false)
 
     const before = (await seenHeaders()).length
-    const text = await sdkEcho(a.url, { authorization: `Bearer ${created.json.secret}` })
+    // The agent also claims to be another agent: only the edge names it (Burrow-Agent).
+    const text = await sdkEcho(a.url, {
+      authorization: `Bearer ${created.json.secret}`,
+      'burrow-agent': 'grant_someone_else',
+    })
     assert.equal(text, 'through')
     const seen = (await seenHeaders()).slice(before)
     assert.ok(seen.length > 0)
     for (const h of seen) {
       assert.equal(h.authorization, undefined, 'the agent token reached the local server')
       assert.equal(JSON.stringify(h).includes(created.json.secret), false)
+      assert.equal(h['burrow-agent'], created.json.agent_token.id)
     }
 
     // Call history names the agent token that made the call.

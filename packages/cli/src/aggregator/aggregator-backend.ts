@@ -171,7 +171,7 @@ export class AggregatorBackend implements McpBackend {
       owner: {
         sessionId: session.id,
         agentId: message.id,
-        group: session.sink.sessionless === true ? 'sessionless' : session.id,
+        group: session.sink.askGroup ?? session.id,
       },
       signal: controller.signal,
       ...(token === undefined

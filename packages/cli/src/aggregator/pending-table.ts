@@ -13,8 +13,8 @@ export interface CallOwner {
   readonly sessionId: string
   readonly agentId: JsonRpcId
   /**
-   * Whose question a server's request may be placed with: the session's id, or `sessionless` for
-   * every 2026-07-28 seat (see `askGroup` in mcp-backend.ts). Defaults to `sessionId`.
+   * Whose question a server's request may be placed with: the session's id, or the ask group of
+   * its sink (see `SessionSink.askGroup` in mcp-backend.ts). Defaults to `sessionId`.
    */
   readonly group?: string
 }

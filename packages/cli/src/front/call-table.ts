@@ -36,10 +36,10 @@ export interface Ask {
 export class CallTable {
   readonly #calls = new Map<number, ChildCall>()
   readonly #asks = new Map<string, Ask>()
-  readonly #cancels: RecentCancels<StdioSession | 'sessionless'>
+  readonly #cancels: RecentCancels<StdioSession | string>
   #lastChildId = 0
 
-  constructor(cancels = new RecentCancels<StdioSession | 'sessionless'>()) {
+  constructor(cancels = new RecentCancels<StdioSession | string>()) {
     this.#cancels = cancels
   }
 
@@ -79,8 +79,8 @@ export class CallTable {
   /**
    * The call a server→client request most likely concerns (stdio says nothing of its cause): the
    * most recently sent call in flight, initialize aside, when every such call is one session's
-   * (or a sessionless seat's: see `askGroup`); `'unplaced'` when calls of more than one session
-   * are in flight, or another session's call was just cancelled (the child may have asked for it
+   * (or one ask group's: see `SessionSink.askGroup`); `'unplaced'` when calls of more than one
+   * group are in flight, or another group's call was just cancelled (the child may have asked for it
    * before it knew), since guessing would hand one agent's request (and what it carries of that
    * agent's call) to another agent.
    */

@@ -28,19 +28,18 @@ export interface SessionSink {
    */
   end(reason: string): void
   /**
-   * True for the seat of one 2026-07-28 exchange (`modern-seat.ts`). Sessionless agents cannot be
-   * told apart, so a server's question that does not say which call it is for is placed among
-   * their calls by recency, where calls of two 2025 sessions (two agents) make it unplaceable.
+   * Sessions whose sinks share an ask group are taken as one agent's when a server's question
+   * does not say which call it is for: it is placed among their calls by recency, where calls of
+   * two groups make it unplaceable. Unset, a session is a group of its own (a 2025 session is one
+   * agent's). The seats of 2026-07-28 exchanges (`modern-seat.ts`) set it from the agent the
+   * edge admitted them as (`Burrow-Agent`); sessionless agents without one share a group.
    */
-  readonly sessionless?: boolean
+  readonly askGroup?: string
 }
 
-/**
- * Who a server's question may be placed with, for `session`'s sink: the session itself, or one
- * group for every sessionless seat.
- */
-export function askGroup<T extends { readonly sink: SessionSink }>(session: T): T | 'sessionless' {
-  return session.sink.sessionless === true ? 'sessionless' : session
+/** The ask group of `session` (see `SessionSink.askGroup`). */
+export function askGroup<T extends { readonly sink: SessionSink }>(session: T): T | string {
+  return session.sink.askGroup ?? session
 }
 
 /** One agent session as the backend sees it. */

@@ -77,7 +77,8 @@ export class ModernFront {
     if (state !== undefined) return this.#resume(req, res, message, state)
     let opened: Awaited<ReturnType<typeof ModernSeat.open>>
     try {
-      opened = await ModernSeat.open(this.#opts.backend, meta, req.signal)
+      const agent = req.headers['burrow-agent']
+      opened = await ModernSeat.open(this.#opts.backend, meta, req.signal, agent)
     } catch (err) {
       const error =
         err instanceof RpcError ? err : new RpcError(JSONRPC_CODE.serverError, String(err))

@@ -46,25 +46,28 @@ export class ModernSeat implements SessionSink {
   readonly capabilities: Readonly<Record<string, unknown>>
   onMessage: (message: JsonRpcMessage, relatedTo?: JsonRpcId) => void = () => {}
   onEnd: (reason: string) => void = () => {}
-  /** Seats are sessionless agents' (see `SessionSink.sessionless`). */
-  readonly sessionless = true
+  /** The agent the seat serves, as far as it is known (see `SessionSink.askGroup`). */
+  readonly askGroup: string
   #closed = false
 
-  private constructor(backend: McpBackend, meta: RequestMeta) {
+  private constructor(backend: McpBackend, meta: RequestMeta, agent: string | undefined) {
     this.capabilities = meta.clientCapabilities ?? {}
+    this.askGroup = `sessionless agent ${agent ?? '(unknown)'}`
     this.session = backend.openSession(`modern-${randomUUID()}`, this)
   }
 
   /**
-   * Open a seat for a request whose metadata is `meta`: resolves once the backend answered the
-   * written `initialize`, with its result; rejects with a `RpcError` otherwise.
+   * Open a seat for a request whose metadata is `meta`, from `agent` (the edge's `Burrow-Agent`,
+   * when it says): resolves once the backend answered the written `initialize`, with its result;
+   * rejects with a `RpcError` otherwise.
    */
   static open(
     backend: McpBackend,
     meta: RequestMeta,
     signal: AbortSignal,
+    agent?: string,
   ): Promise<{ seat: ModernSeat; init: InitializeAnswer }> {
-    const seat = new ModernSeat(backend, meta)
+    const seat = new ModernSeat(backend, meta, agent)
     return new Promise((resolve, reject) => {
       const fail = (error: RpcError): void => {
         seat.close()

@@ -9,8 +9,12 @@ import { RecentCancels } from '../../src/front/recent-cancels.js'
 import { StdioSession } from '../../src/front/stdio-session.js'
 
 const router = {} as SessionRouter<StdioSession>
-const session = (id: string, sessionless = false): StdioSession =>
-  new StdioSession(id, { deliver: () => {}, end: () => {}, sessionless }, router)
+const session = (id: string, askGroup?: string): StdioSession =>
+  new StdioSession(
+    id,
+    { deliver: () => {}, end: () => {}, ...(askGroup === undefined ? {} : { askGroup }) },
+    router,
+  )
 
 let order = 0
 function call(table: CallTable, owner: StdioSession, method = 'tools/call'): ChildCall {
@@ -47,11 +51,14 @@ describe('CallTable.askCause', () => {
     assert.notEqual(table.askCause(), 'unplaced')
   })
 
-  it('takes sessionless seats as one group, placed by recency', () => {
+  it("takes one agent's sessionless seats as one group, placed by recency", () => {
     const table = new CallTable()
-    call(table, session('seat-1', true))
-    const latest = call(table, session('seat-2', true))
+    call(table, session('seat-1', 'agent A'))
+    const latest = call(table, session('seat-2', 'agent A'))
     assert.equal(table.askCause(), latest)
+    const other = call(table, session('seat-3', 'agent B'))
+    assert.equal(table.askCause(), 'unplaced', "another agent's seat")
+    table.settle(other)
     call(table, session('agent'))
     assert.equal(table.askCause(), 'unplaced', 'a 2025 session beside the seats')
   })

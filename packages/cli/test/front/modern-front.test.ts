@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
+import { captureLogger } from '../helpers/capture-logger.js'
 import { fixturePath } from '../helpers/fixtures.js'
 import { answerOf, messagesOf, post, SseReader } from '../helpers/raw-mcp.js'
 import { closeAllFronts, serveStdioFront, type ServedFront } from '../helpers/serve-front.js'
@@ -120,6 +121,31 @@ describe('McpFront for 2026-07-28 agents', { timeout: 30_000 }, () => {
     const again = await send(served.url, 12, 'tools/call', retryParams)
     assert.equal(again.status, 400)
     assert.equal(((await again.json()) as { error: { code: number } }).error.code, -32602)
+  })
+
+  it('refuses a question while calls of two agents (told apart by Burrow-Agent) are in flight', async () => {
+    const logger = captureLogger()
+    const own = await serveStdioFront({ ...slowServer, logger })
+    const sampling = meta({ sampling: {} })
+    const ask = { name: 'ask', arguments: { delayMs: 500 }, _meta: sampling }
+    const asking = send(own.url, 30, 'tools/call', ask, { 'burrow-agent': 'agt_x' })
+    await logger.waitFor(/\] ask waits 500$/)
+    const slow = { name: 'slow', arguments: { ms: 2_000 }, _meta: sampling }
+    const sleeping = send(own.url, 31, 'tools/call', slow, { 'burrow-agent': 'agt_y' })
+    const asked = (await answerOf(await asking)) as { result: Record<string, unknown> }
+    assert.equal(
+      asked.result.resultType,
+      'complete',
+      'no input_required: the question went nowhere',
+    )
+    assert.match(JSON.stringify(asked.result), /calls of several clients are in flight/)
+    const slept = (await answerOf(await sleeping)) as {
+      id: number
+      result: Record<string, unknown>
+    }
+    assert.equal(slept.id, 31)
+    assert.equal(slept.result.resultType, 'complete', "agt_y never saw agt_x's question")
+    await own.close()
   })
 
   it('refuses to bridge for an agent that did not declare the capability', async () => {

@@ -264,6 +264,7 @@ export class Edge {
         proto: this.opts.publicScheme,
         host: req.headers.host ?? host,
         dropCredentials: access?.dropCredentials ?? false,
+        agent: access?.ok ? access.agent.id : null,
       }),
     }
     const headProblem = requestHeadProblem(head)

@@ -8,7 +8,11 @@
  */
 import { HOP_BY_HOP_HEADERS as HOP_BY_HOP, type HeaderPairs } from '@burrow/protocol'
 
+/** The agent the edge admitted a request as (set here only; an agent's own is dropped). */
+export const AGENT_HEADER = 'burrow-agent'
+
 const NOT_FORWARDED_UPSTREAM = new Set([
+  AGENT_HEADER,
   'host',
   'origin',
   'content-length',
@@ -43,10 +47,18 @@ function connectionTokens(
 /**
  * Headers of a public request as sent to the local server. `raw` is node's rawHeaders list.
  * `dropCredentials` drops `Authorization` too: it held the credential the agent showed Burrow.
+ * `agent`, the grant or agent token the access gate admitted the request under, goes as
+ * `Burrow-Agent` (burrow up tells sessionless agents apart by it; docs/security.md).
  */
 export function upstreamRequestHeaders(
   raw: readonly string[],
-  forwarded: { clientIp: string; proto: string; host: string; dropCredentials?: boolean },
+  forwarded: {
+    clientIp: string
+    proto: string
+    host: string
+    dropCredentials?: boolean
+    agent?: string | null
+  },
 ): HeaderPairs {
   const out: [string, string][] = []
   const listed = connectionTokens(
@@ -65,6 +77,7 @@ export function upstreamRequestHeaders(
     ['x-forwarded-proto', forwarded.proto],
     ['x-forwarded-host', forwarded.host],
   )
+  if (forwarded.agent) out.push([AGENT_HEADER, forwarded.agent])
   return out
 }
 

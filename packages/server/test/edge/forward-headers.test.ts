@@ -149,4 +149,18 @@ describe('upstreamRequestHeaders and credentials', () => {
     const out = upstreamRequestHeaders(raw, forwarded)
     assert.ok(out.some(([n, v]) => n === 'authorization' && v === 'Bearer atk_secret'))
   })
+
+  it("sends the admitted agent as Burrow-Agent, never the agent's own", () => {
+    const spoofed = [...raw, 'Burrow-Agent', 'grant_someone_else', 'burrow-agent', 'x']
+    const admitted = upstreamRequestHeaders(spoofed, { ...forwarded, agent: 'grant_abc' })
+    assert.deepEqual(
+      admitted.filter(([n]) => n === 'burrow-agent'),
+      [['burrow-agent', 'grant_abc']],
+    )
+    const anonymous = upstreamRequestHeaders(spoofed, { ...forwarded, agent: null })
+    assert.equal(
+      anonymous.some(([n]) => n === 'burrow-agent'),
+      false,
+    )
+  })
 })
