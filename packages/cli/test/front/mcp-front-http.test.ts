@@ -7,7 +7,14 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { captureLogger, type CaptureLogger } from '../helpers/capture-logger.js'
 import { fixturePath } from '../helpers/fixtures.js'
-import { answerOf, initialize, messagesOf, post, SseReader } from '../helpers/raw-mcp.js'
+import {
+  allMessagesOf,
+  answerOf,
+  initialize,
+  messagesOf,
+  post,
+  SseReader,
+} from '../helpers/raw-mcp.js'
 import { closeAllFronts, serveStdioFront, type ServedFront } from '../helpers/serve-front.js'
 
 const slowServer = { command: process.execPath, args: [fixturePath('slow-stdio-server.mjs')] }
@@ -179,11 +186,8 @@ describe('McpFront over HTTP', { timeout: 30_000 }, () => {
     assert.equal(answer.id, 7)
     assert.match(JSON.stringify(answer), /calls of several clients are in flight/)
     const res = await sleeping
-    const messages = res.headers.get('content-type')?.startsWith('text/event-stream')
-      ? messagesOf(await new SseReader(res).rest())
-      : [(await res.json()) as Record<string, unknown>]
     assert.deepEqual(
-      messages.map((m) => m.method ?? m.id),
+      (await allMessagesOf(res)).map((m) => m.method ?? m.id),
       [8],
       'B saw nothing but its answer',
     )
@@ -201,11 +205,8 @@ describe('McpFront over HTTP', { timeout: 30_000 }, () => {
     await (await asking).text()
     const sleeping = b.post(slowCall(10, { ms: 2_500 }))
     const res = await sleeping
-    const messages = res.headers.get('content-type')?.startsWith('text/event-stream')
-      ? messagesOf(await new SseReader(res).rest())
-      : [(await res.json()) as Record<string, unknown>]
     assert.deepEqual(
-      messages.map((m) => m.method ?? m.id),
+      (await allMessagesOf(res)).map((m) => m.method ?? m.id),
       [10],
       'B saw nothing but its answer',
     )

@@ -146,3 +146,11 @@ export async function answerOf(res: Response): Promise<Record<string, unknown>> 
   if (!answer) throw new Error(`no answer in the stream: ${JSON.stringify(messages)}`)
   return answer
 }
+
+/** Every JSON-RPC message of a POST response, whether it came as JSON or as SSE. */
+export async function allMessagesOf(res: Response): Promise<Record<string, unknown>[]> {
+  if (res.headers.get('content-type')?.startsWith('text/event-stream')) {
+    return messagesOf(await new SseReader(res).rest())
+  }
+  return [(await res.json()) as Record<string, unknown>]
+}
