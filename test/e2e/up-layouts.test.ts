@@ -3,7 +3,7 @@
 // warning), a project's .mcp.json not run without asking, and the inspector's Apply switching the
 // live layout on the same public URL.
 import assert from 'node:assert/strict'
-import { execFile } from 'node:child_process'
+import { execFile, spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -15,6 +15,41 @@ import { freePort } from '../helpers/free-port.js'
 import { BURROW, EVERYTHING, startClient, startService, type Service } from '../helpers/stack.js'
 
 const run = promisify(execFile)
+/** util-linux's script: runs burrow on a terminal of its own. */
+const SCRIPT = '/usr/bin/script'
+
+/**
+ * Run `burrow up` in `cwd` on a terminal, answer its question with `keys`, and collect what it
+ * prints until it exits (or until `until` shows, then stop it).
+ */
+function onTerminal(
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  keys: string,
+  until?: RegExp,
+): Promise<{ code: number | null; out: string }> {
+  const command = [process.execPath, BURROW, '--broker', env.BURROW_BROKER!, 'up']
+    .map((word) => JSON.stringify(word))
+    .join(' ')
+  const child = spawn(SCRIPT, ['-qec', command, '/dev/null'], { cwd, env })
+  let out = ''
+  let answered = false
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000)
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString('utf8')
+      if (!answered && out.includes('[y/N]')) {
+        answered = true
+        child.stdin.write(keys)
+      }
+      if (until?.test(out)) child.kill('SIGTERM')
+    })
+    child.on('close', (code) => {
+      clearTimeout(timer)
+      resolve({ code, out })
+    })
+  })
+}
 
 /** Every tool name, following the aggregator's cursors page by page. */
 async function allToolNames(
@@ -117,6 +152,7 @@ describe('burrow up layouts', () => {
       XDG_CONFIG_HOME: join(home, '.config'),
       CODEX_HOME: join(home, '.codex'),
       BURROW_API_KEY: tunnel.key,
+      BURROW_BROKER: service.broker,
       BURROW_NO_UPDATE_CHECK: '1',
       BURROW_NO_TELEMETRY: '1',
     }
@@ -133,6 +169,24 @@ describe('burrow up layouts', () => {
     assert.match(refused.stderr, /\.mcp\.json/)
     assert.match(refused.stderr, /--config/)
     assert.equal(existsSync(join(project, 'ran')), false, 'the command never ran')
+
+    if (existsSync(SCRIPT)) {
+      // On a terminal it asks, showing the command: no, or no answer at all, runs nothing.
+      const no = await onTerminal(project, env, 'n\r')
+      assert.equal(no.code, 1, no.out)
+      assert.match(no.out, /declared by this directory's project file .*\.mcp\.json/)
+      assert.match(no.out, /repo stdio: .*server\.mjs stdio/)
+      assert.match(no.out, /was not approved/)
+      const eof = await onTerminal(project, env, '\x04')
+      assert.equal(eof.code, 1, eof.out)
+      assert.match(eof.out, /no answer \(input ended\)/)
+      assert.doesNotMatch(eof.out, /internal error/)
+      assert.equal(existsSync(join(project, 'ran')), false, 'the command never ran')
+      const yes = await onTerminal(project, env, 'y\r', /Tunnel online/)
+      assert.match(yes.out, /Tunnel online/)
+      assert.equal(existsSync(join(project, 'ran')), true, 'a yes runs it')
+      rmSync(join(project, 'ran'))
+    }
 
     const cli = await startClient(service, tunnel.key, ['--config', mcpJson], { HOME: home })
     try {

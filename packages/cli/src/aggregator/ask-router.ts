@@ -16,17 +16,11 @@ import {
   type JsonRpcRequest,
   type JsonRpcResponse,
 } from '@burrow/protocol'
+import { BRIDGED_CAPABILITY } from '../front/input-bridge.js'
 import type { Logger } from '../log/logger.js'
 import type { AggregatorSession } from './aggregator-session.js'
 import type { CallOwner } from './pending-table.js'
 import type { UpstreamLink } from './upstream-link.js'
-
-/** The client capability each server→client request needs (others are routed regardless). */
-const CAPABILITY_OF: Readonly<Record<string, string>> = {
-  'sampling/createMessage': 'sampling',
-  'elicitation/create': 'elicitation',
-  'roots/list': 'roots',
-}
 
 interface Routed {
   readonly session: AggregatorSession
@@ -67,7 +61,7 @@ export class AskRouter {
       link.respond(errorResponse(message.id, JSONRPC_CODE.internalError, reason))
       return
     }
-    const needed = CAPABILITY_OF[message.method]
+    const needed = BRIDGED_CAPABILITY[message.method]
     const able = (s: AggregatorSession): boolean =>
       !s.closed && (needed === undefined || s.capabilities[needed] !== undefined)
     // The agent whose call caused the request answers it, or nobody: another agent's user did

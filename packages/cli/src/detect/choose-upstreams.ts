@@ -10,7 +10,7 @@ import { UsageError } from '../cli-errors.js'
 import { scannedClientsText } from './all-detectors.js'
 import { CLIENT_LABELS, type DetectedServer } from './detected-server.js'
 import { transportSummary } from './detect-report.js'
-import { printable } from './printable.js'
+import { printable } from '../printable.js'
 
 /** How `chooseUpstreams` talks to the user. */
 export interface ChooseIo {

@@ -7,7 +7,7 @@
 import { scannedClientsText } from './all-detectors.js'
 import { CLIENT_LABELS, type ClientId, type DetectedServer } from './detected-server.js'
 import { formatCommandLine } from './format-command-line.js'
-import { printable } from './printable.js'
+import { printable } from '../printable.js'
 
 /** One line describing how a server is reached: `stdio: <command line>` or `http: <url>`. */
 export function transportSummary(entry: DetectedServer): string {

@@ -11,7 +11,7 @@ import type { DetectedServer, FoundServer } from './detected-server.js'
 import type { DetectEnv } from './detector.js'
 import { serversFromConfigFile } from './explicit-config.js'
 import { mergeDuplicates } from './merge-duplicates.js'
-import { printable } from './printable.js'
+import { printable } from '../printable.js'
 
 /** The outcome of a detection. */
 export interface DetectionResult {

@@ -11,11 +11,12 @@ import type { DetectContext } from './detect-context.js'
 
 /**
  * True when `path` lies under `ctx.cwd` and the working directory is not home or above it.
- * Directories are compared by their real paths (HOME may name a link to where cwd is).
+ * Directories are compared by their real paths (HOME may name a link to where cwd is). A home
+ * that is not an absolute path (`HOME=` or `HOME=.`) is no home: it would make any directory one.
  */
 export function isProjectFile(path: string, ctx: Pick<DetectContext, 'cwd' | 'home'>): boolean {
   const cwd = real(resolve(ctx.cwd))
-  if (inside(real(resolve(ctx.home)), cwd)) return false
+  if (isAbsolute(ctx.home) && inside(real(ctx.home), cwd)) return false
   return inside(resolve(cwd, path), cwd) || inside(resolve(ctx.cwd, path), resolve(ctx.cwd))
 }
 

@@ -7,7 +7,10 @@
  */
 import { randomBytes } from 'node:crypto'
 
-/** The client capability each bridged request needs; only these can be bridged. */
+/**
+ * The client capability each server→client request needs: only these can be bridged to a
+ * 2026-07-28 agent, and an agent that did not declare one is never sent its request.
+ */
 export const BRIDGED_CAPABILITY: Readonly<Record<string, string>> = Object.freeze({
   'elicitation/create': 'elicitation',
   'sampling/createMessage': 'sampling',

@@ -6,9 +6,11 @@
  * agent ends it by closing the stream; the front ends it gracefully (a final result) on shutdown.
  */
 import {
+  errorResponse,
   isRecord,
   isRequest,
   isResponse,
+  JSONRPC_CODE,
   META_KEY,
   type JsonRpcMessage,
   type JsonRpcNotification,
@@ -125,7 +127,13 @@ export class ListenStream {
       if ('error' in message) this.#log.debug(`listen: ${message.error.message}`)
       return
     }
-    if (isRequest(message)) return
+    if (isRequest(message)) {
+      // A listen stream has no call to carry a question: the server gets an answer, not silence.
+      const reason = `${message.method} cannot reach a 2026-07-28 client on subscriptions/listen`
+      return this.#seat.session.respond(
+        errorResponse(message.id, JSONRPC_CODE.methodNotFound, reason),
+      )
+    }
     if (this.#wanted.has(message.method)) return this.#send(message)
     const uri = message.params?.uri
     if (message.method === 'notifications/resources/updated' && typeof uri === 'string') {

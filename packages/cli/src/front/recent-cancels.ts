@@ -6,8 +6,12 @@
  * than handed to another agent whose call happens to be the only one left.
  */
 
-/** Default grace after a cancellation, in milliseconds. */
-export const CANCEL_GRACE_MS = 2_000
+/**
+ * Default grace after a cancellation, in milliseconds. MCP lets a server ignore a cancellation,
+ * so its question for the cancelled call may come much later; long enough for a tool that runs
+ * on, short enough that one agent's Stop does not keep others from being asked for long.
+ */
+export const CANCEL_GRACE_MS = 30_000
 
 /** Keys (sessions) with a cancellation younger than the grace, oldest first. */
 export class RecentCancels<K> {

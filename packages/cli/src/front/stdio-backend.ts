@@ -11,6 +11,7 @@ import type { StdioExit, StdioSupervisor } from '../stdio/stdio-supervisor.js'
 import {
   errorResponse,
   idKey,
+  isRecord,
   isRequest,
   isResponse,
   JSONRPC_CODE,
@@ -24,6 +25,7 @@ import type { McpBackend, SessionSink } from './mcp-backend.js'
 import { progressTokenOf, withProgressToken } from './progress-token.js'
 import { CallTable, type ChildCall } from './call-table.js'
 import { InitializeGate } from './initialize-gate.js'
+import { BRIDGED_CAPABILITY } from './input-bridge.js'
 import type { SessionRouter } from './routed-session.js'
 import { StdioSession } from './stdio-session.js'
 
@@ -98,7 +100,11 @@ export class StdioBackend implements McpBackend {
   #agentRequest(session: StdioSession, message: JsonRpcRequest, signal: AbortSignal): void {
     if (session.closed) return
     session.lastActive = ++this.#clock
-    if (message.method === 'initialize') return this.#gate.submit(session, message, signal)
+    if (message.method === 'initialize') {
+      const declared = message.params?.capabilities
+      if (isRecord(declared)) session.capabilities = declared
+      return this.#gate.submit(session, message, signal)
+    }
     if (!this.#gate.ready) {
       const error = 'the stdio server is not initialized; send initialize first'
       return session.sink.deliver(errorResponse(message.id, JSONRPC_CODE.serverError, error))
@@ -232,6 +238,12 @@ export class StdioBackend implements McpBackend {
       return
     }
     const { session, relatedTo } = target
+    const needed = BRIDGED_CAPABILITY[message.method]
+    if (needed !== undefined && session.capabilities[needed] === undefined) {
+      const reason = `the client did not declare the "${needed}" capability ${message.method} needs`
+      this.#trySend(errorResponse(message.id, JSONRPC_CODE.methodNotFound, reason))
+      return
+    }
     const agentId = session.nextAskId()
     this.#table.addAsk(message.id, { session, agentId, relatedTo })
     session.sink.deliver({ ...message, id: agentId }, relatedTo)

@@ -12,6 +12,8 @@ import { RoutedSession, type SessionRouter } from './routed-session.js'
 export class StdioSession extends RoutedSession<JsonRpcId> {
   /** Agent request id (`idKey`) → id of the same request at the child. */
   readonly inFlight = new Map<string, number>()
+  /** The client capabilities the agent declared in its `initialize`. */
+  capabilities: Readonly<Record<string, unknown>> = {}
 
   constructor(id: string, sink: SessionSink, router: SessionRouter<StdioSession>) {
     super(id, sink, router)

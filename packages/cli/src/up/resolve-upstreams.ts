@@ -5,8 +5,9 @@
  * working directory's project files declare needs the user's yes (`--config` files are trusted:
  * the user named them).
  */
-import { createInterface } from 'node:readline/promises'
+import { createInterface, type Interface } from 'node:readline/promises'
 import type { Logger } from '@burrow/protocol'
+import { UsageError } from '../cli-errors.js'
 import type { UpOptions } from '../config.js'
 import { chooseUpstreams } from '../detect/choose-upstreams.js'
 import { currentDetectContext } from '../detect/detect-context.js'
@@ -15,6 +16,18 @@ import type { DetectedServer } from '../detect/detected-server.js'
 import { isProjectFile } from '../detect/project-file.js'
 import { toUpstreamSpec } from '../detect/to-upstream-spec.js'
 import type { UpstreamSpec } from '../upstreams/upstream-spec.js'
+
+/** One answer from the terminal; Ctrl+D or Ctrl+C there is no answer (a usage error, not a crash). */
+async function askLine(rl: Interface, question: string): Promise<string> {
+  try {
+    return await rl.question(question)
+  } catch (err) {
+    if ((err as Error).name !== 'AbortError') throw err
+    throw new UsageError(
+      'no answer (input ended); pass --upstream or --stdio to choose without questions',
+    )
+  }
+}
 
 /** The layout to serve, asking the user when detection found several servers on a terminal. */
 export async function resolveUpstreams(
@@ -36,7 +49,7 @@ export async function resolveUpstreams(
       entries,
       {
         isTTY,
-        ask: (question) => (rl ? rl.question(question) : Promise.resolve('')),
+        ask: (question) => (rl ? askLine(rl, question) : Promise.resolve('')),
         warn: (message) => log.warn(message),
         out,
       },

@@ -2,6 +2,7 @@
  * One upstream as `burrow up` will serve it: a local Streamable HTTP server or a stdio command,
  * from a flag, an upstreams file or a detected client configuration.
  */
+import { printable } from '../printable.js'
 
 /** A local MCP server to expose. `name` is null only in single-upstream mode. */
 export type UpstreamSpec =
@@ -17,7 +18,10 @@ export type UpstreamSpec =
       readonly env?: Readonly<Record<string, string>>
     }
 
-/** How an upstream is described to the user: its URL, or `stdio: <command>`. */
+/**
+ * How an upstream is described to the user: its URL, or `stdio: <command>`, printable (it may
+ * come from a project's file: see printable.ts).
+ */
 export function describeUpstream(spec: UpstreamSpec): string {
-  return spec.kind === 'http' ? spec.url : `stdio: ${spec.command}`
+  return printable(spec.kind === 'http' ? spec.url : `stdio: ${spec.command}`)
 }

@@ -19,6 +19,12 @@ describe('isProjectFile', () => {
     assert.equal(isProjectFile('/home/ada/src/clone/../x/.mcp.json', ctx), false)
   })
 
+  it('takes a home that is not an absolute path (HOME= or HOME=.) for no home', () => {
+    for (const home of ['', '.', 'src']) {
+      assert.equal(isProjectFile('.mcp.json', { cwd: '/home/ada/src/clone', home }), true, home)
+    }
+  })
+
   it('is never a file when the working directory is home or above it', () => {
     assert.equal(
       isProjectFile('/home/ada/.mcp.json', { cwd: '/home/ada', home: '/home/ada' }),

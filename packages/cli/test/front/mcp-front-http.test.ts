@@ -157,7 +157,12 @@ describe('McpFront over HTTP', { timeout: 30_000 }, () => {
   })
 
   it('routes a server→client request to the calling agent and its answer back', async () => {
-    const s = await initialize(served.url)
+    // An agent that did not declare sampling is never asked: the child hears why.
+    const plain = await initialize(served.url)
+    const call = { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'ask' } }
+    const refused = await answerOf(await plain.post(call))
+    assert.match(JSON.stringify(refused), /did not declare the .*sampling.* capability/)
+    const s = await initialize(served.url, '2025-11-25', { sampling: {} })
     const reader = new SseReader(
       await s.post({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'ask' } }),
     )

@@ -30,12 +30,16 @@ export interface RawSession {
 }
 
 /** Initialize a session (and send `notifications/initialized`, as clients do). */
-export async function initialize(url: URL, protocolVersion = '2025-11-25'): Promise<RawSession> {
+export async function initialize(
+  url: URL,
+  protocolVersion = '2025-11-25',
+  capabilities: Record<string, unknown> = {},
+): Promise<RawSession> {
   const res = await post(url, {
     jsonrpc: '2.0',
     id: 0,
     method: 'initialize',
-    params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    params: { protocolVersion, capabilities, clientInfo: { name: 'raw', version: '1' } },
   })
   const sessionId = res.headers.get('mcp-session-id')
   const body = (await answerOf(res)) as { result?: Record<string, unknown> }
