@@ -20,13 +20,13 @@ const SCRIPT = '/usr/bin/script'
 
 /**
  * Run `burrow up` in `cwd` on a terminal, answer its question with `keys`, and collect what it
- * prints until it exits (or until `until` shows, then stop it).
+ * prints until it exits (or until `until` holds for what it printed, then stop it).
  */
 function onTerminal(
   cwd: string,
   env: NodeJS.ProcessEnv,
   keys: string,
-  until?: RegExp,
+  until?: (out: string) => boolean,
 ): Promise<{ code: number | null; out: string }> {
   const command = [process.execPath, BURROW, '--broker', env.BURROW_BROKER!, 'up']
     .map((word) => JSON.stringify(word))
@@ -36,16 +36,19 @@ function onTerminal(
   let answered = false
   return new Promise((resolve) => {
     const timer = setTimeout(() => child.kill('SIGKILL'), 30_000)
+    const poll = setInterval(() => {
+      if (until?.(out)) child.kill('SIGTERM')
+    }, 50)
     child.stdout.on('data', (chunk: Buffer) => {
       out += chunk.toString('utf8')
       if (!answered && out.includes('[y/N]')) {
         answered = true
         child.stdin.write(keys)
       }
-      if (until?.test(out)) child.kill('SIGTERM')
     })
     child.on('close', (code) => {
       clearTimeout(timer)
+      clearInterval(poll)
       resolve({ code, out })
     })
   })
@@ -182,7 +185,9 @@ describe('burrow up layouts', () => {
       assert.match(eof.out, /no answer \(input ended\)/)
       assert.doesNotMatch(eof.out, /internal error/)
       assert.equal(existsSync(join(project, 'ran')), false, 'the command never ran')
-      const yes = await onTerminal(project, env, 'y\r', /Tunnel online/)
+      // The child writes its mark as it starts, which may come just after "Tunnel online".
+      const ran = (out: string) => /Tunnel online/.test(out) && existsSync(join(project, 'ran'))
+      const yes = await onTerminal(project, env, 'y\r', ran)
       assert.match(yes.out, /Tunnel online/)
       assert.equal(existsSync(join(project, 'ran')), true, 'a yes runs it')
       rmSync(join(project, 'ran'))

@@ -21,6 +21,7 @@ import {
   type GuardOptions,
   type GuardVerdict,
 } from './request-guard.js'
+import { PROOF_PATH, serveTokenProof } from './token-proof.js'
 import { handleTrafficRoute } from './traffic-routes.js'
 import type { TrafficRecorder } from './traffic-recorder.js'
 
@@ -86,9 +87,12 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
     const path = url.pathname
     const page = path === '/' || path === '/index.html'
     const asset = page ? null : pageAsset(path, layout !== null)
-    const shell = (page || asset !== null) && (req.method === 'GET' || req.method === 'HEAD')
+    const reading = req.method === 'GET' || req.method === 'HEAD'
+    const proof = path === PROOF_PATH && reading
+    const shell = (page || asset !== null || proof) && reading
     const verdict = checkRequest(req, guard, shell)
     if (!verdict.ok) return refuse(req, res, verdict)
+    if (proof) return serveTokenProof(res, url, token)
     if (page || asset) {
       if (!shell) throw new HttpProblem(405, 'use GET here')
       // The shell holds no data; its script takes the token from the URL's fragment.

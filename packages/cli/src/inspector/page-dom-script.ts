@@ -41,6 +41,33 @@ export function authHeaders(extra) {
   return Object.assign({ authorization: 'Bearer ' + (token || '') }, extra || {})
 }
 
+// Before the token goes anywhere, the server proves it holds it (HMAC of a fresh nonce): once
+// burrow up has stopped, another program may hold this port, and must not be handed the token
+// by a reconnect or a click. Resolves true, false (something else answers here), or throws when
+// nothing answers. Where the browser offers no Web Crypto (plain HTTP on a non-loopback
+// address), the check cannot be made and is skipped.
+export async function serverHoldsToken() {
+  if (!globalThis.crypto || !crypto.subtle) return true
+  const nonce = Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) =>
+    b.toString(16).padStart(2, '0')).join('')
+  const res = await fetch('/api/proof?nonce=' + nonce, { headers: { accept: 'application/json' } })
+  let proof = null
+  try {
+    proof = (await res.json()).proof
+  } catch {
+    return false
+  }
+  const key = await crypto.subtle.importKey('raw', new TextEncoder().encode(token || ''),
+    { name: 'HMAC', hash: 'SHA-256' }, false, ['sign'])
+  const mac = new Uint8Array(await crypto.subtle.sign('HMAC', key, new TextEncoder().encode(nonce)))
+  const expected = Array.from(mac, (b) => b.toString(16).padStart(2, '0')).join('')
+  return proof === expected
+}
+
+// Said when the proof fails: a wrong token and another program on the port look the same here.
+export const NOT_THE_INSPECTOR =
+  'token rejected: it does not match what answers on this port; open the URL that burrow up printed'
+
 export function el(tag, attrs, children) {
   const node = document.createElement(tag)
   for (const key of Object.keys(attrs || {})) {
@@ -165,6 +192,11 @@ export function statusClass(status) {
 }
 
 export async function api(path, body) {
+  if (!(await serverHoldsToken())) {
+    const err = new Error(NOT_THE_INSPECTOR)
+    err.status = 0
+    throw err
+  }
   const init = body === undefined
     ? { headers: authHeaders({ accept: 'application/json' }) }
     : {

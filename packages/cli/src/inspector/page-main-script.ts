@@ -7,7 +7,10 @@
 
 /** The browser script (an ES module) text. */
 export const MAIN_SCRIPT = String.raw`// The inspector page: tabs, the live traffic list fed by /api/traffic/stream, and selection.
-import { clear, el, formatClock, formatMs, statusClass, api, authHeaders, token } from './dom.js'
+import {
+  clear, el, formatClock, formatMs, statusClass, api, authHeaders, token, serverHoldsToken,
+  NOT_THE_INSPECTOR,
+} from './dom.js'
 import { exchangeUpdated, exchangesCleared, select } from './detail.js'
 
 const rows = new Map()
@@ -123,6 +126,10 @@ const NO_TOKEN = 'no token: open the URL that burrow up printed'
 async function connect() {
   let res = null
   try {
+    if (!(await serverHoldsToken())) {
+      setLive('off', NOT_THE_INSPECTOR)
+      return
+    }
     res = await fetch('/api/traffic/stream', { headers: authHeaders({ accept: 'text/event-stream' }) })
   } catch {
     res = null

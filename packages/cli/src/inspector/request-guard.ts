@@ -31,8 +31,9 @@ export function allowedHostsFor(bindHost: string, port: number): Set<string> {
 
 /**
  * Check `req`. `shell` is true for a GET of the page's static shell (its HTML, scripts and
- * stylesheet), which holds no data and is served without the token: the token lives in the
- * URL's fragment, which never reaches the server, and the page's script sends it with each call.
+ * stylesheet) or of the token proof (`token-proof.ts`), which hold no data and are served without
+ * the token: the token lives in the URL's fragment, which never reaches the server, and the
+ * page's script sends it with each call, once the server proved it holds it.
  */
 export function checkRequest(
   req: IncomingMessage,

@@ -169,6 +169,40 @@ describe('inspector in a browser', { skip: !existsSync(CHROMIUM), timeout: 90_00
     }
   })
 
+  it('never sends the token to a program that took the port after the inspector', async () => {
+    const gone = await startInspector({
+      addr: '127.0.0.1:0',
+      addrExplicit: true,
+      token: 'fixed-token-for-a-bookmark',
+      admin: false,
+      recorder,
+      replay: createReplayer({ recorder, handler: () => front }),
+    })
+    const page = await open()
+    const seen: IncomingHttpHeaders[] = []
+    const squatter = createServer((req, res) => {
+      seen.push(req.headers)
+      res.writeHead(200, { 'content-type': 'application/json' })
+      res.end(JSON.stringify({ proof: 'f'.repeat(64), exchanges: [] }))
+    })
+    try {
+      await page.goto(gone.url)
+      await page.locator('#live.on').waitFor()
+      // burrow up stops; another local user's program takes the port at once.
+      await gone.close()
+      await new Promise<void>((resolve) => squatter.listen(gone.port, '127.0.0.1', resolve))
+      await page.locator('#live', { hasText: 'does not match what answers on this port' }).waitFor()
+      assert.ok(seen.length > 0, 'the page tried to reconnect')
+      for (const headers of seen) {
+        assert.ok(!JSON.stringify(headers).includes(gone.token), JSON.stringify(headers))
+      }
+    } finally {
+      await page.context().close()
+      squatter.closeAllConnections()
+      await new Promise<void>((resolve) => squatter.close(() => resolve()))
+    }
+  })
+
   it('shows traffic live, details it, and replays beside the original', async () => {
     const page = await open()
     const errors: string[] = []

@@ -5,6 +5,7 @@
  * and no Config routes without admin.
  */
 import assert from 'node:assert/strict'
+import { createHmac } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
 import { startInspector, type Inspector } from '../../src/inspector/inspector-server.js'
 import { createReplayer } from '../../src/inspector/replay-exchange.js'
@@ -102,6 +103,23 @@ describe('inspector server', { timeout: 30_000 }, () => {
     const api = await send(inspector.port, '/api/traffic')
     assert.match((JSON.parse(api.body) as { error: string }).error, /needs its token/)
     assert.equal(api.headers['www-authenticate'], 'Bearer realm="burrow-inspector"')
+  })
+
+  it('proves it holds the token without anyone sending it (HMAC of a nonce)', async () => {
+    const nonce = '0123456789abcdef'.repeat(2)
+    const reply = await send(inspector.port, `/api/proof?nonce=${nonce}`)
+    assert.equal(reply.status, 200)
+    const expected = createHmac('sha256', inspector.token).update(nonce).digest('hex')
+    assert.deepEqual(JSON.parse(reply.body), { proof: expected })
+    assert.ok(!reply.body.includes(inspector.token))
+    for (const bad of ['', 'abc', 'Z'.repeat(32), '0'.repeat(129), `${nonce}&nonce=${nonce}x`]) {
+      const refused = await send(inspector.port, `/api/proof?nonce=${bad}`)
+      assert.equal(refused.status, 400, bad)
+    }
+    const rebound = await send(inspector.port, `/api/proof?nonce=${nonce}`, {
+      headers: { host: 'evil.example' },
+    })
+    assert.equal(rebound.status, 403)
   })
 
   it('takes the token as a Bearer header, and never sets a cookie', async () => {
