@@ -70,6 +70,8 @@ export function upstreamRequestHeaders(
     const name = raw[i]!.toLowerCase()
     if (HOP_BY_HOP.has(name) || NOT_FORWARDED_UPSTREAM.has(name) || listed.has(name)) continue
     if (forwarded.dropCredentials === true && name === 'authorization') continue
+    // `Burrow_Agent` reads as Burrow-Agent to servers that map headers CGI-style (HTTP_BURROW_AGENT).
+    if (name.length === AGENT_HEADER.length && name.replace(/_/g, '-') === AGENT_HEADER) continue
     out.push([name, raw[i + 1]!])
   }
   out.push(

@@ -151,10 +151,18 @@ describe('upstreamRequestHeaders and credentials', () => {
   })
 
   it("sends the admitted agent as Burrow-Agent, never the agent's own", () => {
-    const spoofed = [...raw, 'Burrow-Agent', 'grant_someone_else', 'burrow-agent', 'x']
+    const spoofed = [
+      ...raw,
+      'Burrow-Agent',
+      'grant_someone_else',
+      'burrow-agent',
+      'x',
+      'Burrow_Agent',
+      'grant_cgi_style',
+    ]
     const admitted = upstreamRequestHeaders(spoofed, { ...forwarded, agent: 'grant_abc' })
     assert.deepEqual(
-      admitted.filter(([n]) => n === 'burrow-agent'),
+      admitted.filter(([n]) => n.replace(/_/g, '-') === 'burrow-agent'),
       [['burrow-agent', 'grant_abc']],
     )
     const anonymous = upstreamRequestHeaders(spoofed, { ...forwarded, agent: null })
