@@ -127,10 +127,10 @@ describe('McpFront for 2026-07-28 agents', { timeout: 30_000 }, () => {
     const logger = captureLogger()
     const own = await serveStdioFront({ ...slowServer, logger })
     const sampling = meta({ sampling: {} })
-    const ask = { name: 'ask', arguments: { delayMs: 500 }, _meta: sampling }
+    const ask = { name: 'ask', arguments: { delayMs: 1_500 }, _meta: sampling }
     const asking = send(own.url, 30, 'tools/call', ask, { 'burrow-agent': 'agt_x' })
-    await logger.waitFor(/\] ask waits 500$/)
-    const slow = { name: 'slow', arguments: { ms: 2_000 }, _meta: sampling }
+    await logger.waitFor(/\] ask waits 1500$/)
+    const slow = { name: 'slow', arguments: { ms: 3_000 }, _meta: sampling }
     const sleeping = send(own.url, 31, 'tools/call', slow, { 'burrow-agent': 'agt_y' })
     const asked = (await answerOf(await asking)) as { result: Record<string, unknown> }
     assert.equal(
