@@ -14,7 +14,14 @@ import type { Child } from '../helpers/child.js'
 import { startChild } from '../helpers/child.js'
 import { publicFetch } from '../helpers/public-fetch.js'
 import { postMcp, toolCall } from '../helpers/quota-stack.js'
-import { BURROWD, ROOT, startClient, startService, type Service } from '../helpers/stack.js'
+import {
+  BURROWD,
+  EVERYTHING,
+  ROOT,
+  startClient,
+  startService,
+  type Service,
+} from '../helpers/stack.js'
 import { execFile } from 'node:child_process'
 import { promisify } from 'node:util'
 
@@ -279,6 +286,41 @@ describe('access modes', () => {
       ).status,
       404,
     )
+  })
+
+  it("keeps one agent token's MCP session from another's (burrow up's own sessions)", async () => {
+    const t = await make(owner, 'tok-stdio', { access: 'token' })
+    clients.push(
+      await startClient(service, t.key, ['--stdio', `${process.execPath} ${EVERYTHING} stdio`]),
+    )
+    const secret = async (name: string) =>
+      (await owner.api<{ secret: string }>('POST', `/api/tunnels/${t.id}/agent-tokens`, { name }))
+        .json.secret
+    const [a, b] = [await secret('agent a'), await secret('agent b')]
+    const post = (auth: string, body: unknown, session?: string) =>
+      publicFetch(t.url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          authorization: `Bearer ${auth}`,
+          ...(session ? { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' } : {}),
+        },
+        body: JSON.stringify(body),
+      })
+    const clientInfo = { name: 'e2e', version: '1' }
+    const params = { protocolVersion: '2025-11-25', capabilities: {}, clientInfo }
+    const opened = await post(a, { jsonrpc: '2.0', id: 0, method: 'initialize', params })
+    assert.equal(opened.status, 200)
+    const session = opened.headers.get('mcp-session-id')!
+    await opened.text()
+    const ping = { jsonrpc: '2.0', id: 1, method: 'ping' }
+    const stolen = await post(b, ping, session)
+    assert.equal(stolen.status, 404, 'agent b used agent a’s session id')
+    await stolen.text()
+    const own = await post(a, ping, session)
+    assert.equal(own.status, 200)
+    await own.text()
   })
 
   it('forwards Authorization on public tunnels: it is for the local server then', async () => {

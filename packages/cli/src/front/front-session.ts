@@ -53,6 +53,12 @@ export class FrontSession {
   protocolVersion = DEFAULT_PROTOCOL_VERSION
   /** Set by the front right after construction. */
   backend: BackendSession | undefined
+  /**
+   * The agent the session was opened as (the edge's `Burrow-Agent`, absent on public tunnels):
+   * MCP asks servers to bind sessions to who opened them, so a session id used under another
+   * agent's credential is not found.
+   */
+  agent: string | undefined
   readonly #opts: FrontSessionOptions
   readonly #exchanges = new Map<string, PostExchange>()
   #standalone: SseWriter | undefined

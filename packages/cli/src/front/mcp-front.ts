@@ -228,6 +228,7 @@ export class McpFront implements RequestHandler {
       return replyProblem(res, problem)
     }
     const session = this.#openSession()
+    session.agent = req.headers['burrow-agent']
     const exchange = session.openExchange(res, [message.id], false, message.id)
     await untilDone(exchange, req.signal, () => session.backend?.request(message, req.signal))
     // An agent that hung up during initialize will never use the session.
@@ -326,7 +327,8 @@ export class McpFront implements RequestHandler {
       return null
     }
     const session = this.#sessions.get(id)
-    if (!session) {
+    // A session opened as another agent is not this caller's: as unknown as any other id.
+    if (!session || session.agent !== req.headers['burrow-agent']) {
       // 404 tells the agent to initialize again (MCP spec, session management).
       const problem = { status: 404, message: 'Session not found' }
       replyProblem(res, problem, JSONRPC_CODE.sessionNotFound, undefined, requestId)

@@ -218,6 +218,37 @@ describe('McpFront over HTTP', { timeout: 30_000 }, () => {
     await logger.waitFor(/sampling\/createMessage refused: calls of several clients/)
   })
 
+  it('binds a session to the agent that opened it (Burrow-Agent): others get 404', async () => {
+    const init = {
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: {
+        protocolVersion: '2025-11-25',
+        capabilities: {},
+        clientInfo: { name: 'a', version: '1' },
+      },
+    }
+    const opened = await post(served.url, init, { 'burrow-agent': 'agt_a' })
+    const sessionId = opened.headers.get('mcp-session-id')!
+    await opened.text()
+    const ping = { jsonrpc: '2.0', id: 1, method: 'ping' }
+    const as = (agent?: string) =>
+      post(served.url, ping, {
+        'mcp-session-id': sessionId,
+        'mcp-protocol-version': '2025-11-25',
+        ...(agent === undefined ? {} : { 'burrow-agent': agent }),
+      })
+    for (const other of ['agt_b', undefined, 'AGT_A']) {
+      const res = await as(other)
+      assert.equal(res.status, 404, String(other))
+      await res.text()
+    }
+    const own = await as('agt_a')
+    assert.equal(own.status, 200)
+    assert.deepEqual(((await answerOf(own)) as { result: unknown }).result, {})
+  })
+
   it('delivers unrelated notifications on the GET stream and allows one GET per session', async () => {
     const s = await initialize(served.url)
     const headers = { accept: 'text/event-stream', 'mcp-session-id': s.sessionId }
