@@ -11,6 +11,7 @@ import {
   allMessagesOf,
   answerOf,
   initialize,
+  initializeRequest,
   messagesOf,
   post,
   SseReader,
@@ -219,16 +220,7 @@ describe('McpFront over HTTP', { timeout: 30_000 }, () => {
   })
 
   it('binds a session to the agent that opened it (Burrow-Agent): others get 404', async () => {
-    const init = {
-      jsonrpc: '2.0',
-      id: 0,
-      method: 'initialize',
-      params: {
-        protocolVersion: '2025-11-25',
-        capabilities: {},
-        clientInfo: { name: 'a', version: '1' },
-      },
-    }
+    const init = initializeRequest('a')
     const opened = await post(served.url, init, { 'burrow-agent': 'agt_a' })
     const sessionId = opened.headers.get('mcp-session-id')!
     await opened.text()
@@ -440,16 +432,7 @@ describe('McpFront’s bound on sessions', { timeout: 30_000 }, () => {
       const slowB = b.post(slowCall(6, { ms: 1_500 }))
       const slowD = d.post(slowCall(7, { ms: 1_500 }))
       await new Promise((r) => setTimeout(r, 200))
-      const refused = await post(served.url, {
-        jsonrpc: '2.0',
-        id: 0,
-        method: 'initialize',
-        params: {
-          protocolVersion: '2025-11-25',
-          capabilities: {},
-          clientInfo: { name: 'x', version: '1' },
-        },
-      })
+      const refused = await post(served.url, initializeRequest('x'))
       assert.equal(refused.status, 503)
       assert.match(
         ((await refused.json()) as { error: { message: string } }).error.message,

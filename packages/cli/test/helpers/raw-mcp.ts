@@ -29,18 +29,28 @@ export interface RawSession {
   post(body: unknown, signal?: AbortSignal): Promise<Response>
 }
 
+/** An `initialize` request (id 0) from client `name`. */
+export function initializeRequest(
+  name: string,
+  protocolVersion = '2025-11-25',
+  capabilities: Record<string, unknown> = {},
+): Record<string, unknown> {
+  const clientInfo = { name, version: '1' }
+  return {
+    jsonrpc: '2.0',
+    id: 0,
+    method: 'initialize',
+    params: { protocolVersion, capabilities, clientInfo },
+  }
+}
+
 /** Initialize a session (and send `notifications/initialized`, as clients do). */
 export async function initialize(
   url: URL,
   protocolVersion = '2025-11-25',
   capabilities: Record<string, unknown> = {},
 ): Promise<RawSession> {
-  const res = await post(url, {
-    jsonrpc: '2.0',
-    id: 0,
-    method: 'initialize',
-    params: { protocolVersion, capabilities, clientInfo: { name: 'raw', version: '1' } },
-  })
+  const res = await post(url, initializeRequest('raw', protocolVersion, capabilities))
   const sessionId = res.headers.get('mcp-session-id')
   const body = (await answerOf(res)) as { result?: Record<string, unknown> }
   if (res.status !== 200 || !sessionId || !body.result) {
