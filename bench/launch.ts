@@ -173,6 +173,8 @@ export interface HopPair {
   readonly port: number
   readonly children: Child[]
   readonly pids: number[]
+  /** What to remove once the children stopped (their files), if anything. */
+  readonly cleanup?: () => void
 }
 
 /**

@@ -2,13 +2,15 @@
 // burrowd and `burrow up` stand. Two TCP relays that only pass bytes (bench/fixtures/tcp-relay.mjs)
 // are the floor of any tunnel with two extra processes on this machine: the targets are read
 // against them. Two plain HTTP reverse proxies (bench/fixtures/http-proxy.mjs) are the floor of
-// one that reads HTTP at both ends, as Burrow must: what Node's HTTP costs before any work.
-import { runCell, type BenchContext, type CpuReading } from './cell.js'
+// one that reads HTTP at both ends, as Burrow must: what Node's HTTP costs before any work. Two
+// nginx proxies (bench/nginx-proxies.ts) are the same floor in native code.
+import { progress, runCell, type BenchContext, type CpuReading } from './cell.js'
 import type { CpuSubject } from './cpu.js'
 import { startHttpProxyPair, startRelayPair, type HopPair } from './launch.js'
-import type { ProcessGroup } from './processes.js'
 import type { LoadOptions } from './load.js'
-import type { Row } from './report.js'
+import { startNginxPair } from './nginx-proxies.js'
+import type { ProcessGroup } from './processes.js'
+import { unavailableRow, type Row } from './report.js'
 
 /** The two processes a floor puts in the path, and the label of their CPU. */
 export interface FloorHops {
@@ -22,6 +24,9 @@ export const TCP_RELAYS: FloorHops = { label: 'relays', start: startRelayPair }
 /** Two HTTP reverse proxies: the floor of a tunnel that reads HTTP at both ends. */
 export const HTTP_PROXIES: FloorHops = { label: 'proxies', start: startHttpProxyPair }
 
+/** Two nginx reverse proxies: the same floor with HTTP read in native code. */
+export const NGINX_PROXIES: FloorHops = { label: 'nginx', start: startNginxPair }
+
 /** How one section measures and reports a cell. */
 export interface FloorCells<T> {
   /** Which pair stands in the path; two TCP relays by default. */
@@ -30,6 +35,8 @@ export interface FloorCells<T> {
   readonly name: string
   /** Row ids are `<idPrefix>-<c>`. */
   readonly idPrefix: string
+  /** Unit of the rows, for the ones that say why the pair did not run. */
+  readonly unit: Row['unit']
   readonly concurrency: readonly number[]
   /** The server the direct rows called, its port and CPU subject. */
   readonly serverPort: number
@@ -48,7 +55,14 @@ export interface FloorCells<T> {
 /** Measure `cells` through two relays (or the pair `cells.hops` names) in front of their server. */
 export async function relayFloorRows<T>(ctx: BenchContext, cells: FloorCells<T>): Promise<Row[]> {
   const hops = cells.hops ?? TCP_RELAYS
-  const pair = await hops.start(ctx.group, cells.serverPort)
+  let pair: HopPair
+  try {
+    pair = await hops.start(ctx.group, cells.serverPort)
+  } catch (err) {
+    const reason = `skipped: ${(err as Error).message}`
+    progress(`  ${cells.name}: ${reason}\n`)
+    return cells.concurrency.map((c) => unavailableRow(cells.name, c, cells.unit, reason))
+  }
   const rows: Row[] = []
   try {
     const url = `http://127.0.0.1:${pair.port}${cells.path}`
@@ -71,5 +85,6 @@ export async function relayFloorRows<T>(ctx: BenchContext, cells: FloorCells<T>)
     return rows
   } finally {
     for (const child of pair.children) await ctx.group.stop(child)
+    pair.cleanup?.()
   }
 }

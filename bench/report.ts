@@ -179,6 +179,8 @@ export interface TargetCheck {
   readonly floor?: string
   /** The same measure through two plain HTTP proxies (the floor of a tunnel reading HTTP). */
   readonly httpFloor?: string
+  /** The same measure through two nginx proxies (that floor with HTTP read in native code). */
+  readonly nativeFloor?: string
   /** The best peer tunnel's figure, e.g. "ssh -R: 8,339 calls/s". */
   readonly bestPeer?: string
   /** Replaces the plain verdict when it needs a qualifier. */
@@ -192,6 +194,7 @@ export function targetsTable(checks: readonly TargetCheck[]): string {
     c.measured,
     c.floor ?? '',
     c.httpFloor ?? '',
+    c.nativeFloor ?? '',
     c.bestPeer ?? '',
     c.verdict ?? (c.met === null ? 'not measured' : c.met ? 'met' : 'NOT met'),
   ])
@@ -201,6 +204,7 @@ export function targetsTable(checks: readonly TargetCheck[]): string {
       'Measured (through Burrow)',
       'Floor: two relays, no work',
       'HTTP floor: two HTTP proxies, no work',
+      'Native HTTP floor: two nginx proxies',
       'Best peer tunnel',
       'Verdict',
     ],

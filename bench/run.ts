@@ -16,6 +16,7 @@ import { warnWithoutLoadGeneratorFlag } from './load-generator-flags.js'
 import { createTunnels, removeTempDataDirs, startBurrowd, tempDataDir } from './launch.js'
 import { describeMachine } from './machine.js'
 import { medianRows } from './median-rows.js'
+import { nginxSummary } from './nginx-proxies.js'
 import { peerSummary } from './peers/peer-rows.js'
 import { ProcessGroup } from './processes.js'
 import { resultsTable, targetsTable, type Row } from './report.js'
@@ -92,6 +93,7 @@ async function main(group: ProcessGroup): Promise<void> {
   }
   if (config.only.has('idle')) rows.push(...(await idleTunnels(group, config)))
   const peers = await peerSummary()
+  const nginx = await nginxSummary()
 
   const out = [
     '',
@@ -106,6 +108,7 @@ async function main(group: ProcessGroup): Promise<void> {
     resultsTable(rows),
     '',
     ...(peers.length > 0 ? [`Peer tunnels: ${peers.join('; ')}.`, ''] : []),
+    ...(nginx !== null ? [`Native HTTP floor: ${nginx}.`, ''] : []),
     ...backgroundWarning(rows),
     targetsTable(checkTargets(rows, roundRows)),
     '',

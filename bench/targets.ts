@@ -2,7 +2,8 @@
 // The speed targets are relative: to the floor (two TCP relays that do no work, measured in the
 // same run) and to the peer tunnels measured in the same run, so they mean the same on any machine.
 // Beside the floor, the HTTP floor (two plain HTTP proxies in Node, measured in the same run) shows
-// what reading HTTP at both ends costs before any of Burrow's work; the verdicts do not use it.
+// what reading HTTP at both ends costs before any of Burrow's work, and two nginx proxies the same
+// in native code; the verdicts use neither.
 // With several rounds, every ratio is taken within each round and the median read (round-ratio.ts).
 import { formatValue, type Row, type TargetCheck } from './report.js'
 import { aheadOfPeers, closestPeer, closestPeerColumn, label } from './closest-peer.js'
@@ -19,6 +20,9 @@ export const TARGET_ROWS = {
   smallProxiesLoaded: 'small-proxies-50',
   smallProxiesUnloaded: 'small-proxies-1',
   bulkProxies: 'bulk-proxies-1',
+  smallNginxLoaded: 'small-nginx-50',
+  smallNginxUnloaded: 'small-nginx-1',
+  bulkNginx: 'bulk-nginx-1',
   sdk: 'sdk-burrow-50',
   sdkDirect: 'sdk-direct-50',
   bulk: 'bulk-burrow-1',
@@ -136,6 +140,10 @@ export function checkTargets(
       const proxiesAdded = addedP50(row)
       return proxiesAdded === undefined ? null : `+${proxiesAdded.toFixed(2)} ms`
     }),
+    ...nativeFloor(byId(TARGET_ROWS.smallNginxUnloaded), (row) => {
+      const nginxAdded = addedP50(row)
+      return nginxAdded === undefined ? null : `+${nginxAdded.toFixed(2)} ms`
+    }),
     ...(peerAdded[0]
       ? { bestPeer: `${label(peerAdded[0].row)}: +${peerAdded[0].added.toFixed(2)} ms` }
       : {}),
@@ -158,6 +166,11 @@ export function checkTargets(
     ...httpFloor(byId(TARGET_ROWS.smallProxiesLoaded), (row) =>
       row.value
         ? `${calls(row)}${shareText(run.share(TARGET_ROWS.smallProxiesLoaded, TARGET_ROWS.smallFloorLoaded))}`
+        : null,
+    ),
+    ...nativeFloor(byId(TARGET_ROWS.smallNginxLoaded), (row) =>
+      row.value
+        ? `${calls(row)}${shareText(run.share(TARGET_ROWS.smallNginxLoaded, TARGET_ROWS.smallFloorLoaded))}`
         : null,
     ),
     ...closestPeerColumn(loadedClosest, callsOf),
@@ -189,6 +202,11 @@ export function checkTargets(
     ...httpFloor(byId(TARGET_ROWS.bulkProxies), (row) =>
       row.value
         ? `${mb(row)}${shareText(run.share(TARGET_ROWS.bulkProxies, TARGET_ROWS.bulkFloor))}`
+        : null,
+    ),
+    ...nativeFloor(byId(TARGET_ROWS.bulkNginx), (row) =>
+      row.value
+        ? `${mb(row)}${shareText(run.share(TARGET_ROWS.bulkNginx, TARGET_ROWS.bulkFloor))}`
         : null,
     ),
     ...closestPeerColumn(bulkClosest, mb),
@@ -305,6 +323,7 @@ function cpuAtOneAgainstFifty(run: RunRows): TargetCheck {
     TARGET_ROWS.smallProxiesLoaded,
     'proxies',
   )
+  const nginx = cpuRatio(run, TARGET_ROWS.smallNginxUnloaded, TARGET_ROWS.smallNginxLoaded, 'nginx')
   const us = (row: Row | undefined) => row?.cpuPerUnitByProcess?.burrowd?.toFixed(0)
   const limit = TARGETS.unloadedCpuFactor
   const context = [
@@ -319,6 +338,7 @@ function cpuAtOneAgainstFifty(run: RunRows): TargetCheck {
         : `${ratio.value.toFixed(1)}× (${us(one)} vs ${us(fifty)} µs per call${roundsNote(ratio, 1)})`,
     ...(context.length > 0 ? { floor: context.join('; ') } : {}),
     ...(proxies !== null ? { httpFloor: `proxies ${proxies.value.toFixed(1)}×` } : {}),
+    ...(nginx !== null ? { nativeFloor: `nginx ${nginx.value.toFixed(1)}×` } : {}),
     ...verdictOf([
       ratio === null
         ? { text: 'Burrow not measured at c=1 and c=50', met: null }
@@ -358,6 +378,15 @@ function httpFloor(
 ): { httpFloor?: string } {
   const text = row ? show(row) : null
   return text !== null ? { httpFloor: text } : {}
+}
+
+/** The `nativeFloor` column: what `show` makes of the nginx floor's row, or nothing. */
+function nativeFloor(
+  row: Row | undefined,
+  show: (row: Row) => string | null,
+): { nativeFloor?: string } {
+  const text = row ? show(row) : null
+  return text !== null ? { nativeFloor: text } : {}
 }
 
 /** " (0.52× the floor; rounds 0.50 · 0.52 · 0.55)", or "" when it was not measured. */

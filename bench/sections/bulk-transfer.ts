@@ -1,6 +1,6 @@
 // Section 3: 10 MiB responses from test/fixtures/bulk-server.mjs, direct, through two TCP relays
-// that only pass bytes (the floor of any tunnel), through two plain HTTP proxies (the floor of one
-// that reads HTTP at both ends) and through Burrow (`burrow up --upstream`), one transfer at a
+// that only pass bytes (the floor of any tunnel), through two plain HTTP proxies in Node and two
+// nginx proxies (the floor of one that reads HTTP at both ends) and through Burrow (`burrow up --upstream`), one transfer at a
 // time (c=1) and four at once (c=4); and through the peer tunnels (bench/peers/), one transfer at
 // a time.
 import { progress, runCell, type BenchContext } from '../cell.js'
@@ -8,7 +8,7 @@ import { profileArgs } from '../config.js'
 import type { CpuSubject } from '../cpu.js'
 import { FIXTURES, startBurrowUp, startFixture } from '../launch.js'
 import { peerRows } from '../peers/peer-rows.js'
-import { HTTP_PROXIES, relayFloorRows } from '../relay-floor.js'
+import { HTTP_PROXIES, NGINX_PROXIES, relayFloorRows } from '../relay-floor.js'
 import { transferRow, unavailableRow, type Row } from '../report.js'
 import type { LoadOptions } from '../load.js'
 import { runTransfer, type TransferResult } from '../transfer.js'
@@ -51,6 +51,7 @@ export async function bulkTransfer(ctx: BenchContext): Promise<Row[]> {
       serverPort: server.port,
       serverCpu,
       path: '/mcp',
+      unit: 'MB/s' as const,
       measure: (url: string, o: LoadOptions) => runTransfer(url, TRANSFER_BYTES, o),
       describe,
       toRow: transferRow,
@@ -73,6 +74,15 @@ export async function bulkTransfer(ctx: BenchContext): Promise<Row[]> {
         concurrency: [1],
       })),
     )
+    rows.push(
+      ...(await relayFloorRows(ctx, {
+        ...cells,
+        hops: NGINX_PROXIES,
+        name: '10 MiB transfer · two nginx proxies (native HTTP floor)',
+        idPrefix: 'bulk-nginx',
+        concurrency: [1],
+      })),
+    )
 
     rows.push(...(await burrowRows(ctx, directUrl, serverCpu, baselines)))
     rows.push(
@@ -80,7 +90,6 @@ export async function bulkTransfer(ctx: BenchContext): Promise<Row[]> {
         ...cells,
         name: '10 MiB transfer',
         idPrefix: 'bulk-peer',
-        unit: 'MB/s',
         concurrency: [1],
       })),
     )

@@ -1,6 +1,6 @@
 // Section 1: small `tools/call` over HTTP, direct to the fast JSON-RPC fixture, through two TCP
-// relays that only pass bytes (the floor of any tunnel), through two plain HTTP proxies (the floor
-// of one that reads HTTP at both ends), through Burrow (burrowd + `burrow up --upstream`) and
+// relays that only pass bytes (the floor of any tunnel), through two plain HTTP proxies in Node and
+// two nginx proxies (the floor of one that reads HTTP at both ends), through Burrow (burrowd + `burrow up --upstream`) and
 // through the peer tunnels (bench/peers/), at concurrency 1 and 50.
 import { progress, runCell, type BenchContext } from '../cell.js'
 import { profileArgs } from '../config.js'
@@ -8,7 +8,7 @@ import type { CpuSubject } from '../cpu.js'
 import { FIXTURES, startBurrowUp, startFixture } from '../launch.js'
 import { runLoad, type CallTarget, type LoadOptions, type LoadResult } from '../load.js'
 import { peerRows } from '../peers/peer-rows.js'
-import { HTTP_PROXIES, relayFloorRows } from '../relay-floor.js'
+import { HTTP_PROXIES, NGINX_PROXIES, relayFloorRows } from '../relay-floor.js'
 import { callRow, unavailableRow, type Row } from '../report.js'
 
 const CONCURRENCY = [1, 50] as const
@@ -67,6 +67,7 @@ export async function smallCalls(ctx: BenchContext): Promise<Row[]> {
       serverPort: server.port,
       serverCpu,
       path: '/mcp',
+      unit: 'calls/s' as const,
       measure: (url: string, o: LoadOptions) => runLoad({ url, headers: CALL_HEADERS }, o),
       describe: describeCalls,
       toRow: callRow,
@@ -88,6 +89,14 @@ export async function smallCalls(ctx: BenchContext): Promise<Row[]> {
         idPrefix: 'small-proxies',
       })),
     )
+    rows.push(
+      ...(await relayFloorRows(ctx, {
+        ...cells,
+        hops: NGINX_PROXIES,
+        name: 'small call, HTTP · two nginx proxies (native HTTP floor)',
+        idPrefix: 'small-nginx',
+      })),
+    )
 
     rows.push(...(await burrowRows(ctx, direct, serverCpu, baselines)))
     rows.push(
@@ -95,7 +104,6 @@ export async function smallCalls(ctx: BenchContext): Promise<Row[]> {
         ...cells,
         name: 'small call, HTTP',
         idPrefix: 'small-peer',
-        unit: 'calls/s',
       })),
     )
     return rows

@@ -117,3 +117,26 @@ test("a round whose floor added no latency counts against Burrow's factor when B
   assert.equal(check.met, false)
   assert.match(check.measured, /7\.0× the floor's; rounds ∞ · 2\.0 · 7\.0$/)
 })
+
+test('the nginx floor is shown beside each target and never decides a verdict', () => {
+  const cpu = (us: number, label: string) => ({ cpuPerUnitByProcess: { [label]: us } })
+  const rows = [
+    row(TARGET_ROWS.smallLoaded, 100, cpu(50, 'burrowd')),
+    row(TARGET_ROWS.smallUnloaded, 30, { concurrency: 1, ...cpu(150, 'burrowd') }),
+    row(TARGET_ROWS.smallFloorLoaded, 200),
+    row(TARGET_ROWS.smallNginxLoaded, 210, { p99Ms: 3.8, ...cpu(28, 'nginx') }),
+    row(TARGET_ROWS.smallNginxUnloaded, 50, { concurrency: 1, ...cpu(98, 'nginx') }),
+    row(TARGET_ROWS.bulk, 500, { unit: 'MB/s', concurrency: 1 }),
+    row(TARGET_ROWS.bulkFloor, 800, { unit: 'MB/s', concurrency: 1 }),
+    row(TARGET_ROWS.bulkNginx, 700, { unit: 'MB/s', concurrency: 1 }),
+  ]
+  const checks = checkTargets(rows)
+  const loaded = target(checks, 'Small calls at c=50')
+  assert.equal(loaded.nativeFloor, '210 calls/s, p99 3.8 ms (1.05× the floor)')
+  assert.equal(loaded.met, false)
+  assert.match(target(checks, '10 MiB one stream').nativeFloor!, /^700 MB\/s \(0\.88× the floor\)$/)
+  assert.equal(target(checks, 'burrowd CPU per call').nativeFloor, 'nginx 3.5×')
+  // A run without nginx leaves the column empty.
+  const without = checkTargets(rows.filter((r) => !r.id!.includes('nginx')))
+  assert.equal(target(without, 'Small calls at c=50').nativeFloor, undefined)
+})
