@@ -23,6 +23,7 @@ export const FIXTURES = {
   bulk: join(ROOT, 'test/fixtures/bulk-server.mjs'),
   tcpRelay: join(ROOT, 'bench/fixtures/tcp-relay.mjs'),
   httpProxy: join(ROOT, 'bench/fixtures/http-proxy.mjs'),
+  leanHttpProxy: join(ROOT, 'bench/fixtures/lean-http-proxy.mjs'),
   supergateway: join(ROOT, 'node_modules/.bin/supergateway'),
   everything: join(ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js'),
 } as const
@@ -191,6 +192,14 @@ export function startRelayPair(group: ProcessGroup, targetPort: number): Promise
  */
 export function startHttpProxyPair(group: ProcessGroup, targetPort: number): Promise<HopPair> {
   return startHopPair(group, 'proxy', FIXTURES.httpProxy, targetPort)
+}
+
+/**
+ * Start two lean HTTP proxies in a row in front of `targetPort` (bench/fixtures/lean-http-proxy.mjs:
+ * Node's HTTP parser on raw sockets, without node:http or undici); bench/floors.ts measures them.
+ */
+export function startLeanProxyPair(group: ProcessGroup, targetPort: number): Promise<HopPair> {
+  return startHopPair(group, 'lean proxy', FIXTURES.leanHttpProxy, targetPort)
 }
 
 async function startHopPair(
