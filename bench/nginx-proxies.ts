@@ -74,8 +74,6 @@ http {
  * is missing or does not pass a call through.
  */
 export async function startNginxPair(group: ProcessGroup, targetPort: number): Promise<HopPair> {
-  const nginx = await findNginx()
-  if ('reason' in nginx) throw new Error(nginx.reason)
   const dir = tempDataDir()
   const children: Child[] = []
   try {
@@ -83,20 +81,39 @@ export async function startNginxPair(group: ProcessGroup, targetPort: number): P
     let port = 0
     for (const name of ['inner', 'outer']) {
       port = await freePort()
-      const conf = join(dir.path, `${name}.conf`)
-      mkdirSync(join(dir.path, name))
-      writeFileSync(conf, nginxConfig(join(dir.path, name), port, upstream))
-      const args = ['-e', 'stderr', '-c', conf, '-p', dir.path]
-      children.unshift(group.start(`nginx ${name}`, nginx.path, args))
+      const conf = nginxConfig(join(dir.path, name), port, upstream)
+      children.unshift(await startNginx(group, dir.path, name, conf))
       await waitUntilTunnelled(`http://127.0.0.1:${port}`, children)
       upstream = port
     }
-    // The masters only watch their workers; count both, as one would count a deployed nginx.
-    const pids = children.flatMap((c) => [c.proc.pid!, ...descendantsOf(c.proc.pid!)])
-    return { port, children, pids, cleanup: () => dir.remove() }
+    return { port, children, pids: nginxPids(children), cleanup: () => dir.remove() }
   } catch (err) {
     for (const child of children) await group.stop(child)
     dir.remove()
     throw err
   }
+}
+
+/**
+ * Start nginx with configuration `conf` (written to `<dir>/<name>.conf`; `<dir>/<name>` is made
+ * for its temporary files). Rejects with the reason when nginx cannot be found or installed.
+ */
+export async function startNginx(
+  group: ProcessGroup,
+  dir: string,
+  name: string,
+  conf: string,
+): Promise<Child> {
+  const nginx = await findNginx()
+  if ('reason' in nginx) throw new Error(nginx.reason)
+  mkdirSync(join(dir, name))
+  const file = join(dir, `${name}.conf`)
+  writeFileSync(file, conf)
+  return group.start(`nginx ${name}`, nginx.path, ['-e', 'stderr', '-c', file, '-p', dir])
+}
+
+/** The processes of `children` (nginx masters) and of their workers, whose CPU to count. */
+export function nginxPids(children: readonly Child[]): number[] {
+  // The masters only watch their workers; count both, as one would count a deployed nginx.
+  return children.flatMap((c) => [c.proc.pid!, ...descendantsOf(c.proc.pid!)])
 }
