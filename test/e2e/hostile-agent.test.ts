@@ -6,6 +6,7 @@
  * and every refusal is the envelope with the refused request's id.
  */
 import assert from 'node:assert/strict'
+import { randomBytes } from 'node:crypto'
 import { execFile } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { createServer, request } from 'node:http'
@@ -504,6 +505,68 @@ describe('stopping and starting burrowd', () => {
       )
       assert.match(text, /\r\nconnection: close\r\n/i)
       assert.match(text, /draining/)
+      release()
+      assert.equal((await inFlight).status, 200)
+      assert.equal(await stopped, 0)
+    } finally {
+      release()
+      await client.stop()
+      await service.close()
+      upstream.close()
+    }
+  })
+
+  it('refuses a tunnel client that reconnects through a kept-alive connection while it drains', async () => {
+    // An upstream that holds its answer, so that burrowd has a request in flight and drains.
+    let release: () => void = () => {}
+    const held = new Promise<void>((resolve) => (release = resolve))
+    let arrived: () => void = () => {}
+    const reached = new Promise<void>((resolve) => (arrived = resolve))
+    const upstream = createServer((req, res) => {
+      arrived()
+      req.resume()
+      req.on('end', () => {
+        void held.then(() => {
+          res.writeHead(200, { 'content-type': 'application/json' })
+          res.end(JSON.stringify({ jsonrpc: '2.0', id: 1, result: { content: [] } }))
+        })
+      })
+    })
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve))
+    const upstreamUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/mcp`
+    const service = await startService({ BURROW_LOG: 'info' })
+    const tunnel = await service.tunnel('rejoiner')
+    const client = await startClient(service, tunnel.key, ['--upstream', upstreamUrl])
+    try {
+      const inFlight = publicFetch(tunnel.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json' },
+        body: CALL,
+      })
+      await reached
+      // A load balancer's connection to this node, kept alive after an answer.
+      const kept = connect(service.port, '127.0.0.1')
+      let text = ''
+      let closed = false
+      kept.on('data', (c: Buffer) => (text += c.toString('latin1')))
+      kept.on('error', () => {})
+      kept.on('close', () => (closed = true))
+      const host = `Host: 127.0.0.1:${service.port}\r\n`
+      kept.write(`GET /readyz HTTP/1.1\r\n${host}\r\n`)
+      while (!/ready\n(\r\n0\r\n\r\n)?$/.test(text)) await new Promise((r) => setTimeout(r, 10))
+      text = ''
+      const stopped = service.proc.stop('SIGTERM', 30_000)
+      await service.proc.waitFor(/shutting down/)
+      // The tunnel's client, told to go, connects again on that connection with a valid key.
+      kept.write(
+        `GET /connect HTTP/1.1\r\n${host}Upgrade: websocket\r\nConnection: Upgrade\r\n` +
+          `Sec-WebSocket-Key: ${randomBytes(16).toString('base64')}\r\nSec-WebSocket-Version: 13\r\n` +
+          `Authorization: Bearer ${tunnel.key}\r\n\r\n`,
+      )
+      while (!closed) await new Promise((r) => setTimeout(r, 10))
+      assert.match(text, /^HTTP\/1\.1 503 /, `the upgrade got: ${JSON.stringify(text)}`)
+      assert.match(text, /\r\nx-burrow-error: tunnel_offline\r\n/i)
+      assert.match(text, /this node is stopping/)
       release()
       assert.equal((await inFlight).status, 200)
       assert.equal(await stopped, 0)

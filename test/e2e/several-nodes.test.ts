@@ -56,7 +56,10 @@ interface Node {
   proc: Child
 }
 
-/** nginx in front of `ports`, on `listen`, passing WebSockets and streams through. */
+/**
+ * nginx in front of `ports`, on `listen`, passing WebSockets and streams through, with its
+ * connections to the nodes kept alive as deploy/nginx.conf keeps them.
+ */
 function nginxConfig(dir: string, listen: number, ports: readonly number[]): string {
   return `
 worker_processes 1;
@@ -70,9 +73,11 @@ http {
   fastcgi_temp_path ${dir}/fastcgi;
   uwsgi_temp_path ${dir}/uwsgi;
   scgi_temp_path ${dir}/scgi;
-  map $http_upgrade $connection_upgrade { default upgrade; '' close; }
+  map $http_upgrade $connection_upgrade { default upgrade; '' ''; }
   upstream burrowd {
 ${ports.map((p) => `    server 127.0.0.1:${p} max_fails=0;`).join('\n')}
+    keepalive 64;
+    keepalive_timeout 60s;
   }
   server {
     listen 127.0.0.1:${listen};
@@ -482,6 +487,8 @@ describe('several burrowd nodes behind nginx', { skip, timeout: 240_000 }, () =>
     const drained = holder
     const session = await openSession(urlVia(lbPort))
     const results: number[] = []
+    /** What the failed requests were answered. */
+    const answers: string[] = []
     let stop = false
     const traffic = (async () => {
       for (let i = 0; !stop; i++) {
@@ -491,6 +498,7 @@ describe('several burrowd nodes behind nginx', { skip, timeout: 240_000 }, () =>
           session,
         )
         results.push(a.status)
+        if (a.status !== 200) answers.push(`${a.status}: ${a.text.slice(0, 300)}`)
       }
     })()
     try {
@@ -510,7 +518,11 @@ describe('several burrowd nodes behind nginx', { skip, timeout: 240_000 }, () =>
       other = drained
     }
     const failed = results.filter((s) => s !== 200)
-    assert.deepEqual(failed, [], `${failed.length} of ${results.length} requests failed`)
+    assert.deepEqual(
+      failed,
+      [],
+      `${failed.length} of ${results.length} requests failed: ${answers.join('; ')}`,
+    )
     assert.notEqual(holder, drained)
   })
 

@@ -107,6 +107,17 @@ export async function serve(config: ServerConfig): Promise<void> {
       services.cluster.router.links.handleUpgrade(req, socket, head)
       return
     }
+    if (draining) {
+      // Through a connection a load balancer kept open, a client could reconnect to the node
+      // that just told it to go: it connects again, and reaches another node.
+      rejectUpgrade(
+        socket,
+        'tunnel_offline',
+        'this node is stopping; connect again to reach another one',
+        'draining',
+      )
+      return
+    }
     broker.handleUpgrade(req, socket, head).catch((err: Error) => {
       log.error(`broker: ${err.stack ?? err.message}`)
       socket.destroy()
@@ -122,15 +133,18 @@ export async function serve(config: ServerConfig): Promise<void> {
   log.info('shutting down: asking tunnel clients to reconnect later, finishing in-flight requests')
   draining = true
   memory?.stop()
-  // With other nodes to go to, clients reconnect at once (through the load balancer).
+  // With other nodes to go to, clients reconnect at once (through the load balancer), and a
+  // request that still reaches this node waits for the node that takes its tunnel.
+  services.cluster?.router.drain()
   registry.drainAll(services.cluster ? 0 : 1000)
   stopListening(server)
   const deadline = Date.now() + SHUTDOWN_GRACE_MS
   // With other nodes, also until they hold this node's tunnels (their clients moved there):
   // requests forwarded here meanwhile are still served, then go where the tunnel is.
   const moving = () => (services.cluster?.router.heldCount ?? 0) > 0
-  while ((registry.streamCount > 0 || inFlight > 0 || moving()) && Date.now() < deadline)
-    await new Promise((r) => setTimeout(r, 50))
+  const serving = () => (services.cluster?.router.servingCount ?? 0) > 0
+  const busy = () => registry.streamCount > 0 || inFlight > 0 || moving() || serving()
+  while (busy() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
   await services.recordSeen()
   registry.closeAll()
   server.closeAllConnections()

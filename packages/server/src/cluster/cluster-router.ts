@@ -55,6 +55,10 @@ export class ClusterRouter {
   readonly #timer: NodeJS.Timeout
   /** Requests waiting for a moving tunnel to be taken by a node. */
   readonly #waiting = new Map<string, Set<() => void>>()
+  /** Set when this node stops: every tunnel it holds is moving to another node. */
+  #draining = false
+  /** Requests peers forwarded here that are being served (draining waits for them). */
+  #serving = 0
 
   constructor(opts: ClusterRouterOptions) {
     this.#opts = opts
@@ -120,9 +124,27 @@ export class ClusterRouter {
       if (registry.isOnline(tunnelId)) return localRoute(registry, tunnelId, 0)
       return (await this.#remote(tunnelId)) ?? null
     }
+    if (this.#draining && waitMs > 0) {
+      // This node told its clients to go: the tunnel's client reconnects to another node, not
+      // here. Wait for the node that takes it (a request reaching a draining node through a
+      // connection the load balancer kept open is served wherever the tunnel goes).
+      await this.#taken(tunnelId, waitMs)
+      if (registry.isOnline(tunnelId)) return localRoute(registry, tunnelId, 0)
+      return (await this.#remote(tunnelId)) ?? null
+    }
     const local = await localRoute(registry, tunnelId, waitMs)
     // While this node waited, the client may have reconnected to another node.
     return local ?? (waitMs > 0 ? ((await this.#remote(tunnelId)) ?? null) : null)
+  }
+
+  /** This node is stopping: its tunnels move to other nodes (see `route`). */
+  drain(): void {
+    this.#draining = true
+  }
+
+  /** Requests forwarded here by peers and not answered yet. */
+  get servingCount(): number {
+    return this.#serving
   }
 
   /** Resolves when a node (this one too) takes `tunnelId`, or after `waitMs`. */
@@ -193,12 +215,20 @@ export class ClusterRouter {
       return
     }
     // Served here, or (the client moved on while this node waited) where the tunnel is now.
-    const route = await this.route(tunnelId, this.#opts.queueWaitMs)
+    this.#serving += 1
+    let route: TunnelRoute | null
+    try {
+      route = await this.route(tunnelId, this.#opts.queueWaitMs)
+    } catch (err) {
+      this.#serving -= 1
+      throw err
+    }
     if (route === null || inbound.closed) {
+      this.#serving -= 1
       inbound.reset(RESET_CODE.refused, 'the tunnel client went away')
       return
     }
-    pipeStreams(inbound, route.open({ ...head, headers }, body, fin))
+    pipeStreams(inbound, route.open({ ...head, headers }, body, fin), () => (this.#serving -= 1))
   }
 
   /** Keep this node's claims alive; a claim another node replaced is lost here. */

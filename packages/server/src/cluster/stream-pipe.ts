@@ -10,10 +10,22 @@ import { RESET_CODE, type MuxStream } from '@burrow/protocol'
 /**
  * Pipe `inbound` (a stream a peer opened: its request arrives, its response is ours to send)
  * to `outbound` (a stream we opened with the same request head: its response arrives).
+ * `onDone` is called once, when the response has ended or either side was reset.
  */
-export function pipeStreams(inbound: MuxStream, outbound: MuxStream): void {
+export function pipeStreams(
+  inbound: MuxStream,
+  outbound: MuxStream,
+  onDone: () => void = () => {},
+): void {
   let done = false
+  let reported = false
+  const report = () => {
+    if (reported) return
+    reported = true
+    onDone()
+  }
   const resetOther = (other: MuxStream) => (code: number, reason: string) => {
+    report()
     if (done) return
     done = true
     other.reset(code === RESET_CODE.cancel ? RESET_CODE.cancel : RESET_CODE.upstream, reason)
@@ -31,13 +43,17 @@ export function pipeStreams(inbound: MuxStream, outbound: MuxStream): void {
   // Response: outbound → inbound.
   outbound.onResponse = (head, body, fin) => {
     inbound.respond(head, body, fin)
-    if (fin) done = true
+    if (fin) {
+      done = true
+      report()
+    }
   }
   outbound.read(
     (chunk) => inbound.write(chunk),
     () => {
       done = true
       inbound.end()
+      report()
     },
   )
   inbound.onDrain = () => outbound.resumeReading()

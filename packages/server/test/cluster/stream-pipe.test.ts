@@ -48,7 +48,8 @@ describe('pipeStreams', () => {
         },
       )
     })
-    const node = pair((inbound) => pipeStreams(inbound, c.broker.open(head)))
+    let done = 0
+    const node = pair((inbound) => pipeStreams(inbound, c.broker.open(head), () => done++))
     const stream = node.broker.open(head)
     for (let i = 0; i < 20; i++) stream.write(Buffer.alloc(64 * 1024, 1))
     stream.end()
@@ -68,12 +69,14 @@ describe('pipeStreams', () => {
     assert.equal(status, 200)
     assert.equal(received, 40 * 64 * 1024)
     assert.ok(ended)
+    assert.equal(done, 1, 'the pipe reports its end once')
   })
 
   it('passes a reset from the agent side through to the tunnel client, and back', async () => {
     let clientReset = ''
     const c = pair((s) => (s.onReset = (_code, why) => (clientReset = why)))
-    const node = pair((inbound) => pipeStreams(inbound, c.broker.open(head)))
+    let done = 0
+    const node = pair((inbound) => pipeStreams(inbound, c.broker.open(head), () => done++))
     const stream = node.broker.open(head)
     await node.flush()
     await c.flush()
@@ -81,11 +84,13 @@ describe('pipeStreams', () => {
     await node.flush()
     await c.flush()
     assert.equal(clientReset, 'the agent disconnected')
+    assert.equal(done, 1, 'a reset ends the pipe, reported once')
 
     let agentReset = ''
     let tunnelSide: MuxStream | null = null
     const c2 = pair((s) => (tunnelSide = s))
-    const node2 = pair((inbound) => pipeStreams(inbound, c2.broker.open(head)))
+    let done2 = 0
+    const node2 = pair((inbound) => pipeStreams(inbound, c2.broker.open(head), () => done2++))
     const s2 = node2.broker.open(head)
     s2.onReset = (_code, why) => (agentReset = why)
     await node2.flush()
@@ -94,5 +99,6 @@ describe('pipeStreams', () => {
     await c2.flush()
     await node2.flush()
     assert.equal(agentReset, 'local server failed')
+    assert.equal(done2, 1)
   })
 })
