@@ -1,7 +1,7 @@
 // burrowd behind nginx, as deploy/nginx.conf puts it (the proxy settings of its `location /`),
-// with the connections from nginx to burrowd made per request (that file's `map` sends
-// `Connection: close` upstream) against kept alive (`keepalive` in the upstream block, no
-// Connection header). Small calls through the tunnel, interleaved rounds, with burrowd's and
+// with the connections from nginx to burrowd kept alive (`keepalive` in the upstream block, no
+// Connection header: that file now) against made per request (`Connection: close` upstream:
+// that file before 2026-11-28). Small calls through the tunnel, interleaved rounds, with burrowd's and
 // nginx's CPU per call (docs/benchmarks.md, "Behind the front proxy").
 //   node --no-memory-reducer --import tsx bench/front-proxy.ts [<concurrency> [<rounds> [<seconds>]]]
 import { cpuSeconds } from './cpu.js'
@@ -83,8 +83,8 @@ try {
   const host = new URL(client.url).hostname
   const fronts = []
   for (const [name, keepAlive] of [
-    ['a connection per request (deploy/nginx.conf)', false],
-    ['connections kept alive', true],
+    ['a connection per request', false],
+    ['connections kept alive (deploy/nginx.conf)', true],
   ] as const) {
     const port = await freePort()
     const dir = `${data.path}/${keepAlive ? 'kept' : 'per-request'}`
