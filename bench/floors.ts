@@ -18,19 +18,10 @@ import { runLoad } from './load.js'
 import { warnWithoutLoadGeneratorFlag } from './load-generator-flags.js'
 import { startNginxPair } from './nginx-proxies.js'
 import { ProcessGroup } from './processes.js'
+import { cellArgs } from './script-args.js'
 import { CALL_HEADERS } from './sections/small-calls.js'
 
-const [concurrency, rounds, seconds] = [50, 3, 4].map((fallback, i) => {
-  const text = process.argv[2 + i]
-  const n = text === undefined ? fallback : Number(text)
-  if (!Number.isInteger(n) || n <= 0) {
-    process.stderr.write(
-      'usage: node --import tsx bench/floors.ts [<concurrency> [<rounds> [<seconds>]]]\n',
-    )
-    process.exit(2)
-  }
-  return n
-}) as [number, number, number]
+const [concurrency, rounds, seconds] = cellArgs('bench/floors.ts', [50, 3, 4])
 
 const FLOORS: readonly (readonly [string, typeof startRelayPair])[] = [
   ['two TCP relays', startRelayPair],

@@ -18,20 +18,11 @@ import { warnWithoutLoadGeneratorFlag } from './load-generator-flags.js'
 import { nginxPids, startNginx } from './nginx-proxies.js'
 import { waitUntilTunnelled } from './peers/peer.js'
 import { ProcessGroup } from './processes.js'
+import { cellArgs } from './script-args.js'
 import { CALL_HEADERS } from './sections/small-calls.js'
 import { freePort } from '../test/helpers/free-port.js'
 
-const [concurrency, rounds, seconds] = [50, 3, 4].map((fallback, i) => {
-  const text = process.argv[2 + i]
-  const n = text === undefined ? fallback : Number(text)
-  if (!Number.isInteger(n) || n <= 0) {
-    process.stderr.write(
-      'usage: node --import tsx bench/front-proxy.ts [<concurrency> [<rounds> [<seconds>]]]\n',
-    )
-    process.exit(2)
-  }
-  return n
-}) as [number, number, number]
+const [concurrency, rounds, seconds] = cellArgs('bench/front-proxy.ts', [50, 3, 4])
 
 /** nginx on `port` in front of burrowd on `burrowdPort`, keeping its connections alive or not. */
 function frontConfig(dir: string, port: number, burrowdPort: number, keepAlive: boolean): string {

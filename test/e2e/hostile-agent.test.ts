@@ -435,6 +435,30 @@ describe('guessing tunnel keys', () => {
   })
 })
 
+/**
+ * A local server that holds every answer until `release()`; `reached` resolves when the first
+ * request arrives, so that burrowd has a request in flight when it is told to stop.
+ */
+async function heldUpstream() {
+  let release: () => void = () => {}
+  const held = new Promise<void>((resolve) => (release = resolve))
+  let arrived: () => void = () => {}
+  const reached = new Promise<void>((resolve) => (arrived = resolve))
+  const upstream = createServer((req, res) => {
+    arrived()
+    req.resume()
+    req.on('end', () => {
+      void held.then(() => {
+        res.writeHead(200, { 'content-type': 'application/json' })
+        res.end(JSON.stringify({ jsonrpc: '2.0', id: 1, result: { content: [] } }))
+      })
+    })
+  })
+  await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve))
+  const url = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/mcp`
+  return { url, reached, release, upstream }
+}
+
 describe('stopping and starting burrowd', () => {
   it('stops on SIGTERM with clients connected, logging no failure', async () => {
     const service = await startService({ BURROW_LOG: 'info' })
@@ -452,22 +476,7 @@ describe('stopping and starting burrowd', () => {
 
   it('keeps serving a kept-alive connection while it drains, and closes it after the answer', async () => {
     // An upstream that holds its answer, so that burrowd has a request in flight and drains.
-    let release: () => void = () => {}
-    const held = new Promise<void>((resolve) => (release = resolve))
-    let arrived: () => void = () => {}
-    const reached = new Promise<void>((resolve) => (arrived = resolve))
-    const upstream = createServer((req, res) => {
-      arrived()
-      req.resume()
-      req.on('end', () => {
-        void held.then(() => {
-          res.writeHead(200, { 'content-type': 'application/json' })
-          res.end(JSON.stringify({ jsonrpc: '2.0', id: 1, result: { content: [] } }))
-        })
-      })
-    })
-    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve))
-    const upstreamUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/mcp`
+    const { url: upstreamUrl, reached, release, upstream } = await heldUpstream()
     const service = await startService({ BURROW_LOG: 'info' })
     const tunnel = await service.tunnel('drainer')
     const client = await startClient(service, tunnel.key, ['--upstream', upstreamUrl])
@@ -518,22 +527,7 @@ describe('stopping and starting burrowd', () => {
 
   it('refuses a tunnel client that reconnects through a kept-alive connection while it drains', async () => {
     // An upstream that holds its answer, so that burrowd has a request in flight and drains.
-    let release: () => void = () => {}
-    const held = new Promise<void>((resolve) => (release = resolve))
-    let arrived: () => void = () => {}
-    const reached = new Promise<void>((resolve) => (arrived = resolve))
-    const upstream = createServer((req, res) => {
-      arrived()
-      req.resume()
-      req.on('end', () => {
-        void held.then(() => {
-          res.writeHead(200, { 'content-type': 'application/json' })
-          res.end(JSON.stringify({ jsonrpc: '2.0', id: 1, result: { content: [] } }))
-        })
-      })
-    })
-    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve))
-    const upstreamUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/mcp`
+    const { url: upstreamUrl, reached, release, upstream } = await heldUpstream()
     const service = await startService({ BURROW_LOG: 'info' })
     const tunnel = await service.tunnel('rejoiner')
     const client = await startClient(service, tunnel.key, ['--upstream', upstreamUrl])
