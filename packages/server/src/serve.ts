@@ -108,14 +108,11 @@ export async function serve(config: ServerConfig): Promise<void> {
       return
     }
     if (draining) {
-      // Through a connection a load balancer kept open, a client could reconnect to the node
-      // that just told it to go: it connects again, and reaches another node.
-      rejectUpgrade(
-        socket,
-        'tunnel_offline',
-        'this node is stopping; connect again to reach another one',
-        'draining',
-      )
+      // Only a connection a load balancer kept open reaches a draining node (it listens no
+      // more). A tunnel client must not reconnect to the node that just told it to go: the
+      // connection is closed unanswered, and the load balancer sends the upgrade (a GET, safe
+      // to send again) to another node. An answer, even 503, would reach the client instead.
+      socket.destroy()
       return
     }
     broker.handleUpgrade(req, socket, head).catch((err: Error) => {

@@ -48,6 +48,8 @@ export class TunnelRegistry implements LinkEvents {
   private readonly opts: TunnelRegistryOptions
   private readonly slots = new Map<string, Slot>()
   private readonly links = new Set<TunnelLink>()
+  /** Set by `drainAll`: a client welcomed after it (its upgrade began before) is told to go too. */
+  private drainingAfterMs: number | null = null
   private readonly clock: () => number
   private readonly startedAt: number
   /** One timer beats for every link: an idle tunnel costs no timer of its own. */
@@ -151,6 +153,7 @@ export class TunnelRegistry implements LinkEvents {
 
   /** Tell every client this node is going away, so they reconnect (elsewhere, or after restart). */
   drainAll(reconnectAfterMs: number): void {
+    this.drainingAfterMs = reconnectAfterMs
     for (const link of this.links) link.goaway(GOAWAY_CODE.drain, reconnectAfterMs)
   }
 
@@ -215,6 +218,9 @@ export class TunnelRegistry implements LinkEvents {
         for (const waiter of [...(slot.waiters ?? [])]) waiter(link)
       })
     }
+    const drainAfter = this.drainingAfterMs
+    // After the welcome, which is sent once this returns.
+    if (drainAfter !== null) queueMicrotask(() => link.goaway(GOAWAY_CODE.drain, drainAfter))
     return {
       version: PROTOCOL_VERSION,
       tunnelId: tunnel.id,

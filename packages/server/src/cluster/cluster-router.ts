@@ -120,17 +120,13 @@ export class ClusterRouter {
     if (remote === null && waitMs > 0) {
       // The holder cannot be reached (it is going away): its client is moving; wait for the
       // node that takes it, as a reconnecting client is waited for on one node.
-      await this.#taken(tunnelId, waitMs)
-      if (registry.isOnline(tunnelId)) return localRoute(registry, tunnelId, 0)
-      return (await this.#remote(tunnelId)) ?? null
+      return this.#whenTaken(tunnelId, waitMs)
     }
-    if (this.#draining && waitMs > 0) {
-      // This node told its clients to go: the tunnel's client reconnects to another node, not
-      // here. Wait for the node that takes it (a request reaching a draining node through a
-      // connection the load balancer kept open is served wherever the tunnel goes).
-      await this.#taken(tunnelId, waitMs)
-      if (registry.isOnline(tunnelId)) return localRoute(registry, tunnelId, 0)
-      return (await this.#remote(tunnelId)) ?? null
+    if (this.#draining && waitMs > 0 && this.#held.has(tunnelId)) {
+      // This node told the tunnel's client to go: it reconnects to another node, not here. Wait
+      // for the node that takes it (a request reaching a draining node through a connection
+      // the load balancer kept open is served wherever the tunnel goes).
+      return this.#whenTaken(tunnelId, waitMs)
     }
     const local = await localRoute(registry, tunnelId, waitMs)
     // While this node waited, the client may have reconnected to another node.
@@ -147,21 +143,45 @@ export class ClusterRouter {
     return this.#serving
   }
 
-  /** Resolves when a node (this one too) takes `tunnelId`, or after `waitMs`. */
-  #taken(tunnelId: string, waitMs: number): Promise<void> {
-    return new Promise((resolve) => {
-      const done = () => {
+  /**
+   * The route to `tunnelId` once a node (this one too) takes it, or null after `waitMs`. The
+   * directory is read again once the waiter is in place, so a claim that lands just before the
+   * wait begins is not missed.
+   */
+  async #whenTaken(tunnelId: string, waitMs: number): Promise<TunnelRoute | null> {
+    const { registry } = this.#opts
+    const where = async () =>
+      registry.isOnline(tunnelId)
+        ? localRoute(registry, tunnelId, 0)
+        : ((await this.#remote(tunnelId)) ?? null)
+    const taken = this.#taken(tunnelId, waitMs)
+    const already = await where()
+    if (already !== null) {
+      taken.stop()
+      return already
+    }
+    await taken.done
+    return where()
+  }
+
+  /** `done` resolves when a node (this one too) takes `tunnelId`, after `waitMs`, or on `stop`. */
+  #taken(tunnelId: string, waitMs: number): { done: Promise<void>; stop: () => void } {
+    let stop: () => void = () => {}
+    const done = new Promise<void>((resolve) => {
+      const wake = () => {
         clearTimeout(timer)
         const left = this.#waiting.get(tunnelId)
-        left?.delete(done)
+        left?.delete(wake)
         if (left?.size === 0) this.#waiting.delete(tunnelId)
         resolve()
       }
-      const timer = setTimeout(done, waitMs)
+      const timer = setTimeout(wake, waitMs)
       let set = this.#waiting.get(tunnelId)
       if (!set) this.#waiting.set(tunnelId, (set = new Set()))
-      set.add(done)
+      set.add(wake)
+      stop = wake
     })
+    return { done, stop }
   }
 
   /** The route to the node holding `tunnelId` when another node does; undefined otherwise. */
@@ -215,20 +235,24 @@ export class ClusterRouter {
       return
     }
     // Served here, or (the client moved on while this node waited) where the tunnel is now.
+    // Counted until answered: a draining node waits for it.
     this.#serving += 1
-    let route: TunnelRoute | null
+    let piped = false
     try {
-      route = await this.route(tunnelId, this.#opts.queueWaitMs)
+      const route = await this.route(tunnelId, this.#opts.queueWaitMs)
+      if (route === null || inbound.closed) {
+        inbound.reset(RESET_CODE.refused, 'the tunnel client went away')
+        return
+      }
+      // Opening throws when the route's connection closed meanwhile: nothing was sent, so the
+      // peer may send the request again.
+      pipeStreams(inbound, route.open({ ...head, headers }, body, fin), () => (this.#serving -= 1))
+      piped = true
     } catch (err) {
-      this.#serving -= 1
-      throw err
+      inbound.reset(RESET_CODE.refused, `the tunnel client went away: ${(err as Error).message}`)
+    } finally {
+      if (!piped) this.#serving -= 1
     }
-    if (route === null || inbound.closed) {
-      this.#serving -= 1
-      inbound.reset(RESET_CODE.refused, 'the tunnel client went away')
-      return
-    }
-    pipeStreams(inbound, route.open({ ...head, headers }, body, fin), () => (this.#serving -= 1))
   }
 
   /** Keep this node's claims alive; a claim another node replaced is lost here. */

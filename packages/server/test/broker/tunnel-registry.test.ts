@@ -1,0 +1,54 @@
+// The registry's part in a drain: a client welcomed after the node began to drain (its upgrade
+// passed before the drain did) is told to go as well, after its welcome, or the node would hold
+// its tunnel until it exits.
+import assert from 'node:assert/strict'
+import { it } from 'node:test'
+import { GOAWAY_CODE, PROTOCOL_VERSION, silentLogger } from '@burrow/protocol'
+import { ResumeTokens } from '../../src/broker/resume-token.js'
+import type { TunnelLink } from '../../src/broker/tunnel-link.js'
+import { TunnelRegistry } from '../../src/broker/tunnel-registry.js'
+
+/** A link as the registry sees it, recording the GOAWAYs it is sent. */
+function fakeLink(id: string) {
+  const goaways: { code: number; after: number }[] = []
+  const link = {
+    tunnel: { id, subdomain: id, accountSlug: 'acme' },
+    sessionId: null,
+    state: 'active',
+    goaway: (code: number, after = 0) => goaways.push({ code, after }),
+    beat: () => {},
+    close: () => {},
+  }
+  return { link: link as unknown as TunnelLink, goaways }
+}
+
+const registry = () =>
+  new TunnelRegistry({
+    tokens: new ResumeTokens('test secret'),
+    graceMs: 30_000,
+    heartbeatMs: 60_000,
+    publicUrl: (t) => `https://${t.subdomain}--${t.accountSlug}.example.test/mcp`,
+    log: silentLogger,
+    touch: async () => {},
+  })
+
+const hello = { version: PROTOCOL_VERSION, agent: 'test' }
+
+it('tells a client welcomed after the drain began to go, after its welcome', async () => {
+  const r = registry()
+  r.drainAll(0)
+  const late = fakeLink('t1')
+  const welcome = r.hello(late.link, hello)
+  assert.equal(welcome.tunnelId, 't1')
+  assert.deepEqual(late.goaways, [], 'the GOAWAY must follow the welcome, not precede it')
+  await Promise.resolve()
+  assert.deepEqual(late.goaways, [{ code: GOAWAY_CODE.drain, after: 0 }])
+})
+
+it('sends no GOAWAY to a client welcomed while the node is not draining', async () => {
+  const r = registry()
+  const link = fakeLink('t2')
+  r.hello(link.link, hello)
+  await Promise.resolve()
+  assert.deepEqual(link.goaways, [])
+})
