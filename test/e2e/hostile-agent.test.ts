@@ -474,63 +474,22 @@ describe('stopping and starting burrowd', () => {
     }
   })
 
-  it('keeps serving a kept-alive connection while it drains, and closes it after the answer', async () => {
-    // An upstream that holds its answer, so that burrowd has a request in flight and drains.
+  /**
+   * A burrowd with a request in flight (its local server holds the answer until `release`) and
+   * a connection kept alive after an answer, as a proxy in front keeps its connections; `text`
+   * is what that connection received since the last `clear`.
+   */
+  async function drainingSetup(name: string) {
     const { url: upstreamUrl, reached, release, upstream } = await heldUpstream()
     const service = await startService({ BURROW_LOG: 'info' })
-    const tunnel = await service.tunnel('drainer')
+    const tunnel = await service.tunnel(name)
     const client = await startClient(service, tunnel.key, ['--upstream', upstreamUrl])
-    try {
-      const inFlight = publicFetch(tunnel.url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json' },
-        body: CALL,
-      })
-      await reached
-      // A connection kept alive after an answer, as a proxy in front keeps its connections.
-      const kept = connect(service.port, '127.0.0.1')
-      let text = ''
-      let closed = false
-      kept.on('data', (c: Buffer) => (text += c.toString('latin1')))
-      kept.on('error', () => {})
-      kept.on('close', () => (closed = true))
-      const readyz = `GET /readyz HTTP/1.1\r\nHost: 127.0.0.1:${service.port}\r\n\r\n`
-      kept.write(readyz)
-      // The whole answer: its body, and the end of its chunks when it has them.
-      while (!/ready\n(\r\n0\r\n\r\n)?$/.test(text)) await new Promise((r) => setTimeout(r, 10))
-      assert.match(text, /^HTTP\/1\.1 200 /)
-      assert.doesNotMatch(text, /connection: close/i)
-      text = ''
-      const stopped = service.proc.stop('SIGTERM', 30_000)
-      await service.proc.waitFor(/shutting down/)
-      await new Promise((r) => setTimeout(r, 200))
-      assert.equal(closed, false, 'the kept-alive connection was closed when the drain began')
-      kept.write(readyz)
-      while (!closed) await new Promise((r) => setTimeout(r, 10))
-      assert.match(
-        text,
-        /^HTTP\/1\.1 503 /,
-        `the kept-alive connection got: ${JSON.stringify(text)}`,
-      )
-      assert.match(text, /\r\nconnection: close\r\n/i)
-      assert.match(text, /draining/)
-      release()
-      assert.equal((await inFlight).status, 200)
-      assert.equal(await stopped, 0)
-    } finally {
+    const close = async () => {
       release()
       await client.stop()
       await service.close()
       upstream.close()
     }
-  })
-
-  it("closes, unanswered, a tunnel client's upgrade on a kept-alive connection while it drains", async () => {
-    // An upstream that holds its answer, so that burrowd has a request in flight and drains.
-    const { url: upstreamUrl, reached, release, upstream } = await heldUpstream()
-    const service = await startService({ BURROW_LOG: 'info' })
-    const tunnel = await service.tunnel('rejoiner')
-    const client = await startClient(service, tunnel.key, ['--upstream', upstreamUrl])
     try {
       const inFlight = publicFetch(tunnel.url, {
         method: 'POST',
@@ -538,36 +497,75 @@ describe('stopping and starting burrowd', () => {
         body: CALL,
       })
       await reached
-      // A load balancer's connection to this node, kept alive after an answer.
       const kept = connect(service.port, '127.0.0.1')
-      let text = ''
-      let closed = false
-      kept.on('data', (c: Buffer) => (text += c.toString('latin1')))
+      const seen = { text: '', closed: false }
+      kept.on('data', (c: Buffer) => (seen.text += c.toString('latin1')))
       kept.on('error', () => {})
-      kept.on('close', () => (closed = true))
+      kept.on('close', () => (seen.closed = true))
       const host = `Host: 127.0.0.1:${service.port}\r\n`
-      kept.write(`GET /readyz HTTP/1.1\r\n${host}\r\n`)
-      while (!/ready\n(\r\n0\r\n\r\n)?$/.test(text)) await new Promise((r) => setTimeout(r, 10))
-      text = ''
-      const stopped = service.proc.stop('SIGTERM', 30_000)
-      await service.proc.waitFor(/shutting down/)
-      // The tunnel's client, told to go, connects again on that connection with a valid key.
-      kept.write(
-        `GET /connect HTTP/1.1\r\n${host}Upgrade: websocket\r\nConnection: Upgrade\r\n` +
-          `Sec-WebSocket-Key: ${randomBytes(16).toString('base64')}\r\nSec-WebSocket-Version: 13\r\n` +
-          `Authorization: Bearer ${tunnel.key}\r\n\r\n`,
+      const readyz = `GET /readyz HTTP/1.1\r\n${host}\r\n`
+      kept.write(readyz)
+      // The whole answer: its body, and the end of its chunks when it has them.
+      while (!/ready\n(\r\n0\r\n\r\n)?$/.test(seen.text))
+        await new Promise((r) => setTimeout(r, 10))
+      return { service, tunnel, inFlight, kept, seen, host, readyz, release, close }
+    } catch (err) {
+      await close()
+      throw err
+    }
+  }
+
+  it('keeps serving a kept-alive connection while it drains, and closes it after the answer', async () => {
+    const d = await drainingSetup('drainer')
+    try {
+      assert.match(d.seen.text, /^HTTP\/1\.1 200 /)
+      assert.doesNotMatch(d.seen.text, /connection: close/i)
+      d.seen.text = ''
+      const stopped = d.service.proc.stop('SIGTERM', 30_000)
+      await d.service.proc.waitFor(/shutting down/)
+      await new Promise((r) => setTimeout(r, 200))
+      assert.equal(
+        d.seen.closed,
+        false,
+        'the kept-alive connection was closed when the drain began',
       )
-      while (!closed) await new Promise((r) => setTimeout(r, 10))
-      // Closed unanswered: a load balancer sends the upgrade to another node.
-      assert.equal(text, '', `the upgrade got: ${JSON.stringify(text)}`)
-      release()
-      assert.equal((await inFlight).status, 200)
+      d.kept.write(d.readyz)
+      while (!d.seen.closed) await new Promise((r) => setTimeout(r, 10))
+      assert.match(
+        d.seen.text,
+        /^HTTP\/1\.1 503 /,
+        `the kept-alive connection got: ${JSON.stringify(d.seen.text)}`,
+      )
+      assert.match(d.seen.text, /\r\nconnection: close\r\n/i)
+      assert.match(d.seen.text, /draining/)
+      d.release()
+      assert.equal((await d.inFlight).status, 200)
       assert.equal(await stopped, 0)
     } finally {
-      release()
-      await client.stop()
-      await service.close()
-      upstream.close()
+      await d.close()
+    }
+  })
+
+  it("closes, unanswered, a tunnel client's upgrade on a kept-alive connection while it drains", async () => {
+    const d = await drainingSetup('rejoiner')
+    try {
+      d.seen.text = ''
+      const stopped = d.service.proc.stop('SIGTERM', 30_000)
+      await d.service.proc.waitFor(/shutting down/)
+      // The tunnel's client, told to go, connects again on that connection with a valid key.
+      d.kept.write(
+        `GET /connect HTTP/1.1\r\n${d.host}Upgrade: websocket\r\nConnection: Upgrade\r\n` +
+          `Sec-WebSocket-Key: ${randomBytes(16).toString('base64')}\r\nSec-WebSocket-Version: 13\r\n` +
+          `Authorization: Bearer ${d.tunnel.key}\r\n\r\n`,
+      )
+      while (!d.seen.closed) await new Promise((r) => setTimeout(r, 10))
+      // Closed unanswered: a load balancer sends the upgrade to another node.
+      assert.equal(d.seen.text, '', `the upgrade got: ${JSON.stringify(d.seen.text)}`)
+      d.release()
+      assert.equal((await d.inFlight).status, 200)
+      assert.equal(await stopped, 0)
+    } finally {
+      await d.close()
     }
   })
 
