@@ -136,11 +136,11 @@ export function checkTargets(
             : '')
         : 'n/a',
     ...(floorAdded !== undefined ? { floor: `+${floorAdded.toFixed(2)} ms` } : {}),
-    ...httpFloor(byId(TARGET_ROWS.smallProxiesUnloaded), (row) => {
+    ...floorColumn('httpFloor', byId(TARGET_ROWS.smallProxiesUnloaded), (row) => {
       const proxiesAdded = addedP50(row)
       return proxiesAdded === undefined ? null : `+${proxiesAdded.toFixed(2)} ms`
     }),
-    ...nativeFloor(byId(TARGET_ROWS.smallNginxUnloaded), (row) => {
+    ...floorColumn('nativeFloor', byId(TARGET_ROWS.smallNginxUnloaded), (row) => {
       const nginxAdded = addedP50(row)
       return nginxAdded === undefined ? null : `+${nginxAdded.toFixed(2)} ms`
     }),
@@ -163,12 +163,12 @@ export function checkTargets(
     target: `Small calls at c=50 ≥${TARGETS.loadedFloorShare}× the floor's and ahead of every peer`,
     measured: loaded?.value ? `${calls(loaded)}${shareText(loadedShare)}` : 'n/a',
     ...(loadedFloor?.value ? { floor: calls(loadedFloor) } : {}),
-    ...httpFloor(byId(TARGET_ROWS.smallProxiesLoaded), (row) =>
+    ...floorColumn('httpFloor', byId(TARGET_ROWS.smallProxiesLoaded), (row) =>
       row.value
         ? `${calls(row)}${shareText(run.share(TARGET_ROWS.smallProxiesLoaded, TARGET_ROWS.smallFloorLoaded))}`
         : null,
     ),
-    ...nativeFloor(byId(TARGET_ROWS.smallNginxLoaded), (row) =>
+    ...floorColumn('nativeFloor', byId(TARGET_ROWS.smallNginxLoaded), (row) =>
       row.value
         ? `${calls(row)}${shareText(run.share(TARGET_ROWS.smallNginxLoaded, TARGET_ROWS.smallFloorLoaded))}`
         : null,
@@ -199,12 +199,12 @@ export function checkTargets(
       ? mb(bulk) + shareText(bulkShare) + (parallel?.value ? `; c=4 total ${mb(parallel)}` : '')
       : 'n/a',
     ...(bulkFloor?.value ? { floor: mb(bulkFloor) } : {}),
-    ...httpFloor(byId(TARGET_ROWS.bulkProxies), (row) =>
+    ...floorColumn('httpFloor', byId(TARGET_ROWS.bulkProxies), (row) =>
       row.value
         ? `${mb(row)}${shareText(run.share(TARGET_ROWS.bulkProxies, TARGET_ROWS.bulkFloor))}`
         : null,
     ),
-    ...nativeFloor(byId(TARGET_ROWS.bulkNginx), (row) =>
+    ...floorColumn('nativeFloor', byId(TARGET_ROWS.bulkNginx), (row) =>
       row.value
         ? `${mb(row)}${shareText(run.share(TARGET_ROWS.bulkNginx, TARGET_ROWS.bulkFloor))}`
         : null,
@@ -371,22 +371,14 @@ function sdkAgainstDirect(run: RunRows): TargetCheck {
   }
 }
 
-/** The `httpFloor` column: what `show` makes of the HTTP floor's row, or nothing. */
-function httpFloor(
+/** A floor's column (`httpFloor`, `nativeFloor`): what `show` makes of its row, or nothing. */
+function floorColumn<K extends 'httpFloor' | 'nativeFloor'>(
+  column: K,
   row: Row | undefined,
   show: (row: Row) => string | null,
-): { httpFloor?: string } {
+): Partial<Record<K, string>> {
   const text = row ? show(row) : null
-  return text !== null ? { httpFloor: text } : {}
-}
-
-/** The `nativeFloor` column: what `show` makes of the nginx floor's row, or nothing. */
-function nativeFloor(
-  row: Row | undefined,
-  show: (row: Row) => string | null,
-): { nativeFloor?: string } {
-  const text = row ? show(row) : null
-  return text !== null ? { nativeFloor: text } : {}
+  return text !== null ? ({ [column]: text } as Partial<Record<K, string>>) : {}
 }
 
 /** " (0.52× the floor; rounds 0.50 · 0.52 · 0.55)", or "" when it was not measured. */
