@@ -36,15 +36,22 @@ export interface BenchConfig {
   /** Directory for V8 CPU profiles of burrowd and burrow (`BENCH_CPU_PROF`), or null for none. */
   readonly cpuProfileDir: string | null
   /**
-   * Times the sections the targets read (small, sdk, transfer) run, each row then the round with
-   * the median value (`BENCH_ROUNDS`, default 1): on a machine whose speed wanders, one cell's
+   * Times the sections whose rows the targets compare (all but stdio and idle) run, each row then
+   * the round with the median value (`BENCH_ROUNDS`, default 1): on a machine whose speed wanders, one cell's
    * reading can land on either side of a threshold.
    */
   readonly rounds: number
 }
 
-/** The sections `BENCH_ROUNDS` repeats: those the targets read. */
-export const REPEATED_SECTIONS: ReadonlySet<Section> = new Set(['small', 'sdk', 'transfer'])
+/** The sections `BENCH_ROUNDS` repeats: those whose rows the targets compare with each other. */
+export const REPEATED_SECTIONS: ReadonlySet<Section> = new Set([
+  'small',
+  'quota',
+  'policy',
+  'sdk',
+  'transfer',
+  'cluster',
+])
 
 /** Node flags that make a process write a CPU profile on exit, when profiling was asked for. */
 export function profileArgs(config: BenchConfig): string[] {

@@ -140,3 +140,49 @@ test('the nginx floor is shown beside each target and never decides a verdict', 
   const without = checkTargets(rows.filter((r) => !r.id!.includes('nginx')))
   assert.equal(target(without, 'Small calls at c=50').nativeFloor, undefined)
 })
+
+test('the governance policy, quotas and several nodes are read within each round too', () => {
+  // The full run of 2026-11-28, 15:20 read 0.78× from one round; the same cells run alone three
+  // times gave 1.01, 0.98 and 1.30.
+  const rounds = [
+    [
+      row(TARGET_ROWS.policyNone, 5492),
+      row(TARGET_ROWS.policyRealistic, 5556),
+      row(TARGET_ROWS.quotaOff, 5000),
+      row(TARGET_ROWS.quotaOn, 5100),
+    ],
+    [
+      row(TARGET_ROWS.policyNone, 4825),
+      row(TARGET_ROWS.policyRealistic, 4732),
+      row(TARGET_ROWS.quotaOff, 4000),
+      row(TARGET_ROWS.quotaOn, 3800),
+    ],
+    [
+      row(TARGET_ROWS.policyNone, 4343),
+      row(TARGET_ROWS.policyRealistic, 5667),
+      row(TARGET_ROWS.quotaOff, 6000),
+      row(TARGET_ROWS.quotaOn, 6600),
+    ],
+  ]
+  const rows = medianRows(rounds)
+  const checks = checkTargets(rows, rounds)
+  const policy = target(checks, 'small calls with a realistic governance policy')
+  assert.equal(policy.met, true)
+  // The median ratio (the first round's), beside that round's figures.
+  assert.equal(policy.measured, '1.01× (5,556 vs 5,492 calls/s, c=50; rounds 1.01 · 0.98 · 1.30)')
+  const quota = target(checks, 'small-call throughput with quota enforcement')
+  assert.equal(quota.met, null)
+  assert.equal(quota.verdict, 'for information (no target)')
+  assert.equal(quota.measured, '1.02× (5,100 vs 5,000 calls/s, c=50; rounds 1.02 · 0.95 · 1.10)')
+  // A policy far costlier than none in every round fails the target.
+  const slow = rounds.map((r) =>
+    r.map((x) => (x.id === TARGET_ROWS.policyRealistic ? { ...x, value: x.value! * 0.7 } : x)),
+  )
+  assert.equal(
+    target(checkTargets(medianRows(slow), slow), 'small calls with a realistic').met,
+    false,
+  )
+  // Not measured: no verdict either way.
+  const none = target(checkTargets([]), 'small calls across nodes')
+  assert.deepEqual([none.measured, none.met], ['n/a', null])
+})
