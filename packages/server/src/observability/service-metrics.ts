@@ -10,6 +10,14 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { LinkMeters } from '../broker/tunnel-link.js'
 
 /**
+ * How often the event-loop lag of the default metrics is sampled, in ms. prom-client's default
+ * (10) is a timer that wakes an idle burrowd 100 times a second; a tenth of that still gives a
+ * scrape every 15 s 150 samples for its percentiles, and a stall long enough to matter still
+ * delays a sample.
+ */
+export const EVENT_LOOP_SAMPLE_MS = 100
+
+/**
  * Counts kept as plain numbers on the hot path (every frame, every request) and added to their
  * prom-client counters when the metrics are read: prom-client hashes the labels of every `inc`.
  */
@@ -58,7 +66,11 @@ export class ServiceMetrics {
   ) {
     const registers = [this.registry]
     if (opts.defaults ?? true)
-      collectDefaultMetrics({ register: this.registry, prefix: 'burrowd_' })
+      collectDefaultMetrics({
+        register: this.registry,
+        prefix: 'burrowd_',
+        eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS,
+      })
     this.tunnelsConnected = readGauge(
       'burrowd_tunnels_connected',
       'Tunnel client connections open on this node',

@@ -1,8 +1,9 @@
 // burrowd's Prometheus metrics: valid exposition text, the families operators need, no labels
 // that would multiply with tunnels.
 import assert from 'node:assert/strict'
-import { describe, it } from 'node:test'
-import { ServiceMetrics } from '../../src/observability/service-metrics.js'
+import perfHooks from 'node:perf_hooks'
+import { describe, it, mock } from 'node:test'
+import { EVENT_LOOP_SAMPLE_MS, ServiceMetrics } from '../../src/observability/service-metrics.js'
 import { parsePrometheus } from '../helpers/parse-prometheus.js'
 
 describe('ServiceMetrics', () => {
@@ -30,6 +31,21 @@ describe('ServiceMetrics', () => {
           assert.ok(!/tunnel|account/.test(label), `${f.name} has a per-tunnel label ${label}`)
         }
       }
+    }
+  })
+
+  it("samples the event loop's lag ten times a second, not a hundred (an idle burrowd sleeps)", async () => {
+    const monitor = mock.method(perfHooks, 'monitorEventLoopDelay')
+    try {
+      const m = new ServiceMetrics()
+      assert.equal(monitor.mock.callCount(), 1)
+      assert.deepEqual(monitor.mock.calls[0]!.arguments, [{ resolution: EVENT_LOOP_SAMPLE_MS }])
+      assert.equal(EVENT_LOOP_SAMPLE_MS, 100)
+      // The lag is still reported.
+      const families = new Map(parsePrometheus((await m.render()).body).map((f) => [f.name, f]))
+      assert.ok(families.has('burrowd_nodejs_eventloop_lag_p99_seconds'))
+    } finally {
+      monitor.mock.restore()
     }
   })
 
