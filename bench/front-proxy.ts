@@ -21,6 +21,7 @@ import { ProcessGroup } from './processes.js'
 import { cellArgs } from './script-args.js'
 import { CALL_HEADERS } from './sections/small-calls.js'
 import { freePort } from '../test/helpers/free-port.js'
+import { burrowdLocation, nginxTempPaths } from '../test/helpers/nginx-front.js'
 
 const [concurrency, rounds, seconds] = cellArgs('bench/front-proxy.ts', [50, 3, 4])
 
@@ -33,27 +34,13 @@ error_log stderr warn;
 events { worker_connections 8192; }
 http {
   access_log off;
-  client_body_temp_path ${dir}/body;
-  proxy_temp_path ${dir}/proxy;
-  fastcgi_temp_path ${dir}/fastcgi;
-  uwsgi_temp_path ${dir}/uwsgi;
-  scgi_temp_path ${dir}/scgi;
+${nginxTempPaths(dir)}
   map $http_upgrade $connection_upgrade { default upgrade; '' ${keepAlive ? "''" : 'close'}; }
   upstream burrowd { server 127.0.0.1:${burrowdPort};${keepAlive ? ' keepalive 64;' : ''} }
   server {
     listen 127.0.0.1:${port};
     client_max_body_size 8m;
-    location / {
-      proxy_pass http://burrowd;
-      proxy_http_version 1.1;
-      proxy_set_header Host $http_host;
-      proxy_set_header Upgrade $http_upgrade;
-      proxy_set_header Connection $connection_upgrade;
-      proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
-      proxy_buffering off;
-      proxy_request_buffering off;
-      proxy_read_timeout 1h;
-    }
+${burrowdLocation('1h')}
   }
 }
 `

@@ -7,6 +7,7 @@
 // With several rounds, every ratio is taken within each round and the median read (round-ratio.ts).
 import { formatValue, type Row, type TargetCheck } from './report.js'
 import { aheadOfPeers, closestPeer, closestPeerColumn, label } from './closest-peer.js'
+import { pairShare } from './pair-share.js'
 import { RunRows, formatRatio, roundsNote, type RoundRatio } from './round-ratio.js'
 
 /** Row ids the targets read; peer rows are `small-peer-<peer>-<c>` and `bulk-peer-<peer>-1`. */
@@ -273,30 +274,6 @@ export function checkTargets(
     ),
   )
   return checks
-}
-
-/**
- * Two rows of one section at c=50 against each other (`a`'s calls/s over `b`'s), within each
- * round: a target when `atLeast` is given, else a figure for information.
- */
-function pairShare(
-  run: RunRows,
-  target: string,
-  a: string,
-  b: string,
-  atLeast: number | null,
-): TargetCheck {
-  const share = run.share(a, b)
-  // The two figures of the round whose ratio is the median.
-  const first = run.rowOf(a, share)
-  const second = run.rowOf(b, share)
-  if (share === null || !first?.value || !second?.value)
-    return { target, measured: 'n/a', met: null }
-  const calls = (row: Row) => formatValue(row.value!, 'calls/s')
-  const measured = `${share.value.toFixed(2)}× (${calls(first)} vs ${calls(second)} calls/s, c=50${roundsNote(share)})`
-  return atLeast === null
-    ? { target, measured, met: null, verdict: 'for information (no target)' }
-    : { target, measured, met: share.value >= atLeast }
 }
 
 /**

@@ -39,6 +39,7 @@ import {
 } from '../helpers/quota-stack.js'
 import { buyPlan } from '../helpers/dev-checkout.js'
 import { BURROW, BURROWD, EVERYTHING, type Service } from '../helpers/stack.js'
+import { burrowdLocation, nginxTempPaths } from '../helpers/nginx-front.js'
 
 const run = promisify(execFile)
 const NGINX = '/usr/sbin/nginx'
@@ -68,11 +69,7 @@ error_log ${dir}/error.log warn;
 events { worker_connections 1024; }
 http {
   access_log off;
-  client_body_temp_path ${dir}/body;
-  proxy_temp_path ${dir}/proxy;
-  fastcgi_temp_path ${dir}/fastcgi;
-  uwsgi_temp_path ${dir}/uwsgi;
-  scgi_temp_path ${dir}/scgi;
+${nginxTempPaths(dir)}
   map $http_upgrade $connection_upgrade { default upgrade; '' ''; }
   upstream burrowd {
 ${ports.map((p) => `    server 127.0.0.1:${p} max_fails=0;`).join('\n')}
@@ -82,17 +79,7 @@ ${ports.map((p) => `    server 127.0.0.1:${p} max_fails=0;`).join('\n')}
   server {
     listen 127.0.0.1:${listen};
     client_max_body_size 64m;
-    location / {
-      proxy_pass http://burrowd;
-      proxy_http_version 1.1;
-      proxy_set_header Host $http_host;
-      proxy_set_header Upgrade $http_upgrade;
-      proxy_set_header Connection $connection_upgrade;
-      proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
-      proxy_buffering off;
-      proxy_request_buffering off;
-      proxy_read_timeout 300s;
-    }
+${burrowdLocation('300s')}
   }
 }
 `
