@@ -26,7 +26,7 @@ import {
   jsonRpcMessageOf,
   readJsonRpcBody,
   type JsonRpcBody,
-  type JsonRpcId,
+  type RefusedId,
   type JsonRpcMessage,
   type JsonRpcRequest,
 } from '@burrow/protocol'
@@ -318,7 +318,7 @@ export class McpFront implements RequestHandler {
   #sessionOf(
     req: LocalRequest,
     res: LocalResponse,
-    requestId: JsonRpcId | null = null,
+    requestId: RefusedId = null,
   ): FrontSession | null {
     const id = req.headers['mcp-session-id']
     if (id === undefined || id === '') {

@@ -3,7 +3,7 @@
  * tool name of a `tools/call`, the request id, and whether an answer carries an error. Request
  * bodies are read with the shared reader (`readJsonRpcBody`); anything it cannot read yields nulls.
  */
-import { isBodyProblem, isRecord, readJsonRpcBody } from '@burrow/protocol'
+import { isBodyProblem, isRecord, LargeNumberId, readJsonRpcBody } from '@burrow/protocol'
 
 /** The list columns of a request body. */
 export interface RequestSummary {
@@ -27,7 +27,9 @@ export function summarizeRequest(body: Uint8Array): RequestSummary {
   const method = first.kind === 'response' ? null : first.method
   const target = first.kind === 'request' || first.kind === 'notification' ? first.target : null
   const toolName = method === 'tools/call' && target?.kind === 'tool' ? target.name : null
-  const rpcId = first.kind === 'notification' ? null : first.id
+  const id = first.kind === 'notification' ? null : first.id
+  // A refused id too large for a number is shown as the digits it was sent with.
+  const rpcId = id instanceof LargeNumberId ? id.text : id
   const more = read.messages.length > 1 ? ` (+${read.messages.length - 1})` : ''
   return { rpcMethod: method === null ? null : method + more, toolName, rpcId }
 }

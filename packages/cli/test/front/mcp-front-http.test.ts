@@ -49,12 +49,13 @@ describe('McpFront over HTTP', { timeout: 30_000 }, () => {
   it('refuses bad headers, paths, methods and bodies like the SDK server', async () => {
     const { url } = served
     const ping = { jsonrpc: '2.0', id: 1, method: 'ping' }
-    // Each refusal answers the refused request's id when the body is one request with an id.
+    // Each refusal answers the refused request's id when the body is one request with an id
+    // (one that is not valid JSON-RPC included, as the edge answers it).
     const cases: [Promise<Response>, number, number | undefined, (number | null)?][] = [
       [post(url, {}, { accept: 'application/json' }), 406, -32000],
       [post(url, {}, { 'content-type': 'text/plain' }), 415, -32000],
       [post(url, '{"jsonrpc": "2.0", "method": '), 400, -32700],
-      [post(url, { jsonrpc: '1.0', id: 1, method: 'ping' }), 400, -32600],
+      [post(url, { jsonrpc: '1.0', id: 1, method: 'ping' }), 400, -32600, 1],
       [post(url, '[]'), 400, -32600],
       [post(url, '42'), 400, -32600],
       [post(url, [ping, { jsonrpc: '2.0', method: 'notifications/x' }, ping]), 400, -32600],

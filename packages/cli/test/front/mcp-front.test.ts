@@ -139,6 +139,33 @@ describe('McpFront with the SDK client and server-everything', { timeout: 30_000
     assert.equal(body.error.code, -32700)
   })
 
+  it('refuses an id beyond 2^53 − 1 with 400, echoing its digits exactly', async () => {
+    const digits = '9007199254740993'
+    const res = await post(
+      served.url,
+      `{"jsonrpc":"2.0","id":${digits},"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"big","version":"1"}}}`,
+    )
+    assert.equal(res.status, 400)
+    const text = await res.text()
+    assert.match(text, new RegExp(`"id":${digits},`))
+    const body = JSON.parse(text) as { error: { code: number; message: string } }
+    assert.equal(body.error.code, -32600)
+    assert.match(body.error.message, /within ±9007199254740991.*send a larger id as a string/)
+    // The same id as a string is an id like any other.
+    const asString = await post(served.url, {
+      jsonrpc: '2.0',
+      id: digits,
+      method: 'initialize',
+      params: {
+        protocolVersion: '2025-11-25',
+        capabilities: {},
+        clientInfo: { name: 'b', version: '1' },
+      },
+    })
+    assert.equal(asString.status, 200)
+    assert.match(await asString.text(), new RegExp(`"id":"${digits}"`))
+  })
+
   it('ends a session on DELETE, after which its id gets 404', async () => {
     const { transport } = await connect(served.url)
     const sessionId = transport.sessionId

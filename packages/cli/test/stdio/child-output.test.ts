@@ -17,6 +17,7 @@ const OUTPUT = [
   '42',
   '{"jsonrpc":"2.0","id":{},"method":"x"}',
   '[{"jsonrpc":"2.0","method":"notifications/a"},{"jsonrpc":"1.0","method":"b"}]',
+  '{"jsonrpc":"2.0","id":9007199254740993,"method":"sampling/createMessage","params":{}}',
 ]
 
 describe('readChildOutput', () => {
@@ -39,10 +40,12 @@ describe('readChildOutput', () => {
       { jsonrpc: '2.0', method: 'notifications/a' },
     ])
     assert.deepEqual(stderr, ['a warning'])
-    assert.equal(skipped.length, 4)
+    assert.equal(skipped.length, 5)
     assert.match(skipped[0]!, /^skipped a stdout line that is not JSON: not json$/)
     assert.match(skipped[1]!, /^skipped a stdout line that is not JSON-RPC \(.*object\): 42$/)
     assert.match(skipped[2]!, /^skipped an invalid JSON-RPC message \(a request id .*\) on stdout/)
     assert.match(skipped[3]!, /^skipped an invalid JSON-RPC message \(.*"2\.0"\) on stdout/)
+    // An id JavaScript would round: the agent's answer could never be matched to it.
+    assert.match(skipped[4]!, /^skipped an invalid JSON-RPC message \(a numeric id must lie within/)
   })
 })

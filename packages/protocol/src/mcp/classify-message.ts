@@ -10,6 +10,7 @@ import {
   type JsonRpcMessage,
   parseJsonRpcMessage,
 } from './json-rpc.js'
+import type { LargeNumberId } from './large-number-id.js'
 import { bodyProtocolVersion, eraOf, type ProtocolEra } from './protocol-era.js'
 
 /** What a `tools/call`, `prompts/get` or `resources/read` names. */
@@ -48,8 +49,11 @@ export type ClassifiedMessage =
     }
   | {
       readonly kind: 'invalid'
-      /** The id, when one could be read (so a refusal can carry it). */
-      readonly id: JsonRpcId | null
+      /**
+       * The id, when one could be read (so a refusal can carry it); a numeric id too large to
+       * hold exactly is null here and a `LargeNumberId` where the text was read (json-rpc-body.ts).
+       */
+      readonly id: JsonRpcId | LargeNumberId | null
       /** The method, when one could be read. */
       readonly method: string | null
       /** What is wrong, as a sentence. */

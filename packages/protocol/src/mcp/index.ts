@@ -48,6 +48,13 @@ export {
   DEFAULT_BODY_LIMITS,
 } from './json-rpc-body.js'
 export type { JsonRpcBody, BodyProblem, BodyLimits } from './json-rpc-body.js'
+export {
+  LargeNumberId,
+  LARGE_ID_PROBLEM,
+  MAX_EXACT_ID,
+  isLargeNumberId,
+  stringifyWithLargeIds,
+} from './large-number-id.js'
 export { SseParser } from './sse-parser.js'
 export { ResponseMessages, responseKind, formatSseEvent } from './response-messages.js'
 export type { ResponseKind, ResponseMessagesOptions } from './response-messages.js'

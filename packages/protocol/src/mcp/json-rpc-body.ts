@@ -8,7 +8,10 @@
  */
 import { classifyMessage, type ClassifiedMessage } from './classify-message.js'
 import { JSONRPC_CODE } from './json-rpc-codes.js'
-import type { JsonRpcId } from './json-rpc.js'
+import { isRecord } from './json-rpc.js'
+import { memberText } from './json-member-text.js'
+import { isLargeNumberId, LargeNumberId } from './large-number-id.js'
+import type { RefusedId } from './refusal.js'
 
 /** Bounds of `readJsonRpcBody`. */
 export interface BodyLimits {
@@ -66,7 +69,7 @@ function readParsed(text: string, limits: BodyLimits): JsonRpcBody | BodyProblem
   } catch (err) {
     return parseProblem(`the request body is not valid JSON: ${(err as Error).message}`)
   }
-  return fromValue(value, limits.maxBatch)
+  return fromValue(value, limits.maxBatch, text)
 }
 
 /**
@@ -82,16 +85,16 @@ export function parseJsonRpcText(text: string): JsonRpcBody | BodyProblem {
   } catch (err) {
     return parseProblem(`not valid JSON: ${(err as Error).message}`)
   }
-  return fromValue(value, Infinity)
+  return fromValue(value, Infinity, text)
 }
 
-/** A parsed JSON value as one message or a batch of at most `maxBatch`. */
-function fromValue(value: unknown, maxBatch: number): JsonRpcBody | BodyProblem {
+/** The value parsed from `text` as one message or a batch of at most `maxBatch`. */
+function fromValue(value: unknown, maxBatch: number, text: string): JsonRpcBody | BodyProblem {
   if (!Array.isArray(value)) {
     if (typeof value !== 'object' || value === null) {
       return invalid('a JSON-RPC message must be an object')
     }
-    return { batch: false, messages: [classifyMessage(value)] }
+    return { batch: false, messages: [withLargeId(classifyMessage(value), text, null)] }
   }
   if (value.length === 0) return invalid('a JSON-RPC batch must contain at least one message')
   if (value.length > maxBatch) {
@@ -99,7 +102,29 @@ function fromValue(value: unknown, maxBatch: number): JsonRpcBody | BodyProblem 
       `a JSON-RPC batch holds at most ${maxBatch} messages; this one has ${value.length}`,
     )
   }
-  return { batch: true, messages: value.map(classifyMessage) }
+  return {
+    batch: true,
+    messages: value.map((v: unknown, k) => withLargeId(classifyMessage(v), text, k)),
+  }
+}
+
+/**
+ * A message refused for a numeric id too large to hold exactly, with that id as the digits in
+ * `text` (the message itself, or element `element` of the batch it holds), for its refusal.
+ */
+function withLargeId(
+  m: ClassifiedMessage,
+  text: string,
+  element: number | null,
+): ClassifiedMessage {
+  if (m.kind !== 'invalid' || !isRecord(m.value) || !isLargeNumberId(m.value.id)) return m
+  let digits: string | null = null
+  try {
+    digits = memberText(text, element, 'id')
+  } catch {
+    // Not reached for text JSON.parse accepted; the rounded number is the fallback.
+  }
+  return { ...m, id: new LargeNumberId(digits, m.value.id) }
 }
 
 /** True when `read` is a problem rather than a body. */
@@ -112,13 +137,13 @@ export function isBodyProblem(read: JsonRpcBody | BodyProblem): read is BodyProb
  * batch, one per request (null when the batch holds no request: the agent still gets one
  * envelope saying why).
  */
-export function refusalIds(body: JsonRpcBody | null): JsonRpcId | null | (JsonRpcId | null)[] {
+export function refusalIds(body: JsonRpcBody | null): RefusedId | RefusedId[] {
   if (body === null) return null
   if (!body.batch) {
     const m = body.messages[0]
     return m && m.kind !== 'notification' ? m.id : null
   }
-  const ids: (JsonRpcId | null)[] = []
+  const ids: RefusedId[] = []
   for (const m of body.messages) {
     if (m.kind === 'request') ids.push(m.id)
     else if (m.kind === 'invalid' && m.id !== null) ids.push(m.id)
@@ -130,7 +155,7 @@ export function refusalIds(body: JsonRpcBody | null): JsonRpcId | null | (JsonRp
  * The ids a refusal of the raw body `bytes` answers (see `refusalIds`); null when the body cannot
  * be read. For answers built far from where the body was read (a local server that failed).
  */
-export function refusalIdsOf(bytes: Uint8Array): JsonRpcId | null | (JsonRpcId | null)[] {
+export function refusalIdsOf(bytes: Uint8Array): RefusedId | RefusedId[] {
   if (bytes.length === 0) return null
   const body = readJsonRpcBody(bytes)
   return isBodyProblem(body) ? null : refusalIds(body)

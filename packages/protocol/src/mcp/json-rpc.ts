@@ -4,6 +4,7 @@
  * they arrived as, so fields this file does not know about (`_meta`, future additions) pass
  * through untouched.
  */
+import { isLargeNumberId, LARGE_ID_PROBLEM } from './large-number-id.js'
 
 /** A request or response id. JSON-RPC allows null only in error responses to unreadable input. */
 export type JsonRpcId = string | number
@@ -54,11 +55,13 @@ export function parseJsonRpcMessage(value: unknown): JsonRpcMessage | string {
       return 'the "params" member must be an object'
     }
     if (!('id' in m)) return m as unknown as JsonRpcNotification
+    if (isLargeNumberId(m.id)) return LARGE_ID_PROBLEM
     return isJsonRpcId(m.id)
       ? (m as unknown as JsonRpcRequest)
       : 'a request id must be a string or number'
   }
   if ('result' in m === 'error' in m) return 'a response must have exactly one of result and error'
+  if (isLargeNumberId(m.id)) return LARGE_ID_PROBLEM
   if ('result' in m) {
     if (!isJsonRpcId(m.id)) return 'a response id must be a string or number'
     if (typeof m.result !== 'object' || m.result === null) return 'a result must be an object'
@@ -116,9 +119,15 @@ export function answerKey(id: JsonRpcId): string {
   return Number.isFinite(n) ? `n:${n}` : idKey(id)
 }
 
-/** True for a value JSON-RPC accepts as a request id. */
+/**
+ * True for a value JSON-RPC accepts as a request id: a string, or a number that every JSON reader
+ * holds exactly (see large-number-id.ts).
+ */
 export function isJsonRpcId(id: unknown): id is JsonRpcId {
-  return typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id))
+  return (
+    typeof id === 'string' ||
+    (typeof id === 'number' && Number.isFinite(id) && !isLargeNumberId(id))
+  )
 }
 
 /** True for a plain object. */

@@ -4,6 +4,7 @@
  */
 import { JSONRPC_CODE } from './json-rpc-codes.js'
 import type { JsonRpcId } from './json-rpc.js'
+import { LargeNumberId, stringifyWithLargeIds } from './large-number-id.js'
 
 /** Policy codes and the HTTP status each one is sent with. */
 export const POLICY_STATUS = {
@@ -33,8 +34,11 @@ export type PolicyCode = keyof typeof POLICY_STATUS
 /** Header naming the policy that refused a request. */
 export const ERROR_HEADER = 'x-burrow-error'
 
-/** The id a refusal answers: the refused request's, or null when it had none that could be read. */
-export type RefusedId = JsonRpcId | null
+/**
+ * The id a refusal answers: the refused request's (as the digits it was sent with when it was a
+ * number too large to hold), or null when it had none that could be read.
+ */
+export type RefusedId = JsonRpcId | LargeNumberId | null
 
 /** The JSON-RPC body of a refusal. */
 export interface RefusalBody {
@@ -93,9 +97,13 @@ export function refusalJson(
   ids: RefusedId | readonly RefusedId[],
   jsonRpcCode: number = JSONRPC_CODE.refused,
 ): string {
-  if (!Array.isArray(ids))
-    return JSON.stringify(refusal(code, message, reason, ids as RefusedId, jsonRpcCode).body)
-  return JSON.stringify(
-    (ids as readonly RefusedId[]).map((id) => refusal(code, message, reason, id, jsonRpcCode).body),
-  )
+  const body = Array.isArray(ids)
+    ? (ids as readonly RefusedId[]).map(
+        (id) => refusal(code, message, reason, id, jsonRpcCode).body,
+      )
+    : refusal(code, message, reason, ids as RefusedId, jsonRpcCode).body
+  const large = Array.isArray(ids)
+    ? ids.some((id) => id instanceof LargeNumberId)
+    : ids instanceof LargeNumberId
+  return large ? stringifyWithLargeIds(body) : JSON.stringify(body)
 }

@@ -10,6 +10,10 @@ import {
   parseJsonRpcText,
   readJsonRpcBody,
   refusalIds,
+  refusalJson,
+  LargeNumberId,
+  LARGE_ID_PROBLEM,
+  MAX_EXACT_ID,
   type BodyProblem,
   type JsonRpcBody,
 } from '../../src/index.js'
@@ -149,6 +153,51 @@ describe('readJsonRpcBody', () => {
       [1, 2],
     )
     assert.equal(refusalIds(read([{ jsonrpc: '2.0', method: 'n' }])), null)
+  })
+
+  it('refuses a numeric id beyond 2^53 − 1, keeping the digits it was sent with', () => {
+    const one = read('{"jsonrpc":"2.0","id":9007199254740993,"method":"initialize","params":{}}')
+    const m = one.messages[0]!
+    assert.ok(m.kind === 'invalid')
+    assert.equal(m.problem, LARGE_ID_PROBLEM)
+    assert.equal(m.method, 'initialize')
+    assert.ok(m.id instanceof LargeNumberId)
+    assert.equal(m.id.text, '9007199254740993')
+    const ids = refusalIds(
+      read(
+        '[{"jsonrpc":"2.0","id":1,"method":"a"},' +
+          '{"jsonrpc":"2.0","id":-123456789012345678901234567890,"method":"b"},' +
+          '{"jsonrpc":"2.0","id":1e400,"result":{}}]',
+      ),
+    )
+    assert.ok(Array.isArray(ids))
+    assert.equal(ids[0], 1)
+    assert.deepEqual(
+      ids.slice(1).map((id) => (id instanceof LargeNumberId ? id.text : id)),
+      ['-123456789012345678901234567890', '1e400'],
+    )
+    const json = refusalJson('invalid_request', 'Invalid Request', 'r', ids)
+    assert.deepEqual(
+      [...json.matchAll(/"id":([^,]+),/g)].map((m) => m[1]),
+      ['1', '-123456789012345678901234567890', '1e400'],
+    )
+    assert.equal((JSON.parse(json) as unknown[]).length, 3)
+    // The largest exact ids are ids like any other, and so are strings of any length.
+    assert.equal(
+      read({ jsonrpc: '2.0', id: MAX_EXACT_ID, method: 'a' }).messages[0]!.kind,
+      'request',
+    )
+    assert.equal(
+      read({ jsonrpc: '2.0', id: -MAX_EXACT_ID, method: 'a' }).messages[0]!.kind,
+      'request',
+    )
+    assert.equal(
+      read({ jsonrpc: '2.0', id: '9'.repeat(40), method: 'a' }).messages[0]!.kind,
+      'request',
+    )
+    // What a server sends is read the same way.
+    const answer = parseJsonRpcText('{"jsonrpc":"2.0","id":9007199254740993,"result":{}}')
+    assert.ok(!isBodyProblem(answer) && answer.messages[0]!.kind === 'invalid')
   })
 
   it('classifies any value without throwing', () => {
