@@ -6,7 +6,8 @@
  */
 import { randomBytes } from 'node:crypto'
 import type { Kysely, Selectable } from 'kysely'
-import type { Database, ToolPinsTable } from './schema.js'
+import type { ToolPinsTable } from './governance-schema.js'
+import type { Database } from './schema.js'
 
 /** A stored pin. */
 export interface PinRow {
