@@ -14,14 +14,7 @@ import { sendApiError, sendApiJson } from '../../http/responses.js'
 import { checkCsrf, identify } from '../session-auth.js'
 import { toHttpError } from '../store-error-status.js'
 import type { WebServices } from '../web-services.js'
-import {
-  accountJson,
-  billingJson,
-  tokenJson,
-  tunnelJson,
-  webhookDeliveryJson,
-  webhookEndpointJson,
-} from './api-json.js'
+import { accountJson, billingJson, tokenJson, tunnelJson } from './api-json.js'
 import type { ApiCall } from './api-call.js'
 import { governanceApi } from './governance-api.js'
 import { toolsApi } from './tools-api.js'
@@ -31,6 +24,8 @@ import { plansJson } from './plans-json.js'
 import { domainsApi } from './domains-api.js'
 import { withCustomUrl } from './domains-json.js'
 import { planChangeApi } from './plan-change-api.js'
+import { optionalString } from './optional-string.js'
+import { webhooksApi } from './webhooks-api.js'
 
 /** Options of `new Api`. */
 export interface ApiOptions {
@@ -62,6 +57,7 @@ export class Api {
     const tool = '([^/]+)'
     const domains = domainsApi(this.#svc.domains)
     const query = (c: Call) => new URL(c.req.url ?? '/', 'http://api.invalid').searchParams
+    const webhooks = webhooksApi(this.#svc.webhooks)
     const planChange = planChangeApi(this.#svc, (c) => this.#billing(c))
     this.#routes = [
       r('GET', /^\/api\/account$/, (c) => this.#ok(c, accountJson(c.account))),
@@ -138,12 +134,12 @@ export class Api {
       r('GET', /^\/api\/tokens$/, (c) => this.#listTokens(c)),
       r('POST', /^\/api\/tokens$/, (c) => this.#createToken(c)),
       r('DELETE', new RegExp(`^/api/tokens/${id}$`), (c) => this.#revokeToken(c)),
-      r('GET', /^\/api\/webhooks$/, (c) => this.#listWebhooks(c)),
-      r('POST', /^\/api\/webhooks$/, (c) => this.#createWebhook(c)),
-      r('GET', new RegExp(`^/api/webhooks/${id}$`), (c) => this.#getWebhook(c)),
-      r('DELETE', new RegExp(`^/api/webhooks/${id}$`), (c) => this.#deleteWebhook(c)),
-      r('POST', new RegExp(`^/api/webhooks/${id}/enable$`), (c) => this.#enableWebhook(c)),
-      r('GET', new RegExp(`^/api/webhooks/${id}/deliveries$`), (c) => this.#deliveries(c)),
+      r('GET', /^\/api\/webhooks$/, (c) => webhooks.list(c)),
+      r('POST', /^\/api\/webhooks$/, (c) => webhooks.create(c)),
+      r('GET', new RegExp(`^/api/webhooks/${id}$`), (c) => webhooks.get(c)),
+      r('DELETE', new RegExp(`^/api/webhooks/${id}$`), (c) => webhooks.remove(c)),
+      r('POST', new RegExp(`^/api/webhooks/${id}/enable$`), (c) => webhooks.enable(c)),
+      r('GET', new RegExp(`^/api/webhooks/${id}/deliveries$`), (c) => webhooks.deliveries(c)),
     ]
   }
 
@@ -341,66 +337,4 @@ export class Api {
     }
     sendApiJson(c.res, 204)
   }
-
-  async #listWebhooks(c: Call): Promise<void> {
-    sendApiJson(c.res, 200, {
-      endpoints: (await this.#svc.webhooks.list(c.account.id)).map(webhookEndpointJson),
-    })
-  }
-
-  async #createWebhook(c: Call): Promise<void> {
-    const body = await readJsonObject(c.req)
-    const url = optionalString(body, 'url') ?? ''
-    const events = body.events
-    if (
-      events !== undefined &&
-      (!Array.isArray(events) || !events.every((e): e is string => typeof e === 'string'))
-    ) {
-      throw new HttpError(
-        400,
-        'invalid',
-        '"events" must be an array of event types such as "quota.warning"',
-      )
-    }
-    const created = await this.#svc.webhooks.create(c.account.id, {
-      url,
-      ...(events ? { events } : {}),
-    })
-    sendApiJson(c.res, 201, webhookEndpointJson(created))
-  }
-
-  async #endpoint(c: Call) {
-    const e = await this.#svc.webhooks.get(c.account.id, c.params[0] ?? '')
-    if (!e) throw new HttpError(404, 'not_found', 'no such webhook endpoint in this account')
-    return e
-  }
-
-  async #getWebhook(c: Call): Promise<void> {
-    sendApiJson(c.res, 200, webhookEndpointJson(await this.#endpoint(c)))
-  }
-
-  async #deleteWebhook(c: Call): Promise<void> {
-    const e = await this.#endpoint(c)
-    await this.#svc.webhooks.delete(c.account.id, e.id)
-    sendApiJson(c.res, 204)
-  }
-
-  async #enableWebhook(c: Call): Promise<void> {
-    const e = await this.#endpoint(c)
-    await this.#svc.webhooks.enable(c.account.id, e.id)
-    await this.#getWebhook(c)
-  }
-
-  async #deliveries(c: Call): Promise<void> {
-    const e = await this.#endpoint(c)
-    const list = await this.#svc.webhooks.deliveries(c.account.id, e.id)
-    sendApiJson(c.res, 200, { deliveries: list.map(webhookDeliveryJson) })
-  }
-}
-
-function optionalString(body: Record<string, unknown>, key: string): string | undefined {
-  const value = body[key]
-  if (value === undefined || value === null) return undefined
-  if (typeof value !== 'string') throw new HttpError(400, 'invalid', `"${key}" must be a string`)
-  return value
 }
