@@ -6,10 +6,7 @@
  */
 import {
   GOAWAY_CODE,
-  isBodyProblem,
-  isRecord,
   MAX_FRAME_BYTES,
-  parseJsonRpcText,
   PROTOCOL_VERSION,
   TunnelMux,
   WriteBatcher,
@@ -23,6 +20,7 @@ import { reconnectDelay } from './backoff.js'
 import { describeConnectError } from './connect-error.js'
 import { frameMaskFor } from './frame-mask.js'
 import { streamExchange } from './stream-exchange.js'
+import { readUpgradeRefusal } from './upgrade-refusal.js'
 
 /** Client process states. */
 export type ClientState = 'connecting' | 'connected' | 'reconnecting' | 'draining' | 'exited'
@@ -317,21 +315,11 @@ export class TunnelClient {
       let answered = false
       ws.on('unexpected-response', (_req, res) => {
         answered = true
-        const status = res.statusCode ?? 0
-        let body = ''
-        res.setEncoding('utf8')
-        res.on('data', (c: string) => (body += c.slice(0, 2000)))
-        res.on('end', () => {
-          if (status === 401 || status === 403) {
-            outcome.kind = 'auth'
-            outcome.detail = reasonOf(body) ?? `HTTP ${status}`
-          } else {
-            // A throttled client waits as long as the broker asks (429 with Retry-After).
-            const retryAfter = Number(res.headers['retry-after'])
-            if (Number.isFinite(retryAfter) && retryAfter > 0)
-              outcome.retryAfterMs = Math.min(retryAfter, 300) * 1000
-            outcome.detail = reasonOf(body) ?? `broker answered HTTP ${status}`
-          }
+        void readUpgradeRefusal(res).then((refused) => {
+          if (refused.auth) outcome.kind = 'auth'
+          outcome.detail = refused.detail
+          // A throttled client waits as long as the broker asks (429 with Retry-After).
+          if (refused.retryAfterMs > 0) outcome.retryAfterMs = refused.retryAfterMs
           ws.terminate()
           finish()
         })
@@ -408,13 +396,4 @@ export class TunnelClient {
       settled()
     })
   }
-}
-
-/** The `reason` of the refusal envelope the broker answered the upgrade with (docs/protocol.md). */
-function reasonOf(body: string): string | null {
-  const read = parseJsonRpcText(body)
-  const value = isBodyProblem(read) || read.batch ? null : read.messages[0]!.value
-  const error = isRecord(value) ? value.error : null
-  const data = isRecord(error) ? error.data : null
-  return isRecord(data) && typeof data.reason === 'string' ? data.reason : null
 }
