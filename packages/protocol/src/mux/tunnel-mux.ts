@@ -1,10 +1,11 @@
 /**
  * Multiplexes HTTP-shaped streams over one tunnel connection (the broker's and the CLI's side use
- * the same class). It owns the stream table, both credit windows, the round-robin DATA scheduler
- * and backpressure against the transport. It does no I/O itself: bytes go out through
- * `MuxTransport.send` and come in through `receive`.
+ * the same class). It owns the stream table, both credit windows and the round-robin DATA
+ * scheduler; the stream ids' rules are in stream-ids.ts, what waits in the transport
+ * (backpressure, the bound on unread control frames) in transport-queue.ts. It does no I/O itself:
+ * bytes go out through `MuxTransport.send` and come in through `receive`.
  */
-import { decodeFrame, encodeData, encodeFrame } from '../frame-codec.js'
+import { decodeFrame, encodeFrame } from '../frame-codec.js'
 import {
   FRAME_TYPE,
   INITIAL_CONNECTION_WINDOW,
@@ -15,64 +16,19 @@ import {
   type ResponseHead,
 } from '../frame.js'
 import { ProtocolError } from '../protocol-error.js'
-import { returnFrameBuffer, takeFrameBuffer } from './frame-buffers.js'
 import { MuxStream, type StreamHost } from './mux-stream.js'
 import { streamCredit, WindowMemory } from './stream-credit.js'
 import { StreamTable } from './stream-table.js'
+import { StreamIds } from './stream-ids.js'
+import { TransportQueue } from './transport-queue.js'
+import type { TunnelMuxOptions } from './tunnel-mux-options.js'
 
-/**
- * Where frames go. The transport calls `done` once the bytes were handed to the socket (or
- * failed): after it, the transport must not read `frame` again (a mux with `reuseBuffers` writes
- * the next frame there). The mux counts frames whose `done` has not come as unread by the peer,
- * so a transport must call it for every frame it is given one for.
- */
-export interface MuxTransport {
-  send(frame: Uint8Array, done?: (err?: Error) => void): void
-}
-
-/** Which end of the tunnel this mux is: the broker opens odd streams, the client even ones. */
-export type MuxRole = 'broker' | 'client'
-
-/** Options and callbacks of a mux. */
-export interface TunnelMuxOptions {
-  readonly role: MuxRole
-  readonly transport: MuxTransport
-  /** A peer opened a stream (client side: a public request arrived). */
-  readonly onOpen?: (
-    stream: MuxStream,
-    head: RequestHead,
-    body: Uint8Array | undefined,
-    fin: boolean,
-  ) => void
-  /** A connection-level frame arrived: hello, welcome, goaway or pong. */
-  readonly onControl?: (frame: Frame) => void
-  /** The peer broke the protocol; the owner must close the connection (WebSocket code 1002). */
-  readonly onProtocolError?: (err: ProtocolError) => void
-  /**
-   * A frame of one stream broke the protocol (a head the codec refuses, data beyond the stream's
-   * window or after its end): that stream was reset, the connection carries on. For logging.
-   */
-  readonly onStreamError?: (err: ProtocolError) => void
-  /** Pause sending DATA while this many bytes wait in the transport. */
-  readonly highWaterBytes?: number
-  /** Milliseconds from some fixed point, for window growth; `performance.now` by default. */
-  readonly clock?: () => number
-  /**
-   * Encode DATA into pooled buffers, reused once the transport calls `done` (see
-   * frame-buffers.ts). Only for a transport that keeps to `done`'s contract, as a WebSocket does.
-   */
-  readonly reuseBuffers?: boolean
-}
+export { MAX_QUEUED_CONTROL_FRAMES, type MuxTransport } from './transport-queue.js'
+export type { MuxRole } from './stream-ids.js'
+export type { TunnelMuxOptions } from './tunnel-mux-options.js'
 
 const HALF_CONNECTION = INITIAL_CONNECTION_WINDOW / 2
 const MAX_WINDOW = 2 ** 31 - 1
-
-/**
- * Frames without a body (PONG, WINDOW, RST, an empty FIN) that may wait in the transport at once.
- * A peer that keeps sending PINGs or resets but never reads what they make us answer would
- * otherwise grow our write queue without bound; past this many it is cut off.
- */
-export const MAX_QUEUED_CONTROL_FRAMES = 10_000
 
 /** One tunnel connection's streams. */
 export class TunnelMux implements StreamHost {
@@ -81,23 +37,15 @@ export class TunnelMux implements StreamHost {
   private readonly ready = new Set<MuxStream>()
   /** The largest stream window a reader earned on this connection (stream-credit.ts). */
   private readonly windowMemory = new WindowMemory()
-  private nextLocalId: number
-  private lastRemoteId = 0
+  private readonly ids: StreamIds
   private sendWindow = INITIAL_CONNECTION_WINDOW
   private recvWindow = INITIAL_CONNECTION_WINDOW
   private recvUnacked = 0
-  private inflight = 0
-  /** Bodiless frames handed to the transport and not yet written out. */
-  private queuedControl = 0
+  private readonly queue: TransportQueue
   private pumping = false
   private pumpScheduled = false
   private dead = false
-  private readonly highWater: number
   private readonly clock: () => number
-  private readonly onSent = (size: number) => () => this.sent(size)
-  private readonly onControlSent = (): void => {
-    this.queuedControl--
-  }
   private readonly deferredPump = (): void => {
     this.pumpScheduled = false
     this.pump()
@@ -105,9 +53,17 @@ export class TunnelMux implements StreamHost {
 
   constructor(opts: TunnelMuxOptions) {
     this.opts = opts
-    this.nextLocalId = opts.role === 'broker' ? 1 : 2
-    this.highWater = opts.highWaterBytes ?? 1024 * 1024
+    this.ids = new StreamIds(opts.role)
     this.clock = opts.clock ?? (() => performance.now())
+    this.queue = new TransportQueue({
+      transport: opts.transport,
+      highWater: opts.highWaterBytes ?? 1024 * 1024,
+      reuseBuffers: opts.reuseBuffers ?? false,
+      onRoom: () => {
+        if (this.ready.size > 0) this.pump()
+      },
+      onFlood: (err) => this.fail(err),
+    })
   }
 
   /** Streams currently open. */
@@ -117,7 +73,7 @@ export class TunnelMux implements StreamHost {
 
   /** Bytes handed to the transport and not yet written out. */
   get bufferedBytes(): number {
-    return this.inflight
+    return this.queue.bufferedBytes
   }
 
   /**
@@ -127,9 +83,8 @@ export class TunnelMux implements StreamHost {
    */
   open(head: RequestHead, body?: Uint8Array, fin = false): MuxStream {
     if (this.dead) throw new Error('tunnel connection is closed')
-    const id = this.nextLocalId
+    const id = this.ids.takeLocal()
     const bytes = encodeFrame({ type: 'open', streamId: id, head, ...(body ? { body } : {}), fin })
-    this.nextLocalId += 2
     const stream = new MuxStream(id, this)
     this.streams.set(stream)
     this.sendEncoded(bytes, body?.length ?? 0)
@@ -182,7 +137,7 @@ export class TunnelMux implements StreamHost {
     const id = err.streamId
     const reason = `protocol error: ${err.message}`.slice(0, 1024)
     if (opening) {
-      if (!this.acceptsOpen(id)) {
+      if (!this.ids.acceptsOpen(id)) {
         this.fail(
           new ProtocolError(
             'bad_stream',
@@ -192,7 +147,7 @@ export class TunnelMux implements StreamHost {
         return true
       }
       // The stream is refused before it exists; its id is used up, as an accepted one would be.
-      this.lastRemoteId = id
+      this.ids.remoteOpened(id)
       this.sendEncoded(
         encodeFrame({ type: 'rst', streamId: id, code: RESET_CODE.protocol, reason }),
         0,
@@ -202,24 +157,12 @@ export class TunnelMux implements StreamHost {
       if (stream) {
         stream.reset(RESET_CODE.protocol, reason)
         stream.onReset?.(RESET_CODE.protocol, reason)
-      } else if (!this.seen(id)) {
+      } else if (!this.ids.seen(id)) {
         return false
       }
     }
     this.opts.onStreamError?.(err)
     return true
-  }
-
-  /** Whether the peer may open stream `id` now: its parity, in order, and only towards a client. */
-  private acceptsOpen(id: number): boolean {
-    const peerParity = this.opts.role === 'broker' ? 0 : 1
-    return this.opts.role === 'client' && id % 2 === peerParity && id > this.lastRemoteId
-  }
-
-  /** Whether stream `id` was opened at some point, by either side. */
-  private seen(id: number): boolean {
-    const local = id % 2 === this.nextLocalId % 2
-    return local ? id < this.nextLocalId : id <= this.lastRemoteId
   }
 
   private dispatch(frame: Frame): void {
@@ -229,7 +172,7 @@ export class TunnelMux implements StreamHost {
       case 'response': {
         const stream = this.known(frame.streamId, frame.body?.length ?? 0)
         if (!stream) return
-        if (stream.id % 2 !== this.nextLocalId % 2)
+        if (!this.ids.isLocal(stream.id))
           throw new ProtocolError('bad_stream', 'RESPONSE on a stream the peer opened', stream.id)
         if (frame.body) this.recvData(stream, frame.body, true)
         stream.onResponse?.(frame.head, frame.body, frame.fin)
@@ -268,13 +211,13 @@ export class TunnelMux implements StreamHost {
   ): void {
     if (this.opts.role === 'broker')
       throw new ProtocolError('bad_stream', 'clients may not open streams')
-    if (!this.acceptsOpen(id)) {
+    if (!this.ids.acceptsOpen(id)) {
       throw new ProtocolError(
         'bad_stream',
         `OPEN on stream ${id} is out of order or of the wrong side`,
       )
     }
-    this.lastRemoteId = id
+    this.ids.remoteOpened(id)
     const stream = new MuxStream(id, this)
     this.streams.set(stream)
     if (body) this.recvData(stream, body, true)
@@ -287,7 +230,7 @@ export class TunnelMux implements StreamHost {
   private known(id: number, bytes: number): MuxStream | undefined {
     const stream = this.streams.get(id)
     if (stream) return stream
-    if (!this.seen(id))
+    if (!this.ids.seen(id))
       throw new ProtocolError('bad_stream', `frame for stream ${id}, which was never opened`)
     if (bytes > 0) this.creditConnection(bytes)
     return undefined
@@ -422,52 +365,9 @@ export class TunnelMux implements StreamHost {
     this.sendEncoded(encodeFrame(frame), bodyBytes)
   }
 
-  /**
-   * Hand an encoded frame to the transport. Frames with a body count towards the bytes in flight
-   * (DATA pauses behind them); bodiless ones towards the control-frame bound.
-   */
+  /** Hand an encoded frame to the transport (transport-queue.ts). */
   private sendEncoded(bytes: Uint8Array, bodyBytes: number): void {
-    if (this.dead) return
-    if (bodyBytes > 0) {
-      this.inflight += bytes.length
-      this.opts.transport.send(bytes, this.onSent(bytes.length))
-      return
-    }
-    if (this.queuedControl >= MAX_QUEUED_CONTROL_FRAMES) {
-      this.fail(
-        new ProtocolError(
-          'flood',
-          `the peer left ${MAX_QUEUED_CONTROL_FRAMES} control frames unread (PONG, WINDOW, RST)`,
-        ),
-      )
-      return
-    }
-    this.queuedControl++
-    this.opts.transport.send(bytes, this.onControlSent)
-  }
-
-  /** `size` bytes of DATA left through the transport: more may follow. */
-  private sent(size: number): void {
-    this.inflight -= size
-    if (this.inflight <= this.highWater / 4 && this.ready.size > 0) this.pump()
-  }
-
-  private sendData(id: number, parts: readonly Uint8Array[], size: number, fin: boolean): void {
-    if (this.dead) return
-    if (!this.opts.reuseBuffers || size === 0) {
-      const bytes = encodeData(id, parts, fin)
-      this.inflight += bytes.length
-      this.opts.transport.send(bytes, this.onSent(bytes.length))
-      return
-    }
-    const pooled = takeFrameBuffer()
-    const bytes = encodeData(id, parts, fin, pooled)
-    const length = bytes.length
-    this.inflight += length
-    this.opts.transport.send(bytes, () => {
-      returnFrameBuffer(pooled)
-      this.sent(length)
-    })
+    if (!this.dead) this.queue.send(bytes, bodyBytes)
   }
 
   /** Send DATA round-robin across ready streams while credit and transport room last. */
@@ -476,7 +376,7 @@ export class TunnelMux implements StreamHost {
     this.pumping = true
     try {
       for (const stream of this.ready) {
-        if (this.inflight >= this.highWater || this.sendWindow <= 0) break
+        if (this.dead || this.queue.full || this.sendWindow <= 0) break
         this.ready.delete(stream)
         if (!stream.sendable || stream.localDone) continue
         const limit = stream.nextChunkLimit(this.sendWindow)
@@ -485,7 +385,7 @@ export class TunnelMux implements StreamHost {
         const size = before - stream.queuedBytes
         this.sendWindow -= size
         const fin = stream.finPending && stream.queuedBytes === 0
-        this.sendData(stream.id, parts, size, fin)
+        this.queue.sendData(stream.id, parts, size, fin)
         if (fin) stream.finishLocal()
         else if (stream.sendable) this.ready.add(stream)
       }

@@ -1,0 +1,111 @@
+/**
+ * What a mux has handed to its transport and not yet seen written: the bytes of frames with a
+ * body, behind which DATA pauses above the high-water mark, and the number of bodiless frames,
+ * which is bounded (a peer that makes us answer but never reads is cut off). DATA is encoded into
+ * pooled buffers when the transport keeps to `done`'s contract (frame-buffers.ts).
+ */
+import { encodeData } from '../frame-codec.js'
+import { ProtocolError } from '../protocol-error.js'
+import { returnFrameBuffer, takeFrameBuffer } from './frame-buffers.js'
+
+/**
+ * Where frames go. The transport calls `done` once the bytes were handed to the socket (or
+ * failed): after it, the transport must not read `frame` again (a mux with `reuseBuffers` writes
+ * the next frame there). The mux counts frames whose `done` has not come as unread by the peer,
+ * so a transport must call it for every frame it is given one for.
+ */
+export interface MuxTransport {
+  send(frame: Uint8Array, done?: (err?: Error) => void): void
+}
+
+/**
+ * Frames without a body (PONG, WINDOW, RST, an empty FIN) that may wait in the transport at once.
+ * A peer that keeps sending PINGs or resets but never reads what they make us answer would
+ * otherwise grow our write queue without bound; past this many it is cut off.
+ */
+export const MAX_QUEUED_CONTROL_FRAMES = 10_000
+
+/** What a `TransportQueue` needs. */
+export interface TransportQueueOptions {
+  readonly transport: MuxTransport
+  /** Bytes in flight at which DATA pauses. */
+  readonly highWater: number
+  /** Encode DATA into pooled buffers, reused once the transport calls `done`. */
+  readonly reuseBuffers: boolean
+  /** Bytes in flight fell to a quarter of the high-water mark: DATA may go on. */
+  readonly onRoom: () => void
+  /** The peer left too many bodiless frames unread: the connection must end. */
+  readonly onFlood: (err: ProtocolError) => void
+}
+
+/** The frames in flight to one transport. */
+export class TransportQueue {
+  private readonly opts: TransportQueueOptions
+  private inflight = 0
+  private queuedControl = 0
+  private readonly onSent = (size: number) => () => this.sent(size)
+  private readonly onControlSent = (): void => {
+    this.queuedControl--
+  }
+
+  constructor(opts: TransportQueueOptions) {
+    this.opts = opts
+  }
+
+  /** Bytes handed to the transport and not yet written out. */
+  get bufferedBytes(): number {
+    return this.inflight
+  }
+
+  /** Whether DATA must wait for the transport. */
+  get full(): boolean {
+    return this.inflight >= this.opts.highWater
+  }
+
+  /**
+   * Hand an encoded frame to the transport. Frames with a body count towards the bytes in flight;
+   * bodiless ones towards the control-frame bound.
+   */
+  send(bytes: Uint8Array, bodyBytes: number): void {
+    if (bodyBytes > 0) {
+      this.inflight += bytes.length
+      this.opts.transport.send(bytes, this.onSent(bytes.length))
+      return
+    }
+    if (this.queuedControl >= MAX_QUEUED_CONTROL_FRAMES) {
+      this.opts.onFlood(
+        new ProtocolError(
+          'flood',
+          `the peer left ${MAX_QUEUED_CONTROL_FRAMES} control frames unread (PONG, WINDOW, RST)`,
+        ),
+      )
+      return
+    }
+    this.queuedControl++
+    this.opts.transport.send(bytes, this.onControlSent)
+  }
+
+  /** Encode and send a DATA frame of `size` bytes from `parts`. */
+  sendData(id: number, parts: readonly Uint8Array[], size: number, fin: boolean): void {
+    if (!this.opts.reuseBuffers || size === 0) {
+      const bytes = encodeData(id, parts, fin)
+      this.inflight += bytes.length
+      this.opts.transport.send(bytes, this.onSent(bytes.length))
+      return
+    }
+    const pooled = takeFrameBuffer()
+    const bytes = encodeData(id, parts, fin, pooled)
+    const length = bytes.length
+    this.inflight += length
+    this.opts.transport.send(bytes, () => {
+      returnFrameBuffer(pooled)
+      this.sent(length)
+    })
+  }
+
+  /** `size` bytes left through the transport: more DATA may follow. */
+  private sent(size: number): void {
+    this.inflight -= size
+    if (this.inflight <= this.opts.highWater / 4) this.opts.onRoom()
+  }
+}
