@@ -14,8 +14,10 @@ import {
 import type { HttpProblem } from './http-checks.js'
 import type { LocalResponse } from '../relay/local-exchange.js'
 
-/** Write `body` as the whole `application/json` response (a refused id too large for a number
- * as the digits it was sent with). */
+/**
+ * Write `body` as the whole `application/json` response (a refused id too large for a number as
+ * the digits it was sent with).
+ */
 export function replyJson(
   res: LocalResponse,
   status: number,

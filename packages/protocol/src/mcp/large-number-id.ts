@@ -1,8 +1,8 @@
 /**
- * Numeric JSON-RPC ids that a JavaScript number cannot hold exactly (beyond ±(2^53 − 1)). `JSON.parse`
- * rounds them, so a message carrying one is refused (RFC 8259 §6 says such integers do not
- * survive between programs), and its refusal echoes the digits the agent sent, read from the raw
- * text, so that an agent that reads ids exactly can match it.
+ * Numeric JSON-RPC ids that a JavaScript number cannot hold exactly (beyond ±(2^53 − 1)).
+ * `JSON.parse` rounds them, so a message carrying one is refused (RFC 8259 §6 says such integers
+ * do not survive between programs), and its refusal echoes the digits the agent sent, read from
+ * the raw text, so that an agent that reads ids exactly can match it.
  */
 
 /** The largest magnitude of a numeric id that every JSON reader holds exactly. */
@@ -22,7 +22,7 @@ const NUMBER_TEXT = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/
 
 /** A refused numeric id, kept as the digits the agent sent. */
 export class LargeNumberId {
-  /** `text` as sent when it is a JSON number (it always is in text `JSON.parse` read), else `id`'s. */
+  /** `text` as sent when it is a JSON number (always, in text `JSON.parse` read), else `id`'s. */
   constructor(text: string | null, id: number) {
     this.text = text !== null && NUMBER_TEXT.test(text) ? text : String(id)
   }

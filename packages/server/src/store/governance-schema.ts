@@ -1,7 +1,7 @@
 /**
- * The tables of governance as Kysely sees them (migrations 006, 008, 009 and 013: the call history,
- * policies and their versions, rug-pull's baselines, pins and approvals, per-method metrics). Part of
- * `Database` in `schema.ts`.
+ * The tables of governance as Kysely sees them (migrations 006, 008, 009 and 013: the call
+ * history, policies and their versions, rug-pull's baselines, pins and approvals, per-method
+ * metrics). Part of `Database` in `schema.ts`.
  */
 import type { ColumnType } from 'kysely'
 import type { CallHistoryAgentColumns } from './access-schema.js'
