@@ -229,6 +229,24 @@ for (const backend of BACKENDS)
       await deleteSession(url, admitted)
     })
 
+    it('never counts displaced sessions past the cap when they are used again', async () => {
+      // Five sessions opened one after another: the 4th and 5th took the places of idle ones,
+      // which the local server still knows.
+      const ids = []
+      for (let i = 0; i < 5; i++) ids.push(await openSession(url))
+      const streams = []
+      for (const id of ids) {
+        const stream = await openStream(url, id)
+        assert.equal(stream.status, 200, 'a displaced session still works')
+        streams.push(stream)
+      }
+      // All five are in use, but only three are counted: the refusal says so.
+      assertSessionLimit(await postMcp(url, initializeMessage('sixth')), 'sixth')
+      for (const stream of streams) stream.close()
+      const admitted = await admittedSoon(url)
+      for (const id of [...ids, admitted]) await deleteSession(url, id)
+    })
+
     it('serves a 4th and 5th SDK client after three that closed without DELETE', async () => {
       for (let i = 0; i < 3; i++) {
         const { client } = await connectAgent(url)

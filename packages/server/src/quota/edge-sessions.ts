@@ -121,7 +121,7 @@ export class EdgeSessions {
     const key = `${tunnel.id}\n${id}`
     const opened = this.#tracker
       .open(tunnel.id, place.reservation, id)
-      .then(() => this.#tracker.hold(tunnel.id, id))
+      .then(() => this.#tracker.hold(tunnel.id, id, cap))
     this.#background(opened, 'holding', tunnel)
     this.#held.set(key, { tunnel, sessionId: id, open: 1 })
     this.#renewal ??= setInterval(() => this.#renew(), this.#renewMs).unref()
@@ -168,7 +168,7 @@ export class EdgeSessions {
       return true
     }
     this.#held.set(key, { tunnel, sessionId, open: 1 })
-    this.#background(this.#tracker.hold(tunnel.id, sessionId), 'holding', tunnel)
+    this.#background(this.#tracker.hold(tunnel.id, sessionId, capOf(tunnel)), 'holding', tunnel)
     this.#renewal ??= setInterval(() => this.#renew(), this.#renewMs).unref()
     return true
   }
@@ -197,7 +197,7 @@ export class EdgeSessions {
   /** Renew the lease of every session held on this node. */
   #renew(): void {
     for (const { tunnel, sessionId } of this.#held.values()) {
-      this.#background(this.#tracker.hold(tunnel.id, sessionId), 'renewing', tunnel)
+      this.#background(this.#tracker.hold(tunnel.id, sessionId, capOf(tunnel)), 'renewing', tunnel)
     }
   }
 
@@ -211,4 +211,9 @@ export class EdgeSessions {
       this.#log.warn(`sessions: ${what} a session of ${tunnel.id} failed: ${error.message}`),
     )
   }
+}
+
+/** The session cap of `tunnel`'s plan. */
+function capOf(tunnel: MeteredTunnel): number {
+  return PLANS[tunnel.plan].sessionsPerTunnel
 }

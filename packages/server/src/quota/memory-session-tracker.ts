@@ -92,13 +92,21 @@ export class MemorySessionTracker implements SessionTracker {
     else place.expires = Math.max(place.expires, at + this.#idleMs)
   }
 
-  async hold(tunnelId: string, sessionId: string, now: Date = this.#clock()): Promise<void> {
+  async hold(
+    tunnelId: string,
+    sessionId: string,
+    cap: number,
+    now: Date = this.#clock(),
+  ): Promise<void> {
     checkSessionInput(tunnelId, sessionId)
+    checkCap(cap)
     this.#assertOpen()
     const at = now.getTime()
-    const places = this.#tunnels.get(tunnelId) ?? new Map<string, Place>()
+    const places = this.#live(tunnelId, at)
+    const entry = `s:${sessionId}`
+    if (!places.has(entry) && places.size >= cap) return
     const busyUntil = at + this.#leaseMs
-    places.set(`s:${sessionId}`, { expires: Math.max(busyUntil, at + this.#idleMs), busyUntil })
+    places.set(entry, { expires: Math.max(busyUntil, at + this.#idleMs), busyUntil })
     this.#tunnels.set(tunnelId, places)
   }
 

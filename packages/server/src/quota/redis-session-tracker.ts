@@ -45,8 +45,15 @@ redis.call('PEXPIREAT', KEYS[1], ARGV[5])
 return {1, live + 1, displaced}
 `)
 
-/** KEYS[1] the places, KEYS[2] the held; ARGV: member, expiry, lease end, key expiry. */
+/**
+ * KEYS[1] the places, KEYS[2] the held; ARGV: member, expiry, lease end, key expiry, now, cap.
+ * A member not counted is added only below the cap.
+ */
 const HOLD = new RedisScript(`
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[5])
+if not redis.call('ZSCORE', KEYS[1], ARGV[1]) and redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[6]) then
+  return 0
+end
 redis.call('ZADD', KEYS[1], 'GT', ARGV[2], ARGV[1])
 redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
 redis.call('PEXPIREAT', KEYS[1], ARGV[4])
@@ -150,15 +157,28 @@ export class RedisSessionTracker implements SessionTracker {
     return displaced === '' ? { ok: true, reservation } : { ok: true, reservation, displaced }
   }
 
-  async hold(tunnelId: string, sessionId: string, now: Date = this.#clock()): Promise<void> {
+  async hold(
+    tunnelId: string,
+    sessionId: string,
+    cap: number,
+    now: Date = this.#clock(),
+  ): Promise<void> {
     checkSessionInput(tunnelId, sessionId)
+    checkCap(cap)
     this.#assertOpen()
     const at = now.getTime()
     const busyUntil = at + this.#leaseMs
     await HOLD.run(
       this.#redis,
       [this.#key(tunnelId), this.#heldKey(tunnelId)],
-      [`s:${sessionId}`, Math.max(busyUntil, at + this.#idleMs), busyUntil, this.#keyExpiry(at)],
+      [
+        `s:${sessionId}`,
+        Math.max(busyUntil, at + this.#idleMs),
+        busyUntil,
+        this.#keyExpiry(at),
+        at,
+        cap,
+      ],
     )
   }
 

@@ -76,12 +76,14 @@ export interface SessionTracker {
   touch(tunnelId: string, sessionId: string, now?: Date): Promise<void>
 
   /**
-   * The upstream answered a request of `sessionId` (so it exists): the session is in use until
-   * `letGo` or `now` + the lease, and idle for a timeout after that. An id the tracker no longer
-   * counts (displaced or expired) is counted again, even above the cap: existing sessions are
-   * never refused.
+   * The upstream answered a request of `sessionId`: the session is in use until `letGo` or
+   * `now` + the lease, and idle for a timeout after that. An id the tracker does not count
+   * (displaced, expired, or one the upstream accepted without ever opening it: a server that
+   * ignores sessions answers any id) is counted only while fewer than `cap` places are taken,
+   * without displacing anyone: invented ids cannot add places, and a returning session is never
+   * refused, only left uncounted when the tunnel is full.
    */
-  hold(tunnelId: string, sessionId: string, now?: Date): Promise<void>
+  hold(tunnelId: string, sessionId: string, cap: number, now?: Date): Promise<void>
 
   /** Nothing of `sessionId` is open any more: it is idle from `now` (if it still counts). */
   letGo(tunnelId: string, sessionId: string, now?: Date): Promise<void>

@@ -82,7 +82,7 @@ for (const implementation of implementations()) {
       assert.ok(place.ok, `${id} was refused`)
       assert.equal(place.displaced, undefined, `${id} displaced a session`)
       await on.open(tunnelId, place.reservation, id)
-      if (!idle) await on.hold(tunnelId, id)
+      if (!idle) await on.hold(tunnelId, id, 3)
     }
 
     beforeEach(() => {
@@ -200,10 +200,10 @@ for (const implementation of implementations()) {
       assert.ok(place.ok)
       assert.equal(place.displaced, 'two')
       await tracker.open('tun_a', place.reservation, 'four')
-      await tracker.hold('tun_a', 'four')
+      await tracker.hold('tun_a', 'four', 3)
       later(LEASE_MS - 1)
-      await tracker.hold('tun_a', 'one')
-      await tracker.hold('tun_a', 'four')
+      await tracker.hold('tun_a', 'one', 3)
+      await tracker.hold('tun_a', 'four', 3)
       assert.deepEqual(await peer.reserve('tun_a', 3), { ok: false, open: 3 })
       later(1)
       // "three" was never renewed: its lease ended, so it is idle and gives its place.
@@ -212,7 +212,7 @@ for (const implementation of implementations()) {
       assert.equal(next.displaced, 'three')
     })
 
-    it('counts a displaced session again when it is held, even above the cap', async () => {
+    it('counts a displaced session again when it is held only while a place is free', async () => {
       await openSession(tracker, 'tun_a', 'old', true)
       await openSession(tracker, 'tun_a', 'b')
       await openSession(tracker, 'tun_a', 'c')
@@ -220,10 +220,27 @@ for (const implementation of implementations()) {
       assert.ok(place.ok)
       assert.equal(place.displaced, 'old')
       await peer.open('tun_a', place.reservation, 'new')
-      await peer.hold('tun_a', 'new')
-      await tracker.hold('tun_a', 'old')
-      assert.equal(await tracker.count('tun_a'), 4)
-      assert.deepEqual(await peer.reserve('tun_a', 3), { ok: false, open: 4 })
+      await peer.hold('tun_a', 'new', 3)
+      // The tunnel is full: "old" still works upstream, but is not counted above the cap.
+      await tracker.hold('tun_a', 'old', 3)
+      assert.equal(await tracker.count('tun_a'), 3)
+      await peer.end('tun_a', 'b')
+      await tracker.hold('tun_a', 'old', 3)
+      assert.equal(await tracker.count('tun_a'), 3)
+      assert.deepEqual(await peer.reserve('tun_a', 3), { ok: false, open: 3 })
+    })
+
+    it('never counts invented ids beyond the cap, however many are held', async () => {
+      for (let i = 0; i < 50; i++) await tracker.hold('tun_a', `made-up-${i}`, 3)
+      assert.equal(await tracker.count('tun_a'), 3)
+      // Those in use keep their places: a new session is refused, not let past the cap.
+      assert.deepEqual(await peer.reserve('tun_a', 3), { ok: false, open: 3 })
+      for (let i = 0; i < 3; i++) await peer.letGo('tun_a', `made-up-${i}`)
+      // Idle, they give way to real sessions like any other.
+      const place = await peer.reserve('tun_a', 3)
+      assert.ok(place.ok)
+      assert.equal(place.displaced, 'made-up-0')
+      await assert.rejects(tracker.hold('tun_a', 'x', -1), RangeError)
     })
 
     it('never adds a session for an unknown or expired id', async () => {
@@ -241,7 +258,7 @@ for (const implementation of implementations()) {
       await assert.rejects(tracker.reserve('tun_a', -1), RangeError)
       await assert.rejects(tracker.reserve('tun_a', 1.5), RangeError)
       await assert.rejects(tracker.touch('tun_a', ''), RangeError)
-      await assert.rejects(tracker.hold('tun_a', ''), RangeError)
+      await assert.rejects(tracker.hold('tun_a', '', 3), RangeError)
       await assert.rejects(tracker.letGo('tun:a', 'x'), RangeError)
       await assert.rejects(tracker.open('tun_a', 'r', 'x'.repeat(257)), RangeError)
       assert.equal(await tracker.count('tun_a'), 0)
