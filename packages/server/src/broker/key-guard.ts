@@ -1,13 +1,17 @@
 /**
  * Throttles guessing of tunnel keys. Each failed key check spends from its client's bucket and
- * from one bucket for the whole node; once either is empty, upgrades are answered 429 before any
- * key is looked up, until it refills. At most `KEY_CHECKS_PENDING_PER_ADDRESS` lookups may run at
- * once per address (`KEY_CHECKS_PENDING_PER_NODE` per node), so guesses sent all at once are
+ * from one bucket for the whole node. Once a client's bucket is empty, its upgrades are answered
+ * 429 before any key is looked up, until it refills. Once the node's is empty (guesses spread
+ * over many addresses), keys are still looked up, but only `KEY_CHECKS_PENDING_UNDER_ATTACK` at
+ * once in the whole node: a valid key still connects, so an attacker who keeps the node's
+ * bucket empty cannot keep every tunnel of the node offline; keys are 256-bit random values, so
+ * the bucket is about cost, not odds. At most `KEY_CHECKS_PENDING_PER_ADDRESS` lookups may run
+ * at once per address (`KEY_CHECKS_PENDING_PER_NODE` per node), so guesses sent all at once are
  * checked a few dozen at a time, and the first failures empty the bucket for the rest. Valid
- * keys spend nothing, so a client that knows its key is only held
- * back while its address (or the whole node) is under attack, and then for at most the refill
- * time; many tunnels reconnecting at once from one address (a drain, a NAT) pass. Refusals are
- * logged in aggregate, one line a minute, not one line each.
+ * keys spend nothing, so a client that knows its key is only held back while its own address
+ * is under attack, and then for at most the refill time; many tunnels reconnecting at once from
+ * one address (a drain, a NAT) pass. Refusals are logged in aggregate, one line a minute, not
+ * one line each.
  */
 import type { Logger } from '@burrow/protocol'
 import { RateLimiter } from '../http/rate-limiter.js'
@@ -20,6 +24,8 @@ export const KEY_FAILURES_PER_SECOND = 20
 export const KEY_CHECKS_PENDING_PER_ADDRESS = 50
 /** Key lookups the node may have running at once. */
 export const KEY_CHECKS_PENDING_PER_NODE = 500
+/** Key lookups the node may have running at once while its failure bucket is empty. */
+export const KEY_CHECKS_PENDING_UNDER_ATTACK = 20
 
 /** Options of `new KeyGuard`. */
 export interface KeyGuardOptions {
@@ -73,18 +79,19 @@ export class KeyGuard {
   check(address: string): KeyCheck {
     const pending = this.#pending.get(address) ?? 0
     const mine = this.#perAddress.peek(address)
-    const node = mine.ok ? this.#node.peek('node') : mine
-    const crowded =
-      pending >= KEY_CHECKS_PENDING_PER_ADDRESS || this.#pendingAll >= KEY_CHECKS_PENDING_PER_NODE
-    if (node.ok && !crowded) {
+    const nodeLimit = this.#node.peek('node').ok
+      ? KEY_CHECKS_PENDING_PER_NODE
+      : KEY_CHECKS_PENDING_UNDER_ATTACK
+    const crowded = pending >= KEY_CHECKS_PENDING_PER_ADDRESS || this.#pendingAll >= nodeLimit
+    if (mine.ok && !crowded) {
       this.#pending.set(address, pending + 1)
       this.#pendingAll++
-      return node
+      return mine
     }
     this.#throttled++
     if (this.#addresses.size < 10_000) this.#addresses.add(address)
     this.#report()
-    return node.ok ? { ok: false, retryAfterSecs: 1 } : node
+    return mine.ok ? { ok: false, retryAfterSecs: 1 } : mine
   }
 
   /** The key from `address` was valid, or could not be checked: nothing is spent. */

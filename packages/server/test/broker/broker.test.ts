@@ -71,6 +71,33 @@ describe('broker', () => {
     assert.deepEqual(known, { kind: 'upgrade', status: 101 })
   })
 
+  it('connects a valid key while guesses from many addresses keep the node throttled', async () => {
+    const { key } = await service.tunnel('under-attack')
+    // More failed guesses than the node-wide bucket holds, each from an address of its own
+    // (loopback is a trusted proxy, so X-Forwarded-For names the client).
+    const refused: string[] = []
+    for (let batch = 0; batch < 25; batch++) {
+      const outcomes = await Promise.all(
+        Array.from({ length: 10 }, (_, i) =>
+          rawUpgrade(service.port, {
+            authorization: 'Bearer mtk_guessed',
+            'x-forwarded-for': `2001:db8:${batch}:${i}::1`,
+          }),
+        ),
+      )
+      for (const o of outcomes) {
+        assert.equal(o.kind, 'response')
+        if (o.kind === 'response') refused.push(String(o.headers[ERROR_HEADER]))
+      }
+    }
+    assert.ok(refused.every((code) => code === 'unauthorized' || code === 'rate_limited'))
+    const known = await rawUpgrade(service.port, {
+      authorization: `Bearer ${key}`,
+      'x-forwarded-for': '2001:db8:ffff::1',
+    })
+    assert.deepEqual(known, { kind: 'upgrade', status: 101 })
+  })
+
   it('refuses a malformed handshake with a valid key with 400 and the envelope', async () => {
     const { key } = await service.tunnel('bad-handshake')
     const authorization = `Bearer ${key}`
