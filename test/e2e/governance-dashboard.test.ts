@@ -165,5 +165,15 @@ describe('governance tabs in a browser', { skip: !existsSync(CHROMIUM), timeout:
       tallest = Math.max(tallest, Number(await rects.nth(i).getAttribute('height')))
     }
     assert.ok(tallest > 10, `the tallest bar is ${tallest} high`)
+    // A window named after what every object inherits shows the default window, and a notice
+    // of such a name shows no notice.
+    for (const asked of ['valueOf', '__proto__']) {
+      const res = await page.goto(`${base}/dashboard/tunnels/${tunnel.id}/metrics?window=${asked}`)
+      assert.equal(res?.status(), 200, asked)
+      assert.ok(await page.$('#metrics'), asked)
+    }
+    const noticed = await page.goto(`${base}/dashboard?notice=toString`)
+    assert.equal(noticed?.status(), 200)
+    assert.equal(await page.$('.notice'), null, 'no empty notice box')
   })
 })

@@ -451,6 +451,15 @@ describe('governance through real processes', () => {
       assert.equal(bad.status, 400, query)
       assert.equal(bad.json.error?.field, field, query)
     }
+    // Names every object inherits are no windows either (they once reached the report).
+    for (const window of ['__proto__', 'toString', 'valueOf', 'constructor']) {
+      const bad = await user.api<{ error: { code: string; field: string } }>(
+        'GET',
+        `/api/tunnels/${t.id}/metrics?window=${window}`,
+      )
+      assert.equal(bad.status, 400, window)
+      assert.deepEqual([bad.json.error.code, bad.json.error.field], ['invalid', 'window'], window)
+    }
     // The other windows count the same calls.
     for (const window of ['24h', '30d']) {
       const other = await user.api<{ methods: Row[] }>(

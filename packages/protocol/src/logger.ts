@@ -42,5 +42,5 @@ export const silentLogger: Logger = createLogger('error', () => {})
 
 /** True when `value` is a log level name. */
 export function isLogLevel(value: string): value is LogLevel {
-  return value in RANK
+  return Object.hasOwn(RANK, value)
 }

@@ -11,6 +11,8 @@ import { rejectUpgrade } from './broker/reject-upgrade.js'
 import { NODE_LINK_PATH } from './cluster/node-links.js'
 import type { ServerConfig } from './config.js'
 import { answerClientError, REQUEST_TIMEOUT_MS } from './http/answer-client-error.js'
+import { HttpError } from './http/http-error.js'
+import { sendApiError } from './http/responses.js'
 import { sendRefusal } from './http/send-refusal.js'
 import { publicUrlFor } from './public-url.js'
 import { QuietMemoryRelease } from './runtime/quiet-memory-release.js'
@@ -91,7 +93,9 @@ export async function serve(config: ServerConfig): Promise<void> {
         services
           .handleDomain(req, res, host)
           .then((answered) => (answered ? undefined : app.handle(req, res)))
-    done.catch((err: Error) => internalError(log, res, err))
+    done.catch((err: Error) =>
+      internalError(log, req, res, err, label !== null && label !== undefined),
+    )
   })
   server.on('clientError', answerClientError)
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
@@ -171,14 +175,32 @@ function formatHost(host: string): string {
   return host.includes(':') ? `[${host}]` : host
 }
 
-function internalError(log: Logger, res: ServerResponse, err: Error): void {
+/**
+ * A handler failed: the caller gets an answer in its own shape (the edge's envelope on a tunnel's
+ * host, the API's error object under `/api/`, a plain page elsewhere), and the stack goes to the
+ * log only.
+ */
+function internalError(
+  log: Logger,
+  req: IncomingMessage,
+  res: ServerResponse,
+  err: Error,
+  onTunnel: boolean,
+): void {
   log.error(`request failed: ${err.stack ?? err.message}`)
-  sendRefusal(
-    res,
-    'tunnel_offline',
-    'internal error',
-    'burrowd failed to handle the request; it was logged',
-  )
+  if (res.headersSent) {
+    res.destroy()
+    return
+  }
+  const reason = 'burrowd failed to handle the request; it was logged'
+  if (onTunnel) {
+    sendRefusal(res, 'tunnel_offline', 'internal error', reason)
+  } else if ((req.url ?? '').startsWith('/api/')) {
+    sendApiError(res, new HttpError(500, 'internal', reason))
+  } else {
+    res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' })
+    res.end(`Internal error: ${reason}.\n`)
+  }
 }
 
 function stopped(log: Logger): Promise<void> {

@@ -59,7 +59,7 @@ export function governanceApi(svc: WebServices, now: () => Date) {
 
     async metrics(c: ApiCall, tunnelId: string, query: URLSearchParams): Promise<void> {
       const window = query.get('window') ?? '24h'
-      if (!(window in METRIC_WINDOWS)) {
+      if (!Object.hasOwn(METRIC_WINDOWS, window)) {
         throw new HttpError(400, 'invalid', '"window" must be 1h, 24h or 30d', { field: 'window' })
       }
       const report = await svc.governance.metrics(tunnelId, window as MetricWindow, now())

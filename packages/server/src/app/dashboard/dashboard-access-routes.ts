@@ -39,7 +39,8 @@ export function accessRoutes(kit: DashboardKit): DashboardRoute[] {
       svc.access.agentTokens(t.id),
       svc.access.connectedAgents(t.id),
     ])
-    const notice = NOTICES[c.query.get('notice') ?? '']
+    const asked = c.query.get('notice') ?? ''
+    const notice = Object.hasOwn(NOTICES, asked) ? NOTICES[asked] : undefined
     kit.html(
       c.res,
       status,

@@ -86,7 +86,9 @@ export function governanceRoutes(kit: DashboardKit): DashboardRoute[] {
   const metrics = async (c: DashboardRequest) => {
     const t = await found(c)
     const asked = c.query.get('window') ?? '24h'
-    const window: MetricWindow = asked in METRIC_WINDOWS ? (asked as MetricWindow) : '24h'
+    const window: MetricWindow = Object.hasOwn(METRIC_WINDOWS, asked)
+      ? (asked as MetricWindow)
+      : '24h'
     const report = await svc.governance.metrics(t.id, window, kit.now())
     kit.html(c.res, 200, metricsPage(c.viewer, t, report))
   }

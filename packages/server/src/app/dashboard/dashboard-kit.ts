@@ -152,7 +152,7 @@ export class DashboardKit {
   /** The fixed notice a redirect asked for (`?notice=`), if any. */
   notices(c: DashboardRequest): Notice[] {
     const key = c.query.get('notice')
-    const notice = key ? NOTICES[key] : undefined
+    const notice = key && Object.hasOwn(NOTICES, key) ? NOTICES[key] : undefined
     return notice ? [notice] : []
   }
 
