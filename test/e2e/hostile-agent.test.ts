@@ -117,6 +117,18 @@ describe('hostile agents against one tunnel', () => {
     assert.match(e.reason, /need a Host header/)
   })
 
+  it('answers an Expect it cannot meet with the envelope, forwarding nothing', async () => {
+    const before = await counting.counts()
+    const answer = await post('/mcp', ['Expect: 200-ok'])
+    assert.equal(answer.status, 400)
+    const e = envelope(answer)
+    assert.equal(e.policy, 'invalid_request')
+    assert.match(e.reason, /Expect: 200-ok is not supported/)
+    assert.deepEqual(await counting.counts(), before)
+    // 100-continue is met as before (the raw reader stops at the interim answer).
+    assert.equal((await post('/mcp', ['Expect: 100-continue'])).status, 100)
+  })
+
   it('refuses 300 headers and a 12 KB header that encodes past 16 KiB with 431', async () => {
     const before = await counting.counts()
     const many = Array.from({ length: 300 }, (_, i) => `X-Filler-${i}: ${i}`)

@@ -98,6 +98,15 @@ export async function serve(config: ServerConfig): Promise<void> {
     )
   })
   server.on('clientError', answerClientError)
+  // Node would answer an `Expect` other than 100-continue with a bare 417 of its own.
+  server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
+    const reason = `Expect: ${String(req.headers.expect).slice(0, 100)} is not supported; only 100-continue is`
+    if (lookup.tunnelLabel(hostOf(req))) {
+      sendRefusal(res, 'invalid_request', 'unsupported expectation', reason, { close: true })
+    } else {
+      sendApiError(res, new HttpError(417, 'expectation_failed', reason), { connection: 'close' })
+    }
+  })
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     if (lookup.tunnelLabel(hostOf(req))) {
       rejectUpgrade(
