@@ -35,7 +35,9 @@ export async function startMetrics(
     logger.warn(`metrics: cannot listen on ${addr}: not HOST:PORT; continuing without metrics`)
     return null
   }
-  const loopback = isLoopback(host)
+  // Decided from the address actually bound (`127.1` and `2130706433` bind 127.0.0.1 too);
+  // strict until then.
+  let loopback = true
   const server = createServer((req, res) => {
     serve(req, res, registry, loopback).catch((err: Error) => {
       logger.debug(`metrics: ${req.method} ${req.url} failed: ${err.message}`)
@@ -60,6 +62,7 @@ export async function startMetrics(
   }
   server.on('error', (err) => logger.debug(`metrics: ${err.message}`))
   const bound = server.address() as AddressInfo
+  loopback = isLoopback(bound.address)
   const address = `${bound.family === 'IPv6' ? `[${bound.address}]` : bound.address}:${bound.port}`
   logger.info(`metrics: serving http://${address}/metrics`)
   return {

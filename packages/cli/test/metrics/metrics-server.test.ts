@@ -107,6 +107,26 @@ describe('startMetrics', () => {
   })
 })
 
+describe('startMetrics on a loopback address not written as four numbers', () => {
+  it('still refuses a Host that is not a loopback name', async () => {
+    const metrics = new CliMetrics()
+    for (const host of ['127.1', '2130706433']) {
+      const server = await startMetrics(`${host}:0`, metrics.registry, captureLogger())
+      assert.ok(server, host)
+      try {
+        assert.match(server.address, /^127\.0\.0\.1:\d+$/, host)
+        const rebound = await get(server.address, '/metrics', {
+          headers: { host: 'rebind.attacker.example' },
+        })
+        assert.equal(rebound.status, 403, host)
+        assert.equal((await get(server.address, '/healthz')).status, 200, host)
+      } finally {
+        await server.close()
+      }
+    }
+  })
+})
+
 describe('startMetrics when it cannot bind', () => {
   it('warns naming the address and the cause when the port is taken, and returns null', async () => {
     const taken = createServer()
