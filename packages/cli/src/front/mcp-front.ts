@@ -191,7 +191,7 @@ export class McpFront implements RequestHandler {
     const busy = requests.find((r) => session.isInFlight(r.id))
     if (busy) {
       const message = `Invalid Request: request id ${JSON.stringify(busy.id)} is already in flight`
-      return replyProblem(res, { status: 400, message }, JSONRPC_CODE.invalidRequest)
+      return replyProblem(res, { status: 400, message }, JSONRPC_CODE.invalidRequest, {}, id)
     }
     if (requests.length === 0) {
       this.#forward(session, messages, req.signal)
@@ -218,14 +218,14 @@ export class McpFront implements RequestHandler {
         status: 400,
         message: 'Invalid Request: this session is already initialized',
       }
-      return replyProblem(res, problem, JSONRPC_CODE.invalidRequest)
+      return replyProblem(res, problem, JSONRPC_CODE.invalidRequest, {}, message.id)
     }
     if (!this.#makeRoom()) {
       const problem = {
         status: 503,
         message: `Service Unavailable: all ${this.#sessions.size} sessions are in use; try again later`,
       }
-      return replyProblem(res, problem)
+      return replyProblem(res, problem, undefined, {}, message.id)
     }
     const session = this.#openSession()
     session.agent = req.headers['burrow-agent']

@@ -84,6 +84,33 @@ describe('McpFront over HTTP', { timeout: 30_000 }, () => {
     }
   })
 
+  it("answers a session's refused request with its id (a reused id, a second initialize)", async () => {
+    const s = await initialize(served.url)
+    // Its first progress turns the answer into SSE: the call is in flight once headers arrive.
+    const first = await s.post(slowCall('dup', { ms: 400, steps: 4 }, 'tok-dup'))
+    assert.equal(first.headers.get('content-type'), 'text/event-stream')
+    const again = await s.post(slowCall('dup', { ms: 1 }))
+    assert.equal(again.status, 400)
+    const refused = (await again.json()) as { id: unknown; error: { message: string } }
+    assert.equal(refused.id, 'dup')
+    assert.match(refused.error.message, /already in flight/)
+    const init = await s.post({
+      jsonrpc: '2.0',
+      id: 'init-again',
+      method: 'initialize',
+      params: {
+        protocolVersion: '2025-11-25',
+        capabilities: {},
+        clientInfo: { name: 'x', version: '1' },
+      },
+    })
+    assert.equal(init.status, 400)
+    const body = (await init.json()) as { id: unknown; error: { message: string } }
+    assert.equal(body.id, 'init-again')
+    assert.match(body.error.message, /already initialized/)
+    await first.text()
+  })
+
   it('initializes the child once and answers later sessions from the cache', async () => {
     const a = await initialize(served.url)
     const b = await initialize(served.url, '2025-06-18')
