@@ -134,17 +134,11 @@ export class RequestRouter {
   async #unsubscribe(sessionId: string, params: Params, call: CallOptions): Promise<Result> {
     const uri = uriOf(params)
     const upstream = this.#opts.subscriptions.remove(uri, sessionId)
-    if (upstream === null) return {}
-    const link = upstream === undefined ? undefined : this.#byName.get(upstream)
-    if (link) return link.request('resources/unsubscribe', params, call)
-    const routed = await this.#opts.resources.route(
-      uri,
-      'resources/unsubscribe',
-      params,
-      call,
-      (l) => Boolean(l.capability('resources')?.subscribe),
-    )
-    return routed.result
+    // Others are still subscribed, or this session never was: nothing to tell the upstream (an
+    // unsubscribe forwarded for a session that never subscribed would end the others').
+    if (upstream === null || upstream === undefined) return {}
+    const link = this.#byName.get(upstream)
+    return link ? link.request('resources/unsubscribe', params, call) : {}
   }
 
   /** completion/complete: by prompt name prefix, or by the resource (template) URI. */

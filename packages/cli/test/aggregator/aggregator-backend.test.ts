@@ -296,6 +296,12 @@ describe('aggregator backend', { timeout: 60_000 }, () => {
     await one.client.callTool({ name: 'b__touch', arguments: { uri: 'mem://b/readme' } })
     await until(() => updates.length === 1)
     assert.deepEqual(updates, ['mem://b/readme'])
+    // An agent that never subscribed cannot end another's subscription.
+    const other = await connectAgent(agg.url, 'other')
+    assert.deepEqual(await other.client.unsubscribeResource({ uri: 'mem://b/readme' }), {})
+    await one.client.callTool({ name: 'b__touch', arguments: { uri: 'mem://b/readme' } })
+    await until(() => updates.length === 2)
+    assert.ok(!agg.logger.lines.some((l) => /\[b\] unsubscribe/.test(l)), 'not forwarded')
     await one.client.unsubscribeResource({ uri: 'mem://b/readme' })
     await agg.logger.waitFor(/\[b\] unsubscribe mem:\/\/b\/readme/)
   })
