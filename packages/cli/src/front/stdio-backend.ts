@@ -23,11 +23,15 @@ import {
 } from '@burrow/protocol'
 import type { McpBackend, SessionSink } from './mcp-backend.js'
 import { progressTokenOf, withProgressToken } from './progress-token.js'
+import { ResourceSubscriptions } from './resource-subscriptions.js'
 import { CallTable, type ChildCall } from './call-table.js'
 import { InitializeGate } from './initialize-gate.js'
 import { BRIDGED_CAPABILITY } from './input-bridge.js'
 import type { SessionRouter } from './routed-session.js'
 import { StdioSession } from './stdio-session.js'
+
+/** The one upstream's name in the subscriptions table. */
+const STDIO = 'stdio'
 
 /** Options of `StdioBackend`. */
 export interface StdioBackendOptions {
@@ -46,6 +50,8 @@ export class StdioBackend implements McpBackend {
   readonly #gate: InitializeGate
   readonly #sessions = new Set<StdioSession>()
   readonly #table = new CallTable()
+  /** Who is subscribed to which resource, so that updates reach only them. */
+  readonly #subscriptions = new ResourceSubscriptions()
   #deadGeneration = 0
   #clock = 0
 
@@ -109,6 +115,16 @@ export class StdioBackend implements McpBackend {
       const error = 'the stdio server is not initialized; send initialize first'
       return session.sink.deliver(errorResponse(message.id, JSONRPC_CODE.serverError, error))
     }
+    const uri = message.params?.uri
+    if (message.method === 'resources/subscribe' && typeof uri === 'string') {
+      this.#subscriptions.add(uri, STDIO, session.id)
+    } else if (message.method === 'resources/unsubscribe' && typeof uri === 'string') {
+      // Only the last subscriber's unsubscribe reaches the server: one forwarded for a session
+      // that never subscribed, or while others still are, would end theirs.
+      if (this.#subscriptions.remove(uri, session.id) !== STDIO) {
+        return session.sink.deliver({ jsonrpc: '2.0', id: message.id, result: {} })
+      }
+    }
     this.#call(session, message, signal)
   }
 
@@ -157,6 +173,16 @@ export class StdioBackend implements McpBackend {
       this.#table.takeAsk(childId)
       const reason = 'the client session ended before answering'
       this.#trySend(errorResponse(childId, JSONRPC_CODE.internalError, reason))
+    }
+    for (const { uri } of this.#subscriptions.dropSession(session.id)) {
+      // Nobody is subscribed any more: the server stops sending its updates (answer unused).
+      const params = { uri }
+      this.#trySend({
+        jsonrpc: '2.0',
+        id: this.#table.nextChildId(),
+        method: 'resources/unsubscribe',
+        params,
+      })
     }
   }
 
@@ -280,6 +306,13 @@ export class StdioBackend implements McpBackend {
       const cancelled = { ...message, params: { ...params, requestId: ask.agentId } }
       return ask.session.sink.deliver(cancelled, ask.relatedTo)
     }
+    if (message.method === 'notifications/resources/updated') {
+      const subscribed = new Set(this.#subscriptions.subscribers(String(params.uri)))
+      for (const session of this.#sessions) {
+        if (subscribed.has(session.id)) session.sink.deliver(message)
+      }
+      return
+    }
     // list_changed, logging and the like concern every agent.
     for (const session of this.#sessions) session.sink.deliver(message)
   }
@@ -289,6 +322,8 @@ export class StdioBackend implements McpBackend {
     this.#deadGeneration = exit.generation
     this.#gate.reset()
     this.#table.clear()
+    // A new server has no subscriptions; the sessions that held them end below.
+    for (const session of this.#sessions) this.#subscriptions.dropSession(session.id)
     const how = exit.error ? `failed (${exit.error.message})` : 'exited'
     const reason =
       exit.restartInMs === null

@@ -1,5 +1,6 @@
 /**
- * Resource subscriptions of agent sessions over the one upstream session per server. The first
+ * Resource subscriptions of agent sessions over the one upstream session per server (each
+ * server of the aggregator, or the one stdio server). The first
  * agent to subscribe to a URI subscribes the upstream; later ones only join; the upstream is
  * unsubscribed when the last one leaves (unsubscribes or ends its session). Updates go to the
  * sessions subscribed to the URI, and subscriptions are renewed when an upstream initializes again.
