@@ -3,6 +3,7 @@
  * over an `AggregatorBackend`, with a supervised child per stdio upstream and a Streamable HTTP
  * client connection per HTTP upstream.
  */
+import { UsageError } from '../cli-errors.js'
 import type { Env } from '../config.js'
 import { McpFront } from '../front/mcp-front.js'
 import type { Logger } from '../log/logger.js'
@@ -16,6 +17,7 @@ import {
 } from './aggregator-backend.js'
 import { noopAggregatorMetrics, type AggregatorMetrics } from './aggregator-metrics.js'
 import { HttpChannel } from './http-channel.js'
+import { ambiguousUpstreamNames } from './prefixed-name.js'
 import { StdioChannel } from './stdio-channel.js'
 
 /** Tuning for tests; the defaults are the product's. */
@@ -32,6 +34,9 @@ export function createAggregatorHandler(
   metrics: AggregatorMetrics = noopAggregatorMetrics,
   tuning: AggregatorTuning = {},
 ): RequestHandler {
+  const names = specs.map((spec, index) => spec.name ?? `upstream${index + 1}`)
+  const ambiguous = ambiguousUpstreamNames(names)
+  if (ambiguous !== null) throw new UsageError(ambiguous)
   const countBytes = metrics !== noopAggregatorMetrics
   const upstreams = specs.map((spec, index): AggregatorUpstream => {
     const name = spec.name ?? `upstream${index + 1}`

@@ -16,6 +16,25 @@ export function prefixName(upstream: string, item: string): string {
   return `${upstream}${NAME_SEPARATOR}${item}`
 }
 
+/**
+ * Why upstream names `names` cannot serve together, or null: with "a" and "a__b", the name
+ * "a__b__x" is tool "b__x" of "a" and tool "x" of "a__b" alike, and only one could be called.
+ */
+export function ambiguousUpstreamNames(names: readonly string[]): string | null {
+  for (const a of names) {
+    for (const b of names) {
+      if (b.startsWith(a + NAME_SEPARATOR)) {
+        const rest = b.slice(a.length + NAME_SEPARATOR.length)
+        return (
+          `upstream names "${a}" and "${b}" are ambiguous: "${prefixName(b, 'x')}" would be ` +
+          `"${prefixName(rest, 'x')}" of "${a}" and "x" of "${b}"; rename one`
+        )
+      }
+    }
+  }
+  return null
+}
+
 /** The upstream and item a prefixed name stands for, or undefined when no upstream matches. */
 export function splitPrefixedName(
   name: string,

@@ -3,6 +3,7 @@
  * mode; two or more make aggregator mode, where each must be `name=value` with a unique valid name.
  */
 import { UPSTREAM_NAME_PATTERN } from '@burrow/protocol'
+import { ambiguousUpstreamNames } from '../aggregator/prefixed-name.js'
 import { UsageError } from '../cli-errors.js'
 import type { UpstreamSpec } from './upstream-spec.js'
 
@@ -22,7 +23,7 @@ export function upstreamsFromFlags(flags: readonly UpstreamFlag[]): UpstreamSpec
     return [spec(only.flag, null, only.value)]
   }
   const seen = new Set<string>()
-  return flags.map(({ flag, value }) => {
+  const specs = flags.map(({ flag, value }) => {
     const eq = value.indexOf('=')
     const name = eq > 0 ? value.slice(0, eq) : ''
     // "npx x --port=3" or a URL with a query is a bare value, not a name=value pair.
@@ -42,6 +43,9 @@ export function upstreamsFromFlags(flags: readonly UpstreamFlag[]): UpstreamSpec
     seen.add(name)
     return spec(flag, name, value.slice(eq + 1))
   })
+  const ambiguous = ambiguousUpstreamNames([...seen])
+  if (ambiguous !== null) throw new UsageError(ambiguous)
+  return specs
 }
 
 /** Validate one value: an http(s) URL for --upstream, a non-empty command for --stdio. */

@@ -6,6 +6,7 @@
  */
 import { readFileSync } from 'node:fs'
 import { UPSTREAM_NAME_PATTERN } from '@burrow/protocol'
+import { ambiguousUpstreamNames } from '../aggregator/prefixed-name.js'
 import { parse, TomlError } from 'smol-toml'
 import { UsageError } from '../cli-errors.js'
 import { closestName } from '../did-you-mean.js'
@@ -89,6 +90,10 @@ export function parseUpstreamsFile(path: string, text: string): UpstreamSpec[] {
     }
   })
   if (specs.length === 1) return [{ ...specs[0]!, name: null }]
+  if (specs.length > 1) {
+    const ambiguous = ambiguousUpstreamNames(entries.map(([name]) => name))
+    if (ambiguous !== null) throw new UsageError(`upstreams file ${path}: ${ambiguous}`)
+  }
   return specs
 }
 

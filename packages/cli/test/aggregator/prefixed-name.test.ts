@@ -1,7 +1,11 @@
 /** `<upstream>__<item>` names, split at the longest matching upstream name. */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { prefixName, splitPrefixedName } from '../../src/aggregator/prefixed-name.js'
+import {
+  ambiguousUpstreamNames,
+  prefixName,
+  splitPrefixedName,
+} from '../../src/aggregator/prefixed-name.js'
 
 describe('prefixed names', () => {
   it('join and split', () => {
@@ -23,5 +27,11 @@ describe('prefixed names', () => {
     assert.equal(splitPrefixedName('nosuch__x', ['a', 'b']), undefined)
     assert.equal(splitPrefixedName('echo', ['a', 'b']), undefined)
     assert.equal(splitPrefixedName('a__', ['a']), undefined)
+  })
+
+  it('names upstream names that would make prefixed names ambiguous', () => {
+    assert.equal(ambiguousUpstreamNames(['a', 'b', 'a_b', 'ab__']), null)
+    assert.match(ambiguousUpstreamNames(['a__b', 'c', 'a']) ?? '', /"a" and "a__b" are ambiguous/)
+    assert.match(ambiguousUpstreamNames(['db', 'db__x__y']) ?? '', /"db" and "db__x__y"/)
   })
 })

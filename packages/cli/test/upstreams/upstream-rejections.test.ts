@@ -65,6 +65,12 @@ describe('upstream flag rejections', () => {
       /--upstream "a=http/,
       /"a" is used twice/,
     ))
+  it('names that make prefixed names ambiguous', () =>
+    rejected(
+      ['up', '--stdio', 'a=node a.js', '--stdio', 'a__b=node b.js'],
+      /"a" and "a__b" are ambiguous/,
+      /"a__b__x" would be "b__x" of "a" and "x" of "a__b"; rename one/,
+    ))
   it('--upstreams-file together with --upstream or --stdio', () =>
     rejected(
       ['up', '--upstreams-file', 'x.toml', '--stdio', 'node a.js'],

@@ -16,6 +16,14 @@ describe('parseUpstreamsFile', () => {
       { kind: 'http', name: 'docs', url: 'http://127.0.0.1:3000/mcp' },
     ])
   })
+  it('refuses names that would make prefixed names ambiguous', () => {
+    const text = '[upstreams.a]\nstdio = "node a.js"\n[upstreams.a__b]\nstdio = "node b.js"\n'
+    assert.throws(
+      () => parseUpstreamsFile('u.toml', text),
+      /u\.toml: upstream names "a" and "a__b" are ambiguous/,
+    )
+  })
+
   it('a one-entry file collapses to single-upstream mode (no name)', () => {
     assert.deepEqual(
       parseUpstreamsFile('f.toml', '[upstreams.only]\nhttp = "http://127.0.0.1:3000/mcp"\n'),
