@@ -48,6 +48,8 @@ export interface StdioSupervisorOptions {
   readonly closeGraceMs?: number
   /** Longest stdout line (one JSON-RPC message) accepted. Default 10 MB, as the SDK. */
   readonly maxLineBytes?: number
+  /** Bytes that may wait for a child not reading its stdin before `send` refuses. Default 16 MiB. */
+  readonly maxQueuedBytes?: number
   readonly spawn?: SpawnFunction
 }
 
@@ -80,6 +82,14 @@ export interface StdioSupervisorEvents {
 export class StdioUnavailableError extends Error {
   readonly code = 'stdio_unavailable'
 }
+
+/** `send()` was called while more than the bound waits for a child that does not read. */
+export class StdioBackloggedError extends Error {
+  readonly code = 'stdio_backlogged'
+}
+
+/** Default of `StdioSupervisorOptions.maxQueuedBytes`. */
+export const DEFAULT_MAX_QUEUED_BYTES = 16 * 1024 * 1024
 
 const DEFAULT_MAX_LINE_BYTES = 10 * 1024 * 1024
 
@@ -184,6 +194,14 @@ export class StdioSupervisor extends EventEmitter<StdioSupervisorEvents> {
     const stdin = this.#running?.child.stdin
     if (this.#state !== 'running' || !stdin?.writable) {
       throw new StdioUnavailableError(this.#downReason())
+    }
+    // A child busy in a long call reads nothing meanwhile: what waits for it is bounded.
+    const bound = this.#opts.maxQueuedBytes ?? DEFAULT_MAX_QUEUED_BYTES
+    if (stdin.writableLength >= bound) {
+      throw new StdioBackloggedError(
+        `the stdio server has not read the last ${Math.round(stdin.writableLength / 1024)} KiB ` +
+          `sent to it (at most ${Math.round(bound / 1024)} KiB may wait); try again later`,
+      )
     }
     stdin.write(`${JSON.stringify(message)}\n`)
   }

@@ -12,6 +12,7 @@ import { join } from 'node:path'
 import { afterEach, describe, it } from 'node:test'
 import crossSpawn from 'cross-spawn'
 import {
+  StdioBackloggedError,
   StdioSupervisor,
   StdioUnavailableError,
   type StdioExit,
@@ -78,6 +79,32 @@ describe('StdioSupervisor messages', { timeout: 30_000 }, () => {
     assert.match(texts[0]!, /from burrow/)
     assert.match(texts[1]!, /added/)
     await logger.waitFor(/WARN {2}\[slow\] skipped a stdout line that is not JSON: this line/)
+  })
+
+  it('refuses to queue more than the bound for a child that does not read its stdin', async () => {
+    // A child that never reads: the pipe fills, then Node queues what is written.
+    const supervisor = supervise({
+      command: node,
+      args: ['-e', 'setInterval(() => {}, 1000)'],
+      maxQueuedBytes: 256 * 1024,
+    })
+    supervisor.start()
+    await once(supervisor, 'spawn')
+    const message = { jsonrpc: '2.0', method: 'notifications/x', params: { pad: 'p'.repeat(4096) } }
+    let sent = 0
+    let refused: unknown
+    for (let i = 0; i < 1000 && refused === undefined; i++) {
+      try {
+        supervisor.send(message)
+        sent++
+      } catch (err) {
+        refused = err
+      }
+    }
+    assert.ok(refused instanceof StdioBackloggedError, String(refused))
+    assert.match(refused.message, /has not read the last \d+ KiB sent to it \(at most 256 KiB/)
+    // The bound plus what the pipe itself holds, not the thousand messages.
+    assert.ok(sent < 200, `${sent} messages were queued`)
   })
 
   it('drops a stdout line over the bound and keeps reading', async () => {
