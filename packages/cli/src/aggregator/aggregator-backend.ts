@@ -48,6 +48,8 @@ export interface AggregatorBackendOptions {
   readonly initializeWaitMs?: number
   /** How long an upstream may take to answer initialize. Default 30 s. */
   readonly upstreamInitializeTimeoutMs?: number
+  /** How long an upstream may take to answer a list page an agent waits for. Default 10 s. */
+  readonly listTimeoutMs?: number
 }
 
 const ALL_LISTS = Object.keys(LIST_METHODS)
@@ -84,6 +86,7 @@ export class AggregatorBackend implements McpBackend {
       metrics: this.#metrics,
       logger: this.#log,
       observe: (upstream, list, items) => this.#resources.observe(upstream, list, items),
+      ...(options.listTimeoutMs === undefined ? {} : { pageTimeoutMs: options.listTimeoutMs }),
     })
     this.#router = new RequestRouter({
       links: this.#links,

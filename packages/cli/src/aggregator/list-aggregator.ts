@@ -4,7 +4,8 @@
  * upstream's first page, so an agent that reads only the first page (many do) sees every
  * upstream's items; cursors of the aggregator's own (`aggregate-cursor.ts`) continue only the
  * upstreams that paginate themselves. Tool and prompt names get their upstream's prefix. An
- * upstream that is down, or fails its list, is left out rather than failing the whole list. Pages
+ * upstream that is down, fails its list or does not answer it in time (10 s) is left out rather
+ * than failing or holding the whole list. Pages
  * of upstreams that announce `listChanged` are served from the `ListCache`.
  */
 import type { Logger } from '../log/logger.js'
@@ -28,7 +29,12 @@ export interface ListAggregatorOptions {
   readonly logger: Logger
   /** Sees the raw items of every page fetched from an upstream (URIs for resource routing). */
   readonly observe?: (upstream: string, list: ListMethod, items: readonly unknown[]) => void
+  /** How long one upstream's page of an agent page may take before it is left out. */
+  readonly pageTimeoutMs?: number
 }
+
+/** Default of `ListAggregatorOptions.pageTimeoutMs`. */
+export const DEFAULT_PAGE_TIMEOUT_MS = 10_000
 
 /** Most pages read from one upstream by `fetchAll`, against a server whose cursors loop. */
 const MAX_PAGES = 1_000
@@ -59,9 +65,13 @@ export class ListAggregator {
             const link = this.#opts.links.find((l) => l.name === p.upstream)!
             return offers(link, list) ? [{ link, cursor: p.cursor }] : []
           })
+    // An upstream that does not answer is left out after a while, as one that fails is: one
+    // stuck server must not keep every agent from seeing the others' items.
+    const bound = this.#opts.pageTimeoutMs ?? DEFAULT_PAGE_TIMEOUT_MS
+    const bounded = { ...call, timeoutMs: Math.min(call.timeoutMs ?? bound, bound) }
     const pages = await Promise.all(
       positions.map(({ link, cursor: at }) =>
-        this.#fetch(link, list, at, call).catch((err: unknown) => {
+        this.#fetch(link, list, at, bounded).catch((err: unknown) => {
           if (call.signal?.aborted) throw err
           const reason = err instanceof Error ? err.message : String(err)
           this.#opts.logger.warn(

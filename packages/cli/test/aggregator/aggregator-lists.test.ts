@@ -53,6 +53,24 @@ describe('aggregator lists', { timeout: 60_000 }, () => {
     await agg.close()
   })
 
+  it('leaves out of a page an upstream that does not answer its list in time', async () => {
+    const agg = await startAggregator(
+      [
+        { name: 'stuck', stdio: ['--label', 'stuck', '--hang-lists'] },
+        { name: 'good', stdio: ['--label', 'good'] },
+      ],
+      { listTimeoutMs: 300 },
+    )
+    const agent = await connectAgent(agg.url)
+    const { names } = await allTools(agent.client)
+    assert.ok(names.includes('good__echo'), names.join(', '))
+    assert.ok(!names.some((n) => n.startsWith('stuck__')), names.join(', '))
+    await agg.logger.waitFor(
+      /tools\/list of upstream "stuck" failed \(.*did not answer.*\); left out/,
+    )
+    await agg.close()
+  })
+
   it('warns at start about names longer than 64 characters once prefixed', async () => {
     const agg = await startAggregator([
       { name: 'verbose-upstream', stdio: ['--label', 'v', '--long'] },
