@@ -193,6 +193,22 @@ describe('OAuth with Client ID Metadata Documents', () => {
     }
   })
 
+  it('says only that a document could not be fetched, not what DNS answered', async () => {
+    const params = new URLSearchParams({
+      response_type: 'code',
+      client_id: 'https://no-such-host.invalid/client.json',
+      redirect_uri: callback,
+      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+      code_challenge_method: 'S256',
+      resource: tunnelUrl,
+    })
+    const res = await fetch(`${base}/oauth/authorize?${params.toString()}`, { redirect: 'manual' })
+    assert.equal(res.status, 400)
+    const text = await res.text()
+    assert.match(text, /could not be fetched from a public address/)
+    assert.doesNotMatch(text, /ENOTFOUND|getaddrinfo|resolves to/)
+  })
+
   it('fetches at most ten unknown documents a minute for one address', async () => {
     const before = fetched.length
     const statuses: string[] = []

@@ -14,7 +14,7 @@ import { randomBytes } from 'node:crypto'
 import { request } from 'undici'
 import type { OauthClient, OauthClientStore } from '../../store/oauth-client-store.js'
 import { RateLimiter } from '../../http/rate-limiter.js'
-import { AddressRefusedError, type UrlGuard } from '../../webhooks/url-guard.js'
+import type { UrlGuard } from '../../webhooks/url-guard.js'
 import { OauthError } from './oauth-error.js'
 import { parseRedirectUris } from './redirect-uri.js'
 
@@ -167,8 +167,13 @@ export class ClientRegistry {
       text = await readBounded(res.body)
     } catch (err) {
       if (err instanceof OauthError) throw err
-      const message = err instanceof AddressRefusedError ? err.message : describe(err)
-      throw new OauthError('invalid_client', `client metadata could not be fetched: ${message}`)
+      // Anyone may ask, signed in or not: what DNS answered, or which address was refused, would
+      // let strangers map the names and addresses burrowd's network can see.
+      throw new OauthError(
+        'invalid_client',
+        'client metadata could not be fetched from a public address (name unknown, address ' +
+          'not public, or no answer in time)',
+      )
     }
     let doc: unknown
     try {
@@ -251,10 +256,4 @@ async function readBounded(body: AsyncIterable<Buffer>): Promise<string> {
     chunks.push(chunk)
   }
   return Buffer.concat(chunks).toString('utf8')
-}
-
-function describe(err: unknown): string {
-  const first: unknown = err instanceof AggregateError ? (err.errors[0] ?? err) : err
-  if (first instanceof AddressRefusedError) return first.message
-  return first instanceof Error ? first.message || first.name : String(first)
 }
