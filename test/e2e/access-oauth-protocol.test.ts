@@ -93,44 +93,52 @@ describe('the authorization server, as a strict OAuth client library sees it', (
     const auth = oauth.None()
 
     // The authorization request, consented to with the owner's session.
-    const verifier = oauth.generateRandomCodeVerifier()
-    const state = oauth.generateRandomState()
-    const authorize = new URL(as.authorization_endpoint!)
-    for (const [k, v] of Object.entries({
-      client_id: oauthClient.client_id,
-      redirect_uri: REDIRECT,
-      response_type: 'code',
-      code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: 'S256',
-      state,
-      resource: mcpUrl,
-    })) {
-      authorize.searchParams.set(k, v)
+    const authorizeCode = async () => {
+      const verifier = oauth.generateRandomCodeVerifier()
+      const state = oauth.generateRandomState()
+      const authorize = new URL(as.authorization_endpoint!)
+      for (const [k, v] of Object.entries({
+        client_id: oauthClient.client_id,
+        redirect_uri: REDIRECT,
+        response_type: 'code',
+        code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
+        code_challenge_method: 'S256',
+        state,
+        resource: mcpUrl,
+      })) {
+        authorize.searchParams.set(k, v)
+      }
+      const consentPath = authorize.pathname + authorize.search
+      const consent = await owner.page(consentPath)
+      assert.equal(consent.status, 200)
+      const html = await consent.text()
+      const fields = Object.fromEntries(
+        [...html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)"/g)].map((m) => [
+          m[1]!,
+          m[2]!.replace(/&amp;/g, '&'),
+        ]),
+      )
+      const approved = await owner.form('/oauth/authorize', { ...fields, decision: 'approve' })
+      assert.ok([302, 303].includes(approved.status), `consent answered ${approved.status}`)
+      const callback = new URL(approved.headers.get('location')!)
+      assert.equal(`${callback.origin}${callback.pathname}`, REDIRECT)
+      // RFC 9207: the response names its issuer; the library checks it and the state.
+      return { params: oauth.validateAuthResponse(as, oauthClient, callback, state), verifier }
     }
-    const consentPath = authorize.pathname + authorize.search
-    const consent = await owner.page(consentPath)
-    assert.equal(consent.status, 200)
-    const html = await consent.text()
-    const fields = Object.fromEntries(
-      [...html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)"/g)].map((m) => [
-        m[1]!,
-        m[2]!.replace(/&amp;/g, '&'),
-      ]),
-    )
-    const approved = await owner.form('/oauth/authorize', { ...fields, decision: 'approve' })
-    assert.ok([302, 303].includes(approved.status), `consent answered ${approved.status}`)
-    const callback = new URL(approved.headers.get('location')!)
-    assert.equal(`${callback.origin}${callback.pathname}`, REDIRECT)
-
-    // RFC 9207: the response names its issuer; the library checks it and the state.
-    const params = oauth.validateAuthResponse(as, oauthClient, callback, state)
+    const redeem = (code: { params: URLSearchParams; verifier: string }) =>
+      oauth.authorizationCodeGrantRequest(
+        as,
+        oauthClient,
+        auth,
+        code.params,
+        REDIRECT,
+        code.verifier,
+        { ...options, additionalParameters: { resource: mcpUrl } },
+      )
     const grant = await oauth.processAuthorizationCodeResponse(
       as,
       oauthClient,
-      await oauth.authorizationCodeGrantRequest(as, oauthClient, auth, params, REDIRECT, verifier, {
-        ...options,
-        additionalParameters: { resource: mcpUrl },
-      }),
+      await redeem(await authorizeCode()),
     )
     assert.equal(grant.token_type, 'bearer')
     assert.ok(grant.refresh_token)
@@ -177,6 +185,27 @@ describe('the authorization server, as a strict OAuth client library sees it', (
       await oauth.revocationRequest(as, oauthClient, auth, again.refresh_token!, options),
     )
     assert.equal((await tools(again.access_token)).status, 401)
+
+    // RFC 6749 §4.1.2: a code presented again is refused, and what it bought stops working.
+    const code = await authorizeCode()
+    const first = await oauth.processAuthorizationCodeResponse(as, oauthClient, await redeem(code))
+    assert.equal((await tools(first.access_token)).status, 200)
+    const replay = await redeem(code)
+    assert.equal(replay.status, 400)
+    assert.equal(((await replay.json()) as { error: string }).error, 'invalid_grant')
+    assert.equal((await tools(first.access_token)).status, 401)
+    await assert.rejects(
+      async () =>
+        oauth.processRefreshTokenResponse(
+          as,
+          oauthClient,
+          await oauth.refreshTokenGrantRequest(as, oauthClient, auth, first.refresh_token!, {
+            ...options,
+            additionalParameters: { resource: mcpUrl },
+          }),
+        ),
+      (err: unknown) => err instanceof oauth.ResponseBodyError && err.error === 'invalid_grant',
+    )
   })
 
   it('consents only with the owner’s session and form token, for an oauth tunnel, and honours Deny', async () => {

@@ -66,7 +66,7 @@ export interface OauthGrantsTable {
   refresh_expires_at: OptionalNullable<string>
 }
 
-/** `oauth_codes`: a single-use authorization code (deleted when redeemed). */
+/** `oauth_codes`: a single-use authorization code (marked used when redeemed, kept with its grant). */
 export interface OauthCodesTable {
   /** SHA-256 hex of the code. */
   code_hash: string
@@ -75,6 +75,8 @@ export interface OauthCodesTable {
   /** The PKCE S256 challenge. */
   code_challenge: string
   expires_at: string
+  /** When it was redeemed; null until then (016). */
+  used_at: OptionalNullable<string>
 }
 
 /** The column 011 adds to `call_history`. */

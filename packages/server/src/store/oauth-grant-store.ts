@@ -22,6 +22,11 @@ export interface OauthGrant {
   readonly redeemed: boolean
 }
 
+/** A code presented again after it was redeemed: the grant it belongs to. */
+export interface ReplayedCode {
+  readonly replayedGrantId: string
+}
+
 /** A code as redeemed: what the token endpoint checks. */
 export interface RedeemedCode {
   readonly grant: OauthGrant
@@ -84,14 +89,26 @@ export class OauthGrantStore {
     return id
   }
 
-  /** Take the code with hash `codeHash` (it can be taken once: concurrent takers get undefined). */
-  async takeCode(codeHash: string): Promise<RedeemedCode | undefined> {
+  /**
+   * Take the code with hash `codeHash`. It can be taken once: a code already taken (a replay, or
+   * a concurrent taker) gives its grant's id as `replayedGrantId`; an unknown one, undefined.
+   */
+  async takeCode(codeHash: string): Promise<RedeemedCode | ReplayedCode | undefined> {
     const code = await this.#db
-      .deleteFrom('oauth_codes')
+      .updateTable('oauth_codes')
+      .set({ used_at: this.#now().toISOString() })
       .where('code_hash', '=', codeHash)
+      .where('used_at', 'is', null)
       .returningAll()
       .executeTakeFirst()
-    if (code === undefined) return undefined
+    if (code === undefined) {
+      const used = await this.#db
+        .selectFrom('oauth_codes')
+        .select('grant_id')
+        .where('code_hash', '=', codeHash)
+        .executeTakeFirst()
+      return used === undefined ? undefined : { replayedGrantId: used.grant_id }
+    }
     const grant = await this.get(code.grant_id)
     if (grant === undefined) return undefined
     return {

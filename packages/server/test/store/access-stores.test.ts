@@ -16,6 +16,7 @@ import { customDomainsMigration } from '../../src/store/migrations/012-custom-do
 import { callContinuationsMigration } from '../../src/store/migrations/013-call-continuations.js'
 import { replacedRefreshMigration } from '../../src/store/migrations/014-replaced-refresh-tokens.js'
 import { oauthClientEvictionMigration } from '../../src/store/migrations/015-oauth-client-eviction.js'
+import { usedOauthCodesMigration } from '../../src/store/migrations/016-used-oauth-codes.js'
 import { migrateToLatest } from '../../src/store/migrations/migrate-to-latest.js'
 import { OauthClientStore } from '../../src/store/oauth-client-store.js'
 import { OauthGrantStore } from '../../src/store/oauth-grant-store.js'
@@ -83,6 +84,7 @@ for (const backend of testBackends()) {
     it('keeps tunnels that existed before migration 011 public', async () => {
       // Back to a database of migration 010 (the later migrations undone, newest first).
       const later = [
+        ['016_used_oauth_codes', usedOauthCodesMigration],
         ['015_oauth_client_eviction', oauthClientEvictionMigration],
         ['014_replaced_refresh_tokens', replacedRefreshMigration],
         ['013_call_continuations', callContinuationsMigration],
@@ -162,7 +164,14 @@ for (const backend of testBackends()) {
         grants.takeCode(hash('code')),
         grants.takeCode(hash('code')),
       ])
-      assert.equal(taken.filter((t) => t !== undefined).length, 1)
+      assert.equal(taken.filter((t) => t !== undefined && 'grant' in t).length, 1)
+      // The other taker, like any later one, is told the code was used, and whose it is.
+      assert.deepEqual(
+        taken.find((t) => t !== undefined && 'replayedGrantId' in t),
+        { replayedGrantId: grantId },
+      )
+      assert.deepEqual(await grants.takeCode(hash('code')), { replayedGrantId: grantId })
+      assert.equal(await grants.takeCode(hash('never-issued')), undefined)
       await grants.setRefresh(grantId, hash('r1'), new Date(clock + 86_400_000))
       assert.equal((await grants.list(tunnelA)).length, 1)
 
@@ -231,6 +240,7 @@ for (const backend of testBackends()) {
     it('carries the replaced refresh token 011 kept into migration 014', async () => {
       const grants = new OauthGrantStore(store.db, () => new Date(clock))
       for (const [name, migration] of [
+        ['016_used_oauth_codes', usedOauthCodesMigration],
         ['015_oauth_client_eviction', oauthClientEvictionMigration],
         ['014_replaced_refresh_tokens', replacedRefreshMigration],
       ] as const) {
@@ -250,6 +260,7 @@ for (const backend of testBackends()) {
       assert.deepEqual(await migrateToLatest(store.db), [
         '014_replaced_refresh_tokens',
         '015_oauth_client_eviction',
+        '016_used_oauth_codes',
       ])
       assert.equal(
         await grants.rotateRefresh(hash('old-r1'), hash('x'), new Date(clock + 86_400_000)),

@@ -483,6 +483,7 @@ describe('openStore', () => {
         '013_call_continuations',
         '014_replaced_refresh_tokens',
         '015_oauth_client_eviction',
+        '016_used_oauth_codes',
       ])
     } finally {
       await store.close()

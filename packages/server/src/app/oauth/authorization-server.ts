@@ -258,6 +258,11 @@ export class AuthorizationServer implements Mount {
     if (grantType === 'authorization_code') {
       const code = form.get('code') ?? ''
       const taken = code === '' ? undefined : await this.#o.grants.takeCode(hashKey(code))
+      if (taken !== undefined && 'replayedGrantId' in taken) {
+        // A code presented twice was stolen or leaked: what it bought stops working too.
+        await this.#o.grants.revoke(null, taken.replayedGrantId)
+        throw new OauthError('invalid_grant', 'the code is unknown, used or expired')
+      }
       if (!taken || taken.expiresAt.getTime() < Date.now()) {
         throw new OauthError('invalid_grant', 'the code is unknown, used or expired')
       }

@@ -22,6 +22,7 @@ import { customDomainsMigration } from './012-custom-domains.js'
 import { callContinuationsMigration } from './013-call-continuations.js'
 import { replacedRefreshMigration } from './014-replaced-refresh-tokens.js'
 import { oauthClientEvictionMigration } from './015-oauth-client-eviction.js'
+import { usedOauthCodesMigration } from './016-used-oauth-codes.js'
 
 /** All migrations by name; names sort in the order they apply. */
 const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -40,6 +41,7 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '013_call_continuations': callContinuationsMigration,
   '014_replaced_refresh_tokens': replacedRefreshMigration,
   '015_oauth_client_eviction': oauthClientEvictionMigration,
+  '016_used_oauth_codes': usedOauthCodesMigration,
 }
 
 const provider: MigrationProvider = {
