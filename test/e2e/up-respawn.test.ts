@@ -3,7 +3,8 @@
 // process alone drains, a second one stops at once, and killing the first process ends the
 // second. Linux only (it reads /proc).
 import assert from 'node:assert/strict'
-import { readdirSync, readFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { startChild, type Child } from '../helpers/child.js'
@@ -164,6 +165,35 @@ describe(
       assert.equal(offline.status, 503)
       assert.equal(((await offline.json()) as { id: number }).id, 4)
     })
+
+    for (const [name, how, end] of [
+      ['hup', 'a SIGHUP (the terminal closed)', (cli: Child) => cli.proc.kill('SIGHUP')],
+      ['first-killed', 'the first process killed', (cli: Child) => cli.proc.kill('SIGKILL')],
+    ] as const) {
+      it(`stops the stdio server it started on ${how}`, async () => {
+        const tunnel = await service.tunnel(name)
+        const dir = mkdtempSync(join(tmpdir(), 'burrow-hup-'))
+        const pidFile = join(dir, 'pid')
+        try {
+          const cli = await startClient(
+            service,
+            tunnel.key,
+            ['--stdio', `node ${join(ROOT, 'test/fixtures/stdin-deaf-server.mjs')}`],
+            { PID_FILE: pidFile },
+          )
+          const second = secondProcess(cli)
+          for (let i = 0; i < 200 && !existsSync(pidFile); i++) await sleep(50)
+          const server = Number(readFileSync(pidFile, 'utf8'))
+          assert.ok(alive(server))
+          end(cli)
+          await cli.exited
+          assert.ok(await gone(second), 'the second process is gone')
+          assert.ok(await gone(server), 'the stdio server is gone')
+        } finally {
+          rmSync(dir, { recursive: true, force: true })
+        }
+      })
+    }
 
     it('runs in one process with BURROW_NO_RESPAWN=1', async () => {
       const tunnel = await service.tunnel('single')

@@ -33,7 +33,7 @@ export const UP_NODE_FLAGS: readonly string[] = ['--initial-old-space-size=64']
 export const RESPAWNED_ENV = 'BURROW_UP_RESPAWNED'
 
 /** The signals `up` acts on, and so the ones passed on. */
-const SIGNALS = ['SIGINT', 'SIGTERM'] as const
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const
 
 /** Signals the first process dies of when the second did; any other becomes exit 128+n. */
 const MIRRORED: ReadonlySet<NodeJS.Signals> = new Set(['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGKILL'])
@@ -143,7 +143,14 @@ export async function respawnUp(): Promise<ChildEnd | null> {
 export function attachToFirstProcess(): void {
   if (!second || !process.send) return
   process.channel?.unref()
-  process.once('disconnect', () => process.exit(1))
+  // Once `up` runs, the first process's end drains like a SIGTERM, so that the stdio servers are
+  // stopped as on any other stop (a server that outlives its stdin would be left running).
+  const orphaned = () => {
+    process.exitCode = 1
+    if (process.listenerCount('SIGTERM') > 0) process.emit('SIGTERM', 'SIGTERM')
+    else process.exit(1)
+  }
+  process.once('disconnect', orphaned)
   // The first process may have died before this listener was added.
   if (!process.connected) process.exit(1)
 }

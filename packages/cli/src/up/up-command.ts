@@ -202,8 +202,15 @@ async function runUntilStopped(
   }
   const onInt = () => onSignal('SIGINT')
   const onTerm = () => onSignal('SIGTERM')
+  // The terminal closed: stop as on SIGTERM (the servers `up` started stop with it).
+  const onHup = () => {
+    // Writing to a terminal that is gone fails (EIO): that must not end `up` before its drain.
+    for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {})
+    onSignal('SIGHUP')
+  }
   process.on('SIGINT', onInt)
   process.on('SIGTERM', onTerm)
+  process.on('SIGHUP', onHup)
   // A stdio command that turns out not to exist (a shell's 127) ends `up` even once online.
   const failed: { error?: Error } = {}
   void handler.failure().then((error) => {
@@ -230,5 +237,6 @@ async function runUntilStopped(
   } finally {
     process.off('SIGINT', onInt)
     process.off('SIGTERM', onTerm)
+    process.off('SIGHUP', onHup)
   }
 }
