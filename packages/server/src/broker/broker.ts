@@ -2,7 +2,8 @@
  * The broker's front door: WebSocket upgrades from `burrow up`. The tunnel key is checked on the
  * upgrade request, and a bad one gets a 401 before any 101, which the CLI turns into
  * "authentication failed" and no retry. Failed checks are throttled per client address and per
- * node (key-guard.ts): past the limit the answer is 429 before any lookup.
+ * node (key-guard.ts): past an address's limit the answer is 429 before any lookup; past the
+ * node's, keys are still looked up and a valid one connects, an unknown one gets 429.
  */
 import type { IncomingMessage } from 'node:http'
 import type { Duplex } from 'node:stream'
@@ -83,8 +84,17 @@ export class Broker {
       )
     }
     if (!tunnel) {
-      this.guard.failed(address)
+      const failure = this.guard.failed(address)
       this.opts.onKeyCheck?.('unknown')
+      if (failure.throttled) {
+        return rejectUpgrade(
+          socket,
+          'rate_limited',
+          `too many connections with unknown tunnel keys; retry in ${failure.retryAfterSecs} s`,
+          'too many attempts',
+          { 'retry-after': String(failure.retryAfterSecs) },
+        )
+      }
       return rejectUpgrade(
         socket,
         'unauthorized',

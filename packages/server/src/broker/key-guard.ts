@@ -1,17 +1,18 @@
 /**
  * Throttles guessing of tunnel keys. Each failed key check spends from its client's bucket and
  * from one bucket for the whole node. Once a client's bucket is empty, its upgrades are answered
- * 429 before any key is looked up, until it refills. Once the node's is empty (guesses spread
- * over many addresses), keys are still looked up, but only `KEY_CHECKS_PENDING_UNDER_ATTACK` at
- * once in the whole node: a valid key still connects, so an attacker who keeps the node's
- * bucket empty cannot keep every tunnel of the node offline; keys are 256-bit random values, so
- * the bucket is about cost, not odds. At most `KEY_CHECKS_PENDING_PER_ADDRESS` lookups may run
- * at once per address (`KEY_CHECKS_PENDING_PER_NODE` per node), so guesses sent all at once are
- * checked a few dozen at a time, and the first failures empty the bucket for the rest. Valid
- * keys spend nothing, so a client that knows its key is only held back while its own address
- * is under attack, and then for at most the refill time; many tunnels reconnecting at once from
- * one address (a drain, a NAT) pass. Refusals are logged in aggregate, one line a minute, not
- * one line each.
+ * 429 before any key is looked up, until it refills. The node's bucket is never asked before a
+ * lookup: while it is empty (guesses spread over many addresses), keys are still looked up, a
+ * valid one connects, and an unknown one is answered 429 instead of 401 (`failed` says which).
+ * So an attacker who keeps the node's bucket empty cannot keep the node's tunnels offline; keys
+ * are 256-bit random values, so the bucket is about cost and logs, not odds, and the cost of a
+ * lookup (one indexed query) is bounded by how many may run at once, whatever the bucket holds:
+ * `KEY_CHECKS_PENDING_PER_ADDRESS` per address, `KEY_CHECKS_PENDING_PER_NODE` per node. Guesses
+ * sent all at once are checked a few dozen at a time, and the first failures empty the bucket
+ * for the rest. Valid keys spend nothing, so a client that knows its key is only held back
+ * while its own address is under attack, and then for at most the refill time; many tunnels
+ * reconnecting at once from one address (a drain, a NAT) pass. Refusals are logged in
+ * aggregate, one line a minute, not one line each.
  */
 import type { Logger } from '@burrow/protocol'
 import { RateLimiter } from '../http/rate-limiter.js'
@@ -24,8 +25,6 @@ export const KEY_FAILURES_PER_SECOND = 20
 export const KEY_CHECKS_PENDING_PER_ADDRESS = 50
 /** Key lookups the node may have running at once. */
 export const KEY_CHECKS_PENDING_PER_NODE = 500
-/** Key lookups the node may have running at once while its failure bucket is empty. */
-export const KEY_CHECKS_PENDING_UNDER_ATTACK = 20
 
 /** Options of `new KeyGuard`. */
 export interface KeyGuardOptions {
@@ -38,6 +37,13 @@ export interface KeyGuardOptions {
 /** The outcome of `check`: go ahead, or refuse with the seconds to wait. */
 export type KeyCheck =
   { readonly ok: true } | { readonly ok: false; readonly retryAfterSecs: number }
+
+/**
+ * How to refuse an unknown key: 401 while the node's bucket has room, 429 with the seconds
+ * until it has (guesses from many addresses spent it).
+ */
+export type KeyFailure =
+  { readonly throttled: false } | { readonly throttled: true; readonly retryAfterSecs: number }
 
 /** Per-address and node-wide limits on failed tunnel-key checks. */
 export class KeyGuard {
@@ -79,10 +85,8 @@ export class KeyGuard {
   check(address: string): KeyCheck {
     const pending = this.#pending.get(address) ?? 0
     const mine = this.#perAddress.peek(address)
-    const nodeLimit = this.#node.peek('node').ok
-      ? KEY_CHECKS_PENDING_PER_NODE
-      : KEY_CHECKS_PENDING_UNDER_ATTACK
-    const crowded = pending >= KEY_CHECKS_PENDING_PER_ADDRESS || this.#pendingAll >= nodeLimit
+    const crowded =
+      pending >= KEY_CHECKS_PENDING_PER_ADDRESS || this.#pendingAll >= KEY_CHECKS_PENDING_PER_NODE
     if (mine.ok && !crowded) {
       this.#pending.set(address, pending + 1)
       this.#pendingAll++
@@ -99,14 +103,18 @@ export class KeyGuard {
     this.#settle(address)
   }
 
-  /** A key from `address` was checked and is unknown: one failure is spent. */
-  failed(address: string): void {
+  /**
+   * A key from `address` was checked and is unknown: one failure is spent from the address's
+   * bucket and the node's. Says whether the node's was already empty.
+   */
+  failed(address: string): KeyFailure {
     this.#settle(address)
     this.#perAddress.take(address)
-    this.#node.take('node')
+    const node = this.#node.take('node')
     this.#failed++
     if (this.#addresses.size < 10_000) this.#addresses.add(address)
     this.#report()
+    return node.ok ? { throttled: false } : { throttled: true, retryAfterSecs: node.retryAfterSecs }
   }
 
   #settle(address: string): void {

@@ -71,31 +71,59 @@ describe('broker', () => {
     assert.deepEqual(known, { kind: 'upgrade', status: 101 })
   })
 
-  it('connects a valid key while guesses from many addresses keep the node throttled', async () => {
-    const { key } = await service.tunnel('under-attack')
-    // More failed guesses than the node-wide bucket holds, each from an address of its own
-    // (loopback is a trusted proxy, so X-Forwarded-For names the client).
-    const refused: string[] = []
-    for (let batch = 0; batch < 25; batch++) {
-      const outcomes = await Promise.all(
-        Array.from({ length: 10 }, (_, i) =>
-          rawUpgrade(service.port, {
-            authorization: 'Bearer mtk_guessed',
-            'x-forwarded-for': `2001:db8:${batch}:${i}::1`,
-          }),
-        ),
-      )
-      for (const o of outcomes) {
-        assert.equal(o.kind, 'response')
-        if (o.kind === 'response') refused.push(String(o.headers[ERROR_HEADER]))
-      }
+  it('connects a valid tunnel client during a flood of guesses from many addresses', async () => {
+    const { key, publicUrl } = await service.tunnel('under-attack')
+    // Guesses from 16 connections at once, each from an address of its own (loopback is a trusted
+    // proxy, so X-Forwarded-For names the client), until the node-wide bucket is empty: an unknown
+    // key from an address that never guessed is then answered 429.
+    let flooding = true
+    let sent = 0
+    const refused = new Map<string, number>()
+    const guess = async () => {
+      const n = sent++
+      const outcome = await rawUpgrade(service.port, {
+        authorization: 'Bearer mtk_guessed',
+        'x-forwarded-for': `2001:db8:${n >> 8}:${n & 255}::1`,
+      })
+      const code = outcome.kind === 'response' ? String(outcome.headers[ERROR_HEADER]) : 'upgrade'
+      refused.set(code, (refused.get(code) ?? 0) + 1)
+      return outcome
     }
-    assert.ok(refused.every((code) => code === 'unauthorized' || code === 'rate_limited'))
-    const known = await rawUpgrade(service.port, {
-      authorization: `Bearer ${key}`,
-      'x-forwarded-for': '2001:db8:ffff::1',
-    })
-    assert.deepEqual(known, { kind: 'upgrade', status: 101 })
+    let drained: () => void = () => {}
+    const empty = new Promise<void>((resolve) => (drained = resolve))
+    const flood = Promise.all(
+      Array.from({ length: 16 }, async () => {
+        while (flooding) {
+          const outcome = await guess()
+          if (outcome.kind === 'response' && outcome.status === 429) {
+            assert.ok(Number(outcome.headers['retry-after']) >= 1)
+            drained()
+          }
+        }
+      }),
+    )
+    try {
+      await within(empty, 30_000, 'the node-wide bucket to empty')
+      // While the flood goes on, a tunnel client with a valid key connects and serves.
+      const client = await connect(key)
+      const answered = call(publicUrl, 7)
+      const request = await client.nextRequest()
+      request.replyJson(200, { jsonrpc: '2.0', id: 7, result: { tools: [] } })
+      assert.equal((await answered).status, 200)
+      const known = await rawUpgrade(service.port, {
+        authorization: `Bearer ${key}`,
+        'x-forwarded-for': '2001:db8:ffff::1',
+      })
+      assert.deepEqual(known, { kind: 'upgrade', status: 101 })
+    } finally {
+      flooding = false
+      await flood
+    }
+    assert.deepEqual(
+      [...refused.keys()].filter((code) => code !== 'unauthorized' && code !== 'rate_limited'),
+      [],
+    )
+    assert.ok((refused.get('unauthorized') ?? 0) >= 200, 'the bucket held 200 failures')
   })
 
   it('refuses a malformed handshake with a valid key with 400 and the envelope', async () => {

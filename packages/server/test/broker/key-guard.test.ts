@@ -1,14 +1,13 @@
 // The tunnel-key throttle with an injected clock: lookups still running count against the
 // buckets (so guesses sent at once cannot outrun them), valid keys spend nothing (many at once
-// from one address pass), the node-wide bucket narrows lookups against many addresses without
-// holding valid keys back, and refusals are logged in aggregate once a minute.
+// from one address pass), the node-wide bucket turns 401s into 429s against many addresses but
+// never holds a valid key back, and refusals are logged in aggregate once a minute.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import type { Logger } from '@burrow/protocol'
 import {
   KEY_CHECKS_PENDING_PER_ADDRESS,
   KEY_CHECKS_PENDING_PER_NODE,
-  KEY_CHECKS_PENDING_UNDER_ATTACK,
   KEY_FAILURES_PER_ADDRESS,
   KEY_FAILURES_PER_SECOND,
   KeyGuard,
@@ -60,27 +59,37 @@ describe('KeyGuard', () => {
     assert.equal(guard.check('192.0.2.1').ok, false)
   })
 
-  it('narrows lookups node-wide against guesses spread over many addresses, never refusing all', () => {
+  it('never holds a valid key back for guesses spread over many addresses', () => {
     let now = 0
     const guard = new KeyGuard({ log: logger([]), now: () => now })
-    // Guesses from many addresses, each failing: they empty the node's bucket.
+    // Guesses from many addresses, each failing and answered 401: they empty the node's bucket.
     for (let i = 0; i < KEY_FAILURES_PER_SECOND * 10; i++) {
       const address = `10.0.${Math.floor(i / 250)}.${i % 250}`
       assert.ok(guard.check(address).ok)
-      guard.failed(address)
+      assert.deepEqual(guard.failed(address), { throttled: false })
     }
-    // Keys are still looked up (a valid one then connects), but only a few at once.
-    const burst = Array.from({ length: 500 }, (_, i) => guard.check(`10.7.${i >> 8}.${i & 255}`))
-    assert.equal(burst.filter((c) => c.ok).length, KEY_CHECKS_PENDING_UNDER_ATTACK)
-    for (let i = 0; i < KEY_CHECKS_PENDING_UNDER_ATTACK; i++) guard.failed(`10.7.0.${i}`)
-    // A client whose key is valid, from an address of its own, gets its lookup.
-    const owner = guard.check('192.0.2.77')
-    assert.ok(owner.ok, 'a valid key is not held back by the node-wide bucket')
-    guard.passed('192.0.2.77')
-    // Once the bucket refills, lookups run as many at once as usual.
+    // Keys are still looked up, as many at once as ever; the unknown ones are now answered 429.
+    const burst = Array.from({ length: 2000 }, (_, i) => guard.check(`10.7.${i >> 8}.${i & 255}`))
+    assert.equal(burst.filter((c) => c.ok).length, KEY_CHECKS_PENDING_PER_NODE)
+    for (let i = 0; i < KEY_CHECKS_PENDING_PER_NODE; i++) {
+      const failure = guard.failed(`10.7.${i >> 8}.${i & 255}`)
+      assert.ok(failure.throttled && failure.retryAfterSecs >= 1)
+    }
+    // A client whose key is valid, from an address of its own, gets its lookup at once.
+    for (let i = 0; i < 100; i++) {
+      assert.ok(guard.check('192.0.2.77').ok, 'a valid key is not held back by the node bucket')
+      guard.passed('192.0.2.77')
+    }
+    // The per-address bucket still refuses before any lookup.
+    for (let i = 0; i < KEY_FAILURES_PER_ADDRESS; i++) {
+      assert.ok(guard.check('10.9.0.1').ok)
+      guard.failed('10.9.0.1')
+    }
+    assert.equal(guard.check('10.9.0.1').ok, false)
+    // Once the node's bucket refills, unknown keys get 401 again.
     now += 10_000
-    const later = Array.from({ length: 2000 }, (_, i) => guard.check(`10.8.${i >> 8}.${i & 255}`))
-    assert.equal(later.filter((c) => c.ok).length, KEY_CHECKS_PENDING_PER_NODE)
+    assert.ok(guard.check('10.8.0.1').ok)
+    assert.deepEqual(guard.failed('10.8.0.1'), { throttled: false })
   })
 
   it('logs refusals in one line a minute, naming how many and from how many addresses', () => {
