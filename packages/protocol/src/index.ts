@@ -119,6 +119,7 @@ export type {
   SseParserOptions,
   ResponseKind,
   ResponseMessagesOptions,
+  HeldCopies,
   RequestMeta,
 } from './mcp/index.js'
 export { createLogger, silentLogger, isLogLevel } from './logger.js'

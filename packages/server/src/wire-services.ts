@@ -92,9 +92,11 @@ export async function wireServices({ config, log, listen }: WireOptions): Promis
   // burrowd's own metrics; the gauges read the registry and the edge, made further down.
   let connections = (): number => 0
   let bodyBytes = (): number => 0
+  let answerBytes = (): number => 0
   const metrics = new ServiceMetrics({
     connections: () => connections(),
     bodyBytes: () => bodyBytes(),
+    answerBytes: () => answerBytes(),
   })
   // Outbound webhooks: `webhooks.endpoints` serves the dashboard and API, and the quota code
   // raises `quota.warning` through `webhooks.emitQuotaWarning` when a counter crosses 80%.
@@ -190,6 +192,7 @@ export async function wireServices({ config, log, listen }: WireOptions): Promis
     pins: governance.pins,
   })
   bodyBytes = () => edge.bodyBytesHeld
+  answerBytes = () => edge.answerBytesHeld
   const broker = new Broker({
     findTunnelByKey: async (key) => welcomeUrls.note(await store.findTunnelByKey(key)),
     registry,

@@ -57,7 +57,7 @@ export {
 } from './large-number-id.js'
 export { SseParser } from './sse-parser.js'
 export { ResponseMessages, responseKind, formatSseEvent } from './response-messages.js'
-export type { ResponseKind, ResponseMessagesOptions } from './response-messages.js'
+export type { HeldCopies, ResponseKind, ResponseMessagesOptions } from './response-messages.js'
 export type { SseEvent, SseParserOptions } from './sse-parser.js'
 export { refusal, refusalJson, POLICY_STATUS, ERROR_HEADER } from './refusal.js'
 export type { PolicyCode, Refusal, RefusalBody, RefusedId } from './refusal.js'

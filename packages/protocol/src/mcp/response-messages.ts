@@ -4,6 +4,12 @@
  * rewrite may replace messages (filter a `tools/list`, mask secrets) without buffering a
  * stream: SSE is rewritten event by event, JSON once its body is complete (bounded; past the
  * bound it is `overflowed` and the caller decides). Other content types pass through untouched.
+ *
+ * The copy a response keeps (a JSON body until it ends, the SSE event being read) is counted in
+ * `held`, the caller's bound across responses. When it refuses more, the copy stops: a JSON body
+ * is `overflowed` as past its own bound, the SSE event being read is dropped when events are
+ * rewritten, and a stream only tapped is no longer tapped (its bytes still pass); `onCut` is
+ * told. What was counted is given back when the body ends, or at `release`.
  */
 import type { ClassifiedMessage } from './classify-message.js'
 import { isBodyProblem, parseJsonRpcText } from './json-rpc-body.js'
@@ -31,6 +37,18 @@ export interface ResponseMessagesOptions {
   readonly onMessage?: (message: ClassifiedMessage) => void
   /** Largest JSON body read whole, in bytes (default 16 MiB). */
   readonly maxJsonBytes?: number
+  /** Where the bytes of the copy are counted; none: only the bounds of one response apply. */
+  readonly held?: HeldCopies | null
+  /** Told when some of the messages could not be tapped (the copy was too large or refused). */
+  readonly onCut?: () => void
+}
+
+/** A bound on the bytes responses' copies hold at once (SSE: counted in characters). */
+export interface HeldCopies {
+  /** Count `bytes` more; false, counting nothing, when the bound would be passed. */
+  take(bytes: number): boolean
+  /** `bytes` counted before are no longer held. */
+  give(bytes: number): void
 }
 
 const encoder = new TextEncoder()
@@ -40,10 +58,14 @@ const decoder = new TextDecoder()
 export class ResponseMessages {
   readonly #opts: ResponseMessagesOptions
   readonly #max: number
-  readonly #sse: SseParser | null
+  #sse: SseParser | null
   #json: Uint8Array[] | null
   #jsonBytes = 0
   #overflowed = false
+  #overBudget = false
+  #released = false
+  /** Bytes counted in `held` now. */
+  #held = 0
 
   constructor(opts: ResponseMessagesOptions) {
     this.#opts = opts
@@ -52,9 +74,35 @@ export class ResponseMessages {
     this.#json = opts.kind === 'json' ? [] : null
   }
 
-  /** True when a JSON body passed the bound: it was neither tapped whole nor rewritten. */
+  /**
+   * True when a JSON body passed the bound, or `held` refused to count more of it: it was
+   * neither tapped whole nor rewritten.
+   */
   get overflowed(): boolean {
     return this.#overflowed
+  }
+
+  /** True when the copy stopped because `held` refused to count more (not for its own size). */
+  get overBudget(): boolean {
+    return this.#overBudget
+  }
+
+  /** Bytes of this response counted in `held` now. */
+  get held(): number {
+    return this.#held
+  }
+
+  /** The response is over (answered, failed or abandoned): drop the copy, give its bytes back. */
+  release(): void {
+    this.#released = true
+    this.#json = null
+    this.#sse = null
+    this.#give()
+  }
+
+  /** True when the messages may be rewritten (then none may pass unchecked). */
+  get rewrites(): boolean {
+    return this.#opts.rewrite != null
   }
 
   /** True when bytes are held until the body ends (a JSON body being rewritten). */
@@ -64,13 +112,18 @@ export class ResponseMessages {
 
   /** Feed a chunk from the server; returns what to send the agent now. */
   push(chunk: Uint8Array): Uint8Array[] {
+    if (this.#released && this.#opts.rewrite) return [] // nothing unchecked after the end
     if (this.#sse) return this.#events(this.#sse.push(chunk), chunk)
     if (this.#json === null || this.#overflowed) return [chunk]
     this.#jsonBytes += chunk.length
-    if (this.#jsonBytes > this.#max) {
+    const fits = this.#jsonBytes <= this.#max
+    if (!fits || !this.#take(chunk.length)) {
       this.#overflowed = true
+      this.#overBudget = fits
       const held = this.#opts.rewrite ? this.#json : []
       this.#json = null
+      this.#give()
+      this.#opts.onCut?.()
       return [...held, chunk]
     }
     this.#json.push(chunk)
@@ -79,18 +132,56 @@ export class ResponseMessages {
 
   /** The server's body ended; returns what is left to send. */
   end(): Uint8Array[] {
-    if (this.#sse) return this.#events(this.#sse.end(), null)
+    if (this.#sse) {
+      const out = this.#events(this.#sse.end(), null)
+      this.release()
+      return out
+    }
     if (this.#json === null) return []
     const chunks = this.#json
-    this.#json = null
+    this.release()
     const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)
     const rewritten = this.#messages(decoder.decode(bytes))
     if (!this.#opts.rewrite) return []
     return [rewritten === null ? bytes : encoder.encode(rewritten)]
   }
 
+  /**
+   * Count what the SSE parser holds after a chunk. Past the bound, the event being read is
+   * dropped when events are rewritten (it cannot be checked, so it is not sent, as an event past
+   * the parser's own bound); a stream only tapped is no longer tapped.
+   */
+  #countSse(parser: SseParser): void {
+    const now = parser.heldChars
+    if (now <= this.#held) {
+      this.#opts.held?.give(this.#held - now)
+      this.#held = now
+      return
+    }
+    if (this.#take(now - this.#held)) return
+    this.#overBudget = true
+    this.#opts.onCut?.()
+    if (this.#opts.rewrite) parser.discard()
+    else this.#sse = null
+    this.#give()
+  }
+
+  /** Count `bytes` more of the copy; false when `held` refuses. */
+  #take(bytes: number): boolean {
+    if (bytes <= 0) return true
+    if (this.#opts.held && !this.#opts.held.take(bytes)) return false
+    this.#held += bytes
+    return true
+  }
+
+  #give(): void {
+    if (this.#held > 0) this.#opts.held?.give(this.#held)
+    this.#held = 0
+  }
+
   /** Tap and rewrite SSE events; `raw` is the chunk as it came (sent on when nothing changes). */
   #events(events: readonly SseEvent[], raw: Uint8Array | null): Uint8Array[] {
+    if (this.#sse && raw) this.#countSse(this.#sse)
     if (!this.#opts.rewrite) {
       for (const e of events) if (e.data !== '') this.#messages(e.data)
       return raw ? [raw] : []

@@ -3,7 +3,9 @@
  * it returns the events each chunk completed. LF, CR and CRLF line ends (split across chunks
  * too), `data:` lines joined with LF, `event:` and `id:` kept, comments and `retry:` skipped.
  * Bounded: an event whose lines and data pass `maxEventChars` is dropped whole (and counted)
- * rather than held, so a stream that never ends a line cannot grow memory.
+ * rather than held, so a stream that never ends a line cannot grow memory. `heldChars` says what
+ * it holds now, and `discard` drops the event being read (for callers with a bound across
+ * streams).
  */
 
 /** One dispatched event. */
@@ -46,6 +48,16 @@ export class SseParser {
   /** Events dropped because they passed the bound. */
   get dropped(): number {
     return this.#dropped
+  }
+
+  /** Characters held now: the unfinished line and the data of the event being read. */
+  get heldChars(): number {
+    return this.#buffer.length + this.#dataChars
+  }
+
+  /** Drop the event being read, as if it had passed the bound: the rest of it is skipped. */
+  discard(): void {
+    this.#overflow()
   }
 
   /** Feed the next bytes; returns the events they completed. */

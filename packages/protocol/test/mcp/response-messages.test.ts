@@ -1,8 +1,14 @@
 // The messages of a response: taps on JSON and SSE, rewrites that hold a JSON body and rewrite
-// SSE event by event, untouched bytes when nothing changes, and the bound on JSON bodies.
+// SSE event by event, untouched bytes when nothing changes, the bound on JSON bodies, and the
+// bound across responses on what their copies hold (`held`).
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { ResponseMessages, responseKind, type ClassifiedMessage } from '../../src/index.js'
+import {
+  ResponseMessages,
+  responseKind,
+  type ClassifiedMessage,
+  type HeldCopies,
+} from '../../src/index.js'
 
 const text = (chunks: readonly Uint8Array[]) => Buffer.concat(chunks).toString()
 
@@ -11,6 +17,22 @@ const hideDrop = (m: ClassifiedMessage) => {
   const result = m.value.result as { tools?: { name: string }[] } | undefined
   if (!result?.tools) return null
   return { ...m.value, result: { ...result, tools: result.tools.filter((t) => t.name !== 'drop') } }
+}
+
+/** A bound of `max` bytes across responses, and what is held against it now. */
+function bound(max: number): HeldCopies & { total: number } {
+  const held = {
+    total: 0,
+    take(bytes: number) {
+      if (held.total + bytes > max) return false
+      held.total += bytes
+      return true
+    },
+    give(bytes: number) {
+      held.total -= bytes
+    },
+  }
+  return held
 }
 
 describe('ResponseMessages', () => {
@@ -106,5 +128,111 @@ describe('ResponseMessages', () => {
     const answer = 'data: {"jsonrpc":"2.0","id":1,"result":{}}\n\n'
     const out = text(sse.push(Buffer.from(note + answer)))
     assert.equal(out, 'data: {"jsonrpc":"2.0","id":1,"result":{},"masked":true}\n\n')
+  })
+
+  it('counts a JSON copy while it is held, and gives it back when the body ends', () => {
+    const held = bound(1000)
+    const r = new ResponseMessages({ kind: 'json', held })
+    const body = Buffer.from('{"jsonrpc":"2.0","id":1,"result":{"x":1}}')
+    r.push(body.subarray(0, 10))
+    assert.equal(held.total, 10)
+    r.push(body.subarray(10))
+    assert.equal(held.total, body.length)
+    r.end()
+    assert.equal(held.total, 0)
+  })
+
+  it('stops tapping a JSON body past the bound across responses; the bytes pass untouched', () => {
+    const held = bound(40)
+    const other = new ResponseMessages({ kind: 'json', held })
+    other.push(Buffer.alloc(30, 0x20))
+    const seen: unknown[] = []
+    let cuts = 0
+    const r = new ResponseMessages({
+      kind: 'json',
+      held,
+      onMessage: (m) => seen.push(m.value),
+      onCut: () => cuts++,
+    })
+    const body = Buffer.from('{"jsonrpc":"2.0","id":1,"result":{"x":1}}')
+    const out = [...r.push(body.subarray(0, 5)), ...r.push(body.subarray(5)), ...r.end()]
+    assert.equal(text(out), body.toString())
+    assert.deepEqual(seen, [], 'no message was tapped from a partial copy')
+    assert.equal(cuts, 1)
+    assert.equal(r.overflowed, true)
+    assert.equal(r.overBudget, true)
+    assert.equal(r.held, 0)
+    assert.equal(held.total, 30, 'only the other response holds bytes')
+    other.release()
+    assert.equal(held.total, 0)
+  })
+
+  it('says a JSON body to rewrite past the bound across responses cannot be checked', () => {
+    const held = bound(16)
+    const r = new ResponseMessages({ kind: 'json', rewrite: hideDrop, held })
+    const body = Buffer.from('{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"drop"}]}}')
+    r.push(body.subarray(0, 10))
+    assert.equal(r.holdsBody, true)
+    r.push(body.subarray(10))
+    assert.equal(r.rewrites && r.overflowed && r.overBudget, true)
+    assert.equal(held.total, 0)
+    assert.deepEqual(r.end(), [])
+  })
+
+  it('counts the SSE event being read; past the bound a tap stops and the stream passes', () => {
+    const held = bound(20)
+    const seen: unknown[] = []
+    let cuts = 0
+    const r = new ResponseMessages({
+      kind: 'sse',
+      held,
+      onMessage: (m) => seen.push(m.value),
+      onCut: () => cuts++,
+    })
+    const first = Buffer.from('data: {"jsonrpc":"2.0","method":"a"}\n\ndata: {"json')
+    assert.deepEqual(r.push(first), [first])
+    assert.equal(seen.length, 1)
+    assert.equal(held.total, 'data: {"json'.length)
+    const more = Buffer.from('rpc":"2.0","id":1,')
+    assert.deepEqual(r.push(more), [more], 'the event passes untouched')
+    assert.equal(cuts, 1)
+    assert.equal(held.total, 0)
+    const rest = Buffer.from('"result":{"x":1}}\n\n')
+    assert.deepEqual(r.push(rest), [rest])
+    const later = Buffer.from('data: {"jsonrpc":"2.0","method":"b"}\n\n')
+    assert.deepEqual(r.push(later), [later])
+    assert.equal(seen.length, 1, 'nothing is tapped once the copy stopped')
+    assert.deepEqual(r.end(), [])
+    assert.equal(held.total, 0)
+  })
+
+  it('drops an SSE event to rewrite past the bound across responses, and reads the next', () => {
+    const held = bound(40)
+    const r = new ResponseMessages({ kind: 'sse', rewrite: hideDrop, held })
+    const pad = 'x'.repeat(60)
+    const big = `data: {"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"drop"}],"pad":"${pad}"}}\n\n`
+    const small = 'data: {"jsonrpc":"2.0","id":2,"result":{}}\n\n'
+    const out = [
+      ...r.push(Buffer.from(big.slice(0, 30))),
+      ...r.push(Buffer.from(big.slice(30, 70))),
+    ]
+    assert.equal(held.total, 0, 'past the bound, the event is dropped')
+    out.push(...r.push(Buffer.from(big.slice(70))))
+    assert.deepEqual(out, [], 'the event that could not be held is not sent')
+    assert.equal(text(r.push(Buffer.from(small))), small)
+    assert.deepEqual(r.end(), [])
+  })
+
+  it('gives every byte back when a response is abandoned', () => {
+    const held = bound(1000)
+    const json = new ResponseMessages({ kind: 'json', rewrite: hideDrop, held })
+    json.push(Buffer.from('{"jsonrpc":"2.0","id":1,'))
+    const sse = new ResponseMessages({ kind: 'sse', held })
+    sse.push(Buffer.from('data: {"jsonrpc":'))
+    assert.ok(held.total > 0)
+    json.release()
+    sse.release()
+    assert.equal(held.total, 0)
+    assert.deepEqual(json.push(Buffer.from('"result":{}}')), [], 'nothing unchecked after')
   })
 })

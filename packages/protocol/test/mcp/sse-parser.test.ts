@@ -86,4 +86,17 @@ describe('SseParser', () => {
       { event: 'message', data: 'after', id: null },
     ])
   })
+
+  it('says what it holds, and drops the event being read when asked', () => {
+    const p = new SseParser()
+    assert.deepEqual(p.push(Buffer.from('data: 12345\ndata: 67')), [])
+    assert.equal(p.heldChars, '12345\n'.length + 'data: 67'.length)
+    p.discard()
+    assert.equal(p.heldChars, 0)
+    assert.equal(p.dropped, 1)
+    assert.deepEqual(p.push(Buffer.from('89\n\ndata: next\n\n')), [
+      { event: 'message', data: 'next', id: null },
+    ])
+    assert.equal(p.heldChars, 0)
+  })
 })

@@ -34,6 +34,7 @@ import { bodyRefusal, isSessionless } from './body-facts.js'
 import { CallContinuations } from './call-continuations.js'
 import { admitRequest, type AdmissionRules, type Refuse } from './admit-request.js'
 import { BodyBudget } from '../http/body-budget.js'
+import { AnswerBudget } from './answer-budget.js'
 import { readBody } from '../http/read-body.js'
 import { sendBodyRefusal } from './send-body-refusal.js'
 import { relayResponse } from './relay-response.js'
@@ -80,6 +81,8 @@ export interface EdgeOptions {
   readonly access?: AccessGate | null
   /** Bounds on request body bytes in reading at once; the defaults of `BodyBudget` if absent. */
   readonly bodies?: BodyBudget
+  /** Bounds on bytes of answer copies held at once; the defaults of `AnswerBudget` if absent. */
+  readonly answers?: AnswerBudget
 }
 
 const METHODS = new Set(['POST', 'GET', 'DELETE'])
@@ -112,6 +115,7 @@ export class Edge {
   private readonly history: CallHistorySink | null
   private readonly addresses: ClientAddresses
   private readonly bodies: BodyBudget
+  private readonly answers: AnswerBudget
   private readonly continuations: CallContinuations
   /** The session cap and the quotas. */
   private readonly admission: AdmissionRules
@@ -124,6 +128,7 @@ export class Edge {
     this.history = opts.history ?? null
     this.addresses = opts.addresses ?? new ClientAddresses()
     this.bodies = opts.bodies ?? new BodyBudget()
+    this.answers = opts.answers ?? new AnswerBudget()
     this.continuations = opts.continuations ?? new CallContinuations()
     this.admission = {
       sessions: this.sessions,
@@ -135,6 +140,11 @@ export class Edge {
   /** Bytes of request bodies held now (read or being read, their requests not yet answered). */
   get bodyBytesHeld(): number {
     return this.bodies.total
+  }
+
+  /** Bytes of answer copies held now (answers being tapped or rewritten as they pass). */
+  get answerBytesHeld(): number {
+    return this.answers.total
   }
 
   /**
@@ -336,7 +346,7 @@ export class Edge {
       ids,
       record,
       log: this.opts.log,
-      shape: answerShaper(governance, rpc, record, rug),
+      shape: answerShaper(governance, rpc, record, rug, this.answers.for(tunnel.id)),
       // Refused before any processing (a client or node moving on): again, wherever the tunnel
       // is now, with a short pause while the move completes, for as long as a request waits for
       // a reconnecting client (a move takes longer on a loaded node).

@@ -69,6 +69,8 @@ export class ExchangeRecord {
   /** Answers to the body's requests, by id. */
   #answers: Map<string, Answer> | null = null
   #bytesOut = 0
+  /** Some of the answer's messages passed untapped (its copy was too large or over budget). */
+  #answerCut = false
   /** Ids given early to calls whose answer asked for input (so a retry can name them). */
   #ids: Map<string, string> | null = null
   /** The call this request continues (a retry with a known `requestState`), or null. */
@@ -141,6 +143,11 @@ export class ExchangeRecord {
     }
   }
 
+  /** Some of the answer's messages passed to the agent without being tapped. */
+  answerCut(): void {
+    this.#answerCut = true
+  }
+
   /** Response body bytes passed to the agent. */
   bytes(n: number): void {
     this.#bytesOut += n
@@ -196,14 +203,23 @@ export class ExchangeRecord {
         sessionId: this.#ctx.sessionId?.slice(0, 200) ?? null,
         rpcId: JSON.stringify(request.id).slice(0, 200),
         agent: this.#ctx.agent?.slice(0, 200) ?? null,
-        outcome: policy !== null ? 'refused' : answer?.error ? 'error' : 'ok',
+        outcome: policy !== null ? 'refused' : this.#outcome(answer, status),
         bytesIn: single ? (this.#ctx.bodyBytes ?? 0) : 0,
         bytesOut: single ? this.#bytesOut : 0,
         requestBody: stored?.request ?? null,
         responseBody: stored?.response ?? null,
-        bodiesCut: stored?.cut ?? false,
+        bodiesCut: stored !== null && (stored.cut || (answer === undefined && this.#answerCut)),
       })
     }
+  }
+
+  /**
+   * Whether a relayed request's answer was an error: from its message, or, when the message
+   * passed untapped, from the HTTP status.
+   */
+  #outcome(answer: Answer | undefined, status: number): 'ok' | 'error' {
+    if (answer !== undefined) return answer.error ? 'error' : 'ok'
+    return this.#answerCut && status >= 400 ? 'error' : 'ok'
   }
 
   /** The request and answer as stored: redacted, then cut. */

@@ -10,6 +10,7 @@ import {
   answerKey,
   ResponseMessages,
   type ClassifiedMessage,
+  type HeldCopies,
   type JsonRpcBody,
   type PolicyCode,
   type ResponseKind,
@@ -117,13 +118,15 @@ function heldCall(rug: RugPull, rpc: JsonRpcBody): string | null {
 /**
  * How the edge shapes the answer to `rpc` (null when nothing needs it): a `ResponseMessages` per
  * answer that taps every message for `record` (and a server's `tools/list_changed` for
- * rug-pull protection), and rewrites when the policy asks.
+ * rug-pull protection), and rewrites when the policy asks. Its copy is counted in `held` (the
+ * node's answer budget); messages that pass untapped are noted in `record` as cut.
  */
 export function answerShaper(
   governance: TunnelGovernance | null,
   rpc: JsonRpcBody | null,
   record: ExchangeRecord,
   rug: RugPull | null = null,
+  held: HeldCopies | null = null,
 ): ((kind: ResponseKind) => ResponseMessages | null) | null {
   const rewrite = governance ? rewriter(governance, rpc, rug) : null
   if (rpc === null && rewrite === null && rug === null) return null
@@ -135,7 +138,9 @@ export function answerShaper(
         record.answerMessage(m)
       }
     : (m: ClassifiedMessage) => record.answerMessage(m)
-  return (kind) => (kind === 'other' ? null : new ResponseMessages({ kind, rewrite, onMessage }))
+  const onCut = () => record.answerCut()
+  return (kind) =>
+    kind === 'other' ? null : new ResponseMessages({ kind, rewrite, onMessage, held, onCut })
 }
 
 function rewriter(

@@ -116,10 +116,17 @@ function deliver(stream: MuxStream, res: ServerResponse, ctx: RelayContext): voi
   const answer = (head: ResponseHead, inline: Uint8Array | undefined, fin: boolean): void => {
     // The head is noted as the answer once the agent's response took it (a head it refuses is
     // answered as a failure instead, and settles no session), or once it is held back whole.
-    shaper = ctx.shape?.(responseKind(headerValue(head.headers, 'content-type'))) ?? null
+    const shaped = ctx.shape?.(responseKind(headerValue(head.headers, 'content-type'))) ?? null
+    shaper = shaped
+    // Whatever way the answer ends, its copy is given back.
+    if (shaped) res.once('close', () => shaped.release())
     const headers = agentResponseHeaders(head.headers)
     if (fin) {
-      const body = shaper ? concat([...shaper.push(inline ?? EMPTY), ...shaper.end()]) : inline
+      const body = shaped ? concat([...shaped.push(inline ?? EMPTY), ...shaped.end()]) : inline
+      if (shaped && unchecked(shaped)) {
+        overflowed(stream, res, ctx, shaped)
+        return
+      }
       headers.push('content-length', String(body?.length ?? 0))
       res.writeHead(head.status, headers)
       record.answered(head.status, head.headers)
@@ -127,10 +134,11 @@ function deliver(stream: MuxStream, res: ServerResponse, ctx: RelayContext): voi
       res.end(body)
       return
     }
-    if (shaper?.holdsBody) {
+    if (shaped?.holdsBody) {
       record.answered(head.status, head.headers)
       waiting = { status: head.status, headers }
-      if (inline) shaper.push(inline)
+      if (inline) shaped.push(inline)
+      if (unchecked(shaped)) overflowed(stream, res, ctx, shaped)
       return
     }
     res.writeHead(head.status, headers)
@@ -149,12 +157,13 @@ function deliver(stream: MuxStream, res: ServerResponse, ctx: RelayContext): voi
       if (res.destroyed) return true
       if (!shaper) return send([chunk])
       const out = shaper.push(chunk)
-      if (waiting !== null && shaper.overflowed) return overflowed(stream, res, ctx)
+      if (unchecked(shaper)) return overflowed(stream, res, ctx, shaper)
       return send(out)
     },
     () => {
       if (res.destroyed) return
       const rest = shaper?.end() ?? []
+      if (shaper && unchecked(shaper)) return void overflowed(stream, res, ctx, shaper)
       if (waiting !== null) {
         const body = concat(rest)
         record.bytes(body.length)
@@ -187,17 +196,36 @@ function headFailed(
   sendRefusal(res, 'upstream_unreachable', 'upstream failed', reason, { id: ctx.ids })
 }
 
-/** A JSON answer to rewrite grew past the bound: it cannot be checked, so it is not sent. */
-function overflowed(stream: MuxStream, res: ServerResponse, ctx: RelayContext): boolean {
+/** Whether `shaper` had to rewrite a JSON answer it could not hold whole. */
+function unchecked(shaper: ResponseMessages): boolean {
+  return shaper.rewrites && shaper.overflowed
+}
+
+/**
+ * A JSON answer to rewrite grew past its bound, or past what the node may hold of answers at once
+ * (`answer-budget.ts`): it cannot be checked, so it is not sent.
+ */
+function overflowed(
+  stream: MuxStream,
+  res: ServerResponse,
+  ctx: RelayContext,
+  shaper: ResponseMessages,
+): boolean {
+  if (res.headersSent) return true // refused already
   stream.onReset = null
-  stream.reset(RESET_CODE.cancel, 'the answer is too large for the tunnel policy to check')
+  if (!stream.closed)
+    stream.reset(RESET_CODE.cancel, 'the answer is too large for the tunnel policy to check')
+  shaper.release()
   ctx.record.refused(POLICY_STATUS.upstream_unreachable, 'upstream_unreachable')
   sendRefusal(
     res,
     'upstream_unreachable',
     'answer too large',
-    "the local server's answer is larger than the edge can check against the tunnel's policy " +
-      '(tool filtering or redaction); it was not forwarded',
+    shaper.overBudget
+      ? "the edge holds as many answers as it may for checking against the tunnel's policy " +
+          '(tool filtering or redaction); this one was not forwarded'
+      : "the local server's answer is larger than the edge can check against the tunnel's policy " +
+          '(tool filtering or redaction); it was not forwarded',
     { id: ctx.ids },
   )
   return true

@@ -44,6 +44,7 @@ export class ServiceMetrics {
   readonly registry = new Registry()
   readonly tunnelsConnected: Gauge
   readonly bodyBytesHeld: Gauge
+  readonly answerBytesHeld: Gauge
   readonly edgeRequests: Counter<'status' | 'policy_code'>
   readonly edgeLatency: Histogram
   readonly brokerFrames: Counter<'direction'>
@@ -62,6 +63,8 @@ export class ServiceMetrics {
       readonly connections?: () => number
       /** Bytes of public request bodies the edge holds now. */
       readonly bodyBytes?: () => number
+      /** Bytes of answer copies the edge holds now. */
+      readonly answerBytes?: () => number
     } = {},
   ) {
     const registers = [this.registry]
@@ -82,6 +85,12 @@ export class ServiceMetrics {
       'Bytes of public request bodies held now, from their first byte until their request is answered (bounded per address, per tunnel and per node)',
       registers,
       opts.bodyBytes,
+    )
+    this.answerBytesHeld = readGauge(
+      'burrowd_edge_answer_copy_bytes',
+      'Bytes of answers the edge holds copies of now, to tap or rewrite their messages as they pass (bounded per tunnel and per node)',
+      registers,
+      opts.answerBytes,
     )
     this.edgeRequests = new Counter({
       name: 'burrowd_edge_requests_total',

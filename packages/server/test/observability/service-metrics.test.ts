@@ -8,7 +8,11 @@ import { parsePrometheus } from '../helpers/parse-prometheus.js'
 
 describe('ServiceMetrics', () => {
   it('renders parseable Prometheus text with the service families', async () => {
-    const m = new ServiceMetrics({ connections: () => 3, bodyBytes: () => 4096 })
+    const m = new ServiceMetrics({
+      connections: () => 3,
+      bodyBytes: () => 4096,
+      answerBytes: () => 8192,
+    })
     m.edgeRequests.inc({ status: '200', policy_code: 'none' })
     m.edgeRequests.inc({ status: '429', policy_code: 'rate_limited' })
     m.edgeLatency.observe(0.004)
@@ -20,6 +24,7 @@ describe('ServiceMetrics', () => {
     const families = new Map(parsePrometheus(body).map((f) => [f.name, f]))
     assert.equal(families.get('burrowd_tunnels_connected')?.metrics[0]?.value, '3')
     assert.equal(families.get('burrowd_edge_request_body_bytes')?.metrics[0]?.value, '4096')
+    assert.equal(families.get('burrowd_edge_answer_copy_bytes')?.metrics[0]?.value, '8192')
     const requests = families.get('burrowd_edge_requests_total')!
     assert.equal(requests.type, 'COUNTER')
     assert.equal(requests.metrics.length, 2)

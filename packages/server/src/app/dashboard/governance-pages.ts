@@ -129,7 +129,7 @@ export function callPage(viewer: Viewer, t: TunnelView, c: CallView): SafeHtml {
 <section class="card" id="call">
   <p><strong>${c.method}</strong> ${c.tool ? html`<code>${c.tool}</code>` : ''} ${outcomeBadge(c)}</p>
   <p class="muted">${c.at} · ${c.durationMs} ms to the answer · ${formatBytes(c.bytesIn ?? 0)} in, ${formatBytes(c.bytesOut ?? 0)} out · session ${c.sessionId ?? 'none'} · id ${c.rpcId ?? 'none'}${c.agent ? html` · agent <span id="call-agent">${c.agent}</span>` : ''}</p>
-  ${c.bodiesCut ? html`<p class="notice warn">A body was longer than 64 KiB; what is stored is cut.</p>` : ''}
+  ${c.bodiesCut ? html`<p class="notice warn">A body was longer than 64 KiB, or the answer too large to copy as it passed; what is stored is cut.</p>` : ''}
 </section>
 ${body('Request', 'request-body', c.requestBody)}
 ${body('Answer', 'response-body', c.responseBody)}
