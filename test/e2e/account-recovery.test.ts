@@ -2,8 +2,9 @@
  * Getting back into an account, end to end: real burrowd sending through a real SMTP server
  * (`smtp-server` on loopback), driven in Chromium: sign up and confirm the address from the
  * mailed link, forget the password and set a new one from the reset link (other browsers are
- * signed out, the link works once), the same answer for addresses without an account, and
- * hostile use of the forms. Then the dev outbox of a burrowd without SMTP, shown only to this
+ * signed out, the link works once), the same answer for addresses without an account, an
+ * account someone else made with the address taken back by its first reset, and hostile use of
+ * the forms. Then the dev outbox of a burrowd without SMTP, shown only to this
  * machine.
  */
 import assert from 'node:assert/strict'
@@ -13,9 +14,12 @@ import type { Browser, Page } from 'playwright-core'
 import { hasChromium, launchBrowser } from '../helpers/browser.js'
 import { startSmtpInbox, type SmtpInbox } from '../helpers/smtp-inbox.js'
 import { startService, type Service } from '../helpers/stack.js'
+import { signUp } from '../helpers/web-client.js'
 
 const PASSWORD = 'correct horse battery'
 const NEW_PASSWORD = 'purple otter lamp'
+/** The client address of the owner who takes a squatted account back (its own limits). */
+const RECLAIMER = '198.51.100.77'
 
 /** Sign in through the form; returns the final URL's path. */
 async function signIn(page: Page, base: string, email: string, password: string): Promise<number> {
@@ -161,6 +165,96 @@ describe('account recovery through SMTP', { skip: !hasChromium, timeout: 180_000
     const again = await page.goto(link)
     assert.equal(again?.status(), 400, 'a reset link works once')
     assert.match((await page.textContent('main')) ?? '', /does not work any more/)
+  })
+
+  it("takes back an account made with someone else's address on its first reset", async () => {
+    // Someone signs up with an address they do not own and keeps credentials that need no browser.
+    const squatter = await signUp(base, 'squatted')
+    const hook = await squatter.api('POST', '/api/webhooks', { url: 'https://hooks.example.com/x' })
+    assert.equal(hook.status, 201, JSON.stringify(hook.json))
+    const made = await squatter.api<{ tunnel: { id: string }; key: string }>(
+      'POST',
+      '/api/tunnels',
+      { name: 'kept' },
+    )
+    assert.equal(made.status, 201)
+    const tunnelId = made.json.tunnel.id
+    const agentToken = await squatter.api('POST', `/api/tunnels/${tunnelId}/agent-tokens`, {
+      name: 'squatter',
+    })
+    assert.equal(agentToken.status, 201, JSON.stringify(agentToken.json))
+
+    // The address's owner resets the password from the mailed link.
+    assert.equal(
+      (await postForm(base, '/forgot', { email: 'squatted@example.com' }, RECLAIMER)).status,
+      200,
+    )
+    const mail = await inbox.waitFor('squatted@example.com', /Reset your Burrow password/)
+    const url = new URL(inbox.link(mail))
+    const reset = await postForm(
+      base,
+      '/reset',
+      { token: url.searchParams.get('token')!, password: NEW_PASSWORD },
+      RECLAIMER,
+      url.pathname + url.search,
+    )
+    assert.equal(reset.status, 200)
+    const html = await reset.text()
+    assert.match(html, /id="recovered">This address was not confirmed before/)
+    const shown = /<td>kept<\/td><td><code class="key" id="key-0">([^<]+)</.exec(html)?.[1]
+    assert.ok(shown, 'the new key is shown')
+    assert.notEqual(shown, made.json.key)
+    const cookie = reset.headers
+      .getSetCookie()
+      .find((c) => c.startsWith('burrow_session='))!
+      .split(';', 1)[0]!
+    const asOwner = async <T>(path: string) =>
+      (await (await fetch(`${base}${path}`, { headers: { cookie } })).json()) as T
+
+    // Nothing the squatter kept works; the tunnel stays, and the address counts as confirmed.
+    assert.equal((await squatter.api('GET', '/api/tunnels')).status, 401)
+    assert.deepEqual(await asOwner('/api/tokens'), { tokens: [] })
+    assert.deepEqual(await asOwner('/api/webhooks'), { endpoints: [] })
+    assert.deepEqual(await asOwner(`/api/tunnels/${tunnelId}/agent-tokens`), { agent_tokens: [] })
+    const tunnels = await asOwner<{ tunnels: { id: string }[] }>('/api/tunnels')
+    assert.deepEqual(
+      tunnels.tunnels.map((t) => t.id),
+      [tunnelId],
+    )
+    const dashboard = await fetch(`${base}/dashboard`, { headers: { cookie } })
+    assert.doesNotMatch(await dashboard.text(), /id="verify-banner"/)
+
+    // A later reset of the now confirmed address keeps the owner's own API token.
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(
+      await (await fetch(`${base}/dashboard/tokens`, { headers: { cookie } })).text(),
+    )![1]!
+    const tokenPage = await fetch(`${base}/dashboard/tokens`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie },
+      body: new URLSearchParams({ _csrf: csrf, name: 'mine' }),
+    })
+    const mine = /id="token-secret">([^<]+)</.exec(await tokenPage.text())?.[1] ?? ''
+    assert.match(mine, /^btk_/)
+    assert.equal(
+      (await postForm(base, '/forgot', { email: 'squatted@example.com' }, RECLAIMER)).status,
+      200,
+    )
+    const second = new URL(
+      inbox.link(await inbox.waitForAnother('squatted@example.com', /Reset your/, mail)),
+    )
+    const again = await postForm(
+      base,
+      '/reset',
+      { token: second.searchParams.get('token')!, password: PASSWORD },
+      RECLAIMER,
+      second.pathname + second.search,
+    )
+    assert.equal(again.status, 303)
+    assert.equal(again.headers.get('location'), '/dashboard?notice=password_reset')
+    const stillMine = await fetch(`${base}/api/tunnels`, {
+      headers: { authorization: `Bearer ${mine}` },
+    })
+    assert.equal(stillMine.status, 200)
   })
 
   it('answers the same for an address without an account, and mails nothing to it', async () => {

@@ -37,5 +37,9 @@ export function storeAccessPort(parts: AccessPortParts): AccessPort {
       if (done) parts.onGrantRevoked?.(grantId)
       return done
     },
+    async revokeAll(tunnelId) {
+      await parts.agentTokens.revokeAll(tunnelId)
+      await parts.grants.revokeAll(tunnelId)
+    },
   }
 }

@@ -41,4 +41,6 @@ export interface AccessPort {
   connectedAgents(tunnelId: string): Promise<ConnectedAgentView[]>
   /** End a connected agent's grant: its access and refresh tokens stop working at once. */
   revokeAgent(tunnelId: string, grantId: string): Promise<boolean>
+  /** End every agent token and OAuth grant of the tunnel (approved or waiting for its code). */
+  revokeAll(tunnelId: string): Promise<void>
 }

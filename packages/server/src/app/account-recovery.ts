@@ -34,6 +34,13 @@ export interface AccountRecoveryOptions {
   readonly now?: () => number
 }
 
+/** A password reset done. */
+export interface ResetDone {
+  readonly accountId: string
+  /** Whether the address was confirmed before (else the reset was its first proof). */
+  readonly wasVerified: boolean
+}
+
 /** The outcome of asking for a reset link. */
 export type ResetRequest =
   { readonly ok: true } | { readonly ok: false; readonly retryAfterSecs: number }
@@ -104,21 +111,30 @@ export class AccountRecovery {
   }
 
   /**
-   * Set a new password with reset link `token`: the account id, after which every other reset
-   * link and every browser session of the account stop working, and the address counts as
-   * verified. Throws `StoreError` `invalid` for a password the sign-up form would refuse (the link
-   * stays usable) or a link that is unknown, expired or used.
+   * Set a new password with reset link `token`, after which every other reset link and every
+   * browser session of the account stop working, and the address counts as verified. When it
+   * was not verified before, the link is the first proof that the mailbox's owner holds the
+   * account: `unproven` is awaited first, to end what an earlier holder made (if it throws, the
+   * address stays unverified and a new link does it again). Throws `StoreError` `invalid` for a
+   * password the sign-up form would refuse (the link stays usable) or a link that is unknown,
+   * expired or used.
    */
-  async resetPassword(token: string, password: string): Promise<string> {
+  async resetPassword(
+    token: string,
+    password: string,
+    unproven: (accountId: string) => Promise<void> = async () => {},
+  ): Promise<ResetDone> {
     const problem = passwordProblem(password)
     if (problem !== null) throw new StoreError('invalid', problem)
     const holder = await this.#store.accountTokens.use(token, 'reset')
     if (!holder) throw invalidLink()
+    const wasVerified = (await this.#store.accountTokens.verifiedAt(holder.accountId)) !== null
     await this.#store.setPassword(holder.accountId, password)
     await this.#store.accountTokens.revokeAll(holder.accountId, 'reset')
     await this.#store.webSessions.deleteForAccount(holder.accountId)
+    if (!wasVerified) await unproven(holder.accountId)
     await this.#store.accountTokens.markVerified(holder.accountId, holder.email)
-    return holder.accountId
+    return { accountId: holder.accountId, wasVerified }
   }
 
   /**

@@ -1,6 +1,8 @@
 /**
  * `burrowd account create`: add a customer account from the command line (self-hosting, tests,
- * support). Prints the account as JSON or as a sentence with the next step.
+ * support). Prints the account as JSON or as a sentence with the next step. The address counts
+ * as verified: the operator vouches for it, so the owner's first password reset (the way in for
+ * an account made without a password) keeps what the operator made, tunnel keys included.
  */
 
 import type { ServerConfig } from '../config.js'
@@ -27,6 +29,7 @@ export async function accountCreate(
       plan: command.plan,
       ...(password === undefined ? {} : { password }),
     })
+    await store.accountTokens.markVerified(account.id, account.email)
     if (command.json) {
       const { id, email, slug, plan } = account
       return JSON.stringify({ id, email, slug, plan }) + '\n'

@@ -115,6 +115,15 @@ export class AgentTokenStore {
     return result.numDeletedRows > 0n
   }
 
+  /** Revoke every token of tunnel `tunnelId`; how many there were. */
+  async revokeAll(tunnelId: string): Promise<number> {
+    const result = await this.#db
+      .deleteFrom('agent_tokens')
+      .where('tunnel_id', '=', tunnelId)
+      .executeTakeFirst()
+    return Number(result.numDeletedRows)
+  }
+
   /**
    * The token `secret` is, if it is one of tunnel `tunnelId`'s (a token of another tunnel is
    * refused); records its use at most once a minute.

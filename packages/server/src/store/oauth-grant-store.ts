@@ -226,6 +226,18 @@ export class OauthGrantStore {
     return result.numDeletedRows > 0n
   }
 
+  /**
+   * Delete every grant of tunnel `tunnelId`, connected or still waiting for its code to be
+   * redeemed; how many there were.
+   */
+  async revokeAll(tunnelId: string): Promise<number> {
+    const result = await this.#db
+      .deleteFrom('oauth_grants')
+      .where('tunnel_id', '=', tunnelId)
+      .executeTakeFirst()
+    return Number(result.numDeletedRows)
+  }
+
   /** Delete the grant whose current refresh token has hash `hash`; false when none. */
   async revokeByRefresh(hash: string): Promise<boolean> {
     const result = await this.#db

@@ -123,7 +123,7 @@ describe('burrowd operator commands', () => {
     assert.match(burrowd(['migrate']).stdout, /is up to date/)
   })
 
-  it('creates an account and prints {id, email, slug, plan}', () => {
+  it('creates an account with a verified address and prints {id, email, slug, plan}', () => {
     const account = json(['account', 'create', '--email', 'Ann@Example.com', '--slug', 'acme'])
     assert.deepEqual(Object.keys(account), ['id', 'email', 'slug', 'plan'])
     assert.match(String(account.id), /^acc_/)
@@ -142,6 +142,15 @@ describe('burrowd operator commands', () => {
       'pro',
     ])
     assert.equal(pro.plan, 'pro')
+    const db = new Database(join(dataDir, 'burrow.db'), { readonly: true })
+    try {
+      const row = db
+        .prepare('select email_verified_at from accounts where slug = ?')
+        .get('acme') as { email_verified_at: string | null }
+      assert.ok(row.email_verified_at, 'the operator vouches for the address')
+    } finally {
+      db.close()
+    }
   })
 
   it('sets the password from one line of stdin, stored as a scrypt hash, and refuses weak ones', () => {

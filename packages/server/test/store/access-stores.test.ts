@@ -121,6 +121,38 @@ for (const backend of testBackends()) {
       await assert.rejects(tokens.create(tunnelA, ''), StoreError)
     })
 
+    it("ends every agent token and grant of one tunnel at once, and only that tunnel's", async () => {
+      const tokens = new AgentTokenStore(store.db, () => new Date(clock))
+      const grants = new OauthGrantStore(store.db, () => new Date(clock))
+      const a1 = await tokens.create(tunnelA, 'one')
+      await tokens.create(tunnelA, 'two')
+      const b = await tokens.create(tunnelB, 'other')
+      const connected = await approveOn(grants, 'connected')
+      await grants.setRefresh(connected, hash('r'), new Date(clock + 86_400_000))
+      const waiting = await approveOn(grants, 'waiting')
+      const onB = await grants.approve({
+        tunnelId: tunnelB,
+        accountId,
+        clientId: 'dcr_b',
+        clientName: 'B',
+        approvedBy: 'a@example.com',
+        resource: 'r',
+        codeHash: hash('on-b'),
+        redirectUri: 'http://127.0.0.1/cb',
+        codeChallenge: 'c'.repeat(43),
+        codeExpiresAt: new Date(clock + 60_000),
+      })
+      assert.equal(await tokens.revokeAll(tunnelA), 2)
+      assert.equal(await grants.revokeAll(tunnelA), 2)
+      assert.equal(await tokens.authenticate(tunnelA, a1.secret), undefined)
+      assert.equal(await grants.get(connected), undefined)
+      assert.equal(await grants.get(waiting), undefined)
+      assert.equal(await grants.takeCode(hash('waiting')), undefined, 'its code went with it')
+      assert.equal((await tokens.authenticate(tunnelB, b.secret))?.id, b.token.id)
+      assert.ok(await grants.get(onB))
+      assert.equal(await tokens.revokeAll(tunnelA), 0)
+    })
+
     it(`caps a tunnel at ${MAX_AGENT_TOKENS} agent tokens`, async () => {
       const tokens = new AgentTokenStore(store.db)
       for (let i = 0; i < MAX_AGENT_TOKENS; i++) await tokens.create(tunnelA, `t${i}`)

@@ -7,6 +7,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { AccountRecovery } from '../account-recovery.js'
+import { endEarlierHolder, type ReplacedKey } from '../earlier-holder.js'
 import { parseCookies } from '../../http/cookies.js'
 import { HttpError } from '../../http/http-error.js'
 import { readForm } from '../../http/request-body.js'
@@ -19,6 +20,7 @@ import {
   deadLinkPage,
   forgotPage,
   forgotSentPage,
+  recoveredPage,
   resetPage,
   verifiedPage,
 } from './recovery-pages.js'
@@ -104,9 +106,12 @@ export class DashboardRecovery {
       ])
     }
     if (!this.#formOk(req, form)) return again(403, 'The form expired; please try again.')
-    let accountId: string
+    let done
+    let replaced: ReplacedKey[] = []
     try {
-      accountId = await this.#recovery.resetPassword(link, form.get('password') ?? '')
+      done = await this.#recovery.resetPassword(link, form.get('password') ?? '', async (id) => {
+        replaced = await endEarlierHolder(this.#kit.svc, id)
+      })
     } catch (err) {
       const e = toHttpError(err)
       if (!(await this.#recovery.resetTokenValid(link))) {
@@ -114,13 +119,14 @@ export class DashboardRecovery {
       }
       return again(e.status, e.message)
     }
-    const session = await this.#kit.svc.sessions.create(accountId)
-    redirect(res, '/dashboard?notice=password_reset', {
-      cookies: [
-        this.#kit.cookie(SESSION_COOKIE, session.token, SESSION_COOKIE_SECS),
-        this.#kit.cookie(FORM_COOKIE, '', 0),
-      ],
-    })
+    const session = await this.#kit.svc.sessions.create(done.accountId)
+    const cookies = [
+      this.#kit.cookie(SESSION_COOKIE, session.token, SESSION_COOKIE_SECS),
+      this.#kit.cookie(FORM_COOKIE, '', 0),
+    ]
+    if (done.wasVerified) return redirect(res, '/dashboard?notice=password_reset', { cookies })
+    const keys = replaced.map((r) => ({ name: r.tunnel.name ?? r.tunnel.subdomain, key: r.key }))
+    this.#kit.html(res, 200, recoveredPage(keys), cookies)
   }
 
   /** The Origin is ours and the form token matches its cookie. */

@@ -82,3 +82,42 @@ export function verifiedPage(email: string): SafeHtml {
 <p><a href="/dashboard">Go to the dashboard</a></p>`,
   )
 }
+
+/** A tunnel whose key a reset replaced, as the page shows it. */
+export interface NewTunnelKey {
+  readonly name: string
+  readonly key: string
+}
+
+/**
+ * A reset that was the address's first proof: what was ended (an earlier holder's API tokens,
+ * webhook endpoints, agent tokens and connected agents) and each tunnel's new key, shown once.
+ */
+export function recoveredPage(keys: readonly NewTunnelKey[]): SafeHtml {
+  const rows = keys.map(
+    (k, i) =>
+      html`<tr><td>${k.name}</td><td><code class="key" id="key-${String(i)}">${k.key}</code> <button type="button" class="secondary" data-copy="key-${String(i)}">Copy</button></td></tr>`,
+  )
+  return page(
+    {
+      title: 'Password set',
+      notices:
+        keys.length > 0
+          ? [{ kind: 'warn', text: 'Copy the keys now: they are shown only once.' }]
+          : [],
+    },
+    html`<h1>Your new password is set</h1>
+<p id="recovered">This address was not confirmed before, so someone else may have made or used
+the account. Everything that worked without signing in was ended: API tokens, webhook endpoints,
+the agent tokens and connected agents of every tunnel, and every tunnel's key. Every other browser
+was signed out. Your address now counts as confirmed.</p>
+${
+  keys.length > 0
+    ? html`<section class="card"><h2>New tunnel keys</h2>
+<p>A client running with an old key was disconnected; start it again with the new one.</p>
+<table id="new-keys"><thead><tr><th>Tunnel</th><th>Key</th></tr></thead><tbody>${rows}</tbody></table></section>`
+    : ''
+}
+<p><a href="/dashboard">Go to the dashboard</a></p>`,
+  )
+}

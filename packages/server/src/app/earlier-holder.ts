@@ -1,0 +1,35 @@
+/**
+ * What a password reset takes back from whoever held an account before its address was proven.
+ * Anyone may sign up with an address they do not own; the account stays unverified until a link
+ * mailed to it is used. When the mailbox's owner then resets the password, everything the
+ * earlier holder made that works without a browser session is ended: API tokens, webhook
+ * endpoints, every tunnel's agent tokens and OAuth grants, and every tunnel's key (replaced, the
+ * client running with the old one disconnected). Tunnels, their names, policies and history stay.
+ */
+import type { TunnelRecord, WebServices } from './web-services.js'
+
+/** A tunnel whose key was replaced, with its new key (shown once). */
+export interface ReplacedKey {
+  readonly tunnel: TunnelRecord
+  readonly key: string
+}
+
+/** End what an earlier holder of account `accountId` could keep; the tunnels' new keys. */
+export async function endEarlierHolder(
+  svc: WebServices,
+  accountId: string,
+): Promise<ReplacedKey[]> {
+  for (const token of await svc.tokens.list(accountId)) {
+    await svc.tokens.revoke(accountId, token.id)
+  }
+  for (const endpoint of await svc.webhooks.list(accountId)) {
+    await svc.webhooks.delete(accountId, endpoint.id)
+  }
+  const replaced: ReplacedKey[] = []
+  for (const tunnel of await svc.tunnels.list(accountId)) {
+    await svc.access.revokeAll(tunnel.id)
+    replaced.push(await svc.tunnels.rotateKey(accountId, tunnel.id))
+    svc.live.disconnect(tunnel.id, 'the account was recovered by its address; its key was replaced')
+  }
+  return replaced
+}
