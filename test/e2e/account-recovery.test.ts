@@ -2,10 +2,10 @@
  * Getting back into an account, end to end: real burrowd sending through a real SMTP server
  * (`smtp-server` on loopback), driven in Chromium: sign up and confirm the address from the
  * mailed link, forget the password and set a new one from the reset link (other browsers are
- * signed out, the link works once), the same answer for addresses without an account, an
- * account someone else made with the address taken back by its first reset, and hostile use of
- * the forms. Then the dev outbox of a burrowd without SMTP, shown only to this
- * machine.
+ * signed out, the link works once, a stranger's request does not void it), the same answer for
+ * addresses without an account, an account someone else made with the address taken back by its
+ * first reset, and hostile use of the forms. Then the dev outbox of a burrowd without SMTP, shown
+ * only to this machine.
  */
 import assert from 'node:assert/strict'
 import { request } from 'node:http'
@@ -145,6 +145,10 @@ describe('account recovery through SMTP', { skip: !hasChromium, timeout: 180_000
     const mail = await inbox.waitFor('owner@example.com', /Reset your Burrow password/)
     assert.match(mail.text, /works once, for an hour/)
     const link = inbox.link(mail)
+    // A stranger asking for another link does not void the one the owner holds.
+    await postForm(base, '/forgot', { email: 'owner@example.com' }, '203.0.113.77')
+    const strangers = inbox.link(await inbox.waitForAnother('owner@example.com', /Reset/, mail))
+    assert.notEqual(strangers, link)
     assert.equal((await page.goto(link))?.status(), 200)
     await page.fill('#password', 'aaaaaaaaaaaa')
     await page.click('form[action="/reset"] button[type=submit]')
@@ -164,6 +168,7 @@ describe('account recovery through SMTP', { skip: !hasChromium, timeout: 180_000
 
     const again = await page.goto(link)
     assert.equal(again?.status(), 400, 'a reset link works once')
+    assert.equal((await page.goto(strangers))?.status(), 400, 'and a used one voids the others')
     assert.match((await page.textContent('main')) ?? '', /does not work any more/)
   })
 

@@ -20,6 +20,11 @@ import type { Store } from '../store/store.js'
 
 /** Reset requests a client address may make per 15 minutes. */
 export const RESET_REQUESTS_PER_ADDRESS = 5
+/**
+ * Earlier reset links that stay valid when a new one is issued: asking again (anyone may, for any
+ * address) does not void the link the owner is about to use.
+ */
+export const RESET_LINKS_KEPT = 2
 /** Reset and verification mails one account may be sent per hour (more are silently dropped). */
 export const MAILS_PER_ACCOUNT_PER_HOUR = 3
 
@@ -91,6 +96,7 @@ export class AccountRecovery {
         'reset',
         holder.email,
         RESET_TOKEN_TTL_MS,
+        RESET_LINKS_KEPT,
       )
       await this.#mailer.send({
         to: holder.email,

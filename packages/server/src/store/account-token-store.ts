@@ -3,7 +3,8 @@
  * or the confirmation of the account's email address (`verify`). The link carries a random
  * secret; the `account_tokens` row is keyed by its SHA-256, so a leaked database holds no usable
  * link. A token works once (using it is one conditional UPDATE, so two concurrent uses cannot
- * both succeed) and only until it expires; issuing a new one of a purpose voids the older ones.
+ * both succeed) and only until it expires; issuing a new one of a purpose voids the older ones,
+ * or all but the newest few that are still live when the caller asks to keep some.
  * Also the accounts' email lookup and verified flag. Reached as `store.accountTokens`.
  */
 import type { Kysely } from 'kysely'
@@ -50,22 +51,42 @@ export class AccountTokenStore {
 
   /**
    * A new token of `purpose` for `accountId`, sent to `email`, valid for `ttlMs`: returns the
-   * secret (only here). Older tokens of the same purpose, and spent ones, are deleted.
+   * secret (only here). Of the older tokens of the same purpose, the newest `keep` that are
+   * still live (unused, unexpired) stay valid; the others, and spent ones, are deleted.
    */
   async issue(
     accountId: string,
     purpose: AccountTokenPurpose,
     email: string,
     ttlMs: number,
+    keep = 0,
   ): Promise<string> {
     const secret = newSecret()
     const now = this.#now()
     await this.#db.transaction().execute(async (trx) => {
-      await trx
+      const live = await trx
+        .selectFrom('account_tokens')
+        .select('token_hash')
+        .where('account_id', '=', accountId)
+        .where('purpose', '=', purpose)
+        .where('used_at', 'is', null)
+        .where('expires_at', '>', now.toISOString())
+        .orderBy('created_at', 'desc')
+        .orderBy('token_hash')
+        .limit(keep)
+        .execute()
+      let gone = trx
         .deleteFrom('account_tokens')
         .where('account_id', '=', accountId)
         .where('purpose', '=', purpose)
-        .execute()
+      if (live.length > 0) {
+        gone = gone.where(
+          'token_hash',
+          'not in',
+          live.map((r) => r.token_hash),
+        )
+      }
+      await gone.execute()
       await trx
         .insertInto('account_tokens')
         .values({

@@ -1,6 +1,7 @@
 /**
  * Mailed reset and verification tokens on every backend: stored only as hashes, single-use even
- * under concurrent use, expiring, voided by a newer token of the same purpose, and never found
+ * under concurrent use, expiring, voided by a newer token of the same purpose (all but the newest
+ * few live ones when asked to keep some), and never found
  * from malformed input; verified addresses follow the account's current email.
  */
 import assert from 'node:assert/strict'
@@ -77,6 +78,34 @@ for (const backend of testBackends()) {
       assert.ok(await store.accountTokens.find(verify, 'verify'), 'other purposes stay')
       await store.accountTokens.revokeAll(account.id, 'reset')
       assert.equal(await store.accountTokens.find(third, 'reset'), undefined)
+    })
+
+    it('keeps the newest live earlier tokens when asked, voiding older, used and expired ones', async () => {
+      const issue = (ttl = RESET_TOKEN_TTL_MS) => {
+        clock += 1000
+        return store.accountTokens.issue(account.id, 'reset', account.email, ttl, 2)
+      }
+      const expired = await issue(1000)
+      const used = await issue()
+      assert.ok(await store.accountTokens.use(used, 'reset'))
+      const oldest = await issue()
+      const older = await issue()
+      const old = await issue()
+      const newest = await issue()
+      const live = async (secret: string) =>
+        (await store.accountTokens.find(secret, 'reset')) !== undefined
+      // The two newest earlier links that still worked stay; the new one makes three.
+      assert.deepEqual(await Promise.all([expired, used, oldest, older, old, newest].map(live)), [
+        false,
+        false,
+        false,
+        true,
+        true,
+        true,
+      ])
+      const rows = await store.db.selectFrom('account_tokens').select('token_hash').execute()
+      assert.equal(rows.length, 3, 'the others are deleted')
+      assert.ok(await store.accountTokens.use(old, 'reset'))
     })
 
     it('finds nothing for malformed, oversized or unknown secrets', async () => {
