@@ -146,17 +146,6 @@ describe('OAuth for MCP clients', () => {
       assert.equal(h.authorization, undefined, 'the access token reached the local server')
     }
 
-    // The code was single-use.
-    const again = await oauthForm('/oauth/token', {
-      grant_type: 'authorization_code',
-      code: answer.get('code')!,
-      client_id: String(provider.info!.client_id),
-      code_verifier: provider.verifier,
-      redirect_uri: callback,
-    })
-    assert.equal(again.status, 400)
-    assert.equal(((await again.json()) as { error: string }).error, 'invalid_grant')
-
     // Refresh through the SDK: new tokens, and the old refresh token no longer works.
     await auth(provider, { serverUrl: tunnels.a!.url, fetchFn: publicFetch })
     const second = provider.saved!
@@ -224,6 +213,17 @@ describe('OAuth for MCP clients', () => {
       client_id: String(provider.info!.client_id),
     })
     assert.equal(refresh.status, 400)
+    // The code was single-use (presented again while the grant lived, it would have revoked it:
+    // test/e2e/access-oauth-protocol.test.ts).
+    const again = await oauthForm('/oauth/token', {
+      grant_type: 'authorization_code',
+      code: answer.get('code')!,
+      client_id: String(provider.info!.client_id),
+      code_verifier: provider.verifier,
+      redirect_uri: callback,
+    })
+    assert.equal(again.status, 400)
+    assert.equal(((await again.json()) as { error: string }).error, 'invalid_grant')
   })
 
   it('signs an agent in through a custom domain, bound to that domain; a replayed refresh token ends the grant', async () => {
