@@ -123,4 +123,5 @@ export type {
   RequestMeta,
 } from './mcp/index.js'
 export { createLogger, silentLogger, isLogLevel } from './logger.js'
+export { ownEntry } from './own-entry.js'
 export type { LogLevel, Logger } from './logger.js'

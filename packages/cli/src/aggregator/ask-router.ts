@@ -16,7 +16,7 @@ import {
   type JsonRpcRequest,
   type JsonRpcResponse,
 } from '@burrow/protocol'
-import { BRIDGED_CAPABILITY } from '../front/input-bridge.js'
+import { bridgedCapability } from '../front/input-bridge.js'
 import type { Logger } from '../log/logger.js'
 import type { AggregatorSession } from './aggregator-session.js'
 import type { CallOwner } from './pending-table.js'
@@ -61,7 +61,7 @@ export class AskRouter {
       link.respond(errorResponse(message.id, JSONRPC_CODE.internalError, reason))
       return
     }
-    const needed = BRIDGED_CAPABILITY[message.method]
+    const needed = bridgedCapability(message.method)
     const able = (s: AggregatorSession): boolean =>
       !s.closed && (needed === undefined || s.capabilities[needed] !== undefined)
     // The agent whose call caused the request answers it, or nobody: another agent's user did

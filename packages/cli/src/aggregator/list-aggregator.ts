@@ -12,7 +12,7 @@ import type { Logger } from '../log/logger.js'
 import type { AggregatorMetrics } from './aggregator-metrics.js'
 import { decodeCursor, encodeCursor, type AggregateCursor } from './aggregate-cursor.js'
 import type { ListCache } from './list-cache.js'
-import { LIST_METHODS, type ListMethod } from './list-methods.js'
+import { listMethod, type ListMethod } from './list-methods.js'
 import { AGENT_NAME_LIMIT, prefixName } from './prefixed-name.js'
 import { recordOf } from './upstream-info.js'
 import type { CallOptions } from './upstream-calls.js'
@@ -56,7 +56,7 @@ export class ListAggregator {
    * of every upstream still listing, fetched in parallel, in upstream order.
    */
   async page(method: string, cursor: unknown, call: CallOptions = {}): Promise<Page> {
-    const list = LIST_METHODS[method]
+    const list = listMethod(method)
     if (!list) throw new Error(`${method} is not a list method`)
     const positions: { link: UpstreamLink; cursor: string | undefined }[] =
       cursor === undefined
@@ -97,7 +97,7 @@ export class ListAggregator {
 
   /** Every item of list `method` at one upstream, as the upstream names them (all its pages). */
   async fetchAll(link: UpstreamLink, method: string, call: CallOptions = {}): Promise<unknown[]> {
-    const list = LIST_METHODS[method]
+    const list = listMethod(method)
     if (!list || !offers(link, list)) return []
     const items: unknown[] = []
     const seen = new Set<string>()

@@ -4,6 +4,8 @@
  * which `list_changed` notification makes them stale.
  */
 
+import { ownEntry } from '@burrow/protocol'
+
 /** One paginated list method. */
 export interface ListMethod {
   readonly method: string
@@ -48,6 +50,11 @@ export const LIST_METHODS: Readonly<Record<string, ListMethod>> = Object.freeze(
     changedBy: 'notifications/resources/list_changed',
   },
 })
+
+/** List method `method`, or undefined for any other method (inherited names included). */
+export function listMethod(method: string): ListMethod | undefined {
+  return ownEntry(LIST_METHODS, method)
+}
 
 /** The list methods a `list_changed` notification makes stale (none for other methods). */
 export function listsChangedBy(notification: string): ListMethod[] {

@@ -8,7 +8,7 @@ import { JSONRPC_CODE, type JsonRpcRequest } from '@burrow/protocol'
 import type { Logger } from '../log/logger.js'
 import type { AggregatorMetrics } from './aggregator-metrics.js'
 import type { ListAggregator } from './list-aggregator.js'
-import { LIST_METHODS } from './list-methods.js'
+import { listMethod } from './list-methods.js'
 import { splitPrefixedName } from './prefixed-name.js'
 import type { ResourceRouter } from './resource-router.js'
 import type { ResourceSubscriptions } from '../front/resource-subscriptions.js'
@@ -46,7 +46,7 @@ export class RequestRouter {
   async route(sessionId: string, message: JsonRpcRequest, call: CallOptions): Promise<Result> {
     const params = message.params ?? {}
     const method = message.method
-    if (LIST_METHODS[method]) return this.#opts.lists.page(method, params.cursor, call)
+    if (listMethod(method)) return this.#opts.lists.page(method, params.cursor, call)
     switch (method) {
       case 'tools/call':
         return this.#byPrefix(method, 'tool', params, call)

@@ -6,16 +6,22 @@
  * random token, new each round, that the agent echoes and that names nothing but the parked call.
  */
 import { randomBytes } from 'node:crypto'
+import { ownEntry } from '@burrow/protocol'
 
 /**
  * The client capability each server→client request needs: only these can be bridged to a
  * 2026-07-28 agent, and an agent that did not declare one is never sent its request.
  */
-export const BRIDGED_CAPABILITY: Readonly<Record<string, string>> = Object.freeze({
+const BRIDGED_CAPABILITY: Readonly<Record<string, string>> = Object.freeze({
   'elicitation/create': 'elicitation',
   'sampling/createMessage': 'sampling',
   'roots/list': 'roots',
 })
+
+/** The capability server→client request `method` needs, or undefined when it cannot be bridged. */
+export function bridgedCapability(method: string): string | undefined {
+  return ownEntry(BRIDGED_CAPABILITY, method)
+}
 
 /** Requests whose agents may be answered with `input_required` (2026-07-28 MRTR). */
 export const INPUT_REQUIRED_METHODS: ReadonlySet<string> = new Set([

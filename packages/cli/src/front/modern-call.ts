@@ -23,7 +23,7 @@ import {
 } from '@burrow/protocol'
 import type { Logger } from '../log/logger.js'
 import type { LocalResponse } from '../relay/local-exchange.js'
-import { BRIDGED_CAPABILITY, INPUT_REQUIRED_METHODS, type InputBridge } from './input-bridge.js'
+import { bridgedCapability, INPUT_REQUIRED_METHODS, type InputBridge } from './input-bridge.js'
 import type { ModernSeat } from './modern-seat.js'
 import { legacyRequest, modernAnswer } from './modern-translation.js'
 import { PostExchange } from './post-exchange.js'
@@ -196,7 +196,7 @@ export class ModernCall {
 
   /** A request of the server to its client: a question for the agent, or refused. */
   #serverRequest(message: JsonRpcRequest): void {
-    const capability = BRIDGED_CAPABILITY[message.method]
+    const capability = bridgedCapability(message.method)
     let refusal: string | undefined
     if (!capability || !INPUT_REQUIRED_METHODS.has(this.method)) {
       refusal = `${message.method} cannot reach a 2026-07-28 client during ${this.method}`

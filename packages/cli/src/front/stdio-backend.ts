@@ -26,7 +26,7 @@ import { progressTokenOf, withProgressToken } from './progress-token.js'
 import { ResourceSubscriptions } from './resource-subscriptions.js'
 import { CallTable, type ChildCall } from './call-table.js'
 import { InitializeGate } from './initialize-gate.js'
-import { BRIDGED_CAPABILITY } from './input-bridge.js'
+import { bridgedCapability } from './input-bridge.js'
 import type { SessionRouter } from './routed-session.js'
 import { StdioSession } from './stdio-session.js'
 
@@ -264,7 +264,7 @@ export class StdioBackend implements McpBackend {
       return
     }
     const { session, relatedTo } = target
-    const needed = BRIDGED_CAPABILITY[message.method]
+    const needed = bridgedCapability(message.method)
     if (needed !== undefined && session.capabilities[needed] === undefined) {
       const reason = `the client did not declare the "${needed}" capability ${message.method} needs`
       this.#trySend(errorResponse(message.id, JSONRPC_CODE.methodNotFound, reason))

@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { McpError } from '@modelcontextprotocol/sdk/types.js'
+import { McpError, ResultSchema } from '@modelcontextprotocol/sdk/types.js'
 import {
   allTools,
   closeAllAggregators,
@@ -125,6 +125,14 @@ describe('aggregator backend', { timeout: 60_000 }, () => {
     const prompt = await rpcError(client.getPrompt({ name: 'zz__greet' }))
     assert.equal(prompt.code, -32602)
     assert.equal(agg.metrics.count('unknownPrefix') - before, 3)
+  })
+
+  it('answers methods named like inherited properties with -32601', async () => {
+    const { client } = await connectAgent(agg.url)
+    for (const method of ['toString', 'constructor', '__proto__', 'hasOwnProperty']) {
+      const err = await rpcError(client.request({ method, params: {} }, ResultSchema))
+      assert.equal(err.code, -32601, method)
+    }
   })
 
   it('serves prompts by prefix', async () => {

@@ -10,6 +10,7 @@ import {
   type JsonRpcMessage,
   parseJsonRpcMessage,
 } from './json-rpc.js'
+import { ownEntry } from '../own-entry.js'
 import type { LargeNumberId } from './large-number-id.js'
 import { bodyProtocolVersion, eraOf, type ProtocolEra } from './protocol-era.js'
 
@@ -100,7 +101,7 @@ export function classifyMessage(value: unknown): ClassifiedMessage {
 }
 
 function targetOf(method: string, params: unknown): MessageTarget | null {
-  const spec = TARGET_PARAM[method]
+  const spec = ownEntry(TARGET_PARAM, method)
   if (!spec || !isRecord(params)) return null
   const name = params[spec[1]]
   return typeof name === 'string' ? { kind: spec[0], name } : null

@@ -4,6 +4,7 @@
  * equal to the body once optional whitespace is trimmed and a `=?base64?…?=` value decoded. Values
  * compare case-sensitively. Intermediaries may use the same check to verify rather than trust.
  */
+import { ownEntry } from '../own-entry.js'
 import { isRecord } from './json-rpc.js'
 
 /** The body member `Mcp-Name` mirrors, per method. */
@@ -40,7 +41,7 @@ export function mirroredHeaderProblem(
   if (mcpMethod.trim() !== method) {
     return `the Mcp-Method header (${mcpMethod.trim()}) does not match the body's method (${method})`
   }
-  const source = NAME_SOURCE[method]
+  const source = ownEntry(NAME_SOURCE, method)
   const bodyName = source && isRecord(params) ? params[source] : undefined
   if (typeof bodyName !== 'string') return null
   const raw = headers['mcp-name']

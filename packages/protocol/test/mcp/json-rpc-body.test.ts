@@ -61,6 +61,15 @@ describe('readJsonRpcBody', () => {
     })
   })
 
+  it('names no target for methods named like inherited properties', () => {
+    for (const method of ['toString', 'constructor', '__proto__', 'valueOf']) {
+      const body = read({ jsonrpc: '2.0', id: 1, method, params: { undefined: 'x', name: 'y' } })
+      const m = body.messages[0]!
+      assert.ok(m.kind === 'request', method)
+      assert.equal(m.target, null, method)
+    }
+  })
+
   it('reads the era from the body: the _meta revision or server/discover', () => {
     const modern = read({
       jsonrpc: '2.0',

@@ -29,6 +29,13 @@ describe('mirrored headers', () => {
     assert.equal(mirroredHeaderProblem({ 'mcp-method': 'tools/list' }, 'tools/list', {}), null)
   })
 
+  it('ask no Mcp-Name of methods named like inherited properties', () => {
+    for (const method of ['toString', 'constructor', '__proto__']) {
+      const params = { [String(Object.prototype[method as keyof object])]: 'x', undefined: 'y' }
+      assert.equal(mirroredHeaderProblem({ 'mcp-method': method }, method, params), null, method)
+    }
+  })
+
   it('name what is missing or different, case-sensitively', () => {
     assert.match(mirroredHeaderProblem({}, 'tools/list', {})!, /Mcp-Method header is missing/)
     assert.match(
