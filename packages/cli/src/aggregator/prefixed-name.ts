@@ -17,17 +17,19 @@ export function prefixName(upstream: string, item: string): string {
 }
 
 /**
- * Why upstream names `names` cannot serve together, or null: with "a" and "a__b", the name
- * "a__b__x" is tool "b__x" of "a" and tool "x" of "a__b" alike, and only one could be called.
+ * Why upstream names `names` cannot serve together, or null. Two names clash when one's prefix
+ * begins the other's: with "a" and "a__b", "a__b__x" is tool "b__x" of "a" and tool "x" of "a__b"
+ * alike; with "a" and "a_", "a___x" is "_x" of "a" and "x" of "a_". Only one could be called.
  */
 export function ambiguousUpstreamNames(names: readonly string[]): string | null {
   for (const a of names) {
     for (const b of names) {
-      if (b.startsWith(a + NAME_SEPARATOR)) {
-        const rest = b.slice(a.length + NAME_SEPARATOR.length)
+      if (a !== b && (b + NAME_SEPARATOR).startsWith(a + NAME_SEPARATOR)) {
+        const shown = prefixName(b, 'x')
+        const ofA = shown.slice(a.length + NAME_SEPARATOR.length)
         return (
-          `upstream names "${a}" and "${b}" are ambiguous: "${prefixName(b, 'x')}" would be ` +
-          `"${prefixName(rest, 'x')}" of "${a}" and "x" of "${b}"; rename one`
+          `upstream names "${a}" and "${b}" are ambiguous: "${shown}" would be ` +
+          `"${ofA}" of "${a}" and "x" of "${b}"; rename one`
         )
       }
     }

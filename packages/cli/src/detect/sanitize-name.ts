@@ -1,7 +1,7 @@
 /**
  * Upstream names for detected servers (docs/detect.md): lowercased, characters outside `[a-z0-9_-]`
  * replaced with `-`, runs of `_` collapsed, `srv-` prefixed unless the name starts with a letter,
- * truncated to 32 characters; so every result matches `^[a-z][a-z0-9_-]{0,31}$`, the rule of
+ * truncated to 32 characters, a final `_` made `-`; so every result matches `^[a-z][a-z0-9_-]{0,31}$`, the rule of
  * upstream names (`UPSTREAM_NAME_PATTERN`).
  */
 
@@ -19,7 +19,9 @@ export function sanitizeName(name: string): string {
     .replace(/[^a-z0-9_-]/gu, '-')
     .replace(/__+/g, '_')
   const prefixed = /^[a-z]/.test(replaced) ? replaced : `srv-${replaced}`
-  return prefixed.slice(0, MAX_NAME_LENGTH)
+  // A final `_` would make the name clash with its stem in prefixed tool names (`a___x` is
+  // `_x` of `a` and `x` of `a_`; `ambiguousUpstreamNames`).
+  return prefixed.slice(0, MAX_NAME_LENGTH).replace(/_$/, '-')
 }
 
 /**

@@ -33,5 +33,11 @@ describe('prefixed names', () => {
     assert.equal(ambiguousUpstreamNames(['a', 'b', 'a_b', 'ab__']), null)
     assert.match(ambiguousUpstreamNames(['a__b', 'c', 'a']) ?? '', /"a" and "a__b" are ambiguous/)
     assert.match(ambiguousUpstreamNames(['db', 'db__x__y']) ?? '', /"db" and "db__x__y"/)
+    assert.match(
+      ambiguousUpstreamNames(['a', 'a_']) ?? '',
+      /"a" and "a_" are ambiguous: "a___x" would be "_x" of "a" and "x" of "a_"/,
+    )
+    assert.match(ambiguousUpstreamNames(['db_', 'db__']) ?? '', /"db_" and "db__"/)
+    assert.equal(ambiguousUpstreamNames(['a', 'a']), null, 'duplicates are refused elsewhere')
   })
 })
