@@ -210,7 +210,7 @@ export class McpFront implements RequestHandler {
   ): Promise<void> {
     if (all.length > 1) {
       const problem = { status: 400, message: 'Invalid Request: initialize must be sent alone' }
-      return replyProblem(res, problem, JSONRPC_CODE.invalidRequest)
+      return replyProblem(res, problem, JSONRPC_CODE.invalidRequest, {}, message.id)
     }
     const existing = req.headers['mcp-session-id']
     if (existing !== undefined && this.#sessions.has(existing)) {

@@ -111,6 +111,25 @@ describe('McpFront over HTTP', { timeout: 30_000 }, () => {
     await first.text()
   })
 
+  it('answers an initialize sent in a batch with its id', async () => {
+    const init = {
+      jsonrpc: '2.0',
+      id: 'init-in-batch',
+      method: 'initialize',
+      params: {
+        protocolVersion: '2025-03-26',
+        capabilities: {},
+        clientInfo: { name: 'x', version: '1' },
+      },
+    }
+    const res = await post(served.url, [{ jsonrpc: '2.0', id: 1, method: 'ping' }, init])
+    assert.equal(res.status, 400)
+    const body = (await res.json()) as { id: unknown; error: { code: number; message: string } }
+    assert.equal(body.id, 'init-in-batch')
+    assert.equal(body.error.code, -32600)
+    assert.match(body.error.message, /initialize must be sent alone/)
+  })
+
   it('initializes the child once and answers later sessions from the cache', async () => {
     const a = await initialize(served.url)
     const b = await initialize(served.url, '2025-06-18')
