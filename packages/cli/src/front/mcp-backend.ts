@@ -67,4 +67,9 @@ export interface McpBackend {
   started?(): Promise<void>
   /** Optional: as `RequestHandler.failure`, for what the backend runs. */
   failure?(): Promise<Error>
+  /**
+   * Optional: why the backend takes no request now because its server does not read what waits
+   * for it, or undefined. The front answers such requests 503 with their id.
+   */
+  backlog?(): string | undefined
 }

@@ -164,6 +164,12 @@ export class McpFront implements RequestHandler {
       )
     }
     const { batch, messages } = body
+    const backlog = this.#backend.backlog?.()
+    const firstRequest = messages.find(isRequest)
+    if (backlog !== undefined && firstRequest) {
+      const problem = { status: 503, message: `Service Unavailable: ${backlog}` }
+      return replyProblem(res, problem, undefined, { 'retry-after': '1' }, firstRequest.id)
+    }
     const modern = read.messages.find(
       (m) => m.kind !== 'response' && m.kind !== 'invalid' && m.era === 'modern',
     )

@@ -7,7 +7,11 @@
  * agents initialize again) and open requests fail.
  */
 import { silentLogger, type Logger } from '../log/logger.js'
-import type { StdioExit, StdioSupervisor } from '../stdio/stdio-supervisor.js'
+import {
+  StdioBackloggedError,
+  type StdioExit,
+  type StdioSupervisor,
+} from '../stdio/stdio-supervisor.js'
 import {
   errorResponse,
   idKey,
@@ -45,6 +49,8 @@ export interface StdioBackendOptions {
 /** Serves every agent session from one supervised stdio MCP server. */
 export class StdioBackend implements McpBackend {
   readonly #sup: StdioSupervisor
+  /** Messages are being dropped because the server does not read (warned once). */
+  #dropping = false
   readonly #log: Logger
   readonly #router: SessionRouter<StdioSession>
   readonly #gate: InitializeGate
@@ -95,6 +101,11 @@ export class StdioBackend implements McpBackend {
   /** Resolves if the supervisor gave up on the command. */
   failure(): Promise<Error> {
     return this.#sup.failure()
+  }
+
+  /** Why the server takes no request now (it has not read what waits for it), or undefined. */
+  backlog(): string | undefined {
+    return this.#sup.backlog()
   }
 
   /** Stop the child; its exit ends whatever sessions remain. */
@@ -346,8 +357,15 @@ export class StdioBackend implements McpBackend {
   #trySend(message: JsonRpcMessage): void {
     try {
       this.#sup.send(message)
+      this.#dropping = false
     } catch (err) {
-      this.#log.debug(`not delivered to the stdio server: ${(err as Error).message}`)
+      const what = 'method' in message ? message.method : 'an answer'
+      const text = `${what} not delivered to the stdio server: ${(err as Error).message}`
+      // A server that stops reading loses messages until it reads again: said once per episode.
+      if (err instanceof StdioBackloggedError && !this.#dropping) {
+        this.#dropping = true
+        this.#log.warn(`${text}; further messages are dropped until it reads`)
+      } else this.#log.debug(text)
     }
   }
 }

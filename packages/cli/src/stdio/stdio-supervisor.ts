@@ -196,14 +196,20 @@ export class StdioSupervisor extends EventEmitter<StdioSupervisorEvents> {
       throw new StdioUnavailableError(this.#downReason())
     }
     // A child busy in a long call reads nothing meanwhile: what waits for it is bounded.
-    const bound = this.#opts.maxQueuedBytes ?? DEFAULT_MAX_QUEUED_BYTES
-    if (stdin.writableLength >= bound) {
-      throw new StdioBackloggedError(
-        `the stdio server has not read the last ${Math.round(stdin.writableLength / 1024)} KiB ` +
-          `sent to it (at most ${Math.round(bound / 1024)} KiB may wait); try again later`,
-      )
-    }
+    const backlog = this.backlog()
+    if (backlog !== undefined) throw new StdioBackloggedError(backlog)
     stdin.write(`${JSON.stringify(message)}\n`)
+  }
+
+  /** Why `send()` would refuse now because the child has not read what waits, or undefined. */
+  backlog(): string | undefined {
+    const waiting = this.#running?.child.stdin?.writableLength ?? 0
+    const bound = this.#opts.maxQueuedBytes ?? DEFAULT_MAX_QUEUED_BYTES
+    if (waiting < bound) return undefined
+    return (
+      `the stdio server has not read the last ${Math.round(waiting / 1024)} KiB sent to it ` +
+      `(at most ${Math.round(bound / 1024)} KiB may wait); try again later`
+    )
   }
 
   /** Stop for good: end stdin, wait, SIGTERM, wait, SIGKILL. No restart follows. */

@@ -446,6 +446,58 @@ describe('McpFront when the child crashes', { timeout: 30_000 }, () => {
   })
 })
 
+describe('McpFront before a stdio server that does not read', { timeout: 30_000 }, () => {
+  it('drops notifications with one warning and answers requests 503 with their id', async () => {
+    const logger = captureLogger()
+    const served = await serveStdioFront({
+      ...slowServer,
+      logger,
+      supervisor: { maxQueuedBytes: 64 * 1024 },
+    })
+    try {
+      const s = await initialize(served.url)
+      const call = (id: number, name: string, args: Record<string, unknown>) => ({
+        jsonrpc: '2.0',
+        id,
+        method: 'tools/call',
+        params: { name, arguments: args },
+      })
+      const blocked = s.post(call(1, 'block', { ms: 1_500 }))
+      await logger.waitFor(/\] block$/)
+      // The pipe holds 64 KiB and the bound another 64: 40 notifications of 8 KiB pass both.
+      const pad = 'p'.repeat(8 * 1024)
+      for (let i = 0; i < 40; i++) {
+        const res = await s.post({ jsonrpc: '2.0', method: 'notifications/x', params: { pad } })
+        assert.equal(res.status, 202)
+        await res.body?.cancel()
+      }
+      const refused = await s.post({ jsonrpc: '2.0', id: 'p-1', method: 'ping' })
+      assert.equal(refused.status, 503)
+      assert.equal(refused.headers.get('retry-after'), '1')
+      const body = (await refused.json()) as { id: unknown; error: { message: string } }
+      assert.equal(body.id, 'p-1')
+      assert.match(body.error.message, /has not read the last \d+ KiB sent to it/)
+      const warnings = logger.lines.filter((l) => /further messages are dropped/.test(l))
+      assert.equal(warnings.length, 1, warnings.join('\n'))
+      assert.match(warnings[0]!, /WARN.*notifications\/x not delivered to the stdio server/)
+      // Once it reads again, requests pass.
+      assert.equal((await answerOf(await blocked)).id, 1)
+      for (let id = 2; ; id++) {
+        const res = await s.post({ jsonrpc: '2.0', id, method: 'ping' })
+        if (res.status === 200) {
+          assert.deepEqual(await res.json(), { jsonrpc: '2.0', id, result: {} })
+          break
+        }
+        assert.equal(res.status, 503)
+        await res.body?.cancel()
+        await new Promise((resolve) => setTimeout(resolve, 50))
+      }
+    } finally {
+      await served.close()
+    }
+  })
+})
+
 describe('McpFront’s bound on sessions', { timeout: 30_000 }, () => {
   it('ends the least recently used idle session for a new one, never a busy one', async () => {
     const served = await serveStdioFront({ ...slowServer, front: { maxSessions: 3 } })
