@@ -11,85 +11,30 @@
 import type { ChildProcess, SpawnOptions } from 'node:child_process'
 import { EventEmitter } from 'node:events'
 import crossSpawn from 'cross-spawn'
-import type { JsonRpcMessage } from '@burrow/protocol'
 import { silentLogger, type Logger } from '../log/logger.js'
 import { readChildOutput } from './child-output.js'
 import { CommandNotFoundError, programNotFoundIn } from './command-not-found.js'
 import { commandLine, crashHint } from './crash-hint.js'
 import { DEFAULT_RESTART_TIMING, RestartPolicy, type RestartTiming } from './restart-policy.js'
+import { StdioBackloggedError, StdioUnavailableError } from './stdio-send-errors.js'
+import {
+  DEFAULT_MAX_QUEUED_BYTES,
+  type StdioSupervisorEvents,
+  type StdioSupervisorOptions,
+} from './stdio-supervisor-options.js'
 import { stopChild } from './stop-child.js'
 
 /** How long the exit of a first child with status 127 waits for its stderr to be read (ms). */
 const STDERR_AFTER_EXIT_MS = 250
 
-/** How the supervisor starts a process; cross-spawn by default (it resolves Windows shims). */
-export type SpawnFunction = (
-  command: string,
-  args: readonly string[],
-  options: SpawnOptions,
-) => ChildProcess
-
-/** Options of `StdioSupervisor`. */
-export interface StdioSupervisorOptions {
-  /** Program to run (resolved through PATH, and PATHEXT on Windows). */
-  readonly command: string
-  readonly args?: readonly string[]
-  /** Variables added to (or overriding) burrow's own environment. */
-  readonly env?: Readonly<Record<string, string>>
-  readonly cwd?: string
-  /** Prefix of re-logged stderr lines and log messages, e.g. the upstream name. Default `stdio`. */
-  readonly label?: string
-  /** The command as the user wrote it, for messages. Default: command and args joined. */
-  readonly displayCommand?: string
-  readonly logger?: Logger
-  /** Restart timings; missing fields take `DEFAULT_RESTART_TIMING`. */
-  readonly timing?: Partial<RestartTiming>
-  /** Wait after ending stdin, and again after SIGTERM, before escalating. Default 2000 ms. */
-  readonly closeGraceMs?: number
-  /** Longest stdout line (one JSON-RPC message) accepted. Default 10 MB, as the SDK. */
-  readonly maxLineBytes?: number
-  /** Bytes that may wait for a child not reading its stdin before `send` refuses. Default 16 MiB. */
-  readonly maxQueuedBytes?: number
-  readonly spawn?: SpawnFunction
-}
-
-/** How a child ended. */
-export interface StdioExit {
-  /** Which child this was: 1 for the first, +1 per restart. */
-  readonly generation: number
-  readonly code: number | null
-  readonly signal: NodeJS.Signals | null
-  /** Set when the process could not be started at all. */
-  readonly error?: Error
-  readonly runtimeMs: number
-  /** Delay until the next start, or null when the supervisor is closing. */
-  readonly restartInMs: number | null
-}
-
-/** Events of `StdioSupervisor`. */
-export interface StdioSupervisorEvents {
-  /** A valid JSON-RPC message from the child's stdout (`child-output.ts` skips the rest). */
-  message: [message: JsonRpcMessage, generation: number]
-  /** A child process started (the first one too). */
-  spawn: [generation: number, pid: number | undefined]
-  /** A replacement child started: everything tied to older generations is void. */
-  restart: [generation: number]
-  /** A child ended or failed to start. */
-  exit: [exit: StdioExit]
-}
-
-/** `send()` was called while no child is running. */
-export class StdioUnavailableError extends Error {
-  readonly code = 'stdio_unavailable'
-}
-
-/** `send()` was called while more than the bound waits for a child that does not read. */
-export class StdioBackloggedError extends Error {
-  readonly code = 'stdio_backlogged'
-}
-
-/** Default of `StdioSupervisorOptions.maxQueuedBytes`. */
-export const DEFAULT_MAX_QUEUED_BYTES = 16 * 1024 * 1024
+export { StdioBackloggedError, StdioUnavailableError } from './stdio-send-errors.js'
+export { DEFAULT_MAX_QUEUED_BYTES } from './stdio-supervisor-options.js'
+export type {
+  SpawnFunction,
+  StdioExit,
+  StdioSupervisorEvents,
+  StdioSupervisorOptions,
+} from './stdio-supervisor-options.js'
 
 const DEFAULT_MAX_LINE_BYTES = 10 * 1024 * 1024
 
