@@ -18,19 +18,17 @@ import { FrontSession, isPostEventId } from './front-session.js'
 import { getHeaderProblem, postHeaderProblem, protocolVersionProblem } from './http-checks.js'
 import {
   BATCHING_PROTOCOL_VERSIONS,
-  idKey,
   isBodyProblem,
   isNotification,
   isRequest,
   JSONRPC_CODE,
-  jsonRpcMessageOf,
   readJsonRpcBody,
-  type JsonRpcBody,
   type RefusedId,
   type JsonRpcMessage,
   type JsonRpcRequest,
 } from '@burrow/protocol'
 import type { McpBackend } from './mcp-backend.js'
+import { postMessages } from './post-messages.js'
 import { ModernFront } from './modern-front.js'
 import { refusedId, reply202, replyProblem } from './json-reply.js'
 import type { PostExchange } from './post-exchange.js'
@@ -360,24 +358,6 @@ export class McpFront implements RequestHandler {
       else backend.respond(message)
     }
   }
-}
-
-/**
- * The messages of a POST body, or why the front refuses it: every message must be valid JSON-RPC,
- * and a batch may not repeat a request id.
- */
-function postMessages(body: JsonRpcBody): { batch: boolean; messages: JsonRpcMessage[] } | string {
-  const messages: JsonRpcMessage[] = []
-  const ids = new Set<string>()
-  for (const classified of body.messages) {
-    if (classified.kind === 'invalid') return `Invalid Request: ${classified.problem}`
-    if (classified.kind === 'request') {
-      if (ids.has(idKey(classified.id))) return 'Invalid Request: a batch repeats a request id'
-      ids.add(idKey(classified.id))
-    }
-    messages.push(jsonRpcMessageOf(classified)!)
-  }
-  return { batch: body.batch, messages }
 }
 
 /**
