@@ -207,6 +207,10 @@ describe('OAuth with Client ID Metadata Documents', () => {
     const text = await res.text()
     assert.match(text, /could not be fetched from a public address/)
     assert.doesNotMatch(text, /ENOTFOUND|getaddrinfo|resolves to/)
+    // The operator's log says why.
+    await service.proc.waitFor(
+      /client metadata https:\/\/no-such-host\.invalid\/client\.json could not be fetched: .*(ENOTFOUND|EAI_AGAIN|not resolve|resolves)/,
+    )
   })
 
   it('fetches at most ten unknown documents a minute for one address', async () => {

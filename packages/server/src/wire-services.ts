@@ -174,7 +174,7 @@ export async function wireServices({ config, log, listen }: WireOptions): Promis
       lookup.invalidate()
     }
   })
-  const access = await openAccess(config, store, port)
+  const access = await openAccess(config, store, port, log)
   const edge = new Edge({
     access: access.gate,
     lookup,

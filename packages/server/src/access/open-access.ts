@@ -12,6 +12,7 @@ import { TunnelAccessStore } from '../store/tunnel-access-store.js'
 import { AccessGate } from './access-gate.js'
 import { storeAccessPort } from './store-access-port.js'
 import { randomBytes } from 'node:crypto'
+import { silentLogger, type Logger } from '@burrow/protocol'
 import { OauthClientStore } from '../store/oauth-client-store.js'
 import { UrlGuard } from '../webhooks/url-guard.js'
 import { AccessTokens } from './oauth/access-tokens.js'
@@ -33,12 +34,14 @@ export interface Access {
 
 /**
  * Build access control over `store` for a service bound to `listenPort`. Client metadata
- * documents are fetched through the webhooks' SSRF guard, with its switch for private addresses.
+ * documents are fetched through the webhooks' SSRF guard, with its switch for private addresses;
+ * why a fetch failed goes to `log`.
  */
 export async function openAccess(
   config: ServerConfig,
   store: Store,
   listenPort: number,
+  log: Logger = silentLogger,
 ): Promise<Access> {
   const settings = new TunnelAccessStore(store.db)
   const agentTokens = new AgentTokenStore(store.db)
@@ -51,7 +54,7 @@ export async function openAccess(
   )
   const tokens = new AccessTokens({ secret, issuer, grants })
   const guard = new UrlGuard({ allowPrivate: config.webhooksAllowPrivate })
-  const registry = new ClientRegistry(new OauthClientStore(store.db), guard)
+  const registry = new ClientRegistry(new OauthClientStore(store.db), guard, undefined, log)
   const gate = new AccessGate({
     settings,
     agentTokens,

@@ -12,6 +12,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import { request } from 'undici'
+import { silentLogger, type Logger } from '@burrow/protocol'
 import type { OauthClient, OauthClientStore } from '../../store/oauth-client-store.js'
 import { RateLimiter } from '../../http/rate-limiter.js'
 import type { UrlGuard } from '../../webhooks/url-guard.js'
@@ -34,14 +35,21 @@ export class ClientRegistry {
   readonly #store: OauthClientStore
   readonly #guard: UrlGuard
   readonly #now: () => Date
+  readonly #log: Logger
   /** Fetches are made for whoever asks for a sign-in, signed in or not: they are bounded. */
   readonly #perAddress: RateLimiter
   readonly #perNode: RateLimiter
 
-  constructor(store: OauthClientStore, guard: UrlGuard, now: () => Date = () => new Date()) {
+  constructor(
+    store: OauthClientStore,
+    guard: UrlGuard,
+    now: () => Date = () => new Date(),
+    log: Logger = silentLogger,
+  ) {
     this.#store = store
     this.#guard = guard
     this.#now = now
+    this.#log = log
     const clock = () => now().getTime()
     this.#perAddress = new RateLimiter({
       capacity: METADATA_FETCHES_PER_ADDRESS,
@@ -168,7 +176,9 @@ export class ClientRegistry {
     } catch (err) {
       if (err instanceof OauthError) throw err
       // Anyone may ask, signed in or not: what DNS answered, or which address was refused, would
-      // let strangers map the names and addresses burrowd's network can see.
+      // let strangers map the names and addresses burrowd's network can see. The operator's log
+      // has it (one line per fetch, and fetches are bounded per address and per node).
+      this.#log.info(`client metadata ${parsed.href} could not be fetched: ${failureOf(err)}`)
       throw new OauthError(
         'invalid_client',
         'client metadata could not be fetched from a public address (name unknown, address ' +
@@ -256,4 +266,11 @@ async function readBounded(body: AsyncIterable<Buffer>): Promise<string> {
     chunks.push(chunk)
   }
   return Buffer.concat(chunks).toString('utf8')
+}
+
+/** What a failed fetch says, with the cause undici wraps it around. */
+function failureOf(err: unknown): string {
+  if (!(err instanceof Error)) return String(err)
+  const cause = err.cause instanceof Error ? `: ${err.cause.message}` : ''
+  return `${err.message}${cause}`
 }
