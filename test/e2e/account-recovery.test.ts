@@ -103,12 +103,57 @@ describe('account recovery through SMTP', { skip: !hasChromium, timeout: 180_000
     assert.match(mail.text, /works once, for three days/)
     const link = inbox.link(mail)
     assert.match(link, new RegExp(`^http://localhost:${service.port}/verify\\?token=[\\w-]{43}$`))
-    const confirmed = await page.goto(link)
+    // Opened where this browser is signed in (the mail names the service as localhost).
+    const here = link.replace('localhost', '127.0.0.1')
+    const confirmed = await page.goto(here)
     assert.equal(confirmed?.status(), 200)
     assert.match((await page.textContent('#verified')) ?? '', /owner@example\.com/)
     await page.goto(`${base}/dashboard`)
     assert.equal(await page.locator('#verify-banner').count(), 0, 'the banner stays')
-    assert.equal((await page.goto(link))?.status(), 400, 'a verification link works once')
+    assert.equal((await page.goto(here))?.status(), 400, 'a verification link works once')
+  })
+
+  it('confirms only in a browser signed in to the account: elsewhere it asks for that sign-in', async () => {
+    const signedUp = await (await browser.newContext()).newPage()
+    await signedUp.goto(`${base}/signup`)
+    await signedUp.fill('#email', 'elsewhere@example.com')
+    await signedUp.fill('#password', PASSWORD)
+    await signedUp.fill('#slug', 'elsewhere')
+    await Promise.all([
+      signedUp.waitForURL(`${base}/dashboard`),
+      signedUp.click('button[type=submit]'),
+    ])
+    const link = inbox.link(await inbox.waitFor('elsewhere@example.com', /Confirm your email/))
+    const path = new URL(link).pathname + new URL(link).search
+
+    // A mail scanner opening the link confirms nothing and spends nothing.
+    const scanned = await fetch(`${base}${path}`)
+    assert.equal(scanned.status, 200)
+    assert.match(await scanned.text(), /id="verify-sign-in"/)
+
+    // Another account's browser is told so; the link still works afterwards.
+    const other = await (await browser.newContext()).newPage()
+    assert.equal(await signIn(other, base, 'owner@example.com', PASSWORD), 303)
+    assert.equal((await other.goto(`${base}${path}`))?.status(), 200)
+    assert.match((await other.textContent('#verify-sign-in')) ?? '', /signed in to another account/)
+
+    // A browser not signed in signs in from the page and comes back to the link, which confirms.
+    const phone = await (await browser.newContext()).newPage()
+    assert.equal((await phone.goto(`${base}${path}`))?.status(), 200)
+    const text = (await phone.textContent('main')) ?? ''
+    assert.match(text, /confirms elsewhere@example\.com as the address of a Burrow account/)
+    assert.match(text, /You did not sign up for Burrow\?/)
+    await Promise.all([phone.waitForURL(/\/signin\?next=/), phone.click('#verify-sign-in-link')])
+    await phone.fill('#email', 'elsewhere@example.com')
+    await phone.fill('#password', PASSWORD)
+    await Promise.all([
+      phone.waitForURL(`${base}${path}`),
+      phone.click('form[action="/signin"] button[type=submit]'),
+    ])
+    assert.match((await phone.textContent('#verified')) ?? '', /elsewhere@example\.com/)
+    await signedUp.goto(`${base}/dashboard`)
+    assert.equal(await signedUp.locator('#verify-banner').count(), 0)
+    assert.equal((await phone.goto(`${base}${path}`))?.status(), 400, 'it works once')
   })
 
   it('sends a new verification link from the banner', async () => {
@@ -126,8 +171,10 @@ describe('account recovery through SMTP', { skip: !hasChromium, timeout: 180_000
     ])
     const second = inbox.link(await inbox.waitForAnother('late@example.com', /Confirm/, firstMail))
     assert.notEqual(second, first)
-    assert.equal((await page.goto(first))?.status(), 400, 'the older link was voided')
-    assert.equal((await page.goto(second))?.status(), 200)
+    const here = (link: string) => link.replace('localhost', '127.0.0.1')
+    assert.equal((await page.goto(here(first)))?.status(), 400, 'the older link was voided')
+    assert.equal((await page.goto(here(second)))?.status(), 200)
+    assert.match((await page.textContent('#verified')) ?? '', /late@example\.com/)
   })
 
   it('resets a forgotten password from the mailed link, once, signing other browsers out', async () => {
@@ -188,6 +235,13 @@ describe('account recovery through SMTP', { skip: !hasChromium, timeout: 180_000
       name: 'squatter',
     })
     assert.equal(agentToken.status, 201, JSON.stringify(agentToken.json))
+
+    // The address's owner first clicks the confirmation mailed at the squatter's sign-up: not
+    // signed in to the account, that confirms nothing, and the page points at the reset.
+    const signUpMail = await inbox.waitFor('squatted@example.com', /Confirm your email address/)
+    const clicked = await fetch(inbox.link(signUpMail).replace('localhost', '127.0.0.1'))
+    assert.equal(clicked.status, 200)
+    assert.match(await clicked.text(), /href="\/forgot">Reset the password/)
 
     // The address's owner resets the password from the mailed link.
     assert.equal(

@@ -168,8 +168,20 @@ export class AccountRecovery {
     return true
   }
 
-  /** Use verification link `token`: who it confirmed, or undefined for a dead link. */
-  async verify(token: string): Promise<AccountTokenHolder | undefined> {
+  /** Who verification link `token` is for while it is live (it stays unused), or undefined. */
+  verificationHolder(token: string): Promise<AccountTokenHolder | undefined> {
+    return this.#store.accountTokens.find(token, 'verify')
+  }
+
+  /**
+   * Use verification link `token` in a browser signed in to account `accountId`: who it
+   * confirmed, or undefined for a dead link or another account's (which stays unused). The
+   * signed-in session is the proof that the mailbox's owner holds the account: an address's
+   * owner who did not sign up, and a mail scanner that opens links, confirm nothing.
+   */
+  async verify(token: string, accountId: string): Promise<AccountTokenHolder | undefined> {
+    const live = await this.#store.accountTokens.find(token, 'verify')
+    if (live?.accountId !== accountId) return undefined
     const holder = await this.#store.accountTokens.use(token, 'verify')
     if (!holder) return undefined
     return (await this.#store.accountTokens.markVerified(holder.accountId, holder.email))

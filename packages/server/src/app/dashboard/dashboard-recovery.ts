@@ -23,6 +23,7 @@ import {
   recoveredPage,
   resetPage,
   verifiedPage,
+  verifySignInPage,
 } from './recovery-pages.js'
 
 /** Seconds a session cookie lives, as sign-in sets it. */
@@ -55,10 +56,7 @@ export class DashboardRecovery {
     const method = req.method ?? 'GET'
     if (path === '/verify') {
       if (method !== 'GET') throw new HttpError(405, 'method_not_allowed', '/verify accepts GET')
-      const confirmed = await this.#recovery.verify(query.get('token') ?? '')
-      if (confirmed) this.#kit.html(res, 200, verifiedPage(confirmed.email))
-      else this.#kit.html(res, 400, deadLinkPage('verify'))
-      return
+      return this.#verify(req, res, query.get('token') ?? '')
     }
     if (method === 'GET') {
       const token = newFormToken()
@@ -75,6 +73,24 @@ export class DashboardRecovery {
     const form = await readForm(req)
     if (path === '/forgot') return this.#forgot(req, res, form)
     return this.#reset(req, res, form)
+  }
+
+  /**
+   * A verification link confirms only in a browser signed in to its account; elsewhere it asks
+   * for that sign-in, and tells an address's owner who never signed up how to take the account.
+   */
+  async #verify(req: IncomingMessage, res: ServerResponse, token: string): Promise<void> {
+    const holder = await this.#recovery.verificationHolder(token)
+    if (!holder) return this.#kit.html(res, 400, deadLinkPage('verify'))
+    const caller = await this.#kit.browserCaller(req)
+    const confirmed =
+      caller?.accountId === holder.accountId
+        ? await this.#recovery.verify(token, caller.accountId)
+        : undefined
+    if (confirmed) return this.#kit.html(res, 200, verifiedPage(confirmed.email))
+    if (caller?.accountId === holder.accountId)
+      return this.#kit.html(res, 400, deadLinkPage('verify'))
+    this.#kit.html(res, 200, verifySignInPage(token, holder.email, caller !== null))
   }
 
   async #forgot(req: IncomingMessage, res: ServerResponse, form: URLSearchParams): Promise<void> {

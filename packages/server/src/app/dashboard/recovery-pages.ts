@@ -83,6 +83,27 @@ export function verifiedPage(email: string): SafeHtml {
   )
 }
 
+/**
+ * A live verification link opened in a browser not signed in to its account (`otherAccount`:
+ * signed in to another): the link confirms nothing until that account signs in; an owner of the
+ * address who never signed up is pointed at the reset, which takes the account over.
+ */
+export function verifySignInPage(token: string, email: string, otherAccount: boolean): SafeHtml {
+  const next = `/verify?token=${token}`
+  const signIn = `/signin?next=${encodeURIComponent(next)}`
+  const where = otherAccount
+    ? html`This browser is signed in to another account.`
+    : html`This browser is not signed in.`
+  return page(
+    { title: 'Confirm your email address' },
+    html`<h1>Confirm your email address</h1>
+<p id="verify-sign-in">This link confirms <strong>${email}</strong> as the address of a Burrow account, from a browser signed in to that account. ${where}</p>
+<p><a class="button" id="verify-sign-in-link" href="${signIn}">Sign in to confirm</a></p>
+<h2>You did not sign up for Burrow?</h2>
+<p>Someone used your address. <a href="/forgot">Reset the password</a> of the account with a link sent to this address: you choose the password, and what the person who signed up made with it (API tokens, webhooks, tunnel keys, agents' access) stops working.</p>`,
+  )
+}
+
 /** A tunnel whose key a reset replaced, as the page shows it. */
 export interface NewTunnelKey {
   readonly name: string

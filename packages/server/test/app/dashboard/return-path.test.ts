@@ -12,6 +12,11 @@ describe('sign-in return path', () => {
     assert.equal(returnPath(next), next)
   })
 
+  it('returns to an address verification link', () => {
+    const next = '/verify?token=abc_DEF-123'
+    assert.equal(returnPath(next), next)
+  })
+
   it('refuses anything else', () => {
     for (const bad of [
       null,
@@ -24,6 +29,12 @@ describe('sign-in return path', () => {
       '/oauth/authorize?x\r\nLocation: https://evil.example',
       '/oauth/authorize?\\\\evil.example',
       `/oauth/authorize?${'x'.repeat(9_000)}`,
+      '/verify',
+      '/verify?token=',
+      '/verify?token=abc&next=https://evil.example',
+      '/verify?token=abc\r\nLocation: https://evil.example',
+      `/verify?token=${'a'.repeat(200)}`,
+      '/verify?token=abc#x',
     ]) {
       assert.equal(returnPath(bad), null, String(bad).slice(0, 40))
     }
