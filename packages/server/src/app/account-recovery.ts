@@ -58,6 +58,8 @@ export class AccountRecovery {
   readonly #log: Logger
   readonly #perAddress: RateLimiter
   readonly #perAccount: RateLimiter
+  /** The allowance of browsers that signed in to the account before, each its own. */
+  readonly #perDevice: RateLimiter
   /** Mail being handed over, so `idle()` can wait for it (tests, shutdown). */
   readonly #pending = new Set<Promise<void>>()
 
@@ -77,20 +79,32 @@ export class AccountRecovery {
       perMs: 60 * 60_000,
       ...now,
     })
+    this.#perDevice = new RateLimiter({
+      capacity: MAILS_PER_ACCOUNT_PER_HOUR,
+      perMs: 60 * 60_000,
+      ...now,
+    })
   }
 
   /**
    * Someone at client `rateKey` asks for a reset link for `email`. Refused only by the per-address
    * limit; otherwise ok whatever `email` is, and the link is mailed in the background when an
-   * account uses that address and has not had too many mails this hour.
+   * account uses that address and has not had too many mails this hour. A browser that signed in
+   * to the account before (`device`, from its device cookie) has an allowance of its own, so
+   * strangers asking for the address cannot spend the owner's.
    */
-  requestReset(email: string, rateKey: string): ResetRequest {
+  requestReset(email: string, rateKey: string, device: string | null = null): ResetRequest {
     const decision = this.#perAddress.take(rateKey)
     if (!decision.ok) return decision
     if (email.length > 320) return { ok: true }
     this.#background(async () => {
       const holder = await this.#store.accountTokens.accountByEmail(email)
-      if (!holder || !this.#perAccount.take(holder.accountId).ok) return
+      if (!holder) return
+      const allowance =
+        device === null
+          ? this.#perAccount.take(holder.accountId)
+          : this.#perDevice.take(`${holder.accountId}:${device}`)
+      if (!allowance.ok) return
       const token = await this.#store.accountTokens.issue(
         holder.accountId,
         'reset',

@@ -15,6 +15,7 @@ import { redirect } from '../../http/responses.js'
 import { checkOrigin, FORM_COOKIE, sameSecret, SESSION_COOKIE } from '../session-auth.js'
 import { toHttpError } from '../store-error-status.js'
 import type { DashboardKit, DashboardRoute } from './dashboard-kit.js'
+import { DEVICE_COOKIE } from './sign-in-guard.js'
 import { newFormToken } from './form-token.js'
 import {
   deadLinkPage,
@@ -102,7 +103,12 @@ export class DashboardRecovery {
       ])
     }
     if (!this.#formOk(req, form)) return again(403, 'The form expired; please try again.')
-    const asked = this.#recovery.requestReset(email, this.#kit.opts.addresses.rateKey(req))
+    // A browser that signed in to the account before has a mail allowance of its own.
+    const device = this.#kit.opts.signInGuard.trustedDevice(
+      email,
+      parseCookies(req.headers.cookie).get(DEVICE_COOKIE),
+    )
+    const asked = this.#recovery.requestReset(email, this.#kit.opts.addresses.rateKey(req), device)
     if (!asked.ok) {
       res.setHeader('retry-after', String(asked.retryAfterSecs))
       return again(

@@ -95,6 +95,11 @@ export class SignInGuard {
     return `${id}.${this.#mac(id, emailKey(email))}`
   }
 
+  /** The device id of `cookie` when a sign-in to `email` issued it, else null. */
+  trustedDevice(email: string, cookie: string | undefined): string | null {
+    return this.#trustedDevice(emailKey(email), cookie)
+  }
+
   /** The device id of `cookie` when it was issued for `key`'s account, else null. */
   #trustedDevice(key: string, cookie: string | undefined): string | null {
     if (cookie === undefined) return null
