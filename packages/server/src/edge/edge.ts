@@ -155,8 +155,8 @@ export class Edge {
 
     let body: Buffer | undefined
     let rpc: JsonRpcBody | null = null
+    const holder = { address: rateKeyOf(clientIp), tunnel: tunnel.id }
     if (req.method === 'POST') {
-      const holder = { address: rateKeyOf(clientIp), tunnel: tunnel.id }
       const read = await readBody(req, this.opts.maxBodyBytes, { budget: this.bodies, holder })
       if (read === 'aborted') return
       if (read === 'over_budget' || read === 'too_large') {
@@ -288,7 +288,7 @@ export class Edge {
       ids,
       record,
       log: this.opts.log,
-      shape: answerShaper(governance, rpc, record, rug, this.answers.for(tunnel.id)),
+      shape: answerShaper(governance, rpc, record, rug, this.answers.for(holder)),
       // Refused before any processing (a client or node moving on): again, wherever the tunnel
       // is now, with a short pause while the move completes, for as long as a request waits for
       // a reconnecting client (a move takes longer on a loaded node).

@@ -7,6 +7,7 @@
  * instead. The per-tunnel bound keeps one tunnel (say, one whose client never answers) from
  * filling the node's; the node's is a last resort, far above what one sender or one tunnel holds.
  */
+import { HeldBytes, type ByteHolder, type HeldBytesBounds } from './held-bytes.js'
 
 /** Body bytes one client address may hold at once: sixteen bodies of the default 4 MiB. */
 export const BODY_BYTES_PER_ADDRESS = 64 * 1024 * 1024
@@ -16,25 +17,13 @@ export const BODY_BYTES_PER_TUNNEL = 64 * 1024 * 1024
 export const BODY_BYTES_PER_NODE = 2 * 1024 * 1024 * 1024
 
 /** The bounds of `BodyBudget`. */
-export interface BodyBounds {
-  readonly perAddress: number
-  readonly perTunnel: number
-  readonly perNode: number
-}
+export type BodyBounds = HeldBytesBounds
 
 /** Who holds a body: the client's address (its rate-limit key) and the tunnel it is for. */
-export interface BodyHolder {
-  readonly address: string
-  readonly tunnel: string
-}
+export type BodyHolder = ByteHolder
 
-/** The bounds, and what is taken against them. */
-export class BodyBudget {
-  readonly bounds: BodyBounds
-  readonly #byAddress = new Map<string, number>()
-  readonly #byTunnel = new Map<string, number>()
-  #total = 0
-
+/** The bounds, and what bodies hold against them. */
+export class BodyBudget extends HeldBytes {
   constructor(
     bounds: BodyBounds = {
       perAddress: BODY_BYTES_PER_ADDRESS,
@@ -42,42 +31,6 @@ export class BodyBudget {
       perNode: BODY_BYTES_PER_NODE,
     },
   ) {
-    this.bounds = bounds
+    super(bounds)
   }
-
-  /** Bytes held now, in all. */
-  get total(): number {
-    return this.#total
-  }
-
-  /** Take `bytes` for `holder`; false, taking nothing, when a bound would be passed. */
-  take(holder: BodyHolder, bytes: number): boolean {
-    const address = this.#byAddress.get(holder.address) ?? 0
-    const tunnel = this.#byTunnel.get(holder.tunnel) ?? 0
-    if (
-      address + bytes > this.bounds.perAddress ||
-      tunnel + bytes > this.bounds.perTunnel ||
-      this.#total + bytes > this.bounds.perNode
-    ) {
-      return false
-    }
-    this.#byAddress.set(holder.address, address + bytes)
-    this.#byTunnel.set(holder.tunnel, tunnel + bytes)
-    this.#total += bytes
-    return true
-  }
-
-  /** Give back `bytes` that `holder` took. */
-  give(holder: BodyHolder, bytes: number): void {
-    if (bytes <= 0) return
-    release(this.#byAddress, holder.address, bytes)
-    release(this.#byTunnel, holder.tunnel, bytes)
-    this.#total -= bytes
-  }
-}
-
-function release(taken: Map<string, number>, key: string, bytes: number): void {
-  const left = (taken.get(key) ?? 0) - bytes
-  if (left > 0) taken.set(key, left)
-  else taken.delete(key)
 }

@@ -1,13 +1,14 @@
 /**
  * Bytes of answer copies held at once (the edge copies an answer's messages as they pass, to tap
- * or rewrite them) are bounded per tunnel and per node (`edge/answer-budget.ts`): the bounds
- * themselves, and a real burrowd whose tunnel client (anyone with a key) answers with large JSON
- * bodies it does not end. Six answers of 12 MiB pass the tunnel's 64 MiB: every one still reaches
- * its agent whole, the copies held stay within the bound (read from burrowd's metrics, which read
- * the budget), the answer that could not be copied is recorded without its body and marked cut,
- * and a `tools/list` the policy filters, which cannot be held whole meanwhile, is refused with the
- * envelope rather than passed unfiltered. Once the answers end or their agents leave, nothing is
- * held.
+ * or rewrite them) are bounded per client address, per tunnel and per node
+ * (`edge/answer-budget.ts`): the bounds themselves, and a real burrowd whose tunnel client
+ * (anyone with a key) answers with large JSON bodies it does not end. Six answers of 12 MiB to
+ * one agent pass its address's 32 MiB: every one still reaches its agent whole, the copies held
+ * stay within the bound (read from burrowd's metrics, which read the budget), the answer that
+ * could not be copied is recorded without its body and marked cut, another agent's `tools/list`
+ * is still filtered, and that agent's own `tools/list`, which cannot be held whole meanwhile, is
+ * refused with the envelope rather than passed unfiltered. Once the answers end or their agents
+ * leave, nothing is held.
  */
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
@@ -17,28 +18,32 @@ import { promisify } from 'node:util'
 import type { MuxStream } from '@burrow/protocol'
 import { connectFake, type FakeClient } from '../../../../test/helpers/fake-client.js'
 import { BURROWD, startService, type Service } from '../../../../test/helpers/stack.js'
-import { ANSWER_COPY_BYTES_PER_TUNNEL, AnswerBudget } from '../../src/edge/answer-budget.js'
+import { ANSWER_COPY_BYTES_PER_ADDRESS, AnswerBudget } from '../../src/edge/answer-budget.js'
 import { assertRefusal } from '../helpers/assert-refusal.js'
 import { hostOf, openRequest, readAll } from '../helpers/edge-request.js'
 import { parsePrometheus } from '../helpers/parse-prometheus.js'
 
 describe('AnswerBudget', () => {
-  it('takes within every bound (tunnel, node) and gives back what was taken', () => {
-    const budget = new AnswerBudget({ perTunnel: 10, perNode: 16 })
-    assert.ok(budget.take('t1', 6))
-    assert.ok(!budget.take('t1', 5), 'past the tunnel bound')
-    assert.ok(budget.take('t2', 8))
-    assert.ok(!budget.take('t3', 3), 'past the node bound')
+  it('takes within every bound (address, tunnel, node) and gives back what was taken', () => {
+    const budget = new AnswerBudget({ perAddress: 8, perTunnel: 10, perNode: 16 })
+    const a1 = { address: 'a', tunnel: 't1' }
+    assert.ok(budget.take(a1, 6))
+    assert.ok(!budget.take(a1, 3), 'past the address bound')
+    assert.ok(!budget.take({ address: 'b', tunnel: 't1' }, 5), 'past the tunnel bound')
+    assert.ok(budget.take({ address: 'b', tunnel: 't2' }, 8))
+    assert.ok(!budget.take({ address: 'c', tunnel: 't3' }, 3), 'past the node bound')
     assert.equal(budget.total, 14)
-    const t1 = budget.for('t1')
+    const t1 = budget.for(a1)
     assert.ok(t1.take(2))
-    assert.equal(budget.heldBy('t1'), 8)
-    assert.ok(!t1.take(1), 'past the node bound')
+    assert.equal(budget.heldByTunnel('t1'), 8)
+    assert.equal(budget.heldByAddress('a'), 8)
+    assert.ok(!t1.take(1), 'past the address and node bounds')
     t1.give(8)
-    budget.give('t2', 8)
+    budget.give({ address: 'b', tunnel: 't2' }, 8)
     assert.equal(budget.total, 0)
-    assert.equal(budget.heldBy('t1'), 0)
-    assert.ok(budget.take('t3', 10), 'nothing left taken')
+    assert.equal(budget.heldByTunnel('t1'), 0)
+    assert.equal(budget.heldByAddress('b'), 0)
+    assert.ok(budget.take({ address: 'c', tunnel: 't3' }, 8), 'nothing left taken')
   })
 })
 
@@ -130,12 +135,14 @@ describe('answers the edge copies, against a real burrowd', { timeout: 120_000 }
   }
 
   /** Send a JSON-RPC request; the agent's response as it streams, and the tunnel's request. */
-  async function call(id: number, method: string) {
+  async function call(id: number, method: string, from?: string) {
     const open = openRequest(service.port, host, {
       method: 'POST',
       headers: {
         'content-type': 'application/json',
         accept: 'application/json, text/event-stream',
+        // burrowd trusts loopback proxies: the agent's address as one would pass it.
+        ...(from !== undefined ? { 'x-forwarded-for': from } : {}),
       },
       body: JSON.stringify({
         jsonrpc: '2.0',
@@ -152,29 +159,46 @@ describe('answers the edge copies, against a real burrowd', { timeout: 120_000 }
     const ids = [1, 2, 3, 4, 5, 6]
     const calls = await Promise.all(ids.map((id) => call(id, 'tools/call')))
     const bodies = ids.map((id) => answerOf(id, SIZE))
-    const agents = await Promise.all(
-      calls.map(async ({ open, request }, i) => {
-        request.stream.respond({ status: 200, headers: JSON_HEADERS }, undefined, false)
-        // All but the last byte: the answer does not end.
-        writeAll(request.stream, bodies[i]!.subarray(0, SIZE - 1))
-        const res = await open.response
-        assert.equal(res.statusCode, 200)
-        return { arrived: received(res, SIZE - 1), whole: readAll(res) }
-      }),
-    )
-    await Promise.all(agents.map((a) => a.arrived))
+    // One after another, so that what is copied does not depend on how the answers interleave.
+    const agents: { whole: Promise<Buffer> }[] = []
+    for (const [i, { open, request }] of calls.entries()) {
+      request.stream.respond({ status: 200, headers: JSON_HEADERS }, undefined, false)
+      // All but the last byte: the answer does not end.
+      writeAll(request.stream, bodies[i]!.subarray(0, SIZE - 1))
+      const res = await open.response
+      assert.equal(res.statusCode, 200)
+      const arrived = received(res, SIZE - 1)
+      agents.push({ whole: readAll(res) })
+      await arrived
+    }
     const holding = await held()
     assert.ok(holding > 0, 'the answers are tapped')
     assert.ok(
-      holding <= ANSWER_COPY_BYTES_PER_TUNNEL,
-      `${holding} bytes of copies held, past the tunnel's ${ANSWER_COPY_BYTES_PER_TUNNEL}`,
+      holding <= ANSWER_COPY_BYTES_PER_ADDRESS,
+      `${holding} bytes of copies held, past one address's ${ANSWER_COPY_BYTES_PER_ADDRESS}`,
+    )
+
+    // Another agent's `tools/list` is still held and filtered: one reader took only its share.
+    const tools = [{ name: 'drop' }, { name: 'read' }]
+    const other = await call(9, 'tools/list', '203.0.113.5')
+    const otherBody = answerOf(9, 8 * 1024 * 1024, `"tools":${JSON.stringify(tools)},`)
+    other.request.stream.respond({ status: 200, headers: JSON_HEADERS }, undefined, false)
+    writeAll(other.request.stream, otherBody)
+    other.request.stream.end()
+    const otherRes = await other.open.response
+    assert.equal(otherRes.statusCode, 200)
+    const filtered = JSON.parse((await readAll(otherRes)).toString()) as {
+      result: { tools: { name: string }[] }
+    }
+    assert.deepEqual(
+      filtered.result.tools.map((t) => t.name),
+      ['read'],
     )
 
     // Meanwhile a `tools/list` to filter cannot be held whole: refused with its id, not passed
     // unfiltered (the tunnel client sees its stream cancelled).
     const list = await call(7, 'tools/list')
-    const tools = [{ name: 'drop' }, { name: 'read' }]
-    const listBody = answerOf(7, 8 * 1024 * 1024, `"tools":${JSON.stringify(tools)},`)
+    const listBody = answerOf(7, 10 * 1024 * 1024, `"tools":${JSON.stringify(tools)},`)
     list.request.stream.respond({ status: 200, headers: JSON_HEADERS }, undefined, false)
     writeAll(list.request.stream, listBody)
     list.request.stream.end()
