@@ -34,6 +34,15 @@ async function signIn(page: Page, base: string, email: string, password: string)
   return response.status()
 }
 
+/** Sign up through the form as `<slug>@example.com`; the page ends on the dashboard, signed in. */
+async function signUpIn(page: Page, base: string, slug: string): Promise<void> {
+  await page.goto(`${base}/signup`)
+  await page.fill('#email', `${slug}@example.com`)
+  await page.fill('#password', PASSWORD)
+  await page.fill('#slug', slug)
+  await Promise.all([page.waitForURL(`${base}/dashboard`), page.click('button[type=submit]')])
+}
+
 /** A form post as a script would make it: the form's cookie and token, from `ip`. */
 async function postForm(
   base: string,
@@ -92,11 +101,7 @@ describe('account recovery through SMTP', { skip: !hasChromium, timeout: 180_000
 
   it('confirms the address from the link mailed at sign-up', async () => {
     const page = await (await browser.newContext()).newPage()
-    await page.goto(`${base}/signup`)
-    await page.fill('#email', 'owner@example.com')
-    await page.fill('#password', PASSWORD)
-    await page.fill('#slug', 'owner')
-    await Promise.all([page.waitForURL(`${base}/dashboard`), page.click('button[type=submit]')])
+    await signUpIn(page, base, 'owner')
     assert.match((await page.textContent('#verify-banner')) ?? '', /confirm your email address/)
 
     const mail = await inbox.waitFor('owner@example.com', /Confirm your email address/)
@@ -115,14 +120,7 @@ describe('account recovery through SMTP', { skip: !hasChromium, timeout: 180_000
 
   it('confirms only in a browser signed in to the account: elsewhere it asks for that sign-in', async () => {
     const signedUp = await (await browser.newContext()).newPage()
-    await signedUp.goto(`${base}/signup`)
-    await signedUp.fill('#email', 'elsewhere@example.com')
-    await signedUp.fill('#password', PASSWORD)
-    await signedUp.fill('#slug', 'elsewhere')
-    await Promise.all([
-      signedUp.waitForURL(`${base}/dashboard`),
-      signedUp.click('button[type=submit]'),
-    ])
+    await signUpIn(signedUp, base, 'elsewhere')
     const link = inbox.link(await inbox.waitFor('elsewhere@example.com', /Confirm your email/))
     const path = new URL(link).pathname + new URL(link).search
 
@@ -158,11 +156,7 @@ describe('account recovery through SMTP', { skip: !hasChromium, timeout: 180_000
 
   it('sends a new verification link from the banner', async () => {
     const page = await (await browser.newContext()).newPage()
-    await page.goto(`${base}/signup`)
-    await page.fill('#email', 'late@example.com')
-    await page.fill('#password', PASSWORD)
-    await page.fill('#slug', 'late')
-    await Promise.all([page.waitForURL(`${base}/dashboard`), page.click('button[type=submit]')])
+    await signUpIn(page, base, 'late')
     const firstMail = await inbox.waitFor('late@example.com', /Confirm/)
     const first = inbox.link(firstMail)
     await Promise.all([
