@@ -71,7 +71,7 @@ describe('McpFront for 2026-07-28 agents', { timeout: 30_000 }, () => {
     const list = (await answerOf(await send(served.url, 1, 'tools/list'))) as {
       result: { tools: unknown[]; ttlMs: number; resultType: string }
     }
-    assert.equal(list.result.tools.length, 5)
+    assert.equal(list.result.tools.length, 6)
     assert.equal(list.result.ttlMs, 0)
     assert.equal(list.result.resultType, 'complete')
     const params = {
