@@ -6,8 +6,8 @@
  * and a stranger who reads slowly keeps a legitimate server's answers from ending: without a
  * bound across answers, a few dozen answers that never end would hold gigabytes. Past a bound, a
  * copy that only taps stops (the answer still streams to the agent, untouched), and one that must
- * rewrite fails closed (`relay-response.ts`). The per-address bound keeps one reader from taking a
- * tunnel's whole share, the per-tunnel bound keeps one tunnel from filling the node's, and the
+ * rewrite fails closed (`relay-response.ts`). The per-address bound (counted per tunnel: its
+ * client decides how large answers are) keeps one reader from taking a tunnel's whole share, the per-tunnel bound keeps one tunnel from filling the node's, and the
  * node's is a last resort.
  */
 import type { HeldCopies } from '@burrow/protocol'
@@ -32,11 +32,16 @@ export class AnswerBudget extends HeldBytes {
     super(bounds)
   }
 
-  /** What the answers of `holder`'s calls take and give, for `ResponseMessages`. */
+  /**
+   * What the answers of `holder`'s calls take and give, for `ResponseMessages`. The tunnel, not
+   * the caller, decides how large its answers are: an address's share is counted per tunnel, so
+   * that one tunnel's answers cannot spend what an agent's calls to other tunnels may hold.
+   */
   for(holder: ByteHolder): HeldCopies {
+    const counted = { address: `${holder.tunnel}|${holder.address}`, tunnel: holder.tunnel }
     return {
-      take: (bytes) => this.take(holder, bytes),
-      give: (bytes) => this.give(holder, bytes),
+      take: (bytes) => this.take(counted, bytes),
+      give: (bytes) => this.give(counted, bytes),
     }
   }
 }
