@@ -7,7 +7,6 @@ import {
   errorResponse,
   JSONRPC_CODE,
   stringifyWithLargeIds,
-  type JsonRpcBody,
   type JsonRpcId,
   type RefusedId,
 } from '@burrow/protocol'
@@ -47,23 +46,22 @@ export function replyError(
 }
 
 /**
- * The id a refusal of `body` answers: its message's when it is one request, or one that is not
- * valid JSON-RPC but has an id; else null.
+ * Refuse a request with `problem`'s status, as a JSON-RPC error answering `id`; for the ids of a
+ * refused batch (`refusalIds`), an array with one error per request, as JSON-RPC answers a batch.
  */
-export function refusedId(body: JsonRpcBody): RefusedId {
-  const only = body.batch ? undefined : body.messages[0]
-  return only?.kind === 'request' || only?.kind === 'invalid' ? only.id : null
-}
-
-/** Refuse a request with `problem`'s status, as a JSON-RPC error answering `id`. */
 export function replyProblem(
   res: LocalResponse,
   problem: HttpProblem,
   code: number = JSONRPC_CODE.serverError,
   headers: Readonly<Record<string, string>> = {},
-  id: RefusedId = null,
+  id: RefusedId | readonly RefusedId[] = null,
 ): void {
-  const body = { jsonrpc: '2.0', id, error: { code, message: problem.message } }
+  const error = (one: RefusedId) => ({
+    jsonrpc: '2.0',
+    id: one,
+    error: { code, message: problem.message },
+  })
+  const body = Array.isArray(id) ? (id as readonly RefusedId[]).map(error) : error(id as RefusedId)
   replyJson(res, problem.status, body, headers)
 }
 

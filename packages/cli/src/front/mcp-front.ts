@@ -23,6 +23,7 @@ import {
   isRequest,
   JSONRPC_CODE,
   readJsonRpcBody,
+  refusalIds,
   type RefusedId,
   type JsonRpcMessage,
   type JsonRpcRequest,
@@ -30,7 +31,7 @@ import {
 import type { McpBackend } from './mcp-backend.js'
 import { postMessages } from './post-messages.js'
 import { ModernFront } from './modern-front.js'
-import { refusedId, reply202, replyProblem } from './json-reply.js'
+import { reply202, replyProblem } from './json-reply.js'
 import type { PostExchange } from './post-exchange.js'
 
 /** Options of `McpFront`. */
@@ -141,7 +142,8 @@ export class McpFront implements RequestHandler {
   async #post(req: LocalRequest, res: LocalResponse): Promise<void> {
     // The body is read first, so that every refusal of a single request carries its id.
     const read = readJsonRpcBody(req.body)
-    const id = isBodyProblem(read) ? null : refusedId(read)
+    // One id for a single request, one per request for a batch (`refusalIds`).
+    const id = isBodyProblem(read) ? null : refusalIds(read)
     const headerProblem = postHeaderProblem(req.headers)
     if (headerProblem) return replyProblem(res, headerProblem, undefined, undefined, id)
     if (isBodyProblem(read)) {
@@ -163,10 +165,9 @@ export class McpFront implements RequestHandler {
     }
     const { batch, messages } = body
     const backlog = this.#backend.backlog?.()
-    const firstRequest = messages.find(isRequest)
-    if (backlog !== undefined && firstRequest) {
+    if (backlog !== undefined && messages.some(isRequest)) {
       const problem = { status: 503, message: `Service Unavailable: ${backlog}` }
-      return replyProblem(res, problem, undefined, { 'retry-after': '1' }, firstRequest.id)
+      return replyProblem(res, problem, undefined, { 'retry-after': '1' }, id)
     }
     const modern = read.messages.find(
       (m) => m.kind !== 'response' && m.kind !== 'invalid' && m.era === 'modern',
@@ -174,7 +175,7 @@ export class McpFront implements RequestHandler {
     if (modern) {
       if (batch) {
         const message = 'Invalid Request: MCP 2026-07-28 sends one message per POST, never a batch'
-        return replyProblem(res, { status: 400, message }, JSONRPC_CODE.invalidRequest)
+        return replyProblem(res, { status: 400, message }, JSONRPC_CODE.invalidRequest, {}, id)
       }
       const message = messages[0]!
       // Sessionless: a 2026-07-28 notification needs no answer (cancellation is hanging up).
@@ -182,14 +183,16 @@ export class McpFront implements RequestHandler {
       return this.#modern.request(req, res, message)
     }
     const initialize = messages.find((m) => isRequest(m) && m.method === 'initialize')
-    if (initialize) return this.#initialize(req, res, initialize as JsonRpcRequest, messages)
+    if (initialize) {
+      return this.#initialize(req, res, initialize as JsonRpcRequest, messages.length, id)
+    }
     const session = this.#sessionOf(req, res, id)
     if (!session) return
     if (batch && !BATCHING_PROTOCOL_VERSIONS.has(session.protocolVersion)) {
       const message =
         `Invalid Request: JSON-RPC batches are not part of MCP ${session.protocolVersion} ` +
         '(removed in 2025-06-18); send one message per POST'
-      return replyProblem(res, { status: 400, message }, JSONRPC_CODE.invalidRequest)
+      return replyProblem(res, { status: 400, message }, JSONRPC_CODE.invalidRequest, {}, id)
     }
     const requests = messages.filter(isRequest)
     const busy = requests.find((r) => session.isInFlight(r.id))
@@ -210,11 +213,12 @@ export class McpFront implements RequestHandler {
     req: LocalRequest,
     res: LocalResponse,
     message: JsonRpcRequest,
-    all: readonly JsonRpcMessage[],
+    count: number,
+    ids: RefusedId | readonly RefusedId[],
   ): Promise<void> {
-    if (all.length > 1) {
+    if (count > 1) {
       const problem = { status: 400, message: 'Invalid Request: initialize must be sent alone' }
-      return replyProblem(res, problem, JSONRPC_CODE.invalidRequest, {}, message.id)
+      return replyProblem(res, problem, JSONRPC_CODE.invalidRequest, {}, ids)
     }
     const existing = req.headers['mcp-session-id']
     if (existing !== undefined && this.#sessions.has(existing)) {
@@ -322,7 +326,7 @@ export class McpFront implements RequestHandler {
   #sessionOf(
     req: LocalRequest,
     res: LocalResponse,
-    requestId: RefusedId = null,
+    requestId: RefusedId | readonly RefusedId[] = null,
   ): FrontSession | null {
     const id = req.headers['mcp-session-id']
     if (id === undefined || id === '') {

@@ -77,7 +77,10 @@ export class StdioBackend implements McpBackend {
     }
     this.#gate = new InitializeGate(hooks, options.initializeWaitMs ?? 10_000, this.#log)
     this.#sup.on('message', (message, generation) => this.#fromChild(message, generation))
-    this.#sup.on('spawn', () => this.#gate.release())
+    this.#sup.on('spawn', () => {
+      this.#dropping = false
+      this.#gate.release()
+    })
     this.#sup.on('exit', (exit) => this.#onChildExit(exit))
     if (this.#sup.generation === 0) this.#sup.start()
   }
@@ -220,6 +223,7 @@ export class StdioBackend implements McpBackend {
     const params = agentToken === undefined ? message.params : withProgressToken(message, childId)
     try {
       this.#sup.send({ ...message, id: childId, params })
+      this.#dropping = false
       return true
     } catch (err) {
       this.#table.settle(call)

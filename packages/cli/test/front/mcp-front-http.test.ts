@@ -51,14 +51,15 @@ describe('McpFront over HTTP', { timeout: 30_000 }, () => {
     const ping = { jsonrpc: '2.0', id: 1, method: 'ping' }
     // Each refusal answers the refused request's id when the body is one request with an id
     // (one that is not valid JSON-RPC included, as the edge answers it).
-    const cases: [Promise<Response>, number, number | undefined, (number | null)?][] = [
+    // A refused batch gets one error per request, as JSON-RPC answers a batch.
+    const cases: [Promise<Response>, number, number | undefined, (number | null | number[])?][] = [
       [post(url, {}, { accept: 'application/json' }), 406, -32000],
       [post(url, {}, { 'content-type': 'text/plain' }), 415, -32000],
       [post(url, '{"jsonrpc": "2.0", "method": '), 400, -32700],
       [post(url, { jsonrpc: '1.0', id: 1, method: 'ping' }), 400, -32600, 1],
       [post(url, '[]'), 400, -32600],
       [post(url, '42'), 400, -32600],
-      [post(url, [ping, { jsonrpc: '2.0', method: 'notifications/x' }, ping]), 400, -32600],
+      [post(url, [ping, { jsonrpc: '2.0', method: 'notifications/x' }, ping]), 400, -32600, [1, 1]],
       [post(url, { jsonrpc: '2.0', id: 1, method: 'ping' }), 400, -32000, 1],
       [
         post(url, { jsonrpc: '2.0', id: 1, method: 'ping' }, { 'mcp-session-id': 'nope' }),
@@ -68,19 +69,28 @@ describe('McpFront over HTTP', { timeout: 30_000 }, () => {
       ],
       [post(url, ping, { accept: 'application/json' }), 406, -32000, 1],
       [post(url, ping, { 'content-type': 'text/plain' }), 415, -32000, 1],
-      [post(url, [ping, ping]), 400, -32600, null],
+      [post(url, [ping, ping]), 400, -32600, [1, 1]],
+      [post(url, [ping, { ...ping, id: 2 }], { accept: 'application/json' }), 406, -32000, [1, 2]],
       [post(new URL('/other', url), {}), 404, -32000],
       [fetch(url, { method: 'PUT' }), 405, -32000],
       [fetch(url, { headers: { accept: 'application/json' } }), 406, -32000],
       [fetch(url, { headers: { accept: 'text/event-stream' } }), 400, -32000],
       [fetch(url, { method: 'DELETE', headers: { 'mcp-session-id': 'nope' } }), 404, -32001],
     ]
+    type Refusal = { id: unknown; error: { code: number; message: string } }
     for (const [pending, status, code, id = null] of cases) {
       const res = await pending
-      const body = (await res.json()) as { id: unknown; error: { code: number; message: string } }
-      assert.equal(res.status, status, body.error.message)
-      assert.equal(body.error.code, code)
-      assert.equal(body.id, id, body.error.message)
+      const body = (await res.json()) as Refusal | Refusal[]
+      const all = Array.isArray(body) ? body : [body]
+      assert.equal(res.status, status, all[0]!.error.message)
+      for (const one of all) assert.equal(one.error.code, code)
+      if (Array.isArray(id)) {
+        assert.ok(Array.isArray(body), 'a refused batch is answered with an array')
+        assert.deepEqual(
+          all.map((one) => one.id),
+          id,
+        )
+      } else assert.equal((body as Refusal).id, id, all[0]!.error.message)
     }
   })
 
@@ -111,7 +121,7 @@ describe('McpFront over HTTP', { timeout: 30_000 }, () => {
     await first.text()
   })
 
-  it('answers an initialize sent in a batch with its id', async () => {
+  it('answers an initialize sent in a batch with one error per request', async () => {
     const init = {
       jsonrpc: '2.0',
       id: 'init-in-batch',
@@ -124,10 +134,15 @@ describe('McpFront over HTTP', { timeout: 30_000 }, () => {
     }
     const res = await post(served.url, [{ jsonrpc: '2.0', id: 1, method: 'ping' }, init])
     assert.equal(res.status, 400)
-    const body = (await res.json()) as { id: unknown; error: { code: number; message: string } }
-    assert.equal(body.id, 'init-in-batch')
-    assert.equal(body.error.code, -32600)
-    assert.match(body.error.message, /initialize must be sent alone/)
+    const body = (await res.json()) as { id: unknown; error: { code: number; message: string } }[]
+    assert.deepEqual(
+      body.map((m) => m.id),
+      [1, 'init-in-batch'],
+    )
+    for (const m of body) {
+      assert.equal(m.error.code, -32600)
+      assert.match(m.error.message, /initialize must be sent alone/)
+    }
   })
 
   it('initializes the child once and answers later sessions from the cache', async () => {
@@ -346,7 +361,12 @@ describe('McpFront over HTTP', { timeout: 30_000 }, () => {
     const s = await initialize(served.url)
     const batch = await s.post([slowCall(1, { ms: 1 }), slowCall(2, { ms: 1 })])
     assert.equal(batch.status, 400)
-    assert.match(((await batch.json()) as { error: { message: string } }).error.message, /batches/)
+    const refused = (await batch.json()) as { id: number; error: { message: string } }[]
+    assert.deepEqual(
+      refused.map((m) => m.id),
+      [1, 2],
+    )
+    assert.match(refused[0]!.error.message, /batches/)
     const del = await fetch(served.url, {
       method: 'DELETE',
       headers: { 'mcp-session-id': s.sessionId },
@@ -477,6 +497,15 @@ describe('McpFront before a stdio server that does not read', { timeout: 30_000 
       const body = (await refused.json()) as { id: unknown; error: { message: string } }
       assert.equal(body.id, 'p-1')
       assert.match(body.error.message, /has not read the last \d+ KiB sent to it/)
+      const batch = await s.post([
+        { jsonrpc: '2.0', id: 'b-1', method: 'ping' },
+        { jsonrpc: '2.0', id: 'b-2', method: 'ping' },
+      ])
+      assert.equal(batch.status, 503)
+      assert.deepEqual(
+        ((await batch.json()) as { id: unknown }[]).map((m) => m.id),
+        ['b-1', 'b-2'],
+      )
       const warnings = logger.lines.filter((l) => /further messages are dropped/.test(l))
       assert.equal(warnings.length, 1, warnings.join('\n'))
       assert.match(warnings[0]!, /WARN.*notifications\/x not delivered to the stdio server/)
