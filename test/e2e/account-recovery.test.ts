@@ -134,6 +134,9 @@ describe('account recovery through SMTP', { skip: !hasChromium, timeout: 180_000
     assert.equal(await signIn(other, base, 'owner@example.com', PASSWORD), 303)
     assert.equal((await other.goto(`${base}${path}`))?.status(), 200)
     assert.match((await other.textContent('#verify-sign-in')) ?? '', /signed in to another account/)
+    // Its "Sign in to confirm" shows the sign-in form, not the same page again.
+    await Promise.all([other.waitForURL(/\/signin\?next=/), other.click('#verify-sign-in-link')])
+    assert.equal(await other.locator('form[action="/signin"] #email').count(), 1)
 
     // A browser not signed in signs in from the page and comes back to the link, which confirms.
     const phone = await (await browser.newContext()).newPage()

@@ -58,8 +58,8 @@ export class AccountRecovery {
   readonly #log: Logger
   readonly #perAddress: RateLimiter
   readonly #perAccount: RateLimiter
-  /** The allowance of browsers that signed in to the account before, each its own. */
-  readonly #perDevice: RateLimiter
+  /** The allowance of browsers that signed in to the account before, shared by them. */
+  readonly #perTrusted: RateLimiter
   /** Mail being handed over, so `idle()` can wait for it (tests, shutdown). */
   readonly #pending = new Set<Promise<void>>()
 
@@ -79,7 +79,7 @@ export class AccountRecovery {
       perMs: 60 * 60_000,
       ...now,
     })
-    this.#perDevice = new RateLimiter({
+    this.#perTrusted = new RateLimiter({
       capacity: MAILS_PER_ACCOUNT_PER_HOUR,
       perMs: 60 * 60_000,
       ...now,
@@ -89,21 +89,19 @@ export class AccountRecovery {
   /**
    * Someone at client `rateKey` asks for a reset link for `email`. Refused only by the per-address
    * limit; otherwise ok whatever `email` is, and the link is mailed in the background when an
-   * account uses that address and has not had too many mails this hour. A browser that signed in
-   * to the account before (`device`, from its device cookie) has an allowance of its own, so
-   * strangers asking for the address cannot spend the owner's.
+   * account uses that address and has not had too many mails this hour. Browsers that signed in
+   * to the account before (`trusted`: their device cookie) share an allowance of their own, so
+   * strangers asking for the address cannot spend the owner's; each allowance is per account,
+   * so nobody can mail an address more than twice the allowance an hour.
    */
-  requestReset(email: string, rateKey: string, device: string | null = null): ResetRequest {
+  requestReset(email: string, rateKey: string, trusted = false): ResetRequest {
     const decision = this.#perAddress.take(rateKey)
     if (!decision.ok) return decision
     if (email.length > 320) return { ok: true }
     this.#background(async () => {
       const holder = await this.#store.accountTokens.accountByEmail(email)
       if (!holder) return
-      const allowance =
-        device === null
-          ? this.#perAccount.take(holder.accountId)
-          : this.#perDevice.take(`${holder.accountId}:${device}`)
+      const allowance = (trusted ? this.#perTrusted : this.#perAccount).take(holder.accountId)
       if (!allowance.ok) return
       const token = await this.#store.accountTokens.issue(
         holder.accountId,

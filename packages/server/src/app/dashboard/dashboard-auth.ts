@@ -37,7 +37,9 @@ export class DashboardAuth {
   /** GET `/signup` or `/signin`. */
   async form(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
     const next = returnPath(new URL(req.url ?? '/', 'http://x.invalid').searchParams.get('next'))
-    if (await this.#kit.browserCaller(req)) {
+    // A verification link sends here a browser signed in to another account than the link's:
+    // it gets the form (signing in replaces that session), not a redirect back to the link.
+    if (!next?.startsWith('/verify?') && (await this.#kit.browserCaller(req))) {
       redirect(res, next ?? '/dashboard', { status: 302 })
       return
     }

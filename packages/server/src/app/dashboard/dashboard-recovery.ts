@@ -103,12 +103,13 @@ export class DashboardRecovery {
       ])
     }
     if (!this.#formOk(req, form)) return again(403, 'The form expired; please try again.')
-    // A browser that signed in to the account before has a mail allowance of its own.
-    const device = this.#kit.opts.signInGuard.trustedDevice(
-      email,
-      parseCookies(req.headers.cookie).get(DEVICE_COOKIE),
-    )
-    const asked = this.#recovery.requestReset(email, this.#kit.opts.addresses.rateKey(req), device)
+    // Browsers that signed in to the account before share a mail allowance of their own.
+    const trusted =
+      this.#kit.opts.signInGuard.trustedDevice(
+        email,
+        parseCookies(req.headers.cookie).get(DEVICE_COOKIE),
+      ) !== null
+    const asked = this.#recovery.requestReset(email, this.#kit.opts.addresses.rateKey(req), trusted)
     if (!asked.ok) {
       res.setHeader('retry-after', String(asked.retryAfterSecs))
       return again(

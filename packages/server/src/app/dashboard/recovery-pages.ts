@@ -92,7 +92,7 @@ export function verifySignInPage(token: string, email: string, otherAccount: boo
   const next = `/verify?token=${token}`
   const signIn = `/signin?next=${encodeURIComponent(next)}`
   const where = otherAccount
-    ? html`This browser is signed in to another account.`
+    ? html`This browser is signed in to another account; signing in to this one signs it out of that one.`
     : html`This browser is not signed in.`
   return page(
     { title: 'Confirm your email address' },
