@@ -84,14 +84,12 @@ export class DashboardRecovery {
     const holder = await this.#recovery.verificationHolder(token)
     if (!holder) return this.#kit.html(res, 400, deadLinkPage('verify'))
     const caller = await this.#kit.browserCaller(req)
-    const confirmed =
-      caller?.accountId === holder.accountId
-        ? await this.#recovery.verify(token, caller.accountId)
-        : undefined
-    if (confirmed) return this.#kit.html(res, 200, verifiedPage(confirmed.email))
-    if (caller?.accountId === holder.accountId)
-      return this.#kit.html(res, 400, deadLinkPage('verify'))
-    this.#kit.html(res, 200, verifySignInPage(token, holder.email, caller !== null))
+    if (caller?.accountId !== holder.accountId) {
+      return this.#kit.html(res, 200, verifySignInPage(token, holder.email, caller !== null))
+    }
+    const confirmed = await this.#recovery.verify(token, caller.accountId)
+    if (confirmed) this.#kit.html(res, 200, verifiedPage(confirmed.email))
+    else this.#kit.html(res, 400, deadLinkPage('verify'))
   }
 
   async #forgot(req: IncomingMessage, res: ServerResponse, form: URLSearchParams): Promise<void> {
