@@ -117,6 +117,8 @@ export class RequestRouter {
 
   async #subscribe(sessionId: string, params: Params, call: CallOptions): Promise<Result> {
     const uri = uriOf(params)
+    const refused = this.#opts.subscriptions.refusal(uri, sessionId)
+    if (refused !== null) throw new RpcError(JSONRPC_CODE.serverError, refused)
     const known = this.#opts.subscriptions.upstreamOf(uri)
     const link = known === undefined ? undefined : this.#byName.get(known)
     if (link) {

@@ -4,27 +4,63 @@
  * agent to subscribe to a URI subscribes the upstream; later ones only join; the upstream is
  * unsubscribed when the last one leaves (unsubscribes or ends its session). Updates go to the
  * sessions subscribed to the URI, and subscriptions are renewed when an upstream initializes again.
+ * What one session may hold is bounded (`refusal`).
  */
+
+/** URIs one agent session may be subscribed to at once. */
+export const MAX_SUBSCRIPTIONS_PER_SESSION = 1_000
+/** Characters of subscribed URIs one agent session may hold at once. */
+export const MAX_SUBSCRIBED_URI_CHARS_PER_SESSION = 1024 * 1024
 
 interface Subscription {
   readonly upstream: string
   readonly sessions: Set<string>
 }
 
+/** What one session is subscribed to. */
+interface SessionSubscriptions {
+  readonly uris: Set<string>
+  chars: number
+}
+
 /** Who is subscribed to what. */
 export class ResourceSubscriptions {
   readonly #byUri = new Map<string, Subscription>()
+  readonly #bySession = new Map<string, SessionSubscriptions>()
 
   /** The upstream serving a subscribed `uri`, if anyone is subscribed. */
   upstreamOf(uri: string): string | undefined {
     return this.#byUri.get(uri)?.upstream
   }
 
-  /** Record that `sessionId` subscribed to `uri` at `upstream`. */
+  /**
+   * Why `sessionId` may not subscribe to `uri` now, or null: a remote agent's subscriptions are
+   * held for as long as its session lasts, so each session's are bounded (count and characters).
+   */
+  refusal(uri: string, sessionId: string): string | null {
+    const mine = this.#bySession.get(sessionId)
+    if (mine?.uris.has(uri)) return null
+    const count = mine?.uris.size ?? 0
+    if (count >= MAX_SUBSCRIPTIONS_PER_SESSION) {
+      return `this session is subscribed to ${count} resources, the most it may be; unsubscribe from one first`
+    }
+    if ((mine?.chars ?? 0) + uri.length > MAX_SUBSCRIBED_URI_CHARS_PER_SESSION) {
+      return `this session's subscribed URIs would pass ${MAX_SUBSCRIBED_URI_CHARS_PER_SESSION} characters; unsubscribe from one first`
+    }
+    return null
+  }
+
+  /** Record that `sessionId` subscribed to `uri` at `upstream` (`refusal` said yes). */
   add(uri: string, upstream: string, sessionId: string): void {
     let subscription = this.#byUri.get(uri)
     if (!subscription) this.#byUri.set(uri, (subscription = { upstream, sessions: new Set() }))
     subscription.sessions.add(sessionId)
+    let mine = this.#bySession.get(sessionId)
+    if (!mine) this.#bySession.set(sessionId, (mine = { uris: new Set(), chars: 0 }))
+    if (!mine.uris.has(uri)) {
+      mine.uris.add(uri)
+      mine.chars += uri.length
+    }
   }
 
   /**
@@ -34,6 +70,11 @@ export class ResourceSubscriptions {
   remove(uri: string, sessionId: string): string | null | undefined {
     const subscription = this.#byUri.get(uri)
     if (!subscription?.sessions.delete(sessionId)) return undefined
+    const mine = this.#bySession.get(sessionId)
+    if (mine?.uris.delete(uri)) {
+      mine.chars -= uri.length
+      if (mine.uris.size === 0) this.#bySession.delete(sessionId)
+    }
     if (subscription.sessions.size > 0) return null
     this.#byUri.delete(uri)
     return subscription.upstream
@@ -42,7 +83,7 @@ export class ResourceSubscriptions {
   /** Drop a session; returns the URIs (and upstreams) nobody is subscribed to any more. */
   dropSession(sessionId: string): { uri: string; upstream: string }[] {
     const emptied: { uri: string; upstream: string }[] = []
-    for (const uri of [...this.#byUri.keys()]) {
+    for (const uri of [...(this.#bySession.get(sessionId)?.uris ?? [])]) {
       const upstream = this.remove(uri, sessionId)
       if (typeof upstream === 'string') emptied.push({ uri, upstream })
     }

@@ -131,6 +131,10 @@ export class StdioBackend implements McpBackend {
     }
     const uri = message.params?.uri
     if (message.method === 'resources/subscribe' && typeof uri === 'string') {
+      const refused = this.#subscriptions.refusal(uri, session.id)
+      if (refused !== null) {
+        return session.sink.deliver(errorResponse(message.id, JSONRPC_CODE.serverError, refused))
+      }
       this.#subscriptions.add(uri, STDIO, session.id)
     } else if (message.method === 'resources/unsubscribe' && typeof uri === 'string') {
       // Only the last subscriber's unsubscribe reaches the server: one forwarded for a session

@@ -18,6 +18,7 @@ import {
   until,
   type Aggregator,
 } from './aggregator-harness.js'
+import { MAX_SUBSCRIPTIONS_PER_SESSION } from '../../src/front/resource-subscriptions.js'
 
 after(closeAllAggregators)
 
@@ -312,6 +313,20 @@ describe('aggregator backend', { timeout: 60_000 }, () => {
     assert.ok(!agg.logger.lines.some((l) => /\[b\] unsubscribe/.test(l)), 'not forwarded')
     await one.client.unsubscribeResource({ uri: 'mem://b/readme' })
     await agg.logger.waitFor(/\[b\] unsubscribe mem:\/\/b\/readme/)
+  })
+
+  it('refuses a session more subscriptions than the bound', async () => {
+    const many = await connectAgent(agg.url, 'many')
+    const uris = Array.from({ length: MAX_SUBSCRIPTIONS_PER_SESSION }, (_, i) => `mem://b/n-${i}`)
+    for (let at = 0; at < uris.length; at += 100) {
+      await Promise.all(
+        uris.slice(at, at + 100).map((uri) => many.client.subscribeResource({ uri })),
+      )
+    }
+    const refused = await rpcError(many.client.subscribeResource({ uri: 'mem://b/one-more' }))
+    assert.equal(refused.code, -32000)
+    assert.match(refused.message, /subscribed to 1000 resources/)
+    assert.ok(!agg.logger.lines.some((l) => /subscribe mem:\/\/b\/one-more/.test(l)))
   })
 
   // Last: a cancelled call keeps its session counted for a moment when placing server→client

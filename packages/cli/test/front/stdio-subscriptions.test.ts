@@ -9,9 +9,10 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
+import { McpError, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
 import { captureLogger, type CaptureLogger } from '../helpers/capture-logger.js'
 import { fixturePath } from '../helpers/fixtures.js'
+import { MAX_SUBSCRIPTIONS_PER_SESSION } from '../../src/front/resource-subscriptions.js'
 import { closeAllFronts, serveStdioFront, type ServedFront } from '../helpers/serve-front.js'
 
 const URI = 'mem://srv/readme'
@@ -80,5 +81,26 @@ describe('resource subscriptions over one stdio server', () => {
     assert.deepEqual(b.updates, [], 'b never received an update')
     assert.equal(c.updates.length, 1, 'c received none after it unsubscribed')
     for (const agent of [a, b, c]) await agent.client.close()
+  })
+
+  it('refuses a session more subscriptions than the bound, with the request id', async () => {
+    const agent = await connect(served.url, 'many')
+    const uris = Array.from({ length: MAX_SUBSCRIPTIONS_PER_SESSION }, (_, i) => `mem://srv/n-${i}`)
+    for (let at = 0; at < uris.length; at += 100) {
+      await Promise.all(
+        uris.slice(at, at + 100).map((uri) => agent.client.subscribeResource({ uri })),
+      )
+    }
+    const refused = await agent.client.subscribeResource({ uri: 'mem://srv/one-more' }).then(
+      () => null,
+      (err: unknown) => err,
+    )
+    assert.ok(refused instanceof McpError, String(refused))
+    assert.equal(refused.code, -32000)
+    assert.match(refused.message, /subscribed to 1000 resources/)
+    assert.ok(!logger.lines.some((l) => /subscribe mem:\/\/srv\/one-more/.test(l)), 'not forwarded')
+    await agent.client.unsubscribeResource({ uri: uris[0]! })
+    await agent.client.subscribeResource({ uri: 'mem://srv/one-more' })
+    await agent.transport.terminateSession()
   })
 })

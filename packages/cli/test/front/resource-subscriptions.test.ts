@@ -1,0 +1,40 @@
+/**
+ * Who is subscribed to what, and the bounds on what one session may hold (a remote agent's
+ * subscriptions last as long as its session).
+ */
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import {
+  MAX_SUBSCRIBED_URI_CHARS_PER_SESSION,
+  MAX_SUBSCRIPTIONS_PER_SESSION,
+  ResourceSubscriptions,
+} from '../../src/front/resource-subscriptions.js'
+
+describe('ResourceSubscriptions', () => {
+  it('joins sessions on one upstream subscription and unsubscribes with the last', () => {
+    const subs = new ResourceSubscriptions()
+    subs.add('mem://a', 'up', 's1')
+    subs.add('mem://a', 'up', 's2')
+    assert.equal(subs.remove('mem://a', 's3'), undefined, 'never subscribed')
+    assert.equal(subs.remove('mem://a', 's1'), null, 's2 remains')
+    assert.deepEqual(subs.dropSession('s2'), [{ uri: 'mem://a', upstream: 'up' }])
+    assert.equal(subs.upstreamOf('mem://a'), undefined)
+  })
+
+  it('bounds the subscriptions of one session, not of others', () => {
+    const subs = new ResourceSubscriptions()
+    for (let i = 0; i < MAX_SUBSCRIPTIONS_PER_SESSION; i++) {
+      assert.equal(subs.refusal(`mem://r/${i}`, 's1'), null)
+      subs.add(`mem://r/${i}`, 'up', 's1')
+    }
+    assert.match(subs.refusal('mem://r/more', 's1') ?? '', /subscribed to 1000 resources/)
+    assert.equal(subs.refusal('mem://r/0', 's1'), null, 'subscribing again takes no room')
+    assert.equal(subs.refusal('mem://r/more', 's2'), null, 'another session is not bounded by it')
+    subs.remove('mem://r/0', 's1')
+    assert.equal(subs.refusal('mem://r/more', 's1'), null, 'an unsubscribe makes room')
+    const long = `mem://${'x'.repeat(MAX_SUBSCRIBED_URI_CHARS_PER_SESSION)}`
+    assert.match(subs.refusal(long, 's3') ?? '', /would pass \d+ characters/)
+    assert.equal(subs.dropSession('s1').length, MAX_SUBSCRIPTIONS_PER_SESSION - 1)
+    assert.equal(subs.refusal('mem://r/more', 's1'), null, 'an ended session holds nothing')
+  })
+})
