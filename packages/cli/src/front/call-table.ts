@@ -19,6 +19,8 @@ export interface ChildCall {
   readonly order: number
   /** The agent's own progress token, if it asked for progress. */
   readonly agentToken: JsonRpcId | undefined
+  /** The URI a `resources/subscribe` newly subscribes the session to (undone if it fails). */
+  readonly subscribes?: string
   /** Stop watching the agent's hang-up signal. */
   detach: () => void
 }

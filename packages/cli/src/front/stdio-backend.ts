@@ -135,7 +135,10 @@ export class StdioBackend implements McpBackend {
       if (refused !== null) {
         return session.sink.deliver(errorResponse(message.id, JSONRPC_CODE.serverError, refused))
       }
+      // Recorded now, so that an update sent before the answer reaches the session.
+      const fresh = !this.#subscriptions.subscribers(uri).includes(session.id)
       this.#subscriptions.add(uri, STDIO, session.id)
+      return void this.#call(session, message, signal, fresh ? uri : undefined)
     } else if (message.method === 'resources/unsubscribe' && typeof uri === 'string') {
       // Only the last subscriber's unsubscribe reaches the server: one forwarded for a session
       // that never subscribed, or while others still are, would end theirs.
@@ -205,7 +208,12 @@ export class StdioBackend implements McpBackend {
   }
 
   /** Send an agent request to the child under a fresh id (and progress token). */
-  #call(session: StdioSession, message: JsonRpcRequest, signal: AbortSignal): boolean {
+  #call(
+    session: StdioSession,
+    message: JsonRpcRequest,
+    signal: AbortSignal,
+    subscribes?: string,
+  ): boolean {
     const childId = this.#table.nextChildId()
     const agentToken = progressTokenOf(message)
     const call: ChildCall = {
@@ -215,6 +223,7 @@ export class StdioBackend implements McpBackend {
       method: message.method,
       order: ++this.#clock,
       agentToken,
+      ...(subscribes !== undefined ? { subscribes } : {}),
       detach: () => {},
     }
     if (message.method !== 'initialize') {
@@ -231,6 +240,7 @@ export class StdioBackend implements McpBackend {
       return true
     } catch (err) {
       this.#table.settle(call)
+      if (subscribes !== undefined) this.#subscriptions.remove(subscribes, session.id)
       const reason = err instanceof Error ? err.message : String(err)
       session.sink.deliver(errorResponse(message.id, JSONRPC_CODE.serverError, reason))
       return false
@@ -257,6 +267,10 @@ export class StdioBackend implements McpBackend {
       return
     }
     this.#table.settle(call)
+    // A subscription the server refused is not one.
+    if (call.subscribes !== undefined && 'error' in message) {
+      this.#subscriptions.remove(call.subscribes, call.session.id)
+    }
     const answer = { ...message, id: call.agentId }
     call.session.sink.deliver(answer)
     if (call.method === 'initialize') this.#gate.answered(answer)

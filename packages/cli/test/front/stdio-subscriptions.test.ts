@@ -103,4 +103,21 @@ describe('resource subscriptions over one stdio server', () => {
     await agent.client.subscribeResource({ uri: 'mem://srv/one-more' })
     await agent.transport.terminateSession()
   })
+
+  it('forgets a subscription the server refused', async () => {
+    const agent = await connect(served.url, 'refused')
+    const refused = await agent.client.subscribeResource({ uri: 'mem://srv/refused-1' }).then(
+      () => null,
+      (err: unknown) => err,
+    )
+    assert.ok(refused instanceof McpError, String(refused))
+    await agent.client.subscribeResource({ uri: URI })
+    // Updates arrive in order: the refused URI's, had it been kept, would come first.
+    const touch = (uri: string) => agent.client.callTool({ name: 'touch', arguments: { uri } })
+    await touch('mem://srv/refused-1')
+    await touch(URI)
+    await until(() => agent.updates.length > 0)
+    assert.deepEqual(agent.updates, [URI])
+    await agent.transport.terminateSession()
+  })
 })
