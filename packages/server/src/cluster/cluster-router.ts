@@ -198,9 +198,17 @@ export class ClusterRouter {
     const tag = `${tunnelId}.${entry.epoch}`
     return {
       via: entry.node,
+      // The agent's headers come first: one of its own by this name would name another tunnel
+      // to the holder, so only this node's goes.
       open: (head, body, fin) =>
         mux.open(
-          { ...head, headers: [...head.headers, [FORWARDED_TUNNEL_HEADER, tag]] },
+          {
+            ...head,
+            headers: [
+              ...head.headers.filter(([k]) => k.toLowerCase() !== FORWARDED_TUNNEL_HEADER),
+              [FORWARDED_TUNNEL_HEADER, tag],
+            ],
+          },
           body,
           fin,
         ),
@@ -226,10 +234,11 @@ export class ClusterRouter {
     body: Uint8Array | undefined,
     fin: boolean,
   ): Promise<void> {
-    const named = head.headers.find(([k]) => k.toLowerCase() === FORWARDED_TUNNEL_HEADER)?.[1]
-    const [tunnelId = '', epochText = ''] = (named ?? '').split('.')
+    const named = head.headers.filter(([k]) => k.toLowerCase() === FORWARDED_TUNNEL_HEADER)
+    const [tunnelId = '', epochText = ''] = (named.length === 1 ? named[0]![1] : '').split('.')
     const epoch = Number(epochText)
     const headers = head.headers.filter(([k]) => k.toLowerCase() !== FORWARDED_TUNNEL_HEADER)
+    // Exactly one: the forwarding node's. Any other count is a request that carried its own.
     if (this.#held.get(tunnelId) !== epoch) {
       inbound.reset(RESET_CODE.refused, 'this node no longer holds the tunnel')
       return
