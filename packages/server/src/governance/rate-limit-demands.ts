@@ -7,12 +7,12 @@
 import type { ClassifiedMessage } from '@burrow/protocol'
 import type { RateDemand } from './call-rate-limits.js'
 import type { RateLimitRule } from './policy.js'
-import { compileGlob, matchesGlob } from './tool-rules.js'
+import { compileGlob, matchesGlob, MAX_MATCHED_NAME, type Glob } from './tool-rules.js'
 
 /** A policy's rules, compiled once. */
 export class RateLimitRules {
   readonly rules: readonly RateLimitRule[]
-  readonly #globs: readonly RegExp[]
+  readonly #globs: readonly Glob[]
 
   constructor(rules: readonly RateLimitRule[]) {
     this.rules = rules
@@ -35,9 +35,9 @@ export class RateLimitRules {
       for (const m of requests) {
         if (m.kind !== 'request') continue
         if (rule.on === 'method') {
-          if (matchesGlob(this.#globs[i]!, m.method)) n++
+          if (this.#matches(i, m.method)) n++
         } else if (m.method === 'tools/call' && m.target !== null) {
-          if (matchesGlob(this.#globs[i]!, m.target.name)) n++
+          if (this.#matches(i, m.target.name)) n++
         }
       }
       if (n === 0) return
@@ -57,6 +57,11 @@ export class RateLimitRules {
       })
     })
     return out
+  }
+
+  /** Whether rule `i` counts `name`; a name too long to match counts for every rule. */
+  #matches(i: number, name: string): boolean {
+    return name.length > MAX_MATCHED_NAME || matchesGlob(this.#globs[i]!, name)
   }
 
   /** Why demand `index` was refused, e.g. "10 calls per 60 s to search; retry in 12 s". */

@@ -1,0 +1,95 @@
+/**
+ * Hostile policy documents and governance inputs against a real burrowd: what a tunnel owner
+ * (anyone with a free sign-up) can make the shared edge do with their own policy.
+ */
+import assert from 'node:assert/strict'
+import { execFile } from 'node:child_process'
+import { promisify } from 'node:util'
+import { after, before, describe, it } from 'node:test'
+import { connectFake, type FakeClient } from '../helpers/fake-client.js'
+import { publicFetch } from '../helpers/public-fetch.js'
+import { BURROWD, startService, type Service } from '../helpers/stack.js'
+
+const run = promisify(execFile)
+
+describe('hostile governance inputs', { timeout: 120_000 }, () => {
+  let service: Service
+  let token: string
+  let tunnel: { id: string; key: string; url: string }
+  let client: FakeClient
+
+  const api = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`http://127.0.0.1:${service.port}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${token}`,
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    })
+    const text = await res.text()
+    return {
+      status: res.status,
+      json: (text ? JSON.parse(text) : undefined) as Record<string, unknown>,
+    }
+  }
+
+  before(async () => {
+    service = await startService({ BURROW_LOG: 'info' })
+    const { stdout } = await run(
+      process.execPath,
+      [BURROWD, 'token', 'create', '--account', 'acme', '--name', 'hostile', '--json'],
+      { env: service.env },
+    )
+    token = (JSON.parse(stdout) as { token: string }).token
+    tunnel = await service.tunnel('victimless')
+    client = await connectFake(service.broker, tunnel.key)
+  })
+
+  after(async () => {
+    await client?.close().catch(() => {})
+    await service?.close()
+  })
+
+  it('a glob in the policy cannot stall the node on a long tool name', async () => {
+    const glob = `${'*a'.repeat(40)}*b`
+    const put = await api('PUT', `/api/tunnels/${tunnel.id}/policy`, {
+      tools: { deny: [glob] },
+      rate_limits: [{ tool: glob, limit: 10, per_seconds: 60 }],
+    })
+    assert.equal(put.status, 200, JSON.stringify(put.json))
+    const started = performance.now()
+    const call = publicFetch(tunnel.url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2025-03-26',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'a'.repeat(200), arguments: {} },
+      }),
+    })
+    const answered = client.nextRequest(10_000).then(
+      (req) => req.replyJson(200, { jsonrpc: '2.0', id: 1, result: { content: [] } }),
+      () => {},
+    )
+    // While the call is governed, the node still answers others at once.
+    await new Promise((r) => setTimeout(r, 50))
+    const health = await fetch(`http://127.0.0.1:${service.port}/healthz`, {
+      signal: AbortSignal.timeout(5_000),
+    }).then(
+      (res) => res.status,
+      (err: Error) => err.name,
+    )
+    const elapsed = performance.now() - started
+    assert.equal(health, 200)
+    assert.ok(elapsed < 2_000, `the node answered /healthz after ${Math.round(elapsed)} ms`)
+    const res = await call
+    await res.arrayBuffer()
+    await answered
+  })
+})
