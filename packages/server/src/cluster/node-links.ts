@@ -22,6 +22,9 @@ import { signNodeToken, verifyNodeToken } from './node-auth.js'
 /** The path peers connect to on the service host. */
 export const NODE_LINK_PATH = '/_burrow/nodes'
 
+/** Least time between two log lines about refused links. */
+const REFUSAL_LOG_MS = 60_000
+
 /** Options of `new NodeLinks`. */
 export interface NodeLinksOptions {
   readonly nodeId: string
@@ -54,6 +57,9 @@ export class NodeLinks {
     clientTracking: false,
   })
   #closed = false
+  /** Refused links not logged yet, and when the last line about them was. */
+  #refused = 0
+  #refusedLoggedAt = -Infinity
 
   constructor(opts: NodeLinksOptions) {
     this.#opts = opts
@@ -107,7 +113,7 @@ export class NodeLinks {
     const match = /^Burrow-Node\s+(\S+)$/i.exec(req.headers.authorization ?? '')
     const peer = match?.[1] ? verifyNodeToken(this.#opts.secret, match[1]) : null
     if (peer === null || this.#closed) {
-      this.#opts.log.warn(`cluster: refused a node link from ${req.socket.remoteAddress}`)
+      this.#logRefusal(req.socket.remoteAddress)
       return rejectUpgrade(socket, 'unauthorized', 'node links need a valid node token')
     }
     this.#wss.handleUpgrade(req, socket, head, (ws) => {
@@ -133,6 +139,22 @@ export class NodeLinks {
       })
       this.#opts.log.debug(`cluster: node ${peer} linked`)
     })
+  }
+
+  /**
+   * Anyone who reaches the service host can ask for a link: refusals are logged at most once a
+   * minute, with their count, so that a stranger's attempts cannot fill the log.
+   */
+  #logRefusal(from: string | undefined): void {
+    this.#refused += 1
+    const now = Date.now()
+    if (now - this.#refusedLoggedAt < REFUSAL_LOG_MS) return
+    this.#opts.log.warn(
+      `cluster: refused ${this.#refused} node link${this.#refused === 1 ? '' : 's'} without a ` +
+        `valid token (the latest from ${from}); next summary in a minute at most`,
+    )
+    this.#refused = 0
+    this.#refusedLoggedAt = now
   }
 
   /** Close every link. */

@@ -62,6 +62,31 @@ describe('NodeLinks', () => {
     assert.equal(await forwarder.mux(url), await forwarder.mux(url))
   })
 
+  it('logs refused links at most once a minute, however many strangers try', async () => {
+    const lines: string[] = []
+    const log = { ...silentLogger, warn: (m: string) => void lines.push(m) }
+    const guarded = new NodeLinks({ nodeId: 'n', secret: 's', log, onStream: () => {} })
+    const refusing = createServer()
+    refusing.on('upgrade', (req, socket, head) => guarded.handleUpgrade(req, socket, head))
+    await new Promise<void>((r) => refusing.listen(0, '127.0.0.1', r))
+    const port = (refusing.address() as AddressInfo).port
+    try {
+      for (let i = 0; i < 20; i++) {
+        await new Promise<void>((resolve) => {
+          const ws = new WebSocket(`ws://127.0.0.1:${port}${NODE_LINK_PATH}`, {
+            headers: { authorization: `Burrow-Node stranger.${i}.forged` },
+          })
+          ws.on('unexpected-response', () => resolve())
+          ws.on('error', () => resolve())
+        })
+      }
+      assert.equal(lines.length, 1, lines.join('\n'))
+    } finally {
+      guarded.close()
+      await new Promise((r) => refusing.close(r))
+    }
+  })
+
   it('refuses a peer without a valid token', async () => {
     const status = await new Promise<number>((resolve) => {
       const ws = new WebSocket(`${url.replace('http', 'ws')}${NODE_LINK_PATH}`, {
