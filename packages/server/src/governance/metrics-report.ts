@@ -18,6 +18,13 @@ export const METRIC_WINDOWS = {
 } as const
 export type MetricWindow = keyof typeof METRIC_WINDOWS
 
+/**
+ * Most method and tool pairs a report lists, the busiest first. Agents choose the names they
+ * send (any method, any tool), so a tunnel can have millions of pairs; the series still counts
+ * every call.
+ */
+export const MAX_REPORTED_METHODS = 500
+
 /** One method (and tool) over the window. */
 export interface MethodMetrics {
   readonly method: string
@@ -58,14 +65,31 @@ export async function metricsReport(
   const span: Span = window === '30d' ? '1h' : '5m'
   const step = SPANS[span]
   const since = new Date(Math.floor((now.getTime() - METRIC_WINDOWS[window]) / step + 1) * step)
-  const sums = METRIC_BUCKET_COLUMNS.map((c) => sql<string>`sum(${sql.ref(c)})`.as(c))
+  const sums = METRIC_BUCKET_COLUMNS.map((c) => sql<string>`sum(${sql.ref(`m.${c}`)})`.as(c))
+  // Agents name methods and tools as they like: only the busiest pairs are read and shown.
   const rows = (await db
-    .selectFrom('call_metrics')
-    .select(['method', 'tool', 'outcome', sql<string>`sum(count)`.as('count'), ...sums])
-    .where('tunnel_id', '=', tunnelId)
-    .where('span', '=', span)
-    .where('period_start', '>=', since.toISOString())
-    .groupBy(['method', 'tool', 'outcome'])
+    .with('top', (q) =>
+      q
+        .selectFrom('call_metrics')
+        .select(['method', 'tool'])
+        .where('tunnel_id', '=', tunnelId)
+        .where('span', '=', span)
+        .where('period_start', '>=', since.toISOString())
+        .groupBy(['method', 'tool'])
+        .orderBy(sql`sum(count)`, 'desc')
+        .orderBy('method')
+        .orderBy('tool')
+        .limit(MAX_REPORTED_METHODS),
+    )
+    .selectFrom('call_metrics as m')
+    .innerJoin('top', (j) =>
+      j.onRef('top.method', '=', 'm.method').onRef('top.tool', '=', 'm.tool'),
+    )
+    .select(['m.method', 'm.tool', 'm.outcome', sql<string>`sum(m.count)`.as('count'), ...sums])
+    .where('m.tunnel_id', '=', tunnelId)
+    .where('m.span', '=', span)
+    .where('m.period_start', '>=', since.toISOString())
+    .groupBy(['m.method', 'm.tool', 'm.outcome'])
     .execute()) as unknown as Record<string, string | number>[]
   const byMethod = new Map<
     string,

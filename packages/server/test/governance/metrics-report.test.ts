@@ -10,7 +10,7 @@ import { afterEach, beforeEach, describe, it } from 'node:test'
 import { silentLogger } from '@burrow/protocol'
 import { CallMetrics } from '../../src/governance/call-metrics.js'
 import { bucketOf, LATENCY_BUCKETS, percentileMs } from '../../src/governance/latency-buckets.js'
-import { metricsReport } from '../../src/governance/metrics-report.js'
+import { MAX_REPORTED_METHODS, metricsReport } from '../../src/governance/metrics-report.js'
 import type { CallRecord } from '../../src/quota/call-history.js'
 import { openStore } from '../../src/store/open-store.js'
 import type { Store } from '../../src/store/store.js'
@@ -181,6 +181,28 @@ for (const backend of testBackends()) {
         ['inside'],
       )
       assert.equal(report.series[0]!.calls, 1)
+    })
+
+    it('lists only the busiest method and tool pairs, however many agents invented', async () => {
+      for (let i = 0; i < 3; i++) metrics.record(call(ago(MINUTE), { tool: 'busy' }))
+      for (let i = 0; i < MAX_REPORTED_METHODS + 100; i++) {
+        metrics.record(call(ago(MINUTE), { method: `x/${i}`, tool: null }))
+      }
+      await metrics.flush()
+      const report = await metricsReport(store.db, tunnelId, '1h', NOW)
+      assert.equal(report.methods.length, MAX_REPORTED_METHODS)
+      assert.deepEqual(report.methods[0], {
+        method: 'tools/call',
+        tool: 'busy',
+        calls: 3,
+        errors: 0,
+        refusals: {},
+        p50Ms: report.methods[0]!.p50Ms,
+        p95Ms: report.methods[0]!.p95Ms,
+        p99Ms: report.methods[0]!.p99Ms,
+      })
+      const total = report.series.reduce((n, p) => n + p.calls, 0)
+      assert.equal(total, 3 + MAX_REPORTED_METHODS + 100, 'the series counts every call')
     })
 
     it('shows nothing of another tunnel', async () => {
