@@ -4,14 +4,21 @@
  * average. A request takes one token from every bucket its calls match, or none (all or
  * nothing). In process on one node (`MemoryCallRateLimits`), in Redis for several
  * (`RedisCallRateLimits`, one Lua script, atomic across nodes).
+ *
+ * A bucket belongs to a rule's place in its policy (and, for rules per agent, to an agent), not
+ * to the rule's text: it remembers the shape of the rule that filled it, and a rule rewritten
+ * into another shape starts from a full bucket in the same place. So rewriting a policy again and
+ * again leaves no buckets behind, and a bucket idle for its period (full again) is forgotten.
  */
 import type { Redis } from 'ioredis'
 import { RedisScript } from '../quota/redis-script.js'
 
 /** Tokens one request wants from one bucket. */
 export interface RateDemand {
-  /** The bucket: tunnel, rule and the rule's own shape (a changed rule is a new bucket). */
+  /** The bucket: tunnel, the rule's place in the policy, and the agent for rules per agent. */
   readonly key: string
+  /** The rule as written (what it counts, its limit and period): another shape starts full. */
+  readonly shape: string
   readonly n: number
   readonly limit: number
   readonly perSeconds: number
@@ -34,6 +41,8 @@ export interface CallRateLimits {
 interface Bucket {
   tokens: number
   at: number
+  shape: string
+  periodMs: number
 }
 
 /** Buckets in this process. Idle full buckets are forgotten. */
@@ -73,8 +82,8 @@ export class MemoryCallRateLimits implements CallRateLimits {
 
   #refilled(d: RateDemand, now: number): Bucket {
     let b = this.#buckets.get(d.key)
-    if (!b) {
-      b = { tokens: d.limit, at: now }
+    if (!b || b.shape !== d.shape) {
+      b = { tokens: d.limit, at: now, shape: d.shape, periodMs: d.perSeconds * 1000 }
       this.#buckets.set(d.key, b)
       return b
     }
@@ -83,32 +92,37 @@ export class MemoryCallRateLimits implements CallRateLimits {
     return b
   }
 
-  /** Drop buckets untouched for a day (their refill period is at most a day: they are full). */
+  /** Drop buckets untouched for their whole period: they are full, as a new one would be. */
   #forget(now: number, keep: readonly RateDemand[]): void {
     const kept = new Set(keep.map((d) => d.key))
     for (const [key, b] of this.#buckets) {
-      if (!kept.has(key) && now - b.at > 86_400_000) this.#buckets.delete(key)
+      if (!kept.has(key) && now - b.at >= b.periodMs) this.#buckets.delete(key)
     }
+  }
+
+  /** Buckets held (tests). */
+  get size(): number {
+    return this.#buckets.size
   }
 }
 
 /**
- * KEYS: one hash per bucket {t: tokens, at: ms}. ARGV: for demand i, ARGV[3i-2] n,
- * ARGV[3i-1] limit, ARGV[3i] period in ms. Time is Redis's own, the same for every node.
- * Returns {1} or {0, index, wait ms}.
+ * KEYS: one hash per bucket {t: tokens, at: ms, s: shape}. ARGV: for demand i, ARGV[4i-3] n,
+ * ARGV[4i-2] limit, ARGV[4i-1] period in ms, ARGV[4i] the rule's shape (another shape starts
+ * full). Time is Redis's own, the same for every node. Returns {1} or {0, index, wait ms}.
  */
 const TAKE = new RedisScript(`
 local now = redis.call('TIME')
 local ms = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
 local tokens = {}
 for i = 1, #KEYS do
-  local n = tonumber(ARGV[i * 3 - 2])
-  local limit = tonumber(ARGV[i * 3 - 1])
-  local period = tonumber(ARGV[i * 3])
-  local state = redis.call('HMGET', KEYS[i], 't', 'at')
+  local n = tonumber(ARGV[i * 4 - 3])
+  local limit = tonumber(ARGV[i * 4 - 2])
+  local period = tonumber(ARGV[i * 4 - 1])
+  local state = redis.call('HMGET', KEYS[i], 't', 'at', 's')
   local t = tonumber(state[1])
   local at = tonumber(state[2])
-  if t == nil then
+  if t == nil or state[3] ~= ARGV[i * 4] then
     t = limit
   else
     t = math.min(limit, t + (ms - at) * limit / period)
@@ -119,9 +133,9 @@ for i = 1, #KEYS do
   tokens[i] = t
 end
 for i = 1, #KEYS do
-  local n = tonumber(ARGV[i * 3 - 2])
-  local period = tonumber(ARGV[i * 3])
-  redis.call('HSET', KEYS[i], 't', tostring(tokens[i] - n), 'at', ms)
+  local n = tonumber(ARGV[i * 4 - 3])
+  local period = tonumber(ARGV[i * 4 - 1])
+  redis.call('HSET', KEYS[i], 't', tostring(tokens[i] - n), 'at', ms, 's', ARGV[i * 4])
   redis.call('PEXPIRE', KEYS[i], period * 2)
 end
 return {1}
@@ -140,7 +154,7 @@ export class RedisCallRateLimits implements CallRateLimits {
   async admit(demands: readonly RateDemand[]): Promise<RateOutcome> {
     if (demands.length === 0) return { ok: true }
     const keys = demands.map((d) => `${this.#prefix}rl:${d.key}`)
-    const args = demands.flatMap((d) => [d.n, d.limit, d.perSeconds * 1000])
+    const args = demands.flatMap((d) => [d.n, d.limit, d.perSeconds * 1000, d.shape])
     const reply = (await TAKE.run(this.#redis, keys, args)) as number[]
     if (reply[0] === 1) return { ok: true }
     return {

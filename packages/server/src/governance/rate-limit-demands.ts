@@ -43,9 +43,8 @@ export class RateLimitRules {
       if (n === 0) return
       const perAgent = rule.per === 'agent'
       out.push({
-        key:
-          `${tunnelId}:${i}:${rule.on}:${rule.pattern}:${rule.limit}/${rule.perSeconds}` +
-          (perAgent ? `:agent:${agentId ?? 'public'}` : ''),
+        key: `${tunnelId}:${i}` + (perAgent ? `:agent:${agentId ?? 'public'}` : ''),
+        shape: `${rule.on}:${rule.pattern}:${rule.limit}/${rule.perSeconds}:${rule.per ?? 'tunnel'}`,
         n,
         limit: rule.limit,
         perSeconds: rule.perSeconds,

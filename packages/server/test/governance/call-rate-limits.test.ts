@@ -55,6 +55,25 @@ function contract(name: string, make: () => Promise<CallRateLimits>, close?: () 
         assert.equal((await limits.admit(small.demands(tunnel, [call(i, 'b')]))).ok, true)
       assert.equal((await limits.admit(small.demands(tunnel, [call(9, 'b')]))).ok, false)
     })
+
+    it('starts a rewritten rule full, in the same place', async () => {
+      const limits = await make()
+      const tunnel = `tun_${Math.random().toString(36).slice(2)}`
+      const two = new RateLimitRules([{ on: 'tool', pattern: 'a', limit: 2, perSeconds: 60 }])
+      for (let i = 0; i < 2; i++)
+        assert.equal((await limits.admit(two.demands(tunnel, [call(i, 'a')]))).ok, true)
+      assert.equal((await limits.admit(two.demands(tunnel, [call(3, 'a')]))).ok, false)
+      const three = new RateLimitRules([{ on: 'tool', pattern: 'a', limit: 3, perSeconds: 60 }])
+      assert.equal(
+        three.demands(tunnel, [call(1, 'a')])[0]!.key,
+        two.demands(tunnel, [call(1, 'a')])[0]!.key,
+      )
+      for (let i = 0; i < 3; i++)
+        assert.equal((await limits.admit(three.demands(tunnel, [call(i, 'a')]))).ok, true)
+      assert.equal((await limits.admit(three.demands(tunnel, [call(4, 'a')]))).ok, false)
+      // Back to the first shape: a fresh bucket again, not the old one's leftovers.
+      assert.equal((await limits.admit(two.demands(tunnel, [call(5, 'a')]))).ok, true)
+    })
   })
 }
 
@@ -69,6 +88,30 @@ describe('call rate limits: refill and reasons', () => {
     now = 6_000
     assert.equal((await limits.admit(demand)).ok, true)
     assert.equal((await limits.admit(demand)).ok, false)
+  })
+
+  it('leaves no buckets behind when a policy is rewritten again and again', async () => {
+    const limits = new MemoryCallRateLimits(() => 0)
+    for (let i = 1; i <= 3000; i++) {
+      const rewritten = new RateLimitRules([
+        { on: 'tool', pattern: 'search', limit: i, perSeconds: 60 },
+        { on: 'method', pattern: '*', limit: i, perSeconds: 60, per: 'agent' },
+      ])
+      await limits.admit(rewritten.demands('t', [call(i, 'search')], 'agent_1'))
+    }
+    assert.equal(limits.size, 2)
+  })
+
+  it('forgets a bucket idle for its whole period', async () => {
+    let now = 0
+    const limits = new MemoryCallRateLimits(() => now)
+    const short = new RateLimitRules([{ on: 'tool', pattern: '*', limit: 5, perSeconds: 1 }])
+    for (let i = 0; i < 500; i++) await limits.admit(short.demands(`t${i}`, [call(i, 'x')]))
+    assert.equal(limits.size, 500)
+    now = 1_000
+    const busy = new RateLimitRules([{ on: 'tool', pattern: '*', limit: 5000, perSeconds: 1 }])
+    for (let i = 0; i < 1024; i++) await limits.admit(busy.demands('busy', [call(i, 'x')]))
+    assert.equal(limits.size, 1)
   })
 
   it('says what was limited and when to retry', () => {
