@@ -92,4 +92,62 @@ describe('hostile governance inputs', { timeout: 120_000 }, () => {
     await res.arrayBuffer()
     await answered
   })
+
+  it('refuses patterns too large to join, and masks whole what a scan could take too long on', async () => {
+    const body = Array.from({ length: 60 }, (_, j) => `${String.fromCharCode(97 + (j % 26))}{1000}`)
+    const unjoinable = Array.from({ length: 50 }, (_, i) => `q${i}${body.join('').slice(0, 480)}`)
+    const refused = await api('PUT', `/api/tunnels/${tunnel.id}/policy`, {
+      redaction: { patterns: unjoinable },
+    })
+    assert.equal(refused.status, 400, JSON.stringify(refused.json))
+    assert.match(JSON.stringify(refused.json), /redaction\.patterns.*more than the 2000 allowed/)
+
+    const put = await api('PUT', `/api/tunnels/${tunnel.id}/policy`, {
+      redaction: { patterns: ['[a-z]{1000}[0-9]'], forwarded: true, detect_secrets: false },
+    })
+    assert.equal(put.status, 200, JSON.stringify(put.json))
+    const huge = `${'a'.repeat(1 << 20)}1`
+    const small = `x ${'b'.repeat(1000)}7 y`
+    const call = publicFetch(tunnel.url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2025-03-26',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: { name: 'echo', arguments: {} },
+      }),
+    })
+    const req = await client.nextRequest(10_000)
+    const reply = Buffer.from(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 2,
+        result: {
+          content: [
+            { type: 'text', text: huge },
+            { type: 'text', text: small },
+          ],
+        },
+      }),
+    )
+    req.stream.respond({ status: 200, headers: [['content-type', 'application/json']] })
+    for (let at = 0; at < reply.length; at += 16 * 1024) {
+      req.stream.write(reply.subarray(at, at + 16 * 1024))
+    }
+    req.stream.end()
+    const res = await call
+    const text = await res.text()
+    assert.equal(res.status, 200, text.slice(0, 500))
+    const answer = JSON.parse(text) as { result: { content: { text: string }[] } }
+    // Never forwarded unscanned: masked whole where scanning would cost the node too much.
+    assert.deepEqual(
+      answer.result.content.map((c) => c.text),
+      ['[REDACTED:unscanned]', 'x [REDACTED:pattern] y'],
+    )
+  })
 })

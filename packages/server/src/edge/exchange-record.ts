@@ -14,6 +14,7 @@ import {
   type JsonRpcBody,
   type PolicyCode,
 } from '@burrow/protocol'
+import type { StoredRoom } from '../governance/redactor.js'
 import type { TunnelGovernance } from '../governance/tunnel-governance.js'
 import { newCallId, type CallHistorySink } from '../quota/call-history.js'
 import type { EdgeSessions } from '../quota/edge-sessions.js'
@@ -228,16 +229,20 @@ export class ExchangeRecord {
     answer: Record<string, unknown> | undefined,
   ): { request: string; response: string | null; cut: boolean } {
     const redactor = this.#ctx.governance?.redactor ?? null
+    // Only what can be kept is scanned: a 4 MiB body costs the redactor what 64 KiB does.
+    const room: StoredRoom = { chars: MAX_STORED_BODY_CHARS, cut: false }
     const text = (value: unknown) => {
+      room.chars = MAX_STORED_BODY_CHARS
       try {
-        return JSON.stringify(redactor ? redactor.redactValue(value) : value)
+        return JSON.stringify(redactor ? redactor.redactValue(value, 0, room) : value)
       } catch {
         return '"[not storable]"'
       }
     }
     const req = text(request)
     const res = answer === undefined ? null : text(answer)
-    const cut = req.length > MAX_STORED_BODY_CHARS || (res?.length ?? 0) > MAX_STORED_BODY_CHARS
+    const cut =
+      room.cut || req.length > MAX_STORED_BODY_CHARS || (res?.length ?? 0) > MAX_STORED_BODY_CHARS
     return {
       request: req.slice(0, MAX_STORED_BODY_CHARS),
       response: res === null ? null : res.slice(0, MAX_STORED_BODY_CHARS),

@@ -6,6 +6,7 @@
  */
 import picomatch from 'picomatch'
 import { RE2JS } from 're2js'
+import { joinPatterns, MAX_PATTERN_PROGRAM } from './pattern-scanner.js'
 import { DEFAULT_POLICY, type Policy, type RateLimitRule, type RugPullMode } from './policy.js'
 
 /** Why a document is not a policy: the field and what is wrong with it. */
@@ -38,10 +39,19 @@ class Refusal extends Error {
   }
 }
 
+/** Options of `parsePolicy`. */
+export interface ParseOptions {
+  /**
+   * The document was stored by an earlier write: rules added since it was written (the size of
+   * the patterns' joined program) are not asked of it.
+   */
+  readonly stored?: boolean
+}
+
 /** The policy `value` describes, or the first problem with it. */
-export function parsePolicy(value: unknown): Policy | PolicyProblem {
+export function parsePolicy(value: unknown, opts: ParseOptions = {}): Policy | PolicyProblem {
   try {
-    return read(value)
+    return read(value, opts.stored === true)
   } catch (err) {
     if (err instanceof Refusal) return { field: err.field, message: err.message }
     throw err
@@ -63,7 +73,7 @@ export function isValidGlob(glob: string): boolean {
   }
 }
 
-function read(value: unknown): Policy {
+function read(value: unknown, stored: boolean): Policy {
   const doc = object(value, 'policy', [
     'tools',
     'rate_limits',
@@ -93,7 +103,7 @@ function read(value: unknown): Policy {
       patterns:
         redaction?.patterns === undefined
           ? d.redaction.patterns
-          : patterns(redaction.patterns, 'redaction.patterns'),
+          : patterns(redaction.patterns, 'redaction.patterns', stored),
       detectSecrets:
         redaction?.detect_secrets === undefined
           ? d.redaction.detectSecrets
@@ -155,7 +165,7 @@ function globs(value: unknown, field: string): readonly string[] {
   return list
 }
 
-function patterns(value: unknown, field: string): readonly string[] {
+function patterns(value: unknown, field: string, stored: boolean): readonly string[] {
   const list = strings(value, field, POLICY_LIMITS.patterns, POLICY_LIMITS.patternChars)
   list.forEach((pattern, i) => {
     if (/\(\?P?</.test(pattern)) {
@@ -173,6 +183,22 @@ function patterns(value: unknown, field: string): readonly string[] {
       )
     }
   })
+  if (!stored && list.length > 0) {
+    let size: number
+    try {
+      size = RE2JS.compile(joinPatterns(list)).programSize()
+    } catch {
+      size = Infinity
+    }
+    if (size > MAX_PATTERN_PROGRAM) {
+      throw new Refusal(
+        field,
+        `${field} together compile to ${Number.isFinite(size) ? `${size} RE2 instructions` : 'a program too large'}, ` +
+          `more than the ${MAX_PATTERN_PROGRAM} allowed (each counted repetition such as {40} ` +
+          'repeats what it applies to); use fewer patterns or smaller counts',
+      )
+    }
+  }
   return list
 }
 

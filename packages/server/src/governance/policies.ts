@@ -9,6 +9,7 @@ import type { ClusterEvents } from '../cluster/cluster-events.js'
 import type { PolicyStore } from '../store/policy-store.js'
 import { isPolicyProblem, parsePolicy, type PolicyProblem } from './parse-policy.js'
 import { DEFAULT_POLICY, policyDocument } from './policy.js'
+import { ScanBudget } from './scan-budget.js'
 import { TunnelGovernance } from './tunnel-governance.js'
 
 /** A policy as the API shows it. */
@@ -45,6 +46,8 @@ export class Policies {
   readonly #now: () => number
   readonly #cache = new Map<string, Cached>()
   readonly #loading = new Map<string, Promise<TunnelGovernance>>()
+  /** Each tunnel's allowance for redaction scans, kept across policy versions and reloads. */
+  readonly #budgets = new Map<string, ScanBudget>()
 
   constructor(opts: PoliciesOptions) {
     this.#opts = opts
@@ -122,9 +125,15 @@ export class Policies {
 
   async #load(tunnelId: string): Promise<TunnelGovernance> {
     const stored = await this.#opts.store.get(tunnelId)
+    const budget = this.#budget(tunnelId)
     const governance = stored
-      ? new TunnelGovernance(tunnelId, stored.version, this.#parseStored(tunnelId, stored.document))
-      : new TunnelGovernance(tunnelId, 0, DEFAULT_POLICY)
+      ? new TunnelGovernance(
+          tunnelId,
+          stored.version,
+          this.#parseStored(tunnelId, stored.document),
+          budget,
+        )
+      : new TunnelGovernance(tunnelId, 0, DEFAULT_POLICY, budget)
     if (this.#cache.size >= MAX_CACHED) {
       const oldest = this.#cache.keys().next().value
       if (oldest !== undefined) this.#cache.delete(oldest)
@@ -133,10 +142,27 @@ export class Policies {
     return governance
   }
 
-  /** A stored document: written by `write`, so valid; a corrupt one falls back to the default. */
+  #budget(tunnelId: string): ScanBudget {
+    let budget = this.#budgets.get(tunnelId)
+    if (budget === undefined) {
+      if (this.#budgets.size >= MAX_CACHED) {
+        const oldest = this.#budgets.keys().next().value
+        if (oldest !== undefined) this.#budgets.delete(oldest)
+      }
+      budget = new ScanBudget({ now: this.#now })
+      this.#budgets.set(tunnelId, budget)
+    }
+    return budget
+  }
+
+  /**
+   * A stored document: written by `write`, so valid when it was written (rules added since, such
+   * as the size of the patterns' joined program, are not asked of it); a corrupt one falls back
+   * to the default.
+   */
   #parseStored(tunnelId: string, document: string) {
     try {
-      const policy = parsePolicy(JSON.parse(document))
+      const policy = parsePolicy(JSON.parse(document), { stored: true })
       if (!isPolicyProblem(policy)) return policy
       this.#opts.log.error(
         `governance: tunnel ${tunnelId}'s stored policy is invalid (${policy.field}: ${policy.message}); using the default`,

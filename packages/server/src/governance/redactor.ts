@@ -3,11 +3,17 @@
  * configured keys at any depth (compared without case), matches of the user's RE2 patterns, and
  * what the built-in detectors recognise (secret-detectors.ts). A mask says what matched:
  * `[REDACTED:password]`, `[REDACTED:github_token]`, `[REDACTED:pattern]`. Users' patterns run on
- * RE2, in linear time, so no pattern a user writes can hang the edge. Walks JSON without recursion limits of its own: values nested
- * deeper than 64 levels are masked whole.
+ * RE2 within the tunnel's scan budget (pattern-scanner.ts, scan-budget.ts); a string the budget
+ * cannot pay for is masked whole, `[REDACTED:unscanned]`. Values nested deeper than 64 levels are
+ * masked whole.
+ *
+ * A stored copy is cut at 64 KiB anyway, so `redactValue` with a `StoredRoom` scans only what
+ * can be kept (and a margin, so that a secret across the cut is still recognised): a 4 MiB body
+ * costs no more than a 64 KiB one.
  */
-import { RE2JS } from 're2js'
+import { PatternScanner } from './pattern-scanner.js'
 import type { RedactionSettings } from './policy.js'
+import { ScanBudget } from './scan-budget.js'
 import { detectSecrets } from './secret-detectors.js'
 
 /** Values nested deeper than this are replaced whole. */
@@ -18,22 +24,34 @@ export function mask(name: string): string {
   return `[REDACTED:${name}]`
 }
 
+/** Characters scanned past a stored copy's end, so that a secret across the cut is masked. */
+export const STORED_MARGIN_CHARS = 16 * 1024
+
+/**
+ * What is left of a stored copy while its value is walked: characters still to keep, and whether
+ * anything was left out. Strings past the room are cut before they are scanned.
+ */
+export interface StoredRoom {
+  chars: number
+  cut: boolean
+}
+
 /** A compiled redaction policy. */
 export class Redactor {
   readonly #keys: ReadonlySet<string>
-  /** The user's patterns, as one RE2 alternation; null without any. */
-  readonly #scanner: RE2JS | null
+  /** The user's patterns; null without any. */
+  readonly #scanner: PatternScanner | null
+  readonly #budget: ScanBudget
   readonly #detect: boolean
   /** Masks `redact*` made since the redactor was built. */
   masked = 0
 
-  constructor(settings: RedactionSettings) {
+  /** `budget`: what the patterns may cost; the tunnel's, shared by its policy versions. */
+  constructor(settings: RedactionSettings, budget: ScanBudget = new ScanBudget()) {
     this.#keys = new Set(settings.keys.map((k) => k.toLowerCase()))
     this.#detect = settings.detectSecrets
-    this.#scanner =
-      settings.patterns.length === 0
-        ? null
-        : RE2JS.compile(settings.patterns.map((p) => `(?:${p})`).join('|'))
+    this.#scanner = settings.patterns.length === 0 ? null : new PatternScanner(settings.patterns)
+    this.#budget = budget
   }
 
   /** True when this redactor can change anything. */
@@ -44,19 +62,17 @@ export class Redactor {
   /** `text` with every match of the detectors and the patterns masked. */
   redactText(text: string): string {
     if (text.length === 0) return text
-    let out = this.#detect ? this.#maskSpans(text, detectSecrets(text)) : text
-    if (this.#scanner !== null) out = this.#maskSpans(out, this.#userSpans(out))
-    return out
-  }
-
-  /** Matches of the user's patterns (RE2: linear time whatever they are). */
-  #userSpans(text: string): [number, number, string][] {
-    const spans: [number, number, string][] = []
-    const m = this.#scanner!.matcher(text)
-    while (m.find()) {
-      if (m.end() > m.start()) spans.push([m.start(), m.end(), 'pattern'])
-    }
-    return spans
+    const out = this.#detect ? this.#maskSpans(text, detectSecrets(text)) : text
+    if (this.#scanner === null) return out
+    const scanned = this.#scanner.scan(out, this.#budget, (t, spans) =>
+      this.#maskSpans(
+        t,
+        spans.map(([start, end]) => [start, end, 'pattern']),
+      ),
+    )
+    if (scanned !== null) return scanned
+    this.masked++
+    return mask('unscanned')
   }
 
   #maskSpans(text: string, spans: readonly [number, number, string][]): string {
@@ -75,7 +91,22 @@ export class Redactor {
    * The JSON value with masked keys and strings; the input is not changed. Parts with nothing to
    * mask are shared with the input, not copied (most calls carry no secret).
    */
-  redactValue(value: unknown, depth = 0): unknown {
+  redactValue(value: unknown, depth = 0, room?: StoredRoom): unknown {
+    if (room !== undefined) {
+      if (room.chars < -STORED_MARGIN_CHARS) {
+        // Past the stored copy's end and its margin: nothing here would be kept.
+        room.cut = true
+        return null
+      }
+      if (typeof value === 'string') {
+        const keep = Math.max(0, room.chars) + STORED_MARGIN_CHARS
+        room.chars -= value.length + 2
+        if (value.length > keep) room.cut = true
+        return this.redactText(value.length > keep ? value.slice(0, keep) : value)
+      }
+      // Undercounted (JSON escapes lengthen strings): the room never runs out before the text.
+      room.chars -= typeof value === 'object' && value !== null ? 2 : String(value).length + 1
+    }
     if (typeof value === 'string') return this.redactText(value)
     if (typeof value !== 'object' || value === null) return value
     if (depth >= MAX_DEPTH) {
@@ -86,7 +117,7 @@ export class Redactor {
       let copy: unknown[] | null = null
       for (let i = 0; i < value.length; i++) {
         const item: unknown = value[i]
-        const redacted = this.redactValue(item, depth + 1)
+        const redacted = this.redactValue(item, depth + 1, room)
         if (copy === null && redacted !== item) copy = value.slice(0, i)
         copy?.push(redacted)
       }
@@ -101,11 +132,12 @@ export class Redactor {
       const key = keys[i]!
       const v = record[key]
       let redacted: unknown
+      if (room !== undefined) room.chars -= key.length + 3
       if (byKey && v !== null && v !== undefined && this.#keys.has(key.toLowerCase())) {
         redacted = mask(key.toLowerCase())
         this.masked++
       } else {
-        redacted = this.redactValue(v, depth + 1)
+        redacted = this.redactValue(v, depth + 1, room)
       }
       if (copy === null && redacted !== v) {
         copy = keys.slice(0, i).map((k): [string, unknown] => [k, record[k]])

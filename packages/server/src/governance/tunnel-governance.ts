@@ -6,6 +6,7 @@ import type { ClassifiedMessage } from '@burrow/protocol'
 import type { Policy } from './policy.js'
 import { RateLimitRules } from './rate-limit-demands.js'
 import { Redactor } from './redactor.js'
+import type { ScanBudget } from './scan-budget.js'
 import { ToolRules } from './tool-rules.js'
 
 /** What the edge refuses before forwarding, and why. */
@@ -23,13 +24,14 @@ export class TunnelGovernance {
   readonly rates: RateLimitRules
   readonly redactor: Redactor
 
-  constructor(tunnelId: string, version: number, policy: Policy) {
+  /** `budget`: what the tunnel's redaction patterns may cost (kept across versions). */
+  constructor(tunnelId: string, version: number, policy: Policy, budget?: ScanBudget) {
     this.tunnelId = tunnelId
     this.version = version
     this.policy = policy
     this.tools = new ToolRules(policy.tools)
     this.rates = new RateLimitRules(policy.rateLimits)
-    this.redactor = new Redactor(policy.redaction)
+    this.redactor = new Redactor(policy.redaction, budget)
   }
 
   /** The first `tools/call` of `messages` to a tool the policy denies, or null. */

@@ -119,9 +119,31 @@ describe('parsePolicy', () => {
     }
   })
 
+  it('bounds the program the patterns join into, but not for stored documents', () => {
+    // Each compiles alone; together they are more than the edge may run on every string.
+    const big = unjoinable()
+    const p = bad({ redaction: { patterns: big } })
+    assert.equal(p.field, 'redaction.patterns')
+    assert.match(p.message, /more than the 2000 allowed/)
+    const two = bad({ redaction: { patterns: ['[a-z]{1000}x', '[0-9]{1000}y'] } })
+    assert.match(two.message, /compile to 200\d RE2 instructions/)
+    // Fifty realistic secret patterns fit.
+    const realistic = Array.from({ length: 50 }, (_, i) => `tok${i}_[A-Za-z0-9]{24}`)
+    assert.equal(isPolicyProblem(parsePolicy({ redaction: { patterns: realistic } })), false)
+    // A document stored before the rule still loads, with its patterns.
+    const stored = parsePolicy({ redaction: { patterns: big } }, { stored: true })
+    assert.equal(isPolicyProblem(stored), false)
+  })
+
   it('bounds list sizes', () => {
     assert.match(bad({ tools: { deny: Array(101).fill('x') } }).message, /at most 100/)
     const rules = Array.from({ length: 51 }, () => ({ method: '*', limit: 1, per_seconds: 1 }))
     assert.match(bad({ rate_limits: rules }).message, /at most 50/)
   })
 })
+
+/** 50 patterns that each compile (60,000 instructions) but together pass RE2's largest program. */
+function unjoinable(): string[] {
+  const body = Array.from({ length: 60 }, (_, j) => `${String.fromCharCode(97 + (j % 26))}{1000}`)
+  return Array.from({ length: 50 }, (_, i) => `q${i}${body.join('').slice(0, 480)}`)
+}

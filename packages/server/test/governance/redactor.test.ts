@@ -2,7 +2,8 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { DEFAULT_POLICY } from '../../src/governance/policy.js'
-import { Redactor } from '../../src/governance/redactor.js'
+import { Redactor, type StoredRoom } from '../../src/governance/redactor.js'
+import { ScanBudget } from '../../src/governance/scan-budget.js'
 
 const settings = {
   keys: ['password', 'API_KEY'],
@@ -81,6 +82,63 @@ describe('Redactor', () => {
   })
 })
 
+describe('Redactor within its scan budget', () => {
+  const plain = { keys: [], detectSecrets: false, forwarded: false }
+
+  it('applies patterns that do not join into one program one by one', () => {
+    // A policy stored before the joined program was bounded: its patterns still apply.
+    const big = unjoinable().map((p, i) => `${p}|secret${i}`)
+    const r = new Redactor({ ...plain, patterns: big }, new ScanBudget({ maxSteps: Infinity }))
+    assert.equal(r.redactText('a secret7 b secret9'), 'a [REDACTED:pattern] b [REDACTED:pattern]')
+  })
+
+  it('masks whole a string its scan could take too long on, and never leaves it unmasked', () => {
+    const budget = new ScanBudget()
+    const r = new Redactor({ ...plain, patterns: ['[a-z]{1000}[0-9]'] }, budget)
+    // 1003 instructions × 1 Mi characters: far past one scan's steps.
+    assert.equal(r.redactText('a'.repeat(1 << 20) + '1'), '[REDACTED:unscanned]')
+    assert.equal(budget.refused, 1)
+    // Short strings are still scanned.
+    assert.equal(r.redactText(`x ${'b'.repeat(1000)}7 y`), 'x [REDACTED:pattern] y')
+  })
+
+  it('stops scanning for a while once the tunnel has used its scan time', () => {
+    let now = 0
+    const budget = new ScanBudget({ msPerMinute: 100, now: () => now })
+    const r = new Redactor({ ...plain, patterns: ['k-[0-9]+'] }, budget)
+    assert.equal(r.redactText('k-1'), '[REDACTED:pattern]')
+    budget.spent(150)
+    assert.equal(r.redactText('k-2 and more'), '[REDACTED:unscanned]')
+    // Another policy version of the same tunnel shares the budget.
+    assert.equal(
+      new Redactor({ ...plain, patterns: ['z'] }, budget).redactText('z'),
+      '[REDACTED:unscanned]',
+    )
+    now = 60_000
+    assert.equal(r.redactText('k-3 and more'), '[REDACTED:pattern] and more')
+  })
+
+  it('scans only what a stored copy keeps of a large body', () => {
+    // One scan of the whole body would be refused; the stored copy's part is not.
+    const budget = new ScanBudget({ maxSteps: 20 * 200 * 1024 })
+    const r = new Redactor({ ...plain, patterns: ['secret-[0-9]+'] }, budget)
+    const body = {
+      params: { a: 'secret-1 ' + 'x'.repeat(4 << 20), b: ['secret-2', 'y'.repeat(1 << 20)] },
+    }
+    const room: StoredRoom = { chars: 64 * 1024, cut: false }
+    const stored = JSON.stringify(r.redactValue(body, 0, room))
+    assert.equal(room.cut, true)
+    assert.equal(budget.refused, 0)
+    assert.ok(stored.startsWith('{"params":{"a":"[REDACTED:pattern] xxx'))
+    assert.ok(stored.length > 64 * 1024 && stored.length < 200 * 1024, String(stored.length))
+    // A small body is kept whole, and its secrets masked wherever they are.
+    const small = { a: Array.from({ length: 100 }, (_, i) => `n${i}`), z: 'secret-9' }
+    const whole: StoredRoom = { chars: 64 * 1024, cut: false }
+    assert.deepEqual(r.redactValue(small, 0, whole), { ...small, z: '[REDACTED:pattern]' })
+    assert.equal(whole.cut, false)
+  })
+})
+
 describe('secret detectors on hostile text', () => {
   it('stay linear on text built to make them backtrack', () => {
     const r = new Redactor({ keys: [], patterns: [], detectSecrets: true, forwarded: false })
@@ -99,3 +157,9 @@ describe('secret detectors on hostile text', () => {
     )
   })
 })
+
+/** 50 patterns that each compile (60,000 instructions) but together pass RE2's largest program. */
+function unjoinable(): string[] {
+  const body = Array.from({ length: 60 }, (_, j) => `${String.fromCharCode(97 + (j % 26))}{1000}`)
+  return Array.from({ length: 50 }, (_, i) => `q${i}${body.join('').slice(0, 480)}`)
+}
