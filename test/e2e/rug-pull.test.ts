@@ -547,6 +547,38 @@ describe('rug-pull protection through a tunnel', { timeout: 300_000 }, () => {
     }
   })
 
+  it('keeps 4 Mi characters of definitions per tunnel, and only hashes past it', async () => {
+    const big = (v: string) =>
+      Array.from({ length: 20 }, (_, i) => def(`big${i}`, `${v} ${'x'.repeat(250_000)}`))
+    const u = upstream(big('v1'))
+    dirs.push(u.dir)
+    const t = await tunnel('large', ['--stdio', command(u)])
+    const { client } = await connectAgent(t.url)
+    try {
+      await client.listTools()
+      await until(
+        () => tools(t.id),
+        (v) => v.baselined && v.tools.length === 20,
+      )
+      u.set(big('v2'))
+      await client.listTools()
+      const view = await until(
+        () => tools(t.id),
+        (v) => v.tools.every((x) => x.status === 'changed'),
+      )
+      const kept = JSON.stringify(view).length
+      assert.ok(kept < 6 * 1024 * 1024, `the tools view is ${kept} characters`)
+      const notKept = view.tools.filter((x) => x.current_definition === null)
+      assert.ok(notKept.length > 0, 'past the bound, definitions are not kept')
+      assert.ok(notKept.every((x) => /^[0-9a-f]{64}$/.test(String(x.current_hash))))
+      const page = await (await user.page(`/dashboard/tunnels/${t.id}/tools`)).text()
+      assert.match(page, /data-not-kept/)
+      assert.match(page, /keeps 4 Mi characters of tool definitions/)
+    } finally {
+      await client.close()
+    }
+  })
+
   it('follows a paginated list and survives a hostile one', async () => {
     let deep: Record<string, unknown> = { type: 'string' }
     for (let i = 0; i < 400; i++) deep = { type: 'object', properties: { x: deep } }

@@ -12,6 +12,10 @@
  * rejected definition is held in `alert` mode too. The state of each tunnel is kept in memory
  * (a few seconds, and dropped when an approval or another node changes it) so that the answer
  * being read can be filtered at once.
+ *
+ * Definitions are kept (for the owner's diff) up to `MAX_KEPT_DEFINITION_CHARS` per tunnel; past
+ * that only hashes are, which still tell every change, without its diff. A server listing 1,000
+ * tools of 256 KiB each would otherwise hold hundreds of MB per tunnel.
  */
 import type { Logger } from '@burrow/protocol'
 import type { ClusterEvents } from '../cluster/cluster-events.js'
@@ -49,6 +53,8 @@ export interface PinState {
   /** Lists being paged through, by the cursor their next page will be asked with. */
   readonly rounds: Map<string, Round>
   readonly loadedAt: number
+  /** Characters of definitions kept (`keptChars`), counted as they are added. */
+  definitionChars: number
 }
 
 /** Most tools pinned per tunnel; past it, new tools are not pinned (and held in `hold` mode). */
@@ -58,6 +64,8 @@ export const MAX_PINNED_TOOLS = 1000
  * answer in `hold` mode (no pin knows them) and pass unchecked in `alert` mode.
  */
 export const MAX_PAGE_TOOLS = 5000
+/** Most characters of tool definitions kept per tunnel; past it, only hashes. */
+export const MAX_KEPT_DEFINITION_CHARS = 4 * 1024 * 1024
 
 /** Options of `new ToolPins`. */
 export interface ToolPinsOptions {
@@ -90,6 +98,8 @@ export class ToolPins {
   /** Writes per tunnel, one after another. */
   readonly #writes = new Map<string, Promise<unknown>>()
   readonly #now: () => number
+  /** What is stored of each tool seen: decided once, so that its definition is counted once. */
+  readonly #kept = new WeakMap<PinnedTool, PinnedDefinition>()
 
   constructor(opts: ToolPinsOptions) {
     this.#opts = opts
@@ -123,6 +133,7 @@ export class ToolPins {
           listChangedAt: stored.listChangedAt,
           rounds: cached?.rounds ?? new Map<string, Round>(),
           loadedAt: this.#now(),
+          definitionChars: stored.pins.reduce((n, p) => n + keptChars(p), 0),
         }
         if (this.#cache.size >= 10_000) this.#cache.clear()
         this.#cache.set(tunnelId, state)
@@ -164,11 +175,20 @@ export class ToolPins {
         left.add(name)
       }
     }
-    const stored = (p: PinnedTool): PinnedDefinition => ({
-      hash: p.hash,
-      bodyHash: p.bodyHash,
-      definition: page.zeroKnowledge ? null : p.definition,
-    })
+    const stored = (p: PinnedTool): PinnedDefinition => {
+      let kept = this.#kept.get(p)
+      if (kept === undefined) {
+        const room = state.definitionChars + p.definition.length <= MAX_KEPT_DEFINITION_CHARS
+        if (room && !page.zeroKnowledge) state.definitionChars += p.definition.length
+        kept = {
+          hash: p.hash,
+          bodyHash: p.bodyHash,
+          definition: page.zeroKnowledge || !room ? null : p.definition,
+        }
+        this.#kept.set(p, kept)
+      }
+      return kept
+    }
     if (round) for (const name of seen.keys()) round.names.add(name)
     const complete = page.nextCursor === null
     const hidden = (): ReadonlySet<string> => {
@@ -210,7 +230,10 @@ export class ToolPins {
       if (state.pins.size >= MAX_PINNED_TOOLS) continue
       // A new tool could be an approved one renamed: that is known once the list is complete.
       if (round && (complete || this.#couldBeRenamed(state, round, p))) {
-        round.pending.set(name, p)
+        // Held until the list is complete: as little as will be stored of it.
+        const slim: PinnedTool = { ...p, definition: '' }
+        this.#kept.set(slim, stored(p))
+        round.pending.set(name, slim)
       } else {
         this.#see(tunnel, state, name, 'new', stored(p), at)
       }
@@ -380,4 +403,10 @@ export class ToolPins {
       if (this.#writes.get(tunnelId) === next) this.#writes.delete(tunnelId)
     })
   }
+}
+
+/** Characters of definitions `row` keeps: the current one counts when it is not the approved. */
+export function keptChars(row: PinRow): number {
+  const current = row.currentHash === row.approvedHash ? 0 : (row.currentDefinition?.length ?? 0)
+  return (row.approvedDefinition?.length ?? 0) + current
 }

@@ -11,8 +11,10 @@ import { silentLogger } from '@burrow/protocol'
 import { LocalClusterEvents } from '../../src/cluster/cluster-events.js'
 import type { RugPullMode } from '../../src/governance/policy.js'
 import {
+  MAX_KEPT_DEFINITION_CHARS,
   MAX_PAGE_TOOLS,
   MAX_PINNED_TOOLS,
+  keptChars,
   ToolPins,
   type ListPage,
   type ToolChange,
@@ -307,6 +309,31 @@ for (const backend of testBackends()) {
       const loaded = await store.toolPins.load(tunnel.id)
       assert.equal(loaded.pins.length, MAX_PINNED_TOOLS, 'no more than the cap is pinned')
       assert.equal(hidden.size, MAX_PINNED_TOOLS + 50, 'pinned or not, every new tool is held')
+    })
+
+    it('keeps definitions up to the bound of each tunnel, and only hashes past it', async () => {
+      // 60 tools of 250 KB: about 15 Mi characters, more than the bound.
+      const big = (i: number, v: string) => tool(`big${i}`, `${v}${'x'.repeat(250_000)}`)
+      await list(Array.from({ length: 60 }, (_, i) => big(i, 'v1')))
+      const kept = (rows: Awaited<ReturnType<typeof store.toolPins.load>>['pins']) =>
+        rows.reduce((n, r) => n + keptChars(r), 0)
+      let rows = (await store.toolPins.load(tunnel.id)).pins
+      assert.equal(rows.length, 60)
+      assert.ok(kept(rows) <= MAX_KEPT_DEFINITION_CHARS, String(kept(rows)))
+      assert.ok(rows.some((r) => r.approvedDefinition === null))
+      // Every change is still told, past the bound too, on a fresh node (the bound read back).
+      for (let round = 2; round <= 5; round++) {
+        clock += 60_000
+        await list(
+          Array.from({ length: 60 }, (_, i) => big(i, `v${round}`)),
+          {},
+          round % 2 === 0 ? makePins() : pins,
+        )
+      }
+      rows = (await store.toolPins.load(tunnel.id)).pins
+      assert.ok(kept(rows) <= MAX_KEPT_DEFINITION_CHARS, String(kept(rows)))
+      assert.ok(rows.every((r) => r.status === 'changed' && /^[0-9a-f]{64}$/.test(r.currentHash!)))
+      assert.equal(new Set(changes.map((c) => c.tool)).size, 60)
     })
 
     it('leaves out a name a list repeats on a later page, and pins none of its copies', async () => {

@@ -114,8 +114,10 @@ function hidden(x: ToolView): SafeHtml {
 function diffTable(x: ToolView, zeroKnowledge: boolean): SafeHtml {
   if (x.status === 'removed') return html``
   if (x.diff === null) {
-    return zeroKnowledge || x.currentDefinition === null
-      ? html`<p class="muted">No definitions are kept for this tunnel: only the hashes differ.</p>`
+    if (zeroKnowledge)
+      return html`<p class="muted">No definitions are kept for this tunnel: only the hashes differ.</p>`
+    return x.currentDefinition === null
+      ? html`<p class="muted" data-not-kept>This definition was not kept (a tunnel keeps 4 Mi characters of tool definitions; past that, only their hashes): only the hashes differ.</p>`
       : html`<details open><summary>Definition</summary><pre class="definition">${pretty(x.currentDefinition)}</pre></details>`
   }
   if (x.diff.length === 0) return html`<p class="muted">No field differs.</p>`
