@@ -150,4 +150,26 @@ describe('hostile governance inputs', { timeout: 120_000 }, () => {
       ['[REDACTED:unscanned]', 'x [REDACTED:pattern] y'],
     )
   })
+
+  it('limits how often the policy of a tunnel may be rewritten', async () => {
+    let res: Response | undefined
+    for (let i = 0; i < 40; i++) {
+      res = await fetch(`http://127.0.0.1:${service.port}/api/tunnels/${tunnel.id}/policy`, {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ tools: { deny: [`t${i}`] } }),
+      })
+      if (res.status !== 200) break
+      await res.arrayBuffer()
+    }
+    assert.equal(res?.status, 429)
+    assert.match(res.headers.get('retry-after') ?? '', /^\d+$/)
+    const body = (await res.json()) as { error: { code: string; message: string } }
+    assert.equal(body.error.code, 'rate_limited')
+    assert.match(body.error.message, /changed 30 times in the last minute/)
+    // What was in force stays in force.
+    const now = await api('GET', `/api/tunnels/${tunnel.id}/policy`)
+    assert.equal(now.status, 200)
+    assert.equal(JSON.stringify(now.json).includes('"t39"'), false)
+  })
 })

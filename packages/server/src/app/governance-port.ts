@@ -6,8 +6,7 @@
 import type { CallFilter, CallView } from '../governance/call-log.js'
 import type { TailWatcher } from '../governance/live-tail.js'
 import type { MetricsReport, MetricWindow } from '../governance/metrics-report.js'
-import type { PolicyProblem } from '../governance/parse-policy.js'
-import type { PolicyView } from '../governance/policies.js'
+import type { PolicyView, PolicyWrite } from '../governance/policies.js'
 import type { ToolsView } from '../governance/tools-view.js'
 import type { Decided } from '../store/tool-pins-store.js'
 
@@ -15,14 +14,7 @@ import type { Decided } from '../store/tool-pins-store.js'
 export interface GovernancePort {
   policy(tunnelId: string): Promise<PolicyView>
   /** Validate and store; a problem changes nothing. */
-  setPolicy(
-    tunnelId: string,
-    value: unknown,
-    by: string,
-  ): Promise<
-    | { readonly ok: true; readonly view: PolicyView }
-    | { readonly ok: false; readonly problem: PolicyProblem }
-  >
+  setPolicy(tunnelId: string, value: unknown, by: string): Promise<PolicyWrite>
   policyVersions(
     tunnelId: string,
   ): Promise<readonly { version: number; changedAt: string; changedBy: string; document: string }[]>

@@ -8,6 +8,7 @@ import type { Logger } from '@burrow/protocol'
 import type { ClusterEvents } from '../cluster/cluster-events.js'
 import type { PolicyStore } from '../store/policy-store.js'
 import { isPolicyProblem, parsePolicy, type PolicyProblem } from './parse-policy.js'
+import { RateLimiter } from '../http/rate-limiter.js'
 import { DEFAULT_POLICY, policyDocument } from './policy.js'
 import { ScanBudget } from './scan-budget.js'
 import { TunnelGovernance } from './tunnel-governance.js'
@@ -20,6 +21,14 @@ export interface PolicyView {
   readonly updatedAt: string | null
   readonly updatedBy: string | null
 }
+
+/** What a write did: the new policy, or why nothing changed (`retryAfterSecs` when too soon). */
+export type PolicyWrite =
+  | { readonly ok: true; readonly view: PolicyView }
+  | { readonly ok: false; readonly problem: PolicyProblem; readonly retryAfterSecs?: number }
+
+/** Policy writes one tunnel may make at once, and per minute on average (per node). */
+export const POLICY_WRITES_PER_MINUTE = 30
 
 /** Options of `new Policies`. */
 export interface PoliciesOptions {
@@ -46,6 +55,8 @@ export class Policies {
   readonly #now: () => number
   readonly #cache = new Map<string, Cached>()
   readonly #loading = new Map<string, Promise<TunnelGovernance>>()
+  /** Writes per tunnel: each is a database transaction and an event to every node. */
+  readonly #writes: RateLimiter
   /** Each tunnel's allowance for redaction scans, kept across policy versions and reloads. */
   readonly #budgets = new Map<string, ScanBudget>()
 
@@ -53,6 +64,11 @@ export class Policies {
     this.#opts = opts
     this.#ttl = opts.ttlMs ?? 5000
     this.#now = opts.now ?? Date.now
+    this.#writes = new RateLimiter({
+      capacity: POLICY_WRITES_PER_MINUTE,
+      perMs: 60_000,
+      now: this.#now,
+    })
     opts.events.subscribe((event) => {
       if (event.type === 'tunnel') this.invalidate(event.tunnelId)
     })
@@ -95,16 +111,21 @@ export class Policies {
   }
 
   /** Validate and store `value` as the tunnel's policy; a problem changes nothing. */
-  async write(
-    tunnelId: string,
-    value: unknown,
-    by: string,
-  ): Promise<
-    | { readonly ok: true; readonly view: PolicyView }
-    | { readonly ok: false; readonly problem: PolicyProblem }
-  > {
+  async write(tunnelId: string, value: unknown, by: string): Promise<PolicyWrite> {
     const policy = parsePolicy(value)
     if (isPolicyProblem(policy)) return { ok: false, problem: policy }
+    const allowed = this.#writes.take(tunnelId)
+    if (!allowed.ok) {
+      const wait = allowed.retryAfterSecs
+      return {
+        ok: false,
+        retryAfterSecs: wait,
+        problem: {
+          field: 'policy',
+          message: `this tunnel's policy changed ${POLICY_WRITES_PER_MINUTE} times in the last minute; try again in ${wait} s`,
+        },
+      }
+    }
     const document = policyDocument(policy)
     const at = new Date(this.#now())
     const version = await this.#opts.store.set(tunnelId, JSON.stringify(document), by, at)

@@ -1,10 +1,14 @@
 /**
- * Tunnels' governance policies in the database: the current document and every earlier version,
- * with who changed it and when. A change is one upsert that takes the next version number (so
- * concurrent changes each get their own) plus the version row, in one transaction.
+ * Tunnels' governance policies in the database: the current document and the newest 100
+ * versions, with who changed them and when. A change is one upsert that takes the next version
+ * number (so concurrent changes each get their own), the version row, and the deletion of the
+ * version 100 before it, in one transaction.
  */
 import type { Kysely } from 'kysely'
 import type { Database } from './schema.js'
+
+/** Versions kept per tunnel; older ones are deleted as new ones are written. */
+export const KEPT_POLICY_VERSIONS = 100
 
 /** A stored policy document with its version. */
 export interface StoredPolicy {
@@ -61,6 +65,11 @@ export class PolicyStore {
       await trx
         .insertInto('policy_versions')
         .values({ tunnel_id: tunnelId, version, document, changed_at: when, changed_by: by })
+        .execute()
+      await trx
+        .deleteFrom('policy_versions')
+        .where('tunnel_id', '=', tunnelId)
+        .where('version', '<=', version - KEPT_POLICY_VERSIONS)
         .execute()
       return version
     })

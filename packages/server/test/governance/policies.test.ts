@@ -10,7 +10,7 @@ import { afterEach, beforeEach, describe, it } from 'node:test'
 import { createLogger } from '@burrow/protocol'
 import { LocalClusterEvents } from '../../src/cluster/cluster-events.js'
 import { POLICY_LIMITS } from '../../src/governance/parse-policy.js'
-import { Policies } from '../../src/governance/policies.js'
+import { Policies, POLICY_WRITES_PER_MINUTE } from '../../src/governance/policies.js'
 import { DEFAULT_POLICY, policyDocument } from '../../src/governance/policy.js'
 import { openStore } from '../../src/store/open-store.js'
 import type { Store } from '../../src/store/store.js'
@@ -169,6 +169,33 @@ for (const backend of testBackends()) {
       const last = writes.find((w) => w.ok && w.view.version === 8)
       assert.ok(last?.ok)
       assert.deepEqual((await policies.read(tunnelId)).document, last.view.document)
+    })
+
+    it('limits writes per tunnel, and keeps the newest 100 versions', async () => {
+      const write = (i: number, id = tunnelId) =>
+        policies.write(id, { tools: { deny: [`tool_${i}`] } }, 'loop')
+      for (let i = 1; i <= POLICY_WRITES_PER_MINUTE; i++) assert.equal((await write(i)).ok, true)
+      const refused = await write(0)
+      assert.ok(!refused.ok)
+      assert.equal(refused.retryAfterSecs, 2)
+      assert.match(refused.problem.message, /changed 30 times in the last minute; try again in 2 s/)
+      assert.deepEqual((await policies.read(tunnelId)).document.tools, {
+        allow: ['*'],
+        deny: [`tool_${POLICY_WRITES_PER_MINUTE}`],
+      })
+      // Another tunnel has its own allowance.
+      const account = await store.createAccount({ email: 'q@example.com', slug: 'other' })
+      const other = (await store.createTunnel({ accountId: account.id, name: 'q' })).tunnel.id
+      assert.equal((await write(1, other)).ok, true)
+      // Over time, only the newest versions stay.
+      for (let i = POLICY_WRITES_PER_MINUTE + 1; i <= 130; i++) {
+        clock += 2_000
+        assert.equal((await write(i)).ok, true)
+      }
+      const versions = await store.policies.versions(tunnelId, 1000)
+      assert.equal(versions.length, 100)
+      assert.equal(versions[0]!.version, 130)
+      assert.equal(versions.at(-1)!.version, 31)
     })
 
     it('applies a write on this node to the next request at once', async () => {

@@ -5,7 +5,7 @@
  */
 import { HttpError } from '../../http/http-error.js'
 import { readJsonObject } from '../../http/request-body.js'
-import { sendApiJson } from '../../http/responses.js'
+import { sendApiError, sendApiJson } from '../../http/responses.js'
 import type { CallFilter } from '../../governance/call-log.js'
 import { METRIC_WINDOWS, type MetricWindow } from '../../governance/metrics-report.js'
 import type { WebServices } from '../web-services.js'
@@ -38,6 +38,11 @@ export function governanceApi(svc: WebServices, now: () => Date) {
     async putPolicy(c: ApiCall, tunnelId: string): Promise<void> {
       const value = await readJsonObject(c.req)
       const written = await svc.governance.setPolicy(tunnelId, value, changedBy(c))
+      if (!written.ok && written.retryAfterSecs !== undefined) {
+        const wait = String(written.retryAfterSecs)
+        const err = new HttpError(429, 'rate_limited', written.problem.message)
+        return sendApiError(c.res, err, { 'retry-after': wait })
+      }
       if (!written.ok) {
         throw new HttpError(400, 'invalid', written.problem.message, {
           field: written.problem.field,
