@@ -190,7 +190,7 @@ export class ClusterRouter {
     if (entry === null || entry.node === this.#opts.nodeId) return undefined
     let mux: TunnelMux
     try {
-      mux = await this.links.mux(entry.url)
+      mux = await this.links.mux(entry.url, entry.node)
     } catch (err) {
       this.#opts.log.warn(`cluster: ${(err as Error).message}`)
       return null

@@ -17,7 +17,7 @@ import {
 } from '@burrow/protocol'
 import { WebSocket, WebSocketServer } from 'ws'
 import { rejectUpgrade } from '../broker/reject-upgrade.js'
-import { signNodeToken, verifyNodeToken } from './node-auth.js'
+import { NodeTokenNonces, signNodeToken, verifyNodeToken } from './node-auth.js'
 
 /** The path peers connect to on the service host. */
 export const NODE_LINK_PATH = '/_burrow/nodes'
@@ -57,6 +57,8 @@ export class NodeLinks {
     clientTracking: false,
   })
   #closed = false
+  /** Tokens already used: each opens one link. */
+  readonly #nonces = new NodeTokenNonces()
   /** Refused links not logged yet, and when the last line about them was. */
   #refused = 0
   #refusedLoggedAt = -Infinity
@@ -65,8 +67,11 @@ export class NodeLinks {
     this.#opts = opts
   }
 
-  /** The link to the node at `url` (its internal base URL), connecting when there is none. */
-  mux(url: string): Promise<TunnelMux> {
+  /**
+   * The link to node `node` at `url` (its internal base URL), connecting when there is none; the
+   * token it presents is good for that node only.
+   */
+  mux(url: string, node: string): Promise<TunnelMux> {
     const open = this.#out.get(url)
     if (open && open.ws.readyState <= WebSocket.OPEN) return open.mux
     const ws = new WebSocket(`${url.replace(/^http/, 'ws').replace(/\/$/, '')}${NODE_LINK_PATH}`, {
@@ -74,7 +79,7 @@ export class NodeLinks {
       maxPayload: MAX_FRAME_BYTES,
       handshakeTimeout: 5000,
       headers: {
-        authorization: `Burrow-Node ${signNodeToken(this.#opts.secret, this.#opts.nodeId)}`,
+        authorization: `Burrow-Node ${signNodeToken(this.#opts.secret, this.#opts.nodeId, node)}`,
       },
     })
     const mux = new TunnelMux({
@@ -111,7 +116,10 @@ export class NodeLinks {
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     socket.on('error', () => {})
     const match = /^Burrow-Node\s+(\S+)$/i.exec(req.headers.authorization ?? '')
-    const peer = match?.[1] ? verifyNodeToken(this.#opts.secret, match[1]) : null
+    const token = match?.[1]
+      ? verifyNodeToken(this.#opts.secret, match[1], this.#opts.nodeId)
+      : null
+    const peer = token !== null && this.#nonces.first(token) ? token.from : null
     if (peer === null || this.#closed) {
       this.#logRefusal(req.socket.remoteAddress)
       return rejectUpgrade(socket, 'unauthorized', 'node links need a valid node token')

@@ -1,11 +1,13 @@
 // Links between two nodes over real sockets: a stream opened on one is served by the other,
-// bodies both ways; a peer without a valid token is refused before the 101.
+// bodies both ways; a peer without a valid token, with one for another node, or with one already
+// used is refused before the 101.
 import assert from 'node:assert/strict'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { after, before, describe, it } from 'node:test'
 import { silentLogger, type MuxStream } from '@burrow/protocol'
 import { WebSocket } from 'ws'
+import { signNodeToken } from '../../src/cluster/node-auth.js'
 import { NODE_LINK_PATH, NodeLinks } from '../../src/cluster/node-links.js'
 
 describe('NodeLinks', () => {
@@ -47,7 +49,7 @@ describe('NodeLinks', () => {
 
   it('carries a request to the holder and its answer back, on one reused link', async () => {
     for (const word of ['one', 'two']) {
-      const mux = await forwarder.mux(url)
+      const mux = await forwarder.mux(url, 'node-b')
       const stream = mux.open(
         { method: 'POST', path: '/mcp', headers: [] },
         Buffer.from(word),
@@ -59,7 +61,7 @@ describe('NodeLinks', () => {
       })
       assert.equal(answer, `/mcp echo:${word}`)
     }
-    assert.equal(await forwarder.mux(url), await forwarder.mux(url))
+    assert.equal(await forwarder.mux(url, 'node-b'), await forwarder.mux(url, 'node-b'))
   })
 
   it('logs refused links at most once a minute, however many strangers try', async () => {
@@ -102,7 +104,26 @@ describe('NodeLinks', () => {
       log: silentLogger,
       onStream: () => {},
     })
-    await assert.rejects(other.mux(url), /HTTP 401/)
+    await assert.rejects(other.mux(url, 'node-b'), /HTTP 401/)
     other.close()
+  })
+
+  it('refuses a token made for another node, and a token used once already', async () => {
+    const link = (token: string) =>
+      new Promise<number>((resolve) => {
+        const ws = new WebSocket(`${url.replace('http', 'ws')}${NODE_LINK_PATH}`, {
+          headers: { authorization: `Burrow-Node ${token}` },
+        })
+        ws.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0))
+        ws.on('open', () => {
+          ws.close()
+          resolve(101)
+        })
+        ws.on('error', () => {})
+      })
+    assert.equal(await link(signNodeToken('cluster-secret', 'node-a', 'node-c')), 401)
+    const token = signNodeToken('cluster-secret', 'node-a', 'node-b')
+    assert.equal(await link(token), 101)
+    assert.equal(await link(token), 401, 'a token seen on its way cannot be replayed')
   })
 })
