@@ -34,6 +34,23 @@ describe('hostile governance inputs', { timeout: 120_000 }, () => {
     }
   }
 
+  /** An agent's `tools/call` of `name` to the tunnel. */
+  const callTool = (id: number, name: string) =>
+    publicFetch(tunnel.url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2025-03-26',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id,
+        method: 'tools/call',
+        params: { name, arguments: {} },
+      }),
+    })
+
   before(async () => {
     service = await startService({ BURROW_LOG: 'info' })
     const { stdout } = await run(
@@ -59,20 +76,7 @@ describe('hostile governance inputs', { timeout: 120_000 }, () => {
     })
     assert.equal(put.status, 200, JSON.stringify(put.json))
     const started = performance.now()
-    const call = publicFetch(tunnel.url, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': '2025-03-26',
-      },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'tools/call',
-        params: { name: 'a'.repeat(200), arguments: {} },
-      }),
-    })
+    const call = callTool(1, 'a'.repeat(200))
     const answered = client.nextRequest(10_000).then(
       (req) => req.replyJson(200, { jsonrpc: '2.0', id: 1, result: { content: [] } }),
       () => {},
@@ -108,20 +112,7 @@ describe('hostile governance inputs', { timeout: 120_000 }, () => {
     assert.equal(put.status, 200, JSON.stringify(put.json))
     const huge = `${'a'.repeat(1 << 20)}1`
     const small = `x ${'b'.repeat(1000)}7 y`
-    const call = publicFetch(tunnel.url, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': '2025-03-26',
-      },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 2,
-        method: 'tools/call',
-        params: { name: 'echo', arguments: {} },
-      }),
-    })
+    const call = callTool(2, 'echo')
     const req = await client.nextRequest(10_000)
     const reply = Buffer.from(
       JSON.stringify({
