@@ -288,7 +288,9 @@ export class Edge {
       ids,
       record,
       log: this.opts.log,
-      shape: answerShaper(governance, rpc, record, rug, this.answers.for(holder)),
+      shape: answerShaper(governance, rpc, record, rug, (rewriting) =>
+        this.answers.for(holder, rewriting),
+      ),
       // Refused before any processing (a client or node moving on): again, wherever the tunnel
       // is now, with a short pause while the move completes, for as long as a request waits for
       // a reconnecting client (a move takes longer on a loaded node).

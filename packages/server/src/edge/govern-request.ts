@@ -118,17 +118,19 @@ function heldCall(rug: RugPull, rpc: JsonRpcBody): string | null {
 /**
  * How the edge shapes the answer to `rpc` (null when nothing needs it): a `ResponseMessages` per
  * answer that taps every message for `record` (and a server's `tools/list_changed` for
- * rug-pull protection), and rewrites when the policy asks. Its copy is counted in `held` (the
- * node's answer budget); messages that pass untapped are noted in `record` as cut.
+ * rug-pull protection), and rewrites when the policy asks. Its copy is counted in what `held`
+ * gives for a copy that rewrites or only taps (the node's answer budget); messages that pass
+ * untapped are noted in `record` as cut.
  */
 export function answerShaper(
   governance: TunnelGovernance | null,
   rpc: JsonRpcBody | null,
   record: ExchangeRecord,
   rug: RugPull | null = null,
-  held: HeldCopies | null = null,
+  held: ((rewriting: boolean) => HeldCopies) | null = null,
 ): ((kind: ResponseKind) => ResponseMessages | null) | null {
   const rewrite = governance ? rewriter(governance, rpc, rug) : null
+  const copies = held?.(rewrite !== null) ?? null
   if (rpc === null && rewrite === null && rug === null) return null
   const onMessage = rug
     ? (m: ClassifiedMessage) => {
@@ -140,7 +142,9 @@ export function answerShaper(
     : (m: ClassifiedMessage) => record.answerMessage(m)
   const onCut = () => record.answerCut()
   return (kind) =>
-    kind === 'other' ? null : new ResponseMessages({ kind, rewrite, onMessage, held, onCut })
+    kind === 'other'
+      ? null
+      : new ResponseMessages({ kind, rewrite, onMessage, held: copies, onCut })
 }
 
 function rewriter(

@@ -54,6 +54,34 @@ describe('AnswerBudget', () => {
   })
 })
 
+describe('AnswerBudget: copies that only tap', () => {
+  it("hold half of a tunnel's and the node's share, however many addresses read slowly", () => {
+    const budget = new AnswerBudget({ perAddress: 8, perTunnel: 16, perNode: 64 })
+    const taps = ['a', 'b', 'c'].map((address) => budget.for({ address, tunnel: 't' }, false))
+    assert.ok(taps[0]!.take(6))
+    assert.ok(!taps[1]!.take(3), "past half of the tunnel's share")
+    assert.ok(taps[1]!.take(2))
+    assert.ok(!taps[2]!.take(1))
+    // The other half stays for answers being rewritten, which fail closed without it.
+    const rewrite = budget.for({ address: 'd', tunnel: 't' })
+    assert.ok(rewrite.take(8))
+    assert.equal(budget.heldByTunnel('t'), 16)
+    taps[0]!.give(6)
+    taps[1]!.give(2)
+    rewrite.give(8)
+    assert.equal(budget.total, 0)
+    assert.ok(taps[2]!.take(8), 'given back, the taps have their half again')
+  })
+
+  it('take nothing when the whole budget refuses', () => {
+    const budget = new AnswerBudget({ perAddress: 8, perTunnel: 16, perNode: 64 })
+    assert.ok(budget.for({ address: 'a', tunnel: 't' }).take(8))
+    const tap = budget.for({ address: 'a', tunnel: 't' }, false)
+    assert.ok(!tap.take(1), "past the address's share, counted with rewrites")
+    assert.ok(budget.for({ address: 'b', tunnel: 't' }, false).take(8), 'the tap half is untouched')
+  })
+})
+
 const SIZE = 12 * 1024 * 1024
 const CHUNK = 64 * 1024
 const JSON_HEADERS: [string, string][] = [['content-type', 'application/json']]
