@@ -8,7 +8,9 @@
  * A bucket belongs to a rule's place in its policy (and, for rules per agent, to an agent), not
  * to the rule's text: it remembers the shape of the rule that filled it, and a rule rewritten
  * into another shape starts from a full bucket in the same place. So rewriting a policy again and
- * again leaves no buckets behind, and a bucket idle for its period (full again) is forgotten.
+ * again leaves no buckets behind, and a bucket idle for its period (full again) is forgotten. The
+ * bucket also keeps the state of the shape before, so that while nodes apply two versions of a
+ * policy (for the moment a change takes to reach them all), neither version's count restarts.
  */
 import type { Redis } from 'ioredis'
 import { RedisScript } from '../quota/redis-script.js'
@@ -43,6 +45,8 @@ interface Bucket {
   at: number
   shape: string
   periodMs: number
+  /** The state of the shape before (nodes may apply two versions of a policy for a moment). */
+  previous: { readonly shape: string; readonly tokens: number; readonly at: number } | null
 }
 
 /** Buckets in this process. Idle full buckets are forgotten. */
@@ -82,10 +86,24 @@ export class MemoryCallRateLimits implements CallRateLimits {
 
   #refilled(d: RateDemand, now: number): Bucket {
     let b = this.#buckets.get(d.key)
-    if (!b || b.shape !== d.shape) {
-      b = { tokens: d.limit, at: now, shape: d.shape, periodMs: d.perSeconds * 1000 }
+    if (!b) {
+      b = {
+        tokens: d.limit,
+        at: now,
+        shape: d.shape,
+        periodMs: d.perSeconds * 1000,
+        previous: null,
+      }
       this.#buckets.set(d.key, b)
       return b
+    }
+    if (b.shape !== d.shape) {
+      const back = b.previous?.shape === d.shape ? b.previous : null
+      b.previous = { shape: b.shape, tokens: b.tokens, at: b.at }
+      b.shape = d.shape
+      b.tokens = back?.tokens ?? d.limit
+      b.at = back?.at ?? now
+      b.periodMs = Math.max(b.periodMs, d.perSeconds * 1000)
     }
     b.tokens = Math.min(d.limit, b.tokens + ((now - b.at) * d.limit) / (d.perSeconds * 1000))
     b.at = now
@@ -107,7 +125,8 @@ export class MemoryCallRateLimits implements CallRateLimits {
 }
 
 /**
- * KEYS: one hash per bucket {t: tokens, at: ms, s: shape}. ARGV: for demand i, ARGV[4i-3] n,
+ * KEYS: one hash per bucket {t: tokens, at: ms, s: shape}, and the shape before it {t2, at2, s2}
+ * (while nodes apply two versions of a policy, each keeps its own count). ARGV: for demand i, ARGV[4i-3] n,
  * ARGV[4i-2] limit, ARGV[4i-1] period in ms, ARGV[4i] the rule's shape (another shape starts
  * full). Time is Redis's own, the same for every node. Returns {1} or {0, index, wait ms}.
  */
@@ -119,10 +138,16 @@ for i = 1, #KEYS do
   local n = tonumber(ARGV[i * 4 - 3])
   local limit = tonumber(ARGV[i * 4 - 2])
   local period = tonumber(ARGV[i * 4 - 1])
-  local state = redis.call('HMGET', KEYS[i], 't', 'at', 's')
+  local state = redis.call('HMGET', KEYS[i], 't', 'at', 's', 't2', 'at2', 's2')
   local t = tonumber(state[1])
   local at = tonumber(state[2])
-  if t == nil or state[3] ~= ARGV[i * 4] then
+  if state[3] ~= ARGV[i * 4] and state[6] == ARGV[i * 4] then
+    t = tonumber(state[4])
+    at = tonumber(state[5])
+  elseif state[3] ~= ARGV[i * 4] then
+    t = nil
+  end
+  if t == nil then
     t = limit
   else
     t = math.min(limit, t + (ms - at) * limit / period)
@@ -135,6 +160,10 @@ end
 for i = 1, #KEYS do
   local n = tonumber(ARGV[i * 4 - 3])
   local period = tonumber(ARGV[i * 4 - 1])
+  local was = redis.call('HMGET', KEYS[i], 't', 'at', 's')
+  if was[3] and was[3] ~= ARGV[i * 4] then
+    redis.call('HSET', KEYS[i], 't2', was[1], 'at2', was[2], 's2', was[3])
+  end
   redis.call('HSET', KEYS[i], 't', tostring(tokens[i] - n), 'at', ms, 's', ARGV[i * 4])
   redis.call('PEXPIRE', KEYS[i], period * 2)
 end

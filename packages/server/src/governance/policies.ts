@@ -10,7 +10,7 @@ import type { PolicyStore } from '../store/policy-store.js'
 import { isPolicyProblem, parsePolicy, type PolicyProblem } from './parse-policy.js'
 import { RateLimiter } from '../http/rate-limiter.js'
 import { DEFAULT_POLICY, policyDocument } from './policy.js'
-import { ScanBudget } from './scan-budget.js'
+import { NODE_SCAN_MS_PER_MINUTE, ScanBudget } from './scan-budget.js'
 import { TunnelGovernance } from './tunnel-governance.js'
 
 /** A policy as the API shows it. */
@@ -59,11 +59,14 @@ export class Policies {
   readonly #writes: RateLimiter
   /** Each tunnel's allowance for redaction scans, kept across policy versions and reloads. */
   readonly #budgets = new Map<string, ScanBudget>()
+  /** What all tunnels' redaction scans may cost this node together. */
+  readonly #nodeBudget: ScanBudget
 
   constructor(opts: PoliciesOptions) {
     this.#opts = opts
     this.#ttl = opts.ttlMs ?? 5000
     this.#now = opts.now ?? Date.now
+    this.#nodeBudget = new ScanBudget({ msPerMinute: NODE_SCAN_MS_PER_MINUTE, now: this.#now })
     this.#writes = new RateLimiter({
       capacity: POLICY_WRITES_PER_MINUTE,
       perMs: 60_000,
@@ -112,8 +115,7 @@ export class Policies {
 
   /** Validate and store `value` as the tunnel's policy; a problem changes nothing. */
   async write(tunnelId: string, value: unknown, by: string): Promise<PolicyWrite> {
-    const policy = parsePolicy(value)
-    if (isPolicyProblem(policy)) return { ok: false, problem: policy }
+    // Counted before the document is read: refused documents cost their check too.
     const allowed = this.#writes.take(tunnelId)
     if (!allowed.ok) {
       const wait = allowed.retryAfterSecs
@@ -126,6 +128,8 @@ export class Policies {
         },
       }
     }
+    const policy = parsePolicy(value)
+    if (isPolicyProblem(policy)) return { ok: false, problem: policy }
     const document = policyDocument(policy)
     const at = new Date(this.#now())
     const version = await this.#opts.store.set(tunnelId, JSON.stringify(document), by, at)
@@ -163,6 +167,7 @@ export class Policies {
     return governance
   }
 
+  /** The tunnel's scan budget (the least recently used is forgotten past `MAX_CACHED`). */
   #budget(tunnelId: string): ScanBudget {
     let budget = this.#budgets.get(tunnelId)
     if (budget === undefined) {
@@ -170,9 +175,11 @@ export class Policies {
         const oldest = this.#budgets.keys().next().value
         if (oldest !== undefined) this.#budgets.delete(oldest)
       }
-      budget = new ScanBudget({ now: this.#now })
-      this.#budgets.set(tunnelId, budget)
+      budget = new ScanBudget({ node: this.#nodeBudget, now: this.#now })
+    } else {
+      this.#budgets.delete(tunnelId)
     }
+    this.#budgets.set(tunnelId, budget)
     return budget
   }
 

@@ -50,7 +50,7 @@ export class Redactor {
   constructor(settings: RedactionSettings, budget: ScanBudget = new ScanBudget()) {
     this.#keys = new Set(settings.keys.map((k) => k.toLowerCase()))
     this.#detect = settings.detectSecrets
-    this.#scanner = settings.patterns.length === 0 ? null : new PatternScanner(settings.patterns)
+    this.#scanner = settings.patterns.length === 0 ? null : PatternScanner.of(settings.patterns)
     this.#budget = budget
   }
 
@@ -100,11 +100,14 @@ export class Redactor {
       }
       if (typeof value === 'string') {
         const keep = Math.max(0, room.chars) + STORED_MARGIN_CHARS
-        room.chars -= value.length + 2
         if (value.length > keep) room.cut = true
-        return this.redactText(value.length > keep ? value.slice(0, keep) : value)
+        const redacted = this.redactText(value.length > keep ? value.slice(0, keep) : value)
+        // What is written, not what came: a mask is shorter than its secret, and counting the
+        // secret would cut a later string while it is still inside the stored copy.
+        room.chars -= redacted.length + 2
+        return redacted
       }
-      // Undercounted (JSON escapes lengthen strings): the room never runs out before the text.
+      // Counted short (JSON escapes lengthen strings): the room never runs out before the text.
       room.chars -= typeof value === 'object' && value !== null ? 2 : String(value).length + 1
     }
     if (typeof value === 'string') return this.redactText(value)

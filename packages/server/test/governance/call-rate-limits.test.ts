@@ -71,8 +71,21 @@ function contract(name: string, make: () => Promise<CallRateLimits>, close?: () 
       for (let i = 0; i < 3; i++)
         assert.equal((await limits.admit(three.demands(tunnel, [call(i, 'a')]))).ok, true)
       assert.equal((await limits.admit(three.demands(tunnel, [call(4, 'a')]))).ok, false)
-      // Back to the first shape: a fresh bucket again, not the old one's leftovers.
-      assert.equal((await limits.admit(two.demands(tunnel, [call(5, 'a')]))).ok, true)
+      // Back to the first shape: its own count, kept while two versions are in force.
+      assert.equal((await limits.admit(two.demands(tunnel, [call(5, 'a')]))).ok, false)
+    })
+
+    it('keeps both counts while nodes apply two versions of a rule', async () => {
+      const limits = await make()
+      const tunnel = `tun_${Math.random().toString(36).slice(2)}`
+      const v1 = new RateLimitRules([{ on: 'tool', pattern: 'a', limit: 1, perSeconds: 3600 }])
+      const v2 = new RateLimitRules([{ on: 'tool', pattern: 'a', limit: 2, perSeconds: 3600 }])
+      let admitted = 0
+      for (let i = 0; i < 100; i++) {
+        const rules = i % 2 === 0 ? v1 : v2
+        if ((await limits.admit(rules.demands(tunnel, [call(i, 'a')]))).ok) admitted++
+      }
+      assert.equal(admitted, 3, 'one under the first version, two under the second')
     })
   })
 }

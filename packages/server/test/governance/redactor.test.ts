@@ -85,11 +85,38 @@ describe('Redactor', () => {
 describe('Redactor within its scan budget', () => {
   const plain = { keys: [], detectSecrets: false, forwarded: false }
 
-  it('applies patterns that do not join into one program one by one', () => {
-    // A policy stored before the joined program was bounded: its patterns still apply.
-    const big = unjoinable().map((p, i) => `${p}|secret${i}`)
-    const r = new Redactor({ ...plain, patterns: big }, new ScanBudget({ maxSteps: Infinity }))
-    assert.equal(r.redactText('a secret7 b secret9'), 'a [REDACTED:pattern] b [REDACTED:pattern]')
+  it('applies the patterns of an older, larger policy one by one, up to a bound', () => {
+    // Stored before the joined program was bounded: 5 × 1,500 instructions still apply.
+    const large = Array.from({ length: 5 }, (_, i) => `q${i}a{1000}b{499}|secret${i}`)
+    const r = new Redactor({ ...plain, patterns: large }, new ScanBudget({ maxSteps: Infinity }))
+    assert.equal(r.redactText('a secret3 b secret4'), 'a [REDACTED:pattern] b [REDACTED:pattern]')
+    // Past the bound (and RE2's largest program), they scan nothing: every string is masked.
+    const huge = unjoinable().map((p, i) => `${p}|secret${i}`)
+    const none = new Redactor({ ...plain, patterns: huge })
+    assert.equal(none.redactText('nothing secret'), '[REDACTED:unscanned]')
+  })
+
+  it('stops a scan whose searches take too long, however small the pattern', () => {
+    // 7 instructions, but every search reads to the end of the text: quadratic in all.
+    const budget = new ScanBudget()
+    const r = new Redactor({ ...plain, patterns: ['a(?:[\\s\\S]*b)?'] }, budget)
+    assert.equal(r.redactText('a'.repeat(40_000)), '[REDACTED:unscanned]')
+    assert.equal(budget.refused, 1)
+    assert.ok(budget.left > 0, `the tunnel's budget is ${budget.left} ms`)
+  })
+
+  it('stores a secret after masked ones whole, where the masks made the copy shorter', () => {
+    const r = new Redactor({ ...plain, patterns: [], detectSecrets: true })
+    const token = (n: number) => `ghp_${'A'.repeat(n)}`
+    const room: StoredRoom = { chars: 64 * 1024, cut: false }
+    const body = {
+      a: Array.from({ length: 234 }, () => token(251)),
+      b: `${'x'.repeat(21_760)} ${token(36)} end`,
+    }
+    const stored = JSON.stringify(r.redactValue(body, 0, room))
+    assert.ok(stored.length < 64 * 1024)
+    assert.ok(!stored.includes('ghp_'), 'no part of a token is stored')
+    assert.equal(room.cut, false)
   })
 
   it('masks whole a string its scan could take too long on, and never leaves it unmasked', () => {
