@@ -9,6 +9,7 @@ import { after, before, describe, it } from 'node:test'
 import { connectFake, type FakeClient } from '../helpers/fake-client.js'
 import { publicFetch } from '../helpers/public-fetch.js'
 import { BURROWD, startService, type Service } from '../helpers/stack.js'
+import { bearerApi } from '../helpers/web-client.js'
 
 const run = promisify(execFile)
 
@@ -18,21 +19,12 @@ describe('hostile governance inputs', { timeout: 120_000 }, () => {
   let tunnel: { id: string; key: string; url: string }
   let client: FakeClient
 
-  const api = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`http://127.0.0.1:${service.port}${path}`, {
+  const api = (method: string, path: string, body?: unknown) =>
+    bearerApi(`http://127.0.0.1:${service.port}`, token)<Record<string, unknown>>(
       method,
-      headers: {
-        authorization: `Bearer ${token}`,
-        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-      },
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-    })
-    const text = await res.text()
-    return {
-      status: res.status,
-      json: (text ? JSON.parse(text) : undefined) as Record<string, unknown>,
-    }
-  }
+      path,
+      body,
+    )
 
   /** An agent's `tools/call` of `name` to the tunnel. */
   const callTool = (id: number, name: string) =>
@@ -107,11 +99,15 @@ describe('hostile governance inputs', { timeout: 120_000 }, () => {
     assert.match(JSON.stringify(refused.json), /redaction\.patterns.*more than the 2000 allowed/)
 
     const put = await api('PUT', `/api/tunnels/${tunnel.id}/policy`, {
-      redaction: { patterns: ['[a-z]{1000}[0-9]'], forwarded: true, detect_secrets: false },
+      redaction: {
+        patterns: ['[a-z]{1000}[0-9]', 'key-[0-9]+'],
+        forwarded: true,
+        detect_secrets: false,
+      },
     })
     assert.equal(put.status, 200, JSON.stringify(put.json))
     const huge = `${'a'.repeat(1 << 20)}1`
-    const small = `x ${'b'.repeat(1000)}7 y`
+    const small = 'x key-7 y'
     const call = callTool(2, 'echo')
     const req = await client.nextRequest(10_000)
     const reply = Buffer.from(

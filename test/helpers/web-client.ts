@@ -74,17 +74,22 @@ export async function signUp(
     token,
     form,
     page: (path) => fetch(`${base}${path}`, { headers: { cookie }, redirect: 'manual' }),
-    async api<T>(method: string, path: string, body?: unknown) {
-      const res = await fetch(`${base}${path}`, {
-        method,
-        headers: {
-          authorization: `Bearer ${token}`,
-          ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-        },
-        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-      })
-      const text = await res.text()
-      return { status: res.status, json: (text ? JSON.parse(text) : undefined) as T }
-    },
+    api: bearerApi(base, token),
+  }
+}
+
+/** Calls of burrowd's JSON API at `base` with API token `token`: status and parsed body. */
+export function bearerApi(base: string, token: string) {
+  return async <T>(method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${base}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${token}`,
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    })
+    const text = await res.text()
+    return { status: res.status, json: (text ? JSON.parse(text) : undefined) as T }
   }
 }

@@ -13,9 +13,7 @@
  * (a few seconds, and dropped when an approval or another node changes it) so that the answer
  * being read can be filtered at once.
  *
- * Definitions are kept (for the owner's diff) up to `MAX_KEPT_DEFINITION_CHARS` per tunnel; past
- * that only hashes are, which still tell every change, without its diff. A server listing 1,000
- * tools of 256 KiB each would otherwise hold hundreds of MB per tunnel.
+ * Definitions are kept for the owner's diff up to a bound per tunnel (kept-definitions.ts).
  */
 import type { Logger } from '@burrow/protocol'
 import type { ClusterEvents } from '../cluster/cluster-events.js'
@@ -26,6 +24,7 @@ import {
   type PinnedDefinition,
   type ToolPinsStore,
 } from '../store/tool-pins-store.js'
+import { KeptDefinitions, keptChars } from './kept-definitions.js'
 import { roundOf, type Round } from './list-rounds.js'
 import { HELD_STATUSES, heldReasonOf } from './pin-holds.js'
 import type { RugPullMode } from './policy.js'
@@ -53,7 +52,7 @@ export interface PinState {
   /** Lists being paged through, by the cursor their next page will be asked with. */
   readonly rounds: Map<string, Round>
   readonly loadedAt: number
-  /** Characters of definitions kept (`keptChars`), counted as they are added. */
+  /** Characters of definitions kept (`keptChars`), counted as they are added (`KeptDefinitions`). */
   definitionChars: number
 }
 
@@ -64,8 +63,6 @@ export const MAX_PINNED_TOOLS = 1000
  * answer in `hold` mode (no pin knows them) and pass unchecked in `alert` mode.
  */
 export const MAX_PAGE_TOOLS = 5000
-/** Most characters of tool definitions kept per tunnel; past it, only hashes. */
-export const MAX_KEPT_DEFINITION_CHARS = 4 * 1024 * 1024
 
 /** Options of `new ToolPins`. */
 export interface ToolPinsOptions {
@@ -98,8 +95,7 @@ export class ToolPins {
   /** Writes per tunnel, one after another. */
   readonly #writes = new Map<string, Promise<unknown>>()
   readonly #now: () => number
-  /** What is stored of each tool seen: decided once, so that its definition is counted once. */
-  readonly #kept = new WeakMap<PinnedTool, PinnedDefinition>()
+  readonly #kept = new KeptDefinitions()
 
   constructor(opts: ToolPinsOptions) {
     this.#opts = opts
@@ -175,20 +171,7 @@ export class ToolPins {
         left.add(name)
       }
     }
-    const stored = (p: PinnedTool): PinnedDefinition => {
-      let kept = this.#kept.get(p)
-      if (kept === undefined) {
-        const room = state.definitionChars + p.definition.length <= MAX_KEPT_DEFINITION_CHARS
-        if (room && !page.zeroKnowledge) state.definitionChars += p.definition.length
-        kept = {
-          hash: p.hash,
-          bodyHash: p.bodyHash,
-          definition: page.zeroKnowledge || !room ? null : p.definition,
-        }
-        this.#kept.set(p, kept)
-      }
-      return kept
-    }
+    const stored = (p: PinnedTool) => this.#kept.of(state, p, page.zeroKnowledge)
     if (round) for (const name of seen.keys()) round.names.add(name)
     const complete = page.nextCursor === null
     const hidden = (): ReadonlySet<string> => {
@@ -231,9 +214,7 @@ export class ToolPins {
       // A new tool could be an approved one renamed: that is known once the list is complete.
       if (round && (complete || this.#couldBeRenamed(state, round, p))) {
         // Held until the list is complete: as little as will be stored of it.
-        const slim: PinnedTool = { ...p, definition: '' }
-        this.#kept.set(slim, stored(p))
-        round.pending.set(name, slim)
+        round.pending.set(name, this.#kept.slim(state, p, page.zeroKnowledge))
       } else {
         this.#see(tunnel, state, name, 'new', stored(p), at)
       }
@@ -403,10 +384,4 @@ export class ToolPins {
       if (this.#writes.get(tunnelId) === next) this.#writes.delete(tunnelId)
     })
   }
-}
-
-/** Characters of definitions `row` keeps: the current one counts when it is not the approved. */
-export function keptChars(row: PinRow): number {
-  const current = row.currentHash === row.approvedHash ? 0 : (row.currentDefinition?.length ?? 0)
-  return (row.approvedDefinition?.length ?? 0) + current
 }

@@ -121,12 +121,12 @@ describe('Redactor within its scan budget', () => {
 
   it('masks whole a string its scan could take too long on, and never leaves it unmasked', () => {
     const budget = new ScanBudget()
-    const r = new Redactor({ ...plain, patterns: ['[a-z]{1000}[0-9]'] }, budget)
+    const r = new Redactor({ ...plain, patterns: ['[a-z]{1000}[0-9]', 'key-[0-9]+'] }, budget)
     // 1003 instructions × 1 Mi characters: far past one scan's steps.
     assert.equal(r.redactText('a'.repeat(1 << 20) + '1'), '[REDACTED:unscanned]')
     assert.equal(budget.refused, 1)
     // Short strings are still scanned.
-    assert.equal(r.redactText(`x ${'b'.repeat(1000)}7 y`), 'x [REDACTED:pattern] y')
+    assert.equal(r.redactText('x key-7 y'), 'x [REDACTED:pattern] y')
   })
 
   it('stops scanning for a while once the tunnel has used its scan time', () => {

@@ -10,11 +10,10 @@ import { afterEach, beforeEach, describe, it } from 'node:test'
 import { silentLogger } from '@burrow/protocol'
 import { LocalClusterEvents } from '../../src/cluster/cluster-events.js'
 import type { RugPullMode } from '../../src/governance/policy.js'
+import { keptChars, MAX_KEPT_DEFINITION_CHARS } from '../../src/governance/kept-definitions.js'
 import {
-  MAX_KEPT_DEFINITION_CHARS,
   MAX_PAGE_TOOLS,
   MAX_PINNED_TOOLS,
-  keptChars,
   ToolPins,
   type ListPage,
   type ToolChange,

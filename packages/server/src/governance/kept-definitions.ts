@@ -1,0 +1,51 @@
+/**
+ * How much of tools' definitions rug-pull pins keep. The hash detects and holds a change; the
+ * definition only serves the owner's diff, so a tunnel keeps at most `MAX_KEPT_DEFINITION_CHARS`
+ * of them (a server listing 1,000 tools of 256 KiB each would otherwise hold hundreds of MB per
+ * tunnel) and only hashes past that. Each tool seen is decided once, so that its definition is
+ * counted once however often it is stored.
+ */
+import type { PinRow, PinnedDefinition } from '../store/tool-pins-store.js'
+import type { PinnedTool } from './tool-definition.js'
+
+/** Most characters of tool definitions kept per tunnel; past it, only hashes. */
+export const MAX_KEPT_DEFINITION_CHARS = 4 * 1024 * 1024
+
+/** Characters of definitions `row` keeps: the current one counts when it is not the approved. */
+export function keptChars(row: PinRow): number {
+  const current = row.currentHash === row.approvedHash ? 0 : (row.currentDefinition?.length ?? 0)
+  return (row.approvedDefinition?.length ?? 0) + current
+}
+
+/** What a tunnel's pins keep of definitions, counted as they are added. */
+export interface DefinitionCount {
+  definitionChars: number
+}
+
+/** The decisions on what is stored of each tool seen. */
+export class KeptDefinitions {
+  readonly #kept = new WeakMap<PinnedTool, PinnedDefinition>()
+
+  /** What is stored of `p`: its definition while the tunnel has room, else its hashes only. */
+  of(count: DefinitionCount, p: PinnedTool, zeroKnowledge: boolean): PinnedDefinition {
+    let kept = this.#kept.get(p)
+    if (kept === undefined) {
+      const room = count.definitionChars + p.definition.length <= MAX_KEPT_DEFINITION_CHARS
+      if (room && !zeroKnowledge) count.definitionChars += p.definition.length
+      kept = {
+        hash: p.hash,
+        bodyHash: p.bodyHash,
+        definition: zeroKnowledge || !room ? null : p.definition,
+      }
+      this.#kept.set(p, kept)
+    }
+    return kept
+  }
+
+  /** `p` without its text, to hold until its list is complete: `of` gives what was decided. */
+  slim(count: DefinitionCount, p: PinnedTool, zeroKnowledge: boolean): PinnedTool {
+    const slim: PinnedTool = { ...p, definition: '' }
+    this.#kept.set(slim, this.of(count, p, zeroKnowledge))
+    return slim
+  }
+}
