@@ -26,6 +26,8 @@ export const POLICY_LIMITS = {
   keyChars: 100,
   patterns: 50,
   patternChars: 500,
+  /** Unicode classes (`\p…`, `\P…`) in all patterns: each can take a millisecond to compile. */
+  unicodeClasses: 20,
 } as const
 
 const MODES: readonly RugPullMode[] = ['off', 'alert', 'hold']
@@ -170,6 +172,7 @@ function patterns(value: unknown, field: string, stored: boolean): readonly stri
   // Compiled one by one with a running total, refused as soon as it passes the bound: checking a
   // document costs at most one program past it, however large its patterns are.
   let size = 0
+  let unicode = 0
   list.forEach((pattern, i) => {
     if (/\(\?P?</.test(pattern)) {
       throw new Refusal(
@@ -179,6 +182,13 @@ function patterns(value: unknown, field: string, stored: boolean): readonly stri
     }
     // A stored document's patterns compiled when it was written; the edge compiles them (once).
     if (stored) return
+    unicode += pattern.match(/\\[pP]/g)?.length ?? 0
+    if (unicode > POLICY_LIMITS.unicodeClasses) {
+      throw new Refusal(
+        `${field}[${i}]`,
+        `${field} may use at most ${POLICY_LIMITS.unicodeClasses} Unicode classes (\\p… or \\P…) in all`,
+      )
+    }
     try {
       size += RE2JS.compile(pattern).programSize()
     } catch (err) {

@@ -61,6 +61,11 @@ export class PatternScanner {
         : separately(patterns)
   }
 
+  /** Instructions of all the programs: what one character can cost a scan. */
+  get size(): number {
+    return this.#programs?.reduce((n, p) => n + p.programSize(), 0) ?? Infinity
+  }
+
   /** Whether the patterns run at all (false: too large, every string is masked whole). */
   get runs(): boolean {
     return this.#programs !== null
@@ -82,7 +87,9 @@ export class PatternScanner {
       const scan = budget.start(program.programSize() * out.length)
       if (scan === null) return null
       try {
-        if (!program.test(out)) continue
+        const found = program.test(out)
+        if (scan.over()) return null
+        if (!found) continue
         const spans: [number, number][] = []
         const m = program.matcher(out)
         while (m.find()) {

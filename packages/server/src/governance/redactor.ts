@@ -43,6 +43,8 @@ export class Redactor {
   readonly #scanner: PatternScanner | null
   readonly #budget: ScanBudget
   readonly #detect: boolean
+  /** Most characters one scan of the patterns may read (Infinity without patterns). */
+  readonly #scanChars: number
   /** Masks `redact*` made since the redactor was built. */
   masked = 0
 
@@ -52,6 +54,8 @@ export class Redactor {
     this.#detect = settings.detectSecrets
     this.#scanner = settings.patterns.length === 0 ? null : PatternScanner.of(settings.patterns)
     this.#budget = budget
+    this.#scanChars =
+      this.#scanner === null ? Infinity : Math.floor(budget.maxSteps / this.#scanner.size)
   }
 
   /** True when this redactor can change anything. */
@@ -99,9 +103,15 @@ export class Redactor {
         return null
       }
       if (typeof value === 'string') {
-        const keep = Math.max(0, room.chars) + STORED_MARGIN_CHARS
+        const byRoom = Math.max(0, room.chars) + STORED_MARGIN_CHARS
+        // The patterns may scan fewer characters than the room holds: then less is kept, and
+        // the margin is left out of what was scanned, so no secret across the cut is kept in part.
+        const keep = Math.min(byRoom, this.#scanChars)
         if (value.length > keep) room.cut = true
-        const redacted = this.redactText(value.length > keep ? value.slice(0, keep) : value)
+        let redacted = this.redactText(value.length > keep ? value.slice(0, keep) : value)
+        if (keep < byRoom && value.length > keep) {
+          redacted = redacted.slice(0, Math.max(0, redacted.length - STORED_MARGIN_CHARS))
+        }
         // What is written, not what came: a mask is shorter than its secret, and counting the
         // secret would cut a later string while it is still inside the stored copy.
         room.chars -= redacted.length + 2
@@ -134,18 +144,20 @@ export class Redactor {
     for (let i = 0; i < keys.length; i++) {
       const key = keys[i]!
       const v = record[key]
+      // Keys are the agent's text too: a token can be sent as one.
+      const outKey = key === '' ? key : this.redactText(key)
       let redacted: unknown
-      if (room !== undefined) room.chars -= key.length + 3
+      if (room !== undefined) room.chars -= outKey.length + 3
       if (byKey && v !== null && v !== undefined && this.#keys.has(key.toLowerCase())) {
         redacted = mask(key.toLowerCase())
         this.masked++
       } else {
         redacted = this.redactValue(v, depth + 1, room)
       }
-      if (copy === null && redacted !== v) {
+      if (copy === null && (redacted !== v || outKey !== key)) {
         copy = keys.slice(0, i).map((k): [string, unknown] => [k, record[k]])
       }
-      copy?.push([key, redacted])
+      copy?.push([outKey, redacted])
     }
     // fromEntries defines each key as its own property (a "__proto__" key stays a key).
     return copy === null ? value : Object.fromEntries(copy)

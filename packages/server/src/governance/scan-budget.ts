@@ -1,6 +1,7 @@
 /**
  * What redaction patterns may cost the node. One search may take at most `maxSteps` RE2 steps
- * (instructions × characters: about a second at worst, far less for ordinary patterns); one scan
+ * (instructions × characters: about half a second at worst with Unicode classes, far less for
+ * ordinary patterns); one scan
  * stops after `maxScanMs`; and every scan's time is drawn from its tunnel's bucket of
  * `msPerMinute` milliseconds and from the node's, each refilled evenly over a minute. While either
  * is empty, scans are refused. A refused or stopped scan leaves its string masked whole, never
@@ -21,7 +22,7 @@ export interface ScanBudgetOptions {
 }
 
 /** Most RE2 steps one search may take. */
-export const MAX_SCAN_STEPS = 32_000_000
+export const MAX_SCAN_STEPS = 8_000_000
 /** Most milliseconds one scan may take. */
 export const MAX_SCAN_MS = 250
 /** Milliseconds of pattern scanning one tunnel may use per minute. */
@@ -55,6 +56,11 @@ export class ScanBudget {
     this.#now = opts.now ?? Date.now
     this.#ms = this.#msPerMinute
     this.#at = this.#now()
+  }
+
+  /** Most steps one search may take. */
+  get maxSteps(): number {
+    return this.#maxSteps
   }
 
   /** Milliseconds left now (negative: overdrawn by the last scan). */

@@ -135,6 +135,15 @@ describe('parsePolicy', () => {
     assert.equal(isPolicyProblem(stored), false)
   })
 
+  it('bounds the Unicode classes of all patterns, each slow to compile', () => {
+    const many = Array(50).fill(`(?i)[${'\\pL'.repeat(164)}]`)
+    const p = bad({ redaction: { patterns: many } })
+    assert.equal(p.field, 'redaction.patterns[0]')
+    assert.match(p.message, /at most 20 Unicode classes/)
+    const fine = Array.from({ length: 20 }, (_, i) => `k${i}-\\pL+`)
+    assert.equal(isPolicyProblem(parsePolicy({ redaction: { patterns: fine } })), false)
+  })
+
   it('bounds list sizes', () => {
     assert.match(bad({ tools: { deny: Array(101).fill('x') } }).message, /at most 100/)
     const rules = Array.from({ length: 51 }, () => ({ method: '*', limit: 1, per_seconds: 1 }))

@@ -96,6 +96,16 @@ describe('Redactor within its scan budget', () => {
     assert.equal(none.redactText('nothing secret'), '[REDACTED:unscanned]')
   })
 
+  it('does not start a search of Unicode classes it could not stop in time', () => {
+    const patterns = ['(?i)\\pL{1,990}\\x00']
+    const budget = new ScanBudget()
+    const r = new Redactor({ ...plain, patterns }, budget)
+    // 1,982 instructions × 16,145 characters: one search could take seconds; none is started.
+    assert.equal(r.redactText(`${'é'.repeat(16_144)}\x00`), '[REDACTED:unscanned]')
+    assert.equal(budget.refused, 1)
+    assert.ok(budget.left > 2900, `the tunnel's budget is ${budget.left} ms`)
+  })
+
   it('stops a scan whose searches take too long, however small the pattern', () => {
     // 7 instructions, but every search reads to the end of the text: quadratic in all.
     const budget = new ScanBudget()
@@ -103,6 +113,42 @@ describe('Redactor within its scan budget', () => {
     assert.equal(r.redactText('a'.repeat(40_000)), '[REDACTED:unscanned]')
     assert.equal(budget.refused, 1)
     assert.ok(budget.left > 0, `the tunnel's budget is ${budget.left} ms`)
+  })
+
+  it('finds JWTs at a word boundary, among text built to make a regex read on', () => {
+    const r = new Redactor({ ...plain, patterns: [], detectSecrets: true })
+    const jwt = `eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.${'s'.repeat(43)}`
+    assert.equal(r.redactText(`a ${jwt} b-${jwt}`), 'a [REDACTED:jwt] b-[REDACTED:jwt]')
+    assert.equal(r.redactText(`a${jwt}`), `a${jwt}`, 'not at a word boundary')
+    const hostile = '-eyJ'.repeat(1 << 16)
+    assert.equal(r.redactText(`${hostile} ${jwt}`), `${hostile} [REDACTED:jwt]`)
+  })
+
+  it('keeps less of a stored string than the patterns can scan, rather than masking it', () => {
+    const r = new Redactor({ ...plain, patterns: ['[a-z]{300}[0-9]', 'key-[0-9]+'] })
+    const room: StoredRoom = { chars: 64 * 1024, cut: false }
+    const out = r.redactValue({ a: `key-1 ${'x'.repeat(100_000)}` }, 0, room) as { a: string }
+    assert.ok(out.a.startsWith('[REDACTED:pattern] xxx'))
+    assert.ok(out.a.length > 1000 && out.a.length < 64 * 1024, String(out.a.length))
+    assert.equal(room.cut, true)
+  })
+
+  it('masks secrets sent as object keys', () => {
+    const r = new Redactor({ ...plain, patterns: ['key-[0-9]+'], detectSecrets: true })
+    const gh = `ghp_${'A'.repeat(36)}`
+    const out = r.redactValue({ a: { [gh]: 1, 'key-42': 2, plain: 3 } })
+    assert.deepEqual(out, {
+      a: { '[REDACTED:github_token]': 1, '[REDACTED:pattern]': 2, plain: 3 },
+    })
+  })
+
+  it('stores no part of a private key cut with the stored copy', () => {
+    const r = new Redactor({ ...plain, patterns: [], detectSecrets: true })
+    const pem = `-----BEGIN RSA PRIVATE KEY-----\nMIIE${'A'.repeat(20_000)}\n-----END RSA PRIVATE KEY-----`
+    const room: StoredRoom = { chars: 64 * 1024, cut: false }
+    const stored = JSON.stringify(r.redactValue({ a: `${'x'.repeat(65_336)}${pem}` }, 0, room))
+    assert.ok(!stored.slice(0, 64 * 1024).includes('BEGIN RSA PRIVATE KEY'))
+    assert.ok(!stored.includes('MIIE'))
   })
 
   it('stores a secret after masked ones whole, where the masks made the copy shorter', () => {
@@ -171,12 +217,15 @@ describe('secret detectors on hostile text', () => {
     const r = new Redactor({ keys: [], patterns: [], detectSecrets: true, forwarded: false })
     // Many openings and no ends, many near-tokens: each scan moves forward.
     const text = [
-      '-----BEGIN RSA PRIVATE KEY-----x'.repeat(50_000),
       'Bearer '.repeat(50_000),
       'eyJaaaaaaa.'.repeat(50_000),
       'sk- '.repeat(100_000),
+      '',
     ].join('\n')
     assert.equal(r.redactText(text), text)
+    // A key with no end is masked to the end of the text (where a stored copy is cut, too).
+    const openings = '-----BEGIN RSA PRIVATE KEY-----x'.repeat(50_000)
+    assert.equal(r.redactText(text + openings), `${text}[REDACTED:private_key]`)
     const key = '-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----'
     assert.equal(
       r.redactText(`a ${key} b ${key} c`),
