@@ -27,7 +27,7 @@ import {
 import { execFile } from 'node:child_process'
 import { promisify } from 'node:util'
 import { BURROWD, ROOT, startClient, startService, type Service } from '../helpers/stack.js'
-import { signUp } from '../helpers/web-client.js'
+import { bearerApi, signUp } from '../helpers/web-client.js'
 
 const run = promisify(execFile)
 
@@ -47,21 +47,7 @@ async function operatorUser(service: Service): Promise<WebUser> {
   const { id, token } = JSON.parse(stdout) as { id: string; token: string }
   assert.match(id, /^tok_/)
   assert.match(token, /^btk_/)
-  const base = `http://127.0.0.1:${service.port}`
-  return {
-    async api<T>(method: string, path: string, body?: unknown) {
-      const res = await fetch(`${base}${path}`, {
-        method,
-        headers: {
-          authorization: `Bearer ${token}`,
-          ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-        },
-        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-      })
-      const text = await res.text()
-      return { status: res.status, json: (text ? JSON.parse(text) : undefined) as T }
-    },
-  }
+  return { api: bearerApi(`http://127.0.0.1:${service.port}`, token) }
 }
 
 const HELLO = join(ROOT, 'examples/hello-server.mjs')

@@ -38,6 +38,7 @@ import {
   type CountingServer,
 } from '../helpers/quota-stack.js'
 import { buyPlan } from '../helpers/dev-checkout.js'
+import { bearerApi } from '../helpers/web-client.js'
 import { BURROW, BURROWD, EVERYTHING, type Service } from '../helpers/stack.js'
 import { burrowdLocation, nginxTempPaths } from '../helpers/nginx-front.js'
 
@@ -302,18 +303,7 @@ describe('several burrowd nodes behind nginx', { skip, timeout: 240_000 }, () =>
         env: node.env,
       }).toString(),
     ) as { token: string }
-    return async <T>(method: string, path: string, body?: unknown) => {
-      const res = await fetch(`http://127.0.0.1:${node.port}${path}`, {
-        method,
-        headers: {
-          authorization: `Bearer ${token}`,
-          ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-        },
-        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-      })
-      const text = await res.text()
-      return { status: res.status, json: (text ? JSON.parse(text) : undefined) as T }
-    }
+    return bearerApi(`http://127.0.0.1:${node.port}`, token)
   }
 
   it('keeps a rate limit exact when concurrent calls split across nodes', async () => {

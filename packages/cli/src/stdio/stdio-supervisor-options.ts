@@ -33,6 +33,13 @@ export interface StdioSupervisorOptions {
   /** Bytes that may wait for a child not reading its stdin before `send` refuses. Default 16 MiB. */
   readonly maxQueuedBytes?: number
   readonly spawn?: SpawnFunction
+  /**
+   * How long the exit of a first child with status 127 waits for its stderr to close, to read
+   * which program the shell could not find (a grandchild may hold it open). Default 250 ms.
+   */
+  readonly stderrAfterExitMs?: number
+  /** The clock that times each child's run (for the healthy-run reset). Default `Date.now`. */
+  readonly now?: () => number
 }
 
 /** How a child ended. */

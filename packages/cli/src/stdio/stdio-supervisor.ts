@@ -200,7 +200,7 @@ export class StdioSupervisor extends EventEmitter<StdioSupervisorEvents> {
     }
     let markExited = (): void => {}
     const exited = new Promise<void>((resolve) => (markExited = resolve))
-    const startedAt = Date.now()
+    const startedAt = this.#now()
     this.#running = { child, exited }
     this.#state = 'running'
     this.#wireOutput(child, generation)
@@ -209,7 +209,7 @@ export class StdioSupervisor extends EventEmitter<StdioSupervisorEvents> {
       code: number | null,
       signal: NodeJS.Signals | null,
       error?: Error,
-      at = Date.now(),
+      at = this.#now(),
     ): void => {
       if (ended) return
       ended = true
@@ -226,8 +226,11 @@ export class StdioSupervisor extends EventEmitter<StdioSupervisorEvents> {
         end(code, signal)
         return
       }
-      const at = Date.now()
-      const timer = setTimeout(() => end(code, signal, undefined, at), STDERR_AFTER_EXIT_MS)
+      const at = this.#now()
+      const timer = setTimeout(
+        () => end(code, signal, undefined, at),
+        this.#opts.stderrAfterExitMs ?? STDERR_AFTER_EXIT_MS,
+      )
       stderr.once('close', () => {
         clearTimeout(timer)
         end(code, signal, undefined, at)
@@ -245,6 +248,10 @@ export class StdioSupervisor extends EventEmitter<StdioSupervisorEvents> {
       this.emit('spawn', generation, child.pid)
       if (generation > 1) this.emit('restart', generation)
     })
+  }
+
+  #now(): number {
+    return (this.#opts.now ?? Date.now)()
   }
 
   #wireOutput(child: ChildProcess, generation: number): void {
@@ -303,7 +310,7 @@ export class StdioSupervisor extends EventEmitter<StdioSupervisorEvents> {
       )
     }
     this.#state = 'waiting'
-    this.#restartAt = Date.now() + delayMs
+    this.#restartAt = this.#now() + delayMs
     this.#restartTimer = setTimeout(() => {
       if (this.#state === 'waiting') this.#spawnChild()
     }, delayMs)
@@ -333,7 +340,7 @@ export class StdioSupervisor extends EventEmitter<StdioSupervisorEvents> {
     const what = `stdio server ${JSON.stringify(this.displayCommand)}`
     if (this.#state === 'failed') return `${what} cannot run: ${this.#lastError?.message ?? ''}`
     if (this.#state === 'waiting') {
-      const wait = Math.max(0, this.#restartAt - Date.now())
+      const wait = Math.max(0, this.#restartAt - this.#now())
       return `${what} is not running (it exited; restarting in ${seconds(wait)})`
     }
     if (this.#state === 'idle') return `${what} has not been started`
