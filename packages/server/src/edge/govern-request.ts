@@ -8,6 +8,8 @@
  */
 import {
   answerKey,
+  errorResponse,
+  JSONRPC_CODE,
   ResponseMessages,
   type ClassifiedMessage,
   type HeldCopies,
@@ -22,6 +24,10 @@ import type { RugPullMode } from '../governance/policy.js'
 import type { PinState, ToolPins } from '../governance/tool-pins.js'
 import type { TunnelGovernance } from '../governance/tunnel-governance.js'
 import type { ExchangeRecord } from './exchange-record.js'
+
+/** Said in place of a forwarded answer whose keys the redaction patterns could not all scan. */
+export const UNSCANNED_ANSWER =
+  "this answer was withheld: the tunnel's redaction patterns could not scan it in time"
 
 /** A refusal the policy asks for. */
 export interface PolicyRefusal {
@@ -191,10 +197,14 @@ function rewriter(
       }
     }
     if (redactor !== null) {
-      const before = redactor.masked
-      const masked = redactor.redactValue(value) as Record<string, unknown>
-      if (redactor.masked !== before) {
-        value = masked
+      const { message, shapeLost } = redactor.redactMessage(value)
+      // An answer whose keys could not all be scanned would reach the agent in a shape its
+      // request did not ask for: the agent is told why instead.
+      if (shapeLost && m.kind === 'response') {
+        return { ...errorResponse(m.id, JSONRPC_CODE.internalError, UNSCANNED_ANSWER) }
+      }
+      if (message !== value) {
+        value = message
         changed = true
       }
     }

@@ -13,7 +13,7 @@
  * or the tunnel's or the node's time is spent (`ScanBudget`).
  */
 import { RE2JS } from 're2js'
-import type { ScanBudget } from './scan-budget.js'
+import type { Scan } from './scan-budget.js'
 
 /** Largest program the patterns of a new policy may join into (RE2 instructions). */
 export const MAX_PATTERN_PROGRAM = 2000
@@ -73,34 +73,30 @@ export class PatternScanner {
 
   /**
    * `text` with what the patterns match masked, one program after another (`mask` rewrites the
-   * text between programs); null when `budget` cannot pay for the scan.
+   * text between programs); null when `scan` cannot pay for it.
    */
   scan(
     text: string,
-    budget: ScanBudget,
+    scan: Scan,
     mask: (text: string, spans: readonly [number, number][]) => string,
   ): string | null {
     if (this.#programs === null) return null
     let out = text
     for (const program of this.#programs) {
       // Each program reads the text as the programs before it left it (masks can lengthen it).
-      const scan = budget.start(program.programSize() * out.length)
-      if (scan === null) return null
-      try {
-        const found = program.test(out)
-        if (scan.over()) return null
-        if (!found) continue
-        const spans: [number, number][] = []
-        const m = program.matcher(out)
-        while (m.find()) {
-          if (m.end() > m.start()) spans.push([m.start(), m.end()])
-          // Each search can read to the end again: stop once the scan has taken its time.
-          if (scan.over()) return null
-        }
-        out = mask(out, spans)
-      } finally {
-        scan.end()
+      const steps = program.programSize() * out.length
+      if (!scan.fits(steps)) return null
+      const found = program.test(out)
+      if (scan.searched(steps)) return null
+      if (!found) continue
+      const spans: [number, number][] = []
+      const m = program.matcher(out)
+      while (m.find()) {
+        if (m.end() > m.start()) spans.push([m.start(), m.end()])
+        // Each search can read to the end again: stop once the scan has taken its time.
+        if (scan.searched(steps)) return null
       }
+      out = mask(out, spans)
     }
     return out
   }

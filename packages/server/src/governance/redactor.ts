@@ -13,7 +13,7 @@
  */
 import { PatternScanner } from './pattern-scanner.js'
 import type { RedactionSettings } from './policy.js'
-import { ScanBudget } from './scan-budget.js'
+import { ScanBudget, type Scan } from './scan-budget.js'
 import { detectSecrets } from './secret-detectors.js'
 
 /** Values nested deeper than this are replaced whole. */
@@ -23,6 +23,11 @@ const MAX_DEPTH = 64
 export function mask(name: string): string {
   return `[REDACTED:${name}]`
 }
+
+/** A JSON-RPC message's members that say what it is, which `redactMessage` keeps as they are. */
+const ENVELOPE: ReadonlySet<string> = new Set(['jsonrpc', 'id', 'method'])
+/** Its members whose names are the protocol's: `redactMessage` redacts their values only. */
+const CONTENT: ReadonlySet<string> = new Set(['result', 'error', 'params'])
 
 /** Characters scanned past a stored copy's end, so that a secret across the cut is masked. */
 export const STORED_MARGIN_CHARS = 16 * 1024
@@ -45,6 +50,14 @@ export class Redactor {
   readonly #detect: boolean
   /** Most characters one scan of the patterns may read (Infinity without patterns). */
   readonly #scanChars: number
+  /** The scan of the redaction under way (one for a whole value); undefined until it needs one. */
+  #scan: Scan | undefined
+  /** Whether a redaction is under way (`redactValue` walks values with nested calls). */
+  #walking = false
+  /** Strings masked whole because they could not be scanned, since the redactor was built. */
+  #unscanned = 0
+  /** Object keys among them. */
+  #keysUnscanned = 0
   /** Masks `redact*` made since the redactor was built. */
   masked = 0
 
@@ -65,10 +78,31 @@ export class Redactor {
 
   /** `text` with every match of the detectors and the patterns masked. */
   redactText(text: string): string {
+    return this.#walk(() => this.#text(text))
+  }
+
+  /**
+   * `redact()` as one redaction: all its pattern searches are one scan, timed once (the clock is
+   * read when it starts and ends, and between searches only after many steps).
+   */
+  #walk<T>(redact: () => T): T {
+    if (this.#walking) return redact()
+    this.#walking = true
+    try {
+      return redact()
+    } finally {
+      this.#walking = false
+      this.#scan?.end()
+      this.#scan = undefined
+    }
+  }
+
+  #text(text: string): string {
     if (text.length === 0) return text
     const out = this.#detect ? this.#maskSpans(text, detectSecrets(text)) : text
     if (this.#scanner === null) return out
-    const scanned = this.#scanner.scan(out, this.#budget, (t, spans) =>
+    this.#scan ??= this.#budget.start()
+    const scanned = this.#scanner.scan(out, this.#scan, (t, spans) =>
       this.#maskSpans(
         t,
         spans.map(([start, end]) => [start, end, 'pattern']),
@@ -76,6 +110,7 @@ export class Redactor {
     )
     if (scanned !== null) return scanned
     this.masked++
+    this.#unscanned++
     return mask('unscanned')
   }
 
@@ -96,6 +131,10 @@ export class Redactor {
    * mask are shared with the input, not copied (most calls carry no secret).
    */
   redactValue(value: unknown, depth = 0, room?: StoredRoom): unknown {
+    return this.#walk(() => this.#value(value, depth, room))
+  }
+
+  #value(value: unknown, depth: number, room: StoredRoom | undefined): unknown {
     if (room !== undefined) {
       if (room.chars < -STORED_MARGIN_CHARS) {
         // Past the stored copy's end and its margin: nothing here would be kept.
@@ -108,7 +147,7 @@ export class Redactor {
         // the margin is left out of what was scanned, so no secret across the cut is kept in part.
         const keep = Math.min(byRoom, this.#scanChars)
         if (value.length > keep) room.cut = true
-        let redacted = this.redactText(value.length > keep ? value.slice(0, keep) : value)
+        let redacted = this.#text(value.length > keep ? value.slice(0, keep) : value)
         if (keep < byRoom && value.length > keep) {
           redacted = redacted.slice(0, Math.max(0, redacted.length - STORED_MARGIN_CHARS))
         }
@@ -120,7 +159,7 @@ export class Redactor {
       // Counted short (JSON escapes lengthen strings): the room never runs out before the text.
       room.chars -= typeof value === 'object' && value !== null ? 2 : String(value).length + 1
     }
-    if (typeof value === 'string') return this.redactText(value)
+    if (typeof value === 'string') return this.#text(value)
     if (typeof value !== 'object' || value === null) return value
     if (depth >= MAX_DEPTH) {
       this.masked++
@@ -130,7 +169,7 @@ export class Redactor {
       let copy: unknown[] | null = null
       for (let i = 0; i < value.length; i++) {
         const item: unknown = value[i]
-        const redacted = this.redactValue(item, depth + 1, room)
+        const redacted = this.#value(item, depth + 1, room)
         if (copy === null && redacted !== item) copy = value.slice(0, i)
         copy?.push(redacted)
       }
@@ -145,14 +184,16 @@ export class Redactor {
       const key = keys[i]!
       const v = record[key]
       // Keys are the agent's text too: a token can be sent as one.
-      const outKey = key === '' ? key : this.redactText(key)
+      const unscanned = this.#unscanned
+      const outKey = key === '' ? key : this.#text(key)
+      if (this.#unscanned !== unscanned) this.#keysUnscanned++
       let redacted: unknown
       if (room !== undefined) room.chars -= outKey.length + 3
       if (byKey && v !== null && v !== undefined && this.#keys.has(key.toLowerCase())) {
         redacted = mask(key.toLowerCase())
         this.masked++
       } else {
-        redacted = this.redactValue(v, depth + 1, room)
+        redacted = this.#value(v, depth + 1, room)
       }
       if (copy === null && (redacted !== v || outKey !== key)) {
         copy = keys.slice(0, i).map((k): [string, unknown] => [k, record[k]])
@@ -161,6 +202,34 @@ export class Redactor {
     }
     // fromEntries defines each key as its own property (a "__proto__" key stays a key).
     return copy === null ? value : Object.fromEntries(copy)
+  }
+
+  /**
+   * A JSON-RPC message as it may reach the agent: its envelope (`jsonrpc`, `id`, `method`) kept
+   * as it is and the names of `result`, `error` and `params` too, since the agent reads the
+   * message by them; everything in them redacted. `message` is the input itself when nothing was
+   * masked. `shapeLost` is true when a key of the content could not be scanned and was masked
+   * whole: the content no longer has the shape it had.
+   */
+  redactMessage(message: Record<string, unknown>): {
+    message: Record<string, unknown>
+    shapeLost: boolean
+  } {
+    return this.#walk(() => {
+      const before = this.masked
+      const keysBefore = this.#keysUnscanned
+      const out: [string, unknown][] = []
+      for (const key of Object.keys(message)) {
+        const v = message[key]
+        if (ENVELOPE.has(key)) out.push([key, v])
+        else if (CONTENT.has(key)) out.push([key, this.#value(v, 1, undefined)])
+        else out.push(...Object.entries(this.#value({ [key]: v }, 0, undefined) as object))
+      }
+      return {
+        message: this.masked === before ? message : Object.fromEntries(out),
+        shapeLost: this.#keysUnscanned !== keysBefore,
+      }
+    })
   }
 
   /**

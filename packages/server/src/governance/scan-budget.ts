@@ -18,7 +18,10 @@ export interface ScanBudgetOptions {
   readonly msPerMinute?: number
   /** The node's budget, drawn from too. */
   readonly node?: ScanBudget
+  /** The clock of the minute's refill (ms). Default `Date.now`. */
   readonly now?: () => number
+  /** The clock that times scans (ms, fine-grained). Default `performance.now`. */
+  readonly timer?: () => number
 }
 
 /** Most RE2 steps one search may take. */
@@ -30,9 +33,22 @@ export const SCAN_MS_PER_MINUTE = 3000
 /** Milliseconds of pattern scanning all tunnels of a node may use per minute. */
 export const NODE_SCAN_MS_PER_MINUTE = 10_000
 
-/** A scan being made: whether it has taken its time, and its end. */
+/**
+ * Steps of search one scan makes between two readings of the clock: about 5 ms at worst, and a
+ * redaction of an ordinary message reads the clock only when it starts and ends.
+ */
+export const STEPS_PER_CLOCK_CHECK = 50_000
+
+/**
+ * A scan being made: every pattern search of one redaction (a string, or all the strings and
+ * keys of one JSON value), timed as one.
+ */
 export interface Scan {
-  over(): boolean
+  /** Whether a search of at most `steps` may start now; false counts a refusal. */
+  fits(steps: number): boolean
+  /** A search of at most `steps` was made: true once the scan has taken its time. */
+  searched(steps: number): boolean
+  /** The scan is over: its time is drawn from the budgets. */
   end(): void
 }
 
@@ -43,9 +59,10 @@ export class ScanBudget {
   readonly #msPerMinute: number
   readonly #node: ScanBudget | null
   readonly #now: () => number
+  readonly #timer: () => number
   #ms: number
   #at: number
-  /** Scans refused or stopped so far (metrics, tests). */
+  /** Searches refused, and scans stopped, so far (metrics, tests). */
   refused = 0
 
   constructor(opts: ScanBudgetOptions = {}) {
@@ -54,6 +71,7 @@ export class ScanBudget {
     this.#msPerMinute = opts.msPerMinute ?? SCAN_MS_PER_MINUTE
     this.#node = opts.node ?? null
     this.#now = opts.now ?? Date.now
+    this.#timer = opts.timer ?? (() => performance.now())
     this.#ms = this.#msPerMinute
     this.#at = this.#now()
   }
@@ -74,25 +92,50 @@ export class ScanBudget {
     return this.#ms
   }
 
-  /** Start a scan whose one search may take `steps`; null when it may not run now. */
-  start(steps: number): Scan | null {
-    if (steps > this.#maxSteps || this.left <= 0 || (this.#node !== null && this.#node.left <= 0)) {
-      this.refused++
-      return null
-    }
-    const started = performance.now()
-    const limit = Math.min(this.#maxScanMs, this.#ms, this.#node?.left ?? Infinity)
+  /**
+   * Start a scan. While this budget or the node's is empty, the scan fits no search. It may take
+   * at most one scan's time, and no more than either budget holds.
+   */
+  start(): Scan {
+    const left = this.left
+    const nodeLeft = this.#node?.left ?? Infinity
+    if (left <= 0 || nodeLeft <= 0) return this.#refusing()
+    const started = this.#timer()
+    const limit = Math.min(this.#maxScanMs, left, nodeLeft)
+    let unchecked = 0
+    let over = false
     return {
-      over: () => {
-        if (performance.now() - started <= limit) return false
+      fits: (steps) => {
+        if (!over && steps <= this.#maxSteps) return true
         this.refused++
+        return false
+      },
+      searched: (steps) => {
+        if (over) return true
+        unchecked += steps
+        if (unchecked < STEPS_PER_CLOCK_CHECK) return false
+        unchecked = 0
+        if (this.#timer() - started <= limit) return false
+        this.refused++
+        over = true
         return true
       },
       end: () => {
-        const ms = performance.now() - started
+        const ms = this.#timer() - started
         this.spent(ms)
         this.#node?.spent(ms)
       },
+    }
+  }
+
+  #refusing(): Scan {
+    return {
+      fits: () => {
+        this.refused++
+        return false
+      },
+      searched: () => true,
+      end: () => {},
     }
   }
 

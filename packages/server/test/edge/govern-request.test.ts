@@ -25,11 +25,13 @@ import {
   answerShaper,
   governRequest,
   touchesTools,
+  UNSCANNED_ANSWER,
   type RugPull,
 } from '../../src/edge/govern-request.js'
 import { ExchangeRecord } from '../../src/edge/exchange-record.js'
 import { MemoryCallRateLimits } from '../../src/governance/call-rate-limits.js'
 import { isPolicyProblem, parsePolicy } from '../../src/governance/parse-policy.js'
+import { ScanBudget } from '../../src/governance/scan-budget.js'
 import { ToolPins } from '../../src/governance/tool-pins.js'
 import { TunnelGovernance } from '../../src/governance/tunnel-governance.js'
 import { sendRefusal } from '../../src/http/send-refusal.js'
@@ -291,6 +293,53 @@ describe('answerShaper', () => {
     assert.ok(!masked.includes(token) && !masked.includes('hunter2'), masked)
     assert.match(masked, /\[REDACTED:github_token\]/)
     assert.match(masked, /\[REDACTED:password\]/)
+  })
+
+  it('keeps the envelope of a forwarded answer whatever the patterns match', () => {
+    // Patterns that match the version, a string id and a method's name mask only the content.
+    const gov = governance({
+      redaction: { patterns: ['2\\.0', 'req-[0-9]+', 'notifications/[a-z]+'], forwarded: true },
+    })
+    const answer = {
+      jsonrpc: '2.0',
+      id: 'req-7',
+      result: { content: [{ type: 'text', text: 'req-8 2.0' }] },
+    }
+    const out = JSON.parse(shaped(gov, rpc(call('req-7', 'x')), JSON.stringify(answer))!) as {
+      jsonrpc: string
+      id: string
+      result: { content: { text: string }[] }
+    }
+    assert.equal(out.jsonrpc, '2.0')
+    assert.equal(out.id, 'req-7')
+    assert.equal(out.result.content[0]!.text, '[REDACTED:pattern] [REDACTED:pattern]')
+    const note = `data: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { data: 'req-1' } })}\n\n`
+    const sse = shaped(gov, rpc(call('req-7', 'x')), note, 'sse')!
+    assert.match(sse, /"jsonrpc":"2.0","method":"notifications\/message"/)
+    assert.match(sse, /"data":"\[REDACTED:pattern\]"/)
+  })
+
+  it('withholds a forwarded answer whose keys could not be scanned, with an error for its id', () => {
+    const policy = parsePolicy({ redaction: { patterns: ['k-[0-9]+'], forwarded: true } })
+    assert.ok(!isPolicyProblem(policy))
+    // The tunnel has used its minute of scanning: no string can be scanned, keys included.
+    const budget = new ScanBudget({ now: () => 0 })
+    budget.spent(10_000)
+    const gov = new TunnelGovernance(TUNNEL, 1, policy, budget)
+    const answer = JSON.stringify({ jsonrpc: '2.0', id: 4, result: { content: [] } })
+    const out = JSON.parse(shaped(gov, rpc(call(4, 'x')), answer)!) as unknown
+    assert.deepEqual(out, {
+      jsonrpc: '2.0',
+      id: 4,
+      error: { code: -32603, message: UNSCANNED_ANSWER },
+    })
+    // A notification goes on with its content masked, and its envelope whole.
+    const note = `data: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params: { progress: 1 } })}\n\n`
+    const sse = shaped(gov, rpc(call(4, 'x')), note, 'sse')!
+    assert.match(
+      sse,
+      /"jsonrpc":"2.0","method":"notifications\/progress","params":\{"\[REDACTED:unscanned\]":1\}/,
+    )
   })
 })
 
