@@ -15,6 +15,7 @@
 // collections of both processes in the cell; COMPARE_CLIENT_FLAGS='<flags>' starts every
 // `burrow up` with these node flags. Each cell warms up for 1.5 s and, for calls, at least
 // COMPARE_WARMUP_CALLS calls (default 10000, as `npm run bench`; at most 20 s of them).
+// COMPARE_POLICY=realistic gives the tunnel the policy section's realistic governance policy.
 import { existsSync, readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -31,6 +32,7 @@ import {
 import { runLoad, type CallTarget } from './load.js'
 import { warnWithoutLoadGeneratorFlag } from './load-generator-flags.js'
 import { openMcpSession } from './mcp-session.js'
+import { REALISTIC_POLICY } from './sections/policy-calls.js'
 import { echoBody } from './sections/sdk-calls.js'
 import { ProcessGroup } from './processes.js'
 import { runTransfer } from './transfer.js'
@@ -39,6 +41,14 @@ const HEADERS = {
   'content-type': 'application/json',
   accept: 'application/json, text/event-stream',
 }
+
+/** The tunnel's governance policy (`COMPARE_POLICY=realistic`), or none. */
+const POLICY = (() => {
+  const name = process.env.COMPARE_POLICY?.trim() ?? ''
+  if (name === '') return undefined
+  if (name === 'realistic') return REALISTIC_POLICY
+  throw new Error(`COMPARE_POLICY may be "realistic", not "${name}"`)
+})()
 
 /** Node flags for CPU profiles of burrowd and burrow (`COMPARE_CPU_PROF`), or none. */
 const PROFILE_DIR = process.env.COMPARE_CPU_PROF?.trim()
@@ -129,7 +139,7 @@ async function cell(
 ): Promise<string> {
   const data = tempDataDir()
   try {
-    const [key] = await createTunnels(data.path, ['compare'])
+    const [key] = await createTunnels(data.path, ['compare'], POLICY)
     const port = await freePort()
     const burrowd = group.start(
       'burrowd',
