@@ -31,9 +31,12 @@ export function responseKind(contentType: string | undefined): ResponseKind {
 /** Options of `new ResponseMessages`. */
 export interface ResponseMessagesOptions {
   readonly kind: ResponseKind
-  /** A replacement for `message`, or null to keep it as it came. */
-  readonly rewrite?: ((message: ClassifiedMessage) => Record<string, unknown> | null) | null
-  /** Told of every message, after any rewrite decision (it sees the original). */
+  /**
+   * A replacement for `message` (any JSON value but null: a message that is not one may be
+   * replaced by a masked string), or null to keep it as it came.
+   */
+  readonly rewrite?: ((message: ClassifiedMessage) => unknown) | null
+  /** Told of every message, before its rewrite is asked for (it sees the original). */
   readonly onMessage?: (message: ClassifiedMessage) => void
   /** Largest JSON body read whole, in bytes (default 16 MiB). */
   readonly maxJsonBytes?: number

@@ -55,7 +55,8 @@ export interface ExchangeContext {
 /** An answer to one request, as seen in the response. */
 interface Answer {
   readonly value: Record<string, unknown>
-  readonly error: boolean
+  /** The agent got an error: the answer was one, or the policy withheld it. */
+  error: boolean
 }
 
 /** Accounting for one request; the edge calls it as the answer takes shape. */
@@ -142,6 +143,13 @@ export class ExchangeRecord {
       // Every round of the call names its first one.
       continuations.remember(this.#ctx.tunnel.id, state, this.#continues ?? id)
     }
+  }
+
+  /** The agent got an error in place of answer `m` (the policy withheld it). */
+  answerWithheld(m: ClassifiedMessage): void {
+    if (m.kind !== 'response' || m.id === null) return
+    const answer = this.#answers?.get(answerKey(m.id))
+    if (answer !== undefined) answer.error = true
   }
 
   /** Some of the answer's messages passed to the agent without being tapped. */

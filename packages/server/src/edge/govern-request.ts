@@ -22,12 +22,16 @@ import { filterToolsList, firstOfEachName } from '../governance/filter-tools-lis
 import { RateLimitRules } from '../governance/rate-limit-demands.js'
 import type { RugPullMode } from '../governance/policy.js'
 import type { PinState, ToolPins } from '../governance/tool-pins.js'
+import { mask } from '../governance/redactor.js'
 import type { TunnelGovernance } from '../governance/tunnel-governance.js'
 import type { ExchangeRecord } from './exchange-record.js'
 
 /** Said in place of a forwarded answer whose keys the redaction patterns could not all scan. */
 export const UNSCANNED_ANSWER =
   "this answer was withheld: the tunnel's redaction patterns could not scan it in time"
+/** Said in place of an answer the policy failed on. */
+export const UNCHECKED_ANSWER =
+  "this answer was withheld: it could not be checked against the tunnel's policy"
 
 /** A refusal the policy asks for. */
 export interface PolicyRefusal {
@@ -135,7 +139,9 @@ export function answerShaper(
   rug: RugPull | null = null,
   held: ((rewriting: boolean) => HeldCopies) | null = null,
 ): ((kind: ResponseKind) => ResponseMessages | null) | null {
-  const rewrite = governance ? rewriter(governance, rpc, rug) : null
+  const rewrite = governance
+    ? rewriter(governance, rpc, rug, (m) => record.answerWithheld(m))
+    : null
   const copies = held?.(rewrite !== null) ?? null
   if (rpc === null && rewrite === null && rug === null) return null
   const onMessage = rug
@@ -157,7 +163,8 @@ function rewriter(
   governance: TunnelGovernance,
   rpc: JsonRpcBody | null,
   rug: RugPull | null,
-): ((m: ClassifiedMessage) => Record<string, unknown> | null) | null {
+  onWithheld: (m: ClassifiedMessage) => void,
+): ((m: ClassifiedMessage) => unknown) | null {
   const pinning = rug !== null && rug.state !== null
   if (!governance.rewritesAnswers(rpc?.messages ?? [], pinning)) return null
   /** The `tools/list` requests by id, with the cursor each asked for. */
@@ -166,8 +173,15 @@ function rewriter(
     if (m.kind === 'request' && m.method === 'tools/list') lists.set(answerKey(m.id), cursorOf(m))
   }
   const redactor = governance.policy.redaction.forwarded ? governance.redactor : null
-  return (m) => {
-    let value: Record<string, unknown> = m.value as Record<string, unknown>
+  const rewrite = (m: ClassifiedMessage): unknown => {
+    if (m.kind === 'invalid') {
+      // No agent can match it to a request: masked whole, whatever it holds.
+      if (redactor === null) return null
+      const before = redactor.masked
+      const masked = redactor.redactValue(m.value)
+      return redactor.masked === before ? null : masked
+    }
+    let value: Record<string, unknown> = m.value
     let changed = false
     const key = m.kind === 'response' && m.id !== null ? answerKey(m.id) : null
     if (key !== null && lists.has(key)) {
@@ -201,14 +215,22 @@ function rewriter(
       // An answer whose keys could not all be scanned would reach the agent in a shape its
       // request did not ask for: the agent is told why instead.
       if (shapeLost && m.kind === 'response') {
-        return { ...errorResponse(m.id, JSONRPC_CODE.internalError, UNSCANNED_ANSWER) }
+        onWithheld(m)
+        return errorResponse(m.id, JSONRPC_CODE.internalError, UNSCANNED_ANSWER)
       }
-      if (message !== value) {
-        value = message
-        changed = true
-      }
+      if (message !== value) return message
     }
     return changed ? value : null
+  }
+  return (m) => {
+    try {
+      return rewrite(m)
+    } catch {
+      // What could not be checked never reaches the agent as it came.
+      if (m.kind !== 'response') return mask('withheld')
+      onWithheld(m)
+      return errorResponse(m.id, JSONRPC_CODE.internalError, UNCHECKED_ANSWER)
+    }
   }
 }
 

@@ -96,6 +96,9 @@ export class PatternScanner {
         // Each search can read to the end again: stop once the scan has taken its time.
         if (scan.searched(steps)) return null
       }
+      // The last search, which found nothing, read to the end too: counted, so that the scan
+      // stops before more work if it is over, but what it found is kept.
+      scan.searched(steps)
       out = mask(out, spans)
     }
     return out

@@ -24,10 +24,20 @@ export function mask(name: string): string {
   return `[REDACTED:${name}]`
 }
 
-/** A JSON-RPC message's members that say what it is, which `redactMessage` keeps as they are. */
-const ENVELOPE: ReadonlySet<string> = new Set(['jsonrpc', 'id', 'method'])
+/** Whether `key: value` is a member of a JSON-RPC message's envelope, which says what it is. */
+function isEnvelope(key: string, value: unknown): boolean {
+  if (key === 'jsonrpc') return value === '2.0'
+  if (key === 'id') return value === null || typeof value === 'string' || typeof value === 'number'
+  return key === 'method' && typeof value === 'string'
+}
 /** Its members whose names are the protocol's: `redactMessage` redacts their values only. */
 const CONTENT: ReadonlySet<string> = new Set(['result', 'error', 'params'])
+
+/**
+ * Strings at least this long have the built-in detectors' time left out of the patterns' scan
+ * (two readings of the clock); on shorter ones it is too small to matter.
+ */
+const UNTIMED_DETECTION_CHARS = 4096
 
 /** Characters scanned past a stored copy's end, so that a secret across the cut is masked. */
 export const STORED_MARGIN_CHARS = 16 * 1024
@@ -99,7 +109,17 @@ export class Redactor {
 
   #text(text: string): string {
     if (text.length === 0) return text
-    const out = this.#detect ? this.#maskSpans(text, detectSecrets(text)) : text
+    // A scan that is over masks the rest whole: the detectors need not look.
+    if (this.#scanner !== null && this.#scan?.over === true) return this.#unscannable()
+    let out = text
+    if (this.#detect) {
+      // The detectors' time on a long string is not the patterns': it is left out of the scan's.
+      const spans =
+        this.#scan !== undefined && text.length >= UNTIMED_DETECTION_CHARS
+          ? this.#scan.untimed(() => detectSecrets(text))
+          : detectSecrets(text)
+      out = this.#maskSpans(text, spans)
+    }
     if (this.#scanner === null) return out
     this.#scan ??= this.#budget.start()
     const scanned = this.#scanner.scan(out, this.#scan, (t, spans) =>
@@ -108,7 +128,10 @@ export class Redactor {
         spans.map(([start, end]) => [start, end, 'pattern']),
       ),
     )
-    if (scanned !== null) return scanned
+    return scanned ?? this.#unscannable()
+  }
+
+  #unscannable(): string {
     this.masked++
     this.#unscanned++
     return mask('unscanned')
@@ -205,30 +228,33 @@ export class Redactor {
   }
 
   /**
-   * A JSON-RPC message as it may reach the agent: its envelope (`jsonrpc`, `id`, `method`) kept
-   * as it is and the names of `result`, `error` and `params` too, since the agent reads the
-   * message by them; everything in them redacted. `message` is the input itself when nothing was
-   * masked. `shapeLost` is true when a key of the content could not be scanned and was masked
-   * whole: the content no longer has the shape it had.
+   * A JSON-RPC message as it may reach the agent: its envelope (`jsonrpc: "2.0"`, a string,
+   * number or null `id`, a string `method`) kept as it is, and the names of `result`, `error`
+   * and `params` too, since the agent reads the message by them; everything else redacted. A
+   * value that is not an object, or an envelope member of another type, is redacted like any
+   * other. `message` is the input itself when nothing was masked. `shapeLost` is true when a key
+   * of the content could not be scanned and was masked whole: the content no longer has the
+   * shape it had.
    */
-  redactMessage(message: Record<string, unknown>): {
-    message: Record<string, unknown>
-    shapeLost: boolean
-  } {
+  redactMessage(value: unknown): { message: unknown; shapeLost: boolean } {
     return this.#walk(() => {
       const before = this.masked
       const keysBefore = this.#keysUnscanned
-      const out: [string, unknown][] = []
-      for (const key of Object.keys(message)) {
-        const v = message[key]
-        if (ENVELOPE.has(key)) out.push([key, v])
-        else if (CONTENT.has(key)) out.push([key, this.#value(v, 1, undefined)])
-        else out.push(...Object.entries(this.#value({ [key]: v }, 0, undefined) as object))
+      let message: unknown
+      if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+        message = this.#value(value, 0, undefined)
+      } else {
+        const record = value as Record<string, unknown>
+        const out: [string, unknown][] = []
+        for (const key of Object.keys(record)) {
+          const v = record[key]
+          if (isEnvelope(key, v)) out.push([key, v])
+          else if (CONTENT.has(key)) out.push([key, this.#value(v, 1, undefined)])
+          else out.push(...Object.entries(this.#value({ [key]: v }, 0, undefined) as object))
+        }
+        message = this.masked === before ? value : Object.fromEntries(out)
       }
-      return {
-        message: this.masked === before ? message : Object.fromEntries(out),
-        shapeLost: this.#keysUnscanned !== keysBefore,
-      }
+      return { message, shapeLost: this.#keysUnscanned !== keysBefore }
     })
   }
 

@@ -38,16 +38,22 @@ export const NODE_SCAN_MS_PER_MINUTE = 10_000
  * redaction of an ordinary message reads the clock only when it starts and ends.
  */
 export const STEPS_PER_CLOCK_CHECK = 50_000
+/** Steps a search is counted for besides its text's: what starting it costs, whatever its size. */
+export const STEPS_PER_SEARCH = 1_000
 
 /**
  * A scan being made: every pattern search of one redaction (a string, or all the strings and
  * keys of one JSON value), timed as one.
  */
 export interface Scan {
+  /** True once the scan has taken its time, or when it could not start. */
+  readonly over: boolean
   /** Whether a search of at most `steps` may start now; false counts a refusal. */
   fits(steps: number): boolean
   /** A search of at most `steps` was made: true once the scan has taken its time. */
   searched(steps: number): boolean
+  /** `work()`, done while the scan runs but not timed as part of it (the built-in detectors). */
+  untimed<T>(work: () => T): T
   /** The scan is over: its time is drawn from the budgets. */
   end(): void
 }
@@ -100,11 +106,14 @@ export class ScanBudget {
     const left = this.left
     const nodeLeft = this.#node?.left ?? Infinity
     if (left <= 0 || nodeLeft <= 0) return this.#refusing()
-    const started = this.#timer()
+    let started = this.#timer()
     const limit = Math.min(this.#maxScanMs, left, nodeLeft)
     let unchecked = 0
     let over = false
     return {
+      get over() {
+        return over
+      },
       fits: (steps) => {
         if (!over && steps <= this.#maxSteps) return true
         this.refused++
@@ -112,13 +121,21 @@ export class ScanBudget {
       },
       searched: (steps) => {
         if (over) return true
-        unchecked += steps
+        unchecked += steps + STEPS_PER_SEARCH
         if (unchecked < STEPS_PER_CLOCK_CHECK) return false
         unchecked = 0
         if (this.#timer() - started <= limit) return false
         this.refused++
         over = true
         return true
+      },
+      untimed: (work) => {
+        const from = this.#timer()
+        try {
+          return work()
+        } finally {
+          started += this.#timer() - from
+        }
       },
       end: () => {
         const ms = this.#timer() - started
@@ -130,11 +147,13 @@ export class ScanBudget {
 
   #refusing(): Scan {
     return {
+      over: true,
       fits: () => {
         this.refused++
         return false
       },
       searched: () => true,
+      untimed: (work) => work(),
       end: () => {},
     }
   }

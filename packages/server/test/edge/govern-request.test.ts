@@ -341,6 +341,64 @@ describe('answerShaper', () => {
       /"jsonrpc":"2.0","method":"notifications\/progress","params":\{"\[REDACTED:unscanned\]":1\}/,
     )
   })
+
+  it('records a withheld answer as an error in history', () => {
+    const policy = parsePolicy({ redaction: { patterns: ['k-[0-9]+'], forwarded: true } })
+    assert.ok(!isPolicyProblem(policy))
+    const budget = new ScanBudget({ now: () => 0 })
+    budget.spent(10_000)
+    const gov = new TunnelGovernance(TUNNEL, 1, policy, budget)
+    const body = rpc(call(4, 'x'))
+    const record = exchange(body)
+    const messages = answerShaper(gov, body, record)!('json')!
+    const out = Buffer.concat([
+      ...messages.push(Buffer.from('{"jsonrpc":"2.0","id":4,"result":{"content":[]}}')),
+      ...messages.end(),
+    ]).toString()
+    assert.match(out, /"error"/)
+    records.length = 0
+    record.answered(200, [['content-type', 'application/json']])
+    record.closed()
+    assert.equal(records.length, 1)
+    assert.equal(records[0]!.outcome, 'error')
+  })
+
+  it('masks what is not a message whole, envelope and all, and never throws on it', () => {
+    const gov = governance({ redaction: { forwarded: true } })
+    const key = 'AKIAIOSFODNN7EXAMPLE'
+    for (const answer of [
+      [key, { jsonrpc: '2.0', id: 1, result: {} }],
+      [null, { jsonrpc: '2.0', id: 1, result: { text: key } }],
+      [
+        { jsonrpc: '2.0', id: { token: key }, result: {} },
+        { jsonrpc: '2.0', id: 1, result: {} },
+      ],
+      [
+        { jsonrpc: key, id: 1, result: {} },
+        { jsonrpc: '2.0', id: 1, result: {} },
+      ],
+      [
+        { jsonrpc: '2.0', method: [key], params: {} },
+        { jsonrpc: '2.0', id: 1, result: {} },
+      ],
+      [
+        { jsonrpc: '2.0', id: key, result: {}, error: {} },
+        { jsonrpc: '2.0', id: 1, result: {} },
+      ],
+    ]) {
+      for (const kind of ['json', 'sse'] as const) {
+        const text = JSON.stringify(answer)
+        const out = shaped(
+          gov,
+          rpc(call(1, 'x')),
+          kind === 'sse' ? `data: ${text}\n\n` : text,
+          kind,
+        )
+        assert.ok(out !== null && !out.includes(key), `${kind}: ${out}`)
+        assert.match(out, /\{"jsonrpc":"2.0","id":1,"result":\{/, 'the valid answer goes on')
+      }
+    }
+  })
 })
 
 /** A server that refuses what `governRequest` refuses, as the edge answers it. */

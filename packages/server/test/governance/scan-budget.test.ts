@@ -5,7 +5,12 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { Redactor } from '../../src/governance/redactor.js'
-import { MAX_SCAN_MS, STEPS_PER_CLOCK_CHECK, ScanBudget } from '../../src/governance/scan-budget.js'
+import {
+  MAX_SCAN_MS,
+  STEPS_PER_CLOCK_CHECK,
+  STEPS_PER_SEARCH,
+  ScanBudget,
+} from '../../src/governance/scan-budget.js'
 
 const settings = { keys: [], detectSecrets: false, forwarded: false, patterns: ['key-[0-9]+'] }
 
@@ -28,11 +33,11 @@ describe('ScanBudget', () => {
     const budget = new ScanBudget({ timer: clock.read })
     const r = new Redactor(settings, budget)
     const value = {
-      params: { items: Array.from({ length: 200 }, (_, i) => `item ${i}`), k: 'x key-12 y' },
+      params: { items: Array.from({ length: 10 }, (_, i) => `item ${i}`), k: 'x key-12 y' },
     }
     const out = r.redactValue(value) as { params: { items: string[]; k: string } }
     assert.equal(out.params.k, 'x [REDACTED:pattern] y')
-    assert.equal(out.params.items[199], 'item 199')
+    assert.equal(out.params.items[9], 'item 9')
     assert.equal(clock.reads, 2)
     // A value with no text starts no scan.
     clock.reads = 0
@@ -74,6 +79,45 @@ describe('ScanBudget', () => {
     assert.deepEqual(new Redactor(settings, fresh).redactValue(['key-3']), ['[REDACTED:pattern]'])
   })
 
+  it('counts every search, the last one of each string too, however short its text', () => {
+    const clock = timer()
+    const r = new Redactor({ ...settings, patterns: ['a'] }, new ScanBudget({ timer: clock.read }))
+    // 10,000 one-character strings that match: three searches each (the test, the match, and
+    // the last search, which finds nothing), each counted for starting too.
+    r.redactValue(Array.from({ length: 10_000 }, () => 'a'))
+    const searches = 10_000 * 3
+    assert.ok(
+      clock.reads >= (searches * STEPS_PER_SEARCH) / STEPS_PER_CLOCK_CHECK,
+      `${clock.reads} readings`,
+    )
+  })
+
+  it('leaves out of a scan the time of work it is not (the built-in detectors)', () => {
+    let at = 0
+    const budget = new ScanBudget({ now: () => 0, timer: () => at })
+    const scan = budget.start()
+    at += 10
+    assert.equal(
+      scan.untimed(() => {
+        at += 1_000
+        return 'done'
+      }),
+      'done',
+    )
+    assert.equal(scan.over, false)
+    scan.end()
+    assert.equal(budget.left, 3000 - 10)
+  })
+
+  it('masks the rest of a value without running the detectors once its scan is over', () => {
+    let at = 0
+    const budget = new ScanBudget({ now: () => 0, timer: () => (at += MAX_SCAN_MS + 1) })
+    const r = new Redactor({ ...settings, detectSecrets: true }, budget)
+    const token = `ghp_${'A'.repeat(36)}`
+    const out = r.redactValue([`key-1 ${'x'.repeat(20_000)}`, `a ${token}`]) as string[]
+    assert.deepEqual(out, ['[REDACTED:unscanned]', '[REDACTED:unscanned]'])
+  })
+
   it('starts no scan while the tunnel or the node has no time left', () => {
     const node = new ScanBudget({ msPerMinute: 10, now: () => 0 })
     const budget = new ScanBudget({ node, now: () => 0 })
@@ -83,6 +127,6 @@ describe('ScanBudget', () => {
       '[REDACTED:unscanned]',
       '[REDACTED:unscanned]',
     ])
-    assert.equal(budget.refused, 2)
+    assert.equal(budget.refused, 1, 'once: the rest is masked without asking again')
   })
 })
