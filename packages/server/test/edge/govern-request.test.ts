@@ -25,6 +25,7 @@ import {
   answerShaper,
   governRequest,
   touchesTools,
+  UNCHECKED_ANSWER,
   UNSCANNED_ANSWER,
   type RugPull,
 } from '../../src/edge/govern-request.js'
@@ -361,6 +362,21 @@ describe('answerShaper', () => {
     record.closed()
     assert.equal(records.length, 1)
     assert.equal(records[0]!.outcome, 'error')
+  })
+
+  it('withholds what the policy fails on: an error for an answer, a mask for the rest', () => {
+    const gov = governance({ redaction: { forwarded: true } })
+    gov.redactor.redactMessage = () => {
+      throw new Error('a bug in the redactor')
+    }
+    const answer = JSON.stringify([
+      { jsonrpc: '2.0', method: 'notifications/message', params: { data: 'x' } },
+      { jsonrpc: '2.0', id: 1, result: { content: [] } },
+    ])
+    assert.deepEqual(JSON.parse(shaped(gov, rpc(call(1, 'x')), answer)!), [
+      '[REDACTED:withheld]',
+      { jsonrpc: '2.0', id: 1, error: { code: -32603, message: UNCHECKED_ANSWER } },
+    ])
   })
 
   it('masks what is not a message whole, envelope and all, and never throws on it', () => {
