@@ -38,6 +38,13 @@ export interface ResponseMessagesOptions {
   readonly rewrite?: ((message: ClassifiedMessage) => unknown) | null
   /** Told of every message, before its rewrite is asked for (it sees the original). */
   readonly onMessage?: (message: ClassifiedMessage) => void
+  /**
+   * With `rewrite`: a replacement for a body or an SSE event that is not JSON-RPC (text the
+   * agent may still show), or null to keep it as it came.
+   */
+  readonly rewriteText?: ((text: string) => string | null) | null
+  /** Told of each answer the agent gets an error in place of (it could not be written back). */
+  readonly onWithheld?: (message: ClassifiedMessage) => void
   /** Largest JSON body read whole, in bytes (default 16 MiB). */
   readonly maxJsonBytes?: number
   /** Where the bytes of the copy are counted; none: only the bounds of one response apply. */
@@ -199,12 +206,13 @@ export class ResponseMessages {
   }
 
   /**
-   * Tap the messages of `text` and rewrite them: the new text, or null when nothing changed (or
-   * it is not JSON-RPC: then it goes on as it came, since no agent can read it either).
+   * Tap the messages of `text` and rewrite them: the new text, or null when nothing changed. Text
+   * that is not JSON-RPC goes to `rewriteText`.
    */
   #messages(text: string): string | null {
     const body = parseJsonRpcText(text)
-    if (isBodyProblem(body)) return null
+    if (isBodyProblem(body))
+      return this.#opts.rewrite ? (this.#opts.rewriteText?.(text) ?? null) : null
     let changed = false
     const out = body.messages.map((m) => {
       this.#opts.onMessage?.(m)
@@ -218,6 +226,7 @@ export class ResponseMessages {
     } catch {
       // Too deep to write back (V8's JSON.stringify recurses): what the rewrite had to change
       // never reaches the agent as it came. Answers become errors; other messages are dropped.
+      for (const m of body.messages) if (m.kind === 'response') this.#opts.onWithheld?.(m)
       return unwritable(body.messages, body.batch)
     }
   }

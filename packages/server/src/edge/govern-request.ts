@@ -153,10 +153,27 @@ export function answerShaper(
       }
     : (m: ClassifiedMessage) => record.answerMessage(m)
   const onCut = () => record.answerCut()
+  const onWithheld = (m: ClassifiedMessage) => record.answerWithheld(m)
+  const redactor = governance?.policy.redaction.forwarded ? governance.redactor : null
+  // Text that is not JSON-RPC is still read by someone: redacted as text.
+  const rewriteText = redactor
+    ? (text: string) => {
+        const out = redactor.redactText(text)
+        return out === text ? null : out
+      }
+    : null
   return (kind) =>
     kind === 'other'
       ? null
-      : new ResponseMessages({ kind, rewrite, onMessage, held: copies, onCut })
+      : new ResponseMessages({
+          kind,
+          rewrite,
+          rewriteText,
+          onMessage,
+          onWithheld,
+          held: copies,
+          onCut,
+        })
 }
 
 function rewriter(

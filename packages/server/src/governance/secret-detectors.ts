@@ -16,14 +16,11 @@ export interface SecretDetector {
   readonly pattern: RegExp
 }
 
-/** The detectors, most specific first (the first that matches at a position wins). */
+/**
+ * The detectors by regular expression, most specific first (the first that matches at a position
+ * wins). PEM private keys come before them all, found by `privateKeys`.
+ */
 export const SECRET_DETECTORS: readonly SecretDetector[] = [
-  {
-    name: 'private_key',
-    literals: ['PRIVATE KEY-----'],
-    pattern:
-      /-----BEGIN [A-Z ]{0,40}PRIVATE KEY-----[\s\S]{0,16384}?-----END [A-Z ]{0,40}PRIVATE KEY-----/g,
-  },
   { name: 'aws_access_key', literals: ['AKIA', 'ASIA'], pattern: /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g },
   {
     name: 'github_token',
@@ -61,10 +58,13 @@ const KEY_LINE = 'PRIVATE KEY-----'
 function privateKeys(text: string): [number, number, string][] {
   const found: [number, number, string][] = []
   let from = 0
+  // The first header line at or after the BEGIN being looked at: searched again only once a
+  // BEGIN lies past it, so no stretch of text is searched twice for it.
+  let header = -1
   for (;;) {
     const begin = text.indexOf(BEGIN, from)
     if (begin === -1) return found
-    const header = text.indexOf(KEY_LINE, begin)
+    if (header < begin) header = text.indexOf(KEY_LINE, begin)
     if (header === -1) return found
     // The header names a private key only if nothing but a type sits between BEGIN and it.
     if (

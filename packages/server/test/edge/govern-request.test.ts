@@ -364,6 +364,49 @@ describe('answerShaper', () => {
     assert.equal(records[0]!.outcome, 'error')
   })
 
+  it('redacts forwarded text that is not JSON-RPC as text', () => {
+    const gov = governance({ redaction: { forwarded: true } })
+    const key = 'AKIAIOSFODNN7EXAMPLE'
+    for (const [text, kind] of [
+      [JSON.stringify(`token ${key}`), 'json'],
+      [`not json ${key}`, 'json'],
+      [`data: ${JSON.stringify(key)}\n\n`, 'sse'],
+      [`data: plain ${key}\n\n`, 'sse'],
+    ] as const) {
+      const out = shaped(gov, rpc(call(1, 'x')), text, kind)
+      assert.ok(
+        out !== null && !out.includes(key) && out.includes('[REDACTED:aws_access_key]'),
+        out!,
+      )
+    }
+  })
+
+  it('applies a configured key named result, error or params to what is forwarded', () => {
+    const gov = governance({ redaction: { keys: ['error'], forwarded: true } })
+    const answer = { jsonrpc: '2.0', id: 1, error: { code: 1, message: 'hunter2' } }
+    const out = shaped(gov, rpc(call(1, 'x')), JSON.stringify(answer))!
+    assert.deepEqual(JSON.parse(out), { jsonrpc: '2.0', id: 1, error: '[REDACTED:error]' })
+  })
+
+  it('records answers that could not be written back as errors in history', () => {
+    const gov = governance({ tools: { deny: ['shell_*'] } })
+    const body = rpc([list(1), call(2, 'x')])
+    const record = exchange(body)
+    const messages = answerShaper(gov, body, record)!('json')!
+    const deep = `${'['.repeat(200_000)}${']'.repeat(200_000)}`
+    const answer = `[${JSON.stringify(listed(1, [tool('shell_exec')]))},{"jsonrpc":"2.0","id":2,"result":{"deep":${deep}}}]`
+    const out = Buffer.concat([...messages.push(Buffer.from(answer)), ...messages.end()]).toString()
+    assert.equal((JSON.parse(out) as unknown[]).length, 2)
+    assert.match(out, /nests too deeply/)
+    records.length = 0
+    record.answered(200, [['content-type', 'application/json']])
+    record.closed()
+    assert.deepEqual(
+      records.map((r) => r.outcome),
+      ['error', 'error'],
+    )
+  })
+
   it('withholds what the policy fails on: an error for an answer, a mask for the rest', () => {
     const gov = governance({ redaction: { forwarded: true } })
     gov.redactor.redactMessage = () => {

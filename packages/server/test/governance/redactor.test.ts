@@ -231,6 +231,16 @@ describe('secret detectors on hostile text', () => {
       r.redactText(`a ${key} b ${key} c`),
       'a [REDACTED:private_key] b [REDACTED:private_key] c',
     )
+    // BEGIN lines far from any header: the header is not looked for again from each of them.
+    const begins = '-----BEGIN '.repeat(95_000)
+    assert.equal(
+      r.redactText(`${begins}PRIVATE KEY-----\nMIIE`),
+      `${begins.slice(0, -11)}[REDACTED:private_key]`,
+    )
+    assert.equal(r.redactText(`${begins}x`), `${begins}x`)
+    // A key whose body is longer than 16 KiB is found whole, with its end.
+    const long = `-----BEGIN EC PRIVATE KEY-----\n${'A'.repeat(40_000)}\n-----END EC PRIVATE KEY-----`
+    assert.equal(r.redactText(`a ${long} b`), 'a [REDACTED:private_key] b')
   })
 })
 
