@@ -164,6 +164,17 @@ export class Edge {
       }
       // The body is held until the request is answered (or the agent hangs up).
       res.once('close', () => this.bodies.give(holder, read.length))
+      const coding = bodyCoding(req.headers['content-encoding'])
+      if (coding !== null) {
+        // What the edge reads must be what the server reads: a body the server would inflate
+        // could carry calls the policy never saw.
+        return sendRefusal(
+          res,
+          'invalid_request',
+          'Invalid Request',
+          `the request body is sent with content-encoding ${coding.slice(0, 40)}; send it uncompressed`,
+        )
+      }
       const parsed = readJsonRpcBody(read)
       if (isBodyProblem(parsed)) {
         return sendRefusal(res, parsed.policy, parsed.message, parsed.reason, {
@@ -346,4 +357,10 @@ export class Edge {
 /** The value of a header sent once; undefined when absent or repeated (not a valid id then). */
 function singleHeader(value: string | string[] | undefined): string | undefined {
   return typeof value === 'string' ? value : undefined
+}
+
+/** The content coding a request body is sent with, or null when it is sent as it is. */
+function bodyCoding(value: string | undefined): string | null {
+  const coding = value?.trim().toLowerCase() ?? ''
+  return coding === '' || coding === 'identity' ? null : coding
 }

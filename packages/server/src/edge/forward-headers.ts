@@ -21,6 +21,8 @@ const NOT_FORWARDED_UPSTREAM = new Set([
   'x-forwarded-host',
   'x-forwarded-proto',
   'x-real-ip',
+  // Answers are asked for as they are (identity, added below): the edge reads them.
+  'accept-encoding',
 ])
 
 const NO_TOKENS: ReadonlySet<string> = new Set()
@@ -45,7 +47,9 @@ function connectionTokens(
 }
 
 /**
- * Headers of a public request as sent to the local server. `raw` is node's rawHeaders list.
+ * Headers of a public request as sent to the local server. `raw` is node's rawHeaders list. The
+ * answer is asked for uncompressed (`Accept-Encoding: identity`): the edge reads answers to apply
+ * the tunnel's policy and record history, and a front proxy may compress for the agent.
  * `dropCredentials` drops `Authorization` too: it held the credential the agent showed Burrow.
  * `agent`, the grant or agent token the access gate admitted the request under, goes as
  * `Burrow-Agent` (burrow up tells sessionless agents apart by it; docs/security.md).
@@ -75,6 +79,7 @@ export function upstreamRequestHeaders(
     out.push([name, raw[i + 1]!])
   }
   out.push(
+    ['accept-encoding', 'identity'],
     ['x-forwarded-for', forwarded.clientIp],
     ['x-forwarded-proto', forwarded.proto],
     ['x-forwarded-host', forwarded.host],

@@ -116,7 +116,17 @@ function deliver(stream: MuxStream, res: ServerResponse, ctx: RelayContext): voi
   const answer = (head: ResponseHead, inline: Uint8Array | undefined, fin: boolean): void => {
     // The head is noted as the answer once the agent's response took it (a head it refuses is
     // answered as a failure instead, and settles no session), or once it is held back whole.
-    const shaped = ctx.shape?.(responseKind(headerValue(head.headers, 'content-type'))) ?? null
+    const kind = responseKind(headerValue(head.headers, 'content-type'))
+    let shaped = ctx.shape?.(kind) ?? null
+    if (shaped !== null && isEncoded(head.headers)) {
+      // The edge asks for answers as they are (accept-encoding: identity); a server that
+      // compresses anyway sends what the edge cannot read. Only tapped, it goes on untapped;
+      // one the policy must rewrite cannot be checked, so it is not sent.
+      shaped.release()
+      if (shaped.rewrites) return void encodedAnswer(stream, res, ctx, head.headers)
+      shaped = null
+      ctx.record.answerCut()
+    }
     shaper = shaped
     // Whatever way the answer ends, its copy is given back.
     if (shaped) res.once('close', () => shaped.release())
@@ -235,6 +245,38 @@ const EMPTY = new Uint8Array(0)
 
 function concat(chunks: readonly Uint8Array[]): Uint8Array {
   return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)
+}
+
+/** Whether an answer with `headers` is sent with a content coding other than identity. */
+function isEncoded(headers: HeaderPairs): boolean {
+  for (const [n, v] of headers) {
+    if (n.toLowerCase() !== 'content-encoding') continue
+    const coding = v.trim().toLowerCase()
+    if (coding !== '' && coding !== 'identity') return true
+  }
+  return false
+}
+
+/** An answer the policy must rewrite came compressed: it cannot be checked, so it is not sent. */
+function encodedAnswer(
+  stream: MuxStream,
+  res: ServerResponse,
+  ctx: RelayContext,
+  headers: HeaderPairs,
+): void {
+  stream.onReset = null
+  if (!stream.closed) stream.reset(RESET_CODE.cancel, 'the answer is compressed')
+  const coding = headers.find(([n]) => n.toLowerCase() === 'content-encoding')?.[1] ?? ''
+  ctx.record.refused(POLICY_STATUS.upstream_unreachable, 'upstream_unreachable')
+  sendRefusal(
+    res,
+    'upstream_unreachable',
+    'answer compressed',
+    `the local server's answer is compressed (content-encoding: ${coding.slice(0, 40)}), which the ` +
+      "edge cannot check against the tunnel's policy (tool filtering or redaction); it was not " +
+      'forwarded: turn compression off for the MCP endpoint',
+    { id: ctx.ids },
+  )
 }
 
 function headerValue(headers: HeaderPairs, name: string): string | undefined {

@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
 import { connect as tcpConnect } from 'node:net'
+import { brotliCompressSync, gzipSync } from 'node:zlib'
 import { after, before, describe, it } from 'node:test'
 import { JSONRPC_CODE, RESET_CODE, type HeaderPairs } from '@burrow/protocol'
 import { connectFake, within, type FakeClient } from '../../../../test/helpers/fake-client.js'
@@ -170,6 +171,7 @@ describe('edge', () => {
         'mcp-session-id': 'session-123',
         'mcp-protocol-version': '2025-06-18',
         authorization: 'Bearer agent-token',
+        'accept-encoding': 'gzip, deflate, br',
         'x-custom': 'kept',
       },
     )
@@ -202,6 +204,8 @@ describe('edge', () => {
     assert.deepEqual(req.headerValues('accept'), ['application/json, text/event-stream'])
     assert.deepEqual(req.headerValues('content-type'), ['application/json'])
     assert.deepEqual(req.headerValues('x-custom'), ['kept'])
+    // The edge reads the answer: it asks for it uncompressed.
+    assert.deepEqual(req.headerValues('accept-encoding'), ['identity'])
     assert.equal(req.head.method, 'POST')
     assert.equal(req.head.path, '/mcp')
     req.replyJson(200, { jsonrpc: '2.0', id: 'hdr', result: {} })
@@ -290,6 +294,23 @@ describe('edge', () => {
       jsonRpcCode: JSONRPC_CODE.parseError,
       reason: /not valid JSON/,
     })
+    assert.equal(seen(), before)
+  })
+
+  it('refuses a compressed request body unread by the server: the edge reads what it sends', async () => {
+    const before = seen()
+    const call = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' })
+    for (const coding of ['gzip', 'br', 'deflate', 'identity, gzip']) {
+      const body = coding === 'br' ? brotliCompressSync(call) : gzipSync(call)
+      const res = await postRaw(body, {
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json',
+          'content-encoding': coding,
+        },
+      })
+      assertRefusal(res, { policy: 'invalid_request', reason: /content-encoding/ })
+    }
     assert.equal(seen(), before)
   })
 

@@ -93,6 +93,7 @@ describe('upstreamRequestHeaders', () => {
       ['authorization', 'Bearer agent'],
       ['content-type', 'application/json'],
       ['connectionx', 'kept'],
+      ['accept-encoding', 'identity'],
       ['x-forwarded-for', '203.0.113.7'],
       ['x-forwarded-proto', 'https'],
       ['x-forwarded-host', 'abc--acme.burrow.test'],
@@ -109,7 +110,7 @@ describe('hostOnlyCookie', () => {
 })
 
 describe('upstreamRequestHeaders', () => {
-  it('replaces Host, Origin and forwarding headers', () => {
+  it('replaces Host, Origin, forwarding headers and Accept-Encoding', () => {
     const out = upstreamRequestHeaders(
       [
         'Host',
@@ -120,11 +121,15 @@ describe('upstreamRequestHeaders', () => {
         '1.2.3.4',
         'Accept',
         '*/*',
+        'Accept-Encoding',
+        'gzip, deflate, br',
       ],
       { clientIp: '9.9.9.9', proto: 'https', host: 'a--b.localhost' },
     )
+    // Answers are asked for uncompressed: the edge reads them.
     assert.deepEqual(out, [
       ['accept', '*/*'],
+      ['accept-encoding', 'identity'],
       ['x-forwarded-for', '9.9.9.9'],
       ['x-forwarded-proto', 'https'],
       ['x-forwarded-host', 'a--b.localhost'],

@@ -7,7 +7,9 @@ import assert from 'node:assert/strict'
 import { createServer, request, type IncomingMessage, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { after, before, describe, it } from 'node:test'
+import { gzipSync } from 'node:zlib'
 import {
+  ResponseMessages,
   RESET_CODE,
   silentLogger,
   TunnelMux,
@@ -15,7 +17,7 @@ import {
   type RequestHead,
 } from '@burrow/protocol'
 import { ExchangeRecord } from '../../src/edge/exchange-record.js'
-import { relayResponse } from '../../src/edge/relay-response.js'
+import { relayResponse, type RelayContext } from '../../src/edge/relay-response.js'
 
 const HEAD: RequestHead = { method: 'POST', path: '/mcp', headers: [] }
 const settle = () => new Promise((r) => setTimeout(r, 20))
@@ -30,6 +32,8 @@ describe('relayResponse', () => {
   const told: string[] = []
   /** Set to make the next response's first `writeHead` throw, as for a head Node refuses. */
   let refuseNextHead = false
+  /** How the next answers are shaped (the edge's governance and history), or not at all. */
+  let shape: RelayContext['shape'] = null
 
   before(async () => {
     const broker: TunnelMux = new TunnelMux({
@@ -69,7 +73,7 @@ describe('relayResponse', () => {
       }
       req.resume()
       const stream = broker.open(HEAD, Buffer.from('{}'), true)
-      relayResponse(stream, res, { ids: 7, record, log: silentLogger })
+      relayResponse(stream, res, { ids: 7, record, log: silentLogger, shape })
     })
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
     port = (server.address() as AddressInfo).port
@@ -117,6 +121,50 @@ describe('relayResponse', () => {
     const { res, text } = await post().done
     assert.equal(res.statusCode, 200)
     assert.equal(text, '{"ok":1}')
+  })
+
+  it('refuses a compressed answer the policy must rewrite, and passes one only tapped', async () => {
+    const gzipped = gzipSync('{"jsonrpc":"2.0","id":7,"result":{"tools":[]}}')
+    onLocal = (stream) =>
+      stream.respond(
+        {
+          status: 200,
+          headers: [
+            ['content-type', 'application/json'],
+            ['content-encoding', 'gzip'],
+          ],
+        },
+        gzipped,
+        true,
+      )
+    try {
+      shape = (kind) => new ResponseMessages({ kind, rewrite: () => null })
+      told.length = 0
+      const refused = await post().done
+      assert.equal(refused.res.statusCode, 502)
+      assert.equal(refused.res.headers['x-burrow-error'], 'upstream_unreachable')
+      const envelope = JSON.parse(refused.text) as {
+        id: unknown
+        error: { data: { reason: string } }
+      }
+      assert.equal(envelope.id, 7)
+      assert.match(envelope.error.data.reason, /compressed \(content-encoding: gzip\)/)
+      assert.deepEqual(told, ['refused 502'])
+      // Only tapped (history), it goes on as it came.
+      shape = (kind) => new ResponseMessages({ kind })
+      const passed = await new Promise<Buffer>((resolve, reject) => {
+        const req = request({ port, host: '127.0.0.1', method: 'POST', path: '/mcp' }, (res) => {
+          const chunks: Buffer[] = []
+          res.on('data', (c: Buffer) => chunks.push(c))
+          res.on('end', () => resolve(Buffer.concat(chunks)))
+        })
+        req.on('error', reject)
+        req.end('{}')
+      })
+      assert.deepEqual(passed, gzipped)
+    } finally {
+      shape = null
+    }
   })
 
   it("sends a silent SSE answer's head at once, and its events as they come", async () => {
