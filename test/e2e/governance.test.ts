@@ -127,6 +127,7 @@ describe('governance through real processes', () => {
   let user: WebUser
   let json: CountingServer
   let sse: CountingServer
+  let gzip: CountingServer
   const tunnels: Tunnel[] = []
 
   before(async () => {
@@ -134,19 +135,24 @@ describe('governance through real processes', () => {
     user = await operatorUser(service)
     json = await startCountingServer()
     sse = await startCountingServer({ sse: true })
+    gzip = await startCountingServer({ gzip: '1' })
   })
 
   after(async () => {
     for (const t of tunnels) await t.client.stop()
     await json?.child.stop()
     await sse?.child.stop()
+    await gzip?.child.stop()
     await service?.close()
   })
 
-  it('hides a denied tool from tools/list and refuses its call, JSON and SSE answers', async () => {
+  it('hides a denied tool from tools/list and refuses its call, JSON, SSE and gzip answers', async () => {
+    // The third server compresses what it may (it asks nothing of the edge): the edge asks for
+    // answers uncompressed, so its tools/list is filtered too.
     for (const [name, server] of [
       ['deny-json', json],
       ['deny-sse', sse],
+      ['deny-gzip', gzip],
     ] as const) {
       const t = await tunnelFor(service, user, name, ['--upstream', server.url])
       tunnels.push(t)
@@ -181,6 +187,29 @@ describe('governance through real processes', () => {
       )
       assert.match(server.child.stdout, /counting server: tools\/call echo/)
       assert.doesNotMatch(server.child.stdout, /tools\/call drop_table/, `${name}: in its log`)
+    }
+  })
+
+  it('refuses an answer compressed against its wishes where the policy must rewrite it', async () => {
+    const always = await startCountingServer({ gzip: 'always' })
+    try {
+      const t = await tunnelFor(service, user, 'gzip-always', ['--upstream', always.url])
+      tunnels.push(t)
+      await setPolicy(user, t.id, { tools: { deny: ['drop_*'] } })
+      const session = await openSession(t.url)
+      const listed = await postMcp(
+        t.url,
+        { jsonrpc: '2.0', id: 5, method: 'tools/list', params: {} },
+        session,
+      )
+      assert.equal(listed.status, 502)
+      const refusal = refusalOf(listed.text)
+      assert.equal(refusal.id, 5)
+      assert.equal(refusal.code, 'upstream_unreachable')
+      assert.match(refusal.reason, /compressed \(content-encoding: gzip\)/)
+      assert.doesNotMatch(listed.text, /drop_table/)
+    } finally {
+      await always.child.stop()
     }
   })
 

@@ -35,12 +35,19 @@ export interface CountingServer {
   forgetSessions(): Promise<void>
 }
 
-/** Start the counting MCP server on a free port; with `sse`, it answers as SSE streams. */
+/**
+ * Start the counting MCP server on a free port; with `sse`, it answers as SSE streams; with
+ * `gzip`, it compresses JSON answers (`'1'`: when the request accepts gzip; `'always'`).
+ */
 export async function startCountingServer(
-  options: { readonly sse?: boolean } = {},
+  options: { readonly sse?: boolean; readonly gzip?: '1' | 'always' } = {},
 ): Promise<CountingServer> {
   const child = startChild(process.execPath, [COUNTING_SERVER], {
-    env: { ...process.env, ...(options.sse ? { SSE: '1' } : {}) },
+    env: {
+      ...process.env,
+      ...(options.sse ? { SSE: '1' } : {}),
+      ...(options.gzip ? { GZIP: options.gzip } : {}),
+    },
   })
   const [, port] = await child.waitFor(/counting server listening on (\d+)/)
   const base = `http://127.0.0.1:${port}`
