@@ -51,6 +51,11 @@ export interface ResponseMessagesOptions {
   readonly held?: HeldCopies | null
   /** Told when some of the messages could not be tapped (the copy was too large or refused). */
   readonly onCut?: () => void
+  /**
+   * True when an answer whose messages cannot be read (compressed, or of another content type)
+   * may not pass even though nothing rewrites it: something watches it (rug-pull protection).
+   */
+  readonly mustRead?: boolean
 }
 
 /** A bound on the bytes responses' copies hold at once (SSE: counted in characters). */
@@ -113,6 +118,11 @@ export class ResponseMessages {
   /** True when the messages may be rewritten (then none may pass unchecked). */
   get rewrites(): boolean {
     return this.#opts.rewrite != null
+  }
+
+  /** True when an answer whose messages cannot be read may not pass (rewritten, or watched). */
+  get mustRead(): boolean {
+    return this.#opts.rewrite != null || this.#opts.mustRead === true
   }
 
   /** True when bytes are held until the body ends (a JSON body being rewritten). */

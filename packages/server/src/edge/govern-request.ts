@@ -162,8 +162,13 @@ export function answerShaper(
         return out === text ? null : out
       }
     : null
+  // Rug-pull protection watches the tools this request lists: an answer it cannot read may not
+  // pass, whatever its content type.
+  const mustRead =
+    rug !== null &&
+    (rpc?.messages.some((m) => m.kind === 'request' && m.method === 'tools/list') ?? false)
   return (kind) =>
-    kind === 'other'
+    kind === 'other' && !mustRead
       ? null
       : new ResponseMessages({
           kind,
@@ -173,6 +178,7 @@ export function answerShaper(
           onWithheld,
           held: copies,
           onCut,
+          mustRead,
         })
 }
 

@@ -116,14 +116,17 @@ function deliver(stream: MuxStream, res: ServerResponse, ctx: RelayContext): voi
   const answer = (head: ResponseHead, inline: Uint8Array | undefined, fin: boolean): void => {
     // The head is noted as the answer once the agent's response took it (a head it refuses is
     // answered as a failure instead, and settles no session), or once it is held back whole.
-    const kind = responseKind(headerValue(head.headers, 'content-type'))
+    const contentType = headerValue(head.headers, 'content-type')
+    const kind = responseKind(contentType)
     let shaped = ctx.shape?.(kind) ?? null
-    if (shaped !== null && isEncoded(head.headers)) {
+    const unreadable = shaped === null ? null : unreadableAnswer(head, kind, contentType)
+    if (shaped !== null && unreadable !== null) {
       // The edge asks for answers as they are (accept-encoding: identity); a server that
-      // compresses anyway sends what the edge cannot read. Only tapped, it goes on untapped;
-      // one the policy must rewrite cannot be checked, so it is not sent.
+      // compresses anyway, or labels an answer as neither JSON nor SSE, sends what the edge
+      // cannot read. Only tapped, it goes on untapped; one the policy must rewrite, or that
+      // rug-pull protection watches, cannot be checked, so it is not sent.
       shaped.release()
-      if (shaped.rewrites) return void encodedAnswer(stream, res, ctx, head.headers)
+      if (shaped.mustRead) return void refuseUnreadable(stream, res, ctx, unreadable)
       shaped = null
       ctx.record.answerCut()
     }
@@ -247,34 +250,45 @@ function concat(chunks: readonly Uint8Array[]): Uint8Array {
   return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)
 }
 
-/** Whether an answer with `headers` is sent with a content coding other than identity. */
-function isEncoded(headers: HeaderPairs): boolean {
-  for (const [n, v] of headers) {
+/**
+ * Why the edge cannot read an answer's messages, or null when it can: a content coding other than
+ * identity, or a successful answer that is neither JSON nor SSE.
+ */
+function unreadableAnswer(
+  head: ResponseHead,
+  kind: ResponseKind,
+  contentType: string | undefined,
+): string | null {
+  for (const [n, v] of head.headers) {
     if (n.toLowerCase() !== 'content-encoding') continue
     const coding = v.trim().toLowerCase()
-    if (coding !== '' && coding !== 'identity') return true
+    if (coding !== '' && coding !== 'identity') {
+      return `is compressed (content-encoding: ${coding.slice(0, 40)})`
+    }
   }
-  return false
+  const empty = head.status === 202 || head.status === 204
+  if (kind === 'other' && head.status >= 200 && head.status < 300 && !empty) {
+    return `is sent as ${JSON.stringify((contentType ?? 'no content type').slice(0, 80))}`
+  }
+  return null
 }
 
-/** An answer the policy must rewrite came compressed: it cannot be checked, so it is not sent. */
-function encodedAnswer(
+/** An answer the policy must read came in a form the edge cannot read: it is not sent. */
+function refuseUnreadable(
   stream: MuxStream,
   res: ServerResponse,
   ctx: RelayContext,
-  headers: HeaderPairs,
+  why: string,
 ): void {
   stream.onReset = null
-  if (!stream.closed) stream.reset(RESET_CODE.cancel, 'the answer is compressed')
-  const coding = headers.find(([n]) => n.toLowerCase() === 'content-encoding')?.[1] ?? ''
+  if (!stream.closed) stream.reset(RESET_CODE.cancel, 'the answer cannot be read')
   ctx.record.refused(POLICY_STATUS.upstream_unreachable, 'upstream_unreachable')
   sendRefusal(
     res,
     'upstream_unreachable',
-    'answer compressed',
-    `the local server's answer is compressed (content-encoding: ${coding.slice(0, 40)}), which the ` +
-      "edge cannot check against the tunnel's policy (tool filtering or redaction); it was not " +
-      'forwarded: turn compression off for the MCP endpoint',
+    'answer unreadable',
+    `the local server's answer ${why}, which the edge cannot check against the tunnel's ` +
+      'policy (tool filtering, redaction or rug-pull protection); it was not forwarded',
     { id: ctx.ids },
   )
 }

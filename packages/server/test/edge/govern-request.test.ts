@@ -677,6 +677,26 @@ describe('refusals on the wire', () => {
       assertRefusal(await post(call(2, 'search')), { policy: 'tool_held', id: 2 })
     })
 
+    it('must read a tools/list answer it watches, whatever its type', async () => {
+      gov = governance({ rug_pull: { mode: 'alert' } }, tunnel.id)
+      const body = rpc(list(1))
+      const watching = answerShaper(gov, body, exchangeFor(body), {
+        ...(await rugFor(body)),
+        mode: 'alert',
+      })!
+      for (const kind of ['json', 'sse', 'other'] as const) {
+        const messages = watching(kind)
+        assert.ok(messages !== null, kind)
+        assert.equal(messages.mustRead, true, kind)
+        messages.release()
+      }
+      // A call is not watched: of another type, it passes as it is.
+      const callBody = rpc(call(2, 'search'))
+      const calling = answerShaper(gov, callBody, exchangeFor(callBody), await rugFor(callBody))!
+      assert.equal(calling('other'), null)
+      assert.equal(calling('json')!.mustRead, false)
+    })
+
     it('holds nothing in alert mode, and a denial comes before a hold', async () => {
       await listThrough([tool('search')])
       await listThrough([tool('search', 'changed')])

@@ -13,6 +13,7 @@ import {
   RESET_CODE,
   silentLogger,
   TunnelMux,
+  type HeaderPairs,
   type MuxStream,
   type RequestHead,
 } from '@burrow/protocol'
@@ -162,6 +163,35 @@ describe('relayResponse', () => {
         req.end('{}')
       })
       assert.deepEqual(passed, gzipped)
+    } finally {
+      shape = null
+    }
+  })
+
+  it('refuses an answer it must read but cannot: compressed, or neither JSON nor SSE', async () => {
+    const respond = (headers: HeaderPairs, status = 200) =>
+      (onLocal = (stream) => stream.respond({ status, headers }, Buffer.from('{"x":1}'), true))
+    try {
+      // Watched (rug-pull protection), not rewritten.
+      shape = (kind) => new ResponseMessages({ kind, mustRead: true })
+      for (const [headers, reason] of [
+        [[['content-encoding', 'br']], /is compressed \(content-encoding: br\)/],
+        [[['content-type', 'application/json-x']], /is sent as "application\/json-x"/],
+        [[], /is sent as "no content type"/],
+      ] as const) {
+        respond(headers)
+        const { res, text } = await post().done
+        assert.equal(res.statusCode, 502, JSON.stringify(headers))
+        assert.match(
+          (JSON.parse(text) as { error: { data: { reason: string } } }).error.data.reason,
+          reason,
+        )
+      }
+      // An error page, and an empty acceptance, are not answers to read.
+      respond([['content-type', 'text/html']], 500)
+      assert.equal((await post().done).res.statusCode, 500)
+      respond([], 202)
+      assert.equal((await post().done).res.statusCode, 202)
     } finally {
       shape = null
     }
