@@ -78,6 +78,7 @@ export class ResponseMessages {
   #jsonBytes = 0
   #overflowed = false
   #overBudget = false
+  #unparsed = false
   #released = false
   /** Bytes counted in `held` now. */
   #held = 0
@@ -95,6 +96,11 @@ export class ResponseMessages {
    */
   get overflowed(): boolean {
     return this.#overflowed
+  }
+
+  /** True when a JSON body, read whole, turned out not to be JSON-RPC. */
+  get unparsed(): boolean {
+    return this.#unparsed
   }
 
   /** True when the copy stopped because `held` refused to count more (not for its own size). */
@@ -221,8 +227,10 @@ export class ResponseMessages {
    */
   #messages(text: string): string | null {
     const body = parseJsonRpcText(text)
-    if (isBodyProblem(body))
+    if (isBodyProblem(body)) {
+      if (this.#opts.kind === 'json') this.#unparsed = true
       return this.#opts.rewrite ? (this.#opts.rewriteText?.(text) ?? null) : null
+    }
     let changed = false
     const out = body.messages.map((m) => {
       this.#opts.onMessage?.(m)

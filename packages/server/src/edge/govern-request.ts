@@ -167,8 +167,12 @@ export function answerShaper(
   const mustRead =
     rug !== null &&
     (rpc?.messages.some((m) => m.kind === 'request' && m.method === 'tools/list') ?? false)
+  // An answer of another type to a request the policy rewrites answers to is refused, not
+  // passed unread (relay-response.ts): it is shaped too.
+  const asks = rpc?.messages.some((m) => m.kind === 'request') ?? false
+  const shapesOther = mustRead || (rewrite !== null && asks)
   return (kind) =>
-    kind === 'other' && !mustRead
+    kind === 'other' && !shapesOther
       ? null
       : new ResponseMessages({
           kind,

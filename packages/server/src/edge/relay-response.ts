@@ -119,7 +119,8 @@ function deliver(stream: MuxStream, res: ServerResponse, ctx: RelayContext): voi
     const contentType = headerValue(head.headers, 'content-type')
     const kind = responseKind(contentType)
     let shaped = ctx.shape?.(kind) ?? null
-    const unreadable = shaped === null ? null : unreadableAnswer(head, kind, contentType)
+    const empty = fin && (inline === undefined || inline.length === 0)
+    const unreadable = shaped === null ? null : unreadableAnswer(head, kind, contentType, empty)
     if (shaped !== null && unreadable !== null) {
       // The edge asks for answers as they are (accept-encoding: identity); a server that
       // compresses anyway, or labels an answer as neither JSON nor SSE, sends what the edge
@@ -139,6 +140,9 @@ function deliver(stream: MuxStream, res: ServerResponse, ctx: RelayContext): voi
       if (shaped && unchecked(shaped)) {
         overflowed(stream, res, ctx, shaped)
         return
+      }
+      if (shaped && notJsonRpc(shaped, head.status)) {
+        return void refuseUnreadable(stream, res, ctx, NOT_JSON_RPC)
       }
       headers.push('content-length', String(body?.length ?? 0))
       res.writeHead(head.status, headers)
@@ -178,6 +182,9 @@ function deliver(stream: MuxStream, res: ServerResponse, ctx: RelayContext): voi
       const rest = shaper?.end() ?? []
       if (shaper && unchecked(shaper)) return void overflowed(stream, res, ctx, shaper)
       if (waiting !== null) {
+        if (shaper && notJsonRpc(shaper, waiting.status)) {
+          return void refuseUnreadable(stream, res, ctx, NOT_JSON_RPC)
+        }
         const body = concat(rest)
         record.bytes(body.length)
         res.writeHead(waiting.status, [...waiting.headers, 'content-length', String(body.length)])
@@ -250,24 +257,39 @@ function concat(chunks: readonly Uint8Array[]): Uint8Array {
   return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)
 }
 
+/** Why a rewritten JSON answer is refused when its body is not JSON-RPC. */
+const NOT_JSON_RPC = 'is labelled JSON but is not JSON-RPC'
+
+/** Whether `shaper` rewrites a successful JSON answer whose body it could not read. */
+function notJsonRpc(shaper: ResponseMessages, status: number): boolean {
+  return shaper.rewrites && shaper.unparsed && status >= 200 && status < 300
+}
+
 /**
  * Why the edge cannot read an answer's messages, or null when it can: a content coding other than
- * identity, or a successful answer that is neither JSON nor SSE.
+ * identity, more than one content type, a redirect, or a successful answer with a body that is
+ * neither JSON nor SSE.
  */
 function unreadableAnswer(
   head: ResponseHead,
   kind: ResponseKind,
   contentType: string | undefined,
+  empty: boolean,
 ): string | null {
+  let types = 0
   for (const [n, v] of head.headers) {
-    if (n.toLowerCase() !== 'content-encoding') continue
+    const name = n.toLowerCase()
+    if (name === 'content-type') types++
+    if (name !== 'content-encoding') continue
     const coding = v.trim().toLowerCase()
     if (coding !== '' && coding !== 'identity') {
       return `is compressed (content-encoding: ${coding.slice(0, 40)})`
     }
   }
-  const empty = head.status === 202 || head.status === 204
-  if (kind === 'other' && head.status >= 200 && head.status < 300 && !empty) {
+  if (types > 1) return `carries ${types} content types`
+  if (head.status >= 300 && head.status < 400) return `is a redirect (status ${head.status})`
+  const bodiless = empty || head.status === 202 || head.status === 204
+  if (kind === 'other' && head.status >= 200 && head.status < 300 && !bodiless) {
     return `is sent as ${JSON.stringify((contentType ?? 'no content type').slice(0, 80))}`
   }
   return null
@@ -294,6 +316,6 @@ function refuseUnreadable(
 }
 
 function headerValue(headers: HeaderPairs, name: string): string | undefined {
-  for (const [n, v] of headers) if (n === name) return v
+  for (const [n, v] of headers) if (n.length === name.length && n.toLowerCase() === name) return v
   return undefined
 }

@@ -119,7 +119,11 @@ describe('edge quotas on batches, notifications and ids', () => {
     ])
     const req = await client.nextRequest()
     assert.match((await req.body).toString(), /"twelve"/, 'the batch is forwarded untouched')
-    req.replyJson(200, [])
+    req.replyJson(200, [
+      { jsonrpc: '2.0', id: 10, result: {} },
+      { jsonrpc: '2.0', id: 11, result: { tools: [] } },
+      { jsonrpc: '2.0', id: 'twelve', result: {} },
+    ])
     assert.equal((await pending).status, 200)
     await storedToolCalls(LIMIT)
   })

@@ -422,6 +422,20 @@ describe('answerShaper', () => {
     ])
   })
 
+  it('shapes an answer of another type to a request whose answers it rewrites', () => {
+    const gov = governance({ tools: { deny: ['shell_*'] } })
+    const listing = answerShaper(gov, rpc(list(1)), exchange(rpc(list(1))))!
+    assert.equal(listing('other')?.mustRead, true)
+    const redacting = governance({ redaction: { forwarded: true } })
+    assert.equal(
+      answerShaper(redacting, rpc(call(1, 'x')), exchange(null))!('other')?.mustRead,
+      true,
+    )
+    // A notification asks for no answer: nothing to read.
+    const note = rpc({ jsonrpc: '2.0', method: 'notifications/initialized' })
+    assert.equal(answerShaper(redacting, note, exchange(note))!('other'), null)
+  })
+
   it('masks what is not a message whole, envelope and all, and never throws on it', () => {
     const gov = governance({ redaction: { forwarded: true } })
     const key = 'AKIAIOSFODNN7EXAMPLE'

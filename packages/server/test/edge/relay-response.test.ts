@@ -197,6 +197,45 @@ describe('relayResponse', () => {
     }
   })
 
+  it('refuses a rewritten answer it cannot read: not JSON-RPC, two types, a redirect', async () => {
+    const answerWith = (headers: HeaderPairs, body: string, status = 200) =>
+      (onLocal = (stream) => stream.respond({ status, headers }, Buffer.from(body), true))
+    const reasonOf = (text: string) =>
+      (JSON.parse(text) as { error: { data: { reason: string } } }).error.data.reason
+    const json: HeaderPairs = [['content-type', 'application/json']]
+    try {
+      shape = (kind) =>
+        new ResponseMessages({ kind, rewrite: (m) => ({ ...(m.value as object), rewritten: 1 }) })
+      for (const [headers, body, status, reason] of [
+        [json, 'event: message\ndata: {}\n\n', 200, /is labelled JSON but is not JSON-RPC/],
+        [
+          [...json, ['content-type', 'text/event-stream']],
+          '{"jsonrpc":"2.0","id":7,"result":{}}',
+          200,
+          /carries 2 content types/,
+        ],
+        [[['location', 'https://elsewhere.example/mcp']], '', 307, /is a redirect \(status 307\)/],
+      ] as const) {
+        answerWith(headers, body, status)
+        const { res, text } = await post().done
+        assert.equal(res.statusCode, 502, body)
+        assert.match(reasonOf(text), reason)
+      }
+      // A content type named in capitals is read like any other.
+      answerWith([['Content-Type', 'application/json']], '{"jsonrpc":"2.0","id":7,"result":{}}')
+      const read = await post().done
+      assert.equal(read.res.statusCode, 200)
+      assert.match(read.text, /"rewritten":1/)
+      // An error that is not JSON-RPC, and an answer with no body, go on.
+      answerWith(json, '{"detail":"Not Found"}', 404)
+      assert.equal((await post().done).res.statusCode, 404)
+      onLocal = (stream) => stream.respond({ status: 200, headers: [] }, undefined, true)
+      assert.equal((await post().done).res.statusCode, 200)
+    } finally {
+      shape = null
+    }
+  })
+
   it("sends a silent SSE answer's head at once, and its events as they come", async () => {
     let later: MuxStream | undefined
     onLocal = (stream) => {
