@@ -50,6 +50,18 @@ function governance(document: unknown, tunnelId = TUNNEL): TunnelGovernance {
   return new TunnelGovernance(tunnelId, 1, policy)
 }
 
+/**
+ * A forwarded-redaction policy for a tunnel that has used its minute of scanning: no string can
+ * be scanned, keys included.
+ */
+function outOfScanTime(): TunnelGovernance {
+  const policy = parsePolicy({ redaction: { patterns: ['k-[0-9]+'], forwarded: true } })
+  assert.ok(!isPolicyProblem(policy))
+  const budget = new ScanBudget({ now: () => 0 })
+  budget.spent(10_000)
+  return new TunnelGovernance(TUNNEL, 1, policy, budget)
+}
+
 function rpc(message: unknown): JsonRpcBody {
   const read = readJsonRpcBody(Buffer.from(JSON.stringify(message)))
   assert.ok(!isBodyProblem(read), JSON.stringify(read))
@@ -321,12 +333,7 @@ describe('answerShaper', () => {
   })
 
   it('withholds a forwarded answer whose keys could not be scanned, with an error for its id', () => {
-    const policy = parsePolicy({ redaction: { patterns: ['k-[0-9]+'], forwarded: true } })
-    assert.ok(!isPolicyProblem(policy))
-    // The tunnel has used its minute of scanning: no string can be scanned, keys included.
-    const budget = new ScanBudget({ now: () => 0 })
-    budget.spent(10_000)
-    const gov = new TunnelGovernance(TUNNEL, 1, policy, budget)
+    const gov = outOfScanTime()
     const answer = JSON.stringify({ jsonrpc: '2.0', id: 4, result: { content: [] } })
     const out = JSON.parse(shaped(gov, rpc(call(4, 'x')), answer)!) as unknown
     assert.deepEqual(out, {
@@ -344,11 +351,7 @@ describe('answerShaper', () => {
   })
 
   it('records a withheld answer as an error in history', () => {
-    const policy = parsePolicy({ redaction: { patterns: ['k-[0-9]+'], forwarded: true } })
-    assert.ok(!isPolicyProblem(policy))
-    const budget = new ScanBudget({ now: () => 0 })
-    budget.spent(10_000)
-    const gov = new TunnelGovernance(TUNNEL, 1, policy, budget)
+    const gov = outOfScanTime()
     const body = rpc(call(4, 'x'))
     const record = exchange(body)
     const messages = answerShaper(gov, body, record)!('json')!
