@@ -338,6 +338,24 @@ describe('governance through real processes', () => {
       assert.equal(masked.status, 200)
       assert.ok(!masked.text.includes(SECRET_KEY), masked.text)
       assert.match(masked.text, /\[REDACTED:(pattern|api_key)\]/)
+      // A server's error page shows what it was given: redacted as text, a call's (HTML) and a
+      // notification's (plain text) alike.
+      const crashed = await postMcp(
+        tunnel.url,
+        toolCall('crash', 'crash', { message: `key ${SECRET_KEY}` }),
+        sid,
+      )
+      assert.equal(crashed.status, 500)
+      assert.match(crashed.text, /<pre>Error: could not reach the database with key \[REDACTED:/)
+      assert.ok(!crashed.text.includes(SECRET_KEY), crashed.text)
+      const notified = await postMcp(
+        tunnel.url,
+        { jsonrpc: '2.0', method: 'notifications/crash', params: { message: SECRET_KEY } },
+        sid,
+      )
+      assert.equal(notified.status, 500)
+      assert.match(notified.text, /^Error: could not reach the database with \[REDACTED:/)
+      assert.ok(!notified.text.includes(SECRET_KEY), notified.text)
     }
   })
 

@@ -3,7 +3,9 @@
  * message or a batch) or an SSE stream (one message per event). Taps see every message; a
  * rewrite may replace messages (filter a `tools/list`, mask secrets) without buffering a
  * stream: SSE is rewritten event by event, JSON once its body is complete (bounded; past the
- * bound it is `overflowed` and the caller decides). Other content types pass through untouched.
+ * bound it is `overflowed` and the caller decides). A body of another type (an error page) is
+ * held and read whole like JSON when there is text to redact (`rewriteText`), and otherwise
+ * passes through untouched.
  *
  * The copy a response keeps (a JSON body until it ends, the SSE event being read) is counted in
  * `held`, the caller's bound across responses. When it refuses more, the copy stops: a JSON body
@@ -52,8 +54,10 @@ export interface ResponseMessagesOptions {
   /** Told when some of the messages could not be tapped (the copy was too large or refused). */
   readonly onCut?: () => void
   /**
-   * True when an answer whose messages cannot be read (compressed, or of another content type)
-   * may not pass even though nothing rewrites it: something watches it (rug-pull protection).
+   * Whether an answer whose messages cannot be read (compressed, or of another content type) may
+   * not pass: by default when messages are rewritten; true when something watches it though
+   * nothing rewrites it (rug-pull protection); false when it may go on as it came (an answer to
+   * notifications only, which answers nothing).
    */
   readonly mustRead?: boolean
 }
@@ -74,8 +78,9 @@ export class ResponseMessages {
   readonly #opts: ResponseMessagesOptions
   readonly #max: number
   #sse: SseParser | null
-  #json: Uint8Array[] | null
-  #jsonBytes = 0
+  /** The body held until it ends: JSON, or another type read as text to redact (or null). */
+  #body: Uint8Array[] | null
+  #bodyBytes = 0
   #overflowed = false
   #overBudget = false
   #unparsed = false
@@ -87,7 +92,7 @@ export class ResponseMessages {
     this.#opts = opts
     this.#max = opts.maxJsonBytes ?? 16 * 1024 * 1024
     this.#sse = opts.kind === 'sse' ? new SseParser() : null
-    this.#json = opts.kind === 'json' ? [] : null
+    this.#body = opts.kind === 'json' || this.readsText ? [] : null
   }
 
   /**
@@ -116,7 +121,7 @@ export class ResponseMessages {
   /** The response is over (answered, failed or abandoned): drop the copy, give its bytes back. */
   release(): void {
     this.#released = true
-    this.#json = null
+    this.#body = null
     this.#sse = null
     this.#give()
   }
@@ -128,31 +133,38 @@ export class ResponseMessages {
 
   /** True when an answer whose messages cannot be read may not pass (rewritten, or watched). */
   get mustRead(): boolean {
-    return this.#opts.rewrite != null || this.#opts.mustRead === true
+    return this.#opts.mustRead ?? this.#opts.rewrite != null
+  }
+
+  /** True when a body of another type is read whole as text, to be redacted (`rewriteText`). */
+  get readsText(): boolean {
+    return (
+      this.#opts.kind === 'other' && this.#opts.rewrite != null && this.#opts.rewriteText != null
+    )
   }
 
   /** True when bytes are held until the body ends (a JSON body being rewritten). */
   get holdsBody(): boolean {
-    return this.#json !== null && this.#opts.rewrite != null && !this.#overflowed
+    return this.#body !== null && this.#opts.rewrite != null && !this.#overflowed
   }
 
   /** Feed a chunk from the server; returns what to send the agent now. */
   push(chunk: Uint8Array): Uint8Array[] {
     if (this.#released && this.#opts.rewrite) return [] // nothing unchecked after the end
     if (this.#sse) return this.#events(this.#sse.push(chunk), chunk)
-    if (this.#json === null || this.#overflowed) return [chunk]
-    this.#jsonBytes += chunk.length
-    const fits = this.#jsonBytes <= this.#max
+    if (this.#body === null || this.#overflowed) return [chunk]
+    this.#bodyBytes += chunk.length
+    const fits = this.#bodyBytes <= this.#max
     if (!fits || !this.#take(chunk.length)) {
       this.#overflowed = true
       this.#overBudget = fits
-      const held = this.#opts.rewrite ? this.#json : []
-      this.#json = null
+      const held = this.#opts.rewrite ? this.#body : []
+      this.#body = null
       this.#give()
       this.#opts.onCut?.()
       return [...held, chunk]
     }
-    this.#json.push(chunk)
+    this.#body.push(chunk)
     return this.#opts.rewrite ? [] : [chunk]
   }
 
@@ -163,8 +175,8 @@ export class ResponseMessages {
       this.release()
       return out
     }
-    if (this.#json === null) return []
-    const chunks = this.#json
+    if (this.#body === null) return []
+    const chunks = this.#body
     this.release()
     const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)
     const rewritten = this.#messages(decoder.decode(bytes))

@@ -72,6 +72,44 @@ describe('ResponseMessages', () => {
     })
   })
 
+  it('reads a body of another type whole as text when there is text to redact', () => {
+    const mask = (t: string) => (t.includes('sk-1') ? t.replaceAll('sk-1', '[REDACTED]') : null)
+    const page = new ResponseMessages({ kind: 'other', rewrite: hideDrop, rewriteText: mask })
+    assert.equal(page.readsText, true)
+    assert.equal(page.mustRead, true, 'by default, when messages are rewritten')
+    assert.deepEqual(page.push(Buffer.from('<pre>Error: sk-')), [])
+    assert.deepEqual(page.push(Buffer.from('1 refused</pre>')), [])
+    assert.equal(page.holdsBody, true)
+    assert.equal(text(page.end()), '<pre>Error: [REDACTED] refused</pre>')
+    // Nothing to mask: the bytes as they came, even those that are not UTF-8.
+    const binary = new ResponseMessages({ kind: 'other', rewrite: hideDrop, rewriteText: mask })
+    const bytes = Buffer.from([0xff, 0xfe, 0x00, 0x41])
+    assert.deepEqual(binary.push(bytes), [])
+    assert.deepEqual(binary.end(), [bytes])
+    // JSON-RPC in it is rewritten as the messages they are.
+    const labelled = new ResponseMessages({ kind: 'other', rewrite: hideDrop, rewriteText: mask })
+    labelled.push(Buffer.from('{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"drop"}]}}'))
+    assert.equal(text(labelled.end()), '{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}')
+    // Past the bound it cannot be checked.
+    const large = new ResponseMessages({
+      kind: 'other',
+      rewrite: hideDrop,
+      rewriteText: mask,
+      maxJsonBytes: 8,
+    })
+    large.push(Buffer.from('0123456789'))
+    assert.equal(large.overflowed, true)
+    // Without text redaction, or not rewritten, it passes untouched; `mustRead` may say it can.
+    for (const opts of [{ rewrite: hideDrop }, { rewriteText: mask }]) {
+      const passing = new ResponseMessages({ kind: 'other', ...opts })
+      assert.equal(passing.readsText, false)
+      assert.deepEqual(passing.push(bytes), [bytes])
+      assert.deepEqual(passing.end(), [])
+    }
+    const free = new ResponseMessages({ kind: 'other', rewrite: hideDrop, mustRead: false })
+    assert.equal(free.mustRead, false)
+  })
+
   it('rewrites SSE event by event, keeping ids and event names', () => {
     const r = new ResponseMessages({ kind: 'sse', rewrite: hideDrop })
     const out = r.push(

@@ -168,9 +168,11 @@ export function answerShaper(
     rug !== null &&
     (rpc?.messages.some((m) => m.kind === 'request' && m.method === 'tools/list') ?? false)
   // An answer of another type to a request the policy rewrites answers to is refused, not
-  // passed unread (relay-response.ts): it is shaped too.
+  // passed unread (relay-response.ts): it is shaped too. With forwarded redaction an error page
+  // is redacted as text, whatever the request held; the answer to notifications only answers
+  // nothing, so one the edge cannot read goes on as it came (as text redacted when it can).
   const asks = rpc?.messages.some((m) => m.kind === 'request') ?? false
-  const shapesOther = mustRead || (rewrite !== null && asks)
+  const shapesOther = mustRead || (rewrite !== null && (asks || rewriteText !== null))
   return (kind) =>
     kind === 'other' && !shapesOther
       ? null
@@ -182,7 +184,7 @@ export function answerShaper(
           onWithheld,
           held: copies,
           onCut,
-          mustRead,
+          mustRead: mustRead || (rewrite !== null && (asks || kind !== 'other')),
         })
 }
 

@@ -121,13 +121,18 @@ function deliver(stream: MuxStream, res: ServerResponse, ctx: RelayContext): voi
     let shaped = ctx.shape?.(kind) ?? null
     const empty = fin && (inline === undefined || inline.length === 0)
     const unreadable = shaped === null ? null : unreadableAnswer(head, kind, contentType, empty)
-    if (shaped !== null && unreadable !== null) {
+    if (
+      shaped !== null &&
+      unreadable !== null &&
+      !(unreadable.asText && shaped.readsText && !shaped.mustRead)
+    ) {
       // The edge asks for answers as they are (accept-encoding: identity); a server that
       // compresses anyway, or labels an answer as neither JSON nor SSE, sends what the edge
       // cannot read. Only tapped, it goes on untapped; one the policy must rewrite, or that
-      // rug-pull protection watches, cannot be checked, so it is not sent.
+      // rug-pull protection watches, cannot be checked, so it is not sent. One that answers
+      // nothing (notifications only) is redacted as text when it is not compressed.
       shaped.release()
-      if (shaped.mustRead) return void refuseUnreadable(stream, res, ctx, unreadable)
+      if (shaped.mustRead) return void refuseUnreadable(stream, res, ctx, unreadable.why)
       shaped = null
       ctx.record.answerCut()
     }
@@ -265,6 +270,12 @@ function notJsonRpc(shaper: ResponseMessages, status: number): boolean {
   return shaper.rewrites && shaper.unparsed && status >= 200 && status < 300
 }
 
+/** Why the edge cannot read an answer's messages; `asText` when its bytes are readable as text. */
+interface Unreadable {
+  readonly why: string
+  readonly asText: boolean
+}
+
 /**
  * Why the edge cannot read an answer's messages, or null when it can: a content coding other than
  * identity, more than one content type, a redirect, or a successful answer with a body that is
@@ -275,7 +286,7 @@ function unreadableAnswer(
   kind: ResponseKind,
   contentType: string | undefined,
   empty: boolean,
-): string | null {
+): Unreadable | null {
   let types = 0
   for (const [n, v] of head.headers) {
     const name = n.toLowerCase()
@@ -283,14 +294,17 @@ function unreadableAnswer(
     if (name !== 'content-encoding') continue
     const coding = v.trim().toLowerCase()
     if (coding !== '' && coding !== 'identity') {
-      return `is compressed (content-encoding: ${coding.slice(0, 40)})`
+      return { why: `is compressed (content-encoding: ${coding.slice(0, 40)})`, asText: false }
     }
   }
-  if (types > 1) return `carries ${types} content types`
-  if (head.status >= 300 && head.status < 400) return `is a redirect (status ${head.status})`
+  if (types > 1) return { why: `carries ${types} content types`, asText: true }
+  if (head.status >= 300 && head.status < 400) {
+    return { why: `is a redirect (status ${head.status})`, asText: true }
+  }
   const bodiless = empty || head.status === 202 || head.status === 204
   if (kind === 'other' && head.status >= 200 && head.status < 300 && !bodiless) {
-    return `is sent as ${JSON.stringify((contentType ?? 'no content type').slice(0, 80))}`
+    const type = JSON.stringify((contentType ?? 'no content type').slice(0, 80))
+    return { why: `is sent as ${type}`, asText: true }
   }
   return null
 }

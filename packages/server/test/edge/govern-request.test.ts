@@ -434,9 +434,24 @@ describe('answerShaper', () => {
       answerShaper(redacting, rpc(call(1, 'x')), exchange(null))!('other')?.mustRead,
       true,
     )
-    // A notification asks for no answer: nothing to read.
+    // Its error page is redacted as text.
+    assert.equal(
+      answerShaper(redacting, rpc(call(1, 'x')), exchange(null))!('other')?.readsText,
+      true,
+    )
+    // A notification asks for no answer: nothing must be read, but what can be is redacted.
     const note = rpc({ jsonrpc: '2.0', method: 'notifications/initialized' })
-    assert.equal(answerShaper(redacting, note, exchange(note))!('other'), null)
+    const noted = answerShaper(redacting, note, exchange(note))!
+    assert.equal(noted('other')?.mustRead, false)
+    assert.equal(noted('other')?.readsText, true)
+    assert.equal(noted('json')?.mustRead, true, 'JSON-RPC messages in it are rewritten')
+    // Without forwarded redaction there is no text to redact.
+    const filtering = governance({ tools: { deny: ['shell_*'] } })
+    assert.equal(answerShaper(filtering, note, exchange(note))?.('other') ?? null, null)
+    assert.equal(
+      answerShaper(filtering, rpc(call(1, 'x')), exchange(null))?.('other') ?? null,
+      null,
+    )
   })
 
   it('masks what is not a message whole, envelope and all, and never throws on it', () => {

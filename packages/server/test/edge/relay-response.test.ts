@@ -236,6 +236,44 @@ describe('relayResponse', () => {
     }
   })
 
+  it('redacts an error page as text, and the answer to notifications it need not read', async () => {
+    const mask = (t: string) => (t.includes('sk-1') ? t.replaceAll('sk-1', '[REDACTED]') : null)
+    const answerWith = (headers: HeaderPairs, chunks: string[], status: number) =>
+      (onLocal = (stream) => {
+        stream.respond({ status, headers })
+        for (const c of chunks) stream.write(Buffer.from(c))
+        stream.end()
+      })
+    const html: HeaderPairs = [['content-type', 'text/html']]
+    try {
+      shape = (kind) => new ResponseMessages({ kind, rewrite: () => null, rewriteText: mask })
+      answerWith(html, ['<pre>Error: sk-', '1 at db.connect</pre>'], 500)
+      const page = await post().done
+      assert.equal(page.res.statusCode, 500)
+      assert.equal(page.text, '<pre>Error: [REDACTED] at db.connect</pre>')
+      assert.equal(page.res.headers['content-length'], String(page.text.length))
+      // A successful answer of another type to a request is still refused.
+      answerWith(html, ['sk-1'], 200)
+      assert.equal((await post().done).res.statusCode, 502)
+      // Answering notifications only, it need not be read: redacted as text when it can be,
+      // passed as it came when it is compressed.
+      shape = (kind) =>
+        new ResponseMessages({ kind, rewrite: () => null, rewriteText: mask, mustRead: false })
+      answerWith([['content-type', 'text/plain']], ['accepted sk-1'], 200)
+      const accepted = await post().done
+      assert.equal(accepted.res.statusCode, 200)
+      assert.equal(accepted.text, 'accepted [REDACTED]')
+      answerWith([['content-type', 'text/plain']], ['moved sk-1'], 307)
+      assert.equal((await post().done).text, 'moved [REDACTED]')
+      answerWith([['content-encoding', 'gzip']], ['sk-1'], 200)
+      const coded = await post().done
+      assert.equal(coded.res.statusCode, 200)
+      assert.equal(coded.text, 'sk-1')
+    } finally {
+      shape = null
+    }
+  })
+
   it("sends a silent SSE answer's head at once, and its events as they come", async () => {
     let later: MuxStream | undefined
     onLocal = (stream) => {
