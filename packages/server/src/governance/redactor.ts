@@ -264,21 +264,4 @@ export class Redactor {
       return { message, shapeLost: this.#keysUnscanned !== keysBefore }
     })
   }
-
-  /**
-   * JSON text with its values redacted (re-serialized only when something changed), or the text
-   * redacted as plain text when it is not JSON.
-   */
-  redactJsonText(text: string): string {
-    if (!this.active) return text
-    let parsed: unknown
-    try {
-      parsed = JSON.parse(text)
-    } catch {
-      return this.redactText(text)
-    }
-    const before = this.masked
-    const redacted = this.redactValue(parsed)
-    return this.masked === before ? text : JSON.stringify(redacted)
-  }
 }

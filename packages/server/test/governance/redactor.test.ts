@@ -64,14 +64,6 @@ describe('Redactor', () => {
     assert.equal(new Redactor(DEFAULT_POLICY.redaction).active, true)
   })
 
-  it('rewrites JSON text only when something was masked', () => {
-    const r = new Redactor(settings)
-    const clean = '{ "a" : 1 }'
-    assert.equal(r.redactJsonText(clean), clean)
-    assert.equal(r.redactJsonText('{"password":"x"}'), '{"password":"[REDACTED:password]"}')
-    assert.equal(r.redactJsonText('not json internal-9999'), 'not json [REDACTED:pattern]')
-  })
-
   it('masks values nested too deep to walk, and patterns cannot backtrack', () => {
     const r = new Redactor({ ...settings, patterns: ['(a+)+$'] })
     let deep: unknown = 'x'
