@@ -151,7 +151,10 @@ export class ResponseMessages {
   /** Feed a chunk from the server; returns what to send the agent now. */
   push(chunk: Uint8Array): Uint8Array[] {
     if (this.#released && this.#opts.rewrite) return [] // nothing unchecked after the end
-    if (this.#sse) return this.#events(this.#sse.push(chunk), chunk)
+    if (this.#sse) {
+      const whole = this.#sse.atBoundary
+      return this.#events(this.#sse.push(chunk), chunk, whole)
+    }
     if (this.#body === null || this.#overflowed) return [chunk]
     this.#bodyBytes += chunk.length
     const fits = this.#bodyBytes <= this.#max
@@ -171,7 +174,7 @@ export class ResponseMessages {
   /** The server's body ended; returns what is left to send. */
   end(): Uint8Array[] {
     if (this.#sse) {
-      const out = this.#events(this.#sse.end(), null)
+      const out = this.#events(this.#sse.end(), null, false)
       this.release()
       return out
     }
@@ -217,19 +220,26 @@ export class ResponseMessages {
     this.#held = 0
   }
 
-  /** Tap and rewrite SSE events; `raw` is the chunk as it came (sent on when nothing changes). */
-  #events(events: readonly SseEvent[], raw: Uint8Array | null): Uint8Array[] {
+  /**
+   * Tap and rewrite SSE events; `raw` is the chunk as it came, sent on as it is when it holds
+   * whole events only (`whole`: the stream was between events before it, and is after it) and
+   * none of them changed, comments (keep-alives) and all.
+   */
+  #events(events: readonly SseEvent[], raw: Uint8Array | null, whole: boolean): Uint8Array[] {
     if (this.#sse && raw) this.#countSse(this.#sse)
     if (!this.#opts.rewrite) {
       for (const e of events) if (e.data !== '') this.#messages(e.data)
       return raw ? [raw] : []
     }
     const out: Uint8Array[] = []
+    let changed = false
     for (const e of events) {
       const data = e.data === '' ? null : this.#messages(e.data)
+      if (data !== null) changed = true
       if (data === '') continue // nothing of it may be forwarded
       out.push(encoder.encode(formatSseEvent({ ...e, data: data ?? e.data })))
     }
+    if (raw && whole && !changed && this.#sse?.atBoundary === true) return [raw]
     return out
   }
 
@@ -278,10 +288,14 @@ function unwritable(messages: readonly ClassifiedMessage[], batch: boolean): str
   return JSON.stringify(batch ? errors : errors[0])
 }
 
-/** An SSE event as text: `id:`, `event:` (unless `message`), one `data:` line per line, blank line. */
+/**
+ * An SSE event as text: `id:`, `event:` (unless `message`), `retry:`, one `data:` line per line,
+ * blank line.
+ */
 export function formatSseEvent(event: SseEvent): string {
   let text = ''
   if (event.id !== null) text += `id: ${event.id}\n`
+  if (event.retry !== undefined) text += `retry: ${event.retry}\n`
   if (event.event !== 'message') text += `event: ${event.event}\n`
   for (const line of event.data.split('\n')) text += `data: ${line}\n`
   return `${text}\n`

@@ -1,7 +1,8 @@
 /**
  * The one Server-Sent Events reader (WHATWG `text/event-stream`): feed it bytes as they arrive and
  * it returns the events each chunk completed. LF, CR and CRLF line ends (split across chunks
- * too), `data:` lines joined with LF, `event:` and `id:` kept, comments and `retry:` skipped.
+ * too), `data:` lines joined with LF, `event:`, `id:` and an event's `retry:` kept, comments
+ * skipped (and a `retry:` in an event without data, which is never dispatched).
  * Bounded: an event whose lines and data pass `maxEventChars` is dropped whole (and counted)
  * rather than held, so a stream that never ends a line cannot grow memory. `heldChars` says what
  * it holds now, and `discard` drops the event being read (for callers with a bound across
@@ -16,6 +17,8 @@ export interface SseEvent {
   readonly data: string
   /** The last `id:` seen on the stream (it carries over to later events), or null. */
   readonly id: string | null
+  /** The event's `retry:` field (ASCII digits: the reconnection time in ms), when it had one. */
+  readonly retry?: string
 }
 
 /** Options of `new SseParser`. */
@@ -37,6 +40,7 @@ export class SseParser {
   #dataChars = 0
   #event = ''
   #id: string | null = null
+  #retry: string | null = null
   /** Dropping the rest of an oversized event until its blank line. */
   #discarding = false
   #dropped = 0
@@ -53,6 +57,20 @@ export class SseParser {
   /** Characters held now: the unfinished line and the data of the event being read. */
   get heldChars(): number {
     return this.#buffer.length + this.#dataChars
+  }
+
+  /**
+   * True between events: no line, field or data of an event is held (the last id, which carries
+   * over, aside).
+   */
+  get atBoundary(): boolean {
+    return (
+      this.#buffer === '' &&
+      this.#data.length === 0 &&
+      this.#event === '' &&
+      this.#retry === null &&
+      !this.#discarding
+    )
   }
 
   /** Drop the event being read, as if it had passed the bound: the rest of it is skipped. */
@@ -117,9 +135,11 @@ export class SseParser {
     if (line === '') {
       if (this.#discarding) this.#discarding = false
       else if (this.#data.length > 0) {
-        out.push({ event: this.#event || 'message', data: this.#data.join('\n'), id: this.#id })
+        const event = { event: this.#event || 'message', data: this.#data.join('\n'), id: this.#id }
+        out.push(this.#retry === null ? event : { ...event, retry: this.#retry })
       }
       this.#event = ''
+      this.#retry = null
       this.#data = []
       this.#dataChars = 0
       return
@@ -135,5 +155,6 @@ export class SseParser {
       this.#data.push(value)
     } else if (field === 'event') this.#event = value
     else if (field === 'id' && !value.includes('\0')) this.#id = value
+    else if (field === 'retry' && /^[0-9]{1,10}$/.test(value)) this.#retry = value
   }
 }

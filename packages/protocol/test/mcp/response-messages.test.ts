@@ -110,6 +110,35 @@ describe('ResponseMessages', () => {
     assert.equal(free.mustRead, false)
   })
 
+  it('keeps the priming event of a resumable stream as it rewrites, retry and all', () => {
+    const r = new ResponseMessages({ kind: 'sse', rewrite: hideDrop })
+    assert.equal(
+      text(r.push(Buffer.from('id: s_1\nretry: 1000\ndata: \n\n'))),
+      'id: s_1\nretry: 1000\ndata: \n\n',
+    )
+  })
+
+  it('sends on as they came chunks of whole events it did not change, keep-alives and all', () => {
+    const r = new ResponseMessages({ kind: 'sse', rewrite: hideDrop })
+    const quiet = ': keep-alive\n\n'
+    assert.equal(text(r.push(Buffer.from(quiet))), quiet)
+    const note = 'event: message\ndata: {"jsonrpc":"2.0","method":"notifications/progress"}\n\n'
+    assert.equal(text(r.push(Buffer.from(`: ping\n\n${note}`))), `: ping\n\n${note}`)
+    // Cut inside an event, it is written again once whole.
+    assert.deepEqual(r.push(Buffer.from(note.slice(0, 20))), [])
+    assert.equal(
+      text(r.push(Buffer.from(note.slice(20)))),
+      'data: {"jsonrpc":"2.0","method":"notifications/progress"}\n\n',
+    )
+    // A changed event is written anew, and the chunk's comments go with the original.
+    const listing =
+      ': ping\ndata: {"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"drop"}]}}\n\n'
+    assert.equal(
+      text(r.push(Buffer.from(listing))),
+      'data: {"jsonrpc":"2.0","id":1,"result":{"tools":[]}}\n\n',
+    )
+  })
+
   it('rewrites SSE event by event, keeping ids and event names', () => {
     const r = new ResponseMessages({ kind: 'sse', rewrite: hideDrop })
     const out = r.push(

@@ -13,14 +13,16 @@ function all(chunks: readonly (string | Uint8Array)[], max?: number): SseEvent[]
 }
 
 describe('SseParser', () => {
-  it('reads MCP events: data joined, event and id kept, comments and retry skipped', () => {
+  it("reads MCP events: data joined, event, id and an event's retry kept, comments skipped", () => {
     assert.deepEqual(
       all([': priming\nretry: 100\nid: 1\nevent: message\ndata: {"a":\ndata: 1}\n\ndata: x\n\n']),
       [
-        { event: 'message', data: '{"a":\n1}', id: '1' },
+        { event: 'message', data: '{"a":\n1}', id: '1', retry: '100' },
         { event: 'message', data: 'x', id: '1' },
       ],
     )
+    // A retry that is not digits is ignored, as browsers do.
+    assert.deepEqual(all(['retry: 1s\ndata: y\n\n']), [{ event: 'message', data: 'y', id: null }])
   })
 
   it('accepts LF, CR and CRLF, split anywhere', () => {

@@ -47,7 +47,10 @@ export interface RugPull {
   readonly tunnel: { readonly id: string; readonly accountId: string }
   readonly mode: Exclude<RugPullMode, 'off'>
   readonly zeroKnowledge: boolean
-  /** The tunnel's pins, loaded when the request lists or calls tools; else null. */
+  /**
+   * The tunnel's pins, loaded when the request lists or calls tools, or carries no JSON-RPC (a
+   * GET, whose stream may replay a listing); else null.
+   */
   readonly state: PinState | null
 }
 
@@ -81,7 +84,7 @@ export function rugPullFor(
     zeroKnowledge: governance.policy.zeroKnowledge,
     state,
   })
-  if (!touchesTools(rpc)) return rug(null)
+  if (rpc !== null && !touchesTools(rpc)) return rug(null)
   const cached = pins.cachedState(tunnel.id)
   return cached !== undefined ? rug(cached) : pins.state(tunnel.id).then(rug)
 }
@@ -195,7 +198,10 @@ function rewriter(
   onWithheld: (m: ClassifiedMessage) => void,
 ): ((m: ClassifiedMessage) => unknown) | null {
   const pinning = rug !== null && rug.state !== null
-  if (!governance.rewritesAnswers(rpc?.messages ?? [], pinning)) return null
+  // A stream opened by a GET may replay answers to earlier requests (Last-Event-ID): a listing
+  // among them is filtered as the answer to its request was.
+  const replays = rpc === null && (!governance.tools.allowsAll || pinning)
+  if (!governance.rewritesAnswers(rpc?.messages ?? [], pinning) && !replays) return null
   /** The `tools/list` requests by id, with the cursor each asked for. */
   const lists = new Map<string, string | null>()
   for (const m of rpc?.messages ?? []) {
@@ -234,6 +240,25 @@ function rewriter(
         }
       }
       const filtered = filterToolsList(value, visible)
+      if (filtered.removed.length > 0) {
+        value = filtered.response
+        changed = true
+      }
+    } else if (replays && m.kind === 'response' && hasToolsArray(value)) {
+      // Its page of the list is unknown: nothing is pinned from it, and what is not approved
+      // is left out.
+      if (pinning) {
+        const unique = firstOfEachName(value)
+        if (unique.dropped > 0) {
+          value = unique.response
+          changed = true
+        }
+      }
+      const left = pinning ? rug.pins.unapprovedIn(rug.state, toolsOf(value), rug.mode) : null
+      const filtered = filterToolsList(
+        value,
+        (name) => governance.tools.allows(name) && !(left?.has(name) ?? false),
+      )
       if (filtered.removed.length > 0) {
         value = filtered.response
         changed = true

@@ -246,6 +246,19 @@ describe('answerShaper', () => {
     assert.match(out, /"name":"b"/)
   })
 
+  it('filters a listing a GET stream replays (Last-Event-ID) as the answer to its request was', () => {
+    const gov = governance({ tools: { deny: ['shell_*'] } })
+    const listing = listed(2, [tool('search'), tool('shell_exec')])
+    const replay = `id: 9\nevent: message\ndata: ${JSON.stringify(listing)}\n\n`
+    const out = shaped(gov, null, replay, 'sse')!
+    assert.ok(!out.includes('shell_exec'), out)
+    assert.match(out, /^id: 9\ndata: .*"name":"search"/)
+    // A call's answer holding a `tools` array that is not a listing's is left alone in a POST.
+    assert.equal(shaped(gov, rpc(call(2, 'x')), JSON.stringify(listing)), JSON.stringify(listing))
+    // Nothing to filter: a GET's stream is not rewritten.
+    assert.equal(shaped(governance({}), null, replay, 'sse'), null)
+  })
+
   it('filters an answer whose id is spelled differently but that agents match to the listing', () => {
     // Agents' SDKs match responses by Number(id): "1", " 1" and "1e0" all answer request 1.
     const gov = governance({ tools: { deny: ['shell_*'] } })
@@ -633,7 +646,7 @@ describe('refusals on the wire', () => {
       return answer.result.tools.map((t) => t.name)
     }
 
-    const exchangeFor = (body: JsonRpcBody) =>
+    const exchangeFor = (body: JsonRpcBody | null) =>
       new ExchangeRecord({
         tunnel: { ...tunnel, plan: 'free' },
         method: 'POST',
@@ -694,6 +707,36 @@ describe('refusals on the wire', () => {
           ['b2', 'tool_held'],
         ],
       )
+    })
+
+    it('leaves out of a replayed listing what is not approved, pinning nothing from it', async () => {
+      /** A listing as a GET stream replays it, through the edge's shaping. */
+      const replayThrough = async (tools: unknown[]): Promise<string[]> => {
+        const state = await pins.state(tunnel.id)
+        const rugged: RugPull = { pins, tunnel, mode: 'hold', zeroKnowledge: false, state }
+        const messages = answerShaper(gov, null, exchangeFor(null), rugged)!('sse')!
+        const event = `data: ${JSON.stringify(listed(1, tools))}\n\n`
+        const out = Buffer.concat([...messages.push(Buffer.from(event)), ...messages.end()])
+        const answer = JSON.parse(out.toString().slice('data: '.length)) as {
+          result: { tools: { name: string }[] }
+        }
+        return answer.result.tools.map((t) => t.name)
+      }
+      assert.deepEqual(await listThrough([tool('search'), tool('fetch')]), ['search', 'fetch'])
+      const changed = [tool('search', 'now mails your files away'), tool('fetch'), tool('new')]
+      assert.deepEqual(await replayThrough([...changed, tool('fetch', 'a second fetch')]), [
+        'fetch',
+      ])
+      await pins.settled()
+      const state = await pins.state(tunnel.id)
+      assert.equal(state.pins.get('search')?.status, 'approved', 'nothing recorded from a replay')
+      assert.equal(state.pins.has('new'), false)
+      // The listing itself records the change; a replay keeps the tool out while it is held,
+      // even as approved (only a listing sees that the server went back to it).
+      assert.deepEqual(await listThrough(changed), ['fetch'])
+      assert.deepEqual(await replayThrough([tool('search'), tool('fetch')]), ['fetch'])
+      assert.deepEqual(await listThrough([tool('search'), tool('fetch')]), ['search', 'fetch'])
+      assert.deepEqual(await replayThrough([tool('search'), tool('fetch')]), ['search', 'fetch'])
     })
 
     it('sees and holds a changed tool listed under the id’s other spelling', async () => {
