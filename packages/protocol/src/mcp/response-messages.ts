@@ -87,6 +87,11 @@ export class ResponseMessages {
   #released = false
   /** Bytes counted in `held` now. */
   #held = 0
+  /**
+   * True while the agent has read the stream as the parser has (everything went on as it came,
+   * or what was written anew ended a line): only then may a chunk go on as it came.
+   */
+  #inStep = true
 
   constructor(opts: ResponseMessagesOptions) {
     this.#opts = opts
@@ -152,7 +157,7 @@ export class ResponseMessages {
   push(chunk: Uint8Array): Uint8Array[] {
     if (this.#released && this.#opts.rewrite) return [] // nothing unchecked after the end
     if (this.#sse) {
-      const whole = this.#sse.atBoundary
+      const whole = this.#inStep && this.#sse.atBoundary
       return this.#events(this.#sse.push(chunk), chunk, whole)
     }
     if (this.#body === null || this.#overflowed) return [chunk]
@@ -239,7 +244,10 @@ export class ResponseMessages {
       if (data === '') continue // nothing of it may be forwarded
       out.push(encoder.encode(formatSseEvent({ ...e, data: data ?? e.data })))
     }
-    if (raw && whole && !changed && this.#sse?.atBoundary === true) return [raw]
+    if (raw && whole && !changed && this.#sse?.atBoundary === true && plainSse(raw)) return [raw]
+    // Written anew: the bytes the parser's decoder may still hold (a character cut at the end)
+    // never reach the agent, which is in step again only if the chunk ended a line.
+    this.#inStep = raw !== null && raw.length > 0 && raw[raw.length - 1] === LF
     return out
   }
 
@@ -294,9 +302,39 @@ function unwritable(messages: readonly ClassifiedMessage[], batch: boolean): str
  */
 export function formatSseEvent(event: SseEvent): string {
   let text = ''
-  if (event.id !== null) text += `id: ${event.id}\n`
+  // Some clients split lines on more than CR and LF (Python's str.splitlines, as httpx-sse did
+  // before 0.4.2): an id or event name holding such a character is left out, and in data it is
+  // written as a JSON escape, so that no field can start a line of its own there.
+  if (event.id !== null && !SPLITS_LINES.test(event.id)) text += `id: ${event.id}\n`
   if (event.retry !== undefined) text += `retry: ${event.retry}\n`
-  if (event.event !== 'message') text += `event: ${event.event}\n`
-  for (const line of event.data.split('\n')) text += `data: ${line}\n`
+  if (event.event !== 'message' && !SPLITS_LINES.test(event.event)) {
+    text += `event: ${event.event}\n`
+  }
+  const data = SPLITS_LINES.test(event.data)
+    ? event.data.replace(SPLITS_ALL, escapeChar)
+    : event.data
+  for (const line of data.split('\n')) text += `data: ${line}\n`
   return `${text}\n`
+}
+
+/** Characters besides CR and LF that some SSE clients take as line ends. */
+// eslint-disable-next-line no-control-regex -- these control characters are what it looks for
+const SPLITS_LINES = /[\v\f\x1c-\x1e\x85\u2028\u2029]/
+const SPLITS_ALL = new RegExp(SPLITS_LINES.source, 'g')
+const escapeChar = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`
+
+const LF = 10
+
+/**
+ * Whether `raw` may go on as it came: none of its bytes can be part of a character some clients
+ * take as a line end (see `formatSseEvent`). Conservative: 0xA8 and 0xA9 end U+2028 and U+2029,
+ * and many other characters too.
+ */
+function plainSse(raw: Uint8Array): boolean {
+  for (let i = 0; i < raw.length; i++) {
+    const b = raw[i]!
+    if (b === 0x0b || b === 0x0c || (b >= 0x1c && b <= 0x1e)) return false
+    if (b === 0x85 || b === 0xa8 || b === 0xa9) return false
+  }
+  return true
 }

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import {
   ResponseMessages,
+  SseParser,
   responseKind,
   type ClassifiedMessage,
   type HeldCopies,
@@ -137,6 +138,52 @@ describe('ResponseMessages', () => {
       text(r.push(Buffer.from(listing))),
       'data: {"jsonrpc":"2.0","id":1,"result":{"tools":[]}}\n\n',
     )
+  })
+
+  it('never passes a chunk as it came once the agent may read it otherwise than the parser', () => {
+    const listing = (id: number) =>
+      Buffer.from(`data: {"jsonrpc":"2.0","id":${id},"result":{"tools":[{"name":"drop"}]}}\n\n`)
+    /** What an agent reading `out` as an SSE stream gets, split on lines as `split` does. */
+    const agentReads = (out: Uint8Array[], split: (text: string) => string[]) => {
+      const parser = new SseParser()
+      const lines = split(Buffer.concat(out).toString())
+      return parser.pushText(lines.map((l) => `${l}\n`).join('')).map((e) => e.data)
+    }
+    // A character cut at the end of a rewritten chunk: the edge's decoder still holds its first
+    // byte, the agent never got it.
+    const cut = new ResponseMessages({ kind: 'sse', rewrite: hideDrop })
+    const out = [
+      ...cut.push(Buffer.concat([listing(1), Buffer.from([0xe2])])),
+      ...cut.push(listing(2)),
+      ...cut.push(listing(3)),
+    ]
+    const lf = (t: string) => t.split('\n')
+    assert.ok(!agentReads(out, lf).some((d) => d.includes('"drop"')), text(out))
+    // U+2028 ends a line for clients that split as Python's str.splitlines does.
+    // eslint-disable-next-line no-control-regex -- the characters str.splitlines splits on
+    const splitlines = (t: string) => t.split(/\r\n|[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]/)
+    const sep = new ResponseMessages({ kind: 'sse', rewrite: hideDrop })
+    const hidden = [
+      ...sep.push(Buffer.from(`: ping\u2028${listing(4).toString()}`)),
+      ...sep.push(
+        Buffer.from(`id: 1\u2028${listing(5).toString().replace('\n\n', '\ndata: \n\n')}`),
+      ),
+    ]
+    const reads = agentReads(hidden, splitlines)
+    assert.ok(!reads.some((d) => d.includes('"drop"')), text(hidden))
+    // Such a character in data is written as a JSON escape: the same value to a JSON reader.
+    const escaped = new ResponseMessages({ kind: 'sse', rewrite: hideDrop })
+    const said = escaped.push(
+      Buffer.from(
+        'data: {"jsonrpc":"2.0","id":6,"result":{"tools":[{"name":"drop"}],"note":"a\u2028b"}}\n\n',
+      ),
+    )
+    assert.match(text(said), /"note":"a\\u2028b"/)
+    assert.deepEqual(JSON.parse(agentReads(said, splitlines)[0]!), {
+      jsonrpc: '2.0',
+      id: 6,
+      result: { tools: [], note: 'a\u2028b' },
+    })
   })
 
   it('rewrites SSE event by event, keeping ids and event names', () => {
