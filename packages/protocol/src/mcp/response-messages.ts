@@ -87,11 +87,6 @@ export class ResponseMessages {
   #released = false
   /** Bytes counted in `held` now. */
   #held = 0
-  /**
-   * True while the agent has read the stream as the parser has (everything went on as it came,
-   * or what was written anew ended a line): only then may a chunk go on as it came.
-   */
-  #inStep = true
 
   constructor(opts: ResponseMessagesOptions) {
     this.#opts = opts
@@ -156,10 +151,7 @@ export class ResponseMessages {
   /** Feed a chunk from the server; returns what to send the agent now. */
   push(chunk: Uint8Array): Uint8Array[] {
     if (this.#released && this.#opts.rewrite) return [] // nothing unchecked after the end
-    if (this.#sse) {
-      const whole = this.#inStep && this.#sse.atBoundary
-      return this.#events(this.#sse.push(chunk), chunk, whole)
-    }
+    if (this.#sse) return this.#events(this.#sse.push(chunk), chunk)
     if (this.#body === null || this.#overflowed) return [chunk]
     this.#bodyBytes += chunk.length
     const fits = this.#bodyBytes <= this.#max
@@ -179,7 +171,7 @@ export class ResponseMessages {
   /** The server's body ended; returns what is left to send. */
   end(): Uint8Array[] {
     if (this.#sse) {
-      const out = this.#events(this.#sse.end(), null, false)
+      const out = this.#events(this.#sse.end(), null)
       this.release()
       return out
     }
@@ -226,28 +218,28 @@ export class ResponseMessages {
   }
 
   /**
-   * Tap and rewrite SSE events; `raw` is the chunk as it came, sent on as it is when it holds
-   * whole events only (`whole`: the stream was between events before it, and is after it) and
-   * none of them changed, comments (keep-alives) and all.
+   * Tap and rewrite SSE events; `raw` is the chunk as it came. Rewritten, every event is written
+   * anew (the agent reads exactly what was checked), and a chunk that ends between events having
+   * completed none (a keep-alive comment) is answered with an empty comment, so that an idle
+   * stream still shows it is alive.
    */
-  #events(events: readonly SseEvent[], raw: Uint8Array | null, whole: boolean): Uint8Array[] {
+  #events(events: readonly SseEvent[], raw: Uint8Array | null): Uint8Array[] {
     if (this.#sse && raw) this.#countSse(this.#sse)
     if (!this.#opts.rewrite) {
       for (const e of events) if (e.data !== '') this.#messages(e.data)
       return raw ? [raw] : []
     }
     const out: Uint8Array[] = []
-    let changed = false
     for (const e of events) {
-      const data = e.data === '' ? null : this.#messages(e.data)
-      if (data !== null) changed = true
+      // Checked as it will be written: with the characters some clients split lines on escaped.
+      const text = escapeLineSplits(e.data)
+      const data = text === '' ? null : this.#messages(text)
       if (data === '') continue // nothing of it may be forwarded
-      out.push(encoder.encode(formatSseEvent({ ...e, data: data ?? e.data })))
+      out.push(encoder.encode(formatSseEvent({ ...e, data: data ?? text })))
     }
-    if (raw && whole && !changed && this.#sse?.atBoundary === true && plainSse(raw)) return [raw]
-    // Written anew: the bytes the parser's decoder may still hold (a character cut at the end)
-    // never reach the agent, which is in step again only if the chunk ended a line.
-    this.#inStep = raw !== null && raw.length > 0 && raw[raw.length - 1] === LF
+    if (events.length === 0 && raw !== null && raw.length > 0 && this.#sse?.atBoundary) {
+      out.push(KEEP_ALIVE)
+    }
     return out
   }
 
@@ -310,10 +302,7 @@ export function formatSseEvent(event: SseEvent): string {
   if (event.event !== 'message' && !SPLITS_LINES.test(event.event)) {
     text += `event: ${event.event}\n`
   }
-  const data = SPLITS_LINES.test(event.data)
-    ? event.data.replace(SPLITS_ALL, escapeChar)
-    : event.data
-  for (const line of data.split('\n')) text += `data: ${line}\n`
+  for (const line of escapeLineSplits(event.data).split('\n')) text += `data: ${line}\n`
   return `${text}\n`
 }
 
@@ -323,18 +312,15 @@ const SPLITS_LINES = /[\v\f\x1c-\x1e\x85\u2028\u2029]/
 const SPLITS_ALL = new RegExp(SPLITS_LINES.source, 'g')
 const escapeChar = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`
 
-const LF = 10
-
 /**
- * Whether `raw` may go on as it came: none of its bytes can be part of a character some clients
- * take as a line end (see `formatSseEvent`). Conservative: 0xA8 and 0xA9 end U+2028 and U+2029,
- * and many other characters too.
+ * `text` with the characters some clients take as line ends written as JSON escapes. In valid
+ * JSON they can only be inside strings, where the escape is the same value; raw controls make
+ * JSON invalid, and escaped they make it valid: so a message is checked as it is escaped, and
+ * what reaches the agent is what was checked.
  */
-function plainSse(raw: Uint8Array): boolean {
-  for (let i = 0; i < raw.length; i++) {
-    const b = raw[i]!
-    if (b === 0x0b || b === 0x0c || (b >= 0x1c && b <= 0x1e)) return false
-    if (b === 0x85 || b === 0xa8 || b === 0xa9) return false
-  }
-  return true
+function escapeLineSplits(text: string): string {
+  return SPLITS_LINES.test(text) ? text.replace(SPLITS_ALL, escapeChar) : text
 }
+
+/** An empty comment: what an idle rewritten stream sends in place of the server's keep-alive. */
+const KEEP_ALIVE = encoder.encode(':\n\n')

@@ -119,19 +119,21 @@ describe('ResponseMessages', () => {
     )
   })
 
-  it('sends on as they came chunks of whole events it did not change, keep-alives and all', () => {
+  it('answers a keep-alive with one of its own, and writes every event anew', () => {
     const r = new ResponseMessages({ kind: 'sse', rewrite: hideDrop })
-    const quiet = ': keep-alive\n\n'
-    assert.equal(text(r.push(Buffer.from(quiet))), quiet)
+    assert.equal(text(r.push(Buffer.from(': keep-alive\n\n'))), ':\n\n')
+    assert.equal(text(r.push(Buffer.from('retry: 5\n\n'))), ':\n\n')
     const note = 'event: message\ndata: {"jsonrpc":"2.0","method":"notifications/progress"}\n\n'
-    assert.equal(text(r.push(Buffer.from(`: ping\n\n${note}`))), `: ping\n\n${note}`)
-    // Cut inside an event, it is written again once whole.
+    assert.equal(
+      text(r.push(Buffer.from(`: ping\n\n${note}`))),
+      'data: {"jsonrpc":"2.0","method":"notifications/progress"}\n\n',
+    )
+    // Cut inside an event: nothing until it is whole.
     assert.deepEqual(r.push(Buffer.from(note.slice(0, 20))), [])
     assert.equal(
       text(r.push(Buffer.from(note.slice(20)))),
       'data: {"jsonrpc":"2.0","method":"notifications/progress"}\n\n',
     )
-    // A changed event is written anew, and the chunk's comments go with the original.
     const listing =
       ': ping\ndata: {"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"drop"}]}}\n\n'
     assert.equal(
@@ -140,7 +142,7 @@ describe('ResponseMessages', () => {
     )
   })
 
-  it('never passes a chunk as it came once the agent may read it otherwise than the parser', () => {
+  it('sends the agent what it checked, however the server cuts or spells its stream', () => {
     const listing = (id: number) =>
       Buffer.from(`data: {"jsonrpc":"2.0","id":${id},"result":{"tools":[{"name":"drop"}]}}\n\n`)
     /** What an agent reading `out` as an SSE stream gets, split on lines as `split` does. */
@@ -184,6 +186,25 @@ describe('ResponseMessages', () => {
       id: 6,
       result: { tools: [], note: 'a\u2028b' },
     })
+    // A raw control character makes JSON invalid; escaped it would be valid: checked escaped.
+    const control = new ResponseMessages({ kind: 'sse', rewrite: hideDrop })
+    const vt = control.push(
+      Buffer.from(
+        'data: {"jsonrpc":"2.0","id":7,"result":{"tools":[{"name":"drop","x":"\v"}]}}\n\n',
+      ),
+    )
+    assert.ok(!agentReads(vt, lf).some((d) => d.includes('"drop"')), text(vt))
+    // A BOM after the start, once nothing reached the agent yet; an event past the parser's bound.
+    const bom = new ResponseMessages({ kind: 'sse', rewrite: hideDrop })
+    const late = [
+      ...bom.push(Buffer.from('retry: 5\n')),
+      ...bom.push(Buffer.from('\n')),
+      ...bom.push(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), listing(8)])),
+    ]
+    assert.ok(!agentReads(late, lf).some((d) => d.includes('"drop"')), text(late))
+    const big = new ResponseMessages({ kind: 'sse', rewrite: hideDrop })
+    const padded = `data: {"jsonrpc":"2.0","id":9,"result":{"tools":[{"name":"drop"}],"pad":"${'x'.repeat(5 * 1024 * 1024)}"}}\n\n`
+    assert.ok(!agentReads(big.push(Buffer.from(padded)), lf).some((d) => d.includes('"drop"')))
   })
 
   it('rewrites SSE event by event, keeping ids and event names', () => {
@@ -332,7 +353,7 @@ describe('ResponseMessages', () => {
     ]
     assert.equal(held.total, 0, 'past the bound, the event is dropped')
     out.push(...r.push(Buffer.from(big.slice(70))))
-    assert.deepEqual(out, [], 'the event that could not be held is not sent')
+    assert.ok(!text(out).includes('data:'), 'the event that could not be held is not sent')
     assert.equal(text(r.push(Buffer.from(small))), small)
     assert.deepEqual(r.end(), [])
   })
