@@ -221,7 +221,8 @@ export class ResponseMessages {
    * Tap and rewrite SSE events; `raw` is the chunk as it came. Rewritten, every event is written
    * anew (the agent reads exactly what was checked), and a chunk that ends between events having
    * completed none (a keep-alive comment) is answered with an empty comment, so that an idle
-   * stream still shows it is alive.
+   * stream still shows it is alive. An `id:` or `retry:` in a block without data is not passed
+   * on (the parser dispatches no event for it).
    */
   #events(events: readonly SseEvent[], raw: Uint8Array | null): Uint8Array[] {
     if (this.#sse && raw) this.#countSse(this.#sse)
@@ -316,11 +317,15 @@ const escapeChar = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4,
  * `text` with the characters some clients take as line ends written as JSON escapes. In valid
  * JSON they can only be inside strings, where the escape is the same value; raw controls make
  * JSON invalid, and escaped they make it valid: so a message is checked as it is escaped, and
- * what reaches the agent is what was checked.
+ * what reaches the agent is what was checked. Data that is not JSON shows the escapes as text.
  */
 function escapeLineSplits(text: string): string {
   return SPLITS_LINES.test(text) ? text.replace(SPLITS_ALL, escapeChar) : text
 }
 
-/** An empty comment: what an idle rewritten stream sends in place of the server's keep-alive. */
-const KEEP_ALIVE = encoder.encode(':\n\n')
+/**
+ * An empty comment: what an idle rewritten stream sends in place of the server's keep-alive. No
+ * blank line after it: some readers dispatch an empty event on every blank line once an id was
+ * seen.
+ */
+const KEEP_ALIVE = encoder.encode(':\n')

@@ -121,8 +121,8 @@ describe('ResponseMessages', () => {
 
   it('answers a keep-alive with one of its own, and writes every event anew', () => {
     const r = new ResponseMessages({ kind: 'sse', rewrite: hideDrop })
-    assert.equal(text(r.push(Buffer.from(': keep-alive\n\n'))), ':\n\n')
-    assert.equal(text(r.push(Buffer.from('retry: 5\n\n'))), ':\n\n')
+    assert.equal(text(r.push(Buffer.from(': keep-alive\n\n'))), ':\n')
+    assert.equal(text(r.push(Buffer.from('retry: 5\n\n'))), ':\n')
     const note = 'event: message\ndata: {"jsonrpc":"2.0","method":"notifications/progress"}\n\n'
     assert.equal(
       text(r.push(Buffer.from(`: ping\n\n${note}`))),

@@ -89,6 +89,21 @@ export function upstreamRequestHeaders(
 }
 
 /** Headers of a tunnelled response as sent to the agent, flat `[name, value, …]` for writeHead. */
+/**
+ * A content type saying UTF-8, for an answer the edge read (and wrote) as UTF-8: a server's own
+ * `charset` (say iso-8859-1, where the byte 0x85 is a line end to some SSE readers) would let an
+ * agent read what the edge did not check. Text types and types that named a charset get
+ * `charset=utf-8`; others (JSON, UTF-8 by definition) keep their parameters.
+ */
+export function utf8ContentType(value: string): string {
+  const [type = '', ...params] = value.split(';')
+  const kept = params.filter((p) => p.split('=', 1)[0]!.trim().toLowerCase() !== 'charset')
+  const named = kept.length !== params.length
+  const text = type.trim().toLowerCase().startsWith('text/')
+  if (!named && !text) return value
+  return [type.trim(), ...kept.map((p) => p.trim()), 'charset=utf-8'].join('; ')
+}
+
 export function agentResponseHeaders(pairs: HeaderPairs): string[] {
   const out: string[] = []
   const listed = connectionTokens(

@@ -16,7 +16,7 @@ import {
   type MuxStream,
 } from '@burrow/protocol'
 import type { ExchangeRecord } from './exchange-record.js'
-import { agentResponseHeaders } from './forward-headers.js'
+import { agentResponseHeaders, utf8ContentType } from './forward-headers.js'
 import { sendRefusal } from '../http/send-refusal.js'
 
 /** What `relayResponse` needs besides the stream and the agent's response. */
@@ -140,6 +140,12 @@ function deliver(stream: MuxStream, res: ServerResponse, ctx: RelayContext): voi
     // Whatever way the answer ends, its copy is given back.
     if (shaped) res.once('close', () => shaped.release())
     const headers = agentResponseHeaders(head.headers)
+    // Rewritten, the answer is read and written as UTF-8, and the agent must read it so too.
+    if (shaped?.rewrites && (kind !== 'other' || shaped.readsText)) {
+      for (let i = 0; i < headers.length; i += 2) {
+        if (headers[i] === 'content-type') headers[i + 1] = utf8ContentType(headers[i + 1]!)
+      }
+    }
     if (fin) {
       const body = shaped ? concat([...shaped.push(inline ?? EMPTY), ...shaped.end()]) : inline
       if (shaped && unchecked(shaped)) {

@@ -7,6 +7,7 @@ import {
   hostOnlyCookie,
   SANDBOX_CSP,
   upstreamRequestHeaders,
+  utf8ContentType,
 } from '../../src/edge/forward-headers.js'
 
 function pairs(flat: string[]): [string, string][] {
@@ -63,6 +64,25 @@ describe('agentResponseHeaders', () => {
     assert.ok(!names.includes('x-secret'))
     assert.ok(!names.includes('transfer-encoding'))
     assert.ok(names.includes('x-accel-buffering'))
+  })
+})
+
+describe('utf8ContentType', () => {
+  it('says UTF-8 for text and for a type that named a charset, and leaves JSON alone', () => {
+    assert.equal(utf8ContentType('text/event-stream'), 'text/event-stream; charset=utf-8')
+    assert.equal(
+      utf8ContentType('text/event-stream; charset=iso-8859-1'),
+      'text/event-stream; charset=utf-8',
+    )
+    assert.equal(
+      utf8ContentType('Text/HTML;Charset="latin1"; x=1'),
+      'Text/HTML; x=1; charset=utf-8',
+    )
+    assert.equal(utf8ContentType('application/json'), 'application/json')
+    assert.equal(
+      utf8ContentType('application/json; charset=windows-1252'),
+      'application/json; charset=utf-8',
+    )
   })
 })
 

@@ -274,6 +274,26 @@ describe('relayResponse', () => {
     }
   })
 
+  it('tells the agent a rewritten answer is UTF-8, whatever charset the server named', async () => {
+    const latin: HeaderPairs = [['content-type', 'text/event-stream; charset=iso-8859-1']]
+    onLocal = (stream) => {
+      stream.respond({ status: 200, headers: latin })
+      stream.write(Buffer.from('data: {"jsonrpc":"2.0","id":7,"result":{}}\n\n'))
+      stream.end()
+    }
+    try {
+      shape = (kind) => new ResponseMessages({ kind, rewrite: () => null })
+      const rewritten = await post().done
+      assert.equal(rewritten.res.headers['content-type'], 'text/event-stream; charset=utf-8')
+      // Only tapped, the bytes go on as they came, and so does what they are said to be.
+      shape = (kind) => new ResponseMessages({ kind })
+      const tapped = await post().done
+      assert.equal(tapped.res.headers['content-type'], 'text/event-stream; charset=iso-8859-1')
+    } finally {
+      shape = null
+    }
+  })
+
   it("sends a silent SSE answer's head at once, and its events as they come", async () => {
     let later: MuxStream | undefined
     onLocal = (stream) => {
