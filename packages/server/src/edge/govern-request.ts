@@ -20,6 +20,7 @@ import {
 import type { CallRateLimits } from '../governance/call-rate-limits.js'
 import { filterToolsList, firstOfEachName } from '../governance/filter-tools-list.js'
 import { RateLimitRules } from '../governance/rate-limit-demands.js'
+import { unapprovedIn } from '../governance/replayed-listing.js'
 import type { RugPullMode } from '../governance/policy.js'
 import type { PinState, ToolPins } from '../governance/tool-pins.js'
 import { mask } from '../governance/redactor.js'
@@ -254,7 +255,7 @@ function rewriter(
           changed = true
         }
       }
-      const left = pinning ? rug.pins.unapprovedIn(rug.state, toolsOf(value), rug.mode) : null
+      const left = pinning ? unapprovedIn(rug.state, toolsOf(value), rug.mode) : null
       const filtered = filterToolsList(
         value,
         (name) => governance.tools.allows(name) && !(left?.has(name) ?? false),

@@ -223,33 +223,6 @@ export class ToolPins {
     return hidden()
   }
 
-  /**
-   * The names to leave out of a `tools/list` answer seen apart from its request (a stream the
-   * server replays to a GET with Last-Event-ID), whose page of the list is unknown: nothing is
-   * pinned or recorded from it. What a call would be held for is left out, and in `hold` mode so
-   * is a definition that is not the approved one (a change the answer to a listing would have
-   * recorded), and any tool past the page's cap.
-   */
-  unapprovedIn(state: PinState, tools: readonly unknown[], mode: RugPullMode): ReadonlySet<string> {
-    const left = new Set<string>()
-    if (mode === 'off') return left
-    let looked = 0
-    for (const tool of tools) {
-      const name = (tool as { name?: unknown } | null)?.name
-      if (typeof name !== 'string') continue
-      const row = state.pins.get(name)
-      if (row === undefined) {
-        if (mode === 'hold' && state.baselined) left.add(name)
-        continue
-      }
-      if (HELD_STATUSES[mode].has(row.status)) left.add(name)
-      else if (mode === 'hold' && row.approvedHash !== null) {
-        if (looked++ >= MAX_PAGE_TOOLS || pinTool(tool)?.hash !== row.approvedHash) left.add(name)
-      }
-    }
-    return left
-  }
-
   /** Why a call to `name` is held under `mode`, or null when it may go through. */
   heldReason(tunnelId: string, state: PinState, name: string, mode: RugPullMode): string | null {
     const row = state.pins.get(name)

@@ -1,0 +1,40 @@
+/**
+ * A `tools/list` answer seen apart from its request: a stream the server replays to a GET with
+ * Last-Event-ID. Its page of the list is unknown, so nothing is pinned or recorded from it (taken
+ * as a first page, it could mark the other pages' tools removed); it is only checked against the
+ * tunnel's pins as they are.
+ */
+import { HELD_STATUSES } from './pin-holds.js'
+import type { RugPullMode } from './policy.js'
+import { pinTool } from './tool-definition.js'
+import { MAX_PAGE_TOOLS, type PinState } from './tool-pins.js'
+
+/**
+ * The names to leave out of a replayed listing: what a call would be held for, and in `hold`
+ * mode also a tool no pin knows (once a baseline is taken), a definition that is not the
+ * approved one (a change the answer to a listing would have recorded), and any tool past the
+ * page's cap.
+ */
+export function unapprovedIn(
+  state: PinState,
+  tools: readonly unknown[],
+  mode: RugPullMode,
+): ReadonlySet<string> {
+  const left = new Set<string>()
+  if (mode === 'off') return left
+  let looked = 0
+  for (const tool of tools) {
+    const name = (tool as { name?: unknown } | null)?.name
+    if (typeof name !== 'string') continue
+    const row = state.pins.get(name)
+    if (row === undefined) {
+      if (mode === 'hold' && state.baselined) left.add(name)
+      continue
+    }
+    if (HELD_STATUSES[mode].has(row.status)) left.add(name)
+    else if (mode === 'hold' && row.approvedHash !== null) {
+      if (looked++ >= MAX_PAGE_TOOLS || pinTool(tool)?.hash !== row.approvedHash) left.add(name)
+    }
+  }
+  return left
+}
