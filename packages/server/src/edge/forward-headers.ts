@@ -88,7 +88,6 @@ export function upstreamRequestHeaders(
   return out
 }
 
-/** Headers of a tunnelled response as sent to the agent, flat `[name, value, …]` for writeHead. */
 /**
  * A content type saying UTF-8, for an answer the edge read (and wrote) as UTF-8: a server's own
  * `charset` (say iso-8859-1, where the byte 0x85 is a line end to some SSE readers) would let an
@@ -104,6 +103,7 @@ export function utf8ContentType(value: string): string {
   return [type.trim(), ...kept.map((p) => p.trim()), 'charset=utf-8'].join('; ')
 }
 
+/** Headers of a tunnelled response as sent to the agent, flat `[name, value, …]` for writeHead. */
 export function agentResponseHeaders(pairs: HeaderPairs): string[] {
   const out: string[] = []
   const listed = connectionTokens(
