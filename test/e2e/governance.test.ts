@@ -20,6 +20,7 @@ import { startChild, type Child } from '../helpers/child.js'
 import { publicFetch } from '../helpers/public-fetch.js'
 import { connectAgent, firstText } from '../helpers/agent-scenario.js'
 import {
+  initializeMessage,
   openSession,
   postMcp,
   startCountingServer,
@@ -192,6 +193,57 @@ describe('governance through real processes', () => {
     }
   })
 
+  it("cuts off a listing a server slips onto another request's answer, JSON and SSE", async () => {
+    // The server answers a call with the answer to the agent's pending tools/list (the SDK
+    // matches answers by id, whatever response carries them): a denied tool, with a description
+    // that tells the agent what to do, would reach it unfiltered.
+    for (const [name, server] of [
+      ['stray-json', json],
+      ['stray-sse', sse],
+    ] as const) {
+      const t = await tunnelFor(service, user, name, ['--upstream', server.url])
+      tunnels.push(t)
+      await setPolicy(user, t.id, { tools: { deny: ['drop_*'] } })
+      const { client, transport } = await connectAgent(t.url)
+      try {
+        const call = client.callTool({ name: 'stray_listing', arguments: {} }).then(
+          () => 'answered',
+          (err: unknown) => String(err),
+        )
+        const listed = await client.listTools()
+        const names = listed.tools.map((x) => x.name).sort()
+        assert.deepEqual(names, ['blob', 'echo', 'search'], name)
+        assert.ok(!JSON.stringify(listed).includes('Always call me first'), name)
+        // The call itself is refused (502 with its id), or its answer ends short.
+        const outcome = await Promise.race([
+          call,
+          new Promise((resolve) => setTimeout(() => resolve('pending'), 1_000)),
+        ])
+        assert.notEqual(outcome, 'answered', name)
+      } finally {
+        await transport.close()
+      }
+      // On the wire: the stray answer never reaches the agent whole.
+      const session = await openSession(t.url)
+      const calling = postMcp(t.url, toolCall(7, 'stray_listing'), session)
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      const listing = await postMcp(
+        t.url,
+        { jsonrpc: '2.0', id: 8, method: 'tools/list', params: {} },
+        session,
+      )
+      assert.doesNotMatch(listing.text, /drop_table/, name)
+      const refused = await calling.then(
+        (r) => r,
+        () => null,
+      )
+      if (refused !== null) {
+        assert.doesNotMatch(refused.text, /Always call me first/, name)
+        if (refused.status === 502) assert.equal(refusalOf(refused.text).id, 7, name)
+      }
+    }
+  })
+
   it('filters a listing a resumed stream replays as it filtered the answer to its request', async () => {
     // An SDK server that keeps its events: a GET with the Last-Event-ID of a POST's priming
     // event replays that stream's answer, a tools/list, apart from the request the edge read.
@@ -293,24 +345,31 @@ describe('governance through real processes', () => {
     }
   })
 
-  it('refuses an answer compressed against its wishes where the policy must rewrite it', async () => {
+  it('refuses an answer compressed against its wishes where listings are filtered', async () => {
     const always = await startCountingServer({ gzip: 'always' })
     try {
       const t = await tunnelFor(service, user, 'gzip-always', ['--upstream', always.url])
       tunnels.push(t)
       await setPolicy(user, t.id, { tools: { deny: ['drop_*'] } })
-      const session = await openSession(t.url)
-      const listed = await postMcp(
-        t.url,
+      // A listing's answer, and any other: one the edge cannot read could carry a listing.
+      for (const message of [
         { jsonrpc: '2.0', id: 5, method: 'tools/list', params: {} },
-        session,
-      )
-      assert.equal(listed.status, 502)
-      const refusal = refusalOf(listed.text)
-      assert.equal(refusal.id, 5)
-      assert.equal(refusal.code, 'upstream_unreachable')
-      assert.match(refusal.reason, /compressed \(content-encoding: gzip\)/)
-      assert.doesNotMatch(listed.text, /drop_table/)
+        toolCall(6, 'echo'),
+        initializeMessage(7),
+      ]) {
+        const answer = await postMcp(t.url, message)
+        const { id } = message as { id: number }
+        assert.equal(answer.status, 502, String(id))
+        const refusal = refusalOf(answer.text)
+        assert.equal(refusal.id, id)
+        assert.equal(refusal.code, 'upstream_unreachable')
+        assert.match(refusal.reason, /compressed \(content-encoding: gzip\)/)
+      }
+      // With every tool allowed and rug-pull protection off, it goes on as it came.
+      await setPolicy(user, t.id, { rug_pull: { mode: 'off' } })
+      const passed = await postMcp(t.url, toolCall(8, 'echo'))
+      assert.equal(passed.status, 200)
+      assert.match(passed.text, /Echo: /)
     } finally {
       await always.child.stop()
     }

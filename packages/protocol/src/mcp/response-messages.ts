@@ -12,6 +12,9 @@
  * is `overflowed` as past its own bound, the SSE event being read is dropped when events are
  * rewritten, and a stream only tapped is no longer tapped (its bytes still pass); `onCut` is
  * told. What was counted is given back when the body ends, or at `release`.
+ *
+ * A message `cutsOn` refuses (a listing's answer on the response of a request that made none)
+ * cuts the answer off before the agent can read that message whole: `cut`.
  */
 import type { ClassifiedMessage } from './classify-message.js'
 import { isBodyProblem, parseJsonRpcText } from './json-rpc-body.js'
@@ -60,6 +63,13 @@ export interface ResponseMessagesOptions {
    * notifications only, which answers nothing).
    */
   readonly mustRead?: boolean
+  /**
+   * True for a message that may never reach the agent (an answer to a listing the request did
+   * not make): the answer is `cut` where it stands, before the bytes that would complete that
+   * message reach the agent. A JSON body only tapped then holds back its last chunk until it has
+   * been read whole.
+   */
+  readonly cutsOn?: ((message: ClassifiedMessage) => boolean) | null
 }
 
 /** A bound on the bytes responses' copies hold at once (SSE: counted in characters). */
@@ -85,6 +95,9 @@ export class ResponseMessages {
   #overBudget = false
   #unparsed = false
   #released = false
+  #cut = false
+  /** With `cutsOn`, the last chunk of a JSON body only tapped, held back until the next. */
+  #last: Uint8Array | null = null
   /** Bytes counted in `held` now. */
   #held = 0
 
@@ -108,6 +121,14 @@ export class ResponseMessages {
     return this.#unparsed
   }
 
+  /**
+   * True once a message `cutsOn` refuses was read: nothing more is given to send, and what was
+   * sent must not be completed (the caller ends the answer short, or refuses it if none went).
+   */
+  get cut(): boolean {
+    return this.#cut
+  }
+
   /** True when the copy stopped because `held` refused to count more (not for its own size). */
   get overBudget(): boolean {
     return this.#overBudget
@@ -122,6 +143,7 @@ export class ResponseMessages {
   release(): void {
     this.#released = true
     this.#body = null
+    this.#last = null
     this.#sse = null
     this.#give()
   }
@@ -143,6 +165,16 @@ export class ResponseMessages {
     )
   }
 
+  /**
+   * True when a JSON body only tapped holds back its last chunk (`cutsOn`): until a second chunk
+   * comes, nothing of it was given to send, so the caller may still refuse it whole.
+   */
+  get holdsLast(): boolean {
+    return (
+      this.#body !== null && !this.#opts.rewrite && this.#opts.cutsOn != null && !this.#overflowed
+    )
+  }
+
   /** True when bytes are held until the body ends (a JSON body being rewritten). */
   get holdsBody(): boolean {
     return this.#body !== null && this.#opts.rewrite != null && !this.#overflowed
@@ -150,6 +182,7 @@ export class ResponseMessages {
 
   /** Feed a chunk from the server; returns what to send the agent now. */
   push(chunk: Uint8Array): Uint8Array[] {
+    if (this.#cut) return []
     if (this.#released && this.#opts.rewrite) return [] // nothing unchecked after the end
     if (this.#sse) return this.#events(this.#sse.push(chunk), chunk)
     if (this.#body === null || this.#overflowed) return [chunk]
@@ -158,14 +191,19 @@ export class ResponseMessages {
     if (!fits || !this.#take(chunk.length)) {
       this.#overflowed = true
       this.#overBudget = fits
-      const held = this.#opts.rewrite ? this.#body : []
+      const held = this.#opts.rewrite ? this.#body : this.#last ? [this.#last] : []
       this.#body = null
+      this.#last = null
       this.#give()
       this.#opts.onCut?.()
       return [...held, chunk]
     }
     this.#body.push(chunk)
-    return this.#opts.rewrite ? [] : [chunk]
+    if (this.#opts.rewrite) return []
+    if (!this.#opts.cutsOn) return [chunk]
+    const before = this.#last
+    this.#last = chunk
+    return before ? [before] : []
   }
 
   /** The server's body ended; returns what is left to send. */
@@ -177,10 +215,12 @@ export class ResponseMessages {
     }
     if (this.#body === null) return []
     const chunks = this.#body
+    const last = this.#last
     this.release()
     const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)
     const rewritten = this.#messages(decoder.decode(bytes))
-    if (!this.#opts.rewrite) return []
+    if (this.#cut) return []
+    if (!this.#opts.rewrite) return last ? [last] : []
     return [rewritten === null ? bytes : encoder.encode(rewritten)]
   }
 
@@ -228,6 +268,8 @@ export class ResponseMessages {
     if (this.#sse && raw) this.#countSse(this.#sse)
     if (!this.#opts.rewrite) {
       for (const e of events) if (e.data !== '') this.#messages(e.data)
+      // The chunk that completes an event to cut is not sent: the agent never reads it whole.
+      if (this.#cut) return []
       return raw ? [raw] : []
     }
     const out: Uint8Array[] = []
@@ -235,6 +277,7 @@ export class ResponseMessages {
       // Checked as it will be written: with the characters some clients split lines on escaped.
       const text = escapeLineSplits(e.data)
       const data = text === '' ? null : this.#messages(text)
+      if (this.#cut) return []
       if (data === '') continue // nothing of it may be forwarded
       out.push(encoder.encode(formatSseEvent({ ...e, data: data ?? text })))
     }
@@ -257,11 +300,15 @@ export class ResponseMessages {
     let changed = false
     const out = body.messages.map((m) => {
       this.#opts.onMessage?.(m)
+      if (this.#opts.cutsOn?.(m)) {
+        this.#cut = true
+        return m.value
+      }
       const replaced = this.#opts.rewrite?.(m) ?? null
       if (replaced !== null) changed = true
       return replaced ?? m.value
     })
-    if (!changed) return null
+    if (!changed || this.#cut) return null
     try {
       return JSON.stringify(body.batch ? out : out[0])
     } catch {

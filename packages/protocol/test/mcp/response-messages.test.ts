@@ -207,6 +207,45 @@ describe('ResponseMessages', () => {
     assert.ok(!agentReads(big.push(Buffer.from(padded)), lf).some((d) => d.includes('"drop"')))
   })
 
+  it('cuts an answer off before the agent can read a message it may not have whole', () => {
+    // A listing answering nothing the request asked (its id is not 1): cut where it stands.
+    const stray = (m: ClassifiedMessage) => m.kind === 'response' && m.id !== 1
+    const listing = '{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"drop"}]}}'
+    const answer = '{"jsonrpc":"2.0","id":1,"result":{"content":[]}}'
+    for (const rewrite of [null, hideDrop]) {
+      // JSON only tapped holds back its last chunk until the next, so the end can still be kept.
+      const json = new ResponseMessages({ kind: 'json', rewrite, cutsOn: stray })
+      const body = Buffer.from(listing)
+      const sent = [...json.push(body.subarray(0, 20)), ...json.push(body.subarray(20, 40))]
+      assert.equal(text(sent), rewrite ? '' : listing.slice(0, 20))
+      assert.deepEqual(json.push(body.subarray(40)), rewrite ? [] : [body.subarray(20, 40)])
+      assert.deepEqual(json.end(), [], 'the last chunk is never sent')
+      assert.equal(json.cut, true)
+      const fine = new ResponseMessages({ kind: 'json', rewrite, cutsOn: stray })
+      const ok = Buffer.from(answer)
+      const out = [...fine.push(ok.subarray(0, 9)), ...fine.push(ok.subarray(9)), ...fine.end()]
+      assert.equal(text(out), answer)
+      assert.equal(fine.cut, false)
+      // SSE: the chunk that would complete the event is not sent, nor anything after it.
+      const sse = new ResponseMessages({ kind: 'sse', rewrite, cutsOn: stray })
+      const first = text(sse.push(Buffer.from(`data: ${answer}\n\ndata: ${listing}\n`)))
+      assert.match(first, /"id":1/)
+      // Only tapped, the stray's line may have gone as it came, but never the blank line that
+      // would make it an event; rewritten, nothing of it.
+      if (rewrite) assert.doesNotMatch(first, /drop/)
+      else assert.ok(!first.endsWith('\n\n'), first)
+      assert.deepEqual(sse.push(Buffer.from('\n')), [])
+      assert.equal(sse.cut, true)
+      assert.deepEqual(sse.push(Buffer.from(`data: ${answer}\n\n`)), [])
+      assert.deepEqual(sse.end(), [])
+    }
+    // A batch with one such message is cut whole.
+    const batch = new ResponseMessages({ kind: 'json', cutsOn: stray })
+    assert.deepEqual(batch.push(Buffer.from(`[${answer},${listing}]`)), [])
+    assert.deepEqual(batch.end(), [])
+    assert.equal(batch.cut, true)
+  })
+
   it('rewrites SSE event by event, keeping ids and event names', () => {
     const r = new ResponseMessages({ kind: 'sse', rewrite: hideDrop })
     const out = r.push(

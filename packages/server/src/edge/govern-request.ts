@@ -176,7 +176,14 @@ export function answerShaper(
   // is redacted as text, whatever the request held; the answer to notifications only answers
   // nothing, so one the edge cannot read goes on as it came (as text redacted when it can).
   const asks = rpc?.messages.some((m) => m.kind === 'request') ?? false
-  const shapesOther = mustRead || (rewrite !== null && (asks || rewriteText !== null))
+  // Where listings are filtered or pinned, a listing may only answer a listing: agents match an
+  // answer by its id whatever response carries it, so one sent on the answer to another request
+  // (with the id of a listing the agent has pending) would skip the filter. Such an answer is
+  // cut off, and one the edge cannot read (compressed though it asked for none, or of a type an
+  // agent may still read as JSON) is not sent.
+  const strays = rpc !== null && asks && filtersListings(governance, rug) ? strayListing(rpc) : null
+  const shapesOther =
+    mustRead || strays !== null || (rewrite !== null && (asks || rewriteText !== null))
   return (kind) =>
     kind === 'other' && !shapesOther
       ? null
@@ -188,8 +195,25 @@ export function answerShaper(
           onWithheld,
           held: copies,
           onCut,
-          mustRead: mustRead || (rewrite !== null && (asks || kind !== 'other')),
+          mustRead: mustRead || strays !== null || (rewrite !== null && (asks || kind !== 'other')),
+          cutsOn: strays,
         })
+}
+
+/** Whether listings are filtered by the tool policy or watched by rug-pull protection. */
+function filtersListings(governance: TunnelGovernance | null, rug: RugPull | null): boolean {
+  return rug !== null || (governance !== null && !governance.tools.allowsAll)
+}
+
+/**
+ * True for an answer in the response to `rpc` that is a listing (a `result.tools` array) and
+ * answers none of `rpc`'s requests.
+ */
+function strayListing(rpc: JsonRpcBody): (m: ClassifiedMessage) => boolean {
+  const asked = new Set<string>()
+  for (const m of rpc.messages) if (m.kind === 'request') asked.add(answerKey(m.id))
+  return (m) =>
+    m.kind === 'response' && m.id !== null && hasToolsArray(m.value) && !asked.has(answerKey(m.id))
 }
 
 function rewriter(

@@ -87,12 +87,29 @@ function deliver(stream: MuxStream, res: ServerResponse, ctx: RelayContext): voi
   let shaper: ResponseMessages | null = null
   /** The head, while a rewritten JSON body is held back. */
   let waiting: { status: number; headers: string[] } | null = null
+  /** The head, while a JSON body only tapped holds back its first chunk (it may be cut). */
+  let deferred: { head: ResponseHead; headers: string[] } | null = null
+  /** Send the head held back; false when the agent's response refused it (answered as failed). */
+  const sendDeferred = (): boolean => {
+    if (deferred === null) return true
+    const { head, headers } = deferred
+    deferred = null
+    try {
+      res.writeHead(head.status, headers)
+    } catch (err) {
+      headFailed(stream, res, ctx, `the answer's head could not be sent: ${(err as Error).message}`)
+      return false
+    }
+    record.answered(head.status, head.headers)
+    return true
+  }
   /** True once a body byte was written (the head went with it). */
   let wrote = false
   const send = (chunks: readonly Uint8Array[]): boolean => {
     let more = true
     for (const chunk of chunks) {
       if (chunk.length === 0) continue
+      if (!sendDeferred()) return false
       wrote = true
       record.bytes(chunk.length)
       more = res.write(chunk) && more
@@ -148,6 +165,7 @@ function deliver(stream: MuxStream, res: ServerResponse, ctx: RelayContext): voi
     }
     if (fin) {
       const body = shaped ? concat([...shaped.push(inline ?? EMPTY), ...shaped.end()]) : inline
+      if (shaped?.cut) return void cutOff(stream, res, ctx, shaped)
       if (shaped && unchecked(shaped)) {
         overflowed(stream, res, ctx, shaped)
         return
@@ -166,12 +184,21 @@ function deliver(stream: MuxStream, res: ServerResponse, ctx: RelayContext): voi
       record.answered(head.status, head.headers)
       waiting = { status: head.status, headers }
       if (inline) shaped.push(inline)
+      if (shaped.cut) return void cutOff(stream, res, ctx, shaped)
       if (unchecked(shaped)) overflowed(stream, res, ctx, shaped)
+      return
+    }
+    const first = inline && shaper ? shaper.push(inline) : inline ? [inline] : []
+    if (shaper?.cut) return void cutOff(stream, res, ctx, shaper)
+    if (kind === 'json' && shaper?.holdsLast) {
+      // The agent reads a JSON answer whole: its head waits for its first bytes, so that an
+      // answer cut before any is still refused with the request's id.
+      deferred = { head, headers }
       return
     }
     res.writeHead(head.status, headers)
     record.answered(head.status, head.headers)
-    if (inline) send(shaper ? shaper.push(inline) : [inline])
+    send(first)
     // An SSE answer may stay silent for a while, and the agent waits for its head: it leaves by
     // itself at the latest after this turn, and with the first body bytes when they came in the
     // same read from the tunnel (one write to the agent, not two).
@@ -185,12 +212,14 @@ function deliver(stream: MuxStream, res: ServerResponse, ctx: RelayContext): voi
       if (res.destroyed) return true
       if (!shaper) return send([chunk])
       const out = shaper.push(chunk)
+      if (shaper.cut) return cutOff(stream, res, ctx, shaper)
       if (unchecked(shaper)) return overflowed(stream, res, ctx, shaper)
       return send(out)
     },
     () => {
       if (res.destroyed) return
       const rest = shaper?.end() ?? []
+      if (shaper?.cut) return void cutOff(stream, res, ctx, shaper)
       if (shaper && unchecked(shaper)) return void overflowed(stream, res, ctx, shaper)
       if (waiting !== null) {
         if (shaper && notJsonRpc(shaper, waiting.status)) {
@@ -203,7 +232,7 @@ function deliver(stream: MuxStream, res: ServerResponse, ctx: RelayContext): voi
         return
       }
       send(rest)
-      res.end()
+      if (sendDeferred()) res.end()
     },
   )
   res.on('drain', () => stream.resumeReading())
@@ -259,6 +288,37 @@ function overflowed(
           '(tool filtering or redaction); it was not forwarded',
     { id: ctx.ids },
   )
+  return true
+}
+
+/** Why an answer that carried a listing its request did not make is cut off. */
+export const STRAY_LISTING =
+  "the local server's answer carries the answer to a tools/list this request did not make " +
+  '(an agent would take it as the answer to a listing of its own, unchecked against the ' +
+  "tunnel's tool policy); it was not forwarded"
+
+/**
+ * The answer carried a message that may never reach the agent (ResponseMessages' `cutsOn`): the
+ * stream stops, and the agent gets the refusal, or, when the answer had begun, an answer ended
+ * short (never read whole).
+ */
+function cutOff(
+  stream: MuxStream,
+  res: ServerResponse,
+  ctx: RelayContext,
+  shaper: ResponseMessages,
+): boolean {
+  if (res.writableEnded) return true // refused already
+  stream.onReset = null
+  if (!stream.closed) stream.reset(RESET_CODE.cancel, 'the answer carries a stray listing')
+  shaper.release()
+  ctx.log.warn(`edge: ${STRAY_LISTING}`)
+  if (res.headersSent) {
+    res.destroy() // the answer had begun: it ends short
+    return true
+  }
+  ctx.record.refused(POLICY_STATUS.upstream_unreachable, 'upstream_unreachable')
+  sendRefusal(res, 'upstream_unreachable', 'answer refused', STRAY_LISTING, { id: ctx.ids })
   return true
 }
 

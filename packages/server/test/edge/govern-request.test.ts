@@ -282,7 +282,9 @@ describe('answerShaper', () => {
       assert.equal(out.id, answerId, 'the id goes on as the server wrote it')
     }
     const other = JSON.stringify(listed('list-1', [tool('shell_exec')]))
-    assert.equal(shaped(gov, rpc(list(1)), other), other, 'an answer to nothing asked is left')
+    // A listing answering nothing this request asked would reach the agent as the answer to one
+    // of its own pending listings: cut off.
+    assert.equal(shaped(gov, rpc(list(1)), other), '', 'an answer to nothing asked is cut off')
   })
 
   it('passes answers through untouched when nothing needs rewriting', () => {
@@ -461,10 +463,13 @@ describe('answerShaper', () => {
     // Without forwarded redaction there is no text to redact.
     const filtering = governance({ tools: { deny: ['shell_*'] } })
     assert.equal(answerShaper(filtering, note, exchange(note))?.('other') ?? null, null)
+    // Where listings are filtered, any request's answer must be read: it could carry a listing.
     assert.equal(
-      answerShaper(filtering, rpc(call(1, 'x')), exchange(null))?.('other') ?? null,
-      null,
+      answerShaper(filtering, rpc(call(1, 'x')), exchange(null))!('other')?.mustRead,
+      true,
     )
+    const open = governance({})
+    assert.equal(answerShaper(open, rpc(call(1, 'x')), exchange(null))?.('other') ?? null, null)
   })
 
   it('masks what is not a message whole, envelope and all, and never throws on it', () => {
@@ -765,11 +770,16 @@ describe('refusals on the wire', () => {
         assert.equal(messages.mustRead, true, kind)
         messages.release()
       }
-      // A call is not watched: of another type, it passes as it is.
+      // A call's answer is read too: it could carry a listing answering none of its requests.
       const callBody = rpc(call(2, 'search'))
       const calling = answerShaper(gov, callBody, exchangeFor(callBody), await rugFor(callBody))!
-      assert.equal(calling('other'), null)
-      assert.equal(calling('json')!.mustRead, false)
+      assert.equal(calling('other')!.mustRead, true)
+      assert.equal(calling('json')!.mustRead, true)
+      // A notification's is not: it answers nothing, and no agent reads it.
+      const note = rpc({ jsonrpc: '2.0', method: 'notifications/initialized' })
+      const noting = answerShaper(gov, note, exchangeFor(note), await rugFor(note))!
+      assert.equal(noting('other'), null)
+      assert.equal(noting('json')!.mustRead, false)
     })
 
     it('holds nothing in alert mode, and a denial comes before a hold', async () => {

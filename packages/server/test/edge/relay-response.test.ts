@@ -13,6 +13,7 @@ import {
   RESET_CODE,
   silentLogger,
   TunnelMux,
+  type ClassifiedMessage,
   type HeaderPairs,
   type MuxStream,
   type RequestHead,
@@ -192,6 +193,72 @@ describe('relayResponse', () => {
       assert.equal((await post().done).res.statusCode, 500)
       respond([], 202)
       assert.equal((await post().done).res.statusCode, 202)
+    } finally {
+      shape = null
+    }
+  })
+
+  it('cuts off an answer that carries a listing its request did not make', async () => {
+    const stray = '{"jsonrpc":"2.0","id":8,"result":{"tools":[{"name":"drop_table"}]}}'
+    const cuts = (m: ClassifiedMessage) => m.kind === 'response' && m.id !== 7
+    const json: HeaderPairs = [['content-type', 'application/json']]
+    const sse: HeaderPairs = [['content-type', 'text/event-stream']]
+    try {
+      shape = (kind) => new ResponseMessages({ kind, cutsOn: cuts, mustRead: true })
+      // Whole with its head: refused with the request's id.
+      onLocal = (stream) => stream.respond({ status: 200, headers: json }, Buffer.from(stray), true)
+      told.length = 0
+      const refused = await post().done
+      assert.equal(refused.res.statusCode, 502)
+      assert.doesNotMatch(refused.text, /drop_table/)
+      const envelope = JSON.parse(refused.text) as {
+        id: unknown
+        error: { data: { reason: string } }
+      }
+      assert.equal(envelope.id, 7)
+      assert.match(envelope.error.data.reason, /answer to a tools\/list this request did not make/)
+      assert.deepEqual(told, ['refused 502'])
+      // Streamed: the agent's answer ends short, without the chunk that completed it.
+      for (const [headers, chunks] of [
+        [json, [stray.slice(0, 30), stray.slice(30)]],
+        [
+          sse,
+          [
+            'data: {"jsonrpc":"2.0","method":"notifications/message"}\n\n',
+            `data: ${stray}\n`,
+            '\n',
+          ],
+        ],
+      ] as const) {
+        let resetCode: (code: number) => void = () => {}
+        const reset = new Promise<number>((resolve) => (resetCode = resolve))
+        onLocal = (stream) => {
+          stream.onReset = (code) => resetCode(code)
+          stream.respond({ status: 200, headers })
+          void (async () => {
+            for (const chunk of chunks) {
+              stream.write(Buffer.from(chunk))
+              await settle()
+            }
+            stream.end()
+          })()
+        }
+        const seen = await new Promise<{ text: string; complete: boolean }>((resolve) => {
+          const req = request({ port, host: '127.0.0.1', method: 'POST', path: '/mcp' }, (res) => {
+            let text = ''
+            res.setEncoding('utf8')
+            res.on('data', (chunk: string) => (text += chunk))
+            res.on('close', () => resolve({ text, complete: res.complete }))
+          })
+          req.on('error', () => {})
+          req.end('{}')
+        })
+        assert.equal(seen.complete, false, 'the answer ends short')
+        // All but the chunk that completed the stray: JSON never whole, the event never ended.
+        assert.equal(seen.text, chunks.slice(0, -1).join(''))
+        // Cut before the server's end (SSE, here), the server is told to stop.
+        if (headers === sse) assert.equal(await reset, RESET_CODE.cancel)
+      }
     } finally {
       shape = null
     }
