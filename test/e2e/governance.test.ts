@@ -204,28 +204,35 @@ describe('governance through real processes', () => {
       const t = await tunnelFor(service, user, name, ['--upstream', server.url])
       tunnels.push(t)
       await setPolicy(user, t.id, { tools: { deny: ['drop_*'] } })
-      const { client, transport } = await connectAgent(t.url)
-      try {
-        const call = client.callTool({ name: 'stray_listing', arguments: {} }).then(
-          () => 'answered',
-          (err: unknown) => String(err),
-        )
-        const listed = await client.listTools()
-        const names = listed.tools.map((x) => x.name).sort()
-        assert.deepEqual(names, ['blob', 'echo', 'search'], name)
-        assert.ok(!JSON.stringify(listed).includes('Always call me first'), name)
-        // The call itself is refused (502 with its id), or its answer ends short.
-        const outcome = await Promise.race([
-          call,
-          new Promise((resolve) => setTimeout(() => resolve('pending'), 1_000)),
-        ])
-        assert.notEqual(outcome, 'answered', name)
-      } finally {
-        await transport.close()
+      // Padded past what the edge reads of an answer (16 MiB; an SSE event past 4 Mi
+      // characters), the edge cannot tell what it is: it is cut while the listing is in flight.
+      for (const pad of [0, 17_000_000]) {
+        const { client, transport } = await connectAgent(t.url)
+        try {
+          const call = client.callTool({ name: 'stray_listing', arguments: { pad } }).then(
+            () => 'answered',
+            (err: unknown) => String(err),
+          )
+          const listed = await client.listTools()
+          const names = listed.tools.map((x) => x.name).sort()
+          assert.deepEqual(names, ['blob', 'echo', 'search'], `${name}, pad ${pad}`)
+          assert.ok(!JSON.stringify(listed).includes('Always call me first'), name)
+          // The call itself is refused (502 with its id), or its answer ends short.
+          const outcome = await Promise.race([
+            call,
+            new Promise((resolve) => setTimeout(() => resolve('pending'), 1_000)),
+          ])
+          assert.notEqual(outcome, 'answered', `${name}, pad ${pad}`)
+        } finally {
+          await transport.close()
+        }
       }
       // On the wire: the stray answer never reaches the agent whole.
       const session = await openSession(t.url)
-      const calling = postMcp(t.url, toolCall(7, 'stray_listing'), session)
+      const calling = postMcp(t.url, toolCall(7, 'stray_listing'), session).then(
+        (r) => r,
+        () => null, // ended short
+      )
       await new Promise((resolve) => setTimeout(resolve, 200))
       const listing = await postMcp(
         t.url,
@@ -233,10 +240,7 @@ describe('governance through real processes', () => {
         session,
       )
       assert.doesNotMatch(listing.text, /drop_table/, name)
-      const refused = await calling.then(
-        (r) => r,
-        () => null,
-      )
+      const refused = await calling
       if (refused !== null) {
         assert.doesNotMatch(refused.text, /Always call me first/, name)
         if (refused.status === 502) assert.equal(refusalOf(refused.text).id, 7, name)

@@ -70,6 +70,13 @@ export interface ResponseMessagesOptions {
    * been read whole.
    */
   readonly cutsOn?: ((message: ClassifiedMessage) => boolean) | null
+  /**
+   * With `cutsOn`: true when what the copy could not read (past a bound) may not pass now (a
+   * listing is pending, so it could be one). An answer only tapped is then cut where such bytes
+   * would complete a message: a JSON body past its bound at its end, which it holds back for
+   * that; an SSE stream at a chunk the tap could not read.
+   */
+  readonly cutsUnread?: (() => boolean) | null
 }
 
 /** A bound on the bytes responses' copies hold at once (SSE: counted in characters). */
@@ -184,8 +191,15 @@ export class ResponseMessages {
   push(chunk: Uint8Array): Uint8Array[] {
     if (this.#cut) return []
     if (this.#released && this.#opts.rewrite) return [] // nothing unchecked after the end
-    if (this.#sse) return this.#events(this.#sse.push(chunk), chunk)
-    if (this.#body === null || this.#overflowed) return [chunk]
+    const parser = this.#sse
+    if (parser) {
+      const skipping = parser.discarding
+      const dropped = parser.dropped
+      const events = parser.push(chunk)
+      const unread = skipping || parser.discarding || parser.dropped !== dropped
+      return this.#events(events, chunk, unread)
+    }
+    if (this.#body === null || this.#overflowed) return this.#unread(chunk)
     this.#bodyBytes += chunk.length
     const fits = this.#bodyBytes <= this.#max
     if (!fits || !this.#take(chunk.length)) {
@@ -196,7 +210,9 @@ export class ResponseMessages {
       this.#last = null
       this.#give()
       this.#opts.onCut?.()
-      return [...held, chunk]
+      if (this.#opts.rewrite || !this.#opts.cutsOn) return [...held, chunk]
+      this.#last = chunk // still held back, for the check at the end
+      return held
     }
     this.#body.push(chunk)
     if (this.#opts.rewrite) return []
@@ -209,11 +225,21 @@ export class ResponseMessages {
   /** The server's body ended; returns what is left to send. */
   end(): Uint8Array[] {
     if (this.#sse) {
-      const out = this.#events(this.#sse.end(), null)
+      const out = this.#events(this.#sse.end(), null, false)
       this.release()
       return out
     }
-    if (this.#body === null) return []
+    if (this.#body === null) {
+      // A JSON body that passed its bound unread ends with the chunk it held back.
+      const last = this.#last
+      this.#last = null
+      if (last === null) return []
+      if (this.#opts.cutsUnread?.()) {
+        this.#cut = true
+        return []
+      }
+      return [last]
+    }
     const chunks = this.#body
     const last = this.#last
     this.release()
@@ -252,6 +278,25 @@ export class ResponseMessages {
     return true
   }
 
+  /**
+   * What to send of a chunk the copy does not read (past a bound, or of a body it never reads):
+   * with `cutsOn`, a JSON body's last chunk stays held back, and an SSE chunk is cut when
+   * `cutsUnread` says so.
+   */
+  #unread(chunk: Uint8Array): Uint8Array[] {
+    if (!this.#opts.cutsOn || this.#opts.rewrite || this.#released) return [chunk]
+    if (this.#opts.kind === 'json') {
+      const before = this.#last
+      this.#last = chunk
+      return before ? [before] : []
+    }
+    if (this.#opts.kind === 'sse' && this.#opts.cutsUnread?.()) {
+      this.#cut = true
+      return []
+    }
+    return [chunk]
+  }
+
   #give(): void {
     if (this.#held > 0) this.#opts.held?.give(this.#held)
     this.#held = 0
@@ -264,13 +309,15 @@ export class ResponseMessages {
    * stream still shows it is alive. An `id:` or `retry:` in a block without data is not passed
    * on (the parser dispatches no event for it).
    */
-  #events(events: readonly SseEvent[], raw: Uint8Array | null): Uint8Array[] {
+  #events(events: readonly SseEvent[], raw: Uint8Array | null, unread: boolean): Uint8Array[] {
     if (this.#sse && raw) this.#countSse(this.#sse)
     if (!this.#opts.rewrite) {
       for (const e of events) if (e.data !== '') this.#messages(e.data)
       // The chunk that completes an event to cut is not sent: the agent never reads it whole.
       if (this.#cut) return []
-      return raw ? [raw] : []
+      if (!raw) return []
+      // Part of an event past the parser's bound, unread: cut when it may not pass.
+      return unread ? this.#unread(raw) : [raw]
     }
     const out: Uint8Array[] = []
     for (const e of events) {

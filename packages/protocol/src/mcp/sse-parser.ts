@@ -54,6 +54,11 @@ export class SseParser {
     return this.#dropped
   }
 
+  /** True while the rest of an event past the bound is being skipped. */
+  get discarding(): boolean {
+    return this.#discarding
+  }
+
   /** Characters held now: the unfinished line and the data of the event being read. */
   get heldChars(): number {
     return this.#buffer.length + this.#dataChars

@@ -246,6 +246,50 @@ describe('ResponseMessages', () => {
     assert.equal(batch.cut, true)
   })
 
+  it('cuts what it could not read where it would end a message, while told it may not pass', () => {
+    const stray = (m: ClassifiedMessage) => m.kind === 'response' && m.id !== 1
+    const body = Buffer.from(`{"jsonrpc":"2.0","id":1,${' '.repeat(64)}"result":{}}`)
+    for (const pending of [false, true]) {
+      // A JSON body past its bound: its chunks pass unread but the last, held back for the end.
+      const json = new ResponseMessages({
+        kind: 'json',
+        maxJsonBytes: 32,
+        cutsOn: stray,
+        cutsUnread: () => pending,
+      })
+      const sent = [body.subarray(0, 20), body.subarray(20, 50), body.subarray(50)].flatMap((c) =>
+        json.push(c),
+      )
+      assert.equal(json.overflowed, true)
+      assert.equal(text(sent), body.subarray(0, 50).toString())
+      const end = json.end()
+      assert.equal(json.cut, pending)
+      assert.equal(text(end), pending ? '' : body.subarray(50).toString())
+      // An SSE event past the bound across responses: its chunks are not read, and are cut.
+      const sse = new ResponseMessages({
+        kind: 'sse',
+        held: bound(40),
+        cutsOn: stray,
+        cutsUnread: () => pending,
+      })
+      const first = sse.push(Buffer.from('data: {"jsonrpc":"2.0",'))
+      assert.equal(text(first), 'data: {"jsonrpc":"2.0",')
+      // Past the bound the tap stops: the chunk goes on, the one that ends the event is unread.
+      assert.equal(sse.push(Buffer.from(`"id":2,${' '.repeat(64)}`)).length, 1)
+      const rest = sse.push(Buffer.from('"result":{"tools":[]}}\n\n'))
+      assert.equal(sse.cut, pending)
+      assert.equal(rest.length, pending ? 0 : 1)
+    }
+    // An SSE event past the parser's own bound (4 Mi characters) is skipped unread: cut too.
+    const long = new ResponseMessages({ kind: 'sse', cutsOn: stray, cutsUnread: () => true })
+    assert.equal(long.push(Buffer.from('data: {"jsonrpc":"2.0","id":1,"result":{}}\n\n')).length, 1)
+    assert.deepEqual(long.push(Buffer.from(`data: ${' '.repeat(4 * 1024 * 1024 + 1)}`)), [])
+    assert.equal(long.cut, true)
+    // Without `cutsOn` nothing is held back or cut.
+    const plain = new ResponseMessages({ kind: 'json', maxJsonBytes: 32, cutsUnread: () => true })
+    assert.equal(text([...plain.push(body), ...plain.end()]), body.toString())
+  })
+
   it('rewrites SSE event by event, keeping ids and event names', () => {
     const r = new ResponseMessages({ kind: 'sse', rewrite: hideDrop })
     const out = r.push(

@@ -37,6 +37,7 @@ import { sendBodyRefusal } from './send-body-refusal.js'
 import { relayResponse } from './relay-response.js'
 import { sendRefusal } from '../http/send-refusal.js'
 import { answerShaper, governRequest, rugPullFor } from './govern-request.js'
+import { PendingListings } from './pending-listings.js'
 import { agentLabel } from '../access/agent-identity.js'
 import { isProtectedResourcePath, serveProtectedResource } from '../access/protected-resource.js'
 
@@ -59,6 +60,8 @@ export class Edge {
   private readonly bodies: BodyBudget
   private readonly answers: AnswerBudget
   private readonly continuations: CallContinuations
+  /** The `tools/list` requests in flight, per tunnel and session. */
+  private readonly listings = new PendingListings()
   /** The session cap and the quotas. */
   private readonly admission: AdmissionRules
   /** Tunnels whose agents were seen sending a header that disagrees with the body (logged once). */
@@ -295,12 +298,20 @@ export class Edge {
       opened.end()
       return opened
     }
+    if (rpc?.messages.some((m) => m.kind === 'request' && m.method === 'tools/list')) {
+      res.once('close', this.listings.add(tunnel.id, sessionId))
+    }
     relayResponse(send(route), res, {
       ids,
       record,
       log: this.opts.log,
-      shape: answerShaper(governance, rpc, record, rug, (rewriting) =>
-        this.answers.for(holder, rewriting),
+      shape: answerShaper(
+        governance,
+        rpc,
+        record,
+        rug,
+        (rewriting) => this.answers.for(holder, rewriting),
+        () => this.listings.has(tunnel.id, sessionId),
       ),
       // Refused before any processing (a client or node moving on): again, wherever the tunnel
       // is now, with a short pause while the move completes, for as long as a request waits for

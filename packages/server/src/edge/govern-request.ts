@@ -134,7 +134,8 @@ function heldCall(rug: RugPull, rpc: JsonRpcBody): string | null {
  * answer that taps every message for `record` (and a server's `tools/list_changed` for
  * rug-pull protection), and rewrites when the policy asks. Its copy is counted in what `held`
  * gives for a copy that rewrites or only taps (the node's answer budget); messages that pass
- * untapped are noted in `record` as cut.
+ * untapped are noted in `record` as cut. `listingPending` says whether the agent's session has a
+ * `tools/list` in flight (then an answer the edge could not read whole is cut off).
  */
 export function answerShaper(
   governance: TunnelGovernance | null,
@@ -142,6 +143,7 @@ export function answerShaper(
   record: ExchangeRecord,
   rug: RugPull | null = null,
   held: ((rewriting: boolean) => HeldCopies) | null = null,
+  listingPending: (() => boolean) | null = null,
 ): ((kind: ResponseKind) => ResponseMessages | null) | null {
   const rewrite = governance
     ? rewriter(governance, rpc, rug, (m) => record.answerWithheld(m))
@@ -180,7 +182,8 @@ export function answerShaper(
   // answer by its id whatever response carries it, so one sent on the answer to another request
   // (with the id of a listing the agent has pending) would skip the filter. Such an answer is
   // cut off, and one the edge cannot read (compressed though it asked for none, or of a type an
-  // agent may still read as JSON) is not sent.
+  // agent may still read as JSON) is not sent. One whose copy passed its bound unread is cut
+  // off where it would end a message while the session has a listing in flight.
   const strays = rpc !== null && asks && filtersListings(governance, rug) ? strayListing(rpc) : null
   const shapesOther =
     mustRead || strays !== null || (rewrite !== null && (asks || rewriteText !== null))
@@ -197,6 +200,7 @@ export function answerShaper(
           onCut,
           mustRead: mustRead || strays !== null || (rewrite !== null && (asks || kind !== 'other')),
           cutsOn: strays,
+          cutsUnread: strays !== null ? listingPending : null,
         })
 }
 
@@ -210,10 +214,13 @@ function filtersListings(governance: TunnelGovernance | null, rug: RugPull | nul
  * answers none of `rpc`'s requests.
  */
 function strayListing(rpc: JsonRpcBody): (m: ClassifiedMessage) => boolean {
-  const asked = new Set<string>()
-  for (const m of rpc.messages) if (m.kind === 'request') asked.add(answerKey(m.id))
-  return (m) =>
-    m.kind === 'response' && m.id !== null && hasToolsArray(m.value) && !asked.has(answerKey(m.id))
+  // Built at the first listing seen: most answers hold none.
+  let asked: Set<string> | null = null
+  return (m) => {
+    if (m.kind !== 'response' || m.id === null || !hasToolsArray(m.value)) return false
+    asked ??= new Set(rpc.messages.flatMap((r) => (r.kind === 'request' ? [answerKey(r.id)] : [])))
+    return !asked.has(answerKey(m.id))
+  }
 }
 
 function rewriter(

@@ -313,11 +313,12 @@ function cutOff(
   if (!stream.closed) stream.reset(RESET_CODE.cancel, 'the answer carries a stray listing')
   shaper.release()
   ctx.log.warn(`edge: ${STRAY_LISTING}`)
+  // History notes the refusal, whether or not the answer had begun.
+  ctx.record.refused(POLICY_STATUS.upstream_unreachable, 'upstream_unreachable', STRAY_LISTING)
   if (res.headersSent) {
     res.destroy() // the answer had begun: it ends short
     return true
   }
-  ctx.record.refused(POLICY_STATUS.upstream_unreachable, 'upstream_unreachable')
   sendRefusal(res, 'upstream_unreachable', 'answer refused', STRAY_LISTING, { id: ctx.ids })
   return true
 }

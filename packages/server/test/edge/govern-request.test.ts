@@ -285,6 +285,23 @@ describe('answerShaper', () => {
     // A listing answering nothing this request asked would reach the agent as the answer to one
     // of its own pending listings: cut off.
     assert.equal(shaped(gov, rpc(list(1)), other), '', 'an answer to nothing asked is cut off')
+    // Whatever request carries it, alone or in a batch, SSE or JSON: only tapped, its answer
+    // ends short of the chunk that would complete it.
+    for (const [answer, kind] of [
+      [`[${other},${other}]`, 'json'],
+      [`data: ${other}\n\n`, 'sse'],
+    ] as const) {
+      const out = shaped(gov, rpc(call(2, 'x')), answer, kind)!
+      assert.ok(out.length < answer.length && answer.startsWith(out), kind)
+    }
+    // What no agent takes for a listing of its own passes: no id, or no tools array.
+    for (const harmless of [
+      JSON.stringify({ ...listed(1, [tool('shell_exec')]), id: null }),
+      JSON.stringify({ jsonrpc: '2.0', id: 'list-1', result: { tools: { shell_exec: {} } } }),
+      JSON.stringify({ jsonrpc: '2.0', id: 'list-1', error: { code: 1, message: 'tools' } }),
+    ]) {
+      assert.equal(shaped(gov, rpc(call(2, 'x')), harmless), harmless)
+    }
   })
 
   it('passes answers through untouched when nothing needs rewriting', () => {
