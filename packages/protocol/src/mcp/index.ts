@@ -56,7 +56,8 @@ export {
   stringifyWithLargeIds,
 } from './large-number-id.js'
 export { SseParser } from './sse-parser.js'
-export { ResponseMessages, responseKind, formatSseEvent } from './response-messages.js'
+export { ResponseMessages, responseKind } from './response-messages.js'
+export { formatSseEvent } from './format-sse-event.js'
 export type { HeldCopies, ResponseKind, ResponseMessagesOptions } from './response-messages.js'
 export type { SseEvent, SseParserOptions } from './sse-parser.js'
 export { refusal, refusalJson, POLICY_STATUS, ERROR_HEADER } from './refusal.js'
