@@ -16,11 +16,12 @@
  * A message `cutsOn` refuses (a listing's answer on the response of a request that made none)
  * cuts the answer off before the agent can read that message whole: `cut`.
  */
-import type { ClassifiedMessage } from './classify-message.js'
+import { classifyMessage, type ClassifiedMessage } from './classify-message.js'
 import { isBodyProblem, parseJsonRpcText } from './json-rpc-body.js'
 import { JSONRPC_CODE } from './json-rpc-codes.js'
 import { errorResponse } from './json-rpc.js'
 import { escapeLineSplits, formatSseEvent, KEEP_ALIVE } from './format-sse-event.js'
+import { parseLenientJson } from './lenient-json.js'
 import { SseParser, type SseEvent } from './sse-parser.js'
 
 /** How a response carries its messages. */
@@ -280,6 +281,27 @@ export class ResponseMessages {
   }
 
   /**
+   * Whether `text`, read as lenient agents read JSON (NaN, Infinity), holds a message to cut.
+   * Each is offered as invalid, which it is: nothing the edge checks could read it.
+   */
+  #cutsLenient(text: string): boolean {
+    const value = parseLenientJson(text)
+    if (typeof value !== 'object' || value === null) return false
+    const cutsOn = this.#opts.cutsOn!
+    const offered = (v: unknown): boolean => {
+      const m = classifyMessage(v)
+      return cutsOn({
+        kind: 'invalid',
+        id: m.kind === 'invalid' || m.kind === 'response' ? m.id : null,
+        method: null,
+        problem: 'not valid JSON (NaN or Infinity)',
+        value: v,
+      })
+    }
+    return Array.isArray(value) ? value.some(offered) : offered(value)
+  }
+
+  /**
    * What to send of a chunk the copy does not read (past a bound, or of a body it never reads):
    * with `cutsOn`, a JSON body's last chunk stays held back, and an SSE chunk is cut when
    * `cutsUnread` says so.
@@ -342,6 +364,11 @@ export class ResponseMessages {
   #messages(text: string): string | null {
     const body = parseJsonRpcText(text)
     if (isBodyProblem(body)) {
+      // What the edge cannot parse a lenient agent may still read: a message to cut is cut.
+      if (this.#opts.cutsOn && this.#cutsLenient(text)) {
+        this.#cut = true
+        return null
+      }
       if (this.#opts.kind === 'json') this.#unparsed = true
       return this.#opts.rewrite ? (this.#opts.rewriteText?.(text) ?? null) : null
     }

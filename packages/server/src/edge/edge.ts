@@ -311,7 +311,10 @@ export class Edge {
         record,
         rug,
         (rewriting) => this.answers.for(holder, rewriting),
-        () => this.listings.has(tunnel.id, sessionId),
+        {
+          pending: () => this.listings.has(tunnel.id, sessionId),
+          expect: () => this.listings.expect(tunnel.id, sessionId),
+        },
       ),
       // Refused before any processing (a client or node moving on): again, wherever the tunnel
       // is now, with a short pause while the move completes, for as long as a request waits for

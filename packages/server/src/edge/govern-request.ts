@@ -134,8 +134,9 @@ function heldCall(rug: RugPull, rpc: JsonRpcBody): string | null {
  * answer that taps every message for `record` (and a server's `tools/list_changed` for
  * rug-pull protection), and rewrites when the policy asks. Its copy is counted in what `held`
  * gives for a copy that rewrites or only taps (the node's answer budget); messages that pass
- * untapped are noted in `record` as cut. `listingPending` says whether the agent's session has a
- * `tools/list` in flight (then an answer the edge could not read whole is cut off).
+ * untapped are noted in `record` as cut. `listings` says whether the agent's session has a
+ * `tools/list` in flight or expected (then an answer the edge could not read whole is cut off),
+ * and is told when the server says its tools changed.
  */
 export function answerShaper(
   governance: TunnelGovernance | null,
@@ -143,21 +144,21 @@ export function answerShaper(
   record: ExchangeRecord,
   rug: RugPull | null = null,
   held: ((rewriting: boolean) => HeldCopies) | null = null,
-  listingPending: (() => boolean) | null = null,
+  listings: ListingWatch | null = null,
 ): ((kind: ResponseKind) => ResponseMessages | null) | null {
   const rewrite = governance
     ? rewriter(governance, rpc, rug, (m) => record.answerWithheld(m))
     : null
   const copies = held?.(rewrite !== null) ?? null
   if (rpc === null && rewrite === null && rug === null) return null
-  const onMessage = rug
-    ? (m: ClassifiedMessage) => {
-        if (m.kind === 'notification' && m.method === 'notifications/tools/list_changed') {
-          rug.pins.listChanged(rug.tunnel.id)
-        }
-        record.answerMessage(m)
-      }
-    : (m: ClassifiedMessage) => record.answerMessage(m)
+  const onMessage = (m: ClassifiedMessage) => {
+    if (m.kind === 'notification' && m.method === 'notifications/tools/list_changed') {
+      rug?.pins.listChanged(rug.tunnel.id)
+      // The agent lists its tools again soon: the listing is expected from now.
+      listings?.expect()
+    }
+    record.answerMessage(m)
+  }
   const onCut = () => record.answerCut()
   const onWithheld = (m: ClassifiedMessage) => record.answerWithheld(m)
   const redactor = governance?.policy.redaction.forwarded ? governance.redactor : null
@@ -184,7 +185,8 @@ export function answerShaper(
   // cut off, and one the edge cannot read (compressed though it asked for none, or of a type an
   // agent may still read as JSON) is not sent. One whose copy passed its bound unread is cut
   // off where it would end a message while the session has a listing in flight.
-  const strays = rpc !== null && asks && filtersListings(governance, rug) ? strayListing(rpc) : null
+  const strays =
+    (rpc === null || asks) && filtersListings(governance, rug) ? strayListing(rpc) : null
   const shapesOther =
     mustRead || strays !== null || (rewrite !== null && (asks || rewriteText !== null))
   return (kind) =>
@@ -200,8 +202,16 @@ export function answerShaper(
           onCut,
           mustRead: mustRead || strays !== null || (rewrite !== null && (asks || kind !== 'other')),
           cutsOn: strays,
-          cutsUnread: strays !== null ? listingPending : null,
+          cutsUnread: strays !== null && listings !== null ? () => listings.pending() : null,
         })
+}
+
+/** The listings of the agent's session, as the edge sees them (edge/pending-listings.ts). */
+export interface ListingWatch {
+  /** Whether a `tools/list` of the session is in flight or expected. */
+  pending(): boolean
+  /** The server told the session its tools changed. */
+  expect(): void
 }
 
 /** Whether listings are filtered by the tool policy or watched by rug-pull protection. */
@@ -210,14 +220,23 @@ function filtersListings(governance: TunnelGovernance | null, rug: RugPull | nul
 }
 
 /**
- * True for an answer in the response to `rpc` that is a listing (a `result.tools` array) and
- * answers none of `rpc`'s requests.
+ * True for a message in the answer to `rpc` that an agent may take for the answer to a listing
+ * of its own and that the policy did not check: one with an id and a `result.tools` array that
+ * answers none of `rpc`'s requests, or that is not valid JSON-RPC (an `error` beside the result,
+ * a method that is not a string: strict SDKs drop it, lenient ones such as Python's read it, and
+ * the policy filters only valid answers). A GET (`rpc` null) replays valid listings, which are
+ * filtered instead.
  */
-function strayListing(rpc: JsonRpcBody): (m: ClassifiedMessage) => boolean {
+function strayListing(rpc: JsonRpcBody | null): (m: ClassifiedMessage) => boolean {
   // Built at the first listing seen: most answers hold none.
   let asked: Set<string> | null = null
   return (m) => {
-    if (m.kind !== 'response' || m.id === null || !hasToolsArray(m.value)) return false
+    if (m.kind !== 'response' && m.kind !== 'invalid') return false
+    const value = m.value as Readonly<Record<string, unknown>> | null
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return false
+    if (value.id === null || value.id === undefined || !hasToolsArray(value)) return false
+    if (m.kind === 'invalid') return true
+    if (rpc === null || m.id === null) return false
     asked ??= new Set(rpc.messages.flatMap((r) => (r.kind === 'request' ? [answerKey(r.id)] : [])))
     return !asked.has(answerKey(m.id))
   }

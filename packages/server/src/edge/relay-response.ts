@@ -286,6 +286,12 @@ function unreadableAnswer(
     }
   }
   if (types > 1) return { why: `carries ${types} content types`, asText: true }
+  // Some SDKs look for "text/event-stream" anywhere in the type, and would read SSE where the
+  // edge reads JSON.
+  if (kind === 'json' && contentType?.toLowerCase().includes('event-stream')) {
+    const type = JSON.stringify(contentType.slice(0, 80))
+    return { why: `is labelled both JSON and SSE (${type})`, asText: false }
+  }
   if (head.status >= 300 && head.status < 400) {
     return { why: `is a redirect (status ${head.status})`, asText: true }
   }

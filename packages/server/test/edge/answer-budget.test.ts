@@ -202,7 +202,9 @@ describe('answers the edge copies, against a real burrowd', { timeout: 120_000 }
       writeAll(request.stream, bodies[i]!.subarray(0, SIZE - 1))
       const res = await open.response
       assert.equal(res.statusCode, 200)
-      const arrived = received(res, SIZE - 1)
+      // The edge holds back a JSON answer's last chunk until the next (or its end): it may
+      // complete a listing the request did not make.
+      const arrived = received(res, SIZE - 1 - CHUNK)
       agents.push({ whole: readAll(res) })
       await arrived
     }
@@ -292,7 +294,7 @@ describe('answers the edge copies, against a real burrowd', { timeout: 120_000 }
       calls.map(async ({ open, request }) => {
         request.stream.respond({ status: 200, headers: JSON_HEADERS }, undefined, false)
         writeAll(request.stream, answerOf(1, SIZE).subarray(0, 1024 * 1024))
-        await received(await open.response, 1024 * 1024)
+        await received(await open.response, 1024 * 1024 - CHUNK) // all but the chunk held back
         return { open, request }
       }),
     )

@@ -304,6 +304,47 @@ describe('answerShaper', () => {
     }
   })
 
+  it('cuts off a listing no check could read, which lenient agents still take', () => {
+    // Strict SDKs drop these; Python's reads each as the answer to its pending listing, and the
+    // policy filters only valid answers.
+    const gov = governance({ tools: { deny: ['shell_*'] } })
+    const tools = JSON.stringify([tool('search'), tool('shell_exec')])
+    const forms = {
+      'an error beside the result': `{"jsonrpc":"2.0","id":1,"result":{"tools":${tools}},"error":null}`,
+      'a method that is not a string': `{"jsonrpc":"2.0","id":1,"method":5,"result":{"tools":${tools}}}`,
+      'NaN, which JSON.parse refuses': `{"jsonrpc":"2.0","id":1,"result":{"tools":${tools},"n":NaN}}`,
+      'Infinity in a batch': `[{"jsonrpc":"2.0","id":1,"result":{"tools":${tools},"n":-Infinity}}]`,
+    }
+    for (const [form, answer] of Object.entries(forms)) {
+      // As a stray, as the answer to the listing itself, and replayed on a GET's stream.
+      for (const body of [rpc(call(2, 'x')), rpc(list(1)), null]) {
+        for (const kind of ['json', 'sse'] as const) {
+          const text = kind === 'sse' ? `data: ${answer}\n\n` : answer
+          const shaper = answerShaper(gov, body, exchange(body))!(kind)!
+          const bytes = Buffer.from(text)
+          const out = Buffer.concat([...shaper.push(bytes), ...shaper.end()]).toString()
+          const where = `${form}, ${kind}, ${body === null ? 'GET' : 'POST'}`
+          assert.equal(shaper.cut, true, where)
+          assert.doesNotMatch(out, /shell_exec/, where) // one chunk: nothing of it is sent
+        }
+      }
+    }
+    // NaN in an answer that is no listing passes as it came.
+    const odd = '{"jsonrpc":"2.0","id":2,"result":{"content":[],"n":NaN}}'
+    assert.equal(shaped(gov, rpc(call(2, 'x')), odd), odd)
+  })
+
+  it('expects a listing once the server says its tools changed', () => {
+    const gov = governance({ tools: { deny: ['shell_*'] } })
+    let expected = 0
+    const listings = { pending: () => false, expect: () => void expected++ }
+    const body = rpc(call(2, 'x'))
+    const shaper = answerShaper(gov, body, exchange(body), null, null, listings)!('sse')!
+    const changed = '{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}'
+    shaper.push(Buffer.from(`data: ${changed}\n\n`))
+    assert.equal(expected, 1)
+  })
+
   it('passes answers through untouched when nothing needs rewriting', () => {
     const answer = JSON.stringify(listed(1, [tool('shell_exec')]))
     assert.equal(shaped(governance({}), rpc(list(1)), answer), answer)

@@ -179,6 +179,11 @@ describe('relayResponse', () => {
         [[['content-encoding', 'br']], /is compressed \(content-encoding: br\)/],
         [[['content-type', 'application/json-x']], /is sent as "application\/json-x"/],
         [[], /is sent as "no content type"/],
+        // Some SDKs would read it as SSE where the edge reads JSON.
+        [
+          [['content-type', 'application/json; x="text/event-stream"']],
+          /is labelled both JSON and SSE/,
+        ],
       ] as const) {
         respond(headers)
         const { res, text } = await post().done
