@@ -167,6 +167,11 @@ export class ResponseMessages {
     return this.#opts.mustRead ?? this.#opts.rewrite != null
   }
 
+  /** True when some messages are cut off (`cutsOn`). */
+  get cutsStrays(): boolean {
+    return this.#opts.cutsOn != null
+  }
+
   /** True when a body of another type is read whole as text, to be redacted (`rewriteText`). */
   get readsText(): boolean {
     return (

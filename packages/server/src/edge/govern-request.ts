@@ -200,7 +200,10 @@ export function answerShaper(
           onWithheld,
           held: copies,
           onCut,
-          mustRead: mustRead || strays !== null || (rewrite !== null && (asks || kind !== 'other')),
+          mustRead:
+            mustRead ||
+            (strays !== null && kind !== 'other') ||
+            (rewrite !== null && (asks || kind !== 'other')),
           cutsOn: strays,
           cutsUnread: strays !== null && listings !== null ? () => listings.pending() : null,
         })

@@ -150,7 +150,11 @@ function deliver(stream: MuxStream, res: ServerResponse, ctx: RelayContext): voi
       // rug-pull protection watches, cannot be checked, so it is not sent. One that answers
       // nothing (notifications only) is redacted as text when it is not compressed.
       shaped.release()
-      if (shaped.mustRead) return void refuseUnreadable(stream, res, ctx, unreadable.why)
+      // Where listings are checked, one an agent could still read messages from is not sent
+      // either: it could carry a listing (its own answer, or one followed elsewhere).
+      if (shaped.mustRead || (shaped.cutsStrays && unreadable.agentsRead)) {
+        return void refuseUnreadable(stream, res, ctx, unreadable.why)
+      }
       shaped = null
       ctx.record.answerCut()
     }
@@ -262,6 +266,17 @@ function notJsonRpc(shaper: ResponseMessages, status: number): boolean {
 interface Unreadable {
   readonly why: string
   readonly asText: boolean
+  /**
+   * True when an agent may still read messages from it: a redirect it follows, a JSON or SSE
+   * answer it decompresses, a type its SDK takes for JSON or SSE (they test `includes`).
+   */
+  readonly agentsRead: boolean
+}
+
+/** Whether SDKs testing a content type with `includes` would take it for JSON or SSE. */
+function namesMessages(contentType: string | undefined): boolean {
+  const type = contentType?.toLowerCase() ?? ''
+  return type.includes('json') || type.includes('event-stream')
 }
 
 /**
@@ -282,23 +297,27 @@ function unreadableAnswer(
     if (name !== 'content-encoding') continue
     const coding = v.trim().toLowerCase()
     if (coding !== '' && coding !== 'identity') {
-      return { why: `is compressed (content-encoding: ${coding.slice(0, 40)})`, asText: false }
+      return {
+        why: `is compressed (content-encoding: ${coding.slice(0, 40)})`,
+        asText: false,
+        agentsRead: kind !== 'other' || namesMessages(contentType),
+      }
     }
   }
-  if (types > 1) return { why: `carries ${types} content types`, asText: true }
+  if (types > 1) return { why: `carries ${types} content types`, asText: true, agentsRead: true }
   // Some SDKs look for "text/event-stream" anywhere in the type, and would read SSE where the
   // edge reads JSON.
   if (kind === 'json' && contentType?.toLowerCase().includes('event-stream')) {
     const type = JSON.stringify(contentType.slice(0, 80))
-    return { why: `is labelled both JSON and SSE (${type})`, asText: false }
+    return { why: `is labelled both JSON and SSE (${type})`, asText: false, agentsRead: true }
   }
   if (head.status >= 300 && head.status < 400) {
-    return { why: `is a redirect (status ${head.status})`, asText: true }
+    return { why: `is a redirect (status ${head.status})`, asText: true, agentsRead: true }
   }
   const bodiless = empty || head.status === 202 || head.status === 204
   if (kind === 'other' && head.status >= 200 && head.status < 300 && !bodiless) {
     const type = JSON.stringify((contentType ?? 'no content type').slice(0, 80))
-    return { why: `is sent as ${type}`, asText: true }
+    return { why: `is sent as ${type}`, asText: true, agentsRead: namesMessages(contentType) }
   }
   return null
 }

@@ -521,11 +521,10 @@ describe('answerShaper', () => {
     // Without forwarded redaction there is no text to redact.
     const filtering = governance({ tools: { deny: ['shell_*'] } })
     assert.equal(answerShaper(filtering, note, exchange(note))?.('other') ?? null, null)
-    // Where listings are filtered, any request's answer must be read: it could carry a listing.
-    assert.equal(
-      answerShaper(filtering, rpc(call(1, 'x')), exchange(null))!('other')?.mustRead,
-      true,
-    )
+    // Where listings are filtered, any request's answer is watched: it could carry a listing.
+    const watched = answerShaper(filtering, rpc(call(1, 'x')), exchange(null))!
+    assert.equal(watched('json')?.mustRead, true)
+    assert.equal(watched('other')?.cutsStrays, true)
     const open = governance({})
     assert.equal(answerShaper(open, rpc(call(1, 'x')), exchange(null))?.('other') ?? null, null)
   })
@@ -829,9 +828,11 @@ describe('refusals on the wire', () => {
         messages.release()
       }
       // A call's answer is read too: it could carry a listing answering none of its requests.
+      // Of another type, only what an agent could still read messages from is refused.
       const callBody = rpc(call(2, 'search'))
       const calling = answerShaper(gov, callBody, exchangeFor(callBody), await rugFor(callBody))!
-      assert.equal(calling('other')!.mustRead, true)
+      assert.equal(calling('other')!.mustRead, false)
+      assert.equal(calling('other')!.cutsStrays, true)
       assert.equal(calling('json')!.mustRead, true)
       // A notification's is not: it answers nothing, and no agent reads it.
       const note = rpc({ jsonrpc: '2.0', method: 'notifications/initialized' })

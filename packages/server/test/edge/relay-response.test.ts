@@ -269,6 +269,60 @@ describe('relayResponse', () => {
     }
   })
 
+  it('where it cuts stray listings, refuses only what agents could still read messages from', async () => {
+    const cuts = () => false
+    const respond = (headers: HeaderPairs, status = 200) =>
+      (onLocal = (stream) => stream.respond({ status, headers }, Buffer.from('{"x":1}'), true))
+    try {
+      shape = (kind) => new ResponseMessages({ kind, cutsOn: cuts, mustRead: kind !== 'other' })
+      for (const [headers, status, refused] of [
+        [[['content-type', 'application/octet-stream']], 200, null],
+        [
+          [
+            ['content-type', 'application/octet-stream'],
+            ['content-encoding', 'gzip'],
+          ],
+          200,
+          null,
+        ],
+        [[['content-type', 'text/plain; application/json']], 200, /is sent as/],
+        [[['content-type', 'application/jsonx']], 200, /is sent as/],
+        [
+          [
+            ['content-type', 'text/html'],
+            ['location', 'https://elsewhere.example/mcp'],
+          ],
+          307,
+          /redirect/,
+        ],
+        [
+          [
+            ['content-type', 'application/json'],
+            ['content-encoding', 'gzip'],
+          ],
+          200,
+          /compressed/,
+        ],
+      ] as const) {
+        respond(headers, status)
+        const { res, text } = await post().done
+        const where = JSON.stringify(headers)
+        if (refused === null) {
+          assert.equal(res.statusCode, status, where)
+          continue
+        }
+        assert.equal(res.statusCode, 502, where)
+        assert.match(
+          (JSON.parse(text) as { error: { data: { reason: string } } }).error.data.reason,
+          refused,
+          where,
+        )
+      }
+    } finally {
+      shape = null
+    }
+  })
+
   it('refuses a rewritten answer it cannot read: not JSON-RPC, two types, a redirect', async () => {
     const answerWith = (headers: HeaderPairs, body: string, status = 200) =>
       (onLocal = (stream) => stream.respond({ status, headers }, Buffer.from(body), true))
