@@ -90,6 +90,8 @@ export interface HeldCopies {
 }
 
 const encoder = new TextEncoder()
+/** What ends an event, as a reader would add it at the end of a stream. */
+const ENDS = encoder.encode('\n\n')
 const decoder = new TextDecoder()
 
 /** One response's messages. */
@@ -231,8 +233,13 @@ export class ResponseMessages {
 
   /** The server's body ended; returns what is left to send. */
   end(): Uint8Array[] {
-    if (this.#sse) {
-      const out = this.#events(this.#sse.end(), null, false)
+    const parser = this.#sse
+    if (parser) {
+      // Some readers (httpx's) dispatch the event a stream ends in, without its blank line: one
+      // passed as it came is checked as they read it, and cut if it must be.
+      const unended =
+        this.#opts.cutsOn && !this.#opts.rewrite && !parser.atBoundary ? parser.push(ENDS) : []
+      const out = this.#events([...unended, ...parser.end()], null, false)
       this.release()
       return out
     }
@@ -251,6 +258,7 @@ export class ResponseMessages {
     const last = this.#last
     this.release()
     const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)
+    if (bytes.length === 0) return [] // nothing to read, nothing that could be read otherwise
     const rewritten = this.#messages(decoder.decode(bytes))
     if (this.#cut) return []
     if (!this.#opts.rewrite) return last ? [last] : []
@@ -295,13 +303,15 @@ export class ResponseMessages {
     const cutsOn = this.#opts.cutsOn!
     const offered = (v: unknown): boolean => {
       const m = classifyMessage(v)
-      return cutsOn({
+      const invalid: ClassifiedMessage = {
         kind: 'invalid',
         id: m.kind === 'invalid' || m.kind === 'response' ? m.id : null,
-        method: null,
+        method: m.kind === 'invalid' ? m.method : null,
         problem: 'not valid JSON (NaN or Infinity)',
         value: v,
-      })
+      }
+      this.#opts.onMessage?.(invalid) // a tap may still learn from it (tools changed)
+      return cutsOn(invalid)
     }
     return Array.isArray(value) ? value.some(offered) : offered(value)
   }

@@ -239,6 +239,14 @@ describe('ResponseMessages', () => {
       assert.deepEqual(sse.push(Buffer.from(`data: ${answer}\n\n`)), [])
       assert.deepEqual(sse.end(), [])
     }
+    // An event the stream ends in, without its blank line, is read as readers that dispatch it
+    // anyway (httpx) read it.
+    for (const ending of ['\r', '\n', '']) {
+      const unended = new ResponseMessages({ kind: 'sse', cutsOn: stray })
+      unended.push(Buffer.from(`data: ${listing}${ending}`))
+      assert.deepEqual(unended.end(), [])
+      assert.equal(unended.cut, true, JSON.stringify(ending))
+    }
     // A batch with one such message is cut whole.
     const batch = new ResponseMessages({ kind: 'json', cutsOn: stray })
     assert.deepEqual(batch.push(Buffer.from(`[${answer},${listing}]`)), [])

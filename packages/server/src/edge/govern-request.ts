@@ -151,11 +151,13 @@ export function answerShaper(
     : null
   const copies = held?.(rewrite !== null) ?? null
   if (rpc === null && rewrite === null && rug === null) return null
+  // Set below, once it is known whether stray listings are cut here.
+  let expects: ListingWatch | null = null
   const onMessage = (m: ClassifiedMessage) => {
-    if (m.kind === 'notification' && m.method === 'notifications/tools/list_changed') {
+    if (saysToolsChanged(m)) {
       rug?.pins.listChanged(rug.tunnel.id)
       // The agent lists its tools again soon: the listing is expected from now.
-      listings?.expect()
+      expects?.expect()
     }
     record.answerMessage(m)
   }
@@ -187,6 +189,7 @@ export function answerShaper(
   // off where it would end a message while the session has a listing in flight.
   const strays =
     (rpc === null || asks) && filtersListings(governance, rug) ? strayListing(rpc) : null
+  expects = strays !== null ? listings : null
   const shapesOther =
     mustRead || strays !== null || (rewrite !== null && (asks || rewriteText !== null))
   return (kind) =>
@@ -216,6 +219,18 @@ export interface ListingWatch {
   /** The server told the session its tools changed. */
   expect(): void
 }
+
+/**
+ * Whether `m` tells the agent the server's tools changed: in any form an agent may read it (a
+ * lenient one takes it with an `"id": null`, or `params` that are not an object).
+ */
+function saysToolsChanged(m: ClassifiedMessage): boolean {
+  if (m.kind === 'notification') return m.method === TOOLS_CHANGED
+  const value = m.value as { method?: unknown } | null
+  return typeof value === 'object' && value !== null && value.method === TOOLS_CHANGED
+}
+
+const TOOLS_CHANGED = 'notifications/tools/list_changed'
 
 /** Whether listings are filtered by the tool policy or watched by rug-pull protection. */
 function filtersListings(governance: TunnelGovernance | null, rug: RugPull | null): boolean {

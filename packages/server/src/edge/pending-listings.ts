@@ -10,12 +10,19 @@
 /** How long after a relayed `notifications/tools/list_changed` a listing is expected. */
 export const EXPECT_LISTING_MS = 30_000
 
-/** Past this many expectations, expired ones are swept before another is noted. */
-const SWEEP_AT = 1024
+/**
+ * How long a listing still counts once its answer has left the node: its tail may still be on
+ * its way to the agent while an answer on another connection overtakes it.
+ */
+export const LISTING_TAIL_MS = 5_000
 
 export class PendingListings {
   readonly #counts = new Map<string, number>()
-  /** Keys expecting a listing, with when the expectation lapses. */
+  /**
+   * Keys expecting a listing, with when the expectation lapses: in the order noted, so that the
+   * lapsed ones are always first (every expectation lasts as long, but a tail's is shorter and
+   * lapses sooner: those are swept as they come up).
+   */
   readonly #expected = new Map<string, number>()
   readonly #now: () => number
 
@@ -34,17 +41,28 @@ export class PendingListings {
       done = true
       const left = (this.#counts.get(key) ?? 1) - 1
       if (left > 0) this.#counts.set(key, left)
-      else this.#counts.delete(key)
+      else {
+        this.#counts.delete(key)
+        this.#note(key, LISTING_TAIL_MS)
+      }
     }
   }
 
   /** The server told the session its tools changed: a listing is expected until one comes. */
   expect(tunnelId: string, sessionId: string | undefined): void {
+    this.#note(keyOf(tunnelId, sessionId), EXPECT_LISTING_MS)
+  }
+
+  /** Expect a listing of `key` for `ms`, sweeping lapsed expectations from the oldest on. */
+  #note(key: string, ms: number): void {
     const now = this.#now()
-    if (this.#expected.size >= SWEEP_AT) {
-      for (const [key, until] of this.#expected) if (until <= now) this.#expected.delete(key)
+    for (const [old, until] of this.#expected) {
+      if (until > now) break
+      this.#expected.delete(old)
     }
-    this.#expected.set(keyOf(tunnelId, sessionId), now + EXPECT_LISTING_MS)
+    const until = Math.max(now + ms, this.#expected.get(key) ?? 0)
+    this.#expected.delete(key) // noted again: to the end of the order
+    this.#expected.set(key, until)
   }
 
   /** Whether a listing of `tunnelId`'s session `sessionId` is in flight or expected. */

@@ -163,7 +163,12 @@ function deliver(stream: MuxStream, res: ServerResponse, ctx: RelayContext): voi
     if (shaped) res.once('close', () => shaped.release())
     const headers = agentResponseHeaders(head.headers)
     // Rewritten, the answer is read and written as UTF-8, and the agent must read it so too.
-    if (shaped?.rewrites && (kind !== 'other' || shaped.readsText)) {
+    // So is an SSE answer where stray listings are cut: some agents (httpx) decode events in the
+    // charset the server names, and would read events in UTF-16 the edge never saw.
+    const utf8 =
+      (shaped?.rewrites && (kind !== 'other' || shaped.readsText)) ||
+      (shaped?.cutsStrays && kind === 'sse')
+    if (utf8) {
       for (let i = 0; i < headers.length; i += 2) {
         if (headers[i] === 'content-type') headers[i + 1] = utf8ContentType(headers[i + 1]!)
       }

@@ -2,11 +2,16 @@
 // when none is left; and the listing expected after the server says its tools changed.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { EXPECT_LISTING_MS, PendingListings } from '../../src/edge/pending-listings.js'
+import {
+  EXPECT_LISTING_MS,
+  LISTING_TAIL_MS,
+  PendingListings,
+} from '../../src/edge/pending-listings.js'
 
 describe('PendingListings', () => {
-  it('counts listings per tunnel and session until each is done, once', () => {
-    const pending = new PendingListings()
+  it('counts listings per tunnel and session until each is done, once, and its tail', () => {
+    let now = 0
+    const pending = new PendingListings(() => now)
     const first = pending.add('tun_1', 's1')
     const second = pending.add('tun_1', 's1')
     assert.equal(pending.has('tun_1', 's1'), true)
@@ -16,12 +21,16 @@ describe('PendingListings', () => {
     first() // a second call gives nothing back twice
     assert.equal(pending.has('tun_1', 's1'), true)
     second()
+    // Its answer left the node; its tail may still be on the way to the agent.
+    assert.equal(pending.has('tun_1', 's1'), true)
+    now += LISTING_TAIL_MS
     assert.equal(pending.has('tun_1', 's1'), false)
     assert.equal(pending.size, 0)
   })
 
   it('keeps requests without a session under their tunnel, apart from sessions', () => {
-    const pending = new PendingListings()
+    let now = 0
+    const pending = new PendingListings(() => now)
     const done = pending.add('tun_1', undefined)
     assert.equal(pending.has('tun_1', undefined), true)
     assert.equal(pending.has('tun_1', ''), true, 'an empty session id is no session')
@@ -29,7 +38,8 @@ describe('PendingListings', () => {
     // A session id holding the separator cannot pass for another tunnel's key.
     assert.equal(pending.has('tun', '1\n'), false)
     done()
-    assert.equal(pending.size, 0)
+    now += LISTING_TAIL_MS
+    assert.equal(pending.has('tun_1', undefined), false)
   })
 
   it('expects a listing after the tools changed, until one comes or the time is up', () => {
@@ -43,10 +53,11 @@ describe('PendingListings', () => {
     now += 1
     assert.equal(pending.has('tun_1', 's1'), false, 'lapsed')
     assert.equal(pending.size, 0, 'and forgotten')
-    // The listing came: its own count holds from there, and its end ends the wait.
+    // The listing came: its own count holds from there, and its tail ends the wait.
     pending.expect('tun_1', 's1')
     const done = pending.add('tun_1', 's1')
     done()
+    now += LISTING_TAIL_MS
     assert.equal(pending.has('tun_1', 's1'), false)
   })
 
@@ -57,5 +68,8 @@ describe('PendingListings', () => {
     now += EXPECT_LISTING_MS
     pending.expect('tun_1', 'last')
     assert.equal(pending.size, 1)
+    // Noting one costs the same however many are held: only lapsed ones are visited.
+    for (let i = 0; i < 5_000; i++) pending.expect('tun_1', `t${i}`)
+    assert.equal(pending.size, 5_001)
   })
 })

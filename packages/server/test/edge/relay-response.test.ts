@@ -415,6 +415,11 @@ describe('relayResponse', () => {
       shape = (kind) => new ResponseMessages({ kind })
       const tapped = await post().done
       assert.equal(tapped.res.headers['content-type'], 'text/event-stream; charset=iso-8859-1')
+      // Where stray listings are cut, a tapped stream is read as UTF-8 too (an agent decoding
+      // UTF-16 would read events the edge never saw).
+      shape = (kind) => new ResponseMessages({ kind, cutsOn: () => false })
+      const watched = await post().done
+      assert.equal(watched.res.headers['content-type'], 'text/event-stream; charset=utf-8')
     } finally {
       shape = null
     }
