@@ -235,8 +235,8 @@ export class ResponseMessages {
   end(): Uint8Array[] {
     const parser = this.#sse
     if (parser) {
-      // Some readers (httpx's) dispatch the event a stream ends in, without its blank line: one
-      // passed as it came is checked as they read it, and cut if it must be.
+      // Some readers dispatch the event a stream ends in without its blank line (httpx, after a
+      // lone CR): one passed as it came is checked as if ended, and cut if it must be.
       const unended =
         this.#opts.cutsOn && !this.#opts.rewrite && !parser.atBoundary ? parser.push(ENDS) : []
       const out = this.#events([...unended, ...parser.end()], null, false)
