@@ -56,9 +56,10 @@ export {
   stringifyWithLargeIds,
 } from './large-number-id.js'
 export { SseParser } from './sse-parser.js'
-export { ResponseMessages, responseKind } from './response-messages.js'
+export { ResponseMessages } from './response-messages.js'
+export { responseKind, type ResponseKind } from './response-kind.js'
 export { formatSseEvent } from './format-sse-event.js'
-export type { HeldCopies, ResponseKind, ResponseMessagesOptions } from './response-messages.js'
+export type { HeldCopies, ResponseMessagesOptions } from './response-messages.js'
 export type { SseEvent, SseParserOptions } from './sse-parser.js'
 export { refusal, refusalJson, POLICY_STATUS, ERROR_HEADER } from './refusal.js'
 export type { PolicyCode, Refusal, RefusalBody, RefusedId } from './refusal.js'

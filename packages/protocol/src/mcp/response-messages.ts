@@ -18,22 +18,11 @@
  */
 import { classifyMessage, type ClassifiedMessage } from './classify-message.js'
 import { isBodyProblem, parseJsonRpcText } from './json-rpc-body.js'
-import { JSONRPC_CODE } from './json-rpc-codes.js'
-import { errorResponse } from './json-rpc.js'
 import { escapeLineSplits, formatSseEvent, KEEP_ALIVE } from './format-sse-event.js'
 import { parseLenientJson } from './lenient-json.js'
+import type { ResponseKind } from './response-kind.js'
+import { unwritable } from './unwritable-answer.js'
 import { SseParser, type SseEvent } from './sse-parser.js'
-
-/** How a response carries its messages. */
-export type ResponseKind = 'json' | 'sse' | 'other'
-
-/** The kind of a response with `contentType`. */
-export function responseKind(contentType: string | undefined): ResponseKind {
-  const type = (contentType ?? '').split(';', 1)[0]!.trim().toLowerCase()
-  if (type === 'application/json') return 'json'
-  if (type === 'text/event-stream') return 'sse'
-  return 'other'
-}
 
 /** Options of `new ResponseMessages`. */
 export interface ResponseMessagesOptions {
@@ -408,20 +397,4 @@ export class ResponseMessages {
       return unwritable(body.messages, body.batch)
     }
   }
-}
-
-/** Said in place of an answer the rewrite could not write back. */
-export const UNWRITABLE_ANSWER =
-  "the local server's answer nests too deeply to be checked against the tunnel's policy; it was not forwarded"
-
-/**
- * The text sent instead of `messages` that could not be written back after a rewrite: an error
- * for each answer (a batch stays a batch), or nothing when none of them is an answer.
- */
-function unwritable(messages: readonly ClassifiedMessage[], batch: boolean): string {
-  const errors = messages
-    .filter((m) => m.kind === 'response')
-    .map((m) => errorResponse(m.id, JSONRPC_CODE.internalError, UNWRITABLE_ANSWER))
-  if (errors.length === 0) return ''
-  return JSON.stringify(batch ? errors : errors[0])
 }
