@@ -298,8 +298,11 @@ export class Edge {
       opened.end()
       return opened
     }
+    // An agent's listings are its session's; without a session (stateless servers), its
+    // address's, so that one agent's listing does not hold back every other agent's answers.
+    const scope = sessionId !== undefined ? `session ${sessionId}` : `address ${holder.address}`
     if (rpc?.messages.some((m) => m.kind === 'request' && m.method === 'tools/list')) {
-      res.once('close', this.listings.add(tunnel.id, sessionId))
+      res.once('close', this.listings.add(tunnel.id, scope))
     }
     relayResponse(send(route), res, {
       ids,
@@ -312,8 +315,8 @@ export class Edge {
         rug,
         (rewriting) => this.answers.for(holder, rewriting),
         {
-          pending: () => this.listings.has(tunnel.id, sessionId),
-          expect: () => this.listings.expect(tunnel.id, sessionId),
+          pending: () => this.listings.has(tunnel.id, scope),
+          expect: () => this.listings.expect(tunnel.id, scope),
         },
       ),
       // Refused before any processing (a client or node moving on): again, wherever the tunnel

@@ -1,5 +1,6 @@
 /**
- * The `tools/list` requests the edge is relaying now, per tunnel and session, and the sessions
+ * The `tools/list` requests the edge is relaying now, per tunnel and session (or, for requests
+ * without one, client address: the caller names the scope), and the sessions
  * whose server just said its tools changed (an agent lists them again soon after). While either
  * holds, an answer to another request of the same session that the edge could not read whole
  * (past the bound of its copy) may be the agent's listing in disguise: agents match an answer by
@@ -30,9 +31,9 @@ export class PendingListings {
     this.#now = now
   }
 
-  /** A listing for `tunnelId`'s session `sessionId` is in flight until the returned call. */
-  add(tunnelId: string, sessionId: string | undefined): () => void {
-    const key = keyOf(tunnelId, sessionId)
+  /** A listing for `tunnelId`'s `scope` (its session) is in flight until the returned call. */
+  add(tunnelId: string, scope: string | undefined): () => void {
+    const key = keyOf(tunnelId, scope)
     this.#expected.delete(key) // it came: its own count holds from here
     this.#counts.set(key, (this.#counts.get(key) ?? 0) + 1)
     let done = false
@@ -48,9 +49,9 @@ export class PendingListings {
     }
   }
 
-  /** The server told the session its tools changed: a listing is expected until one comes. */
-  expect(tunnelId: string, sessionId: string | undefined): void {
-    this.#note(keyOf(tunnelId, sessionId), EXPECT_LISTING_MS)
+  /** The server told `scope` its tools changed: a listing is expected until one comes. */
+  expect(tunnelId: string, scope: string | undefined): void {
+    this.#note(keyOf(tunnelId, scope), EXPECT_LISTING_MS)
   }
 
   /** Expect a listing of `key` for `ms`, sweeping lapsed expectations from the oldest on. */
@@ -65,9 +66,9 @@ export class PendingListings {
     this.#expected.set(key, until)
   }
 
-  /** Whether a listing of `tunnelId`'s session `sessionId` is in flight or expected. */
-  has(tunnelId: string, sessionId: string | undefined): boolean {
-    const key = keyOf(tunnelId, sessionId)
+  /** Whether a listing of `tunnelId`'s `scope` is in flight or expected. */
+  has(tunnelId: string, scope: string | undefined): boolean {
+    const key = keyOf(tunnelId, scope)
     if (this.#counts.has(key)) return true
     const until = this.#expected.get(key)
     if (until === undefined) return false
@@ -82,7 +83,7 @@ export class PendingListings {
   }
 }
 
-/** Requests without a session (stateless servers, 2026-07-28) share their tunnel's key. */
-function keyOf(tunnelId: string, sessionId: string | undefined): string {
-  return `${tunnelId}\n${sessionId ?? ''}`
+/** One key per tunnel and scope (tunnel ids hold no line end). */
+function keyOf(tunnelId: string, scope: string | undefined): string {
+  return `${tunnelId}\n${scope ?? ''}`
 }

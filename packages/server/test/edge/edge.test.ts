@@ -361,7 +361,8 @@ describe('edge', () => {
 
     const res = await within(response, 5_000, 'the response head')
     assert.equal(res.statusCode, 200)
-    assert.equal(res.headers['content-type'], 'text/event-stream')
+    // Sent as UTF-8, as the edge reads it (rug-pull protection is on by default).
+    assert.equal(res.headers['content-type'], 'text/event-stream; charset=utf-8')
     assert.equal(res.headers['x-accel-buffering'], 'no')
     const reader = collect(res)
     const first = await reader.until('data: {"progress":1}\n\n')
