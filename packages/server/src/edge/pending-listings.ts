@@ -11,18 +11,11 @@
 /** How long after a relayed `notifications/tools/list_changed` a listing is expected. */
 export const EXPECT_LISTING_MS = 30_000
 
-/**
- * How long a listing still counts once its answer has left the node: its tail may still be on
- * its way to the agent while an answer on another connection overtakes it.
- */
-export const LISTING_TAIL_MS = 5_000
-
 export class PendingListings {
   readonly #counts = new Map<string, number>()
   /**
-   * Keys expecting a listing, with when the expectation lapses: in the order noted, so that the
-   * lapsed ones are always first (every expectation lasts as long, but a tail's is shorter and
-   * lapses sooner: those are swept as they come up).
+   * Keys expecting a listing, with when the expectation lapses: in the order noted, and every
+   * expectation lasts as long, so the lapsed ones are always first.
    */
   readonly #expected = new Map<string, number>()
   readonly #now: () => number
@@ -42,10 +35,7 @@ export class PendingListings {
       done = true
       const left = (this.#counts.get(key) ?? 1) - 1
       if (left > 0) this.#counts.set(key, left)
-      else {
-        this.#counts.delete(key)
-        this.#note(key, LISTING_TAIL_MS)
-      }
+      else this.#counts.delete(key)
     }
   }
 

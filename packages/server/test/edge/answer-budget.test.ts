@@ -22,7 +22,6 @@ import { ANSWER_COPY_BYTES_PER_ADDRESS, AnswerBudget } from '../../src/edge/answ
 import { assertRefusal } from '../helpers/assert-refusal.js'
 import { hostOf, openRequest, readAll } from '../helpers/edge-request.js'
 import { parsePrometheus } from '../helpers/parse-prometheus.js'
-import { LISTING_TAIL_MS } from '../../src/edge/pending-listings.js'
 
 describe('AnswerBudget', () => {
   it('takes within every bound (address, tunnel, node) and gives back what was taken', () => {
@@ -248,10 +247,9 @@ describe('answers the edge copies, against a real burrowd', { timeout: 120_000 }
     )
     assert.ok(!text.includes('"drop"'))
 
-    // The answers end: every agent gets its body whole, byte for byte. (Once the refused
-    // listing's tail has lapsed: an answer the edge could not read that ends while the same
-    // agent has a listing in flight, or just had one, is cut, as it could be that listing.)
-    await new Promise((resolve) => setTimeout(resolve, LISTING_TAIL_MS))
+    // The answers end: every agent gets its body whole, byte for byte. (After the listing: an
+    // answer the edge could not read that ends while the same agent has a listing in flight is
+    // cut, as it could be that listing.)
     calls.forEach(({ request }, i) => {
       request.stream.write(bodies[i]!.subarray(SIZE - 1))
       request.stream.end()

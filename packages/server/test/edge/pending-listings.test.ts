@@ -2,16 +2,11 @@
 // when none is left; and the listing expected after the server says its tools changed.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import {
-  EXPECT_LISTING_MS,
-  LISTING_TAIL_MS,
-  PendingListings,
-} from '../../src/edge/pending-listings.js'
+import { EXPECT_LISTING_MS, PendingListings } from '../../src/edge/pending-listings.js'
 
 describe('PendingListings', () => {
-  it('counts listings per tunnel and session until each is done, once, and its tail', () => {
-    let now = 0
-    const pending = new PendingListings(() => now)
+  it('counts listings per tunnel and session until each is done, once', () => {
+    const pending = new PendingListings()
     const first = pending.add('tun_1', 's1')
     const second = pending.add('tun_1', 's1')
     assert.equal(pending.has('tun_1', 's1'), true)
@@ -21,16 +16,12 @@ describe('PendingListings', () => {
     first() // a second call gives nothing back twice
     assert.equal(pending.has('tun_1', 's1'), true)
     second()
-    // Its answer left the node; its tail may still be on the way to the agent.
-    assert.equal(pending.has('tun_1', 's1'), true)
-    now += LISTING_TAIL_MS
     assert.equal(pending.has('tun_1', 's1'), false)
     assert.equal(pending.size, 0)
   })
 
   it('keeps requests without a session under their tunnel, apart from sessions', () => {
-    let now = 0
-    const pending = new PendingListings(() => now)
+    const pending = new PendingListings()
     const done = pending.add('tun_1', undefined)
     assert.equal(pending.has('tun_1', undefined), true)
     assert.equal(pending.has('tun_1', ''), true, 'an empty session id is no session')
@@ -38,7 +29,6 @@ describe('PendingListings', () => {
     // A session id holding the separator cannot pass for another tunnel's key.
     assert.equal(pending.has('tun', '1\n'), false)
     done()
-    now += LISTING_TAIL_MS
     assert.equal(pending.has('tun_1', undefined), false)
   })
 
@@ -53,11 +43,10 @@ describe('PendingListings', () => {
     now += 1
     assert.equal(pending.has('tun_1', 's1'), false, 'lapsed')
     assert.equal(pending.size, 0, 'and forgotten')
-    // The listing came: its own count holds from there, and its tail ends the wait.
+    // The listing came: its own count holds from there, and its end ends the wait.
     pending.expect('tun_1', 's1')
     const done = pending.add('tun_1', 's1')
     done()
-    now += LISTING_TAIL_MS
     assert.equal(pending.has('tun_1', 's1'), false)
   })
 
