@@ -299,7 +299,6 @@ export class ResponseMessages {
         problem: 'not valid JSON (NaN or Infinity)',
         value: v,
       }
-      this.#opts.onMessage?.(invalid) // a tap may still learn from it (tools changed)
       return cutsOn(invalid)
     }
     return Array.isArray(value) ? value.some(offered) : offered(value)

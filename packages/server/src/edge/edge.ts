@@ -314,10 +314,7 @@ export class Edge {
         record,
         rug,
         (rewriting) => this.answers.for(holder, rewriting),
-        {
-          pending: () => this.listings.has(tunnel.id, scope),
-          expect: () => this.listings.expect(tunnel.id, scope),
-        },
+        () => this.listings.has(tunnel.id, scope),
       ),
       // Refused before any processing (a client or node moving on): again, wherever the tunnel
       // is now, with a short pause while the move completes, for as long as a request waits for

@@ -134,9 +134,8 @@ function heldCall(rug: RugPull, rpc: JsonRpcBody): string | null {
  * answer that taps every message for `record` (and a server's `tools/list_changed` for
  * rug-pull protection), and rewrites when the policy asks. Its copy is counted in what `held`
  * gives for a copy that rewrites or only taps (the node's answer budget); messages that pass
- * untapped are noted in `record` as cut. `listings` says whether the agent's session has a
- * `tools/list` in flight or expected (then an answer the edge could not read whole is cut off),
- * and is told when the server says its tools changed.
+ * untapped are noted in `record` as cut. `listingPending` says whether the agent's session has
+ * a `tools/list` in flight (then an answer the edge could not read whole is cut off).
  */
 export function answerShaper(
   governance: TunnelGovernance | null,
@@ -144,20 +143,16 @@ export function answerShaper(
   record: ExchangeRecord,
   rug: RugPull | null = null,
   held: ((rewriting: boolean) => HeldCopies) | null = null,
-  listings: ListingWatch | null = null,
+  listingPending: (() => boolean) | null = null,
 ): ((kind: ResponseKind) => ResponseMessages | null) | null {
   const rewrite = governance
     ? rewriter(governance, rpc, rug, (m) => record.answerWithheld(m))
     : null
   const copies = held?.(rewrite !== null) ?? null
   if (rpc === null && rewrite === null && rug === null) return null
-  // Set below, once it is known whether stray listings are cut here.
-  let expects: ListingWatch | null = null
   const onMessage = (m: ClassifiedMessage) => {
-    if (saysToolsChanged(m)) {
-      rug?.pins.listChanged(rug.tunnel.id)
-      // The agent lists its tools again soon: the listing is expected from now.
-      expects?.expect()
+    if (rug !== null && m.kind === 'notification' && m.method === TOOLS_CHANGED) {
+      rug.pins.listChanged(rug.tunnel.id)
     }
     record.answerMessage(m)
   }
@@ -189,7 +184,6 @@ export function answerShaper(
   // off where it would end a message while the session has a listing in flight.
   const strays =
     (rpc === null || asks) && filtersListings(governance, rug) ? strayListing(rpc) : null
-  expects = strays !== null ? listings : null
   const shapesOther =
     mustRead || strays !== null || (rewrite !== null && (asks || rewriteText !== null))
   return (kind) =>
@@ -208,26 +202,8 @@ export function answerShaper(
             (strays !== null && kind !== 'other') ||
             (rewrite !== null && (asks || kind !== 'other')),
           cutsOn: strays,
-          cutsUnread: strays !== null && listings !== null ? () => listings.pending() : null,
+          cutsUnread: strays !== null ? listingPending : null,
         })
-}
-
-/** The listings of the agent's session, as the edge sees them (edge/pending-listings.ts). */
-export interface ListingWatch {
-  /** Whether a `tools/list` of the session is in flight or expected. */
-  pending(): boolean
-  /** The server told the session its tools changed. */
-  expect(): void
-}
-
-/**
- * Whether `m` tells the agent the server's tools changed: in any form an agent may read it (a
- * lenient one takes it with an `"id": null`, or `params` that are not an object).
- */
-function saysToolsChanged(m: ClassifiedMessage): boolean {
-  if (m.kind === 'notification') return m.method === TOOLS_CHANGED
-  const value = m.value as { method?: unknown } | null
-  return typeof value === 'object' && value !== null && value.method === TOOLS_CHANGED
 }
 
 const TOOLS_CHANGED = 'notifications/tools/list_changed'

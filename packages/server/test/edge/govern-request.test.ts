@@ -334,29 +334,6 @@ describe('answerShaper', () => {
     assert.equal(shaped(gov, rpc(call(2, 'x')), odd), odd)
   })
 
-  it('expects a listing once the server says its tools changed', () => {
-    const gov = governance({ tools: { deny: ['shell_*'] } })
-    let expected = 0
-    const listings = { pending: () => false, expect: () => void expected++ }
-    const body = rpc(call(2, 'x'))
-    const shaper = answerShaper(gov, body, exchange(body), null, null, listings)!('sse')!
-    const method = '"method":"notifications/tools/list_changed"'
-    // As it should be, and as lenient agents still read it (the edge finds these invalid).
-    for (const changed of [
-      `{"jsonrpc":"2.0",${method}}`,
-      `{"jsonrpc":"2.0",${method},"id":null}`,
-      `{"jsonrpc":"2.0",${method},"params":null}`,
-      `{"jsonrpc":"2.0",${method},"params":{"n":NaN}}`,
-    ]) {
-      shaper.push(Buffer.from(`data: ${changed}\n\n`))
-    }
-    assert.equal(expected, 4)
-    // Where no listing is filtered or pinned, nothing is expected.
-    const open = answerShaper(governance({}), body, exchange(body), null, null, listings)
-    open?.('sse')?.push(Buffer.from(`data: {"jsonrpc":"2.0",${method}}\n\n`))
-    assert.equal(expected, 4)
-  })
-
   it('passes answers through untouched when nothing needs rewriting', () => {
     const answer = JSON.stringify(listed(1, [tool('shell_exec')]))
     assert.equal(shaped(governance({}), rpc(list(1)), answer), answer)
