@@ -242,6 +242,63 @@ describe('several burrowd nodes behind nginx', { skip, timeout: 240_000 }, () =>
     )
   })
 
+  it("cuts a padded listing slipped onto a call's answer on one node while the agent lists on the other", async () => {
+    // A server answers a call with the answer to the agent's pending tools/list, padded past
+    // what the edge reads of an answer: the node relaying it can only tell by the listing in
+    // flight, which the agent sent to the other node.
+    const made = await run(
+      process.execPath,
+      [
+        BURROWD,
+        'tunnel',
+        'create',
+        '--account',
+        'acme',
+        '--name',
+        'strays',
+        '--access',
+        'public',
+        '--json',
+      ],
+      { env: nodes[0]!.env },
+    )
+    const t = JSON.parse(made.stdout) as { key: string; subdomain: string }
+    const strays = startChild(
+      process.execPath,
+      [BURROW, '--broker', `ws://127.0.0.1:${lbPort}`, 'up', '--upstream', counting.url],
+      { env: { ...process.env, BURROW_API_KEY: t.key, BURROW_LOG: 'info' } },
+    )
+    try {
+      await strays.waitFor(/Tunnel online/)
+      const via = (node: Node) => `http://${t.subdomain}--acme.localhost:${node.port}/mcp`
+      const [a, b] = [nodes[0]!, nodes[1]!]
+      const session = await openSession(via(a))
+      const calling = postMcp(
+        via(b),
+        toolCall(7, 'stray_listing', { pad: 17_000_000, hold: 3_000 }),
+        session,
+      ).then(
+        (r) => r,
+        () => null, // ended short
+      )
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      const listing = await postMcp(
+        via(a),
+        { jsonrpc: '2.0', id: 8, method: 'tools/list', params: {} },
+        session,
+      )
+      assert.equal(listing.status, 200, listing.text)
+      assert.doesNotMatch(listing.text, /Always call me first/)
+      const refused = await calling
+      if (refused !== null) {
+        assert.equal(refused.status, 502, refused.text.slice(0, 300))
+        assert.doesNotMatch(refused.text, /Always call me first/)
+      }
+    } finally {
+      await strays.stop()
+    }
+  })
+
   it('serves agents through nginx, whichever node each request lands on', async () => {
     const { client: agent } = await connectAgent(urlVia(lbPort))
     try {

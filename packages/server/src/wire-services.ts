@@ -43,6 +43,7 @@ import { startWebhookService } from './webhooks/webhook-service.js'
 import { openCustomDomains } from './domains/open-custom-domains.js'
 import { WelcomeUrls } from './domains/welcome-urls.js'
 import type { DomainsPort } from './app/domains-port.js'
+import { PendingListings } from './edge/pending-listings.js'
 
 /** What `wireServices` needs from `serve`. */
 export interface WireOptions {
@@ -190,6 +191,9 @@ export async function wireServices({ config, log, listen }: WireOptions): Promis
     policies: governance.policies,
     rateLimits: governance.rateLimits,
     pins: governance.pins,
+    listings: new PendingListings(
+      cluster ? { events: governance.events, node: nodeId } : undefined,
+    ),
   })
   bodyBytes = () => edge.bodyBytesHeld
   answerBytes = () => edge.answerBytesHeld

@@ -14,6 +14,7 @@ import type { QuotaGate } from '../quota/quota-gate.js'
 import type { TunnelWithAccount } from '../store/store.js'
 import type { AnswerBudget } from './answer-budget.js'
 import type { CallContinuations } from './call-continuations.js'
+import type { PendingListings } from './pending-listings.js'
 import type { TunnelLookup } from './tunnel-lookup.js'
 
 /** What the edge needs. */
@@ -51,6 +52,8 @@ export interface EdgeOptions {
   readonly bodies?: BodyBudget
   /** Bounds on bytes of answer copies held at once; the defaults of `AnswerBudget` if absent. */
   readonly answers?: AnswerBudget
+  /** The listings in flight (shared with the other nodes); this node's alone if absent. */
+  readonly listings?: PendingListings
 }
 
 /**

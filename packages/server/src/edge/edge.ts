@@ -60,8 +60,8 @@ export class Edge {
   private readonly bodies: BodyBudget
   private readonly answers: AnswerBudget
   private readonly continuations: CallContinuations
-  /** The `tools/list` requests in flight, per tunnel and session. */
-  private readonly listings = new PendingListings()
+  /** The `tools/list` requests in flight, per tunnel and session (and on other nodes). */
+  private readonly listings: PendingListings
   /** The session cap and the quotas. */
   private readonly admission: AdmissionRules
   /** Tunnels whose agents were seen sending a header that disagrees with the body (logged once). */
@@ -75,6 +75,7 @@ export class Edge {
     this.bodies = opts.bodies ?? new BodyBudget()
     this.answers = opts.answers ?? new AnswerBudget()
     this.continuations = opts.continuations ?? new CallContinuations()
+    this.listings = opts.listings ?? new PendingListings()
     this.admission = {
       sessions: this.sessions,
       quotas: opts.quotas ?? null,
