@@ -120,6 +120,7 @@ export class DashboardAuth {
       const form = await readForm(req)
       checkCsrf(req, caller, form.get('_csrf'))
       await this.#kit.svc.sessions.delete(caller.sessionToken)
+      this.#kit.tails.end(caller.sessionToken)
     }
     redirect(res, '/signin', { cookies: [this.#kit.cookie(SESSION_COOKIE, '', 0)] })
   }

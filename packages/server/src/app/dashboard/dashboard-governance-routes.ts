@@ -3,8 +3,6 @@
  * server-sent events), Metrics, Policy (edit and save) and Tools (rug-pull review: approve or
  * reject). Every route first checks the tunnel belongs to the signed-in account.
  */
-import type { ServerResponse } from 'node:http'
-import type { CallRecord } from '../../quota/call-history.js'
 import { callFilter } from '../api/governance-api.js'
 import type { CallFilter } from '../../governance/call-log.js'
 import { METRIC_WINDOWS, type MetricWindow } from '../../governance/metrics-report.js'
@@ -14,10 +12,8 @@ import { tunnelView, withToolAlerts } from '../account-views.js'
 import type { DashboardKit, DashboardRequest, DashboardRoute } from './dashboard-kit.js'
 import { callPage, metricsPage, policyPage, trafficPage } from './governance-pages.js'
 import { toolsPage } from './tools-page.js'
+import { serveLiveTail } from './live-tail-stream.js'
 import type { RugPullMode } from '../../governance/policy.js'
-
-/** Seconds between the live tail's keep-alive comments. */
-const TAIL_KEEPALIVE_MS = 25_000
 
 /** The governance routes under `/dashboard/tunnels/:id`. */
 export function governanceRoutes(kit: DashboardKit): DashboardRoute[] {
@@ -80,7 +76,18 @@ export function governanceRoutes(kit: DashboardKit): DashboardRoute[] {
 
   const stream = async (c: DashboardRequest) => {
     const t = await found(c)
-    liveTail(c.res, t.id, (watcher) => svc.governance.watch(t.id, watcher))
+    const token = c.caller.sessionToken
+    serveLiveTail(c.res, {
+      tunnelId: t.id,
+      watch: (watcher) => svc.governance.watch(t.id, watcher),
+      // Still this account's session and tunnel: a page whose session ended (signed out, a
+      // password reset, an account recovered) or whose tunnel was deleted stops receiving calls.
+      stillAllowed: async () =>
+        (await svc.sessions.find(token))?.accountId === c.account.id &&
+        Boolean(await svc.tunnels.get(c.account.id, t.id)),
+      sessions: kit.tails,
+      sessionToken: token,
+    })
   }
 
   const metrics = async (c: DashboardRequest) => {
@@ -205,64 +212,4 @@ export function governanceRoutes(kit: DashboardKit): DashboardRoute[] {
       handler: savePolicy,
     },
   ]
-}
-
-/**
- * Serve a tunnel's live tail on `res` as server-sent events (`event: call`, one JSON summary
- * each; `event: dropped` when the page fell behind) until the page goes away.
- */
-function liveTail(
-  res: ServerResponse,
-  tunnelId: string,
-  watch: (watcher: {
-    send(e: { type: 'call'; call: CallRecord } | { type: 'dropped'; count: number }): boolean
-  }) => (() => void) | null,
-): void {
-  const stop = watch({
-    send(event) {
-      if (res.destroyed) return true
-      // A page that has not read what was sent yet loses this call (and is told so later);
-      // an event that is written is never counted as lost.
-      if (res.writableNeedDrain) return false
-      const data = event.type === 'dropped' ? { count: event.count } : tailSummary(event.call)
-      res.write(`event: ${event.type}\ndata: ${JSON.stringify(data)}\n\n`)
-      return true
-    },
-  })
-  if (stop === null) {
-    res.writeHead(429, { 'content-type': 'text/plain; charset=utf-8', 'retry-after': '30' })
-    res.end(`too many pages are watching tunnel ${tunnelId} live; close one and retry`)
-    return
-  }
-  res.writeHead(200, {
-    'content-type': 'text/event-stream; charset=utf-8',
-    'cache-control': 'no-store',
-    'x-accel-buffering': 'no',
-  })
-  res.write(': live tail\n\n')
-  const keepalive = setInterval(() => res.write(': keep-alive\n\n'), TAIL_KEEPALIVE_MS)
-  res.once('close', () => {
-    clearInterval(keepalive)
-    stop()
-  })
-}
-
-/** Stored bodies the live tail carries are cut at this many characters (the detail has more). */
-const TAIL_BODY_CHARS = 4096
-
-/** What the live tail shows of a call: its summary and its stored (redacted) bodies, cut. */
-function tailSummary(r: CallRecord): Record<string, unknown> {
-  return {
-    id: r.id ?? null,
-    at: r.at.toISOString(),
-    method: r.method,
-    tool: r.tool,
-    status: r.status,
-    outcome: r.outcome ?? (r.policyCode === null ? 'ok' : 'refused'),
-    policy_code: r.policyCode,
-    duration_ms: Math.round(r.durationMs),
-    session_id: r.sessionId ?? null,
-    request: r.requestBody?.slice(0, TAIL_BODY_CHARS) ?? null,
-    response: r.responseBody?.slice(0, TAIL_BODY_CHARS) ?? null,
-  }
 }

@@ -14,6 +14,7 @@ import { readForm } from '../../http/request-body.js'
 import { sendHtml } from '../../http/responses.js'
 import { checkCsrf, identify, type Caller } from '../session-auth.js'
 import type { AccountView, WebServices } from '../web-services.js'
+import { TailSessions } from './live-tail-stream.js'
 
 /** Options of `new Dashboard`. */
 export interface DashboardOptions {
@@ -118,6 +119,8 @@ export class DashboardKit {
   readonly opts: DashboardOptions
   readonly svc: WebServices
   readonly now: () => Date
+  /** The live tails open per browser session, ended at sign-out. */
+  readonly tails = new TailSessions()
 
   constructor(opts: DashboardOptions) {
     this.opts = opts
