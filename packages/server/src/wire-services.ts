@@ -175,7 +175,7 @@ export async function wireServices({ config, log, listen }: WireOptions): Promis
       lookup.invalidate()
     }
   })
-  const access = await openAccess(config, store, port, log)
+  const access = await openAccess(config, store, port, log, governance.events)
   const edge = new Edge({
     access: access.gate,
     lookup,
@@ -196,6 +196,12 @@ export async function wireServices({ config, log, listen }: WireOptions): Promis
     ),
   })
   bodyBytes = () => edge.bodyBytesHeld
+  // A tunnel's access changed (here or on another node): its open requests are checked again.
+  governance.events.subscribe((event) => {
+    if (event.type !== 'access') return
+    access.gate.invalidate(event.tunnelId)
+    void edge.recheckAccess(event.tunnelId)
+  })
   answerBytes = () => edge.answerBytesHeld
   const broker = new Broker({
     findTunnelByKey: async (key) => welcomeUrls.note(await store.findTunnelByKey(key)),

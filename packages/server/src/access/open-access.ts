@@ -17,6 +17,7 @@ import { OauthClientStore } from '../store/oauth-client-store.js'
 import { UrlGuard } from '../webhooks/url-guard.js'
 import { AccessTokens } from './oauth/access-tokens.js'
 import { ClientRegistry } from './oauth/client-registry.js'
+import type { ClusterEvents } from '../cluster/cluster-events.js'
 
 /** What `openAccess` builds. */
 export interface Access {
@@ -33,7 +34,8 @@ export interface Access {
 }
 
 /**
- * Build access control over `store` for a service bound to `listenPort`. Client metadata
+ * Build access control over `store` for a service bound to `listenPort`, telling `events` when a
+ * tunnel's access changes. Client metadata
  * documents are fetched through the webhooks' SSRF guard, with its switch for private addresses;
  * why a fetch failed goes to `log`.
  */
@@ -42,6 +44,7 @@ export async function openAccess(
   store: Store,
   listenPort: number,
   log: Logger = silentLogger,
+  events?: ClusterEvents,
 ): Promise<Access> {
   const settings = new TunnelAccessStore(store.db)
   const agentTokens = new AgentTokenStore(store.db)
@@ -71,7 +74,7 @@ export async function openAccess(
     tokens,
     registry,
     issuer,
-    port: storeAccessPort({ settings, agentTokens, grants, gate }),
+    port: storeAccessPort({ settings, agentTokens, grants, gate, ...(events ? { events } : {}) }),
     close: () => guard.close(),
   }
 }

@@ -30,7 +30,7 @@ export interface AccessPort {
   settings(tunnelId: string): Promise<TunnelAccess>
   /** The access mode of each of `tunnelIds` (for lists). */
   modes(tunnelIds: readonly string[]): Promise<Map<string, TunnelAccess['mode']>>
-  /** Store new settings; they apply to the next request on this node (others within seconds). */
+  /** Store new settings; they apply to the next request, and end open ones they refuse, on every node. */
   setSettings(tunnelId: string, access: TunnelAccess): Promise<TunnelAccess>
   agentTokens(tunnelId: string): Promise<AgentTokenView[]>
   createAgentToken(

@@ -1,7 +1,7 @@
 /**
  * Changes every node must apply at once, over Redis pub/sub: an account's plan or a tunnel's
  * policy, tools or key changed, or a custom domain (drop what is cached about it), a tunnel was taken over by another
- * node (drop the local client), an agent's listing started or ended on a node. One channel; messages are small JSON objects; a node ignores
+ * node (drop the local client), a tunnel's access changed (check its open requests again), an agent's listing started or ended on a node. One channel; messages are small JSON objects; a node ignores
  * what it sent itself. Without Redis there is one node, and events are delivered in process.
  */
 import { Redis } from 'ioredis'
@@ -20,6 +20,8 @@ export type ClusterEvent =
       readonly node: string
       readonly epoch: number
     }
+  /** A tunnel's access settings changed, or one of its agent tokens or grants was revoked. */
+  | { readonly type: 'access'; readonly tunnelId: string }
   /**
    * A `tools/list` started (`open`) or ended on `node`, for the tunnel and scope hashed in `key`
    * (edge/pending-listings.ts).

@@ -38,6 +38,7 @@ import { relayResponse } from './relay-response.js'
 import { sendRefusal } from '../http/send-refusal.js'
 import { answerShaper, governRequest, rugPullFor } from './govern-request.js'
 import { PendingListings } from './pending-listings.js'
+import { AdmittedExchanges } from './admitted-exchanges.js'
 import { agentLabel } from '../access/agent-identity.js'
 import { isProtectedResourcePath, serveProtectedResource } from '../access/protected-resource.js'
 
@@ -60,6 +61,8 @@ export class Edge {
   private readonly bodies: BodyBudget
   private readonly answers: AnswerBudget
   private readonly continuations: CallContinuations
+  /** The requests the access gate admitted that are still open. */
+  private readonly admitted = new AdmittedExchanges()
   /** The `tools/list` requests in flight, per tunnel and session (and on other nodes). */
   private readonly listings: PendingListings
   /** The session cap and the quotas. */
@@ -81,6 +84,11 @@ export class Edge {
       quotas: opts.quotas ?? null,
       continuations: this.continuations,
     }
+  }
+
+  /** End the open requests of `tunnelId` that its changed access no longer admits; how many. */
+  recheckAccess(tunnelId: string): Promise<number> {
+    return this.admitted.recheck(tunnelId)
   }
 
   /** Bytes of request bodies held now (read or being read, their requests not yet answered). */
@@ -155,6 +163,16 @@ export class Edge {
     }
     if (!tunnel) {
       return sendRefusal(res, 'tunnel_not_found', 'tunnel not found', `no tunnel is named ${host}`)
+    }
+    if (access !== null) {
+      // Admitted now; ended if the tunnel's access changes so that the gate would refuse it.
+      const gate = this.opts.access!
+      const authorization = singleHeader(req.headers.authorization)
+      const allowed = async () => (await gate.check(tunnel.id, origin, clientIp, authorization)).ok
+      res.once(
+        'close',
+        this.admitted.add(tunnel.id, allowed, () => res.destroy()),
+      )
     }
 
     let body: Buffer | undefined

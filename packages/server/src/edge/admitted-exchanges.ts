@@ -1,0 +1,86 @@
+/**
+ * The requests the access gate admitted that are still open, per tunnel. The gate decides when a
+ * request arrives, but a GET stream or a streaming answer can stay open for hours: when a
+ * tunnel's access changes (its mode or allowlist, an agent or agent token revoked) each of its
+ * open exchanges is checked again as it was admitted, and those the gate would now refuse are
+ * ended. Every open exchange is also checked again every `RECHECK_ALL_MS`, for what changes
+ * without news to this node (an access token expiring, a grant revoked by the authorization
+ * server, an event lost).
+ */
+
+/** Between checks of every open exchange. */
+export const RECHECK_ALL_MS = 30_000
+
+interface Admitted {
+  /** Whether the gate still admits it (a rejection counts as no news). */
+  readonly allowed: () => Promise<boolean>
+  readonly end: () => void
+}
+
+export class AdmittedExchanges {
+  readonly #byTunnel = new Map<string, Set<Admitted>>()
+  #size = 0
+  #timer: NodeJS.Timeout | undefined
+  #sweeping = false
+
+  /** Note an admitted exchange of `tunnelId` until the returned call (when it closes). */
+  add(tunnelId: string, allowed: () => Promise<boolean>, end: () => void): () => void {
+    let set = this.#byTunnel.get(tunnelId)
+    if (!set) {
+      set = new Set()
+      this.#byTunnel.set(tunnelId, set)
+    }
+    const entry: Admitted = { allowed, end }
+    set.add(entry)
+    if (this.#size++ === 0) {
+      this.#timer = setInterval(() => void this.#sweep(), RECHECK_ALL_MS)
+      this.#timer.unref()
+    }
+    return () => {
+      if (!set.delete(entry)) return
+      if (set.size === 0 && this.#byTunnel.get(tunnelId) === set) this.#byTunnel.delete(tunnelId)
+      if (--this.#size === 0) clearInterval(this.#timer)
+    }
+  }
+
+  /** Check `tunnelId`'s open exchanges again, ending those no longer admitted; how many ended. */
+  async recheck(tunnelId: string): Promise<number> {
+    let ended = 0
+    for (const entry of [...(this.#byTunnel.get(tunnelId) ?? [])]) {
+      if (await this.#stillAllowed(entry)) continue
+      entry.end()
+      ended++
+    }
+    return ended
+  }
+
+  /** Check every open exchange again (what the timer does); how many ended. */
+  async recheckAll(): Promise<number> {
+    let ended = 0
+    for (const tunnelId of [...this.#byTunnel.keys()]) ended += await this.recheck(tunnelId)
+    return ended
+  }
+
+  /** Open exchanges noted (for tests). */
+  get size(): number {
+    return this.#size
+  }
+
+  async #sweep(): Promise<void> {
+    if (this.#sweeping) return
+    this.#sweeping = true
+    try {
+      await this.recheckAll()
+    } finally {
+      this.#sweeping = false
+    }
+  }
+
+  async #stillAllowed(entry: Admitted): Promise<boolean> {
+    try {
+      return await entry.allowed()
+    } catch {
+      return true
+    }
+  }
+}
