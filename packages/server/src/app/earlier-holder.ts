@@ -19,9 +19,10 @@ export async function endEarlierHolder(
   svc: WebServices,
   accountId: string,
 ): Promise<ReplacedKey[]> {
-  for (const token of await svc.tokens.list(accountId)) {
-    await svc.tokens.revoke(accountId, token.id)
-  }
+  // API tokens first, all at once under the account's lock: from then on no request of the
+  // earlier holder can make anything (the lock's check finds its credential gone, and its
+  // browser sessions were ended before), so what is listed below is all there is.
+  await svc.tokens.revokeAll(accountId)
   for (const endpoint of await svc.webhooks.list(accountId)) {
     await svc.webhooks.delete(accountId, endpoint.id)
   }

@@ -8,6 +8,7 @@ import { timingSafeEqual } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
 import { parseCookies } from '../http/cookies.js'
 import { HttpError } from '../http/http-error.js'
+import type { ActingCredential } from '../store/acting-credential.js'
 
 /** The session cookie's name. */
 export const SESSION_COOKIE = 'burrow_session'
@@ -58,6 +59,13 @@ export async function identify(req: IncomingMessage, lookups: AuthLookups): Prom
     csrfToken: session.csrfToken,
     sessionToken: token,
   }
+}
+
+/** The credential `caller` acts with, for the store to check again (`acting-credential.ts`). */
+export function actingCredential(caller: Caller): ActingCredential {
+  return caller.via === 'session'
+    ? { kind: 'session', token: caller.sessionToken }
+    : { kind: 'api_token', id: caller.tokenId }
 }
 
 /** True when two secrets are equal, compared in constant time. */

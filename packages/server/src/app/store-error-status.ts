@@ -12,6 +12,7 @@ const STATUS: Readonly<Record<string, number>> = {
   not_found: 404,
   conflict: 409,
   plan_limit: 402,
+  unauthorized: 401,
 }
 
 /** The `HttpError` for `err` when it is a StoreError or HttpError; anything else is rethrown. */

@@ -82,6 +82,7 @@ export function storeWebServices(parts: StoreWebServicesParts): WebServices {
       create: (accountId, name) => store.apiTokens.create(accountId, name),
       list: (accountId) => store.apiTokens.list(accountId),
       revoke: (accountId, id) => store.apiTokens.revoke(accountId, id),
+      revokeAll: (accountId) => store.apiTokens.revokeAll(accountId),
       authenticate: (secret) => store.apiTokens.authenticate(secret),
     },
     tunnels: {

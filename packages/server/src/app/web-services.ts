@@ -44,6 +44,8 @@ export interface TokensPort {
   create(accountId: string, name: string): Promise<{ token: TokenView; secret: string }>
   list(accountId: string): Promise<TokenView[]>
   revoke(accountId: string, id: string): Promise<boolean>
+  /** Revoke every token of the account at once (tokens being made meanwhile included). */
+  revokeAll(accountId: string): Promise<void>
   authenticate(secret: string): Promise<{ accountId: string; tokenId: string } | undefined>
 }
 

@@ -116,6 +116,18 @@ export class ApiTokenStore {
   }
 
   /**
+   * Revoke every token of account `accountId` at once, holding its lock: a token being made
+   * meanwhile is either made first (and revoked here) or made after, by a credential the lock's
+   * check then finds revoked (`acting-credential.ts`), so none survives.
+   */
+  async revokeAll(accountId: string): Promise<void> {
+    await this.#db.transaction().execute(async (trx) => {
+      await lockAccount(trx, accountId)
+      await trx.deleteFrom('api_tokens').where('account_id', '=', accountId).execute()
+    })
+  }
+
+  /**
    * The account and token a `btk_…` secret authenticates, or undefined for an unknown, revoked
    * or malformed one. Records the use (at most once a minute per token).
    */

@@ -8,6 +8,7 @@
 import { PostgresAdapter } from 'kysely'
 import type { Transaction } from 'kysely'
 import type { Database } from './schema.js'
+import { checkActingCredential } from './acting-credential.js'
 
 /** What the callers of `lockAccount` need of the row. */
 export interface LockedAccount {
@@ -19,6 +20,8 @@ export interface LockedAccount {
 
 /**
  * Lock account `accountId` until `trx` ends and return its row, or undefined when there is none.
+ * A request of the dashboard or the API is refused (`StoreError` `unauthorized`) when the
+ * credential it acts with was revoked meanwhile (`acting-credential.ts`).
  *
  * PostgreSQL: `SELECT … FOR UPDATE` locks the row; a second transaction waits here until the
  * first commits, and then (READ COMMITTED) sees its inserts.
@@ -34,18 +37,20 @@ export async function lockAccount(
   accountId: string,
 ): Promise<LockedAccount | undefined> {
   const columns = ['id', 'slug', 'plan', 'plan_expires_at'] as const
-  if (trx.getExecutor().adapter instanceof PostgresAdapter) {
-    return trx
-      .selectFrom('accounts')
-      .select(columns)
-      .where('id', '=', accountId)
-      .forUpdate()
-      .executeTakeFirst()
-  }
-  return trx
-    .updateTable('accounts')
-    .set((eb) => ({ plan: eb.ref('plan') }))
-    .where('id', '=', accountId)
-    .returning(columns)
-    .executeTakeFirst()
+  const row =
+    trx.getExecutor().adapter instanceof PostgresAdapter
+      ? await trx
+          .selectFrom('accounts')
+          .select(columns)
+          .where('id', '=', accountId)
+          .forUpdate()
+          .executeTakeFirst()
+      : await trx
+          .updateTable('accounts')
+          .set((eb) => ({ plan: eb.ref('plan') }))
+          .where('id', '=', accountId)
+          .returning(columns)
+          .executeTakeFirst()
+  if (row !== undefined) await checkActingCredential(trx, accountId)
+  return row
 }

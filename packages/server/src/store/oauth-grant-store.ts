@@ -6,6 +6,8 @@
 import { randomBytes } from 'node:crypto'
 import type { Kysely, Selectable } from 'kysely'
 import type { Database } from './schema.js'
+import { lockAccount } from './lock-account.js'
+import { StoreError } from './store-error.js'
 
 /** A grant as the authorization server and the dashboard see it. */
 export interface OauthGrant {
@@ -47,7 +49,10 @@ export class OauthGrantStore {
     this.#now = now
   }
 
-  /** Record an approval and its first code (by hash); returns the grant's id. */
+  /**
+   * Record an approval and its first code (by hash), holding the account's lock (so the browser
+   * session approving is checked again: `acting-credential.ts`); returns the grant's id.
+   */
   async approve(input: {
     tunnelId: string
     accountId: string
@@ -62,6 +67,9 @@ export class OauthGrantStore {
   }): Promise<string> {
     const id = 'grant_' + randomBytes(10).toString('hex')
     await this.#db.transaction().execute(async (trx) => {
+      if ((await lockAccount(trx, input.accountId)) === undefined) {
+        throw new StoreError('not_found', `account "${input.accountId}" does not exist`)
+      }
       await trx
         .insertInto('oauth_grants')
         .values({

@@ -5,10 +5,11 @@
  */
 
 /**
- * Why the store refused: the value is taken, malformed, names nothing, or the account's plan
- * allows no more (the web layer answers 402 Payment Required).
+ * Why the store refused: the value is taken, malformed, names nothing, the account's plan
+ * allows no more (the web layer answers 402 Payment Required), or the credential the request acts
+ * with was revoked while it was being served (`acting-credential.ts`; 401).
  */
-export type StoreErrorCode = 'conflict' | 'invalid' | 'not_found' | 'plan_limit'
+export type StoreErrorCode = 'conflict' | 'invalid' | 'not_found' | 'plan_limit' | 'unauthorized'
 
 /** A request the store refused; `message` is fit to show to the user. */
 export class StoreError extends Error {

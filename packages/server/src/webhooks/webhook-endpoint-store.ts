@@ -8,6 +8,7 @@
 import { randomBytes } from 'node:crypto'
 import type { Kysely, Selectable } from 'kysely'
 import { StoreError } from '../store/store-error.js'
+import { lockAccount } from '../store/lock-account.js'
 import { WEBHOOK_EVENT_TYPES, isWebhookEventType } from './webhook-event.js'
 import type { WebhookEventType } from './webhook-event.js'
 import { toDeliveryStatus } from './webhook-outbox.js'
@@ -108,13 +109,8 @@ export class WebhookEndpointStore {
       consecutive_failures: 0,
     }
     await this.#db.transaction().execute(async (trx) => {
-      // Writing the account row locks it, so concurrent creates count one after another.
-      const locked = await trx
-        .updateTable('accounts')
-        .set((eb) => ({ id: eb.ref('id') }))
-        .where('id', '=', accountId)
-        .executeTakeFirst()
-      if (locked.numUpdatedRows === 0n) {
+      // The account's lock, so concurrent creates count one after another.
+      if ((await lockAccount(trx, accountId)) === undefined) {
         throw new StoreError('not_found', `account "${accountId}" does not exist`)
       }
       const { count } = await trx

@@ -11,7 +11,8 @@ import { requestOrigin } from '../../http/request-origin.js'
 import { HttpError } from '../../http/http-error.js'
 import { readJsonObject } from '../../http/request-body.js'
 import { sendApiError, sendApiJson } from '../../http/responses.js'
-import { checkCsrf, identify } from '../session-auth.js'
+import { actingCredential, checkCsrf, identify } from '../session-auth.js'
+import { actAs } from '../../store/acting-credential.js'
 import { toHttpError } from '../store-error-status.js'
 import type { WebServices } from '../web-services.js'
 import { accountJson, billingJson, tokenJson, tunnelJson } from './api-json.js'
@@ -181,7 +182,9 @@ export class Api {
       const account = await this.#svc.accounts.get(caller.accountId)
       if (!account) throw new HttpError(401, 'unauthorized', 'the account no longer exists')
       const params = (route.pattern.exec(path) ?? []).slice(1)
-      await route.handler({ req, res, caller, account, params })
+      await actAs(actingCredential(caller), () =>
+        route.handler({ req, res, caller, account, params }),
+      )
     } catch (err) {
       const e = toHttpError(err)
       sendApiError(res, e)

@@ -25,6 +25,8 @@ import { pricingPage } from './pricing-page.js'
 import { redirect } from '../../http/responses.js'
 import { toHttpError } from '../store-error-status.js'
 import type { AccountView } from '../web-services.js'
+import { actingCredential } from '../session-auth.js'
+import { actAs } from '../../store/acting-credential.js'
 
 export type { DashboardOptions } from './dashboard-kit.js'
 
@@ -99,15 +101,17 @@ export class Dashboard {
         return true
       }
       const params = (route.pattern.exec(path) ?? []).slice(1)
-      await route.handler({
-        req,
-        res,
-        caller,
-        account: found.account,
-        viewer: found.viewer,
-        params,
-        query,
-      })
+      await actAs(actingCredential(caller), () =>
+        route.handler({
+          req,
+          res,
+          caller,
+          account: found.account,
+          viewer: found.viewer,
+          params,
+          query,
+        }),
+      )
       return true
     } catch (err) {
       const e = toHttpError(err)

@@ -13,7 +13,8 @@ import { HttpError } from '../../http/http-error.js'
 import { RateLimiter } from '../../http/rate-limiter.js'
 import { readForm, readJsonObject } from '../../http/request-body.js'
 import { redirect, sendHtml, sendJson } from '../../http/responses.js'
-import { checkCsrf, identify } from '../session-auth.js'
+import { actingCredential, checkCsrf, identify } from '../session-auth.js'
+import { actAs } from '../../store/acting-credential.js'
 import type { Viewer } from '../dashboard/layout.js'
 import type { WebServices } from '../web-services.js'
 import type { Mount } from '../app.js'
@@ -218,18 +219,21 @@ export class AuthorizationServer implements Mount {
       return redirect(res, this.#back(checked.redirectUri, denied, checked.state))
     }
     const code = randomBytes(32).toString('base64url')
-    await this.#o.grants.approve({
-      tunnelId: tunnel.id,
-      accountId: account.id,
-      clientId: checked.client.clientId,
-      clientName: checked.client.name,
-      approvedBy: account.email,
-      resource: checked.resource,
-      codeHash: hashKey(code),
-      redirectUri: checked.redirectUri,
-      codeChallenge: checked.codeChallenge,
-      codeExpiresAt: new Date(Date.now() + CODE_TTL_SECS * 1000),
-    })
+    const approve = () =>
+      this.#o.grants.approve({
+        tunnelId: tunnel.id,
+        accountId: account.id,
+        clientId: checked.client.clientId,
+        clientName: checked.client.name,
+        approvedBy: account.email,
+        resource: checked.resource,
+        codeHash: hashKey(code),
+        redirectUri: checked.redirectUri,
+        codeChallenge: checked.codeChallenge,
+        codeExpiresAt: new Date(Date.now() + CODE_TTL_SECS * 1000),
+      })
+    // The session is checked again as the grant is written (it may have been signed out since).
+    await actAs(actingCredential(caller), approve)
     redirect(
       res,
       withParams(checked.redirectUri, { code, state: checked.state, iss: this.#o.issuer }),

@@ -1,0 +1,106 @@
+/**
+ * An earlier holder racing the address's owner: someone signed up with an address they do not
+ * own and keeps making API tokens (each with the last, deleting the oldest) while the owner
+ * resets the password from the mailed link. Once the reset has answered, none of the tokens the
+ * earlier holder made works, however the requests interleaved. Real burrowd, SMTP inbox, on
+ * SQLite and on PostgreSQL when TEST_DATABASE_URL is set (where requests run at once).
+ */
+import assert from 'node:assert/strict'
+import { after, describe, it } from 'node:test'
+import {
+  testBackends,
+  type TestDatabase,
+} from '../../packages/server/test/helpers/test-databases.js'
+import { startSmtpInbox, type SmtpInbox } from '../helpers/smtp-inbox.js'
+import { startService, type Service } from '../helpers/stack.js'
+import { bearerApi, signUp } from '../helpers/web-client.js'
+
+/** A form post as a browser makes it: the form's cookie and token first. */
+async function postForm(
+  base: string,
+  path: string,
+  fields: Record<string, string>,
+  formPath = path,
+): Promise<Response> {
+  const form = await fetch(`${base}${formPath}`)
+  const cookie = form.headers.getSetCookie()[0]?.split(';', 1)[0] ?? ''
+  const csrf = /name="_csrf" value="([^"]+)"/.exec(await form.text())?.[1] ?? ''
+  return fetch(`${base}${path}`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie },
+    body: new URLSearchParams({ _csrf: csrf, ...fields }),
+  })
+}
+
+for (const backend of testBackends()) {
+  describe(`an earlier holder making tokens during the owner's reset, on ${backend.name}`, () => {
+    let inbox: SmtpInbox | undefined
+    let service: Service | undefined
+    let database: TestDatabase | undefined
+
+    after(async () => {
+      await service?.close()
+      await inbox?.close()
+      await database?.drop()
+    })
+
+    it('leaves none of their tokens working', { timeout: 120_000 }, async () => {
+      inbox = await startSmtpInbox()
+      database = await backend.create()
+      service = await startService({
+        BURROW_SMTP_URL: inbox.url,
+        BURROW_MAIL_FROM: 'Burrow Tests <tunnels@burrow.test>',
+        ...(database.config.databaseUrl
+          ? { BURROW_DATABASE_URL: database.config.databaseUrl }
+          : {}),
+      })
+      const base = `http://127.0.0.1:${service.port}`
+      // The earlier holder signs up with the owner's address, never confirmed.
+      const holder = await signUp(base, 'owner')
+      const made = [holder.token]
+      let stop = false
+      const churn = async () => {
+        while (!stop) {
+          const using =
+            made[made.length - 1 - Math.floor(Math.random() * Math.min(made.length, 4))]!
+          const api = bearerApi(base, using)
+          const token = await api<{ secret?: string }>('POST', '/api/tokens', {
+            name: 'kept',
+          }).catch(() => null)
+          if (token?.status === 201 && token.json.secret) made.push(token.json.secret)
+          if (made.length > 25) {
+            const listed = await api<{ tokens?: { id: string }[] }>('GET', '/api/tokens').catch(
+              () => null,
+            )
+            const oldest = listed?.json.tokens?.[0]?.id
+            if (oldest) await api('DELETE', `/api/tokens/${oldest}`).catch(() => null)
+          }
+        }
+      }
+      const workers = Array.from({ length: 6 }, churn)
+      await new Promise((resolve) => setTimeout(resolve, 300))
+
+      // The owner resets the password from the mailed link.
+      assert.equal((await postForm(base, '/forgot', { email: 'owner@example.com' })).status, 200)
+      const mail = await inbox.waitFor('owner@example.com', /Reset your Burrow password/)
+      const url = new URL(inbox.link(mail))
+      const reset = await postForm(
+        base,
+        '/reset',
+        { token: url.searchParams.get('token')!, password: 'purple otter lamp' },
+        url.pathname + url.search,
+      )
+      assert.equal(reset.status, 200, await reset.text())
+      stop = true
+      await Promise.all(workers)
+      assert.ok(made.length > 1, 'the earlier holder made tokens')
+      const working: string[] = []
+      for (const token of new Set(made)) {
+        if ((await bearerApi(base, token)('GET', '/api/account')).status === 200)
+          working.push(token)
+      }
+      assert.deepEqual(working, [], `${working.length} of ${made.length} tokens still work`)
+    })
+  })
+}
