@@ -13,12 +13,13 @@ import { signUp } from '../helpers/web-client.js'
 /** A form post from a browser at `address` (as the TLS proxy on loopback reports it). */
 async function formPost(
   base: string,
-  path: '/signup' | '/signin',
+  path: '/signup' | '/signin' | '/forgot' | '/reset',
   fields: Record<string, string>,
   address: string,
   cookies: readonly string[] = [],
+  formPath: string = path,
 ): Promise<Response> {
-  const page = await fetch(`${base}${path}`, { headers: { 'x-forwarded-for': address } })
+  const page = await fetch(`${base}${formPath}`, { headers: { 'x-forwarded-for': address } })
   const formCookie = (page.headers.get('set-cookie') ?? '').split(';', 1)[0] ?? ''
   const token = /name="_csrf" value="([^"]+)"/.exec(await page.text())?.[1] ?? ''
   return fetch(`${base}${path}`, {
@@ -112,6 +113,50 @@ describe('hostile traffic against accounts', () => {
     const back = await formPost(base, '/signin', { email, password }, '203.0.113.99', [device])
     assert.equal(back.status, 303)
     assert.equal(back.headers.get('location'), '/dashboard')
+  })
+
+  it('trusts no browser of the old password after a reset', async () => {
+    const email = 'stale@example.com'
+    const password = 'stale horse battery'
+    const made = await formPost(base, '/signup', { email, slug: 'stale', password }, '192.0.2.60')
+    assert.equal(made.status, 303, await made.text())
+    // Someone who knew the password collects a device cookie.
+    const signedIn = await formPost(base, '/signin', { email, password }, '203.0.113.2')
+    const device = signedIn.headers
+      .getSetCookie()
+      .find((c) => c.startsWith('burrow_device='))
+      ?.split(';', 1)[0]
+    assert.ok(device)
+    // The owner resets the password from the mail (the dev outbox: this burrowd has no SMTP).
+    assert.equal((await formPost(base, '/forgot', { email }, '203.0.113.3')).status, 200)
+    let token = ''
+    for (let i = 0; i < 100 && token === ''; i++) {
+      const outbox = await (await fetch(`${base}/dev/outbox`)).text()
+      const mail = outbox.split('<article').find((m) => m.includes(email))
+      token = /\/reset\?token=([A-Za-z0-9_-]+)/.exec(mail ?? '')?.[1] ?? ''
+      if (token === '') await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+    assert.ok(token, 'the reset mail is in the outbox')
+    const reset = await formPost(
+      base,
+      '/reset',
+      { token, password: 'brand new passphrase 77' },
+      '203.0.113.3',
+      [],
+      `/reset?token=${token}`,
+    )
+    // 200: the page saying what an earlier holder lost (the address was never confirmed).
+    assert.equal(reset.status, 200, await reset.text())
+    // Guesses at the new password from many addresses empty the account's untrusted bucket…
+    for (let i = 0; i < 10; i++) {
+      const res = await formPost(base, '/signin', { email, password: `guess ${i}` }, `10.8.0.${i}`)
+      assert.equal(res.status, 401)
+    }
+    // …and the old password's browser is one of them: no guesses of its own.
+    const stale = await formPost(base, '/signin', { email, password: 'guess' }, '10.8.1.1', [
+      device,
+    ])
+    assert.equal(stale.status, 429)
   })
 
   it('returns a dev-checkout buyer only to this service, never to a success_url elsewhere', async () => {

@@ -68,6 +68,7 @@ export function storeWebServices(parts: StoreWebServicesParts): WebServices {
         const a = await store.verifyLogin(email, password)
         return a && account(a)
       },
+      passwordStamp: (email) => store.passwordStamp(email),
       get: async (id) => {
         const a = await store.getAccountById(id)
         return a && account(a)

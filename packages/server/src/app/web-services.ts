@@ -29,6 +29,8 @@ export type TunnelRecord = Omit<TunnelView, 'online' | 'publicUrl'>
 export interface AccountsPort {
   create(input: { email: string; slug: string; password: string }): Promise<AccountView>
   verifyLogin(email: string, password: string): Promise<AccountView | undefined>
+  /** What names the account's current password (for device cookies); empty when there is none. */
+  passwordStamp(email: string): Promise<string>
   get(id: string): Promise<AccountView | undefined>
 }
 

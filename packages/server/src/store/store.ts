@@ -7,6 +7,7 @@
  * and passwords exist only as hashes, and every plan returned is the plan in force now.
  */
 
+import { createHash } from 'node:crypto'
 import { labelProblem } from '@burrow/protocol'
 import { isPlanId, PLAN_IDS } from '../plans.js'
 import type { PlanId } from '../plans.js'
@@ -168,6 +169,21 @@ export class Store {
     return ok && row !== undefined && stored !== null && !tooLong
       ? toAccount(row, this.#now())
       : undefined
+  }
+
+  /**
+   * What names the current password of the account with `email` (a digest of its stored hash,
+   * which changes with every new password), or an empty string when there is none: device
+   * cookies are bound to it.
+   */
+  async passwordStamp(email: string): Promise<string> {
+    const row = await this.db
+      .selectFrom('accounts')
+      .select('password_hash')
+      .where('email', '=', normaliseEmail(email))
+      .executeTakeFirst()
+    const stored = row?.password_hash ?? null
+    return stored === null ? '' : createHash('sha256').update(stored).digest('base64url')
   }
 
   /**

@@ -97,9 +97,10 @@ export class DashboardAuth {
     if (refused) return again(refused.startsWith('Too many') ? 429 : 403, refused)
     const guard = this.#kit.opts.signInGuard
     const device = parseCookies(req.headers.cookie).get(DEVICE_COOKIE)
-    const check = guard.check(values.email, device)
-    if (!check.ok) return again(429, check.message)
     const accounts = this.#kit.svc.accounts
+    const stamp = await accounts.passwordStamp(values.email)
+    const check = guard.check(values.email, device, stamp)
+    if (!check.ok) return again(429, check.message)
     const account = await accounts.verifyLogin(values.email, form.get('password') ?? '')
     if (!account) {
       guard.failed(values.email, check.device)
@@ -107,7 +108,7 @@ export class DashboardAuth {
     }
     const trusted = this.#kit.cookie(
       DEVICE_COOKIE,
-      guard.deviceCookie(values.email, check.device),
+      guard.deviceCookie(values.email, check.device, stamp),
       DEVICE_COOKIE_SECS,
     )
     await this.#startSession(res, account.id, next ?? '/dashboard', [trusted])

@@ -106,6 +106,7 @@ export class DashboardRecovery {
       this.#kit.opts.signInGuard.trustedDevice(
         email,
         parseCookies(req.headers.cookie).get(DEVICE_COOKIE),
+        await this.#kit.svc.accounts.passwordStamp(email),
       ) !== null
     const asked = this.#recovery.requestReset(email, this.#kit.opts.addresses.rateKey(req), trusted)
     if (!asked.ok) {

@@ -2,8 +2,10 @@
  * Limits on guessing passwords that do not lock the owner out. Every sign-in and sign-up spends
  * from its client address's bucket. Failed sign-ins also spend from a bucket per account, but only
  * when they come from a browser that has never signed in to that account: a successful sign-in
- * leaves a device cookie (a random id and a MAC binding it to the email), and failures from a
- * browser holding one spend from that device's own bucket instead. An attacker who guesses from
+ * leaves a device cookie (a random id and a MAC binding it to the email and to the password it
+ * signed in with), and failures from a browser holding one spend from that device's own bucket
+ * instead. A new password (a reset) voids every device cookie: one collected while someone else
+ * knew the old password buys no guesses at the new one. An attacker who guesses from
  * many addresses stops the account's untrusted bucket; the owner, on a browser they signed in
  * with before, is not refused (docs/decisions.md, "Sign-in throttling").
  */
@@ -61,10 +63,13 @@ export class SignInGuard {
       : `Too many attempts; try again in ${decision.retryAfterSecs} seconds.`
   }
 
-  /** May `email` be tried now, from a browser that sent `deviceCookie`? */
-  check(email: string, deviceCookie: string | undefined): SignInCheck {
+  /**
+   * May `email` be tried now, from a browser that sent `deviceCookie`? `stamp` names the
+   * account's current password (`passwordStamp`; empty for an unknown email).
+   */
+  check(email: string, deviceCookie: string | undefined, stamp: string): SignInCheck {
     const key = emailKey(email)
-    const device = this.#trustedDevice(key, deviceCookie)
+    const device = this.#trustedDevice(key, deviceCookie, stamp)
     if (device !== null) {
       const d = this.#devices.peek(device)
       if (d.ok) return { ok: true, device }
@@ -89,30 +94,30 @@ export class SignInGuard {
     else this.#accounts.take(emailKey(email))
   }
 
-  /** The device cookie value to set after a successful sign-in to `email`. */
-  deviceCookie(email: string, device: string | null): string {
+  /** The device cookie value to set after a successful sign-in to `email` (password `stamp`). */
+  deviceCookie(email: string, device: string | null, stamp: string): string {
     const id = device ?? randomBytes(16).toString('base64url')
-    return `${id}.${this.#mac(id, emailKey(email))}`
+    return `${id}.${this.#mac(id, emailKey(email), stamp)}`
   }
 
-  /** The device id of `cookie` when a sign-in to `email` issued it, else null. */
-  trustedDevice(email: string, cookie: string | undefined): string | null {
-    return this.#trustedDevice(emailKey(email), cookie)
+  /** The device id of `cookie` when a sign-in to `email` with its current password issued it. */
+  trustedDevice(email: string, cookie: string | undefined, stamp: string): string | null {
+    return this.#trustedDevice(emailKey(email), cookie, stamp)
   }
 
-  /** The device id of `cookie` when it was issued for `key`'s account, else null. */
-  #trustedDevice(key: string, cookie: string | undefined): string | null {
+  /** The device id of `cookie` when it was issued for `key`'s account and `stamp`, else null. */
+  #trustedDevice(key: string, cookie: string | undefined, stamp: string): string | null {
     if (cookie === undefined) return null
     const dot = cookie.indexOf('.')
     if (dot <= 0 || cookie.length > 200) return null
     const id = cookie.slice(0, dot)
     const given = Buffer.from(cookie.slice(dot + 1))
-    const expected = Buffer.from(this.#mac(id, key))
+    const expected = Buffer.from(this.#mac(id, key, stamp))
     return given.length === expected.length && timingSafeEqual(given, expected) ? id : null
   }
 
-  #mac(id: string, key: string): string {
-    return createHmac('sha256', this.#secret).update(`${id}|${key}`).digest('base64url')
+  #mac(id: string, key: string, stamp: string): string {
+    return createHmac('sha256', this.#secret).update(`${id}|${key}|${stamp}`).digest('base64url')
   }
 }
 
