@@ -359,6 +359,8 @@ describe('OAuth for MCP clients', () => {
       ],
       [{ ...good, client_id: 'https://10.1.2.3/client.json' }, /private/],
       [{ ...good, client_id: 'http://example.com/client.json' }, /https URL with a path/],
+      [{ ...good, client_id: 'https://user@example.com/client.json' }, /https URL with a path/],
+      [{ ...good, client_id: 'https://:pw@example.com/client.json' }, /https URL with a path/],
     ] as const) {
       const res = await authorize(params)
       assert.equal(res.status, 400)

@@ -3,18 +3,21 @@
  * request arrives, but a GET stream or a streaming answer can stay open for hours: when a
  * tunnel's access changes (its mode or allowlist, an agent or agent token revoked) each of its
  * open exchanges is checked again as it was admitted, and those the gate would now refuse are
- * ended. Every open exchange is also checked again every `RECHECK_ALL_MS`, for what changes
- * without news to this node (an access token expiring, a grant revoked by the authorization
- * server, an event lost).
+ * ended. Every open stream (an agent's GET) is also checked again every `RECHECK_ALL_MS`, for
+ * what changes without news to this node (an access token expiring, a grant revoked by the
+ * authorization server, an event lost); a call in flight is not, so that a token expiring during
+ * a long call does not cut it (the call ends, and the next request meets the gate).
  */
 
-/** Between checks of every open exchange. */
+/** Between checks of every open stream. */
 export const RECHECK_ALL_MS = 30_000
 
 interface Admitted {
   /** Whether the gate still admits it (a rejection counts as no news). */
   readonly allowed: () => Promise<boolean>
   readonly end: () => void
+  /** Checked by the timer too (a stream), not only when its tunnel's access changes. */
+  readonly stream: boolean
 }
 
 export class AdmittedExchanges {
@@ -23,14 +26,22 @@ export class AdmittedExchanges {
   #timer: NodeJS.Timeout | undefined
   #sweeping = false
 
-  /** Note an admitted exchange of `tunnelId` until the returned call (when it closes). */
-  add(tunnelId: string, allowed: () => Promise<boolean>, end: () => void): () => void {
+  /**
+   * Note an admitted exchange of `tunnelId` until the returned call (when it closes); `stream`
+   * for an agent's GET stream, which the timer checks too.
+   */
+  add(
+    tunnelId: string,
+    allowed: () => Promise<boolean>,
+    end: () => void,
+    stream = false,
+  ): () => void {
     let set = this.#byTunnel.get(tunnelId)
     if (!set) {
       set = new Set()
       this.#byTunnel.set(tunnelId, set)
     }
-    const entry: Admitted = { allowed, end }
+    const entry: Admitted = { allowed, end, stream }
     set.add(entry)
     if (this.#size++ === 0) {
       this.#timer = setInterval(() => void this.#sweep(), RECHECK_ALL_MS)
@@ -44,9 +55,10 @@ export class AdmittedExchanges {
   }
 
   /** Check `tunnelId`'s open exchanges again, ending those no longer admitted; how many ended. */
-  async recheck(tunnelId: string): Promise<number> {
+  async recheck(tunnelId: string, streamsOnly = false): Promise<number> {
     let ended = 0
     for (const entry of [...(this.#byTunnel.get(tunnelId) ?? [])]) {
+      if (streamsOnly && !entry.stream) continue
       if (await this.#stillAllowed(entry)) continue
       entry.end()
       ended++
@@ -54,10 +66,10 @@ export class AdmittedExchanges {
     return ended
   }
 
-  /** Check every open exchange again (what the timer does); how many ended. */
-  async recheckAll(): Promise<number> {
+  /** Check every open stream again (what the timer does); how many ended. */
+  async recheckStreams(): Promise<number> {
     let ended = 0
-    for (const tunnelId of [...this.#byTunnel.keys()]) ended += await this.recheck(tunnelId)
+    for (const tunnelId of [...this.#byTunnel.keys()]) ended += await this.recheck(tunnelId, true)
     return ended
   }
 
@@ -70,7 +82,7 @@ export class AdmittedExchanges {
     if (this.#sweeping) return
     this.#sweeping = true
     try {
-      await this.recheckAll()
+      await this.recheckStreams()
     } finally {
       this.#sweeping = false
     }

@@ -169,10 +169,8 @@ export class Edge {
       const gate = this.opts.access!
       const authorization = singleHeader(req.headers.authorization)
       const allowed = async () => (await gate.check(tunnel.id, origin, clientIp, authorization)).ok
-      res.once(
-        'close',
-        this.admitted.add(tunnel.id, allowed, () => res.destroy()),
-      )
+      const end = () => res.destroy()
+      res.once('close', this.admitted.add(tunnel.id, allowed, end, req.method === 'GET'))
     }
 
     let body: Buffer | undefined

@@ -13,25 +13,32 @@ describe('AdmittedExchanges', () => {
       ['a2', false],
       ['b1', false],
     ])
-    const note = (tunnel: string, name: string) =>
+    const note = (tunnel: string, name: string, stream = true) =>
       admitted.add(
         tunnel,
         () => Promise.resolve(verdict.get(name) ?? true),
         () => ended.push(name),
+        stream,
       )
     const forgets = [note('tun_a', 'a1'), note('tun_a', 'a2'), note('tun_b', 'b1')]
-    assert.equal(admitted.size, 3)
+    forgets.push(note('tun_b', 'b2-call', false))
+    verdict.set('b2-call', false)
+    assert.equal(admitted.size, 4)
     assert.equal(await admitted.recheck('tun_a'), 1)
     assert.deepEqual(ended, ['a2'])
     assert.equal(await admitted.recheck('tun_unknown'), 0)
-    assert.equal(await admitted.recheckAll(), 2, 'a2 is still open until it closes')
+    // The timer's check: streams only (a call in flight is left to end, e.g. past its token's hour).
+    assert.equal(await admitted.recheckStreams(), 2, 'a2 is still open until it closes')
     assert.deepEqual(ended, ['a2', 'a2', 'b1'])
+    // A change of the tunnel's access ends calls too.
+    assert.equal(await admitted.recheck('tun_b'), 2)
+    assert.deepEqual(ended, ['a2', 'a2', 'b1', 'b1', 'b2-call'])
     for (const forget of forgets) {
       forget()
       forget() // closing twice forgets once
     }
     assert.equal(admitted.size, 0)
-    assert.equal(await admitted.recheckAll(), 0)
+    assert.equal(await admitted.recheckStreams(), 0)
   })
 
   it('keeps an exchange whose check failed (no news is not a refusal)', async () => {

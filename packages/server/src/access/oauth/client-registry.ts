@@ -97,7 +97,7 @@ export class ClientRegistry {
     if (/^[a-z][a-z0-9+.-]*:/i.test(clientId) && !ClientRegistry.isMetadataUrl(clientId)) {
       throw new OauthError(
         'invalid_client',
-        'a metadata document client_id must be an https URL with a path',
+        'a metadata document client_id must be an https URL with a path (no user or password)',
       )
     }
     const known = await this.#store.get(clientId)
@@ -145,7 +145,8 @@ export class ClientRegistry {
       parsed.protocol !== 'https:' ||
       parsed.pathname === '/' ||
       parsed.hash !== '' ||
-      parsed.username !== ''
+      parsed.username !== '' ||
+      parsed.password !== ''
     ) {
       throw new OauthError(
         'invalid_client',
