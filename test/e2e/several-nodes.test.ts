@@ -99,6 +99,26 @@ describe('several burrowd nodes behind nginx', { skip, timeout: 240_000 }, () =>
   let other: Node
 
   const urlVia = (port: number) => `http://${tunnel.subdomain}--acme.localhost:${port}/mcp`
+  /** A public tunnel of account acme, made by the operator. */
+  const createTunnel = async (name: string) => {
+    const made = await run(
+      process.execPath,
+      [
+        BURROWD,
+        'tunnel',
+        'create',
+        '--account',
+        'acme',
+        '--name',
+        name,
+        '--access',
+        'public',
+        '--json',
+      ],
+      { env: nodes[0]!.env },
+    )
+    return JSON.parse(made.stdout) as { id: string; key: string; subdomain: string }
+  }
 
   before(async () => {
     database = await postgres!.create()
@@ -138,23 +158,7 @@ describe('several burrowd nodes behind nginx', { skip, timeout: 240_000 }, () =>
       ],
       { env: operator },
     )
-    const made = await run(
-      process.execPath,
-      [
-        BURROWD,
-        'tunnel',
-        'create',
-        '--account',
-        'acme',
-        '--name',
-        'shared',
-        '--access',
-        'public',
-        '--json',
-      ],
-      { env: operator },
-    )
-    const t = JSON.parse(made.stdout) as { id: string; key: string; subdomain: string }
+    const t = await createTunnel('shared')
     tunnel = { id: t.id, subdomain: t.subdomain }
     for (const node of nodes) {
       node.proc = startChild(process.execPath, [BURROWD, 'serve'], { env: node.env })
@@ -246,23 +250,7 @@ describe('several burrowd nodes behind nginx', { skip, timeout: 240_000 }, () =>
     // A server answers a call with the answer to the agent's pending tools/list, padded past
     // what the edge reads of an answer: the node relaying it can only tell by the listing in
     // flight, which the agent sent to the other node.
-    const made = await run(
-      process.execPath,
-      [
-        BURROWD,
-        'tunnel',
-        'create',
-        '--account',
-        'acme',
-        '--name',
-        'strays',
-        '--access',
-        'public',
-        '--json',
-      ],
-      { env: nodes[0]!.env },
-    )
-    const t = JSON.parse(made.stdout) as { key: string; subdomain: string }
+    const t = await createTunnel('strays')
     const strays = startChild(
       process.execPath,
       [BURROW, '--broker', `ws://127.0.0.1:${lbPort}`, 'up', '--upstream', counting.url],
