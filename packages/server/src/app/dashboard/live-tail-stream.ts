@@ -68,9 +68,10 @@ export interface LiveTailOptions {
 /** Serve a tunnel's live tail on `res` until the page goes away or may no longer see it. */
 export function serveLiveTail(res: ServerResponse, opts: LiveTailOptions): void {
   let checkedAt = performance.now()
+  let ended = false
   const stop = opts.watch({
     send(event) {
-      if (res.destroyed) return true
+      if (ended || res.destroyed) return true
       // A page that has not read what was sent yet loses this call (and is told so later), and so
       // does one whose right to see it was not confirmed lately; an event written is never lost.
       if (res.writableNeedDrain || performance.now() - checkedAt > 2 * TAIL_RECHECK_MS) return false
@@ -93,9 +94,22 @@ export function serveLiveTail(res: ServerResponse, opts: LiveTailOptions): void 
     'x-accel-buffering': 'no',
   })
   res.write(': live tail\n\n')
-  const end = () => res.end()
+  // Ending stops everything at once, whether or not the page reads on: a page that stopped
+  // reading would never close, and nothing may be written after the end.
+  const end = () => {
+    if (ended) return
+    ended = true
+    clearInterval(keepalive)
+    clearInterval(recheck)
+    forget()
+    stop()
+    res.destroy()
+  }
+  res.on('error', () => {}) // a page gone mid-write; 'close' follows
   const forget = opts.sessions.add(opts.sessionToken, end)
-  const keepalive = setInterval(() => res.write(': keep-alive\n\n'), TAIL_KEEPALIVE_MS)
+  const keepalive = setInterval(() => {
+    if (!ended && !res.destroyed) res.write(': keep-alive\n\n')
+  }, TAIL_KEEPALIVE_MS)
   let checking = false
   const recheck = setInterval(() => {
     if (checking) return
@@ -111,12 +125,7 @@ export function serveLiveTail(res: ServerResponse, opts: LiveTailOptions): void 
       )
       .finally(() => (checking = false))
   }, TAIL_RECHECK_MS)
-  res.once('close', () => {
-    clearInterval(keepalive)
-    clearInterval(recheck)
-    forget()
-    stop()
-  })
+  res.once('close', end)
 }
 
 /** What the live tail shows of a call: its summary and its stored (redacted) bodies, cut. */
