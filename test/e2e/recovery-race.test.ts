@@ -6,6 +6,8 @@
  * SQLite and on PostgreSQL when TEST_DATABASE_URL is set (where requests run at once).
  */
 import assert from 'node:assert/strict'
+import { once } from 'node:events'
+import { connect } from 'node:net'
 import { after, describe, it } from 'node:test'
 import {
   testBackends,
@@ -31,6 +33,33 @@ async function postForm(
     headers: { 'content-type': 'application/x-www-form-urlencoded', cookie },
     body: new URLSearchParams({ _csrf: csrf, ...fields }),
   })
+}
+
+/** A request whose head is sent now and whose body waits for `send`, which gives the status. */
+async function heldRequest(
+  port: number,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body: string,
+): Promise<() => Promise<number>> {
+  const socket = connect(port, '127.0.0.1')
+  await once(socket, 'connect')
+  const head = [
+    `${method} ${path} HTTP/1.1`,
+    `host: 127.0.0.1:${port}`,
+    `content-length: ${Buffer.byteLength(body)}`,
+    ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+  ]
+  socket.write(`${head.join('\r\n')}\r\n\r\n`)
+  let answer = ''
+  socket.setEncoding('utf8').on('data', (chunk: string) => (answer += chunk))
+  return async () => {
+    socket.write(body)
+    while (!/^HTTP\/1\.1 \d{3}/.test(answer)) await once(socket, 'data')
+    socket.destroy()
+    return Number(answer.slice(9, 12))
+  }
 }
 
 for (const backend of testBackends()) {
@@ -101,6 +130,47 @@ for (const backend of testBackends()) {
           working.push(token)
       }
       assert.deepEqual(working, [], `${working.length} of ${made.length} tokens still work`)
+    })
+
+    it('refuses what the earlier holder sent before the reset and finished after', async () => {
+      const base = `http://127.0.0.1:${service!.port}`
+      const holder = await signUp(base, 'squatter')
+      const made = await holder.api<{ tunnel: { id: string } }>('POST', '/api/tunnels', {
+        name: 'kept',
+        access: 'oauth',
+      })
+      const id = made.json.tunnel.id
+      // Two requests whose bodies wait: opening the tunnel to anyone (API token), and a new key
+      // (the dashboard's form, with the browser session).
+      const opening = await heldRequest(
+        service!.port,
+        'PUT',
+        `/api/tunnels/${id}/access`,
+        { authorization: `Bearer ${holder.token}`, 'content-type': 'application/json' },
+        JSON.stringify({ mode: 'public' }),
+      )
+      const rotating = await heldRequest(
+        service!.port,
+        'POST',
+        `/dashboard/tunnels/${id}/rotate-key`,
+        { cookie: holder.cookie, 'content-type': 'application/x-www-form-urlencoded' },
+        new URLSearchParams({ _csrf: holder.csrf }).toString(),
+      )
+      // The address's owner resets the password.
+      assert.equal((await postForm(base, '/forgot', { email: 'squatter@example.com' })).status, 200)
+      const mail = await inbox!.waitFor('squatter@example.com', /Reset your Burrow password/)
+      const url = new URL(inbox!.link(mail))
+      const reset = await postForm(
+        base,
+        '/reset',
+        { token: url.searchParams.get('token')!, password: 'purple otter lamp' },
+        url.pathname + url.search,
+      )
+      assert.equal(reset.status, 200)
+      assert.equal(await opening(), 401)
+      assert.notEqual(await rotating(), 200)
+      const owner = bearerApi(base, holder.token)
+      assert.equal((await owner('GET', '/api/account')).status, 401, 'the token was revoked')
     })
   })
 }

@@ -147,7 +147,7 @@ export class BillingStore {
     provider: BillingProvider,
     at: Date,
   ): Promise<ApplyOutcome> {
-    const account = await lockAccount(trx, accountId)
+    const account = await lockAccount(trx, accountId, false)
     if (account === undefined) return 'unknown_account'
     const existing = await trx
       .selectFrom('subscriptions')

@@ -21,7 +21,8 @@ export interface LockedAccount {
 /**
  * Lock account `accountId` until `trx` ends and return its row, or undefined when there is none.
  * A request of the dashboard or the API is refused (`StoreError` `unauthorized`) when the
- * credential it acts with was revoked meanwhile (`acting-credential.ts`).
+ * credential it acts with was revoked meanwhile (`acting-credential.ts`), unless `checked` is
+ * false (billing: what the payment provider already did is recorded whoever asked).
  *
  * PostgreSQL: `SELECT … FOR UPDATE` locks the row; a second transaction waits here until the
  * first commits, and then (READ COMMITTED) sees its inserts.
@@ -35,6 +36,7 @@ export interface LockedAccount {
 export async function lockAccount(
   trx: Transaction<Database>,
   accountId: string,
+  checked = true,
 ): Promise<LockedAccount | undefined> {
   const columns = ['id', 'slug', 'plan', 'plan_expires_at'] as const
   const row =
@@ -51,6 +53,6 @@ export async function lockAccount(
           .where('id', '=', accountId)
           .returning(columns)
           .executeTakeFirst()
-  if (row !== undefined) await checkActingCredential(trx, accountId)
+  if (row !== undefined && checked) await checkActingCredential(trx, accountId)
   return row
 }

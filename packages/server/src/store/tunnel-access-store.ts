@@ -5,6 +5,7 @@
  */
 import type { Kysely } from 'kysely'
 import type { Database } from './schema.js'
+import { lockAccount } from './lock-account.js'
 import {
   DEFAULT_ACCESS,
   storedAccessMode,
@@ -46,18 +47,30 @@ export class TunnelAccessStore {
     return out
   }
 
-  /** Store tunnel `tunnelId`'s settings (already parsed), replacing what was there. */
+  /**
+   * Store tunnel `tunnelId`'s settings (already parsed), replacing what was there, under its
+   * account's lock (which checks the credential the request acts with again: who may call a
+   * tunnel is a credential's worth).
+   */
   async set(tunnelId: string, access: TunnelAccess): Promise<TunnelAccess> {
     const values = {
       mode: access.mode,
       allow_ips: JSON.stringify(access.allowIps),
       updated_at: this.#now().toISOString(),
     }
-    await this.#db
-      .insertInto('tunnel_access')
-      .values({ tunnel_id: tunnelId, ...values })
-      .onConflict((oc) => oc.column('tunnel_id').doUpdateSet(values))
-      .execute()
+    await this.#db.transaction().execute(async (trx) => {
+      const tunnel = await trx
+        .selectFrom('tunnels')
+        .select('account_id')
+        .where('id', '=', tunnelId)
+        .executeTakeFirst()
+      if (tunnel !== undefined) await lockAccount(trx, tunnel.account_id)
+      await trx
+        .insertInto('tunnel_access')
+        .values({ tunnel_id: tunnelId, ...values })
+        .onConflict((oc) => oc.column('tunnel_id').doUpdateSet(values))
+        .execute()
+    })
     return { mode: access.mode, allowIps: [...access.allowIps] }
   }
 }

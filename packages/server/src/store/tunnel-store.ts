@@ -122,13 +122,18 @@ export class TunnelStore {
   /** See `Store#rotateTunnelKey`. */
   async rotateKey(accountId: string, tunnelId: string): Promise<{ tunnel: Tunnel; key: string }> {
     const key = newTunnelKey()
-    const row = await this.#db
-      .updateTable('tunnels')
-      .set({ key_hash: hashKey(key) })
-      .where('id', '=', tunnelId)
-      .where('account_id', '=', accountId)
-      .returningAll()
-      .executeTakeFirst()
+    // Under the account's lock, which checks the credential the request acts with again: a key
+    // is a credential.
+    const row = await this.#db.transaction().execute(async (trx) => {
+      await lockAccount(trx, accountId)
+      return trx
+        .updateTable('tunnels')
+        .set({ key_hash: hashKey(key) })
+        .where('id', '=', tunnelId)
+        .where('account_id', '=', accountId)
+        .returningAll()
+        .executeTakeFirst()
+    })
     if (row === undefined) throw tunnelNotFound(tunnelId)
     return { tunnel: toTunnel(row), key }
   }
