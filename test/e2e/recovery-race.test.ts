@@ -23,14 +23,16 @@ async function postForm(
   path: string,
   fields: Record<string, string>,
   formPath = path,
+  address = '127.0.0.1',
 ): Promise<Response> {
-  const form = await fetch(`${base}${formPath}`)
+  const from = { 'x-forwarded-for': address }
+  const form = await fetch(`${base}${formPath}`, { headers: from })
   const cookie = form.headers.getSetCookie()[0]?.split(';', 1)[0] ?? ''
   const csrf = /name="_csrf" value="([^"]+)"/.exec(await form.text())?.[1] ?? ''
   return fetch(`${base}${path}`, {
     method: 'POST',
     redirect: 'manual',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie },
+    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie, ...from },
     body: new URLSearchParams({ _csrf: csrf, ...fields }),
   })
 }
@@ -171,6 +173,49 @@ for (const backend of testBackends()) {
       assert.notEqual(await rotating(), 200)
       const owner = bearerApi(base, holder.token)
       assert.equal((await owner('GET', '/api/account')).status, 401, 'the token was revoked')
+    })
+
+    it('signs out every browser that signed in with the old password during the reset', async () => {
+      const base = `http://127.0.0.1:${service!.port}`
+      await signUp(base, 'signer', 'old horse battery')
+      const sessions: string[] = []
+      let stop = false
+      let n = 0
+      const signIns = async () => {
+        while (!stop) {
+          // Each from an address of its own, under the per-address limit.
+          const address = `10.7.${Math.floor(n / 250)}.${n++ % 250}`
+          const fields = { email: 'signer@example.com', password: 'old horse battery' }
+          const res = await postForm(base, '/signin', fields, '/signin', address).catch(() => null)
+          const cookie = res?.headers
+            .getSetCookie()
+            .find((c) => c.startsWith('burrow_session=') && !c.startsWith('burrow_session=;'))
+          if (cookie) sessions.push(cookie.split(';', 1)[0]!)
+          await res?.arrayBuffer()
+        }
+      }
+      const workers = Array.from({ length: 6 }, signIns)
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      assert.equal((await postForm(base, '/forgot', { email: 'signer@example.com' })).status, 200)
+      const mail = await inbox!.waitFor('signer@example.com', /Reset your Burrow password/)
+      const url = new URL(inbox!.link(mail))
+      const reset = await postForm(
+        base,
+        '/reset',
+        { token: url.searchParams.get('token')!, password: 'purple otter lamp' },
+        url.pathname + url.search,
+      )
+      assert.equal(reset.status, 200)
+      stop = true
+      await Promise.all(workers)
+      assert.ok(sessions.length > 0, 'the old password signed in before the reset')
+      let live = 0
+      for (const cookie of sessions) {
+        const page = await fetch(`${base}/dashboard`, { headers: { cookie }, redirect: 'manual' })
+        await page.arrayBuffer()
+        if (page.status === 200) live++
+      }
+      assert.equal(live, 0, `${live} of ${sessions.length} sessions still signed in`)
     })
   })
 }

@@ -75,7 +75,7 @@ export function storeWebServices(parts: StoreWebServicesParts): WebServices {
       },
     },
     sessions: {
-      create: (accountId) => store.webSessions.create(accountId),
+      create: (accountId, stamp) => store.webSessions.create(accountId, stamp),
       find: (token) => store.webSessions.find(token),
       delete: (token) => store.webSessions.delete(token),
     },

@@ -36,7 +36,11 @@ export interface AccountsPort {
 
 /** Browser sessions. */
 export interface SessionsPort {
-  create(accountId: string): Promise<{ token: string; csrfToken: string; expiresAt: Date }>
+  /** A new session; with `passwordStamp` (a sign-in), only while the password is still that one. */
+  create(
+    accountId: string,
+    passwordStamp?: string,
+  ): Promise<{ token: string; csrfToken: string; expiresAt: Date }>
   find(token: string): Promise<{ accountId: string; csrfToken: string } | undefined>
   delete(token: string): Promise<void>
 }

@@ -7,7 +7,6 @@
  * and passwords exist only as hashes, and every plan returned is the plan in force now.
  */
 
-import { createHash } from 'node:crypto'
 import { labelProblem } from '@burrow/protocol'
 import { isPlanId, PLAN_IDS } from '../plans.js'
 import type { PlanId } from '../plans.js'
@@ -34,6 +33,8 @@ import { StoreError } from './store-error.js'
 import type { Tunnel, TunnelStatus, TunnelWithAccount } from './tunnel-row.js'
 import { TunnelStore } from './tunnel-store.js'
 import type { NewTunnel } from './tunnel-store.js'
+import { lockAccount } from './lock-account.js'
+import { passwordStampOf } from './password-stamp.js'
 
 export type { Account } from './account-row.js'
 export type { Tunnel, TunnelStatus, TunnelWithAccount } from './tunnel-row.js'
@@ -182,8 +183,7 @@ export class Store {
       .select('password_hash')
       .where('email', '=', normaliseEmail(email))
       .executeTakeFirst()
-    const stored = row?.password_hash ?? null
-    return stored === null ? '' : createHash('sha256').update(stored).digest('base64url')
+    return passwordStampOf(row?.password_hash)
   }
 
   /**
@@ -193,11 +193,17 @@ export class Store {
    */
   async setPassword(accountId: string, password: string): Promise<void> {
     const hash = await hashValid(password)
-    const result = await this.db
-      .updateTable('accounts')
-      .set({ password_hash: hash })
-      .where('id', '=', accountId)
-      .executeTakeFirst()
+    // Under the account's lock, in order with a sign-in making its session (`webSessions.create`
+    // with the stamp of the password it checked): that session is made first and then ended with
+    // the others, or refused.
+    const result = await this.db.transaction().execute(async (trx) => {
+      await lockAccount(trx, accountId)
+      return trx
+        .updateTable('accounts')
+        .set({ password_hash: hash })
+        .where('id', '=', accountId)
+        .executeTakeFirst()
+    })
     if (result.numUpdatedRows === 0n) {
       throw new StoreError('not_found', `account "${accountId}" does not exist`)
     }

@@ -11,6 +11,8 @@ import { hashKey } from './hash-key.js'
 import { newSecret } from './random-token.js'
 import type { Database } from './schema.js'
 import { StoreError } from './store-error.js'
+import { lockAccount } from './lock-account.js'
+import { passwordStampOf } from './password-stamp.js'
 
 /** How long a session lasts without use: 30 days. */
 export const WEB_SESSION_TTL_MS = 30 * 24 * 60 * 60 * 1000
@@ -41,31 +43,44 @@ export class WebSessionStore {
 
   /**
    * Sign account `accountId` in: a new session whose `token` goes in the cookie (returned only
-   * here). Throws `StoreError` `not_found` for an unknown account.
+   * here). With `passwordStamp` (a sign-in: the stamp of the password it checked), only while
+   * the account's password is still that one, under the account's lock, so that a reset
+   * meanwhile either ends this session with the others or refuses it (`StoreError`
+   * `unauthorized`). Throws `StoreError` `not_found` for an unknown account.
    */
-  async create(accountId: string): Promise<{ token: string; csrfToken: string; expiresAt: Date }> {
-    const account = await this.#db
-      .selectFrom('accounts')
-      .select('id')
-      .where('id', '=', accountId)
-      .executeTakeFirst()
-    if (account === undefined) {
-      throw new StoreError('not_found', `account "${accountId}" does not exist`)
-    }
+  async create(
+    accountId: string,
+    passwordStamp?: string,
+  ): Promise<{ token: string; csrfToken: string; expiresAt: Date }> {
     const token = newSecret()
     const csrfToken = randomBytes(24).toString('base64url')
     const now = this.#now()
     const expiresAt = new Date(now.getTime() + this.#ttlMs)
-    await this.#db
-      .insertInto('web_sessions')
-      .values({
-        id: hashKey(token),
-        account_id: accountId,
-        csrf_token: csrfToken,
-        created_at: now.toISOString(),
-        expires_at: expiresAt.toISOString(),
-      })
-      .execute()
+    await this.#db.transaction().execute(async (trx) => {
+      if ((await lockAccount(trx, accountId)) === undefined) {
+        throw new StoreError('not_found', `account "${accountId}" does not exist`)
+      }
+      if (passwordStamp !== undefined) {
+        const row = await trx
+          .selectFrom('accounts')
+          .select('password_hash')
+          .where('id', '=', accountId)
+          .executeTakeFirst()
+        if (passwordStampOf(row?.password_hash) !== passwordStamp) {
+          throw new StoreError('unauthorized', 'the password changed meanwhile; sign in again')
+        }
+      }
+      await trx
+        .insertInto('web_sessions')
+        .values({
+          id: hashKey(token),
+          account_id: accountId,
+          csrf_token: csrfToken,
+          created_at: now.toISOString(),
+          expires_at: expiresAt.toISOString(),
+        })
+        .execute()
+    })
     return { token, csrfToken, expiresAt }
   }
 

@@ -111,7 +111,7 @@ export class DashboardAuth {
       guard.deviceCookie(values.email, check.device, stamp),
       DEVICE_COOKIE_SECS,
     )
-    await this.#startSession(res, account.id, next ?? '/dashboard', [trusted])
+    await this.#startSession(res, account.id, next ?? '/dashboard', [trusted], stamp)
   }
 
   /** POST `/signout`. */
@@ -150,8 +150,9 @@ export class DashboardAuth {
     accountId: string,
     to: string,
     cookies: readonly string[] = [],
+    passwordStamp?: string,
   ): Promise<void> {
-    const session = await this.#kit.svc.sessions.create(accountId)
+    const session = await this.#kit.svc.sessions.create(accountId, passwordStamp)
     redirect(res, to, {
       cookies: [
         this.#kit.cookie(SESSION_COOKIE, session.token, SESSION_COOKIE_SECS),
