@@ -157,6 +157,20 @@ describe('hostile traffic against accounts', () => {
       device,
     ])
     assert.equal(stale.status, 429)
+    // The browser that reset the password is known from then on: it signs in all the same.
+    const resetDevice = reset.headers
+      .getSetCookie()
+      .find((c) => c.startsWith('burrow_device='))
+      ?.split(';', 1)[0]
+    assert.ok(resetDevice, 'the reset leaves a device cookie')
+    const owner = await formPost(
+      base,
+      '/signin',
+      { email, password: 'brand new passphrase 77' },
+      '10.8.1.2',
+      [resetDevice],
+    )
+    assert.equal(owner.status, 303)
   })
 
   it('returns a dev-checkout buyer only to this service, never to a success_url elsewhere', async () => {

@@ -15,7 +15,7 @@ import { redirect } from '../../http/responses.js'
 import { checkOrigin, FORM_COOKIE, sameSecret, SESSION_COOKIE } from '../session-auth.js'
 import { toHttpError } from '../store-error-status.js'
 import type { DashboardKit, DashboardRoute } from './dashboard-kit.js'
-import { DEVICE_COOKIE } from './sign-in-guard.js'
+import { DEVICE_COOKIE, DEVICE_COOKIE_SECS } from './sign-in-guard.js'
 import { newFormToken } from './form-token.js'
 import {
   deadLinkPage,
@@ -101,11 +101,15 @@ export class DashboardRecovery {
       ])
     }
     if (!this.#formOk(req, form)) return again(403, 'The form expired; please try again.')
-    // Browsers that signed in to the account before share a mail allowance of their own.
+    // Browsers that signed in to the account before share a mail allowance of their own (the
+    // password's stamp is read only for a browser with a device cookie, so the answer's time
+    // says nothing of whether the address has an account).
+    const device = parseCookies(req.headers.cookie).get(DEVICE_COOKIE)
     const trusted =
+      device !== undefined &&
       this.#kit.opts.signInGuard.trustedDevice(
         email,
-        parseCookies(req.headers.cookie).get(DEVICE_COOKIE),
+        device,
         await this.#kit.svc.accounts.passwordStamp(email),
       ) !== null
     const asked = this.#recovery.requestReset(email, this.#kit.opts.addresses.rateKey(req), trusted)
@@ -146,6 +150,13 @@ export class DashboardRecovery {
       this.#kit.cookie(SESSION_COOKIE, session.token, SESSION_COOKIE_SECS),
       this.#kit.cookie(FORM_COOKIE, '', 0),
     ]
+    // The new password voided every device cookie; this browser proved the mailbox: it is known.
+    const account = await this.#kit.svc.accounts.get(done.accountId)
+    if (account) {
+      const stamp = await this.#kit.svc.accounts.passwordStamp(account.email)
+      const device = this.#kit.opts.signInGuard.deviceCookie(account.email, null, stamp)
+      cookies.push(this.#kit.cookie(DEVICE_COOKIE, device, DEVICE_COOKIE_SECS))
+    }
     if (done.wasVerified) return redirect(res, '/dashboard?notice=password_reset', { cookies })
     const keys = replaced.map((r) => ({ name: r.tunnel.name ?? r.tunnel.subdomain, key: r.key }))
     this.#kit.html(res, 200, recoveredPage(keys), cookies)
