@@ -1,8 +1,10 @@
 /**
  * Changes every node must apply at once, over Redis pub/sub: an account's plan or a tunnel's
- * policy, tools or key changed, or a custom domain (drop what is cached about it), a tunnel was taken over by another
- * node (drop the local client), a tunnel's access changed (check its open requests again), an agent's listing started or ended on a node. One channel; messages are small JSON objects; a node ignores
- * what it sent itself. Without Redis there is one node, and events are delivered in process.
+ * policy, tools or key changed, or a custom domain (drop what is cached about it), a tunnel was
+ * taken over by another node (drop the local client), a tunnel's access changed (check its open
+ * requests again), how many listings a node has in flight for an agent. One channel; messages are
+ * small JSON objects; a node ignores what it sent itself. Without Redis there is one node, and
+ * events are delivered in process.
  */
 import { Redis } from 'ioredis'
 import type { Logger } from '@burrow/protocol'
@@ -23,14 +25,14 @@ export type ClusterEvent =
   /** A tunnel's access settings changed, or one of its agent tokens or grants was revoked. */
   | { readonly type: 'access'; readonly tunnelId: string }
   /**
-   * A `tools/list` started (`open`) or ended on `node`, for the tunnel and scope hashed in `key`
-   * (edge/pending-listings.ts).
+   * How many `tools/list` requests `node` has in flight for the tunnel and scope hashed in `key`
+   * (edge/pending-listings.ts): told when it changes, and again while it is not 0.
    */
   | {
       readonly type: 'listing'
       readonly node: string
       readonly key: string
-      readonly open: boolean
+      readonly count: number
     }
 
 /** Where events go and come from. */

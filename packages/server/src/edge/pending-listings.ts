@@ -7,15 +7,19 @@
  * small as the node's traffic.
  *
  * With several nodes, an agent's listing and its other requests can land on different nodes:
- * each node tells the others when a listing starts and ends (cluster events, naming the tunnel
- * and scope only by a hash), and counts theirs beside its own. A start whose end never comes (its
- * node died) is forgotten after `HEARD_LISTING_MS`.
+ * each node tells the others how many listings it has in flight for a tunnel and scope when that
+ * changes, and again every `RETELL_LISTINGS_MS` while any is (cluster events, naming the tunnel
+ * and scope only by a hash), and counts theirs beside its own. What a node told is forgotten
+ * `HEARD_LISTING_MS` after it last told it (the node died, or a message was lost).
  */
 import { createHash } from 'node:crypto'
 import type { ClusterEvents } from '../cluster/cluster-events.js'
 
-/** How long another node's listing counts without news of its end. */
+/** How long what another node told of its listings counts without its telling it again. */
 export const HEARD_LISTING_MS = 60_000
+
+/** Between a node's retelling of the listings it has in flight (well within the above). */
+export const RETELL_LISTINGS_MS = 20_000
 
 /** How often forgotten starts of other nodes' listings are swept. */
 const SWEEP_MS = 10_000
@@ -30,17 +34,20 @@ export interface SharedListings {
 
 export class PendingListings {
   readonly #counts = new Map<string, number>()
-  /** Other nodes' listings in flight, by hashed key: how many, and until when they count. */
-  readonly #heard = new Map<string, { count: number; until: number }>()
+  /** Other nodes' listings in flight, by hashed key and node: how many, and until when. */
+  readonly #heard = new Map<string, Map<string, { count: number; until: number }>>()
   readonly #shared: SharedListings | undefined
   readonly #now: () => number
   #nextSweep = 0
+  #retell: NodeJS.Timeout | undefined
 
   constructor(shared?: SharedListings) {
     this.#shared = shared
     this.#now = shared?.now ?? Date.now
     shared?.events.subscribe((event) => {
-      if (event.type === 'listing' && event.node !== shared.node) this.#hear(event.key, event.open)
+      if (event.type === 'listing' && event.node !== shared.node) {
+        this.#hear(event.node, event.key, event.count)
+      }
     })
   }
 
@@ -48,7 +55,7 @@ export class PendingListings {
   add(tunnelId: string, scope: string | undefined): () => void {
     const key = keyOf(tunnelId, scope)
     this.#counts.set(key, (this.#counts.get(key) ?? 0) + 1)
-    this.#tell(key, true)
+    this.#tell(key)
     let done = false
     return () => {
       if (done) return
@@ -56,8 +63,13 @@ export class PendingListings {
       const left = (this.#counts.get(key) ?? 1) - 1
       if (left > 0) this.#counts.set(key, left)
       else this.#counts.delete(key)
-      this.#tell(key, false)
+      this.#tell(key)
     }
+  }
+
+  /** Retell every listing in flight here (what the timer does while any is). */
+  retell(): void {
+    for (const key of this.#counts.keys()) this.#tell(key)
   }
 
   /** Whether a listing of `tunnelId`'s `scope` is in flight, here or on another node. */
@@ -65,8 +77,11 @@ export class PendingListings {
     const key = keyOf(tunnelId, scope)
     if (this.#counts.has(key)) return true
     if (this.#heard.size === 0) return false
-    const heard = this.#heard.get(hashOf(key))
-    return heard !== undefined && heard.until > this.#now()
+    const now = this.#now()
+    for (const told of this.#heard.get(hashOf(key))?.values() ?? []) {
+      if (told.count > 0 && told.until > now) return true
+    }
+    return false
   }
 
   /** Scopes with a listing in flight on this node (for tests). */
@@ -79,27 +94,43 @@ export class PendingListings {
     return this.#heard.size
   }
 
-  #tell(key: string, open: boolean): void {
+  /** Tell the other nodes how many listings of `key` are in flight here now. */
+  #tell(key: string): void {
     const shared = this.#shared
     if (!shared) return
-    void shared.events.publish({ type: 'listing', node: shared.node, key: hashOf(key), open })
+    const count = this.#counts.get(key) ?? 0
+    void shared.events.publish({ type: 'listing', node: shared.node, key: hashOf(key), count })
+    if (this.#counts.size > 0 && this.#retell === undefined) {
+      this.#retell = setInterval(() => this.retell(), RETELL_LISTINGS_MS)
+      this.#retell.unref()
+    } else if (this.#counts.size === 0 && this.#retell !== undefined) {
+      clearInterval(this.#retell)
+      this.#retell = undefined
+    }
   }
 
-  #hear(key: unknown, open: unknown): void {
-    if (typeof key !== 'string' || typeof open !== 'boolean') return
+  #hear(node: unknown, key: unknown, count: unknown): void {
+    if (typeof node !== 'string' || typeof key !== 'string') return
+    if (typeof count !== 'number' || !Number.isSafeInteger(count) || count < 0) return
     const now = this.#now()
     if (now >= this.#nextSweep) {
       this.#nextSweep = now + SWEEP_MS
-      for (const [k, v] of this.#heard) if (v.until <= now) this.#heard.delete(k)
+      for (const [k, nodes] of this.#heard) {
+        for (const [n, told] of nodes) if (told.until <= now) nodes.delete(n)
+        if (nodes.size === 0) this.#heard.delete(k)
+      }
     }
-    const entry = this.#heard.get(key)
-    if (open) {
-      const live = entry !== undefined && entry.until > now
-      this.#heard.set(key, { count: (live ? entry.count : 0) + 1, until: now + HEARD_LISTING_MS })
-    } else if (entry) {
-      if (entry.count > 1) entry.count--
-      else this.#heard.delete(key)
+    let nodes = this.#heard.get(key)
+    if (count === 0) {
+      nodes?.delete(node)
+      if (nodes?.size === 0) this.#heard.delete(key)
+      return
     }
+    if (!nodes) {
+      nodes = new Map()
+      this.#heard.set(key, nodes)
+    }
+    nodes.set(node, { count, until: now + HEARD_LISTING_MS })
   }
 }
 

@@ -9,7 +9,11 @@ import {
   RedisClusterEvents,
   type ClusterEvent,
 } from '../../src/cluster/cluster-events.js'
-import { HEARD_LISTING_MS, PendingListings } from '../../src/edge/pending-listings.js'
+import {
+  HEARD_LISTING_MS,
+  PendingListings,
+  RETELL_LISTINGS_MS,
+} from '../../src/edge/pending-listings.js'
 
 const redisUrl = process.env.TEST_REDIS_URL
 
@@ -77,33 +81,51 @@ describe('PendingListings shared between nodes', () => {
     for (const e of sent) assert.doesNotMatch(JSON.stringify(e), /s1|tun_1/)
   })
 
-  it('forgets a start whose end never came', () => {
+  it('keeps a long listing counted while its node retells it, and forgets a dead node’s', () => {
     const { a, b, advance } = twoNodes()
-    a.add('tun_1', 'address 192.0.2.1') // its node dies before the end is told
-    assert.equal(b.has('tun_1', 'address 192.0.2.1'), true)
-    advance(HEARD_LISTING_MS - 1)
-    assert.equal(b.has('tun_1', 'address 192.0.2.1'), true)
-    advance(1)
-    assert.equal(b.has('tun_1', 'address 192.0.2.1'), false)
-    // A later start counts afresh, not on top of the forgotten one, and is swept with it.
-    const done = a.add('tun_1', 'address 192.0.2.1')
+    const scope = 'address 192.0.2.1'
+    const done = a.add('tun_1', scope)
+    // A server holding the listing past a minute: its node retells it, the other keeps counting.
+    for (let t = 0; t < 3; t++) {
+      advance(RETELL_LISTINGS_MS)
+      a.retell()
+      assert.equal(b.has('tun_1', scope), true, `after ${(t + 1) * RETELL_LISTINGS_MS} ms`)
+    }
     done()
-    assert.equal(b.has('tun_1', 'address 192.0.2.1'), false)
-    a.add('tun_2', undefined) // never ends either
-    assert.equal(b.heardSize, 1)
-    advance(HEARD_LISTING_MS + 10_000)
-    a.add('tun_9', undefined)
-    assert.equal(b.heardSize, 1, "tun_2's expired start is swept, tun_9's counted")
-    assert.equal(b.has('tun_9', undefined), true)
+    assert.equal(b.has('tun_1', scope), false)
+    // A node that dies with a listing in flight tells no end: forgotten after HEARD_LISTING_MS.
+    a.add('tun_1', scope)
+    advance(HEARD_LISTING_MS - 1)
+    assert.equal(b.has('tun_1', scope), true)
+    advance(1)
+    assert.equal(b.has('tun_1', scope), false)
+    // Another node's count is its own: a third node's listing of the same scope is not ended by
+    // the first one's end.
+    const events = new LocalClusterEvents()
+    let clock = 0
+    const [x, y, z] = ['x', 'y', 'z'].map(
+      (node) => new PendingListings({ events, node, now: () => clock }),
+    ) as [PendingListings, PendingListings, PendingListings]
+    const onX = x.add('tun_1', scope)
+    y.add('tun_1', scope)
+    onX()
+    assert.equal(z.has('tun_1', scope), true, "y's listing still counts")
+    // Swept once expired.
+    clock += HEARD_LISTING_MS + 10_000
+    x.add('tun_9', undefined)
+    assert.equal(z.heardSize, 1, "y's expired count is swept, x's new one counted")
   })
 
   it('ignores malformed listing events', async () => {
     const events = new LocalClusterEvents()
     const b = new PendingListings({ events, node: 'b' })
     for (const bad of [
-      { type: 'listing', node: 'a', key: 7, open: true },
-      { type: 'listing', node: 'a', key: 'k', open: 'yes' },
-      { type: 'listing', node: 'a', open: true },
+      { type: 'listing', node: 'a', key: 7, count: 1 },
+      { type: 'listing', node: 'a', key: 'k', count: 'yes' },
+      { type: 'listing', node: 'a', key: 'k', count: -1 },
+      { type: 'listing', node: 'a', key: 'k', count: 1.5 },
+      { type: 'listing', node: 7, key: 'k', count: 1 },
+      { type: 'listing', node: 'a', count: 1 },
     ]) {
       await events.publish(bad as unknown as ClusterEvent)
     }
@@ -134,7 +156,7 @@ describe('PendingListings shared between nodes', () => {
         const heard = (open: boolean) =>
           new Promise<void>((resolve) =>
             busB.subscribe((e) => {
-              if (e.type === 'listing' && e.open === open) resolve()
+              if (e.type === 'listing' && e.count > 0 === open) resolve()
             }),
           )
         const started = heard(true)
