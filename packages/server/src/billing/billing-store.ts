@@ -159,6 +159,19 @@ export class BillingStore {
     }
     const decision = decidePlan(subscription, this.#prices, at)
     const now = this.#now()
+    // Another customer's subscription does not replace one this account pays for: the custom
+    // data naming the account is the buyer's to write (Paddle.js can set it in an open checkout),
+    // so anyone knowing an account's id could otherwise bind their subscription to it and end
+    // the account's plan by cancelling theirs.
+    if (
+      existing !== undefined &&
+      existing.subscription_id !== subscription.id &&
+      existing.customer_id !== null &&
+      existing.customer_id !== subscription.customerId &&
+      isPaidNow(account, now)
+    ) {
+      return 'ignored'
+    }
     // The end of a subscription the account has since replaced must not end the new one.
     if (
       existing !== undefined &&

@@ -105,6 +105,38 @@ for (const backend of testBackends()) {
       })
     })
 
+    it("does not let another customer's subscription naming the account replace its paid one", async () => {
+      const own = { id: 'sub_own', customerId: 'ctm_owner', priceId: TEST_PRICES.scale_annual }
+      assert.equal(
+        (await billing.applyEvent(event('subscription.created', own), 'paddle')).outcome,
+        'applied',
+      )
+      // Someone else pays with custom data naming this account, then cancels.
+      const foreign = { id: 'sub_foreign', customerId: 'ctm_stranger', occurredAt: minutes(10) }
+      assert.equal(
+        (await billing.applyEvent(event('subscription.created', foreign), 'paddle')).outcome,
+        'ignored',
+      )
+      const canceled = {
+        ...foreign,
+        status: 'canceled',
+        periodEndsAt: null,
+        occurredAt: minutes(20),
+      }
+      assert.equal(
+        (await billing.applyEvent(event('subscription.canceled', canceled), 'paddle')).outcome,
+        'ignored',
+      )
+      assert.equal((await accountRow()).plan, 'scale')
+      assert.equal((await billing.getSubscription(accountId))?.subscriptionId, 'sub_own')
+      // The same customer buying again (a second checkout link) still replaces it, as before.
+      const again = { id: 'sub_again', customerId: 'ctm_owner', occurredAt: minutes(30) }
+      assert.equal(
+        (await billing.applyEvent(event('subscription.created', again), 'paddle')).outcome,
+        'applied',
+      )
+    })
+
     it('records a duplicate event once and changes nothing the second time', async () => {
       const created = event('subscription.created', { eventId: 'evt_dup' })
       assert.equal((await billing.applyEvent(created, 'paddle')).outcome, 'applied')

@@ -23,6 +23,8 @@ export interface SubscriptionFields {
   scheduledCancelAt?: Date | null
   customData?: unknown
   updatedAt?: Date
+  /** The paying customer (`ctm_01test` by default). */
+  customerId?: string
 }
 
 /** A subscription entity: active Pro monthly for `accountId`, period ending in a month. */
@@ -33,7 +35,7 @@ export function subscriptionData(fields: SubscriptionFields = {}): Record<string
   return {
     id: fields.id ?? 'sub_01test',
     status: fields.status ?? 'active',
-    customer_id: 'ctm_01test',
+    customer_id: fields.customerId ?? 'ctm_01test',
     address_id: 'add_01test',
     business_id: null,
     currency_code: 'USD',
