@@ -23,16 +23,32 @@ export interface HeadProblem {
   readonly message: string
 }
 
-/** Why `head` cannot be sent in an OPEN frame, or null when it can. */
-export function requestHeadProblem(head: RequestHead): HeadProblem | null {
+/** Room a head must leave for headers added on its way (one pair of at most `bytes`). */
+export interface HeadReserve {
+  readonly pairs: number
+  readonly bytes: number
+}
+
+/**
+ * Why `head` cannot be sent in an OPEN frame, or null when it can; with `reserve`, leaving that
+ * room (burrowd adds a header when it forwards a request to the node holding its tunnel).
+ */
+export function requestHeadProblem(
+  head: RequestHead,
+  reserve: HeadReserve = { pairs: 0, bytes: 0 },
+): HeadProblem | null {
   if (head.path.length > MAX_PATH_LENGTH) {
     return {
       kind: 'path',
       message: `the request path is ${head.path.length} characters long; at most ${MAX_PATH_LENGTH} are accepted`,
     }
   }
-  return headersProblem('request', head.headers, head.path.length + head.method.length + 16, () =>
-    requestMeta(head),
+  return headersProblem(
+    'request',
+    head.headers,
+    head.path.length + head.method.length + 16,
+    () => requestMeta(head),
+    reserve,
   )
 }
 
@@ -56,21 +72,24 @@ function headersProblem(
   headers: HeaderPairs,
   fixedBytes: number,
   meta: () => string,
+  reserve: HeadReserve = { pairs: 0, bytes: 0 },
 ): HeadProblem | null {
-  if (headers.length > MAX_HEADER_PAIRS) {
+  const maxPairs = MAX_HEADER_PAIRS - reserve.pairs
+  const maxBytes = MAX_META_BYTES - reserve.bytes
+  if (headers.length > maxPairs) {
     return {
       kind: 'headers',
-      message: `the ${what} carries ${headers.length} headers; at most ${MAX_HEADER_PAIRS} are accepted`,
+      message: `the ${what} carries ${headers.length} headers; at most ${maxPairs} are accepted`,
     }
   }
   // JSON escaping at most sextuples a character (\u00XX): skip the exact size when even that fits.
   let chars = fixedBytes
   for (const [name, value] of headers) chars += name.length + value.length + 6
-  if (chars * 6 <= MAX_META_BYTES) return null
+  if (chars * 6 <= maxBytes) return null
   const bytes = Buffer.byteLength(meta())
-  if (bytes <= MAX_META_BYTES) return null
+  if (bytes <= maxBytes) return null
   return {
     kind: 'headers',
-    message: `the ${what}'s headers take ${bytes} bytes once encoded; at most ${MAX_META_BYTES} are accepted`,
+    message: `the ${what}'s headers take ${bytes} bytes once encoded; at most ${maxBytes} are accepted`,
   }
 }

@@ -31,7 +31,7 @@ export type {
 } from './frame.js'
 export { encodeFrame, decodeFrame } from './frame-codec.js'
 export { requestHeadProblem, responseHeadProblem } from './head-limits.js'
-export type { HeadProblem } from './head-limits.js'
+export type { HeadProblem, HeadReserve } from './head-limits.js'
 export { ProtocolError } from './protocol-error.js'
 export type { ProtocolErrorCode } from './protocol-error.js'
 export { TunnelMux, MAX_QUEUED_CONTROL_FRAMES } from './mux/tunnel-mux.js'

@@ -9,6 +9,7 @@
  */
 import {
   RESET_CODE,
+  type HeadReserve,
   type Logger,
   type MuxStream,
   type RequestHead,
@@ -23,6 +24,12 @@ import type { TunnelDirectory } from './tunnel-directory.js'
 
 /** The header naming the tunnel (and epoch) of a forwarded request; never reaches the client. */
 export const FORWARDED_TUNNEL_HEADER = 'x-burrow-node-tunnel'
+
+/**
+ * The room an agent's request head must leave for that header (a tunnel id and an epoch), so
+ * that a head the edge accepts crosses to the holding node too.
+ */
+export const FORWARDING_ROOM: HeadReserve = { pairs: 1, bytes: 128 }
 
 /** Where a request for a tunnel goes: a stream opener, local or on the holding node. */
 export interface TunnelRoute {

@@ -19,7 +19,8 @@ import {
   type RequestHead,
 } from '@burrow/protocol'
 import { PLANS } from '../plans.js'
-import { localRoute, localRouteNow, type TunnelRoute } from '../cluster/cluster-router.js'
+import { FORWARDING_ROOM, localRoute, localRouteNow } from '../cluster/cluster-router.js'
+import type { TunnelRoute } from '../cluster/cluster-router.js'
 import { ClientAddresses, rateKeyOf } from '../http/client-addresses.js'
 import type { CallHistorySink } from '../quota/call-history.js'
 import type { TunnelWithAccount } from '../store/store.js'
@@ -250,7 +251,7 @@ export class Edge {
         agent: access?.ok ? access.agent.id : null,
       }),
     }
-    const headProblem = requestHeadProblem(head)
+    const headProblem = requestHeadProblem(head, FORWARDING_ROOM)
     if (headProblem !== null) {
       return headProblem.kind === 'path'
         ? refuse('uri_too_long', 'request path too long', headProblem.message)
