@@ -49,6 +49,8 @@ const MAX_CACHED = 10_000
 export class AccessGate {
   readonly #opts: AccessGateOptions
   readonly #cache = new Map<string, { access: TunnelAccess; expires: number }>()
+  /** Bumped by `invalidate`: a read begun before it does not fill the cache with what it read. */
+  #generation = 0
 
   constructor(opts: AccessGateOptions) {
     this.#opts = opts
@@ -59,7 +61,9 @@ export class AccessGate {
     const now = Date.now()
     const hit = this.#cache.get(tunnelId)
     if (hit && hit.expires > now) return hit.access
+    const generation = this.#generation
     const access = await this.#opts.settings.get(tunnelId)
+    if (generation !== this.#generation) return access
     if (this.#cache.size >= MAX_CACHED) this.#cache.clear()
     this.#cache.set(tunnelId, { access, expires: now + (this.#opts.cacheMs ?? 5_000) })
     return access
@@ -67,6 +71,7 @@ export class AccessGate {
 
   /** Forget the cached settings of `tunnelId` (after its owner changed them here). */
   invalidate(tunnelId: string): void {
+    this.#generation++
     this.#cache.delete(tunnelId)
   }
 

@@ -22,6 +22,8 @@ interface Admitted {
 
 export class AdmittedExchanges {
   readonly #byTunnel = new Map<string, Set<Admitted>>()
+  /** Tunnels being checked again, and whether another check was asked for meanwhile. */
+  readonly #checking = new Map<string, { again: boolean; done: Promise<number> }>()
   #size = 0
   #timer: NodeJS.Timeout | undefined
   #sweeping = false
@@ -54,8 +56,34 @@ export class AdmittedExchanges {
     }
   }
 
-  /** Check `tunnelId`'s open exchanges again, ending those no longer admitted; how many ended. */
-  async recheck(tunnelId: string, streamsOnly = false): Promise<number> {
+  /**
+   * Check `tunnelId`'s open exchanges again, ending those no longer admitted; how many ended.
+   * Changes that come while a check runs make one more check after it, not one each.
+   */
+  async recheck(tunnelId: string): Promise<number> {
+    const running = this.#checking.get(tunnelId)
+    if (running) {
+      running.again = true
+      return running.done
+    }
+    const state = { again: false, done: Promise.resolve(0) }
+    state.done = (async () => {
+      let ended = 0
+      try {
+        do {
+          state.again = false
+          ended += await this.#check(tunnelId, false)
+        } while (state.again)
+      } finally {
+        this.#checking.delete(tunnelId)
+      }
+      return ended
+    })()
+    this.#checking.set(tunnelId, state)
+    return state.done
+  }
+
+  async #check(tunnelId: string, streamsOnly: boolean): Promise<number> {
     let ended = 0
     for (const entry of [...(this.#byTunnel.get(tunnelId) ?? [])]) {
       if (streamsOnly && !entry.stream) continue
@@ -69,7 +97,7 @@ export class AdmittedExchanges {
   /** Check every open stream again (what the timer does); how many ended. */
   async recheckStreams(): Promise<number> {
     let ended = 0
-    for (const tunnelId of [...this.#byTunnel.keys()]) ended += await this.recheck(tunnelId, true)
+    for (const tunnelId of [...this.#byTunnel.keys()]) ended += await this.#check(tunnelId, true)
     return ended
   }
 

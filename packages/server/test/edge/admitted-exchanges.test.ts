@@ -54,3 +54,28 @@ describe('AdmittedExchanges', () => {
     forget()
   })
 })
+
+describe('AdmittedExchanges under many changes', () => {
+  it('checks once more after a running check, however many changes came meanwhile', async () => {
+    const admitted = new AdmittedExchanges()
+    let checks = 0
+    let release: () => void = () => {}
+    const forget = admitted.add(
+      'tun_a',
+      () => {
+        checks++
+        return new Promise<boolean>((resolve) => (release = () => resolve(true)))
+      },
+      () => {},
+    )
+    const first = admitted.recheck('tun_a')
+    await new Promise((resolve) => setImmediate(resolve))
+    const more = [admitted.recheck('tun_a'), admitted.recheck('tun_a'), admitted.recheck('tun_a')]
+    release()
+    await new Promise((resolve) => setImmediate(resolve))
+    release()
+    await Promise.all([first, ...more])
+    assert.equal(checks, 2, 'the running check and one more')
+    forget()
+  })
+})
