@@ -69,6 +69,11 @@ export class AccessGate {
     return access
   }
 
+  /** Changes so far (any tunnel's): a check begun before a change may have read the old settings. */
+  get generation(): number {
+    return this.#generation
+  }
+
   /** Forget the cached settings of `tunnelId` (after its owner changed them here). */
   invalidate(tunnelId: string): void {
     this.#generation++

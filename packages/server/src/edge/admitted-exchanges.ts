@@ -30,13 +30,15 @@ export class AdmittedExchanges {
 
   /**
    * Note an admitted exchange of `tunnelId` until the returned call (when it closes); `stream`
-   * for an agent's GET stream, which the timer checks too.
+   * for an agent's GET stream, which the timer checks too; `stale` when the access may have
+   * changed while it was being admitted (it is checked again at once).
    */
   add(
     tunnelId: string,
     allowed: () => Promise<boolean>,
     end: () => void,
     stream = false,
+    stale = false,
   ): () => void {
     let set = this.#byTunnel.get(tunnelId)
     if (!set) {
@@ -45,6 +47,11 @@ export class AdmittedExchanges {
     }
     const entry: Admitted = { allowed, end, stream }
     set.add(entry)
+    if (stale) {
+      void this.#stillAllowed(entry).then((ok) => {
+        if (!ok && set.has(entry)) end()
+      })
+    }
     if (this.#size++ === 0) {
       this.#timer = setInterval(() => void this.#sweep(), RECHECK_ALL_MS)
       this.#timer.unref()

@@ -148,6 +148,7 @@ export class Edge {
     // What is cached is used without waiting a turn (most requests: a tunnel in use).
     const tunnel = this.opts.lookup.cachedByLabel(label) ?? (await this.opts.lookup.byLabel(label))
     const clientIp = this.addresses.of(req)
+    const accessGeneration = this.opts.access?.generation
     // Who may call comes first: a caller who may not learns nothing, not even whether it is online.
     const access = this.opts.access
       ? await this.opts.access.check(
@@ -171,7 +172,8 @@ export class Edge {
       const authorization = singleHeader(req.headers.authorization)
       const allowed = async () => (await gate.check(tunnel.id, origin, clientIp, authorization)).ok
       const end = () => res.destroy()
-      res.once('close', this.admitted.add(tunnel.id, allowed, end, req.method === 'GET'))
+      const stale = gate.generation !== accessGeneration
+      res.once('close', this.admitted.add(tunnel.id, allowed, end, req.method === 'GET', stale))
     }
 
     let body: Buffer | undefined

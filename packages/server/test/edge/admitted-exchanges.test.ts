@@ -79,3 +79,29 @@ describe('AdmittedExchanges under many changes', () => {
     forget()
   })
 })
+
+describe('AdmittedExchanges admitting during a change', () => {
+  it('checks at once an exchange admitted while the access changed, and ends it if refused', async () => {
+    const admitted = new AdmittedExchanges()
+    let ended = 0
+    const forget = admitted.add(
+      'tun_a',
+      () => Promise.resolve(false),
+      () => ended++,
+      false,
+      true,
+    )
+    await new Promise((resolve) => setImmediate(resolve))
+    assert.equal(ended, 1)
+    forget()
+    // Not stale: nothing is checked until a change.
+    const kept = admitted.add(
+      'tun_a',
+      () => Promise.resolve(false),
+      () => ended++,
+    )
+    await new Promise((resolve) => setImmediate(resolve))
+    assert.equal(ended, 1)
+    kept()
+  })
+})

@@ -126,6 +126,9 @@ export function serveLiveTail(res: ServerResponse, opts: LiveTailOptions): void 
       .finally(() => (checking = false))
   }, TAIL_RECHECK_MS)
   res.once('close', end)
+  // A page that went away while the route was still looking the tunnel up closed before the
+  // listener above: end now, or its watcher would stay.
+  if (res.destroyed || res.closed) end()
 }
 
 /** What the live tail shows of a call: its summary and its stored (redacted) bodies, cut. */

@@ -60,3 +60,36 @@ it('writes nothing after a sign-out ends the tail, and lets its watcher go at on
     server.close()
   }
 })
+
+it('lets go of a tail whose page went away before it started', async () => {
+  const sessions = new TailSessions()
+  let stopped = 0
+  let served: () => void = () => {}
+  const started = new Promise<void>((resolve) => (served = resolve))
+  const server = createServer((req, res) => {
+    // The route looks the tunnel up first; the page hangs up meanwhile.
+    req.socket.once('close', () => {
+      serveLiveTail(res, {
+        tunnelId: 'tun_1',
+        watch: () => () => stopped++,
+        stillAllowed: () => Promise.resolve(true),
+        sessions,
+        sessionToken: 'session-1',
+      })
+      served()
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  try {
+    const request = get({ host: '127.0.0.1', port, path: '/' })
+    request.on('error', () => {})
+    setTimeout(() => request.destroy(), 50)
+    await started
+    assert.equal(stopped, 1, 'the watcher is let go')
+    assert.equal(sessions.size, 0)
+  } finally {
+    server.closeAllConnections()
+    server.close()
+  }
+})
