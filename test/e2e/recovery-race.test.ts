@@ -64,6 +64,19 @@ async function heldRequest(
   }
 }
 
+/** The address's owner resets the password from the mailed link: the reset's answer. */
+async function resetByMail(base: string, inbox: SmtpInbox, email: string): Promise<Response> {
+  assert.equal((await postForm(base, '/forgot', { email })).status, 200)
+  const mail = await inbox.waitFor(email, /Reset your Burrow password/)
+  const url = new URL(inbox.link(mail))
+  return postForm(
+    base,
+    '/reset',
+    { token: url.searchParams.get('token')!, password: 'purple otter lamp' },
+    url.pathname + url.search,
+  )
+}
+
 for (const backend of testBackends()) {
   describe(`an earlier holder making tokens during the owner's reset, on ${backend.name}`, () => {
     let inbox: SmtpInbox | undefined
@@ -113,15 +126,7 @@ for (const backend of testBackends()) {
       await new Promise((resolve) => setTimeout(resolve, 300))
 
       // The owner resets the password from the mailed link.
-      assert.equal((await postForm(base, '/forgot', { email: 'owner@example.com' })).status, 200)
-      const mail = await inbox.waitFor('owner@example.com', /Reset your Burrow password/)
-      const url = new URL(inbox.link(mail))
-      const reset = await postForm(
-        base,
-        '/reset',
-        { token: url.searchParams.get('token')!, password: 'purple otter lamp' },
-        url.pathname + url.search,
-      )
+      const reset = await resetByMail(base, inbox, 'owner@example.com')
       assert.equal(reset.status, 200, await reset.text())
       stop = true
       await Promise.all(workers)
@@ -159,15 +164,7 @@ for (const backend of testBackends()) {
         new URLSearchParams({ _csrf: holder.csrf }).toString(),
       )
       // The address's owner resets the password.
-      assert.equal((await postForm(base, '/forgot', { email: 'squatter@example.com' })).status, 200)
-      const mail = await inbox!.waitFor('squatter@example.com', /Reset your Burrow password/)
-      const url = new URL(inbox!.link(mail))
-      const reset = await postForm(
-        base,
-        '/reset',
-        { token: url.searchParams.get('token')!, password: 'purple otter lamp' },
-        url.pathname + url.search,
-      )
+      const reset = await resetByMail(base, inbox!, 'squatter@example.com')
       assert.equal(reset.status, 200)
       assert.equal(await opening(), 401)
       assert.notEqual(await rotating(), 200)
@@ -196,15 +193,7 @@ for (const backend of testBackends()) {
       }
       const workers = Array.from({ length: 6 }, signIns)
       await new Promise((resolve) => setTimeout(resolve, 300))
-      assert.equal((await postForm(base, '/forgot', { email: 'signer@example.com' })).status, 200)
-      const mail = await inbox!.waitFor('signer@example.com', /Reset your Burrow password/)
-      const url = new URL(inbox!.link(mail))
-      const reset = await postForm(
-        base,
-        '/reset',
-        { token: url.searchParams.get('token')!, password: 'purple otter lamp' },
-        url.pathname + url.search,
-      )
+      const reset = await resetByMail(base, inbox!, 'signer@example.com')
       assert.equal(reset.status, 200)
       stop = true
       await Promise.all(workers)
