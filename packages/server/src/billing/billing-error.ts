@@ -11,6 +11,7 @@ export type BillingErrorCode =
   | 'already_subscribed'
   | 'same_plan'
   | 'unknown_price'
+  | 'unverified_subscription'
   | 'provider_mismatch'
   | 'provider'
 
@@ -20,6 +21,7 @@ export const BILLING_ERROR_STATUS: Readonly<Record<BillingErrorCode, number>> = 
   already_subscribed: 409,
   same_plan: 409,
   unknown_price: 422,
+  unverified_subscription: 409,
   provider_mismatch: 409,
   provider: 502,
 }

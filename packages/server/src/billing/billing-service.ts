@@ -14,7 +14,7 @@ import type { Kysely } from 'kysely'
 import type { Database } from '../store/schema.js'
 import type { BillingConfig, BillingCycle, PaidPlanId, PriceTable } from './billing-config.js'
 import { priceKey, priceTable } from './billing-config.js'
-import { BillingError } from './billing-error.js'
+import { BILLING_ERROR_STATUS, BillingError } from './billing-error.js'
 import { BillingStore } from './billing-store.js'
 import type { Subscription } from './billing-store.js'
 import { PaddleApiError, PaddleClient } from './paddle-client.js'
@@ -111,6 +111,7 @@ export class BillingService {
           existing?.customerId ?? (await this.#client.findOrCreateCustomer(account.email)),
       }),
     )
+    await this.store.recordCheckout(account.id, txn.id, this.config.provider)
     if (txn.checkoutUrl === null) {
       throw new BillingError(
         'provider',
@@ -204,7 +205,9 @@ export class BillingService {
    * Handle a payment-provider webhook: verify the signature on the raw bytes (401 when forged,
    * altered or stale), parse (400 when malformed), record and apply (200 for applied,
    * duplicate, stale, ignored or unknown account; 422 for a price burrowd does not know, so
-   * Paddle retries once it is configured; 500 when the database fails, likewise). Never throws.
+   * Paddle retries once it is configured; 409 for an event of a subscription that may not bind
+   * to the paying account it names until its `subscription.created` shows burrowd's checkout,
+   * retried likewise; 500 when the database fails, likewise). Never throws.
    */
   async handleWebhook(rawBody: Buffer, headers: IncomingHttpHeaders): Promise<WebhookResponse> {
     const header = headers['paddle-signature']
@@ -236,8 +239,13 @@ export class BillingService {
       return reply(200, { ok: true, outcome })
     } catch (error) {
       if (error instanceof BillingError) {
-        this.#log.error(`billing webhook ${event.eventType} ${event.eventId}: ${error.message}`)
-        return reply(422, { error: error.code, message: error.message })
+        this.#log[error.code === 'unverified_subscription' ? 'warn' : 'error'](
+          `billing webhook ${event.eventType} ${event.eventId}: ${error.message}`,
+        )
+        return reply(BILLING_ERROR_STATUS[error.code], {
+          error: error.code,
+          message: error.message,
+        })
       }
       this.#log.error(
         `billing webhook ${event.eventType} ${event.eventId} could not be stored: ${(error as Error).message}`,

@@ -10,6 +10,7 @@ import type { Kysely, Selectable, Transaction } from 'kysely'
 import type { BillingCycle, BillingProvider, PaidPlanId, PriceTable } from './billing-config.js'
 import { lockAccount, type LockedAccount } from '../store/lock-account.js'
 import type { Database, SubscriptionsTable } from '../store/schema.js'
+import { BillingError } from './billing-error.js'
 import { isPlanEvent } from './paddle-event.js'
 import type { PaddleEvent, PaddleSubscription } from './paddle-event.js'
 import { decidePlan } from './subscription-state.js'
@@ -91,6 +92,7 @@ export class BillingStore {
           occurred_at: event.occurredAt.toISOString(),
           received_at: this.#now().toISOString(),
           account_id: null,
+          subscription_id: event.subscription?.id ?? null,
           outcome: 'pending',
         })
         .onConflict((oc) => oc.columns(['provider', 'event_id']).doNothing())
@@ -100,20 +102,21 @@ export class BillingStore {
 
       let result: ApplyResult = { outcome: 'ignored', accountId: null }
       if (event.subscription !== undefined && isPlanEvent(event.eventType)) {
-        const accountId = await findAccount(trx, event.subscription)
-        result =
-          accountId === null
-            ? { outcome: 'unknown_account', accountId: null }
-            : {
-                outcome: await this.#apply(
-                  trx,
-                  accountId,
-                  event.subscription,
-                  provider,
-                  event.occurredAt,
-                ),
-                accountId,
-              }
+        const target = await findAccount(trx, event, provider, this.#now())
+        if (target === null) result = { outcome: 'unknown_account', accountId: null }
+        else if (!target.bindable) result = { outcome: 'ignored', accountId: target.accountId }
+        else {
+          result = {
+            outcome: await this.#apply(
+              trx,
+              target.accountId,
+              event.subscription,
+              provider,
+              event.occurredAt,
+            ),
+            accountId: target.accountId,
+          }
+        }
       }
       await trx
         .updateTable('billing_events')
@@ -215,6 +218,27 @@ export class BillingStore {
     return 'applied'
   }
 
+  /**
+   * Remember that burrowd made checkout transaction `transactionId` for account `accountId`: the
+   * subscription its payment creates binds to that account (`findAccount`).
+   */
+  async recordCheckout(
+    accountId: string,
+    transactionId: string,
+    provider: BillingProvider,
+  ): Promise<void> {
+    await this.#db
+      .insertInto('checkout_transactions')
+      .values({
+        provider,
+        transaction_id: transactionId,
+        account_id: accountId,
+        created_at: this.#now().toISOString(),
+      })
+      .onConflict((oc) => oc.columns(['provider', 'transaction_id']).doNothing())
+      .execute()
+  }
+
   /** The account's subscription, if it ever had one. */
   async getSubscription(accountId: string): Promise<Subscription | undefined> {
     const row = await this.#db
@@ -253,29 +277,68 @@ export class BillingStore {
   }
 }
 
+/** The account an event is about, and whether its subscription may be applied to it. */
+interface EventTarget {
+  readonly accountId: string
+  readonly bindable: boolean
+}
+
 /**
- * The account an event is about: the one already holding this subscription (the first binding
- * wins, so custom data edited at the provider cannot move a subscription), else the account named
- * in its custom data, if that account exists.
+ * The account a subscription event is about. A subscription already bound to an account stays
+ * with it (the first binding wins, so custom data edited at the provider cannot move it). A new
+ * one binds to the account whose checkout transaction burrowd made, as `subscription.created`
+ * names it; failing that, to the account its custom data names, unless that account is on a paid
+ * plan now: the custom data is the buyer's to write (Paddle.js can set it in a checkout of their
+ * own), so anyone knowing an account's id could otherwise bind a subscription of theirs to it
+ * and, by cancelling it, end a plan the operator granted. Such a `subscription.created` is
+ * recorded and ignored, and so are the later events of that subscription; an event that comes
+ * before its subscription's `subscription.created` throws `BillingError`
+ * `unverified_subscription` and is not recorded, so the provider sends it again, after the
+ * `subscription.created` it overtook has bound the subscription or been refused.
+ * Null when no account of ours is named.
  */
 async function findAccount(
   trx: Transaction<Database>,
-  subscription: PaddleSubscription,
-): Promise<string | null> {
+  event: PaddleEvent,
+  provider: BillingProvider,
+  now: Date,
+): Promise<EventTarget | null> {
+  const subscription = event.subscription!
   const bound = await trx
     .selectFrom('subscriptions')
     .select('account_id')
     .where('subscription_id', '=', subscription.id)
     .executeTakeFirst()
-  if (bound !== undefined) return bound.account_id
+  if (bound !== undefined) return { accountId: bound.account_id, bindable: true }
+  if (event.createdFrom) {
+    const checkout = await trx
+      .selectFrom('checkout_transactions')
+      .select('account_id')
+      .where('provider', '=', provider)
+      .where('transaction_id', '=', event.createdFrom)
+      .executeTakeFirst()
+    if (checkout !== undefined) return { accountId: checkout.account_id, bindable: true }
+  }
   const named = subscription.customData.account_id
   if (named === undefined) return null
-  const account = await trx
-    .selectFrom('accounts')
-    .select('id')
-    .where('id', '=', named)
+  const account = await lockAccount(trx, named, false)
+  if (account === undefined) return null
+  if (!isPaidNow(account, now)) return { accountId: account.id, bindable: true }
+  if (event.eventType === 'subscription.created') return { accountId: account.id, bindable: false }
+  const refused = await trx
+    .selectFrom('billing_events')
+    .select('event_id')
+    .where('provider', '=', provider)
+    .where('subscription_id', '=', subscription.id)
+    .where('type', '=', 'subscription.created')
     .executeTakeFirst()
-  return account?.id ?? null
+  if (refused !== undefined) return { accountId: account.id, bindable: false }
+  throw new BillingError(
+    'unverified_subscription',
+    `subscription ${subscription.id} names account ${account.id}, which is on a paid plan, but ` +
+      'is not bound to it: its subscription.created must show it came from a checkout burrowd ' +
+      'made for the account first; send this event again later',
+  )
 }
 
 function isPaidNow(account: LockedAccount, now: Date): boolean {

@@ -64,6 +64,11 @@ export interface PaddleEvent {
   readonly occurredAt: Date
   /** The subscription, for `subscription.*` events. */
   readonly subscription?: PaddleSubscription
+  /**
+   * For `subscription.created`: the transaction (`txn_…`) whose payment made the subscription,
+   * which Paddle sends in that event only (`data.transaction_id`); null when absent.
+   */
+  readonly createdFrom?: string | null
 }
 
 /** A webhook body or entity that is not what Paddle sends. */
@@ -97,7 +102,14 @@ export function parsePaddleEvent(rawBody: Buffer | string): PaddleEvent {
   const eventType = text(body.event_type, 'event_type')
   const occurredAt = date(body.occurred_at, 'occurred_at')
   if (!eventType.startsWith('subscription.')) return { eventId, eventType, occurredAt }
-  return { eventId, eventType, occurredAt, subscription: parsePaddleSubscription(body.data) }
+  const subscription = parsePaddleSubscription(body.data)
+  const createdFrom =
+    eventType === 'subscription.created'
+      ? nullable((body.data as Record<string, unknown>).transaction_id, (v) =>
+          text(v, 'data.transaction_id'),
+        )
+      : null
+  return { eventId, eventType, occurredAt, subscription, createdFrom }
 }
 
 /**

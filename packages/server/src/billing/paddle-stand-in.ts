@@ -168,7 +168,10 @@ export class PaddleStandIn {
     txn.subscriptionId = sub.id
     txn.updatedAt = now
     this.#sender.send('transaction.completed', transactionEntity(txn))
-    this.#sender.send('subscription.created', subscriptionEntity(sub))
+    this.#sender.send('subscription.created', {
+      ...subscriptionEntity(sub),
+      transaction_id: txn.id,
+    })
     this.#sender.send('subscription.activated', subscriptionEntity(sub))
     await this.#sender.idle()
     return sub

@@ -179,11 +179,23 @@ export interface BillingEventsTable {
   /** ISO-8601 UTC, when burrowd received it. */
   received_at: string
   account_id: OptionalNullable<string>
+  /** The subscription (`sub_…`) a `subscription.*` event was about; null for other events. */
+  subscription_id: OptionalNullable<string>
   /**
    * `applied`, `stale` (older than what was applied), `ignored` (not about a plan, or about a
    * subscription the account has replaced) or `unknown_account` (names no account of ours).
    */
   outcome: string
+}
+
+/** `checkout_transactions`: the checkout transactions burrowd made, each for one account. */
+export interface CheckoutTransactionsTable {
+  provider: string
+  /** The provider's transaction id (`txn_…`). */
+  transaction_id: string
+  account_id: string
+  /** ISO-8601 UTC. */
+  created_at: string
 }
 
 /** `usage_snapshots`: one metric of one tunnel in one month, as of `taken_at`. */
@@ -305,6 +317,7 @@ export interface Database extends AccessTables, GovernanceTables {
   api_tokens: ApiTokensTable
   subscriptions: SubscriptionsTable
   billing_events: BillingEventsTable
+  checkout_transactions: CheckoutTransactionsTable
   usage_snapshots: UsageSnapshotsTable
   webhook_endpoints: WebhookEndpointsTable
   webhook_deliveries: WebhookDeliveriesTable

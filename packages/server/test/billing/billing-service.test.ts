@@ -10,8 +10,10 @@ import assert from 'node:assert/strict'
 import { afterEach, beforeEach, describe, it } from 'node:test'
 import { BillingError } from '../../src/billing/billing-error.js'
 import type { BillingErrorCode } from '../../src/billing/billing-error.js'
+import { signPaddle } from '../../src/billing/paddle-signature.js'
 import type { BillingStack } from '../helpers/billing-stack.js'
-import { startBillingStack } from '../helpers/billing-stack.js'
+import { STACK_SECRET, startBillingStack } from '../helpers/billing-stack.js'
+import { eventBody, subscriptionData } from '../helpers/paddle-events.js'
 import { testBackends } from '../helpers/test-databases.js'
 
 const T0 = new Date('2026-01-31T12:00:00.000Z')
@@ -303,6 +305,73 @@ for (const backend of testBackends()) {
       const ended = await stack.billing.status(account.id)
       assert.equal(ended.plan, 'free')
       assert.equal(ended.state, 'free')
+    })
+
+    it("a stranger's checkout naming an operator-granted account neither binds nor ends its plan", async () => {
+      await stack.store.db
+        .updateTable('accounts')
+        .set({ plan: 'scale', plan_expires_at: null })
+        .where('id', '=', account.id)
+        .execute()
+      // What Paddle.js lets anyone do with the seller's client token: a checkout of their own
+      // whose custom data names the account.
+      const stranger = stack.paddle.addCustomer('mallory@example.com')
+      const theirs = stack.paddle.addTransaction({
+        price: stack.paddle.prices.get([...stack.paddle.prices.keys()][0]!)!,
+        customerId: stranger.id,
+        customData: { account_id: account.id },
+        base: stack.paddleUrl,
+      })
+      const sub = await stack.paddle.pay(theirs.id)
+      tick(1)
+      await stack.paddle.expire(sub.id)
+      assert.deepEqual(
+        stack.received.map((w) => [w.eventType, w.status, w.outcome]),
+        [
+          ['transaction.completed', 200, 'ignored'],
+          ['subscription.created', 200, 'ignored'],
+          ['subscription.activated', 200, 'ignored'],
+          ['subscription.canceled', 200, 'ignored'],
+        ],
+      )
+      const kept = await stack.billing.status(account.id)
+      assert.equal(kept.plan, 'scale')
+      assert.equal(kept.subscription, null)
+      assert.deepEqual(stack.changed, [])
+
+      // The owner's own checkout through burrowd binds.
+      tick(1)
+      await buy('pro', 'monthly')
+      const bought = await stack.billing.status(account.id)
+      assert.equal(bought.plan, 'pro')
+      assert.equal(bought.state, 'paid')
+      assert.notEqual(bought.subscription?.subscriptionId, sub.id)
+    })
+
+    it('asks Paddle to send again an event that overtook the creation of a subscription for a paying account', async () => {
+      await stack.store.db
+        .updateTable('accounts')
+        .set({ plan: 'scale', plan_expires_at: null })
+        .where('id', '=', account.id)
+        .execute()
+      const body = JSON.stringify(
+        eventBody(
+          'subscription.activated',
+          subscriptionData({ id: 'sub_early', accountId: account.id, priceId: 'pri_unused' }),
+        ),
+      )
+      const res = await fetch(stack.webhookUrl, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'paddle-signature': signPaddle(STACK_SECRET, Math.floor(now.getTime() / 1000), body),
+        },
+        body,
+      })
+      assert.equal(res.status, 409)
+      assert.equal(((await res.json()) as { error: string }).error, 'unverified_subscription')
+      const recorded = await stack.store.db.selectFrom('billing_events').selectAll().execute()
+      assert.deepEqual(recorded, [], 'not recorded, so the retry is not a duplicate')
     })
 
     it('retries a webhook the endpoint failed to take', async () => {

@@ -101,6 +101,7 @@ for (const backend of testBackends()) {
         occurred_at: T0.toISOString(),
         received_at: T0.toISOString(),
         account_id: accountId,
+        subscription_id: 'sub_1',
         outcome: 'applied',
       })
     })
@@ -129,12 +130,94 @@ for (const backend of testBackends()) {
       )
       assert.equal((await accountRow()).plan, 'scale')
       assert.equal((await billing.getSubscription(accountId))?.subscriptionId, 'sub_own')
-      // The same customer buying again (a second checkout link) still replaces it, as before.
-      const again = { id: 'sub_again', customerId: 'ctm_owner', occurredAt: minutes(30) }
+      // The same customer buying again through a checkout burrowd made replaces it, as before.
+      await billing.recordCheckout(accountId, 'txn_again', 'paddle')
+      const again = {
+        id: 'sub_again',
+        customerId: 'ctm_owner',
+        occurredAt: minutes(30),
+        transactionId: 'txn_again',
+      }
       assert.equal(
         (await billing.applyEvent(event('subscription.created', again), 'paddle')).outcome,
         'applied',
       )
+    })
+
+    it("keeps a stranger's subscription from an operator-granted plan, and binds burrowd's checkout", async () => {
+      await store.db
+        .updateTable('accounts')
+        .set({ plan: 'scale', plan_expires_at: null })
+        .where('id', '=', accountId)
+        .execute()
+      // A checkout of the stranger's own naming this account: its creation is refused, and so
+      // are its later events; the plan the operator granted stays.
+      const foreign = {
+        id: 'sub_foreign',
+        customerId: 'ctm_stranger',
+        transactionId: 'txn_theirs',
+        occurredAt: minutes(1),
+      }
+      assert.deepEqual(await billing.applyEvent(event('subscription.created', foreign), 'paddle'), {
+        outcome: 'ignored',
+        accountId,
+      })
+      const canceled = {
+        ...foreign,
+        status: 'canceled',
+        periodEndsAt: null,
+        occurredAt: minutes(2),
+      }
+      assert.equal(
+        (await billing.applyEvent(event('subscription.canceled', canceled), 'paddle')).outcome,
+        'ignored',
+      )
+      assert.deepEqual(await accountRow(), { plan: 'scale', plan_expires_at: null })
+      assert.equal(await billing.getSubscription(accountId), undefined)
+
+      // The owner buys through burrowd's checkout; its activation overtakes its creation, and is
+      // refused unrecorded until the creation has bound the subscription.
+      await billing.recordCheckout(accountId, 'txn_ours', 'paddle')
+      const ours = {
+        id: 'sub_ours',
+        customerId: 'ctm_owner',
+        priceId: TEST_PRICES.pro_annual,
+        transactionId: 'txn_ours',
+      }
+      const early = event('subscription.activated', { ...ours, occurredAt: minutes(4) })
+      await assert.rejects(
+        billing.applyEvent(early, 'paddle'),
+        (error: unknown) =>
+          error instanceof BillingError && error.code === 'unverified_subscription',
+      )
+      assert.equal((await outcomes()).length, 2)
+      assert.equal(
+        (
+          await billing.applyEvent(
+            event('subscription.created', { ...ours, occurredAt: minutes(3) }),
+            'paddle',
+          )
+        ).outcome,
+        'applied',
+      )
+      assert.equal((await billing.applyEvent(early, 'paddle')).outcome, 'applied')
+      assert.equal((await billing.getSubscription(accountId))?.subscriptionId, 'sub_ours')
+      assert.equal((await accountRow()).plan, 'pro')
+    })
+
+    it('binds a subscription to the account whose checkout made it, whatever its custom data', async () => {
+      const other = (await store.createAccount({ email: 'bob@example.com', slug: 'bob' })).id
+      await billing.recordCheckout(accountId, 'txn_ann', 'paddle')
+      const result = await billing.applyEvent(
+        event('subscription.created', {
+          id: 'sub_ann',
+          accountId: other,
+          transactionId: 'txn_ann',
+        }),
+        'paddle',
+      )
+      assert.deepEqual(result, { outcome: 'applied', accountId })
+      assert.equal(await billing.getSubscription(other), undefined)
     })
 
     it('records a duplicate event once and changes nothing the second time', async () => {
@@ -261,6 +344,7 @@ for (const backend of testBackends()) {
     })
 
     it('ignores the end of a replaced subscription while the new one is live', async () => {
+      await billing.recordCheckout(accountId, 'txn_new', 'paddle')
       await billing.applyEvent(
         event('subscription.created', { id: 'sub_old', occurredAt: minutes(0) }),
         'paddle',
@@ -270,6 +354,7 @@ for (const backend of testBackends()) {
           id: 'sub_new',
           occurredAt: minutes(5),
           priceId: TEST_PRICES.scale_monthly,
+          transactionId: 'txn_new',
         }),
         'paddle',
       )

@@ -55,7 +55,26 @@ describe('parsePaddleEvent', () => {
         scheduledChange: { action: 'cancel', effectiveAt: cancelAt },
         updatedAt: new Date('2026-03-04T00:00:00.000Z'),
       },
+      createdFrom: null,
     })
+  })
+
+  it('reads the transaction a subscription.created came from, and only there', () => {
+    const created = eventBody(
+      'subscription.created',
+      subscriptionData({ accountId: 'acc_1', transactionId: 'txn_1' }),
+    )
+    assert.equal(parse(created).createdFrom, 'txn_1')
+    const updated = eventBody(
+      'subscription.updated',
+      subscriptionData({ accountId: 'acc_1', transactionId: 'txn_1' }),
+    )
+    assert.equal(parse(updated).createdFrom, null)
+    const bad = eventBody('subscription.created', {
+      ...subscriptionData({ accountId: 'acc_1' }),
+      transaction_id: 7,
+    })
+    assert.throws(() => parse(bad), /data\.transaction_id must be a string/)
   })
 
   it("reads Paddle's microsecond times", () => {

@@ -25,6 +25,8 @@ export interface SubscriptionFields {
   updatedAt?: Date
   /** The paying customer (`ctm_01test` by default). */
   customerId?: string
+  /** `transaction_id`, which `subscription.created` carries: the checkout's transaction. */
+  transactionId?: string
 }
 
 /** A subscription entity: active Pro monthly for `accountId`, period ending in a month. */
@@ -73,6 +75,7 @@ export function subscriptionData(fields: SubscriptionFields = {}): Record<string
           : { account_id: fields.accountId ?? 'acc_missing' },
     management_urls: null,
     discount: null,
+    ...(fields.transactionId === undefined ? {} : { transaction_id: fields.transactionId }),
   }
 }
 

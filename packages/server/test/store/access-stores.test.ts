@@ -17,6 +17,7 @@ import { callContinuationsMigration } from '../../src/store/migrations/013-call-
 import { replacedRefreshMigration } from '../../src/store/migrations/014-replaced-refresh-tokens.js'
 import { oauthClientEvictionMigration } from '../../src/store/migrations/015-oauth-client-eviction.js'
 import { usedOauthCodesMigration } from '../../src/store/migrations/016-used-oauth-codes.js'
+import { checkoutTransactionsMigration } from '../../src/store/migrations/017-checkout-transactions.js'
 import { migrateToLatest } from '../../src/store/migrations/migrate-to-latest.js'
 import { OauthClientStore } from '../../src/store/oauth-client-store.js'
 import { OauthGrantStore } from '../../src/store/oauth-grant-store.js'
@@ -84,6 +85,7 @@ for (const backend of testBackends()) {
     it('keeps tunnels that existed before migration 011 public', async () => {
       // Back to a database of migration 010 (the later migrations undone, newest first).
       const later = [
+        ['017_checkout_transactions', checkoutTransactionsMigration],
         ['016_used_oauth_codes', usedOauthCodesMigration],
         ['015_oauth_client_eviction', oauthClientEvictionMigration],
         ['014_replaced_refresh_tokens', replacedRefreshMigration],
@@ -272,6 +274,7 @@ for (const backend of testBackends()) {
     it('carries the replaced refresh token 011 kept into migration 014', async () => {
       const grants = new OauthGrantStore(store.db, () => new Date(clock))
       for (const [name, migration] of [
+        ['017_checkout_transactions', checkoutTransactionsMigration],
         ['016_used_oauth_codes', usedOauthCodesMigration],
         ['015_oauth_client_eviction', oauthClientEvictionMigration],
         ['014_replaced_refresh_tokens', replacedRefreshMigration],
@@ -293,6 +296,7 @@ for (const backend of testBackends()) {
         '014_replaced_refresh_tokens',
         '015_oauth_client_eviction',
         '016_used_oauth_codes',
+        '017_checkout_transactions',
       ])
       assert.equal(
         await grants.rotateRefresh(hash('old-r1'), hash('x'), new Date(clock + 86_400_000)),

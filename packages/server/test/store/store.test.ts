@@ -484,6 +484,7 @@ describe('openStore', () => {
         '014_replaced_refresh_tokens',
         '015_oauth_client_eviction',
         '016_used_oauth_codes',
+        '017_checkout_transactions',
       ])
     } finally {
       await store.close()

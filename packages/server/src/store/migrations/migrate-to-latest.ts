@@ -23,6 +23,7 @@ import { callContinuationsMigration } from './013-call-continuations.js'
 import { replacedRefreshMigration } from './014-replaced-refresh-tokens.js'
 import { oauthClientEvictionMigration } from './015-oauth-client-eviction.js'
 import { usedOauthCodesMigration } from './016-used-oauth-codes.js'
+import { checkoutTransactionsMigration } from './017-checkout-transactions.js'
 
 /** All migrations by name; names sort in the order they apply. */
 const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -42,6 +43,7 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '014_replaced_refresh_tokens': replacedRefreshMigration,
   '015_oauth_client_eviction': oauthClientEvictionMigration,
   '016_used_oauth_codes': usedOauthCodesMigration,
+  '017_checkout_transactions': checkoutTransactionsMigration,
 }
 
 const provider: MigrationProvider = {
