@@ -37,6 +37,7 @@ import { readBody } from '../http/read-body.js'
 import { sendBodyRefusal } from './send-body-refusal.js'
 import { relayResponse } from './relay-response.js'
 import { sendRefusal } from '../http/send-refusal.js'
+import { singleHeader } from '../http/single-header.js'
 import { answerShaper, governRequest, rugPullFor } from './govern-request.js'
 import { PendingListings } from './pending-listings.js'
 import { AdmittedExchanges } from './admitted-exchanges.js'
@@ -234,6 +235,7 @@ export class Edge {
       arrivedAt,
       started,
       continuations: this.continuations,
+      latestGovernance: policies ? () => policies.latest(tunnel.id) : undefined,
     })
     res.once('close', () => record.closed())
     const refuse: Refuse = (code, message, reason, headers) => {
@@ -386,11 +388,6 @@ export class Edge {
         '2026-07-28 body; served as the body says (logged once per tunnel)',
     )
   }
-}
-
-/** The value of a header sent once; undefined when absent or repeated (not a valid id then). */
-function singleHeader(value: string | string[] | undefined): string | undefined {
-  return typeof value === 'string' ? value : undefined
 }
 
 /** The content coding a request body is sent with, or null when it is sent as it is. */

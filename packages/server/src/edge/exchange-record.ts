@@ -14,12 +14,13 @@ import {
   type JsonRpcBody,
   type PolicyCode,
 } from '@burrow/protocol'
-import type { StoredRoom } from '../governance/redactor.js'
+import type { Redactor, StoredRoom } from '../governance/redactor.js'
 import type { TunnelGovernance } from '../governance/tunnel-governance.js'
 import { newCallId, type CallHistorySink } from '../quota/call-history.js'
 import type { EdgeSessions } from '../quota/edge-sessions.js'
 import type { MeteredTunnel, ResponseMeter } from '../quota/quota-gate.js'
 import { requestsOf } from './body-facts.js'
+import { storableText } from '../store/storable-text.js'
 import { inputRequiredStateOf, type CallContinuations } from './call-continuations.js'
 
 /** Method and tool names are stored in call history at most this long. */
@@ -50,6 +51,11 @@ export interface ExchangeContext {
   readonly started: number
   /** Where answers asking for input (2026-07-28) leave their `requestState`; null for nowhere. */
   readonly continuations?: CallContinuations | null
+  /**
+   * The tunnel's governance when the exchange ends: its owner may have turned zero-knowledge
+   * mode on, or added a pattern, while the request was in flight. Absent: `governance` stands.
+   */
+  readonly latestGovernance?: () => TunnelGovernance | undefined | Promise<TunnelGovernance>
 }
 
 /** An answer to one request, as seen in the response. */
@@ -182,14 +188,44 @@ export class ExchangeRecord {
     this.#reservation = null
   }
 
-  /** One history record per JSON-RPC request of the body (notifications are not calls), once. */
+  /**
+   * One history record per JSON-RPC request of the body (notifications are not calls), once,
+   * under the tunnel's governance as it was when the request came and as it is now: content is
+   * kept only if neither is in zero-knowledge mode, and redacted with the newer's patterns.
+   */
   #record(status: number, durationMs: number, policy: PolicyCode | null, reason: string): void {
-    const { history, body, tunnel, arrivedAt, governance } = this.#ctx
+    const { history, body, latestGovernance } = this.#ctx
     if (this.#recorded || history === null || body === null) return
     this.#recorded = true
+    const latest = latestGovernance?.()
+    if (latest instanceof Promise) {
+      // When the newest policy cannot be read, nothing of the content is kept.
+      latest.then(
+        (now) => this.#write(status, durationMs, policy, reason, now),
+        () => this.#write(status, durationMs, policy, reason, null),
+      )
+    } else this.#write(status, durationMs, policy, reason, latest)
+  }
+
+  #write(
+    status: number,
+    durationMs: number,
+    policy: PolicyCode | null,
+    reason: string,
+    latest: TunnelGovernance | null | undefined,
+  ): void {
+    const { history, body, tunnel, arrivedAt, governance } = this.#ctx
+    if (history === null || body === null) return
     const requests = requestsOf(body)
     const single = !body.batch && requests.length === 1
-    const keep = governance ? !governance.policy.zeroKnowledge : true
+    const keep =
+      latest !== null &&
+      governance?.policy.zeroKnowledge !== true &&
+      latest?.policy.zeroKnowledge !== true
+    const redactor = (latest ?? governance)?.redactor ?? null
+    // Names and ids are the agent's text too: redacted like the bodies, and storable.
+    const name = (text: string) =>
+      storableText(redactor?.active ? redactor.redactText(text) : text, MAX_NAME_LENGTH)
     for (const request of requests) {
       const answer = this.#answers?.get(answerKey(request.id))
       const answerValue =
@@ -197,21 +233,20 @@ export class ExchangeRecord {
           ? (refusal(policy, policy.replace(/_/g, ' '), reason, request.id)
               .body as unknown as Record<string, unknown>)
           : answer?.value
-      const stored = keep ? this.#stored(request.value, answerValue) : null
+      const stored = keep ? this.#stored(request.value, answerValue, redactor) : null
       history.record({
         id: this.#ids?.get(answerKey(request.id)) ?? newCallId(arrivedAt),
         continues: single ? this.#continues : null,
         tunnelId: tunnel.id,
         at: arrivedAt,
-        method: request.method.slice(0, MAX_NAME_LENGTH),
-        tool:
-          request.target?.kind === 'tool' ? request.target.name.slice(0, MAX_NAME_LENGTH) : null,
+        method: name(request.method),
+        tool: request.target?.kind === 'tool' ? name(request.target.name) : null,
         status,
         policyCode: policy,
         durationMs,
-        sessionId: this.#ctx.sessionId?.slice(0, 200) ?? null,
-        rpcId: JSON.stringify(request.id).slice(0, 200),
-        agent: this.#ctx.agent?.slice(0, 200) ?? null,
+        sessionId: this.#ctx.sessionId === undefined ? null : name(this.#ctx.sessionId),
+        rpcId: storedId(request.id, name),
+        agent: this.#ctx.agent ? storableText(this.#ctx.agent, MAX_NAME_LENGTH) : null,
         outcome: policy !== null ? 'refused' : this.#outcome(answer, status),
         bytesIn: single ? (this.#ctx.bodyBytes ?? 0) : 0,
         bytesOut: single ? this.#bytesOut : 0,
@@ -235,8 +270,8 @@ export class ExchangeRecord {
   #stored(
     request: Record<string, unknown>,
     answer: Record<string, unknown> | undefined,
+    redactor: Redactor | null,
   ): { request: string; response: string | null; cut: boolean } {
-    const redactor = this.#ctx.governance?.redactor ?? null
     // Only what can be kept is scanned: a 4 MiB body costs the redactor what 64 KiB does.
     const room: StoredRoom = { chars: MAX_STORED_BODY_CHARS, cut: false }
     const text = (value: unknown) => {
@@ -257,4 +292,12 @@ export class ExchangeRecord {
       cut,
     }
   }
+}
+
+/**
+ * A request id as history stores it: JSON text, always valid (`callJson` parses it). A string id
+ * is redacted and cut by `name` before it is quoted, so a long one stays a JSON string.
+ */
+function storedId(id: string | number | null, name: (text: string) => string): string {
+  return typeof id === 'string' ? JSON.stringify(name(id)) : JSON.stringify(id)
 }

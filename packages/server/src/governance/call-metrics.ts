@@ -40,6 +40,14 @@ function periodStart(ms: number, span: Span): string {
   return iso
 }
 
+/**
+ * Distinct method and tool pairs one tunnel gets rows for per period on one node: the names are
+ * the agent's to choose, so past this many the rest are counted together under `OTHER`.
+ */
+export const MAX_PAIRS_PER_PERIOD = 1000
+/** The method and tool the pairs past `MAX_PAIRS_PER_PERIOD` are counted under. */
+export const OTHER = '(other)'
+
 /** Rows per upsert: 70 parameters each, within SQLite's limit. */
 const ROWS_PER_STATEMENT = 200
 
@@ -48,6 +56,8 @@ export class CallMetrics {
   readonly #db: Kysely<Database>
   readonly #log: Logger
   readonly #cells = new Map<string, Cell>()
+  /** The pairs each tunnel has rows for, by tunnel, span and period, while the period lasts. */
+  readonly #pairs = new Map<string, Set<string>>()
   readonly #timer: NodeJS.Timeout
   #writing: Promise<void> | null = null
 
@@ -61,18 +71,27 @@ export class CallMetrics {
   /** Count `r`. Never throws, never waits. */
   record(r: CallRecord): void {
     const outcome = r.policyCode ?? r.outcome ?? 'ok'
-    const tool = (r.tool ?? '').slice(0, 200)
     const bucket = bucketOf(r.durationMs)
     for (const span of ['5m', '1h'] as const) {
       const start = periodStart(r.at.getTime(), span)
-      const key = `${r.tunnelId}\u0000${span}\u0000${start}\u0000${r.method}\u0000${tool}\u0000${outcome}`
+      const period = `${r.tunnelId}\u0000${span}\u0000${start}`
+      let method = r.method
+      let tool = (r.tool ?? '').slice(0, 200)
+      let pairs = this.#pairs.get(period)
+      if (pairs === undefined) this.#pairs.set(period, (pairs = new Set()))
+      const pair = `${method}\u0000${tool}`
+      if (!pairs.has(pair)) {
+        if (pairs.size < MAX_PAIRS_PER_PERIOD) pairs.add(pair)
+        else [method, tool] = [OTHER, OTHER]
+      }
+      const key = `${period}\u0000${method}\u0000${tool}\u0000${outcome}`
       let cell = this.#cells.get(key)
       if (!cell) {
         cell = {
           tunnelId: r.tunnelId,
           span,
           periodStart: start,
-          method: r.method,
+          method,
           tool,
           outcome,
           count: 0,
@@ -91,8 +110,18 @@ export class CallMetrics {
     if (this.#cells.size === 0) return
     const cells = [...this.#cells.values()]
     this.#cells.clear()
+    this.#forgetEndedPeriods()
     this.#writing = this.#write(cells).finally(() => (this.#writing = null))
     await this.#writing
+  }
+
+  /** The pairs of periods that ended are no longer needed: late records are few. */
+  #forgetEndedPeriods(): void {
+    const now = Date.now()
+    for (const period of this.#pairs.keys()) {
+      const [, span, start] = period.split('\u0000') as [string, Span, string]
+      if (Date.parse(start) + 2 * SPANS[span] < now) this.#pairs.delete(period)
+    }
   }
 
   /** Stop the timer and write what is left. */

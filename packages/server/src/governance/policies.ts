@@ -59,6 +59,8 @@ export class Policies {
   readonly #writes: RateLimiter
   /** Each tunnel's allowance for redaction scans, kept across policy versions and reloads. */
   readonly #budgets = new Map<string, ScanBudget>()
+  /** Invalidations so far: a read that saw one happen caches nothing. */
+  #invalidations = 0
   /** What all tunnels' redaction scans may cost this node together. */
   readonly #nodeBudget: ScanBudget
 
@@ -89,9 +91,16 @@ export class Policies {
     if (cached !== undefined) return Promise.resolve(cached)
     const loading = this.#loading.get(tunnelId)
     if (loading) return loading
-    const load = this.#load(tunnelId).finally(() => this.#loading.delete(tunnelId))
+    const load = this.#load(tunnelId).finally(() => {
+      if (this.#loading.get(tunnelId) === load) this.#loading.delete(tunnelId)
+    })
     this.#loading.set(tunnelId, load)
     return load
+  }
+
+  /** The tunnel's governance now: the cached copy while fresh, else loaded. */
+  latest(tunnelId: string): TunnelGovernance | Promise<TunnelGovernance> {
+    return this.cachedGovernance(tunnelId) ?? this.governance(tunnelId)
   }
 
   /** The tunnel's policy as a document, with its version. */
@@ -132,7 +141,9 @@ export class Policies {
     if (isPolicyProblem(policy)) return { ok: false, problem: policy }
     const document = policyDocument(policy)
     const at = new Date(this.#now())
-    const version = await this.#opts.store.set(tunnelId, JSON.stringify(document), by, at)
+    const version = await this.#opts.store.set(tunnelId, JSON.stringify(document), by, at, {
+      eraseContent: policy.zeroKnowledge,
+    })
     // Answered once the other nodes are told: the next request applies it wherever it lands.
     await this.#opts.events.publish({ type: 'tunnel', tunnelId })
     return { ok: true, view: { document, version, updatedAt: at.toISOString(), updatedBy: by } }
@@ -143,12 +154,18 @@ export class Policies {
     return this.#opts.store.versions(tunnelId)
   }
 
-  /** Forget what is cached of `tunnelId`. */
+  /**
+   * Forget what is cached of `tunnelId`, and what a read begun before now would cache: the next
+   * request reads the policy again.
+   */
   invalidate(tunnelId: string): void {
     this.#cache.delete(tunnelId)
+    this.#loading.delete(tunnelId)
+    this.#invalidations++
   }
 
   async #load(tunnelId: string): Promise<TunnelGovernance> {
+    const invalidations = this.#invalidations
     const stored = await this.#opts.store.get(tunnelId)
     const budget = this.#budget(tunnelId)
     const governance = stored
@@ -159,6 +176,9 @@ export class Policies {
           budget,
         )
       : new TunnelGovernance(tunnelId, 0, DEFAULT_POLICY, budget)
+    // A policy changed while this read was under way (this tunnel's or another's: the count is
+    // shared) may be older than what was read: the copy serves this caller only.
+    if (invalidations !== this.#invalidations) return governance
     if (this.#cache.size >= MAX_CACHED) {
       const oldest = this.#cache.keys().next().value
       if (oldest !== undefined) this.#cache.delete(oldest)

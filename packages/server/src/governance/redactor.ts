@@ -189,6 +189,14 @@ export class Redactor {
       room.chars -= typeof value === 'object' && value !== null ? 2 : String(value).length + 1
     }
     if (typeof value === 'string') return this.#text(value)
+    if (typeof value === 'number' && this.#scanner !== null && this.#scan?.over !== true) {
+      // A card number can be sent as a JSON number: the patterns read its digits, and a match
+      // turns the number into the masked text. Once the scan is over, numbers are left as
+      // they are (strings are masked whole then).
+      const digits = String(value)
+      const redacted = this.#text(digits)
+      return redacted === digits ? value : redacted
+    }
     if (typeof value !== 'object' || value === null) return value
     if (depth >= MAX_DEPTH) {
       this.masked++

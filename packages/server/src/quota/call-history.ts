@@ -201,18 +201,33 @@ export class CallHistoryWriter implements CallHistorySink {
       await this.#insert(rows)
     } catch {
       // Most likely a tunnel deleted meanwhile (the foreign key): keep the rest of the batch.
+      let kept: CallHistoryRow[]
       try {
-        const kept = await this.#rowsOfExistingTunnels(rows)
+        kept = await this.#rowsOfExistingTunnels(rows)
         await this.#insert(kept)
-        if (kept.length < rows.length) {
-          this.#log.debug(
-            `call history: ${rows.length - kept.length} records of deleted tunnels skipped`,
-          )
-        }
-      } catch (error) {
-        this.#drop(rows.length, `writing failed: ${(error as Error).message}`)
+      } catch {
+        // Else a row the database refuses: one at a time, so that one tunnel's row cannot cost
+        // the others theirs.
+        kept = await this.#insertEach(rows)
+      }
+      if (kept.length < rows.length) {
+        this.#log.debug(`call history: ${rows.length - kept.length} records not written`)
       }
     }
+  }
+
+  /** Insert `rows` one by one; returns those written, and counts the others dropped. */
+  async #insertEach(rows: readonly CallHistoryRow[]): Promise<CallHistoryRow[]> {
+    const written: CallHistoryRow[] = []
+    for (const row of rows) {
+      try {
+        await this.#insert([row])
+        written.push(row)
+      } catch (error) {
+        this.#drop(1, `writing failed: ${(error as Error).message}`)
+      }
+    }
+    return written
   }
 
   #insert(rows: readonly CallHistoryRow[]): Promise<void> {

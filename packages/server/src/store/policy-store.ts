@@ -2,9 +2,10 @@
  * Tunnels' governance policies in the database: the current document and the newest 100
  * versions, with who changed them and when. A change is one upsert that takes the next version
  * number (so concurrent changes each get their own), the version row, and the deletion of the
- * version 100 before it, in one transaction.
+ * version 100 before it, in one transaction. Turning zero-knowledge mode on erases, in the same
+ * transaction, the content kept of the tunnel before.
  */
-import type { Kysely } from 'kysely'
+import type { Kysely, Transaction } from 'kysely'
 import type { Database } from './schema.js'
 
 /** Versions kept per tunnel; older ones are deleted as new ones are written. */
@@ -45,9 +46,16 @@ export class PolicyStore {
   }
 
   /** Store `document` as the tunnel's policy; returns its version. */
-  async set(tunnelId: string, document: string, by: string, at: Date): Promise<number> {
+  async set(
+    tunnelId: string,
+    document: string,
+    by: string,
+    at: Date,
+    opts: { readonly eraseContent?: boolean } = {},
+  ): Promise<number> {
     const when = at.toISOString()
     return this.#db.transaction().execute(async (trx) => {
+      if (opts.eraseContent) await eraseContent(trx, tunnelId)
       const row = await trx
         .insertInto('tunnel_policies')
         .values({ tunnel_id: tunnelId, version: 1, document, updated_at: when, updated_by: by })
@@ -94,4 +102,26 @@ export class PolicyStore {
       document: r.document,
     }))
   }
+}
+
+/**
+ * Forget the content kept of a tunnel's traffic: its call history's bodies and its tool pins'
+ * definitions (their hashes stay, so changes are still detected). Zero-knowledge mode keeps
+ * none, so turning it on erases what was kept before.
+ */
+async function eraseContent(trx: Transaction<Database>, tunnelId: string): Promise<void> {
+  await trx
+    .updateTable('call_history')
+    .set({ request_body: null, response_body: null })
+    .where('tunnel_id', '=', tunnelId)
+    .where((eb) => eb.or([eb('request_body', 'is not', null), eb('response_body', 'is not', null)]))
+    .execute()
+  await trx
+    .updateTable('tool_pins')
+    .set({ approved_definition: null, current_definition: null })
+    .where('tunnel_id', '=', tunnelId)
+    .where((eb) =>
+      eb.or([eb('approved_definition', 'is not', null), eb('current_definition', 'is not', null)]),
+    )
+    .execute()
 }

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict'
 import { afterEach, beforeEach, describe, it } from 'node:test'
 import { silentLogger } from '@burrow/protocol'
-import { CallMetrics } from '../../src/governance/call-metrics.js'
+import { CallMetrics, MAX_PAIRS_PER_PERIOD, OTHER } from '../../src/governance/call-metrics.js'
 import { bucketOf, LATENCY_BUCKETS } from '../../src/governance/latency-buckets.js'
 import type { CallRecord } from '../../src/quota/call-history.js'
 import { openStore } from '../../src/store/open-store.js'
@@ -192,6 +192,21 @@ for (const backend of testBackends()) {
       const all = await rows()
       assert.equal(all.length, 900)
       assert.ok(all.every((r) => r.count === 1))
+    })
+
+    it('counts the method and tool pairs an agent invents past the bound together', async () => {
+      const m = metrics()
+      for (let i = 0; i < MAX_PAIRS_PER_PERIOD + 50; i++) {
+        m.record(call({ method: `x/${i}`, tool: null }))
+      }
+      m.record(call({ method: 'x/0', tool: null }))
+      await m.flush()
+      const fiveMinutes = (await rows()).filter((r) => r.span === '5m')
+      assert.equal(fiveMinutes.length, MAX_PAIRS_PER_PERIOD + 1)
+      const other = fiveMinutes.find((r) => r.method === OTHER)
+      assert.equal(other?.count, 50)
+      assert.equal(other?.tool, OTHER)
+      assert.equal(fiveMinutes.find((r) => r.method === 'x/0')?.count, 2, 'known pairs still count')
     })
 
     it('keeps the rows of live tunnels when one of a flush is gone', async () => {

@@ -43,6 +43,20 @@ describe('Redactor', () => {
     assert.deepEqual((mixed.list as unknown[])[1], { password: 'p' })
   })
 
+  it('reads the digits of numbers with the patterns, and masks a number that matches', () => {
+    const r = new Redactor({ ...settings, patterns: ['4[0-9]{15}'] })
+    const input = { card: 4111111111111112, count: 3, pin: 41111 }
+    assert.deepEqual(r.redactValue(input), {
+      card: '[REDACTED:pattern]',
+      count: 3,
+      pin: 41111,
+    })
+    const room: StoredRoom = { chars: 1000, cut: false }
+    assert.deepEqual(r.redactValue([4111111111111112], 0, room), ['[REDACTED:pattern]'])
+    // A number no pattern matches stays a number.
+    assert.equal(new Redactor(settings).redactValue(4111111111111112), 4111111111111112)
+  })
+
   it('masks what the detectors recognise, naming each', () => {
     const r = new Redactor(settings)
     const text =

@@ -39,9 +39,9 @@ describe('ScanBudget', () => {
     assert.equal(out.params.k, 'x [REDACTED:pattern] y')
     assert.equal(out.params.items[9], 'item 9')
     assert.equal(clock.reads, 2)
-    // A value with no text starts no scan.
+    // A value with no text and no number starts no scan.
     clock.reads = 0
-    assert.deepEqual(r.redactValue([1, { '': [true, null] }]), [1, { '': [true, null] }])
+    assert.deepEqual(r.redactValue([false, { '': [true, null] }]), [false, { '': [true, null] }])
     assert.equal(clock.reads, 0)
   })
 

@@ -25,7 +25,7 @@ export function callJson(c: CallView): Record<string, unknown> {
     at: c.at,
     session_id: c.sessionId,
     agent: c.agent,
-    rpc_id: c.rpcId === null ? null : (JSON.parse(c.rpcId) as unknown),
+    rpc_id: c.rpcId === null ? null : storedId(c.rpcId),
     method: c.method,
     tool: c.tool,
     status: c.status,
@@ -62,6 +62,15 @@ export function metricsJson(report: MetricsReport): Record<string, unknown> {
 }
 
 /** A stored message as the JSON it was, or its text when it was cut (no longer JSON). */
+/** A stored request id: JSON text, or (cut by an older burrowd) text that no longer parses. */
+function storedId(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown
+  } catch {
+    return text
+  }
+}
+
 function parsedOrText(text: string): unknown {
   const body = parseJsonRpcText(text)
   return isBodyProblem(body) || body.batch ? text : body.messages[0]!.value

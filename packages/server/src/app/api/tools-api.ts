@@ -63,9 +63,14 @@ export function toolsApi(svc: WebServices) {
           `"${name}" is not changed, new or renamed: there is nothing to reject`,
         )
       }
-      const view = await svc.governance.tools(tunnelId)
+      const [view, policy] = await Promise.all([
+        svc.governance.tools(tunnelId),
+        svc.governance.policy(tunnelId),
+      ])
       const tool = view.tools.find((t) => t.name === name)
-      sendApiJson(c.res, 200, tool ? toolJson(tool, true) : { name, status: 'forgotten' })
+      // In zero-knowledge mode no definition is shown, even one kept from before the mode.
+      const definitions = policy.document.zero_knowledge !== true
+      sendApiJson(c.res, 200, tool ? toolJson(tool, definitions) : { name, status: 'forgotten' })
     },
   }
 }

@@ -113,9 +113,10 @@ function hidden(x: ToolView): SafeHtml {
 
 function diffTable(x: ToolView, zeroKnowledge: boolean): SafeHtml {
   if (x.status === 'removed') return html``
+  // In zero-knowledge mode no definition is shown, even one kept from before the mode.
+  if (zeroKnowledge)
+    return html`<p class="muted">No definitions are kept for this tunnel: only the hashes differ.</p>`
   if (x.diff === null) {
-    if (zeroKnowledge)
-      return html`<p class="muted">No definitions are kept for this tunnel: only the hashes differ.</p>`
     return x.currentDefinition === null
       ? html`<p class="muted" data-not-kept>This definition was not kept (a tunnel keeps 4 Mi characters of tool definitions; past that, only their hashes): only the hashes differ.</p>`
       : html`<details open><summary>Definition</summary><pre class="definition">${pretty(x.currentDefinition)}</pre></details>`
