@@ -74,6 +74,8 @@ export class MuxStream {
   finPending = false
   localDone = false
   remoteDone = false
+  /** The peer's RESPONSE came (a stream this side opened): it comes once, before any DATA. @internal */
+  responded = false
   /** Bytes the reader has not released yet (it returned false). @internal */
   heldBytes = 0
   private readonly host: StreamHost

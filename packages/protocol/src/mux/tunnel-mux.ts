@@ -174,6 +174,9 @@ export class TunnelMux implements StreamHost {
         if (!stream) return
         if (!this.ids.isLocal(stream.id))
           throw new ProtocolError('bad_stream', 'RESPONSE on a stream the peer opened', stream.id)
+        if (stream.responded)
+          throw new ProtocolError('bad_stream', 'a second RESPONSE on the stream', stream.id)
+        stream.responded = true
         if (frame.body) this.recvData(stream, frame.body, true)
         stream.onResponse?.(frame.head, frame.body, frame.fin)
         if (frame.fin) stream.remoteEnded()
@@ -182,6 +185,8 @@ export class TunnelMux implements StreamHost {
       case 'data': {
         const stream = this.known(frame.streamId, frame.chunk.length)
         if (!stream) return
+        if (!stream.responded && this.ids.isLocal(stream.id))
+          throw new ProtocolError('bad_stream', 'DATA before the RESPONSE', stream.id)
         this.recvData(stream, frame.chunk, false)
         stream.deliver(frame.chunk)
         if (frame.fin) stream.remoteEnded()

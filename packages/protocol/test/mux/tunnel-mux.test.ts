@@ -407,6 +407,35 @@ describe('TunnelMux', () => {
     assert.equal(q.streamErrors[0]?.code, 'bad_stream')
   })
 
+  it('a second RESPONSE, or DATA before the RESPONSE, resets that stream only', () => {
+    const response = encodeFrame({
+      type: 'response',
+      streamId: 1,
+      head: { status: 200, headers: [] },
+      fin: false,
+    })
+    const data = encodeFrame({
+      type: 'data',
+      streamId: 1,
+      chunk: Buffer.from('<html>'),
+      fin: false,
+    })
+    for (const frames of [[response, response], [data]]) {
+      const q = pair()
+      const stream = q.broker.open(head, undefined, true)
+      let responses = 0
+      let reset: number | null = null
+      stream.onResponse = () => responses++
+      stream.onReset = (code) => (reset = code)
+      q.flush()
+      for (const f of frames) q.broker.receive(f)
+      assert.equal(q.errors.length, 0)
+      assert.equal(q.streamErrors[0]?.code, 'bad_stream')
+      assert.equal(reset, RESET_CODE.protocol)
+      assert.equal(responses, frames.length === 2 ? 1 : 0)
+    }
+  })
+
   it('frames for streams never opened, and client-opened streams, are protocol errors', () => {
     const p = pair()
     p.broker.receive(

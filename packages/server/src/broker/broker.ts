@@ -70,6 +70,8 @@ export class Broker {
       )
     }
     let tunnel: TunnelWithAccount | undefined
+    // A revocation from now on closes the connection, even before it is attached.
+    const checkedFrom = this.opts.registry.now()
     try {
       tunnel = await this.opts.findTunnelByKey(match[1])
     } catch (err) {
@@ -110,7 +112,9 @@ export class Broker {
       return rejectUpgrade(socket, 'invalid_request', problem, 'bad WebSocket handshake')
     }
     const found = tunnel
-    this.wss.handleUpgrade(req, socket, head, (ws) => this.opts.registry.attach(ws, found, socket))
+    this.wss.handleUpgrade(req, socket, head, (ws) =>
+      this.opts.registry.attach(ws, found, socket, checkedFrom),
+    )
   }
 }
 

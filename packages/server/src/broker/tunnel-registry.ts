@@ -34,6 +34,21 @@ export interface TunnelRegistryOptions {
   readonly onGone?: (tunnelId: string) => void
 }
 
+/**
+ * Connections one tunnel may have open on a node at once: the live one, and others that have
+ * not sent HELLO yet or are draining. A key holder cannot pin more of burrowd than this.
+ */
+export const MAX_LINKS_PER_TUNNEL = 8
+
+/**
+ * How long a connection whose client said it is draining may finish its requests before it is
+ * closed (the client's own grace is 10 s by default).
+ */
+export const DRAINED_LINK_CLOSE_MS = 5 * 60_000
+
+/** How long a key revocation is remembered against upgrades whose key check began before it. */
+const REVOCATION_MEMORY_MS = 60_000
+
 interface Slot {
   link: TunnelLink | null
   sessionId: string | null
@@ -48,6 +63,10 @@ export class TunnelRegistry implements LinkEvents {
   private readonly opts: TunnelRegistryOptions
   private readonly slots = new Map<string, Slot>()
   private readonly links = new Set<TunnelLink>()
+  /** Every open connection of each tunnel, in any state. */
+  private readonly linksOf = new Map<string, Set<TunnelLink>>()
+  /** When each tunnel's key was last revoked here (rotated, or the tunnel deleted). */
+  private readonly revokedAt = new Map<string, number>()
   /** Set by `drainAll`: a client welcomed after it (its upgrade began before) is told to go too. */
   private drainingAfterMs: number | null = null
   private readonly clock: () => number
@@ -65,6 +84,11 @@ export class TunnelRegistry implements LinkEvents {
     this.heartbeat.unref()
   }
 
+  /** The registry's clock, in milliseconds. */
+  now(): number {
+    return this.clock()
+  }
+
   /** Connections open now (any state). */
   get connectionCount(): number {
     return this.links.size
@@ -74,9 +98,25 @@ export class TunnelRegistry implements LinkEvents {
    * Take over an upgraded WebSocket for `tunnel`. `socket` is the connection under it: given, the
    * link batches its writes per event-loop turn (see WriteBatcher).
    */
-  attach(ws: WebSocket, tunnel: TunnelWithAccount, socket?: Corkable): TunnelLink {
+  attach(
+    ws: WebSocket,
+    tunnel: TunnelWithAccount,
+    socket?: Corkable,
+    keyCheckedFrom = this.clock(),
+  ): TunnelLink {
     const link = new TunnelLink(ws, tunnel, this, this.opts.log, socket, this.opts.meters)
     this.links.add(link)
+    let links = this.linksOf.get(tunnel.id)
+    if (links === undefined) this.linksOf.set(tunnel.id, (links = new Set()))
+    links.add(link)
+    const revoked = this.revokedAt.get(tunnel.id)
+    if (revoked !== undefined && revoked >= keyCheckedFrom) {
+      // The key was checked, and then revoked before the connection got here.
+      link.close(4001, 'the tunnel key was rotated or the tunnel deleted')
+    } else if (links.size > MAX_LINKS_PER_TUNNEL) {
+      this.opts.log.info(`tunnel ${tunnel.id}: too many connections at once; closing the newest`)
+      link.close(1013, `at most ${MAX_LINKS_PER_TUNNEL} connections per tunnel at once`)
+    }
     return link
   }
 
@@ -117,13 +157,18 @@ export class TunnelRegistry implements LinkEvents {
    * as "authentication failed".
    */
   disconnect(tunnelId: string, reason: string): void {
-    const slot = this.slots.get(tunnelId)
-    if (!slot) return
-    this.forget(tunnelId, slot)
-    if (slot.link) {
-      this.opts.log.info(`tunnel ${tunnelId}: disconnecting its client: ${reason}`)
-      slot.link.close(4001, reason.slice(0, 120))
+    const now = this.clock()
+    for (const [id, at] of this.revokedAt) {
+      if (now - at > REVOCATION_MEMORY_MS) this.revokedAt.delete(id)
     }
+    this.revokedAt.set(tunnelId, now)
+    const slot = this.slots.get(tunnelId)
+    if (slot) this.forget(tunnelId, slot)
+    // Every connection of the key goes, in any state: one waiting to say HELLO, one draining.
+    const links = [...(this.linksOf.get(tunnelId) ?? [])]
+    if (links.length > 0)
+      this.opts.log.info(`tunnel ${tunnelId}: disconnecting its client: ${reason}`)
+    for (const link of links) link.close(4001, reason.slice(0, 120))
   }
 
   /**
@@ -234,10 +279,14 @@ export class TunnelRegistry implements LinkEvents {
 
   draining(link: TunnelLink): void {
     this.detach(link)
+    setTimeout(() => link.close(1000, 'drained'), DRAINED_LINK_CLOSE_MS).unref()
   }
 
   closed(link: TunnelLink): void {
     this.links.delete(link)
+    const links = this.linksOf.get(link.tunnel.id)
+    links?.delete(link)
+    if (links?.size === 0) this.linksOf.delete(link.tunnel.id)
     this.detach(link)
   }
 

@@ -183,7 +183,7 @@ function deliver(stream: MuxStream, res: ServerResponse, ctx: RelayContext): voi
       if (shaped && notJsonRpc(shaped, head.status)) {
         return void refuseUnreadable(stream, res, ctx, NOT_JSON_RPC)
       }
-      headers.push('content-length', String(body?.length ?? 0))
+      if (!bodiless(head.status)) headers.push('content-length', String(body?.length ?? 0))
       res.writeHead(head.status, headers)
       record.answered(head.status, head.headers)
       record.bytes(body?.length ?? 0)
@@ -237,7 +237,12 @@ function deliver(stream: MuxStream, res: ServerResponse, ctx: RelayContext): voi
         }
         const body = concat(rest)
         record.bytes(body.length)
-        res.writeHead(waiting.status, [...waiting.headers, 'content-length', String(body.length)])
+        res.writeHead(
+          waiting.status,
+          bodiless(waiting.status)
+            ? waiting.headers
+            : [...waiting.headers, 'content-length', String(body.length)],
+        )
         res.end(body)
         return
       }
@@ -330,4 +335,9 @@ function unreadableAnswer(
 function headerValue(headers: HeaderPairs, name: string): string | undefined {
   for (const [n, v] of headers) if (n.length === name.length && n.toLowerCase() === name) return v
   return undefined
+}
+
+/** Statuses whose answers carry no body, and so no Content-Length (RFC 9110 §8.6, §15.3.5). */
+function bodiless(status: number): boolean {
+  return status === 204 || status === 304
 }

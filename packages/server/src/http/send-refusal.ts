@@ -44,6 +44,9 @@ export function sendRefusal(
     'content-length': Buffer.byteLength(body),
     'access-control-allow-origin': '*',
     'access-control-expose-headers': 'x-burrow-error, retry-after',
+    // An envelope is data, never a page: not sniffed, and sandboxed if a browser opens it.
+    'x-content-type-options': 'nosniff',
+    'content-security-policy': "sandbox; default-src 'none'; frame-ancestors 'none'",
     ...(opts.close ? { connection: 'close' } : {}),
     ...opts.headers,
   })
