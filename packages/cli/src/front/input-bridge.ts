@@ -33,14 +33,27 @@ export const INPUT_REQUIRED_METHODS: ReadonlySet<string> = new Set([
 /** Prefix of every `requestState` the front issues. */
 const STATE_PREFIX = 'burrow-mrtr.'
 
-/** Calls waiting for an agent's retry, by `requestState`. */
+/** Calls waiting for an agent's retry, by `requestState`, at most `max` at once. */
 export class InputBridge<Call> {
   readonly #parked = new Map<string, Call>()
+  readonly #states = new Map<Call, string>()
+  readonly #max: number
 
-  /** Park `call` under a fresh `requestState`, returned. */
-  park(call: Call): string {
+  /**
+   * `max`: calls parked at once. Each holds a session of the local server and its open request
+   * for up to the wait, so they are bounded like the sessions they are.
+   */
+  constructor(max = Infinity) {
+    this.#max = max
+  }
+
+  /** Park `call` under a fresh `requestState`, returned; null when `max` calls wait already. */
+  park(call: Call): string | null {
+    this.forget(call)
+    if (this.#parked.size >= this.#max) return null
     const state = STATE_PREFIX + randomBytes(18).toString('base64url')
     this.#parked.set(state, call)
+    this.#states.set(call, state)
     return state
   }
 
@@ -48,13 +61,18 @@ export class InputBridge<Call> {
   take(state: unknown): Call | undefined {
     if (typeof state !== 'string') return undefined
     const call = this.#parked.get(state)
+    if (call === undefined) return undefined
     this.#parked.delete(state)
+    this.#states.delete(call)
     return call
   }
 
-  /** Forget `call` wherever it is parked (it ended). */
+  /** Forget `call` if it is parked (it ended). */
   forget(call: Call): void {
-    for (const [state, parked] of this.#parked) if (parked === call) this.#parked.delete(state)
+    const state = this.#states.get(call)
+    if (state === undefined) return
+    this.#states.delete(call)
+    this.#parked.delete(state)
   }
 
   /** True when `state` is one the front issues (parked or not). */

@@ -83,6 +83,8 @@ export class McpFront implements RequestHandler {
       backend: this.#backend,
       logger: this.#log,
       keepAliveMs: this.#keepAliveMs,
+      // A call waiting for input holds a session of the server: they count like sessions.
+      maxParked: options.maxSessions ?? MAX_FRONT_SESSIONS,
       ...(options.inputWaitMs === undefined ? {} : { inputWaitMs: options.inputWaitMs }),
     })
   }

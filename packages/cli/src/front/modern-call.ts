@@ -264,6 +264,10 @@ export class ModernCall {
       inputRequests[key] = { method: ask.method, ...(ask.params ? { params: ask.params } : {}) }
     }
     const requestState = this.#opts.bridge.park(this)
+    if (requestState === null) {
+      this.cancel('too many requests are waiting for input from their clients; try again later')
+      return
+    }
     const result = { resultType: 'input_required', inputRequests, requestState }
     this.#answer({ jsonrpc: '2.0', id: attached.agentId, result })
     this.#parkTimer = setTimeout(() => {

@@ -43,17 +43,20 @@ export interface ModernFrontOptions {
   readonly keepAliveMs: number
   /** How long a call waits for the retry after `input_required`. Default 10 minutes. */
   readonly inputWaitMs?: number
+  /** Calls waiting for a retry at once (each holds a session of the local server). */
+  readonly maxParked?: number
 }
 
 /** Serves 2026-07-28 requests over a 2025 backend. */
 export class ModernFront {
   readonly #opts: ModernFrontOptions
-  readonly #bridge = new InputBridge<ModernCall>()
+  readonly #bridge: InputBridge<ModernCall>
   readonly #calls = new Set<ModernCall>()
   readonly #streams = new Set<ListenStream>()
 
   constructor(options: ModernFrontOptions) {
     this.#opts = options
+    this.#bridge = new InputBridge(options.maxParked)
   }
 
   /** Calls waiting for an agent's retry (for tests and diagnostics). */

@@ -20,6 +20,10 @@ import type { Logger } from '../log/logger.js'
 import type { LocalResponse } from '../relay/local-exchange.js'
 import type { InitializeAnswer, ModernSeat } from './modern-seat.js'
 import { SseWriter } from './sse-writer.js'
+import {
+  MAX_SUBSCRIBED_URI_CHARS_PER_SESSION,
+  MAX_SUBSCRIPTIONS_PER_SESSION,
+} from './resource-subscriptions.js'
 
 /** The notification filter of `subscriptions/listen`. */
 export interface ListenFilter {
@@ -51,7 +55,17 @@ export function honoredFilter(asked: unknown, init: InitializeAnswer): ListenFil
   const uris = filter.resourceSubscriptions
   const resources = caps.resources
   if (Array.isArray(uris) && isRecord(resources) && resources.subscribe === true) {
-    honored.resourceSubscriptions = uris.filter((uri): uri is string => typeof uri === 'string')
+    // What one session may subscribe to: the acknowledgment promises no more than is subscribed.
+    const kept = new Set<string>()
+    let chars = 0
+    for (const uri of uris) {
+      if (typeof uri !== 'string' || kept.has(uri)) continue
+      if (kept.size >= MAX_SUBSCRIPTIONS_PER_SESSION) break
+      if (chars + uri.length > MAX_SUBSCRIBED_URI_CHARS_PER_SESSION) break
+      kept.add(uri)
+      chars += uri.length
+    }
+    honored.resourceSubscriptions = [...kept]
   }
   return honored
 }

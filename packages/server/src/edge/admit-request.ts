@@ -67,8 +67,8 @@ export async function admitRequest(
     record.holdRequestPlace(place.release)
   }
   // A retry carrying a requestState the edge handed out continues its call: counted once.
-  const state = retryStateOf(rpc)
-  const continues = state === null ? null : continuations.take(tunnel.id, state)
+  const retry = retryStateOf(rpc)
+  const continues = retry === null ? null : continuations.take(tunnel.id, retry.tool, retry.state)
   if (continues !== null) record.continuing(continues)
   if (quotas !== null) {
     const { refusal } = await quotas.admit(

@@ -5,9 +5,10 @@
  * remembers each `requestState` it saw in an answer (as a hash, per tunnel) with the call it
  * belongs to; a retry presenting one is the same call: linked in history, not counted again.
  *
- * Each remembered state continues one retry only (taken when used), for 15 minutes at most, so a
- * state cannot be replayed for free calls, and a `requestState` the edge never handed out is a
- * new call, counted. Bounded: the oldest states are forgotten past 50,000. Kept per node: a retry
+ * Each remembered state continues one retry only (taken when used), of the same tool, for 15
+ * minutes at most, so a state cannot be replayed for free calls, and a `requestState` the edge
+ * never handed out, or one handed out for another tool or another method (a `prompts/get` can
+ * ask for input too), is a new call, counted. Bounded: the oldest states are forgotten past 50,000. Kept per node: a retry
  * that lands on another node is counted as a new call (never fewer calls than happened).
  */
 import { createHash } from 'node:crypto'
@@ -29,9 +30,9 @@ export class CallContinuations {
     this.#now = now
   }
 
-  /** An answer of call `callId` of `tunnelId` asked for input, carrying `requestState`. */
-  remember(tunnelId: string, requestState: string, callId: string): void {
-    const key = keyOf(tunnelId, requestState)
+  /** An answer of call `callId` of tool `tool` of `tunnelId` asked for input, with `requestState`. */
+  remember(tunnelId: string, tool: string, requestState: string, callId: string): void {
+    const key = keyOf(tunnelId, tool, requestState)
     if (key === null) return
     this.#states.delete(key)
     if (this.#states.size >= MAX_CONTINUATIONS) {
@@ -41,9 +42,9 @@ export class CallContinuations {
     this.#states.set(key, { callId, at: this.#now() })
   }
 
-  /** The call a retry carrying `requestState` continues (used up), or null for a new call. */
-  take(tunnelId: string, requestState: string): string | null {
-    const key = keyOf(tunnelId, requestState)
+  /** The call a retry of `tool` carrying `requestState` continues (used up), or null for a new call. */
+  take(tunnelId: string, tool: string, requestState: string): string | null {
+    const key = keyOf(tunnelId, tool, requestState)
     if (key === null) return null
     const found = this.#states.get(key)
     if (found === undefined) return null
@@ -57,13 +58,21 @@ export class CallContinuations {
   }
 }
 
-/** The `requestState` a single `tools/call` request of `body` carries, or null. */
-export function retryStateOf(body: JsonRpcBody | null): string | null {
+/** A retry: the tool a single `tools/call` request of a body names, and its `requestState`. */
+export interface Retry {
+  readonly tool: string
+  readonly state: string
+}
+
+/** The tool and `requestState` a single `tools/call` request of `body` carries, or null. */
+export function retryStateOf(body: JsonRpcBody | null): Retry | null {
   if (body === null || body.batch || body.messages.length !== 1) return null
   const m = body.messages[0]!
-  if (m.kind !== 'request' || m.method !== 'tools/call') return null
+  if (m.kind !== 'request' || m.method !== 'tools/call' || m.target?.kind !== 'tool') return null
   const params = m.value.params as { requestState?: unknown } | undefined
-  return typeof params?.requestState === 'string' ? params.requestState : null
+  return typeof params?.requestState === 'string'
+    ? { tool: m.target.name, state: params.requestState }
+    : null
 }
 
 /** The `requestState` of an answer that asks for input, or null. */
@@ -75,7 +84,8 @@ export function inputRequiredStateOf(m: ClassifiedMessage): string | null {
     : null
 }
 
-function keyOf(tunnelId: string, state: string): string | null {
+function keyOf(tunnelId: string, tool: string, state: string): string | null {
   if (state === '' || state.length > MAX_STATE_CHARS) return null
-  return `${tunnelId}|${createHash('sha256').update(state).digest('base64url')}`
+  const hash = createHash('sha256').update(tool).update('\u0000').update(state)
+  return `${tunnelId}|${hash.digest('base64url')}`
 }

@@ -26,7 +26,7 @@ import type { CallHistorySink } from '../quota/call-history.js'
 import type { TunnelWithAccount } from '../store/store.js'
 import type { EdgeSessions } from '../quota/edge-sessions.js'
 import { ExchangeRecord } from './exchange-record.js'
-import { PREFLIGHT_HEADERS, upstreamRequestHeaders } from './forward-headers.js'
+import { preflightHeaders, upstreamRequestHeaders } from './forward-headers.js'
 import { bodyRefusal, isSessionless } from './body-facts.js'
 import { CallContinuations } from './call-continuations.js'
 import { admitRequest, type AdmissionRules, type Refuse } from './admit-request.js'
@@ -132,7 +132,7 @@ export class Edge {
       )
     }
     if (req.method === 'OPTIONS') {
-      res.writeHead(204, PREFLIGHT_HEADERS).end()
+      res.writeHead(204, preflightHeaders(req.headers['access-control-request-headers'])).end()
       return
     }
     if (!req.method || !METHODS.has(req.method)) {

@@ -143,11 +143,13 @@ export class ExchangeRecord {
     this.#answers.set(key, { value: m.value, error: m.error || result?.isError === true })
     const continuations = this.#ctx.continuations
     const state = continuations ? inputRequiredStateOf(m) : null
-    if (continuations && state !== null) {
+    // Only a tool call's state continues a call: a `prompts/get` asking for input is no call.
+    const tool = state === null ? null : toolCalledBy(this.#ctx.body, key)
+    if (continuations && state !== null && tool !== null) {
       const id = newCallId(this.#ctx.arrivedAt)
       ;(this.#ids ??= new Map()).set(key, id)
       // Every round of the call names its first one.
-      continuations.remember(this.#ctx.tunnel.id, state, this.#continues ?? id)
+      continuations.remember(this.#ctx.tunnel.id, tool, state, this.#continues ?? id)
     }
   }
 
@@ -300,4 +302,14 @@ export class ExchangeRecord {
  */
 function storedId(id: string | number | null, name: (text: string) => string): string {
   return typeof id === 'string' ? JSON.stringify(name(id)) : JSON.stringify(id)
+}
+
+/** The tool the `tools/call` of `body` answered under `key` names, or null for another request. */
+function toolCalledBy(body: JsonRpcBody, key: string): string | null {
+  for (const m of body.messages) {
+    if (m.kind === 'request' && m.id !== null && answerKey(m.id) === key) {
+      return m.method === 'tools/call' && m.target?.kind === 'tool' ? m.target.name : null
+    }
+  }
+  return null
 }

@@ -174,3 +174,30 @@ export const PREFLIGHT_HEADERS: Readonly<Record<string, string>> = {
   'access-control-expose-headers': 'mcp-session-id, mcp-protocol-version',
   'access-control-max-age': '86400',
 }
+
+/** An `Mcp-Param-*` header name (2026-07-28 mirrors a tool's `x-mcp-header` parameters so). */
+const PARAM_HEADER = /^mcp-param-[a-z0-9!#$%&'*+.^_`|~-]{1,100}$/
+/** Most `Mcp-Param-*` names one preflight is answered with. */
+const MAX_PARAM_HEADERS = 32
+
+/**
+ * The answer to a preflight that asked for `requested` (`Access-Control-Request-Headers`): MCP's
+ * headers, and the `Mcp-Param-*` names it asked for, which depend on the tool called and so
+ * cannot be listed ahead.
+ */
+export function preflightHeaders(requested: string | undefined): Readonly<Record<string, string>> {
+  if (requested === undefined || !requested.toLowerCase().includes('mcp-param-')) {
+    return PREFLIGHT_HEADERS
+  }
+  const params = requested
+    .toLowerCase()
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => PARAM_HEADER.test(name))
+    .slice(0, MAX_PARAM_HEADERS)
+  if (params.length === 0) return PREFLIGHT_HEADERS
+  return {
+    ...PREFLIGHT_HEADERS,
+    'access-control-allow-headers': `${PREFLIGHT_HEADERS['access-control-allow-headers']}, ${params.join(', ')}`,
+  }
+}

@@ -111,7 +111,7 @@ describe('admitRequest', () => {
   it('counts a call once, and a retry continuing it not again', async () => {
     assert.equal(await admit(toolCall(1)), true)
     assert.equal(await toolCalls(), 1)
-    continuations.remember(TUNNEL.id, 'state-1', 'call_1')
+    continuations.remember(TUNNEL.id, 'echo', 'state-1', 'call_1')
     assert.equal(await admit(toolCall(2, { requestState: 'state-1' })), true)
     assert.equal(await toolCalls(), 1, 'the retry continues the call already counted')
     assert.equal(await admit(toolCall(3, { requestState: 'made-up' })), true)

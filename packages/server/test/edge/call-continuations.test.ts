@@ -24,34 +24,42 @@ describe('CallContinuations', () => {
   it('continues one retry per state, on the same tunnel, within the time allowed', () => {
     let now = 0
     const c = new CallContinuations(() => now)
-    c.remember('tun_a', 'state-1', 'call_1')
-    assert.equal(c.take('tun_b', 'state-1'), null, 'another tunnel')
-    assert.equal(c.take('tun_a', 'state-2'), null, 'never handed out')
-    assert.equal(c.take('tun_a', 'state-1'), 'call_1')
-    assert.equal(c.take('tun_a', 'state-1'), null, 'a replay is a new call')
+    c.remember('tun_a', 'echo', 'state-1', 'call_1')
+    assert.equal(c.take('tun_b', 'echo', 'state-1'), null, 'another tunnel')
+    assert.equal(c.take('tun_a', 'echo', 'state-2'), null, 'never handed out')
+    assert.equal(c.take('tun_a', 'other', 'state-1'), null, 'another tool')
+    assert.equal(c.take('tun_a', 'echo', 'state-1'), 'call_1')
+    assert.equal(c.take('tun_a', 'echo', 'state-1'), null, 'a replay is a new call')
 
-    c.remember('tun_a', 'state-3', 'call_3')
+    c.remember('tun_a', 'echo', 'state-3', 'call_3')
     now += CONTINUATION_TTL_MS + 1
-    assert.equal(c.take('tun_a', 'state-3'), null, 'expired')
+    assert.equal(c.take('tun_a', 'echo', 'state-3'), null, 'expired')
   })
 
   it('ignores empty and oversized states and stays bounded', () => {
     const c = new CallContinuations()
-    c.remember('tun_a', '', 'call_1')
-    c.remember('tun_a', 'x'.repeat(70_000), 'call_2')
+    c.remember('tun_a', 'echo', '', 'call_1')
+    c.remember('tun_a', 'echo', 'x'.repeat(70_000), 'call_2')
     assert.equal(c.size, 0)
-    assert.equal(c.take('tun_a', 'x'.repeat(70_000)), null)
-    for (let i = 0; i < MAX_CONTINUATIONS + 10; i++) c.remember('tun_a', `s${i}`, `call_${i}`)
+    assert.equal(c.take('tun_a', 'echo', 'x'.repeat(70_000)), null)
+    for (let i = 0; i < MAX_CONTINUATIONS + 10; i++)
+      c.remember('tun_a', 'echo', `s${i}`, `call_${i}`)
     assert.equal(c.size, MAX_CONTINUATIONS)
-    assert.equal(c.take('tun_a', 's0'), null, 'the oldest went first')
-    assert.equal(c.take('tun_a', `s${MAX_CONTINUATIONS + 9}`), `call_${MAX_CONTINUATIONS + 9}`)
+    assert.equal(c.take('tun_a', 'echo', 's0'), null, 'the oldest went first')
+    assert.equal(
+      c.take('tun_a', 'echo', `s${MAX_CONTINUATIONS + 9}`),
+      `call_${MAX_CONTINUATIONS + 9}`,
+    )
   })
 })
 
 describe('retryStateOf and inputRequiredStateOf', () => {
   it('reads the state of a single tools/call retry only', () => {
     const call = (params: unknown) => ({ jsonrpc: '2.0', id: 1, method: 'tools/call', params })
-    assert.equal(retryStateOf(body(call({ name: 't', requestState: 'abc' }))), 'abc')
+    assert.deepEqual(retryStateOf(body(call({ name: 't', requestState: 'abc' }))), {
+      tool: 't',
+      state: 'abc',
+    })
     assert.equal(retryStateOf(body(call({ name: 't' }))), null)
     assert.equal(retryStateOf(body(call({ name: 't', requestState: 7 }))), null)
     assert.equal(

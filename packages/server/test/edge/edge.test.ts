@@ -129,6 +129,24 @@ describe('edge', () => {
     assert.equal(seen(), before, 'the preflight reached the client')
   })
 
+  it("allows the Mcp-Param-* headers a preflight asks for, which name a tool's parameters", async () => {
+    const res = await send({
+      method: 'OPTIONS',
+      headers: {
+        origin: 'https://agent.example',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': `content-type, Mcp-Param-Region, mcp-param-bad name, x-other, ${Array.from({ length: 40 }, (_, i) => `mcp-param-p${i}`).join(', ')}`,
+      },
+    })
+    assert.equal(res.status, 204)
+    const allowed = String(res.headers['access-control-allow-headers']).split(/,\s*/)
+    assert.ok(allowed.includes('mcp-param-region'), allowed.join(', '))
+    assert.ok(allowed.includes('mcp-name'))
+    assert.ok(!allowed.includes('x-other'), 'only Mcp-Param-* names are added')
+    assert.ok(!allowed.some((h) => h.includes(' ')))
+    assert.equal(allowed.filter((h) => h.startsWith('mcp-param-')).length, 32, 'bounded')
+  })
+
   it('answers a tunnel host nobody created as a tunnel that wants a sign-in', async () => {
     for (const unknown of [
       `nobody--acme.localhost:${service.port}`,
