@@ -3,8 +3,9 @@
  * Origin (local servers check them against DNS rebinding), plus X-Forwarded-*. Towards the agent:
  * no hop-by-hop headers, SSE marked unbufferable, session headers exposed to browser agents, each
  * `Set-Cookie` kept to the tunnel's own host (no `Domain`: a tunnel must not plant cookies on the
- * service or on other tunnels), and a sandbox CSP: a tunnel serves MCP, never a web page that
- * could run script on the service's zone.
+ * service or on other tunnels), no instructions to the proxy in front or to the browser's
+ * storage, and a sandbox CSP: a tunnel serves MCP, never a web page that could run script on the
+ * service's zone.
  */
 import { HOP_BY_HOP_HEADERS as HOP_BY_HOP, type HeaderPairs } from '@burrow/protocol'
 
@@ -127,6 +128,7 @@ export function agentResponseHeaders(pairs: HeaderPairs): string[] {
     if (lower === 'access-control-expose-headers') expose = true
     if (lower === 'x-accel-buffering') buffering = true
     if (lower === 'content-security-policy' || lower === 'x-content-type-options') continue
+    if (NOT_FORWARDED_TO_AGENT.has(lower)) continue
     out.push(lower, lower === 'set-cookie' ? hostOnlyCookie(value) : value)
   }
   out.push('content-security-policy', SANDBOX_CSP, 'x-content-type-options', 'nosniff')
@@ -135,6 +137,20 @@ export function agentResponseHeaders(pairs: HeaderPairs): string[] {
   if (!expose) out.push('access-control-expose-headers', 'mcp-session-id, mcp-protocol-version')
   return out
 }
+
+/**
+ * Response headers a local server may not send the agent: `Clear-Site-Data` (its `"cookies"`
+ * clears the cookies of the whole registrable domain, the dashboard's too when it shares the
+ * zone), and the `X-Accel-*` instructions nginx in front of burrowd would obey (an internal
+ * redirect to any location, a rate, an expiry); `X-Accel-Buffering` alone passes.
+ */
+const NOT_FORWARDED_TO_AGENT: ReadonlySet<string> = new Set([
+  'clear-site-data',
+  'x-accel-redirect',
+  'x-accel-expires',
+  'x-accel-limit-rate',
+  'x-accel-charset',
+])
 
 /** An HTTP field name (RFC 9110 token). */
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/

@@ -65,6 +65,24 @@ describe('agentResponseHeaders', () => {
     assert.ok(!names.includes('transfer-encoding'))
     assert.ok(names.includes('x-accel-buffering'))
   })
+
+  it("drops what would instruct the proxy in front or clear the zone's cookies", () => {
+    const out = pairs(
+      agentResponseHeaders([
+        ['Clear-Site-Data', '"cookies"'],
+        ['X-Accel-Redirect', '/metrics'],
+        ['x-accel-limit-rate', '1'],
+        ['x-accel-expires', '0'],
+        ['x-accel-charset', 'utf-8'],
+        ['x-accel-buffering', 'no'],
+        ['x-kept', '1'],
+      ]),
+    )
+    assert.deepEqual(
+      out.map(([n]) => n).filter((n) => n.startsWith('x-') || n === 'clear-site-data'),
+      ['x-accel-buffering', 'x-kept', 'x-content-type-options'],
+    )
+  })
 })
 
 describe('utf8ContentType', () => {
