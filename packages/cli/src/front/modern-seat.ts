@@ -69,10 +69,17 @@ export class ModernSeat implements SessionSink {
   ): Promise<{ seat: ModernSeat; init: InitializeAnswer }> {
     const seat = new ModernSeat(backend, meta, agent)
     return new Promise((resolve, reject) => {
+      // The agent may hang up before the backend answers (a stdio child still starting): the
+      // seat is given back then, not left open for ever.
+      const onAbort = (): void => {
+        fail(new RpcError(JSONRPC_CODE.serverError, 'the client closed the request'))
+      }
       const fail = (error: RpcError): void => {
+        signal.removeEventListener('abort', onAbort)
         seat.close()
         reject(error)
       }
+      signal.addEventListener('abort', onAbort, { once: true })
       seat.onMessage = (message) => {
         // A server→client request now (roots/list after initialized) has no call to ride on.
         if (isRequest(message)) return seat.session.respond(refusal(message.id))
@@ -84,6 +91,7 @@ export class ModernSeat implements SessionSink {
           if (isRequest(later)) seat.session.respond(refusal(later.id))
         }
         seat.onEnd = () => {}
+        signal.removeEventListener('abort', onAbort)
         seat.session.notify({ jsonrpc: '2.0', method: 'notifications/initialized' })
         resolve({ seat, init: message.result })
       }
@@ -96,6 +104,7 @@ export class ModernSeat implements SessionSink {
         capabilities: { ...BRIDGEABLE_CAPABILITIES, ...seat.capabilities },
         clientInfo: meta.clientInfo ?? ANONYMOUS_CLIENT,
       }
+      if (signal.aborted) return onAbort()
       seat.session.request(
         { jsonrpc: '2.0', id: INITIALIZE_ID, method: 'initialize', params },
         signal,

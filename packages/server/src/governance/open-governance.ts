@@ -79,6 +79,7 @@ export function openGovernance(
     log,
     dashboardUrl: rugPull.dashboardUrl,
     onChange: rugPull.onToolChange,
+    zeroKnowledgeNow: async (tunnelId) => (await policies.latest(tunnelId)).policy.zeroKnowledge,
   })
   return {
     events,

@@ -75,6 +75,11 @@ export interface ToolPinsOptions {
   readonly dashboardUrl: string
   readonly ttlMs?: number
   readonly now?: () => number
+  /**
+   * Whether the tunnel is in zero-knowledge mode now. A listing answered while its owner turned
+   * the mode on was pinned under the policy it came with: definitions written then are erased.
+   */
+  readonly zeroKnowledgeNow?: (tunnelId: string) => boolean | Promise<boolean>
 }
 
 /** How a page of `tools/list` was asked for and answered. */
@@ -376,8 +381,14 @@ export class ToolPins {
 
   #write(tunnelId: string, work: () => Promise<unknown>): void {
     const previous = this.#writes.get(tunnelId) ?? Promise.resolve()
+    const zeroKnowledgeNow = this.#opts.zeroKnowledgeNow
     const next = previous
       .then(work)
+      .then(async () => {
+        if (zeroKnowledgeNow && (await zeroKnowledgeNow(tunnelId))) {
+          await this.#opts.store.eraseDefinitions(tunnelId)
+        }
+      })
       .catch((err: Error) => this.#opts.log.warn(`rug-pull pins of ${tunnelId}: ${err.message}`))
     this.#writes.set(tunnelId, next)
     void next.finally(() => {

@@ -7,6 +7,7 @@
  */
 import type { Kysely, Transaction } from 'kysely'
 import type { Database } from './schema.js'
+import { eraseToolDefinitions } from './tool-pins-store.js'
 
 /** Versions kept per tunnel; older ones are deleted as new ones are written. */
 export const KEPT_POLICY_VERSIONS = 100
@@ -116,12 +117,5 @@ async function eraseContent(trx: Transaction<Database>, tunnelId: string): Promi
     .where('tunnel_id', '=', tunnelId)
     .where((eb) => eb.or([eb('request_body', 'is not', null), eb('response_body', 'is not', null)]))
     .execute()
-  await trx
-    .updateTable('tool_pins')
-    .set({ approved_definition: null, current_definition: null })
-    .where('tunnel_id', '=', tunnelId)
-    .where((eb) =>
-      eb.or([eb('approved_definition', 'is not', null), eb('current_definition', 'is not', null)]),
-    )
-    .execute()
+  await eraseToolDefinitions(trx, tunnelId)
 }

@@ -165,6 +165,11 @@ export class ToolPinsStore {
   }
 
   /** Note the server's `list_changed` notification. */
+  /** Forget the definitions kept of the tunnel's tools (their hashes stay). */
+  eraseDefinitions(tunnelId: string): Promise<void> {
+    return eraseToolDefinitions(this.#db, tunnelId)
+  }
+
   async listChanged(tunnelId: string, at: Date): Promise<void> {
     await this.#db
       .updateTable('tool_baselines')
@@ -343,4 +348,16 @@ export function approvedRow(name: string, def: PinnedDefinition | null, at: Date
     approvedAt: at.toISOString(),
     approvedBy: 'baseline',
   }
+}
+
+/** Forget the definitions kept of a tunnel's tools, in `db` or a transaction of it. */
+export async function eraseToolDefinitions(db: Kysely<Database>, tunnelId: string): Promise<void> {
+  await db
+    .updateTable('tool_pins')
+    .set({ approved_definition: null, current_definition: null })
+    .where('tunnel_id', '=', tunnelId)
+    .where((eb) =>
+      eb.or([eb('approved_definition', 'is not', null), eb('current_definition', 'is not', null)]),
+    )
+    .execute()
 }

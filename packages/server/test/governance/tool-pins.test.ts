@@ -86,6 +86,30 @@ for (const backend of testBackends()) {
       await database.drop()
     })
 
+    it('erases the definitions of a listing pinned while its owner turned zero-knowledge on', async () => {
+      let zeroKnowledge = false
+      const switching = new ToolPins({
+        store: store.toolPins,
+        events: new LocalClusterEvents(),
+        log: silentLogger,
+        onChange: () => {},
+        dashboardUrl: 'https://burrow.example/dashboard/tunnels/',
+        now: () => clock,
+        zeroKnowledgeNow: () => zeroKnowledge,
+      })
+      await list([tool('read')], {}, switching)
+      const kept = await store.toolPins.load(tunnel.id)
+      assert.ok(kept.pins[0]?.approvedDefinition, 'kept while the mode is off')
+      // The listing came under the old policy (zeroKnowledge: false); the mode is on by the time
+      // its pins are written.
+      zeroKnowledge = true
+      await list([tool('read', 'changed')], {}, switching)
+      const after = await store.toolPins.load(tunnel.id)
+      assert.equal(after.pins[0]?.approvedDefinition, null)
+      assert.equal(after.pins[0]?.currentDefinition, null)
+      assert.equal(after.pins[0]?.status, 'changed', 'the change is still detected')
+    })
+
     it('takes the first list as the approved baseline, without an alert', async () => {
       assert.deepEqual([...(await list([tool('a'), tool('b')]))], [])
       assert.equal(changes.length, 0)
