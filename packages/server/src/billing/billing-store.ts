@@ -16,6 +16,13 @@ import type { PaddleEvent, PaddleSubscription } from './paddle-event.js'
 import { decidePlan } from './subscription-state.js'
 import type { SubscriptionState } from './subscription-state.js'
 
+/**
+ * How long after it happened an event of a subscription not yet bound to the paying account it
+ * names is sent back for a retry (409), waiting for the subscription's creation to arrive:
+ * Paddle does not promise order, but delivers a creation within minutes.
+ */
+export const UNVERIFIED_WAIT_MS = 60 * 60_000
+
 /** What became of an event. */
 export type ApplyOutcome =
   /** The account's plan and subscription were updated from it. */
@@ -294,7 +301,8 @@ interface EventTarget {
  * recorded and ignored, and so are the later events of that subscription; an event that comes
  * before its subscription's `subscription.created` throws `BillingError`
  * `unverified_subscription` and is not recorded, so the provider sends it again, after the
- * `subscription.created` it overtook has bound the subscription or been refused.
+ * `subscription.created` it overtook has bound the subscription or been refused; past
+ * `UNVERIFIED_WAIT_MS` after it happened, it is ignored instead.
  * Null when no account of ours is named.
  */
 async function findAccount(
@@ -304,12 +312,8 @@ async function findAccount(
   now: Date,
 ): Promise<EventTarget | null> {
   const subscription = event.subscription!
-  const bound = await trx
-    .selectFrom('subscriptions')
-    .select('account_id')
-    .where('subscription_id', '=', subscription.id)
-    .executeTakeFirst()
-  if (bound !== undefined) return { accountId: bound.account_id, bindable: true }
+  const bound = await boundAccount(trx, subscription.id)
+  if (bound !== undefined) return { accountId: bound, bindable: true }
   if (event.createdFrom) {
     const checkout = await trx
       .selectFrom('checkout_transactions')
@@ -323,22 +327,47 @@ async function findAccount(
   if (named === undefined) return null
   const account = await lockAccount(trx, named, false)
   if (account === undefined) return null
+  // Its subscription.created may have bound it while this event waited for the account's lock.
+  const boundSince = await boundAccount(trx, subscription.id)
+  if (boundSince !== undefined) return { accountId: boundSince, bindable: true }
   if (!isPaidNow(account, now)) return { accountId: account.id, bindable: true }
   if (event.eventType === 'subscription.created') return { accountId: account.id, bindable: false }
-  const refused = await trx
+  // How its creation went: refused (a stranger's), or applied (a subscription the account had
+  // and has since replaced: `#apply` knows what to do with its late events).
+  const created = await trx
     .selectFrom('billing_events')
-    .select('event_id')
+    .select('outcome')
     .where('provider', '=', provider)
     .where('subscription_id', '=', subscription.id)
     .where('type', '=', 'subscription.created')
+    .where('outcome', 'in', ['applied', 'ignored'])
     .executeTakeFirst()
-  if (refused !== undefined) return { accountId: account.id, bindable: false }
+  if (created !== undefined)
+    return { accountId: account.id, bindable: created.outcome === 'applied' }
+  // Never seen created, and long after it happened (a subscription from before burrowd recorded
+  // the subscriptions of events, or a stranger's whose creation never came): not waited for.
+  if (now.getTime() - event.occurredAt.getTime() > UNVERIFIED_WAIT_MS) {
+    return { accountId: account.id, bindable: false }
+  }
   throw new BillingError(
     'unverified_subscription',
     `subscription ${subscription.id} names account ${account.id}, which is on a paid plan, but ` +
       'is not bound to it: its subscription.created must show it came from a checkout burrowd ' +
       'made for the account first; send this event again later',
   )
+}
+
+/** The account subscription `subscriptionId` is bound to, if any. */
+async function boundAccount(
+  trx: Transaction<Database>,
+  subscriptionId: string,
+): Promise<string | undefined> {
+  const row = await trx
+    .selectFrom('subscriptions')
+    .select('account_id')
+    .where('subscription_id', '=', subscriptionId)
+    .executeTakeFirst()
+  return row?.account_id
 }
 
 function isPaidNow(account: LockedAccount, now: Date): boolean {

@@ -225,10 +225,18 @@ export class ExchangeRecord {
       governance?.policy.zeroKnowledge !== true &&
       latest?.policy.zeroKnowledge !== true
     const redactor = (latest ?? governance)?.redactor ?? null
-    // Names and ids are the agent's text too: redacted like the bodies, and storable.
-    const name = (text: string) =>
-      storableText(redactor?.active ? redactor.redactText(text) : text, MAX_NAME_LENGTH)
     for (const request of requests) {
+      // Names and ids are the agent's text too: redacted like the bodies (in one scan), storable.
+      const tool = request.target?.kind === 'tool' ? request.target.name : null
+      const sessionId = this.#ctx.sessionId ?? null
+      const texts = [request.method, tool, sessionId, request.id]
+      // As kept: numbers (a numeric id) are read by the patterns too.
+      const room = { chars: MAX_STORED_BODY_CHARS, cut: false }
+      const [method, toolName, session, id] = (
+        redactor?.active ? redactor.redactValue(texts, 0, room) : texts
+      ) as (string | number | null)[]
+      const name = (text: string | number | null | undefined) =>
+        typeof text === 'string' ? storableText(text, MAX_NAME_LENGTH) : null
       const answer = this.#answers?.get(answerKey(request.id))
       const answerValue =
         policy !== null
@@ -241,13 +249,14 @@ export class ExchangeRecord {
         continues: single ? this.#continues : null,
         tunnelId: tunnel.id,
         at: arrivedAt,
-        method: name(request.method),
-        tool: request.target?.kind === 'tool' ? name(request.target.name) : null,
+        method: name(method) ?? '',
+        tool: name(toolName),
         status,
         policyCode: policy,
         durationMs,
-        sessionId: this.#ctx.sessionId === undefined ? null : name(this.#ctx.sessionId),
-        rpcId: storedId(request.id, name),
+        sessionId: name(session),
+        // JSON text, always valid (`callJson` parses it): a long string id stays a string.
+        rpcId: JSON.stringify(typeof id === 'string' ? name(id) : id),
         agent: this.#ctx.agent ? storableText(this.#ctx.agent, MAX_NAME_LENGTH) : null,
         outcome: policy !== null ? 'refused' : this.#outcome(answer, status),
         bytesIn: single ? (this.#ctx.bodyBytes ?? 0) : 0,
@@ -294,14 +303,6 @@ export class ExchangeRecord {
       cut,
     }
   }
-}
-
-/**
- * A request id as history stores it: JSON text, always valid (`callJson` parses it). A string id
- * is redacted and cut by `name` before it is quoted, so a long one stays a JSON string.
- */
-function storedId(id: string | number | null, name: (text: string) => string): string {
-  return typeof id === 'string' ? JSON.stringify(name(id)) : JSON.stringify(id)
 }
 
 /** The tool the `tools/call` of `body` answered under `key` names, or null for another request. */

@@ -73,6 +73,10 @@ export function openGovernance(
     : new MemoryCallRateLimits()
   const metrics = new CallMetrics(store.db, { log })
   const tail = new LiveTail()
+  // Records that waited to be written while their tunnel turned zero-knowledge lose their content.
+  history.keepContentIf?.(
+    async (tunnelId) => !(await policies.latest(tunnelId)).policy.zeroKnowledge,
+  )
   const pins = new ToolPins({
     store: store.toolPins,
     events,

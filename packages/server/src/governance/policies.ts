@@ -59,8 +59,9 @@ export class Policies {
   readonly #writes: RateLimiter
   /** Each tunnel's allowance for redaction scans, kept across policy versions and reloads. */
   readonly #budgets = new Map<string, ScanBudget>()
-  /** Invalidations so far: a read that saw one happen caches nothing. */
-  #invalidations = 0
+  /** Invalidations of each tunnel so far: a read that saw one of its tunnel caches nothing. */
+  readonly #invalidations = new Map<string, number>()
+  #epoch = 0
   /** What all tunnels' redaction scans may cost this node together. */
   readonly #nodeBudget: ScanBudget
 
@@ -161,11 +162,21 @@ export class Policies {
   invalidate(tunnelId: string): void {
     this.#cache.delete(tunnelId)
     this.#loading.delete(tunnelId)
-    this.#invalidations++
+    if (this.#invalidations.size >= MAX_CACHED) {
+      // Bounded: counts forgotten start a new epoch, which no read under way began in.
+      this.#invalidations.clear()
+      this.#epoch++
+    }
+    this.#invalidations.set(tunnelId, (this.#invalidations.get(tunnelId) ?? 0) + 1)
+  }
+
+  /** What a read of `tunnelId` compares before caching: its invalidations in this epoch. */
+  #generation(tunnelId: string): string {
+    return `${this.#epoch}:${this.#invalidations.get(tunnelId) ?? 0}`
   }
 
   async #load(tunnelId: string): Promise<TunnelGovernance> {
-    const invalidations = this.#invalidations
+    const generation = this.#generation(tunnelId)
     const stored = await this.#opts.store.get(tunnelId)
     const budget = this.#budget(tunnelId)
     const governance = stored
@@ -176,9 +187,9 @@ export class Policies {
           budget,
         )
       : new TunnelGovernance(tunnelId, 0, DEFAULT_POLICY, budget)
-    // A policy changed while this read was under way (this tunnel's or another's: the count is
-    // shared) may be older than what was read: the copy serves this caller only.
-    if (invalidations !== this.#invalidations) return governance
+    // The tunnel's policy changed while this read was under way: what was read may be older than
+    // the change, so the copy serves this caller only.
+    if (generation !== this.#generation(tunnelId)) return governance
     if (this.#cache.size >= MAX_CACHED) {
       const oldest = this.#cache.keys().next().value
       if (oldest !== undefined) this.#cache.delete(oldest)

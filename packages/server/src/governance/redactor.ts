@@ -189,10 +189,16 @@ export class Redactor {
       room.chars -= typeof value === 'object' && value !== null ? 2 : String(value).length + 1
     }
     if (typeof value === 'string') return this.#text(value)
-    if (typeof value === 'number' && this.#scanner !== null && this.#scan?.over !== true) {
-      // A card number can be sent as a JSON number: the patterns read its digits, and a match
-      // turns the number into the masked text. Once the scan is over, numbers are left as
-      // they are (strings are masked whole then).
+    if (
+      typeof value === 'number' &&
+      room !== undefined &&
+      this.#scanner !== null &&
+      this.#scan?.over !== true
+    ) {
+      // A card number can be sent as a JSON number: in what is kept, the patterns read its
+      // digits, and a match turns the number into the masked text. What is forwarded keeps its
+      // numbers (an error code or a progress token that became text would break the agent), and
+      // so does a scan that is over (strings are masked whole then).
       const digits = String(value)
       const redacted = this.#text(digits)
       return redacted === digits ? value : redacted

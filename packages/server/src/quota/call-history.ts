@@ -92,7 +92,15 @@ export function newCallId(at: Date): string {
 export interface CallHistorySink {
   /** Queue `record` for writing; never blocks, never throws. */
   record(record: CallRecord): void
+  /**
+   * Optional: ask `keeps(tunnelId)` when writing whether a tunnel's content may still be kept
+   * (zero-knowledge mode may have been turned on while its records waited to be written).
+   */
+  keepContentIf?(keeps: (tunnelId: string) => boolean | Promise<boolean>): void
 }
+
+/** Records dropped at once after this many rows in a row fail alone (the database is down). */
+const MAX_FAILED_ROWS_IN_A_ROW = 3
 
 /** Options of `CallHistoryWriter`. */
 export interface CallHistoryWriterOptions {
@@ -119,6 +127,7 @@ export class CallHistoryWriter implements CallHistorySink {
   readonly #inserts = new RowStatements<Database, CallHistoryRow>(COLUMNS)
   readonly #timer: NodeJS.Timeout
   #writing: Promise<void> | null = null
+  #keeps: ((tunnelId: string) => boolean | Promise<boolean>) | null = null
   #dropped = 0
   #droppedLogged = 0
   #lastDropLog = 0
@@ -131,6 +140,10 @@ export class CallHistoryWriter implements CallHistorySink {
     this.#batchSize = options.batchSize ?? 500
     this.#timer = setInterval(() => void this.flush(), options.flushMs ?? 1000)
     this.#timer.unref()
+  }
+
+  keepContentIf(keeps: (tunnelId: string) => boolean | Promise<boolean>): void {
+    this.#keeps = keeps
   }
 
   /** Records dropped so far (queue full, or a batch the database refused). */
@@ -176,7 +189,20 @@ export class CallHistoryWriter implements CallHistorySink {
     }
   }
 
+  /** The tunnels of `batch` whose content may no longer be kept. */
+  async #contentless(batch: readonly CallRecord[]): Promise<ReadonlySet<string>> {
+    const keeps = this.#keeps
+    const gone = new Set<string>()
+    if (keeps === null) return gone
+    for (const tunnelId of new Set(batch.map((r) => r.tunnelId))) {
+      const kept = await Promise.resolve(keeps(tunnelId)).catch(() => false)
+      if (!kept) gone.add(tunnelId)
+    }
+    return gone
+  }
+
   async #write(batch: readonly CallRecord[]): Promise<void> {
+    const contentless = await this.#contentless(batch)
     const rows = batch.map((r): CallHistoryRow => ({
       id: r.id ?? newCallId(r.at),
       tunnel_id: r.tunnelId,
@@ -192,8 +218,8 @@ export class CallHistoryWriter implements CallHistorySink {
       outcome: r.outcome ?? (r.policyCode === null ? 'ok' : 'refused'),
       bytes_in: r.bytesIn ?? null,
       bytes_out: r.bytesOut ?? null,
-      request_body: r.requestBody ?? null,
-      response_body: r.responseBody ?? null,
+      request_body: contentless.has(r.tunnelId) ? null : (r.requestBody ?? null),
+      response_body: contentless.has(r.tunnelId) ? null : (r.responseBody ?? null),
       bodies_cut: r.bodiesCut ? 1 : 0,
       continues: r.continues ?? null,
     }))
@@ -204,11 +230,17 @@ export class CallHistoryWriter implements CallHistorySink {
       let kept: CallHistoryRow[]
       try {
         kept = await this.#rowsOfExistingTunnels(rows)
+      } catch (error) {
+        // The database itself is failing: the batch goes, after two statements.
+        this.#drop(rows.length, `writing failed: ${(error as Error).message}`)
+        return
+      }
+      try {
         await this.#insert(kept)
       } catch {
         // Else a row the database refuses: one at a time, so that one tunnel's row cannot cost
         // the others theirs.
-        kept = await this.#insertEach(rows)
+        kept = await this.#insertEach(kept)
       }
       if (kept.length < rows.length) {
         this.#log.debug(`call history: ${rows.length - kept.length} records not written`)
@@ -216,15 +248,25 @@ export class CallHistoryWriter implements CallHistorySink {
     }
   }
 
-  /** Insert `rows` one by one; returns those written, and counts the others dropped. */
+  /**
+   * Insert `rows` one by one; returns those written, and counts the others dropped. Rows that
+   * fail several in a row mean the database, not a row, is at fault: the rest are dropped then.
+   */
   async #insertEach(rows: readonly CallHistoryRow[]): Promise<CallHistoryRow[]> {
     const written: CallHistoryRow[] = []
-    for (const row of rows) {
+    let failed = 0
+    for (let i = 0; i < rows.length; i++) {
       try {
-        await this.#insert([row])
-        written.push(row)
+        await this.#insert([rows[i]!])
+        written.push(rows[i]!)
+        failed = 0
       } catch (error) {
-        this.#drop(1, `writing failed: ${(error as Error).message}`)
+        if (++failed < MAX_FAILED_ROWS_IN_A_ROW) {
+          this.#drop(1, `writing failed: ${(error as Error).message}`)
+          continue
+        }
+        this.#drop(rows.length - i, `writing failed: ${(error as Error).message}`)
+        break
       }
     }
     return written

@@ -52,11 +52,14 @@ export class PolicyStore {
     document: string,
     by: string,
     at: Date,
+    /** `eraseContent`: the document turns zero-knowledge on; if it was off, erase what was kept. */
     opts: { readonly eraseContent?: boolean } = {},
   ): Promise<number> {
     const when = at.toISOString()
     return this.#db.transaction().execute(async (trx) => {
-      if (opts.eraseContent) await eraseContent(trx, tunnelId)
+      if (opts.eraseContent && !(await wasZeroKnowledge(trx, tunnelId))) {
+        await eraseContent(trx, tunnelId)
+      }
       const row = await trx
         .insertInto('tunnel_policies')
         .values({ tunnel_id: tunnelId, version: 1, document, updated_at: when, updated_by: by })
@@ -102,6 +105,21 @@ export class PolicyStore {
       changedBy: r.changed_by,
       document: r.document,
     }))
+  }
+}
+
+/** Whether the tunnel's stored policy is already in zero-knowledge mode (nothing to erase). */
+async function wasZeroKnowledge(trx: Transaction<Database>, tunnelId: string): Promise<boolean> {
+  const row = await trx
+    .selectFrom('tunnel_policies')
+    .select('document')
+    .where('tunnel_id', '=', tunnelId)
+    .executeTakeFirst()
+  if (row === undefined) return false
+  try {
+    return (JSON.parse(row.document) as { zero_knowledge?: unknown }).zero_knowledge === true
+  } catch {
+    return false
   }
 }
 

@@ -43,16 +43,19 @@ describe('Redactor', () => {
     assert.deepEqual((mixed.list as unknown[])[1], { password: 'p' })
   })
 
-  it('reads the digits of numbers with the patterns, and masks a number that matches', () => {
-    const r = new Redactor({ ...settings, patterns: ['4[0-9]{15}'] })
-    const input = { card: 4111111111111112, count: 3, pin: 41111 }
-    assert.deepEqual(r.redactValue(input), {
+  it('reads the digits of numbers kept with the patterns, and leaves forwarded numbers alone', () => {
+    const r = new Redactor({ ...settings, patterns: ['4[0-9]{15}', '\\b[0-9]{5}\\b'] })
+    const input = { card: 4111111111111112, count: 3, pin: 4111 }
+    const room = (): StoredRoom => ({ chars: 1000, cut: false })
+    assert.deepEqual(r.redactValue(input, 0, room()), {
       card: '[REDACTED:pattern]',
       count: 3,
-      pin: 41111,
+      pin: 4111,
     })
-    const room: StoredRoom = { chars: 1000, cut: false }
-    assert.deepEqual(r.redactValue([4111111111111112], 0, room), ['[REDACTED:pattern]'])
+    // Forwarded: an error code a pattern matches stays the number the agent's SDK expects.
+    const error = { jsonrpc: '2.0', id: 1, error: { code: -32602, message: 'bad' } }
+    assert.deepEqual(r.redactMessage(error).message, error)
+    assert.equal(r.redactValue(4111111111111112), 4111111111111112)
     // A number no pattern matches stays a number.
     assert.equal(new Redactor(settings).redactValue(4111111111111112), 4111111111111112)
   })

@@ -1,0 +1,153 @@
+/**
+ * Binding subscriptions to accounts when events come late or race: the late end of a
+ * subscription the account replaced is ignored (at once when its creation was recorded, after
+ * the wait when nothing says where it came from), and an event that waited on the account's lock
+ * while its subscription's creation bound it is applied (PostgreSQL).
+ */
+import assert from 'node:assert/strict'
+import { afterEach, beforeEach, describe, it } from 'node:test'
+import { sql } from 'kysely'
+import { priceTable } from '../../src/billing/billing-config.js'
+import { BillingStore, UNVERIFIED_WAIT_MS } from '../../src/billing/billing-store.js'
+import { parsePaddleEvent } from '../../src/billing/paddle-event.js'
+import type { PaddleEvent } from '../../src/billing/paddle-event.js'
+import { openStore } from '../../src/store/open-store.js'
+import type { Store } from '../../src/store/store.js'
+import { eventBody, subscriptionData, TEST_PRICES } from '../helpers/paddle-events.js'
+import type { SubscriptionFields } from '../helpers/paddle-events.js'
+import { testBackends } from '../helpers/test-databases.js'
+import type { TestDatabase } from '../helpers/test-databases.js'
+
+const T0 = new Date('2026-03-04T00:00:00.000Z')
+const PERIOD_END = new Date('2026-04-04T00:00:00.000Z')
+function defer(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void
+  const promise = new Promise<void>((r) => (resolve = r))
+  return { promise, resolve }
+}
+const minutes = (n: number) => new Date(T0.getTime() + n * 60_000)
+
+for (const backend of testBackends()) {
+  describe(`binding subscriptions to accounts on ${backend.name}`, () => {
+    let database: TestDatabase
+    let store: Store
+    let billing: BillingStore
+    let now: Date
+    let accountId: string
+    const event = (
+      type: string,
+      fields: SubscriptionFields & { occurredAt?: Date; eventId?: string } = {},
+    ): PaddleEvent =>
+      parsePaddleEvent(
+        JSON.stringify(
+          eventBody(type, subscriptionData({ accountId, periodEndsAt: PERIOD_END, ...fields }), {
+            ...(fields.eventId ? { eventId: fields.eventId } : {}),
+            occurredAt: fields.occurredAt ?? now,
+          }),
+        ),
+      )
+
+    beforeEach(async () => {
+      database = await backend.create()
+      now = T0
+      store = await openStore(database.config, { now: () => now })
+      billing = new BillingStore(store.db, () => now, priceTable(TEST_PRICES))
+      accountId = (await store.createAccount({ email: 'ann@example.com', slug: 'ann' })).id
+    })
+    afterEach(async () => {
+      await store.close()
+      await database.drop()
+    })
+
+    it('a late event of a subscription created before migration 017 and since replaced is ignored, not 409 for ever', async () => {
+      // sub_1 bought on Free, before 017 (its billing_events rows have no subscription_id).
+      await billing.applyEvent(event('subscription.created', { id: 'sub_1' }), 'paddle')
+      await store.db.updateTable('billing_events').set({ subscription_id: null }).execute()
+      // The account later buys sub_2 through a checkout burrowd made (sub_1 ran out meanwhile).
+      now = minutes(10)
+      await billing.recordCheckout(accountId, 'txn_2', 'paddle')
+      await billing.applyEvent(
+        event('subscription.created', { id: 'sub_2', transactionId: 'txn_2' }),
+        'paddle',
+      )
+      // sub_1's cancellation, delayed or retried by Paddle, arrives now.
+      now = minutes(20)
+      const late = event('subscription.canceled', {
+        id: 'sub_1',
+        status: 'canceled',
+        occurredAt: minutes(20),
+      })
+      // Nothing says where it came from: sent back (409) while its creation could still come,
+      // ignored once it is too old for that.
+      await assert.rejects(billing.applyEvent(late, 'paddle'), /not bound to it/)
+      now = new Date(minutes(20).getTime() + UNVERIFIED_WAIT_MS + 1)
+      const result = await billing.applyEvent(late, 'paddle')
+      assert.equal(result.outcome, 'ignored')
+      assert.equal((await billing.getSubscription(accountId))?.subscriptionId, 'sub_2')
+    })
+
+    it('a late end of a subscription the account replaced, recorded since migration 017, is ignored at once', async () => {
+      await billing.applyEvent(event('subscription.created', { id: 'sub_1' }), 'paddle')
+      now = minutes(10)
+      await billing.recordCheckout(accountId, 'txn_2', 'paddle')
+      await billing.applyEvent(
+        event('subscription.created', { id: 'sub_2', transactionId: 'txn_2' }),
+        'paddle',
+      )
+      now = minutes(20)
+      const late = event('subscription.canceled', {
+        id: 'sub_1',
+        status: 'canceled',
+        occurredAt: minutes(20),
+      })
+      assert.equal((await billing.applyEvent(late, 'paddle')).outcome, 'ignored')
+      assert.equal((await billing.getSubscription(accountId))?.subscriptionId, 'sub_2')
+    })
+
+    it('an event racing its subscription.created (PostgreSQL) is applied, not recorded "ignored"', async (t) => {
+      if (backend.name !== 'postgres') return t.skip('row locks: PostgreSQL only')
+      // An operator-granted account buys through burrowd's checkout.
+      await store.db
+        .updateTable('accounts')
+        .set({ plan: 'pro' })
+        .where('id', '=', accountId)
+        .execute()
+      await billing.recordCheckout(accountId, 'txn_1', 'paddle')
+      // Something else holds the account row for a moment (any billing event, a tunnel create).
+      const release = defer()
+      const held = defer()
+      const holder = store.db.transaction().execute(async (trx) => {
+        await sql`select id from accounts where id = ${accountId} for update`.execute(trx)
+        held.resolve()
+        await release.promise
+      })
+      await held.promise
+      const created = billing.applyEvent(
+        event('subscription.created', {
+          id: 'sub_1',
+          transactionId: 'txn_1',
+          eventId: 'evt_created',
+        }),
+        'paddle',
+      )
+      await new Promise((r) => setTimeout(r, 300))
+      // Paddle sends subscription.updated (a scheduled change, say) right after.
+      const updated = billing.applyEvent(
+        event('subscription.updated', {
+          id: 'sub_1',
+          eventId: 'evt_updated',
+          scheduledCancelAt: PERIOD_END,
+          occurredAt: minutes(1),
+        }),
+        'paddle',
+      )
+      await new Promise((r) => setTimeout(r, 300))
+      release.resolve()
+      await holder
+      assert.equal((await created).outcome, 'applied', 'created')
+      // The subscription is bound to the account, yet its update is recorded "ignored"
+      // (the "refused" lookup finds the subscription.created that bound it).
+      assert.equal((await updated).outcome, 'applied', 'the update')
+    })
+  })
+}
