@@ -157,7 +157,11 @@ export class CallHistoryWriter implements CallHistorySink {
   }
 
   record(record: CallRecord): void {
-    if (this.#closed || this.#queue.length >= this.#capacity) {
+    if (this.#closed) {
+      this.#drop(1, 'burrowd is stopping (the history writer is closed)')
+      return
+    }
+    if (this.#queue.length >= this.#capacity) {
       this.#drop(1, 'the queue is full (the database is behind)')
       return
     }
