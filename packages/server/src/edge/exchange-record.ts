@@ -87,6 +87,8 @@ export class ExchangeRecord {
   #releaseRequest: (() => void) | null = null
   /** True while this exchange holds its session in use. */
   #holding = false
+  /** The exchange is over: a place taken from now on is given back at once. */
+  #over = false
 
   constructor(ctx: ExchangeContext) {
     this.#ctx = ctx
@@ -95,6 +97,8 @@ export class ExchangeRecord {
   /** The `initialize` holds this session place until answered. */
   holdPlace(reservation: string): void {
     this.#reservation = reservation
+    // The agent may have hung up while the place was being taken: it goes back at once.
+    if (this.#over) this.#releasePlace()
   }
 
   /** This request continues call `callId` (a 2026-07-28 retry): history links them. */
@@ -105,6 +109,7 @@ export class ExchangeRecord {
   /** The request holds a sessionless place until the exchange is over; `release` frees it. */
   holdRequestPlace(release: () => void): void {
     this.#releaseRequest = release
+    if (this.#over) this.#releasePlace()
   }
 
   /** Response bytes go to `meter` (bandwidth quota). */
@@ -173,6 +178,7 @@ export class ExchangeRecord {
 
   /** The exchange is over (answered, failed or abandoned). */
   closed(): void {
+    this.#over = true
     if (this.#head !== null) this.#record(this.#head.status, this.#head.durationMs, null, '')
     this.#meter?.finish()
     this.#releasePlace()

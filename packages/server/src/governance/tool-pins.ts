@@ -63,6 +63,11 @@ export const MAX_PINNED_TOOLS = 1000
  * answer in `hold` mode (no pin knows them) and pass unchecked in `alert` mode.
  */
 export const MAX_PAGE_TOOLS = 5000
+/**
+ * Longest tool name pinned (MCP asks for 1 to 128 characters). A longer one is not pinned, and
+ * is held in `hold` mode.
+ */
+export const MAX_PINNED_NAME_CHARS = 1024
 
 /** Options of `new ToolPins`. */
 export interface ToolPinsOptions {
@@ -166,6 +171,12 @@ export class ToolPins {
     for (const tool of tools) {
       const name = (tool as { name?: unknown } | null)?.name
       if (typeof name !== 'string' || name === '' || seen.has(name)) continue
+      if (name.length > MAX_PINNED_NAME_CHARS) {
+        // Not pinned (a name of megabytes would go into every row and webhook about it): held
+        // in `hold` mode, as tools past the caps are.
+        if (page.mode === 'hold') left.add(name)
+        continue
+      }
       if (round?.names.has(name)) {
         left.add(name)
       } else if (looked < MAX_PAGE_TOOLS || state.pins.has(name)) {

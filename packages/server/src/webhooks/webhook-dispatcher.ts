@@ -53,6 +53,12 @@ interface DueDelivery {
   readonly secret: string
 }
 
+/** Due deliveries of one account one pass sends at most. */
+const PER_ACCOUNT_PER_PASS = 4
+/** How long finished deliveries (delivered, failed, cancelled) stay in the log. */
+export const DELIVERY_RETENTION_MS = 30 * 24 * 60 * 60_000
+const PRUNE_EVERY_MS = 60 * 60_000
+
 /** Extra lease beyond the attempt deadline, for the database writes around it. */
 const LEASE_MARGIN_MS = 45_000
 
@@ -78,6 +84,7 @@ export class WebhookDispatcher {
   /** `runDue` calls in progress, which `stop` waits for. */
   readonly #running = new Set<Promise<number>>()
   #stopped: Promise<void> | undefined
+  #prunedAt = -Infinity
 
   constructor(options: WebhookDispatcherOptions) {
     this.#onAttempt = options.onAttempt
@@ -137,18 +144,48 @@ export class WebhookDispatcher {
   }
 
   async #runDue(): Promise<number> {
-    const now = this.#now().toISOString()
-    const due: DueDelivery[] = await this.#db
+    const at = this.#now()
+    const now = at.toISOString()
+    await this.#prune(at)
+    // Each account's oldest few due deliveries: one account's backlog cannot fill a pass and
+    // hold back everyone else's webhooks.
+    const fair = this.#db
       .selectFrom('webhook_deliveries as d')
       .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
-      .select(['d.id', 'd.endpoint_id', 'd.account_id', 'd.payload', 'd.attempts'])
-      .select(['d.next_attempt_at', 'e.url', 'e.secret'])
+      .select(['d.id', 'd.endpoint_id', 'd.account_id', 'd.attempts', 'd.next_attempt_at'])
+      .select(['e.url', 'e.secret'])
+      .select((eb) =>
+        eb.fn
+          .agg<number>('row_number')
+          .over((ob) => ob.partitionBy('d.account_id').orderBy('d.next_attempt_at'))
+          .as('place'),
+      )
       .where('d.status', '=', 'pending')
       .where('d.next_attempt_at', '<=', now)
       .where('e.disabled_at', 'is', null)
-      .orderBy('d.next_attempt_at')
+      .as('f')
+    const picked = await this.#db
+      .selectFrom(fair)
+      .selectAll()
+      .where('f.place', '<=', PER_ACCOUNT_PER_PASS)
+      .orderBy('f.next_attempt_at')
       .limit(this.#batchSize)
       .execute()
+    // Payloads are read for the rows picked only.
+    const payloads = new Map<string, string>()
+    for (const row of await this.#payloads(picked)) {
+      payloads.set(`${row.endpoint_id} ${row.id}`, row.payload)
+    }
+    const due: DueDelivery[] = picked.map((row) => ({
+      id: row.id,
+      endpoint_id: row.endpoint_id,
+      account_id: row.account_id,
+      payload: payloads.get(`${row.endpoint_id} ${row.id}`) ?? '',
+      attempts: row.attempts,
+      next_attempt_at: row.next_attempt_at,
+      url: row.url,
+      secret: row.secret,
+    }))
     let next = 0
     let made = 0
     const worker = async (): Promise<void> => {
@@ -157,12 +194,41 @@ export class WebhookDispatcher {
         try {
           if (await this.#attempt(row)) made++
         } catch (error) {
-          this.#log.error(`webhooks: delivery ${row.id} to ${row.url}: ${String(error)}`)
+          this.#log.error(`webhooks: delivery ${row.id} to ${originOf(row.url)}: ${String(error)}`)
         }
       }
     }
     await Promise.all(Array.from({ length: Math.min(this.#concurrency, due.length) }, worker))
     return made
+  }
+
+  async #payloads(rows: readonly { id: string; endpoint_id: string }[]) {
+    if (rows.length === 0) return []
+    return this.#db
+      .selectFrom('webhook_deliveries')
+      .select(['id', 'endpoint_id', 'payload'])
+      .where((eb) =>
+        eb.or(
+          rows.map((r) => eb.and([eb('id', '=', r.id), eb('endpoint_id', '=', r.endpoint_id)])),
+        ),
+      )
+      .execute()
+  }
+
+  /** Delete finished deliveries past `DELIVERY_RETENTION_MS`, at most once an hour per node. */
+  async #prune(at: Date): Promise<void> {
+    if (at.getTime() - this.#prunedAt < PRUNE_EVERY_MS) return
+    this.#prunedAt = at.getTime()
+    const before = new Date(at.getTime() - DELIVERY_RETENTION_MS).toISOString()
+    try {
+      await this.#db
+        .deleteFrom('webhook_deliveries')
+        .where('status', '!=', 'pending')
+        .where('created_at', '<', before)
+        .execute()
+    } catch (error) {
+      this.#log.warn(`webhooks: old deliveries not pruned: ${(error as Error).message}`)
+    }
   }
 
   /** Claim, send and record one delivery; false when another node claimed it first. */
@@ -231,11 +297,13 @@ export class WebhookDispatcher {
     this.#onAttempt?.(
       outcome.kind === 'delivered' ? 'delivered' : disabledReason !== null ? 'disabled' : 'failed',
     )
-    const where = `delivery ${row.id} (attempt ${attempt}) to ${row.url}`
+    const where = `delivery ${row.id} (attempt ${attempt}) to ${originOf(row.url)}`
     if (outcome.kind === 'delivered') this.#log.debug(`webhooks: ${where}: HTTP ${outcome.status}`)
     else this.#log.warn(`webhooks: ${where}: ${outcome.error}`)
     if (disabledReason !== null) {
-      this.#log.warn(`webhooks: endpoint ${row.endpoint_id} (${row.url}) ${disabledReason}`)
+      this.#log.warn(
+        `webhooks: endpoint ${row.endpoint_id} (${originOf(row.url)}) ${disabledReason}`,
+      )
     }
   }
 
@@ -265,7 +333,17 @@ export class WebhookDispatcher {
   }
 
   async #drain(): Promise<void> {
-    // A full batch means more may be due at once.
-    while (!this.#stopping.signal.aborted && (await this.runDue()) >= this.#batchSize);
+    // A pass that sent something may have left more due (a full batch, or an account's
+    // deliveries past its share of a pass): another pass, until one finds nothing to send.
+    while (!this.#stopping.signal.aborted && (await this.runDue()) > 0);
+  }
+}
+
+/** A URL's origin only: the path of a chat service's webhook URL is its secret. */
+function originOf(url: string): string {
+  try {
+    return new URL(url).origin
+  } catch {
+    return '(an invalid URL)'
   }
 }

@@ -366,14 +366,20 @@ for (const backend of testBackends()) {
       for (const id of ids) await queue(id)
       const a = dispatcher({ concurrency: 4 })
       const b = dispatcher({ db: other.db, concurrency: 4 })
-      const [sentA, sentB] = await Promise.all([a.runDue(), b.runDue()])
+      // A pass sends a few of one account's deliveries: passes until one sends nothing.
+      const drain = async (d: ReturnType<typeof dispatcher>) => {
+        let sent = 0
+        for (let made = await d.runDue(); made > 0; made = await d.runDue()) sent += made
+        return sent
+      }
+      const [sentA, sentB] = await Promise.all([drain(a), drain(b)])
       assert.equal(sentA + sentB, 20)
       assert.equal(receiver.received.length, 20)
       assert.deepEqual(new Set(receiver.received.map((r) => r.headers['webhook-id'])), new Set(ids))
 
       // The retries race too: each delivery gets exactly one second attempt.
       clock += 5000
-      const [againA, againB] = await Promise.all([a.runDue(), b.runDue()])
+      const [againA, againB] = await Promise.all([drain(a), drain(b)])
       assert.equal(againA + againB, 20)
       assert.equal(receiver.received.length, 40)
       for (const entry of await log()) assert.equal(entry.attempts, 2)

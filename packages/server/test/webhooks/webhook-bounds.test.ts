@@ -1,0 +1,196 @@
+/**
+ * What one account can make burrowd send (found by a hostile review): its own local server
+ * decides how many `tool.changed` events it raises, so the deliveries an account queues are
+ * bounded per hour, a tool name of megabytes is not pinned (nor copied into webhooks), and one
+ * account's backlog of slow endpoints does not hold back another account's webhooks.
+ */
+import assert from 'node:assert/strict'
+import { afterEach, beforeEach, describe, it } from 'node:test'
+import { silentLogger } from '@burrow/protocol'
+import { LocalClusterEvents } from '../../src/cluster/cluster-events.js'
+import { ToolPins, type ListPage } from '../../src/governance/tool-pins.js'
+import { openStore } from '../../src/store/open-store.js'
+import type { Store } from '../../src/store/store.js'
+import { emitToolChanged } from '../../src/webhooks/tool-changed.js'
+import { WebhookDispatcher } from '../../src/webhooks/webhook-dispatcher.js'
+import { WebhookEndpointStore } from '../../src/webhooks/webhook-endpoint-store.js'
+import { enqueueWebhookEvent, MAX_DELIVERIES_PER_HOUR } from '../../src/webhooks/webhook-outbox.js'
+import { testBackends, type TestDatabase } from '../helpers/test-databases.js'
+import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js'
+
+const backend = testBackends()[0]!
+
+const tool = (name: string, description: string) => ({
+  name,
+  description,
+  inputSchema: { type: 'object', properties: { q: { type: 'string' } } },
+})
+const PAGE: ListPage = { cursor: null, nextCursor: null, mode: 'alert', zeroKnowledge: false }
+
+describe('webhooks one account can cause', () => {
+  let database: TestDatabase
+  let store: Store
+  let receivers: WebhookReceiver[]
+  let stops: (() => Promise<void>)[]
+
+  beforeEach(async () => {
+    database = await backend.create()
+    store = await openStore(database.config)
+    receivers = []
+    stops = []
+  })
+
+  afterEach(async () => {
+    for (const stop of stops.reverse()) await stop()
+    for (const r of receivers) await r.close()
+    await store.close()
+    await database.drop()
+  })
+
+  async function receiver(): Promise<WebhookReceiver> {
+    const r = await startWebhookReceiver()
+    receivers.push(r)
+    return r
+  }
+
+  const countDeliveries = async (accountId: string) =>
+    Number(
+      (
+        await store.db
+          .selectFrom('webhook_deliveries')
+          .select((eb) => eb.fn.countAll<number | string>().as('n'))
+          .where('account_id', '=', accountId)
+          .executeTakeFirstOrThrow()
+      ).n,
+    )
+
+  it('a free account cannot queue an unbounded number of tool.changed deliveries from one tools/list', async () => {
+    // A free sign-up: 10 endpoints (the per-account maximum), rug-pull protection in its
+    // default `alert` mode, and a local server that answers every tools/list with every
+    // description changed.
+    const account = await store.createAccount({ email: 'evil@example.com', slug: 'evil' })
+    const created = await store.createTunnel({ accountId: account.id, name: 'tools' })
+    const tunnel = { id: created.tunnel.id, accountId: account.id }
+    const sink = await receiver()
+    const endpoints = new WebhookEndpointStore(store.db, () => new Date(), { allowPrivate: true })
+    for (let i = 0; i < 10; i++) await endpoints.create(account.id, { url: `${sink.url}/${i}` })
+    let clock = Date.parse('2026-05-06T07:08:09.000Z')
+    const pins = new ToolPins({
+      store: store.toolPins,
+      events: new LocalClusterEvents(),
+      log: silentLogger,
+      onChange: async (c) => {
+        await emitToolChanged(store.db, { ...c, tunnelName: null })
+      },
+      dashboardUrl: 'https://burrow.example/dashboard/tunnels/',
+      now: () => clock,
+    })
+    const listing = async (round: number) => {
+      const tools = Array.from({ length: 200 }, (_, i) => tool(`t${i}`, `round ${round}`))
+      pins.observe(tunnel, await pins.state(tunnel.id), tools, PAGE)
+      await pins.settled()
+      clock += 1000
+    }
+    await listing(0) // baseline: no event
+    await listing(1) // every tool changed
+    await listing(2) // and again: nothing limits how often
+    const queued = await countDeliveries(account.id)
+    // 2 listings x 200 tools x 10 endpoints = 4,000 deliveries, each tried up to 8 times over
+    // ~27 h, all from a few KiB of tools/list answers the account's own server wrote. A plan's
+    // 1,000 pinned tools and a free bandwidth quota allow millions a month.
+    assert.ok(queued <= MAX_DELIVERIES_PER_HOUR, `one account queued ${queued} deliveries`)
+  })
+
+  it('a tool name of megabytes is not copied into every tool.changed delivery', async () => {
+    // Tool names are not bounded anywhere on the pin/webhook path (history cuts them at 200
+    // characters, pins and webhooks do not). The edge reads a tools/list answer of up to 16 MiB.
+    const account = await store.createAccount({ email: 'evil@example.com', slug: 'evil' })
+    const created = await store.createTunnel({ accountId: account.id, name: 'tools' })
+    const tunnel = { id: created.tunnel.id, accountId: account.id }
+    const sink = await receiver()
+    const endpoints = new WebhookEndpointStore(store.db, () => new Date(), { allowPrivate: true })
+    for (let i = 0; i < 10; i++) await endpoints.create(account.id, { url: `${sink.url}/${i}` })
+    let clock = Date.parse('2026-05-06T07:08:09.000Z')
+    const pins = new ToolPins({
+      store: store.toolPins,
+      events: new LocalClusterEvents(),
+      log: silentLogger,
+      onChange: async (c) => {
+        await emitToolChanged(store.db, { ...c, tunnelName: null })
+      },
+      dashboardUrl: 'https://burrow.example/dashboard/tunnels/',
+      now: () => clock,
+    })
+    const name = 'n'.repeat(4 * 1024 * 1024)
+    for (const round of [0, 1]) {
+      pins.observe(tunnel, await pins.state(tunnel.id), [tool(name, `round ${round}`)], PAGE)
+      await pins.settled()
+      clock += 1000
+    }
+    const rows = await store.db
+      .selectFrom('webhook_deliveries')
+      .select((eb) => eb.fn.sum<number | string>(eb.fn('length', ['payload'])).as('bytes'))
+      .where('account_id', '=', account.id)
+      .executeTakeFirstOrThrow()
+    const bytes = Number(rows.bytes)
+    // 10 deliveries of 4 MiB each from one changed tool; the dispatcher then reads 50 due rows
+    // (up to 800 MiB with 16 MiB names) into memory per pass, and GET /api/webhooks/:id/deliveries
+    // returns 50 payloads in one JSON answer.
+    assert.ok(
+      bytes < 1024 * 1024,
+      `one changed tool queued ${(bytes / 1024 / 1024).toFixed(1)} MiB of webhook payloads`,
+    )
+  })
+
+  it("one account's backlog does not hold back another account's webhook", async () => {
+    // Account A (hostile): endpoints that never answer, and a backlog of events (as the test
+    // above makes from one tools/list). Account B: an ordinary receiver.
+    const now = Date.parse('2026-05-06T07:08:09.000Z')
+    const a = await store.createAccount({ email: 'a@example.com', slug: 'aaa' })
+    const b = await store.createAccount({ email: 'b@example.com', slug: 'bbb' })
+    const tarpit = await receiver()
+    tarpit.respondAlways('hang')
+    const victim = await receiver()
+    const endpoints = new WebhookEndpointStore(store.db, () => new Date(now), {
+      allowPrivate: true,
+    })
+    for (let i = 0; i < 10; i++) await endpoints.create(a.id, { url: `${tarpit.url}/${i}` })
+    await endpoints.create(b.id, { url: victim.url })
+    for (let i = 0; i < 20; i++) {
+      await enqueueWebhookEvent(store.db, {
+        accountId: a.id,
+        type: 'tool.changed',
+        id: `tc_flood_${i}`,
+        data: { i },
+        occurredAt: new Date(now - 1000 + i),
+      })
+    }
+    await enqueueWebhookEvent(store.db, {
+      accountId: b.id,
+      type: 'quota.warning',
+      id: 'qw_victim',
+      data: {},
+      occurredAt: new Date(now),
+    })
+    const dispatcher = new WebhookDispatcher({
+      db: store.db,
+      allowPrivate: true,
+      log: silentLogger,
+      now: () => new Date(now),
+      random: () => 0.5,
+      timeoutMs: 300, // 15 s in production
+    })
+    stops.push(() => dispatcher.stop())
+    const started = Date.now()
+    await dispatcher.runDue()
+    const waited = Date.now() - started
+    // The pass takes the 50 oldest due deliveries (all A's 200), 8 at a time, each held for the
+    // whole deadline: B's event is not even looked at. In production, with 15 s deadlines,
+    // 8 workers per node and A's 4,000 rows, B waits ~2 hours for its first attempt.
+    assert.equal(
+      victim.received.length,
+      1,
+      `B's webhook was not sent in the dispatcher's pass (${waited} ms spent on A's tarpit); the outbox has no per-account fairness`,
+    )
+  })
+})
