@@ -3,7 +3,9 @@
  * approved it (or appeared, vanished or was renamed). One event per change: the edge records a
  * change once (a conditional write, also across nodes) and only that writer queues the event;
  * its `webhook-id` is derived from the tunnel, the tool, the change and when it was seen, so a
- * repeat of the same event is one receivers drop.
+ * repeat of the same event is one receivers drop. The tunnel's local server decides how many
+ * changes there are, so a tunnel raises at most `TOOL_CHANGED_PER_TUNNEL_PER_HOUR` events an hour
+ * on a node; the dashboard shows every change.
  */
 import { createHash } from 'node:crypto'
 import type { Kysely } from 'kysely'
@@ -49,4 +51,37 @@ export async function emitToolChanged(
     occurredAt: input.at,
   })
   return queued > 0
+}
+
+/**
+ * `tool.changed` events one tunnel raises in an hour on a node. A server that changes its tools
+ * on every listing would otherwise have burrowd send without end; past this, the owner has been
+ * told of that many changes already, and the dashboard shows the rest.
+ */
+export const TOOL_CHANGED_PER_TUNNEL_PER_HOUR = 20
+
+/** How many of something each key may have per clock hour. */
+export class HourlyBudget {
+  readonly #perHour: number
+  readonly #used = new Map<string, { hour: number; count: number }>()
+
+  constructor(perHour: number) {
+    this.#perHour = perHour
+  }
+
+  /** Take one of `key`'s budget at `nowMs`; false when this hour's is spent. */
+  take(key: string, nowMs: number): boolean {
+    const hour = Math.floor(nowMs / 3_600_000)
+    let used = this.#used.get(key)
+    if (used === undefined || used.hour !== hour) {
+      if (this.#used.size >= 100_000) {
+        for (const [k, v] of this.#used) if (v.hour !== hour) this.#used.delete(k)
+      }
+      used = { hour, count: 0 }
+      this.#used.set(key, used)
+    }
+    if (used.count >= this.#perHour) return false
+    used.count++
+    return true
+  }
 }

@@ -55,6 +55,8 @@ interface DueDelivery {
 
 /** Due deliveries of one account one pass sends at most. */
 const PER_ACCOUNT_PER_PASS = 4
+/** Due deliveries a pass reads to choose from, per delivery it sends. */
+const LOOK_AHEAD = 20
 /** How long finished deliveries (delivered, failed, cancelled) stay in the log. */
 export const DELIVERY_RETENTION_MS = 30 * 24 * 60 * 60_000
 const PRUNE_EVERY_MS = 60 * 60_000
@@ -147,30 +149,27 @@ export class WebhookDispatcher {
     const at = this.#now()
     const now = at.toISOString()
     await this.#prune(at)
-    // Each account's oldest few due deliveries: one account's backlog cannot fill a pass and
-    // hold back everyone else's webhooks.
-    const fair = this.#db
+    // The oldest due deliveries (a bounded read, by the due index), of which each account's
+    // first few: one account's backlog cannot fill a pass and hold back everyone else's.
+    const oldest = await this.#db
       .selectFrom('webhook_deliveries as d')
       .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
       .select(['d.id', 'd.endpoint_id', 'd.account_id', 'd.attempts', 'd.next_attempt_at'])
       .select(['e.url', 'e.secret'])
-      .select((eb) =>
-        eb.fn
-          .agg<number>('row_number')
-          .over((ob) => ob.partitionBy('d.account_id').orderBy('d.next_attempt_at'))
-          .as('place'),
-      )
       .where('d.status', '=', 'pending')
       .where('d.next_attempt_at', '<=', now)
       .where('e.disabled_at', 'is', null)
-      .as('f')
-    const picked = await this.#db
-      .selectFrom(fair)
-      .selectAll()
-      .where('f.place', '<=', PER_ACCOUNT_PER_PASS)
-      .orderBy('f.next_attempt_at')
-      .limit(this.#batchSize)
+      .orderBy('d.next_attempt_at')
+      .limit(this.#batchSize * LOOK_AHEAD)
       .execute()
+    const perAccount = new Map<string, number>()
+    const picked = oldest
+      .filter((row) => {
+        const n = perAccount.get(row.account_id) ?? 0
+        perAccount.set(row.account_id, n + 1)
+        return n < PER_ACCOUNT_PER_PASS
+      })
+      .slice(0, this.#batchSize)
     // Payloads are read for the rows picked only.
     const payloads = new Map<string, string>()
     for (const row of await this.#payloads(picked)) {

@@ -39,17 +39,9 @@ export interface WebhookEventInput {
 const EVENT_ID = /^[A-Za-z0-9_-]{1,200}$/
 
 /**
- * Deliveries one account may have queued in an hour, whatever became of them. Its own local
- * server decides how many `tool.changed` events it raises (one per changed tool, per endpoint),
- * so past this, new events of the account are not queued until the hour has passed.
- */
-export const MAX_DELIVERIES_PER_HOUR = 500
-
-/**
  * Queue `event` for every enabled endpoint of its account subscribed to its type, in `db` (a
- * transaction or the database). Returns the deliveries queued: 0 when nothing subscribes, when
- * this id was already queued for those endpoints, or when the account queued
- * `MAX_DELIVERIES_PER_HOUR` in the hour before the event. Throws RangeError for a malformed id.
+ * transaction or the database). Returns the deliveries queued: 0 when nothing subscribes or
+ * when this id was already queued for those endpoints. Throws RangeError for a malformed id.
  */
 export async function enqueueWebhookEvent(
   db: Kysely<Database>,
@@ -67,14 +59,6 @@ export async function enqueueWebhookEvent(
     .execute()
   const subscribed = endpoints.filter((e) => e.events.split(',').includes(event.type))
   if (subscribed.length === 0) return 0
-  const hourAgo = new Date(event.occurredAt.getTime() - 60 * 60_000).toISOString()
-  const recent = await db
-    .selectFrom('webhook_deliveries')
-    .select((eb) => eb.fn.countAll<number | string>().as('n'))
-    .where('account_id', '=', event.accountId)
-    .where('created_at', '>', hourAgo)
-    .executeTakeFirstOrThrow()
-  if (Number(recent.n) + subscribed.length > MAX_DELIVERIES_PER_HOUR) return 0
   const at = event.occurredAt.toISOString()
   const body: WebhookEventBody = { type: event.type, timestamp: at, data: event.data }
   const payload = JSON.stringify(body)

@@ -10,7 +10,12 @@ import type { Kysely } from 'kysely'
 import type { Database } from '../store/schema.js'
 import { emitQuotaWarning } from './quota-warning.js'
 import type { QuotaWarningInput } from './quota-warning.js'
-import { emitToolChanged, type ToolChangedInput } from './tool-changed.js'
+import {
+  emitToolChanged,
+  HourlyBudget,
+  TOOL_CHANGED_PER_TUNNEL_PER_HOUR,
+  type ToolChangedInput,
+} from './tool-changed.js'
 import { WebhookDispatcher } from './webhook-dispatcher.js'
 import { WebhookEndpointStore } from './webhook-endpoint-store.js'
 
@@ -59,6 +64,7 @@ export function startWebhookService(options: WebhookServiceOptions): WebhookServ
     ...(options.onAttempt ? { onAttempt: options.onAttempt } : {}),
   })
   dispatcher.start(options.pollMs ?? 1000)
+  const toolChanges = new HourlyBudget(TOOL_CHANGED_PER_TUNNEL_PER_HOUR)
   return {
     endpoints: new WebhookEndpointStore(options.db, now, { allowPrivate: options.allowPrivate }),
     dispatcher,
@@ -75,6 +81,12 @@ export function startWebhookService(options: WebhookServiceOptions): WebhookServ
       }
     },
     async emitToolChanged(input) {
+      if (!toolChanges.take(input.tunnelId, now().getTime())) {
+        options.log.info(
+          `webhooks: tool.changed for tunnel ${input.tunnelId} not sent: it raised ${TOOL_CHANGED_PER_TUNNEL_PER_HOUR} this hour (the dashboard shows every change)`,
+        )
+        return false
+      }
       try {
         const fired = await emitToolChanged(options.db, input)
         if (fired) dispatcher.wake()

@@ -18,7 +18,7 @@ import { replacedRefreshMigration } from '../../src/store/migrations/014-replace
 import { oauthClientEvictionMigration } from '../../src/store/migrations/015-oauth-client-eviction.js'
 import { usedOauthCodesMigration } from '../../src/store/migrations/016-used-oauth-codes.js'
 import { checkoutTransactionsMigration } from '../../src/store/migrations/017-checkout-transactions.js'
-import { webhookDeliveriesByAccountMigration } from '../../src/store/migrations/018-webhook-deliveries-by-account.js'
+import { webhookDeliveriesByAgeMigration } from '../../src/store/migrations/018-webhook-deliveries-by-age.js'
 import { migrateToLatest } from '../../src/store/migrations/migrate-to-latest.js'
 import { OauthClientStore } from '../../src/store/oauth-client-store.js'
 import { OauthGrantStore } from '../../src/store/oauth-grant-store.js'
@@ -86,7 +86,7 @@ for (const backend of testBackends()) {
     it('keeps tunnels that existed before migration 011 public', async () => {
       // Back to a database of migration 010 (the later migrations undone, newest first).
       const later = [
-        ['018_webhook_deliveries_by_account', webhookDeliveriesByAccountMigration],
+        ['018_webhook_deliveries_by_age', webhookDeliveriesByAgeMigration],
         ['017_checkout_transactions', checkoutTransactionsMigration],
         ['016_used_oauth_codes', usedOauthCodesMigration],
         ['015_oauth_client_eviction', oauthClientEvictionMigration],
@@ -276,7 +276,7 @@ for (const backend of testBackends()) {
     it('carries the replaced refresh token 011 kept into migration 014', async () => {
       const grants = new OauthGrantStore(store.db, () => new Date(clock))
       for (const [name, migration] of [
-        ['018_webhook_deliveries_by_account', webhookDeliveriesByAccountMigration],
+        ['018_webhook_deliveries_by_age', webhookDeliveriesByAgeMigration],
         ['017_checkout_transactions', checkoutTransactionsMigration],
         ['016_used_oauth_codes', usedOauthCodesMigration],
         ['015_oauth_client_eviction', oauthClientEvictionMigration],
@@ -300,7 +300,7 @@ for (const backend of testBackends()) {
         '015_oauth_client_eviction',
         '016_used_oauth_codes',
         '017_checkout_transactions',
-        '018_webhook_deliveries_by_account',
+        '018_webhook_deliveries_by_age',
       ])
       assert.equal(
         await grants.rotateRefresh(hash('old-r1'), hash('x'), new Date(clock + 86_400_000)),

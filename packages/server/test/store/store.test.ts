@@ -485,7 +485,7 @@ describe('openStore', () => {
         '015_oauth_client_eviction',
         '016_used_oauth_codes',
         '017_checkout_transactions',
-        '018_webhook_deliveries_by_account',
+        '018_webhook_deliveries_by_age',
       ])
     } finally {
       await store.close()

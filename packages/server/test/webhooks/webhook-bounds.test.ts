@@ -14,7 +14,9 @@ import type { Store } from '../../src/store/store.js'
 import { emitToolChanged } from '../../src/webhooks/tool-changed.js'
 import { WebhookDispatcher } from '../../src/webhooks/webhook-dispatcher.js'
 import { WebhookEndpointStore } from '../../src/webhooks/webhook-endpoint-store.js'
-import { enqueueWebhookEvent, MAX_DELIVERIES_PER_HOUR } from '../../src/webhooks/webhook-outbox.js'
+import { enqueueWebhookEvent } from '../../src/webhooks/webhook-outbox.js'
+import { TOOL_CHANGED_PER_TUNNEL_PER_HOUR } from '../../src/webhooks/tool-changed.js'
+import { startWebhookService } from '../../src/webhooks/webhook-service.js'
 import { testBackends, type TestDatabase } from '../helpers/test-databases.js'
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js'
 
@@ -64,7 +66,7 @@ describe('webhooks one account can cause', () => {
       ).n,
     )
 
-  it('a free account cannot queue an unbounded number of tool.changed deliveries from one tools/list', async () => {
+  it("a tunnel's server cannot make burrowd queue tool.changed deliveries without end", async () => {
     // A free sign-up: 10 endpoints (the per-account maximum), rug-pull protection in its
     // default `alert` mode, and a local server that answers every tools/list with every
     // description changed.
@@ -75,12 +77,20 @@ describe('webhooks one account can cause', () => {
     const endpoints = new WebhookEndpointStore(store.db, () => new Date(), { allowPrivate: true })
     for (let i = 0; i < 10; i++) await endpoints.create(account.id, { url: `${sink.url}/${i}` })
     let clock = Date.parse('2026-05-06T07:08:09.000Z')
+    const webhooks = startWebhookService({
+      db: store.db,
+      allowPrivate: true,
+      log: silentLogger,
+      pollMs: 3_600_000,
+      now: () => new Date(clock),
+    })
+    stops.push(() => webhooks.stop())
     const pins = new ToolPins({
       store: store.toolPins,
       events: new LocalClusterEvents(),
       log: silentLogger,
       onChange: async (c) => {
-        await emitToolChanged(store.db, { ...c, tunnelName: null })
+        await webhooks.emitToolChanged({ ...c, tunnelName: null })
       },
       dashboardUrl: 'https://burrow.example/dashboard/tunnels/',
       now: () => clock,
@@ -98,7 +108,24 @@ describe('webhooks one account can cause', () => {
     // 2 listings x 200 tools x 10 endpoints = 4,000 deliveries, each tried up to 8 times over
     // ~27 h, all from a few KiB of tools/list answers the account's own server wrote. A plan's
     // 1,000 pinned tools and a free bandwidth quota allow millions a month.
-    assert.ok(queued <= MAX_DELIVERIES_PER_HOUR, `one account queued ${queued} deliveries`)
+    assert.equal(
+      queued,
+      TOOL_CHANGED_PER_TUNNEL_PER_HOUR * 10,
+      'its first changes of the hour only',
+    )
+    // A quota warning of the same account still goes out.
+    const warned = await webhooks.emitQuotaWarning({
+      accountId: account.id,
+      tunnelId: tunnel.id,
+      tunnelName: null,
+      metric: 'tool_calls',
+      period: '2026-05',
+      used: 80,
+      limit: 100,
+      resetsAt: new Date('2026-06-01T00:00:00.000Z'),
+      now: new Date(clock),
+    })
+    assert.ok(warned)
   })
 
   it('a tool name of megabytes is not copied into every tool.changed delivery', async () => {

@@ -24,7 +24,7 @@ import { replacedRefreshMigration } from './014-replaced-refresh-tokens.js'
 import { oauthClientEvictionMigration } from './015-oauth-client-eviction.js'
 import { usedOauthCodesMigration } from './016-used-oauth-codes.js'
 import { checkoutTransactionsMigration } from './017-checkout-transactions.js'
-import { webhookDeliveriesByAccountMigration } from './018-webhook-deliveries-by-account.js'
+import { webhookDeliveriesByAgeMigration } from './018-webhook-deliveries-by-age.js'
 
 /** All migrations by name; names sort in the order they apply. */
 const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -45,7 +45,7 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '015_oauth_client_eviction': oauthClientEvictionMigration,
   '016_used_oauth_codes': usedOauthCodesMigration,
   '017_checkout_transactions': checkoutTransactionsMigration,
-  '018_webhook_deliveries_by_account': webhookDeliveriesByAccountMigration,
+  '018_webhook_deliveries_by_age': webhookDeliveriesByAgeMigration,
 }
 
 const provider: MigrationProvider = {
