@@ -208,6 +208,11 @@ describe('governance through real processes', () => {
       // characters), the edge cannot tell what it is: it is cut while the listing is in flight.
       for (const pad of [0, 17_000_000]) {
         const { client, transport } = await connectAgent(t.url)
+        // Whatever fails says where (a failure once came with an empty message).
+        const where = (err: unknown) =>
+          new Error(
+            `${name}, pad ${pad}: ${err instanceof Error ? err.stack : JSON.stringify(err)}`,
+          )
         try {
           const call = client.callTool({ name: 'stray_listing', arguments: { pad } }).then(
             () => 'answered',
@@ -223,8 +228,12 @@ describe('governance through real processes', () => {
             new Promise((resolve) => setTimeout(() => resolve('pending'), 1_000)),
           ])
           assert.notEqual(outcome, 'answered', `${name}, pad ${pad}`)
+        } catch (err) {
+          throw where(err)
         } finally {
-          await transport.close()
+          await transport.close().catch((err: unknown) => {
+            throw where(err)
+          })
         }
       }
       // On the wire: the stray answer never reaches the agent whole.
