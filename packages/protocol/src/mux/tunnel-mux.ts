@@ -97,10 +97,7 @@ export class TunnelMux implements StreamHost {
     if (!this.dead) this.sendEncoded(encodeFrame(frame), 0)
   }
 
-  /**
-   * Feed one received WebSocket message. A violation by one stream resets that stream; any other
-   * ends the mux.
-   */
+  /** Feed one received WebSocket message. A stream's violation resets it; any other ends the mux. */
   receive(bytes: Uint8Array): void {
     if (this.dead) return
     try {

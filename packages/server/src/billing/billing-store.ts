@@ -8,20 +8,15 @@
 import type { PlanId } from '../plans.js'
 import type { Kysely, Selectable, Transaction } from 'kysely'
 import type { BillingCycle, BillingProvider, PaidPlanId, PriceTable } from './billing-config.js'
-import { lockAccount, type LockedAccount } from '../store/lock-account.js'
+import { lockAccount } from '../store/lock-account.js'
 import type { Database, SubscriptionsTable } from '../store/schema.js'
-import { BillingError } from './billing-error.js'
 import { isPlanEvent } from './paddle-event.js'
+import { findAccount, isPaidNow } from './subscription-binding.js'
+
+export { UNVERIFIED_WAIT_MS } from './subscription-binding.js'
 import type { PaddleEvent, PaddleSubscription } from './paddle-event.js'
 import { decidePlan } from './subscription-state.js'
 import type { SubscriptionState } from './subscription-state.js'
-
-/**
- * How long after it happened an event of a subscription not yet bound to the paying account it
- * names is sent back for a retry (409), waiting for the subscription's creation to arrive:
- * Paddle does not promise order, but delivers a creation within minutes.
- */
-export const UNVERIFIED_WAIT_MS = 60 * 60_000
 
 /** What became of an event. */
 export type ApplyOutcome =
@@ -282,97 +277,6 @@ export class BillingStore {
       .execute()
     return rows.map((r) => r.id)
   }
-}
-
-/** The account an event is about, and whether its subscription may be applied to it. */
-interface EventTarget {
-  readonly accountId: string
-  readonly bindable: boolean
-}
-
-/**
- * The account a subscription event is about. A subscription already bound to an account stays
- * with it (the first binding wins, so custom data edited at the provider cannot move it). A new
- * one binds to the account whose checkout transaction burrowd made, as `subscription.created`
- * names it; failing that, to the account its custom data names, unless that account is on a paid
- * plan now: the custom data is the buyer's to write (Paddle.js can set it in a checkout of their
- * own), so anyone knowing an account's id could otherwise bind a subscription of theirs to it
- * and, by cancelling it, end a plan the operator granted. Such a `subscription.created` is
- * recorded and ignored, and so are the later events of that subscription; an event that comes
- * before its subscription's `subscription.created` throws `BillingError`
- * `unverified_subscription` and is not recorded, so the provider sends it again, after the
- * `subscription.created` it overtook has bound the subscription or been refused; past
- * `UNVERIFIED_WAIT_MS` after it happened, it is ignored instead.
- * Null when no account of ours is named.
- */
-async function findAccount(
-  trx: Transaction<Database>,
-  event: PaddleEvent,
-  provider: BillingProvider,
-  now: Date,
-): Promise<EventTarget | null> {
-  const subscription = event.subscription!
-  const bound = await boundAccount(trx, subscription.id)
-  if (bound !== undefined) return { accountId: bound, bindable: true }
-  if (event.createdFrom) {
-    const checkout = await trx
-      .selectFrom('checkout_transactions')
-      .select('account_id')
-      .where('provider', '=', provider)
-      .where('transaction_id', '=', event.createdFrom)
-      .executeTakeFirst()
-    if (checkout !== undefined) return { accountId: checkout.account_id, bindable: true }
-  }
-  const named = subscription.customData.account_id
-  if (named === undefined) return null
-  const account = await lockAccount(trx, named, false)
-  if (account === undefined) return null
-  // Its subscription.created may have bound it while this event waited for the account's lock.
-  const boundSince = await boundAccount(trx, subscription.id)
-  if (boundSince !== undefined) return { accountId: boundSince, bindable: true }
-  if (!isPaidNow(account, now)) return { accountId: account.id, bindable: true }
-  if (event.eventType === 'subscription.created') return { accountId: account.id, bindable: false }
-  // How its creation went: refused (a stranger's), or applied (a subscription the account had
-  // and has since replaced: `#apply` knows what to do with its late events).
-  const created = await trx
-    .selectFrom('billing_events')
-    .select('outcome')
-    .where('provider', '=', provider)
-    .where('subscription_id', '=', subscription.id)
-    .where('type', '=', 'subscription.created')
-    .where('outcome', 'in', ['applied', 'ignored'])
-    .executeTakeFirst()
-  if (created !== undefined)
-    return { accountId: account.id, bindable: created.outcome === 'applied' }
-  // Never seen created, and long after it happened (a subscription from before burrowd recorded
-  // the subscriptions of events, or a stranger's whose creation never came): not waited for.
-  if (now.getTime() - event.occurredAt.getTime() > UNVERIFIED_WAIT_MS) {
-    return { accountId: account.id, bindable: false }
-  }
-  throw new BillingError(
-    'unverified_subscription',
-    `subscription ${subscription.id} names account ${account.id}, which is on a paid plan, but ` +
-      'is not bound to it: its subscription.created must show it came from a checkout burrowd ' +
-      'made for the account first; send this event again later',
-  )
-}
-
-/** The account subscription `subscriptionId` is bound to, if any. */
-async function boundAccount(
-  trx: Transaction<Database>,
-  subscriptionId: string,
-): Promise<string | undefined> {
-  const row = await trx
-    .selectFrom('subscriptions')
-    .select('account_id')
-    .where('subscription_id', '=', subscriptionId)
-    .executeTakeFirst()
-  return row?.account_id
-}
-
-function isPaidNow(account: LockedAccount, now: Date): boolean {
-  if (account.plan === 'free') return false
-  return account.plan_expires_at === null || new Date(account.plan_expires_at) > now
 }
 
 function iso(date: Date | null | undefined): string | null {

@@ -29,32 +29,9 @@ import { roundOf, type Round } from './list-rounds.js'
 import { HELD_STATUSES, heldReasonOf } from './pin-holds.js'
 import type { RugPullMode } from './policy.js'
 import { pinTool, type PinnedTool } from './tool-definition.js'
+import type { ListPage, PinState, ToolChange } from './pin-state.js'
 
-/** One change, for the `tool.changed` webhook. */
-export interface ToolChange {
-  readonly tunnelId: string
-  readonly accountId: string
-  readonly tool: string
-  readonly change: 'changed' | 'new' | 'removed' | 'renamed'
-  readonly renamedFrom: string | null
-  readonly approvedHash: string | null
-  readonly currentHash: string | null
-  readonly at: Date
-}
-
-/** A tunnel's pins in memory. */
-export interface PinState {
-  baselined: boolean
-  /** The first list had more pages: they are added to the baseline as they come. */
-  baselining: boolean
-  readonly pins: Map<string, PinRow>
-  listChangedAt: string | null
-  /** Lists being paged through, by the cursor their next page will be asked with. */
-  readonly rounds: Map<string, Round>
-  readonly loadedAt: number
-  /** Characters of definitions kept (`keptChars`), counted as they are added (`KeptDefinitions`). */
-  definitionChars: number
-}
+export type { ListPage, PinState, ToolChange } from './pin-state.js'
 
 /** Most tools pinned per tunnel; past it, new tools are not pinned (and held in `hold` mode). */
 export const MAX_PINNED_TOOLS = 1000
@@ -85,16 +62,6 @@ export interface ToolPinsOptions {
    * the mode on was pinned under the policy it came with: definitions written then are erased.
    */
   readonly zeroKnowledgeNow?: (tunnelId: string) => boolean | Promise<boolean>
-}
-
-/** How a page of `tools/list` was asked for and answered. */
-export interface ListPage {
-  /** The request's `params.cursor`; null for the first page. */
-  readonly cursor: string | null
-  /** The answer's `result.nextCursor`; null when this page ends the list. */
-  readonly nextCursor: string | null
-  readonly mode: RugPullMode
-  readonly zeroKnowledge: boolean
 }
 
 /** Rug-pull pins of every tunnel. */

@@ -1,0 +1,43 @@
+/**
+ * The shapes rug-pull protection works with: a tunnel's pins in memory, one change as the
+ * `tool.changed` webhook reports it, and how a page of `tools/list` was asked for (tool-pins.ts).
+ */
+import type { PinRow } from '../store/tool-pins-store.js'
+import type { Round } from './list-rounds.js'
+import type { RugPullMode } from './policy.js'
+
+/** One change, for the `tool.changed` webhook. */
+export interface ToolChange {
+  readonly tunnelId: string
+  readonly accountId: string
+  readonly tool: string
+  readonly change: 'changed' | 'new' | 'removed' | 'renamed'
+  readonly renamedFrom: string | null
+  readonly approvedHash: string | null
+  readonly currentHash: string | null
+  readonly at: Date
+}
+
+/** A tunnel's pins in memory. */
+export interface PinState {
+  baselined: boolean
+  /** The first list had more pages: they are added to the baseline as they come. */
+  baselining: boolean
+  readonly pins: Map<string, PinRow>
+  listChangedAt: string | null
+  /** Lists being paged through, by the cursor their next page will be asked with. */
+  readonly rounds: Map<string, Round>
+  readonly loadedAt: number
+  /** Characters of definitions kept (`keptChars`), counted as they are added (`KeptDefinitions`). */
+  definitionChars: number
+}
+
+/** How a page of `tools/list` was asked for and answered. */
+export interface ListPage {
+  /** The request's `params.cursor`; null for the first page. */
+  readonly cursor: string | null
+  /** The answer's `result.nextCursor`; null when this page ends the list. */
+  readonly nextCursor: string | null
+  readonly mode: RugPullMode
+  readonly zeroKnowledge: boolean
+}
