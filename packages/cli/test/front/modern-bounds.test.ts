@@ -9,36 +9,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, describe, it } from 'node:test'
 import { fixturePath } from '../helpers/fixtures.js'
-import { answerOf, post, SseReader } from '../helpers/raw-mcp.js'
+import { answerOf, modernMeta as meta, sendModern as send, SseReader } from '../helpers/raw-mcp.js'
 import { closeAllFronts, serveStdioFront } from '../helpers/serve-front.js'
 
 const slowServer = { command: process.execPath, args: [fixturePath('slow-stdio-server.mjs')] }
-const MODERN = '2026-07-28'
-
-function meta(capabilities: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    'io.modelcontextprotocol/protocolVersion': MODERN,
-    'io.modelcontextprotocol/clientInfo': { name: 'raw-modern', version: '1' },
-    'io.modelcontextprotocol/clientCapabilities': capabilities,
-  }
-}
-
-function send(
-  url: URL,
-  id: number | string,
-  method: string,
-  params: Record<string, unknown> = {},
-  signal?: AbortSignal,
-): Promise<Response> {
-  const name = params.name ?? params.uri
-  const headers: Record<string, string> = {
-    'mcp-protocol-version': MODERN,
-    'mcp-method': method,
-    ...(typeof name === 'string' ? { 'mcp-name': name } : {}),
-  }
-  const body = { jsonrpc: '2.0', id, method, params: { _meta: meta(), ...params } }
-  return post(url, body, headers, signal)
-}
 
 after(closeAllFronts)
 
@@ -79,6 +53,7 @@ describe('bounds of the 2026-07-28 front', { timeout: 60_000 }, () => {
       'L',
       'subscriptions/listen',
       { notifications: { resourceSubscriptions: uris } },
+      {},
       controller.signal,
     )
     const reader = new SseReader(res)

@@ -7,39 +7,18 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { captureLogger } from '../helpers/capture-logger.js'
 import { fixturePath } from '../helpers/fixtures.js'
-import { answerOf, messagesOf, post, SseReader } from '../helpers/raw-mcp.js'
+import {
+  answerOf,
+  messagesOf,
+  modernMeta as meta,
+  post,
+  sendModern as send,
+  SseReader,
+} from '../helpers/raw-mcp.js'
 import { closeAllFronts, serveStdioFront, type ServedFront } from '../helpers/serve-front.js'
 
 const slowServer = { command: process.execPath, args: [fixturePath('slow-stdio-server.mjs')] }
 const MODERN = '2026-07-28'
-
-function meta(capabilities: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    'io.modelcontextprotocol/protocolVersion': MODERN,
-    'io.modelcontextprotocol/clientInfo': { name: 'raw-modern', version: '1' },
-    'io.modelcontextprotocol/clientCapabilities': capabilities,
-  }
-}
-
-/** POST one 2026-07-28 request with the headers it mirrors. */
-function send(
-  url: URL,
-  id: number | string,
-  method: string,
-  params: Record<string, unknown> = {},
-  extra: Record<string, string> = {},
-  signal?: AbortSignal,
-): Promise<Response> {
-  const name = params.name ?? params.uri
-  const headers: Record<string, string> = {
-    'mcp-protocol-version': MODERN,
-    'mcp-method': method,
-    ...(typeof name === 'string' ? { 'mcp-name': name } : {}),
-    ...extra,
-  }
-  const body = { jsonrpc: '2.0', id, method, params: { _meta: meta(), ...params } }
-  return post(url, body, headers, signal)
-}
 
 after(closeAllFronts)
 

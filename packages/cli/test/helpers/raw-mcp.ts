@@ -168,3 +168,32 @@ export async function allMessagesOf(res: Response): Promise<Record<string, unkno
   }
   return [(await res.json()) as Record<string, unknown>]
 }
+
+/** The `_meta` a 2026-07-28 request carries, declaring `capabilities`. */
+export function modernMeta(capabilities: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientInfo': { name: 'raw-modern', version: '1' },
+    'io.modelcontextprotocol/clientCapabilities': capabilities,
+  }
+}
+
+/** POST one 2026-07-28 request with the headers it mirrors. */
+export function sendModern(
+  url: URL,
+  id: number | string,
+  method: string,
+  params: Record<string, unknown> = {},
+  extra: Record<string, string> = {},
+  signal?: AbortSignal,
+): Promise<Response> {
+  const name = params.name ?? params.uri
+  const headers: Record<string, string> = {
+    'mcp-protocol-version': '2026-07-28',
+    'mcp-method': method,
+    ...(typeof name === 'string' ? { 'mcp-name': name } : {}),
+    ...extra,
+  }
+  const body = { jsonrpc: '2.0', id, method, params: { _meta: modernMeta(), ...params } }
+  return post(url, body, headers, signal)
+}
