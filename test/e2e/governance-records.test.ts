@@ -19,6 +19,7 @@ import { MAX_PAIRS_PER_PERIOD, OTHER } from '../../packages/server/src/governanc
 import { connectAgent } from '../helpers/agent-scenario.js'
 import type { Child } from '../helpers/child.js'
 import {
+  openSession,
   postMcp,
   startCountingServer,
   toolCall,
@@ -147,17 +148,7 @@ describe('what governance keeps of hostile and in-flight calls', { timeout: 300_
   // fails: any agent can blind the owner's call history (API) with one request.
   it('an agent with a 300-character request id does not break GET /calls', async () => {
     const t = await tunnel(api, 'long-id', ['--upstream', json.url])
-    const session = await postMcp(t.url, {
-      jsonrpc: '2.0',
-      id: 'init',
-      method: 'initialize',
-      params: {
-        protocolVersion: '2025-06-18',
-        capabilities: {},
-        clientInfo: { name: 'x', version: '1' },
-      },
-    })
-    const sid = session.headers.get('mcp-session-id') ?? undefined
+    const sid = await openSession(t.url)
     await postMcp(t.url, toolCall('ok-before', 'echo', { message: 'fine' }), sid)
     const answered = await postMcp(t.url, toolCall('i'.repeat(300), 'echo', { message: 'hi' }), sid)
     assert.equal(answered.status, 200)
@@ -280,17 +271,7 @@ describe('what governance keeps of hostile and in-flight calls', { timeout: 300_
     const t = await tunnel(api, 'zk-before', ['--upstream', json.url])
     await api('PUT', `/api/tunnels/${t.id}/policy`, { redaction: { detect_secrets: false } })
     const MARK = 'before-zk-marker-3301'
-    const s = await postMcp(t.url, {
-      jsonrpc: '2.0',
-      id: 'init',
-      method: 'initialize',
-      params: {
-        protocolVersion: '2025-06-18',
-        capabilities: {},
-        clientInfo: { name: 'x', version: '1' },
-      },
-    })
-    const sid = s.headers.get('mcp-session-id') ?? undefined
+    const sid = await openSession(t.url)
     await postMcp(t.url, toolCall('b1', 'echo', { message: MARK }), sid)
     await until(
       () => calls(api, t.id),
@@ -313,17 +294,7 @@ describe('what governance keeps of hostile and in-flight calls', { timeout: 300_
       redaction: { patterns: ['tok-[0-9a-f]{16}'], detect_secrets: true },
     })
     const SECRET = 'tok-0123456789abcdef'
-    const s = await postMcp(t.url, {
-      jsonrpc: '2.0',
-      id: 'init',
-      method: 'initialize',
-      params: {
-        protocolVersion: '2025-06-18',
-        capabilities: {},
-        clientInfo: { name: 'x', version: '1' },
-      },
-    })
-    const sid = s.headers.get('mcp-session-id') ?? undefined
+    const sid = await openSession(t.url)
     await postMcp(t.url, toolCall('n1', `lookup_${SECRET}`, { q: SECRET }), sid)
     await postMcp(t.url, toolCall(SECRET, 'echo', { message: 'x' }), sid)
     const got = await until(
@@ -353,17 +324,7 @@ describe('what governance keeps of hostile and in-flight calls', { timeout: 300_
       redaction: { patterns: ['4[0-9]{15}'], detect_secrets: true },
     })
     assert.equal(put.status, 200)
-    const s = await postMcp(t.url, {
-      jsonrpc: '2.0',
-      id: 'init',
-      method: 'initialize',
-      params: {
-        protocolVersion: '2025-06-18',
-        capabilities: {},
-        clientInfo: { name: 'x', version: '1' },
-      },
-    })
-    const sid = s.headers.get('mcp-session-id') ?? undefined
+    const sid = await openSession(t.url)
     await postMcp(
       t.url,
       toolCall('c1', 'echo', { card: '4111111111111111', card_number: 4111111111111112 }),
@@ -433,17 +394,7 @@ describe('what governance keeps of hostile and in-flight calls', { timeout: 300_
   // per request with a new method name, without a tool call counted against the month's quota.
   it("an agent cannot grow a tunnel's metric rows without bound", async () => {
     const t = await tunnel(api, 'cardinality', ['--upstream', json.url])
-    const s = await postMcp(t.url, {
-      jsonrpc: '2.0',
-      id: 'init',
-      method: 'initialize',
-      params: {
-        protocolVersion: '2025-06-18',
-        capabilities: {},
-        clientInfo: { name: 'x', version: '1' },
-      },
-    })
-    const sid = s.headers.get('mcp-session-id') ?? undefined
+    const sid = await openSession(t.url)
     for (let b = 0; b < (MAX_PAIRS_PER_PERIOD + 50) / 10; b++) {
       await Promise.all(
         Array.from({ length: 10 }, async (_, i) => {
