@@ -212,6 +212,13 @@ export class ToolPins {
     const where = `${this.#opts.dashboardUrl}${tunnelId}/tools`
     if (row === undefined) {
       if (mode !== 'hold' || !state.baselined || state.baselining) return null
+      if (name.length > MAX_PINNED_NAME_CHARS) {
+        // Never pinned, so never shown for approval: the reason says so, without the name.
+        return (
+          `the tool's name is over ${MAX_PINNED_NAME_CHARS} characters (MCP asks for at most ` +
+          `128); such tools are not pinned, and are held on tunnels in hold mode`
+        )
+      }
       return (
         `the tool "${name}" is not among the tools this tunnel's owner approved; ` +
         `it is held until the owner approves it at ${where}`

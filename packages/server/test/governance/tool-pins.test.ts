@@ -13,6 +13,7 @@ import type { RugPullMode } from '../../src/governance/policy.js'
 import { keptChars, MAX_KEPT_DEFINITION_CHARS } from '../../src/governance/kept-definitions.js'
 import {
   MAX_PAGE_TOOLS,
+  MAX_PINNED_NAME_CHARS,
   MAX_PINNED_TOOLS,
   ToolPins,
   type ListPage,
@@ -108,6 +109,18 @@ for (const backend of testBackends()) {
       assert.equal(after.pins[0]?.approvedDefinition, null)
       assert.equal(after.pins[0]?.currentDefinition, null)
       assert.equal(after.pins[0]?.status, 'changed', 'the change is still detected')
+    })
+
+    it('does not pin a tool whose name is too long, and holds it in hold mode saying why', async () => {
+      await list([tool('read')])
+      const long = 'n'.repeat(MAX_PINNED_NAME_CHARS + 1)
+      const hidden = await list([tool('read'), tool(long)], { mode: 'hold' })
+      assert.ok(hidden.has(long))
+      assert.deepEqual(Object.keys(await statuses()), ['read'])
+      const reason = pins.heldReason(tunnel.id, await pins.state(tunnel.id), long, 'hold')
+      assert.match(reason ?? '', /over 1024 characters/)
+      assert.ok(!reason!.includes(long))
+      assert.equal(pins.heldReason(tunnel.id, await pins.state(tunnel.id), long, 'alert'), null)
     })
 
     it('takes the first list as the approved baseline, without an alert', async () => {
