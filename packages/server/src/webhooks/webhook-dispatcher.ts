@@ -5,6 +5,12 @@
  * UPDATE that moves `next_attempt_at` forward as a lease and counts the attempt, so exactly one
  * node wins each attempt, and a node that dies mid-send leaves a lease that simply runs out.
  * What an outcome does to the delivery and its endpoint is `record-attempt.ts`.
+ *
+ * Started (`start`), it keeps up to `concurrency` attempts in flight and takes the next due
+ * delivery as soon as one ends, so an endpoint that hangs holds its own attempt's place for the
+ * deadline and nobody else's; one account has at most `PER_ACCOUNT_AT_ONCE` of those places.
+ * `runDue` is one explicit pass (tests, and the operator's tools) that resolves when its
+ * attempts are recorded.
  */
 
 import type { Logger } from '@burrow/protocol'
@@ -37,7 +43,7 @@ export interface WebhookDispatcherOptions {
   readonly batchSize?: number
   /** Told of every attempt's outcome (for burrowd's metrics). */
   readonly onAttempt?: (outcome: 'delivered' | 'failed' | 'disabled') => void
-  /** Attempts sent at once (default 8). */
+  /** Attempts in flight at once (default 16). */
   readonly concurrency?: number
 }
 
@@ -55,6 +61,8 @@ interface DueDelivery {
 
 /** Due deliveries of one account one pass sends at most. */
 const PER_ACCOUNT_PER_PASS = 4
+/** Attempts of one account the started dispatcher has in flight at once at most. */
+export const PER_ACCOUNT_AT_ONCE = 2
 /** Due deliveries a pass reads to choose from, per delivery it sends. */
 const LOOK_AHEAD = 20
 /** How long finished deliveries (delivered, failed, cancelled) stay in the log. */
@@ -81,8 +89,12 @@ export class WebhookDispatcher {
   #pollMs = 1000
   #started = false
   #timer: NodeJS.Timeout | undefined
-  #pass: Promise<void> | undefined
+  /** The started dispatcher's read of the outbox in progress. */
+  #filling: Promise<void> | undefined
   #again = false
+  /** Attempts in flight, by delivery (`endpoint id` + ` ` + `id`), and per account. */
+  readonly #inFlight = new Map<string, Promise<void>>()
+  readonly #accountsInFlight = new Map<string, number>()
   /** `runDue` calls in progress, which `stop` waits for. */
   readonly #running = new Set<Promise<number>>()
   #stopped: Promise<void> | undefined
@@ -101,7 +113,7 @@ export class WebhookDispatcher {
     this.#timeoutMs = options.timeoutMs ?? 15_000
     this.#userAgent = options.userAgent ?? 'Burrow-Webhooks'
     this.#batchSize = options.batchSize ?? 50
-    this.#concurrency = options.concurrency ?? 8
+    this.#concurrency = options.concurrency ?? 16
   }
 
   /** Send due deliveries now and every `pollMs` until `stop`. Calling it again does nothing. */
@@ -125,8 +137,8 @@ export class WebhookDispatcher {
     this.#stopped ??= (async () => {
       this.#stopping.abort(new Error('burrowd is stopping'))
       clearTimeout(this.#timer)
-      await this.#pass
-      await Promise.allSettled([...this.#running])
+      await this.#filling
+      await Promise.allSettled([...this.#running, ...this.#inFlight.values()])
       await this.#guard.close()
     })()
     return this.#stopped
@@ -146,45 +158,8 @@ export class WebhookDispatcher {
   }
 
   async #runDue(): Promise<number> {
-    const at = this.#now()
-    const now = at.toISOString()
-    await this.#prune(at)
-    // The oldest due deliveries (a bounded read, by the due index), of which each account's
-    // first few: one account's backlog cannot fill a pass and hold back everyone else's.
-    const oldest = await this.#db
-      .selectFrom('webhook_deliveries as d')
-      .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
-      .select(['d.id', 'd.endpoint_id', 'd.account_id', 'd.attempts', 'd.next_attempt_at'])
-      .select(['e.url', 'e.secret'])
-      .where('d.status', '=', 'pending')
-      .where('d.next_attempt_at', '<=', now)
-      .where('e.disabled_at', 'is', null)
-      .orderBy('d.next_attempt_at')
-      .limit(this.#batchSize * LOOK_AHEAD)
-      .execute()
-    const perAccount = new Map<string, number>()
-    const picked = oldest
-      .filter((row) => {
-        const n = perAccount.get(row.account_id) ?? 0
-        perAccount.set(row.account_id, n + 1)
-        return n < PER_ACCOUNT_PER_PASS
-      })
-      .slice(0, this.#batchSize)
-    // Payloads are read for the rows picked only.
-    const payloads = new Map<string, string>()
-    for (const row of await this.#payloads(picked)) {
-      payloads.set(`${row.endpoint_id} ${row.id}`, row.payload)
-    }
-    const due: DueDelivery[] = picked.map((row) => ({
-      id: row.id,
-      endpoint_id: row.endpoint_id,
-      account_id: row.account_id,
-      payload: payloads.get(`${row.endpoint_id} ${row.id}`) ?? '',
-      attempts: row.attempts,
-      next_attempt_at: row.next_attempt_at,
-      url: row.url,
-      secret: row.secret,
-    }))
+    await this.#prune(this.#now())
+    const due = await this.#pick(this.#batchSize, PER_ACCOUNT_PER_PASS)
     let next = 0
     let made = 0
     const worker = async (): Promise<void> => {
@@ -199,6 +174,50 @@ export class WebhookDispatcher {
     }
     await Promise.all(Array.from({ length: Math.min(this.#concurrency, due.length) }, worker))
     return made
+  }
+
+  /**
+   * Due deliveries to send next, oldest first: a bounded read of the oldest due (by the due
+   * index), without those in flight here, and at most `perAccount` of one account's counting
+   * its attempts in flight, so one account's backlog cannot fill the places and hold back
+   * everyone else's. Payloads are read for the rows picked only.
+   */
+  async #pick(limit: number, perAccount: number): Promise<DueDelivery[]> {
+    const now = this.#now().toISOString()
+    const oldest = await this.#db
+      .selectFrom('webhook_deliveries as d')
+      .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
+      .select(['d.id', 'd.endpoint_id', 'd.account_id', 'd.attempts', 'd.next_attempt_at'])
+      .select(['e.url', 'e.secret'])
+      .where('d.status', '=', 'pending')
+      .where('d.next_attempt_at', '<=', now)
+      .where('e.disabled_at', 'is', null)
+      .orderBy('d.next_attempt_at')
+      .limit(Math.max(limit, this.#batchSize) * LOOK_AHEAD)
+      .execute()
+    const taken = new Map<string, number>()
+    const picked = oldest
+      .filter((row) => {
+        if (this.#inFlight.has(`${row.endpoint_id} ${row.id}`)) return false
+        const n = taken.get(row.account_id) ?? this.#accountsInFlight.get(row.account_id) ?? 0
+        taken.set(row.account_id, n + 1)
+        return n < perAccount
+      })
+      .slice(0, limit)
+    const payloads = new Map<string, string>()
+    for (const row of await this.#payloads(picked)) {
+      payloads.set(`${row.endpoint_id} ${row.id}`, row.payload)
+    }
+    return picked.map((row) => ({
+      id: row.id,
+      endpoint_id: row.endpoint_id,
+      account_id: row.account_id,
+      payload: payloads.get(`${row.endpoint_id} ${row.id}`) ?? '',
+      attempts: row.attempts,
+      next_attempt_at: row.next_attempt_at,
+      url: row.url,
+      secret: row.secret,
+    }))
   }
 
   async #payloads(rows: readonly { id: string; endpoint_id: string }[]) {
@@ -306,35 +325,68 @@ export class WebhookDispatcher {
     }
   }
 
-  /** Run passes until nothing is left, then poll again after `pollMs`. */
+  /**
+   * Fill the free places with due deliveries, now; again whenever an attempt ends or an event
+   * is queued, and after `pollMs` while a place is free.
+   */
   #pump(): void {
     if (this.#stopping.signal.aborted) return
-    if (this.#pass !== undefined) {
+    if (this.#filling !== undefined) {
       this.#again = true
       return
     }
     clearTimeout(this.#timer)
-    this.#pass = this.#drain()
+    this.#filling = this.#fill()
       .catch((error: unknown) =>
         this.#log.warn(`webhooks: could not read the outbox: ${String(error)}`),
       )
       .finally(() => {
-        this.#pass = undefined
+        this.#filling = undefined
         if (this.#stopping.signal.aborted) return
         if (this.#again) {
           this.#again = false
           this.#pump()
           return
         }
+        if (this.#inFlight.size >= this.#concurrency) return // an attempt's end pumps
         this.#timer = setTimeout(() => this.#pump(), this.#pollMs)
         this.#timer.unref()
       })
   }
 
-  async #drain(): Promise<void> {
-    // A pass that sent something may have left more due (a full batch, or an account's
-    // deliveries past its share of a pass): another pass, until one finds nothing to send.
-    while (!this.#stopping.signal.aborted && (await this.runDue()) > 0);
+  async #fill(): Promise<void> {
+    await this.#prune(this.#now())
+    const free = this.#concurrency - this.#inFlight.size
+    if (free <= 0) return
+    const due = await this.#pick(free, PER_ACCOUNT_AT_ONCE)
+    for (const row of due) {
+      if (this.#stopping.signal.aborted) return
+      this.#launch(row)
+    }
+    // A full read may have left more due: read again at once rather than after `pollMs`.
+    if (due.length === free) this.#again = true
+  }
+
+  /** Send one delivery in a place of its own; its end frees the place and fills it again. */
+  #launch(row: DueDelivery): void {
+    const key = `${row.endpoint_id} ${row.id}`
+    const account = row.account_id
+    this.#accountsInFlight.set(account, (this.#accountsInFlight.get(account) ?? 0) + 1)
+    const attempt = this.#attempt(row)
+      .then(
+        () => undefined,
+        (error: unknown) => {
+          this.#log.error(`webhooks: delivery ${row.id} to ${originOf(row.url)}: ${String(error)}`)
+        },
+      )
+      .finally(() => {
+        this.#inFlight.delete(key)
+        const left = (this.#accountsInFlight.get(account) ?? 1) - 1
+        if (left > 0) this.#accountsInFlight.set(account, left)
+        else this.#accountsInFlight.delete(account)
+        this.#pump()
+      })
+    this.#inFlight.set(key, attempt)
   }
 }
 

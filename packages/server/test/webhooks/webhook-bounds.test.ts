@@ -12,7 +12,7 @@ import { ToolPins, type ListPage } from '../../src/governance/tool-pins.js'
 import { openStore } from '../../src/store/open-store.js'
 import type { Store } from '../../src/store/store.js'
 import { emitToolChanged } from '../../src/webhooks/tool-changed.js'
-import { WebhookDispatcher } from '../../src/webhooks/webhook-dispatcher.js'
+import { PER_ACCOUNT_AT_ONCE, WebhookDispatcher } from '../../src/webhooks/webhook-dispatcher.js'
 import { WebhookEndpointStore } from '../../src/webhooks/webhook-endpoint-store.js'
 import { enqueueWebhookEvent } from '../../src/webhooks/webhook-outbox.js'
 import { TOOL_CHANGED_PER_TUNNEL_PER_HOUR } from '../../src/webhooks/tool-changed.js'
@@ -218,6 +218,62 @@ describe('webhooks one account can cause', () => {
       victim.received.length,
       1,
       `B's webhook was not sent in the dispatcher's pass (${waited} ms spent on A's tarpit); the outbox has no per-account fairness`,
+    )
+  })
+
+  it("sends another account's webhook while one account's endpoints hang", async () => {
+    // Found by a review: a pass waited for its slowest attempt, so an account whose endpoints
+    // never answer held every other account's deliveries for the whole deadline of each pass.
+    // Started, the dispatcher takes the next due delivery as soon as a place is free, and one
+    // account holds at most PER_ACCOUNT_AT_ONCE places.
+    const now = Date.parse('2026-05-06T07:08:09.000Z')
+    const a = await store.createAccount({ email: 'a@example.com', slug: 'aaa' })
+    const b = await store.createAccount({ email: 'b@example.com', slug: 'bbb' })
+    const tarpit = await receiver()
+    tarpit.respondAlways('hang')
+    const victim = await receiver()
+    const endpoints = new WebhookEndpointStore(store.db, () => new Date(now), {
+      allowPrivate: true,
+    })
+    for (let i = 0; i < 4; i++) await endpoints.create(a.id, { url: `${tarpit.url}/${i}` })
+    await endpoints.create(b.id, { url: victim.url })
+    for (let i = 0; i < 10; i++) {
+      await enqueueWebhookEvent(store.db, {
+        accountId: a.id,
+        type: 'tool.changed',
+        id: `tc_hang_${i}`,
+        data: { i },
+        occurredAt: new Date(now - 1000 + i),
+      })
+    }
+    const dispatcher = new WebhookDispatcher({
+      db: store.db,
+      allowPrivate: true,
+      log: silentLogger,
+      now: () => new Date(now),
+      random: () => 0.5,
+      timeoutMs: 600_000, // no attempt of A's ends while the test runs
+      concurrency: 4,
+    })
+    stops.push(() => dispatcher.stop())
+    dispatcher.start(20)
+    await tarpit.waitFor(PER_ACCOUNT_AT_ONCE)
+    // B's event comes after A's attempts are hanging: it is sent at once, in a place A's
+    // backlog could not take.
+    await enqueueWebhookEvent(store.db, {
+      accountId: b.id,
+      type: 'quota.warning',
+      id: 'qw_while_hanging',
+      data: {},
+      occurredAt: new Date(now),
+    })
+    dispatcher.wake()
+    await victim.waitFor(1)
+    assert.equal(victim.received[0]?.headers['webhook-id'], 'qw_while_hanging')
+    assert.equal(
+      tarpit.received.length,
+      PER_ACCOUNT_AT_ONCE,
+      'A holds no more places than its share',
     )
   })
 })
