@@ -27,6 +27,7 @@ import {
 import { KeptDefinitions, keptChars } from './kept-definitions.js'
 import { roundOf, type Round } from './list-rounds.js'
 import { HELD_STATUSES, heldReasonOf } from './pin-holds.js'
+import { unpinnableName } from './pinnable-name.js'
 import type { RugPullMode } from './policy.js'
 import { pinTool, type PinnedTool } from './tool-definition.js'
 import type { ListPage, PinState, ToolChange } from './pin-state.js'
@@ -40,11 +41,7 @@ export const MAX_PINNED_TOOLS = 1000
  * answer in `hold` mode (no pin knows them) and pass unchecked in `alert` mode.
  */
 export const MAX_PAGE_TOOLS = 5000
-/**
- * Longest tool name pinned (MCP asks for 1 to 128 characters). A longer one is not pinned, and
- * is held in `hold` mode.
- */
-export const MAX_PINNED_NAME_CHARS = 1024
+export { MAX_PINNED_NAME_CHARS } from './pinnable-name.js'
 
 /** Options of `new ToolPins`. */
 export interface ToolPinsOptions {
@@ -138,9 +135,8 @@ export class ToolPins {
     for (const tool of tools) {
       const name = (tool as { name?: unknown } | null)?.name
       if (typeof name !== 'string' || name === '' || seen.has(name)) continue
-      if (name.length > MAX_PINNED_NAME_CHARS) {
-        // Not pinned (a name of megabytes would go into every row and webhook about it): held
-        // in `hold` mode, as tools past the caps are.
+      if (unpinnableName(name) !== null) {
+        // Not pinned (pinnable-name.ts): held in `hold` mode, as tools past the caps are.
         if (page.mode === 'hold') left.add(name)
         continue
       }
@@ -212,12 +208,10 @@ export class ToolPins {
     const where = `${this.#opts.dashboardUrl}${tunnelId}/tools`
     if (row === undefined) {
       if (mode !== 'hold' || !state.baselined || state.baselining) return null
-      if (name.length > MAX_PINNED_NAME_CHARS) {
+      const unpinnable = unpinnableName(name)
+      if (unpinnable !== null) {
         // Never pinned, so never shown for approval: the reason says so, without the name.
-        return (
-          `the tool's name is over ${MAX_PINNED_NAME_CHARS} characters (MCP asks for at most ` +
-          `128); such tools are not pinned, and are held on tunnels in hold mode`
-        )
+        return `${unpinnable}; such tools are not pinned, and are held on tunnels in hold mode`
       }
       return (
         `the tool "${name}" is not among the tools this tunnel's owner approved; ` +

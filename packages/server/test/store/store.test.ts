@@ -486,6 +486,7 @@ describe('openStore', () => {
         '016_used_oauth_codes',
         '017_checkout_transactions',
         '018_webhook_deliveries_by_age',
+        '019_call_history_wide_counts',
       ])
     } finally {
       await store.close()

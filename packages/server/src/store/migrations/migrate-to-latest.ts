@@ -25,6 +25,7 @@ import { oauthClientEvictionMigration } from './015-oauth-client-eviction.js'
 import { usedOauthCodesMigration } from './016-used-oauth-codes.js'
 import { checkoutTransactionsMigration } from './017-checkout-transactions.js'
 import { webhookDeliveriesByAgeMigration } from './018-webhook-deliveries-by-age.js'
+import { callHistoryWideCountsMigration } from './019-call-history-wide-counts.js'
 
 /** All migrations by name; names sort in the order they apply. */
 const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -46,6 +47,7 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '016_used_oauth_codes': usedOauthCodesMigration,
   '017_checkout_transactions': checkoutTransactionsMigration,
   '018_webhook_deliveries_by_age': webhookDeliveriesByAgeMigration,
+  '019_call_history_wide_counts': callHistoryWideCountsMigration,
 }
 
 const provider: MigrationProvider = {
