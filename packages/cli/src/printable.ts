@@ -21,3 +21,18 @@ export function printable(text: string): string {
     return `\\u{${code.toString(16)}}`
   })
 }
+
+/**
+ * JSON text with every unsafe character written as a JSON `\uNNNN` escape (a pair of them past
+ * U+FFFF): it parses to the same value, and prints nothing a terminal acts on. `JSON.stringify`
+ * escapes only U+0000–U+001F (the text's own newlines and indents stay).
+ */
+export function printableJson(json: string): string {
+  return json.replace(UNSAFE, (c) => {
+    // C0 is escaped inside strings by JSON.stringify already; outside them it is layout.
+    if (c < ' ') return c
+    let out = ''
+    for (let i = 0; i < c.length; i++) out += `\\u${c.charCodeAt(i).toString(16).padStart(4, '0')}`
+    return out
+  })
+}

@@ -4,6 +4,7 @@
  * some files were skipped.
  */
 import type { DetectOptions } from '../config.js'
+import { printableJson } from '../printable.js'
 import { currentDetectContext, type DetectContext } from './detect-context.js'
 import { detectJson } from './detect-json.js'
 import { formatDetectReport } from './detect-report.js'
@@ -28,7 +29,7 @@ export async function detectCommand(
 ): Promise<number> {
   const result = await detectServers(ctx, opts.configPaths)
   for (const warning of result.warnings) io.warn(`burrow: warning: ${warning}\n`)
-  if (opts.json) io.out(`${JSON.stringify(detectJson(result), null, 2)}\n`)
+  if (opts.json) io.out(`${printableJson(JSON.stringify(detectJson(result), null, 2))}\n`)
   else io.out(formatDetectReport(result.entries, opts.configPaths.length > 0))
   return 0
 }

@@ -33,13 +33,18 @@ export function uniqueSanitizedNames(names: readonly string[]): string[] {
   const bases = names.map(sanitizeName)
   const taken = new Set(bases)
   const used = new Set<string>()
+  // Where each base's search for a free suffix goes on: the suffixes before it are used or
+  // taken for good, so thousands of servers that sanitise alike are named in linear time.
+  const nextSuffix = new Map<string, number>()
   return bases.map((base) => {
     let name = base
-    for (let n = 2; used.has(name); n++) {
-      const suffix = `-${n}`
+    let n = nextSuffix.get(base) ?? 2
+    while (used.has(name)) {
+      const suffix = `-${n++}`
       const candidate = base.slice(0, MAX_NAME_LENGTH - suffix.length) + suffix
       if (!taken.has(candidate)) name = candidate
     }
+    nextSuffix.set(base, n)
     used.add(name)
     return name
   })

@@ -87,13 +87,14 @@ function transportOf(
 function envOf(value: unknown): Record<string, string> | null {
   if (value === undefined || value === null) return {}
   if (!isRecord(value)) return null
-  const env: Record<string, string> = {}
+  const env: [string, string][] = []
   for (const [key, v] of Object.entries(value)) {
-    if (typeof v === 'string') env[key] = v
-    else if (typeof v === 'number' || typeof v === 'boolean') env[key] = String(v)
+    if (typeof v === 'string') env.push([key, v])
+    else if (typeof v === 'number' || typeof v === 'boolean') env.push([key, String(v)])
     else return null
   }
-  return env
+  // Built from entries: an assignment to a variable named `__proto__` would set the prototype.
+  return Object.fromEntries(env)
 }
 
 /** A note listing `${…}` placeholders, which the client expands and burrow passes as written. */

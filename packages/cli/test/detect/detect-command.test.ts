@@ -165,6 +165,31 @@ describe('burrow detect (built binary)', () => {
       const json = detect(['--json', '--config', file], dir, {})
       const report = JSON.parse(json.stdout) as DetectJson
       assert.equal(report.servers[0]!.name, name, 'JSON keeps the value as written')
+      assert.equal(
+        report.servers[0]!.transport.type === 'stdio' && report.servers[0]!.transport.command,
+        command,
+      )
+      // …escaped in the JSON text too: JSON.stringify leaves C1 controls and direction marks raw.
+      // eslint-disable-next-line no-control-regex
+      assert.doesNotMatch(json.stdout, /[\x00-\x09\x0b-\x1f\x7f-\x9f\u202e]/)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  it('keeps an environment variable named __proto__', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'burrow-proto-'))
+    try {
+      const file = join(dir, 'mcp.json')
+      writeFileSync(file, '{"mcpServers":{"a":{"command":"x","env":{"__proto__":"p","B":"b"}}}}')
+      const run = detect(['--json', '--config', file], dir, {})
+      assert.equal(run.status, 0, run.stderr)
+      const transport = (JSON.parse(run.stdout) as DetectJson).servers[0]!.transport
+      assert.equal(transport.type, 'stdio')
+      assert.deepEqual(Object.entries(transport.type === 'stdio' ? transport.env : {}).sort(), [
+        ['B', 'b'],
+        ['__proto__', 'p'],
+      ])
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }

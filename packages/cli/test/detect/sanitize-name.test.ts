@@ -57,4 +57,13 @@ describe('uniqueSanitizedNames', () => {
     for (const n of names) assert.match(n, UPSTREAM_NAME_PATTERN)
     assert.equal(new Set(names).size, names.length)
   })
+  it('names 50,000 servers that sanitise alike, each once (the suffix search goes on, not over)', () => {
+    // A repository's .mcp.json is read by `detect` and `up`: a search from -2 for each clash
+    // took minutes on such a file.
+    const names = Array.from({ length: 50_000 }, (_, i) => `s${i % 2 === 0 ? '!' : '\u4e00'}`)
+    const unique = uniqueSanitizedNames(names)
+    assert.equal(new Set(unique).size, names.length)
+    assert.equal(unique[0], 's-')
+    assert.equal(unique.at(-1), 's--50000')
+  })
 })
