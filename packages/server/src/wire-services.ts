@@ -26,7 +26,9 @@ import { brokerUrlFor, publicUrlFor, serviceUrlFor } from './public-url.js'
 import { openGovernance } from './governance/open-governance.js'
 import { ServiceMetrics } from './observability/service-metrics.js'
 import { openQuotaServices } from './quota/open-quota-services.js'
+import { inheritUsage } from './quota/inherit-usage.js'
 import { readMeters } from './quota/read-meters.js'
+import type { UsageCounters } from './quota/usage-counters.js'
 import { openStore } from './store/open-store.js'
 import type { Store } from './store/store.js'
 import { billingPort } from './app/billing-port.js'
@@ -238,6 +240,7 @@ export async function wireServices({ config, log, listen }: WireOptions): Promis
     port,
     publicUrl,
     addresses,
+    counters: quota.counters,
     log,
   })
   const app = new App({
@@ -300,6 +303,8 @@ interface WebParts {
   readonly port: number
   readonly publicUrl: (subdomain: string, slug: string) => string
   readonly addresses: ClientAddresses
+  /** The live usage counters (null when quotas are off). */
+  readonly counters: UsageCounters | null
   readonly log: Logger
 }
 
@@ -349,6 +354,9 @@ async function wireWeb(parts: WebParts): Promise<Web> {
     },
     publicUrl: parts.publicUrl,
     domains: parts.domains,
+    ...(parts.counters
+      ? { inheritUsage: (from, to) => inheritUsage(parts.counters!, from, to) }
+      : {}),
   })
   const recovery = openRecovery({
     config,

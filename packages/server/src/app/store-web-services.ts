@@ -29,6 +29,11 @@ export interface StoreWebServicesParts {
   readonly meters: (accountId: string, now: Date) => Promise<MetersView>
   readonly publicUrl: (subdomain: string, slug: string) => string
   readonly domains?: DomainsPort
+  /**
+   * Start tunnel `to`'s month of usage where deleted tunnel `from`'s stood (quota counters);
+   * absent when quotas are off.
+   */
+  readonly inheritUsage?: (from: string, to: string) => Promise<void>
 }
 
 function record(t: TunnelStatus): TunnelRecord {
@@ -89,6 +94,10 @@ export function storeWebServices(parts: StoreWebServicesParts): WebServices {
     tunnels: {
       create: async (accountId, input) => {
         const created = await store.createTunnelWithinPlan({ accountId, ...input })
+        // Before the key is returned, so no call reaches the tunnel before its counters are set.
+        if (created.carriesOn !== null) {
+          await parts.inheritUsage?.(created.carriesOn, created.tunnel.id)
+        }
         return { tunnel: await status(accountId, created.tunnel.id), key: created.key }
       },
       list: async (accountId) => (await store.listTunnels(accountId)).map(record),

@@ -305,6 +305,13 @@ export interface CustomDomainsTable {
   problem: OptionalNullable<string>
 }
 
+/** `released_tunnels`: an account's tunnels deleted this month (`released-tunnels.ts`). */
+export interface ReleasedTunnelsTable {
+  account_id: string
+  tunnel_id: string
+  released_at: string
+}
+
 /** The whole database, for `Kysely<Database>`. */
 export interface Database extends AccessTables, GovernanceTables {
   accounts: AccountsTable & AccountsWebColumns & AccountsBillingColumns & AccountsRecoveryColumns
@@ -323,4 +330,5 @@ export interface Database extends AccessTables, GovernanceTables {
   webhook_deliveries: WebhookDeliveriesTable
   quota_warnings: QuotaWarningsTable
   custom_domains: CustomDomainsTable
+  released_tunnels: ReleasedTunnelsTable
 }

@@ -32,13 +32,13 @@ import { isEmailAddress } from '../mail/email-address.js'
 import { StoreError } from './store-error.js'
 import type { Tunnel, TunnelStatus, TunnelWithAccount } from './tunnel-row.js'
 import { TunnelStore } from './tunnel-store.js'
-import type { NewTunnel } from './tunnel-store.js'
+import type { CreatedTunnel, NewTunnel } from './tunnel-store.js'
 import { lockAccount } from './lock-account.js'
 import { passwordStampOf } from './password-stamp.js'
 
 export type { Account } from './account-row.js'
 export type { Tunnel, TunnelStatus, TunnelWithAccount } from './tunnel-row.js'
-export type { NewTunnel } from './tunnel-store.js'
+export type { CreatedTunnel, NewTunnel } from './tunnel-store.js'
 
 /** Options of `new Store`. */
 export interface StoreOptions {
@@ -237,9 +237,10 @@ export class Store {
    * `createTunnel` for the account's owner: atomically checks that the account has fewer tunnels
    * than its plan (in force now) allows and inserts, so concurrent creates never exceed it.
    * Throws `StoreError` `plan_limit` (with `limit`) when the plan is full, and the errors of
-   * `createTunnel` otherwise.
+   * `createTunnel` otherwise. `carriesOn` names the account's tunnel deleted this month whose
+   * month of usage the new one carries on (`released-tunnels.ts`): the caller copies its counters.
    */
-  createTunnelWithinPlan(input: NewTunnel): Promise<{ tunnel: Tunnel; key: string }> {
+  createTunnelWithinPlan(input: NewTunnel): Promise<CreatedTunnel> {
     return this.#tunnels.createWithinPlan(input)
   }
 
@@ -276,7 +277,7 @@ export class Store {
 
   /**
    * Delete account `accountId`'s tunnel `tunnelId` (and its call history) and return what it
-   * was. Throws `StoreError` `not_found` when the account has no such tunnel.
+   * was; its month of usage passes to the account's next new tunnel (`createTunnelWithinPlan`). Throws `StoreError` `not_found` when the account has no such tunnel.
    */
   deleteTunnel(accountId: string, tunnelId: string): Promise<Tunnel> {
     return this.#tunnels.delete(accountId, tunnelId)

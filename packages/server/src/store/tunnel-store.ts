@@ -18,6 +18,7 @@ import type { Plan, PlanId } from '../plans.js'
 import { sql } from 'kysely'
 import type { Kysely, Selectable } from 'kysely'
 import { planInForce, toDate } from './account-row.js'
+import { releaseTunnel, takeReleasedTunnel } from './released-tunnels.js'
 import { hashKey } from './hash-key.js'
 import { lockAccount } from './lock-account.js'
 import type { LockedAccount } from './lock-account.js'
@@ -27,6 +28,16 @@ import { StoreError } from './store-error.js'
 import { subdomainFromName } from './subdomain-from-name.js'
 import { normaliseName, toStatus, toTunnel } from './tunnel-row.js'
 import type { Tunnel, TunnelStatus, TunnelWithAccount } from './tunnel-row.js'
+
+/**
+ * A tunnel an owner created: with its key, and the deleted tunnel of the same month whose usage
+ * it carries on (`released-tunnels.ts`), or null.
+ */
+export interface CreatedTunnel {
+  readonly tunnel: Tunnel
+  readonly key: string
+  readonly carriesOn: string | null
+}
 
 /** What a new tunnel may specify. */
 export interface NewTunnel {
@@ -68,7 +79,7 @@ export class TunnelStore {
   }
 
   /** See `Store#createTunnelWithinPlan`. */
-  async createWithinPlan(input: NewTunnel): Promise<{ tunnel: Tunnel; key: string }> {
+  async createWithinPlan(input: NewTunnel): Promise<CreatedTunnel> {
     // Validate before taking the lock, so bad input never queues behind other creates.
     normaliseName(input.name)
     return this.#db.transaction().execute(async (trx) => {
@@ -88,7 +99,9 @@ export class TunnelStore {
           { limit: plan.tunnels },
         )
       }
-      return this.#insert(trx, account, input)
+      const created = await this.#insert(trx, account, input)
+      const carriesOn = await takeReleasedTunnel(trx, account.id, this.#now())
+      return { ...created, carriesOn }
     })
   }
 
@@ -140,12 +153,16 @@ export class TunnelStore {
 
   /** See `Store#deleteTunnel`. */
   async delete(accountId: string, tunnelId: string): Promise<Tunnel> {
-    const row = await this.#db
-      .deleteFrom('tunnels')
-      .where('id', '=', tunnelId)
-      .where('account_id', '=', accountId)
-      .returningAll()
-      .executeTakeFirst()
+    const row = await this.#db.transaction().execute(async (trx) => {
+      const deleted = await trx
+        .deleteFrom('tunnels')
+        .where('id', '=', tunnelId)
+        .where('account_id', '=', accountId)
+        .returningAll()
+        .executeTakeFirst()
+      if (deleted !== undefined) await releaseTunnel(trx, accountId, tunnelId, this.#now())
+      return deleted
+    })
     if (row === undefined) throw tunnelNotFound(tunnelId)
     return toTunnel(row)
   }

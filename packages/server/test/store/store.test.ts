@@ -487,6 +487,7 @@ describe('openStore', () => {
         '017_checkout_transactions',
         '018_webhook_deliveries_by_age',
         '019_call_history_wide_counts',
+        '020_released_tunnels',
       ])
     } finally {
       await store.close()

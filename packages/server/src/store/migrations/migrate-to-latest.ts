@@ -26,6 +26,7 @@ import { usedOauthCodesMigration } from './016-used-oauth-codes.js'
 import { checkoutTransactionsMigration } from './017-checkout-transactions.js'
 import { webhookDeliveriesByAgeMigration } from './018-webhook-deliveries-by-age.js'
 import { callHistoryWideCountsMigration } from './019-call-history-wide-counts.js'
+import { releasedTunnelsMigration } from './020-released-tunnels.js'
 
 /** All migrations by name; names sort in the order they apply. */
 const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -48,6 +49,7 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '017_checkout_transactions': checkoutTransactionsMigration,
   '018_webhook_deliveries_by_age': webhookDeliveriesByAgeMigration,
   '019_call_history_wide_counts': callHistoryWideCountsMigration,
+  '020_released_tunnels': releasedTunnelsMigration,
 }
 
 const provider: MigrationProvider = {
