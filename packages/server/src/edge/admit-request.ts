@@ -11,7 +11,7 @@ import type { QuotaGate } from '../quota/quota-gate.js'
 import { QUOTA_MESSAGE } from '../quota/quota-refusal.js'
 import type { TunnelWithAccount } from '../store/store.js'
 import { isInitialize, isSessionless, toolCallCount } from './body-facts.js'
-import { retryStateOf, type CallContinuations } from './call-continuations.js'
+import { countsAsCall, retryStateOf, type CallContinuations } from './call-continuations.js'
 import type { ExchangeRecord } from './exchange-record.js'
 
 /** Answer the request being handled with a refusal (and record it). */
@@ -66,14 +66,15 @@ export async function admitRequest(
     }
     record.holdRequestPlace(place.release)
   }
-  // A retry carrying a requestState the edge handed out continues its call: counted once.
+  // A retry carrying a requestState the edge handed out continues its call: counted once, for
+  // its first rounds.
   const retry = retryStateOf(rpc)
   const continues = retry === null ? null : continuations.take(tunnel.id, retry.tool, retry.state)
   if (continues !== null) record.continuing(continues)
   if (quotas !== null) {
     const { refusal } = await quotas.admit(
       tunnel,
-      toolCallCount(rpc) - (continues === null ? 0 : 1),
+      toolCallCount(rpc) - (continues === null || countsAsCall(continues) ? 0 : 1),
       bodyBytes,
     )
     if (refusal !== null) {

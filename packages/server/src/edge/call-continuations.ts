@@ -6,7 +6,9 @@
  * belongs to; a retry presenting one is the same call: linked in history, not counted again.
  *
  * Each remembered state continues one retry only (taken when used), of the same tool, for 15
- * minutes at most, so a state cannot be replayed for free calls, and a `requestState` the edge
+ * minutes at most, so a state cannot be replayed for free calls. A call's first
+ * `FREE_ROUNDS` retries are free; each one past them counts as a call, so a server and an agent
+ * in league cannot run endless work as one call. A `requestState` the edge
  * never handed out, or one handed out for another tool or another method (a `prompts/get` can
  * ask for input too), is a new call, counted. Bounded: the oldest states are forgotten past 50,000. Kept per node: a retry
  * that lands on another node is counted as a new call (never fewer calls than happened).
@@ -18,20 +20,25 @@ import type { ClassifiedMessage, JsonRpcBody } from '@burrow/protocol'
 export const CONTINUATION_TTL_MS = 15 * 60_000
 /** Most states remembered at once. */
 export const MAX_CONTINUATIONS = 50_000
+/** Retries of one call that are not counted; each later one counts as a call. */
+export const FREE_ROUNDS = 10
 /** Longest `requestState` looked at (longer ones are new calls). */
 const MAX_STATE_CHARS = 64 * 1024
 
 /** The states of answers that asked for input, and the calls they continue. */
 export class CallContinuations {
-  readonly #states = new Map<string, { readonly callId: string; readonly at: number }>()
+  readonly #states = new Map<string, { readonly call: Continued; readonly at: number }>()
   readonly #now: () => number
 
   constructor(now: () => number = Date.now) {
     this.#now = now
   }
 
-  /** An answer of call `callId` of tool `tool` of `tunnelId` asked for input, with `requestState`. */
-  remember(tunnelId: string, tool: string, requestState: string, callId: string): void {
+  /**
+   * An answer of call `callId` of tool `tool` of `tunnelId` asked for input, with `requestState`,
+   * in the call's round `round` (0 for the call itself, 1 for its first retry, …).
+   */
+  remember(tunnelId: string, tool: string, requestState: string, callId: string, round = 0): void {
     const key = keyOf(tunnelId, tool, requestState)
     if (key === null) return
     this.#states.delete(key)
@@ -39,23 +46,37 @@ export class CallContinuations {
       const oldest = this.#states.keys().next()
       if (!oldest.done) this.#states.delete(oldest.value)
     }
-    this.#states.set(key, { callId, at: this.#now() })
+    this.#states.set(key, { call: { callId, round: round + 1 }, at: this.#now() })
   }
 
-  /** The call a retry of `tool` carrying `requestState` continues (used up), or null for a new call. */
-  take(tunnelId: string, tool: string, requestState: string): string | null {
+  /**
+   * The call a retry of `tool` carrying `requestState` continues, and the retry's round (the
+   * state is used up), or null for a new call.
+   */
+  take(tunnelId: string, tool: string, requestState: string): Continued | null {
     const key = keyOf(tunnelId, tool, requestState)
     if (key === null) return null
     const found = this.#states.get(key)
     if (found === undefined) return null
     this.#states.delete(key)
-    return this.#now() - found.at <= CONTINUATION_TTL_MS ? found.callId : null
+    return this.#now() - found.at <= CONTINUATION_TTL_MS ? found.call : null
   }
 
   /** States remembered (tests). */
   get size(): number {
     return this.#states.size
   }
+}
+
+/** The call a retry continues, and which of its retries it is (1 for the first). */
+export interface Continued {
+  readonly callId: string
+  readonly round: number
+}
+
+/** Whether retry `c` is counted as a call (past the call's free rounds). */
+export function countsAsCall(c: Continued): boolean {
+  return c.round > FREE_ROUNDS
 }
 
 /** A retry: the tool a single `tools/call` request of a body names, and its `requestState`. */

@@ -21,7 +21,11 @@ import type { EdgeSessions } from '../quota/edge-sessions.js'
 import type { MeteredTunnel, ResponseMeter } from '../quota/quota-gate.js'
 import { requestsOf } from './body-facts.js'
 import { storableText } from '../store/storable-text.js'
-import { inputRequiredStateOf, type CallContinuations } from './call-continuations.js'
+import {
+  inputRequiredStateOf,
+  type CallContinuations,
+  type Continued,
+} from './call-continuations.js'
 
 /** Method and tool names are stored in call history at most this long. */
 const MAX_NAME_LENGTH = 200
@@ -82,7 +86,7 @@ export class ExchangeRecord {
   /** Ids given early to calls whose answer asked for input (so a retry can name them). */
   #ids: Map<string, string> | null = null
   /** The call this request continues (a retry with a known `requestState`), or null. */
-  #continues: string | null = null
+  #continues: Continued | null = null
   /** Gives back the place a sessionless request holds while in flight. */
   #releaseRequest: (() => void) | null = null
   /** True while this exchange holds its session in use. */
@@ -102,8 +106,8 @@ export class ExchangeRecord {
   }
 
   /** This request continues call `callId` (a 2026-07-28 retry): history links them. */
-  continuing(callId: string): void {
-    this.#continues = callId
+  continuing(call: Continued): void {
+    this.#continues = call
   }
 
   /** The request holds a sessionless place until the exchange is over; `release` frees it. */
@@ -154,7 +158,14 @@ export class ExchangeRecord {
       const id = newCallId(this.#ctx.arrivedAt)
       ;(this.#ids ??= new Map()).set(key, id)
       // Every round of the call names its first one.
-      continuations.remember(this.#ctx.tunnel.id, tool, state, this.#continues ?? id)
+      const first = this.#continues
+      continuations.remember(
+        this.#ctx.tunnel.id,
+        tool,
+        state,
+        first?.callId ?? id,
+        first?.round ?? 0,
+      )
     }
   }
 
@@ -252,7 +263,7 @@ export class ExchangeRecord {
       const stored = keep ? this.#stored(request.value, answerValue, redactor) : null
       history.record({
         id: this.#ids?.get(answerKey(request.id)) ?? newCallId(arrivedAt),
-        continues: single ? this.#continues : null,
+        continues: single ? (this.#continues?.callId ?? null) : null,
         tunnelId: tunnel.id,
         at: arrivedAt,
         method: name(method) ?? '',

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict'
 import { afterEach, beforeEach, describe, it } from 'node:test'
 import { isBodyProblem, readJsonRpcBody, silentLogger, type JsonRpcBody } from '@burrow/protocol'
 import { admitRequest, type AdmissionRules } from '../../src/edge/admit-request.js'
-import { CallContinuations } from '../../src/edge/call-continuations.js'
+import { CallContinuations, FREE_ROUNDS } from '../../src/edge/call-continuations.js'
 import { ExchangeRecord } from '../../src/edge/exchange-record.js'
 import { EdgeSessions } from '../../src/quota/edge-sessions.js'
 import { MemorySessionTracker } from '../../src/quota/memory-session-tracker.js'
@@ -116,6 +116,16 @@ describe('admitRequest', () => {
     assert.equal(await toolCalls(), 1, 'the retry continues the call already counted')
     assert.equal(await admit(toolCall(3, { requestState: 'made-up' })), true)
     assert.equal(await toolCalls(), 2, 'a state the edge never handed out is a new call')
+  })
+
+  it('counts a retry past the free rounds, and refuses it on a used-up month', async () => {
+    continuations.remember(TUNNEL.id, 'echo', 'late', 'call_1', FREE_ROUNDS)
+    assert.equal(await admit(toolCall(4, { requestState: 'late' })), true)
+    assert.equal(await toolCalls(), 1, 'past the free rounds a retry is a call')
+    await counters.set(TUNNEL.id, 'tool_calls', FREE_CALLS)
+    continuations.remember(TUNNEL.id, 'echo', 'later', 'call_1', FREE_ROUNDS + 1)
+    assert.equal(await admit(toolCall(5, { requestState: 'later' })), false)
+    assert.equal(refusals.at(-1)?.code, 'quota_exceeded')
   })
 
   it('admits everything and counts nothing when quotas are off', async () => {

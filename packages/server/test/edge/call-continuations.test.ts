@@ -9,6 +9,8 @@ import { readJsonRpcBody, isBodyProblem, classifyMessage } from '@burrow/protoco
 import {
   CallContinuations,
   CONTINUATION_TTL_MS,
+  countsAsCall,
+  FREE_ROUNDS,
   MAX_CONTINUATIONS,
   inputRequiredStateOf,
   retryStateOf,
@@ -28,12 +30,27 @@ describe('CallContinuations', () => {
     assert.equal(c.take('tun_b', 'echo', 'state-1'), null, 'another tunnel')
     assert.equal(c.take('tun_a', 'echo', 'state-2'), null, 'never handed out')
     assert.equal(c.take('tun_a', 'other', 'state-1'), null, 'another tool')
-    assert.equal(c.take('tun_a', 'echo', 'state-1'), 'call_1')
+    assert.deepEqual(c.take('tun_a', 'echo', 'state-1'), { callId: 'call_1', round: 1 })
     assert.equal(c.take('tun_a', 'echo', 'state-1'), null, 'a replay is a new call')
 
     c.remember('tun_a', 'echo', 'state-3', 'call_3')
     now += CONTINUATION_TTL_MS + 1
     assert.equal(c.take('tun_a', 'echo', 'state-3'), null, 'expired')
+  })
+
+  it('counts the retries of a call past its first FREE_ROUNDS (found by a hostile review)', () => {
+    // A server answering every round with input_required, and an agent retrying, ran unlimited
+    // work as one counted call, past a used-up month too.
+    const c = new CallContinuations()
+    c.remember('tun_a', 'echo', 'state-0', 'call_1')
+    const counted: boolean[] = []
+    for (let round = 1; round <= FREE_ROUNDS + 3; round++) {
+      const continued = c.take('tun_a', 'echo', `state-${round - 1}`)
+      assert.deepEqual(continued, { callId: 'call_1', round })
+      counted.push(countsAsCall(continued!))
+      c.remember('tun_a', 'echo', `state-${round}`, continued!.callId, continued!.round)
+    }
+    assert.deepEqual(counted, [...Array<boolean>(FREE_ROUNDS).fill(false), true, true, true])
   })
 
   it('ignores empty and oversized states and stays bounded', () => {
@@ -47,7 +64,7 @@ describe('CallContinuations', () => {
     assert.equal(c.size, MAX_CONTINUATIONS)
     assert.equal(c.take('tun_a', 'echo', 's0'), null, 'the oldest went first')
     assert.equal(
-      c.take('tun_a', 'echo', `s${MAX_CONTINUATIONS + 9}`),
+      c.take('tun_a', 'echo', `s${MAX_CONTINUATIONS + 9}`)?.callId,
       `call_${MAX_CONTINUATIONS + 9}`,
     )
   })
