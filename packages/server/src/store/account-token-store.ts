@@ -8,6 +8,7 @@
  * Also the accounts' email lookup and verified flag. Reached as `store.accountTokens`.
  */
 import type { Kysely } from 'kysely'
+import { emailLookupKey } from '../mail/email-address.js'
 import { hashKey } from './hash-key.js'
 import { newSecret } from './random-token.js'
 import type { Database } from './schema.js'
@@ -39,12 +40,14 @@ export class AccountTokenStore {
     this.#now = now
   }
 
-  /** The id and email of the account whose email is `email` (any case, spaces trimmed). */
+  /** The id and email of the account whose email is `email` (in any spelling: `canonicalEmail`). */
   async accountByEmail(email: string): Promise<AccountTokenHolder | undefined> {
+    const key = emailLookupKey(email)
+    if (key === null) return undefined
     const row = await this.#db
       .selectFrom('accounts')
       .select(['id', 'email'])
-      .where('email', '=', email.trim().toLowerCase())
+      .where('email', '=', key)
       .executeTakeFirst()
     return row && { accountId: row.id, email: row.email }
   }

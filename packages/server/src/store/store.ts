@@ -28,7 +28,7 @@ import type { Account } from './account-row.js'
 import { CrashReportStore } from './crash-report-store.js'
 import { newId } from './random-token.js'
 import type { Database } from './schema.js'
-import { isEmailAddress } from '../mail/email-address.js'
+import { canonicalEmail, emailLookupKey, isEmailAddress } from '../mail/email-address.js'
 import { StoreError } from './store-error.js'
 import type { Tunnel, TunnelStatus, TunnelWithAccount } from './tunnel-row.js'
 import { TunnelStore } from './tunnel-store.js'
@@ -93,7 +93,7 @@ export class Store {
     plan?: PlanId
     password?: string
   }): Promise<Account> {
-    const email = normaliseEmail(input.email)
+    const email = canonicalEmail(input.email)
     if (!isEmailAddress(email)) {
       throw new StoreError(
         'invalid',
@@ -150,16 +150,20 @@ export class Store {
   }
 
   /**
-   * The account `email` (any case, surrounding spaces ignored) signs in to with `password`, or
+   * The account `email` (in any spelling: `canonicalEmail`) signs in to with `password`, or
    * undefined when the email is unknown, the account has no password, or the password is wrong.
    * All of those cost one scrypt verification, so timing does not tell which emails exist.
    */
   async verifyLogin(email: string, password: string): Promise<Account | undefined> {
-    const row = await this.db
-      .selectFrom('accounts')
-      .selectAll()
-      .where('email', '=', normaliseEmail(email))
-      .executeTakeFirst()
+    const key = emailLookupKey(email)
+    const row =
+      key === null
+        ? undefined
+        : await this.db
+            .selectFrom('accounts')
+            .selectAll()
+            .where('email', '=', key)
+            .executeTakeFirst()
     const stored = row?.password_hash ?? null
     // An over-long password cannot be anyone's; spend the same work without hashing megabytes.
     const tooLong = password.length > 2 * PASSWORD_MAX
@@ -178,10 +182,12 @@ export class Store {
    * cookies are bound to it.
    */
   async passwordStamp(email: string): Promise<string> {
+    const key = emailLookupKey(email)
+    if (key === null) return passwordStampOf(undefined)
     const row = await this.db
       .selectFrom('accounts')
       .select('password_hash')
-      .where('email', '=', normaliseEmail(email))
+      .where('email', '=', key)
       .executeTakeFirst()
     return passwordStampOf(row?.password_hash)
   }
@@ -341,10 +347,6 @@ export class Store {
     await this.db.destroy()
     await this.#onClose?.()
   }
-}
-
-function normaliseEmail(email: string): string {
-  return email.trim().toLowerCase()
 }
 
 /** The hash of `password`, or `StoreError` `invalid` saying what is wrong with it. */

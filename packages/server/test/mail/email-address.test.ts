@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { isEmailAddress } from '../../src/mail/email-address.js'
+import { canonicalEmail, emailLookupKey, isEmailAddress } from '../../src/mail/email-address.js'
 import { SmtpMailer } from '../../src/mail/smtp-mailer.js'
 import { startSmtpInbox, type SmtpInbox } from '../../../../test/helpers/smtp-inbox.js'
 
@@ -86,5 +86,16 @@ describe('email addresses', () => {
         ['one', 'three'],
       )
     })
+  })
+
+  it('spells one mailbox one way (found by a hostile review)', () => {
+    const fullWidth = 'Bob@\uFF45\uFF58\uFF41\uFF4D\uFF50\uFF4C\uFF45.com'
+    assert.equal(canonicalEmail(fullWidth), 'bob@example.com')
+    assert.equal(canonicalEmail('  Bob@Example.COM '), 'bob@example.com')
+    assert.equal(canonicalEmail('jose\u0301@b\u00fccher.de'), 'jos\u00e9@b\u00fccher.de')
+    assert.equal(canonicalEmail('a@xn--bcher-kva.de'), 'a@b\u00fccher.de')
+    assert.ok(isEmailAddress(canonicalEmail(fullWidth)))
+    assert.equal(emailLookupKey('nul\u0000@example.com'), null)
+    assert.equal(emailLookupKey('A@Example.com'), 'a@example.com')
   })
 })

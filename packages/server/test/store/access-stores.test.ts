@@ -21,6 +21,7 @@ import { checkoutTransactionsMigration } from '../../src/store/migrations/017-ch
 import { webhookDeliveriesByAgeMigration } from '../../src/store/migrations/018-webhook-deliveries-by-age.js'
 import { callHistoryWideCountsMigration } from '../../src/store/migrations/019-call-history-wide-counts.js'
 import { releasedTunnelsMigration } from '../../src/store/migrations/020-released-tunnels.js'
+import { canonicalEmailsMigration } from '../../src/store/migrations/021-canonical-emails.js'
 import { migrateToLatest } from '../../src/store/migrations/migrate-to-latest.js'
 import { OauthClientStore } from '../../src/store/oauth-client-store.js'
 import { OauthGrantStore } from '../../src/store/oauth-grant-store.js'
@@ -88,6 +89,7 @@ for (const backend of testBackends()) {
     it('keeps tunnels that existed before migration 011 public', async () => {
       // Back to a database of migration 010 (the later migrations undone, newest first).
       const later = [
+        ['021_canonical_emails', canonicalEmailsMigration],
         ['020_released_tunnels', releasedTunnelsMigration],
         ['019_call_history_wide_counts', callHistoryWideCountsMigration],
         ['018_webhook_deliveries_by_age', webhookDeliveriesByAgeMigration],
@@ -280,6 +282,7 @@ for (const backend of testBackends()) {
     it('carries the replaced refresh token 011 kept into migration 014', async () => {
       const grants = new OauthGrantStore(store.db, () => new Date(clock))
       for (const [name, migration] of [
+        ['021_canonical_emails', canonicalEmailsMigration],
         ['020_released_tunnels', releasedTunnelsMigration],
         ['019_call_history_wide_counts', callHistoryWideCountsMigration],
         ['018_webhook_deliveries_by_age', webhookDeliveriesByAgeMigration],
@@ -309,6 +312,7 @@ for (const backend of testBackends()) {
         '018_webhook_deliveries_by_age',
         '019_call_history_wide_counts',
         '020_released_tunnels',
+        '021_canonical_emails',
       ])
       assert.equal(
         await grants.rotateRefresh(hash('old-r1'), hash('x'), new Date(clock + 86_400_000)),

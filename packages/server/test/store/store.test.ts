@@ -488,6 +488,7 @@ describe('openStore', () => {
         '018_webhook_deliveries_by_age',
         '019_call_history_wide_counts',
         '020_released_tunnels',
+        '021_canonical_emails',
       ])
     } finally {
       await store.close()

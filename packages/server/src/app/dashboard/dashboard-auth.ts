@@ -103,7 +103,7 @@ export class DashboardAuth {
     if (!check.ok) return again(429, check.message)
     const account = await accounts.verifyLogin(values.email, form.get('password') ?? '')
     if (!account) {
-      guard.failed(values.email, check.device)
+      guard.failed(values.email, check.device, stamp)
       return again(401, 'Wrong email or password.')
     }
     const trusted = this.#kit.cookie(

@@ -11,6 +11,11 @@ const VERIFY_PATH = /^\/verify\?token=[A-Za-z0-9_-]{1,128}$/
 export function returnPath(next: string | null | undefined): string | null {
   if (typeof next !== 'string' || next.length > 8_000) return null
   if (VERIFY_PATH.test(next)) return next
-  if (!next.startsWith('/oauth/authorize?') || /[\\\r\n]/.test(next)) return null
-  return next
+  // Control characters are no part of a URL a browser sends; anything else outside printable
+  // ASCII (a space, or what a Location header cannot carry) is percent-encoded as UTF-8.
+  // eslint-disable-next-line no-control-regex
+  if (!next.startsWith('/oauth/authorize?') || /[\\\x00-\x1f\x7f-\x9f]/.test(next)) return null
+  return next.replace(/[^\x21-\x7e]+/g, (run) =>
+    [...Buffer.from(run, 'utf8')].map((b) => `%${b.toString(16).toUpperCase()}`).join(''),
+  )
 }

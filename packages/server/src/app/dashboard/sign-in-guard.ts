@@ -11,6 +11,7 @@
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
 import { RateLimiter } from '../../http/rate-limiter.js'
+import { canonicalEmail } from '../../mail/email-address.js'
 
 /** Attempts (sign-in or sign-up) one client address may make per minute. */
 export const SIGN_IN_ATTEMPTS_PER_MINUTE = 10
@@ -88,10 +89,14 @@ export class SignInGuard {
     }
   }
 
-  /** A password for `email` was wrong. */
-  failed(email: string, device: string | null): void {
+  /**
+   * A password for `email` was wrong (`stamp` as given to `check`). An email no account has
+   * (an empty stamp) takes no account's bucket: the buckets are bounded, and invented emails
+   * would push out the bucket of an account being guessed, and so refill it.
+   */
+  failed(email: string, device: string | null, stamp: string): void {
     if (device !== null) this.#devices.take(device)
-    else this.#accounts.take(emailKey(email))
+    else if (stamp !== '') this.#accounts.take(emailKey(email))
   }
 
   /** The device cookie value to set after a successful sign-in to `email` (password `stamp`). */
@@ -122,7 +127,7 @@ export class SignInGuard {
 }
 
 function emailKey(email: string): string {
-  return createHash('sha256').update(email.trim().toLowerCase()).digest('base64url')
+  return createHash('sha256').update(canonicalEmail(email)).digest('base64url')
 }
 
 function minutes(secs: number): string {

@@ -27,6 +27,7 @@ import { checkoutTransactionsMigration } from './017-checkout-transactions.js'
 import { webhookDeliveriesByAgeMigration } from './018-webhook-deliveries-by-age.js'
 import { callHistoryWideCountsMigration } from './019-call-history-wide-counts.js'
 import { releasedTunnelsMigration } from './020-released-tunnels.js'
+import { canonicalEmailsMigration } from './021-canonical-emails.js'
 
 /** All migrations by name; names sort in the order they apply. */
 const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -50,6 +51,7 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '018_webhook_deliveries_by_age': webhookDeliveriesByAgeMigration,
   '019_call_history_wide_counts': callHistoryWideCountsMigration,
   '020_released_tunnels': releasedTunnelsMigration,
+  '021_canonical_emails': canonicalEmailsMigration,
 }
 
 const provider: MigrationProvider = {

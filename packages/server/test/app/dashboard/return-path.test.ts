@@ -39,4 +39,10 @@ describe('sign-in return path', () => {
       assert.equal(returnPath(bad), null, String(bad).slice(0, 40))
     }
   })
+
+  it('percent-encodes what a Location header cannot carry, and refuses control characters', () => {
+    assert.equal(returnPath('/oauth/authorize?x=\u20ac y'), '/oauth/authorize?x=%E2%82%AC%20y')
+    assert.equal(returnPath('/oauth/authorize?x=\u0001'), null)
+    assert.equal(returnPath('/oauth/authorize?x=\u0085'), null)
+  })
 })
