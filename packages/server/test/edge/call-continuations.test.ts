@@ -47,8 +47,8 @@ describe('CallContinuations', () => {
     for (let round = 1; round <= FREE_ROUNDS + 3; round++) {
       const continued = c.take('tun_a', 'echo', `state-${round - 1}`)
       assert.deepEqual(continued, { callId: 'call_1', round })
-      counted.push(countsAsCall(continued!))
-      c.remember('tun_a', 'echo', `state-${round}`, continued!.callId, continued!.round)
+      counted.push(countsAsCall(continued))
+      c.remember('tun_a', 'echo', `state-${round}`, continued.callId, continued.round)
     }
     assert.deepEqual(counted, [...Array<boolean>(FREE_ROUNDS).fill(false), true, true, true])
   })
