@@ -114,6 +114,7 @@ export async function openQuotaServices(
     },
     async close() {
       await quotas?.drain()
+      quotas?.close()
       await snapshots?.close()
       await purger.close()
       await history.close()

@@ -7,6 +7,7 @@
  */
 import type { Logger } from '@burrow/protocol'
 import { PLANS, type PlanId } from '../plans.js'
+import { periodOf } from './period.js'
 import { quotaRefusal, type QuotaRefusal } from './quota-refusal.js'
 import type { QuotaWarningListener } from './quota-warning.js'
 import type { ConsumeResult, UsageCounters, UsageDemand, UsageMetric } from './usage-counters.js'
@@ -30,6 +31,10 @@ export interface QuotaGateOptions {
 
 /** Response bytes are sent to the counters in batches of at least this many (and at the end). */
 export const RESPONSE_BATCH_BYTES = 1024 * 1024
+/** How often response bytes the counters refused (Redis away) are offered again. */
+export const OWED_RETRY_MS = 5000
+/** Most tunnel-months of refused response bytes kept for another try; past it they are lost (logged). */
+const MAX_OWED = 10_000
 
 /** Counts and limits requests for the edge. */
 export class QuotaGate {
@@ -45,6 +50,13 @@ export class QuotaGate {
    */
   readonly #turnBytes = new Map<string, { readonly tunnel: MeteredTunnel; n: number }>()
   #turnFlush: NodeJS.Immediate | null = null
+  /**
+   * Response bytes the counters failed to take (Redis restarting), by tunnel and month, offered
+   * again every `OWED_RETRY_MS` into the month they were counted in: a stream that flowed while
+   * Redis was away is counted once it is back.
+   */
+  readonly #owed = new Map<string, { readonly tunnel: MeteredTunnel; n: number; at: Date }>()
+  #owedRetry: NodeJS.Timeout | null = null
 
   constructor(options: QuotaGateOptions) {
     this.#counters = options.counters
@@ -125,6 +137,16 @@ export class QuotaGate {
     while (this.#pending.size > 0) await Promise.all([...this.#pending])
   }
 
+  /** Stop offering refused bytes again; what is still owed is logged as lost. */
+  close(): void {
+    if (this.#owedRetry !== null) clearTimeout(this.#owedRetry)
+    this.#owedRetry = null
+    const lost = this.owedBytes
+    if (lost > 0)
+      this.#log.error(`quota: ${lost} response bytes not counted (counters unavailable)`)
+    this.#owed.clear()
+  }
+
   /** Add `n` response bytes of `tunnel` to this turn's; they reach the counters after the turn. */
   #countResponse(tunnel: MeteredTunnel, n: number): void {
     const known = this.#turnBytes.get(tunnel.id)
@@ -140,19 +162,51 @@ export class QuotaGate {
     this.#turnBytes.clear()
   }
 
-  #addResponseBytes(tunnel: MeteredTunnel, n: number): void {
+  #addResponseBytes(tunnel: MeteredTunnel, n: number, at = this.#clock()): void {
     const limit = PLANS[tunnel.plan].bandwidthBytesPerMonth
     const counting = this.#counters
-      .add(tunnel.id, 'bandwidth_bytes', n, limit, this.#clock())
+      .add(tunnel.id, 'bandwidth_bytes', n, limit, at)
       .then(
         (result) => this.#warnIfCrossed(tunnel, 'bandwidth_bytes', result),
-        (error: Error) =>
-          this.#log.error(
-            `quota: counting ${n} response bytes of ${tunnel.id} failed: ${error.message}`,
-          ),
+        (error: Error) => this.#owe(tunnel, n, at, error),
       )
       .finally(() => this.#pending.delete(counting))
     this.#pending.add(counting)
+  }
+
+  /** Keep `n` response bytes the counters refused, to offer them again. */
+  #owe(tunnel: MeteredTunnel, n: number, at: Date, error: Error): void {
+    const key = `${tunnel.id} ${periodOf(at)}`
+    const known = this.#owed.get(key)
+    if (known !== undefined) known.n += n
+    else if (this.#owed.size < MAX_OWED) this.#owed.set(key, { tunnel, n, at })
+    else {
+      this.#log.error(
+        `quota: ${n} response bytes of ${tunnel.id} not counted: ${error.message} (too many waiting)`,
+      )
+      return
+    }
+    if (known === undefined && this.#owed.size === 1) {
+      this.#log.warn(`quota: counting response bytes failed (${error.message}); trying again`)
+    }
+    if (this.#owedRetry === null) {
+      this.#owedRetry = setTimeout(() => this.#payOwed(), OWED_RETRY_MS)
+      this.#owedRetry.unref()
+    }
+  }
+
+  #payOwed(): void {
+    this.#owedRetry = null
+    const owed = [...this.#owed.values()]
+    this.#owed.clear()
+    for (const { tunnel, n, at } of owed) this.#addResponseBytes(tunnel, n, at)
+  }
+
+  /** Response bytes waiting for the counters to work again (tests, shutdown). */
+  get owedBytes(): number {
+    let n = 0
+    for (const owed of this.#owed.values()) n += owed.n
+    return n
   }
 
   #warnIfCrossed(tunnel: MeteredTunnel, metric: UsageMetric, result: ConsumeResult): void {

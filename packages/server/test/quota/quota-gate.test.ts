@@ -7,7 +7,12 @@
 import assert from 'node:assert/strict'
 import { afterEach, beforeEach, describe, it } from 'node:test'
 import { silentLogger } from '@burrow/protocol'
-import { QuotaGate, RESPONSE_BATCH_BYTES, type MeteredTunnel } from '../../src/quota/quota-gate.js'
+import {
+  OWED_RETRY_MS,
+  QuotaGate,
+  RESPONSE_BATCH_BYTES,
+  type MeteredTunnel,
+} from '../../src/quota/quota-gate.js'
 import { formatBytes, formatReset } from '../../src/quota/quota-refusal.js'
 import type { QuotaWarning } from '../../src/quota/quota-warning.js'
 import type { UsageCounters } from '../../src/quota/usage-counters.js'
@@ -164,6 +169,37 @@ for (const implementation of counterImplementations()) {
       late.finish()
       await gate.drain()
       assert.equal(await counters.get(FREE.id, 'bandwidth_bytes'), 650)
+    })
+
+    it('counts response bytes the counters refused once they work again (found by a review)', async (t) => {
+      // Redis restarting: each 1 MiB batch of a streaming answer was dropped for good.
+      t.mock.timers.enable({ apis: ['setTimeout'] })
+      let down = true
+      const flaky: UsageCounters = Object.create(counters) as UsageCounters
+      flaky.add = (...args) =>
+        down ? Promise.reject(new Error('Connection is closed.')) : counters.add(...args)
+      const owing = new QuotaGate({ counters: flaky, log: silentLogger, clock: () => now })
+      const meter = owing.responseMeter(FREE)
+      meter.add(RESPONSE_BATCH_BYTES)
+      meter.add(RESPONSE_BATCH_BYTES)
+      meter.finish()
+      await owing.drain()
+      assert.equal(owing.owedBytes, 2 * RESPONSE_BATCH_BYTES)
+      assert.equal(await counters.get(FREE.id, 'bandwidth_bytes'), 0)
+      t.mock.timers.tick(OWED_RETRY_MS)
+      await owing.drain()
+      assert.equal(owing.owedBytes, 2 * RESPONSE_BATCH_BYTES, 'still down: still owed')
+      down = false
+      now = new Date('2099-02-01T00:00:30.000Z') // counted into January, when they flowed
+      t.mock.timers.tick(OWED_RETRY_MS)
+      await owing.drain()
+      assert.equal(owing.owedBytes, 0)
+      const january = new Date('2099-01-31T23:59:00.000Z')
+      assert.equal(
+        await counters.get(FREE.id, 'bandwidth_bytes', january),
+        2 * RESPONSE_BATCH_BYTES,
+      )
+      owing.close()
     })
 
     it('keeps serving when the warning listener throws or rejects', async () => {
