@@ -66,8 +66,9 @@ export class MeterSnapshots {
     const now = this.#clock()
     const period = periodOf(now)
     const entries = await this.#counters.snapshot(now)
-    // The first snapshot of a month also completes the month before (its last minutes).
-    if (this.#lastPeriod !== null && this.#lastPeriod < period) {
+    // The first snapshot of a month also completes the month before (its last minutes), and so
+    // does a node's first snapshot: it may start (or restart after a crash) in the new month.
+    if (this.#lastPeriod === null || this.#lastPeriod < period) {
       const lastMoment = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1) - 1)
       entries.push(...(await this.#counters.snapshot(lastMoment)))
     }

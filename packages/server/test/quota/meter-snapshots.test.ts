@@ -106,6 +106,23 @@ for (const backend of testBackends()) {
       assert.deepEqual(april.takenAt, now)
     })
 
+    it("completes last month with a fresh node's first snapshot (found by a review)", async () => {
+      // A node started (or restarted after a crash) in April never took a snapshot in March:
+      // March's last counts stayed out of its meter for good.
+      const [one] = tunnels as [string]
+      now = new Date('2026-03-31T23:59:00.000Z')
+      await counters.consume(one, 'tool_calls', 500, 1000)
+      now = new Date('2026-04-01T00:05:00.000Z')
+      const fresh = new MeterSnapshots(store.db, counters, {
+        log: silentLogger,
+        intervalMs: 3_600_000,
+        clock: () => now,
+      })
+      await fresh.close()
+      const march = await readMeters(store.db, accountId, new Date('2026-03-20T00:00:00Z'))
+      assert.equal(march.tunnels[0]?.toolCalls, 500)
+    })
+
     it('takes a last snapshot when closed', async () => {
       const [, two] = tunnels as [string, string]
       await counters.consume(two, 'tool_calls', 4, 100)
