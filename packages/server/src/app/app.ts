@@ -79,7 +79,6 @@ export class App {
     const method = req.method ?? 'GET'
     const read = method === 'GET' || method === 'HEAD'
     if (path === '/metrics' && this.opts.metrics) {
-      if (!read) return notAllowed(res, path, 'GET, HEAD')
       return serveMetrics(req, res, this.opts.metrics.service, this.opts.metrics.token)
     }
     if (path === '/healthz' && read) {

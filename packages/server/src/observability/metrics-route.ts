@@ -15,9 +15,15 @@ export async function serveMetrics(
   metrics: ServiceMetrics,
   token: string | null,
 ): Promise<void> {
+  // Anyone else gets the same 404 whatever the method, as if there were no such page.
   if (!allowed(req, token)) {
     res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' })
     res.end('not found\n')
+    return
+  }
+  if (req.method !== 'GET' && req.method !== 'HEAD') {
+    res.writeHead(405, { allow: 'GET, HEAD', 'content-type': 'text/plain; charset=utf-8' })
+    res.end('method not allowed\n')
     return
   }
   const { contentType, body } = await metrics.render()

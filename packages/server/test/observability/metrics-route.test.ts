@@ -116,6 +116,16 @@ describe('GET /metrics with a token', () => {
     assert.equal(answer.text, '')
   })
 
+  it('answers a stranger the same 404 whatever the method, and the scraper 405 (found by a review)', async () => {
+    // A 405 with Allow told a stranger the page exists.
+    for (const method of ['POST', 'PUT', 'DELETE', 'OPTIONS']) {
+      assertNotFound(await get(port, {}, { method }), method)
+    }
+    const wrong = await get(port, { authorization: `Bearer ${TOKEN}` }, { method: 'POST' })
+    assert.equal(wrong.status, 405)
+    assert.equal(wrong.headers.allow, 'GET, HEAD')
+  })
+
   it('answers 404 to anything but the exact token, even from this machine', async () => {
     const last = TOKEN.at(-1) === 'a' ? 'b' : 'a'
     const cases: [string, OutgoingHttpHeaders][] = [
