@@ -87,10 +87,23 @@ export function classifyMessage(value: unknown): ClassifiedMessage {
   if (!('method' in parsed)) {
     return { kind: 'response', id: parsed.id, error: 'error' in parsed, value: record }
   }
+  const target = targetOf(parsed.method, parsed.params)
+  if (target === undefined) {
+    // A call with no name to check (none, or not a string: `["secret_tool"]`) is not valid MCP,
+    // and a server that read it loosely would run a tool no policy looked at.
+    const field = TARGET_PARAM[parsed.method]![1]
+    return {
+      kind: 'invalid',
+      id: 'id' in parsed ? parsed.id : null,
+      method: parsed.method,
+      problem: `${parsed.method} needs params.${field} as a string`,
+      value,
+    }
+  }
   const bodyVersion = bodyProtocolVersion(record)
   const common = {
     method: parsed.method,
-    target: targetOf(parsed.method, parsed.params),
+    target,
     era: eraOf(parsed.method, bodyVersion),
     bodyVersion,
     value: record,
@@ -100,11 +113,12 @@ export function classifyMessage(value: unknown): ClassifiedMessage {
     : { kind: 'notification', ...common }
 }
 
-function targetOf(method: string, params: unknown): MessageTarget | null {
+/** What a message names (null for a method that names nothing), or undefined when it must and does not. */
+function targetOf(method: string, params: unknown): MessageTarget | null | undefined {
   const spec = ownEntry(TARGET_PARAM, method)
-  if (!spec || !isRecord(params)) return null
-  const name = params[spec[1]]
-  return typeof name === 'string' ? { kind: spec[0], name } : null
+  if (!spec) return null
+  const name = isRecord(params) ? params[spec[1]] : undefined
+  return typeof name === 'string' ? { kind: spec[0], name } : undefined
 }
 
 /**

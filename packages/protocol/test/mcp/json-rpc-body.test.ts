@@ -263,8 +263,38 @@ describe('parseJsonRpcText', () => {
 
 describe('jsonRpcMessageOf', () => {
   it('gives the validated message as it arrived, or null for an invalid one', () => {
-    const value = { jsonrpc: '2.0', id: 'a', method: 'tools/call', params: { _meta: { x: 1 } } }
+    const value = {
+      jsonrpc: '2.0',
+      id: 'a',
+      method: 'tools/call',
+      params: { name: 't', _meta: { x: 1 } },
+    }
     assert.equal(jsonRpcMessageOf(classifyMessage(value)), value)
     assert.equal(jsonRpcMessageOf(classifyMessage({ id: 1, method: 'x' })), null)
+  })
+})
+
+describe('calls without a name to check', () => {
+  it('are invalid, keeping their id (found by a hostile review)', () => {
+    // A server reading `TOOLS[params.name]` runs `["secret_tool"]` as secret_tool, which no
+    // policy looked at.
+    for (const [method, params] of [
+      ['tools/call', { name: ['secret_tool'] }],
+      ['tools/call', { name: 12 }],
+      ['tools/call', {}],
+      ['tools/call', ['secret_tool']],
+      ['tools/call', undefined],
+      ['prompts/get', { name: { toString: 'x' } }],
+      ['resources/read', { uri: null }],
+    ] as const) {
+      const m = classifyMessage({ jsonrpc: '2.0', id: 7, method, params })
+      assert.equal(m.kind, 'invalid', `${method} ${JSON.stringify(params)}`)
+      assert.equal(m.id, 7)
+      assert.equal(m.method, method)
+      assert.match(m.kind === 'invalid' ? m.problem : '', /needs params\.(name|uri) as a string/)
+      const n = classifyMessage({ jsonrpc: '2.0', method, params })
+      assert.equal(n.kind, 'invalid', `a notification: ${method}`)
+    }
+    assert.equal(classifyMessage({ jsonrpc: '2.0', id: 1, method: 'tools/list' }).kind, 'request')
   })
 })

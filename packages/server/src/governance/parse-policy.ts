@@ -8,6 +8,7 @@ import picomatch from 'picomatch'
 import { RE2JS } from 're2js'
 import { joinPatterns, MAX_PATTERN_PROGRAM } from './pattern-scanner.js'
 import { DEFAULT_POLICY, type Policy, type RateLimitRule, type RugPullMode } from './policy.js'
+import { globProblem } from './tool-rules.js'
 
 /** Why a document is not a policy: the field and what is wrong with it. */
 export interface PolicyProblem {
@@ -92,11 +93,11 @@ function read(value: unknown, stored: boolean): Policy {
   const d = DEFAULT_POLICY
   return Object.freeze({
     tools: Object.freeze({
-      allow: tools?.allow === undefined ? d.tools.allow : globs(tools.allow, 'tools.allow'),
-      deny: tools?.deny === undefined ? d.tools.deny : globs(tools.deny, 'tools.deny'),
+      allow: tools?.allow === undefined ? d.tools.allow : globs(tools.allow, 'tools.allow', stored),
+      deny: tools?.deny === undefined ? d.tools.deny : globs(tools.deny, 'tools.deny', stored),
     }),
     rateLimits:
-      doc.rate_limits === undefined ? d.rateLimits : rateLimits(doc.rate_limits, 'rate_limits'),
+      doc.rate_limits === undefined ? d.rateLimits : rateLimits(doc.rate_limits, 'rate_limits', stored),
     redaction: Object.freeze({
       keys:
         redaction?.keys === undefined
@@ -154,7 +155,7 @@ function strings(value: unknown, field: string, max: number, maxChars: number): 
   return Object.freeze([...(value as string[])])
 }
 
-function globs(value: unknown, field: string): readonly string[] {
+function globs(value: unknown, field: string, stored: boolean): readonly string[] {
   const list = strings(value, field, POLICY_LIMITS.globs, POLICY_LIMITS.globChars)
   list.forEach((glob, i) => {
     if (!isValidGlob(glob)) {
@@ -163,6 +164,9 @@ function globs(value: unknown, field: string): readonly string[] {
         `${field}[${i}] "${glob}" is not a valid glob (unbalanced [ ] or { }); use * ? [abc] {a,b}`,
       )
     }
+    // A policy stored before these checks is read as it was written.
+    const problem = stored ? null : globProblem(glob)
+    if (problem !== null) throw new Refusal(`${field}[${i}]`, `${field}[${i}] ${problem}`)
   })
   return list
 }
@@ -220,7 +224,7 @@ function tooLarge(field: string, size: number): Refusal {
   )
 }
 
-function rateLimits(value: unknown, field: string): readonly RateLimitRule[] {
+function rateLimits(value: unknown, field: string, stored: boolean): readonly RateLimitRule[] {
   if (!Array.isArray(value)) throw new Refusal(field, `${field} must be a list of rules`)
   if (value.length > POLICY_LIMITS.rateLimits)
     throw new Refusal(field, `${field} holds at most ${POLICY_LIMITS.rateLimits} rules`)
@@ -235,7 +239,7 @@ function rateLimits(value: unknown, field: string): readonly RateLimitRule[] {
         throw new Refusal(at, `${at} must name exactly one of "tool" and "method"`)
       }
       const on = rule.tool === undefined ? 'method' : 'tool'
-      const pattern = globs([rule[on]], `${at}.${on}`)[0]!
+      const pattern = globs([rule[on]], `${at}.${on}`, stored)[0]!
       return Object.freeze({
         on,
         pattern,

@@ -29,6 +29,25 @@ export function compileGlob(glob: string): Glob {
   }
 }
 
+/**
+ * Why an owner's new `glob` is refused, or null. Found by a hostile review: globs that another
+ * dialect reads differently were taken as literal text and denied nothing (extglobs such as
+ * `@(delete|drop)_*`, a reversed range `[z-a]`), or the opposite of what was meant (`[!s]*`,
+ * "not s" elsewhere, a class of `!` and `s` here). Stored policies are read as they are.
+ */
+export function globProblem(glob: string): string | null {
+  if (/[@!+*?]\(/.test(glob)) {
+    return `"${glob}" uses extended glob syntax such as @(a|b) or !(a), which policies do not have; write {a,b}`
+  }
+  if (/(^|[^\\])\[!/.test(glob)) return `"${glob}" has [!…]; write [^…] for "none of"`
+  try {
+    RE2JS.compile(globToRe2(glob), RE2JS.DOTALL)
+    return null
+  } catch (error) {
+    return `"${glob}" is not a valid glob (${(error as Error).message})`
+  }
+}
+
 /** True when `name` matches the compiled `glob` whole. */
 export function matchesGlob(glob: Glob, name: string): boolean {
   return glob.matches(name)

@@ -344,7 +344,12 @@ describe('edge', () => {
   it('carries a body over 64 KiB (under the limit) to the client intact, as DATA', async () => {
     const pad = randomBytes(50 * 1024).toString('hex') // 100 KiB of text
     const message = Buffer.from(
-      JSON.stringify({ jsonrpc: '2.0', id: 'big', method: 'tools/call', params: { pad } }),
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 'big',
+        method: 'tools/call',
+        params: { name: 't', pad },
+      }),
     )
     assert.ok(message.length > 64 * 1024 && message.length < MAX_BODY)
     const pending = postRaw(message)
@@ -486,7 +491,7 @@ describe('edge', () => {
       const { req: agentReq, response } = openRequest(service.port, ownHost, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: '{"jsonrpc":"2.0","id":1,"method":"resources/read"}',
+        body: '{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"file:///r"}}',
       })
       const req = await own.nextRequest()
       req.stream.respond({ status: 200, headers: [['content-type', 'application/json']] })

@@ -149,6 +149,27 @@ describe('parsePolicy', () => {
     const rules = Array.from({ length: 51 }, () => ({ method: '*', limit: 1, per_seconds: 1 }))
     assert.match(bad({ rate_limits: rules }).message, /at most 50/)
   })
+
+  it('refuses globs another dialect reads differently (found by a hostile review)', () => {
+    // Each was accepted and then denied nothing (taken as literal text), or the opposite of
+    // what was meant ([!s]* is "not s" elsewhere, a class of ! and s here).
+    for (const [glob, why] of [
+      ['@(delete|drop)_*', /extended glob/],
+      ['!(safe_*)', /extended glob/],
+      ['[!s]*', /\[\^…\]/],
+      ['[z-a]*', /not a valid glob/],
+    ] as const) {
+      const read = parsePolicy({ tools: { deny: [glob] } })
+      assert.ok(isPolicyProblem(read), glob)
+      assert.equal(read.field, 'tools.deny[0]')
+      assert.match(read.message, why)
+      const limit = parsePolicy({ rate_limits: [{ tool: glob, limit: 1, per_seconds: 1 }] })
+      assert.ok(isPolicyProblem(limit), `rate limit ${glob}`)
+    }
+    // A policy stored before the check is read as written.
+    assert.ok(!isPolicyProblem(parsePolicy({ tools: { deny: ['[!s]*'] } }, { stored: true })))
+    assert.ok(!isPolicyProblem(parsePolicy({ tools: { deny: ['[^s]*', '{delete,drop}_*'] } })))
+  })
 })
 
 /** 50 patterns that each compile (60,000 instructions) but together pass RE2's largest program. */

@@ -71,6 +71,7 @@ for (const backend of testBackends()) {
         store: store.toolPins,
         events: new LocalClusterEvents(),
         log: silentLogger,
+        onChange: () => {},
         dashboardUrl: 'https://burrow.example/dashboard/tunnels/',
         now: () => 1_000,
       })
