@@ -97,7 +97,9 @@ function read(value: unknown, stored: boolean): Policy {
       deny: tools?.deny === undefined ? d.tools.deny : globs(tools.deny, 'tools.deny', stored),
     }),
     rateLimits:
-      doc.rate_limits === undefined ? d.rateLimits : rateLimits(doc.rate_limits, 'rate_limits', stored),
+      doc.rate_limits === undefined
+        ? d.rateLimits
+        : rateLimits(doc.rate_limits, 'rate_limits', stored),
     redaction: Object.freeze({
       keys:
         redaction?.keys === undefined
