@@ -72,12 +72,32 @@ const service = spawn(process.execPath, [...BURROWD_NODE_FLAGS, burrowd, 'serve'
   stdio: ['ignore', 'pipe', 'pipe'],
   detached: true,
 })
-service.stderr.on('data', (c) => process.stderr.write(`[burrowd] ${c}`))
+/** Each whole line burrowd writes to `stream`, marked as its own, to `out`; `onLine` sees it. */
+function prefixLines(stream, out, onLine = () => {}) {
+  let partial = ''
+  stream.setEncoding('utf8').on('data', (chunk) => {
+    const lines = (partial + chunk).split('\n')
+    partial = lines.pop()
+    for (const line of lines) {
+      out.write(`[burrowd] ${line}\n`)
+      onLine(line)
+    }
+  })
+  stream.on('end', () => {
+    if (partial !== '') out.write(`[burrowd] ${partial}\n`)
+  })
+}
+
+prefixLines(service.stderr, process.stderr)
 let client = null
 let stopping = false
+// The dashboard's address as burrowd names it (its service host): the one its mail links and
+// sign-in cookies use.
+let dashboard = `http://${listen}/`
 
-service.stdout.setEncoding('utf8').on('data', (line) => {
-  process.stdout.write(`[burrowd] ${line}`)
+prefixLines(service.stdout, process.stdout, (line) => {
+  const named = /dashboard at (\S+)/.exec(line)
+  if (named) dashboard = named[1]
   if (client || !line.includes('burrowd listening')) return
   client = spawn(
     process.execPath,
@@ -109,11 +129,11 @@ service.stdout.setEncoding('utf8').on('data', (line) => {
         `  curl -s ${tunnel.public_url}/mcp -H 'content-type: application/json' -H 'accept: application/json, text/event-stream' \\\n` +
         `    -d '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"curl","version":"1"}}}'\n` +
         `(curl and browsers resolve *.localhost to this machine; where a tool does not, add "127.0.0.1 ${new URL(tunnel.public_url).hostname}" to /etc/hosts.)\n` +
-        `Dashboard: http://${listen}/ (sign up to create your own tunnels; plans use a local dev checkout)\n` +
+        `Dashboard: ${dashboard} (sign up to create your own tunnels; plans use a local dev checkout)\n` +
         (tunnel.password
           ? `  The demo account signs in as ${tunnel.email} with password ${tunnel.password}\n`
           : `  The demo account is ${demoEmail}; use "Forgot password?" to set its password (without\n` +
-            `  BURROW_SMTP_URL the email shows at http://${listen}/dev/outbox)\n`) +
+            `  BURROW_SMTP_URL the email shows at ${dashboard}dev/outbox)\n`) +
         `The demo tunnel is on the Free plan: 3 sessions in use at once; sessions left idle give\n` +
         `their place to new clients.\n` +
         `Press Ctrl-C to stop.\n`,
@@ -125,7 +145,7 @@ service.on('exit', (code) => {
   if (!stopping) {
     process.stderr.write(
       code === 1
-        ? `burrowd could not start (is ${listen} in use? set BURROW_LISTEN=127.0.0.1:7200)\n`
+        ? `burrowd could not start (it says why above; another port: BURROW_LISTEN=127.0.0.1:7200)\n`
         : `burrowd exited (${code})\n`,
     )
     stopping = true
@@ -134,18 +154,19 @@ service.on('exit', (code) => {
   }
 })
 
-function stop() {
+/** Stop burrow up, then burrowd, each told once with the signal this script got. */
+function stop(signal = 'SIGTERM') {
   if (stopping) return
   stopping = true
-  const done = () => service.kill('SIGTERM')
+  const done = () => service.kill(signal)
   if (client && client.exitCode === null) {
     client.once('exit', done)
-    client.kill('SIGTERM')
+    client.kill(signal)
   } else done()
 }
 
-process.on('SIGINT', stop)
-process.on('SIGTERM', stop)
+process.on('SIGINT', () => stop('SIGINT'))
+process.on('SIGTERM', () => stop('SIGTERM'))
 // Never leave the children behind, whatever ends this process.
 process.on('exit', () => {
   for (const child of [client, service]) if (child && child.exitCode === null) child.kill('SIGKILL')

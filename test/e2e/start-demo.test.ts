@@ -126,6 +126,30 @@ describe('npm start: the demo serves client after client', () => {
     assert.ok(res.headers.getSetCookie().some((c) => c.startsWith('burrow_session=')))
   })
 
+  it('names the dashboard by the host its mail links use', () => {
+    // A browser signed in at 127.0.0.1 was asked to sign in again by a mailed localhost link.
+    assert.match(demo.stdout, new RegExp(`Dashboard: http://localhost:${listen.split(':')[1]}/ `))
+    // Each of burrowd's lines is marked as its own, however its output was cut into chunks.
+    for (const line of demo.stdout.split('\n')) {
+      if (/^(INFO|WARN|ERROR) /.test(line))
+        assert.fail(`a line of burrowd's without its mark: ${line}`)
+    }
+  })
+
+  it('says when its port is taken, without an internal error', async () => {
+    const other = mkdtempSync(join(tmpdir(), 'burrow-demo-'))
+    try {
+      const second = startChild(process.execPath, [join(ROOT, 'scripts/start.mjs')], {
+        env: { ...process.env, BURROW_DATA_DIR: other, BURROW_LISTEN: listen },
+      })
+      assert.equal(await second.exited, 1)
+      assert.match(second.stderr, /is in use/)
+      assert.doesNotMatch(second.stdout + second.stderr, /internal error|at Server\./)
+    } finally {
+      rmSync(other, { recursive: true, force: true })
+    }
+  })
+
   it('stops on Ctrl-C, burrow up then burrowd, with nothing failing in the log', async () => {
     // A terminal's Ctrl-C sends SIGINT to the whole foreground group; npm start then stops
     // burrow up and burrowd, each once, and burrowd finishes its graceful stop.

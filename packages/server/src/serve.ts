@@ -14,7 +14,7 @@ import { answerClientError, REQUEST_TIMEOUT_MS } from './http/answer-client-erro
 import { HttpError } from './http/http-error.js'
 import { sendApiError } from './http/responses.js'
 import { sendRefusal } from './http/send-refusal.js'
-import { publicUrlFor } from './public-url.js'
+import { publicUrlFor, serviceUrlFor } from './public-url.js'
 import { QuietMemoryRelease } from './runtime/quiet-memory-release.js'
 import { wireServices } from './wire-services.js'
 
@@ -136,7 +136,8 @@ export async function serve(config: ServerConfig): Promise<void> {
 
   const example = publicUrlFor(config, '<subdomain>', '<account>', port)
   process.stdout.write(
-    `burrowd listening on http://${formatHost(config.listen.host)}:${port}; tunnels at ${example}/mcp\n`,
+    `burrowd listening on http://${formatHost(config.listen.host)}:${port}; tunnels at ${example}/mcp; ` +
+      `dashboard at ${serviceUrlFor(config, port)}/\n`,
   )
   await stopped(log)
 

@@ -67,11 +67,30 @@ function isUserError(error: unknown): error is Error {
   )
 }
 
+/** What to tell the operator when the listening address cannot be had, or null. */
+function listenProblemOf(error: unknown): string | null {
+  const { code, address, port } = error as { code?: unknown; address?: unknown; port?: unknown }
+  const where = typeof address === 'string' ? `${address}:${String(port)}` : 'the address'
+  if (code === 'EADDRINUSE') {
+    return `${where} is in use (another burrowd?); stop it, or listen elsewhere with BURROW_LISTEN`
+  }
+  if (code === 'EACCES') {
+    return `not allowed to listen on ${where}; choose a port above 1023 with BURROW_LISTEN`
+  }
+  if (code === 'EADDRNOTAVAIL') {
+    return `${where} is not an address of this machine; set BURROW_LISTEN to one`
+  }
+  return null
+}
+
 main(process.argv.slice(2)).then(
   // Exit naturally so stdout is flushed; every command closes what it opened.
   () => {},
   (error: unknown) => {
-    if (isUserError(error)) {
+    const listenProblem = listenProblemOf(error)
+    if (listenProblem !== null) {
+      process.stderr.write(`burrowd: ${listenProblem}\n`)
+    } else if (isUserError(error)) {
       process.stderr.write(`burrowd: ${error.message}\n`)
     } else {
       const detail = error instanceof Error ? (error.stack ?? error.message) : String(error)
