@@ -80,8 +80,12 @@ export class HourlyBudget {
       used = { hour, count: 0 }
       this.#used.set(key, used)
     }
-    if (used.count >= this.#perHour) return false
     used.count++
-    return true
+    return used.count <= this.#perHour
+  }
+
+  /** How many of `key`'s takes this hour were refused (after `take`: 1 for the first). */
+  refused(key: string): number {
+    return Math.max(0, (this.#used.get(key)?.count ?? 0) - this.#perHour)
   }
 }

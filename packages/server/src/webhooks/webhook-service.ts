@@ -82,9 +82,12 @@ export function startWebhookService(options: WebhookServiceOptions): WebhookServ
     },
     async emitToolChanged(input) {
       if (!toolChanges.take(input.tunnelId, now().getTime())) {
-        options.log.info(
-          `webhooks: tool.changed for tunnel ${input.tunnelId} not sent: it raised ${TOOL_CHANGED_PER_TUNNEL_PER_HOUR} this hour (the dashboard shows every change)`,
-        )
+        // Said once an hour per tunnel: a server that changes every tool would fill the log.
+        if (toolChanges.refused(input.tunnelId) === 1) {
+          options.log.info(
+            `webhooks: tool.changed events of tunnel ${input.tunnelId} are not sent for the rest of this hour: it raised ${TOOL_CHANGED_PER_TUNNEL_PER_HOUR} (the dashboard shows every change)`,
+          )
+        }
         return false
       }
       try {

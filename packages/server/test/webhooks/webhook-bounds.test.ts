@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict'
 import { afterEach, beforeEach, describe, it } from 'node:test'
-import { silentLogger } from '@burrow/protocol'
+import { createLogger, silentLogger } from '@burrow/protocol'
 import { LocalClusterEvents } from '../../src/cluster/cluster-events.js'
 import { ToolPins, type ListPage } from '../../src/governance/tool-pins.js'
 import { openStore } from '../../src/store/open-store.js'
@@ -77,10 +77,11 @@ describe('webhooks one account can cause', () => {
     const endpoints = new WebhookEndpointStore(store.db, () => new Date(), { allowPrivate: true })
     for (let i = 0; i < 10; i++) await endpoints.create(account.id, { url: `${sink.url}/${i}` })
     let clock = Date.parse('2026-05-06T07:08:09.000Z')
+    const logged: string[] = []
     const webhooks = startWebhookService({
       db: store.db,
       allowPrivate: true,
-      log: silentLogger,
+      log: createLogger('info', (line) => void logged.push(line)),
       pollMs: 3_600_000,
       now: () => new Date(clock),
     })
@@ -113,6 +114,8 @@ describe('webhooks one account can cause', () => {
       TOOL_CHANGED_PER_TUNNEL_PER_HOUR * 10,
       'its first changes of the hour only',
     )
+    // …and the log says so once, not once per change held back.
+    assert.equal(logged.filter((l) => l.includes('tool.changed')).length, 1, logged.join('\n'))
     // A quota warning of the same account still goes out.
     const warned = await webhooks.emitQuotaWarning({
       accountId: account.id,
