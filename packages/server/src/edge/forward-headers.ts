@@ -134,7 +134,7 @@ export function agentResponseHeaders(pairs: HeaderPairs): string[] {
   out.push('content-security-policy', SANDBOX_CSP, 'x-content-type-options', 'nosniff')
   if (sse && !buffering) out.push('x-accel-buffering', 'no')
   if (!allowOrigin) out.push('access-control-allow-origin', '*')
-  if (!expose) out.push('access-control-expose-headers', 'mcp-session-id, mcp-protocol-version')
+  if (!expose) out.push('access-control-expose-headers', EXPOSED_HEADERS)
   return out
 }
 
@@ -181,13 +181,19 @@ export function hostOnlyCookie(value: string): string {
     .join(';')
 }
 
+/**
+ * What a browser agent may read of an answer: MCP's session headers, and why `burrow up` refused
+ * (`x-burrow-error: upstream_unreachable` on its 502, as on the edge's own refusals).
+ */
+const EXPOSED_HEADERS = 'mcp-session-id, mcp-protocol-version, x-burrow-error, retry-after'
+
 /** The answer to a CORS preflight on `/mcp`: any origin may call with MCP's headers. */
 export const PREFLIGHT_HEADERS: Readonly<Record<string, string>> = {
   'access-control-allow-origin': '*',
   'access-control-allow-methods': 'GET, POST, DELETE, OPTIONS',
   'access-control-allow-headers':
     'content-type, accept, authorization, mcp-session-id, mcp-protocol-version, last-event-id, mcp-method, mcp-name',
-  'access-control-expose-headers': 'mcp-session-id, mcp-protocol-version',
+  'access-control-expose-headers': EXPOSED_HEADERS,
   'access-control-max-age': '86400',
 }
 

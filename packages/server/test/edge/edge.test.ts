@@ -436,6 +436,8 @@ describe('edge', () => {
     assert.equal(res.headers['mcp-session-id'], 'sess-1')
     assert.equal(res.headers['x-custom'], 'kept')
     assert.match(String(res.headers['access-control-expose-headers']), /mcp-session-id/)
+    // burrow up's own 502 says why in x-burrow-error: a browser agent may read it.
+    assert.match(String(res.headers['access-control-expose-headers']), /x-burrow-error/)
   })
 
   it('answers 502 upstream_unreachable with the reason when the client resets before responding', async () => {
