@@ -228,6 +228,9 @@ describe('rug-pull protection through a tunnel', { timeout: 300_000 }, () => {
       assert.match(page, /id="tools-banner"/)
       assert.match(page, /data-path="description"/)
       assert.ok(page.includes('~/.ssh/id_rsa'), 'the page shows what the description became')
+      // Times as every other page writes them, not raw ISO text.
+      assert.match(page, /Seen [A-Z][a-z]{2} \d{1,2}, \d{4}, \d{2}:\d{2} UTC\./)
+      assert.doesNotMatch(page, /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/)
       const overview = await (await user.page(`/dashboard/tunnels/${t.id}`)).text()
       assert.match(overview, /id="tools-banner"/, 'the tunnel page warns too')
       view = await tools(t.id)

@@ -10,6 +10,7 @@ import { AWAITING, type ToolsView, type ToolView } from '../../governance/tools-
 import { html, type SafeHtml } from '../../http/html.js'
 import type { TunnelView } from '../tunnel-view.js'
 import { tunnelHeading, tunnelTabs } from './governance-pages.js'
+import { formatDateTime } from './format.js'
 import { csrfField, page, type Notice, type Viewer } from './layout.js'
 
 /** What each status means, in a few words. */
@@ -57,7 +58,7 @@ ${
     ? ''
     : html`<p class="card" id="no-baseline">No tool list has crossed this tunnel yet. The first complete <code>tools/list</code> an agent asks for is taken as approved; later changes are shown here.</p>`
 }
-${d.view.listChangedAt ? html`<p class="muted" id="list-changed">Your server last said its tools changed (<code>notifications/tools/list_changed</code>) at ${d.view.listChangedAt}; the next <code>tools/list</code> is compared.</p>` : ''}
+${d.view.listChangedAt ? html`<p class="muted" id="list-changed">Your server last said its tools changed (<code>notifications/tools/list_changed</code>) at ${when(d.view.listChangedAt)}; the next <code>tools/list</code> is compared.</p>` : ''}
 ${
   awaiting.length === 0
     ? d.view.baselined
@@ -71,7 +72,7 @@ ${
     : html`<h2>Tools</h2>
 <table id="tools"><thead><tr><th>Tool</th><th>Status</th><th>Hash</th><th>Approved</th></tr></thead><tbody>${others.map(
         (x) =>
-          html`<tr data-tool="${x.name}"><td><code>${x.name}</code></td><td>${badge(x)}</td><td><code class="muted">${short(x.currentHash)}</code></td><td class="muted">${x.approvedAt ?? ''}${x.approvedBy ? html` (${x.approvedBy})` : ''}</td></tr>`,
+          html`<tr data-tool="${x.name}"><td><code>${x.name}</code></td><td>${badge(x)}</td><td><code class="muted">${short(x.currentHash)}</code></td><td class="muted">${when(x.approvedAt)}${x.approvedBy ? html` (${x.approvedBy})` : ''}</td></tr>`,
       )}</tbody></table>`
 }
 <h2>Decisions</h2>
@@ -99,7 +100,7 @@ function pendingCard(t: TunnelView, x: ToolView, csrf: SafeHtml, zeroKnowledge: 
   const fields = hidden(x)
   return html`<section class="card tool-change" data-tool="${x.name}" data-status="${x.status}">
   <h3><code>${x.name}</code> ${badge(x)}</h3>
-  <p>${what}${x.changedAt ? html` <span class="muted">Seen ${x.changedAt}.</span>` : ''}</p>
+  <p>${what}${x.changedAt ? html` <span class="muted">Seen ${when(x.changedAt)}.</span>` : ''}</p>
   <p class="muted">Approved hash <code>${short(x.approvedHash)}</code> · current hash <code>${short(x.currentHash)}</code></p>
   ${diffTable(x, zeroKnowledge)}
   <form method="post" action="${action}" class="inline">${csrf}${fields}<input type="hidden" name="decision" value="approved" /><button type="submit" data-approve="${x.name}">${x.status === 'removed' ? 'Acknowledge' : 'Approve'}</button></form>
@@ -143,4 +144,11 @@ function pretty(text: string): string {
   } catch {
     return text
   }
+}
+
+/** A stored time as the other pages write one (`Nov 29, 2026, 20:30 UTC`); '' for none. */
+function when(at: string | null | undefined): string {
+  if (!at) return ''
+  const date = new Date(at)
+  return Number.isNaN(date.getTime()) ? at : formatDateTime(date)
 }

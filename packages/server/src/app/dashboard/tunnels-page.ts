@@ -135,6 +135,7 @@ ${rotated ? html`<p>The old key no longer works; a client still running with it 
   <div class="command-box"><pre id="up-command">BURROW_API_KEY=${key} burrow${broker ? ` --broker ${broker}` : ''} up --upstream http://127.0.0.1:3000/mcp${t.name ? ` --name '${t.name.replace(/'/g, `'\\''`)}'` : ''}</pre>
   <button type="button" class="secondary" data-copy="up-command">Copy</button></div>
   <p class="muted">Or <code>--stdio "npx -y your-mcp-server"</code> for a stdio server.</p>
+  <p class="muted">No <code>burrow</code> command yet? In a checkout of Burrow, run <code>npx burrow</code> from its folder; elsewhere install the client first (README, "Installing the client": it is not on the npm registry, whose <code>burrow</code> is another package).</p>
   <h2>Public URL</h2>
   <p><code id="public-url">${t.publicUrl}/mcp</code></p>
   <h2>Client configuration</h2>
