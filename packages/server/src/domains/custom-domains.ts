@@ -25,6 +25,9 @@ export const VERIFIED_RECHECK_MS = 60 * 60_000
 export const LAPSE_AFTER_MS = 24 * 60 * 60_000
 /** Domains checked per round of the periodic re-check. */
 const RECHECK_BATCH = 50
+/** Domains checked at once in a round, and of them one account's at most. */
+export const RECHECK_CONCURRENCY = 8
+export const RECHECK_PER_ACCOUNT = 2
 
 const HIT_TTL_MS = 5_000
 const MISS_TTL_MS = 2_000
@@ -134,7 +137,9 @@ export class CustomDomains {
 
   /**
    * One round of the periodic re-check: the domains due at the clock's now (pending ones every
-   * 5 minutes, verified ones every hour), at most 50, longest-waiting first. Returns how many
+   * 5 minutes, verified ones every hour), at most 50, longest-waiting first, `RECHECK_CONCURRENCY`
+   * at once and at most `RECHECK_PER_ACCOUNT` of one account's: a domain whose nameservers drop
+   * queries holds its own place for the resolver's timeout, not the round. Returns how many
    * were checked.
    */
   async recheck(): Promise<number> {
@@ -144,7 +149,33 @@ export class CustomDomains {
       VERIFIED_RECHECK_MS,
       RECHECK_BATCH,
     )
-    for (const d of due) await this.checkNow(d)
+    const waiting = [...due]
+    const busy = new Map<string, number>()
+    const next = (): CustomDomain | undefined => {
+      const i = waiting.findIndex((d) => (busy.get(d.accountId) ?? 0) < RECHECK_PER_ACCOUNT)
+      return i === -1 ? undefined : waiting.splice(i, 1)[0]
+    }
+    const waiters: (() => void)[] = []
+    const worker = async (): Promise<void> => {
+      while (waiting.length > 0) {
+        const d = next()
+        if (d === undefined) {
+          // Every domain left is of accounts at their share: wait for one of theirs to end.
+          await new Promise<void>((resolve) => waiters.push(resolve))
+          continue
+        }
+        busy.set(d.accountId, (busy.get(d.accountId) ?? 0) + 1)
+        try {
+          await this.checkNow(d)
+        } catch (error) {
+          this.#opts.log.warn(`custom domain ${d.domain}: check failed: ${(error as Error).message}`)
+        } finally {
+          busy.set(d.accountId, (busy.get(d.accountId) ?? 1) - 1)
+          for (const resolve of waiters.splice(0)) resolve()
+        }
+      }
+    }
+    await Promise.all(Array.from({ length: Math.min(RECHECK_CONCURRENCY, due.length) }, worker))
     return due.length
   }
 

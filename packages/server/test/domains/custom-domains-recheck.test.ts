@@ -1,0 +1,77 @@
+/**
+ * The periodic re-check's places (found in a review of the known gaps): a round checked its
+ * domains one at a time, so an account whose nameservers drop queries slowed every round for
+ * everyone by seconds per domain. Now a round checks several at once, and one account's take at
+ * most `RECHECK_PER_ACCOUNT` of the places. The verifier here answers when the test says so.
+ */
+import assert from 'node:assert/strict'
+import { afterEach, beforeEach, describe, it } from 'node:test'
+import { silentLogger } from '@burrow/protocol'
+import { CustomDomains, RECHECK_PER_ACCOUNT } from '../../src/domains/custom-domains.js'
+import type { DnsFindings, DnsVerifier } from '../../src/domains/dns-verifier.js'
+import { CustomDomainStore } from '../../src/store/custom-domain-store.js'
+import { openStore } from '../../src/store/open-store.js'
+import type { Store } from '../../src/store/store.js'
+import { testBackends, type TestDatabase } from '../helpers/test-databases.js'
+
+const backend = testBackends()[0]!
+const FOUND: DnsFindings = { txtOk: false, targetOk: false, problems: ['no TXT record'] }
+
+describe('the periodic re-check of custom domains', () => {
+  let database: TestDatabase
+  let store: Store
+
+  beforeEach(async () => {
+    database = await backend.create()
+    store = await openStore(database.config)
+  })
+
+  afterEach(async () => {
+    await store.close()
+    await database.drop()
+  })
+
+  it("checks another account's domain while one account's nameservers hang", async () => {
+    const asked: string[] = []
+    const hanging: (() => void)[] = []
+    let answered: () => void = () => {}
+    const otherChecked = new Promise<void>((resolve) => (answered = resolve))
+    const verifier = {
+      verify: async (domain: string): Promise<DnsFindings> => {
+        asked.push(domain)
+        if (domain.endsWith('.slow.example')) await new Promise<void>((r) => hanging.push(r))
+        else answered()
+        return FOUND
+      },
+    } as unknown as DnsVerifier
+    const domains = new CustomDomains({
+      store: new CustomDomainStore(store.db),
+      verifier,
+      zone: 'tunnels.example.com',
+      planOf: async () => 'scale',
+      log: silentLogger,
+    })
+    const slow = await store.createAccount({ email: 's@example.com', slug: 'slow', plan: 'scale' })
+    for (let i = 0; i < 4; i++) {
+      const t = await store.createTunnel({ accountId: slow.id, name: `t${i}` })
+      await domains.add(slow.id, t.tunnel.id, `d${i}.slow.example`)
+    }
+    const other = await store.createAccount({ email: 'o@example.com', slug: 'other', plan: 'pro' })
+    const mine = await store.createTunnel({ accountId: other.id, name: 'mine' })
+    await domains.add(other.id, mine.tunnel.id, 'mcp.fine.example')
+
+    const round = domains.recheck()
+    await otherChecked
+    // The other account's domain was checked while the slow account's hung, and these held
+    // no more places than their share.
+    assert.equal(asked.filter((d) => d.endsWith('.slow.example')).length, RECHECK_PER_ACCOUNT)
+    assert.ok(asked.includes('mcp.fine.example'))
+    // The slow account's other domains are checked as its places come free.
+    while (hanging.length > 0 || asked.length < 5) {
+      hanging.shift()?.()
+      await new Promise((r) => setImmediate(r))
+    }
+    assert.equal(await round, 5)
+    assert.equal(new Set(asked).size, 5)
+  })
+})
