@@ -168,7 +168,9 @@ export class CustomDomains {
         try {
           await this.checkNow(d)
         } catch (error) {
-          this.#opts.log.warn(`custom domain ${d.domain}: check failed: ${(error as Error).message}`)
+          this.#opts.log.warn(
+            `custom domain ${d.domain}: check failed: ${(error as Error).message}`,
+          )
         } finally {
           busy.set(d.accountId, (busy.get(d.accountId) ?? 1) - 1)
           for (const resolve of waiters.splice(0)) resolve()
