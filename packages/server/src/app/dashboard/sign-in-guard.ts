@@ -42,6 +42,12 @@ export class SignInGuard {
   readonly #secret: string
   readonly #addresses: RateLimiter
   readonly #accounts: RateLimiter
+  /**
+   * The same limit for emails no account has, kept apart: answered as an account's would be (so
+   * the answer tells nobody which emails exist), but invented emails cannot push real accounts'
+   * buckets out of theirs (each is bounded) and so refill them.
+   */
+  readonly #strangers: RateLimiter
   readonly #devices: RateLimiter
 
   constructor(opts: SignInGuardOptions) {
@@ -49,6 +55,11 @@ export class SignInGuard {
     this.#secret = opts.secret
     this.#addresses = new RateLimiter({ capacity: SIGN_IN_ATTEMPTS_PER_MINUTE, perMs: 60_000, now })
     this.#accounts = new RateLimiter({
+      capacity: UNTRUSTED_FAILURES_PER_ACCOUNT,
+      perMs: WINDOW_MS,
+      now,
+    })
+    this.#strangers = new RateLimiter({
       capacity: UNTRUSTED_FAILURES_PER_ACCOUNT,
       perMs: WINDOW_MS,
       now,
@@ -79,7 +90,7 @@ export class SignInGuard {
         message: `Too many failed sign-ins from this browser; try again in ${minutes(d.retryAfterSecs)}.`,
       }
     }
-    const a = this.#accounts.peek(key)
+    const a = (stamp === '' ? this.#strangers : this.#accounts).peek(key)
     if (a.ok) return { ok: true, device: null }
     return {
       ok: false,
@@ -91,12 +102,11 @@ export class SignInGuard {
 
   /**
    * A password for `email` was wrong (`stamp` as given to `check`). An email no account has
-   * (an empty stamp) takes no account's bucket: the buckets are bounded, and invented emails
-   * would push out the bucket of an account being guessed, and so refill it.
+   * (an empty stamp) spends a bucket among strangers' emails, never among accounts'.
    */
   failed(email: string, device: string | null, stamp: string): void {
     if (device !== null) this.#devices.take(device)
-    else if (stamp !== '') this.#accounts.take(emailKey(email))
+    else (stamp === '' ? this.#strangers : this.#accounts).take(emailKey(email))
   }
 
   /** The device cookie value to set after a successful sign-in to `email` (password `stamp`). */

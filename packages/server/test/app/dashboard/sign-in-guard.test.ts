@@ -22,6 +22,18 @@ describe('SignInGuard', () => {
     assert.equal(guard.check(victim, undefined, 'stamp').ok, false)
   })
 
+  it('answers an email no account has as it answers an account (no telling which exist)', () => {
+    const guard = new SignInGuard({ secret: 's' })
+    for (let i = 0; i < UNTRUSTED_FAILURES_PER_ACCOUNT; i++) {
+      guard.failed('nobody@example.com', null, '')
+      guard.failed('someone@example.com', null, 'stamp')
+    }
+    const nobody = guard.check('nobody@example.com', undefined, '')
+    const someone = guard.check('someone@example.com', undefined, 'stamp')
+    assert.equal(nobody.ok, false)
+    assert.deepEqual(nobody, someone)
+  })
+
   it('counts failures of one account in any spelling of its address', () => {
     const guard = new SignInGuard({ secret: 's' })
     for (let i = 0; i < UNTRUSTED_FAILURES_PER_ACCOUNT; i++) {
