@@ -94,9 +94,15 @@ export function storeWebServices(parts: StoreWebServicesParts): WebServices {
     tunnels: {
       create: async (accountId, input) => {
         const created = await store.createTunnelWithinPlan({ accountId, ...input })
-        // Before the key is returned, so no call reaches the tunnel before its counters are set.
-        if (created.carriesOn !== null) {
-          await parts.inheritUsage?.(created.carriesOn, created.tunnel.id)
+        // Before the key is returned, so no call reaches the tunnel before its counters are set;
+        // when they cannot be, the tunnel is not made and the deleted one's month waits.
+        if (created.carriesOn !== null && parts.inheritUsage) {
+          try {
+            await parts.inheritUsage(created.carriesOn, created.tunnel.id)
+          } catch (error) {
+            await store.undoCreateCarryingOn(accountId, created.tunnel.id, created.carriesOn)
+            throw error
+          }
         }
         return { tunnel: await status(accountId, created.tunnel.id), key: created.key }
       },

@@ -251,6 +251,14 @@ export class Store {
   }
 
   /**
+   * Undo a `createTunnelWithinPlan` whose counters could not be carried on: delete the new
+   * tunnel `tunnelId` of `accountId` and give back `carriedFrom`, the deleted tunnel it took.
+   */
+  undoCreateCarryingOn(accountId: string, tunnelId: string, carriedFrom: string): Promise<void> {
+    return this.#tunnels.undoCreateCarryingOn(accountId, tunnelId, carriedFrom)
+  }
+
+  /**
    * The account's tunnels in serving order (pinned first, then oldest first), each saying
    * whether it serves under the plan in force now. Empty for an unknown account.
    */

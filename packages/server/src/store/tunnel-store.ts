@@ -105,6 +105,25 @@ export class TunnelStore {
     })
   }
 
+  /**
+   * See `Store#undoCreateCarryingOn`: delete `tunnelId` (not released) and release `carriedFrom`
+   * again, at once.
+   */
+  async undoCreateCarryingOn(
+    accountId: string,
+    tunnelId: string,
+    carriedFrom: string,
+  ): Promise<void> {
+    await this.#db.transaction().execute(async (trx) => {
+      await trx
+        .deleteFrom('tunnels')
+        .where('id', '=', tunnelId)
+        .where('account_id', '=', accountId)
+        .execute()
+      await releaseTunnel(trx, accountId, carriedFrom, this.#now())
+    })
+  }
+
   /** See `Store#listTunnels`. */
   async list(accountId: string): Promise<TunnelStatus[]> {
     return listIn(this.#db, accountId, this.#now())

@@ -44,6 +44,17 @@ for (const backend of testBackends()) {
       assert.equal((await create('e')).carriesOn, null)
     })
 
+    it('gives the deleted tunnel back when a creation carrying it on is undone', async () => {
+      // The counters could not be copied (Redis away): no tunnel, and nothing lost.
+      const a = await create('a')
+      await store.deleteTunnel(accountId, a.tunnel.id)
+      const b = await create('b')
+      assert.equal(b.carriesOn, a.tunnel.id)
+      await store.undoCreateCarryingOn(accountId, b.tunnel.id, a.tunnel.id)
+      assert.equal(await store.getTunnel(accountId, b.tunnel.id), undefined)
+      assert.equal((await create('b')).carriesOn, a.tunnel.id)
+    })
+
     it("carries nothing of last month's deletions", async () => {
       const a = await create('a')
       await store.deleteTunnel(accountId, a.tunnel.id)
