@@ -22,6 +22,7 @@ import { recordAttempt } from './record-attempt.js'
 import { UrlGuard } from './url-guard.js'
 import type { ResolveHost } from './url-guard.js'
 import { signWebhook } from './webhook-signature.js'
+import { originOf, payloadsOf } from './delivery-rows.js'
 
 /** Options of `new WebhookDispatcher`. */
 export interface WebhookDispatcherOptions {
@@ -184,7 +185,10 @@ export class WebhookDispatcher {
    */
   async #pick(limit: number, perAccount: number): Promise<DueDelivery[]> {
     const now = this.#now().toISOString()
-    const oldest = await this.#db
+    // Accounts with all their places taken are left out of the read: their backlog must not
+    // fill the look-ahead and hide everyone else's deliveries behind it.
+    const full = [...this.#accountsInFlight].filter(([, n]) => n >= perAccount).map(([a]) => a)
+    let query = this.#db
       .selectFrom('webhook_deliveries as d')
       .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
       .select(['d.id', 'd.endpoint_id', 'd.account_id', 'd.attempts', 'd.next_attempt_at'])
@@ -192,8 +196,10 @@ export class WebhookDispatcher {
       .where('d.status', '=', 'pending')
       .where('d.next_attempt_at', '<=', now)
       .where('e.disabled_at', 'is', null)
+    if (full.length > 0) query = query.where('d.account_id', 'not in', full)
+    const oldest = await query
       .orderBy('d.next_attempt_at')
-      .limit(Math.max(limit, this.#batchSize) * LOOK_AHEAD)
+      .limit(limit * LOOK_AHEAD)
       .execute()
     const taken = new Map<string, number>()
     const picked = oldest
@@ -205,7 +211,7 @@ export class WebhookDispatcher {
       })
       .slice(0, limit)
     const payloads = new Map<string, string>()
-    for (const row of await this.#payloads(picked)) {
+    for (const row of await payloadsOf(this.#db, picked)) {
       payloads.set(`${row.endpoint_id} ${row.id}`, row.payload)
     }
     return picked.map((row) => ({
@@ -218,19 +224,6 @@ export class WebhookDispatcher {
       url: row.url,
       secret: row.secret,
     }))
-  }
-
-  async #payloads(rows: readonly { id: string; endpoint_id: string }[]) {
-    if (rows.length === 0) return []
-    return this.#db
-      .selectFrom('webhook_deliveries')
-      .select(['id', 'endpoint_id', 'payload'])
-      .where((eb) =>
-        eb.or(
-          rows.map((r) => eb.and([eb('id', '=', r.id), eb('endpoint_id', '=', r.endpoint_id)])),
-        ),
-      )
-      .execute()
   }
 
   /** Delete finished deliveries past `DELIVERY_RETENTION_MS`, at most once an hour per node. */
@@ -372,10 +365,12 @@ export class WebhookDispatcher {
     const key = `${row.endpoint_id} ${row.id}`
     const account = row.account_id
     this.#accountsInFlight.set(account, (this.#accountsInFlight.get(account) ?? 0) + 1)
+    let failed = false
     const attempt = this.#attempt(row)
       .then(
         () => undefined,
         (error: unknown) => {
+          failed = true
           this.#log.error(`webhooks: delivery ${row.id} to ${originOf(row.url)}: ${String(error)}`)
         },
       )
@@ -384,17 +379,14 @@ export class WebhookDispatcher {
         const left = (this.#accountsInFlight.get(account) ?? 1) - 1
         if (left > 0) this.#accountsInFlight.set(account, left)
         else this.#accountsInFlight.delete(account)
-        this.#pump()
+        // After an error (the database away) the poll comes back to it, not a loop at once.
+        if (!failed) this.#pump()
+        else if (this.#filling === undefined && !this.#stopping.signal.aborted) {
+          clearTimeout(this.#timer)
+          this.#timer = setTimeout(() => this.#pump(), this.#pollMs)
+          this.#timer.unref()
+        }
       })
     this.#inFlight.set(key, attempt)
-  }
-}
-
-/** A URL's origin only: the path of a chat service's webhook URL is its secret. */
-function originOf(url: string): string {
-  try {
-    return new URL(url).origin
-  } catch {
-    return '(an invalid URL)'
   }
 }
