@@ -39,7 +39,14 @@ export function globProblem(glob: string): string | null {
   if (/[@!+*?]\(/.test(glob)) {
     return `"${glob}" uses extended glob syntax such as @(a|b) or !(a), which policies do not have; write {a,b}`
   }
-  if (/(^|[^\\])\[!/.test(glob)) return `"${glob}" has [!…]; write [^…] for "none of"`
+  if (glob.startsWith('!')) {
+    return `"${glob}" starts with !, which here is the character itself, not "all but"; list what to deny instead`
+  }
+  // `[!` outside a quote (`\[` is a quoted bracket; `\\[` a quoted backslash, then a class).
+  for (let i = 0; i < glob.length; i++) {
+    if (glob[i] === '\\') i++
+    else if (glob.startsWith('[!', i)) return `"${glob}" has [!…]; write [^…] for "none of"`
+  }
   try {
     RE2JS.compile(globToRe2(glob), RE2JS.DOTALL)
     return null

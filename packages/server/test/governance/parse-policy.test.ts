@@ -158,6 +158,8 @@ describe('parsePolicy', () => {
       ['!(safe_*)', /extended glob/],
       ['[!s]*', /\[\^…\]/],
       ['[z-a]*', /not a valid glob/],
+      ['!admin_*', /starts with !/],
+      ['\\\\[!s]*', /\[\^…\]/],
     ] as const) {
       const read = parsePolicy({ tools: { deny: [glob] } })
       assert.ok(isPolicyProblem(read), glob)

@@ -55,7 +55,25 @@ for (const backend of testBackends()) {
         .set({ email: 'carol@b\u00fccher.de' })
         .where('id', '=', c.id)
         .execute()
+      // A verification link mailed before names the address as it was.
+      await store.db
+        .insertInto('account_tokens')
+        .values({
+          token_hash: 'h',
+          account_id: a.id,
+          purpose: 'verify',
+          email: FULL_WIDTH,
+          created_at: new Date().toISOString(),
+          expires_at: new Date(Date.now() + 3_600_000).toISOString(),
+        })
+        .execute()
       await canonicalEmailsMigration.up(store.db)
+      const token = await store.db
+        .selectFrom('account_tokens')
+        .select('email')
+        .where('token_hash', '=', 'h')
+        .executeTakeFirstOrThrow()
+      assert.equal(token.email, 'bob@example.com', 'the link still confirms the same address')
       assert.equal(await stored(a.id), 'bob@example.com')
       assert.equal(await stored(b.id), 'carol@xn--bcher-kva.de', 'c has that mailbox already')
       assert.equal(await stored(c.id), 'carol@b\u00fccher.de')

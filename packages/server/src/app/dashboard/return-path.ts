@@ -15,7 +15,8 @@ export function returnPath(next: string | null | undefined): string | null {
   // ASCII (a space, or what a Location header cannot carry) is percent-encoded as UTF-8.
   // eslint-disable-next-line no-control-regex
   if (!next.startsWith('/oauth/authorize?') || /[\\\x00-\x1f\x7f-\x9f]/.test(next)) return null
-  return next.replace(/[^\x21-\x7e]+/g, (run) =>
+  const encoded = next.replace(/[^\x21-\x7e]+/g, (run) =>
     [...Buffer.from(run, 'utf8')].map((b) => `%${b.toString(16).toUpperCase()}`).join(''),
   )
+  return encoded.length > 8_000 ? null : encoded
 }

@@ -5,11 +5,26 @@
  * spelling another account already has is left as it was (that account owns the mailbox;
  * docs/decisions.md).
  */
+import { domainToASCII, domainToUnicode } from 'node:url'
 import type { Kysely, Migration } from 'kysely'
-import { canonicalEmail } from '../../mail/email-address.js'
 
 interface Accounts {
   accounts: { id: string; email: string }
+  account_tokens: { account_id: string; email: string }
+}
+
+/**
+ * `canonicalEmail` as it was when this migration was written, kept here so that what the
+ * migration does never changes with the function.
+ */
+function canonicalEmail(email: string): string {
+  const trimmed = email.trim()
+  const at = trimmed.lastIndexOf('@')
+  if (at < 0) return trimmed.normalize('NFC').toLowerCase()
+  const local = trimmed.slice(0, at).normalize('NFC').toLowerCase()
+  const domain = trimmed.slice(at + 1).normalize('NFC').toLowerCase()
+  const ascii = domainToASCII(domain)
+  return `${local}@${ascii === '' ? domain : domainToUnicode(ascii)}`
 }
 
 export const canonicalEmailsMigration: Migration = {
@@ -24,6 +39,13 @@ export const canonicalEmailsMigration: Migration = {
         .updateTable('accounts')
         .set({ email: canonical })
         .where('id', '=', row.id)
+        .execute()
+      // Links mailed before name the address as it was; they are for the same mailbox.
+      await accounts
+        .updateTable('account_tokens')
+        .set({ email: canonical })
+        .where('account_id', '=', row.id)
+        .where('email', '=', row.email)
         .execute()
       taken.add(canonical)
     }
