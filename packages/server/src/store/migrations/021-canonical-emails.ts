@@ -22,7 +22,10 @@ function canonicalEmail(email: string): string {
   const at = trimmed.lastIndexOf('@')
   if (at < 0) return trimmed.normalize('NFC').toLowerCase()
   const local = trimmed.slice(0, at).normalize('NFC').toLowerCase()
-  const domain = trimmed.slice(at + 1).normalize('NFC').toLowerCase()
+  const domain = trimmed
+    .slice(at + 1)
+    .normalize('NFC')
+    .toLowerCase()
   const ascii = domainToASCII(domain)
   return `${local}@${ascii === '' ? domain : domainToUnicode(ascii)}`
 }
