@@ -174,7 +174,11 @@ export class QuotaGate {
     this.#pending.add(counting)
   }
 
-  /** Keep `n` response bytes the counters refused, to offer them again. */
+  /**
+   * Keep `n` response bytes the counters refused, to offer them again. An increment Redis made
+   * whose reply was lost is so counted twice: the error is on the side of counting, as the
+   * limits are (docs/decisions.md, quotas).
+   */
   #owe(tunnel: MeteredTunnel, n: number, at: Date, error: Error): void {
     const key = `${tunnel.id} ${periodOf(at)}`
     const known = this.#owed.get(key)
