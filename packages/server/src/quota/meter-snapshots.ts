@@ -68,23 +68,37 @@ export class MeterSnapshots {
     const entries = await this.#counters.snapshot(now)
     // The first snapshot of a month also completes the month before (its last minutes), and so
     // does a node's first snapshot: it may start (or restart after a crash) in the new month.
+    // Those counts only ever raise last month's meter: counters that lost data (Redis
+    // restarted empty) must not lower a meter taken when they had it.
+    let before: UsageSnapshotEntry[] = []
     if (this.#lastPeriod === null || this.#lastPeriod < period) {
       const lastMoment = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1) - 1)
-      entries.push(...(await this.#counters.snapshot(lastMoment)))
+      before = await this.#counters.snapshot(lastMoment)
     }
-    await writeSnapshot(this.#db, entries, now)
+    await writeSnapshot(this.#db, entries, now, before)
     this.#lastPeriod = period
   }
 }
 
-/** Write `entries` to `usage_snapshots` and record `takenAt` as the meters' time. */
+/**
+ * Write `entries` to `usage_snapshots`, and `raiseOnly` where they are higher than the stored
+ * value (or new), and record `takenAt` as the meters' time.
+ */
 export async function writeSnapshot(
   db: Kysely<Database>,
   entries: readonly UsageSnapshotEntry[],
   takenAt: Date,
+  raiseOnly: readonly UsageSnapshotEntry[] = [],
 ): Promise<void> {
   const at = takenAt.toISOString()
   const rows = entries.map((e) => ({
+    period: e.period,
+    tunnel_id: e.tunnelId,
+    metric: e.metric,
+    value: e.value,
+    taken_at: at,
+  }))
+  const raising = raiseOnly.map((e) => ({
     period: e.period,
     tunnel_id: e.tunnelId,
     metric: e.metric,
@@ -101,6 +115,21 @@ export async function writeSnapshot(
             value: eb.ref('excluded.value'),
             taken_at: eb.ref('excluded.taken_at'),
           })),
+        )
+        .execute()
+    }
+    for (let start = 0; start < raising.length; start += ROWS_PER_STATEMENT) {
+      await trx
+        .insertInto('usage_snapshots')
+        .values(raising.slice(start, start + ROWS_PER_STATEMENT))
+        .onConflict((oc) =>
+          oc
+            .columns(['period', 'tunnel_id', 'metric'])
+            .doUpdateSet((eb) => ({
+              value: eb.ref('excluded.value'),
+              taken_at: eb.ref('excluded.taken_at'),
+            }))
+            .where((eb) => eb('excluded.value', '>', eb.ref('usage_snapshots.value'))),
         )
         .execute()
     }

@@ -121,6 +121,17 @@ for (const backend of testBackends()) {
       await fresh.close()
       const march = await readMeters(store.db, accountId, new Date('2026-03-20T00:00:00Z'))
       assert.equal(march.tunnels[0]?.toolCalls, 500)
+
+      // Counters that lost March (Redis restarted empty) do not lower its meter.
+      await counters.set(one, 'tool_calls', 3, new Date('2026-03-31T23:59:00.000Z'))
+      const again = new MeterSnapshots(store.db, counters, {
+        log: silentLogger,
+        intervalMs: 3_600_000,
+        clock: () => now,
+      })
+      await again.close()
+      const kept = await readMeters(store.db, accountId, new Date('2026-03-20T00:00:00Z'))
+      assert.equal(kept.tunnels[0]?.toolCalls, 500)
     })
 
     it('takes a last snapshot when closed', async () => {
