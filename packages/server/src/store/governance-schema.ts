@@ -23,7 +23,7 @@ export interface CallHistoryTable {
   status: number
   /** Refusal policy code when the edge refused it (`quota_exceeded`…), else null. */
   policy_code: OptionalNullable<string>
-  /** Milliseconds from arrival to response head. */
+  /** Milliseconds from arrival to response head (bigint on PostgreSQL: read as text there). */
   duration_ms: number
   /** The MCP session (or agent) the request came from. */
   session_id: OptionalNullable<string>
@@ -31,7 +31,7 @@ export interface CallHistoryTable {
   rpc_id: OptionalNullable<string>
   /** `ok`, `error` (a JSON-RPC error or a tool result with isError), or `refused`. */
   outcome: OptionalNullable<string>
-  /** Request and response body bytes. */
+  /** Request and response body bytes (bigint on PostgreSQL: read as text there). */
   bytes_in: OptionalNullable<number>
   bytes_out: OptionalNullable<number>
   /** The request and response as stored: redacted JSON, cut at 64 KiB; null in zero-knowledge mode. */

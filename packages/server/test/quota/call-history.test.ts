@@ -78,7 +78,7 @@ for (const backend of testBackends()) {
           r.tool,
           r.status,
           r.policy_code,
-          r.duration_ms,
+          Number(r.duration_ms), // bigint on PostgreSQL: read as text
         ]),
         [
           [tunnelId, NOW.toISOString(), 'initialize', null, 429, 'session_limit', 0],
@@ -125,6 +125,7 @@ for (const backend of testBackends()) {
       assert.deepEqual(
         written.map((r) => ({
           ...r,
+          duration_ms: Number(r.duration_ms),
           bytes_in: Number(r.bytes_in),
           bytes_out: Number(r.bytes_out),
         })),
