@@ -50,7 +50,7 @@ export function page(opts: PageOptions, body: SafeHtml): SafeHtml {
     : html``
   const notices = (opts.notices ?? []).map(
     (n) =>
-      html`<div class="notice ${n.kind}" role="${n.kind === 'error' ? 'alert' : 'status'}">${sentence(n.text)}</div>`,
+      html`<div class="notice ${n.kind}" role="${n.kind === 'error' ? 'alert' : 'status'}">${n.text}</div>`,
   )
   return html`<!doctype html>
 <html lang="en">
@@ -77,16 +77,4 @@ ${body}
 /** A hidden CSRF field for a form. */
 export function csrfField(token: string): SafeHtml {
   return html`<input type="hidden" name="_csrf" value="${token}" />`
-}
-
-/**
- * A notice as a sentence: the store's and the API's messages start in lower case (`that
- * password is…`), as they read inside other text; shown alone they start with a capital.
- */
-function sentence(text: Notice['text']): Notice['text'] {
-  if (typeof text !== 'string') return text
-  const first = text.charAt(0)
-  return first === first.toLowerCase() && first !== first.toUpperCase()
-    ? first.toUpperCase() + text.slice(1)
-    : text
 }
