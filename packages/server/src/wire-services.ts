@@ -26,9 +26,7 @@ import { brokerUrlFor, publicUrlFor, serviceUrlFor } from './public-url.js'
 import { openGovernance } from './governance/open-governance.js'
 import { ServiceMetrics } from './observability/service-metrics.js'
 import { openQuotaServices } from './quota/open-quota-services.js'
-import { inheritUsage } from './quota/inherit-usage.js'
 import { readMeters } from './quota/read-meters.js'
-import type { UsageCounters } from './quota/usage-counters.js'
 import { openStore } from './store/open-store.js'
 import type { Store } from './store/store.js'
 import { billingPort } from './app/billing-port.js'
@@ -240,7 +238,7 @@ export async function wireServices({ config, log, listen }: WireOptions): Promis
     port,
     publicUrl,
     addresses,
-    counters: quota.counters,
+    inheritUsage: quota.inheritUsage,
     log,
   })
   const app = new App({
@@ -303,8 +301,8 @@ interface WebParts {
   readonly port: number
   readonly publicUrl: (subdomain: string, slug: string) => string
   readonly addresses: ClientAddresses
-  /** The live usage counters (null when quotas are off). */
-  readonly counters: UsageCounters | null
+  /** Start a new tunnel's month where a deleted one's stood (absent when quotas are off). */
+  readonly inheritUsage: ((from: string, to: string) => Promise<void>) | undefined
   readonly log: Logger
 }
 
@@ -354,9 +352,7 @@ async function wireWeb(parts: WebParts): Promise<Web> {
     },
     publicUrl: parts.publicUrl,
     domains: parts.domains,
-    ...(parts.counters
-      ? { inheritUsage: (from, to) => inheritUsage(parts.counters!, from, to) }
-      : {}),
+    ...(parts.inheritUsage ? { inheritUsage: parts.inheritUsage } : {}),
   })
   const recovery = openRecovery({
     config,

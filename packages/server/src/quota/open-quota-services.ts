@@ -21,6 +21,7 @@ import { QuotaGate } from './quota-gate.js'
 import type { QuotaWarningListener } from './quota-warning.js'
 import { RedisSessionTracker } from './redis-session-tracker.js'
 import { RedisUsageCounters } from './redis-usage-counters.js'
+import { inheritUsage } from './inherit-usage.js'
 import type { SessionTracker } from './session-tracker.js'
 import { UsageAdminRoute } from './usage-admin-route.js'
 import {
@@ -48,6 +49,8 @@ export interface QuotaServices {
   }
   /** The live counters (null when quotas are off). */
   readonly counters: UsageCounters | null
+  /** Start tunnel `to`'s month where deleted tunnel `from`'s stood; undefined when quotas are off. */
+  readonly inheritUsage: ((from: string, to: string) => Promise<void>) | undefined
   /** Answer `req` when it is for the admin endpoint; false when it is not (the app's then). */
   handleAdmin(req: IncomingMessage, res: ServerResponse): Promise<void> | false
   /** Record where this node listens, so `burrowd usage set` finds it. */
@@ -98,6 +101,7 @@ export async function openQuotaServices(
   return {
     edge: { quotas, sessions, history },
     counters,
+    inheritUsage: counters ? (from, to) => inheritUsage(counters, from, to) : undefined,
     handleAdmin: (req, res) => (admin.matches(req) ? admin.handle(req, res) : false),
     async advertise(port) {
       const host = config.listen.host
