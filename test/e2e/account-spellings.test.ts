@@ -7,35 +7,11 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { startService, type Service } from '../helpers/stack.js'
-import { signUp } from '../helpers/web-client.js'
+import { formPost, signUp } from '../helpers/web-client.js'
 import {
   testBackends,
   type TestDatabase,
 } from '../../packages/server/test/helpers/test-databases.js'
-
-/** A form post from a browser at `address` (as the TLS proxy on loopback reports it). */
-async function formPost(
-  base: string,
-  path: string,
-  fields: Record<string, string>,
-  address: string,
-  cookies: readonly string[] = [],
-  formPath: string = path,
-): Promise<Response> {
-  const page = await fetch(`${base}${formPath}`, { headers: { 'x-forwarded-for': address } })
-  const formCookie = (page.headers.get('set-cookie') ?? '').split(';', 1)[0] ?? ''
-  const token = /name="_csrf" value="([^"]+)"/.exec(await page.text())?.[1] ?? ''
-  return fetch(`${base}${path}`, {
-    method: 'POST',
-    redirect: 'manual',
-    headers: {
-      'content-type': 'application/x-www-form-urlencoded',
-      cookie: [formCookie, ...cookies].join('; '),
-      'x-forwarded-for': address,
-    },
-    body: new URLSearchParams({ _csrf: token, ...fields }),
-  })
-}
 
 for (const backend of testBackends()) {
   describe(`addresses and return paths at sign-in, on ${backend.name}`, () => {

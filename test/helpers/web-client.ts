@@ -93,3 +93,30 @@ export function bearerApi(base: string, token: string) {
     return { status: res.status, json: (text ? JSON.parse(text) : undefined) as T }
   }
 }
+
+/**
+ * A form post from a browser at `address` (as the TLS proxy on loopback reports it): the form
+ * page first, for its cookie and CSRF token, then the post.
+ */
+export async function formPost(
+  base: string,
+  path: string,
+  fields: Record<string, string>,
+  address: string,
+  cookies: readonly string[] = [],
+  formPath: string = path,
+): Promise<Response> {
+  const page = await fetch(`${base}${formPath}`, { headers: { 'x-forwarded-for': address } })
+  const formCookie = (page.headers.get('set-cookie') ?? '').split(';', 1)[0] ?? ''
+  const token = /name="_csrf" value="([^"]+)"/.exec(await page.text())?.[1] ?? ''
+  return fetch(`${base}${path}`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      cookie: [formCookie, ...cookies].join('; '),
+      'x-forwarded-for': address,
+    },
+    body: new URLSearchParams({ _csrf: token, ...fields }),
+  })
+}
