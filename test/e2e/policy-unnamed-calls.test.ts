@@ -2,7 +2,9 @@
  * Agents against a tunnel's allow/deny policy and rate limits, seen by a scripted tunnel client:
  * what the edge lets through to the local side. Found by a hostile review: a `tools/call` whose
  * name was not a string (`["secret_tool"]`, which a server reading `TOOLS[params.name]` runs as
- * secret_tool) passed every policy unchecked; it is refused as invalid now.
+ * secret_tool) passed every policy unchecked; it is refused as invalid now. So is a message that
+ * names a member twice (`{"name":"secret_tool","name":"safe_x"}`): the policy read the last, and a
+ * server whose parser keeps the first ran the other.
  */
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
@@ -48,20 +50,26 @@ describe('agents against the policy', () => {
       },
       () => {},
     )
-    const res = await publicFetch(tunnel.url, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': '2025-03-26',
-        ...headers,
-      },
-      body: raw,
-    })
+    const post = (body: string) =>
+      publicFetch(tunnel.url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2025-03-26',
+          ...headers,
+        },
+        body,
+      })
+    const res = await post(raw)
     const text = await res.text()
     if (res.status !== 200) {
-      // Make sure a waiting nextRequest does not swallow the next test's request.
+      // A refused request was not forwarded if the next one the tunnel client sees is a ping
+      // sent after it (no waiting for a request that never comes).
+      const ping = '{"jsonrpc":"2.0","id":"after","method":"ping"}'
+      await (await post(ping)).text()
       await seen
+      if (forwarded === ping) forwarded = null
     } else await seen
     return { status: res.status, forwarded, text }
   }
@@ -157,5 +165,43 @@ describe('agents against the policy', () => {
     const out = await send(raw)
     assert.equal(out.status, 403)
     assert.equal(out.forwarded, null)
+  })
+
+  it('a member named twice is refused with the id, in every spelling, alone and in a batch', async () => {
+    await setPolicy({ tools: { allow: ['safe_*'] } })
+    const twice = (name: string, id = 1) =>
+      `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{${name}:"secret_tool", "arguments":{},"name":"safe_x"}}`
+    for (const [label, raw] of [
+      ['plainly', twice('"name"')],
+      ['escaped', twice('"na\\u006de"')],
+      ['with space before the colon', twice('"name" \n')],
+      ['in a batch', `[{"jsonrpc":"2.0","id":7,"method":"tools/list"},${twice('"name"', 8)}]`],
+    ] as const) {
+      const out = await send(raw)
+      assert.equal(out.status, 400, `${label}: ${out.text}`)
+      assert.match(out.text, /the member \\"name\\" appears twice in one object/, label)
+      assert.match(out.text, label === 'in a batch' ? /"id":8/ : /"id":1\b/, label)
+      assert.equal(out.forwarded, null, `${label}: forwarded ${out.forwarded}`)
+    }
+    // Deeper than the message too: what the history keeps must be what the server reads.
+    const nested = await send(
+      '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"safe_x","arguments":{"path":"/a","path":"/etc/shadow"}}}',
+    )
+    assert.equal(nested.status, 400, nested.text)
+    assert.match(nested.text, /"id":3/)
+    assert.equal(nested.forwarded, null)
+    // Which of two ids was meant nobody can tell: the refusal carries none.
+    const ids = await send('{"jsonrpc":"2.0","id":4,"id":5,"method":"tools/list"}')
+    assert.equal(ids.status, 400, ids.text)
+    assert.match(ids.text, /"id":null/)
+  })
+
+  it('one name in different objects, or in strings, is no repeat', async () => {
+    await setPolicy({ tools: { allow: ['safe_*'] } })
+    const raw =
+      '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"safe_x","arguments":{"name":"name","x":{"name":1},"list":[{"name":2},{"name":3}],"s":"\\"name\\":1,\\"name\\":2"}}}'
+    const out = await send(raw)
+    assert.equal(out.status, 200, out.text)
+    assert.equal(out.forwarded, raw)
   })
 })

@@ -166,6 +166,18 @@ describe('McpFront with the SDK client and server-everything', { timeout: 30_000
     assert.match(await asString.text(), new RegExp(`"id":"${digits}"`))
   })
 
+  it('refuses a message that names a member twice with 400 and its id', async () => {
+    const res = await post(
+      served.url,
+      '{"jsonrpc":"2.0","id":41,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"capabilities":{"sampling":{}},"clientInfo":{"name":"twice","version":"1"}}}',
+    )
+    assert.equal(res.status, 400)
+    const body = (await res.json()) as { id: unknown; error: { code: number; message: string } }
+    assert.equal(body.id, 41)
+    assert.equal(body.error.code, -32600)
+    assert.match(body.error.message, /the member "capabilities" appears twice in one object/)
+  })
+
   it('ends a session on DELETE, after which its id gets 404', async () => {
     const { transport } = await connect(served.url)
     const sessionId = transport.sessionId

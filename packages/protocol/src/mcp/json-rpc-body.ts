@@ -4,8 +4,10 @@
  * nesting deeper than `maxDepth` is refused without building it (a body of brackets costs the
  * parser far more than its size suggests, and any recursive walk of it would overflow the stack),
  * and a batch may hold at most `maxBatch` messages. Each message is classified
- * (classify-message.ts); invalid ones are kept, with why, for the caller to refuse or pass on.
+ * (classify-message.ts); invalid ones are kept, with why, for the caller to refuse or pass on. A
+ * message that names a member twice in one object is invalid (body-scan.ts says why).
  */
+import { scanBody, type BodyScan, type RepeatedMember } from './body-scan.js'
 import { classifyMessage, type ClassifiedMessage } from './classify-message.js'
 import { JSONRPC_CODE } from './json-rpc-codes.js'
 import { isRecord } from './json-rpc.js'
@@ -49,7 +51,7 @@ export function readJsonRpcBody(
   bytes: Uint8Array,
   limits: BodyLimits = DEFAULT_BODY_LIMITS,
 ): JsonRpcBody | BodyProblem {
-  const depth = nestingDepth(bytes, limits.maxDepth)
+  const { depth, repeated } = scanBody(bytes, limits.maxDepth)
   if (depth > limits.maxDepth) {
     return parseProblem(`the body nests arrays and objects deeper than ${limits.maxDepth} levels`)
   }
@@ -59,17 +61,21 @@ export function readJsonRpcBody(
   } catch (err) {
     return parseProblem(`the request body is not valid UTF-8: ${(err as Error).message}`)
   }
-  return readParsed(text, limits)
+  return readParsed(text, limits, repeated)
 }
 
-function readParsed(text: string, limits: BodyLimits): JsonRpcBody | BodyProblem {
+function readParsed(
+  text: string,
+  limits: BodyLimits,
+  repeated: BodyScan['repeated'],
+): JsonRpcBody | BodyProblem {
   let value: unknown
   try {
     value = JSON.parse(text)
   } catch (err) {
     return parseProblem(`the request body is not valid JSON: ${(err as Error).message}`)
   }
-  return fromValue(value, limits.maxBatch, text)
+  return fromValue(value, limits.maxBatch, text, repeated)
 }
 
 /**
@@ -85,16 +91,29 @@ export function parseJsonRpcText(text: string): JsonRpcBody | BodyProblem {
   } catch (err) {
     return parseProblem(`not valid JSON: ${(err as Error).message}`)
   }
-  return fromValue(value, Infinity, text)
+  return fromValue(value, Infinity, text, null)
 }
 
-/** The value parsed from `text` as one message or a batch of at most `maxBatch`. */
-function fromValue(value: unknown, maxBatch: number, text: string): JsonRpcBody | BodyProblem {
+/**
+ * The value parsed from `text` as one message or a batch of at most `maxBatch`; a message that
+ * names a member twice (`repeated`, by element, -1 for a single message) is invalid.
+ */
+function fromValue(
+  value: unknown,
+  maxBatch: number,
+  text: string,
+  repeated: BodyScan['repeated'],
+): JsonRpcBody | BodyProblem {
+  const read = (v: unknown, element: number | null) => {
+    const m = withLargeId(classifyMessage(v), text, element)
+    const twice = repeated?.get(element ?? -1)
+    return twice === undefined ? m : withRepeatedMember(m, twice)
+  }
   if (!Array.isArray(value)) {
     if (typeof value !== 'object' || value === null) {
       return invalid('a JSON-RPC message must be an object')
     }
-    return { batch: false, messages: [withLargeId(classifyMessage(value), text, null)] }
+    return { batch: false, messages: [read(value, null)] }
   }
   if (value.length === 0) return invalid('a JSON-RPC batch must contain at least one message')
   if (value.length > maxBatch) {
@@ -104,7 +123,23 @@ function fromValue(value: unknown, maxBatch: number, text: string): JsonRpcBody 
   }
   return {
     batch: true,
-    messages: value.map((v: unknown, k) => withLargeId(classifyMessage(v), text, k)),
+    messages: value.map((v: unknown, k) => read(v, k)),
+  }
+}
+
+/** Message `m`, invalid for naming a member twice in one object. */
+function withRepeatedMember(m: ClassifiedMessage, twice: RepeatedMember): ClassifiedMessage {
+  // Which of two ids the agent meant nobody can tell: the refusal then carries none.
+  const id = twice.inMessage && twice.name === 'id' ? null : m.kind === 'notification' ? null : m.id
+  const name = JSON.stringify(twice.name.length > 64 ? `${twice.name.slice(0, 64)}…` : twice.name)
+  return {
+    kind: 'invalid',
+    id,
+    method: m.kind === 'response' ? null : m.method,
+    problem:
+      `the member ${name} appears twice in one object, and servers differ on which one they ` +
+      'read; send each member once',
+    value: m.value,
   }
 }
 
@@ -172,41 +207,4 @@ function invalid(reason: string): BodyProblem {
     message: 'Invalid Request',
     reason,
   }
-}
-
-const QUOTE = 0x22
-const BACKSLASH = 0x5c
-
-/**
- * The deepest nesting of `[` and `{` outside strings, or `stop + 1` as soon as it passes `stop`.
- * Strings are skipped with a native search for their closing quote.
- */
-function nestingDepth(bytes: Uint8Array, stop: number): number {
-  let depth = 0
-  let deepest = 0
-  const n = bytes.length
-  for (let i = 0; i < n; i++) {
-    const c = bytes[i]!
-    if (c === QUOTE) {
-      let end = bytes.indexOf(QUOTE, i + 1)
-      while (end !== -1 && escaped(bytes, end)) end = bytes.indexOf(QUOTE, end + 1)
-      if (end === -1) return deepest
-      i = end
-    } else if (c === 0x5b || c === 0x7b) {
-      if (++depth > deepest) {
-        deepest = depth
-        if (deepest > stop) return deepest
-      }
-    } else if (c === 0x5d || c === 0x7d) {
-      depth--
-    }
-  }
-  return deepest
-}
-
-/** Whether the quote at `at` is escaped: an odd number of backslashes before it. */
-function escaped(bytes: Uint8Array, at: number): boolean {
-  let count = 0
-  for (let i = at - 1; i >= 0 && bytes[i] === BACKSLASH; i--) count++
-  return count % 2 === 1
 }

@@ -209,6 +209,31 @@ describe('readJsonRpcBody', () => {
     assert.ok(!isBodyProblem(answer) && answer.messages[0]!.kind === 'invalid')
   })
 
+  it('makes a message that names a member twice invalid, keeping its id unless it is the id', () => {
+    const single = read(
+      '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"a","name":"b"}}',
+    )
+    const m = single.messages[0]!
+    assert.equal(m.kind, 'invalid')
+    assert.ok(m.kind === 'invalid')
+    assert.equal(m.id, 3)
+    assert.equal(m.method, 'tools/call')
+    assert.match(m.problem, /the member "name" appears twice in one object/)
+    assert.deepEqual(refusalIds(single), 3)
+    const batch = read(
+      '[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"id":9,"method":"ping"},' +
+        '{"jsonrpc":"2.0","method":"n","params":{"x":1,"x":1}}]',
+    )
+    assert.deepEqual(
+      batch.messages.map((x) => x.kind),
+      ['request', 'invalid', 'invalid'],
+    )
+    assert.deepEqual(refusalIds(batch), [1])
+    // What servers send is read as JSON.parse reads it (the last member).
+    const answer = parseJsonRpcText('{"jsonrpc":"2.0","id":1,"result":{"a":1,"a":2}}')
+    assert.ok(!isBodyProblem(answer) && answer.messages[0]!.kind === 'response')
+  })
+
   it('classifies any value without throwing', () => {
     for (const v of [
       undefined,
