@@ -99,6 +99,8 @@ http {
       assert.match(json, /"dial":"burrowd-b:7100"/)
       assert.match(json, /"uri":"\/readyz"/)
       assert.match(json, /"flush_interval":-1/)
+      // Idle upstream connections close before burrowd's keep-alive of 65 s does.
+      assert.match(json, /"keep_alive":\{"idle_timeout":60000000000\}/)
     },
   )
 

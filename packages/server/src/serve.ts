@@ -14,6 +14,7 @@ import { answerClientError, REQUEST_TIMEOUT_MS } from './http/answer-client-erro
 import { HttpError } from './http/http-error.js'
 import { sendApiError } from './http/responses.js'
 import { sendRefusal } from './http/send-refusal.js'
+import { FailureLog } from './observability/failure-log.js'
 import { publicUrlFor, serviceUrlFor } from './public-url.js'
 import { QuietMemoryRelease } from './runtime/quiet-memory-release.js'
 import { wireServices } from './wire-services.js'
@@ -49,6 +50,7 @@ export async function serve(config: ServerConfig): Promise<void> {
       ? new QuietMemoryRelease({ quietMs: config.memoryReleaseSecs * 1000, log })
       : null
 
+  const failures = new FailureLog(log)
   // Set on SIGTERM: `/readyz` fails so that load balancers stop sending new work here.
   let draining = false
   // Public requests being answered (some go through another node's tunnel client).
@@ -94,7 +96,7 @@ export async function serve(config: ServerConfig): Promise<void> {
           .handleDomain(req, res, host)
           .then((answered) => (answered ? undefined : app.handle(req, res)))
     done.catch((err: Error) =>
-      internalError(log, req, res, err, label !== null && label !== undefined),
+      internalError(failures, req, res, err, label !== null && label !== undefined),
     )
   })
   server.on('clientError', answerClientError)
@@ -191,13 +193,13 @@ function formatHost(host: string): string {
  * log only.
  */
 function internalError(
-  log: Logger,
+  failures: FailureLog,
   req: IncomingMessage,
   res: ServerResponse,
   err: Error,
   onTunnel: boolean,
 ): void {
-  log.error(`request failed: ${err.stack ?? err.message}`)
+  failures.failed(err)
   if (res.headersSent) {
     res.destroy()
     return

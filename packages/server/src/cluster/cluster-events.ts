@@ -8,6 +8,7 @@
  */
 import { Redis } from 'ioredis'
 import type { Logger } from '@burrow/protocol'
+import { REDIS_OPTIONS } from '../store/redis-options.js'
 
 /** One event. */
 export type ClusterEvent =
@@ -77,8 +78,8 @@ export class RedisClusterEvents implements ClusterEvents {
   readonly #ready: Promise<void>
 
   constructor(opts: { url: string; node: string; log: Logger; keyPrefix?: string }) {
-    this.#pub = new Redis(opts.url, { lazyConnect: false })
-    this.#sub = new Redis(opts.url, { lazyConnect: false })
+    this.#pub = new Redis(opts.url, { ...REDIS_OPTIONS, lazyConnect: false })
+    this.#sub = new Redis(opts.url, { ...REDIS_OPTIONS, lazyConnect: false })
     this.#channel = `${opts.keyPrefix ?? ''}events`
     this.#node = opts.node
     this.#log = opts.log

@@ -59,6 +59,8 @@ export class ClusterRouter {
   readonly links: NodeLinks
   /** The epoch of each tunnel this node holds. */
   readonly #held = new Map<string, number>()
+  /** Tunnels whose clients are connected here but whose claim Redis refused. */
+  readonly #unclaimed = new Set<string>()
   readonly #timer: NodeJS.Timeout
   /** Requests waiting for a moving tunnel to be taken by a node. */
   readonly #waiting = new Map<string, Set<() => void>>()
@@ -87,25 +89,33 @@ export class ClusterRouter {
     this.#timer.unref()
   }
 
-  /** A client for `tunnelId` connected here: claim it in the directory. */
+  /**
+   * A client for `tunnelId` connected here: claim it in the directory. A claim Redis refused (it
+   * is down) is made again at each refresh until it succeeds or the client goes.
+   */
   held(tunnelId: string): void {
+    this.#unclaimed.delete(tunnelId)
     this.#opts.directory
       .claim(tunnelId, this.#opts.nodeId, this.#opts.nodeUrl)
       .then((epoch) => {
         // A newer claim made here meanwhile wins over this one.
         if ((this.#held.get(tunnelId) ?? 0) < epoch) this.#held.set(tunnelId, epoch)
-        void this.#opts.events.publish({
-          type: 'taken',
-          tunnelId,
-          node: this.#opts.nodeId,
-          epoch,
-        })
+        this.#announce(tunnelId, epoch)
       })
-      .catch((err: Error) => this.#opts.log.warn(`cluster: claiming ${tunnelId}: ${err.message}`))
+      .catch((err: Error) => {
+        this.#opts.log.warn(`cluster: claiming ${tunnelId}: ${err.message} (tried again shortly)`)
+        if (!this.#held.has(tunnelId)) this.#unclaimed.add(tunnelId)
+      })
+  }
+
+  /** Tell every node that this one holds `tunnelId` under `epoch`. */
+  #announce(tunnelId: string, epoch: number): void {
+    void this.#opts.events.publish({ type: 'taken', tunnelId, node: this.#opts.nodeId, epoch })
   }
 
   /** This node no longer holds `tunnelId` (its grace period ended, or it was cut off). */
   gone(tunnelId: string): void {
+    this.#unclaimed.delete(tunnelId)
     const epoch = this.#held.get(tunnelId)
     if (epoch === undefined) return
     this.#held.delete(tunnelId)
@@ -271,11 +281,24 @@ export class ClusterRouter {
     }
   }
 
-  /** Keep this node's claims alive; a claim another node replaced is lost here. */
+  /**
+   * Keep this node's claims alive; a claim another node replaced is lost here, one whose entry
+   * Redis lost is written again, and one Redis refused is made again.
+   */
   async #refresh(): Promise<void> {
+    const { directory, nodeId, nodeUrl, registry, log } = this.#opts
+    for (const tunnelId of [...this.#unclaimed]) {
+      if (registry.isOnline(tunnelId)) this.held(tunnelId)
+      else this.#unclaimed.delete(tunnelId)
+    }
     for (const [tunnelId, epoch] of [...this.#held]) {
-      const current = await this.#opts.directory.refresh(tunnelId, epoch).catch(() => null)
-      if (current === false && this.#held.get(tunnelId) === epoch) this.#lost(tunnelId)
+      const state = await directory.refresh(tunnelId, epoch, nodeId, nodeUrl).catch(() => null)
+      if (this.#held.get(tunnelId) !== epoch) continue
+      if (state === 'lost') this.#lost(tunnelId)
+      else if (state === 'restored') {
+        log.info(`cluster: the directory had lost tunnel ${tunnelId}; written again`)
+        this.#announce(tunnelId, epoch)
+      }
     }
   }
 

@@ -13,6 +13,7 @@ import type { Store } from '../store/store.js'
 import type { ClusterEvents } from './cluster-events.js'
 import { ClusterRouter } from './cluster-router.js'
 import { TunnelDirectory } from './tunnel-directory.js'
+import { REDIS_OPTIONS } from '../store/redis-options.js'
 
 /** What `openCluster` needs. */
 export interface ClusterParts {
@@ -44,7 +45,7 @@ export function nodeUrlFor(config: ServerConfig, port: number): string {
 export async function openCluster(parts: ClusterParts): Promise<Cluster | null> {
   const { config, store, log } = parts
   if (config.redisUrl === null) return null
-  const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 1 })
+  const redis = new Redis(config.redisUrl, REDIS_OPTIONS)
   redis.on('error', (err: Error) => log.debug(`cluster redis: ${err.message}`))
   const secret = await store.setSettingIfAbsent(
     'cluster_secret',

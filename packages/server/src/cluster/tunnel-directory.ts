@@ -24,13 +24,26 @@ redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return epoch
 `)
 
-/** KEYS: entry. ARGV: epoch, ttl ms. Returns 1 while the epoch is current, else 0. */
+/**
+ * KEYS: entry, epoch counter. ARGV: epoch, ttl ms, node, url. Returns 1 while the epoch is current,
+ * 0 when another claim took the tunnel since, and 2 when the entry was gone with no newer claim
+ * made (Redis lost it: restarted empty, evicted it, failed over to a replica that was behind, or
+ * the holder could not refresh in time), which restores it, and the counter with it.
+ */
 const REFRESH = new RedisScript(`
-if redis.call('HGET', KEYS[1], 'epoch') == ARGV[1] then
+local current = redis.call('HGET', KEYS[1], 'epoch')
+if current == ARGV[1] then
   redis.call('PEXPIRE', KEYS[1], ARGV[2])
   return 1
 end
-return 0
+if current then return 0 end
+local counter = tonumber(redis.call('GET', KEYS[2]) or '0')
+local epoch = tonumber(ARGV[1])
+if counter > epoch then return 0 end
+if counter < epoch then redis.call('SET', KEYS[2], ARGV[1]) end
+redis.call('HSET', KEYS[1], 'node', ARGV[3], 'url', ARGV[4], 'epoch', ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return 2
 `)
 
 /** KEYS: entry. ARGV: epoch. Deletes the entry only if it is still this epoch's. */
@@ -65,15 +78,29 @@ export class TunnelDirectory {
   async claim(tunnelId: string, node: string, url: string): Promise<number> {
     const epoch = await CLAIM.run(
       this.#redis,
-      [this.#entry(tunnelId), `${this.#prefix}dir-epoch:${tunnelId}`],
+      [this.#entry(tunnelId), this.#counter(tunnelId)],
       [node, url, this.ttlMs],
     )
     return Number(epoch)
   }
 
-  /** Keep the hold of `epoch` alive; false when another node took the tunnel (or it expired). */
-  async refresh(tunnelId: string, epoch: number): Promise<boolean> {
-    return (await REFRESH.run(this.#redis, [this.#entry(tunnelId)], [epoch, this.ttlMs])) === 1
+  /**
+   * Keep `node`'s hold of `epoch` alive: `held` while it is the current one, `restored` when its
+   * entry was gone and no newer claim was made since (it is written again), `lost` when another
+   * claim took the tunnel.
+   */
+  async refresh(
+    tunnelId: string,
+    epoch: number,
+    node: string,
+    url: string,
+  ): Promise<'held' | 'restored' | 'lost'> {
+    const result = await REFRESH.run(
+      this.#redis,
+      [this.#entry(tunnelId), this.#counter(tunnelId)],
+      [epoch, this.ttlMs, node, url],
+    )
+    return result === 1 ? 'held' : result === 2 ? 'restored' : 'lost'
   }
 
   /** Give the tunnel up, unless a newer hold replaced this one. */
@@ -90,5 +117,9 @@ export class TunnelDirectory {
 
   #entry(tunnelId: string): string {
     return `${this.#prefix}dir:${tunnelId}`
+  }
+
+  #counter(tunnelId: string): string {
+    return `${this.#prefix}dir-epoch:${tunnelId}`
   }
 }

@@ -25,6 +25,7 @@ import { GovernedHistory } from './governed-history.js'
 import { LiveTail } from './live-tail.js'
 import { Policies } from './policies.js'
 import { ToolPins, type ToolChange } from './tool-pins.js'
+import { REDIS_OPTIONS } from '../store/redis-options.js'
 
 /** The running governance services. */
 export interface GovernanceServices {
@@ -57,7 +58,7 @@ export function openGovernance(
   nodeId: string,
   rugPull: RugPullWiring,
 ): GovernanceServices {
-  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1 }) : null
+  const redis = config.redisUrl ? new Redis(config.redisUrl, REDIS_OPTIONS) : null
   redis?.on('error', (err: Error) => log.debug(`governance redis: ${err.message}`))
   const events: ClusterEvents = config.redisUrl
     ? new RedisClusterEvents({

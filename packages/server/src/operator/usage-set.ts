@@ -11,6 +11,7 @@ import { Redis } from 'ioredis'
 import type { ServerConfig } from '../config.js'
 import { MemoryUsageCounters } from '../quota/memory-usage-counters.js'
 import { periodOf } from '../quota/period.js'
+import { snapshotSeed } from '../quota/meter-snapshots.js'
 import { RedisUsageCounters } from '../quota/redis-usage-counters.js'
 import {
   ADMIN_SECRET_SETTING,
@@ -25,6 +26,7 @@ import type { Store } from '../store/store.js'
 import { StoreError } from '../store/store-error.js'
 import type { UsageSetCommand } from './parse-operator-args.js'
 import { UsageError } from './usage-error.js'
+import { REDIS_OPTIONS } from '../store/redis-options.js'
 
 /** Where the values were set. */
 type Applied = 'service' | 'redis' | 'database'
@@ -87,11 +89,14 @@ async function apply(
   store: Store,
 ): Promise<{ applied: Applied; values: UsageValues; where: string }> {
   if (config.redisUrl !== null) {
-    const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 1 })
+    const redis = new Redis(config.redisUrl, REDIS_OPTIONS)
     let failure: Error | undefined
     redis.on('error', (error: Error) => (failure ??= error))
     try {
-      const counters = new RedisUsageCounters(redis, { keyPrefix: REDIS_KEY_PREFIX })
+      const counters = new RedisUsageCounters(redis, {
+        keyPrefix: REDIS_KEY_PREFIX,
+        seed: snapshotSeed(store.db),
+      })
       const values = await setDirectly(counters, command)
       return { applied: 'redis', values, where: 'in Redis, for every node, from the next request' }
     } catch (error) {

@@ -9,7 +9,8 @@ import type { Kysely } from 'kysely'
 import type { Database } from '../store/schema.js'
 import { periodOf } from './period.js'
 import type { Period } from './period.js'
-import type { UsageCounters, UsageSnapshotEntry } from './usage-counters.js'
+import type { UsageSeed } from './redis-usage-counters.js'
+import { USAGE_METRICS, type UsageCounters, type UsageSnapshotEntry } from './usage-counters.js'
 
 /** The `settings` key holding when the last snapshot was taken (ISO-8601 UTC). */
 export const METERS_TAKEN_AT_SETTING = 'meters_taken_at'
@@ -139,4 +140,23 @@ export async function writeSnapshot(
       .onConflict((oc) => oc.column('key').doUpdateSet({ value: at }))
       .execute()
   })
+}
+
+/** A tunnel's month as the last snapshot has it: where Redis takes up a month it lost. */
+export function snapshotSeed(db: Kysely<Database>): UsageSeed {
+  return async (tunnelId, period) => {
+    const rows = await db
+      .selectFrom('usage_snapshots')
+      .select(['metric', 'value'])
+      .where('period', '=', period)
+      .where('tunnel_id', '=', tunnelId)
+      .execute()
+    const seed = new Map<(typeof USAGE_METRICS)[number], number>()
+    for (const row of rows) {
+      const metric = USAGE_METRICS.find((m) => m === row.metric)
+      // Stored as bigint on PostgreSQL, which reads back as text.
+      if (metric !== undefined) seed.set(metric, Number(row.value))
+    }
+    return seed
+  }
 }

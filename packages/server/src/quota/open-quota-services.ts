@@ -16,7 +16,7 @@ import { CallHistoryWriter } from './call-history.js'
 import { HistoryPurger } from './history-purge.js'
 import { MemorySessionTracker } from './memory-session-tracker.js'
 import { MemoryUsageCounters } from './memory-usage-counters.js'
-import { MeterSnapshots } from './meter-snapshots.js'
+import { MeterSnapshots, snapshotSeed } from './meter-snapshots.js'
 import { QuotaGate } from './quota-gate.js'
 import type { QuotaWarningListener } from './quota-warning.js'
 import { RedisSessionTracker } from './redis-session-tracker.js'
@@ -32,6 +32,7 @@ import {
   type LiveCountersKind,
 } from './usage-admin-settings.js'
 import type { UsageCounters } from './usage-counters.js'
+import { REDIS_OPTIONS } from '../store/redis-options.js'
 
 /** Options of `openQuotaServices`. */
 export interface QuotaServicesOptions {
@@ -72,7 +73,10 @@ export async function openQuotaServices(
   let counters: UsageCounters | null = null
   let tracker: SessionTracker | null = null
   if (redis) {
-    counters = new RedisUsageCounters(redis, { keyPrefix: REDIS_KEY_PREFIX })
+    counters = new RedisUsageCounters(redis, {
+      keyPrefix: REDIS_KEY_PREFIX,
+      seed: snapshotSeed(store.db),
+    })
     tracker = new RedisSessionTracker(redis, { keyPrefix: REDIS_KEY_PREFIX, idleMs })
   } else if (config.quotas) {
     counters = await MemoryUsageCounters.open(store.db, { log })
@@ -132,7 +136,7 @@ export async function openQuotaServices(
 
 /** A Redis connection that fails a command fast while Redis is away, and logs why. */
 function connectRedis(url: string, log: Logger): Redis {
-  const redis = new Redis(url, { maxRetriesPerRequest: 1 })
+  const redis = new Redis(url, REDIS_OPTIONS)
   let lastLog = 0
   redis.on('error', (error: Error) => {
     if (Date.now() - lastLog < 10_000) return

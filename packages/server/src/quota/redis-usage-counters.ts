@@ -32,26 +32,39 @@ export interface RedisUsageCountersOptions {
   readonly expiryGraceSeconds?: number
   /** The time used when a call passes no `now` (tests pass a fixed one). */
   readonly clock?: () => Date
+  /**
+   * A tunnel's counts of a month as last copied to the database (the meter snapshot), for a month
+   * Redis holds none of. Without it such a month starts again from what Redis has.
+   */
+  readonly seed?: UsageSeed
 }
 
+/** A tunnel's counts of a month from outside Redis, by metric (missing metrics are 0). */
+export type UsageSeed = (
+  tunnelId: string,
+  period: Period,
+) => Promise<ReadonlyMap<UsageMetric, number>>
+
 /**
- * KEYS: one counter per demand. ARGV[1]: expiry (unix seconds); then for demand i
+ * KEYS: one counter per demand, then the month's marker. ARGV[1]: expiry (unix seconds); then for demand i
  * ARGV[3i-1] n, ARGV[3i] limit, ARGV[3i+1] check (`fits`, `below` or `none`, as
  * `demandRefused`). Counts every demand or none. Returns {allowed 1|0, index of the refusing
- * demand or 0, then before and after of each demand}.
+ * demand or 0, then before and after of each demand}; or {2}, counting nothing, when the
+ * tunnel's month was not seeded since Redis lost it.
  */
 const CHECK_AND_INCREMENT = new RedisScript(`
+if redis.call('EXISTS', KEYS[#KEYS]) == 0 then return {2} end
 local befores = {}
-for i = 1, #KEYS do
+for i = 1, #KEYS - 1 do
   befores[i] = tonumber(redis.call('GET', KEYS[i]) or '0')
 end
-for i = 1, #KEYS do
+for i = 1, #KEYS - 1 do
   local n = tonumber(ARGV[i * 3 - 1])
   local limit = tonumber(ARGV[i * 3])
   local check = ARGV[i * 3 + 1]
   if (check == 'fits' and befores[i] + n > limit) or (check == 'below' and befores[i] >= limit) then
     local reply = {0, i}
-    for j = 1, #KEYS do
+    for j = 1, #KEYS - 1 do
       reply[#reply + 1] = befores[j]
       reply[#reply + 1] = befores[j]
     end
@@ -59,7 +72,7 @@ for i = 1, #KEYS do
   end
 end
 local reply = {1, 0}
-for i = 1, #KEYS do
+for i = 1, #KEYS - 1 do
   local n = tonumber(ARGV[i * 3 - 1])
   local after = befores[i]
   if n > 0 then
@@ -70,6 +83,23 @@ for i = 1, #KEYS do
   reply[#reply + 1] = after
 end
 return reply
+`)
+
+/**
+ * KEYS: the month's counter of every metric, then its marker. ARGV[1]: expiry; ARGV[i + 1]: the
+ * seed of metric i. Raises each counter to its seed (counts made meanwhile stay), marks the month.
+ */
+const SEED = new RedisScript(`
+for i = 1, #KEYS - 1 do
+  local seed = tonumber(ARGV[i + 1])
+  if seed > tonumber(redis.call('GET', KEYS[i]) or '0') then
+    redis.call('SET', KEYS[i], ARGV[i + 1])
+    redis.call('EXPIREAT', KEYS[i], ARGV[1])
+  end
+end
+redis.call('SET', KEYS[#KEYS], '1')
+redis.call('EXPIREAT', KEYS[#KEYS], ARGV[1])
+return 1
 `)
 
 const DEFAULT_GRACE_SECONDS = 7 * 24 * 60 * 60
@@ -83,6 +113,9 @@ export class RedisUsageCounters extends CountingUsageCounters {
   readonly #prefix: string
   readonly #graceSeconds: number
   readonly #clock: () => Date
+  readonly #seed: UsageSeed | null
+  /** Seedings under way, by marker key: calls that find a month unseeded wait for one. */
+  readonly #seeding = new Map<string, Promise<void>>()
   #closed = false
 
   /** Counters on an existing connection, which `close()` leaves open. */
@@ -93,6 +126,7 @@ export class RedisUsageCounters extends CountingUsageCounters {
     this.#prefix = options.keyPrefix ?? ''
     this.#graceSeconds = options.expiryGraceSeconds ?? DEFAULT_GRACE_SECONDS
     this.#clock = options.clock ?? (() => new Date())
+    this.#seed = options.seed ?? null
   }
 
   /** Counters on a new connection to `url`, which `close()` ends. */
@@ -121,7 +155,12 @@ export class RedisUsageCounters extends CountingUsageCounters {
   async get(tunnelId: string, metric: UsageMetric, now: Date = this.#clock()): Promise<number> {
     checkUsageInput(tunnelId, metric)
     this.#assertOpen()
-    return toCount(await this.#redis.get(this.#key(tunnelId, periodOf(now), metric)))
+    const period = periodOf(now)
+    const key = this.#key(tunnelId, period, metric)
+    const [value, marker] = await this.#redis.mget(key, this.#marker(tunnelId, period))
+    if (marker !== null && marker !== undefined) return toCount(value ?? null)
+    await this.#seedMonth(tunnelId, period, now)
+    return toCount(await this.#redis.get(key))
   }
 
   async set(
@@ -132,7 +171,12 @@ export class RedisUsageCounters extends CountingUsageCounters {
   ): Promise<void> {
     checkUsageInput(tunnelId, metric, { value })
     this.#assertOpen()
-    const key = this.#key(tunnelId, periodOf(now), metric)
+    const period = periodOf(now)
+    // The other metrics of a month Redis lost come back first: the marker covers them all.
+    if ((await this.#redis.exists(this.#marker(tunnelId, period))) === 0) {
+      await this.#seedMonth(tunnelId, period, now)
+    }
+    const key = this.#key(tunnelId, period, metric)
     const replies = await this.#redis
       .multi()
       .set(key, String(value))
@@ -186,9 +230,16 @@ export class RedisUsageCounters extends CountingUsageCounters {
   ): Promise<ConsumeAllResult> {
     this.#assertOpen()
     const period = periodOf(now)
-    const keys = demands.map((d) => this.#key(tunnelId, period, d.metric))
+    const keys = [
+      ...demands.map((d) => this.#key(tunnelId, period, d.metric)),
+      this.#marker(tunnelId, period),
+    ]
     const args = [this.#expiresAt(now), ...demands.flatMap((d) => [d.n, d.limit, d.check])]
-    const reply = await CHECK_AND_INCREMENT.run(this.#redis, keys, args)
+    let reply = await CHECK_AND_INCREMENT.run(this.#redis, keys, args)
+    if (isUnseeded(reply)) {
+      await this.#seedMonth(tunnelId, period, now)
+      reply = await CHECK_AND_INCREMENT.run(this.#redis, keys, args)
+    }
     const { allowed, refused, counts } = parseReply(reply, demands.length, keys.join(' '))
     const resetsAt = nextResetOf(now)
     const results = demands.map((d, i): ConsumeResult => {
@@ -205,8 +256,34 @@ export class RedisUsageCounters extends CountingUsageCounters {
     return { allowed, refusedBy: allowed ? null : (demands[refused - 1]?.metric ?? null), results }
   }
 
+  /**
+   * Raise `tunnelId`'s counters of `period` to the seed's and mark the month, once however many
+   * calls find it unseeded at once.
+   */
+  async #seedMonth(tunnelId: string, period: Period, now: Date): Promise<void> {
+    const marker = this.#marker(tunnelId, period)
+    let seeding = this.#seeding.get(marker)
+    if (seeding === undefined) {
+      seeding = (async () => {
+        const seed = this.#seed
+          ? await this.#seed(tunnelId, period)
+          : new Map<UsageMetric, number>()
+        const keys = [...USAGE_METRICS.map((m) => this.#key(tunnelId, period, m)), marker]
+        const args = [this.#expiresAt(now), ...USAGE_METRICS.map((m) => seed.get(m) ?? 0)]
+        await SEED.run(this.#redis, keys, args)
+      })().finally(() => this.#seeding.delete(marker))
+      this.#seeding.set(marker, seeding)
+    }
+    await seeding
+  }
+
   #key(tunnelId: string, period: Period, metric: UsageMetric): string {
     return `${this.#prefix}q:${tunnelId}:${period}:${metric}`
+  }
+
+  /** The key saying that `tunnelId`'s month `period` is whole in Redis (seeded). */
+  #marker(tunnelId: string, period: Period): string {
+    return `${this.#prefix}q:${tunnelId}:${period}:seeded`
   }
 
   /** Unix seconds at which a key counted at `now` expires. */
@@ -242,6 +319,11 @@ function parseReply(
     return { allowed: allowed === 1, refused: refused ?? 0, counts }
   }
   throw new Error(`usage counters: unexpected reply for ${keys}: ${JSON.stringify(reply)}`)
+}
+
+/** Whether the counting script said the month must be seeded first. */
+function isUnseeded(reply: unknown): boolean {
+  return Array.isArray(reply) && reply.length === 1 && reply[0] === 2
 }
 
 function toCount(value: string | null): number {

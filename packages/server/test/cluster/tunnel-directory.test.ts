@@ -1,5 +1,6 @@
 // The tunnel directory in a real Redis: claims take increasing epochs, the newest wins, a
-// fenced holder cannot refresh or release, entries expire without refreshes.
+// fenced holder cannot refresh or release, entries expire without refreshes, and a holder whose
+// entry Redis lost (restarted empty) writes it again unless a newer claim was made.
 import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
@@ -29,10 +30,14 @@ describe('TunnelDirectory', { skip: url ? false : 'needs TEST_REDIS_URL (a Redis
     assert.deepEqual(await dir.lookup('tun_1'), { node: 'node-a', url: 'http://a', epoch: a })
     const b = await dir.claim('tun_1', 'node-b', 'http://b')
     assert.ok(b > a)
-    assert.equal(await dir.refresh('tun_1', a), false, 'the old epoch is fenced')
+    assert.equal(
+      await dir.refresh('tun_1', a, 'node-a', 'http://a'),
+      'lost',
+      'the old epoch is fenced',
+    )
     await dir.release('tun_1', a)
     assert.equal((await dir.lookup('tun_1'))?.node, 'node-b', 'a stale release changes nothing')
-    assert.equal(await dir.refresh('tun_1', b), true)
+    assert.equal(await dir.refresh('tun_1', b, 'node-b', 'http://b'), 'held')
     await dir.release('tun_1', b)
     assert.equal(await dir.lookup('tun_1'), null)
   })
@@ -41,7 +46,24 @@ describe('TunnelDirectory', { skip: url ? false : 'needs TEST_REDIS_URL (a Redis
     const first = await dir.claim('tun_2', 'node-a', 'http://a')
     await new Promise((r) => setTimeout(r, 400))
     assert.equal(await dir.lookup('tun_2'), null)
-    assert.equal(await dir.refresh('tun_2', first), false)
-    assert.ok((await dir.claim('tun_2', 'node-a', 'http://a')) > first)
+    const second = await dir.claim('tun_2', 'node-b', 'http://b')
+    assert.ok(second > first)
+    await dir.release('tun_2', second)
+    // The late holder's entry went, but a newer claim was made since: it is not written again.
+    assert.equal(await dir.refresh('tun_2', first, 'node-a', 'http://a'), 'lost')
+    assert.equal(await dir.lookup('tun_2'), null)
+  })
+
+  it('writes an entry Redis lost again, with its epoch, and keeps epochs growing', async () => {
+    const epoch = await dir.claim('tun_3', 'node-a', 'http://a')
+    // Redis restarted empty: the entry and the epoch counter are gone.
+    await redis.del(`${prefix}dir:tun_3`, `${prefix}dir-epoch:tun_3`)
+    assert.equal(await dir.refresh('tun_3', epoch, 'node-a', 'http://a'), 'restored')
+    assert.deepEqual(await dir.lookup('tun_3'), { node: 'node-a', url: 'http://a', epoch })
+    assert.equal(await dir.refresh('tun_3', epoch, 'node-a', 'http://a'), 'held')
+    // The next claim still wins over the restored one.
+    const next = await dir.claim('tun_3', 'node-b', 'http://b')
+    assert.ok(next > epoch)
+    assert.equal(await dir.refresh('tun_3', epoch, 'node-a', 'http://a'), 'lost')
   })
 })
