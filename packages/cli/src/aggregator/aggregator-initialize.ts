@@ -6,6 +6,7 @@
  * name the upstreams and carry their own instructions, without commands or URLs, which stay local.
  */
 import { LEGACY_PROTOCOL_VERSIONS } from '@burrow/protocol'
+import { cutText } from '../cut-text.js'
 import { prefixName } from './prefixed-name.js'
 import { recordOf } from './upstream-info.js'
 import type { UpstreamLink } from './upstream-link.js'
@@ -66,8 +67,7 @@ export function aggregatorInstructions(links: readonly UpstreamLink[]): string {
     lines.push(`- ${link.name}${what}${state}`)
     const own = info?.instructions?.trim()
     if (own) {
-      const excerpt =
-        own.length > INSTRUCTIONS_EXCERPT ? `${own.slice(0, INSTRUCTIONS_EXCERPT)}…` : own
+      const excerpt = cutText(own, INSTRUCTIONS_EXCERPT)
       lines.push(...excerpt.split('\n').map((line) => `    ${line}`))
     }
   }

@@ -5,6 +5,7 @@
  */
 import type { LocalRequest, ResponseHeaders } from '../relay/local-exchange.js'
 import { captureBody, type CapturedBody } from './captured-body.js'
+import { headerBytes, textBytes } from './held-bytes.js'
 import { summarizeRequest } from './json-rpc-summary.js'
 import { ResponseCapture, type CapturedMessage, type ResponseKind } from './response-capture.js'
 
@@ -81,6 +82,8 @@ export class ExchangeRecording {
   readonly #response: ResponseCapture
   readonly #clock: () => number
   readonly #onChange: (recording: ExchangeRecording) => void
+  /** Counted bytes of what the request left: its head, kept body and summary. */
+  readonly #requestBytes: number
   #state: ExchangeState = 'pending'
   #durationMs: number | null = null
   #error: string | null = null
@@ -92,6 +95,11 @@ export class ExchangeRecording {
     this.#request = { method: request.method, path: request.path, headers: request.headers }
     this.#requestBody = captureBody(request.body, options.maxBodyBytes)
     this.#summary = summarizeRequest(request.body)
+    const { rpcMethod, toolName, rpcId } = this.#summary
+    this.#requestBytes =
+      textBytes(request.method, request.path, this.#requestBody.text, rpcMethod, toolName) +
+      textBytes(typeof rpcId === 'string' ? rpcId : null) +
+      headerBytes(request.headers)
     this.#onChange = options.onChange
     this.#response = new ResponseCapture({
       maxBodyBytes: options.maxBodyBytes,
@@ -106,9 +114,12 @@ export class ExchangeRecording {
     return this.#state !== 'pending' && this.#state !== 'streaming'
   }
 
-  /** Rough memory held, for the recorder's budget. */
+  /**
+   * Rough memory held, for the recorder's budget: every kept string (request head, body and
+   * summary, response headers and body or messages, the error), plus 1 KiB for the rest.
+   */
   get heldBytes(): number {
-    return this.#requestBody.text.length * 2 + this.#response.heldBytes + 1024
+    return this.#requestBytes + this.#response.heldBytes + textBytes(this.#error) + 1024
   }
 
   /** The handler sent status and headers. */

@@ -2,8 +2,14 @@
  * What the inspector's list shows of a JSON-RPC body: the method (or methods, for a batch), the
  * tool name of a `tools/call`, the request id, and whether an answer carries an error. Request
  * bodies are read with the shared reader (`readJsonRpcBody`); anything it cannot read yields nulls.
+ * The agent chooses these strings, so each is cut to `MAX_SUMMARY_CHARS` (an agent could name a
+ * tool with 4 MiB of text, and every summary goes to each open inspector tab).
  */
 import { isBodyProblem, isRecord, LargeNumberId, readJsonRpcBody } from '@burrow/protocol'
+import { cutText } from '../cut-text.js'
+
+/** Method names, tool names and string ids are kept at most this long (and `…`), as in burrowd. */
+export const MAX_SUMMARY_CHARS = 200
 
 /** The list columns of a request body. */
 export interface RequestSummary {
@@ -26,12 +32,20 @@ export function summarizeRequest(body: Uint8Array): RequestSummary {
   if (!first) return NONE
   const method = first.kind === 'response' ? null : first.method
   const target = first.kind === 'request' || first.kind === 'notification' ? first.target : null
-  const toolName = method === 'tools/call' && target?.kind === 'tool' ? target.name : null
+  const tool = method === 'tools/call' && target?.kind === 'tool' ? target.name : null
   const id = first.kind === 'notification' ? null : first.id
   // A refused id too large for a number is shown as the digits it was sent with.
-  const rpcId = id instanceof LargeNumberId ? id.text : id
+  const rawId = id instanceof LargeNumberId ? id.text : id
   const more = read.messages.length > 1 ? ` (+${read.messages.length - 1})` : ''
-  return { rpcMethod: method === null ? null : method + more, toolName, rpcId }
+  return {
+    rpcMethod: method === null ? null : cut(method) + more,
+    toolName: tool === null ? null : cut(tool),
+    rpcId: typeof rawId === 'string' ? cut(rawId) : rawId,
+  }
+}
+
+function cut(text: string): string {
+  return cutText(text, MAX_SUMMARY_CHARS)
 }
 
 /**

@@ -7,6 +7,7 @@
 import { isBodyProblem, parseJsonRpcText, SseParser, type SseEvent } from '@burrow/protocol'
 import type { ResponseHeaders } from '../relay/local-exchange.js'
 import { BodyCapture, DEFAULT_MAX_BODY_BYTES, type CapturedBody } from './captured-body.js'
+import { headerBytes } from './held-bytes.js'
 import { isErrorAnswer } from './json-rpc-summary.js'
 
 /** How a response body is kept: as bytes, as SSE messages, or not at all (compressed). */
@@ -46,6 +47,7 @@ export class ResponseCapture {
   messagesTruncated = false
   #rpcError = false
   #messageChars = 0
+  #headerBytes = 0
   /** Body bytes of SSE and compressed responses, which are counted rather than kept. */
   #sizeOnly = 0
   readonly #opts: ResponseCaptureOptions
@@ -65,6 +67,7 @@ export class ResponseCapture {
   head(status: number, headers: ResponseHeaders): void {
     this.status = status
     this.headers = lowerCased(headers)
+    this.#headerBytes = headerBytes(this.headers)
     this.headAfterMs = this.#clock() - this.#opts.startedAt
     const type = this.headers['content-type'] ?? ''
     const encoding = this.headers['content-encoding'] ?? 'identity'
@@ -118,7 +121,7 @@ export class ResponseCapture {
 
   /** Rough memory held, for the recorder's budget. */
   get heldBytes(): number {
-    return this.#body.keptBytes + this.#messageChars * 2
+    return this.#headerBytes + this.#body.keptBytes + this.#messageChars * 2
   }
 
   #events(events: readonly SseEvent[]): void {

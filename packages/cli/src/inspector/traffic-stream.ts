@@ -2,8 +2,11 @@
  * `GET /api/traffic/stream`: the live feed behind the traffic list, as Server-Sent Events. It
  * opens with a snapshot of every kept exchange, then sends the summaries of new and changed ones,
  * coalesced over a short interval so a chatty SSE upstream does not flood the browser. A browser
- * that stops reading is cut off rather than buffered for; EventSource reconnects and gets a fresh
- * snapshot.
+ * that stops reading is cut off rather than buffered for; the page reconnects and gets a fresh
+ * snapshot. The bound on unsent bytes counts what is queued after the snapshot: the snapshot is
+ * written once per connection and is as big as the recorder's summaries (within its byte
+ * budget, which counts every kept string), so a snapshot bigger than the bound must still reach
+ * the page, or a page would be cut off and reconnect, rebuilding it, every second.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { ExchangeSummary } from './exchange-recording.js'
@@ -16,7 +19,7 @@ export interface TrafficStreamOptions {
   readonly flushMs?: number
   /** Interval of keep-alive comments; default 15 s. */
   readonly keepAliveMs?: number
-  /** Unsent bytes after which a slow reader is disconnected; default 4 MiB. */
+  /** Unsent bytes, beyond the snapshot, after which a slow reader is disconnected; default 4 MiB. */
   readonly maxBufferedBytes?: number
 }
 
@@ -34,10 +37,14 @@ export function serveTrafficStream(
     'content-type': 'text/event-stream; charset=utf-8',
     'x-accel-buffering': 'no',
   })
+  // Bytes of the snapshot that may still be unsent: allowed on top of the bound.
+  let snapshotBytes = 0
   const send = (event: string, data: unknown): void => {
     if (res.destroyed) return
-    res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`)
-    if (res.writableLength > maxBuffered) res.destroy()
+    const text = `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`
+    res.write(text)
+    if (event === 'snapshot') snapshotBytes = Buffer.byteLength(text)
+    else if (res.writableLength > snapshotBytes + maxBuffered) res.destroy()
   }
   res.write('retry: 1000\n\n')
   send('snapshot', { limit: recorder.limit, exchanges: recorder.list() })

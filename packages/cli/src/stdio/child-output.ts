@@ -11,6 +11,7 @@ import {
   parseJsonRpcText,
   type JsonRpcMessage,
 } from '@burrow/protocol'
+import { cutText } from '../cut-text.js'
 import { LineSplitter } from './line-splitter.js'
 
 /** Where `readChildOutput` reports what it reads. */
@@ -53,7 +54,7 @@ export function readChildOutput(
 
 function onStdoutLine(line: string, handlers: ChildOutputHandlers): void {
   if (line.trim() === '') return
-  const shown = (): string => (line.length > 200 ? `${line.slice(0, 200)}…` : line)
+  const shown = (): string => cutText(line, 200)
   const read = parseJsonRpcText(line)
   if (isBodyProblem(read)) {
     const what = read.policy === 'parse_error' ? 'not JSON' : `not JSON-RPC (${read.reason})`

@@ -4,7 +4,11 @@
  */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { isErrorAnswer, summarizeRequest } from '../../src/inspector/json-rpc-summary.js'
+import {
+  isErrorAnswer,
+  MAX_SUMMARY_CHARS,
+  summarizeRequest,
+} from '../../src/inspector/json-rpc-summary.js'
 
 const encode = (value: unknown): Uint8Array => new TextEncoder().encode(JSON.stringify(value))
 
@@ -51,6 +55,32 @@ describe('summarizeRequest', () => {
       toolName: null,
       rpcId: 3,
     })
+  })
+
+  it('cuts the names and ids an agent chose to 200 characters', () => {
+    // Found by hostile review: 4 MiB tool names were kept whole, in memory and in every snapshot.
+    const huge = 'x'.repeat(4 * 1024 * 1024)
+    const cut = `${'x'.repeat(MAX_SUMMARY_CHARS)}…`
+    assert.deepEqual(
+      summarizeRequest(
+        encode({ jsonrpc: '2.0', id: huge, method: 'tools/call', params: { name: huge } }),
+      ),
+      { rpcMethod: 'tools/call', toolName: cut, rpcId: cut },
+    )
+    assert.deepEqual(
+      summarizeRequest(
+        encode([
+          { jsonrpc: '2.0', method: huge },
+          { jsonrpc: '2.0', method: 'x' },
+        ]),
+      ),
+      { rpcMethod: `${cut} (+1)`, toolName: null, rpcId: null },
+    )
+    // An id too large for a number is shown as its digits: cut as well.
+    const digits = new TextEncoder().encode(
+      `{"jsonrpc":"2.0","id":${'9'.repeat(5000)},"method":"ping"}`,
+    )
+    assert.equal(summarizeRequest(digits).rpcId, `${'9'.repeat(MAX_SUMMARY_CHARS)}…`)
   })
 
   it('tells error answers from results', () => {

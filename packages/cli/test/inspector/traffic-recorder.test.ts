@@ -44,6 +44,32 @@ describe('TrafficRecorder', () => {
     )
   })
 
+  it('counts every string it keeps in its budget: headers, path, names, response headers', () => {
+    // Found by hostile review: only body text was counted, so 200 calls with 4 MiB tool names
+    // held 544 MiB against a 64 MiB budget, and GET /api/traffic answered 340 MiB.
+    const recorder = new TrafficRecorder({ maxHeldBytes: 1024 * 1024 })
+    const name = 'x'.repeat(4 * 1024 * 1024)
+    for (let i = 0; i < 20; i++) {
+      const recording = recorder.start({
+        ...request(
+          { jsonrpc: '2.0', id: i, method: 'tools/call', params: { name } },
+          { 'x-pad': 'h'.repeat(100_000) },
+        ),
+        path: `/mcp?${'p'.repeat(50_000)}`,
+      })
+      assert.ok(recording.heldBytes >= 2 * 150_000, `request head counted: ${recording.heldBytes}`)
+      const before = recording.heldBytes
+      recording.head(200, { 'x-answer': 'a'.repeat(40_000) })
+      assert.ok(recording.heldBytes - before >= 2 * 40_000, 'response headers counted')
+    }
+    const kept = recorder.list()
+    assert.ok(kept.length <= 4, `${kept.length} exchanges of ~400 KB kept in 1 MiB`)
+    assert.ok(kept.every((s) => s.toolName!.length <= 201))
+    let held = 0
+    for (const s of kept) held += recorder.get(s.id)!.heldBytes
+    assert.ok(held <= 1024 * 1024, `held ${held}`)
+  })
+
   it('tells subscribers about new, changed and cleared exchanges, and stops when asked', () => {
     let now = 1_000
     const recorder = new TrafficRecorder({ clock: () => now })
