@@ -69,6 +69,8 @@ export interface ExchangeRecordingOptions {
   readonly clock?: () => number
   /** Told after every change (head, message, end). */
   readonly onChange: (recording: ExchangeRecording) => void
+  /** Told by how much `heldBytes` grew, each time it does (head, chunk, end). */
+  readonly onGrow?: (recording: ExchangeRecording, bytes: number) => void
 }
 
 /** The recording of one exchange, written by the tap. */
@@ -82,6 +84,9 @@ export class ExchangeRecording {
   readonly #response: ResponseCapture
   readonly #clock: () => number
   readonly #onChange: (recording: ExchangeRecording) => void
+  readonly #onGrow: ExchangeRecordingOptions['onGrow']
+  /** `heldBytes` as last reported through `onGrow`. */
+  #reported: number
   /** Counted bytes of what the request left: its head, kept body and summary. */
   readonly #requestBytes: number
   #state: ExchangeState = 'pending'
@@ -101,12 +106,14 @@ export class ExchangeRecording {
       textBytes(typeof rpcId === 'string' ? rpcId : null) +
       headerBytes(request.headers)
     this.#onChange = options.onChange
+    this.#onGrow = options.onGrow
     this.#response = new ResponseCapture({
       maxBodyBytes: options.maxBodyBytes,
       startedAt: this.startedAt,
       clock: this.#clock,
       onMessage: () => this.#onChange(this),
     })
+    this.#reported = this.heldBytes
   }
 
   /** True once the exchange completed, failed or was aborted. */
@@ -127,12 +134,15 @@ export class ExchangeRecording {
     if (this.#response.status !== null || this.finished) return
     this.#response.head(status, headers)
     this.#state = 'streaming'
+    this.#reportGrowth()
     this.#onChange(this)
   }
 
   /** The handler sent a body chunk (SSE messages in it are reported through `onChange`). */
   chunk(bytes: Uint8Array): void {
-    if (!this.finished) this.#response.chunk(bytes)
+    if (this.finished) return
+    this.#response.chunk(bytes)
+    this.#reportGrowth()
   }
 
   /** The exchange is over. Later calls are ignored. */
@@ -142,6 +152,7 @@ export class ExchangeRecording {
     this.#state = state
     this.#error = error
     this.#durationMs = this.#clock() - this.startedAt
+    this.#reportGrowth()
     this.#onChange(this)
   }
 
@@ -179,9 +190,17 @@ export class ExchangeRecording {
       responseHeaders: res.headers,
       responseKind: res.kind,
       responseBody: res.body,
-      messages: [...res.messages],
+      messages: res.messages,
       messagesTruncated: res.messagesTruncated,
     }
+  }
+
+  #reportGrowth(): void {
+    const held = this.heldBytes
+    if (held === this.#reported) return
+    const grown = held - this.#reported
+    this.#reported = held
+    this.#onGrow?.(this, grown)
   }
 
   /** The request as it can be sent again, or null when it cannot (not a POST, body cut). */

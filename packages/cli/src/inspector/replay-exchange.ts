@@ -156,7 +156,7 @@ export function createReplayer(options: ReplayerOptions): (id: number) => Promis
       headers: capture.headers,
       kind: capture.kind,
       body: capture.body,
-      messages: [...capture.messages],
+      messages: capture.messages,
       messagesTruncated: capture.messagesTruncated,
       rpcError: capture.rpcError,
       latencyMs: capture.headAfterMs,

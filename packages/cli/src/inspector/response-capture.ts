@@ -1,8 +1,10 @@
 /**
  * Keeps what the inspector shows of one response while it streams: status and headers, then
- * either the body (JSON or text, bounded) or, for `text/event-stream`, each event's JSON-RPC
- * message as it arrives (read with the shared `SseParser`), with its time. Used by the traffic tap
- * and by replay alike.
+ * either the body (JSON or text, bounded) or, for `text/event-stream`, each event's data as it
+ * arrives (read with the shared `SseParser`), with its time. An event is kept as its text, which
+ * is what the budget counts, and parsed into its JSON-RPC message only when `messages` is read:
+ * parsed, `{"a":[{},{},…]}` takes ten times the memory of its text. Used by the traffic tap and by
+ * replay alike.
  */
 import { isBodyProblem, parseJsonRpcText, SseParser, type SseEvent } from '@burrow/protocol'
 import type { ResponseHeaders } from '../relay/local-exchange.js'
@@ -23,6 +25,13 @@ export interface CapturedMessage {
   readonly message: unknown
 }
 
+/** An SSE event as kept: its data as sent. */
+interface KeptEvent {
+  readonly at: number
+  readonly eventId: string | null
+  readonly data: string
+}
+
 /** Options of `ResponseCapture`. */
 export interface ResponseCaptureOptions {
   readonly maxBodyBytes?: number
@@ -40,12 +49,13 @@ export class ResponseCapture {
   kind: ResponseKind = 'body'
   /** Milliseconds from the start to the head. */
   headAfterMs: number | null = null
-  readonly messages: CapturedMessage[] = []
   /** Messages seen, including those not kept. */
   messageCount = 0
   /** True when messages were dropped (over the byte bound, or an event too long to read). */
   messagesTruncated = false
   #rpcError = false
+  readonly #kept: KeptEvent[] = []
+  /** Characters of the kept events' data and ids. */
   #messageChars = 0
   #headerBytes = 0
   /** Body bytes of SSE and compressed responses, which are counted rather than kept. */
@@ -104,6 +114,11 @@ export class ResponseCapture {
     this.#rpcError = !isBodyProblem(read) && read.messages.some((m) => isErrorAnswer(m.value))
   }
 
+  /** The kept SSE messages, each parsed as it is read (a fresh copy on every read). */
+  get messages(): CapturedMessage[] {
+    return this.#kept.map(({ at, eventId, data }) => ({ at, eventId, message: messageOf(data) }))
+  }
+
   /** The kept body (null for SSE and compressed responses, whose bytes are only counted). */
   get body(): CapturedBody | null {
     return this.kind === 'body' ? this.#body.snapshot() : null
@@ -131,22 +146,24 @@ export class ResponseCapture {
 
   #message(eventId: string | null, data: string): void {
     this.messageCount++
-    const read = parseJsonRpcText(data)
-    // Shown as sent: one message or a batch; text that is not JSON-RPC as text.
-    const message = isBodyProblem(read)
-      ? data
-      : read.batch
-        ? read.messages.map((m) => m.value)
-        : read.messages[0]!.value
-    if (isErrorAnswer(message)) this.#rpcError = true
-    if (this.#messageChars + data.length > this.#max) {
+    // Parsed here only to flag errors; what is kept is the text.
+    if (isErrorAnswer(messageOf(data))) this.#rpcError = true
+    const chars = data.length + (eventId?.length ?? 0)
+    if (this.#messageChars + chars > this.#max) {
       this.messagesTruncated = true
     } else {
-      this.#messageChars += data.length
-      this.messages.push({ at: this.#clock() - this.#opts.startedAt, eventId, message })
+      this.#messageChars += chars
+      this.#kept.push({ at: this.#clock() - this.#opts.startedAt, eventId, data })
     }
     this.#opts.onMessage?.()
   }
+}
+
+/** An event's data as shown: one message or a batch; text that is not JSON-RPC as text. */
+function messageOf(data: string): unknown {
+  const read = parseJsonRpcText(data)
+  if (isBodyProblem(read)) return data
+  return read.batch ? read.messages.map((m) => m.value) : read.messages[0]!.value
 }
 
 function lowerCased(headers: ResponseHeaders): Record<string, string> {

@@ -2,6 +2,8 @@
  * The inspector's memory of recent traffic: the last N exchanges (500 by default) within a byte
  * budget, oldest dropped first, and a feed of changes for the live view. Bodies are bounded by
  * the recordings themselves, so a busy or bulky tunnel cannot make the CLI grow without limit.
+ * The budget is a running total, checked whenever a recording grows (a response that streams
+ * for long grows after its exchange started), not only when an exchange starts.
  */
 import type { LocalRequest } from '../relay/local-exchange.js'
 import { DEFAULT_MAX_BODY_BYTES } from './captured-body.js'
@@ -33,6 +35,8 @@ export class TrafficRecorder {
   readonly #exchanges = new Map<number, ExchangeRecording>()
   readonly #listeners = new Set<(event: TrafficEvent) => void>()
   #nextId = 1
+  /** The sum of the kept recordings' `heldBytes`. */
+  #held = 0
 
   constructor(options: TrafficRecorderOptions = {}) {
     this.limit = options.limit ?? 500
@@ -49,8 +53,14 @@ export class TrafficRecorder {
       onChange: (changed) => {
         if (this.#exchanges.get(changed.id) === changed) this.#emitExchange(changed)
       },
+      onGrow: (grown, bytes) => {
+        if (this.#exchanges.get(grown.id) !== grown) return
+        this.#held += bytes
+        this.#evict()
+      },
     })
     this.#exchanges.set(recording.id, recording)
+    this.#held += recording.heldBytes
     this.#evict()
     this.#emitExchange(recording)
     return recording
@@ -69,6 +79,7 @@ export class TrafficRecorder {
   /** Forget every exchange (those still running are no longer reported). */
   clear(): void {
     this.#exchanges.clear()
+    this.#held = 0
     this.#emit({ type: 'cleared' })
   }
 
@@ -80,16 +91,15 @@ export class TrafficRecorder {
 
   #evict(): void {
     while (this.#exchanges.size > this.limit) this.#dropOldest()
-    let held = 0
-    for (const r of this.#exchanges.values()) held += r.heldBytes
-    while (held > this.#maxHeldBytes && this.#exchanges.size > 1) held -= this.#dropOldest()
+    while (this.#held > this.#maxHeldBytes && this.#exchanges.size > 1) this.#dropOldest()
   }
 
-  #dropOldest(): number {
+  #dropOldest(): void {
     const oldest = this.#exchanges.values().next().value
-    if (!oldest) return 0
+    if (!oldest) return
     this.#exchanges.delete(oldest.id)
-    return oldest.heldBytes
+    // Every growth of a kept recording was added as it happened: this is what it counted for.
+    this.#held -= oldest.heldBytes
   }
 
   #emitExchange(recording: ExchangeRecording): void {

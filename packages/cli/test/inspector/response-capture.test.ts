@@ -71,6 +71,22 @@ describe('ResponseCapture', () => {
     )
   })
 
+  it('keeps events as their text, counted, and parses them only when read', () => {
+    // Found by hostile review: events were kept parsed, ten times the memory of the text counted
+    // (500 answers of {"a":[{},{},…]} held 684 MiB against a 64 MiB budget).
+    const c = capture()
+    c.head(200, SSE)
+    const data = `{"jsonrpc":"2.0","id":1,"result":{"a":[${'{},'.repeat(20_000)}{}]}}`
+    c.chunk(new TextEncoder().encode(`id: 7\ndata: ${data}\n\n`))
+    assert.ok(c.heldBytes >= 2 * data.length, `counted ${c.heldBytes}`)
+    const [first] = c.messages
+    const [again] = c.messages
+    assert.equal(first?.eventId, '7')
+    assert.equal((first?.message as { result: { a: unknown[] } }).result.a.length, 20_001)
+    assert.deepEqual(again, first)
+    assert.notEqual(again?.message, first?.message, 'a fresh parse on each read: none is kept')
+  })
+
   it('counts the one message of a JSON body and flags a tool error', () => {
     const c = capture()
     c.head(200, { 'content-type': 'application/json' })

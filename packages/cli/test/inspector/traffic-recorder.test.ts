@@ -70,6 +70,35 @@ describe('TrafficRecorder', () => {
     assert.ok(held <= 1024 * 1024, `held ${held}`)
   })
 
+  it('keeps within its budget while responses grow, not only when exchanges start', () => {
+    // Found by hostile review: the budget was checked only by start(), so answers that went on
+    // streaming after the last exchange started grew without bound.
+    const budget = 1024 * 1024
+    const recorder = new TrafficRecorder({ maxHeldBytes: budget })
+    const sse = Array.from({ length: 10 }, (_, i) => {
+      const recording = recorder.start(request({ jsonrpc: '2.0', id: i, method: 'tools/call' }))
+      recording.head(200, { 'content-type': 'text/event-stream' })
+      return recording
+    })
+    const json = recorder.start(request({ jsonrpc: '2.0', id: 10, method: 'tools/call' }))
+    json.head(200, { 'content-type': 'application/json' })
+    const event = encode({
+      jsonrpc: '2.0',
+      method: 'notifications/progress',
+      params: { p: 'x'.repeat(20_000) },
+    })
+    for (let round = 0; round < 12; round++) {
+      for (const recording of sse)
+        recording.chunk(new TextEncoder().encode(`data: ${new TextDecoder().decode(event)}\n\n`))
+      json.chunk(new Uint8Array(20_000).fill(32))
+      let held = 0
+      for (const s of recorder.list()) held += recorder.get(s.id)!.heldBytes
+      assert.ok(held <= budget, `round ${round}: ${held} bytes held against ${budget}`)
+    }
+    assert.ok(recorder.list().length < 11, 'the oldest were dropped')
+    assert.ok(recorder.get(10), 'the newest is kept')
+  })
+
   it('tells subscribers about new, changed and cleared exchanges, and stops when asked', () => {
     let now = 1_000
     const recorder = new TrafficRecorder({ clock: () => now })
