@@ -7,6 +7,8 @@
  * config-routes.ts for the API.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { isLoopbackHost } from '../loopback.js'
 import { silentLogger, type Logger } from '../log/logger.js'
 import { bindInspector, hostForUrl } from './bind-inspector.js'
 import { handleConfigRoute, type ConfigRoutesState, type InspectorLayout } from './config-routes.js'
@@ -111,7 +113,8 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
     log,
   })
   guard = { token, allowedHosts: allowedHostsFor(bound.host, bound.port) }
-  if (!isLoopback(bound.host)) {
+  // Decided from the address bound: `127.1` and `[::ffff:7f00:1]` are 127.0.0.1 too.
+  if (!isLoopbackHost((server.address() as AddressInfo).address)) {
     log.warn(
       `inspector: listening on ${bound.host}, which is not a loopback address; anyone who can reach it and has the token sees your MCP traffic`,
     )
@@ -141,8 +144,4 @@ function refuse(
   } else {
     sendJson(res, verdict.status, { error: verdict.reason }, headers)
   }
-}
-
-function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '::1' || /^127\./.test(host)
 }

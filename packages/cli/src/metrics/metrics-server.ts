@@ -2,13 +2,14 @@
  * The metrics listener of `burrow up --metrics-addr HOST:PORT` (docs/configuration.md): HTTP/1.1
  * serving `GET /metrics` in the Prometheus text format and `GET /healthz` → `ok`. Metrics are
  * optional: when the address cannot be bound, a warning names it and the cause and forwarding
- * continues without them. On a loopback address only loopback Host names are answered, so a web
- * page cannot read the counters through DNS rebinding.
+ * continues without them. On a loopback address (IPv4-mapped ones included) only loopback Host
+ * names are answered, so a web page cannot read the counters through DNS rebinding.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { Logger } from '@burrow/protocol'
 import type { Registry } from 'prom-client'
+import { isLoopbackHost, isLoopbackHostHeader } from '../loopback.js'
 
 /** A running metrics listener. */
 export interface MetricsServer {
@@ -62,7 +63,7 @@ export async function startMetrics(
   }
   server.on('error', (err) => logger.debug(`metrics: ${err.message}`))
   const bound = server.address() as AddressInfo
-  loopback = isLoopback(bound.address)
+  loopback = isLoopbackHost(bound.address)
   const address = `${bound.family === 'IPv6' ? `[${bound.address}]` : bound.address}:${bound.port}`
   logger.info(`metrics: serving http://${address}/metrics`)
   return {
@@ -117,22 +118,6 @@ function send(
     ...headers,
   })
   res.end(headOnly ? undefined : body)
-}
-
-/** An IPv4 address in 127.0.0.0/8 written out (not a name such as `127.0.0.1.evil.example`). */
-const LOOPBACK_V4 =
-  /^127\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/
-
-function isLoopback(host: string): boolean {
-  const h = host.toLowerCase()
-  return h === 'localhost' || h.endsWith('.localhost') || h === '::1' || LOOPBACK_V4.test(h)
-}
-
-/** True for a Host header naming a loopback address, with or without a port. */
-function isLoopbackHostHeader(header: string): boolean {
-  const h = header.toLowerCase()
-  const name = h.startsWith('[') ? h.slice(1, h.indexOf(']')) : h.replace(/:\d*$/, '')
-  return isLoopback(name)
 }
 
 function describeCode(code: string): string {

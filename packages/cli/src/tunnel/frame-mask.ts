@@ -14,21 +14,11 @@
  * proxy sees ciphertext, and on the loopback interface, where there is no proxy. A plain `ws:`
  * connection to another host keeps random keys.
  */
+import { isLoopbackHost } from '../loopback.js'
 
 /** Fill `mask` with zeros: ws then skips masking and sends the caller's buffer as is. */
 function zeroMask(mask: Buffer): void {
   mask.fill(0)
-}
-
-/** True for hostnames that can only be this machine. */
-export function isLoopbackHost(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase()
-  return (
-    host === 'localhost' ||
-    host.endsWith('.localhost') ||
-    host === '::1' ||
-    /^127(\.\d{1,3}){3}$/.test(host)
-  )
 }
 
 /**

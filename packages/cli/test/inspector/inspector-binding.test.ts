@@ -106,6 +106,17 @@ describe('inspector binding', { timeout: 30_000 }, () => {
     await free.close()
   })
 
+  it('warns about a non-loopback address only when the address bound is not loopback', async () => {
+    // 127.1 and the IPv4-mapped forms are 127.0.0.1; the inspector used to warn about them.
+    for (const addr of ['127.1:0', '[::ffff:7f00:1]:0', '[::ffff:127.0.0.1]:0', '0.0.0.0:0']) {
+      const logger = captureLogger()
+      const inspector = await startInspector({ ...base, addr, addrExplicit: true, logger })
+      await inspector.close()
+      const warned = logger.lines.some((l) => l.includes('which is not a loopback address'))
+      assert.equal(warned, addr === '0.0.0.0:0', addr)
+    }
+  })
+
   it('needs a layout for admin', async () => {
     await assert.rejects(
       startInspector({ ...base, admin: true, addr: '127.0.0.1:0', addrExplicit: true }),

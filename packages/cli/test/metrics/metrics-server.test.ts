@@ -127,6 +127,31 @@ describe('startMetrics on a loopback address not written as four numbers', () =>
   })
 })
 
+describe('startMetrics on an IPv4-mapped loopback address', () => {
+  it('refuses a Host that is not a loopback name', async () => {
+    // Found by hostile review: Node reports [::ffff:7f00:1] as ::ffff:127.0.0.1, which was not
+    // taken for loopback, so the DNS-rebinding check was skipped (200 for any Host).
+    const metrics = new CliMetrics()
+    for (const host of ['[::ffff:7f00:1]', '[::ffff:127.0.0.1]']) {
+      const server = await startMetrics(`${host}:0`, metrics.registry, captureLogger())
+      assert.ok(server, host)
+      try {
+        const port = server.address.split(':').pop()!
+        const rebound = await get(`127.0.0.1:${port}`, '/metrics', {
+          headers: { host: `rebind.attacker.example:${port}` },
+        })
+        assert.equal(rebound.status, 403, host)
+        const own = await get(`127.0.0.1:${port}`, '/healthz', {
+          headers: { host: `[::ffff:7f00:1]:${port}` },
+        })
+        assert.equal(own.status, 200, host)
+      } finally {
+        await server.close()
+      }
+    }
+  })
+})
+
 describe('startMetrics when it cannot bind', () => {
   it('warns naming the address and the cause when the port is taken, and returns null', async () => {
     const taken = createServer()
