@@ -4,7 +4,9 @@
  * the holder (`mux(url)`, one WebSocket per peer, opened on first use and again after a loss),
  * and the holder relays it into the tunnel (`handleUpgrade` accepts peers at `NODE_LINK_PATH`,
  * checking their token). Streams carry requests exactly as the tunnel does: streaming both ways,
- * SSE event by event, flow control, cancellation.
+ * SSE event by event, flow control, cancellation. Both ends ping every link; one that leaves two
+ * pings unanswered (a peer that crashed hard or is cut off without its socket closing) is dropped,
+ * which ends its streams and makes the next request open a new link.
  */
 import type { IncomingMessage } from 'node:http'
 import type { Duplex } from 'node:stream'
@@ -25,6 +27,9 @@ export const NODE_LINK_PATH = '/_burrow/nodes'
 /** Least time between two log lines about refused links. */
 const REFUSAL_LOG_MS = 60_000
 
+/** Default period of the links' heartbeat. */
+const HEARTBEAT_MS = 10_000
+
 /** Options of `new NodeLinks`. */
 export interface NodeLinksOptions {
   readonly nodeId: string
@@ -38,6 +43,8 @@ export interface NodeLinksOptions {
     body: Uint8Array | undefined,
     fin: boolean,
   ) => void
+  /** Milliseconds between pings on every link (default 10 s); two unanswered drop the link. */
+  readonly heartbeatMs?: number
 }
 
 interface Outgoing {
@@ -62,9 +69,34 @@ export class NodeLinks {
   /** Refused links not logged yet, and when the last line about them was. */
   #refused = 0
   #refusedLoggedAt = -Infinity
+  /** Pings each link left unanswered since its last pong. */
+  readonly #missed = new WeakMap<WebSocket, number>()
+  readonly #heartbeat: NodeJS.Timeout
 
   constructor(opts: NodeLinksOptions) {
     this.#opts = opts
+    this.#heartbeat = setInterval(() => this.#beat(), opts.heartbeatMs ?? HEARTBEAT_MS)
+    this.#heartbeat.unref()
+  }
+
+  /** Ping every open link; drop one whose last two pings went unanswered. */
+  #beat(): void {
+    for (const ws of [...[...this.#out.values()].map((o) => o.ws), ...this.#in]) {
+      if (ws.readyState !== WebSocket.OPEN) continue
+      const missed = this.#missed.get(ws) ?? 0
+      if (missed >= 2) {
+        this.#opts.log.warn(`cluster: a node link left two pings unanswered; dropping it`)
+        ws.terminate()
+        continue
+      }
+      this.#missed.set(ws, missed + 1)
+      ws.ping()
+    }
+  }
+
+  /** Count `ws`'s pongs for the heartbeat. */
+  #watch(ws: WebSocket): void {
+    ws.on('pong', () => this.#missed.set(ws, 0))
   }
 
   /**
@@ -103,6 +135,7 @@ export class NodeLinks {
       )
     })
     ready.catch(() => {})
+    this.#watch(ws)
     ws.on('error', () => {})
     ws.on('close', () => {
       mux.close('node link closed')
@@ -126,6 +159,7 @@ export class NodeLinks {
     }
     this.#wss.handleUpgrade(req, socket, head, (ws) => {
       this.#in.add(ws)
+      this.#watch(ws)
       const mux = new TunnelMux({
         role: 'client',
         transport: {
@@ -168,6 +202,7 @@ export class NodeLinks {
   /** Close every link. */
   close(): void {
     this.#closed = true
+    clearInterval(this.#heartbeat)
     for (const { ws } of this.#out.values()) ws.terminate()
     for (const ws of this.#in) ws.terminate()
     this.#out.clear()

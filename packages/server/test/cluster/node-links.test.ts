@@ -1,12 +1,13 @@
 // Links between two nodes over real sockets: a stream opened on one is served by the other,
 // bodies both ways; a peer without a valid token, with one for another node, or with one already
-// used is refused before the 101.
+// used is refused before the 101; a peer that stops answering without closing its socket is
+// dropped by the heartbeat, and the next request opens a new link.
 import assert from 'node:assert/strict'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { after, before, describe, it } from 'node:test'
 import { silentLogger, type MuxStream } from '@burrow/protocol'
-import { WebSocket } from 'ws'
+import { WebSocket, WebSocketServer } from 'ws'
 import { signNodeToken } from '../../src/cluster/node-auth.js'
 import { NODE_LINK_PATH, NodeLinks } from '../../src/cluster/node-links.js'
 
@@ -126,4 +127,45 @@ describe('NodeLinks', () => {
     assert.equal(await link(token), 101)
     assert.equal(await link(token), 401, 'a token seen on its way cannot be replayed')
   })
+
+  it(
+    'drops a link whose peer stops answering pings, and opens a new one',
+    { timeout: 30_000 },
+    async () => {
+      // A peer that accepts the link, then goes silent (no pongs) without closing its socket.
+      const silent = new WebSocketServer({ noServer: true, autoPong: false })
+      const accepted: WebSocket[] = []
+      const peer = createServer()
+      peer.on('upgrade', (req, socket, head) =>
+        silent.handleUpgrade(req, socket, head, (ws) => void accepted.push(ws)),
+      )
+      await new Promise<void>((r) => peer.listen(0, '127.0.0.1', r))
+      const peerUrl = `http://127.0.0.1:${(peer.address() as AddressInfo).port}`
+      const lines: string[] = []
+      const links = new NodeLinks({
+        nodeId: 'node-a',
+        secret: 'cluster-secret',
+        log: { ...silentLogger, warn: (line: string) => void lines.push(line) },
+        onStream: () => {},
+        heartbeatMs: 30,
+      })
+      try {
+        const first = await links.mux(peerUrl, 'node-b')
+        const stream = first.open({ method: 'POST', path: '/mcp', headers: [] }, undefined, false)
+        const ended = new Promise<string>((resolve) => {
+          stream.onReset = (_code, reason) => resolve(reason)
+        })
+        await new Promise((r) => accepted[0]!.once('close', r))
+        assert.match(await ended, /node link closed/)
+        assert.match(lines.join('\n'), /left two pings unanswered/)
+        const second = await links.mux(peerUrl, 'node-b')
+        assert.notEqual(second, first)
+        assert.equal(accepted.length, 2)
+      } finally {
+        links.close()
+        for (const ws of accepted) ws.terminate()
+        await new Promise((r) => peer.close(r))
+      }
+    },
+  )
 })
