@@ -4,7 +4,7 @@
  * and exited for good (the directory's lost entry read as a newer claim), every tunnel's month
  * started again at 0 and the next meter snapshot lowered the billed usage; and a stalled Redis
  * held every call for as long as it stalled. Now the holder writes its entry again, the month is
- * taken up from the last snapshot, and a stalled Redis fails calls with 503.
+ * taken up from the last snapshot, and a stalled Redis fails calls with 503 and Retry-After.
  */
 import assert from 'node:assert/strict'
 import { execFile, spawn, type ChildProcess } from 'node:child_process'
@@ -90,7 +90,11 @@ describe(
         },
         body: CALL,
       })
-      return { status: res.status, text: await res.text() }
+      return {
+        status: res.status,
+        retryAfter: res.headers.get('retry-after'),
+        text: await res.text(),
+      }
     }
     const snapshotOf = async () => {
       const db = new pg.Client({ connectionString: database.config.databaseUrl! })
@@ -221,6 +225,8 @@ describe(
         // Before, the call waited for Redis to come back (and then got its 429).
         const stalled = await call(ports[0]!)
         assert.equal(stalled.status, 503, stalled.text)
+        assert.match(stalled.text, /cannot reach the state its nodes share \(Redis\)/)
+        assert.equal(stalled.retryAfter, '5')
       } finally {
         redis!.kill('SIGCONT')
       }

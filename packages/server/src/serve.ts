@@ -15,6 +15,10 @@ import { HttpError } from './http/http-error.js'
 import { sendApiError } from './http/responses.js'
 import { sendRefusal } from './http/send-refusal.js'
 import { FailureLog } from './observability/failure-log.js'
+import {
+  isSharedStateUnavailable,
+  SHARED_STATE_RETRY_AFTER_S,
+} from './store/shared-state-unavailable.js'
 import { publicUrlFor, serviceUrlFor } from './public-url.js'
 import { QuietMemoryRelease } from './runtime/quiet-memory-release.js'
 import { wireServices } from './wire-services.js'
@@ -205,7 +209,16 @@ function internalError(
     return
   }
   const reason = 'burrowd failed to handle the request; it was logged'
-  if (onTunnel) {
+  if (onTunnel && isSharedStateUnavailable(err)) {
+    sendRefusal(
+      res,
+      'tunnel_offline',
+      'service unavailable',
+      'burrowd cannot reach the state its nodes share (Redis) to route and count this call; ' +
+        `try again in ${SHARED_STATE_RETRY_AFTER_S} s`,
+      { headers: { 'retry-after': String(SHARED_STATE_RETRY_AFTER_S) } },
+    )
+  } else if (onTunnel) {
     sendRefusal(res, 'tunnel_offline', 'internal error', reason)
   } else if ((req.url ?? '').startsWith('/api/')) {
     sendApiError(res, new HttpError(500, 'internal', reason))

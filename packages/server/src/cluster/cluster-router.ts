@@ -172,7 +172,10 @@ export class ClusterRouter {
         ? localRoute(registry, tunnelId, 0)
         : ((await this.#remote(tunnelId)) ?? null)
     const taken = this.#taken(tunnelId, waitMs)
-    const already = await where()
+    const already = await where().catch((err: Error) => {
+      taken.stop()
+      throw err
+    })
     if (already !== null) {
       taken.stop()
       return already
@@ -201,9 +204,13 @@ export class ClusterRouter {
     return { done, stop }
   }
 
-  /** The route to the node holding `tunnelId` when another node does; undefined otherwise. */
+  /**
+   * The route to the node holding `tunnelId` when another node does; undefined otherwise. Rejects
+   * when the directory cannot be read (Redis unreachable): the agent is told so, and not that the
+   * tunnel is offline.
+   */
   async #remote(tunnelId: string): Promise<TunnelRoute | null | undefined> {
-    const entry = await this.#opts.directory.lookup(tunnelId).catch(() => null)
+    const entry = await this.#opts.directory.lookup(tunnelId)
     if (entry === null || entry.node === this.#opts.nodeId) return undefined
     let mux: TunnelMux
     try {
