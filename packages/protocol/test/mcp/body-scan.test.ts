@@ -65,6 +65,11 @@ describe('scanBody', () => {
     assert.equal(scan(names).repeated, null)
     const late = `${names.slice(0, -1)},"k199999":1}`
     assert.deepEqual(repeats(late), { '-1': { name: 'k199999', inMessage: true } })
+    // Long names that share a prefix are told apart, and a repeat among them found.
+    const prefix = 'p'.repeat(4096)
+    const similar = `{${Array.from({ length: 16 }, (_, i) => `"${prefix}${i}":0`).join(',')}}`
+    assert.equal(scan(similar).repeated, null)
+    assert.equal(repeats(`${similar.slice(0, -1)},"${prefix}7":1}`)['-1']?.name, `${prefix}7`)
     const longName = `{"${'x'.repeat(1 << 20)}":1,"${'x'.repeat(1 << 20)}":2}`
     assert.equal(scan(longName).repeated?.get(-1)?.name.length, 1 << 20)
   })

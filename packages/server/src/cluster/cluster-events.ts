@@ -79,12 +79,18 @@ export class RedisClusterEvents implements ClusterEvents {
 
   constructor(opts: { url: string; node: string; log: Logger; keyPrefix?: string }) {
     this.#pub = new Redis(opts.url, { ...REDIS_OPTIONS, lazyConnect: false })
-    this.#sub = new Redis(opts.url, { ...REDIS_OPTIONS, lazyConnect: false })
+    // The subscriber keeps ioredis's defaults: its SUBSCRIBE waits for Redis rather than failing
+    // (a failed one would leave this node deaf to the others' events), and it resubscribes
+    // itself after every reconnection.
+    this.#sub = new Redis(opts.url, { lazyConnect: false })
     this.#channel = `${opts.keyPrefix ?? ''}events`
     this.#node = opts.node
     this.#log = opts.log
     this.#sub.on('message', (_channel: string, text: string) => this.#receive(text))
-    this.#ready = this.#sub.subscribe(this.#channel).then(() => undefined)
+    this.#ready = this.#sub.subscribe(this.#channel).then(
+      () => undefined,
+      (err: Error) => this.#log.warn(`cluster events: could not subscribe: ${err.message}`),
+    )
     this.#pub.on('error', (err: Error) => this.#log.debug(`cluster events: ${err.message}`))
     this.#sub.on('error', (err: Error) => this.#log.debug(`cluster events: ${err.message}`))
   }
@@ -107,7 +113,10 @@ export class RedisClusterEvents implements ClusterEvents {
   }
 
   async close(): Promise<void> {
-    await Promise.allSettled([this.#sub.quit(), this.#pub.quit()])
+    // A connection that never reached Redis would wait for it to say goodbye: it is dropped.
+    const end = (redis: Redis) =>
+      redis.status === 'ready' ? redis.quit() : Promise.resolve(redis.disconnect())
+    await Promise.allSettled([end(this.#sub), end(this.#pub)])
   }
 
   #receive(text: string): void {

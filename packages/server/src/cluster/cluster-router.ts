@@ -84,6 +84,8 @@ export class ClusterRouter {
       if (event.node === opts.nodeId) return
       const epoch = this.#held.get(event.tunnelId)
       if (epoch !== undefined && epoch < event.epoch) this.#lost(event.tunnelId)
+      // A claim still to be made again here is older than this one: it must not take it back.
+      else if (this.#unclaimed.delete(event.tunnelId)) this.#lost(event.tunnelId)
     })
     this.#timer = setInterval(() => void this.#refresh(), Math.max(1000, opts.directory.ttlMs / 3))
     this.#timer.unref()
@@ -299,6 +301,8 @@ export class ClusterRouter {
       else this.#unclaimed.delete(tunnelId)
     }
     for (const [tunnelId, epoch] of [...this.#held]) {
+      // Released meanwhile (its client left): refreshing would write the entry back.
+      if (this.#held.get(tunnelId) !== epoch) continue
       const state = await directory.refresh(tunnelId, epoch, nodeId, nodeUrl).catch(() => null)
       if (this.#held.get(tunnelId) !== epoch) continue
       if (state === 'lost') this.#lost(tunnelId)

@@ -26,9 +26,10 @@ return epoch
 
 /**
  * KEYS: entry, epoch counter. ARGV: epoch, ttl ms, node, url. Returns 1 while the epoch is current,
- * 0 when another claim took the tunnel since, and 2 when the entry was gone with no newer claim
- * made (Redis lost it: restarted empty, evicted it, failed over to a replica that was behind, or
- * the holder could not refresh in time), which restores it, and the counter with it.
+ * 0 when another claim took the tunnel since, and 2 when the entry was gone, or named an older
+ * epoch, with no newer claim made (Redis lost it: restarted empty, evicted it, failed over to a
+ * replica that was behind, or the holder could not refresh in time; an older holder that
+ * refreshed first after such a loss wrote its own back), which restores it, and the counter.
  */
 const REFRESH = new RedisScript(`
 local current = redis.call('HGET', KEYS[1], 'epoch')
@@ -36,9 +37,9 @@ if current == ARGV[1] then
   redis.call('PEXPIRE', KEYS[1], ARGV[2])
   return 1
 end
-if current then return 0 end
-local counter = tonumber(redis.call('GET', KEYS[2]) or '0')
 local epoch = tonumber(ARGV[1])
+if current and tonumber(current) > epoch then return 0 end
+local counter = tonumber(redis.call('GET', KEYS[2]) or '0')
 if counter > epoch then return 0 end
 if counter < epoch then redis.call('SET', KEYS[2], ARGV[1]) end
 redis.call('HSET', KEYS[1], 'node', ARGV[3], 'url', ARGV[4], 'epoch', ARGV[1])

@@ -1,8 +1,11 @@
-// Cluster events over a real Redis: what one node publishes, the others (and itself) receive once.
+// Cluster events over a real Redis: what one node publishes, the others (and itself) receive once;
+// and a node started while Redis cannot be reached waits for it instead of crashing (a review
+// found that the subscription failed after one retry, unhandled, which ends the process).
 import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
 import { describe, it } from 'node:test'
 import { silentLogger } from '@burrow/protocol'
+import { freePort } from '../../../../test/helpers/free-port.js'
 import {
   LocalClusterEvents,
   RedisClusterEvents,
@@ -51,4 +54,20 @@ describe('cluster events', () => {
       await Promise.all([a.close(), b.close()])
     },
   )
+
+  it('waits for a Redis it cannot reach yet instead of failing', async () => {
+    const port = await freePort()
+    const events = new RedisClusterEvents({
+      url: `redis://127.0.0.1:${port}`,
+      node: 'a',
+      log: silentLogger,
+    })
+    // Past the retry after which a command of the other connections fails.
+    await new Promise((r) => setTimeout(r, 1_500))
+    let settled = false
+    void events.ready().then(() => (settled = true))
+    await new Promise((r) => setTimeout(r, 50))
+    assert.equal(settled, false, 'still waiting for Redis')
+    await events.close()
+  })
 })

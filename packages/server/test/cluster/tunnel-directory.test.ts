@@ -66,4 +66,15 @@ describe('TunnelDirectory', { skip: url ? false : 'needs TEST_REDIS_URL (a Redis
     assert.ok(next > epoch)
     assert.equal(await dir.refresh('tun_3', epoch, 'node-a', 'http://a'), 'lost')
   })
+
+  it('gives a lost entry back to the newer holder when an older one restored it first', async () => {
+    const older = await dir.claim('tun_4', 'node-a', 'http://a')
+    const newer = await dir.claim('tun_4', 'node-b', 'http://b')
+    await redis.del(`${prefix}dir:tun_4`, `${prefix}dir-epoch:tun_4`)
+    // Node A missed B's claim (Redis was away when it was announced) and refreshes first.
+    assert.equal(await dir.refresh('tun_4', older, 'node-a', 'http://a'), 'restored')
+    assert.equal(await dir.refresh('tun_4', newer, 'node-b', 'http://b'), 'restored')
+    assert.deepEqual(await dir.lookup('tun_4'), { node: 'node-b', url: 'http://b', epoch: newer })
+    assert.equal(await dir.refresh('tun_4', older, 'node-a', 'http://a'), 'lost')
+  })
 })

@@ -1,0 +1,134 @@
+/**
+ * The router's claims in a real Redis when claims fail or entries are lost (found by a review of
+ * the change that writes lost entries back): a claim made again after Redis refused it must not
+ * take the tunnel from a newer connection another node claimed meanwhile, and a tunnel released
+ * while the refresh loop runs must not be written back by it.
+ */
+import assert from 'node:assert/strict'
+import { randomUUID } from 'node:crypto'
+import { afterEach, beforeEach, describe, it } from 'node:test'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { silentLogger } from '@burrow/protocol'
+import { Redis } from 'ioredis'
+import type { TunnelRegistry } from '../../src/broker/tunnel-registry.js'
+import { LocalClusterEvents } from '../../src/cluster/cluster-events.js'
+import { ClusterRouter } from '../../src/cluster/cluster-router.js'
+import { TunnelDirectory } from '../../src/cluster/tunnel-directory.js'
+
+const url = process.env.TEST_REDIS_URL
+
+/** A directory whose calls can be made to fail or wait, per method and tunnel. */
+class FlakyDirectory extends TunnelDirectory {
+  failClaims = 0
+  slowRefresh: string | null = null
+
+  override async claim(tunnelId: string, node: string, nodeUrl: string): Promise<number> {
+    if (this.failClaims > 0) {
+      this.failClaims -= 1
+      throw new Error('Command timed out')
+    }
+    return super.claim(tunnelId, node, nodeUrl)
+  }
+
+  override async refresh(
+    tunnelId: string,
+    epoch: number,
+    node: string,
+    nodeUrl: string,
+  ): Promise<'held' | 'restored' | 'lost'> {
+    if (tunnelId === this.slowRefresh) await sleep(400)
+    return super.refresh(tunnelId, epoch, node, nodeUrl)
+  }
+}
+
+describe('ClusterRouter claims', { skip: url ? false : 'needs TEST_REDIS_URL' }, () => {
+  let redis: Redis
+  let prefix: string
+  const routers: ClusterRouter[] = []
+
+  const directory = () => new FlakyDirectory({ redis, keyPrefix: prefix, ttlMs: 3000 })
+  const router = (
+    nodeId: string,
+    dir: TunnelDirectory,
+    events: LocalClusterEvents,
+    online: Set<string>,
+    replaced: string[],
+  ) => {
+    const registry = {
+      isOnline: (t: string) => online.has(t),
+      replacedElsewhere: (t: string) => void replaced.push(t),
+    } as unknown as TunnelRegistry
+    const r = new ClusterRouter({
+      nodeId,
+      nodeUrl: `http://${nodeId}.invalid`,
+      secret: 'cluster-secret',
+      directory: dir,
+      registry,
+      events,
+      log: silentLogger,
+      queueWaitMs: 100,
+    })
+    routers.push(r)
+    return r
+  }
+
+  beforeEach(() => {
+    redis = new Redis(url!)
+    prefix = `test:${randomUUID()}:`
+  })
+
+  afterEach(async () => {
+    for (const r of routers.splice(0)) r.close()
+    const keys = await redis.keys(`${prefix}*`)
+    if (keys.length > 0) await redis.del(...keys)
+    await redis.quit()
+  })
+
+  it('a claim made again after Redis refused it does not take the tunnel from a newer one', async () => {
+    const events = new LocalClusterEvents()
+    const older = directory()
+    older.failClaims = 1
+    const replacedA: string[] = []
+    const replacedB: string[] = []
+    const a = router('node-a', older, events, new Set(['t']), replacedA)
+    const b = router('node-b', directory(), events, new Set(['t']), replacedB)
+    a.held('t') // refused by Redis: made again at A's next refresh
+    await sleep(50)
+    b.held('t') // a newer client on node B
+    for (let i = 0; (await older.lookup('t'))?.node !== 'node-b'; i++) {
+      assert.ok(i < 100, 'B never claimed the tunnel')
+      await sleep(20)
+    }
+    await sleep(1_500) // past A's refresh (every second)
+    assert.equal((await older.lookup('t'))?.node, 'node-b')
+    assert.deepEqual(replacedB, [], 'the newest connection stays')
+    assert.deepEqual(replacedA, ['t'], 'the older one is told another took the tunnel')
+  })
+
+  it('a claim Redis refused is made again while its client is connected', async () => {
+    const dir = directory()
+    dir.failClaims = 1
+    router('node-a', dir, new LocalClusterEvents(), new Set(['t']), []).held('t')
+    for (let i = 0; (await dir.lookup('t')) === null; i++) {
+      assert.ok(i < 150, 'the claim was never made again')
+      await sleep(20)
+    }
+    assert.equal((await dir.lookup('t'))?.node, 'node-a')
+  })
+
+  it('a tunnel released while the refresh loop runs is not written back', async () => {
+    const dir = directory()
+    dir.slowRefresh = 't1'
+    const a = router('node-a', dir, new LocalClusterEvents(), new Set(['t1', 't2']), [])
+    a.held('t1')
+    a.held('t2')
+    for (let i = 0; (await dir.lookup('t2')) === null; i++) {
+      assert.ok(i < 100)
+      await sleep(10)
+    }
+    await sleep(1_100) // the loop (every second) waits in t1's slow refresh
+    a.gone('t2')
+    await sleep(800) // past the loop's turn for t2
+    assert.equal(await dir.lookup('t2'), null)
+  })
+})
