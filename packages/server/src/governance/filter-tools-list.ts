@@ -1,9 +1,13 @@
 /**
  * Removes the tools agents may not see from a `tools/list` answer (one JSON-RPC response object),
- * leaving everything else of it as it was: other result fields, `nextCursor`, `_meta`.
+ * leaving everything else of it as it was: other result fields, `nextCursor`, `_meta`. A tool
+ * named '' is always removed.
  */
 
-/** The answer without the tools `visible` refuses, and their names; the input is not changed. */
+/**
+ * The answer without the tools `visible` refuses and those named '', and the names removed; the
+ * input is not changed.
+ */
 export function filterToolsList(
   response: Readonly<Record<string, unknown>>,
   visible: (name: string) => boolean,
@@ -17,7 +21,11 @@ export function filterToolsList(
   const removed: string[] = []
   const kept = tools.filter((tool: unknown) => {
     const name = (tool as { name?: unknown } | null)?.name
-    if (typeof name !== 'string' || visible(name)) return true
+    // Entries without a string name are not guessed at (an SDK refuses such a list whole); a
+    // tool named '' is valid to the SDKs but no call can be checked against it: left out, or its
+    // description would reach the model past every pin and policy (a hostile review).
+    if (typeof name !== 'string') return true
+    if (name !== '' && visible(name)) return true
     removed.push(name)
     return false
   })

@@ -25,7 +25,7 @@ import {
   type ToolPinsStore,
 } from '../store/tool-pins-store.js'
 import { KeptDefinitions, keptChars } from './kept-definitions.js'
-import { roundOf, type Round } from './list-rounds.js'
+import { noteName, roundOf, type Round } from './list-rounds.js'
 import { HELD_STATUSES, heldReasonOf } from './pin-holds.js'
 import { unpinnableName } from './pinnable-name.js'
 import type { RugPullMode } from './policy.js'
@@ -68,6 +68,8 @@ export class ToolPins {
   readonly #loading = new Map<string, Promise<PinState>>()
   /** Writes per tunnel, one after another. */
   readonly #writes = new Map<string, Promise<unknown>>()
+  /** When each tunnel's server last said its list changed, while that write waits its turn. */
+  readonly #listChanges = new Map<string, Date>()
   readonly #now: () => number
   readonly #kept = new KeptDefinitions()
 
@@ -151,7 +153,7 @@ export class ToolPins {
       }
     }
     const stored = (p: PinnedTool) => this.#kept.of(state, p, page.zeroKnowledge)
-    if (round) for (const name of seen.keys()) round.names.add(name)
+    if (round) for (const name of seen.keys()) noteName(round, name)
     const complete = page.nextCursor === null
     const hidden = (): ReadonlySet<string> => {
       const names = new Set(this.#hidden(state, seen, page.mode))
@@ -227,7 +229,16 @@ export class ToolPins {
     const at = new Date(this.#now())
     const state = this.#cache.get(tunnelId)
     if (state) state.listChangedAt = at.toISOString()
-    this.#write(tunnelId, () => this.#opts.store.listChanged(tunnelId, at))
+    // One write queued per tunnel, of the latest time: a server that sends the notification
+    // 300,000 times in one answer queued as many writes (a hostile review).
+    const queued = this.#listChanges.has(tunnelId)
+    this.#listChanges.set(tunnelId, at)
+    if (queued) return
+    this.#write(tunnelId, () => {
+      const latest = this.#listChanges.get(tunnelId) ?? at
+      this.#listChanges.delete(tunnelId)
+      return this.#opts.store.listChanged(tunnelId, latest)
+    })
   }
 
   /** Forget the cached state of `tunnelId` here and on every node (resolves once they are told). */

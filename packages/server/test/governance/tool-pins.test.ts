@@ -405,6 +405,33 @@ for (const backend of testBackends()) {
       assert.ok(!alerted.has(`n${MAX_PAGE_TOOLS + 5}`), 'alert mode lets them through unchecked')
     })
 
+    it('writes a flood of list_changed as one update of the latest time', async () => {
+      // A hostile review: 300,000 notifications in one answer queued as many database writes.
+      await list([tool('read_file')])
+      let writes = 0
+      const counted = new ToolPins({
+        store: Object.assign(Object.create(store.toolPins) as typeof store.toolPins, {
+          listChanged: (tunnelId: string, at: Date) => {
+            writes += 1
+            return store.toolPins.listChanged(tunnelId, at)
+          },
+        }),
+        events: new LocalClusterEvents(),
+        log: silentLogger,
+        onChange: () => {},
+        dashboardUrl: 'https://burrow.example/dashboard/tunnels/',
+        now: () => clock,
+      })
+      for (let i = 0; i < 10_000; i++) {
+        clock += 1
+        counted.listChanged(tunnel.id)
+      }
+      await counted.settled()
+      assert.ok(writes <= 2, `${writes} writes`)
+      const stored = await store.toolPins.load(tunnel.id)
+      assert.equal(stored.listChangedAt, new Date(clock).toISOString())
+    })
+
     it('counts the tools waiting for the owner per tunnel of the account', async () => {
       await list([tool('a'), tool('b')])
       await list([tool('a', 'changed'), tool('c')])

@@ -1,0 +1,34 @@
+// Paginated lists followed for rug-pull protection: a page finds its list by the cursor it was
+// asked with, however long the server made it, while the map holds only the cursor's hash (a
+// hostile review: 32 cursors of 8 MiB held 320 MB for as long as the tunnel's pins were cached);
+// a list whose names pass their bound is not followed further.
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { noteName, roundOf, type Round } from '../../src/governance/list-rounds.js'
+
+describe('roundOf', () => {
+  it('follows a list by its cursors, keeping a short key for a cursor of megabytes', () => {
+    const rounds = new Map<string, Round>()
+    const long = `c1:${'x'.repeat(8 << 20)}`
+    const first = roundOf(rounds, { cursor: null, nextCursor: long })
+    assert.ok(first)
+    noteName(first, 'read_file')
+    assert.ok([...rounds.keys()].every((key) => key.length <= 64))
+    const second = roundOf(rounds, { cursor: long, nextCursor: null })
+    assert.equal(second, first)
+    assert.ok(second.names.has('read_file'))
+    assert.equal(rounds.size, 0)
+    assert.equal(roundOf(rounds, { cursor: long, nextCursor: null }), null, 'followed once')
+  })
+
+  it('stops following a list whose names pass their bound in characters', () => {
+    const rounds = new Map<string, Round>()
+    const round = roundOf(rounds, { cursor: null, nextCursor: 'p2' })!
+    for (let i = 0; i < 300; i++) noteName(round, `${i}:${'n'.repeat(1000)}`)
+    noteName(round, `0:${'n'.repeat(1000)}`) // seen already: not counted twice
+    assert.equal(round.names.size, 300)
+    assert.equal(round.chars, [...round.names].join('').length)
+    assert.equal(roundOf(rounds, { cursor: 'p2', nextCursor: 'p3' }), null)
+    assert.equal(rounds.size, 0)
+  })
+})
