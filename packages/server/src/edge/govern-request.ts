@@ -290,14 +290,15 @@ function rewriter(
         changed = true
       }
     } else if (replays && m.kind === 'response' && hasToolsArray(value)) {
-      // Its page of the list is unknown: nothing is pinned from it, and what is not approved
-      // is left out.
+      // Its page of the list is unknown: nothing new is pinned from it, a pinned tool that
+      // changed is recorded, and what is not approved is left out.
       if (pinning) {
         const unique = firstOfEachName(value)
         if (unique.dropped > 0) {
           value = unique.response
           changed = true
         }
+        rug.pins.observeReplayed(rug.tunnel, rug.state, toolsOf(value), rug.mode, rug.zeroKnowledge)
       }
       const left = pinning ? unapprovedIn(rug.state, toolsOf(value), rug.mode) : null
       const filtered = filterToolsList(

@@ -4,6 +4,8 @@
  */
 import type { PinRow, PinStatus } from '../store/tool-pins-store.js'
 import { diffDefinitions } from './definition-diff.js'
+import { unpinnableName } from './pinnable-name.js'
+import type { PinState } from './pin-state.js'
 import type { RugPullMode } from './policy.js'
 
 /** Statuses held from agents, per mode. */
@@ -11,6 +13,33 @@ export const HELD_STATUSES: Readonly<Record<RugPullMode, ReadonlySet<PinStatus>>
   off: new Set(),
   alert: new Set(['rejected']),
   hold: new Set(['changed', 'new', 'renamed', 'rejected']),
+}
+
+/**
+ * Why a call to `name` is held under `mode` with the pins of `state`, or null when it may go
+ * through; `where` is the tunnel's Tools page.
+ */
+export function heldReasonIn(
+  state: PinState,
+  name: string,
+  mode: RugPullMode,
+  where: string,
+): string | null {
+  const row = state.pins.get(name)
+  if (row === undefined) {
+    if (mode !== 'hold' || !state.baselined || state.baselining) return null
+    const unpinnable = unpinnableName(name)
+    if (unpinnable !== null) {
+      // Never pinned, so never shown for approval: the reason says so, without the name.
+      return `${unpinnable}; such tools are not pinned, and are held on tunnels in hold mode`
+    }
+    return (
+      `the tool "${name}" is not among the tools this tunnel's owner approved; ` +
+      `it is held until the owner approves it at ${where}`
+    )
+  }
+  if (!HELD_STATUSES[mode].has(row.status)) return null
+  return heldReasonOf(row, where)
 }
 
 /** The reason a call to the held tool of `row` is refused; `where` is its Tools page. */

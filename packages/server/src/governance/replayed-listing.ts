@@ -1,8 +1,8 @@
 /**
- * A `tools/list` answer seen apart from its request: a stream the server replays to a GET with
- * Last-Event-ID. Its page of the list is unknown, so nothing is pinned or recorded from it (taken
- * as a first page, it could mark the other pages' tools removed); it is only checked against the
- * tunnel's pins as they are.
+ * A `tools/list` answer seen apart from its request: on the agent's GET stream, or replayed to a
+ * GET with Last-Event-ID. Its page of the list is unknown, so nothing new is pinned from it
+ * (taken as a first page, it could mark the other pages' tools removed); pinned tools that
+ * changed are recorded (`ToolPins.observeReplayed`), and it is checked against the pins.
  */
 import { HELD_STATUSES } from './pin-holds.js'
 import type { RugPullMode } from './policy.js'

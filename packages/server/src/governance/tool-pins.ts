@@ -11,9 +11,8 @@
  * refused (`tool_held`), from the same state, so the list and the calls never disagree; a
  * rejected definition is held in `alert` mode too. The state of each tunnel is kept in memory
  * (a few seconds, and dropped when an approval or another node changes it) so that the answer
- * being read can be filtered at once.
- *
- * Definitions are kept for the owner's diff up to a bound per tunnel (kept-definitions.ts).
+ * being read can be filtered at once. Definitions are kept for the owner's diff up to a bound
+ * per tunnel (kept-definitions.ts).
  */
 import type { Logger } from '@burrow/protocol'
 import type { ClusterEvents } from '../cluster/cluster-events.js'
@@ -26,7 +25,7 @@ import {
 } from '../store/tool-pins-store.js'
 import { KeptDefinitions, keptChars } from './kept-definitions.js'
 import { noteName, roundOf, type Round } from './list-rounds.js'
-import { HELD_STATUSES, heldReasonOf } from './pin-holds.js'
+import { HELD_STATUSES, heldReasonIn } from './pin-holds.js'
 import { unpinnableName } from './pinnable-name.js'
 import type { RugPullMode } from './policy.js'
 import { pinTool, type PinnedTool } from './tool-definition.js'
@@ -204,24 +203,38 @@ export class ToolPins {
     return hidden()
   }
 
+  /**
+   * A listing seen apart from its request (a GET stream's): its page is unknown, so nothing new
+   * is pinned nor judged removed, but a pinned tool that changed is recorded (a hostile review:
+   * in `alert` mode a server showed agents a changed tool there with no alert).
+   */
+  observeReplayed(
+    tunnel: { readonly id: string; readonly accountId: string },
+    state: PinState,
+    tools: readonly unknown[],
+    mode: RugPullMode,
+    zeroKnowledge: boolean,
+  ): void {
+    if (mode === 'off' || !state.baselined || state.baselining) return
+    const at = new Date(this.#now())
+    let looked = 0
+    for (const tool of tools) {
+      const name = (tool as { name?: unknown } | null)?.name
+      if (typeof name !== 'string') continue
+      const row = state.pins.get(name)
+      if (row === undefined || looked++ >= MAX_PAGE_TOOLS) continue
+      const p = pinTool(tool)
+      if (p === null || p.hash === row.approvedHash) continue
+      if (p.hash !== row.currentHash || row.status === 'removed') {
+        const status: PinStatus = row.approvedHash === null ? 'new' : 'changed'
+        this.#see(tunnel, state, name, status, this.#kept.of(state, p, zeroKnowledge), at)
+      }
+    }
+  }
+
   /** Why a call to `name` is held under `mode`, or null when it may go through. */
   heldReason(tunnelId: string, state: PinState, name: string, mode: RugPullMode): string | null {
-    const row = state.pins.get(name)
-    const where = `${this.#opts.dashboardUrl}${tunnelId}/tools`
-    if (row === undefined) {
-      if (mode !== 'hold' || !state.baselined || state.baselining) return null
-      const unpinnable = unpinnableName(name)
-      if (unpinnable !== null) {
-        // Never pinned, so never shown for approval: the reason says so, without the name.
-        return `${unpinnable}; such tools are not pinned, and are held on tunnels in hold mode`
-      }
-      return (
-        `the tool "${name}" is not among the tools this tunnel's owner approved; ` +
-        `it is held until the owner approves it at ${where}`
-      )
-    }
-    if (!HELD_STATUSES[mode].has(row.status)) return null
-    return heldReasonOf(row, where)
+    return heldReasonIn(state, name, mode, `${this.#opts.dashboardUrl}${tunnelId}/tools`)
   }
 
   /** The server said its tools changed (`notifications/tools/list_changed`). */
@@ -229,8 +242,7 @@ export class ToolPins {
     const at = new Date(this.#now())
     const state = this.#cache.get(tunnelId)
     if (state) state.listChangedAt = at.toISOString()
-    // One write queued per tunnel, of the latest time: a server that sends the notification
-    // 300,000 times in one answer queued as many writes (a hostile review).
+    // One write queued per tunnel, of the latest time (a flood queued one each: a hostile review).
     const queued = this.#listChanges.has(tunnelId)
     this.#listChanges.set(tunnelId, at)
     if (queued) return
