@@ -37,14 +37,19 @@ export function serveTrafficStream(
     'content-type': 'text/event-stream; charset=utf-8',
     'x-accel-buffering': 'no',
   })
-  // Bytes of the snapshot that may still be unsent: allowed on top of the bound.
+  // Bytes of the snapshot that may still be unsent: allowed on top of the bound until it has
+  // left (then the bound alone applies again).
   let snapshotBytes = 0
   const send = (event: string, data: unknown): void => {
     if (res.destroyed) return
     const text = `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`
-    res.write(text)
-    if (event === 'snapshot') snapshotBytes = Buffer.byteLength(text)
-    else if (res.writableLength > snapshotBytes + maxBuffered) res.destroy()
+    const flowing = res.write(text)
+    if (event === 'snapshot') {
+      if (!flowing) {
+        snapshotBytes = Buffer.byteLength(text)
+        res.once('drain', () => (snapshotBytes = 0))
+      }
+    } else if (res.writableLength > snapshotBytes + maxBuffered) res.destroy()
   }
   res.write('retry: 1000\n\n')
   send('snapshot', { limit: recorder.limit, exchanges: recorder.list() })

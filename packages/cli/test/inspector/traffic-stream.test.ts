@@ -89,4 +89,30 @@ describe('serveTrafficStream', () => {
     assert.equal(events.ended, false)
     res.destroy()
   })
+
+  it(
+    'cuts off a viewer that stops reading once its snapshot has left',
+    { timeout: 30_000 },
+    async () => {
+      // A review: the snapshot's allowance stayed for the connection's life, so a tab that read
+      // its snapshot and stopped could make the feed buffer that much again.
+      const res = await new Promise<IncomingMessage>((resolve, reject) =>
+        request({ host: '127.0.0.1', port, path: '/' }, resolve).on('error', reject).end(),
+      )
+      const events = new Events(res)
+      assert.equal((await events.next()).name, 'snapshot')
+      res.pause()
+      // About 12 MB of changes, less than the 16 MB snapshot, far more than the 64 KiB bound and
+      // what the sockets hold.
+      for (let round = 0; round < 12 && !events.ended; round++) {
+        for (let i = 0; i < 10; i++) recorder.start(call(`/mcp?${'q'.repeat(100_000)}`))
+        await new Promise((r) => setTimeout(r, 100))
+      }
+      res.resume()
+      for (let i = 0; !events.ended; i++) {
+        assert.ok(i < 100, 'the feed went on buffering for a viewer that stopped reading')
+        await events.next()
+      }
+    },
+  )
 })
