@@ -226,6 +226,8 @@ describe(
         const stalled = await call(ports[0]!)
         assert.equal(stalled.status, 503, stalled.text)
         assert.match(stalled.text, /cannot reach the state its nodes share \(Redis\)/)
+        // With the call's id: the agent's SDK matches the error instead of waiting it out.
+        assert.match(stalled.text, /"id":1,/)
         assert.equal(stalled.retryAfter, '5')
       } finally {
         redis!.kill('SIGCONT')

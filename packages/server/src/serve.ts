@@ -14,6 +14,7 @@ import { answerClientError, REQUEST_TIMEOUT_MS } from './http/answer-client-erro
 import { HttpError } from './http/http-error.js'
 import { sendApiError } from './http/responses.js'
 import { sendRefusal } from './http/send-refusal.js'
+import { refusedIdsOf } from './edge/request-ids.js'
 import { FailureLog } from './observability/failure-log.js'
 import {
   isSharedStateUnavailable,
@@ -209,6 +210,8 @@ function internalError(
     return
   }
   const reason = 'burrowd failed to handle the request; it was logged'
+  // The refused request's ids, when its body was read: the agent's SDK can match the error.
+  const id = refusedIdsOf(req)
   if (onTunnel && isSharedStateUnavailable(err)) {
     sendRefusal(
       res,
@@ -216,10 +219,10 @@ function internalError(
       'service unavailable',
       'burrowd cannot reach the state its nodes share (Redis) to route and count this call; ' +
         `try again in ${SHARED_STATE_RETRY_AFTER_S} s`,
-      { headers: { 'retry-after': String(SHARED_STATE_RETRY_AFTER_S) } },
+      { id, headers: { 'retry-after': String(SHARED_STATE_RETRY_AFTER_S) } },
     )
   } else if (onTunnel) {
-    sendRefusal(res, 'tunnel_offline', 'internal error', reason)
+    sendRefusal(res, 'tunnel_offline', 'internal error', reason, { id })
   } else if ((req.url ?? '').startsWith('/api/')) {
     sendApiError(res, new HttpError(500, 'internal', reason))
   } else {

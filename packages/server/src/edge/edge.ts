@@ -34,6 +34,7 @@ import { BodyBudget } from '../http/body-budget.js'
 import { AnswerBudget } from './answer-budget.js'
 import type { CustomHost, EdgeOptions } from './edge-options.js'
 import { readBody } from '../http/read-body.js'
+import { noteRefusedIds } from './request-ids.js'
 import { sendBodyRefusal } from './send-body-refusal.js'
 import { relayResponse } from './relay-response.js'
 import { sendRefusal } from '../http/send-refusal.js'
@@ -217,6 +218,7 @@ export class Edge {
       this.noteVersionMismatch(tunnel, parsed, singleHeader(req.headers['mcp-protocol-version']))
     }
     const ids = refusalIds(rpc)
+    noteRefusedIds(req, ids)
     const sessionId = singleHeader(req.headers['mcp-session-id'])
     const policies = this.opts.policies
     const governance = policies
