@@ -50,10 +50,11 @@ export type UsageSeed = (
  * ARGV[3i-1] n, ARGV[3i] limit, ARGV[3i+1] check (`fits`, `below` or `none`, as
  * `demandRefused`). Counts every demand or none. Returns {allowed 1|0, index of the refusing
  * demand or 0, then before and after of each demand}; or {2}, counting nothing, when the
- * tunnel's month was not seeded since Redis lost it.
+ * tunnel's month was not seeded since Redis lost it, or one of its counters was lost since (a
+ * seed creates every counter, so a missing one was evicted, not unused).
  */
 const CHECK_AND_INCREMENT = new RedisScript(`
-if redis.call('EXISTS', KEYS[#KEYS]) == 0 then return {2} end
+if redis.call('EXISTS', unpack(KEYS)) < #KEYS then return {2} end
 local befores = {}
 for i = 1, #KEYS - 1 do
   befores[i] = tonumber(redis.call('GET', KEYS[i]) or '0')
@@ -87,12 +88,15 @@ return reply
 
 /**
  * KEYS: the month's counter of every metric, then its marker. ARGV[1]: expiry; ARGV[i + 1]: the
- * seed of metric i. Raises each counter to its seed (counts made meanwhile stay), marks the month.
+ * seed of metric i. Creates each missing counter at its seed, and marks the month. An unmarked
+ * month's existing counters are raised to their seed; a marked one's are left alone: another
+ * seed came first, and what was counted or set since (an operator lowering it) stands.
  */
 const SEED = new RedisScript(`
+local marked = redis.call('EXISTS', KEYS[#KEYS]) == 1
 for i = 1, #KEYS - 1 do
-  local seed = tonumber(ARGV[i + 1])
-  if seed > tonumber(redis.call('GET', KEYS[i]) or '0') then
+  local current = redis.call('GET', KEYS[i])
+  if not current or (not marked and tonumber(ARGV[i + 1]) > tonumber(current)) then
     redis.call('SET', KEYS[i], ARGV[i + 1])
     redis.call('EXPIREAT', KEYS[i], ARGV[1])
   end
@@ -158,7 +162,9 @@ export class RedisUsageCounters extends CountingUsageCounters {
     const period = periodOf(now)
     const key = this.#key(tunnelId, period, metric)
     const [value, marker] = await this.#redis.mget(key, this.#marker(tunnelId, period))
-    if (marker !== null && marker !== undefined) return toCount(value ?? null)
+    if (marker !== null && marker !== undefined && value !== null && value !== undefined) {
+      return toCount(value)
+    }
     await this.#seedMonth(tunnelId, period, now)
     return toCount(await this.#redis.get(key))
   }
@@ -257,8 +263,8 @@ export class RedisUsageCounters extends CountingUsageCounters {
   }
 
   /**
-   * Raise `tunnelId`'s counters of `period` to the seed's and mark the month, once however many
-   * calls find it unseeded at once.
+   * Bring `tunnelId`'s counters of `period` up from the seed (those Redis lost, or all of an
+   * unmarked month) and mark the month, once however many calls find it unseeded at once.
    */
   async #seedMonth(tunnelId: string, period: Period, now: Date): Promise<void> {
     const marker = this.#marker(tunnelId, period)

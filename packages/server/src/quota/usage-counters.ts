@@ -119,8 +119,9 @@ export interface UsageCounters {
   set(tunnelId: string, metric: UsageMetric, value: number, now?: Date): Promise<void>
 
   /**
-   * Every counter of `now`'s period that was ever incremented or set, sorted by tunnel id then
-   * metric: what the periodic meter snapshot copies to the database.
+   * Every counter of `now`'s period that was ever incremented or set (in Redis, also one its
+   * seed of a month created at 0), sorted by tunnel id then metric: what the periodic meter
+   * snapshot copies to the database.
    */
   snapshot(now?: Date): Promise<UsageSnapshotEntry[]>
 

@@ -94,6 +94,42 @@ describe(
       assert.equal(await counters.get('tun_d', BYTES), 123, 'the other metric came back')
     })
 
+    it('takes up a counter Redis evicted while the marker stayed (found by a review)', async () => {
+      // Each key is evicted on its own: the month's marker stayed, the tool-call counter went,
+      // and the next call counted from 0 (50 more calls of a used-up month, its meter lowered).
+      const counters = open()
+      assert.equal((await counters.consume('tun_f', CALLS, 50, 50)).value, 50)
+      stored = new Map([[CALLS, 50]])
+      await redis.del(`${keyPrefix}q:tun_f:2099-03:tool_calls`)
+      assert.equal((await counters.consume('tun_f', CALLS, 1, 50)).allowed, false)
+      assert.equal(await counters.get('tun_f', CALLS), 50)
+      // A metric never counted was seeded at 0: its eviction is noticed the same way.
+      stored = new Map([[BYTES, 700]])
+      await redis.del(`${keyPrefix}q:tun_f:2099-03:bandwidth_bytes`)
+      assert.equal(await counters.get('tun_f', BYTES), 700)
+    })
+
+    it('leaves an operator’s value made while another node was seeding (found by a review)', async () => {
+      // Node a reads the snapshot (90) slowly; the operator's command seeds and sets 0 meanwhile;
+      // a's seed then raised the counter back to 90.
+      stored = new Map([[CALLS, 90]])
+      let release = () => {}
+      const held = new Promise<void>((resolve) => (release = resolve))
+      const slow = new RedisUsageCounters(redis, {
+        keyPrefix,
+        clock,
+        seed: async () => {
+          await held
+          return new Map([[CALLS, 90]])
+        },
+      })
+      const counting = slow.consume('tun_g', CALLS, 1, 1000)
+      await open().set('tun_g', CALLS, 0)
+      release()
+      assert.equal((await counting).value, 1)
+      assert.equal(await slow.get('tun_g', CALLS), 1)
+    })
+
     it('without a seed, starts a lost month from what Redis has', async () => {
       const counters = new RedisUsageCounters(redis, { keyPrefix, clock })
       assert.equal((await counters.consume('tun_e', CALLS, 2, 10)).value, 2)
