@@ -83,7 +83,9 @@ export class MeterSnapshots {
 
 /**
  * Write `entries` to `usage_snapshots`, and `raiseOnly` where they are higher than the stored
- * value (or new), and record `takenAt` as the meters' time.
+ * value (or new), and record `takenAt` as the meters' time. An entry does not replace one taken
+ * later, nor the meters' time a later one: another node may read the counters after this one
+ * and write first.
  */
 export async function writeSnapshot(
   db: Kysely<Database>,
@@ -112,10 +114,13 @@ export async function writeSnapshot(
         .insertInto('usage_snapshots')
         .values(rows.slice(start, start + ROWS_PER_STATEMENT))
         .onConflict((oc) =>
-          oc.columns(['period', 'tunnel_id', 'metric']).doUpdateSet((eb) => ({
-            value: eb.ref('excluded.value'),
-            taken_at: eb.ref('excluded.taken_at'),
-          })),
+          oc
+            .columns(['period', 'tunnel_id', 'metric'])
+            .doUpdateSet((eb) => ({
+              value: eb.ref('excluded.value'),
+              taken_at: eb.ref('excluded.taken_at'),
+            }))
+            .where((eb) => eb('excluded.taken_at', '>=', eb.ref('usage_snapshots.taken_at'))),
         )
         .execute()
     }
@@ -137,7 +142,12 @@ export async function writeSnapshot(
     await trx
       .insertInto('settings')
       .values({ key: METERS_TAKEN_AT_SETTING, value: at })
-      .onConflict((oc) => oc.column('key').doUpdateSet({ value: at }))
+      .onConflict((oc) =>
+        oc
+          .column('key')
+          .doUpdateSet({ value: at })
+          .where((eb) => eb('excluded.value', '>=', eb.ref('settings.value'))),
+      )
       .execute()
   })
 }

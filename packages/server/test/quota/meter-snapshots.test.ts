@@ -8,7 +8,7 @@ import assert from 'node:assert/strict'
 import { afterEach, beforeEach, describe, it } from 'node:test'
 import { silentLogger } from '@burrow/protocol'
 import { MemoryUsageCounters } from '../../src/quota/memory-usage-counters.js'
-import { MeterSnapshots } from '../../src/quota/meter-snapshots.js'
+import { MeterSnapshots, writeSnapshot } from '../../src/quota/meter-snapshots.js'
 import { readMeters } from '../../src/quota/read-meters.js'
 import { openStore } from '../../src/store/open-store.js'
 import type { Store } from '../../src/store/store.js'
@@ -132,6 +132,20 @@ for (const backend of testBackends()) {
       await again.close()
       const kept = await readMeters(store.db, accountId, new Date('2026-03-20T00:00:00Z'))
       assert.equal(kept.tunnels[0]?.toolCalls, 500)
+    })
+
+    it('keeps a newer snapshot another node wrote first (found by a review)', async () => {
+      // Two nodes read the same counters a moment apart; the one that read first wrote last, and
+      // its older, lower counts replaced the newer ones (and the meters' time went back).
+      const [one] = tunnels as [string]
+      const read = new Date('2026-03-10T12:00:00.000Z')
+      const later = new Date('2026-03-10T12:00:01.000Z')
+      const entry = { tunnelId: one, metric: 'tool_calls' as const, period: '2026-03' }
+      await writeSnapshot(store.db, [{ ...entry, value: 150 }], later)
+      await writeSnapshot(store.db, [{ ...entry, value: 100 }], read)
+      const meters = await readMeters(store.db, accountId, later)
+      assert.equal(meters.tunnels[0]?.toolCalls, 150)
+      assert.deepEqual(meters.takenAt, later)
     })
 
     it('takes a last snapshot when closed', async () => {
