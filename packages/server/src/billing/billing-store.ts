@@ -115,6 +115,7 @@ export class BillingStore {
               event.subscription,
               provider,
               event.occurredAt,
+              target.fromCheckout === true,
             ),
             accountId: target.accountId,
           }
@@ -151,6 +152,7 @@ export class BillingStore {
     subscription: PaddleSubscription,
     provider: BillingProvider,
     at: Date,
+    fromCheckout = false,
   ): Promise<ApplyOutcome> {
     const account = await lockAccount(trx, accountId, false)
     if (account === undefined) return 'unknown_account'
@@ -167,8 +169,10 @@ export class BillingStore {
     // Another customer's subscription does not replace one this account pays for: the custom
     // data naming the account is the buyer's to write (Paddle.js can set it in an open checkout),
     // so anyone knowing an account's id could otherwise bind their subscription to it and end
-    // the account's plan by cancelling theirs.
+    // the account's plan by cancelling theirs. One from a checkout burrowd made for the account
+    // is the account's own, and replaces a stranger's that bound while the account was on Free.
     if (
+      !fromCheckout &&
       existing !== undefined &&
       existing.subscription_id !== subscription.id &&
       existing.customer_id !== null &&

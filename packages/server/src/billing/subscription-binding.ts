@@ -22,6 +22,8 @@ export const UNVERIFIED_WAIT_MS = 60 * 60_000
 interface EventTarget {
   readonly accountId: string
   readonly bindable: boolean
+  /** True when the subscription comes from a checkout burrowd made for the account. */
+  readonly fromCheckout?: boolean
 }
 
 /**
@@ -55,7 +57,9 @@ export async function findAccount(
       .where('provider', '=', provider)
       .where('transaction_id', '=', event.createdFrom)
       .executeTakeFirst()
-    if (checkout !== undefined) return { accountId: checkout.account_id, bindable: true }
+    if (checkout !== undefined) {
+      return { accountId: checkout.account_id, bindable: true, fromCheckout: true }
+    }
   }
   const named = subscription.customData.account_id
   if (named === undefined) return null

@@ -104,6 +104,38 @@ for (const backend of testBackends()) {
       assert.equal((await billing.getSubscription(accountId))?.subscriptionId, 'sub_2')
     })
 
+    it("the account's own checkout replaces a stranger's subscription that bound while it was on Free", async () => {
+      // The owner opens a checkout burrowd made while the account is on Free.
+      await billing.recordCheckout(accountId, 'txn_own', 'paddle')
+      // Meanwhile a stranger pays a checkout of their own naming the account (Free: it binds).
+      const foreign = { id: 'sub_foreign', customerId: 'ctm_stranger' }
+      await billing.applyEvent(event('subscription.created', foreign), 'paddle')
+      // The owner pays: the subscription burrowd's checkout made is the account's.
+      now = minutes(10)
+      const own = event('subscription.created', {
+        id: 'sub_own',
+        customerId: 'ctm_owner',
+        transactionId: 'txn_own',
+        priceId: TEST_PRICES.scale_monthly,
+      })
+      assert.equal((await billing.applyEvent(own, 'paddle')).outcome, 'applied')
+      assert.equal((await billing.getSubscription(accountId))?.subscriptionId, 'sub_own')
+      // The stranger cancelling theirs no longer ends the plan the owner pays for.
+      now = minutes(20)
+      const canceled = event('subscription.canceled', {
+        ...foreign,
+        status: 'canceled',
+        occurredAt: minutes(20),
+      })
+      assert.equal((await billing.applyEvent(canceled, 'paddle')).outcome, 'ignored')
+      const row = await store.db
+        .selectFrom('accounts')
+        .select(['plan', 'plan_expires_at'])
+        .where('id', '=', accountId)
+        .executeTakeFirstOrThrow()
+      assert.deepEqual(row, { plan: 'scale', plan_expires_at: null })
+    })
+
     it('an event racing its subscription.created (PostgreSQL) is applied, not recorded "ignored"', async (t) => {
       if (backend.name !== 'postgres') return t.skip('row locks: PostgreSQL only')
       // An operator-granted account buys through burrowd's checkout.
