@@ -107,8 +107,10 @@ export class BillingService {
       this.#client.createTransaction({
         priceId: this.config.prices[priceKey(plan, cycle)],
         accountId: account.id,
-        customerId:
-          existing?.customerId ?? (await this.#client.findOrCreateCustomer(account.email)),
+        // Never the customer of an earlier subscription: one that bound while the account was on
+        // Free may be a stranger's (docs/decisions.md, "Billing"), who would get the receipts and
+        // could cancel the new one from Paddle's customer portal.
+        customerId: await this.#client.findOrCreateCustomer(account.email),
       }),
     )
     await this.store.recordCheckout(account.id, txn.id, this.config.provider)

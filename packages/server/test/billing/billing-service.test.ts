@@ -348,6 +348,35 @@ for (const backend of testBackends()) {
       assert.notEqual(bought.subscription?.subscriptionId, sub.id)
     })
 
+    it("a stranger's subscription that named the account on Free lends its customer to no later checkout", async () => {
+      // What Paddle.js lets anyone do: a checkout of their own whose custom data names the
+      // account; on Free it binds (it costs the account nothing), then its payer ends it.
+      const stranger = stack.paddle.addCustomer('mallory@example.com')
+      const theirs = stack.paddle.addTransaction({
+        price: stack.paddle.prices.get([...stack.paddle.prices.keys()][0]!)!,
+        customerId: stranger.id,
+        customData: { account_id: account.id },
+        base: stack.paddleUrl,
+      })
+      const sub = await stack.paddle.pay(theirs.id)
+      assert.equal((await stack.billing.status(account.id)).subscription?.subscriptionId, sub.id)
+      tick(1)
+      await stack.paddle.expire(sub.id)
+      assert.equal((await stack.billing.status(account.id)).state, 'free')
+      // The owner's checkout is for the owner's customer: not the stranger's, who would get its
+      // receipts and could cancel it from Paddle's customer portal.
+      tick(1)
+      const { html } = await buy('pro', 'monthly')
+      assert.match(html, /ann@example\.com/)
+      assert.doesNotMatch(html, /mallory/)
+      const bought = await stack.billing.status(account.id)
+      assert.equal(bought.state, 'paid')
+      assert.equal(
+        stack.paddle.customers.get(bought.subscription!.customerId!)?.email,
+        'ann@example.com',
+      )
+    })
+
     it('asks Paddle to send again an event that overtook the creation of a subscription for a paying account', async () => {
       await stack.store.db
         .updateTable('accounts')
