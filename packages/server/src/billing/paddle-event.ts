@@ -167,12 +167,23 @@ function object(value: unknown, where: string): Record<string, unknown> {
 }
 
 function text(value: unknown, where: string): string {
-  if (typeof value !== 'string' || value === '' || value.length > 200) {
+  if (typeof value !== 'string' || value === '' || value.length > 200 || !storable(value)) {
     throw new PaddleEventError(
-      `Paddle event field ${where} must be a string of 1 to 200 characters`,
+      `Paddle event field ${where} must be a string of 1 to 200 characters a database can store`,
     )
   }
   return value
+}
+
+/** With the `u` flag a paired surrogate is one code point: `\p{Cs}` matches only lone ones. */
+const LONE_SURROGATE = /\p{Cs}/u
+
+/**
+ * False for text no database stores as it is: U+0000, which PostgreSQL refuses in text (the
+ * whole transaction fails), or an unpaired surrogate, which UTF-8 cannot carry.
+ */
+function storable(value: string): boolean {
+  return !value.includes('\u0000') && !LONE_SURROGATE.test(value)
 }
 
 /** RFC 3339 as Paddle writes it (`2024-04-12T10:18:49.621022Z`); microseconds are dropped. */
@@ -202,10 +213,11 @@ function nullable<T>(value: unknown, parse: (value: unknown) => T): T | null {
 function customData(value: unknown, where: string): { account_id?: string } {
   if (value === null || value === undefined) return {}
   const data = object(value, where)
-  // Other keys are ours to ignore; a non-string account id is treated as absent, not trusted.
-  return typeof data.account_id === 'string' && data.account_id !== ''
-    ? { account_id: data.account_id }
-    : {}
+  // Other keys are ours to ignore; a non-string account id is treated as absent, not trusted, and
+  // so is one no database can look up (the buyer writes it: on PostgreSQL a NUL would fail the
+  // event's transaction, answered 500 and sent again for days, where SQLite finds no account).
+  const id = data.account_id
+  return typeof id === 'string' && id !== '' && storable(id) ? { account_id: id } : {}
 }
 
 function clip(text: string): string {

@@ -92,7 +92,8 @@ describe('parsePaddleEvent', () => {
   })
 
   it('treats missing or odd custom data as naming no account', () => {
-    for (const customData of [null, {}, { account_id: 5 }, { account_id: '' }]) {
+    const unstorable = [{ account_id: 'acc_\u0000' }, { account_id: 'acc_\ud800' }]
+    for (const customData of [null, {}, { account_id: 5 }, { account_id: '' }, ...unstorable]) {
       const event = parse(eventBody('subscription.created', subscriptionData({ customData })))
       assert.deepEqual(event.subscription?.customData, {})
     }
@@ -103,6 +104,7 @@ describe('parsePaddleEvent', () => {
     malformed('[]', 'the event must be an object')
     malformed({ ...eventBody('x', {}), event_id: 7 }, 'event_id')
     malformed({ ...eventBody('x', {}), event_type: '' }, 'event_type')
+    malformed({ ...eventBody('x', {}), event_id: 'evt_\u0000' }, 'event_id')
     malformed({ ...eventBody('x', {}), occurred_at: 'yesterday' }, 'occurred_at')
     malformed({ ...eventBody('x', {}), occurred_at: '2026-02-30T00:00:00Z' }, 'occurred_at')
     malformed(eventBody('subscription.created', null), 'data must be an object')
