@@ -28,6 +28,23 @@ export function formatUsd(amount: number): string {
   return Number.isInteger(amount) ? `$${amount}` : `$${amount.toFixed(2)}`
 }
 
+/** Currencies with no minor unit (ISO 4217): an amount in the lowest denomination is whole. */
+const NO_MINOR_UNIT = new Set(
+  'BIF CLP DJF GNF ISK JPY KMF KRW PYG RWF UGX VND VUV XAF XOF XPF'.split(' '),
+)
+/** Currencies with three decimals (ISO 4217). */
+const THREE_DECIMALS = new Set('BHD IQD JOD KWD LYD OMR TND'.split(' '))
+
+/**
+ * An amount the payment provider gave in the currency's lowest denomination (cents for USD,
+ * whole yen for JPY, as Paddle sends money): `$26.99`, `26.99 EUR`, `2050 JPY`.
+ */
+export function formatMoney(lowest: number, currency: string): string {
+  const decimals = NO_MINOR_UNIT.has(currency) ? 0 : THREE_DECIMALS.has(currency) ? 3 : 2
+  const amount = (lowest / 10 ** decimals).toFixed(decimals)
+  return currency === 'USD' ? `$${amount}` : `${amount} ${currency}`
+}
+
 /** `Dec 1, 2026` (UTC). */
 export function formatDate(at: Date): string {
   return `${MONTHS[at.getUTCMonth()]} ${at.getUTCDate()}, ${at.getUTCFullYear()}`

@@ -6,14 +6,8 @@
 import { html, type SafeHtml } from '../../http/html.js'
 import { PLANS } from '../../plans.js'
 import type { PlanChangePreview } from '../web-services.js'
-import { formatUsd } from './format.js'
+import { formatMoney as money, formatUsd } from './format.js'
 import { csrfField, page, type Viewer } from './layout.js'
-
-/** `$26.99` (US dollars) or `26.99 EUR`. */
-function money(cents: number, currency: string): string {
-  const amount = (cents / 100).toFixed(2)
-  return currency === 'USD' ? `$${amount}` : `${amount} ${currency}`
-}
 
 /** The page for `p`. */
 export function planChangePage(viewer: Viewer, p: PlanChangePreview): SafeHtml {
