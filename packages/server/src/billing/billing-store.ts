@@ -161,7 +161,14 @@ export class BillingStore {
       .selectAll()
       .where('account_id', '=', accountId)
       .executeTakeFirst()
-    if (existing !== undefined && new Date(existing.synced_at).getTime() > at.getTime()) {
+    // Older than what was applied is stale, except that an ended subscription's news does not
+    // date another: the end of the old one, processed late by the provider, may come after the
+    // account bought the next one.
+    if (
+      existing !== undefined &&
+      new Date(existing.synced_at).getTime() > at.getTime() &&
+      (existing.subscription_id === subscription.id || existing.state !== 'free')
+    ) {
       return 'stale'
     }
     const decision = decidePlan(subscription, this.#prices, at)

@@ -136,6 +136,40 @@ for (const backend of testBackends()) {
       assert.deepEqual(row, { plan: 'scale', plan_expires_at: null })
     })
 
+    it("an ended subscription's later end does not make the account's next subscription stale", async () => {
+      // sub_1 is cancelled at the end of its period, minute 15; from then on the account is Free.
+      await billing.applyEvent(
+        event('subscription.created', { id: 'sub_1', scheduledCancelAt: minutes(15) }),
+        'paddle',
+      )
+      // At minute 20 the owner buys again through burrowd's checkout (sub_2). Paddle processed
+      // sub_1's cancellation a little late (minute 25) and delivers it before sub_2's creation.
+      await billing.recordCheckout(accountId, 'txn_2', 'paddle')
+      now = minutes(26)
+      const ended = event('subscription.canceled', {
+        id: 'sub_1',
+        status: 'canceled',
+        occurredAt: minutes(25),
+      })
+      assert.equal((await billing.applyEvent(ended, 'paddle')).outcome, 'applied')
+      const created = event('subscription.created', {
+        id: 'sub_2',
+        transactionId: 'txn_2',
+        occurredAt: minutes(20),
+      })
+      assert.equal((await billing.applyEvent(created, 'paddle')).outcome, 'applied')
+      assert.equal((await billing.getSubscription(accountId))?.subscriptionId, 'sub_2')
+      const row = await store.db
+        .selectFrom('accounts')
+        .select('plan')
+        .where('id', '=', accountId)
+        .executeTakeFirstOrThrow()
+      assert.equal(row.plan, 'pro')
+      // sub_1's own older news stays stale.
+      const older = event('subscription.updated', { id: 'sub_1', occurredAt: minutes(5) })
+      assert.equal((await billing.applyEvent(older, 'paddle')).outcome, 'stale')
+    })
+
     it('an event racing its subscription.created (PostgreSQL) is applied, not recorded "ignored"', async (t) => {
       if (backend.name !== 'postgres') return t.skip('row locks: PostgreSQL only')
       // An operator-granted account buys through burrowd's checkout.
