@@ -163,11 +163,13 @@ export class BillingStore {
       .executeTakeFirst()
     // Older than what was applied is stale, except that an ended subscription's news does not
     // date another: the end of the old one, processed late by the provider, may come after the
-    // account bought the next one.
+    // account bought the next one. That other is still judged by its own recorded news.
     if (
       existing !== undefined &&
       new Date(existing.synced_at).getTime() > at.getTime() &&
-      (existing.subscription_id === subscription.id || existing.state !== 'free')
+      (existing.subscription_id === subscription.id ||
+        existing.state !== 'free' ||
+        (await hasNewerEvent(trx, subscription.id, at)))
     ) {
       return 'stale'
     }
@@ -288,6 +290,21 @@ export class BillingStore {
       .execute()
     return rows.map((r) => r.id)
   }
+}
+
+/** True when an event of subscription `subscriptionId` that happened after `at` was recorded. */
+async function hasNewerEvent(
+  trx: Transaction<Database>,
+  subscriptionId: string,
+  at: Date,
+): Promise<boolean> {
+  const row = await trx
+    .selectFrom('billing_events')
+    .select('event_id')
+    .where('subscription_id', '=', subscriptionId)
+    .where('occurred_at', '>', at.toISOString())
+    .executeTakeFirst()
+  return row !== undefined
 }
 
 function iso(date: Date | null | undefined): string | null {

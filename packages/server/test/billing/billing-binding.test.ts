@@ -170,6 +170,32 @@ for (const backend of testBackends()) {
       assert.equal((await billing.applyEvent(older, 'paddle')).outcome, 'stale')
     })
 
+    it("a replaced subscription's old news stays stale once the account's next one ended", async () => {
+      await billing.applyEvent(event('subscription.created', { id: 'sub_1' }), 'paddle')
+      now = minutes(10)
+      await billing.recordCheckout(accountId, 'txn_2', 'paddle')
+      await billing.applyEvent(
+        event('subscription.created', { id: 'sub_2', transactionId: 'txn_2' }),
+        'paddle',
+      )
+      // sub_1 is cancelled (ignored: sub_2 pays), then sub_2 ends too: the account is Free.
+      now = minutes(12)
+      const firstEnds = event('subscription.canceled', { id: 'sub_1', status: 'canceled' })
+      assert.equal((await billing.applyEvent(firstEnds, 'paddle')).outcome, 'ignored')
+      now = minutes(30)
+      const secondEnds = event('subscription.canceled', { id: 'sub_2', status: 'canceled' })
+      assert.equal((await billing.applyEvent(secondEnds, 'paddle')).outcome, 'applied')
+      // An update of sub_1 from before its cancellation, retried by Paddle, arrives now.
+      const old = event('subscription.updated', { id: 'sub_1', occurredAt: minutes(11) })
+      assert.equal((await billing.applyEvent(old, 'paddle')).outcome, 'stale')
+      const row = await store.db
+        .selectFrom('accounts')
+        .select('plan')
+        .where('id', '=', accountId)
+        .executeTakeFirstOrThrow()
+      assert.equal(row.plan, 'free')
+    })
+
     it('an event racing its subscription.created (PostgreSQL) is applied, not recorded "ignored"', async (t) => {
       if (backend.name !== 'postgres') return t.skip('row locks: PostgreSQL only')
       // An operator-granted account buys through burrowd's checkout.
