@@ -67,7 +67,7 @@ export class ListAggregator {
           })
     // An upstream that does not answer is left out after a while, as one that fails is: one
     // stuck server must not keep every agent from seeing the others' items.
-    const bound = this.#opts.pageTimeoutMs ?? DEFAULT_PAGE_TIMEOUT_MS
+    const bound = this.#pageTimeoutMs
     const bounded = { ...call, timeoutMs: Math.min(call.timeoutMs ?? bound, bound) }
     const pages = await Promise.all(
       positions.map(({ link, cursor: at }) =>
@@ -95,21 +95,29 @@ export class ListAggregator {
     return { [list.itemsKey]: items, ...nextCursor }
   }
 
-  /** Every item of list `method` at one upstream, as the upstream names them (all its pages). */
+  /**
+   * Every item of list `method` at one upstream, as the upstream names them (all its pages). Each
+   * page waits at most the page timeout unless `call` sets its own.
+   */
   async fetchAll(link: UpstreamLink, method: string, call: CallOptions = {}): Promise<unknown[]> {
     const list = listMethod(method)
     if (!list || !offers(link, list)) return []
+    const bounded = { ...call, timeoutMs: call.timeoutMs ?? this.#pageTimeoutMs }
     const items: unknown[] = []
     const seen = new Set<string>()
     let cursor: string | undefined
     for (let n = 0; n < MAX_PAGES; n += 1) {
-      const page = await this.#fetch(link, list, cursor, call)
+      const page = await this.#fetch(link, list, cursor, bounded)
       items.push(...itemsOf(page, list))
       if (typeof page.nextCursor !== 'string' || seen.has(page.nextCursor)) break
       seen.add(page.nextCursor)
       cursor = page.nextCursor
     }
     return items
+  }
+
+  get #pageTimeoutMs(): number {
+    return this.#opts.pageTimeoutMs ?? DEFAULT_PAGE_TIMEOUT_MS
   }
 
   /** One upstream page, from the cache when the upstream announces changes to this list. */

@@ -1,8 +1,10 @@
 /**
  * Which upstream serves a resource URI. Resource URIs are not prefixed (they are the servers'
  * own, and agents quote them back verbatim), so the router learns owners from `resources/list`
- * pages and matches URI templates from `resources/templates/list`. A URI nobody listed is tried on
- * each available upstream that offers resources, in order, and the first that serves it owns it.
+ * pages and matches URI templates from `resources/templates/list` (read from every upstream at
+ * once, each page within the list timeout, so a stuck upstream holds up nobody's reads for long).
+ * A URI nobody listed is tried on each available upstream that offers resources, in order, and
+ * the first that serves it owns it.
  * What was learnt about an upstream is forgotten when its resource lists change or it initializes
  * again, but kept while it is down, so requests for its URIs fail with its own unavailability.
  */
@@ -90,21 +92,25 @@ export class ResourceRouter {
   async ownerOf(uri: string, call: CallOptions = {}): Promise<UpstreamLink | undefined> {
     const listed = this.#owners.get(uri)
     if (listed !== undefined) return this.#link(listed)
-    for (const link of this.#links) {
-      // Templates learnt before an upstream went down still route its URIs (to its error).
-      await this.#readTemplates(link, call)
-      if (this.#templates.get(link.name)?.some((t) => t.pattern.test(uri))) return link
-    }
-    return undefined
+    await this.#readAllTemplates(call)
+    // Templates learnt before an upstream went down still route its URIs (to its error).
+    return this.#links.find((link) =>
+      this.#templates.get(link.name)?.some((t) => t.pattern.test(uri)),
+    )
   }
 
   /** The upstream that lists `template` as its own, else the owner of it as a URI. */
   async templateOwner(template: string, call: CallOptions = {}): Promise<UpstreamLink | undefined> {
-    for (const link of this.#links) {
-      await this.#readTemplates(link, call)
-      if (this.#templates.get(link.name)?.some((t) => t.template === template)) return link
-    }
-    return this.ownerOf(template, call)
+    await this.#readAllTemplates(call)
+    const owner = this.#links.find((link) =>
+      this.#templates.get(link.name)?.some((t) => t.template === template),
+    )
+    return owner ?? this.ownerOf(template, call)
+  }
+
+  /** Read every upstream's templates at once: one that does not answer delays none of the others. */
+  async #readAllTemplates(call: CallOptions): Promise<void> {
+    await Promise.all(this.#links.map((link) => this.#readTemplates(link, call)))
   }
 
   async #readTemplates(link: UpstreamLink, call: CallOptions): Promise<void> {

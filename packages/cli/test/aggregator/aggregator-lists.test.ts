@@ -71,6 +71,30 @@ describe('aggregator lists', { timeout: 60_000 }, () => {
     await agg.close()
   })
 
+  it('reads a resource of one upstream while another never lists its templates', async () => {
+    const agg = await startAggregator(
+      [
+        { name: 'stuck', stdio: ['--label', 'stuck', '--hang-templates'] },
+        { name: 'good', stdio: ['--label', 'good'] },
+      ],
+      { listTimeoutMs: 300 },
+    )
+    const agent = await connectAgent(agg.url)
+    const uri = 'mem://good/items/7'
+    const read = async () => {
+      const started = Date.now()
+      const result = await agent.client.readResource({ uri }, { timeout: 5_000 })
+      return { result, ms: Date.now() - started }
+    }
+    const first = await read()
+    assert.deepEqual(first.result.contents, [
+      { uri, mimeType: 'text/plain', text: 'item 7 of good' },
+    ])
+    // The stuck upstream costs one bound at most, not one per upstream read in turn.
+    assert.ok(first.ms < 3_000, `${first.ms} ms`)
+    await agg.close()
+  })
+
   it('warns at start about names longer than 64 characters once prefixed', async () => {
     const agg = await startAggregator([
       { name: 'verbose-upstream', stdio: ['--label', 'v', '--long'] },
