@@ -17,6 +17,7 @@ import {
   type JsonRpcMessage,
   type SseEvent,
 } from '@burrow/protocol'
+import { MAX_MESSAGE_DEPTH, nestsDeeperThan, tooDeepReplacement } from '../stdio/message-depth.js'
 
 type Response = Dispatcher.ResponseData
 
@@ -47,7 +48,8 @@ export function isAnswerTo(message: JsonRpcMessage, id: JsonRpcId | undefined): 
 
 /**
  * The valid JSON-RPC messages in `text` (one, or a batch) and, for each invalid one, why; or what
- * is wrong with the text as a whole.
+ * is wrong with the text as a whole. Text nested too deep to write again yields only errors for
+ * its answers (`message-depth.ts`).
  */
 export function messagesIn(
   text: string,
@@ -56,6 +58,14 @@ export function messagesIn(
   if (isBodyProblem(read)) return read.policy
   const messages: JsonRpcMessage[] = []
   const skipped: string[] = []
+  if (nestsDeeperThan(text)) {
+    for (const classified of read.messages) {
+      const replacement = tooDeepReplacement(classified)
+      if (replacement !== null) messages.push(replacement)
+      skipped.push(`nested deeper than ${MAX_MESSAGE_DEPTH} levels`)
+    }
+    return { messages, skipped }
+  }
   for (const classified of read.messages) {
     if (classified.kind === 'invalid') skipped.push(classified.problem)
     else messages.push(jsonRpcMessageOf(classified)!)

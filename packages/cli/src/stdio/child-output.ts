@@ -2,7 +2,8 @@
  * Reads a stdio MCP server's output: stdout as newline-delimited JSON-RPC (one message, or a
  * batch, per line, as the MCP stdio transport defines it; read with `parseJsonRpcText`) and
  * stderr as log lines. Neither is trusted: lines that are not JSON-RPC, and invalid messages, are
- * reported and skipped, and a single line is bounded.
+ * reported and skipped, a single line is bounded, and a line nested too deep to write again is
+ * skipped, its answers becoming errors (`message-depth.ts`).
  */
 import type { ChildProcess } from 'node:child_process'
 import {
@@ -13,6 +14,7 @@ import {
 } from '@burrow/protocol'
 import { cutText } from '../cut-text.js'
 import { LineSplitter } from './line-splitter.js'
+import { nestsDeeperThan, tooDeepReplacement } from './message-depth.js'
 
 /** Where `readChildOutput` reports what it reads. */
 export interface ChildOutputHandlers {
@@ -59,6 +61,14 @@ function onStdoutLine(line: string, handlers: ChildOutputHandlers): void {
   if (isBodyProblem(read)) {
     const what = read.policy === 'parse_error' ? 'not JSON' : `not JSON-RPC (${read.reason})`
     handlers.onSkipped(`skipped a stdout line that is ${what}: ${shown()}`, 'warn')
+    return
+  }
+  if (nestsDeeperThan(line)) {
+    handlers.onSkipped(`skipped a stdout line nested too deep to forward: ${shown()}`, 'warn')
+    for (const classified of read.messages) {
+      const replacement = tooDeepReplacement(classified)
+      if (replacement !== null) handlers.onMessage(replacement)
+    }
     return
   }
   for (const classified of read.messages) {

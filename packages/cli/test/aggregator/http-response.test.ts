@@ -53,6 +53,23 @@ describe('messagesIn', () => {
     assert.equal(messagesIn('<html>'), 'parse_error')
     assert.equal(messagesIn('42'), 'invalid_request')
   })
+
+  it('turns an answer nested too deep to write again into an error for its id', () => {
+    const deep = `${'['.repeat(10_000)}${']'.repeat(10_000)}`
+    const read = messagesIn(`{"jsonrpc":"2.0","id":7,"result":{"deep":${deep}}}`)
+    assert.ok(typeof read === 'object')
+    assert.equal(read.messages.length, 1)
+    const answer = read.messages[0] as { id: unknown; error: { code: number; message: string } }
+    assert.equal(answer.id, 7)
+    assert.equal(answer.error.code, -32603)
+    assert.match(answer.error.message, /deeper than 1000 levels/)
+    // What is forwarded can be written.
+    assert.doesNotThrow(() => JSON.stringify(read.messages))
+    assert.deepEqual(messagesIn(`{"jsonrpc":"2.0","method":"x","params":{"a":${deep}}}`), {
+      messages: [],
+      skipped: ['nested deeper than 1000 levels'],
+    })
+  })
 })
 
 describe('jsonRpcErrorIn', () => {

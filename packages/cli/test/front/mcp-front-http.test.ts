@@ -174,6 +174,20 @@ describe('McpFront over HTTP', { timeout: 30_000 }, () => {
     assert.equal(await note.text(), '')
   })
 
+  it('answers an answer nested too deep to write again with an error for its id', async () => {
+    const s = await initialize(served.url)
+    // 5,000 levels parse but overflow JSON.stringify: this threw out of the child's output reader.
+    const deep = { name: 'deep', arguments: { depth: 5_000 } }
+    const res = await s.post({ jsonrpc: '2.0', id: 'deep-1', method: 'tools/call', params: deep })
+    const body = (await answerOf(res)) as { id: unknown; error: { code: number; message: string } }
+    assert.equal(body.id, 'deep-1')
+    assert.equal(body.error.code, -32603)
+    assert.match(body.error.message, /nests arrays and objects deeper than 1000 levels/)
+    await logger.waitFor(/skipped a stdout line nested too deep to forward/)
+    const ping = await s.post({ jsonrpc: '2.0', id: 'after', method: 'ping' })
+    assert.deepEqual(await answerOf(ping), { jsonrpc: '2.0', id: 'after', result: {} })
+  })
+
   it('switches to SSE for progress, with event ids and the agent token', async () => {
     const s = await initialize(served.url)
     const res = await s.post(slowCall(7, { ms: 300, steps: 1 }, 'tok-a'))

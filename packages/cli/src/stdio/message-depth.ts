@@ -1,0 +1,58 @@
+/**
+ * How deep a server's message may nest for `burrow up` to forward it. `burrow up` writes every
+ * message anew for the agent (ids rewritten), and V8's `JSON.stringify` recurses: a 20 KB line of
+ * 5,000 brackets, which `JSON.parse` reads without trouble, overflows the stack when written, and
+ * a local server could so throw out of the output reader and end `burrow up`. An answer nested
+ * deeper than the bound becomes an error for its id; other such messages are skipped.
+ */
+import {
+  errorResponse,
+  JSONRPC_CODE,
+  type ClassifiedMessage,
+  type JsonRpcMessage,
+} from '@burrow/protocol'
+
+/** Deepest nesting of arrays and objects forwarded, the message itself included. */
+export const MAX_MESSAGE_DEPTH = 1_000
+
+const QUOTE = 0x22
+const BACKSLASH = 0x5c
+const OPENERS = new Set([0x5b, 0x7b])
+const CLOSERS = new Set([0x5d, 0x7d])
+
+/** True when JSON `text` nests arrays and objects deeper than `limit` (strings skipped). */
+export function nestsDeeperThan(text: string, limit: number = MAX_MESSAGE_DEPTH): boolean {
+  // Each level takes an opening and a closing character.
+  if (text.length <= 2 * limit) return false
+  let depth = 0
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (c === QUOTE) i = stringEnd(text, i)
+    else if (OPENERS.has(c)) {
+      if (++depth > limit) return true
+    } else if (CLOSERS.has(c)) depth--
+  }
+  return false
+}
+
+/**
+ * What is forwarded in place of a message of a line nested too deep: an error for its id when it
+ * is an answer, else nothing.
+ */
+export function tooDeepReplacement(message: ClassifiedMessage): JsonRpcMessage | null {
+  if (message.kind !== 'response') return null
+  const reason =
+    `the server's answer nests arrays and objects deeper than ${MAX_MESSAGE_DEPTH} levels; ` +
+    'burrow does not forward it'
+  return errorResponse(message.id, JSONRPC_CODE.internalError, reason)
+}
+
+/** Index of the quote that closes the string opened at `start` (or the text's end). */
+function stringEnd(text: string, start: number): number {
+  for (let i = start + 1; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (c === BACKSLASH) i++
+    else if (c === QUOTE) return i
+  }
+  return text.length
+}

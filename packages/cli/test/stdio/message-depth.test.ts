@@ -1,0 +1,43 @@
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { nestsDeeperThan, tooDeepReplacement } from '../../src/stdio/message-depth.js'
+import { parseJsonRpcText, type JsonRpcBody } from '@burrow/protocol'
+
+const nested = (depth: number): string => `${'['.repeat(depth)}${']'.repeat(depth)}`
+
+describe('nestsDeeperThan', () => {
+  it('counts arrays and objects, not brackets inside strings', () => {
+    assert.equal(nestsDeeperThan(nested(3), 3), false)
+    assert.equal(nestsDeeperThan(nested(4), 3), true)
+    assert.equal(nestsDeeperThan('{"a":{"b":[1]}}', 3), false)
+    assert.equal(nestsDeeperThan('{"a":{"b":[{}]}}', 3), true)
+    assert.equal(nestsDeeperThan(`["${'[{'.repeat(50)}"]`, 3), false)
+    assert.equal(nestsDeeperThan(`["\\\\", [[[]]]]`, 3), true)
+    assert.equal(nestsDeeperThan(`["\\"[[[[", []]`, 3), false)
+  })
+
+  it('by default allows what JSON.stringify can write again', () => {
+    assert.equal(nestsDeeperThan(nested(1_000)), false)
+    assert.equal(nestsDeeperThan(nested(1_001)), true)
+    assert.doesNotThrow(() => JSON.stringify(JSON.parse(nested(1_000))))
+  })
+})
+
+describe('tooDeepReplacement', () => {
+  it('answers an answer with an error for its id and drops the rest', () => {
+    const body = parseJsonRpcText(
+      '[{"jsonrpc":"2.0","id":"a","result":{}},{"jsonrpc":"2.0","method":"n"}]',
+    ) as JsonRpcBody
+    const [answer, notification] = body.messages
+    assert.deepEqual(tooDeepReplacement(answer!), {
+      jsonrpc: '2.0',
+      id: 'a',
+      error: {
+        code: -32603,
+        message:
+          "the server's answer nests arrays and objects deeper than 1000 levels; burrow does not forward it",
+      },
+    })
+    assert.equal(tooDeepReplacement(notification!), null)
+  })
+})
