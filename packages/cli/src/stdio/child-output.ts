@@ -2,8 +2,9 @@
  * Reads a stdio MCP server's output: stdout as newline-delimited JSON-RPC (one message, or a
  * batch, per line, as the MCP stdio transport defines it; read with `parseJsonRpcText`) and
  * stderr as log lines. Neither is trusted: lines that are not JSON-RPC, and invalid messages, are
- * reported and skipped, a single line is bounded, and a line nested too deep to write again is
- * skipped, its answers becoming errors (`message-depth.ts`).
+ * reported and skipped, a single line is bounded (an answer over the bound becomes an error for
+ * its request, `cut-answer.ts`), and a line nested too deep to write again is skipped, its
+ * answers becoming errors (`message-depth.ts`).
  */
 import type { ChildProcess } from 'node:child_process'
 import {
@@ -13,6 +14,7 @@ import {
   type JsonRpcMessage,
 } from '@burrow/protocol'
 import { cutText } from '../cut-text.js'
+import { cutAnswerError, cutAnswerId } from './cut-answer.js'
 import { LineSplitter } from './line-splitter.js'
 import { nestsDeeperThan, tooDeepReplacement } from './message-depth.js'
 
@@ -38,8 +40,12 @@ export function readChildOutput(
   const stdout = new LineSplitter(
     maxLineBytes,
     (line) => onStdoutLine(line, handlers),
-    (bytes) =>
-      handlers.onSkipped(`dropped a stdout line of ${bytes} bytes (limit ${maxLineBytes})`, 'warn'),
+    (bytes, ends) => {
+      handlers.onSkipped(`dropped a stdout line of ${bytes} bytes (limit ${maxLineBytes})`, 'warn')
+      // The request it answered, if it is an answer, gets an error rather than no answer.
+      const id = cutAnswerId(ends)
+      if (id !== undefined) handlers.onMessage(cutAnswerError(id, bytes, maxLineBytes))
+    },
   )
   const stderr = new LineSplitter(
     MAX_STDERR_LINE_BYTES,

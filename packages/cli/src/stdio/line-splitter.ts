@@ -2,30 +2,42 @@
  * Cuts a byte stream (a child's stdout or stderr) into text lines. Lines are assembled as bytes and
  * decoded once complete, so a UTF-8 character split across chunks survives; `\r` before the
  * newline is dropped (Windows children write CRLF). A line longer than the bound is discarded as a
- * whole, so a runaway child cannot make the CLI buffer without limit.
+ * whole, so a runaway child cannot make the CLI buffer without limit; only its first and last
+ * bytes are kept, to tell which request an answer too long to read was for.
  */
 
 const NEWLINE = 0x0a
+
+/** Bytes kept of each end of a discarded line. */
+export const KEPT_END_BYTES = 1024
+
+/** The first and last bytes of a discarded line (`KEPT_END_BYTES` each, at most). */
+export interface LineEnds {
+  readonly head: Buffer
+  readonly tail: Buffer
+}
 
 /** Splits pushed chunks into lines and hands each complete line to `onLine`. */
 export class LineSplitter {
   readonly #maxLineBytes: number
   readonly #onLine: (line: string) => void
-  readonly #onOverflow: (bytes: number) => void
+  readonly #onOverflow: (bytes: number, ends: LineEnds) => void
   #parts: Buffer[] = []
   #size = 0
   // Bytes of the oversized line being skipped, or -1 when not skipping.
   #skipped = -1
+  #head = Buffer.alloc(0)
+  #tail = Buffer.alloc(0)
 
   /**
    * @param maxLineBytes longest accepted line, newline excluded
    * @param onLine receives each line without its `\n` or `\r\n`
-   * @param onOverflow told once per discarded line, with its size in bytes once known
+   * @param onOverflow told once per discarded line, with its size in bytes once known and its ends
    */
   constructor(
     maxLineBytes: number,
     onLine: (line: string) => void,
-    onOverflow: (bytes: number) => void,
+    onOverflow: (bytes: number, ends: LineEnds) => void,
   ) {
     this.#maxLineBytes = maxLineBytes
     this.#onLine = onLine
@@ -54,10 +66,15 @@ export class LineSplitter {
     if (part.length === 0) return
     if (this.#skipped >= 0) {
       this.#skipped += part.length
+      this.#keepTail(part)
       return
     }
     if (this.#size + part.length > this.#maxLineBytes) {
       this.#skipped = this.#size + part.length
+      const line = Buffer.concat([...this.#parts, part])
+      this.#head = Buffer.from(line.subarray(0, KEPT_END_BYTES))
+      this.#tail = Buffer.alloc(0)
+      this.#keepTail(line)
       this.#parts = []
       this.#size = 0
       return
@@ -66,11 +83,23 @@ export class LineSplitter {
     this.#size += part.length
   }
 
+  /** Keep the last `KEPT_END_BYTES` of the discarded line, `part` being its latest bytes. */
+  #keepTail(part: Buffer): void {
+    if (part.length >= KEPT_END_BYTES) {
+      this.#tail = Buffer.from(part.subarray(part.length - KEPT_END_BYTES))
+    } else {
+      const joined = Buffer.concat([this.#tail, part])
+      this.#tail = joined.subarray(Math.max(0, joined.length - KEPT_END_BYTES))
+    }
+  }
+
   #finishLine(): void {
     if (this.#skipped >= 0) {
       const bytes = this.#skipped
+      const ends = { head: this.#head, tail: this.#tail }
       this.#skipped = -1
-      this.#onOverflow(bytes)
+      this.#head = this.#tail = Buffer.alloc(0)
+      this.#onOverflow(bytes, ends)
       return
     }
     const bytes = this.#parts.length === 1 ? this.#parts[0]! : Buffer.concat(this.#parts)

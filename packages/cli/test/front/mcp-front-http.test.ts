@@ -541,6 +541,40 @@ describe('McpFront before a stdio server that does not read', { timeout: 30_000 
   })
 })
 
+describe(
+  'McpFront before a stdio server whose answer is over the line bound',
+  { timeout: 30_000 },
+  () => {
+    it('answers the call with an error for its id rather than not at all', async () => {
+      const logger = captureLogger()
+      const served = await serveStdioFront({
+        ...slowServer,
+        logger,
+        supervisor: { maxLineBytes: 64 * 1024 },
+      })
+      try {
+        const s = await initialize(served.url)
+        const big = { name: 'big', arguments: { bytes: 100_000 } }
+        const res = await s.post({ jsonrpc: '2.0', id: 'big-1', method: 'tools/call', params: big })
+        const body = (await answerOf(res)) as { id: unknown; error: { message: string } }
+        assert.equal(body.id, 'big-1')
+        assert.match(body.error.message, /more than the 65536 bytes burrow reads from one line/)
+        assert.ok(logger.lines.some((l) => /dropped a stdout line of \d+ bytes/.test(l)))
+        const small = { name: 'big', arguments: { bytes: 10 } }
+        const ok = await s.post({
+          jsonrpc: '2.0',
+          id: 'big-2',
+          method: 'tools/call',
+          params: small,
+        })
+        assert.ok('result' in (await answerOf(ok)))
+      } finally {
+        await served.close()
+      }
+    })
+  },
+)
+
 describe('McpFront’s bound on sessions', { timeout: 30_000 }, () => {
   it('ends the least recently used idle session for a new one, never a busy one', async () => {
     const served = await serveStdioFront({ ...slowServer, front: { maxSessions: 3 } })

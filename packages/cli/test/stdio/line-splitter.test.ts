@@ -44,6 +44,21 @@ describe('LineSplitter', () => {
     assert.deepEqual(dropped, [16])
   })
 
+  it('keeps the first and last bytes of a dropped line', () => {
+    const ends: { head: string; tail: string }[] = []
+    const s = new LineSplitter(
+      2_000,
+      () => {},
+      (_, e) => ends.push({ head: e.head.toString(), tail: e.tail.toString() }),
+    )
+    s.push(Buffer.from(`<${'a'.repeat(1_500)}`))
+    for (let i = 0; i < 10; i++) s.push(Buffer.from('b'.repeat(300)))
+    s.push(Buffer.from(`${'c'.repeat(1_100)}>\nnext\n`))
+    assert.equal(ends.length, 1)
+    assert.equal(ends[0]!.head, `<${'a'.repeat(1_023)}`)
+    assert.equal(ends[0]!.tail, `${'c'.repeat(1_023)}>`)
+  })
+
   it('flushes a last line without newline on end()', () => {
     const { lines, s } = splitter()
     s.push(Buffer.from('tail'))

@@ -107,7 +107,7 @@ describe('StdioSupervisor messages', { timeout: 30_000 }, () => {
     assert.ok(sent < 200, `${sent} messages were queued`)
   })
 
-  it('drops a stdout line over the bound and keeps reading', async () => {
+  it('drops a stdout line over the bound, answers its request with an error, keeps reading', async () => {
     const logger = captureLogger()
     const supervisor = supervise({
       command: node,
@@ -122,8 +122,12 @@ describe('StdioSupervisor messages', { timeout: 30_000 }, () => {
     const params = { name: 'env', arguments: { name: 'LONG_VALUE' } }
     supervisor.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params })
     supervisor.send({ jsonrpc: '2.0', id: 2, method: 'ping' })
-    await once(supervisor, 'message')
-    assert.deepEqual(messages, [{ jsonrpc: '2.0', id: 2, result: {} }])
+    while (messages.length < 2) await once(supervisor, 'message')
+    // The dropped answer's request gets an error in its place.
+    const [dropped, ping] = messages as { id: unknown; error?: { message: string } }[]
+    assert.equal(dropped!.id, 1)
+    assert.match(dropped!.error!.message, /more than the 200 bytes burrow reads from one line/)
+    assert.deepEqual(ping, { jsonrpc: '2.0', id: 2, result: {} })
     await logger.waitFor(/dropped a stdout line of \d+ bytes \(limit 200\)/)
   })
 })
