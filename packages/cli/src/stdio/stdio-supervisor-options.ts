@@ -38,6 +38,11 @@ export interface StdioSupervisorOptions {
    * which program the shell could not find (a grandchild may hold it open). Default 250 ms.
    */
   readonly stderrAfterExitMs?: number
+  /**
+   * How long a child that closed its stdout (it can answer nothing more) may run on before it is
+   * stopped and restarted. Default 1 s.
+   */
+  readonly exitAfterStdoutEndMs?: number
   /** The clock that times each child's run (for the healthy-run reset). Default `Date.now`. */
   readonly now?: () => number
 }

@@ -27,6 +27,9 @@ import { stopChild } from './stop-child.js'
 /** How long the exit of a first child with status 127 waits for its stderr to be read (ms). */
 const STDERR_AFTER_EXIT_MS = 250
 
+/** How long a child that closed its stdout may run on before it is stopped (ms). */
+const EXIT_AFTER_STDOUT_END_MS = 1_000
+
 export { StdioBackloggedError, StdioUnavailableError } from './stdio-send-errors.js'
 export { DEFAULT_MAX_QUEUED_BYTES } from './stdio-supervisor-options.js'
 export type {
@@ -201,9 +204,11 @@ export class StdioSupervisor extends EventEmitter<StdioSupervisorEvents> {
     let markExited = (): void => {}
     const exited = new Promise<void>((resolve) => (markExited = resolve))
     const startedAt = this.#now()
-    this.#running = { child, exited }
+    const running = { child, exited }
+    this.#running = running
     this.#state = 'running'
     this.#wireOutput(child, generation)
+    child.stdout?.once('end', () => this.#onStdoutEnd(running))
     let ended = false
     const end = (
       code: number | null,
@@ -248,6 +253,21 @@ export class StdioSupervisor extends EventEmitter<StdioSupervisorEvents> {
       this.emit('spawn', generation, child.pid)
       if (generation > 1) this.emit('restart', generation)
     })
+  }
+
+  /**
+   * A child that closed its stdout can answer nothing more, however long it runs: unless it exits
+   * by itself (a normal exit closes stdout first), it is stopped, and restarted as after a crash.
+   */
+  #onStdoutEnd(running: RunningChild): void {
+    const timer = setTimeout(() => {
+      if (this.#running !== running || this.#state !== 'running') return
+      this.#log.warn(
+        `[${this.#label}] stdio server closed its stdout but kept running; stopping it`,
+      )
+      void stopChild(running.child, running.exited, this.#opts.closeGraceMs ?? 2_000)
+    }, this.#opts.exitAfterStdoutEndMs ?? EXIT_AFTER_STDOUT_END_MS)
+    void running.exited.then(() => clearTimeout(timer))
   }
 
   #now(): number {

@@ -361,4 +361,27 @@ describe('StdioSupervisor close', { timeout: 30_000 }, () => {
     assert.ok(logger.lines.some((l) => l.includes('ignoring SIGTERM')))
     assert.ok(logger.lines.some((l) => l.includes('ignored stdin closing and SIGTERM; killed it')))
   })
+
+  it('stops and restarts a child that closed its stdout but kept running', async () => {
+    const logger = captureLogger()
+    // It can answer nothing more: before, every request to it waited for ever.
+    const script = "require('fs').closeSync(1); setInterval(() => {}, 1000)"
+    const supervisor = supervise({
+      command: node,
+      args: ['-e', script],
+      closeGraceMs: 200,
+      exitAfterStdoutEndMs: 100,
+      timing: fast,
+      label: 'mute',
+      logger,
+    })
+    const exited = exits(supervisor, 1)
+    supervisor.start()
+    const [exit] = await exited
+    assert.equal(exit!.generation, 1)
+    assert.notEqual(exit!.restartInMs, null)
+    assert.ok(logger.lines.some((l) => l.includes('[mute] stdio server closed its stdout')))
+    await once(supervisor, 'restart')
+    assert.equal(supervisor.generation, 2)
+  })
 })
