@@ -3,14 +3,24 @@
  * listing again (every session lists at start) do not reach the upstream. A snapshot lives until
  * the upstream says the list changed, or goes away or comes back. Each (upstream, list) has an
  * epoch that invalidation bumps: a page fetched before an invalidation is not stored after it.
+ * At most `maxPages` pages of one list are kept: an upstream whose cursors never end (a new one on
+ * every page) would otherwise grow the cache for as long as an agent follows them.
  */
 
 type Page = Readonly<Record<string, unknown>>
+
+/** Default bound of pages kept per upstream and list. */
+export const DEFAULT_MAX_CACHED_PAGES = 1_000
 
 /** Cached list pages of every upstream. */
 export class ListCache {
   readonly #pages = new Map<string, Map<string, Page>>()
   readonly #epochs = new Map<string, number>()
+  readonly #maxPages: number
+
+  constructor(maxPages: number = DEFAULT_MAX_CACHED_PAGES) {
+    this.#maxPages = maxPages
+  }
 
   /** The current epoch of `method` at `upstream`; pass it back to `set`. */
   epoch(upstream: string, method: string): number {
@@ -22,12 +32,16 @@ export class ListCache {
     return this.#pages.get(key(upstream, method))?.get(cursor ?? '')
   }
 
-  /** Store a page fetched during `epoch`; ignored if the list was invalidated since. */
+  /**
+   * Store a page fetched during `epoch`; ignored if the list was invalidated since, or already
+   * holds `maxPages` other pages (later pages are then fetched each time).
+   */
   set(upstream: string, method: string, cursor: string | undefined, page: Page, epoch: number) {
     if (epoch !== this.epoch(upstream, method)) return
     const k = key(upstream, method)
     const pages = this.#pages.get(k) ?? new Map<string, Page>()
     this.#pages.set(k, pages)
+    if (pages.size >= this.#maxPages && !pages.has(cursor ?? '')) return
     pages.set(cursor ?? '', page)
   }
 

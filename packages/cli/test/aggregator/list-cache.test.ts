@@ -14,6 +14,19 @@ describe('ListCache', () => {
     assert.equal(cache.get('a', 'prompts/list', undefined), undefined)
   })
 
+  it('keeps at most its bound of pages of one list, against cursors that never end', () => {
+    const cache = new ListCache()
+    const epoch = cache.epoch('a', 'tools/list')
+    for (let n = 0; n < 1_500; n++) cache.set('a', 'tools/list', `c${n}`, { tools: [n] }, epoch)
+    assert.deepEqual(cache.get('a', 'tools/list', 'c999'), { tools: [999] })
+    assert.equal(cache.get('a', 'tools/list', 'c1000'), undefined)
+    // A kept page can still be replaced, and another list has a bound of its own.
+    cache.set('a', 'tools/list', 'c0', { tools: ['again'] }, epoch)
+    assert.deepEqual(cache.get('a', 'tools/list', 'c0'), { tools: ['again'] })
+    cache.set('a', 'prompts/list', 'p', { prompts: [] }, cache.epoch('a', 'prompts/list'))
+    assert.deepEqual(cache.get('a', 'prompts/list', 'p'), { prompts: [] })
+  })
+
   it('forgets on invalidation, and ignores a page fetched before it', () => {
     const cache = new ListCache()
     const before = cache.epoch('a', 'tools/list')
