@@ -75,6 +75,9 @@ export class AskRouter {
       link.respond(errorResponse(message.id, code, reason))
       return
     }
+    const full = session.askRefusal()
+    if (full !== null)
+      return link.respond(errorResponse(message.id, JSONRPC_CODE.internalError, full))
     const relatedTo = session === caller ? owner?.agentId : undefined
     const agentId = session.nextAskId()
     session.asks.set(idKey(agentId), { upstream: link.name, upstreamId: message.id })

@@ -20,6 +20,12 @@ export interface SessionRouter<S> {
   close(session: S): void
 }
 
+/**
+ * Server→client requests one agent may hold unanswered: a server that asks faster than the agent
+ * answers (or an agent that never does) would otherwise grow what the backend keeps of them.
+ */
+export const MAX_HELD_ASKS = 1_000
+
 /** A `BackendSession` that routes; `Ask` is what its backend keeps of each server→client request. */
 export class RoutedSession<Ask> implements BackendSession {
   readonly id: string
@@ -42,6 +48,12 @@ export class RoutedSession<Ask> implements BackendSession {
   nextAskId(): number {
     this.#askSeq += 1
     return this.#askSeq
+  }
+
+  /** Why no further server→client request may be shown to this agent now, or null. */
+  askRefusal(): string | null {
+    if (this.asks.size < MAX_HELD_ASKS) return null
+    return `the client has ${this.asks.size} requests of the server still unanswered; it was not sent another`
   }
 
   request(message: JsonRpcRequest, signal: AbortSignal): void {

@@ -303,6 +303,9 @@ export class StdioBackend implements McpBackend {
       this.#trySend(errorResponse(message.id, JSONRPC_CODE.methodNotFound, reason))
       return
     }
+    const full = session.askRefusal()
+    if (full !== null)
+      return this.#trySend(errorResponse(message.id, JSONRPC_CODE.internalError, full))
     const agentId = session.nextAskId()
     this.#table.addAsk(message.id, { session, agentId, relatedTo })
     session.sink.deliver({ ...message, id: agentId }, relatedTo)

@@ -575,6 +575,33 @@ describe(
   },
 )
 
+describe(
+  'McpFront before a stdio server that asks more than the agent answers',
+  { timeout: 30_000 },
+  () => {
+    it('refuses requests past what one agent may hold unanswered', async () => {
+      const logger = captureLogger()
+      const served = await serveStdioFront({ ...slowServer, logger })
+      try {
+        const s = await initialize(served.url, '2025-11-25', { roots: {} })
+        const flood = { name: 'flood', arguments: { count: 1_005 } }
+        const res = await s.post({ jsonrpc: '2.0', id: 'f', method: 'tools/call', params: flood })
+        const messages = await allMessagesOf(res)
+        assert.equal(messages.filter((m) => m.method === 'roots/list').length, 1_000)
+        // The last five came back to the server as errors (it logs answers it did not expect).
+        const refused = () => logger.lines.filter((l) => /unexpected response "f-\d+"/.test(l))
+        await logger.waitFor(/unexpected response "f-1005"/)
+        assert.deepEqual(
+          refused().map((l) => /"(f-\d+)"/.exec(l)![1]),
+          ['f-1001', 'f-1002', 'f-1003', 'f-1004', 'f-1005'],
+        )
+      } finally {
+        await served.close()
+      }
+    })
+  },
+)
+
 describe('McpFront’s bound on sessions', { timeout: 30_000 }, () => {
   it('ends the least recently used idle session for a new one, never a busy one', async () => {
     const served = await serveStdioFront({ ...slowServer, front: { maxSessions: 3 } })
