@@ -78,6 +78,12 @@ export class AskRouter {
     const full = session.askRefusal()
     if (full !== null)
       return link.respond(errorResponse(message.id, JSONRPC_CODE.internalError, full))
+    // A request reusing the id of one still unanswered is dropped: the agent's answer could not
+    // be told apart, and the first would be lost.
+    if (this.#routed.has(key(link.name, message.id))) {
+      const id = JSON.stringify(message.id)
+      return this.#log.warn(`upstream "${link.name}" reused the id ${id}; ignored`)
+    }
     const relatedTo = session === caller ? owner?.agentId : undefined
     const agentId = session.nextAskId()
     session.asks.set(idKey(agentId), { upstream: link.name, upstreamId: message.id })

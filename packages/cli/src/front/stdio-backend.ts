@@ -307,7 +307,8 @@ export class StdioBackend implements McpBackend {
     if (full !== null)
       return this.#trySend(errorResponse(message.id, JSONRPC_CODE.internalError, full))
     const agentId = session.nextAskId()
-    this.#table.addAsk(message.id, { session, agentId, relatedTo })
+    if (!this.#table.addAsk(message.id, { session, agentId, relatedTo }))
+      return this.#log.warn(`stdio server reused the id ${JSON.stringify(message.id)}; ignored`)
     session.sink.deliver({ ...message, id: agentId }, relatedTo)
   }
 

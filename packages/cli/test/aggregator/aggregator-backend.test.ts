@@ -282,6 +282,15 @@ describe('aggregator backend', { timeout: 60_000 }, () => {
     assert.deepEqual(one.sampled, [], 'the other agent never saw the question')
   })
 
+  it('drops a server→client request that reuses the id of one still unanswered', async () => {
+    const one = await connectAgent(agg.url, 'one')
+    const result = await one.client.callTool({ name: 'a__dup-ask' })
+    assert.equal(textOf(result), 'asked twice')
+    await until(() =>
+      agg.logger.lines.some((l) => /upstream "a" reused the id "dup"; ignored/.test(l)),
+    )
+  })
+
   it('refuses a server→client request for the caller when its agent lacks the capability', async () => {
     const plain = await connectAgent(agg.url, 'plain', {})
     const able = await connectAgent(agg.url, 'able')

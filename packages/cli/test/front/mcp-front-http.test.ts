@@ -602,6 +602,24 @@ describe(
   },
 )
 
+describe('McpFront before a stdio server that reuses an id', { timeout: 30_000 }, () => {
+  it('passes its first request to the agent and drops the second', async () => {
+    const logger = captureLogger()
+    const served = await serveStdioFront({ ...slowServer, logger })
+    try {
+      const s = await initialize(served.url, '2025-11-25', { roots: {} })
+      const twice = { name: 'twice', arguments: {} }
+      const res = await s.post({ jsonrpc: '2.0', id: 't', method: 'tools/call', params: twice })
+      const asks = (await allMessagesOf(res)).filter((m) => m.method === 'roots/list')
+      assert.equal(asks.length, 1)
+      assert.equal(asks[0]!.params, undefined, 'the first of the two')
+      await logger.waitFor(/stdio server reused the id "dup"; ignored/)
+    } finally {
+      await served.close()
+    }
+  })
+})
+
 describe('McpFront’s bound on sessions', { timeout: 30_000 }, () => {
   it('ends the least recently used idle session for a new one, never a busy one', async () => {
     const served = await serveStdioFront({ ...slowServer, front: { maxSessions: 3 } })
