@@ -163,13 +163,23 @@ export class BillingStore {
       .executeTakeFirst()
     // Older than what was applied is stale, except that an ended subscription's news does not
     // date another: the end of the old one, processed late by the provider, may come after the
-    // account bought the next one. That other is still judged by its own recorded news.
+    // account bought the next one. Nor does a stranger's (another customer's) news date the
+    // subscription of the account's own checkout, which replaces it below: the stranger could
+    // otherwise keep it from binding by changing theirs. That other is still judged by its own
+    // recorded news.
+    const otherDates =
+      existing === undefined ||
+      existing.subscription_id === subscription.id ||
+      (existing.state !== 'free' &&
+        !(
+          fromCheckout &&
+          existing.customer_id !== null &&
+          existing.customer_id !== subscription.customerId
+        ))
     if (
       existing !== undefined &&
       new Date(existing.synced_at).getTime() > at.getTime() &&
-      (existing.subscription_id === subscription.id ||
-        existing.state !== 'free' ||
-        (await hasNewerEvent(trx, subscription.id, at)))
+      (otherDates || (await hasNewerEvent(trx, subscription.id, at)))
     ) {
       return 'stale'
     }

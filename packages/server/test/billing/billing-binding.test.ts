@@ -136,6 +136,36 @@ for (const backend of testBackends()) {
       assert.deepEqual(row, { plan: 'scale', plan_expires_at: null })
     })
 
+    it("the account's own checkout replaces a stranger's subscription even when the stranger's news is later", async () => {
+      await billing.recordCheckout(accountId, 'txn_own', 'paddle')
+      const foreign = { id: 'sub_foreign', customerId: 'ctm_stranger' }
+      await billing.applyEvent(event('subscription.created', foreign), 'paddle')
+      // The owner pays at minute 10; an update of the stranger's subscription at minute 11 (any
+      // change the stranger makes in Paddle's portal) is delivered before the owner's creation.
+      now = minutes(12)
+      const poke = event('subscription.updated', { ...foreign, occurredAt: minutes(11) })
+      assert.equal((await billing.applyEvent(poke, 'paddle')).outcome, 'applied')
+      const own = event('subscription.created', {
+        id: 'sub_own',
+        customerId: 'ctm_owner',
+        transactionId: 'txn_own',
+        priceId: TEST_PRICES.scale_monthly,
+        occurredAt: minutes(10),
+      })
+      assert.equal((await billing.applyEvent(own, 'paddle')).outcome, 'applied')
+      assert.equal((await billing.getSubscription(accountId))?.subscriptionId, 'sub_own')
+      // The stranger cancelling theirs does not end the plan the owner pays for.
+      now = minutes(20)
+      const canceled = event('subscription.canceled', { ...foreign, status: 'canceled' })
+      assert.equal((await billing.applyEvent(canceled, 'paddle')).outcome, 'ignored')
+      const row = await store.db
+        .selectFrom('accounts')
+        .select('plan')
+        .where('id', '=', accountId)
+        .executeTakeFirstOrThrow()
+      assert.equal(row.plan, 'scale')
+    })
+
     it("an ended subscription's later end does not make the account's next subscription stale", async () => {
       // sub_1 is cancelled at the end of its period, minute 15; from then on the account is Free.
       await billing.applyEvent(
