@@ -165,23 +165,24 @@ export class BillingStore {
     // date another: the end of the old one, processed late by the provider, may come after the
     // account bought the next one. Nor does a stranger's (another customer's) news date the
     // subscription of the account's own checkout, which replaces it below: the stranger could
-    // otherwise keep it from binding by changing theirs. That other is still judged by its own
-    // recorded news.
-    const otherDates =
-      existing === undefined ||
-      existing.subscription_id === subscription.id ||
-      (existing.state !== 'free' &&
-        !(
-          fromCheckout &&
-          existing.customer_id !== null &&
-          existing.customer_id !== subscription.customerId
-        ))
-    if (
-      existing !== undefined &&
-      new Date(existing.synced_at).getTime() > at.getTime() &&
-      (otherDates || (await hasNewerEvent(trx, subscription.id, at)))
-    ) {
-      return 'stale'
+    // otherwise keep it from binding by changing theirs. An event of a subscription other than
+    // the account's is also judged by its own recorded news, whatever the account's time: that
+    // time may be older than the news (the next subscription was bought before the provider
+    // processed the end of the previous one).
+    if (existing !== undefined) {
+      const older = new Date(existing.synced_at).getTime() > at.getTime()
+      if (existing.subscription_id === subscription.id) {
+        if (older) return 'stale'
+      } else {
+        const dated =
+          existing.state !== 'free' &&
+          !(
+            fromCheckout &&
+            existing.customer_id !== null &&
+            existing.customer_id !== subscription.customerId
+          )
+        if ((older && dated) || (await hasNewerEvent(trx, subscription.id, at))) return 'stale'
+      }
     }
     const decision = decidePlan(subscription, this.#prices, at)
     const now = this.#now()

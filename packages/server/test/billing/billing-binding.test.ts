@@ -200,6 +200,42 @@ for (const backend of testBackends()) {
       assert.equal((await billing.applyEvent(older, 'paddle')).outcome, 'stale')
     })
 
+    it("an ended subscription's news from before its recorded end does not replace the next one", async () => {
+      // As above: sub_1 ends at minute 15 (processed by Paddle at 25), sub_2 is bought at 20.
+      await billing.applyEvent(
+        event('subscription.created', { id: 'sub_1', scheduledCancelAt: minutes(15) }),
+        'paddle',
+      )
+      await billing.recordCheckout(accountId, 'txn_2', 'paddle')
+      now = minutes(26)
+      const ended = event('subscription.canceled', {
+        id: 'sub_1',
+        status: 'canceled',
+        occurredAt: minutes(25),
+      })
+      assert.equal((await billing.applyEvent(ended, 'paddle')).outcome, 'applied')
+      const created = event('subscription.created', {
+        id: 'sub_2',
+        transactionId: 'txn_2',
+        occurredAt: minutes(20),
+      })
+      assert.equal((await billing.applyEvent(created, 'paddle')).outcome, 'applied')
+      // An update of sub_1 from minute 22, before its recorded end, retried by Paddle.
+      const older = event('subscription.updated', {
+        id: 'sub_1',
+        scheduledCancelAt: minutes(15),
+        occurredAt: minutes(22),
+      })
+      assert.equal((await billing.applyEvent(older, 'paddle')).outcome, 'stale')
+      assert.equal((await billing.getSubscription(accountId))?.subscriptionId, 'sub_2')
+      const row = await store.db
+        .selectFrom('accounts')
+        .select('plan')
+        .where('id', '=', accountId)
+        .executeTakeFirstOrThrow()
+      assert.equal(row.plan, 'pro')
+    })
+
     it("a replaced subscription's old news stays stale once the account's next one ended", async () => {
       await billing.applyEvent(event('subscription.created', { id: 'sub_1' }), 'paddle')
       now = minutes(10)
