@@ -6,6 +6,7 @@
 
 import type { Kysely, Selectable } from 'kysely'
 import { newId } from './random-token.js'
+import { storableText } from './storable-text.js'
 import type { CrashReportsTable, Database } from './schema.js'
 import { StoreError } from './store-error.js'
 
@@ -50,7 +51,9 @@ export class CrashReportStore {
 
   /**
    * Store a report received now and return it. Afterwards only the newest `keep` reports remain
-   * (default `DEFAULT_CRASH_REPORTS_KEPT`). Throws `StoreError` `invalid` for an unknown kind.
+   * (default `DEFAULT_CRASH_REPORTS_KEPT`). A NUL in the message or stack is stored as U+FFFD
+   * (`storableText`): PostgreSQL refuses one, and a stranger may send any JSON string. Throws
+   * `StoreError` `invalid` for an unknown kind.
    */
   async add(input: CrashReportInput, keep = DEFAULT_CRASH_REPORTS_KEPT): Promise<CrashReport> {
     if (!(CRASH_KINDS as readonly string[]).includes(input.kind)) {
@@ -67,8 +70,8 @@ export class CrashReportStore {
       arch: input.arch,
       node: input.node,
       kind: input.kind,
-      message: input.message,
-      stack: input.stack,
+      message: storableText(input.message),
+      stack: storableText(input.stack),
       command: input.command,
     }
     await this.#db.insertInto('crash_reports').values(row).execute()

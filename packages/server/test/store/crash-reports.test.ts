@@ -69,6 +69,13 @@ for (const backend of testBackends()) {
       assert.equal(report?.stack, '')
     })
 
+    it('stores a NUL in the message or stack as U+FFFD (PostgreSQL text cannot hold one)', async () => {
+      await store.crashReports.add({ ...REPORT, message: 'a\u0000b', stack: '\u0000' })
+      const [report] = await store.crashReports.list(1)
+      assert.equal(report?.message, 'a\uFFFDb')
+      assert.equal(report?.stack, '\uFFFD')
+    })
+
     it('lists newest first, at most `limit`', async () => {
       for (const n of [1, 2, 3]) {
         clock += 1000
