@@ -24,6 +24,10 @@ export function scrubText(text: string, home: string | null): string {
         /([?&;](?:token|key|api[_-]?key|secret|password|passwd|auth|access_token|signature)=)[^&\s#"']+/gi,
         `$1${REDACTED}`,
       )
+      // JSON.parse quotes its input raw, quotes and newlines included, at most 21 characters of
+      // it (`"…" is not valid JSON`, with `...` where it cut the input short). Bounded, so a
+      // text full of quotes does not take quadratic time.
+      .replace(/(?:\.\.\.)?"[\s\S]{0,64}?"(?:\.\.\.)? is not valid JSON/g, '"…" is not valid JSON')
       .replace(/"[^"\n]*"/g, '"…"')
       // eslint-disable-next-line no-control-regex
       .replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '')

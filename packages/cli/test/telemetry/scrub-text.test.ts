@@ -64,6 +64,25 @@ describe('scrubText', () => {
     )
   })
 
+  it('drops the whole input JSON.parse quotes, quotes and newlines inside it included', () => {
+    for (const input of [
+      '[ "abc def", oops ]',
+      '[\n"secret stuff",\n oops]',
+      'x{"jsonrpc":"2.0","method":"tools/call","params":{"ssn":"123-45-6789"}}',
+      "[\"it's\", 'single' ]",
+    ]) {
+      let parseError = ''
+      try {
+        JSON.parse(input)
+      } catch (err) {
+        parseError = (err as Error).message
+      }
+      assert.match(parseError, /is not valid JSON$/)
+      const scrubbed = scrubText(parseError, null)
+      assert.match(scrubbed, /^Unexpected token '.', "…" is not valid JSON$/, scrubbed)
+    }
+  })
+
   it('removes terminal control sequences but keeps newlines and tabs', () => {
     assert.equal(scrubText('a\u001b[31mred\u001b[0m\u0007\n\tb', null), 'ared\n\tb')
   })
