@@ -19,7 +19,9 @@ export function scrubText(text: string, home: string | null): string {
     out
       .replace(/mtk_[A-Za-z0-9_-]+/g, `mtk_${REDACTED}`)
       .replace(/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/gi, `$1 ${REDACTED}`)
-      .replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^/\s@]+@/gi, `$1${REDACTED}@`)
+      // The scheme starts where a run of scheme characters does (not at every word in it, which
+      // took quadratic time on text like `a.a.a.…`).
+      .replace(/(?<![a-z0-9+.-])([a-z][a-z0-9+.-]*:\/\/)[^/\s@]+@/gi, `$1${REDACTED}@`)
       .replace(
         /([?&;](?:token|key|api[_-]?key|secret|password|passwd|auth|access_token|signature)=)[^&\s#"']+/gi,
         `$1${REDACTED}`,

@@ -83,6 +83,15 @@ describe('scrubText', () => {
     }
   })
 
+  it('takes linear time on long runs of dotted words (a dying process waits for it)', () => {
+    for (const text of ['a.'.repeat(50_000), 'x-1+'.repeat(25_000), '"x'.repeat(50_000)]) {
+      const started = performance.now()
+      scrubText(text, '/home/ann')
+      const took = performance.now() - started
+      assert.ok(took < 1000, `${text.slice(0, 4)}… took ${Math.round(took)} ms`)
+    }
+  })
+
   it('removes terminal control sequences but keeps newlines and tabs', () => {
     assert.equal(scrubText('a\u001b[31mred\u001b[0m\u0007\n\tb', null), 'ared\n\tb')
   })
