@@ -22,8 +22,10 @@ export function scrubText(text: string, home: string | null): string {
       // The scheme starts where a run of scheme characters does (not at every word in it, which
       // took quadratic time on text like `a.a.a.…`).
       .replace(/(?<![a-z0-9+.-])([a-z][a-z0-9+.-]*:\/\/)[^/\s@]+@/gi, `$1${REDACTED}@`)
+      // `token`, or a name ending in `_token`, `-Signature`… (refresh_token, client_secret,
+      // X-Amz-Signature), in a query or a fragment (where OAuth puts an access token).
       .replace(
-        /([?&;](?:token|key|api[_-]?key|secret|password|passwd|auth|access_token|signature)=)[^&\s#"']+/gi,
+        /([?&;#](?:[a-z0-9_.-]*[_.-])?(?:token|key|apikey|secret|password|passwd|pwd|auth|signature|sig|credential|code)=)[^&\s#"']+/gi,
         `$1${REDACTED}`,
       )
       // JSON.parse quotes its input raw, quotes and newlines included, at most 21 characters of

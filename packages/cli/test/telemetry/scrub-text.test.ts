@@ -23,6 +23,20 @@ describe('scrubText', () => {
     )
   })
 
+  it('redacts parameters whose names end in a secret word, in the query or the fragment', () => {
+    assert.equal(
+      scrubText(
+        'GET https://x/cb?refresh_token=r1&client_secret=c2&X-Amz-Signature=d3&X-Amz-Credential=e4&sig=f5&code=g6&page=2&monkey=7',
+        null,
+      ),
+      'GET https://x/cb?refresh_token=[redacted]&client_secret=[redacted]&X-Amz-Signature=[redacted]&X-Amz-Credential=[redacted]&sig=[redacted]&code=[redacted]&page=2&monkey=7',
+    )
+    assert.equal(
+      scrubText('redirect to https://x/#access_token=abc&state=1', null),
+      'redirect to https://x/#access_token=[redacted]&state=1',
+    )
+  })
+
   it('writes the home directory as ~, in paths and file URLs, not in longer names', () => {
     const stack = [
       'Error: x',
