@@ -20,8 +20,9 @@ export function scrubText(text: string, home: string | null): string {
       .replace(/mtk_[A-Za-z0-9_-]+/g, `mtk_${REDACTED}`)
       .replace(/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/gi, `$1 ${REDACTED}`)
       // The scheme starts where a run of scheme characters does (not at every word in it, which
-      // took quadratic time on text like `a.a.a.…`).
-      .replace(/(?<![a-z0-9+.-])([a-z][a-z0-9+.-]*:\/\/)[^/\s@]+@/gi, `$1${REDACTED}@`)
+      // took quadratic time on text like `a.a.a.…`); the user part ends at the authority's last
+      // `@`, as URL parsers read it, so a password holding `@` goes whole.
+      .replace(/(?<![a-z0-9+.-])([a-z][a-z0-9+.-]*:\/\/)[^/\s?#]+@/gi, `$1${REDACTED}@`)
       // `token`, or a name ending in `_token`, `-Signature`… (refresh_token, client_secret,
       // X-Amz-Signature), in a query or a fragment (where OAuth puts an access token).
       .replace(

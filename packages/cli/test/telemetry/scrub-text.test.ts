@@ -23,6 +23,17 @@ describe('scrubText', () => {
     )
   })
 
+  it('redacts a URL password holding @ whole', () => {
+    assert.equal(
+      scrubText('connect https://ann:p@ss@example.com/x failed', null),
+      'connect https://[redacted]@example.com/x failed',
+    )
+    assert.equal(
+      scrubText('wss://ann:a@b@c@host:443 closed', null),
+      'wss://[redacted]@host:443 closed',
+    )
+  })
+
   it('redacts parameters whose names end in a secret word, in the query or the fragment', () => {
     assert.equal(
       scrubText(
