@@ -13,7 +13,13 @@ const REDACTED = '[redacted]'
  * newlines and tabs so stacks stay readable.
  */
 export function scrubText(text: string, home: string | null): string {
+  // Control characters go first: one inside a key or a password would end its match early and
+  // leave the rest of it in the report.
   let out = text
+    // eslint-disable-next-line no-control-regex
+    .replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '')
+    // eslint-disable-next-line no-control-regex
+    .replace(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/g, '')
   if (home && home.length > 1) out = replaceHome(out, home)
   return (
     out
@@ -34,10 +40,6 @@ export function scrubText(text: string, home: string | null): string {
       // text full of quotes does not take quadratic time.
       .replace(/(?:\.\.\.)?"[\s\S]{0,64}?"(?:\.\.\.)? is not valid JSON/g, '"…" is not valid JSON')
       .replace(/"[^"\n]*"/g, '"…"')
-      // eslint-disable-next-line no-control-regex
-      .replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '')
-      // eslint-disable-next-line no-control-regex
-      .replace(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/g, '')
   )
 }
 

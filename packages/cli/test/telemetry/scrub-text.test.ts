@@ -34,6 +34,12 @@ describe('scrubText', () => {
     )
   })
 
+  it('redacts a secret whole when a control character or escape sits inside it', () => {
+    assert.equal(scrubText('key mtk_abc\u0000def rejected', null), 'key mtk_[redacted] rejected')
+    assert.equal(scrubText('key mtk_\u001b[31mSECRET', null), 'key mtk_[redacted]')
+    assert.equal(scrubText('Bearer ab\u007fcd', null), 'Bearer [redacted]')
+  })
+
   it('redacts parameters whose names end in a secret word, in the query or the fragment', () => {
     assert.equal(
       scrubText(
