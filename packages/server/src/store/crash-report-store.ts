@@ -75,17 +75,25 @@ export class CrashReportStore {
       command: input.command,
     }
     await this.#db.insertInto('crash_reports').values(row).execute()
-    await this.#db
-      .deleteFrom('crash_reports')
-      .where('id', 'not in', (eb) =>
-        eb
-          .selectFrom('crash_reports')
-          .select('id')
-          .orderBy('received_at', 'desc')
-          .orderBy('id', 'desc')
-          .limit(keep),
-      )
-      .execute()
+    // The newest report beyond `keep`, found on the (received_at, id) index, and every older one
+    // go. (`id not in (the newest keep)` read the whole table on every report: 30 ms with 10 000
+    // kept, on SQLite's thread, which is burrowd's.)
+    const beyond = await this.#db
+      .selectFrom('crash_reports')
+      .select(['received_at', 'id'])
+      .orderBy('received_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(1)
+      .offset(keep)
+      .executeTakeFirst()
+    if (beyond) {
+      await this.#db
+        .deleteFrom('crash_reports')
+        .where((eb) =>
+          eb(eb.refTuple('received_at', 'id'), '<=', eb.tuple(beyond.received_at, beyond.id)),
+        )
+        .execute()
+    }
     return toCrashReport(row)
   }
 

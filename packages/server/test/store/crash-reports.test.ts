@@ -7,7 +7,10 @@
 
 import assert from 'node:assert/strict'
 import { afterEach, beforeEach, describe, it } from 'node:test'
-import type { CrashReportInput } from '../../src/store/crash-report-store.js'
+import {
+  DEFAULT_CRASH_REPORTS_KEPT,
+  type CrashReportInput,
+} from '../../src/store/crash-report-store.js'
 import { openStore } from '../../src/store/open-store.js'
 import { StoreError } from '../../src/store/store-error.js'
 import type { Store } from '../../src/store/store.js'
@@ -101,6 +104,39 @@ for (const backend of testBackends()) {
         (await store.crashReports.list(10)).map((r) => r.message),
         ['crash 4', 'crash 3'],
       )
+    })
+
+    it('adds to a full store without reading every kept report (strangers send them)', async () => {
+      const rows = Array.from({ length: DEFAULT_CRASH_REPORTS_KEPT }, (_, n) => ({
+        id: `crash_${String(n).padStart(20, '0')}`,
+        received_at: new Date(clock - 1_000_000 + n).toISOString(),
+        client_version: '0.1.0',
+        os: 'linux',
+        arch: 'x64',
+        node: 'v20.19.0',
+        kind: 'uncaught',
+        message: `old ${n}`,
+        stack: 'at f (x.js:1:2)\n'.repeat(100),
+        command: null,
+      }))
+      for (let i = 0; i < rows.length; i += 500) {
+        await store.db
+          .insertInto('crash_reports')
+          .values(rows.slice(i, i + 500))
+          .execute()
+      }
+      const started = performance.now()
+      for (let n = 0; n < 20; n++) {
+        clock += 1
+        await store.crashReports.add({ ...REPORT, message: `new ${n}` })
+      }
+      // On SQLite the query runs on burrowd's own thread, so a slow one stalls every tunnel.
+      const each = (performance.now() - started) / 20
+      if (backend.name === 'sqlite') assert.ok(each < 10, `${each.toFixed(1)} ms a report`)
+      const kept = await store.crashReports.list(DEFAULT_CRASH_REPORTS_KEPT + 1)
+      assert.equal(kept.length, DEFAULT_CRASH_REPORTS_KEPT)
+      assert.equal(kept[0]?.message, 'new 19')
+      assert.equal(kept.at(-1)?.message, 'old 20')
     })
 
     it('refuses an unknown kind with StoreError invalid and stores nothing', async () => {
