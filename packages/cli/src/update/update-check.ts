@@ -6,7 +6,7 @@
  * and dropped. Off with `--no-update-check` / BURROW_NO_UPDATE_CHECK (the caller then does not
  * start it).
  */
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises'
+import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import type { Logger } from '@burrow/protocol'
 import { isNewerVersion, isSemver } from './compare-versions.js'
@@ -127,8 +127,17 @@ function safeUrl(value: unknown): string | null {
   }
 }
 
+/** Longer state files are not ours and are not read. */
+const MAX_STATE_BYTES = 4096
+
+/**
+ * The saved state, or null. Only a small regular file is read: reading a FIFO would wait for a
+ * writer forever (and keep `burrow` alive), a device or a huge file would fill memory.
+ */
 async function readState(path: string): Promise<UpdateState | null> {
   try {
+    const info = await stat(path)
+    if (!info.isFile() || info.size > MAX_STATE_BYTES) return null
     const state = JSON.parse(await readFile(path, 'utf8')) as Partial<UpdateState> | null
     return typeof state?.checked_at === 'string' && !Number.isNaN(Date.parse(state.checked_at))
       ? (state as UpdateState)

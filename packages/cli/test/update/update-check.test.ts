@@ -5,7 +5,9 @@
  * and nothing (and no delay) when the service is down or silent.
  */
 import assert from 'node:assert/strict'
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { execFileSync } from 'node:child_process'
+import { closeSync, constants, openSync } from 'node:fs'
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { createServer, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -183,4 +185,32 @@ describe('update check', () => {
     assert.equal(await runUpdateCheck(options()), 'current')
     assert.equal(service.hits, 2)
   })
+
+  it(
+    'does not wait on a state file that is not a regular file (a FIFO nothing writes)',
+    {
+      skip: process.platform === 'win32',
+    },
+    async () => {
+      await mkdir(stateDir, { recursive: true })
+      const fifo = join(stateDir, UPDATE_STATE_FILE)
+      execFileSync('mkfifo', [fifo])
+      let timer: NodeJS.Timeout | undefined
+      const deadline = new Promise<string>((resolve) => {
+        timer = setTimeout(() => resolve('still waiting'), 2000)
+      })
+      try {
+        assert.equal(await Promise.race([runUpdateCheck(options()), deadline]), 'current')
+        assert.equal(service.hits, 1)
+      } finally {
+        clearTimeout(timer)
+        // Free a reader still blocked on the FIFO, if any, so the test process can end.
+        try {
+          closeSync(openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK))
+        } catch {
+          // No reader: nothing to free.
+        }
+      }
+    },
+  )
 })
