@@ -21,6 +21,12 @@ import { RateLimiter } from '../http/rate-limiter.js'
 
 /** Crash reports one client address may send per minute (a burst of this many, then refilled). */
 export const CRASH_REPORTS_PER_MINUTE = 30
+/**
+ * Crash reports one node accepts per minute from all addresses together: strangers with many
+ * addresses would otherwise push every genuine report out of the newest 10 000 kept, and write
+ * a log line each, as fast as they send.
+ */
+export const CRASH_REPORTS_PER_MINUTE_PER_NODE = 300
 
 /** What the app reports about the running service, and where it stores what clients send. */
 export interface AppOptions {
@@ -65,9 +71,14 @@ export class App {
       perMs: 60_000,
       ...(opts.now ? { now: opts.now } : {}),
     })
+    const nodeLimiter = new RateLimiter({
+      capacity: CRASH_REPORTS_PER_MINUTE_PER_NODE,
+      perMs: 60_000,
+      ...(opts.now ? { now: opts.now } : {}),
+    })
     this.crashReportRoute = new CrashReportRoute(
       opts.crashReports,
-      limiter,
+      { address: limiter, node: nodeLimiter },
       opts.addresses ?? new ClientAddresses(),
       opts.log,
     )

@@ -1,6 +1,6 @@
 /**
  * `POST /api/crash-reports`: where `burrow` clients send an error report when they crash. Limited
- * per client address before the body is read, bounded in size, validated, then stored; answered
+ * per client address, then per node, before the body is read, bounded in size, validated, then stored; answered
  * `202 {"id": "crash_…"}`. Every refusal uses the one envelope (413, 400, 429 with Retry-After).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
@@ -18,35 +18,44 @@ export interface CrashReportSink {
   add(report: CrashReportInput): Promise<{ readonly id: string }>
 }
 
+/** The allowances a report is taken from: its client address's, then the node's. */
+export interface CrashReportLimiters {
+  readonly address: RateLimiter
+  readonly node: RateLimiter
+}
+
 /** Handles `POST /api/crash-reports`. */
 export class CrashReportRoute {
   readonly #sink: CrashReportSink
-  readonly #limiter: RateLimiter
+  readonly #limiters: CrashReportLimiters
   readonly #addresses: ClientAddresses
   readonly #log: Logger
 
   constructor(
     sink: CrashReportSink,
-    limiter: RateLimiter,
+    limiters: CrashReportLimiters,
     addresses: ClientAddresses,
     log: Logger,
   ) {
     this.#sink = sink
-    this.#limiter = limiter
+    this.#limiters = limiters
     this.#addresses = addresses
     this.#log = log
   }
 
   /** Answer one POST. */
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const decision = this.#limiter.take(this.#addresses.rateKey(req))
+    // The address's allowance first, so that one address's flood spends none of the node's.
+    const byAddress = this.#limiters.address.take(this.#addresses.rateKey(req))
+    const decision = byAddress.ok ? this.#limiters.node.take('') : byAddress
     if (!decision.ok) {
       const wait = decision.retryAfterSecs
+      const who = byAddress.ok ? 'this service received' : 'this address sent'
       sendRefusal(
         res,
         'rate_limited',
         'too many crash reports',
-        `this address sent too many crash reports; try again in ${wait} s`,
+        `${who} too many crash reports; try again in ${wait} s`,
         { headers: { 'retry-after': String(wait) }, close: true },
       )
       return

@@ -1,8 +1,8 @@
 /**
  * `POST /api/crash-reports` on the real built burrowd (`npx tsc -b` first), and the operator's
  * view of what arrived (`burrowd crash-reports list`). A valid report is stored and listed;
- * malformed, misshapen, oversized and too frequent ones are refused with the one envelope and
- * stored nowhere. Each test sends as its own client (X-Forwarded-For, trusted from loopback) so
+ * malformed, misshapen, oversized and too frequent ones (from one address, or from all to the
+ * node) are refused with the one envelope and stored nowhere. Each test sends as its own client (X-Forwarded-For, trusted from loopback) so
  * the per-client limit of one test does not touch another.
  */
 import assert from 'node:assert/strict'
@@ -150,6 +150,24 @@ describe('POST /api/crash-reports', () => {
     assert.ok(wait >= 1 && wait <= 60, `Retry-After: ${refused.headers['retry-after']}`)
     assert.equal((await stored('Error: flood')).length, 30)
     assert.equal((await post(body, { from: '203.0.113.100' })).status, 202, 'another client')
+  })
+
+  // Last of the reports this file sends: it spends the node's allowance for the minute.
+  it('allows 300 reports a minute to the node from all addresses, then 429 for any', async () => {
+    const body = (n: number) => JSON.stringify({ ...REPORT, message: `Error: many ${n}` })
+    let sent = 0
+    let refused: Awaited<ReturnType<typeof post>> | undefined
+    while (refused === undefined && sent < 400) {
+      const res = await post(body(++sent))
+      if (res.status !== 202) refused = res
+    }
+    assert.ok(refused, 'the node refused one of 400 reports from 400 addresses')
+    assertRefusal(refused, { policy: 'rate_limited', reason: /too many crash reports/ })
+    assert.match(refused.text, /this service received too many crash reports/)
+    assert.ok(Number(refused.headers['retry-after']) >= 1)
+    const many = (await listed()).filter((r) => r.message.startsWith('Error: many '))
+    assert.equal(many.length, sent - 1, 'every report before the refusal was kept')
+    assert.ok(!many.some((r) => r.message === `Error: many ${sent}`), 'the refused one was not')
   })
 
   it('answers other methods with 405 and Allow: POST', async () => {
