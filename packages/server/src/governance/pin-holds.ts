@@ -15,6 +15,23 @@ export const HELD_STATUSES: Readonly<Record<RugPullMode, ReadonlySet<PinStatus>>
   hold: new Set(['changed', 'new', 'renamed', 'rejected']),
 }
 
+/** The names of `seen` (a page's tools) agents may not see under `mode`. */
+export function hiddenNames(
+  state: PinState,
+  seen: ReadonlyMap<string, unknown>,
+  mode: RugPullMode,
+): ReadonlySet<string> {
+  const hidden = new Set<string>()
+  for (const name of seen.keys()) {
+    const row = state.pins.get(name)
+    if (
+      row === undefined ? mode === 'hold' && state.baselined : HELD_STATUSES[mode].has(row.status)
+    )
+      hidden.add(name)
+  }
+  return hidden
+}
+
 /**
  * Why a call to `name` is held under `mode` with the pins of `state`, or null when it may go
  * through; `where` is the tunnel's Tools page.

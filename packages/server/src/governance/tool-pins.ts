@@ -23,9 +23,10 @@ import {
   type PinnedDefinition,
   type ToolPinsStore,
 } from '../store/tool-pins-store.js'
+import { Invalidations } from './invalidations.js'
 import { KeptDefinitions, keptChars } from './kept-definitions.js'
 import { noteName, roundOf, type Round } from './list-rounds.js'
-import { HELD_STATUSES, heldReasonIn } from './pin-holds.js'
+import { heldReasonIn, hiddenNames } from './pin-holds.js'
 import { unpinnableName } from './pinnable-name.js'
 import type { RugPullMode } from './policy.js'
 import { pinTool, type PinnedTool } from './tool-definition.js'
@@ -71,12 +72,14 @@ export class ToolPins {
   readonly #listChanges = new Map<string, Date>()
   readonly #now: () => number
   readonly #kept = new KeptDefinitions()
+  /** Drops of each tunnel's pins: a read under way across one caches nothing. */
+  readonly #dropped = new Invalidations()
 
   constructor(opts: ToolPinsOptions) {
     this.#opts = opts
     this.#now = opts.now ?? Date.now
     opts.events.subscribe((event) => {
-      if (event.type === 'tunnel') this.#cache.delete(event.tunnelId)
+      if (event.type === 'tunnel') this.#drop(event.tunnelId)
     })
   }
 
@@ -93,8 +96,9 @@ export class ToolPins {
     const cached = this.#cache.get(tunnelId)
     const loading = this.#loading.get(tunnelId)
     if (loading) return loading
+    const generation = this.#dropped.of(tunnelId)
     // Writes queued here land first, so the state read back includes them.
-    const load = (this.#writes.get(tunnelId) ?? Promise.resolve())
+    const load: Promise<PinState> = (this.#writes.get(tunnelId) ?? Promise.resolve())
       .then(() => this.#opts.store.load(tunnelId))
       .then((stored) => {
         const state: PinState = {
@@ -106,11 +110,16 @@ export class ToolPins {
           loadedAt: this.#now(),
           definitionChars: stored.pins.reduce((n, p) => n + keptChars(p), 0),
         }
+        // The pins changed while this read was under way: it may be older, so it serves this
+        // caller only.
+        if (generation !== this.#dropped.of(tunnelId)) return state
         if (this.#cache.size >= 10_000) this.#cache.clear()
         this.#cache.set(tunnelId, state)
         return state
       })
-      .finally(() => this.#loading.delete(tunnelId))
+      .finally(() => {
+        if (this.#loading.get(tunnelId) === load) this.#loading.delete(tunnelId)
+      })
     this.#loading.set(tunnelId, load)
     return load
   }
@@ -155,7 +164,7 @@ export class ToolPins {
     if (round) for (const name of seen.keys()) noteName(round, name)
     const complete = page.nextCursor === null
     const hidden = (): ReadonlySet<string> => {
-      const names = new Set(this.#hidden(state, seen, page.mode))
+      const names = new Set(hiddenNames(state, seen, page.mode))
       for (const name of left) names.add(name)
       return names
     }
@@ -255,8 +264,15 @@ export class ToolPins {
 
   /** Forget the cached state of `tunnelId` here and on every node (resolves once they are told). */
   changed(tunnelId: string): Promise<void> {
-    this.#cache.delete(tunnelId)
+    this.#drop(tunnelId)
     return this.#opts.events.publish({ type: 'tunnel', tunnelId })
+  }
+
+  /** Forget what is cached of `tunnelId`, and what a read begun before now would cache. */
+  #drop(tunnelId: string): void {
+    this.#cache.delete(tunnelId)
+    this.#loading.delete(tunnelId)
+    this.#dropped.note(tunnelId)
   }
 
   /** Resolves when the writes queued so far are done (tests, shutdown). */
@@ -298,23 +314,6 @@ export class ToolPins {
       this.#see(tunnel, state, original.name, 'removed', null, at, null, false)
     }
     for (const row of vanished) this.#see(tunnel, state, row.name, 'removed', null, at)
-  }
-
-  /** The names of `seen` agents may not see under `mode`. */
-  #hidden(
-    state: PinState,
-    seen: ReadonlyMap<string, PinnedTool>,
-    mode: RugPullMode,
-  ): ReadonlySet<string> {
-    const hidden = new Set<string>()
-    for (const name of seen.keys()) {
-      const row = state.pins.get(name)
-      if (
-        row === undefined ? mode === 'hold' && state.baselined : HELD_STATUSES[mode].has(row.status)
-      )
-        hidden.add(name)
-    }
-    return hidden
   }
 
   /** Record in memory at once, then in the store; announce the change when this node wrote it. */
