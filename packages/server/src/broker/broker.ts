@@ -10,6 +10,7 @@ import type { Duplex } from 'node:stream'
 import { MAX_FRAME_BYTES, type Logger } from '@burrow/protocol'
 import { WebSocketServer } from 'ws'
 import type { ClientAddresses } from '../http/client-addresses.js'
+import { hashKey } from '../store/hash-key.js'
 import type { TunnelWithAccount } from '../store/store.js'
 import { KeyGuard } from './key-guard.js'
 import { rejectUpgrade } from './reject-upgrade.js'
@@ -112,8 +113,10 @@ export class Broker {
       return rejectUpgrade(socket, 'invalid_request', problem, 'bad WebSocket handshake')
     }
     const found = tunnel
+    // Kept with the connection: the node checks it again now and then (key-recheck.ts).
+    const keyHash = hashKey(match[1])
     this.wss.handleUpgrade(req, socket, head, (ws) =>
-      this.opts.registry.attach(ws, found, socket, checkedFrom),
+      this.opts.registry.attach(ws, found, socket, checkedFrom, keyHash),
     )
   }
 }

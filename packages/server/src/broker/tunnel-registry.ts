@@ -65,6 +65,8 @@ export class TunnelRegistry implements LinkEvents {
   private readonly links = new Set<TunnelLink>()
   /** Every open connection of each tunnel, in any state. */
   private readonly linksOf = new Map<string, Set<TunnelLink>>()
+  /** The key hash each connection authenticated with, and when its check began. */
+  private readonly keys = new WeakMap<TunnelLink, { hash: string; checkedFrom: number }>()
   /** When each tunnel's key was last revoked here (rotated, or the tunnel deleted). */
   private readonly revokedAt = new Map<string, number>()
   /** Set by `drainAll`: a client welcomed after it (its upgrade began before) is told to go too. */
@@ -103,9 +105,11 @@ export class TunnelRegistry implements LinkEvents {
     tunnel: TunnelWithAccount,
     socket?: Corkable,
     keyCheckedFrom = this.clock(),
+    keyHash?: string,
   ): TunnelLink {
     const link = new TunnelLink(ws, tunnel, this, this.opts.log, socket, this.opts.meters)
     this.links.add(link)
+    if (keyHash !== undefined) this.keys.set(link, { hash: keyHash, checkedFrom: keyCheckedFrom })
     let links = this.linksOf.get(tunnel.id)
     if (links === undefined) this.linksOf.set(tunnel.id, (links = new Set()))
     links.add(link)
@@ -169,6 +173,35 @@ export class TunnelRegistry implements LinkEvents {
     if (links.length > 0)
       this.opts.log.info(`tunnel ${tunnelId}: disconnecting its client: ${reason}`)
     for (const link of links) link.close(4001, reason.slice(0, 120))
+  }
+
+  /**
+   * Cut off the connections of `tunnelId` whose key is not `keyHash` (null: the tunnel is gone),
+   * among those whose key check began before `before`, as `disconnect` does: their key was
+   * rotated or their tunnel deleted, and this node missed the news. Returns how many went.
+   */
+  cutStaleKeys(tunnelId: string, keyHash: string | null, before: number, reason: string): number {
+    const stale = [...(this.linksOf.get(tunnelId) ?? [])].filter((link) => {
+      const key = this.keys.get(link)
+      return key !== undefined && key.checkedFrom < before && key.hash !== keyHash
+    })
+    if (stale.length === 0) return 0
+    const slot = this.slots.get(tunnelId)
+    // A client with the current key keeps the tunnel; else it goes, with no grace period.
+    if (slot && (slot.link === null || stale.includes(slot.link))) this.forget(tunnelId, slot)
+    this.opts.log.info(`tunnel ${tunnelId}: disconnecting its client: ${reason}`)
+    for (const link of stale) link.close(4001, reason.slice(0, 120))
+    return stale.length
+  }
+
+  /** The tunnels with connections whose key is known, with the key and when it was checked. */
+  connectionKeys(): { tunnelId: string; hash: string; checkedFrom: number }[] {
+    const keys = []
+    for (const link of this.links) {
+      const key = this.keys.get(link)
+      if (key !== undefined) keys.push({ tunnelId: link.tunnel.id, ...key })
+    }
+    return keys
   }
 
   /**

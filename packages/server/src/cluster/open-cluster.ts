@@ -6,10 +6,12 @@
 import { randomBytes } from 'node:crypto'
 import type { Logger } from '@burrow/protocol'
 import { Redis } from 'ioredis'
+import { startKeyRecheck } from '../broker/key-recheck.js'
 import type { TunnelRegistry } from '../broker/tunnel-registry.js'
 import type { ServerConfig } from '../config.js'
 import { REDIS_KEY_PREFIX } from '../quota/usage-admin-settings.js'
 import type { Store } from '../store/store.js'
+import { tunnelKeyHashes } from '../store/tunnel-key-hashes.js'
 import type { ClusterEvents } from './cluster-events.js'
 import { ClusterRouter } from './cluster-router.js'
 import { TunnelDirectory } from './tunnel-directory.js'
@@ -62,10 +64,17 @@ export async function openCluster(parts: ClusterParts): Promise<Cluster | null> 
     log,
     queueWaitMs: config.queueWaitMs,
   })
+  // A key rotated or a tunnel deleted on another node is told by an event this node may miss.
+  const keys = startKeyRecheck({
+    registry: parts.registry,
+    keyHashes: (ids) => tunnelKeyHashes(store.db, ids),
+    log,
+  })
   log.info(`cluster: node ${parts.nodeId} at ${nodeUrl}, sharing tunnels through Redis`)
   return {
     router,
     async close() {
+      keys.stop()
       router.close()
       await redis.quit().catch(() => {})
     },
