@@ -66,6 +66,8 @@ export class CustomDomains {
   readonly #now: () => Date
   readonly #cache = new Map<string, { route: ResolvedDomain | 'pending' | null; expires: number }>()
   #timer: NodeJS.Timeout | null = null
+  /** Bumped by `invalidate`: a route read begun before it does not fill the cache. */
+  #generation = 0
   #round: Promise<void> | null = null
 
   constructor(opts: CustomDomainsOptions) {
@@ -218,6 +220,7 @@ export class CustomDomains {
     const now = Date.now()
     const cached = this.#cache.get(host)
     if (cached && cached.expires > now) return cached.route
+    const generation = this.#generation
     const found = await this.#opts.store.route(host)
     const route =
       found === undefined
@@ -225,6 +228,7 @@ export class CustomDomains {
         : found === 'pending'
           ? 'pending'
           : { ...found, label: tunnelHostLabel(found.subdomain, found.slug) }
+    if (generation !== this.#generation) return route
     if (this.#cache.size >= MAX_ENTRIES) this.#cache.clear()
     this.#cache.set(host, { route, expires: now + (route ? HIT_TTL_MS : MISS_TTL_MS) })
     return route
@@ -256,6 +260,7 @@ export class CustomDomains {
 
   /** Forget cached routes (after a domain changes, or a plan does). */
   invalidate(): void {
+    this.#generation++
     this.#cache.clear()
   }
 }

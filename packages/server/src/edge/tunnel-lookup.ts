@@ -14,6 +14,8 @@ export class TunnelLookup {
   private readonly find: (subdomain: string, slug: string) => Promise<TunnelWithAccount | undefined>
   private readonly zoneSuffix: string
   private readonly cache = new Map<string, { tunnel: TunnelWithAccount | null; expires: number }>()
+  /** Bumped by `invalidate`: a lookup begun before it does not fill the cache with what it read. */
+  private generation = 0
 
   constructor(
     zone: string,
@@ -46,7 +48,9 @@ export class TunnelLookup {
     // A label no tunnel could have (too long, malformed) costs no lookup and no cache entry:
     // a stranger's Host header cannot fill the cache with big keys.
     if (parts === null) return null
+    const generation = this.generation
     const tunnel = (await this.find(parts.subdomain, parts.slug)) ?? null
+    if (generation !== this.generation) return tunnel
     if (this.cache.size >= MAX_ENTRIES) this.cache.clear()
     this.cache.set(label, { tunnel, expires: now + (tunnel ? HIT_TTL_MS : MISS_TTL_MS) })
     return tunnel
@@ -54,6 +58,7 @@ export class TunnelLookup {
 
   /** Forget cached answers (after a tunnel is created, renamed or deleted). */
   invalidate(): void {
+    this.generation++
     this.cache.clear()
   }
 }

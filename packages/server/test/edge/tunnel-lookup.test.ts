@@ -24,6 +24,25 @@ describe('TunnelLookup', () => {
     assert.equal(lookup.cachedByLabel('notes--acme'), undefined)
   })
 
+  it('does not cache a lookup under way when the cache was dropped', async () => {
+    // Found by a hostile review: a lookup begun before a tunnel was deleted (or its account's
+    // plan changed) on another node, answered after the event, was cached for 5 s.
+    let release: () => void = () => {}
+    let stored: TunnelWithAccount | undefined = TUNNEL
+    const lookup = new TunnelLookup('example.test', async () => {
+      const seen = stored
+      await new Promise<void>((r) => (release = r))
+      return seen
+    })
+    const first = lookup.byLabel('notes--acme')
+    await new Promise((r) => setImmediate(r))
+    stored = undefined
+    lookup.invalidate()
+    release()
+    assert.equal(await first, TUNNEL, 'the caller gets what it read')
+    assert.equal(lookup.cachedByLabel('notes--acme'), undefined, 'what it read was cached')
+  })
+
   it('neither looks up nor caches a label no tunnel could have', async () => {
     const asked: string[] = []
     const lookup = new TunnelLookup('example.test', async (subdomain, slug) => {
