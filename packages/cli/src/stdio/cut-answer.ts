@@ -3,7 +3,9 @@
  * kept (`LineEnds`): the `id` member of the message object, when it comes before any member whose
  * value is an object or array (`{"jsonrpc":"2.0","id":3,"result":…`, as the Python SDK writes) or
  * is its last member (`{"result":…,"jsonrpc":"2.0","id":3}`, as the TypeScript SDK writes). A
- * head that names a `method` is a request or notification, not an answer. Without this, the
+ * head that names a `method`, or whose first object or array member is not `result` or `error`
+ * (the Rust and Go SDKs write a request's id before its method or params), is not an answer: its
+ * id is the server's own, and an error for it would answer another request. Without this, the
  * agent whose answer was dropped waited for ever. The line is the server's own: a server that
  * lies here could as well have sent any answer.
  */
@@ -14,6 +16,8 @@ const STRING = String.raw`"(?:[^"\\]|\\.)*"`
 const SCALAR = String.raw`${STRING}|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null`
 /** One member with a scalar value and what follows it, from where the last one ended. */
 const MEMBER = new RegExp(String.raw`\s*(${STRING})\s*:\s*(${SCALAR})\s*([,}])`, 'y')
+/** The first member whose value is not a scalar, when it is an answer's. */
+const ANSWER_MEMBER = /\s*"(?:result|error)"\s*:/y
 /** The message's last member, `id`, and the object's end, ending the line. */
 const LAST_ID = new RegExp(String.raw`[{,]\s*"id"\s*:\s*(${STRING}|-?\d+)\s*\}\s*$`)
 
@@ -22,13 +26,18 @@ export function cutAnswerId(ends: LineEnds): JsonRpcId | undefined {
   const head = ends.head.toString('utf8')
   const start = /^\s*\{/.exec(head)
   if (!start) return undefined
-  MEMBER.lastIndex = start[0].length
+  let at = start[0].length
+  let id: string | undefined
+  MEMBER.lastIndex = at
   for (let m = MEMBER.exec(head); m !== null; m = MEMBER.exec(head)) {
     const name = JSON.parse(m[1]!) as string
-    if (name === 'method') return undefined
-    if (name === 'id') return idOf(m[2]!)
-    if (m[3] === '}') return undefined
+    if (name === 'method' || m[3] === '}') return undefined
+    if (name === 'id') id = m[2]!
+    at = MEMBER.lastIndex
   }
+  ANSWER_MEMBER.lastIndex = at
+  if (!ANSWER_MEMBER.test(head)) return undefined
+  if (id !== undefined) return idOf(id)
   const last = LAST_ID.exec(ends.tail.toString('utf8'))
   return last ? idOf(last[1]!) : undefined
 }

@@ -22,6 +22,11 @@ describe('cutAnswerId', () => {
     )
     assert.equal(cutAnswerId(ends('{"result":{"a":', '{"id":5}}}')), undefined)
     assert.equal(cutAnswerId(ends('{"result":"', ',\\"id\\":5}"}')), undefined)
+    // A server's own request, as the Rust and Go SDKs write it (id before method or params).
+    const rust = '{"jsonrpc":"2.0","id":5,"method":"sampling/createMessage","params":{"messages":['
+    assert.equal(cutAnswerId(ends(rust, '"}]}}')), undefined)
+    const go = '{"jsonrpc":"2.0","id":5,"params":{"messages":['
+    assert.equal(cutAnswerId(ends(go, ']},"method":"sampling/createMessage"}')), undefined)
     assert.equal(cutAnswerId(ends('xxxx', 'xxxx')), undefined)
     assert.equal(cutAnswerId(ends('{"result":[', '],"id":1.5}')), undefined)
     assert.equal(cutAnswerId(ends('{"result":[', '],"id":12345678901234567890}')), undefined)
