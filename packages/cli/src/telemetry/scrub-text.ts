@@ -36,9 +36,14 @@ export function scrubText(text: string, home: string | null): string {
         `$1${REDACTED}`,
       )
       // JSON.parse quotes its input raw, quotes and newlines included, at most 21 characters of
-      // it (`"…" is not valid JSON`, with `...` where it cut the input short). Bounded, so a
-      // text full of quotes does not take quadratic time.
-      .replace(/(?:\.\.\.)?"[\s\S]{0,64}?"(?:\.\.\.)? is not valid JSON/g, '"…" is not valid JSON')
+      // it, after the token (`Unexpected token 'x', "…" is not valid JSON`, with `...` where it
+      // cut the input short). Only there: from an earlier quote, the match would take what the
+      // message says before it. Bounded, so a text full of quotes does not take quadratic time.
+      // (`"undefined" is not valid JSON` quotes no input; the next line handles it.)
+      .replace(
+        /(?<=', )(?:\.\.\.)?"[\s\S]{0,64}?"(?:\.\.\.)? is not valid JSON/g,
+        '"…" is not valid JSON',
+      )
       .replace(/"[^"\n]*"/g, '"…"')
   )
 }

@@ -114,6 +114,20 @@ describe('scrubText', () => {
     }
   })
 
+  it('keeps what an error says before the input JSON.parse quotes', () => {
+    let parseError = ''
+    try {
+      JSON.parse('oops')
+    } catch (err) {
+      parseError = (err as Error).message
+    }
+    assert.equal(
+      scrubText(`reading "state.json": ${parseError}`, null),
+      `reading "…": Unexpected token 'o', "…" is not valid JSON`,
+    )
+    assert.equal(scrubText('"undefined" is not valid JSON', null), '"…" is not valid JSON')
+  })
+
   // A dying process waits for the scrub. When a scheme could start at every word of a run, 100 kB
   // of `a.a.…` took about 9 s and grew with the square of the length: a megabyte would keep this
   // test running for about 15 minutes. Linear, it takes milliseconds.
