@@ -17,10 +17,16 @@ export const MAX_MESSAGE_DEPTH = 1_000
 
 const QUOTE = 0x22
 const BACKSLASH = 0x5c
-const OPENERS = new Set([0x5b, 0x7b])
-const CLOSERS = new Set([0x5d, 0x7d])
+const OPEN_ARRAY = 0x5b
+const OPEN_OBJECT = 0x7b
+const CLOSE_ARRAY = 0x5d
+const CLOSE_OBJECT = 0x7d
 
-/** True when JSON `text` nests arrays and objects deeper than `limit` (strings skipped). */
+/**
+ * True when JSON `text` nests arrays and objects deeper than `limit` (strings skipped). Every long
+ * line a server writes goes through it: strings, most of a big answer, are skipped by `indexOf`
+ * rather than read character by character.
+ */
 export function nestsDeeperThan(text: string, limit: number = MAX_MESSAGE_DEPTH): boolean {
   // Each level takes an opening and a closing character.
   if (text.length <= 2 * limit) return false
@@ -28,9 +34,9 @@ export function nestsDeeperThan(text: string, limit: number = MAX_MESSAGE_DEPTH)
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i)
     if (c === QUOTE) i = stringEnd(text, i)
-    else if (OPENERS.has(c)) {
+    else if (c === OPEN_ARRAY || c === OPEN_OBJECT) {
       if (++depth > limit) return true
-    } else if (CLOSERS.has(c)) depth--
+    } else if (c === CLOSE_ARRAY || c === CLOSE_OBJECT) depth--
   }
   return false
 }
@@ -49,10 +55,13 @@ export function tooDeepReplacement(message: ClassifiedMessage): JsonRpcMessage |
 
 /** Index of the quote that closes the string opened at `start` (or the text's end). */
 function stringEnd(text: string, start: number): number {
-  for (let i = start + 1; i < text.length; i++) {
-    const c = text.charCodeAt(i)
-    if (c === BACKSLASH) i++
-    else if (c === QUOTE) return i
+  let at = start
+  for (;;) {
+    at = text.indexOf('"', at + 1)
+    if (at === -1) return text.length
+    // Escaped when an odd run of backslashes precedes it.
+    let before = at - 1
+    while (text.charCodeAt(before) === BACKSLASH) before--
+    if ((at - 1 - before) % 2 === 0) return at
   }
-  return text.length
 }

@@ -14,6 +14,12 @@ describe('nestsDeeperThan', () => {
     assert.equal(nestsDeeperThan(`["${'[{'.repeat(50)}"]`, 3), false)
     assert.equal(nestsDeeperThan(`["\\\\", [[[]]]]`, 3), true)
     assert.equal(nestsDeeperThan(`["\\"[[[[", []]`, 3), false)
+    // Runs of backslashes: an even one leaves the quote after it closing the string.
+    assert.equal(nestsDeeperThan(`["a\\\\\\\\", [[[]]]]`, 3), true)
+    assert.equal(nestsDeeperThan(`["\\\\\\"[[[[", []]`, 3), false)
+    assert.equal(nestsDeeperThan(`["${'x'.repeat(10)}\\\\\\\\\\"[[[[[", []]`, 3), false)
+    assert.equal(nestsDeeperThan(`[[["unterminated`, 2), true)
+    assert.equal(nestsDeeperThan(`["[[[[[`, 2), false)
   })
 
   it('by default allows what JSON.stringify can write again', () => {
