@@ -2,7 +2,8 @@
  * Which upstream serves a resource URI. Resource URIs are not prefixed (they are the servers'
  * own, and agents quote them back verbatim), so the router learns owners from `resources/list`
  * pages and matches URI templates from `resources/templates/list` (read from every upstream at
- * once, each page within the list timeout, so a stuck upstream holds up nobody's reads for long).
+ * once, each page within the list timeout: a stuck upstream holds up only URIs that no upstream
+ * before it matches, and those for one timeout).
  * A URI nobody listed is tried on each available upstream that offers resources, in order, and
  * the first that serves it owns it.
  * What was learnt about an upstream is forgotten when its resource lists change or it initializes
@@ -92,25 +93,45 @@ export class ResourceRouter {
   async ownerOf(uri: string, call: CallOptions = {}): Promise<UpstreamLink | undefined> {
     const listed = this.#owners.get(uri)
     if (listed !== undefined) return this.#link(listed)
-    await this.#readAllTemplates(call)
-    // Templates learnt before an upstream went down still route its URIs (to its error).
-    return this.#links.find((link) =>
-      this.#templates.get(link.name)?.some((t) => t.pattern.test(uri)),
-    )
+    return this.#firstMatching(this.#readAllTemplates(call), (t) => t.pattern.test(uri))
   }
 
   /** The upstream that lists `template` as its own, else the owner of it as a URI. */
   async templateOwner(template: string, call: CallOptions = {}): Promise<UpstreamLink | undefined> {
-    await this.#readAllTemplates(call)
-    const owner = this.#links.find((link) =>
-      this.#templates.get(link.name)?.some((t) => t.template === template),
-    )
-    return owner ?? this.ownerOf(template, call)
+    const reads = this.#readAllTemplates(call)
+    const owner = await this.#firstMatching(reads, (t) => t.template === template)
+    if (owner) return owner
+    const listed = this.#owners.get(template)
+    if (listed !== undefined) return this.#link(listed)
+    return this.#firstMatching(reads, (t) => t.pattern.test(template))
   }
 
-  /** Read every upstream's templates at once: one that does not answer delays none of the others. */
-  async #readAllTemplates(call: CallOptions): Promise<void> {
-    await Promise.all(this.#links.map((link) => this.#readTemplates(link, call)))
+  /**
+   * Start reading every upstream's templates at once: one that does not answer delays none of
+   * the others' reads, and only the decisions that must wait for it (`#firstMatching`).
+   */
+  #readAllTemplates(call: CallOptions): Promise<void>[] {
+    const reads = this.#links.map((link) => this.#readTemplates(link, call))
+    // Awaited in order below, or not at all once an earlier upstream matched.
+    for (const read of reads) read.catch(() => {})
+    return reads
+  }
+
+  /**
+   * The first upstream, in order, with a template that passes `test`, each judged once its own
+   * read (of `reads`, one per upstream) is done: a later upstream that does not answer holds up
+   * nobody's URIs but its own and those nobody matched. Templates learnt before an upstream went
+   * down still route its URIs (to its error).
+   */
+  async #firstMatching(
+    reads: readonly Promise<void>[],
+    test: (t: Template) => boolean,
+  ): Promise<UpstreamLink | undefined> {
+    for (const [n, link] of this.#links.entries()) {
+      await reads[n]
+      if (this.#templates.get(link.name)?.some(test)) return link
+    }
+    return undefined
   }
 
   async #readTemplates(link: UpstreamLink, call: CallOptions): Promise<void> {

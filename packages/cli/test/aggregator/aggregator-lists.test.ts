@@ -95,6 +95,24 @@ describe('aggregator lists', { timeout: 60_000 }, () => {
     await agg.close()
   })
 
+  it('reads a resource of an earlier upstream without waiting for a later one that never lists its templates', async () => {
+    // The list timeout is longer than the agent waits: the read must not depend on it.
+    const agg = await startAggregator(
+      [
+        { name: 'good', stdio: ['--label', 'good'] },
+        { name: 'stuck', stdio: ['--label', 'stuck', '--hang-templates'] },
+      ],
+      { listTimeoutMs: 600_000 },
+    )
+    const agent = await connectAgent(agg.url)
+    const uri = 'mem://good/items/7'
+    for (let n = 0; n < 2; n++) {
+      const result = await agent.client.readResource({ uri }, { timeout: 20_000 })
+      assert.deepEqual(result.contents, [{ uri, mimeType: 'text/plain', text: 'item 7 of good' }])
+    }
+    await agg.close()
+  })
+
   it('warns at start about names longer than 64 characters once prefixed', async () => {
     const agg = await startAggregator([
       { name: 'verbose-upstream', stdio: ['--label', 'v', '--long'] },
