@@ -37,6 +37,12 @@ export interface PoliciesOptions {
   readonly log: Logger
   /** How long a compiled policy is used before it is read again (default 5 s). */
   readonly ttlMs?: number
+  /**
+   * How long after a write turned zero-knowledge mode on the tunnel's content is erased once more
+   * (default 10 s: a node that missed the change uses its cached policy for up to `ttlMs`, and its
+   * history writer writes a second later).
+   */
+  readonly zeroKnowledgeSweepMs?: number
   readonly now?: () => number
 }
 
@@ -142,12 +148,31 @@ export class Policies {
     if (isPolicyProblem(policy)) return { ok: false, problem: policy }
     const document = policyDocument(policy)
     const at = new Date(this.#now())
-    const version = await this.#opts.store.set(tunnelId, JSON.stringify(document), by, at, {
-      eraseContent: policy.zeroKnowledge,
-    })
+    const { version, erased } = await this.#opts.store.set(
+      tunnelId,
+      JSON.stringify(document),
+      by,
+      at,
+      { eraseContent: policy.zeroKnowledge },
+    )
     // Answered once the other nodes are told: the next request applies it wherever it lands.
     await this.#opts.events.publish({ type: 'tunnel', tunnelId })
+    if (erased) this.#sweepLater(tunnelId)
     return { ok: true, view: { document, version, updatedAt: at.toISOString(), updatedBy: by } }
+  }
+
+  /**
+   * Erase the tunnel's content once more a little after zero-knowledge mode was turned on: a node
+   * that missed the change (a cluster event lost while it reconnected to Redis) keeps content of
+   * the calls it records until its cached policy expires.
+   */
+  #sweepLater(tunnelId: string): void {
+    const timer = setTimeout(() => {
+      this.#opts.store.eraseContentIfZeroKnowledge(tunnelId).catch((err: Error) => {
+        this.#opts.log.warn(`governance: erasing tunnel ${tunnelId}'s content: ${err.message}`)
+      })
+    }, this.#opts.zeroKnowledgeSweepMs ?? 10_000)
+    timer.unref()
   }
 
   /** Versions of the tunnel's policy, newest first. */

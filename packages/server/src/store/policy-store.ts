@@ -3,7 +3,7 @@
  * versions, with who changed them and when. A change is one upsert that takes the next version
  * number (so concurrent changes each get their own), the version row, and the deletion of the
  * version 100 before it, in one transaction. Turning zero-knowledge mode on erases, in the same
- * transaction, the content kept of the tunnel before.
+ * transaction, the content kept of the tunnel before (and `Policies` once more a little later).
  */
 import type { Kysely, Transaction } from 'kysely'
 import type { Database } from './schema.js'
@@ -46,7 +46,10 @@ export class PolicyStore {
         }
   }
 
-  /** Store `document` as the tunnel's policy; returns its version. */
+  /**
+   * Store `document` as the tunnel's policy; returns its version, and whether this write turned
+   * zero-knowledge mode on and so erased the content kept before.
+   */
   async set(
     tunnelId: string,
     document: string,
@@ -54,12 +57,11 @@ export class PolicyStore {
     at: Date,
     /** `eraseContent`: the document turns zero-knowledge on; if it was off, erase what was kept. */
     opts: { readonly eraseContent?: boolean } = {},
-  ): Promise<number> {
+  ): Promise<{ version: number; erased: boolean }> {
     const when = at.toISOString()
     return this.#db.transaction().execute(async (trx) => {
-      if (opts.eraseContent && !(await wasZeroKnowledge(trx, tunnelId))) {
-        await eraseContent(trx, tunnelId)
-      }
+      const erased = opts.eraseContent === true && !(await wasZeroKnowledge(trx, tunnelId))
+      if (erased) await eraseContent(trx, tunnelId)
       const row = await trx
         .insertInto('tunnel_policies')
         .values({ tunnel_id: tunnelId, version: 1, document, updated_at: when, updated_by: by })
@@ -83,7 +85,17 @@ export class PolicyStore {
         .where('tunnel_id', '=', tunnelId)
         .where('version', '<=', version - KEPT_POLICY_VERSIONS)
         .execute()
-      return version
+      return { version, erased }
+    })
+  }
+
+  /**
+   * Erase the content kept of the tunnel's traffic again if its policy is still in zero-knowledge
+   * mode: what another node wrote in the moments after the mode was turned on, before it heard.
+   */
+  async eraseContentIfZeroKnowledge(tunnelId: string): Promise<void> {
+    await this.#db.transaction().execute(async (trx) => {
+      if (await wasZeroKnowledge(trx, tunnelId)) await eraseContent(trx, tunnelId)
     })
   }
 

@@ -1,7 +1,8 @@
 /**
  * Turning zero-knowledge mode on keeps no content, including that of calls which ended before the
  * change and still waited in the history writer's queue: the writer asks the policy in force when
- * it writes (on SQLite always, PostgreSQL when TEST_DATABASE_URL is set).
+ * it writes; and what a node that missed the change wrote meanwhile is erased a little later (on
+ * SQLite always, PostgreSQL when TEST_DATABASE_URL is set).
  */
 import assert from 'node:assert/strict'
 import { afterEach, beforeEach, describe, it } from 'node:test'
@@ -68,6 +69,35 @@ for (const backend of testBackends()) {
         { request_body: null, response_body: null },
         { request_body: null, response_body: null },
       ])
+    })
+
+    it('erases again what a node that missed the change wrote after it', async () => {
+      // Two nodes whose cluster events do not reach each other (an event lost while node B
+      // reconnected to Redis): B goes on using the policy it cached.
+      const nodeA = new Policies({
+        store: store.policies,
+        events: new LocalClusterEvents(),
+        log: silentLogger,
+        zeroKnowledgeSweepMs: 300,
+      })
+      const nodeB = new Policies({
+        store: store.policies,
+        events: new LocalClusterEvents(),
+        log: silentLogger,
+        ttlMs: 60_000,
+      })
+      const writerB = new CallHistoryWriter(store.db, { log: silentLogger, flushMs: 60_000 })
+      writerB.keepContentIf(async (id) => !(await nodeB.latest(id)).policy.zeroKnowledge)
+      assert.equal((await nodeB.governance(tunnelId)).policy.zeroKnowledge, false)
+      assert.ok((await nodeA.write(tunnelId, { zero_knowledge: true }, 'owner')).ok)
+      writerB.record(call('{"ssn":"078-05-1120"}'))
+      await writerB.close()
+      assert.equal((await bodies())[0]?.request_body, '{"ssn":"078-05-1120"}', 'B kept it')
+      // A's second erase, a little after the change.
+      for (let waited = 0; (await bodies())[0]?.request_body !== null && waited < 100; waited++) {
+        await new Promise((resolve) => setTimeout(resolve, 100))
+      }
+      assert.deepEqual(await bodies(), [{ request_body: null, response_body: null }])
     })
   })
 }
