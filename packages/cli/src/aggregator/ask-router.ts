@@ -48,6 +48,12 @@ export class AskRouter {
 
   /** Hand `message` from `link` to an agent, or refuse it when no agent can answer. */
   route(link: UpstreamLink, message: JsonRpcRequest, owner: CallOwner | 'unplaced' | undefined) {
+    // A request reusing the id of one still unanswered is dropped: any answer to it, even a
+    // refusal, would read as the first's, and the agent's answer to the first would be lost.
+    if (this.#routed.has(key(link.name, message.id))) {
+      const id = JSON.stringify(message.id)
+      return this.#log.warn(`upstream "${link.name}" reused the id ${id}; ignored`)
+    }
     const caller = owner === 'unplaced' ? undefined : owner && this.#sessions.get(owner.sessionId)
     const live = caller && !caller.closed ? caller : undefined
     if (owner === 'unplaced' || (owner && !live)) {
@@ -78,12 +84,6 @@ export class AskRouter {
     const full = session.askRefusal()
     if (full !== null)
       return link.respond(errorResponse(message.id, JSONRPC_CODE.internalError, full))
-    // A request reusing the id of one still unanswered is dropped: the agent's answer could not
-    // be told apart, and the first would be lost.
-    if (this.#routed.has(key(link.name, message.id))) {
-      const id = JSON.stringify(message.id)
-      return this.#log.warn(`upstream "${link.name}" reused the id ${id}; ignored`)
-    }
     const relatedTo = session === caller ? owner?.agentId : undefined
     const agentId = session.nextAskId()
     session.asks.set(idKey(agentId), { upstream: link.name, upstreamId: message.id })

@@ -98,16 +98,15 @@ export class CallTable {
     return latest
   }
 
-  /**
-   * Record that the agent of `ask.session` holds the child's request `childRequestId`; false,
-   * recording nothing, when a request of the child with that id is still unanswered (the child
-   * reused it: the agent's answer could not be told apart, and the first would be lost).
-   */
-  addAsk(childRequestId: JsonRpcId, ask: Ask): boolean {
-    if (this.#asks.has(idKey(childRequestId))) return false
+  /** Record that the agent of `ask.session` holds the child's request `childRequestId`. */
+  addAsk(childRequestId: JsonRpcId, ask: Ask): void {
     this.#asks.set(idKey(childRequestId), ask)
     ask.session.asks.set(idKey(ask.agentId), childRequestId)
-    return true
+  }
+
+  /** Whether a request of the child with this id is still unanswered. */
+  hasAsk(childRequestId: JsonRpcId): boolean {
+    return this.#asks.has(idKey(childRequestId))
   }
 
   /** Remove and return the ask for the child's request id, if any. */

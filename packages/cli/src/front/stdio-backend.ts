@@ -278,6 +278,9 @@ export class StdioBackend implements McpBackend {
 
   /** A server→client request (sampling, elicitation, roots): route it to the agent it concerns. */
   #childRequest(message: JsonRpcRequest): void {
+    // Reusing the id of one still unanswered: any answer, even a refusal, would read as the first's.
+    if (this.#table.hasAsk(message.id))
+      return this.#log.warn(`stdio server reused the id ${JSON.stringify(message.id)}; ignored`)
     if (message.method === 'ping') {
       this.#trySend({ jsonrpc: '2.0', id: message.id, result: {} })
       return
@@ -307,8 +310,7 @@ export class StdioBackend implements McpBackend {
     if (full !== null)
       return this.#trySend(errorResponse(message.id, JSONRPC_CODE.internalError, full))
     const agentId = session.nextAskId()
-    if (!this.#table.addAsk(message.id, { session, agentId, relatedTo }))
-      return this.#log.warn(`stdio server reused the id ${JSON.stringify(message.id)}; ignored`)
+    this.#table.addAsk(message.id, { session, agentId, relatedTo })
     session.sink.deliver({ ...message, id: agentId }, relatedTo)
   }
 

@@ -603,7 +603,7 @@ describe(
 )
 
 describe('McpFront before a stdio server that reuses an id', { timeout: 30_000 }, () => {
-  it('passes its first request to the agent and drops the second', async () => {
+  it('passes its first request to the agent and drops the second, unanswered', async () => {
     const logger = captureLogger()
     const served = await serveStdioFront({ ...slowServer, logger })
     try {
@@ -614,6 +614,10 @@ describe('McpFront before a stdio server that reuses an id', { timeout: 30_000 }
       assert.equal(asks.length, 1)
       assert.equal(asks[0]!.params, undefined, 'the first of the two')
       await logger.waitFor(/stdio server reused the id "dup"; ignored/)
+      // Not refused either (the agent lacks sampling): a refusal would read as the first's answer.
+      const ping = await s.post({ jsonrpc: '2.0', id: 'p', method: 'ping' })
+      assert.equal(ping.status, 200)
+      assert.ok(!logger.lines.some((l) => /unexpected response "dup"/.test(l)), 'nothing answered')
     } finally {
       await served.close()
     }
