@@ -5,7 +5,7 @@
  * PostgreSQL. Append new migrations; never edit or rename one that has shipped.
  */
 
-import { Migrator } from 'kysely'
+import { Migrator, PostgresAdapter, sql } from 'kysely'
 import type { Kysely, Migration, MigrationProvider } from 'kysely'
 import { accountsTunnelsMigration } from './001-accounts-tunnels.js'
 import { crashReportsMigration } from './002-crash-reports.js'
@@ -60,12 +60,35 @@ const provider: MigrationProvider = {
 
 /**
  * Apply every pending migration, in order, and return the names applied (empty when the database
- * was already up to date). Safe to run from several nodes at once: Kysely takes a lock.
+ * was already up to date). All of them run in one transaction, so a run that fails half-way (a
+ * full disk, a killed process) leaves the database as it was and the next start applies them
+ * again. Safe to run from several nodes at once: on PostgreSQL Kysely takes an advisory lock; on
+ * SQLite the transaction takes the database's write lock before it reads which have run.
  */
 export async function migrateToLatest<DB>(
   db: Kysely<DB>,
   options: { schema?: string } = {},
 ): Promise<string[]> {
+  if (db.getExecutor().adapter instanceof PostgresAdapter) return migrate(db, options)
+  // Kysely runs SQLite's migrations outside any transaction (it assumes SQLite's DDL is not
+  // transactional; it is): a migration that failed after its first statement stayed half-done,
+  // and every later start failed on what it had created. `begin immediate` waits busy_timeout
+  // for another process migrating the same file, instead of reading first and failing.
+  return db.connection().execute(async (connection) => {
+    await sql`begin immediate`.execute(connection)
+    try {
+      const applied = await migrate(connection, options)
+      await sql`commit`.execute(connection)
+      return applied
+    } catch (error) {
+      // SQLite may have rolled back already (e.g. on a full disk).
+      await sql`rollback`.execute(connection).catch(() => {})
+      throw error
+    }
+  })
+}
+
+async function migrate<DB>(db: Kysely<DB>, options: { schema?: string }): Promise<string[]> {
   // Naming the schema keeps Kysely from mistaking another schema's migration tables for ours.
   const migrator = new Migrator({
     db,
