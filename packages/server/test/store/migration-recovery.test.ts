@@ -1,11 +1,14 @@
 /**
  * Upgrading a database on both backends: a migration that fails half-way (a full disk, a killed
- * process) leaves nothing behind, so the next start applies it again.
+ * process) leaves nothing behind, so the next start applies it again; and migrations recorded
+ * by a clock that was behind (a host that booted before its clock was set, another node) do not
+ * stop burrowd from opening the database.
  */
 import assert from 'node:assert/strict'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, it } from 'node:test'
 import SqliteDatabase from 'better-sqlite3'
+import { sql } from 'kysely'
 import pg from 'pg'
 import { DEFAULT_SQLITE_FILE } from '../../src/store/database-target.js'
 import { openStore } from '../../src/store/open-store.js'
@@ -72,6 +75,25 @@ for (const backend of testBackends()) {
       try {
         const tunnels = await store.db.selectFrom('tunnel_access').selectAll().execute()
         assert.deepEqual(tunnels, [])
+      } finally {
+        await store.close()
+      }
+    })
+
+    it('opens a database whose migrations were recorded by a clock that was behind', async () => {
+      await (await openStore(database.config)).close()
+      // 020 recorded by a clock far behind; 021 not applied yet.
+      await execute(
+        database,
+        `update kysely_migration set timestamp = '2000-01-01T00:00:00.000Z'
+          where name = '020_released_tunnels';
+        delete from kysely_migration where name = '021_canonical_emails';`,
+      )
+      const store = await openStore(database.config)
+      try {
+        const { rows } = await sql`select name from kysely_migration
+          where name = '021_canonical_emails'`.execute(store.db)
+        assert.equal(rows.length, 1)
       } finally {
         await store.close()
       }

@@ -93,6 +93,12 @@ async function migrate<DB>(db: Kysely<DB>, options: { schema?: string }): Promis
   const migrator = new Migrator({
     db,
     provider,
+    // Kysely checks that the migrations run so far are the first ones by name, in the order of the
+    // times recorded for them: a migration recorded by a clock that was behind (a node whose clock
+    // is off, a host that booted before it set its clock) made every later start refuse the
+    // database as "corrupted". The names alone say the order; the migrations run are still
+    // checked to be ones this version knows.
+    allowUnorderedMigrations: true,
     ...(options.schema ? { migrationTableSchema: options.schema } : {}),
   })
   const { error, results = [] } = await migrator.migrateToLatest()
