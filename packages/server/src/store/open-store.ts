@@ -50,8 +50,7 @@ export async function openStore(
     throw new DatabaseUnavailableError(describeDatabaseTarget(target), error)
   }
   try {
-    if (options.migrate ?? true)
-      await migrateToLatest(store.db, { schema: await currentSchema(store, target) })
+    if (options.migrate ?? true) await migrateToLatest(store.db)
     else await sql`select 1`.execute(store.db)
   } catch (error) {
     await store.close().catch(() => {})
@@ -92,13 +91,4 @@ function createDialect(target: DatabaseTarget): {
       if (database.open) database.close()
     },
   }
-}
-
-/** PostgreSQL's current schema (where migrations go), or undefined on SQLite. */
-async function currentSchema(store: Store, target: DatabaseTarget): Promise<string | undefined> {
-  if (target.dialect !== 'postgres') return undefined
-  const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(
-    store.db,
-  )
-  return rows[0]?.schema
 }

@@ -65,11 +65,13 @@ const provider: MigrationProvider = {
  * again. Safe to run from several nodes at once: on PostgreSQL Kysely takes an advisory lock; on
  * SQLite the transaction takes the database's write lock before it reads which have run.
  */
-export async function migrateToLatest<DB>(
-  db: Kysely<DB>,
-  options: { schema?: string } = {},
-): Promise<string[]> {
-  if (db.getExecutor().adapter instanceof PostgresAdapter) return migrate(db, options)
+export async function migrateToLatest<DB>(db: Kysely<DB>): Promise<string[]> {
+  if (db.getExecutor().adapter instanceof PostgresAdapter) {
+    // Naming the schema keeps Kysely from mistaking another schema's migration tables for ours
+    // (it looks for them in every schema, then reads them from the current one).
+    const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(db)
+    return migrate(db, rows[0]?.schema)
+  }
   // Kysely runs SQLite's migrations outside any transaction (it assumes SQLite's DDL is not
   // transactional; it is): a migration that failed after its first statement stayed half-done,
   // and every later start failed on what it had created. `begin immediate` waits busy_timeout
@@ -77,7 +79,7 @@ export async function migrateToLatest<DB>(
   return db.connection().execute(async (connection) => {
     await sql`begin immediate`.execute(connection)
     try {
-      const applied = await migrate(connection, options)
+      const applied = await migrate(connection)
       await sql`commit`.execute(connection)
       return applied
     } catch (error) {
@@ -88,8 +90,7 @@ export async function migrateToLatest<DB>(
   })
 }
 
-async function migrate<DB>(db: Kysely<DB>, options: { schema?: string }): Promise<string[]> {
-  // Naming the schema keeps Kysely from mistaking another schema's migration tables for ours.
+async function migrate<DB>(db: Kysely<DB>, schema?: string): Promise<string[]> {
   const migrator = new Migrator({
     db,
     provider,
@@ -99,7 +100,7 @@ async function migrate<DB>(db: Kysely<DB>, options: { schema?: string }): Promis
     // database as "corrupted". The names alone say the order; the migrations run are still
     // checked to be ones this version knows.
     allowUnorderedMigrations: true,
-    ...(options.schema ? { migrationTableSchema: options.schema } : {}),
+    ...(schema ? { migrationTableSchema: schema } : {}),
   })
   const { error, results = [] } = await migrator.migrateToLatest()
   if (error !== undefined) {
