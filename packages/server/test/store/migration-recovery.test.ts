@@ -2,7 +2,7 @@
  * Upgrading a database on both backends: a migration that fails half-way (a full disk, a killed
  * process) leaves nothing behind, so the next start applies it again; and migrations recorded
  * by a clock that was behind (a host that booted before its clock was set, another node) do not
- * stop burrowd from opening the database.
+ * stop burrowd from opening the database; one a newer burrowd migrated is refused as such.
  */
 import assert from 'node:assert/strict'
 import { join } from 'node:path'
@@ -97,6 +97,18 @@ for (const backend of testBackends()) {
       } finally {
         await store.close()
       }
+    })
+
+    it('refuses a database a newer burrowd migrated, and leaves it as it was', async () => {
+      await (await openStore(database.config)).close()
+      await execute(
+        database,
+        `insert into kysely_migration (name, timestamp)
+          values ('999_from_the_future', '2030-01-01T00:00:00.000Z')`,
+      )
+      await assert.rejects(openStore(database.config), /newer burrowd.*999_from_the_future/)
+      await execute(database, `delete from kysely_migration where name = '999_from_the_future'`)
+      await (await openStore(database.config)).close()
     })
   })
 }

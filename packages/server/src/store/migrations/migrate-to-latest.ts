@@ -106,9 +106,24 @@ async function migrate<DB>(db: Kysely<DB>, schema?: string): Promise<string[]> {
   if (error !== undefined) {
     const cause = error instanceof Error ? error : new Error(JSON.stringify(error))
     const failed = results.find((r) => r.status === 'Error')
-    // Without a failed migration the error is not one of ours (e.g. no connection): pass it on.
-    if (failed === undefined) throw cause
+    // Without a failed migration the error is not one of ours (e.g. no connection): pass it on,
+    // unless it is Kysely finding a migration this version does not have (a downgrade).
+    if (failed === undefined) throw newerDatabaseError(cause) ?? cause
     throw new Error(`migration "${failed.migrationName}" failed: ${cause.message}`, { cause })
   }
   return results.filter((r) => r.status === 'Success').map((r) => r.migrationName)
+}
+
+/**
+ * The refusal of a database that a newer burrowd migrated (Kysely calls it "corrupted"), or null
+ * for any other error. Nothing was changed: this version would misread the newer tables.
+ */
+function newerDatabaseError(cause: Error): Error | null {
+  const unknown = /previously executed migration (\S+) is missing/.exec(cause.message)
+  if (unknown === null) return null
+  return new Error(
+    `a newer burrowd migrated this database (migration "${unknown[1]}" is not one this ` +
+      'version knows); run that version or a later one, or restore the backup taken before it',
+    { cause },
+  )
 }
