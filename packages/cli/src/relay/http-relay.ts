@@ -140,6 +140,10 @@ class RelayCall implements Dispatcher.DispatchHandler {
     statusCode: number,
     headers: Record<string, string | string[] | undefined>,
   ): void {
+    // An interim answer (102 Processing, 103 Early Hints) is not the answer: the final one
+    // follows on the same exchange. Its head must not become the response's (the tunnel takes
+    // one head only, and the edge refuses an interim status as the answer).
+    if (statusCode < 200) return
     this.started = true
     const out: Record<string, string | string[]> = {}
     // The local connection's own headers stay out of the RESPONSE frame, as a proxy drops them.

@@ -12,6 +12,8 @@ import type { LocalRequest, LocalResponse } from '../../src/relay/local-exchange
 /** A LocalResponse that records what the relay wrote; `full` makes write() report backpressure. */
 class Recorder implements LocalResponse {
   status = 0
+  /** Every status writeHead was called with: a response has one head. */
+  heads: number[] = []
   headers: Readonly<Record<string, string>> = {}
   chunks: Buffer[] = []
   ended = false
@@ -27,6 +29,7 @@ class Recorder implements LocalResponse {
   }
   writeHead(status: number, headers: Readonly<Record<string, string>>): void {
     this.status = status
+    this.heads.push(status)
     this.headers = headers
   }
   write(chunk: Uint8Array): boolean {
@@ -122,6 +125,30 @@ describe('HttpRelay', () => {
     assert.equal(last.method, 'POST')
     assert.equal(last.body, '{"jsonrpc":"2.0","id":1,"method":"ping"}')
     assert.equal(last.headers!['content-length'], '40', 'the declared length is the real one')
+  })
+
+  it('relays the final answer, not the interim ones (102 Processing, 103 Early Hints) before it', async () => {
+    for (const streamed of [false, true]) {
+      onRequest = (_req, res) => {
+        res.writeProcessing()
+        res.writeEarlyHints({ link: '</style.css>; rel=preload', 'set-cookie': 'early=1' })
+        const body = '{"jsonrpc":"2.0","id":1,"result":{}}'
+        res.writeHead(200, {
+          'content-type': 'application/json',
+          ...(streamed ? {} : { 'content-length': String(body.length) }),
+        })
+        res.end(body)
+      }
+      const r = relay()
+      const res = new Recorder()
+      await r.handle(request(), res)
+      await r.close()
+      assert.deepEqual(res.heads, [200], streamed ? 'streamed' : 'whole')
+      assert.equal(res.body, '{"jsonrpc":"2.0","id":1,"result":{}}')
+      assert.equal(res.headers.link, undefined, "the interim answer's headers are not the answer's")
+      assert.equal(res.headers['set-cookie'], undefined)
+      assert.ok(res.ended)
+    }
   })
 
   it("keeps the upstream's own query when the public path has none", async () => {
