@@ -40,7 +40,11 @@ export function streamExchange(
       : new Promise<void>((resolve) => (stream.onLocalEnd = resolve))
   const ready = (body: Uint8Array) => {
     res.requestBody = body
-    onReady(new TunnelRequest(stream, head, headers, body), res, sent)
+    const req = new TunnelRequest(stream, head, headers, body)
+    // A response refused in the handler's place ends the call: the handler stops (and stops
+    // reading its local server's answer, which nothing would take any more).
+    res.onRefused = (why) => req.abort(new Error(why))
+    onReady(req, res, sent)
   }
   if (fin) return ready(inlineBody ?? new Uint8Array(0))
   const chunks: Uint8Array[] = inlineBody ? [inlineBody] : []
@@ -90,7 +94,8 @@ class TunnelRequest implements LocalRequest {
     else (this.listeners ??= []).push(listener)
   }
 
-  private abort(reason: Error): void {
+  /** Abort the request: its listeners and signal learn `reason`. */
+  abort(reason: Error): void {
     if (this.reason) return
     this.reason = reason
     this.controller?.abort(reason)
@@ -104,6 +109,8 @@ class TunnelRequest implements LocalRequest {
 class StreamResponse implements LocalResponse {
   /** The request's body, for the ids of a refusal written in the handler's place. */
   requestBody: Uint8Array = new Uint8Array(0)
+  /** Called when the response was refused in the handler's place (its head cannot cross). */
+  onRefused: ((why: string) => void) | null = null
   private readonly stream: MuxStream
   private head: { status: number; headers: [string, string][] } | null = null
   private pending: Uint8Array[] = []
@@ -201,7 +208,12 @@ class StreamResponse implements LocalResponse {
     const head = this.head ?? { status: 200, headers: [] }
     this.headSent = true
     const problem = responseHeadProblem(head)
-    if (problem !== null) return this.refuseHead(problem.message)
+    if (problem !== null) {
+      this.refuseHead(problem.message)
+      // A handler still writing is told, so that it stops; one that ended is done anyway.
+      if (!fin) this.onRefused?.(`the response was refused: ${problem.message}`)
+      return
+    }
     // A reply written in one piece (the common case) is sent as is, without a copy.
     const body =
       this.pendingBytes === 0

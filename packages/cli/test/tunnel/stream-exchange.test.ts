@@ -135,6 +135,27 @@ describe('streamExchange', () => {
     assert.equal(sentSettled, true)
   })
 
+  it('a head that cannot cross the tunnel is refused and aborts the request', async () => {
+    const reasons: string[] = []
+    let writable: boolean | undefined
+    const p = pair((req, res) => {
+      req.onAbort?.((reason) => reasons.push(reason.message))
+      const headers: Record<string, string> = { 'content-type': 'text/event-stream' }
+      for (let i = 0; i < 300; i++) headers[`x-h${i}`] = 'v'
+      res.writeHead(200, headers)
+      // An SSE answer that goes on: its handler must learn that nothing takes it any more, or
+      // it would read its local server's stream for as long as that runs.
+      queueMicrotask(() => void (writable = res.write(Buffer.from(': ping\n\n'))))
+    })
+    p.broker.open(head, Buffer.from('{"jsonrpc":"2.0","id":9,"method":"ping"}'), true)
+    await p.flush()
+    const f = p.fromClient[0]!
+    assert.ok(f.type === 'response' && f.head.status === 502 && f.fin)
+    assert.equal(writable, false)
+    assert.equal(reasons.length, 1, 'the request was aborted')
+    assert.match(reasons[0]!, /cannot cross the tunnel|carries 301 headers/)
+  })
+
   it('a reset reaches onAbort listeners, and a signal read afterwards is already aborted', async () => {
     let req: LocalRequest | undefined
     const reasons: string[] = []
