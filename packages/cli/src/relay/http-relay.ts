@@ -74,18 +74,23 @@ export class HttpRelay implements RequestHandler {
   unreachable(req: LocalRequest, res: LocalResponse, target: string, err: unknown): void {
     const cause = describe(err)
     this.log.warn(`upstream ${target} unreachable: ${cause}`)
-    const body = refusalJson(
-      'upstream_unreachable',
+    refuse(
+      req,
+      res,
       'upstream unreachable',
       `the local MCP server at ${target} is unreachable: ${cause}`,
-      refusalIdsOf(req.body),
     )
-    res.writeHead(POLICY_STATUS.upstream_unreachable, {
-      'content-type': 'application/json',
-      [ERROR_HEADER]: 'upstream_unreachable',
-    })
-    res.write(Buffer.from(body))
-    res.end()
+  }
+
+  /** @internal The upstream answered a status HTTP does not have (600–999). */
+  badStatus(req: LocalRequest, res: LocalResponse, target: string, status: number): void {
+    this.log.warn(`upstream ${target} answered status ${status}, which is not an HTTP status`)
+    refuse(
+      req,
+      res,
+      'upstream answered an invalid status',
+      `the local MCP server at ${target} answered status ${status}, which is not an HTTP status (100–599)`,
+    )
   }
 
   /** @internal The upstream failed after its response started. */
@@ -145,6 +150,12 @@ class RelayCall implements Dispatcher.DispatchHandler {
     // one head only, and the edge refuses an interim status as the answer).
     if (statusCode < 200) return
     this.started = true
+    if (statusCode > 599) {
+      // llhttp reads any three digits; the tunnel (and HTTP) carries 100–599 only.
+      this.abort(new Error(`status ${statusCode}`))
+      this.relay.badStatus(this.req, this.res, this.relay.targetFor(this.req.path), statusCode)
+      return
+    }
     const out: Record<string, string | string[]> = {}
     // The local connection's own headers stay out of the RESPONSE frame, as a proxy drops them.
     // A repeated header (set-cookie) stays a list: each value travels as its own field.
@@ -218,6 +229,17 @@ function isSessionGone(status: number, req: LocalRequest, body: Uint8Array): boo
   if (status !== 400 || req.headers['mcp-session-id'] === undefined) return false
   const text = Buffer.from(body.buffer, body.byteOffset, Math.min(body.length, 2048))
   return /session/i.test(text.toString('utf8'))
+}
+
+/** Answer `req` with the 502 envelope (`upstream_unreachable`) carrying its ids. */
+function refuse(req: LocalRequest, res: LocalResponse, message: string, reason: string): void {
+  const body = refusalJson('upstream_unreachable', message, reason, refusalIdsOf(req.body))
+  res.writeHead(POLICY_STATUS.upstream_unreachable, {
+    'content-type': 'application/json',
+    [ERROR_HEADER]: 'upstream_unreachable',
+  })
+  res.write(Buffer.from(body))
+  res.end()
 }
 
 function describe(err: unknown): string {

@@ -3,6 +3,7 @@
 // upstream, an unreachable upstream answered with the refusal envelope.
 import assert from 'node:assert/strict'
 import { once } from 'node:events'
+import { createServer as createTcpServer } from 'node:net'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import { after, before, describe, it } from 'node:test'
 import { silentLogger } from '@burrow/protocol'
@@ -249,6 +250,33 @@ describe('HttpRelay', () => {
     assert.equal(res.status, 502)
     assert.match(res.body, new RegExp(`127\\.0\\.0\\.1:${deadPort}/mcp`))
     assert.match(res.body, /ECONNREFUSED/)
+  })
+
+  it('answers a status HTTP does not have (600–999) with a 502 naming it', async () => {
+    // node:http cannot write such a status: a raw socket does, as a broken server would.
+    const raw = createTcpServer((socket) => {
+      socket.once('data', () =>
+        socket.end(
+          'HTTP/1.1 999 Odd\r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\n{}',
+        ),
+      )
+    })
+    raw.listen(0, '127.0.0.1')
+    await once(raw, 'listening')
+    const r = new HttpRelay(
+      `http://127.0.0.1:${(raw.address() as { port: number }).port}/mcp`,
+      silentLogger,
+    )
+    const res = new Recorder()
+    await r.handle(request(), res)
+    await r.close()
+    raw.close()
+    assert.deepEqual(res.heads, [502])
+    assert.equal(res.headers['x-burrow-error'], 'upstream_unreachable')
+    const body = JSON.parse(res.body) as { id: unknown; error: { data: { reason: string } } }
+    assert.equal(body.id, 1)
+    assert.match(body.error.data.reason, /answered status 999/)
+    assert.ok(res.ended)
   })
 
   it('cuts the reply off when the upstream fails after it started', async () => {
