@@ -36,8 +36,10 @@ export class HttpRelay implements RequestHandler {
 
   handle(req: LocalRequest, res: LocalResponse): Promise<void> {
     const headers: Record<string, string> = {}
+    // The body is whole (its length is undici's to say), so an `Expect` the edge met has nothing
+    // left to wait for; undici refuses to send one.
     for (const name in req.headers)
-      if (name !== 'content-length') headers[name] = req.headers[name]!
+      if (name !== 'content-length' && name !== 'expect') headers[name] = req.headers[name]!
     return new Promise((resolve) => {
       const call = new RelayCall(this, req, res, resolve)
       this.dispatcher.dispatch(

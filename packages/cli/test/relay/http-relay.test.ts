@@ -152,6 +152,19 @@ describe('HttpRelay', () => {
     }
   })
 
+  it('relays a request that came with Expect: 100-continue (the edge met it)', async () => {
+    onRequest = (_req, res) => res.end('{}')
+    const r = relay()
+    const res = new Recorder()
+    await r.handle(
+      request({ headers: { 'content-type': 'application/json', expect: '100-continue' } }),
+      res,
+    )
+    await r.close()
+    assert.equal(res.status, 200, res.body)
+    assert.equal(seen[seen.length - 1]!.headers!.expect, undefined)
+  })
+
   it("keeps the upstream's own query when the public path has none", async () => {
     onRequest = (_req, res) => res.end('{}')
     const r = relay()

@@ -139,6 +139,19 @@ describe('upstreamRequestHeaders', () => {
   })
 })
 
+describe('upstreamRequestHeaders and Expect', () => {
+  it('does not forward Expect: the edge met it and forwards the body whole', () => {
+    const out = upstreamRequestHeaders(
+      ['Expect', '100-continue', 'Content-Type', 'application/json'],
+      { clientIp: '203.0.113.7', proto: 'https', host: 'abc--acme.burrow.test' },
+    )
+    assert.equal(
+      out.find(([name]) => name === 'expect'),
+      undefined,
+    )
+  })
+})
+
 describe('hostOnlyCookie', () => {
   it('leaves cookies without Domain untouched', () => {
     assert.equal(hostOnlyCookie('a=1; Path=/'), 'a=1; Path=/')
