@@ -31,7 +31,8 @@ export function streamExchange(
 ): void {
   const headers: Record<string, string> = {}
   for (const [name, value] of head.headers) {
-    headers[name] = headers[name] === undefined ? value : `${headers[name]}, ${value}`
+    // Own fields only: an agent's `Constructor` header is not Object.prototype's.
+    headers[name] = Object.hasOwn(headers, name) ? `${headers[name]}, ${value}` : value
   }
   const res = new StreamResponse(stream)
   const sent = () =>

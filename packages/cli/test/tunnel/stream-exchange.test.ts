@@ -60,6 +60,31 @@ describe('streamExchange', () => {
     assert.ok(f.type === 'response' && f.fin && Buffer.from(f.body!).toString() === '{"ok":true}')
   })
 
+  it("headers named like Object.prototype's members reach the handler as sent", async () => {
+    let got: Readonly<Record<string, string>> = {}
+    const p = pair((req, res) => {
+      got = req.headers
+      res.writeHead(204, {})
+      res.end()
+    })
+    p.broker.open(
+      {
+        method: 'POST',
+        path: '/mcp',
+        headers: [
+          ['constructor', 'a'],
+          ['x-twice', '1'],
+          ['x-twice', '2'],
+        ],
+      },
+      Buffer.from('{}'),
+      true,
+    )
+    await p.flush()
+    assert.equal(got.constructor, 'a')
+    assert.equal(got['x-twice'], '1, 2')
+  })
+
   it('a big reply streams as DATA after the head', async () => {
     const p = pair((_req, res) => {
       res.writeHead(200, {})
