@@ -8,18 +8,17 @@
  * cuts off a client whose key was rotated or whose tunnel was deleted.
  */
 import assert from 'node:assert/strict'
-import { execFile, spawn, type ChildProcess } from 'node:child_process'
+import { execFile } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { setTimeout as sleep } from 'node:timers/promises'
 import { promisify } from 'node:util'
 import { after, before, describe, it } from 'node:test'
-import { Redis } from 'ioredis'
 import { testBackends } from '../../packages/server/test/helpers/test-databases.js'
 import type { TestDatabase } from '../../packages/server/test/helpers/test-databases.js'
 import { startChild, type Child } from '../helpers/child.js'
 import { freePort } from '../helpers/free-port.js'
+import { OwnRedis } from '../helpers/own-redis.js'
 import { startCountingServer, type CountingServer } from '../helpers/quota-stack.js'
 import { BURROW, BURROWD } from '../helpers/stack.js'
 
@@ -32,8 +31,7 @@ describe(
   () => {
     let database: TestDatabase
     let dir: string
-    let redisPort: number
-    let redis: ChildProcess | null = null
+    let redis: OwnRedis
     const ports: number[] = []
     const nodes: Child[] = []
     let env: NodeJS.ProcessEnv
@@ -42,47 +40,14 @@ describe(
     let client: Child
     let counting: CountingServer
 
-    const startRedis = async () => {
-      const proc = spawn(
-        'redis-server',
-        ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-        { stdio: 'ignore' },
-      )
-      redis = proc
-      for (let i = 0; ; i++) {
-        const probe = new Redis(redisPort, '127.0.0.1', {
-          lazyConnect: true,
-          retryStrategy: () => null,
-        })
-        probe.on('error', () => {})
-        try {
-          await probe.connect()
-          probe.disconnect()
-          break
-        } catch (err) {
-          probe.disconnect()
-          if (i > 100) throw err
-          await sleep(50)
-        }
-      }
-    }
-    const killRedis = async () => {
-      const proc = redis!
-      redis = null
-      const gone = new Promise((r) => proc.once('exit', r))
-      proc.kill('SIGKILL')
-      await gone
-    }
-
     before(async () => {
-      redisPort = await freePort()
-      await startRedis()
+      redis = await OwnRedis.start()
       database = await postgres!.create()
       dir = mkdtempSync(join(tmpdir(), 'burrow-missed-events-'))
       env = {
         ...process.env,
         BURROW_DATABASE_URL: database.config.databaseUrl!,
-        BURROW_REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+        BURROW_REDIS_URL: redis.url,
         BURROW_DATA_DIR: join(dir, 'operator'),
         BURROW_LOG: 'info',
       }
@@ -123,13 +88,13 @@ describe(
       await client?.stop()
       await counting?.child.stop()
       for (const node of nodes) await node.stop()
-      if (redis) await killRedis()
+      await redis?.kill()
       await database?.drop()
       if (dir) rmSync(dir, { recursive: true, force: true })
     })
 
     it('cuts off the old key’s client although the node holding it missed the rotation', async () => {
-      await killRedis()
+      await redis.kill()
       // On node A, which does not hold the tunnel: its event to node B goes nowhere.
       const rotated = await fetch(
         `http://127.0.0.1:${ports[0]}/api/tunnels/${tunnel.id}/rotate-key`,
@@ -139,7 +104,7 @@ describe(
         },
       )
       assert.equal(rotated.status, 200, await rotated.text())
-      await startRedis()
+      await redis.start()
       // Before, the client with the old key stayed connected to node B for good.
       await client.waitFor(/authentication failed/i, 90_000)
       assert.match(nodes[1]!.stderr, /disconnecting its client: the tunnel key was rotated/)

@@ -7,14 +7,13 @@
  * taken up from the last snapshot, and a stalled Redis fails calls with 503 and Retry-After.
  */
 import assert from 'node:assert/strict'
-import { execFile, spawn, type ChildProcess } from 'node:child_process'
+import { execFile } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { promisify } from 'node:util'
 import { after, before, describe, it } from 'node:test'
-import { Redis } from 'ioredis'
 import pg from 'pg'
 import {
   testBackends,
@@ -22,6 +21,7 @@ import {
 } from '../../packages/server/test/helpers/test-databases.js'
 import { startChild, type Child } from '../helpers/child.js'
 import { freePort } from '../helpers/free-port.js'
+import { OwnRedis } from '../helpers/own-redis.js'
 import { publicFetch } from '../helpers/public-fetch.js'
 import { startCountingServer, type CountingServer } from '../helpers/quota-stack.js'
 import { BURROW, BURROWD } from '../helpers/stack.js'
@@ -41,8 +41,7 @@ describe(
   () => {
     let database: TestDatabase
     let dir: string
-    let redisPort: number
-    let redis: ChildProcess | null = null
+    let redis: OwnRedis
     const ports: number[] = []
     const nodes: Child[] = []
     let env: NodeJS.ProcessEnv
@@ -50,37 +49,6 @@ describe(
     let client: Child
     let counting: CountingServer
 
-    const startRedis = async () => {
-      const proc = spawn(
-        'redis-server',
-        ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-        { stdio: 'ignore' },
-      )
-      redis = proc
-      for (let i = 0; ; i++) {
-        const probe = new Redis(redisPort, '127.0.0.1', {
-          lazyConnect: true,
-          retryStrategy: () => null,
-        })
-        probe.on('error', () => {})
-        try {
-          await probe.connect()
-          probe.disconnect()
-          break
-        } catch (err) {
-          probe.disconnect()
-          if (i > 100) throw err
-          await sleep(50)
-        }
-      }
-    }
-    const killRedis = async () => {
-      const proc = redis!
-      redis = null
-      const gone = new Promise((r) => proc.once('exit', r))
-      proc.kill('SIGKILL')
-      await gone
-    }
     const call = async (port: number) => {
       const res = await publicFetch(`http://${tunnel.subdomain}--acme.localhost:${port}/mcp`, {
         method: 'POST',
@@ -111,14 +79,13 @@ describe(
     }
 
     before(async () => {
-      redisPort = await freePort()
-      await startRedis()
+      redis = await OwnRedis.start()
       database = await postgres!.create()
       dir = mkdtempSync(join(tmpdir(), 'burrow-redis-restart-'))
       env = {
         ...process.env,
         BURROW_DATABASE_URL: database.config.databaseUrl!,
-        BURROW_REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+        BURROW_REDIS_URL: redis.url,
         BURROW_DATA_DIR: join(dir, 'operator'),
         BURROW_LOG: 'info',
         BURROW_METER_SNAPSHOT_SECS: '1',
@@ -170,11 +137,11 @@ describe(
     })
 
     after(async () => {
-      if (redis) redis.kill('SIGCONT')
+      redis?.resume()
       await client?.stop()
       await counting?.child.stop()
       for (const node of nodes) await node.stop()
-      if (redis) await killRedis()
+      await redis?.kill()
       await database?.drop()
       if (dir) rmSync(dir, { recursive: true, force: true })
     })
@@ -197,8 +164,8 @@ describe(
         await sleep(100)
       }
 
-      await killRedis()
-      await startRedis()
+      await redis.kill()
+      await redis.start()
 
       // The holder writes its entry again at its next refresh; until then node A finds none.
       let after = await call(ports[0]!)
@@ -220,7 +187,7 @@ describe(
     })
 
     it('fails calls with 503 while Redis stalls, and serves them again after', async () => {
-      redis!.kill('SIGSTOP')
+      redis.stall()
       try {
         // Before, the call waited for Redis to come back (and then got its 429).
         const stalled = await call(ports[0]!)
@@ -230,7 +197,7 @@ describe(
         assert.match(stalled.text, /"id":1,/)
         assert.equal(stalled.retryAfter, '5')
       } finally {
-        redis!.kill('SIGCONT')
+        redis.resume()
       }
       let again = await call(ports[0]!)
       for (let i = 0; again.status === 503; i++) {
