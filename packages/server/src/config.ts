@@ -13,6 +13,7 @@ import { ConfigError } from './config-error.js'
 import { bad, httpUrlOf, read, type Env } from './config-env.js'
 import { DEFAULT_TRUSTED_PROXIES, parseProxyEntry } from './http/client-addresses.js'
 import { DATABASE_URL_FORMS, parseDatabaseUrl, redactDatabaseUrl } from './store/database-target.js'
+import { redactUrl } from './redact-url.js'
 
 export { ConfigError } from './config-error.js'
 export type { BillingSettings } from './config-billing.js'
@@ -301,14 +302,9 @@ function parseRedisUrl(value: string | undefined): string | null {
     url = null
   }
   if (url === null || (url.protocol !== 'redis:' && url.protocol !== 'rediss:') || !url.host) {
-    throw bad('BURROW_REDIS_URL', redactUrlPassword(value), 'redis://HOST:PORT[/DB] or rediss://…')
+    throw bad('BURROW_REDIS_URL', redactUrl(value), 'redis://HOST:PORT[/DB] or rediss://…')
   }
   return value
-}
-
-/** `value` with any password in it replaced, for messages. */
-function redactUrlPassword(value: string): string {
-  return value.replace(/\/\/([^:/@]*):[^@/]*@/, '//$1:***@')
 }
 
 function parseTrustedProxies(value: string | undefined): readonly string[] {

@@ -5,6 +5,7 @@
  * lists both variables.
  */
 import { ConfigError } from '../config-error.js'
+import { redactUrl } from '../redact-url.js'
 
 /** Where mail goes. */
 export interface MailSettings {
@@ -36,7 +37,7 @@ export function parseMailSettings(
     if (url === null || (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') || !url.host) {
       throw new ConfigError(
         'BURROW_SMTP_URL',
-        `BURROW_SMTP_URL="${smtpUrl.replace(/\/\/([^:/@]*):[^@/]*@/, '//$1:***@')}" is not valid; ` +
+        `BURROW_SMTP_URL="${redactUrl(smtpUrl)}" is not valid; ` +
           'expected smtp://[USER:PASSWORD@]HOST[:PORT] (STARTTLS when offered) or smtps://… (TLS)',
       )
     }

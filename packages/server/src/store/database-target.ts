@@ -6,6 +6,7 @@
 
 import { isAbsolute, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { redactUrl } from '../redact-url.js'
 
 /** The database the store opens. */
 export type DatabaseTarget =
@@ -80,16 +81,9 @@ export function describeDatabaseTarget(target: DatabaseTarget): string {
     : `PostgreSQL database ${redactDatabaseUrl(target.url)}`
 }
 
-/**
- * `url` with any password replaced by `***`, for messages and logs. pg reads a password up to
- * the authority's last `@` (an `@` or `/` in it need not be escaped for the operator to have
- * typed it), and from a `password` parameter: everything up to the URL's last `@` is hidden, and
- * that parameter.
- */
+/** `url` with any password replaced by `***`, for messages and logs (`redactUrl`). */
 export function redactDatabaseUrl(url: string): string {
-  return url
-    .replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@]*):.*@/is, '$1:***@')
-    .replace(/([?&]password=)[^&#]*/gi, '$1***')
+  return redactUrl(url)
 }
 
 function sqliteTarget(path: string, cwd: string): DatabaseTarget | null {

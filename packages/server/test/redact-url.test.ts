@@ -1,0 +1,42 @@
+/**
+ * URLs named in configuration errors never show their password, however it is spelt: up to the
+ * last `@` of the authority, and a `password` parameter.
+ */
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { loadConfig } from '../src/config.js'
+import { parseMailSettings } from '../src/mail/mail-settings.js'
+import { redactUrl } from '../src/redact-url.js'
+
+/** The message of what `fn` throws. */
+function thrown(fn: () => unknown): string {
+  try {
+    fn()
+  } catch (error) {
+    return (error as Error).message
+  }
+  throw new Error('expected an error')
+}
+
+describe('redactUrl', () => {
+  it('hides a password holding @ or /, and a password parameter', () => {
+    assert.equal(redactUrl('redis://u:hunter@2@host:6379'), 'redis://u:***@host:6379')
+    assert.equal(redactUrl('smtp://u:a/b@mail'), 'smtp://u:***@mail')
+    assert.equal(redactUrl('postgres://u@db/x?password=hunter2'), 'postgres://u@db/x?password=***')
+    assert.equal(redactUrl('redis://host:6379'), 'redis://host:6379')
+  })
+
+  it('keeps the password out of an invalid BURROW_REDIS_URL message', () => {
+    const message = thrown(() => loadConfig({ BURROW_REDIS_URL: 'redis://:hunter@secret@' }))
+    assert.match(message, /BURROW_REDIS_URL/)
+    assert.doesNotMatch(message, /hunter|secret/)
+  })
+
+  it('keeps the password out of an invalid BURROW_SMTP_URL message', () => {
+    const message = thrown(() =>
+      parseMailSettings('smtp://burrow:hunter@secret@', undefined, 'example.com'),
+    )
+    assert.match(message, /BURROW_SMTP_URL/)
+    assert.doesNotMatch(message, /hunter|secret/)
+  })
+})
