@@ -35,7 +35,8 @@ export class HttpRelay implements RequestHandler {
   }
 
   handle(req: LocalRequest, res: LocalResponse): Promise<void> {
-    const headers: Record<string, string> = {}
+    // No prototype, here and for the answer's: a field named `__proto__` stays a field.
+    const headers = Object.create(null) as Record<string, string>
     // The body is whole (its length is undici's to say), so an `Expect` the edge met has nothing
     // left to wait for; undici refuses to send one.
     for (const name in req.headers)
@@ -158,7 +159,9 @@ class RelayCall implements Dispatcher.DispatchHandler {
       this.relay.badStatus(this.req, this.res, this.relay.targetFor(this.req.path), statusCode)
       return
     }
-    const out: Record<string, string | string[]> = {}
+    // On `{}` a repeated `__proto__` field became the object's prototype, whose items then went
+    // out as fields named 0, 1…; a single one was dropped.
+    const out = Object.create(null) as Record<string, string | string[]>
     // The local connection's own headers stay out of the RESPONSE frame, as a proxy drops them.
     // A repeated header (set-cookie) stays a list: each value travels as its own field.
     for (const name in headers) {

@@ -29,9 +29,10 @@ export function streamExchange(
   fin: boolean,
   onReady: (req: LocalRequest, res: LocalResponse, sent: () => Promise<void>) => void,
 ): void {
-  const headers: Record<string, string> = {}
+  // No prototype: an agent's `__proto__` header is a field like any other (on `{}` assigning it
+  // set nothing, and it never reached the handler), and `constructor` is not Object's.
+  const headers = Object.create(null) as Record<string, string>
   for (const [name, value] of head.headers) {
-    // Own fields only: an agent's `Constructor` header is not Object.prototype's.
     headers[name] = Object.hasOwn(headers, name) ? `${headers[name]}, ${value}` : value
   }
   const res = new StreamResponse(stream)

@@ -265,6 +265,47 @@ describe('HttpRelay', () => {
     assert.match(res.body, /ECONNREFUSED/)
   })
 
+  it("relays headers named like Object.prototype's members both ways, as sent", async () => {
+    // node:http keeps such names out of its header objects: a raw socket answers, and reads.
+    let sent = ''
+    const raw = createTcpServer((socket) => {
+      socket.once('data', (chunk: Buffer) => {
+        sent = chunk.toString('latin1')
+        socket.end(
+          'HTTP/1.1 200 OK\r\n__proto__: a\r\n__proto__: b\r\nconstructor: c\r\n' +
+            'content-type: application/json\r\ncontent-length: 2\r\n\r\n{}',
+        )
+      })
+    })
+    raw.listen(0, '127.0.0.1')
+    await once(raw, 'listening')
+    const r = new HttpRelay(
+      `http://127.0.0.1:${(raw.address() as { port: number }).port}/mcp`,
+      silentLogger,
+    )
+    const res = new Recorder()
+    // As the tunnel hands them over: an own field named __proto__ (JSON.parse makes one).
+    const headers = JSON.parse('{"content-type":"application/json","__proto__":"p"}') as Record<
+      string,
+      string
+    >
+    await r.handle(request({ headers }), res)
+    await r.close()
+    raw.close()
+    assert.match(sent, /\r\n__proto__: p\r\n/i, "the agent's field reaches the local server")
+    assert.equal(res.status, 200)
+    assert.deepEqual(Object.getOwnPropertyDescriptor(res.headers, '__proto__')?.value, ['a', 'b'])
+    assert.equal(res.headers.constructor, 'c')
+    assert.deepEqual(
+      Object.keys(res.headers).filter((name) => /^\d+$/.test(name)),
+      [],
+      'no fields named 0, 1…',
+    )
+    const named: string[] = []
+    for (const name in res.headers) named.push(name)
+    assert.deepEqual(named.sort(), ['__proto__', 'constructor', 'content-length', 'content-type'])
+  })
+
   it('answers a status HTTP does not have (600–999) with a 502 naming it', async () => {
     // node:http cannot write such a status: a raw socket does, as a broken server would.
     const raw = createTcpServer((socket) => {

@@ -73,6 +73,8 @@ describe('streamExchange', () => {
         path: '/mcp',
         headers: [
           ['constructor', 'a'],
+          ['__proto__', 'p'],
+          ['__proto__', 'q'],
           ['x-twice', '1'],
           ['x-twice', '2'],
         ],
@@ -82,6 +84,8 @@ describe('streamExchange', () => {
     )
     await p.flush()
     assert.equal(got.constructor, 'a')
+    assert.ok(Object.hasOwn(got, '__proto__'), "an agent's __proto__ header is a field too")
+    assert.equal(Object.getOwnPropertyDescriptor(got, '__proto__')?.value, 'p, q')
     assert.equal(got['x-twice'], '1, 2')
   })
 
