@@ -2,10 +2,23 @@
  * A URL with its password hidden, for messages and logs. Clients read a password up to the
  * authority's last `@` (an `@` or `/` in it need not be escaped for the operator to have typed
  * it), and some from a `password` parameter: everything up to the URL's last `@` is hidden, and
- * that parameter.
+ * that parameter. A URL misspelt around its authority (`postgres:/…`, `postgres:///…`, no
+ * scheme at all), which is refused or read some other way, is still hidden up to its last `@`.
  */
 export function redactUrl(url: string): string {
-  return url
-    .replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@]*):.*@/is, '$1:***@')
-    .replace(/([?&]password=)[^&#]*/gi, '$1***')
+  return hideUserInfo(url).replace(/([?&]password=)[^&#]*/gi, '$1***')
+}
+
+/** `url` with what follows the user name, up to the last `@`, as `***`. */
+function hideUserInfo(url: string): string {
+  // The scheme with its slashes however many (without any, `user:` could read as one), then
+  // everything up to the last `@`.
+  const parts = /^((?:[a-z][a-z0-9+.-]*:\/+)?)(.*)@/is.exec(url)
+  if (parts === null) return url
+  const [whole, prefix = '', userInfo = ''] = parts
+  // No `:` before the last `@`: a user name alone, nothing to hide.
+  if (!userInfo.includes(':')) return url
+  // The user name before the first `:` is kept; any other spelling goes whole.
+  const user = /^[^:/@]*(?=:)/.exec(userInfo)
+  return `${prefix}${user === null ? '' : `${user[0]}:`}***@${url.slice(whole.length)}`
 }

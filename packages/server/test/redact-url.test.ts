@@ -26,6 +26,21 @@ describe('redactUrl', () => {
     assert.equal(redactUrl('redis://host:6379'), 'redis://host:6379')
   })
 
+  it('hides a password in a URL whose authority is misspelt (missing or extra slashes, no scheme)', () => {
+    assert.equal(redactUrl('postgres:/ann:hunter2@db/x'), 'postgres:/ann:***@db/x')
+    assert.equal(redactUrl('postgres:///ann:hunter2@db/x'), 'postgres:///ann:***@db/x')
+    assert.equal(redactUrl('ann:hunter2@db:5432/x'), 'ann:***@db:5432/x')
+    assert.equal(redactUrl('redis:/:hunter2@cache'), 'redis:/:***@cache')
+    assert.equal(redactUrl('postgres:/a/b:hunter2@db'), 'postgres:/***@db')
+    assert.equal(redactUrl('postgres://ann@db/x'), 'postgres://ann@db/x', 'no password, kept')
+  })
+
+  it('keeps the password out of an invalid BURROW_DATABASE_URL message', () => {
+    const message = thrown(() => loadConfig({ BURROW_DATABASE_URL: 'postgres:/ann:hunter2@db/x' }))
+    assert.match(message, /BURROW_DATABASE_URL/)
+    assert.doesNotMatch(message, /hunter2/)
+  })
+
   it('keeps the password out of an invalid BURROW_REDIS_URL message', () => {
     const message = thrown(() => loadConfig({ BURROW_REDIS_URL: 'redis://:hunter@secret@' }))
     assert.match(message, /BURROW_REDIS_URL/)
