@@ -93,6 +93,11 @@ function send(res: ServerResponse, status: number, body: SafeHtml): void {
     'content-type': 'text/html; charset=utf-8',
     'content-length': Buffer.byteLength(text),
     'cache-control': 'no-store',
+    // Paddle.js runs here, on the dashboard's origin, with its own script and frames, so no
+    // script policy; but like every other page here it may not be framed (clickjacking).
+    'content-security-policy': "frame-ancestors 'none'",
+    'x-frame-options': 'DENY',
+    'x-content-type-options': 'nosniff',
   })
   res.end(text)
 }

@@ -48,6 +48,17 @@ describe(`GET ${PADDLE_PAY_PATH}`, () => {
     assert.match(page.html, /Paddle\.Initialize\(/)
   })
 
+  it('may not be framed by another site, as no page of the service may', async () => {
+    token = 'live_0a1b2c'
+    for (const query of ['?_ptxn=txn_01abc', '']) {
+      const res = await fetch(`${base}${PADDLE_PAY_PATH}${query}`)
+      await res.arrayBuffer()
+      assert.equal(res.headers.get('x-frame-options'), 'DENY', query)
+      assert.match(res.headers.get('content-security-policy') ?? '', /frame-ancestors 'none'/)
+      assert.equal(res.headers.get('x-content-type-options'), 'nosniff')
+    }
+  })
+
   it('uses the live environment for a live token', async () => {
     token = 'live_0a1b2c'
     assert.match((await get('?_ptxn=txn_01abc')).html, /data-sandbox=""/)
