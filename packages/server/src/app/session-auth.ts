@@ -17,7 +17,9 @@ export const FORM_COOKIE = 'burrow_form'
 
 /** What identifying a caller needs from the stores. */
 export interface AuthLookups {
-  findSession(token: string): Promise<{ accountId: string; csrfToken: string } | undefined>
+  findSession(
+    token: string,
+  ): Promise<{ accountId: string; csrfToken: string; expiresAt?: Date } | undefined>
   authenticateToken(secret: string): Promise<{ accountId: string; tokenId: string } | undefined>
 }
 
@@ -28,6 +30,8 @@ export type Caller =
       readonly accountId: string
       readonly csrfToken: string
       readonly sessionToken: string
+      /** When the session ends unless used again, when the lookup says. */
+      readonly expiresAt?: Date
     }
   | { readonly via: 'token'; readonly accountId: string; readonly tokenId: string }
 
@@ -58,6 +62,7 @@ export async function identify(req: IncomingMessage, lookups: AuthLookups): Prom
     accountId: session.accountId,
     csrfToken: session.csrfToken,
     sessionToken: token,
+    ...(session.expiresAt ? { expiresAt: session.expiresAt } : {}),
   }
 }
 

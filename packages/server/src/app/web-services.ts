@@ -41,7 +41,10 @@ export interface SessionsPort {
     accountId: string,
     passwordStamp?: string,
   ): Promise<{ token: string; csrfToken: string; expiresAt: Date }>
-  find(token: string): Promise<{ accountId: string; csrfToken: string } | undefined>
+  /** The live session, with its expiry (renewed as it is used), or undefined. */
+  find(
+    token: string,
+  ): Promise<{ accountId: string; csrfToken: string; expiresAt: Date } | undefined>
   delete(token: string): Promise<void>
 }
 

@@ -12,7 +12,7 @@ import type { html } from '../../http/html.js'
 import type { Notice, Viewer } from './layout.js'
 import { readForm } from '../../http/request-body.js'
 import { sendHtml } from '../../http/responses.js'
-import { checkCsrf, identify, type Caller } from '../session-auth.js'
+import { checkCsrf, identify, SESSION_COOKIE, type Caller } from '../session-auth.js'
 import type { AccountView, WebServices } from '../web-services.js'
 import { TailSessions } from './live-tail-stream.js'
 
@@ -143,6 +143,17 @@ export class DashboardKit {
       secure: this.opts.https,
       ...(maxAgeSecs !== undefined ? { maxAgeSecs } : {}),
     })
+  }
+
+  /**
+   * Set the session cookie again to end with the session, whose expiry slides as it is used:
+   * the cookie sign-in set ends 30 days after it, however often the browser came back since.
+   */
+  keepSession(res: ServerResponse, caller: SessionCaller): void {
+    if (caller.expiresAt === undefined) return
+    const secs = Math.floor((caller.expiresAt.getTime() - this.now().getTime()) / 1000)
+    if (secs > 0)
+      res.setHeader('set-cookie', this.cookie(SESSION_COOKIE, caller.sessionToken, secs))
   }
 
   /** A state-changing form post: its fields, after the CSRF check. */

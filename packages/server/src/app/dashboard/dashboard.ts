@@ -100,6 +100,7 @@ export class Dashboard {
         redirect(res, '/signin', { status: 303 })
         return true
       }
+      this.#kit.keepSession(res, caller)
       const params = (route.pattern.exec(path) ?? []).slice(1)
       await actAs(actingCredential(caller), () =>
         route.handler({
