@@ -149,6 +149,40 @@ describe('hostile traffic against accounts', () => {
     assert.equal(owner.status, 303)
   })
 
+  it('serves a known browser while strangers on many addresses flood sign-in, refusing what cannot wait', async () => {
+    const email = 'flooded@example.com'
+    const password = 'flooded horse battery'
+    const made = await formPost(base, '/signup', { email, slug: 'flooded', password }, '192.0.2.70')
+    assert.equal(made.status, 303, await made.text())
+    const owner = await formPost(base, '/signin', { email, password }, '203.0.113.5')
+    const device = owner.headers
+      .getSetCookie()
+      .find((c) => c.startsWith('burrow_device='))
+      ?.split(';', 1)[0]
+    assert.ok(device)
+    // A hundred strangers, each from an address of its own (no address runs out), each costing
+    // one password check: more than the node takes at once plus its waiting places.
+    const flood = Array.from({ length: 100 }, (_, i) =>
+      formPost(
+        base,
+        '/signin',
+        { email: `flood${i}@example.com`, password: 'wrong guess' },
+        `10.20.${Math.floor(i / 200)}.${i % 200}`,
+      ),
+    )
+    const back = formPost(base, '/signin', { email, password }, '203.0.113.6', [device])
+    const answers = await Promise.all(flood)
+    const statuses = answers.map((res) => res.status)
+    assert.ok(
+      statuses.every((status) => status === 401 || status === 503),
+      `every stranger is answered: a wrong password, or busy (${statuses.join(' ')})`,
+    )
+    const busy = answers.filter((res) => res.status === 503)
+    assert.ok(busy.length > 0, 'the waiting places ran out: the rest were refused at once')
+    assert.match(await busy[0]!.text(), /Too many sign-ins are in progress/)
+    assert.equal((await back).status, 303, "the owner's browser signs in")
+  })
+
   it('returns a dev-checkout buyer only to this service, never to a success_url elsewhere', async () => {
     const user = await signUp(base, 'redirected')
     const checkout = await user.api<{ checkout_url: string }>('POST', '/api/billing/checkout', {

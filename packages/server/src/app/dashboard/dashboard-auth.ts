@@ -17,6 +17,13 @@ import { checkCsrf, checkOrigin, FORM_COOKIE, sameSecret, SESSION_COOKIE } from 
 import { toHttpError } from '../store-error-status.js'
 import type { AccountView } from '../web-services.js'
 
+/** The answer when the node has as many password checks waiting as it takes (password-work.ts). */
+const BUSY =
+  'Too many sign-ins are in progress right now; try again in a few seconds. A browser you have signed in with before is served first.'
+
+const BUSY_SIGN_UP =
+  'Too many sign-ups and sign-ins are in progress right now; try again in a few seconds.'
+
 /** Seconds a session cookie lives (the server-side session expires on its own terms too). */
 const SESSION_COOKIE_SECS = 30 * 24 * 3600
 
@@ -67,11 +74,15 @@ export class DashboardAuth {
     if (slugProblem !== null) return again(400, asAccountName(slugProblem))
     let account: AccountView
     try {
-      account = await this.#kit.svc.accounts.create({
-        email: values.email,
-        slug: values.slug,
-        password: form.get('password') ?? '',
-      })
+      const made = await this.#kit.passwordWork.run('other', () =>
+        this.#kit.svc.accounts.create({
+          email: values.email,
+          slug: values.slug,
+          password: form.get('password') ?? '',
+        }),
+      )
+      if (made === null) return again(503, BUSY_SIGN_UP)
+      account = made.value
     } catch (err) {
       const e = toHttpError(err)
       return again(e.status, asAccountName(e.message))
@@ -101,7 +112,13 @@ export class DashboardAuth {
     const stamp = await accounts.passwordStamp(values.email)
     const check = guard.check(values.email, device, stamp)
     if (!check.ok) return again(429, check.message)
-    const account = await accounts.verifyLogin(values.email, form.get('password') ?? '')
+    // A browser the account knows waits in a lane of its own: strangers' hashes do not hold it.
+    const verified = await this.#kit.passwordWork.run(
+      check.device === null ? 'other' : 'known',
+      () => accounts.verifyLogin(values.email, form.get('password') ?? ''),
+    )
+    if (verified === null) return again(503, BUSY)
+    const account = verified.value
     if (!account) {
       guard.failed(values.email, check.device, stamp)
       return again(401, 'Wrong email or password.')

@@ -15,6 +15,7 @@ import { sendHtml } from '../../http/responses.js'
 import { checkCsrf, identify, SESSION_COOKIE, type Caller } from '../session-auth.js'
 import type { AccountView, WebServices } from '../web-services.js'
 import { TailSessions } from './live-tail-stream.js'
+import { PasswordWork } from './password-work.js'
 
 /** Options of `new Dashboard`. */
 export interface DashboardOptions {
@@ -30,6 +31,8 @@ export interface DashboardOptions {
   readonly https: boolean
   /** Limits sign-in and sign-up attempts per client address, account and device. */
   readonly signInGuard: SignInGuard
+  /** The node's gate in front of password hashing (default: its own, at the usual bounds). */
+  readonly passwordWork?: PasswordWork
   /** Who sent a request, behind the trusted proxies. */
   readonly addresses: ClientAddresses
   /** Password resets and email verification by mail; null or absent: not offered. */
@@ -117,6 +120,8 @@ const NOTICES: Readonly<Record<string, Notice>> = {
 /** The dashboard's shared helpers. */
 export class DashboardKit {
   readonly opts: DashboardOptions
+  /** Sign-ins and sign-ups hash passwords through this. */
+  readonly passwordWork: PasswordWork
   readonly svc: WebServices
   readonly now: () => Date
   /** The live tails open per browser session, ended at sign-out. */
@@ -124,6 +129,7 @@ export class DashboardKit {
 
   constructor(opts: DashboardOptions) {
     this.opts = opts
+    this.passwordWork = opts.passwordWork ?? new PasswordWork()
     this.svc = opts.services
     this.now = opts.now ?? (() => new Date())
   }
