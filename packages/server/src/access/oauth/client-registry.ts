@@ -222,6 +222,19 @@ export class ClientRegistry {
   }
 }
 
+/**
+ * The size of registration metadata as JSON. A body nested thousands of levels deep (64 KiB of
+ * brackets) parses, but cannot be written out again: it counts as too large.
+ */
+export function metadataBytes(body: Record<string, unknown>): number {
+  try {
+    return Buffer.byteLength(JSON.stringify(body))
+  } catch (err) {
+    if (err instanceof RangeError) return Infinity
+    throw err
+  }
+}
+
 /** A display name: trimmed, printable, at most 200 characters, else `fallback`. */
 function clientName(value: unknown, fallback: string): string {
   if (typeof value !== 'string') return fallback

@@ -28,7 +28,11 @@ import {
   checkAuthorizeRequest,
   withParams,
 } from '../../access/oauth/authorize-request.js'
-import { ClientRegistry, MAX_CLIENT_METADATA_BYTES } from '../../access/oauth/client-registry.js'
+import {
+  ClientRegistry,
+  MAX_CLIENT_METADATA_BYTES,
+  metadataBytes,
+} from '../../access/oauth/client-registry.js'
 import { consentPage, refusedPage } from './consent-page.js'
 import { OauthError } from '../../access/oauth/oauth-error.js'
 import { formActionSource } from '../../access/oauth/redirect-uri.js'
@@ -130,10 +134,10 @@ export class AuthorizationServer implements Mount {
       )
     }
     const body = await readJsonObject(req)
-    if (Buffer.byteLength(JSON.stringify(body)) > MAX_CLIENT_METADATA_BYTES) {
+    if (metadataBytes(body) > MAX_CLIENT_METADATA_BYTES) {
       throw new OauthError(
         'invalid_client_metadata',
-        `client metadata is larger than ${MAX_CLIENT_METADATA_BYTES} bytes`,
+        `client metadata is larger than ${MAX_CLIENT_METADATA_BYTES} bytes, or nested too deep`,
       )
     }
     const client = await this.#o.registry.register(body)
