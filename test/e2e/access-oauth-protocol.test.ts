@@ -180,11 +180,30 @@ describe('the authorization server, as a strict OAuth client library sees it', (
     )
     assert.equal((await tools(again.access_token)).status, 200)
 
+    // A client's parallel calls refresh at once with the same token (the MCP SDKs do, when its
+    // access token ends): each gets the same new refresh token and a working access token, and
+    // the grant stays. Before, all but one were taken for a replay and the grant was revoked.
+    const parallel = await Promise.all(
+      [1, 2, 3].map(async () =>
+        oauth.processRefreshTokenResponse(
+          as,
+          oauthClient,
+          await oauth.refreshTokenGrantRequest(as, oauthClient, auth, again.refresh_token!, {
+            ...options,
+            additionalParameters: { resource: mcpUrl },
+          }),
+        ),
+      ),
+    )
+    assert.equal(new Set(parallel.map((p) => p.refresh_token)).size, 1)
+    assert.notEqual(parallel[0]!.refresh_token, again.refresh_token)
+    for (const p of parallel) assert.equal((await tools(p.access_token)).status, 200)
+
     // RFC 7009: revoking the refresh token ends the grant and its access tokens.
     await oauth.processRevocationResponse(
-      await oauth.revocationRequest(as, oauthClient, auth, again.refresh_token!, options),
+      await oauth.revocationRequest(as, oauthClient, auth, parallel[0]!.refresh_token!, options),
     )
-    assert.equal((await tools(again.access_token)).status, 401)
+    for (const t of [again, ...parallel]) assert.equal((await tools(t.access_token)).status, 401)
 
     // RFC 6749 §4.1.2: a code presented again is refused, and what it bought stops working.
     const code = await authorizeCode()

@@ -278,9 +278,13 @@ describe('OAuth for MCP clients', () => {
     })
     assert.equal(onOwnHost.status, 401, 'a token for the domain is bound to the domain')
 
-    // Rotation: the refresh token just replaced is refused, and its grant ends with it.
+    // Rotation: a refresh token replaced (and its successor replaced since) is refused, and its
+    // grant ends with it. (Coming back at once, before its successor was used, it would be a
+    // parallel refresh of the same client: answered as the first was.)
+    await auth(provider, { serverUrl: url, fetchFn: publicFetch })
     await auth(provider, { serverUrl: url, fetchFn: publicFetch })
     const second = provider.saved!
+    assert.notEqual(second.refresh_token, first.refresh_token)
     assert.equal(
       (await post(url, { authorization: `Bearer ${String(second.access_token)}` })).status,
       200,

@@ -141,11 +141,16 @@ export class OauthGrantStore {
    * one this grant already replaced (a leaked token, whichever generation: the grant is
    * deleted), or undefined when unknown or expired. Replaced tokens are remembered until they
    * would have expired (the new token's expiry bounds theirs).
+   *
+   * A client's parallel requests refresh at once with the same token. The caller derives
+   * `newHash` from the old token, so one replaced less than `graceMs` ago by exactly `newHash`
+   * (nothing replaced since) is that same refresh again: the grant is returned, unchanged.
    */
   async rotateRefresh(
     oldHash: string,
     newHash: string,
     expiresAt: Date,
+    graceMs = 0,
   ): Promise<OauthGrant | 'reused' | undefined> {
     const now = this.#now().toISOString()
     const updated = await this.#db.transaction().execute(async (trx) => {
@@ -176,6 +181,17 @@ export class OauthGrantStore {
       .where('expires_at', '>', now)
       .executeTakeFirst()
     if (replaced === undefined) return undefined
+    if (graceMs > 0) {
+      // The current token's expiry was set when it replaced `oldHash`, as `expiresAt` is now.
+      const again = await this.#db
+        .selectFrom('oauth_grants')
+        .selectAll()
+        .where('id', '=', replaced.grant_id)
+        .where('refresh_hash', '=', newHash)
+        .where('refresh_expires_at', '>', new Date(expiresAt.getTime() - graceMs).toISOString())
+        .executeTakeFirst()
+      if (again !== undefined) return toGrant(again)
+    }
     await this.revoke(null, replaced.grant_id)
     return 'reused'
   }

@@ -226,6 +226,45 @@ for (const backend of testBackends()) {
       assert.equal(await grants.get(grantId), undefined)
     })
 
+    it('refreshes again as it did when the same token comes back with the same successor within the grace', async () => {
+      const grants = new OauthGrantStore(store.db, () => new Date(clock))
+      const day = 86_400_000
+      const approve = async (code: string) => {
+        const id = await approveOn(grants, code)
+        await grants.setRefresh(id, hash(`${code}-r1`), new Date(clock + day))
+        return id
+      }
+      const rotate = (from: string, to: string) =>
+        grants.rotateRefresh(hash(from), hash(to), new Date(clock + day), 30_000)
+
+      // Parallel calls of one client refresh with r1 at once: the same successor, the same grant.
+      const id = await approve('par')
+      const both = await Promise.all([rotate('par-r1', 'par-r2'), rotate('par-r1', 'par-r2')])
+      assert.deepEqual(
+        both.map((g) => typeof g === 'object' && g.id),
+        [id, id],
+      )
+      clock += 29_000
+      assert.equal(((await rotate('par-r1', 'par-r2')) as { id: string }).id, id)
+      assert.equal((await grants.byRefresh(hash('par-r2')))?.id, id, 'r2 is still the token')
+
+      // Another successor, or the grace over, is a replay: the grant ends.
+      const other = await approve('other')
+      await rotate('other-r1', 'other-r2')
+      assert.equal(await rotate('other-r1', 'other-r2b'), 'reused')
+      assert.equal(await grants.get(other), undefined)
+      clock += 2_000
+      assert.equal(await rotate('par-r1', 'par-r2'), 'reused')
+      assert.equal(await grants.get(id), undefined)
+
+      // Once r2 was replaced in turn, r1 coming back is a replay however soon.
+      const next = await approve('next')
+      await rotate('next-r1', 'next-r2')
+      await rotate('next-r2', 'next-r3')
+      assert.equal(await rotate('next-r1', 'next-r2'), 'reused')
+      assert.equal(await grants.get(next), undefined)
+    })
+
     it('revokes a grant when any refresh token it replaced comes back, not only the last one', async () => {
       const grants = new OauthGrantStore(store.db, () => new Date(clock))
       const approve = async (code: string) => {

@@ -5,7 +5,7 @@
  * audience, the expiry, and that the grant still exists for that tunnel: revoking the grant
  * ends its tokens at once. Uses `jose` for the JWT itself.
  */
-import { randomUUID } from 'node:crypto'
+import { createHmac, randomUUID } from 'node:crypto'
 import { jwtVerify, SignJWT } from 'jose'
 import type { AccessTokenVerifier } from '../access-gate.js'
 import type { AgentIdentity } from '../agent-identity.js'
@@ -45,6 +45,15 @@ export class AccessTokens implements AccessTokenVerifier {
       .setJti(randomUUID())
       .setExpirationTime(now + ACCESS_TOKEN_TTL_SECS)
       .sign(this.#key)
+  }
+
+  /**
+   * The refresh token that replaces `refresh`: derived from it under the signing secret, so the
+   * same token refreshed twice at once is replaced by the same one, and nobody without the
+   * secret can tell what it will be.
+   */
+  refreshSuccessor(refresh: string): string {
+    return 'brt_' + createHmac('sha256', this.#key).update(`refresh:${refresh}`).digest('base64url')
   }
 
   /** The grant id of a token signed here and not expired (audience unchecked), or null. */

@@ -12,14 +12,14 @@ import { ClientAddresses } from '../../http/client-addresses.js'
 import { HttpError } from '../../http/http-error.js'
 import { RateLimiter } from '../../http/rate-limiter.js'
 import { readForm, readJsonObject } from '../../http/request-body.js'
-import { redirect, sendHtml, sendJson } from '../../http/responses.js'
+import { redirect, sendHtml } from '../../http/responses.js'
 import { actingCredential, checkCsrf, identify } from '../session-auth.js'
 import { actAs } from '../../store/acting-credential.js'
 import type { Viewer } from '../dashboard/layout.js'
 import type { WebServices } from '../web-services.js'
 import type { Mount } from '../app.js'
 import { hashKey } from '../../store/hash-key.js'
-import type { OauthGrantStore } from '../../store/oauth-grant-store.js'
+import type { OauthGrant, OauthGrantStore } from '../../store/oauth-grant-store.js'
 import type { TunnelAccessStore } from '../../store/tunnel-access-store.js'
 import type { TunnelWithAccount } from '../../store/store.js'
 import { ACCESS_TOKEN_TTL_SECS, type AccessTokens } from '../../access/oauth/access-tokens.js'
@@ -36,10 +36,13 @@ import {
 import { consentPage, refusedPage } from './consent-page.js'
 import { OauthError } from '../../access/oauth/oauth-error.js'
 import { formActionSource } from '../../access/oauth/redirect-uri.js'
+import { errorBody, oauthJson, preflight } from './oauth-responses.js'
 
 /** Seconds a code may wait to be redeemed, and days a refresh token lives. */
 const CODE_TTL_SECS = 60
 const REFRESH_TTL_DAYS = 30
+/** How long a replaced refresh token still refreshes as it did (a client's parallel calls). */
+const GRACE_MS = 30_000
 /** Registrations one address may make per minute. */
 const REGISTRATIONS_PER_MINUTE = 20
 
@@ -302,21 +305,13 @@ export class AuthorizationServer implements Mount {
       // The client and the resource are checked before the token is spent: a request refused
       // for them leaves the refresh token as it was.
       const current = presented === '' ? undefined : await this.#o.grants.byRefresh(old)
-      if (current && clientId !== null && clientId !== current.clientId) {
-        await this.#o.grants.revoke(null, current.id)
-        throw new OauthError('invalid_grant', 'the refresh token was issued to another client')
-      }
-      if (current && resource !== null && resource !== current.resource) {
-        throw new OauthError(
-          'invalid_target',
-          'a refresh token serves only the tunnel it was issued for',
-        )
-      }
-      const refresh = newRefreshToken()
+      const refused = current && (await this.#refreshRefusal(current, clientId, resource))
+      if (refused) throw refused
+      const refresh = this.#o.tokens.refreshSuccessor(presented)
       const rotated =
         presented === ''
           ? undefined
-          : await this.#o.grants.rotateRefresh(old, hashKey(refresh), refreshExpiry())
+          : await this.#o.grants.rotateRefresh(old, hashKey(refresh), refreshExpiry(), GRACE_MS)
       if (rotated === undefined || rotated === 'reused') {
         throw new OauthError(
           'invalid_grant',
@@ -325,12 +320,30 @@ export class AuthorizationServer implements Mount {
             : 'the refresh token is unknown, revoked or expired',
         )
       }
+      // A refresh repeated at once (parallel calls) gave the grant without the checks above.
+      const again = !current && (await this.#refreshRefusal(rotated, clientId, resource))
+      if (again) throw again
       return oauthJson(res, 200, await this.#tokenBody(rotated, refresh))
     }
     throw new OauthError(
       'unsupported_grant_type',
       'grant_type must be authorization_code or refresh_token',
     )
+  }
+
+  /** Why refreshing `grant` for `clientId` and `resource` is refused (another client's: revoked). */
+  async #refreshRefusal(grant: OauthGrant, clientId: string | null, resource: string | null) {
+    if (clientId !== null && clientId !== grant.clientId) {
+      await this.#o.grants.revoke(null, grant.id)
+      return new OauthError('invalid_grant', 'the refresh token was issued to another client')
+    }
+    if (resource !== null && resource !== grant.resource) {
+      return new OauthError(
+        'invalid_target',
+        'a refresh token serves only the tunnel it was issued for',
+      )
+    }
+    return null
   }
 
   async #tokenBody(
@@ -365,26 +378,4 @@ function newRefreshToken(): string {
 
 function refreshExpiry(): Date {
   return new Date(Date.now() + REFRESH_TTL_DAYS * 24 * 3600_000)
-}
-
-function errorBody(err: OauthError) {
-  return { error: err.code, error_description: err.message }
-}
-
-function oauthJson(res: ServerResponse, status: number, body: unknown): void {
-  sendJson(res, status, body, {
-    'access-control-allow-origin': '*',
-    'cache-control': 'no-store',
-    pragma: 'no-cache',
-  })
-}
-
-function preflight(res: ServerResponse): void {
-  res.writeHead(204, {
-    'access-control-allow-origin': '*',
-    'access-control-allow-methods': 'GET, POST, OPTIONS',
-    'access-control-allow-headers': 'content-type, authorization, mcp-protocol-version',
-    'access-control-max-age': '86400',
-  })
-  res.end()
 }
