@@ -12,6 +12,7 @@ import { after, before, describe, it } from 'node:test'
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import type { Child } from '../helpers/child.js'
 import { startChild } from '../helpers/child.js'
+import { freePort } from '../helpers/free-port.js'
 import { publicFetch } from '../helpers/public-fetch.js'
 import { postMcp, toolCall } from '../helpers/quota-stack.js'
 import {
@@ -288,39 +289,76 @@ describe('access modes', () => {
     )
   })
 
-  it("keeps one agent token's MCP session from another's (burrow up's own sessions)", async () => {
-    const t = await make(owner, 'tok-stdio', { access: 'token' })
-    clients.push(
-      await startClient(service, t.key, ['--stdio', `${process.execPath} ${EVERYTHING} stdio`]),
-    )
+  /** Agent a opens a session on `t`; agent b can neither use nor end it; a ends it. */
+  const sessionKeptFromOthers = async (t: Made) => {
     const secret = async (name: string) =>
       (await owner.api<{ secret: string }>('POST', `/api/tunnels/${t.id}/agent-tokens`, { name }))
         .json.secret
     const [a, b] = [await secret('agent a'), await secret('agent b')]
-    const post = (auth: string, body: unknown, session?: string) =>
+    const send = (method: string, auth: string, body: unknown, session?: string) =>
       publicFetch(t.url, {
-        method: 'POST',
+        method,
         headers: {
           'content-type': 'application/json',
           accept: 'application/json, text/event-stream',
           authorization: `Bearer ${auth}`,
           ...(session ? { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' } : {}),
         },
-        body: JSON.stringify(body),
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       })
+    const post = (auth: string, body: unknown, session?: string) =>
+      send('POST', auth, body, session)
     const clientInfo = { name: 'e2e', version: '1' }
     const params = { protocolVersion: '2025-11-25', capabilities: {}, clientInfo }
     const opened = await post(a, { jsonrpc: '2.0', id: 0, method: 'initialize', params })
     assert.equal(opened.status, 200)
     const session = opened.headers.get('mcp-session-id')!
+    assert.ok(session, 'the server opened a session')
     await opened.text()
+    await (await post(a, { jsonrpc: '2.0', method: 'notifications/initialized' }, session)).text()
     const ping = { jsonrpc: '2.0', id: 1, method: 'ping' }
     const stolen = await post(b, ping, session)
     assert.equal(stolen.status, 404, 'agent b used agent a’s session id')
-    await stolen.text()
+    const refusal = (await stolen.json()) as { id: unknown; error: { code: number } }
+    assert.equal(refusal.id, 1, 'the refusal carries the refused id')
+    const ended = await send('DELETE', b, undefined, session)
+    assert.equal(ended.status, 404, 'agent b ended agent a’s session')
+    await ended.text()
     const own = await post(a, ping, session)
     assert.equal(own.status, 200)
     await own.text()
+    const deleted = await send('DELETE', a, undefined, session)
+    assert.ok(deleted.status < 300, `agent a ends its own session (${deleted.status})`)
+    await deleted.text()
+    const gone = await post(a, ping, session)
+    assert.equal(gone.status, 404)
+    await gone.text()
+  }
+
+  it("keeps one agent token's MCP session from another's (burrow up's own sessions)", async () => {
+    const t = await make(owner, 'tok-stdio', { access: 'token' })
+    clients.push(
+      await startClient(service, t.key, ['--stdio', `${process.execPath} ${EVERYTHING} stdio`]),
+    )
+    await sessionKeptFromOthers(t)
+  })
+
+  it("keeps one agent token's MCP session from another's on a local HTTP server", async () => {
+    // The local server cannot tell agents apart: burrow up binds its sessions to the agent.
+    const port = await freePort()
+    const server = startChild(process.execPath, [EVERYTHING, 'streamableHttp'], {
+      env: { ...process.env, PORT: String(port) },
+    })
+    try {
+      await server.waitFor(/listening|port/i)
+      const t = await make(owner, 'tok-http', { access: 'token' })
+      clients.push(
+        await startClient(service, t.key, ['--upstream', `http://127.0.0.1:${port}/mcp`]),
+      )
+      await sessionKeptFromOthers(t)
+    } finally {
+      await server.stop()
+    }
   })
 
   it('forwards Authorization on public tunnels: it is for the local server then', async () => {

@@ -10,13 +10,19 @@
 import {
   ERROR_HEADER,
   HOP_BY_HOP_HEADERS,
+  JSONRPC_CODE,
   POLICY_STATUS,
   refusalIdsOf,
   refusalJson,
   type Logger,
 } from '@burrow/protocol'
 import { Agent, type Dispatcher } from 'undici'
+import { replyProblem } from '../front/json-reply.js'
 import type { LocalRequest, LocalResponse, RequestHandler } from './local-exchange.js'
+import { SessionOwners } from './session-owners.js'
+
+/** The agent the edge admitted a request as, on `oauth` and `token` tunnels (the edge sets it). */
+const AGENT = 'burrow-agent'
 
 /** Responses up to this size with a known length are read whole and sent as one frame. */
 const SMALL_RESPONSE_BYTES = 64 * 1024
@@ -27,6 +33,8 @@ export class HttpRelay implements RequestHandler {
   private readonly origin: string
   private readonly log: Logger
   private readonly dispatcher = new Agent({ keepAliveTimeout: 10_000, connections: 256 })
+  /** Which agent opened each session (`oauth` and `token` tunnels name the agent). */
+  private readonly owners = new SessionOwners()
 
   constructor(upstream: string, log: Logger) {
     this.upstream = new URL(upstream)
@@ -35,6 +43,13 @@ export class HttpRelay implements RequestHandler {
   }
 
   handle(req: LocalRequest, res: LocalResponse): Promise<void> {
+    const session = req.headers['mcp-session-id']
+    if (session !== undefined && !this.owners.allows(session, req.headers[AGENT])) {
+      // Another agent's session is as unknown as any other id: 404, and the agent initializes.
+      const problem = { status: 404, message: 'Session not found' }
+      replyProblem(res, problem, JSONRPC_CODE.sessionNotFound, undefined, refusalIdsOf(req.body))
+      return Promise.resolve()
+    }
     // No prototype, here and for the answer's: a field named `__proto__` stays a field.
     const headers = Object.create(null) as Record<string, string>
     // The body is whole (its length is undici's to say), so an `Expect` the edge met has nothing
@@ -102,8 +117,22 @@ export class HttpRelay implements RequestHandler {
     res.destroy?.(`upstream ${target} failed mid-response: ${err.message}`)
   }
 
+  /** @internal The head of the upstream's answer to `req`: sessions opened and ended. */
+  answered(req: LocalRequest, status: number, sessionGiven: unknown): void {
+    const session = req.headers['mcp-session-id']
+    if (session === undefined) {
+      const agent = req.headers[AGENT]
+      if (agent !== undefined && typeof sessionGiven === 'string' && status < 300)
+        this.owners.opened(sessionGiven, agent)
+    } else if (status === 404 || (req.method === 'DELETE' && status < 300)) {
+      this.owners.ended(session)
+    }
+  }
+
   /** @internal The upstream answered 400 for a session it forgot; the agent is told 404. */
   sessionGone(req: LocalRequest, target: string): void {
+    const session = req.headers['mcp-session-id']
+    if (session !== undefined) this.owners.ended(session)
     this.log.debug(
       `upstream ${target} no longer knows session ${req.headers['mcp-session-id']}; answering 404 so the agent re-initializes`,
     )
@@ -171,6 +200,7 @@ class RelayCall implements Dispatcher.DispatchHandler {
     }
     this.status = statusCode
     this.headers = out
+    this.relay.answered(this.req, statusCode, headers['mcp-session-id'])
     const length = Number(headers['content-length'] ?? NaN)
     if (Number.isFinite(length) && length <= SMALL_RESPONSE_BYTES) {
       this.small = []

@@ -1,0 +1,57 @@
+/**
+ * Which agent opened each MCP session of a local HTTP server, so that on `oauth` and `token`
+ * tunnels one approved agent cannot use (or end) another's session by its id: MCP asks servers
+ * to bind sessions to the user, and the local server never learns who the agent is; the edge
+ * names it to `burrow up` in `Burrow-Agent` (set by the edge only). A session id the local
+ * server gave in answer to an agent's request is that agent's; on such tunnels a request naming
+ * a session it does not own (another agent's, or one this process never saw: opened before it
+ * started, under another access mode, or forgotten as the oldest) is answered 404, and the agent
+ * initializes again, as the MCP spec has it. Public tunnels name no agent and bind nothing: the
+ * session id, random, is all there is (docs/security.md).
+ */
+
+/** Sessions remembered at once; the least recently used is forgotten first. */
+export const SESSION_OWNERS_KEPT = 20_000
+
+/** The owners of a local HTTP server's sessions, bounded, most recently used last. */
+export class SessionOwners {
+  readonly #owners = new Map<string, string>()
+  readonly #kept: number
+
+  constructor(kept = SESSION_OWNERS_KEPT) {
+    this.#kept = kept
+  }
+
+  /**
+   * May a request as `agent` (undefined on public tunnels) use session `id`? Yes on a public
+   * tunnel for a session no agent owns; otherwise only for the session's owner.
+   */
+  allows(id: string, agent: string | undefined): boolean {
+    const owner = this.#owners.get(id)
+    if (owner === undefined) return agent === undefined
+    if (owner !== agent) return false
+    this.#owners.delete(id)
+    this.#owners.set(id, owner)
+    return true
+  }
+
+  /** The local server gave session `id` in answer to `agent`: it is theirs (the first owner stays). */
+  opened(id: string, agent: string): void {
+    if (this.#owners.has(id)) return
+    this.#owners.set(id, agent)
+    if (this.#owners.size > this.#kept) {
+      const oldest = this.#owners.keys().next().value
+      if (oldest !== undefined) this.#owners.delete(oldest)
+    }
+  }
+
+  /** Session `id` ended (deleted, or the server no longer knows it). */
+  ended(id: string): void {
+    this.#owners.delete(id)
+  }
+
+  /** Sessions remembered. */
+  get size(): number {
+    return this.#owners.size
+  }
+}
