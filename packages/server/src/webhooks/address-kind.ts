@@ -69,6 +69,12 @@ const IPV4_RANGES: readonly (readonly [string, number, AddressKind])[] = [
 ]
 
 /**
+ * Last groups of AWS's `fd00:ec2::/64` hosts that are the IPv6 twins of the IPv4 metadata hosts
+ * above: IMDS (`::254`), the VPC DNS (`::253`) and EKS Pod Identity (`::23`).
+ */
+const AWS_IPV6_METADATA: ReadonlySet<number> = new Set([0x254, 0x253, 0x23])
+
+/**
  * The kind of `address` (an IPv4 or IPv6 literal, brackets and zone allowed), or null for a
  * public address. Anything that is not an IP literal is `reserved`: the guard never connects to
  * what it could not classify.
@@ -105,7 +111,9 @@ function ipv6Kind(g: readonly number[]): AddressKind | null {
     return ipv4Kind(embedded(at(6), at(7)))
   }
   if (at(0) === 0x64 && at(1) === 0xff9b && at(2) === 1) return 'private' // local-use NAT64
-  if (at(0) === 0xfd00 && at(1) === 0x0ec2 && zeros(2, 7) && at(7) === 0x254) return 'metadata'
+  if (at(0) === 0xfd00 && at(1) === 0x0ec2 && zeros(2, 7) && AWS_IPV6_METADATA.has(at(7))) {
+    return 'metadata'
+  }
   if ((at(0) & 0xfe00) === 0xfc00) return 'unique-local'
   if ((at(0) & 0xffc0) === 0xfe80) return 'link-local'
   if ((at(0) & 0xffc0) === 0xfec0) return 'private' // site-local, deprecated

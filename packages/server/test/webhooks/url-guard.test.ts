@@ -58,7 +58,16 @@ describe('refusal messages', () => {
       addressRefusal('169.254.169.254', '169.254.169.254', true),
       'refused: 169.254.169.254 is a cloud metadata service address; webhooks are never sent there',
     )
-    for (const address of ['224.0.0.1', '0.0.0.0', '::', 'fd00:ec2::254']) {
+    // AWS serves IMDS, the VPC DNS and EKS Pod Identity on IPv6 as well as IPv4.
+    for (const address of [
+      '224.0.0.1',
+      '0.0.0.0',
+      '::',
+      'fd00:ec2::254',
+      'fd00:ec2::253',
+      'fd00:ec2::23',
+      '169.254.170.23',
+    ]) {
       assert.match(addressRefusal(address, address, true) ?? '', /never sent there/, address)
     }
   })
