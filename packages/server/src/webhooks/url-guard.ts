@@ -94,7 +94,9 @@ export class UrlGuard {
       connect: { lookup: this.#lookup, timeout: options.connectTimeoutMs ?? 10_000 },
       // Receivers are many and rarely called twice in a row: do not hold sockets open for long.
       keepAliveTimeout: 4_000,
-      connections: 4,
+      // No cap per host: one host serves many users' receivers (a hosted request bin), and a
+      // cap let the requests some users' paths there never answer hold every other user's in
+      // line until their deadlines ran out. Callers bound how many requests they make at once.
     })
   }
 

@@ -281,4 +281,63 @@ describe('webhooks one account can cause', () => {
       'A holds no more places than its share',
     )
   })
+
+  // Without the fix the delivery never reaches the receiver: the limit turns that hang into a failure.
+  it(
+    'sends to a receiver host other accounts also use while their paths there hang',
+    { timeout: 60_000 },
+    async () => {
+      // Found by a hostile review: the dispatcher opened at most 4 connections to one host, so
+      // on a host that serves many users' receivers (a hosted request bin, one whose users set
+      // how long it takes to answer) two accounts whose paths never answer took all 4, and every
+      // other account's delivery to that host waited in line until its own deadline ran out.
+      const now = Date.parse('2026-05-06T07:08:09.000Z')
+      const shared = await receiver()
+      shared.respondAlways((r) => (r.path.includes('/slow/') ? 'hang' : { status: 200 }))
+      const endpoints = new WebhookEndpointStore(store.db, () => new Date(now), {
+        allowPrivate: true,
+      })
+      const hostile = []
+      for (const slug of ['aaa', 'ccc', 'ddd']) {
+        const account = await store.createAccount({ email: `${slug}@example.com`, slug })
+        hostile.push(account)
+        for (let i = 0; i < 2; i++) {
+          await endpoints.create(account.id, { url: `${shared.url}/slow/${slug}/${i}` })
+        }
+        for (let i = 0; i < 2; i++) {
+          await enqueueWebhookEvent(store.db, {
+            accountId: account.id,
+            type: 'tool.changed',
+            id: `tc_${slug}_${i}`,
+            data: { i },
+            occurredAt: new Date(now - 1000 + i),
+          })
+        }
+      }
+      const b = await store.createAccount({ email: 'b@example.com', slug: 'bbb' })
+      await endpoints.create(b.id, { url: `${shared.url}/fast/b` })
+      const dispatcher = new WebhookDispatcher({
+        db: store.db,
+        allowPrivate: true,
+        log: silentLogger,
+        now: () => new Date(now),
+        random: () => 0.5,
+        timeoutMs: 600_000, // no attempt ends by its deadline while the test runs
+      })
+      stops.push(() => dispatcher.stop())
+      dispatcher.start(20)
+      await shared.waitFor(hostile.length * PER_ACCOUNT_AT_ONCE)
+      await enqueueWebhookEvent(store.db, {
+        accountId: b.id,
+        type: 'quota.warning',
+        id: 'qw_shared_host',
+        data: {},
+        occurredAt: new Date(now),
+      })
+      dispatcher.wake()
+      await shared.waitFor(hostile.length * PER_ACCOUNT_AT_ONCE + 1)
+      const sent = shared.received.find((r) => r.path.endsWith('/fast/b'))
+      assert.equal(sent?.headers['webhook-id'], 'qw_shared_host')
+    },
+  )
 })
