@@ -8,6 +8,7 @@
  */
 
 import type { Kysely } from 'kysely'
+import { periodOf, previousPeriodOf } from '../quota/period.js'
 import type { Period } from '../quota/period.js'
 import { USAGE_METRICS } from '../quota/usage-counters.js'
 import type { UsageMetric } from '../quota/usage-counters.js'
@@ -105,6 +106,18 @@ export async function emitQuotaWarning(
     })
     return true
   })
+}
+
+/**
+ * Forget the warnings of months before the one before `at`'s: their keys can no longer stop a
+ * warning (a count late across midnight on the 1st still crosses in last month, so that one is
+ * kept). Nothing ties a key to its tunnel, so this is also what removes a deleted tunnel's.
+ */
+export async function pruneQuotaWarnings(db: Kysely<Database>, at: Date): Promise<void> {
+  await db
+    .deleteFrom('quota_warnings')
+    .where('period', '<', previousPeriodOf(periodOf(at)))
+    .execute()
 }
 
 function checkInput(input: QuotaWarningInput): void {

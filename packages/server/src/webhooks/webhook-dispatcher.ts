@@ -17,6 +17,7 @@ import type { Logger } from '@burrow/protocol'
 import type { Kysely } from 'kysely'
 import type { Database } from '../store/schema.js'
 import { postWebhook } from './post-webhook.js'
+import { pruneQuotaWarnings } from './quota-warning.js'
 import type { AttemptOutcome } from './post-webhook.js'
 import { recordAttempt } from './record-attempt.js'
 import { UrlGuard } from './url-guard.js'
@@ -226,7 +227,10 @@ export class WebhookDispatcher {
     }))
   }
 
-  /** Delete finished deliveries past `DELIVERY_RETENTION_MS`, at most once an hour per node. */
+  /**
+   * Delete finished deliveries past `DELIVERY_RETENTION_MS`, and the quota warnings of long past
+   * months, at most once an hour per node.
+   */
   async #prune(at: Date): Promise<void> {
     if (at.getTime() - this.#prunedAt < PRUNE_EVERY_MS) return
     this.#prunedAt = at.getTime()
@@ -237,8 +241,9 @@ export class WebhookDispatcher {
         .where('status', '!=', 'pending')
         .where('created_at', '<', before)
         .execute()
+      await pruneQuotaWarnings(this.#db, at)
     } catch (error) {
-      this.#log.warn(`webhooks: old deliveries not pruned: ${(error as Error).message}`)
+      this.#log.warn(`webhooks: old deliveries or warnings not pruned: ${(error as Error).message}`)
     }
   }
 

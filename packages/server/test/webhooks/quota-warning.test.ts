@@ -157,6 +157,31 @@ for (const backend of testBackends()) {
       )
     })
 
+    it("forgets a month's warnings once it is long past, a deleted account's with them", async () => {
+      // Found by a hostile review: the keys were kept forever, and nothing ties them to the
+      // tunnel, so a deleted account's tunnel ids stayed in the database with them.
+      const warned = async () =>
+        (await store.db.selectFrom('quota_warnings').select(['tunnel_id', 'period']).execute())
+          .map((r) => `${r.tunnel_id} ${r.period}`)
+          .sort()
+      const old = periodOf(now())
+      assert.equal(await emitQuotaWarning(store.db, warning()), true)
+      await store.deleteAccount(accountId)
+      accountId = (await store.createAccount({ email: 'b@example.com', slug: 'bee' })).id
+      tunnelId = (await store.createTunnel({ accountId, name: 'docs' })).tunnel.id
+      // Next month: last month's key is kept (a late count may still cross in it).
+      clock = nextResetOf(now()).getTime() + 3_600_000
+      const last = periodOf(now())
+      assert.equal(await emitQuotaWarning(store.db, warning()), true)
+      await dispatcher().runDue()
+      assert.equal((await warned()).length, 2)
+      // Two months on, both the deleted account's and the new tunnel's are gone.
+      clock = nextResetOf(nextResetOf(now())).getTime() + 3_600_000
+      await dispatcher().runDue()
+      assert.deepEqual(await warned(), [])
+      assert.notEqual(old, last)
+    })
+
     it('records the warning even when no endpoint listens, so a later one does not get it', async () => {
       const endpoints = new WebhookEndpointStore(store.db, now, { allowPrivate: true })
       await endpoints.delete(accountId, endpoint.id)
