@@ -7,6 +7,7 @@
  */
 
 import { randomBytes } from 'node:crypto'
+import { PostgresAdapter } from 'kysely'
 import type { Kysely } from 'kysely'
 import type { Database } from '../store/schema.js'
 import type { WebhookEventBody, WebhookEventType } from './webhook-event.js'
@@ -51,12 +52,19 @@ export async function enqueueWebhookEvent(
   if (!EVENT_ID.test(id)) {
     throw new RangeError(`webhook event id "${id}" must be 1-200 of A-Z, a-z, 0-9, "_", "-"`)
   }
-  const endpoints = await db
+  if (!db.isTransaction && db.getExecutor().adapter instanceof PostgresAdapter) {
+    return db.transaction().execute((trx) => enqueueWebhookEvent(trx, { ...event, id }))
+  }
+  let read = db
     .selectFrom('webhook_endpoints')
     .select(['id', 'events'])
     .where('account_id', '=', event.accountId)
     .where('disabled_at', 'is', null)
-    .execute()
+  // PostgreSQL: hold the endpoints until the deliveries are in. Without the lock, one deleted
+  // meanwhile failed the insert's foreign key, and the event reached none of the others; with
+  // it, the read waits for a delete in progress and then leaves the deleted endpoint out.
+  if (db.getExecutor().adapter instanceof PostgresAdapter) read = read.forKeyShare()
+  const endpoints = await read.execute()
   const subscribed = endpoints.filter((e) => e.events.split(',').includes(event.type))
   if (subscribed.length === 0) return 0
   const at = event.occurredAt.toISOString()

@@ -6,6 +6,7 @@
 
 import assert from 'node:assert/strict'
 import { afterEach, beforeEach, describe, it } from 'node:test'
+import { sql } from 'kysely'
 import { openStore } from '../../src/store/open-store.js'
 import type { Store } from '../../src/store/store.js'
 import { WebhookEndpointStore } from '../../src/webhooks/webhook-endpoint-store.js'
@@ -13,6 +14,14 @@ import { enqueueWebhookEvent } from '../../src/webhooks/webhook-outbox.js'
 import type { WebhookEventInput } from '../../src/webhooks/webhook-outbox.js'
 import { testBackends } from '../helpers/test-databases.js'
 import type { TestDatabase } from '../helpers/test-databases.js'
+
+/** Whether a PostgreSQL session of the test database waits for a lock. */
+async function waitsOnLock(store: Store): Promise<boolean> {
+  const { rows } = await sql<{ n: number | string }>`
+    select count(*) as n from pg_stat_activity
+    where datname = current_database() and wait_event_type = 'Lock'`.execute(store.db)
+  return Number(rows[0]?.n ?? 0) > 0
+}
 
 for (const backend of testBackends()) {
   describe(`webhook outbox on ${backend.name}`, () => {
@@ -115,6 +124,42 @@ for (const backend of testBackends()) {
         /caller failed/,
       )
       assert.deepEqual(await store.db.selectFrom('webhook_deliveries').selectAll().execute(), [])
+    })
+
+    it('queues an event for the other endpoints while one is being deleted', async (t) => {
+      // Found by a hostile review: on PostgreSQL an endpoint deleted between the read of the
+      // account's endpoints and the insert failed the insert's foreign key, so the event (a
+      // month's only quota.warning, a tool.changed alert) reached none of the others.
+      if (backend.name !== 'postgres') return t.skip('SQLite runs one write at a time')
+      const gone = await endpoints.create(a, { url: 'https://gone.example.com/' })
+      const kept = await endpoints.create(a, { url: 'https://kept.example.com/' })
+      const other = await openStore(database.config)
+      let commit = () => {}
+      let deleted = () => {}
+      const isDeleted = new Promise<void>((resolve) => (deleted = resolve))
+      const deleting = other.db.transaction().execute(async (trx) => {
+        await trx.deleteFrom('webhook_endpoints').where('id', '=', gone.id).execute()
+        deleted()
+        await new Promise<void>((resolve) => (commit = resolve))
+      })
+      try {
+        await isDeleted
+        const queued = enqueueWebhookEvent(store.db, event())
+        // Commit the delete once the enqueue waits for its row lock.
+        while (!(await waitsOnLock(other))) await new Promise((resolve) => setImmediate(resolve))
+        commit()
+        assert.equal(await queued, 1)
+        await deleting
+      } finally {
+        commit()
+        await deleting.catch(() => {})
+        await other.close()
+      }
+      const rows = await store.db.selectFrom('webhook_deliveries').select('endpoint_id').execute()
+      assert.deepEqual(
+        rows.map((r) => r.endpoint_id),
+        [kept.id],
+      )
     })
 
     it('refuses ids with dots, spaces, nothing or too much', async () => {
