@@ -7,12 +7,12 @@
  * lookup, so they are checked before a request is made (`literalRefusal`).
  */
 
-import { lookup as dnsLookup } from 'node:dns'
 import type { LookupAddress } from 'node:dns'
 import { isIP } from 'node:net'
 import type { LookupFunction } from 'node:net'
 import { Agent } from 'undici'
 import { ADDRESS_KIND_TEXT, ALWAYS_REFUSED, addressKind } from './address-kind.js'
+import { systemResolve } from './system-resolve.js'
 
 /** The operator switch that lets webhooks reach private addresses (docs/configuration.md). */
 export const ALLOW_PRIVATE_VARIABLE = 'BURROW_WEBHOOKS_ALLOW_PRIVATE'
@@ -129,15 +129,6 @@ export class UrlGuard {
       (error: NodeJS.ErrnoException) => callback(error, '', 0),
     )
   }
-}
-
-function systemResolve(hostname: string): Promise<readonly LookupAddress[]> {
-  return new Promise((resolve, reject) => {
-    dnsLookup(hostname, { all: true }, (error, addresses) => {
-      if (error) reject(error)
-      else resolve(addresses)
-    })
-  })
 }
 
 function notFound(hostname: string): NodeJS.ErrnoException {

@@ -1,0 +1,46 @@
+import assert from 'node:assert/strict'
+import type { LookupAddress } from 'node:dns'
+import { describe, it } from 'node:test'
+import { boundedResolve, type LookupAll } from '../../src/webhooks/system-resolve.js'
+
+/** A resolver whose answers the test gives, one name at a time. */
+function heldLookup() {
+  const asked: string[] = []
+  const pending = new Map<string, (error: Error | null, found: LookupAddress[]) => void>()
+  const lookup: LookupAll = (hostname, _options, callback) => {
+    asked.push(hostname)
+    pending.set(hostname, callback)
+  }
+  const answer = (hostname: string, error: Error | null = null) => {
+    pending.get(hostname)!(error, error ? [] : [{ address: '192.0.2.1', family: 4 }])
+    pending.delete(hostname)
+  }
+  return { lookup, asked, answer }
+}
+
+const turn = () => new Promise((resolve) => setImmediate(resolve))
+
+describe('boundedResolve', () => {
+  it('runs at most two lookups at once; the others wait their turn, in order', async () => {
+    const held = heldLookup()
+    const resolve = boundedResolve(held.lookup)
+    const names = ['a.example', 'b.example', 'c.example', 'd.example']
+    const results = names.map((name) => resolve(name))
+    await turn()
+    assert.deepEqual(held.asked, ['a.example', 'b.example'], 'two held names hold two places')
+    held.answer('b.example')
+    assert.deepEqual(await results[1], [{ address: '192.0.2.1', family: 4 }])
+    assert.deepEqual(held.asked, ['a.example', 'b.example', 'c.example'])
+    held.answer('c.example', new Error('ENOTFOUND'))
+    await assert.rejects(results[2]!, /ENOTFOUND/)
+    assert.deepEqual(held.asked, names, 'a failed lookup gives its place back too')
+    held.answer('a.example')
+    held.answer('d.example')
+    await Promise.all([results[0], results[3]])
+    const after = resolve('e.example')
+    await turn()
+    assert.equal(held.asked.at(-1), 'e.example', 'every place was given back')
+    held.answer('e.example')
+    await after
+  })
+})
