@@ -25,7 +25,7 @@ export function createLogger(level: LogLevel, write: (line: string) => void): Lo
   const at =
     (l: LogLevel) =>
     (msg: string): void => {
-      if (RANK[l] <= max) write(`${l.toUpperCase().padEnd(5)} ${msg}\n`)
+      if (RANK[l] <= max) write(`${l.toUpperCase().padEnd(5)} ${oneEntry(msg)}\n`)
     }
   return {
     error: at('error'),
@@ -35,6 +35,27 @@ export function createLogger(level: LogLevel, write: (line: string) => void): Lo
     trace: at('trace'),
     enabled: (l) => RANK[l] <= max,
   }
+}
+
+// eslint-disable-next-line no-control-regex
+const UNSAFE = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u2028\u2029]/g
+
+/**
+ * `msg` as one entry of the log: messages carry others' text (a hostile server's tool names, an
+ * agent's paths), which must not start a line that reads as an entry of its own, or send the
+ * terminal escape sequences. A line end continues the entry on a line indented past the level
+ * tags (a stack trace stays readable); other control characters are written as `\xNN`.
+ */
+function oneEntry(msg: string): string {
+  UNSAFE.lastIndex = 0
+  if (!UNSAFE.test(msg)) return msg
+  return msg.replace(UNSAFE, (c) => {
+    if (c === '\n') return '\n      '
+    const code = c.charCodeAt(0)
+    return code <= 0xff
+      ? `\\x${code.toString(16).padStart(2, '0')}`
+      : `\\u${code.toString(16).padStart(4, '0')}`
+  })
 }
 
 /** A logger that drops everything (tests, benchmarks). */

@@ -49,7 +49,7 @@ describe('POST /api/crash-reports', () => {
       ...extra,
       headers: {
         'content-type': 'application/json',
-        'x-forwarded-for': extra.from ?? `198.51.100.${++client}`,
+        'x-forwarded-for': extra.from ?? `10.77.${++client >> 8}.${client & 255}`,
         ...extra.headers,
       },
     })
