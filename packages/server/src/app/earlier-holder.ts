@@ -3,8 +3,11 @@
  * Anyone may sign up with an address they do not own; the account stays unverified until a link
  * mailed to it is used. When the mailbox's owner then resets the password, everything the
  * earlier holder made that works without a browser session is ended: API tokens, webhook
- * endpoints, every tunnel's agent tokens and OAuth grants, and every tunnel's key (replaced, the
- * client running with the old one disconnected). Tunnels, their names, policies and history stay.
+ * endpoints, every tunnel's agent tokens, OAuth grants and custom domains, and every tunnel's key
+ * (replaced, the client running with the old one disconnected). A custom domain is the earlier
+ * holder's DNS: left, `burrow up` would give it to the owner's agents as the tunnel's URL, and a
+ * pending one would be verified by the periodic re-check once they publish its records. Tunnels,
+ * their names, policies and history stay.
  */
 import type { TunnelRecord, WebServices } from './web-services.js'
 
@@ -29,6 +32,9 @@ export async function endEarlierHolder(
   const replaced: ReplacedKey[] = []
   for (const tunnel of await svc.tunnels.list(accountId)) {
     await svc.access.revokeAll(tunnel.id)
+    for (const domain of (await svc.domains?.list(accountId, tunnel.id)) ?? []) {
+      await svc.domains?.remove(accountId, tunnel.id, domain.domain)
+    }
     replaced.push(await svc.tunnels.rotateKey(accountId, tunnel.id))
     svc.live.disconnect(tunnel.id, 'the account was recovered by its address; its key was replaced')
   }
