@@ -9,6 +9,7 @@ import type { MetersView } from './billing-view.js'
 import type { GovernancePort } from './governance-port.js'
 import type { DomainsPort } from './domains-port.js'
 import type { AccessPort } from './access-port.js'
+import { servingSwaps } from './serving-swaps.js'
 import type {
   AccountView,
   BillingPort,
@@ -30,7 +31,8 @@ export interface StoreWebServicesParts {
   readonly publicUrl: (subdomain: string, slug: string) => string
   readonly domains?: DomainsPort
   /**
-   * Start tunnel `to`'s month of usage where deleted tunnel `from`'s stood (quota counters);
+   * Carry tunnel `to`'s month of usage on from where tunnel `from`'s stands (quota counters): a
+   * new tunnel from the deleted one's, a tunnel chosen to serve from the one it displaced;
    * absent when quotas are off.
    */
   readonly inheritUsage?: (from: string, to: string) => Promise<void>
@@ -122,7 +124,12 @@ export function storeWebServices(parts: StoreWebServicesParts): WebServices {
         await store.deleteTunnel(accountId, id)
       },
       chooseServing: async (accountId, ids) => {
-        await store.chooseServingTunnels(accountId, ids)
+        const before = await store.listTunnels(accountId)
+        const after = await store.chooseServingTunnels(accountId, ids)
+        if (!parts.inheritUsage) return
+        for (const swap of servingSwaps(before, after)) {
+          await parts.inheritUsage(swap.from, swap.to)
+        }
       },
     },
     live: parts.live,
