@@ -33,7 +33,7 @@ async function postForm(
   })
 }
 
-describe("an earlier holder's custom domain", { timeout: 120_000 }, () => {
+describe("an earlier holder's custom domain and access settings", { timeout: 120_000 }, () => {
   let inbox: SmtpInbox
   let service: Service
   let base: string
@@ -65,6 +65,11 @@ describe("an earlier holder's custom domain", { timeout: 120_000 }, () => {
       domain: 'mcp.squatter.test',
     })
     assert.equal(added.status, 201, JSON.stringify(added.json))
+    const opened = await squatter.api('PUT', `/api/tunnels/${tunnelId}/access`, {
+      mode: 'public',
+      allow_ips: ['198.51.100.0/24'],
+    })
+    assert.equal(opened.status, 200, JSON.stringify(opened.json))
 
     assert.equal((await postForm(base, '/forgot', { email: 'domained@example.com' })).status, 200)
     const mail = await inbox.waitFor('domained@example.com', /Reset your Burrow password/)
@@ -89,5 +94,9 @@ describe("an earlier holder's custom domain", { timeout: 120_000 }, () => {
     const tunnel = await fetch(`${base}/api/tunnels/${tunnelId}`, { headers: { cookie } })
     assert.equal(((await tunnel.json()) as { custom_url: unknown }).custom_url, null)
     assert.match(page, /id="recovered">[^<]*custom domains/, 'the page says so')
+    // The tunnel the earlier holder opened to anyone is back to agents signing in.
+    const access = await fetch(`${base}/api/tunnels/${tunnelId}/access`, { headers: { cookie } })
+    assert.deepEqual(await access.json(), { mode: 'oauth', allow_ips: [] })
+    assert.match(page, /id="recovered">[^<]*access is back to the default/)
   })
 })

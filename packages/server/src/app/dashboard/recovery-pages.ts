@@ -130,8 +130,9 @@ export function recoveredPage(keys: readonly NewTunnelKey[]): SafeHtml {
     html`<h1>Your new password is set</h1>
 <p id="recovered">This address was not confirmed before, so someone else may have made or used
 the account. Everything that worked without signing in was ended: API tokens, webhook endpoints,
-the agent tokens, connected agents and custom domains of every tunnel, and every tunnel's key.
-Every other browser was signed out. Your address now counts as confirmed.</p>
+the agent tokens, connected agents and custom domains of every tunnel, and every tunnel's key;
+every tunnel's access is back to the default (agents sign in with OAuth). Every other browser was
+signed out. Your address now counts as confirmed.</p>
 ${
   keys.length > 0
     ? html`<section class="card"><h2>New tunnel keys</h2>
