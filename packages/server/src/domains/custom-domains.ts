@@ -118,9 +118,16 @@ export class CustomDomains {
     const ok = findings.txtOk && findings.targetOk
     const lapse =
       d.failingSince !== null && at.getTime() - d.failingSince.getTime() >= LAPSE_AFTER_MS
+    const problem = findings.problems.join('; ')
+    // Lookups the resolver did not answer prove no records missing: the failure is noted, and
+    // a verified domain's day before it lapses neither starts nor ends on it.
     const stored = await this.#opts.store.recordCheck(
       d.id,
-      ok ? { kind: 'verified' } : { kind: 'failed', problem: findings.problems.join('; '), lapse },
+      ok
+        ? { kind: 'verified' }
+        : findings.unanswered
+          ? { kind: 'unanswered', problem }
+          : { kind: 'failed', problem, lapse },
       at,
     )
     if (stored !== undefined && stored.state !== d.state) {

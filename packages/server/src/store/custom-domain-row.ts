@@ -43,6 +43,8 @@ export interface DomainRoute {
 export type CheckOutcome =
   | { readonly kind: 'verified' }
   | { readonly kind: 'failed'; readonly problem: string; readonly lapse: boolean }
+  /** The resolver did not answer: nothing is known about the records. */
+  | { readonly kind: 'unanswered'; readonly problem: string }
 
 type Row = Selectable<Database['custom_domains']>
 

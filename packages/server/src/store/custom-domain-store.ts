@@ -169,7 +169,8 @@ export class CustomDomainStore {
    * Record what a check of domain `id` found at `at`. A success verifies it, unless another
    * account verified the same domain first (then it stays pending and says so). A failure keeps
    * a verified domain verified (noting since when it fails) unless `lapse` says it failed long
-   * enough, which returns it to pending. Returns the row as stored, or undefined when it is gone.
+   * enough, which returns it to pending. A check the resolver did not answer changes neither
+   * state nor the failure's start, only what the owner is shown. Returns the row as stored, or undefined when it is gone.
    */
   async recordCheck(
     id: string,
@@ -227,6 +228,8 @@ export class CustomDomainStore {
             problem: null,
           }
         }
+      } else if (outcome.kind === 'unanswered') {
+        update = { checked_at: when, problem: outcome.problem }
       } else if (row.state === 'verified' && !outcome.lapse) {
         update = {
           checked_at: when,

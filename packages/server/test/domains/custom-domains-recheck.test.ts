@@ -15,7 +15,12 @@ import type { Store } from '../../src/store/store.js'
 import { testBackends, type TestDatabase } from '../helpers/test-databases.js'
 
 const backend = testBackends()[0]!
-const FOUND: DnsFindings = { txtOk: false, targetOk: false, problems: ['no TXT record'] }
+const FOUND: DnsFindings = {
+  txtOk: false,
+  targetOk: false,
+  problems: ['no TXT record'],
+  unanswered: false,
+}
 
 describe('the periodic re-check of custom domains', () => {
   let database: TestDatabase

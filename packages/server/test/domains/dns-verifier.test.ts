@@ -23,6 +23,8 @@ describe('DnsVerifier', () => {
     const f = await verifier.verify('mcp.example.org', 'tok-1', target)
     assert.equal(f.txtOk, false)
     assert.equal(f.targetOk, false)
+    // NXDOMAIN is the DNS's answer: the records are missing, not unknown.
+    assert.equal(f.unanswered, false)
     assert.match(f.problems[0]!, /no TXT record at _burrow-challenge\.mcp\.example\.org .*tok-1/)
     assert.match(f.problems[1]!, /CNAME to files--acme\.tunnels\.example\.com/)
   })
@@ -36,6 +38,7 @@ describe('DnsVerifier', () => {
       txtOk: true,
       targetOk: true,
       problems: [],
+      unanswered: false,
     })
     // The wrong token is not enough.
     const wrong = await verifier.verify('mcp.example.org', 'tok-2', target)
