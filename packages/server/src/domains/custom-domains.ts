@@ -14,6 +14,8 @@ import {
   type DomainRoute,
 } from '../store/custom-domain-store.js'
 import { StoreError } from '../store/store-error.js'
+import { HttpError } from '../http/http-error.js'
+import { RateLimiter } from '../http/rate-limiter.js'
 import { checkCustomDomain } from './custom-domain-name.js'
 import type { DnsFindings, DnsVerifier } from './dns-verifier.js'
 
@@ -28,6 +30,15 @@ const RECHECK_BATCH = 50
 /** Domains checked at once in a round, and of them one account's at most. */
 export const RECHECK_CONCURRENCY = 8
 export const RECHECK_PER_ACCOUNT = 2
+
+/**
+ * Domains one account may add a day (per node, refilled evenly). Each new name verified is a new
+ * certificate order at the CA, whose limits are the whole service's (Let's Encrypt: 300 new
+ * orders per ACME account every 3 hours): unbounded, one paying account adding, verifying and
+ * removing names of its own zone in a loop could leave every other customer's new domain
+ * without a certificate.
+ */
+export const DOMAINS_ADDED_PER_DAY = 10
 
 const HIT_TTL_MS = 5_000
 const MISS_TTL_MS = 2_000
@@ -69,10 +80,16 @@ export class CustomDomains {
   /** Bumped by `invalidate`: a route read begun before it does not fill the cache. */
   #generation = 0
   #round: Promise<void> | null = null
+  readonly #additions: RateLimiter
 
   constructor(opts: CustomDomainsOptions) {
     this.#opts = opts
     this.#now = opts.now ?? (() => new Date())
+    this.#additions = new RateLimiter({
+      capacity: DOMAINS_ADDED_PER_DAY,
+      perMs: 24 * 60 * 60_000,
+      now: () => this.#now().getTime(),
+    })
   }
 
   /** The DNS records a domain needs, for pages and the API. */
@@ -97,7 +114,18 @@ export class CustomDomains {
     }
     const check = checkCustomDomain(input, this.#opts.zone, this.#opts.serviceHost)
     if (!check.ok) throw new StoreError('invalid', check.reason)
+    const allowed = this.#additions.peek(accountId)
+    if (!allowed.ok) {
+      throw new HttpError(
+        429,
+        'rate_limited',
+        `this account added ${DOMAINS_ADDED_PER_DAY} domains in the last day; ` +
+          `try again in ${Math.ceil(allowed.retryAfterSecs / 60)} minutes`,
+        { retry_after: allowed.retryAfterSecs },
+      )
+    }
     const added = await this.#opts.store.add(accountId, tunnelId, check.domain)
+    this.#additions.take(accountId)
     this.#changed()
     return added
   }

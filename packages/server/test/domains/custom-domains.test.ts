@@ -12,11 +12,13 @@ import { silentLogger, tunnelHostLabel } from '@burrow/protocol'
 import { startDnsServer, type DnsServer } from '../../../../test/helpers/dns-server.js'
 import {
   CustomDomains,
+  DOMAINS_ADDED_PER_DAY,
   LAPSE_AFTER_MS,
   VERIFIED_RECHECK_MS,
 } from '../../src/domains/custom-domains.js'
 import { LocalClusterEvents } from '../../src/cluster/cluster-events.js'
 import { DnsVerifier } from '../../src/domains/dns-verifier.js'
+import { HttpError } from '../../src/http/http-error.js'
 import type { PlanId } from '../../src/plans.js'
 import { CustomDomainStore, type CustomDomain } from '../../src/store/custom-domain-store.js'
 import { openStore } from '../../src/store/open-store.js'
@@ -225,6 +227,33 @@ for (const backend of testBackends()) {
         'not_found',
         /no such tunnel/,
       )
+    })
+
+    it('lets an account add at most DOMAINS_ADDED_PER_DAY domains a day, removed or not', async () => {
+      // Each new name verified is a certificate order at the CA, whose limits every customer shares.
+      for (let i = 0; i < DOMAINS_ADDED_PER_DAY; i++) {
+        const d = await domains.add(pro.id, proTunnel, `n${i}.example.org`)
+        assert.equal(await domains.remove(pro.id, proTunnel, d.domain), true)
+      }
+      const refused = await domains.add(pro.id, proTunnel, 'more.example.org').then(
+        () => null,
+        (err: unknown) => err,
+      )
+      assert.ok(refused instanceof HttpError, String(refused))
+      assert.equal(refused.status, 429)
+      assert.equal(refused.code, 'rate_limited')
+      assert.match(refused.message, /added 10 domains in the last day; try again in \d+ minutes/)
+      // A refused name or a plan's refusal spends nothing; the allowance refills over the day.
+      clock = new Date(clock.getTime() + (24 * 60 * 60_000) / DOMAINS_ADDED_PER_DAY)
+      await domains.add(pro.id, proTunnel, 'more.example.org')
+      // Another account has its own.
+      const other = await store.createAccount({
+        email: 'o@example.com',
+        slug: 'other',
+        plan: 'pro',
+      })
+      const otherTunnel = (await store.createTunnel({ accountId: other.id })).tunnel.id
+      await domains.add(other.id, otherTunnel, 'other.example.org')
     })
 
     it('lets Pro add only one domain even when adds race', async () => {
