@@ -183,6 +183,41 @@ describe('hostile traffic against accounts', () => {
     assert.equal((await back).status, 303, "the owner's browser signs in")
   })
 
+  it("serves a known browser while a stranger floods sign-in with their own account's device cookie", async () => {
+    const deviceOf = (res: Response) =>
+      res.headers
+        .getSetCookie()
+        .find((c) => c.startsWith('burrow_device='))
+        ?.split(';', 1)[0]
+    const email = 'crowded@example.com'
+    const password = 'crowded horse battery'
+    const made = await formPost(base, '/signup', { email, slug: 'crowded', password }, '192.0.2.71')
+    assert.equal(made.status, 303, await made.text())
+    const device = deviceOf(await formPost(base, '/signin', { email, password }, '203.0.113.7'))
+    assert.ok(device)
+    // The stranger's own account, and a browser it knows: every sign-in of theirs is "known".
+    const them = { email: 'crowder@example.com', password: 'crowder horse battery' }
+    const theirs = await formPost(base, '/signup', { ...them, slug: 'crowder' }, '192.0.2.72')
+    assert.equal(theirs.status, 303, await theirs.text())
+    const cookie = deviceOf(await formPost(base, '/signin', them, '203.0.113.8'))
+    assert.ok(cookie)
+    const flood = Array.from({ length: 100 }, (_, i) =>
+      formPost(base, '/signin', them, `10.21.${Math.floor(i / 200)}.${i % 200}`, [cookie]),
+    )
+    // The owner comes once the stranger's sign-ins are being refused: they hold all they can.
+    await new Promise<void>((resolve) => {
+      for (const res of flood) void res.then((r) => r.status === 503 && resolve())
+    })
+    const back = formPost(base, '/signin', { email, password }, '203.0.113.9', [device])
+    const statuses = (await Promise.all(flood)).map((res) => res.status)
+    assert.ok(
+      statuses.every((status) => status === 303 || status === 503),
+      statuses.join(' '),
+    )
+    assert.ok(statuses.includes(503), "one account's browsers hold few of the known places")
+    assert.equal((await back).status, 303, "the owner's browser signs in")
+  })
+
   it('returns a dev-checkout buyer only to this service, never to a success_url elsewhere', async () => {
     const user = await signUp(base, 'redirected')
     const checkout = await user.api<{ checkout_url: string }>('POST', '/api/billing/checkout', {

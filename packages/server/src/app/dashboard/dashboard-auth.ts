@@ -11,6 +11,7 @@ import { DEVICE_COOKIE, DEVICE_COOKIE_SECS } from './sign-in-guard.js'
 import type { DashboardKit } from './dashboard-kit.js'
 import { newFormToken } from './form-token.js'
 import { returnPath } from './return-path.js'
+import { canonicalEmail } from '../../mail/email-address.js'
 import { readForm } from '../../http/request-body.js'
 import { redirect } from '../../http/responses.js'
 import { checkCsrf, checkOrigin, FORM_COOKIE, sameSecret, SESSION_COOKIE } from '../session-auth.js'
@@ -116,6 +117,7 @@ export class DashboardAuth {
     const verified = await this.#kit.passwordWork.run(
       check.device === null ? 'other' : 'known',
       () => accounts.verifyLogin(values.email, form.get('password') ?? ''),
+      canonicalEmail(values.email),
     )
     if (verified === null) return again(503, BUSY)
     const account = verified.value

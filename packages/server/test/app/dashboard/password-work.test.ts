@@ -63,4 +63,31 @@ describe('PasswordWork', () => {
       { value: 'known' },
     ])
   })
+
+  it("holds at most knownWaitingPerAccount of the known lane's places for one account", async () => {
+    const gate = new PasswordWork({ atOnce: 1, knownWaiting: 4, knownWaitingPerAccount: 2 })
+    const first = held()
+    const running = gate.run('known', () => first.promise, 'stranger')
+    const theirs = [1, 2].map((n) => gate.run('known', async () => `theirs ${n}`, 'stranger'))
+    assert.equal(await gate.run('known', async () => 'refused', 'stranger'), null)
+    const owner = gate.run('known', async () => 'owner', 'owner')
+    assert.deepEqual(gate.load, { running: 1, known: 3, other: 0 })
+    first.finish('first')
+    assert.deepEqual(await Promise.all([running, ...theirs, owner]), [
+      { value: 'first' },
+      { value: 'theirs 1' },
+      { value: 'theirs 2' },
+      { value: 'owner' },
+    ])
+    // Served, they give their places back.
+    const second = held()
+    const busy = gate.run('known', () => second.promise, 'stranger')
+    const back = [1, 2].map(() => gate.run('known', async () => 'back', 'stranger'))
+    second.finish('second')
+    assert.deepEqual(await Promise.all([busy, ...back]), [
+      { value: 'second' },
+      { value: 'back' },
+      { value: 'back' },
+    ])
+  })
 })
