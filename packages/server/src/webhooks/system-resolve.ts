@@ -5,13 +5,19 @@
  * answer hold it for the resolver's whole timeout; strangers can make burrowd look names up
  * (OAuth client ids, 120 a minute per node), so unbounded they could hold every thread, and
  * password hashing (which shares the pool, password-work.ts) would stop. At most two lookups run
- * at once; the rest wait their turn (their callers' deadlines bound how long).
+ * at once; the rest wait their turn, at most `LOOKUP_WAIT_MS`, then fail without running: a
+ * lookup whose caller (a connection attempt of the same deadline) gave up must not hold a place
+ * later, or a stranger's names queued faster than they time out would keep everyone's lookups
+ * waiting behind dead ones long after they stopped.
  */
 import { lookup as dnsLookup } from 'node:dns'
 import type { LookupAddress } from 'node:dns'
 
 /** Lookups of others' names running at once: half of libuv's default pool. */
 export const LOOKUPS_AT_ONCE = 2
+
+/** How long a lookup waits for a place: the connect timeout of the guards' connections. */
+export const LOOKUP_WAIT_MS = 10_000
 
 /** What resolving takes: `dns.lookup` with `{ all: true }`. */
 export type LookupAll = (
@@ -20,18 +26,25 @@ export type LookupAll = (
   callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
 ) => void
 
-/** A resolver through `lookup` running at most `atOnce` lookups at a time, first come first. */
+/**
+ * A resolver through `lookup` running at most `atOnce` lookups at a time, first come first; one
+ * that waited `waitMs` for a place fails (`ETIMEOUT`) and is dropped.
+ */
 export function boundedResolve(
   lookup: LookupAll,
   atOnce: number = LOOKUPS_AT_ONCE,
+  waitMs: number = LOOKUP_WAIT_MS,
 ): (hostname: string) => Promise<readonly LookupAddress[]> {
   let running = 0
-  const waiting: (() => void)[] = []
+  const waiting = new Set<() => void>()
   const start = (hostname: string, done: (error: Error | null, found: LookupAddress[]) => void) =>
     lookup(hostname, { all: true }, (error, addresses) => {
-      const next = waiting.shift()
-      if (next) next()
-      else running--
+      const next = waiting.values().next()
+      if (next.done) running--
+      else {
+        waiting.delete(next.value)
+        next.value()
+      }
       done(error, addresses)
     })
   return (hostname) =>
@@ -40,7 +53,22 @@ export function boundedResolve(
       if (running < atOnce) {
         running++
         go()
-      } else waiting.push(go)
+        return
+      }
+      const timer = setTimeout(() => {
+        waiting.delete(turn)
+        const error: NodeJS.ErrnoException = new Error(
+          `lookup of ${hostname} waited ${waitMs} ms for a place`,
+        )
+        error.code = 'ETIMEOUT'
+        reject(error)
+      }, waitMs)
+      timer.unref?.()
+      const turn = () => {
+        clearTimeout(timer)
+        go()
+      }
+      waiting.add(turn)
     })
 }
 

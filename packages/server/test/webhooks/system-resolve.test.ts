@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict'
 import type { LookupAddress } from 'node:dns'
-import { describe, it } from 'node:test'
-import { boundedResolve, type LookupAll } from '../../src/webhooks/system-resolve.js'
+import { describe, it, mock } from 'node:test'
+import {
+  boundedResolve,
+  LOOKUP_WAIT_MS,
+  type LookupAll,
+} from '../../src/webhooks/system-resolve.js'
 
 /** A resolver whose answers the test gives, one name at a time. */
 function heldLookup() {
@@ -42,5 +46,31 @@ describe('boundedResolve', () => {
     assert.equal(held.asked.at(-1), 'e.example', 'every place was given back')
     held.answer('e.example')
     await after
+  })
+
+  it('fails a lookup that waited too long for a place, and never runs it later', async () => {
+    mock.timers.enable({ apis: ['setTimeout'] })
+    try {
+      const held = heldLookup()
+      const resolve = boundedResolve(held.lookup, 1)
+      const first = resolve('never.example')
+      const late = resolve('late.example').then(
+        () => 'answered',
+        (error: Error) => error.message,
+      )
+      mock.timers.tick(LOOKUP_WAIT_MS)
+      const outcome = await Promise.race([late, turn().then(() => 'still waiting')])
+      assert.match(outcome, /late\.example waited/, 'its caller is told at once')
+      held.answer('never.example')
+      await first
+      assert.deepEqual(held.asked, ['never.example'], 'the given-up lookup is not run')
+      const next = resolve('next.example')
+      await turn()
+      assert.deepEqual(held.asked, ['never.example', 'next.example'], 'its place was not kept')
+      held.answer('next.example')
+      await next
+    } finally {
+      mock.timers.reset()
+    }
   })
 })
