@@ -4,6 +4,7 @@
  * result that embeds them, and its retry carries the answers back (multi round-trip requests). The
  * server's call stays open meanwhile, parked here under the round's `requestState`: an opaque
  * random token, new each round, that the agent echoes and that names nothing but the parked call.
+ * On `oauth` and `token` tunnels only the agent that made the call may use it (modern-front.ts).
  */
 import { randomBytes } from 'node:crypto'
 import { ownEntry } from '@burrow/protocol'
@@ -57,11 +58,15 @@ export class InputBridge<Call> {
     return state
   }
 
-  /** The call parked under `state`, removed; undefined for any other value. */
-  take(state: unknown): Call | undefined {
+  /**
+   * The call parked under `state`, removed; undefined for any other value, and for a call
+   * `accepts` refuses (it stays parked: another agent holding the state neither resumes nor ends
+   * it).
+   */
+  take(state: unknown, accepts: (call: Call) => boolean = () => true): Call | undefined {
     if (typeof state !== 'string') return undefined
     const call = this.#parked.get(state)
-    if (call === undefined) return undefined
+    if (call === undefined || !accepts(call)) return undefined
     this.#parked.delete(state)
     this.#states.delete(call)
     return call

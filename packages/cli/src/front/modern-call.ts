@@ -35,6 +35,8 @@ export interface ModernCallOptions {
   /** The agent's first request, as it arrived. */
   readonly request: JsonRpcRequest
   readonly meta: RequestMeta
+  /** The agent the edge admitted the request as (`Burrow-Agent`), undefined on public tunnels. */
+  readonly agent?: string
   readonly bridge: InputBridge<ModernCall>
   readonly keepAliveMs: number
   /** How long a call waits for the agent's retry after `input_required`. */
@@ -99,6 +101,11 @@ export class ModernCall {
       this.#opts.seat.session.request(legacyRequest(this.#opts.request), this.#controller.signal)
     }
     return done
+  }
+
+  /** The agent the call was made by (only it may resume the call). */
+  get agent(): string | undefined {
+    return this.#opts.agent
   }
 
   /** True when `request` (a retry) asks for the same thing as the call's first request. */

@@ -105,6 +105,7 @@ export class ModernFront {
       seat,
       request: message,
       meta,
+      agent: req.headers['burrow-agent'],
       bridge: this.#bridge,
       keepAliveMs: this.#opts.keepAliveMs,
       parkMs: this.#opts.inputWaitMs ?? 600_000,
@@ -127,7 +128,10 @@ export class ModernFront {
     message: JsonRpcRequest,
     state: unknown,
   ): Promise<void> | void {
-    const call = this.#bridge.take(state)
+    // Only the agent the call was made by (the edge's Burrow-Agent) resumes it: another approved
+    // agent holding its requestState is told it is not one this server knows, as for a session.
+    const agent = req.headers['burrow-agent']
+    const call = this.#bridge.take(state, (parked) => parked.agent === agent)
     if (!call) {
       const text = InputBridge.issued(state)
         ? 'Invalid params: this requestState has expired or was already used; send the request again without it'

@@ -102,6 +102,32 @@ describe('McpFront for 2026-07-28 agents', { timeout: 30_000 }, () => {
     assert.equal(((await again.json()) as { error: { code: number } }).error.code, -32602)
   })
 
+  it('lets only the agent a requestState was issued to resume the call (Burrow-Agent)', async () => {
+    const sampling = meta({ sampling: {} })
+    const ask = { name: 'ask', arguments: {}, _meta: sampling }
+    const first = (await answerOf(
+      await send(served.url, 40, 'tools/call', ask, { 'burrow-agent': 'agt_a' }),
+    )) as { result: { requestState: string; inputRequests: Record<string, unknown> } }
+    const [key] = Object.keys(first.result.inputRequests)
+    const reply = { role: 'assistant', content: { type: 'text', text: 'Lyon' }, model: 'm' }
+    const retry = {
+      ...ask,
+      inputResponses: { [key!]: reply },
+      requestState: first.result.requestState,
+    }
+    const stranger = await send(served.url, 41, 'tools/call', retry, { 'burrow-agent': 'agt_b' })
+    assert.equal(stranger.status, 400, 'another agent holding the state gets nothing')
+    assert.equal(((await stranger.json()) as { error: { code: number } }).error.code, -32602)
+    const public_ = await send(served.url, 42, 'tools/call', retry)
+    assert.equal(public_.status, 400, 'nor a caller naming no agent')
+    await public_.body?.cancel()
+    const own = (await answerOf(
+      await send(served.url, 43, 'tools/call', retry, { 'burrow-agent': 'agt_a' }),
+    )) as { result: { content: { text: string }[]; resultType: string } }
+    assert.equal(own.result.resultType, 'complete', 'the call waited on for its own agent')
+    assert.deepEqual(JSON.parse(own.result.content[0]!.text), reply)
+  })
+
   it('refuses a question while calls of two agents (told apart by Burrow-Agent) are in flight', async () => {
     const logger = captureLogger()
     const own = await serveStdioFront({ ...slowServer, logger })
