@@ -3,11 +3,19 @@
  * authority's last `@` (an `@` or `/` in it need not be escaped for the operator to have typed
  * it), and some from a `password` parameter: everything up to the URL's last `@` is hidden, and
  * that parameter. A URL misspelt around its authority (`postgres:/…`, `postgres:///…`, no
- * scheme at all), which is refused or read some other way, is still hidden up to its last `@`.
+ * scheme at all), which is refused or read some other way, is still hidden up to its last `@`;
+ * so is the password of a libpq keyword/value string given instead of a URL.
  */
 export function redactUrl(url: string): string {
-  return hideUserInfo(url).replace(/([?&]password=)[^&#]*/gi, '$1***')
+  return hideUserInfo(url).replace(PASSWORD_PARAMETER, '$1***')
 }
+
+/**
+ * A `password` parameter: of a URL's query, or of a libpq keyword/value string
+ * (`host=db password='a b'`), which libpq takes for a database and an operator may give in its
+ * place; its value runs to the next separator, or is quoted (escapes inside, maybe unclosed).
+ */
+const PASSWORD_PARAMETER = /((?:^|[?&\s])password\s*=\s*)(?:'(?:[^'\\]|\\.)*(?:'|$)|[^&#\s]*)/gi
 
 /** `url` with what follows the user name, up to the last `@`, as `***`. */
 function hideUserInfo(url: string): string {

@@ -41,6 +41,18 @@ describe('redactUrl', () => {
     assert.doesNotMatch(message, /hunter2/)
   })
 
+  it('hides the password of a libpq keyword/value string given for a URL', () => {
+    assert.equal(redactUrl('host=db user=ann password=hunter2'), 'host=db user=ann password=***')
+    assert.equal(redactUrl("password = 'hunter 2' host=db"), 'password = *** host=db')
+    assert.equal(redactUrl("host=db password='it\\'s hunter2"), 'host=db password=***')
+    assert.equal(redactUrl('host=db mypassword=x'), 'host=db mypassword=x', 'another key, kept')
+    const message = thrown(() =>
+      loadConfig({ BURROW_DATABASE_URL: 'host=db user=ann password=hunter2 dbname=x' }),
+    )
+    assert.match(message, /BURROW_DATABASE_URL/)
+    assert.doesNotMatch(message, /hunter2/)
+  })
+
   it('keeps the password out of an invalid BURROW_REDIS_URL message', () => {
     const message = thrown(() => loadConfig({ BURROW_REDIS_URL: 'redis://:hunter@secret@' }))
     assert.match(message, /BURROW_REDIS_URL/)
