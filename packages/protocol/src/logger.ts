@@ -37,14 +37,18 @@ export function createLogger(level: LogLevel, write: (line: string) => void): Lo
   }
 }
 
-// eslint-disable-next-line no-control-regex
-const UNSAFE = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u2028\u2029]/g
+// Controls, line separators, and the direction marks and zero-width characters that reorder or
+// hide what a terminal shows.
+const UNSAFE =
+  // eslint-disable-next-line no-control-regex
+  /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g
 
 /**
  * `msg` as one entry of the log: messages carry others' text (a hostile server's tool names, an
  * agent's paths), which must not start a line that reads as an entry of its own, or send the
  * terminal escape sequences. A line end continues the entry on a line indented past the level
- * tags (a stack trace stays readable); other control characters are written as `\xNN`.
+ * tags (a stack trace stays readable); other control characters are written as `\xNN`, direction
+ * marks and zero-width characters as `\uNNNN`.
  */
 function oneEntry(msg: string): string {
   UNSAFE.lastIndex = 0

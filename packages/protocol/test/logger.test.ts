@@ -31,6 +31,12 @@ describe('createLogger', () => {
     )
   })
 
+  it('shows direction marks and zero-width characters instead of obeying them', () => {
+    const { lines, log } = collect()
+    log.warn('tool "safe\u202egnp.exe\u200b" changed')
+    assert.equal(lines[0], 'WARN  tool "safe\\u202egnp.exe\\u200b" changed\n')
+  })
+
   it('keeps a stack trace readable', () => {
     const { lines, log } = collect()
     log.error('failed: Error: boom\n    at one (a.js:1:1)')
