@@ -120,6 +120,8 @@ export interface WebhooksPort {
   get(accountId: string, id: string): Promise<WebhookEndpointView | undefined>
   delete(accountId: string, id: string): Promise<boolean>
   enable(accountId: string, id: string): Promise<boolean>
+  /** A new signing secret; the replaced one signs too for a day. Undefined when absent. */
+  rotateSecret(accountId: string, id: string): Promise<WebhookEndpointView | undefined>
   deliveries(accountId: string, id: string): Promise<WebhookDeliveryView[]>
 }
 

@@ -10,6 +10,8 @@ export interface WebhookEndpointView {
   readonly events: readonly string[]
   /** The signing secret; present where the owner looks at one endpoint. */
   readonly secret?: string
+  /** After a rotation: until when the secret it replaced signs deliveries too. */
+  readonly previousSecretExpiresAt?: Date
   readonly createdAt: Date
   readonly disabledAt: Date | null
   readonly disabledReason: string | null

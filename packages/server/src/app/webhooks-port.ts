@@ -45,6 +45,14 @@ export function webhooksPort(endpoints: WebhookEndpointStore): WebhooksPort {
       (await orAbsent(() => endpoints.delete(accountId, id).then(() => true))) ?? false,
     enable: async (accountId, id) =>
       (await orAbsent(() => endpoints.enable(accountId, id).then(() => true))) ?? false,
+    rotateSecret: (accountId, id) =>
+      orAbsent(async () => {
+        const { secret, previousExpiresAt } = await endpoints.rotateSecret(accountId, id)
+        return {
+          ...view(await endpoints.get(accountId, id), secret),
+          previousSecretExpiresAt: previousExpiresAt,
+        }
+      }),
     deliveries: async (accountId, id) =>
       (await orAbsent(() => endpoints.deliveries(accountId, id))) ?? [],
   }

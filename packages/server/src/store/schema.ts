@@ -219,6 +219,10 @@ export interface WebhookEndpointsTable {
   url: string
   /** `whsec_` + base64 of 32 random bytes (Standard Webhooks); shown to the owner. */
   secret: string
+  /** The secret a rotation replaced: it signs deliveries too until the time below. */
+  previous_secret: OptionalNullable<string>
+  /** ISO-8601 UTC until which `previous_secret` signs. */
+  previous_secret_expires_at: OptionalNullable<string>
   /** Comma-separated event types, e.g. `quota.warning`. */
   events: string
   /** ISO-8601 UTC. */

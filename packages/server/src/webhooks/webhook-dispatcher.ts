@@ -22,7 +22,7 @@ import type { AttemptOutcome } from './post-webhook.js'
 import { recordAttempt } from './record-attempt.js'
 import { UrlGuard } from './url-guard.js'
 import type { ResolveHost } from './url-guard.js'
-import { signWebhook } from './webhook-signature.js'
+import { signatureHeader, signingSecrets } from './webhook-signature.js'
 import { originOf, payloadsOf } from './delivery-rows.js'
 
 /** Options of `new WebhookDispatcher`. */
@@ -58,7 +58,8 @@ interface DueDelivery {
   readonly attempts: number
   readonly next_attempt_at: string | null
   readonly url: string
-  readonly secret: string
+  /** The endpoint's secret, then the one a rotation replaced while it still signs. */
+  readonly secrets: readonly string[]
 }
 
 /** Due deliveries of one account one pass sends at most. */
@@ -193,7 +194,7 @@ export class WebhookDispatcher {
       .selectFrom('webhook_deliveries as d')
       .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
       .select(['d.id', 'd.endpoint_id', 'd.account_id', 'd.attempts', 'd.next_attempt_at'])
-      .select(['e.url', 'e.secret'])
+      .select(['e.url', 'e.secret', 'e.previous_secret', 'e.previous_secret_expires_at'])
       .where('d.status', '=', 'pending')
       .where('d.next_attempt_at', '<=', now)
       .where('e.disabled_at', 'is', null)
@@ -223,7 +224,7 @@ export class WebhookDispatcher {
       attempts: row.attempts,
       next_attempt_at: row.next_attempt_at,
       url: row.url,
-      secret: row.secret,
+      secrets: signingSecrets(row, now),
     }))
   }
 
@@ -278,7 +279,7 @@ export class WebhookDispatcher {
         'user-agent': this.#userAgent,
         'webhook-id': row.id,
         'webhook-timestamp': String(timestamp),
-        'webhook-signature': signWebhook(row.secret, row.id, timestamp, row.payload),
+        'webhook-signature': signatureHeader(row.secrets, row.id, timestamp, row.payload),
       },
     })
     if (this.#stopping.signal.aborted && outcome.kind === 'failed') {

@@ -20,6 +20,9 @@ import { registrationRefusal } from './url-guard.js'
 /** Longest endpoint URL accepted, in characters. */
 export const MAX_WEBHOOK_URL_LENGTH = 2000
 
+/** How long a rotated-out secret keeps signing deliveries beside the new one. */
+export const PREVIOUS_SECRET_SIGNS_MS = 24 * 60 * 60_000
+
 /** Endpoints one account may register. */
 export const MAX_ENDPOINTS_PER_ACCOUNT = 10
 
@@ -127,7 +130,13 @@ export class WebhookEndpointStore {
       await trx.insertInto('webhook_endpoints').values(row).execute()
     })
     return {
-      ...toEndpoint({ ...row, disabled_at: null, disabled_reason: null }),
+      ...toEndpoint({
+        ...row,
+        disabled_at: null,
+        disabled_reason: null,
+        previous_secret: null,
+        previous_secret_expires_at: null,
+      }),
       secret: row.secret,
     }
   }
@@ -152,6 +161,31 @@ export class WebhookEndpointStore {
   /** The endpoint's signing secret (`whsec_…`), for its owner. Throws `not_found` otherwise. */
   async revealSecret(accountId: string, id: string): Promise<string> {
     return (await this.#row(accountId, id)).secret
+  }
+
+  /**
+   * Give the endpoint a new signing secret, and return it. The secret it replaces keeps signing
+   * deliveries beside the new one for `PREVIOUS_SECRET_SIGNS_MS`, while the receiver switches
+   * (a second rotation within that time ends the older one's). Throws `not_found` otherwise.
+   */
+  async rotateSecret(
+    accountId: string,
+    id: string,
+  ): Promise<{ secret: string; previousExpiresAt: Date }> {
+    const secret = newWebhookSecret()
+    const previousExpiresAt = new Date(this.#now().getTime() + PREVIOUS_SECRET_SIGNS_MS)
+    const result = await this.#db
+      .updateTable('webhook_endpoints')
+      .set((eb) => ({
+        previous_secret: eb.ref('secret'),
+        previous_secret_expires_at: previousExpiresAt.toISOString(),
+        secret,
+      }))
+      .where('id', '=', id)
+      .where('account_id', '=', accountId)
+      .executeTakeFirst()
+    if (result.numUpdatedRows === 0n) throw notFound(id)
+    return { secret, previousExpiresAt }
   }
 
   /** Delete the endpoint and its delivery log. Throws `StoreError` `not_found` otherwise. */

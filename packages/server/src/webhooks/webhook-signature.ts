@@ -24,3 +24,35 @@ export function signWebhook(secret: string, id: string, timestamp: number, body:
     .digest('base64')
   return `v1,${mac}`
 }
+
+/**
+ * The `webhook-signature` header value signed with each of `secrets` (the endpoint's, then the
+ * one a rotation replaced while it still signs), space-separated as Standard Webhooks has it:
+ * a receiver accepts the request if any signature matches a secret it holds.
+ */
+export function signatureHeader(
+  secrets: readonly string[],
+  id: string,
+  timestamp: number,
+  body: string,
+): string {
+  return secrets.map((secret) => signWebhook(secret, id, timestamp, body)).join(' ')
+}
+
+/**
+ * The secrets that sign an endpoint's deliveries at `now` (ISO-8601 UTC): its own, then the one
+ * a rotation replaced while it still signs.
+ */
+export function signingSecrets(
+  endpoint: {
+    readonly secret: string
+    readonly previous_secret: string | null
+    readonly previous_secret_expires_at: string | null
+  },
+  now: string,
+): string[] {
+  const previous = endpoint.previous_secret
+  return previous !== null && (endpoint.previous_secret_expires_at ?? '') > now
+    ? [endpoint.secret, previous]
+    : [endpoint.secret]
+}

@@ -22,6 +22,7 @@ import { webhookDeliveriesByAgeMigration } from '../../src/store/migrations/018-
 import { callHistoryWideCountsMigration } from '../../src/store/migrations/019-call-history-wide-counts.js'
 import { releasedTunnelsMigration } from '../../src/store/migrations/020-released-tunnels.js'
 import { canonicalEmailsMigration } from '../../src/store/migrations/021-canonical-emails.js'
+import { webhookSecretRotationMigration } from '../../src/store/migrations/022-webhook-secret-rotation.js'
 import { migrateToLatest } from '../../src/store/migrations/migrate-to-latest.js'
 import { OauthClientStore } from '../../src/store/oauth-client-store.js'
 import { OauthGrantStore } from '../../src/store/oauth-grant-store.js'
@@ -89,6 +90,7 @@ for (const backend of testBackends()) {
     it('keeps tunnels that existed before migration 011 public', async () => {
       // Back to a database of migration 010 (the later migrations undone, newest first).
       const later = [
+        ['022_webhook_secret_rotation', webhookSecretRotationMigration],
         ['021_canonical_emails', canonicalEmailsMigration],
         ['020_released_tunnels', releasedTunnelsMigration],
         ['019_call_history_wide_counts', callHistoryWideCountsMigration],
@@ -321,6 +323,7 @@ for (const backend of testBackends()) {
     it('carries the replaced refresh token 011 kept into migration 014', async () => {
       const grants = new OauthGrantStore(store.db, () => new Date(clock))
       for (const [name, migration] of [
+        ['022_webhook_secret_rotation', webhookSecretRotationMigration],
         ['021_canonical_emails', canonicalEmailsMigration],
         ['020_released_tunnels', releasedTunnelsMigration],
         ['019_call_history_wide_counts', callHistoryWideCountsMigration],
@@ -352,6 +355,7 @@ for (const backend of testBackends()) {
         '019_call_history_wide_counts',
         '020_released_tunnels',
         '021_canonical_emails',
+        '022_webhook_secret_rotation',
       ])
       assert.equal(
         await grants.rotateRefresh(hash('old-r1'), hash('x'), new Date(clock + 86_400_000)),

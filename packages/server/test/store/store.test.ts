@@ -489,6 +489,7 @@ describe('openStore', () => {
         '019_call_history_wide_counts',
         '020_released_tunnels',
         '021_canonical_emails',
+        '022_webhook_secret_rotation',
       ])
     } finally {
       await store.close()

@@ -16,7 +16,10 @@ import type { Store } from '../../src/store/store.js'
 import { MAX_ATTEMPTS, RETRY_DELAYS_MS } from '../../src/webhooks/retry-schedule.js'
 import { WebhookDispatcher } from '../../src/webhooks/webhook-dispatcher.js'
 import type { WebhookDispatcherOptions } from '../../src/webhooks/webhook-dispatcher.js'
-import { WebhookEndpointStore } from '../../src/webhooks/webhook-endpoint-store.js'
+import {
+  PREVIOUS_SECRET_SIGNS_MS,
+  WebhookEndpointStore,
+} from '../../src/webhooks/webhook-endpoint-store.js'
 import type { CreatedWebhookEndpoint } from '../../src/webhooks/webhook-endpoint-store.js'
 import { enqueueWebhookEvent } from '../../src/webhooks/webhook-outbox.js'
 import { testBackends } from '../helpers/test-databases.js'
@@ -121,6 +124,38 @@ for (const backend of testBackends()) {
       assert.deepEqual(entry?.lastAttemptAt, new Date(clock))
       assert.equal(await dispatcher().runDue(), 0)
       assert.equal(receiver.received.length, 1)
+    })
+
+    it('signs with the new secret and, for a day after a rotation, the previous one too', async () => {
+      const rotated = await endpoints.rotateSecret(accountId, endpoint.id)
+      assert.notEqual(rotated.secret, endpoint.secret)
+      assert.match(rotated.secret, /^whsec_/)
+      assert.deepEqual(rotated.previousExpiresAt, new Date(clock + PREVIOUS_SECRET_SIGNS_MS))
+      assert.equal(await endpoints.revealSecret(accountId, endpoint.id), rotated.secret)
+      await queue('evt_rotated')
+      assert.equal(await dispatcher().runDue(), 1)
+      const [during] = receiver.received
+      assert.ok(during)
+      // A receiver holding either secret verifies the same request.
+      for (const secret of [rotated.secret, endpoint.secret]) {
+        const event = new Webhook(secret).verify(during.body, webhookHeaders(during)) as {
+          data: unknown
+        }
+        assert.deepEqual(event.data, { id: 'evt_rotated' })
+      }
+      assert.equal(webhookHeaders(during)['webhook-signature']?.split(' ').length, 2)
+      // A day later only the new secret signs (the library's timestamp check is kept by
+      // comparing with its own signature, as `assertSigned` does).
+      clock += PREVIOUS_SECRET_SIGNS_MS
+      await queue('evt_later')
+      assert.equal(await dispatcher().runDue(), 1)
+      const later = receiver.received[1]
+      assert.ok(later)
+      assertSigned(later, rotated.secret)
+      // Another account's endpoint is not found, and nothing of it changes.
+      const other = (await store.createAccount({ email: 'b@example.com', slug: 'other' })).id
+      await assert.rejects(endpoints.rotateSecret(other, endpoint.id), /not found in this account/)
+      assert.equal(await endpoints.revealSecret(accountId, endpoint.id), rotated.secret)
     })
 
     it('retries a failing receiver on schedule with the same id and bytes, and logs each attempt', async () => {

@@ -87,6 +87,9 @@ export function webhookEndpointJson(e: WebhookEndpointView) {
     url: e.url,
     events: e.events,
     ...(e.secret !== undefined ? { secret: e.secret } : {}),
+    ...(e.previousSecretExpiresAt !== undefined
+      ? { previous_secret_expires_at: iso(e.previousSecretExpiresAt) }
+      : {}),
     created_at: iso(e.createdAt),
     disabled_at: iso(e.disabledAt),
     disabled_reason: e.disabledReason,

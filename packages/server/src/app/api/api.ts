@@ -140,6 +140,7 @@ export class Api {
       r('GET', new RegExp(`^/api/webhooks/${id}$`), (c) => webhooks.get(c)),
       r('DELETE', new RegExp(`^/api/webhooks/${id}$`), (c) => webhooks.remove(c)),
       r('POST', new RegExp(`^/api/webhooks/${id}/enable$`), (c) => webhooks.enable(c)),
+      r('POST', new RegExp(`^/api/webhooks/${id}/rotate-secret$`), (c) => webhooks.rotateSecret(c)),
       r('GET', new RegExp(`^/api/webhooks/${id}/deliveries$`), (c) => webhooks.deliveries(c)),
     ]
   }

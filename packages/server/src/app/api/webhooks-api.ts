@@ -1,8 +1,9 @@
 /**
  * The outbound-webhook routes of the JSON API, for the caller's account: list and add endpoints
  * (`GET`/`POST /api/webhooks`, with `{"url": "…", "events": [...]}`), read and delete one
- * (`/api/webhooks/:id`), enable one again after it was disabled (`POST …/enable`), and its
- * delivery log (`GET …/deliveries`).
+ * (`/api/webhooks/:id`), enable one again after it was disabled (`POST …/enable`), give it a new
+ * signing secret (`POST …/rotate-secret`; the old one signs too for a day), and its delivery log
+ * (`GET …/deliveries`).
  */
 import { HttpError } from '../../http/http-error.js'
 import { readJsonObject } from '../../http/request-body.js'
@@ -59,6 +60,13 @@ export function webhooksApi(webhooks: WebhooksPort) {
       const e = await endpoint(c)
       await webhooks.enable(c.account.id, e.id)
       await get(c)
+    },
+
+    async rotateSecret(c: ApiCall): Promise<void> {
+      const rotated = await webhooks.rotateSecret(c.account.id, c.params[0] ?? '')
+      if (!rotated)
+        throw new HttpError(404, 'not_found', 'no such webhook endpoint in this account')
+      sendApiJson(c.res, 200, webhookEndpointJson(rotated))
     },
 
     async deliveries(c: ApiCall): Promise<void> {

@@ -1,7 +1,7 @@
 /**
  * The dashboard's account pages besides tunnels: billing (checkout, cancel, billing cycle, a
  * change between paid plans after the provider's proration is shown), API
- * tokens (create, shown once; revoke) and webhook endpoints (create, deliveries, enable, delete).
+ * tokens (create, shown once; revoke) and webhook endpoints (create, deliveries, enable, rotate the secret, delete).
  */
 import { billingView } from '../account-views.js'
 import { billingPage } from './billing-page.js'
@@ -172,6 +172,13 @@ export function webhookRoutes(kit: DashboardKit): DashboardRoute[] {
     redirect(c.res, `/dashboard/webhooks/${id}?notice=endpoint_enabled`)
   }
 
+  const rotate = async (c: DashboardRequest) => {
+    await kit.form(c)
+    const id = c.params[0] ?? ''
+    if (!(await svc.webhooks.rotateSecret(c.account.id, id))) throw missing()
+    redirect(c.res, `/dashboard/webhooks/${id}?notice=secret_rotated`)
+  }
+
   const remove = async (c: DashboardRequest) => {
     await kit.form(c)
     if (!(await svc.webhooks.delete(c.account.id, c.params[0] ?? ''))) throw missing()
@@ -183,6 +190,11 @@ export function webhookRoutes(kit: DashboardKit): DashboardRoute[] {
     { method: 'POST', pattern: /^\/dashboard\/webhooks$/, handler: create },
     { method: 'GET', pattern: /^\/dashboard\/webhooks\/([\w-]+)$/, handler: show },
     { method: 'POST', pattern: /^\/dashboard\/webhooks\/([\w-]+)\/enable$/, handler: enable },
+    {
+      method: 'POST',
+      pattern: /^\/dashboard\/webhooks\/([\w-]+)\/rotate-secret$/,
+      handler: rotate,
+    },
     { method: 'POST', pattern: /^\/dashboard\/webhooks\/([\w-]+)\/delete$/, handler: remove },
   ]
 }

@@ -105,6 +105,10 @@ const NOTICES: Readonly<Record<string, Notice>> = {
   },
   endpoint_deleted: { kind: 'info', text: 'Endpoint deleted.' },
   endpoint_enabled: { kind: 'info', text: 'Endpoint enabled again.' },
+  secret_rotated: {
+    kind: 'info',
+    text: 'New signing secret below. For 24 hours deliveries carry a signature with the previous secret too: switch your receiver to the new one meanwhile.',
+  },
   domain_added: {
     kind: 'info',
     text: 'Domain added. Create the DNS records below, then check it.',

@@ -1,6 +1,7 @@
 /**
  * Outbound webhooks (`GET /dashboard/webhooks` and one endpoint's page): register endpoints for
- * `quota.warning`, see each endpoint's secret, state and delivery log, re-enable or delete.
+ * `quota.warning`, see each endpoint's secret, state and delivery log, rotate its secret,
+ * re-enable or delete.
  */
 import { formatDateTime } from './format.js'
 import { html, type SafeHtml } from '../../http/html.js'
@@ -64,6 +65,7 @@ export function webhookPage(
   <p>Events: ${e.events.join(', ')}</p>
   ${e.secret ? html`<p>Signing secret: <code class="key" id="webhook-secret">${e.secret}</code> <button type="button" class="secondary" data-copy="webhook-secret">Copy</button></p>` : ''}
   ${e.disabledAt ? html`<form method="post" action="/dashboard/webhooks/${e.id}/enable" class="inline">${csrf}<button type="submit">Enable again</button></form>` : ''}
+  <form method="post" action="/dashboard/webhooks/${e.id}/rotate-secret" class="inline" data-confirm="Make a new signing secret? The current one keeps signing deliveries for 24 hours.">${csrf}<button type="submit" class="secondary">Rotate secret</button></form>
   <form method="post" action="/dashboard/webhooks/${e.id}/delete" class="inline" data-confirm="Delete this endpoint?">${csrf}<button type="submit" class="danger">Delete</button></form>
 </section>
 <h2>Delivery log</h2>

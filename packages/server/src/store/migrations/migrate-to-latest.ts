@@ -28,6 +28,7 @@ import { webhookDeliveriesByAgeMigration } from './018-webhook-deliveries-by-age
 import { callHistoryWideCountsMigration } from './019-call-history-wide-counts.js'
 import { releasedTunnelsMigration } from './020-released-tunnels.js'
 import { canonicalEmailsMigration } from './021-canonical-emails.js'
+import { webhookSecretRotationMigration } from './022-webhook-secret-rotation.js'
 
 /** All migrations by name; names sort in the order they apply. */
 const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -52,6 +53,7 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '019_call_history_wide_counts': callHistoryWideCountsMigration,
   '020_released_tunnels': releasedTunnelsMigration,
   '021_canonical_emails': canonicalEmailsMigration,
+  '022_webhook_secret_rotation': webhookSecretRotationMigration,
 }
 
 const provider: MigrationProvider = {
