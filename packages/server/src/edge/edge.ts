@@ -28,6 +28,7 @@ import type { EdgeSessions } from '../quota/edge-sessions.js'
 import { ExchangeRecord } from './exchange-record.js'
 import { preflightHeaders, upstreamRequestHeaders } from './forward-headers.js'
 import { bodyRefusal, isSessionless } from './body-facts.js'
+import { bodyLabelProblem } from './body-labels.js'
 import { CallContinuations } from './call-continuations.js'
 import { admitRequest, type AdmissionRules, type Refuse } from './admit-request.js'
 import { BodyBudget } from '../http/body-budget.js'
@@ -189,18 +190,15 @@ export class Edge {
       }
       // The body is held until the request is answered (or the agent hangs up).
       res.once('close', () => this.bodies.give(holder, read.length))
-      const coding = bodyCoding(req.headers['content-encoding'])
-      if (coding !== null) {
-        // What the edge reads must be what the server reads: a body the server would inflate
-        // could carry calls the policy never saw.
-        return sendRefusal(
-          res,
-          'invalid_request',
-          'Invalid Request',
-          `the request body is sent with content-encoding ${coding.slice(0, 40)}; send it uncompressed`,
-        )
-      }
       const parsed = readJsonRpcBody(read)
+      // What the edge reads must be what the server reads (body-labels.ts).
+      const mislabelled = bodyLabelProblem(req.rawHeaders)
+      if (mislabelled !== null) {
+        return sendRefusal(res, 'invalid_request', 'Invalid Request', mislabelled, {
+          id: isBodyProblem(parsed) ? null : refusalIds(parsed),
+          jsonRpcCode: JSONRPC_CODE.invalidRequest,
+        })
+      }
       if (isBodyProblem(parsed)) {
         return sendRefusal(res, parsed.policy, parsed.message, parsed.reason, {
           jsonRpcCode: parsed.code,
@@ -390,10 +388,4 @@ export class Edge {
         '2026-07-28 body; served as the body says (logged once per tunnel)',
     )
   }
-}
-
-/** The content coding a request body is sent with, or null when it is sent as it is. */
-function bodyCoding(value: string | undefined): string | null {
-  const coding = value?.trim().toLowerCase() ?? ''
-  return coding === '' || coding === 'identity' ? null : coding
 }

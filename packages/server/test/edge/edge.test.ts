@@ -327,9 +327,45 @@ describe('edge', () => {
           'content-encoding': coding,
         },
       })
-      assertRefusal(res, { policy: 'invalid_request', reason: /content-encoding/ })
+      assertRefusal(res, {
+        policy: 'invalid_request',
+        jsonRpcCode: JSONRPC_CODE.invalidRequest,
+        reason: /content-encoding/,
+      })
     }
     assert.equal(seen(), before)
+  })
+
+  it('refuses a body labelled in a charset other than UTF-8, with its id: the edge reads UTF-8', async () => {
+    const before = seen()
+    // In UTF-7, which express.json() decodes, +AGQ- is "d": the server would read delete_file.
+    const call =
+      '{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"+AGQ-elete_file"}}'
+    for (const type of [
+      'application/json; charset=utf-7',
+      'application/json;CHARSET="UTF-7"',
+      'application/json; charset=utf-8; charset=utf-16le',
+      'application/json; charset=',
+    ]) {
+      const res = await postRaw(call, {
+        headers: { 'content-type': type, accept: 'application/json' },
+      })
+      assertRefusal(res, {
+        policy: 'invalid_request',
+        id: 9,
+        jsonRpcCode: JSONRPC_CODE.invalidRequest,
+        reason: /charset/,
+      })
+    }
+    assert.equal(seen(), before)
+    for (const type of ['application/json; charset=utf-8', 'application/json; charset="UTF8"']) {
+      const pending = postRaw('{"jsonrpc":"2.0","id":1,"method":"tools/list"}', {
+        headers: { 'content-type': type, accept: 'application/json' },
+      })
+      const req = await client.nextRequest()
+      req.replyJson(200, { jsonrpc: '2.0', id: 1, result: { tools: [] } })
+      assert.equal((await pending).status, 200, type)
+    }
   })
 
   it('answers a JSON scalar body with 400 invalid_request and JSON-RPC code -32600', async () => {
