@@ -196,6 +196,39 @@ describe('agents against the policy', () => {
     assert.match(ids.text, /"id":null/)
   })
 
+  it('names a server matching them without case reads as one are refused with the id', async () => {
+    await setPolicy({ tools: { allow: ['safe_*'] } })
+    // Go's encoding/json (mcp-go, the Go SDK before 1.3.1) reads the last, and folds ſ to s.
+    for (const [label, raw, id] of [
+      [
+        'name and Name',
+        '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"safe_x","Name":"secret_tool"}}',
+        /"id":1\b/,
+      ],
+      [
+        'a ping with Method',
+        '{"jsonrpc":"2.0","id":2,"method":"ping","Method":"tools/call","params":{"name":"secret_tool"}}',
+        /"id":2\b/,
+      ],
+      [
+        'paramſ',
+        '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"safe_x"},"paramſ":{"name":"secret_tool"}}',
+        /"id":3\b/,
+      ],
+      [
+        'a response holding a call',
+        '{"jsonrpc":"2.0","id":4,"result":{},"Method":"tools/call","Params":{"name":"secret_tool"}}',
+        /"id":4\b/,
+      ],
+    ] as const) {
+      const out = await send(raw)
+      assert.equal(out.status, 400, `${label}: ${out.text}`)
+      assert.match(out.text, /without case/, label)
+      assert.match(out.text, id, label)
+      assert.equal(out.forwarded, null, `${label}: forwarded ${out.forwarded}`)
+    }
+  })
+
   it('one name in different objects, or in strings, is no repeat', async () => {
     await setPolicy({ tools: { allow: ['safe_*'] } })
     const raw =

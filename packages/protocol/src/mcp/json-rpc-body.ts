@@ -5,9 +5,11 @@
  * parser far more than its size suggests, and any recursive walk of it would overflow the stack),
  * and a batch may hold at most `maxBatch` messages. Each message is classified
  * (classify-message.ts); invalid ones are kept, with why, for the caller to refuse or pass on. A
- * message that names a member twice in one object is invalid (body-scan.ts says why).
+ * message that names a member twice in one object is invalid (body-scan.ts says why), and so is an
+ * agent's message with names a server matching them without case reads as one (case-variants.ts).
  */
 import { scanBody, type BodyScan, type RepeatedMember } from './body-scan.js'
+import { caseVariantOf } from './case-variants.js'
 import { classifyMessage, type ClassifiedMessage } from './classify-message.js'
 import { JSONRPC_CODE } from './json-rpc-codes.js'
 import { isRecord } from './json-rpc.js'
@@ -75,7 +77,7 @@ function readParsed(
   } catch (err) {
     return parseProblem(`the request body is not valid JSON: ${(err as Error).message}`)
   }
-  return fromValue(value, limits.maxBatch, text, repeated)
+  return fromValue(value, limits.maxBatch, text, repeated, true)
 }
 
 /**
@@ -91,23 +93,29 @@ export function parseJsonRpcText(text: string): JsonRpcBody | BodyProblem {
   } catch (err) {
     return parseProblem(`not valid JSON: ${(err as Error).message}`)
   }
-  return fromValue(value, Infinity, text, null)
+  return fromValue(value, Infinity, text, null, false)
 }
 
 /**
  * The value parsed from `text` as one message or a batch of at most `maxBatch`; a message that
- * names a member twice (`repeated`, by element, -1 for a single message) is invalid.
+ * names a member twice (`repeated`, by element, -1 for a single message) is invalid, and with
+ * `caseVariants` one whose names differ only in case.
  */
 function fromValue(
   value: unknown,
   maxBatch: number,
   text: string,
   repeated: BodyScan['repeated'],
+  caseVariants: boolean,
 ): JsonRpcBody | BodyProblem {
   const read = (v: unknown, element: number | null) => {
     const m = withLargeId(classifyMessage(v), text, element)
     const twice = repeated?.get(element ?? -1)
-    return twice === undefined ? m : withRepeatedMember(m, twice)
+    if (twice !== undefined) return withRepeatedMember(m, twice)
+    const variant = caseVariants ? caseVariantOf(v) : null
+    return variant === null
+      ? m
+      : withProblem(m, variant.inMessage && variant.name === 'id', variant.problem)
   }
   if (!Array.isArray(value)) {
     if (typeof value !== 'object' || value === null) {
@@ -129,16 +137,24 @@ function fromValue(
 
 /** Message `m`, invalid for naming a member twice in one object. */
 function withRepeatedMember(m: ClassifiedMessage, twice: RepeatedMember): ClassifiedMessage {
-  // Which of two ids the agent meant nobody can tell: the refusal then carries none.
-  const id = twice.inMessage && twice.name === 'id' ? null : m.kind === 'notification' ? null : m.id
   const name = JSON.stringify(twice.name.length > 64 ? `${twice.name.slice(0, 64)}…` : twice.name)
+  return withProblem(
+    m,
+    twice.inMessage && twice.name === 'id',
+    `the member ${name} appears twice in one object, and servers differ on which one they ` +
+      'read; send each member once',
+  )
+}
+
+/** Message `m`, invalid for `problem`; `idInDoubt` when which id the agent meant is unclear. */
+function withProblem(m: ClassifiedMessage, idInDoubt: boolean, problem: string): ClassifiedMessage {
+  // Which of two ids the agent meant nobody can tell: the refusal then carries none.
+  const id = idInDoubt || m.kind === 'notification' ? null : m.id
   return {
     kind: 'invalid',
     id,
     method: m.kind === 'response' ? null : m.method,
-    problem:
-      `the member ${name} appears twice in one object, and servers differ on which one they ` +
-      'read; send each member once',
+    problem,
     value: m.value,
   }
 }

@@ -234,6 +234,40 @@ describe('readJsonRpcBody', () => {
     assert.ok(!isBodyProblem(answer) && answer.messages[0]!.kind === 'response')
   })
 
+  it('makes a message invalid whose names a server matching them without case reads as one', () => {
+    // Go's encoding/json matches fields without case and folds ſ to s: the last of the two wins.
+    for (const [raw, id] of [
+      [
+        '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"safe","Name":"secret"}}',
+        1,
+      ],
+      ['{"jsonrpc":"2.0","id":2,"method":"ping","Method":"tools/call","params":{"name":"x"}}', 2],
+      ['{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"safe"},"paramſ":{}}', 3],
+      [
+        '{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"safe","\\u004eame":"x"}}',
+        4,
+      ],
+      // A response the edge does not govern, which such a server takes for a call.
+      ['{"jsonrpc":"2.0","id":5,"result":{},"Method":"tools/call","Params":{"name":"x"}}', 5],
+      ['{"jsonrpc":"2.0","id":6,"ID":7,"method":"ping"}', null],
+    ] as const) {
+      const body = read(raw)
+      const m = body.messages[0]!
+      assert.equal(m.kind, 'invalid', raw)
+      assert.ok(m.kind === 'invalid')
+      assert.match(m.problem, /without case/, raw)
+      assert.deepEqual(refusalIds(body), id, raw)
+    }
+    // Names in a tool's arguments are the tool's own; distinct names pass.
+    const args = read(
+      '{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"a","arguments":{"Path":1,"path":2}}}',
+    )
+    assert.equal(args.messages[0]!.kind, 'request')
+    // What servers send is read as it is.
+    const answer = parseJsonRpcText('{"jsonrpc":"2.0","id":1,"result":{"a":1,"A":2}}')
+    assert.ok(!isBodyProblem(answer) && answer.messages[0]!.kind === 'response')
+  })
+
   it('classifies any value without throwing', () => {
     for (const v of [
       undefined,
