@@ -23,7 +23,7 @@ import { RateLimitRules } from '../governance/rate-limit-demands.js'
 import { unapprovedIn } from '../governance/replayed-listing.js'
 import type { RugPullMode } from '../governance/policy.js'
 import type { PinState, ToolPins } from '../governance/tool-pins.js'
-import { mask } from '../governance/redactor.js'
+import { mask, type Redactor } from '../governance/redactor.js'
 import type { TunnelGovernance } from '../governance/tunnel-governance.js'
 import type { ExchangeRecord } from './exchange-record.js'
 
@@ -48,6 +48,8 @@ export interface RugPull {
   readonly tunnel: { readonly id: string; readonly accountId: string }
   readonly mode: Exclude<RugPullMode, 'off'>
   readonly zeroKnowledge: boolean
+  /** The tunnel's redaction, for the definitions pins keep. */
+  readonly redactor?: Redactor | null
   /**
    * The tunnel's pins, loaded when the request lists or calls tools, or carries no JSON-RPC (a
    * GET, whose stream may replay a listing); else null.
@@ -83,6 +85,7 @@ export function rugPullFor(
     tunnel,
     mode,
     zeroKnowledge: governance.policy.zeroKnowledge,
+    redactor: governance.redactor,
     state,
   })
   if (rpc !== null && !touchesTools(rpc)) return rug(null)
@@ -278,6 +281,7 @@ function rewriter(
           nextCursor: nextCursorOf(value),
           mode: rug.mode,
           zeroKnowledge: rug.zeroKnowledge,
+          redactor: rug.redactor,
         })
         if (hidden.size > 0) {
           const allows = visible
@@ -298,7 +302,7 @@ function rewriter(
           value = unique.response
           changed = true
         }
-        rug.pins.observeReplayed(rug.tunnel, rug.state, toolsOf(value), rug.mode, rug.zeroKnowledge)
+        rug.pins.observeReplayed(rug.tunnel, rug.state, toolsOf(value), rug.mode, rug)
       }
       const left = pinning ? unapprovedIn(rug.state, toolsOf(value), rug.mode) : null
       const filtered = filterToolsList(

@@ -3,9 +3,12 @@
  * definition only serves the owner's diff, so a tunnel keeps at most `MAX_KEPT_DEFINITION_CHARS`
  * of them (a server listing 1,000 tools of 256 KiB each would otherwise hold hundreds of MB per
  * tunnel) and only hashes past that. Each tool seen is decided once, so that its definition is
- * counted once however often it is stored.
+ * counted once however often it is stored. What is kept is masked by the tunnel's redaction, as
+ * call history is (a key in a description, a token as a schema's default); the hash is of the
+ * definition as sent, so a change behind a mask is still a change.
  */
 import type { PinRow, PinnedDefinition } from '../store/tool-pins-store.js'
+import type { Redactor } from './redactor.js'
 import type { PinnedTool } from './tool-definition.js'
 
 /** Most characters of tool definitions kept per tunnel; past it, only hashes. */
@@ -15,6 +18,12 @@ export const MAX_KEPT_DEFINITION_CHARS = 4 * 1024 * 1024
 export function keptChars(row: PinRow): number {
   const current = row.currentHash === row.approvedHash ? 0 : (row.currentDefinition?.length ?? 0)
   return (row.approvedDefinition?.length ?? 0) + current
+}
+
+/** How a tunnel keeps definitions: none in zero-knowledge mode, else masked by its redactor. */
+export interface Keeping {
+  readonly zeroKnowledge: boolean
+  readonly redactor?: Redactor | null
 }
 
 /** What a tunnel's pins keep of definitions, counted as they are added. */
@@ -27,25 +36,35 @@ export class KeptDefinitions {
   readonly #kept = new WeakMap<PinnedTool, PinnedDefinition>()
 
   /** What is stored of `p`: its definition while the tunnel has room, else its hashes only. */
-  of(count: DefinitionCount, p: PinnedTool, zeroKnowledge: boolean): PinnedDefinition {
+  of(count: DefinitionCount, p: PinnedTool, keep: Keeping): PinnedDefinition {
     let kept = this.#kept.get(p)
     if (kept === undefined) {
       const room = count.definitionChars + p.definition.length <= MAX_KEPT_DEFINITION_CHARS
-      if (room && !zeroKnowledge) count.definitionChars += p.definition.length
-      kept = {
-        hash: p.hash,
-        bodyHash: p.bodyHash,
-        definition: zeroKnowledge || !room ? null : p.definition,
-      }
+      const definition =
+        keep.zeroKnowledge || !room ? null : redacted(p.definition, keep.redactor ?? null)
+      if (definition !== null) count.definitionChars += definition.length
+      kept = { hash: p.hash, bodyHash: p.bodyHash, definition }
       this.#kept.set(p, kept)
     }
     return kept
   }
 
   /** `p` without its text, to hold until its list is complete: `of` gives what was decided. */
-  slim(count: DefinitionCount, p: PinnedTool, zeroKnowledge: boolean): PinnedTool {
+  slim(count: DefinitionCount, p: PinnedTool, keep: Keeping): PinnedTool {
     const slim: PinnedTool = { ...p, definition: '' }
-    this.#kept.set(slim, this.of(count, p, zeroKnowledge))
+    this.#kept.set(slim, this.of(count, p, keep))
     return slim
   }
+}
+
+/** Definition `text` (JSON) as `redactor` masks it. */
+function redacted(text: string, redactor: Redactor | null): string {
+  if (redactor === null || !redactor.active) return text
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch {
+    return redactor.redactText(text)
+  }
+  return JSON.stringify(redactor.redactValue(value))
 }

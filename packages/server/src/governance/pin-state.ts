@@ -5,6 +5,7 @@
 import type { PinRow } from '../store/tool-pins-store.js'
 import type { Round } from './list-rounds.js'
 import type { RugPullMode } from './policy.js'
+import type { Redactor } from './redactor.js'
 
 /** One change, for the `tool.changed` webhook. */
 export interface ToolChange {
@@ -40,4 +41,6 @@ export interface ListPage {
   readonly nextCursor: string | null
   readonly mode: RugPullMode
   readonly zeroKnowledge: boolean
+  /** The tunnel's redaction: definitions are kept masked, as call history is. */
+  readonly redactor?: Redactor | null
 }

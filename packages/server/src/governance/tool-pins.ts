@@ -24,7 +24,7 @@ import {
   type ToolPinsStore,
 } from '../store/tool-pins-store.js'
 import { Invalidations } from './invalidations.js'
-import { KeptDefinitions, keptChars } from './kept-definitions.js'
+import { KeptDefinitions, keptChars, type Keeping } from './kept-definitions.js'
 import { noteName, roundOf, type Round } from './list-rounds.js'
 import { heldReasonIn, hiddenNames } from './pin-holds.js'
 import { unpinnableName } from './pinnable-name.js'
@@ -160,7 +160,7 @@ export class ToolPins {
         left.add(name)
       }
     }
-    const stored = (p: PinnedTool) => this.#kept.of(state, p, page.zeroKnowledge)
+    const stored = (p: PinnedTool) => this.#kept.of(state, p, page)
     if (round) for (const name of seen.keys()) noteName(round, name)
     const complete = page.nextCursor === null
     const hidden = (): ReadonlySet<string> => {
@@ -203,7 +203,7 @@ export class ToolPins {
       // A new tool could be an approved one renamed: that is known once the list is complete.
       if (round && (complete || this.#couldBeRenamed(state, round, p))) {
         // Held until the list is complete: as little as will be stored of it.
-        round.pending.set(name, this.#kept.slim(state, p, page.zeroKnowledge))
+        round.pending.set(name, this.#kept.slim(state, p, page))
       } else {
         this.#see(tunnel, state, name, 'new', stored(p), at)
       }
@@ -222,7 +222,7 @@ export class ToolPins {
     state: PinState,
     tools: readonly unknown[],
     mode: RugPullMode,
-    zeroKnowledge: boolean,
+    keep: Keeping,
   ): void {
     if (mode === 'off' || !state.baselined || state.baselining) return
     const at = new Date(this.#now())
@@ -236,7 +236,7 @@ export class ToolPins {
       if (p === null || p.hash === row.approvedHash) continue
       if (p.hash !== row.currentHash || row.status === 'removed') {
         const status: PinStatus = row.approvedHash === null ? 'new' : 'changed'
-        this.#see(tunnel, state, name, status, this.#kept.of(state, p, zeroKnowledge), at)
+        this.#see(tunnel, state, name, status, this.#kept.of(state, p, keep), at)
       }
     }
   }
