@@ -12,14 +12,23 @@
 
 /** Sessions remembered at once; the least recently used is forgotten first. */
 export const SESSION_OWNERS_KEPT = 20_000
+/**
+ * Sessions remembered for one agent: its least recently used goes first when it opens more, so
+ * that one approved agent opening sessions in a loop pushes out its own, not other agents'.
+ */
+export const SESSIONS_PER_AGENT = 1_000
 
 /** The owners of a local HTTP server's sessions, bounded, most recently used last. */
 export class SessionOwners {
   readonly #owners = new Map<string, string>()
+  /** Sessions remembered per agent. */
+  readonly #counts = new Map<string, number>()
   readonly #kept: number
+  readonly #perAgent: number
 
-  constructor(kept = SESSION_OWNERS_KEPT) {
+  constructor(kept = SESSION_OWNERS_KEPT, perAgent = SESSIONS_PER_AGENT) {
     this.#kept = kept
+    this.#perAgent = perAgent
   }
 
   /**
@@ -38,16 +47,33 @@ export class SessionOwners {
   /** The local server gave session `id` in answer to `agent`: it is theirs (the first owner stays). */
   opened(id: string, agent: string): void {
     if (this.#owners.has(id)) return
+    if ((this.#counts.get(agent) ?? 0) >= this.#perAgent) this.#forgetOldestOf(agent)
     this.#owners.set(id, agent)
+    this.#counts.set(agent, (this.#counts.get(agent) ?? 0) + 1)
     if (this.#owners.size > this.#kept) {
       const oldest = this.#owners.keys().next().value
-      if (oldest !== undefined) this.#owners.delete(oldest)
+      if (oldest !== undefined) this.ended(oldest)
     }
   }
 
   /** Session `id` ended (deleted, or the server no longer knows it). */
   ended(id: string): void {
+    const owner = this.#owners.get(id)
+    if (owner === undefined) return
     this.#owners.delete(id)
+    const left = (this.#counts.get(owner) ?? 1) - 1
+    if (left > 0) this.#counts.set(owner, left)
+    else this.#counts.delete(owner)
+  }
+
+  /** Forget `agent`'s least recently used session. */
+  #forgetOldestOf(agent: string): void {
+    for (const [id, owner] of this.#owners) {
+      if (owner === agent) {
+        this.ended(id)
+        return
+      }
+    }
   }
 
   /** Sessions remembered. */
