@@ -58,12 +58,16 @@ export class TunnelAccessStore {
       allow_ips: JSON.stringify(access.allowIps),
       updated_at: this.#now().toISOString(),
     }
+    // The tunnel's account never changes: read it before the transaction, whose first statement
+    // is then the lock's write. On SQLite a transaction that reads first and writes later fails
+    // at once ("database is locked", no busy wait) when another process (`burrowd serve` beside
+    // the operator's `burrowd tunnel create`) wrote in between.
+    const tunnel = await this.#db
+      .selectFrom('tunnels')
+      .select('account_id')
+      .where('id', '=', tunnelId)
+      .executeTakeFirst()
     await this.#db.transaction().execute(async (trx) => {
-      const tunnel = await trx
-        .selectFrom('tunnels')
-        .select('account_id')
-        .where('id', '=', tunnelId)
-        .executeTakeFirst()
       if (tunnel !== undefined) await lockAccount(trx, tunnel.account_id)
       await trx
         .insertInto('tunnel_access')
