@@ -8,43 +8,12 @@ import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
 import { after, before, describe, it } from 'node:test'
 import { promisify } from 'node:util'
-import { decodeFrame, encodeFrame, PROTOCOL_VERSION } from '@burrow/protocol'
-import { WebSocket } from 'ws'
+import { answeringClient, TOOL_CALL } from '../helpers/answering-client.js'
 import { edgeRequest, hostOf } from '../../packages/server/test/helpers/edge-request.js'
 import { usageSet } from '../helpers/quota-stack.js'
 import { BURROWD, startService, type Service } from '../helpers/stack.js'
 
 const run = promisify(execFile)
-const ANSWER = '{"jsonrpc":"2.0","id":1,"result":{"content":[]}}'
-const CALL = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{}}}'
-
-/** A tunnel client that answers every request with one tool result. */
-function client(service: Service, key: string): Promise<WebSocket> {
-  return new Promise((resolve, reject) => {
-    const ws = new WebSocket(service.broker, { headers: { authorization: `Bearer ${key}` } })
-    ws.once('error', reject)
-    ws.once('open', () =>
-      ws.send(
-        encodeFrame({ type: 'hello', hello: { version: PROTOCOL_VERSION, agent: 'test/1' } }),
-      ),
-    )
-    ws.on('message', (data: Buffer) => {
-      const frame = decodeFrame(data)
-      if (frame.type === 'welcome') resolve(ws)
-      if (frame.type !== 'open') return
-      ws.send(
-        encodeFrame({
-          type: 'response',
-          streamId: frame.streamId,
-          head: { status: 200, headers: [['content-type', 'application/json']] },
-          body: Buffer.from(ANSWER),
-          fin: true,
-        }),
-      )
-    })
-  })
-}
-
 describe('a tunnel deleted and created again', () => {
   let service: Service
   let token: string
@@ -95,12 +64,12 @@ describe('a tunnel deleted and created again', () => {
         'content-type': 'application/json',
         accept: 'application/json, text/event-stream',
       },
-      body: CALL,
+      body: TOOL_CALL,
     })
 
   it("carries on the deleted tunnel's month: no tool calls left, at the same address", async () => {
     const first = await create()
-    const ws1 = await client(service, first.key)
+    const ws1 = await answeringClient(service, first.key)
     assert.equal((await call(first.url)).status, 200, 'a fresh tunnel serves')
     await usageSet(service, first.id, ['--tool-calls', '100000', '--bandwidth-bytes', '12345'])
     assert.equal((await call(first.url)).status, 429)
@@ -110,7 +79,7 @@ describe('a tunnel deleted and created again', () => {
     const second = await create()
     assert.equal(second.url, first.url, 'the same public URL again')
     assert.notEqual(second.id, first.id)
-    const ws2 = await client(service, second.key)
+    const ws2 = await answeringClient(service, second.key)
     try {
       const refused = await call(second.url)
       assert.equal(refused.status, 429, refused.text)
@@ -122,7 +91,7 @@ describe('a tunnel deleted and created again', () => {
     // Deleted again and made again: the month still carries on (the second carried it).
     assert.equal((await api('DELETE', `/api/tunnels/${second.id}`)).status, 204)
     const third = await create()
-    const ws3 = await client(service, third.key)
+    const ws3 = await answeringClient(service, third.key)
     try {
       assert.equal((await call(third.url)).status, 429)
     } finally {

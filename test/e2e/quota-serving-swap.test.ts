@@ -11,44 +11,14 @@ import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { promisify } from 'node:util'
 import Database from 'better-sqlite3'
-import { decodeFrame, encodeFrame, PROTOCOL_VERSION } from '@burrow/protocol'
-import { WebSocket } from 'ws'
+import type { WebSocket } from 'ws'
+import { answeringClient, TOOL_CALL } from '../helpers/answering-client.js'
 import { edgeRequest, hostOf } from '../../packages/server/test/helpers/edge-request.js'
 import { buyPlan } from '../helpers/dev-checkout.js'
 import { usageSet } from '../helpers/quota-stack.js'
 import { BURROWD, startService, type Service } from '../helpers/stack.js'
 
 const run = promisify(execFile)
-const ANSWER = '{"jsonrpc":"2.0","id":1,"result":{"content":[]}}'
-const CALL = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{}}}'
-
-/** A tunnel client that answers every request with one tool result. */
-function client(service: Service, key: string): Promise<WebSocket> {
-  return new Promise((resolve, reject) => {
-    const ws = new WebSocket(service.broker, { headers: { authorization: `Bearer ${key}` } })
-    ws.once('error', reject)
-    ws.once('open', () =>
-      ws.send(
-        encodeFrame({ type: 'hello', hello: { version: PROTOCOL_VERSION, agent: 'test/1' } }),
-      ),
-    )
-    ws.on('message', (data: Buffer) => {
-      const frame = decodeFrame(data)
-      if (frame.type === 'welcome') resolve(ws)
-      if (frame.type !== 'open') return
-      ws.send(
-        encodeFrame({
-          type: 'response',
-          streamId: frame.streamId,
-          head: { status: 200, headers: [['content-type', 'application/json']] },
-          body: Buffer.from(ANSWER),
-          fin: true,
-        }),
-      )
-    })
-  })
-}
-
 describe('choosing which tunnels serve after a downgrade', () => {
   let service: Service
   let base: string
@@ -91,7 +61,7 @@ describe('choosing which tunnels serve after a downgrade', () => {
         'content-type': 'application/json',
         accept: 'application/json, text/event-stream',
       },
-      body: CALL,
+      body: TOOL_CALL,
     })
 
   async function until(check: () => Promise<boolean>): Promise<void> {
@@ -109,7 +79,7 @@ describe('choosing which tunnels serve after a downgrade', () => {
       )
       assert.equal(made.status, 201, JSON.stringify(made.json))
       tunnels.push({ id: made.json.tunnel.id, url: made.json.tunnel.public_url })
-      sockets.push(await client(service, made.json.key))
+      sockets.push(await answeringClient(service, made.json.key))
     }
     const [first, second, third] = tunnels as [
       (typeof tunnels)[0],
