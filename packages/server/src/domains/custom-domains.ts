@@ -114,7 +114,8 @@ export class CustomDomains {
     }
     const check = checkCustomDomain(input, this.#opts.zone, this.#opts.serviceHost)
     if (!check.ok) throw new StoreError('invalid', check.reason)
-    const allowed = this.#additions.peek(accountId)
+    // Spent before the add (adds at once must not all pass one check), given back when it fails.
+    const allowed = this.#additions.take(accountId)
     if (!allowed.ok) {
       throw new HttpError(
         429,
@@ -124,8 +125,13 @@ export class CustomDomains {
         { retry_after: allowed.retryAfterSecs },
       )
     }
-    const added = await this.#opts.store.add(accountId, tunnelId, check.domain)
-    this.#additions.take(accountId)
+    let added: CustomDomain
+    try {
+      added = await this.#opts.store.add(accountId, tunnelId, check.domain)
+    } catch (error) {
+      this.#additions.giveBack(accountId)
+      throw error
+    }
     this.#changed()
     return added
   }

@@ -76,6 +76,16 @@ export class RateLimiter {
     return { ok: false, retryAfterSecs: Math.max(1, Math.ceil(waitMs / 1000)) }
   }
 
+  /**
+   * Give back one request `key` spent (a `take` whose work then failed), up to the capacity.
+   * For limits that count only what succeeded but must be spent before the work, so that
+   * requests at once cannot all pass one check.
+   */
+  giveBack(key: string): void {
+    const bucket = this.#buckets.get(key)
+    if (bucket) bucket.tokens = Math.min(this.#capacity, bucket.tokens + 1)
+  }
+
   /** Keys currently remembered (for tests). */
   get size(): number {
     return this.#buckets.size

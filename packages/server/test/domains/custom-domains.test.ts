@@ -256,6 +256,33 @@ for (const backend of testBackends()) {
       await domains.add(other.id, otherTunnel, 'other.example.org')
     })
 
+    it('lets adds that race spend the day’s allowance once each', async () => {
+      // Scale carries a domain per tunnel: 12 adds at once, each on its own tunnel, all passed
+      // a check made before any of them was counted.
+      await setPlan(pro, 'scale')
+      const tunnels = [proTunnel]
+      for (let i = 1; i < DOMAINS_ADDED_PER_DAY + 2; i++)
+        tunnels.push((await store.createTunnel({ accountId: pro.id, name: `t${i}` })).tunnel.id)
+      const results = await Promise.allSettled(
+        tunnels.map((t, i) => domains.add(pro.id, t, `race${i}.example.org`)),
+      )
+      assert.equal(results.filter((r) => r.status === 'fulfilled').length, DOMAINS_ADDED_PER_DAY)
+      for (const r of results) {
+        if (r.status === 'rejected') assert.equal((r.reason as HttpError).status, 429)
+      }
+      assert.equal(
+        (await new CustomDomainStore(store.db).listAccount(pro.id)).length,
+        DOMAINS_ADDED_PER_DAY,
+      )
+      // An add the store refuses gives its place back.
+      clock = new Date(clock.getTime() + (24 * 60 * 60_000) / DOMAINS_ADDED_PER_DAY)
+      await rejectsWith(domains.add(pro.id, proTunnel, 'again.example.org'), 'conflict', /already/)
+      const [gone] = await new CustomDomainStore(store.db).listAccount(pro.id)
+      assert.ok(gone)
+      await domains.remove(pro.id, gone.tunnelId, gone.domain)
+      await domains.add(pro.id, gone.tunnelId, 'again.example.org')
+    })
+
     it('lets Pro add only one domain even when adds race', async () => {
       const tunnels = [proTunnel]
       for (const n of ['b', 'c', 'd'])
