@@ -66,5 +66,5 @@ function redacted(text: string, redactor: Redactor | null): string {
   } catch {
     return redactor.redactText(text)
   }
-  return JSON.stringify(redactor.redactValue(value))
+  return JSON.stringify(redactor.redactDefinition(value))
 }

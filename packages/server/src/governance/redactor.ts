@@ -71,6 +71,8 @@ export class Redactor {
   #keysUnscanned = 0
   /** Masks `redact*` made since the redactor was built. */
   masked = 0
+  /** Whether a key masks an object or array under it whole (all but `redactDefinition`). */
+  #keysMaskObjects = true
 
   /** `budget`: what the patterns may cost; the tunnel's, shared by its policy versions. */
   constructor(settings: RedactionSettings, budget: ScanBudget = new ScanBudget()) {
@@ -134,7 +136,9 @@ export class Redactor {
 
   /** Whether the value `v` of `key` is masked whole for its name (a configured key). */
   #masksKey(key: string, v: unknown): boolean {
-    return v !== null && v !== undefined && this.#keys.has(key.toLowerCase())
+    if (v === null || v === undefined) return false
+    if (!this.#keysMaskObjects && typeof v === 'object') return false
+    return this.#keys.has(key.toLowerCase())
   }
 
   #unscannable(): string {
@@ -161,6 +165,22 @@ export class Redactor {
    */
   redactValue(value: unknown, depth = 0, room?: StoredRoom): unknown {
     return this.#walk(() => this.#value(value, depth, room))
+  }
+
+  /**
+   * A tool definition as rug-pull pins keep it: as `redactValue`, but a key masks only a string,
+   * number or boolean under it. A parameter named like a secret (`password`) keeps its schema,
+   * whose description is where a poisoned tool hides its instructions: masked whole, a change
+   * there showed the owner two identical definitions to approve. Strings inside are still
+   * scanned, so a secret written in the schema is masked.
+   */
+  redactDefinition(value: unknown): unknown {
+    this.#keysMaskObjects = false
+    try {
+      return this.redactValue(value)
+    } finally {
+      this.#keysMaskObjects = true
+    }
   }
 
   #value(value: unknown, depth: number, room: StoredRoom | undefined): unknown {
