@@ -36,6 +36,8 @@ export interface AdmissionRequest {
   readonly bodyBytes: number
   readonly sessionId: string | undefined
   readonly record: ExchangeRecord
+  /** Ends the response, when the tunnel's month goes too far past its bandwidth limit. */
+  readonly cut?: () => void
 }
 
 /**
@@ -48,7 +50,7 @@ export async function admitRequest(
   refuse: Refuse,
 ): Promise<boolean> {
   const { sessions, quotas, continuations } = rules
-  const { tunnel, rpc, bodyBytes, sessionId, record } = request
+  const { tunnel, rpc, bodyBytes, sessionId, record, cut } = request
   // An initialize opens a new session whatever Mcp-Session-Id it carries: it takes a place.
   if (sessions !== null && isInitialize(rpc)) {
     const place = await sessions.reserve(tunnel)
@@ -83,7 +85,7 @@ export async function admitRequest(
       })
       return false
     }
-    record.meterWith(quotas.responseMeter(tunnel))
+    record.meterWith(quotas.responseMeter(tunnel, cut))
   }
   if (sessions !== null && sessionId !== undefined && !isInitialize(rpc))
     sessions.touch(tunnel, sessionId)

@@ -300,7 +300,8 @@ export class Edge {
     }
     const admitted = await admitRequest(
       this.admission,
-      { tunnel, rpc, bodyBytes: body?.length ?? 0, sessionId, record },
+      // A response streaming on past the month's bandwidth is cut (quota/quota-gate.ts).
+      { tunnel, rpc, bodyBytes: body?.length ?? 0, sessionId, record, cut: () => res.destroy() },
       refuse,
     )
     if (!admitted) return

@@ -3,7 +3,9 @@
  * calendar month (UTC), limits from the tunnel's plan. A request is admitted or refused whole: its
  * `tools/call` messages must fit the tool-call limit exactly, and the bandwidth counter must still
  * be below its limit (the request's body then counts in full). Response bytes are counted as they
- * stream and never cut a response short. Crossing 80% of a limit raises a `QuotaWarning`.
+ * stream; a response passing the limit goes on until the month is `RESPONSE_OVERAGE_BYTES` past it,
+ * when every response of the tunnel still streaming is cut. Crossing 80% of a limit raises a
+ * `QuotaWarning`.
  */
 import type { Logger } from '@burrow/protocol'
 import { PLANS, type PlanId } from '../plans.js'
@@ -31,6 +33,12 @@ export interface QuotaGateOptions {
 
 /** Response bytes are sent to the counters in batches of at least this many (and at the end). */
 export const RESPONSE_BATCH_BYTES = 1024 * 1024
+/**
+ * How far past its bandwidth limit a tunnel's month may go by responses admitted below it (the
+ * largest JSON answer the edge reads whole): a response that straddles the limit completes, one
+ * that never ends (an SSE stream, a GET stream) does not carry the month on without bound.
+ */
+export const RESPONSE_OVERAGE_BYTES = 16 * 1024 * 1024
 /** How often response bytes the counters refused (Redis away) are offered again. */
 export const OWED_RETRY_MS = 5000
 /** Most tunnel-months of refused response bytes kept for another try; past it they are lost (logged). */
@@ -57,6 +65,8 @@ export class QuotaGate {
    */
   readonly #owed = new Map<string, { readonly tunnel: MeteredTunnel; n: number; at: Date }>()
   #owedRetry: NodeJS.Timeout | null = null
+  /** How to cut each response of a tunnel still streaming, by tunnel. */
+  readonly #streaming = new Map<string, Set<() => void>>()
 
   constructor(options: QuotaGateOptions) {
     this.#counters = options.counters
@@ -107,11 +117,13 @@ export class QuotaGate {
 
   /**
    * A meter for the body of one response of `tunnel`: `add` bytes as they stream, `finish` at
-   * the end. Counting happens off the response's path and never stops it.
+   * the end. Counting happens off the response's path; `cut` is called (once) when the tunnel's
+   * month has gone `RESPONSE_OVERAGE_BYTES` past its bandwidth limit while the response streams.
    */
-  responseMeter(tunnel: MeteredTunnel): ResponseMeter {
+  responseMeter(tunnel: MeteredTunnel, cut?: () => void): ResponseMeter {
     let pending = 0
     let finished = false
+    const release = cut === undefined ? () => {} : this.#whileStreaming(tunnel.id, cut)
     const flush = () => {
       const n = pending
       pending = 0
@@ -126,8 +138,37 @@ export class QuotaGate {
       finish: () => {
         if (finished) return
         finished = true
+        release()
         flush()
       },
+    }
+  }
+
+  /** Keep `cut` among `tunnelId`'s responses streaming; the function returned takes it out. */
+  #whileStreaming(tunnelId: string, cut: () => void): () => void {
+    let cuts = this.#streaming.get(tunnelId)
+    if (cuts === undefined) this.#streaming.set(tunnelId, (cuts = new Set()))
+    cuts.add(cut)
+    return () => {
+      cuts.delete(cut)
+      if (cuts.size === 0 && this.#streaming.get(tunnelId) === cuts)
+        this.#streaming.delete(tunnelId)
+    }
+  }
+
+  /** Cut every response of `tunnelId` still streaming (its month is past the limit's overage). */
+  #cutStreaming(tunnelId: string): void {
+    const cuts = this.#streaming.get(tunnelId)
+    if (cuts === undefined) return
+    this.#streaming.delete(tunnelId)
+    for (const cut of [...cuts]) {
+      try {
+        cut()
+      } catch (error) {
+        this.#log.error(
+          `quota: cutting a response of ${tunnelId} failed: ${(error as Error).message}`,
+        )
+      }
     }
   }
 
@@ -167,7 +208,10 @@ export class QuotaGate {
     const counting = this.#counters
       .add(tunnel.id, 'bandwidth_bytes', n, limit, at)
       .then(
-        (result) => this.#warnIfCrossed(tunnel, 'bandwidth_bytes', result),
+        (result) => {
+          this.#warnIfCrossed(tunnel, 'bandwidth_bytes', result)
+          if (result.value >= limit + RESPONSE_OVERAGE_BYTES) this.#cutStreaming(tunnel.id)
+        },
         (error: Error) => this.#owe(tunnel, n, at, error),
       )
       .finally(() => this.#pending.delete(counting))

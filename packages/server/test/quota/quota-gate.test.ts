@@ -11,6 +11,7 @@ import {
   OWED_RETRY_MS,
   QuotaGate,
   RESPONSE_BATCH_BYTES,
+  RESPONSE_OVERAGE_BYTES,
   type MeteredTunnel,
 } from '../../src/quota/quota-gate.js'
 import { formatBytes, formatReset } from '../../src/quota/quota-refusal.js'
@@ -139,6 +140,38 @@ for (const implementation of counterImplementations()) {
       const total = FREE_BYTES * 1.8 - 10 + RESPONSE_BATCH_BYTES + 5
       assert.equal(await counters.get(FREE.id, 'bandwidth_bytes'), total, 'nothing after finish')
       assert.equal(warnings.length, 1)
+    })
+
+    it('cuts responses still streaming once the month is past the limit by the overage (found by a hostile review)', async () => {
+      // An SSE stream admitted a byte below the limit carried the month on without bound: the
+      // bytes were counted, and nothing stopped them.
+      await counters.set(FREE.id, 'bandwidth_bytes', FREE_BYTES - 1)
+      const cut: string[] = []
+      const stream = gate.responseMeter(FREE, () => cut.push('stream'))
+      const other = gate.responseMeter(FREE, () => cut.push('other'))
+      const done = gate.responseMeter(FREE, () => cut.push('done'))
+      const pro = gate.responseMeter(PRO, () => cut.push('pro'))
+      done.add(10)
+      done.finish()
+      pro.add(RESPONSE_BATCH_BYTES)
+      for (let sent = 0; sent < RESPONSE_OVERAGE_BYTES - RESPONSE_BATCH_BYTES;) {
+        stream.add(RESPONSE_BATCH_BYTES)
+        sent += RESPONSE_BATCH_BYTES
+      }
+      await gate.drain()
+      assert.deepEqual(cut, [], 'a response straddling the limit completes')
+      stream.add(RESPONSE_BATCH_BYTES)
+      await gate.drain()
+      assert.deepEqual(cut.sort(), ['other', 'stream'])
+      stream.add(RESPONSE_BATCH_BYTES)
+      other.add(RESPONSE_BATCH_BYTES)
+      await gate.drain()
+      assert.equal(cut.length, 2, 'each response is cut once')
+      assert.equal(
+        await counters.get(FREE.id, 'bandwidth_bytes'),
+        FREE_BYTES - 1 + 10 + RESPONSE_OVERAGE_BYTES + 2 * RESPONSE_BATCH_BYTES,
+        'what flowed is counted',
+      )
     })
 
     it('counts the answers that end in one turn with one increment per tunnel', async () => {

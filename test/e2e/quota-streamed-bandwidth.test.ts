@@ -1,0 +1,122 @@
+// The bandwidth quota against responses that never end, through real processes: a local server
+// behind `burrow up` floods a session's GET stream (and the SSE answer to one call) with
+// notifications after the edge admitted it a byte below the month's limit. Before, the bytes
+// were counted and never stopped: one stream opened below the limit carried a Free tunnel's
+// month on without bound (found by a hostile review). Now every response still streaming is cut
+// once the month is RESPONSE_OVERAGE_BYTES past the limit.
+import assert from 'node:assert/strict'
+import { join } from 'node:path'
+import { after, before, describe, it } from 'node:test'
+import { RESPONSE_OVERAGE_BYTES } from '../../packages/server/src/quota/quota-gate.js'
+import { startChild, type Child } from '../helpers/child.js'
+import { publicFetch } from '../helpers/public-fetch.js'
+import { liveCounter, openSession, toolCall, usageSet } from '../helpers/quota-stack.js'
+import { ROOT, startClient, startService, type Service } from '../helpers/stack.js'
+
+const FREE_BYTES = 5_000_000_000
+const MB = 1024 * 1024
+/** What the local server sends on each stream: four times the overage. */
+const FLOOD_BYTES = 4 * RESPONSE_OVERAGE_BYTES
+
+/** Read `res`'s body to its end or its cut; the bytes the agent received. */
+async function received(res: Response): Promise<number> {
+  let n = 0
+  try {
+    for await (const chunk of res.body!) n += (chunk as Uint8Array).length
+  } catch {
+    // Cut mid-way: what came before counts.
+  }
+  return n
+}
+
+const AGENT_HEADERS = {
+  accept: 'application/json, text/event-stream',
+  'mcp-protocol-version': '2025-06-18',
+}
+
+describe('bandwidth quota on responses that stream on', () => {
+  let upstream: Child
+  let upstreamPort: number
+  let service: Service
+  let cli: Child
+  let url: string
+  let tunnelId: string
+
+  const stats = async () =>
+    (await (await fetch(`http://127.0.0.1:${upstreamPort}/stats`)).json()) as {
+      written: number
+      closedEarly: number
+    }
+
+  before(async () => {
+    upstream = startChild(process.execPath, [join(ROOT, 'test/fixtures/flood-sse-server.mjs')], {
+      env: { ...process.env, FLOOD_BYTES: String(FLOOD_BYTES) },
+    })
+    upstreamPort = Number((await upstream.waitFor(/listening on (\d+)/))[1])
+    service = await startService()
+    const tunnel = await service.tunnel('flood')
+    url = tunnel.url
+    tunnelId = tunnel.id
+    cli = await startClient(service, tunnel.key, [
+      '--upstream',
+      `http://127.0.0.1:${upstreamPort}/mcp`,
+    ])
+  })
+
+  after(async () => {
+    await cli?.stop()
+    await upstream?.stop()
+    await service?.close()
+  })
+
+  it('cuts a GET stream admitted below the limit once the month is past it', async () => {
+    const session = await openSession(url)
+    await usageSet(service, tunnelId, ['--bandwidth-bytes', String(FREE_BYTES - 1)])
+    const res = await publicFetch(url, {
+      method: 'GET',
+      headers: { ...AGENT_HEADERS, 'mcp-session-id': session },
+    })
+    assert.equal(res.status, 200, 'admitted a byte below the limit')
+    const got = await received(res)
+    assert.ok(got >= RESPONSE_OVERAGE_BYTES, `a stream straddling the limit was cut at ${got}`)
+    assert.ok(
+      got < FLOOD_BYTES / 2,
+      `the agent received ${(got / MB).toFixed(1)} MiB past the limit`,
+    )
+    const used = await liveCounter(service, tunnelId, 'bandwidth_bytes')
+    assert.ok(used >= FREE_BYTES - 1 + got, `what flowed was not all counted: ${used}`)
+
+    const again = await publicFetch(url, {
+      method: 'GET',
+      headers: { ...AGENT_HEADERS, 'mcp-session-id': session },
+    })
+    await again.arrayBuffer()
+    assert.equal(again.status, 429, 'the next stream is refused')
+    assert.equal(again.headers.get('x-burrow-error'), 'quota_exceeded')
+  })
+
+  it("cuts a call's SSE answer that streams on past the limit", async () => {
+    await usageSet(service, tunnelId, ['--bandwidth-bytes', '0'])
+    const session = await openSession(url)
+    await usageSet(service, tunnelId, ['--bandwidth-bytes', String(FREE_BYTES - 1)])
+    const before = await stats()
+    const res = await publicFetch(url, {
+      method: 'POST',
+      headers: { ...AGENT_HEADERS, 'content-type': 'application/json', 'mcp-session-id': session },
+      body: JSON.stringify(toolCall(1, 'flood')),
+    })
+    assert.equal(res.status, 200)
+    const got = await received(res)
+    assert.ok(
+      got < FLOOD_BYTES / 2,
+      `the agent received ${(got / MB).toFixed(1)} MiB past the limit`,
+    )
+    // The local server's stream is ended too, not left writing into the tunnel.
+    for (let i = 0; i < 100 && (await stats()).closedEarly === before.closedEarly; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+    const after = await stats()
+    assert.equal(after.closedEarly, before.closedEarly + 1, 'the server was told to stop')
+    assert.ok(after.written - before.written < FLOOD_BYTES)
+  })
+})
