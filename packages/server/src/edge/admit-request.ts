@@ -33,7 +33,8 @@ export interface AdmissionRules {
 export interface AdmissionRequest {
   readonly tunnel: TunnelWithAccount
   readonly rpc: JsonRpcBody | null
-  readonly bodyBytes: number
+  /** Bytes of the request's head and body (bandwidth quota). */
+  readonly requestBytes: number
   readonly sessionId: string | undefined
   readonly record: ExchangeRecord
   /** Ends the response, when the tunnel's month goes too far past its bandwidth limit. */
@@ -50,7 +51,7 @@ export async function admitRequest(
   refuse: Refuse,
 ): Promise<boolean> {
   const { sessions, quotas, continuations } = rules
-  const { tunnel, rpc, bodyBytes, sessionId, record, cut } = request
+  const { tunnel, rpc, requestBytes, sessionId, record, cut } = request
   // An initialize opens a new session whatever Mcp-Session-Id it carries: it takes a place.
   if (sessions !== null && isInitialize(rpc)) {
     const place = await sessions.reserve(tunnel)
@@ -77,7 +78,7 @@ export async function admitRequest(
     const { refusal } = await quotas.admit(
       tunnel,
       toolCallCount(rpc) - (continues === null || countsAsCall(continues) ? 0 : 1),
-      bodyBytes,
+      requestBytes,
     )
     if (refusal !== null) {
       refuse('quota_exceeded', QUOTA_MESSAGE, refusal.reason, {

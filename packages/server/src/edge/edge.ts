@@ -43,6 +43,7 @@ import { singleHeader } from '../http/single-header.js'
 import { answerShaper, governRequest, rugPullFor } from './govern-request.js'
 import { PendingListings } from './pending-listings.js'
 import { AdmittedExchanges } from './admitted-exchanges.js'
+import { requestHeadBytes } from './head-bytes.js'
 import { agentLabel } from '../access/agent-identity.js'
 import { isProtectedResourcePath, serveProtectedResource } from '../access/protected-resource.js'
 
@@ -300,8 +301,15 @@ export class Edge {
     }
     const admitted = await admitRequest(
       this.admission,
-      // A response streaming on past the month's bandwidth is cut (quota/quota-gate.ts).
-      { tunnel, rpc, bodyBytes: body?.length ?? 0, sessionId, record, cut: () => res.destroy() },
+      {
+        tunnel,
+        rpc,
+        requestBytes: (body?.length ?? 0) + requestHeadBytes(req.method, url, req.rawHeaders),
+        sessionId,
+        record,
+        // A response streaming on past the month's bandwidth is cut (quota/quota-gate.ts).
+        cut: () => res.destroy(),
+      },
       refuse,
     )
     if (!admitted) return

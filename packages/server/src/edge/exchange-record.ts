@@ -17,6 +17,7 @@ import {
 import type { Redactor, StoredRoom } from '../governance/redactor.js'
 import type { TunnelGovernance } from '../governance/tunnel-governance.js'
 import { newCallId, type CallHistorySink } from '../quota/call-history.js'
+import { responseHeadBytes } from './head-bytes.js'
 import type { EdgeSessions } from '../quota/edge-sessions.js'
 import type { MeteredTunnel, ResponseMeter } from '../quota/quota-gate.js'
 import { requestsOf } from './body-facts.js'
@@ -130,6 +131,8 @@ export class ExchangeRecord {
   /** The upstream's response head arrived. */
   answered(status: number, headers: HeaderPairs): void {
     this.#head = { status, durationMs: performance.now() - this.#ctx.started }
+    // The head crosses as the body does (bandwidth quota), though history counts only bodies.
+    this.#meter?.add(responseHeadBytes(headers))
     const { sessions, tunnel, sessionId, method } = this.#ctx
     if (sessions === null) return
     if (this.#reservation !== null) {

@@ -69,7 +69,7 @@ describe('admitRequest', () => {
     })
     return admitRequest(
       rules,
-      { tunnel: TUNNEL, rpc, bodyBytes: 100, sessionId, record },
+      { tunnel: TUNNEL, rpc, requestBytes: 100, sessionId, record },
       (code, _m, reason, headers) =>
         refusals.push({ code, reason, ...(headers ? { headers } : {}) }),
     )

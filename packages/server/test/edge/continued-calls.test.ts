@@ -75,7 +75,7 @@ describe('calls continued by a requestState', () => {
     })
     const ok = await admitRequest(
       rules,
-      { tunnel: TUNNEL, rpc, bodyBytes: 100, sessionId: undefined, record },
+      { tunnel: TUNNEL, rpc, requestBytes: 100, sessionId: undefined, record },
       () => {},
     )
     assert.ok(ok)
