@@ -7,7 +7,7 @@ import type { HeaderPairs } from '@burrow/protocol'
 
 /** `METHOD path HTTP/1.1` and the line ends around it and the head. */
 const REQUEST_LINE_EXTRA = 14
-/** `HTTP/1.1 200 ` with the line ends around it and the head (the reason phrase is not sent). */
+/** `HTTP/1.1 200 ` with the line ends around it and the head (the reason phrase aside). */
 const STATUS_LINE_EXTRA = 17
 /** `: ` and CRLF of a field. */
 const FIELD_EXTRA = 4
@@ -19,7 +19,10 @@ export function requestHeadBytes(method: string, path: string, raw: readonly str
   return n + (raw.length / 2) * FIELD_EXTRA
 }
 
-/** The head of a response as the agent receives it (values beyond Latin-1 go as UTF-8). */
+/**
+ * The head of a response as the local server sent it, the fields the edge adds aside (values beyond
+ * Latin-1 go as UTF-8).
+ */
 export function responseHeadBytes(headers: HeaderPairs): number {
   let n = STATUS_LINE_EXTRA
   for (const [name, value] of headers) n += name.length + Buffer.byteLength(value) + FIELD_EXTRA
