@@ -36,6 +36,8 @@ export interface AdmissionRequest {
   /** Bytes of the request's head and body (bandwidth quota). */
   readonly requestBytes: number
   readonly sessionId: string | undefined
+  /** The agent the access gate admitted; null or absent for a public caller. */
+  readonly agentId?: string | null
   readonly record: ExchangeRecord
   /** Ends the response, when the tunnel's month goes too far past its bandwidth limit. */
   readonly cut?: () => void
@@ -52,6 +54,7 @@ export async function admitRequest(
 ): Promise<boolean> {
   const { sessions, quotas, continuations } = rules
   const { tunnel, rpc, requestBytes, sessionId, record, cut } = request
+  const caller = { tunnelId: tunnel.id, agentId: request.agentId ?? null }
   // An initialize opens a new session whatever Mcp-Session-Id it carries: it takes a place.
   if (sessions !== null && isInitialize(rpc)) {
     const place = await sessions.reserve(tunnel)
@@ -69,10 +72,10 @@ export async function admitRequest(
     }
     record.holdRequestPlace(place.release)
   }
-  // A retry carrying a requestState the edge handed out continues its call: counted once, for
-  // its first rounds.
+  // A retry carrying a requestState the edge handed out to this agent continues its call:
+  // counted once, for its first rounds.
   const retry = retryStateOf(rpc)
-  const continues = retry === null ? null : continuations.take(tunnel.id, retry.tool, retry.state)
+  const continues = retry === null ? null : continuations.take(caller, retry.tool, retry.state)
   if (continues !== null) record.continuing(continues)
   if (quotas !== null) {
     const { refusal } = await quotas.admit(

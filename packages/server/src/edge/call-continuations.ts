@@ -2,8 +2,10 @@
  * One logical `tools/call` across the rounds of MCP 2026-07-28's multi-round-trip requests: a
  * server that needs input answers `{resultType: "input_required", inputRequests, requestState}`,
  * and the agent retries with a new id, its `inputResponses` and that `requestState`. The edge
- * remembers each `requestState` it saw in an answer (as a hash, per tunnel) with the call it
- * belongs to; a retry presenting one is the same call: linked in history, not counted again.
+ * remembers each `requestState` it saw in an answer (as a hash, per tunnel and agent) with the
+ * call it belongs to; a retry presenting one is the same call: linked in history, not counted
+ * again. Only the agent whose call it answered continues it: another agent of the tunnel
+ * presenting the state makes a new call.
  *
  * Each remembered state continues one retry only (taken when used), of the same tool, for 15
  * minutes at most, so a state cannot be replayed for free calls. A call's first
@@ -35,11 +37,11 @@ export class CallContinuations {
   }
 
   /**
-   * An answer of call `callId` of tool `tool` of `tunnelId` asked for input, with `requestState`,
-   * in the call's round `round` (0 for the call itself, 1 for its first retry, …).
+   * An answer of call `callId` of tool `tool`, made by `caller`, asked for input, with
+   * `requestState`, in the call's round `round` (0 for the call itself, 1 for its first retry, …).
    */
-  remember(tunnelId: string, tool: string, requestState: string, callId: string, round = 0): void {
-    const key = keyOf(tunnelId, tool, requestState)
+  remember(caller: Caller, tool: string, requestState: string, callId: string, round = 0): void {
+    const key = keyOf(caller, tool, requestState)
     if (key === null) return
     this.#states.delete(key)
     if (this.#states.size >= MAX_CONTINUATIONS) {
@@ -50,11 +52,11 @@ export class CallContinuations {
   }
 
   /**
-   * The call a retry of `tool` carrying `requestState` continues, and the retry's round (the
-   * state is used up), or null for a new call.
+   * The call a retry of `tool` by `caller` carrying `requestState` continues, and the retry's
+   * round (the state is used up), or null for a new call.
    */
-  take(tunnelId: string, tool: string, requestState: string): Continued | null {
-    const key = keyOf(tunnelId, tool, requestState)
+  take(caller: Caller, tool: string, requestState: string): Continued | null {
+    const key = keyOf(caller, tool, requestState)
     if (key === null) return null
     const found = this.#states.get(key)
     if (found === undefined) return null
@@ -66,6 +68,12 @@ export class CallContinuations {
   get size(): number {
     return this.#states.size
   }
+}
+
+/** Who makes a call: its tunnel, and the agent the access gate admitted (null for public). */
+export interface Caller {
+  readonly tunnelId: string
+  readonly agentId: string | null
 }
 
 /** The call a retry continues, and which of its retries it is (1 for the first). */
@@ -105,8 +113,8 @@ export function inputRequiredStateOf(m: ClassifiedMessage): string | null {
     : null
 }
 
-function keyOf(tunnelId: string, tool: string, state: string): string | null {
+function keyOf(caller: Caller, tool: string, state: string): string | null {
   if (state === '' || state.length > MAX_STATE_CHARS) return null
   const hash = createHash('sha256').update(tool).update('\u0000').update(state)
-  return `${tunnelId}|${hash.digest('base64url')}`
+  return `${caller.tunnelId}|${caller.agentId ?? ''}|${hash.digest('base64url')}`
 }

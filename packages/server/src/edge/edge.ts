@@ -230,6 +230,7 @@ export class Edge {
       bodyBytes: body?.length ?? 0,
       sessionId,
       agent: access?.ok ? agentLabel(access.agent) : null,
+      agentId: access?.ok ? access.agent.id : null,
       history: this.history,
       sessions: this.sessions,
       governance,
@@ -306,6 +307,7 @@ export class Edge {
         rpc,
         requestBytes: (body?.length ?? 0) + requestHeadBytes(req.method, url, req.rawHeaders),
         sessionId,
+        agentId: access?.ok ? access.agent.id : null,
         record,
         // A response streaming on past the month's bandwidth is cut (quota/quota-gate.ts).
         cut: () => res.destroy(),

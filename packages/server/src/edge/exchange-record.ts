@@ -46,6 +46,8 @@ export interface ExchangeContext {
   readonly sessionId: string | undefined
   /** The agent the access gate admitted, `<name> (<id>)`; null or absent for none. */
   readonly agent?: string | null
+  /** That agent's id (a grant or agent token); null or absent for a public caller. */
+  readonly agentId?: string | null
   readonly history: CallHistorySink | null
   readonly sessions: EdgeSessions | null
   /** The tunnel's governance: what to redact, and zero-knowledge mode. */
@@ -163,7 +165,7 @@ export class ExchangeRecord {
       // Every round of the call names its first one.
       const first = this.#continues
       continuations.remember(
-        this.#ctx.tunnel.id,
+        { tunnelId: this.#ctx.tunnel.id, agentId: this.#ctx.agentId ?? null },
         tool,
         state,
         first?.callId ?? id,

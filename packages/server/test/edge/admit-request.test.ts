@@ -111,7 +111,7 @@ describe('admitRequest', () => {
   it('counts a call once, and a retry continuing it not again', async () => {
     assert.equal(await admit(toolCall(1)), true)
     assert.equal(await toolCalls(), 1)
-    continuations.remember(TUNNEL.id, 'echo', 'state-1', 'call_1')
+    continuations.remember({ tunnelId: TUNNEL.id, agentId: null }, 'echo', 'state-1', 'call_1')
     assert.equal(await admit(toolCall(2, { requestState: 'state-1' })), true)
     assert.equal(await toolCalls(), 1, 'the retry continues the call already counted')
     assert.equal(await admit(toolCall(3, { requestState: 'made-up' })), true)
@@ -119,11 +119,23 @@ describe('admitRequest', () => {
   })
 
   it('counts a retry past the free rounds, and refuses it on a used-up month', async () => {
-    continuations.remember(TUNNEL.id, 'echo', 'late', 'call_1', FREE_ROUNDS)
+    continuations.remember(
+      { tunnelId: TUNNEL.id, agentId: null },
+      'echo',
+      'late',
+      'call_1',
+      FREE_ROUNDS,
+    )
     assert.equal(await admit(toolCall(4, { requestState: 'late' })), true)
     assert.equal(await toolCalls(), 1, 'past the free rounds a retry is a call')
     await counters.set(TUNNEL.id, 'tool_calls', FREE_CALLS)
-    continuations.remember(TUNNEL.id, 'echo', 'later', 'call_1', FREE_ROUNDS + 1)
+    continuations.remember(
+      { tunnelId: TUNNEL.id, agentId: null },
+      'echo',
+      'later',
+      'call_1',
+      FREE_ROUNDS + 1,
+    )
     assert.equal(await admit(toolCall(5, { requestState: 'later' })), false)
     assert.equal(refusals.at(-1)?.code, 'quota_exceeded')
   })

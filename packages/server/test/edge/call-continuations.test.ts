@@ -1,6 +1,6 @@
 /**
  * The requestState registry that makes a 2026-07-28 call and its retries one counted call: each
- * state continues one retry of the same tunnel within 15 minutes, forged, replayed, foreign and
+ * state continues one retry of the same tunnel and agent within 15 minutes, forged, replayed, foreign and
  * oversized states are new calls, and memory stays bounded.
  */
 import assert from 'node:assert/strict'
@@ -22,49 +22,52 @@ const body = (value: unknown) => {
   return read
 }
 
+const A = { tunnelId: 'tun_a', agentId: null }
+const B = { tunnelId: 'tun_b', agentId: null }
+
 describe('CallContinuations', () => {
   it('continues one retry per state, on the same tunnel, within the time allowed', () => {
     let now = 0
     const c = new CallContinuations(() => now)
-    c.remember('tun_a', 'echo', 'state-1', 'call_1')
-    assert.equal(c.take('tun_b', 'echo', 'state-1'), null, 'another tunnel')
-    assert.equal(c.take('tun_a', 'echo', 'state-2'), null, 'never handed out')
-    assert.equal(c.take('tun_a', 'other', 'state-1'), null, 'another tool')
-    assert.deepEqual(c.take('tun_a', 'echo', 'state-1'), { callId: 'call_1', round: 1 })
-    assert.equal(c.take('tun_a', 'echo', 'state-1'), null, 'a replay is a new call')
+    c.remember(A, 'echo', 'state-1', 'call_1')
+    assert.equal(c.take(B, 'echo', 'state-1'), null, 'another tunnel')
+    assert.equal(c.take(A, 'echo', 'state-2'), null, 'never handed out')
+    assert.equal(c.take(A, 'other', 'state-1'), null, 'another tool')
+    assert.equal(c.take({ ...A, agentId: 'agt_b' }, 'echo', 'state-1'), null, 'another agent')
+    assert.deepEqual(c.take(A, 'echo', 'state-1'), { callId: 'call_1', round: 1 })
+    assert.equal(c.take(A, 'echo', 'state-1'), null, 'a replay is a new call')
 
-    c.remember('tun_a', 'echo', 'state-3', 'call_3')
+    c.remember(A, 'echo', 'state-3', 'call_3')
     now += CONTINUATION_TTL_MS + 1
-    assert.equal(c.take('tun_a', 'echo', 'state-3'), null, 'expired')
+    assert.equal(c.take(A, 'echo', 'state-3'), null, 'expired')
   })
 
   it('counts the retries of a call past its first FREE_ROUNDS (found by a hostile review)', () => {
     // A server answering every round with input_required, and an agent retrying, ran unlimited
     // work as one counted call, past a used-up month too.
     const c = new CallContinuations()
-    c.remember('tun_a', 'echo', 'state-0', 'call_1')
+    c.remember(A, 'echo', 'state-0', 'call_1')
     const counted: boolean[] = []
     for (let round = 1; round <= FREE_ROUNDS + 3; round++) {
-      const continued = c.take('tun_a', 'echo', `state-${round - 1}`)
+      const continued = c.take(A, 'echo', `state-${round - 1}`)
       assert.deepEqual(continued, { callId: 'call_1', round })
       counted.push(countsAsCall(continued))
-      c.remember('tun_a', 'echo', `state-${round}`, continued.callId, continued.round)
+      c.remember(A, 'echo', `state-${round}`, continued.callId, continued.round)
     }
     assert.deepEqual(counted, [...Array<boolean>(FREE_ROUNDS).fill(false), true, true, true])
   })
 
   it('ignores empty and oversized states and stays bounded', () => {
     const c = new CallContinuations()
-    c.remember('tun_a', 'echo', '', 'call_1')
-    c.remember('tun_a', 'echo', 'x'.repeat(70_000), 'call_2')
+    c.remember(A, 'echo', '', 'call_1')
+    c.remember(A, 'echo', 'x'.repeat(70_000), 'call_2')
     assert.equal(c.size, 0)
-    assert.equal(c.take('tun_a', 'echo', 'x'.repeat(70_000)), null)
-    for (let i = 0; i < MAX_CONTINUATIONS + 10; i++)
-      c.remember('tun_a', 'echo', `s${i}`, `call_${i}`)
+    assert.equal(c.take(A, 'echo', 'x'.repeat(70_000)), null)
+    for (let i = 0; i < MAX_CONTINUATIONS + 10; i++) c.remember(A, 'echo', `s${i}`, `call_${i}`)
     assert.equal(c.size, MAX_CONTINUATIONS)
-    assert.equal(c.take('tun_a', 'echo', 's0'), null, 'the oldest went first')
+    assert.equal(c.take(A, 'echo', 's0'), null, 'the oldest went first')
     assert.equal(
-      c.take('tun_a', 'echo', `s${MAX_CONTINUATIONS + 9}`)?.callId,
+      c.take(A, 'echo', `s${MAX_CONTINUATIONS + 9}`)?.callId,
       `call_${MAX_CONTINUATIONS + 9}`,
     )
   })

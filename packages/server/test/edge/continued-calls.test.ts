@@ -61,12 +61,13 @@ describe('calls continued by a requestState', () => {
   let rules: AdmissionRules
   let continuations: CallContinuations
 
-  const admit = async (rpc: JsonRpcBody) => {
+  const admit = async (rpc: JsonRpcBody, agentId: string | null = null) => {
     const record = new ExchangeRecord({
       tunnel: TUNNEL,
       method: 'POST',
       body: rpc,
       sessionId: undefined,
+      agentId,
       history: null,
       sessions: null,
       arrivedAt: new Date(),
@@ -75,7 +76,7 @@ describe('calls continued by a requestState', () => {
     })
     const ok = await admitRequest(
       rules,
-      { tunnel: TUNNEL, rpc, requestBytes: 100, sessionId: undefined, record },
+      { tunnel: TUNNEL, rpc, requestBytes: 100, sessionId: undefined, agentId, record },
       () => {},
     )
     assert.ok(ok)
@@ -122,6 +123,18 @@ describe('calls continued by a requestState', () => {
     const other = { name: 'other', arguments: {}, requestState: 'state-of-asks' }
     await admit(request(2, 'tools/call', other))
     assert.equal(await calls(), 2)
+  })
+
+  it('continues a call only for the agent that made it (found by a hostile review)', async () => {
+    // Another agent of the tunnel presenting the state was linked into the first agent's call,
+    // uncounted, and the first agent's own retry then counted as a new, unlinked call.
+    const first = await admit(request(1, 'tools/call', { name: 'asks', arguments: {} }), 'agt_a')
+    first.answerMessage(inputRequired(1, 'state-of-a'))
+    const retry = { name: 'asks', arguments: {}, requestState: 'state-of-a' }
+    await admit(request(2, 'tools/call', retry), 'agt_b')
+    assert.equal(await calls(), 2, 'another agent presenting the state makes a new call')
+    await admit(request(3, 'tools/call', retry), 'agt_a')
+    assert.equal(await calls(), 2, 'the agent that made the call still continues it')
   })
 
   it('keeps no state from an answer under an id the request did not have', async () => {
