@@ -12,8 +12,10 @@
  * `FREE_ROUNDS` retries are free; each one past them counts as a call, so a server and an agent
  * in league cannot run endless work as one call. A `requestState` the edge
  * never handed out, or one handed out for another tool or another method (a `prompts/get` can
- * ask for input too), is a new call, counted. Bounded: the oldest states are forgotten past 50,000. Kept per node: a retry
- * that lands on another node is counted as a new call (never fewer calls than happened).
+ * ask for input too), is a new call, counted. Bounded: the oldest states are forgotten past
+ * 50,000, and a tunnel holding 1,000 forgets its own oldest (one tenant's calls cannot push out
+ * every other's). Kept per node: a retry that lands on another node is counted as a new call
+ * (never fewer calls than happened).
  */
 import { createHash } from 'node:crypto'
 import type { ClassifiedMessage, JsonRpcBody } from '@burrow/protocol'
@@ -22,6 +24,11 @@ import type { ClassifiedMessage, JsonRpcBody } from '@burrow/protocol'
 export const CONTINUATION_TTL_MS = 15 * 60_000
 /** Most states remembered at once. */
 export const MAX_CONTINUATIONS = 50_000
+/**
+ * Most states one tunnel holds at once: its own oldest are forgotten past it, so that one
+ * tunnel's calls cannot push every other tunnel's states out.
+ */
+export const MAX_CONTINUATIONS_PER_TUNNEL = 1_000
 /** Retries of one call that are not counted; each later one counts as a call. */
 export const FREE_ROUNDS = 10
 /** Longest `requestState` looked at (longer ones are new calls). */
@@ -29,7 +36,10 @@ const MAX_STATE_CHARS = 64 * 1024
 
 /** The states of answers that asked for input, and the calls they continue. */
 export class CallContinuations {
-  readonly #states = new Map<string, { readonly call: Continued; readonly at: number }>()
+  /** By key, oldest first. */
+  readonly #states = new Map<string, Remembered>()
+  /** Each tunnel's keys, oldest first. */
+  readonly #byTunnel = new Map<string, Set<string>>()
   readonly #now: () => number
 
   constructor(now: () => number = Date.now) {
@@ -43,12 +53,19 @@ export class CallContinuations {
   remember(caller: Caller, tool: string, requestState: string, callId: string, round = 0): void {
     const key = keyOf(caller, tool, requestState)
     if (key === null) return
-    this.#states.delete(key)
-    if (this.#states.size >= MAX_CONTINUATIONS) {
+    this.#forget(key)
+    // A tunnel past its share forgets its own oldest state, never another tunnel's.
+    const own = this.#byTunnel.get(caller.tunnelId)
+    if (own !== undefined && own.size >= MAX_CONTINUATIONS_PER_TUNNEL) {
+      this.#forget(own.values().next().value!)
+    } else if (this.#states.size >= MAX_CONTINUATIONS) {
       const oldest = this.#states.keys().next()
-      if (!oldest.done) this.#states.delete(oldest.value)
+      if (!oldest.done) this.#forget(oldest.value)
     }
-    this.#states.set(key, { call: { callId, round: round + 1 }, at: this.#now() })
+    const at = this.#now()
+    this.#states.set(key, { tunnelId: caller.tunnelId, call: { callId, round: round + 1 }, at })
+    const keys = this.#byTunnel.get(caller.tunnelId) ?? new Set<string>()
+    this.#byTunnel.set(caller.tunnelId, keys.add(key))
   }
 
   /**
@@ -60,7 +77,7 @@ export class CallContinuations {
     if (key === null) return null
     const found = this.#states.get(key)
     if (found === undefined) return null
-    this.#states.delete(key)
+    this.#forget(key)
     return this.#now() - found.at <= CONTINUATION_TTL_MS ? found.call : null
   }
 
@@ -68,6 +85,21 @@ export class CallContinuations {
   get size(): number {
     return this.#states.size
   }
+
+  #forget(key: string): void {
+    const found = this.#states.get(key)
+    if (found === undefined) return
+    this.#states.delete(key)
+    const keys = this.#byTunnel.get(found.tunnelId)
+    keys?.delete(key)
+    if (keys?.size === 0) this.#byTunnel.delete(found.tunnelId)
+  }
+}
+
+interface Remembered {
+  readonly tunnelId: string
+  readonly call: Continued
+  readonly at: number
 }
 
 /** Who makes a call: its tunnel, and the agent the access gate admitted (null for public). */

@@ -12,6 +12,7 @@ import {
   countsAsCall,
   FREE_ROUNDS,
   MAX_CONTINUATIONS,
+  MAX_CONTINUATIONS_PER_TUNNEL,
   inputRequiredStateOf,
   retryStateOf,
 } from '../../src/edge/call-continuations.js'
@@ -63,13 +64,29 @@ describe('CallContinuations', () => {
     c.remember(A, 'echo', 'x'.repeat(70_000), 'call_2')
     assert.equal(c.size, 0)
     assert.equal(c.take(A, 'echo', 'x'.repeat(70_000)), null)
-    for (let i = 0; i < MAX_CONTINUATIONS + 10; i++) c.remember(A, 'echo', `s${i}`, `call_${i}`)
+    // Many tunnels, each within its share, fill the node's table: the oldest go first.
+    const tunnels = Math.ceil((MAX_CONTINUATIONS + 10) / MAX_CONTINUATIONS_PER_TUNNEL)
+    for (let i = 0; i < MAX_CONTINUATIONS + 10; i++) {
+      const tunnel = { tunnelId: `tun_${i % tunnels}`, agentId: null }
+      c.remember(tunnel, 'echo', `s${i}`, `call_${i}`)
+    }
     assert.equal(c.size, MAX_CONTINUATIONS)
-    assert.equal(c.take(A, 'echo', 's0'), null, 'the oldest went first')
-    assert.equal(
-      c.take(A, 'echo', `s${MAX_CONTINUATIONS + 9}`)?.callId,
-      `call_${MAX_CONTINUATIONS + 9}`,
-    )
+    assert.equal(c.take({ tunnelId: 'tun_0', agentId: null }, 'echo', 's0'), null, 'the oldest')
+    const last = MAX_CONTINUATIONS + 9
+    const lastTunnel = { tunnelId: `tun_${last % tunnels}`, agentId: null }
+    assert.equal(c.take(lastTunnel, 'echo', `s${last}`)?.callId, `call_${last}`)
+  })
+
+  it("keeps other tunnels' states when one tunnel's calls keep asking for input (found by a hostile review)", () => {
+    // One tenant's server answering every call with input_required pushed out, past 50,000, every
+    // other tenant's states on the node, and their retries were then counted as new calls.
+    const c = new CallContinuations()
+    c.remember(B, 'echo', 'waiting-for-a-person', 'call_b')
+    for (let i = 0; i < MAX_CONTINUATIONS + 10; i++) c.remember(A, 'echo', `s${i}`, `call_${i}`)
+    assert.deepEqual(c.take(B, 'echo', 'waiting-for-a-person'), { callId: 'call_b', round: 1 })
+    assert.equal(c.take(A, 'echo', 's0'), null, 'the tunnel forgot its own oldest')
+    const last = `s${MAX_CONTINUATIONS + 9}`
+    assert.equal(c.take(A, 'echo', last)?.callId, `call_${MAX_CONTINUATIONS + 9}`)
   })
 })
 
