@@ -34,27 +34,49 @@ export const INPUT_REQUIRED_METHODS: ReadonlySet<string> = new Set([
 /** Prefix of every `requestState` the front issues. */
 const STATE_PREFIX = 'burrow-mrtr.'
 
-/** Calls waiting for an agent's retry, by `requestState`, at most `max` at once. */
+/**
+ * Calls one agent (a grant or agent token the edge names) may have waiting at once: the edge
+ * holds a session place for a 2026-07-28 request only while it is in flight, so without this one
+ * agent's calls left waiting took every place, and every other agent's call that asked for input
+ * was ended.
+ */
+export const PARKED_PER_AGENT = 1_000
+
+/**
+ * Calls waiting for an agent's retry, by `requestState`, at most `max` at once and `perAgent` of
+ * one named agent.
+ */
 export class InputBridge<Call> {
   readonly #parked = new Map<string, Call>()
-  readonly #states = new Map<Call, string>()
+  readonly #states = new Map<Call, { readonly state: string; readonly agent?: string }>()
+  /** Calls parked by each named agent. */
+  readonly #perAgentCounts = new Map<string, number>()
   readonly #max: number
+  readonly #perAgent: number
 
   /**
    * `max`: calls parked at once. Each holds a session of the local server and its open request
-   * for up to the wait, so they are bounded like the sessions they are.
+   * for up to the wait, so they are bounded like the sessions they are. `perAgent`: calls one
+   * named agent may have parked (public callers cannot be told apart).
    */
-  constructor(max = Infinity) {
+  constructor(max = Infinity, perAgent = Infinity) {
     this.#max = max
+    this.#perAgent = perAgent
   }
 
-  /** Park `call` under a fresh `requestState`, returned; null when `max` calls wait already. */
-  park(call: Call): string | null {
+  /**
+   * Park `call`, made by `agent` (undefined on public tunnels), under a fresh `requestState`,
+   * returned; null when `max` calls wait already, or `perAgent` of that agent's.
+   */
+  park(call: Call, agent?: string): string | null {
     this.forget(call)
     if (this.#parked.size >= this.#max) return null
+    if (agent !== undefined && (this.#perAgentCounts.get(agent) ?? 0) >= this.#perAgent) return null
     const state = STATE_PREFIX + randomBytes(18).toString('base64url')
     this.#parked.set(state, call)
-    this.#states.set(call, state)
+    this.#states.set(call, agent === undefined ? { state } : { state, agent })
+    if (agent !== undefined)
+      this.#perAgentCounts.set(agent, (this.#perAgentCounts.get(agent) ?? 0) + 1)
     return state
   }
 
@@ -67,17 +89,21 @@ export class InputBridge<Call> {
     if (typeof state !== 'string') return undefined
     const call = this.#parked.get(state)
     if (call === undefined || !accepts(call)) return undefined
-    this.#parked.delete(state)
-    this.#states.delete(call)
+    this.forget(call)
     return call
   }
 
   /** Forget `call` if it is parked (it ended). */
   forget(call: Call): void {
-    const state = this.#states.get(call)
-    if (state === undefined) return
+    const parked = this.#states.get(call)
+    if (parked === undefined) return
     this.#states.delete(call)
-    this.#parked.delete(state)
+    this.#parked.delete(parked.state)
+    const agent = parked.agent
+    if (agent === undefined) return
+    const left = (this.#perAgentCounts.get(agent) ?? 1) - 1
+    if (left > 0) this.#perAgentCounts.set(agent, left)
+    else this.#perAgentCounts.delete(agent)
   }
 
   /** True when `state` is one the front issues (parked or not). */

@@ -57,6 +57,8 @@ export interface McpFrontOptions {
    * initializes again, as MCP provides); when every one is busy, the new one is refused (503).
    */
   readonly maxSessions?: number
+  /** Calls of one agent (Burrow-Agent) waiting for its retry at once. Default 1,000. */
+  readonly maxParkedPerAgent?: number
 }
 
 /** Default of `McpFrontOptions.maxSessions`. */
@@ -85,6 +87,9 @@ export class McpFront implements RequestHandler {
       keepAliveMs: this.#keepAliveMs,
       // A call waiting for input holds a session of the server: they count like sessions.
       maxParked: options.maxSessions ?? MAX_FRONT_SESSIONS,
+      ...(options.maxParkedPerAgent === undefined
+        ? {}
+        : { maxParkedPerAgent: options.maxParkedPerAgent }),
       ...(options.inputWaitMs === undefined ? {} : { inputWaitMs: options.inputWaitMs }),
     })
   }

@@ -270,7 +270,7 @@ export class ModernCall {
     for (const [key, ask] of this.#asks) {
       inputRequests[key] = { method: ask.method, ...(ask.params ? { params: ask.params } : {}) }
     }
-    const requestState = this.#opts.bridge.park(this)
+    const requestState = this.#opts.bridge.park(this, this.#opts.agent)
     if (requestState === null) {
       this.cancel('too many requests are waiting for input from their clients; try again later')
       return

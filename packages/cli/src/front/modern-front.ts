@@ -18,7 +18,7 @@ import {
 } from '@burrow/protocol'
 import type { Logger } from '../log/logger.js'
 import type { LocalRequest, LocalResponse } from '../relay/local-exchange.js'
-import { InputBridge } from './input-bridge.js'
+import { InputBridge, PARKED_PER_AGENT } from './input-bridge.js'
 import { replyError, replyJson } from './json-reply.js'
 import type { McpBackend } from './mcp-backend.js'
 import { ModernCall } from './modern-call.js'
@@ -45,6 +45,8 @@ export interface ModernFrontOptions {
   readonly inputWaitMs?: number
   /** Calls waiting for a retry at once (each holds a session of the local server). */
   readonly maxParked?: number
+  /** Calls of one named agent waiting at once. Default `PARKED_PER_AGENT`. */
+  readonly maxParkedPerAgent?: number
 }
 
 /** Serves 2026-07-28 requests over a 2025 backend. */
@@ -56,7 +58,7 @@ export class ModernFront {
 
   constructor(options: ModernFrontOptions) {
     this.#opts = options
-    this.#bridge = new InputBridge(options.maxParked)
+    this.#bridge = new InputBridge(options.maxParked, options.maxParkedPerAgent ?? PARKED_PER_AGENT)
   }
 
   /** Calls waiting for an agent's retry (for tests and diagnostics). */

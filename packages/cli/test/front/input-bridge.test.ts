@@ -37,4 +37,22 @@ describe('InputBridge', () => {
     bridge.forget(1)
     assert.notEqual(bridge.park(3), null)
   })
+
+  it('parks at most perAgent calls of one named agent (found by a hostile review)', () => {
+    // The edge holds a place for a 2026-07-28 request only while it is in flight: one agent
+    // leaving calls waiting took every parked place, and every other agent's call asking for
+    // input was ended.
+    const bridge = new InputBridge<string>(10, 2)
+    assert.notEqual(bridge.park('a-1', 'agt_a'), null)
+    const second = bridge.park('a-2', 'agt_a')
+    assert.notEqual(second, null)
+    assert.equal(bridge.park('a-3', 'agt_a'), null, "past the agent's share")
+    assert.notEqual(bridge.park('b-1', 'agt_b'), null, 'another agent still parks')
+    assert.notEqual(bridge.park('public-1'), null, 'a public caller is not counted as an agent')
+    bridge.take(second)
+    assert.notEqual(bridge.park('a-3', 'agt_a'), null, 'a place comes back when a call resumes')
+    bridge.forget('a-1')
+    bridge.park('a-2', 'agt_a')
+    assert.equal(bridge.park('a-4', 'agt_a'), null, 'the share is full again')
+  })
 })

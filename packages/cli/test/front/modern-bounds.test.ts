@@ -38,6 +38,28 @@ describe('bounds of the 2026-07-28 front', { timeout: 60_000 }, () => {
     await served.close()
   })
 
+  it('one agent has at most its share of calls parked (found by a hostile review)', async () => {
+    // The edge holds a place for a 2026-07-28 request only while it is in flight: one agent
+    // leaving calls waiting took every parked place (10,000, each with a session of the server),
+    // and every other agent's call that asked for input was ended. Another agent's share is the
+    // bridge's test (here a stdio server's question is refused while two agents have calls).
+    const served = await serveStdioFront({
+      ...slowServer,
+      front: { maxSessions: 10, maxParkedPerAgent: 2 },
+    })
+    const params = { name: 'ask', arguments: {}, _meta: meta({ sampling: {} }) }
+    const resultType = async (id: number, agent: string) => {
+      const answer = await answerOf(
+        await send(served.url, id, 'tools/call', params, { 'burrow-agent': agent }),
+      )
+      return (answer as { result?: { resultType?: string } }).result?.resultType
+    }
+    assert.equal(await resultType(1, 'agt_a'), 'input_required')
+    assert.equal(await resultType(2, 'agt_a'), 'input_required')
+    assert.notEqual(await resultType(3, 'agt_a'), 'input_required', "past the agent's share")
+    await served.close()
+  })
+
   it('subscriptions/listen acknowledges only the resource subscriptions it made', async () => {
     const countFile = join(tmpdir(), `subscribe-count-${process.pid}.txt`)
     writeFileSync(countFile, '')
