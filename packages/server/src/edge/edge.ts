@@ -287,16 +287,11 @@ export class Edge {
     }
     const rugPull = rugPullFor(this.opts.pins ?? null, tunnel, governance, rpc)
     const rug = rugPull instanceof Promise ? await rugPull : rugPull
+    const agentId = access?.ok ? access.agent.id : null
     // The policy before the quotas: a call the policy refuses is never counted.
     if (governance !== null) {
-      const agentId = access?.ok ? access.agent.id : null
-      const refused = await governRequest(
-        governance,
-        this.opts.rateLimits ?? null,
-        rpc,
-        rug,
-        agentId,
-      )
+      const limits = this.opts.rateLimits ?? null
+      const refused = await governRequest(governance, limits, rpc, rug, agentId)
       if (refused !== null)
         return refuse(refused.code, refused.message, refused.reason, refused.headers)
     }
@@ -307,7 +302,7 @@ export class Edge {
         rpc,
         requestBytes: (body?.length ?? 0) + requestHeadBytes(req.method, url, req.rawHeaders),
         sessionId,
-        agentId: access?.ok ? access.agent.id : null,
+        agentId,
         record,
         // A response streaming on past the month's bandwidth is cut (quota/quota-gate.ts).
         cut: () => res.destroy(),
