@@ -124,4 +124,5 @@ export type {
 } from './mcp/index.js'
 export { createLogger, silentLogger, isLogLevel } from './logger.js'
 export { ownEntry } from './own-entry.js'
+export { setOwnField } from './own-field.js'
 export type { LogLevel, Logger } from './logger.js'

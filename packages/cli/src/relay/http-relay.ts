@@ -14,6 +14,7 @@ import {
   POLICY_STATUS,
   refusalIdsOf,
   refusalJson,
+  setOwnField,
   type Logger,
 } from '@burrow/protocol'
 import { Agent, type Dispatcher } from 'undici'
@@ -50,12 +51,13 @@ export class HttpRelay implements RequestHandler {
       replyProblem(res, problem, JSONRPC_CODE.sessionNotFound, undefined, refusalIdsOf(req.body))
       return Promise.resolve()
     }
-    // No prototype, here and for the answer's: a field named `__proto__` stays a field.
-    const headers = Object.create(null) as Record<string, string>
+    // Own fields, here and for the answer's: a field named `__proto__` stays a field.
+    const headers: Record<string, string> = {}
     // The body is whole (its length is undici's to say), so an `Expect` the edge met has nothing
     // left to wait for; undici refuses to send one.
     for (const name in req.headers)
-      if (name !== 'content-length' && name !== 'expect') headers[name] = req.headers[name]!
+      if (name !== 'content-length' && name !== 'expect')
+        setOwnField(headers, name, req.headers[name]!)
     return new Promise((resolve) => {
       const call = new RelayCall(this, req, res, resolve)
       this.dispatcher.dispatch(
@@ -188,15 +190,15 @@ class RelayCall implements Dispatcher.DispatchHandler {
       this.relay.badStatus(this.req, this.res, this.relay.targetFor(this.req.path), statusCode)
       return
     }
-    // On `{}` a repeated `__proto__` field became the object's prototype, whose items then went
-    // out as fields named 0, 1…; a single one was dropped.
-    const out = Object.create(null) as Record<string, string | string[]>
+    // Set as own fields: assigned, a repeated `__proto__` field became the object's prototype,
+    // whose items then went out as fields named 0, 1…; a single one was dropped.
+    const out: Record<string, string | string[]> = {}
     // The local connection's own headers stay out of the RESPONSE frame, as a proxy drops them.
     // A repeated header (set-cookie) stays a list: each value travels as its own field.
     for (const name in headers) {
       const value = headers[name]
       if (value === undefined || HOP_BY_HOP_HEADERS.has(name)) continue
-      out[name] = value
+      setOwnField(out, name, value)
     }
     this.status = statusCode
     this.headers = out

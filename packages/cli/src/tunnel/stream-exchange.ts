@@ -11,6 +11,7 @@ import {
   refusalIdsOf,
   refusalJson,
   responseHeadProblem,
+  setOwnField,
   type MuxStream,
   type RequestHead,
 } from '@burrow/protocol'
@@ -29,11 +30,11 @@ export function streamExchange(
   fin: boolean,
   onReady: (req: LocalRequest, res: LocalResponse, sent: () => Promise<void>) => void,
 ): void {
-  // No prototype: an agent's `__proto__` header is a field like any other (on `{}` assigning it
-  // set nothing, and it never reached the handler), and `constructor` is not Object's.
-  const headers = Object.create(null) as Record<string, string>
+  // Own fields only: an agent's `__proto__` header is a field like any other, and `constructor`
+  // is not Object's.
+  const headers: Record<string, string> = {}
   for (const [name, value] of head.headers) {
-    headers[name] = Object.hasOwn(headers, name) ? `${headers[name]}, ${value}` : value
+    setOwnField(headers, name, Object.hasOwn(headers, name) ? `${headers[name]}, ${value}` : value)
   }
   const res = new StreamResponse(stream)
   const sent = () =>

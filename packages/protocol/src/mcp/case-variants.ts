@@ -18,7 +18,8 @@ const ENVELOPE = new Set(['jsonrpc', 'id', 'method', 'params', 'result', 'error'
 /** `name` as Go's field matching sees it. */
 function fold(name: string): string {
   // `K` (U+212A) lowercases to `k` already; `ſ` is lowercase and folds to `s`.
-  return name.toLowerCase().replace(/ſ/g, 's')
+  const lower = name.toLowerCase()
+  return lower.includes('ſ') ? lower.replace(/ſ/g, 's') : lower
 }
 
 /** A member name a case-folding server would read otherwise: folded, and why. */
