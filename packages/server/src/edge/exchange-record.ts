@@ -122,6 +122,8 @@ export class ExchangeRecord {
   /** Response bytes go to `meter` (bandwidth quota). */
   meterWith(meter: ResponseMeter): void {
     this.#meter = meter
+    // The agent may have hung up while the request was admitted: nothing will stream.
+    if (this.#over) meter.finish()
   }
 
   /** The edge refused the request itself with `status`, `policy` and `reason`. */

@@ -65,8 +65,11 @@ export class QuotaGate {
    */
   readonly #owed = new Map<string, { readonly tunnel: MeteredTunnel; n: number; at: Date }>()
   #owedRetry: NodeJS.Timeout | null = null
-  /** How to cut each response of a tunnel still streaming, by tunnel. */
-  readonly #streaming = new Map<string, Set<() => void>>()
+  /**
+   * How to cut each response of a tunnel still streaming, with the bandwidth limit of the plan it
+   * was admitted under, by tunnel.
+   */
+  readonly #streaming = new Map<string, Map<() => void, number>>()
 
   constructor(options: QuotaGateOptions) {
     this.#counters = options.counters
@@ -123,7 +126,8 @@ export class QuotaGate {
   responseMeter(tunnel: MeteredTunnel, cut?: () => void): ResponseMeter {
     let pending = 0
     let finished = false
-    const release = cut === undefined ? () => {} : this.#whileStreaming(tunnel.id, cut)
+    const limit = PLANS[tunnel.plan].bandwidthBytesPerMonth
+    const release = cut === undefined ? () => {} : this.#whileStreaming(tunnel.id, cut, limit)
     const flush = () => {
       const n = pending
       pending = 0
@@ -145,10 +149,10 @@ export class QuotaGate {
   }
 
   /** Keep `cut` among `tunnelId`'s responses streaming; the function returned takes it out. */
-  #whileStreaming(tunnelId: string, cut: () => void): () => void {
+  #whileStreaming(tunnelId: string, cut: () => void, limit: number): () => void {
     let cuts = this.#streaming.get(tunnelId)
-    if (cuts === undefined) this.#streaming.set(tunnelId, (cuts = new Set()))
-    cuts.add(cut)
+    if (cuts === undefined) this.#streaming.set(tunnelId, (cuts = new Map<() => void, number>()))
+    cuts.set(cut, limit)
     return () => {
       cuts.delete(cut)
       if (cuts.size === 0 && this.#streaming.get(tunnelId) === cuts)
@@ -156,12 +160,17 @@ export class QuotaGate {
     }
   }
 
-  /** Cut every response of `tunnelId` still streaming (its month is past the limit's overage). */
-  #cutStreaming(tunnelId: string): void {
+  /**
+   * Cut the responses of `tunnelId` still streaming whose plan's limit its month's `value` has
+   * passed by the overage: one admitted under a smaller plan before an upgrade is cut by its own
+   * limit, not every response admitted since.
+   */
+  #cutStreaming(tunnelId: string, value: number): void {
     const cuts = this.#streaming.get(tunnelId)
     if (cuts === undefined) return
-    this.#streaming.delete(tunnelId)
-    for (const cut of [...cuts]) {
+    for (const [cut, limit] of [...cuts]) {
+      if (value < limit + RESPONSE_OVERAGE_BYTES) continue
+      cuts.delete(cut)
       try {
         cut()
       } catch (error) {
@@ -170,6 +179,7 @@ export class QuotaGate {
         )
       }
     }
+    if (cuts.size === 0 && this.#streaming.get(tunnelId) === cuts) this.#streaming.delete(tunnelId)
   }
 
   /** Wait until the response bytes counted so far are in the counters (shutdown, tests). */
@@ -210,7 +220,12 @@ export class QuotaGate {
       .then(
         (result) => {
           this.#warnIfCrossed(tunnel, 'bandwidth_bytes', result)
-          if (result.value >= limit + RESPONSE_OVERAGE_BYTES) this.#cutStreaming(tunnel.id)
+          // Bytes owed from an earlier month, counted late, say nothing of this month's.
+          if (
+            result.value >= limit + RESPONSE_OVERAGE_BYTES &&
+            periodOf(at) === periodOf(this.#clock())
+          )
+            this.#cutStreaming(tunnel.id, result.value)
         },
         (error: Error) => this.#owe(tunnel, n, at, error),
       )

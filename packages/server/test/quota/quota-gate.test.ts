@@ -204,6 +204,44 @@ for (const implementation of counterImplementations()) {
       assert.equal(await counters.get(FREE.id, 'bandwidth_bytes'), 650)
     })
 
+    it('cuts a response by the limit of the plan it was admitted under (found by a hostile review)', async () => {
+      // After an upgrade, a stream admitted under Free passing Free's limit cut every response of
+      // the tunnel, those admitted under Pro too.
+      const upgraded: MeteredTunnel = { ...FREE, plan: 'pro' }
+      await counters.set(FREE.id, 'bandwidth_bytes', FREE_BYTES + RESPONSE_OVERAGE_BYTES)
+      const cut: string[] = []
+      const freeEra = gate.responseMeter(FREE, () => cut.push('free-era stream'))
+      gate.responseMeter(upgraded, () => cut.push('pro-era call'))
+      freeEra.add(RESPONSE_BATCH_BYTES)
+      await gate.drain()
+      assert.deepEqual(cut, ['free-era stream'])
+    })
+
+    it('does not cut this month’s responses for bytes of last month counted late (found by a hostile review)', async (t) => {
+      t.mock.timers.enable({ apis: ['setTimeout'] })
+      let down = true
+      const flaky: UsageCounters = Object.create(counters) as UsageCounters
+      flaky.add = (...args) =>
+        down ? Promise.reject(new Error('Connection is closed.')) : counters.add(...args)
+      const owing = new QuotaGate({ counters: flaky, log: silentLogger, clock: () => now })
+      // January, past the limit by the overage; what flowed last fails to be counted.
+      await counters.set(FREE.id, 'bandwidth_bytes', FREE_BYTES + RESPONSE_OVERAGE_BYTES)
+      const january = owing.responseMeter(FREE)
+      january.add(RESPONSE_BATCH_BYTES)
+      january.finish()
+      await owing.drain()
+      // February: a new month, at zero, with a response streaming when January's bytes land.
+      now = new Date('2099-02-01T00:00:30.000Z')
+      const cut: string[] = []
+      owing.responseMeter(FREE, () => cut.push('february stream'))
+      down = false
+      t.mock.timers.tick(OWED_RETRY_MS)
+      await owing.drain()
+      assert.equal(owing.owedBytes, 0, "January's bytes were counted")
+      assert.deepEqual(cut, [])
+      owing.close()
+    })
+
     it('counts response bytes the counters refused once they work again (found by a review)', async (t) => {
       // Redis restarting: each 1 MiB batch of a streaming answer was dropped for good.
       t.mock.timers.enable({ apis: ['setTimeout'] })
