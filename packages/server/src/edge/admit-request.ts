@@ -84,6 +84,9 @@ export async function admitRequest(
       requestBytes,
     )
     if (refusal !== null) {
+      // The retry never reached the server: the agent's next retry continues the call still.
+      if (retry !== null && continues !== null)
+        continuations.giveBack(caller, retry.tool, retry.state, continues)
       refuse('quota_exceeded', QUOTA_MESSAGE, refusal.reason, {
         'retry-after': String(refusal.retryAfterSecs),
       })

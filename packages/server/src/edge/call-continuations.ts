@@ -14,8 +14,10 @@
  * never handed out, or one handed out for another tool or another method (a `prompts/get` can
  * ask for input too), is a new call, counted. Bounded: the oldest states are forgotten past
  * 50,000, and a tunnel holding 1,000 forgets its own oldest (one tenant's calls cannot push out
- * every other's). Kept per node: a retry that lands on another node is counted as a new call
- * (never fewer calls than happened).
+ * every other's), taken from the agent of the tunnel that holds the most (one agent's calls
+ * cannot push out the states of the tunnel's other agents). A retry that admission then refuses
+ * gives its state back. Kept per node: a retry that lands on another node is counted as a new
+ * call (never fewer calls than happened).
  */
 import { createHash } from 'node:crypto'
 import type { ClassifiedMessage, JsonRpcBody } from '@burrow/protocol'
@@ -38,8 +40,8 @@ const MAX_STATE_CHARS = 64 * 1024
 export class CallContinuations {
   /** By key, oldest first. */
   readonly #states = new Map<string, Remembered>()
-  /** Each tunnel's keys, oldest first. */
-  readonly #byTunnel = new Map<string, Set<string>>()
+  /** Each tunnel's keys, by agent, oldest first. */
+  readonly #byTunnel = new Map<string, TunnelStates>()
   readonly #now: () => number
 
   constructor(now: () => number = Date.now) {
@@ -53,19 +55,7 @@ export class CallContinuations {
   remember(caller: Caller, tool: string, requestState: string, callId: string, round = 0): void {
     const key = keyOf(caller, tool, requestState)
     if (key === null) return
-    this.#forget(key)
-    // A tunnel past its share forgets its own oldest state, never another tunnel's.
-    const own = this.#byTunnel.get(caller.tunnelId)
-    if (own !== undefined && own.size >= MAX_CONTINUATIONS_PER_TUNNEL) {
-      this.#forget(own.values().next().value!)
-    } else if (this.#states.size >= MAX_CONTINUATIONS) {
-      const oldest = this.#states.keys().next()
-      if (!oldest.done) this.#forget(oldest.value)
-    }
-    const at = this.#now()
-    this.#states.set(key, { tunnelId: caller.tunnelId, call: { callId, round: round + 1 }, at })
-    const keys = this.#byTunnel.get(caller.tunnelId) ?? new Set<string>()
-    this.#byTunnel.set(caller.tunnelId, keys.add(key))
+    this.#put(key, caller, { callId, round: round + 1 }, this.#now())
   }
 
   /**
@@ -78,7 +68,18 @@ export class CallContinuations {
     const found = this.#states.get(key)
     if (found === undefined) return null
     this.#forget(key)
-    return this.#now() - found.at <= CONTINUATION_TTL_MS ? found.call : null
+    if (this.#now() - found.at > CONTINUATION_TTL_MS) return null
+    return { ...found.call, at: found.at }
+  }
+
+  /**
+   * Give back the state a retry took (`continued`, from `take`) when the retry was refused
+   * before it reached the server: the agent's next retry continues the call still.
+   */
+  giveBack(caller: Caller, tool: string, requestState: string, continued: Continued): void {
+    const key = keyOf(caller, tool, requestState)
+    if (key === null || this.#states.has(key)) return
+    this.#put(key, caller, { callId: continued.callId, round: continued.round }, continued.at)
   }
 
   /** States remembered (tests). */
@@ -86,19 +87,59 @@ export class CallContinuations {
     return this.#states.size
   }
 
+  #put(key: string, caller: Caller, call: Round, at: number): void {
+    this.#forget(key)
+    const agent = caller.agentId ?? ''
+    const tunnel = this.#byTunnel.get(caller.tunnelId)
+    // A tunnel past its share forgets its own oldest state, never another tunnel's: the oldest
+    // of its agent holding the most (the caller's own when it holds as many).
+    if (tunnel !== undefined && tunnel.size >= MAX_CONTINUATIONS_PER_TUNNEL) {
+      this.#forget(largestAgentOf(tunnel, agent).values().next().value!)
+    } else if (this.#states.size >= MAX_CONTINUATIONS) {
+      const oldest = this.#states.keys().next()
+      if (!oldest.done) this.#forget(oldest.value)
+    }
+    this.#states.set(key, { tunnelId: caller.tunnelId, agent, call, at })
+    const states = this.#byTunnel.get(caller.tunnelId) ?? {
+      size: 0,
+      byAgent: new Map<string, Set<string>>(),
+    }
+    this.#byTunnel.set(caller.tunnelId, states)
+    const keys = states.byAgent.get(agent) ?? new Set<string>()
+    states.byAgent.set(agent, keys.add(key))
+    states.size++
+  }
+
   #forget(key: string): void {
     const found = this.#states.get(key)
     if (found === undefined) return
     this.#states.delete(key)
-    const keys = this.#byTunnel.get(found.tunnelId)
-    keys?.delete(key)
-    if (keys?.size === 0) this.#byTunnel.delete(found.tunnelId)
+    const tunnel = this.#byTunnel.get(found.tunnelId)
+    const keys = tunnel?.byAgent.get(found.agent)
+    if (tunnel === undefined || keys?.delete(key) !== true) return
+    tunnel.size--
+    if (keys.size === 0) tunnel.byAgent.delete(found.agent)
+    if (tunnel.size === 0) this.#byTunnel.delete(found.tunnelId)
   }
+}
+
+/** One tunnel's remembered keys, by agent ('' for public callers), oldest first. */
+interface TunnelStates {
+  size: number
+  readonly byAgent: Map<string, Set<string>>
+}
+
+/** The keys of the agent of `tunnel` holding the most; `own`'s when it holds as many. */
+function largestAgentOf(tunnel: TunnelStates, own: string): Set<string> {
+  let largest = tunnel.byAgent.get(own) ?? new Set<string>()
+  for (const keys of tunnel.byAgent.values()) if (keys.size > largest.size) largest = keys
+  return largest
 }
 
 interface Remembered {
   readonly tunnelId: string
-  readonly call: Continued
+  readonly agent: string
+  readonly call: Round
   readonly at: number
 }
 
@@ -108,14 +149,19 @@ export interface Caller {
   readonly agentId: string | null
 }
 
-/** The call a retry continues, and which of its retries it is (1 for the first). */
-export interface Continued {
+/** A call, and which of its retries a state continues (1 for the first). */
+export interface Round {
   readonly callId: string
   readonly round: number
 }
 
+/** The call a retry continues, which of its retries it is, and when its state was handed out. */
+export interface Continued extends Round {
+  readonly at: number
+}
+
 /** Whether retry `c` is counted as a call (past the call's free rounds). */
-export function countsAsCall(c: Continued): boolean {
+export function countsAsCall(c: Round): boolean {
   return c.round > FREE_ROUNDS
 }
 

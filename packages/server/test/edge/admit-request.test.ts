@@ -14,6 +14,7 @@ import { MemorySessionTracker } from '../../src/quota/memory-session-tracker.js'
 import { QuotaGate } from '../../src/quota/quota-gate.js'
 import type { UsageCounters } from '../../src/quota/usage-counters.js'
 import type { TunnelWithAccount } from '../../src/store/store.js'
+import { PLANS } from '../../src/plans.js'
 import { counterImplementations, type CounterSubject } from '../quota/usage-counter-subjects.js'
 import { initializeMessage } from '../../../../test/helpers/quota-stack.js'
 
@@ -138,6 +139,19 @@ describe('admitRequest', () => {
     )
     assert.equal(await admit(toolCall(5, { requestState: 'later' })), false)
     assert.equal(refusals.at(-1)?.code, 'quota_exceeded')
+  })
+
+  it('gives a retry refused by the quotas its state back (found by a hostile review)', async () => {
+    // A free retry refused by a used-up bandwidth month used up its requestState: once the month
+    // turned, the agent's retry of the same call was a new, counted call.
+    const caller = { tunnelId: TUNNEL.id, agentId: null }
+    continuations.remember(caller, 'echo', 'state-1', 'call_1')
+    await counters.set(TUNNEL.id, 'bandwidth_bytes', PLANS.free.bandwidthBytesPerMonth)
+    assert.equal(await admit(toolCall(1, { requestState: 'state-1' })), false)
+    assert.equal(refusals.at(-1)?.code, 'quota_exceeded')
+    await counters.set(TUNNEL.id, 'bandwidth_bytes', 0)
+    assert.equal(await admit(toolCall(2, { requestState: 'state-1' })), true)
+    assert.equal(await toolCalls(), 0, 'the retry continued its call')
   })
 
   it('admits everything and counts nothing when quotas are off', async () => {

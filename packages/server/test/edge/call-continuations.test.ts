@@ -35,7 +35,7 @@ describe('CallContinuations', () => {
     assert.equal(c.take(A, 'echo', 'state-2'), null, 'never handed out')
     assert.equal(c.take(A, 'other', 'state-1'), null, 'another tool')
     assert.equal(c.take({ ...A, agentId: 'agt_b' }, 'echo', 'state-1'), null, 'another agent')
-    assert.deepEqual(c.take(A, 'echo', 'state-1'), { callId: 'call_1', round: 1 })
+    assert.deepEqual(c.take(A, 'echo', 'state-1'), { callId: 'call_1', round: 1, at: 0 })
     assert.equal(c.take(A, 'echo', 'state-1'), null, 'a replay is a new call')
 
     c.remember(A, 'echo', 'state-3', 'call_3')
@@ -51,7 +51,8 @@ describe('CallContinuations', () => {
     const counted: boolean[] = []
     for (let round = 1; round <= FREE_ROUNDS + 3; round++) {
       const continued = c.take(A, 'echo', `state-${round - 1}`)
-      assert.deepEqual(continued, { callId: 'call_1', round })
+      assert.ok(continued)
+      assert.deepEqual({ ...continued, at: 0 }, { callId: 'call_1', round, at: 0 })
       counted.push(countsAsCall(continued))
       c.remember(A, 'echo', `state-${round}`, continued.callId, continued.round)
     }
@@ -83,10 +84,47 @@ describe('CallContinuations', () => {
     const c = new CallContinuations()
     c.remember(B, 'echo', 'waiting-for-a-person', 'call_b')
     for (let i = 0; i < MAX_CONTINUATIONS + 10; i++) c.remember(A, 'echo', `s${i}`, `call_${i}`)
-    assert.deepEqual(c.take(B, 'echo', 'waiting-for-a-person'), { callId: 'call_b', round: 1 })
+    assert.equal(c.take(B, 'echo', 'waiting-for-a-person')?.callId, 'call_b')
     assert.equal(c.take(A, 'echo', 's0'), null, 'the tunnel forgot its own oldest')
     const last = `s${MAX_CONTINUATIONS + 9}`
     assert.equal(c.take(A, 'echo', last)?.callId, `call_${MAX_CONTINUATIONS + 9}`)
+  })
+
+  it("keeps an agent's states when another agent of the tunnel fills the tunnel's share (found by a hostile review)", () => {
+    // One approved agent whose calls kept asking for input pushed out, past 1,000, the states
+    // of every other agent of the tunnel, whose retries were then counted as new calls.
+    const alice = { tunnelId: 'tun_a', agentId: 'agt_alice' }
+    const mallory = { tunnelId: 'tun_a', agentId: 'agt_mallory' }
+    const c = new CallContinuations()
+    c.remember(alice, 'echo', 'waiting-for-a-person', 'call_alice')
+    for (let i = 0; i < MAX_CONTINUATIONS_PER_TUNNEL + 10; i++)
+      c.remember(mallory, 'echo', `s${i}`, `call_${i}`)
+    assert.equal(c.size, MAX_CONTINUATIONS_PER_TUNNEL)
+    assert.equal(c.take(alice, 'echo', 'waiting-for-a-person')?.callId, 'call_alice')
+    assert.equal(c.take(mallory, 'echo', 's10'), null, "mallory's own oldest went")
+    assert.equal(c.take(mallory, 'echo', 's11')?.callId, 'call_11')
+    // A newcomer to a full tunnel takes its place from the agent holding the most.
+    for (let i = 0; i < 3; i++) c.remember(alice, 'echo', `a${i}`, `call_a${i}`)
+    assert.equal(c.size, MAX_CONTINUATIONS_PER_TUNNEL)
+    for (let i = 0; i < 3; i++) assert.equal(c.take(alice, 'echo', `a${i}`)?.callId, `call_a${i}`)
+  })
+
+  it('gives a refused retry its state back, with the time it was handed out', () => {
+    let now = 0
+    const c = new CallContinuations(() => now)
+    c.remember(A, 'echo', 'state-1', 'call_1', 3)
+    const taken = c.take(A, 'echo', 'state-1')
+    assert.ok(taken)
+    now += 1000
+    c.giveBack(A, 'echo', 'state-1', taken)
+    assert.deepEqual(c.take(A, 'echo', 'state-1'), { callId: 'call_1', round: 4, at: 0 })
+    c.giveBack(A, 'echo', 'state-1', taken)
+    now = CONTINUATION_TTL_MS + 1
+    assert.equal(
+      c.take(A, 'echo', 'state-1'),
+      null,
+      'a state given back expires when it would have',
+    )
   })
 })
 
