@@ -5,13 +5,17 @@
 // month on without bound (found by a hostile review). Now every response still streaming is cut
 // once the month is RESPONSE_OVERAGE_BYTES past the limit.
 import assert from 'node:assert/strict'
+import { execFile } from 'node:child_process'
+import { promisify } from 'node:util'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { RESPONSE_OVERAGE_BYTES } from '../../packages/server/src/quota/quota-gate.js'
 import { startChild, type Child } from '../helpers/child.js'
 import { publicFetch } from '../helpers/public-fetch.js'
 import { liveCounter, openSession, toolCall, usageSet } from '../helpers/quota-stack.js'
-import { ROOT, startClient, startService, type Service } from '../helpers/stack.js'
+import { BURROWD, ROOT, startClient, startService, type Service } from '../helpers/stack.js'
+
+const run = promisify(execFile)
 
 const FREE_BYTES = 5_000_000_000
 const MB = 1024 * 1024
@@ -118,5 +122,27 @@ describe('bandwidth quota on responses that stream on', () => {
     const after = await stats()
     assert.equal(after.closedEarly, before.closedEarly + 1, 'the server was told to stop')
     assert.ok(after.written - before.written < FLOOD_BYTES)
+
+    // History shows the call refused for the quota, not as the 200 it began as (found by a
+    // hostile review).
+    const made = await run(
+      process.execPath,
+      [BURROWD, 'token', 'create', '--account', 'acme', '--json'],
+      { env: service.env },
+    )
+    const token = (JSON.parse(made.stdout) as { token: string }).token
+    let calls: { status: number; outcome: string; policy_code: string | null }[] = []
+    for (let i = 0; i < 100 && calls.length === 0; i++) {
+      const listed = await fetch(
+        `http://127.0.0.1:${service.port}/api/tunnels/${tunnelId}/calls?tool=flood`,
+        { headers: { authorization: `Bearer ${token}` } },
+      )
+      calls = ((await listed.json()) as { calls: typeof calls }).calls
+      if (calls.length === 0) await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+    assert.equal(calls.length, 1)
+    assert.equal(calls[0]!.status, 429)
+    assert.equal(calls[0]!.outcome, 'refused')
+    assert.equal(calls[0]!.policy_code, 'quota_exceeded')
   })
 })

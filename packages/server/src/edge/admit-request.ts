@@ -4,11 +4,11 @@
  * quotas (tool calls and bandwidth). A refused request is answered with the envelope and counted
  * nowhere; an admitted one is counted (in force at once) and forwarded.
  */
-import type { JsonRpcBody, PolicyCode } from '@burrow/protocol'
+import { POLICY_STATUS, type JsonRpcBody, type PolicyCode } from '@burrow/protocol'
 import type { EdgeSessions } from '../quota/edge-sessions.js'
 import { SESSION_LIMIT_MESSAGE } from '../quota/edge-sessions.js'
 import type { QuotaGate } from '../quota/quota-gate.js'
-import { QUOTA_MESSAGE } from '../quota/quota-refusal.js'
+import { QUOTA_MESSAGE, RESPONSE_CUT_REASON } from '../quota/quota-refusal.js'
 import type { TunnelWithAccount } from '../store/store.js'
 import { isInitialize, isSessionless, toolCallCount } from './body-facts.js'
 import { countsAsCall, retryStateOf, type CallContinuations } from './call-continuations.js'
@@ -92,7 +92,14 @@ export async function admitRequest(
       })
       return false
     }
-    record.meterWith(quotas.responseMeter(tunnel, cut))
+    // History shows a cut response as refused for the quota, not as the 200 it began as.
+    const cutAndNote =
+      cut &&
+      (() => {
+        record.refused(POLICY_STATUS.quota_exceeded, 'quota_exceeded', RESPONSE_CUT_REASON)
+        cut()
+      })
+    record.meterWith(quotas.responseMeter(tunnel, cutAndNote))
   }
   if (sessions !== null && sessionId !== undefined && !isInitialize(rpc))
     sessions.touch(tunnel, sessionId)

@@ -23,6 +23,10 @@ export interface QuotaRefusal {
 /** The envelope's `error.message` for every quota refusal. */
 export const QUOTA_MESSAGE = 'quota exceeded for this tunnel'
 
+/** What history says of a response cut because its tunnel's month went past the bandwidth limit. */
+export const RESPONSE_CUT_REASON =
+  "the response was cut: the tunnel's monthly bandwidth went too far past its limit while it streamed"
+
 /** The refusal for `metric` of a tunnel on `plan`, refused at `now` with the counter at `used`. */
 export function quotaRefusal(
   metric: UsageMetric,
