@@ -44,39 +44,48 @@ export const PARKED_PER_AGENT = 1_000
 
 /**
  * Calls waiting for an agent's retry, by `requestState`, at most `max` at once and `perAgent` of
- * one named agent.
+ * one named agent. When all places are taken, a named agent holding fewer than another pushes
+ * out that one's oldest call (`evict` ends it): a few agents at their share cannot keep every
+ * other agent's calls from waiting.
  */
 export class InputBridge<Call> {
   readonly #parked = new Map<string, Call>()
   readonly #states = new Map<Call, { readonly state: string; readonly agent?: string }>()
-  /** Calls parked by each named agent. */
-  readonly #perAgentCounts = new Map<string, number>()
+  /** Calls parked by each named agent, oldest first. */
+  readonly #byAgent = new Map<string, Set<Call>>()
   readonly #max: number
   readonly #perAgent: number
+  readonly #evict: (call: Call) => void
 
   /**
    * `max`: calls parked at once. Each holds a session of the local server and its open request
    * for up to the wait, so they are bounded like the sessions they are. `perAgent`: calls one
-   * named agent may have parked (public callers cannot be told apart).
+   * named agent may have parked (public callers cannot be told apart). `evict`: ends a call
+   * pushed out for another agent's (already forgotten here).
    */
-  constructor(max = Infinity, perAgent = Infinity) {
+  constructor(max = Infinity, perAgent = Infinity, evict: (call: Call) => void = () => {}) {
     this.#max = max
     this.#perAgent = perAgent
+    this.#evict = evict
   }
 
   /**
    * Park `call`, made by `agent` (undefined on public tunnels), under a fresh `requestState`,
-   * returned; null when `max` calls wait already, or `perAgent` of that agent's.
+   * returned; null when `perAgent` of that agent's wait already, or `max` calls of which none
+   * can be pushed out.
    */
   park(call: Call, agent?: string): string | null {
     this.forget(call)
-    if (this.#parked.size >= this.#max) return null
-    if (agent !== undefined && (this.#perAgentCounts.get(agent) ?? 0) >= this.#perAgent) return null
+    const own = agent === undefined ? undefined : this.#byAgent.get(agent)
+    if ((own?.size ?? 0) >= this.#perAgent) return null
+    if (this.#parked.size >= this.#max && !this.#pushOut(agent, own?.size ?? 0)) return null
     const state = STATE_PREFIX + randomBytes(18).toString('base64url')
     this.#parked.set(state, call)
     this.#states.set(call, agent === undefined ? { state } : { state, agent })
-    if (agent !== undefined)
-      this.#perAgentCounts.set(agent, (this.#perAgentCounts.get(agent) ?? 0) + 1)
+    if (agent !== undefined) {
+      const calls = own ?? new Set<Call>()
+      this.#byAgent.set(agent, calls.add(call))
+    }
     return state
   }
 
@@ -101,9 +110,26 @@ export class InputBridge<Call> {
     this.#parked.delete(parked.state)
     const agent = parked.agent
     if (agent === undefined) return
-    const left = (this.#perAgentCounts.get(agent) ?? 1) - 1
-    if (left > 0) this.#perAgentCounts.set(agent, left)
-    else this.#perAgentCounts.delete(agent)
+    const calls = this.#byAgent.get(agent)
+    calls?.delete(call)
+    if (calls?.size === 0) this.#byAgent.delete(agent)
+  }
+
+  /**
+   * Make a place for named `agent`, which holds `held` calls: end the oldest call of the agent
+   * holding the most, if that one holds at least two more (so that the two would not trade
+   * places back and forth). False when no place was made.
+   */
+  #pushOut(agent: string | undefined, held: number): boolean {
+    if (agent === undefined) return false
+    let largest: Set<Call> | undefined
+    for (const calls of this.#byAgent.values())
+      if (calls.size > (largest?.size ?? 0)) largest = calls
+    if (largest === undefined || largest.size < held + 2) return false
+    const victim = largest.values().next().value as Call
+    this.forget(victim)
+    this.#evict(victim)
+    return true
   }
 
   /** True when `state` is one the front issues (parked or not). */

@@ -49,6 +49,11 @@ export interface ModernFrontOptions {
   readonly maxParkedPerAgent?: number
 }
 
+/** Why a waiting call was ended to make a place for another agent's. */
+const PUSHED_OUT =
+  'too many requests were waiting for input from their clients; the oldest of the client ' +
+  'with the most waiting was ended'
+
 /** Serves 2026-07-28 requests over a 2025 backend. */
 export class ModernFront {
   readonly #opts: ModernFrontOptions
@@ -58,7 +63,12 @@ export class ModernFront {
 
   constructor(options: ModernFrontOptions) {
     this.#opts = options
-    this.#bridge = new InputBridge(options.maxParked, options.maxParkedPerAgent ?? PARKED_PER_AGENT)
+    this.#bridge = new InputBridge<ModernCall>(
+      options.maxParked,
+      options.maxParkedPerAgent ?? PARKED_PER_AGENT,
+      // A call pushed out for another agent's ends; its agent's retry is then a new call.
+      (call) => call.cancel(PUSHED_OUT),
+    )
   }
 
   /** Calls waiting for an agent's retry (for tests and diagnostics). */

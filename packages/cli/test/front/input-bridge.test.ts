@@ -55,4 +55,23 @@ describe('InputBridge', () => {
     bridge.park('a-2', 'agt_a')
     assert.equal(bridge.park('a-4', 'agt_a'), null, 'the share is full again')
   })
+
+  it('pushes out the oldest call of the agent holding the most when full (found by a hostile review)', () => {
+    // Ten approved agents, each at its share, filled every place: no other agent's call that
+    // asked for input could wait for its retry.
+    const ended: string[] = []
+    const bridge = new InputBridge<string>(4, 3, (call) => ended.push(call))
+    for (const call of ['a-1', 'a-2', 'a-3']) assert.notEqual(bridge.park(call, 'agt_a'), null)
+    assert.notEqual(bridge.park('b-1', 'agt_b'), null)
+    assert.notEqual(bridge.park('c-1', 'agt_c'), null, 'a newcomer takes the oldest of the most')
+    assert.deepEqual(ended, ['a-1'])
+    assert.equal(bridge.size, 4)
+    assert.notEqual(bridge.park('d-1', 'agt_d'), null)
+    assert.deepEqual(ended, ['a-1', 'a-2'])
+    // Now every agent holds one or two: nobody holds two more than a newcomer's next call.
+    assert.equal(bridge.park('b-2', 'agt_b'), null, 'no agent holds two more than agt_b')
+    assert.equal(bridge.park('public-1'), null, 'a public caller pushes nobody out')
+    assert.deepEqual(ended, ['a-1', 'a-2'])
+    assert.deepEqual(bridge.calls().sort(), ['a-3', 'b-1', 'c-1', 'd-1'])
+  })
 })
