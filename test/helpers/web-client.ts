@@ -78,6 +78,21 @@ export async function signUp(
   }
 }
 
+/** Sign in to `email` at `base` through the real form: the `burrow_session=…` cookie. */
+export async function signIn(base: string, email: string, password: string): Promise<string> {
+  const formPage = await fetch(`${base}/signin`)
+  const formCookie = cookieOf(formPage, 'burrow_form')
+  const formToken = hidden(await formPage.text(), '_csrf')
+  const res = await fetch(`${base}/signin`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: formCookie },
+    body: new URLSearchParams({ _csrf: formToken, email, password }),
+  })
+  assert.equal(res.status, 303, await res.text())
+  return cookieOf(res, 'burrow_session')
+}
+
 /** Calls of burrowd's JSON API at `base` with API token `token`: status and parsed body. */
 export function bearerApi(base: string, token: string) {
   return async <T>(method: string, path: string, body?: unknown) => {

@@ -80,11 +80,17 @@ export function storeWebServices(parts: StoreWebServicesParts): WebServices {
         const a = await store.getAccountById(id)
         return a && account(a)
       },
+      setPassword: async (accountId, password) => {
+        await store.setPassword(accountId, password)
+        await store.accountTokens.revokeAll(accountId, 'reset')
+      },
     },
     sessions: {
       create: (accountId, stamp) => store.webSessions.create(accountId, stamp),
       find: (token) => store.webSessions.find(token),
       delete: (token) => store.webSessions.delete(token),
+      deleteOthers: (accountId, keepToken) =>
+        store.webSessions.deleteForAccount(accountId, keepToken),
     },
     tokens: {
       create: (accountId, name) => store.apiTokens.create(accountId, name),

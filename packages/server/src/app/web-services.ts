@@ -32,6 +32,12 @@ export interface AccountsPort {
   /** What names the account's current password (for device cookies); empty when there is none. */
   passwordStamp(email: string): Promise<string>
   get(id: string): Promise<AccountView | undefined>
+  /**
+   * Replace the account's password (its sessions stay: end the others with
+   * `SessionsPort.deleteOthers`) and void its unused reset links. StoreError `invalid` for a
+   * password the sign-up form would refuse.
+   */
+  setPassword(accountId: string, password: string): Promise<void>
 }
 
 /** Browser sessions. */
@@ -46,6 +52,8 @@ export interface SessionsPort {
     token: string,
   ): Promise<{ accountId: string; csrfToken: string; expiresAt: Date } | undefined>
   delete(token: string): Promise<void>
+  /** Sign out every session of the account but `keepToken`'s; how many ended. */
+  deleteOthers(accountId: string, keepToken: string): Promise<number>
 }
 
 /** API tokens. */

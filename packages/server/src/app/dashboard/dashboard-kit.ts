@@ -98,6 +98,14 @@ const NOTICES: Readonly<Record<string, Notice>> = {
     kind: 'info',
     text: 'Your new password is set. Every other browser signed in to this account was signed out.',
   },
+  password_changed: {
+    kind: 'info',
+    text: 'Your new password is set. Every other browser signed in to this account was signed out.',
+  },
+  signed_out_others: {
+    kind: 'info',
+    text: 'Every other browser signed in to this account was signed out.',
+  },
   verify_sent: { kind: 'info', text: 'We sent a new confirmation link to your email address.' },
   verify_limited: {
     kind: 'warn',

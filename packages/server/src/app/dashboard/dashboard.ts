@@ -6,6 +6,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { billingRoutes, tokenRoutes, webhookRoutes } from './dashboard-account-routes.js'
+import { accountRoutes } from './dashboard-account-settings.js'
 import { DashboardAuth } from './dashboard-auth.js'
 import { DashboardRecovery, verifyRoutes } from './dashboard-recovery.js'
 import {
@@ -49,6 +50,7 @@ export class Dashboard {
       ...accessRoutes(this.#kit),
       ...billingRoutes(this.#kit),
       ...tokenRoutes(this.#kit),
+      ...accountRoutes(this.#kit),
       ...webhookRoutes(this.#kit),
     ]
   }

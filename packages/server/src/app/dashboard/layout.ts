@@ -33,7 +33,7 @@ export function page(opts: PageOptions, body: SafeHtml): SafeHtml {
   const nav = viewer
     ? html`<a href="/dashboard">Tunnels</a><a href="/dashboard/billing">Billing</a
         ><a href="/dashboard/tokens">API tokens</a><a href="/dashboard/webhooks">Webhooks</a
-        ><a href="/pricing">Pricing</a>
+        ><a href="/dashboard/account">Account</a><a href="/pricing">Pricing</a>
         <form method="post" action="/signout">
           <input type="hidden" name="_csrf" value="${viewer.csrfToken}" />
           <span class="muted">${viewer.email}</span> <button type="submit">Sign out</button>

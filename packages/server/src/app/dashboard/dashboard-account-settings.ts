@@ -1,0 +1,93 @@
+/**
+ * The account page's routes: change the password while signed in (the current one is checked
+ * as a sign-in checks it: the same failure limits, the same lanes of password work), and sign
+ * out every other browser. Both end every other session of the account; a password change also
+ * voids its unused reset links.
+ */
+import { parseCookies } from '../../http/cookies.js'
+import { redirect } from '../../http/responses.js'
+import { canonicalEmail } from '../../mail/email-address.js'
+import { passwordProblem } from '../../store/password.js'
+import { toHttpError } from '../store-error-status.js'
+import { accountPage } from './account-page.js'
+import type { DashboardKit, DashboardRequest, DashboardRoute } from './dashboard-kit.js'
+import { DEVICE_COOKIE, DEVICE_COOKIE_SECS } from './sign-in-guard.js'
+
+/** The answer when the node has as many password checks waiting as it takes. */
+const BUSY = 'Too many password checks are in progress right now; try again in a few seconds.'
+
+/** The routes under `/dashboard/account` (the verification link's is `verifyRoutes`). */
+export function accountRoutes(kit: DashboardKit): DashboardRoute[] {
+  const { svc } = kit
+  const again = (c: DashboardRequest, status: number, text: string) =>
+    kit.html(c.res, status, accountPage(c.viewer, [{ kind: 'error', text }]))
+
+  const show = (c: DashboardRequest) => {
+    kit.html(c.res, 200, accountPage(c.viewer, kit.notices(c)))
+    return Promise.resolve()
+  }
+
+  const changePassword = async (c: DashboardRequest) => {
+    const form = await kit.form(c)
+    const current = form.get('current') ?? ''
+    const next = form.get('password') ?? ''
+    const problem = passwordProblem(next)
+    if (problem !== null) return again(c, 400, `The new ${problem}.`)
+    const email = c.account.email
+    const guard = kit.opts.signInGuard
+    const device = parseCookies(c.req.headers.cookie).get(DEVICE_COOKIE)
+    const stamp = await svc.accounts.passwordStamp(email)
+    const check = guard.check(email, device, stamp)
+    if (!check.ok) return again(c, 429, check.message)
+    const verified = await kit.passwordWork.run(
+      'known',
+      () => svc.accounts.verifyLogin(email, current),
+      canonicalEmail(email),
+    )
+    if (verified === null) return again(c, 503, BUSY)
+    if (verified.value?.id !== c.account.id) {
+      // As a wrong password at sign-in: a stolen session cannot try passwords without bound.
+      guard.failed(email, check.device, stamp)
+      return again(c, 403, 'The current password is wrong.')
+    }
+    try {
+      const set = await kit.passwordWork.run(
+        'known',
+        () => svc.accounts.setPassword(c.account.id, next),
+        canonicalEmail(email),
+      )
+      if (set === null) return again(c, 503, BUSY)
+    } catch (err) {
+      const e = toHttpError(err)
+      return again(c, e.status, e.message)
+    }
+    await svc.sessions.deleteOthers(c.account.id, c.caller.sessionToken)
+    // This browser stays trusted for sign-ins under the new password.
+    const newStamp = await svc.accounts.passwordStamp(email)
+    const trusted = kit.cookie(
+      DEVICE_COOKIE,
+      guard.deviceCookie(email, check.device, newStamp),
+      DEVICE_COOKIE_SECS,
+    )
+    redirect(c.res, '/dashboard/account?notice=password_changed', {
+      status: 303,
+      cookies: [trusted],
+    })
+  }
+
+  const signOutOthers = async (c: DashboardRequest) => {
+    await kit.form(c)
+    await svc.sessions.deleteOthers(c.account.id, c.caller.sessionToken)
+    redirect(c.res, '/dashboard/account?notice=signed_out_others', { status: 303 })
+  }
+
+  return [
+    { method: 'GET', pattern: /^\/dashboard\/account$/, handler: show },
+    { method: 'POST', pattern: /^\/dashboard\/account\/password$/, handler: changePassword },
+    {
+      method: 'POST',
+      pattern: /^\/dashboard\/account\/sign-out-others$/,
+      handler: signOutOthers,
+    },
+  ]
+}

@@ -1,0 +1,131 @@
+/**
+ * The account page in a real browser (headless Chromium through playwright-core) against a real
+ * burrowd: a signed-in owner changes the password (the current one is checked; a wrong one is
+ * refused and counted like a failed sign-in), which signs out every other browser and keeps this
+ * one; "Sign out other browsers" does the same without a new password. Before, the only way to
+ * change a password or end a session left signed in elsewhere (a lost laptop) was a reset link
+ * by mail.
+ */
+import assert from 'node:assert/strict'
+import { existsSync } from 'node:fs'
+import { after, before, describe, it } from 'node:test'
+import { chromium, type Browser, type Page } from 'playwright-core'
+import { startService, type Service } from '../helpers/stack.js'
+import { signIn, signUp, type WebUser } from '../helpers/web-client.js'
+
+const CHROMIUM = '/usr/bin/chromium'
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run']
+const FIRST = 'correct horse battery'
+const SECOND = 'purple walrus teaspoon'
+
+describe('the account page in a browser', { skip: !existsSync(CHROMIUM), timeout: 120_000 }, () => {
+  let service: Service
+  let user: WebUser
+  let browser: Browser
+  let page: Page
+  let base: string
+  const email = 'settings@example.com'
+  /** Whether the session cookie `cookie` still opens the dashboard. */
+  const signedIn = async (cookie: string) =>
+    (await fetch(`${base}/dashboard`, { headers: { cookie }, redirect: 'manual' })).status === 200
+
+  before(async () => {
+    service = await startService({})
+    base = `http://127.0.0.1:${service.port}`
+    user = await signUp(base, 'settings', FIRST)
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS })
+    const context = await browser.newContext()
+    const [name, value] = user.cookie.split('=') as [string, string]
+    await context.addCookies([{ name, value, url: base }])
+    page = await context.newPage()
+    page.on('dialog', (dialog) => void dialog.accept())
+  })
+
+  after(async () => {
+    await browser?.close()
+    await service?.close()
+  })
+
+  it('refuses a wrong current password, and changes it with the right one', async () => {
+    const elsewhere = await signIn(base, email, FIRST)
+    assert.ok(await signedIn(elsewhere))
+    await page.goto(`${base}/dashboard`)
+    await Promise.all([
+      page.waitForURL(/\/dashboard\/account$/),
+      page.click('a[href="/dashboard/account"]'),
+    ])
+    assert.match((await page.textContent('main')) ?? '', /settings@example\.com/)
+
+    await page.fill('#current-password', 'not my password')
+    await page.fill('#new-password', SECOND)
+    const wrong = await Promise.all([
+      page.waitForResponse((r) => r.url().endsWith('/dashboard/account/password')),
+      page.click('#change-password button'),
+    ])
+    assert.equal(wrong[0].status(), 403)
+    assert.match((await page.textContent('main')) ?? '', /current password is wrong/)
+    assert.ok(await signedIn(elsewhere), 'nothing changed')
+
+    await page.fill('#current-password', FIRST)
+    await page.fill('#new-password', SECOND)
+    await Promise.all([
+      page.waitForURL(/notice=password_changed/),
+      page.click('#change-password button'),
+    ])
+    assert.match((await page.textContent('main')) ?? '', /new password is set/)
+    assert.equal(await signedIn(elsewhere), false, 'the other browser was signed out')
+    await page.goto(`${base}/dashboard`)
+    assert.match(page.url(), /\/dashboard$/, 'this browser stays signed in')
+
+    // The old password no longer signs in; the new one does.
+    await assert.rejects(signIn(base, email, FIRST))
+    assert.ok(await signedIn(await signIn(base, email, SECOND)))
+  })
+
+  it('refuses a new password the sign-up form would refuse, and a missing CSRF token', async () => {
+    const short = await user.form('/dashboard/account/password', {
+      current: SECOND,
+      password: 'short',
+    })
+    assert.equal(short.status, 400)
+    assert.match(await short.text(), /at least 8 characters/)
+    const forged = await user.form(
+      '/dashboard/account/password',
+      { current: SECOND, password: 'another fine password' },
+      'not-the-token',
+    )
+    assert.equal(forged.status, 403)
+    await forged.body?.cancel()
+    assert.ok(await signedIn(await signIn(base, email, SECOND)), 'the password stayed')
+  })
+
+  it('signs out every other browser and keeps this one', async () => {
+    const laptop = await signIn(base, email, SECOND)
+    const phone = await signIn(base, email, SECOND)
+    await page.goto(`${base}/dashboard/account`)
+    await Promise.all([
+      page.waitForURL(/notice=signed_out_others/),
+      page.click('#sign-out-others button'),
+    ])
+    assert.match((await page.textContent('main')) ?? '', /was signed out/)
+    assert.equal(await signedIn(laptop), false)
+    assert.equal(await signedIn(phone), false)
+    await page.goto(`${base}/dashboard/tokens`)
+    assert.match(page.url(), /\/dashboard\/tokens$/, 'this browser stays signed in')
+    const api = await user.api('GET', '/api/tunnels')
+    assert.equal(api.status, 200, 'API tokens stay')
+  })
+
+  it('stops guessing the current password from a stolen session like a sign-in', async () => {
+    let last = 0
+    for (let i = 0; i < 12; i++) {
+      const res = await user.form('/dashboard/account/password', {
+        current: `guess number ${i}`,
+        password: 'an entirely new password',
+      })
+      last = res.status
+      await res.body?.cancel()
+    }
+    assert.equal(last, 429, 'failures are limited per account')
+  })
+})
