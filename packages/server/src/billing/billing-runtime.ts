@@ -100,6 +100,12 @@ export async function startBilling(opts: StartBillingOptions): Promise<BillingRu
         'can subscribe); set BURROW_PADDLE_API_KEY and friends to take payments through Paddle',
     )
   }
+  if (config.provider === 'paddle') {
+    // Plans the dev provider gave end now rather than at the sweep's first pass.
+    await service.expireDue().catch((error: Error) => {
+      opts.log.warn(`billing: expiry sweep failed, will retry: ${error.message}`)
+    })
+  }
   service.startExpirySweep(opts.sweepIntervalMs ?? EXPIRY_SWEEP_INTERVAL_MS)
 
   return {

@@ -259,14 +259,25 @@ export class BillingService {
     }
   }
 
-  /** Move accounts whose paid period has ended to Free now; returns their ids. */
+  /**
+   * Move accounts whose paid period has ended to Free now, and, with Paddle, those whose plan
+   * came from the dev provider (`BillingStore.endDevSubscriptions`); returns their ids.
+   */
   async expireDue(): Promise<string[]> {
     const ids = await this.store.expireDue(this.#now())
     for (const id of ids) {
       this.#log.info(`billing: account ${id} reached the end of its paid period; now on Free`)
       await this.#planChanged(id)
     }
-    return ids
+    if (this.config.provider === 'dev') return ids
+    const unpaid = await this.store.endDevSubscriptions()
+    for (const id of unpaid) {
+      this.#log.warn(
+        `billing: account ${id} had a plan from the dev provider, where no money moves; now on Free`,
+      )
+      await this.#planChanged(id)
+    }
+    return [...ids, ...unpaid]
   }
 
   /**

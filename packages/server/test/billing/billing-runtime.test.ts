@@ -110,6 +110,50 @@ for (const backend of testBackends()) {
       assert.equal(runtime.service.config.prices.pro_monthly, 'pri_dev_pro_monthly')
     })
 
+    it('a plan taken through the dev provider ends once burrowd takes payments through Paddle', async () => {
+      // While the operator ran the dev provider (no money moves), anyone could take Scale.
+      const dev = await startBilling({
+        settings: { provider: 'dev' },
+        store,
+        selfUrl,
+        log: silentLogger,
+      })
+      runtime = dev
+      const account = await store.createAccount({ email: 'ann@example.com', slug: 'ann' })
+      const link = await dev.service.checkoutUrl(account, 'scale', 'annual', `${selfUrl}/x`)
+      const txn = new URL(link).searchParams.get('_ptxn')!
+      await fetch(`${selfUrl}/dev/paddle/checkout/pay`, {
+        method: 'POST',
+        body: new URLSearchParams({ _ptxn: txn, success_url: `${selfUrl}/x` }),
+        redirect: 'manual',
+      })
+      assert.equal((await store.getAccountById(account.id))?.plan, 'scale')
+      dev.stop()
+      await dev.standIn?.idle()
+      // The operator goes live with Paddle: no Paddle event will ever end that subscription, and
+      // the dashboard cannot cancel it (another provider's).
+      runtime = await startBilling({
+        settings: {
+          provider: 'paddle',
+          apiUrl: 'https://sandbox-api.paddle.com',
+          apiKey: 'pdl_sdbx_key',
+          webhookSecrets: ['pdl_ntfset_1'],
+          prices: TEST_PRICES,
+          clientToken: 'test_0a1b2c',
+        },
+        store,
+        selfUrl,
+        onPlanChanged: (id) => void changed.push(id),
+        log: silentLogger,
+      })
+      await runtime.service.expireDue()
+      assert.equal((await store.getAccountById(account.id))?.plan, 'free')
+      const status = await runtime.service.status(account.id)
+      assert.equal(status.plan, 'free')
+      assert.equal(status.state, 'free')
+      assert.deepEqual(changed, [account.id])
+    })
+
     it('paddle provider: no stand-in is mounted', async () => {
       runtime = await startBilling({
         settings: {
