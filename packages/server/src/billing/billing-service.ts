@@ -238,6 +238,9 @@ export class BillingService {
         `billing webhook ${event.eventType} ${event.eventId}: ${outcome}${accountId ? ` (account ${accountId})` : ''}`,
       )
       if (outcome === 'applied' && accountId !== null) await this.#planChanged(accountId)
+      // A chargeback ended the plan (chargeback.ts); the subscription must not renew either.
+      const charged = outcome === 'applied' ? event.adjustment?.subscriptionId : undefined
+      if (charged) await this.#call(() => this.#client.cancelSubscription(charged, 'immediately'))
       return reply(200, { ok: true, outcome })
     } catch (error) {
       if (error instanceof BillingError) {
@@ -259,10 +262,7 @@ export class BillingService {
     }
   }
 
-  /**
-   * Move accounts whose paid period has ended to Free now, and, with Paddle, those whose plan
-   * came from the dev provider (`BillingStore.endDevSubscriptions`); returns their ids.
-   */
+  /** Move accounts whose paid period ended, or (with Paddle) whose plan dev gave, to Free. */
   async expireDue(): Promise<string[]> {
     const ids = await this.store.expireDue(this.#now())
     for (const id of ids) {

@@ -10,6 +10,7 @@ import type { Kysely, Selectable, Transaction } from 'kysely'
 import type { BillingCycle, BillingProvider, PaidPlanId, PriceTable } from './billing-config.js'
 import { lockAccount } from '../store/lock-account.js'
 import type { Database, SubscriptionsTable } from '../store/schema.js'
+import { applyAdjustment } from './chargeback.js'
 import { isPlanEvent } from './paddle-event.js'
 import { findAccount, isPaidNow } from './subscription-binding.js'
 
@@ -94,7 +95,7 @@ export class BillingStore {
           occurred_at: event.occurredAt.toISOString(),
           received_at: this.#now().toISOString(),
           account_id: null,
-          subscription_id: event.subscription?.id ?? null,
+          subscription_id: event.subscription?.id ?? event.adjustment?.subscriptionId ?? null,
           outcome: 'pending',
         })
         .onConflict((oc) => oc.columns(['provider', 'event_id']).doNothing())
@@ -103,7 +104,8 @@ export class BillingStore {
       if (claimed === undefined) return { outcome: 'duplicate', accountId: null }
 
       let result: ApplyResult = { outcome: 'ignored', accountId: null }
-      if (event.subscription !== undefined && isPlanEvent(event.eventType)) {
+      if (event.adjustment !== undefined) result = await applyAdjustment(trx, event, this.#now())
+      else if (event.subscription !== undefined && isPlanEvent(event.eventType)) {
         const target = await findAccount(trx, event, provider, this.#now())
         if (target === null) result = { outcome: 'unknown_account', accountId: null }
         else if (!target.bindable) result = { outcome: 'ignored', accountId: target.accountId }

@@ -122,10 +122,16 @@ export class PaddleClient {
     return this.#subscription('GET', `/subscriptions/${encodeURIComponent(id)}`)
   }
 
-  /** Cancel at the end of the current billing period (a scheduled change; paid until then). */
-  async cancelSubscription(id: string): Promise<PaddleSubscription> {
+  /**
+   * Cancel at the end of the current billing period (a scheduled change; paid until then), or
+   * `immediately`.
+   */
+  async cancelSubscription(
+    id: string,
+    effectiveFrom: 'next_billing_period' | 'immediately' = 'next_billing_period',
+  ): Promise<PaddleSubscription> {
     return this.#subscription('POST', `/subscriptions/${encodeURIComponent(id)}/cancel`, {
-      effective_from: 'next_billing_period',
+      effective_from: effectiveFrom,
     })
   }
 

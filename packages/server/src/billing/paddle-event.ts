@@ -69,6 +69,18 @@ export interface PaddleEvent {
    * which Paddle sends in that event only (`data.transaction_id`); null when absent.
    */
   readonly createdFrom?: string | null
+  /** For `adjustment.*` events: a refund, credit or chargeback of a transaction. */
+  readonly adjustment?: PaddleAdjustment
+}
+
+/** What billing reads of an adjustment (`adjustment.created`, `adjustment.updated`). */
+export interface PaddleAdjustment {
+  /** `refund`, `credit`, `chargeback`, `chargeback_reverse`, `chargeback_warning`, … */
+  readonly action: string
+  /** `pending_approval`, `approved`, `rejected`, `reversed`. */
+  readonly status: string
+  /** The subscription whose transaction it adjusts, if any. */
+  readonly subscriptionId: string | null
 }
 
 /** A webhook body or entity that is not what Paddle sends. */
@@ -101,6 +113,15 @@ export function parsePaddleEvent(rawBody: Buffer | string): PaddleEvent {
   const eventId = text(body.event_id, 'event_id')
   const eventType = text(body.event_type, 'event_type')
   const occurredAt = date(body.occurred_at, 'occurred_at')
+  if (eventType.startsWith('adjustment.')) {
+    const data = object(body.data, 'data')
+    const adjustment = {
+      action: text(data.action, 'data.action'),
+      status: text(data.status, 'data.status'),
+      subscriptionId: nullable(data.subscription_id, (v) => text(v, 'data.subscription_id')),
+    }
+    return { eventId, eventType, occurredAt, adjustment }
+  }
   if (!eventType.startsWith('subscription.')) return { eventId, eventType, occurredAt }
   const subscription = parsePaddleSubscription(body.data)
   const createdFrom =

@@ -1,0 +1,58 @@
+/**
+ * A chargeback ends the plan it paid for. A customer who disputes a payment with their bank gets
+ * the money back (Paddle records an approved `chargeback` adjustment), but Paddle leaves the
+ * subscription as it was: without this the account kept its paid plan to the end of the period
+ * it no longer paid for (a year of Scale, on the annual cycle). The account goes to Free at once;
+ * the caller then cancels the subscription at Paddle, so that it does not renew either.
+ */
+import type { Transaction } from 'kysely'
+import { lockAccount } from '../store/lock-account.js'
+import type { Database } from '../store/schema.js'
+import type { PaddleEvent } from './paddle-event.js'
+
+/** Apply an `adjustment.*` event; returns what became of it and the account it ended. */
+export async function applyAdjustment(
+  trx: Transaction<Database>,
+  event: PaddleEvent,
+  now: Date,
+): Promise<{ outcome: 'applied' | 'ignored'; accountId: string | null }> {
+  const adjustment = event.adjustment
+  const ignored = { outcome: 'ignored' as const, accountId: null }
+  if (
+    adjustment === undefined ||
+    adjustment.action !== 'chargeback' ||
+    adjustment.status !== 'approved' ||
+    adjustment.subscriptionId === null
+  ) {
+    return ignored
+  }
+  const bound = await trx
+    .selectFrom('subscriptions')
+    .select('account_id')
+    .where('subscription_id', '=', adjustment.subscriptionId)
+    .executeTakeFirst()
+  if (bound === undefined) return ignored
+  if ((await lockAccount(trx, bound.account_id, false)) === undefined) return ignored
+  const sub = await trx
+    .selectFrom('subscriptions')
+    .select(['synced_at', 'state'])
+    .where('account_id', '=', bound.account_id)
+    .where('subscription_id', '=', adjustment.subscriptionId)
+    .executeTakeFirst()
+  // Replaced meanwhile by another subscription of the account, or already ended: nothing to end.
+  if (sub === undefined || sub.state === 'free') return ignored
+  const at = event.occurredAt.getTime()
+  // Events of the subscription from before the chargeback are stale from now on.
+  const syncedAt = new Date(Math.max(new Date(sub.synced_at).getTime(), at)).toISOString()
+  await trx
+    .updateTable('subscriptions')
+    .set({ state: 'free', cancels_at: null, synced_at: syncedAt, updated_at: now.toISOString() })
+    .where('account_id', '=', bound.account_id)
+    .execute()
+  await trx
+    .updateTable('accounts')
+    .set({ plan: 'free', plan_expires_at: null })
+    .where('id', '=', bound.account_id)
+    .execute()
+  return { outcome: 'applied', accountId: bound.account_id }
+}
