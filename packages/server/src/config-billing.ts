@@ -13,7 +13,11 @@ import { bad, httpUrlOf, read, type Env } from './config-env.js'
  * provider (a local stand-in whose key, secret and prices burrowd makes itself at start-up).
  */
 export type BillingSettings =
-  | { readonly provider: 'dev' }
+  | {
+      readonly provider: 'dev'
+      /** True when `BURROW_BILLING_PROVIDER=dev` asked for it (not the fallback of no API key). */
+      readonly chosen?: true
+    }
   | ({
       readonly provider: 'paddle'
       /** Paddle.js client-side token for the checkout page (`BURROW_PADDLE_CLIENT_TOKEN`). */
@@ -36,7 +40,7 @@ export function parseBillingSettings(env: Env): BillingSettings {
   const apiKey = read(env, 'BURROW_PADDLE_API_KEY')
   const chosen = read(env, 'BURROW_BILLING_PROVIDER')
   const provider = chosen?.toLowerCase() ?? (apiKey === undefined ? 'dev' : 'paddle')
-  if (provider === 'dev') return Object.freeze({ provider })
+  if (provider === 'dev') return Object.freeze(chosen ? { provider, chosen: true } : { provider })
   if (provider !== 'paddle') throw bad('BURROW_BILLING_PROVIDER', chosen ?? '', 'paddle or dev')
   const need = (variable: string, what: string): string => {
     const value = read(env, variable)

@@ -390,6 +390,7 @@ describe('loadConfig', () => {
       assert.deepEqual(load({}).billing, { provider: 'dev' })
       assert.deepEqual(load({ ...PADDLE, BURROW_BILLING_PROVIDER: 'DEV' }).billing, {
         provider: 'dev',
+        chosen: true,
       })
     })
 

@@ -10,6 +10,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Logger } from '@burrow/protocol'
 import type { Kysely } from 'kysely'
 import type { BillingSettings } from '../config.js'
+import { ConfigError } from '../config-error.js'
 import type { Database } from '../store/schema.js'
 import type { BillingConfig, SettingsStore } from './billing-config.js'
 import { DEV_PADDLE_PREFIX, devBillingConfig } from './billing-config.js'
@@ -63,6 +64,9 @@ export interface BillingRuntime {
 
 /** Start billing for the configured provider. */
 export async function startBilling(opts: StartBillingOptions): Promise<BillingRuntime> {
+  if (opts.settings.provider === 'dev' && opts.settings.chosen !== true) {
+    await refuseDevFallback(opts.store.db)
+  }
   const selfUrl = opts.selfUrl.replace(/\/+$/, '')
   const config: BillingConfig =
     opts.settings.provider === 'dev' ? await devBillingConfig(opts.store, selfUrl) : opts.settings
@@ -124,4 +128,25 @@ export async function startBilling(opts: StartBillingOptions): Promise<BillingRu
     },
     stop: () => service.stop(),
   }
+}
+
+/**
+ * Refuse the dev provider taken by default (no `BURROW_PADDLE_API_KEY`) on a database where
+ * Paddle's subscriptions are: a key lost in a redeploy would otherwise open a checkout where
+ * anyone subscribes without paying, and refuse Paddle's webhooks (another secret), so no
+ * cancellation, failed payment or chargeback would reach the accounts that pay.
+ */
+async function refuseDevFallback(db: Kysely<Database>): Promise<void> {
+  const paddle = await db
+    .selectFrom('subscriptions')
+    .select('account_id')
+    .where('provider', '=', 'paddle')
+    .executeTakeFirst()
+  if (paddle === undefined) return
+  throw new ConfigError(
+    'BURROW_PADDLE_API_KEY',
+    'BURROW_PADDLE_API_KEY is not set, so burrowd would take payments through the dev provider ' +
+      '(no money moves), but its database holds subscriptions made through Paddle; set the ' +
+      'BURROW_PADDLE_* variables, or BURROW_BILLING_PROVIDER=dev if that is what you mean',
+  )
 }

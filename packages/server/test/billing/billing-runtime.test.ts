@@ -154,6 +154,41 @@ for (const backend of testBackends()) {
       assert.deepEqual(changed, [account.id])
     })
 
+    it('refuses to fall back to the dev provider on a database that holds Paddle subscriptions', async () => {
+      // Paddle took payments; then a redeploy lost BURROW_PADDLE_API_KEY. The fallback would let
+      // anyone subscribe for nothing and refuse Paddle's webhooks (cancellations, chargebacks).
+      const account = await store.createAccount({ email: 'ann@example.com', slug: 'ann' })
+      await store.db
+        .insertInto('subscriptions')
+        .values({
+          account_id: account.id,
+          provider: 'paddle',
+          subscription_id: 'sub_paid',
+          customer_id: 'ctm_ann',
+          plan: 'pro',
+          cycle: 'monthly',
+          status: 'active',
+          state: 'paid',
+          period_ends_at: null,
+          cancels_at: null,
+          synced_at: new Date().toISOString(),
+          updated_at: new Date().toISOString(),
+        })
+        .execute()
+      await assert.rejects(
+        startBilling({ settings: { provider: 'dev' }, store, selfUrl, log: silentLogger }),
+        /BURROW_PADDLE_API_KEY is not set.*subscriptions made through Paddle/,
+      )
+      // Asked for by name, it starts.
+      runtime = await startBilling({
+        settings: { provider: 'dev', chosen: true },
+        store,
+        selfUrl,
+        log: silentLogger,
+      })
+      assert.ok(runtime.standIn !== null)
+    })
+
     it('paddle provider: no stand-in is mounted', async () => {
       runtime = await startBilling({
         settings: {
