@@ -15,11 +15,11 @@ import { RpcError } from '../front/rpc-error.js'
 import type { CallOptions } from './upstream-calls.js'
 import { recordOf } from './upstream-info.js'
 import type { UpstreamLink } from './upstream-link.js'
-import { uriTemplatePattern } from './uri-template.js'
+import { uriTemplatePattern, type UriTemplatePattern } from './uri-template.js'
 
 interface Template {
   readonly template: string
-  readonly pattern: RegExp
+  readonly pattern: UriTemplatePattern
 }
 
 /** MCP's error code for a resource that does not exist. */
