@@ -53,6 +53,28 @@ describe('aggregator lists', { timeout: 60_000 }, () => {
     await agg.close()
   })
 
+  it("keeps no page under an agent's own cursor, only under those the upstream issued", async () => {
+    const agg = await startAggregator([
+      { name: 'a', stdio: ['--label', 'a', '--tools', '8', '--page', '4'] },
+      { name: 'b', stdio: ['--label', 'b'] },
+    ])
+    const agent = await connectAgent(agg.url)
+    await allTools(agent.client)
+    // The fixture reads cursors as numbers: 64 KiB of spaces and "4" is its cursor "4". The
+    // aggregator's cursors are base64url JSON anyone can write.
+    const own = ' '.repeat(64 * 1024) + '4'
+    const cursor = Buffer.from(JSON.stringify({ v: 2, m: 'tools/list', p: [['a', own]] }))
+    const served = await listsServed(agent.client, 'a')
+    const hits = agg.metrics.count('listCacheHit a,tools/list')
+    for (let n = 0; n < 2; n++) {
+      const page = await agent.client.listTools({ cursor: cursor.toString('base64url') })
+      assert.equal(page.tools[0]?.name, 'a__slow')
+    }
+    assert.equal(agg.metrics.count('listCacheHit a,tools/list'), hits, 'nothing from the cache')
+    assert.equal(await listsServed(agent.client, 'a'), served + 2, 'a was asked each time')
+    await agg.close()
+  })
+
   it('leaves out of a page an upstream that does not answer its list in time', async () => {
     const agg = await startAggregator(
       [
