@@ -76,10 +76,11 @@ export function upstreamRequestHeaders(
   )
   for (let i = 0; i < raw.length; i += 2) {
     const name = raw[i]!.toLowerCase()
-    if (HOP_BY_HOP.has(name) || NOT_FORWARDED_UPSTREAM.has(name) || listed.has(name)) continue
+    // `X_Real_IP` reads as X-Real-IP to servers that map headers CGI-style (HTTP_X_REAL_IP: PHP,
+    // CGI, WSGI servers that keep such fields): judged as the name it stands for there.
+    const judged = name.includes('_') ? name.replace(/_/g, '-') : name
+    if (HOP_BY_HOP.has(judged) || NOT_FORWARDED_UPSTREAM.has(judged) || listed.has(name)) continue
     if (forwarded.dropCredentials === true && name === 'authorization') continue
-    // `Burrow_Agent` reads as Burrow-Agent to servers that map headers CGI-style (HTTP_BURROW_AGENT).
-    if (name.length === AGENT_HEADER.length && name.replace(/_/g, '-') === AGENT_HEADER) continue
     out.push([name, raw[i + 1]!])
   }
   out.push(

@@ -227,4 +227,24 @@ describe('upstreamRequestHeaders and credentials', () => {
       false,
     )
   })
+
+  it('drops what CGI-style servers read as a header the edge sets or drops (X_Real_IP)', () => {
+    const spoofed = [
+      'X_Real_IP',
+      '127.0.0.1',
+      'x_forwarded_for',
+      '127.0.0.1',
+      'X_Forwarded_Host',
+      'localhost',
+      'Proxy_Connection',
+      'x',
+      'My_Header',
+      'kept',
+    ]
+    const out = upstreamRequestHeaders(spoofed, forwarded)
+    assert.deepEqual(
+      out.filter(([n]) => n.includes('_')),
+      [['my_header', 'kept']],
+    )
+  })
 })
