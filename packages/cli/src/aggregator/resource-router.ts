@@ -22,6 +22,12 @@ interface Template {
   readonly pattern: UriTemplatePattern
 }
 
+/**
+ * Characters of URIs nobody listed whose upstream is remembered: before, every URI an agent read
+ * was kept, so 1,000 reads of 4 MiB URIs a server answered held 4 GiB (found by a hostile review).
+ */
+export const MAX_LEARNT_CHARS = 1024 * 1024
+
 /** MCP's error code for a resource that does not exist. */
 export const RESOURCE_NOT_FOUND = -32002
 
@@ -29,8 +35,11 @@ export const RESOURCE_NOT_FOUND = -32002
 export class ResourceRouter {
   readonly #links: readonly UpstreamLink[]
   readonly #lists: () => ListAggregator
-  /** URI → name of the upstream that listed (or served) it first. */
+  /** URI → name of the upstream that listed it first. */
   readonly #owners = new Map<string, string>()
+  /** URI nobody listed → name of the upstream that served it, oldest first. */
+  readonly #learnt = new Map<string, string>()
+  #learntChars = 0
   readonly #templates = new Map<string, Template[]>()
   /** Upstreams whose whole template list has been read since they were last forgotten. */
   readonly #templatesRead = new Set<string>()
@@ -57,6 +66,7 @@ export class ResourceRouter {
   /** Forget what `upstream` listed (its lists changed, or it started a new session). */
   forget(upstream: string): void {
     for (const [uri, owner] of this.#owners) if (owner === upstream) this.#owners.delete(uri)
+    for (const [uri, owner] of this.#learnt) if (owner === upstream) this.#forgetLearnt(uri)
     this.#templates.delete(upstream)
     this.#templatesRead.delete(upstream)
   }
@@ -79,7 +89,7 @@ export class ResourceRouter {
     for (const link of candidates) {
       try {
         const result = await link.request(method, params, call)
-        this.#owners.set(uri, link.name)
+        this.#learn(uri, link.name)
         return { link, result }
       } catch (err) {
         if (call.signal?.aborted) throw err
@@ -91,7 +101,7 @@ export class ResourceRouter {
 
   /** The upstream known to own `uri` (listed it, or one of its templates matches it). */
   async ownerOf(uri: string, call: CallOptions = {}): Promise<UpstreamLink | undefined> {
-    const listed = this.#owners.get(uri)
+    const listed = this.#owners.get(uri) ?? this.#learnt.get(uri)
     if (listed !== undefined) return this.#link(listed)
     return this.#firstMatching(this.#readAllTemplates(call), (t) => t.pattern.test(uri))
   }
@@ -101,7 +111,7 @@ export class ResourceRouter {
     const reads = this.#readAllTemplates(call)
     const owner = await this.#firstMatching(reads, (t) => t.template === template)
     if (owner) return owner
-    const listed = this.#owners.get(template)
+    const listed = this.#owners.get(template) ?? this.#learnt.get(template)
     if (listed !== undefined) return this.#link(listed)
     return this.#firstMatching(reads, (t) => t.pattern.test(template))
   }
@@ -150,6 +160,25 @@ export class ResourceRouter {
     if (!templates) this.#templates.set(upstream, (templates = []))
     if (templates.some((t) => t.template === template)) return
     templates.push({ template, pattern: uriTemplatePattern(template) })
+  }
+
+  /**
+   * Remember who served `uri`, an agent's, within `MAX_LEARNT_CHARS` (the oldest go first): the
+   * URIs are the agent's to choose, up to the edge's 4 MiB each.
+   */
+  #learn(uri: string, upstream: string): void {
+    if (uri.length > MAX_LEARNT_CHARS) return
+    this.#forgetLearnt(uri)
+    this.#learnt.set(uri, upstream)
+    this.#learntChars += uri.length
+    for (const oldest of this.#learnt.keys()) {
+      if (this.#learntChars <= MAX_LEARNT_CHARS) break
+      this.#forgetLearnt(oldest)
+    }
+  }
+
+  #forgetLearnt(uri: string): void {
+    if (this.#learnt.delete(uri)) this.#learntChars -= uri.length
   }
 
   #link(name: string): UpstreamLink | undefined {
