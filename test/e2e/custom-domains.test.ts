@@ -281,6 +281,48 @@ describe('custom domains behind Caddy', { skip: !existsSync(CADDY), timeout: 240
     await api('PUT', `/api/tunnels/${tunnel.id}/policy`, { tools: { allow: ['*'], deny: [] } })
   })
 
+  it('ends a GET stream open on the domain when the domain is removed (found by a hostile review)', async () => {
+    // The re-check of open streams asked only the access gate: a stream opened on the domain ran
+    // on after its owner removed it, for as long as the agent kept it open.
+    const url = `https://${DOMAIN}:${httpsPort}/mcp`
+    const init = await postMcp(url)
+    assert.equal(init.status, 200)
+    const session = init.headers.get('mcp-session-id')
+    assert.ok(session)
+    await init.body?.cancel()
+    const stream = await caddy.fetch(url, {
+      method: 'GET',
+      headers: {
+        accept: 'text/event-stream',
+        'mcp-session-id': session,
+        'mcp-protocol-version': '2025-06-18',
+      },
+    })
+    assert.equal(stream.status, 200)
+    const ended = (async () => {
+      try {
+        for await (const _ of stream.body!) void _
+      } catch {
+        // Cut: what the test waits for, as much as an end.
+      }
+    })()
+    assert.equal((await api('DELETE', `/api/tunnels/${tunnel.id}/domains/${DOMAIN}`)).status, 204)
+    await ended
+
+    // Added and verified again, for the tests after this one.
+    const added = await api<DomainJson>('POST', `/api/tunnels/${tunnel.id}/domains`, {
+      domain: DOMAIN,
+    })
+    assert.equal(added.status, 201, JSON.stringify(added.json))
+    const [txt] = added.json.records
+    dns.records.set(`_burrow-challenge.${DOMAIN}`, [{ type: 'TXT', data: txt?.value ?? '' }])
+    const verified = await api<DomainJson>(
+      'POST',
+      `/api/tunnels/${tunnel.id}/domains/${DOMAIN}/verify`,
+    )
+    assert.equal(verified.json.state, 'verified', JSON.stringify(verified.json))
+  })
+
   it('refuses Free accounts, a second domain, another account’s claim and every bad name', async () => {
     const free = await account('freebie', 'free')
     const freeTunnel = JSON.parse(

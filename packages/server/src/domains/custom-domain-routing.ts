@@ -59,6 +59,15 @@ export async function routeCustomDomain(
           `remove the domain (the tunnel's own URL keeps working)`,
       }
     },
+    stillRoutes: async (tunnel) => {
+      const now = await domains.route(name)
+      return (
+        now !== null &&
+        now !== 'pending' &&
+        now.label === route.label &&
+        domains.allowed(now, tunnel.plan)
+      )
+    },
   })
   return true
 }

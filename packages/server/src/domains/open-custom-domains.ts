@@ -69,6 +69,8 @@ export function openCustomDomains(parts: CustomDomainsParts): CustomDomainsRunti
   })
   parts.events?.subscribe((event) => {
     if (event.type === 'domains' || event.type === 'account') domains.invalidate()
+    // Open streams on a domain removed (or no longer verified) end now, on every node.
+    if (event.type === 'domains') void edge.recheckAccess()
   })
   const port = publicPortFor(config, parts.port)
   const originOf = (domain: string) =>

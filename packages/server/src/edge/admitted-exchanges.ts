@@ -24,9 +24,10 @@ export class AdmittedExchanges {
   readonly #byTunnel = new Map<string, Set<Admitted>>()
   /** Tunnels being checked again, and whether another check was asked for meanwhile. */
   readonly #checking = new Map<string, { again: boolean; done: Promise<number> }>()
+  /** The check of every open stream running, and whether another was asked for meanwhile. */
+  #all: { again: boolean; done: Promise<number> } | null = null
   #size = 0
   #timer: NodeJS.Timeout | undefined
-  #sweeping = false
 
   /**
    * Note an admitted exchange of `tunnelId` until the returned call (when it closes); `stream`
@@ -53,7 +54,7 @@ export class AdmittedExchanges {
       })
     }
     if (this.#size++ === 0) {
-      this.#timer = setInterval(() => void this.#sweep(), RECHECK_ALL_MS)
+      this.#timer = setInterval(() => void this.recheckStreams(), RECHECK_ALL_MS)
       this.#timer.unref()
     }
     return () => {
@@ -74,6 +75,7 @@ export class AdmittedExchanges {
       return running.done
     }
     const state = { again: false, done: Promise.resolve(0) }
+    this.#checking.set(tunnelId, state)
     state.done = (async () => {
       let ended = 0
       try {
@@ -86,7 +88,6 @@ export class AdmittedExchanges {
       }
       return ended
     })()
-    this.#checking.set(tunnelId, state)
     return state.done
   }
 
@@ -101,26 +102,37 @@ export class AdmittedExchanges {
     return ended
   }
 
-  /** Check every open stream again (what the timer does); how many ended. */
-  async recheckStreams(): Promise<number> {
-    let ended = 0
-    for (const tunnelId of [...this.#byTunnel.keys()]) ended += await this.#check(tunnelId, true)
-    return ended
+  /**
+   * Check every open stream again (what the timer does); how many ended. Calls while one runs
+   * make one more after it, not one each.
+   */
+  recheckStreams(): Promise<number> {
+    if (this.#all !== null) {
+      this.#all.again = true
+      return this.#all.done
+    }
+    const all = { again: false, done: Promise.resolve(0) }
+    // Noted before it starts: with nothing to check it ends at once (and forgets itself).
+    this.#all = all
+    all.done = (async () => {
+      let ended = 0
+      try {
+        do {
+          all.again = false
+          for (const tunnelId of [...this.#byTunnel.keys()])
+            ended += await this.#check(tunnelId, true)
+        } while (all.again)
+      } finally {
+        this.#all = null
+      }
+      return ended
+    })()
+    return all.done
   }
 
   /** Open exchanges noted (for tests). */
   get size(): number {
     return this.#size
-  }
-
-  async #sweep(): Promise<void> {
-    if (this.#sweeping) return
-    this.#sweeping = true
-    try {
-      await this.recheckStreams()
-    } finally {
-      this.#sweeping = false
-    }
   }
 
   async #stillAllowed(entry: Admitted): Promise<boolean> {

@@ -69,4 +69,6 @@ export interface CustomHost {
   /** `https://<domain>[:port]`: the resource its agents' OAuth tokens are bound to. */
   readonly origin: string
   readonly gate: HostGate
+  /** Whether the domain still routes to `tunnel` (open streams are checked again with it). */
+  readonly stillRoutes?: (tunnel: TunnelWithAccount) => Promise<boolean>
 }

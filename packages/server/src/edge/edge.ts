@@ -30,6 +30,7 @@ import { preflightHeaders, upstreamRequestHeaders } from './forward-headers.js'
 import { bodyRefusal, isSessionless } from './body-facts.js'
 import { bodyLabelProblem } from './body-labels.js'
 import { CallContinuations } from './call-continuations.js'
+import { stillRouted } from './still-routed.js'
 import { admitRequest, type AdmissionRules, type Refuse } from './admit-request.js'
 import { BodyBudget } from '../http/body-budget.js'
 import { AnswerBudget } from './answer-budget.js'
@@ -46,7 +47,6 @@ import { AdmittedExchanges } from './admitted-exchanges.js'
 import { requestHeadBytes } from './head-bytes.js'
 import { agentLabel } from '../access/agent-identity.js'
 import { isProtectedResourcePath, serveProtectedResource } from '../access/protected-resource.js'
-
 const METHODS = new Set(['POST', 'GET', 'DELETE'])
 /**
  * Pauses before a request refused before any processing is sent again (a tunnel moving between
@@ -54,7 +54,6 @@ const METHODS = new Set(['POST', 'GET', 'DELETE'])
  * wait (`BURROW_QUEUE_WAIT_MS`) has passed since the first refusal.
  */
 const MAX_RETRY_PAUSE_MS = 250
-
 export type { CustomHost, EdgeOptions, HostGate } from './edge-options.js'
 
 /** Serves tunnel hostnames. */
@@ -91,9 +90,10 @@ export class Edge {
     }
   }
 
-  /** End the open requests of `tunnelId` that its changed access no longer admits; how many. */
-  recheckAccess(tunnelId: string): Promise<number> {
-    return this.admitted.recheck(tunnelId)
+  /** End what `tunnelId`'s access no longer admits (every open stream without one); how many. */
+  recheckAccess(tunnelId?: string): Promise<number> {
+    const { admitted } = this
+    return tunnelId === undefined ? admitted.recheckStreams() : admitted.recheck(tunnelId)
   }
 
   /** Bytes of request bodies held now (read or being read, their requests not yet answered). */
@@ -174,7 +174,9 @@ export class Edge {
       // Admitted now; ended if the tunnel's access changes so that the gate would refuse it.
       const gate = this.opts.access!
       const authorization = singleHeader(req.headers.authorization)
-      const allowed = async () => (await gate.check(tunnel.id, origin, clientIp, authorization)).ok
+      const allowed = async () =>
+        (await gate.check(tunnel.id, origin, clientIp, authorization)).ok &&
+        (await stillRouted(this.opts.lookup, label, tunnel.id, custom))
       const end = () => res.destroy()
       const stale = gate.generation !== accessGeneration
       res.once('close', this.admitted.add(tunnel.id, allowed, end, req.method === 'GET', stale))

@@ -41,6 +41,27 @@ describe('AdmittedExchanges', () => {
     assert.equal(await admitted.recheckStreams(), 0)
   })
 
+  it('checks streams again after a check that had nothing to check, and once after a burst', async () => {
+    const admitted = new AdmittedExchanges()
+    assert.equal(await admitted.recheckStreams(), 0)
+    let ended = 0
+    let checks = 0
+    admitted.add(
+      'tun_a',
+      () => {
+        checks++
+        return Promise.resolve(false)
+      },
+      () => ended++,
+      true,
+    )
+    assert.equal(await admitted.recheckStreams(), 1, 'a check with nothing to check did not stay')
+    const burst = await Promise.all([1, 2, 3, 4].map(() => admitted.recheckStreams()))
+    assert.equal(checks, 3, 'four asks while one runs make one more check, not four')
+    assert.deepEqual(burst, [2, 2, 2, 2])
+    assert.equal(ended, 3)
+  })
+
   it('keeps an exchange whose check failed (no news is not a refusal)', async () => {
     const admitted = new AdmittedExchanges()
     let ended = 0
