@@ -125,4 +125,5 @@ export type {
 export { createLogger, silentLogger, isLogLevel } from './logger.js'
 export { ownEntry } from './own-entry.js'
 export { setOwnField } from './own-field.js'
+export { ByteBlocks, KEPT_PIECE_BYTES } from './byte-blocks.js'
 export type { LogLevel, Logger } from './logger.js'

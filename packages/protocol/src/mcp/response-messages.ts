@@ -23,6 +23,7 @@ import { parseLenientJson } from './lenient-json.js'
 import type { ResponseKind } from './response-kind.js'
 import { unwritable } from './unwritable-answer.js'
 import { SseParser, type SseEvent } from './sse-parser.js'
+import { ByteBlocks } from '../byte-blocks.js'
 
 /** Options of `new ResponseMessages`. */
 export interface ResponseMessagesOptions {
@@ -89,7 +90,7 @@ export class ResponseMessages {
   readonly #max: number
   #sse: SseParser | null
   /** The body held until it ends: JSON, or another type read as text to redact (or null). */
-  #body: Uint8Array[] | null
+  #body: ByteBlocks | null
   #bodyBytes = 0
   #overflowed = false
   #overBudget = false
@@ -105,7 +106,7 @@ export class ResponseMessages {
     this.#opts = opts
     this.#max = opts.maxJsonBytes ?? 16 * 1024 * 1024
     this.#sse = opts.kind === 'sse' ? new SseParser() : null
-    this.#body = opts.kind === 'json' || this.readsText ? [] : null
+    this.#body = opts.kind === 'json' || this.readsText ? new ByteBlocks() : null
   }
 
   /**
@@ -203,7 +204,7 @@ export class ResponseMessages {
     if (!fits || !this.#take(chunk.length)) {
       this.#overflowed = true
       this.#overBudget = fits
-      const held = this.#opts.rewrite ? this.#body : this.#last ? [this.#last] : []
+      const held = this.#opts.rewrite ? this.#body.chunks : this.#last ? [this.#last] : []
       this.#body = null
       this.#last = null
       this.#give()
@@ -243,10 +244,10 @@ export class ResponseMessages {
       }
       return [last]
     }
-    const chunks = this.#body
+    const body = this.#body
     const last = this.#last
     this.release()
-    const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)
+    const bytes = body.bytes()
     if (bytes.length === 0) return [] // nothing to read, nothing that could be read otherwise
     const rewritten = this.#messages(decoder.decode(bytes))
     if (this.#cut) return []

@@ -19,6 +19,7 @@ import type { ExchangeRecord } from './exchange-record.js'
 import { agentResponseHeaders, utf8ContentType } from './forward-headers.js'
 import { sendRefusal } from '../http/send-refusal.js'
 import { cutOff, headFailed, overflowed, refuseUnreadable } from './answer-refusals.js'
+import { AgentWriter } from './agent-writer.js'
 
 /** What `relayResponse` needs besides the stream and the agent's response. */
 export interface RelayContext {
@@ -106,6 +107,7 @@ function deliver(stream: MuxStream, res: ServerResponse, ctx: RelayContext): voi
   }
   /** True once a body byte was written (the head went with it). */
   let wrote = false
+  const writer = new AgentWriter(res, () => stream.resumeReading())
   const send = (chunks: readonly Uint8Array[]): boolean => {
     let more = true
     for (const chunk of chunks) {
@@ -113,7 +115,7 @@ function deliver(stream: MuxStream, res: ServerResponse, ctx: RelayContext): voi
       if (!sendDeferred()) return false
       wrote = true
       record.bytes(chunk.length)
-      more = res.write(chunk) && more
+      more = writer.write(chunk) && more
     }
     return more
   }
@@ -247,10 +249,11 @@ function deliver(stream: MuxStream, res: ServerResponse, ctx: RelayContext): voi
         return
       }
       send(rest)
-      if (sendDeferred()) res.end()
+      if (!sendDeferred()) return
+      writer.flush()
+      res.end()
     },
   )
-  res.on('drain', () => stream.resumeReading())
 }
 
 /** Whether `shaper` had to rewrite a JSON answer it could not hold whole. */

@@ -1,0 +1,54 @@
+/**
+ * Writes a tunnelled answer's body to the agent. Bytes the agent's connection cannot take at once
+ * wait here copied together (ByteBlocks), not as one write each: a tunnel client sending its
+ * answer one byte per frame to an agent that does not read made Node queue several write entries
+ * per byte (the chunk, its chunked-encoding size and line ends), 500 bytes of memory per byte the
+ * stream's credit counted, and a tunnel's 16 MiB of credit was worth gigabytes (found by a hostile
+ * review). What waits is still bounded by the credit the tunnel stream is given: `write` says
+ * false while the agent's connection is full, and `onRoom` is told once it drained.
+ */
+import type { ServerResponse } from 'node:http'
+import { ByteBlocks } from '@burrow/protocol'
+
+/** One answer's body on its way to the agent. */
+export class AgentWriter {
+  readonly #res: ServerResponse
+  readonly #waiting = new ByteBlocks()
+  #flushing = false
+  readonly #flushSoon = (): void => {
+    this.#flushing = false
+    if (!this.#res.writableNeedDrain) this.flush()
+  }
+
+  /** `onRoom`: the agent took what waited; the tunnel stream may be read again. */
+  constructor(res: ServerResponse, onRoom: () => void) {
+    this.#res = res
+    res.on('drain', () => {
+      this.flush()
+      if (!res.writableNeedDrain) onRoom()
+    })
+  }
+
+  /** Write `chunk` (now, or once what waits before it went); false while the agent is full. */
+  write(chunk: Uint8Array): boolean {
+    const res = this.#res
+    if (this.#waiting.length === 0 && res.writableLength === 0) return res.write(chunk)
+    this.#waiting.push(chunk)
+    if (res.writableNeedDrain) return false
+    // Not full yet (bytes wait in the socket): what came during this turn leaves as one write.
+    if (!this.#flushing) {
+      this.#flushing = true
+      setImmediate(this.#flushSoon)
+    }
+    return true
+  }
+
+  /** Write what waits (before the answer ends). */
+  flush(): void {
+    const waiting = this.#waiting
+    if (waiting.length === 0 || this.#res.destroyed) return
+    const bytes = waiting.bytes()
+    waiting.clear()
+    this.#res.write(bytes)
+  }
+}

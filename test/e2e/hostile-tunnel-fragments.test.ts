@@ -1,0 +1,185 @@
+/**
+ * A hostile tunnel client that sends its answer one byte per DATA frame (found by a hostile
+ * review). Credit and the edge's budgets count bytes; each frame the edge kept cost it a Buffer
+ * view (and the socket read it points into), and each one written to an agent that does not read
+ * cost Node's write queue several entries. A few hundred MB sent so held GBs in burrowd, and ended
+ * it (out of memory) for every tenant. Memory held must stay proportional to the bytes counted.
+ */
+import assert from 'node:assert/strict'
+import { connect, type Socket } from 'node:net'
+import { after, before, describe, it } from 'node:test'
+import {
+  decodeFrame,
+  encodeFrame,
+  INITIAL_CONNECTION_WINDOW,
+  INITIAL_STREAM_WINDOW,
+  PROTOCOL_VERSION,
+  type Frame,
+} from '@burrow/protocol'
+import { WebSocket } from 'ws'
+import { startService, type Service } from '../helpers/stack.js'
+import { rssOf } from '../helpers/rss.js'
+import { hostOf, openRequest } from '../../packages/server/test/helpers/edge-request.js'
+
+const CALL =
+  '{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{}}}'
+
+/** Bytes sent one per frame, in each case. */
+const BYTES = 3 * 1024 * 1024
+
+/** A client that answers one stream with one-byte DATA frames, within the credit it is given. */
+class Fragmenter {
+  readonly ws: WebSocket
+  private streamCredit = INITIAL_STREAM_WINDOW
+  private connCredit = INITIAL_CONNECTION_WINDOW
+  private streamId = 0
+  private wake: (() => void) | null = null
+  private opened: ((id: number) => void) | null = null
+
+  constructor(broker: string, key: string) {
+    this.ws = new WebSocket(broker, {
+      perMessageDeflate: false,
+      headers: { authorization: `Bearer ${key}` },
+    })
+    this.ws.on('message', (data: Buffer) => {
+      const f: Frame = decodeFrame(data)
+      if (f.type === 'open') this.opened?.(f.streamId)
+      if (f.type === 'window') {
+        if (f.streamId === 0) this.connCredit += f.credit
+        else if (f.streamId === this.streamId) this.streamCredit += f.credit
+        this.wake?.()
+      }
+    })
+  }
+
+  async hello(): Promise<void> {
+    await new Promise<void>((resolve, reject) => {
+      this.ws.once('open', () => resolve())
+      this.ws.once('error', reject)
+    })
+    const welcomed = new Promise<void>((resolve) =>
+      this.ws.on('message', (d: Buffer) => decodeFrame(d).type === 'welcome' && resolve()),
+    )
+    this.ws.send(
+      encodeFrame({ type: 'hello', hello: { version: PROTOCOL_VERSION, agent: 'hostile/1' } }),
+    )
+    await welcomed
+  }
+
+  nextOpen(): Promise<number> {
+    return new Promise((resolve) => (this.opened = resolve))
+  }
+
+  respond(streamId: number, status: number, type: string): void {
+    this.streamId = streamId
+    this.streamCredit = INITIAL_STREAM_WINDOW
+    this.ws.send(
+      encodeFrame({
+        type: 'response',
+        streamId,
+        head: { status, headers: [['content-type', type]] },
+        fin: false,
+      }),
+    )
+  }
+
+  /** Send `n` bytes one per frame; stops when no credit comes for a while. */
+  async dribble(n: number): Promise<number> {
+    // A masked WebSocket frame (mask key 0) carrying a DATA frame of one byte.
+    const one = Buffer.from([0x82, 0x87, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0x20])
+    one.writeUInt32BE(this.streamId, 8)
+    const socket = (this.ws as unknown as { _socket: Socket })._socket
+    let sent = 0
+    while (sent < n && this.ws.readyState === WebSocket.OPEN) {
+      const room = Math.min(this.streamCredit, this.connCredit, n - sent, 65536)
+      if (room <= 0) {
+        const came = await new Promise<boolean>((resolve) => {
+          const timer = setTimeout(() => resolve(false), 3000)
+          this.wake = () => {
+            clearTimeout(timer)
+            resolve(true)
+          }
+        })
+        this.wake = null
+        if (!came) break
+        continue
+      }
+      const batch = Buffer.alloc(room * one.length)
+      for (let i = 0; i < room; i++) one.copy(batch, i * one.length)
+      this.streamCredit -= room
+      this.connCredit -= room
+      sent += room
+      if (!socket.write(batch)) await new Promise((r) => socket.once('drain', r))
+    }
+    return sent
+  }
+}
+
+async function grownMb(pid: number, before: number): Promise<number> {
+  await new Promise((r) => setTimeout(r, 1500))
+  return Math.round(((rssOf(pid) ?? 0) - before) / 1048576)
+}
+
+describe('a tunnel client answering one byte per frame', { timeout: 170_000 }, () => {
+  let service: Service
+  const clients: WebSocket[] = []
+  const sockets: Socket[] = []
+
+  before(async () => {
+    service = await startService({ BURROW_LOG: 'info' }, { plan: 'free' })
+  })
+
+  after(async () => {
+    for (const c of clients) c.terminate()
+    for (const s of sockets) s.destroy()
+    await service?.close()
+  })
+
+  it('does not make the edge hold a Buffer per frame of a JSON answer it taps', async () => {
+    const tunnel = await service.tunnel('taps')
+    const c = new Fragmenter(service.broker, tunnel.key)
+    clients.push(c.ws)
+    await c.hello()
+    const pid = service.proc.proc.pid!
+    const before = rssOf(pid) ?? 0
+    const opened = c.nextOpen()
+    const call = openRequest(service.port, hostOf(tunnel.publicUrl), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: CALL,
+    })
+    call.req.on('response', (res) => res.resume())
+    c.respond(await opened, 200, 'application/json')
+    const sent = await c.dribble(BYTES)
+    const grown = await grownMb(pid, before)
+    call.req.destroy()
+    assert.equal(sent, BYTES, 'the edge read the answer as it came')
+    assert.ok(
+      grown < 64,
+      `burrowd grew by ${grown} MB holding a ${BYTES >> 20} MiB answer sent one byte per frame`,
+    )
+  })
+
+  it('does not queue a write per frame to an agent that does not read', async () => {
+    const tunnel = await service.tunnel('unread')
+    const c = new Fragmenter(service.broker, tunnel.key)
+    clients.push(c.ws)
+    await c.hello()
+    const pid = service.proc.proc.pid!
+    const before = rssOf(pid) ?? 0
+    const opened = c.nextOpen()
+    // An agent that sends its request and never reads a byte of the answer.
+    const agent = connect(service.port, '127.0.0.1')
+    sockets.push(agent)
+    agent.write(`GET /mcp HTTP/1.1\r\nHost: ${hostOf(tunnel.publicUrl)}\r\nAccept: */*\r\n\r\n`)
+    agent.pause()
+    c.respond(await opened, 500, 'text/plain')
+    const sent = await c.dribble(INITIAL_CONNECTION_WINDOW)
+    const grown = await grownMb(pid, before)
+    assert.ok(sent > 0)
+    assert.ok(
+      grown < 64,
+      `burrowd grew by ${grown} MB for ${sent} bytes sent one per frame to an agent that does not read`,
+    )
+  })
+})
