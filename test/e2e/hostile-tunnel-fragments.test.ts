@@ -122,12 +122,23 @@ async function grownMb(pid: number, before: number): Promise<number> {
 
 describe('a tunnel client answering one byte per frame', { timeout: 170_000 }, () => {
   let service: Service
+  let tunnel: { key: string; publicUrl: string }
   const clients: WebSocket[] = []
   const sockets: Socket[] = []
 
   before(async () => {
     service = await startService({ BURROW_LOG: 'info' }, { plan: 'free' })
+    tunnel = await service.tunnel('fragments')
   })
+
+  /** A new connection of the tunnel's key (the one before goes). */
+  const client = async (): Promise<Fragmenter> => {
+    for (const c of clients) c.terminate()
+    const c = new Fragmenter(service.broker, tunnel.key)
+    clients.push(c.ws)
+    await c.hello()
+    return c
+  }
 
   after(async () => {
     for (const c of clients) c.terminate()
@@ -136,10 +147,7 @@ describe('a tunnel client answering one byte per frame', { timeout: 170_000 }, (
   })
 
   it('does not make the edge hold a Buffer per frame of a JSON answer it taps', async () => {
-    const tunnel = await service.tunnel('taps')
-    const c = new Fragmenter(service.broker, tunnel.key)
-    clients.push(c.ws)
-    await c.hello()
+    const c = await client()
     const pid = service.proc.proc.pid!
     const before = rssOf(pid) ?? 0
     const opened = c.nextOpen()
@@ -160,11 +168,32 @@ describe('a tunnel client answering one byte per frame', { timeout: 170_000 }, (
     )
   })
 
+  it('does not make the edge hold a string per frame of an SSE event it taps', async () => {
+    const c = await client()
+    const pid = service.proc.proc.pid!
+    const before = rssOf(pid) ?? 0
+    const opened = c.nextOpen()
+    const call = openRequest(service.port, hostOf(tunnel.publicUrl), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+      body: CALL,
+    })
+    call.req.on('response', (res) => res.resume())
+    c.respond(await opened, 200, 'text/event-stream')
+    // As long a line as the parser holds (4 Mi characters); it held 40 bytes per frame.
+    const line = 4 * 1024 * 1024
+    const sent = await c.dribble(line)
+    const grown = await grownMb(pid, before)
+    call.req.destroy()
+    assert.equal(sent, line, 'the edge read the answer as it came')
+    assert.ok(
+      grown < 96,
+      `burrowd grew by ${grown} MB holding a 4 MiB SSE line sent one byte per frame`,
+    )
+  })
+
   it('does not queue a write per frame to an agent that does not read', async () => {
-    const tunnel = await service.tunnel('unread')
-    const c = new Fragmenter(service.broker, tunnel.key)
-    clients.push(c.ws)
-    await c.hello()
+    const c = await client()
     const pid = service.proc.proc.pid!
     const before = rssOf(pid) ?? 0
     const opened = c.nextOpen()

@@ -87,6 +87,7 @@ export {
   isLargeNumberId,
   stringifyWithLargeIds,
   SseParser,
+  SSE_PIECE_COST,
   ResponseMessages,
   responseKind,
   formatSseEvent,

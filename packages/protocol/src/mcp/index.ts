@@ -55,7 +55,7 @@ export {
   isLargeNumberId,
   stringifyWithLargeIds,
 } from './large-number-id.js'
-export { SseParser } from './sse-parser.js'
+export { SseParser, SSE_PIECE_COST } from './sse-parser.js'
 export { ResponseMessages } from './response-messages.js'
 export { responseKind, type ResponseKind } from './response-kind.js'
 export { formatSseEvent } from './format-sse-event.js'

@@ -6,6 +6,7 @@ import { describe, it } from 'node:test'
 import {
   ResponseMessages,
   SseParser,
+  SSE_PIECE_COST,
   responseKind,
   type ClassifiedMessage,
   type HeldCopies,
@@ -276,7 +277,8 @@ describe('ResponseMessages', () => {
       // An SSE event past the bound across responses: its chunks are not read, and are cut.
       const sse = new ResponseMessages({
         kind: 'sse',
-        held: bound(40),
+        // Each piece held counts SSE_PIECE_COST more than its characters.
+        held: bound(40 + SSE_PIECE_COST),
         cutsOn: stray,
         cutsUnread: () => pending,
       })
@@ -406,7 +408,7 @@ describe('ResponseMessages', () => {
   })
 
   it('counts the SSE event being read; past the bound a tap stops and the stream passes', () => {
-    const held = bound(20)
+    const held = bound(20 + SSE_PIECE_COST)
     const seen: unknown[] = []
     let cuts = 0
     const r = new ResponseMessages({
@@ -418,7 +420,7 @@ describe('ResponseMessages', () => {
     const first = Buffer.from('data: {"jsonrpc":"2.0","method":"a"}\n\ndata: {"json')
     assert.deepEqual(r.push(first), [first])
     assert.equal(seen.length, 1)
-    assert.equal(held.total, 'data: {"json'.length)
+    assert.equal(held.total, 'data: {"json'.length + SSE_PIECE_COST)
     const more = Buffer.from('rpc":"2.0","id":1,')
     assert.deepEqual(r.push(more), [more], 'the event passes untouched')
     assert.equal(cuts, 1)

@@ -2,7 +2,7 @@
 // hostile input (lines that never end, events past the bound, bytes split inside a character).
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { SseParser, type SseEvent } from '../../src/index.js'
+import { SseParser, SSE_PIECE_COST, type SseEvent } from '../../src/index.js'
 
 function all(chunks: readonly (string | Uint8Array)[], max?: number): SseEvent[] {
   const p = new SseParser(max === undefined ? {} : { maxEventChars: max })
@@ -89,10 +89,23 @@ describe('SseParser', () => {
     ])
   })
 
+  it('counts the pieces it holds: a line or data sent a byte at a time reaches the bound sooner', () => {
+    const p = new SseParser({ maxEventChars: 1000 })
+    for (let i = 0; i < 100; i++) p.push(Buffer.from('a'))
+    assert.equal(p.dropped, 1, 'a line of 100 one-byte pieces holds 100 strings')
+    p.push(Buffer.from('\n\n'))
+    for (let i = 0; i < 100; i++) p.push(Buffer.from('data:\n'))
+    assert.equal(p.dropped, 2, 'so do 100 empty data lines')
+    assert.deepEqual(p.push(Buffer.from('\ndata: after\n\n')), [
+      { event: 'message', data: 'after', id: null },
+    ])
+  })
+
   it('says what it holds, and drops the event being read when asked', () => {
     const p = new SseParser()
     assert.deepEqual(p.push(Buffer.from('data: 12345\ndata: 67')), [])
-    assert.equal(p.heldChars, '12345\n'.length + 'data: 67'.length)
+    // A data line and a piece of a line held, each costing SSE_PIECE_COST more.
+    assert.equal(p.heldChars, '12345\n'.length + 'data: 67'.length + 2 * SSE_PIECE_COST)
     p.discard()
     assert.equal(p.heldChars, 0)
     assert.equal(p.dropped, 1)
