@@ -36,10 +36,18 @@ export interface RelayContext {
   readonly shape?: ((kind: ResponseKind) => ResponseMessages | null) | null
 }
 
+/**
+ * Characters of a tunnel client's reset reason the agent is shown: the refusal is counted nowhere,
+ * and a reason of 4 KiB on every bodiless GET moved data past the bandwidth quota.
+ */
+export const MAX_RESET_REASON_CHARS = 200
+
 /** Relay `stream`'s response to `res`. */
 export function relayResponse(stream: MuxStream, res: ServerResponse, ctx: RelayContext): void {
   const { ids, record } = ctx
-  const fail = (code: number, reason: string) => {
+  const fail = (code: number, told: string) => {
+    const reason =
+      told.length > MAX_RESET_REASON_CHARS ? `${told.slice(0, MAX_RESET_REASON_CHARS)}…` : told
     if (res.headersSent) {
       res.destroy()
       return
