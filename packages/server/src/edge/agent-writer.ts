@@ -1,11 +1,12 @@
 /**
  * Writes a tunnelled answer's body to the agent. Bytes the agent's connection cannot take at once
- * wait here copied together (ByteBlocks), not as one write each: a tunnel client sending its
- * answer one byte per frame to an agent that does not read made Node queue several write entries
- * per byte (the chunk, its chunked-encoding size and line ends), 500 bytes of memory per byte the
- * stream's credit counted, and a tunnel's 16 MiB of credit was worth gigabytes (found by a hostile
- * review). What waits is still bounded by the credit the tunnel stream is given: `write` says
- * false while the agent's connection is full, and `onRoom` is told once it drained.
+ * wait here, small pieces copied together (ByteBlocks), not as one write each: a tunnel client
+ * sending its answer one byte per frame to an agent that does not read made Node queue several
+ * write entries per byte (the chunk, its chunked-encoding size and line ends), 500 bytes of memory
+ * per byte the stream's credit counted, and a tunnel's 16 MiB of credit was worth gigabytes (found
+ * by a hostile review). What waits is still bounded by the credit the tunnel stream is given:
+ * `write` says false while the agent's connection is full, and `onRoom` is told once it drained.
+ * What waits leaves corked, in its pieces (a stream's large ones are not copied again).
  */
 import type { ServerResponse } from 'node:http'
 import { ByteBlocks } from '@burrow/protocol'
@@ -43,12 +44,22 @@ export class AgentWriter {
     return true
   }
 
-  /** Write what waits (before the answer ends). */
+  /**
+   * Write what waits (before the answer ends): its pieces corked into one write, not copied
+   * into one buffer (a stream's large pieces are kept as they came).
+   */
   flush(): void {
     const waiting = this.#waiting
-    if (waiting.length === 0 || this.#res.destroyed) return
-    const bytes = waiting.bytes()
+    const res = this.#res
+    if (waiting.length === 0 || res.destroyed) return
+    const pieces = waiting.chunks.slice()
     waiting.clear()
-    this.#res.write(bytes)
+    if (pieces.length === 1) {
+      res.write(pieces[0]!)
+      return
+    }
+    res.cork()
+    for (const piece of pieces) res.write(piece)
+    res.uncork()
   }
 }
