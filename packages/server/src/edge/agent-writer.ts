@@ -9,7 +9,7 @@
  * What waits leaves corked, in its pieces (a stream's large ones are not copied again).
  */
 import type { ServerResponse } from 'node:http'
-import { ByteBlocks } from '@burrow/protocol'
+import { ByteBlocks, KEPT_PIECE_BYTES } from '@burrow/protocol'
 
 /** One answer's body on its way to the agent. */
 export class AgentWriter {
@@ -33,7 +33,12 @@ export class AgentWriter {
   /** Write `chunk` (now, or once what waits before it went); false while the agent is full. */
   write(chunk: Uint8Array): boolean {
     const res = this.#res
-    if (this.#waiting.length === 0 && res.writableLength === 0) return res.write(chunk)
+    // A large piece costs Node's queue little per byte: it goes as it came, as before.
+    if (
+      this.#waiting.length === 0 &&
+      (res.writableLength === 0 || chunk.length >= KEPT_PIECE_BYTES)
+    )
+      return res.write(chunk)
     this.#waiting.push(chunk)
     if (res.writableNeedDrain) return false
     // Not full yet (bytes wait in the socket): what came during this turn leaves as one write.
