@@ -80,9 +80,10 @@ export function storeWebServices(parts: StoreWebServicesParts): WebServices {
         const a = await store.getAccountById(id)
         return a && account(a)
       },
-      setPassword: async (accountId, password) => {
-        await store.setPassword(accountId, password)
+      setPassword: async (accountId, password, replacing) => {
+        const stamp = await store.setPassword(accountId, password, replacing)
         await store.accountTokens.revokeAll(accountId, 'reset')
+        return stamp
       },
     },
     sessions: {

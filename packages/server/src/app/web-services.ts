@@ -34,10 +34,12 @@ export interface AccountsPort {
   get(id: string): Promise<AccountView | undefined>
   /**
    * Replace the account's password (its sessions stay: end the others with
-   * `SessionsPort.deleteOthers`) and void its unused reset links. StoreError `invalid` for a
-   * password the sign-up form would refuse.
+   * `SessionsPort.deleteOthers`) and void its unused reset links; returns the new password's
+   * stamp. With `replacing`, only while the password is still the one of that stamp (the one
+   * the caller checked): StoreError `conflict` when a reset replaced it meanwhile. StoreError
+   * `invalid` for a password the sign-up form would refuse.
    */
-  setPassword(accountId: string, password: string): Promise<void>
+  setPassword(accountId: string, password: string, replacing?: string): Promise<string>
 }
 
 /** Browser sessions. */

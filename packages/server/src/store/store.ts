@@ -194,25 +194,40 @@ export class Store {
 
   /**
    * Set (or replace) account `accountId`'s password. Sessions stay signed in; end the others
-   * with `webSessions.deleteForAccount`. Throws `StoreError` `invalid` for a password
-   * `passwordProblem` refuses, `not_found` for an unknown account.
+   * with `webSessions.deleteForAccount`. With `replacing` (a change checked against the current
+   * password: its `passwordStamp`), only while the password is still that one, so that a reset
+   * meanwhile is not overwritten by a change its sender checked against the old password
+   * (`StoreError` `conflict`). Returns the new password's stamp. Throws `StoreError` `invalid`
+   * for a password `passwordProblem` refuses, `not_found` for an unknown account.
    */
-  async setPassword(accountId: string, password: string): Promise<void> {
+  async setPassword(accountId: string, password: string, replacing?: string): Promise<string> {
     const hash = await hashValid(password)
     // Under the account's lock, in order with a sign-in making its session (`webSessions.create`
     // with the stamp of the password it checked): that session is made first and then ended with
     // the others, or refused.
     const result = await this.db.transaction().execute(async (trx) => {
-      await lockAccount(trx, accountId)
-      return trx
+      if ((await lockAccount(trx, accountId)) === undefined) return 0n
+      if (replacing !== undefined) {
+        const row = await trx
+          .selectFrom('accounts')
+          .select('password_hash')
+          .where('id', '=', accountId)
+          .executeTakeFirst()
+        if (passwordStampOf(row?.password_hash) !== replacing) {
+          throw new StoreError('conflict', 'the password changed meanwhile; try again')
+        }
+      }
+      const updated = await trx
         .updateTable('accounts')
         .set({ password_hash: hash })
         .where('id', '=', accountId)
         .executeTakeFirst()
+      return updated.numUpdatedRows
     })
-    if (result.numUpdatedRows === 0n) {
+    if (result === 0n) {
       throw new StoreError('not_found', `account "${accountId}" does not exist`)
     }
+    return passwordStampOf(hash)
   }
 
   /**

@@ -202,6 +202,29 @@ for (const backend of testBackends()) {
         assert.equal((await store.verifyLogin('a@b.c', 'second password'))?.id, account.id)
       })
 
+      it('replaces only the password a change checked, not one a reset set meanwhile', async () => {
+        const account = await store.createAccount({
+          email: 'a@b.c',
+          slug: 'acme',
+          password: 'first password',
+        })
+        // A change checked "first password" (its stamp); a reset then set another one.
+        const checked = await store.passwordStamp('a@b.c')
+        const reset = await store.setPassword(account.id, 'the reset password')
+        assert.equal(reset, await store.passwordStamp('a@b.c'))
+        await rejectsWith(
+          store.setPassword(account.id, 'the changed password', checked),
+          'conflict',
+          'changed meanwhile',
+        )
+        assert.equal((await store.verifyLogin('a@b.c', 'the reset password'))?.id, account.id)
+        assert.equal(await store.verifyLogin('a@b.c', 'the changed password'), undefined)
+        // Over the password it checked, the change is made.
+        const changed = await store.setPassword(account.id, 'the changed password', reset)
+        assert.equal(changed, await store.passwordStamp('a@b.c'))
+        assert.equal((await store.verifyLogin('a@b.c', 'the changed password'))?.id, account.id)
+      })
+
       it('lets an account made without a password sign in once one is set', async () => {
         const account = await store.createAccount({ email: 'a@b.c', slug: 'acme' })
         await store.setPassword(account.id, 'now I have one')

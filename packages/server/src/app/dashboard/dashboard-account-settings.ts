@@ -35,12 +35,18 @@ export function accountRoutes(kit: DashboardKit): DashboardRoute[] {
     if (problem !== null) return again(c, 400, `The new ${problem}.`)
     const email = c.account.email
     const guard = kit.opts.signInGuard
+    // Each try costs two password hashes: it spends from the client address's attempts as a
+    // sign-in does, so an owner of an account cannot hash without bound by changing its password.
+    const limited = guard.attempt(kit.opts.addresses.rateKey(c.req))
+    if (limited !== null) return again(c, 429, limited)
     const device = parseCookies(c.req.headers.cookie).get(DEVICE_COOKIE)
     const stamp = await svc.accounts.passwordStamp(email)
     const check = guard.check(email, device, stamp)
     if (!check.ok) return again(c, 429, check.message)
+    // A browser the account knows waits in its lane, as at sign-in; a session alone does not.
+    const lane = check.device === null ? 'other' : 'known'
     const verified = await kit.passwordWork.run(
-      'known',
+      lane,
       () => svc.accounts.verifyLogin(email, current),
       canonicalEmail(email),
     )
@@ -50,20 +56,22 @@ export function accountRoutes(kit: DashboardKit): DashboardRoute[] {
       guard.failed(email, check.device, stamp)
       return again(c, 403, 'The current password is wrong.')
     }
+    let newStamp: string
     try {
+      // Only over the password just checked: a reset landing meanwhile is not overwritten.
       const set = await kit.passwordWork.run(
-        'known',
-        () => svc.accounts.setPassword(c.account.id, next),
+        lane,
+        () => svc.accounts.setPassword(c.account.id, next, stamp),
         canonicalEmail(email),
       )
       if (set === null) return again(c, 503, BUSY)
+      newStamp = set.value
     } catch (err) {
       const e = toHttpError(err)
       return again(c, e.status, e.message)
     }
     await svc.sessions.deleteOthers(c.account.id, c.caller.sessionToken)
     // This browser stays trusted for sign-ins under the new password.
-    const newStamp = await svc.accounts.passwordStamp(email)
     const trusted = kit.cookie(
       DEVICE_COOKIE,
       guard.deviceCookie(email, check.device, newStamp),
