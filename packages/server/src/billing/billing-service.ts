@@ -15,8 +15,8 @@ import type { Database } from '../store/schema.js'
 import type { BillingConfig, BillingCycle, PaidPlanId, PriceTable } from './billing-config.js'
 import { priceKey, priceTable } from './billing-config.js'
 import { BILLING_ERROR_STATUS, BillingError } from './billing-error.js'
-import { BillingStore } from './billing-store.js'
-import type { Subscription } from './billing-store.js'
+import { cancelCharged } from './chargeback.js'
+import { BillingStore, type Subscription } from './billing-store.js'
 import { PaddleApiError, PaddleClient } from './paddle-client.js'
 import type { PaddleSubscription } from './paddle-event.js'
 import { PaddleEventError, parsePaddleEvent } from './paddle-event.js'
@@ -239,8 +239,8 @@ export class BillingService {
       )
       if (outcome === 'applied' && accountId !== null) await this.#planChanged(accountId)
       // A chargeback ended the plan (chargeback.ts); the subscription must not renew either.
-      const charged = outcome === 'applied' ? event.adjustment?.subscriptionId : undefined
-      if (charged) await this.#call(() => this.#client.cancelSubscription(charged, 'immediately'))
+      const provider = this.config.provider
+      await this.#call(() => cancelCharged(this.store, this.#client, provider, event, outcome))
       return reply(200, { ok: true, outcome })
     } catch (error) {
       if (error instanceof BillingError) {

@@ -133,6 +133,17 @@ export class BillingStore {
     })
   }
 
+  /** The outcome recorded for event `eventId` of `provider`, or undefined for none recorded. */
+  async eventOutcome(provider: BillingProvider, eventId: string): Promise<string | undefined> {
+    const row = await this.#db
+      .selectFrom('billing_events')
+      .select('outcome')
+      .where('provider', '=', provider)
+      .where('event_id', '=', eventId)
+      .executeTakeFirst()
+    return row?.outcome
+  }
+
   /**
    * Apply a subscription as the provider's API returned it at `at` (after a cancel or plan change,
    * or a refresh), under the same ordering rule as events but without an event record.

@@ -8,6 +8,9 @@
 import type { Transaction } from 'kysely'
 import { lockAccount } from '../store/lock-account.js'
 import type { Database } from '../store/schema.js'
+import type { BillingProvider } from './billing-config.js'
+import type { BillingStore } from './billing-store.js'
+import type { PaddleClient } from './paddle-client.js'
 import type { PaddleEvent } from './paddle-event.js'
 
 /** Apply an `adjustment.*` event; returns what became of it and the account it ended. */
@@ -55,4 +58,27 @@ export async function applyAdjustment(
     .where('id', '=', bound.account_id)
     .execute()
   return { outcome: 'applied', accountId: bound.account_id }
+}
+
+/**
+ * After `event` was recorded with `outcome`: cancel at Paddle, now, the subscription a chargeback
+ * ended. Throws when Paddle cannot be reached, so that the webhook fails and Paddle delivers it
+ * again; the delivery again finds the event recorded (a duplicate) as applied, and cancels then,
+ * unless Paddle shows the subscription canceled already. Before, a cancellation that failed once
+ * was never tried again: the subscription renewed, and its next event gave the plan back.
+ */
+export async function cancelCharged(
+  store: BillingStore,
+  client: PaddleClient,
+  provider: BillingProvider,
+  event: PaddleEvent,
+  outcome: string,
+): Promise<void> {
+  const id = event.adjustment?.subscriptionId
+  if (!id) return
+  if (outcome === 'duplicate') {
+    if ((await store.eventOutcome(provider, event.eventId)) !== 'applied') return
+    if ((await client.getSubscription(id)).status === 'canceled') return
+  } else if (outcome !== 'applied') return
+  await client.cancelSubscription(id, 'immediately')
 }

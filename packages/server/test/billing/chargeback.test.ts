@@ -29,11 +29,18 @@ for (const backend of testBackends()) {
       return stack.paddle.subscriptionOf(account.id)!.id
     }
 
-    /** Deliver an adjustment event signed as Paddle would. */
-    const adjustment = async (data: Record<string, unknown>, occurredAt = now) => {
-      const body = JSON.stringify(
+    /** An adjustment event's body as Paddle sends it. */
+    const adjustmentBody = (data: Record<string, unknown>, occurredAt = now) =>
+      JSON.stringify(
         eventBody('adjustment.created', { id: 'adj_1', type: 'full', ...data }, { occurredAt }),
       )
+
+    /** Deliver an adjustment event signed as Paddle would. */
+    const adjustment = async (data: Record<string, unknown>, occurredAt = now) =>
+      deliver(adjustmentBody(data, occurredAt))
+
+    /** Deliver event `body` signed as Paddle would. */
+    const deliver = async (body: string) => {
       const res = await fetch(stack.webhookUrl, {
         method: 'POST',
         headers: {
@@ -92,6 +99,40 @@ for (const backend of testBackends()) {
       })
       assert.equal(((await res.json()) as { outcome: string }).outcome, 'stale')
       assert.equal((await stack.billing.status(account.id)).plan, 'free')
+    })
+
+    it('cancels at Paddle when the chargeback is delivered again after a failed cancellation', async () => {
+      const sub = await buyAnnual('scale')
+      now = new Date(T0.getTime() + 24 * 3600_000)
+      // Paddle's API is down for the first cancellation.
+      const handle = stack.paddle.handle.bind(stack.paddle)
+      let down = 1
+      stack.paddle.handle = async (req, res) => {
+        if (req.url?.endsWith('/cancel') && down > 0) {
+          down--
+          res.writeHead(503, { 'content-type': 'application/json' })
+          res.end(JSON.stringify({ error: { type: 'api_error', code: 'unavailable' } }))
+          return
+        }
+        await handle(req, res)
+      }
+      const body = adjustmentBody({
+        action: 'chargeback',
+        status: 'approved',
+        subscription_id: sub,
+      })
+      const first = await deliver(body)
+      assert.notEqual(first.status, 200, 'the webhook fails, so Paddle delivers it again')
+      assert.equal((await stack.billing.status(account.id)).plan, 'free')
+      assert.equal(stack.paddle.subscriptionOf(account.id)!.status, 'active')
+      const again = await deliver(body)
+      assert.equal(again.status, 200)
+      assert.equal(again.body.outcome, 'duplicate')
+      assert.equal(stack.paddle.subscriptionOf(account.id)!.status, 'canceled')
+      // Delivered once more, nothing is asked of Paddle: the subscription is canceled already.
+      const third = await deliver(body)
+      assert.equal(third.status, 200)
+      assert.equal(down, 0)
     })
 
     it('refunds awaiting approval, warnings and chargebacks of no subscription of ours change nothing', async () => {
