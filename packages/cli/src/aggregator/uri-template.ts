@@ -34,10 +34,9 @@ export function uriTemplatePattern(template: string): UriTemplatePattern {
   for (const match of template.matchAll(EXPRESSION)) {
     pushLiteral(tokens, template.slice(last, match.index))
     const run = /^[+#./;?&]/.test(match[1] ?? '') ? ANY : SEGMENT
-    // Two runs in a row match what the wider of them matches alone.
-    const previous = tokens.at(-1)
-    if (previous === SEGMENT) tokens[tokens.length - 1] = run
-    else if (previous !== ANY) tokens.push(run)
+    // Two like runs in a row match what one matches. Unlike ones stay two: a level-1 run takes
+    // line ends and an operator's takes `/`, `?` and `#`, so neither matches what both do.
+    if (tokens.at(-1) !== run) tokens.push(run)
     last = match.index + match[0].length
   }
   pushLiteral(tokens, template.slice(last))

@@ -22,4 +22,15 @@ describe('URI templates', () => {
     assert.ok(matchesUriTemplate('file:///{+path}', 'file:///home/me/notes.md'))
     assert.ok(matchesUriTemplate('search://q{?term,limit}', 'search://q?term=x&limit=3'))
   })
+
+  it('match adjacent expressions of both kinds as the regular expressions did', () => {
+    // `{a}` spans line ends but not `/`; `{+b}` spans `/` but not line ends: together, both.
+    // Before, the two were read as `{+b}` alone, and these URIs matched nothing.
+    assert.ok(matchesUriTemplate('x://{a}{+b}', 'x://a\nb/c'))
+    assert.ok(matchesUriTemplate('x://{+a}{b}', 'x://a/b\n'))
+    assert.ok(matchesUriTemplate('x{a}{+b}{c}y', 'x\n/\ny'))
+    assert.ok(matchesUriTemplate('x://{a}{#b}', 'x://\u2028#b'))
+    assert.ok(!matchesUriTemplate('x://{a}{+b}', 'x://a/\n'))
+    assert.ok(!matchesUriTemplate('x://{+a}{b}', 'x://\n/'))
+  })
 })
