@@ -28,6 +28,12 @@ interface Template {
  */
 export const MAX_LEARNT_CHARS = 1024 * 1024
 
+/**
+ * What one remembered URI costs of `MAX_LEARNT_CHARS` besides its characters (its map entry and
+ * string header): without it, a million one-character URIs fitted the bound.
+ */
+export const LEARNT_ENTRY_CHARS = 64
+
 /** MCP's error code for a resource that does not exist. */
 export const RESOURCE_NOT_FOUND = -32002
 
@@ -167,10 +173,10 @@ export class ResourceRouter {
    * URIs are the agent's to choose, up to the edge's 4 MiB each.
    */
   #learn(uri: string, upstream: string): void {
-    if (uri.length > MAX_LEARNT_CHARS) return
+    if (uri.length + LEARNT_ENTRY_CHARS > MAX_LEARNT_CHARS) return
     this.#forgetLearnt(uri)
     this.#learnt.set(uri, upstream)
-    this.#learntChars += uri.length
+    this.#learntChars += uri.length + LEARNT_ENTRY_CHARS
     for (const oldest of this.#learnt.keys()) {
       if (this.#learntChars <= MAX_LEARNT_CHARS) break
       this.#forgetLearnt(oldest)
@@ -178,7 +184,7 @@ export class ResourceRouter {
   }
 
   #forgetLearnt(uri: string): void {
-    if (this.#learnt.delete(uri)) this.#learntChars -= uri.length
+    if (this.#learnt.delete(uri)) this.#learntChars -= uri.length + LEARNT_ENTRY_CHARS
   }
 
   #link(name: string): UpstreamLink | undefined {
