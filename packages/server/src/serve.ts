@@ -8,7 +8,7 @@ import { Server as NetServer, type AddressInfo } from 'node:net'
 import type { Duplex } from 'node:stream'
 import { createLogger, type Logger } from '@burrow/protocol'
 import { rejectUpgrade } from './broker/reject-upgrade.js'
-import { NODE_LINK_PATH } from './cluster/node-links.js'
+import { isNodeLinkPath } from './cluster/node-links.js'
 import type { ServerConfig } from './config.js'
 import { answerClientError, REQUEST_TIMEOUT_MS } from './http/answer-client-error.js'
 import { HttpError } from './http/http-error.js'
@@ -123,7 +123,7 @@ export async function serve(config: ServerConfig): Promise<void> {
       )
       return
     }
-    if (services.cluster && (req.url ?? '').split('?', 1)[0] === NODE_LINK_PATH) {
+    if (services.cluster && isNodeLinkPath((req.url ?? '').split('?', 1)[0]!)) {
       services.cluster.router.links.handleUpgrade(req, socket, head)
       return
     }

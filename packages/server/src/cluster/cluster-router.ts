@@ -13,11 +13,11 @@ import {
   type Logger,
   type MuxStream,
   type RequestHead,
-  type TunnelMux,
 } from '@burrow/protocol'
 import type { TunnelRegistry } from '../broker/tunnel-registry.js'
 import type { TunnelLink } from '../broker/tunnel-link.js'
 import type { ClusterEvents } from './cluster-events.js'
+import type { LinkChannels } from './node-channels.js'
 import { NodeLinks } from './node-links.js'
 import { pipeStreams } from './stream-pipe.js'
 import type { TunnelDirectory } from './tunnel-directory.js'
@@ -214,9 +214,9 @@ export class ClusterRouter {
   async #remote(tunnelId: string): Promise<TunnelRoute | null | undefined> {
     const entry = await this.#opts.directory.lookup(tunnelId)
     if (entry === null || entry.node === this.#opts.nodeId) return undefined
-    let mux: TunnelMux
+    let link: LinkChannels
     try {
-      mux = await this.links.mux(entry.url, entry.node)
+      link = await this.links.link(entry.url, entry.node)
     } catch (err) {
       this.#opts.log.warn(`cluster: ${(err as Error).message}`)
       return null
@@ -227,7 +227,8 @@ export class ClusterRouter {
       // The agent's headers come first: one of its own by this name would name another tunnel
       // to the holder, so only this node's goes.
       open: (head, body, fin) =>
-        mux.open(
+        link.open(
+          tunnelId,
           {
             ...head,
             headers: [

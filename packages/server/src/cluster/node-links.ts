@@ -1,9 +1,11 @@
 /**
  * Persistent, authenticated connections between burrowd nodes, speaking the tunnel frames: a
  * node that receives a public request for a tunnel held elsewhere opens a stream on its link to
- * the holder (`mux(url)`, one WebSocket per peer, opened on first use and again after a loss),
- * and the holder relays it into the tunnel (`handleUpgrade` accepts peers at `NODE_LINK_PATH`,
- * checking their token). Streams carry requests exactly as the tunnel does: streaming both ways,
+ * the holder (`link(url)`, one WebSocket per peer, opened on first use and again after a loss),
+ * and the holder relays it into the tunnel (`handleUpgrade` accepts peers at `NODE_CHANNELS_PATH`,
+ * checking their token). Each tunnel's requests go on a channel of their own, with the flow
+ * control of a tunnel connection (node-channels.ts), so that one tenant's unread streams cannot
+ * hold the link's window. Streams carry requests exactly as the tunnel does: streaming both ways,
  * SSE event by event, flow control, cancellation. Both ends ping every link; one that leaves two
  * pings unanswered (a peer that crashed hard or is cut off without its socket closing) is dropped,
  * which ends its streams and makes the next request open a new link.
@@ -17,15 +19,31 @@ import {
   type MuxStream,
   type RequestHead,
 } from '@burrow/protocol'
+import { LinkChannels } from './node-channels.js'
 import { WebSocket, WebSocketServer } from 'ws'
 import { rejectUpgrade } from '../broker/reject-upgrade.js'
 import { NodeTokenNonces, signNodeToken, verifyNodeToken } from './node-auth.js'
 
-/** The path peers connect to on the service host. */
+/**
+ * The path of links without channels, where every tunnel's streams share one window: nodes of
+ * earlier versions open them, and they are still served, so that their requests reach this node
+ * during a rolling upgrade.
+ */
 export const NODE_LINK_PATH = '/_burrow/nodes'
+
+/** The path peers connect to on the service host: links with a channel per tunnel. */
+export const NODE_CHANNELS_PATH = '/_burrow/nodes/channels'
+
+/** Whether `path` is one where peers open node links. */
+export function isNodeLinkPath(path: string): boolean {
+  return path === NODE_LINK_PATH || path === NODE_CHANNELS_PATH
+}
 
 /** Least time between two log lines about refused links. */
 const REFUSAL_LOG_MS = 60_000
+
+/** The largest message on a link: a tunnel frame and its channel. */
+const MAX_LINK_MESSAGE_BYTES = MAX_FRAME_BYTES + 8
 
 /** Default period of the links' heartbeat. */
 const HEARTBEAT_MS = 10_000
@@ -49,18 +67,20 @@ export interface NodeLinksOptions {
 
 interface Outgoing {
   readonly ws: WebSocket
-  readonly mux: Promise<TunnelMux>
+  readonly channels: LinkChannels
+  readonly ready: Promise<LinkChannels>
 }
 
 /** This node's links to its peers, both ways. */
 export class NodeLinks {
   readonly #opts: NodeLinksOptions
   readonly #out = new Map<string, Outgoing>()
-  readonly #in = new Set<WebSocket>()
+  /** Links peers opened, with their channels (none on a link of an earlier version). */
+  readonly #in = new Map<WebSocket, LinkChannels | null>()
   readonly #wss = new WebSocketServer({
     noServer: true,
     perMessageDeflate: false,
-    maxPayload: MAX_FRAME_BYTES,
+    maxPayload: MAX_LINK_MESSAGE_BYTES,
     clientTracking: false,
   })
   #closed = false
@@ -79,9 +99,14 @@ export class NodeLinks {
     this.#heartbeat.unref()
   }
 
-  /** Ping every open link; drop one whose last two pings went unanswered. */
+  /**
+   * Ping every open link; drop one whose last two pings went unanswered. Retire channels idle
+   * since the last beat.
+   */
   #beat(): void {
-    for (const ws of [...[...this.#out.values()].map((o) => o.ws), ...this.#in]) {
+    for (const { channels } of this.#out.values()) channels.beat()
+    for (const channels of this.#in.values()) channels?.beat()
+    for (const ws of [...[...this.#out.values()].map((o) => o.ws), ...this.#in.keys()]) {
       if (ws.readyState !== WebSocket.OPEN) continue
       const missed = this.#missed.get(ws) ?? 0
       if (missed >= 2) {
@@ -103,32 +128,27 @@ export class NodeLinks {
    * The link to node `node` at `url` (its internal base URL), connecting when there is none; the
    * token it presents is good for that node only.
    */
-  mux(url: string, node: string): Promise<TunnelMux> {
+  link(url: string, node: string): Promise<LinkChannels> {
     const open = this.#out.get(url)
-    if (open && open.ws.readyState <= WebSocket.OPEN) return open.mux
-    const ws = new WebSocket(`${url.replace(/^http/, 'ws').replace(/\/$/, '')}${NODE_LINK_PATH}`, {
+    if (open && open.ws.readyState <= WebSocket.OPEN) return open.ready
+    const base = url.replace(/^http/, 'ws').replace(/\/$/, '')
+    const ws = new WebSocket(`${base}${NODE_CHANNELS_PATH}`, {
       perMessageDeflate: false,
-      maxPayload: MAX_FRAME_BYTES,
+      maxPayload: MAX_LINK_MESSAGE_BYTES,
       handshakeTimeout: 5000,
       headers: {
         authorization: `Burrow-Node ${signNodeToken(this.#opts.secret, this.#opts.nodeId, node)}`,
       },
     })
-    const mux = new TunnelMux({
-      role: 'broker',
-      transport: {
-        send: (bytes, done) => {
-          if (ws.readyState === WebSocket.OPEN) ws.send(bytes, { binary: true }, done)
-          else done?.(new Error('node link closed'))
-        },
-      },
+    const channels = new LinkChannels(ws, {
+      side: 'opener',
       onProtocolError: (err) => ws.close(1002, err.message.slice(0, 120)),
     })
     ws.on('message', (data: Buffer, binary) => {
-      if (binary) mux.receive(data)
+      if (binary) channels.receive(data)
     })
-    const ready = new Promise<TunnelMux>((resolve, reject) => {
-      ws.once('open', () => resolve(mux))
+    const ready = new Promise<LinkChannels>((resolve, reject) => {
+      ws.once('open', () => resolve(channels))
       ws.once('error', (err) => reject(new Error(`node link to ${url}: ${err.message}`)))
       ws.once('unexpected-response', (_req, res) =>
         reject(new Error(`node link to ${url}: HTTP ${res.statusCode}`)),
@@ -138,10 +158,10 @@ export class NodeLinks {
     this.#watch(ws)
     ws.on('error', () => {})
     ws.on('close', () => {
-      mux.close('node link closed')
+      channels.close('node link closed')
       if (this.#out.get(url)?.ws === ws) this.#out.delete(url)
     })
-    this.#out.set(url, { ws, mux: ready })
+    this.#out.set(url, { ws, channels, ready })
     return ready
   }
 
@@ -157,9 +177,28 @@ export class NodeLinks {
       this.#logRefusal(req.socket.remoteAddress)
       return rejectUpgrade(socket, 'unauthorized', 'node links need a valid node token')
     }
+    const withChannels = (req.url ?? '').split('?', 1)[0] === NODE_CHANNELS_PATH
     this.#wss.handleUpgrade(req, socket, head, (ws) => {
-      this.#in.add(ws)
       this.#watch(ws)
+      if (withChannels) {
+        const channels = new LinkChannels(ws, {
+          side: 'server',
+          onStream: this.#opts.onStream,
+          onProtocolError: (err) => ws.close(1002, err.message.slice(0, 120)),
+        })
+        this.#in.set(ws, channels)
+        ws.on('message', (data: Buffer, binary) => {
+          if (binary) channels.receive(data)
+        })
+        ws.on('error', () => {})
+        ws.on('close', () => {
+          this.#in.delete(ws)
+          channels.close('node link closed')
+        })
+        this.#opts.log.debug(`cluster: node ${peer} linked`)
+        return
+      }
+      this.#in.set(ws, null)
       const mux = new TunnelMux({
         role: 'client',
         transport: {
@@ -204,7 +243,7 @@ export class NodeLinks {
     this.#closed = true
     clearInterval(this.#heartbeat)
     for (const { ws } of this.#out.values()) ws.terminate()
-    for (const ws of this.#in) ws.terminate()
+    for (const ws of this.#in.keys()) ws.terminate()
     this.#out.clear()
   }
 }

@@ -50,8 +50,9 @@ describe('NodeLinks', () => {
 
   it('carries a request to the holder and its answer back, on one reused link', async () => {
     for (const word of ['one', 'two']) {
-      const mux = await forwarder.mux(url, 'node-b')
-      const stream = mux.open(
+      const link = await forwarder.link(url, 'node-b')
+      const stream = link.open(
+        'tun_one',
         { method: 'POST', path: '/mcp', headers: [] },
         Buffer.from(word),
         true,
@@ -62,7 +63,7 @@ describe('NodeLinks', () => {
       })
       assert.equal(answer, `/mcp echo:${word}`)
     }
-    assert.equal(await forwarder.mux(url, 'node-b'), await forwarder.mux(url, 'node-b'))
+    assert.equal(await forwarder.link(url, 'node-b'), await forwarder.link(url, 'node-b'))
   })
 
   it('logs refused links at most once a minute, however many strangers try', async () => {
@@ -105,7 +106,7 @@ describe('NodeLinks', () => {
       log: silentLogger,
       onStream: () => {},
     })
-    await assert.rejects(other.mux(url, 'node-b'), /HTTP 401/)
+    await assert.rejects(other.link(url, 'node-b'), /HTTP 401/)
     other.close()
   })
 
@@ -150,15 +151,20 @@ describe('NodeLinks', () => {
         heartbeatMs: 30,
       })
       try {
-        const first = await links.mux(peerUrl, 'node-b')
-        const stream = first.open({ method: 'POST', path: '/mcp', headers: [] }, undefined, false)
+        const first = await links.link(peerUrl, 'node-b')
+        const stream = first.open(
+          'tun_one',
+          { method: 'POST', path: '/mcp', headers: [] },
+          undefined,
+          false,
+        )
         const ended = new Promise<string>((resolve) => {
           stream.onReset = (_code, reason) => resolve(reason)
         })
         await new Promise((r) => accepted[0]!.once('close', r))
         assert.match(await ended, /node link closed/)
         assert.match(lines.join('\n'), /left two pings unanswered/)
-        const second = await links.mux(peerUrl, 'node-b')
+        const second = await links.link(peerUrl, 'node-b')
         assert.notEqual(second, first)
         assert.equal(accepted.length, 2)
       } finally {
