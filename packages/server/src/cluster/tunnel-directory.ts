@@ -1,7 +1,8 @@
 /**
  * Which node holds each tunnel's client connection, in Redis, for several burrowd nodes: a hash
  * `dir:<tunnel>` {node, url, epoch} that expires unless its holder refreshes it. Every claim
- * takes the next epoch of the tunnel (`dir-epoch:<tunnel>`, kept), so the newest connection wins
+ * takes the next epoch of the tunnel (`dir-epoch:<tunnel>`, kept a day past the last claim or
+ * refresh), so the newest connection wins
  * across nodes as it does on one, and a node whose epoch is no longer the current one is fenced:
  * its refreshes fail and requests it forwards or serves with the old epoch are refused.
  */
@@ -16,16 +17,17 @@ export interface DirectoryEntry {
   readonly epoch: number
 }
 
-/** KEYS: entry, epoch counter. ARGV: node, url, ttl ms. Returns the new epoch. */
+/** KEYS: entry, epoch counter. ARGV: node, url, ttl ms, counter ttl ms. Returns the new epoch. */
 const CLAIM = new RedisScript(`
 local epoch = redis.call('INCR', KEYS[2])
+redis.call('PEXPIRE', KEYS[2], ARGV[4])
 redis.call('HSET', KEYS[1], 'node', ARGV[1], 'url', ARGV[2], 'epoch', epoch)
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return epoch
 `)
 
 /**
- * KEYS: entry, epoch counter. ARGV: epoch, ttl ms, node, url. Returns 1 while the epoch is current,
+ * KEYS: entry, epoch counter. ARGV: epoch, ttl ms, node, url, counter ttl ms. Returns 1 while the epoch is current,
  * 0 when another claim took the tunnel since, and 2 when the entry was gone, or named an older
  * epoch, with no newer claim made (Redis lost it: restarted empty, evicted it, failed over to a
  * replica that was behind, or the holder could not refresh in time; an older holder that
@@ -35,6 +37,7 @@ const REFRESH = new RedisScript(`
 local current = redis.call('HGET', KEYS[1], 'epoch')
 if current == ARGV[1] then
   redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  redis.call('PEXPIRE', KEYS[2], ARGV[5])
   return 1
 end
 local epoch = tonumber(ARGV[1])
@@ -42,6 +45,7 @@ if current and tonumber(current) > epoch then return 0 end
 local counter = tonumber(redis.call('GET', KEYS[2]) or '0')
 if counter > epoch then return 0 end
 if counter < epoch then redis.call('SET', KEYS[2], ARGV[1]) end
+redis.call('PEXPIRE', KEYS[2], ARGV[5])
 redis.call('HSET', KEYS[1], 'node', ARGV[3], 'url', ARGV[4], 'epoch', ARGV[1])
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return 2
@@ -61,6 +65,13 @@ export interface TunnelDirectoryOptions {
   readonly keyPrefix?: string
   /** How long an entry lives without a refresh (default 15 s). */
   readonly ttlMs?: number
+  /**
+   * How long a tunnel's epoch counter outlives its last claim or refresh (default a day). It
+   * fences holders that are seconds behind; kept for good, every tunnel ever connected (and
+   * deleted since) left a key in Redis, which a tenant creating, connecting and deleting tunnels
+   * in a loop grew without bound.
+   */
+  readonly counterTtlMs?: number
 }
 
 /** The tunnel → node directory. */
@@ -68,11 +79,13 @@ export class TunnelDirectory {
   readonly #redis: Redis
   readonly #prefix: string
   readonly ttlMs: number
+  readonly #counterTtlMs: number
 
   constructor(opts: TunnelDirectoryOptions) {
     this.#redis = opts.redis
     this.#prefix = opts.keyPrefix ?? ''
     this.ttlMs = opts.ttlMs ?? 15_000
+    this.#counterTtlMs = opts.counterTtlMs ?? 24 * 3600_000
   }
 
   /** Record that `node` now holds `tunnelId`; returns the epoch of this hold. */
@@ -80,7 +93,7 @@ export class TunnelDirectory {
     const epoch = await CLAIM.run(
       this.#redis,
       [this.#entry(tunnelId), this.#counter(tunnelId)],
-      [node, url, this.ttlMs],
+      [node, url, this.ttlMs, this.#counterTtlMs],
     )
     return Number(epoch)
   }
@@ -99,7 +112,7 @@ export class TunnelDirectory {
     const result = await REFRESH.run(
       this.#redis,
       [this.#entry(tunnelId), this.#counter(tunnelId)],
-      [epoch, this.ttlMs, node, url],
+      [epoch, this.ttlMs, node, url, this.#counterTtlMs],
     )
     return result === 1 ? 'held' : result === 2 ? 'restored' : 'lost'
   }

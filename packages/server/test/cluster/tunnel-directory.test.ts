@@ -77,4 +77,18 @@ describe('TunnelDirectory', { skip: url ? false : 'needs TEST_REDIS_URL (a Redis
     assert.deepEqual(await dir.lookup('tun_4'), { node: 'node-b', url: 'http://b', epoch: newer })
     assert.equal(await dir.refresh('tun_4', older, 'node-a', 'http://a'), 'lost')
   })
+
+  it('lets the epoch counter of a tunnel no longer claimed expire', async () => {
+    const counter = `${prefix}dir-epoch:tun_5`
+    const epoch = await dir.claim('tun_5', 'node-a', 'http://a')
+    assert.ok((await redis.pttl(counter)) > 0, 'a claim gives the counter an expiry')
+    await redis.persist(counter)
+    assert.equal(await dir.refresh('tun_5', epoch, 'node-a', 'http://a'), 'held')
+    assert.ok((await redis.pttl(counter)) > 0, 'a refresh renews it')
+    await redis.del(`${prefix}dir:tun_5`, counter)
+    assert.equal(await dir.refresh('tun_5', epoch, 'node-a', 'http://a'), 'restored')
+    assert.ok((await redis.pttl(counter)) > 0, 'a counter written again expires too')
+    await dir.release('tun_5', epoch)
+    assert.ok((await redis.pttl(counter)) > 0, 'the tunnel deleted, its counter goes in time')
+  })
 })
