@@ -25,7 +25,20 @@ export function toHttpError(err: unknown): HttpError {
   }
   if (err instanceof BillingError)
     return new HttpError(BILLING_ERROR_STATUS[err.code], err.code, err.message)
+  if (isForeignKeyViolation(err)) {
+    return new HttpError(404, 'not_found', 'what this request changes was deleted meanwhile')
+  }
   throw err
+}
+
+/**
+ * A write the database refused because a row it belongs to is gone: a request checked that the
+ * tunnel is the caller's, and a delete of it committed before the request's insert (an agent
+ * token, access settings, a policy version). Before, that answered 500.
+ */
+function isForeignKeyViolation(err: unknown): boolean {
+  const code = typeof err === 'object' && err !== null ? (err as { code?: unknown }).code : null
+  return code === '23503' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY'
 }
 
 function limitOf(err: StoreError): Record<string, unknown> {

@@ -2,6 +2,7 @@
  * The web side's `DomainsPort` over the domains feature: views with the records to create, the
  * custom URL, and whether the domain serves under the account's plan now.
  */
+import { storableText } from '../store/storable-text.js'
 import { domainToUnicode } from 'node:url'
 import type { DomainsPort, DomainView } from '../app/domains-port.js'
 import type { PlanId } from '../plans.js'
@@ -108,12 +109,15 @@ export function domainsWebPort(parts: DomainsWebParts): DomainsPort {
   }
 }
 
-/** A domain from a path or form, lower-case ASCII (IDNs as typed are converted). */
+/**
+ * A domain from a path or form, lower-case ASCII (IDNs as typed are converted). One that is no
+ * host name is looked up as written, U+0000 as U+FFFD (which PostgreSQL stores; no domain holds it).
+ */
 function canonical(domain: string): string {
   const lower = domain.trim().toLowerCase().replace(/\.$/, '')
   try {
-    return new URL(`http://${lower}`).hostname || lower
+    return new URL(`http://${lower}`).hostname || storableText(lower)
   } catch {
-    return lower
+    return storableText(lower)
   }
 }

@@ -192,6 +192,8 @@ export class ToolPinsStore {
     at: Date,
     expectHash: string | null = null,
   ): Promise<Decided> {
+    // A name holding U+0000 is never pinned (and PostgreSQL refuses to compare with one).
+    if (name.includes('\u0000')) return 'unknown'
     const when = at.toISOString()
     return this.#db.transaction().execute(async (trx): Promise<Decided> => {
       const row = await trx

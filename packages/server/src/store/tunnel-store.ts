@@ -189,6 +189,8 @@ export class TunnelStore {
   /** See `Store#chooseServingTunnels`. */
   async chooseServing(accountId: string, tunnelIds: readonly string[]): Promise<TunnelStatus[]> {
     const chosen = [...new Set(tunnelIds)]
+    const odd = chosen.find((id) => !/^[\w-]{1,64}$/.test(id)) // no tunnel's id (U+0000: a PG error)
+    if (odd !== undefined) throw tunnelNotFound(odd, 'invalid')
     if (chosen.length === 0) {
       throw new StoreError('invalid', 'choose at least one tunnel to keep serving')
     }

@@ -7,6 +7,7 @@ import { HttpError } from '../../http/http-error.js'
 import { readJsonObject } from '../../http/request-body.js'
 import { sendApiError, sendApiJson } from '../../http/responses.js'
 import type { CallFilter } from '../../governance/call-log.js'
+import { storableText } from '../../store/storable-text.js'
 import { METRIC_WINDOWS, type MetricWindow } from '../../governance/metrics-report.js'
 import type { WebServices } from '../web-services.js'
 import type { ApiCall } from './api-call.js'
@@ -76,10 +77,11 @@ export function governanceApi(svc: WebServices, now: () => Date) {
 /** The filters of `GET /api/tunnels/:id/calls`, checked. */
 export function callFilter(query: URLSearchParams): CallFilter {
   const filter: { -readonly [K in keyof CallFilter]: CallFilter[K] } = {}
+  // As the history stores names (U+0000 as U+FFFD, cut at 200): PostgreSQL refuses U+0000.
   const tool = query.get('tool')
-  if (tool) filter.tool = tool.slice(0, 200)
+  if (tool) filter.tool = storableText(tool, 200)
   const method = query.get('method')
-  if (method) filter.method = method.slice(0, 200)
+  if (method) filter.method = storableText(method, 200)
   const status = query.get('status')
   if (status) {
     if (/^[1-5]\d\d$/.test(status)) filter.status = Number(status)

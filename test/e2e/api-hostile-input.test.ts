@@ -1,0 +1,91 @@
+/**
+ * The JSON API (and the dashboard forms doing the same) given what a hostile owner sends: text
+ * holding U+0000 where it is looked up (call filters, a tool or domain named in the path, the
+ * tunnels to keep serving), and writes to a tunnel racing its delete. None gets a 500. Real burrowd, on SQLite and on PostgreSQL when TEST_DATABASE_URL is set: PostgreSQL
+ * refuses U+0000 in text, and runs requests at once, so a delete commits between a request's
+ * ownership check and its insert.
+ */
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import {
+  testBackends,
+  type TestDatabase,
+} from '../../packages/server/test/helpers/test-databases.js'
+import { startService, type Service } from '../helpers/stack.js'
+import { signUp, type WebUser } from '../helpers/web-client.js'
+
+for (const backend of testBackends()) {
+  describe(`the API given hostile input, on ${backend.name}`, { timeout: 120_000 }, () => {
+    let service: Service | undefined
+    let database: TestDatabase | undefined
+    let owner: WebUser
+    let tunnelId: string
+
+    before(async () => {
+      database = await backend.create()
+      service = await startService(
+        database.config.databaseUrl ? { BURROW_DATABASE_URL: database.config.databaseUrl } : {},
+      )
+      owner = await signUp(`http://127.0.0.1:${service.port}`, 'hostile')
+      const made = await owner.api<{ tunnel: { id: string } }>('POST', '/api/tunnels', {
+        name: 'docs',
+      })
+      assert.equal(made.status, 201)
+      tunnelId = made.json.tunnel.id
+    })
+    after(async () => {
+      await service?.close()
+      await database?.drop()
+    })
+
+    it('answers U+0000 in what it looks up, never with 500', async () => {
+      const t = `/api/tunnels/${tunnelId}`
+      const lookups: [string, string, unknown?][] = [
+        ['GET', `${t}/calls?tool=a%00b`],
+        ['GET', `${t}/calls?method=tools%2Fcall%00`],
+        ['POST', `${t}/tools/a%00/approve`, {}],
+        ['POST', `${t}/tools/a%00/reject`, {}],
+        ['POST', `${t}/domains/mcp%00.example.com/verify`],
+        ['DELETE', `${t}/domains/mcp%00.example.com`],
+        ['PUT', '/api/tunnels/serving', { tunnel_ids: [tunnelId, 'tun_\u0000'] }],
+      ]
+      for (const [method, path, body] of lookups) {
+        const res = await owner.api(method, path, body)
+        assert.ok(res.status < 500, `${method} ${path}: ${res.status}`)
+      }
+      // A filter finds what the history stored for such a name (U+0000 as U+FFFD): nothing here.
+      const calls = await owner.api<{ calls: unknown[] }>('GET', `${t}/calls?tool=a%00b`)
+      assert.equal(calls.status, 200)
+      assert.deepEqual(calls.json.calls, [])
+      // The dashboard's forms look the same things up.
+      const decide = await owner.form(`/dashboard/tunnels/${tunnelId}/tools/decide`, {
+        name: 'a\u0000',
+        decision: 'approved',
+      })
+      assert.equal(decide.status, 404)
+      const traffic = await owner.page(`/dashboard/tunnels/${tunnelId}/traffic?tool=%00`)
+      assert.equal(traffic.status, 200)
+      const serving = await owner.form('/dashboard/tunnels/serving', { serving: 'tun_\u0000' })
+      assert.ok(serving.status < 500, `serving: ${serving.status}`)
+    })
+
+    it('answers writes racing the tunnel’s delete with 404, never 500', async () => {
+      const seen: string[] = []
+      for (let i = 0; i < 20; i++) {
+        const made = await owner.api<{ tunnel: { id: string } }>('POST', '/api/tunnels', {
+          name: `race ${i}`,
+        })
+        assert.equal(made.status, 201)
+        const t = `/api/tunnels/${made.json.tunnel.id}`
+        const answers = await Promise.all([
+          owner.api('PUT', `${t}/policy`, { tools: { deny: ['x'] } }),
+          owner.api('POST', `${t}/agent-tokens`, { name: 'agent' }),
+          owner.api('PUT', `${t}/access`, { mode: 'token' }),
+          owner.api('DELETE', t),
+        ])
+        for (const a of answers) seen.push(String(a.status))
+      }
+      assert.ok(!seen.some((s) => s.startsWith('5')), `answers: ${seen.join(' ')}`)
+    })
+  })
+}
