@@ -3,12 +3,18 @@
  * the real call-history writer: newest first; filters by tool, method, HTTP status, outcome and
  * time, alone and together, compared with the same filter applied to what was recorded; paging
  * with the cursor through every call exactly once; page sizes held to 1 … 200; one call by id
- * only within its tunnel; rows from before outcomes were stored.
+ * only within its tunnel; rows from before outcomes were stored; a filtered page looks through
+ * at most `CALLS_SCANNED_PER_PAGE` calls and says where to go on.
  */
 import assert from 'node:assert/strict'
 import { afterEach, beforeEach, describe, it } from 'node:test'
 import { silentLogger } from '@burrow/protocol'
-import { getCall, listCalls, type CallFilter } from '../../src/governance/call-log.js'
+import {
+  CALLS_SCANNED_PER_PAGE,
+  getCall,
+  listCalls,
+  type CallFilter,
+} from '../../src/governance/call-log.js'
 import { CallHistoryWriter, newCallId, type CallRecord } from '../../src/quota/call-history.js'
 import { openStore } from '../../src/store/open-store.js'
 import type { Store } from '../../src/store/store.js'
@@ -220,6 +226,43 @@ for (const backend of testBackends()) {
       assert.deepEqual(await getCall(store.db, otherId, id), theirs.calls[0])
       const mine = await allPages({}, 200)
       assert.ok(!mine.includes(id))
+    })
+
+    it('looks through at most CALLS_SCANNED_PER_PAGE calls for a filtered page', async () => {
+      // A history longer than a page may look through, whose only `rare` call is its oldest.
+      const writer = new CallHistoryWriter(store.db, { log: silentLogger, batchSize: 500 })
+      const many = Array.from({ length: CALLS_SCANNED_PER_PAGE + 100 }, (_, i) => ({
+        ...record(otherId, 2000 + i),
+        tool: i === 0 ? 'rare' : 'fetch',
+      }))
+      for (const r of many) writer.record(r)
+      await writer.close()
+      const newestFirst = many.map((r) => r.id).reverse()
+      const edge = newestFirst[CALLS_SCANNED_PER_PAGE - 1]!
+
+      // Before, the first page read every call of the tunnel to find it.
+      const first = await listCalls(store.db, otherId, { tool: 'rare' })
+      assert.deepEqual(first, { calls: [], nextCursor: edge })
+      const second = await listCalls(store.db, otherId, { tool: 'rare', cursor: edge })
+      assert.deepEqual(
+        second.calls.map((c) => c.id),
+        [many[0]!.id],
+      )
+      assert.equal(second.nextCursor, null)
+      // Calls since a time the looked-through calls already go past end there.
+      const since = many[CALLS_SCANNED_PER_PAGE]!.at
+      assert.deepEqual(await listCalls(store.db, otherId, { tool: 'rare', since }), {
+        calls: [],
+        nextCursor: null,
+      })
+      // A filter that matches enough fills its page, as before; no filter is not bounded.
+      const full = await listCalls(store.db, otherId, { tool: 'fetch', limit: 200 })
+      assert.equal(full.calls.length, 200)
+      assert.equal(full.nextCursor, full.calls[199]!.id)
+      assert.equal(
+        (await listCalls(store.db, otherId, { cursor: edge, limit: 200 })).calls.length,
+        101,
+      )
     })
 
     it('finds one call by id, and nothing for an unknown one', async () => {

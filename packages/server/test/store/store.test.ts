@@ -513,6 +513,7 @@ describe('openStore', () => {
         '020_released_tunnels',
         '021_canonical_emails',
         '022_webhook_secret_rotation',
+        '023_call_history_by_id',
       ])
     } finally {
       await store.close()

@@ -3,6 +3,7 @@
  * and a live tail the page's script reads as server-sent events), Metrics (per method and tool,
  * with SVG charts) and Policy (the policy document, edited as JSON, with its versions).
  */
+import { CALLS_SCANNED_PER_PAGE } from '../../governance/call-log.js'
 import type { CallFilter, CallView } from '../../governance/call-log.js'
 import type { MetricsReport, MetricWindow } from '../../governance/metrics-report.js'
 import type { PolicyView } from '../../governance/policies.js'
@@ -98,7 +99,7 @@ ${d.zeroKnowledge ? html`<p class="notice info">Zero-knowledge mode: calls are r
 <h2>History</h2>
 ${
   d.calls.length === 0
-    ? html`<p class="card" id="no-calls">No calls recorded${d.filter.tool || d.filter.method || status ? ' match these filters' : ' yet'}.</p>`
+    ? html`<p class="card" id="no-calls">No calls recorded${d.filter.tool || d.filter.method || status ? ' match these filters' : ' yet'}${d.nextCursor === null ? '' : ` among the newest ${CALLS_SCANNED_PER_PAGE.toLocaleString('en-US')} looked through`}.</p>`
     : html`<table id="calls"><thead><tr><th>Time (UTC)</th><th>Method</th><th>Tool</th><th>Outcome</th><th>Latency</th><th>Session</th></tr></thead><tbody>${rows}</tbody></table>`
 }
 ${next}`,

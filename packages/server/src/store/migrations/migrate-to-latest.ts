@@ -29,6 +29,7 @@ import { callHistoryWideCountsMigration } from './019-call-history-wide-counts.j
 import { releasedTunnelsMigration } from './020-released-tunnels.js'
 import { canonicalEmailsMigration } from './021-canonical-emails.js'
 import { webhookSecretRotationMigration } from './022-webhook-secret-rotation.js'
+import { callHistoryByIdMigration } from './023-call-history-by-id.js'
 
 /** All migrations by name; names sort in the order they apply. */
 const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -54,6 +55,7 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '020_released_tunnels': releasedTunnelsMigration,
   '021_canonical_emails': canonicalEmailsMigration,
   '022_webhook_secret_rotation': webhookSecretRotationMigration,
+  '023_call_history_by_id': callHistoryByIdMigration,
 }
 
 const provider: MigrationProvider = {
