@@ -1,7 +1,8 @@
 /**
  * The JSON API (and the dashboard forms doing the same) given what a hostile owner sends: text
  * holding U+0000 where it is looked up (call filters, a tool or domain named in the path, the
- * tunnels to keep serving), and writes to a tunnel racing its delete. None gets a 500. Real burrowd, on SQLite and on PostgreSQL when TEST_DATABASE_URL is set: PostgreSQL
+ * tunnels to keep serving), writes to a tunnel racing its delete, and checkouts in a loop. None
+ * gets a 500, and the loop is held to the account's budget of requests to the payment provider. Real burrowd, on SQLite and on PostgreSQL when TEST_DATABASE_URL is set: PostgreSQL
  * refuses U+0000 in text, and runs requests at once, so a delete commits between a request's
  * ownership check and its insert.
  */
@@ -11,6 +12,7 @@ import {
   testBackends,
   type TestDatabase,
 } from '../../packages/server/test/helpers/test-databases.js'
+import { PROVIDER_REQUESTS_PER_HOUR } from '../../packages/server/src/app/billing-port.js'
 import { startService, type Service } from '../helpers/stack.js'
 import { signUp, type WebUser } from '../helpers/web-client.js'
 
@@ -67,6 +69,36 @@ for (const backend of testBackends()) {
       assert.equal(traffic.status, 200)
       const serving = await owner.form('/dashboard/tunnels/serving', { serving: 'tun_\u0000' })
       assert.ok(serving.status < 500, `serving: ${serving.status}`)
+    })
+
+    it('holds an account to PROVIDER_REQUESTS_PER_HOUR checkouts an hour', async () => {
+      // Each is a transaction at the payment provider, whose API limit the service shares.
+      const looper = await signUp(`http://127.0.0.1:${service!.port}`, 'looper')
+      const statuses: number[] = []
+      for (let i = 0; i < PROVIDER_REQUESTS_PER_HOUR + 3; i++) {
+        const res = await looper.api('POST', '/api/billing/checkout', { plan: 'pro' })
+        statuses.push(res.status)
+      }
+      assert.deepEqual(
+        statuses.slice(0, PROVIDER_REQUESTS_PER_HOUR),
+        Array(PROVIDER_REQUESTS_PER_HOUR).fill(201),
+      )
+      assert.deepEqual(statuses.slice(PROVIDER_REQUESTS_PER_HOUR), [429, 429, 429])
+      const refused = await looper.api<{ error: { code: string; retry_after_secs: number } }>(
+        'POST',
+        '/api/billing/checkout',
+        { plan: 'scale' },
+      )
+      assert.equal(refused.json.error.code, 'rate_limited')
+      assert.ok(refused.json.error.retry_after_secs > 0)
+      // The dashboard's form asks the same provider, under the same budget.
+      const form = await looper.form('/dashboard/billing/checkout', {
+        plan: 'pro',
+        cycle: 'monthly',
+      })
+      assert.equal(form.status, 429)
+      // Another account's budget is its own.
+      assert.equal((await owner.api('POST', '/api/billing/checkout', { plan: 'pro' })).status, 201)
     })
 
     it('answers writes racing the tunnel’s delete with 404, never 500', async () => {

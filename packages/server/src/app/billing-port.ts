@@ -4,28 +4,60 @@
  * proration previewed first), and the account's subscription.
  */
 import type { BillingService } from '../billing/billing-service.js'
+import { HttpError } from '../http/http-error.js'
+import { RateLimiter } from '../http/rate-limiter.js'
 import type { SubscriptionView } from './billing-view.js'
 import type { BillingPort } from './web-services.js'
 
+/**
+ * Requests an account may make per hour (per node) that ask the payment provider: checkouts,
+ * plan-change previews and changes, cancellations, cycle switches. Each checkout makes a
+ * transaction at the provider (and a row here); a free account looping on checkout spent the
+ * provider API's rate limit, which the whole service shares.
+ */
+export const PROVIDER_REQUESTS_PER_HOUR = 20
+
 /** `BillingPort` over the billing service. */
-export function billingPort(service: BillingService): BillingPort {
+export function billingPort(service: BillingService, now?: () => number): BillingPort {
   const checkoutOrigins =
     service.config.provider === 'paddle' ? [new URL(service.config.apiUrl).origin, 'https:'] : []
+  const budget = new RateLimiter({
+    capacity: PROVIDER_REQUESTS_PER_HOUR,
+    perMs: 60 * 60_000,
+    ...(now ? { now } : {}),
+  })
+  const spend = (accountId: string): void => {
+    const allowed = budget.take(accountId)
+    if (allowed.ok) return
+    throw new HttpError(
+      429,
+      'rate_limited',
+      `too many billing requests: ${PROVIDER_REQUESTS_PER_HOUR} an hour per account; try again in ` +
+        `${Math.ceil(allowed.retryAfterSecs / 60)} min`,
+      { retry_after_secs: allowed.retryAfterSecs },
+    )
+  }
   return {
     checkoutOrigins,
-    checkoutUrl: (account, plan, cycle, successUrl) =>
-      service.checkoutUrl(account, plan, cycle, successUrl),
+    checkoutUrl: async (account, plan, cycle, successUrl) => {
+      spend(account.id)
+      return service.checkoutUrl(account, plan, cycle, successUrl)
+    },
     cancel: async (accountId) => {
+      spend(accountId)
       await service.cancel(accountId)
     },
     switchCycle: async (accountId, cycle) => {
+      spend(accountId)
       await service.switchCycle(accountId, cycle)
     },
     previewPlanChange: async (accountId, plan) => {
+      spend(accountId)
       const { subscription, proration } = await service.previewPlanChange(accountId, plan)
       return { from: subscription.plan, to: plan, cycle: subscription.cycle, ...proration }
     },
     changePlan: async (accountId, plan) => {
+      spend(accountId)
       await service.changePlan(accountId, plan)
     },
     subscription: async (accountId): Promise<SubscriptionView | null> => {
