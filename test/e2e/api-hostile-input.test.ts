@@ -97,6 +97,12 @@ for (const backend of testBackends()) {
         cycle: 'monthly',
       })
       assert.equal(form.status, 429)
+      // Previews (a GET another site can make the browser open) count apart, and spend none of it.
+      const other = await signUp(`http://127.0.0.1:${service!.port}`, 'previewed')
+      for (let i = 0; i < PROVIDER_REQUESTS_PER_HOUR + 1; i++) {
+        await other.page('/api/billing/plan-change?plan=pro')
+      }
+      assert.equal((await other.api('POST', '/api/billing/checkout', { plan: 'pro' })).status, 201)
       // Another account's budget is its own.
       assert.equal((await owner.api('POST', '/api/billing/checkout', { plan: 'pro' })).status, 201)
     })

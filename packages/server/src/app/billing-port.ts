@@ -11,9 +11,10 @@ import type { BillingPort } from './web-services.js'
 
 /**
  * Requests an account may make per hour (per node) that ask the payment provider: checkouts,
- * plan-change previews and changes, cancellations, cycle switches. Each checkout makes a
- * transaction at the provider (and a row here); a free account looping on checkout spent the
- * provider API's rate limit, which the whole service shares.
+ * plan changes, cancellations, cycle switches; and, counted apart, plan-change previews (a GET,
+ * which another site can make a signed-in browser open, so it must not spend the budget of the
+ * rest). Each checkout makes a transaction at the provider (and a row here); a free account
+ * looping on checkout spent the provider API's rate limit, which the whole service shares.
  */
 export const PROVIDER_REQUESTS_PER_HOUR = 20
 
@@ -21,13 +22,16 @@ export const PROVIDER_REQUESTS_PER_HOUR = 20
 export function billingPort(service: BillingService, now?: () => number): BillingPort {
   const checkoutOrigins =
     service.config.provider === 'paddle' ? [new URL(service.config.apiUrl).origin, 'https:'] : []
-  const budget = new RateLimiter({
-    capacity: PROVIDER_REQUESTS_PER_HOUR,
-    perMs: 60 * 60_000,
-    ...(now ? { now } : {}),
-  })
-  const spend = (accountId: string): void => {
-    const allowed = budget.take(accountId)
+  const budget = () =>
+    new RateLimiter({
+      capacity: PROVIDER_REQUESTS_PER_HOUR,
+      perMs: 60 * 60_000,
+      ...(now ? { now } : {}),
+    })
+  const changes = budget()
+  const previews = budget()
+  const spend = (accountId: string, limiter = changes): void => {
+    const allowed = limiter.take(accountId)
     if (allowed.ok) return
     throw new HttpError(
       429,
@@ -52,7 +56,7 @@ export function billingPort(service: BillingService, now?: () => number): Billin
       await service.switchCycle(accountId, cycle)
     },
     previewPlanChange: async (accountId, plan) => {
-      spend(accountId)
+      spend(accountId, previews)
       const { subscription, proration } = await service.previewPlanChange(accountId, plan)
       return { from: subscription.plan, to: plan, cycle: subscription.cycle, ...proration }
     },
