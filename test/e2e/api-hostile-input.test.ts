@@ -1,8 +1,8 @@
 /**
  * The JSON API (and the dashboard forms doing the same) given what a hostile owner sends: text
  * holding U+0000 where it is looked up (call filters, a tool or domain named in the path, the
- * tunnels to keep serving), writes to a tunnel racing its delete, and checkouts in a loop. None
- * gets a 500, and the loop is held to the account's budget of requests to the payment provider. Real burrowd, on SQLite and on PostgreSQL when TEST_DATABASE_URL is set: PostgreSQL
+ * tunnels to keep serving), JSON nested deep, writes to a tunnel racing its delete, and
+ * checkouts in a loop. None gets a 500, and the loop is held to the account's budget of requests to the payment provider. Real burrowd, on SQLite and on PostgreSQL when TEST_DATABASE_URL is set: PostgreSQL
  * refuses U+0000 in text, and runs requests at once, so a delete commits between a request's
  * ownership check and its insert.
  */
@@ -69,6 +69,31 @@ for (const backend of testBackends()) {
       assert.equal(traffic.status, 200)
       const serving = await owner.form('/dashboard/tunnels/serving', { serving: 'tun_\u0000' })
       assert.ok(serving.status < 500, `serving: ${serving.status}`)
+    })
+
+    it('refuses JSON nested deep in any field with 400', async () => {
+      const deep = '['.repeat(30_000) + ']'.repeat(30_000)
+      const t = `/api/tunnels/${tunnelId}`
+      const bodies: [string, string, string][] = [
+        ['PUT', `${t}/access`, `{"allow_ips":${deep}}`],
+        ['POST', '/api/tunnels', `{"allow_ips":${deep}}`],
+        ['PUT', `${t}/policy`, `{"tools":{"deny":${deep}}}`],
+        ['PUT', '/api/tunnels/serving', `{"tunnel_ids":${deep}}`],
+        ['POST', '/api/tokens', `{"name":${deep}}`],
+        ['POST', `${t}/agent-tokens`, `{"name":${deep}}`],
+        ['POST', '/api/webhooks', `{"url":"https://example.com/","events":${deep}}`],
+      ]
+      for (const [method, path, body] of bodies) {
+        const res = await fetch(`${owner.base}${path}`, {
+          method,
+          headers: { authorization: `Bearer ${owner.token}`, 'content-type': 'application/json' },
+          body,
+        })
+        assert.equal(res.status, 400, `${method} ${path}: ${await res.text()}`)
+      }
+      // What the tunnel allows did not change.
+      const access = await owner.api<{ allow_ips: string[] }>('GET', `${t}/access`)
+      assert.deepEqual(access.json.allow_ips, [])
     })
 
     it('holds an account to PROVIDER_REQUESTS_PER_HOUR checkouts an hour', async () => {

@@ -103,7 +103,20 @@ function allowlistOf(allowIps: readonly string[]): { check(address: string): boo
 }
 
 function badCidr(entry: unknown): AccessInputError {
-  const shown = typeof entry === 'string' ? `"${entry.slice(0, 64)}"` : JSON.stringify(entry)
+  // Not the value itself when it is no string: an array nested 30,000 deep (60 KB of JSON)
+  // overflowed JSON.stringify's stack, and the API answered 500.
+  const shown =
+    typeof entry === 'string'
+      ? `"${entry.slice(0, 64)}"`
+      : entry === null
+        ? 'null'
+        : Array.isArray(entry)
+          ? 'an array'
+          : typeof entry === 'object'
+            ? 'an object'
+            : typeof entry === 'number' || typeof entry === 'boolean'
+              ? String(entry)
+              : typeof entry
   return new AccessInputError(
     'allow_ips',
     `${shown} is not an IP address or CIDR; write e.g. 203.0.113.0/24 or 2001:db8::/32`,
