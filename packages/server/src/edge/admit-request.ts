@@ -1,7 +1,6 @@
 /**
  * The plan's admission of one request about to be forwarded: the session cap (an `initialize`
- * takes a place until answered; a 2026-07-28 request, and a 2025 request without a session,
- * holds one while in flight) and the monthly
+ * takes a place until answered, a 2026-07-28 request holds one while in flight) and the monthly
  * quotas (tool calls and bandwidth). A refused request is answered with the envelope and counted
  * nowhere; an admitted one is counted (in force at once) and forwarded.
  */
@@ -11,7 +10,7 @@ import { SESSION_LIMIT_MESSAGE } from '../quota/edge-sessions.js'
 import type { QuotaGate } from '../quota/quota-gate.js'
 import { QUOTA_MESSAGE, RESPONSE_CUT_REASON } from '../quota/quota-refusal.js'
 import type { TunnelWithAccount } from '../store/store.js'
-import { isInitialize, isSessionless, requestsOf, toolCallCount } from './body-facts.js'
+import { isInitialize, isSessionless, toolCallCount } from './body-facts.js'
 import { countsAsCall, retryStateOf, type CallContinuations } from './call-continuations.js'
 import type { ExchangeRecord } from './exchange-record.js'
 
@@ -64,12 +63,8 @@ export async function admitRequest(
       return false
     }
     record.holdPlace(place.reservation)
-  } else if (
-    sessions !== null &&
-    (isSessionless(rpc) || (sessionId === undefined && requestsOf(rpc).length > 0))
-  ) {
-    // A 2026-07-28 request has no session, nor has a request to a stateless 2025 server (no
-    // Mcp-Session-Id): it holds a place while it is in flight.
+  } else if (sessions !== null && isSessionless(rpc)) {
+    // A 2026-07-28 request has no session: it holds a place while it is in flight.
     const place = await sessions.holdRequest(tunnel)
     if (!place.ok) {
       refuse('session_limit', SESSION_LIMIT_MESSAGE, place.reason)
