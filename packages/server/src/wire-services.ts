@@ -9,40 +9,26 @@ import { randomBytes } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Logger } from '@burrow/protocol'
-import { Api } from './app/api/api.js'
-import { App, type Mount } from './app/app.js'
-import { startBilling, type BillingRuntime } from './billing/billing-runtime.js'
+import { App } from './app/app.js'
 import { Broker } from './broker/broker.js'
 import { ResumeTokens } from './broker/resume-token.js'
 import { TunnelRegistry } from './broker/tunnel-registry.js'
 import type { ServerConfig } from './config.js'
 import { openCluster, type Cluster } from './cluster/open-cluster.js'
 import { Edge } from './edge/edge.js'
-import { openAccess, type Access } from './access/open-access.js'
-import { authorizationServer } from './app/oauth/open-authorization-server.js'
+import { openAccess } from './access/open-access.js'
 import { TunnelLookup } from './edge/tunnel-lookup.js'
 import { ClientAddresses } from './http/client-addresses.js'
-import { brokerUrlFor, publicUrlFor, serviceUrlFor } from './public-url.js'
+import { publicUrlFor, serviceUrlFor } from './public-url.js'
 import { openGovernance } from './governance/open-governance.js'
 import { ServiceMetrics } from './observability/service-metrics.js'
+import { wireWeb } from './wire-web.js'
 import { openQuotaServices } from './quota/open-quota-services.js'
-import { readMeters } from './quota/read-meters.js'
 import { openStore } from './store/open-store.js'
-import type { Store } from './store/store.js'
-import { billingPort } from './app/billing-port.js'
-import { Dashboard } from './app/dashboard/dashboard.js'
-import { openRecovery } from './app/open-recovery.js'
-import { SignInGuard } from './app/dashboard/sign-in-guard.js'
-import { storeWebServices } from './app/store-web-services.js'
-import { webhooksPort } from './app/webhooks-port.js'
-import type { GovernancePort } from './app/governance-port.js'
 import { governancePort } from './app/governance-services-port.js'
-import type { WebhookEndpointStore } from './webhooks/webhook-endpoint-store.js'
-import type { ClusterEvents } from './cluster/cluster-events.js'
 import { startWebhookService } from './webhooks/webhook-service.js'
 import { openCustomDomains } from './domains/open-custom-domains.js'
 import { WelcomeUrls } from './domains/welcome-urls.js'
-import type { DomainsPort } from './app/domains-port.js'
 import { PendingListings } from './edge/pending-listings.js'
 
 /** What `wireServices` needs from `serve`. */
@@ -209,6 +195,7 @@ export async function wireServices({ config, log, listen }: WireOptions): Promis
     addresses,
     log,
     onKeyCheck: (outcome) => metrics.keyChecks.inc({ outcome }),
+    limits: governance.limits,
   })
   const domains = openCustomDomains({
     config,
@@ -218,6 +205,7 @@ export async function wireServices({ config, log, listen }: WireOptions): Promis
     port,
     log,
     events: governance.events,
+    limits: governance.limits,
     onEdgeRequest: (res) => {
       const started = performance.now()
       res.once('close', () => metrics.edgeAnswered(res, started))
@@ -232,6 +220,7 @@ export async function wireServices({ config, log, listen }: WireOptions): Promis
     governance: governancePort(store.db, store.toolPins, governance),
     access,
     events: governance.events,
+    limits: governance.limits,
     registry,
     lookup,
     endpoints: webhooks.endpoints,
@@ -250,6 +239,7 @@ export async function wireServices({ config, log, listen }: WireOptions): Promis
     },
     crashReports: store.crashReports,
     addresses,
+    limits: governance.limits,
     metrics: { service: metrics, token: config.metricsToken },
     log,
     web,
@@ -282,112 +272,6 @@ export async function wireServices({ config, log, listen }: WireOptions): Promis
       await store.close()
     },
   }
-}
-
-/** What `wireWeb` builds on. */
-interface WebParts {
-  readonly config: ServerConfig
-  readonly store: Store
-  readonly registry: TunnelRegistry
-  readonly lookup: TunnelLookup
-  readonly endpoints: WebhookEndpointStore
-  readonly governance: GovernancePort
-  /** Changes every node applies (plans, disconnections). */
-  readonly events: ClusterEvents
-  readonly domains: DomainsPort
-  /** The tunnel label of a verified custom domain's resource URL, or null. */
-  readonly customDomainLabel: (resource: string) => Promise<string | null>
-  readonly access: Access
-  readonly port: number
-  readonly publicUrl: (subdomain: string, slug: string) => string
-  readonly addresses: ClientAddresses
-  /** Start a new tunnel's month where a deleted one's stood (absent when quotas are off). */
-  readonly inheritUsage: ((from: string, to: string) => Promise<void>) | undefined
-  readonly log: Logger
-}
-
-/** The service host's web side: billing, the dashboard and the JSON API, and billing's mount. */
-interface Web {
-  readonly dashboard: Dashboard
-  readonly api: Api
-  readonly mounts: readonly Mount[]
-  readonly billing: BillingRuntime
-  readonly recovery: { close(): void }
-}
-
-/**
- * Start billing (with the dev provider's checkout when no Paddle keys are set) and build the
- * dashboard and API over the store. Plan changes evict cached plans.
- */
-async function wireWeb(parts: WebParts): Promise<Web> {
-  const { config, store, registry, lookup, log } = parts
-  const https = config.publicScheme === 'https'
-  const host =
-    config.listen.host === '0.0.0.0' || config.listen.host === '::'
-      ? '127.0.0.1'
-      : config.listen.host
-  const billing = await startBilling({
-    settings: config.billing,
-    store,
-    selfUrl: `http://${host.includes(':') ? `[${host}]` : host}:${parts.port}`,
-    onPlanChanged: (accountId) => parts.events.publish({ type: 'account', accountId }),
-    log,
-  })
-  const services = storeWebServices({
-    store,
-    live: {
-      isOnline: (id) => registry.isOnline(id),
-      // Every node: the tunnel's client may be held by another one.
-      disconnect: (id, reason) =>
-        parts.events.publish({ type: 'disconnect', tunnelId: id, reason }),
-      evictAccount: (accountId) => parts.events.publish({ type: 'account', accountId }),
-    },
-    billing: billingPort(billing.service),
-    webhooks: webhooksPort(parts.endpoints),
-    governance: parts.governance,
-    access: parts.access.port,
-    meters: async (accountId, now) => {
-      const m = await readMeters(store.db, accountId, now)
-      return { ...m, tunnels: m.tunnels.map((t) => ({ ...t, name: t.tunnelId })) }
-    },
-    publicUrl: parts.publicUrl,
-    domains: parts.domains,
-    ...(parts.inheritUsage ? { inheritUsage: parts.inheritUsage } : {}),
-  })
-  const recovery = openRecovery({
-    config,
-    store,
-    port: parts.port,
-    addresses: parts.addresses,
-    log,
-  })
-  const broker = brokerUrlFor(config, parts.port)
-  const dashboard = new Dashboard({
-    services,
-    zone: config.zone,
-    broker: /^ws:\/\/(127\.0\.0\.1|localhost):7100$/.test(broker) ? null : broker,
-    https,
-    recovery: recovery.recovery,
-    signInGuard: new SignInGuard({
-      secret: await store.setSettingIfAbsent(
-        'device_cookie_secret',
-        randomBytes(32).toString('base64url'),
-      ),
-    }),
-    addresses: parts.addresses,
-  })
-  const api = new Api({ services, https })
-  const mounts: Mount[] = [
-    {
-      matches: (url: string) => billing.handles(url),
-      handle: (req: IncomingMessage, res: ServerResponse) => billing.handle(req, res),
-    },
-    authorizationServer(parts.access, services, lookup, https, parts.addresses, (resource) =>
-      parts.customDomainLabel(resource),
-    ),
-    ...recovery.mounts,
-  ]
-  return { dashboard, api, mounts, billing, recovery: recovery.recovery }
 }
 
 /** burrowd's version, from its package.json. */

@@ -7,7 +7,8 @@
  * per account; tokens are single-use, hashed and expiring (`AccountTokenStore`).
  */
 import type { Logger } from '@burrow/protocol'
-import { RateLimiter } from '../http/rate-limiter.js'
+import type { RateLimiter } from '../http/rate-limiter.js'
+import { localRateLimits, type RateLimits } from '../http/rate-limits.js'
 import type { Mailer } from '../mail/mailer.js'
 import {
   RESET_TOKEN_TTL_MS,
@@ -37,6 +38,8 @@ export interface AccountRecoveryOptions {
   readonly log: Logger
   /** Milliseconds clock for the rate limits (tests pass their own). */
   readonly now?: () => number
+  /** Where the rate limits are kept (default: this process's own). */
+  readonly limits?: RateLimits
 }
 
 /** A password reset done. */
@@ -69,17 +72,18 @@ export class AccountRecovery {
     this.#serviceUrl = options.serviceUrl.replace(/\/+$/, '')
     this.#log = options.log
     const now = options.now ? { now: options.now } : {}
-    this.#perAddress = new RateLimiter({
+    const limits = options.limits ?? localRateLimits
+    this.#perAddress = limits.limiter('recovery.address', {
       capacity: RESET_REQUESTS_PER_ADDRESS,
       perMs: 15 * 60_000,
       ...now,
     })
-    this.#perAccount = new RateLimiter({
+    this.#perAccount = limits.limiter('recovery.account', {
       capacity: MAILS_PER_ACCOUNT_PER_HOUR,
       perMs: 60 * 60_000,
       ...now,
     })
-    this.#perTrusted = new RateLimiter({
+    this.#perTrusted = limits.limiter('recovery.trusted', {
       capacity: MAILS_PER_ACCOUNT_PER_HOUR,
       perMs: 60 * 60_000,
       ...now,

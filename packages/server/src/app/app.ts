@@ -4,6 +4,7 @@
  * (`GET /api/client/latest`) and crash reports from clients (`POST /api/crash-reports`); the
  * rest of the JSON API and the dashboard mount here.
  */
+import { localRateLimits, type RateLimits } from '../http/rate-limits.js'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Logger } from '@burrow/protocol'
 import { sendRefusal } from '../http/send-refusal.js'
@@ -41,6 +42,8 @@ export interface AppOptions {
   readonly addresses?: ClientAddresses
   /** Milliseconds clock for rate limits (tests pass their own). */
   readonly now?: () => number
+  /** Where the per-address limit on crash reports is kept (default: this process's own). */
+  readonly limits?: RateLimits
   /** burrowd's Prometheus metrics at `GET /metrics`, and who may read them. */
   readonly metrics?: { readonly service: ServiceMetrics; readonly token: string | null }
   /** The dashboard, the JSON API and other mounted handlers (payment webhooks, dev checkout). */
@@ -66,7 +69,7 @@ export class App {
 
   constructor(opts: AppOptions) {
     this.opts = opts
-    const limiter = new RateLimiter({
+    const limiter = (opts.limits ?? localRateLimits).limiter('crash-reports.address', {
       capacity: CRASH_REPORTS_PER_MINUTE,
       perMs: 60_000,
       ...(opts.now ? { now: opts.now } : {}),

@@ -5,7 +5,7 @@
  */
 import type { BillingService } from '../billing/billing-service.js'
 import { HttpError } from '../http/http-error.js'
-import { RateLimiter } from '../http/rate-limiter.js'
+import { localRateLimits, type RateLimits } from '../http/rate-limits.js'
 import type { SubscriptionView } from './billing-view.js'
 import type { BillingPort } from './web-services.js'
 
@@ -19,17 +19,21 @@ import type { BillingPort } from './web-services.js'
 export const PROVIDER_REQUESTS_PER_HOUR = 20
 
 /** `BillingPort` over the billing service. */
-export function billingPort(service: BillingService, now?: () => number): BillingPort {
+export function billingPort(
+  service: BillingService,
+  now?: () => number,
+  limits: RateLimits = localRateLimits,
+): BillingPort {
   const checkoutOrigins =
     service.config.provider === 'paddle' ? [new URL(service.config.apiUrl).origin, 'https:'] : []
-  const budget = () =>
-    new RateLimiter({
+  const budget = (name: string) =>
+    limits.limiter(name, {
       capacity: PROVIDER_REQUESTS_PER_HOUR,
       perMs: 60 * 60_000,
       ...(now ? { now } : {}),
     })
-  const changes = budget()
-  const previews = budget()
+  const changes = budget('billing.provider')
+  const previews = budget('billing.previews')
   const spend = (accountId: string, limiter = changes): void => {
     const allowed = limiter.take(accountId)
     if (allowed.ok) return

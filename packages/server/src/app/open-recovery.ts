@@ -4,6 +4,7 @@
  * (logged at start, so an operator who forgot SMTP notices).
  */
 import type { Logger } from '@burrow/protocol'
+import type { RateLimits } from '../http/rate-limits.js'
 import type { ServerConfig } from '../config.js'
 import type { ClientAddresses } from '../http/client-addresses.js'
 import { DevOutbox } from '../mail/dev-outbox.js'
@@ -23,6 +24,8 @@ export interface RecoveryParts {
   readonly port: number
   readonly addresses: ClientAddresses
   readonly log: Logger
+  /** Where the limits on reset requests and mails are kept (default: this process's own). */
+  readonly limits?: RateLimits
 }
 
 /** Account recovery and the mounts it adds (the dev outbox page, without SMTP). */
@@ -45,6 +48,12 @@ export function openRecovery(parts: RecoveryParts): {
         `${serviceUrl}${DEV_OUTBOX_PATH} (to this machine only)`,
     )
   }
-  const recovery = new AccountRecovery({ store: parts.store, mailer, serviceUrl, log })
+  const recovery = new AccountRecovery({
+    store: parts.store,
+    mailer,
+    serviceUrl,
+    log,
+    ...(parts.limits ? { limits: parts.limits } : {}),
+  })
   return { recovery, mounts }
 }

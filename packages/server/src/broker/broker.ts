@@ -5,6 +5,7 @@
  * node (key-guard.ts): past an address's limit the answer is 429 before any lookup; past the
  * node's, keys are still looked up and a valid one connects, an unknown one gets 429.
  */
+import type { RateLimits } from '../http/rate-limits.js'
 import type { IncomingMessage } from 'node:http'
 import type { Duplex } from 'node:stream'
 import { MAX_FRAME_BYTES, type Logger } from '@burrow/protocol'
@@ -27,6 +28,8 @@ export interface BrokerOptions {
   readonly now?: () => number
   /** Told the outcome of every key check (burrowd's metrics count them). */
   readonly onKeyCheck?: (outcome: 'valid' | 'unknown' | 'throttled' | 'error') => void
+  /** Where the per-address limit on failed key checks is kept (default: this process's own). */
+  readonly limits?: RateLimits
 }
 
 /** Accepts tunnel connections. */
@@ -42,7 +45,11 @@ export class Broker {
 
   constructor(opts: BrokerOptions) {
     this.opts = opts
-    this.guard = new KeyGuard({ log: opts.log, ...(opts.now ? { now: opts.now } : {}) })
+    this.guard = new KeyGuard({
+      log: opts.log,
+      ...(opts.now ? { now: opts.now } : {}),
+      ...(opts.limits ? { limits: opts.limits } : {}),
+    })
   }
 
   /** Handle an `upgrade` event addressed to the service host. */

@@ -16,6 +16,7 @@
  */
 import type { Logger } from '@burrow/protocol'
 import { RateLimiter } from '../http/rate-limiter.js'
+import { localRateLimits, type RateLimits } from '../http/rate-limits.js'
 
 /** Failed checks one client address may make at once, refilled over a minute. */
 export const KEY_FAILURES_PER_ADDRESS = 10
@@ -30,6 +31,11 @@ export const KEY_CHECKS_PENDING_PER_NODE = 500
 export interface KeyGuardOptions {
   readonly log: Logger
   readonly now?: () => number
+  /**
+   * Where the per-address limit is kept (default: this process's own); the node-wide one is
+   * always the node's own.
+   */
+  readonly limits?: RateLimits
   /** How often the aggregate line is logged, in milliseconds (default a minute). */
   readonly reportMs?: number
 }
@@ -62,7 +68,7 @@ export class KeyGuard {
 
   constructor(opts: KeyGuardOptions) {
     const now = opts.now ?? Date.now
-    this.#perAddress = new RateLimiter({
+    this.#perAddress = (opts.limits ?? localRateLimits).limiter('key-checks.address', {
       capacity: KEY_FAILURES_PER_ADDRESS,
       perMs: 60_000,
       now,

@@ -2,7 +2,8 @@
  * Changes every node must apply at once, over Redis pub/sub: an account's plan or a tunnel's
  * policy, tools or key changed, or a custom domain (drop what is cached about it), a tunnel was
  * taken over by another node (drop the local client), a tunnel's access changed (check its open
- * requests again), how many listings a node has in flight for an agent. One channel; messages are
+ * requests again), how many listings a node has in flight for an agent, what a node spent of a
+ * shared rate limit. One channel; messages are
  * small JSON objects; a node ignores what it sent itself. Without Redis there is one node, and
  * events are delivered in process.
  */
@@ -34,6 +35,17 @@ export type ClusterEvent =
       readonly node: string
       readonly key: string
       readonly count: number
+    }
+  /**
+   * `node` spent one request of `key` in the shared rate limit `limit` (`delta` 1), or gave one
+   * back (-1): cluster/shared-rate-limits.ts.
+   */
+  | {
+      readonly type: 'spent'
+      readonly node: string
+      readonly limit: string
+      readonly key: string
+      readonly delta: 1 | -1
     }
 
 /** Where events go and come from. */

@@ -15,7 +15,8 @@ import {
 } from '../store/custom-domain-store.js'
 import { StoreError } from '../store/store-error.js'
 import { HttpError } from '../http/http-error.js'
-import { RateLimiter } from '../http/rate-limiter.js'
+import type { RateLimiter } from '../http/rate-limiter.js'
+import { localRateLimits, type RateLimits } from '../http/rate-limits.js'
 import { checkCustomDomain } from './custom-domain-name.js'
 import type { DnsFindings, DnsVerifier } from './dns-verifier.js'
 
@@ -63,6 +64,8 @@ export interface CustomDomainsOptions {
   readonly now?: () => Date
   /** Told when a domain changes here, so other nodes forget their cached routes too. */
   readonly onChange?: () => void
+  /** Where the limit on additions is kept (default: this process's own). */
+  readonly limits?: RateLimits
 }
 
 /** A domain with what its last check found. */
@@ -85,7 +88,7 @@ export class CustomDomains {
   constructor(opts: CustomDomainsOptions) {
     this.#opts = opts
     this.#now = opts.now ?? (() => new Date())
-    this.#additions = new RateLimiter({
+    this.#additions = (opts.limits ?? localRateLimits).limiter('domains.additions', {
       capacity: DOMAINS_ADDED_PER_DAY,
       perMs: 24 * 60 * 60_000,
       now: () => this.#now().getTime(),

@@ -13,7 +13,7 @@ import {
   type CustomDomainStore,
 } from '../store/custom-domain-store.js'
 import { HttpError } from '../http/http-error.js'
-import { RateLimiter } from '../http/rate-limiter.js'
+import { localRateLimits, type RateLimits } from '../http/rate-limits.js'
 import type { CustomDomains } from './custom-domains.js'
 
 /** DNS checks an account may ask for per minute ("Check now", `POST …/verify`). */
@@ -27,13 +27,18 @@ export interface DomainsWebParts {
   readonly planOf: (accountId: string) => Promise<PlanId | null>
   /** `https://<domain>[:port]`. */
   readonly urlOf: (domain: string) => string
+  /** Where the limit on DNS checks is kept (default: this process's own). */
+  readonly limits?: RateLimits
 }
 
 /** The port. */
 export function domainsWebPort(parts: DomainsWebParts): DomainsPort {
   const { domains, store } = parts
   // Each check sends several DNS queries: an account cannot make burrowd send them in a loop.
-  const checks = new RateLimiter({ capacity: CHECKS_PER_MINUTE, perMs: 60_000 })
+  const checks = (parts.limits ?? localRateLimits).limiter('domains.checks', {
+    capacity: CHECKS_PER_MINUTE,
+    perMs: 60_000,
+  })
 
   /** Views of `rows` (all of one account), with their serving state under its plan. */
   const views = async (accountId: string, rows: readonly CustomDomain[]): Promise<DomainView[]> => {

@@ -3,6 +3,7 @@
  * verifier (`BURROW_DNS_SERVERS`), the service with its periodic re-check, the web port, and the
  * one entry point `serve.ts` calls for requests that are neither tunnel hosts nor admin ones.
  */
+import type { RateLimits } from '../http/rate-limits.js'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Logger } from '@burrow/protocol'
 import type { DomainsPort } from '../app/domains-port.js'
@@ -52,6 +53,8 @@ export interface CustomDomainsParts {
   readonly events?: ClusterEvents
   /** Called for each request a custom domain routes to the edge (for burrowd's metrics). */
   readonly onEdgeRequest?: (res: ServerResponse) => void
+  /** Where the limits on additions and checks are kept (default: this process's own). */
+  readonly limits?: RateLimits
 }
 
 /** Build and start the feature. */
@@ -66,6 +69,7 @@ export function openCustomDomains(parts: CustomDomainsParts): CustomDomainsRunti
     planOf: async (label) => (await lookup.byLabel(label))?.plan ?? null,
     log,
     ...(parts.events ? { onChange: () => parts.events?.publish({ type: 'domains' }) } : {}),
+    ...(parts.limits ? { limits: parts.limits } : {}),
   })
   parts.events?.subscribe((event) => {
     if (event.type === 'domains' || event.type === 'account') domains.invalidate()
@@ -80,6 +84,7 @@ export function openCustomDomains(parts: CustomDomainsParts): CustomDomainsRunti
     store: domainStore,
     planOf: async (accountId) => (await store.getAccountById(accountId))?.plan ?? null,
     urlOf: (domain) => originOf(domain),
+    ...(parts.limits ? { limits: parts.limits } : {}),
   })
   domains.start(RECHECK_TICK_MS)
   return {

@@ -24,12 +24,16 @@ import { CallMetrics } from './call-metrics.js'
 import { GovernedHistory } from './governed-history.js'
 import { LiveTail } from './live-tail.js'
 import { Policies } from './policies.js'
+import { SharedRateLimits } from '../cluster/shared-rate-limits.js'
+import { localRateLimits, type RateLimits } from '../http/rate-limits.js'
 import { ToolPins, type ToolChange } from './tool-pins.js'
 import { REDIS_OPTIONS } from '../store/redis-options.js'
 
 /** The running governance services. */
 export interface GovernanceServices {
   readonly events: ClusterEvents
+  /** Rate limits every node keeps together (failed sign-ins, policy writes, …). */
+  readonly limits: RateLimits
   readonly policies: Policies
   readonly rateLimits: CallRateLimits
   readonly metrics: CallMetrics
@@ -68,7 +72,10 @@ export function openGovernance(
         keyPrefix: REDIS_KEY_PREFIX,
       })
     : new LocalClusterEvents()
-  const policies = new Policies({ store: store.policies, events, log })
+  const limits: RateLimits = config.redisUrl
+    ? new SharedRateLimits({ events, node: nodeId })
+    : localRateLimits
+  const policies = new Policies({ store: store.policies, events, log, limits })
   const rateLimits: CallRateLimits = redis
     ? new RedisCallRateLimits(redis, REDIS_KEY_PREFIX)
     : new MemoryCallRateLimits()
@@ -88,6 +95,7 @@ export function openGovernance(
   })
   return {
     events,
+    limits,
     policies,
     rateLimits,
     metrics,

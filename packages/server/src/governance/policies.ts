@@ -8,7 +8,8 @@ import type { Logger } from '@burrow/protocol'
 import type { ClusterEvents } from '../cluster/cluster-events.js'
 import type { PolicyStore } from '../store/policy-store.js'
 import { isPolicyProblem, parsePolicy, type PolicyProblem } from './parse-policy.js'
-import { RateLimiter } from '../http/rate-limiter.js'
+import type { RateLimiter } from '../http/rate-limiter.js'
+import { localRateLimits, type RateLimits } from '../http/rate-limits.js'
 import { DEFAULT_POLICY, policyDocument } from './policy.js'
 import { NODE_SCAN_MS_PER_MINUTE, ScanBudget } from './scan-budget.js'
 import { TunnelGovernance } from './tunnel-governance.js'
@@ -27,7 +28,7 @@ export type PolicyWrite =
   | { readonly ok: true; readonly view: PolicyView }
   | { readonly ok: false; readonly problem: PolicyProblem; readonly retryAfterSecs?: number }
 
-/** Policy writes one tunnel may make at once, and per minute on average (per node). */
+/** Policy writes one tunnel may make at once, and per minute on average (all nodes together). */
 export const POLICY_WRITES_PER_MINUTE = 30
 
 /** Options of `new Policies`. */
@@ -35,6 +36,8 @@ export interface PoliciesOptions {
   readonly store: PolicyStore
   readonly events: ClusterEvents
   readonly log: Logger
+  /** Where the write limit is kept (default: this process's own). */
+  readonly limits?: RateLimits
   /** How long a compiled policy is used before it is read again (default 5 s). */
   readonly ttlMs?: number
   /**
@@ -76,7 +79,7 @@ export class Policies {
     this.#ttl = opts.ttlMs ?? 5000
     this.#now = opts.now ?? Date.now
     this.#nodeBudget = new ScanBudget({ msPerMinute: NODE_SCAN_MS_PER_MINUTE, now: this.#now })
-    this.#writes = new RateLimiter({
+    this.#writes = (opts.limits ?? localRateLimits).limiter('policy.writes', {
       capacity: POLICY_WRITES_PER_MINUTE,
       perMs: 60_000,
       now: this.#now,

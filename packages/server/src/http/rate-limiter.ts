@@ -1,7 +1,9 @@
 /**
  * A token-bucket rate limiter keyed by a string (a client address): each key may spend
  * `capacity` requests at once, refilled evenly over `perMs`. In memory, per burrowd process, and
- * bounded: idle keys are forgotten, and when too many keys are live the oldest go first.
+ * bounded: idle keys are forgotten, and when too many keys are live the oldest go first. Several
+ * nodes share a limiter by telling each other what they spent (`onSpend`, `charge`: see
+ * cluster/shared-rate-limits.ts).
  */
 
 /** Options of `new RateLimiter`. */
@@ -14,6 +16,11 @@ export interface RateLimiterOptions {
   readonly maxKeys?: number
   /** Milliseconds clock (tests pass their own). */
   readonly now?: () => number
+  /**
+   * Told of each request spent here (`1`: a `take` allowed) and given back (`-1`: `giveBack`),
+   * so that other nodes can `charge` it.
+   */
+  readonly onSpend?: (key: string, delta: 1 | -1) => void
 }
 
 /** The outcome of one `take`. */
@@ -32,32 +39,40 @@ export class RateLimiter {
   readonly #maxKeys: number
   readonly #now: () => number
   readonly #buckets = new Map<string, Bucket>()
+  readonly #onSpend: ((key: string, delta: 1 | -1) => void) | undefined
 
   constructor(options: RateLimiterOptions) {
     this.#capacity = options.capacity
     this.#perMs = options.perMs
     this.#maxKeys = options.maxKeys ?? 10_000
     this.#now = options.now ?? Date.now
+    this.#onSpend = options.onSpend
   }
 
   /** Spend one request for `key`: ok, or refused with the seconds until the next one is allowed. */
   take(key: string): RateDecision {
-    const now = this.#now()
-    const bucket = this.#buckets.get(key) ?? { tokens: this.#capacity, at: now }
-    bucket.tokens = Math.min(
-      this.#capacity,
-      bucket.tokens + ((now - bucket.at) * this.#capacity) / this.#perMs,
-    )
-    bucket.at = now
-    this.#buckets.delete(key)
-    this.#buckets.set(key, bucket)
-    if (this.#buckets.size > this.#maxKeys) this.#forget(now)
+    const bucket = this.#refilled(key)
     if (bucket.tokens >= 1) {
       bucket.tokens -= 1
+      this.#onSpend?.(key, 1)
       return { ok: true }
     }
     const waitMs = ((1 - bucket.tokens) * this.#perMs) / this.#capacity
     return { ok: false, retryAfterSecs: Math.max(1, Math.ceil(waitMs / 1000)) }
+  }
+
+  /**
+   * Apply what another node spent for `key` (`1`) or gave back (`-1`), without deciding anything:
+   * a spend empties the bucket at most to nothing (two nodes allowing the last request at once
+   * do not put it in debt), a give-back fills it at most to the capacity.
+   */
+  charge(key: string, delta: 1 | -1): void {
+    if (delta === -1) {
+      this.#fill(key)
+      return
+    }
+    const bucket = this.#refilled(key)
+    bucket.tokens = Math.max(0, bucket.tokens - 1)
   }
 
   /**
@@ -82,13 +97,34 @@ export class RateLimiter {
    * requests at once cannot all pass one check.
    */
   giveBack(key: string): void {
-    const bucket = this.#buckets.get(key)
-    if (bucket) bucket.tokens = Math.min(this.#capacity, bucket.tokens + 1)
+    if (this.#fill(key)) this.#onSpend?.(key, -1)
   }
 
   /** Keys currently remembered (for tests). */
   get size(): number {
     return this.#buckets.size
+  }
+
+  /** `key`'s bucket, refilled to now and made the most recently used (created full). */
+  #refilled(key: string): Bucket {
+    const now = this.#now()
+    const bucket = this.#buckets.get(key) ?? { tokens: this.#capacity, at: now }
+    bucket.tokens = Math.min(
+      this.#capacity,
+      bucket.tokens + ((now - bucket.at) * this.#capacity) / this.#perMs,
+    )
+    bucket.at = now
+    this.#buckets.delete(key)
+    this.#buckets.set(key, bucket)
+    if (this.#buckets.size > this.#maxKeys) this.#forget(now)
+    return bucket
+  }
+
+  /** One request back into `key`'s bucket, if it has one; whether it had. */
+  #fill(key: string): boolean {
+    const bucket = this.#buckets.get(key)
+    if (bucket) bucket.tokens = Math.min(this.#capacity, bucket.tokens + 1)
+    return bucket !== undefined
   }
 
   /** Drop keys whose bucket has refilled, then the least recently used until under the cap. */

@@ -51,4 +51,44 @@ describe('RateLimiter', () => {
     for (let i = 0; i < 29; i++) assert.equal(rl.take('w').ok, true)
     assert.equal(rl.take('w').ok, false)
   })
+
+  it('tells onSpend of what it allowed and gave back, not of what it refused', () => {
+    const told: [string, number][] = []
+    const rl = new RateLimiter({
+      capacity: 2,
+      perMs: 60_000,
+      now: () => 0,
+      onSpend: (key, delta) => told.push([key, delta]),
+    })
+    rl.take('a')
+    rl.take('a')
+    rl.take('a')
+    rl.giveBack('a')
+    rl.giveBack('never-seen')
+    assert.deepEqual(told, [
+      ['a', 1],
+      ['a', 1],
+      ['a', -1],
+    ])
+  })
+
+  it('charges what another node spent: down to empty at most, refilling as its own', () => {
+    let clock = 0
+    const rl = new RateLimiter({ capacity: 3, perMs: 60_000, now: () => clock })
+    rl.charge('a', 1)
+    rl.charge('a', 1)
+    assert.equal(rl.take('a').ok, true)
+    assert.equal(rl.take('a').ok, false)
+    // Charged past empty: no debt beyond it, so one refill period's share allows one again.
+    rl.charge('a', 1)
+    rl.charge('a', 1)
+    clock += 20_000
+    assert.equal(rl.take('a').ok, true)
+    // A give-back from elsewhere fills one request back, never past the capacity.
+    rl.charge('a', -1)
+    assert.equal(rl.take('a').ok, true)
+    for (let i = 0; i < 5; i++) rl.charge('b', -1)
+    for (let i = 0; i < 3; i++) assert.equal(rl.take('b').ok, true)
+    assert.equal(rl.take('b').ok, false)
+  })
 })

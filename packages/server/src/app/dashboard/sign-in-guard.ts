@@ -10,7 +10,8 @@
  * with before, is not refused (docs/decisions.md, "Sign-in throttling").
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
-import { RateLimiter } from '../../http/rate-limiter.js'
+import type { RateLimiter } from '../../http/rate-limiter.js'
+import { localRateLimits, type RateLimits } from '../../http/rate-limits.js'
 import { canonicalEmail } from '../../mail/email-address.js'
 
 /** Attempts (sign-in or sign-up) one client address may make per minute. */
@@ -35,6 +36,8 @@ export interface SignInGuardOptions {
   /** Key of the device cookies' MACs (kept in the database, so it survives restarts). */
   readonly secret: string
   readonly now?: () => number
+  /** Where the limits are kept (default: this process's own). */
+  readonly limits?: RateLimits
 }
 
 /** Per-address, per-account and per-device limits on sign-in attempts. */
@@ -53,18 +56,27 @@ export class SignInGuard {
   constructor(opts: SignInGuardOptions) {
     const now = opts.now ?? Date.now
     this.#secret = opts.secret
-    this.#addresses = new RateLimiter({ capacity: SIGN_IN_ATTEMPTS_PER_MINUTE, perMs: 60_000, now })
-    this.#accounts = new RateLimiter({
+    const limits = opts.limits ?? localRateLimits
+    this.#addresses = limits.limiter('sign-in.address', {
+      capacity: SIGN_IN_ATTEMPTS_PER_MINUTE,
+      perMs: 60_000,
+      now,
+    })
+    this.#accounts = limits.limiter('sign-in.account', {
       capacity: UNTRUSTED_FAILURES_PER_ACCOUNT,
       perMs: WINDOW_MS,
       now,
     })
-    this.#strangers = new RateLimiter({
+    this.#strangers = limits.limiter('sign-in.stranger', {
       capacity: UNTRUSTED_FAILURES_PER_ACCOUNT,
       perMs: WINDOW_MS,
       now,
     })
-    this.#devices = new RateLimiter({ capacity: FAILURES_PER_DEVICE, perMs: WINDOW_MS, now })
+    this.#devices = limits.limiter('sign-in.device', {
+      capacity: FAILURES_PER_DEVICE,
+      perMs: WINDOW_MS,
+      now,
+    })
   }
 
   /** Spend one attempt of `address`; a message when it has none left. */

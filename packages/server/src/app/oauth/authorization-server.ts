@@ -10,7 +10,8 @@ import { createHash, randomBytes } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { ClientAddresses } from '../../http/client-addresses.js'
 import { HttpError } from '../../http/http-error.js'
-import { RateLimiter } from '../../http/rate-limiter.js'
+import type { RateLimiter } from '../../http/rate-limiter.js'
+import { localRateLimits, type RateLimits } from '../../http/rate-limits.js'
 import { readForm, readJsonObject } from '../../http/request-body.js'
 import { redirect, sendHtml } from '../../http/responses.js'
 import { actingCredential, checkCsrf, identify } from '../session-auth.js'
@@ -59,6 +60,8 @@ export interface AuthorizationServerOptions {
   readonly labelOf: (resource: string) => Promise<string | null>
   readonly tunnelByLabel: (label: string) => Promise<TunnelWithAccount | null>
   readonly addresses?: ClientAddresses
+  /** Where the limit on registrations is kept (default: this process's own). */
+  readonly limits?: RateLimits
 }
 
 const PATHS = new Set([
@@ -72,11 +75,15 @@ const PATHS = new Set([
 /** The authorization server, mounted on the service host. */
 export class AuthorizationServer implements Mount {
   readonly #o: AuthorizationServerOptions
-  readonly #registrations = new RateLimiter({ capacity: REGISTRATIONS_PER_MINUTE, perMs: 60_000 })
+  readonly #registrations: RateLimiter
   readonly #addresses: ClientAddresses
 
   constructor(opts: AuthorizationServerOptions) {
     this.#o = opts
+    this.#registrations = (opts.limits ?? localRateLimits).limiter('oauth.registrations', {
+      capacity: REGISTRATIONS_PER_MINUTE,
+      perMs: 60_000,
+    })
     this.#addresses = opts.addresses ?? new ClientAddresses()
   }
 

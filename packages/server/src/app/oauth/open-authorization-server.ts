@@ -8,6 +8,7 @@ import type { TunnelLookup } from '../../edge/tunnel-lookup.js'
 import type { ClientAddresses } from '../../http/client-addresses.js'
 import type { WebServices } from '../web-services.js'
 import { AuthorizationServer } from './authorization-server.js'
+import type { RateLimits } from '../../http/rate-limits.js'
 
 /** The authorization server over `access`, for the service host's mounts. */
 export function authorizationServer(
@@ -17,8 +18,10 @@ export function authorizationServer(
   https: boolean,
   addresses: ClientAddresses,
   customDomainLabel: (resource: string) => Promise<string | null> = () => Promise.resolve(null),
+  limits?: RateLimits,
 ): AuthorizationServer {
   return new AuthorizationServer({
+    ...(limits ? { limits } : {}),
     issuer: access.issuer,
     https,
     services,
