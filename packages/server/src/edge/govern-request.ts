@@ -162,13 +162,10 @@ export function answerShaper(
   const onCut = () => record.answerCut()
   const onWithheld = (m: ClassifiedMessage) => record.answerWithheld(m)
   const redactor = governance?.policy.redaction.forwarded ? governance.redactor : null
-  // Text that is not JSON-RPC is still read by someone: redacted as text.
-  const rewriteText = redactor
-    ? (text: string) => {
-        const out = redactor.redactText(text)
-        return out === text ? null : out
-      }
-    : null
+  // Text that is not JSON-RPC is still read by someone: redacted as JSON when it is JSON (so
+  // that a secret written with escapes, `\u0041KIA…`, is found, and configured keys apply), else
+  // as text.
+  const rewriteText = redactor ? (text: string) => redactedText(redactor, text) : null
   // Rug-pull protection watches the tools this request lists: an answer it cannot read may not
   // pass, whatever its content type.
   const mustRead =
@@ -360,4 +357,31 @@ function toolsOf(response: Readonly<Record<string, unknown>>): readonly unknown[
 function nextCursorOf(response: Readonly<Record<string, unknown>>): string | null {
   const next = (response.result as { nextCursor?: unknown } | null | undefined)?.nextCursor
   return typeof next === 'string' ? next : null
+}
+
+/**
+ * `text` (not JSON-RPC) with its secrets masked, or null when it has none. JSON (a string, a
+ * number: an object or array is read as messages before this) is read and redacted as a
+ * message's values are, so that a secret written with escapes (`\u0041KIA…`) is found; text
+ * that is not JSON, or JSON with nothing to mask once read, is redacted as text.
+ */
+function redactedText(redactor: Redactor, text: string): string | null {
+  let value: unknown
+  let json = true
+  try {
+    value = JSON.parse(text)
+  } catch {
+    json = false
+  }
+  if (json) {
+    const before = redactor.masked
+    try {
+      const out = redactor.redactValue(value)
+      if (redactor.masked !== before) return JSON.stringify(out)
+    } catch {
+      // Nested past what the stack allows: as text below.
+    }
+  }
+  const out = redactor.redactText(text)
+  return out === text ? null : out
 }

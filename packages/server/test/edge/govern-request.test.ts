@@ -446,6 +446,22 @@ describe('answerShaper', () => {
     }
   })
 
+  it('redacts forwarded JSON that is not a message as JSON, so escapes hide no secret', () => {
+    const gov = governance({ redaction: { forwarded: true } })
+    const key = 'AKIAIOSFODNN7EXAMPLE'
+    // A JSON string as the whole answer (some servers' errors), the key written with escapes:
+    // as text, no detector saw it.
+    const escaped = `"token \\u0041${key.slice(1)} \\/"`
+    assert.equal(JSON.parse(escaped), `token ${key} /`)
+    for (const kind of ['json', 'other'] as const) {
+      const out = shaped(gov, rpc(call(1, 'x')), escaped, kind)
+      assert.equal(JSON.parse(out!), 'token [REDACTED:aws_access_key] /', kind)
+    }
+    // JSON with nothing to mask passes as it came, spacing and escapes kept.
+    const clean = '"fine \\u0041"'
+    assert.equal(shaped(gov, rpc(call(1, 'x')), clean, 'json'), clean)
+  })
+
   it('applies a configured key named result, error or params to what is forwarded', () => {
     const gov = governance({ redaction: { keys: ['error'], forwarded: true } })
     const answer = { jsonrpc: '2.0', id: 1, error: { code: 1, message: 'hunter2' } }
