@@ -74,6 +74,7 @@ export {
   bodyProtocolVersion,
   eraOf,
   classifyMessage,
+  foldMemberName,
   jsonRpcMessageOf,
   readJsonRpcBody,
   parseJsonRpcText,

@@ -14,12 +14,16 @@ import {
   POLICY_STATUS,
   refusalIdsOf,
   refusalJson,
+  responseKind,
   setOwnField,
   type Logger,
 } from '@burrow/protocol'
 import { Agent, type Dispatcher } from 'undici'
 import { replyProblem } from '../front/json-reply.js'
+import { AnswerStates } from './answer-states.js'
 import type { LocalRequest, LocalResponse, RequestHandler } from './local-exchange.js'
+import { presentedStates, UNREADABLE } from './presented-states.js'
+import { RequestStateOwners } from './request-state-owners.js'
 import { SessionOwners } from './session-owners.js'
 
 /** The agent the edge admitted a request as, on `oauth` and `token` tunnels (the edge sets it). */
@@ -36,6 +40,8 @@ export class HttpRelay implements RequestHandler {
   private readonly dispatcher = new Agent({ keepAliveTimeout: 10_000, connections: 256 })
   /** Which agent opened each session (`oauth` and `token` tunnels name the agent). */
   private readonly owners = new SessionOwners()
+  /** Which agents the server gave its 2026-07-28 `requestState`s to (same tunnels). */
+  private readonly states = new RequestStateOwners()
 
   constructor(upstream: string, log: Logger) {
     this.upstream = new URL(upstream)
@@ -51,6 +57,7 @@ export class HttpRelay implements RequestHandler {
       replyProblem(res, problem, JSONRPC_CODE.sessionNotFound, undefined, refusalIdsOf(req.body))
       return Promise.resolve()
     }
+    if (req.method === 'POST' && !this.presentsOwnStates(req, res)) return Promise.resolve()
     // Own fields, here and for the answer's: a field named `__proto__` stays a field.
     const headers: Record<string, string> = {}
     // The body is whole (its length is undici's to say), so an `Expect` the edge met has nothing
@@ -131,6 +138,45 @@ export class HttpRelay implements RequestHandler {
     }
   }
 
+  /**
+   * Whether every `requestState` a POST presents was given to its agent (always, on public
+   * tunnels); otherwise the request is answered here, as a state this server never issued.
+   */
+  private presentsOwnStates(req: LocalRequest, res: LocalResponse): boolean {
+    const agent = req.headers[AGENT]
+    if (agent === undefined) return true
+    const states = presentedStates(req.body)
+    if (states !== UNREADABLE && states.every((state) => this.states.allows(state, agent)))
+      return true
+    const problem =
+      states === UNREADABLE
+        ? { status: 400, message: 'Invalid Request: the body could not be read as JSON-RPC' }
+        : { status: 400, message: 'Invalid params: requestState is not one this server issued' }
+    const code = states === UNREADABLE ? JSONRPC_CODE.invalidRequest : JSONRPC_CODE.invalidParams
+    replyProblem(res, problem, code, undefined, refusalIdsOf(req.body))
+    return false
+  }
+
+  /**
+   * @internal Where the states of the upstream's answer to `req` are read, or null: only an
+   * agent's POST answered with JSON or SSE (2xx) can be given one to bind.
+   */
+  statesOf(req: LocalRequest, status: number, contentType: unknown): AnswerStates | null {
+    const agent = req.headers[AGENT]
+    if (agent === undefined || req.method !== 'POST' || status < 200 || status > 299) return null
+    const format = responseKind(typeof contentType === 'string' ? contentType : undefined)
+    if (format === 'other') return null
+    const target = this.targetFor(req.path)
+    return new AnswerStates(
+      format,
+      (state) => this.states.given(state, agent),
+      () =>
+        this.log.warn(
+          `upstream ${target} answered with a requestState too large to read (over 4 MiB); the agent's retry with it will be refused`,
+        ),
+    )
+  }
+
   /** @internal The upstream answered 400 for a session it forgot; the agent is told 404. */
   sessionGone(req: LocalRequest, target: string): void {
     const session = req.headers['mcp-session-id']
@@ -152,6 +198,8 @@ class RelayCall implements Dispatcher.DispatchHandler {
   private headers: Record<string, string | string[]> = {}
   /** Small reply: the body, gathered to leave as one frame. Null once streaming. */
   private small: Uint8Array[] | null = null
+  /** Reads the states an agent's answer hands out, or null (`HttpRelay.statesOf`). */
+  private states: AnswerStates | null = null
   private started = false
   private finished = false
   private aborted = false
@@ -203,6 +251,7 @@ class RelayCall implements Dispatcher.DispatchHandler {
     this.status = statusCode
     this.headers = out
     this.relay.answered(this.req, statusCode, headers['mcp-session-id'])
+    this.states = this.relay.statesOf(this.req, statusCode, headers['content-type'])
     const length = Number(headers['content-length'] ?? NaN)
     if (Number.isFinite(length) && length <= SMALL_RESPONSE_BYTES) {
       this.small = []
@@ -212,6 +261,8 @@ class RelayCall implements Dispatcher.DispatchHandler {
   }
 
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    // Bound to its agent before the agent can read it.
+    this.states?.push(chunk)
     if (this.small) {
       this.small.push(chunk)
       return
@@ -224,6 +275,7 @@ class RelayCall implements Dispatcher.DispatchHandler {
   }
 
   onResponseEnd(): void {
+    this.states?.end()
     if (this.small) {
       const body = this.small.length === 1 ? this.small[0]! : Buffer.concat(this.small)
       let status = this.status

@@ -15,8 +15,8 @@ import { isRecord } from './json-rpc.js'
 /** The JSON-RPC members of a message, spelled as JSON-RPC spells them. */
 const ENVELOPE = new Set(['jsonrpc', 'id', 'method', 'params', 'result', 'error'])
 
-/** `name` as Go's field matching sees it. */
-function fold(name: string): string {
+/** `name` as Go's field matching sees it: two names a case-folding server reads as one fold alike. */
+export function foldMemberName(name: string): string {
   // `K` (U+212A) lowercases to `k` already; `ſ` is lowercase and folds to `s`.
   const lower = name.toLowerCase()
   return lower.includes('ſ') ? lower.replace(/ſ/g, 's') : lower
@@ -47,7 +47,7 @@ export function caseVariantOf(message: unknown): CaseVariant | null {
 function variantIn(object: Record<string, unknown>, envelope: boolean): CaseVariant | null {
   const seen = new Map<string, string>()
   for (const key of Object.keys(object)) {
-    const folded = fold(key)
+    const folded = foldMemberName(key)
     if (envelope && folded !== key && ENVELOPE.has(folded)) {
       return {
         name: folded,

@@ -38,6 +38,7 @@ export { META_KEY, requestMetaOf } from './request-meta.js'
 export type { RequestMeta } from './request-meta.js'
 export { decodeHeaderValue, mirroredHeaderProblem } from './mirrored-headers.js'
 export { classifyMessage, jsonRpcMessageOf } from './classify-message.js'
+export { foldMemberName } from './case-variants.js'
 export type { ClassifiedMessage, MessageTarget } from './classify-message.js'
 export {
   readJsonRpcBody,
