@@ -9,11 +9,12 @@
  * saw, or one forgotten as the oldest) is refused before it reaches the server, as sessions are
  * (`session-owners.ts`). Several agents may hold one state: a server that mints the same value
  * for two calls gave it to both. States are kept as hashes, so a long one costs no more memory
- * than a short one. Public tunnels name no agent and bind nothing (docs/security.md).
+ * than a short one (hashed over their UTF-16 code units: two states a server tells apart are
+ * never one here). Public tunnels name no agent and bind nothing (docs/security.md).
  */
 import { createHash } from 'node:crypto'
 
-/** States remembered at once; the least recently used is forgotten first. */
+/** States remembered at once; past it, the agent holding the most forgets its oldest. */
 export const REQUEST_STATES_KEPT = 20_000
 /**
  * States remembered for one agent: its least recently used goes first when it is given more, so
@@ -23,10 +24,9 @@ export const REQUEST_STATES_PER_AGENT = 1_000
 
 /** The agents a local HTTP server gave its `requestState`s to, bounded, most recently used last. */
 export class RequestStateOwners {
-  /** `agent` NUL `hash of the state`, to the agent. */
-  readonly #given = new Map<string, string>()
-  /** States remembered per agent. */
-  readonly #counts = new Map<string, number>()
+  /** Each agent's states (hashes), least recently used first. */
+  readonly #byAgent = new Map<string, Set<string>>()
+  #size = 0
   readonly #kept: number
   readonly #perAgent: number
 
@@ -37,53 +37,65 @@ export class RequestStateOwners {
 
   /** The local server gave `state` to `agent` in an answer. */
   given(state: string, agent: string): void {
-    const key = keyOf(state, agent)
-    if (this.#given.delete(key)) {
-      this.#given.set(key, agent)
+    const hash = hashOf(state)
+    const own = this.#byAgent.get(agent) ?? new Set<string>()
+    if (own.delete(hash)) {
+      own.add(hash)
       return
     }
-    if ((this.#counts.get(agent) ?? 0) >= this.#perAgent) this.#forgetOldestOf(agent)
-    this.#given.set(key, agent)
-    this.#counts.set(agent, (this.#counts.get(agent) ?? 0) + 1)
-    if (this.#given.size > this.#kept) {
-      const oldest = this.#given.keys().next().value
-      if (oldest !== undefined) this.#forget(oldest)
-    }
+    // Past a bound, an agent's oldest state goes: its own past its share; else, past the total,
+    // that of the agent holding the most, so that no agent's calls push out another's states
+    // while it holds more than they do.
+    if (own.size >= this.#perAgent) this.#forgetOldestOf(agent)
+    else if (this.#size >= this.#kept) this.#forgetOldestOf(this.#largest(agent, own.size))
+    own.add(hash)
+    this.#byAgent.set(agent, own)
+    this.#size++
   }
 
   /** Was `state` given to `agent`? */
   allows(state: string, agent: string): boolean {
-    const key = keyOf(state, agent)
-    if (!this.#given.delete(key)) return false
-    this.#given.set(key, agent)
+    const own = this.#byAgent.get(agent)
+    if (own === undefined) return false
+    const hash = hashOf(state)
+    if (!own.delete(hash)) return false
+    own.add(hash)
     return true
   }
 
   /** States remembered (for tests). */
   get size(): number {
-    return this.#given.size
+    return this.#size
   }
 
-  #forget(key: string): void {
-    const agent = this.#given.get(key)
-    if (agent === undefined) return
-    this.#given.delete(key)
-    const left = (this.#counts.get(agent) ?? 1) - 1
-    if (left > 0) this.#counts.set(agent, left)
-    else this.#counts.delete(agent)
+  /** The agent holding the most states; `agent`, holding `held`, when it holds as many. */
+  #largest(agent: string, held: number): string {
+    let largest = agent
+    let most = held
+    for (const [name, states] of this.#byAgent) {
+      if (states.size > most) {
+        largest = name
+        most = states.size
+      }
+    }
+    return largest
   }
 
   /** Forget `agent`'s least recently used state. */
   #forgetOldestOf(agent: string): void {
-    for (const [key, owner] of this.#given) {
-      if (owner === agent) {
-        this.#forget(key)
-        return
-      }
-    }
+    const states = this.#byAgent.get(agent)
+    const oldest = states?.values().next()
+    if (states === undefined || oldest === undefined || oldest.done) return
+    states.delete(oldest.value)
+    this.#size--
+    if (states.size === 0) this.#byAgent.delete(agent)
   }
 }
 
-function keyOf(state: string, agent: string): string {
-  return `${agent}\u0000${createHash('sha256').update(state).digest('base64url')}`
+/**
+ * A state's hash, over its UTF-16 code units: as UTF-8, every lone surrogate is written as
+ * U+FFFD, and two states a server tells apart would be one here.
+ */
+function hashOf(state: string): string {
+  return createHash('sha256').update(state, 'utf16le').digest('base64url')
 }
