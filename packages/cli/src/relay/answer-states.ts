@@ -8,9 +8,9 @@
  * unless its bytes hold `"requestState"`: each chunk is searched for it (and the few bytes across
  * the chunk before it). A JSON body is kept by reference until it ends (up to
  * `MAX_ANSWER_BYTES`) and parsed at its end only when it holds the name. An SSE stream is kept
- * only since its last event boundary; once a chunk holds the name, what was kept and what
- * follows go through the SSE reader until it stands between events again, and only the events
- * holding the name are parsed. States are told to `onState` before the chunk that completes them
+ * only since its last event boundary (up to `MAX_KEPT_SSE_BYTES`); once a chunk holds the name,
+ * or an event is longer, what was kept and what follows go through the SSE reader until it
+ * stands between events again, and only the events holding the name are parsed. States are told to `onState` before the chunk that completes them
  * goes on, so an agent can never retry with a state before it is bound. What cannot be read (a
  * body or an event past the bound) is told to `onUnread`: a state in it stays unbound, and the
  * agent's retry presenting it is refused.
@@ -19,6 +19,16 @@ import { isBodyProblem, isRecord, parseJsonRpcText, SseParser } from '@burrow/pr
 
 /** Largest JSON body, or SSE event, read for states. */
 export const MAX_ANSWER_BYTES = 4 * 1024 * 1024
+/**
+ * Most an SSE stream keeps since its last event boundary before it reads its events as they go:
+ * long events are read by the SSE reader (bounded itself) rather than kept.
+ */
+export const MAX_KEPT_SSE_BYTES = 64 * 1024
+/**
+ * What each chunk kept costs beyond its bytes: a server writing one byte at a time otherwise made
+ * the bounds worth a hundred times more memory (a Buffer object per byte).
+ */
+export const KEPT_CHUNK_COST = 64
 
 /** The member name a state is handed out under, as servers write it. */
 const NAME = Buffer.from('"requestState"')
@@ -56,6 +66,11 @@ export class AnswerStates {
     return this.#sse !== null
   }
 
+  /** What is kept now: bytes, and `KEPT_CHUNK_COST` for each chunk (for tests). */
+  get held(): number {
+    return this.#kept === null ? 0 : this.#keptBytes
+  }
+
   /** The next chunk of the answer, before it goes on to the agent. */
   push(chunk: Buffer): void {
     const named = this.#holdsName(chunk)
@@ -67,7 +82,7 @@ export class AnswerStates {
   end(): void {
     if (this.#format === 'json' && this.#named) {
       if (this.#kept === null) this.#cannotRead()
-      else this.#states(decoder.decode(Buffer.concat(this.#kept, this.#keptBytes)))
+      else this.#states(decoder.decode(Buffer.concat(this.#kept)))
     }
     this.#kept = null
     this.#sse = null
@@ -76,7 +91,7 @@ export class AnswerStates {
   #pushJson(chunk: Buffer, named: boolean): void {
     this.#named ||= named
     if (this.#kept === null) return
-    this.#keptBytes += chunk.length
+    this.#keptBytes += chunk.length + KEPT_CHUNK_COST
     if (this.#keptBytes > MAX_ANSWER_BYTES) this.#kept = null
     else this.#kept.push(chunk)
   }
@@ -106,8 +121,8 @@ export class AnswerStates {
     }
     this.#kept ??= []
     this.#kept.push(chunk)
-    this.#keptBytes += chunk.length
-    if (this.#keptBytes > MAX_ANSWER_BYTES) {
+    this.#keptBytes += chunk.length + KEPT_CHUNK_COST
+    if (this.#keptBytes > MAX_KEPT_SSE_BYTES) {
       // An event this long is read as it goes (the reader drops it whole past the bound).
       this.#sse = new SseParser({ maxEventChars: MAX_ANSWER_BYTES })
       for (const kept of this.#kept) this.#events(kept)
@@ -119,10 +134,13 @@ export class AnswerStates {
   #events(chunk: Buffer): void {
     const parser = this.#sse!
     const dropped = parser.dropped
+    const discarding = parser.discarding
     for (const event of parser.push(chunk)) {
       if (event.data.includes('"requestState"')) this.#states(event.data)
     }
-    if (parser.dropped !== dropped && this.#namedEvent) this.#cannotRead()
+    // An event past the bound is dropped whole: a state named anywhere in it goes unread.
+    const unread = discarding || parser.dropped !== dropped || parser.discarding
+    if (unread && this.#namedEvent) this.#cannotRead()
   }
 
   /** Tell the states the result messages of `text` hand out. */

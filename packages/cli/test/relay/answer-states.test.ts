@@ -1,6 +1,11 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { AnswerStates, MAX_ANSWER_BYTES, type AnswerFormat } from '../../src/relay/answer-states.js'
+import {
+  AnswerStates,
+  MAX_ANSWER_BYTES,
+  MAX_KEPT_SSE_BYTES,
+  type AnswerFormat,
+} from '../../src/relay/answer-states.js'
 
 const INPUT_REQUIRED = JSON.stringify({
   jsonrpc: '2.0',
@@ -107,5 +112,41 @@ describe('AnswerStates', () => {
     assert.deepEqual(sse.states, [])
     // A large answer that names no state is no concern.
     assert.equal(read('json', pieces(JSON.stringify({ pad: padding }), 64 * 1024)).unread, 0)
+  })
+
+  it('keeps little of a stream written a byte at a time (found by a hostile review)', () => {
+    // A server writing one byte per chunk, with no event boundary a chunk could show, had every
+    // byte kept as a Buffer of its own, up to 4 MiB of them (some 400 MB).
+    const reader = new AnswerStates(
+      'sse',
+      () => {},
+      () => {},
+    )
+    let most = 0
+    const byte = Buffer.from('x')
+    reader.push(Buffer.from('data: '))
+    for (let i = 0; i < 200_000; i++) {
+      reader.push(byte)
+      most = Math.max(most, reader.held)
+    }
+    assert.ok(most <= MAX_KEPT_SSE_BYTES, `${most} kept`)
+    const json = new AnswerStates(
+      'json',
+      () => {},
+      () => {},
+    )
+    let kept = 0
+    for (let i = 0; i < 200_000; i++) {
+      json.push(byte)
+      kept = Math.max(kept, json.held)
+    }
+    assert.ok(kept <= MAX_ANSWER_BYTES, `${kept} kept`)
+    assert.ok(kept >= 200_000 * 2, 'each chunk costs more than its byte')
+  })
+
+  it('still reads a state sent a byte at a time', () => {
+    const stream = `data: ${PROGRESS}\n\ndata: ${INPUT_REQUIRED}\n\n`
+    assert.deepEqual(read('sse', pieces(stream, 1)).states, ['state-of-a'])
+    assert.deepEqual(read('json', pieces(INPUT_REQUIRED, 1)).states, ['state-of-a'])
   })
 })
