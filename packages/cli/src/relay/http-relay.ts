@@ -172,7 +172,7 @@ export class HttpRelay implements RequestHandler {
       (state) => this.states.given(state, agent),
       () =>
         this.log.warn(
-          `upstream ${target} answered with a requestState too large to read (over 4 MiB); the agent's retry with it will be refused`,
+          `upstream ${target} answered a request with a message naming a requestState, too large to read (over 4 MiB): a state in it is not bound to the agent, and its retry will be refused`,
         ),
     )
   }
