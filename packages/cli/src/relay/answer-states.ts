@@ -10,10 +10,11 @@
  * `MAX_ANSWER_BYTES`) and parsed at its end only when it holds the name. An SSE stream is kept
  * only since its last event boundary (up to `MAX_KEPT_SSE_BYTES`); once a chunk holds the name,
  * or an event is longer, what was kept and what follows go through the SSE reader until it
- * stands between events again, and only the events holding the name are parsed. States are told to `onState` before the chunk that completes them
- * goes on, so an agent can never retry with a state before it is bound. What cannot be read (a
- * body or an event past the bound) is told to `onUnread`: a state in it stays unbound, and the
- * agent's retry presenting it is refused.
+ * stands between events again, and only the events holding the name are parsed. A state in an
+ * SSE event is told to `onState` before the chunk that completes the event goes on; one in a
+ * JSON body when the body ends, before the relay ends the agent's response (which an agent
+ * reading it as JSON waits for). What cannot be read (a body or an event past the bound) is told
+ * to `onUnread`: a state in it stays unbound, and the agent's retry presenting it is refused.
  */
 import { isBodyProblem, isRecord, parseJsonRpcText, SseParser } from '@burrow/protocol'
 
