@@ -40,6 +40,7 @@ export type { MuxRole, MuxTransport, TunnelMuxOptions } from './mux/tunnel-mux.j
 export { MuxStream, STREAM_QUEUE_HIGH } from './mux/mux-stream.js'
 export type { DataReader } from './mux/mux-stream.js'
 export { HOP_BY_HOP_HEADERS } from './hop-by-hop-headers.js'
+export { FOREIGN_SESSION_HEADER } from './foreign-session-header.js'
 export { WriteBatcher } from './write-batcher.js'
 export type { Corkable } from './write-batcher.js'
 export {

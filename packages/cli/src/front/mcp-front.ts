@@ -18,6 +18,7 @@ import { FrontSession, isPostEventId } from './front-session.js'
 import { getHeaderProblem, postHeaderProblem, protocolVersionProblem } from './http-checks.js'
 import {
   BATCHING_PROTOCOL_VERSIONS,
+  FOREIGN_SESSION_HEADER,
   isBodyProblem,
   isNotification,
   isRequest,
@@ -344,9 +345,11 @@ export class McpFront implements RequestHandler {
     const session = this.#sessions.get(id)
     // A session opened as another agent is not this caller's: as unknown as any other id.
     if (!session || session.agent !== req.headers['burrow-agent']) {
-      // 404 tells the agent to initialize again (MCP spec, session management).
+      // 404 tells the agent to initialize again (MCP spec, session management); the edge is told
+      // when the session goes on as another agent's, and keeps counting it.
       const problem = { status: 404, message: 'Session not found' }
-      replyProblem(res, problem, JSONRPC_CODE.sessionNotFound, undefined, requestId)
+      const headers: Record<string, string> = session ? { [FOREIGN_SESSION_HEADER]: '1' } : {}
+      replyProblem(res, problem, JSONRPC_CODE.sessionNotFound, headers, requestId)
       return null
     }
     // Most recently used last: the map's order is the order sessions go in when room is needed.

@@ -11,6 +11,7 @@ import {
   ERROR_HEADER,
   HOP_BY_HOP_HEADERS,
   JSONRPC_CODE,
+  FOREIGN_SESSION_HEADER,
   POLICY_STATUS,
   refusalIdsOf,
   refusalJson,
@@ -53,8 +54,12 @@ export class HttpRelay implements RequestHandler {
     const session = req.headers['mcp-session-id']
     if (session !== undefined && !this.owners.allows(session, req.headers[AGENT])) {
       // Another agent's session is as unknown as any other id: 404, and the agent initializes.
+      // Unless no agent opened it, the edge is told it goes on (for the tunnel's session count).
       const problem = { status: 404, message: 'Session not found' }
-      replyProblem(res, problem, JSONRPC_CODE.sessionNotFound, undefined, refusalIdsOf(req.body))
+      const headers: Record<string, string> = this.owners.known(session)
+        ? { [FOREIGN_SESSION_HEADER]: '1' }
+        : {}
+      replyProblem(res, problem, JSONRPC_CODE.sessionNotFound, headers, refusalIdsOf(req.body))
       return Promise.resolve()
     }
     if (req.method === 'POST' && !this.presentsOwnStates(req, res)) return Promise.resolve()

@@ -44,6 +44,11 @@ export class SessionOwners {
     return true
   }
 
+  /** Whether an agent opened session `id` (and it has not ended since). */
+  known(id: string): boolean {
+    return this.#owners.has(id)
+  }
+
   /** The local server gave session `id` in answer to `agent`: it is theirs (the first owner stays). */
   opened(id: string, agent: string): void {
     if (this.#owners.has(id)) return

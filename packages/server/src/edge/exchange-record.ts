@@ -144,7 +144,7 @@ export class ExchangeRecord {
       this.#reservation = null
     }
     if (sessionId !== undefined && !this.#holding) {
-      this.#holding = sessions.answered(tunnel, method, sessionId, status)
+      this.#holding = sessions.answered(tunnel, method, sessionId, status, headers)
     }
   }
 

@@ -7,7 +7,11 @@
  * storage, and a sandbox CSP: a tunnel serves MCP, never a web page that could run script on the
  * service's zone.
  */
-import { HOP_BY_HOP_HEADERS as HOP_BY_HOP, type HeaderPairs } from '@burrow/protocol'
+import {
+  FOREIGN_SESSION_HEADER,
+  HOP_BY_HOP_HEADERS as HOP_BY_HOP,
+  type HeaderPairs,
+} from '@burrow/protocol'
 
 /** The agent the edge admitted a request as (set here only; an agent's own is dropped). */
 export const AGENT_HEADER = 'burrow-agent'
@@ -149,6 +153,8 @@ export function agentResponseHeaders(pairs: HeaderPairs): string[] {
  * redirect to any location, a rate, an expiry); `X-Accel-Buffering` alone passes.
  */
 const NOT_FORWARDED_TO_AGENT: ReadonlySet<string> = new Set([
+  // burrow up's word to the edge: a refused session goes on as another agent's.
+  FOREIGN_SESSION_HEADER,
   'clear-site-data',
   'x-accel-redirect',
   'x-accel-expires',

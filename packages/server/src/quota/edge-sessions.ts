@@ -10,7 +10,7 @@
  * reservation is on the request's path; every other change runs in the background and a failure
  * is logged, never shown to the agent.
  */
-import type { HeaderPairs, Logger } from '@burrow/protocol'
+import { FOREIGN_SESSION_HEADER, type HeaderPairs, type Logger } from '@burrow/protocol'
 import { PLANS } from '../plans.js'
 import { MAX_SESSION_ID_LENGTH } from './check-session-input.js'
 import type { MeteredTunnel } from './quota-gate.js'
@@ -149,13 +149,21 @@ export class EdgeSessions {
   }
 
   /**
-   * A request with `method` carrying `sessionId` was answered with `status`: the session ends
-   * after a successful DELETE, and when the upstream no longer knows it (404). Any other 2xx
-   * holds it in use until `done`; returns whether it did (then call `done` exactly once).
+   * A request with `method` carrying `sessionId` was answered with `status` and `headers`: the
+   * session ends after a successful DELETE, and when the upstream no longer knows it (404, unless
+   * `burrow up` says the session goes on as another agent's). Any other 2xx holds it in use until
+   * `done`; returns whether it did (then call `done` exactly once).
    */
-  answered(tunnel: MeteredTunnel, method: string, sessionId: string, status: number): boolean {
+  answered(
+    tunnel: MeteredTunnel,
+    method: string,
+    sessionId: string,
+    status: number,
+    headers: HeaderPairs = [],
+  ): boolean {
     if (!SESSION_ID.test(sessionId)) return false
     const ok = status >= 200 && status < 300
+    if (status === 404 && foreign(headers)) return false
     if ((method === 'DELETE' && ok) || status === 404) {
       this.#background(this.#tracker.end(tunnel.id, sessionId), 'ending', tunnel)
       return false
@@ -216,4 +224,9 @@ export class EdgeSessions {
 /** The session cap of `tunnel`'s plan. */
 function capOf(tunnel: MeteredTunnel): number {
   return PLANS[tunnel.plan].sessionsPerTunnel
+}
+
+/** Whether `headers` say the session refused goes on as another agent's (`burrow up`). */
+function foreign(headers: HeaderPairs): boolean {
+  return headers.some(([name]) => name.toLowerCase() === FOREIGN_SESSION_HEADER)
 }

@@ -76,10 +76,13 @@ describe('agentResponseHeaders', () => {
         ['x-accel-charset', 'utf-8'],
         ['x-accel-buffering', 'no'],
         ['x-kept', '1'],
+        ['Burrow-Foreign-Session', '1'],
       ]),
     )
     assert.deepEqual(
-      out.map(([n]) => n).filter((n) => n.startsWith('x-') || n === 'clear-site-data'),
+      out
+        .map(([n]) => n)
+        .filter((n) => n.startsWith('x-') || n === 'clear-site-data' || n.startsWith('burrow')),
       ['x-accel-buffering', 'x-kept', 'x-content-type-options'],
     )
   })

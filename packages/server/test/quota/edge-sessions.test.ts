@@ -61,6 +61,19 @@ describe('EdgeSessions', () => {
     assert.equal(await tracker.count(TUNNEL.id), 0, 'the 404 and DELETE ended it')
   })
 
+  it('keeps a session burrow up refused as another agent’s: its 404 does not end it', async () => {
+    const { sessions, open, tracker } = await setup()
+    await open('a')
+    const foreign: [string, string][] = [['Burrow-Foreign-Session', '1']]
+    assert.equal(sessions.answered(TUNNEL, 'POST', 'a', 404, foreign), false)
+    assert.equal(sessions.answered(TUNNEL, 'DELETE', 'a', 404, foreign), false)
+    await settle()
+    assert.equal(await tracker.count(TUNNEL.id), 1, 'still counted')
+    assert.equal(sessions.answered(TUNNEL, 'POST', 'a', 404), false)
+    await settle()
+    assert.equal(await tracker.count(TUNNEL.id), 0, 'a plain 404 ends it')
+  })
+
   it('is quiet after close(): nothing held, nothing logged', async () => {
     const { sessions, open, tracker, lines } = await setup()
     await open('a')
