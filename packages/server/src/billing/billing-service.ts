@@ -363,7 +363,7 @@ export class BillingService {
       accountId,
       snapshot,
       this.config.provider,
-      snapshot.updatedAt ?? this.#now(),
+      snapshot.updatedAtMicros ?? snapshot.updatedAt ?? this.#now(),
     )
     if (outcome === 'applied') await this.#planChanged(accountId)
     const sub = await this.store.getSubscription(accountId)

@@ -12,6 +12,8 @@ import { lockAccount } from '../store/lock-account.js'
 import type { Database, SubscriptionsTable } from '../store/schema.js'
 import { applyAdjustment } from './chargeback.js'
 import { isPlanEvent } from './paddle-event.js'
+import { isStale } from './event-order.js'
+import { dateOf, microsOf, type Micros } from './provider-time.js'
 import { findAccount, isPaidNow } from './subscription-binding.js'
 
 export { UNVERIFIED_WAIT_MS } from './subscription-binding.js'
@@ -93,6 +95,7 @@ export class BillingStore {
           event_id: event.eventId,
           type: event.eventType,
           occurred_at: event.occurredAt.toISOString(),
+          occurred_at_us: event.occurredAtMicros,
           received_at: this.#now().toISOString(),
           account_id: null,
           subscription_id: event.subscription?.id ?? event.adjustment?.subscriptionId ?? null,
@@ -116,7 +119,7 @@ export class BillingStore {
               target.accountId,
               event.subscription,
               provider,
-              event.occurredAt,
+              event.occurredAtMicros,
               target.fromCheckout === true,
             ),
             accountId: target.accountId,
@@ -146,17 +149,19 @@ export class BillingStore {
 
   /**
    * Apply a subscription as the provider's API returned it at `at` (after a cancel or plan change,
-   * or a refresh), under the same ordering rule as events but without an event record.
+   * or a refresh), under the same ordering rule as events but without an event record. `at` is a
+   * `Date` (the start of its millisecond) or microseconds since the Unix epoch.
    */
   async applySnapshot(
     accountId: string,
     subscription: PaddleSubscription,
     provider: BillingProvider,
-    at: Date,
+    at: Date | Micros,
   ): Promise<ApplyOutcome> {
+    const micros = typeof at === 'number' ? at : microsOf(at)
     return this.#db
       .transaction()
-      .execute((trx) => this.#apply(trx, accountId, subscription, provider, at))
+      .execute((trx) => this.#apply(trx, accountId, subscription, provider, micros))
   }
 
   async #apply(
@@ -164,7 +169,7 @@ export class BillingStore {
     accountId: string,
     subscription: PaddleSubscription,
     provider: BillingProvider,
-    at: Date,
+    at: Micros,
     fromCheckout = false,
   ): Promise<ApplyOutcome> {
     const account = await lockAccount(trx, accountId, false)
@@ -174,30 +179,8 @@ export class BillingStore {
       .selectAll()
       .where('account_id', '=', accountId)
       .executeTakeFirst()
-    // Older than what was applied is stale, except that an ended subscription's news does not
-    // date another: the end of the old one, processed late by the provider, may come after the
-    // account bought the next one. Nor does a stranger's (another customer's) news date the
-    // subscription of the account's own checkout, which replaces it below: the stranger could
-    // otherwise keep it from binding by changing theirs. An event of a subscription other than
-    // the account's is also judged by its own recorded news, whatever the account's time: that
-    // time may be older than the news (the next subscription was bought before the provider
-    // processed the end of the previous one).
-    if (existing !== undefined) {
-      const older = new Date(existing.synced_at).getTime() > at.getTime()
-      if (existing.subscription_id === subscription.id) {
-        if (older) return 'stale'
-      } else {
-        const dated =
-          existing.state !== 'free' &&
-          !(
-            fromCheckout &&
-            existing.customer_id !== null &&
-            existing.customer_id !== subscription.customerId
-          )
-        if ((older && dated) || (await hasNewerEvent(trx, subscription.id, at))) return 'stale'
-      }
-    }
-    const decision = decidePlan(subscription, this.#prices, at)
+    if (await isStale(trx, existing, subscription, at, fromCheckout)) return 'stale'
+    const decision = decidePlan(subscription, this.#prices, dateOf(at))
     const now = this.#now()
     // Another customer's subscription does not replace one this account pays for: the custom
     // data naming the account is the buyer's to write (Paddle.js can set it in an open checkout),
@@ -235,7 +218,8 @@ export class BillingStore {
       period_ends_at: iso(subscription.currentPeriodEndsAt),
       cancels_at:
         decision.state === 'paid_until' ? iso(subscription.scheduledChange?.effectiveAt) : null,
-      synced_at: at.toISOString(),
+      synced_at: dateOf(at).toISOString(),
+      synced_at_us: at,
       updated_at: now.toISOString(),
     }
     await trx
@@ -357,21 +341,6 @@ export class BillingStore {
     }
     return ended
   }
-}
-
-/** True when an event of subscription `subscriptionId` that happened after `at` was recorded. */
-async function hasNewerEvent(
-  trx: Transaction<Database>,
-  subscriptionId: string,
-  at: Date,
-): Promise<boolean> {
-  const row = await trx
-    .selectFrom('billing_events')
-    .select('event_id')
-    .where('subscription_id', '=', subscriptionId)
-    .where('occurred_at', '>', at.toISOString())
-    .executeTakeFirst()
-  return row !== undefined
 }
 
 function iso(date: Date | null | undefined): string | null {

@@ -12,6 +12,8 @@ import type { BillingProvider } from './billing-config.js'
 import type { BillingStore } from './billing-store.js'
 import type { PaddleClient } from './paddle-client.js'
 import type { PaddleEvent } from './paddle-event.js'
+import { syncedMicros } from './event-order.js'
+import { dateOf } from './provider-time.js'
 
 /** Apply an `adjustment.*` event; returns what became of it and the account it ended. */
 export async function applyAdjustment(
@@ -38,18 +40,23 @@ export async function applyAdjustment(
   if ((await lockAccount(trx, bound.account_id, false)) === undefined) return ignored
   const sub = await trx
     .selectFrom('subscriptions')
-    .select(['synced_at', 'state'])
+    .select(['synced_at', 'synced_at_us', 'state'])
     .where('account_id', '=', bound.account_id)
     .where('subscription_id', '=', adjustment.subscriptionId)
     .executeTakeFirst()
   // Replaced meanwhile by another subscription of the account, or already ended: nothing to end.
   if (sub === undefined || sub.state === 'free') return ignored
-  const at = event.occurredAt.getTime()
   // Events of the subscription from before the chargeback are stale from now on.
-  const syncedAt = new Date(Math.max(new Date(sub.synced_at).getTime(), at)).toISOString()
+  const synced = Math.max(syncedMicros(sub), event.occurredAtMicros)
   await trx
     .updateTable('subscriptions')
-    .set({ state: 'free', cancels_at: null, synced_at: syncedAt, updated_at: now.toISOString() })
+    .set({
+      state: 'free',
+      cancels_at: null,
+      synced_at: dateOf(synced).toISOString(),
+      synced_at_us: synced,
+      updated_at: now.toISOString(),
+    })
     .where('account_id', '=', bound.account_id)
     .execute()
   await trx

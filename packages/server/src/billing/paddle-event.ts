@@ -5,6 +5,8 @@
  * naming the field, which the webhook answers with 400. Only the fields billing uses are read.
  */
 
+import { parseMicros, type Micros } from './provider-time.js'
+
 /** Subscription statuses Paddle Billing uses. */
 export const PADDLE_SUBSCRIPTION_STATUSES = [
   'active',
@@ -52,6 +54,8 @@ export interface PaddleSubscription {
   readonly scheduledChange: { readonly action: ScheduledAction; readonly effectiveAt: Date } | null
   /** When Paddle last changed the entity, if given. */
   readonly updatedAt: Date | null
+  /** `updatedAt` in microseconds since the Unix epoch, as precise as Paddle wrote it. */
+  readonly updatedAtMicros?: Micros | null
 }
 
 /** A webhook event. */
@@ -62,6 +66,11 @@ export interface PaddleEvent {
   readonly eventType: string
   /** When it happened at Paddle: events are applied in this order, not in arrival order. */
   readonly occurredAt: Date
+  /**
+   * `occurredAt` in microseconds since the Unix epoch, as precise as Paddle wrote it: events of
+   * one subscription in the same millisecond are ordered by it.
+   */
+  readonly occurredAtMicros: Micros
   /** The subscription, for `subscription.*` events. */
   readonly subscription?: PaddleSubscription
   /**
@@ -113,6 +122,7 @@ export function parsePaddleEvent(rawBody: Buffer | string): PaddleEvent {
   const eventId = text(body.event_id, 'event_id')
   const eventType = text(body.event_type, 'event_type')
   const occurredAt = date(body.occurred_at, 'occurred_at')
+  const occurredAtMicros = parseMicros(body.occurred_at as string)
   if (eventType.startsWith('adjustment.')) {
     const data = object(body.data, 'data')
     const adjustment = {
@@ -120,9 +130,11 @@ export function parsePaddleEvent(rawBody: Buffer | string): PaddleEvent {
       status: text(data.status, 'data.status'),
       subscriptionId: nullable(data.subscription_id, (v) => text(v, 'data.subscription_id')),
     }
-    return { eventId, eventType, occurredAt, adjustment }
+    return { eventId, eventType, occurredAt, occurredAtMicros, adjustment }
   }
-  if (!eventType.startsWith('subscription.')) return { eventId, eventType, occurredAt }
+  if (!eventType.startsWith('subscription.')) {
+    return { eventId, eventType, occurredAt, occurredAtMicros }
+  }
   const subscription = parsePaddleSubscription(body.data)
   const createdFrom =
     eventType === 'subscription.created'
@@ -130,7 +142,7 @@ export function parsePaddleEvent(rawBody: Buffer | string): PaddleEvent {
           text(v, 'data.transaction_id'),
         )
       : null
-  return { eventId, eventType, occurredAt, subscription, createdFrom }
+  return { eventId, eventType, occurredAt, occurredAtMicros, subscription, createdFrom }
 }
 
 /**
@@ -177,6 +189,7 @@ export function parsePaddleSubscription(value: unknown, where = 'data'): PaddleS
       }
     }),
     updatedAt: nullable(data.updated_at, (v) => date(v, `${where}.updated_at`)),
+    updatedAtMicros: nullable(data.updated_at, (v) => parseMicros(v as string)),
   }
 }
 
@@ -207,7 +220,10 @@ function storable(value: string): boolean {
   return !value.includes('\u0000') && !LONE_SURROGATE.test(value)
 }
 
-/** RFC 3339 as Paddle writes it (`2024-04-12T10:18:49.621022Z`); microseconds are dropped. */
+/**
+ * RFC 3339 as Paddle writes it (`2024-04-12T10:18:49.621022Z`); the `Date` drops the
+ * microseconds, which `parseMicros` keeps.
+ */
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]\d{2}:\d{2})$/
 
 function date(value: unknown, where: string): Date {

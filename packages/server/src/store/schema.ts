@@ -163,6 +163,11 @@ export interface SubscriptionsTable {
   cancels_at: OptionalNullable<string>
   /** `occurred_at` of the newest event applied: older events no longer change anything. */
   synced_at: string
+  /**
+   * `synced_at` in microseconds since the Unix epoch, as precise as the provider's time; null in
+   * rows from before migration 024. PostgreSQL returns `bigint` as a string, SQLite as a number.
+   */
+  synced_at_us: OptionalNullable<number | string>
   /** ISO-8601 UTC of the last write. */
   updated_at: string
 }
@@ -176,6 +181,8 @@ export interface BillingEventsTable {
   type: string
   /** ISO-8601 UTC, the provider's `occurred_at`. */
   occurred_at: string
+  /** `occurred_at` in microseconds since the Unix epoch (null before migration 024), as `synced_at_us`. */
+  occurred_at_us: OptionalNullable<number | string>
   /** ISO-8601 UTC, when burrowd received it. */
   received_at: string
   account_id: OptionalNullable<string>

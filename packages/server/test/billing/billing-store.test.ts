@@ -99,11 +99,14 @@ for (const backend of testBackends()) {
         event_id: row!.event_id,
         type: 'subscription.created',
         occurred_at: T0.toISOString(),
+        // bigint: a string on PostgreSQL, a number on SQLite.
+        occurred_at_us: row!.occurred_at_us,
         received_at: T0.toISOString(),
         account_id: accountId,
         subscription_id: 'sub_1',
         outcome: 'applied',
       })
+      assert.equal(Number(row.occurred_at_us), T0.getTime() * 1000)
     })
 
     it("does not let another customer's subscription naming the account replace its paid one", async () => {

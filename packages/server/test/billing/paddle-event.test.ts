@@ -45,6 +45,7 @@ describe('parsePaddleEvent', () => {
       eventId: 'evt_1',
       eventType: 'subscription.updated',
       occurredAt: new Date('2026-03-05T06:07:08.009Z'),
+      occurredAtMicros: Date.parse('2026-03-05T06:07:08.009Z') * 1000,
       subscription: {
         id: 'sub_1',
         customerId: 'ctm_01test',
@@ -54,6 +55,7 @@ describe('parsePaddleEvent', () => {
         currentPeriodEndsAt: new Date('2026-04-04T00:00:00.000Z'),
         scheduledChange: { action: 'cancel', effectiveAt: cancelAt },
         updatedAt: new Date('2026-03-04T00:00:00.000Z'),
+        updatedAtMicros: Date.parse('2026-03-04T00:00:00.000Z') * 1000,
       },
       createdFrom: null,
     })
@@ -83,6 +85,7 @@ describe('parsePaddleEvent', () => {
       occurred_at: '2024-04-12T10:18:49.621022Z',
     }
     assert.deepEqual(parse(body).occurredAt, new Date('2024-04-12T10:18:49.621Z'))
+    assert.equal(parse(body).occurredAtMicros, Date.parse('2024-04-12T10:18:49Z') * 1000 + 621_022)
   })
 
   it('gives other events no subscription, whatever their data', () => {

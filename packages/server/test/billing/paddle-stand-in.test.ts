@@ -181,6 +181,7 @@ describe('PaddleStandIn', () => {
       currentPeriodEndsAt: new Date('2026-04-04T05:06:07.000Z'),
       scheduledChange: null,
       updatedAt: T0,
+      updatedAtMicros: T0.getTime() * 1000,
     })
     const data = dig(JSON.parse(received[1]!.body.toString()), 'data')
     assert.equal(dig(data, 'next_billed_at'), '2026-04-04T05:06:07.000Z')

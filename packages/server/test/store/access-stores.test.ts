@@ -24,6 +24,7 @@ import { releasedTunnelsMigration } from '../../src/store/migrations/020-release
 import { canonicalEmailsMigration } from '../../src/store/migrations/021-canonical-emails.js'
 import { webhookSecretRotationMigration } from '../../src/store/migrations/022-webhook-secret-rotation.js'
 import { callHistoryByIdMigration } from '../../src/store/migrations/023-call-history-by-id.js'
+import { billingMicrosecondsMigration } from '../../src/store/migrations/024-billing-microseconds.js'
 import { migrateToLatest } from '../../src/store/migrations/migrate-to-latest.js'
 import { OauthClientStore } from '../../src/store/oauth-client-store.js'
 import { OauthGrantStore } from '../../src/store/oauth-grant-store.js'
@@ -91,6 +92,7 @@ for (const backend of testBackends()) {
     it('keeps tunnels that existed before migration 011 public', async () => {
       // Back to a database of migration 010 (the later migrations undone, newest first).
       const later = [
+        ['024_billing_microseconds', billingMicrosecondsMigration],
         ['023_call_history_by_id', callHistoryByIdMigration],
         ['022_webhook_secret_rotation', webhookSecretRotationMigration],
         ['021_canonical_emails', canonicalEmailsMigration],
@@ -325,6 +327,7 @@ for (const backend of testBackends()) {
     it('carries the replaced refresh token 011 kept into migration 014', async () => {
       const grants = new OauthGrantStore(store.db, () => new Date(clock))
       for (const [name, migration] of [
+        ['024_billing_microseconds', billingMicrosecondsMigration],
         ['023_call_history_by_id', callHistoryByIdMigration],
         ['022_webhook_secret_rotation', webhookSecretRotationMigration],
         ['021_canonical_emails', canonicalEmailsMigration],
@@ -360,6 +363,7 @@ for (const backend of testBackends()) {
         '021_canonical_emails',
         '022_webhook_secret_rotation',
         '023_call_history_by_id',
+        '024_billing_microseconds',
       ])
       assert.equal(
         await grants.rotateRefresh(hash('old-r1'), hash('x'), new Date(clock + 86_400_000)),

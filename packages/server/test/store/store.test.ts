@@ -514,6 +514,7 @@ describe('openStore', () => {
         '021_canonical_emails',
         '022_webhook_secret_rotation',
         '023_call_history_by_id',
+        '024_billing_microseconds',
       ])
     } finally {
       await store.close()

@@ -30,6 +30,7 @@ import { releasedTunnelsMigration } from './020-released-tunnels.js'
 import { canonicalEmailsMigration } from './021-canonical-emails.js'
 import { webhookSecretRotationMigration } from './022-webhook-secret-rotation.js'
 import { callHistoryByIdMigration } from './023-call-history-by-id.js'
+import { billingMicrosecondsMigration } from './024-billing-microseconds.js'
 
 /** All migrations by name; names sort in the order they apply. */
 const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -56,6 +57,7 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '021_canonical_emails': canonicalEmailsMigration,
   '022_webhook_secret_rotation': webhookSecretRotationMigration,
   '023_call_history_by_id': callHistoryByIdMigration,
+  '024_billing_microseconds': billingMicrosecondsMigration,
 }
 
 const provider: MigrationProvider = {
