@@ -48,10 +48,11 @@ export async function billingView(
   account: AccountView,
   now: Date,
 ): Promise<BillingView> {
-  const [sub, meters, tunnels] = await Promise.all([
+  const [sub, meters, tunnels, history] = await Promise.all([
     svc.billing.subscription(account.id),
     svc.meters(account.id, now),
     svc.tunnels.list(account.id),
+    svc.billing.history(account.id),
   ])
   const names = new Map(tunnels.map((t) => [t.id, t.name ?? t.subdomain]))
   const known = meters.tunnels.filter((m) => names.has(m.tunnelId))
@@ -72,5 +73,7 @@ export async function billingView(
     ...planState(account.plan, account.planExpiresAt, sub),
     tunnelCount: tunnels.length,
     meters: { ...meters, tunnels: rows },
+    chargedBackAt: sub?.chargedBackAt ?? null,
+    history,
   }
 }

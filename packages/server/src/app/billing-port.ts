@@ -78,7 +78,9 @@ export function billingPort(
         state: status.state === 'none' ? 'free' : status.state,
         periodEndsAt: sub.periodEndsAt,
         cancelsAt: sub.cancelsAt,
+        chargedBackAt: sub.chargedBackAt,
       }
     },
+    history: (accountId) => service.store.history(accountId),
   }
 }

@@ -1,7 +1,9 @@
 /**
  * The account's billing state and usage meters, as `GET /api/billing` returns them and the
- * billing page shows them. Meters come from the periodic snapshot, with the time it was taken.
+ * billing page shows them. Meters come from the periodic snapshot, with the time it was taken;
+ * the history from the payment provider's events applied to the account.
  */
+import type { BillingHistoryKind } from '../billing/billing-history.js'
 import type { BillingCycle, PlanId } from '../plans.js'
 
 /** The plan's state as the owner sees it. */
@@ -15,6 +17,14 @@ export interface SubscriptionView {
   readonly state: 'paid' | 'paid_until' | 'past_due' | 'free'
   readonly periodEndsAt: Date | null
   readonly cancelsAt: Date | null
+  /** When an approved chargeback ended it, until the bank reverses the chargeback. */
+  readonly chargedBackAt: Date | null
+}
+
+/** One entry of the billing history, newest first: what the payment provider reported. */
+export interface BillingHistoryView {
+  readonly at: Date
+  readonly kind: BillingHistoryKind
 }
 
 /** One tunnel's meters this month. */
@@ -47,6 +57,9 @@ export interface BillingView {
   readonly endsAt: Date | null
   readonly tunnelCount: number
   readonly meters: MetersView
+  /** When a chargeback ended the subscription (plan ended, canceled), until reversed; else null. */
+  readonly chargedBackAt: Date | null
+  readonly history: readonly BillingHistoryView[]
 }
 
 /** The owner-facing state from the effective plan, its expiry and the subscription. */

@@ -8,7 +8,7 @@ import type { BillingCycle, PlanId } from '../plans.js'
 import type { GovernancePort } from './governance-port.js'
 import type { DomainsPort } from './domains-port.js'
 import type { AccessPort } from './access-port.js'
-import type { MetersView, SubscriptionView } from './billing-view.js'
+import type { BillingHistoryView, MetersView, SubscriptionView } from './billing-view.js'
 import type { TokenView } from './token-view.js'
 import type { TunnelView } from './tunnel-view.js'
 import type { WebhookDeliveryView, WebhookEndpointView } from './webhook-endpoint-view.js'
@@ -108,6 +108,8 @@ export interface BillingPort {
   /** Move the subscription to `plan` on the same cycle, prorated by the provider. */
   changePlan(accountId: string, plan: 'pro' | 'scale'): Promise<void>
   subscription(accountId: string): Promise<SubscriptionView | null>
+  /** The account's billing history, newest first. */
+  history(accountId: string): Promise<BillingHistoryView[]>
 }
 
 /** A plan change before it is made: from and to, and the provider's proration. */

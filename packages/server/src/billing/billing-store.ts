@@ -11,6 +11,8 @@ import type { BillingCycle, BillingProvider, PaidPlanId, PriceTable } from './bi
 import { lockAccount } from '../store/lock-account.js'
 import type { Database, SubscriptionsTable } from '../store/schema.js'
 import { applyAdjustment } from './chargeback.js'
+import { recordedAction } from './chargeback-reversal.js'
+import { readBillingHistory, type BillingHistoryEntry } from './billing-history.js'
 import { isPlanEvent } from './paddle-event.js'
 import { isStale } from './event-order.js'
 import { dateOf, microsOf, type Micros } from './provider-time.js'
@@ -27,7 +29,10 @@ export type ApplyOutcome =
   | 'applied'
   /** Already processed (same provider and event id): nothing changed. */
   | 'duplicate'
-  /** Older than the last event applied to the account: recorded, nothing changed. */
+  /**
+   * Older than the last event applied to the account, or a chargeback a later reversal undid:
+   * recorded, nothing changed.
+   */
   | 'stale'
   /** Not about a plan (e.g. `transaction.completed`), or about a subscription the account replaced. */
   | 'ignored'
@@ -54,6 +59,8 @@ export interface Subscription {
   readonly periodEndsAt: Date | null
   /** When a scheduled cancellation (or pause) ends the paid plan. */
   readonly cancelsAt: Date | null
+  /** When an approved chargeback ended it (its plan and the subscription), until reversed. */
+  readonly chargedBackAt: Date | null
   /** Occurrence time of the newest change applied. */
   readonly syncedAt: Date
   readonly updatedAt: Date
@@ -99,6 +106,8 @@ export class BillingStore {
           received_at: this.#now().toISOString(),
           account_id: null,
           subscription_id: event.subscription?.id ?? event.adjustment?.subscriptionId ?? null,
+          action: recordedAction(event.adjustment),
+          transaction_id: event.adjustment?.transactionId ?? null,
           outcome: 'pending',
         })
         .onConflict((oc) => oc.columns(['provider', 'event_id']).doNothing())
@@ -221,6 +230,8 @@ export class BillingStore {
       synced_at: dateOf(at).toISOString(),
       synced_at_us: at,
       updated_at: now.toISOString(),
+      // A chargeback's mark belongs to the subscription it ended, not to the one replacing it.
+      ...(existing?.subscription_id === subscription.id ? {} : { charged_back_at: null }),
     }
     await trx
       .insertInto('subscriptions')
@@ -270,6 +281,11 @@ export class BillingStore {
       .where('account_id', '=', accountId)
       .executeTakeFirst()
     return row && toSubscription(row)
+  }
+
+  /** The account's billing history, newest first (`billing-history.ts`). */
+  async history(accountId: string): Promise<BillingHistoryEntry[]> {
+    return readBillingHistory(this.#db, accountId)
   }
 
   /** The account's stored plan and its expiry, if the account exists. */
@@ -363,6 +379,7 @@ function toSubscription(row: Selectable<SubscriptionsTable>): Subscription {
     state: row.state as SubscriptionState,
     periodEndsAt: toDate(row.period_ends_at),
     cancelsAt: toDate(row.cancels_at),
+    chargedBackAt: toDate(row.charged_back_at),
     syncedAt: new Date(row.synced_at),
     updatedAt: new Date(row.updated_at),
   }

@@ -3,7 +3,8 @@
  * the money back (Paddle records an approved `chargeback` adjustment), but Paddle leaves the
  * subscription as it was: without this the account kept its paid plan to the end of the period
  * it no longer paid for (a year of Scale, on the annual cycle). The account goes to Free at once;
- * the caller then cancels the subscription at Paddle, so that it does not renew either.
+ * the caller then cancels the subscription at Paddle, so that it does not renew either. The
+ * subscription is marked charged back (`charged_back_at`) until a reversal lifts the mark.
  */
 import type { Transaction } from 'kysely'
 import { lockAccount } from '../store/lock-account.js'
@@ -14,15 +15,20 @@ import type { PaddleClient } from './paddle-client.js'
 import type { PaddleEvent } from './paddle-event.js'
 import { syncedMicros } from './event-order.js'
 import { dateOf } from './provider-time.js'
+import { applyReversal, isReversal, reversalAfter } from './chargeback-reversal.js'
 
-/** Apply an `adjustment.*` event; returns what became of it and the account it ended. */
+/**
+ * Apply an `adjustment.*` event (a chargeback, or its reversal: `chargeback-reversal.ts`);
+ * returns what became of it and the account it concerned.
+ */
 export async function applyAdjustment(
   trx: Transaction<Database>,
   event: PaddleEvent,
   now: Date,
-): Promise<{ outcome: 'applied' | 'ignored'; accountId: string | null }> {
+): Promise<{ outcome: 'applied' | 'ignored' | 'stale'; accountId: string | null }> {
   const adjustment = event.adjustment
   const ignored = { outcome: 'ignored' as const, accountId: null }
+  if (adjustment !== undefined && isReversal(adjustment)) return applyReversal(trx, event, now)
   if (
     adjustment === undefined ||
     adjustment.action !== 'chargeback' ||
@@ -46,6 +52,10 @@ export async function applyAdjustment(
     .executeTakeFirst()
   // Replaced meanwhile by another subscription of the account, or already ended: nothing to end.
   if (sub === undefined || sub.state === 'free') return ignored
+  // Reversed already: the reversal, delivered first, happened after it.
+  if (await reversalAfter(trx, adjustment, event.occurredAtMicros)) {
+    return { outcome: 'stale', accountId: bound.account_id }
+  }
   // Events of the subscription from before the chargeback are stale from now on.
   const synced = Math.max(syncedMicros(sub), event.occurredAtMicros)
   await trx
@@ -55,6 +65,7 @@ export async function applyAdjustment(
       cancels_at: null,
       synced_at: dateOf(synced).toISOString(),
       synced_at_us: synced,
+      charged_back_at: event.occurredAt.toISOString(),
       updated_at: now.toISOString(),
     })
     .where('account_id', '=', bound.account_id)
@@ -81,7 +92,10 @@ export async function cancelCharged(
   event: PaddleEvent,
   outcome: string,
 ): Promise<void> {
-  const id = event.adjustment?.subscriptionId
+  const adjustment = event.adjustment
+  // Only an approved chargeback ended a plan (a reversal is recorded the same way).
+  if (adjustment?.action !== 'chargeback' || adjustment.status !== 'approved') return
+  const id = adjustment.subscriptionId
   if (!id) return
   if (outcome === 'duplicate') {
     if ((await store.eventOutcome(provider, event.eventId)) !== 'applied') return

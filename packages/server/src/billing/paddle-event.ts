@@ -90,6 +90,8 @@ export interface PaddleAdjustment {
   readonly status: string
   /** The subscription whose transaction it adjusts, if any. */
   readonly subscriptionId: string | null
+  /** The transaction (`txn_…`) it adjusts; a chargeback and its reversal name the same one. */
+  readonly transactionId?: string | null
 }
 
 /** A webhook body or entity that is not what Paddle sends. */
@@ -129,6 +131,7 @@ export function parsePaddleEvent(rawBody: Buffer | string): PaddleEvent {
       action: text(data.action, 'data.action'),
       status: text(data.status, 'data.status'),
       subscriptionId: nullable(data.subscription_id, (v) => text(v, 'data.subscription_id')),
+      transactionId: nullable(data.transaction_id, (v) => text(v, 'data.transaction_id')),
     }
     return { eventId, eventType, occurredAt, occurredAtMicros, adjustment }
   }

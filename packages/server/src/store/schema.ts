@@ -168,6 +168,8 @@ export interface SubscriptionsTable {
    * rows from before migration 024. PostgreSQL returns `bigint` as a string, SQLite as a number.
    */
   synced_at_us: OptionalNullable<number | string>
+  /** ISO-8601 UTC of the approved chargeback that ended this subscription, until reversed. */
+  charged_back_at: OptionalNullable<string>
   /** ISO-8601 UTC of the last write. */
   updated_at: string
 }
@@ -188,6 +190,14 @@ export interface BillingEventsTable {
   account_id: OptionalNullable<string>
   /** The subscription (`sub_…`) a `subscription.*` event was about; null for other events. */
   subscription_id: OptionalNullable<string>
+  /**
+   * An adjustment's action (`chargeback`, `chargeback_reverse`, `refund`, …); a chargeback Paddle
+   * marks `reversed` is recorded as `chargeback_reverse`, the reversal it tells of. Null for
+   * other events.
+   */
+  action: OptionalNullable<string>
+  /** The transaction (`txn_…`) an adjustment adjusts, if given; null for other events. */
+  transaction_id: OptionalNullable<string>
   /**
    * `applied`, `stale` (older than what was applied), `ignored` (not about a plan, or about a
    * subscription the account has replaced) or `unknown_account` (names no account of ours).

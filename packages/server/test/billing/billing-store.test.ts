@@ -90,6 +90,7 @@ for (const backend of testBackends()) {
         state: 'paid',
         periodEndsAt: PERIOD_END,
         cancelsAt: null,
+        chargedBackAt: null,
         syncedAt: T0,
         updatedAt: T0,
       })
@@ -104,6 +105,8 @@ for (const backend of testBackends()) {
         received_at: T0.toISOString(),
         account_id: accountId,
         subscription_id: 'sub_1',
+        action: null,
+        transaction_id: null,
         outcome: 'applied',
       })
       assert.equal(Number(row.occurred_at_us), T0.getTime() * 1000)

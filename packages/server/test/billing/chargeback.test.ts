@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict'
 import { afterEach, beforeEach, describe, it } from 'node:test'
 import { signPaddle } from '../../src/billing/paddle-signature.js'
+import { billingPort } from '../../src/app/billing-port.js'
 import type { BillingStack } from '../helpers/billing-stack.js'
 import { STACK_SECRET, startBillingStack } from '../helpers/billing-stack.js'
 import { eventBody, subscriptionData, TEST_PRICES } from '../helpers/paddle-events.js'
@@ -135,6 +136,145 @@ for (const backend of testBackends()) {
       assert.equal(down, 0)
     })
 
+    /** Count the cancellations Paddle is asked for from now on. */
+    const countCancels = () => {
+      const counted = { cancels: 0 }
+      const handle = stack.paddle.handle.bind(stack.paddle)
+      stack.paddle.handle = async (req, res) => {
+        if (req.url?.endsWith('/cancel')) counted.cancels++
+        await handle(req, res)
+      }
+      return counted
+    }
+
+    /** The kinds of the account's billing history, newest first, as the API and page read it. */
+    const historyKinds = async () =>
+      (await billingPort(stack.billing).history(account.id)).map((h) => h.kind)
+
+    it('a chargeback the bank reverses is recorded, lifts its mark, and the owner subscribes again', async () => {
+      const sub = await buyAnnual('scale')
+      now = new Date(T0.getTime() + 24 * 3600_000)
+      const chargeback = { id: 'adj_1', subscription_id: sub, transaction_id: 'txn_paid' }
+      const charged = await adjustment({ ...chargeback, action: 'chargeback', status: 'approved' })
+      assert.equal(charged.body.outcome, 'applied')
+      const port = billingPort(stack.billing)
+      assert.deepEqual((await port.subscription(account.id))?.chargedBackAt, now)
+      assert.ok((await historyKinds()).includes('chargeback'))
+      assert.equal(stack.paddle.subscriptionOf(account.id)!.status, 'canceled')
+
+      // Weeks later Paddle wins the dispute: a chargeback_reverse adjustment of the same
+      // transaction, and the chargeback marked reversed. Both tell of one reversal.
+      now = new Date(T0.getTime() + 40 * 24 * 3600_000)
+      const counted = countCancels()
+      const reversal = await adjustment({
+        id: 'adj_2',
+        subscription_id: sub,
+        transaction_id: 'txn_paid',
+        action: 'chargeback_reverse',
+        status: 'approved',
+      })
+      assert.equal(reversal.status, 200)
+      assert.equal(reversal.body.outcome, 'applied')
+      const marked = await deliver(
+        JSON.stringify(
+          eventBody(
+            'adjustment.updated',
+            { ...chargeback, type: 'full', action: 'chargeback', status: 'reversed' },
+            { occurredAt: now },
+          ),
+        ),
+      )
+      assert.equal(marked.status, 200)
+      assert.equal(marked.body.outcome, 'ignored', 'the same reversal, told twice')
+      assert.equal(counted.cancels, 0, 'a reversal cancels nothing at Paddle')
+
+      // The account is no longer marked, the history shows the reversal once, newest first.
+      assert.equal((await port.subscription(account.id))?.chargedBackAt, null)
+      const kinds = await historyKinds()
+      assert.equal(kinds[0], 'chargeback_reversed')
+      assert.equal(kinds.filter((k) => k === 'chargeback_reversed').length, 1)
+      assert.ok(kinds.includes('chargeback') && kinds.includes('subscribed'))
+      const status = await stack.billing.status(account.id)
+      assert.equal(status.plan, 'free')
+      assert.equal(status.state, 'free')
+
+      // The owner buys again, as any account on Free does.
+      const next = await buyAnnual('pro')
+      assert.notEqual(next, sub)
+      const again = await stack.billing.status(account.id)
+      assert.equal(again.plan, 'pro')
+      assert.equal(again.state, 'paid')
+      assert.equal(again.subscription?.chargedBackAt, null)
+      assert.equal(stack.paddle.subscriptionOf(account.id)!.status, 'active')
+    })
+
+    it('a reversal after the owner bought again is recorded for the account and changes nothing else', async () => {
+      const sub = await buyAnnual('scale')
+      now = new Date(T0.getTime() + 24 * 3600_000)
+      const chargeback = { id: 'adj_1', subscription_id: sub, transaction_id: 'txn_paid' }
+      await adjustment({ ...chargeback, action: 'chargeback', status: 'approved' })
+      now = new Date(T0.getTime() + 2 * 24 * 3600_000)
+      const next = await buyAnnual('pro')
+      // The new subscription carries no mark of the old one's chargeback.
+      assert.equal((await stack.billing.status(account.id)).subscription?.chargedBackAt, null)
+      now = new Date(T0.getTime() + 40 * 24 * 3600_000)
+      const counted = countCancels()
+      const reversal = await adjustment({
+        id: 'adj_2',
+        subscription_id: sub,
+        transaction_id: 'txn_paid',
+        action: 'chargeback_reverse',
+        status: 'approved',
+      })
+      assert.equal(reversal.body.outcome, 'applied')
+      assert.equal((await historyKinds())[0], 'chargeback_reversed')
+      const status = await stack.billing.status(account.id)
+      assert.equal(status.plan, 'pro')
+      assert.equal(status.subscription?.subscriptionId, next)
+      assert.equal(counted.cancels, 0)
+      assert.equal(stack.paddle.subscriptionOf(account.id)!.status, 'active')
+    })
+
+    it('a chargeback delivered after its reversal ends nothing', async () => {
+      const sub = await buyAnnual('scale')
+      const counted = countCancels()
+      const chargeback = { id: 'adj_1', subscription_id: sub, transaction_id: 'txn_paid' }
+      // Paddle does not promise order: the reversal arrives first.
+      const reversed = await adjustment(
+        {
+          id: 'adj_2',
+          subscription_id: sub,
+          transaction_id: 'txn_paid',
+          action: 'chargeback_reverse',
+          status: 'approved',
+        },
+        new Date(T0.getTime() + 2 * 24 * 3600_000),
+      )
+      assert.equal(reversed.body.outcome, 'ignored')
+      const late = await adjustment(
+        { ...chargeback, action: 'chargeback', status: 'approved' },
+        new Date(T0.getTime() + 24 * 3600_000),
+      )
+      assert.equal(late.status, 200)
+      assert.equal(late.body.outcome, 'stale')
+      assert.equal((await stack.billing.status(account.id)).plan, 'scale')
+      assert.equal(counted.cancels, 0)
+      assert.equal(stack.paddle.subscriptionOf(account.id)!.status, 'active')
+      // A chargeback of another transaction of the subscription still ends the plan.
+      const charged = await adjustment(
+        {
+          id: 'adj_4',
+          subscription_id: sub,
+          transaction_id: 'txn_other',
+          action: 'chargeback',
+          status: 'approved',
+        },
+        new Date(T0.getTime() + 24 * 3600_000),
+      )
+      assert.equal(charged.body.outcome, 'applied')
+      assert.equal((await stack.billing.status(account.id)).plan, 'free')
+    })
+
     it('refunds awaiting approval, warnings and chargebacks of no subscription of ours change nothing', async () => {
       const sub = await buyAnnual('pro')
       for (const data of [
@@ -143,6 +283,8 @@ for (const backend of testBackends()) {
         { action: 'chargeback', status: 'pending_approval', subscription_id: sub },
         { action: 'chargeback', status: 'approved', subscription_id: 'sub_unknown' },
         { action: 'chargeback', status: 'approved', subscription_id: null },
+        // A reversal of a chargeback that never came.
+        { action: 'chargeback_reverse', status: 'approved', subscription_id: sub },
       ]) {
         const answer = await adjustment(data)
         assert.equal(answer.status, 200)

@@ -515,6 +515,7 @@ describe('openStore', () => {
         '022_webhook_secret_rotation',
         '023_call_history_by_id',
         '024_billing_microseconds',
+        '025_billing_history',
       ])
     } finally {
       await store.close()

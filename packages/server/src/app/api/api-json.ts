@@ -42,7 +42,7 @@ export function tunnelJson(t: TunnelView) {
   }
 }
 
-/** `GET /api/billing`: the plan's state and the three meters. */
+/** `GET /api/billing`: the plan's state, the three meters and the billing history. */
 export function billingJson(b: BillingView) {
   const plan = PLANS[b.plan]
   const m = b.meters
@@ -72,6 +72,8 @@ export function billingJson(b: BillingView) {
       },
       tunnel_allowance: { used: b.tunnelCount, limit: plan.tunnels },
     },
+    charged_back_at: iso(b.chargedBackAt),
+    history: b.history.map((h) => ({ at: iso(h.at), event: h.kind })),
   }
 }
 

@@ -1,7 +1,7 @@
 /**
  * The dashboard's billing page (`GET /dashboard/billing`): the plan and its state, the three
- * meters (data transfer, tool calls, tunnel allowance) from the last snapshot, and the plan
- * cards with upgrade, cycle switch and cancel.
+ * meters (data transfer, tool calls, tunnel allowance) from the last snapshot, the plan cards
+ * with upgrade, cycle switch and cancel, and the billing history.
  */
 import { PLANS, type Plan } from '../../plans.js'
 import type { BillingView } from '../billing-view.js'
@@ -31,6 +31,30 @@ function planSummary(b: BillingView, plan: Plan): SafeHtml {
   }
 }
 
+const HISTORY_TEXT: Readonly<Record<BillingView['history'][number]['kind'], string>> = {
+  subscribed: 'Subscribed',
+  payment_failed: 'Payment failed',
+  paused: 'Subscription paused',
+  resumed: 'Subscription resumed',
+  canceled: 'Subscription ended',
+  chargeback: 'Payment disputed (chargeback): plan ended, subscription canceled',
+  chargeback_reversed: 'Chargeback reversed by the bank',
+}
+
+/** What the payment provider reported, newest first. */
+function billingHistory(b: BillingView): SafeHtml {
+  if (b.history.length === 0) return html``
+  const rows = b.history.map(
+    (h) =>
+      html`<tr data-event="${h.kind}"><td>${formatDateTime(h.at)}</td><td>${HISTORY_TEXT[h.kind]}</td></tr>`,
+  )
+  return html`<section class="card" id="billing-history">
+  <h2>Billing history</h2>
+  <table><thead><tr><th>When</th><th>What happened</th></tr></thead><tbody>${rows}</tbody></table>
+  <p class="muted">Receipts and invoices come from the payment provider by email.</p>
+</section>`
+}
+
 /** The billing page. `canSwitch` hides buttons the provider cannot do. */
 export function billingPage(
   viewer: Viewer,
@@ -44,6 +68,12 @@ export function billingPage(
     all.push({
       kind: 'error',
       text: `Payment failed: your last payment did not go through. ${plan.name} limits stay until ${b.endsAt ? formatDate(b.endsAt) : 'the end of the period'}; update your payment method from the payment provider's receipt email to keep them.`,
+    })
+  }
+  if (b.chargedBackAt !== null && b.state === 'free') {
+    all.push({
+      kind: 'warn',
+      text: `A payment was disputed with your bank (chargeback) on ${formatDate(b.chargedBackAt)}: the paid plan ended and the subscription was canceled. You can subscribe again at any time.`,
     })
   }
   const action = (p: Plan): SafeHtml | null => {
@@ -99,6 +129,7 @@ export function billingPage(
   ${m.takenAt ? html`Meters from the snapshot taken <span id="snapshot-at">${formatDateTime(m.takenAt)}</span>; they may lag live usage by a few minutes.` : html`<span id="snapshot-at">No usage snapshot has been taken yet this month.</span>`}</p>
 </section>
 <h2>Plans</h2>
-${planCards({ current: b.plan, action })}`,
+${planCards({ current: b.plan, action })}
+${billingHistory(b)}`,
   )
 }

@@ -31,6 +31,7 @@ import { canonicalEmailsMigration } from './021-canonical-emails.js'
 import { webhookSecretRotationMigration } from './022-webhook-secret-rotation.js'
 import { callHistoryByIdMigration } from './023-call-history-by-id.js'
 import { billingMicrosecondsMigration } from './024-billing-microseconds.js'
+import { billingHistoryMigration } from './025-billing-history.js'
 
 /** All migrations by name; names sort in the order they apply. */
 const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -58,6 +59,7 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '022_webhook_secret_rotation': webhookSecretRotationMigration,
   '023_call_history_by_id': callHistoryByIdMigration,
   '024_billing_microseconds': billingMicrosecondsMigration,
+  '025_billing_history': billingHistoryMigration,
 }
 
 const provider: MigrationProvider = {
