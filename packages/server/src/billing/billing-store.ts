@@ -206,6 +206,15 @@ export class BillingStore {
     ) {
       return 'ignored'
     }
+    // A subscription a chargeback ended is over whatever its later news says (an update sent
+    // before Paddle processed the cancellation burrowd asked for): only a new one gives a plan.
+    if (
+      existing?.subscription_id === subscription.id &&
+      existing.charged_back_at !== null &&
+      decision.state !== 'free'
+    ) {
+      return 'ignored'
+    }
     // The end of a subscription the account has since replaced must not end the new one.
     if (
       existing !== undefined &&

@@ -100,6 +100,25 @@ for (const backend of testBackends()) {
       })
       assert.equal(((await res.json()) as { outcome: string }).outcome, 'stale')
       assert.equal((await stack.billing.status(account.id)).plan, 'free')
+      // One dated after the chargeback, still active (sent before Paddle processed the
+      // cancellation), gives no plan back: a charged-back subscription is over.
+      const after = JSON.stringify(
+        eventBody(
+          'subscription.updated',
+          subscriptionData({ id: sub, accountId: account.id, priceId: TEST_PRICES.scale_annual }),
+          { occurredAt: new Date(now.getTime() + 1000) },
+        ),
+      )
+      const afterRes = await fetch(stack.webhookUrl, {
+        method: 'POST',
+        headers: {
+          'paddle-signature': signPaddle(STACK_SECRET, Math.floor(now.getTime() / 1000), after),
+        },
+        body: after,
+      })
+      assert.equal(((await afterRes.json()) as { outcome: string }).outcome, 'ignored')
+      assert.equal((await stack.billing.status(account.id)).plan, 'free')
+      assert.equal((await stack.store.getAccountById(account.id))?.plan, 'free')
     })
 
     it('cancels at Paddle when the chargeback is delivered again after a failed cancellation', async () => {
