@@ -9,6 +9,7 @@ import type { MetersView } from './billing-view.js'
 import type { GovernancePort } from './governance-port.js'
 import type { DomainsPort } from './domains-port.js'
 import type { AccessPort } from './access-port.js'
+import { AccessWriteLimits } from './access-write-limits.js'
 import { servingSwaps } from './serving-swaps.js'
 import type {
   AccountView,
@@ -27,6 +28,8 @@ export interface StoreWebServicesParts {
   readonly webhooks: WebhooksPort
   readonly governance: GovernancePort
   readonly access: AccessPort
+  /** The budgets of access writes; fresh ones when absent. */
+  readonly accessWrites?: AccessWriteLimits
   readonly meters: (accountId: string, now: Date) => Promise<MetersView>
   readonly publicUrl: (subdomain: string, slug: string) => string
   readonly domains?: DomainsPort
@@ -144,6 +147,7 @@ export function storeWebServices(parts: StoreWebServicesParts): WebServices {
     webhooks: parts.webhooks,
     governance: parts.governance,
     access: parts.access,
+    accessWrites: parts.accessWrites ?? new AccessWriteLimits(),
     meters: parts.meters,
     publicUrl: parts.publicUrl,
     ...(parts.domains ? { domains: parts.domains } : {}),

@@ -7,6 +7,7 @@
 import type { BillingCycle, PlanId } from '../plans.js'
 import type { GovernancePort } from './governance-port.js'
 import type { DomainsPort } from './domains-port.js'
+import type { AccessWriteLimits } from './access-write-limits.js'
 import type { AccessPort } from './access-port.js'
 import type { BillingHistoryView, MetersView, SubscriptionView } from './billing-view.js'
 import type { TokenView } from './token-view.js'
@@ -150,6 +151,8 @@ export interface WebServices {
   readonly governance: GovernancePort
   /** Who may call each tunnel: access modes, allowlists, agent tokens, connected agents. */
   readonly access: AccessPort
+  /** How often an owner may change a tunnel's access or rotate its key (spent before the write). */
+  readonly accessWrites: AccessWriteLimits
   /** This month's meters of an account, from the last snapshot. */
   meters(accountId: string, now: Date): Promise<MetersView>
   /** A tunnel's public URL (without `/mcp`). */

@@ -115,22 +115,22 @@ export class Api {
         access.get(c, (await this.#tunnel(c)).id),
       ),
       r('PUT', new RegExp(`^/api/tunnels/${id}/access$`), async (c) =>
-        access.put(c, (await this.#tunnel(c)).id),
+        access.put(c, (await this.#accessWrite(c)).id),
       ),
       r('GET', new RegExp(`^/api/tunnels/${id}/agent-tokens$`), async (c) =>
         access.listTokens(c, (await this.#tunnel(c)).id),
       ),
       r('POST', new RegExp(`^/api/tunnels/${id}/agent-tokens$`), async (c) =>
-        access.createToken(c, (await this.#tunnel(c)).id),
+        access.createToken(c, (await this.#accessWrite(c)).id),
       ),
       r('DELETE', new RegExp(`^/api/tunnels/${id}/agent-tokens/${id}$`), async (c) =>
-        access.revokeToken(c, (await this.#tunnel(c)).id, c.params[1] ?? ''),
+        access.revokeToken(c, (await this.#accessWrite(c)).id, c.params[1] ?? ''),
       ),
       r('GET', new RegExp(`^/api/tunnels/${id}/agents$`), async (c) =>
         access.listAgents(c, (await this.#tunnel(c)).id),
       ),
       r('DELETE', new RegExp(`^/api/tunnels/${id}/agents/${id}$`), async (c) =>
-        access.revokeAgent(c, (await this.#tunnel(c)).id, c.params[1] ?? ''),
+        access.revokeAgent(c, (await this.#accessWrite(c)).id, c.params[1] ?? ''),
       ),
       r('GET', /^\/api\/tokens$/, (c) => this.#listTokens(c)),
       r('POST', /^\/api\/tokens$/, (c) => this.#createToken(c)),
@@ -188,7 +188,8 @@ export class Api {
       )
     } catch (err) {
       const e = toHttpError(err)
-      sendApiError(res, e)
+      const wait = e.details.retry_after_secs
+      sendApiError(res, e, typeof wait === 'number' ? { 'retry-after': String(wait) } : {})
     }
     return true
   }
@@ -285,6 +286,13 @@ export class Api {
     return t
   }
 
+  /** The caller's tunnel, once a write to its access (or key) is allowed: 429 when too many. */
+  async #accessWrite(c: Call) {
+    const t = await this.#tunnel(c)
+    this.#svc.accessWrites.spend(c.account.id, t.id)
+    return t
+  }
+
   async #getTunnel(c: Call): Promise<void> {
     const t = await this.#tunnel(c)
     const urls = await this.#customUrls(c)
@@ -315,7 +323,7 @@ export class Api {
   }
 
   async #rotateKey(c: Call): Promise<void> {
-    const t = await this.#tunnel(c)
+    const t = await this.#accessWrite(c)
     const rotated = await this.#svc.tunnels.rotateKey(c.account.id, t.id)
     this.#svc.live.disconnect(t.id, 'the tunnel key was rotated')
     sendApiJson(c.res, 200, {

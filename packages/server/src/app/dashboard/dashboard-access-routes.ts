@@ -28,6 +28,13 @@ export function accessRoutes(kit: DashboardKit): DashboardRoute[] {
     return t
   }
 
+  /** The tunnel, once a write to its access is allowed (429 when too many: see AccessWriteLimits). */
+  const writable = async (c: DashboardRequest) => {
+    const t = await found(c)
+    svc.accessWrites.spend(c.account.id, t.id)
+    return t
+  }
+
   const render = async (
     c: DashboardRequest,
     status: number,
@@ -60,7 +67,7 @@ export function accessRoutes(kit: DashboardKit): DashboardRoute[] {
 
   const save = async (c: DashboardRequest) => {
     const form = await kit.form(c)
-    const t = await found(c)
+    const t = await writable(c)
     const allowText = form.get('allow_ips') ?? ''
     try {
       const current = await svc.access.settings(t.id)
@@ -78,7 +85,7 @@ export function accessRoutes(kit: DashboardKit): DashboardRoute[] {
 
   const createToken = async (c: DashboardRequest) => {
     const form = await kit.form(c)
-    const t = await found(c)
+    const t = await writable(c)
     try {
       const made = await svc.access.createAgentToken(t.id, form.get('name') ?? '')
       return await render(c, 200, { created: { name: made.token.name, secret: made.secret } })
@@ -90,7 +97,7 @@ export function accessRoutes(kit: DashboardKit): DashboardRoute[] {
 
   const revokeToken = async (c: DashboardRequest) => {
     await kit.form(c)
-    const t = await found(c)
+    const t = await writable(c)
     if (!(await svc.access.revokeAgentToken(t.id, c.params[1] ?? ''))) {
       throw new HttpError(404, 'not_found', 'This tunnel has no such agent token.')
     }
@@ -99,7 +106,7 @@ export function accessRoutes(kit: DashboardKit): DashboardRoute[] {
 
   const disconnect = async (c: DashboardRequest) => {
     await kit.form(c)
-    const t = await found(c)
+    const t = await writable(c)
     if (!(await svc.access.revokeAgent(t.id, c.params[1] ?? ''))) {
       throw new HttpError(404, 'not_found', 'This tunnel has no such connected agent.')
     }

@@ -112,6 +112,7 @@ export function tunnelRoutes(kit: DashboardKit): DashboardRoute[] {
   const rotate = async (c: DashboardRequest) => {
     await kit.form(c)
     const t = await found(c)
+    svc.accessWrites.spend(c.account.id, t.id)
     const rotated = await svc.tunnels.rotateKey(c.account.id, t.id)
     svc.live.disconnect(t.id, 'the tunnel key was rotated')
     kit.html(

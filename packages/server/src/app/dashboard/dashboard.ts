@@ -118,6 +118,8 @@ export class Dashboard {
       return true
     } catch (err) {
       const e = toHttpError(err)
+      const wait = e.details.retry_after_secs
+      if (typeof wait === 'number') res.setHeader('retry-after', String(wait))
       // The page keeps the signed-in menu when the browser is signed in.
       const caller = await this.#kit.browserCaller(req).catch(() => null)
       const viewer = caller
