@@ -8,11 +8,14 @@
 export class OauthError extends Error {
   readonly code: string
   readonly status: number
+  /** Seconds to wait before asking again (a 429's `Retry-After`). */
+  readonly retryAfterSecs: number | undefined
 
-  constructor(code: string, description: string, status = 400) {
+  constructor(code: string, description: string, status = 400, retryAfterSecs?: number) {
     super(description)
     this.name = 'OauthError'
     this.code = code
     this.status = status
+    this.retryAfterSecs = retryAfterSecs
   }
 }

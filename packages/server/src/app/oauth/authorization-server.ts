@@ -37,7 +37,8 @@ import {
 import { consentPage, refusedPage } from './consent-page.js'
 import { OauthError } from '../../access/oauth/oauth-error.js'
 import { formActionSource } from '../../access/oauth/redirect-uri.js'
-import { errorBody, oauthJson, preflight } from './oauth-responses.js'
+import { oauthErrorJson, oauthJson, preflight } from './oauth-responses.js'
+import { RefreshLimit } from '../../access/oauth/refresh-limit.js'
 
 /** Seconds a code may wait to be redeemed, and days a refresh token lives. */
 const CODE_TTL_SECS = 60
@@ -76,6 +77,7 @@ const PATHS = new Set([
 export class AuthorizationServer implements Mount {
   readonly #o: AuthorizationServerOptions
   readonly #registrations: RateLimiter
+  readonly #refreshes = new RefreshLimit()
   readonly #addresses: ClientAddresses
 
   constructor(opts: AuthorizationServerOptions) {
@@ -103,7 +105,7 @@ export class AuthorizationServer implements Mount {
       if (path === '/oauth/revoke' && method === 'POST') return await this.#revoke(req, res)
       throw new OauthError('invalid_request', `${path} does not accept ${method}`, 405)
     } catch (err) {
-      if (err instanceof OauthError) return oauthJson(res, err.status, errorBody(err))
+      if (err instanceof OauthError) return oauthErrorJson(res, err)
       if (err instanceof HttpError) {
         return oauthJson(res, err.status, {
           error: 'invalid_request',
@@ -141,6 +143,7 @@ export class AuthorizationServer implements Mount {
         'invalid_request',
         `too many registrations; retry in ${allowed.retryAfterSecs} s`,
         429,
+        allowed.retryAfterSecs,
       )
     }
     const body = await readJsonObject(req)
@@ -314,6 +317,8 @@ export class AuthorizationServer implements Mount {
       const current = presented === '' ? undefined : await this.#o.grants.byRefresh(old)
       const refused = current && (await this.#refreshRefusal(current, clientId, resource))
       if (refused) throw refused
+      // Each rotation remembers the token it replaced: a loop must not grow that without bound.
+      if (current) this.#refreshes.spend(current.id)
       const refresh = this.#o.tokens.refreshSuccessor(presented)
       const rotated =
         presented === ''

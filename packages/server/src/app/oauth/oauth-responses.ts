@@ -11,13 +11,26 @@ export function errorBody(err: OauthError) {
   return { error: err.code, error_description: err.message }
 }
 
-/** `body` as JSON, readable cross-origin, never cached. */
-export function oauthJson(res: ServerResponse, status: number, body: unknown): void {
+/** `body` as JSON, readable cross-origin, never cached; `headers` add to these. */
+export function oauthJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   sendJson(res, status, body, {
     'access-control-allow-origin': '*',
+    'access-control-expose-headers': 'retry-after',
     'cache-control': 'no-store',
     pragma: 'no-cache',
+    ...headers,
   })
+}
+
+/** An `OauthError` answered as JSON, with `Retry-After` when it says how long to wait. */
+export function oauthErrorJson(res: ServerResponse, err: OauthError): void {
+  const wait = err.retryAfterSecs
+  oauthJson(res, err.status, errorBody(err), wait === undefined ? {} : { 'retry-after': `${wait}` })
 }
 
 /** The answer to a CORS preflight of the OAuth endpoints. */

@@ -1,0 +1,42 @@
+/**
+ * How often one grant may refresh its tokens. Each refresh that rotates the token remembers the
+ * replaced one (hashed) for up to 30 days, so that a stolen token presented later revokes the
+ * grant; without a bound, a client looping on the token endpoint with its own refresh tokens
+ * grew the database by a row per loop. MCP clients refresh about once an hour (when their access
+ * token ends), and a refresh repeated at once by parallel calls replaces nothing and is not
+ * counted. In this process's memory, like the other rate limits.
+ */
+import { RateLimiter } from '../../http/rate-limiter.js'
+import { OauthError } from './oauth-error.js'
+
+/** Refreshes one grant may make at once, and per hour on average (per node). */
+export const REFRESHES_PER_HOUR = 20
+
+/** The per-grant budget of refreshes. */
+export class RefreshLimit {
+  readonly #limiter: RateLimiter
+
+  constructor(now?: () => number) {
+    this.#limiter = new RateLimiter({
+      capacity: REFRESHES_PER_HOUR,
+      perMs: 3600_000,
+      ...(now ? { now } : {}),
+    })
+  }
+
+  /**
+   * Spend one refresh of grant `grantId`, before its token is replaced (a refused refresh leaves
+   * the token as it was); `OauthError` 429 with the wait when the budget is empty.
+   */
+  spend(grantId: string): void {
+    const allowed = this.#limiter.take(grantId)
+    if (allowed.ok) return
+    const wait = allowed.retryAfterSecs
+    throw new OauthError(
+      'invalid_request',
+      `this grant refreshed its tokens ${REFRESHES_PER_HOUR} times in the last hour; retry in ${wait} s with the same refresh token`,
+      429,
+      wait,
+    )
+  }
+}
