@@ -70,6 +70,9 @@ export class BrowserProvider implements OAuthClientProvider {
       tunnel: (await this.page.textContent('#consent-tunnel')) ?? '',
       account: (await this.page.textContent('#consent-account')) ?? '',
     }
+    // Approve is enabled by the pointer moving on the page, as a reader's does.
+    await this.page.mouse.move(2, 2)
+    await this.page.mouse.move(40, 40)
     await Promise.all([
       this.page.waitForURL(new RegExp(`^${this.callback}`)),
       this.page.click('#approve'),

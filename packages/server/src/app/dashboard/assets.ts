@@ -83,8 +83,40 @@ export const FAVICON_SVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0
 </svg>
 `
 
-/** `/assets/app.js`: copy buttons (`data-copy="<element id>"`) and confirmations (`data-confirm`). */
+/**
+ * `/assets/app.js`: copy buttons (`data-copy="<element id>"`), confirmations (`data-confirm`),
+ * the live tail, and buttons that only a deliberate gesture enables (`data-deliberate`).
+ */
 export const APP_JS = `
+(function deliberate() {
+  // A button that grants something (the OAuth consent's Approve) starts disabled and is enabled
+  // by a gesture made on this page: the pointer moving (16 px from where it was first seen), a
+  // key pressed, or a touch elsewhere than on the button. A click meant for another window that
+  // a page swapped this one under (double-clickjacking) lands on a disabled button.
+  var buttons = document.querySelectorAll('[data-deliberate]');
+  if (buttons.length === 0) return;
+  var first = null;
+  function enable() {
+    buttons.forEach(function (b) { b.disabled = false; });
+    var hint = document.getElementById('deliberate-hint');
+    if (hint) hint.hidden = true;
+    document.removeEventListener('pointermove', moved, true);
+    document.removeEventListener('pointerdown', pressed, true);
+    document.removeEventListener('keydown', typed, true);
+  }
+  function moved(e) {
+    if (first === null) { first = { x: e.screenX, y: e.screenY }; return; }
+    if (Math.abs(e.screenX - first.x) + Math.abs(e.screenY - first.y) >= 16) enable();
+  }
+  function pressed(e) {
+    if (e.pointerType === 'mouse') { if (first === null) first = { x: e.screenX, y: e.screenY }; return; }
+    if (!(e.target.closest && e.target.closest('[data-deliberate]'))) enable();
+  }
+  function typed(e) { if (!e.repeat) enable(); }
+  document.addEventListener('pointermove', moved, true);
+  document.addEventListener('pointerdown', pressed, true);
+  document.addEventListener('keydown', typed, true);
+})();
 document.addEventListener('click', function (event) {
   var button = event.target.closest('[data-copy]');
   if (!button) return;

@@ -17,7 +17,11 @@ export interface ConsentView {
   readonly params: readonly (readonly [string, string])[]
 }
 
-/** The consent page. */
+/**
+ * The consent page. Approve starts disabled and is enabled by a gesture on the page
+ * (`data-deliberate`, in app.js): framing is refused by the CSP, and this keeps a page that
+ * swaps in this one under the owner's double-click from getting the second click.
+ */
 export function consentPage(v: ConsentView): SafeHtml {
   const fields = v.params.map(
     ([k, val]) => html`<input type="hidden" name="${k}" value="${val}" />`,
@@ -34,9 +38,11 @@ export function consentPage(v: ConsentView): SafeHtml {
   <form method="post" action="/oauth/authorize">
     <input type="hidden" name="_csrf" value="${v.viewer.csrfToken}" />
     ${fields}
-    <button type="submit" name="decision" value="approve" id="approve">Approve</button>
+    <button type="submit" name="decision" value="approve" id="approve" disabled data-deliberate>Approve</button>
     <button type="submit" name="decision" value="deny" id="deny" class="secondary">Deny</button>
   </form>
+  <p class="muted" id="deliberate-hint">Approve is enabled once you move the pointer, press a key or touch the page (not the button): a click meant for another window cannot approve.</p>
+  <noscript><p>Approving needs JavaScript.</p></noscript>
 </div>`,
   )
 }
