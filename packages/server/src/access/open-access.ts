@@ -29,6 +29,8 @@ export interface Access {
   readonly tokens: AccessTokens
   readonly registry: ClientRegistry
   readonly issuer: string
+  /** Tell every node that a grant of `tunnelId` was revoked (an `access` event). */
+  grantRevoked(tunnelId: string): Promise<void>
   /** Stop the client-metadata fetcher. */
   close(): Promise<void>
 }
@@ -74,6 +76,9 @@ export async function openAccess(
     tokens,
     registry,
     issuer,
+    grantRevoked: async (tunnelId) => {
+      await events?.publish({ type: 'access', tunnelId })
+    },
     port: storeAccessPort({ settings, agentTokens, grants, gate, ...(events ? { events } : {}) }),
     close: () => guard.close(),
   }

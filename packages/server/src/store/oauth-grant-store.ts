@@ -207,6 +207,17 @@ export class OauthGrantStore {
     return row && toGrant(row)
   }
 
+  /** The grant that replaced refresh token `hash` (still remembered), if any. */
+  async replacing(hash: string): Promise<OauthGrant | undefined> {
+    const row = await this.#db
+      .selectFrom('oauth_replaced_refresh')
+      .innerJoin('oauth_grants', 'oauth_grants.id', 'oauth_replaced_refresh.grant_id')
+      .selectAll('oauth_grants')
+      .where('oauth_replaced_refresh.refresh_hash', '=', hash)
+      .executeTakeFirst()
+    return row && toGrant(row)
+  }
+
   /** Grant `id`, if it still exists. */
   async get(id: string): Promise<OauthGrant | undefined> {
     const row = await this.#db

@@ -63,6 +63,8 @@ export interface AuthorizationServerOptions {
   readonly addresses?: ClientAddresses
   /** Where the limit on registrations is kept (default: this process's own). */
   readonly limits?: RateLimits
+  /** Told when this server revokes a grant of `tunnelId`, so every node ends what it opened. */
+  readonly onGrantRevoked?: (tunnelId: string) => Promise<void>
 }
 
 const PATHS = new Set([
@@ -281,7 +283,7 @@ export class AuthorizationServer implements Mount {
       const taken = code === '' ? undefined : await this.#o.grants.takeCode(hashKey(code))
       if (taken !== undefined && 'replayedGrantId' in taken) {
         // A code presented twice was stolen or leaked: what it bought stops working too.
-        await this.#o.grants.revoke(null, taken.replayedGrantId)
+        await this.#revokeGrant(taken.replayedGrantId)
         throw new OauthError('invalid_grant', 'the code is unknown, used or expired')
       }
       if (!taken || taken.expiresAt.getTime() < Date.now()) {
@@ -301,7 +303,7 @@ export class AuthorizationServer implements Mount {
                   ? 'resource differs from the authorization request'
                   : null
       if (problem !== null) {
-        await this.#o.grants.revoke(null, taken.grant.id)
+        await this.#revokeGrant(taken.grant.id)
         throw new OauthError('invalid_grant', problem)
       }
       grant = taken.grant
@@ -320,10 +322,14 @@ export class AuthorizationServer implements Mount {
       // Each rotation remembers the token it replaced: a loop must not grow that without bound.
       if (current) this.#refreshes.spend(current.id)
       const refresh = this.#o.tokens.refreshSuccessor(presented)
+      // A token no longer current is a refresh repeated at once, or a replay that ends its grant.
+      const replacing =
+        current || presented === '' ? undefined : await this.#o.grants.replacing(old)
       const rotated =
         presented === ''
           ? undefined
           : await this.#o.grants.rotateRefresh(old, hashKey(refresh), refreshExpiry(), GRACE_MS)
+      if (rotated === 'reused' && replacing) await this.#o.onGrantRevoked?.(replacing.tunnelId)
       if (rotated === undefined || rotated === 'reused') {
         throw new OauthError(
           'invalid_grant',
@@ -346,7 +352,7 @@ export class AuthorizationServer implements Mount {
   /** Why refreshing `grant` for `clientId` and `resource` is refused (another client's: revoked). */
   async #refreshRefusal(grant: OauthGrant, clientId: string | null, resource: string | null) {
     if (clientId !== null && clientId !== grant.clientId) {
-      await this.#o.grants.revoke(null, grant.id)
+      await this.#revokeGrant(grant.id)
       return new OauthError('invalid_grant', 'the refresh token was issued to another client')
     }
     if (resource !== null && resource !== grant.resource) {
@@ -356,6 +362,14 @@ export class AuthorizationServer implements Mount {
       )
     }
     return null
+  }
+
+  /** Revoke grant `id`, and have every node end the requests its tokens opened. */
+  async #revokeGrant(id: string): Promise<void> {
+    const grant = await this.#o.grants.get(id)
+    if (grant && (await this.#o.grants.revoke(null, id))) {
+      await this.#o.onGrantRevoked?.(grant.tunnelId)
+    }
   }
 
   async #tokenBody(
@@ -375,10 +389,9 @@ export class AuthorizationServer implements Mount {
     const form = await readForm(req)
     const token = form.get('token') ?? ''
     if (token === '') throw new OauthError('invalid_request', 'token is required')
-    if (!(await this.#o.grants.revokeByRefresh(hashKey(token)))) {
-      const grantId = await this.#o.tokens.grantOf(token)
-      if (grantId !== null) await this.#o.grants.revoke(null, grantId)
-    }
+    const grantId =
+      (await this.#o.grants.byRefresh(hashKey(token)))?.id ?? (await this.#o.tokens.grantOf(token))
+    if (grantId !== null) await this.#revokeGrant(grantId)
     // RFC 7009: unknown tokens are answered like revoked ones.
     oauthJson(res, 200, {})
   }

@@ -30,6 +30,7 @@ export function authorizationServer(
     tokens: access.tokens,
     settings: access.settings,
     addresses,
+    onGrantRevoked: (tunnelId) => access.grantRevoked(tunnelId),
     tunnelByLabel: (label) => lookup.byLabel(label),
     labelOf: async (resource) => {
       let url: URL
