@@ -42,7 +42,7 @@ describe('refreshes per grant', { timeout: 120_000 }, () => {
     await service?.close()
   })
 
-  it('refuses a grant past 20 refreshes an hour, without spending the token', async () => {
+  it('refuses a grant past 20 refreshes an hour, without spending the token; parallel ones count once', async () => {
     const registered = (await (
       await fetch(`http://127.0.0.1:${service.port}/oauth/register`, {
         method: 'POST',
@@ -79,7 +79,16 @@ describe('refreshes per grant', { timeout: 120_000 }, () => {
         refresh_token: refresh,
         client_id: registered.client_id,
       })
-    for (let i = 0; i < 20; i++) {
+    // An agent's parallel calls refresh at once with one token: one refresh, counted once.
+    const parallel = await Promise.all(Array.from({ length: 25 }, () => refreshed()))
+    const successors = new Set<string>()
+    for (const res of parallel) {
+      assert.equal(res.status, 200)
+      successors.add(((await res.json()) as { refresh_token: string }).refresh_token)
+    }
+    assert.equal(successors.size, 1)
+    refresh = [...successors][0]!
+    for (let i = 1; i < 20; i++) {
       const res = await refreshed()
       const body = (await res.json()) as { refresh_token?: string; error?: string }
       assert.equal(res.status, 200, `refresh ${i + 1}: ${JSON.stringify(body)}`)

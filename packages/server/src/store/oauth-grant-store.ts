@@ -24,6 +24,11 @@ export interface OauthGrant {
   readonly redeemed: boolean
 }
 
+/** A grant whose refresh token was replaced; `repeated` when an earlier call replaced it. */
+export interface RotatedGrant extends OauthGrant {
+  readonly repeated: boolean
+}
+
 /** A code presented again after it was redeemed: the grant it belongs to. */
 export interface ReplayedCode {
   readonly replayedGrantId: string
@@ -144,14 +149,15 @@ export class OauthGrantStore {
    *
    * A client's parallel requests refresh at once with the same token. The caller derives
    * `newHash` from the old token, so one replaced less than `graceMs` ago by exactly `newHash`
-   * (nothing replaced since) is that same refresh again: the grant is returned, unchanged.
+   * (nothing replaced since) is that same refresh again: the grant is returned, unchanged
+   * (`repeated`).
    */
   async rotateRefresh(
     oldHash: string,
     newHash: string,
     expiresAt: Date,
     graceMs = 0,
-  ): Promise<OauthGrant | 'reused' | undefined> {
+  ): Promise<RotatedGrant | 'reused' | undefined> {
     const now = this.#now().toISOString()
     const updated = await this.#db.transaction().execute(async (trx) => {
       const row = await trx
@@ -173,7 +179,7 @@ export class OauthGrantStore {
         .execute()
       return row
     })
-    if (updated !== undefined) return toGrant(updated)
+    if (updated !== undefined) return { ...toGrant(updated), repeated: false }
     const replaced = await this.#db
       .selectFrom('oauth_replaced_refresh')
       .select('grant_id')
@@ -190,7 +196,7 @@ export class OauthGrantStore {
         .where('refresh_hash', '=', newHash)
         .where('refresh_expires_at', '>', new Date(expiresAt.getTime() - graceMs).toISOString())
         .executeTakeFirst()
-      if (again !== undefined) return toGrant(again)
+      if (again !== undefined) return { ...toGrant(again), repeated: true }
     }
     await this.revoke(null, replaced.grant_id)
     return 'reused'

@@ -25,11 +25,12 @@ export class RefreshLimit {
   }
 
   /**
-   * Spend one refresh of grant `grantId`, before its token is replaced (a refused refresh leaves
-   * the token as it was); `OauthError` 429 with the wait when the budget is empty.
+   * Refuse a refresh of grant `grantId` whose budget is empty, before its token is replaced (a
+   * refused refresh leaves the token as it was): `OauthError` 429 with the wait. Spends nothing:
+   * parallel calls present one token at once, and only the one that replaces it is counted.
    */
-  spend(grantId: string): void {
-    const allowed = this.#limiter.take(grantId)
+  check(grantId: string): void {
+    const allowed = this.#limiter.peek(grantId)
     if (allowed.ok) return
     const wait = allowed.retryAfterSecs
     throw new OauthError(
@@ -38,5 +39,10 @@ export class RefreshLimit {
       429,
       wait,
     )
+  }
+
+  /** Count a refresh of grant `grantId` that replaced its token. */
+  spend(grantId: string): void {
+    this.#limiter.take(grantId)
   }
 }

@@ -320,7 +320,7 @@ export class AuthorizationServer implements Mount {
       const refused = current && (await this.#refreshRefusal(current, clientId, resource))
       if (refused) throw refused
       // Each rotation remembers the token it replaced: a loop must not grow that without bound.
-      if (current) this.#refreshes.spend(current.id)
+      if (current) this.#refreshes.check(current.id)
       const refresh = this.#o.tokens.refreshSuccessor(presented)
       // A token no longer current is a refresh repeated at once, or a replay that ends its grant.
       const replacing =
@@ -341,6 +341,7 @@ export class AuthorizationServer implements Mount {
       // A refresh repeated at once (parallel calls) gave the grant without the checks above.
       const again = !current && (await this.#refreshRefusal(rotated, clientId, resource))
       if (again) throw again
+      if (!rotated.repeated) this.#refreshes.spend(rotated.id)
       return oauthJson(res, 200, await this.#tokenBody(rotated, refresh))
     }
     throw new OauthError(
