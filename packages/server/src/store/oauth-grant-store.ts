@@ -278,15 +278,6 @@ export class OauthGrantStore {
       .executeTakeFirst()
     return Number(result.numDeletedRows)
   }
-
-  /** Delete the grant whose current refresh token has hash `hash`; false when none. */
-  async revokeByRefresh(hash: string): Promise<boolean> {
-    const result = await this.#db
-      .deleteFrom('oauth_grants')
-      .where('refresh_hash', '=', hash)
-      .executeTakeFirst()
-    return result.numDeletedRows > 0n
-  }
 }
 
 function toGrant(row: Selectable<Database['oauth_grants']>): OauthGrant {
