@@ -17,6 +17,7 @@ import type { GovernancePort } from './app/governance-port.js'
 import { authorizationServer } from './app/oauth/open-authorization-server.js'
 import { openRecovery } from './app/open-recovery.js'
 import { storeWebServices } from './app/store-web-services.js'
+import { AccessWriteLimits } from './app/access-write-limits.js'
 import { webhooksPort } from './app/webhooks-port.js'
 import { startBilling, type BillingRuntime } from './billing/billing-runtime.js'
 import type { TunnelRegistry } from './broker/tunnel-registry.js'
@@ -83,6 +84,7 @@ export async function wireWeb(parts: WebParts): Promise<Web> {
   })
   const services = storeWebServices({
     store,
+    accessWrites: new AccessWriteLimits({ limits: parts.limits }),
     live: {
       isOnline: (id) => registry.isOnline(id),
       // Every node: the tunnel's client may be held by another one.

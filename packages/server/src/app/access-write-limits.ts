@@ -3,13 +3,14 @@
  * tokens made and revoked, OAuth agents disconnected, and the tunnel key rotated. Each such write
  * tells every node (a cluster event), which then checks the tunnel's open requests again (or
  * closes its client's connection), so a loop on one of these routes costs every node work. Held
- * per tunnel and per account, in this process's memory, like policy writes; the dashboard and
- * the JSON API spend the same buckets.
+ * per tunnel and per account, like policy writes (every node together with several nodes); the
+ * dashboard and the JSON API spend the same buckets.
  */
 import { HttpError } from '../http/http-error.js'
-import { RateLimiter } from '../http/rate-limiter.js'
+import type { RateLimiter } from '../http/rate-limiter.js'
+import { localRateLimits, type RateLimits } from '../http/rate-limits.js'
 
-/** Access writes one tunnel may make at once, and per minute on average (per node). */
+/** Access writes one tunnel may make at once, and per minute on average (all nodes together). */
 export const ACCESS_WRITES_PER_MINUTE = 30
 
 /** Access writes one account may make to all its tunnels at once, and per minute on average. */
@@ -19,6 +20,8 @@ export const ACCOUNT_ACCESS_WRITES_PER_MINUTE = 120
 export interface AccessWriteLimitsOptions {
   /** Milliseconds clock (tests pass their own). */
   readonly now?: () => number
+  /** Where the budgets are kept (default: this process's own). */
+  readonly limits?: RateLimits
 }
 
 /** The per-tunnel and per-account budgets of access writes. */
@@ -28,8 +31,13 @@ export class AccessWriteLimits {
 
   constructor(opts: AccessWriteLimitsOptions = {}) {
     const clock = opts.now ? { now: opts.now } : {}
-    this.#tunnels = new RateLimiter({ capacity: ACCESS_WRITES_PER_MINUTE, perMs: 60_000, ...clock })
-    this.#accounts = new RateLimiter({
+    const limits = opts.limits ?? localRateLimits
+    this.#tunnels = limits.limiter('access-writes.tunnel', {
+      capacity: ACCESS_WRITES_PER_MINUTE,
+      perMs: 60_000,
+      ...clock,
+    })
+    this.#accounts = limits.limiter('access-writes.account', {
       capacity: ACCOUNT_ACCESS_WRITES_PER_MINUTE,
       perMs: 60_000,
       ...clock,

@@ -4,20 +4,21 @@
  * grant; without a bound, a client looping on the token endpoint with its own refresh tokens
  * grew the database by a row per loop. MCP clients refresh about once an hour (when their access
  * token ends), and a refresh repeated at once by parallel calls replaces nothing and is not
- * counted. In this process's memory, like the other rate limits.
+ * counted. Kept like the other rate limits (every node together with several nodes).
  */
-import { RateLimiter } from '../../http/rate-limiter.js'
+import type { RateLimiter } from '../../http/rate-limiter.js'
+import { localRateLimits, type RateLimits } from '../../http/rate-limits.js'
 import { OauthError } from './oauth-error.js'
 
-/** Refreshes one grant may make at once, and per hour on average (per node). */
+/** Refreshes one grant may make at once, and per hour on average (all nodes together). */
 export const REFRESHES_PER_HOUR = 20
 
 /** The per-grant budget of refreshes. */
 export class RefreshLimit {
   readonly #limiter: RateLimiter
 
-  constructor(now?: () => number) {
-    this.#limiter = new RateLimiter({
+  constructor(now?: () => number, limits: RateLimits = localRateLimits) {
+    this.#limiter = limits.limiter('oauth.refreshes', {
       capacity: REFRESHES_PER_HOUR,
       perMs: 3600_000,
       ...(now ? { now } : {}),

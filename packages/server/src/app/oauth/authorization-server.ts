@@ -61,7 +61,7 @@ export interface AuthorizationServerOptions {
   readonly labelOf: (resource: string) => Promise<string | null>
   readonly tunnelByLabel: (label: string) => Promise<TunnelWithAccount | null>
   readonly addresses?: ClientAddresses
-  /** Where the limit on registrations is kept (default: this process's own). */
+  /** Where the limits on registrations and refreshes are kept (default: this process's own). */
   readonly limits?: RateLimits
   /** Told when this server revokes a grant of `tunnelId`, so every node ends what it opened. */
   readonly onGrantRevoked?: (tunnelId: string) => Promise<void>
@@ -79,11 +79,12 @@ const PATHS = new Set([
 export class AuthorizationServer implements Mount {
   readonly #o: AuthorizationServerOptions
   readonly #registrations: RateLimiter
-  readonly #refreshes = new RefreshLimit()
+  readonly #refreshes: RefreshLimit
   readonly #addresses: ClientAddresses
 
   constructor(opts: AuthorizationServerOptions) {
     this.#o = opts
+    this.#refreshes = new RefreshLimit(undefined, opts.limits)
     this.#registrations = (opts.limits ?? localRateLimits).limiter('oauth.registrations', {
       capacity: REGISTRATIONS_PER_MINUTE,
       perMs: 60_000,
