@@ -4,7 +4,8 @@
  * cluster events; each node charges what the others spent to its own buckets. So a stranger whose
  * requests a load balancer spreads over N nodes gets one limit, not N: failed sign-ins, sign-ups,
  * reset mails, OAuth client registrations, policy writes and the like. Exact to within the time
- * an event takes between nodes; a node that starts, or that misses events while its Redis
+ * an event takes between nodes (what nodes allowed at once past the limit is owed: `charge` puts
+ * the buckets in debt); a node that starts, or that misses events while its Redis
  * connection is down, begins from full buckets, as a single node does after a restart.
  *
  * Limits that protect one node's own resources (its share of outgoing fetches, say) are not

@@ -62,17 +62,21 @@ export class RateLimiter {
   }
 
   /**
-   * Apply what another node spent for `key` (`1`) or gave back (`-1`), without deciding anything:
-   * a spend empties the bucket at most to nothing (two nodes allowing the last request at once
-   * do not put it in debt), a give-back fills it at most to the capacity.
+   * Apply what another node spent for `key` (`1`) or gave back (`-1`), without deciding anything.
+   * A spend is taken whole, below empty if need be: two nodes that allowed the last request at
+   * once leave the bucket in debt by one, paid back by its refill before it allows another. Cut
+   * at empty, the spend was lost: a refill period later every node allowed a full bucket again
+   * (N times the limit to requests sent to N nodes at once, each period), and that spend's
+   * give-back, which is not cut, put a request back that was never taken (a refused request on
+   * one node racing an allowed one on another spent nothing, however often repeated). A
+   * give-back fills it at most to the capacity.
    */
   charge(key: string, delta: 1 | -1): void {
     if (delta === -1) {
       this.#fill(key)
       return
     }
-    const bucket = this.#refilled(key)
-    bucket.tokens = Math.max(0, bucket.tokens - 1)
+    this.#refilled(key).tokens -= 1
   }
 
   /**
@@ -130,7 +134,10 @@ export class RateLimiter {
   /** Drop keys whose bucket has refilled, then the least recently used until under the cap. */
   #forget(now: number): void {
     for (const [key, bucket] of this.#buckets) {
-      if (now - bucket.at >= this.#perMs) this.#buckets.delete(key)
+      // A bucket in debt (charge) takes longer than one period to fill.
+      const idle = now - bucket.at
+      const full = bucket.tokens + (idle * this.#capacity) / this.#perMs >= this.#capacity
+      if (idle >= this.#perMs && full) this.#buckets.delete(key)
     }
     for (const key of this.#buckets.keys()) {
       if (this.#buckets.size <= this.#maxKeys) break

@@ -18,6 +18,8 @@ describe('shared rate limits', { skip: url ? false : 'needs TEST_REDIS_URL' }, (
   let limitsB: SharedRateLimits
   /** Events of type `spent` node B has received. */
   let atB = 0
+  /** Events of type `spent` node A has received from node B. */
+  let atA = 0
 
   before(async () => {
     const prefix = `test:${randomUUID()}:`
@@ -28,6 +30,9 @@ describe('shared rate limits', { skip: url ? false : 'needs TEST_REDIS_URL' }, (
     limitsB = new SharedRateLimits({ events: b, node: 'b' })
     b.subscribe((event) => {
       if (event.type === 'spent' && event.node === 'a') atB++
+    })
+    a.subscribe((event) => {
+      if (event.type === 'spent' && event.node === 'b') atA++
     })
   })
 
@@ -75,6 +80,48 @@ describe('shared rate limits', { skip: url ? false : 'needs TEST_REDIS_URL' }, (
     assert.equal(onB.take('acc_1').ok, true)
     assert.equal(onB.take('acc_1').ok, false)
     await reachedB(seen + 4)
+  })
+
+  /** Wait until node A has received `count` of node B's spends. */
+  const reachedA = async (count: number) => {
+    for (let i = 0; i < 1000 && atA < count; i++) await new Promise((r) => setTimeout(r, 5))
+    assert.equal(atA, count)
+  }
+
+  it('a request refused on one node racing one allowed on the other spends one', async () => {
+    // Both nodes take the last request before either hears of the other's; node A's request is
+    // then refused and gives its request back (a custom domain another account holds).
+    const [onA, onB] = pair('race-give-back', 1)
+    const [seenA, seenB] = [atA, atB]
+    assert.equal(onA.take('acc_1').ok, true)
+    assert.equal(onB.take('acc_1').ok, true)
+    onA.giveBack('acc_1')
+    await reachedB(seenB + 2)
+    await reachedA(seenA + 1)
+    // One request was spent (node B's) of a limit of one: neither node allows another.
+    assert.equal(onA.peek('acc_1').ok, false, 'node A allows a request never spent')
+    assert.equal(onB.peek('acc_1').ok, false, 'node B allows a request never spent')
+  })
+
+  it('requests both nodes allowed at once are paid back before the next period', async () => {
+    let clock = 0
+    const now = () => clock
+    const onA = limitsA.limiter('race-burst', { capacity: 2, perMs: 60_000, now })
+    const onB = limitsB.limiter('race-burst', { capacity: 2, perMs: 60_000, now })
+    const [seenA, seenB] = [atA, atB]
+    // Four requests sent to two nodes at once, each allowed its bucket of two.
+    for (let i = 0; i < 2; i++) {
+      assert.equal(onA.take('ip:9').ok, true)
+      assert.equal(onB.take('ip:9').ok, true)
+    }
+    await reachedB(seenB + 2)
+    await reachedA(seenA + 2)
+    // Four spent of a limit of two a minute: after a minute, the two over are still owed.
+    clock += 60_000
+    assert.equal(onA.peek('ip:9').ok, false, 'node A refilled as if two were spent')
+    assert.equal(onB.peek('ip:9').ok, false, 'node B refilled as if two were spent')
+    clock += 60_000
+    assert.equal(onA.peek('ip:9').ok, true)
   })
 
   it('keeps a key too long to send to itself', async () => {

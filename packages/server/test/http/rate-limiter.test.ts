@@ -72,21 +72,32 @@ describe('RateLimiter', () => {
     ])
   })
 
-  it('charges what another node spent: down to empty at most, refilling as its own', () => {
+  it('charges what another node spent: past empty as a debt, refilling as its own', () => {
     let clock = 0
     const rl = new RateLimiter({ capacity: 3, perMs: 60_000, now: () => clock })
     rl.charge('a', 1)
     rl.charge('a', 1)
     assert.equal(rl.take('a').ok, true)
     assert.equal(rl.take('a').ok, false)
-    // Charged past empty: no debt beyond it, so one refill period's share allows one again.
+    // Charged past empty: the two are owed, so three refill periods' shares allow one again.
     rl.charge('a', 1)
     rl.charge('a', 1)
+    clock += 40_000
+    assert.equal(rl.take('a').ok, false)
     clock += 20_000
     assert.equal(rl.take('a').ok, true)
     // A give-back from elsewhere fills one request back, never past the capacity.
     rl.charge('a', -1)
     assert.equal(rl.take('a').ok, true)
+    // A bucket in debt is not forgotten as refilled after one period.
+    const few = new RateLimiter({ capacity: 1, perMs: 60_000, now: () => clock, maxKeys: 2 })
+    few.take('spent')
+    few.charge('owed', 1)
+    few.charge('owed', 1)
+    clock += 60_000
+    few.take('new')
+    assert.equal(few.size, 2)
+    assert.equal(few.take('owed').ok, false)
     for (let i = 0; i < 5; i++) rl.charge('b', -1)
     for (let i = 0; i < 3; i++) assert.equal(rl.take('b').ok, true)
     assert.equal(rl.take('b').ok, false)
