@@ -79,6 +79,13 @@ export class LocalClusterEvents implements ClusterEvents {
   }
 }
 
+/**
+ * Least time between two warnings about events Redis did not take. Shared rate limits publish
+ * an event per failed sign-in, tunnel key or crash report: with Redis down, a warning each was a
+ * log line per stranger's attempt.
+ */
+export const PUBLISH_FAILURES_LOG_MS = 60_000
+
 /** Several nodes sharing a Redis. */
 export class RedisClusterEvents implements ClusterEvents {
   readonly #pub: Redis
@@ -88,8 +95,20 @@ export class RedisClusterEvents implements ClusterEvents {
   readonly #listeners: ((event: ClusterEvent) => void)[] = []
   readonly #log: Logger
   readonly #ready: Promise<void>
+  readonly #now: () => number
+  /** Publishes that failed since the last warning about them, and when that was. */
+  #unreported = 0
+  #warnedAt: number | null = null
 
-  constructor(opts: { url: string; node: string; log: Logger; keyPrefix?: string }) {
+  constructor(opts: {
+    url: string
+    node: string
+    log: Logger
+    keyPrefix?: string
+    /** Milliseconds clock (tests pass their own). */
+    now?: () => number
+  }) {
+    this.#now = opts.now ?? Date.now
     this.#pub = new Redis(opts.url, { ...REDIS_OPTIONS, lazyConnect: false })
     // The subscriber keeps ioredis's defaults: its SUBSCRIBE waits for Redis rather than failing
     // (a failed one would leave this node deaf to the others' events), and it resubscribes
@@ -115,9 +134,27 @@ export class RedisClusterEvents implements ClusterEvents {
   publish(event: ClusterEvent): Promise<void> {
     for (const l of this.#listeners) l(event)
     return this.#pub.publish(this.#channel, JSON.stringify({ from: this.#node, event })).then(
-      () => undefined,
-      (err: Error) => this.#log.warn(`cluster events: could not publish: ${err.message}`),
+      () => this.#published(),
+      (err: Error) => this.#publishFailed(err),
     )
+  }
+
+  /** Redis took an event: what failed before it and was not told yet is told now. */
+  #published(): void {
+    if (this.#unreported === 0) return
+    this.#log.warn(`cluster events: ${this.#unreported} more events could not be published`)
+    this.#unreported = 0
+  }
+
+  /** An event Redis did not take: a warning at once, then one a minute with the count. */
+  #publishFailed(err: Error): void {
+    const now = this.#now()
+    this.#unreported++
+    if (this.#warnedAt !== null && now - this.#warnedAt < PUBLISH_FAILURES_LOG_MS) return
+    const what = this.#unreported === 1 ? 'an event' : `${this.#unreported} events`
+    this.#log.warn(`cluster events: could not publish ${what}: ${err.message}`)
+    this.#unreported = 0
+    this.#warnedAt = now
   }
 
   subscribe(listener: (event: ClusterEvent) => void): void {
