@@ -10,11 +10,12 @@ import type { SubscriptionView } from './billing-view.js'
 import type { BillingPort } from './web-services.js'
 
 /**
- * Requests an account may make per hour (per node) that ask the payment provider: checkouts,
- * plan changes, cancellations, cycle switches; and, counted apart, plan-change previews (a GET,
- * which another site can make a signed-in browser open, so it must not spend the budget of the
- * rest). Each checkout makes a transaction at the provider (and a row here); a free account
- * looping on checkout spent the provider API's rate limit, which the whole service shares.
+ * Requests an account may make per hour (all nodes together) that ask the payment provider:
+ * checkouts, plan changes, cancellations, cycle switches; and, counted apart, plan-change
+ * previews (a GET, which another site can make a signed-in browser open, so it must not spend
+ * the budget of the rest). Each checkout makes a transaction at the provider (and a row here); a
+ * free account looping on checkout spent the provider API's rate limit, which the whole service
+ * shares.
  */
 export const PROVIDER_REQUESTS_PER_HOUR = 20
 

@@ -33,11 +33,11 @@ export const RECHECK_CONCURRENCY = 8
 export const RECHECK_PER_ACCOUNT = 2
 
 /**
- * Domains one account may add a day (per node, refilled evenly). Each new name verified is a new
- * certificate order at the CA, whose limits are the whole service's (Let's Encrypt: 300 new
- * orders per ACME account every 3 hours): unbounded, one paying account adding, verifying and
- * removing names of its own zone in a loop could leave every other customer's new domain
- * without a certificate.
+ * Domains one account may add a day (all nodes together, refilled evenly). Each new name
+ * verified is a new certificate order at the CA, whose limits are the whole service's (Let's
+ * Encrypt: 300 new orders per ACME account every 3 hours): unbounded, one paying account adding,
+ * verifying and removing names of its own zone in a loop could leave every other customer's new
+ * domain without a certificate.
  */
 export const DOMAINS_ADDED_PER_DAY = 10
 
