@@ -28,6 +28,28 @@ describe('the account page in a browser', { skip: !existsSync(CHROMIUM), timeout
   /** Whether the session cookie `cookie` still opens the dashboard. */
   const signedIn = async (cookie: string) =>
     (await fetch(`${base}/dashboard`, { headers: { cookie }, redirect: 'manual' })).status === 200
+  /** The browser's session cookie now (the account page's forms give it a new one). */
+  const browserSession = async () => {
+    const found = (await page.context().cookies()).find((c) => c.name === 'burrow_session')
+    assert.ok(found, 'the browser has a session')
+    return `${found.name}=${found.value}`
+  }
+  /** A post of the account page's form `path` with session `cookie`, and its CSRF token. */
+  const formAs = async (
+    cookie: string,
+    path: string,
+    fields: Record<string, string>,
+    csrf?: string,
+  ) => {
+    const html = await (await fetch(`${base}/dashboard/account`, { headers: { cookie } })).text()
+    const token = csrf ?? /name="_csrf" value="([^"]+)"/.exec(html)?.[1] ?? ''
+    return fetch(`${base}${path}`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie },
+      body: new URLSearchParams({ _csrf: token, ...fields }),
+    })
+  }
 
   before(async () => {
     service = await startService({})
@@ -83,13 +105,15 @@ describe('the account page in a browser', { skip: !existsSync(CHROMIUM), timeout
   })
 
   it('refuses a new password the sign-up form would refuse, and a missing CSRF token', async () => {
-    const short = await user.form('/dashboard/account/password', {
+    const session = await browserSession()
+    const short = await formAs(session, '/dashboard/account/password', {
       current: SECOND,
       password: 'short',
     })
     assert.equal(short.status, 400)
     assert.match(await short.text(), /at least 8 characters/)
-    const forged = await user.form(
+    const forged = await formAs(
+      session,
       '/dashboard/account/password',
       { current: SECOND, password: 'another fine password' },
       'not-the-token',
@@ -117,9 +141,10 @@ describe('the account page in a browser', { skip: !existsSync(CHROMIUM), timeout
   })
 
   it('stops guessing the current password from a stolen session like a sign-in', async () => {
+    const stolen = await browserSession()
     let last = 0
     for (let i = 0; i < 12; i++) {
-      const res = await user.form('/dashboard/account/password', {
+      const res = await formAs(stolen, '/dashboard/account/password', {
         current: `guess number ${i}`,
         password: 'an entirely new password',
       })

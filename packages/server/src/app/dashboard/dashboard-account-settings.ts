@@ -1,15 +1,19 @@
 /**
  * The account page's routes: change the password while signed in (the current one is checked
  * as a sign-in checks it: the same failure limits, the same lanes of password work), and sign
- * out every other browser. Both end every other session of the account; a password change also
- * voids its unused reset links.
+ * out every other browser. Both give this browser a new session and end every other session of
+ * the account, the one this browser had too (a copy of its cookie is another browser); a
+ * password change also voids its unused reset links.
  */
 import { parseCookies } from '../../http/cookies.js'
 import { redirect } from '../../http/responses.js'
+import { StoreError } from '../../store/store-error.js'
 import { canonicalEmail } from '../../mail/email-address.js'
 import { passwordProblem } from '../../store/password.js'
 import { toHttpError } from '../store-error-status.js'
+import { SESSION_COOKIE } from '../session-auth.js'
 import { accountPage } from './account-page.js'
+import { SESSION_COOKIE_SECS } from './dashboard-auth.js'
 import type { DashboardKit, DashboardRequest, DashboardRoute } from './dashboard-kit.js'
 import { DEVICE_COOKIE, DEVICE_COOKIE_SECS } from './sign-in-guard.js'
 
@@ -21,6 +25,26 @@ export function accountRoutes(kit: DashboardKit): DashboardRoute[] {
   const { svc } = kit
   const again = (c: DashboardRequest, status: number, text: string) =>
     kit.html(c.res, status, accountPage(c.viewer, [{ kind: 'error', text }]))
+
+  /**
+   * A new session for this browser (while the password is still `stamp`'s), every other one
+   * ended, the one it replaces too: its cookie; null when the password changed meanwhile (a
+   * reset, which signed every browser out).
+   */
+  const renewSession = async (c: DashboardRequest, stamp: string): Promise<string | null> => {
+    let token: string
+    try {
+      token = (await svc.sessions.create(c.account.id, stamp)).token
+    } catch (err) {
+      if (err instanceof StoreError && err.code === 'unauthorized') return null
+      throw err
+    }
+    await svc.sessions.deleteOthers(c.account.id, token)
+    return kit.cookie(SESSION_COOKIE, token, SESSION_COOKIE_SECS)
+  }
+  /** Signed out here too: the password changed meanwhile. */
+  const signedOut = (c: DashboardRequest) =>
+    redirect(c.res, '/signin', { cookies: [kit.cookie(SESSION_COOKIE, '', 0)] })
 
   const show = (c: DashboardRequest) => {
     kit.html(c.res, 200, accountPage(c.viewer, kit.notices(c)))
@@ -70,7 +94,8 @@ export function accountRoutes(kit: DashboardKit): DashboardRoute[] {
       const e = toHttpError(err)
       return again(c, e.status, e.message)
     }
-    await svc.sessions.deleteOthers(c.account.id, c.caller.sessionToken)
+    const session = await renewSession(c, newStamp)
+    if (session === null) return signedOut(c)
     // This browser stays trusted for sign-ins under the new password.
     const trusted = kit.cookie(
       DEVICE_COOKIE,
@@ -79,14 +104,18 @@ export function accountRoutes(kit: DashboardKit): DashboardRoute[] {
     )
     redirect(c.res, '/dashboard/account?notice=password_changed', {
       status: 303,
-      cookies: [trusted],
+      cookies: [session, trusted],
     })
   }
 
   const signOutOthers = async (c: DashboardRequest) => {
     await kit.form(c)
-    await svc.sessions.deleteOthers(c.account.id, c.caller.sessionToken)
-    redirect(c.res, '/dashboard/account?notice=signed_out_others', { status: 303 })
+    const session = await renewSession(c, await svc.accounts.passwordStamp(c.account.email))
+    if (session === null) return signedOut(c)
+    redirect(c.res, '/dashboard/account?notice=signed_out_others', {
+      status: 303,
+      cookies: [session],
+    })
   }
 
   return [

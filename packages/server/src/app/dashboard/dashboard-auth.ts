@@ -26,7 +26,8 @@ const BUSY_SIGN_UP =
   'Too many sign-ups and sign-ins are in progress right now; try again in a few seconds.'
 
 /** Seconds a session cookie lives (the server-side session expires on its own terms too). */
-const SESSION_COOKIE_SECS = 30 * 24 * 3600
+/** How long the session cookie a sign-in sets lives. */
+export const SESSION_COOKIE_SECS = 30 * 24 * 3600
 
 /** The pages and posts of signing up, in and out. */
 export class DashboardAuth {
