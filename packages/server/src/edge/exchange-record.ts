@@ -153,9 +153,11 @@ export class ExchangeRecord {
     if (m.kind !== 'response' || m.id === null || this.#ctx.body === null) return
     const result = m.value.result as { isError?: unknown } | undefined
     this.#answers ??= new Map()
-    // Only answers to this body's requests are kept: at most one per request.
+    // Only answers to this body's requests are kept: at most one per request, the first (an
+    // answer repeating an id is no answer; each one's requestState made a free retry).
     if (this.#answers.size >= this.#ctx.body.messages.length) return
     const key = answerKey(m.id)
+    if (this.#answers.has(key)) return
     this.#answers.set(key, { value: m.value, error: m.error || result?.isError === true })
     const continuations = this.#ctx.continuations
     const state = continuations ? inputRequiredStateOf(m) : null

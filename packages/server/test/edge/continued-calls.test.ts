@@ -137,6 +137,24 @@ describe('calls continued by a requestState', () => {
     assert.equal(await calls(), 2, 'the agent that made the call still continues it')
   })
 
+  it('keeps the state of one answer per request, not of each answer repeating its id', async () => {
+    // In a batch, answers repeating the tool call's id, each with a state of its own, were each
+    // remembered (only the count of answers was bounded, by the batch's size), so a server and
+    // an agent in league made one counted call into a thousand free retries.
+    const batch = body([
+      { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'asks', _meta: META } },
+      { jsonrpc: '2.0', id: 2, method: 'ping', params: { _meta: META } },
+    ])
+    const first = await admit(batch)
+    for (let i = 0; i < 5; i++) first.answerMessage(inputRequired(1, `state-${i}`))
+    assert.equal(await calls(), 1)
+    assert.equal(continuations.size, 1, 'one state remembered for the one call')
+    await admit(request(3, 'tools/call', { name: 'asks', requestState: 'state-0' }))
+    assert.equal(await calls(), 1, 'the first answer’s state continues the call')
+    await admit(request(4, 'tools/call', { name: 'asks', requestState: 'state-1' }))
+    assert.equal(await calls(), 2, 'a repeated answer’s state is a new call')
+  })
+
   it('keeps no state from an answer under an id the request did not have', async () => {
     const first = await admit(request(1, 'tools/call', { name: 'asks', arguments: {} }))
     first.answerMessage(inputRequired(99, 'stray-state'))
