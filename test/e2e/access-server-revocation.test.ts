@@ -156,6 +156,36 @@ describe('grants the authorization server revokes', { timeout: 120_000 }, () => 
     await agent.close()
   })
 
+  it('answers a call in flight whose grant was revoked with the envelope and its id', async () => {
+    const tokens = await grant()
+    const arrived = upstream.arrived()
+    const pending = publicFetch(mcpUrl, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${tokens.access_token}`,
+        'mcp-protocol-version': '2025-06-18',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 42,
+        method: 'tools/call',
+        params: { name: 'hold', arguments: {} },
+      }),
+    })
+    await arrived
+    const revoked = await tokenEndpoint('/oauth/revoke', { token: tokens.refresh_token })
+    assert.equal(revoked.status, 200)
+    // Before, the connection was reset: the agent's SDK could not tell which call failed, or why.
+    const res = await pending
+    assert.equal(res.status, 403)
+    assert.equal(res.headers.get('x-burrow-error'), 'access_denied')
+    const body = (await res.json()) as { id: unknown; error: { message: string } }
+    assert.equal(body.id, 42)
+    assert.match(body.error.message, /access revoked/)
+  })
+
   it('ends the calls of a grant its client revoked (RFC 7009) at once', async () => {
     const tokens = await grant()
     const { agent, call } = await callInFlight(tokens.access_token)

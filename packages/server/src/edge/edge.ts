@@ -37,6 +37,7 @@ import { AnswerBudget } from './answer-budget.js'
 import type { CustomHost, EdgeOptions } from './edge-options.js'
 import { readBody } from '../http/read-body.js'
 import { noteRefusedIds } from './request-ids.js'
+import { endRevoked } from './end-revoked.js'
 import { sendBodyRefusal } from './send-body-refusal.js'
 import { relayResponse } from './relay-response.js'
 import { sendRefusal } from '../http/send-refusal.js'
@@ -177,7 +178,7 @@ export class Edge {
       const allowed = async () =>
         (await gate.check(tunnel.id, origin, clientIp, authorization)).ok &&
         (await stillRouted(this.opts.lookup, label, tunnel.id, custom))
-      const end = () => res.destroy()
+      const end = () => endRevoked(req, res)
       const stale = gate.generation !== accessGeneration
       res.once('close', this.admitted.add(tunnel.id, allowed, end, req.method === 'GET', stale))
     }

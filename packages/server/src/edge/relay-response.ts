@@ -128,7 +128,8 @@ function deliver(stream: MuxStream, res: ServerResponse, ctx: RelayContext): voi
     return more
   }
   stream.onResponse = (head, inline, fin) => {
-    if (res.destroyed) return
+    // Answered already (the request's access was revoked meanwhile: edge.ts).
+    if (res.destroyed || res.writableEnded) return
     if (head.status < 200) {
       // An interim status is not an answer (and 101 would hand the agent's socket over).
       return headFailed(stream, res, ctx, `the tunnel client answered status ${head.status}`)

@@ -1,0 +1,26 @@
+/**
+ * How the edge ends a request whose access was taken away while it was in flight (an agent token
+ * revoked, a grant disconnected, the tunnel's mode or allowlist changed, its route gone): one not
+ * answered yet gets the refusal envelope with its ids (`access_denied`), so that the agent's SDK
+ * fails that call with a reason rather than a reset, and the connection closes after it so that
+ * nothing more of the request goes on; one already answering (a stream) ends short.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { sendRefusal } from '../http/send-refusal.js'
+import { refusedIdsOf } from './request-ids.js'
+
+/** End `req`'s exchange: its access was taken away. */
+export function endRevoked(req: IncomingMessage, res: ServerResponse): void {
+  if (res.headersSent || res.writableEnded) {
+    res.destroy()
+    return
+  }
+  sendRefusal(
+    res,
+    'access_denied',
+    'access revoked',
+    "the tunnel's access changed while the request was in flight: it is no longer allowed",
+    { id: refusedIdsOf(req), close: true },
+  )
+  res.once('finish', () => res.destroy())
+}
