@@ -28,3 +28,52 @@ describe('ByteBlocks', () => {
     assert.equal(blocks.bytes().length, 0)
   })
 })
+
+describe('ByteBlocks as a queue', () => {
+  it('gives bytes back from the front, in order, across blocks and kept pieces', () => {
+    const blocks = new ByteBlocks()
+    const large = Buffer.alloc(KEPT_PIECE_BYTES, 0x62)
+    const expected: Buffer[] = []
+    for (let i = 0; i < 3000; i++) {
+      const piece = Buffer.from([0x61 + (i % 26)])
+      blocks.push(piece)
+      expected.push(piece)
+      if (i === 1000) {
+        blocks.push(large)
+        expected.push(large)
+      }
+    }
+    const out: Uint8Array[] = []
+    let sizes = 0
+    while (blocks.length > 0) {
+      const parts = blocks.take(777)
+      sizes += parts.reduce((n, p) => n + p.length, 0)
+      out.push(...parts)
+    }
+    assert.equal(sizes, 3000 + KEPT_PIECE_BYTES)
+    assert.deepEqual(Buffer.concat(out), Buffer.concat(expected))
+    assert.equal(blocks.chunks.length, 0)
+  })
+
+  it('never writes again into bytes taken from the block being filled', () => {
+    const blocks = new ByteBlocks()
+    blocks.push(Buffer.from('abc'))
+    const first = blocks.take(2)
+    blocks.push(Buffer.from('def'))
+    const second = blocks.take(3)
+    blocks.push(Buffer.from('ghi'))
+    assert.equal(Buffer.concat(first).toString(), 'ab')
+    assert.equal(Buffer.concat(second).toString(), 'cde')
+    assert.equal(Buffer.concat(blocks.take(10)).toString(), 'fghi')
+    assert.equal(blocks.length, 0)
+  })
+
+  it('keeps a piece as it came when told to', () => {
+    const blocks = new ByteBlocks()
+    const small = Buffer.from('x')
+    blocks.keep(small)
+    blocks.push(Buffer.from('y'))
+    assert.equal(blocks.chunks[0], small)
+    assert.equal(Buffer.from(blocks.bytes()).toString(), 'xy')
+  })
+})

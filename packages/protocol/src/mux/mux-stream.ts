@@ -3,7 +3,18 @@
  * and sends them as the peer grants credit; the receiving half hands bytes to a reader and returns
  * credit only once the reader has taken them, so a slow consumer slows its producer instead of
  * filling memory.
+ *
+ * What waits to be sent is held in `ByteBlocks`: small pieces written while others wait are copied
+ * together. A node relaying a tunnel client's answer to another node writes each DATA frame the
+ * client sent into such a queue; a client sending one byte per frame left one Buffer per byte
+ * there (about a hundred bytes, and the socket read it points into), bounded only by the bytes
+ * the stream's credit counts (up to 4 MiB a stream): 2 MiB of each of three such answers grew
+ * the relaying node by 750 MB, and every frame to the peer shifted its pieces one at a time out
+ * of an array that long (found by a hostile review). Large pieces, and a piece written while
+ * nothing waits (it usually leaves at the end of the turn), are kept as they came: a big answer
+ * is not copied once more.
  */
+import { ByteBlocks } from '../byte-blocks.js'
 import {
   INITIAL_STREAM_WINDOW,
   MAX_CHUNK_BYTES,
@@ -68,8 +79,7 @@ export class MuxStream {
   /** When the current run of credited bytes began (mux clock); −1 before any credit. @internal */
   streakStart = -1
   /** Bytes queued for sending. @internal */
-  readonly queue: Uint8Array[] = []
-  queuedBytes = 0
+  readonly queue = new ByteBlocks()
   /** End requested while bytes were still queued. @internal */
   finPending = false
   localDone = false
@@ -88,6 +98,11 @@ export class MuxStream {
   constructor(id: number, host: StreamHost) {
     this.id = id
     this.host = host
+  }
+
+  /** Bytes queued for sending. @internal */
+  get queuedBytes(): number {
+    return this.queue.length
   }
 
   /** True once both directions ended or the stream was reset. */
@@ -117,8 +132,8 @@ export class MuxStream {
   write(chunk: Uint8Array): boolean {
     if (this.localDone || this.finPending) return false
     if (chunk.length > 0) {
-      this.queue.push(chunk)
-      this.queuedBytes += chunk.length
+      if (this.queue.length === 0) this.queue.keep(chunk)
+      else this.queue.push(chunk)
       this.host.schedule(this)
     }
     if (this.queuedBytes >= STREAM_QUEUE_HIGH) {
@@ -177,24 +192,10 @@ export class MuxStream {
    * @internal
    */
   take(max: number): Uint8Array[] {
-    const parts: Uint8Array[] = []
-    let room = max
-    while (room > 0 && this.queue.length > 0) {
-      const first = this.queue[0]!
-      if (first.length <= room) {
-        this.queue.shift()
-        parts.push(first)
-        room -= first.length
-      } else {
-        parts.push(first.subarray(0, room))
-        this.queue[0] = first.subarray(room)
-        room = 0
-      }
-    }
-    const taken = max - room
-    this.queuedBytes -= taken
+    const taken = Math.min(max, this.queue.length)
+    const parts = this.queue.take(taken)
     this.sendWindow -= taken
-    if (this.wantDrain && this.queuedBytes < STREAM_QUEUE_HIGH / 2) {
+    if (this.wantDrain && this.queue.length < STREAM_QUEUE_HIGH / 2) {
       this.wantDrain = false
       queueMicrotask(() => this.onDrain?.())
     }
@@ -254,8 +255,7 @@ export class MuxStream {
     this.localDone = true
     this.remoteDone = true
     this.localEnded()
-    this.queue.length = 0
-    this.queuedBytes = 0
+    this.queue.clear()
     this.buffered = []
     this.host.finished(this)
   }
