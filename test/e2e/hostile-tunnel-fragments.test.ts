@@ -11,15 +11,9 @@
 import assert from 'node:assert/strict'
 import { connect, type Socket } from 'node:net'
 import { after, before, describe, it } from 'node:test'
-import {
-  decodeFrame,
-  encodeFrame,
-  INITIAL_CONNECTION_WINDOW,
-  INITIAL_STREAM_WINDOW,
-  PROTOCOL_VERSION,
-  type Frame,
-} from '@burrow/protocol'
-import { WebSocket } from 'ws'
+import { INITIAL_CONNECTION_WINDOW } from '@burrow/protocol'
+import type { WebSocket } from 'ws'
+import { FragmentingClient } from '../helpers/fragmenting-client.js'
 import { startService, type Service } from '../helpers/stack.js'
 import { rssOf } from '../helpers/rss.js'
 import { hostOf, openRequest } from '../../packages/server/test/helpers/edge-request.js'
@@ -29,94 +23,6 @@ const CALL =
 
 /** Bytes sent one per frame, in each case. */
 const BYTES = 3 * 1024 * 1024
-
-/** A client that answers one stream with one-byte DATA frames, within the credit it is given. */
-class Fragmenter {
-  readonly ws: WebSocket
-  private streamCredit = INITIAL_STREAM_WINDOW
-  private connCredit = INITIAL_CONNECTION_WINDOW
-  private streamId = 0
-  private wake: (() => void) | null = null
-  private opened: ((id: number) => void) | null = null
-
-  constructor(broker: string, key: string) {
-    this.ws = new WebSocket(broker, {
-      perMessageDeflate: false,
-      headers: { authorization: `Bearer ${key}` },
-    })
-    this.ws.on('message', (data: Buffer) => {
-      const f: Frame = decodeFrame(data)
-      if (f.type === 'open') this.opened?.(f.streamId)
-      if (f.type === 'window') {
-        if (f.streamId === 0) this.connCredit += f.credit
-        else if (f.streamId === this.streamId) this.streamCredit += f.credit
-        this.wake?.()
-      }
-    })
-  }
-
-  async hello(): Promise<void> {
-    await new Promise<void>((resolve, reject) => {
-      this.ws.once('open', () => resolve())
-      this.ws.once('error', reject)
-    })
-    const welcomed = new Promise<void>((resolve) =>
-      this.ws.on('message', (d: Buffer) => decodeFrame(d).type === 'welcome' && resolve()),
-    )
-    this.ws.send(
-      encodeFrame({ type: 'hello', hello: { version: PROTOCOL_VERSION, agent: 'hostile/1' } }),
-    )
-    await welcomed
-  }
-
-  nextOpen(): Promise<number> {
-    return new Promise((resolve) => (this.opened = resolve))
-  }
-
-  respond(streamId: number, status: number, type: string): void {
-    this.streamId = streamId
-    this.streamCredit = INITIAL_STREAM_WINDOW
-    this.ws.send(
-      encodeFrame({
-        type: 'response',
-        streamId,
-        head: { status, headers: [['content-type', type]] },
-        fin: false,
-      }),
-    )
-  }
-
-  /** Send `n` bytes one per frame; stops when no credit comes for a while. */
-  async dribble(n: number): Promise<number> {
-    // A masked WebSocket frame (mask key 0) carrying a DATA frame of one byte.
-    const one = Buffer.from([0x82, 0x87, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0x20])
-    one.writeUInt32BE(this.streamId, 8)
-    const socket = (this.ws as unknown as { _socket: Socket })._socket
-    let sent = 0
-    while (sent < n && this.ws.readyState === WebSocket.OPEN) {
-      const room = Math.min(this.streamCredit, this.connCredit, n - sent, 65536)
-      if (room <= 0) {
-        const came = await new Promise<boolean>((resolve) => {
-          const timer = setTimeout(() => resolve(false), 3000)
-          this.wake = () => {
-            clearTimeout(timer)
-            resolve(true)
-          }
-        })
-        this.wake = null
-        if (!came) break
-        continue
-      }
-      const batch = Buffer.alloc(room * one.length)
-      for (let i = 0; i < room; i++) one.copy(batch, i * one.length)
-      this.streamCredit -= room
-      this.connCredit -= room
-      sent += room
-      if (!socket.write(batch)) await new Promise((r) => socket.once('drain', r))
-    }
-    return sent
-  }
-}
 
 async function grownMb(pid: number, before: number): Promise<number> {
   await new Promise((r) => setTimeout(r, 1500))
@@ -135,9 +41,9 @@ describe('a tunnel client answering one byte per frame', { timeout: 170_000 }, (
   })
 
   /** A new connection of the tunnel's key (the one before goes). */
-  const client = async (): Promise<Fragmenter> => {
+  const client = async (): Promise<FragmentingClient> => {
     for (const c of clients) c.terminate()
-    const c = new Fragmenter(service.broker, tunnel.key)
+    const c = new FragmentingClient(service.broker, tunnel.key)
     clients.push(c.ws)
     await c.hello()
     return c
