@@ -63,7 +63,7 @@ export class ByteBlocks {
    */
   take(max: number): Uint8Array[] {
     const parts: Uint8Array[] = []
-    let room = Math.min(max, this.length)
+    let room = Math.max(0, Math.min(max, this.length))
     this.length -= room
     while (room > 0) {
       const first = this.chunks[0]!

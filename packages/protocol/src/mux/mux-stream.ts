@@ -192,7 +192,7 @@ export class MuxStream {
    * @internal
    */
   take(max: number): Uint8Array[] {
-    const taken = Math.min(max, this.queue.length)
+    const taken = Math.max(0, Math.min(max, this.queue.length))
     const parts = this.queue.take(taken)
     this.sendWindow -= taken
     if (this.wantDrain && this.queue.length < STREAM_QUEUE_HIGH / 2) {
