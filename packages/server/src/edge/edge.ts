@@ -285,9 +285,9 @@ export class Edge {
         `no burrow client is connected to ${host}; start it with "burrow up"`,
       )
     // Offline first, so that a request for an offline tunnel is not counted.
-    if (!(this.routeNow(tunnel.id) ?? (await this.route(tunnel.id))) || res.destroyed) {
-      return offline()
-    }
+    const routed = this.routeNow(tunnel.id) ?? (await this.route(tunnel.id))
+    if (!res.destroyed && res.writableEnded) return // refused meanwhile (end-revoked.ts)
+    if (!routed || res.destroyed) return offline()
     const rugPull = rugPullFor(this.opts.pins ?? null, tunnel, governance, rpc)
     const rug = rugPull instanceof Promise ? await rugPull : rugPull
     const agentId = access?.ok ? access.agent.id : null
@@ -315,7 +315,7 @@ export class Edge {
     if (!admitted) return
     // The route again: the client may have reconnected (or started draining) meanwhile.
     const route = this.routeNow(tunnel.id) ?? (await this.route(tunnel.id))
-    if (res.destroyed) return
+    if (res.destroyed || res.writableEnded) return
     if (!route) return offline()
 
     let retries = 0
@@ -357,7 +357,7 @@ export class Edge {
         if (now + pause >= retryUntil) return null
         await new Promise((resolve) => setTimeout(resolve, pause))
         const again = await this.route(tunnel.id, retryUntil - performance.now())
-        return again === null || res.destroyed ? null : send(again)
+        return again === null || res.destroyed || res.writableEnded ? null : send(again)
       },
     })
   }
