@@ -11,7 +11,7 @@ import type { BillingCycle, BillingProvider, PaidPlanId, PriceTable } from './bi
 import { lockAccount } from '../store/lock-account.js'
 import type { Database, SubscriptionsTable } from '../store/schema.js'
 import { applyAdjustment } from './chargeback.js'
-import { recordedAction } from './chargeback-reversal.js'
+import { recordedAction, wasChargedBack } from './chargeback-reversal.js'
 import { readBillingHistory, type BillingHistoryEntry } from './billing-history.js'
 import { isPlanEvent } from './paddle-event.js'
 import { isStale } from './event-order.js'
@@ -207,11 +207,12 @@ export class BillingStore {
       return 'ignored'
     }
     // A subscription a chargeback ended is over whatever its later news says (an update sent
-    // before Paddle processed the cancellation burrowd asked for): only a new one gives a plan.
+    // before Paddle processed the cancellation), its chargeback reversed or not: only a new one
+    // gives a plan (a reversal lifts the mark, but Paddle canceled the subscription).
     if (
       existing?.subscription_id === subscription.id &&
-      existing.charged_back_at !== null &&
-      decision.state !== 'free'
+      decision.state !== 'free' &&
+      (existing.charged_back_at !== null || (await wasChargedBack(trx, subscription.id)))
     ) {
       return 'ignored'
     }

@@ -71,6 +71,26 @@ export async function applyReversal(
 }
 
 /**
+ * True when a chargeback of subscription `subscriptionId` was applied (it ended the subscription,
+ * which Paddle then canceled), whether or not it was reversed since.
+ */
+export async function wasChargedBack(
+  trx: Transaction<Database>,
+  subscriptionId: string,
+): Promise<boolean> {
+  const row = await trx
+    .selectFrom('billing_events')
+    .select('event_id')
+    .where('subscription_id', '=', subscriptionId)
+    .where('type', 'like', 'adjustment.%')
+    .where('outcome', '=', 'applied')
+    // Chargebacks were the only adjustments applied before migration 025 recorded actions.
+    .where((eb) => eb.or([eb('action', '=', 'chargeback'), eb('action', 'is', null)]))
+    .executeTakeFirst()
+  return row !== undefined
+}
+
+/**
  * True when a reversal of the chargeback `adjustment` that happened after `at` was recorded
  * (with `outcome`, or any): the chargeback, delivered late, ends nothing.
  */

@@ -227,6 +227,36 @@ for (const backend of testBackends()) {
       assert.equal(stack.paddle.subscriptionOf(account.id)!.status, 'active')
     })
 
+    it('a reversed chargeback still ends its subscription for late news of it', async () => {
+      const sub = await buyAnnual('scale')
+      now = new Date(T0.getTime() + 24 * 3600_000)
+      const charged = now
+      const chargeback = { id: 'adj_1', subscription_id: sub, transaction_id: 'txn_paid' }
+      await adjustment({ ...chargeback, action: 'chargeback', status: 'approved' })
+      now = new Date(T0.getTime() + 40 * 24 * 3600_000)
+      const reversal = await adjustment({
+        ...chargeback,
+        id: 'adj_2',
+        action: 'chargeback_reverse',
+        status: 'approved',
+      })
+      assert.equal(reversal.body.outcome, 'applied')
+      // An update sent before Paddle processed the cancellation (still active), delivered late:
+      // the subscription is canceled at Paddle, and the reversal does not resume it.
+      const late = await deliver(
+        JSON.stringify(
+          eventBody(
+            'subscription.updated',
+            subscriptionData({ id: sub, accountId: account.id, priceId: TEST_PRICES.scale_annual }),
+            { occurredAt: new Date(charged.getTime() + 1000) },
+          ),
+        ),
+      )
+      assert.notEqual(late.body.outcome, 'applied')
+      assert.equal((await stack.billing.status(account.id)).plan, 'free')
+      assert.equal((await stack.store.getAccountById(account.id))?.plan, 'free')
+    })
+
     it('a reversal after the owner bought again is recorded for the account and changes nothing else', async () => {
       const sub = await buyAnnual('scale')
       now = new Date(T0.getTime() + 24 * 3600_000)
