@@ -2,11 +2,14 @@
  * A request whose access is taken away while the edge still reads its body is answered with the
  * refusal and never forwarded, even when that answer cannot leave at once: behind another answer
  * on the same connection (HTTP/1.1 pipelining), the refusal waits, and the request went on to the
- * local server once its body arrived. Real burrowd and `burrow up` in front of the counting MCP
- * server, the pipelined requests written on a raw socket.
+ * local server once its body arrived. One forwarded already whose answer comes while its refusal
+ * still waits has that answer dropped, and the connection's other answers are delivered. Real
+ * burrowd and `burrow up` in front of a local MCP server, the pipelined requests written on a raw
+ * socket.
  */
 import assert from 'node:assert/strict'
-import { connect as connectTcp, type Socket } from 'node:net'
+import { createServer, type Server, type ServerResponse } from 'node:http'
+import { connect as connectTcp, type AddressInfo, type Socket } from 'node:net'
 import { after, before, describe, it } from 'node:test'
 import type { Child } from '../helpers/child.js'
 import { publicFetch } from '../helpers/public-fetch.js'
@@ -54,12 +57,33 @@ async function stream(url: string, auth: Record<string, string>, id: string) {
   return { ended, close: () => abort.abort() }
 }
 
+/** What a local server answers `initialize` with. */
+function initializeResult(): unknown {
+  return {
+    protocolVersion: '2025-06-18',
+    capabilities: { tools: {} },
+    serverInfo: { name: 'held', version: '1.0.0' },
+  }
+}
+
 describe('a request revoked while its body is read', { timeout: 120_000 }, () => {
   let service: Service
   let counting: CountingServer
   let owner: WebUser
   const clients: Child[] = []
   const sockets: Socket[] = []
+  const servers: Server[] = []
+
+  /** A new agent token of tunnel `tunnelId`. */
+  const token = async (tunnelId: string, name: string) => {
+    const t = await owner.api<{ agent_token: { id: string }; secret: string }>(
+      'POST',
+      `/api/tunnels/${tunnelId}/agent-tokens`,
+      { name },
+    )
+    assert.equal(t.status, 201)
+    return { id: t.json.agent_token.id, secret: t.json.secret }
+  }
 
   before(async () => {
     service = await startService({ BURROW_LOG: 'info' })
@@ -69,6 +93,8 @@ describe('a request revoked while its body is read', { timeout: 120_000 }, () =>
 
   after(async () => {
     for (const s of sockets) s.destroy()
+    for (const s of servers) s.closeAllConnections()
+    for (const s of servers) s.close()
     for (const c of clients) await c.stop()
     await counting?.child.stop()
     await service?.close()
@@ -149,5 +175,115 @@ describe('a request revoked while its body is read', { timeout: 120_000 }, () =>
     await after.arrayBuffer()
     const counts = await counting.counts()
     assert.equal(counts.tool_calls, before + 1, 'the revoked call reached the local server')
+  })
+
+  it('drops the answer of a call refused while its refusal waits, and burrowd goes on', async () => {
+    // A local server that holds each `hold` call until told, then answers it in two writes.
+    const held = new Map<number, ServerResponse>()
+    const arrivals: ((id: number) => void)[] = []
+    let opened = 0
+    const upstream = createServer((req, res) => {
+      const parts: Buffer[] = []
+      req.on('data', (c: Buffer) => parts.push(c))
+      req.on('end', () => {
+        if (req.method !== 'POST') return void res.writeHead(405).end()
+        const m = JSON.parse(Buffer.concat(parts).toString()) as { id?: number; method: string }
+        if (m.id === undefined) return void res.writeHead(202).end()
+        if (m.method === 'tools/call') {
+          held.set(m.id, res)
+          for (const arrived of arrivals.splice(0)) arrived(m.id)
+          return
+        }
+        const result = m.method === 'initialize' ? initializeResult() : {}
+        const session = m.method === 'initialize' ? `s${++opened}` : req.headers['mcp-session-id']
+        res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': session })
+        res.end(JSON.stringify({ jsonrpc: '2.0', id: m.id, result }))
+      })
+    })
+    servers.push(upstream)
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve))
+    const port = (upstream.address() as AddressInfo).port
+    const arrived = (id: number) =>
+      held.has(id)
+        ? Promise.resolve()
+        : new Promise<void>((resolve) => {
+            const wait = (got: number) => (got === id ? resolve() : arrivals.push(wait))
+            arrivals.push(wait)
+          })
+    const release = (id: number) => {
+      const res = held.get(id)!
+      res.writeHead(200, { 'content-type': 'application/json' })
+      const answer = JSON.stringify({ jsonrpc: '2.0', id, result: { content: [] } })
+      res.write(answer.slice(0, 10))
+      res.end(answer.slice(10))
+    }
+
+    const made = await owner.api<{ tunnel: { id: string; mcp_url: string }; key: string }>(
+      'POST',
+      '/api/tunnels',
+      { name: 'held', access: 'token' },
+    )
+    assert.equal(made.status, 201, JSON.stringify(made.json))
+    clients.push(
+      await startClient(service, made.json.key, ['--upstream', `http://127.0.0.1:${port}/mcp`]),
+    )
+    const url = made.json.tunnel.mcp_url
+    const tunnelId = made.json.tunnel.id
+    const kept = await token(tunnelId, 'kept')
+    const gone = await token(tunnelId, 'gone')
+    const keptSession = await session(url, { authorization: `Bearer ${kept.secret}` })
+    const goneSession = await session(url, { authorization: `Bearer ${gone.secret}` })
+    const call = (id: number) =>
+      JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'hold' } })
+    const { host, pathname } = new URL(url)
+    const socket = connectTcp(service.port, '127.0.0.1')
+    sockets.push(socket)
+    const received: Buffer[] = []
+    socket.on('data', (c: Buffer) => received.push(c))
+    socket.on('error', () => {})
+    await new Promise<void>((resolve) => socket.once('connect', resolve))
+    const post = (id: number, secret: string, sessionId: string) =>
+      `POST ${pathname} HTTP/1.1\r\nhost: ${host}\r\ncontent-type: application/json\r\n` +
+      `accept: application/json, text/event-stream\r\nmcp-protocol-version: 2025-06-18\r\n` +
+      `authorization: Bearer ${secret}\r\nmcp-session-id: ${sessionId}\r\n` +
+      `content-length: ${Buffer.byteLength(call(id))}\r\n\r\n${call(id)}`
+    // The kept agent's call first, held; the gone agent's pipelined behind it, held too.
+    socket.write(post(1, kept.secret, keptSession) + post(2, gone.secret, goneSession))
+    await arrived(1)
+    await arrived(2)
+    const probe = publicFetch(url, {
+      method: 'POST',
+      headers: {
+        ...HEADERS,
+        authorization: `Bearer ${gone.secret}`,
+        'mcp-session-id': goneSession,
+      },
+      body: call(3),
+    })
+    await arrived(3)
+    const deleted = await owner.api('DELETE', `/api/tunnels/${tunnelId}/agent-tokens/${gone.id}`)
+    assert.equal(deleted.status, 204)
+    assert.equal((await probe).status, 403)
+    // The refused call's answer comes while its refusal still waits behind the kept call's.
+    release(2)
+    // A call after it, answered: burrowd is still serving.
+    const later = publicFetch(url, {
+      method: 'POST',
+      headers: {
+        ...HEADERS,
+        authorization: `Bearer ${kept.secret}`,
+        'mcp-session-id': keptSession,
+      },
+      body: call(4),
+    })
+    await arrived(4)
+    release(4)
+    assert.equal((await later).status, 200)
+    release(1)
+    await new Promise<void>((resolve) => socket.once('close', resolve))
+    const text = Buffer.concat(received).toString()
+    assert.match(text, /^HTTP\/1.1 200/)
+    assert.match(text, /HTTP\/1.1 403/)
+    assert.equal(service.proc.proc.exitCode, null)
   })
 })
