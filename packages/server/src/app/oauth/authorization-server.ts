@@ -39,6 +39,7 @@ import { OauthError } from '../../access/oauth/oauth-error.js'
 import { formActionSource } from '../../access/oauth/redirect-uri.js'
 import { oauthErrorJson, oauthJson, preflight } from './oauth-responses.js'
 import { RefreshLimit } from '../../access/oauth/refresh-limit.js'
+import { authorizationMetadata } from './authorization-metadata.js'
 
 /** Seconds a code may wait to be redeemed, and days a refresh token lives. */
 const CODE_TTL_SECS = 60
@@ -120,23 +121,7 @@ export class AuthorizationServer implements Mount {
   }
 
   #metadata(res: ServerResponse): void {
-    const i = this.#o.issuer
-    oauthJson(res, 200, {
-      issuer: i,
-      authorization_endpoint: `${i}/oauth/authorize`,
-      token_endpoint: `${i}/oauth/token`,
-      registration_endpoint: `${i}/oauth/register`,
-      revocation_endpoint: `${i}/oauth/revoke`,
-      response_types_supported: ['code'],
-      response_modes_supported: ['query'],
-      grant_types_supported: ['authorization_code', 'refresh_token'],
-      code_challenge_methods_supported: ['S256'],
-      token_endpoint_auth_methods_supported: ['none'],
-      revocation_endpoint_auth_methods_supported: ['none'],
-      client_id_metadata_document_supported: true,
-      authorization_response_iss_parameter_supported: true,
-      scopes_supported: ['mcp'],
-    })
+    oauthJson(res, 200, authorizationMetadata(this.#o.issuer))
   }
 
   async #register(req: IncomingMessage, res: ServerResponse): Promise<void> {
