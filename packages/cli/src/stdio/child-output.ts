@@ -4,7 +4,8 @@
  * stderr as log lines. Neither is trusted: lines that are not JSON-RPC, and invalid messages, are
  * reported and skipped, a single line is bounded (an answer over the bound becomes an error for
  * its request, `cut-answer.ts`), and a line nested too deep to write again is skipped, its
- * answers becoming errors (`message-depth.ts`).
+ * answers becoming errors for the agent and its requests errors for the server
+ * (`message-depth.ts`).
  */
 import type { ChildProcess } from 'node:child_process'
 import {
@@ -16,7 +17,7 @@ import {
 import { cutText } from '../cut-text.js'
 import { cutAnswerError, cutAnswerId } from './cut-answer.js'
 import { LineSplitter } from './line-splitter.js'
-import { nestsDeeperThan, tooDeepReplacement } from './message-depth.js'
+import { nestsDeeperThan, tooDeepReplacement, tooDeepRequestReply } from './message-depth.js'
 
 /** Where `readChildOutput` reports what it reads. */
 export interface ChildOutputHandlers {
@@ -26,6 +27,8 @@ export interface ChildOutputHandlers {
   readonly onStderrLine: (line: string) => void
   /** Output that was skipped, described for the log, with how loudly to say it. */
   readonly onSkipped: (description: string, level: 'warn' | 'debug') => void
+  /** An answer for the server itself, to a request of its own that is not forwarded. */
+  readonly onReply?: (answer: JsonRpcMessage) => void
 }
 
 // stderr is only logged, so its lines get a far smaller bound than messages.
@@ -74,6 +77,8 @@ function onStdoutLine(line: string, handlers: ChildOutputHandlers): void {
     for (const classified of read.messages) {
       const replacement = tooDeepReplacement(classified)
       if (replacement !== null) handlers.onMessage(replacement)
+      const reply = tooDeepRequestReply(classified)
+      if (reply !== null) handlers.onReply?.(reply)
     }
     return
   }

@@ -3,7 +3,9 @@
  * message anew for the agent (ids rewritten), and V8's `JSON.stringify` recurses: a 20 KB line of
  * 5,000 brackets, which `JSON.parse` reads without trouble, overflows the stack when written, and
  * a local server could so throw out of the output reader and end `burrow up`. An answer nested
- * deeper than the bound becomes an error for its id; other such messages are skipped.
+ * deeper than the bound becomes an error for its id, for the agent; a request so nested is answered
+ * to the server with an error for its id (it would otherwise wait for an answer that never comes);
+ * notifications are skipped.
  */
 import {
   errorResponse,
@@ -51,6 +53,18 @@ export function tooDeepReplacement(message: ClassifiedMessage): JsonRpcMessage |
     `the server's answer nests arrays and objects deeper than ${MAX_MESSAGE_DEPTH} levels; ` +
     'burrow does not forward it'
   return errorResponse(message.id, JSONRPC_CODE.internalError, reason)
+}
+
+/**
+ * What `burrow up` answers the server itself in place of forwarding a request of a line nested too
+ * deep: an error for its id; null for messages that are not requests.
+ */
+export function tooDeepRequestReply(message: ClassifiedMessage): JsonRpcMessage | null {
+  if (message.kind !== 'request') return null
+  const reason =
+    `the request nests arrays and objects deeper than ${MAX_MESSAGE_DEPTH} levels; ` +
+    'burrow does not forward it to the agent'
+  return errorResponse(message.id, JSONRPC_CODE.invalidRequest, reason)
 }
 
 /** Index of the quote that closes the string opened at `start` (or the text's end). */

@@ -283,6 +283,12 @@ export class StdioSupervisor extends EventEmitter<StdioSupervisorEvents> {
         this.#log.info(`[${label}] ${line}`)
       },
       onSkipped: (description, level) => this.#log[level](`[${label}] ${description}`),
+      // To this child only: a restarted child never sent the request.
+      onReply: (answer) => {
+        if (this.#running?.child === child && child.stdin?.writable) {
+          child.stdin.write(`${JSON.stringify(answer)}\n`)
+        }
+      },
     })
     // EPIPE when the child dies with writes pending; the exit handler reports the death itself.
     child.stdin?.on('error', (err) => this.#log.debug(`[${label}] stdin: ${err.message}`))

@@ -49,3 +49,44 @@ describe('readChildOutput', () => {
     assert.match(skipped[4]!, /^skipped an invalid JSON-RPC message \(a numeric id must lie within/)
   })
 })
+
+describe('readChildOutput, a line nested too deep', () => {
+  it("answers the server's requests in it, errors its answers for the agent, skips the rest", async () => {
+    const deep = `${'['.repeat(1_001)}${']'.repeat(1_001)}`
+    const line = JSON.stringify([
+      { jsonrpc: '2.0', id: 'q', method: 'sampling/createMessage', params: { deep: 0 } },
+      { jsonrpc: '2.0', id: 3, result: {} },
+      { jsonrpc: '2.0', method: 'notifications/message' },
+    ]).replace('"deep":0', `"deep":${deep}`)
+    const child = spawn(process.execPath, [
+      '-e',
+      `process.stdout.write(${JSON.stringify(line + '\n')})`,
+    ])
+    const messages: JsonRpcMessage[] = []
+    const replies: JsonRpcMessage[] = []
+    const skipped: string[] = []
+    readChildOutput(child, 1024 * 1024, {
+      onMessage: (m) => messages.push(m),
+      onStderrLine: () => {},
+      onSkipped: (description) => skipped.push(description),
+      onReply: (m) => replies.push(m),
+    })
+    await once(child, 'close')
+    assert.equal(skipped.length, 1)
+    assert.match(skipped[0]!, /^skipped a stdout line nested too deep to forward/)
+    assert.deepEqual(
+      messages.map((m) => [
+        (m as { id?: unknown }).id,
+        (m as { error?: { code: number } }).error?.code,
+      ]),
+      [[3, -32603]],
+    )
+    assert.deepEqual(
+      replies.map((m) => [
+        (m as { id?: unknown }).id,
+        (m as { error?: { code: number } }).error?.code,
+      ]),
+      [['q', -32600]],
+    )
+  })
+})

@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { nestsDeeperThan, tooDeepReplacement } from '../../src/stdio/message-depth.js'
+import {
+  nestsDeeperThan,
+  tooDeepReplacement,
+  tooDeepRequestReply,
+} from '../../src/stdio/message-depth.js'
 import { parseJsonRpcText, type JsonRpcBody } from '@burrow/protocol'
 
 const nested = (depth: number): string => `${'['.repeat(depth)}${']'.repeat(depth)}`
@@ -45,5 +49,26 @@ describe('tooDeepReplacement', () => {
       },
     })
     assert.equal(tooDeepReplacement(notification!), null)
+  })
+})
+
+describe('tooDeepRequestReply', () => {
+  it("answers the server's own request with an error for its id, and nothing else", () => {
+    const body = parseJsonRpcText(
+      '[{"jsonrpc":"2.0","id":7,"method":"sampling/createMessage","params":{}},' +
+        '{"jsonrpc":"2.0","id":"a","result":{}},{"jsonrpc":"2.0","method":"n"}]',
+    ) as JsonRpcBody
+    const [request, answer, notification] = body.messages
+    assert.deepEqual(tooDeepRequestReply(request!), {
+      jsonrpc: '2.0',
+      id: 7,
+      error: {
+        code: -32600,
+        message:
+          'the request nests arrays and objects deeper than 1000 levels; burrow does not forward it to the agent',
+      },
+    })
+    assert.equal(tooDeepRequestReply(answer!), null)
+    assert.equal(tooDeepRequestReply(notification!), null)
   })
 })

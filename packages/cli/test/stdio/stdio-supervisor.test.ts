@@ -130,6 +130,27 @@ describe('StdioSupervisor messages', { timeout: 30_000 }, () => {
     assert.deepEqual(ping, { jsonrpc: '2.0', id: 2, result: {} })
     await logger.waitFor(/dropped a stdout line of \d+ bytes \(limit 200\)/)
   })
+
+  it('answers a request of its child nested too deep to forward with an error for its id', async () => {
+    const logger = captureLogger()
+    // The child asks once, then says on stderr what it was answered.
+    const deep = `${'['.repeat(1_001)}${']'.repeat(1_001)}`
+    const request = `{"jsonrpc":"2.0","id":"deep","method":"sampling/createMessage","params":{"x":${deep}}}`
+    const script =
+      `process.stdout.write(${JSON.stringify(request + '\n')});` +
+      `process.stdin.once('data', (d) => console.error('answered: ' + d.toString().trim()))`
+    const supervisor = supervise({ command: node, args: ['-e', script], logger })
+    supervisor.start()
+    const answered = await logger.waitFor(/answered: /)
+    const answer = JSON.parse(/answered: (.*)/.exec(answered)![1]!) as {
+      id: unknown
+      error: { code: number; message: string }
+    }
+    assert.equal(answer.id, 'deep')
+    assert.equal(answer.error.code, -32600)
+    assert.match(answer.error.message, /deeper than 1000 levels/)
+    await logger.waitFor(/skipped a stdout line nested too deep to forward/)
+  })
 })
 
 describe('StdioSupervisor restarts', { timeout: 30_000 }, () => {
