@@ -3,7 +3,8 @@
  * revoked, a grant disconnected, the tunnel's mode or allowlist changed, its route gone): one not
  * answered yet gets the refusal envelope with its ids (`access_denied`), so that the agent's SDK
  * fails that call with a reason rather than a reset, and the connection closes after it so that
- * nothing more of the request goes on; one already answering (a stream) ends short.
+ * nothing more of the request goes on (after the rest of a body still arriving, read and
+ * discarded); one already answering (a stream) ends short.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { sendRefusal } from '../http/send-refusal.js'
@@ -20,7 +21,10 @@ export function endRevoked(req: IncomingMessage, res: ServerResponse): void {
     'access_denied',
     'access revoked',
     "the tunnel's access changed while the request was in flight: it is no longer allowed",
-    { id: refusedIdsOf(req), close: true },
+    // A body still arriving is read on and discarded (the edge's reading sees the answer sent):
+    // the refusal ends, and the connection closes, only after it, so that the agent, still
+    // writing, reads the refusal instead of a reset (as for the 429 of body budgets).
+    { id: refusedIdsOf(req), close: true, endAfter: req },
   )
   res.once('finish', () => res.destroy())
 }
