@@ -4,7 +4,7 @@
  * its reversal), from the events recorded in `billing_events`. Plan-change details and receipts
  * are the provider's (its emails and customer portal); this is what changed the account here.
  */
-import type { Kysely } from 'kysely'
+import { sql, type Kysely } from 'kysely'
 import type { Database } from '../store/schema.js'
 import { REVERSAL_ACTION } from './chargeback-reversal.js'
 
@@ -49,8 +49,16 @@ export async function readBillingHistory(
     .where((eb) =>
       eb.or([eb('type', 'in', Object.keys(KIND_OF_TYPE)), eb('type', 'like', 'adjustment.%')]),
     )
+    // A total order, the same on PostgreSQL and SQLite: a row from before migration 024 (no
+    // microseconds) is read as the start of its millisecond, so after the rows of that
+    // millisecond that have them (PostgreSQL sorts nulls first when descending, SQLite last);
+    // rows still tied go newest received first, then by event id.
     .orderBy('occurred_at', 'desc')
+    .orderBy(sql`occurred_at_us is null`, 'asc')
     .orderBy('occurred_at_us', 'desc')
+    .orderBy('received_at', 'desc')
+    .orderBy('provider', 'desc')
+    .orderBy('event_id', 'desc')
     .limit(BILLING_HISTORY_LIMIT)
     .execute()
   return rows.map((row) => ({
