@@ -25,6 +25,13 @@ export interface MuxTransport {
  */
 export const MAX_QUEUED_CONTROL_FRAMES = 10_000
 
+/**
+ * DATA frames smaller than this wait, while the transport is backed up past a mux's gather mark
+ * (`gatherAbove`), in their stream's send queue, which copies small pieces together into blocks
+ * (byte-blocks.ts), instead of going each as a frame of its own.
+ */
+export const GATHERED_DATA_BYTES = 4 * 1024
+
 /** What a `TransportQueue` needs. */
 export interface TransportQueueOptions {
   readonly transport: MuxTransport
@@ -32,7 +39,14 @@ export interface TransportQueueOptions {
   readonly highWater: number
   /** Encode DATA into pooled buffers, reused once the transport calls `done`. */
   readonly reuseBuffers: boolean
-  /** Bytes in flight fell to a quarter of the high-water mark: DATA may go on. */
+  /**
+   * Bytes in flight above which a small piece of DATA waits, gathering, instead of going as a
+   * frame of its own (at most a quarter of `highWater`); absent, every piece goes at once. The
+   * bytes in flight are bounded by `highWater`, but each frame is an entry of the transport's
+   * queue too: a peer's one-byte pieces, a frame each, made the entries as many as the bytes.
+   */
+  readonly gatherAbove?: number
+  /** Bytes in flight fell to a quarter of the high-water mark (or the gather mark): DATA may go on. */
   readonly onRoom: () => void
   /** The peer left too many bodiless frames unread: the connection must end. */
   readonly onFlood: (err: ProtocolError) => void
@@ -43,6 +57,7 @@ export class TransportQueue {
   private readonly opts: TransportQueueOptions
   private inflight = 0
   private queuedControl = 0
+  private readonly gatherAbove: number
   private readonly onSent = (size: number) => () => this.sent(size)
   private readonly onControlSent = (): void => {
     this.queuedControl--
@@ -50,6 +65,7 @@ export class TransportQueue {
 
   constructor(opts: TransportQueueOptions) {
     this.opts = opts
+    this.gatherAbove = Math.min(opts.gatherAbove ?? Infinity, opts.highWater / 4)
   }
 
   /** Bytes handed to the transport and not yet written out. */
@@ -60,6 +76,14 @@ export class TransportQueue {
   /** Whether DATA must wait for the transport. */
   get full(): boolean {
     return this.inflight >= this.opts.highWater
+  }
+
+  /**
+   * Whether a DATA frame of `size` bytes should wait, its stream's bytes gathering, until the
+   * transport has taken what it holds down to the gather mark (`onRoom` says when).
+   */
+  holds(size: number): boolean {
+    return size > 0 && size < GATHERED_DATA_BYTES && this.inflight > this.gatherAbove
   }
 
   /**
@@ -106,6 +130,7 @@ export class TransportQueue {
   /** `size` bytes left through the transport: more DATA may follow. */
   private sent(size: number): void {
     this.inflight -= size
+    // The gather mark is at most a quarter of the high-water mark: room then too.
     if (this.inflight <= this.opts.highWater / 4) this.opts.onRoom()
   }
 }

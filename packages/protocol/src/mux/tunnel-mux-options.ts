@@ -27,6 +27,12 @@ export interface TunnelMuxOptions {
   readonly onStreamError?: (err: ProtocolError) => void
   /** Pause sending DATA while this many bytes wait in the transport. */
   readonly highWaterBytes?: number
+  /**
+   * While more than this many bytes wait in the transport, small pieces of DATA wait in their
+   * stream's send queue, gathering, instead of going each as a frame (transport-queue.ts); absent,
+   * every piece goes at once. For a transport that keeps to `done`'s contract.
+   */
+  readonly gatherAboveBytes?: number
   /** Milliseconds from some fixed point, for window growth; `performance.now` by default. */
   readonly clock?: () => number
   /**

@@ -2,8 +2,8 @@
  * Multiplexes HTTP-shaped streams over one tunnel connection (the broker's and the CLI's side use
  * the same class). It owns the stream table, both credit windows and the round-robin DATA
  * scheduler; the stream ids' rules are in stream-ids.ts, what waits in the transport
- * (backpressure, the bound on unread control frames) in transport-queue.ts. It does no I/O itself:
- * bytes go out through `MuxTransport.send` and come in through `receive`.
+ * (backpressure, the bound on unread control frames, small DATA gathering) in transport-queue.ts.
+ * It does no I/O itself: bytes go out through `MuxTransport.send` and come in through `receive`.
  */
 import { decodeFrame, encodeFrame } from '../frame-codec.js'
 import {
@@ -58,6 +58,7 @@ export class TunnelMux implements StreamHost {
     this.queue = new TransportQueue({
       transport: opts.transport,
       highWater: opts.highWaterBytes ?? 1024 * 1024,
+      gatherAbove: opts.gatherAboveBytes,
       reuseBuffers: opts.reuseBuffers ?? false,
       onRoom: () => {
         if (this.ready.size > 0) this.pump()
@@ -328,10 +329,9 @@ export class TunnelMux implements StreamHost {
   }
 
   /**
-   * A stream has bytes to send. DATA leaves at the end of the event-loop turn, not at once, so
-   * that everything a stream was given during the turn (a local server's reply often arrives in
-   * several small pieces per read) fills one frame instead of one frame per piece.
-   * @internal
+   * A stream has bytes to send. DATA leaves at the end of the event-loop turn, not at once, so that
+   * what a stream was given during the turn (a local server's reply often arrives in several small
+   * pieces per read) fills one frame instead of one frame per piece. @internal
    */
   schedule(stream: MuxStream): void {
     if (!stream.sendable) return
@@ -379,9 +379,11 @@ export class TunnelMux implements StreamHost {
     try {
       for (const stream of this.ready) {
         if (this.dead || this.queue.full || this.sendWindow <= 0) break
+        const limit = stream.nextChunkLimit(this.sendWindow)
+        // A small piece waits, gathering, while the transport is backed up (transport-queue.ts).
+        if (stream.sendable && this.queue.holds(Math.min(limit, stream.queuedBytes))) continue
         this.ready.delete(stream)
         if (!stream.sendable || stream.localDone) continue
-        const limit = stream.nextChunkLimit(this.sendWindow)
         const before = stream.queuedBytes
         const parts = stream.take(limit)
         const size = before - stream.queuedBytes

@@ -1,9 +1,12 @@
 // What waits in a mux's transport: bytes of frames with a body against the high-water mark (room
-// is announced at a quarter of it), bodiless frames bounded, and DATA in pooled buffers.
+// is announced at a quarter of it), bodiless frames bounded, DATA in pooled buffers, and small
+// pieces of DATA gathered while the transport is backed up past the mux's gather mark.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { decodeFrame } from '../../src/index.js'
+import { decodeFrame, TunnelMux, type MuxStream } from '../../src/index.js'
+import { encodeData } from '../../src/frame-codec.js'
 import {
+  GATHERED_DATA_BYTES,
   MAX_QUEUED_CONTROL_FRAMES,
   TransportQueue,
   type MuxTransport,
@@ -84,5 +87,59 @@ describe('TransportQueue', () => {
       flush()
       assert.equal(queue.bufferedBytes, 0)
     }
+  })
+
+  it('gathers small pieces of DATA while the transport is backed up, a frame each before', async () => {
+    const PIECES = 40_000
+    const GATHER = 16 * 1024
+    const { held, transport, flush } = holdingTransport()
+    let served: MuxStream | null = null
+    const server = new TunnelMux({
+      role: 'client',
+      transport,
+      gatherAboveBytes: GATHER,
+      onOpen: (stream) => (served = stream),
+    })
+    const opener = new TunnelMux({
+      role: 'broker',
+      transport: { send: (bytes, done) => (server.receive(bytes), done?.()) },
+    })
+    opener.open({ method: 'GET', path: '/mcp', headers: [] }, undefined, true)
+    assert.ok(served)
+    const stream: MuxStream = served
+    stream.respond({ status: 200, headers: [] })
+    // One byte a turn, as a peer relaying one byte per frame; nothing handed over is written.
+    for (let i = 0; i < PIECES; i++) {
+      stream.write(Uint8Array.of(i % 251))
+      await new Promise((r) => setImmediate(r))
+    }
+    stream.end()
+    await new Promise((r) => setImmediate(r))
+    const heldWhileBackedUp = held.length
+    // Frames of one byte until the mark, then frames of a gathered block each.
+    const tiny = encodeData(1, [Uint8Array.of(0)], false).length
+    const bound = 2 + Math.ceil(GATHER / tiny) + Math.ceil(PIECES / GATHERED_DATA_BYTES)
+    assert.ok(
+      heldWhileBackedUp <= bound,
+      `${heldWhileBackedUp} frames waiting, not ${bound} at most`,
+    )
+    // Written out, the rest follows: every byte, in order, and the end.
+    const written: Uint8Array[] = []
+    while (held.length > 0) {
+      for (const { bytes } of held) written.push(bytes)
+      flush()
+      await new Promise((r) => setImmediate(r))
+    }
+    const data: number[] = []
+    let fin = false
+    for (const bytes of written) {
+      const frame = decodeFrame(bytes)
+      if (frame.type !== 'data') continue
+      data.push(...frame.chunk)
+      fin ||= frame.fin
+    }
+    assert.ok(fin)
+    assert.equal(data.length, PIECES)
+    assert.ok(data.every((b, i) => b === i % 251))
   })
 })

@@ -22,6 +22,14 @@ const RETIRE = 1
 /** Bytes before the tunnel frame. */
 const PREFIX_BYTES = 5
 
+/**
+ * Bytes of a link's mux waiting to be written above which small pieces of DATA gather in their
+ * stream's queue instead of going each as a message (transport-queue.ts): an answer relayed one
+ * byte per frame to a peer whose socket is backed up made a message, an entry of the link's write
+ * queue, per byte (up to the 1 MiB high-water mark's worth).
+ */
+export const NODE_LINK_GATHER_BYTES = 16 * 1024
+
 /** What a link's channels do with what arrives. */
 export interface ChannelsOptions {
   /** `opener`: this node forwards requests; `server`: it serves its peer's. */
@@ -142,6 +150,7 @@ export class LinkChannels {
   #channel(id: number): Channel {
     const mux = new TunnelMux({
       role: this.#opts.side === 'opener' ? 'broker' : 'client',
+      gatherAboveBytes: NODE_LINK_GATHER_BYTES,
       transport: {
         send: (bytes, done) => {
           if (this.#ws.readyState === WebSocket.OPEN) this.#send(FRAME, id, bytes, done)

@@ -19,7 +19,7 @@ import {
   type MuxStream,
   type RequestHead,
 } from '@burrow/protocol'
-import { LinkChannels } from './node-channels.js'
+import { LinkChannels, NODE_LINK_GATHER_BYTES } from './node-channels.js'
 import { WebSocket, WebSocketServer } from 'ws'
 import { rejectUpgrade } from '../broker/reject-upgrade.js'
 import { NodeTokenNonces, signNodeToken, verifyNodeToken } from './node-auth.js'
@@ -201,6 +201,7 @@ export class NodeLinks {
       this.#in.set(ws, null)
       const mux = new TunnelMux({
         role: 'client',
+        gatherAboveBytes: NODE_LINK_GATHER_BYTES,
         transport: {
           send: (bytes, done) => {
             if (ws.readyState === WebSocket.OPEN) ws.send(bytes, { binary: true }, done)
