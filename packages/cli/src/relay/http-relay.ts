@@ -26,6 +26,7 @@ import type { LocalRequest, LocalResponse, RequestHandler } from './local-exchan
 import { presentedStates, UNREADABLE } from './presented-states.js'
 import { RequestStateOwners } from './request-state-owners.js'
 import { SessionOwners } from './session-owners.js'
+import { continueSkippingConnector } from './skip-continue.js'
 
 /** The agent the edge admitted a request as, on `oauth` and `token` tunnels (the edge sets it). */
 const AGENT = 'burrow-agent'
@@ -38,7 +39,12 @@ export class HttpRelay implements RequestHandler {
   private readonly upstream: URL
   private readonly origin: string
   private readonly log: Logger
-  private readonly dispatcher = new Agent({ keepAliveTimeout: 10_000, connections: 256 })
+  private readonly dispatcher = new Agent({
+    keepAliveTimeout: 10_000,
+    connections: 256,
+    // An unasked `100 Continue` is skipped, as undici skips 102 and 103 (skip-continue.ts).
+    connect: continueSkippingConnector(),
+  })
   /** Which agent opened each session (`oauth` and `token` tunnels name the agent). */
   private readonly owners = new SessionOwners()
   /** Which agents the server gave its 2026-07-28 `requestState`s to (same tunnels). */
@@ -232,7 +238,8 @@ class RelayCall implements Dispatcher.DispatchHandler {
     statusCode: number,
     headers: Record<string, string | string[] | undefined>,
   ): void {
-    // An interim answer (102 Processing, 103 Early Hints) is not the answer: the final one
+    // An interim answer (102 Processing, 103 Early Hints; a 100 is dropped before undici reads
+    // it, skip-continue.ts) is not the answer: the final one
     // follows on the same exchange. Its head must not become the response's (the tunnel takes
     // one head only, and the edge refuses an interim status as the answer).
     if (statusCode < 200) return

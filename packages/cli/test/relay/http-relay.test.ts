@@ -152,6 +152,32 @@ describe('HttpRelay', () => {
     }
   })
 
+  it('relays the final answer after a 100 Continue the server sent unasked', async () => {
+    for (const streamed of [false, true]) {
+      onRequest = (_req, res) => {
+        res.writeContinue()
+        res.writeProcessing()
+        res.writeContinue()
+        const body = '{"jsonrpc":"2.0","id":1,"result":{}}'
+        res.writeHead(200, {
+          'content-type': 'application/json',
+          ...(streamed ? {} : { 'content-length': String(body.length) }),
+        })
+        res.end(body)
+      }
+      const r = relay()
+      // Several on one kept-alive connection: each answer's 100 is skipped, never its body.
+      for (let i = 0; i < 3; i++) {
+        const res = new Recorder()
+        await r.handle(request(), res)
+        assert.deepEqual(res.heads, [200], streamed ? 'streamed' : 'whole')
+        assert.equal(res.body, '{"jsonrpc":"2.0","id":1,"result":{}}')
+        assert.ok(res.ended)
+      }
+      await r.close()
+    }
+  })
+
   it('relays a request that came with Expect: 100-continue (the edge met it)', async () => {
     onRequest = (_req, res) => res.end('{}')
     const r = relay()
