@@ -81,7 +81,7 @@ function withoutTerminal(
   if (project.length > 0) {
     const what =
       `${project.length === 1 ? 'a server' : `${project.length} servers`} that only this ` +
-      `directory's project files declare (${project.map((e) => printable(e.sources[0]!)).join(', ')})`
+      `directory's project files declare (${projectFiles(project).join(', ')})`
     const why =
       "a project's file holds the repository's commands, and there is no terminal to ask; " +
       'pass --config <file> to use a file you trust, or --upstream/--stdio'
@@ -95,6 +95,11 @@ function withoutTerminal(
     )
   }
   return usable
+}
+
+/** The files `project`'s servers come from, each once (a file of thousands named itself each time). */
+function projectFiles(project: readonly DetectedServer[]): string[] {
+  return [...new Set(project.map((e) => printable(e.sources[0]!)))]
 }
 
 /**
@@ -157,14 +162,16 @@ async function askUntil<T>(
  * part is not such a number or range, or nothing is picked.
  */
 export function pickNumbers(answer: string, max: number): number[] | null {
-  const picked: number[] = []
+  // A set keeps the order given and ignores repeats, in linear time (a range of 1-100000 over a
+  // file with that many servers was a search of the list for every number).
+  const picked = new Set<number>()
   for (const part of answer.split(',').map((p) => p.trim())) {
     const m = /^(\d+)(?:\s*-\s*(\d+))?$/.exec(part)
     if (!m) return null
     const from = Number(m[1])
     const to = m[2] === undefined ? from : Number(m[2])
     if (from < 1 || to > max || from > to) return null
-    for (let n = from; n <= to; n++) if (!picked.includes(n)) picked.push(n)
+    for (let n = from; n <= to; n++) picked.add(n)
   }
-  return picked.length > 0 ? picked : null
+  return picked.size > 0 ? [...picked] : null
 }

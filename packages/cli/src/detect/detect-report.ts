@@ -40,8 +40,11 @@ export function formatDetectReport(entries: readonly DetectedServer[], explicit:
 
 function groupByClient(entries: readonly DetectedServer[]): [ClientId, DetectedServer[]][] {
   const groups = new Map<ClientId, DetectedServer[]>()
-  for (const entry of entries)
-    groups.set(entry.client, [...(groups.get(entry.client) ?? []), entry])
+  for (const entry of entries) {
+    const group = groups.get(entry.client)
+    if (group === undefined) groups.set(entry.client, [entry])
+    else group.push(entry)
+  }
   return [...groups]
 }
 

@@ -33,12 +33,14 @@ export async function detectServers(
   const env: DetectEnv = { ctx, warn: (message) => void warnings.push(printable(message)) }
   const explicit = configPaths.length > 0
   const read = createConfigReader(env.warn, { warnIfMissing: explicit })
-  const found: FoundServer[] = []
+  // Lists joined with `concat`, not `push(...)`: a file may hold a hundred thousand entries, too
+  // many to pass as arguments (the stack overflowed).
+  let found: FoundServer[] = []
   if (explicit) {
     const paths = [...new Set(configPaths.map((p) => (isAbsolute(p) ? p : resolve(ctx.cwd, p))))]
-    for (const path of paths) found.push(...(await serversFromConfigFile(path, env, read)))
+    for (const path of paths) found = found.concat(await serversFromConfigFile(path, env, read))
   } else {
-    for (const detector of ALL_DETECTORS) found.push(...(await detector.scan(env, read)))
+    for (const detector of ALL_DETECTORS) found = found.concat(await detector.scan(env, read))
   }
   return { entries: mergeDuplicates(found), warnings }
 }

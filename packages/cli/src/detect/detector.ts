@@ -35,17 +35,21 @@ export async function scanFiles(
   const found: FoundServer[] = []
   for (const path of uniquePaths(paths)) {
     const doc = await read(path, syntax)
-    if (doc !== undefined) found.push(...parse(doc, path))
+    // Not `push(...)`: a file's hundred thousand entries as arguments overflow the stack.
+    if (doc !== undefined) for (const server of parse(doc, path)) found.push(server)
   }
   return found
 }
 
 /**
  * Keep only the last entry of each name: for clients where a project file overrides the user's
- * file (Cursor, Claude Code, Gemini CLI), entries must be listed lowest precedence first.
+ * file (Cursor, Claude Code, Gemini CLI), entries must be listed lowest precedence first. In
+ * linear time: a repository's file may hold a hundred thousand entries.
  */
 export function preferLast(found: readonly FoundServer[]): FoundServer[] {
-  return found.filter((entry, i) => !found.slice(i + 1).some((later) => later.name === entry.name))
+  const last = new Map<string, number>()
+  found.forEach((entry, i) => last.set(entry.name, i))
+  return found.filter((entry, i) => last.get(entry.name) === i)
 }
 
 /** Drop repeated paths (a workspace that is the home folder names the same file twice). */

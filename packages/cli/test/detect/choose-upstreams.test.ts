@@ -142,6 +142,17 @@ describe("chooseUpstreams and a project's files", () => {
         /--config/.test(e.message),
     )
   })
+  it('without a terminal, names each project file once, however many servers it declares', async () => {
+    const many = Array.from({ length: 3 }, (_, i) => ({ ...repo, name: `r${i}` }))
+    await assert.rejects(
+      chooseUpstreams(many, scripted([], false).io, fromProject),
+      (e: unknown) =>
+        e instanceof UsageError &&
+        /found only 3 servers that only this directory's project files declare \(\/work\/clone\/\.mcp\.json\): /.test(
+          e.message,
+        ),
+    )
+  })
   it("without a terminal, the user's servers only, with a warning about the project's", async () => {
     const t = scripted([], false)
     assert.deepEqual(await chooseUpstreams([server('alpha'), repo], t.io, fromProject), [
@@ -176,5 +187,10 @@ describe('pickNumbers', () => {
     assert.equal(pickNumbers('1,', 3), null)
     assert.equal(pickNumbers('', 3), null)
     assert.equal(pickNumbers('a', 3), null)
+  })
+  it('takes a range of 200,000 without a search of the picks per number', () => {
+    const picked = pickNumbers('5, 1-200000', 200_000)!
+    assert.equal(picked.length, 200_000)
+    assert.deepEqual(picked.slice(0, 3), [5, 1, 2])
   })
 })

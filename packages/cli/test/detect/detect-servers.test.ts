@@ -1,7 +1,10 @@
 // Scanning the well-known paths of all seven clients, laid out as on macOS, Windows and Linux.
 import assert from 'node:assert/strict'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
+import { MAX_CONFIG_BYTES } from '../../src/detect/config-reader.js'
 import { detectContextFrom } from '../../src/detect/detect-context.js'
 import { detectServers, type DetectionResult } from '../../src/detect/detect-servers.js'
 import type { DetectedServer } from '../../src/detect/detected-server.js'
@@ -246,5 +249,30 @@ describe('detectServers with nothing configured', () => {
       homedir: '/nonexistent/home',
     })
     assert.deepEqual(await detectServers(ctx), { entries: [], warnings: [] })
+  })
+})
+
+describe('detectServers on a repository file of 180,000 servers', () => {
+  let dir: string
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), 'burrow-detect-many-'))
+    const table = Object.fromEntries(
+      Array.from({ length: 180_000 }, (_, i) => [String(i), { url: 'h' }]),
+    )
+    const text = JSON.stringify({ mcpServers: table })
+    assert.ok(text.length < MAX_CONFIG_BYTES)
+    writeFileSync(join(dir, '.mcp.json'), text)
+  })
+  after(() => rmSync(dir, { recursive: true, force: true }))
+
+  it('reads them all, scanning and with --config (each file added as arguments overflowed the stack)', async () => {
+    const ctx = detectContextFrom({ platform: 'linux', env: { HOME: dir }, cwd: dir, homedir: dir })
+    for (const configs of [[], ['.mcp.json']]) {
+      const result = await detectServers(ctx, configs)
+      assert.deepEqual(result.warnings, [])
+      // One transport for all: merged into the first, listed once.
+      assert.equal(result.entries.length, 1)
+      assert.equal(result.entries[0]!.name, '0')
+    }
   })
 })

@@ -19,10 +19,10 @@ export const claudeCodeDetector: Detector = {
     const [userFile, projectFile] = claudeCodeDetector.paths(env.ctx) as [string, string]
     const user = await read(userFile, 'json')
     const project = await read(projectFile, 'json')
-    const declined = isRecord(user) ? declinedProjectServers(user, env.ctx) : []
+    const declined = new Set(isRecord(user) ? declinedProjectServers(user, env.ctx) : [])
     return preferLast([
       ...topLevel(user, userFile, env),
-      ...topLevel(project, projectFile, env).filter((s) => !declined.includes(s.name)),
+      ...topLevel(project, projectFile, env).filter((s) => !declined.has(s.name)),
       ...localScope(user, userFile, env),
     ])
   },
@@ -62,8 +62,19 @@ function projectEntry(doc: unknown, ctx: DetectContext): Record<string, unknown>
  */
 export function sameProjectPath(key: string, cwd: string, platform: NodeJS.Platform): boolean {
   const norm = (p: string) => {
-    const s = p.replace(/\\/g, '/').replace(/(.)\/+$/, '$1')
+    const s = withoutTrailingSlashes(p.replace(/\\/g, '/'))
     return platform === 'win32' ? s.toLowerCase() : s
   }
   return norm(key) === norm(cwd)
+}
+
+/**
+ * `path` without its trailing slashes, keeping the first character (`/` stays `/`). Not a
+ * regular expression: `/(.)\/+$/` tried every slash of a long run as the end, which took hours
+ * on a key of a few MiB of slashes.
+ */
+function withoutTrailingSlashes(path: string): string {
+  let end = path.length
+  while (end > 1 && path[end - 1] === '/') end--
+  return path.slice(0, end)
 }

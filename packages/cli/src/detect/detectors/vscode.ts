@@ -8,7 +8,7 @@
 import { join } from 'node:path'
 import type { FoundServer } from '../detected-server.js'
 import { scanFiles, type Detector } from '../detector.js'
-import { isRecord, serversFromTable } from '../server-table.js'
+import { isRecord, placeholdersIn, serversFromTable } from '../server-table.js'
 
 const PRODUCTS = ['Code', 'Code - Insiders'] as const
 
@@ -40,12 +40,18 @@ function withInputNotes(server: FoundServer, inputs: unknown): FoundServer {
   const t = server.transport
   const texts = t.type === 'http' ? [t.url] : [t.command, ...t.args, ...Object.values(t.env)]
   const ids = new Set(
-    texts.flatMap((text) => [...text.matchAll(/\$\{input:([^}]*)\}/g)].map((m) => m[1]!)),
+    texts.flatMap((text) =>
+      placeholdersIn(text, (inner) => inner.startsWith('input:')).map((p) => p.slice(8, -1)),
+    ),
   )
   if (ids.size === 0) return server
-  const declared = Array.isArray(inputs) ? inputs.filter(isRecord) : []
+  // The first input declared with each id, looked up once per id (not a search per id).
+  const declared = new Map<unknown, Record<string, unknown>>()
+  if (Array.isArray(inputs))
+    for (const input of inputs.filter(isRecord))
+      if (!declared.has(input.id)) declared.set(input.id, input)
   const notes = [...ids].map((id) => {
-    const input = declared.find((i) => i.id === id)
+    const input = declared.get(id)
     if (input === undefined) return `\${input:${id}} refers to an input the file does not declare`
     const about = typeof input.description === 'string' ? ` ("${input.description}")` : ''
     const secret = input.password === true ? ', a secret' : ''

@@ -16,3 +16,13 @@ describe('sameProjectPath', () => {
     assert.ok(sameProjectPath('C:\\Users\\me\\code\\demo\\', 'C:\\Users\\me\\code\\demo', 'win32'))
   })
 })
+
+describe('sameProjectPath on a hostile key', () => {
+  it('compares a key of 1 MiB of slashes in one pass', () => {
+    // `/(.)\/+$/` tried each slash of the run as the last: hours for a key of a few MiB.
+    const key = `/a${'/'.repeat(1024 * 1024)}b`
+    assert.ok(!sameProjectPath(key, '/a/b', 'linux'))
+    assert.ok(sameProjectPath(`/a/b${'/'.repeat(1024 * 1024)}`, '/a/b', 'linux'))
+    assert.ok(sameProjectPath('//', '/', 'linux'))
+  })
+})
