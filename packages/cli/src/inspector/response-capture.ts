@@ -25,6 +25,13 @@ export interface CapturedMessage {
   readonly message: unknown
 }
 
+/**
+ * What keeping an event costs beyond its text, counted as characters: its record and time. An
+ * empty event (`data:` and a blank line, 7 bytes) counted nothing, so a server streaming them was
+ * kept without end (found by a hostile review: 2 million held 150 MB, counted as 0).
+ */
+export const KEPT_EVENT_COST = 64
+
 /** An SSE event as kept: its data as sent. */
 interface KeptEvent {
   readonly at: number
@@ -55,7 +62,7 @@ export class ResponseCapture {
   messagesTruncated = false
   #rpcError = false
   readonly #kept: KeptEvent[] = []
-  /** Characters of the kept events' data and ids. */
+  /** Characters of the kept events' data and ids, with `KEPT_EVENT_COST` for each. */
   #messageChars = 0
   #headerBytes = 0
   /** Body bytes of SSE and compressed responses, which are counted rather than kept. */
@@ -148,7 +155,7 @@ export class ResponseCapture {
     this.messageCount++
     // Parsed here only to flag errors; what is kept is the text.
     if (isErrorAnswer(messageOf(data))) this.#rpcError = true
-    const chars = data.length + (eventId?.length ?? 0)
+    const chars = data.length + (eventId?.length ?? 0) + KEPT_EVENT_COST
     if (this.#messageChars + chars > this.#max) {
       this.messagesTruncated = true
     } else {

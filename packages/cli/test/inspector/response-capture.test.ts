@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { ResponseCapture } from '../../src/inspector/response-capture.js'
+import { KEPT_EVENT_COST, ResponseCapture } from '../../src/inspector/response-capture.js'
 
 const SSE = { 'content-type': 'text/event-stream' }
 
@@ -59,7 +59,8 @@ describe('ResponseCapture', () => {
   })
 
   it('drops an event past the bound, marks the capture truncated, and reads on', () => {
-    const c = capture(50)
+    // Room for one short event and its cost (KEPT_EVENT_COST), not for 500 characters.
+    const c = capture(200)
     c.head(200, SSE)
     c.chunk(new TextEncoder().encode(`data: ${'z'.repeat(500)}`))
     c.chunk(new TextEncoder().encode('\n\ndata: next\n\n'))
@@ -85,6 +86,20 @@ describe('ResponseCapture', () => {
     assert.equal((first?.message as { result: { a: unknown[] } }).result.a.length, 20_001)
     assert.deepEqual(again, first)
     assert.notEqual(again?.message, first?.message, 'a fresh parse on each read: none is kept')
+  })
+
+  it('counts what each kept event costs, so a stream of empty events stops being kept', () => {
+    // Found by hostile review: an empty event (7 bytes) counted nothing, so a server streaming
+    // them was kept without end (2 million held 150 MB, counted as 0).
+    const c = capture()
+    c.head(200, SSE)
+    const empties = new TextEncoder().encode('data:\n\n'.repeat(10_000))
+    for (let i = 0; i < 100; i++) c.chunk(empties)
+    assert.equal(c.messageCount, 1_000_000)
+    assert.equal(c.messagesTruncated, true)
+    const kept = c.messages.length
+    assert.equal(kept, Math.floor((256 * 1024) / KEPT_EVENT_COST))
+    assert.ok(c.heldBytes >= 2 * kept * KEPT_EVENT_COST, `counted ${c.heldBytes}`)
   })
 
   it('counts the one message of a JSON body and flags a tool error', () => {
