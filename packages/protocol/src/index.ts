@@ -88,6 +88,7 @@ export {
   MAX_EXACT_ID,
   isLargeNumberId,
   stringifyWithLargeIds,
+  memberSpans,
   SseParser,
   SSE_PIECE_COST,
   ResponseMessages,

@@ -26,6 +26,25 @@ describe('withFreshIds', () => {
     ])
   })
 
+  it('changes only the ids: the rest is sent as the agent wrote it, big numbers included', () => {
+    // Found by hostile review: the body was parsed and written again, so a replay sent
+    // 12345678901234567000 for an argument of 12345678901234567890 (and 1.5 for 1.50).
+    const text =
+      '[ {"jsonrpc":"2.0", "id" : 7,"method":"tools/call","params":{"name":"t","arguments":' +
+      '{"n":12345678901234567890,"f":1.50,"s":"\\u00e9","id":1}}},\n' +
+      ' {"jsonrpc":"2.0","method":"notifications/x","params":{"id":2}},' +
+      '{"\\u0069d":"a","jsonrpc":"2.0","method":"ping"} ]'
+    const fresh = withFreshIds(new TextEncoder().encode(text), 'r')
+    assert.equal(
+      new TextDecoder().decode(fresh.body),
+      '[ {"jsonrpc":"2.0", "id" : "r","method":"tools/call","params":{"name":"t","arguments":' +
+        '{"n":12345678901234567890,"f":1.50,"s":"\\u00e9","id":1}}},\n' +
+        ' {"jsonrpc":"2.0","method":"notifications/x","params":{"id":2}},' +
+        '{"\\u0069d":"r.2","jsonrpc":"2.0","method":"ping"} ]',
+    )
+    assert.equal(fresh.sentId, 'r')
+  })
+
   it('returns a body without requests, or not JSON-RPC, untouched', () => {
     for (const text of ['not json', '42', '{"jsonrpc":"2.0","method":"notifications/x"}']) {
       const body = new TextEncoder().encode(text)

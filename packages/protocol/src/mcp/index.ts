@@ -56,6 +56,7 @@ export {
   isLargeNumberId,
   stringifyWithLargeIds,
 } from './large-number-id.js'
+export { memberSpans } from './json-member-text.js'
 export { SseParser, SSE_PIECE_COST } from './sse-parser.js'
 export { ResponseMessages } from './response-messages.js'
 export { responseKind, type ResponseKind } from './response-kind.js'

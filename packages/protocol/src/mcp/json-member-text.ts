@@ -31,6 +31,52 @@ export function memberText(text: string, element: number | null, key: string): s
   }
 }
 
+/**
+ * Where the values of `key` lie in `text`: for the object it holds, or for each element of the
+ * array it holds (an element that is not an object has none), the `[start, end)` of every such
+ * member's value, all of them when the key repeats. For rewriting one member in place, so that
+ * the rest of the text, numbers past 2^53 included, stays as sent. Null for text that is neither
+ * an object nor an array, or that `JSON.parse` would not accept.
+ */
+export function memberSpans(text: string, key: string): Array<Array<[number, number]>> | null {
+  const s = new Scanner(text)
+  s.space()
+  if (!s.take('[')) {
+    const spans = objectSpans(s, key)
+    return spans === null ? null : [spans]
+  }
+  const elements: Array<Array<[number, number]>> = []
+  if (s.take(']')) return elements
+  for (;;) {
+    s.space()
+    if (text[s.at] === '{') {
+      const spans = objectSpans(s, key)
+      if (spans === null) return null
+      elements.push(spans)
+    } else {
+      if (!s.skipValue()) return null
+      elements.push([])
+    }
+    if (!s.take(',')) return s.take(']') ? elements : null
+  }
+}
+
+/** The spans of `key`'s values in the object that starts here; past its `}` after. */
+function objectSpans(s: Scanner, key: string): Array<[number, number]> | null {
+  if (!s.take('{')) return null
+  const spans: Array<[number, number]> = []
+  if (s.take('}')) return spans
+  for (;;) {
+    const name = s.readKey()
+    if (name === null || !s.take(':')) return null
+    s.space()
+    const start = s.at
+    if (!s.skipValue()) return null
+    if (name === key) spans.push([start, s.at])
+    if (!s.take(',')) return s.take('}') ? spans : null
+  }
+}
+
 class Scanner {
   at = 0
   readonly text: string

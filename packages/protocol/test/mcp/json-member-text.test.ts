@@ -3,7 +3,7 @@
 // members of the same name further in.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { memberText } from '../../src/mcp/json-member-text.js'
+import { memberSpans, memberText } from '../../src/mcp/json-member-text.js'
 
 describe('memberText', () => {
   it('reads a number as written, in the root object', () => {
@@ -46,5 +46,30 @@ describe('memberText', () => {
   it('reads a deep body without recursion', () => {
     const deep = '['.repeat(50_000) + ']'.repeat(50_000)
     assert.equal(memberText(`{"a":${deep},"id":3}`, null, 'id'), '3')
+  })
+})
+
+describe('memberSpans', () => {
+  const values = (text: string, key = 'id'): string[][] | null =>
+    memberSpans(text, key)?.map((spans) => spans.map(([s, e]) => text.slice(s, e))) ?? null
+
+  it('finds every value of the key in the root object, repeated and escaped names too', () => {
+    assert.deepEqual(values(' { "id" :\n 12345678901234567890 , "x": {"id": 2} } '), [
+      ['12345678901234567890'],
+    ])
+    assert.deepEqual(values('{"id":1,"\\u0069d":"two"}'), [['1', '"two"']])
+    assert.deepEqual(values('{}'), [[]])
+  })
+
+  it('finds them per element of a root array, none for an element that is not an object', () => {
+    const text = '[{"id":1,"p":{"id":2}}, "x,]}", [1,[2]], {"a":"}\\"{","id":{"id":3}}]'
+    assert.deepEqual(values(text), [['1'], [], [], ['{"id":3}']])
+    assert.deepEqual(values('[]'), [])
+  })
+
+  it('answers null for text that is no object or array', () => {
+    assert.equal(memberSpans('42', 'id'), null)
+    assert.equal(memberSpans('"x"', 'id'), null)
+    assert.equal(memberSpans('{"id":1', 'id'), null)
   })
 })
