@@ -94,7 +94,7 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
     const shell = (page || asset !== null || proof) && reading
     const verdict = checkRequest(req, guard, shell)
     if (!verdict.ok) return refuse(req, res, verdict)
-    if (proof) return serveTokenProof(res, url, token)
+    if (proof) return serveTokenProof(res, url, token, req.headers.host ?? '')
     if (page || asset) {
       if (!shell) throw new HttpProblem(405, 'use GET here')
       // The shell holds no data; its script takes the token from the URL's fragment.

@@ -59,7 +59,10 @@ export async function serverHoldsToken() {
   }
   const key = await crypto.subtle.importKey('raw', new TextEncoder().encode(token || ''),
     { name: 'HMAC', hash: 'SHA-256' }, false, ['sign'])
-  const mac = new Uint8Array(await crypto.subtle.sign('HMAC', key, new TextEncoder().encode(nonce)))
+  // Bound to this tab's host and port: an answer relayed from an inspector elsewhere that has
+  // the same fixed token covers that inspector's address, not this one.
+  const signed = new TextEncoder().encode(location.host.toLowerCase() + '\n' + nonce)
+  const mac = new Uint8Array(await crypto.subtle.sign('HMAC', key, signed))
   const expected = Array.from(mac, (b) => b.toString(16).padStart(2, '0')).join('')
   return proof === expected
 }

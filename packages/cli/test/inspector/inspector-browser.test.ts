@@ -203,6 +203,48 @@ describe('inspector in a browser', { skip: !existsSync(CHROMIUM), timeout: 90_00
     }
   })
 
+  it('never sends the token to a program that relays the proof of an inspector elsewhere', async () => {
+    // Found by hostile review: one fixed token, two inspectors, a relay on the first one's port.
+    const options = {
+      addrExplicit: true,
+      token: 'one-fixed-token-for-two-projects',
+      admin: false,
+      recorder,
+      replay: createReplayer({ recorder, handler: () => front }),
+    }
+    const gone = await startInspector({ ...options, addr: '127.0.0.1:0' })
+    const elsewhere = await startInspector({ ...options, addr: '127.0.0.1:0' })
+    const page = await open()
+    const seen: IncomingHttpHeaders[] = []
+    const relay = createServer((req, res) => {
+      seen.push(req.headers)
+      const target = `http://127.0.0.1:${elsewhere.port}${req.url ?? '/'}`
+      fetch(target, { headers: { authorization: req.headers.authorization ?? '' } }).then(
+        async (answer) => {
+          res.writeHead(answer.status, { 'content-type': 'application/json' })
+          res.end(await answer.text())
+        },
+        () => res.destroy(),
+      )
+    })
+    try {
+      await page.goto(gone.url)
+      await page.locator('#live.on').waitFor()
+      await gone.close()
+      await new Promise<void>((resolve) => relay.listen(gone.port, '127.0.0.1', resolve))
+      await page.locator('#live', { hasText: 'does not match what answers on this port' }).waitFor()
+      assert.ok(seen.length > 0, 'the page asked for a proof')
+      for (const headers of seen) {
+        assert.ok(!JSON.stringify(headers).includes(gone.token), JSON.stringify(headers))
+      }
+    } finally {
+      await page.context().close()
+      relay.closeAllConnections()
+      await new Promise<void>((resolve) => relay.close(() => resolve()))
+      await elsewhere.close()
+    }
+  })
+
   it('shows traffic live, details it, and replays beside the original', async () => {
     const page = await open()
     const errors: string[] = []

@@ -109,8 +109,18 @@ describe('inspector server', { timeout: 30_000 }, () => {
     const nonce = '0123456789abcdef'.repeat(2)
     const reply = await send(inspector.port, `/api/proof?nonce=${nonce}`)
     assert.equal(reply.status, 200)
-    const expected = createHmac('sha256', inspector.token).update(nonce).digest('hex')
+    // Bound to the Host asked with, as the page checks it with its own location.host.
+    const expected = createHmac('sha256', inspector.token)
+      .update(`127.0.0.1:${inspector.port}\n${nonce}`)
+      .digest('hex')
     assert.deepEqual(JSON.parse(reply.body), { proof: expected })
+    const named = await send(inspector.port, `/api/proof?nonce=${nonce}`, {
+      headers: { host: `LOCALHOST:${inspector.port}` },
+    })
+    const forName = createHmac('sha256', inspector.token)
+      .update(`localhost:${inspector.port}\n${nonce}`)
+      .digest('hex')
+    assert.deepEqual(JSON.parse(named.body), { proof: forName })
     assert.ok(!reply.body.includes(inspector.token))
     for (const bad of ['', 'abc', 'Z'.repeat(32), '0'.repeat(129), `${nonce}&nonce=${nonce}x`]) {
       const refused = await send(inspector.port, `/api/proof?nonce=${bad}`)
