@@ -48,6 +48,9 @@ Flags:
 Environment (an empty value counts as unset):
   BURROW_LISTEN            address to listen on, HOST:PORT or [IPv6]:PORT (127.0.0.1:7100)
   BURROW_ZONE              DNS zone of public hosts <sub>--<slug>.<zone> (localhost)
+  BURROW_SERVICE_HOST      host of the dashboard, API, OAuth and broker, as named in mail,
+                           links and the dashboard's burrow command (the zone); a domain of
+                           its own in production
   BURROW_PUBLIC_SCHEME     http or https in public URLs (http for *localhost zones, else https)
   BURROW_PUBLIC_PORT       port in public URLs (the listen port for *localhost zones, else none)
   BURROW_DATA_DIR          directory for burrowd's files (./.burrow)
@@ -77,4 +80,21 @@ Environment (an empty value counts as unset):
                            seconds between usage snapshots for the billing meters (60)
   BURROW_DNS_SERVERS       DNS servers that check custom domains, IP or IP:PORT, comma-
                            separated (none: the system's resolvers)
+  BURROW_TRUSTED_PROXIES   proxies whose X-Forwarded-For is believed, IPs and CIDRs comma-
+                           separated, or none (127.0.0.0/8,::1/128)
+  BURROW_METRICS_TOKEN     bearer token for GET /metrics (none: loopback scrapers only)
+  BURROW_NODE_URL          this node's URL as other nodes sharing its Redis reach it
+                           (http://<listen address>)
+  BURROW_WEBHOOKS_ALLOW_PRIVATE
+                           1: outbound webhooks and OAuth client metadata fetches may reach
+                           loopback and private addresses (0)
+  BURROW_BILLING_PROVIDER  paddle or dev (paddle when BURROW_PADDLE_API_KEY is set, else dev:
+                           a local checkout at /dev/paddle where no money moves)
+  BURROW_PADDLE_API_KEY, BURROW_PADDLE_API_URL, BURROW_PADDLE_WEBHOOK_SECRETS,
+  BURROW_PADDLE_CLIENT_TOKEN, BURROW_PADDLE_PRICE_PRO_MONTHLY, BURROW_PADDLE_PRICE_PRO_ANNUAL,
+  BURROW_PADDLE_PRICE_SCALE_MONTHLY, BURROW_PADDLE_PRICE_SCALE_ANNUAL
+                           Paddle Billing: API key and URL (https://api.paddle.com), webhook
+                           secrets (comma-separated), Paddle.js client token, the four price ids
+
+Every variable, with its details: docs/configuration.md.
 `

@@ -17,6 +17,7 @@ import Database from 'better-sqlite3'
 
 const BIN = fileURLToPath(new URL('../../dist/bin/burrowd.js', import.meta.url))
 const PACKAGE_JSON = new URL('../../package.json', import.meta.url)
+const CONFIGURATION_MD = new URL('../../../../docs/configuration.md', import.meta.url)
 
 interface Run {
   readonly status: number | null
@@ -106,6 +107,16 @@ describe('burrowd operator commands', () => {
       assert.ok(run.stdout.includes(text), `help lacks "${text}"`)
     }
     assert.equal(burrowd(['tunnel', 'create', '--help']).stdout, run.stdout)
+  })
+
+  it('--help names every variable docs/configuration.md gives burrowd', () => {
+    const help = burrowd(['--help']).stdout
+    const docs = readFileSync(CONFIGURATION_MD, 'utf8')
+    const section = docs.slice(docs.indexOf('\n## burrowd\n'), docs.indexOf('\n## burrow\n'))
+    const documented = new Set(section.match(/`BURROW_[A-Z0-9_]+`/g)?.map((v) => v.slice(1, -1)))
+    assert.ok(documented.size > 30, `found only ${documented.size} variables in the docs`)
+    const missing = [...documented].filter((name) => !help.includes(name))
+    assert.deepEqual(missing, [], `burrowd --help lacks ${missing.join(', ')}`)
   })
 
   it('prints its version', () => {
