@@ -4,7 +4,9 @@
  * sign-up hint shows this service's real URL form and the account-name field's pattern works in
  * the browser (and its errors say "Account name"); `/dashboard/tunnels` and 404 pages keep the
  * signed-in menu; the "Run it" command wraps inside its box (screenshots measured at phone and
- * desktop widths) and copies; a tunnel's page shows this month's usage and its recent calls.
+ * desktop widths) and copies; a tunnel's page shows this month's usage and its recent calls; the
+ * Metrics tab draws every label inside its charts (a long tool name, the figures right of the
+ * bars) and its 24-hour axis says which day each end is, in UTC.
  */
 import assert from 'node:assert/strict'
 import { join } from 'node:path'
@@ -18,6 +20,7 @@ import { ROOT, startClient, startService, type Service } from '../helpers/stack.
 
 const HELLO = join(ROOT, 'examples/hello-server.mjs')
 const LONG_NAME = 'a rather long tunnel name for the team knowledge base server'
+const LONG_TOOL = 'search_the_team_knowledge_base_by_title_and_body_text_then_summarise'
 
 /** Where the "Run it" command is drawn, as the page measures it. */
 interface Box {
@@ -41,6 +44,9 @@ describe('dashboard: the first hour', { skip: !hasChromium, timeout: 180_000 }, 
   let base: string
   let client: Child | undefined
   const warnings: string[] = []
+  /** The tunnel's page and public URL, once the "Run it" test made it. */
+  let detail = ''
+  let publicUrl = ''
 
   before(async () => {
     service = await startService({ BURROW_METER_SNAPSHOT_SECS: '1' })
@@ -201,8 +207,8 @@ describe('dashboard: the first hour', { skip: !hasChromium, timeout: 180_000 }, 
   it("a tunnel's page shows this month's usage and recent calls", async () => {
     const key = /BURROW_API_KEY=(mtk_\S+)/.exec((await page.textContent('#up-command')) ?? '')?.[1]
     assert.ok(key)
-    const publicUrl = (await page.textContent('#public-url')) ?? ''
-    const detail = await page.getAttribute('a:text("Tunnel details")', 'href')
+    publicUrl = (await page.textContent('#public-url')) ?? ''
+    detail = (await page.getAttribute('a:text("Tunnel details")', 'href')) ?? ''
     // The test calls with curl-like requests, without signing in: open the tunnel to anyone.
     await page.goto(`${base}${detail}/access`)
     await page.check('#access-form input[name=mode][value=public]')
@@ -236,5 +242,47 @@ describe('dashboard: the first hour', { skip: !hasChromium, timeout: 180_000 }, 
       page.waitForURL(/\/traffic$/),
       page.click('#recent-calls a:text("All traffic")'),
     ])
+  })
+
+  it('the Metrics tab: every label inside its chart, and the time axis names the day', async () => {
+    // A tool name as long as real ones get; the server does not know it, which is an answer too.
+    const session = await openSession(publicUrl)
+    const call = await postMcp(publicUrl, toolCall(9, LONG_TOOL, {}), session)
+    assert.equal(call.status, 200, call.text)
+    const deadline = Date.now() + 30_000
+    while (Date.now() < deadline) {
+      await page.goto(`${base}${detail}/metrics`)
+      if (await page.locator(`#metrics tr[data-tool="${LONG_TOOL}"]`).count()) break
+      await new Promise((resolve) => setTimeout(resolve, 250))
+    }
+    await page.setViewportSize({ width: 1280, height: 900 })
+    for (const chart of ['#calls-chart', '#latency-chart']) {
+      // Each text's box, in the chart's own units, against the chart's viewBox.
+      const outside = await page.evaluate<string[]>(`(() => {
+        const svg = document.querySelector('${chart}')
+        const view = svg.viewBox.baseVal
+        return [...svg.querySelectorAll('text')].flatMap((t) => {
+          const b = t.getBBox()
+          const inside = b.x >= view.x && b.y >= view.y &&
+            b.x + b.width <= view.x + view.width && b.y + b.height <= view.y + view.height
+          return inside ? [] : [t.textContent + ' at ' + [b.x, b.y, b.width, b.height].map(Math.round)]
+        })
+      })()`)
+      assert.deepEqual(outside, [], `${chart}: text cut off by the chart's edge`)
+    }
+    const latency = (await page.textContent('#latency-chart')) ?? ''
+    assert.ok(latency.includes(LONG_TOOL), latency)
+    // The 24 hours run from yesterday to today: the first and last labels say which day.
+    const axis = await page.locator('#calls-chart > text').allTextContents()
+    const today = new Date().toISOString().slice(5, 10)
+    const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(5, 10)
+    const [from, to] = axis.slice(-2)
+    assert.match(
+      from ?? '',
+      new RegExp(`^(${yesterday}|${today}) \\d\\d:\\d\\d$`),
+      axis.join(' | '),
+    )
+    assert.match(to ?? '', new RegExp(`^${today} \\d\\d:\\d\\d$`), axis.join(' | '))
+    assert.match((await page.textContent('#calls-legend')) ?? '', /UTC/)
   })
 })

@@ -50,7 +50,15 @@ ${rects}
 </svg>`
 }
 
-/** Horizontal bars of p50, p95 and p99 per row (milliseconds). */
+/** Longest row label drawn in full; longer ones end in "…" (the whole name is in its tooltip). */
+const MAX_LABEL_CHARS = 110
+/** Room right of the bars for a row's "p50 / p95 / p99 ms". */
+const VALUES_W = 190
+
+/**
+ * Horizontal bars of p50, p95 and p99 per row (milliseconds): each row's label on a line of its
+ * own above its bars, which run the width of the chart, and its figures right of them.
+ */
 export function latencyChart(
   id: string,
   rows: readonly {
@@ -60,23 +68,34 @@ export function latencyChart(
     readonly p99: number | null
   }[],
 ): SafeHtml {
-  const rowH = 26
-  const labelW = 220
-  const plotW = WIDTH - labelW - 90
-  const height = Math.max(1, rows.length) * rowH + 20
+  const rowH = 42
+  const plotW = WIDTH - VALUES_W
+  const height = Math.max(1, rows.length) * rowH + 8
   const max = Math.max(1, ...rows.map((r) => r.p99 ?? 0))
   const bars = rows.map((r, i) => {
-    const y = 10 + i * rowH
+    const y = 4 + i * rowH
+    const barY = y + 18
     const bar = (value: number | null, color: string, h: number, dy: number) =>
       value === null
         ? ''
-        : html`<rect x="${labelW}" y="${y + dy}" width="${Math.max(1, (value / max) * plotW).toFixed(1)}" height="${h}" fill="${color}"><title>${r.label}: ${value} ms</title></rect>`
-    return html`<text x="${labelW - 8}" y="${y + 15}" text-anchor="end" font-size="12" fill="#1b1f24">${r.label}</text>
+        : html`<rect x="0" y="${barY + dy}" width="${Math.max(1, (value / max) * plotW).toFixed(1)}" height="${h}" fill="${color}"><title>${r.label}: ${value} ms</title></rect>`
+    const label =
+      r.label.length > MAX_LABEL_CHARS ? `${r.label.slice(0, MAX_LABEL_CHARS - 1)}…` : r.label
+    return html`<text x="0" y="${y + 12}" font-size="12" fill="#1b1f24">${label}<title>${r.label}</title></text>
 ${bar(r.p99, '#f0c9a8', 18, 0)}${bar(r.p95, '#d9915a', 12, 3)}${bar(r.p50, '#7a3e12', 6, 6)}
-<text x="${labelW + plotW + 6}" y="${y + 15}" font-size="11" fill="#5b6470">${r.p50 ?? '–'} / ${r.p95 ?? '–'} / ${r.p99 ?? '–'} ms</text>`
+<text x="${WIDTH - 2}" y="${barY + 13}" text-anchor="end" font-size="11" fill="#5b6470">${chartMs(r.p50)} / ${chartMs(r.p95)} / ${chartMs(r.p99)} ms</text>`
   })
   return html`<svg id="${id}" class="chart" role="img" aria-label="Latency p50, p95 and p99 per method" viewBox="0 0 ${WIDTH} ${height}" width="100%" xmlns="http://www.w3.org/2000/svg">
 <title>Latency p50, p95 and p99 per method</title>
 ${bars}
 </svg>`
+}
+
+/**
+ * A latency in the chart: whole milliseconds from 10 up, one decimal below. The figures are the
+ * upper bounds of buckets 25% wide, so more digits would claim a precision they do not have.
+ */
+export function chartMs(value: number | null): string {
+  if (value === null) return '–'
+  return value >= 10 ? Math.round(value).toLocaleString('en-US') : value.toFixed(1)
 }
