@@ -168,7 +168,10 @@ describe('burrow up layouts', () => {
       (err: { code: number; stderr: string }) => err,
     )
     assert.equal(refused.code, 1)
-    assert.match(refused.stderr, /found only a server that only this directory's project files/)
+    assert.match(
+      refused.stderr,
+      /found no MCP server of your own, just the server \(\S+\) that only this directory's project file/,
+    )
     assert.match(refused.stderr, /\.mcp\.json/)
     assert.match(refused.stderr, /--config/)
     assert.equal(existsSync(join(project, 'ran')), false, 'the command never ran')

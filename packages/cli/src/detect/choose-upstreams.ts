@@ -12,6 +12,9 @@ import { CLIENT_LABELS, type DetectedServer } from './detected-server.js'
 import { transportSummary } from './detect-report.js'
 import { printable } from '../printable.js'
 
+/** Servers a refusal names before it counts the rest. */
+const NAMES_SHOWN = 10
+
 /** How `chooseUpstreams` talks to the user. */
 export interface ChooseIo {
   /** Whether stdin and stdout are a terminal, so questions can be asked. */
@@ -79,13 +82,18 @@ function withoutTerminal(
   const usable = entries.filter((e) => !fromProject(e))
   const project = entries.filter(fromProject)
   if (project.length > 0) {
+    // Each server by name (the first few) and each file once: one file often declares several.
+    const files = projectFiles(project)
     const what =
-      `${project.length === 1 ? 'a server' : `${project.length} servers`} that only this ` +
-      `directory's project files declare (${projectFiles(project).join(', ')})`
+      `${project.length === 1 ? 'the server' : `the ${project.length} servers`} ` +
+      `(${someNames(project)}) that only this directory's project ` +
+      `${files.length === 1 ? `file ${files[0]} declares` : `files ${files.join(', ')} declare`}`
     const why =
       "a project's file holds the repository's commands, and there is no terminal to ask; " +
       'pass --config <file> to use a file you trust, or --upstream/--stdio'
-    if (usable.length === 0) throw new UsageError(`found only ${what}: ${why}`)
+    if (usable.length === 0) {
+      throw new UsageError(`found no MCP server of your own, just ${what}: ${why}`)
+    }
     io.warn(`not exposing ${what}: ${why}`)
   }
   if (usable.length > 1) {
@@ -98,6 +106,13 @@ function withoutTerminal(
 }
 
 /** The files `project`'s servers come from, each once (a file of thousands named itself each time). */
+/** The first servers' names, and how many more: a file may declare thousands. */
+function someNames(project: readonly DetectedServer[]): string {
+  const shown = project.slice(0, NAMES_SHOWN).map((e) => e.sanitizedName)
+  const more = project.length - shown.length
+  return more > 0 ? `${shown.join(', ')} and ${more} more` : shown.join(', ')
+}
+
 function projectFiles(project: readonly DetectedServer[]): string[] {
   return [...new Set(project.map((e) => printable(e.sources[0]!)))]
 }

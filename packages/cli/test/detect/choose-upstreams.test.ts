@@ -138,19 +138,39 @@ describe("chooseUpstreams and a project's files", () => {
       chooseUpstreams([repo], t.io, fromProject),
       (e: unknown) =>
         e instanceof UsageError &&
-        /project files declare \(\/work\/clone\/\.mcp\.json\)/.test(e.message) &&
+        /only this directory's project file \/work\/clone\/\.mcp\.json declares:/.test(e.message) &&
         /--config/.test(e.message),
     )
   })
-  it('without a terminal, names each project file once, however many servers it declares', async () => {
-    const many = Array.from({ length: 3 }, (_, i) => ({ ...repo, name: `r${i}` }))
+  it('without a terminal, names each project file once and the first ten servers, however many it declares', async () => {
+    const many = Array.from({ length: 12 }, (_, i) => ({
+      ...repo,
+      name: `r${i}`,
+      sanitizedName: `r${i}`,
+    }))
     await assert.rejects(
-      chooseUpstreams(many, scripted([], false).io, fromProject),
+      chooseUpstreams(many, scripted([], false).io, () => true),
       (e: unknown) =>
         e instanceof UsageError &&
-        /found only 3 servers that only this directory's project files declare \(\/work\/clone\/\.mcp\.json\): /.test(
+        /just the 12 servers \(r0, r1, r2, r3, r4, r5, r6, r7, r8, r9 and 2 more\) that only this directory's project file \/work\/clone\/\.mcp\.json declares: /.test(
           e.message,
         ),
+    )
+  })
+  it('several from one project file, without a terminal: the file named once, the servers by name', async () => {
+    const t = scripted([], false)
+    const other = { ...repo, name: 'repo2', sanitizedName: 'repo2' }
+    await assert.rejects(
+      chooseUpstreams([repo, other], t.io, () => true),
+      (e: unknown) => {
+        assert.ok(e instanceof UsageError)
+        assert.equal(e.message.split('/work/clone/.mcp.json').length, 2, e.message)
+        assert.match(
+          e.message,
+          /^found no MCP server of your own, just the 2 servers \(repo, repo2\) that only this directory's project file \/work\/clone\/\.mcp\.json declares:/,
+        )
+        return true
+      },
     )
   })
   it("without a terminal, the user's servers only, with a warning about the project's", async () => {
@@ -159,7 +179,10 @@ describe("chooseUpstreams and a project's files", () => {
       server('alpha'),
     ])
     assert.equal(t.warnings.length, 1)
-    assert.match(t.warnings[0]!, /not exposing a server that only this directory's project files/)
+    assert.match(
+      t.warnings[0]!,
+      /^not exposing the server \(repo\) that only this directory's project file \S+ declares:/,
+    )
     const two = scripted([], false)
     const chosen = await chooseUpstreams([...three, repo], two.io, fromProject)
     assert.deepEqual(chosen, three)
