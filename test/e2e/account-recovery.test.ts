@@ -487,5 +487,13 @@ describe('the dev outbox without SMTP', { skip: !hasChromium, timeout: 120_000 }
       assert.match(answer.body, /not_found/)
       assert.ok(!answer.body.includes('e2e@example.com'))
     }
+    // Nor do pages point other machines to it: "Check your email" says nothing of the outbox.
+    const remote = await postForm(base, '/forgot', { email: 'e2e@example.com' }, '203.0.113.9')
+    assert.equal(remote.status, 200)
+    const sent = await remote.text()
+    assert.match(sent, /id="reset-sent"/)
+    assert.ok(!sent.includes('/dev/outbox'), sent)
+    const local = await postForm(base, '/forgot', { email: 'e2e@example.com' })
+    assert.match(await local.text(), /<a id="outbox-link" href="\/dev\/outbox">/)
   })
 })

@@ -2,11 +2,12 @@
  * The dashboard's rough edges a new user met, each driven in Chromium against a real burrowd:
  * the landing page says what Burrow is, the three steps and links pricing; a favicon; the
  * sign-up hint shows this service's real URL form and the account-name field's pattern works in
- * the browser (and its errors say "Account name"); `/dashboard/tunnels` and 404 pages keep the
- * signed-in menu; the "Run it" command wraps inside its box (screenshots measured at phone and
- * desktop widths) and copies; a tunnel's page shows this month's usage and its recent calls; the
- * Metrics tab draws every label inside its charts (a long tool name, the figures right of the
- * bars) and its 24-hour axis says which day each end is, in UTC.
+ * the browser (and its errors say "Account name"); with no mail server, the confirmation banner
+ * and "Check your email" link to the dev outbox, where the mail is; `/dashboard/tunnels` and 404
+ * pages keep the signed-in menu; the "Run it" command wraps inside its box (screenshots measured
+ * at phone and desktop widths) and copies; a tunnel's page shows this month's usage and its
+ * recent calls; the Metrics tab draws every label inside its charts (a long tool name, the
+ * figures right of the bars) and its 24-hour axis says which day each end is, in UTC.
  */
 import assert from 'node:assert/strict'
 import { join } from 'node:path'
@@ -129,6 +130,29 @@ describe('dashboard: the first hour', { skip: !hasChromium, timeout: 180_000 }, 
       page.waitForURL(`${base}/dashboard`),
       page.click('form[action="/signup"] button[type=submit]'),
     ])
+  })
+
+  it('with no mail server, the banner and "Check your email" point to the dev outbox', async () => {
+    // Signed up just now: the banner asks to confirm the address, and says where the link is.
+    const banner = (await page.textContent('#verify-banner')) ?? ''
+    assert.match(banner, /No mail server is configured/)
+    await Promise.all([page.waitForURL(`${base}/dev/outbox`), page.click('#outbox-link')])
+    assert.match((await page.textContent('.mail-to')) ?? '', /^first@example\.com$/)
+    assert.match((await page.textContent('.mail-text')) ?? '', /\/verify\?token=/)
+
+    // "Forgot your password?" from a browser that is not signed in.
+    const other = await browser.newContext()
+    try {
+      const forgot = await other.newPage()
+      await forgot.goto(`${base}/forgot`)
+      await forgot.fill('#email', 'first@example.com')
+      await forgot.click('form[action="/forgot"] button[type=submit]')
+      await forgot.waitForSelector('#reset-sent')
+      await Promise.all([forgot.waitForURL(`${base}/dev/outbox`), forgot.click('#outbox-link')])
+      assert.match((await forgot.textContent('.mail-text')) ?? '', /\/reset\?token=/)
+    } finally {
+      await other.close()
+    }
   })
 
   it('/dashboard/tunnels lists tunnels, and a 404 keeps the signed-in menu', async () => {

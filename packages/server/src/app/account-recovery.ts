@@ -6,6 +6,7 @@
  * address (the lookup and the mail run after the answer), and is limited per client address and
  * per account; tokens are single-use, hashed and expiring (`AccountTokenStore`).
  */
+import type { IncomingMessage } from 'node:http'
 import type { Logger } from '@burrow/protocol'
 import type { RateLimiter } from '../http/rate-limiter.js'
 import { localRateLimits, type RateLimits } from '../http/rate-limits.js'
@@ -40,6 +41,11 @@ export interface AccountRecoveryOptions {
   readonly now?: () => number
   /** Where the rate limits are kept (default: this process's own). */
   readonly limits?: RateLimits
+  /**
+   * Where the browser that sent `req` can read the mail burrowd did not send (the dev outbox's
+   * path), or null: none without SMTP, or that browser is not served the outbox.
+   */
+  readonly outboxFor?: (req: IncomingMessage) => string | null
 }
 
 /** A password reset done. */
@@ -59,6 +65,7 @@ export class AccountRecovery {
   readonly #mailer: Mailer
   readonly #serviceUrl: string
   readonly #log: Logger
+  readonly #outboxFor: (req: IncomingMessage) => string | null
   readonly #perAddress: RateLimiter
   readonly #perAccount: RateLimiter
   /** The allowance of browsers that signed in to the account before, shared by them. */
@@ -71,6 +78,7 @@ export class AccountRecovery {
     this.#mailer = options.mailer
     this.#serviceUrl = options.serviceUrl.replace(/\/+$/, '')
     this.#log = options.log
+    this.#outboxFor = options.outboxFor ?? (() => null)
     const now = options.now ? { now: options.now } : {}
     const limits = options.limits ?? localRateLimits
     this.#perAddress = limits.limiter('recovery.address', {
@@ -206,6 +214,11 @@ export class AccountRecovery {
   }
 
   /** Whether account `accountId`'s address is confirmed. */
+  /** Where the browser that sent `req` reads unsent mail: the dev outbox's path, or null. */
+  outboxFor(req: IncomingMessage): string | null {
+    return this.#outboxFor(req)
+  }
+
   async isVerified(accountId: string): Promise<boolean> {
     return (await this.#store.accountTokens.verifiedAt(accountId)) !== null
   }

@@ -37,7 +37,7 @@ function serve(
   addresses: ClientAddresses,
   https: boolean,
 ): void {
-  if (!fromThisMachine(req, addresses)) {
+  if (!servesOutboxTo(req, addresses)) {
     sendRefusal(res, 'not_found', 'not found', `nothing is served at ${DEV_OUTBOX_PATH}`)
     return
   }
@@ -69,8 +69,11 @@ ${entries.length === 0 ? html`<p id="outbox-empty">No mail yet.</p>` : items}`,
   )
 }
 
-/** The client is this machine, reached by a loopback name. */
-function fromThisMachine(req: IncomingMessage, addresses: ClientAddresses): boolean {
+/**
+ * The outbox is served to this request: its client is this machine, reached by a loopback name.
+ * Pages that say mail was sent point such a browser to the outbox.
+ */
+export function servesOutboxTo(req: IncomingMessage, addresses: ClientAddresses): boolean {
   const address = addresses.of(req)
   const loopback = address === '::1' || address.startsWith('127.')
   const host = (req.headers.host ?? '').toLowerCase().replace(/:\d+$/, '')

@@ -3,6 +3,7 @@
  * `BURROW_SMTP_URL` is set, else the dev outbox and its loopback-only page at `/dev/outbox`
  * (logged at start, so an operator who forgot SMTP notices).
  */
+import type { IncomingMessage } from 'node:http'
 import type { Logger } from '@burrow/protocol'
 import type { RateLimits } from '../http/rate-limits.js'
 import type { ServerConfig } from '../config.js'
@@ -14,7 +15,7 @@ import { serviceUrlFor } from '../public-url.js'
 import type { Store } from '../store/store.js'
 import { AccountRecovery } from './account-recovery.js'
 import type { Mount } from './app.js'
-import { DEV_OUTBOX_PATH, devOutboxMount } from './dev-outbox-route.js'
+import { DEV_OUTBOX_PATH, devOutboxMount, servesOutboxTo } from './dev-outbox-route.js'
 
 /** What `openRecovery` needs. */
 export interface RecoveryParts {
@@ -36,6 +37,7 @@ export function openRecovery(parts: RecoveryParts): {
   const { config, log } = parts
   const serviceUrl = serviceUrlFor(config, parts.port)
   let mailer: Mailer
+  let outboxFor: ((req: IncomingMessage) => string | null) | undefined
   const mounts: Mount[] = []
   if (config.mail.smtpUrl !== null) {
     mailer = new SmtpMailer(config.mail.smtpUrl, config.mail.from)
@@ -43,6 +45,7 @@ export function openRecovery(parts: RecoveryParts): {
     const outbox = new DevOutbox(config.mail.from)
     mailer = outbox
     mounts.push(devOutboxMount(outbox, parts.addresses, config.publicScheme === 'https'))
+    outboxFor = (req) => (servesOutboxTo(req, parts.addresses) ? DEV_OUTBOX_PATH : null)
     log.info(
       `mail: no BURROW_SMTP_URL; password-reset and verification mail is shown at ` +
         `${serviceUrl}${DEV_OUTBOX_PATH} (to this machine only)`,
@@ -54,6 +57,7 @@ export function openRecovery(parts: RecoveryParts): {
     serviceUrl,
     log,
     ...(parts.limits ? { limits: parts.limits } : {}),
+    ...(outboxFor ? { outboxFor } : {}),
   })
   return { recovery, mounts }
 }

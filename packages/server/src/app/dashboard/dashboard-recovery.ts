@@ -120,7 +120,9 @@ export class DashboardRecovery {
         `Too many requests from your address; try again in ${asked.retryAfterSecs} s.`,
       )
     }
-    this.#kit.html(res, 200, forgotSentPage(), [this.#kit.cookie(FORM_COOKIE, '', 0)])
+    this.#kit.html(res, 200, forgotSentPage(this.#recovery.outboxFor(req)), [
+      this.#kit.cookie(FORM_COOKIE, '', 0),
+    ])
   }
 
   async #reset(req: IncomingMessage, res: ServerResponse, form: URLSearchParams): Promise<void> {

@@ -66,7 +66,7 @@ export class Dashboard {
     try {
       if (path === '/pricing' && method === 'GET') {
         const caller = await this.#kit.browserCaller(req)
-        const viewer = caller ? await this.#viewer(caller) : null
+        const viewer = caller ? await this.#viewer(caller, req) : null
         this.#kit.html(res, 200, pricingPage(viewer?.viewer ?? null))
         return true
       }
@@ -97,7 +97,7 @@ export class Dashboard {
         redirect(res, '/signin', { status: method === 'GET' ? 302 : 303 })
         return true
       }
-      const found = await this.#viewer(caller)
+      const found = await this.#viewer(caller, req)
       if (!found) {
         redirect(res, '/signin', { status: 303 })
         return true
@@ -123,7 +123,7 @@ export class Dashboard {
       // The page keeps the signed-in menu when the browser is signed in.
       const caller = await this.#kit.browserCaller(req).catch(() => null)
       const viewer = caller
-        ? ((await this.#viewer(caller).catch(() => null))?.viewer ?? null)
+        ? ((await this.#viewer(caller, req).catch(() => null))?.viewer ?? null)
         : null
       this.#kit.html(
         res,
@@ -138,14 +138,24 @@ export class Dashboard {
   }
 
   /** The signed-in account and what the page header shows of it, or null when it is gone. */
-  async #viewer(caller: SessionCaller): Promise<{ account: AccountView; viewer: Viewer } | null> {
+  async #viewer(
+    caller: SessionCaller,
+    req: IncomingMessage,
+  ): Promise<{ account: AccountView; viewer: Viewer } | null> {
     const account = await this.#kit.svc.accounts.get(caller.accountId)
     if (!account) return null
     const recovery = this.#kit.opts.recovery
     const unverified = recovery ? !(await recovery.isVerified(account.id)) : false
+    const outbox = unverified && recovery ? recovery.outboxFor(req) : null
     return {
       account,
-      viewer: { email: account.email, slug: account.slug, csrfToken: caller.csrfToken, unverified },
+      viewer: {
+        email: account.email,
+        slug: account.slug,
+        csrfToken: caller.csrfToken,
+        unverified,
+        outbox,
+      },
     }
   }
 }

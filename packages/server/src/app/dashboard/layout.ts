@@ -12,6 +12,8 @@ export interface Viewer {
   readonly csrfToken: string
   /** The account's address is not confirmed yet: show the banner that sends a new link. */
   readonly unverified?: boolean
+  /** Where this browser reads the mail burrowd did not send (the dev outbox), if anywhere. */
+  readonly outbox?: string | null
 }
 
 /** A notice shown above the page body. */
@@ -42,7 +44,7 @@ export function page(opts: PageOptions, body: SafeHtml): SafeHtml {
   const banner = viewer?.unverified
     ? html`<div class="banner" role="status" id="verify-banner">Please confirm your email address
         (<strong>${viewer.email}</strong>) with the link we sent: it is how you get back into
-        this account if you forget your password.
+        this account if you forget your password.${outboxNote(viewer.outbox ?? null)}
         <form method="post" action="/dashboard/account/verify" class="inline">
           <input type="hidden" name="_csrf" value="${viewer.csrfToken}" />
           <button type="submit">Send a new link</button>
@@ -72,6 +74,17 @@ ${body}
 </body>
 </html>
 `
+}
+
+/**
+ * Where the link is when burrowd sends no mail (no SMTP server): the dev outbox, for a browser it
+ * serves the outbox to; nothing otherwise.
+ */
+export function outboxNote(outbox: string | null): SafeHtml {
+  return outbox === null
+    ? html``
+    : html` No mail server is configured (<code>BURROW_SMTP_URL</code>), so the mail is in the
+        <a id="outbox-link" href="${outbox}">dev outbox</a>.`
 }
 
 /** A hidden CSRF field for a form. */

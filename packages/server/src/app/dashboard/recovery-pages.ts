@@ -4,7 +4,7 @@
  * email-verification link. The forms carry the pre-session CSRF token, as sign-in does.
  */
 import { html, type SafeHtml } from '../../http/html.js'
-import { page, type Notice } from './layout.js'
+import { outboxNote, page, type Notice } from './layout.js'
 
 /** "Forgot your password?": the address to send a link to. */
 export function forgotPage(
@@ -26,13 +26,13 @@ export function forgotPage(
 }
 
 /** After asking: the same words for every address. */
-export function forgotSentPage(): SafeHtml {
+export function forgotSentPage(outbox: string | null = null): SafeHtml {
   return page(
     { title: 'Check your email' },
     html`<h1>Check your email</h1>
 <p id="reset-sent">If an account uses that address, we have sent it a link to choose a new
 password. The link works once, for an hour. Nothing arrived? Check the spam folder, or
-<a href="/forgot">ask again</a>.</p>`,
+<a href="/forgot">ask again</a>.${outboxNote(outbox)}</p>`,
   )
 }
 
