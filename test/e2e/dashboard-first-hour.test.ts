@@ -7,7 +7,8 @@
  * pages keep the signed-in menu; the "Run it" command wraps inside its box (screenshots measured
  * at phone and desktop widths) and copies; a tunnel's page shows this month's usage and its
  * recent calls; the Metrics tab draws every label inside its charts (a long tool name, the
- * figures right of the bars) and its 24-hour axis says which day each end is, in UTC.
+ * figures right of the bars) and its 24-hour axis says which day each end is, in UTC; the Policy
+ * tab dates its versions as the other pages do.
  */
 import assert from 'node:assert/strict'
 import { join } from 'node:path'
@@ -308,5 +309,19 @@ describe('dashboard: the first hour', { skip: !hasChromium, timeout: 180_000 }, 
     )
     assert.match(to ?? '', new RegExp(`^${today} \\d\\d:\\d\\d$`), axis.join(' | '))
     assert.match((await page.textContent('#calls-legend')) ?? '', /UTC/)
+  })
+
+  it('the Policy tab dates its versions as the other pages do', async () => {
+    await page.goto(`${base}${detail}/policy`)
+    await page.fill('#policy', JSON.stringify({ tools: { deny: ['server_time'] } }))
+    await Promise.all([
+      page.waitForURL(/\/policy\?notice=policy$/),
+      page.click('#policy-form button[type=submit]'),
+    ])
+    const when = /^[A-Z][a-z]{2} \d{1,2}, \d{4}, \d\d:\d\d UTC$/
+    const changed = (await page.locator('#policy-versions tbody td').nth(1).textContent()) ?? ''
+    assert.match(changed, when)
+    const version = (await page.textContent('#policy-version')) ?? ''
+    assert.match(version, /^Version 1, changed [A-Z][a-z]{2} \d{1,2}, \d{4}, \d\d:\d\d UTC by /)
   })
 })

@@ -57,6 +57,12 @@ export function formatDateTime(at: Date): string {
   return `${formatDate(at)}, ${hh}:${mm} UTC`
 }
 
+/** A stored ISO time as `formatDateTime` writes it; the text itself when it is not a time. */
+export function formatStoredTime(at: string): string {
+  const date = new Date(at)
+  return Number.isNaN(date.getTime()) ? at : formatDateTime(date)
+}
+
 /** `24 hours`, `30 days`. */
 export function formatRetention(hours: number): string {
   if (hours % 24 === 0 && hours >= 48) return `${hours / 24} days`

@@ -9,7 +9,7 @@ import type { MetricsReport, MetricWindow } from '../../governance/metrics-repor
 import type { PolicyView } from '../../governance/policies.js'
 import { html, type SafeHtml } from '../../http/html.js'
 import type { TunnelView } from '../tunnel-view.js'
-import { formatBytes, formatCount } from './format.js'
+import { formatBytes, formatCount, formatStoredTime } from './format.js'
 import { csrfField, page, type Notice, type Viewer } from './layout.js'
 import { latencyChart, stackedBarChart } from './svg-chart.js'
 
@@ -223,7 +223,7 @@ export function policyPage(d: {
 <form method="post" action="/dashboard/tunnels/${t.id}/policy" class="card" id="policy-form">${csrfField(d.viewer.csrfToken)}
   <label for="policy">Policy (JSON)</label>
   <textarea id="policy" name="policy" rows="24" spellcheck="false">${text}</textarea>
-  <p class="muted">Version ${d.view.version}${d.view.updatedAt ? html`, changed ${d.view.updatedAt} by ${d.view.updatedBy}` : ' (the default)'}. Changes apply from the next request.</p>
+  <p class="muted" id="policy-version">Version ${d.view.version}${d.view.updatedAt ? html`, changed ${formatStoredTime(d.view.updatedAt)} by ${d.view.updatedBy}` : ' (the default)'}. Changes apply from the next request.</p>
   <button type="submit">Save policy</button>
 </form>
 <section class="card" id="policy-help">
@@ -241,7 +241,8 @@ ${
   d.versions.length === 0
     ? html`<p class="card muted">No changes yet: the tunnel has the default policy.</p>`
     : html`<table id="policy-versions"><thead><tr><th>Version</th><th>Changed</th><th>By</th></tr></thead><tbody>${d.versions.map(
-        (v) => html`<tr><td>${v.version}</td><td>${v.changedAt}</td><td>${v.changedBy}</td></tr>`,
+        (v) =>
+          html`<tr><td>${v.version}</td><td>${formatStoredTime(v.changedAt)}</td><td>${v.changedBy}</td></tr>`,
       )}</tbody></table>`
 }`,
   )

@@ -10,7 +10,7 @@ import { AWAITING, type ToolsView, type ToolView } from '../../governance/tools-
 import { html, type SafeHtml } from '../../http/html.js'
 import type { TunnelView } from '../tunnel-view.js'
 import { tunnelHeading, tunnelTabs } from './governance-pages.js'
-import { formatDateTime } from './format.js'
+import { formatStoredTime } from './format.js'
 import { csrfField, page, type Notice, type Viewer } from './layout.js'
 
 /** What each status means, in a few words. */
@@ -148,7 +148,5 @@ function pretty(text: string): string {
 
 /** A stored time as the other pages write one (`Nov 29, 2026, 20:30 UTC`); '' for none. */
 function when(at: string | null | undefined): string {
-  if (!at) return ''
-  const date = new Date(at)
-  return Number.isNaN(date.getTime()) ? at : formatDateTime(date)
+  return at ? formatStoredTime(at) : ''
 }
