@@ -3,12 +3,12 @@
  * the landing page says what Burrow is, the three steps and links pricing; a favicon; the
  * sign-up hint shows this service's real URL form and the account-name field's pattern works in
  * the browser (and its errors say "Account name"); with no mail server, the confirmation banner
- * and "Check your email" link to the dev outbox, where the mail is; `/dashboard/tunnels` and 404
- * pages keep the signed-in menu; the "Run it" command wraps inside its box (screenshots measured
- * at phone and desktop widths) and copies; a tunnel's page shows this month's usage and its
- * recent calls; the Metrics tab draws every label inside its charts (a long tool name, the
- * figures right of the bars) and its 24-hour axis says which day each end is, in UTC; the Policy
- * tab dates its versions as the other pages do.
+ * and "Check your email" link to the dev outbox, where the mail is; `/dashboard/tunnels` (whose
+ * create form shows the URL a tunnel gets) and 404 pages keep the signed-in menu; the "Run it"
+ * command wraps inside its box (screenshots measured at phone and desktop widths) and copies; a
+ * tunnel's page shows this month's usage and its recent calls; the Metrics tab draws every label
+ * inside its charts (a long tool name, the figures right of the bars) and its 24-hour axis says
+ * which day each end is, in UTC; the Policy tab dates its versions as the other pages do.
  */
 import assert from 'node:assert/strict'
 import { join } from 'node:path'
@@ -160,6 +160,11 @@ describe('dashboard: the first hour', { skip: !hasChromium, timeout: 180_000 }, 
     const list = await page.goto(`${base}/dashboard/tunnels`)
     assert.equal(list?.status(), 200)
     assert.equal(await page.locator('#create-tunnel').count(), 1)
+    // The create form's hint shows the URL a tunnel gets here, as the sign-up page does.
+    assert.equal(
+      await page.textContent('#tunnel-url-form'),
+      `http://<subdomain>--first.localhost:${service.port}/mcp`,
+    )
     assert.equal(await page.locator('header.top form[action="/signout"]').count(), 1)
     const missing = await page.goto(`${base}/dashboard/no-such-page`)
     assert.equal(missing?.status(), 404)

@@ -12,6 +12,7 @@ import { redirect } from '../../http/responses.js'
 import { toHttpError } from '../store-error-status.js'
 import { keyOncePage, tunnelPage, tunnelsPage } from './tunnels-page.js'
 import { RECENT_CALLS, tunnelActivity } from './tunnel-activity.js'
+import { urlFormOf } from './auth-pages.js'
 
 /** The tunnel routes under `/dashboard`. */
 export function tunnelRoutes(kit: DashboardKit): DashboardRoute[] {
@@ -34,7 +35,13 @@ export function tunnelRoutes(kit: DashboardKit): DashboardRoute[] {
     kit.html(
       c.res,
       200,
-      tunnelsPage({ viewer: c.viewer, plan: c.account.plan, tunnels, notices: kit.notices(c) }),
+      tunnelsPage({
+        viewer: c.viewer,
+        plan: c.account.plan,
+        tunnels,
+        notices: kit.notices(c),
+        urlForm: urlFormOf((sub, slug) => svc.publicUrl(sub, slug)),
+      }),
     )
   }
 
@@ -74,6 +81,7 @@ export function tunnelRoutes(kit: DashboardKit): DashboardRoute[] {
           tunnels,
           notices: [{ kind: 'error', text }],
           form: { name, subdomain },
+          urlForm: urlFormOf((sub, slug) => svc.publicUrl(sub, slug)),
         }),
       )
     }

@@ -10,6 +10,7 @@ import { html, type SafeHtml } from '../../http/html.js'
 import { csrfField, page, type Notice, type Viewer } from './layout.js'
 import type { TunnelView } from '../tunnel-view.js'
 import { tunnelTabs } from './governance-pages.js'
+import type { UrlForm } from './auth-pages.js'
 
 /** What the tunnels page shows. */
 export interface TunnelsPageData {
@@ -19,6 +20,8 @@ export interface TunnelsPageData {
   readonly notices?: readonly Notice[]
   /** What the create form had, when it is shown again after an error. */
   readonly form?: { readonly name?: string; readonly subdomain?: string }
+  /** This service's public URL form, for the create form's hint. */
+  readonly urlForm: UrlForm
 }
 
 /** A tunnel's status badge. */
@@ -93,7 +96,8 @@ ${table}
   <input id="name" name="name" type="text" maxlength="100" placeholder="docs server" value="${d.form?.name ?? ''}" />
   <label for="subdomain">Subdomain <span class="muted">(optional)</span></label>
   <input id="subdomain" name="subdomain" type="text" maxlength="40" placeholder="docs" value="${d.form?.subdomain ?? ''}" />
-  <p class="muted">The public URL is <code>&lt;subdomain&gt;--${d.viewer.slug}</code> under the service's zone.</p>
+  <p class="muted">The public URL is <code id="tunnel-url-form">${d.urlForm.scheme}//&lt;subdomain&gt;--${d.viewer.slug}${d.urlForm.suffix}/mcp</code>.
+  Without a subdomain, one is made from the name (a random one without a name).</p>
   <button type="submit">Create tunnel</button>
 </form>`,
   )
