@@ -113,6 +113,9 @@ describe('account recovery through SMTP', { skip: !hasChromium, timeout: 180_000
     const confirmed = await page.goto(here)
     assert.equal(confirmed?.status(), 200)
     assert.match((await page.textContent('#verified')) ?? '', /owner@example\.com/)
+    // The browser is signed in, and the page's menu says so, as the dashboard's does.
+    assert.equal(await page.locator('header.top form[action="/signout"]').count(), 1)
+    assert.equal(await page.locator('header.top a[href="/signin"]').count(), 0)
     await page.goto(`${base}/dashboard`)
     assert.equal(await page.locator('#verify-banner').count(), 0, 'the banner stays')
     assert.equal((await page.goto(here))?.status(), 400, 'a verification link works once')

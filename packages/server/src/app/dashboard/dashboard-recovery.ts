@@ -88,8 +88,13 @@ export class DashboardRecovery {
       return this.#kit.html(res, 200, verifySignInPage(token, holder.email, caller !== null))
     }
     const confirmed = await this.#recovery.verify(token, caller.accountId)
-    if (confirmed) this.#kit.html(res, 200, verifiedPage(confirmed.email))
-    else this.#kit.html(res, 400, deadLinkPage('verify'))
+    if (!confirmed) return this.#kit.html(res, 400, deadLinkPage('verify'))
+    // Only the account's own browser gets here: its menu is the signed-in one.
+    const account = await this.#kit.svc.accounts.get(caller.accountId)
+    const viewer = account
+      ? { email: account.email, slug: account.slug, csrfToken: caller.csrfToken }
+      : null
+    this.#kit.html(res, 200, verifiedPage(confirmed.email, viewer))
   }
 
   async #forgot(req: IncomingMessage, res: ServerResponse, form: URLSearchParams): Promise<void> {

@@ -4,7 +4,7 @@
  * email-verification link. The forms carry the pre-session CSRF token, as sign-in does.
  */
 import { html, type SafeHtml } from '../../http/html.js'
-import { outboxNote, page, type Notice } from './layout.js'
+import { outboxNote, page, type Notice, type Viewer } from './layout.js'
 
 /** "Forgot your password?": the address to send a link to. */
 export function forgotPage(
@@ -74,9 +74,9 @@ export function deadLinkPage(kind: 'reset' | 'verify'): SafeHtml {
 }
 
 /** A verification link that worked. */
-export function verifiedPage(email: string): SafeHtml {
+export function verifiedPage(email: string, viewer: Viewer | null = null): SafeHtml {
   return page(
-    { title: 'Email confirmed' },
+    { title: 'Email confirmed', viewer },
     html`<h1>Email confirmed</h1>
 <p id="verified">Thank you: <strong>${email}</strong> is confirmed as your account's address.</p>
 <p><a href="/dashboard">Go to the dashboard</a></p>`,
