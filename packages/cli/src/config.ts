@@ -11,6 +11,9 @@ import { upstreamsFromFlags, type UpstreamFlag } from './upstreams/upstream-flag
 import { loadUpstreamsFile } from './upstreams/upstreams-file.js'
 import type { UpstreamSpec } from './upstreams/upstream-spec.js'
 
+/** Commands other tunnel tools sign in with; burrow has none, and says how to give the key. */
+const KEY_COMMANDS = new Set(['login', 'signin', 'sign-in', 'auth', 'authtoken', 'token'])
+
 export type { UpstreamSpec } from './upstreams/upstream-spec.js'
 
 /** Options that apply to every subcommand (docs/configuration.md). */
@@ -124,6 +127,14 @@ export function parseCli(argv: readonly string[], env: Env): CliCommand {
     throw new UsageError(
       'missing command: try "burrow up --stdio \\"npx my-server\\"" or "burrow --help"',
     )
+  if (KEY_COMMANDS.has(sub.toLowerCase())) {
+    // Other tunnel tools keep a sign-in on disk; burrow reads the tunnel's key each run.
+    throw new UsageError(
+      `there is no "burrow ${sub}": each tunnel has a key of its own (mtk_…, shown once when ` +
+        'the tunnel is made in the dashboard); pass it to up with --api-key or BURROW_API_KEY, ' +
+        'e.g. BURROW_API_KEY=mtk_… burrow up --stdio "npx my-server"',
+    )
+  }
   if (!(COMMANDS as readonly string[]).includes(sub)) {
     const near = closestName(sub, COMMANDS)
     const guess = near ? `did you mean "${near}"? ` : ''

@@ -152,6 +152,11 @@ describe('parseCli', () => {
     usage(['--api_key=mtk_1', 'up'], /^unknown option --api_key; did you mean --api-key\?/)
     usage(['--verbos'], /did you mean --verbose\? \(see "burrow --help"\)$/)
     usage(['upp'], /^unknown command "upp"; did you mean "up"\?/)
+    // Sign-in commands of other tunnel tools: where the key goes instead.
+    for (const sub of ['login', 'authtoken']) {
+      usage([sub], new RegExp(`^there is no "burrow ${sub}": each tunnel has a key of its own`))
+      usage([sub], /--api-key or BURROW_API_KEY/)
+    }
     usage(['up', '--broker'], /^--broker needs a value \(see "burrow up --help"\)$/)
     usage(['up', '--inspect=1'], /^--inspect takes no value/)
   })
