@@ -8,6 +8,7 @@
 import { request } from 'undici'
 import type { Dispatcher } from 'undici'
 import { parseRetryAfter } from './retry-schedule.js'
+import { LookupBusyError } from './system-resolve.js'
 import { AddressRefusedError } from './url-guard.js'
 import type { UrlGuard } from './url-guard.js'
 
@@ -17,6 +18,11 @@ export type AttemptOutcome =
   | { readonly kind: 'delivered'; readonly status: number }
   /** 410 Gone: the receiver asks for no more events; the endpoint is disabled at once. */
   | { readonly kind: 'gone'; readonly status: 410; readonly error: string }
+  /**
+   * Not tried: burrowd's own name lookups were all busy (held by other receivers' names) for as
+   * long as this one could wait. Nothing is known of the receiver; the attempt is not its failure.
+   */
+  | { readonly kind: 'busy'; readonly error: string }
   /** Anything else: another status, no answer, or a refused address. */
   | {
       readonly kind: 'failed'
@@ -26,6 +32,9 @@ export type AttemptOutcome =
       /** The receiver's `Retry-After` (429, 503) in ms, if it sent one. */
       readonly retryAfterMs: number | null
     }
+
+/** An outcome of an attempt that reached the point of trying the receiver. */
+export type TriedOutcome = Exclude<AttemptOutcome, { readonly kind: 'busy' }>
 
 /** What to send, and how. */
 export interface PostWebhookRequest {
@@ -82,6 +91,8 @@ export async function postWebhook(req: PostWebhookRequest): Promise<AttemptOutco
   } catch (error) {
     if (timeout.aborted) return failed(null, `no answer within ${req.timeoutMs / 1000} s`)
     if (req.signal?.aborted) return failed(null, describeError(req.signal.reason))
+    const first: unknown = error instanceof AggregateError ? error.errors[0] : error
+    if (first instanceof LookupBusyError) return { kind: 'busy', error: first.message }
     return failed(null, describeError(error))
   }
 }

@@ -9,7 +9,7 @@
 
 import type { Kysely } from 'kysely'
 import type { Database } from '../store/schema.js'
-import type { AttemptOutcome } from './post-webhook.js'
+import type { TriedOutcome } from './post-webhook.js'
 import { MAX_ATTEMPTS, retryDelay } from './retry-schedule.js'
 
 /** The attempt being recorded: which delivery, its number (1-based) and when it was made. */
@@ -28,7 +28,7 @@ export interface AttemptedDelivery {
 export async function recordAttempt(
   db: Kysely<Database>,
   delivery: AttemptedDelivery,
-  outcome: AttemptOutcome,
+  outcome: TriedOutcome,
   random: () => number,
 ): Promise<string | null> {
   const { at, attempt } = delivery
@@ -95,5 +95,23 @@ export async function disableEndpoint(
     .set({ status: 'cancelled', next_attempt_at: null })
     .where('endpoint_id', '=', endpointId)
     .where('status', '=', 'pending')
+    .execute()
+}
+
+/**
+ * Give back attempt number `attempt` of a delivery, not counted: it was interrupted (burrowd is
+ * stopping) or never tried (burrowd's own lookups were busy). Due again at `at`.
+ */
+export async function giveBackAttempt(
+  db: Kysely<Database>,
+  delivery: AttemptedDelivery,
+): Promise<void> {
+  await db
+    .updateTable('webhook_deliveries')
+    .set({ attempts: delivery.attempt - 1, next_attempt_at: delivery.at.toISOString() })
+    .where('endpoint_id', '=', delivery.endpointId)
+    .where('id', '=', delivery.id)
+    .where('status', '=', 'pending')
+    .where('attempts', '=', delivery.attempt)
     .execute()
 }

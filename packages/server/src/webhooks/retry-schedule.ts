@@ -21,6 +21,12 @@ export const RETRY_DELAYS_MS: readonly number[] = [
   10 * HOUR,
 ]
 
+/**
+ * Delay before an attempt that was never tried is made again (burrowd's own name lookups were
+ * busy): it is not counted, so it does not move along the schedule.
+ */
+export const BUSY_RETRY_MS = 5 * SECOND
+
 /** Attempts a delivery gets before it is marked failed. */
 export const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1
 

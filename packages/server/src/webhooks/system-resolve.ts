@@ -19,6 +19,20 @@ export const LOOKUPS_AT_ONCE = 2
 /** How long a lookup waits for a place: the connect timeout of the guards' connections. */
 export const LOOKUP_WAIT_MS = 10_000
 
+/**
+ * A lookup that was never run: every place stayed taken for as long as it could wait. It says
+ * nothing of the name, only that burrowd's own lookups were busy (a webhook delivery so failed
+ * is tried again later, uncounted).
+ */
+export class LookupBusyError extends Error {
+  readonly code = 'ETIMEOUT'
+
+  constructor(message: string) {
+    super(message)
+    this.name = 'LookupBusyError'
+  }
+}
+
 /** What resolving takes: `dns.lookup` with `{ all: true }`. */
 export type LookupAll = (
   hostname: string,
@@ -28,7 +42,7 @@ export type LookupAll = (
 
 /**
  * A resolver through `lookup` running at most `atOnce` lookups at a time, first come first; one
- * that waited `waitMs` for a place fails (`ETIMEOUT`) and is dropped.
+ * that waited `waitMs` for a place fails (`LookupBusyError`, code `ETIMEOUT`) and is dropped.
  */
 export function boundedResolve(
   lookup: LookupAll,
@@ -57,11 +71,7 @@ export function boundedResolve(
       }
       const timer = setTimeout(() => {
         waiting.delete(turn)
-        const error: NodeJS.ErrnoException = new Error(
-          `lookup of ${hostname} waited ${waitMs} ms for a place`,
-        )
-        error.code = 'ETIMEOUT'
-        reject(error)
+        reject(new LookupBusyError(`lookup of ${hostname} waited ${waitMs} ms for a place`))
       }, waitMs)
       timer.unref?.()
       const turn = () => {

@@ -18,8 +18,9 @@ import type { Kysely } from 'kysely'
 import type { Database } from '../store/schema.js'
 import { postWebhook } from './post-webhook.js'
 import { pruneQuotaWarnings } from './quota-warning.js'
-import type { AttemptOutcome } from './post-webhook.js'
-import { recordAttempt } from './record-attempt.js'
+import type { TriedOutcome } from './post-webhook.js'
+import { giveBackAttempt, recordAttempt } from './record-attempt.js'
+import { BUSY_RETRY_MS } from './retry-schedule.js'
 import { UrlGuard } from './url-guard.js'
 import type { ResolveHost } from './url-guard.js'
 import { signatureHeader, signingSecrets } from './webhook-signature.js'
@@ -282,33 +283,20 @@ export class WebhookDispatcher {
         'webhook-signature': signatureHeader(row.secrets, row.id, timestamp, row.payload),
       },
     })
-    if (this.#stopping.signal.aborted && outcome.kind === 'failed') {
-      await this.#release(row, attempt)
-      return true
-    }
-    await this.#record(row, attempt, at, outcome)
+    const back = { id: row.id, endpointId: row.endpoint_id, attempt }
+    if (outcome.kind === 'busy') {
+      // Other receivers' names held every lookup place: not this receiver's failure.
+      this.#log.warn(`webhooks: delivery ${row.id} to ${originOf(row.url)}: ${outcome.error}`)
+      const due = new Date(this.#now().getTime() + BUSY_RETRY_MS)
+      await giveBackAttempt(this.#db, { ...back, at: due })
+    } else if (this.#stopping.signal.aborted && outcome.kind === 'failed') {
+      await giveBackAttempt(this.#db, { ...back, at: this.#now() })
+    } else await this.#record(row, attempt, at, outcome)
     return true
   }
 
-  /** Give an interrupted attempt back: due again now, not counted. */
-  async #release(row: DueDelivery, attempt: number): Promise<void> {
-    await this.#db
-      .updateTable('webhook_deliveries')
-      .set({ attempts: attempt - 1, next_attempt_at: this.#now().toISOString() })
-      .where('endpoint_id', '=', row.endpoint_id)
-      .where('id', '=', row.id)
-      .where('status', '=', 'pending')
-      .where('attempts', '=', attempt)
-      .execute()
-  }
-
   /** Write the outcome to the delivery log and the endpoint, and log it. */
-  async #record(
-    row: DueDelivery,
-    attempt: number,
-    at: Date,
-    outcome: AttemptOutcome,
-  ): Promise<void> {
+  async #record(row: DueDelivery, attempt: number, at: Date, outcome: TriedOutcome): Promise<void> {
     const target = { id: row.id, endpointId: row.endpoint_id, attempt, at }
     const disabledReason = await recordAttempt(this.#db, target, outcome, this.#random)
     this.#onAttempt?.(

@@ -12,6 +12,8 @@ import { ToolPins, type ListPage } from '../../src/governance/tool-pins.js'
 import { openStore } from '../../src/store/open-store.js'
 import type { Store } from '../../src/store/store.js'
 import { emitToolChanged } from '../../src/webhooks/tool-changed.js'
+import { MAX_ATTEMPTS } from '../../src/webhooks/retry-schedule.js'
+import { boundedResolve, type LookupAll } from '../../src/webhooks/system-resolve.js'
 import { PER_ACCOUNT_AT_ONCE, WebhookDispatcher } from '../../src/webhooks/webhook-dispatcher.js'
 import { WebhookEndpointStore } from '../../src/webhooks/webhook-endpoint-store.js'
 import { enqueueWebhookEvent } from '../../src/webhooks/webhook-outbox.js'
@@ -340,4 +342,64 @@ describe('webhooks one account can cause', () => {
       assert.equal(sent?.headers['webhook-id'], 'qw_shared_host')
     },
   )
+
+  it("names of one account that never resolve do not fail, nor disable, another account's endpoint (found by a hostile review)", async () => {
+    // burrowd looks up others' names a few at a time (a lookup holds a pool thread until the
+    // resolver answers). An account whose receivers' nameservers never answer holds those
+    // places; another account's lookup that waited its turn out was counted as its receiver's
+    // failure, and after the schedule's attempts its endpoint was disabled, its events lost.
+    const victim = await store.createAccount({ email: 'victim@example.com', slug: 'victim' })
+    const sink = await receiver()
+    let clock = Date.parse('2026-05-06T07:08:09.000Z')
+    const now = () => new Date(clock)
+    const endpoints = new WebhookEndpointStore(store.db, now, { allowPrivate: true })
+    const port = new URL(sink.url).port
+    const endpoint = await endpoints.create(victim.id, {
+      url: `http://hooks.victim.test:${port}/hooks`,
+    })
+    const hung: (() => void)[] = []
+    const lookup: LookupAll = (hostname, _options, callback) => {
+      const answer = () => callback(null, [{ address: '127.0.0.1', family: 4 }])
+      if (hostname.endsWith('.tarpit.test')) hung.push(answer)
+      else answer()
+    }
+    // One place, taken by the other account's name whose lookup never ends.
+    const resolve = boundedResolve(lookup, 1, 20)
+    const held = resolve('hooks.tarpit.test')
+    const dispatcher = new WebhookDispatcher({
+      db: store.db,
+      allowPrivate: true,
+      log: silentLogger,
+      now,
+      random: () => 0.5,
+      resolve,
+    })
+    stops.push(() => dispatcher.stop())
+    await enqueueWebhookEvent(store.db, {
+      accountId: victim.id,
+      type: 'quota.warning',
+      id: 'qw_behind_tarpit',
+      data: {},
+      occurredAt: now(),
+    })
+    for (let i = 0; i < MAX_ATTEMPTS + 1; i++) {
+      await dispatcher.runDue()
+      clock += 24 * 60 * 60_000
+    }
+    const waiting = await endpoints.get(victim.id, endpoint.id)
+    assert.equal(waiting.disabledAt, null)
+    assert.equal(waiting.consecutiveFailures, 0)
+    const [entry] = await endpoints.deliveries(victim.id, endpoint.id)
+    assert.equal(entry?.status, 'pending')
+    assert.equal(entry?.attempts, 0)
+    assert.equal(sink.received.length, 0)
+    // The place is free again: the delivery goes, its first attempt.
+    for (const answer of hung.splice(0)) answer()
+    await held
+    await dispatcher.runDue()
+    const [sent] = await endpoints.deliveries(victim.id, endpoint.id)
+    assert.equal(sent?.status, 'delivered')
+    assert.equal(sent?.attempts, 1)
+    assert.equal(sink.received[0]?.headers['webhook-id'], 'qw_behind_tarpit')
+  })
 })
