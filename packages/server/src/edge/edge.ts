@@ -187,7 +187,6 @@ export class Edge {
     let rpc: JsonRpcBody | null = null
     const holder = { address: rateKeyOf(clientIp), tunnel: tunnel.id }
     if (req.method === 'POST') {
-      // Refused while it arrives (access taken away: end-revoked.ts), its rest is discarded.
       const account = { budget: this.bodies, holder, answered: () => res.headersSent }
       const read = await readBody(req, this.opts.maxBodyBytes, account)
       if (read === 'aborted' || read === 'answered') return
@@ -350,8 +349,7 @@ export class Edge {
         () => this.listings.has(tunnel.id, scope),
       ),
       // Refused before any processing (a client or node moving on): again, wherever the tunnel
-      // is now, with a short pause while the move completes, for as long as a request waits for
-      // a reconnecting client (a move takes longer on a loaded node).
+      // is now, after a pause for the move, as long as a request waits for a reconnecting client.
       retry: async () => {
         const now = performance.now()
         if (retries === 0) retryUntil = now + this.opts.queueWaitMs
