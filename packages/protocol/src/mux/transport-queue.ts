@@ -58,6 +58,8 @@ export class TransportQueue {
   private inflight = 0
   private queuedControl = 0
   private readonly gatherAbove: number
+  /** While gathering: each stream's DATA frames in flight, by stream id. */
+  private readonly streamFrames = new Map<number, number>()
   private readonly onSent = (size: number) => () => this.sent(size)
   private readonly onControlSent = (): void => {
     this.queuedControl--
@@ -65,7 +67,9 @@ export class TransportQueue {
 
   constructor(opts: TransportQueueOptions) {
     this.opts = opts
-    this.gatherAbove = Math.min(opts.gatherAbove ?? Infinity, opts.highWater / 4)
+    // Absent, nothing gathers: the high-water mark's quarter is a mark only for muxes that ask.
+    this.gatherAbove =
+      opts.gatherAbove === undefined ? Infinity : Math.min(opts.gatherAbove, opts.highWater / 4)
   }
 
   /** Bytes handed to the transport and not yet written out. */
@@ -79,11 +83,20 @@ export class TransportQueue {
   }
 
   /**
-   * Whether a DATA frame of `size` bytes should wait, its stream's bytes gathering, until the
-   * transport has taken what it holds down to the gather mark (`onRoom` says when).
+   * Whether the next DATA frame of stream `id` (`queued` bytes waiting, `limit` at most a frame)
+   * should wait, its bytes gathering: while the transport is backed up past the gather mark and a
+   * frame of the stream's own is still in it. A stream waits for its own frames only, not for the
+   * others': a stream keeping the transport busy past the mark would otherwise keep a small answer
+   * waiting as long as it flowed.
    */
-  holds(size: number): boolean {
-    return size > 0 && size < GATHERED_DATA_BYTES && this.inflight > this.gatherAbove
+  holds(id: number, limit: number, queued: number): boolean {
+    const size = Math.min(limit, queued)
+    return (
+      size > 0 &&
+      size < GATHERED_DATA_BYTES &&
+      this.inflight > this.gatherAbove &&
+      this.streamFrames.has(id)
+    )
   }
 
   /**
@@ -111,10 +124,13 @@ export class TransportQueue {
 
   /** Encode and send a DATA frame of `size` bytes from `parts`. */
   sendData(id: number, parts: readonly Uint8Array[], size: number, fin: boolean): void {
+    const tracked = this.gatherAbove !== Infinity && size > 0
+    if (tracked) this.streamFrames.set(id, (this.streamFrames.get(id) ?? 0) + 1)
     if (!this.opts.reuseBuffers || size === 0) {
       const bytes = encodeData(id, parts, fin)
       this.inflight += bytes.length
-      this.opts.transport.send(bytes, this.onSent(bytes.length))
+      const onSent = this.onSent(bytes.length)
+      this.opts.transport.send(bytes, tracked ? () => (this.streamSent(id), onSent()) : onSent)
       return
     }
     const pooled = takeFrameBuffer()
@@ -123,8 +139,16 @@ export class TransportQueue {
     this.inflight += length
     this.opts.transport.send(bytes, () => {
       returnFrameBuffer(pooled)
+      if (tracked) this.streamSent(id)
       this.sent(length)
     })
+  }
+
+  /** A DATA frame of stream `id` left through the transport. */
+  private streamSent(id: number): void {
+    const left = this.streamFrames.get(id)! - 1
+    if (left === 0) this.streamFrames.delete(id)
+    else this.streamFrames.set(id, left)
   }
 
   /** `size` bytes left through the transport: more DATA may follow. */

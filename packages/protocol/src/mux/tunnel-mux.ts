@@ -381,7 +381,7 @@ export class TunnelMux implements StreamHost {
         if (this.dead || this.queue.full || this.sendWindow <= 0) break
         const limit = stream.nextChunkLimit(this.sendWindow)
         // A small piece waits, gathering, while the transport is backed up (transport-queue.ts).
-        if (stream.sendable && this.queue.holds(Math.min(limit, stream.queuedBytes))) continue
+        if (stream.sendable && this.queue.holds(stream.id, limit, stream.queuedBytes)) continue
         this.ready.delete(stream)
         if (!stream.sendable || stream.localDone) continue
         const before = stream.queuedBytes

@@ -143,3 +143,62 @@ describe('TransportQueue', () => {
     assert.ok(data.every((b, i) => b === i % 251))
   })
 })
+
+describe('TransportQueue gathering (found by a hostile review)', () => {
+  it('holds nothing for a mux that set no gather mark, however backed up', () => {
+    const { transport } = holdingTransport()
+    const queue = new TransportQueue({
+      transport,
+      highWater: 4000,
+      reuseBuffers: false,
+      onRoom: () => {},
+      onFlood: () => assert.fail('no flood'),
+    })
+    queue.sendData(1, [new Uint8Array(3000)], 3000, false)
+    assert.equal(queue.holds(1, 10, 10), false)
+  })
+
+  it("does not keep a small answer waiting while another stream's keeps the link busy", async () => {
+    const { held, transport, flush } = holdingTransport()
+    const served: MuxStream[] = []
+    const server = new TunnelMux({
+      role: 'client',
+      transport,
+      gatherAboveBytes: 16 * 1024,
+      onOpen: (stream) => served.push(stream),
+    })
+    const opener = new TunnelMux({
+      role: 'broker',
+      transport: { send: (bytes, done) => (server.receive(bytes), done?.()) },
+    })
+    const small = opener.open({ method: 'GET', path: '/small', headers: [] }, undefined, true)
+    let smallData = 0
+    small.read((chunk) => {
+      smallData += chunk.length
+    })
+    const big = opener.open({ method: 'GET', path: '/big', headers: [] }, undefined, true)
+    let bigData = 0
+    big.read((chunk) => {
+      bigData += chunk.length
+    })
+    const [smallServed, bigServed] = served as [MuxStream, MuxStream]
+    bigServed.respond({ status: 200, headers: [] })
+    smallServed.respond({ status: 200, headers: [] })
+    // The big answer writes as fast as the link takes it; the small one has 10 bytes to send.
+    for (let round = 0; round < 40; round++) {
+      bigServed.write(new Uint8Array(64 * 1024))
+      if (round === 0) smallServed.write(new Uint8Array(10))
+      await new Promise((r) => setImmediate(r))
+      // The link writes all but the last 32 KiB of what waits, and the peer reads it.
+      let waiting = held.reduce((sum, f) => sum + f.bytes.length, 0)
+      let n = 0
+      while (n < held.length && waiting - held[n]!.bytes.length >= 32 * 1024)
+        waiting -= held[n++]!.bytes.length
+      const written = held.slice(0, n).map((f) => f.bytes)
+      flush(n)
+      for (const bytes of written) opener.receive(bytes)
+    }
+    assert.ok(bigData > 1024 * 1024, `the big answer flowed (${bigData} bytes)`)
+    assert.equal(smallData, 10, 'the small answer left while the big one kept flowing')
+  })
+})
