@@ -63,6 +63,7 @@ table.diff td.before { background:#fde7e5; }
 table.diff td.after { background:#dff3e4; }
 table.diff pre { background:none; padding:0; margin:0; white-space:pre-wrap; word-break:break-all; }
 .tool-change h3 { margin:.1rem 0 .4rem; }
+mark.np { background:#fff3d6; color:var(--warn); border:1px dashed var(--warn); border-radius:3px; padding:0 .15em; margin:0 .05em; font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size:.8em; }
 .tool-change form.inline { margin-right:.4rem; }
 svg.chart { display:block; max-width:100%; height:auto; }
 .legend .swatch { display:inline-block; width:.8rem; height:.8rem; border-radius:2px; vertical-align:middle; margin-left:.6rem; }
@@ -137,6 +138,29 @@ document.addEventListener('submit', function (event) {
   var status = document.getElementById('live-status');
   var source = new EventSource(table.getAttribute('data-stream'));
   function cell(row, text) { var td = document.createElement('td'); td.textContent = text; row.appendChild(td); return td; }
+  // A name the local server chose, as the server's pages show one: hidden characters as marked
+  // escapes, a badge when its letters mix scripts (\`shown\` is made by the server, text only).
+  function name(parent, shown) {
+    if (!shown) return;
+    var code = document.createElement('code');
+    code.className = 'name';
+    shown.parts.forEach(function (p) {
+      if (!p[1]) { code.appendChild(document.createTextNode(p[0])); return; }
+      var mark = document.createElement('mark');
+      mark.className = 'np';
+      mark.textContent = p[0];
+      code.appendChild(mark);
+    });
+    parent.appendChild(code);
+    if (shown.mixed) {
+      var flag = document.createElement('span');
+      flag.className = 'badge stopped';
+      flag.setAttribute('data-mixed-scripts', shown.mixed.join(' '));
+      flag.textContent = 'mixes ' + shown.mixed.join(' and ');
+      parent.appendChild(document.createTextNode(' '));
+      parent.appendChild(flag);
+    }
+  }
   source.addEventListener('open', function () { if (status) status.textContent = 'Live: new calls appear at the top.'; });
   source.addEventListener('error', function () { if (status) status.textContent = 'Reconnecting to the live tail…'; });
   source.addEventListener('dropped', function (e) {
@@ -151,9 +175,9 @@ document.addEventListener('submit', function (event) {
     var method = cell(row, '');
     var link = document.createElement('a');
     link.href = table.getAttribute('data-detail') + '/' + c.id;
-    link.textContent = c.method;
+    name(link, c.method_shown);
     method.appendChild(link);
-    cell(row, c.tool || '');
+    name(cell(row, ''), c.tool_shown);
     var outcome = cell(row, '');
     var badge = document.createElement('span');
     badge.className = 'badge ' + (c.outcome === 'ok' ? 'online' : c.outcome === 'error' ? 'offline' : 'stopped');

@@ -10,6 +10,7 @@ import type { PolicyView } from '../../governance/policies.js'
 import { html, type SafeHtml } from '../../http/html.js'
 import type { TunnelView } from '../tunnel-view.js'
 import { formatBytes, formatCount, formatStoredTime } from './format.js'
+import { shownName, shownNameText, shownText } from './shown-name.js'
 import { csrfField, page, type Notice, type Viewer } from './layout.js'
 import { latencyChart, stackedBarChart } from './svg-chart.js'
 
@@ -71,8 +72,8 @@ export function trafficPage(d: {
   const rows = d.calls.map(
     (c) => html`<tr data-call="${c.id}">
   <td class="muted">${c.at.slice(11, 23)}</td>
-  <td><a href="${base}/${c.id}">${c.method}</a></td>
-  <td>${c.tool ?? ''}</td>
+  <td><a href="${base}/${c.id}">${shownName(c.method)}</a></td>
+  <td>${shownName(c.tool)}</td>
   <td>${outcomeBadge(c)}</td>
   <td>${c.durationMs} ms</td>
   <td class="muted">${c.sessionId ? c.sessionId.slice(0, 12) : ''}</td>
@@ -122,13 +123,13 @@ export function callPage(viewer: Viewer, t: TunnelView, c: CallView): SafeHtml {
     html`<h2>${label}</h2>${
       text === null
         ? html`<p class="muted" id="${id}">Not stored${c.policyCode === null ? ' (zero-knowledge mode, or no answer)' : ''}.</p>`
-        : html`<pre id="${id}">${pretty(text)}</pre>`
+        : html`<pre id="${id}">${shownText(pretty(text))}</pre>`
     }`
   return page(
-    { title: `${c.method} at ${c.at}`, viewer },
+    { title: `${shownNameText(c.method)} at ${c.at}`, viewer },
     html`${tunnelHeading(t)}${tunnelTabs(t, 'traffic')}
 <section class="card" id="call">
-  <p><strong>${c.method}</strong> ${c.tool ? html`<code>${c.tool}</code>` : ''} ${outcomeBadge(c)}</p>
+  <p><strong>${shownName(c.method)}</strong> ${shownName(c.tool)} ${outcomeBadge(c)}</p>
   <p class="muted">${c.at} · ${c.durationMs} ms to the answer · ${formatBytes(c.bytesIn ?? 0)} in, ${formatBytes(c.bytesOut ?? 0)} out · session ${c.sessionId ?? 'none'} · id ${c.rpcId ?? 'none'}${c.agent ? html` · agent <span id="call-agent">${c.agent}</span>` : ''}</p>
   ${c.bodiesCut ? html`<p class="notice warn">A body was longer than 64 KiB, or the answer too large to copy as it passed; what is stored is cut.</p>` : ''}
 </section>
@@ -167,7 +168,7 @@ export function metricsPage(viewer: Viewer, t: TunnelView, report: MetricsReport
   }))
   const rows = report.methods.map(
     (m) => html`<tr data-method="${m.method}" data-tool="${m.tool ?? ''}">
-  <td>${m.method}</td><td>${m.tool ?? ''}</td><td data-calls>${formatCount(m.calls)}</td>
+  <td>${shownName(m.method)}</td><td>${shownName(m.tool)}</td><td data-calls>${formatCount(m.calls)}</td>
   <td data-errors>${formatCount(m.errors)}</td>
   <td>${Object.entries(m.refusals).map(([code, n]) => html`<span class="badge stopped">${code} ${n}</span> `)}</td>
   <td data-p50>${m.p50Ms ?? '–'}</td><td data-p95>${m.p95Ms ?? '–'}</td><td data-p99>${m.p99Ms ?? '–'}</td>
@@ -189,7 +190,9 @@ export function metricsPage(viewer: Viewer, t: TunnelView, report: MetricsReport
         .filter((m) => m.p50Ms !== null)
         .slice(0, 20)
         .map((m) => ({
-          label: m.tool ? `${m.method} ${m.tool}` : m.method,
+          label: m.tool
+            ? `${shownNameText(m.method)} ${shownNameText(m.tool)}`
+            : shownNameText(m.method),
           p50: m.p50Ms,
           p95: m.p95Ms,
           p99: m.p99Ms,

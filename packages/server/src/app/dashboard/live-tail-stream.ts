@@ -10,6 +10,7 @@
 import type { ServerResponse } from 'node:http'
 import { HttpError } from '../../http/http-error.js'
 import type { CallRecord } from '../../quota/call-history.js'
+import { nameParts, nameScripts } from './shown-name.js'
 
 /** Between the live tail's keep-alive comments. */
 const TAIL_KEEPALIVE_MS = 25_000
@@ -138,6 +139,8 @@ function tailSummary(r: CallRecord): Record<string, unknown> {
     at: r.at.toISOString(),
     method: r.method,
     tool: r.tool,
+    method_shown: shown(r.method),
+    tool_shown: r.tool ? shown(r.tool) : null,
     status: r.status,
     outcome: r.outcome ?? (r.policyCode === null ? 'ok' : 'refused'),
     policy_code: r.policyCode,
@@ -145,5 +148,17 @@ function tailSummary(r: CallRecord): Record<string, unknown> {
     session_id: r.sessionId ?? null,
     request: r.requestBody?.slice(0, TAIL_BODY_CHARS) ?? null,
     response: r.responseBody?.slice(0, TAIL_BODY_CHARS) ?? null,
+  }
+}
+
+/**
+ * A name as the page's script shows it (it cannot import `shownName`): runs of text and escapes
+ * of hidden characters (`[text, hidden]`), and the scripts a name mixes (null when it does not).
+ */
+function shown(name: string): { parts: [string, boolean][]; mixed: string[] | null } {
+  const scripts = nameScripts(name)
+  return {
+    parts: nameParts(name).map((p) => [p.text, p.hidden]),
+    mixed: scripts.mixed ? [...scripts.scripts] : null,
   }
 }

@@ -11,6 +11,7 @@ import { html, type SafeHtml } from '../../http/html.js'
 import type { TunnelView } from '../tunnel-view.js'
 import { tunnelHeading, tunnelTabs } from './governance-pages.js'
 import { formatStoredTime } from './format.js'
+import { shownName, shownText } from './shown-name.js'
 import { csrfField, page, type Notice, type Viewer } from './layout.js'
 
 /** What each status means, in a few words. */
@@ -72,7 +73,7 @@ ${
     : html`<h2>Tools</h2>
 <table id="tools"><thead><tr><th>Tool</th><th>Status</th><th>Hash</th><th>Approved</th></tr></thead><tbody>${others.map(
         (x) =>
-          html`<tr data-tool="${x.name}"><td><code>${x.name}</code></td><td>${badge(x)}</td><td><code class="muted">${short(x.currentHash)}</code></td><td class="muted">${when(x.approvedAt)}${x.approvedBy ? html` (${x.approvedBy})` : ''}</td></tr>`,
+          html`<tr data-tool="${x.name}"><td>${shownName(x.name)}</td><td>${badge(x)}</td><td><code class="muted">${short(x.currentHash)}</code></td><td class="muted">${when(x.approvedAt)}${x.approvedBy ? html` (${x.approvedBy})` : ''}</td></tr>`,
       )}</tbody></table>`
 }
 <h2>Decisions</h2>
@@ -81,7 +82,7 @@ ${
     ? html`<p class="card muted" id="no-decisions">No approvals or rejections yet.</p>`
     : html`<table id="decisions"><thead><tr><th>When</th><th>Tool</th><th>Decision</th><th>Hash</th><th>By</th></tr></thead><tbody>${d.view.decisions.map(
         (x) =>
-          html`<tr><td>${x.decidedAt}</td><td><code>${x.name}</code></td><td>${x.decision}</td><td><code class="muted">${short(x.hash)}</code></td><td>${x.decidedBy}</td></tr>`,
+          html`<tr><td>${x.decidedAt}</td><td>${shownName(x.name)}</td><td>${x.decision}</td><td><code class="muted">${short(x.hash)}</code></td><td>${x.decidedBy}</td></tr>`,
       )}</tbody></table>`
 }`,
   )
@@ -91,7 +92,7 @@ function pendingCard(t: TunnelView, x: ToolView, csrf: SafeHtml, zeroKnowledge: 
   const action = `/dashboard/tunnels/${t.id}/tools/decide`
   const what =
     x.status === 'renamed'
-      ? html`It has the definition of <code>${x.renamedFrom ?? ''}</code>, which is gone from the list: a tool renamed (perhaps to shadow another).`
+      ? html`It has the definition of ${shownName(x.renamedFrom)}, which is gone from the list: a tool renamed (perhaps to shadow another).`
       : x.status === 'new'
         ? html`It was not in the list you approved.`
         : x.status === 'removed'
@@ -99,7 +100,7 @@ function pendingCard(t: TunnelView, x: ToolView, csrf: SafeHtml, zeroKnowledge: 
           : html`Its definition differs from the one you approved.`
   const fields = hidden(x)
   return html`<section class="card tool-change" data-tool="${x.name}" data-status="${x.status}">
-  <h3><code>${x.name}</code> ${badge(x)}</h3>
+  <h3>${shownName(x.name)} ${badge(x)}</h3>
   <p>${what}${x.changedAt ? html` <span class="muted">Seen ${when(x.changedAt)}.</span>` : ''}</p>
   <p class="muted">Approved hash <code>${short(x.approvedHash)}</code> · current hash <code>${short(x.currentHash)}</code></p>
   ${diffTable(x, zeroKnowledge)}
@@ -120,12 +121,12 @@ function diffTable(x: ToolView, zeroKnowledge: boolean): SafeHtml {
   if (x.diff === null) {
     return x.currentDefinition === null
       ? html`<p class="muted" data-not-kept>This definition was not kept (a tunnel keeps 4 Mi characters of tool definitions; past that, only their hashes): only the hashes differ.</p>`
-      : html`<details open><summary>Definition</summary><pre class="definition">${pretty(x.currentDefinition)}</pre></details>`
+      : html`<details open><summary>Definition</summary><pre class="definition">${shownText(pretty(x.currentDefinition))}</pre></details>`
   }
   if (x.diff.length === 0) return html`<p class="muted">No field differs.</p>`
   return html`<table class="diff"><thead><tr><th>Field</th><th>Approved</th><th>Now</th></tr></thead><tbody>${x.diff.map(
     (c) =>
-      html`<tr data-path="${c.path}"><td><code>${c.path}</code></td><td class="before"><pre>${c.before ?? '(absent)'}</pre></td><td class="after"><pre>${c.after ?? '(absent)'}</pre></td></tr>`,
+      html`<tr data-path="${c.path}"><td>${shownName(c.path)}</td><td class="before"><pre>${c.before === null ? '(absent)' : shownText(c.before)}</pre></td><td class="after"><pre>${c.after === null ? '(absent)' : shownText(c.after)}</pre></td></tr>`,
   )}</tbody></table>`
 }
 

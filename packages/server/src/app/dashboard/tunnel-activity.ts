@@ -8,6 +8,7 @@ import { PLANS, type PlanId } from '../../plans.js'
 import type { MetersView } from '../billing-view.js'
 import type { CallView } from '../../governance/call-log.js'
 import { formatBytes, formatCount, formatDateTime } from './format.js'
+import { shownName } from './shown-name.js'
 
 /** Calls listed on the overview. */
 export const RECENT_CALLS = 10
@@ -26,8 +27,8 @@ export function tunnelActivity(
   const rows = calls.map(
     (c) => html`<tr>
   <td>${formatDateTime(new Date(c.at))}</td>
-  <td><a href="/dashboard/tunnels/${tunnelId}/traffic/${c.id}">${c.method}</a></td>
-  <td>${c.tool ?? ''}</td>
+  <td><a href="/dashboard/tunnels/${tunnelId}/traffic/${c.id}">${shownName(c.method)}</a></td>
+  <td>${shownName(c.tool)}</td>
   <td>${c.policyCode ?? c.outcome} (${c.status})</td>
   <td>${formatCount(c.durationMs)} ms</td>
 </tr>`,

@@ -1,0 +1,228 @@
+/**
+ * Names a local server chose (tools, methods, schema paths), and text it wrote (descriptions,
+ * recorded bodies), as the dashboard shows them: characters a reader cannot see (zero-width,
+ * bidi controls, other format and control characters, blanks other than a plain space, private
+ * use, unassigned) become a marked `U+200B` escape, and so do leading, trailing and doubled
+ * spaces of a name; a name with letters of more than one script (a Cyrillic `і` in `read_fіle`)
+ * is flagged. Only the display changes: what is stored, compared, submitted and approved is the
+ * name as sent.
+ */
+import { html, type SafeHtml } from '../../http/html.js'
+
+/** A run of text as shown: as it is, or a hidden character's escape. */
+export interface NamePart {
+  readonly text: string
+  /** The escape of a character the reader could not see (its code point, or a count cut). */
+  readonly hidden: boolean
+  /** What the hidden character is, for a tooltip. */
+  readonly what?: string
+}
+
+/** Escapes written for one run of hidden characters; the rest of the run is counted. */
+const MAX_ESCAPES_PER_RUN = 16
+
+/**
+ * Characters never seen as themselves: controls, format characters (zero-width, bidi, tags),
+ * line and paragraph separators, private use, unassigned, lone surrogates, everything Unicode
+ * says to render as nothing, and blanks that look like letters' absence (U+2800 braille blank).
+ */
+const HIDDEN =
+  /^(?:[\p{Cc}\p{Cf}\p{Co}\p{Cn}\p{Cs}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}\u2800]|(?! )\p{Zs})$/u
+
+/** Names of the hidden characters met most. */
+const KNOWN: Readonly<Record<number, string>> = {
+  0x09: 'tab',
+  0x0a: 'line feed',
+  0x0d: 'carriage return',
+  0x20: 'space',
+  0xa0: 'no-break space',
+  0xad: 'soft hyphen',
+  0x034f: 'combining grapheme joiner',
+  0x061c: 'Arabic letter mark',
+  0x115f: 'Hangul choseong filler',
+  0x1160: 'Hangul jungseong filler',
+  0x180e: 'Mongolian vowel separator',
+  0x200b: 'zero width space',
+  0x200c: 'zero width non-joiner',
+  0x200d: 'zero width joiner',
+  0x200e: 'left-to-right mark',
+  0x200f: 'right-to-left mark',
+  0x202a: 'left-to-right embedding',
+  0x202b: 'right-to-left embedding',
+  0x202c: 'pop directional formatting',
+  0x202d: 'left-to-right override',
+  0x202e: 'right-to-left override',
+  0x2060: 'word joiner',
+  0x2066: 'left-to-right isolate',
+  0x2067: 'right-to-left isolate',
+  0x2068: 'first strong isolate',
+  0x2069: 'pop directional isolate',
+  0x2800: 'braille pattern blank',
+  0x3164: 'Hangul filler',
+  0xfeff: 'zero width no-break space (BOM)',
+  0xffa0: 'halfwidth Hangul filler',
+}
+
+/** `U+200B`. */
+function codePoint(ch: string): string {
+  const cp = ch.codePointAt(0) ?? 0
+  return `U+${cp.toString(16).toUpperCase().padStart(4, '0')}`
+}
+
+function describe(ch: string): string {
+  const cp = ch.codePointAt(0) ?? 0
+  if (KNOWN[cp]) return KNOWN[cp]
+  if (cp >= 0xe0000 && cp <= 0xe007f) return 'tag character (invisible)'
+  if (cp >= 0xfe00 && cp <= 0xfe0f) return 'variation selector'
+  if (/\p{Zs}/u.test(ch)) return 'space other than U+0020'
+  if (/\p{Cc}/u.test(ch)) return 'control character'
+  if (/\p{Co}/u.test(ch)) return 'private use character'
+  if (/\p{Cn}/u.test(ch)) return 'unassigned code point'
+  return 'invisible character'
+}
+
+/**
+ * `text` cut into what shows as it is and escapes of what would not. With `spaces: 'name'`, a
+ * space at either end or next to another space is escaped too (in a name, `search ` is not
+ * `search`, and HTML folds two spaces into one); with `spaces: 'text'`, spaces, line feeds and
+ * tabs are kept (indented JSON).
+ */
+export function nameParts(text: string, spaces: 'name' | 'text' = 'name'): NamePart[] {
+  const chars = Array.from(text)
+  const parts: NamePart[] = []
+  let plain = ''
+  let run = 0
+  const flush = () => {
+    if (plain) parts.push({ text: plain, hidden: false })
+    plain = ''
+  }
+  for (let i = 0; i < chars.length; i++) {
+    const ch = chars[i]!
+    let hidden: boolean
+    if (ch === ' ') {
+      hidden =
+        spaces === 'name' &&
+        (i === 0 || i === chars.length - 1 || chars[i - 1] === ' ' || chars[i + 1] === ' ')
+    } else if (spaces === 'text' && (ch === '\n' || ch === '\t')) {
+      hidden = false
+    } else {
+      hidden = HIDDEN.test(ch)
+    }
+    if (!hidden) {
+      run = 0
+      plain += ch
+      continue
+    }
+    flush()
+    run++
+    if (run <= MAX_ESCAPES_PER_RUN) {
+      parts.push({ text: codePoint(ch), hidden: true, what: describe(ch) })
+      continue
+    }
+    // A long run (tag characters can spell a whole hidden sentence) is counted, not spelled out.
+    let rest = 1
+    while (i + 1 < chars.length && chars[i + 1] !== ' ' && HIDDEN.test(chars[i + 1]!)) {
+      rest++
+      i++
+    }
+    parts.push({ text: `…${rest} more`, hidden: true, what: 'more invisible characters' })
+  }
+  flush()
+  return parts
+}
+
+/** Scripts named when a name is flagged; letters of any other are "another script". */
+const SCRIPTS = [
+  'Latin',
+  'Cyrillic',
+  'Greek',
+  'Armenian',
+  'Georgian',
+  'Cherokee',
+  'Coptic',
+  'Hebrew',
+  'Arabic',
+  'Syriac',
+  'Thaana',
+  'Devanagari',
+  'Bengali',
+  'Thai',
+  'Lao',
+  'Tibetan',
+  'Ethiopic',
+  'Mongolian',
+  'Han',
+  'Hiragana',
+  'Katakana',
+  'Bopomofo',
+  'Hangul',
+].map((s) => [s, new RegExp(`^\\p{Script=${s}}$`, 'u')] as const)
+
+/** Written together in one language, so not a mix: Japanese, Chinese, Korean. */
+const CJK = new Set(['Han', 'Hiragana', 'Katakana', 'Bopomofo', 'Hangul'])
+
+/** What `nameScripts` found. */
+export interface NameScripts {
+  /** Scripts of the name's letters and digits (not of punctuation and marks every script uses). */
+  readonly scripts: readonly string[]
+  /** Letters of more than one script. */
+  readonly mixed: boolean
+  /** Characters outside printable ASCII (MCP asks for `A-Z a-z 0-9 _ - .` in tool names). */
+  readonly nonAscii: boolean
+}
+
+/** The scripts of `name`'s letters. */
+export function nameScripts(name: string): NameScripts {
+  const found = new Set<string>()
+  for (const ch of name) {
+    if (/^[\p{Script=Common}\p{Script=Inherited}]$/u.test(ch) || !/^[\p{L}\p{N}]$/u.test(ch)) {
+      continue
+    }
+    found.add(SCRIPTS.find(([, re]) => re.test(ch))?.[0] ?? 'another script')
+  }
+  const scripts = [...found]
+  const mixed = scripts.length > 1 && !scripts.every((s) => CJK.has(s))
+  return { scripts, mixed, nonAscii: /[^\x20-\x7e]/.test(name) }
+}
+
+/** Parts as HTML: hidden characters as marked escapes. */
+function partsHtml(parts: readonly NamePart[]): SafeHtml {
+  return html`${parts.map((p) =>
+    p.hidden ? html`<mark class="np" title="${p.what ?? ''}">${p.text}</mark>` : p.text,
+  )}`
+}
+
+/** The flag of a name of several scripts, or of letters outside ASCII; '' for neither. */
+function scriptsFlag(name: string): SafeHtml | '' {
+  const s = nameScripts(name)
+  if (s.mixed) {
+    return html` <span class="badge stopped" data-mixed-scripts="${s.scripts.join(' ')}" title="Letters of several scripts can imitate another name: a Cyrillic і looks like a Latin i.">mixes ${s.scripts.join(' and ')}</span>`
+  }
+  if (s.scripts.some((x) => x !== 'Latin')) {
+    return html` <span class="badge offline" data-scripts="${s.scripts.join(' ')}">${s.scripts.join(' and ')} letters</span>`
+  }
+  return ''
+}
+
+/**
+ * A name a local server chose, in `<code>`, its hidden characters escaped and marked, flagged
+ * when its letters mix scripts. '' stays empty.
+ */
+export function shownName(name: string | null | undefined): SafeHtml {
+  if (!name) return html``
+  return html`<code class="name">${partsHtml(nameParts(name))}</code>${scriptsFlag(name)}`
+}
+
+/** Text a local server wrote (a description, a body), its hidden characters marked. */
+export function shownText(text: string): SafeHtml {
+  return partsHtml(nameParts(text, 'text'))
+}
+
+/** A name as plain text (a title, a chart's label): escapes in brackets, `[U+200B]`. */
+export function shownNameText(name: string | null | undefined): string {
+  if (!name) return ''
+  const text = nameParts(name)
+    .map((p) => (p.hidden ? `[${p.text}]` : p.text))
+    .join('')
+  return nameScripts(name).mixed ? `${text} (mixed scripts)` : text
+}

@@ -1,0 +1,211 @@
+/**
+ * Tool and method names a local server chose, in the dashboard in Chromium: after a rug pull that
+ * renames `search` to `search` + U+200B, `read_file` to one with a Cyrillic `і` and adds
+ * `list_dir ` (a trailing space), the Tools tab, the Traffic tab (history, live tail) and a
+ * call's page show each hidden character as a marked `U+…` escape and flag the name that mixes
+ * scripts, while what the forms submit, and what is approved and stored, is the name as sent.
+ */
+import assert from 'node:assert/strict'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, before, describe, it } from 'node:test'
+import type { Browser, Page } from 'playwright-core'
+import { connectAgent, firstText } from '../helpers/agent-scenario.js'
+import { hasChromium, launchBrowser } from '../helpers/browser.js'
+import type { Child } from '../helpers/child.js'
+import { ROOT, startClient, startService, type Service } from '../helpers/stack.js'
+import { signUp, type WebUser } from '../helpers/web-client.js'
+
+const SERVER = join(ROOT, 'test/fixtures/mutable-tools-server.mjs')
+
+const ZW = 'search\u200b'
+const CYRILLIC = 'read_f\u0456le'
+const TRAILING = 'list_dir '
+
+const def = (name: string, description: string) => ({
+  name,
+  description,
+  inputSchema: { type: 'object', properties: { path: { type: 'string' } } },
+})
+
+interface ToolsJson {
+  baselined: boolean
+  tools: { name: string; status: string }[]
+}
+
+async function until<T>(read: () => Promise<T>, check: (v: T) => boolean, ms = 20_000): Promise<T> {
+  const deadline = Date.now() + ms
+  for (;;) {
+    const value = await read()
+    if (check(value) || Date.now() > deadline) return value
+    await new Promise((r) => setTimeout(r, 200))
+  }
+}
+
+/** What a page shows of each name element under `selector`: its visible text and flags. */
+async function shownNames(page: Page, selector: string) {
+  const shown = []
+  for (const el of await page.locator(selector).all()) {
+    const flag = el.locator('xpath=following-sibling::*[1][@data-mixed-scripts]')
+    shown.push({
+      text: await el.innerText(),
+      marks: await el.locator('mark.np').allTextContents(),
+      mixed: (await flag.count()) > 0 ? await flag.getAttribute('data-mixed-scripts') : null,
+    })
+  }
+  return shown
+}
+
+describe(
+  'names with hidden characters in the dashboard',
+  { timeout: 180_000, skip: !hasChromium },
+  () => {
+    let service: Service
+    let base: string
+    let user: WebUser
+    let client: Child
+    let browser: Browser
+    const dir = mkdtempSync(join(tmpdir(), 'burrow-names-'))
+    const toolsFile = join(dir, 'tools.json')
+
+    before(async () => {
+      service = await startService()
+      base = `http://127.0.0.1:${service.port}`
+      user = await signUp(base, 'names')
+      browser = await launchBrowser()
+    })
+
+    after(async () => {
+      await client?.stop()
+      await browser?.close()
+      await service?.close()
+      rmSync(dir, { recursive: true, force: true })
+    })
+
+    it('are shown with their hidden characters marked and mixed scripts flagged, and approved as sent', async () => {
+      writeFileSync(
+        toolsFile,
+        JSON.stringify([def('search', 'Searches.'), def('read_file', 'Reads.')]),
+      )
+      const made = await user.api<{ tunnel: { id: string; mcp_url: string }; key: string }>(
+        'POST',
+        '/api/tunnels',
+        { name: 'names', access: 'public' },
+      )
+      assert.equal(made.status, 201)
+      const id = made.json.tunnel.id
+      const command = `${process.execPath} ${SERVER} --tools ${toolsFile} --calls ${join(dir, 'calls.txt')}`
+      client = await startClient(service, made.json.key, ['--stdio', command])
+      const tools = async () => (await user.api<ToolsJson>('GET', `/api/tunnels/${id}/tools`)).json
+      const agent = await connectAgent(made.json.tunnel.mcp_url)
+      const context = await browser.newContext({ viewport: { width: 1100, height: 900 } })
+      try {
+        await agent.client.listTools()
+        await until(tools, (v) => v.baselined && v.tools.length === 2)
+
+        writeFileSync(
+          toolsFile,
+          JSON.stringify([def(ZW, 'Searches.'), def(CYRILLIC, 'Reads.'), def(TRAILING, 'Lists.')]),
+        )
+        const listed = (await agent.client.listTools()).tools.map((t) => t.name).sort()
+        assert.deepEqual(
+          listed,
+          [TRAILING, CYRILLIC, ZW].sort(),
+          'alert mode passes them on as sent',
+        )
+        const waiting = await until(tools, (v) =>
+          [ZW, CYRILLIC, TRAILING].every((n) =>
+            v.tools.some((t) => t.name === n && t.status !== 'approved'),
+          ),
+        )
+        assert.ok(
+          waiting.tools.some((t) => t.name === ZW),
+          JSON.stringify(waiting),
+        )
+        assert.equal(
+          firstText(await agent.client.callTool({ name: ZW, arguments: {} })),
+          `called ${ZW}`,
+        )
+
+        const [name, value] = user.cookie.split('=') as [string, string]
+        await context.addCookies([{ name, value, url: base }])
+        const page = await context.newPage()
+        await page.goto(`${base}/dashboard/tunnels/${id}/tools`)
+        const cards = await shownNames(page, 'section.tool-change h3 code.name')
+        const card = (visible: string) => cards.find((c) => c.text === visible)
+        assert.deepEqual(card('searchU+200B')?.marks, ['U+200B'], JSON.stringify(cards))
+        assert.equal(card('searchU+200B')?.mixed, null)
+        assert.deepEqual(card('list_dirU+0020')?.marks, ['U+0020'], JSON.stringify(cards))
+        assert.deepEqual(card(CYRILLIC)?.marks, [], JSON.stringify(cards))
+        assert.equal(card(CYRILLIC)?.mixed, 'Latin Cyrillic')
+        assert.ok(
+          cards.every((c) => !/[\u200b]|\s$/.test(c.text)),
+          'nothing hidden is left',
+        )
+        // The escape is drawn, not only present.
+        assert.ok(await page.locator('section.tool-change h3 mark.np').first().isVisible())
+        assert.match(
+          await page.locator('section.tool-change h3 [data-mixed-scripts]').first().innerText(),
+          /mixes Latin and Cyrillic/,
+        )
+
+        // The forms carry the name as sent: approving the zero-width one approves exactly it.
+        await page
+          .locator('section.tool-change', { hasText: 'searchU+200B' })
+          .locator('button[data-approve]')
+          .click()
+        await page.waitForLoadState('load')
+        const approved = (await tools()).tools
+          .filter((t) => t.status === 'approved')
+          .map((t) => t.name)
+        assert.deepEqual(approved, [ZW])
+        const decided = await shownNames(page, '#decisions code.name')
+        assert.deepEqual(
+          decided.map((d) => d.text),
+          ['searchU+200B'],
+        )
+        const table = await shownNames(page, '#tools code.name')
+        assert.ok(
+          table.some((t) => t.text === 'searchU+200B'),
+          JSON.stringify(table),
+        )
+
+        // The history, a call's page and the live tail.
+        await page.goto(`${base}/dashboard/tunnels/${id}/traffic`)
+        const history = await until(
+          async () => {
+            await page.reload()
+            return shownNames(page, '#calls td code.name')
+          },
+          (rows) => rows.some((r) => r.text === 'searchU+200B'),
+        )
+        assert.ok(
+          history.some((r) => r.text === 'searchU+200B'),
+          JSON.stringify(history),
+        )
+        await page.locator('#live-status', { hasText: 'Live' }).waitFor()
+        assert.equal(
+          firstText(await agent.client.callTool({ name: CYRILLIC, arguments: {} })),
+          `called ${CYRILLIC}`,
+        )
+        await page.locator('#live-tail tbody [data-mixed-scripts]').first().waitFor()
+        const live = await shownNames(page, '#live-tail tbody code.name')
+        assert.ok(
+          live.some((r) => r.text === CYRILLIC && r.mixed === 'Latin Cyrillic'),
+          JSON.stringify(live),
+        )
+        await page.locator('#calls a', { hasText: 'tools/call' }).first().click()
+        await page.waitForURL(`**/traffic/*`)
+        const detail = await shownNames(page, '#call code.name')
+        assert.ok(
+          detail.some((r) => r.text === 'searchU+200B'),
+          JSON.stringify(detail),
+        )
+      } finally {
+        await context.close()
+        await agent.client.close()
+      }
+    })
+  },
+)
