@@ -5,7 +5,7 @@
  * it (and sends its one `tool.changed` event).
  */
 import { randomBytes } from 'node:crypto'
-import type { Kysely, Selectable } from 'kysely'
+import { PostgresAdapter, type Kysely, type Selectable } from 'kysely'
 import type { ToolPinsTable } from './governance-schema.js'
 import type { Database } from './schema.js'
 
@@ -183,6 +183,13 @@ export class ToolPinsStore {
    * it (only a changed, new or renamed one). With `expectHash`, only when the current
    * definition still has that hash: the owner approves what they saw. Every decision is kept
    * in the history.
+   *
+   * The row is locked while it is decided (PostgreSQL: `FOR UPDATE`; SQLite's transactions do
+   * not interleave): a change another node records meanwhile is either seen by the decision or
+   * waits for it. Before, the decision read the row unlocked and wrote what it had read, so a
+   * definition recorded between the two was marked approved with the previous one's hash, and
+   * later listings of it, equal to the "current" one, were never compared again; and two
+   * approvals at once were both recorded.
    */
   async decide(
     tunnelId: string,
@@ -196,12 +203,14 @@ export class ToolPinsStore {
     if (name.includes('\u0000')) return 'unknown'
     const when = at.toISOString()
     return this.#db.transaction().execute(async (trx): Promise<Decided> => {
-      const row = await trx
+      const read = trx
         .selectFrom('tool_pins')
         .selectAll()
         .where('tunnel_id', '=', tunnelId)
         .where('name', '=', name)
-        .executeTakeFirst()
+      const row = await (
+        trx.getExecutor().adapter instanceof PostgresAdapter ? read.forUpdate() : read
+      ).executeTakeFirst()
       if (row === undefined) return 'unknown'
       if (expectHash !== null && (row.current_hash ?? null) !== expectHash) return 'stale'
       if (decision === 'rejected' && !['changed', 'new', 'renamed'].includes(row.status)) {
