@@ -658,6 +658,21 @@ describe('rug-pull protection through a tunnel', { timeout: 300_000 }, () => {
       )
       assert.ok(concurrent.every((r) => r.status === 200))
 
+      // A name as long as a pin may hold (1,024 characters) is approved through the API as it is
+      // in the dashboard (found by a hostile review: the API looked up at most 512 and said 404).
+      const long = 'l'.repeat(1024)
+      u.set([def('only', 'The only tool.'), def(long, 'A tool with a long name.')])
+      await client.listTools()
+      await until(
+        () => toolOf(t.id, long),
+        (x) => x?.status === 'new',
+      )
+      res = await post(`${root}/${long}/approve`, {})
+      assert.equal(res.status, 200, JSON.stringify(res.json))
+      assert.equal((await toolOf(t.id, long))?.status, 'approved')
+      res = await post(`${root}/${long}x/approve`, {})
+      assert.equal(res.status, 404, 'longer than any pin: no such tool')
+
       const other = await signUp(base, 'stranger')
       for (const [method, path] of [
         ['GET', root],

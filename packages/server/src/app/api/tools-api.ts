@@ -3,6 +3,7 @@
  * and the owner's decisions (`POST /api/tunnels/:id/tools/:name/approve` and `…/reject`, with
  * an optional `{"hash": "…"}` so that only the definition the owner saw is approved).
  */
+import { MAX_PINNED_NAME_CHARS } from '../../governance/pinnable-name.js'
 import { HttpError } from '../../http/http-error.js'
 import { readJsonObject } from '../../http/request-body.js'
 import { sendApiJson } from '../../http/responses.js'
@@ -10,9 +11,6 @@ import type { WebServices } from '../web-services.js'
 import type { ApiCall } from './api-call.js'
 import { changedBy } from './governance-api.js'
 import { toolJson, toolsJson } from './tools-json.js'
-
-/** Longest tool name accepted in a path (names agents see are far shorter). */
-const MAX_NAME_CHARS = 512
 
 /** The tool routes, for a tunnel the caller owns (`tunnelId`). */
 export function toolsApi(svc: WebServices) {
@@ -83,7 +81,9 @@ function toolName(raw: string): string {
   } catch {
     throw new HttpError(400, 'invalid', 'the tool name in the path is not valid percent-encoding')
   }
-  if (name === '' || name.length > MAX_NAME_CHARS) {
+  // As long as a pinned name may be: a longer one names no tool (before, 512 here against 1,024
+  // pinned left tools of 513 to 1,024 characters to the dashboard alone).
+  if (name === '' || name.length > MAX_PINNED_NAME_CHARS) {
     throw new HttpError(404, 'not_found', 'this tunnel has no such tool')
   }
   return name
