@@ -3,7 +3,9 @@
  * renames `search` to `search` + U+200B, `read_file` to one with a Cyrillic `і` and adds
  * `list_dir ` (a trailing space), the Tools tab, the Traffic tab (history, live tail) and a
  * call's page show each hidden character as a marked `U+…` escape and flag the name that mixes
- * scripts, while what the forms submit, and what is approved and stored, is the name as sent.
+ * scripts, while what the forms submit, and what is approved and stored, is the name as sent;
+ * and a Reject sent from a page older than an approval made in another tab says it rejected
+ * nothing.
  */
 import assert from 'node:assert/strict'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -66,6 +68,7 @@ describe(
     let user: WebUser
     let client: Child
     let browser: Browser
+    let tunnelId = ''
     const dir = mkdtempSync(join(tmpdir(), 'burrow-names-'))
     const toolsFile = join(dir, 'tools.json')
 
@@ -95,6 +98,7 @@ describe(
       )
       assert.equal(made.status, 201)
       const id = made.json.tunnel.id
+      tunnelId = id
       const command = `${process.execPath} ${SERVER} --tools ${toolsFile} --calls ${join(dir, 'calls.txt')}`
       client = await startClient(service, made.json.key, ['--stdio', command])
       const tools = async () => (await user.api<ToolsJson>('GET', `/api/tunnels/${id}/tools`)).json
@@ -205,6 +209,31 @@ describe(
       } finally {
         await context.close()
         await agent.client.close()
+      }
+    })
+
+    it('a Reject sent from a page older than an approval says nothing was rejected', async () => {
+      const context = await browser.newContext({ viewport: { width: 1100, height: 900 } })
+      try {
+        const [name, value] = user.cookie.split('=') as [string, string]
+        await context.addCookies([{ name, value, url: base }])
+        const tabs = [await context.newPage(), await context.newPage()]
+        for (const tab of tabs) await tab.goto(`${base}/dashboard/tunnels/${tunnelId}/tools`)
+        const card = (tab: Page) =>
+          tab.locator('section.tool-change', { hasText: 'list_dirU+0020' })
+        await card(tabs[0]!).locator('button[data-approve]').click()
+        await tabs[0]!.waitForLoadState('load')
+        assert.match((await tabs[0]!.locator('.notice').first().innerText()) ?? '', /Approved/)
+        // The second tab still shows the tool waiting, and its owner rejects it there.
+        await card(tabs[1]!).locator('button[data-reject]').click()
+        await tabs[1]!.waitForLoadState('load')
+        const notice = await tabs[1]!.locator('.notice').first().innerText()
+        assert.doesNotMatch(notice, /^Rejected/, 'the tool was not rejected')
+        assert.match(notice, /Nothing was rejected/)
+        const view = await user.api<ToolsJson>('GET', `/api/tunnels/${tunnelId}/tools`)
+        assert.equal(view.json.tools.find((t) => t.name === TRAILING)?.status, 'approved')
+      } finally {
+        await context.close()
       }
     })
   },

@@ -180,8 +180,16 @@ export function governanceRoutes(kit: DashboardKit): DashboardRoute[] {
       /^[0-9a-f]{64}$/.test(hash) ? hash : null,
     )
     if (done === 'unknown') throw new HttpError(404, 'not_found', 'No such tool in this tunnel.')
+    // A Reject from a page older than a decision made elsewhere (another tab, the API) rejects
+    // nothing: say so, not "Rejected" of a tool that agents may still see and call.
     const notice =
-      done === 'stale' ? 'tool_stale' : decision === 'rejected' ? 'tool_rejected' : 'tool_approved'
+      done === 'stale'
+        ? 'tool_stale'
+        : done === 'not_pending'
+          ? 'tool_not_pending'
+          : decision === 'rejected'
+            ? 'tool_rejected'
+            : 'tool_approved'
     redirect(c.res, `/dashboard/tunnels/${t.id}/tools?notice=${notice}`)
   }
 

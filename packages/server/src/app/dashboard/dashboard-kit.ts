@@ -85,6 +85,10 @@ const NOTICES: Readonly<Record<string, Notice>> = {
     kind: 'info',
     text: 'Rejected: the tool is hidden from agents and its calls refused until its definition changes back or you approve it.',
   },
+  tool_not_pending: {
+    kind: 'warn',
+    text: 'Nothing was rejected: this tool no longer waits for a decision (it was decided elsewhere since this page was shown). Its status is below.',
+  },
   tool_stale: {
     kind: 'warn',
     text: 'The tool changed again since this page was shown: nothing was decided. Review it again.',
