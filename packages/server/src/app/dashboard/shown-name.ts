@@ -22,12 +22,33 @@ export interface NamePart {
 const MAX_ESCAPES_PER_RUN = 16
 
 /**
+ * Escapes written for one text; past them hidden characters are left out and counted at its end,
+ * so a definition of alternating letters and U+200B (2 Mi of each) cannot make a page of 100 MB.
+ */
+export const MAX_ESCAPES_PER_TEXT = 1000
+
+/**
  * Characters never seen as themselves: controls, format characters (zero-width, bidi, tags),
  * line and paragraph separators, private use, unassigned, lone surrogates, everything Unicode
  * says to render as nothing, and blanks that look like letters' absence (U+2800 braille blank).
  */
-const HIDDEN =
-  /^(?:[\p{Cc}\p{Cf}\p{Co}\p{Cn}\p{Cs}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}\u2800]|(?! )\p{Zs})$/u
+const HIDDEN_BUT_CONTROLS =
+  '\\p{Cf}\\p{Co}\\p{Cn}\\p{Cs}\\p{Zl}\\p{Zp}\\p{Default_Ignorable_Code_Point}\\u2800' +
+  // Every blank of category Zs but U+0020.
+  '\\u00a0\\u1680\\u2000-\\u200a\\u202f\\u205f\\u3000'
+
+/**
+ * In a name: those, every control, and spaces at either end or next to another space. Each is
+ * one character class repeated, which V8 matches in a loop (an alternation repeated over 4 Mi
+ * characters overflowed its stack).
+ */
+const HIDDEN_IN_NAME = new RegExp(`^ +| +$| {2,}|[\\p{Cc}${HIDDEN_BUT_CONTROLS}]+`, 'gu')
+
+/** In text: those and every control but line feeds and tabs. */
+const HIDDEN_IN_TEXT = new RegExp(
+  `[\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f${HIDDEN_BUT_CONTROLS}]+`,
+  'gu',
+)
 
 /** Names of the hidden characters met most. */
 const KNOWN: Readonly<Record<number, string>> = {
@@ -63,6 +84,11 @@ const KNOWN: Readonly<Record<number, string>> = {
   0xffa0: 'halfwidth Hangul filler',
 }
 
+/** How many code points `text` has (a surrogate pair is one), without splitting it. */
+function codePoints(text: string): number {
+  return text.length - (text.match(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g)?.length ?? 0)
+}
+
 /** `U+200B`. */
 function codePoint(ch: string): string {
   const cp = ch.codePointAt(0) ?? 0
@@ -85,49 +111,60 @@ function describe(ch: string): string {
  * `text` cut into what shows as it is and escapes of what would not. With `spaces: 'name'`, a
  * space at either end or next to another space is escaped too (in a name, `search ` is not
  * `search`, and HTML folds two spaces into one); with `spaces: 'text'`, spaces, line feeds and
- * tabs are kept (indented JSON).
+ * tabs are kept (indented JSON). Text is scanned by one regular expression, so a definition of
+ * megabytes costs milliseconds, not the event loop's second.
  */
 export function nameParts(text: string, spaces: 'name' | 'text' = 'name'): NamePart[] {
-  const chars = Array.from(text)
+  const pattern = spaces === 'name' ? HIDDEN_IN_NAME : HIDDEN_IN_TEXT
   const parts: NamePart[] = []
-  let plain = ''
+  let last = 0
   let run = 0
-  const flush = () => {
-    if (plain) parts.push({ text: plain, hidden: false })
-    plain = ''
+  let more = 0
+  const endRun = () => {
+    if (more > 0)
+      parts.push({ text: `…${more} more`, hidden: true, what: 'more invisible characters' })
+    run = 0
+    more = 0
   }
-  for (let i = 0; i < chars.length; i++) {
-    const ch = chars[i]!
-    let hidden: boolean
-    if (ch === ' ') {
-      hidden =
-        spaces === 'name' &&
-        (i === 0 || i === chars.length - 1 || chars[i - 1] === ' ' || chars[i + 1] === ' ')
-    } else if (spaces === 'text' && (ch === '\n' || ch === '\t')) {
-      hidden = false
-    } else {
-      hidden = HIDDEN.test(ch)
+  let escapes = 0
+  pattern.lastIndex = 0
+  for (let m = pattern.exec(text); m !== null; m = pattern.exec(text)) {
+    if (escapes >= MAX_ESCAPES_PER_TEXT) {
+      // The rest is shown without its hidden characters, and how many were left out is said.
+      endRun()
+      const rest = text.slice(m.index)
+      const shown = rest.replace(pattern, '')
+      if (text.slice(last, m.index) + shown) {
+        parts.push({ text: text.slice(last, m.index) + shown, hidden: false })
+      }
+      const left = codePoints(rest) - codePoints(shown)
+      parts.push({
+        text: `${left} more hidden characters left out`,
+        hidden: true,
+        what: 'hidden characters past the first 1,000 are not shown',
+      })
+      return parts
     }
-    if (!hidden) {
-      run = 0
-      plain += ch
-      continue
+    if (m.index > last) {
+      endRun()
+      parts.push({ text: text.slice(last, m.index), hidden: false })
     }
-    flush()
-    run++
-    if (run <= MAX_ESCAPES_PER_RUN) {
+    let at = 0
+    for (const ch of m[0]) {
+      // A long run (tag characters can spell a whole hidden sentence) is counted, not spelled.
+      if (run === MAX_ESCAPES_PER_RUN) {
+        more += codePoints(m[0].slice(at))
+        break
+      }
+      run++
+      at += ch.length
       parts.push({ text: codePoint(ch), hidden: true, what: describe(ch) })
-      continue
+      escapes++
     }
-    // A long run (tag characters can spell a whole hidden sentence) is counted, not spelled out.
-    let rest = 1
-    while (i + 1 < chars.length && chars[i + 1] !== ' ' && HIDDEN.test(chars[i + 1]!)) {
-      rest++
-      i++
-    }
-    parts.push({ text: `…${rest} more`, hidden: true, what: 'more invisible characters' })
+    last = m.index + m[0].length
   }
-  flush()
+  endRun()
+  if (last < text.length) parts.push({ text: text.slice(last), hidden: false })
   return parts
 }
 

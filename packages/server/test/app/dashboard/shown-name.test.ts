@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import {
+  MAX_ESCAPES_PER_TEXT,
   nameParts,
   nameScripts,
   shownName,
@@ -69,6 +70,19 @@ describe('names a local server chose, as the dashboard shows them', () => {
     assert.equal(cut.length, 1 + 16 + 1 + 1)
     assert.equal(cut[17]!.text, '…9984 more')
     assert.equal(cut[18]!.text, 'y')
+  })
+
+  it('past 1,000 escapes in one text, leaves the rest out and says how many', () => {
+    const parts = nameParts('a\u200b'.repeat(5000), 'text')
+    assert.equal(parts.filter((p) => p.hidden).length, MAX_ESCAPES_PER_TEXT + 1)
+    assert.equal(parts.at(-1)!.text, '4000 more hidden characters left out')
+    assert.equal(parts.at(-2)!.text, 'a'.repeat(4000))
+    assert.ok(
+      parts.every((p) => !p.text.includes('\u200b')),
+      'nothing hidden is shown as it is',
+    )
+    const tags = '\u{e0041}'.repeat(100)
+    assert.equal(nameParts(tags, 'text').at(-1)!.text, '…84 more', 'a pair counts once')
   })
 
   it('flags a name whose letters mix scripts, and tells which', () => {
