@@ -94,7 +94,10 @@ export function callFilter(query: URLSearchParams): CallFilter {
   const since = query.get('since')
   if (since) {
     const at = new Date(since)
-    if (Number.isNaN(at.getTime())) {
+    // Times are stored as ISO text and compared as text: one past year 9999 or before year 0
+    // (`+275760-…`, `-000001-…`) sorted before every stored time and matched every call.
+    const year = at.getUTCFullYear()
+    if (Number.isNaN(at.getTime()) || year < 0 || year > 9999) {
       throw new HttpError(400, 'invalid', '"since" must be an ISO-8601 time', { field: 'since' })
     }
     filter.since = at
