@@ -187,8 +187,7 @@ export class Edge {
     let rpc: JsonRpcBody | null = null
     const holder = { address: rateKeyOf(clientIp), tunnel: tunnel.id }
     if (req.method === 'POST') {
-      const account = { budget: this.bodies, holder, answered: () => res.headersSent }
-      const read = await readBody(req, this.opts.maxBodyBytes, account)
+      const read = await readBody(req, this.opts.maxBodyBytes, { budget: this.bodies, holder })
       if (read === 'aborted' || read === 'answered') return
       if (read === 'over_budget' || read === 'too_large') {
         return sendBodyRefusal(req, res, read, this.opts.maxBodyBytes)

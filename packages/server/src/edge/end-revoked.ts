@@ -7,6 +7,7 @@
  * discarded); one already answering (a stream) ends short.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import { ANSWERED_WHILE_READING } from '../http/read-body.js'
 import { sendRefusal } from '../http/send-refusal.js'
 import { refusedIdsOf } from './request-ids.js'
 
@@ -21,10 +22,11 @@ export function endRevoked(req: IncomingMessage, res: ServerResponse): void {
     'access_denied',
     'access revoked',
     "the tunnel's access changed while the request was in flight: it is no longer allowed",
-    // A body still arriving is read on and discarded (the edge's reading sees the answer sent):
-    // the refusal ends, and the connection closes, only after it, so that the agent, still
-    // writing, reads the refusal instead of a reset (as for the 429 of body budgets).
+    // A body still arriving is read on and discarded, what was read of it let go at once: the
+    // refusal ends, and the connection closes, only after it, so that the agent, still writing,
+    // reads the refusal instead of a reset (as for the 429 of body budgets).
     { id: refusedIdsOf(req), close: true, endAfter: req },
   )
+  req.emit(ANSWERED_WHILE_READING)
   res.once('finish', () => res.destroy())
 }

@@ -9,18 +9,20 @@ import type { BodyBudget, BodyHolder } from './body-budget.js'
 export interface BodyAccount {
   readonly budget: BodyBudget
   readonly holder: BodyHolder
-  /**
-   * Whether the request was answered while its body was still arriving (its access taken away):
-   * reading stops being reading, and the rest is read and discarded so that the sender, still
-   * writing, gets that answer instead of a reset.
-   */
-  readonly answered?: () => boolean
 }
+
+/**
+ * Emitted on a request answered while its body is still arriving (its access taken away:
+ * `edge/end-revoked.ts`): reading stops at once, what was read is let go, and the rest is read
+ * and discarded, so that the sender, still writing, gets that answer instead of a reset.
+ */
+export const ANSWERED_WHILE_READING: unique symbol = Symbol('answered while reading')
 
 /**
  * The body, 'too_large' once it passes `limit` bytes (reading stops there), 'over_budget' when
  * reading on would pass `account`'s bounds (the rest is read and discarded), 'answered' when
- * `account` says the request was answered meanwhile (the rest is read and discarded too), or
+ * the request was answered meanwhile (`ANSWERED_WHILE_READING`; the rest is read and discarded
+ * too), or
  * 'aborted' when the client went away before sending all of it. A body read whole stays taken from the budget (its length):
  * the caller gives it back once the request is answered; any other outcome gives back at once.
  */
@@ -42,7 +44,11 @@ export async function readBody(
   if (Number.isFinite(declared) && declared > limit) return 'too_large'
   let taken = 0
   type Outcome = Buffer | 'too_large' | 'over_budget' | 'answered' | 'aborted'
-  const result = await new Promise<Outcome>((resolve) => {
+  const result = await new Promise<Outcome>((settle) => {
+    const resolve = (outcome: Outcome) => {
+      req.off(ANSWERED_WHILE_READING, onAnswered)
+      settle(outcome)
+    }
     const chunks: Buffer[] = []
     let size = 0
     const stop = (outcome: 'too_large' | 'over_budget' | 'answered') => {
@@ -54,7 +60,6 @@ export async function readBody(
       resolve(outcome)
     }
     const onData = (chunk: Buffer) => {
-      if (account?.answered?.()) return stop('answered')
       size += chunk.length
       if (size > limit) return stop('too_large')
       if (account) {
@@ -63,11 +68,10 @@ export async function readBody(
       }
       chunks.push(chunk)
     }
+    const onAnswered = () => stop('answered')
     req.on('data', onData)
-    req.once('end', () => {
-      if (account?.answered?.()) resolve('answered')
-      else resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size))
-    })
+    req.once(ANSWERED_WHILE_READING, onAnswered)
+    req.once('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)))
     req.once('error', () => resolve('aborted'))
     req.once('close', () => {
       if (!req.complete) resolve('aborted')
