@@ -119,10 +119,12 @@ export function governanceRoutes(kit: DashboardKit): DashboardRoute[] {
     const form = await kit.form(c)
     const t = await found(c)
     const text = form.get('policy') ?? ''
-    const again = async (message: string) =>
-      kit.html(
+    const again = async (message: string, retryAfterSecs?: number) => {
+      // Too soon is no fault of the document: 429, and when to try again, as the API says.
+      if (retryAfterSecs !== undefined) c.res.setHeader('retry-after', String(retryAfterSecs))
+      return kit.html(
         c.res,
-        400,
+        retryAfterSecs !== undefined ? 429 : 400,
         policyPage({
           viewer: c.viewer,
           tunnel: t,
@@ -132,6 +134,7 @@ export function governanceRoutes(kit: DashboardKit): DashboardRoute[] {
           notices: [{ kind: 'error', text: message }],
         }),
       )
+    }
     let value: unknown
     try {
       value = JSON.parse(text)
@@ -140,7 +143,8 @@ export function governanceRoutes(kit: DashboardKit): DashboardRoute[] {
     }
     const written = await svc.governance.setPolicy(t.id, value, `dashboard (${c.account.email})`)
     if (!written.ok) {
-      return again(`${written.problem.field}: ${written.problem.message}. Nothing was changed.`)
+      const { field, message } = written.problem
+      return again(`${field}: ${message}. Nothing was changed.`, written.retryAfterSecs)
     }
     redirect(c.res, `/dashboard/tunnels/${t.id}/policy?notice=policy`)
   }
