@@ -17,18 +17,8 @@ export function memberText(text: string, element: number | null, key: string): s
       if (!s.skipValue() || !s.take(',')) return null
     }
   }
-  if (!s.take('{')) return null
-  let found: string | null = null
-  if (s.take('}')) return null
-  for (;;) {
-    const name = s.readKey()
-    if (name === null || !s.take(':')) return null
-    s.space()
-    const start = s.at
-    if (!s.skipValue()) return null
-    if (name === key) found = text.slice(start, s.at)
-    if (!s.take(',')) return found
-  }
+  const last = objectSpans(s, key)?.at(-1)
+  return last === undefined ? null : text.slice(last[0], last[1])
 }
 
 /**
