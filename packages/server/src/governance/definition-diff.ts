@@ -2,7 +2,9 @@
  * A field-by-field diff of two tool definitions (canonical JSON), for the Tools tab and the API:
  * every path whose value differs, with the value before and after (`description`,
  * `inputSchema.properties.path.type`, `inputSchema.required[1]`). Bounded: at most 200 entries,
- * values cut at 2,000 characters.
+ * values cut at 2,000 characters, paths at 1,000 (a key of 250,000 characters shared by 200
+ * changed fields made 50 M characters of paths, which the Tools tab then scanned for hidden
+ * characters and scripts for over a minute).
  */
 
 /** One difference. `before`/`after` are JSON text, or null when the path is absent there. */
@@ -14,6 +16,7 @@ export interface FieldChange {
 
 const MAX_CHANGES = 200
 const MAX_VALUE_CHARS = 2000
+const MAX_PATH_CHARS = 1000
 
 /** The differences between two definitions given as JSON text. */
 export function diffDefinitions(before: string, after: string): FieldChange[] {
@@ -37,7 +40,16 @@ function walk(a: unknown, b: unknown, path: string, out: FieldChange[], depth: n
   }
   const x = show(a)
   const y = show(b)
-  if (x !== y) out.push({ path: path || '(definition)', before: x, after: y })
+  if (x !== y) out.push({ path: cutPath(path) || '(definition)', before: x, after: y })
+}
+
+/** `path`, cut at 1,000 characters (not inside a surrogate pair) and marked `…` when cut. */
+function cutPath(path: string): string {
+  if (path.length <= MAX_PATH_CHARS) return path
+  const end = /[\uD800-\uDBFF]/.test(path[MAX_PATH_CHARS - 1] ?? '')
+    ? MAX_PATH_CHARS - 1
+    : MAX_PATH_CHARS
+  return `${path.slice(0, end)}…`
 }
 
 function parse(text: string): unknown {
