@@ -53,6 +53,9 @@ export async function readBody(
     let size = 0
     const stop = (outcome: 'too_large' | 'over_budget' | 'answered') => {
       req.off('data', onData)
+      // What was read is given back to the budget: let go of it too (the 'end' listener, still
+      // attached while the rest arrives, would otherwise keep it until the body ends).
+      chunks.length = 0
       // Past the budget, or answered already, the rest is read and thrown away (the request
       // timeout bounds it), so that the sender, still writing, gets the answer, not a reset.
       if (outcome === 'too_large') req.pause()

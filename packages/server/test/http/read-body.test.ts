@@ -9,6 +9,9 @@ import assert from 'node:assert/strict'
 import { createServer, request, type IncomingMessage } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { once } from 'node:events'
+import { Readable } from 'node:stream'
+import { setFlagsFromString } from 'node:v8'
+import { runInNewContext } from 'node:vm'
 import { describe, it } from 'node:test'
 import { BodyBudget } from '../../src/http/body-budget.js'
 import { ANSWERED_WHILE_READING, readBody } from '../../src/http/read-body.js'
@@ -55,3 +58,38 @@ describe('readBody, answered while the body arrives', () => {
     server.close()
   })
 })
+
+describe('readBody, stopped while the body arrives', () => {
+  it('keeps no reference to what it read while the sender pauses (answered, or over budget)', async () => {
+    // The bytes given back to the budget must be let go of too: a stopped read kept its chunks
+    // (referenced by its 'end' listener) until the body ended or the request timed out, so
+    // memory held passed what the budgets count.
+    setFlagsFromString('--expose-gc')
+    const gc = runInNewContext('gc') as () => void
+    for (const how of ['answered', 'over_budget'] as const) {
+      const budget = new BodyBudget({ perAddress: 1 << 20, perTunnel: 1 << 20, perNode: 1 << 20 })
+      const req = Object.assign(new Readable({ read() {} }), { headers: {}, complete: false })
+      const outcome = readBody(req as unknown as IncomingMessage, 4 << 20, {
+        budget,
+        holder: { address: 'a', tunnel: 't' },
+      })
+      const read = pushWeakly(req, 1 << 19)
+      await new Promise((resolve) => setImmediate(resolve))
+      if (how === 'answered') req.emit(ANSWERED_WHILE_READING)
+      else req.push(Buffer.alloc(1 << 20, 0x20))
+      assert.equal(await outcome, how)
+      assert.equal(budget.total, 0)
+      await new Promise((resolve) => setImmediate(resolve))
+      gc()
+      assert.equal(read.deref(), undefined, `${how}: what was read is still held`)
+      req.destroy()
+    }
+  })
+})
+
+/** Push `size` bytes into `req`, keeping only a weak reference to them. */
+function pushWeakly(req: Readable, size: number): WeakRef<Buffer> {
+  const chunk = Buffer.alloc(size, 0x20)
+  req.push(chunk)
+  return new WeakRef(chunk)
+}
