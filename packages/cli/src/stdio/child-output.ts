@@ -3,7 +3,8 @@
  * batch, per line, as the MCP stdio transport defines it; read with `parseJsonRpcText`) and
  * stderr as log lines. Neither is trusted: lines that are not JSON-RPC, and invalid messages, are
  * reported and skipped, a single line is bounded (an answer over the bound becomes an error for
- * its request, `cut-answer.ts`), and a line nested too deep to write again is skipped, its
+ * its request, `cut-answer.ts`, and so does each answer of a batch over it, `batch-answer-ids.ts`),
+ * and a line nested too deep to write again is skipped, its
  * answers becoming errors for the agent and its requests errors for the server
  * (`message-depth.ts`).
  */
@@ -15,6 +16,7 @@ import {
   type JsonRpcMessage,
 } from '@burrow/protocol'
 import { cutText } from '../cut-text.js'
+import { BatchAnswerIds, MAX_CUT_BATCH_IDS, MAX_CUT_ID_BYTES } from './batch-answer-ids.js'
 import { cutAnswerError, cutAnswerId } from './cut-answer.js'
 import { LineSplitter } from './line-splitter.js'
 import { nestsDeeperThan, tooDeepReplacement, tooDeepRequestReply } from './message-depth.js'
@@ -40,15 +42,34 @@ export function readChildOutput(
   maxLineBytes: number,
   handlers: ChildOutputHandlers,
 ): void {
+  // The answers of the line being dropped, read as it passes.
+  let batch: BatchAnswerIds | undefined
   const stdout = new LineSplitter(
     maxLineBytes,
     (line) => onStdoutLine(line, handlers),
     (bytes, ends) => {
-      handlers.onSkipped(`dropped a stdout line of ${bytes} bytes (limit ${maxLineBytes})`, 'warn')
-      // The request it answered, if it is an answer, gets an error rather than no answer.
-      const id = cutAnswerId(ends)
-      if (id !== undefined) handlers.onMessage(cutAnswerError(id, bytes, maxLineBytes))
+      const dropped = `dropped a stdout line of ${bytes} bytes (limit ${maxLineBytes})`
+      // The requests it answered get an error each rather than no answer.
+      const answers = batch?.finish() ?? null
+      batch = undefined
+      if (answers === null) {
+        handlers.onSkipped(dropped, 'warn')
+        const id = cutAnswerId(ends)
+        if (id !== undefined) handlers.onMessage(cutAnswerError(id, bytes, maxLineBytes))
+        return
+      }
+      const left =
+        answers.left === 0
+          ? ''
+          : `; ${answers.left} more answers were not read (at most ${MAX_CUT_BATCH_IDS} ids, ` +
+            `of ${MAX_CUT_ID_BYTES} bytes each), their requests get no answer`
+      const what = answers.json
+        ? `a batch of ${answers.ids.length} answers${left}`
+        : 'a batch that is not JSON, no answers read'
+      handlers.onSkipped(`${dropped}, ${what}`, 'warn')
+      for (const id of answers.ids) handlers.onMessage(cutAnswerError(id, bytes, maxLineBytes))
     },
+    (part) => (batch ??= new BatchAnswerIds()).push(part),
   )
   const stderr = new LineSplitter(
     MAX_STDERR_LINE_BYTES,

@@ -3,7 +3,8 @@
  * decoded once complete, so a UTF-8 character split across chunks survives; `\r` before the
  * newline is dropped (Windows children write CRLF). A line longer than the bound is discarded as a
  * whole, so a runaway child cannot make the CLI buffer without limit; only its first and last
- * bytes are kept, to tell which request an answer too long to read was for.
+ * bytes are kept, to tell which request an answer too long to read was for, and its bytes can be
+ * watched as they pass (`onSkippedBytes`), to read more of it without holding it.
  */
 
 const NEWLINE = 0x0a
@@ -22,6 +23,7 @@ export class LineSplitter {
   readonly #maxLineBytes: number
   readonly #onLine: (line: string) => void
   readonly #onOverflow: (bytes: number, ends: LineEnds) => void
+  readonly #onSkippedBytes: ((part: Buffer) => void) | undefined
   #parts: Buffer[] = []
   #size = 0
   // Bytes of the oversized line being skipped, or -1 when not skipping.
@@ -33,15 +35,19 @@ export class LineSplitter {
    * @param maxLineBytes longest accepted line, newline excluded
    * @param onLine receives each line without its `\n` or `\r\n`
    * @param onOverflow told once per discarded line, with its size in bytes once known and its ends
+   * @param onSkippedBytes given every byte of a discarded line (its newline excluded, a `\r`
+   *   before it not), in order, in parts, before `onOverflow` is told of it
    */
   constructor(
     maxLineBytes: number,
     onLine: (line: string) => void,
     onOverflow: (bytes: number, ends: LineEnds) => void,
+    onSkippedBytes?: (part: Buffer) => void,
   ) {
     this.#maxLineBytes = maxLineBytes
     this.#onLine = onLine
     this.#onOverflow = onOverflow
+    this.#onSkippedBytes = onSkippedBytes
   }
 
   /** Feed the next chunk of the stream. */
@@ -67,6 +73,7 @@ export class LineSplitter {
     if (this.#skipped >= 0) {
       this.#skipped += part.length
       this.#keepTail(part)
+      this.#onSkippedBytes?.(part)
       return
     }
     if (this.#size + part.length > this.#maxLineBytes) {
@@ -77,6 +84,7 @@ export class LineSplitter {
       this.#keepTail(line)
       this.#parts = []
       this.#size = 0
+      this.#onSkippedBytes?.(line)
       return
     }
     this.#parts.push(part)

@@ -576,6 +576,53 @@ describe(
 )
 
 describe(
+  'McpFront before a stdio server whose batch of answers is over the line bound',
+  { timeout: 60_000 },
+  () => {
+    it("answers each of the batch's calls with an error, none whose id is only nested", async () => {
+      const logger = captureLogger()
+      // Three answers of 4 MiB each: one line over the default bound of 10 MiB.
+      const served = await serveStdioFront({
+        command: process.execPath,
+        args: [fixturePath('batch-stdio-server.mjs')],
+        logger,
+      })
+      try {
+        const sessions = await Promise.all([1, 2, 3, 4].map(() => initialize(served.url)))
+        const call = (id: string, name: string): unknown => ({
+          jsonrpc: '2.0',
+          id,
+          method: 'tools/call',
+          params: { name, arguments: {} },
+        })
+        // The held call's id is nested in every result of the batch; it is answered after it.
+        const held = sessions[3]!.post(call('held', 'hold'))
+        await answerOf(await sessions[3]!.post({ jsonrpc: '2.0', id: 'p', method: 'ping' }))
+        const answers = await Promise.all(
+          sessions.slice(0, 3).map(async (s, k) => answerOf(await s.post(call(`b-${k}`, 'b')))),
+        )
+        for (const [k, answer] of answers.entries()) {
+          const { id, error } = answer as { id: unknown; error: { code: number; message: string } }
+          assert.equal(id, `b-${k}`)
+          assert.equal(error.code, -32603)
+          assert.match(error.message, /more than the 10485760 bytes burrow reads from one line/)
+        }
+        const heldAnswer = (await answerOf(await held)) as { id: unknown; result?: unknown }
+        assert.equal(heldAnswer.id, 'held')
+        assert.deepEqual(heldAnswer.result, { content: [{ type: 'text', text: 'held' }] })
+        assert.ok(
+          logger.lines.some((l) =>
+            /dropped a stdout line of \d+ bytes .*, a batch of 3 answers$/.test(l),
+          ),
+        )
+      } finally {
+        await served.close()
+      }
+    })
+  },
+)
+
+describe(
   'McpFront before a stdio server that asks more than the agent answers',
   { timeout: 30_000 },
   () => {

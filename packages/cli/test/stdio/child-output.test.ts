@@ -1,13 +1,16 @@
 /**
  * A stdio server's stdout read as JSON-RPC, from a real child: valid messages (a batch's one by
  * one) are passed on, and lines that are not JSON, not JSON-RPC, or invalid messages are
- * reported and skipped; stderr lines are passed on as text.
+ * reported and skipped; stderr lines are passed on as text; a batch line over the bound becomes
+ * an error for each of its answers' own ids, at most `MAX_CUT_BATCH_IDS` of them, and none for a
+ * line that is not JSON.
  */
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { describe, it } from 'node:test'
 import type { JsonRpcMessage } from '@burrow/protocol'
+import { MAX_CUT_BATCH_IDS } from '../../src/stdio/batch-answer-ids.js'
 import { readChildOutput } from '../../src/stdio/child-output.js'
 
 const OUTPUT = [
@@ -88,5 +91,102 @@ describe('readChildOutput, a line nested too deep', () => {
       ]),
       [['q', -32600]],
     )
+  })
+})
+
+/** Run `script` as a child and read its output as `burrow up` does, with the 10 MiB bound. */
+async function readChild(
+  script: string,
+): Promise<{ messages: JsonRpcMessage[]; skipped: string[]; replies: JsonRpcMessage[] }> {
+  const child = spawn(process.execPath, ['-e', script])
+  const messages: JsonRpcMessage[] = []
+  const skipped: string[] = []
+  const replies: JsonRpcMessage[] = []
+  readChildOutput(child, 10 * 1024 * 1024, {
+    onMessage: (m) => messages.push(m),
+    onStderrLine: () => {},
+    onSkipped: (description) => skipped.push(description),
+    onReply: (m) => replies.push(m),
+  })
+  await once(child, 'close')
+  return { messages, skipped, replies }
+}
+
+/** Each message's id and error code. */
+function idsAndCodes(messages: JsonRpcMessage[]): unknown[] {
+  return messages.map((m) => [
+    (m as { id?: unknown }).id,
+    (m as { error?: { code: number } }).error?.code,
+  ])
+}
+
+describe('readChildOutput, a batch line over the bound', { timeout: 60_000 }, () => {
+  it("errors each answer's own id for its agent, escapes decoded, nested ids not taken", async () => {
+    // Three answers of 4 MiB: ids with escapes, and ids in every payload that are not answers'.
+    const script = `
+      const pad = 'x'.repeat(4 * 1024 * 1024)
+      const batch = [
+        { jsonrpc: '2.0', result: { id: 50, content: [{ type: 'text', text: pad, id: 51 }] }, id: 1 },
+        { jsonrpc: '2.0', id: 'tab\\there "quoted" \\\\ \\u00e9', result: { text: pad } },
+        { jsonrpc: '2.0', error: { code: -1, message: pad, data: { id: 52 } }, id: '\\u2028' },
+        { jsonrpc: '2.0', id: 53, method: 'roots/list', params: { id: 54 } },
+        { jsonrpc: '2.0', result: { id: 55 } },
+      ]
+      process.stdout.write(JSON.stringify(batch).replace('"id":1}', '"\\\\u0069d":1}') + '\\n')
+      process.stdout.write('{"jsonrpc":"2.0","id":2,"result":{}}\\n')
+    `
+    const { messages, skipped, replies } = await readChild(script)
+    assert.deepEqual(idsAndCodes(messages), [
+      [1, -32603],
+      ['tab\there "quoted" \\ \u00e9', -32603],
+      ['\u2028', -32603],
+      [2, undefined],
+    ])
+    const error = (messages[0] as { error: { message: string } }).error
+    assert.match(error.message, /more than the 10485760 bytes burrow reads from one line/)
+    assert.equal(skipped.length, 1)
+    assert.match(
+      skipped[0]!,
+      /^dropped a stdout line of \d+ bytes \(limit 10485760\), a batch of 3 answers$/,
+    )
+    assert.deepEqual(replies, [])
+  })
+
+  it('errors no id of an over-bound line that is not JSON, and reads on', async () => {
+    const script = `
+      const pad = 'x'.repeat(11 * 1024 * 1024)
+      // Not JSON with ids in it; a batch cut short; a batch with a byte after its end.
+      process.stdout.write('not json "id":1 ' + pad + ' [{"id":2,"result":{}}]\\n')
+      process.stdout.write('[{"jsonrpc":"2.0","id":3,"result":{}},{"id":4,"result":"' + pad + '\\n')
+      process.stdout.write('[{"jsonrpc":"2.0","id":5,"result":"' + pad + '"}]]\\n')
+      process.stdout.write('{"jsonrpc":"2.0","id":6,"result":{}}\\n')
+    `
+    const { messages, skipped } = await readChild(script)
+    assert.deepEqual(idsAndCodes(messages), [[6, undefined]])
+    assert.equal(skipped.length, 3)
+    assert.match(skipped[0]!, /^dropped a stdout line of \d+ bytes \(limit 10485760\)$/)
+    assert.match(skipped[1]!, /, a batch that is not JSON, no answers read$/)
+    assert.match(skipped[2]!, /, a batch that is not JSON, no answers read$/)
+  })
+
+  it(`errors at most ${MAX_CUT_BATCH_IDS} ids of a 50 MiB line of 100,000 answers`, async () => {
+    const script = `
+      const pad = JSON.stringify('x'.repeat(500))
+      const parts = []
+      for (let i = 0; i < 100000; i++) {
+        parts.push('{"jsonrpc":"2.0","id":' + i + ',"result":{"id":-1,"text":' + pad + '}}')
+      }
+      process.stdout.write('[' + parts.join(',') + ']\\n')
+      process.stdout.write('{"jsonrpc":"2.0","id":"after","result":{}}\\n')
+    `
+    const { messages, skipped } = await readChild(script)
+    assert.equal(messages.length, MAX_CUT_BATCH_IDS + 1)
+    assert.deepEqual(
+      messages.slice(0, MAX_CUT_BATCH_IDS).map((m) => (m as { id: unknown }).id),
+      Array.from({ length: MAX_CUT_BATCH_IDS }, (_, i) => i),
+    )
+    assert.deepEqual(messages.at(-1), { jsonrpc: '2.0', id: 'after', result: {} })
+    assert.equal(skipped.length, 1)
+    assert.match(skipped[0]!, /, a batch of 10000 answers; 90000 more answers were not read/)
   })
 })

@@ -59,6 +59,27 @@ describe('LineSplitter', () => {
     assert.equal(ends[0]!.tail, `${'c'.repeat(1_023)}>`)
   })
 
+  it('hands every byte of a dropped line to onSkippedBytes, before it tells the drop', () => {
+    const events: string[] = []
+    const s = new LineSplitter(
+      10,
+      (l) => events.push(`line ${l}`),
+      (n) => events.push(`dropped ${n}`),
+      (part) => events.push(`bytes ${part.toString()}`),
+    )
+    s.push(Buffer.from('ok\n0123'))
+    s.push(Buffer.from('456789'))
+    s.push(Buffer.from('abc'))
+    s.push(Buffer.from('def\r\nnext\n'))
+    assert.deepEqual(events, [
+      'line ok',
+      'bytes 0123456789abc',
+      'bytes def\r',
+      'dropped 17',
+      'line next',
+    ])
+  })
+
   it('flushes a last line without newline on end()', () => {
     const { lines, s } = splitter()
     s.push(Buffer.from('tail'))

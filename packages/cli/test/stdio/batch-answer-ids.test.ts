@@ -1,0 +1,97 @@
+/**
+ * The answer ids of a batch line too long to read, read as its bytes pass: only the batch's
+ * member objects' own ids, of answers only, decoded as `JSON.parse` reads them, in parts split
+ * anywhere; nothing from a line that is not JSON; and a bound on what is kept.
+ */
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import {
+  BatchAnswerIds,
+  MAX_CUT_BATCH_IDS,
+  MAX_CUT_ID_BYTES,
+  type BatchAnswers,
+} from '../../src/stdio/batch-answer-ids.js'
+
+/** Scan `text` fed in parts of `size` bytes. */
+function scan(text: string, size = 1 << 16): BatchAnswers | null {
+  const bytes = Buffer.from(text)
+  const s = new BatchAnswerIds()
+  for (let at = 0; at < bytes.length; at += size) s.push(bytes.subarray(at, at + size))
+  return s.finish()
+}
+
+describe('BatchAnswerIds', () => {
+  it("takes the batch's answers' own ids, whatever the parts, and no other", () => {
+    const line = JSON.stringify([
+      { jsonrpc: '2.0', result: { id: 90, nested: [{ id: 91 }] }, id: 1 },
+      { jsonrpc: '2.0', id: 'a"b\\c\u00e9\n', error: { code: 1, message: 'x', data: { id: 92 } } },
+      // The server's own request and notification: their ids are not answers'.
+      { jsonrpc: '2.0', id: 93, method: 'sampling/createMessage', params: { id: 94 } },
+      { jsonrpc: '2.0', method: 'notifications/message', params: { id: 95 } },
+      // An answer whose id is only nested, and one with no id.
+      { jsonrpc: '2.0', result: { id: 96 } },
+      { jsonrpc: '2.0', error: { code: 1, message: 'no id', id: 97 }, id: null },
+      // Not messages.
+      [{ id: 98, result: {} }],
+      'id',
+      7,
+      { jsonrpc: '2.0', result: {}, id: 1 },
+    ])
+    // Written with escapes, and a member named `id` with an escape.
+    const escaped = line.replace('"id":1}', '"\\u0069d" : 1 }').replace('"a\\"b', '"\\u0061\\"b')
+    for (const text of [line, escaped]) {
+      for (const size of [1, 2, 3, 7, 1 << 16]) {
+        const found = scan(` ${text}\r`, size)
+        assert.deepEqual(found, { ids: [1, 'a"b\\c\u00e9\n'], left: 0, json: true }, `${size}`)
+      }
+    }
+  })
+
+  it('reads ids as JSON.parse reads them, the last of a repeated one, none it would round', () => {
+    const line =
+      '[{"result":1,"id":2.0},{"id":3,"result":1,"id":4},{"result":1,"id":1e400},' +
+      '{"result":1,"id":9007199254740993},{"result":1,"id":true},{"result":1,"id":{"a":5}},' +
+      '{"result":1,"id":[6]},{"result":1,"id":-7},{"result":1,"id":"8"},{"result":1,"id":08}]'
+    assert.deepEqual(scan(line), { ids: [2, 4, -7, '8'], left: 0, json: true })
+  })
+
+  it('gives nothing for a line that is not a batch, or not JSON', () => {
+    assert.equal(scan('{"jsonrpc":"2.0","id":1,"result":{}}'), null)
+    assert.equal(scan('not json "id":1 [{"id":1,"result":1}]'), null)
+    assert.equal(scan('   '), null)
+    const none = { ids: [], left: 0, json: false }
+    for (const broken of [
+      '[{"id":1,"result":{}}',
+      '[{"id":1,"result":{}}] [',
+      '[{"id":1,"result":{]}]',
+      '[{"id":1,"result":[}]}]',
+      '[{"id":1 "result":1}]',
+      '[{"id":1,,"result":1}]',
+      '[{"id":1,"result":1,}]',
+      '[{"id"::1,"result":1}]',
+      '[{1:1,"id":1,"result":1}]',
+      '[{"id":1,"result":"abc]',
+      '[{"id":1,"result":1}}]',
+      '[{"id":1,"result":1}],x',
+    ]) {
+      assert.deepEqual(scan(broken), none, broken)
+    }
+  })
+
+  it(`keeps at most ${MAX_CUT_BATCH_IDS} distinct ids of at most ${MAX_CUT_ID_BYTES} bytes`, () => {
+    const answers: string[] = []
+    for (let i = 0; i < MAX_CUT_BATCH_IDS + 5; i++) answers.push(`{"result":{},"id":${i}}`)
+    // Repeats take no room; a long id is counted, not kept.
+    answers.splice(1, 0, '{"result":{},"id":0}', '{"result":{},"id":0}')
+    answers.splice(3, 0, `{"result":{},"id":"${'x'.repeat(MAX_CUT_ID_BYTES - 1)}"}`)
+    answers.splice(4, 0, `{"result":{},"id":"${'x'.repeat(MAX_CUT_ID_BYTES - 2)}"}`)
+    const found = scan(`[${answers.join(',')}]`)!
+    assert.equal(found.ids.length, MAX_CUT_BATCH_IDS)
+    assert.deepEqual(found.ids.slice(0, 3), [0, 'x'.repeat(MAX_CUT_ID_BYTES - 2), 1])
+    assert.equal(found.ids.at(-1), MAX_CUT_BATCH_IDS - 2)
+    assert.equal(found.left, 7)
+    // A number as long as a string is bounded the same way.
+    const long = scan(`[{"result":{},"id":${'1'.repeat(MAX_CUT_ID_BYTES + 1)}}]`)
+    assert.deepEqual(long, { ids: [], left: 1, json: true })
+  })
+})
