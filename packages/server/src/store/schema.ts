@@ -271,6 +271,11 @@ export interface WebhookDeliveriesTable {
   last_attempt_at: OptionalNullable<string>
   last_status: OptionalNullable<number>
   last_error: OptionalNullable<string>
+  /**
+   * ISO-8601 UTC since when the pending attempt has been put off, never made (burrowd's name
+   * lookups were busy), or null (migration 026).
+   */
+  postponed_since: OptionalNullable<string>
   /** ISO-8601 UTC. */
   created_at: string
 }

@@ -39,6 +39,8 @@ export type TriedOutcome = Exclude<AttemptOutcome, { readonly kind: 'busy' }>
 /** What to send, and how. */
 export interface PostWebhookRequest {
   readonly guard: UrlGuard
+  /** Whose turn the receiver's name lookup takes (the account); default the guard's own. */
+  readonly asker?: string
   readonly url: string
   readonly headers: Readonly<Record<string, string>>
   readonly body: string
@@ -65,6 +67,16 @@ export async function postWebhook(req: PostWebhookRequest): Promise<AttemptOutco
   }
   const refusal = req.guard.literalRefusal(hostname)
   if (refusal !== null) return failed(null, refusal)
+  const own = req.asker === undefined ? undefined : req.guard.dispatcherFor(req.asker)
+  try {
+    return await send(req, own ?? req.guard.dispatcher)
+  } finally {
+    // Everything of the answer was read or dropped: nothing of it is waited for.
+    await own?.destroy().catch(() => {})
+  }
+}
+
+async function send(req: PostWebhookRequest, dispatcher: Dispatcher): Promise<AttemptOutcome> {
   const timeout = AbortSignal.timeout(req.timeoutMs)
   const signal = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout
   try {
@@ -72,7 +84,7 @@ export async function postWebhook(req: PostWebhookRequest): Promise<AttemptOutco
       method: 'POST',
       headers: req.headers,
       body: req.body,
-      dispatcher: req.guard.dispatcher,
+      dispatcher,
       signal,
     })
     const status = response.statusCode

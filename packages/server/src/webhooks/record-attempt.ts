@@ -43,6 +43,7 @@ export async function recordAttempt(
         last_attempt_at: at.toISOString(),
         last_status: outcome.status,
         last_error: outcome.kind === 'delivered' ? null : outcome.error,
+        postponed_since: null,
       })
       .where('endpoint_id', '=', delivery.endpointId)
       .where('id', '=', delivery.id)
@@ -100,7 +101,7 @@ export async function disableEndpoint(
 
 /**
  * Give back attempt number `attempt` of a delivery, not counted: it was interrupted (burrowd is
- * stopping) or never tried (burrowd's own lookups were busy). Due again at `at`.
+ * stopping). Due again at `at`.
  */
 export async function giveBackAttempt(
   db: Kysely<Database>,

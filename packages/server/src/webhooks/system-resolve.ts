@@ -5,13 +5,15 @@
  * answer hold it for the resolver's whole timeout; strangers can make burrowd look names up
  * (OAuth client ids, 120 a minute per node), so unbounded they could hold every thread, and
  * password hashing (which shares the pool, password-work.ts) would stop. At most two lookups run
- * at once; the rest wait their turn, at most `LOOKUP_WAIT_MS`, then fail without running: a
- * lookup whose caller (a connection attempt of the same deadline) gave up must not hold a place
- * later, or a stranger's names queued faster than they time out would keep everyone's lookups
- * waiting behind dead ones long after they stopped.
+ * at once; the rest wait their turn (taken fairly between accounts, lookup-turns.ts), at most
+ * `LOOKUP_WAIT_MS`, then fail without running: a lookup whose caller (a connection attempt of
+ * the same deadline) gave up must not hold a place later, or a stranger's names queued faster
+ * than they time out would keep everyone's lookups waiting behind dead ones long after they
+ * stopped.
  */
 import { lookup as dnsLookup } from 'node:dns'
 import type { LookupAddress } from 'node:dns'
+import { LookupTurns } from './lookup-turns.js'
 
 /** Lookups of others' names running at once: half of libuv's default pool. */
 export const LOOKUPS_AT_ONCE = 2
@@ -40,45 +42,41 @@ export type LookupAll = (
   callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
 ) => void
 
+/** Who a lookup is asked for when the caller does not say (the OAuth client documents). */
+export const SHARED_ASKER = 'shared'
+
+/** A bounded resolver: `who` is whose turn the lookup takes (lookup-turns.ts). */
+export type BoundedResolve = (hostname: string, who?: string) => Promise<readonly LookupAddress[]>
+
 /**
- * A resolver through `lookup` running at most `atOnce` lookups at a time, first come first; one
- * that waited `waitMs` for a place fails (`LookupBusyError`, code `ETIMEOUT`) and is dropped.
+ * A resolver through `lookup` running at most `atOnce` lookups at a time, in fair turns between
+ * askers (lookup-turns.ts); one that waited `waitMs` for a place fails (`LookupBusyError`, code
+ * `ETIMEOUT`) and is dropped. `now` is the clock that times lookups and how long askers stay slow.
  */
 export function boundedResolve(
   lookup: LookupAll,
   atOnce: number = LOOKUPS_AT_ONCE,
   waitMs: number = LOOKUP_WAIT_MS,
-): (hostname: string) => Promise<readonly LookupAddress[]> {
-  let running = 0
-  const waiting = new Set<() => void>()
-  const start = (hostname: string, done: (error: Error | null, found: LookupAddress[]) => void) =>
-    lookup(hostname, { all: true }, (error, addresses) => {
-      const next = waiting.values().next()
-      if (next.done) running--
-      else {
-        waiting.delete(next.value)
-        next.value()
-      }
-      done(error, addresses)
-    })
-  return (hostname) =>
+  now: () => number = Date.now,
+): BoundedResolve {
+  const turns = new LookupTurns(atOnce, now)
+  return (hostname, who = SHARED_ASKER) =>
     new Promise((resolve, reject) => {
-      const go = () => start(hostname, (error, found) => (error ? reject(error) : resolve(found)))
-      if (running < atOnce) {
-        running++
-        go()
-        return
+      const go = () => {
+        clearTimeout(timer)
+        const started = now()
+        lookup(hostname, { all: true }, (error, addresses) => {
+          turns.done(who, now() - started, error)
+          if (error) reject(error)
+          else resolve(addresses)
+        })
       }
       const timer = setTimeout(() => {
-        waiting.delete(turn)
+        leave()
         reject(new LookupBusyError(`lookup of ${hostname} waited ${waitMs} ms for a place`))
       }, waitMs)
       timer.unref?.()
-      const turn = () => {
-        clearTimeout(timer)
-        go()
-      }
-      waiting.add(turn)
+      const leave = turns.ask(who, go)
     })
 }
 

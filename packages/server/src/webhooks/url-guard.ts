@@ -12,13 +12,16 @@ import { isIP } from 'node:net'
 import type { LookupFunction } from 'node:net'
 import { Agent } from 'undici'
 import { ADDRESS_KIND_TEXT, ALWAYS_REFUSED, addressKind } from './address-kind.js'
-import { systemResolve } from './system-resolve.js'
+import { SHARED_ASKER, systemResolve } from './system-resolve.js'
 
 /** The operator switch that lets webhooks reach private addresses (docs/configuration.md). */
 export const ALLOW_PRIVATE_VARIABLE = 'BURROW_WEBHOOKS_ALLOW_PRIVATE'
 
-/** Resolves a hostname to every address it has, in the order to try them. */
-export type ResolveHost = (hostname: string) => Promise<readonly LookupAddress[]>
+/**
+ * Resolves a hostname to every address it has, in the order to try them; `who` is whose turn
+ * at burrowd's lookup places it takes (an account; system-resolve.ts).
+ */
+export type ResolveHost = (hostname: string, who?: string) => Promise<readonly LookupAddress[]>
 
 /** A connection the guard refused; `message` is what the delivery log shows. */
 export class AddressRefusedError extends Error {
@@ -39,6 +42,8 @@ export interface UrlGuardOptions {
   readonly resolve?: ResolveHost
   /** How long a TCP/TLS connect may take, in ms (default 10 000). */
   readonly connectTimeoutMs?: number
+  /** Whose turn `dispatcher`'s lookups take (default: the shared one, `SHARED_ASKER`). */
+  readonly asker?: string
 }
 
 /**
@@ -86,12 +91,23 @@ export class UrlGuard {
   /** The undici dispatcher to send through; it checks every resolved address before connecting. */
   readonly dispatcher: Agent
   readonly #resolve: ResolveHost
+  readonly #connectTimeoutMs: number
 
   constructor(options: UrlGuardOptions) {
     this.allowPrivate = options.allowPrivate
     this.#resolve = options.resolve ?? systemResolve
-    this.dispatcher = new Agent({
-      connect: { lookup: this.#lookup, timeout: options.connectTimeoutMs ?? 10_000 },
+    this.#connectTimeoutMs = options.connectTimeoutMs ?? 10_000
+    this.dispatcher = this.dispatcherFor(options.asker ?? SHARED_ASKER)
+  }
+
+  /**
+   * A dispatcher of its own whose lookups take `who`'s turns (one per attempt of an account's
+   * delivery: undici's lookup is told nothing of the request it connects for). The caller
+   * destroys it when done.
+   */
+  dispatcherFor(who: string): Agent {
+    return new Agent({
+      connect: { lookup: this.#lookupFor(who), timeout: this.#connectTimeoutMs },
       // Receivers are many and rarely called twice in a row: do not hold sockets open for long.
       keepAliveTimeout: 4_000,
       // No cap per host: one host serves many users' receivers (a hosted request bin), and a
@@ -111,24 +127,26 @@ export class UrlGuard {
   }
 
   /** `net.connect`'s lookup: resolve, refuse if any address is not allowed, hand over the rest. */
-  readonly #lookup: LookupFunction = (hostname, options, callback) => {
-    this.#resolve(hostname).then(
-      (found) => {
-        const wanted = options.family === 4 || options.family === 6 ? options.family : 0
-        const addresses = found.filter((a) => wanted === 0 || a.family === wanted)
-        // One bad address refuses the name: an attacker controls the order we would try them in.
-        const refusal = found
-          .map((a) => addressRefusal(hostname, a.address, this.allowPrivate))
-          .find((r) => r !== null)
-        const first = addresses[0]
-        if (refusal !== undefined) callback(new AddressRefusedError(refusal), '', 0)
-        else if (first === undefined) callback(notFound(hostname), '', 0)
-        else if (options.all === true) callback(null, addresses)
-        else callback(null, first.address, first.family)
-      },
-      (error: NodeJS.ErrnoException) => callback(error, '', 0),
-    )
-  }
+  #lookupFor =
+    (who: string): LookupFunction =>
+    (hostname, options, callback) => {
+      this.#resolve(hostname, who).then(
+        (found) => {
+          const wanted = options.family === 4 || options.family === 6 ? options.family : 0
+          const addresses = found.filter((a) => wanted === 0 || a.family === wanted)
+          // One bad address refuses the name: an attacker controls the order we would try them in.
+          const refusal = found
+            .map((a) => addressRefusal(hostname, a.address, this.allowPrivate))
+            .find((r) => r !== null)
+          const first = addresses[0]
+          if (refusal !== undefined) callback(new AddressRefusedError(refusal), '', 0)
+          else if (first === undefined) callback(notFound(hostname), '', 0)
+          else if (options.all === true) callback(null, addresses)
+          else callback(null, first.address, first.family)
+        },
+        (error: NodeJS.ErrnoException) => callback(error, '', 0),
+      )
+    }
 }
 
 function notFound(hostname: string): NodeJS.ErrnoException {

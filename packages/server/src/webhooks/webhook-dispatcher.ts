@@ -20,7 +20,7 @@ import { postWebhook } from './post-webhook.js'
 import { pruneQuotaWarnings } from './quota-warning.js'
 import type { TriedOutcome } from './post-webhook.js'
 import { giveBackAttempt, recordAttempt } from './record-attempt.js'
-import { BUSY_RETRY_MS } from './retry-schedule.js'
+import { postponeAttempt } from './postpone-attempt.js'
 import { UrlGuard } from './url-guard.js'
 import type { ResolveHost } from './url-guard.js'
 import { signatureHeader, signingSecrets } from './webhook-signature.js'
@@ -58,6 +58,8 @@ interface DueDelivery {
   readonly payload: string
   readonly attempts: number
   readonly next_attempt_at: string | null
+  /** Since when its pending attempt has been put off (postpone-attempt.ts), or null. */
+  readonly postponed_since: string | null
   readonly url: string
   /** The endpoint's secret, then the one a rotation replaced while it still signs. */
   readonly secrets: readonly string[]
@@ -195,6 +197,7 @@ export class WebhookDispatcher {
       .selectFrom('webhook_deliveries as d')
       .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
       .select(['d.id', 'd.endpoint_id', 'd.account_id', 'd.attempts', 'd.next_attempt_at'])
+      .select('d.postponed_since')
       .select(['e.url', 'e.secret', 'e.previous_secret', 'e.previous_secret_expires_at'])
       .where('d.status', '=', 'pending')
       .where('d.next_attempt_at', '<=', now)
@@ -224,6 +227,7 @@ export class WebhookDispatcher {
       payload: payloads.get(`${row.endpoint_id} ${row.id}`) ?? '',
       attempts: row.attempts,
       next_attempt_at: row.next_attempt_at,
+      postponed_since: row.postponed_since,
       url: row.url,
       secrets: signingSecrets(row, now),
     }))
@@ -270,6 +274,8 @@ export class WebhookDispatcher {
     const timestamp = Math.floor(at.getTime() / 1000)
     const outcome = await postWebhook({
       guard: this.#guard,
+      // The account's turn at burrowd's name lookups (lookup-turns.ts), not the next in line's.
+      asker: `account ${row.account_id}`,
       url: row.url,
       body: row.payload,
       timeoutMs: this.#timeoutMs,
@@ -283,14 +289,21 @@ export class WebhookDispatcher {
         'webhook-signature': signatureHeader(row.secrets, row.id, timestamp, row.payload),
       },
     })
-    const back = { id: row.id, endpointId: row.endpoint_id, attempt }
     if (outcome.kind === 'busy') {
       // Other receivers' names held every lookup place: not this receiver's failure.
-      this.#log.warn(`webhooks: delivery ${row.id} to ${originOf(row.url)}: ${outcome.error}`)
-      const due = new Date(this.#now().getTime() + BUSY_RETRY_MS)
-      await giveBackAttempt(this.#db, { ...back, at: due })
+      const dueAt = row.next_attempt_at ?? at.toISOString()
+      const unmade = { id: row.id, endpointId: row.endpoint_id, attempt, dueAt }
+      const more = { postponedSince: row.postponed_since, error: outcome.error }
+      const taken = await postponeAttempt(
+        this.#db,
+        { ...unmade, ...more },
+        this.#now(),
+        this.#random,
+      )
+      this.#log.warn(`webhooks: delivery ${row.id} to ${originOf(row.url)} ${taken}: ${more.error}`)
     } else if (this.#stopping.signal.aborted && outcome.kind === 'failed') {
-      await giveBackAttempt(this.#db, { ...back, at: this.#now() })
+      const back = { id: row.id, endpointId: row.endpoint_id, attempt, at: this.#now() }
+      await giveBackAttempt(this.#db, back)
     } else await this.#record(row, attempt, at, outcome)
     return true
   }

@@ -26,6 +26,7 @@ import { webhookSecretRotationMigration } from '../../src/store/migrations/022-w
 import { callHistoryByIdMigration } from '../../src/store/migrations/023-call-history-by-id.js'
 import { billingMicrosecondsMigration } from '../../src/store/migrations/024-billing-microseconds.js'
 import { billingHistoryMigration } from '../../src/store/migrations/025-billing-history.js'
+import { webhookPostponementsMigration } from '../../src/store/migrations/026-webhook-postponements.js'
 import { migrateToLatest } from '../../src/store/migrations/migrate-to-latest.js'
 import { OauthClientStore } from '../../src/store/oauth-client-store.js'
 import { OauthGrantStore } from '../../src/store/oauth-grant-store.js'
@@ -93,6 +94,7 @@ for (const backend of testBackends()) {
     it('keeps tunnels that existed before migration 011 public', async () => {
       // Back to a database of migration 010 (the later migrations undone, newest first).
       const later = [
+        ['026_webhook_postponements', webhookPostponementsMigration],
         ['025_billing_history', billingHistoryMigration],
         ['024_billing_microseconds', billingMicrosecondsMigration],
         ['023_call_history_by_id', callHistoryByIdMigration],
@@ -329,6 +331,7 @@ for (const backend of testBackends()) {
     it('carries the replaced refresh token 011 kept into migration 014', async () => {
       const grants = new OauthGrantStore(store.db, () => new Date(clock))
       for (const [name, migration] of [
+        ['026_webhook_postponements', webhookPostponementsMigration],
         ['025_billing_history', billingHistoryMigration],
         ['024_billing_microseconds', billingMicrosecondsMigration],
         ['023_call_history_by_id', callHistoryByIdMigration],
@@ -368,6 +371,7 @@ for (const backend of testBackends()) {
         '023_call_history_by_id',
         '024_billing_microseconds',
         '025_billing_history',
+        '026_webhook_postponements',
       ])
       assert.equal(
         await grants.rotateRefresh(hash('old-r1'), hash('x'), new Date(clock + 86_400_000)),

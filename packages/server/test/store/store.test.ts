@@ -516,6 +516,7 @@ describe('openStore', () => {
         '023_call_history_by_id',
         '024_billing_microseconds',
         '025_billing_history',
+        '026_webhook_postponements',
       ])
     } finally {
       await store.close()

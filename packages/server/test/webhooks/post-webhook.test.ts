@@ -8,6 +8,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { postWebhook } from '../../src/webhooks/post-webhook.js'
 import type { PostWebhookRequest } from '../../src/webhooks/post-webhook.js'
+import { SHARED_ASKER } from '../../src/webhooks/system-resolve.js'
 import { UrlGuard } from '../../src/webhooks/url-guard.js'
 import { startWebhookReceiver } from '../helpers/webhook-receiver.js'
 import type { WebhookReceiver } from '../helpers/webhook-receiver.js'
@@ -44,6 +45,30 @@ describe('postWebhook', () => {
     const request = receiver.received.at(-1)
     assert.equal(request?.body, '{"a":"ü"}')
     assert.equal(request?.headers['webhook-id'], 'msg_1')
+  })
+
+  it("looks the receiver's name up in the asker's turn, through a dispatcher of its own", async () => {
+    const askers: (string | undefined)[] = []
+    const guard = new UrlGuard({
+      allowPrivate: true,
+      resolve: async (_hostname, who) => {
+        askers.push(who)
+        return [{ address: '127.0.0.1', family: 4 }]
+      },
+    })
+    try {
+      const port = new URL(receiver.url).port
+      const url = `http://hooks.example.test:${port}/`
+      receiver.respond({ status: 204 }, { status: 204 })
+      assert.deepEqual(await send({ guard, url, asker: 'account a' }), {
+        kind: 'delivered',
+        status: 204,
+      })
+      assert.deepEqual(await send({ guard, url }), { kind: 'delivered', status: 204 })
+      assert.deepEqual(askers, ['account a', SHARED_ASKER])
+    } finally {
+      await guard.close()
+    }
   })
 
   it('calls 410 gone and other statuses failed, with Retry-After only on 429 and 503', async () => {

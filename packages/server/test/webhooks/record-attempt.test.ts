@@ -57,12 +57,18 @@ for (const backend of testBackends()) {
     })
 
     it('records a failure with its next attempt and counts it against the endpoint', async () => {
+      // Put off before (postpone-attempt.ts): made now, it is no longer put off.
+      await store.db
+        .updateTable('webhook_deliveries')
+        .set({ postponed_since: at.toISOString() })
+        .execute()
       const delivery = { id: 'evt_1', endpointId, attempt: 1, at }
       assert.equal(await recordAttempt(store.db, delivery, failed, () => 0.5), null)
       const { delivery: row, endpoint } = await state()
       assert.equal(row.status, 'pending')
       assert.equal(row.next_attempt_at, new Date(at.getTime() + 5000).toISOString())
       assert.equal(row.last_error, 'HTTP 500')
+      assert.equal(row.postponed_since, null)
       assert.equal(Number(endpoint.consecutive_failures), 1)
     })
 

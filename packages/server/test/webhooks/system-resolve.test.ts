@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict'
 import type { LookupAddress } from 'node:dns'
-import { describe, it, mock } from 'node:test'
+import { after, before, describe, it, mock } from 'node:test'
 import {
   boundedResolve,
   LOOKUP_WAIT_MS,
   type LookupAll,
 } from '../../src/webhooks/system-resolve.js'
+import { startLoopbackDns, type LoopbackDns } from '../helpers/loopback-dns.js'
 
 /** A resolver whose answers the test gives, one name at a time. */
 function heldLookup() {
@@ -72,5 +73,42 @@ describe('boundedResolve', () => {
     } finally {
       mock.timers.reset()
     }
+  })
+})
+
+describe('boundedResolve through a nameserver that never answers some names', () => {
+  // A real resolver asks a DNS server on 127.0.0.1 that swallows the queries of *.tarpit.test,
+  // as the nameservers of names that never resolve do; its tries give up after 200 ms.
+  let dns: LoopbackDns
+  before(async () => {
+    dns = await startLoopbackDns((name) => name.endsWith('.tarpit.test'))
+  })
+  after(() => dns.close())
+
+  const settled = (p: Promise<unknown>) =>
+    p.then(
+      () => 'answered',
+      (error: NodeJS.ErrnoException) => error.code ?? error.message,
+    )
+
+  it("does not let one account's names take turn after turn while another's wait (found by a hostile review)", async () => {
+    const resolve = boundedResolve(dns.lookup(200))
+    const started: string[] = []
+    const asked = (name: string, who: string) => {
+      started.push(name)
+      return resolve(name, who)
+    }
+    const hostile = ['a1.tarpit.test', 'a2.tarpit.test', 'a3.tarpit.test'].map((name) =>
+      settled(asked(name, 'account hostile')),
+    )
+    const victim = asked('hooks.victim.test', 'account victim')
+    assert.deepEqual(await victim, [{ address: '127.0.0.1', family: 4 }])
+    assert.deepEqual(await Promise.all(hostile), ['ETIMEOUT', 'ETIMEOUT', 'ETIMEOUT'])
+    assert.deepEqual(
+      dns.asked,
+      ['a1.tarpit.test', 'a2.tarpit.test', 'hooks.victim.test', 'a3.tarpit.test'],
+      "the victim's lookup went at the first free place, before the hostile account's third",
+    )
+    assert.equal(started.length, 4)
   })
 })

@@ -13,13 +13,14 @@ import { openStore } from '../../src/store/open-store.js'
 import type { Store } from '../../src/store/store.js'
 import { emitToolChanged } from '../../src/webhooks/tool-changed.js'
 import { MAX_ATTEMPTS } from '../../src/webhooks/retry-schedule.js'
-import { boundedResolve, type LookupAll } from '../../src/webhooks/system-resolve.js'
+import { boundedResolve } from '../../src/webhooks/system-resolve.js'
 import { PER_ACCOUNT_AT_ONCE, WebhookDispatcher } from '../../src/webhooks/webhook-dispatcher.js'
 import { WebhookEndpointStore } from '../../src/webhooks/webhook-endpoint-store.js'
 import { enqueueWebhookEvent } from '../../src/webhooks/webhook-outbox.js'
 import { TOOL_CHANGED_PER_TUNNEL_PER_HOUR } from '../../src/webhooks/tool-changed.js'
 import { startWebhookService } from '../../src/webhooks/webhook-service.js'
 import { testBackends, type TestDatabase } from '../helpers/test-databases.js'
+import { startLoopbackDns } from '../helpers/loopback-dns.js'
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js'
 
 const backend = testBackends()[0]!
@@ -343,11 +344,12 @@ describe('webhooks one account can cause', () => {
     },
   )
 
-  it("names of one account that never resolve do not fail, nor disable, another account's endpoint (found by a hostile review)", async () => {
+  it("names that never resolve neither disable another account's endpoint nor put its deliveries off without end (found by hostile reviews)", async () => {
     // burrowd looks up others' names a few at a time (a lookup holds a pool thread until the
-    // resolver answers). An account whose receivers' nameservers never answer holds those
-    // places; another account's lookup that waited its turn out was counted as its receiver's
-    // failure, and after the schedule's attempts its endpoint was disabled, its events lost.
+    // resolver answers). Names whose nameservers never answer hold those places; another
+    // account's lookup that waited its turn out was counted as its receiver's failure, and its
+    // endpoint was disabled. Then it was given back uncounted, and unlogged, for ever: a
+    // delivery put off for as long as the places stayed held was never sent, never failed.
     const victim = await store.createAccount({ email: 'victim@example.com', slug: 'victim' })
     const sink = await receiver()
     let clock = Date.parse('2026-05-06T07:08:09.000Z')
@@ -357,15 +359,23 @@ describe('webhooks one account can cause', () => {
     const endpoint = await endpoints.create(victim.id, {
       url: `http://hooks.victim.test:${port}/hooks`,
     })
-    const hung: (() => void)[] = []
-    const lookup: LookupAll = (hostname, _options, callback) => {
-      const answer = () => callback(null, [{ address: '127.0.0.1', family: 4 }])
-      if (hostname.endsWith('.tarpit.test')) hung.push(answer)
-      else answer()
+    // A nameserver on loopback that never answers *.tarpit.test and gives every other name
+    // 127.0.0.1; the resolver waits for it for longer than this test lasts.
+    const dns = await startLoopbackDns((name) => name.endsWith('.tarpit.test'))
+    stops.push(() => dns.close())
+    const lookup = dns.lookup(10 * 60_000)
+    // One place, taken by a name whose lookup does not end.
+    const bounded = boundedResolve(lookup, 1, 20)
+    const held = bounded('hooks.tarpit.test').catch((error: NodeJS.ErrnoException) => error.code)
+    stops.push(async () => {
+      lookup.cancel()
+      await held
+    })
+    const askers: (string | undefined)[] = []
+    const resolve = (hostname: string, who?: string) => {
+      askers.push(who)
+      return bounded(hostname, who)
     }
-    // One place, taken by the other account's name whose lookup never ends.
-    const resolve = boundedResolve(lookup, 1, 20)
-    const held = resolve('hooks.tarpit.test')
     const dispatcher = new WebhookDispatcher({
       db: store.db,
       allowPrivate: true,
@@ -375,31 +385,43 @@ describe('webhooks one account can cause', () => {
       resolve,
     })
     stops.push(() => dispatcher.stop())
-    await enqueueWebhookEvent(store.db, {
-      accountId: victim.id,
-      type: 'quota.warning',
-      id: 'qw_behind_tarpit',
-      data: {},
-      occurredAt: now(),
-    })
-    for (let i = 0; i < MAX_ATTEMPTS + 1; i++) {
-      await dispatcher.runDue()
+    const event = (id: string) =>
+      enqueueWebhookEvent(store.db, {
+        accountId: victim.id,
+        type: 'quota.warning',
+        id,
+        data: {},
+        occurredAt: now(),
+      })
+    await event('qw_behind_tarpit')
+    await dispatcher.runDue()
+    const [putOff] = await endpoints.deliveries(victim.id, endpoint.id)
+    assert.equal(putOff?.status, 'pending')
+    assert.equal(putOff?.attempts, 0, 'not counted while put off for less than its next step')
+    assert.match(putOff?.lastError ?? '', /^postponed since 2026-05-06T07:08:09\.000Z: not sent, /)
+    assert.deepEqual(askers, [`account ${victim.id}`], "the lookup takes the account's turn")
+    for (let i = 0; i < MAX_ATTEMPTS; i++) {
       clock += 24 * 60 * 60_000
+      await dispatcher.runDue()
     }
     const waiting = await endpoints.get(victim.id, endpoint.id)
     assert.equal(waiting.disabledAt, null)
     assert.equal(waiting.consecutiveFailures, 0)
     const [entry] = await endpoints.deliveries(victim.id, endpoint.id)
-    assert.equal(entry?.status, 'pending')
-    assert.equal(entry?.attempts, 0)
+    assert.equal(entry?.status, 'failed', 'put off for longer than each step, it counted')
+    assert.equal(entry?.attempts, MAX_ATTEMPTS)
+    assert.match(entry?.lastError ?? '', /^not sent: postponed since .* counted as attempt 8, not/)
     assert.equal(sink.received.length, 0)
-    // The place is free again: the delivery goes, its first attempt.
-    for (const answer of hung.splice(0)) answer()
-    await held
+    // The place is free again: the next event goes, its first attempt.
+    lookup.cancel()
+    assert.equal(await held, 'ECANCELLED')
+    await event('qw_after_tarpit')
     await dispatcher.runDue()
-    const [sent] = await endpoints.deliveries(victim.id, endpoint.id)
-    assert.equal(sent?.status, 'delivered')
+    const sent = (await endpoints.deliveries(victim.id, endpoint.id)).find(
+      (d) => d.status === 'delivered',
+    )
     assert.equal(sent?.attempts, 1)
-    assert.equal(sink.received[0]?.headers['webhook-id'], 'qw_behind_tarpit')
+    assert.equal(sent?.lastError, null)
+    assert.equal(sink.received[0]?.headers['webhook-id'], 'qw_after_tarpit')
   })
 })

@@ -32,6 +32,7 @@ import { webhookSecretRotationMigration } from './022-webhook-secret-rotation.js
 import { callHistoryByIdMigration } from './023-call-history-by-id.js'
 import { billingMicrosecondsMigration } from './024-billing-microseconds.js'
 import { billingHistoryMigration } from './025-billing-history.js'
+import { webhookPostponementsMigration } from './026-webhook-postponements.js'
 
 /** All migrations by name; names sort in the order they apply. */
 const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -60,6 +61,7 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '023_call_history_by_id': callHistoryByIdMigration,
   '024_billing_microseconds': billingMicrosecondsMigration,
   '025_billing_history': billingHistoryMigration,
+  '026_webhook_postponements': webhookPostponementsMigration,
 }
 
 const provider: MigrationProvider = {

@@ -1,0 +1,133 @@
+/**
+ * Whose lookup takes a free lookup place next (system-resolve.ts): the places are shared by
+ * every account's webhook receivers and by strangers' OAuth client documents, and a name whose
+ * nameservers never answer holds its place for the resolver's whole timeout. First come first
+ * served let one account's names, asked for in a row, take every place and keep them, turn
+ * after turn, while everyone else's lookups waited out their turn. Turns are taken instead:
+ *
+ * - round-robin over those waiting (`who`: an account, or the OAuth client documents as one),
+ *   each one's own lookups in order; one already holding a place is passed over while another
+ *   that holds none waits, so nobody holds a second place while someone else waits for a first;
+ * - one whose lookup timed out (the resolver gave up, or the lookup held its place for
+ *   `SLOW_LOOKUP_MS` or more) is slow for `SLOW_FOR_MS`: it is served only when nobody else
+ *   waits, and holds at most one place even then.
+ *
+ * So a slow one holds one place at most, and a lookup of anyone else waits at most for the
+ * lookups running when it came that are not slow (fresh names, each given one turn) to end.
+ */
+
+/** A lookup that held its place this long marks its asker slow, whatever the answer. */
+export const SLOW_LOOKUP_MS = 2_000
+
+/** How long an asker whose lookup timed out stays slow. */
+export const SLOW_FOR_MS = 10 * 60_000
+
+/** Askers remembered as slow at most; past it the ones marked longest ago are forgotten. */
+const SLOW_REMEMBERED = 10_000
+
+/** Error codes of a lookup the resolver gave up waiting for (getaddrinfo, c-ares). */
+const TIMED_OUT_CODES = new Set(['EAI_AGAIN', 'ETIMEOUT', 'ETIMEDOUT'])
+
+/** Whether `error` says the resolver got no answer in time. */
+export function timedOut(error: NodeJS.ErrnoException | null): boolean {
+  return error !== null && error.code !== undefined && TIMED_OUT_CODES.has(error.code)
+}
+
+/** Free places given to waiting lookups, fairly; the caller runs what `take` returns. */
+export class LookupTurns {
+  readonly #atOnce: number
+  readonly #now: () => number
+  #running = 0
+  readonly #runningBy = new Map<string, number>()
+  /** Waiting lookups by asker; the Map's order is the round-robin order. */
+  readonly #waiting = new Map<string, (() => void)[]>()
+  /** Askers whose lookups timed out, until when they are slow, oldest mark first. */
+  readonly #slowUntil = new Map<string, number>()
+
+  constructor(atOnce: number, now: () => number = Date.now) {
+    this.#atOnce = atOnce
+    this.#now = now
+  }
+
+  /** Whether `who` is slow now (a lookup of theirs timed out in the last `SLOW_FOR_MS`). */
+  isSlow(who: string): boolean {
+    const until = this.#slowUntil.get(who)
+    if (until === undefined) return false
+    if (until > this.#now()) return true
+    this.#slowUntil.delete(who)
+    return false
+  }
+
+  /** Queue `go` for `who`; it is called when given a place. Returns a way to leave the queue. */
+  ask(who: string, go: () => void): () => void {
+    const queue = this.#waiting.get(who)
+    if (queue === undefined) this.#waiting.set(who, [go])
+    else queue.push(go)
+    this.#fill()
+    return () => {
+      const mine = this.#waiting.get(who)
+      const at = mine?.indexOf(go) ?? -1
+      if (mine === undefined || at < 0) return
+      mine.splice(at, 1)
+      if (mine.length === 0) this.#waiting.delete(who)
+    }
+  }
+
+  /**
+   * A lookup of `who` that held a place `heldMs` ended (`error` is its failure): the place is
+   * given to the next in turn.
+   */
+  done(who: string, heldMs: number, error: NodeJS.ErrnoException | null): void {
+    this.#running--
+    const left = (this.#runningBy.get(who) ?? 1) - 1
+    if (left > 0) this.#runningBy.set(who, left)
+    else this.#runningBy.delete(who)
+    if (timedOut(error) || heldMs >= SLOW_LOOKUP_MS) this.#markSlow(who)
+    this.#fill()
+  }
+
+  #markSlow(who: string): void {
+    this.#slowUntil.delete(who)
+    this.#slowUntil.set(who, this.#now() + SLOW_FOR_MS)
+    for (const [oldest] of this.#slowUntil) {
+      if (this.#slowUntil.size <= SLOW_REMEMBERED) break
+      this.#slowUntil.delete(oldest)
+    }
+  }
+
+  /** Give free places to waiting lookups while there is one to give them to. */
+  #fill(): void {
+    while (this.#running < this.#atOnce) {
+      const who = this.#next()
+      if (who === undefined) return
+      const queue = this.#waiting.get(who)!
+      const go = queue.shift()!
+      // Served: to the back of the round, or out of it when nothing of theirs is left.
+      this.#waiting.delete(who)
+      if (queue.length > 0) this.#waiting.set(who, queue)
+      this.#running++
+      this.#runningBy.set(who, (this.#runningBy.get(who) ?? 0) + 1)
+      go()
+    }
+  }
+
+  /**
+   * Who is served next: the first in the round that is not slow and holds no place, else the
+   * first that is not slow, else the first slow one holding no place; none when only slow ones
+   * already holding a place wait.
+   */
+  #next(): string | undefined {
+    let notSlow: string | undefined
+    let slowIdle: string | undefined
+    for (const who of this.#waiting.keys()) {
+      const idle = !this.#runningBy.has(who)
+      if (this.isSlow(who)) {
+        if (idle) slowIdle ??= who
+        continue
+      }
+      if (idle) return who
+      notSlow ??= who
+    }
+    return notSlow ?? slowIdle
+  }
+}
