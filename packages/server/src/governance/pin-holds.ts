@@ -4,6 +4,7 @@
  */
 import type { PinRow, PinStatus } from '../store/tool-pins-store.js'
 import { diffDefinitions } from './definition-diff.js'
+import { looksLikeIn } from './pin-lookalikes.js'
 import { unpinnableName } from './pinnable-name.js'
 import type { PinState } from './pin-state.js'
 import type { RugPullMode } from './policy.js'
@@ -56,11 +57,14 @@ export function heldReasonIn(
     )
   }
   if (!HELD_STATUSES[mode].has(row.status)) return null
-  return heldReasonOf(row, where)
+  return heldReasonOf(row, where, looksLikeIn(state.pins, name))
 }
 
-/** The reason a call to the held tool of `row` is refused; `where` is its Tools page. */
-export function heldReasonOf(row: PinRow, where: string): string {
+/**
+ * The reason a call to the held tool of `row` is refused; `where` is its Tools page, `looksLike`
+ * another tool whose name this one's imitates.
+ */
+export function heldReasonOf(row: PinRow, where: string, looksLike: string | null = null): string {
   const what =
     row.status === 'new'
       ? 'is new since its owner approved this tunnel’s tools'
@@ -69,7 +73,8 @@ export function heldReasonOf(row: PinRow, where: string): string {
         : row.status === 'rejected'
           ? 'has a definition its owner rejected'
           : `changed since its owner approved it (${changedFields(row)})`
-  return `the tool "${row.name}" ${what}; it is held until the owner approves it at ${where}`
+  const lookalike = looksLike === null ? '' : ` (its name looks like the tool "${looksLike}")`
+  return `the tool "${row.name}"${lookalike} ${what}; it is held until the owner approves it at ${where}`
 }
 
 /** What changed in a pin, in a few words: the changed top-level fields. */

@@ -14,6 +14,8 @@ export interface ToolChange {
   readonly tool: string
   readonly change: 'changed' | 'new' | 'removed' | 'renamed'
   readonly renamedFrom: string | null
+  /** Another tool of the tunnel whose name this one's looks like (pin-lookalikes.ts), or null. */
+  readonly looksLike: string | null
   readonly approvedHash: string | null
   readonly currentHash: string | null
   readonly at: Date

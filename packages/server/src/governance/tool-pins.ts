@@ -11,8 +11,7 @@
  * refused (`tool_held`), from the same state, so the list and the calls never disagree; a
  * rejected definition is held in `alert` mode too. The state of each tunnel is kept in memory
  * (a few seconds, and dropped when an approval or another node changes it) so that the answer
- * being read can be filtered at once. Definitions are kept for the owner's diff up to a bound
- * per tunnel (kept-definitions.ts).
+ * being read can be filtered at once. Definitions are kept up to a bound (kept-definitions.ts).
  */
 import type { Logger } from '@burrow/protocol'
 import type { ClusterEvents } from '../cluster/cluster-events.js'
@@ -27,6 +26,7 @@ import { Invalidations } from './invalidations.js'
 import { KeptDefinitions, keptChars, type Keeping } from './kept-definitions.js'
 import { noteName, roundOf, type Round } from './list-rounds.js'
 import { heldReasonIn, hiddenNames } from './pin-holds.js'
+import { looksLikeIn } from './pin-lookalikes.js'
 import { unpinnableName } from './pinnable-name.js'
 import type { RugPullMode } from './policy.js'
 import { pinTool, type PinnedTool } from './tool-definition.js'
@@ -372,6 +372,7 @@ export class ToolPins {
         tool: name,
         change: status === 'rejected' ? 'changed' : status,
         renamedFrom: renamedFrom?.name ?? null,
+        looksLike: looksLikeIn(state.pins, name),
         approvedHash: renamedFrom?.approvedHash ?? before?.approvedHash ?? null,
         currentHash: current?.hash ?? null,
         at,

@@ -20,6 +20,8 @@ export interface ToolChangedInput {
   readonly tool: string
   readonly change: 'changed' | 'new' | 'removed' | 'renamed'
   readonly renamedFrom: string | null
+  /** Another tool of the tunnel whose name this one's looks like, or null. */
+  readonly looksLike: string | null
   readonly approvedHash: string | null
   readonly currentHash: string | null
   readonly at: Date
@@ -45,6 +47,7 @@ export async function emitToolChanged(
       tool: input.tool,
       change: input.change,
       renamed_from: input.renamedFrom,
+      looks_like: input.looksLike,
       approved_hash: input.approvedHash,
       current_hash: input.currentHash,
     },

@@ -1,6 +1,6 @@
 /**
  * The JSON shapes of the rug-pull API (docs/api.md#tools): a tunnel's pinned tools, each with
- * its status, both hashes and (unless the tunnel is zero-knowledge) both definitions and their
+ * its status, which other tool its name looks like, both hashes and (unless the tunnel is zero-knowledge) both definitions and their
  * field-by-field diff.
  */
 import type { ToolsView, ToolView } from '../../governance/tools-view.js'
@@ -39,6 +39,7 @@ export function toolJson(t: ToolView, definitions: boolean): Record<string, unkn
     current_hash: t.currentHash,
     changed_at: t.changedAt,
     renamed_from: t.renamedFrom,
+    looks_like: t.looksLike,
     approved_at: t.approvedAt,
     approved_by: t.approvedBy,
     ...(definitions

@@ -65,7 +65,7 @@ ${
     ? d.view.baselined
       ? html`<p class="card" id="no-changes">No tool changed since you approved them.</p>`
       : ''
-    : html`<h2>Waiting for you</h2>${awaiting.map((x) => pendingCard(t, x, csrf, d.zeroKnowledge))}`
+    : html`<h2>Waiting for you</h2>${lookalikeAlert(awaiting)}${awaiting.map((x) => pendingCard(t, x, csrf, d.zeroKnowledge))}`
 }
 ${
   others.length === 0
@@ -73,7 +73,7 @@ ${
     : html`<h2>Tools</h2>
 <table id="tools"><thead><tr><th>Tool</th><th>Status</th><th>Hash</th><th>Approved</th></tr></thead><tbody>${others.map(
         (x) =>
-          html`<tr data-tool="${x.name}"><td>${shownName(x.name)}</td><td>${badge(x)}</td><td><code class="muted">${short(x.currentHash)}</code></td><td class="muted">${when(x.approvedAt)}${x.approvedBy ? html` (${x.approvedBy})` : ''}</td></tr>`,
+          html`<tr data-tool="${x.name}"><td>${shownName(x.name)}${looksLikeFlag(x)}</td><td>${badge(x)}</td><td><code class="muted">${short(x.currentHash)}</code></td><td class="muted">${when(x.approvedAt)}${x.approvedBy ? html` (${x.approvedBy})` : ''}</td></tr>`,
       )}</tbody></table>`
 }
 <h2>Decisions</h2>
@@ -100,8 +100,8 @@ function pendingCard(t: TunnelView, x: ToolView, csrf: SafeHtml, zeroKnowledge: 
           : html`Its definition differs from the one you approved.`
   const fields = hidden(x)
   return html`<section class="card tool-change" data-tool="${x.name}" data-status="${x.status}">
-  <h3>${shownName(x.name)} ${badge(x)}</h3>
-  <p>${what}${x.changedAt ? html` <span class="muted">Seen ${when(x.changedAt)}.</span>` : ''}</p>
+  <h3>${shownName(x.name)} ${badge(x)}${looksLikeFlag(x)}</h3>
+  <p>${what}${looksLikeText(x)}${x.changedAt ? html` <span class="muted">Seen ${when(x.changedAt)}.</span>` : ''}</p>
   <p class="muted">Approved hash <code>${short(x.approvedHash)}</code> · current hash <code>${short(x.currentHash)}</code></p>
   ${diffTable(x, zeroKnowledge)}
   <form method="post" action="${action}" class="inline">${csrf}${fields}<input type="hidden" name="decision" value="approved" /><button type="submit" data-approve="${x.name}">${x.status === 'removed' ? 'Acknowledge' : 'Approve'}</button></form>
@@ -133,6 +133,32 @@ function diffTable(x: ToolView, zeroKnowledge: boolean): SafeHtml {
 function badge(x: ToolView): SafeHtml {
   const kind = x.status === 'approved' ? 'online' : x.status === 'removed' ? 'offline' : 'stopped'
   return html`<span class="badge ${kind}" data-status="${x.status}">${STATUS_TEXT[x.status] ?? x.status}</span>`
+}
+
+/** Lookalikes named in the alert above the cards; the rest are counted (each card says so too). */
+const ALERT_NAMES = 10
+
+/** The alert over the waiting tools when some of their names look like other tools'. */
+function lookalikeAlert(awaiting: readonly ToolView[]): SafeHtml | '' {
+  const alike = awaiting.filter((x) => x.looksLike !== null)
+  if (alike.length === 0) return ''
+  const named = alike.slice(0, ALERT_NAMES)
+  const more = alike.length - named.length
+  return html`<p class="notice warn" id="lookalikes" role="alert">${alike.length === 1 ? 'A tool waiting here has a name that looks' : `${alike.length} tools waiting here have names that look`} like another tool's: ${named.map(
+    (x, i) => html`${i > 0 ? ', ' : ''}${shownName(x.name)} looks like ${shownName(x.looksLike)}`,
+  )}${more > 0 ? ` and ${more} more` : ''}. An agent may take one for the other: approve only what you expect.</p>`
+}
+
+/** The flag of a tool whose name looks like another tool's (the same UTS #39 skeleton). */
+function looksLikeFlag(x: ToolView): SafeHtml | '' {
+  if (x.looksLike === null) return ''
+  return html` <span class="badge stopped" data-looks-like="${x.looksLike}" title="Its letters imitate another tool's name (Unicode confusables): an agent may take one for the other.">looks like ${shownName(x.looksLike)}</span>`
+}
+
+/** The card's sentence about such a name. */
+function looksLikeText(x: ToolView): SafeHtml | '' {
+  if (x.looksLike === null) return ''
+  return html` <strong class="looks-like">Its name looks like ${shownName(x.looksLike)}, another tool of this tunnel, but is a different name: check that it is not posing as that tool.</strong>`
 }
 
 function short(hash: string | null): string {
