@@ -193,7 +193,29 @@ const SCRIPTS = [
   'Katakana',
   'Bopomofo',
   'Hangul',
-].map((s) => [s, new RegExp(`^\\p{Script=${s}}$`, 'u')] as const)
+] as const
+
+/** Characters of no script of their own, shared by all (digits, punctuation, accents). */
+const SHARED = '\\p{Script=Common}\\p{Script=Inherited}'
+
+/**
+ * One scan of a name: each match is a run of what is not a letter or digit of a script (skipped),
+ * or a run starting at a letter of one script, numbered as `SCRIPTS` (group 1 for Latin…), then
+ * group `SCRIPTS.length + 1` for letters of any other script. A run goes on over that script's
+ * characters and the shared ones, so a name in one script is one match and each character is
+ * looked at once, where testing each character against each script cost some 25 regular
+ * expressions a character. Every alternative is one character class repeated, which V8 matches
+ * in a loop, without a backtracking entry per character.
+ */
+const SCRIPT_RUNS = new RegExp(
+  [
+    `[${SHARED}]+`,
+    '[^\\p{L}\\p{N}]+',
+    ...SCRIPTS.map((s) => `(\\p{Script=${s}}[\\p{Script=${s}}${SHARED}]*)`),
+    `([\\p{L}\\p{N}][^${SCRIPTS.map((s) => `\\p{Script=${s}}`).join('')}]*)`,
+  ].join('|'),
+  'gu',
+)
 
 /** Written together in one language, so not a mix: Japanese, Chinese, Korean. */
 const CJK = new Set(['Han', 'Hiragana', 'Katakana', 'Bopomofo', 'Hangul'])
@@ -211,11 +233,10 @@ export interface NameScripts {
 /** The scripts of `name`'s letters. */
 export function nameScripts(name: string): NameScripts {
   const found = new Set<string>()
-  for (const ch of name) {
-    if (/^[\p{Script=Common}\p{Script=Inherited}]$/u.test(ch) || !/^[\p{L}\p{N}]$/u.test(ch)) {
-      continue
-    }
-    found.add(SCRIPTS.find(([, re]) => re.test(ch))?.[0] ?? 'another script')
+  SCRIPT_RUNS.lastIndex = 0
+  for (let m = SCRIPT_RUNS.exec(name); m !== null; m = SCRIPT_RUNS.exec(name)) {
+    const group = m.findIndex((g, i) => i > 0 && g !== undefined)
+    if (group > 0) found.add(SCRIPTS[group - 1] ?? 'another script')
   }
   const scripts = [...found]
   const mixed = scripts.length > 1 && !scripts.every((s) => CJK.has(s))

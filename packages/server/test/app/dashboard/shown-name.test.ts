@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
+import fc from 'fast-check'
 import {
   MAX_ESCAPES_PER_TEXT,
   nameParts,
@@ -8,6 +9,42 @@ import {
   shownNameText,
   shownText,
 } from '../../../src/app/dashboard/shown-name.js'
+
+/** How `nameScripts` told scripts before it scanned a name once: each character, each script. */
+function scriptsCharByChar(name: string): string[] {
+  const scripts = ['Latin', 'Cyrillic', 'Greek', 'Armenian', 'Georgian', 'Cherokee', 'Coptic']
+    .concat(['Hebrew', 'Arabic', 'Syriac', 'Thaana', 'Devanagari', 'Bengali', 'Thai', 'Lao'])
+    .concat(['Tibetan', 'Ethiopic', 'Mongolian', 'Han', 'Hiragana', 'Katakana', 'Bopomofo'])
+    .concat(['Hangul'])
+  const found = new Set<string>()
+  for (const ch of name) {
+    if (/^[\p{Script=Common}\p{Script=Inherited}]$/u.test(ch) || !/^[\p{L}\p{N}]$/u.test(ch)) {
+      continue
+    }
+    const script = scripts.find((s) => new RegExp(`^\\p{Script=${s}}$`, 'u').test(ch))
+    found.add(script ?? 'another script')
+  }
+  return [...found]
+}
+
+/** How many times a regular expression is run (test, exec, match, replace all call `exec`). */
+function regexRuns<T>(f: () => T): { result: T; runs: number } {
+  const exec = Object.getOwnPropertyDescriptor(RegExp.prototype, 'exec')!
+  const run = exec.value as (this: RegExp, s: string) => RegExpExecArray | null
+  let runs = 0
+  Object.defineProperty(RegExp.prototype, 'exec', {
+    ...exec,
+    value: function (this: RegExp, s: string) {
+      runs++
+      return run.call(this, s)
+    },
+  })
+  try {
+    return { result: f(), runs }
+  } finally {
+    Object.defineProperty(RegExp.prototype, 'exec', exec)
+  }
+}
 
 const hidden = (text: string) =>
   nameParts(text)
@@ -123,5 +160,44 @@ describe('names a local server chose, as the dashboard shows them', () => {
     )
     assert.equal(shownNameText('search '), 'search[U+0020]')
     assert.equal(shownNameText('s\u0435arch'), 's\u0435arch (mixed scripts)')
+  })
+
+  it('tells the same scripts as testing each character against each script', () => {
+    const samples = [
+      'read_f\u0456le',
+      'caf\u00e9 cafe\u0301 \u00aa\u02b9\u0483a\u0483',
+      '\u16a0\u16a1x\u16a2',
+      '\u0915\u09954\u0e01\u0e81\u0f40\u1200\u1820\u13a0\u2c80\u0531\u10d0',
+      '\u05d0\u0627\u0710\u0780\u3042\u30a2\u3105\uac00\u4e00\u2160\uab5b',
+      '\ud800x\u{1f600}\u{10400}\u{e0041}',
+    ]
+    for (const name of samples) assert.deepEqual(nameScripts(name).scripts, scriptsCharByChar(name))
+    const pieces = [...new Set(samples.join(''))]
+    fc.assert(
+      fc.property(
+        fc.array(fc.oneof(fc.constantFrom(...pieces), fc.string({ unit: 'binary' }))),
+        (parts) => {
+          const name = parts.join('')
+          assert.deepEqual(nameScripts(name).scripts, scriptsCharByChar(name))
+        },
+      ),
+      { numRuns: 500 },
+    )
+  })
+
+  it('scans a long name once, not each character against each script', () => {
+    // A tool's diff row: a field path cut at 1,000 characters, in one script.
+    const path = `properties.${'fi\u0301eld_1.'.repeat(100)}`.slice(0, 1000)
+    const one = regexRuns(() => nameScripts(path))
+    assert.deepEqual(one.result.scripts, ['Latin'])
+    assert.ok(one.runs <= 3, `${one.runs} regular expressions run for one script`)
+    const other = regexRuns(() => nameScripts('\u16a0.'.repeat(500)))
+    assert.deepEqual(other.result.scripts, ['another script'])
+    assert.ok(other.runs <= 3, `${other.runs} regular expressions run for another script`)
+    // At worst, letters switching script at every character: one run a letter, no more.
+    const mixed = 'a\u0456'.repeat(500)
+    const switching = regexRuns(() => nameScripts(mixed))
+    assert.deepEqual(switching.result.scripts, ['Latin', 'Cyrillic'])
+    assert.ok(switching.runs <= mixed.length + 2, `${switching.runs} runs for ${mixed.length}`)
   })
 })
