@@ -453,6 +453,9 @@ describe('the dev outbox without SMTP', { skip: !hasChromium, timeout: 120_000 }
     const page = await (await browser.newContext()).newPage()
     await page.goto(`${base}/dev/outbox`)
     assert.equal(await page.locator('#outbox-empty').count(), 1)
+    // Signed out: the signed-out menu.
+    assert.equal(await page.locator('header.top a[href="/signin"]').count(), 1)
+    assert.equal(await page.locator('header.top form[action="/signout"]').count(), 0)
     await page.goto(`${base}/forgot`)
     await page.fill('#email', 'e2e@example.com')
     await page.click('form[action="/forgot"] button[type=submit]')
@@ -469,6 +472,31 @@ describe('the dev outbox without SMTP', { skip: !hasChromium, timeout: 120_000 }
       page.waitForURL(/\/dashboard\?notice=password_reset$/),
       page.click('form[action="/reset"] button[type=submit]'),
     ])
+    // Signed in, the outbox shows the signed-in menu, as every other page does.
+    // (The mail's link is at the service URL, http://localhost:…, where the session is.)
+    const signedIn = new URL(page.url()).origin
+    await page.goto(`${signedIn}/dev/outbox`)
+    assert.equal(
+      await page.textContent('header.top form[action="/signout"] .muted'),
+      'e2e@example.com',
+    )
+    assert.equal(await page.locator('header.top a[href="/dashboard/account"]').count(), 1)
+    assert.equal(await page.locator('header.top a[href="/signin"]').count(), 0)
+    assert.equal(await page.locator('a.brand[href="/dashboard"]').count(), 1)
+    // Signed out, the signed-out menu again; so for the signed-out session's cookie sent again
+    // and for a cookie no session has.
+    const cookies = await page.context().cookies()
+    await page.click('header.top form[action="/signout"] button[type=submit]')
+    await page.waitForURL((url) => url.pathname !== '/dev/outbox')
+    await page.goto(`${signedIn}/dev/outbox`)
+    assert.equal(await page.locator('header.top a[href="/signin"]').count(), 1)
+    for (const forged of [cookies, cookies.map((c) => ({ ...c, value: 'x'.repeat(4000) }))]) {
+      await page.context().addCookies(forged)
+      const answer = await page.goto(`${signedIn}/dev/outbox`)
+      assert.equal(answer?.status(), 200)
+      assert.equal(await page.locator('header.top a[href="/signin"]').count(), 1)
+      assert.equal(await page.locator('header.top form[action="/signout"]').count(), 0)
+    }
   })
 
   it('is not there for other machines or other host names', async () => {

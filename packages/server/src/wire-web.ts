@@ -111,6 +111,8 @@ export async function wireWeb(parts: WebParts): Promise<Web> {
     addresses: parts.addresses,
     log,
     limits: parts.limits,
+    // Called per request, once the dashboard below exists.
+    viewerOf: (req) => dashboard.viewerFor(req),
   })
   const broker = brokerUrlFor(config, parts.port)
   const dashboard = new Dashboard({

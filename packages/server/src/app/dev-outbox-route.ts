@@ -3,6 +3,7 @@
  * dev checkout stands in for the payment provider. Reset links open accounts, so the page is only
  * served to a browser on the burrowd machine: the client address (behind trusted proxies) must
  * be loopback and the Host a loopback name; anyone else gets the same 404 as any unknown path.
+ * Its menu is the one the browser's session calls for, as on every other page.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { ClientAddresses } from '../http/client-addresses.js'
@@ -11,32 +12,37 @@ import { sendHtml } from '../http/responses.js'
 import { sendRefusal } from '../http/send-refusal.js'
 import type { DevOutbox } from '../mail/dev-outbox.js'
 import type { Mount } from './app.js'
-import { page } from './dashboard/layout.js'
+import { page, type Viewer } from './dashboard/layout.js'
 
 /** Where the outbox is served. */
 export const DEV_OUTBOX_PATH = '/dev/outbox'
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]'])
 
+/** Who is signed in with a request's session, for the page's menu (null: no one). */
+export type ViewerOf = (req: IncomingMessage) => Promise<Viewer | null>
+
 /** The mount serving `outbox` to loopback browsers. */
 export function devOutboxMount(
   outbox: DevOutbox,
   addresses: ClientAddresses,
   https: boolean,
+  viewerOf: ViewerOf,
 ): Mount {
   return {
     matches: (url) => url.split('?', 1)[0] === DEV_OUTBOX_PATH,
-    handle: (req, res) => serve(req, res, outbox, addresses, https),
+    handle: (req, res) => serve(req, res, outbox, addresses, https, viewerOf),
   }
 }
 
-function serve(
+async function serve(
   req: IncomingMessage,
   res: ServerResponse,
   outbox: DevOutbox,
   addresses: ClientAddresses,
   https: boolean,
-): void {
+  viewerOf: ViewerOf,
+): Promise<void> {
   if (!servesOutboxTo(req, addresses)) {
     sendRefusal(res, 'not_found', 'not found', `nothing is served at ${DEV_OUTBOX_PATH}`)
     return
@@ -47,6 +53,7 @@ function serve(
     })
     return
   }
+  const viewer = await viewerOf(req)
   const entries = outbox.entries()
   const items = entries.map(
     (m) => html`<article class="card mail">
@@ -59,7 +66,7 @@ function serve(
     res,
     200,
     page(
-      { title: 'Dev outbox' },
+      { title: 'Dev outbox', viewer },
       html`<h1>Dev outbox</h1>
 <p class="muted">No SMTP server is configured (<code>BURROW_SMTP_URL</code>), so the newest mail
 burrowd would have sent is shown here, to browsers on this machine only. Newest first.</p>

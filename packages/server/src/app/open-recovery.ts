@@ -15,7 +15,12 @@ import { serviceUrlFor } from '../public-url.js'
 import type { Store } from '../store/store.js'
 import { AccountRecovery } from './account-recovery.js'
 import type { Mount } from './app.js'
-import { DEV_OUTBOX_PATH, devOutboxMount, servesOutboxTo } from './dev-outbox-route.js'
+import {
+  DEV_OUTBOX_PATH,
+  devOutboxMount,
+  servesOutboxTo,
+  type ViewerOf,
+} from './dev-outbox-route.js'
 
 /** What `openRecovery` needs. */
 export interface RecoveryParts {
@@ -27,6 +32,8 @@ export interface RecoveryParts {
   readonly log: Logger
   /** Where the limits on reset requests and mails are kept (default: this process's own). */
   readonly limits?: RateLimits
+  /** Who is signed in with a request's session, for the menu of the outbox page. */
+  readonly viewerOf: ViewerOf
 }
 
 /** Account recovery and the mounts it adds (the dev outbox page, without SMTP). */
@@ -44,7 +51,9 @@ export function openRecovery(parts: RecoveryParts): {
   } else {
     const outbox = new DevOutbox(config.mail.from)
     mailer = outbox
-    mounts.push(devOutboxMount(outbox, parts.addresses, config.publicScheme === 'https'))
+    mounts.push(
+      devOutboxMount(outbox, parts.addresses, config.publicScheme === 'https', parts.viewerOf),
+    )
     outboxFor = (req) => (servesOutboxTo(req, parts.addresses) ? DEV_OUTBOX_PATH : null)
     log.info(
       `mail: no BURROW_SMTP_URL; password-reset and verification mail is shown at ` +

@@ -121,10 +121,7 @@ export class Dashboard {
       const wait = e.details.retry_after_secs
       if (typeof wait === 'number') res.setHeader('retry-after', String(wait))
       // The page keeps the signed-in menu when the browser is signed in.
-      const caller = await this.#kit.browserCaller(req).catch(() => null)
-      const viewer = caller
-        ? ((await this.#viewer(caller, req).catch(() => null))?.viewer ?? null)
-        : null
+      const viewer = await this.viewerFor(req)
       this.#kit.html(
         res,
         e.status,
@@ -135,6 +132,16 @@ export class Dashboard {
       )
       return true
     }
+  }
+
+  /**
+   * What the page header shows of the browser signed in with `req`'s session, or null when none
+   * is (or the session cannot be read now): for pages served outside the dashboard.
+   */
+  async viewerFor(req: IncomingMessage): Promise<Viewer | null> {
+    const caller = await this.#kit.browserCaller(req).catch(() => null)
+    if (!caller) return null
+    return (await this.#viewer(caller, req).catch(() => null))?.viewer ?? null
   }
 
   /** The signed-in account and what the page header shows of it, or null when it is gone. */
