@@ -147,6 +147,13 @@ function pretty(text: string): string {
   }
 }
 
+/** A row's refusals: a badge per policy code with its count, or 0 when there were none. */
+function refusalsCell(refusals: Readonly<Record<string, number>>): SafeHtml | string {
+  const codes = Object.entries(refusals).filter(([, n]) => n > 0)
+  if (codes.length === 0) return formatCount(0)
+  return html`${codes.map(([code, n]) => html`<span class="badge stopped">${code} ${formatCount(n)}</span> `)}`
+}
+
 /** Metrics: the window links, the charts, the table. */
 export function metricsPage(viewer: Viewer, t: TunnelView, report: MetricsReport): SafeHtml {
   const windows: MetricWindow[] = ['1h', '24h', '30d']
@@ -170,7 +177,7 @@ export function metricsPage(viewer: Viewer, t: TunnelView, report: MetricsReport
     (m) => html`<tr data-method="${m.method}" data-tool="${m.tool ?? ''}">
   <td>${shownName(m.method)}</td><td>${shownName(m.tool)}</td><td data-calls>${formatCount(m.calls)}</td>
   <td data-errors>${formatCount(m.errors)}</td>
-  <td>${Object.entries(m.refusals).map(([code, n]) => html`<span class="badge stopped">${code} ${n}</span> `)}</td>
+  <td data-refusals>${refusalsCell(m.refusals)}</td>
   <td data-p50>${m.p50Ms ?? '–'}</td><td data-p95>${m.p95Ms ?? '–'}</td><td data-p99>${m.p99Ms ?? '–'}</td>
 </tr>`,
   )

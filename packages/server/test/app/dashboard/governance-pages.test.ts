@@ -1,0 +1,60 @@
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import type { MethodMetrics } from '../../../src/governance/metrics-report.js'
+import { metricsPage } from '../../../src/app/dashboard/governance-pages.js'
+
+const viewer = { email: 'owner@example.com', slug: 'acme', csrfToken: 'csrf' }
+const tunnel = {
+  id: 'tun_1',
+  name: 'files',
+  subdomain: 'files',
+  publicUrl: 'https://files--acme.example.com',
+  online: true,
+  serving: true,
+  pinned: false,
+  createdAt: new Date('2026-01-01T00:00:00Z'),
+  lastSeenAt: null,
+}
+
+function row(refusals: Record<string, number>, tool = 'read_file'): MethodMetrics {
+  return {
+    method: 'tools/call',
+    tool,
+    calls: 3,
+    errors: 0,
+    refusals,
+    p50Ms: 5,
+    p95Ms: 10,
+    p99Ms: 10,
+  }
+}
+
+/** The Refusals cell of each row of the Metrics table, its markup. */
+function refusalCells(methods: MethodMetrics[]): string[] {
+  const shown = String(
+    metricsPage(viewer, tunnel, { window: '1h', since: '', span: '5m', methods, series: [] }),
+  )
+  // The fifth cell of each row: Method, Tool, Calls, Errors, Refusals.
+  return [...shown.matchAll(/<tr data-method[\s\S]*?<\/tr>/g)].map(
+    (tr) => [...tr[0].matchAll(/<td[^>]*>([\s\S]*?)<\/td>/g)][4]![1]!,
+  )
+}
+
+describe('the Metrics table', () => {
+  it('shows 0 refusals for a method and tool none were refused, not an empty cell', () => {
+    assert.deepEqual(refusalCells([row({})]), ['0'])
+    assert.deepEqual(refusalCells([row({ tool_denied: 0 })]), ['0'])
+  })
+
+  it('shows each policy code refused with its count', () => {
+    const [cell] = refusalCells([row({ tool_denied: 2, rate_limited: 1234 })])
+    assert.match(cell!, /<span class="badge stopped">tool_denied 2<\/span>/)
+    assert.match(cell!, /<span class="badge stopped">rate_limited 1,234<\/span>/)
+    assert.doesNotMatch(cell!, /(^|>)0</)
+  })
+
+  it('escapes a code it did not choose', () => {
+    const [cell] = refusalCells([row({ '<b>x</b>': 1 })])
+    assert.match(cell!, /&lt;b&gt;x&lt;\/b&gt; 1/)
+  })
+})
