@@ -5,6 +5,7 @@
 import { parseArgs } from 'node:util'
 import type { LogLevel } from '@burrow/protocol'
 import { isLogLevel } from '@burrow/protocol'
+import { brokerUrl } from './broker-url.js'
 import { UsageError } from './cli-errors.js'
 import { closestName } from './did-you-mean.js'
 import { upstreamsFromFlags, type UpstreamFlag } from './upstreams/upstream-flags.js'
@@ -229,34 +230,6 @@ function globalOptions(
     ),
     telemetry: !(values['no-telemetry'] || flag(env.BURROW_NO_TELEMETRY, 'BURROW_NO_TELEMETRY')),
   }
-}
-
-/**
- * The service's WebSocket URL. An http:// or https:// address (as the dashboard's own URL is
- * written) means the same host over ws:// or wss://.
- */
-function brokerUrl(value: string): string {
-  let url: URL
-  try {
-    url = new URL(value)
-  } catch {
-    throw new UsageError(
-      `--broker "${value}" is not a URL; use ws://HOST:PORT or wss://HOST (http:// and https:// work too)`,
-    )
-  }
-  const scheme = WEBSOCKET_SCHEMES[url.protocol]
-  if (scheme === undefined)
-    throw new UsageError(
-      `--broker "${value}" must start with ws://, wss://, http:// or https://; check --broker / BURROW_BROKER`,
-    )
-  return scheme === url.protocol ? value : `${scheme}${value.slice(url.protocol.length)}`
-}
-
-const WEBSOCKET_SCHEMES: Readonly<Record<string, string>> = {
-  'ws:': 'ws:',
-  'wss:': 'wss:',
-  'http:': 'ws:',
-  'https:': 'wss:',
 }
 
 /**

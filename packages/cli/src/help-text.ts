@@ -13,7 +13,7 @@ Commands:
   detect      List the MCP servers configured in local AI clients, exposing nothing
 
 Global options:
-  --broker <URL>       Service URL, ws(s):// or http(s):// [env BURROW_BROKER, default ws://127.0.0.1:7100]
+  --broker <URL>       Service origin, ws(s)://HOST[:PORT] or http(s)://…, no path [env BURROW_BROKER, default ws://127.0.0.1:7100]
   --api-key <KEY>      Tunnel key (mtk_…)                   [env BURROW_API_KEY]
   -v, -vv, -vvv        More logging: debug (-v, -vv) or trace (-vvv); BURROW_LOG wins when set
   --no-update-check    Do not check for a newer release     [env BURROW_NO_UPDATE_CHECK=1]

@@ -131,12 +131,17 @@ describe('parseCli', () => {
     })
   })
 
-  it('takes an http:// or https:// broker as ws:// or wss:// on the same host, port and path', () => {
+  it('takes an http:// or https:// broker as ws:// or wss:// on the same host and port', () => {
     const broker = (url: string) => up(['--broker', url, 'up', '--stdio', 'x']).global.broker
     assert.equal(broker('http://127.0.0.1:7100'), 'ws://127.0.0.1:7100')
-    assert.equal(broker('https://burrow.example.com/'), 'wss://burrow.example.com/')
-    assert.equal(broker('HTTPS://burrow.example.com:8443/x'), 'wss://burrow.example.com:8443/x')
+    assert.equal(broker('https://burrow.example.com/'), 'wss://burrow.example.com')
+    assert.equal(broker('HTTPS://burrow.example.com:8443'), 'wss://burrow.example.com:8443')
     assert.equal(broker('wss://burrow.example.com'), 'wss://burrow.example.com')
+    // A path is refused, not ignored (broker-url.test.ts has the rest).
+    usage(['--broker', 'wss://burrow.example.com/x', 'up', '--stdio', 'x'], /has a path \(\/x\)/)
+    usage(['up', '--stdio', 'x'], /^--broker "wss:\/\/env\.example\/p" has a path/, {
+      BURROW_BROKER: 'wss://env.example/p',
+    })
   })
 
   it('suggests the option or command meant, and the help of the command in use', () => {
