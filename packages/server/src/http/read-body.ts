@@ -13,17 +13,26 @@ export interface BodyAccount {
 
 /**
  * Emitted on a request answered while its body is still arriving (its access taken away:
- * `edge/end-revoked.ts`): reading stops at once, what was read is let go, and the rest is read
- * and discarded, so that the sender, still writing, gets that answer instead of a reset.
+ * `edge/end-revoked.ts`), with the `AnswerOnceRead` that sends the answer. The body is read on
+ * under the same bounds (the size limit and the body budgets), so that the answer can name the
+ * requests it refuses: `answer` gets the body once it has all arrived, or null as soon as reading
+ * on would pass a bound (what was read is let go at once, and the rest is read and discarded), so
+ * that the sender, still writing, gets that answer instead of a reset.
  */
 export const ANSWERED_WHILE_READING: unique symbol = Symbol('answered while reading')
 
 /**
+ * Sends the answer of a request answered while its body arrives: given the body read whole, or
+ * null when it passed a bound (or could not be kept). Called once, before the read settles.
+ */
+export type AnswerOnceRead = (body: Buffer | null) => void
+
+/**
  * The body, 'too_large' once it passes `limit` bytes (reading stops there), 'over_budget' when
  * reading on would pass `account`'s bounds (the rest is read and discarded), 'answered' when
- * the request was answered meanwhile (`ANSWERED_WHILE_READING`; the rest is read and discarded
- * too), or
- * 'aborted' when the client went away before sending all of it. A body read whole stays taken from the budget (its length):
+ * the request was answered meanwhile (`ANSWERED_WHILE_READING`: it settles once the body was
+ * handed to that answer, or a bound passed and the rest is being discarded), or 'aborted' when
+ * the client went away before sending all of it. A body read whole stays taken from the budget (its length):
  * the caller gives it back once the request is answered; any other outcome gives back at once.
  */
 export function readBody(
@@ -45,22 +54,31 @@ export async function readBody(
   let taken = 0
   type Outcome = Buffer | 'too_large' | 'over_budget' | 'answered' | 'aborted'
   const result = await new Promise<Outcome>((settle) => {
+    let settled = false
+    /** The answer waiting for the body, once the request was answered while it arrives. */
+    let answer: AnswerOnceRead | null = null
     const resolve = (outcome: Outcome) => {
+      if (settled) return
+      settled = true
       req.off(ANSWERED_WHILE_READING, onAnswered)
       settle(outcome)
     }
     const chunks: Buffer[] = []
     let size = 0
-    const stop = (outcome: 'too_large' | 'over_budget' | 'answered') => {
+    const stop = (outcome: 'too_large' | 'over_budget') => {
       req.off('data', onData)
       // What was read is given back to the budget: let go of it too (the 'end' listener, still
       // attached while the rest arrives, would otherwise keep it until the body ends).
       chunks.length = 0
       // Past the budget, or answered already, the rest is read and thrown away (the request
       // timeout bounds it), so that the sender, still writing, gets the answer, not a reset.
-      if (outcome === 'too_large') req.pause()
+      if (outcome === 'too_large' && answer === null) req.pause()
       else req.resume()
-      resolve(outcome)
+      if (answer === null) return resolve(outcome)
+      // Answered meanwhile: the answer goes without the body, which passed a bound.
+      const answerWithout = answer
+      resolve('answered')
+      answerWithout(null)
     }
     const onData = (chunk: Buffer) => {
       size += chunk.length
@@ -71,10 +89,21 @@ export async function readBody(
       }
       chunks.push(chunk)
     }
-    const onAnswered = () => stop('answered')
+    // Reading goes on, under the same bounds, for the answer to name the requests it refuses.
+    const onAnswered = (answerOnceRead: AnswerOnceRead) => {
+      answer ??= answerOnceRead
+    }
     req.on('data', onData)
-    req.once(ANSWERED_WHILE_READING, onAnswered)
-    req.once('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)))
+    req.on(ANSWERED_WHILE_READING, onAnswered)
+    req.once('end', () => {
+      if (settled) return
+      const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)
+      chunks.length = 0
+      if (answer === null) return resolve(body)
+      const answerWith = answer
+      resolve('answered')
+      answerWith(body)
+    })
     req.once('error', () => resolve('aborted'))
     req.once('close', () => {
       if (!req.complete) resolve('aborted')

@@ -1,12 +1,13 @@
 /**
  * `readBody` and a request answered while its body still arrives (`ANSWERED_WHILE_READING`, which
- * the edge emits when the request's access is taken away): what was read is let go and given back
- * to the budget at once, while the sender has paused mid-body, and the rest, when it comes, is
- * read and discarded. Before, the bytes read stayed held and counted until the sender wrote again
- * or the request timed out.
+ * the edge emits when the request's access is taken away): the body is read on under the same
+ * bounds, and the answer gets it whole once it has arrived (for the refusal to name its ids), or
+ * null as soon as it passes a bound, what was read then let go and given back at once, and the
+ * rest read and discarded. Before, the body was always let go at once, so the refusal carried
+ * `id: null`.
  */
 import assert from 'node:assert/strict'
-import { createServer, request, type IncomingMessage } from 'node:http'
+import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { once } from 'node:events'
 import { Readable } from 'node:stream'
@@ -14,29 +15,53 @@ import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import { describe, it } from 'node:test'
 import { BodyBudget } from '../../src/http/body-budget.js'
-import { ANSWERED_WHILE_READING, readBody } from '../../src/http/read-body.js'
+import { ANSWERED_WHILE_READING, readBody, type AnswerOnceRead } from '../../src/http/read-body.js'
+
+/** A server reading each body under `budget`, answered (as revoked) after its first chunk. */
+async function answeringServer(budget: BodyBudget, limit = 1 << 20) {
+  const holder = { address: 'a', tunnel: 't' }
+  const seen: {
+    outcome?: Promise<unknown>
+    req?: IncomingMessage
+    answered?: Promise<Buffer | null>
+    heldAtAnswer?: number
+  } = {}
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    seen.req = req
+    seen.outcome = readBody(req, limit, { budget, holder })
+    req.once('data', () =>
+      setImmediate(() => {
+        seen.heldAtAnswer = budget.total
+        seen.answered = new Promise((resolve) => {
+          const answer: AnswerOnceRead = (body) => {
+            resolve(body)
+            // Ended once the body has (as `sendRefusal`'s `endAfter` does).
+            res.writeHead(403).write(body === null ? 'no body' : `body of ${body.length}`)
+            if (req.complete) res.end()
+            else req.once('end', () => res.end())
+          }
+          req.emit(ANSWERED_WHILE_READING, answer)
+          // A second answer (the access checked again) is not taken.
+          req.emit(ANSWERED_WHILE_READING, () => assert.fail('answered twice'))
+        })
+      }),
+    )
+  })
+  server.listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  const { port } = server.address() as AddressInfo
+  return { server, port, seen }
+}
+
+/** Wait until `check` holds, a turn at a time. */
+async function until(check: () => boolean): Promise<void> {
+  while (!check()) await new Promise((resolve) => setTimeout(resolve, 5))
+}
 
 describe('readBody, answered while the body arrives', () => {
-  it('lets go of what it read at once, and discards the rest', async () => {
+  it('reads on under the budget and hands the answer the whole body, then gives it back', async () => {
     const budget = new BodyBudget({ perAddress: 1 << 20, perTunnel: 1 << 20, perNode: 1 << 20 })
-    const holder = { address: 'a', tunnel: 't' }
-    let outcome: Promise<unknown> | undefined
-    let held = -1
-    let served: IncomingMessage | undefined
-    const server = createServer((req, res) => {
-      served = req
-      outcome = readBody(req, 1 << 20, { budget, holder })
-      req.once('data', () =>
-        setImmediate(() => {
-          held = budget.total
-          req.emit(ANSWERED_WHILE_READING)
-          res.writeHead(403).end('refused')
-        }),
-      )
-    })
-    server.listen(0, '127.0.0.1')
-    await once(server, 'listening')
-    const { port } = server.address() as AddressInfo
+    const { server, port, seen } = await answeringServer(budget)
     const req = request({
       host: '127.0.0.1',
       port,
@@ -44,17 +69,64 @@ describe('readBody, answered while the body arrives', () => {
       headers: { 'content-length': '20000' },
     })
     req.write(Buffer.alloc(10_000, 0x20))
+    await until(() => seen.answered !== undefined)
+    assert.equal(seen.heldAtAnswer, 10_000, 'the bytes read were held until the answer')
+    // The sender pauses: what was read stays counted (it is kept for the answer).
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    assert.equal(budget.total, 10_000, 'kept, and counted, while the sender pauses')
+    assert.equal(seen.req!.complete, false, 'the body is still arriving')
+    req.end(Buffer.alloc(10_000, 0x21))
     const [res] = (await once(req, 'response')) as [IncomingMessage]
     assert.equal(res.statusCode, 403)
-    assert.equal(await outcome, 'answered')
-    assert.equal(held, 10_000, 'the bytes read were held until the answer')
-    assert.equal(budget.total, 0, 'given back while the sender is paused')
-    assert.equal(served!.complete, false, 'the body is still arriving')
-    // The rest is read (and discarded): the request completes.
-    req.end(Buffer.alloc(10_000, 0x20))
+    const body = await seen.answered!
+    assert.equal(body?.length, 20_000)
+    assert.equal(body?.[19_999], 0x21)
+    assert.equal(await seen.outcome, 'answered')
+    assert.equal(budget.total, 0, 'given back once answered')
     res.resume()
-    await once(served!, 'end')
+    server.close()
+  })
+
+  it('answers without the body once it passes the budget, and discards the rest', async () => {
+    const budget = new BodyBudget({ perAddress: 30_000, perTunnel: 1 << 20, perNode: 1 << 20 })
+    const { server, port, seen } = await answeringServer(budget)
+    const req = request({
+      host: '127.0.0.1',
+      port,
+      method: 'POST',
+      headers: { 'content-length': '100000' },
+    })
+    req.write(Buffer.alloc(10_000, 0x20))
+    await until(() => seen.answered !== undefined)
+    req.write(Buffer.alloc(40_000, 0x20))
+    assert.equal(await seen.answered!, null, 'over the budget: no body')
+    assert.equal(await seen.outcome, 'answered')
+    assert.equal(budget.total, 0, 'given back at once')
+    assert.equal(seen.req!.complete, false, 'the rest is still arriving')
+    req.end(Buffer.alloc(50_000, 0x20))
+    const [res] = (await once(req, 'response')) as [IncomingMessage]
+    assert.equal(res.statusCode, 403)
+    res.resume()
+    assert.equal(seen.req!.complete, true, 'the rest was read (and discarded)')
     assert.equal(budget.total, 0)
+    server.close()
+  })
+
+  it('answers without the body once a chunked body passes the size limit', async () => {
+    const budget = new BodyBudget({ perAddress: 1 << 20, perTunnel: 1 << 20, perNode: 1 << 20 })
+    const { server, port, seen } = await answeringServer(budget, 30_000)
+    const req = request({ host: '127.0.0.1', port, method: 'POST' })
+    req.write(Buffer.alloc(10_000, 0x20))
+    await until(() => seen.answered !== undefined)
+    req.write(Buffer.alloc(40_000, 0x20))
+    assert.equal(await seen.answered!, null)
+    assert.equal(await seen.outcome, 'answered')
+    assert.equal(budget.total, 0)
+    req.end(Buffer.alloc(50_000, 0x20))
+    const [res] = (await once(req, 'response')) as [IncomingMessage]
+    assert.equal(res.statusCode, 403)
+    res.resume()
+    assert.equal(seen.req!.complete, true, 'the rest was read (and discarded)')
     server.close()
   })
 })
@@ -75,9 +147,13 @@ describe('readBody, stopped while the body arrives', () => {
       })
       const read = pushWeakly(req, 1 << 19)
       await new Promise((resolve) => setImmediate(resolve))
-      if (how === 'answered') req.emit(ANSWERED_WHILE_READING)
-      else req.push(Buffer.alloc(1 << 20, 0x20))
+      let answered: Buffer | null | undefined
+      if (how === 'answered')
+        req.emit(ANSWERED_WHILE_READING, (body: Buffer | null) => (answered = body))
+      // Past the budget: an answered read lets go of what it read, as a refused one does.
+      req.push(Buffer.alloc(1 << 20, 0x20))
       assert.equal(await outcome, how)
+      if (how === 'answered') assert.equal(answered, null)
       assert.equal(budget.total, 0)
       await new Promise((resolve) => setImmediate(resolve))
       gc()
