@@ -7,11 +7,12 @@
  * an `oauth` tunnel answers a caller without a token, so names cannot be probed.
  */
 import type { PolicyCode } from '@burrow/protocol'
-import type { AgentTokenStore } from '../store/agent-token-store.js'
+import type { AgentToken, AgentTokenStore } from '../store/agent-token-store.js'
 import type { TunnelAccessStore } from '../store/tunnel-access-store.js'
 import { PUBLIC_CALLER, type AgentIdentity } from './agent-identity.js'
 import type { TunnelAccess } from '../store/tunnel-access-row.js'
 import { allowlistAdmits } from './tunnel-access.js'
+import { RefusedAgentTokens } from './refused-agent-tokens.js'
 
 /** Checks OAuth access tokens (the authorization server's side); absent until OAuth is on. */
 export interface AccessTokenVerifier {
@@ -41,6 +42,8 @@ export interface AccessGateOptions {
   readonly publicOrigin: (label: string) => string
   /** How long settings are cached per tunnel, in ms (default 5 000). */
   readonly cacheMs?: number
+  /** Agent tokens refused on this node (default: a `RefusedAgentTokens` of the default bounds). */
+  readonly refusedTokens?: RefusedAgentTokens
 }
 
 const MAX_CACHED = 10_000
@@ -51,9 +54,13 @@ export class AccessGate {
   readonly #cache = new Map<string, { access: TunnelAccess; expires: number }>()
   /** Bumped by `invalidate`: a read begun before it does not fill the cache with what it read. */
   #generation = 0
+  readonly #refused: RefusedAgentTokens
+  /** Agent-token lookups under way, by tunnel and secret: the same token at once is read once. */
+  readonly #lookups = new Map<string, Promise<AgentToken | undefined>>()
 
   constructor(opts: AccessGateOptions) {
     this.#opts = opts
+    this.#refused = opts.refusedTokens ?? new RefusedAgentTokens()
   }
 
   /** The settings of tunnel `tunnelId`, cached briefly: the edge asks on every request. */
@@ -126,8 +133,7 @@ export class AccessGate {
     if (access.mode === 'public') return { ok: true, agent: PUBLIC_CALLER, dropCredentials: false }
     const token = bearer(authorization)
     if (access.mode === 'token') {
-      const found =
-        token === null ? undefined : await this.#opts.agentTokens.authenticate(tunnelId, token)
+      const found = token === null ? undefined : await this.#agentToken(tunnelId, token)
       if (found === undefined) {
         return refusal(
           'unauthorized',
@@ -156,6 +162,31 @@ export class AccessGate {
         : await verifier.verify(token, tunnelId, this.resource(origin))
     if (agent === null) return this.#challenge(origin, token !== null)
     return { ok: true, agent, dropCredentials: true }
+  }
+
+  /**
+   * The agent token `secret` is for `tunnelId`: a token this node refused before is refused
+   * without a database read (refusals never go stale, `refused-agent-tokens.ts`), and so is one
+   * presented again while its lookup is under way and ends refused. A token found valid is never
+   * reused: each request reads it itself, so a request made after a revoke is refused even when
+   * it came while a lookup begun before the revoke was under way.
+   */
+  async #agentToken(tunnelId: string, secret: string): Promise<AgentToken | undefined> {
+    if (this.#refused.has(tunnelId, secret)) return undefined
+    const key = `${tunnelId}\n${secret}`
+    const running = this.#lookups.get(key)
+    if (running !== undefined && (await running) === undefined) return undefined
+    if (running !== undefined) return this.#opts.agentTokens.authenticate(tunnelId, secret)
+    const lookup = this.#opts.agentTokens.authenticate(tunnelId, secret).then((found) => {
+      if (found === undefined) this.#refused.add(tunnelId, secret)
+      return found
+    })
+    this.#lookups.set(key, lookup)
+    try {
+      return await lookup
+    } finally {
+      this.#lookups.delete(key)
+    }
   }
 
   /** The 401 that sends an MCP client to OAuth discovery. */
