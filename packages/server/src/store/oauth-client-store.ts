@@ -36,6 +36,17 @@ export class OauthClientStore {
     return row && toClient(row)
   }
 
+  /** Whether a grant names client `clientId` (an owner approved it, and it was not revoked). */
+  async hasGrant(clientId: string): Promise<boolean> {
+    const row = await this.#db
+      .selectFrom('oauth_grants')
+      .select('id')
+      .where('client_id', '=', clientId)
+      .limit(1)
+      .executeTakeFirst()
+    return row !== undefined
+  }
+
   /** Store (or refresh) a client. */
   async put(client: OauthClient, document: string, now: Date): Promise<void> {
     const values = {

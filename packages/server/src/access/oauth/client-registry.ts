@@ -18,6 +18,7 @@ import { RateLimiter } from '../../http/rate-limiter.js'
 import type { UrlGuard } from '../../webhooks/url-guard.js'
 import { OauthError } from './oauth-error.js'
 import { parseRedirectUris } from './redirect-uri.js'
+import { ReservedFetches } from './reserved-fetches.js'
 
 /** Largest metadata document or registration body accepted, in bytes. */
 export const MAX_CLIENT_METADATA_BYTES = 16 * 1024
@@ -27,7 +28,10 @@ const FETCH_TIMEOUT_MS = 5_000
 const NAME_MAX = 200
 /** Metadata documents one client address may make burrowd fetch, per minute. */
 export const METADATA_FETCHES_PER_ADDRESS = 10
-/** Metadata documents the whole node fetches per minute. */
+/**
+ * Metadata documents the whole node fetches per minute for anyone; documents of clients with
+ * grants have a share of their own besides (`reserved-fetches.ts`).
+ */
 export const METADATA_FETCHES_PER_NODE = 120
 
 /** Finds and registers clients. */
@@ -39,6 +43,7 @@ export class ClientRegistry {
   /** Fetches are made for whoever asks for a sign-in, signed in or not: they are bounded. */
   readonly #perAddress: RateLimiter
   readonly #perNode: RateLimiter
+  readonly #reserved: ReservedFetches
 
   constructor(
     store: OauthClientStore,
@@ -61,6 +66,7 @@ export class ClientRegistry {
       perMs: 60_000,
       now: clock,
     })
+    this.#reserved = new ReservedFetches(clock)
   }
 
   /** Whether `clientId` is a metadata document URL (else a registered client's id). */
@@ -88,7 +94,9 @@ export class ClientRegistry {
   /**
    * The client `clientId`; `OauthError` `invalid_client` when it is unknown or unreachable. A
    * metadata document not cached is fetched for `requester` (a client address) within its
-   * budget and the node's; past either, `temporarily_unavailable`.
+   * budget and the node's; past either, `temporarily_unavailable`. The document of a client that
+   * holds a grant is fetched again from a share of the node's fetches strangers cannot spend
+   * (`reserved-fetches.ts`) first, whoever asks.
    */
   async find(clientId: string, requester = 'unknown'): Promise<OauthClient> {
     if (clientId === '' || clientId.length > 2_000) {
@@ -111,6 +119,9 @@ export class ClientRegistry {
     if (known && age < FRESH_MS) return known
     // What would never be fetched is refused before it costs anyone's budget.
     this.#fetchableUrl(clientId)
+    if (known && (await this.#store.hasGrant(clientId)) && this.#reserved.take(clientId)) {
+      return this.#fetchKnown(clientId, known, age)
+    }
     const mine = this.#perAddress.peek(requester)
     const node = this.#perNode.peek('node')
     if (!mine.ok || !node.ok) {
@@ -123,6 +134,15 @@ export class ClientRegistry {
     }
     this.#perAddress.take(requester)
     this.#perNode.take('node')
+    return this.#fetchKnown(clientId, known, age)
+  }
+
+  /** Fetch the document at `clientId`; a failure leaves a copy `age` ms old working for a day. */
+  async #fetchKnown(
+    clientId: string,
+    known: OauthClient | undefined,
+    age: number,
+  ): Promise<OauthClient> {
     try {
       return await this.#fetch(clientId)
     } catch (err) {
