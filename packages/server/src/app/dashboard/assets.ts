@@ -29,6 +29,7 @@ input[type=text], input[type=email], input[type=password], input[type=url], sele
 button, .button { display:inline-block; background:var(--accent); color:#fff; border:0; border-radius:6px; padding:.45rem .9rem;
   font-size:.95rem; cursor:pointer; text-decoration:none; }
 button.secondary { background:#fff; color:var(--fg); border:1px solid var(--line); }
+button:disabled, input:disabled { opacity:.55; cursor:not-allowed; }
 button.danger { background:var(--bad); }
 form.inline { display:inline; }
 .muted { color:var(--muted); }
@@ -73,7 +74,7 @@ pre { white-space:pre-wrap; word-break:break-word; }
 .command-box pre { flex:1 1 auto; min-width:0; margin:0; overflow-wrap:anywhere; }
 .command-box button { flex:none; }
 ol.steps { padding-left:1.3rem; } ol.steps li { margin:.4rem 0; }
-.meter { display:grid; grid-template-columns:10rem 1fr; gap:.3rem 1rem; }
+.usage-rows { display:grid; grid-template-columns:10rem 1fr; gap:.3rem 1rem; margin-bottom:.6rem; }
 `
 
 /** `/assets/favicon.svg` (also answered at `/favicon.ico`): a burrow entrance. */

@@ -5,7 +5,6 @@
  * page with the form as typed.
  */
 import { HttpError } from '../../http/http-error.js'
-import { html } from '../../http/html.js'
 import { redirect } from '../../http/responses.js'
 import { tunnelView, withToolAlerts } from '../account-views.js'
 import type { DomainsPort } from '../domains-port.js'
@@ -13,6 +12,7 @@ import { toHttpError } from '../store-error-status.js'
 import type { DashboardKit, DashboardRequest, DashboardRoute } from './dashboard-kit.js'
 import { domainPage } from './domain-page.js'
 import type { Notice } from './layout.js'
+import { planLimitNotice } from './plan-limit-notice.js'
 
 /** The routes under `/dashboard/tunnels/:id/domain`; none when burrowd runs without domains. */
 export function domainRoutes(kit: DashboardKit): DashboardRoute[] {
@@ -59,10 +59,7 @@ export function domainRoutes(kit: DashboardKit): DashboardRoute[] {
       await port.add(c.account.id, t.id, form.get('domain') ?? '')
     } catch (err) {
       const e = toHttpError(err)
-      const text =
-        e.status === 402
-          ? html`${e.message} <a href="/dashboard/billing">Upgrade your plan</a>`
-          : e.message
+      const text = e.status === 402 ? planLimitNotice(e.message) : e.message
       return render(c, e.status, [{ kind: 'error', text }], typed)
     }
     redirect(c.res, `/dashboard/tunnels/${t.id}/domain?notice=domain_added`)

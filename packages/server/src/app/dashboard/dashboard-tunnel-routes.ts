@@ -6,13 +6,13 @@
 import { tunnelView, tunnelViews, withAccessModes, withToolAlerts } from '../account-views.js'
 import { withCustomUrls } from '../custom-url-views.js'
 import type { DashboardKit, DashboardRequest, DashboardRoute } from './dashboard-kit.js'
-import { html } from '../../http/html.js'
 import { HttpError } from '../../http/http-error.js'
 import { redirect } from '../../http/responses.js'
 import { toHttpError } from '../store-error-status.js'
 import { keyOncePage, tunnelPage, tunnelsPage } from './tunnels-page.js'
 import { RECENT_CALLS, tunnelActivity } from './tunnel-activity.js'
 import { urlFormOf } from './auth-pages.js'
+import { planLimitNotice } from './plan-limit-notice.js'
 
 /** The tunnel routes under `/dashboard`. */
 export function tunnelRoutes(kit: DashboardKit): DashboardRoute[] {
@@ -68,10 +68,7 @@ export function tunnelRoutes(kit: DashboardKit): DashboardRoute[] {
     } catch (err) {
       const e = toHttpError(err)
       const tunnels = await tunnelViews(svc, c.account)
-      const text =
-        e.status === 402
-          ? html`${e.message} <a href="/dashboard/billing">Upgrade your plan</a>`
-          : e.message
+      const text = e.status === 402 ? planLimitNotice(e.message) : e.message
       kit.html(
         c.res,
         e.status,

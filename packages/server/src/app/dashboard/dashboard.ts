@@ -23,6 +23,7 @@ import { html } from '../../http/html.js'
 import { HttpError } from '../../http/http-error.js'
 import { page, type Viewer } from './layout.js'
 import { pricingPage } from './pricing-page.js'
+import { urlFormOf } from './auth-pages.js'
 import { redirect } from '../../http/responses.js'
 import { toHttpError } from '../store-error-status.js'
 import type { AccountView } from '../web-services.js'
@@ -67,7 +68,14 @@ export class Dashboard {
       if (path === '/pricing' && method === 'GET') {
         const caller = await this.#kit.browserCaller(req)
         const viewer = caller ? await this.#viewer(caller, req) : null
-        this.#kit.html(res, 200, pricingPage(viewer?.viewer ?? null))
+        this.#kit.html(
+          res,
+          200,
+          pricingPage(
+            viewer?.viewer ?? null,
+            urlFormOf((sub, slug) => this.#kit.svc.publicUrl(sub, slug)),
+          ),
+        )
         return true
       }
       if (this.#recovery?.handles(path)) {

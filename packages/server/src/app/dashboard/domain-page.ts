@@ -75,7 +75,7 @@ function addForm(d: DomainPageData): SafeHtml {
   <p>Serve this tunnel at a domain of yours, e.g. <code>mcp.example.com</code>, with HTTPS. One domain per tunnel; no wildcards.</p>
   ${note}
   <label for="domain-name">Domain</label>
-  <input id="domain-name" name="domain" type="text" maxlength="253" placeholder="mcp.example.com" value="${d.typed ?? ''}" required />
-  <button type="submit">Add domain</button>
+  <input id="domain-name" name="domain" type="text" maxlength="253" placeholder="mcp.example.com" value="${d.typed ?? ''}" required ${plan.customDomains ? '' : 'disabled'} />
+  <button type="submit" ${plan.customDomains ? '' : 'disabled'}>Add domain</button>
 </form>`
 }

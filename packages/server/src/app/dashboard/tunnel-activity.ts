@@ -35,11 +35,11 @@ export function tunnelActivity(
   )
   return html`<section class="card" id="usage">
   <h2>This month</h2>
-  <div class="meter">
+  <div class="usage-rows">
     <span>Tool calls</span><span id="usage-tool-calls">${formatCount(toolCalls)} of ${formatCount(limits.toolCallsPerMonth)}</span>
-    <span>Bandwidth</span><span id="usage-bandwidth">${formatBytes(bytes)} of ${formatBytes(limits.bandwidthBytesPerMonth)}</span>
+    <span>Data transfer</span><span id="usage-bandwidth">${formatBytes(bytes)} of ${formatBytes(limits.bandwidthBytesPerMonth)}</span>
   </div>
-  <p class="muted">${meters.takenAt ? `As of ${formatDateTime(meters.takenAt)}; ` : ''}counters reset ${formatDateTime(meters.resetsAt)}. <a href="/dashboard/billing">All meters</a></p>
+  <p class="muted" id="usage-note">${meters.takenAt ? `As of ${formatDateTime(meters.takenAt)}; counters` : 'Counters'} reset ${formatDateTime(meters.resetsAt)}. <a href="/dashboard/billing">All meters</a></p>
 </section>
 <section class="card" id="recent-calls">
   <h2>Recent calls</h2>

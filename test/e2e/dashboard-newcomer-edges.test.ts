@@ -1,0 +1,135 @@
+/**
+ * More rough edges a new user met in the dashboard, driven in Chromium against a real burrowd:
+ * the pricing page writes public URLs as this service does (not `https://<name>--…<zone>`); a
+ * tunnel's "This month" rows do not overlap the note under them (a `.meter` grid took the
+ * progress bar's 0.6rem height), say "Data transfer" as the billing page does, and the note is a
+ * sentence before the first snapshot; the Domain tab on the Free plan offers no form to fill in
+ * vain, and a plan refusal (a domain, a third tunnel) says "upgrade your plan" once, as its link.
+ */
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import type { Browser, Page } from 'playwright-core'
+import { hasChromium, launchBrowser } from '../helpers/browser.js'
+import { startService, type Service } from '../helpers/stack.js'
+
+/** Where one element is drawn, in the viewport. */
+interface Rect {
+  readonly top: number
+  readonly bottom: number
+}
+
+describe('dashboard: a newcomer’s edges', { skip: !hasChromium, timeout: 120_000 }, () => {
+  let service: Service
+  let browser: Browser
+  let page: Page
+  let base: string
+  let detail = ''
+
+  before(async () => {
+    // No snapshot is taken while the test runs: the meters show none yet.
+    service = await startService({ BURROW_METER_SNAPSHOT_SECS: '3600' })
+    base = `http://127.0.0.1:${service.port}`
+    browser = await launchBrowser()
+    page = await (await browser.newContext()).newPage()
+  })
+
+  after(async () => {
+    await browser?.close()
+    await service?.close()
+  })
+
+  it("the pricing page writes public URLs as this service does, with the viewer's account", async () => {
+    await page.goto(`${base}/pricing`)
+    const form = `http://<tunnel>--<account>.localhost:${service.port}/mcp`
+    assert.equal(await page.locator('main p code').first().textContent(), form)
+
+    await page.goto(`${base}/signup`)
+    await page.fill('#email', 'newbie@example.com')
+    await page.fill('#password', 'correct horse battery')
+    await page.fill('#slug', 'newbie')
+    await Promise.all([
+      page.waitForURL(`${base}/dashboard`),
+      page.click('form[action="/signup"] button[type=submit]'),
+    ])
+    await page.goto(`${base}/pricing`)
+    assert.equal(
+      await page.locator('main p code').first().textContent(),
+      `http://<tunnel>--newbie.localhost:${service.port}/mcp`,
+    )
+  })
+
+  it('"This month": rows clear of the note, "Data transfer", and a sentence', async () => {
+    await page.goto(`${base}/dashboard`)
+    await page.fill('#create-tunnel input[name=name]', 'files')
+    await Promise.all([
+      page.waitForURL(`${base}/dashboard/tunnels`),
+      page.click('#create-tunnel button[type=submit]'),
+    ])
+    detail = (await page.getAttribute('a:text("Tunnel details")', 'href')) ?? ''
+    await page.goto(`${base}${detail}`)
+    const rect = (selector: string) =>
+      page.evaluate<Rect>(`(() => {
+        const r = document.querySelector(${JSON.stringify(selector)}).getBoundingClientRect()
+        return { top: r.top, bottom: r.bottom }
+      })()`)
+    const calls = await rect('#usage-tool-calls')
+    const bytes = await rect('#usage-bandwidth')
+    const note = await rect('#usage p.muted')
+    const at = JSON.stringify({ calls, bytes, note })
+    assert.ok(calls.bottom <= bytes.top, `the two rows overlap: ${at}`)
+    assert.ok(bytes.bottom <= note.top, `the note is drawn over the rows: ${at}`)
+    const labels = await page.locator('#usage h2 + div > span:nth-child(odd)').allTextContents()
+    assert.deepEqual(labels, ['Tool calls', 'Data transfer'])
+    assert.match((await page.textContent('#usage p.muted')) ?? '', /^Counters reset [A-Z]/)
+  })
+
+  it('the Domain tab on Free: no form to fill in vain, one "upgrade your plan"', async () => {
+    await page.goto(`${base}${detail}/domain`)
+    assert.equal(await page.isDisabled('#domain-add button[type=submit]'), true)
+    assert.equal(await page.isDisabled('#domain-name'), true)
+    // A form posted anyway (an old page, a script) is refused with one link to the plans.
+    await page.evaluate(`document.querySelectorAll('#domain-add [disabled]')
+      .forEach((e) => e.removeAttribute('disabled'))`)
+    await page.fill('#domain-name', 'mcp.example.com')
+    await page.click('#domain-add button[type=submit]')
+    await page.waitForSelector('.notice.error')
+    const notice = (await page.textContent('.notice.error')) ?? ''
+    assert.equal(notice.match(/upgrade your plan/gi)?.length, 1, notice)
+    assert.match(notice, /^Custom domains need the Pro or Scale plan; the Free plan has none\./)
+    assert.equal(
+      await page.getAttribute('.notice.error a', 'href'),
+      '/dashboard/billing',
+      'the upgrade phrase links to billing',
+    )
+  })
+
+  it('a tunnel past the plan: the refusal is a sentence with one "upgrade your plan"', async () => {
+    for (const name of ['docs', 'third']) {
+      await page.goto(`${base}/dashboard`)
+      await page.fill('#create-tunnel input[name=name]', name)
+      await page.click('#create-tunnel button[type=submit]')
+      await page.waitForLoadState()
+    }
+    const notice = (await page.textContent('.notice.error')) ?? ''
+    assert.equal(notice.match(/upgrade your plan/gi)?.length, 1, notice)
+    assert.match(notice, /^The Free plan allows 2 tunnels and account "newbie" has 2; /)
+    assert.match(notice, /to create more\.$/)
+    assert.equal(await page.textContent('.notice.error a'), 'upgrade your plan')
+  })
+
+  it('hostile: a domain refused by the plan, posted again and again, stays one notice', async () => {
+    // Repeated posts, concurrent: each answer is the same single refusal; nothing is added.
+    const answers = await page.evaluate<number[]>(`(async () => {
+      const csrf = [...document.querySelectorAll('input[name=_csrf]')].pop().value
+      const post = () => fetch(${JSON.stringify(`${detail}/domain`)}, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ _csrf: csrf, domain: 'x'.repeat(5000) + '.example.com' }),
+      }).then((r) => r.status)
+      return Promise.all(Array.from({ length: 8 }, post))
+    })()`)
+    for (const status of answers) assert.ok(status === 402 || status === 400, String(answers))
+    await page.goto(`${base}${detail}/domain`)
+    assert.equal(await page.locator('#domain-records').count(), 0)
+  })
+})
