@@ -4,7 +4,8 @@
  * tunnel's "This month" rows do not overlap the note under them (a `.meter` grid took the
  * progress bar's 0.6rem height), say "Data transfer" as the billing page does, and the note is a
  * sentence before the first snapshot; the Domain tab on the Free plan offers no form to fill in
- * vain, and a plan refusal (a domain, a third tunnel) says "upgrade your plan" once, as its link.
+ * vain, and a plan refusal (a domain, a third tunnel) says "upgrade your plan" once, as its link;
+ * a browser sent to a mistyped address outside /dashboard gets a page with the menu, not JSON.
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
@@ -117,8 +118,39 @@ describe('dashboard: a newcomer’s edges', { skip: !hasChromium, timeout: 120_0
     assert.equal(await page.textContent('.notice.error a'), 'upgrade your plan')
   })
 
+  it('a mistyped address is a page with the menu, not a JSON refusal', async () => {
+    const typo = await page.goto(`${base}/sigin`)
+    assert.equal(typo?.status(), 404)
+    assert.match(typo?.headers()['content-type'] ?? '', /^text\/html/)
+    assert.match((await page.textContent('.notice.error')) ?? '', /nothing is served at \/sigin/)
+    assert.equal(await page.locator('header.top form[action="/signout"]').count(), 1)
+    // Not signed in: the way on is the home page and sign-in, not the dashboard.
+    const stranger = await browser.newContext()
+    try {
+      const other = await stranger.newPage()
+      const res = await other.goto(`${base}/pricing/annual`)
+      assert.equal(res?.status(), 404)
+      assert.equal(await other.locator('main a[href="/signin"]').count(), 1)
+      // Hostile: markup and a long path in the address are shown as text, never as markup.
+      const evil = `/x<img src=x id=evil>${'a'.repeat(6000)}`
+      const hostile = await other.goto(`${base}${evil}`)
+      assert.equal(hostile?.status(), 404)
+      assert.equal(await other.locator('#evil').count(), 0)
+      // Scripts and the API keep their JSON answers.
+      const api = await fetch(`${base}/api/nope`, { headers: { accept: 'text/html' } })
+      assert.equal(api.status, 404)
+      assert.match(api.headers.get('content-type') ?? '', /json/)
+      const json = await fetch(`${base}/sigin`, { headers: { accept: 'application/json' } })
+      assert.equal(json.status, 404)
+      assert.equal(((await json.json()) as { error: { code: number } }).error.code, -32000)
+    } finally {
+      await stranger.close()
+    }
+  })
+
   it('hostile: a domain refused by the plan, posted again and again, stays one notice', async () => {
     // Repeated posts, concurrent: each answer is the same single refusal; nothing is added.
+    await page.goto(`${base}${detail}/domain`)
     const answers = await page.evaluate<number[]>(`(async () => {
       const csrf = [...document.querySelectorAll('input[name=_csrf]')].pop().value
       const post = () => fetch(${JSON.stringify(`${detail}/domain`)}, {

@@ -97,7 +97,13 @@ export class Dashboard {
         await this.#auth.landing(req, res)
         return true
       }
-      if (path !== '/dashboard' && !path.startsWith('/dashboard/')) return false
+      if (path !== '/dashboard' && !path.startsWith('/dashboard/')) {
+        // A browser sent to a mistyped address gets a page with the menu, not the JSON refusal.
+        if (method === 'GET' && accepts(req, 'text/html') && !isApiPath(path)) {
+          throw new HttpError(404, 'not_found', `nothing is served at ${path}`)
+        }
+        return false
+      }
       const route = this.#routes.find((r) => r.method === method && r.pattern.test(path))
       if (!route) throw new HttpError(404, 'not_found', `nothing is served at ${path}`)
       const caller = await this.#kit.browserCaller(req)
@@ -135,7 +141,9 @@ export class Dashboard {
         e.status,
         page(
           { title: 'Error', viewer, notices: [{ kind: 'error', text: e.message }] },
-          html`<p><a href="/dashboard">Back to the dashboard</a></p>`,
+          viewer
+            ? html`<p><a href="/dashboard">Back to the dashboard</a></p>`
+            : html`<p><a href="/">Burrow's home page</a> · <a href="/signin">Sign in</a></p>`,
         ),
       )
       return true
@@ -173,6 +181,10 @@ export class Dashboard {
       },
     }
   }
+}
+
+function isApiPath(path: string): boolean {
+  return path === '/api' || path.startsWith('/api/')
 }
 
 function accepts(req: IncomingMessage, type: string): boolean {
