@@ -5,7 +5,8 @@
  * progress bar's 0.6rem height), say "Data transfer" as the billing page does, and the note is a
  * sentence before the first snapshot; the Domain tab on the Free plan offers no form to fill in
  * vain, and a plan refusal (a domain, a third tunnel) says "upgrade your plan" once, as its link;
- * a browser sent to a mistyped address outside /dashboard gets a page with the menu, not JSON.
+ * a browser sent to a mistyped address outside /dashboard gets a page with the menu, not JSON;
+ * refusals on the sign-up and Account pages are sentences ("The new that password is …" was not).
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
@@ -44,7 +45,17 @@ describe('dashboard: a newcomer’s edges', { skip: !hasChromium, timeout: 120_0
     const form = `http://<tunnel>--<account>.localhost:${service.port}/mcp`
     assert.equal(await page.locator('main p code').first().textContent(), form)
 
+    // A common password: the refusal is a sentence, as the other sign-up errors are.
     await page.goto(`${base}/signup`)
+    await page.fill('#email', 'newbie@example.com')
+    await page.fill('#password', 'password123')
+    await page.fill('#slug', 'newbie')
+    await page.click('form[action="/signup"] button[type=submit]')
+    await page.waitForSelector('.notice.error')
+    assert.match(
+      (await page.textContent('.notice.error')) ?? '',
+      /^That password is one of the most commonly used ones; .*\.$/,
+    )
     await page.fill('#email', 'newbie@example.com')
     await page.fill('#password', 'correct horse battery')
     await page.fill('#slug', 'newbie')
@@ -118,11 +129,28 @@ describe('dashboard: a newcomer’s edges', { skip: !hasChromium, timeout: 120_0
     assert.equal(await page.textContent('.notice.error a'), 'upgrade your plan')
   })
 
+  it('the Account page words a refused new password as a sentence', async () => {
+    const change = async (password: string) => {
+      await page.goto(`${base}/dashboard/account`)
+      await page.fill('input[name=current]', 'correct horse battery')
+      await page.fill('input[name=password]', password)
+      await page.click('form[action="/dashboard/account/password"] button[type=submit]')
+      await page.waitForSelector('.notice.error')
+      return (await page.textContent('.notice.error')) ?? ''
+    }
+    // It said "The new that password is one of the most commonly used ones".
+    assert.match(await change('password123'), /^That password is one of the most commonly used/)
+    assert.equal(
+      await change('aaaaaaaaaa'),
+      'The new password must not be one character repeated; choose a few unrelated words.',
+    )
+  })
+
   it('a mistyped address is a page with the menu, not a JSON refusal', async () => {
     const typo = await page.goto(`${base}/sigin`)
     assert.equal(typo?.status(), 404)
     assert.match(typo?.headers()['content-type'] ?? '', /^text\/html/)
-    assert.match((await page.textContent('.notice.error')) ?? '', /nothing is served at \/sigin/)
+    assert.equal(await page.textContent('.notice.error'), 'Nothing is served at /sigin.')
     assert.equal(await page.locator('header.top form[action="/signout"]').count(), 1)
     // Not signed in: the way on is the home page and sign-in, not the dashboard.
     const stranger = await browser.newContext()

@@ -14,6 +14,7 @@ import { redirect } from '../../http/responses.js'
 import { toHttpError } from '../store-error-status.js'
 import { tokensPage } from './tokens-page.js'
 import { webhookPage, webhooksPage } from './webhooks-page.js'
+import { asSentence } from './as-sentence.js'
 
 /** The billing routes under `/dashboard/billing`. */
 export function billingRoutes(kit: DashboardKit): DashboardRoute[] {
@@ -110,7 +111,7 @@ export function tokenRoutes(kit: DashboardKit): DashboardRoute[] {
       kit.html(
         c.res,
         e.status,
-        tokensPage(c.viewer, tokens, { notices: [{ kind: 'error', text: e.message }] }),
+        tokensPage(c.viewer, tokens, { notices: [{ kind: 'error', text: asSentence(e.message) }] }),
       )
     }
   }
@@ -152,7 +153,9 @@ export function webhookRoutes(kit: DashboardKit): DashboardRoute[] {
       kit.html(
         c.res,
         e.status,
-        webhooksPage(c.viewer, endpoints, [{ kind: 'error', text: e.message }], { url }),
+        webhooksPage(c.viewer, endpoints, [{ kind: 'error', text: asSentence(e.message) }], {
+          url,
+        }),
       )
     }
   }

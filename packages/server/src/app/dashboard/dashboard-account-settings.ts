@@ -16,6 +16,7 @@ import { accountPage } from './account-page.js'
 import { SESSION_COOKIE_SECS } from './dashboard-auth.js'
 import type { DashboardKit, DashboardRequest, DashboardRoute } from './dashboard-kit.js'
 import { DEVICE_COOKIE, DEVICE_COOKIE_SECS } from './sign-in-guard.js'
+import { newPasswordSentence } from './as-sentence.js'
 
 /** The answer when the node has as many password checks waiting as it takes. */
 const BUSY = 'Too many password checks are in progress right now; try again in a few seconds.'
@@ -56,7 +57,7 @@ export function accountRoutes(kit: DashboardKit): DashboardRoute[] {
     const current = form.get('current') ?? ''
     const next = form.get('password') ?? ''
     const problem = passwordProblem(next)
-    if (problem !== null) return again(c, 400, `The new ${problem}.`)
+    if (problem !== null) return again(c, 400, newPasswordSentence(problem))
     const email = c.account.email
     const guard = kit.opts.signInGuard
     // Each try costs two password hashes: it spends from the client address's attempts as a

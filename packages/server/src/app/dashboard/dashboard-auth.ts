@@ -17,6 +17,7 @@ import { redirect } from '../../http/responses.js'
 import { checkCsrf, checkOrigin, FORM_COOKIE, sameSecret, SESSION_COOKIE } from '../session-auth.js'
 import { toHttpError } from '../store-error-status.js'
 import type { AccountView } from '../web-services.js'
+import { asSentence } from './as-sentence.js'
 
 /** The answer when the node has as many password checks waiting as it takes (password-work.ts). */
 const BUSY =
@@ -67,7 +68,7 @@ export class DashboardAuth {
       this.#kit.html(
         res,
         status,
-        signUpPage(token, this.#urlForm(), values, [{ kind: 'error', text: message }]),
+        signUpPage(token, this.#urlForm(), values, [{ kind: 'error', text: asSentence(message) }]),
         [this.#kit.cookie(FORM_COOKIE, token)],
       )
     const refused = this.#refusal(req, form)

@@ -26,6 +26,7 @@ import {
   verifiedPage,
   verifySignInPage,
 } from './recovery-pages.js'
+import { asSentence } from './as-sentence.js'
 
 /** Seconds a session cookie lives, as sign-in sets it. */
 const SESSION_COOKIE_SECS = 30 * 24 * 3600
@@ -134,9 +135,12 @@ export class DashboardRecovery {
     const link = form.get('token') ?? ''
     const again = (status: number, message: string) => {
       const token = newFormToken()
-      this.#kit.html(res, status, resetPage(token, link, [{ kind: 'error', text: message }]), [
-        this.#kit.cookie(FORM_COOKIE, token),
-      ])
+      this.#kit.html(
+        res,
+        status,
+        resetPage(token, link, [{ kind: 'error', text: asSentence(message) }]),
+        [this.#kit.cookie(FORM_COOKIE, token)],
+      )
     }
     if (!this.#formOk(req, form)) return again(403, 'The form expired; please try again.')
     let done

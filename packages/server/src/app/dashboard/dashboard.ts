@@ -29,6 +29,7 @@ import { toHttpError } from '../store-error-status.js'
 import type { AccountView } from '../web-services.js'
 import { actingCredential } from '../session-auth.js'
 import { actAs } from '../../store/acting-credential.js'
+import { asSentence } from './as-sentence.js'
 
 export type { DashboardOptions } from './dashboard-kit.js'
 
@@ -140,7 +141,7 @@ export class Dashboard {
         res,
         e.status,
         page(
-          { title: 'Error', viewer, notices: [{ kind: 'error', text: e.message }] },
+          { title: 'Error', viewer, notices: [{ kind: 'error', text: asSentence(e.message) }] },
           viewer
             ? html`<p><a href="/dashboard">Back to the dashboard</a></p>`
             : html`<p><a href="/">Burrow's home page</a> · <a href="/signin">Sign in</a></p>`,
