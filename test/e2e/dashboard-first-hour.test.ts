@@ -302,6 +302,12 @@ describe('dashboard: the first hour', { skip: !hasChromium, timeout: 180_000 }, 
     }
     const latency = (await page.textContent('#latency-chart')) ?? ''
     assert.ok(latency.includes(LONG_TOOL), latency)
+    // The table writes latencies as the chart does (26, 6.9), not as stored (26.47, 6.939).
+    const row = `#metrics tr[data-tool="${LONG_TOOL}"]`
+    const cells = await page.locator(`${row} td[data-p50], ${row} td[data-p99]`).allTextContents()
+    assert.equal(cells.length, 2)
+    for (const cell of cells) assert.match(cell, /^(\d\.\d|[1-9]\d{0,2}(,\d{3})*)$/, cell)
+    assert.ok(latency.includes(`${cells[0]} / `), `${cells.join(' ')} not in the chart: ${latency}`)
     // The 24 hours run from yesterday to today: the first and last labels say which day.
     const axis = await page.locator('#calls-chart > text').allTextContents()
     const today = new Date().toISOString().slice(5, 10)

@@ -95,6 +95,13 @@ describe('dashboard: a newcomer’s edges', { skip: !hasChromium, timeout: 120_0
     assert.match((await page.textContent('#usage p.muted')) ?? '', /^Counters reset [A-Z]/)
   })
 
+  it('the Metrics tab of a tunnel with no calls says so, with no empty latency chart', async () => {
+    await page.goto(`${base}${detail}/metrics`)
+    assert.equal(await page.locator('#latency-chart').count(), 0)
+    assert.equal(await page.textContent('#no-latency'), 'No answered calls in this window.')
+    assert.equal(await page.locator('#no-metrics').count(), 1)
+  })
+
   it('the Domain tab on Free: no form to fill in vain, one "upgrade your plan"', async () => {
     await page.goto(`${base}${detail}/domain`)
     assert.equal(await page.isDisabled('#domain-add button[type=submit]'), true)

@@ -12,7 +12,7 @@ import type { TunnelView } from '../tunnel-view.js'
 import { formatBytes, formatCount, formatStoredTime } from './format.js'
 import { shownName, shownNameText, shownText } from './shown-name.js'
 import { csrfField, page, type Notice, type Viewer } from './layout.js'
-import { latencyChart, stackedBarChart } from './svg-chart.js'
+import { chartMs, latencyChart, stackedBarChart } from './svg-chart.js'
 
 /** The tabs of a tunnel's page. */
 export type TunnelTab =
@@ -178,9 +178,20 @@ export function metricsPage(viewer: Viewer, t: TunnelView, report: MetricsReport
   <td>${shownName(m.method)}</td><td>${shownName(m.tool)}</td><td data-calls>${formatCount(m.calls)}</td>
   <td data-errors>${formatCount(m.errors)}</td>
   <td data-refusals>${refusalsCell(m.refusals)}</td>
-  <td data-p50>${m.p50Ms ?? '–'}</td><td data-p95>${m.p95Ms ?? '–'}</td><td data-p99>${m.p99Ms ?? '–'}</td>
+  <td data-p50>${chartMs(m.p50Ms)}</td><td data-p95>${chartMs(m.p95Ms)}</td><td data-p99>${chartMs(m.p99Ms)}</td>
 </tr>`,
   )
+  const latencies = report.methods
+    .filter((m) => m.p50Ms !== null)
+    .slice(0, 20)
+    .map((m) => ({
+      label: m.tool
+        ? `${shownNameText(m.method)} ${shownNameText(m.tool)}`
+        : shownNameText(m.method),
+      p50: m.p50Ms,
+      p95: m.p95Ms,
+      p99: m.p99Ms,
+    }))
   return page(
     { title: `${t.name ?? t.subdomain}: metrics`, viewer },
     html`${tunnelHeading(t)}${tunnelTabs(t, 'metrics')}
@@ -191,20 +202,11 @@ export function metricsPage(viewer: Viewer, t: TunnelView, report: MetricsReport
     )}</p>
 <section class="card"><h2>Calls</h2>${stackedBarChart('calls-chart', `Calls per ${report.span === '1h' ? 'hour' : '5 minutes'}`, bars)}
 <p class="muted legend" id="calls-legend"><span class="swatch answered"></span> answered <span class="swatch errors"></span> errors <span class="swatch refused"></span> refused · times in UTC</p></section>
-<section class="card"><h2>Latency (ms: p50 / p95 / p99)</h2>${latencyChart(
-      'latency-chart',
-      report.methods
-        .filter((m) => m.p50Ms !== null)
-        .slice(0, 20)
-        .map((m) => ({
-          label: m.tool
-            ? `${shownNameText(m.method)} ${shownNameText(m.tool)}`
-            : shownNameText(m.method),
-          p50: m.p50Ms,
-          p95: m.p95Ms,
-          p99: m.p99Ms,
-        })),
-    )}</section>
+<section class="card"><h2>Latency (ms: p50 / p95 / p99)</h2>${
+      latencies.length === 0
+        ? html`<p class="muted" id="no-latency">No answered calls in this window.</p>`
+        : latencyChart('latency-chart', latencies)
+    }</section>
 ${
   report.methods.length === 0
     ? html`<p class="card" id="no-metrics">No calls in this window.</p>`
