@@ -96,7 +96,7 @@ function pendingCard(t: TunnelView, x: ToolView, csrf: SafeHtml, zeroKnowledge: 
       : x.status === 'new'
         ? html`It was not in the list you approved.`
         : x.status === 'removed'
-          ? html`It was approved and is no longer in the list. Approving forgets it; if it comes back it is new.`
+          ? html`It was approved and is no longer in the list. Acknowledging forgets it; if it comes back it is new.`
           : html`Its definition differs from the one you approved.`
   const fields = hidden(x)
   return html`<section class="card tool-change" data-tool="${x.name}" data-status="${x.status}">
