@@ -52,6 +52,25 @@ describe('burrow messages', () => {
       )
     })
 
+    it('a mistyped global flag points to "burrow --help", where global flags are listed', async () => {
+      // "burrow up --help" and "burrow detect --help" do not list --broker or --no-telemetry.
+      for (const [args, meant] of [
+        [['--brokr', 'ws://127.0.0.1:1', 'up', '--stdio', 'x'], '--broker'],
+        [['up', '--no-telemtry', '--stdio', 'x'], '--no-telemetry'],
+        [['--api-kye', 'mtk_x', 'detect'], '--api-key'],
+      ] as const) {
+        const { code, stderr } = await burrow(args)
+        assert.equal(code, 1, stderr)
+        assert.match(stderr, new RegExp(`did you mean ${meant}\\? \\(see "burrow --help"\\)\n$`))
+        const { stdout } = await burrow(['--help'])
+        assert.ok(stdout.includes(`${meant} `), `burrow --help does not list ${meant}`)
+      }
+      // Hostile: a flag name thousands of characters long gets no suggestion and one line.
+      const { code, stderr } = await burrow(['up', `--${'x'.repeat(5000)}`])
+      assert.equal(code, 1)
+      assert.equal(stderr.split('\n').length, 2, stderr.slice(0, 200))
+    })
+
     it('--broker http://… is the same service over ws://', async () => {
       const tunnel = await service.tunnel('http-broker')
       const http = service.broker.replace(/^ws:/, 'http:')

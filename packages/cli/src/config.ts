@@ -248,7 +248,9 @@ function argumentError(err: Error & { code?: string }, argv: readonly string[]):
     if (single && single.length > 2) written = single.split('=')[0]!
     const near = closestName(written.replace(/^-+/, ''), OPTION_NAMES)
     const guess = near ? `; did you mean --${near}?` : ''
-    return new UsageError(`unknown option ${written}${guess} (${help})`)
+    // A global option is listed in "burrow --help" only, not in the command's help.
+    const where = near && GLOBAL_NAMES.includes(near) ? 'see "burrow --help"' : help
+    return new UsageError(`unknown option ${written}${guess} (${where})`)
   }
   const option = /'(-{1,2}[^' ]+)/.exec(err.message)?.[1]
   if (option && /argument missing|ambiguous/.test(err.message))
@@ -259,6 +261,10 @@ function argumentError(err: Error & { code?: string }, argv: readonly string[]):
 }
 
 const OPTION_NAMES = Object.keys(OPTIONS)
+const GLOBAL_NAMES: readonly string[] = OPTION_NAMES.filter(
+  (n) =>
+    !(UP_ONLY as readonly string[]).includes(n) && !(DETECT_ONLY as readonly string[]).includes(n),
+)
 
 /** `burrow up --help` while using `up`, and so on. */
 function helpCommand(argv: readonly string[]): string {
