@@ -44,13 +44,7 @@ export async function identify(req: IncomingMessage, lookups: AuthLookups): Prom
   if (auth !== undefined) {
     const match = /^Bearer\s+(\S+)$/i.exec(auth)
     const found = match?.[1] ? await lookups.authenticateToken(match[1]) : undefined
-    if (!found) {
-      throw new HttpError(
-        401,
-        'unauthorized',
-        'the API token is unknown or was revoked; create one in the dashboard under API tokens',
-      )
-    }
+    if (!found) throw new HttpError(401, 'unauthorized', refusedToken(match?.[1] ?? null))
     return { via: 'token', accountId: found.accountId, tokenId: found.tokenId }
   }
   const token = parseCookies(req.headers.cookie).get(SESSION_COOKIE)
@@ -64,6 +58,21 @@ export async function identify(req: IncomingMessage, lookups: AuthLookups): Prom
     sessionToken: token,
     ...(session.expiresAt ? { expiresAt: session.expiresAt } : {}),
   }
+}
+
+/**
+ * Why a bearer credential was refused, in words that help: a tunnel key or an agent token sent to
+ * the API by mistake is named as what it is (from its prefix only; nothing is looked up), and a
+ * header without the Bearer scheme says how to write it.
+ */
+function refusedToken(token: string | null): string {
+  const make = 'create an API token (btk_…) in the dashboard under API tokens'
+  if (token === null) return `send the API token as "Authorization: Bearer btk_…"; ${make}`
+  if (token.startsWith('mtk_'))
+    return `that is a tunnel key (mtk_…), which "burrow up" uses; the API takes an API token: ${make}`
+  if (token.startsWith('atk_'))
+    return `that is an agent token (atk_…), which agents send to a tunnel; the API takes an API token: ${make}`
+  return `the API token is unknown or was revoked; ${make}`
 }
 
 /** The credential `caller` acts with, for the store to check again (`acting-credential.ts`). */
