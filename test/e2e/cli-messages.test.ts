@@ -71,6 +71,33 @@ describe('burrow messages', () => {
       assert.equal(stderr.split('\n').length, 2, stderr.slice(0, 200))
     })
 
+    it('another kind of Burrow secret given as the tunnel key is named as what it is', async () => {
+      // Each was told 'the tunnel key must start with "mtk_"', which does not say what went wrong.
+      const cases = [
+        ['btk_0123456789', /^burrow: that is an API token \(btk_…\), for the JSON API; /],
+        ['atk_0123456789', /^burrow: that is an agent token \(atk_…\)/],
+        ["'mtk_0123456789'", /^burrow: the tunnel key has quotes around it; remove them/],
+        ['sk-0123456789', /^burrow: the tunnel key must start with "mtk_"; /],
+      ] as const
+      for (const [key, said] of cases) {
+        for (const env of [{}, { BURROW_API_KEY: key }]) {
+          const args = 'BURROW_API_KEY' in env ? [] : ['--api-key', key]
+          const { code, stderr } = await burrow([...args, 'up', '--stdio', 'node x.js'], env)
+          assert.equal(code, 1, stderr)
+          assert.match(stderr, said)
+          assert.match(stderr, /--api-key \/ BURROW_API_KEY/)
+          assert.ok(!stderr.includes('0123456789'), `the secret is echoed: ${stderr}`)
+        }
+      }
+      // Hostile: a huge value gets the same one line, without the value.
+      const { code, stderr } = await burrow(['up', '--stdio', 'x'], {
+        BURROW_API_KEY: `btk_${'x'.repeat(100_000)}`,
+      })
+      assert.equal(code, 1)
+      assert.equal(stderr.split('\n').length, 2)
+      assert.ok(stderr.length < 400, `${stderr.length} characters`)
+    })
+
     it('--broker http://… is the same service over ws://', async () => {
       const tunnel = await service.tunnel('http-broker')
       const http = service.broker.replace(/^ws:/, 'http:')

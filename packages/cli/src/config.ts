@@ -11,6 +11,7 @@ import { closestName } from './did-you-mean.js'
 import { upstreamsFromFlags, type UpstreamFlag } from './upstreams/upstream-flags.js'
 import { loadUpstreamsFile } from './upstreams/upstreams-file.js'
 import type { UpstreamSpec } from './upstreams/upstream-spec.js'
+import { tunnelKeyProblem } from './key-problem.js'
 
 /** Commands other tunnel tools sign in with; burrow has none, and says how to give the key. */
 const KEY_COMMANDS = new Set(['login', 'signin', 'sign-in', 'auth', 'authtoken', 'token'])
@@ -218,9 +219,8 @@ function globalOptions(
 ): GlobalOptions {
   const broker = brokerUrl(values.broker ?? env.BURROW_BROKER ?? 'ws://127.0.0.1:7100')
   const apiKey = values['api-key'] ?? env.BURROW_API_KEY ?? null
-  if (apiKey !== null && !apiKey.startsWith('mtk_')) {
-    throw new UsageError('the tunnel key must start with "mtk_"; check --api-key / BURROW_API_KEY')
-  }
+  const keyProblem = apiKey === null ? null : tunnelKeyProblem(apiKey)
+  if (keyProblem !== null) throw new UsageError(keyProblem)
   return {
     broker,
     apiKey,
