@@ -272,6 +272,11 @@ describe('dashboard: the first hour', { skip: !hasChromium, timeout: 180_000 }, 
       page.waitForURL(/\/traffic$/),
       page.click('#recent-calls a:text("All traffic")'),
     ])
+    // A call's page dates it as the other pages do (it showed the raw ISO text), to the ms.
+    await page.goto(`${base}${detail}`)
+    await page.goto(`${base}${await page.getAttribute('#recent-calls tbody a', 'href')}`)
+    const facts = (await page.textContent('#call-facts')) ?? ''
+    assert.match(facts, /^[A-Z][a-z]{2} \d{1,2}, \d{4}, \d\d:\d\d:\d\d\.\d{3} UTC · /, facts)
   })
 
   it('the Metrics tab: every label inside its chart, and the time axis names the day', async () => {

@@ -63,6 +63,17 @@ export function formatStoredTime(at: string): string {
   return Number.isNaN(date.getTime()) ? at : formatDateTime(date)
 }
 
+/** A stored ISO time to the millisecond, `Nov 30, 2026, 17:41:52.954 UTC`; else the text itself. */
+export function formatStoredInstant(at: string): string {
+  const date = new Date(at)
+  if (Number.isNaN(date.getTime())) return at
+  const [hh, mm, ss] = [date.getUTCHours(), date.getUTCMinutes(), date.getUTCSeconds()].map((n) =>
+    String(n).padStart(2, '0'),
+  )
+  const ms = String(date.getUTCMilliseconds()).padStart(3, '0')
+  return `${formatDate(date)}, ${hh}:${mm}:${ss}.${ms} UTC`
+}
+
 /** `24 hours`, `30 days`. */
 export function formatRetention(hours: number): string {
   if (hours % 24 === 0 && hours >= 48) return `${hours / 24} days`

@@ -9,7 +9,7 @@ import type { MetricsReport, MetricWindow } from '../../governance/metrics-repor
 import type { PolicyView } from '../../governance/policies.js'
 import { html, type SafeHtml } from '../../http/html.js'
 import type { TunnelView } from '../tunnel-view.js'
-import { formatBytes, formatCount, formatStoredTime } from './format.js'
+import { formatBytes, formatCount, formatStoredInstant, formatStoredTime } from './format.js'
 import { shownName, shownNameText, shownText } from './shown-name.js'
 import { csrfField, page, type Notice, type Viewer } from './layout.js'
 import { chartMs, latencyChart, stackedBarChart } from './svg-chart.js'
@@ -130,7 +130,7 @@ export function callPage(viewer: Viewer, t: TunnelView, c: CallView): SafeHtml {
     html`${tunnelHeading(t)}${tunnelTabs(t, 'traffic')}
 <section class="card" id="call">
   <p><strong>${shownName(c.method)}</strong> ${shownName(c.tool)} ${outcomeBadge(c)}</p>
-  <p class="muted">${c.at} · ${c.durationMs} ms to the answer · ${formatBytes(c.bytesIn ?? 0)} in, ${formatBytes(c.bytesOut ?? 0)} out · session ${c.sessionId ?? 'none'} · id ${c.rpcId ?? 'none'}${c.agent ? html` · agent <span id="call-agent">${c.agent}</span>` : ''}</p>
+  <p class="muted" id="call-facts"><time datetime="${c.at}">${formatStoredInstant(c.at)}</time> · ${c.durationMs} ms to the answer · ${formatBytes(c.bytesIn ?? 0)} in, ${formatBytes(c.bytesOut ?? 0)} out · session ${c.sessionId ?? 'none'} · id ${c.rpcId ?? 'none'}${c.agent ? html` · agent <span id="call-agent">${c.agent}</span>` : ''}</p>
   ${c.bodiesCut ? html`<p class="notice warn">A body was longer than 64 KiB, or the answer too large to copy as it passed; what is stored is cut.</p>` : ''}
 </section>
 ${body('Request', 'request-body', c.requestBody)}

@@ -6,6 +6,7 @@ import {
   formatDate,
   formatDateTime,
   formatRetention,
+  formatStoredInstant,
   formatUsd,
 } from '../../../src/app/dashboard/format.js'
 
@@ -25,5 +26,18 @@ describe('format', () => {
     assert.equal(formatDateTime(new Date('2026-12-01T05:07:00Z')), 'Dec 1, 2026, 05:07 UTC')
     assert.equal(formatRetention(24), '24 hours')
     assert.equal(formatRetention(720), '30 days')
+  })
+})
+
+describe('formatStoredInstant', () => {
+  it('writes a call time as the other pages write times, to the millisecond', () => {
+    // The call page showed the raw ISO text, 2026-11-30T17:41:52.954Z.
+    assert.equal(formatStoredInstant('2026-11-30T17:41:52.954Z'), 'Nov 30, 2026, 17:41:52.954 UTC')
+    assert.equal(formatStoredInstant('2026-01-02T03:04:05.006Z'), 'Jan 2, 2026, 03:04:05.006 UTC')
+  })
+
+  it('hostile: text that is not a time is shown as it is', () => {
+    assert.equal(formatStoredInstant('not a time'), 'not a time')
+    assert.equal(formatStoredInstant(''), '')
   })
 })
