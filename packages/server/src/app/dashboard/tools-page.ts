@@ -28,8 +28,8 @@ const STATUS_TEXT: Readonly<Record<string, string>> = {
 const MODE_TEXT: Readonly<Record<RugPullMode, string>> = {
   off: 'Rug-pull protection is off for this tunnel: tools are not compared.',
   alert:
-    'Mode alert: agents still see and call changed tools; you are told here and by the tool.changed webhook. Rejected definitions are held.',
-  hold: 'Mode hold: changed, new and renamed tools are hidden from agents and their calls refused (tool_held) until you approve them.',
+    'Rug-pull protection is in alert mode: agents still see and call changed tools; you are told here and by the tool.changed webhook. Rejected definitions are held.',
+  hold: 'Rug-pull protection is in hold mode: changed, new and renamed tools are hidden from agents and their calls refused (tool_held) until you approve them.',
 }
 
 /** The Tools tab. */
@@ -48,7 +48,7 @@ export function toolsPage(d: {
   return page(
     { title: `${t.name ?? t.subdomain}: tools`, viewer: d.viewer, notices: d.notices ?? [] },
     html`${tunnelHeading(t)}${tunnelTabs(t, 'tools')}
-<p class="muted" id="rug-mode" data-mode="${d.mode}">${MODE_TEXT[d.mode]} Change it in the <a href="/dashboard/tunnels/${t.id}/policy">Policy</a> (<code>rug_pull.mode</code>).</p>
+<p class="muted" id="rug-mode" data-mode="${d.mode}">${MODE_TEXT[d.mode]} Change it on the <a href="/dashboard/tunnels/${t.id}/policy">Policy</a> tab (<code>rug_pull.mode</code>).</p>
 ${
   d.zeroKnowledge
     ? html`<p class="notice info" id="zk-tools">Zero-knowledge mode: Burrow keeps only a hash of each tool's definition, not its text, so it can tell you that a tool changed but not show what changed. Compare the definitions on your machine (<code>tools/list</code> of your server) before you approve.</p>`

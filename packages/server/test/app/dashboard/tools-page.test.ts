@@ -55,3 +55,16 @@ describe('toolsPage', () => {
     assert.doesNotMatch(page, /<b>t\d+<\/b>/)
   })
 })
+
+describe('toolsPage: the mode line', () => {
+  it('names rug-pull protection and its mode in words, and where to change it', () => {
+    // It said "Mode alert: agents still see …" and "Change it in the Policy".
+    const page = render([])
+    assert.match(
+      page,
+      /Rug-pull protection is in alert mode: agents still see and call changed tools/,
+    )
+    assert.match(page, /Change it on the <a href="[^"]+\/policy">Policy<\/a> tab/)
+    assert.doesNotMatch(page, /Mode alert/)
+  })
+})
