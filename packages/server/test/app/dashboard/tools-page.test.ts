@@ -17,6 +17,7 @@ const gone: ToolView = {
   approvedAt: '2026-11-30T17:06:00.000Z',
   approvedBy: 'baseline',
   diff: null,
+  looksLike: null,
 }
 
 function render(tools: readonly ToolView[]): string {
