@@ -2,7 +2,9 @@
  * Which requests a batch line too long to read answered: the ids of the batch's answers, read from
  * the line's bytes as they stream past, without holding the line. Without this, only the single
  * answer `cut-answer.ts` reads from a line's ends became an error, and the agents of a batch's
- * other answers waited for their own timeouts.
+ * other answers waited for their own timeouts. The same scan reads the ids of the server's own
+ * requests (a `method` and an id) of such a line, batch or single message, which `burrow up`
+ * answers to the server with an error; without that the server waited for its own timeout.
  *
  * An answer is a member object of the batch with a `result` or `error` member and no `method`
  * (the server's own requests carry ids of its own, and an error for one would answer another
@@ -28,14 +30,20 @@ export const MAX_CUT_ID_BYTES = 256
 /** Longest member name read; longer ones are none of `id`, `method`, `result`, `error`. */
 const MAX_NAME_BYTES = 64
 
-/** What a batch line's scan found. */
+/** What a line's scan found. */
 export interface BatchAnswers {
   /** The distinct ids of its answers, at most `MAX_CUT_BATCH_IDS`, in the order written. */
   readonly ids: readonly JsonRpcId[]
   /** Answers whose ids were not kept: past the count, or too long. */
   readonly left: number
+  /** The distinct ids of the server's own requests, at most `MAX_CUT_BATCH_IDS`, in order. */
+  readonly requests: readonly JsonRpcId[]
+  /** Requests whose ids were not kept: past the count, or too long. */
+  readonly requestsLeft: number
   /** False when the line is not JSON (then there are no ids). */
   readonly json: boolean
+  /** True for a batch, false for a single message object. */
+  readonly batch: boolean
 }
 
 const QUOTE = 0x22
@@ -49,8 +57,11 @@ const CLOSE_ARRAY = 0x5d
 
 const NUMBER_TEXT = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/
 
-/** Where the scan is: before the line's `[`, inside it, after its `]`, or given up. */
-type Mode = 'start' | 'batch' | 'after' | 'broken' | 'other'
+/**
+ * Where the scan is: before the line's `[` or `{`, inside the batch or the single message, after
+ * its end, or given up.
+ */
+type Mode = 'start' | 'batch' | 'single' | 'after' | 'broken' | 'other'
 /** What a member object at the batch's level expects next. */
 type Expect = 'first' | 'name' | 'colon' | 'value' | 'token' | 'next'
 /** What a member's name says of it. */
@@ -81,6 +92,9 @@ export class BatchAnswerIds {
   #idOverlong = false
   readonly #ids = new Map<string, JsonRpcId>()
   #left = 0
+  readonly #requests = new Map<string, JsonRpcId>()
+  #requestsLeft = 0
+  #batch = false
 
   /** The next bytes of the line. */
   push(part: Uint8Array): void {
@@ -103,21 +117,47 @@ export class BatchAnswerIds {
         if (this.#expect === 'token' && this.#depth === 2) this.#endToken()
         continue
       }
-      if (this.#mode === 'start') {
-        this.#mode = c === OPEN_ARRAY ? 'batch' : 'other'
-        this.#depth = 1
-      } else if (this.#mode === 'after') this.#mode = 'broken'
+      if (this.#mode === 'start') this.#begin(c)
+      else if (this.#mode === 'after') this.#mode = 'broken'
       else if (this.#depth === 1) this.#inBatch(c)
       else if (this.#depth === 2 && this.#elementIsObject) this.#inMessage(c)
       else this.#inValue(c)
     }
   }
 
-  /** The line ended: its answers, or none when it was no batch or not JSON. */
+  /** The line ended: its answers and requests, none when it is not JSON, null for no message. */
   finish(): BatchAnswers | null {
     if (this.#mode === 'other' || this.#mode === 'start') return null
-    if (this.#mode !== 'after') return { ids: [], left: 0, json: false }
-    return { ids: [...this.#ids.values()], left: this.#left, json: true }
+    const batch = this.#batch
+    if (this.#mode !== 'after') {
+      return { ids: [], left: 0, requests: [], requestsLeft: 0, json: false, batch }
+    }
+    const ids = [...this.#ids.values()]
+    const requests = [...this.#requests.values()]
+    return { ids, left: this.#left, requests, requestsLeft: this.#requestsLeft, json: true, batch }
+  }
+
+  /** The line's first byte that is not white space: a batch, a single message, or neither. */
+  #begin(c: number): void {
+    if (c === OPEN_ARRAY) {
+      this.#mode = 'batch'
+      this.#batch = true
+      this.#depth = 1
+    } else if (c === OPEN_OBJECT) {
+      // A single message is read as the one member of a batch that ends with it.
+      this.#mode = 'single'
+      this.#startMessage()
+    } else this.#mode = 'other'
+  }
+
+  /** A message object opens, at depth 2. */
+  #startMessage(): void {
+    this.#depth = 2
+    this.#elementIsObject = true
+    this.#expect = 'first'
+    this.#role = 'other'
+    this.#id = undefined
+    this.#method = this.#answer = this.#idOverlong = false
   }
 
   #stringByte(c: number): void {
@@ -151,14 +191,8 @@ export class BatchAnswerIds {
     if (c === CLOSE_ARRAY) {
       this.#depth = 0
       this.#mode = 'after'
-    } else if (c === OPEN_OBJECT) {
-      this.#depth = 2
-      this.#elementIsObject = true
-      this.#expect = 'first'
-      this.#role = 'other'
-      this.#id = undefined
-      this.#method = this.#answer = this.#idOverlong = false
-    } else if (c === OPEN_ARRAY) {
+    } else if (c === OPEN_OBJECT) this.#startMessage()
+    else if (c === OPEN_ARRAY) {
       this.#depth = 2
       this.#elementIsObject = false
     } else if (c === QUOTE) this.#inString = true
@@ -250,20 +284,30 @@ export class BatchAnswerIds {
     this.#idOverlong = overlong
   }
 
-  /** A member object of the batch closed: an answer when it says so. */
+  /**
+   * A member object of the batch (or the single message) closed: an answer, or a request of the
+   * server's own (a `method` and an id), when it says so; a notification has no id.
+   */
   #endMessage(): void {
     this.#depth = 1
-    if (!this.#answer || this.#method) return
-    if (this.#idOverlong) {
-      this.#left++
-      return
+    if (this.#mode === 'single') {
+      this.#depth = 0
+      this.#mode = 'after'
     }
+    if (this.#answer && !this.#method) this.#left += this.#takeInto(this.#ids)
+    else if (this.#method && !this.#answer) this.#requestsLeft += this.#takeInto(this.#requests)
+  }
+
+  /** Keep the message's id in `ids`; 1 when it is not kept (too long, or past the count). */
+  #takeInto(ids: Map<string, JsonRpcId>): number {
+    if (this.#idOverlong) return 1
     const id = this.#id
-    if (id === undefined) return
+    if (id === undefined) return 0
     const key = `${typeof id}:${id}`
-    if (this.#ids.has(key)) return
-    if (this.#ids.size < MAX_CUT_BATCH_IDS) this.#ids.set(key, id)
-    else this.#left++
+    if (ids.has(key)) return 0
+    if (ids.size >= MAX_CUT_BATCH_IDS) return 1
+    ids.set(key, id)
+    return 0
   }
 }
 

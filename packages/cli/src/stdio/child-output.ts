@@ -3,7 +3,8 @@
  * batch, per line, as the MCP stdio transport defines it; read with `parseJsonRpcText`) and
  * stderr as log lines. Neither is trusted: lines that are not JSON-RPC, and invalid messages, are
  * reported and skipped, a single line is bounded (an answer over the bound becomes an error for
- * its request, `cut-answer.ts`, and so does each answer of a batch over it, `batch-answer-ids.ts`),
+ * its request, `cut-answer.ts`, and so does each answer of a batch over it, `batch-answer-ids.ts`,
+ * while each request of the server's own in such a line is answered to it with an error),
  * and a line nested too deep to write again is skipped, its
  * answers becoming errors for the agent and its requests errors for the server
  * (`message-depth.ts`).
@@ -16,8 +17,13 @@ import {
   type JsonRpcMessage,
 } from '@burrow/protocol'
 import { cutText } from '../cut-text.js'
-import { BatchAnswerIds, MAX_CUT_BATCH_IDS, MAX_CUT_ID_BYTES } from './batch-answer-ids.js'
-import { cutAnswerError, cutAnswerId } from './cut-answer.js'
+import {
+  BatchAnswerIds,
+  MAX_CUT_BATCH_IDS,
+  MAX_CUT_ID_BYTES,
+  type BatchAnswers,
+} from './batch-answer-ids.js'
+import { cutAnswerError, cutAnswerId, cutRequestReply } from './cut-answer.js'
 import { LineSplitter } from './line-splitter.js'
 import { nestsDeeperThan, tooDeepReplacement, tooDeepRequestReply } from './message-depth.js'
 
@@ -48,26 +54,32 @@ export function readChildOutput(
     maxLineBytes,
     (line) => onStdoutLine(line, handlers),
     (bytes, ends) => {
-      const dropped = `dropped a stdout line of ${bytes} bytes (limit ${maxLineBytes})`
-      // The requests it answered get an error each rather than no answer.
-      const answers = batch?.finish() ?? null
+      let dropped = `dropped a stdout line of ${bytes} bytes (limit ${maxLineBytes})`
+      // The requests it answered get an error each rather than no answer, and so do the server's
+      // own requests in it.
+      const found = batch?.finish() ?? null
       batch = undefined
-      if (answers === null) {
+      const replies = found?.json === true ? found.requests : []
+      if (replies.length > 0 || (found?.requestsLeft ?? 0) > 0) {
+        dropped += `, ${requestsSaid(found!)}`
+      }
+      if (found === null || !found.batch) {
         handlers.onSkipped(dropped, 'warn')
         const id = cutAnswerId(ends)
         if (id !== undefined) handlers.onMessage(cutAnswerError(id, bytes, maxLineBytes))
-        return
+      } else {
+        const left =
+          found.left === 0
+            ? ''
+            : `; ${found.left} more answers were not read (at most ${MAX_CUT_BATCH_IDS} ids, ` +
+              `of ${MAX_CUT_ID_BYTES} bytes each), their requests get no answer`
+        const what = found.json
+          ? `a batch of ${found.ids.length} answers${left}`
+          : 'a batch that is not JSON, no answers read'
+        handlers.onSkipped(`${dropped}, ${what}`, 'warn')
+        for (const id of found.ids) handlers.onMessage(cutAnswerError(id, bytes, maxLineBytes))
       }
-      const left =
-        answers.left === 0
-          ? ''
-          : `; ${answers.left} more answers were not read (at most ${MAX_CUT_BATCH_IDS} ids, ` +
-            `of ${MAX_CUT_ID_BYTES} bytes each), their requests get no answer`
-      const what = answers.json
-        ? `a batch of ${answers.ids.length} answers${left}`
-        : 'a batch that is not JSON, no answers read'
-      handlers.onSkipped(`${dropped}, ${what}`, 'warn')
-      for (const id of answers.ids) handlers.onMessage(cutAnswerError(id, bytes, maxLineBytes))
+      for (const id of replies) handlers.onReply?.(cutRequestReply(id, bytes, maxLineBytes))
     },
     (part) => (batch ??= new BatchAnswerIds()).push(part),
   )
@@ -82,6 +94,15 @@ export function readChildOutput(
   child.stdout?.on('end', () => stdout.end())
   child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk))
   child.stderr?.on('end', () => stderr.end())
+}
+
+/** What the log says of the server's own requests in a dropped line. */
+function requestsSaid(found: BatchAnswers): string {
+  const left =
+    found.requestsLeft === 0
+      ? ''
+      : `; ${found.requestsLeft} more requests were not read, the server gets no answer for them`
+  return `${found.requests.length} requests of the server answered with an error${left}`
 }
 
 function onStdoutLine(line: string, handlers: ChildOutputHandlers): void {

@@ -55,3 +55,15 @@ function idOf(text: string): JsonRpcId | undefined {
   if (typeof value === 'string') return value
   return Number.isSafeInteger(value) ? (value as number) : undefined
 }
+
+/**
+ * What `burrow up` answers the server itself for a request of its own (`id` its id) in a line of
+ * `bytes` bytes, over the bound `limit`: the request is not forwarded, and the server should not
+ * wait for an answer that never comes.
+ */
+export function cutRequestReply(id: JsonRpcId, bytes: number, limit: number): JsonRpcError {
+  const reason =
+    `the request is in a line of ${bytes} bytes, more than the ${limit} bytes burrow reads ` +
+    'from one line; it was not forwarded to the agent'
+  return errorResponse(id, JSONRPC_CODE.invalidRequest, reason)
+}

@@ -12,6 +12,9 @@ import {
   type BatchAnswers,
 } from '../../src/stdio/batch-answer-ids.js'
 
+/** What a scan finds of a batch that is not JSON. */
+const none = { ids: [], left: 0, requests: [], requestsLeft: 0, json: false, batch: true }
+
 /** Scan `text` fed in parts of `size` bytes. */
 function scan(text: string, size = 1 << 16): BatchAnswers | null {
   const bytes = Buffer.from(text)
@@ -42,7 +45,8 @@ describe('BatchAnswerIds', () => {
     for (const text of [line, escaped]) {
       for (const size of [1, 2, 3, 7, 1 << 16]) {
         const found = scan(` ${text}\r`, size)
-        assert.deepEqual(found, { ids: [1, 'a"b\\c\u00e9\n'], left: 0, json: true }, `${size}`)
+        const want = { ...none, ids: [1, 'a"b\\c\u00e9\n'], requests: [93], json: true }
+        assert.deepEqual(found, want, `${size}`)
       }
     }
   })
@@ -52,14 +56,13 @@ describe('BatchAnswerIds', () => {
       '[{"result":1,"id":2.0},{"id":3,"result":1,"id":4},{"result":1,"id":1e400},' +
       '{"result":1,"id":9007199254740993},{"result":1,"id":true},{"result":1,"id":{"a":5}},' +
       '{"result":1,"id":[6]},{"result":1,"id":-7},{"result":1,"id":"8"},{"result":1,"id":08}]'
-    assert.deepEqual(scan(line), { ids: [2, 4, -7, '8'], left: 0, json: true })
+    assert.deepEqual(scan(line), { ...none, ids: [2, 4, -7, '8'], json: true })
   })
 
-  it('gives nothing for a line that is not a batch, or not JSON', () => {
-    assert.equal(scan('{"jsonrpc":"2.0","id":1,"result":{}}'), null)
+  it('gives nothing for a line that is not a message or a batch, or not JSON', () => {
     assert.equal(scan('not json "id":1 [{"id":1,"result":1}]'), null)
+    assert.equal(scan('42'), null)
     assert.equal(scan('   '), null)
-    const none = { ids: [], left: 0, json: false }
     for (const broken of [
       '[{"id":1,"result":{}}',
       '[{"id":1,"result":{}}] [',
@@ -75,6 +78,16 @@ describe('BatchAnswerIds', () => {
       '[{"id":1,"result":1}],x',
     ]) {
       assert.deepEqual(scan(broken), none, broken)
+    }
+    for (const broken of [
+      '{"id":1,"method":"ping"',
+      '{"id":1,"method":"ping"}}',
+      '{"id":1,"method":"ping"} {',
+      '{"id":1 "method":"ping"}',
+      '{"id":1,"method":"ping","params":{]}',
+      '{"id":1,"method":"ping","params":"abc}',
+    ]) {
+      assert.deepEqual(scan(broken), { ...none, batch: false }, broken)
     }
   })
 
@@ -92,6 +105,39 @@ describe('BatchAnswerIds', () => {
     assert.equal(found.left, 7)
     // A number as long as a string is bounded the same way.
     const long = scan(`[{"result":{},"id":${'1'.repeat(MAX_CUT_ID_BYTES + 1)}}]`)
-    assert.deepEqual(long, { ids: [], left: 1, json: true })
+    assert.deepEqual(long, { ...none, left: 1, json: true })
+  })
+
+  it("takes the server's own requests' top-level ids, of a single message or a batch", () => {
+    const request = {
+      jsonrpc: '2.0',
+      id: 'r\u0000"\\',
+      method: 'sampling/createMessage',
+      params: { id: 90, messages: [{ id: 91 }] },
+    }
+    const single = { ...none, requests: ['r\u0000"\\'], json: true, batch: false }
+    for (const size of [1, 3, 1 << 16]) {
+      assert.deepEqual(scan(` ${JSON.stringify(request)} \r`, size), single)
+    }
+    // The id last, as the TypeScript SDK writes it, after a nested one; written with escapes.
+    const last = '{"jsonrpc":"2.0","method":"roots/list","params":{"id":92},"\\u0069d":"\\u0041"}'
+    assert.deepEqual(scan(last), { ...single, requests: ['A'] })
+    // An answer of a single message is read too, as are both kinds in a batch; not notifications.
+    assert.deepEqual(scan('{"id":5,"result":{"id":6}}'), { ...single, ids: [5], requests: [] })
+    const notification = '{"jsonrpc":"2.0","method":"notifications/message","params":{"id":7}}'
+    assert.deepEqual(scan(notification), { ...single, requests: [] })
+    const batch = `[{"id":8,"result":{}},${JSON.stringify(request)},${notification},{"id":9,"method":"ping"}]`
+    assert.deepEqual(scan(batch), { ...none, ids: [8], requests: ['r\u0000"\\', 9], json: true })
+  })
+
+  it(`keeps at most ${MAX_CUT_BATCH_IDS} request ids, each of at most ${MAX_CUT_ID_BYTES} bytes`, () => {
+    const requests: string[] = []
+    for (let i = 0; i < MAX_CUT_BATCH_IDS + 5; i++) requests.push(`{"method":"ping","id":${i}}`)
+    requests.splice(1, 0, `{"method":"ping","id":"${'x'.repeat(MAX_CUT_ID_BYTES)}"}`)
+    const found = scan(`[${requests.join(',')}]`)!
+    assert.equal(found.requests.length, MAX_CUT_BATCH_IDS)
+    assert.equal(found.requests.at(-1), MAX_CUT_BATCH_IDS - 1)
+    assert.equal(found.requestsLeft, 6)
+    assert.deepEqual(found.ids, [])
   })
 })

@@ -147,9 +147,10 @@ describe('readChildOutput, a batch line over the bound', { timeout: 60_000 }, ()
     assert.equal(skipped.length, 1)
     assert.match(
       skipped[0]!,
-      /^dropped a stdout line of \d+ bytes \(limit 10485760\), a batch of 3 answers$/,
+      /^dropped a stdout line of \d+ bytes \(limit 10485760\), 1 requests of the server answered with an error, a batch of 3 answers$/,
     )
-    assert.deepEqual(replies, [])
+    // The server's own request gets its error, for its own id, not the one in its params.
+    assert.deepEqual(idsAndCodes(replies), [[53, -32600]])
   })
 
   it('errors no id of an over-bound line that is not JSON, and reads on', async () => {
@@ -190,3 +191,77 @@ describe('readChildOutput, a batch line over the bound', { timeout: 60_000 }, ()
     assert.match(skipped[0]!, /, a batch of 10000 answers; 90000 more answers were not read/)
   })
 })
+
+describe(
+  "readChildOutput, the server's requests in a line over the bound",
+  { timeout: 60_000 },
+  () => {
+    it('answers a single request, and each request of a batch, for its top-level id', async () => {
+      const script = `
+      const pad = 'x'.repeat(11 * 1024 * 1024)
+      const request = { jsonrpc: '2.0', method: 'elicitation/create', params: { id: 60, pad }, id: 'a\\u0000"\\u00e9' }
+      process.stdout.write(JSON.stringify(request) + '\\n')
+      process.stdout.write('{"\\u0069d" : 61 , "jsonrpc":"2.0","method":"ping","params":{"id":62,"pad":"' + pad + '"}}\\n')
+      process.stdout.write(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { id: 63, pad } }) + '\\n')
+      process.stdout.write(JSON.stringify([
+        { jsonrpc: '2.0', id: 64, result: { id: 65, pad } },
+        { jsonrpc: '2.0', id: 66, method: 'sampling/createMessage', params: { id: 67 } },
+        { jsonrpc: '2.0', method: 'notifications/progress', params: { id: 68 } },
+        { jsonrpc: '2.0', id: 66, method: 'roots/list' },
+      ]) + '\\n')
+      process.stdout.write('{"jsonrpc":"2.0","id":69,"result":{}}\\n')
+    `
+      const { messages, skipped, replies } = await readChild(script)
+      assert.deepEqual(idsAndCodes(replies), [
+        ['a\u0000"\u00e9', -32600],
+        [61, -32600],
+        [66, -32600],
+      ])
+      const error = (replies[0] as { error: { message: string } }).error
+      assert.match(error.message, /more than the 10485760 bytes burrow reads from one line/)
+      assert.deepEqual(idsAndCodes(messages), [
+        [64, -32603],
+        [69, undefined],
+      ])
+      assert.equal(skipped.length, 4)
+      assert.match(skipped[0]!, /\(limit 10485760\), 1 requests of the server answered/)
+      assert.match(skipped[2]!, /\(limit 10485760\)$/)
+    })
+
+    it('answers no request of an over-bound line that is not JSON', async () => {
+      const script = `
+      const pad = 'x'.repeat(11 * 1024 * 1024)
+      process.stdout.write('{"jsonrpc":"2.0","id":1,"method":"ping","params":"' + pad + '\\n')
+      process.stdout.write('{"jsonrpc":"2.0","id":2,"method":"ping","params":"' + pad + '"}}\\n')
+      process.stdout.write('[{"jsonrpc":"2.0","id":3,"method":"ping","params":{"x":"' + pad + '"]}]\\n')
+      process.stdout.write('not json {"id":4,"method":"ping"} ' + pad + '\\n')
+      process.stdout.write('{"jsonrpc":"2.0","id":5,"result":{}}\\n')
+    `
+      const { messages, skipped, replies } = await readChild(script)
+      assert.deepEqual(replies, [])
+      assert.deepEqual(idsAndCodes(messages), [[5, undefined]])
+      assert.equal(skipped.length, 4)
+    })
+
+    it(`answers at most ${MAX_CUT_BATCH_IDS} of a 50 MiB line of 100,000 requests`, async () => {
+      const script = `
+      const pad = JSON.stringify('x'.repeat(500))
+      const parts = []
+      for (let i = 0; i < 100000; i++) {
+        parts.push('{"jsonrpc":"2.0","id":' + i + ',"method":"ping","params":{"id":-1,"text":' + pad + '}}')
+      }
+      process.stdout.write('[' + parts.join(',') + ']\\n')
+      process.stdout.write('{"jsonrpc":"2.0","id":"after","result":{}}\\n')
+    `
+      const { messages, skipped, replies } = await readChild(script)
+      assert.equal(replies.length, MAX_CUT_BATCH_IDS)
+      assert.deepEqual(
+        replies.map((m) => (m as { id: unknown }).id),
+        Array.from({ length: MAX_CUT_BATCH_IDS }, (_, i) => i),
+      )
+      assert.deepEqual(messages, [{ jsonrpc: '2.0', id: 'after', result: {} }])
+      assert.equal(skipped.length, 1)
+      assert.match(skipped[0]!, /10000 requests of the server answered with an error; 90000 more/)
+    })
+  },
+)
