@@ -71,10 +71,10 @@ export function readChildOutput(
         const left =
           found.left === 0
             ? ''
-            : `; ${found.left} more answers were not read (at most ${MAX_CUT_BATCH_IDS} ids, ` +
+            : `; ${counted(found.left, 'more answer')} not read (at most ${MAX_CUT_BATCH_IDS} ids, ` +
               `of ${MAX_CUT_ID_BYTES} bytes each), their requests get no answer`
         const what = found.json
-          ? `a batch of ${found.ids.length} answers${left}`
+          ? `a batch of ${counted(found.ids.length, 'answer')}${left}`
           : 'a batch that is not JSON, no answers read'
         handlers.onSkipped(`${dropped}, ${what}`, 'warn')
         for (const id of found.ids) handlers.onMessage(cutAnswerError(id, bytes, maxLineBytes))
@@ -101,8 +101,13 @@ function requestsSaid(found: BatchAnswers): string {
   const left =
     found.requestsLeft === 0
       ? ''
-      : `; ${found.requestsLeft} more requests were not read, the server gets no answer for them`
-  return `${found.requests.length} requests of the server answered with an error${left}`
+      : `; ${counted(found.requestsLeft, 'more request')} not read, the server gets no answer for them`
+  return `${counted(found.requests.length, 'request')} of the server answered with an error${left}`
+}
+
+/** `n` and `noun`, plural past one, e.g. "1 request", "2 requests". */
+function counted(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`
 }
 
 function onStdoutLine(line: string, handlers: ChildOutputHandlers): void {

@@ -147,7 +147,7 @@ describe('readChildOutput, a batch line over the bound', { timeout: 60_000 }, ()
     assert.equal(skipped.length, 1)
     assert.match(
       skipped[0]!,
-      /^dropped a stdout line of \d+ bytes \(limit 10485760\), 1 requests of the server answered with an error, a batch of 3 answers$/,
+      /^dropped a stdout line of \d+ bytes \(limit 10485760\), 1 request of the server answered with an error, a batch of 3 answers$/,
     )
     // The server's own request gets its error, for its own id, not the one in its params.
     assert.deepEqual(idsAndCodes(replies), [[53, -32600]])
@@ -188,7 +188,7 @@ describe('readChildOutput, a batch line over the bound', { timeout: 60_000 }, ()
     )
     assert.deepEqual(messages.at(-1), { jsonrpc: '2.0', id: 'after', result: {} })
     assert.equal(skipped.length, 1)
-    assert.match(skipped[0]!, /, a batch of 10000 answers; 90000 more answers were not read/)
+    assert.match(skipped[0]!, /, a batch of 10000 answers; 90000 more answers not read/)
   })
 })
 
@@ -224,7 +224,7 @@ describe(
         [69, undefined],
       ])
       assert.equal(skipped.length, 4)
-      assert.match(skipped[0]!, /\(limit 10485760\), 1 requests of the server answered/)
+      assert.match(skipped[0]!, /\(limit 10485760\), 1 request of the server answered/)
       assert.match(skipped[2]!, /\(limit 10485760\)$/)
     })
 

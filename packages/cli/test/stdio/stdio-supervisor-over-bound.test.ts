@@ -69,7 +69,7 @@ describe(
       assert.equal(reply!.id, 'big "one"')
       assert.equal(reply!.error.code, -32600)
       assert.match(reply!.error.message, /more than the 1024 bytes burrow reads from one line/)
-      await logger.waitFor(/dropped a stdout line of \d+ bytes \(limit 1024\), 1 requests of the/)
+      await logger.waitFor(/dropped a stdout line of \d+ bytes \(limit 1024\), 1 request of the/)
     })
 
     it("errors a batch's answers for the agent and its requests for the child", async () => {
@@ -104,9 +104,7 @@ describe(
       const [answer] = messages as Reply[]
       assert.equal(answer!.id, 1)
       assert.equal(answer!.error.code, -32603)
-      await logger.waitFor(
-        /, 2 requests of the server answered with an error, a batch of 1 answers/,
-      )
+      await logger.waitFor(/, 2 requests of the server answered with an error, a batch of 1 answer/)
     })
   },
 )
