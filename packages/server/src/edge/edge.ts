@@ -42,7 +42,7 @@ import { sendBodyRefusal } from './send-body-refusal.js'
 import { relayResponse } from './relay-response.js'
 import { sendRefusal } from '../http/send-refusal.js'
 import { singleHeader } from '../http/single-header.js'
-import { answerShaper, governRequest, rugPullFor } from './govern-request.js'
+import { answerShaper, forwardedRedactor, governRequest, rugPullFor } from './govern-request.js'
 import { PendingListings } from './pending-listings.js'
 import { AdmittedExchanges } from './admitted-exchanges.js'
 import { requestHeadBytes } from './head-bytes.js'
@@ -339,6 +339,7 @@ export class Edge {
       ids,
       record,
       log: this.opts.log,
+      redactor: forwardedRedactor(governance),
       shape: answerShaper(
         governance,
         rpc,

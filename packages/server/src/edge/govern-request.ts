@@ -93,6 +93,14 @@ export function rugPullFor(
   return cached !== undefined ? rug(cached) : pins.state(tunnel.id).then(rug)
 }
 
+/** The redactor of what reaches the agent under `governance`: null unless it is forwarded. */
+export function forwardedRedactor(
+  governance: TunnelGovernance | null | undefined,
+): Redactor | null {
+  const redactor = governance?.policy.redaction.forwarded ? governance.redactor : null
+  return redactor?.active ? redactor : null
+}
+
 /** Why `rpc` may not be forwarded under `governance`, or null. Rate-limit tokens are taken. */
 export async function governRequest(
   governance: TunnelGovernance,

@@ -20,6 +20,8 @@ import { agentResponseHeaders, utf8ContentType } from './forward-headers.js'
 import { sendRefusal } from '../http/send-refusal.js'
 import { cutOff, headFailed, overflowed, refuseUnreadable } from './answer-refusals.js'
 import { AgentWriter } from './agent-writer.js'
+import { redactResponseHeaders } from './redact-headers.js'
+import type { Redactor } from '../governance/redactor.js'
 
 /** What `relayResponse` needs besides the stream and the agent's response. */
 export interface RelayContext {
@@ -34,6 +36,8 @@ export interface RelayContext {
   readonly log: Logger
   /** Taps (and may rewrite) the answer's JSON-RPC messages, given how it carries them; or null. */
   readonly shape?: ((kind: ResponseKind) => ResponseMessages | null) | null
+  /** Masks the answer's header values (forwarded redaction); null or absent for none. */
+  readonly redactor?: Redactor | null
 }
 
 /**
@@ -172,7 +176,7 @@ function deliver(stream: MuxStream, res: ServerResponse, ctx: RelayContext): voi
     shaper = shaped
     // Whatever way the answer ends, its copy is given back.
     if (shaped) res.once('close', () => shaped.release())
-    const headers = agentResponseHeaders(head.headers)
+    const headers = agentResponseHeaders(redactResponseHeaders(ctx.redactor ?? null, head.headers))
     // Rewritten, the answer is read and written as UTF-8, and the agent must read it so too.
     // So is an SSE answer where stray listings are cut: some agents (httpx) decode events in the
     // charset the server names, and would read events in UTF-16 the edge never saw.

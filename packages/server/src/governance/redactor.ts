@@ -15,6 +15,7 @@ import { PatternScanner } from './pattern-scanner.js'
 import type { RedactionSettings } from './policy.js'
 import { ScanBudget, type Scan } from './scan-budget.js'
 import { detectSecrets } from './secret-detectors.js'
+import { addJoinedSpans, mergeSpans, type Span } from './field-spans.js'
 
 /** Values nested deeper than this are replaced whole. */
 const MAX_DEPTH = 64
@@ -92,6 +93,70 @@ export class Redactor {
   /** `text` with every match of the detectors and the patterns masked. */
   redactText(text: string): string {
     return this.#walk(() => this.#text(text))
+  }
+
+  /**
+   * Header fields as they may reach the agent, in one scan: the value of each field whose
+   * (lower-case) name is not `exempt` is scanned as a string of an answer is, and masked whole
+   * when its name is a configured key. The fields of one name are also scanned joined (with
+   * nothing between them, and with `, ` as a reader combines them), so that a secret split
+   * across them is masked in every field it spans. `fields` itself when nothing was masked.
+   */
+  redactFields(
+    fields: readonly (readonly [string, string])[],
+    exempt: (name: string) => boolean,
+  ): readonly (readonly [string, string])[] {
+    return this.#walk(() => {
+      const before = this.masked
+      const byName = new Map<string, number[]>()
+      for (let i = 0; i < fields.length; i++) {
+        const name = fields[i]![0].toLowerCase()
+        if (exempt(name)) continue
+        const at = byName.get(name)
+        if (at === undefined) byName.set(name, [i])
+        else at.push(i)
+      }
+      const out = fields.slice()
+      for (const [name, at] of byName) {
+        const values = at.map((i) => fields[i]![1])
+        let spans: (Span[] | null)[]
+        if (this.#keys.has(name)) {
+          spans = values.map((v) => [[0, v.length, name]])
+        } else {
+          spans = values.map((v) => this.#spans(v))
+          for (const separator of values.length > 1 ? ['', ', '] : []) {
+            const joined = this.#spans(values.join(separator))
+            if (joined === null) spans = spans.map(() => null)
+            else addJoinedSpans(values, separator, joined, spans)
+          }
+        }
+        for (let k = 0; k < at.length; k++) {
+          const found = spans[k]!
+          const value =
+            found === null ? this.#unscannable() : this.#maskSpans(values[k]!, mergeSpans(found))
+          if (value !== values[k]) out[at[k]!] = [fields[at[k]!]![0], value]
+        }
+      }
+      return this.masked === before ? fields : out
+    })
+  }
+
+  /**
+   * Where the detectors and the patterns match in `text`, both read as it came (so the spans are
+   * its own); null when the patterns could not scan it.
+   */
+  #spans(text: string): Span[] | null {
+    if (text.length === 0) return []
+    if (this.#scanner !== null && this.#scan?.over === true) return null
+    const found: Span[] = this.#detect ? [...detectSecrets(text)] : []
+    if (this.#scanner === null) return found
+    this.#scan ??= this.#budget.start()
+    const scanned = this.#scanner.scan(text, this.#scan, (t, spans) => {
+      for (const [start, end] of spans) found.push([start, end, 'pattern'])
+      // Unchanged: every program reads the text as it came.
+      return t
+    })
+    return scanned === null ? null : found
   }
 
   /**
