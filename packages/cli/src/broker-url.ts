@@ -64,8 +64,15 @@ function refused(value: string, problem: string): UsageError {
   )
 }
 
+/**
+ * Everything before a value's last `@` (its credentials), but one of the accepted schemes and the
+ * slashes after it: the URL parser reads `wss:user:key@host`, `wss:/…` and `wss:\\…` as `wss://`,
+ * so credentials are not only found after `//`.
+ */
+const CREDENTIALS = /^((?:wss?|https?):[/\\]*)?[\s\S]*@/i
+
 /** `value` as a message may echo it: no credentials, no terminal controls, not too long. */
 function shown(value: string): string {
-  const withoutCredentials = value.replace(/^([^/]*\/\/)[\s\S]*@/, '$1…@')
+  const withoutCredentials = value.replace(CREDENTIALS, '$1…@')
   return printable(cutText(withoutCredentials, MAX_SHOWN))
 }

@@ -60,6 +60,20 @@ describe('brokerUrl', () => {
       assert.match(message, /--api-key \/ BURROW_API_KEY/)
       assert.doesNotMatch(message, /s3cret|user[:@]/, message)
     }
+    // Nor when the slashes are left out or written as backslashes, which the URL parser reads
+    // as `wss://` for these schemes (found by a hostile review: the message echoed them).
+    for (const value of [
+      'wss:user:s3cret@host',
+      'ws:/user:s3cret@host',
+      'https:\\\\user:s3cret@host',
+      'http:\\user:s3cret@host',
+    ]) {
+      const message = refusal(value)
+      assert.match(message, /user name or password/, value)
+      assert.doesNotMatch(message, /s3cret|user[:@]/, message)
+    }
+    // Nor without a scheme.
+    assert.doesNotMatch(refusal('user:s3cret@host'), /s3cret|user[:@]/)
     // Nor when the URL does not parse.
     const broken = refusal('wss://user:s3cret@ho st')
     assert.match(broken, /is not a URL/)
