@@ -242,8 +242,11 @@ export class BatchAnswerIds {
   /** Inside a value nested in an element: only strings and brackets matter. */
   #inValue(c: number): void {
     if (c === QUOTE) this.#inString = true
-    else if (c === OPEN_OBJECT || c === OPEN_ARRAY) this.#depth++
-    else if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) {
+    else if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
+      // In an element that is not an object, what opens at depth 3 is noted here, to be matched.
+      if (this.#depth === 2) this.#valueIsObject = c === OPEN_OBJECT
+      this.#depth++
+    } else if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) {
       const closesObject = c === CLOSE_OBJECT
       if (this.#depth === 3 && closesObject !== this.#valueIsObject) this.#mode = 'broken'
       else if (this.#depth === 2 && closesObject !== this.#elementIsObject) this.#mode = 'broken'

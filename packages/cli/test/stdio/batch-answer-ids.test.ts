@@ -59,6 +59,28 @@ describe('BatchAnswerIds', () => {
     assert.deepEqual(scan(line), { ...none, ids: [2, 4, -7, '8'], json: true })
   })
 
+  it('reads on past elements that are not messages, whatever they hold', () => {
+    // An array element holding an object or an array (invalid elements, which the normal path
+    // reports one by one) was taken for a bracket mismatch, and the whole line for not JSON: no
+    // answer of it got its error (found by a hostile review).
+    for (const element of ['[{}]', '[[]]', '[{"a":[{}]}]', '[1,{"b":{}}]']) {
+      for (const line of [
+        `[${element},{"id":1,"result":1}]`,
+        `[{"id":2,"result":{}},${element},{"id":1,"result":1}]`,
+        `[{"id":2,"result":[]},${element},{"id":1,"result":1}]`,
+      ]) {
+        const want = line.includes('"id":2') ? [2, 1] : [1]
+        for (const size of [1, 1 << 16]) {
+          assert.deepEqual(scan(line, size), { ...none, ids: want, json: true }, line)
+        }
+      }
+    }
+    // Mismatched brackets inside such an element are still not JSON.
+    for (const broken of ['[[{]],{"id":1,"result":1}]', '[[[}],{"id":1,"result":1}]']) {
+      assert.deepEqual(scan(broken), { ...none, json: false }, broken)
+    }
+  })
+
   it('gives nothing for a line that is not a message or a batch, or not JSON', () => {
     assert.equal(scan('not json "id":1 [{"id":1,"result":1}]'), null)
     assert.equal(scan('42'), null)
