@@ -204,8 +204,8 @@ const SHARED = '\\p{Script=Common}\\p{Script=Inherited}'
  * group `SCRIPTS.length + 1` for letters of any other script. A run goes on over that script's
  * characters and the shared ones, so a name in one script is one match and each character is
  * looked at once, where testing each character against each script cost some 25 regular
- * expressions a character. Every alternative is one character class repeated, which V8 matches
- * in a loop, without a backtracking entry per character.
+ * expressions a character. Every alternative is one character class repeated (V8 still takes a
+ * backtracking entry per character for classes holding astral characters: `SCAN_SLICE`).
  */
 const SCRIPT_RUNS = new RegExp(
   [
@@ -230,13 +230,28 @@ export interface NameScripts {
   readonly nonAscii: boolean
 }
 
+/**
+ * Characters `SCRIPT_RUNS` is run over at a time. A run of a script whose class holds astral
+ * characters (all but Latin's, as V8 compiles them) takes a backtracking entry per character,
+ * and some 4 Mi of them overflowed the stack; a run cut where a slice ends goes on as a run of the
+ * same script in the next, so the scripts found are the same.
+ */
+const SCAN_SLICE = 1 << 16
+
 /** The scripts of `name`'s letters. */
 export function nameScripts(name: string): NameScripts {
   const found = new Set<string>()
-  SCRIPT_RUNS.lastIndex = 0
-  for (let m = SCRIPT_RUNS.exec(name); m !== null; m = SCRIPT_RUNS.exec(name)) {
-    const group = m.findIndex((g, i) => i > 0 && g !== undefined)
-    if (group > 0) found.add(SCRIPTS[group - 1] ?? 'another script')
+  for (let start = 0; start < name.length;) {
+    let end = Math.min(start + SCAN_SLICE, name.length)
+    // A surrogate pair is not cut in two.
+    if (end < name.length && /[\uD800-\uDBFF]/.test(name[end - 1]!)) end--
+    const slice = name.slice(start, end)
+    SCRIPT_RUNS.lastIndex = 0
+    for (let m = SCRIPT_RUNS.exec(slice); m !== null; m = SCRIPT_RUNS.exec(slice)) {
+      const group = m.findIndex((g, i) => i > 0 && g !== undefined)
+      if (group > 0) found.add(SCRIPTS[group - 1] ?? 'another script')
+    }
+    start = end
   }
   const scripts = [...found]
   const mixed = scripts.length > 1 && !scripts.every((s) => CJK.has(s))

@@ -200,4 +200,22 @@ describe('names a local server chose, as the dashboard shows them', () => {
     assert.deepEqual(switching.result.scripts, ['Latin', 'Cyrillic'])
     assert.ok(switching.runs <= mixed.length + 2, `${switching.runs} runs for ${mixed.length}`)
   })
+
+  it('tells the scripts of a name of millions of characters of one script', () => {
+    // A run of a script other than Latin took a backtracking entry per character, and 4 Mi of
+    // them overflowed V8's stack: nameScripts threw where the scan it replaced did not (found
+    // by a hostile review). Each case ends in an astral letter split across where a scan could
+    // be cut.
+    const cases: [string, string[]][] = [
+      ['\u0430'.repeat(4 << 20), ['Cyrillic']],
+      ['\u10d0'.repeat(4 << 20), ['Georgian']],
+      ['\u4e00'.repeat(4 << 20), ['Han']],
+      [`${'\u16a0'.repeat(4 << 20)}`, ['another script']],
+      [
+        `${'a'.repeat((1 << 16) - 1)}\u{10400}${'\u0430'.repeat(4 << 20)}`,
+        ['Latin', 'another script', 'Cyrillic'],
+      ],
+    ]
+    for (const [name, scripts] of cases) assert.deepEqual(nameScripts(name).scripts, scripts)
+  })
 })
