@@ -38,15 +38,25 @@ const HIDDEN_BUT_CONTROLS =
   '\\u00a0\\u1680\\u2000-\\u200a\\u202f\\u205f\\u3000'
 
 /**
- * In a name: those, every control, and spaces at either end or next to another space. Each is
- * one character class repeated, which V8 matches in a loop (an alternation repeated over 4 Mi
- * characters overflowed its stack).
+ * Hidden characters one match takes at most: these classes hold astral characters, which V8
+ * matches with a backtracking entry per character, and a run of some 4 Mi overflowed its stack.
+ * A longer run is matched in parts, one right after the other, and counted as one run.
  */
-const HIDDEN_IN_NAME = new RegExp(`^ +| +$| {2,}|[\\p{Cc}${HIDDEN_BUT_CONTROLS}]+`, 'gu')
+const HIDDEN_PER_MATCH = 4096
+
+/**
+ * In a name: those, every control, and spaces at either end or next to another space. Each is
+ * one character class repeated (an alternation repeated over 4 Mi characters overflowed the
+ * stack), the hidden ones at most `HIDDEN_PER_MATCH` at a time.
+ */
+const HIDDEN_IN_NAME = new RegExp(
+  `^ +| +$| {2,}|[\\p{Cc}${HIDDEN_BUT_CONTROLS}]{1,${HIDDEN_PER_MATCH}}`,
+  'gu',
+)
 
 /** In text: those and every control but line feeds and tabs. */
 const HIDDEN_IN_TEXT = new RegExp(
-  `[\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f${HIDDEN_BUT_CONTROLS}]+`,
+  `[\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f${HIDDEN_BUT_CONTROLS}]{1,${HIDDEN_PER_MATCH}}`,
   'gu',
 )
 

@@ -109,6 +109,26 @@ describe('names a local server chose, as the dashboard shows them', () => {
     assert.equal(cut[18]!.text, 'y')
   })
 
+  it('counts a run of millions of hidden characters without overflowing the stack', () => {
+    // A class holding astral characters repeated took a backtracking entry per character: a run
+    // of some 4 Mi threw RangeError (found by a hostile review).
+    const n = 4 << 20
+    for (const [run, length] of [
+      ['\u200b'.repeat(n), n],
+      ['\u{e0041}'.repeat(n), n],
+    ] as const) {
+      for (const spaces of ['name', 'text'] as const) {
+        const parts = nameParts(`x${run}y`, spaces)
+        assert.equal(parts.length, 1 + 16 + 1 + 1, spaces)
+        assert.equal(parts[17]!.text, `…${length - 16} more`, spaces)
+        assert.equal(parts[18]!.text, 'y', spaces)
+      }
+    }
+    // Past 1,000 escapes, what is left out is still counted.
+    const many = nameParts(`${'a\u200b'.repeat(1000)}b${'\u200b'.repeat(n)}`, 'text')
+    assert.equal(many.at(-1)!.text, `${n} more hidden characters left out`)
+  })
+
   it('past 1,000 escapes in one text, leaves the rest out and says how many', () => {
     const parts = nameParts('a\u200b'.repeat(5000), 'text')
     assert.equal(parts.filter((p) => p.hidden).length, MAX_ESCAPES_PER_TEXT + 1)
