@@ -7,6 +7,7 @@
  * as the tunnel's pins stayed cached, found by a hostile review).
  */
 import { createHash } from 'node:crypto'
+import type { PinRow } from '../store/tool-pins-store.js'
 import type { PinnedTool } from './tool-definition.js'
 
 /** A paginated `tools/list` being followed: the names seen so far, the new tools not yet judged. */
@@ -62,4 +63,16 @@ export function noteName(round: Round, name: string): void {
 /** What a round is found by: its cursor's hash, whatever the cursor's length. */
 function cursorKey(cursor: string): string {
   return createHash('sha256').update(cursor).digest('base64url')
+}
+
+/** Whether `p` has the body of an approved tool of `pins` not (yet) seen in `round`. */
+export function couldBeRenamed(
+  pins: ReadonlyMap<string, PinRow>,
+  round: Round,
+  p: PinnedTool,
+): boolean {
+  for (const row of pins.values()) {
+    if (row.approvedBodyHash === p.bodyHash && !round.names.has(row.name)) return true
+  }
+  return false
 }

@@ -3,7 +3,7 @@
  * `tool.changed` webhook reports it, and how a page of `tools/list` was asked for (tool-pins.ts).
  */
 import type { PinRow } from '../store/tool-pins-store.js'
-import type { Round } from './list-rounds.js'
+import type { ListPaging } from './list-paging.js'
 import type { RugPullMode } from './policy.js'
 import type { Redactor } from './redactor.js'
 
@@ -21,15 +21,11 @@ export interface ToolChange {
   readonly at: Date
 }
 
-/** A tunnel's pins in memory. */
-export interface PinState {
+/** A tunnel's pins in memory; `rounds` are the lists being paged, by their next cursor. */
+export interface PinState extends ListPaging {
   baselined: boolean
-  /** The first list had more pages: they are added to the baseline as they come. */
-  baselining: boolean
   readonly pins: Map<string, PinRow>
   listChangedAt: string | null
-  /** Lists being paged through, by the cursor their next page will be asked with. */
-  readonly rounds: Map<string, Round>
   readonly loadedAt: number
   /** Characters of definitions kept (`keptChars`), counted as they are added (`KeptDefinitions`). */
   definitionChars: number

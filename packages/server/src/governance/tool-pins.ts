@@ -1,17 +1,15 @@
 /**
  * Rug-pull protection at the edge. Every `tools/list` answer that crosses a tunnel is compared,
- * tool by tool, with the tunnel's pins: the first complete list is taken as the approved
- * baseline (no alert on first use); after that a changed definition is `changed`, a tool not
- * seen before `new` (or `renamed` when its definition without the name matches an approved tool
- * that vanished), and an approved tool missing from a complete list `removed`. A paginated list
- * is followed page by page through its cursors, so removals and renames are judged on the whole
- * list. Each change is recorded once (also across nodes) and raises one `tool.changed` event.
+ * tool by tool, with the tunnel's pins: the first complete list is the approved baseline (no
+ * alert on first use); after that a changed definition is `changed`, a tool not seen before `new`
+ * (or `renamed` when its definition without the name matches an approved tool that vanished), and
+ * an approved tool missing from a complete list `removed`, judged on the whole of a paginated list
+ * (list-rounds.ts). Each change is recorded once (also across nodes) and raises one `tool.changed`.
  *
  * In `hold` mode changed, new and renamed tools are left out of `tools/list` and their calls
- * refused (`tool_held`), from the same state, so the list and the calls never disagree; a
- * rejected definition is held in `alert` mode too. The state of each tunnel is kept in memory
- * (a few seconds, and dropped when an approval or another node changes it) so that the answer
- * being read can be filtered at once. Definitions are kept up to a bound (kept-definitions.ts).
+ * refused (`tool_held`), from the same state; a rejected definition is held in `alert` mode too.
+ * Each tunnel's state is kept in memory (a few seconds, dropped when an approval or another node
+ * changes it) so the answer being read is filtered at once; definitions are kept to a bound.
  */
 import type { Logger } from '@burrow/protocol'
 import type { ClusterEvents } from '../cluster/cluster-events.js'
@@ -22,9 +20,11 @@ import {
   type PinnedDefinition,
   type ToolPinsStore,
 } from '../store/tool-pins-store.js'
+import { awaitBaseline, judgeBaselineWaits } from './baseline-waits.js'
 import { Invalidations } from './invalidations.js'
 import { KeptDefinitions, keptChars, type Keeping } from './kept-definitions.js'
-import { noteName, roundOf, type Round } from './list-rounds.js'
+import { carriedPaging, pagedBaseline } from './list-paging.js'
+import { couldBeRenamed, noteName, roundOf, type Round } from './list-rounds.js'
 import { heldReasonIn, hiddenNames } from './pin-holds.js'
 import { looksLikeIn } from './pin-lookalikes.js'
 import { unpinnableName } from './pinnable-name.js'
@@ -33,6 +33,8 @@ import { pinTool, type PinnedTool } from './tool-definition.js'
 import type { ListPage, PinState, ToolChange } from './pin-state.js'
 
 export type { ListPage, PinState, ToolChange } from './pin-state.js'
+type Tunnel = { readonly id: string; readonly accountId: string }
+type Stored = (p: PinnedTool) => PinnedDefinition
 
 /** Most tools pinned per tunnel; past it, new tools are not pinned (and held in `hold` mode). */
 export const MAX_PINNED_TOOLS = 1000
@@ -74,6 +76,8 @@ export class ToolPins {
   readonly #kept = new KeptDefinitions()
   /** Drops of each tunnel's pins: a read under way across one caches nothing. */
   readonly #dropped = new Invalidations()
+  /** The state each dropped tunnel had: its paging outlives the drop (list-paging.ts). */
+  readonly #carried = new Map<string, PinState>()
 
   constructor(opts: ToolPinsOptions) {
     this.#opts = opts
@@ -103,10 +107,9 @@ export class ToolPins {
       .then((stored) => {
         const state: PinState = {
           baselined: stored.baselined,
-          baselining: false,
+          ...carriedPaging(cached ?? this.#carried.get(tunnelId), this.#now()),
           pins: new Map(stored.pins.map((p) => [p.name, p])),
           listChangedAt: stored.listChangedAt,
-          rounds: cached?.rounds ?? new Map<string, Round>(),
           loadedAt: this.#now(),
           definitionChars: stored.pins.reduce((n, p) => n + keptChars(p), 0),
         }
@@ -124,18 +127,16 @@ export class ToolPins {
     return load
   }
 
-  /**
-   * A page of a `tools/list` answer: pin its tools, record what changed, and return the names
-   * to leave out of it.
-   */
+  /** A page of a `tools/list` answer: pin its tools, record changes, return names to leave out. */
   observe(
-    tunnel: { readonly id: string; readonly accountId: string },
+    tunnel: Tunnel,
     state: PinState,
     tools: readonly unknown[],
     page: ListPage,
   ): ReadonlySet<string> {
     if (page.mode === 'off') return new Set()
     const at = new Date(this.#now())
+    if (!state.baselining) this.#judgeWaits(tunnel, state, (p) => this.#kept.of(state, p, page), at)
     const round = roundOf(state.rounds, page)
     const seen = new Map<string, PinnedTool>()
     // Names an earlier page of this list had (a second definition under a name agents saw), and
@@ -169,8 +170,8 @@ export class ToolPins {
       return names
     }
 
-    if (!state.baselined || state.baselining) {
-      // The first list is the approved baseline: no alert on first use.
+    // The first list is the baseline (no alert on first use); others are compared with it.
+    if (!state.baselined || (state.baselining && round !== null && round === state.baselineRound)) {
       if (!state.baselined && page.cursor !== null) return hidden()
       const fresh = [...seen.values()]
         .filter((p) => !state.pins.has(p.name))
@@ -178,13 +179,14 @@ export class ToolPins {
       for (const p of fresh) state.pins.set(p.name, approvedRow(p.name, stored(p), at))
       const wasBaselined = state.baselined
       state.baselined = true
-      state.baselining = !complete
+      pagedBaseline(state, complete ? null : round, this.#now())
       const defs = fresh.map((p) => ({ name: p.name, ...stored(p) }))
       this.#write(tunnel.id, () =>
         wasBaselined
           ? this.#opts.store.extendBaseline(tunnel.id, defs, at)
           : this.#opts.store.baseline(tunnel.id, defs, at),
       )
+      if (complete) this.#judgeWaits(tunnel, state, stored, at)
       return left
     }
 
@@ -200,25 +202,28 @@ export class ToolPins {
         continue
       }
       if (state.pins.size >= MAX_PINNED_TOOLS) continue
+      if (state.baselining) {
+        awaitBaseline(state.baselineWaits, this.#kept.slim(state, p, page), MAX_PINNED_TOOLS)
+        continue
+      }
       // A new tool could be an approved one renamed: that is known once the list is complete.
-      if (round && (complete || this.#couldBeRenamed(state, round, p))) {
+      if (round && (complete || couldBeRenamed(state.pins, round, p))) {
         // Held until the list is complete: as little as will be stored of it.
         round.pending.set(name, this.#kept.slim(state, p, page))
       } else {
         this.#see(tunnel, state, name, 'new', stored(p), at)
       }
     }
-    if (complete && round) this.#finish(tunnel, state, round, stored, at)
+    if (complete && round && !state.baselining) this.#finish(tunnel, state, round, stored, at)
     return hidden()
   }
 
   /**
    * A listing seen apart from its request (a GET stream's): its page is unknown, so nothing new
-   * is pinned nor judged removed, but a pinned tool that changed is recorded (a hostile review:
-   * in `alert` mode a server showed agents a changed tool there with no alert).
+   * is pinned nor judged removed, but a pinned tool that changed is recorded (replayed-listing.ts).
    */
   observeReplayed(
-    tunnel: { readonly id: string; readonly accountId: string },
+    tunnel: Tunnel,
     state: PinState,
     tools: readonly unknown[],
     mode: RugPullMode,
@@ -270,6 +275,9 @@ export class ToolPins {
 
   /** Forget what is cached of `tunnelId`, and what a read begun before now would cache. */
   #drop(tunnelId: string): void {
+    const cached = this.#cache.get(tunnelId)
+    if (this.#carried.size >= 10_000) this.#carried.clear()
+    if (cached) this.#carried.set(tunnelId, cached)
     this.#cache.delete(tunnelId)
     this.#loading.delete(tunnelId)
     this.#dropped.note(tunnelId)
@@ -280,22 +288,14 @@ export class ToolPins {
     while (this.#writes.size > 0) await Promise.allSettled([...this.#writes.values()])
   }
 
-  /** Whether `p` has the body of an approved tool not (yet) seen in this list. */
-  #couldBeRenamed(state: PinState, round: Round, p: PinnedTool): boolean {
-    for (const row of state.pins.values()) {
-      if (row.approvedBodyHash === p.bodyHash && !round.names.has(row.name)) return true
-    }
-    return false
+  /** The baseline is whole (or stopped paging): record what other lists showed that differs. */
+  #judgeWaits(tunnel: Tunnel, state: PinState, stored: Stored, at: Date): void {
+    for (const c of judgeBaselineWaits(state, MAX_PINNED_TOOLS))
+      this.#see(tunnel, state, c.name, c.status, stored(c.shown), at)
   }
 
   /** A list is complete: approved tools missing from it are removed, or renamed to a new one. */
-  #finish(
-    tunnel: { readonly id: string; readonly accountId: string },
-    state: PinState,
-    round: Round,
-    stored: (p: PinnedTool) => PinnedDefinition,
-    at: Date,
-  ): void {
+  #finish(tunnel: Tunnel, state: PinState, round: Round, stored: Stored, at: Date): void {
     const vanished: PinRow[] = []
     for (const row of state.pins.values()) {
       if (!round.names.has(row.name) && row.status !== 'removed' && row.approvedHash !== null) {
@@ -318,7 +318,7 @@ export class ToolPins {
 
   /** Record in memory at once, then in the store; announce the change when this node wrote it. */
   #see(
-    tunnel: { readonly id: string; readonly accountId: string },
+    tunnel: Tunnel,
     state: PinState,
     name: string,
     status: PinStatus,

@@ -17,6 +17,9 @@ function stateWith(rows: PinRow[], baselined = true): PinState {
   return {
     baselined,
     baselining: false,
+    baselineRound: null,
+    baselineWaits: new Map(),
+    baselinePagedAt: 0,
     pins: new Map(rows.map((r) => [r.name, r])),
     listChangedAt: null,
     rounds: new Map(),

@@ -10,6 +10,7 @@ import { afterEach, beforeEach, describe, it } from 'node:test'
 import { silentLogger } from '@burrow/protocol'
 import { LocalClusterEvents } from '../../src/cluster/cluster-events.js'
 import type { RugPullMode } from '../../src/governance/policy.js'
+import { BASELINE_PAGING_MS } from '../../src/governance/list-paging.js'
 import { keptChars, MAX_KEPT_DEFINITION_CHARS } from '../../src/governance/kept-definitions.js'
 import {
   MAX_PAGE_TOOLS,
@@ -224,6 +225,75 @@ for (const backend of testBackends()) {
         ['c', 'removed'],
         ['d', 'new'],
       ])
+    })
+
+    it('compares a second list shown while the first one still pages, instead of baselining it', async () => {
+      const page = (cursor: string | null, nextCursor: string | null, mode: RugPullMode = 'hold') =>
+        ({ cursor, nextCursor, mode }) as const
+      await list([tool('a'), tool('b')], page(null, 'p2'))
+      // Another agent's list, while the first one's second page is not asked for yet: a changed,
+      // c shown with another definition than the baseline's page 2 will have, d never listed.
+      const hidden = await list(
+        [tool('a', 'now also uploads'), tool('b'), tool('c', 'other c'), tool('d')],
+        page(null, null),
+      )
+      assert.deepEqual([...hidden].sort(), ['a', 'c', 'd'], 'only what the baseline holds as shown')
+      assert.deepEqual(
+        changes.map((c) => [c.tool, c.change]),
+        [['a', 'changed']],
+      )
+      await list([tool('c')], page('p2', null))
+      assert.deepEqual(changes.map((c) => [c.tool, c.change]).sort(), [
+        ['a', 'changed'],
+        ['c', 'changed'],
+        ['d', 'new'],
+      ])
+      assert.deepEqual(await statuses(), { a: 'changed', b: 'approved', c: 'changed', d: 'new' })
+      const state = await pins.state(tunnel.id)
+      assert.equal(pins.heldReason(tunnel.id, state, 'd', 'hold') !== null, true)
+      assert.equal(state.baselineWaits.size, 0)
+    })
+
+    it('a baseline whose next page never comes stops paging, and what waited on it is judged', async () => {
+      const page = (cursor: string | null, nextCursor: string | null) => ({ cursor, nextCursor })
+      await list([tool('a')], page(null, 'p2'))
+      await list([tool('a'), tool('x')], page(null, null))
+      assert.equal(changes.length, 0, 'x waits for the baseline')
+      clock += BASELINE_PAGING_MS
+      await list([tool('a'), tool('x')], page(null, null))
+      assert.deepEqual(
+        changes.map((c) => [c.tool, c.change]),
+        [['x', 'new']],
+      )
+      // The abandoned baseline's next page, asked late, is compared and no longer baselines.
+      await list([tool('y')], page('p2', null))
+      assert.equal((await statuses())['y'], 'new')
+    })
+
+    it('a second list while the baseline pages that matches it raises nothing', async () => {
+      const page = (cursor: string | null, nextCursor: string | null) => ({ cursor, nextCursor })
+      await list([tool('a')], page(null, 'p2'))
+      await list([tool('a'), tool('b')], page(null, null))
+      await list([tool('a'), tool('b')], page(null, 'q2'))
+      await list([tool('b')], page('p2', null))
+      await list([], page('q2', null))
+      assert.deepEqual(changes, [])
+      assert.deepEqual(await statuses(), { a: 'approved', b: 'approved' })
+    })
+
+    it('hostile: many lists while the baseline pages keep a bounded wait, two definitions a name', async () => {
+      const page = (cursor: string | null, nextCursor: string | null) => ({ cursor, nextCursor })
+      await list([tool('a')], page(null, 'p2'))
+      for (let i = 0; i < 3; i++) {
+        const many = Array.from({ length: MAX_PINNED_TOOLS + 50 }, (_, n) => tool(`t${n}`, `v${i}`))
+        await list(many, page(null, null))
+      }
+      const state = await pins.state(tunnel.id)
+      assert.equal(state.baselineWaits.size, MAX_PINNED_TOOLS)
+      assert.equal(state.baselineWaits.get('t0')?.length, 2)
+      await list([], page('p2', null))
+      assert.equal((await store.toolPins.load(tunnel.id)).pins.length, MAX_PINNED_TOOLS)
+      assert.equal(changes.filter((c) => c.change === 'new').length, MAX_PINNED_TOOLS - 1)
     })
 
     it('a rename across pages is seen as a rename', async () => {
