@@ -77,7 +77,7 @@ describe('access writes are rate limited', { timeout: 120_000 }, () => {
     })
     assert.equal(saved.status, 429)
     assert.match(saved.headers.get('retry-after') ?? '', /^[1-9]\d*$/)
-    assert.match(await saved.text(), /this tunnel&#39;s access changed 30 times in the last minute/)
+    assert.match(await saved.text(), /This tunnel&#39;s access changed 30 times in the last minute/)
     const rotated = await owner.form(`/dashboard/tunnels/${busy}/rotate-key`, {})
     assert.equal(rotated.status, 429)
     assert.doesNotMatch(await rotated.text(), /mtk_/)
