@@ -67,7 +67,9 @@ function fill(tr, s) {
   cells[3].title = s.rpcError ? 'the answer carries a JSON-RPC or tool error' : (s.error || '')
   cells[4].textContent = latencyText(s)
   tr.classList.toggle('running', s.state === 'pending' || s.state === 'streaming')
-  tr.classList.toggle('failed', s.state === 'failed' || s.state === 'aborted')
+  // The agent hanging up is how a GET stream ends, not a failure of it.
+  const abandoned = s.state === 'aborted' && s.method !== 'GET'
+  tr.classList.toggle('failed', s.state === 'failed' || abandoned)
 }
 
 function upsert(s) {
