@@ -3,8 +3,9 @@
  * batch, per line, as the MCP stdio transport defines it; read with `parseJsonRpcText`) and
  * stderr as log lines. Neither is trusted: lines that are not JSON-RPC, and invalid messages, are
  * reported and skipped, a single line is bounded (an answer over the bound becomes an error for
- * its request, `cut-answer.ts`, and so does each answer of a batch over it, `batch-answer-ids.ts`,
- * while each request of the server's own in such a line is answered to it with an error),
+ * its request, its id read as the line passes, `batch-answer-ids.ts`, or from its ends when it is
+ * not JSON, `cut-answer.ts`; so does each answer of a batch over it, while each request of the
+ * server's own in such a line is answered to it with an error),
  * and a line nested too deep to write again is skipped, its
  * answers becoming errors for the agent and its requests errors for the server
  * (`message-depth.ts`).
@@ -14,6 +15,7 @@ import {
   isBodyProblem,
   jsonRpcMessageOf,
   parseJsonRpcText,
+  type JsonRpcId,
   type JsonRpcMessage,
 } from '@burrow/protocol'
 import { cutText } from '../cut-text.js'
@@ -24,7 +26,7 @@ import {
   type BatchAnswers,
 } from './batch-answer-ids.js'
 import { cutAnswerError, cutAnswerId, cutRequestReply } from './cut-answer.js'
-import { LineSplitter } from './line-splitter.js'
+import { LineSplitter, type LineEnds } from './line-splitter.js'
 import { nestsDeeperThan, tooDeepReplacement, tooDeepRequestReply } from './message-depth.js'
 
 /** Where `readChildOutput` reports what it reads. */
@@ -65,7 +67,7 @@ export function readChildOutput(
       }
       if (found === null || !found.batch) {
         handlers.onSkipped(dropped, 'warn')
-        const id = cutAnswerId(ends)
+        const id = singleAnswerId(found, ends)
         if (id !== undefined) handlers.onMessage(cutAnswerError(id, bytes, maxLineBytes))
       } else {
         const left =
@@ -94,6 +96,18 @@ export function readChildOutput(
   child.stdout?.on('end', () => stdout.end())
   child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk))
   child.stderr?.on('end', () => stderr.end())
+}
+
+/**
+ * The id of the answer a dropped line that is no batch held: as the scan read it when the line is
+ * JSON (the message's own `id`, the last when repeated, as `JSON.parse` reads it, wherever it
+ * stands; none when the message is not an answer), else from the line's ends (`cut-answer.ts`),
+ * so that an answer cut mid-line still becomes an error. An id too long for the scan to keep is
+ * also read from the ends.
+ */
+function singleAnswerId(found: BatchAnswers | null, ends: LineEnds): JsonRpcId | undefined {
+  if (found === null || !found.json || found.left > 0) return cutAnswerId(ends)
+  return found.ids[0]
 }
 
 /** What the log says of the server's own requests in a dropped line. */

@@ -1,13 +1,14 @@
 /**
- * Which request a stdout line too long to read answered, from the ends of the line that were
- * kept (`LineEnds`): the `id` member of the message object, when it comes before any member whose
- * value is an object or array (`{"jsonrpc":"2.0","id":3,"result":…`, as the Python SDK writes) or
- * is its last member (`{"result":…,"jsonrpc":"2.0","id":3}`, as the TypeScript SDK writes). A
- * head that names a `method`, or whose first object or array member is not `result` or `error`
- * (the Rust and Go SDKs write a request's id before its method or params), is not an answer: its
- * id is the server's own, and an error for it would answer another request. Without this, the
- * agent whose answer was dropped waited for ever. The line is the server's own: a server that
- * lies here could as well have sent any answer.
+ * Which request a stdout line too long to read answered, when the scan that read it as it passed
+ * (`batch-answer-ids.ts`, which gives a JSON line's id) found it is not JSON: from the ends of the
+ * line that were kept (`LineEnds`), the `id` member of the message object, when it comes before
+ * any member whose value is an object or array (`{"jsonrpc":"2.0","id":3,"result":…`, as the
+ * Python SDK writes) or is its last member (`{"result":…,"jsonrpc":"2.0","id":3}`, as the
+ * TypeScript SDK writes). A head that names a `method`, or whose first object or array member is
+ * not `result` or `error` (the Rust and Go SDKs write a request's id before its method or
+ * params), is not an answer: its id is the server's own, and an error for it would answer another
+ * request. Without this, the agent whose answer was dropped waited for ever. The line is the
+ * server's own: a server that lies here could as well have sent any answer.
  */
 import { errorResponse, JSONRPC_CODE, type JsonRpcError, type JsonRpcId } from '@burrow/protocol'
 import type { LineEnds } from './line-splitter.js'

@@ -192,6 +192,35 @@ describe('readChildOutput, a batch line over the bound', { timeout: 60_000 }, ()
   })
 })
 
+describe('readChildOutput, a single answer over the bound', { timeout: 60_000 }, () => {
+  it("errors the id JSON.parse reads of a JSON line, and the ends' of a line that is not", async () => {
+    // Ids neither before the result nor last (a serializer sorting keys writes an error answer
+    // so), a repeated id (JSON.parse keeps the last), and a message that is a request by its
+    // method: before, the first two got no error, the third the first id's, the fourth an error
+    // for a request it did not answer.
+    const script = `
+      const pad = JSON.stringify('x'.repeat(11 * 1024 * 1024))
+      process.stdout.write('{"error":{"code":-1,"message":' + pad + '},"id":5,"jsonrpc":"2.0"}\\n')
+      process.stdout.write('{"result":{"text":' + pad + '},"id":"m","jsonrpc":"2.0"}\\n')
+      process.stdout.write('{"jsonrpc":"2.0","id":6,"result":{"text":' + pad + '},"id":7}\\n')
+      process.stdout.write('{"jsonrpc":"2.0","id":8,"result":{"text":' + pad + '},"method":"x"}\\n')
+      // Not JSON (cut mid-line): its id is still read from its ends.
+      process.stdout.write('{"jsonrpc":"2.0","id":9,"result":{"text":' + pad + '\\n')
+      process.stdout.write('{"jsonrpc":"2.0","id":10,"result":{}}\\n')
+    `
+    const { messages, skipped, replies } = await readChild(script)
+    assert.deepEqual(idsAndCodes(messages), [
+      [5, -32603],
+      ['m', -32603],
+      [7, -32603],
+      [9, -32603],
+      [10, undefined],
+    ])
+    assert.deepEqual(replies, [])
+    assert.equal(skipped.length, 5)
+  })
+})
+
 describe(
   "readChildOutput, the server's requests in a line over the bound",
   { timeout: 60_000 },
