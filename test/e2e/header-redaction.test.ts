@@ -60,7 +60,8 @@ async function startLocalServer(): Promise<LocalServer> {
         String(Buffer.byteLength(body)),
         ...local.fields,
       ])
-      res.end(body)
+      // As bytes: a string body makes Node write the head as UTF-8 too, not as its bytes.
+      res.end(Buffer.from(body))
     })
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
@@ -239,6 +240,18 @@ describe('forwarded redaction of response headers', { timeout: 120_000 }, () => 
     assert.equal((JSON.parse(over.text) as { id: number }).id, over.id)
     assert.ok(!over.text.includes('AKIA7'), over.text)
     for (const [name] of over.headers) assert.ok(!name.startsWith('x-k'), name)
+  })
+
+  it("reads a value's UTF-8 bytes as text, as a body's, and hands on the bytes as sent", async () => {
+    await setPolicy({ redaction: { forwarded: true, patterns: ['geheim-ü[0-9]+'] } })
+    // Node writes (and the agent reads) a value's bytes one character each.
+    const bytes = (text: string) => Buffer.from(text, 'utf8').toString('latin1')
+    local.fields = ['x-note', bytes('vor geheim-ü1234 nach, été'), 'x-plain', bytes('été 😀')]
+    const call = await post('tools/call')
+    assert.equal(call.status, 200, call.text)
+    // Before, the pattern matched a body's text but never a header's: the value passed as sent.
+    assert.equal(call.headers.get('x-note'), bytes('vor [REDACTED:pattern] nach, été'))
+    assert.equal(call.headers.get('x-plain'), bytes('été 😀'))
   })
 
   it('forwards header values as sent when redaction is not forwarded', async () => {

@@ -36,11 +36,47 @@ export function unredactedResponseHeader(name: string): boolean {
   )
 }
 
-/** `headers` as the agent may get them from `redactor` (itself when nothing is masked). */
+/**
+ * `headers` as the agent may get them from `redactor` (itself when nothing is masked). Values come
+ * as the local server's bytes, one character each (as `burrow up`'s HTTP client reads them); one
+ * whose bytes are UTF-8 is scanned as that text, as bodies are, so that a pattern holding a
+ * character past ASCII matches it, and a masked one is handed on as its UTF-8 bytes again.
+ */
 export function redactResponseHeaders(
   redactor: Redactor | null,
   headers: HeaderPairs,
 ): HeaderPairs {
   if (redactor === null || headers.length === 0) return headers
-  return redactor.redactFields(headers, unredactedResponseHeader)
+  let read: [string, string][] | null = null
+  for (let i = 0; i < headers.length; i++) {
+    const [name, value] = headers[i]!
+    const text = utf8Text(value)
+    if (text === null) continue
+    read ??= headers.map(([n, v]) => [n, v])
+    read[i] = [name, text]
+  }
+  if (read === null) return redactor.redactFields(headers, unredactedResponseHeader)
+  const out = redactor.redactFields(read, unredactedResponseHeader)
+  if (out === read) return headers
+  return out.map((field, i): readonly [string, string] => {
+    if (field === read[i]) return headers[i]!
+    const decoded = read[i]![1] !== headers[i]![1]
+    return [field[0], decoded ? Buffer.from(field[1], 'utf8').toString('latin1') : field[1]]
+  })
+}
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
+
+/**
+ * The text whose UTF-8 bytes `value` holds, one character a byte; null for a value of ASCII only,
+ * one holding a character past U+00FF (not bytes), or bytes that are not UTF-8.
+ */
+function utf8Text(value: string): string | null {
+  // eslint-disable-next-line no-control-regex
+  if (!/[\x80-\xff]/.test(value) || /[^\x00-\xff]/.test(value)) return null
+  try {
+    return UTF8.decode(Buffer.from(value, 'latin1'))
+  } catch {
+    return null
+  }
 }

@@ -28,6 +28,33 @@ describe('redactResponseHeaders', () => {
     assert.equal(unredactedResponseHeader('location'), false)
   })
 
+  it("reads values as the UTF-8 text their bytes are, as the owner's patterns read bodies", () => {
+    // burrow up hands values on as their bytes, one character each (what Node's HTTP client reads,
+    // latin1): a pattern with a character past ASCII matched a body, never a header value.
+    const r = new Redactor({
+      keys: [],
+      patterns: ['geheim-ü[0-9]+'],
+      detectSecrets: true,
+      forwarded: true,
+    })
+    const bytes = (text: string) => Buffer.from(text, 'utf8').toString('latin1')
+    const fields = [
+      ['x-a', bytes('vor geheim-ü1234 nach, été')],
+      // Not UTF-8 (a lone byte): scanned as it came, a detector's secret still masked.
+      ['x-b', `\u00e9 ${GITHUB}`],
+      ['x-c', bytes('été 😀')],
+    ] as const
+    const out = redactResponseHeaders(r, fields)
+    assert.deepEqual(out, [
+      ['x-a', bytes('vor [REDACTED:pattern] nach, été')],
+      ['x-b', '\u00e9 [REDACTED:github_token]'],
+      fields[2],
+    ])
+    // Nothing to mask: the head as it came.
+    const clean = [fields[2]]
+    assert.equal(redactResponseHeaders(r, clean), clean)
+  })
+
   it('gives the head back as it came without a redactor', () => {
     const fields = [['x-leak', GITHUB] as const]
     assert.equal(redactResponseHeaders(null, fields), fields)
