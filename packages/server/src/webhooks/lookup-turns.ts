@@ -8,22 +8,27 @@
  * - round-robin over those waiting (`who`: an account, or the OAuth client documents as one),
  *   each one's own lookups in order; one already holding a place is passed over while another
  *   that holds none waits, so nobody holds a second place while someone else waits for a first;
- * - one whose lookup timed out (the resolver gave up, or the lookup held its place for
- *   `SLOW_LOOKUP_MS` or more) is slow for `SLOW_FOR_MS`: it is served only when nobody else
- *   waits, and holds at most one place even then.
+ * - one whose lookup timed out is slow for `SLOW_FOR_MS`: it is served only when nobody else
+ *   waits, and holds at most one place even then. Timed out: the resolver gave up (its own
+ *   timeout, which starts when a pool thread runs the lookup), or the lookup answered after
+ *   `SLOW_LOOKUP_MS` of its own (`#answeredSlowly`): a lookup waits for a thread of libuv's pool,
+ *   which files and crypto share, and a wait there is not the asker's names.
  *
  * So a slow one holds one place at most, and a lookup of anyone else waits at most for the
  * lookups running when it came that are not slow (fresh names, each given one turn) to end.
  */
 
-/** A lookup that held its place this long marks its asker slow, whatever the answer. */
+/** A lookup that spent this long of its own (not waiting for the pool) timed out, whatever the answer. */
 export const SLOW_LOOKUP_MS = 2_000
 
 /** How long an asker whose lookup timed out stays slow. */
 export const SLOW_FOR_MS = 10 * 60_000
 
-/** Askers remembered as slow at most; past it the ones marked longest ago are forgotten. */
+/** Askers remembered as slow (or once slow to answer) at most; past it the oldest are forgotten. */
 const SLOW_REMEMBERED = 10_000
+
+/** Lookups remembered as ended (when they began and ended), for `#answeredSlowly`. */
+const ENDS_REMEMBERED = 1_000
 
 /** Error codes of a lookup the resolver gave up waiting for (getaddrinfo, c-ares). */
 const TIMED_OUT_CODES = new Set(['EAI_AGAIN', 'ETIMEOUT', 'ETIMEDOUT'])
@@ -43,6 +48,13 @@ export class LookupTurns {
   readonly #waiting = new Map<string, (() => void)[]>()
   /** Askers whose lookups timed out, until when they are slow, oldest mark first. */
   readonly #slowUntil = new Map<string, number>()
+  /** Askers whose last lookup answered slowly without proof it was theirs: when it ended. */
+  readonly #slowAnswerAt = new Map<string, number>()
+  /**
+   * Ended lookups in the order they ended: when, and the latest start of any lookup ended by
+   * then (so a search by end time tells whether one began after a given time).
+   */
+  readonly #ends: { readonly at: number; readonly latestStart: number }[] = []
 
   constructor(atOnce: number, now: () => number = Date.now) {
     this.#atOnce = atOnce
@@ -74,25 +86,68 @@ export class LookupTurns {
   }
 
   /**
-   * A lookup of `who` that held a place `heldMs` ended (`error` is its failure): the place is
-   * given to the next in turn.
+   * A lookup of `who` given its place at `startedAt` (this clock) ended (`error` is its
+   * failure): the place is given to the next in turn.
    */
-  done(who: string, heldMs: number, error: NodeJS.ErrnoException | null): void {
+  done(who: string, startedAt: number, error: NodeJS.ErrnoException | null): void {
     this.#running--
     const left = (this.#runningBy.get(who) ?? 1) - 1
     if (left > 0) this.#runningBy.set(who, left)
     else this.#runningBy.delete(who)
-    if (timedOut(error) || heldMs >= SLOW_LOOKUP_MS) this.#markSlow(who)
+    const now = this.#now()
+    if (timedOut(error) || this.#answeredSlowly(who, startedAt, now)) this.#markSlow(who)
+    this.#ended(startedAt, now)
     this.#fill()
   }
 
-  #markSlow(who: string): void {
-    this.#slowUntil.delete(who)
-    this.#slowUntil.set(who, this.#now() + SLOW_FOR_MS)
-    for (const [oldest] of this.#slowUntil) {
-      if (this.#slowUntil.size <= SLOW_REMEMBERED) break
-      this.#slowUntil.delete(oldest)
+  /**
+   * Whether a lookup of `who` begun at `startedAt` and ended `now` spent `SLOW_LOOKUP_MS` of its
+   * own. Its time may have been spent waiting for a pool thread, which says nothing of its
+   * names; the pool takes lookups in the order they were made, so it was not waiting when a
+   * lookup made after it had ended: `SLOW_LOOKUP_MS` or more before it ended proves the time
+   * its own. Without such proof (nothing else ran, or everything was slow), it proves so when
+   * it is the second of the asker's in a row: begun after its last slow one ended (within
+   * `SLOW_FOR_MS`), with no quick one between.
+   */
+  #answeredSlowly(who: string, startedAt: number, now: number): boolean {
+    const last = this.#slowAnswerAt.get(who)
+    if (now - startedAt < SLOW_LOOKUP_MS) {
+      this.#slowAnswerAt.delete(who)
+      return false
     }
+    if (this.#begunAfterEndedBy(startedAt, now - SLOW_LOOKUP_MS)) return true
+    if (last !== undefined && last <= startedAt && now - last < SLOW_FOR_MS) return true
+    if (last === undefined || last > startedAt || now - last >= SLOW_FOR_MS) {
+      remember(this.#slowAnswerAt, who, now)
+    }
+    return false
+  }
+
+  /** Whether a lookup begun at `since` or later had ended by `by`. */
+  #begunAfterEndedBy(since: number, by: number): boolean {
+    const ends = this.#ends
+    let low = 0
+    let high = ends.length // the first ended after `by`
+    while (low < high) {
+      const mid = (low + high) >> 1
+      if (ends[mid]!.at <= by) low = mid + 1
+      else high = mid
+    }
+    return low > 0 && ends[low - 1]!.latestStart >= since
+  }
+
+  #ended(startedAt: number, now: number): void {
+    const latest = Math.max(startedAt, this.#ends.at(-1)?.latestStart ?? -Infinity)
+    this.#ends.push({ at: now, latestStart: latest })
+    // No lookup holds its place for SLOW_FOR_MS; older ends prove nothing any more.
+    let old = 0
+    while (old < this.#ends.length && this.#ends[old]!.at <= now - SLOW_FOR_MS) old++
+    this.#ends.splice(0, Math.max(old, this.#ends.length - ENDS_REMEMBERED))
+  }
+
+  #markSlow(who: string): void {
+    this.#slowAnswerAt.delete(who)
+    remember(this.#slowUntil, who, this.#now() + SLOW_FOR_MS)
   }
 
   /** Give free places to waiting lookups while there is one to give them to. */
@@ -129,5 +184,15 @@ export class LookupTurns {
       notSlow ??= who
     }
     return notSlow ?? slowIdle
+  }
+}
+
+/** Set `key` to `value` as the newest entry of `map`, forgetting the oldest past the bound. */
+function remember(map: Map<string, number>, key: string, value: number): void {
+  map.delete(key)
+  map.set(key, value)
+  for (const [oldest] of map) {
+    if (map.size <= SLOW_REMEMBERED) break
+    map.delete(oldest)
   }
 }

@@ -9,7 +9,9 @@
  * `LOOKUP_WAIT_MS`, then fail without running: a lookup whose caller (a connection attempt of
  * the same deadline) gave up must not hold a place later, or a stranger's names queued faster
  * than they time out would keep everyone's lookups waiting behind dead ones long after they
- * stopped.
+ * stopped. For the same reason a lookup whose caller stopped (burrowd stopping: its `signal`) is
+ * dropped at once, and one already running is no longer waited for (`dns.lookup` cannot be
+ * called off; its thread is freed when the resolver gives up).
  */
 import { lookup as dnsLookup } from 'node:dns'
 import type { LookupAddress } from 'node:dns'
@@ -45,8 +47,29 @@ export type LookupAll = (
 /** Who a lookup is asked for when the caller does not say (the OAuth client documents). */
 export const SHARED_ASKER = 'shared'
 
-/** A bounded resolver: `who` is whose turn the lookup takes (lookup-turns.ts). */
-export type BoundedResolve = (hostname: string, who?: string) => Promise<readonly LookupAddress[]>
+/**
+ * A bounded resolver: `who` is whose turn the lookup takes (lookup-turns.ts); `signal` is its
+ * caller's end (burrowd stopping): aborted, the lookup leaves the queue unrun, or, running, stops
+ * being waited for.
+ */
+export type BoundedResolve = (
+  hostname: string,
+  who?: string,
+  signal?: AbortSignal,
+) => Promise<readonly LookupAddress[]>
+
+/**
+ * A lookup dropped because its caller stopped (`signal` aborted): never run when it was still
+ * waiting for a place; when it was running, its answer is no longer waited for.
+ */
+export class LookupDroppedError extends Error {
+  readonly code = 'ECANCELLED'
+
+  constructor(message: string) {
+    super(message)
+    this.name = 'LookupDroppedError'
+  }
+}
 
 /**
  * A resolver through `lookup` running at most `atOnce` lookups at a time, in fair turns between
@@ -60,24 +83,63 @@ export function boundedResolve(
   now: () => number = Date.now,
 ): BoundedResolve {
   const turns = new LookupTurns(atOnce, now)
-  return (hostname, who = SHARED_ASKER) =>
+  const stops = new StopListeners()
+  return (hostname, who = SHARED_ASKER, signal) =>
     new Promise((resolve, reject) => {
+      if (signal?.aborted) {
+        reject(new LookupDroppedError(`lookup of ${hostname} not made: its caller stopped`))
+        return
+      }
       const go = () => {
         clearTimeout(timer)
         const started = now()
         lookup(hostname, { all: true }, (error, addresses) => {
-          turns.done(who, now() - started, error)
+          // The place is given back when the lookup ends, waited for or not: it held a thread.
+          forget()
+          turns.done(who, started, error)
           if (error) reject(error)
           else resolve(addresses)
         })
       }
       const timer = setTimeout(() => {
+        forget()
         leave()
         reject(new LookupBusyError(`lookup of ${hostname} waited ${waitMs} ms for a place`))
       }, waitMs)
       timer.unref?.()
+      const forget = stops.add(signal, () => {
+        clearTimeout(timer)
+        leave()
+        reject(new LookupDroppedError(`lookup of ${hostname} dropped: its caller stopped`))
+      })
       const leave = turns.ask(who, go)
     })
+}
+
+/**
+ * What to do when each signal aborts: one listener per signal, however many lookups it has
+ * (a guard's signal lives as long as burrowd, and its lookups are many).
+ */
+class StopListeners {
+  readonly #bySignal = new WeakMap<AbortSignal, Set<() => void>>()
+
+  /** Call `stop` when `signal` aborts, until the returned function is called. */
+  add(signal: AbortSignal | undefined, stop: () => void): () => void {
+    if (signal === undefined) return () => {}
+    let stops = this.#bySignal.get(signal)
+    if (stops === undefined) {
+      const mine = new Set<() => void>()
+      stops = mine
+      this.#bySignal.set(signal, mine)
+      signal.addEventListener('abort', () => {
+        for (const each of [...mine]) each()
+        mine.clear()
+      })
+    }
+    const set = stops
+    set.add(stop)
+    return () => void set.delete(stop)
+  }
 }
 
 /** The process's resolver for others' names (every guard shares its two places). */

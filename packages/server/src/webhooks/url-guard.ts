@@ -19,9 +19,14 @@ export const ALLOW_PRIVATE_VARIABLE = 'BURROW_WEBHOOKS_ALLOW_PRIVATE'
 
 /**
  * Resolves a hostname to every address it has, in the order to try them; `who` is whose turn
- * at burrowd's lookup places it takes (an account; system-resolve.ts).
+ * at burrowd's lookup places it takes (an account; system-resolve.ts); `signal` aborts when the
+ * guard's owner stops (a lookup still waiting for a place is then dropped, never run).
  */
-export type ResolveHost = (hostname: string, who?: string) => Promise<readonly LookupAddress[]>
+export type ResolveHost = (
+  hostname: string,
+  who?: string,
+  signal?: AbortSignal,
+) => Promise<readonly LookupAddress[]>
 
 /** A connection the guard refused; `message` is what the delivery log shows. */
 export class AddressRefusedError extends Error {
@@ -44,6 +49,11 @@ export interface UrlGuardOptions {
   readonly connectTimeoutMs?: number
   /** Whose turn `dispatcher`'s lookups take (default: the shared one, `SHARED_ASKER`). */
   readonly asker?: string
+  /**
+   * Aborted when the guard's owner stops: its lookups waiting for a place are dropped then,
+   * not when `close` is called (which also drops them).
+   */
+  readonly signal?: AbortSignal
 }
 
 /**
@@ -92,11 +102,17 @@ export class UrlGuard {
   readonly dispatcher: Agent
   readonly #resolve: ResolveHost
   readonly #connectTimeoutMs: number
+  readonly #closing = new AbortController()
+  /** Aborted at `close` or by the owner's signal: the guard's lookups are no longer wanted. */
+  readonly #stopped: AbortSignal
 
   constructor(options: UrlGuardOptions) {
     this.allowPrivate = options.allowPrivate
     this.#resolve = options.resolve ?? systemResolve
     this.#connectTimeoutMs = options.connectTimeoutMs ?? 10_000
+    this.#stopped = options.signal
+      ? AbortSignal.any([options.signal, this.#closing.signal])
+      : this.#closing.signal
     this.dispatcher = this.dispatcherFor(options.asker ?? SHARED_ASKER)
   }
 
@@ -121,8 +137,9 @@ export class UrlGuard {
     return literalRefusal(hostname, this.allowPrivate)
   }
 
-  /** Close the dispatcher's sockets. */
+  /** Drop the lookups still waiting for a place, and close the dispatcher's sockets. */
   async close(): Promise<void> {
+    this.#closing.abort()
     await this.dispatcher.close()
   }
 
@@ -130,7 +147,7 @@ export class UrlGuard {
   #lookupFor =
     (who: string): LookupFunction =>
     (hostname, options, callback) => {
-      this.#resolve(hostname, who).then(
+      this.#resolve(hostname, who, this.#stopped).then(
         (found) => {
           const wanted = options.family === 4 || options.family === 6 ? options.family : 0
           const addresses = found.filter((a) => wanted === 0 || a.family === wanted)

@@ -115,6 +115,8 @@ export class WebhookDispatcher {
     this.#guard = new UrlGuard({
       allowPrivate: options.allowPrivate,
       ...(options.resolve ? { resolve: options.resolve } : {}),
+      // Stopping drops the lookups still waiting for a place: run later, they are for nobody.
+      signal: this.#stopping.signal,
     })
     this.#timeoutMs = options.timeoutMs ?? 15_000
     this.#userAgent = options.userAgent ?? 'Burrow-Webhooks'

@@ -10,7 +10,7 @@ function turnsOf(atOnce: number) {
   const turns = new LookupTurns(atOnce, () => clock)
   const started: string[] = []
   const ask = (who: string, name: string) => turns.ask(who, () => started.push(name))
-  return { turns, started, ask, move: (ms: number) => (clock += ms) }
+  return { turns, started, ask, move: (ms: number) => (clock += ms), now: () => clock }
 }
 
 describe('LookupTurns', () => {
@@ -69,14 +69,100 @@ describe('LookupTurns', () => {
     assert.equal(turns.isSlow('A'), false, 'slow for a while only')
   })
 
-  it('takes a lookup that held its place SLOW_LOOKUP_MS as timed out, whatever it answered', () => {
-    const { turns, ask } = turnsOf(1)
+  it('takes an answer after SLOW_LOOKUP_MS of its own as timed out, whatever it answered', () => {
+    // B's lookup, made after A's, ended SLOW_LOOKUP_MS before A's: the pool (which takes
+    // lookups in the order they are made) was not what A's waited for, its names were.
+    const { turns, ask, move, now } = turnsOf(2)
     ask('A', 'a1')
-    turns.done('A', SLOW_LOOKUP_MS - 1, null)
-    assert.equal(turns.isSlow('A'), false)
+    ask('B', 'b1')
+    move(100)
+    turns.done('B', 0, null)
+    move(SLOW_LOOKUP_MS - 1)
+    turns.done('A', 0, null)
+    assert.equal(turns.isSlow('A'), false, 'not SLOW_LOOKUP_MS after the later one ended')
+    const at = now()
+    ask('E', 'e1')
+    ask('C', 'c1')
+    move(100)
+    turns.done('C', at, null)
+    move(SLOW_LOOKUP_MS)
+    turns.done('E', at, null)
+    assert.equal(turns.isSlow('E'), true, 'its first slow answer: the proof was there')
+  })
+
+  it("does not take a wait for libuv's pool as the asker's slowness (found by a review)", () => {
+    // Files and crypto share the pool: a lookup may wait there, and every lookup with it.
+    const { turns, ask, move, now } = turnsOf(2)
+    ask('A', 'a1')
+    ask('B', 'b1')
+    move(3 * SLOW_LOOKUP_MS)
+    turns.done('B', 0, null)
+    turns.done('A', 0, null)
+    assert.equal(turns.isSlow('A'), false, 'everything was slow: nothing says it was A')
+    assert.equal(turns.isSlow('B'), false)
+    // Two of C's at once wait for the same pool: one wait, not two slow answers in a row.
+    let at = now()
+    ask('C', 'c1')
+    ask('C', 'c2')
+    move(3 * SLOW_LOOKUP_MS)
+    turns.done('C', at, null)
+    turns.done('C', at, null)
+    assert.equal(turns.isSlow('C'), false)
+    // A quick answer between two slow ones: not in a row either.
+    at = now()
+    ask('C', 'c3')
+    move(1)
+    turns.done('C', at, null)
+    at = now()
+    ask('C', 'c4')
+    move(SLOW_LOOKUP_MS)
+    turns.done('C', at, null)
+    assert.equal(turns.isSlow('C'), false)
+    // Two slow answers in a row, the second begun after the first ended: C's names.
+    at = now()
+    ask('C', 'c5')
+    move(SLOW_LOOKUP_MS)
+    turns.done('C', at, null)
+    assert.equal(turns.isSlow('C'), true)
+  })
+
+  it('forgets a slow answer SLOW_FOR_MS old: the next is the first in a row again', () => {
+    const { turns, ask, move } = turnsOf(1)
+    let at = 0
+    ask('A', 'a1')
+    move(SLOW_LOOKUP_MS)
+    turns.done('A', at, null)
+    move(SLOW_FOR_MS)
+    at += SLOW_LOOKUP_MS + SLOW_FOR_MS
     ask('A', 'a2')
-    turns.done('A', SLOW_LOOKUP_MS, null)
+    move(SLOW_LOOKUP_MS)
+    turns.done('A', at, null)
+    assert.equal(turns.isSlow('A'), false)
+    at += SLOW_LOOKUP_MS
+    ask('A', 'a3')
+    move(SLOW_LOOKUP_MS)
+    turns.done('A', at, null)
     assert.equal(turns.isSlow('A'), true)
+  })
+
+  it('remembers a bounded number of slow answers and of ended lookups', () => {
+    const { turns, ask, move } = turnsOf(1)
+    let at = 0
+    for (let i = 0; i <= 10_000; i++) {
+      ask(`S${i}`, `s${i}`)
+      move(SLOW_LOOKUP_MS)
+      turns.done(`S${i}`, at, null)
+      at += SLOW_LOOKUP_MS
+    }
+    const second = (who: string) => {
+      ask(who, who)
+      move(SLOW_LOOKUP_MS)
+      turns.done(who, at, null)
+      at += SLOW_LOOKUP_MS
+      return turns.isSlow(who)
+    }
+    assert.equal(second('S0'), false, "the oldest one's slow answer is forgotten")
+    assert.equal(second('S10000'), true)
   })
 
   it('forgets a lookup that left the queue, and remembers a bounded number of slow askers', () => {

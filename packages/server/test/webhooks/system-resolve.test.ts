@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import type { LookupAddress } from 'node:dns'
 import { after, before, describe, it, mock } from 'node:test'
+import { SLOW_LOOKUP_MS } from '../../src/webhooks/lookup-turns.js'
 import {
   boundedResolve,
   LOOKUP_WAIT_MS,
@@ -73,6 +74,107 @@ describe('boundedResolve', () => {
     } finally {
       mock.timers.reset()
     }
+  })
+})
+
+describe('boundedResolve when its callers stop', () => {
+  const settled = (p: Promise<unknown>) =>
+    p.then(
+      () => 'answered',
+      (error: NodeJS.ErrnoException) => error.code ?? error.message,
+    )
+
+  it('never runs a lookup still waiting for a place, and no longer waits for running ones (found by a review)', async () => {
+    // A lookup waiting its turn when burrowd stopped ran afterwards, for nobody, once a place
+    // came free (up to LOOKUP_WAIT_MS later), holding a pool thread while the process stopped.
+    mock.timers.enable({ apis: ['setTimeout'] })
+    try {
+      const held = heldLookup()
+      const resolve = boundedResolve(held.lookup, 2)
+      const stopping = new AbortController()
+      const running = ['a.example', 'b.example'].map((name, i) =>
+        settled(resolve(name, `account ${i}`, stopping.signal)),
+      )
+      // Many of many accounts queued behind them, asked at once and again.
+      const queued = Array.from({ length: 100 }, (_, i) =>
+        settled(resolve(`q${i}.example`, `account ${i % 7}`, stopping.signal)),
+      )
+      const others = settled(resolve('other.example', 'account other'))
+      await turn()
+      assert.deepEqual(held.asked, ['a.example', 'b.example'])
+      stopping.abort()
+      // Told at once, though the two running lookups have not ended: the stop returns.
+      assert.deepEqual(await Promise.all([...running, ...queued]), Array(102).fill('ECANCELLED'))
+      mock.timers.tick(LOOKUP_WAIT_MS - 1)
+      held.answer('a.example')
+      held.answer('b.example')
+      await turn()
+      assert.deepEqual(
+        held.asked,
+        ['a.example', 'b.example', 'other.example'],
+        "no dropped lookup ran; another caller's took the place freed",
+      )
+      held.answer('other.example')
+      assert.equal(await others, 'answered')
+      assert.equal(
+        await settled(resolve('late.example', 'account 0', stopping.signal)),
+        'ECANCELLED',
+        'asked after the stop: never queued',
+      )
+      assert.equal(held.asked.length, 3)
+    } finally {
+      mock.timers.reset()
+    }
+  })
+})
+
+describe("boundedResolve and libuv's pool", () => {
+  it('does not put an account last for a wait every lookup shared (found by a review)', async () => {
+    let clock = 0
+    const held = heldLookup()
+    const resolve = boundedResolve(held.lookup, 2, LOOKUP_WAIT_MS, () => clock)
+    const waits: Promise<unknown>[] = []
+    const ask = (name: string, who: string) => waits.push(resolve(name, who))
+    // The pool was busy (files, crypto): both lookups took long, and both answered.
+    ask('a1.example', 'account A')
+    ask('b1.example', 'account B')
+    await turn()
+    clock += 3 * SLOW_LOOKUP_MS
+    held.answer('a1.example')
+    held.answer('b1.example')
+    // Both places taken, then A and D wait: A asked first, and is not slow, so it goes first.
+    ask('x1.example', 'account X')
+    ask('x2.example', 'account Y')
+    ask('a2.example', 'account A')
+    ask('d1.example', 'account D')
+    await turn()
+    held.answer('x1.example')
+    await turn()
+    assert.equal(held.asked.at(-1), 'a2.example', 'A is not taken as slow')
+    held.answer('a2.example')
+    held.answer('x2.example')
+    held.answer('d1.example')
+    // E's name answers late while a lookup made after it answered at once: E's name was slow.
+    ask('e1.example', 'account E')
+    ask('f1.example', 'account F')
+    await turn()
+    held.answer('f1.example')
+    clock += SLOW_LOOKUP_MS
+    held.answer('e1.example')
+    ask('x3.example', 'account X')
+    ask('x4.example', 'account Y')
+    ask('e2.example', 'account E')
+    ask('d2.example', 'account D')
+    await turn()
+    held.answer('x3.example')
+    await turn()
+    assert.equal(held.asked.at(-1), 'd2.example', 'E, slow now, waits for D though asked first')
+    held.answer('x4.example')
+    await turn()
+    assert.equal(held.asked.at(-1), 'e2.example')
+    held.answer('e2.example')
+    held.answer('d2.example')
+    await Promise.all(waits)
   })
 })
 
