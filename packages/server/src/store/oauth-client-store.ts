@@ -36,15 +36,22 @@ export class OauthClientStore {
     return row && toClient(row)
   }
 
-  /** Whether a grant names client `clientId` (an owner approved it, and it was not revoked). */
-  async hasGrant(clientId: string): Promise<boolean> {
-    const row = await this.#db
+  /**
+   * The accounts whose grants name client `clientId` (their owners approved it, and did not
+   * revoke it), oldest grant first, at most `limit`; none when nobody approved it.
+   */
+  async grantAccounts(clientId: string, limit = 20): Promise<string[]> {
+    const rows = await this.#db
       .selectFrom('oauth_grants')
-      .select('id')
+      .select('account_id')
+      .select((eb) => eb.fn.min('created_at').as('first'))
       .where('client_id', '=', clientId)
-      .limit(1)
-      .executeTakeFirst()
-    return row !== undefined
+      .groupBy('account_id')
+      .orderBy('first')
+      .orderBy('account_id')
+      .limit(limit)
+      .execute()
+    return rows.map((row) => row.account_id)
   }
 
   /** Store (or refresh) a client. */

@@ -96,7 +96,7 @@ export class ClientRegistry {
    * metadata document not cached is fetched for `requester` (a client address) within its
    * budget and the node's; past either, `temporarily_unavailable`. The document of a client that
    * holds a grant is fetched again from a share of the node's fetches strangers cannot spend
-   * (`reserved-fetches.ts`) first, whoever asks.
+   * (`reserved-fetches.ts`, bounded per approving account) first, whoever asks.
    */
   async find(clientId: string, requester = 'unknown'): Promise<OauthClient> {
     if (clientId === '' || clientId.length > 2_000) {
@@ -119,7 +119,7 @@ export class ClientRegistry {
     if (known && age < FRESH_MS) return known
     // What would never be fetched is refused before it costs anyone's budget.
     this.#fetchableUrl(clientId)
-    if (known && (await this.#store.hasGrant(clientId)) && this.#reserved.take(clientId)) {
+    if (known && this.#reserved.take(clientId, await this.#store.grantAccounts(clientId))) {
       return this.#fetchKnown(clientId, known, age)
     }
     const mine = this.#perAddress.peek(requester)

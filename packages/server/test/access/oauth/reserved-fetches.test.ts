@@ -3,8 +3,10 @@
  * a grant: strangers who spend the common budget from many addresses (sign-ins of clients nobody
  * approved) leave an approved client's document able to be fetched again. Each document draws on
  * the share at most once every 10 minutes, so a failing document asked for again and again, or
- * at once, cannot spend it. A real TLS document server on this machine; the registry's store is
- * the real one (SQLite always, PostgreSQL when TEST_DATABASE_URL is set).
+ * at once, cannot spend it, and one account's approved documents draw on it a few a minute at
+ * most, so an account that approves hundreds of its own cannot empty it for others. A real TLS
+ * document server on this machine; the registry's store is the real one (SQLite always,
+ * PostgreSQL when TEST_DATABASE_URL is set).
  */
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
@@ -20,7 +22,10 @@ import {
   METADATA_FETCHES_PER_ADDRESS,
   METADATA_FETCHES_PER_NODE,
 } from '../../../src/access/oauth/client-registry.js'
-import { RESERVED_METADATA_FETCHES_PER_NODE } from '../../../src/access/oauth/reserved-fetches.js'
+import {
+  RESERVED_METADATA_FETCHES_PER_ACCOUNT,
+  RESERVED_METADATA_FETCHES_PER_NODE,
+} from '../../../src/access/oauth/reserved-fetches.js'
 import { OauthClientStore } from '../../../src/store/oauth-client-store.js'
 import { OauthGrantStore } from '../../../src/store/oauth-grant-store.js'
 import { openStore } from '../../../src/store/open-store.js'
@@ -102,17 +107,23 @@ describe('reserved metadata fetches', () => {
       let tunnelId: string
       let guard: UrlGuard
 
+      /** An account of its own, with a tunnel: `[account id, tunnel id]`. */
+      const newAccount = async (slug: string): Promise<[string, string]> => {
+        const id = (await store.createAccount({ email: `${slug}@example.com`, slug })).id
+        return [id, (await store.createTunnel({ accountId: id, name: 'a' })).tunnel.id]
+      }
+
       /** The client at `path`, fetched once now and approved by the tunnel's owner. */
-      const approved = async (path: string) => {
+      const approved = async (path: string, by: [string, string] = [accountId, tunnelId]) => {
         const client = await registry.find(`${base}${path}`, `owner of ${path}`)
         await grants.approve({
-          tunnelId,
-          accountId,
+          tunnelId: by[1],
+          accountId: by[0],
           clientId: client.clientId,
           clientName: client.name,
           approvedBy: 'a@example.com',
           resource: 'r',
-          codeHash: `${path}-code`,
+          codeHash: `${path}-${by[0]}-code`,
           redirectUri: 'http://127.0.0.1/cb',
           codeChallenge: 'c'.repeat(43),
           codeExpiresAt: new Date(clock + 60_000),
@@ -203,16 +214,57 @@ describe('reserved metadata fetches', () => {
       })
 
       it('bounds the share: approved documents past it wait like everyone', async () => {
+        // Many accounts, each within its own part, asking at once: the node's share holds.
         const ids: string[] = []
-        for (let i = 0; i <= RESERVED_METADATA_FETCHES_PER_NODE; i++) {
-          ids.push(await approved(`/approved-${i}.json`))
+        const accounts =
+          Math.ceil(RESERVED_METADATA_FETCHES_PER_NODE / RESERVED_METADATA_FETCHES_PER_ACCOUNT) + 1
+        for (let a = 0; a < accounts; a++) {
+          const owner = await newAccount(`many${String.fromCharCode(97 + a)}`)
+          for (let i = 0; i < RESERVED_METADATA_FETCHES_PER_ACCOUNT; i++) {
+            ids.push(await approved(`/approved-${a}-${i}.json`, owner))
+          }
         }
         clock += 2 * DAY
         await spendCommonBudget()
         const before = fetched.length
         const answers = await Promise.allSettled(ids.map((id) => registry.find(id, '198.51.100.5')))
         assert.equal(fetched.length - before, RESERVED_METADATA_FETCHES_PER_NODE)
-        assert.equal(answers.filter((a) => a.status === 'rejected').length, 1)
+        assert.equal(
+          answers.filter((a) => a.status === 'rejected').length,
+          ids.length - RESERVED_METADATA_FETCHES_PER_NODE,
+        )
+      })
+
+      it("keeps one account to its part of the share: others' approved clients are still fetched (found by a review)", async () => {
+        // An account that approves its own clients (documents it serves) on its own tunnel.
+        const own: string[] = []
+        for (let i = 0; i < 3 * RESERVED_METADATA_FETCHES_PER_ACCOUNT; i++) {
+          own.push(await approved(`/approved-own-${i}.json`))
+        }
+        const other = await newAccount('other')
+        const theirs = await approved('/approved-theirs.json', other)
+        // A client both approved draws on the other's part once the first's is spent.
+        const both = await approved('/approved-both.json')
+        await approved('/approved-both.json', other)
+        clock += 2 * DAY
+        await spendCommonBudget()
+        const before = fetched.length
+        // All at once, then again and again: its part, no more.
+        await Promise.allSettled(own.map((id) => registry.find(id, '198.51.100.6')))
+        for (const id of own) await registry.find(id, '198.51.100.7').catch(() => {})
+        assert.equal(fetched.length - before, RESERVED_METADATA_FETCHES_PER_ACCOUNT)
+        const refused = own.find((id) => !fetched.slice(before).includes(new URL(id).pathname))!
+        await assert.rejects(registry.find(refused, '198.51.100.6'), /being fetched right now/)
+        assert.equal((await registry.find(theirs, '198.51.100.8')).name, 'approved-theirs.json')
+        assert.equal((await registry.find(both, '198.51.100.8')).name, 'approved-both.json')
+        assert.deepEqual(fetched.slice(before + RESERVED_METADATA_FETCHES_PER_ACCOUNT), [
+          '/approved-theirs.json',
+          '/approved-both.json',
+        ])
+        // A minute on, its part is back.
+        clock += 60_000
+        await spendCommonBudget()
+        assert.equal((await registry.find(refused, '198.51.100.6')).clientId, refused)
       })
     })
   }
