@@ -7,6 +7,7 @@
  * baseline one definition set and a second agent another (a hostile review).
  */
 import type { PinStatus } from '../store/tool-pins-store.js'
+import { isApproved, isCurrent } from './pin-forms.js'
 import type { PinState } from './pin-state.js'
 import type { PinnedTool } from './tool-definition.js'
 
@@ -42,7 +43,9 @@ export function judgeBaselineWaits(state: PinState, cap: number): AwaitedChange[
   let room = cap - state.pins.size
   for (const [name, shown] of state.baselineWaits) {
     const row = state.pins.get(name)
-    const other = shown.find((p) => p.hash !== row?.approvedHash && p.hash !== row?.currentHash)
+    const other = shown.find(
+      (p) => row === undefined || (!isApproved(row, p) && !isCurrent(row, p)),
+    )
     if (other === undefined) continue
     if (row === undefined && room-- <= 0) continue
     const status = row === undefined || row.approvedHash === null ? 'new' : 'changed'

@@ -8,6 +8,7 @@
  */
 import { createHash } from 'node:crypto'
 import type { PinRow } from '../store/tool-pins-store.js'
+import { hasApprovedBody } from './pin-forms.js'
 import type { PinnedTool } from './tool-definition.js'
 
 /** A paginated `tools/list` being followed: the names seen so far, the new tools not yet judged. */
@@ -72,7 +73,7 @@ export function couldBeRenamed(
   p: PinnedTool,
 ): boolean {
   for (const row of pins.values()) {
-    if (row.approvedBodyHash === p.bodyHash && !round.names.has(row.name)) return true
+    if (hasApprovedBody(row, p) && !round.names.has(row.name)) return true
   }
   return false
 }

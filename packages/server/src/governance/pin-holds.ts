@@ -77,12 +77,15 @@ export function heldReasonOf(row: PinRow, where: string, looksLike: string | nul
   return `the tool "${row.name}"${lookalike} ${what}; it is held until the owner approves it at ${where}`
 }
 
-/** What changed in a pin, in a few words: the changed top-level fields. */
+/**
+ * What changed in a pin, in a few words: the changed top-level fields, and for `_meta` the
+ * pinned key under it (`_meta.ui`).
+ */
 export function changedFields(row: PinRow): string {
   if (row.approvedDefinition === null || row.currentDefinition === null) return 'its definition'
   const fields = new Set(
     diffDefinitions(row.approvedDefinition, row.currentDefinition).map(
-      (c) => c.path.split(/[.[]/, 1)[0]!,
+      (c) => /^_meta\.[^.[]+|^[^.[]+/.exec(c.path)?.[0] ?? c.path,
     ),
   )
   return fields.size === 0 ? 'its definition' : [...fields].join(', ')

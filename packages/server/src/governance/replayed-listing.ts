@@ -4,6 +4,7 @@
  * (taken as a first page, it could mark the other pages' tools removed); pinned tools that
  * changed are recorded (`ToolPins.observeReplayed`), and it is checked against the pins.
  */
+import { isApproved } from './pin-forms.js'
 import { HELD_STATUSES } from './pin-holds.js'
 import type { RugPullMode } from './policy.js'
 import { pinTool } from './tool-definition.js'
@@ -33,7 +34,11 @@ export function unapprovedIn(
     }
     if (HELD_STATUSES[mode].has(row.status)) left.add(name)
     else if (mode === 'hold' && row.approvedHash !== null) {
-      if (looked++ >= MAX_PAGE_TOOLS || pinTool(tool)?.hash !== row.approvedHash) left.add(name)
+      if (looked++ >= MAX_PAGE_TOOLS) left.add(name)
+      else {
+        const p = pinTool(tool)
+        if (p === null || !isApproved(row, p)) left.add(name)
+      }
     }
   }
   return left

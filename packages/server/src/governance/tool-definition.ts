@@ -1,9 +1,13 @@
 /**
  * A tool's definition as rug-pull protection pins it: the fields that tell an agent what the
- * tool does and takes (name, title, description, input and output schemas, annotations), in
- * canonical JSON (keys sorted at every level), and its SHA-256. `bodyHash` leaves the name out,
- * so a tool renamed without other change is recognised. Bounded: a definition deeper than 32
- * levels or larger than 256 KiB is hashed as its raw text and stored cut.
+ * tool does and takes (name, title, description, input and output schemas, annotations) and
+ * those that change what its host does with it (`icons`, `execution`, and the `_meta` keys of
+ * MCP Apps and of ChatGPT's Apps SDK that name the UI a host renders), in canonical JSON (keys
+ * sorted at every level), and its SHA-256. Other `_meta` keys (trace ids, timestamps) are left
+ * out: a server may vary them per listing. `bodyHash` leaves the name out, so a tool renamed
+ * without other change is recognised. `legacyHash` is the hash of the fields pinned before the
+ * host-facing ones were (form 1), which recognises a pin stored then (pin-forms.ts). Bounded: a
+ * definition deeper than 32 levels or larger than 256 KiB is hashed as its raw text and stored cut.
  */
 import { createHash } from 'node:crypto'
 
@@ -15,7 +19,30 @@ export const PINNED_FIELDS = [
   'inputSchema',
   'outputSchema',
   'annotations',
+  'icons',
+  'execution',
 ] as const
+
+/** The fields pinned before `icons`, `execution` and `_meta` keys were (pins of form 1). */
+export const LEGACY_PINNED_FIELDS = PINNED_FIELDS.filter((f) => f !== 'icons' && f !== 'execution')
+
+/**
+ * The `_meta` keys pinned: MCP Apps' `ui` object (`resourceUri`, the UI a host renders; `csp`,
+ * `permissions`, `visibility`, `domain`), its earlier flat `ui/resourceUri` key, and ChatGPT's
+ * Apps SDK keys that name the rendered template, let it call tools, or hide the tool.
+ */
+export const PINNED_META_KEYS = [
+  'ui',
+  'ui/resourceUri',
+  'openai/outputTemplate',
+  'openai/widgetAccessible',
+  'openai/visibility',
+] as const
+
+/** The form of pins written now: what `hash` covers. Form 1 was `LEGACY_PINNED_FIELDS` only. */
+export const PIN_FORM = 2
+/** The form of pins stored before the host-facing fields were pinned (no form stored). */
+export const LEGACY_PIN_FORM = 1
 
 /** Deepest nesting walked. */
 const MAX_DEPTH = 32
@@ -29,6 +56,9 @@ export interface PinnedTool {
   readonly hash: string
   /** SHA-256 of the canonical definition without its name. */
   readonly bodyHash: string
+  /** `hash` and `bodyHash` of the form-1 field set (equal to them when the tool has none of the rest). */
+  readonly legacyHash: string
+  readonly legacyBodyHash: string
   /** The canonical definition, cut at `MAX_DEFINITION_CHARS` (then `cut` is true). */
   readonly definition: string
   readonly cut: boolean
@@ -39,19 +69,48 @@ export function pinTool(tool: unknown): PinnedTool | null {
   if (typeof tool !== 'object' || tool === null || Array.isArray(tool)) return null
   const t = tool as Record<string, unknown>
   if (typeof t.name !== 'string' || t.name === '') return null
-  const picked: Record<string, unknown> = {}
-  for (const field of PINNED_FIELDS) if (t[field] !== undefined) picked[field] = t[field]
+  const legacy: Record<string, unknown> = {}
+  for (const field of LEGACY_PINNED_FIELDS) if (t[field] !== undefined) legacy[field] = t[field]
+  const picked: Record<string, unknown> = { ...legacy }
+  if (t.icons !== undefined) picked.icons = t.icons
+  if (t.execution !== undefined) picked.execution = t.execution
+  const meta = pinnedMeta(t._meta)
+  if (meta !== null) picked._meta = meta
   const full = canonicalJson(picked)
-  const { name: _name, ...body } = picked
-  void _name
   const cut = full.length > MAX_DEFINITION_CHARS
+  const hash = sha256(full)
+  const bodyHash = sha256(canonicalJson(withoutName(picked)))
+  const same = Object.keys(picked).length === Object.keys(legacy).length
   return {
     name: t.name,
-    hash: sha256(full),
-    bodyHash: sha256(canonicalJson(body)),
+    hash,
+    bodyHash,
+    legacyHash: same ? hash : sha256(canonicalJson(legacy)),
+    legacyBodyHash: same ? bodyHash : sha256(canonicalJson(withoutName(legacy))),
     definition: cut ? full.slice(0, MAX_DEFINITION_CHARS) : full,
     cut,
   }
+}
+
+/** The pinned keys of a tool's `_meta`, or null when it has none (or `_meta` is no object). */
+function pinnedMeta(meta: unknown): Record<string, unknown> | null {
+  if (typeof meta !== 'object' || meta === null || Array.isArray(meta)) return null
+  const m = meta as Record<string, unknown>
+  const picked: Record<string, unknown> = {}
+  let any = false
+  for (const key of PINNED_META_KEYS) {
+    if (Object.hasOwn(m, key) && m[key] !== undefined) {
+      picked[key] = m[key]
+      any = true
+    }
+  }
+  return any ? picked : null
+}
+
+function withoutName(picked: Record<string, unknown>): Record<string, unknown> {
+  const { name: _name, ...body } = picked
+  void _name
+  return body
 }
 
 /**

@@ -27,9 +27,10 @@ import { carriedPaging, pagedBaseline } from './list-paging.js'
 import { couldBeRenamed, noteName, roundOf, type Round } from './list-rounds.js'
 import { heldReasonIn, hiddenNames } from './pin-holds.js'
 import { looksLikeIn } from './pin-lookalikes.js'
-import { unpinnableName } from './pinnable-name.js'
 import type { RugPullMode } from './policy.js'
-import { pinTool, type PinnedTool } from './tool-definition.js'
+import { pageTools } from './page-tools.js'
+import { hasApprovedBody, judgePin, repinned } from './pin-forms.js'
+import { PIN_FORM, pinTool, type PinnedTool } from './tool-definition.js'
 import type { ListPage, PinState, ToolChange } from './pin-state.js'
 
 export type { ListPage, PinState, ToolChange } from './pin-state.js'
@@ -38,11 +39,8 @@ type Stored = (p: PinnedTool) => PinnedDefinition
 
 /** Most tools pinned per tunnel; past it, new tools are not pinned (and held in `hold` mode). */
 export const MAX_PINNED_TOOLS = 1000
-/**
- * Most tools of one page hashed, besides those already pinned; the rest are left out of the
- * answer in `hold` mode (no pin knows them) and pass unchecked in `alert` mode.
- */
-export const MAX_PAGE_TOOLS = 5000
+import { MAX_PAGE_TOOLS } from './page-tools.js'
+export { MAX_PAGE_TOOLS }
 export { MAX_PINNED_NAME_CHARS } from './pinnable-name.js'
 
 /** Options of `new ToolPins`. */
@@ -138,29 +136,7 @@ export class ToolPins {
     const at = new Date(this.#now())
     if (!state.baselining) this.#judgeWaits(tunnel, state, (p) => this.#kept.of(state, p, page), at)
     const round = roundOf(state.rounds, page)
-    const seen = new Map<string, PinnedTool>()
-    // Names an earlier page of this list had (a second definition under a name agents saw), and
-    // names past the page's cap that no pin knows: left out of the answer, never pinned.
-    const left = new Set<string>()
-    let looked = 0
-    for (const tool of tools) {
-      const name = (tool as { name?: unknown } | null)?.name
-      if (typeof name !== 'string' || name === '' || seen.has(name)) continue
-      if (unpinnableName(name) !== null) {
-        // Not pinned (pinnable-name.ts): held in `hold` mode, as tools past the caps are.
-        if (page.mode === 'hold') left.add(name)
-        continue
-      }
-      if (round?.names.has(name)) {
-        left.add(name)
-      } else if (looked < MAX_PAGE_TOOLS || state.pins.has(name)) {
-        looked++
-        const pin = pinTool(tool)
-        if (pin !== null) seen.set(name, pin)
-      } else if (page.mode === 'hold') {
-        left.add(name)
-      }
-    }
+    const { seen, left } = pageTools(state, round, tools, page.mode)
     const stored = (p: PinnedTool) => this.#kept.of(state, p, page)
     if (round) for (const name of seen.keys()) noteName(round, name)
     const complete = page.nextCursor === null
@@ -193,12 +169,7 @@ export class ToolPins {
     for (const [name, p] of seen) {
       const row = state.pins.get(name)
       if (row) {
-        if (p.hash === row.approvedHash) {
-          if (row.status !== 'approved') this.#see(tunnel, state, name, 'approved', stored(p), at)
-        } else if (p.hash !== row.currentHash || row.status === 'removed') {
-          const status: PinStatus = row.approvedHash === null ? 'new' : 'changed'
-          this.#see(tunnel, state, name, status, stored(p), at)
-        }
+        this.#compare(tunnel, state, row, p, () => stored(p), at)
         continue
       }
       if (state.pins.size >= MAX_PINNED_TOOLS) continue
@@ -238,12 +209,37 @@ export class ToolPins {
       const row = state.pins.get(name)
       if (row === undefined || looked++ >= MAX_PAGE_TOOLS) continue
       const p = pinTool(tool)
-      if (p === null || p.hash === row.approvedHash) continue
-      if (p.hash !== row.currentHash || row.status === 'removed') {
-        const status: PinStatus = row.approvedHash === null ? 'new' : 'changed'
-        this.#see(tunnel, state, name, status, this.#kept.of(state, p, keep), at)
-      }
+      if (p !== null)
+        this.#compare(tunnel, state, row, p, () => this.#kept.of(state, p, keep), at, false)
     }
+  }
+
+  /**
+   * Compare `p` with the pin `row` of its name: re-pin silently a side stored in an earlier form
+   * that still matches (pin-forms.ts), record a change. A return to the approved definition is
+   * recorded unless `restore` is false (a replayed listing changes nothing back).
+   */
+  #compare(
+    tunnel: Tunnel,
+    state: PinState,
+    row: PinRow,
+    p: PinnedTool,
+    def: () => PinnedDefinition,
+    at: Date,
+    restore = true,
+  ): void {
+    const judged = judgePin(row, p)
+    if (judged.repinApproved || judged.repinCurrent) {
+      const d = def()
+      state.pins.set(row.name, repinned(row, d, judged))
+      const from = {
+        approved: judged.repinApproved ? row.approvedHash : null,
+        current: judged.repinCurrent ? row.currentHash : null,
+      }
+      this.#write(tunnel.id, () => this.#opts.store.repin(tunnel.id, row.name, d, from))
+    }
+    if (judged.status !== null && (restore || judged.status !== 'approved'))
+      this.#see(tunnel, state, row.name, judged.status, def(), at)
   }
 
   /** Why a call to `name` is held under `mode`, or null when it may go through. */
@@ -304,7 +300,7 @@ export class ToolPins {
     }
     for (const [name, p] of round.pending) {
       if (state.pins.has(name)) continue
-      const i = vanished.findIndex((v) => v.approvedBodyHash === p.bodyHash)
+      const i = vanished.findIndex((v) => hasApprovedBody(v, p))
       if (i < 0) {
         if (state.pins.size < MAX_PINNED_TOOLS) this.#see(tunnel, state, name, 'new', stored(p), at)
         continue
@@ -338,12 +334,14 @@ export class ToolPins {
             approvedHash: renamedFrom.approvedHash,
             approvedBodyHash: renamedFrom.approvedBodyHash,
             approvedDefinition: renamedFrom.approvedDefinition,
+            approvedForm: renamedFrom.approvedForm,
           }
         : {}),
       status,
       currentHash: current?.hash ?? null,
       currentBodyHash: current?.bodyHash ?? null,
       currentDefinition: current?.definition ?? null,
+      currentForm: current?.form ?? PIN_FORM,
       renamedFrom: renamedFrom?.name ?? null,
       changedAt: at.toISOString(),
     })
@@ -361,6 +359,7 @@ export class ToolPins {
                 hash: renamedFrom.approvedHash,
                 bodyHash: renamedFrom.approvedBodyHash ?? '',
                 definition: renamedFrom.approvedDefinition,
+                form: renamedFrom.approvedForm,
               },
             }
           : null,

@@ -88,6 +88,10 @@ export interface ToolPinsTable {
   changed_at: OptionalNullable<string>
   approved_at: OptionalNullable<string>
   approved_by: OptionalNullable<string>
+  /** The field set `approved_hash` covers (governance/tool-definition.ts); null is form 1. */
+  approved_form: OptionalNullable<number>
+  /** The field set `current_hash` covers; null is form 1. */
+  current_form: OptionalNullable<number>
 }
 
 /** `tool_approvals`: every approval or rejection of a tool's definition. */

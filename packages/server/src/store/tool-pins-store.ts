@@ -5,50 +5,24 @@
  * it (and sends its one `tool.changed` event).
  */
 import { randomBytes } from 'node:crypto'
-import { PostgresAdapter, type Kysely, type Selectable } from 'kysely'
-import type { ToolPinsTable } from './governance-schema.js'
+import { PostgresAdapter, type ExpressionBuilder, type Kysely } from 'kysely'
+import { PIN_FORM } from '../governance/tool-definition.js'
+import {
+  toPin,
+  type Decided,
+  type PinRow,
+  type PinStatus,
+  type PinnedDefinition,
+} from './pin-rows.js'
 import type { Database } from './schema.js'
 
-/** A stored pin. */
-export interface PinRow {
-  readonly name: string
-  readonly status: PinStatus
-  readonly approvedHash: string | null
-  readonly approvedBodyHash: string | null
-  readonly approvedDefinition: string | null
-  readonly currentHash: string | null
-  readonly currentBodyHash: string | null
-  readonly currentDefinition: string | null
-  readonly renamedFrom: string | null
-  readonly changedAt: string | null
-  readonly approvedAt: string | null
-  readonly approvedBy: string | null
-}
-
-/** Where a tool stands. */
-export type PinStatus = 'approved' | 'changed' | 'new' | 'renamed' | 'removed' | 'rejected'
-
-const STATUSES: readonly PinStatus[] = [
-  'approved',
-  'changed',
-  'new',
-  'renamed',
-  'removed',
-  'rejected',
-]
-
-/**
- * What `decide` did: `decided`; `unknown` (no such tool); `stale` (the definition changed since
- * the owner saw it); `not_pending` (only a changed, new or renamed tool can be rejected).
- */
-export type Decided = 'decided' | 'unknown' | 'stale' | 'not_pending'
-
-/** A definition as pinned: its hashes and (unless zero knowledge) its text. */
-export interface PinnedDefinition {
-  readonly hash: string
-  readonly bodyHash: string
-  readonly definition: string | null
-}
+export {
+  approvedRow,
+  type Decided,
+  type PinRow,
+  type PinStatus,
+  type PinnedDefinition,
+} from './pin-rows.js'
 
 /** The `tool_baselines`, `tool_pins` and `tool_approvals` queries. */
 export class ToolPinsStore {
@@ -128,6 +102,7 @@ export class ToolPinsStore {
       current_hash: current?.hash ?? null,
       current_body_hash: current?.bodyHash ?? null,
       current_definition: current?.definition ?? null,
+      current_form: current?.form ?? PIN_FORM,
       renamed_from: renamed?.from ?? null,
       changed_at: at.toISOString(),
       ...(renamed
@@ -135,6 +110,7 @@ export class ToolPinsStore {
             approved_hash: renamed.approved.hash,
             approved_body_hash: renamed.approved.bodyHash,
             approved_definition: renamed.approved.definition,
+            approved_form: renamed.approved.form ?? PIN_FORM,
           }
         : {}),
     }
@@ -164,12 +140,58 @@ export class ToolPinsStore {
     return Number(result.numUpdatedRows) > 0
   }
 
-  /** Note the server's `list_changed` notification. */
+  /**
+   * Pin again in the current form a definition whose hash of an earlier form (`from`) still
+   * matches what the server lists: `approved` and/or `current`, each only while it still holds
+   * that hash in that form, so nodes doing it at once write it once. Not a change: no event.
+   */
+  async repin(
+    tunnelId: string,
+    name: string,
+    def: PinnedDefinition,
+    from: { readonly approved: string | null; readonly current: string | null },
+  ): Promise<void> {
+    const form = def.form ?? PIN_FORM
+    const stale =
+      (column: 'approved_form' | 'current_form') =>
+      (eb: ExpressionBuilder<Database, 'tool_pins'>) =>
+        eb.or([eb(column, 'is', null), eb(column, '<', form)])
+    const row = this.#db
+      .updateTable('tool_pins')
+      .where('tunnel_id', '=', tunnelId)
+      .where('name', '=', name)
+    if (from.approved !== null) {
+      await row
+        .set({
+          approved_hash: def.hash,
+          approved_body_hash: def.bodyHash,
+          approved_definition: def.definition,
+          approved_form: form,
+        })
+        .where('approved_hash', '=', from.approved)
+        .where(stale('approved_form'))
+        .execute()
+    }
+    if (from.current !== null) {
+      await row
+        .set({
+          current_hash: def.hash,
+          current_body_hash: def.bodyHash,
+          current_definition: def.definition,
+          current_form: form,
+        })
+        .where('current_hash', '=', from.current)
+        .where(stale('current_form'))
+        .execute()
+    }
+  }
+
   /** Forget the definitions kept of the tunnel's tools (their hashes stay). */
   eraseDefinitions(tunnelId: string): Promise<void> {
     return eraseToolDefinitions(this.#db, tunnelId)
   }
 
+  /** Note the server's `list_changed` notification. */
   async listChanged(tunnelId: string, at: Date): Promise<void> {
     await this.#db
       .updateTable('tool_baselines')
@@ -231,6 +253,7 @@ export class ToolPinsStore {
             approved_hash: row.current_hash ?? null,
             approved_body_hash: row.current_body_hash ?? null,
             approved_definition: row.current_definition ?? null,
+            approved_form: row.current_form ?? null,
             renamed_from: null,
             approved_at: when,
             approved_by: by,
@@ -316,6 +339,8 @@ export class ToolPinsStore {
             current_hash: t.hash,
             current_body_hash: t.bodyHash,
             current_definition: t.definition,
+            approved_form: t.form ?? PIN_FORM,
+            current_form: t.form ?? PIN_FORM,
             approved_at: when,
             approved_by: by,
           })),
@@ -323,41 +348,6 @@ export class ToolPinsStore {
         .onConflict((oc) => oc.columns(['tunnel_id', 'name']).doNothing())
         .execute()
     }
-  }
-}
-
-function toPin(r: Selectable<ToolPinsTable>): PinRow {
-  return {
-    name: r.name,
-    status: STATUSES.find((s) => s === r.status) ?? 'changed',
-    approvedHash: r.approved_hash ?? null,
-    approvedBodyHash: r.approved_body_hash ?? null,
-    approvedDefinition: r.approved_definition ?? null,
-    currentHash: r.current_hash ?? null,
-    currentBodyHash: r.current_body_hash ?? null,
-    currentDefinition: r.current_definition ?? null,
-    renamedFrom: r.renamed_from ?? null,
-    changedAt: r.changed_at ?? null,
-    approvedAt: r.approved_at ?? null,
-    approvedBy: r.approved_by ?? null,
-  }
-}
-
-/** The row of a tool approved as it was first seen (the baseline), or approved as `def`. */
-export function approvedRow(name: string, def: PinnedDefinition | null, at: Date): PinRow {
-  return {
-    name,
-    status: 'approved',
-    approvedHash: def?.hash ?? null,
-    approvedBodyHash: def?.bodyHash ?? null,
-    approvedDefinition: def?.definition ?? null,
-    currentHash: def?.hash ?? null,
-    currentBodyHash: def?.bodyHash ?? null,
-    currentDefinition: def?.definition ?? null,
-    renamedFrom: null,
-    changedAt: null,
-    approvedAt: at.toISOString(),
-    approvedBy: 'baseline',
   }
 }
 

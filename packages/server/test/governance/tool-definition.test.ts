@@ -60,3 +60,103 @@ describe('pinned tool definitions', () => {
     assert.ok(diffDefinitions(huge.definition, bigger.definition).length <= 200)
   })
 })
+
+describe('pinned host-facing fields: icons, execution and MCP Apps _meta keys', () => {
+  const app = {
+    ...read,
+    icons: [{ src: 'https://files.example/icon.png', mimeType: 'image/png' }],
+    execution: { taskSupport: 'optional' },
+    _meta: { ui: { resourceUri: 'ui://files/viewer.html', visibility: ['model', 'app'] } },
+  }
+
+  it('catch a change of _meta.ui.resourceUri, of the legacy ui/resourceUri key and of the Apps SDK template', () => {
+    const a = pinTool(app)!
+    const moved = pinTool({
+      ...app,
+      _meta: { ui: { ...app._meta.ui, resourceUri: 'ui://evil/x' } },
+    })!
+    assert.notEqual(a.hash, moved.hash)
+    assert.notEqual(a.bodyHash, moved.bodyHash)
+    assert.deepEqual(diffDefinitions(a.definition, moved.definition), [
+      {
+        path: '_meta.ui.resourceUri',
+        before: '"ui://files/viewer.html"',
+        after: '"ui://evil/x"',
+      },
+    ])
+    const csp = pinTool({
+      ...app,
+      _meta: { ui: { ...app._meta.ui, csp: { connectDomains: ['https://evil.example'] } } },
+    })!
+    assert.notEqual(a.hash, csp.hash, 'the whole ui object is pinned')
+    const legacy = pinTool({ ...read, _meta: { 'ui/resourceUri': 'ui://files/viewer.html' } })!
+    const legacyMoved = pinTool({ ...read, _meta: { 'ui/resourceUri': 'ui://evil/x' } })!
+    assert.notEqual(legacy.hash, legacyMoved.hash)
+    const chatgpt = pinTool({ ...read, _meta: { 'openai/outputTemplate': 'ui://w/a.html' } })!
+    const chatgptMoved = pinTool({ ...read, _meta: { 'openai/outputTemplate': 'ui://w/b.html' } })!
+    assert.notEqual(chatgpt.hash, chatgptMoved.hash)
+  })
+
+  it('catch a change of icons and of execution.taskSupport', () => {
+    const a = pinTool(app)!
+    const icon = pinTool({ ...app, icons: [{ src: 'https://evil.example/icon.png' }] })!
+    assert.notEqual(a.hash, icon.hash)
+    const task = pinTool({ ...app, execution: { taskSupport: 'required' } })!
+    assert.notEqual(a.hash, task.hash)
+    assert.deepEqual(
+      diffDefinitions(a.definition, task.definition).map((c) => c.path),
+      ['execution.taskSupport'],
+    )
+  })
+
+  it('leave out _meta keys a server may vary per listing', () => {
+    const a = pinTool(app)!
+    const traced = pinTool({
+      ...app,
+      _meta: { ...app._meta, traceId: 'abc', 'example.com/listedAt': Date.now(), progressToken: 7 },
+    })!
+    assert.equal(a.hash, traced.hash)
+    assert.equal(a.definition, traced.definition)
+    // A tool with no pinned _meta key pins no _meta at all: its hash is what it always was.
+    const plain = pinTool({ ...read, _meta: { traceId: 'x' } })!
+    assert.equal(plain.hash, pinTool(read)!.hash)
+    assert.doesNotMatch(plain.definition, /_meta/)
+  })
+
+  it('take _meta that is not an object as no _meta, and pin a ui that is not an object as it is', () => {
+    for (const meta of ['ui://x', 42, null, ['ui'], true]) {
+      const p = pinTool({ ...read, _meta: meta })!
+      assert.equal(p.hash, pinTool(read)!.hash, JSON.stringify(meta))
+    }
+    const odd = pinTool({ ...read, _meta: { ui: 'ui://x' } })!
+    const odder = pinTool({ ...read, _meta: { ui: ['ui://x'] } })!
+    assert.notEqual(odd.hash, pinTool(read)!.hash)
+    assert.notEqual(odd.hash, odder.hash)
+  })
+
+  it('keep the former field set hash, to recognise pins stored before these fields were pinned', () => {
+    const a = pinTool(app)!
+    assert.equal(a.legacyHash, pinTool(read)!.hash)
+    assert.equal(a.legacyBodyHash, pinTool(read)!.bodyHash)
+    assert.notEqual(a.legacyHash, a.hash)
+    const plain = pinTool(read)!
+    assert.equal(plain.legacyHash, plain.hash, 'the same when the tool has none of them')
+    assert.equal(plain.legacyBodyHash, plain.bodyHash)
+  })
+
+  it('survive a hostile _meta.ui: deep, huge, and many at once', () => {
+    let deep: unknown = 'ui://x'
+    for (let i = 0; i < 10_000; i++) deep = { resourceUri: deep }
+    const p = pinTool({ name: 'deep', _meta: { ui: deep } })!
+    assert.match(p.definition, /\$deep/)
+    assert.notEqual(p.hash, pinTool({ name: 'deep', _meta: { ui: { resourceUri: deep } } })!.hash)
+    const huge = pinTool({ name: 'huge', _meta: { ui: { csp: 'x'.repeat(1_000_000) } } })!
+    assert.equal(huge.cut, true)
+    assert.equal(huge.definition.length, MAX_DEFINITION_CHARS)
+    const bigger = pinTool({ name: 'huge', _meta: { ui: { csp: 'x'.repeat(1_000_001) } } })!
+    assert.notEqual(huge.hash, bigger.hash)
+    const many = Array.from({ length: 1000 }, (_, i) => ({ ...app, name: `t${i}` }))
+    const hashes = new Set(many.map((t) => pinTool(t)!.bodyHash))
+    assert.equal(hashes.size, 1, 'the same body under every name')
+  })
+})

@@ -517,6 +517,7 @@ describe('openStore', () => {
         '024_billing_microseconds',
         '025_billing_history',
         '026_webhook_postponements',
+        '027_tool_pin_forms',
       ])
     } finally {
       await store.close()

@@ -33,6 +33,7 @@ import { callHistoryByIdMigration } from './023-call-history-by-id.js'
 import { billingMicrosecondsMigration } from './024-billing-microseconds.js'
 import { billingHistoryMigration } from './025-billing-history.js'
 import { webhookPostponementsMigration } from './026-webhook-postponements.js'
+import { toolPinFormsMigration } from './027-tool-pin-forms.js'
 
 /** All migrations by name; names sort in the order they apply. */
 const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -62,6 +63,7 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '024_billing_microseconds': billingMicrosecondsMigration,
   '025_billing_history': billingHistoryMigration,
   '026_webhook_postponements': webhookPostponementsMigration,
+  '027_tool_pin_forms': toolPinFormsMigration,
 }
 
 const provider: MigrationProvider = {

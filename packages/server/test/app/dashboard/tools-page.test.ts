@@ -16,6 +16,8 @@ const gone: ToolView = {
   changedAt: '2026-11-30T17:41:00.000Z',
   approvedAt: '2026-11-30T17:06:00.000Z',
   approvedBy: 'baseline',
+  approvedForm: 2,
+  currentForm: 2,
   diff: null,
   looksLike: null,
 }
