@@ -28,7 +28,7 @@ import { couldBeRenamed, noteName, roundOf, type Round } from './list-rounds.js'
 import { heldReasonIn, hiddenNames } from './pin-holds.js'
 import { looksLikeIn } from './pin-lookalikes.js'
 import type { RugPullMode } from './policy.js'
-import { pageTools } from './page-tools.js'
+import { MAX_PAGE_TOOLS, pageTools } from './page-tools.js'
 import { hasApprovedBody, judgePin, repinned } from './pin-forms.js'
 import { PIN_FORM, pinTool, type PinnedTool } from './tool-definition.js'
 import type { ListPage, PinState, ToolChange } from './pin-state.js'
@@ -39,8 +39,7 @@ type Stored = (p: PinnedTool) => PinnedDefinition
 
 /** Most tools pinned per tunnel; past it, new tools are not pinned (and held in `hold` mode). */
 export const MAX_PINNED_TOOLS = 1000
-import { MAX_PAGE_TOOLS } from './page-tools.js'
-export { MAX_PAGE_TOOLS }
+export { MAX_PAGE_TOOLS } from './page-tools.js'
 export { MAX_PINNED_NAME_CHARS } from './pinnable-name.js'
 
 /** Options of `new ToolPins`. */
