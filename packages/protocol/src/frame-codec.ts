@@ -19,11 +19,13 @@ import {
   type GoawayCode,
   type HeaderPairs,
   type Hello,
+  type Notice,
   type RequestHead,
   type ResetCode,
   type ResponseHead,
   type Welcome,
 } from './frame.js'
+import { checkAccessNote, readAccessNote, readFeatures } from './access-note.js'
 import { requestMeta, responseMeta } from './head-limits.js'
 import { ProtocolError } from './protocol-error.js'
 
@@ -105,7 +107,11 @@ export function encodeFrame(frame: Frame): Buffer {
     case 'hello':
       return encodeJson(FRAME_TYPE.hello, frame.hello)
     case 'welcome':
+      if (frame.welcome.access) checkAccessNote(frame.welcome.access)
       return encodeJson(FRAME_TYPE.welcome, frame.welcome)
+    case 'notice':
+      if (frame.notice.access) checkAccessNote(frame.notice.access)
+      return encodeJson(FRAME_TYPE.notice, frame.notice)
     case 'open':
       return encodeWithMeta(
         FRAME_TYPE.open,
@@ -215,6 +221,7 @@ function hello(v: unknown): Hello {
     fail('bad_payload', 'HELLO resume must be a string')
   if (v.name !== undefined && typeof v.name !== 'string')
     fail('bad_payload', 'HELLO name must be a string')
+  if (v.features !== undefined) readFeatures(v.features)
   return v as unknown as Hello
 }
 
@@ -231,7 +238,22 @@ function welcome(v: unknown): Welcome {
   ) {
     return fail('bad_payload', 'WELCOME is missing fields')
   }
-  return v as unknown as Welcome
+  // The fields this side knows, so what it keeps of a newer broker's WELCOME is what it checked.
+  const known: Welcome = {
+    version: v.version,
+    tunnelId: v.tunnelId,
+    publicUrl: v.publicUrl,
+    resumeToken: v.resumeToken,
+    resumed: v.resumed,
+    graceSecs: v.graceSecs,
+    heartbeatMs: v.heartbeatMs,
+  }
+  return v.access === undefined ? known : { ...known, access: readAccessNote(v.access, 'WELCOME') }
+}
+
+function notice(v: unknown): Notice {
+  if (!isRecord(v)) return fail('bad_payload', 'NOTICE must be a JSON object')
+  return v.access === undefined ? {} : { access: readAccessNote(v.access, 'NOTICE') }
 }
 
 function splitMeta(
@@ -271,6 +293,7 @@ export function decodeFrame(bytes: Uint8Array): Frame {
   const connectionLevel =
     type === FRAME_TYPE.hello ||
     type === FRAME_TYPE.welcome ||
+    type === FRAME_TYPE.notice ||
     type === FRAME_TYPE.ping ||
     type === FRAME_TYPE.pong ||
     type === FRAME_TYPE.goaway
@@ -302,6 +325,8 @@ function decodePayload(type: number, streamId: number, payload: Uint8Array, fin:
       return { type: 'hello', hello: hello(parseJson(payload, 'HELLO')) }
     case FRAME_TYPE.welcome:
       return { type: 'welcome', welcome: welcome(parseJson(payload, 'WELCOME')) }
+    case FRAME_TYPE.notice:
+      return { type: 'notice', notice: notice(parseJson(payload, 'NOTICE')) }
     case FRAME_TYPE.open: {
       const { meta, body } = splitMeta(payload, 'OPEN')
       return body

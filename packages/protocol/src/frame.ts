@@ -50,6 +50,7 @@ export const FRAME_TYPE = {
   ping: 8,
   pong: 9,
   goaway: 10,
+  notice: 11,
 } as const
 
 /** Flag bit: the sender's direction of this stream ends with this frame. */
@@ -107,6 +108,25 @@ export interface Hello {
   readonly resume?: string
   /** Friendly tunnel name from `--name`. */
   readonly name?: string
+  /**
+   * What this client understands beyond version 1's frames (`notice`: it reads NOTICE). A broker
+   * sends a client nothing it did not name; one that does not know a feature ignores it.
+   */
+  readonly features?: readonly string[]
+}
+
+/** Who may call a tunnel, as the broker tells its client (docs/protocol.md, Access). */
+export interface AccessNote {
+  /** `oauth`, `token` or `public`; a newer broker may send a mode this client does not know. */
+  readonly mode: string
+  /** Where the owner sees and changes it: the tunnel's Access tab in the dashboard. */
+  readonly url?: string
+}
+
+/** Something about the tunnel changed while its client is connected (sent only to clients that name `notice`). */
+export interface Notice {
+  /** The tunnel's access, when that is what changed. */
+  readonly access?: AccessNote
 }
 
 /** The broker's answer to HELLO. */
@@ -123,12 +143,15 @@ export interface Welcome {
   readonly graceSecs: number
   /** Milliseconds between heartbeats the broker expects. */
   readonly heartbeatMs: number
+  /** Who may call the tunnel now; absent from brokers older than the field. */
+  readonly access?: AccessNote
 }
 
 /** A frame as it travels on the tunnel WebSocket. */
 export type Frame =
   | { readonly type: 'hello'; readonly hello: Hello }
   | { readonly type: 'welcome'; readonly welcome: Welcome }
+  | { readonly type: 'notice'; readonly notice: Notice }
   | {
       readonly type: 'open'
       readonly streamId: number

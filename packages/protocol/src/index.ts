@@ -20,16 +20,19 @@ export {
   GOAWAY_CODE,
 } from './frame.js'
 export type {
+  AccessNote,
   Frame,
   GoawayCode,
   HeaderPairs,
   Hello,
+  Notice,
   RequestHead,
   ResetCode,
   ResponseHead,
   Welcome,
 } from './frame.js'
 export { encodeFrame, decodeFrame } from './frame-codec.js'
+export { FEATURE_NOTICE, MAX_ACCESS_URL, MAX_FEATURES } from './access-note.js'
 export { requestHeadProblem, responseHeadProblem } from './head-limits.js'
 export type { HeadProblem, HeadReserve } from './head-limits.js'
 export { ProtocolError } from './protocol-error.js'
@@ -52,7 +55,8 @@ export {
   DNS_LABEL_MAX,
   UPSTREAM_NAME_PATTERN,
 } from './names.js'
-export { clientSnippet, snippetEntryName } from './client-snippet.js'
+export { clientSnippet, snippetEntry, snippetEntryName } from './client-snippet.js'
+export type { SnippetEntry } from './client-snippet.js'
 export {
   refusal,
   refusalJson,

@@ -29,6 +29,7 @@ import { governancePort } from './app/governance-services-port.js'
 import { startWebhookService } from './webhooks/webhook-service.js'
 import { openCustomDomains } from './domains/open-custom-domains.js'
 import { WelcomeUrls } from './domains/welcome-urls.js'
+import { WelcomeAccess } from './access/welcome-access.js'
 import { PendingListings } from './edge/pending-listings.js'
 
 /** What `wireServices` needs from `serve`. */
@@ -123,6 +124,11 @@ export async function wireServices({ config, log, listen }: WireOptions): Promis
       .catch((err: Error) => log.warn(`could not record tunnel ${id} as seen: ${err.message}`))
   // A tunnel with a custom domain is told that URL when it connects (the domains come later).
   const welcomeUrls = new WelcomeUrls()
+  // And who may call it, with its Access tab (the access feature comes later).
+  const welcomeAccess = new WelcomeAccess(
+    (id) => `${serviceUrlFor(config, port)}/dashboard/tunnels/${encodeURIComponent(id)}/access`,
+    log,
+  )
   const registry = new TunnelRegistry({
     tokens: new ResumeTokens(secret),
     graceMs: config.resumeGraceSecs * 1000,
@@ -133,6 +139,7 @@ export async function wireServices({ config, log, listen }: WireOptions): Promis
     meters: metrics.linkMeters(),
     onHeld: (id) => cluster?.router.held(id),
     onGone: (id) => cluster?.router.gone(id),
+    access: (t) => welcomeAccess.noteFor(t),
   })
   connections = () => registry.connectionCount
   const lookup = new TunnelLookup(config.zone, (sub, slug) => store.findTunnelByHost(sub, slug))
@@ -162,6 +169,7 @@ export async function wireServices({ config, log, listen }: WireOptions): Promis
     }
   })
   const access = await openAccess(config, store, port, log, governance.events)
+  welcomeAccess.use((id) => access.gate.settings(id))
   const edge = new Edge({
     access: access.gate,
     lookup,
@@ -187,10 +195,15 @@ export async function wireServices({ config, log, listen }: WireOptions): Promis
     if (event.type !== 'access') return
     access.gate.invalidate(event.tunnelId)
     void edge.recheckAccess(event.tunnelId)
+    // Its client, if connected here, is told a changed mode (NOTICE).
+    const id = event.tunnelId
+    if (registry.hasConnection(id))
+      void welcomeAccess.refresh(id).then((note) => note && registry.tellAccess(id, note))
   })
   answerBytes = () => edge.answerBytesHeld
   const broker = new Broker({
-    findTunnelByKey: async (key) => welcomeUrls.note(await store.findTunnelByKey(key)),
+    findTunnelByKey: async (key) =>
+      welcomeAccess.note(await welcomeUrls.note(await store.findTunnelByKey(key))),
     registry,
     addresses,
     log,

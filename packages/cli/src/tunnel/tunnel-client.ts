@@ -7,16 +7,17 @@
 import {
   GOAWAY_CODE,
   MAX_FRAME_BYTES,
-  PROTOCOL_VERSION,
   TunnelMux,
   WriteBatcher,
   type Frame,
   type Logger,
+  type Notice,
   type Welcome,
 } from '@burrow/protocol'
 import { WebSocket } from 'ws'
 import type { RequestHandler } from '../relay/local-exchange.js'
 import { reconnectDelay } from './backoff.js'
+import { clientHello } from './client-hello.js'
 import { describeConnectError } from './connect-error.js'
 import { frameMaskFor } from './frame-mask.js'
 import { streamExchange } from './stream-exchange.js'
@@ -42,6 +43,8 @@ export interface TunnelClientOptions {
   readonly log: Logger
   /** A WELCOME arrived; `resumed` tells whether the earlier session continues. */
   readonly onWelcome: (welcome: Welcome) => void
+  /** The broker told of a change while connected (the tunnel's access). */
+  readonly onNotice?: (notice: Notice) => void
   readonly onState?: (state: ClientState) => void
   /**
    * The first attempt to connect failed (no connection ever succeeded): called once, instead of
@@ -93,14 +96,7 @@ export class TunnelClient {
   reconnect(): void {
     if (!this.ws || this.stopping) return
     this.reconnectNow = true
-    if (this.welcomed && this.ws.readyState === WebSocket.OPEN) {
-      this.mux?.control({
-        type: 'goaway',
-        lastStreamId: 0,
-        code: GOAWAY_CODE.drain,
-        reconnectAfterMs: 0,
-      })
-    }
+    if (this.welcomed && this.ws.readyState === WebSocket.OPEN) this.sayDrain()
     this.ws.close(1000, 'reconnecting with a new upstream layout')
     // GOAWAY and close leave before the caller announces the new layout.
     this.batcher?.flush()
@@ -171,12 +167,7 @@ export class TunnelClient {
       return
     }
     this.setState('draining')
-    this.mux?.control({
-      type: 'goaway',
-      lastStreamId: 0,
-      code: GOAWAY_CODE.drain,
-      reconnectAfterMs: 0,
-    })
+    this.sayDrain()
     if (this.inflight > 0) {
       this.opts.log.info(`draining ${this.inflight} in-flight request(s), up to ${graceMs / 1000}s`)
       await this.whenIdle(graceMs)
@@ -184,6 +175,16 @@ export class TunnelClient {
     ws.close(1000, 'client shutting down')
     this.batcher?.flush()
     setTimeout(() => ws.terminate(), 2000).unref()
+  }
+
+  /** GOAWAY DRAIN: the broker routes no new requests to this connection. */
+  private sayDrain(): void {
+    this.mux?.control({
+      type: 'goaway',
+      lastStreamId: 0,
+      code: GOAWAY_CODE.drain,
+      reconnectAfterMs: 0,
+    })
   }
 
   private exit(result: TunnelExit): TunnelExit {
@@ -325,12 +326,7 @@ export class TunnelClient {
         })
       })
       ws.on('open', () => {
-        const hello = {
-          version: PROTOCOL_VERSION,
-          agent: this.opts.agent,
-          ...(this.resumeToken ? { resume: this.resumeToken } : {}),
-          ...(this.opts.name ? { name: this.opts.name } : {}),
-        }
+        const hello = clientHello(this.opts.agent, this.resumeToken, this.opts.name)
         mux.control({ type: 'hello', hello })
       })
       ws.on('message', (data, isBinary) => {
@@ -365,6 +361,8 @@ export class TunnelClient {
       this.setState('connected')
       this.opts.onWelcome(w)
       if (this.stopping) void this.shutdown(0)
+    } else if (frame.type === 'notice') {
+      if (this.welcomed) this.opts.onNotice?.(frame.notice)
     } else if (frame.type === 'goaway') {
       if (frame.code === GOAWAY_CODE.drain) {
         outcome.detail = 'the broker is restarting'

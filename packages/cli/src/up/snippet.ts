@@ -1,21 +1,30 @@
 /**
- * What `burrow up` prints on a fresh connection: the public URL, what it forwards to, and the
- * client configuration snippet (`clientSnippet` of @burrow/protocol, plus the editor variant
- * wrapped in `"mcp"`).
+ * What `burrow up` prints on a fresh connection: the public URL, what it forwards to, who may
+ * call the tunnel (access-lines.ts), and the client configuration snippet (`clientSnippet` of
+ * @burrow/protocol, plus the editor variant wrapped in `"mcp"`), with the agent-token header in it
+ * when the tunnel wants one.
  */
-import { clientSnippet, snippetEntryName } from '@burrow/protocol'
+import { clientSnippet, snippetEntry, snippetEntryName } from '@burrow/protocol'
+import { accessLines, snippetHeaders, type AccessWelcome } from './access-lines.js'
 
 export { clientSnippet, snippetEntryName }
 
 /** The whole announcement printed once per fresh connection. */
-export function announcement(publicUrl: string, upstream: string, name: string | null): string {
-  const entry = { [snippetEntryName(name)]: { url: `${publicUrl}/mcp` } }
-  const main = JSON.stringify(clientSnippet(publicUrl, name), null, 2)
+export function announcement(
+  welcome: AccessWelcome,
+  upstream: string,
+  name: string | null,
+): string {
+  const { publicUrl } = welcome
+  const headers = snippetHeaders(welcome.access)
+  const entry = { [snippetEntryName(name)]: snippetEntry(publicUrl, headers) }
+  const main = JSON.stringify(clientSnippet(publicUrl, name, headers), null, 2)
   const editor = `"mcp": ${JSON.stringify({ servers: entry }, null, 2)}`
   return [
     '',
     `Tunnel online:  ${publicUrl}/mcp`,
     `Forwarding to:  ${upstream}`,
+    ...accessLines(welcome),
     '',
     'Add it to your MCP client (Claude Desktop, Cursor, Windsurf, Claude Code .mcp.json):',
     main,

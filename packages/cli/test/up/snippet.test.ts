@@ -20,7 +20,11 @@ describe('snippet', () => {
     })
   })
   it('prints URL, upstream, the snippet and the editor variant wrapped in "mcp": {"servers": …}', () => {
-    const text = announcement('http://a--b.localhost:7100', 'stdio: node s.js', 'x')
+    const text = announcement(
+      { publicUrl: 'http://a--b.localhost:7100', tunnelId: 'tun_1' },
+      'stdio: node s.js',
+      'x',
+    )
     assert.match(text, /Tunnel online: +http:\/\/a--b\.localhost:7100\/mcp/)
     assert.match(text, /Forwarding to: +stdio: node s\.js/)
     const blocks = text.split('\n\n')

@@ -3,11 +3,13 @@
  * carries public requests to it, heartbeats, and the drain the client asks for with GOAWAY.
  */
 import {
+  FEATURE_NOTICE,
   GOAWAY_CODE,
   PROTOCOL_VERSION,
   ProtocolError,
   TunnelMux,
   WriteBatcher,
+  type AccessNote,
   type Corkable,
   type Frame,
   type GoawayCode,
@@ -52,6 +54,10 @@ export class TunnelLink {
   /** handshake → active → draining → closed. */
   state: 'handshake' | 'active' | 'draining' | 'closed' = 'handshake'
   sessionId = ''
+  /** Whether the client reads NOTICE frames (it named `notice` in HELLO). */
+  private readsNotices = false
+  /** The access mode the client was last told (WELCOME or NOTICE); null: none. */
+  private toldAccess: string | null = null
   private readonly ws: WebSocket
   private readonly events: LinkEvents
   private readonly log: Logger
@@ -135,6 +141,16 @@ export class TunnelLink {
     if (this.state === 'active') this.state = 'draining'
   }
 
+  /**
+   * Tell the client its tunnel's access is now `access`, when it reads NOTICE, is welcomed and was
+   * told another mode. An older client is never sent the frame: it would refuse its type.
+   */
+  tellAccess(access: AccessNote): void {
+    if (this.state !== 'active' || !this.readsNotices || this.toldAccess === access.mode) return
+    this.toldAccess = access.mode
+    this.mux.control({ type: 'notice', notice: { access } })
+  }
+
   /** Close the socket now; open streams are reset. */
   close(code = 1000, reason = ''): void {
     if (this.state === 'closed') return
@@ -173,6 +189,8 @@ export class TunnelLink {
       }
       const answer = this.events.hello(this, frame.hello)
       if ('refuse' in answer) return this.close(1008, answer.refuse)
+      this.readsNotices = frame.hello.features?.includes(FEATURE_NOTICE) ?? false
+      this.toldAccess = answer.access?.mode ?? null
       this.state = 'active'
       this.mux.control({ type: 'welcome', welcome: answer })
     } else if (frame.type === 'goaway' && frame.code === GOAWAY_CODE.drain) {

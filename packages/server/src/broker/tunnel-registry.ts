@@ -6,6 +6,7 @@
 import {
   GOAWAY_CODE,
   PROTOCOL_VERSION,
+  type AccessNote,
   type Corkable,
   type Hello,
   type Logger,
@@ -32,6 +33,8 @@ export interface TunnelRegistryOptions {
   readonly onHeld?: (tunnelId: string) => void
   /** This node no longer holds the tunnel: its grace period ended or it was cut off. */
   readonly onGone?: (tunnelId: string) => void
+  /** Who may call `tunnel` now, for its WELCOME (none: the field is left out). */
+  readonly access?: (tunnel: TunnelWithAccount) => AccessNote | undefined
 }
 
 /**
@@ -245,6 +248,16 @@ export class TunnelRegistry implements LinkEvents {
     }
   }
 
+  /** Whether `tunnelId` has a connection open on this node (any state). */
+  hasConnection(tunnelId: string): boolean {
+    return this.linksOf.has(tunnelId)
+  }
+
+  /** Tell the clients of `tunnelId` that its access is now `access` (those that read NOTICE). */
+  tellAccess(tunnelId: string, access: AccessNote): void {
+    for (const link of this.linksOf.get(tunnelId) ?? []) link.tellAccess(access)
+  }
+
   /** The tunnels with a connection open now (any state). */
   connectedTunnelIds(): string[] {
     return [...new Set([...this.links].map((link) => link.tunnel.id))]
@@ -299,6 +312,7 @@ export class TunnelRegistry implements LinkEvents {
     const drainAfter = this.drainingAfterMs
     // After the welcome, which is sent once this returns.
     if (drainAfter !== null) queueMicrotask(() => link.goaway(GOAWAY_CODE.drain, drainAfter))
+    const access = this.opts.access?.(tunnel)
     return {
       version: PROTOCOL_VERSION,
       tunnelId: tunnel.id,
@@ -307,6 +321,7 @@ export class TunnelRegistry implements LinkEvents {
       resumed,
       graceSecs: Math.round(this.opts.graceMs / 1000),
       heartbeatMs: this.opts.heartbeatMs,
+      ...(access ? { access } : {}),
     }
   }
 
