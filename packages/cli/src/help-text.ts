@@ -49,12 +49,14 @@ Environment:
   BURROW_DRAIN_GRACE_SECS  Seconds in-flight requests get to finish on Ctrl-C/SIGTERM (default 10)
   BURROW_NO_RESPAWN=1      Run up in this process, not in a second one with its heap flags
 
-Prints the public URL and a client snippet once connected, reconnects by itself (1 s → 30 s
-backoff) and exits 0 after draining on Ctrl-C or SIGTERM. Exit status 1: bad usage, or a stdio
-command that does not exist; 3: the tunnel key was refused ("authentication failed"); 4: another
-client took over the tunnel. Except on Windows and in the single executable, up runs in a second
-Node process started with --initial-old-space-size=64 (far fewer full collections); the first
-passes on the signals sent to it.
+Prints the public URL, how agents get in (OAuth sign-in or an agent token, as the tunnel's access
+mode on the dashboard's Access tab says; told again when it changes) and a client snippet once
+connected, reconnects by itself (1 s → 30 s backoff) and exits 0 after draining on Ctrl-C or
+SIGTERM. Exit status 1: bad usage, or a stdio command that does not exist; 3: the tunnel key was
+refused ("authentication failed"); 4: another client took over the tunnel. Except on Windows and
+in the single executable, up runs in a second Node process started with
+--initial-old-space-size=64 (far fewer full collections); the first passes on the signals sent to
+it.
 `
 
 /** Help for \`detect\`. */
