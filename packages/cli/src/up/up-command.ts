@@ -6,7 +6,6 @@
  */
 import { homedir } from 'node:os'
 import { resolve } from 'node:path'
-import type { AccessNote, Notice, Welcome } from '@burrow/protocol'
 import { ExitError, EXIT, UsageError } from '../cli-errors.js'
 import type { GlobalOptions, UpOptions } from '../config.js'
 import { createReplayer } from '../inspector/replay-exchange.js'
@@ -22,8 +21,8 @@ import { userCacheDir } from '../update/user-cache-dir.js'
 import { LayoutHandler } from './layout-handler.js'
 import { probeUpstream } from './probe-upstream.js'
 import { resolveUpstreams } from './resolve-upstreams.js'
-import { accessChange, accessLines } from './access-lines.js'
-import { announcement, telemetryBanner } from './snippet.js'
+import { announcer } from './announcer.js'
+import { telemetryBanner } from './snippet.js'
 import type { UpstreamSpec } from '../upstreams/upstream-spec.js'
 import { CommandNotFoundError } from '../stdio/command-not-found.js'
 
@@ -117,7 +116,7 @@ export async function upCommand(global: GlobalOptions, up: UpOptions, io: UpIo):
       agent: `burrow/${io.version}`,
       handler,
       log,
-      ...announcer(io, up, handler, log),
+      ...announcer(io.out, () => handler.label, up.name, log),
       onUnreachable: (detail, delayMs) =>
         log.warn(
           `cannot reach the Burrow service at ${global.broker} (${detail}): is burrowd running at that address? Set the address with --broker URL or BURROW_BROKER. Retrying in ${(delayMs / 1000).toFixed(1)}s, then with backoff up to 30s`,
@@ -160,38 +159,6 @@ async function checkLocalServers(
     log.warn(
       `nothing answers at ${single.url} (${problem}): start your MCP server there, or check the upstream URL. The tunnel goes online anyway; agents get 502 until the server answers`,
     )
-}
-
-/**
- * What `up` prints as the broker tells it things: the announcement on a fresh session; on a resumed
- * one only a changed access (the owner changed it while the client was away); a NOTICE of a
- * changed access while connected.
- */
-function announcer(
-  io: UpIo,
-  up: UpOptions,
-  handler: LayoutHandler,
-  log: ReturnType<typeof createLogger>,
-) {
-  let last: Welcome | null = null
-  const told = (access: AccessNote | undefined) => {
-    if (!last || !access || access.mode === last.access?.mode) return
-    const known = last.access !== undefined
-    last = { ...last, access }
-    // A broker that said nothing before (it was upgraded meanwhile) changed nothing we know of.
-    io.out(known ? accessChange(last) : `\n${accessLines(last).join('\n')}\n`)
-  }
-  return {
-    onWelcome: (welcome: Welcome) => {
-      if (last && welcome.resumed) {
-        log.info('reconnected; the session continues')
-        return told(welcome.access)
-      }
-      last = welcome
-      io.out(announcement(welcome, handler.label, up.name))
-    },
-    onNotice: (notice: Notice) => told(notice.access),
-  }
 }
 
 async function runUntilStopped(
