@@ -7,7 +7,7 @@
  * remaining 100; draining the holding node under steady traffic through nginx loses no request;
  * after `kill -9` of the holder a call forwarded to it gets the envelope, the client reattaches to
  * the other node and the agent's session goes on, counted once; rate limits and the session cap
- * are exact across nodes, and policy and plan changes made on one node apply on the other; forged node links are refused; and a tunnel deleted on one node has its
+ * are exact across nodes, and policy and plan changes made on one node apply on the other; an access mode changed on one node is told to the client held by the other; forged node links are refused; and a tunnel deleted on one node has its
  * client cut off by the other.
  */
 import assert from 'node:assert/strict'
@@ -397,6 +397,19 @@ describe('several burrowd nodes behind nginx', { skip, timeout: 240_000 }, () =>
     }
     const after = await postMcp(viaB, toolCall('p3', 'c__echo', { message: 'x' }), session)
     assert.equal(after.status, 200, after.text)
+  })
+
+  it('an access mode changed on the node that does not hold the tunnel is told to its client', async () => {
+    const api = apiOf(other, 'acme')
+    const path = `/api/tunnels/${tunnel.id}/access`
+    const changed = (mode: string) => api('PUT', path, { mode })
+    try {
+      assert.equal((await changed('token')).status, 200)
+      await client.waitFor(/The tunnel's access changed: agents that send an agent token/)
+    } finally {
+      assert.equal((await changed('public')).status, 200)
+      await client.waitFor(/The tunnel's access changed: anyone with the URL/)
+    }
   })
 
   it('the session cap holds across nodes, and a plan upgrade processed on one node raises the limits on the other at its next request', async () => {
