@@ -95,7 +95,7 @@ describe('dashboard: the first hour', { skip: !hasChromium, timeout: 180_000 }, 
     await page.goto(`${base}/signup`)
     assert.equal(
       await page.textContent('#url-form'),
-      `http://<tunnel>--account.localhost:${service.port}/mcp`,
+      `http://<subdomain>--<account>.localhost:${service.port}/mcp`,
     )
     const validity = async (value: string) => {
       await page.fill('#slug', value)

@@ -3,7 +3,7 @@
  * the pricing page writes public URLs as this service does (not `https://<name>--…<zone>`); a
  * tunnel's "This month" rows do not overlap the note under them (a `.meter` grid took the
  * progress bar's 0.6rem height), say "Data transfer" as the billing page does, and the note is a
- * sentence before the first snapshot; the Domain tab on the Free plan offers no form to fill in
+ * sentence; the Domain tab on the Free plan offers no form to fill in
  * vain, and a plan refusal (a domain, a third tunnel) says "upgrade your plan" once, as its link;
  * a browser sent to a mistyped address outside /dashboard gets a page with the menu, not JSON;
  * refusals on the sign-up and Account pages are sentences ("The new that password is …" was not).
@@ -42,7 +42,7 @@ describe('dashboard: a newcomer’s edges', { skip: !hasChromium, timeout: 120_0
 
   it("the pricing page writes public URLs as this service does, with the viewer's account", async () => {
     await page.goto(`${base}/pricing`)
-    const form = `http://<tunnel>--<account>.localhost:${service.port}/mcp`
+    const form = `http://<subdomain>--<account>.localhost:${service.port}/mcp`
     assert.equal(await page.locator('main p code').first().textContent(), form)
 
     // A common password: the refusal is a sentence, as the other sign-up errors are.
@@ -66,7 +66,7 @@ describe('dashboard: a newcomer’s edges', { skip: !hasChromium, timeout: 120_0
     await page.goto(`${base}/pricing`)
     assert.equal(
       await page.locator('main p code').first().textContent(),
-      `http://<tunnel>--newbie.localhost:${service.port}/mcp`,
+      `http://<subdomain>--newbie.localhost:${service.port}/mcp`,
     )
   })
 
@@ -92,7 +92,10 @@ describe('dashboard: a newcomer’s edges', { skip: !hasChromium, timeout: 120_0
     assert.ok(bytes.bottom <= note.top, `the note is drawn over the rows: ${at}`)
     const labels = await page.locator('#usage h2 + div > span:nth-child(odd)').allTextContents()
     assert.deepEqual(labels, ['Tool calls', 'Data transfer'])
-    assert.match((await page.textContent('#usage p.muted')) ?? '', /^Counters reset [A-Z]/)
+    assert.match(
+      (await page.textContent('#usage p.muted')) ?? '',
+      /^Live counts; counters reset [A-Z]/,
+    )
   })
 
   it('the Metrics tab of a tunnel with no calls says so, with no empty latency chart', async () => {

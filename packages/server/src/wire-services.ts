@@ -31,6 +31,7 @@ import { openCustomDomains } from './domains/open-custom-domains.js'
 import { WelcomeUrls } from './domains/welcome-urls.js'
 import { WelcomeAccess } from './access/welcome-access.js'
 import { PendingListings } from './edge/pending-listings.js'
+import { liveUsageOf } from './quota/live-usage.js'
 
 /** What `wireServices` needs from `serve`. */
 export interface WireOptions {
@@ -241,6 +242,7 @@ export async function wireServices({ config, log, listen }: WireOptions): Promis
     publicUrl,
     addresses,
     inheritUsage: quota.inheritUsage,
+    liveUsage: quota.counters ? liveUsageOf(quota.counters) : undefined,
     log,
   })
   const app = new App({

@@ -28,6 +28,7 @@ import type { TunnelLookup } from './edge/tunnel-lookup.js'
 import type { ClientAddresses } from './http/client-addresses.js'
 import { brokerUrlFor } from './public-url.js'
 import { readMeters } from './quota/read-meters.js'
+import type { LiveUsagePort } from './app/live-meters.js'
 import type { Store } from './store/store.js'
 import type { WebhookEndpointStore } from './webhooks/webhook-endpoint-store.js'
 
@@ -52,6 +53,8 @@ export interface WebParts {
   readonly addresses: ClientAddresses
   /** Start a new tunnel's month where a deleted one's stood (absent when quotas are off). */
   readonly inheritUsage: ((from: string, to: string) => Promise<void>) | undefined
+  /** This month's live usage of a tunnel (absent when quotas are off). */
+  readonly liveUsage: LiveUsagePort | undefined
   readonly log: Logger
 }
 
@@ -103,6 +106,7 @@ export async function wireWeb(parts: WebParts): Promise<Web> {
     publicUrl: parts.publicUrl,
     domains: parts.domains,
     ...(parts.inheritUsage ? { inheritUsage: parts.inheritUsage } : {}),
+    ...(parts.liveUsage ? { liveUsage: parts.liveUsage } : {}),
   })
   const recovery = openRecovery({
     config,

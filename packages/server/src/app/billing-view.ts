@@ -41,6 +41,8 @@ export interface MetersView {
   readonly period: string
   /** When the snapshot the values come from was taken; null before the first. */
   readonly takenAt: Date | null
+  /** True when the values were read from the live counters just now (the dashboard's). */
+  readonly live?: boolean
   /** 00:00 UTC on the 1st of next month. */
   readonly resetsAt: Date
   readonly tunnels: readonly TunnelMeter[]

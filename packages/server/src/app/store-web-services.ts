@@ -6,6 +6,7 @@
 import type { Store } from '../store/store.js'
 import type { TunnelStatus } from '../store/store.js'
 import type { MetersView } from './billing-view.js'
+import type { LiveUsagePort } from './live-meters.js'
 import type { GovernancePort } from './governance-port.js'
 import type { DomainsPort } from './domains-port.js'
 import type { AccessPort } from './access-port.js'
@@ -31,6 +32,8 @@ export interface StoreWebServicesParts {
   /** The budgets of access writes; fresh ones when absent. */
   readonly accessWrites?: AccessWriteLimits
   readonly meters: (accountId: string, now: Date) => Promise<MetersView>
+  /** The live usage counters; absent when quotas are off. */
+  readonly liveUsage?: LiveUsagePort
   readonly publicUrl: (subdomain: string, slug: string) => string
   readonly domains?: DomainsPort
   /**
@@ -149,6 +152,7 @@ export function storeWebServices(parts: StoreWebServicesParts): WebServices {
     access: parts.access,
     accessWrites: parts.accessWrites ?? new AccessWriteLimits(),
     meters: parts.meters,
+    ...(parts.liveUsage ? { liveUsage: parts.liveUsage } : {}),
     publicUrl: parts.publicUrl,
     ...(parts.domains ? { domains: parts.domains } : {}),
   }

@@ -10,6 +10,7 @@ import type { DomainsPort } from './domains-port.js'
 import type { AccessWriteLimits } from './access-write-limits.js'
 import type { AccessPort } from './access-port.js'
 import type { BillingHistoryView, MetersView, SubscriptionView } from './billing-view.js'
+import type { LiveUsagePort } from './live-meters.js'
 import type { TokenView } from './token-view.js'
 import type { TunnelView } from './tunnel-view.js'
 import type { WebhookDeliveryView, WebhookEndpointView } from './webhook-endpoint-view.js'
@@ -155,6 +156,8 @@ export interface WebServices {
   readonly accessWrites: AccessWriteLimits
   /** This month's meters of an account, from the last snapshot. */
   meters(accountId: string, now: Date): Promise<MetersView>
+  /** A tunnel's live usage counters; absent when quotas are off. */
+  readonly liveUsage?: LiveUsagePort
   /** A tunnel's public URL (without `/mcp`). */
   publicUrl(subdomain: string, slug: string): string
   /** Custom domains of tunnels; absent where burrowd runs without them (some tests). */

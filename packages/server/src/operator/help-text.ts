@@ -47,7 +47,7 @@ Flags:
 
 Environment (an empty value counts as unset):
   BURROW_LISTEN            address to listen on, HOST:PORT or [IPv6]:PORT (127.0.0.1:7100)
-  BURROW_ZONE              DNS zone of public hosts <sub>--<slug>.<zone> (localhost)
+  BURROW_ZONE              DNS zone of public hosts <subdomain>--<account>.<zone> (localhost)
   BURROW_SERVICE_HOST      host of the dashboard, API, OAuth and broker, as named in mail,
                            links and the dashboard's burrow command (the zone); a domain of
                            its own in production
@@ -77,7 +77,7 @@ Environment (an empty value counts as unset):
                            resets and address checks (none: the dev outbox at /dev/outbox)
   BURROW_MAIL_FROM         From of that mail (Burrow <no-reply@ZONE>)
   BURROW_METER_SNAPSHOT_SECS
-                           seconds between usage snapshots for the billing meters (60)
+                           seconds between usage snapshots for the API's meters (60)
   BURROW_DNS_SERVERS       DNS servers that check custom domains, IP or IP:PORT, comma-
                            separated (none: the system's resolvers)
   BURROW_TRUSTED_PROXIES   proxies whose X-Forwarded-For is believed, IPs and CIDRs comma-

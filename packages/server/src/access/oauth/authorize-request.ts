@@ -89,7 +89,7 @@ export async function checkAuthorizeRequest(
   if (resource === null || label === null) {
     return show(
       'invalid_target',
-      "resource must be the tunnel's MCP URL, https://<tunnel>--<account>.<zone>/mcp or its custom domain's",
+      "resource must be the tunnel's MCP URL, https://<subdomain>--<account>.<zone>/mcp or its custom domain's",
     )
   }
   return { client, redirectUri, state, codeChallenge: challenge, resource, label }

@@ -75,6 +75,11 @@ pre { white-space:pre-wrap; word-break:break-word; }
 .command-box button { flex:none; }
 ol.steps { padding-left:1.3rem; } ol.steps li { margin:.4rem 0; }
 .usage-rows { display:grid; grid-template-columns:10rem 1fr; gap:.3rem 1rem; margin-bottom:.6rem; }
+.notice, .banner { overflow-wrap:anywhere; }
+@media (max-width: 640px) {
+  main { padding:0 1rem; }
+  table { display:block; overflow-x:auto; }
+}
 `
 
 /** `/assets/favicon.svg` (also answered at `/favicon.ico`): a burrow entrance. */

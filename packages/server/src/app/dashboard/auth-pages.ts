@@ -11,7 +11,7 @@ export interface AuthFormValues {
   readonly slug?: string
 }
 
-/** How this service writes public URLs, around the `<tunnel>--<account>` label. */
+/** How this service writes public URLs, around the `<subdomain>--<account>` label. */
 export interface UrlForm {
   /** `http:` or `https:`. */
   readonly scheme: string
@@ -50,7 +50,7 @@ export function signUpPage(
   <label for="slug">Account name</label>
   <input id="slug" name="slug" type="text" required maxlength="40" pattern="${SLUG_PATTERN}" title="Lower-case letters, digits and single hyphens, starting and ending with a letter or digit (1-40 characters)" value="${values.slug ?? ''}" />
   <p class="muted">Lower-case letters, digits and single hyphens. It appears in every public URL:
-  <code id="url-form">${urlForm.scheme}//&lt;tunnel&gt;--<span>${values.slug || 'account'}</span>${urlForm.suffix}/mcp</code></p>
+  <code id="url-form">${urlForm.scheme}//&lt;subdomain&gt;--<span>${values.slug || html`&lt;account&gt;`}</span>${urlForm.suffix}/mcp</code></p>
   <button type="submit">Sign up</button>
 </form>
 <p>Already have an account? <a href="/signin">Sign in</a></p>`,

@@ -1,6 +1,6 @@
 /**
  * The dashboard's billing page (`GET /dashboard/billing`): the plan and its state, the three
- * meters (data transfer, tool calls, tunnel allowance) from the last snapshot, the plan cards
+ * meters (data transfer, tool calls, tunnel allowance) read live, the plan cards
  * with upgrade, cycle switch and cancel, and the billing history.
  */
 import { PLANS, type Plan } from '../../plans.js'
@@ -126,7 +126,7 @@ export function billingPage(
   <p data-meter="tunnels" data-used="${b.tunnelCount}" data-limit="${plan.tunnels}">Tunnel allowance: <strong>${b.tunnelCount} of ${plan.tunnels}</strong> tunnels</p>
   ${m.tunnels.length > 0 ? html`<table><thead><tr><th>Tunnel</th><th>Data transfer</th><th>Tool calls</th></tr></thead><tbody>${rows}</tbody></table>` : html`<p class="muted">No tunnels yet.</p>`}
   <p class="muted">Limits are per tunnel and reset on <span id="resets-at">${formatDateTime(m.resetsAt)}</span>.
-  ${m.takenAt ? html`Meters from the snapshot taken <span id="snapshot-at">${formatDateTime(m.takenAt)}</span>; they may lag live usage by a few minutes.` : html`<span id="snapshot-at">No usage snapshot has been taken yet this month.</span>`}</p>
+  ${m.live ? html`<span id="meters-live">Live counts, as of this page.</span>` : m.takenAt ? html`Meters from the snapshot taken <span id="snapshot-at">${formatDateTime(m.takenAt)}</span>; they may lag live usage by a few minutes.` : html`<span id="snapshot-at">No usage snapshot has been taken yet this month.</span>`}</p>
 </section>
 <h2>Plans</h2>
 ${planCards({ current: b.plan, action })}

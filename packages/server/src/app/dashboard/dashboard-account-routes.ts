@@ -15,14 +15,17 @@ import { toHttpError } from '../store-error-status.js'
 import { tokensPage } from './tokens-page.js'
 import { webhookPage, webhooksPage } from './webhooks-page.js'
 import { asSentence } from './as-sentence.js'
+import { withLiveCounts } from '../live-meters.js'
 
 /** The billing routes under `/dashboard/billing`. */
 export function billingRoutes(kit: DashboardKit): DashboardRoute[] {
   const { svc } = kit
 
   const show = async (c: DashboardRequest) => {
-    const view = await billingView(svc, c.account, kit.now())
-    kit.html(c.res, 200, billingPage(c.viewer, view, kit.notices(c)))
+    const now = kit.now()
+    const view = await billingView(svc, c.account, now)
+    const meters = await withLiveCounts(view.meters, svc.liveUsage, now)
+    kit.html(c.res, 200, billingPage(c.viewer, { ...view, meters }, kit.notices(c)))
   }
 
   const checkout = async (c: DashboardRequest) => {

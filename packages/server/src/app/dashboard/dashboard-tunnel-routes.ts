@@ -11,6 +11,7 @@ import { redirect } from '../../http/responses.js'
 import { toHttpError } from '../store-error-status.js'
 import { keyOncePage, tunnelPage, tunnelsPage } from './tunnels-page.js'
 import { RECENT_CALLS, tunnelActivity } from './tunnel-activity.js'
+import { withLiveCounts } from '../live-meters.js'
 import { urlFormOf } from './auth-pages.js'
 import { planLimitNotice } from './plan-limit-notice.js'
 
@@ -98,8 +99,9 @@ export function tunnelRoutes(kit: DashboardKit): DashboardRoute[] {
       await withToolAlerts(svc, c.account.id, [tunnelView(svc, c.account, t)]),
     )
     const [view] = await withCustomUrls(svc, c.account.id, views)
+    const now = kit.now()
     const [meters, recent] = await Promise.all([
-      svc.meters(c.account.id, kit.now()),
+      svc.meters(c.account.id, now).then((m) => withLiveCounts(m, svc.liveUsage, now)),
       svc.governance.calls(t.id, { limit: RECENT_CALLS }),
     ])
     const activity = tunnelActivity(t.id, c.account.plan, meters, recent.calls)

@@ -11,7 +11,7 @@ export function pricingPage(viewer: Viewer | null, urlForm: UrlForm): SafeHtml {
   return page(
     { title: 'Pricing', viewer },
     html`<h1>Pricing</h1>
-<p>Put a local MCP server on the internet at <code id="pricing-url-form">${urlForm.scheme}//&lt;tunnel&gt;--${viewer ? viewer.slug : html`&lt;account&gt;`}${urlForm.suffix}/mcp</code>. Every plan
+<p>Put a local MCP server on the internet at <code id="pricing-url-form">${urlForm.scheme}//&lt;subdomain&gt;--${viewer ? viewer.slug : html`&lt;account&gt;`}${urlForm.suffix}/mcp</code>. Every plan
 includes governance; paid plans add scale and custom domains.</p>
 ${planCards()}
 <p><a class="button" href="${viewer ? '/dashboard/billing' : '/signup'}">${viewer ? 'Change plan' : 'Start free'}</a></p>`,

@@ -1,7 +1,7 @@
 /**
  * The "This month" and "Recent calls" sections of a tunnel's overview page: its tool calls and
- * bandwidth against the plan's monthly limits (from the meters' last snapshot, so they may lag a
- * minute), and its newest calls with a link to the full traffic tab.
+ * bandwidth against the plan's monthly limits (read live; from the meters' last snapshot, which
+ * may lag a minute, when the live counters cannot be read), and its newest calls with a link to the full traffic tab.
  */
 import { html, type SafeHtml } from '../../http/html.js'
 import { PLANS, type PlanId } from '../../plans.js'
@@ -39,7 +39,7 @@ export function tunnelActivity(
     <span>Tool calls</span><span id="usage-tool-calls">${formatCount(toolCalls)} of ${formatCount(limits.toolCallsPerMonth)}</span>
     <span>Data transfer</span><span id="usage-bandwidth">${formatBytes(bytes)} of ${formatBytes(limits.bandwidthBytesPerMonth)}</span>
   </div>
-  <p class="muted" id="usage-note">${meters.takenAt ? `As of ${formatDateTime(meters.takenAt)}; counters` : 'Counters'} reset ${formatDateTime(meters.resetsAt)}. <a href="/dashboard/billing">All meters</a></p>
+  <p class="muted" id="usage-note">${meters.live ? 'Live counts; counters' : meters.takenAt ? `As of ${formatDateTime(meters.takenAt)}; counters` : 'Counters'} reset ${formatDateTime(meters.resetsAt)}. <a href="/dashboard/billing">All meters</a></p>
 </section>
 <section class="card" id="recent-calls">
   <h2>Recent calls</h2>

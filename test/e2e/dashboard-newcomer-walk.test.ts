@@ -1,0 +1,122 @@
+/**
+ * What a newcomer tripped on walking through the dashboard with a tunnel in use, driven in
+ * Chromium against a real burrowd: every page writes a tunnel's public URL with the same
+ * placeholders (`<subdomain>--<account>`); a tunnel's "This month" counts the calls just made,
+ * not the last meter snapshot's; and at a phone's 390 px no page scrolls sideways (wide tables
+ * scroll inside themselves, a long path in a notice wraps).
+ */
+import assert from 'node:assert/strict'
+import { join } from 'node:path'
+import { after, before, describe, it } from 'node:test'
+import type { Browser, Page } from 'playwright-core'
+import { hasChromium, launchBrowser } from '../helpers/browser.js'
+import type { Child } from '../helpers/child.js'
+import { openSession, postMcp, toolCall } from '../helpers/quota-stack.js'
+import { ROOT, startClient, startService, type Service } from '../helpers/stack.js'
+
+const HELLO = join(ROOT, 'examples/hello-server.mjs')
+
+/** How wide the page is drawn, against the viewport. */
+interface Widths {
+  readonly page: number
+  readonly viewport: number
+}
+
+describe('dashboard: a newcomer’s walk', { skip: !hasChromium, timeout: 180_000 }, () => {
+  let service: Service
+  let browser: Browser
+  let page: Page
+  let base: string
+  let client: Child | undefined
+  let detail = ''
+
+  before(async () => {
+    // No meter snapshot is taken while the test runs: whatever the pages count is live.
+    service = await startService({ BURROW_METER_SNAPSHOT_SECS: '3600' })
+    base = `http://127.0.0.1:${service.port}`
+    browser = await launchBrowser()
+    page = await (await browser.newContext()).newPage()
+  })
+
+  after(async () => {
+    await client?.stop()
+    await browser?.close()
+    await service?.close()
+  })
+
+  it('writes the public URL form with the same placeholders on every page', async () => {
+    const suffix = `.localhost:${service.port}/mcp`
+    await page.goto(`${base}/pricing`)
+    assert.equal(
+      await page.textContent('#pricing-url-form'),
+      `http://<subdomain>--<account>${suffix}`,
+    )
+    await page.goto(`${base}/signup`)
+    assert.equal(await page.textContent('#url-form'), `http://<subdomain>--<account>${suffix}`)
+    await page.fill('#email', 'walker@example.com')
+    await page.fill('#password', 'correct horse battery')
+    await page.fill('#slug', 'walker')
+    await Promise.all([
+      page.waitForURL(`${base}/dashboard`),
+      page.click('form[action="/signup"] button[type=submit]'),
+    ])
+    assert.equal(await page.textContent('#tunnel-url-form'), `http://<subdomain>--walker${suffix}`)
+    await page.goto(`${base}/pricing`)
+    assert.equal(await page.textContent('#pricing-url-form'), `http://<subdomain>--walker${suffix}`)
+  })
+
+  it('"This month" counts the calls just made, and says the counts are live', async () => {
+    await page.goto(`${base}/dashboard`)
+    await page.fill('#create-tunnel input[name=name]', 'hello')
+    await Promise.all([
+      page.waitForURL(`${base}/dashboard/tunnels`),
+      page.click('#create-tunnel button[type=submit]'),
+    ])
+    const key = (await page.textContent('#tunnel-key')) ?? ''
+    const publicUrl = (await page.textContent('#public-url')) ?? ''
+    detail = (await page.getAttribute('a:text("Tunnel details")', 'href')) ?? ''
+    await page.goto(`${base}${detail}/access`)
+    await page.check('#access-form input[name=mode][value=public]')
+    await Promise.all([page.waitForURL(/\/access/), page.click('#access-form button[type=submit]')])
+    client = await startClient(service, key, ['--stdio', `node ${HELLO}`])
+    const session = await openSession(publicUrl)
+    for (let i = 0; i < 3; i++) {
+      const call = await postMcp(publicUrl, toolCall(i, 'add', { a: i, b: 1 }), session)
+      assert.equal(call.status, 200, call.text)
+    }
+    await page.goto(`${base}${detail}`)
+    assert.equal(await page.textContent('#usage-tool-calls'), '3 of 100,000')
+    assert.doesNotMatch((await page.textContent('#usage-bandwidth')) ?? '', /^0 B/)
+    assert.match((await page.textContent('#usage-note')) ?? '', /^Live counts; counters reset /)
+    await page.goto(`${base}/dashboard/billing`)
+    assert.match((await page.textContent('#meters tbody')) ?? '', /3 of 100,000/)
+    assert.match((await page.textContent('#meters')) ?? '', /Live counts/)
+  })
+
+  it('no page scrolls sideways at 390 px', async () => {
+    // The history is written in batches: wait until the traffic tab lists the calls.
+    for (;;) {
+      await page.goto(`${base}${detail}/traffic`)
+      if ((await page.locator('table:not(#live-tail) tbody tr').count()) >= 3) break
+      await new Promise((resolve) => setTimeout(resolve, 200))
+    }
+    await page.setViewportSize({ width: 390, height: 800 })
+    const paths = [
+      '/dashboard',
+      detail,
+      `${detail}/traffic`,
+      `${detail}/metrics`,
+      `${detail}/tools`,
+      `${detail}/access`,
+      '/dashboard/billing',
+      `${detail}/no-such-tab-with-a-rather-long-name-that-does-not-break`,
+    ]
+    for (const path of paths) {
+      await page.goto(`${base}${path}`)
+      const widths = await page.evaluate<Widths>(
+        '({ page: document.documentElement.scrollWidth, viewport: window.innerWidth })',
+      )
+      assert.ok(widths.page <= widths.viewport, `${path} is ${widths.page} px wide`)
+    }
+  })
+})
