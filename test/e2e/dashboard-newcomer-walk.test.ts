@@ -3,7 +3,9 @@
  * Chromium against a real burrowd: every page writes a tunnel's public URL with the same
  * placeholders (`<subdomain>--<account>`); a tunnel's "This month" counts the calls just made,
  * not the last meter snapshot's; and at a phone's 390 px no page scrolls sideways (wide tables
- * scroll inside themselves, a long path in a notice wraps).
+ * scroll inside themselves, a long path in a notice wraps); the Tools tab does not say the owner
+ * approved tools the first listing made the baseline; the Pro plan says its custom domain is one
+ * per account, as Scale says one per tunnel.
  */
 import assert from 'node:assert/strict'
 import { join } from 'node:path'
@@ -80,6 +82,12 @@ describe('dashboard: a newcomer’s walk', { skip: !hasChromium, timeout: 180_00
     await Promise.all([page.waitForURL(/\/access/), page.click('#access-form button[type=submit]')])
     client = await startClient(service, key, ['--stdio', `node ${HELLO}`])
     const session = await openSession(publicUrl)
+    const list = await postMcp(
+      publicUrl,
+      { jsonrpc: '2.0', id: 'l', method: 'tools/list' },
+      session,
+    )
+    assert.equal(list.status, 200, list.text)
     for (let i = 0; i < 3; i++) {
       const call = await postMcp(publicUrl, toolCall(i, 'add', { a: i, b: 1 }), session)
       assert.equal(call.status, 200, call.text)
@@ -91,6 +99,19 @@ describe('dashboard: a newcomer’s walk', { skip: !hasChromium, timeout: 180_00
     await page.goto(`${base}/dashboard/billing`)
     assert.match((await page.textContent('#meters tbody')) ?? '', /3 of 100,000/)
     assert.match((await page.textContent('#meters')) ?? '', /Live counts/)
+  })
+
+  it('the Tools tab does not say the owner approved the baseline; plans say how many domains', async () => {
+    await page.goto(`${base}${detail}/tools`)
+    assert.equal(
+      await page.textContent('#no-changes'),
+      'No tool has changed since it was approved (the first tools/list counts as approved).',
+    )
+    await page.goto(`${base}/dashboard/billing`)
+    const pro = (await page.textContent('.plan[data-plan=pro] ul')) ?? ''
+    const scale = (await page.textContent('.plan[data-plan=scale] ul')) ?? ''
+    assert.match(pro, /Custom domains \(one per account\)/)
+    assert.match(scale, /Custom domains \(one per tunnel\)/)
   })
 
   it('no page scrolls sideways at 390 px', async () => {

@@ -81,7 +81,11 @@ export const PLANS: Readonly<Record<PlanId, Plan>> = Object.freeze({
     historyRetentionHours: 30 * 24,
     customDomains: true,
     tagline: 'For developers whose agents rely on their servers every day.',
-    features: ['Governance on every plan', 'Custom domains', 'No interstitial page'],
+    features: [
+      'Governance on every plan',
+      'Custom domains (one per account)',
+      'No interstitial page',
+    ],
   },
   scale: {
     id: 'scale',

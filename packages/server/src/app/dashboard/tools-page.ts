@@ -63,7 +63,7 @@ ${d.view.listChangedAt ? html`<p class="muted" id="list-changed">Your server las
 ${
   awaiting.length === 0
     ? d.view.baselined
-      ? html`<p class="card" id="no-changes">No tool changed since you approved them.</p>`
+      ? html`<p class="card" id="no-changes">No tool has changed since it was approved (the first <code>tools/list</code> counts as approved).</p>`
       : ''
     : html`<h2>Waiting for you</h2>${lookalikeAlert(awaiting)}${awaiting.map((x) => pendingCard(t, x, csrf, d.zeroKnowledge))}`
 }

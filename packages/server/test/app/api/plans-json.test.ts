@@ -71,6 +71,6 @@ describe('GET /api/plans body', () => {
       [false, true, true],
     )
     assert.ok(body.governance_features.includes('Zero-knowledge mode'))
-    assert.ok(body.plans[1]?.features.includes('Custom domains'))
+    assert.ok(body.plans[1]?.features.includes('Custom domains (one per account)'))
   })
 })
