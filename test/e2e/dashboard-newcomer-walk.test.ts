@@ -5,7 +5,7 @@
  * not the last meter snapshot's; and at a phone's 390 px no page scrolls sideways (wide tables
  * scroll inside themselves, a long path in a notice wraps); the Tools tab does not say the owner
  * approved tools the first listing made the baseline; the Pro plan says its custom domain is one
- * per account, as Scale says one per tunnel.
+ * per account, as Scale says one per tunnel; the webhooks page names both events.
  */
 import assert from 'node:assert/strict'
 import { join } from 'node:path'
@@ -112,6 +112,11 @@ describe('dashboard: a newcomer’s walk', { skip: !hasChromium, timeout: 180_00
     const scale = (await page.textContent('.plan[data-plan=scale] ul')) ?? ''
     assert.match(pro, /Custom domains \(one per account\)/)
     assert.match(scale, /Custom domains \(one per tunnel\)/)
+    // The webhooks page names both events an endpoint receives (it named quota.warning alone).
+    await page.goto(`${base}/dashboard/webhooks`)
+    const events = (await page.textContent('#webhook-events')) ?? ''
+    assert.match(events, /quota\.warning/)
+    assert.match(events, /tool\.changed/)
   })
 
   it('no page scrolls sideways at 390 px', async () => {

@@ -1,6 +1,6 @@
 /**
  * Outbound webhooks (`GET /dashboard/webhooks` and one endpoint's page): register endpoints for
- * `quota.warning`, see each endpoint's secret, state and delivery log, rotate its secret,
+ * `quota.warning` and `tool.changed`, see each endpoint's secret, state and delivery log, rotate its secret,
  * re-enable or delete.
  */
 import { formatDateTime } from './format.js'
@@ -30,7 +30,7 @@ export function webhooksPage(
   return page(
     { title: 'Webhooks', viewer, notices },
     html`<h1>Webhooks</h1>
-<p>Burrow sends <code>quota.warning</code> when a tunnel reaches 80% of a monthly limit, signed as
+<p id="webhook-events">Burrow sends <code>quota.warning</code> when a tunnel reaches 80% of a monthly limit and <code>tool.changed</code> when a tunnel's server changes a tool it pinned (see the Tools tab), signed as
 <a href="https://www.standardwebhooks.com/">Standard Webhooks</a> with the endpoint's secret.</p>
 ${endpoints.length > 0 ? html`<table><thead><tr><th>URL</th><th>Events</th><th>State</th></tr></thead><tbody>${rows}</tbody></table>` : html`<p class="muted">No endpoints yet.</p>`}
 <h2>Add an endpoint</h2>
