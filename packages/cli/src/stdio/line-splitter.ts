@@ -1,13 +1,15 @@
 /**
  * Cuts a byte stream (a child's stdout or stderr) into text lines. Lines are assembled as bytes and
  * decoded once complete, so a UTF-8 character split across chunks survives; `\r` before the
- * newline is dropped (Windows children write CRLF). A line longer than the bound is discarded as a
+ * newline is dropped (Windows children write CRLF) and does not count against the bound: a line
+ * of exactly the bound's bytes then `\r\n` is read whole. A line longer than the bound is discarded as a
  * whole, so a runaway child cannot make the CLI buffer without limit; only its first and last
  * bytes are kept, to tell which request an answer too long to read was for, and its bytes can be
  * watched as they pass (`onSkippedBytes`), to read more of it without holding it.
  */
 
 const NEWLINE = 0x0a
+const CARRIAGE_RETURN = 0x0d
 
 /** Bytes kept of each end of a discarded line. */
 export const KEPT_END_BYTES = 1024
@@ -32,9 +34,10 @@ export class LineSplitter {
   #tail = Buffer.alloc(0)
 
   /**
-   * @param maxLineBytes longest accepted line, newline excluded
+   * @param maxLineBytes longest accepted line, its `\n` or `\r\n` excluded
    * @param onLine receives each line without its `\n` or `\r\n`
-   * @param onOverflow told once per discarded line, with its size in bytes once known and its ends
+   * @param onOverflow told once per discarded line, with its size in bytes once known (a `\r`
+   *   before its newline not counted) and its ends
    * @param onSkippedBytes given every byte of a discarded line (its newline excluded, a `\r`
    *   before it not), in order, in parts, before `onOverflow` is told of it
    */
@@ -76,7 +79,10 @@ export class LineSplitter {
       this.#onSkippedBytes?.(part)
       return
     }
-    if (this.#size + part.length > this.#maxLineBytes) {
+    const size = this.#size + part.length
+    // One `\r` past the bound may still be the line's end: held until the next byte tells.
+    const endsInReturn = size === this.#maxLineBytes + 1 && part.at(-1) === CARRIAGE_RETURN
+    if (size > this.#maxLineBytes && !endsInReturn) {
       this.#skipped = this.#size + part.length
       const line = Buffer.concat([...this.#parts, part])
       this.#head = Buffer.from(line.subarray(0, KEPT_END_BYTES))
@@ -103,7 +109,8 @@ export class LineSplitter {
 
   #finishLine(): void {
     if (this.#skipped >= 0) {
-      const bytes = this.#skipped
+      const returned = this.#tail.at(-1) === CARRIAGE_RETURN
+      const bytes = this.#skipped - (returned ? 1 : 0)
       const ends = { head: this.#head, tail: this.#tail }
       this.#skipped = -1
       this.#head = this.#tail = Buffer.alloc(0)

@@ -1,6 +1,6 @@
 /**
  * Line splitting of a child's output: chunk boundaries, CRLF, split UTF-8 characters, and the
- * bound on a single line.
+ * bound on a single line (a `\r` before the newline not counted against it).
  */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
@@ -75,9 +75,60 @@ describe('LineSplitter', () => {
       'line ok',
       'bytes 0123456789abc',
       'bytes def\r',
-      'dropped 17',
+      'dropped 16',
       'line next',
     ])
+  })
+
+  it('does not count a \\r before the newline against the bound, across chunks too', () => {
+    const { lines, dropped, s } = splitter(4)
+    s.push(Buffer.from('abcd\r\nefgh\r'))
+    s.push(Buffer.from('\nijkl\r'))
+    s.push(Buffer.from(''))
+    s.push(Buffer.from('\n'))
+    assert.deepEqual(lines, ['abcd', 'efgh', 'ijkl'])
+    s.push(Buffer.from('abcde\r\n'))
+    assert.deepEqual(dropped, [5])
+  })
+
+  it('drops a line whose \\r past the bound is followed by more than its newline', () => {
+    const skipped: string[] = []
+    const dropped: number[] = []
+    const lines: string[] = []
+    const s = new LineSplitter(
+      4,
+      (l) => lines.push(l),
+      (n) => dropped.push(n),
+      (part) => skipped.push(part.toString()),
+    )
+    s.push(Buffer.from('abcd\r'))
+    s.push(Buffer.from('x\n'))
+    s.push(Buffer.from('abcd\r\r\nok\n'))
+    assert.deepEqual(skipped, ['abcd\rx', 'abcd\r\r'])
+    assert.deepEqual(dropped, [6, 5])
+    assert.deepEqual(lines, ['ok'])
+  })
+
+  it('reads a line of the bound ending in \\r at the end of the stream without it', () => {
+    const { lines, dropped, s } = splitter(4)
+    s.push(Buffer.from('abcd\r'))
+    s.end()
+    assert.deepEqual(lines, ['abcd'])
+    assert.deepEqual(dropped, [])
+  })
+
+  it('bounds bytes, not characters, when a character straddles chunks at the bound', () => {
+    const { lines, dropped, s } = splitter(6)
+    const line = Buffer.from('ab€é') // 2 + 3 + 2 bytes: one over
+    s.push(line.subarray(0, 4))
+    s.push(line.subarray(4))
+    s.push(Buffer.from('\r\n'))
+    assert.deepEqual(dropped, [7])
+    const fits = Buffer.from('a€é') // 6 bytes
+    s.push(fits.subarray(0, 2))
+    s.push(Buffer.concat([fits.subarray(2), Buffer.from('\r')]))
+    s.push(Buffer.from('\n'))
+    assert.deepEqual(lines, ['a€é'])
   })
 
   it('flushes a last line without newline on end()', () => {
