@@ -5,7 +5,7 @@
  * served let one account's names, asked for in a row, take every place and keep them, turn
  * after turn, while everyone else's lookups waited out their turn. Turns are taken instead:
  *
- * - round-robin over those waiting (`who`: an account, or the OAuth client documents as one),
+ * - round-robin over those waiting (`who`: an account, or an OAuth client document's domain),
  *   each one's own lookups in order; one already holding a place is passed over while another
  *   that holds none waits, so nobody holds a second place while someone else waits for a first;
  * - one whose lookup timed out is slow for `SLOW_FOR_MS`: it is served only when nobody else
@@ -13,6 +13,9 @@
  *   timeout, which starts when a pool thread runs the lookup), or the lookup answered after
  *   `SLOW_LOOKUP_MS` of its own (`#answeredSlowly`): a lookup waits for a thread of libuv's pool,
  *   which files and crypto share, and a wait there is not the asker's names.
+ *
+ * A slow mark that runs out while its asker waits next to a free place wakes the queue (a timer,
+ * unref'd). A lookup that throws gives its place back and the next is served.
  *
  * So a slow one holds one place at most, and a lookup of anyone else waits at most for the
  * lookups running when it came that are not slow (fresh names, each given one turn) to end.
@@ -25,7 +28,7 @@ export const SLOW_LOOKUP_MS = 2_000
 export const SLOW_FOR_MS = 10 * 60_000
 
 /** Askers remembered as slow (or once slow to answer) at most; past it the oldest are forgotten. */
-const SLOW_REMEMBERED = 10_000
+export const SLOW_REMEMBERED = 10_000
 
 /** Lookups remembered as ended (when they began and ended), for `#answeredSlowly`. */
 const ENDS_REMEMBERED = 1_000
@@ -55,6 +58,8 @@ export class LookupTurns {
    * then (so a search by end time tells whether one began after a given time).
    */
   readonly #ends: { readonly at: number; readonly latestStart: number }[] = []
+  /** Wakes the queue when a waiting slow asker's mark runs out next to a free place. */
+  #wake: ReturnType<typeof setTimeout> | undefined
 
   constructor(atOnce: number, now: () => number = Date.now) {
     this.#atOnce = atOnce
@@ -68,6 +73,11 @@ export class LookupTurns {
     if (until > this.#now()) return true
     this.#slowUntil.delete(who)
     return false
+  }
+
+  /** How many askers are remembered as slow or once slow to answer (bounded, for tests). */
+  remembered(): number {
+    return this.#slowUntil.size + this.#slowAnswerAt.size
   }
 
   /** Queue `go` for `who`; it is called when given a place. Returns a way to leave the queue. */
@@ -90,10 +100,7 @@ export class LookupTurns {
    * failure): the place is given to the next in turn.
    */
   done(who: string, startedAt: number, error: NodeJS.ErrnoException | null): void {
-    this.#running--
-    const left = (this.#runningBy.get(who) ?? 1) - 1
-    if (left > 0) this.#runningBy.set(who, left)
-    else this.#runningBy.delete(who)
+    this.#release(who)
     const now = this.#now()
     if (timedOut(error) || this.#answeredSlowly(who, startedAt, now)) this.#markSlow(who)
     this.#ended(startedAt, now)
@@ -150,11 +157,21 @@ export class LookupTurns {
     remember(this.#slowUntil, who, this.#now() + SLOW_FOR_MS)
   }
 
-  /** Give free places to waiting lookups while there is one to give them to. */
+  /**
+   * Give free places to waiting lookups while there is one to give them to. A lookup that
+   * throws gives its place back at once (its caller fails it) and the next is served; when only
+   * slow askers already holding a place wait next to a free place, the queue is woken when the
+   * first of their marks runs out, else nothing would until a lookup ended or another was asked.
+   */
   #fill(): void {
+    clearTimeout(this.#wake)
+    this.#wake = undefined
     while (this.#running < this.#atOnce) {
       const who = this.#next()
-      if (who === undefined) return
+      if (who === undefined) {
+        this.#wakeAtExpiry()
+        return
+      }
       const queue = this.#waiting.get(who)!
       const go = queue.shift()!
       // Served: to the back of the round, or out of it when nothing of theirs is left.
@@ -162,8 +179,30 @@ export class LookupTurns {
       if (queue.length > 0) this.#waiting.set(who, queue)
       this.#running++
       this.#runningBy.set(who, (this.#runningBy.get(who) ?? 0) + 1)
-      go()
+      try {
+        go()
+      } catch {
+        this.#release(who)
+      }
     }
+  }
+
+  #release(who: string): void {
+    this.#running--
+    const left = (this.#runningBy.get(who) ?? 1) - 1
+    if (left > 0) this.#runningBy.set(who, left)
+    else this.#runningBy.delete(who)
+  }
+
+  /** Call `#fill` when the earliest slow mark of those waiting runs out (unref'd: never keeps burrowd up). */
+  #wakeAtExpiry(): void {
+    let earliest = Infinity
+    for (const who of this.#waiting.keys()) {
+      earliest = Math.min(earliest, this.#slowUntil.get(who) ?? Infinity)
+    }
+    if (earliest === Infinity) return
+    this.#wake = setTimeout(() => this.#fill(), Math.max(0, earliest - this.#now()))
+    this.#wake.unref?.()
   }
 
   /**

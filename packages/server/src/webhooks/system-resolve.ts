@@ -44,7 +44,7 @@ export type LookupAll = (
   callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
 ) => void
 
-/** Who a lookup is asked for when the caller does not say (the OAuth client documents). */
+/** Who a lookup is asked for when the caller does not say (the OAuth guard says: the document's domain). */
 export const SHARED_ASKER = 'shared'
 
 /**
@@ -93,13 +93,21 @@ export function boundedResolve(
       const go = () => {
         clearTimeout(timer)
         const started = now()
-        lookup(hostname, { all: true }, (error, addresses) => {
-          // The place is given back when the lookup ends, waited for or not: it held a thread.
+        try {
+          lookup(hostname, { all: true }, (error, addresses) => {
+            // The place is given back when the lookup ends, waited for or not: it held a thread.
+            forget()
+            turns.done(who, started, error)
+            if (error) reject(error)
+            else resolve(addresses)
+          })
+        } catch (error) {
+          // A resolver that throws ends as a failed lookup: the caller is told, and the
+          // place is given back (lookup-turns.ts) whether this was run by `ask` or by an answer.
           forget()
-          turns.done(who, started, error)
-          if (error) reject(error)
-          else resolve(addresses)
-        })
+          reject(error instanceof Error ? error : new Error(String(error)))
+          throw error
+        }
       }
       const timer = setTimeout(() => {
         forget()

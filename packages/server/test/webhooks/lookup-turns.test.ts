@@ -1,6 +1,11 @@
 import assert from 'node:assert/strict'
-import { describe, it } from 'node:test'
-import { LookupTurns, SLOW_FOR_MS, SLOW_LOOKUP_MS } from '../../src/webhooks/lookup-turns.js'
+import { describe, it, mock } from 'node:test'
+import {
+  LookupTurns,
+  SLOW_FOR_MS,
+  SLOW_LOOKUP_MS,
+  SLOW_REMEMBERED,
+} from '../../src/webhooks/lookup-turns.js'
 
 const timedOut = () => Object.assign(new Error('queryA ETIMEOUT'), { code: 'ETIMEOUT' })
 
@@ -182,5 +187,57 @@ describe('LookupTurns', () => {
     }
     assert.equal(turns.isSlow('S0'), false, 'the oldest mark is dropped')
     assert.equal(turns.isSlow('S10000'), true)
+  })
+
+  it('starts a waiting lookup when its asker stops being slow next to a free place (found by a review)', () => {
+    // Nothing else ends or asks: only the slow mark's expiry can make a2 eligible.
+    mock.timers.enable({ apis: ['setTimeout'] })
+    try {
+      const { turns, started, ask, move } = turnsOf(2)
+      ask('A', 'a0')
+      turns.done('A', 0, timedOut())
+      ask('A', 'a1')
+      ask('A', 'a2')
+      assert.deepEqual(started, ['a0', 'a1'], 'slow: one place at most')
+      move(SLOW_FOR_MS - 1)
+      mock.timers.tick(SLOW_FOR_MS - 1)
+      assert.deepEqual(started, ['a0', 'a1'], 'still slow')
+      move(1)
+      mock.timers.tick(1)
+      assert.deepEqual(started, ['a0', 'a1', 'a2'], 'no longer slow: the free place is used')
+      turns.done('A', 0, null)
+      turns.done('A', 0, null)
+    } finally {
+      mock.timers.reset()
+    }
+  })
+
+  it('gives back the place of a lookup that throws and keeps serving (found by a review)', () => {
+    const { turns, started, ask } = turnsOf(1)
+    ask('A', 'a1')
+    turns.ask('B', () => {
+      throw new Error('resolver broke')
+    })
+    ask('C', 'c1')
+    assert.doesNotThrow(() => turns.done('A', 0, null), 'not thrown into the ended lookup')
+    assert.deepEqual(started, ['a1', 'c1'], "the thrower's place went to the next in turn")
+    turns.done('C', 0, null)
+    ask('D', 'd1')
+    assert.deepEqual(started, ['a1', 'c1', 'd1'], 'every place was given back')
+    assert.doesNotThrow(() =>
+      turns.ask('E', () => {
+        throw new Error('resolver broke')
+      }),
+    )
+  })
+
+  it('keeps thousands of distinct askers bounded in memory', () => {
+    const { turns, ask, move } = turnsOf(2)
+    for (let i = 0; i < 3 * SLOW_REMEMBERED; i++) {
+      ask(`host${i}.example`, `h${i}`)
+      move(SLOW_LOOKUP_MS)
+      turns.done(`host${i}.example`, 0, i % 2 === 0 ? timedOut() : null)
+    }
+    assert.ok(turns.remembered() <= 2 * SLOW_REMEMBERED, `${turns.remembered()} remembered`)
   })
 })

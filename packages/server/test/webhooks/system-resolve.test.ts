@@ -77,6 +77,29 @@ describe('boundedResolve', () => {
   })
 })
 
+describe('boundedResolve with a resolver that throws (found by a review)', () => {
+  it('fails that lookup, gives its place back and keeps the others going', async () => {
+    const held = heldLookup()
+    const lookup: LookupAll = (hostname, options, callback) => {
+      if (hostname.startsWith('throws')) throw new Error(`resolver broke on ${hostname}`)
+      held.lookup(hostname, options, callback)
+    }
+    const resolve = boundedResolve(lookup, 1)
+    await assert.rejects(resolve('throws1.example'), /resolver broke on throws1/)
+    const first = resolve('a.example')
+    const second = resolve('throws2.example') // run from inside a.example's answer
+    const third = resolve('b.example')
+    await turn()
+    assert.doesNotThrow(() => held.answer('a.example'), "not thrown into a.example's answer")
+    await first
+    await assert.rejects(second, /resolver broke on throws2/)
+    await turn()
+    assert.deepEqual(held.asked, ['a.example', 'b.example'], 'the queue kept going')
+    held.answer('b.example')
+    await third
+  })
+})
+
 describe('boundedResolve when its callers stop', () => {
   const settled = (p: Promise<unknown>) =>
     p.then(
