@@ -15,6 +15,7 @@ import { randomBytes } from 'node:crypto'
 import { silentLogger, type Logger } from '@burrow/protocol'
 import { OauthClientStore } from '../store/oauth-client-store.js'
 import { UrlGuard } from '../webhooks/url-guard.js'
+import { clientDocumentAsker } from './oauth/client-document-asker.js'
 import { AccessTokens } from './oauth/access-tokens.js'
 import { ClientRegistry } from './oauth/client-registry.js'
 import type { ClusterEvents } from '../cluster/cluster-events.js'
@@ -58,7 +59,11 @@ export async function openAccess(
     randomBytes(32).toString('base64url'),
   )
   const tokens = new AccessTokens({ secret, issuer, grants })
-  const guard = new UrlGuard({ allowPrivate: config.webhooksAllowPrivate })
+  // A client document's lookup takes its domain's turn: a stranger's dead domain slows only its own.
+  const guard = new UrlGuard({
+    allowPrivate: config.webhooksAllowPrivate,
+    askerOf: clientDocumentAsker,
+  })
   const registry = new ClientRegistry(new OauthClientStore(store.db), guard, undefined, log)
   const gate = new AccessGate({
     settings,

@@ -50,6 +50,11 @@ export interface UrlGuardOptions {
   /** Whose turn `dispatcher`'s lookups take (default: the shared one, `SHARED_ASKER`). */
   readonly asker?: string
   /**
+   * Whose turn `dispatcher`'s lookup of a host takes, by its name (the OAuth guard's: the
+   * client document's domain, client-document-asker.ts); `asker` is then not used.
+   */
+  readonly askerOf?: (hostname: string) => string
+  /**
    * Aborted when the guard's owner stops: its lookups waiting for a place are dropped then,
    * not when `close` is called (which also drops them).
    */
@@ -113,7 +118,8 @@ export class UrlGuard {
     this.#stopped = options.signal
       ? AbortSignal.any([options.signal, this.#closing.signal])
       : this.#closing.signal
-    this.dispatcher = this.dispatcherFor(options.asker ?? SHARED_ASKER)
+    const asker = options.asker ?? SHARED_ASKER
+    this.dispatcher = this.dispatcherFor(options.askerOf ?? (() => asker))
   }
 
   /**
@@ -121,7 +127,7 @@ export class UrlGuard {
    * delivery: undici's lookup is told nothing of the request it connects for). The caller
    * destroys it when done.
    */
-  dispatcherFor(who: string): Agent {
+  dispatcherFor(who: string | ((hostname: string) => string)): Agent {
     return new Agent({
       connect: { lookup: this.#lookupFor(who), timeout: this.#connectTimeoutMs },
       // Receivers are many and rarely called twice in a row: do not hold sockets open for long.
@@ -145,9 +151,10 @@ export class UrlGuard {
 
   /** `net.connect`'s lookup: resolve, refuse if any address is not allowed, hand over the rest. */
   #lookupFor =
-    (who: string): LookupFunction =>
+    (who: string | ((hostname: string) => string)): LookupFunction =>
     (hostname, options, callback) => {
-      this.#resolve(hostname, who, this.#stopped).then(
+      const asker = typeof who === 'string' ? who : who(hostname)
+      this.#resolve(hostname, asker, this.#stopped).then(
         (found) => {
           const wanted = options.family === 4 || options.family === 6 ? options.family : 0
           const addresses = found.filter((a) => wanted === 0 || a.family === wanted)
