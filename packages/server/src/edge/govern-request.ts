@@ -134,7 +134,7 @@ function heldCall(rug: RugPull, rpc: JsonRpcBody): string | null {
   if (rug.state === null) return null
   for (const m of rpc.messages) {
     if (m.kind !== 'request' || m.method !== 'tools/call' || m.target === null) continue
-    const reason = rug.pins.heldReason(rug.tunnel.id, rug.state, m.target.name, rug.mode)
+    const reason = rug.pins.heldReason(rug.tunnel, rug.state, m.target.name, rug.mode)
     if (reason !== null) return reason
   }
   return null
@@ -299,17 +299,21 @@ function rewriter(
         changed = true
       }
     } else if (replays && m.kind === 'response' && hasToolsArray(value)) {
-      // Its page of the list is unknown: nothing new is pinned from it, a pinned tool that
-      // changed is recorded, and what is not approved is left out.
-      if (pinning) {
+      // Its page of the list is unknown: its tools are judged by name (a changed tool recorded,
+      // a new one pinned as new, or waiting while the baseline pages), nothing is judged
+      // removed, and what is not approved (or not judged yet) is left out.
+      // A GET's stream lives long: it is judged by the newest pins, not those its request read.
+      const state = pinning ? (rug.pins.latestState(rug.tunnel.id) ?? rug.state) : null
+      if (rug !== null && state !== null) {
         const unique = firstOfEachName(value)
         if (unique.dropped > 0) {
           value = unique.response
           changed = true
         }
-        rug.pins.observeReplayed(rug.tunnel, rug.state, toolsOf(value), rug.mode, rug)
+        rug.pins.observeReplayed(rug.tunnel, state, toolsOf(value), rug.mode, rug)
       }
-      const left = pinning ? unapprovedIn(rug.state, toolsOf(value), rug.mode) : null
+      const left =
+        rug !== null && state !== null ? unapprovedIn(state, toolsOf(value), rug.mode) : null
       const filtered = filterToolsList(
         value,
         (name) => governance.tools.allows(name) && !(left?.has(name) ?? false),

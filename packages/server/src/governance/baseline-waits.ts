@@ -1,10 +1,12 @@
 /**
  * Tools another listing showed while a tunnel's first listing was still paging (the baseline is
- * taken from that first listing alone). A tool the baseline already holds is compared at once;
- * one it does not hold yet waits here, and is judged once the first listing is complete: `new`
- * when the baseline never listed it, `changed` when the baseline's definition is another one.
- * Before, such a listing was taken into the baseline uncompared, so a server could show the
- * baseline one definition set and a second agent another (a hostile review).
+ * taken from that first listing alone), a GET stream's included. A tool the baseline already
+ * holds is compared at once; one it does not hold yet waits here, and is judged once the first
+ * listing is complete (or stopped paging): `new` when the baseline never listed it, `changed`
+ * when the baseline's definition is another one. Meanwhile it is held from agents in either mode
+ * (pin-holds.ts `unjudged`). Before, such a listing was taken into the baseline uncompared, so a
+ * server could show the baseline one definition set and a second agent another (a hostile
+ * review), and then, in `alert` mode, such a tool reached the agent before it was judged.
  */
 import type { PinStatus } from '../store/tool-pins-store.js'
 import { isApproved, isCurrent } from './pin-forms.js'

@@ -35,9 +35,15 @@ const MAX_ROUND_CHARS = 256 * 1024
 
 /**
  * The list `page` belongs to, from a tunnel's `rounds`: a new one for a first page, else the one
- * its cursor continues (null when that one is unknown or too long to follow).
+ * its cursor continues (null when that one is unknown or too long to follow). Past the bound the
+ * oldest list is no longer followed, never `kept` (the baseline while it pages: 32 other lists
+ * paging at once cut it short, and its later pages were then judged as changes).
  */
-export function roundOf(rounds: Map<string, Round>, page: PagePosition): Round | null {
+export function roundOf(
+  rounds: Map<string, Round>,
+  page: PagePosition,
+  kept: Round | null = null,
+): Round | null {
   let round: Round | null
   if (page.cursor === null) {
     round = { names: new Set(), chars: 0, pending: new Map() }
@@ -48,7 +54,13 @@ export function roundOf(rounds: Map<string, Round>, page: PagePosition): Round |
   }
   if (round && page.nextCursor !== null) {
     if (round.names.size > MAX_ROUND_NAMES || round.chars > MAX_ROUND_CHARS) return null
-    if (rounds.size >= MAX_ROUNDS) rounds.delete(rounds.keys().next().value as string)
+    if (rounds.size >= MAX_ROUNDS) {
+      for (const [key, r] of rounds) {
+        if (r === kept) continue
+        rounds.delete(key)
+        break
+      }
+    }
     rounds.set(cursorKey(page.nextCursor), round)
   }
   return round

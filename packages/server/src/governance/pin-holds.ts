@@ -4,6 +4,7 @@
  */
 import type { PinRow, PinStatus } from '../store/tool-pins-store.js'
 import { diffDefinitions } from './definition-diff.js'
+import { BASELINE_PAGING_MS } from './list-paging.js'
 import { looksLikeIn } from './pin-lookalikes.js'
 import { unpinnableName } from './pinnable-name.js'
 import type { PinState } from './pin-state.js'
@@ -25,12 +26,20 @@ export function hiddenNames(
   const hidden = new Set<string>()
   for (const name of seen.keys()) {
     const row = state.pins.get(name)
-    if (
-      row === undefined ? mode === 'hold' && state.baselined : HELD_STATUSES[mode].has(row.status)
-    )
+    if (row === undefined ? unjudged(state, mode) : HELD_STATUSES[mode].has(row.status))
       hidden.add(name)
   }
   return hidden
+}
+
+/**
+ * Whether a tool no pin knows is held from agents under `mode`: in `hold` mode once a baseline
+ * is taken; in either mode while the baseline still pages, as such a tool is not judged until
+ * the baseline is whole (or stopped paging). Before, it reached agents in `alert` mode unjudged.
+ */
+export function unjudged(state: PinState, mode: RugPullMode): boolean {
+  if (mode === 'off') return false
+  return state.baselining || (mode === 'hold' && state.baselined)
 }
 
 /**
@@ -45,11 +54,19 @@ export function heldReasonIn(
 ): string | null {
   const row = state.pins.get(name)
   if (row === undefined) {
-    if (mode !== 'hold' || !state.baselined || state.baselining) return null
+    if (!unjudged(state, mode)) return null
     const unpinnable = unpinnableName(name)
     if (unpinnable !== null) {
       // Never pinned, so never shown for approval: the reason says so, without the name.
+      if (mode !== 'hold') return null
       return `${unpinnable}; such tools are not pinned, and are held on tunnels in hold mode`
+    }
+    if (state.baselining) {
+      return (
+        `the tool "${name}" is not yet compared with the first list of this tunnel's tools, ` +
+        `which is still being read; it is held until that list is complete (at most ` +
+        `${BASELINE_PAGING_MS / 1000} s after its last page), then judged: list the tools again then`
+      )
     }
     return (
       `the tool "${name}" is not among the tools this tunnel's owner approved; ` +

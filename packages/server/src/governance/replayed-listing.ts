@@ -1,20 +1,21 @@
 /**
  * A `tools/list` answer seen apart from its request: on the agent's GET stream, or replayed to a
- * GET with Last-Event-ID. Its page of the list is unknown, so nothing new is pinned from it
- * (taken as a first page, it could mark the other pages' tools removed); pinned tools that
- * changed are recorded (`ToolPins.observeReplayed`), and it is checked against the pins.
+ * GET with Last-Event-ID. Its page of the list is unknown, so it never extends the baseline nor
+ * has a tool judged removed (taken as a first page, it could mark the other pages' tools
+ * removed); its tools are judged by name (`ToolPins.observeReplayed`: changed, new, or waiting
+ * while the baseline pages), and it is checked against the pins here.
  */
 import { isApproved } from './pin-forms.js'
-import { HELD_STATUSES } from './pin-holds.js'
+import { HELD_STATUSES, unjudged } from './pin-holds.js'
 import type { RugPullMode } from './policy.js'
 import { pinTool } from './tool-definition.js'
 import { MAX_PAGE_TOOLS, type PinState } from './tool-pins.js'
 
 /**
- * The names to leave out of a replayed listing: what a call would be held for, and in `hold`
- * mode also a tool no pin knows (once a baseline is taken), a definition that is not the
- * approved one (a change the answer to a listing would have recorded), and any tool past the
- * page's cap.
+ * The names to leave out of a replayed listing: what a call would be held for, a tool no pin
+ * knows while the baseline still pages (not judged yet, in either mode), and in `hold` mode also
+ * a tool no pin knows (once a baseline is taken), a definition that is not the approved one (a
+ * change the answer to a listing would have recorded), and any tool past the page's cap.
  */
 export function unapprovedIn(
   state: PinState,
@@ -29,7 +30,7 @@ export function unapprovedIn(
     if (typeof name !== 'string') continue
     const row = state.pins.get(name)
     if (row === undefined) {
-      if (mode === 'hold' && state.baselined) left.add(name)
+      if (unjudged(state, mode)) left.add(name)
       continue
     }
     if (HELD_STATUSES[mode].has(row.status)) left.add(name)

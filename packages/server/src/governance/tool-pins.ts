@@ -21,12 +21,14 @@ import {
   type ToolPinsStore,
 } from '../store/tool-pins-store.js'
 import { awaitBaseline, judgeBaselineWaits } from './baseline-waits.js'
-import { Invalidations } from './invalidations.js'
-import { KeptDefinitions, keptChars, type Keeping } from './kept-definitions.js'
-import { carriedPaging, pagedBaseline } from './list-paging.js'
+import { KeptDefinitions, type Keeping } from './kept-definitions.js'
+import { BASELINE_PAGING_MS, pagedBaseline } from './list-paging.js'
+import { PinCache } from './pin-cache.js'
+import { PinWrites } from './pin-writes.js'
 import { couldBeRenamed, noteName, roundOf, type Round } from './list-rounds.js'
 import { heldReasonIn, hiddenNames } from './pin-holds.js'
 import { looksLikeIn } from './pin-lookalikes.js'
+import { unpinnableName } from './pinnable-name.js'
 import type { RugPullMode } from './policy.js'
 import { MAX_PAGE_TOOLS, pageTools } from './page-tools.js'
 import { hasApprovedBody, judgePin, repinned } from './pin-forms.js'
@@ -36,6 +38,8 @@ import type { ListPage, PinState, ToolChange } from './pin-state.js'
 export type { ListPage, PinState, ToolChange } from './pin-state.js'
 type Tunnel = { readonly id: string; readonly accountId: string }
 type Stored = (p: PinnedTool) => PinnedDefinition
+/** Keeping that keeps no definition: for tools whose keeping was decided already. */
+const NOTHING_KEPT: Keeping = { zeroKnowledge: true }
 
 /** Most tools pinned per tunnel; past it, new tools are not pinned (and held in `hold` mode). */
 export const MAX_PINNED_TOOLS = 1000
@@ -63,65 +67,46 @@ export interface ToolPinsOptions {
 /** Rug-pull pins of every tunnel. */
 export class ToolPins {
   readonly #opts: ToolPinsOptions
-  readonly #cache = new Map<string, PinState>()
-  readonly #loading = new Map<string, Promise<PinState>>()
-  /** Writes per tunnel, one after another. */
-  readonly #writes = new Map<string, Promise<unknown>>()
-  /** When each tunnel's server last said its list changed, while that write waits its turn. */
-  readonly #listChanges = new Map<string, Date>()
+  readonly #cache: PinCache
+  readonly #writes: PinWrites
   readonly #now: () => number
   readonly #kept = new KeptDefinitions()
-  /** Drops of each tunnel's pins: a read under way across one caches nothing. */
-  readonly #dropped = new Invalidations()
-  /** The state each dropped tunnel had: its paging outlives the drop (list-paging.ts). */
-  readonly #carried = new Map<string, PinState>()
 
   constructor(opts: ToolPinsOptions) {
     this.#opts = opts
     this.#now = opts.now ?? Date.now
-    opts.events.subscribe((event) => {
-      if (event.type === 'tunnel') this.#drop(event.tunnelId)
+    this.#writes = new PinWrites(opts)
+    this.#cache = new PinCache({
+      store: opts.store,
+      events: opts.events,
+      ttlMs: opts.ttlMs,
+      now: this.#now,
+      queued: (tunnelId) => this.#writes.queued(tunnelId),
     })
   }
 
   /** The pins of `tunnelId` when the cache holds them fresh, without waiting; else undefined. */
   cachedState(tunnelId: string): PinState | undefined {
-    const cached = this.#cache.get(tunnelId)
-    return cached && this.#now() - cached.loadedAt < (this.#opts.ttlMs ?? 5000) ? cached : undefined
+    return this.#cache.cached(tunnelId)
   }
 
   /** The pins of `tunnelId` (loaded, or from the cache). */
   state(tunnelId: string): Promise<PinState> {
-    const fresh = this.cachedState(tunnelId)
-    if (fresh !== undefined) return Promise.resolve(fresh)
-    const cached = this.#cache.get(tunnelId)
-    const loading = this.#loading.get(tunnelId)
-    if (loading) return loading
-    const generation = this.#dropped.of(tunnelId)
-    // Writes queued here land first, so the state read back includes them.
-    const load: Promise<PinState> = (this.#writes.get(tunnelId) ?? Promise.resolve())
-      .then(() => this.#opts.store.load(tunnelId))
-      .then((stored) => {
-        const state: PinState = {
-          baselined: stored.baselined,
-          ...carriedPaging(cached ?? this.#carried.get(tunnelId), this.#now()),
-          pins: new Map(stored.pins.map((p) => [p.name, p])),
-          listChangedAt: stored.listChangedAt,
-          loadedAt: this.#now(),
-          definitionChars: stored.pins.reduce((n, p) => n + keptChars(p), 0),
-        }
-        // The pins changed while this read was under way: it may be older, so it serves this
-        // caller only.
-        if (generation !== this.#dropped.of(tunnelId)) return state
-        if (this.#cache.size >= 10_000) this.#cache.clear()
-        this.#cache.set(tunnelId, state)
-        return state
-      })
-      .finally(() => {
-        if (this.#loading.get(tunnelId) === load) this.#loading.delete(tunnelId)
-      })
-    this.#loading.set(tunnelId, load)
-    return load
+    return this.#cache.state(tunnelId)
+  }
+
+  /**
+   * The newest pins of `tunnelId` in memory, at once, for a stream that lives long (a GET's, whose
+   * request loaded its pins long before the listing it carries): stale ones are reloaded for the
+   * next listing meanwhile. Undefined when none are held.
+   */
+  latestState(tunnelId: string): PinState | undefined {
+    const fresh = this.#cache.cached(tunnelId)
+    if (fresh !== undefined) return fresh
+    this.#cache.state(tunnelId).catch((err: Error) => {
+      this.#opts.log.warn(`rug-pull pins of ${tunnelId}: ${err.message}`)
+    })
+    return this.#cache.held(tunnelId)
   }
 
   /** A page of a `tools/list` answer: pin its tools, record changes, return names to leave out. */
@@ -133,8 +118,8 @@ export class ToolPins {
   ): ReadonlySet<string> {
     if (page.mode === 'off') return new Set()
     const at = new Date(this.#now())
-    if (!state.baselining) this.#judgeWaits(tunnel, state, (p) => this.#kept.of(state, p, page), at)
-    const round = roundOf(state.rounds, page)
+    this.#settle(tunnel, state, at)
+    const round = roundOf(state.rounds, page, state.baselining ? state.baselineRound : null)
     const { seen, left } = pageTools(state, round, tools, page.mode)
     const stored = (p: PinnedTool) => this.#kept.of(state, p, page)
     if (round) for (const name of seen.keys()) noteName(round, name)
@@ -156,12 +141,12 @@ export class ToolPins {
       state.baselined = true
       pagedBaseline(state, complete ? null : round, this.#now())
       const defs = fresh.map((p) => ({ name: p.name, ...stored(p) }))
-      this.#write(tunnel.id, () =>
+      this.#writes.write(tunnel.id, () =>
         wasBaselined
           ? this.#opts.store.extendBaseline(tunnel.id, defs, at)
           : this.#opts.store.baseline(tunnel.id, defs, at),
       )
-      if (complete) this.#judgeWaits(tunnel, state, stored, at)
+      if (complete) this.#judgeWaits(tunnel, state, at)
       return left
     }
 
@@ -189,8 +174,11 @@ export class ToolPins {
   }
 
   /**
-   * A listing seen apart from its request (a GET stream's): its page is unknown, so nothing new
-   * is pinned nor judged removed, but a pinned tool that changed is recorded (replayed-listing.ts).
+   * A listing seen apart from its request (on the agent's GET stream, or replayed): its page is
+   * unknown, so it neither extends the baseline nor has a tool removed or renamed, but each of its
+   * tools is judged by name as a listing's are: a pinned tool that changed is `changed`, one no
+   * pin knows `new`, or, while the baseline still pages, waits for it (replayed-listing.ts leaves
+   * what is not judged out meanwhile). Before, a new tool there was neither pinned nor alerted on.
    */
   observeReplayed(
     tunnel: Tunnel,
@@ -199,17 +187,30 @@ export class ToolPins {
     mode: RugPullMode,
     keep: Keeping,
   ): void {
-    if (mode === 'off' || !state.baselined || state.baselining) return
+    if (mode === 'off' || !state.baselined) return
     const at = new Date(this.#now())
+    this.#settle(tunnel, state, at)
+    const seen = new Set<string>()
     let looked = 0
     for (const tool of tools) {
       const name = (tool as { name?: unknown } | null)?.name
-      if (typeof name !== 'string') continue
+      if (typeof name !== 'string' || name === '' || seen.has(name)) continue
+      seen.add(name)
       const row = state.pins.get(name)
-      if (row === undefined || looked++ >= MAX_PAGE_TOOLS) continue
+      if (unpinnableName(name) !== null || (row === undefined && looked >= MAX_PAGE_TOOLS)) continue
+      looked++
       const p = pinTool(tool)
-      if (p !== null)
+      if (p === null) continue
+      if (row !== undefined) {
+        // Compared as a listing's tools are (pin-forms.ts), but never restored to approved.
         this.#compare(tunnel, state, row, p, () => this.#kept.of(state, p, keep), at, false)
+      } else if (state.pins.size < MAX_PINNED_TOOLS) {
+        if (state.baselining) {
+          awaitBaseline(state.baselineWaits, this.#kept.slim(state, p, keep), MAX_PINNED_TOOLS)
+        } else {
+          this.#see(tunnel, state, name, 'new', this.#kept.of(state, p, keep), at)
+        }
+      }
     }
   }
 
@@ -235,58 +236,57 @@ export class ToolPins {
         approved: judged.repinApproved ? row.approvedHash : null,
         current: judged.repinCurrent ? row.currentHash : null,
       }
-      this.#write(tunnel.id, () => this.#opts.store.repin(tunnel.id, row.name, d, from))
+      this.#writes.write(tunnel.id, () => this.#opts.store.repin(tunnel.id, row.name, d, from))
     }
     if (judged.status !== null && (restore || judged.status !== 'approved'))
       this.#see(tunnel, state, row.name, judged.status, def(), at)
   }
 
-  /** Why a call to `name` is held under `mode`, or null when it may go through. */
-  heldReason(tunnelId: string, state: PinState, name: string, mode: RugPullMode): string | null {
-    return heldReasonIn(state, name, mode, `${this.#opts.dashboardUrl}${tunnelId}/tools`)
+  /**
+   * Why a call to `name` is held under `mode`, or null when it may go through. A baseline that
+   * waited its time for its next page is taken as it is first, and what waited on it judged.
+   */
+  heldReason(tunnel: Tunnel, state: PinState, name: string, mode: RugPullMode): string | null {
+    this.#settle(tunnel, state, new Date(this.#now()))
+    return heldReasonIn(state, name, mode, `${this.#opts.dashboardUrl}${tunnel.id}/tools`)
   }
 
   /** The server said its tools changed (`notifications/tools/list_changed`). */
   listChanged(tunnelId: string): void {
     const at = new Date(this.#now())
-    const state = this.#cache.get(tunnelId)
+    const state = this.#cache.held(tunnelId)
     if (state) state.listChangedAt = at.toISOString()
-    // One write queued per tunnel, of the latest time (a flood queued one each: a hostile review).
-    const queued = this.#listChanges.has(tunnelId)
-    this.#listChanges.set(tunnelId, at)
-    if (queued) return
-    this.#write(tunnelId, () => {
-      const latest = this.#listChanges.get(tunnelId) ?? at
-      this.#listChanges.delete(tunnelId)
-      return this.#opts.store.listChanged(tunnelId, latest)
-    })
+    this.#writes.listChanged(tunnelId, at)
   }
 
   /** Forget the cached state of `tunnelId` here and on every node (resolves once they are told). */
   changed(tunnelId: string): Promise<void> {
-    this.#drop(tunnelId)
+    this.#cache.drop(tunnelId)
     return this.#opts.events.publish({ type: 'tunnel', tunnelId })
   }
 
-  /** Forget what is cached of `tunnelId`, and what a read begun before now would cache. */
-  #drop(tunnelId: string): void {
-    const cached = this.#cache.get(tunnelId)
-    if (this.#carried.size >= 10_000) this.#carried.clear()
-    if (cached) this.#carried.set(tunnelId, cached)
-    this.#cache.delete(tunnelId)
-    this.#loading.delete(tunnelId)
-    this.#dropped.note(tunnelId)
+  /** Resolves when the writes queued so far are done (tests, shutdown). */
+  settled(): Promise<void> {
+    return this.#writes.settled()
   }
 
-  /** Resolves when the writes queued so far are done (tests, shutdown). */
-  async settled(): Promise<void> {
-    while (this.#writes.size > 0) await Promise.allSettled([...this.#writes.values()])
+  /**
+   * A baseline whose next page was not asked for within `BASELINE_PAGING_MS` stops paging (here,
+   * or when the pins are reloaded: list-paging.ts); once the baseline is whole or stopped, what
+   * other listings showed meanwhile is judged.
+   */
+  #settle(tunnel: Tunnel, state: PinState, at: Date): void {
+    if (state.baselining && at.getTime() - state.baselinePagedAt >= BASELINE_PAGING_MS) {
+      pagedBaseline(state, null, state.baselinePagedAt)
+    }
+    if (!state.baselining && state.baselineWaits.size > 0) this.#judgeWaits(tunnel, state, at)
   }
 
   /** The baseline is whole (or stopped paging): record what other lists showed that differs. */
-  #judgeWaits(tunnel: Tunnel, state: PinState, stored: Stored, at: Date): void {
+  #judgeWaits(tunnel: Tunnel, state: PinState, at: Date): void {
+    // What is kept of a waiting tool was decided when it was shown (`KeptDefinitions.slim`).
     for (const c of judgeBaselineWaits(state, MAX_PINNED_TOOLS))
-      this.#see(tunnel, state, c.name, c.status, stored(c.shown), at)
+      this.#see(tunnel, state, c.name, c.status, this.#kept.of(state, c.shown, NOTHING_KEPT), at)
   }
 
   /** A list is complete: approved tools missing from it are removed, or renamed to a new one. */
@@ -344,7 +344,7 @@ export class ToolPins {
       renamedFrom: renamedFrom?.name ?? null,
       changedAt: at.toISOString(),
     })
-    this.#write(tunnel.id, async () => {
+    this.#writes.write(tunnel.id, async () => {
       const recorded = await this.#opts.store.recordSeen(
         tunnel.id,
         name,
@@ -376,23 +376,6 @@ export class ToolPins {
         at,
       })
       void this.#opts.events.publish({ type: 'tunnel', tunnelId: tunnel.id })
-    })
-  }
-
-  #write(tunnelId: string, work: () => Promise<unknown>): void {
-    const previous = this.#writes.get(tunnelId) ?? Promise.resolve()
-    const zeroKnowledgeNow = this.#opts.zeroKnowledgeNow
-    const next = previous
-      .then(work)
-      .then(async () => {
-        if (zeroKnowledgeNow && (await zeroKnowledgeNow(tunnelId))) {
-          await this.#opts.store.eraseDefinitions(tunnelId)
-        }
-      })
-      .catch((err: Error) => this.#opts.log.warn(`rug-pull pins of ${tunnelId}: ${err.message}`))
-    this.#writes.set(tunnelId, next)
-    void next.finally(() => {
-      if (this.#writes.get(tunnelId) === next) this.#writes.delete(tunnelId)
     })
   }
 }

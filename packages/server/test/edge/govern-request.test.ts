@@ -776,7 +776,7 @@ describe('refusals on the wire', () => {
       )
     })
 
-    it('leaves out of a replayed listing what is not approved, recording only changed pins', async () => {
+    it('leaves out of a replayed listing what is not approved, recording what changed or is new', async () => {
       /** A listing as a GET stream replays it, through the edge's shaping. */
       const replayThrough = async (tools: unknown[]): Promise<string[]> => {
         const state = await pins.state(tunnel.id)
@@ -796,10 +796,10 @@ describe('refusals on the wire', () => {
       ])
       await pins.settled()
       const state = await pins.state(tunnel.id)
-      // A pinned tool that changed is recorded (in alert mode it was not even compared); a new
-      // one is not pinned from a listing whose page is unknown.
+      // A pinned tool that changed is recorded (in alert mode it was not even compared), and a
+      // new one is pinned as new, though the listing's page is unknown (before, it was not).
       assert.equal(state.pins.get('search')?.status, 'changed')
-      assert.equal(state.pins.has('new'), false)
+      assert.equal(state.pins.get('new')?.status, 'new')
       // The listing itself records the change; a replay keeps the tool out while it is held,
       // even as approved (only a listing sees that the server went back to it).
       assert.deepEqual(await listThrough(changed), ['fetch'])

@@ -31,4 +31,13 @@ describe('roundOf', () => {
     assert.equal(roundOf(rounds, { cursor: 'p2', nextCursor: 'p3' }), null)
     assert.equal(rounds.size, 0)
   })
+
+  it('past the bound forgets the oldest list, never the one it is told to keep', () => {
+    const rounds = new Map<string, Round>()
+    const baseline = roundOf(rounds, { cursor: null, nextCursor: 'b2' })
+    for (let i = 0; i < 100; i++) roundOf(rounds, { cursor: null, nextCursor: `q${i}` }, baseline)
+    assert.equal(rounds.size, 32)
+    assert.equal(roundOf(rounds, { cursor: 'b2', nextCursor: null }), baseline)
+    assert.equal(roundOf(rounds, { cursor: 'q0', nextCursor: null }), null, 'the oldest other went')
+  })
 })

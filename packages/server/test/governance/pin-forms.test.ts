@@ -123,7 +123,7 @@ for (const backend of testBackends()) {
         changes.map((c) => [c.tool, c.change]),
         [['read', 'changed']],
       )
-      const held = pins.heldReason(tunnel.id, await pins.state(tunnel.id), 'read', 'hold')
+      const held = pins.heldReason(tunnel, await pins.state(tunnel.id), 'read', 'hold')
       assert.match(held!, /"read" changed since its owner approved it \(_meta\.ui\)/)
       // A tool pinned without a UI that gains one: its former fields match, its form does not.
       await list([
@@ -180,6 +180,43 @@ for (const backend of testBackends()) {
       assert.deepEqual([...hidden], [])
       assert.deepEqual(changes, [])
       assert.equal((await row('read')).approvedForm, PIN_FORM)
+    })
+
+    it('re-pins an old-form pin first seen on a GET stream silently, then records a changed UI there', async () => {
+      await storedBefore([app('read'), plain('list')])
+      const keep = { zeroKnowledge: false }
+      // Listed on the agent's GET stream only: judged by name, through the pin's form.
+      pins.observeReplayed(tunnel, await pins.state(tunnel.id), [app('read')], 'alert', keep)
+      await pins.settled()
+      assert.equal(changes.length, 0, 'no alert for what the owner approved before the upgrade')
+      const read = await row('read')
+      assert.equal(read.status, 'approved')
+      assert.equal(read.approvedForm, PIN_FORM)
+      assert.equal(read.approvedHash, pinTool(app('read'))!.hash)
+      assert.equal(read.currentForm, PIN_FORM)
+
+      // The UI a host renders pointed elsewhere, and a tool no pin knows, on the GET stream too.
+      const state = await pins.state(tunnel.id)
+      const shown = [app('read', 'ui://evil/steal.html'), plain('list'), plain('fresh')]
+      pins.observeReplayed(tunnel, state, shown, 'alert', keep)
+      await pins.settled()
+      assert.deepEqual(
+        changes.map((c) => [c.tool, c.change]),
+        [
+          ['read', 'changed'],
+          ['fresh', 'new'],
+        ],
+      )
+      const changed = await row('read')
+      assert.equal(changed.status, 'changed')
+      assert.equal(changed.currentHash, pinTool(app('read', 'ui://evil/steal.html'))!.hash)
+      assert.equal(changed.approvedHash, read.approvedHash, 'the approved side is kept')
+      const held = pins.heldReason(tunnel, await pins.state(tunnel.id), 'read', 'hold')
+      assert.match(held!, /"read" changed since its owner approved it \(_meta\.ui\)/)
+      assert.deepEqual([...unapprovedIn(await pins.state(tunnel.id), shown, 'hold')].sort(), [
+        'fresh',
+        'read',
+      ])
     })
 
     it('does not announce an old-form pending change again, and a return to the approved one approves it', async () => {

@@ -115,12 +115,12 @@ for (const backend of testBackends()) {
 
       const state = await pins.state(tunnel.id)
       assert.match(
-        pins.heldReason(tunnel.id, state, CYRILLIC_SEARCH, 'hold') ?? '',
+        pins.heldReason(tunnel, state, CYRILLIC_SEARCH, 'hold') ?? '',
         new RegExp(
           `^the tool "${CYRILLIC_SEARCH}" \\(its name looks like the tool "search"\\) is new`,
         ),
       )
-      assert.doesNotMatch(pins.heldReason(tunnel.id, state, POISK, 'hold') ?? '', /looks like/)
+      assert.doesNotMatch(pins.heldReason(tunnel, state, POISK, 'hold') ?? '', /looks like/)
     })
 
     it('flags names of the longest pinned length', async () => {

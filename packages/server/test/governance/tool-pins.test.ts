@@ -118,10 +118,10 @@ for (const backend of testBackends()) {
       const hidden = await list([tool('read'), tool(long)], { mode: 'hold' })
       assert.ok(hidden.has(long))
       assert.deepEqual(Object.keys(await statuses()), ['read'])
-      const reason = pins.heldReason(tunnel.id, await pins.state(tunnel.id), long, 'hold')
+      const reason = pins.heldReason(tunnel, await pins.state(tunnel.id), long, 'hold')
       assert.match(reason ?? '', /over 1024 characters/)
       assert.ok(!reason!.includes(long))
-      assert.equal(pins.heldReason(tunnel.id, await pins.state(tunnel.id), long, 'alert'), null)
+      assert.equal(pins.heldReason(tunnel, await pins.state(tunnel.id), long, 'alert'), null)
     })
 
     it('takes the first list as the approved baseline, without an alert', async () => {
@@ -154,10 +154,10 @@ for (const backend of testBackends()) {
       assert.deepEqual(await statuses(), { a: 'changed', b: 'approved' })
       const state = await pins.state(tunnel.id)
       assert.match(
-        pins.heldReason(tunnel.id, state, 'a', 'hold') ?? '',
+        pins.heldReason(tunnel, state, 'a', 'hold') ?? '',
         /^the tool "a" changed since its owner approved it \(description\); it is held until the owner approves it at https:\/\/burrow\.example\/dashboard\/tunnels\/tun_[^/]+\/tools$/,
       )
-      assert.equal(pins.heldReason(tunnel.id, state, 'a', 'alert'), null, 'alert never holds')
+      assert.equal(pins.heldReason(tunnel, state, 'a', 'alert'), null, 'alert never holds')
     })
 
     it('a second change of a changed tool is announced again; going back to approved is not', async () => {
@@ -250,7 +250,7 @@ for (const backend of testBackends()) {
       ])
       assert.deepEqual(await statuses(), { a: 'changed', b: 'approved', c: 'changed', d: 'new' })
       const state = await pins.state(tunnel.id)
-      assert.equal(pins.heldReason(tunnel.id, state, 'd', 'hold') !== null, true)
+      assert.equal(pins.heldReason(tunnel, state, 'd', 'hold') !== null, true)
       assert.equal(state.baselineWaits.size, 0)
     })
 
@@ -311,12 +311,12 @@ for (const backend of testBackends()) {
       const hidden = await list([tool('a', 'exfiltrates'), tool('b'), tool('c')], { mode: 'hold' })
       assert.deepEqual([...hidden].sort(), ['a', 'c'])
       let state = await pins.state(tunnel.id)
-      assert.match(pins.heldReason(tunnel.id, state, 'c', 'hold') ?? '', /"c" is new since/)
+      assert.match(pins.heldReason(tunnel, state, 'c', 'hold') ?? '', /"c" is new since/)
       assert.match(
-        pins.heldReason(tunnel.id, state, 'never-listed', 'hold') ?? '',
+        pins.heldReason(tunnel, state, 'never-listed', 'hold') ?? '',
         /"never-listed" is not among the tools this tunnel's owner approved/,
       )
-      assert.equal(pins.heldReason(tunnel.id, state, 'b', 'hold'), null)
+      assert.equal(pins.heldReason(tunnel, state, 'b', 'hold'), null)
 
       const current = (await store.toolPins.load(tunnel.id)).pins.find((r) => r.name === 'a')!
       assert.equal(
@@ -337,7 +337,7 @@ for (const backend of testBackends()) {
       )
       await pins.changed(tunnel.id)
       state = await pins.state(tunnel.id)
-      assert.equal(pins.heldReason(tunnel.id, state, 'a', 'hold'), null)
+      assert.equal(pins.heldReason(tunnel, state, 'a', 'hold'), null)
       assert.deepEqual(
         [...(await list([tool('a', 'exfiltrates'), tool('b'), tool('c')], { mode: 'hold' }))],
         ['c'],
@@ -359,7 +359,7 @@ for (const backend of testBackends()) {
       await pins.changed(tunnel.id)
       assert.deepEqual([...(await list([tool('a', 'bad')]))], ['a'])
       const state = await pins.state(tunnel.id)
-      assert.match(pins.heldReason(tunnel.id, state, 'a', 'alert') ?? '', /owner rejected/)
+      assert.match(pins.heldReason(tunnel, state, 'a', 'alert') ?? '', /owner rejected/)
       await list([tool('a', 'worse')])
       assert.equal(changes.at(-1)!.change, 'changed', 'a new definition alerts again')
     })

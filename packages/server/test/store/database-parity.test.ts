@@ -103,7 +103,7 @@ for (const backend of testBackends()) {
         // In hold mode the unstorable name is held, and a call of it says why, not echoing it.
         const hidden = again.observe(tunnel, state, [tool(name)], HOLD)
         assert.ok(hidden.has(name))
-        const reason = again.heldReason(tunnel.id, state, name, 'hold') ?? ''
+        const reason = again.heldReason(tunnel, state, name, 'hold') ?? ''
         assert.match(reason, /cannot be stored/)
         assert.ok(!reason.includes(name))
       })
