@@ -115,8 +115,7 @@ export class WebhookDispatcher {
     this.#guard = new UrlGuard({
       allowPrivate: options.allowPrivate,
       ...(options.resolve ? { resolve: options.resolve } : {}),
-      // Stopping drops the lookups still waiting for a place: run later, they are for nobody.
-      signal: this.#stopping.signal,
+      signal: this.#stopping.signal, // a stop drops the lookups still waiting for a place
     })
     this.#timeoutMs = options.timeoutMs ?? 15_000
     this.#userAgent = options.userAgent ?? 'Burrow-Webhooks'
