@@ -44,9 +44,21 @@ export function caseVariantOf(message: unknown): CaseVariant | null {
   return null
 }
 
+/**
+ * A character that can make a name fold to another: an ASCII capital, or any character past ASCII
+ * (`ſ`, `K`, and what `toLowerCase` maps otherwise). Names without one fold to themselves.
+ */
+const MAY_FOLD = /[A-Z\u0080-\uffff]/
+
 function variantIn(object: Record<string, unknown>, envelope: boolean): CaseVariant | null {
+  const keys = Object.keys(object)
+  // Most messages: every name already folded. No two distinct names then fold alike, and none
+  // spells a JSON-RPC member otherwise, so nothing is looked up or kept.
+  let folded = true
+  for (let i = 0; i < keys.length && folded; i++) folded = !MAY_FOLD.test(keys[i]!)
+  if (folded) return null
   const seen = new Map<string, string>()
-  for (const key of Object.keys(object)) {
+  for (const key of keys) {
     const folded = foldMemberName(key)
     if (envelope && folded !== key && ENVELOPE.has(folded)) {
       return {
