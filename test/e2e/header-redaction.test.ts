@@ -1,8 +1,8 @@
 /**
  * Forwarded redaction of response headers through real processes: a real burrowd, a real
  * `burrow up` and a local HTTP MCP server that answers with the header fields each test asks for.
- * With `redaction.forwarded`, secrets in header values are masked for the agent as in bodies;
- * the fields that frame the exchange (content type and length, the MCP session, cookies, the
+ * With `redaction.forwarded`, secrets in header values are masked for the agent as in bodies, and
+ * a field whose name holds one is left out; the fields that frame the exchange (content type and length, the MCP session, cookies, the
  * authentication challenge) pass as sent; nothing of them is kept in history.
  */
 import assert from 'node:assert/strict'
@@ -252,6 +252,59 @@ describe('forwarded redaction of response headers', { timeout: 120_000 }, () => 
     // Before, the pattern matched a body's text but never a header's: the value passed as sent.
     assert.equal(call.headers.get('x-note'), bytes('vor [REDACTED:pattern] nach, été'))
     assert.equal(call.headers.get('x-plain'), bytes('été 😀'))
+  })
+
+  it('leaves out a field whose name holds a secret; framing fields and others pass (found by a review)', async () => {
+    await setPolicy({ redaction: { forwarded: true, patterns: ['internal-[0-9]{4}'] } })
+    // Before, names were not scanned: `x-ghp_…: 1` reached the agent as sent.
+    const many: string[] = []
+    for (let i = 0; i < 200; i++) many.push(`x-${i}-${AWS_KEY}`, 'v')
+    local.fields = [
+      'x-plain',
+      'nothing secret here',
+      'mcp-session-id',
+      SESSION_ID,
+      `x-${GITHUB_TOKEN}`,
+      '1',
+      `X-${AWS_KEY}`,
+      'yes',
+      `x-${GITHUB_TOKEN}`,
+      'again',
+      'x-internal-4242',
+      'pattern',
+      `access-control-${GITHUB_TOKEN}`,
+      '*',
+      // A secret only when the names are read in order, across a framing field.
+      `x-${GITHUB_TOKEN.slice(0, 18)}`,
+      'a',
+      'www-authenticate',
+      CHALLENGE,
+      GITHUB_TOKEN.slice(18),
+      'b',
+      ...many,
+    ]
+    const call = await post('tools/call', SESSION_ID)
+    assert.equal(call.status, 200, call.text)
+    assert.match(call.text, /plain answer/)
+    assert.equal((JSON.parse(call.text) as { id: number }).id, call.id)
+    const names = [...call.headers.keys()]
+    for (const name of names) {
+      for (const secret of [GITHUB_TOKEN, AWS_KEY, 'internal-4242', GITHUB_TOKEN.slice(18)]) {
+        assert.ok(!name.includes(secret.toLowerCase()), `${name} reached the agent`)
+      }
+      assert.ok(!/^x-\d+-/.test(name), name)
+    }
+    assert.equal(call.headers.get('x-plain'), 'nothing secret here')
+    assert.equal(call.headers.get('mcp-session-id'), SESSION_ID)
+    assert.equal(call.headers.get('www-authenticate'), CHALLENGE)
+    assert.equal(call.headers.get('content-type'), 'application/json')
+
+    // The same head without forwarded redaction: the names pass as sent (the test can fail).
+    await setPolicy({ redaction: { forwarded: false } })
+    const plain = await post('tools/call', SESSION_ID)
+    assert.equal(plain.status, 200, plain.text)
+    assert.equal(plain.headers.get(`x-${GITHUB_TOKEN}`), '1, again')
+    assert.equal(plain.headers.get(`x-${AWS_KEY}`), 'yes')
   })
 
   it('forwards header values as sent when redaction is not forwarded', async () => {

@@ -3,7 +3,8 @@
  * header fields a local server sends are masked as its answer's body is (redactor.ts,
  * `redactFields`), except the fields the exchange is framed, decoded, resumed or authenticated by,
  * which the edge or the agent must read as sent (docs/decisions.md, "Response headers are
- * redacted, except what frames the exchange").
+ * redacted, except what frames the exchange"). A field whose name holds a secret is left out
+ * (a name cannot hold a mask), unless it is one of those fields by its exact name.
  */
 import { HOP_BY_HOP_HEADERS, type HeaderPairs } from '@burrow/protocol'
 import type { Redactor } from '../governance/redactor.js'
@@ -36,8 +37,33 @@ export function unredactedResponseHeader(name: string): boolean {
   )
 }
 
+/** CORS's own response fields (the Fetch standard's, and Private Network Access'). */
+const CORS_RESPONSE_HEADERS: ReadonlySet<string> = new Set([
+  'access-control-allow-origin',
+  'access-control-allow-credentials',
+  'access-control-allow-methods',
+  'access-control-allow-headers',
+  'access-control-allow-private-network',
+  'access-control-expose-headers',
+  'access-control-max-age',
+])
+
 /**
- * `headers` as the agent may get them from `redactor` (itself when nothing is masked). Values come
+ * Whether the field `name` (lower-case) of an answer is forwarded without its name scanned: the
+ * fields above by their exact names. Any other name is scanned, one beginning `access-control-`
+ * too (its value is still forwarded unmasked), and a field whose name holds a secret is left out.
+ */
+export function unscannedResponseName(name: string): boolean {
+  return (
+    UNREDACTED_RESPONSE_HEADERS.has(name) ||
+    HOP_BY_HOP_HEADERS.has(name) ||
+    CORS_RESPONSE_HEADERS.has(name)
+  )
+}
+
+/**
+ * `headers` as the agent may get them from `redactor` (itself when nothing is masked): a field
+ * whose name holds a secret the owner's redaction finds is left out. Values come
  * as the local server's bytes, one character each (as `burrow up`'s HTTP client reads them); one
  * whose bytes are UTF-8 is scanned as that text, as bodies are, so that a pattern holding a
  * character past ASCII matches it, and a masked one is handed on as its UTF-8 bytes again.
@@ -55,14 +81,17 @@ export function redactResponseHeaders(
     read ??= headers.map(([n, v]) => [n, v])
     read[i] = [name, text]
   }
-  if (read === null) return redactor.redactFields(headers, unredactedResponseHeader)
-  const out = redactor.redactFields(read, unredactedResponseHeader)
-  if (out === read) return headers
-  return out.map((field, i): readonly [string, string] => {
-    if (field === read[i]) return headers[i]!
-    const decoded = read[i]![1] !== headers[i]![1]
-    return [field[0], decoded ? Buffer.from(field[1], 'utf8').toString('latin1') : field[1]]
+  const fields = read ?? headers
+  const out = redactor.redactFields(fields, unredactedResponseHeader, unscannedResponseName)
+  if (out === fields) return headers
+  const agent: (readonly [string, string])[] = []
+  out.forEach((field, i) => {
+    if (field === null) return
+    if (field === fields[i]) return void agent.push(headers[i]!)
+    const decoded = fields[i]![1] !== headers[i]![1]
+    agent.push([field[0], decoded ? Buffer.from(field[1], 'utf8').toString('latin1') : field[1]])
   })
+  return agent
 }
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })

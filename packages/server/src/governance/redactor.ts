@@ -16,6 +16,7 @@ import type { RedactionSettings } from './policy.js'
 import { ScanBudget, type Scan } from './scan-budget.js'
 import { detectSecrets } from './secret-detectors.js'
 import { addJoinedSpans, mergeSpans, type Span } from './field-spans.js'
+import { secretNames } from './secret-names.js'
 
 /** Values nested deeper than this are replaced whole. */
 const MAX_DEPTH = 64
@@ -100,23 +101,36 @@ export class Redactor {
    * (lower-case) name is not `exempt` is scanned as a string of an answer is, and masked whole
    * when its name is a configured key. The fields of one name are also scanned joined (with
    * nothing between them, and with `, ` as a reader combines them), so that a secret split
-   * across them is masked in every field it spans. `fields` itself when nothing was masked.
+   * across them is masked in every field it spans. A field whose name is not `keptName` and
+   * holds a secret, or could not be scanned, is null in its place: a name cannot hold a mask
+   * (secret-names.ts); each counts as one mask. `fields` itself when nothing was masked.
    */
   redactFields(
     fields: readonly (readonly [string, string])[],
     exempt: (name: string) => boolean,
-  ): readonly (readonly [string, string])[] {
+    keptName: (name: string) => boolean = exempt,
+  ): readonly (readonly [string, string] | null)[] {
     return this.#walk(() => {
       const before = this.masked
+      const out: (readonly [string, string] | null)[] = fields.slice()
+      const leftOut = secretNames(
+        fields.map(([name]) => name),
+        (name) => !keptName(name),
+        (text) => this.#spans(text),
+      )
+      for (const [i, why] of leftOut) {
+        out[i] = null
+        this.masked++
+        if (why === 'unscanned') this.#unscanned++
+      }
       const byName = new Map<string, number[]>()
       for (let i = 0; i < fields.length; i++) {
         const name = fields[i]![0].toLowerCase()
-        if (exempt(name)) continue
+        if (exempt(name) || leftOut.has(i)) continue
         const at = byName.get(name)
         if (at === undefined) byName.set(name, [i])
         else at.push(i)
       }
-      const out = fields.slice()
       for (const [name, at] of byName) {
         const values = at.map((i) => fields[i]![1])
         let spans: (Span[] | null)[]

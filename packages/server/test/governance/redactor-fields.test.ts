@@ -1,5 +1,6 @@
 // Redaction of header fields (`Redactor.redactFields`): values as strings of an answer, configured
-// keys as header names, repeated fields scanned joined, exempt names untouched, one scan.
+// keys as header names, repeated fields scanned joined, exempt names untouched, one scan; a field
+// whose name holds a secret left out.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { Redactor } from '../../src/governance/redactor.js'
@@ -110,8 +111,18 @@ describe('Redactor.redactFields', () => {
       ['x-a', 'other'],
       ['mcp-session-id', 'k-2'],
     ] as const
+    // Names are scanned too: a name the patterns could not read is left out (null), its value
+    // with it; with names forwarded unscanned, the values are masked whole.
     assert.deepEqual(
       r.redactFields(fields, (n) => n === 'mcp-session-id'),
+      [null, null, ['mcp-session-id', 'k-2']],
+    )
+    assert.deepEqual(
+      r.redactFields(
+        fields,
+        (n) => n === 'mcp-session-id',
+        () => true,
+      ),
       [
         ['x-a', '[REDACTED:unscanned]'],
         ['x-a', '[REDACTED:unscanned]'],
@@ -127,6 +138,24 @@ describe('Redactor.redactFields', () => {
     const fields = Array.from({ length: 255 }, () => ['x-many', 'AKIAQWERTYUIOPASDFGH'] as const)
     const out = r.redactFields(fields, none)
     assert.equal(out.length, 255)
-    for (const [, value] of out) assert.equal(value, '[REDACTED:aws_access_key]')
+    for (const field of out) assert.equal(field?.[1], '[REDACTED:aws_access_key]')
+  })
+
+  it('leaves out a field whose name holds a secret: null in its place, counted as a mask', () => {
+    const r = new Redactor(plain)
+    const before = r.masked
+    const fields = [
+      ['x-a', 'fine'],
+      ['x-b', 'fine'],
+      [`X-${GITHUB}`, 'v'],
+      [`x-${GITHUB.toLowerCase()}`, GITHUB],
+    ] as const
+    assert.deepEqual(r.redactFields(fields, none), [fields[0], fields[1], null, null])
+    assert.equal(r.masked - before, 2)
+    // A name forwarded unscanned keeps its field.
+    assert.deepEqual(
+      r.redactFields(fields, none, (name) => name.startsWith('x-ghp_')),
+      [fields[0], fields[1], fields[2], [fields[3][0], '[REDACTED:github_token]']],
+    )
   })
 })
