@@ -2,9 +2,11 @@
  * What `burrow up` prints on a fresh connection: the public URL, what it forwards to, who may
  * call the tunnel (access-lines.ts), and the client configuration snippet (`clientSnippet` of
  * @burrow/protocol, plus the editor variant wrapped in `"mcp"`), with the agent-token header in it
- * when the tunnel wants one.
+ * when the tunnel wants one. The public URL is the broker's word, unchecked by the codec: it is
+ * printed escaped (printable.ts), so a broker cannot write terminal escape sequences through it.
  */
 import { clientSnippet, snippetEntry, snippetEntryName } from '@burrow/protocol'
+import { printable, printableJson } from '../printable.js'
 import { accessLines, snippetHeaders, type AccessWelcome } from './access-lines.js'
 
 export { clientSnippet, snippetEntryName }
@@ -18,11 +20,11 @@ export function announcement(
   const { publicUrl } = welcome
   const headers = snippetHeaders(welcome.access)
   const entry = { [snippetEntryName(name)]: snippetEntry(publicUrl, headers) }
-  const main = JSON.stringify(clientSnippet(publicUrl, name, headers), null, 2)
-  const editor = `"mcp": ${JSON.stringify({ servers: entry }, null, 2)}`
+  const main = printableJson(JSON.stringify(clientSnippet(publicUrl, name, headers), null, 2))
+  const editor = `"mcp": ${printableJson(JSON.stringify({ servers: entry }, null, 2))}`
   return [
     '',
-    `Tunnel online:  ${publicUrl}/mcp`,
+    `Tunnel online:  ${printable(publicUrl)}/mcp`,
     `Forwarding to:  ${upstream}`,
     ...accessLines(welcome),
     '',
