@@ -196,10 +196,8 @@ export async function wireServices({ config, log, listen }: WireOptions): Promis
     if (event.type !== 'access') return
     access.gate.invalidate(event.tunnelId)
     void edge.recheckAccess(event.tunnelId)
-    // Its client, if connected here, is told a changed mode (NOTICE).
-    const id = event.tunnelId
-    if (registry.hasConnection(id))
-      void welcomeAccess.refresh(id).then((note) => note && registry.tellAccess(id, note))
+    // Its client, if connected here (or connecting), is told a changed mode (NOTICE).
+    void welcomeAccess.changed(event.tunnelId, registry)
   })
   answerBytes = () => edge.answerBytesHeld
   const broker = new Broker({

@@ -11,6 +11,12 @@ import type { AccessMode, TunnelAccess } from '../store/tunnel-access-row.js'
 /** Most tunnels whose mode is kept (those that connected to this node); past it, all go. */
 const MAX_NOTED = 100_000
 
+/** The clients a tunnel's changed access is told to (the registry: those connected here). */
+export interface AccessListeners {
+  hasConnection(tunnelId: string): boolean
+  tellAccess(tunnelId: string, access: AccessNote): void
+}
+
 /** Access modes of connecting and connected tunnels. */
 export class WelcomeAccess {
   readonly #modes = new Map<string, AccessMode>()
@@ -58,6 +64,20 @@ export class WelcomeAccess {
     if (mode === undefined) this.#modes.delete(tunnelId)
     else this.#modes.set(tunnelId, mode)
     return this.noteOf(tunnelId)
+  }
+
+  /**
+   * The owner changed the access of `tunnelId` (an `access` event, from any node): read it again
+   * and tell its clients connected here a changed mode. Also when none is connected here but its
+   * mode was noted or is being read: a client may be connecting, its key lookup having read the
+   * settings before the change (or from this node's cache, which the event had not reached), and
+   * its WELCOME would tell that old mode for as long as it stays connected.
+   */
+  async changed(tunnelId: string, clients: AccessListeners): Promise<void> {
+    const known = this.#modes.has(tunnelId) || this.#reads.has(tunnelId)
+    if (!clients.hasConnection(tunnelId) && !known) return
+    const note = await this.refresh(tunnelId)
+    if (note) clients.tellAccess(tunnelId, note)
   }
 
   /** What to tell `tunnel`'s client in WELCOME, if its mode was noted. */
