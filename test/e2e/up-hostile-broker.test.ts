@@ -3,6 +3,7 @@
  * the terminal from WELCOME and NOTICE must not carry terminal escape sequences, whatever the
  * broker writes in the fields the codec does not check (the public URL, the tunnel id). The mode
  * and the Access tab's URL are checked by the codec (packages/protocol/test/access-note.test.ts).
+ * A heartbeat interval too long for a timer must not become a ping every millisecond.
  */
 import assert from 'node:assert/strict'
 import { createServer } from 'node:net'
@@ -15,8 +16,13 @@ import { BURROW } from '../helpers/stack.js'
 /** Clear the screen, set the window title, a C1 CSI, a right-to-left override, a line separator. */
 const HOSTILE = '\u001b[2J\u001b]0;pwned\u0007\u009b31m\u202e\u2028'
 
+/** The heartbeat interval the broker asks of a client whose `--name` is `slow-beat`. */
+const TOO_LONG_MS = 3_000_000_000
+
 let wss: WebSocketServer
 let port = 0
+/** WebSocket pings the broker got from `up`. */
+let pings = 0
 let deadPort = 0
 const clients: Child[] = []
 
@@ -30,6 +36,7 @@ before(async () => {
   deadPort = (probe.address() as { port: number }).port
   await new Promise((resolve) => probe.close(resolve))
   wss.on('connection', (ws) => {
+    ws.on('ping', () => pings++)
     ws.on('message', (data) => {
       const frame = decodeFrame(data as Buffer)
       if (frame.type !== 'hello') return
@@ -43,7 +50,7 @@ before(async () => {
           resumeToken: 'r',
           resumed: false,
           graceSecs: 30,
-          heartbeatMs: 60_000,
+          heartbeatMs: frame.hello.name === 'slow-beat' ? TOO_LONG_MS : 60_000,
           access: { mode: 'token', url: 'http://localhost:7100/dashboard/tunnels/t/access' },
         },
       })
@@ -57,7 +64,8 @@ after(async () => {
   wss.close()
 })
 
-it('prints no escape sequence a broker put in the public URL or the tunnel id', async () => {
+/** `burrow up` against the fake broker, with `args` after `up`. */
+function up(...args: string[]): Child {
   const child = startChild(
     process.execPath,
     [
@@ -67,10 +75,16 @@ it('prints no escape sequence a broker put in the public URL or the tunnel id', 
       'up',
       '--upstream',
       `http://127.0.0.1:${deadPort}/mcp`,
+      ...args,
     ],
     { env: { ...process.env, BURROW_API_KEY: 'mtk_hostile', BURROW_LOG: 'info' } },
   )
   clients.push(child)
+  return child
+}
+
+it('prints no escape sequence a broker put in the public URL or the tunnel id', async () => {
+  const child = up()
   await child.waitFor(/The tunnel's access changed/)
   const printed = child.stdout + child.stderr
   assert.match(printed, /Tunnel online:/)
@@ -83,4 +97,13 @@ it('prints no escape sequence a broker put in the public URL or the tunnel id', 
   }
   // What was escaped is still shown, as text.
   assert.match(printed, /Tunnel online: +http:\/\/a--b\.localhost:7100\/\\x1b\[2J/)
+})
+
+it('a heartbeat interval past what a timer holds is not taken as one millisecond', async () => {
+  pings = 0
+  const child = up('--name', 'slow-beat')
+  await child.waitFor(/The tunnel's access changed/)
+  await child.stop()
+  assert.doesNotMatch(child.stderr, /TimeoutOverflowWarning/)
+  assert.equal(pings, 0, 'up pinged the broker as if asked to every millisecond')
 })

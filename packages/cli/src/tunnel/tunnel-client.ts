@@ -20,6 +20,7 @@ import { reconnectDelay } from './backoff.js'
 import { clientHello } from './client-hello.js'
 import { describeConnectError } from './connect-error.js'
 import { frameMaskFor } from './frame-mask.js'
+import { heartbeatInterval } from './heartbeat-interval.js'
 import { streamExchange } from './stream-exchange.js'
 import { readUpgradeRefusal } from './upgrade-refusal.js'
 
@@ -354,7 +355,7 @@ export class TunnelClient {
     if (frame.type === 'welcome') {
       const w = frame.welcome
       this.resumeToken = w.resumeToken
-      this.currentHeartbeat = Math.max(1000, w.heartbeatMs)
+      this.currentHeartbeat = heartbeatInterval(w.heartbeatMs)
       this.welcomed = true
       outcome.welcomed = true
       welcomed()
