@@ -19,8 +19,11 @@ export function announcer(
     if (!last || !access || access.mode === last.access?.mode) return
     const known = last.access !== undefined
     last = { ...last, access }
-    // A broker that said nothing before (it was upgraded meanwhile) changed nothing we know of.
-    out(known ? accessChange(last) : `\n${accessLines(last).join('\n')}\n`)
+    if (known) return out(accessChange(last))
+    // A broker that said nothing before (it was upgraded meanwhile) changed nothing we know of:
+    // its mode is said as on a fresh start, where a public tunnel gets no line (nor blank ones).
+    const lines = accessLines(last)
+    if (lines.length > 0) out(`\n${lines.join('\n')}\n`)
   }
   return {
     onWelcome: (welcome) => {

@@ -67,3 +67,14 @@ it('a NOTICE before any WELCOME prints nothing', () => {
   a.onNotice({ access: { mode: 'token', url } })
   assert.deepEqual(out, [])
 })
+
+it('a broker that said nothing, upgraded while away, now saying public: nothing printed, not blank lines', () => {
+  const { out, a } = printed()
+  a.onWelcome(welcome(null))
+  a.onWelcome(welcome('public', true))
+  assert.deepEqual(out.slice(1), [])
+  // Its mode is known from then on: a change from public is a change.
+  a.onNotice({ access: { mode: 'token', url } })
+  assert.equal(out.length, 2)
+  assert.match(out[1]!, /The tunnel's access changed: agents that send an agent token/)
+})
