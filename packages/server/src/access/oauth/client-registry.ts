@@ -119,7 +119,11 @@ export class ClientRegistry {
     if (known && age < FRESH_MS) return known
     // What would never be fetched is refused before it costs anyone's budget.
     this.#fetchableUrl(clientId)
-    if (known && this.#reserved.take(clientId, await this.#store.grantAccounts(clientId))) {
+    if (
+      known &&
+      this.#reserved.mayDraw(clientId) &&
+      this.#reserved.take(clientId, await this.#store.grantAccounts(clientId))
+    ) {
       return this.#fetchKnown(clientId, known, age)
     }
     const mine = this.#perAddress.peek(requester)

@@ -46,6 +46,18 @@ export class ReservedFetches {
   }
 
   /**
+   * Whether the document at `clientId` may draw on the share now, as far as that is known without
+   * the accounts that approved it: reading those costs a query over all its grants (a popular
+   * client's are many), so it is made only when this says yes, not at every sign-in of a document
+   * that drew in the last 10 minutes or while the share is spent.
+   */
+  mayDraw(clientId: string): boolean {
+    const last = this.#lastDrawn.get(clientId)
+    if (last !== undefined && this.#now() - last < RESERVED_REFETCH_MS) return false
+    return this.#bucket.peek('node').ok
+  }
+
+  /**
    * Take a reserved fetch for the document at `clientId`, approved by `accounts` (those whose
    * grants name it); false when none may be had: none of them has room left, or the share none.
    */

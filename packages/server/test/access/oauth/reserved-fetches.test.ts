@@ -36,6 +36,16 @@ import type { TestDatabase } from '../../helpers/test-databases.js'
 
 const DAY = 24 * 3600_000
 
+/** The real client store, counting how often the accounts approving a client are read. */
+class CountingClientStore extends OauthClientStore {
+  grantReads = 0
+
+  override async grantAccounts(clientId: string, limit?: number): Promise<string[]> {
+    this.grantReads++
+    return super.grantAccounts(clientId, limit)
+  }
+}
+
 describe('reserved metadata fetches', () => {
   let certDir: string
   let server: Server
@@ -106,6 +116,7 @@ describe('reserved metadata fetches', () => {
       let accountId: string
       let tunnelId: string
       let guard: UrlGuard
+      let clients: CountingClientStore
 
       /** An account of its own, with a tunnel: `[account id, tunnel id]`. */
       const newAccount = async (slug: string): Promise<[string, string]> => {
@@ -156,11 +167,8 @@ describe('reserved metadata fetches', () => {
           literalRefusal: (host: string) => guard.literalRefusal(host),
           dispatcher: trusting,
         } as unknown as UrlGuard
-        registry = new ClientRegistry(
-          new OauthClientStore(store.db),
-          checked,
-          () => new Date(clock),
-        )
+        clients = new CountingClientStore(store.db)
+        registry = new ClientRegistry(clients, checked, () => new Date(clock))
         grants = new OauthGrantStore(store.db, () => new Date(clock))
         fetched.length = 0
         failing.clear()
@@ -211,6 +219,37 @@ describe('reserved metadata fetches', () => {
         clock += 10 * 60_000
         failing.clear()
         assert.equal((await registry.find(id, '198.51.100.4')).name, 'approved-failing.json')
+      })
+
+      it('reads who approved a document only when it may draw on the share (found by a review)', async () => {
+        // A document approved by many (a popular client's): reading its grants is not free.
+        const id = await approved('/approved-popular.json')
+        clock += 2 * DAY
+        failing.add('/approved-popular.json')
+        await registry.find(id, '198.51.100.9').catch(() => {})
+        const reads = clients.grantReads
+        assert.equal(reads, 1, 'read once, to draw on the share')
+        // Drawn in the last 10 minutes: asked again and again, its grants are not read again.
+        for (let i = 0; i < 20; i++) await registry.find(id, `192.0.2.${i}`).catch(() => {})
+        assert.equal(clients.grantReads, reads)
+        // The share spent by others: nor are they read then.
+        clock += 10 * 60_000
+        const others: string[] = []
+        for (
+          let a = 0;
+          a < RESERVED_METADATA_FETCHES_PER_NODE / RESERVED_METADATA_FETCHES_PER_ACCOUNT;
+          a++
+        ) {
+          const owner = await newAccount(`spend${String.fromCharCode(97 + a)}`)
+          for (let i = 0; i < RESERVED_METADATA_FETCHES_PER_ACCOUNT; i++) {
+            others.push(await approved(`/approved-spend-${a}-${i}.json`, owner))
+          }
+        }
+        clock += 2 * DAY
+        await Promise.allSettled(others.map((other) => registry.find(other, '198.51.100.10')))
+        const spent = clients.grantReads
+        for (let i = 0; i < 20; i++) await registry.find(id, `192.0.2.${i}`).catch(() => {})
+        assert.equal(clients.grantReads, spent)
       })
 
       it('bounds the share: approved documents past it wait like everyone', async () => {
