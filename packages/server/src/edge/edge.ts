@@ -8,7 +8,6 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import {
   JSONRPC_CODE,
   MAX_CHUNK_BYTES,
-  MODERN_PROTOCOL_VERSIONS,
   POLICY_STATUS,
   isBodyProblem,
   readJsonRpcBody,
@@ -23,11 +22,11 @@ import { FORWARDING_ROOM, localRoute, localRouteNow } from '../cluster/cluster-r
 import type { TunnelRoute } from '../cluster/cluster-router.js'
 import { ClientAddresses, rateKeyOf } from '../http/client-addresses.js'
 import type { CallHistorySink } from '../quota/call-history.js'
-import type { TunnelWithAccount } from '../store/store.js'
 import type { EdgeSessions } from '../quota/edge-sessions.js'
 import { ExchangeRecord } from './exchange-record.js'
 import { preflightHeaders, upstreamRequestHeaders } from './forward-headers.js'
-import { bodyRefusal, isSessionless } from './body-facts.js'
+import { bodyRefusal } from './body-facts.js'
+import { VersionMismatches } from './version-mismatches.js'
 import { bodyLabelProblem } from './body-labels.js'
 import { CallContinuations } from './call-continuations.js'
 import { stillRouted } from './still-routed.js'
@@ -72,8 +71,8 @@ export class Edge {
   private readonly listings: PendingListings
   /** The session cap and the quotas. */
   private readonly admission: AdmissionRules
-  /** Tunnels whose agents were seen sending a header that disagrees with the body (logged once). */
-  private readonly mismatchLogged = new Set<string>()
+  /** Agents seen sending a header that disagrees with the body (logged once per tunnel). */
+  private readonly mismatches: VersionMismatches
 
   constructor(opts: EdgeOptions) {
     this.opts = opts
@@ -84,6 +83,7 @@ export class Edge {
     this.answers = opts.answers ?? new AnswerBudget()
     this.continuations = opts.continuations ?? new CallContinuations()
     this.listings = opts.listings ?? new PendingListings()
+    this.mismatches = new VersionMismatches(opts.log)
     this.admission = {
       sessions: this.sessions,
       quotas: opts.quotas ?? null,
@@ -217,7 +217,7 @@ export class Edge {
       }
       rpc = parsed
       body = read
-      this.noteVersionMismatch(tunnel, parsed, singleHeader(req.headers['mcp-protocol-version']))
+      this.mismatches.note(tunnel.id, parsed, singleHeader(req.headers['mcp-protocol-version']))
     }
     const ids = refusalIds(rpc)
     noteRefusedIds(req, ids)
@@ -376,25 +376,5 @@ export class Edge {
   /** The route to `tunnelId` when its client is connected to this node now, without waiting. */
   private routeNow(tunnelId: string): TunnelRoute | null {
     return localRouteNow(this.opts.registry, tunnelId)
-  }
-
-  /**
-   * A body that speaks 2026-07-28 under an `MCP-Protocol-Version` header naming a 2025 revision
-   * (connectors in the field send that) is served as the body says; logged once per tunnel.
-   */
-  private noteVersionMismatch(
-    tunnel: TunnelWithAccount,
-    rpc: JsonRpcBody,
-    header: string | undefined,
-  ): void {
-    if (header === undefined || !isSessionless(rpc) || MODERN_PROTOCOL_VERSIONS.includes(header))
-      return
-    if (this.mismatchLogged.has(tunnel.id)) return
-    if (this.mismatchLogged.size >= 10_000) this.mismatchLogged.clear()
-    this.mismatchLogged.add(tunnel.id)
-    this.opts.log.info(
-      `tunnel ${tunnel.id}: an agent sent MCP-Protocol-Version ${header.slice(0, 40)} with a ` +
-        '2026-07-28 body; served as the body says (logged once per tunnel)',
-    )
   }
 }
