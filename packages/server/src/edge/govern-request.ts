@@ -16,6 +16,7 @@ import {
   type JsonRpcBody,
   type PolicyCode,
   type ResponseKind,
+  type ResponseMessagesOptions,
 } from '@burrow/protocol'
 import type { CallRateLimits } from '../governance/call-rate-limits.js'
 import { filterToolsList, firstOfEachName } from '../governance/filter-tools-list.js'
@@ -24,6 +25,7 @@ import { unapprovedIn } from '../governance/replayed-listing.js'
 import type { RugPullMode } from '../governance/policy.js'
 import type { PinState, ToolPins } from '../governance/tool-pins.js'
 import { mask, type Redactor } from '../governance/redactor.js'
+import { redactedText } from '../governance/redacted-text.js'
 import type { TunnelGovernance } from '../governance/tunnel-governance.js'
 import type { ExchangeRecord } from './exchange-record.js'
 
@@ -149,13 +151,25 @@ function heldCall(rug: RugPull, rpc: JsonRpcBody): string | null {
  * a `tools/list` in flight (then an answer the edge could not read whole is cut off).
  */
 export function answerShaper(
+  ...args: Parameters<typeof answerShaping>
+): ((kind: ResponseKind) => ResponseMessages | null) | null {
+  const shaping = answerShaping(...args)
+  if (shaping === null) return null
+  return (kind) => {
+    const options = shaping(kind)
+    return options === null ? null : new ResponseMessages(options)
+  }
+}
+
+/** The options of the `ResponseMessages` `answerShaper` makes, per kind of answer. */
+export function answerShaping(
   governance: TunnelGovernance | null,
   rpc: JsonRpcBody | null,
   record: ExchangeRecord,
   rug: RugPull | null = null,
   held: ((rewriting: boolean) => HeldCopies) | null = null,
   listingPending: (() => boolean) | null = null,
-): ((kind: ResponseKind) => ResponseMessages | null) | null {
+): ((kind: ResponseKind) => ResponseMessagesOptions | null) | null {
   const rewrite = governance
     ? rewriter(governance, rpc, rug, (m) => record.answerWithheld(m))
     : null
@@ -197,7 +211,7 @@ export function answerShaper(
   return (kind) =>
     kind === 'other' && !shapesOther
       ? null
-      : new ResponseMessages({
+      : {
           kind,
           rewrite,
           rewriteText,
@@ -211,7 +225,7 @@ export function answerShaper(
             (rewrite !== null && (asks || kind !== 'other')),
           cutsOn: strays,
           cutsUnread: strays !== null ? listingPending : null,
-        })
+        }
 }
 
 const TOOLS_CHANGED = 'notifications/tools/list_changed'
@@ -369,31 +383,4 @@ function toolsOf(response: Readonly<Record<string, unknown>>): readonly unknown[
 function nextCursorOf(response: Readonly<Record<string, unknown>>): string | null {
   const next = (response.result as { nextCursor?: unknown } | null | undefined)?.nextCursor
   return typeof next === 'string' ? next : null
-}
-
-/**
- * `text` (not JSON-RPC) with its secrets masked, or null when it has none. JSON (a string, a
- * number: an object or array is read as messages before this) is read and redacted as a
- * message's values are, so that a secret written with escapes (`\u0041KIA…`) is found; text
- * that is not JSON, or JSON with nothing to mask once read, is redacted as text.
- */
-function redactedText(redactor: Redactor, text: string): string | null {
-  let value: unknown
-  let json = true
-  try {
-    value = JSON.parse(text)
-  } catch {
-    json = false
-  }
-  if (json) {
-    const before = redactor.masked
-    try {
-      const out = redactor.redactValue(value)
-      if (redactor.masked !== before) return JSON.stringify(out)
-    } catch {
-      // Nested past what the stack allows: as text below.
-    }
-  }
-  const out = redactor.redactText(text)
-  return out === text ? null : out
 }

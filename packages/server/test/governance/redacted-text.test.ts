@@ -1,0 +1,37 @@
+// Text that is not JSON-RPC, redacted for forwarded redaction: JSON read as values (escaped
+// secrets found, configured keys applied), anything else as text.
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { redactedText } from '../../src/governance/redacted-text.js'
+import { Redactor } from '../../src/governance/redactor.js'
+
+const redactor = () =>
+  new Redactor({
+    keys: ['password'],
+    patterns: ['internal-[0-9]{4}'],
+    detectSecrets: false,
+    forwarded: true,
+  })
+
+describe('redactedText', () => {
+  it('masks a secret in plain text, and says null when there is none', () => {
+    const out = redactedText(redactor(), 'failed for internal-1234, sorry')
+    assert.ok(out !== null && !out.includes('internal-1234'), String(out))
+    assert.equal(redactedText(redactor(), 'nothing to see here'), null)
+  })
+
+  it('reads JSON first: a secret written with escapes is found', () => {
+    const escaped = JSON.stringify('internal-1234').replace('i', '\\u0069')
+    assert.ok(escaped.includes('\\u0069'))
+    const out = redactedText(redactor(), escaped)
+    assert.ok(out !== null && !out.includes('internal-1234'), String(out))
+    assert.equal(typeof JSON.parse(out), 'string', 'it stays JSON')
+  })
+
+  it('takes hostile text: JSON nested past the stack, or not JSON at all, is read as text', () => {
+    const deep = `${'['.repeat(200_000)}"internal-1234"${']'.repeat(200_000)}`
+    const out = redactedText(redactor(), deep)
+    assert.ok(out !== null && !out.includes('internal-1234'))
+    assert.equal(redactedText(redactor(), '{"unclosed": "internal-12'), null)
+  })
+})
