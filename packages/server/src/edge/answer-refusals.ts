@@ -1,8 +1,9 @@
 /**
  * The ways the edge refuses an answer it relays: a head the agent's response would not take, an
  * answer too large for the policy to check, one it cannot read, one that carries a listing its
- * request did not make. Each stops the tunnel stream; the agent gets the refusal envelope with
- * the request's ids, or, once the answer had begun, an answer ended short.
+ * request did not make, a stream the tunnel's policy could not be read for. Each stops the tunnel
+ * stream; the agent gets the refusal envelope with the request's ids, or, once the answer had
+ * begun, an answer ended short.
  */
 import type { ServerResponse } from 'node:http'
 import { POLICY_STATUS, RESET_CODE, type MuxStream, type ResponseMessages } from '@burrow/protocol'
@@ -105,6 +106,33 @@ export function refuseUnreadable(
     'answer unreadable',
     `the local server's answer ${why}, which the edge cannot check against the tunnel's ` +
       'policy (tool filtering, redaction or rug-pull protection); it was not forwarded',
+    { id: ctx.ids },
+  )
+}
+
+/**
+ * The tunnel's policy could not be read for what comes next on a stream (a GET stream applies it
+ * as it is when each chunk passes): the stream stops, as nothing may pass unchecked.
+ */
+export function policyUnread(
+  stream: MuxStream,
+  res: ServerResponse,
+  ctx: RelayContext,
+  err: Error,
+): void {
+  stream.onReset = null
+  if (!stream.closed) stream.reset(RESET_CODE.cancel, "the tunnel's policy could not be read")
+  ctx.log.warn(`edge: the tunnel's policy could not be read for an open stream: ${err.message}`)
+  if (res.headersSent) {
+    res.destroy() // the answer had begun: it ends short, and the agent opens its stream again
+    return
+  }
+  ctx.record.refused(POLICY_STATUS.upstream_unreachable, 'upstream_unreachable')
+  sendRefusal(
+    res,
+    'upstream_unreachable',
+    'policy unread',
+    "the tunnel's policy could not be read to check the local server's answer; it was not forwarded",
     { id: ctx.ids },
   )
 }

@@ -43,6 +43,8 @@ import { sendRefusal } from '../http/send-refusal.js'
 import { singleHeader } from '../http/single-header.js'
 import { answerShaper, forwardedRedactor, governRequest, rugPullFor } from './govern-request.js'
 import { PendingListings } from './pending-listings.js'
+import { LivePolicy } from './live-policy.js'
+import { streamShaper } from './stream-shaper.js'
 import { AdmittedExchanges } from './admitted-exchanges.js'
 import { requestHeadBytes } from './head-bytes.js'
 import { agentLabel } from '../access/agent-identity.js'
@@ -335,19 +337,22 @@ export class Edge {
     if (rpc?.messages.some((m) => m.kind === 'request' && m.method === 'tools/list')) {
       res.once('close', this.listings.add(tunnel.id, scope))
     }
+    const held = (rewriting: boolean) => this.answers.for(holder, rewriting)
+    const listingPending = () => this.listings.has(tunnel.id, scope)
+    // A GET's stream lives long: each event is shaped by the policy as it is when it passes.
+    const live =
+      req.method === 'GET' && policies && governance
+        ? new LivePolicy(policies, this.opts.pins ?? null, tunnel, governance, rug)
+        : null
     relayResponse(send(route), res, {
       ids,
       record,
       log: this.opts.log,
       redactor: forwardedRedactor(governance),
-      shape: answerShaper(
-        governance,
-        rpc,
-        record,
-        rug,
-        (rewriting) => this.answers.for(holder, rewriting),
-        () => this.listings.has(tunnel.id, scope),
-      ),
+      shape: live
+        ? streamShaper(live, record, held, listingPending)
+        : answerShaper(governance, rpc, record, rug, held, listingPending),
+      gate: live && (() => live.refresh()),
       // Refused before any processing (a client or node moving on): again, wherever the tunnel
       // is now, after a pause for the move, as long as a request waits for a reconnecting client.
       retry: async () => {

@@ -18,7 +18,14 @@ import {
 import type { ExchangeRecord } from './exchange-record.js'
 import { agentResponseHeaders, utf8ContentType } from './forward-headers.js'
 import { sendRefusal } from '../http/send-refusal.js'
-import { cutOff, headFailed, overflowed, refuseUnreadable } from './answer-refusals.js'
+import {
+  cutOff,
+  headFailed,
+  overflowed,
+  policyUnread,
+  refuseUnreadable,
+} from './answer-refusals.js'
+import { readGated, type ReadGate } from './gated-reader.js'
 import { AgentWriter } from './agent-writer.js'
 import { redactResponseHeaders } from './redact-headers.js'
 import type { Redactor } from '../governance/redactor.js'
@@ -38,6 +45,8 @@ export interface RelayContext {
   readonly shape?: ((kind: ResponseKind) => ResponseMessages | null) | null
   /** Masks the answer's header values (forwarded redaction); null or absent for none. */
   readonly redactor?: Redactor | null
+  /** Checked before each body chunk (a GET stream's live policy, gated-reader.ts); or none. */
+  readonly gate?: ReadGate | null
 }
 
 /**
@@ -232,8 +241,8 @@ function deliver(stream: MuxStream, res: ServerResponse, ctx: RelayContext): voi
         if (!wrote && !res.destroyed && !res.writableEnded) res.flushHeaders()
       })
   }
-  stream.read(
-    (chunk) => {
+  readGated(stream, ctx.gate ?? null, {
+    chunk: (chunk) => {
       if (res.destroyed) return true
       if (!shaper) return send([chunk])
       const out = shaper.push(chunk)
@@ -241,7 +250,8 @@ function deliver(stream: MuxStream, res: ServerResponse, ctx: RelayContext): voi
       if (unchecked(shaper)) return overflowed(stream, res, ctx, shaper)
       return send(out)
     },
-    () => {
+    failed: (err) => policyUnread(stream, res, ctx, err),
+    end: () => {
       if (res.destroyed) return
       const rest = shaper?.end() ?? []
       if (shaper?.cut) return void cutOff(stream, res, ctx, shaper)
@@ -266,7 +276,7 @@ function deliver(stream: MuxStream, res: ServerResponse, ctx: RelayContext): voi
       writer.flush()
       res.end()
     },
-  )
+  })
 }
 
 /** Whether `shaper` had to rewrite a JSON answer it could not hold whole. */

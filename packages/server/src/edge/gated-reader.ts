@@ -1,0 +1,98 @@
+/**
+ * Reads a tunnel stream's body through a gate that may make the next chunk wait: an agent's GET
+ * stream takes the tunnel's policy as it is before each chunk (live-policy.ts), and when the
+ * policy's cache must be read again first, the chunk waits for it. Chunks and the end are passed
+ * on in the order they came, each once the gate is open for it; while any waits, the stream is
+ * told it is full, so that no credit goes back to the tunnel client: what waits is bounded by the
+ * stream's window. A gate that fails fails the reading: nothing waiting is passed on.
+ */
+import type { MuxStream } from '@burrow/protocol'
+
+/** True when the next chunk may pass now; else a promise settled when it may (or rejected). */
+export type ReadGate = () => true | Promise<unknown>
+
+/** What reads the chunks that passed the gate (false: the agent is full, as `MuxStream.read`). */
+export interface GatedReader {
+  readonly chunk: (chunk: Uint8Array) => boolean | void
+  readonly end: () => void
+  /** The gate failed: what waited is dropped, and nothing more is read. */
+  readonly failed: (err: Error) => void
+}
+
+/** Read `stream` through `gate` (straight through when null). */
+export function readGated(stream: MuxStream, gate: ReadGate | null, reader: GatedReader): void {
+  if (gate === null) {
+    stream.read(reader.chunk, reader.end)
+    return
+  }
+  /** Chunks waiting for the gate, in order; null stands for the end. */
+  const waiting: (Uint8Array | null)[] = []
+  let closed = false
+  /** Whether the reader was full after the last chunk it took. */
+  let full = false
+  const gateNow = (): true | Promise<unknown> => {
+    try {
+      return gate()
+    } catch (err) {
+      return Promise.reject(err instanceof Error ? err : new Error(String(err)))
+    }
+  }
+  const pass = (): void => {
+    while (waiting.length > 0 && !closed) {
+      const open = gateNow()
+      if (open !== true) return wait(open)
+      const next = waiting.shift()!
+      if (next === null) {
+        closed = true
+        return reader.end()
+      }
+      full = reader.chunk(next) === false
+    }
+    // What waited was taken: the stream may be read again unless the agent is full, in which
+    // case its drain resumes it (relay-response.ts).
+    if (!closed && !full && !stream.closed) stream.resumeReading()
+  }
+  const fail = (err: unknown): void => {
+    if (closed) return
+    closed = true
+    waiting.length = 0
+    reader.failed(err instanceof Error ? err : new Error(String(err)))
+  }
+  const wait = (open: Promise<unknown>): void => {
+    open.then(() => {
+      try {
+        pass()
+      } catch (err) {
+        fail(err) // what the reader threw fails this stream only
+      }
+    }, fail)
+  }
+  stream.read(
+    (chunk) => {
+      if (closed) return true
+      if (waiting.length > 0) {
+        waiting.push(chunk)
+        return false
+      }
+      const open = gateNow()
+      if (open === true) {
+        full = reader.chunk(chunk) === false
+        return !full
+      }
+      waiting.push(chunk)
+      wait(open)
+      return false
+    },
+    () => {
+      if (closed) return
+      // The end may complete an event too: it waits for the gate as a chunk does.
+      const open = waiting.length > 0 ? null : gateNow()
+      if (open === true) {
+        closed = true
+        return reader.end()
+      }
+      waiting.push(null)
+      if (open !== null) wait(open)
+    },
+  )
+}
