@@ -55,7 +55,13 @@ export {
   DNS_LABEL_MAX,
   UPSTREAM_NAME_PATTERN,
 } from './names.js'
-export { clientSnippet, snippetEntry, snippetEntryName } from './client-snippet.js'
+export {
+  accessHeaders,
+  AGENT_TOKEN_PLACEHOLDER,
+  clientSnippet,
+  snippetEntry,
+  snippetEntryName,
+} from './client-snippet.js'
 export type { SnippetEntry } from './client-snippet.js'
 export {
   refusal,

@@ -5,21 +5,18 @@
  * than the field says nothing, and gets one line on what a 401 means. The mode and URL were
  * checked by the codec; the tunnel id is escaped here.
  */
-import type { AccessNote, Welcome } from '@burrow/protocol'
+import { accessHeaders, type AccessNote, type Welcome } from '@burrow/protocol'
 import { printable } from '../printable.js'
 
 /** What the lines are made from. */
 export type AccessWelcome = Pick<Welcome, 'publicUrl' | 'tunnelId' | 'access'>
-
-/** The header agents of a `token` tunnel send; the snippet carries it with this placeholder. */
-const TOKEN_HEADER = { Authorization: 'Bearer atk_…' }
 
 /** Under the 16-character labels (`Tunnel online:  `). */
 const INDENT = ' '.repeat(16)
 
 /** Headers the client snippet shows for `access`, if agents must send one. */
 export function snippetHeaders(access: AccessNote | undefined): Record<string, string> | undefined {
-  return access?.mode === 'token' ? { ...TOKEN_HEADER } : undefined
+  return accessHeaders(access?.mode)
 }
 
 /** The lines between "Forwarding to:" and the snippet; none for a public tunnel. */

@@ -3,7 +3,8 @@
  * and public URLs, and its billing state with this month's meters.
  */
 import { planState, type BillingView } from './billing-view.js'
-import type { TunnelView } from './tunnel-view.js'
+import { DEFAULT_ACCESS_MODE } from '../store/tunnel-access-row.js'
+import type { TunnelView, TunnelWithAccess } from './tunnel-view.js'
 import type { AccountView, TunnelRecord, WebServices } from './web-services.js'
 
 /** One tunnel with its public URL and whether a client is connected. */
@@ -16,25 +17,26 @@ export function tunnelView(svc: WebServices, account: AccountView, t: TunnelReco
 }
 
 /** `views` with how many of their tools wait for the owner (for the dashboard's banners). */
-export async function withToolAlerts(
+export async function withToolAlerts<T extends TunnelView>(
   svc: WebServices,
   accountId: string,
-  views: readonly TunnelView[],
-): Promise<TunnelView[]> {
+  views: readonly T[],
+): Promise<T[]> {
   const awaiting = await svc.governance.toolsAwaiting(accountId)
   return views.map((v) => ({ ...v, toolsAwaiting: awaiting.get(v.id) ?? 0 }))
 }
 
-/** `views` with each tunnel's access mode, for pages that flag public tunnels. */
-export async function withAccessModes(
+/**
+ * `views` with each tunnel's access mode, for pages that flag public tunnels and snippets that
+ * carry the agent-token header (a tunnel without settings is the default, `oauth`, as the edge
+ * reads it).
+ */
+export async function withAccessModes<T extends TunnelView>(
   svc: WebServices,
-  views: readonly TunnelView[],
-): Promise<TunnelView[]> {
+  views: readonly T[],
+): Promise<(T & TunnelWithAccess)[]> {
   const modes = await svc.access.modes(views.map((v) => v.id))
-  return views.map((v) => {
-    const mode = modes.get(v.id)
-    return mode === undefined ? v : { ...v, accessMode: mode }
-  })
+  return views.map((v) => ({ ...v, accessMode: modes.get(v.id) ?? DEFAULT_ACCESS_MODE }))
 }
 
 /** Every tunnel of the account, in serving order. */

@@ -25,3 +25,8 @@ export interface TunnelView {
   /** Who may call it (set where pages show it: a public tunnel is flagged). */
   readonly accessMode?: 'oauth' | 'token' | 'public'
 }
+
+/** A tunnel whose access mode was read: what a client snippet is made from (its header). */
+export type TunnelWithAccess = TunnelView & {
+  readonly accessMode: NonNullable<TunnelView['accessMode']>
+}

@@ -2,11 +2,11 @@
  * How the JSON API writes accounts, tunnels, billing, tokens and webhook endpoints
  * (snake_case fields, ISO-8601 UTC times), as docs/api.md documents them.
  */
-import { clientSnippet } from '@burrow/protocol'
+import { accessHeaders, clientSnippet } from '@burrow/protocol'
 import { PLANS } from '../../plans.js'
 import type { BillingView } from '../billing-view.js'
 import type { TokenView } from '../token-view.js'
-import type { TunnelView } from '../tunnel-view.js'
+import type { TunnelWithAccess } from '../tunnel-view.js'
 import type { AccountView } from '../web-services.js'
 import type { WebhookDeliveryView, WebhookEndpointView } from '../webhook-endpoint-view.js'
 
@@ -25,8 +25,8 @@ export function accountJson(a: AccountView) {
   }
 }
 
-/** One tunnel. */
-export function tunnelJson(t: TunnelView) {
+/** One tunnel; its snippet carries the agent-token header (a placeholder) when it wants one. */
+export function tunnelJson(t: TunnelWithAccess) {
   return {
     id: t.id,
     name: t.name,
@@ -38,7 +38,7 @@ export function tunnelJson(t: TunnelView) {
     pinned: t.pinned,
     created_at: iso(t.createdAt),
     last_seen_at: iso(t.lastSeenAt),
-    snippet: clientSnippet(t.publicUrl, t.name),
+    snippet: clientSnippet(t.publicUrl, t.name, accessHeaders(t.accessMode)),
   }
 }
 

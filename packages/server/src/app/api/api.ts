@@ -5,7 +5,8 @@
  * reads or changes belongs to the caller's account.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { billingView, tunnelView, tunnelViews } from '../account-views.js'
+import { accessHeaders } from '@burrow/protocol'
+import { billingView, tunnelView, tunnelViews, withAccessModes } from '../account-views.js'
 import { parseCycle, parsePaidPlan } from '../billing-fields.js'
 import { requestOrigin } from '../../http/request-origin.js'
 import { HttpError } from '../../http/http-error.js'
@@ -240,9 +241,11 @@ export class Api {
 
   async #listTunnels(c: Call): Promise<void> {
     const urls = await this.#customUrls(c)
-    const views = await tunnelViews(this.#svc, c.account)
+    const views = await withAccessModes(this.#svc, await tunnelViews(this.#svc, c.account))
     sendApiJson(c.res, 200, {
-      tunnels: views.map((t) => withCustomUrl(tunnelJson(t), urls.get(t.id))),
+      tunnels: views.map((t) =>
+        withCustomUrl(tunnelJson(t), urls.get(t.id), accessHeaders(t.accessMode)),
+      ),
     })
   }
 
@@ -263,7 +266,10 @@ export class Api {
     })
     const settings = await this.#svc.access.setSettings(created.tunnel.id, access)
     sendApiJson(c.res, 201, {
-      tunnel: tunnelJson(tunnelView(this.#svc, c.account, created.tunnel)),
+      tunnel: tunnelJson({
+        ...tunnelView(this.#svc, c.account, created.tunnel),
+        accessMode: settings.mode,
+      }),
       key: created.key,
       access: { mode: settings.mode, allow_ips: settings.allowIps },
     })
@@ -296,10 +302,11 @@ export class Api {
   async #getTunnel(c: Call): Promise<void> {
     const t = await this.#tunnel(c)
     const urls = await this.#customUrls(c)
+    const [view] = await withAccessModes(this.#svc, [tunnelView(this.#svc, c.account, t)])
     sendApiJson(
       c.res,
       200,
-      withCustomUrl(tunnelJson(tunnelView(this.#svc, c.account, t)), urls.get(t.id)),
+      withCustomUrl(tunnelJson(view!), urls.get(t.id), accessHeaders(view!.accessMode)),
     )
   }
 
@@ -326,8 +333,11 @@ export class Api {
     const t = await this.#accessWrite(c)
     const rotated = await this.#svc.tunnels.rotateKey(c.account.id, t.id)
     this.#svc.live.disconnect(t.id, 'the tunnel key was rotated')
+    const [view] = await withAccessModes(this.#svc, [
+      tunnelView(this.#svc, c.account, rotated.tunnel),
+    ])
     sendApiJson(c.res, 200, {
-      tunnel: tunnelJson(tunnelView(this.#svc, c.account, rotated.tunnel)),
+      tunnel: tunnelJson(view!),
       key: rotated.key,
     })
   }

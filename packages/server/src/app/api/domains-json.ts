@@ -25,16 +25,18 @@ export function domainJson(d: DomainView) {
 
 /**
  * A tunnel's JSON with its custom URL: `custom_url` (with `/mcp`, or null) and the snippet
- * pointing at the custom domain when one serves.
+ * pointing at the custom domain when one serves, with the headers its agents send (`headers`,
+ * as the tunnel's own snippet has them).
  */
 export function withCustomUrl<T extends { name: string | null }>(
   tunnel: T,
   customUrl: string | undefined,
+  headers?: Record<string, string>,
 ): T & { custom_url: string | null } {
   if (customUrl === undefined) return { ...tunnel, custom_url: null }
   return {
     ...tunnel,
     custom_url: `${customUrl}/mcp`,
-    snippet: clientSnippet(customUrl, tunnel.name),
+    snippet: clientSnippet(customUrl, tunnel.name, headers),
   }
 }

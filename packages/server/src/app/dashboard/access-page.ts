@@ -10,6 +10,7 @@ import type { TunnelView } from '../tunnel-view.js'
 import { formatDateTime } from './format.js'
 import { tunnelHeading, tunnelTabs } from './governance-pages.js'
 import { csrfField, page, type Notice, type Viewer } from './layout.js'
+import { snippetJson } from './tunnels-page.js'
 
 /** What the Access tab shows. */
 export interface AccessPageData {
@@ -46,11 +47,19 @@ export function accessPage(d: AccessPageData): SafeHtml {
     ([mode, label, text]) =>
       html`<label class="choice"><input type="radio" name="mode" value="${mode}"${d.access.mode === mode ? html` checked` : ''} /> <strong>${label}</strong> <span class="muted">${text}</span></label>`,
   )
+  // The one page that may show the secret in a snippet: the one that just made it.
+  const tokenSnippet = (secret: string) =>
+    d.access.mode === 'token'
+      ? html`<p>With it, the client configuration for this tunnel:</p>
+  <div class="command-box"><pre id="agent-token-snippet">${snippetJson({ ...t, accessMode: d.access.mode }, secret)}</pre>
+  <button type="button" class="secondary" data-copy="agent-token-snippet">Copy</button></div>`
+      : ''
   const created = d.created
     ? html`<section class="card" id="new-agent-token">
   <h3>New agent token: ${d.created.name}</h3>
   <p><code class="key" id="agent-token-secret">${d.created.secret}</code> <button type="button" class="secondary" data-copy="agent-token-secret">Copy</button></p>
   <p class="muted">Copy it now: it is shown only once. Agents send it as <code>Authorization: Bearer …</code>.</p>
+  ${tokenSnippet(d.created.secret)}
 </section>`
     : ''
   const tokenRows = d.tokens.map(

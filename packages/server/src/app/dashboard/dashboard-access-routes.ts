@@ -7,6 +7,7 @@ import { parseAccessMode, parseAllowlist } from '../../access/tunnel-access.js'
 import { HttpError } from '../../http/http-error.js'
 import { redirect } from '../../http/responses.js'
 import { tunnelView } from '../account-views.js'
+import { withCustomUrls } from '../custom-url-views.js'
 import { toHttpError } from '../store-error-status.js'
 import type { Notice } from './layout.js'
 import { accessPage, type AccessPageData } from './access-page.js'
@@ -41,10 +42,11 @@ export function accessRoutes(kit: DashboardKit): DashboardRoute[] {
     extra: Partial<AccessPageData> = {},
   ): Promise<void> => {
     const t = await found(c)
-    const [access, tokens, agents] = await Promise.all([
+    const [access, tokens, agents, [tunnel]] = await Promise.all([
       svc.access.settings(t.id),
       svc.access.agentTokens(t.id),
       svc.access.connectedAgents(t.id),
+      withCustomUrls(svc, c.account.id, [tunnelView(svc, c.account, t)]),
     ])
     const asked = c.query.get('notice') ?? ''
     const notice = Object.hasOwn(NOTICES, asked) ? NOTICES[asked] : undefined
@@ -53,7 +55,7 @@ export function accessRoutes(kit: DashboardKit): DashboardRoute[] {
       status,
       accessPage({
         viewer: c.viewer,
-        tunnel: tunnelView(svc, c.account, t),
+        tunnel: tunnel!,
         access,
         tokens,
         agents,

@@ -55,17 +55,8 @@ export function tunnelRoutes(kit: DashboardKit): DashboardRoute[] {
         ...(name ? { name } : {}),
         ...(subdomain ? { subdomain } : {}),
       })
-      kit.html(
-        c.res,
-        201,
-        keyOncePage(
-          c.viewer,
-          tunnelView(svc, c.account, created.tunnel),
-          created.key,
-          false,
-          broker,
-        ),
-      )
+      const [view] = await withAccessModes(svc, [tunnelView(svc, c.account, created.tunnel)])
+      kit.html(c.res, 201, keyOncePage(c.viewer, view!, created.key, false, broker))
     } catch (err) {
       const e = toHttpError(err)
       const tunnels = await tunnelViews(svc, c.account)
@@ -122,11 +113,9 @@ export function tunnelRoutes(kit: DashboardKit): DashboardRoute[] {
     svc.accessWrites.spend(c.account.id, t.id)
     const rotated = await svc.tunnels.rotateKey(c.account.id, t.id)
     svc.live.disconnect(t.id, 'the tunnel key was rotated')
-    kit.html(
-      c.res,
-      200,
-      keyOncePage(c.viewer, tunnelView(svc, c.account, rotated.tunnel), rotated.key, true, broker),
-    )
+    const views = await withAccessModes(svc, [tunnelView(svc, c.account, rotated.tunnel)])
+    const [view] = await withCustomUrls(svc, c.account.id, views)
+    kit.html(c.res, 200, keyOncePage(c.viewer, view!, rotated.key, true, broker))
   }
 
   const remove = async (c: DashboardRequest) => {

@@ -3,12 +3,12 @@
  * URLs, the form that creates one, and, when the account has more tunnels than its plan allows,
  * the choice of which keep serving.
  */
-import { clientSnippet } from '@burrow/protocol'
+import { accessHeaders, AGENT_TOKEN_PLACEHOLDER, clientSnippet } from '@burrow/protocol'
 import { PLANS, type PlanId } from '../../plans.js'
 import { formatDateTime } from './format.js'
 import { html, type SafeHtml } from '../../http/html.js'
 import { csrfField, page, type Notice, type Viewer } from './layout.js'
-import type { TunnelView } from '../tunnel-view.js'
+import type { TunnelView, TunnelWithAccess } from '../tunnel-view.js'
 import { tunnelTabs } from './governance-pages.js'
 import type { UrlForm } from './auth-pages.js'
 
@@ -103,9 +103,34 @@ ${table}
   )
 }
 
-/** The snippet for a tunnel as pretty JSON. */
-export function snippetJson(t: TunnelView): string {
-  return JSON.stringify(clientSnippet(t.customUrl ?? t.publicUrl, t.name), null, 2)
+/**
+ * The snippet for a tunnel as pretty JSON: with the header a `token` tunnel's agents send, with
+ * `token` in it when the page has just made that token, the placeholder otherwise.
+ */
+export function snippetJson(t: TunnelWithAccess, token?: string): string {
+  const headers = accessHeaders(t.accessMode, token)
+  return JSON.stringify(clientSnippet(t.customUrl ?? t.publicUrl, t.name, headers), null, 2)
+}
+
+/**
+ * What a `token` tunnel's snippet asks of its reader, as `burrow up` says it: the header, and
+ * where to make the token that replaces the placeholder. Nothing for other modes.
+ */
+export function snippetAccessNote(t: TunnelWithAccess): SafeHtml | string {
+  if (t.accessMode !== 'token') return ''
+  return html`<p class="muted" id="snippet-access">Agents send an agent token (access mode: token) as the header <code>Authorization: Bearer ${AGENT_TOKEN_PLACEHOLDER}</code>, which the snippet carries: put the token in place of <code>${AGENT_TOKEN_PLACEHOLDER}</code>. Make one on the tunnel's <a href="/dashboard/tunnels/${t.id}/access">Access</a> tab.</p>`
+}
+
+/** What the page made for a tunnel says about who may call it, per access mode. */
+function accessHint(t: TunnelWithAccess): SafeHtml | string {
+  switch (t.accessMode) {
+    case 'oauth':
+      return html`<p class="muted" id="access-hint">Agents sign in with your Burrow account (OAuth) when they first connect, and you approve each one. Change who may call it on its <a href="/dashboard/tunnels/${t.id}/access">Access</a> tab.</p>`
+    case 'token':
+      return snippetAccessNote(t)
+    case 'public':
+      return html`<p class="muted" id="access-hint">Anyone with the URL can call it. Change who may call it on its <a href="/dashboard/tunnels/${t.id}/access">Access</a> tab.</p>`
+  }
 }
 
 /**
@@ -114,7 +139,7 @@ export function snippetJson(t: TunnelView): string {
  */
 export function keyOncePage(
   viewer: Viewer,
-  t: TunnelView,
+  t: TunnelWithAccess,
   key: string,
   rotated: boolean,
   broker: string | null = null,
@@ -144,7 +169,7 @@ ${rotated ? html`<p>The old key no longer works; a client still running with it 
   <p><code id="public-url">${t.publicUrl}/mcp</code></p>
   <h2>Client configuration</h2>
   <pre id="snippet">${snippetJson(t)}</pre>
-  ${rotated ? '' : html`<p class="muted" id="access-hint">Agents sign in with your Burrow account (OAuth) when they first connect, and you approve each one. Change who may call it on its <a href="/dashboard/tunnels/${t.id}/access">Access</a> tab.</p>`}
+  ${rotated ? snippetAccessNote(t) : accessHint(t)}
 </section>
 <p><a href="/dashboard/tunnels/${t.id}">Tunnel details</a> · <a href="/dashboard">All tunnels</a></p>`,
   )
@@ -153,7 +178,7 @@ ${rotated ? html`<p>The old key no longer works; a client still running with it 
 /** A tunnel's own page: status, URL, snippet, rename, rotate key, delete. */
 export function tunnelPage(
   viewer: Viewer,
-  t: TunnelView,
+  t: TunnelWithAccess,
   notices: readonly Notice[] = [],
   activity: SafeHtml | null = null,
 ): SafeHtml {
@@ -168,6 +193,7 @@ ${tunnelTabs(t, 'overview')}
   <p class="muted">Created ${formatDateTime(t.createdAt)} · last seen ${t.lastSeenAt ? formatDateTime(t.lastSeenAt) : 'never'}</p>
   <h2>Client configuration</h2>
   <pre id="snippet">${snippetJson(t)}</pre>
+  ${snippetAccessNote(t)}
 </section>
 ${activity ?? ''}
 <h2>Rename</h2>
