@@ -76,6 +76,9 @@ pre { white-space:pre-wrap; word-break:break-word; }
 ol.steps { padding-left:1.3rem; } ol.steps li { margin:.4rem 0; }
 .usage-rows { display:grid; grid-template-columns:10rem 1fr; gap:.3rem 1rem; margin-bottom:.6rem; }
 .notice, .banner { overflow-wrap:anywhere; }
+[hidden] { display:none !important; }
+.problem { display:block; color:var(--bad); margin-top:.2rem; }
+#url-form { overflow-wrap:anywhere; }
 @media (max-width: 640px) {
   main { padding:0 1rem; }
   table { display:block; overflow-x:auto; }
@@ -92,7 +95,8 @@ export const FAVICON_SVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0
 
 /**
  * `/assets/app.js`: copy buttons (`data-copy="<element id>"`), confirmations (`data-confirm`),
- * the live tail, and buttons that only a deliberate gesture enables (`data-deliberate`).
+ * the live tail, buttons that only a deliberate gesture enables (`data-deliberate`), and the
+ * sign-up hint's URL, which follows the account name as it is typed.
  */
 export const APP_JS = `
 (function deliberate() {
@@ -123,6 +127,21 @@ export const APP_JS = `
   document.addEventListener('pointermove', moved, true);
   document.addEventListener('pointerdown', pressed, true);
   document.addEventListener('keydown', typed, true);
+})();
+(function slugPreview() {
+  // The sign-up hint's public URL, with the account name typed so far (as text, never markup),
+  // and a word when the name is not one the form will take yet.
+  var input = document.getElementById('slug');
+  var shown = document.getElementById('url-form-slug');
+  var problem = document.getElementById('slug-problem');
+  if (!input || !shown) return;
+  function update() {
+    var slug = input.value.trim();
+    shown.textContent = slug === '' ? '<account>' : slug;
+    if (problem) problem.hidden = slug === '' || !input.validity.patternMismatch;
+  }
+  input.addEventListener('input', update);
+  update();
 })();
 document.addEventListener('click', function (event) {
   var button = event.target.closest('[data-copy]');

@@ -1,6 +1,7 @@
 /**
  * The sign-up and sign-in pages. Both forms carry a pre-session CSRF token (a cookie and the same
- * value in a hidden field) because no session exists yet to hold one.
+ * value in a hidden field) because no session exists yet to hold one. The sign-up hint's URL
+ * shows the account name as it is typed (the page's script, `assets.ts`).
  */
 import { html, type SafeHtml } from '../../http/html.js'
 import { page, type Notice } from './layout.js'
@@ -48,9 +49,10 @@ export function signUpPage(
   <label for="password">Password</label>
   <input id="password" name="password" type="password" autocomplete="new-password" minlength="8" required />
   <label for="slug">Account name</label>
-  <input id="slug" name="slug" type="text" required maxlength="40" pattern="${SLUG_PATTERN}" title="Lower-case letters, digits and single hyphens, starting and ending with a letter or digit (1-40 characters)" value="${values.slug ?? ''}" />
-  <p class="muted">Lower-case letters, digits and single hyphens. It appears in every public URL:
-  <code id="url-form">${urlForm.scheme}//&lt;subdomain&gt;--<span>${values.slug || html`&lt;account&gt;`}</span>${urlForm.suffix}/mcp</code></p>
+  <input id="slug" name="slug" type="text" required maxlength="40" pattern="${SLUG_PATTERN}" title="Lower-case letters, digits and single hyphens, starting and ending with a letter or digit (1-40 characters)" aria-describedby="slug-hint" value="${values.slug ?? ''}" />
+  <p class="muted" id="slug-hint">Lower-case letters, digits and single hyphens. It appears in every public URL:
+  <code id="url-form">${urlForm.scheme}//&lt;subdomain&gt;--<span id="url-form-slug">${values.slug || html`&lt;account&gt;`}</span>${urlForm.suffix}/mcp</code>
+  <span id="slug-problem" class="problem" hidden>Not yet a valid account name: use lower-case letters, digits and single hyphens, starting and ending with a letter or digit.</span></p>
   <button type="submit">Sign up</button>
 </form>
 <p>Already have an account? <a href="/signin">Sign in</a></p>`,
