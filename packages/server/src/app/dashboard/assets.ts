@@ -213,6 +213,11 @@ document.addEventListener('submit', function (event) {
     cell(row, (c.session_id || '').slice(0, 12));
     body.insertBefore(row, body.firstChild);
     while (body.children.length > 200) body.removeChild(body.lastChild);
+    // The table is hidden while it has no row (no empty header), and so is the "No traffic yet"
+    // guide once a call came.
+    table.hidden = false;
+    var none = document.getElementById('no-traffic');
+    if (none) none.hidden = true;
   });
 })();
 `

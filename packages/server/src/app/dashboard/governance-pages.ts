@@ -1,6 +1,7 @@
 /**
  * The tunnel page's governance tabs: Traffic (the call history, filterable, each call's detail,
- * and a live tail the page's script reads as server-sent events), Metrics (per method and tool,
+ * and a live tail the page's script reads as server-sent events, shown from its first call; with
+ * no call recorded, what to do to see some), Metrics (per method and tool,
  * with SVG charts) and Policy (the policy document, edited as JSON, with its versions).
  */
 import { CALLS_SCANNED_PER_PAGE } from '../../governance/call-log.js'
@@ -69,6 +70,9 @@ export function trafficPage(d: {
   const t = d.tunnel
   const base = `/dashboard/tunnels/${t.id}/traffic`
   const status = d.filter.status === undefined ? '' : String(d.filter.status)
+  const filtered = Boolean(d.filter.tool || d.filter.method || status || d.filter.since)
+  // Nothing recorded and nothing asked: what to do to see traffic, instead of empty tables.
+  const none = d.calls.length === 0 && !filtered && d.nextCursor === null
   const rows = d.calls.map(
     (c) => html`<tr data-call="${c.id}">
   <td class="muted">${c.at.slice(11, 23)}</td>
@@ -87,24 +91,46 @@ export function trafficPage(d: {
     { title: `${t.name ?? t.subdomain}: traffic`, viewer: d.viewer, notices: d.notices ?? [] },
     html`${tunnelHeading(t)}${tunnelTabs(t, 'traffic')}
 ${d.zeroKnowledge ? html`<p class="notice info">Zero-knowledge mode: calls are recorded without their content.</p>` : ''}
-<form method="get" action="${base}" class="card filters">
+${
+  none
+    ? noTraffic(t)
+    : html`<form method="get" action="${base}" class="card filters">
   <label for="f-tool">Tool</label><input id="f-tool" name="tool" type="text" value="${d.filter.tool ?? ''}" />
   <label for="f-method">Method</label><input id="f-method" name="method" type="text" value="${d.filter.method ?? ''}" />
   <label for="f-status">Status</label><input id="f-status" name="status" type="text" placeholder="200, ok, error, refused" value="${status}" />
   <label for="f-since">Since</label><input id="f-since" name="since" type="text" placeholder="2026-11-25T10:00:00Z" value="${d.filter.since?.toISOString() ?? ''}" />
   <p><button type="submit">Filter</button> <a href="${base}">Clear</a></p>
-</form>
+</form>`
+}
 <h2>Live</h2>
 <p class="muted" id="live-status">Calls appear here as they happen.</p>
-<table id="live-tail" data-stream="${base}/stream" data-detail="${base}"><thead><tr><th>Time</th><th>Method</th><th>Tool</th><th>Outcome</th><th>Latency</th><th>Session</th></tr></thead><tbody></tbody></table>
-<h2>History</h2>
+<table id="live-tail" data-stream="${base}/stream" data-detail="${base}" hidden><thead><tr><th>Time</th><th>Method</th><th>Tool</th><th>Outcome</th><th>Latency</th><th>Session</th></tr></thead><tbody></tbody></table>
+${
+  none
+    ? ''
+    : html`<h2>History</h2>
 ${
   d.calls.length === 0
-    ? html`<p class="card" id="no-calls">No calls recorded${d.filter.tool || d.filter.method || status ? ' match these filters' : ' yet'}${d.nextCursor === null ? '' : ` among the newest ${CALLS_SCANNED_PER_PAGE.toLocaleString('en-US')} looked through`}.</p>`
+    ? html`<p class="card" id="no-calls">No calls recorded${filtered ? ' match these filters' : ' yet'}${d.nextCursor === null ? '' : ` among the newest ${CALLS_SCANNED_PER_PAGE.toLocaleString('en-US')} looked through`}.</p>`
     : html`<table id="calls"><thead><tr><th>Time (UTC)</th><th>Method</th><th>Tool</th><th>Outcome</th><th>Latency</th><th>Session</th></tr></thead><tbody>${rows}</tbody></table>`
 }
-${next}`,
+${next}`
+}`,
   )
+}
+
+/** The Traffic tab of a tunnel that has recorded no call: how to see some. */
+function noTraffic(t: TunnelView): SafeHtml {
+  const tab = `/dashboard/tunnels/${t.id}`
+  return html`<section class="card" id="no-traffic">
+  <h2>No traffic yet</h2>
+  <p>Every call an agent makes to this tunnel shows here, live, and stays in its history.</p>
+  <ol class="steps">
+    <li>${t.online ? html`<code>burrow up</code> is connected: this tunnel is online.` : html`Run <code>burrow up</code> with this tunnel's key beside your MCP server (the key was shown when the tunnel was made; <a href="${tab}">Rotate key</a> makes a new one).`}</li>
+    <li>Give an agent the tunnel: its client configuration is on the <a href="${tab}">Overview</a> tab, and who may call it on the <a href="${tab}/access">Access</a> tab.</li>
+    <li>Call a tool from the agent: the call appears below as it happens.</li>
+  </ol>
+</section>`
 }
 
 function nextQuery(filter: CallFilter, cursor: string): string {
