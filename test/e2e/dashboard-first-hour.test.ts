@@ -7,7 +7,8 @@
  * create form shows the URL a tunnel gets) and 404 pages keep the signed-in menu; the "Run it"
  * command wraps inside its box (screenshots measured at phone and desktop widths) and copies; a
  * tunnel's page shows this month's usage and its recent calls; the Metrics tab draws every label
- * inside its charts (a long tool name, the figures right of the bars) and its 24-hour axis says
+ * inside its charts' cards at phone and desktop widths (a long tool name, the figures right of
+ * the bars) and its 24-hour axis says
  * which day each end is, in UTC; the Policy tab dates its versions as the other pages do.
  */
 import assert from 'node:assert/strict'
@@ -290,20 +291,21 @@ describe('dashboard: the first hour', { skip: !hasChromium, timeout: 180_000 }, 
       if (await page.locator(`#metrics tr[data-tool="${LONG_TOOL}"]`).count()) break
       await new Promise((resolve) => setTimeout(resolve, 250))
     }
-    await page.setViewportSize({ width: 1280, height: 900 })
-    for (const chart of ['#calls-chart', '#latency-chart']) {
-      // Each text's box, in the chart's own units, against the chart's viewBox.
+    for (const width of [390, 1280]) {
+      await page.setViewportSize({ width, height: 900 })
+      await page.goto(`${base}${detail}/metrics`)
+      // Each label's box against its chart's card (the words are HTML beside the bars).
       const outside = await page.evaluate<string[]>(`(() => {
-        const svg = document.querySelector('${chart}')
-        const view = svg.viewBox.baseVal
-        return [...svg.querySelectorAll('text')].flatMap((t) => {
-          const b = t.getBBox()
-          const inside = b.x >= view.x && b.y >= view.y &&
-            b.x + b.width <= view.x + view.width && b.y + b.height <= view.y + view.height
+        const labels = document.querySelectorAll('#calls-chart-box span, #latency-chart span')
+        return [...labels].flatMap((t) => {
+          const b = t.getBoundingClientRect()
+          const card = t.closest('.card').getBoundingClientRect()
+          const inside = b.left >= card.left && b.top >= card.top &&
+            b.right <= card.right && b.bottom <= card.bottom
           return inside ? [] : [t.textContent + ' at ' + [b.x, b.y, b.width, b.height].map(Math.round)]
         })
       })()`)
-      assert.deepEqual(outside, [], `${chart}: text cut off by the chart's edge`)
+      assert.deepEqual(outside, [], `text outside its chart's card at ${width} px`)
     }
     const latency = (await page.textContent('#latency-chart')) ?? ''
     assert.ok(latency.includes(LONG_TOOL), latency)
@@ -314,7 +316,7 @@ describe('dashboard: the first hour', { skip: !hasChromium, timeout: 180_000 }, 
     for (const cell of cells) assert.match(cell, /^(\d\.\d|[1-9]\d{0,2}(,\d{3})*)$/, cell)
     assert.ok(latency.includes(`${cells[0]} / `), `${cells.join(' ')} not in the chart: ${latency}`)
     // The 24 hours run from yesterday to today: the first and last labels say which day.
-    const axis = await page.locator('#calls-chart > text').allTextContents()
+    const axis = await page.locator('#calls-chart-box .chart-x span').allTextContents()
     const today = new Date().toISOString().slice(5, 10)
     const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(5, 10)
     const [from, to] = axis.slice(-2)

@@ -66,7 +66,16 @@ table.diff pre { background:none; padding:0; margin:0; white-space:pre-wrap; wor
 .tool-change h3 { margin:.1rem 0 .4rem; }
 mark.np { background:#fff3d6; color:var(--warn); border:1px dashed var(--warn); border-radius:3px; padding:0 .15em; margin:0 .05em; font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size:.8em; }
 .tool-change form.inline { margin-right:.4rem; }
-svg.chart { display:block; max-width:100%; height:auto; }
+.chart-box { display:grid; grid-template-columns:auto minmax(0, 1fr); gap:.3rem .5rem; margin:0 0 .4rem; }
+.chart-y { display:flex; flex-direction:column; justify-content:space-between; align-items:flex-end; font-size:.8rem; line-height:1; color:var(--muted); font-variant-numeric:tabular-nums; }
+svg.bars { display:block; width:100%; height:9rem; }
+.chart-x { grid-column:2; display:flex; justify-content:space-between; flex-wrap:wrap; gap:.2rem 1rem; font-size:.8rem; color:var(--muted); }
+ul.latency-chart { list-style:none; margin:0; padding:0; }
+ul.latency-chart li { margin:0 0 .7rem; }
+.latency-label { display:block; font-size:.85rem; overflow-wrap:anywhere; }
+.latency-row { display:flex; align-items:center; gap:.6rem; }
+svg.latency-bars { display:block; flex:1 1 auto; min-width:3rem; height:18px; }
+.latency-figures { flex:none; font-size:.8rem; color:var(--muted); font-variant-numeric:tabular-nums; white-space:nowrap; }
 .legend .swatch { display:inline-block; width:.8rem; height:.8rem; border-radius:2px; vertical-align:middle; margin-left:.6rem; }
 .swatch.answered { background:#7a3e12; } .swatch.errors { background:#b3261e; } .swatch.refused { background:#9a6200; }
 pre { white-space:pre-wrap; word-break:break-word; }
