@@ -45,14 +45,13 @@ export function accessPage(d: AccessPageData): SafeHtml {
       : ''
   const modes = MODES.map(
     ([mode, label, text]) =>
-      html`<label class="choice"><input type="radio" name="mode" value="${mode}"${d.access.mode === mode ? html` checked` : ''} /> <strong>${label}</strong> <span class="muted">${text}</span></label>`,
+      html`<label class="choice"><input type="radio" name="mode" value="${mode}"${d.access.mode === mode ? html` checked` : ''} /> <span><strong>${label}</strong> <span class="muted">${text}</span></span></label>`,
   )
   // The one page that may show the secret in a snippet: the one that just made it.
   const tokenSnippet = (secret: string) =>
     d.access.mode === 'token'
-      ? html`<p>With it, the client configuration for this tunnel:</p>
-  <div class="command-box"><pre id="agent-token-snippet">${snippetJson({ ...t, accessMode: d.access.mode }, secret)}</pre>
-  <button type="button" class="secondary" data-copy="agent-token-snippet">Copy</button></div>`
+      ? html`<p>With it, the client configuration for this tunnel: <button type="button" class="secondary" data-copy="agent-token-snippet">Copy</button></p>
+  <pre id="agent-token-snippet">${snippetJson({ ...t, accessMode: d.access.mode }, secret)}</pre>`
       : ''
   const created = d.created
     ? html`<section class="card" id="new-agent-token">
@@ -84,7 +83,7 @@ ${tunnelTabs(t, 'access')}
 ${warning}
 <h2>Who may call this tunnel</h2>
 <form method="post" action="/dashboard/tunnels/${t.id}/access" class="card" id="access-form">${csrf}
-  ${modes}
+  <fieldset class="choices"><legend class="sr-only">Access mode</legend>${modes}</fieldset>
   <label for="allow-ips">IP allowlist (optional, any mode)</label>
   <textarea id="allow-ips" name="allow_ips" rows="3" placeholder="203.0.113.0/24">${d.allowText ?? d.access.allowIps.join('\n')}</textarea>
   <p class="muted">One address or CIDR per line; callers from elsewhere are refused. Empty: any address.</p>

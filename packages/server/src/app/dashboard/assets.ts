@@ -86,6 +86,17 @@ ol.steps { padding-left:1.3rem; } ol.steps li { margin:.4rem 0; }
 .usage-rows { display:grid; grid-template-columns:10rem 1fr; gap:.3rem 1rem; margin-bottom:.6rem; }
 .notice, .banner { overflow-wrap:anywhere; }
 [hidden] { display:none !important; }
+table { margin:0 0 1rem; }
+td button, td .button { padding:.2rem .65rem; font-size:.85rem; }
+.card > :first-child, .card > input[type=hidden]:first-child + * { margin-top:0; }
+.card > :last-child { margin-bottom:0; }
+h1 > code { display:block; font-size:.85rem; font-weight:400; margin-top:.15rem; overflow-wrap:anywhere; }
+fieldset.choices { border:0; margin:0 0 .8rem; padding:0; min-width:0; }
+label.choice { display:flex; gap:.6rem; align-items:flex-start; margin:.5rem 0; font-weight:400; }
+label.choice input { flex:none; margin:.3rem 0 0; }
+label.choice strong { display:block; }
+fieldset.choices label.choice:first-of-type { margin-top:0; }
+.sr-only { position:absolute; width:1px; height:1px; padding:0; margin:-1px; overflow:hidden; clip:rect(0 0 0 0); white-space:nowrap; border:0; }
 .problem { display:block; color:var(--bad); margin-top:.2rem; }
 #url-form { overflow-wrap:anywhere; }
 @media (max-width: 640px) {
