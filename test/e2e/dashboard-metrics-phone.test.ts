@@ -15,6 +15,8 @@ import { ROOT, startClient, startService, type Service } from '../helpers/stack.
 
 const HELLO = join(ROOT, 'examples/hello-server.mjs')
 const LONG_TOOL = 'search_the_team_knowledge_base_by_title_and_body_text_then_summarise'
+/** A tool name as long as metrics keep one (200 characters), with nowhere to break it. */
+const WIDEST_TOOL = 'w'.repeat(200)
 
 /** One label of a chart, where it is drawn. */
 interface Label {
@@ -94,10 +96,16 @@ describe('metrics: charts on a phone', { skip: !hasChromium, timeout: 150_000 },
     // A tool the server does not know, with a name as long as real ones get: an answer too.
     const call = await postMcp(publicUrl, toolCall(9, LONG_TOOL, {}), session)
     assert.equal(call.status, 200, call.text)
+    const widest = await postMcp(publicUrl, toolCall(10, WIDEST_TOOL, {}), session)
+    assert.equal(widest.status, 200, widest.text)
     // Metrics are written in the background: reload until the table has both tools.
     for (;;) {
       await page.goto(`${base}${detail}/metrics`)
-      if (await page.locator(`#metrics tr[data-tool="${LONG_TOOL}"]`).count()) break
+      if (
+        (await page.locator(`#metrics tr[data-tool="${LONG_TOOL}"]`).count()) &&
+        (await page.locator(`#metrics tr[data-tool="${WIDEST_TOOL}"]`).count())
+      )
+        break
       await new Promise((resolve) => setTimeout(resolve, 250))
     }
   })
@@ -140,11 +148,22 @@ describe('metrics: charts on a phone', { skip: !hasChromium, timeout: 150_000 },
     })
   }
 
+  it('at 1280 px a 200-character tool name wraps in the table, not the page sideways', async () => {
+    await page.setViewportSize({ width: 1280, height: 900 })
+    await page.goto(`${base}${detail}/metrics`)
+    const g = await page.evaluate<Geometry>(MEASURE)
+    assert.ok(g.page <= g.viewport, `the page scrolls sideways: ${g.page} > ${g.viewport}`)
+    const table = await page.locator('#metrics').boundingBox()
+    assert.ok(table && table.x + table.width <= g.viewport, JSON.stringify(table))
+  })
+
   it('at 1280 px the chart is as wide as its card and its labels keep their size', async () => {
     await page.setViewportSize({ width: 1280, height: 900 })
     await page.goto(`${base}${detail}/metrics`)
     const g = await page.evaluate<Geometry>(MEASURE)
-    for (const label of g.labels) assert.ok(label.bottom - label.top < 30, JSON.stringify(label))
+    // One line each, but the 200-character name's, which wraps within the chart.
+    for (const label of g.labels.filter((l) => !l.text.includes(WIDEST_TOOL.slice(0, 20))))
+      assert.ok(label.bottom - label.top < 30, JSON.stringify(label))
     const bars = await page.locator('#calls-chart').boundingBox()
     assert.ok(bars && bars.width > 700, JSON.stringify(bars))
   })

@@ -99,6 +99,8 @@ fieldset.choices label.choice:first-of-type { margin-top:0; }
 .sr-only { position:absolute; width:1px; height:1px; padding:0; margin:-1px; overflow:hidden; clip:rect(0 0 0 0); white-space:nowrap; border:0; }
 .problem { display:block; color:var(--bad); margin-top:.2rem; }
 #url-form { overflow-wrap:anywhere; }
+#metrics td:nth-child(-n+2), #calls td:nth-child(2), #calls td:nth-child(3),
+#live-tail td:nth-child(2), #live-tail td:nth-child(3) { overflow-wrap:anywhere; }
 @media (max-width: 640px) {
   main { padding:0 1rem; }
   table { display:block; overflow-x:auto; }
