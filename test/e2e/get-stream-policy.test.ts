@@ -227,6 +227,51 @@ for (const backend of testBackends()) {
       }
     })
 
+    it('shapes the events a late head carries by the policy as it is when the head comes (hostile)', async () => {
+      const { tunnel, client } = await tunnelWithClient('live-late-head')
+      try {
+        await setPolicy(tunnel.id, { rug_pull: { mode: 'off' } })
+        const get = publicFetch(tunnel.url, {
+          method: 'GET',
+          headers: { accept: 'text/event-stream', 'mcp-protocol-version': VERSION },
+        })
+        const upstream = await client.nextRequest()
+        // The owner denies a tool after the GET was admitted, before the server answers it; the
+        // server then answers with a listing in the same frame as its head.
+        await setPolicy(tunnel.id, {
+          rug_pull: { mode: 'off' },
+          tools: { deny: ['delete_*'] },
+          redaction: REDACTING,
+        })
+        const tools = [tool('read_file', 'Reads a file.'), tool('delete_all', 'Deletes all.')]
+        upstream.stream.respond(
+          {
+            status: 200,
+            headers: [
+              ['content-type', 'text/event-stream'],
+              ['x-note', `the key is ${CANARY}`],
+            ],
+          },
+          Buffer.from(event(listing(2, tools))),
+        )
+        const res = await get
+        assert.equal(res.status, 200)
+        assert.ok(!(res.headers.get('x-note') ?? '').includes(CANARY), 'its headers are masked')
+        const reader = new SseReader(res)
+        const e = await reader.next(20_000)
+        assert.ok(e !== null, 'the stream ended')
+        assert.deepEqual(
+          names(JSON.parse(e.data) as Record<string, unknown>),
+          ['read_file'],
+          'the denied tool is gone',
+        )
+        await reader.cancel()
+        upstream.stream.end()
+      } finally {
+        await client.close()
+      }
+    })
+
     it('masks what forwarded redaction finds from the next event on a stream nothing shaped', async () => {
       const { tunnel, client } = await tunnelWithClient('live-redaction')
       try {

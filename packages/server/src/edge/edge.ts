@@ -348,7 +348,9 @@ export class Edge {
       ids,
       record,
       log: this.opts.log,
-      redactor: forwardedRedactor(governance),
+      // A GET's head passes the live policy's gate too: its headers are masked as it is then.
+      redactor: live ? null : forwardedRedactor(governance),
+      liveRedactor: live && (() => forwardedRedactor(live.governance)),
       shape: live
         ? streamShaper(live, record, held, listingPending)
         : answerShaper(governance, rpc, record, rug, held, listingPending),

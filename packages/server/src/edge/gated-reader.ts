@@ -4,29 +4,41 @@
  * policy's cache must be read again first, the chunk waits for it. Chunks and the end are passed
  * on in the order they came, each once the gate is open for it; while any waits, the stream is
  * told it is full, so that no credit goes back to the tunnel client: what waits is bounded by the
- * stream's window. A gate that fails fails the reading: nothing waiting is passed on.
+ * stream's window. The response head passes the gate as a chunk does, before the chunks: a head
+ * that comes late may carry the first events in its frame, and decides how the answer is
+ * shaped. A gate that fails fails the reading: nothing waiting is passed on.
  */
-import type { MuxStream } from '@burrow/protocol'
+import type { MuxStream, ResponseHead } from '@burrow/protocol'
 
 /** True when the next chunk may pass now; else a promise settled when it may (or rejected). */
 export type ReadGate = () => true | Promise<unknown>
 
 /** What reads the chunks that passed the gate (false: the agent is full, as `MuxStream.read`). */
 export interface GatedReader {
+  /** The response head, with the body bytes its frame carried (as `MuxStream.onResponse`). */
+  readonly head: (head: ResponseHead, inline: Uint8Array | undefined, fin: boolean) => void
   readonly chunk: (chunk: Uint8Array) => boolean | void
   readonly end: () => void
   /** The gate failed: what waited is dropped, and nothing more is read. */
   readonly failed: (err: Error) => void
 }
 
-/** Read `stream` through `gate` (straight through when null). */
+/** A response head waiting for the gate. */
+interface WaitingHead {
+  readonly head: ResponseHead
+  readonly inline: Uint8Array | undefined
+  readonly fin: boolean
+}
+
+/** Read `stream`'s head and body through `gate` (straight through when null). */
 export function readGated(stream: MuxStream, gate: ReadGate | null, reader: GatedReader): void {
   if (gate === null) {
+    stream.onResponse = reader.head
     stream.read(reader.chunk, reader.end)
     return
   }
-  /** Chunks waiting for the gate, in order; null stands for the end. */
-  const waiting: (Uint8Array | null)[] = []
+  /** The head and chunks waiting for the gate, in order; null stands for the end. */
+  const waiting: (Uint8Array | WaitingHead | null)[] = []
   let closed = false
   /** Whether the reader was full after the last chunk it took. */
   let full = false
@@ -46,7 +58,8 @@ export function readGated(stream: MuxStream, gate: ReadGate | null, reader: Gate
         closed = true
         return reader.end()
       }
-      full = reader.chunk(next) === false
+      if (next instanceof Uint8Array) full = reader.chunk(next) === false
+      else reader.head(next.head, next.inline, next.fin)
     }
     // What waited was taken: the stream may be read again unless the agent is full, in which
     // case its drain resumes it (relay-response.ts).
@@ -66,6 +79,13 @@ export function readGated(stream: MuxStream, gate: ReadGate | null, reader: Gate
         fail(err) // what the reader threw fails this stream only
       }
     }, fail)
+  }
+  stream.onResponse = (head, inline, fin) => {
+    if (closed) return
+    const open = waiting.length > 0 ? null : gateNow()
+    if (open === true) return reader.head(head, inline, fin)
+    waiting.push({ head, inline, fin })
+    if (open !== null) wait(open)
   }
   stream.read(
     (chunk) => {

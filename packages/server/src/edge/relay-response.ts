@@ -45,6 +45,8 @@ export interface RelayContext {
   readonly shape?: ((kind: ResponseKind) => ResponseMessages | null) | null
   /** Masks the answer's header values (forwarded redaction); null or absent for none. */
   readonly redactor?: Redactor | null
+  /** Instead of `redactor`: the one of the policy the head passed the gate under. */
+  readonly liveRedactor?: (() => Redactor | null) | null
   /** Checked before each body chunk (a GET stream's live policy, gated-reader.ts); or none. */
   readonly gate?: ReadGate | null
 }
@@ -140,7 +142,7 @@ function deliver(stream: MuxStream, res: ServerResponse, ctx: RelayContext): voi
     }
     return more
   }
-  stream.onResponse = (head, inline, fin) => {
+  const onHead = (head: ResponseHead, inline: Uint8Array | undefined, fin: boolean): void => {
     // Answered already (the request's access was revoked meanwhile: edge.ts).
     if (res.destroyed || res.writableEnded) return
     if (head.status < 200) {
@@ -185,7 +187,9 @@ function deliver(stream: MuxStream, res: ServerResponse, ctx: RelayContext): voi
     shaper = shaped
     // Whatever way the answer ends, its copy is given back.
     if (shaped) res.once('close', () => shaped.release())
-    const headers = agentResponseHeaders(redactResponseHeaders(ctx.redactor ?? null, head.headers))
+    const headers = agentResponseHeaders(
+      redactResponseHeaders(ctx.liveRedactor?.() ?? ctx.redactor ?? null, head.headers),
+    )
     // Rewritten, the answer is read and written as UTF-8, and the agent must read it so too.
     // So is an SSE answer where stray listings are cut: some agents (httpx) decode events in the
     // charset the server names, and would read events in UTF-16 the edge never saw.
@@ -242,6 +246,7 @@ function deliver(stream: MuxStream, res: ServerResponse, ctx: RelayContext): voi
       })
   }
   readGated(stream, ctx.gate ?? null, {
+    head: onHead,
     chunk: (chunk) => {
       if (res.destroyed) return true
       if (!shaper) return send([chunk])

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import type { DataReader, MuxStream } from '@burrow/protocol'
+import type { DataReader, MuxStream, ResponseHead } from '@burrow/protocol'
 import { readGated, type GatedReader } from '../../src/edge/gated-reader.js'
 
 /** The reading side of a tunnel stream, driven by the test: what `readGated` uses of it. */
@@ -17,6 +17,8 @@ class DrivenStream {
   /** Whether the reader said it was full and has not been resumed since. */
   blocked = false
   resumed = 0
+  onResponse: ((head: ResponseHead, inline: Uint8Array | undefined, fin: boolean) => void) | null =
+    null
 
   read(reader: DataReader, onEnd?: () => void): void {
     this.reader = reader
@@ -36,6 +38,11 @@ class DrivenStream {
     this.onEnd?.()
   }
 
+  respond(inline?: string): void {
+    const body = inline === undefined ? undefined : Buffer.from(inline)
+    this.onResponse!({ status: 200, headers: [] }, body, false)
+  }
+
   get asStream(): MuxStream {
     return this as unknown as MuxStream
   }
@@ -45,6 +52,8 @@ class DrivenStream {
 function noting(full = () => false) {
   const got: string[] = []
   const reader: GatedReader = {
+    head: (_head, inline) =>
+      void got.push(`<head${inline ? ` ${Buffer.from(inline).toString()}` : ''}>`),
     chunk: (c) => {
       got.push(Buffer.from(c).toString())
       return !full()
@@ -112,6 +121,41 @@ describe('readGated', () => {
     assert.deepEqual(got, ['a', 'b', 'c', '<end>'])
   })
 
+  it('holds a head that comes while the gate is shut, and the chunks after it, in order (hostile)', async () => {
+    const stream = new DrivenStream()
+    const { got, reader } = noting()
+    const g = manualGate()
+    readGated(stream.asStream, g.gate, reader)
+    g.shut()
+    // The head carries the first event in its frame: it is shaped by the policy the gate takes.
+    stream.respond('a')
+    stream.deliver('b')
+    stream.end()
+    assert.deepEqual(got, [], 'nothing passes before the gate opens, not even the head')
+    assert.equal(stream.blocked, true)
+    await g.open()
+    assert.deepEqual(got, ['<head a>', 'b', '<end>'])
+
+    const open = new DrivenStream()
+    const noted = noting()
+    readGated(open.asStream, () => true, noted.reader)
+    open.respond()
+    open.deliver('c')
+    assert.deepEqual(noted.got, ['<head>', 'c'], 'an open gate passes the head at once')
+  })
+
+  it('fails the reading when the gate fails for the head', async () => {
+    const stream = new DrivenStream()
+    const { got, reader } = noting()
+    const g = manualGate()
+    readGated(stream.asStream, g.gate, reader)
+    g.shut()
+    stream.respond('a')
+    stream.deliver('b')
+    await g.fail('policy store down')
+    assert.deepEqual(got, ['<failed policy store down>'])
+  })
+
   it('resumes the stream once what waited passed, unless the agent is full', async () => {
     let full = false
     const stream = new DrivenStream()
@@ -162,6 +206,7 @@ describe('readGated', () => {
     const g = manualGate()
     const failures: string[] = []
     readGated(second.asStream, g.gate, {
+      head: () => {},
       chunk: () => {
         throw new Error('reader broke')
       },
