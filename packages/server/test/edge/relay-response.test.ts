@@ -36,6 +36,8 @@ describe('relayResponse', () => {
   let refuseNextHead = false
   /** How the next answers are shaped (the edge's governance and history), or not at all. */
   let shape: RelayContext['shape'] = null
+  /** The gate the next answers pass (a GET stream's live policy), or none. */
+  let gate: RelayContext['gate'] = null
 
   before(async () => {
     const broker: TunnelMux = new TunnelMux({
@@ -75,7 +77,7 @@ describe('relayResponse', () => {
       }
       req.resume()
       const stream = broker.open(HEAD, Buffer.from('{}'), true)
-      relayResponse(stream, res, { ids: 7, record, log: silentLogger, shape })
+      relayResponse(stream, res, { ids: 7, record, log: silentLogger, shape, gate })
     })
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
     port = (server.address() as AddressInfo).port
@@ -115,6 +117,39 @@ describe('relayResponse', () => {
     assert.equal(res.headers['content-type'], 'text/event-stream')
     assert.equal(res.headers['x-accel-buffering'], 'no')
     assert.equal(text, 'data: one\n\ndata: two\n\n')
+  })
+
+  it('drops the head and chunks waiting at the gate when the stream is reset (hostile)', async () => {
+    let open: () => void = () => {}
+    const shut = new Promise<void>((r) => (open = r))
+    let waited = false
+    gate = () => {
+      if (waited) return true
+      waited = true
+      return shut
+    }
+    let reset: () => void = () => {}
+    const resetDone = new Promise<void>((r) => (reset = r))
+    onLocal = (stream) => {
+      stream.respond({ status: 200, headers: [['content-type', 'text/event-stream']] })
+      stream.write(Buffer.from('data: {"jsonrpc":"2.0","method":"one"}\n\n'))
+      setTimeout(() => {
+        stream.reset(RESET_CODE.internal, 'the local server failed')
+        reset()
+      }, 20)
+    }
+    try {
+      const answer = post().done
+      await resetDone
+      await settle()
+      open()
+      const { res, text } = await answer
+      assert.equal(res.statusCode, 503, text)
+      assert.equal((JSON.parse(text) as { id: unknown }).id, 7, 'the refusal envelope, with the id')
+      await settle() // nothing that waited is written after the refusal
+    } finally {
+      gate = null
+    }
   })
 
   it('answers a JSON body that came with the head', async () => {
