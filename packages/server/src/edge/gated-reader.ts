@@ -30,12 +30,20 @@ interface WaitingHead {
   readonly fin: boolean
 }
 
-/** Read `stream`'s head and body through `gate` (straight through when null). */
-export function readGated(stream: MuxStream, gate: ReadGate | null, reader: GatedReader): void {
+/**
+ * Read `stream`'s head and body through `gate` (straight through when null). Returns what stops
+ * the reading when the stream is reset: what waits is dropped, so that it neither answers an
+ * agent the reset was answered to (or whose request was opened again) nor stays held.
+ */
+export function readGated(
+  stream: MuxStream,
+  gate: ReadGate | null,
+  reader: GatedReader,
+): () => void {
   if (gate === null) {
     stream.onResponse = reader.head
     stream.read(reader.chunk, reader.end)
-    return
+    return () => {}
   }
   /** The head and chunks waiting for the gate, in order; null stands for the end. */
   const waiting: (Uint8Array | WaitingHead | null)[] = []
@@ -115,4 +123,8 @@ export function readGated(stream: MuxStream, gate: ReadGate | null, reader: Gate
       if (open !== null) wait(open)
     },
   )
+  return () => {
+    closed = true
+    waiting.length = 0
+  }
 }

@@ -81,7 +81,10 @@ export function relayResponse(stream: MuxStream, res: ServerResponse, ctx: Relay
       sendRefusal(res, 'upstream_unreachable', 'upstream failed', reason, { id: ids })
     }
   }
+  /** Stops reading `stream` (what waits at the gate is dropped); set by `deliver`. */
+  let stopReading = (): void => {}
   stream.onReset = (code, reason) => {
+    stopReading()
     const retry = ctx.retry
     if (code === RESET_CODE.refused && retry && !res.headersSent && !res.destroyed) {
       retry().then(
@@ -96,18 +99,20 @@ export function relayResponse(stream: MuxStream, res: ServerResponse, ctx: Relay
     fail(code, reason)
   }
   res.on('close', () => {
+    stopReading() // nothing waiting at the gate is held for an agent gone
     if (!res.writableFinished && !stream.closed)
       stream.reset(RESET_CODE.cancel, 'the agent disconnected')
   })
-  deliver(stream, res, ctx)
+  stopReading = deliver(stream, res, ctx)
 }
 
 /**
  * Write the response head, then the body as it streams, to the agent. With `shape`, the
  * body's JSON-RPC messages are tapped and may be rewritten (ResponseMessages): SSE event by
- * event; a JSON body being rewritten is held whole and sent with its new length.
+ * event; a JSON body being rewritten is held whole and sent with its new length. Returns what
+ * stops the reading (gated-reader.ts).
  */
-function deliver(stream: MuxStream, res: ServerResponse, ctx: RelayContext): void {
+function deliver(stream: MuxStream, res: ServerResponse, ctx: RelayContext): () => void {
   const { record } = ctx
   let shaper: ResponseMessages | null = null
   /** The head, while a rewritten JSON body is held back. */
@@ -245,7 +250,7 @@ function deliver(stream: MuxStream, res: ServerResponse, ctx: RelayContext): voi
         if (!wrote && !res.destroyed && !res.writableEnded) res.flushHeaders()
       })
   }
-  readGated(stream, ctx.gate ?? null, {
+  return readGated(stream, ctx.gate ?? null, {
     head: onHead,
     chunk: (chunk) => {
       if (res.destroyed) return true

@@ -38,6 +38,8 @@ describe('relayResponse', () => {
   let shape: RelayContext['shape'] = null
   /** The gate the next answers pass (a GET stream's live policy), or none. */
   let gate: RelayContext['gate'] = null
+  /** Whether a stream refused before any processing is opened again, as the edge does. */
+  let retrying = false
 
   before(async () => {
     const broker: TunnelMux = new TunnelMux({
@@ -77,7 +79,10 @@ describe('relayResponse', () => {
       }
       req.resume()
       const stream = broker.open(HEAD, Buffer.from('{}'), true)
-      relayResponse(stream, res, { ids: 7, record, log: silentLogger, shape, gate })
+      const retry = retrying
+        ? () => Promise.resolve(broker.open(HEAD, Buffer.from('{}'), true))
+        : null
+      relayResponse(stream, res, { ids: 7, record, log: silentLogger, shape, gate, retry })
     })
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
     port = (server.address() as AddressInfo).port
@@ -149,6 +154,52 @@ describe('relayResponse', () => {
       await settle() // nothing that waited is written after the refusal
     } finally {
       gate = null
+    }
+  })
+
+  it('opens a refused stream again without the head that waited at the gate (hostile)', async () => {
+    let open: () => void = () => {}
+    const shut = new Promise<void>((r) => (open = r))
+    let waited = false
+    gate = () => {
+      if (waited) return true
+      waited = true
+      return shut
+    }
+    retrying = true
+    let refused: () => void = () => {}
+    const refusedDone = new Promise<void>((r) => (refused = r))
+    let streams = 0
+    onLocal = (stream) => {
+      if (++streams === 1) {
+        // A head, then "refused": the edge opens the request again, and the head that waited
+        // for the policy must not answer the agent.
+        stream.respond({ status: 500, headers: [['content-type', 'text/event-stream']] })
+        setTimeout(() => {
+          stream.reset(RESET_CODE.refused, 'moving')
+          refused()
+        }, 20)
+        return
+      }
+      // The request opened again answers once the gate opened for the first one's head.
+      void shut.then(settle).then(() => {
+        stream.respond({ status: 200, headers: [['content-type', 'text/event-stream']] })
+        stream.write(Buffer.from('data: two\n\n'))
+        stream.end()
+      })
+    }
+    try {
+      const answer = post().done
+      await refusedDone
+      await settle() // the reset reaches the edge while the head waits
+      open()
+      const { res, text } = await answer
+      assert.equal(res.statusCode, 200, text)
+      assert.equal(text, 'data: two\n\n')
+      assert.equal(streams, 2)
+    } finally {
+      gate = null
+      retrying = false
     }
   })
 
