@@ -10,6 +10,7 @@ import { after, before, describe, it } from 'node:test'
 import type { Browser, Page } from 'playwright-core'
 import { hasChromium, launchBrowser } from '../helpers/browser.js'
 import { startService, type Service } from '../helpers/stack.js'
+import { createTunnelInBrowser, signUpInBrowser } from '../helpers/dashboard-flows.js'
 
 /** What the page measures of its layout. */
 interface Layout {
@@ -71,20 +72,8 @@ describe('access tab: spacing', { skip: !hasChromium, timeout: 120_000 }, () => 
     base = `http://127.0.0.1:${service.port}`
     browser = await launchBrowser()
     page = await (await browser.newContext()).newPage()
-    await page.goto(`${base}/signup`)
-    await page.fill('#email', 'spacing@example.com')
-    await page.fill('#password', 'correct horse battery')
-    await page.fill('#slug', 'spacing')
-    await Promise.all([
-      page.waitForURL(`${base}/dashboard`),
-      page.click('form[action="/signup"] button[type=submit]'),
-    ])
-    await page.fill('#create-tunnel input[name=name]', 'a tunnel with a longer name')
-    await Promise.all([
-      page.waitForURL(`${base}/dashboard/tunnels`),
-      page.click('#create-tunnel button[type=submit]'),
-    ])
-    detail = (await page.getAttribute('a:text("Tunnel details")', 'href')) ?? ''
+    await signUpInBrowser(page, base, 'spacing')
+    ;({ detail } = await createTunnelInBrowser(page, base, 'a tunnel with a longer name'))
   })
 
   after(async () => {

@@ -12,6 +12,7 @@ import { hasChromium, launchBrowser } from '../helpers/browser.js'
 import type { Child } from '../helpers/child.js'
 import { openSession, postMcp, toolCall } from '../helpers/quota-stack.js'
 import { ROOT, startClient, startService, type Service } from '../helpers/stack.js'
+import { createTunnelInBrowser, signUpInBrowser } from '../helpers/dashboard-flows.js'
 
 const HELLO = join(ROOT, 'examples/hello-server.mjs')
 const LONG_TOOL = 'search_the_team_knowledge_base_by_title_and_body_text_then_summarise'
@@ -68,22 +69,10 @@ describe('metrics: charts on a phone', { skip: !hasChromium, timeout: 150_000 },
     base = `http://127.0.0.1:${service.port}`
     browser = await launchBrowser()
     page = await (await browser.newContext()).newPage()
-    await page.goto(`${base}/signup`)
-    await page.fill('#email', 'phone@example.com')
-    await page.fill('#password', 'correct horse battery')
-    await page.fill('#slug', 'phone')
-    await Promise.all([
-      page.waitForURL(`${base}/dashboard`),
-      page.click('form[action="/signup"] button[type=submit]'),
-    ])
-    await page.fill('#create-tunnel input[name=name]', 'phone')
-    await Promise.all([
-      page.waitForURL(`${base}/dashboard/tunnels`),
-      page.click('#create-tunnel button[type=submit]'),
-    ])
-    const key = (await page.textContent('#tunnel-key')) ?? ''
-    const publicUrl = (await page.textContent('#public-url')) ?? ''
-    detail = (await page.getAttribute('a:text("Tunnel details")', 'href')) ?? ''
+    await signUpInBrowser(page, base, 'phone')
+    const made = await createTunnelInBrowser(page, base, 'phone')
+    const { key, publicUrl } = made
+    detail = made.detail
     await page.goto(`${base}${detail}/access`)
     await page.check('#access-form input[name=mode][value=public]')
     await Promise.all([page.waitForURL(/\/access/), page.click('#access-form button[type=submit]')])

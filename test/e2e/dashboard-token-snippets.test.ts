@@ -12,6 +12,7 @@ import type { Browser, Page } from 'playwright-core'
 import { hasChromium, launchBrowser } from '../helpers/browser.js'
 import type { Child } from '../helpers/child.js'
 import { ROOT, startClient, startService, type Service } from '../helpers/stack.js'
+import { createTunnelInBrowser, signUpInBrowser } from '../helpers/dashboard-flows.js'
 
 const HELLO = join(ROOT, 'examples/hello-server.mjs')
 /** A name with markup and quotes: the snippet shows it as text. */
@@ -51,14 +52,7 @@ describe(
       base = `http://127.0.0.1:${service.port}`
       browser = await launchBrowser()
       page = await (await browser.newContext()).newPage()
-      await page.goto(`${base}/signup`)
-      await page.fill('#email', 'tokens@example.com')
-      await page.fill('#password', 'correct horse battery')
-      await page.fill('#slug', 'tokens')
-      await Promise.all([
-        page.waitForURL(`${base}/dashboard`),
-        page.click('form[action="/signup"] button[type=submit]'),
-      ])
+      await signUpInBrowser(page, base, 'tokens')
     })
 
     after(async () => {
@@ -81,13 +75,7 @@ describe(
     }
 
     it('a new tunnel is oauth: its snippet is the URL alone, and the page says agents sign in', async () => {
-      await page.fill('#create-tunnel input[name=name]', NAME)
-      await Promise.all([
-        page.waitForURL(`${base}/dashboard/tunnels`),
-        page.click('#create-tunnel button[type=submit]'),
-      ])
-      key = (await page.textContent('#tunnel-key')) ?? ''
-      detail = (await page.getAttribute('a:text("Tunnel details")', 'href')) ?? ''
+      ;({ key, detail } = await createTunnelInBrowser(page, base, NAME))
       tunnelId = detail.split('/').pop() ?? ''
       const entry = entryOf(await snippet())
       assert.equal(entry.headers, undefined)

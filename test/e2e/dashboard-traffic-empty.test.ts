@@ -12,6 +12,7 @@ import { hasChromium, launchBrowser } from '../helpers/browser.js'
 import type { Child } from '../helpers/child.js'
 import { openSession, postMcp, toolCall } from '../helpers/quota-stack.js'
 import { ROOT, startClient, startService, type Service } from '../helpers/stack.js'
+import { createTunnelInBrowser, signUpInBrowser } from '../helpers/dashboard-flows.js'
 
 const HELLO = join(ROOT, 'examples/hello-server.mjs')
 
@@ -33,22 +34,8 @@ describe(
       base = `http://127.0.0.1:${service.port}`
       browser = await launchBrowser()
       page = await (await browser.newContext()).newPage()
-      await page.goto(`${base}/signup`)
-      await page.fill('#email', 'quiet@example.com')
-      await page.fill('#password', 'correct horse battery')
-      await page.fill('#slug', 'quiet')
-      await Promise.all([
-        page.waitForURL(`${base}/dashboard`),
-        page.click('form[action="/signup"] button[type=submit]'),
-      ])
-      await page.fill('#create-tunnel input[name=name]', 'quiet')
-      await Promise.all([
-        page.waitForURL(`${base}/dashboard/tunnels`),
-        page.click('#create-tunnel button[type=submit]'),
-      ])
-      key = (await page.textContent('#tunnel-key')) ?? ''
-      publicUrl = (await page.textContent('#public-url')) ?? ''
-      detail = (await page.getAttribute('a:text("Tunnel details")', 'href')) ?? ''
+      await signUpInBrowser(page, base, 'quiet')
+      ;({ key, publicUrl, detail } = await createTunnelInBrowser(page, base, 'quiet'))
       // The test calls without signing in: open the tunnel to anyone.
       await page.goto(`${base}${detail}/access`)
       await page.check('#access-form input[name=mode][value=public]')
