@@ -196,16 +196,18 @@ export function answerShaping(
   // An answer of another type to a request the policy rewrites answers to is refused, not
   // passed unread (relay-response.ts): it is shaped too. With forwarded redaction an error page
   // is redacted as text, whatever the request held; the answer to notifications only answers
-  // nothing, so one the edge cannot read goes on as it came (as text redacted when it can).
+  // nothing, so one the edge cannot read goes on as it came (as text redacted when it can),
+  // unless listings are filtered or pinned (below).
   const asks = rpc?.messages.some((m) => m.kind === 'request') ?? false
   // Where listings are filtered or pinned, a listing may only answer a listing: agents match an
   // answer by its id whatever response carries it, so one sent on the answer to another request
   // (with the id of a listing the agent has pending) would skip the filter. Such an answer is
   // cut off, and one the edge cannot read (compressed though it asked for none, or of a type an
   // agent may still read as JSON) is not sent. One whose copy passed its bound unread is cut
-  // off where it would end a message while the session has a listing in flight.
-  const strays =
-    (rpc === null || asks) && filtersListings(governance, rug) ? strayListing(rpc) : null
+  // off where it would end a message while the session has a listing in flight. So is the answer
+  // to a POST that holds no request (notifications, or the agent's answers to a server's
+  // questions): it should be 202 with no body, but older SDKs (Python's) read the messages in one.
+  const strays = filtersListings(governance, rug) ? strayListing(rpc) : null
   const shapesOther =
     mustRead || strays !== null || (rewrite !== null && (asks || rewriteText !== null))
   return (kind) =>

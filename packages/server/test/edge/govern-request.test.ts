@@ -523,9 +523,14 @@ describe('answerShaper', () => {
     assert.equal(noted('other')?.mustRead, false)
     assert.equal(noted('other')?.readsText, true)
     assert.equal(noted('json')?.mustRead, true, 'JSON-RPC messages in it are rewritten')
-    // Without forwarded redaction there is no text to redact.
+    // Without forwarded redaction there is no text to redact; where listings are filtered, an
+    // answer of a type an agent reads messages from is watched even there (it could carry a
+    // listing an older SDK takes for the answer to its own), and must be read when it is JSON.
     const filtering = governance({ tools: { deny: ['shell_*'] } })
-    assert.equal(answerShaper(filtering, note, exchange(note))?.('other') ?? null, null)
+    const notedFiltering = answerShaper(filtering, note, exchange(note))!
+    assert.equal(notedFiltering('other')?.mustRead, false)
+    assert.equal(notedFiltering('other')?.cutsStrays, true)
+    assert.equal(notedFiltering('json')?.mustRead, true)
     // Where listings are filtered, any request's answer is watched: it could carry a listing.
     const watched = answerShaper(filtering, rpc(call(1, 'x')), exchange(null))!
     assert.equal(watched('json')?.mustRead, true)
@@ -841,11 +846,13 @@ describe('refusals on the wire', () => {
       assert.equal(calling('other')!.mustRead, false)
       assert.equal(calling('other')!.cutsStrays, true)
       assert.equal(calling('json')!.mustRead, true)
-      // A notification's is not: it answers nothing, and no agent reads it.
+      // A notification's too: it answers nothing, but an older SDK reads the messages in it and
+      // takes a listing there for the answer to its own.
       const note = rpc({ jsonrpc: '2.0', method: 'notifications/initialized' })
       const noting = answerShaper(gov, note, exchangeFor(note), await rugFor(note))!
-      assert.equal(noting('other'), null)
-      assert.equal(noting('json')!.mustRead, false)
+      assert.equal(noting('other')!.mustRead, false)
+      assert.equal(noting('other')!.cutsStrays, true)
+      assert.equal(noting('json')!.mustRead, true)
     })
 
     it('holds nothing in alert mode, and a denial comes before a hold', async () => {
