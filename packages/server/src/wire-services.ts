@@ -144,7 +144,7 @@ export async function wireServices({ config, log, listen }: WireOptions): Promis
   })
   connections = () => registry.connectionCount
   const lookup = new TunnelLookup(config.zone, (sub, slug) => store.findTunnelByHost(sub, slug))
-  const governance = openGovernance(config, store, quota.edge.history, log, nodeId, {
+  const governance = await openGovernance(config, store, quota.edge.history, log, nodeId, {
     dashboardUrl: `${serviceUrlFor(config, port)}/dashboard/tunnels/`,
     onToolChange: async (change) => {
       const tunnel = await store.getTunnel(change.accountId, change.tunnelId)

@@ -28,6 +28,7 @@ import { SharedRateLimits } from '../cluster/shared-rate-limits.js'
 import { localRateLimits, type RateLimits } from '../http/rate-limits.js'
 import { ToolPins, type ToolChange } from './tool-pins.js'
 import { REDIS_OPTIONS } from '../store/redis-options.js'
+import { SUBSCRIPTION_WAIT_MS, subscribedWithin } from '../cluster/subscribed-within.js'
 
 /** The running governance services. */
 export interface GovernanceServices {
@@ -53,25 +54,37 @@ export interface RugPullWiring {
   readonly onToolChange: (change: ToolChange) => Promise<void>
 }
 
-/** Open governance over `store`, wrapping the call-history writer `history`. */
-export function openGovernance(
+/** Options of `openGovernance` (tests shorten the wait). */
+export interface GovernanceOptions {
+  /** Milliseconds to wait for the cluster events' subscription (default `SUBSCRIPTION_WAIT_MS`). */
+  readonly subscriptionWaitMs?: number
+}
+
+/**
+ * Open governance over `store`, wrapping the call-history writer `history`. With Redis, resolves
+ * once this node hears the other nodes' events, its own listeners in place, or after
+ * `subscriptionWaitMs` with a warning (cluster/subscribed-within.ts).
+ */
+export async function openGovernance(
   config: ServerConfig,
   store: Store,
   history: CallHistorySink,
   log: Logger,
   nodeId: string,
   rugPull: RugPullWiring,
-): GovernanceServices {
+  opts: GovernanceOptions = {},
+): Promise<GovernanceServices> {
   const redis = config.redisUrl ? new Redis(config.redisUrl, REDIS_OPTIONS) : null
   redis?.on('error', (err: Error) => log.debug(`governance redis: ${err.message}`))
-  const events: ClusterEvents = config.redisUrl
+  const redisEvents = config.redisUrl
     ? new RedisClusterEvents({
         url: config.redisUrl,
         node: nodeId,
         log,
         keyPrefix: REDIS_KEY_PREFIX,
       })
-    : new LocalClusterEvents()
+    : null
+  const events: ClusterEvents = redisEvents ?? new LocalClusterEvents()
   const limits: RateLimits = config.redisUrl
     ? new SharedRateLimits({ events, node: nodeId })
     : localRateLimits
@@ -93,6 +106,9 @@ export function openGovernance(
     onChange: rugPull.onToolChange,
     zeroKnowledgeNow: async (tunnelId) => (await policies.latest(tunnelId)).policy.zeroKnowledge,
   })
+  if (redisEvents) {
+    await subscribedWithin(redisEvents, opts.subscriptionWaitMs ?? SUBSCRIPTION_WAIT_MS, log)
+  }
   return {
     events,
     limits,
