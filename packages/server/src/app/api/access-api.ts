@@ -2,7 +2,7 @@
  * The access routes of the JSON API, for a tunnel the caller owns:
  * `GET|PUT /api/tunnels/:id/access` (mode and IP allowlist),
  * `GET|POST /api/tunnels/:id/agent-tokens` and `DELETE …/agent-tokens/:token` (`atk_…` secrets,
- * shown once), `GET /api/tunnels/:id/agents` and `DELETE …/agents/:grant` (connected OAuth clients).
+ * shown once, with the client snippet that carries them), `GET /api/tunnels/:id/agents` and `DELETE …/agents/:grant` (connected OAuth clients).
  */
 import { parseAccessMode, parseAllowlist } from '../../access/tunnel-access.js'
 import type { TunnelAccess } from '../../store/tunnel-access-row.js'
@@ -10,7 +10,10 @@ import { HttpError } from '../../http/http-error.js'
 import { readJsonObject } from '../../http/request-body.js'
 import { sendApiJson } from '../../http/responses.js'
 import type { AgentTokenView, ConnectedAgentView } from '../access-port.js'
-import type { WebServices } from '../web-services.js'
+import { tunnelView } from '../account-views.js'
+import { agentTokenSnippet } from '../agent-token-snippet.js'
+import { withCustomUrls } from '../custom-url-views.js'
+import type { TunnelRecord, WebServices } from '../web-services.js'
 import type { ApiCall } from './api-call.js'
 
 /** The JSON of a tunnel's access settings. */
@@ -73,7 +76,8 @@ export function accessApi(svc: WebServices) {
       sendApiJson(c.res, 200, { agent_tokens: tokens.map(tokenJson) })
     },
 
-    async createToken(c: ApiCall, tunnelId: string): Promise<void> {
+    /** 201 with the token, its secret, and the snippet the dashboard shows with it (or null). */
+    async createToken(c: ApiCall, tunnel: TunnelRecord): Promise<void> {
       const body = await readJsonObject(c.req)
       const name = body.name
       if (typeof name !== 'string') {
@@ -81,8 +85,16 @@ export function accessApi(svc: WebServices) {
           field: 'name',
         })
       }
-      const created = await svc.access.createAgentToken(tunnelId, name)
-      sendApiJson(c.res, 201, { agent_token: tokenJson(created.token), secret: created.secret })
+      const created = await svc.access.createAgentToken(tunnel.id, name)
+      const [[view], { mode }] = await Promise.all([
+        withCustomUrls(svc, c.account.id, [tunnelView(svc, c.account, tunnel)]),
+        svc.access.settings(tunnel.id),
+      ])
+      sendApiJson(c.res, 201, {
+        agent_token: tokenJson(created.token),
+        secret: created.secret,
+        snippet: agentTokenSnippet({ ...view!, accessMode: mode }, created.secret),
+      })
     },
 
     async revokeToken(c: ApiCall, tunnelId: string, id: string): Promise<void> {

@@ -122,7 +122,7 @@ export class Api {
         access.listTokens(c, (await this.#tunnel(c)).id),
       ),
       r('POST', new RegExp(`^/api/tunnels/${id}/agent-tokens$`), async (c) =>
-        access.createToken(c, (await this.#accessWrite(c)).id),
+        access.createToken(c, await this.#accessWrite(c)),
       ),
       r('DELETE', new RegExp(`^/api/tunnels/${id}/agent-tokens/${id}$`), async (c) =>
         access.revokeToken(c, (await this.#accessWrite(c)).id, c.params[1] ?? ''),

@@ -10,7 +10,7 @@ import type { TunnelView } from '../tunnel-view.js'
 import { formatDateTime } from './format.js'
 import { tunnelHeading, tunnelTabs } from './governance-pages.js'
 import { csrfField, page, type Notice, type Viewer } from './layout.js'
-import { snippetJson } from './tunnels-page.js'
+import { agentTokenSnippet } from '../agent-token-snippet.js'
 
 /** What the Access tab shows. */
 export interface AccessPageData {
@@ -48,11 +48,13 @@ export function accessPage(d: AccessPageData): SafeHtml {
       html`<label class="choice"><input type="radio" name="mode" value="${mode}"${d.access.mode === mode ? html` checked` : ''} /> <span><strong>${label}</strong> <span class="muted">${text}</span></span></label>`,
   )
   // The one page that may show the secret in a snippet: the one that just made it.
-  const tokenSnippet = (secret: string) =>
-    d.access.mode === 'token'
+  const tokenSnippet = (secret: string) => {
+    const snippet = agentTokenSnippet({ ...t, accessMode: d.access.mode }, secret)
+    return snippet
       ? html`<p>With it, the client configuration for this tunnel: <button type="button" class="secondary" data-copy="agent-token-snippet">Copy</button></p>
-  <pre id="agent-token-snippet">${snippetJson({ ...t, accessMode: d.access.mode }, secret)}</pre>`
+  <pre id="agent-token-snippet">${JSON.stringify(snippet, null, 2)}</pre>`
       : ''
+  }
   const created = d.created
     ? html`<section class="card" id="new-agent-token">
   <h3>New agent token: ${d.created.name}</h3>
