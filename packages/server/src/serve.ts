@@ -11,6 +11,7 @@ import { rejectUpgrade } from './broker/reject-upgrade.js'
 import { isNodeLinkPath } from './cluster/node-links.js'
 import type { ServerConfig } from './config.js'
 import { answerClientError, REQUEST_TIMEOUT_MS } from './http/answer-client-error.js'
+import { answerStarting, refuseStartingUpgrade } from './http/answer-starting.js'
 import { HttpError } from './http/http-error.js'
 import { sendApiError } from './http/responses.js'
 import { sendRefusal } from './http/send-refusal.js'
@@ -38,6 +39,10 @@ export async function serve(config: ServerConfig): Promise<void> {
     requestTimeout: REQUEST_TIMEOUT_MS,
     requireHostHeader: false,
   })
+  // Until the services are wired, the bound port answers that burrowd is starting.
+  const refuseUpgrade = (_req: IncomingMessage, socket: Duplex) => refuseStartingUpgrade(socket)
+  server.on('request', answerStarting)
+  server.on('upgrade', refuseUpgrade)
   const services = await wireServices({
     config,
     log,
@@ -50,6 +55,8 @@ export async function serve(config: ServerConfig): Promise<void> {
     },
   })
   const { port, registry, lookup, edge, broker, app } = services
+  server.off('request', answerStarting)
+  server.off('upgrade', refuseUpgrade)
   const memory =
     config.memoryReleaseSecs > 0
       ? new QuietMemoryRelease({ quietMs: config.memoryReleaseSecs * 1000, log })
