@@ -7,9 +7,12 @@
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import type { Browser, Page } from 'playwright-core'
-import { hasChromium, launchBrowser } from '../helpers/browser.js'
-import { startService, type Service } from '../helpers/stack.js'
+import type { Page } from 'playwright-core'
+import { hasChromium } from '../helpers/browser.js'
+import {
+  startDashboardInBrowser,
+  type DashboardInBrowser,
+} from '../helpers/dashboard-in-browser.js'
 import { createTunnelInBrowser, signUpInBrowser } from '../helpers/dashboard-flows.js'
 
 /** What the page measures of its layout. */
@@ -61,24 +64,20 @@ const MEASURE = `(() => {
 })()`
 
 describe('access tab: spacing', { skip: !hasChromium, timeout: 120_000 }, () => {
-  let service: Service
-  let browser: Browser
+  let dashboard: DashboardInBrowser
   let page: Page
   let base: string
   let detail = ''
 
   before(async () => {
-    service = await startService()
-    base = `http://127.0.0.1:${service.port}`
-    browser = await launchBrowser()
-    page = await (await browser.newContext()).newPage()
+    dashboard = await startDashboardInBrowser()
+    ;({ page, base } = dashboard)
     await signUpInBrowser(page, base, 'spacing')
     ;({ detail } = await createTunnelInBrowser(page, base, 'a tunnel with a longer name'))
   })
 
   after(async () => {
-    await browser?.close()
-    await service?.close()
+    await dashboard?.close()
   })
 
   const check = async (state: string) => {

@@ -14,12 +14,16 @@
 import assert from 'node:assert/strict'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
-import type { Browser, BrowserContext, Page } from 'playwright-core'
+import type { Browser, Page } from 'playwright-core'
 import { PNG } from 'pngjs'
-import { hasChromium, launchBrowser } from '../helpers/browser.js'
+import { hasChromium } from '../helpers/browser.js'
+import {
+  startDashboardInBrowser,
+  type DashboardInBrowser,
+} from '../helpers/dashboard-in-browser.js'
 import type { Child } from '../helpers/child.js'
 import { openSession, postMcp, toolCall } from '../helpers/quota-stack.js'
-import { ROOT, startClient, startService, type Service } from '../helpers/stack.js'
+import { ROOT, startClient, type Service } from '../helpers/stack.js'
 
 const HELLO = join(ROOT, 'examples/hello-server.mjs')
 const LONG_NAME = 'a rather long tunnel name for the team knowledge base server'
@@ -40,9 +44,9 @@ interface Box {
 }
 
 describe('dashboard: the first hour', { skip: !hasChromium, timeout: 180_000 }, () => {
+  let dashboard: DashboardInBrowser
   let service: Service
   let browser: Browser
-  let context: BrowserContext
   let page: Page
   let base: string
   let client: Child | undefined
@@ -52,12 +56,11 @@ describe('dashboard: the first hour', { skip: !hasChromium, timeout: 180_000 }, 
   let publicUrl = ''
 
   before(async () => {
-    service = await startService({ BURROW_METER_SNAPSHOT_SECS: '1' })
-    base = `http://127.0.0.1:${service.port}`
-    browser = await launchBrowser()
-    context = await browser.newContext()
-    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base })
-    page = await context.newPage()
+    dashboard = await startDashboardInBrowser({
+      env: { BURROW_METER_SNAPSHOT_SECS: '1' },
+      clipboard: true,
+    })
+    ;({ service, browser, page, base } = dashboard)
     page.on('console', (m) => {
       if (m.type() === 'warning' || m.type() === 'error') warnings.push(m.text())
     })
@@ -65,8 +68,7 @@ describe('dashboard: the first hour', { skip: !hasChromium, timeout: 180_000 }, 
 
   after(async () => {
     await client?.stop()
-    await browser?.close()
-    await service?.close()
+    await dashboard?.close()
   })
 
   it('landing page: what Burrow is, three steps, pricing, and a favicon', async () => {

@@ -7,11 +7,15 @@
 import assert from 'node:assert/strict'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
-import type { Browser, Page } from 'playwright-core'
-import { hasChromium, launchBrowser } from '../helpers/browser.js'
+import type { Page } from 'playwright-core'
+import { hasChromium } from '../helpers/browser.js'
+import {
+  startDashboardInBrowser,
+  type DashboardInBrowser,
+} from '../helpers/dashboard-in-browser.js'
 import type { Child } from '../helpers/child.js'
 import { openSession, postMcp, toolCall } from '../helpers/quota-stack.js'
-import { ROOT, startClient, startService, type Service } from '../helpers/stack.js'
+import { ROOT, startClient } from '../helpers/stack.js'
 import { createTunnelInBrowser, signUpInBrowser } from '../helpers/dashboard-flows.js'
 
 const HELLO = join(ROOT, 'examples/hello-server.mjs')
@@ -57,18 +61,15 @@ const MEASURE = `(() => {
 })()`
 
 describe('metrics: charts on a phone', { skip: !hasChromium, timeout: 150_000 }, () => {
-  let service: Service
-  let browser: Browser
+  let dashboard: DashboardInBrowser
   let page: Page
   let base: string
   let client: Child | undefined
   let detail = ''
 
   before(async () => {
-    service = await startService()
-    base = `http://127.0.0.1:${service.port}`
-    browser = await launchBrowser()
-    page = await (await browser.newContext()).newPage()
+    dashboard = await startDashboardInBrowser()
+    ;({ page, base } = dashboard)
     await signUpInBrowser(page, base, 'phone')
     const made = await createTunnelInBrowser(page, base, 'phone')
     const { key, publicUrl } = made
@@ -76,7 +77,7 @@ describe('metrics: charts on a phone', { skip: !hasChromium, timeout: 150_000 },
     await page.goto(`${base}${detail}/access`)
     await page.check('#access-form input[name=mode][value=public]')
     await Promise.all([page.waitForURL(/\/access/), page.click('#access-form button[type=submit]')])
-    client = await startClient(service, key, ['--stdio', `node ${HELLO}`])
+    client = await startClient(dashboard.service, key, ['--stdio', `node ${HELLO}`])
     const session = await openSession(publicUrl)
     for (let i = 0; i < 3; i++) {
       const call = await postMcp(publicUrl, toolCall(i, 'hello', { name: `call ${i}` }), session)
@@ -101,8 +102,7 @@ describe('metrics: charts on a phone', { skip: !hasChromium, timeout: 150_000 },
 
   after(async () => {
     await client?.stop()
-    await browser?.close()
-    await service?.close()
+    await dashboard?.close()
   })
 
   for (const window of ['1h', '24h', '30d']) {

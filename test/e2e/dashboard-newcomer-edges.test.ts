@@ -11,8 +11,12 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import type { Browser, Page } from 'playwright-core'
-import { hasChromium, launchBrowser } from '../helpers/browser.js'
-import { startService, type Service } from '../helpers/stack.js'
+import { hasChromium } from '../helpers/browser.js'
+import {
+  startDashboardInBrowser,
+  type DashboardInBrowser,
+} from '../helpers/dashboard-in-browser.js'
+import type { Service } from '../helpers/stack.js'
 
 /** Where one element is drawn, in the viewport. */
 interface Rect {
@@ -21,6 +25,7 @@ interface Rect {
 }
 
 describe('dashboard: a newcomer’s edges', { skip: !hasChromium, timeout: 120_000 }, () => {
+  let dashboard: DashboardInBrowser
   let service: Service
   let browser: Browser
   let page: Page
@@ -29,15 +34,12 @@ describe('dashboard: a newcomer’s edges', { skip: !hasChromium, timeout: 120_0
 
   before(async () => {
     // No snapshot is taken while the test runs: the meters show none yet.
-    service = await startService({ BURROW_METER_SNAPSHOT_SECS: '3600' })
-    base = `http://127.0.0.1:${service.port}`
-    browser = await launchBrowser()
-    page = await (await browser.newContext()).newPage()
+    dashboard = await startDashboardInBrowser({ env: { BURROW_METER_SNAPSHOT_SECS: '3600' } })
+    ;({ service, browser, page, base } = dashboard)
   })
 
   after(async () => {
-    await browser?.close()
-    await service?.close()
+    await dashboard?.close()
   })
 
   it("the pricing page writes public URLs as this service does, with the viewer's account", async () => {

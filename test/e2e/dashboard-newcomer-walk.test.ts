@@ -10,11 +10,15 @@
 import assert from 'node:assert/strict'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
-import type { Browser, Page } from 'playwright-core'
-import { hasChromium, launchBrowser } from '../helpers/browser.js'
+import type { Page } from 'playwright-core'
+import { hasChromium } from '../helpers/browser.js'
+import {
+  startDashboardInBrowser,
+  type DashboardInBrowser,
+} from '../helpers/dashboard-in-browser.js'
 import type { Child } from '../helpers/child.js'
 import { openSession, postMcp, toolCall } from '../helpers/quota-stack.js'
-import { ROOT, startClient, startService, type Service } from '../helpers/stack.js'
+import { ROOT, startClient, type Service } from '../helpers/stack.js'
 
 const HELLO = join(ROOT, 'examples/hello-server.mjs')
 
@@ -25,8 +29,8 @@ interface Widths {
 }
 
 describe('dashboard: a newcomer’s walk', { skip: !hasChromium, timeout: 180_000 }, () => {
+  let dashboard: DashboardInBrowser
   let service: Service
-  let browser: Browser
   let page: Page
   let base: string
   let client: Child | undefined
@@ -34,16 +38,13 @@ describe('dashboard: a newcomer’s walk', { skip: !hasChromium, timeout: 180_00
 
   before(async () => {
     // No meter snapshot is taken while the test runs: whatever the pages count is live.
-    service = await startService({ BURROW_METER_SNAPSHOT_SECS: '3600' })
-    base = `http://127.0.0.1:${service.port}`
-    browser = await launchBrowser()
-    page = await (await browser.newContext()).newPage()
+    dashboard = await startDashboardInBrowser({ env: { BURROW_METER_SNAPSHOT_SECS: '3600' } })
+    ;({ service, page, base } = dashboard)
   })
 
   after(async () => {
     await client?.stop()
-    await browser?.close()
-    await service?.close()
+    await dashboard?.close()
   })
 
   it('writes the public URL form with the same placeholders on every page', async () => {

@@ -5,28 +5,27 @@
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import type { Browser, Page } from 'playwright-core'
-import { hasChromium, launchBrowser } from '../helpers/browser.js'
-import { startService, type Service } from '../helpers/stack.js'
+import type { Page } from 'playwright-core'
+import { hasChromium } from '../helpers/browser.js'
+import {
+  startDashboardInBrowser,
+  type DashboardInBrowser,
+} from '../helpers/dashboard-in-browser.js'
 
 describe('sign-up: a live URL hint', { skip: !hasChromium, timeout: 120_000 }, () => {
-  let service: Service
-  let browser: Browser
+  let dashboard: DashboardInBrowser
   let page: Page
   let base: string
   let suffix = ''
 
   before(async () => {
-    service = await startService()
-    base = `http://127.0.0.1:${service.port}`
-    suffix = `.localhost:${service.port}/mcp`
-    browser = await launchBrowser()
-    page = await (await browser.newContext()).newPage()
+    dashboard = await startDashboardInBrowser()
+    ;({ page, base } = dashboard)
+    suffix = `.localhost:${dashboard.service.port}/mcp`
   })
 
   after(async () => {
-    await browser?.close()
-    await service?.close()
+    await dashboard?.close()
   })
 
   const hint = () => page.textContent('#url-form')

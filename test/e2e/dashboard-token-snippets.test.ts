@@ -8,10 +8,14 @@
 import assert from 'node:assert/strict'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
-import type { Browser, Page } from 'playwright-core'
-import { hasChromium, launchBrowser } from '../helpers/browser.js'
+import type { Page } from 'playwright-core'
+import { hasChromium } from '../helpers/browser.js'
+import {
+  startDashboardInBrowser,
+  type DashboardInBrowser,
+} from '../helpers/dashboard-in-browser.js'
 import type { Child } from '../helpers/child.js'
-import { ROOT, startClient, startService, type Service } from '../helpers/stack.js'
+import { ROOT, startClient, type Service } from '../helpers/stack.js'
 import { createTunnelInBrowser, signUpInBrowser } from '../helpers/dashboard-flows.js'
 
 const HELLO = join(ROOT, 'examples/hello-server.mjs')
@@ -38,8 +42,8 @@ describe(
   'dashboard and API: a token tunnel’s snippets',
   { skip: !hasChromium, timeout: 120_000 },
   () => {
+    let dashboard: DashboardInBrowser
     let service: Service
-    let browser: Browser
     let page: Page
     let base: string
     let client: Child | undefined
@@ -48,17 +52,14 @@ describe(
     let tunnelId = ''
 
     before(async () => {
-      service = await startService()
-      base = `http://127.0.0.1:${service.port}`
-      browser = await launchBrowser()
-      page = await (await browser.newContext()).newPage()
+      dashboard = await startDashboardInBrowser()
+      ;({ service, page, base } = dashboard)
       await signUpInBrowser(page, base, 'tokens')
     })
 
     after(async () => {
       await client?.stop()
-      await browser?.close()
-      await service?.close()
+      await dashboard?.close()
     })
 
     const snippet = async (selector = '#snippet') =>

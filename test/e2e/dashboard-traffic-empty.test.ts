@@ -7,11 +7,15 @@
 import assert from 'node:assert/strict'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
-import type { Browser, Page } from 'playwright-core'
-import { hasChromium, launchBrowser } from '../helpers/browser.js'
+import type { Page } from 'playwright-core'
+import { hasChromium } from '../helpers/browser.js'
+import {
+  startDashboardInBrowser,
+  type DashboardInBrowser,
+} from '../helpers/dashboard-in-browser.js'
 import type { Child } from '../helpers/child.js'
 import { openSession, postMcp, toolCall } from '../helpers/quota-stack.js'
-import { ROOT, startClient, startService, type Service } from '../helpers/stack.js'
+import { ROOT, startClient, type Service } from '../helpers/stack.js'
 import { createTunnelInBrowser, signUpInBrowser } from '../helpers/dashboard-flows.js'
 
 const HELLO = join(ROOT, 'examples/hello-server.mjs')
@@ -20,8 +24,8 @@ describe(
   'traffic: an empty state, not an empty table',
   { skip: !hasChromium, timeout: 120_000 },
   () => {
+    let dashboard: DashboardInBrowser
     let service: Service
-    let browser: Browser
     let page: Page
     let base: string
     let client: Child | undefined
@@ -30,10 +34,8 @@ describe(
     let publicUrl = ''
 
     before(async () => {
-      service = await startService()
-      base = `http://127.0.0.1:${service.port}`
-      browser = await launchBrowser()
-      page = await (await browser.newContext()).newPage()
+      dashboard = await startDashboardInBrowser()
+      ;({ service, page, base } = dashboard)
       await signUpInBrowser(page, base, 'quiet')
       ;({ key, publicUrl, detail } = await createTunnelInBrowser(page, base, 'quiet'))
       // The test calls without signing in: open the tunnel to anyone.
@@ -47,8 +49,7 @@ describe(
 
     after(async () => {
       await client?.stop()
-      await browser?.close()
-      await service?.close()
+      await dashboard?.close()
     })
 
     /** How many table headers a reader can see. */

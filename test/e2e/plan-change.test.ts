@@ -6,9 +6,12 @@
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import type { Browser, Page } from 'playwright-core'
-import { hasChromium, launchBrowser } from '../helpers/browser.js'
-import { startService, type Service } from '../helpers/stack.js'
+import type { Page } from 'playwright-core'
+import { hasChromium } from '../helpers/browser.js'
+import {
+  startDashboardInBrowser,
+  type DashboardInBrowser,
+} from '../helpers/dashboard-in-browser.js'
 import { signUp } from '../helpers/web-client.js'
 
 /** Reload the billing page until the plan state says `pattern` (webhooks are asynchronous). */
@@ -28,21 +31,17 @@ describe(
   'changing between paid plans in a browser',
   { skip: !hasChromium, timeout: 120_000 },
   () => {
-    let service: Service
-    let browser: Browser
+    let dashboard: DashboardInBrowser
     let page: Page
     let base: string
 
     before(async () => {
-      service = await startService({ BURROW_BILLING_PROVIDER: 'dev' })
-      base = `http://127.0.0.1:${service.port}`
-      browser = await launchBrowser()
-      page = await (await browser.newContext()).newPage()
+      dashboard = await startDashboardInBrowser({ env: { BURROW_BILLING_PROVIDER: 'dev' } })
+      ;({ page, base } = dashboard)
     })
 
     after(async () => {
-      await browser?.close()
-      await service?.close()
+      await dashboard?.close()
     })
 
     it('moves Pro → Scale with a prorated charge, and back with a credit', async () => {

@@ -1,0 +1,52 @@
+// What a browser test of the dashboard starts with: a burrowd, headless Chromium and one page.
+import type { Browser, Page } from 'playwright-core'
+import { launchBrowser } from './browser.js'
+import { startService, type Service } from './stack.js'
+
+/** A running burrowd with a browser page to drive its dashboard. */
+export interface DashboardInBrowser {
+  readonly service: Service
+  /** `http://127.0.0.1:<port>`: where the dashboard is served. */
+  readonly base: string
+  readonly browser: Browser
+  /** A page in a context of its own. */
+  readonly page: Page
+  /** Close the browser, then the service. */
+  close(): Promise<void>
+}
+
+/** What differs between the tests that start one. */
+export interface DashboardInBrowserOptions {
+  /** BURROW_* settings for the service. */
+  readonly env?: NodeJS.ProcessEnv
+  /** Let the page read and write the clipboard. */
+  readonly clipboard?: boolean
+}
+
+/** Start burrowd, launch Chromium and open a page; what started is closed again if a step fails. */
+export async function startDashboardInBrowser(
+  options: DashboardInBrowserOptions = {},
+): Promise<DashboardInBrowser> {
+  const service = await startService(options.env)
+  const base = `http://127.0.0.1:${service.port}`
+  let browser: Browser | undefined
+  const close = async () => {
+    try {
+      await browser?.close()
+    } finally {
+      await service.close()
+    }
+  }
+  try {
+    browser = await launchBrowser()
+    const context = await browser.newContext()
+    if (options.clipboard) {
+      await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base })
+    }
+    const page = await context.newPage()
+    return { service, base, browser, page, close }
+  } catch (err) {
+    await close()
+    throw err
+  }
+}
