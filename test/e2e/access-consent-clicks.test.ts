@@ -8,16 +8,17 @@ import assert from 'node:assert/strict'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { after, before, describe, it } from 'node:test'
-import type { Browser, BrowserContext, Page } from 'playwright-core'
-import { hasChromium, launchBrowser } from '../helpers/browser.js'
-import { startService, type Service } from '../helpers/stack.js'
+import type { Page } from 'playwright-core'
+import { hasChromium } from '../helpers/browser.js'
+import {
+  startDashboardInBrowser,
+  type DashboardInBrowser,
+} from '../helpers/dashboard-in-browser.js'
 import { signUp, type WebUser } from '../helpers/web-client.js'
 
 describe('the consent page against clickjacking', { skip: !hasChromium, timeout: 120_000 }, () => {
-  let service: Service
+  let dashboard: DashboardInBrowser
   let owner: WebUser
-  let browser: Browser
-  let context: BrowserContext
   let page: Page
   let consentUrl: string
   let callback: Server
@@ -33,8 +34,9 @@ describe('the consent page against clickjacking', { skip: !hasChromium, timeout:
     })
     await new Promise<void>((resolve) => callback.listen(0, '127.0.0.1', resolve))
     REDIRECT = `http://127.0.0.1:${(callback.address() as AddressInfo).port}/callback`
-    service = await startService()
-    owner = await signUp(`http://127.0.0.1:${service.port}`, 'clicked')
+    dashboard = await startDashboardInBrowser()
+    page = dashboard.page
+    owner = await signUp(dashboard.base, 'clicked')
     const made = await owner.api<{ tunnel: { mcp_url: string } }>('POST', '/api/tunnels', {
       name: 'clicked',
     })
@@ -53,11 +55,7 @@ describe('the consent page against clickjacking', { skip: !hasChromium, timeout:
       code_challenge_method: 'S256',
       resource: made.json.tunnel.mcp_url,
     }).toString()}`
-    browser = await launchBrowser()
-    context = await browser.newContext()
-    const [name = '', value = ''] = owner.cookie.split('=', 2)
-    await context.addCookies([{ name, value, url: owner.base }])
-    page = await context.newPage()
+    await dashboard.useSession(owner.cookie)
     page.on('request', (r) => {
       if (r.method() === 'POST' && r.url().startsWith(`${owner.base}/oauth/authorize`)) {
         posted.push(r.url())
@@ -66,8 +64,7 @@ describe('the consent page against clickjacking', { skip: !hasChromium, timeout:
   })
 
   after(async () => {
-    await browser?.close()
-    await service?.close()
+    await dashboard?.close()
     callback?.close()
   })
 

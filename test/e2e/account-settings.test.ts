@@ -7,21 +7,21 @@
  * by mail.
  */
 import assert from 'node:assert/strict'
-import { existsSync } from 'node:fs'
 import { after, before, describe, it } from 'node:test'
-import { chromium, type Browser, type Page } from 'playwright-core'
-import { startService, type Service } from '../helpers/stack.js'
+import type { Page } from 'playwright-core'
+import { hasChromium } from '../helpers/browser.js'
+import {
+  startDashboardInBrowser,
+  type DashboardInBrowser,
+} from '../helpers/dashboard-in-browser.js'
 import { signIn, signUp, type WebUser } from '../helpers/web-client.js'
 
-const CHROMIUM = '/usr/bin/chromium'
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run']
 const FIRST = 'correct horse battery'
 const SECOND = 'purple walrus teaspoon'
 
-describe('the account page in a browser', { skip: !existsSync(CHROMIUM), timeout: 120_000 }, () => {
-  let service: Service
+describe('the account page in a browser', { skip: !hasChromium, timeout: 120_000 }, () => {
+  let dashboard: DashboardInBrowser
   let user: WebUser
-  let browser: Browser
   let page: Page
   let base: string
   const email = 'settings@example.com'
@@ -52,20 +52,15 @@ describe('the account page in a browser', { skip: !existsSync(CHROMIUM), timeout
   }
 
   before(async () => {
-    service = await startService({})
-    base = `http://127.0.0.1:${service.port}`
+    dashboard = await startDashboardInBrowser()
+    ;({ page, base } = dashboard)
     user = await signUp(base, 'settings', FIRST)
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS })
-    const context = await browser.newContext()
-    const [name, value] = user.cookie.split('=') as [string, string]
-    await context.addCookies([{ name, value, url: base }])
-    page = await context.newPage()
+    await dashboard.useSession(user.cookie)
     page.on('dialog', (dialog) => void dialog.accept())
   })
 
   after(async () => {
-    await browser?.close()
-    await service?.close()
+    await dashboard?.close()
   })
 
   it('refuses a wrong current password, and changes it with the right one', async () => {

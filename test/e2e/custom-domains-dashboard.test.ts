@@ -7,24 +7,20 @@
  * the tunnel; "Remove" stops it.
  */
 import assert from 'node:assert/strict'
-import { existsSync } from 'node:fs'
 import { after, before, describe, it } from 'node:test'
-import { chromium, type Browser, type Page } from 'playwright-core'
+import type { Page } from 'playwright-core'
+import { hasChromium } from '../helpers/browser.js'
+import {
+  startDashboardInBrowser,
+  type DashboardInBrowser,
+} from '../helpers/dashboard-in-browser.js'
 import type { Child } from '../helpers/child.js'
 import { buyPlan } from '../helpers/dev-checkout.js'
 import { startDnsServer, type DnsServer } from '../helpers/dns-server.js'
 import { postMcp, startCountingServer, type CountingServer } from '../helpers/quota-stack.js'
-import { startClient, startService, type Service } from '../helpers/stack.js'
+import { startClient, type Service } from '../helpers/stack.js'
 import { signUp, type WebUser } from '../helpers/web-client.js'
 
-const CHROMIUM = '/usr/bin/chromium'
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--no-first-run',
-  '--disable-background-networking',
-]
 const DOMAIN = 'mcp.example.org'
 
 function initialize(id: string): unknown {
@@ -40,12 +36,12 @@ function initialize(id: string): unknown {
   }
 }
 
-describe('the Domain tab in a browser', { skip: !existsSync(CHROMIUM), timeout: 240_000 }, () => {
+describe('the Domain tab in a browser', { skip: !hasChromium, timeout: 240_000 }, () => {
   let dns: DnsServer
+  let dashboard: DashboardInBrowser
   let service: Service
   let counting: CountingServer
   let user: WebUser
-  let browser: Browser
   let page: Page
   let client: Child
   let tunnelId: string
@@ -53,8 +49,11 @@ describe('the Domain tab in a browser', { skip: !existsSync(CHROMIUM), timeout: 
 
   before(async () => {
     dns = await startDnsServer()
-    service = await startService({ BURROW_LOG: 'info', BURROW_DNS_SERVERS: dns.address })
-    base = `http://127.0.0.1:${service.port}`
+    dashboard = await startDashboardInBrowser({
+      env: { BURROW_LOG: 'info', BURROW_DNS_SERVERS: dns.address },
+      viewport: { width: 1100, height: 900 },
+    })
+    ;({ service, page, base } = dashboard)
     counting = await startCountingServer()
     user = await signUp(base, 'webdom')
     const made = await user.api<{ tunnel: { id: string }; key: string }>('POST', '/api/tunnels', {
@@ -63,19 +62,14 @@ describe('the Domain tab in a browser', { skip: !existsSync(CHROMIUM), timeout: 
     })
     tunnelId = made.json.tunnel.id
     client = await startClient(service, made.json.key, ['--upstream', counting.url])
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS })
-    const context = await browser.newContext({ viewport: { width: 1100, height: 900 } })
-    const [name, value] = user.cookie.split('=') as [string, string]
-    await context.addCookies([{ name, value, url: base }])
-    page = await context.newPage()
+    await dashboard.useSession(user.cookie)
     page.on('dialog', (dialog) => void dialog.accept())
   })
 
   after(async () => {
-    await browser?.close()
     await client?.stop()
     await counting?.child.stop()
-    await service?.close()
+    await dashboard?.close()
     await dns?.close()
   })
 

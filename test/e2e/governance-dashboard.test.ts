@@ -5,9 +5,13 @@
  * live tail shows a call as it happens; the Metrics tab draws its charts (screenshots checked).
  */
 import assert from 'node:assert/strict'
-import { existsSync } from 'node:fs'
 import { after, before, describe, it } from 'node:test'
-import { chromium, type Browser, type Page } from 'playwright-core'
+import type { Page } from 'playwright-core'
+import { hasChromium } from '../helpers/browser.js'
+import {
+  startDashboardInBrowser,
+  type DashboardInBrowser,
+} from '../helpers/dashboard-in-browser.js'
 import type { Child } from '../helpers/child.js'
 import {
   openSession,
@@ -16,31 +20,25 @@ import {
   toolCall,
   type CountingServer,
 } from '../helpers/quota-stack.js'
-import { startClient, startService, type Service } from '../helpers/stack.js'
+import { startClient, type Service } from '../helpers/stack.js'
 import { signUp, type WebUser } from '../helpers/web-client.js'
 
-const CHROMIUM = '/usr/bin/chromium'
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--no-first-run',
-  '--disable-background-networking',
-]
-
-describe('governance tabs in a browser', { skip: !existsSync(CHROMIUM), timeout: 240_000 }, () => {
+describe('governance tabs in a browser', { skip: !hasChromium, timeout: 240_000 }, () => {
+  let dashboard: DashboardInBrowser
   let service: Service
   let counting: CountingServer
   let user: WebUser
-  let browser: Browser
   let page: Page
   let client: Child
   let tunnel: { id: string; url: string }
   let base: string
 
   before(async () => {
-    service = await startService({ BURROW_LOG: 'info' })
-    base = `http://127.0.0.1:${service.port}`
+    dashboard = await startDashboardInBrowser({
+      env: { BURROW_LOG: 'info' },
+      viewport: { width: 1100, height: 900 },
+    })
+    ;({ service, page, base } = dashboard)
     counting = await startCountingServer()
     user = await signUp(base, 'tabs')
     const made = await user.api<{ tunnel: { id: string; mcp_url: string }; key: string }>(
@@ -50,18 +48,13 @@ describe('governance tabs in a browser', { skip: !existsSync(CHROMIUM), timeout:
     )
     tunnel = { id: made.json.tunnel.id, url: made.json.tunnel.mcp_url }
     client = await startClient(service, made.json.key, ['--upstream', counting.url])
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS })
-    const context = await browser.newContext({ viewport: { width: 1100, height: 900 } })
-    const [name, value] = user.cookie.split('=') as [string, string]
-    await context.addCookies([{ name, value, url: base }])
-    page = await context.newPage()
+    await dashboard.useSession(user.cookie)
   })
 
   after(async () => {
-    await browser?.close()
     await client?.stop()
     await counting?.child.stop()
-    await service?.close()
+    await dashboard?.close()
   })
 
   it('applies a policy edited in the Policy tab from the next call', async () => {

@@ -5,87 +5,77 @@
  * and another account's endpoint is not found.
  */
 import assert from 'node:assert/strict'
-import { existsSync } from 'node:fs'
 import { after, before, describe, it } from 'node:test'
-import { chromium, type Browser, type Page } from 'playwright-core'
-import { startService, type Service } from '../helpers/stack.js'
+import type { Page } from 'playwright-core'
+import { hasChromium } from '../helpers/browser.js'
+import {
+  startDashboardInBrowser,
+  type DashboardInBrowser,
+} from '../helpers/dashboard-in-browser.js'
 import { signUp, type WebUser } from '../helpers/web-client.js'
 
-const CHROMIUM = '/usr/bin/chromium'
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run']
+describe('webhook endpoints in a browser', { skip: !hasChromium, timeout: 120_000 }, () => {
+  let dashboard: DashboardInBrowser
+  let user: WebUser
+  let page: Page
+  let base: string
 
-describe(
-  'webhook endpoints in a browser',
-  { skip: !existsSync(CHROMIUM), timeout: 120_000 },
-  () => {
-    let service: Service
-    let user: WebUser
-    let browser: Browser
-    let page: Page
-    let base: string
+  before(async () => {
+    dashboard = await startDashboardInBrowser()
+    ;({ page, base } = dashboard)
+    user = await signUp(base, 'hooks')
+    await dashboard.useSession(user.cookie)
+    page.on('dialog', (dialog) => void dialog.accept())
+  })
 
-    before(async () => {
-      service = await startService({})
-      base = `http://127.0.0.1:${service.port}`
-      user = await signUp(base, 'hooks')
-      browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS })
-      const context = await browser.newContext()
-      const [name, value] = user.cookie.split('=') as [string, string]
-      await context.addCookies([{ name, value, url: base }])
-      page = await context.newPage()
-      page.on('dialog', (dialog) => void dialog.accept())
+  after(async () => {
+    await dashboard?.close()
+  })
+
+  it('adds an endpoint and rotates its secret from its page', async () => {
+    await page.goto(`${base}/dashboard/webhooks`)
+    await page.fill('#url', 'https://hooks.example.com/burrow')
+    await Promise.all([
+      page.waitForURL(/\/dashboard\/webhooks\/we_/),
+      page.click('form.card button'),
+    ])
+    const first = await page.textContent('#webhook-secret')
+    assert.match(first ?? '', /^whsec_/)
+    await Promise.all([
+      page.waitForURL(/notice=secret_rotated/),
+      page.click('form[action$="/rotate-secret"] button'),
+    ])
+    const second = await page.textContent('#webhook-secret')
+    assert.match(second ?? '', /^whsec_/)
+    assert.notEqual(second, first)
+    assert.match((await page.textContent('main')) ?? '', /previous secret too/)
+  })
+
+  it('rotates through the API, and finds no other account’s endpoint', async () => {
+    const made = await user.api<{ id: string; secret: string }>('POST', '/api/webhooks', {
+      url: 'https://hooks.example.com/api',
     })
-
-    after(async () => {
-      await browser?.close()
-      await service?.close()
-    })
-
-    it('adds an endpoint and rotates its secret from its page', async () => {
-      await page.goto(`${base}/dashboard/webhooks`)
-      await page.fill('#url', 'https://hooks.example.com/burrow')
-      await Promise.all([
-        page.waitForURL(/\/dashboard\/webhooks\/we_/),
-        page.click('form.card button'),
-      ])
-      const first = await page.textContent('#webhook-secret')
-      assert.match(first ?? '', /^whsec_/)
-      await Promise.all([
-        page.waitForURL(/notice=secret_rotated/),
-        page.click('form[action$="/rotate-secret"] button'),
-      ])
-      const second = await page.textContent('#webhook-secret')
-      assert.match(second ?? '', /^whsec_/)
-      assert.notEqual(second, first)
-      assert.match((await page.textContent('main')) ?? '', /previous secret too/)
-    })
-
-    it('rotates through the API, and finds no other account’s endpoint', async () => {
-      const made = await user.api<{ id: string; secret: string }>('POST', '/api/webhooks', {
-        url: 'https://hooks.example.com/api',
-      })
-      assert.equal(made.status, 201)
-      const rotated = await user.api<{ secret: string; previous_secret_expires_at: string }>(
-        'POST',
-        `/api/webhooks/${made.json.id}/rotate-secret`,
-      )
-      assert.equal(rotated.status, 200)
-      assert.match(rotated.json.secret, /^whsec_/)
-      assert.notEqual(rotated.json.secret, made.json.secret)
-      const until = Date.parse(rotated.json.previous_secret_expires_at) - Date.now()
-      assert.ok(
-        until > 23 * 3600_000 && until <= 24 * 3600_000,
-        rotated.json.previous_secret_expires_at,
-      )
-      const shown = await user.api<{ secret: string }>('GET', `/api/webhooks/${made.json.id}`)
-      assert.equal(shown.json.secret, rotated.json.secret)
-      const other = await signUp(base, 'other')
-      const refused = await other.api('POST', `/api/webhooks/${made.json.id}/rotate-secret`)
-      assert.equal(refused.status, 404)
-      assert.equal(
-        (await user.api<{ secret: string }>('GET', `/api/webhooks/${made.json.id}`)).json.secret,
-        rotated.json.secret,
-      )
-    })
-  },
-)
+    assert.equal(made.status, 201)
+    const rotated = await user.api<{ secret: string; previous_secret_expires_at: string }>(
+      'POST',
+      `/api/webhooks/${made.json.id}/rotate-secret`,
+    )
+    assert.equal(rotated.status, 200)
+    assert.match(rotated.json.secret, /^whsec_/)
+    assert.notEqual(rotated.json.secret, made.json.secret)
+    const until = Date.parse(rotated.json.previous_secret_expires_at) - Date.now()
+    assert.ok(
+      until > 23 * 3600_000 && until <= 24 * 3600_000,
+      rotated.json.previous_secret_expires_at,
+    )
+    const shown = await user.api<{ secret: string }>('GET', `/api/webhooks/${made.json.id}`)
+    assert.equal(shown.json.secret, rotated.json.secret)
+    const other = await signUp(base, 'other')
+    const refused = await other.api('POST', `/api/webhooks/${made.json.id}/rotate-secret`)
+    assert.equal(refused.status, 404)
+    assert.equal(
+      (await user.api<{ secret: string }>('GET', `/api/webhooks/${made.json.id}`)).json.secret,
+      rotated.json.secret,
+    )
+  })
+})

@@ -11,6 +11,8 @@ export interface DashboardInBrowser {
   readonly browser: Browser
   /** A page in a context of its own. */
   readonly page: Page
+  /** Give the page's context the session cookie `cookie` (`name=value`): it is then signed in. */
+  useSession(cookie: string): Promise<void>
   /** Close the browser, then the service. */
   close(): Promise<void>
 }
@@ -19,6 +21,8 @@ export interface DashboardInBrowser {
 export interface DashboardInBrowserOptions {
   /** BURROW_* settings for the service. */
   readonly env?: NodeJS.ProcessEnv
+  /** The page's size; Playwright's default (1280×720) when left out. */
+  readonly viewport?: { readonly width: number; readonly height: number }
   /** Let the page read and write the clipboard. */
   readonly clipboard?: boolean
 }
@@ -39,12 +43,18 @@ export async function startDashboardInBrowser(
   }
   try {
     browser = await launchBrowser()
-    const context = await browser.newContext()
+    const context = await browser.newContext(options.viewport ? { viewport: options.viewport } : {})
     if (options.clipboard) {
       await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base })
     }
     const page = await context.newPage()
-    return { service, base, browser, page, close }
+    const useSession = async (cookie: string) => {
+      const at = cookie.indexOf('=')
+      await context.addCookies([
+        { name: cookie.slice(0, at), value: cookie.slice(at + 1), url: base },
+      ])
+    }
+    return { service, base, browser, page, useSession, close }
   } catch (err) {
     await close()
     throw err
