@@ -184,15 +184,17 @@ export function isBodyProblem(read: JsonRpcBody | BodyProblem): read is BodyProb
 }
 
 /**
- * The ids a refusal of `body` answers: the single message's id (null when it has none), or, for a
- * batch, one per request (null when the batch holds no request: the agent still gets one
- * envelope saying why).
+ * The ids a refusal of `body` answers: the single request's id (null when it is not a request),
+ * or, for a batch, one per request (null when the batch holds no request: the agent still gets one
+ * envelope saying why). An invalid message's id counts as a request's. A response's id does not:
+ * it is the id of the server's question the agent answered, from the server's numbering, and an
+ * agent's SDK would take an error with it for the answer to a request of its own with that id.
  */
 export function refusalIds(body: JsonRpcBody | null): RefusedId | RefusedId[] {
   if (body === null) return null
   if (!body.batch) {
     const m = body.messages[0]
-    return m && m.kind !== 'notification' ? m.id : null
+    return m && (m.kind === 'request' || m.kind === 'invalid') ? m.id : null
   }
   const ids: RefusedId[] = []
   for (const m of body.messages) {

@@ -164,6 +164,28 @@ describe('readJsonRpcBody', () => {
     assert.equal(refusalIds(read([{ jsonrpc: '2.0', method: 'n' }])), null)
   })
 
+  it("gives no id for a response: it is the server's question's, not the agent's request's", () => {
+    // The agent's answer to a server's question 5, while a request 5 of its own is pending: an
+    // error with id 5 would end that request, which was never refused.
+    assert.equal(refusalIds(read({ jsonrpc: '2.0', id: 5, result: {} })), null)
+    assert.equal(
+      refusalIds(read({ jsonrpc: '2.0', id: 'q', error: { code: 1, message: 'm' } })),
+      null,
+    )
+    assert.equal(refusalIds(read([{ jsonrpc: '2.0', id: 5, result: {} }])), null)
+    assert.deepEqual(
+      refusalIds(
+        read([
+          { jsonrpc: '2.0', id: 5, result: {} },
+          { jsonrpc: '2.0', id: 6, method: 'ping' },
+        ]),
+      ),
+      [6],
+    )
+    // An invalid message keeps its id, single or in a batch.
+    assert.equal(refusalIds(read({ jsonrpc: '1.0', id: 7, method: 'ping' })), 7)
+  })
+
   it('refuses a numeric id beyond 2^53 − 1, keeping the digits it was sent with', () => {
     const one = read('{"jsonrpc":"2.0","id":9007199254740993,"method":"initialize","params":{}}')
     const m = one.messages[0]!
