@@ -188,20 +188,38 @@ export function isBodyProblem(read: JsonRpcBody | BodyProblem): read is BodyProb
  * or, for a batch, one per request (null when the batch holds no request: the agent still gets one
  * envelope saying why). An invalid message's id counts as a request's. A response's id does not:
  * it is the id of the server's question the agent answered, from the server's numbering, and an
- * agent's SDK would take an error with it for the answer to a request of its own with that id.
+ * agent's SDK would take an error with it for the answer to a request of its own with that id;
+ * nor does an invalid message shaped as a response.
  */
 export function refusalIds(body: JsonRpcBody | null): RefusedId | RefusedId[] {
   if (body === null) return null
   if (!body.batch) {
     const m = body.messages[0]
-    return m && (m.kind === 'request' || m.kind === 'invalid') ? m.id : null
+    return m && (m.kind === 'request' || (m.kind === 'invalid' && !shapedAsResponse(m)))
+      ? m.id
+      : null
   }
   const ids: RefusedId[] = []
   for (const m of body.messages) {
     if (m.kind === 'request') ids.push(m.id)
-    else if (m.kind === 'invalid' && m.id !== null) ids.push(m.id)
+    else if (m.kind === 'invalid' && m.id !== null && !shapedAsResponse(m)) ids.push(m.id)
   }
   return ids.length > 0 ? ids : null
+}
+
+/**
+ * True for an invalid message that reads as a response (no method; a result or an error): a
+ * result beside an error, a member named twice, an id too large. Its id is a server's question's
+ * as much as a valid response's is.
+ */
+function shapedAsResponse(m: Extract<ClassifiedMessage, { kind: 'invalid' }>): boolean {
+  return (
+    m.method === null &&
+    isRecord(m.value) &&
+    // `Method` beside a result reads as a request to a server matching names without case.
+    !Object.keys(m.value).some((k) => k.toLowerCase() === 'method') &&
+    ('result' in m.value || 'error' in m.value)
+  )
 }
 
 /**

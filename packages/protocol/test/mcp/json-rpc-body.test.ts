@@ -186,6 +186,25 @@ describe('readJsonRpcBody', () => {
     assert.equal(refusalIds(read({ jsonrpc: '1.0', id: 7, method: 'ping' })), 7)
   })
 
+  it('gives no id for an invalid message shaped as a response (found by a hostile review)', () => {
+    for (const text of [
+      '{"jsonrpc":"2.0","id":5,"result":{},"error":{"code":1,"message":"m"}}',
+      '{"jsonrpc":"2.0","id":5,"result":{},"result":{}}',
+      '{"jsonrpc":"2.0","id":9007199254740993,"result":{}}',
+      '{"jsonrpc":"1.0","id":5,"error":{"code":1,"message":"m"}}',
+    ]) {
+      const body = readJsonRpcBody(new TextEncoder().encode(text))
+      assert.ok(!isBodyProblem(body), text)
+      assert.equal(body.messages[0]!.kind, 'invalid', text)
+      assert.equal(refusalIds(body), null, text)
+      const batch = readJsonRpcBody(new TextEncoder().encode(`[${text}]`))
+      assert.ok(!isBodyProblem(batch))
+      assert.equal(refusalIds(batch), null, `[${text}]`)
+    }
+    // Without a result or an error, a message lacking its method is still the agent's request.
+    assert.equal(refusalIds(read({ jsonrpc: '2.0', id: 8 })), 8)
+  })
+
   it('refuses a numeric id beyond 2^53 − 1, keeping the digits it was sent with', () => {
     const one = read('{"jsonrpc":"2.0","id":9007199254740993,"method":"initialize","params":{}}')
     const m = one.messages[0]!
@@ -198,7 +217,7 @@ describe('readJsonRpcBody', () => {
       read(
         '[{"jsonrpc":"2.0","id":1,"method":"a"},' +
           '{"jsonrpc":"2.0","id":-123456789012345678901234567890,"method":"b"},' +
-          '{"jsonrpc":"2.0","id":1e400,"result":{}}]',
+          '{"jsonrpc":"2.0","id":1e400,"method":"c"}]',
       ),
     )
     assert.ok(Array.isArray(ids))
