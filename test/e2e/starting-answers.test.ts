@@ -91,9 +91,12 @@ describe('a starting burrowd answers that it is starting', { timeout: 60_000 }, 
       assert.equal(res.headers.get('retry-after'), '1')
       const body = (await res.json()) as {
         jsonrpc: string
+        id: unknown
         error: { data: { policy_code: string; reason: string } }
       }
       assert.equal(body.jsonrpc, '2.0')
+      // The refused request's id, as every other refusal carries (found by a hostile review).
+      assert.equal(body.id, calls.indexOf(res))
       assert.equal(body.error.data.policy_code, 'tunnel_offline')
       assert.match(body.error.data.reason, /starting/)
     }
@@ -104,6 +107,56 @@ describe('a starting burrowd answers that it is starting', { timeout: 60_000 }, 
     const page = await fetch(`http://127.0.0.1:${port}/dashboard`)
     assert.equal(page.status, 503)
     assert.match(await page.text(), /starting/)
+  })
+
+  it('answers and ends a POST whose body is large or comes after its head', async () => {
+    // Found by a hostile review: the envelope waited for a body nobody read, and stayed open
+    // until the agent gave up.
+    const head = (length: number) =>
+      `POST /mcp HTTP/1.1\r\nHost: app--acme.localhost:${port}\r\n` +
+      `Content-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`
+    const large = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'x',
+      params: { p: 'a'.repeat(1 << 20) },
+    })
+    const late = JSON.stringify({ jsonrpc: '2.0', id: 'late', method: 'tools/list' })
+    const [big, after] = await Promise.all([
+      raw(port, head(Buffer.byteLength(large)) + large),
+      new Promise<string>((resolve, reject) => {
+        const socket = connect(port, '127.0.0.1')
+        let text = ''
+        socket.setEncoding('latin1')
+        socket.on('data', (chunk: string) => (text += chunk))
+        socket.once('end', () => resolve(text))
+        socket.once('error', reject)
+        socket.write(head(Buffer.byteLength(late)))
+        setTimeout(() => socket.write(late), 200)
+      }),
+    ])
+    assert.ok(!burrowd.stderr.includes('burrowd listening'), 'the window had closed')
+    for (const answer of [big, after]) {
+      assert.match(answer, /^HTTP\/1\.1 503 /)
+      assert.match(answer, /"policy_code":"tunnel_offline"/)
+    }
+    // Over 64 KiB the body is not read for ids; a small one is.
+    assert.match(big, /"id":null/)
+    assert.match(after, /"id":"late"/)
+  })
+
+  it('answers a request it cannot parse, or an unknown expectation, with the envelope', async () => {
+    const garbage = await raw(port, 'NOT HTTP AT ALL\r\n\r\n')
+    assert.match(garbage, /^HTTP\/1\.1 400 /)
+    assert.match(garbage, /"policy_code":"invalid_request"/)
+    const expect = await raw(
+      port,
+      `POST /mcp HTTP/1.1\r\nHost: app--acme.localhost:${port}\r\nExpect: something-else\r\n` +
+        'Content-Type: application/json\r\nContent-Length: 2\r\n\r\n',
+    )
+    assert.ok(!burrowd.stderr.includes('burrowd listening'), 'the window had closed')
+    assert.match(expect, /^HTTP\/1\.1 503 /)
+    assert.match(expect, /"policy_code":"tunnel_offline"/)
   })
 
   it("refuses a tunnel client's upgrade with the envelope", async () => {

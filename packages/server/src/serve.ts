@@ -11,7 +11,11 @@ import { rejectUpgrade } from './broker/reject-upgrade.js'
 import { isNodeLinkPath } from './cluster/node-links.js'
 import type { ServerConfig } from './config.js'
 import { answerClientError, REQUEST_TIMEOUT_MS } from './http/answer-client-error.js'
-import { answerStarting, refuseStartingUpgrade } from './http/answer-starting.js'
+import {
+  answerStarting,
+  answerStartingExpectation,
+  refuseStartingUpgrade,
+} from './http/answer-starting.js'
 import { HttpError } from './http/http-error.js'
 import { sendApiError } from './http/responses.js'
 import { sendRefusal } from './http/send-refusal.js'
@@ -43,6 +47,8 @@ export async function serve(config: ServerConfig): Promise<void> {
   const refuseUpgrade = (_req: IncomingMessage, socket: Duplex) => refuseStartingUpgrade(socket)
   server.on('request', answerStarting)
   server.on('upgrade', refuseUpgrade)
+  server.on('checkExpectation', answerStartingExpectation)
+  server.on('clientError', answerClientError)
   const services = await wireServices({
     config,
     log,
@@ -57,6 +63,7 @@ export async function serve(config: ServerConfig): Promise<void> {
   const { port, registry, lookup, edge, broker, app } = services
   server.off('request', answerStarting)
   server.off('upgrade', refuseUpgrade)
+  server.off('checkExpectation', answerStartingExpectation)
   const memory =
     config.memoryReleaseSecs > 0
       ? new QuietMemoryRelease({ quietMs: config.memoryReleaseSecs * 1000, log })
@@ -111,7 +118,6 @@ export async function serve(config: ServerConfig): Promise<void> {
       internalError(failures, req, res, err, label !== null && label !== undefined),
     )
   })
-  server.on('clientError', answerClientError)
   // Node would answer an `Expect` other than 100-continue with a bare 417 of its own.
   server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
     const reason = `Expect: ${String(req.headers.expect).slice(0, 100)} is not supported; only 100-continue is`
