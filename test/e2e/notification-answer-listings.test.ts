@@ -11,7 +11,7 @@
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
 import { createServer, type IncomingMessage, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import { connect, type AddressInfo } from 'node:net'
 import { promisify } from 'node:util'
 import { after, before, describe, it } from 'node:test'
 import { publicFetch } from '../helpers/public-fetch.js'
@@ -34,11 +34,13 @@ interface Envelope {
 }
 
 /**
- * How the local server answers a POST with no request in it: a listing as JSON, as SSE, or padded
- * past what the edge reads of an answer (16 MiB); a page of HTML; `202` and no body (as the spec
+ * How the local server answers a POST with no request in it: a listing as JSON, as SSE (or as SSE
+ * after a notification, its blank line sent apart), or padded past what the edge reads of an
+ * answer (16 MiB); a page of HTML; `202` and no body (as the spec
  * asks); a notification of its own as JSON or SSE.
  */
-type Stray = 'json' | 'sse' | 'padded' | 'html' | 'accepted' | 'note-json' | 'note-sse'
+type Stray =
+  'json' | 'sse' | 'sse-split' | 'padded' | 'html' | 'accepted' | 'note-json' | 'note-sse'
 
 /** The local MCP server; `stray` says how it answers a POST that holds no request. */
 interface LocalServer {
@@ -94,6 +96,13 @@ async function startLocalServer(): Promise<LocalServer> {
           res.writeHead(200, { 'content-type': 'text/event-stream' })
           res.end(`event: message\ndata: ${JSON.stringify(listing)}\n\n`)
           return
+        case 'sse-split':
+          res.writeHead(200, { 'content-type': 'text/event-stream' })
+          res.write(
+            `event: message\ndata: ${note}\n\nevent: message\ndata: ${JSON.stringify(listing)}\n`,
+          )
+          setTimeout(() => res.end('\n'), 200)
+          return
         case 'padded': {
           const padded = { ...listing, result: { tools: TOOLS, pad: 'x'.repeat(17_000_000) } }
           res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(padded))
@@ -122,6 +131,22 @@ async function startLocalServer(): Promise<LocalServer> {
   return Object.assign(local, {
     url: `http://127.0.0.1:${port}/mcp`,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  })
+}
+
+/** One request written as `request` on a fresh connection: all it read until the close. */
+function rawExchange(port: number, request: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1')
+    let text = ''
+    socket.setEncoding('latin1')
+    socket.on('data', (chunk: string) => (text += chunk))
+    socket.once('close', () => resolve(text))
+    socket.once('error', (err: NodeJS.ErrnoException) =>
+      // A cut answer may end in a reset: what came before it is the answer.
+      err.code === 'ECONNRESET' ? undefined : reject(err),
+    )
+    socket.write(request)
   })
 }
 
@@ -225,6 +250,36 @@ describe('listings on the answer to a POST without a request', { timeout: 120_00
       assert.equal(answer.status, 502)
       assert.doesNotMatch(answer.text, /drop_table/)
     }
+  })
+
+  it('never lets an HTTP/1.0 agent read a cut SSE answer as complete', async () => {
+    // Found by a hostile review. An HTTP/1.0 answer ends where its connection closes, so an
+    // answer cut short looks whole; the listing's event, sent on up to its blank line, was then
+    // read (some readers dispatch an event the stream ends in). Such an agent, or nginx proxying
+    // with its default HTTP/1.0, now gets only the events that were complete and checked.
+    await setPolicy({})
+    local.stray = 'sse-split'
+    const { hostname, port } = new URL(tunnel.url)
+    const body = JSON.stringify(noRequest[0])
+    const answers = await Promise.all(
+      ['1.0', '1.1'].map((version) =>
+        rawExchange(
+          Number(port),
+          `POST /mcp HTTP/${version}\r\nHost: ${hostname}:${port}\r\n` +
+            'Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n' +
+            `Mcp-Protocol-Version: 2025-03-26\r\nContent-Length: ${body.length}\r\n` +
+            `Connection: close\r\n\r\n${body}`,
+        ),
+      ),
+    )
+    for (const answer of answers) {
+      assert.match(answer, /^HTTP\/1\.1 200 /)
+      assert.match(answer, /"notifications\/message"/)
+    }
+    assert.doesNotMatch(answers[0]!, /drop_table/)
+    // HTTP/1.1's chunked answer is passed as it comes and ends short, without its last chunk:
+    // the agent sees it cut, and never reads the listing's event whole.
+    assert.doesNotMatch(answers[1]!, /\r\n0\r\n\r\n$/)
   })
 
   it('cuts such an answer too large to read while the agent has a listing in flight', async () => {

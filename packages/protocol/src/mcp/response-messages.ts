@@ -101,6 +101,8 @@ export class ResponseMessages {
   #last: Uint8Array | null = null
   /** Bytes counted in `held` now. */
   #held = 0
+  /** SSE events written anew once complete, though nothing rewrites them (`writeWholeEvents`). */
+  #wholeEvents = false
 
   constructor(opts: ResponseMessagesOptions) {
     this.#opts = opts
@@ -186,6 +188,16 @@ export class ResponseMessages {
     return this.#body !== null && this.#opts.rewrite != null && !this.#overflowed
   }
 
+  /**
+   * Give SSE events to send only once each is complete, written anew as a rewritten stream's are,
+   * though nothing rewrites them. For an agent whose answer ends where its connection closes
+   * (HTTP/1.0): an answer cut in the middle of an event would look whole to it, and the part of
+   * the event it got (a listing lacking only its blank line) could be read.
+   */
+  writeWholeEvents(): void {
+    if (this.#opts.kind === 'sse') this.#wholeEvents = true
+  }
+
   /** Feed a chunk from the server; returns what to send the agent now. */
   push(chunk: Uint8Array): Uint8Array[] {
     if (this.#cut) return []
@@ -228,7 +240,9 @@ export class ResponseMessages {
       // Some readers dispatch the event a stream ends in without its blank line (httpx, after a
       // lone CR): one passed as it came is checked as if ended, and cut if it must be.
       const unended =
-        this.#opts.cutsOn && !this.#opts.rewrite && !parser.atBoundary ? parser.push(ENDS) : []
+        this.#opts.cutsOn && !this.#opts.rewrite && !this.#wholeEvents && !parser.atBoundary
+          ? parser.push(ENDS)
+          : []
       const out = this.#events([...unended, ...parser.end()], null, false)
       this.release()
       return out
@@ -270,7 +284,7 @@ export class ResponseMessages {
     if (this.#take(now - this.#held)) return
     this.#overBudget = true
     this.#opts.onCut?.()
-    if (this.#opts.rewrite) parser.discard()
+    if (this.#opts.rewrite || this.#wholeEvents) parser.discard()
     else this.#sse = null
     this.#give()
   }
@@ -338,7 +352,7 @@ export class ResponseMessages {
    */
   #events(events: readonly SseEvent[], raw: Uint8Array | null, unread: boolean): Uint8Array[] {
     if (this.#sse && raw) this.#countSse(this.#sse)
-    if (!this.#opts.rewrite) {
+    if (!this.#opts.rewrite && !this.#wholeEvents) {
       for (const e of events) if (e.data !== '') this.#messages(e.data)
       // The chunk that completes an event to cut is not sent: the agent never reads it whole.
       if (this.#cut) return []

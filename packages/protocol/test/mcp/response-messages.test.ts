@@ -255,6 +255,29 @@ describe('ResponseMessages', () => {
     assert.equal(batch.cut, true)
   })
 
+  it('gives only complete events to send when told to write whole events (HTTP/1.0 agents)', () => {
+    const stray = (m: ClassifiedMessage) => m.kind === 'response' && m.id !== 1
+    const listing = '{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"drop"}]}}'
+    const answer = '{"jsonrpc":"2.0","id":1,"result":{"content":[]}}'
+    const sse = new ResponseMessages({ kind: 'sse', cutsOn: stray })
+    sse.writeWholeEvents()
+    // Nothing of an event goes before its blank line: the listing's line is never sent.
+    assert.deepEqual(sse.push(Buffer.from(`data: ${answer.slice(0, 10)}`)), [])
+    const first = text(sse.push(Buffer.from(`${answer.slice(10)}\n\ndata: ${listing}\n`)))
+    assert.equal(first, `data: ${answer}\n\n`)
+    assert.deepEqual(sse.push(Buffer.from('\n')), [])
+    assert.equal(sse.cut, true)
+    // An event the stream ends in without its blank line is dropped, not completed.
+    const unended = new ResponseMessages({ kind: 'sse', cutsOn: stray })
+    unended.writeWholeEvents()
+    assert.deepEqual(unended.push(Buffer.from(`data: ${answer}`)), [])
+    assert.deepEqual(unended.end(), [])
+    // A JSON answer is not affected.
+    const json = new ResponseMessages({ kind: 'json', cutsOn: stray })
+    json.writeWholeEvents()
+    assert.equal(text([...json.push(Buffer.from(answer)), ...json.end()]), answer)
+  })
+
   it('cuts what it could not read where it would end a message, while told it may not pass', () => {
     const stray = (m: ClassifiedMessage) => m.kind === 'response' && m.id !== 1
     const body = Buffer.from(`{"jsonrpc":"2.0","id":1,${' '.repeat(64)}"result":{}}`)

@@ -190,6 +190,11 @@ function deliver(stream: MuxStream, res: ServerResponse, ctx: RelayContext): () 
       ctx.record.answerCut()
     }
     shaper = shaped
+    // An HTTP/1.0 answer ends where its connection closes, so one cut short looks whole: where
+    // stray listings are cut, such an agent gets each SSE event once it is complete and checked.
+    if (shaped?.cutsStrays && kind === 'sse' && res.req.httpVersionMinor === 0) {
+      shaped.writeWholeEvents()
+    }
     // Whatever way the answer ends, its copy is given back.
     if (shaped) res.once('close', () => shaped.release())
     const headers = agentResponseHeaders(
