@@ -242,18 +242,20 @@ function filtersListings(governance: TunnelGovernance | null, rug: RugPull | nul
  * of its own and that the policy did not check: one with an id and a `result.tools` array that
  * answers none of `rpc`'s requests, or that is not valid JSON-RPC (an `error` beside the result,
  * a method that is not a string: strict SDKs drop it, lenient ones such as Python's read it, and
- * the policy filters only valid answers). A GET (`rpc` null) replays valid listings, which are
+ * the policy filters only valid answers), or a request carrying one (a string method beside it). A GET (`rpc` null) replays valid listings, which are
  * filtered instead.
  */
 function strayListing(rpc: JsonRpcBody | null): (m: ClassifiedMessage) => boolean {
   // Built at the first listing seen: most answers hold none.
   let asked: Set<string> | null = null
   return (m) => {
-    if (m.kind !== 'response' && m.kind !== 'invalid') return false
+    if (m.kind === 'notification') return false
     const value = m.value as Readonly<Record<string, unknown>> | null
     if (typeof value !== 'object' || value === null || Array.isArray(value)) return false
     if (value.id === null || value.id === undefined || !hasToolsArray(value)) return false
-    if (m.kind === 'invalid') return true
+    // A request never carries a result: one that does is read as an answer by agents that look
+    // for `result` first.
+    if (m.kind === 'invalid' || m.kind === 'request') return true
     if (rpc === null || m.id === null) return false
     asked ??= new Set(rpc.messages.flatMap((r) => (r.kind === 'request' ? [answerKey(r.id)] : [])))
     return !asked.has(answerKey(m.id))

@@ -312,6 +312,9 @@ describe('answerShaper', () => {
     const forms = {
       'an error beside the result': `{"jsonrpc":"2.0","id":1,"result":{"tools":${tools}},"error":null}`,
       'a method that is not a string': `{"jsonrpc":"2.0","id":1,"method":5,"result":{"tools":${tools}}}`,
+      // Valid as a request, which never carries a result: readers that look for `result` first
+      // take it for an answer (found by a hostile review).
+      'a string method beside the result': `{"jsonrpc":"2.0","id":1,"method":"x","result":{"tools":${tools}}}`,
       'NaN, which JSON.parse refuses': `{"jsonrpc":"2.0","id":1,"result":{"tools":${tools},"n":NaN}}`,
       'Infinity in a batch': `[{"jsonrpc":"2.0","id":1,"result":{"tools":${tools},"n":-Infinity}}]`,
     }
