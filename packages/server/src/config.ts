@@ -14,6 +14,7 @@ import { bad, httpUrlOf, read, type Env } from './config-env.js'
 import { DEFAULT_TRUSTED_PROXIES, parseProxyEntry } from './http/client-addresses.js'
 import { DATABASE_URL_FORMS, parseDatabaseUrl, redactDatabaseUrl } from './store/database-target.js'
 import { redactUrl } from './redact-url.js'
+import { DEFAULT_DATABASE_TIMEOUT_SECS } from './store/bounded-pg-pool.js'
 
 export { ConfigError } from './config-error.js'
 export type { BillingSettings } from './config-billing.js'
@@ -50,6 +51,11 @@ export interface ServerConfig {
   readonly dataDir: string
   /** `BURROW_DATABASE_URL` as given, or null for SQLite at `<dataDir>/burrow.db`. */
   readonly databaseUrl: string | null
+  /**
+   * How long a PostgreSQL connection or query may take before the request needing it fails with
+   * 503 (`BURROW_DATABASE_TIMEOUT_SECS`; store/bounded-pg-pool.ts).
+   */
+  readonly databaseTimeoutSecs: number
   /** Largest request body accepted on the public edge, in bytes (`BURROW_MAX_BODY_BYTES`). */
   readonly maxBodyBytes: number
   /** How long a dropped tunnel keeps its hostname and sessions for a resume (`BURROW_RESUME_GRACE_SECS`). */
@@ -134,6 +140,12 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     publicPort: parsePublicPort(read(env, 'BURROW_PUBLIC_PORT'), local ? listen.port : null),
     dataDir: resolve(cwd, read(env, 'BURROW_DATA_DIR') ?? '.burrow'),
     databaseUrl,
+    databaseTimeoutSecs: boundedInt(
+      env,
+      'BURROW_DATABASE_TIMEOUT_SECS',
+      DEFAULT_DATABASE_TIMEOUT_SECS,
+      3600,
+    ),
     maxBodyBytes: positiveInt(env, 'BURROW_MAX_BODY_BYTES', 4 * 1024 * 1024),
     resumeGraceSecs: positiveInt(env, 'BURROW_RESUME_GRACE_SECS', 30),
     queueWaitMs: positiveInt(env, 'BURROW_QUEUE_WAIT_MS', 5000),
@@ -234,6 +246,17 @@ function positiveInt(env: Env, name: string, fallback: number): number {
   const number = /^\d+$/.test(value) ? Number(value) : NaN
   if (!(number >= 1 && Number.isSafeInteger(number))) {
     throw bad(name, value, `a whole number of at least 1 (default ${fallback})`)
+  }
+  return number
+}
+
+/** `positiveInt`, at most `max` (a timer's milliseconds must fit in 32 bits). */
+function boundedInt(env: Env, name: string, fallback: number, max: number): number {
+  const value = read(env, name)
+  if (value === undefined) return fallback
+  const number = /^\d+$/.test(value) ? Number(value) : NaN
+  if (!(number >= 1 && number <= max)) {
+    throw bad(name, value, `a whole number from 1 to ${max} (default ${fallback})`)
   }
   return number
 }

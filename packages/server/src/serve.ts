@@ -11,6 +11,7 @@ import { rejectUpgrade } from './broker/reject-upgrade.js'
 import { isNodeLinkPath } from './cluster/node-links.js'
 import type { ServerConfig } from './config.js'
 import { answerClientError, REQUEST_TIMEOUT_MS } from './http/answer-client-error.js'
+import { answerFailure } from './http/answer-failure.js'
 import {
   answerStarting,
   answerStartingExpectation,
@@ -19,12 +20,7 @@ import {
 import { HttpError } from './http/http-error.js'
 import { sendApiError } from './http/responses.js'
 import { sendRefusal } from './http/send-refusal.js'
-import { refusedIdsOf } from './edge/request-ids.js'
 import { FailureLog } from './observability/failure-log.js'
-import {
-  isSharedStateUnavailable,
-  SHARED_STATE_RETRY_AFTER_S,
-} from './store/shared-state-unavailable.js'
 import { publicUrlFor, serviceUrlFor } from './public-url.js'
 import { QuietMemoryRelease } from './runtime/quiet-memory-release.js'
 import { wireServices } from './wire-services.js'
@@ -115,7 +111,7 @@ export async function serve(config: ServerConfig): Promise<void> {
           .handleDomain(req, res, host)
           .then((answered) => (answered ? undefined : app.handle(req, res)))
     done.catch((err: Error) =>
-      internalError(failures, req, res, err, label !== null && label !== undefined),
+      answerFailure(failures, req, res, err, label !== null && label !== undefined),
     )
   })
   // Node would answer an `Expect` other than 100-continue with a bare 417 of its own.
@@ -203,45 +199,6 @@ function hostOf(req: IncomingMessage): string {
 
 function formatHost(host: string): string {
   return host.includes(':') ? `[${host}]` : host
-}
-
-/**
- * A handler failed: the caller gets an answer in its own shape (the edge's envelope on a tunnel's
- * host, the API's error object under `/api/`, a plain page elsewhere), and the stack goes to the
- * log only.
- */
-function internalError(
-  failures: FailureLog,
-  req: IncomingMessage,
-  res: ServerResponse,
-  err: Error,
-  onTunnel: boolean,
-): void {
-  failures.failed(err)
-  if (res.headersSent) {
-    res.destroy()
-    return
-  }
-  const reason = 'burrowd failed to handle the request; it was logged'
-  // The refused request's ids, when its body was read: the agent's SDK can match the error.
-  const id = refusedIdsOf(req)
-  if (onTunnel && isSharedStateUnavailable(err)) {
-    sendRefusal(
-      res,
-      'tunnel_offline',
-      'service unavailable',
-      'burrowd cannot reach the state its nodes share (Redis) to route and count this call; ' +
-        `try again in ${SHARED_STATE_RETRY_AFTER_S} s`,
-      { id, headers: { 'retry-after': String(SHARED_STATE_RETRY_AFTER_S) } },
-    )
-  } else if (onTunnel) {
-    sendRefusal(res, 'tunnel_offline', 'internal error', reason, { id })
-  } else if ((req.url ?? '').startsWith('/api/')) {
-    sendApiError(res, new HttpError(500, 'internal', reason))
-  } else {
-    res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' })
-    res.end(`Internal error: ${reason}.\n`)
-  }
 }
 
 function stopped(log: Logger): Promise<void> {

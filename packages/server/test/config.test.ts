@@ -41,6 +41,7 @@ describe('loadConfig', () => {
       publicPort: 7100,
       dataDir: '/srv/burrow/.burrow',
       databaseUrl: null,
+      databaseTimeoutSecs: 15,
       maxBodyBytes: 4194304,
       resumeGraceSecs: 30,
       queueWaitMs: 5000,
@@ -314,6 +315,20 @@ describe('loadConfig', () => {
       assert.equal(load({ BURROW_MEMORY_RELEASE_SECS: '300' }).memoryReleaseSecs, 300)
       for (const value of ['-5', '1.5', 'ten', '1e3', '99999999999999999999']) {
         refuses({ BURROW_MEMORY_RELEASE_SECS: value }, 'BURROW_MEMORY_RELEASE_SECS', '0 or more')
+      }
+    })
+
+    it('reads BURROW_DATABASE_TIMEOUT_SECS from 1 to 3600 s, 15 by default', () => {
+      assert.equal(load({}).databaseTimeoutSecs, 15)
+      assert.equal(load({ BURROW_DATABASE_TIMEOUT_SECS: '1' }).databaseTimeoutSecs, 1)
+      assert.equal(load({ BURROW_DATABASE_TIMEOUT_SECS: '3600' }).databaseTimeoutSecs, 3600)
+      // Past 3600 the milliseconds could overflow a timer's 32 bits, which fires at once.
+      for (const value of ['0', '3601', '-5', '1.5', 'ten', '1e3', '99999999999999999999']) {
+        refuses(
+          { BURROW_DATABASE_TIMEOUT_SECS: value },
+          'BURROW_DATABASE_TIMEOUT_SECS',
+          'whole number from 1 to 3600',
+        )
       }
     })
 

@@ -10,9 +10,10 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Duplex } from 'node:stream'
-import { refusalIdsOf, type RefusedId } from '@burrow/protocol'
+import type { RefusedId } from '@burrow/protocol'
 import { rejectUpgrade } from '../broker/reject-upgrade.js'
 import { HttpError } from './http-error.js'
+import { idsOfUnreadBody } from './ids-of-unread-body.js'
 import { sendApiError } from './responses.js'
 import { sendRefusal } from './send-refusal.js'
 
@@ -21,9 +22,6 @@ export const STARTING_RETRY_AFTER_S = 1
 
 const REASON = `burrowd is starting; try again in ${STARTING_RETRY_AFTER_S} s`
 const RETRY = { 'retry-after': String(STARTING_RETRY_AFTER_S) }
-
-/** The most of a `/mcp` body read for the ids its envelope answers; past it, the id is null. */
-export const STARTING_BODY_READ_BYTES = 64 * 1024
 
 /** Answer `req` while burrowd starts. */
 export function answerStarting(req: IncomingMessage, res: ServerResponse): void {
@@ -57,41 +55,24 @@ function answer(req: IncomingMessage, res: ServerResponse, readBody: boolean): v
 }
 
 /**
- * The envelope for a `/mcp` request, with the refused id(s) when its body is at most
- * `STARTING_BODY_READ_BYTES`; a larger body is read and thrown away, the envelope ended once it
- * has arrived (ending sooner would reset the connection under an agent still sending).
+ * The envelope for a `/mcp` request, with the refused id(s) read from its body when it is not
+ * larger than `REFUSAL_BODY_READ_BYTES` (ids-of-unread-body.ts); with an unknown `Expect`, whose
+ * body may never come, at once and without.
  */
 function refuseMcp(req: IncomingMessage, res: ServerResponse, readBody: boolean): void {
-  let answered = false
-  const send = (id: RefusedId | RefusedId[]) => {
-    if (answered) return
-    answered = true
+  const send = (id: RefusedId | RefusedId[]) =>
     sendRefusal(res, 'tunnel_offline', 'service starting', REASON, {
       id,
       headers: RETRY,
       close: true,
       endAfter: readBody ? req : undefined,
     })
-  }
   if (!readBody) {
     send(null)
     req.resume()
     return
   }
-  const chunks: Buffer[] = []
-  let size = 0
-  req.on('data', (chunk: Buffer) => {
-    if (answered) return
-    size += chunk.length
-    if (size > STARTING_BODY_READ_BYTES) {
-      chunks.length = 0
-      send(null)
-    } else {
-      chunks.push(chunk)
-    }
-  })
-  req.once('end', () => send(refusalIdsOf(Buffer.concat(chunks))))
-  req.once('error', () => res.destroy())
+  idsOfUnreadBody(req, send, () => res.destroy())
 }
 
 /** Refuse an upgrade (a tunnel client connecting) while burrowd starts. */

@@ -55,6 +55,9 @@ Environment (an empty value counts as unset):
   BURROW_PUBLIC_PORT       port in public URLs (the listen port for *localhost zones, else none)
   BURROW_DATA_DIR          directory for burrowd's files (./.burrow)
   BURROW_DATABASE_URL      postgres://... or sqlite:<path> (SQLite at <data dir>/burrow.db)
+  BURROW_DATABASE_TIMEOUT_SECS
+                           seconds a PostgreSQL connection or query may take before the
+                           request needing it gets 503 (15)
   BURROW_MAX_BODY_BYTES    largest public request body in bytes (4194304)
   BURROW_RESUME_GRACE_SECS seconds a dropped tunnel keeps its name and sessions (30)
   BURROW_QUEUE_WAIT_MS     milliseconds a request waits for a reconnecting tunnel (5000)

@@ -9,7 +9,7 @@ import { dirname } from 'node:path'
 import SqliteDatabase from 'better-sqlite3'
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely'
 import type { Dialect } from 'kysely'
-import pg from 'pg'
+import { boundedPgPool, DEFAULT_DATABASE_TIMEOUT_SECS } from './bounded-pg-pool.js'
 import { databaseTarget, describeDatabaseTarget } from './database-target.js'
 import type { DatabaseTarget } from './database-target.js'
 import { DatabaseUnavailableError } from './database-unavailable-error.js'
@@ -37,39 +37,56 @@ const SQLITE_BUSY_TIMEOUT_MS = 5000
  * it cannot be opened, reached or migrated.
  */
 export async function openStore(
-  config: { readonly databaseUrl: string | null; readonly dataDir: string },
+  config: {
+    readonly databaseUrl: string | null
+    readonly dataDir: string
+    /** How long a PostgreSQL connection or query may take (`BURROW_DATABASE_TIMEOUT_SECS`). */
+    readonly databaseTimeoutSecs?: number
+  },
   options: OpenStoreOptions = {},
 ): Promise<Store> {
   const target = databaseTarget(config)
   let store: Store
+  let bound: (() => void) | undefined
   try {
-    const { dialect, onClose } = createDialect(target)
-    const storeOptions: StoreOptions = { onClose, ...(options.now ? { now: options.now } : {}) }
-    store = new Store(new Kysely<Database>({ dialect }), storeOptions)
+    const timeoutMs = (config.databaseTimeoutSecs ?? DEFAULT_DATABASE_TIMEOUT_SECS) * 1000
+    const created = createDialect(target, timeoutMs)
+    bound = created.bound
+    const storeOptions: StoreOptions = {
+      onClose: created.onClose,
+      ...(options.now ? { now: options.now } : {}),
+    }
+    store = new Store(new Kysely<Database>({ dialect: created.dialect }), storeOptions)
   } catch (error) {
     throw new DatabaseUnavailableError(describeDatabaseTarget(target), error)
   }
+  const migrating = options.migrate ?? true
   try {
-    if (options.migrate ?? true) await migrateToLatest(store.db)
+    if (migrating) await migrateToLatest(store.db)
     else await sql`select 1`.execute(store.db)
   } catch (error) {
     await store.close().catch(() => {})
     throw new DatabaseUnavailableError(describeDatabaseTarget(target), error)
   }
+  // Migrations may rightly run long; what follows them is bounded (`burrowd migrate`, which
+  // opens without migrating and then migrates, is not).
+  if (migrating) bound?.()
   return store
 }
 
-function createDialect(target: DatabaseTarget): {
+function createDialect(
+  target: DatabaseTarget,
+  timeoutMs: number,
+): {
   dialect: Dialect
   onClose: () => void
+  /** Bound every query from now on (PostgreSQL; SQLite is a local file that does not stall). */
+  bound?: () => void
 } {
   if (target.dialect === 'postgres') {
-    const pool = new pg.Pool({ connectionString: target.url })
-    // An idle connection dropped by the server must not crash burrowd: the pool discards it and
-    // the next query opens a new one (and reports its own error if the server is still away).
-    pool.on('error', () => {})
+    const pool = boundedPgPool(target.url, timeoutMs)
     // Kysely's destroy ends the pool.
-    return { dialect: new PostgresDialect({ pool }), onClose: () => {} }
+    return { dialect: new PostgresDialect({ pool }), onClose: () => {}, bound: () => pool.bound() }
   }
   if (target.path !== ':memory:') mkdirSync(dirname(target.path), { recursive: true })
   const database = new SqliteDatabase(target.path)

@@ -1,0 +1,84 @@
+/**
+ * The PostgreSQL pool burrowd's store uses, bounded in time: a PostgreSQL that stalls (frozen,
+ * swapping, behind a network that drops packets, or accepting connections and never answering)
+ * fails the requests that need it after `BURROW_DATABASE_TIMEOUT_SECS`, which are answered `503`
+ * with `Retry-After` (database-stalled.ts), rather than holding each of them, and its body, for
+ * as long as the stall lasts. Found by a hostile review, as Redis's stall was before it.
+ *
+ * Getting a connection (from the pool, or a new one with its start-up exchange) waits at most the
+ * bound (pg's `connectionTimeoutMillis`); so does each query once `bound()` was called, which
+ * `openStore` does after the migrations, which may rightly run long. A query that timed out may
+ * still be running on its connection, whose next query would wait behind it: that connection is
+ * destroyed when it is released, not handed out again. A statement that timed out may still
+ * complete on the server (a purge's `DELETE` is then done, though it failed here).
+ */
+import type { PostgresCursor, PostgresPool, PostgresPoolClient, PostgresQueryResult } from 'kysely'
+import pg from 'pg'
+
+/** Seconds a PostgreSQL connection or query may take by default (`BURROW_DATABASE_TIMEOUT_SECS`). */
+export const DEFAULT_DATABASE_TIMEOUT_SECS = 15
+
+/** pg's message for a query that outlived `query_timeout`. */
+export const QUERY_TIMEOUT_MESSAGE = 'Query read timeout'
+
+/** A pool Kysely's `PostgresDialect` takes, whose queries can be bounded once open. */
+export interface BoundedPgPool extends PostgresPool {
+  /** From now on, every query fails after the bound. */
+  bound(): void
+}
+
+/** A pg pool on `url` whose connections (and, once `bound()`, queries) wait at most `timeoutMs`. */
+export function boundedPgPool(url: string, timeoutMs: number): BoundedPgPool {
+  const pool = new pg.Pool({ connectionString: url, connectionTimeoutMillis: timeoutMs })
+  // An idle connection dropped by the server must not crash burrowd: the pool discards it and
+  // the next query opens a new one (and reports its own error if the server is still away).
+  pool.on('error', () => {})
+  let queryTimeoutMs = 0
+  /** One wrapper per pg client (Kysely keeps its connections by client), with its last failure. */
+  const wrappers = new WeakMap<
+    pg.PoolClient,
+    { client: PostgresPoolClient; failed: Error | null }
+  >()
+  return {
+    bound() {
+      queryTimeoutMs = timeoutMs
+    },
+    async connect() {
+      const raw = await pool.connect()
+      let entry = wrappers.get(raw)
+      if (entry === undefined) {
+        const state: { client: PostgresPoolClient; failed: Error | null } = {
+          failed: null,
+          client: {
+            query: ((text: string | PostgresCursor<unknown>, values?: readonly unknown[]) => {
+              // A cursor (Kysely's streams) goes as it came.
+              if (typeof text !== 'string') return raw.query(text as never)
+              const config: pg.QueryConfig & { query_timeout?: number } = {
+                text,
+                values: values as unknown[],
+              }
+              if (queryTimeoutMs > 0) config.query_timeout = queryTimeoutMs
+              return raw.query(config).then(
+                (result) => result as unknown as PostgresQueryResult<unknown>,
+                (err: Error) => {
+                  if (err.message === QUERY_TIMEOUT_MESSAGE) state.failed = err
+                  throw err
+                },
+              )
+            }) as PostgresPoolClient['query'],
+            release() {
+              const failed = state.failed
+              state.failed = null
+              // A connection whose query timed out is closed, not reused.
+              raw.release(failed ?? undefined)
+            },
+          },
+        }
+        entry = state
+        wrappers.set(raw, entry)
+      }
+      return entry.client
+    },
+    end: () => pool.end(),
+  }
+}
