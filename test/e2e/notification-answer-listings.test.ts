@@ -11,10 +11,11 @@
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
 import { createServer, type IncomingMessage, type Server } from 'node:http'
-import { connect, type AddressInfo } from 'node:net'
+import type { AddressInfo } from 'node:net'
 import { promisify } from 'node:util'
 import { after, before, describe, it } from 'node:test'
 import { publicFetch } from '../helpers/public-fetch.js'
+import { rawExchange } from '../helpers/raw-http.js'
 import { BURROWD, startClient, startService, type Service } from '../helpers/stack.js'
 import type { Child } from '../helpers/child.js'
 import { bearerApi } from '../helpers/web-client.js'
@@ -131,22 +132,6 @@ async function startLocalServer(): Promise<LocalServer> {
   return Object.assign(local, {
     url: `http://127.0.0.1:${port}/mcp`,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  })
-}
-
-/** One request written as `request` on a fresh connection: all it read until the close. */
-function rawExchange(port: number, request: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1')
-    let text = ''
-    socket.setEncoding('latin1')
-    socket.on('data', (chunk: string) => (text += chunk))
-    socket.once('close', () => resolve(text))
-    socket.once('error', (err: NodeJS.ErrnoException) =>
-      // A cut answer may end in a reset: what came before it is the answer.
-      err.code === 'ECONNRESET' ? undefined : reject(err),
-    )
-    socket.write(request)
   })
 }
 

@@ -15,6 +15,7 @@ import { after, before, describe, it } from 'node:test'
 import { startChild, type Child } from '../helpers/child.js'
 import { freePort } from '../helpers/free-port.js'
 import { publicFetch } from '../helpers/public-fetch.js'
+import { rawExchange as raw } from '../helpers/raw-http.js'
 import { BURROWD } from '../helpers/stack.js'
 
 /** Resolves once something listens on `port` (burrowd bound it). */
@@ -28,19 +29,6 @@ async function bound(port: number): Promise<void> {
     if (open) return
     await new Promise((resolve) => setTimeout(resolve, 10))
   }
-}
-
-/** A raw HTTP/1.1 exchange on a fresh connection: the answer's text (head and body). */
-function raw(port: number, request: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1')
-    let text = ''
-    socket.setEncoding('latin1')
-    socket.on('data', (chunk: string) => (text += chunk))
-    socket.once('end', () => resolve(text))
-    socket.once('error', reject)
-    socket.write(request)
-  })
 }
 
 describe('a starting burrowd answers that it is starting', { timeout: 60_000 }, () => {
@@ -124,16 +112,7 @@ describe('a starting burrowd answers that it is starting', { timeout: 60_000 }, 
     const late = JSON.stringify({ jsonrpc: '2.0', id: 'late', method: 'tools/list' })
     const [big, after] = await Promise.all([
       raw(port, head(Buffer.byteLength(large)) + large),
-      new Promise<string>((resolve, reject) => {
-        const socket = connect(port, '127.0.0.1')
-        let text = ''
-        socket.setEncoding('latin1')
-        socket.on('data', (chunk: string) => (text += chunk))
-        socket.once('end', () => resolve(text))
-        socket.once('error', reject)
-        socket.write(head(Buffer.byteLength(late)))
-        setTimeout(() => socket.write(late), 200)
-      }),
+      raw(port, head(Buffer.byteLength(late)), { text: late, afterMs: 200 }),
     ])
     assert.ok(!burrowd.stderr.includes('burrowd listening'), 'the window had closed')
     for (const answer of [big, after]) {

@@ -53,3 +53,28 @@ export function rawRequest(port: number, head: readonly string[], body = ''): Pr
     )
   })
 }
+
+/**
+ * Write `request` (bytes as given: any request line, any framing) to 127.0.0.1:`port`, and
+ * `later` after `laterMs` when given (a body that comes after its head); all that was read until
+ * the connection closed, as latin1 text. A reset ends it too: what came before it is the answer
+ * (an answer cut short may end so).
+ */
+export function rawExchange(
+  port: number,
+  request: string,
+  later?: { readonly text: string; readonly afterMs: number },
+): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1')
+    let text = ''
+    socket.setEncoding('latin1')
+    socket.on('data', (chunk: string) => (text += chunk))
+    socket.once('close', () => resolve(text))
+    socket.once('error', (err: NodeJS.ErrnoException) =>
+      err.code === 'ECONNRESET' ? undefined : reject(err),
+    )
+    socket.write(request)
+    if (later) setTimeout(() => socket.writable && socket.write(later.text), later.afterMs)
+  })
+}
