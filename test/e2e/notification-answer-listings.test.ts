@@ -41,7 +41,15 @@ interface Envelope {
  * asks); a notification of its own as JSON or SSE.
  */
 type Stray =
-  'json' | 'sse' | 'sse-split' | 'padded' | 'html' | 'accepted' | 'note-json' | 'note-sse'
+  | 'json'
+  | 'json-split'
+  | 'sse'
+  | 'sse-split'
+  | 'padded'
+  | 'html'
+  | 'accepted'
+  | 'note-json'
+  | 'note-sse'
 
 /** The local MCP server; `stray` says how it answers a POST that holds no request. */
 interface LocalServer {
@@ -103,6 +111,12 @@ async function startLocalServer(): Promise<LocalServer> {
             `event: message\ndata: ${note}\n\nevent: message\ndata: ${JSON.stringify(listing)}\n`,
           )
           setTimeout(() => res.end('\n'), 200)
+          return
+        case 'json-split':
+          res.writeHead(200, { 'content-type': 'application/json' })
+          res.write(JSON.stringify(listing))
+          setTimeout(() => res.write('\n'), 200)
+          setTimeout(() => res.end(), 400)
           return
         case 'padded': {
           const padded = { ...listing, result: { tools: TOOLS, pad: 'x'.repeat(17_000_000) } }
@@ -265,6 +279,24 @@ describe('listings on the answer to a POST without a request', { timeout: 120_00
     // HTTP/1.1's chunked answer is passed as it comes and ends short, without its last chunk:
     // the agent sees it cut, and never reads the listing's event whole.
     assert.doesNotMatch(answers[1]!, /\r\n0\r\n\r\n$/)
+  })
+
+  it('never lets an HTTP/1.0 agent read a cut JSON answer whole', async () => {
+    // Found by a hostile review: a JSON answer only tapped held back its last chunk, and a
+    // server that sent whitespace after its listing had the listing itself go; cut there, the
+    // answer ended where the connection closed, which to an HTTP/1.0 agent is a complete answer.
+    await setPolicy({})
+    local.stray = 'json-split'
+    const { hostname, port } = new URL(tunnel.url)
+    const body = JSON.stringify(noRequest[0])
+    const answer = await rawExchange(
+      Number(port),
+      `POST /mcp HTTP/1.0\r\nHost: ${hostname}:${port}\r\n` +
+        'Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n' +
+        `Mcp-Protocol-Version: 2025-03-26\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+    )
+    assert.match(answer, /^HTTP\/1\.1 502 /)
+    assert.doesNotMatch(answer, /drop_table/)
   })
 
   it('cuts such an answer too large to read while the agent has a listing in flight', async () => {

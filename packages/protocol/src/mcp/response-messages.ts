@@ -58,8 +58,8 @@ export interface ResponseMessagesOptions {
   /**
    * True for a message that may never reach the agent (an answer to a listing the request did
    * not make): the answer is `cut` where it stands, before the bytes that would complete that
-   * message reach the agent. A JSON body only tapped then holds back its last chunk until it has
-   * been read whole.
+   * message reach the agent. A JSON body only tapped then holds back its last chunk (with any
+   * chunks of whitespace only after it) until it has been read whole.
    */
   readonly cutsOn?: ((message: ClassifiedMessage) => boolean) | null
   /**
@@ -84,6 +84,11 @@ const encoder = new TextEncoder()
 const ENDS = encoder.encode('\n\n')
 const decoder = new TextDecoder()
 
+/** True when `chunk` holds nothing but JSON's whitespace (a JSON value cannot end in it). */
+function jsonWhitespace(chunk: Uint8Array): boolean {
+  return chunk.every((b) => b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09)
+}
+
 /** One response's messages. */
 export class ResponseMessages {
   readonly #opts: ResponseMessagesOptions
@@ -97,8 +102,11 @@ export class ResponseMessages {
   #unparsed = false
   #released = false
   #cut = false
-  /** With `cutsOn`, the last chunk of a JSON body only tapped, held back until the next. */
-  #last: Uint8Array | null = null
+  /**
+   * With `cutsOn`, the last chunk of a JSON body only tapped, held back until the next that is
+   * not whitespace only, with the chunks of whitespace after it: the JSON may end in it.
+   */
+  #last: Uint8Array[] = []
   /** Bytes counted in `held` now. */
   #held = 0
   /** SSE events written anew once complete, though nothing rewrites them (`writeWholeEvents`). */
@@ -146,7 +154,7 @@ export class ResponseMessages {
   release(): void {
     this.#released = true
     this.#body = null
-    this.#last = null
+    this.#last = []
     this.#sse = null
     this.#give()
   }
@@ -216,21 +224,25 @@ export class ResponseMessages {
     if (!fits || !this.#take(chunk.length)) {
       this.#overflowed = true
       this.#overBudget = fits
-      const held = this.#opts.rewrite ? this.#body.chunks : this.#last ? [this.#last] : []
+      const held = this.#opts.rewrite ? this.#body.chunks : this.#last
       this.#body = null
-      this.#last = null
+      this.#last = []
       this.#give()
       this.#opts.onCut?.()
       if (this.#opts.rewrite || !this.#opts.cutsOn) return [...held, chunk]
-      this.#last = chunk // still held back, for the check at the end
-      return held
+      this.#last = held // the end is still held back, for the check at the end
+      return this.#unread(chunk)
     }
     this.#body.push(chunk)
     if (this.#opts.rewrite) return []
     if (!this.#opts.cutsOn) return [chunk]
+    if (this.#last.length > 0 && jsonWhitespace(chunk)) {
+      this.#last.push(chunk)
+      return []
+    }
     const before = this.#last
-    this.#last = chunk
-    return before ? [before] : []
+    this.#last = [chunk]
+    return before
   }
 
   /** The server's body ended; returns what is left to send. */
@@ -250,13 +262,14 @@ export class ResponseMessages {
     if (this.#body === null) {
       // A JSON body that passed its bound unread ends with the chunk it held back.
       const last = this.#last
-      this.#last = null
-      if (last === null) return []
+      this.#last = []
+      this.#give()
+      if (last.length === 0) return []
       if (this.#opts.cutsUnread?.()) {
         this.#cut = true
         return []
       }
-      return [last]
+      return last
     }
     const body = this.#body
     const last = this.#last
@@ -265,7 +278,7 @@ export class ResponseMessages {
     if (bytes.length === 0) return [] // nothing to read, nothing that could be read otherwise
     const rewritten = this.#messages(decoder.decode(bytes))
     if (this.#cut) return []
-    if (!this.#opts.rewrite) return last ? [last] : []
+    if (!this.#opts.rewrite) return last
     return [rewritten === null ? bytes : encoder.encode(rewritten)]
   }
 
@@ -327,9 +340,21 @@ export class ResponseMessages {
   #unread(chunk: Uint8Array): Uint8Array[] {
     if (!this.#opts.cutsOn || this.#opts.rewrite || this.#released) return [chunk]
     if (this.#opts.kind === 'json') {
+      if (this.#last.length > 0 && jsonWhitespace(chunk)) {
+        // Held with the chunk before it, and counted: a server could send it without end.
+        if (this.#take(chunk.length)) {
+          this.#last.push(chunk)
+          return []
+        }
+        if (this.#opts.cutsUnread?.()) {
+          this.#cut = true
+          return []
+        }
+      }
       const before = this.#last
-      this.#last = chunk
-      return before ? [before] : []
+      this.#last = [chunk]
+      this.#give()
+      return before
     }
     if (this.#opts.kind === 'sse' && this.#opts.cutsUnread?.()) {
       this.#cut = true

@@ -278,6 +278,53 @@ describe('ResponseMessages', () => {
     assert.equal(text([...json.push(Buffer.from(answer)), ...json.end()]), answer)
   })
 
+  it("holds back a JSON body's last chunk with the whitespace after it (HTTP/1.0 agents)", () => {
+    // Found by a hostile review: a server that sent its listing, then a chunk of whitespace, got
+    // the listing whole to the agent (only the whitespace was held back). An answer cut there
+    // ended short by a close, which to an HTTP/1.0 agent is the end of a complete JSON answer.
+    const stray = (m: ClassifiedMessage) => m.kind === 'response' && m.id !== 1
+    const listing = Buffer.from('{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"drop"}]}}')
+    const answer = Buffer.from('{"jsonrpc":"2.0","id":1,"result":{"content":[]}}')
+    const json = new ResponseMessages({ kind: 'json', cutsOn: stray })
+    const sent = [listing, Buffer.from('\n'), Buffer.from(' \r\n\t')].flatMap((c) => json.push(c))
+    assert.equal(text(sent), '', 'nothing of the listing went')
+    assert.deepEqual(json.end(), [])
+    assert.equal(json.cut, true)
+    // A checked answer still goes whole, its whitespace in order.
+    const fine = new ResponseMessages({ kind: 'json', cutsOn: stray })
+    const parts = [answer.subarray(0, 9), answer.subarray(9), Buffer.from('\n'), Buffer.from(' ')]
+    const out = [...parts.flatMap((c) => fine.push(c)), ...fine.end()]
+    assert.equal(text(out), `${answer.toString()}\n `)
+    // Past its bound, unread: the whitespace after the last chunk is held back with it too.
+    for (const pending of [false, true]) {
+      const big = new ResponseMessages({
+        kind: 'json',
+        maxJsonBytes: 32,
+        cutsOn: stray,
+        cutsUnread: () => pending,
+      })
+      const pieces = [listing.subarray(0, 40), listing.subarray(40), Buffer.from('\n')]
+      const early = pieces.flatMap((c) => big.push(c))
+      assert.equal(text(early), listing.subarray(0, 40).toString())
+      const end = big.end()
+      assert.equal(big.cut, pending)
+      assert.equal(text(end), pending ? '' : `${listing.subarray(40).toString()}\n`)
+    }
+    // Whitespace held past the bound is counted; when it cannot be, it is cut while a listing is
+    // pending (a server sending whitespace without end would otherwise hold memory).
+    const tight = new ResponseMessages({
+      kind: 'json',
+      maxJsonBytes: 32,
+      held: bound(0),
+      cutsOn: stray,
+      cutsUnread: () => true,
+    })
+    tight.push(listing.subarray(0, 40))
+    assert.equal(text(tight.push(listing.subarray(40))), listing.subarray(0, 40).toString())
+    assert.deepEqual(tight.push(Buffer.from('\n')), [])
+    assert.equal(tight.cut, true)
+  })
+
   it('cuts what it could not read where it would end a message, while told it may not pass', () => {
     const stray = (m: ClassifiedMessage) => m.kind === 'response' && m.id !== 1
     const body = Buffer.from(`{"jsonrpc":"2.0","id":1,${' '.repeat(64)}"result":{}}`)
