@@ -43,6 +43,7 @@ interface Envelope {
 type Stray =
   | 'json'
   | 'json-split'
+  | 'json-reset'
   | 'sse'
   | 'sse-split'
   | 'padded'
@@ -117,6 +118,13 @@ async function startLocalServer(): Promise<LocalServer> {
           res.write(JSON.stringify(listing))
           setTimeout(() => res.write('\n'), 200)
           setTimeout(() => res.end(), 400)
+          return
+        case 'json-reset':
+          // The listing whole, one byte more, then the connection drops: the answer never ends.
+          res.writeHead(200, { 'content-type': 'application/json' })
+          res.write(JSON.stringify(listing))
+          setTimeout(() => res.write('x'), 200)
+          setTimeout(() => res.socket?.destroy(), 400)
           return
         case 'padded': {
           const padded = { ...listing, result: { tools: TOOLS, pad: 'x'.repeat(17_000_000) } }
@@ -297,6 +305,29 @@ describe('listings on the answer to a POST without a request', { timeout: 120_00
     )
     assert.match(answer, /^HTTP\/1\.1 502 /)
     assert.doesNotMatch(answer, /drop_table/)
+    // Nor one that never ends: a JSON answer ended short by a close is one it reads whole.
+    local.stray = 'json-reset'
+    const reset = await rawExchange(
+      Number(port),
+      `POST /mcp HTTP/1.0\r\nHost: ${hostname}:${port}\r\n` +
+        'Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n' +
+        `Mcp-Protocol-Version: 2025-03-26\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+    )
+    assert.doesNotMatch(reset, /drop_table/)
+    // An answer that holds no stray still goes, whole and with its length.
+    const call = JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'ping' })
+    const fine = await rawExchange(
+      Number(port),
+      `POST /mcp HTTP/1.0\r\nHost: ${hostname}:${port}\r\n` +
+        'Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n' +
+        `Mcp-Protocol-Version: 2025-03-26\r\nContent-Length: ${call.length}\r\n\r\n${call}`,
+    )
+    assert.match(fine, /^HTTP\/1\.1 200 /)
+    const length = /\r\ncontent-length: (\d+)\r\n/i.exec(fine)
+    assert.ok(length, fine)
+    const sent = fine.slice(fine.indexOf('\r\n\r\n') + 4)
+    assert.equal(sent.length, Number(length[1]))
+    assert.equal((JSON.parse(sent) as { id: number }).id, 5)
   })
 
   it('cuts such an answer too large to read while the agent has a listing in flight', async () => {

@@ -109,8 +109,8 @@ export class ResponseMessages {
   #last: Uint8Array[] = []
   /** Bytes counted in `held` now. */
   #held = 0
-  /** SSE events written anew once complete, though nothing rewrites them (`writeWholeEvents`). */
-  #wholeEvents = false
+  /** Written whole though nothing rewrites it: SSE events once complete, JSON once read. */
+  #whole = false
 
   constructor(opts: ResponseMessagesOptions) {
     this.#opts = opts
@@ -187,23 +187,33 @@ export class ResponseMessages {
    */
   get holdsLast(): boolean {
     return (
-      this.#body !== null && !this.#opts.rewrite && this.#opts.cutsOn != null && !this.#overflowed
+      this.#body !== null &&
+      !this.#opts.rewrite &&
+      !this.#whole &&
+      this.#opts.cutsOn != null &&
+      !this.#overflowed
     )
   }
 
-  /** True when bytes are held until the body ends (a JSON body being rewritten). */
+  /** True when bytes are held until the body ends (a JSON body being rewritten, or written whole). */
   get holdsBody(): boolean {
-    return this.#body !== null && this.#opts.rewrite != null && !this.#overflowed
+    return this.#body !== null && (this.#opts.rewrite != null || this.#whole) && !this.#overflowed
+  }
+
+  /** True when told to `writeWhole`: a JSON body past the bounds cannot be sent either. */
+  get writesWhole(): boolean {
+    return this.#whole
   }
 
   /**
    * Give SSE events to send only once each is complete, written anew as a rewritten stream's are,
-   * though nothing rewrites them. For an agent whose answer ends where its connection closes
-   * (HTTP/1.0): an answer cut in the middle of an event would look whole to it, and the part of
-   * the event it got (a listing lacking only its blank line) could be read.
+   * and a JSON body only once read whole and checked, though nothing rewrites them. For an agent
+   * whose answer ends where its connection closes (HTTP/1.0): an answer cut short would look
+   * whole to it, and the part it got (a listing lacking only its blank line, or a JSON answer
+   * lacking only a byte after it) could be read. Call it before the first `push`.
    */
-  writeWholeEvents(): void {
-    if (this.#opts.kind === 'sse') this.#wholeEvents = true
+  writeWhole(): void {
+    if (this.#opts.kind !== 'other') this.#whole = true
   }
 
   /** Feed a chunk from the server; returns what to send the agent now. */
@@ -224,17 +234,17 @@ export class ResponseMessages {
     if (!fits || !this.#take(chunk.length)) {
       this.#overflowed = true
       this.#overBudget = fits
-      const held = this.#opts.rewrite ? this.#body.chunks : this.#last
+      const held = this.#opts.rewrite || this.#whole ? this.#body.chunks : this.#last
       this.#body = null
       this.#last = []
       this.#give()
       this.#opts.onCut?.()
-      if (this.#opts.rewrite || !this.#opts.cutsOn) return [...held, chunk]
+      if (this.#opts.rewrite || this.#whole || !this.#opts.cutsOn) return [...held, chunk]
       this.#last = held // the end is still held back, for the check at the end
       return this.#unread(chunk)
     }
     this.#body.push(chunk)
-    if (this.#opts.rewrite) return []
+    if (this.#opts.rewrite || this.#whole) return []
     if (!this.#opts.cutsOn) return [chunk]
     if (this.#last.length > 0 && jsonWhitespace(chunk)) {
       this.#last.push(chunk)
@@ -252,7 +262,7 @@ export class ResponseMessages {
       // Some readers dispatch the event a stream ends in without its blank line (httpx, after a
       // lone CR): one passed as it came is checked as if ended, and cut if it must be.
       const unended =
-        this.#opts.cutsOn && !this.#opts.rewrite && !this.#wholeEvents && !parser.atBoundary
+        this.#opts.cutsOn && !this.#opts.rewrite && !this.#whole && !parser.atBoundary
           ? parser.push(ENDS)
           : []
       const out = this.#events([...unended, ...parser.end()], null, false)
@@ -278,7 +288,7 @@ export class ResponseMessages {
     if (bytes.length === 0) return [] // nothing to read, nothing that could be read otherwise
     const rewritten = this.#messages(decoder.decode(bytes))
     if (this.#cut) return []
-    if (!this.#opts.rewrite) return last
+    if (!this.#opts.rewrite) return this.#whole ? [bytes] : last
     return [rewritten === null ? bytes : encoder.encode(rewritten)]
   }
 
@@ -297,7 +307,7 @@ export class ResponseMessages {
     if (this.#take(now - this.#held)) return
     this.#overBudget = true
     this.#opts.onCut?.()
-    if (this.#opts.rewrite || this.#wholeEvents) parser.discard()
+    if (this.#opts.rewrite || this.#whole) parser.discard()
     else this.#sse = null
     this.#give()
   }
@@ -377,7 +387,7 @@ export class ResponseMessages {
    */
   #events(events: readonly SseEvent[], raw: Uint8Array | null, unread: boolean): Uint8Array[] {
     if (this.#sse && raw) this.#countSse(this.#sse)
-    if (!this.#opts.rewrite && !this.#wholeEvents) {
+    if (!this.#opts.rewrite && !this.#whole) {
       for (const e of events) if (e.data !== '') this.#messages(e.data)
       // The chunk that completes an event to cut is not sent: the agent never reads it whole.
       if (this.#cut) return []

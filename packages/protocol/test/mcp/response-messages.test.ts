@@ -255,12 +255,12 @@ describe('ResponseMessages', () => {
     assert.equal(batch.cut, true)
   })
 
-  it('gives only complete events to send when told to write whole events (HTTP/1.0 agents)', () => {
+  it('gives only complete events, or a whole JSON body, when told to write whole (HTTP/1.0)', () => {
     const stray = (m: ClassifiedMessage) => m.kind === 'response' && m.id !== 1
     const listing = '{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"drop"}]}}'
     const answer = '{"jsonrpc":"2.0","id":1,"result":{"content":[]}}'
     const sse = new ResponseMessages({ kind: 'sse', cutsOn: stray })
-    sse.writeWholeEvents()
+    sse.writeWhole()
     // Nothing of an event goes before its blank line: the listing's line is never sent.
     assert.deepEqual(sse.push(Buffer.from(`data: ${answer.slice(0, 10)}`)), [])
     const first = text(sse.push(Buffer.from(`${answer.slice(10)}\n\ndata: ${listing}\n`)))
@@ -269,13 +269,29 @@ describe('ResponseMessages', () => {
     assert.equal(sse.cut, true)
     // An event the stream ends in without its blank line is dropped, not completed.
     const unended = new ResponseMessages({ kind: 'sse', cutsOn: stray })
-    unended.writeWholeEvents()
+    unended.writeWhole()
     assert.deepEqual(unended.push(Buffer.from(`data: ${answer}`)), [])
     assert.deepEqual(unended.end(), [])
-    // A JSON answer is not affected.
+    // A JSON answer is held whole until it was read and checked (found by a hostile review: one
+    // ended short by a close after all but a last byte reached the agent, which read it whole).
     const json = new ResponseMessages({ kind: 'json', cutsOn: stray })
-    json.writeWholeEvents()
-    assert.equal(text([...json.push(Buffer.from(answer)), ...json.end()]), answer)
+    json.writeWhole()
+    assert.equal(json.holdsBody, true)
+    assert.deepEqual(json.push(Buffer.from(answer.slice(0, 9))), [])
+    assert.deepEqual(json.push(Buffer.from(answer.slice(9))), [])
+    assert.equal(text(json.end()), answer)
+    const stop = new ResponseMessages({ kind: 'json', cutsOn: stray })
+    stop.writeWhole()
+    assert.deepEqual(
+      [listing, 'x'].flatMap((c) => stop.push(Buffer.from(c))),
+      [],
+    )
+    // One too large to hold whole cannot be checked: it is not given to send.
+    const big = new ResponseMessages({ kind: 'json', maxJsonBytes: 32, cutsOn: stray })
+    big.writeWhole()
+    big.push(Buffer.from(answer))
+    assert.equal(big.overflowed, true)
+    assert.equal(big.writesWhole, true)
   })
 
   it("holds back a JSON body's last chunk with the whitespace after it (HTTP/1.0 agents)", () => {

@@ -191,9 +191,10 @@ function deliver(stream: MuxStream, res: ServerResponse, ctx: RelayContext): () 
     }
     shaper = shaped
     // An HTTP/1.0 answer ends where its connection closes, so one cut short looks whole: where
-    // stray listings are cut, such an agent gets each SSE event once it is complete and checked.
-    if (shaped?.cutsStrays && kind === 'sse' && res.req.httpVersionMinor === 0) {
-      shaped.writeWholeEvents()
+    // stray listings are cut, such an agent gets each SSE event once it is complete and checked,
+    // and a JSON answer once read whole and checked (with its length; one too large is refused).
+    if (shaped?.cutsStrays && kind !== 'other' && res.req.httpVersionMinor === 0) {
+      shaped.writeWhole()
     }
     // Whatever way the answer ends, its copy is given back.
     if (shaped) res.once('close', () => shaped.release())
@@ -294,9 +295,9 @@ function deliver(stream: MuxStream, res: ServerResponse, ctx: RelayContext): () 
   })
 }
 
-/** Whether `shaper` had to rewrite a JSON answer it could not hold whole. */
+/** Whether `shaper` had to rewrite, or write whole, a JSON answer it could not hold whole. */
 function unchecked(shaper: ResponseMessages): boolean {
-  return shaper.rewrites && shaper.overflowed
+  return (shaper.rewrites || shaper.writesWhole) && shaper.overflowed
 }
 
 const EMPTY = new Uint8Array(0)
