@@ -9,7 +9,7 @@
  * agent's message with names a server matching them without case reads as one (case-variants.ts).
  */
 import { scanBody, type BodyScan, type RepeatedMember } from './body-scan.js'
-import { caseVariantOf } from './case-variants.js'
+import { caseVariantOf, foldMemberName } from './case-variants.js'
 import { classifyMessage, type ClassifiedMessage } from './classify-message.js'
 import { JSONRPC_CODE } from './json-rpc-codes.js'
 import { isRecord } from './json-rpc.js'
@@ -213,13 +213,11 @@ export function refusalIds(body: JsonRpcBody | null): RefusedId | RefusedId[] {
  * as much as a valid response's is.
  */
 function shapedAsResponse(m: Extract<ClassifiedMessage, { kind: 'invalid' }>): boolean {
-  return (
-    m.method === null &&
-    isRecord(m.value) &&
-    // `Method` beside a result reads as a request to a server matching names without case.
-    !Object.keys(m.value).some((k) => k.toLowerCase() === 'method') &&
-    ('result' in m.value || 'error' in m.value)
-  )
+  if (m.method !== null || !isRecord(m.value)) return false
+  // Names as a server matching them without case reads them: `Method` beside a result reads as
+  // a request, and `Result` as a result.
+  const names = Object.keys(m.value).map(foldMemberName)
+  return !names.includes('method') && (names.includes('result') || names.includes('error'))
 }
 
 /**

@@ -192,6 +192,11 @@ describe('readJsonRpcBody', () => {
       '{"jsonrpc":"2.0","id":5,"result":{},"result":{}}',
       '{"jsonrpc":"2.0","id":9007199254740993,"result":{}}',
       '{"jsonrpc":"1.0","id":5,"error":{"code":1,"message":"m"}}',
+      // Read as a result or an error by servers that match names without case (found by a
+      // hostile review: the refusal carried the id of the server's question).
+      '{"jsonrpc":"2.0","id":5,"Result":{}}',
+      '{"jsonrpc":"2.0","id":5,"ERROR":{"code":1,"message":"m"}}',
+      '{"jsonrpc":"2.0","id":5,"reſult":{}}',
     ]) {
       const body = readJsonRpcBody(new TextEncoder().encode(text))
       assert.ok(!isBodyProblem(body), text)
