@@ -269,7 +269,8 @@ describe('listings on the answer to a POST without a request', { timeout: 120_00
     const { hostname, port } = new URL(tunnel.url)
     const body = JSON.stringify(noRequest[0])
     const answers = await Promise.all(
-      ['1.0', '1.1'].map((version) =>
+      // Node reads HTTP/0.9 with headers too, and answers it as it answers HTTP/1.0.
+      ['1.0', '0.9', '1.1'].map((version) =>
         rawExchange(
           Number(port),
           `POST /mcp HTTP/${version}\r\nHost: ${hostname}:${port}\r\n` +
@@ -284,9 +285,12 @@ describe('listings on the answer to a POST without a request', { timeout: 120_00
       assert.match(answer, /"notifications\/message"/)
     }
     assert.doesNotMatch(answers[0]!, /drop_table/)
+    // Found by a hostile review: only a minor version of 0 was taken for an answer ended by
+    // the close, and an HTTP/0.9 agent got the listing's event lacking only its blank line.
+    assert.doesNotMatch(answers[1]!, /drop_table/)
     // HTTP/1.1's chunked answer is passed as it comes and ends short, without its last chunk:
     // the agent sees it cut, and never reads the listing's event whole.
-    assert.doesNotMatch(answers[1]!, /\r\n0\r\n\r\n$/)
+    assert.doesNotMatch(answers[2]!, /\r\n0\r\n\r\n$/)
   })
 
   it('never lets an HTTP/1.0 agent read a cut JSON answer whole', async () => {

@@ -190,10 +190,11 @@ function deliver(stream: MuxStream, res: ServerResponse, ctx: RelayContext): () 
       ctx.record.answerCut()
     }
     shaper = shaped
-    // An HTTP/1.0 answer ends where its connection closes, so one cut short looks whole: where
-    // stray listings are cut, such an agent gets each SSE event once it is complete and checked,
-    // and a JSON answer once read whole and checked (with its length; one too large is refused).
-    if (shaped?.cutsStrays && kind !== 'other' && res.req.httpVersionMinor === 0) {
+    // An answer Node cannot send chunked (HTTP/1.0, or 0.9, which Node reads too) ends where
+    // its connection closes, so one cut short looks whole: where stray listings are cut, such an
+    // agent gets each SSE event once it is complete and checked, and a JSON answer once read
+    // whole and checked (with its length; one too large is refused).
+    if (shaped?.cutsStrays && kind !== 'other' && !res.useChunkedEncodingByDefault) {
       shaped.writeWhole()
     }
     // Whatever way the answer ends, its copy is given back.
