@@ -9,6 +9,12 @@ import { ERROR_HEADER, refusal, type PolicyCode } from '@burrow/protocol'
 /** How long a request's head and body may take to arrive (node's `requestTimeout`). */
 export const REQUEST_TIMEOUT_MS = 60_000
 
+/**
+ * Milliseconds an answered connection waits for its client to close its side before it is
+ * closed: long enough for a client still sending to read the answer rather than a reset.
+ */
+export const CLIENT_ERROR_LINGER_MS = 5_000
+
 /** Node's parser error codes that mean "the head is too large". */
 const TOO_LARGE = new Set(['HPE_HEADER_OVERFLOW', 'HPE_URI_TOO_LONG'])
 
@@ -39,4 +45,10 @@ export function answerClientError(err: Error & { code?: string }, socket: Duplex
       `Content-Type: application/json\r\n${ERROR_HEADER}: ${code}\r\n` +
       `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   )
+  // Ending the server's side is not enough: node's server keeps half-open connections, and a
+  // client that never closes its side (one that sent nothing gets this answer too) would hold
+  // the connection for good.
+  const linger = setTimeout(() => socket.destroy(), CLIENT_ERROR_LINGER_MS)
+  linger.unref()
+  socket.once('close', () => clearTimeout(linger))
 }
