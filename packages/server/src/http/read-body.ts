@@ -3,6 +3,7 @@
  * POST body whole to count and govern it, so it is read before forwarding, never beyond the limit.
  */
 import type { IncomingMessage } from 'node:http'
+import { ByteBlocks } from '@burrow/protocol'
 import type { BodyBudget, BodyHolder } from './body-budget.js'
 
 /** Where a body's bytes are counted: a budget, and who holds them. */
@@ -63,13 +64,15 @@ export async function readBody(
       req.off(ANSWERED_WHILE_READING, onAnswered)
       settle(outcome)
     }
-    const chunks: Buffer[] = []
+    // Copied into blocks: node gives a chunked body one Buffer per chunk, and a body sent one
+    // byte per chunk, kept as it came, held some 200 bytes of heap per byte the budgets counted.
+    const chunks = new ByteBlocks()
     let size = 0
     const stop = (outcome: 'too_large' | 'over_budget') => {
       req.off('data', onData)
       // What was read is given back to the budget: let go of it too (the 'end' listener, still
       // attached while the rest arrives, would otherwise keep it until the body ends).
-      chunks.length = 0
+      chunks.clear()
       // Past the budget, or answered already, the rest is read and thrown away (the request
       // timeout bounds it), so that the sender, still writing, gets the answer, not a reset.
       if (outcome === 'too_large' && answer === null) req.pause()
@@ -97,8 +100,11 @@ export async function readBody(
     req.on(ANSWERED_WHILE_READING, onAnswered)
     req.once('end', () => {
       if (settled) return
-      const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)
-      chunks.length = 0
+      const bytes = chunks.bytes()
+      const body = Buffer.isBuffer(bytes)
+        ? bytes
+        : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+      chunks.clear()
       if (answer === null) return resolve(body)
       const answerWith = answer
       resolve('answered')
