@@ -6,6 +6,8 @@ import type { IncomingMessage } from 'node:http'
 import { ByteBlocks } from '@burrow/protocol'
 import type { BodyBudget, BodyHolder } from './body-budget.js'
 
+const EMPTY = Buffer.alloc(0)
+
 /** Where a body's bytes are counted: a budget, and who holds them. */
 export interface BodyAccount {
   readonly budget: BodyBudget
@@ -64,15 +66,18 @@ export async function readBody(
       req.off(ANSWERED_WHILE_READING, onAnswered)
       settle(outcome)
     }
-    // Copied into blocks: node gives a chunked body one Buffer per chunk, and a body sent one
+    // A body that comes in one chunk (most do) is kept as it came. Past one, the chunks are
+    // copied into blocks: node gives a chunked body one Buffer per chunk, and a body sent one
     // byte per chunk, kept as it came, held some 200 bytes of heap per byte the budgets counted.
-    const chunks = new ByteBlocks()
+    let first: Buffer | null = null
+    let blocks: ByteBlocks | null = null
     let size = 0
     const stop = (outcome: 'too_large' | 'over_budget') => {
       req.off('data', onData)
       // What was read is given back to the budget: let go of it too (the 'end' listener, still
       // attached while the rest arrives, would otherwise keep it until the body ends).
-      chunks.clear()
+      first = null
+      blocks = null
       // Past the budget, or answered already, the rest is read and thrown away (the request
       // timeout bounds it), so that the sender, still writing, gets the answer, not a reset.
       if (outcome === 'too_large' && answer === null) req.pause()
@@ -90,7 +95,12 @@ export async function readBody(
         if (!account.budget.take(account.holder, chunk.length)) return stop('over_budget')
         taken += chunk.length
       }
-      chunks.push(chunk)
+      if (blocks !== null) return blocks.push(chunk)
+      if (first === null) return void (first = chunk)
+      blocks = new ByteBlocks()
+      blocks.push(first)
+      blocks.push(chunk)
+      first = null
     }
     // Reading goes on, under the same bounds, for the answer to name the requests it refuses.
     const onAnswered = (answerOnceRead: AnswerOnceRead) => {
@@ -100,11 +110,12 @@ export async function readBody(
     req.on(ANSWERED_WHILE_READING, onAnswered)
     req.once('end', () => {
       if (settled) return
-      const bytes = chunks.bytes()
+      const bytes = first ?? blocks?.bytes() ?? EMPTY
       const body = Buffer.isBuffer(bytes)
         ? bytes
         : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
-      chunks.clear()
+      first = null
+      blocks = null
       if (answer === null) return resolve(body)
       const answerWith = answer
       resolve('answered')
