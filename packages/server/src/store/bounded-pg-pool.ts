@@ -8,8 +8,9 @@
  * Getting a connection (from the pool, or a new one with its start-up exchange) waits at most the
  * bound (pg's `connectionTimeoutMillis`); so does each query once `bound()` was called, which
  * `openStore` does after the migrations, which may rightly run long. A query that timed out may
- * still be running on its connection, whose next query would wait behind it: that connection is
- * destroyed when it is released, not handed out again. A statement that timed out may still
+ * still be running on its connection, whose next query would wait behind it: that connection
+ * refuses any further query at once (a transaction's rollback too; the server rolls it back when
+ * the connection closes) and is destroyed when it is released, not handed out again. A statement that timed out may still
  * complete on the server (a purge's `DELETE` is then done, though it failed here).
  */
 import type { PostgresCursor, PostgresPool, PostgresPoolClient, PostgresQueryResult } from 'kysely'
@@ -20,6 +21,10 @@ export const DEFAULT_DATABASE_TIMEOUT_SECS = 15
 
 /** pg's message for a query that outlived `query_timeout`. */
 export const QUERY_TIMEOUT_MESSAGE = 'Query read timeout'
+
+/** The refusal of a query on a connection whose earlier query timed out. */
+export const TIMED_OUT_BEFORE_MESSAGE =
+  'Query refused: an earlier query on its connection timed out'
 
 /** A pool Kysely's `PostgresDialect` takes, whose queries can be bounded once open. */
 export interface BoundedPgPool extends PostgresPool {
@@ -51,6 +56,12 @@ export function boundedPgPool(url: string, timeoutMs: number): BoundedPgPool {
           failed: null,
           client: {
             query: ((text: string | PostgresCursor<unknown>, values?: readonly unknown[]) => {
+              // Not behind a query that timed out: it may still be running, and what follows it
+              // would wait for it (a rollback, another bound), or commit with it (a statement in
+              // the same transaction whose caller went on). The connection is closed on release.
+              if (state.failed !== null) {
+                return Promise.reject(new Error(TIMED_OUT_BEFORE_MESSAGE))
+              }
               // A cursor (Kysely's streams) goes as it came.
               if (typeof text !== 'string') return raw.query(text as never)
               const config: pg.QueryConfig & { query_timeout?: number } = {

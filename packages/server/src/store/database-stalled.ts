@@ -3,11 +3,12 @@
  * (bounded-pg-pool.ts): such a request is answered `503` with `Retry-After`, saying so, rather
  * than as an internal error, since trying again shortly is what the caller should do.
  */
-import { QUERY_TIMEOUT_MESSAGE } from './bounded-pg-pool.js'
+import { QUERY_TIMEOUT_MESSAGE, TIMED_OUT_BEFORE_MESSAGE } from './bounded-pg-pool.js'
 
 /** pg's and pg-pool's messages for a connection or query that timed out or was cut. */
 const STALLS = new Set([
   QUERY_TIMEOUT_MESSAGE,
+  TIMED_OUT_BEFORE_MESSAGE,
   'timeout exceeded when trying to connect',
   'Connection terminated due to connection timeout',
   'Connection terminated unexpectedly',

@@ -9,7 +9,12 @@
 import assert from 'node:assert/strict'
 import { createServer, type AddressInfo, type Socket } from 'node:net'
 import { after, before, describe, it } from 'node:test'
-import { boundedPgPool, QUERY_TIMEOUT_MESSAGE } from '../../src/store/bounded-pg-pool.js'
+import { Kysely, PostgresDialect, sql } from 'kysely'
+import {
+  boundedPgPool,
+  QUERY_TIMEOUT_MESSAGE,
+  TIMED_OUT_BEFORE_MESSAGE,
+} from '../../src/store/bounded-pg-pool.js'
 import { DatabaseUnavailableError } from '../../src/store/database-unavailable-error.js'
 import { isDatabaseStalled } from '../../src/store/database-stalled.js'
 import { openStore } from '../../src/store/open-store.js'
@@ -69,6 +74,62 @@ describe('the bounded PostgreSQL pool', { skip: !url && 'needs TEST_DATABASE_URL
       assert.equal(typeof pid, 'number')
     } finally {
       await pool.end()
+    }
+  })
+
+  it('refuses at once any further query on a connection whose query timed out', async () => {
+    const pool = boundedPgPool(url!, 300)
+    pool.bound()
+    try {
+      const client = await pool.connect()
+      try {
+        await assert.rejects(client.query('select pg_sleep(5)', []), (err: Error) => {
+          assert.equal(err.message, QUERY_TIMEOUT_MESSAGE)
+          return true
+        })
+        // Kysely's rollback of a transaction that failed so: queued behind the sleep, it waited
+        // for it (and timed out again, holding the request for twice the bound), and a
+        // statement run after a timed-out one inside a transaction could commit with it.
+        await assert.rejects(client.query('rollback', []), (err: Error) => {
+          assert.equal(err.message, TIMED_OUT_BEFORE_MESSAGE)
+          assert.ok(isDatabaseStalled(err))
+          return true
+        })
+      } finally {
+        client.release()
+      }
+      assert.deepEqual(await query(pool, 'select 1 as one'), [{ one: 1 }])
+    } finally {
+      await pool.end()
+    }
+  })
+
+  it('fails a Kysely transaction whose statement timed out, committing nothing', async () => {
+    const pool = boundedPgPool(url!, 1000)
+    const db = new Kysely<Record<string, never>>({
+      dialect: new PostgresDialect({ pool }),
+    })
+    try {
+      await sql`drop table if exists bounded_pool_probe_kept`.execute(db)
+      await sql`create table bounded_pool_probe_kept (n int)`.execute(db)
+      pool.bound()
+      // A statement after a timed-out one, its failure caught inside the transaction: it waited
+      // behind the sleep, ran once the sleep ended, and committed with it.
+      await assert.rejects(
+        db.transaction().execute(async (trx) => {
+          await sql`select pg_sleep(1.5)`.execute(trx).catch(() => {})
+          await sql`insert into bounded_pool_probe_kept values (1)`.execute(trx)
+        }),
+        (err: Error) => {
+          assert.ok(isDatabaseStalled(err), err.message)
+          return true
+        },
+      )
+      const rows = await sql<{ n: number }>`select n from bounded_pool_probe_kept`.execute(db)
+      assert.deepEqual(rows.rows, [])
+    } finally {
+      await sql`drop table if exists bounded_pool_probe_kept`.execute(db).catch(() => {})
+      await db.destroy()
     }
   })
 
