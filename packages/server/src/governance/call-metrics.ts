@@ -10,6 +10,7 @@ import { sql, type Kysely } from 'kysely'
 import type { CallRecord } from '../quota/call-history.js'
 import { METRIC_BUCKET_COLUMNS } from '../store/migrations/008-governance.js'
 import type { Database } from '../store/schema.js'
+import { isDatabaseStalled, neverSent } from '../store/database-stalled.js'
 import { bucketOf, LATENCY_BUCKETS } from './latency-buckets.js'
 
 /** The two periods rows are kept for, in milliseconds. */
@@ -132,32 +133,55 @@ export class CallMetrics {
 
   async #write(cells: readonly Cell[]): Promise<void> {
     for (let i = 0; i < cells.length; i += ROWS_PER_STATEMENT) {
-      const rows = cells.slice(i, i + ROWS_PER_STATEMENT).map((c) => {
-        const row: Record<string, string | number> = {
-          tunnel_id: c.tunnelId,
-          span: c.span,
-          period_start: c.periodStart,
-          method: c.method,
-          tool: c.tool,
-          outcome: c.outcome,
-          count: c.count,
-        }
-        METRIC_BUCKET_COLUMNS.forEach((column, b) => (row[column] = c.buckets[b]!))
-        return row
-      })
+      const batch = cells.slice(i, i + ROWS_PER_STATEMENT)
+      const after = () => cells.slice(i + batch.length)
       try {
-        await this.#upsert(rows)
-      } catch {
+        await this.#upsert(batch.map(rowOf))
+      } catch (err) {
+        if (isDatabaseStalled(err as Error)) return this.#stalled(err as Error, batch, after())
         // Most likely a tunnel deleted meanwhile (the foreign key): keep the other rows.
-        for (const row of rows) {
-          await this.#upsert([row]).catch((err: Error) =>
-            this.#log.debug(
-              `call metrics: a row of ${String(row.tunnel_id)} not written: ${err.message}`,
-            ),
-          )
+        for (const [j, cell] of batch.entries()) {
+          try {
+            await this.#upsert([rowOf(cell)])
+          } catch (rowErr) {
+            const error = rowErr as Error
+            if (isDatabaseStalled(error)) {
+              return this.#stalled(error, [cell], [...batch.slice(j + 1), ...after()])
+            }
+            this.#log.debug(`call metrics: a row of ${cell.tunnelId} not written: ${error.message}`)
+          }
         }
       }
     }
+  }
+
+  /**
+   * The database stalled writing `tried`: nothing more is tried now (each statement would wait
+   * the full bound, holding the next flushes and shutdown). `tried` is kept for the next write
+   * when it never reached the database; else it may have been added all the same and is let go,
+   * never counted twice. `after`, not sent, is kept.
+   */
+  #stalled(err: Error, tried: readonly Cell[], after: readonly Cell[]): void {
+    const kept = neverSent(err) ? [...tried, ...after] : after
+    for (const cell of kept) this.#keep(cell)
+    const lost = tried.length + after.length - kept.length
+    this.#log.warn(
+      `call metrics: the database did not answer (${err.message}); ` +
+        `${kept.length} rows kept for the next write` +
+        (lost > 0 ? `, ${lost} lost unless the write that timed out landed` : ''),
+    )
+  }
+
+  /** Put `cell`, not written, back with what gathered since. */
+  #keep(cell: Cell): void {
+    const key = [cell.tunnelId, cell.span, cell.periodStart, cell.method, cell.tool, cell.outcome]
+    const gathered = this.#cells.get(key.join('\u0000'))
+    if (gathered === undefined) {
+      this.#cells.set(key.join('\u0000'), cell)
+      return
+    }
+    gathered.count += cell.count
+    cell.buckets.forEach((n, b) => (gathered.buckets[b]! += n))
   }
 
   #upsert(rows: readonly Record<string, string | number>[]): Promise<unknown> {
@@ -178,4 +202,19 @@ export class CallMetrics {
       )
       .execute()
   }
+}
+
+/** The stored row of `c`. */
+function rowOf(c: Cell): Record<string, string | number> {
+  const row: Record<string, string | number> = {
+    tunnel_id: c.tunnelId,
+    span: c.span,
+    period_start: c.periodStart,
+    method: c.method,
+    tool: c.tool,
+    outcome: c.outcome,
+    count: c.count,
+  }
+  METRIC_BUCKET_COLUMNS.forEach((column, b) => (row[column] = c.buckets[b]!))
+  return row
 }

@@ -5,18 +5,28 @@
  */
 import { QUERY_TIMEOUT_MESSAGE, TIMED_OUT_BEFORE_MESSAGE } from './bounded-pg-pool.js'
 
-/** pg's and pg-pool's messages for a connection or query that timed out or was cut. */
-const STALLS = new Set([
-  QUERY_TIMEOUT_MESSAGE,
+/** pg's and pg-pool's messages for a query that never reached the database: no connection. */
+const UNSENT = new Set([
   TIMED_OUT_BEFORE_MESSAGE,
   'timeout exceeded when trying to connect',
   'Connection terminated due to connection timeout',
-  'Connection terminated unexpectedly',
 ])
+
+/** pg's and pg-pool's messages for a connection or query that timed out or was cut. */
+const STALLS = new Set([...UNSENT, QUERY_TIMEOUT_MESSAGE, 'Connection terminated unexpectedly'])
 
 /** True for an error of a PostgreSQL that stalled or went away. */
 export function isDatabaseStalled(err: Error): boolean {
   return STALLS.has(err.message)
+}
+
+/**
+ * True for a stall before the statement was sent: it did nothing. Any other stall leaves its
+ * outcome unknown (the server may run and commit it after the client stopped waiting), so what
+ * it wrote must not be written again where that would count twice.
+ */
+export function neverSent(err: Error): boolean {
+  return UNSENT.has(err.message)
 }
 
 /** Seconds a caller is asked to wait before trying again. */
