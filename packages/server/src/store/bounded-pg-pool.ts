@@ -85,6 +85,11 @@ export function boundedPgPool(url: string, timeoutMs: number): BoundedPgPool {
             },
           },
         }
+        // A connection the server drops while it is lent out (a restart, a failover, an operator
+        // ending the backend) emits 'error', which pg's pool listens to only while the client is
+        // idle: unheard, it crashed burrowd. The query running on it fails with the error, and
+        // the pool discards the client when it is released (pg marks it not queryable).
+        raw.on('error', () => {})
         entry = state
         wrappers.set(raw, entry)
       }

@@ -133,6 +133,40 @@ describe('the bounded PostgreSQL pool', { skip: !url && 'needs TEST_DATABASE_URL
     }
   })
 
+  it('survives a connection the server drops under a running query', async () => {
+    const pool = boundedPgPool(url!, 5000)
+    pool.bound()
+    try {
+      const client = await pool.connect()
+      try {
+        const pid = (await client.query<{ pid: number }>('select pg_backend_pid() as pid', []))
+          .rows[0]!.pid
+        const sleeping = client.query('select pg_sleep(5)', [])
+        // A restart, a failover or an operator ends the backend: pg emitted 'error' on the
+        // client, which nothing listened to while it was lent out, and the process crashed.
+        while (
+          (
+            await query(
+              pool,
+              `select 1 from pg_stat_activity where pid = ${pid} and query like 'select pg_sleep%'`,
+            )
+          ).length === 0
+        ) {
+          await new Promise((resolve) => setImmediate(resolve))
+        }
+        await query(pool, `select pg_terminate_backend(${pid})`)
+        await assert.rejects(sleeping)
+        // Settles once the close that follows the server's error was seen.
+        await assert.rejects(client.query('select 1', []))
+      } finally {
+        client.release()
+      }
+      assert.deepEqual(await query(pool, 'select 1 as one'), [{ one: 1 }])
+    } finally {
+      await pool.end()
+    }
+  })
+
   it('fails a connection to a server that never answers', async () => {
     const pool = boundedPgPool(`postgres://postgres@127.0.0.1:${silentPort}/test`, 300)
     try {
