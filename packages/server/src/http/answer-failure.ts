@@ -38,7 +38,7 @@ export function answerFailure(
     const seconds = database ? DATABASE_RETRY_AFTER_S : SHARED_STATE_RETRY_AFTER_S
     const headers = { 'retry-after': String(seconds) }
     const reason = database
-      ? `burrowd's database did not answer in time; try again in ${seconds} s`
+      ? `burrowd's database did not answer in time or could not be reached; try again in ${seconds} s`
       : 'burrowd cannot reach the state its nodes share (Redis) to route and count this call; ' +
         `try again in ${seconds} s`
     if (onTunnel) {

@@ -26,6 +26,37 @@ export const QUERY_TIMEOUT_MESSAGE = 'Query read timeout'
 export const TIMED_OUT_BEFORE_MESSAGE =
   'Query refused: an earlier query on its connection timed out'
 
+/** The errors this module gave because PostgreSQL could not be reached or went away. */
+const unavailable = new WeakSet<Error>()
+/** Those of them given before a query was sent: no connection was had. */
+const unconnected = new WeakSet<Error>()
+
+/**
+ * True for an error a bounded pool gave because its PostgreSQL could not be reached (refused,
+ * restarting) or went away under a query (database-stalled.ts answers it as a stall is).
+ */
+export function isDatabaseAway(err: Error): boolean {
+  return unavailable.has(err)
+}
+
+/** True for an error a bounded pool gave when it had no connection for a query: none was sent. */
+export function isUnconnected(err: Error): boolean {
+  return unconnected.has(err)
+}
+
+/**
+ * Rethrow `err`, noted as the database's failure unless it is the statement's: anything but an
+ * error the server answered, or one of the server's own classes of being unavailable (`08`
+ * connection, `53` insufficient resources, `57` shut down, starting up or cancelling).
+ */
+function rethrowNoted(err: unknown): never {
+  if (err instanceof Error) {
+    const answered = err instanceof pg.DatabaseError
+    if (!answered || /^(08|53|57)/.test(err.code ?? '')) unavailable.add(err)
+  }
+  throw err
+}
+
 /** A pool Kysely's `PostgresDialect` takes, whose queries can be bounded once open. */
 export interface BoundedPgPool extends PostgresPool {
   /** From now on, every query fails after the bound. */
@@ -49,7 +80,10 @@ export function boundedPgPool(url: string, timeoutMs: number): BoundedPgPool {
       queryTimeoutMs = timeoutMs
     },
     async connect() {
-      const raw = await pool.connect()
+      const raw = await pool.connect().catch((err: unknown) => {
+        if (err instanceof Error) unconnected.add(err)
+        return rethrowNoted(err)
+      })
       let entry = wrappers.get(raw)
       if (entry === undefined) {
         const state: { client: PostgresPoolClient; failed: Error | null } = {
@@ -73,7 +107,7 @@ export function boundedPgPool(url: string, timeoutMs: number): BoundedPgPool {
                 (result) => result as unknown as PostgresQueryResult<unknown>,
                 (err: Error) => {
                   if (err.message === QUERY_TIMEOUT_MESSAGE) state.failed = err
-                  throw err
+                  rethrowNoted(err)
                 },
               )
             }) as PostgresPoolClient['query'],

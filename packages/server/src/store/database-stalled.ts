@@ -1,9 +1,15 @@
 /**
- * Whether a request failed because burrowd's PostgreSQL did not answer in time or went away
- * (bounded-pg-pool.ts): such a request is answered `503` with `Retry-After`, saying so, rather
- * than as an internal error, since trying again shortly is what the caller should do.
+ * Whether a request failed because burrowd's PostgreSQL did not answer in time, could not be
+ * reached or went away (bounded-pg-pool.ts): such a request is answered `503` with
+ * `Retry-After`, saying so, rather than as an internal error, since trying again shortly is what
+ * the caller should do.
  */
-import { QUERY_TIMEOUT_MESSAGE, TIMED_OUT_BEFORE_MESSAGE } from './bounded-pg-pool.js'
+import {
+  isDatabaseAway,
+  isUnconnected,
+  QUERY_TIMEOUT_MESSAGE,
+  TIMED_OUT_BEFORE_MESSAGE,
+} from './bounded-pg-pool.js'
 
 /** pg's and pg-pool's messages for a query that never reached the database: no connection. */
 const UNSENT = new Set([
@@ -15,9 +21,9 @@ const UNSENT = new Set([
 /** pg's and pg-pool's messages for a connection or query that timed out or was cut. */
 const STALLS = new Set([...UNSENT, QUERY_TIMEOUT_MESSAGE, 'Connection terminated unexpectedly'])
 
-/** True for an error of a PostgreSQL that stalled or went away. */
+/** True for an error of a PostgreSQL that stalled, could not be reached or went away. */
 export function isDatabaseStalled(err: Error): boolean {
-  return STALLS.has(err.message)
+  return STALLS.has(err.message) || isDatabaseAway(err)
 }
 
 /**
@@ -26,7 +32,7 @@ export function isDatabaseStalled(err: Error): boolean {
  * it wrote must not be written again where that would count twice.
  */
 export function neverSent(err: Error): boolean {
-  return UNSENT.has(err.message)
+  return UNSENT.has(err.message) || isUnconnected(err)
 }
 
 /** Seconds a caller is asked to wait before trying again. */

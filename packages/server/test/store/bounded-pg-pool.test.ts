@@ -16,7 +16,7 @@ import {
   TIMED_OUT_BEFORE_MESSAGE,
 } from '../../src/store/bounded-pg-pool.js'
 import { DatabaseUnavailableError } from '../../src/store/database-unavailable-error.js'
-import { isDatabaseStalled } from '../../src/store/database-stalled.js'
+import { isDatabaseStalled, neverSent } from '../../src/store/database-stalled.js'
 import { openStore } from '../../src/store/open-store.js'
 import { startFreezableProxy } from '../helpers/freezable-proxy.js'
 
@@ -141,7 +141,11 @@ describe('the bounded PostgreSQL pool', { skip: !url && 'needs TEST_DATABASE_URL
       try {
         const pid = (await client.query<{ pid: number }>('select pg_backend_pid() as pid', []))
           .rows[0]!.pid
-        const sleeping = client.query('select pg_sleep(5)', [])
+        // Its failure is taken at once: it may come before the termination's own answer.
+        const sleeping = client.query('select pg_sleep(5)', []).then(
+          () => null,
+          (err: Error) => err,
+        )
         // A restart, a failover or an operator ends the backend: pg emitted 'error' on the
         // client, which nothing listened to while it was lent out, and the process crashed.
         while (
@@ -155,13 +159,47 @@ describe('the bounded PostgreSQL pool', { skip: !url && 'needs TEST_DATABASE_URL
           await new Promise((resolve) => setImmediate(resolve))
         }
         await query(pool, `select pg_terminate_backend(${pid})`)
-        await assert.rejects(sleeping)
+        // Answered 503 like a stall: trying again shortly is what the caller should do.
+        const failure = await sleeping
+        assert.ok(failure !== null)
+        assert.ok(isDatabaseStalled(failure), failure.message)
         // Settles once the close that follows the server's error was seen.
         await assert.rejects(client.query('select 1', []))
       } finally {
         client.release()
       }
       assert.deepEqual(await query(pool, 'select 1 as one'), [{ one: 1 }])
+    } finally {
+      await pool.end()
+    }
+  })
+
+  it('counts a database that is not there as unavailable, and a refused statement not', async () => {
+    const closed = createServer()
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve))
+    const closedPort = (closed.address() as AddressInfo).port
+    await new Promise<void>((resolve) => closed.close(() => resolve()))
+    const away = boundedPgPool(`postgres://postgres@127.0.0.1:${closedPort}/test`, 5000)
+    try {
+      // PostgreSQL restarting: the connection is refused, and no statement was sent.
+      await assert.rejects(away.connect(), (err: Error) => {
+        assert.ok(isDatabaseStalled(err), err.message)
+        assert.ok(neverSent(err))
+        return true
+      })
+    } finally {
+      await away.end()
+    }
+    const pool = boundedPgPool(url!, 5000)
+    pool.bound()
+    try {
+      // What the database refuses is the request's failure, not the database's.
+      for (const statement of ['select nonsense from', 'select 1/0']) {
+        await assert.rejects(query(pool, statement), (err: Error) => {
+          assert.ok(!isDatabaseStalled(err), err.message)
+          return true
+        })
+      }
     } finally {
       await pool.end()
     }
