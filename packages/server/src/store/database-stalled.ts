@@ -21,9 +21,12 @@ const UNSENT = new Set([
 /** pg's and pg-pool's messages for a connection or query that timed out or was cut. */
 const STALLS = new Set([...UNSENT, QUERY_TIMEOUT_MESSAGE, 'Connection terminated unexpectedly'])
 
-/** True for an error of a PostgreSQL that stalled, could not be reached or went away. */
+/**
+ * True for an error of a PostgreSQL that stalled, could not be reached or went away, or one
+ * wrapping it (its `cause`: the usage counters' write queue wraps what the database did).
+ */
 export function isDatabaseStalled(err: Error): boolean {
-  return STALLS.has(err.message) || isDatabaseAway(err)
+  return causes(err).some((e) => STALLS.has(e.message) || isDatabaseAway(e))
 }
 
 /**
@@ -32,7 +35,14 @@ export function isDatabaseStalled(err: Error): boolean {
  * it wrote must not be written again where that would count twice.
  */
 export function neverSent(err: Error): boolean {
-  return UNSENT.has(err.message) || isUnconnected(err)
+  return causes(err).some((e) => UNSENT.has(e.message) || isUnconnected(e))
+}
+
+/** `err` and the errors it wraps, each once (a cycle of causes ends). */
+function causes(err: Error): Error[] {
+  const chain: Error[] = []
+  for (let e: unknown = err; e instanceof Error && !chain.includes(e); e = e.cause) chain.push(e)
+  return chain
 }
 
 /** Seconds a caller is asked to wait before trying again. */

@@ -1,0 +1,38 @@
+/**
+ * Which failures are a stalled or unreachable database's (answered 503 with Retry-After): pg's
+ * own messages, and one wrapped by the code that met it (the usage counters' write queue tells
+ * an operator's `burrowd usage set` "writing to the database failed", with the stall as its
+ * cause, which was answered 500 internal error).
+ */
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { QUERY_TIMEOUT_MESSAGE } from '../../src/store/bounded-pg-pool.js'
+import { isDatabaseStalled, neverSent } from '../../src/store/database-stalled.js'
+
+describe('isDatabaseStalled', () => {
+  it("knows pg's messages, and nothing else", () => {
+    assert.ok(isDatabaseStalled(new Error(QUERY_TIMEOUT_MESSAGE)))
+    assert.ok(isDatabaseStalled(new Error('timeout exceeded when trying to connect')))
+    assert.ok(!isDatabaseStalled(new Error('duplicate key value violates unique constraint')))
+  })
+
+  it('looks through the errors that wrap one', () => {
+    const stall = new Error(QUERY_TIMEOUT_MESSAGE)
+    const wrapped = new Error('usage counters: writing to the database failed', { cause: stall })
+    assert.ok(isDatabaseStalled(wrapped))
+    assert.ok(isDatabaseStalled(new Error('outer', { cause: wrapped })))
+    const unsent = new Error('timeout exceeded when trying to connect')
+    assert.ok(neverSent(new Error('wrapped', { cause: unsent })))
+    assert.ok(!neverSent(wrapped))
+    assert.ok(!isDatabaseStalled(new Error('wrapped', { cause: new Error('not the database') })))
+    assert.ok(!isDatabaseStalled(new Error('wrapped', { cause: 'a string' })))
+  })
+
+  it('ends on a cycle of causes', () => {
+    const a = new Error('a')
+    const b = new Error('b', { cause: a })
+    ;(a as { cause?: unknown }).cause = b
+    assert.equal(isDatabaseStalled(a), false)
+    assert.equal(neverSent(a), false)
+  })
+})
