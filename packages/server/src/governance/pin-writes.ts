@@ -3,7 +3,7 @@
  * tunnel so that a load of the pins can wait for those queued before it; a flood of the server's
  * `list_changed` is one write of the latest time (300,000 of them queued as many writes: a
  * hostile review). A write made while the tunnel's owner turned zero-knowledge on is followed by
- * the erasure of the definitions it wrote.
+ * the erasure of the definitions it wrote, also when it failed: it may have written some.
  */
 import type { Logger } from '@burrow/protocol'
 import type { ToolPinsStore } from '../store/tool-pins-store.js'
@@ -48,14 +48,19 @@ export class PinWrites {
   write(tunnelId: string, work: () => Promise<unknown>): void {
     const previous = this.#writes.get(tunnelId) ?? Promise.resolve()
     const zeroKnowledgeNow = this.#opts.zeroKnowledgeNow
+    const failed = (err: Error) =>
+      this.#opts.log.warn(`rug-pull pins of ${tunnelId}: ${err.message}`)
     const next = previous
       .then(work)
+      // Erased after a failed write too: a statement that timed out may land all the same, and
+      // a write of several statements may fail after the first (a failure is not nothing written).
+      .catch(failed)
       .then(async () => {
         if (zeroKnowledgeNow && (await zeroKnowledgeNow(tunnelId))) {
           await this.#opts.store.eraseDefinitions(tunnelId)
         }
       })
-      .catch((err: Error) => this.#opts.log.warn(`rug-pull pins of ${tunnelId}: ${err.message}`))
+      .catch(failed)
     this.#writes.set(tunnelId, next)
     void next.finally(() => {
       if (this.#writes.get(tunnelId) === next) this.#writes.delete(tunnelId)
