@@ -13,13 +13,21 @@ import {
 
 /** pg's and pg-pool's messages for a query that never reached the database: no connection. */
 const UNSENT = new Set([
-  TIMED_OUT_BEFORE_MESSAGE,
   'timeout exceeded when trying to connect',
   'Connection terminated due to connection timeout',
 ])
 
-/** pg's and pg-pool's messages for a connection or query that timed out or was cut. */
-const STALLS = new Set([...UNSENT, QUERY_TIMEOUT_MESSAGE, 'Connection terminated unexpectedly'])
+/**
+ * pg's and pg-pool's messages for a connection or query that timed out or was cut, and the
+ * pool's refusal of a query behind one that timed out. That refusal is not "never sent": Kysely
+ * throws a failed transaction's rollback error, here that refusal, for the statement before it.
+ */
+const STALLS = new Set([
+  ...UNSENT,
+  QUERY_TIMEOUT_MESSAGE,
+  TIMED_OUT_BEFORE_MESSAGE,
+  'Connection terminated unexpectedly',
+])
 
 /**
  * True for an error of a PostgreSQL that stalled, could not be reached or went away, or one

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { QUERY_TIMEOUT_MESSAGE } from '../../src/store/bounded-pg-pool.js'
+import { QUERY_TIMEOUT_MESSAGE, TIMED_OUT_BEFORE_MESSAGE } from '../../src/store/bounded-pg-pool.js'
 import { isDatabaseStalled, neverSent } from '../../src/store/database-stalled.js'
 
 describe('isDatabaseStalled', () => {
@@ -26,6 +26,14 @@ describe('isDatabaseStalled', () => {
     assert.ok(!neverSent(wrapped))
     assert.ok(!isDatabaseStalled(new Error('wrapped', { cause: new Error('not the database') })))
     assert.ok(!isDatabaseStalled(new Error('wrapped', { cause: 'a string' })))
+  })
+
+  it('does not take a refusal behind a timed-out query for a statement never sent', () => {
+    // Kysely throws a failed transaction's rollback error, not its statement's: refused behind
+    // the statement that timed out, which was sent and may land.
+    const refused = new Error(TIMED_OUT_BEFORE_MESSAGE)
+    assert.ok(isDatabaseStalled(refused))
+    assert.equal(neverSent(refused), false)
   })
 
   it('ends on a cycle of causes', () => {
