@@ -7,6 +7,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Edge } from '../edge/edge.js'
+import { noteTunnelRequest } from '../edge/tunnel-requests.js'
 import { sendRefusal } from '../http/send-refusal.js'
 import { PLANS } from '../plans.js'
 import type { CustomDomains } from './custom-domains.js'
@@ -38,6 +39,8 @@ export async function routeCustomDomain(
   const route = await domains.route(name)
   if (route === null) return false
   parts.onEdgeRequest?.(res)
+  // A failure from here on is the tunnel's: answered with the envelope, as on its own hostname.
+  noteTunnelRequest(req)
   if (route === 'pending') {
     sendRefusal(
       res,

@@ -7,6 +7,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { RefusedId } from '@burrow/protocol'
 import { refusedIdsOf } from '../edge/request-ids.js'
+import { isTunnelRequest } from '../edge/tunnel-requests.js'
 import type { FailureLog } from '../observability/failure-log.js'
 import { DATABASE_RETRY_AFTER_S, isDatabaseStalled } from '../store/database-stalled.js'
 import {
@@ -18,14 +19,18 @@ import { idsOfUnreadBody } from './ids-of-unread-body.js'
 import { sendApiError } from './responses.js'
 import { sendRefusal } from './send-refusal.js'
 
-/** Answer `req`, whose handler failed with `err`; `onTunnel` when it came to a tunnel's host. */
+/**
+ * Answer `req`, whose handler failed with `err`; `onTunnel` when it came to a tunnel's host (or
+ * it was routed to a tunnel otherwise, by a custom domain: edge/tunnel-requests.ts).
+ */
 export function answerFailure(
   failures: FailureLog,
   req: IncomingMessage,
   res: ServerResponse,
   err: Error,
-  onTunnel: boolean,
+  onTunnelHost: boolean,
 ): void {
+  const onTunnel = onTunnelHost || isTunnelRequest(req)
   failures.failed(err)
   if (res.headersSent) {
     res.destroy()
