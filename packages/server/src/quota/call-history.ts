@@ -8,6 +8,7 @@
 import { randomBytes } from 'node:crypto'
 import type { Logger } from '@burrow/protocol'
 import type { Insertable, Kysely } from 'kysely'
+import { isDatabaseStalled, neverSent } from '../store/database-stalled.js'
 import type { Database } from '../store/schema.js'
 import { RowStatements } from '../store/row-statements.js'
 
@@ -184,13 +185,29 @@ export class CallHistoryWriter implements CallHistorySink {
     this.#closed = true
     clearInterval(this.#timer)
     await this.flush()
+    // Kept back by a stalled database: counted and logged as dropped, not lost unsaid.
+    const left = this.#queue.splice(0)
+    if (left.length > 0) this.#drop(left.length, 'burrowd stopped while the database stalled')
   }
 
   async #writeAll(): Promise<void> {
     while (this.#queue.length > 0) {
       const batch = this.#queue.splice(0, this.#batchSize)
-      await this.#write(batch)
+      // The database stalled: the rest waits for the next write (each statement would wait the
+      // full bound, holding the next flushes and burrowd's shutdown).
+      if (!(await this.#write(batch))) return
     }
+  }
+
+  /**
+   * The database stalled writing `batch`: it waits at the front of the queue when it never
+   * reached the database; else it may have been written, and goes (a record written twice would
+   * be refused by its id, one given again a new id would not).
+   */
+  #stalled(batch: readonly CallRecord[], error: Error): false {
+    if (neverSent(error)) this.#queue.unshift(...batch)
+    else this.#drop(batch.length, `writing failed: ${error.message}`)
+    return false
   }
 
   /** The tunnels of `batch` whose content may no longer be kept. */
@@ -205,7 +222,8 @@ export class CallHistoryWriter implements CallHistorySink {
     return gone
   }
 
-  async #write(batch: readonly CallRecord[]): Promise<void> {
+  /** Write `batch`; false when the database stalled, and nothing more should be tried now. */
+  async #write(batch: readonly CallRecord[]): Promise<boolean> {
     const contentless = await this.#contentless(batch)
     const rows = batch.map((r): CallHistoryRow => ({
       id: r.id ?? newCallId(r.at),
@@ -229,7 +247,8 @@ export class CallHistoryWriter implements CallHistorySink {
     }))
     try {
       await this.#insert(rows)
-    } catch {
+    } catch (error) {
+      if (isDatabaseStalled(error as Error)) return this.#stalled(batch, error as Error)
       // Most likely a tunnel deleted meanwhile (the foreign key): keep the rest of the batch.
       let kept: CallHistoryRow[]
       try {
@@ -237,7 +256,7 @@ export class CallHistoryWriter implements CallHistorySink {
       } catch (error) {
         // The database itself is failing: the batch goes, after two statements.
         this.#drop(rows.length, `writing failed: ${(error as Error).message}`)
-        return
+        return false
       }
       try {
         await this.#insert(kept)
@@ -250,6 +269,7 @@ export class CallHistoryWriter implements CallHistorySink {
         this.#log.debug(`call history: ${rows.length - kept.length} records not written`)
       }
     }
+    return true
   }
 
   /**

@@ -1,6 +1,10 @@
 /**
  * The history writer while the database is down: a batch is given up after a few statements,
- * not tried row by row (each row would wait its own timeout).
+ * not tried row by row (each row would wait its own timeout); while it stalls (bounded-pg-pool),
+ * a write stops at its first failed statement, the batches after it waiting for the next write,
+ * and the batch itself too when it never reached the database. Before, every queued batch (up
+ * to 20) cost two statements each waiting the full bound, and closing burrowd waited for all of
+ * them, minutes past any stop timeout.
  */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
@@ -47,5 +51,80 @@ describe('the history writer during a database outage', () => {
     await writer.close()
     await store.close()
     assert.ok(statements <= 2, `${statements} statements for one batch while the database is down`)
+  })
+
+  it('stops at the first stalled statement, keeping what it never sent', async () => {
+    const store = await openStore({
+      databaseUrl: null,
+      dataDir: mkdtempSync(join(tmpdir(), 'rev-')),
+    })
+    const account = await store.createAccount({ email: 's@example.com', slug: 'stall' })
+    const tunnelId = (await store.createTunnel({ accountId: account.id, name: 's' })).tunnel.id
+    let stalled = true
+    let statements = 0
+    const stall: KyselyPlugin = {
+      transformQuery(args) {
+        statements++
+        // pg-pool's answer when no connection was had in time: nothing was sent.
+        if (stalled) throw new Error('timeout exceeded when trying to connect')
+        return args.node
+      },
+      async transformResult(args) {
+        return args.result
+      },
+    }
+    const writer = new CallHistoryWriter(store.db.withPlugin(stall), {
+      log: silentLogger,
+      flushMs: 60_000,
+    })
+    try {
+      for (let i = 0; i < 1500; i++) {
+        writer.record({
+          tunnelId,
+          at: new Date(),
+          method: 'tools/call',
+          tool: 't',
+          status: 200,
+          policyCode: null,
+          durationMs: 1,
+        })
+      }
+      await writer.flush()
+      assert.equal(statements, 1, 'one statement while the database stalls')
+      assert.equal(writer.queued, 1500)
+      assert.equal(writer.dropped, 0)
+      stalled = false
+      await writer.flush()
+      const written = await store.db
+        .selectFrom('call_history')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow()
+      assert.equal(Number(written.n), 1500)
+      // Closing during a stall tries once, and counts what it could not write (a writer of its
+      // own: a writer runs the statement it compiled again, past the plugin).
+      stalled = true
+      statements = 0
+      const closing = new CallHistoryWriter(store.db.withPlugin(stall), {
+        log: silentLogger,
+        flushMs: 60_000,
+      })
+      for (let i = 0; i < 1500; i++) {
+        closing.record({
+          tunnelId,
+          at: new Date(),
+          method: 'tools/call',
+          tool: 't',
+          status: 200,
+          policyCode: null,
+          durationMs: 1,
+        })
+      }
+      await closing.close()
+      assert.equal(statements, 1)
+      assert.equal(closing.dropped, 1500)
+    } finally {
+      await writer.close()
+      await store.close()
+    }
   })
 })
