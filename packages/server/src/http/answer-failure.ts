@@ -39,12 +39,12 @@ export function answerFailure(
   // The refused request's ids, when its body was read: the agent's SDK can match the error.
   const id = refusedIdsOf(req)
   const database = isDatabaseStalled(err)
-  if (database || (onTunnel && isSharedStateUnavailable(err))) {
+  if (database || isSharedStateUnavailable(err)) {
     const seconds = database ? DATABASE_RETRY_AFTER_S : SHARED_STATE_RETRY_AFTER_S
     const headers = { 'retry-after': String(seconds) }
     const reason = database
       ? `burrowd's database did not answer in time or could not be reached; try again in ${seconds} s`
-      : 'burrowd cannot reach the state its nodes share (Redis) to route and count this call; ' +
+      : `burrowd cannot reach the state its nodes share (Redis)${onTunnel ? ' to route and count this call' : ''}; ` +
         `try again in ${seconds} s`
     if (onTunnel) {
       refuse(req, id, (ids, endAfter) =>
