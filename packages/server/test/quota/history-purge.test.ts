@@ -82,6 +82,28 @@ for (const backend of testBackends()) {
       assert.deepEqual(await left(scale), ['1416h', '23h', '25h', '696h', '744h'])
     })
 
+    it('purges a backlog in batches, all of it, leaving what is kept', async () => {
+      const free = await tunnelOn('backlog', 'free')
+      writer = new CallHistoryWriter(store.db, { log: silentLogger, flushMs: 60_000 })
+      // 23 records past retention, 3 within it; batches of 5 take five statements.
+      for (let i = 0; i < 26; i++) {
+        const hours = i < 23 ? 25 + i : 1
+        writer.record(record(free, { at: new Date(NOW.getTime() - hours * HOUR) }))
+      }
+      await writer.flush()
+      assert.deepEqual(await purgeCallHistory(store.db, NOW, 5), { free: 23, pro: 0, scale: 0 })
+      assert.equal((await rows()).length, 3)
+      // Nothing left to purge: a run deletes nothing, repeatedly.
+      assert.deepEqual(await purgeCallHistory(store.db, NOW, 5), { free: 0, pro: 0, scale: 0 })
+      // A backlog of exactly one batch ends too.
+      for (let i = 0; i < 5; i++) {
+        writer.record(record(free, { at: new Date(NOW.getTime() - (30 + i) * HOUR) }))
+      }
+      await writer.flush()
+      assert.deepEqual(await purgeCallHistory(store.db, NOW, 5), { free: 5, pro: 0, scale: 0 })
+      assert.equal((await rows()).length, 3)
+    })
+
     it('shortens retention from the next purge after a downgrade', async () => {
       const lapsed = await tunnelOn('lapsed', 'scale')
       const cancelled = await tunnelOn('cancelled', 'pro')
