@@ -52,6 +52,21 @@ export const OTHER = '(other)'
 /** Rows per upsert: 70 parameters each, within SQLite's limit. */
 const ROWS_PER_STATEMENT = 200
 
+/**
+ * Rows kept for the next write while the database is away, by default: each is some 700 bytes,
+ * and an outage of hours brings new rows every period. Past this, rows not written are let go.
+ */
+const KEPT_ROWS = 50_000
+
+/** Options of `CallMetrics`. */
+export interface CallMetricsOptions {
+  readonly log: Logger
+  /** Milliseconds between writes. Default 5 seconds. */
+  readonly flushMs?: number
+  /** Rows kept for the next write at most when a write fails (`KEPT_ROWS`). */
+  readonly capacity?: number
+}
+
 /** Gathers per-method metrics and writes them. */
 export class CallMetrics {
   readonly #db: Kysely<Database>
@@ -60,13 +75,20 @@ export class CallMetrics {
   /** The pairs each tunnel has rows for, by tunnel, span and period, while the period lasts. */
   readonly #pairs = new Map<string, Set<string>>()
   readonly #timer: NodeJS.Timeout
+  readonly #capacity: number
   #writing: Promise<void> | null = null
 
-  constructor(db: Kysely<Database>, opts: { readonly log: Logger; readonly flushMs?: number }) {
+  constructor(db: Kysely<Database>, opts: CallMetricsOptions) {
     this.#db = db
     this.#log = opts.log
+    this.#capacity = opts.capacity ?? KEPT_ROWS
     this.#timer = setInterval(() => void this.flush(), opts.flushMs ?? 5000)
     this.#timer.unref()
+  }
+
+  /** Rows gathered and not yet written. */
+  get pending(): number {
+    return this.#cells.size
   }
 
   /** Count `r`. Never throws, never waits. */
@@ -162,26 +184,33 @@ export class CallMetrics {
    * never counted twice. `after`, not sent, is kept.
    */
   #stalled(err: Error, tried: readonly Cell[], after: readonly Cell[]): void {
-    const kept = neverSent(err) ? [...tried, ...after] : after
-    for (const cell of kept) this.#keep(cell)
-    const lost = tried.length + after.length - kept.length
+    const unsent = neverSent(err) ? [...tried, ...after] : after
+    const kept = unsent.filter((cell) => this.#keep(cell)).length
+    const timedOut = tried.length + after.length - unsent.length
+    const overCapacity = unsent.length - kept
     this.#log.warn(
       `call metrics: the database did not answer (${err.message}); ` +
-        `${kept.length} rows kept for the next write` +
-        (lost > 0 ? `, ${lost} lost unless the write that timed out landed` : ''),
+        `${kept} rows kept for the next write` +
+        (timedOut > 0 ? `, ${timedOut} lost unless the write that timed out landed` : '') +
+        (overCapacity > 0 ? `, ${overCapacity} lost past the ${this.#capacity} rows kept` : ''),
     )
   }
 
-  /** Put `cell`, not written, back with what gathered since. */
-  #keep(cell: Cell): void {
+  /**
+   * Put `cell`, not written, back with what gathered since; false when it is let go: a new row
+   * past the capacity (an outage of hours brings new rows every period, and would hold them all).
+   */
+  #keep(cell: Cell): boolean {
     const key = [cell.tunnelId, cell.span, cell.periodStart, cell.method, cell.tool, cell.outcome]
     const gathered = this.#cells.get(key.join('\u0000'))
     if (gathered === undefined) {
+      if (this.#cells.size >= this.#capacity) return false
       this.#cells.set(key.join('\u0000'), cell)
-      return
+      return true
     }
     gathered.count += cell.count
     cell.buckets.forEach((n, b) => (gathered.buckets[b]! += n))
+    return true
   }
 
   #upsert(rows: readonly Record<string, string | number>[]): Promise<unknown> {

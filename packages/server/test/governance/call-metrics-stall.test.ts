@@ -47,15 +47,15 @@ for (const backend of testBackends()) {
       },
     }
 
-    const metrics = () => {
-      const m = new CallMetrics(db, { log: silentLogger, flushMs: 3_600_000 })
+    const metrics = (capacity?: number) => {
+      const m = new CallMetrics(db, { log: silentLogger, flushMs: 3_600_000, capacity })
       open.push(m)
       return m
     }
 
-    const call = (tool = 'search'): CallRecord => ({
+    const call = (tool = 'search', at = AT): CallRecord => ({
       tunnelId,
-      at: AT,
+      at,
       method: 'tools/call',
       tool,
       status: 200,
@@ -129,6 +129,22 @@ for (const backend of testBackends()) {
         written.reduce((a, b) => a + b, 0),
         302,
       )
+    })
+
+    it('keeps at most its capacity of rows while the database stays away', async () => {
+      const m = metrics(100)
+      stall = 'before'
+      // Hours of an outage: every 5-minute period brings rows of its own.
+      for (let period = 0; period < 20; period++) {
+        const at = new Date(AT.getTime() + period * 5 * 60_000)
+        for (let i = 0; i < 25; i++) m.record(call(`tool-${i}`, at))
+        await m.flush()
+        assert.ok(m.pending <= 100, `${m.pending} rows held, past the capacity of 100`)
+      }
+      stall = null
+      await m.flush()
+      assert.equal(m.pending, 0)
+      assert.ok((await counts()).length <= 100)
     })
   })
 }
