@@ -250,20 +250,34 @@ export class CallHistoryWriter implements CallHistorySink {
     } catch (error) {
       if (isDatabaseStalled(error as Error)) return this.#stalled(batch, error as Error)
       // Most likely a tunnel deleted meanwhile (the foreign key): keep the rest of the batch.
-      let kept: CallHistoryRow[]
+      let existing: ReadonlySet<string>
       try {
-        kept = await this.#rowsOfExistingTunnels(rows)
+        existing = await this.#existingTunnels(rows)
       } catch (error) {
+        if (isDatabaseStalled(error as Error)) return this.#stalled(batch, error as Error)
         // The database itself is failing: the batch goes, after two statements.
         this.#drop(rows.length, `writing failed: ${(error as Error).message}`)
         return false
       }
+      const kept = batch.flatMap((r, i) => (existing.has(r.tunnelId) ? [i] : []))
       try {
-        await this.#insert(kept)
-      } catch {
+        await this.#insert(kept.map((i) => rows[i]!))
+      } catch (error) {
+        // The database stalled: these records wait (or go) as a stalled batch's do.
+        if (isDatabaseStalled(error as Error)) {
+          return this.#stalled(
+            kept.map((i) => batch[i]!),
+            error as Error,
+          )
+        }
         // Else a row the database refuses: one at a time, so that one tunnel's row cannot cost
         // the others theirs.
-        kept = await this.#insertEach(kept)
+        const written = await this.#insertEach(kept.map((i) => [batch[i]!, rows[i]!] as const))
+        if (written === null) return false
+        if (written < rows.length) {
+          this.#log.debug(`call history: ${rows.length - written} records not written`)
+        }
+        return true
       }
       if (kept.length < rows.length) {
         this.#log.debug(`call history: ${rows.length - kept.length} records not written`)
@@ -273,23 +287,35 @@ export class CallHistoryWriter implements CallHistorySink {
   }
 
   /**
-   * Insert `rows` one by one; returns those written, and counts the others dropped. Rows that
-   * fail several in a row mean the database, not a row, is at fault: the rest are dropped then.
+   * Insert each of `pairs` (a record and its row) alone; returns how many were written, and
+   * counts the others dropped, or null when the database stalled: the record it stalled on and
+   * those after it then wait or go as a stalled batch's do. Rows that fail several in a row mean
+   * the database, not a row, is at fault: the rest are dropped then.
    */
-  async #insertEach(rows: readonly CallHistoryRow[]): Promise<CallHistoryRow[]> {
-    const written: CallHistoryRow[] = []
+  async #insertEach(
+    pairs: readonly (readonly [CallRecord, CallHistoryRow])[],
+  ): Promise<number | null> {
+    let written = 0
     let failed = 0
-    for (let i = 0; i < rows.length; i++) {
+    for (let i = 0; i < pairs.length; i++) {
       try {
-        await this.#insert([rows[i]!])
-        written.push(rows[i]!)
+        await this.#insert([pairs[i]![1]])
+        written++
         failed = 0
       } catch (error) {
+        const err = error as Error
+        if (isDatabaseStalled(err)) {
+          // The one that stalled may have landed (it goes unless never sent); the rest were not
+          // tried, and wait for the next write.
+          this.#stalled([pairs[i]![0]], err)
+          this.#queue.splice(neverSent(err) ? 1 : 0, 0, ...pairs.slice(i + 1).map(([r]) => r))
+          return null
+        }
         if (++failed < MAX_FAILED_ROWS_IN_A_ROW) {
-          this.#drop(1, `writing failed: ${(error as Error).message}`)
+          this.#drop(1, `writing failed: ${err.message}`)
           continue
         }
-        this.#drop(rows.length - i, `writing failed: ${(error as Error).message}`)
+        this.#drop(pairs.length - i, `writing failed: ${err.message}`)
         break
       }
     }
@@ -302,11 +328,11 @@ export class CallHistoryWriter implements CallHistorySink {
     )
   }
 
-  async #rowsOfExistingTunnels(rows: readonly CallHistoryRow[]): Promise<CallHistoryRow[]> {
+  /** The tunnels of `rows` that exist. */
+  async #existingTunnels(rows: readonly CallHistoryRow[]): Promise<ReadonlySet<string>> {
     const ids = [...new Set(rows.map((r) => r.tunnel_id))]
     const found = await this.#db.selectFrom('tunnels').select('id').where('id', 'in', ids).execute()
-    const existing = new Set(found.map((t) => t.id))
-    return rows.filter((r) => existing.has(r.tunnel_id))
+    return new Set(found.map((t) => t.id))
   }
 
   #drop(count: number, why: string): void {

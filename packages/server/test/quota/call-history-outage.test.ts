@@ -127,4 +127,58 @@ describe('the history writer during a database outage', () => {
       await store.close()
     }
   })
+
+  it('stops when the database stalls while it writes again the rows of a refused batch', async () => {
+    const store = await openStore({
+      databaseUrl: null,
+      dataDir: mkdtempSync(join(tmpdir(), 'rev-')),
+    })
+    const account = await store.createAccount({ email: 'g@example.com', slug: 'gone' })
+    const tunnelId = (await store.createTunnel({ accountId: account.id, name: 'g' })).tunnel.id
+    // The batch is refused for a deleted tunnel's rows (the foreign key), the tunnels are read,
+    // and then the database stalls: no connection in time, so nothing after that is sent.
+    let stalling = true
+    let selected = false
+    const stall: KyselyPlugin = {
+      transformQuery(args) {
+        if (args.node.kind === 'SelectQueryNode') selected = true
+        else if (selected && stalling) throw new Error('timeout exceeded when trying to connect')
+        return args.node
+      },
+      async transformResult(args) {
+        return args.result
+      },
+    }
+    const writer = new CallHistoryWriter(store.db.withPlugin(stall), {
+      log: silentLogger,
+      flushMs: 60_000,
+      batchSize: 10,
+    })
+    const record = (tunnel: string) => ({
+      tunnelId: tunnel,
+      at: new Date(),
+      method: 'tools/call',
+      tool: 't',
+      status: 200,
+      policyCode: null,
+      durationMs: 1,
+    })
+    try {
+      for (let i = 0; i < 10; i++) writer.record(record(i % 2 === 0 ? tunnelId : 'tun_deleted'))
+      for (let i = 0; i < 10; i++) writer.record(record(tunnelId))
+      await writer.flush()
+      assert.equal(writer.dropped, 0, 'none of the records of the tunnel that exists is dropped')
+      assert.equal(writer.queued, 15, 'what was never sent waits for the next write')
+      stalling = false
+      await writer.flush()
+      const written = await store.db
+        .selectFrom('call_history')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow()
+      assert.equal(Number(written.n), 15)
+    } finally {
+      await writer.close()
+      await store.close()
+    }
+  })
 })
