@@ -6,6 +6,7 @@ import assert from 'node:assert/strict'
 import { afterEach, beforeEach, describe, it } from 'node:test'
 import { purgeCallMetrics } from '../../src/governance/metrics-purge.js'
 import { openStore } from '../../src/store/open-store.js'
+import type { KyselyPlugin } from 'kysely'
 import type { Store } from '../../src/store/store.js'
 import { testBackends, type TestDatabase } from '../helpers/test-databases.js'
 
@@ -30,7 +31,7 @@ for (const backend of testBackends()) {
       await database.drop()
     })
 
-    async function row(span: '5m' | '1h', hoursAgo: number, method: string) {
+    async function row(span: '5m' | '1h', hoursAgo: number, method: string, tool = '') {
       await store.db
         .insertInto('call_metrics')
         .values({
@@ -38,7 +39,7 @@ for (const backend of testBackends()) {
           span,
           period_start: new Date(NOW.getTime() - hoursAgo * HOUR).toISOString(),
           method,
-          tool: '',
+          tool,
           outcome: 'ok',
           count: 1,
         })
@@ -62,6 +63,33 @@ for (const backend of testBackends()) {
         ['month-old-1h', 'recent-1h', 'recent-5m'],
       )
       assert.equal(await purgeCallMetrics(store.db, NOW), 0, 'a second purge finds nothing')
+    })
+
+    it('deletes a backlog in statements of at most a batch, all of it', async () => {
+      // One statement for all of it outlasted the database bound on every run (failing while the
+      // database went on), and held the event loop on SQLite: as the history's purge.
+      for (let i = 0; i < 7; i++) await row('5m', 49 + i, 'old-5m', `t${i}`)
+      for (let i = 0; i < 3; i++) await row('1h', 61 * 24, 'old-1h', `t${i}`)
+      await row('5m', 47, 'recent-5m')
+      await row('1h', 49, 'recent-1h')
+      const deleted: number[] = []
+      const counting: KyselyPlugin = {
+        transformQuery: (args) => args.node,
+        async transformResult(args) {
+          if (args.result.numAffectedRows !== undefined) {
+            deleted.push(Number(args.result.numAffectedRows))
+          }
+          return args.result
+        },
+      }
+      assert.equal(await purgeCallMetrics(store.db.withPlugin(counting), NOW, 3), 10)
+      assert.ok(
+        deleted.every((n) => n <= 3),
+        `statements deleted ${deleted.join(', ')} rows`,
+      )
+      const left = await store.db.selectFrom('call_metrics').select('method').execute()
+      assert.deepEqual(left.map((r) => r.method).sort(), ['recent-1h', 'recent-5m'])
+      assert.equal(await purgeCallMetrics(store.db, NOW, 3), 0, 'a second purge finds nothing')
     })
   })
 }
