@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { after, before, describe, it } from 'node:test'
+import { rawUpgrade } from '../../packages/server/test/helpers/raw-upgrade.js'
 import {
   startFreezableProxy,
   type FreezableProxy,
@@ -111,6 +112,15 @@ describe(
         const body = (await res.json()) as { id: unknown; error: { data: { reason: string } } }
         assert.equal(body.id, i)
         assert.match(body.error.data.reason, /database/)
+      }
+      // A tunnel client's key cannot be checked: it is told to come back, and when.
+      const upgrade = await rawUpgrade(port, {
+        authorization: 'Bearer mtk_never_seen_during_stall',
+      })
+      assert.equal(upgrade.kind, 'response')
+      if (upgrade.kind === 'response') {
+        assert.equal(upgrade.status, 503)
+        assert.equal(upgrade.headers['retry-after'], '5')
       }
       proxy.thaw()
       const again = await listTunnels()

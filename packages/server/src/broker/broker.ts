@@ -17,6 +17,9 @@ import { KeyGuard } from './key-guard.js'
 import { rejectUpgrade } from './reject-upgrade.js'
 import type { TunnelRegistry } from './tunnel-registry.js'
 
+/** Seconds a tunnel client whose key could not be checked is asked to wait. */
+const KEY_CHECK_RETRY_AFTER_S = 5
+
 /** What the broker needs. */
 export interface BrokerOptions {
   readonly findTunnelByKey: (key: string) => Promise<TunnelWithAccount | undefined>
@@ -86,11 +89,14 @@ export class Broker {
       this.guard.passed(address)
       this.opts.onKeyCheck?.('error')
       this.opts.log.error(`broker: key lookup failed: ${(err as Error).message}`)
+      // The database or Redis not answering (a stall, a restart): the client is told when to
+      // come back, as an agent is (http/answer-failure.ts), rather than at its own pace.
       return rejectUpgrade(
         socket,
         'tunnel_offline',
-        'the tunnel service could not check the key; retry',
+        `the tunnel service could not check the key; retry in ${KEY_CHECK_RETRY_AFTER_S} s`,
         'service unavailable',
+        { 'retry-after': String(KEY_CHECK_RETRY_AFTER_S) },
       )
     }
     if (!tunnel) {
