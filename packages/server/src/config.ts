@@ -11,6 +11,7 @@ import { resolve } from 'node:path'
 import { parseBillingSettings, type BillingSettings } from './config-billing.js'
 import { ConfigError } from './config-error.js'
 import { bad, httpUrlOf, read, type Env } from './config-env.js'
+import { boundedInt, parseOnOff, parseSwitch, positiveInt, wholeNumber } from './config-values.js'
 import { DEFAULT_TRUSTED_PROXIES, parseProxyEntry } from './http/client-addresses.js'
 import { DATABASE_URL_FORMS, parseDatabaseUrl, redactDatabaseUrl } from './store/database-target.js'
 import { redactUrl } from './redact-url.js'
@@ -240,47 +241,6 @@ function parsePublicPort(value: string | undefined, fallback: number | null): nu
   return port
 }
 
-function positiveInt(env: Env, name: string, fallback: number): number {
-  const value = read(env, name)
-  if (value === undefined) return fallback
-  const number = /^\d+$/.test(value) ? Number(value) : NaN
-  if (!(number >= 1 && Number.isSafeInteger(number))) {
-    throw bad(name, value, `a whole number of at least 1 (default ${fallback})`)
-  }
-  return number
-}
-
-/** `positiveInt`, at most `max` (a timer's milliseconds must fit in 32 bits). */
-function boundedInt(env: Env, name: string, fallback: number, max: number): number {
-  const value = read(env, name)
-  if (value === undefined) return fallback
-  const number = /^\d+$/.test(value) ? Number(value) : NaN
-  if (!(number >= 1 && number <= max)) {
-    throw bad(name, value, `a whole number from 1 to ${max} (default ${fallback})`)
-  }
-  return number
-}
-
-function wholeNumber(env: Env, name: string, fallback: number): number {
-  const value = read(env, name)
-  if (value === undefined) return fallback
-  const number = /^\d+$/.test(value) ? Number(value) : NaN
-  if (!Number.isSafeInteger(number)) {
-    throw bad(name, value, `a whole number, 0 or more (default ${fallback})`)
-  }
-  return number
-}
-
-/** A yes/no variable, off when unset; the same spellings `burrow` accepts. */
-function parseSwitch(env: Env, name: string): boolean {
-  const value = read(env, name)
-  if (value === undefined) return false
-  const lower = value.toLowerCase()
-  if (['1', 'true', 'yes', 'on'].includes(lower)) return true
-  if (['0', 'false', 'no', 'off'].includes(lower)) return false
-  throw bad(name, value, '1 or 0 (also true/false, yes/no, on/off)')
-}
-
 function parseLogLevel(value: string): LogLevel {
   const level = LOG_LEVELS.find((l) => l === value.toLowerCase())
   if (level === undefined) throw bad('BURROW_LOG', value, `one of ${LOG_LEVELS.join(', ')}`)
@@ -372,15 +332,6 @@ function parseMetricsToken(value: string | undefined): string | null {
     )
   }
   return value
-}
-
-function parseOnOff(env: Env, name: string, fallback: boolean): boolean {
-  const value = read(env, name)
-  if (value === undefined) return fallback
-  const lower = value.toLowerCase()
-  if (['on', '1', 'true', 'yes'].includes(lower)) return true
-  if (['off', '0', 'false', 'no'].includes(lower)) return false
-  throw bad(name, value, `on or off (default ${fallback ? 'on' : 'off'})`)
 }
 
 function parseDnsServers(value: string | undefined): readonly string[] {
