@@ -31,9 +31,8 @@ const ENDS = encoder.encode('\n\n')
 const decoder = new TextDecoder()
 
 /** True when `chunk` holds nothing but JSON's whitespace (a JSON value cannot end in it). */
-function jsonWhitespace(chunk: Uint8Array): boolean {
-  return chunk.every((b) => b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09)
-}
+const jsonWhitespace = (chunk: Uint8Array): boolean =>
+  chunk.every((b) => b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09)
 
 /** One response's messages. */
 export class ResponseMessages {
@@ -52,7 +51,7 @@ export class ResponseMessages {
    * With `cutsOn`, the last chunk of a JSON body only tapped, held back until the next that is
    * not whitespace only, with the chunks of whitespace after it: the JSON may end in it.
    */
-  #last: Uint8Array[] = []
+  #last = new ByteBlocks()
   /** Bytes counted in `held` now. */
   #held = 0
   /** Written whole though nothing rewrites it: SSE events once complete, JSON once read. */
@@ -100,7 +99,7 @@ export class ResponseMessages {
   release(): void {
     this.#released = true
     this.#body = null
-    this.#last = []
+    this.#last = new ByteBlocks()
     this.#sse = null
     this.#give()
   }
@@ -180,13 +179,14 @@ export class ResponseMessages {
     if (!fits || !this.#take(chunk.length)) {
       this.#overflowed = true
       this.#overBudget = fits
-      const held = this.#opts.rewrite || this.#whole ? this.#body.chunks : this.#last
+      const last = this.#last
+      const held = this.#opts.rewrite || this.#whole ? this.#body.chunks : last.chunks
       this.#body = null
-      this.#last = []
+      this.#last = new ByteBlocks()
       this.#give()
       this.#opts.onCut?.()
       if (this.#opts.rewrite || this.#whole || !this.#opts.cutsOn) return [...held, chunk]
-      this.#last = held // the end is still held back, for the check at the end
+      this.#last = last // the end is still held back, for the check at the end
       return this.#unread(chunk)
     }
     this.#body.push(chunk)
@@ -196,8 +196,14 @@ export class ResponseMessages {
       this.#last.push(chunk)
       return []
     }
-    const before = this.#last
-    this.#last = [chunk]
+    return this.#holdBack(chunk)
+  }
+
+  /** Hold `chunk` back, giving what was held (its whitespace after it is copied into blocks). */
+  #holdBack(chunk: Uint8Array): Uint8Array[] {
+    const before = this.#last.chunks
+    this.#last = new ByteBlocks()
+    this.#last.keep(chunk)
     return before
   }
 
@@ -218,14 +224,14 @@ export class ResponseMessages {
     if (this.#body === null) {
       // A JSON body that passed its bound unread ends with the chunk it held back.
       const last = this.#last
-      this.#last = []
+      this.#last = new ByteBlocks()
       this.#give()
       if (last.length === 0) return []
       if (this.#opts.cutsUnread?.()) {
         this.#cut = true
         return []
       }
-      return last
+      return last.chunks
     }
     const body = this.#body
     const last = this.#last
@@ -234,7 +240,7 @@ export class ResponseMessages {
     if (bytes.length === 0) return [] // nothing to read, nothing that could be read otherwise
     const rewritten = this.#messages(decoder.decode(bytes))
     if (this.#cut) return []
-    if (!this.#opts.rewrite) return this.#whole ? [bytes] : last
+    if (!this.#opts.rewrite) return this.#whole ? [bytes] : last.chunks
     return [rewritten === null ? bytes : encoder.encode(rewritten)]
   }
 
@@ -307,10 +313,8 @@ export class ResponseMessages {
           return []
         }
       }
-      const before = this.#last
-      this.#last = [chunk]
       this.#give()
-      return before
+      return this.#holdBack(chunk)
     }
     if (this.#opts.kind === 'sse' && this.#opts.cutsUnread?.()) {
       this.#cut = true
