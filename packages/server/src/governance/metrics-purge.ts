@@ -4,6 +4,7 @@
  * latencies only, so they are kept the same on every plan.
  */
 import type { Kysely } from 'kysely'
+import { deleteInBatches, PURGE_BATCH_ROWS } from '../store/delete-in-batches.js'
 import type { Database } from '../store/schema.js'
 
 const HOUR_MS = 3_600_000
@@ -11,24 +12,16 @@ const HOUR_MS = 3_600_000
 /** How long rows of each span are kept, in milliseconds. */
 export const METRICS_RETENTION_MS = { '5m': 48 * HOUR_MS, '1h': 60 * 24 * HOUR_MS } as const
 
-/**
- * Rows one statement of the purge deletes at most: a backlog (a node stopped for days) is deleted
- * in as many statements as it takes, as the history's is (`quota/history-purge.ts`). One
- * statement for all of it could outlast the database bound, failing on every run while the
- * database went on with it, and on SQLite it held the event loop for as long as it ran.
- */
-export const METRICS_PURGE_BATCH_ROWS = 5_000
-
 /** Delete metric rows past their span's retention at `now`; the number deleted. */
 export async function purgeCallMetrics(
   db: Kysely<Database>,
   now: Date,
-  batchRows: number = METRICS_PURGE_BATCH_ROWS,
+  batchRows: number = PURGE_BATCH_ROWS,
 ): Promise<number> {
   let deleted = 0
   for (const [span, keep] of Object.entries(METRICS_RETENTION_MS)) {
     const cutoff = new Date(now.getTime() - keep).toISOString()
-    for (;;) {
+    deleted += await deleteInBatches(batchRows, async (limit) => {
       // The primary key less its span, which both sides fix (a tuple has at most five).
       const result = await db
         .deleteFrom('call_metrics')
@@ -40,17 +33,13 @@ export async function purgeCallMetrics(
               .select(['tunnel_id', 'period_start', 'method', 'tool', 'outcome'])
               .where('span', '=', span)
               .where('period_start', '<', cutoff)
-              .limit(batchRows)
+              .limit(limit)
               .$asTuple('tunnel_id', 'period_start', 'method', 'tool', 'outcome'),
           ),
         )
         .executeTakeFirst()
-      const n = Number(result.numDeletedRows)
-      deleted += n
-      if (n < batchRows) break
-      // Between statements, what waited for the event loop (SQLite runs on it) goes first.
-      await new Promise((resolve) => setImmediate(resolve))
-    }
+      return Number(result.numDeletedRows)
+    })
   }
   return deleted
 }

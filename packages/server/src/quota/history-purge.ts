@@ -10,21 +10,13 @@ import { purgeCallMetrics } from '../governance/metrics-purge.js'
 import { PLAN_IDS, PLANS, type PlanId } from '../plans.js'
 import type { Logger } from '@burrow/protocol'
 import type { ExpressionBuilder, Kysely } from 'kysely'
+import { deleteInBatches, PURGE_BATCH_ROWS } from '../store/delete-in-batches.js'
 import type { Database } from '../store/schema.js'
 
 const HOUR_MS = 60 * 60 * 1000
 
 /** Records deleted by one purge, by effective plan. */
 export type PurgeCounts = Record<PlanId, number>
-
-/**
- * Records one statement of a purge deletes at most. A backlog (a node stopped for a week, a
- * downgrade from 60 days to 24 hours) is deleted in as many statements as it takes: one statement
- * for all of it could outlast the database bound (BURROW_DATABASE_TIMEOUT_SECS), failing on every
- * run while the database went on with it, and on SQLite it would hold the event loop, and every
- * tunnel's calls, for as long as it ran.
- */
-export const PURGE_BATCH_ROWS = 5_000
 
 /** Delete call history older than each account's plan retention at `now`. */
 export async function purgeCallHistory(
@@ -36,7 +28,7 @@ export async function purgeCallHistory(
   const counts = { free: 0, pro: 0, scale: 0 }
   for (const plan of PLAN_IDS) {
     const cutoff = new Date(now.getTime() - PLANS[plan].historyRetentionHours * HOUR_MS)
-    for (;;) {
+    counts[plan] = await deleteInBatches(batchRows, async (limit) => {
       const result = await db
         .deleteFrom('call_history')
         .where('id', 'in', (old) =>
@@ -51,15 +43,11 @@ export async function purgeCallHistory(
                 .select('tunnels.id')
                 .where((a) => effectivelyOn(a, plan, at)),
             )
-            .limit(batchRows),
+            .limit(limit),
         )
         .executeTakeFirst()
-      const deleted = Number(result.numDeletedRows)
-      counts[plan] += deleted
-      if (deleted < batchRows) break
-      // Between statements, what waited for the event loop (SQLite runs on it) goes first.
-      await new Promise((resolve) => setImmediate(resolve))
-    }
+      return Number(result.numDeletedRows)
+    })
   }
   return counts
 }

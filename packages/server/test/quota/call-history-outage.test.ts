@@ -9,12 +9,25 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { silentLogger } from '@burrow/protocol'
-import type { KyselyPlugin } from 'kysely'
+import type { KyselyPlugin, PluginTransformQueryArgs } from 'kysely'
 import { CallHistoryWriter } from '../../src/quota/call-history.js'
 import { openStore } from '../../src/store/open-store.js'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+
+/** A plugin that runs `check` before every statement, which may throw to fail it unsent. */
+function failing(check: (args: PluginTransformQueryArgs) => void): KyselyPlugin {
+  return {
+    transformQuery(args) {
+      check(args)
+      return args.node
+    },
+    async transformResult(args) {
+      return args.result
+    },
+  }
+}
 
 describe('the history writer during a database outage', () => {
   it('gives up on a batch after a few statements', async () => {
@@ -23,16 +36,10 @@ describe('the history writer during a database outage', () => {
       dataDir: mkdtempSync(join(tmpdir(), 'rev-')),
     })
     let statements = 0
-    const down: KyselyPlugin = {
-      transformQuery(args) {
-        statements++
-        throw new Error('connect ECONNREFUSED 127.0.0.1:5432')
-        return args.node
-      },
-      async transformResult(args) {
-        return args.result
-      },
-    }
+    const down = failing(() => {
+      statements++
+      throw new Error('connect ECONNREFUSED 127.0.0.1:5432')
+    })
     const writer = new CallHistoryWriter(store.db.withPlugin(down), {
       log: silentLogger,
       flushMs: 60_000,
@@ -62,17 +69,11 @@ describe('the history writer during a database outage', () => {
     const tunnelId = (await store.createTunnel({ accountId: account.id, name: 's' })).tunnel.id
     let stalled = true
     let statements = 0
-    const stall: KyselyPlugin = {
-      transformQuery(args) {
-        statements++
-        // pg-pool's answer when no connection was had in time: nothing was sent.
-        if (stalled) throw new Error('timeout exceeded when trying to connect')
-        return args.node
-      },
-      async transformResult(args) {
-        return args.result
-      },
-    }
+    const stall = failing(() => {
+      statements++
+      // pg-pool's answer when no connection was had in time: nothing was sent.
+      if (stalled) throw new Error('timeout exceeded when trying to connect')
+    })
     const writer = new CallHistoryWriter(store.db.withPlugin(stall), {
       log: silentLogger,
       flushMs: 60_000,
@@ -139,16 +140,10 @@ describe('the history writer during a database outage', () => {
     // and then the database stalls: no connection in time, so nothing after that is sent.
     let stalling = true
     let selected = false
-    const stall: KyselyPlugin = {
-      transformQuery(args) {
-        if (args.node.kind === 'SelectQueryNode') selected = true
-        else if (selected && stalling) throw new Error('timeout exceeded when trying to connect')
-        return args.node
-      },
-      async transformResult(args) {
-        return args.result
-      },
-    }
+    const stall = failing((args) => {
+      if (args.node.kind === 'SelectQueryNode') selected = true
+      else if (selected && stalling) throw new Error('timeout exceeded when trying to connect')
+    })
     const writer = new CallHistoryWriter(store.db.withPlugin(stall), {
       log: silentLogger,
       flushMs: 60_000,
