@@ -10,14 +10,19 @@
  * `openStore` does after the migrations, which may rightly run long. A query that timed out may
  * still be running on its connection, whose next query would wait behind it: that connection
  * refuses any further query at once (a transaction's rollback too; the server rolls it back when
- * the connection closes) and is destroyed when it is released, not handed out again. A statement that timed out may still
- * complete on the server (a purge's `DELETE` is then done, though it failed here).
+ * the connection closes) and is destroyed when it is released, not handed out again. The server
+ * then ends the statement within a second (`client_connection_check_interval`, below), unless it
+ * completed meanwhile (a purge's `DELETE` is then done, though it failed here) or the server cannot
+ * see the connection close (a network that drops packets: it runs to its end).
  */
 import type { PostgresCursor, PostgresPool, PostgresPoolClient, PostgresQueryResult } from 'kysely'
 import pg from 'pg'
 
 /** Seconds a PostgreSQL connection or query may take by default (`BURROW_DATABASE_TIMEOUT_SECS`). */
 export const DEFAULT_DATABASE_TIMEOUT_SECS = 15
+
+/** How often PostgreSQL looks, while a statement runs, for its connection being gone (ms). */
+const CONNECTION_CHECK_MS = 1000
 
 /** pg's message for a query that outlived `query_timeout`. */
 export const QUERY_TIMEOUT_MESSAGE = 'Query read timeout'
@@ -69,6 +74,14 @@ export function boundedPgPool(url: string, timeoutMs: number): BoundedPgPool {
   // An idle connection dropped by the server must not crash burrowd: the pool discards it and
   // the next query opens a new one (and reports its own error if the server is still away).
   pool.on('error', () => {})
+  // PostgreSQL reads a closed connection only when the statement running on it ends: a statement
+  // whose caller timed out (and closed its connection) ran on to its end, holding a backend and
+  // its locks, one more per retry. Asked to look every second while a statement runs, the server
+  // ends it once it sees the connection gone (PostgreSQL 14 and later, on Linux; elsewhere the
+  // setting is refused, and statements run on as before).
+  pool.on('connect', (client) => {
+    client.query(`set client_connection_check_interval = ${CONNECTION_CHECK_MS}`).catch(() => {})
+  })
   let queryTimeoutMs = 0
   /** One wrapper per pg client (Kysely keeps its connections by client), with its last failure. */
   const wrappers = new WeakMap<

@@ -77,6 +77,34 @@ describe('the bounded PostgreSQL pool', { skip: !url && 'needs TEST_DATABASE_URL
     }
   })
 
+  it('has the server stop a statement whose caller stopped waiting for it', async () => {
+    const pool = boundedPgPool(url!, 300)
+    pool.bound()
+    const probe = `bounded_pool_probe_${process.pid}_${Date.now()}`
+    const running = () =>
+      query(
+        pool,
+        `select pid from pg_stat_activity where query like '%${probe}%' and pid <> pg_backend_pid()`,
+      )
+    try {
+      await assert.rejects(query(pool, `select pg_sleep(30), '${probe}'`), (err: Error) => {
+        assert.equal(err.message, QUERY_TIMEOUT_MESSAGE)
+        return true
+      })
+      // Before, the sleep ran its 30 s at the server after the connection was closed, holding a
+      // backend (and whatever the statement locked): PostgreSQL reads a closed connection only
+      // when the statement ends, unless asked to look for one while it runs. Watched until the
+      // statement would have ended by itself.
+      const ends = Date.now() + 25_000
+      while ((await running()).length > 0 && Date.now() < ends) {
+        await new Promise((resolve) => setTimeout(resolve, 100))
+      }
+      assert.deepEqual(await running(), [])
+    } finally {
+      await pool.end()
+    }
+  })
+
   it('refuses at once any further query on a connection whose query timed out', async () => {
     const pool = boundedPgPool(url!, 300)
     pool.bound()
