@@ -298,4 +298,89 @@ describe('the authorization server, as a strict OAuth client library sees it', (
       await owner.api('PUT', `/api/tunnels/${id}/access`, { mode: 'oauth' })
     }
   })
+  it('revokes the grant when a client revokes with a refresh token already replaced (a thief refreshed first)', async () => {
+    const base = `http://127.0.0.1:${service.port}`
+    const registered = (await (
+      await fetch(`${base}/oauth/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ client_name: 'revoking client', redirect_uris: [REDIRECT] }),
+      })
+    ).json()) as { client_id: string }
+    const clientId = registered.client_id
+    const form = async (path: string, fields: Record<string, string>) => {
+      const res = await fetch(`${base}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams(fields),
+      })
+      return { status: res.status, json: (await res.json()) as Record<string, string> }
+    }
+    const tools = (token: string) =>
+      publicFetch(mcpUrl, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          authorization: `Bearer ${token}`,
+        },
+        body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
+      })
+    const grant = async () => {
+      const verifier = oauth.generateRandomCodeVerifier()
+      const query = new URLSearchParams({
+        client_id: clientId,
+        redirect_uri: REDIRECT,
+        response_type: 'code',
+        code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
+        code_challenge_method: 'S256',
+        resource: mcpUrl,
+      })
+      const consent = await owner.page(`/oauth/authorize?${query.toString()}`)
+      assert.equal(consent.status, 200)
+      const fields = Object.fromEntries(
+        [
+          ...(await consent.text()).matchAll(
+            /<input type="hidden" name="([^"]+)" value="([^"]*)"/g,
+          ),
+        ].map((m) => [m[1]!, m[2]!.replace(/&amp;/g, '&')]),
+      )
+      const approved = await owner.form('/oauth/authorize', { ...fields, decision: 'approve' })
+      const code = new URL(approved.headers.get('location')!).searchParams.get('code')!
+      const redeemed = await form('/oauth/token', {
+        grant_type: 'authorization_code',
+        code,
+        client_id: clientId,
+        code_verifier: verifier,
+      })
+      assert.equal(redeemed.status, 200)
+      return redeemed.json
+    }
+    const refresh = (token: string) =>
+      form('/oauth/token', {
+        grant_type: 'refresh_token',
+        refresh_token: token,
+        client_id: clientId,
+      })
+
+    // A thief refreshed with a stolen token first; the client, signing out, revokes the token it
+    // holds. Before, /oauth/revoke knew only the current refresh token: it answered 200, did
+    // nothing, and the thief kept the grant.
+    for (const within of [true, false]) {
+      const first = await grant()
+      const stolen = await refresh(first.refresh_token!)
+      assert.equal(stolen.status, 200)
+      if (!within) {
+        const next = await refresh(stolen.json.refresh_token!)
+        assert.equal(next.status, 200)
+        stolen.json.access_token = next.json.access_token!
+        stolen.json.refresh_token = next.json.refresh_token!
+      }
+      assert.equal((await tools(stolen.json.access_token!)).status, 200)
+      const revoked = await form('/oauth/revoke', { token: first.refresh_token! })
+      assert.equal(revoked.status, 200)
+      assert.equal((await tools(stolen.json.access_token!)).status, 401, `within grace: ${within}`)
+      assert.equal((await refresh(stolen.json.refresh_token!)).status, 400)
+    }
+  })
 })

@@ -376,8 +376,14 @@ export class AuthorizationServer implements Mount {
     const form = await readForm(req)
     const token = form.get('token') ?? ''
     if (token === '') throw new OauthError('invalid_request', 'token is required')
+    // A refresh token the grant already replaced ends it too: the client revoking holds it only
+    // because someone else refreshed first (a thief, or its own call still answering), and the
+    // grant it means to end lives on under the token that replaced it.
+    const hash = hashKey(token)
     const grantId =
-      (await this.#o.grants.byRefresh(hashKey(token)))?.id ?? (await this.#o.tokens.grantOf(token))
+      (await this.#o.grants.byRefresh(hash))?.id ??
+      (await this.#o.grants.replacing(hash))?.id ??
+      (await this.#o.tokens.grantOf(token))
     if (grantId !== null) await this.#revokeGrant(grantId)
     // RFC 7009: unknown tokens are answered like revoked ones.
     oauthJson(res, 200, {})
