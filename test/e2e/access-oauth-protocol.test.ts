@@ -383,4 +383,47 @@ describe('the authorization server, as a strict OAuth client library sees it', (
       assert.equal((await refresh(stolen.json.refresh_token!)).status, 400)
     }
   })
+  it('registers no redirect URI or client name that would make the consent page read otherwise than it means', async () => {
+    const base = `http://127.0.0.1:${service.port}`
+    const register = async (body: unknown) => {
+      const res = await fetch(`${base}/oauth/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      })
+      return { status: res.status, json: (await res.json()) as Record<string, unknown> }
+    }
+    // The page shows the redirect URI as registered: user info put a trusted name before the
+    // real host, and bidirectional controls or spaces could turn the rest around.
+    for (const uri of [
+      'https://claude.ai@evil.example/cb',
+      'https://claude.ai:443@evil.example/api/mcp/auth_callback',
+      'http://claude.ai@127.0.0.1:9/cb',
+      'https://evil.example/\u202ecb',
+      'https://evil.example/a b',
+      'myapp:/\u2066cb',
+    ]) {
+      const res = await register({ client_name: 'spoof', redirect_uris: [uri] })
+      assert.equal(res.status, 400, uri)
+      assert.equal(res.json.error, 'invalid_redirect_uri', uri)
+    }
+    // A name with bidirectional controls would reorder the sentence that names tunnel and account.
+    const named = await register({
+      client_name: 'Claude \u202eevil\u202c',
+      redirect_uris: [REDIRECT],
+    })
+    assert.equal(named.status, 201)
+    assert.doesNotMatch(String(named.json.client_name), /[\u202a-\u202e\u2066-\u2069]/)
+    const query = new URLSearchParams({
+      client_id: String(named.json.client_id),
+      redirect_uri: REDIRECT,
+      response_type: 'code',
+      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+      code_challenge_method: 'S256',
+      resource: mcpUrl,
+    })
+    const consent = await owner.page(`/oauth/authorize?${query.toString()}`)
+    assert.equal(consent.status, 200)
+    assert.doesNotMatch(await consent.text(), /[\u202a-\u202e\u2066-\u2069]/)
+  })
 })

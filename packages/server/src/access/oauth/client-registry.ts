@@ -259,11 +259,17 @@ export function metadataBytes(body: Record<string, unknown>): number {
   }
 }
 
-/** A display name: trimmed, printable, at most 200 characters, else `fallback`. */
+/**
+ * A display name: trimmed, printable, at most 200 characters, else `fallback`. Bidirectional
+ * controls are refused too: the consent page puts the name in a sentence naming the tunnel and the
+ * account, and an override left open in it would turn the rest of that sentence around.
+ */
 function clientName(value: unknown, fallback: string): string {
   if (typeof value !== 'string') return fallback
   const trimmed = value.trim()
-  if (trimmed === '' || /\p{Cc}/u.test(trimmed)) return fallback
+  if (trimmed === '' || /[\p{Cc}\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u.test(trimmed)) {
+    return fallback
+  }
   return [...trimmed].slice(0, NAME_MAX).join('')
 }
 

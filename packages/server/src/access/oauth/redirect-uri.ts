@@ -1,7 +1,8 @@
 /**
- * Which redirect URIs a client may register: absolute, no fragment, `https`, `http` on a
- * loopback host only (RFC 8252 native apps), or a private-use scheme such as
- * `cursor://anysphere.cursor-mcp/oauth/callback`; never a scheme that runs code or reads files.
+ * Which redirect URIs a client may register: absolute, printable ASCII, no user or password, no
+ * fragment, `https`, `http` on a loopback host only (RFC 8252 native apps), or a private-use
+ * scheme such as `cursor://anysphere.cursor-mcp/oauth/callback`; never a scheme that runs code or
+ * reads files.
  */
 import { OauthError } from './oauth-error.js'
 
@@ -27,6 +28,14 @@ export function parseRedirectUris(value: unknown): string[] {
         'each redirect URI must be a string of reasonable length',
       )
     }
+    // The consent page shows the URI as registered: spaces, controls or characters beyond ASCII
+    // (bidirectional controls among them) could make it read as another address.
+    if (!/^[\x21-\x7e]+$/.test(uri)) {
+      throw new OauthError(
+        'invalid_redirect_uri',
+        'a redirect URI must be written in printable ASCII (percent-encode the rest)',
+      )
+    }
     let url: URL
     try {
       url = new URL(uri)
@@ -35,6 +44,10 @@ export function parseRedirectUris(value: unknown): string[] {
     }
     if (url.hash !== '' || uri.includes('#')) {
       throw new OauthError('invalid_redirect_uri', 'a redirect URI may not have a fragment')
+    }
+    if (url.username !== '' || url.password !== '') {
+      // `https://claude.ai@evil.example/` reads as claude.ai and goes to evil.example.
+      throw new OauthError('invalid_redirect_uri', 'a redirect URI may not hold a user or password')
     }
     if (REFUSED_SCHEMES.has(url.protocol)) {
       throw new OauthError('invalid_redirect_uri', `${url.protocol} redirect URIs are not allowed`)
