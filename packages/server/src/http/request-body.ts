@@ -19,9 +19,18 @@ export async function readRawBody(
   // Copied into blocks: node gives a chunked body one Buffer per chunk, and a body sent one byte
   // per chunk, kept as it came, held some 200 bytes of heap per byte.
   const chunks = new ByteBlocks()
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    if (chunks.length + chunk.length > limit) throw tooLarge(limit)
-    chunks.push(chunk)
+  try {
+    for await (const chunk of req as AsyncIterable<Buffer>) {
+      if (chunks.length + chunk.length > limit) throw tooLarge(limit)
+      chunks.push(chunk)
+    }
+  } catch (err) {
+    // The client hung up before its body ended: its doing, not burrowd's failure (anyone may
+    // begin a POST to /oauth/token and leave, and each was logged with a stack as one).
+    if ((err as NodeJS.ErrnoException).code === 'ECONNRESET') {
+      throw new HttpError(400, 'aborted', 'the request body did not arrive whole')
+    }
+    throw err
   }
   return Buffer.concat(chunks.chunks, chunks.length)
 }

@@ -7,7 +7,8 @@ import { connect, type AddressInfo, type Socket } from 'node:net'
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import { describe, it } from 'node:test'
-import { MAX_APP_BODY_BYTES, readRawBody } from '../../src/http/request-body.js'
+import { HttpError } from '../../src/http/http-error.js'
+import { MAX_APP_BODY_BYTES, readForm, readRawBody } from '../../src/http/request-body.js'
 
 setFlagsFromString('--expose-gc')
 const gc = runInNewContext('gc') as () => void
@@ -45,6 +46,32 @@ describe('readRawBody', { timeout: 60_000 }, () => {
     for (const body of await Promise.all(bodies)) assert.equal(body.toString(), 'a'.repeat(bytes))
     for (const socket of sockets) socket.destroy()
     server.closeAllConnections()
+    server.close()
+  })
+  it('answers an upload its client abandoned as a client error, not a failure of burrowd', async () => {
+    // Found by a hostile review: a stranger who began a POST to /oauth/token (or any form) and
+    // hung up mid-body made burrowd log "request failed" with a stack, as its own failures are.
+    const reads: Promise<unknown>[] = []
+    const server = createServer((req: IncomingMessage) => {
+      reads.push(readForm(req).catch((err: unknown) => err))
+    })
+    server.listen(0, '127.0.0.1')
+    await once(server, 'listening')
+    const port = (server.address() as AddressInfo).port
+    for (const head of ['Content-Length: 1000', 'Transfer-Encoding: chunked']) {
+      const socket = connect(port, '127.0.0.1')
+      socket.on('error', () => {})
+      socket.write(
+        `POST /oauth/token HTTP/1.1\r\nHost: x\r\n${head}\r\n` +
+          'Content-Type: application/x-www-form-urlencoded\r\n\r\n' +
+          (head.startsWith('Transfer') ? '5\r\ngrant\r\n' : 'grant'),
+      )
+      while (reads.length === 0) await new Promise((resolve) => setTimeout(resolve, 10))
+      socket.destroy()
+      const err = await reads.shift()
+      assert.ok(err instanceof HttpError, `${head}: ${String(err)}`)
+      assert.equal(err.status, 400)
+    }
     server.close()
   })
 })
