@@ -382,7 +382,21 @@ describe('the authorization server, as a strict OAuth client library sees it', (
       assert.equal((await tools(stolen.json.access_token!)).status, 401, `within grace: ${within}`)
       assert.equal((await refresh(stolen.json.refresh_token!)).status, 400)
     }
+    // The thief's refresh and the client's revocation at once, in either order: the grant ends.
+    for (let i = 0; i < 3; i++) {
+      const first = await grant()
+      const [stolen, revoked] = await Promise.all([
+        refresh(first.refresh_token!),
+        form('/oauth/revoke', { token: first.refresh_token! }),
+      ])
+      assert.equal(revoked.status, 200)
+      if (stolen.status === 200) {
+        assert.equal((await tools(stolen.json.access_token!)).status, 401)
+        assert.equal((await refresh(stolen.json.refresh_token!)).status, 400)
+      }
+    }
   })
+
   it('registers no redirect URI or client name that would make the consent page read otherwise than it means', async () => {
     const base = `http://127.0.0.1:${service.port}`
     const register = async (body: unknown) => {
