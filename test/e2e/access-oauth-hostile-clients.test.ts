@@ -1,0 +1,188 @@
+/**
+ * burrowd's authorization server against clients that mean harm: a thief who refreshed with a
+ * stolen refresh token before the client revoked it (RFC 7009 must end the grant, whichever
+ * generation the client holds), and registrations whose redirect URI or name would make the
+ * consent page read otherwise than it means. A real burrowd, a real `burrow up` and local MCP
+ * server; the consent is given with the owner's dashboard session.
+ */
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import * as oauth from 'oauth4webapi'
+import type { Child } from '../helpers/child.js'
+import { publicFetch } from '../helpers/public-fetch.js'
+import { startCountingServer, type CountingServer } from '../helpers/quota-stack.js'
+import { startClient, startService, type Service } from '../helpers/stack.js'
+import { signUp, type WebUser } from '../helpers/web-client.js'
+
+const REDIRECT = 'http://127.0.0.1:9/callback'
+
+describe('the authorization server against hostile clients', () => {
+  let service: Service
+  let server: CountingServer
+  let owner: WebUser
+  let client: Child
+  let mcpUrl: string
+
+  before(async () => {
+    service = await startService({ BURROW_LOG: 'info' })
+    server = await startCountingServer()
+    owner = await signUp(`http://127.0.0.1:${service.port}`, 'hostile')
+    const made = await owner.api<{ tunnel: { mcp_url: string }; key: string }>(
+      'POST',
+      '/api/tunnels',
+      { name: 'hostile' },
+    )
+    assert.equal(made.status, 201)
+    mcpUrl = made.json.tunnel.mcp_url
+    client = await startClient(service, made.json.key, ['--upstream', server.url])
+  })
+
+  after(async () => {
+    await client?.stop()
+    await server?.child.stop()
+    await service?.close()
+  })
+
+  it('revokes the grant when a client revokes with a refresh token already replaced (a thief refreshed first)', async () => {
+    const base = `http://127.0.0.1:${service.port}`
+    const registered = (await (
+      await fetch(`${base}/oauth/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ client_name: 'revoking client', redirect_uris: [REDIRECT] }),
+      })
+    ).json()) as { client_id: string }
+    const clientId = registered.client_id
+    const form = async (path: string, fields: Record<string, string>) => {
+      const res = await fetch(`${base}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams(fields),
+      })
+      return { status: res.status, json: (await res.json()) as Record<string, string> }
+    }
+    const tools = (token: string) =>
+      publicFetch(mcpUrl, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          authorization: `Bearer ${token}`,
+        },
+        body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
+      })
+    const grant = async () => {
+      const verifier = oauth.generateRandomCodeVerifier()
+      const query = new URLSearchParams({
+        client_id: clientId,
+        redirect_uri: REDIRECT,
+        response_type: 'code',
+        code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
+        code_challenge_method: 'S256',
+        resource: mcpUrl,
+      })
+      const consent = await owner.page(`/oauth/authorize?${query.toString()}`)
+      assert.equal(consent.status, 200)
+      const fields = Object.fromEntries(
+        [
+          ...(await consent.text()).matchAll(
+            /<input type="hidden" name="([^"]+)" value="([^"]*)"/g,
+          ),
+        ].map((m) => [m[1]!, m[2]!.replace(/&amp;/g, '&')]),
+      )
+      const approved = await owner.form('/oauth/authorize', { ...fields, decision: 'approve' })
+      const code = new URL(approved.headers.get('location')!).searchParams.get('code')!
+      const redeemed = await form('/oauth/token', {
+        grant_type: 'authorization_code',
+        code,
+        client_id: clientId,
+        code_verifier: verifier,
+      })
+      assert.equal(redeemed.status, 200)
+      return redeemed.json
+    }
+    const refresh = (token: string) =>
+      form('/oauth/token', {
+        grant_type: 'refresh_token',
+        refresh_token: token,
+        client_id: clientId,
+      })
+
+    // A thief refreshed with a stolen token first; the client, signing out, revokes the token it
+    // holds. Before, /oauth/revoke knew only the current refresh token: it answered 200, did
+    // nothing, and the thief kept the grant.
+    for (const within of [true, false]) {
+      const first = await grant()
+      const stolen = await refresh(first.refresh_token!)
+      assert.equal(stolen.status, 200)
+      if (!within) {
+        const next = await refresh(stolen.json.refresh_token!)
+        assert.equal(next.status, 200)
+        stolen.json.access_token = next.json.access_token!
+        stolen.json.refresh_token = next.json.refresh_token!
+      }
+      assert.equal((await tools(stolen.json.access_token!)).status, 200)
+      const revoked = await form('/oauth/revoke', { token: first.refresh_token! })
+      assert.equal(revoked.status, 200)
+      assert.equal((await tools(stolen.json.access_token!)).status, 401, `within grace: ${within}`)
+      assert.equal((await refresh(stolen.json.refresh_token!)).status, 400)
+    }
+    // The thief's refresh and the client's revocation at once, in either order: the grant ends.
+    for (let i = 0; i < 3; i++) {
+      const first = await grant()
+      const [stolen, revoked] = await Promise.all([
+        refresh(first.refresh_token!),
+        form('/oauth/revoke', { token: first.refresh_token! }),
+      ])
+      assert.equal(revoked.status, 200)
+      if (stolen.status === 200) {
+        assert.equal((await tools(stolen.json.access_token!)).status, 401)
+        assert.equal((await refresh(stolen.json.refresh_token!)).status, 400)
+      }
+    }
+  })
+
+  it('registers no redirect URI or client name that would make the consent page read otherwise than it means', async () => {
+    const base = `http://127.0.0.1:${service.port}`
+    const register = async (body: unknown) => {
+      const res = await fetch(`${base}/oauth/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      })
+      return { status: res.status, json: (await res.json()) as Record<string, unknown> }
+    }
+    // The page shows the redirect URI as registered: user info put a trusted name before the
+    // real host, and bidirectional controls or spaces could turn the rest around.
+    for (const uri of [
+      'https://claude.ai@evil.example/cb',
+      'https://claude.ai:443@evil.example/api/mcp/auth_callback',
+      'http://claude.ai@127.0.0.1:9/cb',
+      'https://evil.example/\u202ecb',
+      'https://evil.example/a b',
+      'myapp:/\u2066cb',
+    ]) {
+      const res = await register({ client_name: 'spoof', redirect_uris: [uri] })
+      assert.equal(res.status, 400, uri)
+      assert.equal(res.json.error, 'invalid_redirect_uri', uri)
+    }
+    // A name with bidirectional controls would reorder the sentence that names tunnel and account.
+    const named = await register({
+      client_name: 'Claude \u202eevil\u202c',
+      redirect_uris: [REDIRECT],
+    })
+    assert.equal(named.status, 201)
+    assert.doesNotMatch(String(named.json.client_name), /[\u202a-\u202e\u2066-\u2069]/)
+    const query = new URLSearchParams({
+      client_id: String(named.json.client_id),
+      redirect_uri: REDIRECT,
+      response_type: 'code',
+      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+      code_challenge_method: 'S256',
+      resource: mcpUrl,
+    })
+    const consent = await owner.page(`/oauth/authorize?${query.toString()}`)
+    assert.equal(consent.status, 200)
+    assert.doesNotMatch(await consent.text(), /[\u202a-\u202e\u2066-\u2069]/)
+  })
+})
