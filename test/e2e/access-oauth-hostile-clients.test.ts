@@ -184,5 +184,19 @@ describe('the authorization server against hostile clients', () => {
     const consent = await owner.page(`/oauth/authorize?${query.toString()}`)
     assert.equal(consent.status, 200)
     assert.doesNotMatch(await consent.text(), /[\u202a-\u202e\u2066-\u2069]/)
+
+    // A metadata document's URL is shown too (it is the client's identity): one beyond printable
+    // ASCII is refused before it is fetched.
+    for (const clientId of [
+      'https://client.example/\u202enoslj.json',
+      'https://client.example/a b.json',
+      'https://client.example/\u2066doc.json',
+    ]) {
+      const res = await owner.page(
+        `/oauth/authorize?${new URLSearchParams({ ...Object.fromEntries(query), client_id: clientId }).toString()}`,
+      )
+      assert.equal(res.status, 400, clientId)
+      assert.match(await res.text(), /printable ASCII/, clientId)
+    }
   })
 })

@@ -102,6 +102,13 @@ export class ClientRegistry {
     if (clientId === '' || clientId.length > 2_000) {
       throw new OauthError('invalid_client', 'client_id is missing or too long')
     }
+    // A document's URL is the client's identity on the consent page, shown as it is sent.
+    if (!/^[\x21-\x7e]+$/.test(clientId)) {
+      throw new OauthError(
+        'invalid_client',
+        'client_id must be written in printable ASCII (percent-encode the rest)',
+      )
+    }
     if (/^[a-z][a-z0-9+.-]*:/i.test(clientId) && !ClientRegistry.isMetadataUrl(clientId)) {
       throw new OauthError(
         'invalid_client',
