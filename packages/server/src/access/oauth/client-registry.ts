@@ -26,6 +26,8 @@ const FRESH_MS = 3600_000
 const STALE_LIMIT_MS = 24 * 3600_000
 const FETCH_TIMEOUT_MS = 5_000
 const NAME_MAX = 200
+/** The name of a registered client that gave none that can be shown. */
+const DCR_NAME = 'an MCP client'
 /** Metadata documents one client address may make burrowd fetch, per minute. */
 export const METADATA_FETCHES_PER_ADDRESS = 10
 /**
@@ -79,7 +81,7 @@ export class ClientRegistry {
     const client: OauthClient = {
       clientId: 'dcr_' + randomBytes(16).toString('hex'),
       kind: 'dcr',
-      name: clientName(body.client_name, 'an MCP client'),
+      name: clientName(body.client_name, DCR_NAME),
       redirectUris: parseRedirectUris(body.redirect_uris),
       fetchedAt: this.#now(),
     }
@@ -99,6 +101,10 @@ export class ClientRegistry {
    * (`reserved-fetches.ts`, bounded per approving account) first, whoever asks.
    */
   async find(clientId: string, requester = 'unknown'): Promise<OauthClient> {
+    return heldToRules(await this.#find(clientId, requester))
+  }
+
+  async #find(clientId: string, requester: string): Promise<OauthClient> {
     if (clientId === '' || clientId.length > 2_000) {
       throw new OauthError('invalid_client', 'client_id is missing or too long')
     }
@@ -264,6 +270,26 @@ export function metadataBytes(body: Record<string, unknown>): number {
     if (err instanceof RangeError) return Infinity
     throw err
   }
+}
+
+/**
+ * `client` held to today's rules, though it was registered or cached under older ones: a name
+ * or redirect URI that would no longer be accepted is not used (the name is replaced, the URI
+ * left out, so a request naming it is refused).
+ */
+function heldToRules(client: OauthClient): OauthClient {
+  const redirectUris = client.redirectUris.filter((uri) => {
+    try {
+      parseRedirectUris([uri])
+      return true
+    } catch {
+      return false
+    }
+  })
+  const fallback = client.kind === 'dcr' ? DCR_NAME : new URL(client.clientId).hostname
+  const name = clientName(client.name, fallback)
+  if (name === client.name && redirectUris.length === client.redirectUris.length) return client
+  return { ...client, name, redirectUris }
 }
 
 /**
