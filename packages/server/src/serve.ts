@@ -190,11 +190,17 @@ function stopListening(server: NetServer): void {
   NetServer.prototype.close.call(server)
 }
 
+/**
+ * The host `req` names, lower-case, without its port, and without the trailing dot of a fully
+ * qualified name (`<sub>--<slug>.<zone>.` is the tunnel's host: a front proxy passes the Host on
+ * as the client spelled it, and the dot sent such a request to the app).
+ */
 function hostOf(req: IncomingMessage): string {
   const host = (req.headers.host ?? '').toLowerCase()
   if (host.startsWith('[')) return host.slice(0, host.indexOf(']') + 1)
   const colon = host.lastIndexOf(':')
-  return colon === -1 ? host : host.slice(0, colon)
+  const name = colon === -1 ? host : host.slice(0, colon)
+  return name.endsWith('.') ? name.slice(0, -1) : name
 }
 
 function formatHost(host: string): string {
