@@ -127,6 +127,27 @@ describe(
       assert.equal(again.status, 200)
     })
 
+    it('answers a call to a name that may be a custom domain with the envelope and its id', async () => {
+      // Whether mcp.example.test is a custom domain is read from the database, which stalls:
+      // the call was answered the app's plain-text 503, which no MCP client can match to it.
+      proxy.freeze()
+      try {
+        const res = await publicFetch(`http://mcp.example.test:${port}/mcp`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/json' },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 'custom-7', method: 'tools/list' }),
+        })
+        assert.equal(res.status, 503)
+        assert.equal(res.headers.get('retry-after'), '5')
+        assert.equal(res.headers.get('x-burrow-error'), 'tunnel_offline')
+        const body = (await res.json()) as { id: unknown; error: { data: { reason: string } } }
+        assert.equal(body.id, 'custom-7')
+        assert.match(body.error.data.reason, /database/)
+      } finally {
+        proxy.thaw()
+      }
+    })
+
     it('stops at start, saying why, on a database that never answers', async () => {
       const held: Socket[] = []
       const silent = createServer((socket) => held.push(socket))

@@ -36,7 +36,16 @@ export async function routeCustomDomain(
   // A fully qualified Host (`mcp.example.com.`) names the same domain.
   const name = host.endsWith('.') ? host.slice(0, -1) : host
   if (!domains.candidate(name)) return false
-  const route = await domains.route(name)
+  let route: Awaited<ReturnType<CustomDomains['route']>>
+  try {
+    route = await domains.route(name)
+  } catch (error) {
+    // Whether `name` is a custom domain could not be read (the database stalled): a call to
+    // `/mcp`, which the app does not serve, is answered as a tunnel's, with the envelope and its
+    // ids; before, it got the app's plain-text 503.
+    if ((req.url ?? '').split('?', 1)[0] === '/mcp') noteTunnelRequest(req)
+    throw error
+  }
   if (route === null) return false
   parts.onEdgeRequest?.(res)
   // A failure from here on is the tunnel's: answered with the envelope, as on its own hostname.
