@@ -3,7 +3,8 @@
  * counters are in its memory: `POST /internal/usage` with `{tunnel_id, tool_calls?,
  * bandwidth_bytes?}` sets this month's counters, effective on the next request. Answered only
  * on a connection from this machine, to a Host that is an address or `localhost` (never a public
- * hostname), with `Authorization: Bearer <settings.admin_secret>`; anything else gets the same
+ * hostname), not relayed by a proxy (no `X-Forwarded-For` or `Forwarded`), with
+ * `Authorization: Bearer <settings.admin_secret>`; anything else gets the same
  * 404 as an unknown path, or 401 for a wrong secret.
  */
 import { timingSafeEqual } from 'node:crypto'
@@ -53,7 +54,15 @@ export class UsageAdminRoute {
   /** True when `req` is for this route from this machine (else the app answers it: 404). */
   matches(req: IncomingMessage): boolean {
     const path = (req.url ?? '/').split('?', 1)[0]
-    return path === USAGE_ADMIN_PATH && fromThisMachine(req) && hostIsLocal(req.headers.host)
+    // Not relayed by a proxy either: the front proxy's catch-all site passes on a Host of
+    // `127.0.0.1` that a stranger sent it, from this machine (as the TLS question does).
+    return (
+      path === USAGE_ADMIN_PATH &&
+      fromThisMachine(req) &&
+      hostIsLocal(req.headers.host) &&
+      req.headers['x-forwarded-for'] === undefined &&
+      req.headers.forwarded === undefined
+    )
   }
 
   /** Answer a request `matches` accepted. */

@@ -255,13 +255,20 @@ describe('the usage admin endpoint', () => {
   let tunnelId: string
   let secret: string
 
-  const admin = (opts: { host?: string; auth?: string; body?: string; method?: string }) =>
+  const admin = (opts: {
+    host?: string
+    auth?: string
+    body?: string
+    method?: string
+    headers?: Record<string, string>
+  }) =>
     edgeRequest(service.port, opts.host ?? `127.0.0.1:${service.port}`, {
       method: opts.method ?? 'POST',
       path: '/internal/usage',
       headers: {
         'content-type': 'application/json',
         ...(opts.auth === undefined ? {} : { authorization: opts.auth }),
+        ...opts.headers,
       },
       ...(opts.body === undefined ? {} : { body: opts.body }),
     })
@@ -299,6 +306,15 @@ describe('the usage admin endpoint', () => {
     const body = JSON.stringify({ tunnel_id: tunnelId, tool_calls: 0 })
     for (const host of ['burrow.example.com', `admin--acme.localhost:${service.port}`]) {
       const res = await admin({ host, auth: `Bearer ${secret}`, body })
+      assertRefusal(res, { policy: 'not_found' })
+    }
+    // Relayed by the proxy in front (its catch-all site passes on a Host of 127.0.0.1 that a
+    // stranger sent it): not a request of this machine's operator, whatever the secret.
+    for (const headers of [
+      { 'x-forwarded-for': '203.0.113.9' },
+      { forwarded: 'for=203.0.113.9' },
+    ] as Record<string, string>[]) {
+      const res = await admin({ auth: `Bearer ${secret}`, body, headers })
       assertRefusal(res, { policy: 'not_found' })
     }
     for (const auth of [undefined, '', `Bearer ${secret}x`, `Basic ${secret}`, secret, 'Bearer ']) {
