@@ -49,6 +49,22 @@ describe('tunnel host spellings', { timeout: 60_000 }, () => {
     }
   })
 
+  it('answers an unknown expectation on /mcp with the envelope, at a custom domain too', async () => {
+    // Node answers an Expect other than 100-continue before any handler runs: burrowd knows the
+    // host only by its label there, and a custom domain's name (one is looked up later) got the
+    // API's 417 error object, which no MCP client reads.
+    for (const name of [`${host}.`, 'mcp.example.test', `mcp.example.test.:${service.port}`]) {
+      const res = await rawRequest(
+        service.port,
+        ['POST /mcp HTTP/1.1', `Host: ${name}`, 'Content-Type: application/json', 'Expect: 200-ok'],
+        JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      )
+      assert.equal(res.status, 400, `${name}: ${res.body}`)
+      assert.equal(res.header('x-burrow-error'), 'invalid_request', name)
+      assert.match(res.body, /"jsonrpc":"2\.0"/, name)
+    }
+  })
+
   it('never serves the dashboard on the tunnel host written with a trailing dot', async () => {
     for (const path of ['/', '/signin', '/dashboard']) {
       const res = await rawRequest(service.port, [

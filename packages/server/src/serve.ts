@@ -117,7 +117,10 @@ export async function serve(config: ServerConfig): Promise<void> {
   // Node would answer an `Expect` other than 100-continue with a bare 417 of its own.
   server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
     const reason = `Expect: ${String(req.headers.expect).slice(0, 100)} is not supported; only 100-continue is`
-    if (lookup.tunnelLabel(hostOf(req))) {
+    // `/mcp` at any host is a tunnel's: a custom domain's name is known only by a lookup, which
+    // this answer, made before any handler, does not wait for (the app serves nothing there).
+    const path = (req.url ?? '').split('?', 1)[0]
+    if (lookup.tunnelLabel(hostOf(req)) || path === '/mcp') {
       sendRefusal(res, 'invalid_request', 'unsupported expectation', reason, { close: true })
     } else {
       sendApiError(res, new HttpError(417, 'expectation_failed', reason), { connection: 'close' })
