@@ -2,12 +2,14 @@
  * Tunnels' governance policies in the database: the current document and the newest 100
  * versions, with who changed them and when. A change is one upsert that takes the next version
  * number (so concurrent changes each get their own), the version row, and the deletion of the
- * version 100 before it, in one transaction. Turning zero-knowledge mode on erases, in the same
+ * version 100 before it, in one transaction under the account's lock (which checks the
+ * request's credential again: `acting-credential.ts`). Turning zero-knowledge mode on erases, in the same
  * transaction, the content kept of the tunnel before (and `Policies` once more a little later).
  */
 import type { Kysely, Transaction } from 'kysely'
 import type { Database } from './schema.js'
 import { eraseToolDefinitions } from './tool-pins-store.js'
+import { lockAccount } from './lock-account.js'
 
 /** Versions kept per tunnel; older ones are deleted as new ones are written. */
 export const KEPT_POLICY_VERSIONS = 100
@@ -59,7 +61,17 @@ export class PolicyStore {
     opts: { readonly eraseContent?: boolean } = {},
   ): Promise<{ version: number; erased: boolean }> {
     const when = at.toISOString()
+    // Under the account's lock, which checks again that the credential the request acts with
+    // still exists (a policy's body can arrive after its API token was revoked). The tunnel's
+    // account never changes: read first, so that the lock's write is the transaction's first
+    // statement (tunnel-access-store.ts says why SQLite needs that).
+    const tunnel = await this.#db
+      .selectFrom('tunnels')
+      .select('account_id')
+      .where('id', '=', tunnelId)
+      .executeTakeFirst()
     return this.#db.transaction().execute(async (trx) => {
+      if (tunnel !== undefined) await lockAccount(trx, tunnel.account_id)
       const erased = opts.eraseContent === true && !(await wasZeroKnowledge(trx, tunnelId))
       if (erased) await eraseContent(trx, tunnelId)
       const row = await trx

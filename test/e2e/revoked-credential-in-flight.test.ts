@@ -1,0 +1,116 @@
+/**
+ * A change sent with a credential that is revoked while its body arrives does not land: the
+ * tunnel's policy (its redaction, its tool rules, zero-knowledge mode) is written under the
+ * account's lock, which checks again that the API token or browser session still exists, as a
+ * token, a tunnel, its key or its access are. Before, a policy whose body came after its API
+ * token was revoked (or after a password reset revoked every token) was stored.
+ */
+import assert from 'node:assert/strict'
+import { once } from 'node:events'
+import { connect } from 'node:net'
+import { after, before, describe, it } from 'node:test'
+import { testBackends } from '../../packages/server/test/helpers/test-databases.js'
+import type { TestDatabase } from '../../packages/server/test/helpers/test-databases.js'
+import { startService, type Service } from '../helpers/stack.js'
+import { bearerApi, signUp, type WebUser } from '../helpers/web-client.js'
+
+/** A request whose head is sent now and whose body waits for the returned call (its status). */
+async function heldRequest(
+  port: number,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body: string,
+): Promise<() => Promise<number>> {
+  const socket = connect(port, '127.0.0.1')
+  await once(socket, 'connect')
+  const head = [
+    `${method} ${path} HTTP/1.1`,
+    `host: 127.0.0.1:${port}`,
+    `content-length: ${Buffer.byteLength(body)}`,
+    ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+  ]
+  socket.write(`${head.join('\r\n')}\r\n\r\n`)
+  let answer = ''
+  socket.setEncoding('utf8').on('data', (chunk: string) => (answer += chunk))
+  return async () => {
+    socket.write(body)
+    while (!/^HTTP\/1\.1 \d{3}/.test(answer)) await once(socket, 'data')
+    socket.destroy()
+    return Number(answer.slice(9, 12))
+  }
+}
+
+for (const backend of testBackends()) {
+  describe(`a policy sent with a credential revoked meanwhile, on ${backend.name}`, () => {
+    let service: Service
+    let database: TestDatabase
+    let user: WebUser
+    let tunnelId: string
+    let base: string
+
+    before(async () => {
+      database = await backend.create()
+      service = await startService(
+        database.config.databaseUrl ? { BURROW_DATABASE_URL: database.config.databaseUrl } : {},
+      )
+      base = `http://127.0.0.1:${service.port}`
+      user = await signUp(base, 'policy-owner')
+      const made = await user.api<{ tunnel: { id: string } }>('POST', '/api/tunnels', {
+        name: 'kept',
+      })
+      tunnelId = made.json.tunnel.id
+    })
+    after(async () => {
+      await service?.close()
+      await database?.drop()
+    })
+
+    const version = async () => {
+      const got = await user.api<{ version: number }>('GET', `/api/tunnels/${tunnelId}/policy`)
+      assert.equal(got.status, 200)
+      return got.json.version
+    }
+
+    it('refuses the policy of an API token revoked while its body arrived', async () => {
+      const made = await user.api<{ token: { id: string }; secret: string }>(
+        'POST',
+        '/api/tokens',
+        { name: 'leaked' },
+      )
+      assert.equal(made.status, 201)
+      const before = await version()
+      const writing = await heldRequest(
+        service.port,
+        'PUT',
+        `/api/tunnels/${tunnelId}/policy`,
+        { authorization: `Bearer ${made.json.secret}`, 'content-type': 'application/json' },
+        JSON.stringify({ redaction: { detect_secrets: false } }),
+      )
+      const revoked = await user.api('DELETE', `/api/tokens/${made.json.token.id}`)
+      assert.equal(revoked.status, 204)
+      assert.equal(await writing(), 401)
+      assert.equal(await version(), before, 'the policy was not written')
+      assert.equal((await bearerApi(base, made.json.secret)('GET', '/api/account')).status, 401)
+    })
+
+    it('refuses the policy form of a browser signed out while its body arrived', async () => {
+      const before = await version()
+      const form = new URLSearchParams({
+        _csrf: user.csrf,
+        policy: JSON.stringify({ redaction: { detect_secrets: false } }),
+      }).toString()
+      const writing = await heldRequest(
+        service.port,
+        'POST',
+        `/dashboard/tunnels/${tunnelId}/policy`,
+        { cookie: user.cookie, 'content-type': 'application/x-www-form-urlencoded' },
+        form,
+      )
+      const out = await user.form('/signout', {})
+      assert.ok(out.status === 302 || out.status === 303, String(out.status))
+      assert.notEqual(await writing(), 303)
+      assert.equal(await version(), before, 'the policy was not written')
+    })
+  })
+}
