@@ -1,13 +1,17 @@
 /**
  * A change sent with a credential that is revoked while its body arrives does not land: the
- * tunnel's policy (its redaction, its tool rules, zero-knowledge mode) is written under the
- * account's lock, which checks again that the API token or browser session still exists, as a
- * token, a tunnel, its key or its access are. Before, a policy whose body came after its API
+ * tunnel's policy (its redaction, its tool rules, zero-knowledge mode) and the owner's decision
+ * on a changed or new tool (rug-pull protection) are written under the account's lock, which
+ * checks again that the API token or browser session still exists, as a token, a tunnel, its
+ * key or its access are. Before, a policy or a tool's approval whose body came after its API
  * token was revoked (or after a password reset revoked every token) was stored.
  */
 import assert from 'node:assert/strict'
 import { once } from 'node:events'
 import { connect } from 'node:net'
+import { join } from 'node:path'
+import Database from 'better-sqlite3'
+import pg from 'pg'
 import { after, before, describe, it } from 'node:test'
 import { testBackends } from '../../packages/server/test/helpers/test-databases.js'
 import type { TestDatabase } from '../../packages/server/test/helpers/test-databases.js'
@@ -92,6 +96,58 @@ for (const backend of testBackends()) {
       assert.equal(await writing(), 401)
       assert.equal(await version(), before, 'the policy was not written')
       assert.equal((await bearerApi(base, made.json.secret)('GET', '/api/account')).status, 401)
+    })
+
+    /** A tool the tunnel's server listed new since the owner's last approval. */
+    const seedNewTool = async (name: string) => {
+      const values = [
+        tunnelId,
+        name,
+        'b'.repeat(64),
+        JSON.stringify({ name }),
+        new Date().toISOString(),
+      ]
+      const insert =
+        'insert into tool_pins (tunnel_id, name, status, current_hash, current_definition, changed_at)'
+      if (database.config.databaseUrl) {
+        const client = new pg.Client({ connectionString: database.config.databaseUrl })
+        await client.connect()
+        try {
+          await client.query(`${insert} values ($1, $2, 'new', $3, $4, $5)`, values)
+        } finally {
+          await client.end()
+        }
+      } else {
+        const db = new Database(join(service.dataDir, 'burrow.db'))
+        try {
+          db.prepare(`${insert} values (?, ?, 'new', ?, ?, ?)`).run(...values)
+        } finally {
+          db.close()
+        }
+      }
+    }
+
+    it('refuses the tool approval of an API token revoked while its body arrived', async () => {
+      await seedNewTool('shell_exec')
+      const made = await user.api<{ token: { id: string }; secret: string }>(
+        'POST',
+        '/api/tokens',
+        { name: 'leaked too' },
+      )
+      const approving = await heldRequest(
+        service.port,
+        'POST',
+        `/api/tunnels/${tunnelId}/tools/shell_exec/approve`,
+        { authorization: `Bearer ${made.json.secret}`, 'content-type': 'application/json' },
+        JSON.stringify({ hash: 'b'.repeat(64) }),
+      )
+      assert.equal((await user.api('DELETE', `/api/tokens/${made.json.token.id}`)).status, 204)
+      assert.equal(await approving(), 401)
+      const tools = await user.api<{ tools: { name: string; status: string }[] }>(
+        'GET',
+        `/api/tunnels/${tunnelId}/tools`,
+      )
+      assert.equal(tools.json.tools.find((t) => t.name === 'shell_exec')?.status, 'new')
     })
 
     it('refuses the policy form of a browser signed out while its body arrived', async () => {

@@ -15,6 +15,7 @@ import {
   type PinnedDefinition,
 } from './pin-rows.js'
 import type { Database } from './schema.js'
+import { lockAccount } from './lock-account.js'
 
 export {
   approvedRow,
@@ -224,7 +225,16 @@ export class ToolPinsStore {
     // A name holding U+0000 is never pinned (and PostgreSQL refuses to compare with one).
     if (name.includes('\u0000')) return 'unknown'
     const when = at.toISOString()
+    // Under the account's lock, which checks again that the credential the request acts with
+    // still exists (an approval's body can arrive after its API token was revoked); the account
+    // is read first so that the lock's write is the first statement (tunnel-access-store.ts).
+    const tunnel = await this.#db
+      .selectFrom('tunnels')
+      .select('account_id')
+      .where('id', '=', tunnelId)
+      .executeTakeFirst()
     return this.#db.transaction().execute(async (trx): Promise<Decided> => {
+      if (tunnel !== undefined) await lockAccount(trx, tunnel.account_id)
       const read = trx
         .selectFrom('tool_pins')
         .selectAll()
