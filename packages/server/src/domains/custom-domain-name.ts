@@ -14,6 +14,13 @@ export type DomainCheck =
 
 const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/
 
+/**
+ * The longest custom domain: its TXT record `_burrow-challenge.<domain>` must be a DNS name (253
+ * characters at most); for a longer one the resolver refuses the lookup, and the domain never
+ * verifies.
+ */
+export const MAX_CUSTOM_DOMAIN_CHARS = 253 - '_burrow-challenge.'.length
+
 /** Scripts whose letters can pass for Latin ones. */
 const SCRIPTS: readonly [string, RegExp][] = [
   ['Latin', /\p{Script=Latin}/u],
@@ -54,6 +61,12 @@ export function checkCustomDomain(
   }
   if (/^\d+$/.test(labels[labels.length - 1]!))
     return refuse('the top-level domain cannot be numeric')
+  if (domain.length > MAX_CUSTOM_DOMAIN_CHARS) {
+    return refuse(
+      `a custom domain can be at most ${MAX_CUSTOM_DOMAIN_CHARS} characters (${domain.length} here): ` +
+        `its TXT record _burrow-challenge.<domain> must fit in a DNS name`,
+    )
+  }
   const z = zone.toLowerCase()
   if (domain === z || domain.endsWith(`.${z}`)) {
     return refuse(

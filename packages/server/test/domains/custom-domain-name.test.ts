@@ -35,6 +35,17 @@ describe('checkCustomDomain', () => {
     assert.match(refused('mcp.example.123'), /numeric|not a valid domain name/)
   })
 
+  it('refuses a name too long for its TXT record to be a DNS name, which never verified', () => {
+    // `_burrow-challenge.<domain>` must fit DNS's 253 characters: for a longer domain the
+    // resolver refused the lookup (EBADNAME), which read as the DNS not answering, for ever.
+    const label = 'a'.repeat(60)
+    const longest = `${label}.${label}.${label}.${'b'.repeat(48)}.org` // 235 characters
+    assert.equal(longest.length, 235)
+    assert.ok(checkCustomDomain(longest, ZONE).ok)
+    assert.match(refused(`c${longest}`), /at most 235 characters/)
+    assert.match(refused(`${label}.${label}.${label}.${label}.com`), /at most 235 characters/)
+  })
+
   it('refuses wildcards, the service zone and the service host', () => {
     assert.match(refused('*.example.org'), /wildcard/)
     assert.match(refused('tunnels.example.com'), /service's own zone/)
