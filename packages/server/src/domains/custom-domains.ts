@@ -142,7 +142,9 @@ export class CustomDomains {
   /** Remove a domain: it stops routing and gets no certificate. False when there is none. */
   async remove(accountId: string, tunnelId: string, domain: string): Promise<boolean> {
     const removed = await this.#opts.store.remove(accountId, tunnelId, domain.toLowerCase())
-    this.#changed()
+    // Told only when something went: every node forgets its routes and checks every open stream
+    // again, which a repeated removal of a name never added made them do each time.
+    if (removed) this.#changed()
     return removed
   }
 

@@ -175,6 +175,29 @@ for (const backend of testBackends()) {
       assert.deepEqual(await new CustomDomainStore(store.db).list(pro.id, proTunnel), [])
     })
 
+    it('tells other nodes of a removal only when a domain was removed', async () => {
+      // Each change told makes every node forget its routes and check every open stream again:
+      // a removal of a domain the tunnel does not have, repeated, made all of them do so each time.
+      let told = 0
+      const counted = new CustomDomains({
+        store: new CustomDomainStore(store.db, () => clock),
+        verifier: new DnsVerifier({ servers: [dns.address], timeoutMs: 1000 }),
+        zone: ZONE,
+        planOf: async () => 'pro',
+        log: silentLogger,
+        now: () => clock,
+        onChange: () => told++,
+      })
+      for (let i = 0; i < 5; i++) {
+        assert.equal(await counted.remove(pro.id, proTunnel, 'never-added.example.org'), false)
+      }
+      assert.equal(told, 0)
+      await counted.add(pro.id, proTunnel, 'mcp.example.org')
+      assert.equal(told, 1)
+      assert.equal(await counted.remove(pro.id, proTunnel, 'mcp.example.org'), true)
+      assert.equal(told, 2)
+    })
+
     it('holds the plan: none on Free, one on Pro, one per tunnel on Scale', async () => {
       const free = await store.createAccount({ email: 'f@example.com', slug: 'freebie' })
       const freeTunnel = (await store.createTunnel({ accountId: free.id })).tunnel.id
