@@ -150,6 +150,60 @@ for (const backend of testBackends()) {
       assert.equal(tools.json.tools.find((t) => t.name === 'shell_exec')?.status, 'new')
     })
 
+    it(
+      'gives no new webhook secret to an API token revoked between its check and the rotation',
+      { skip: backend.name !== 'postgres' && 'needs a row lock held from outside burrowd' },
+      async () => {
+        const endpoint = await user.api<{ id: string; secret: string }>('POST', '/api/webhooks', {
+          url: 'https://hooks.example.com/burrow',
+        })
+        assert.equal(endpoint.status, 201)
+        const made = await user.api<{ token: { id: string }; secret: string }>(
+          'POST',
+          '/api/tokens',
+          { name: 'leaked, rotating' },
+        )
+        const account = await user.api<{ id: string }>('GET', '/api/account')
+        // The account's row held from outside, as a busy database would hold the rotation
+        // between the request's authentication and its write.
+        const holder = new pg.Client({ connectionString: database.config.databaseUrl! })
+        await holder.connect()
+        try {
+          await holder.query('begin')
+          await holder.query('select id from accounts where id = $1 for update', [account.json.id])
+          const rotating = bearerApi(base, made.json.secret)(
+            'POST',
+            `/api/webhooks/${endpoint.json.id}/rotate-secret`,
+          )
+          let answered = false
+          void rotating.finally(() => (answered = true))
+          // Authenticated (its token was valid) and waiting for the account's lock (before, it
+          // waited for nothing and was answered at once).
+          while (
+            !answered &&
+            (
+              await holder.query(
+                "select 1 from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()",
+              )
+            ).rowCount === 0
+          ) {
+            await new Promise((resolve) => setTimeout(resolve, 20))
+          }
+          const revoked = await user.api('DELETE', `/api/tokens/${made.json.token.id}`)
+          assert.equal(revoked.status, 204)
+          await holder.query('commit')
+          // Before, the rotation took no lock and checked nothing more: the earlier holder got
+          // a new secret, signing deliveries the owner's receiver trusts, after its token was
+          // revoked.
+          assert.equal((await rotating).status, 401)
+        } finally {
+          await holder.end()
+        }
+        const now = await user.api<{ secret: string }>('GET', `/api/webhooks/${endpoint.json.id}`)
+        assert.equal(now.json.secret, endpoint.json.secret, 'the secret was not rotated')
+      },
+    )
+
     it('refuses the policy form of a browser signed out while its body arrived', async () => {
       const before = await version()
       const form = new URLSearchParams({

@@ -174,16 +174,22 @@ export class WebhookEndpointStore {
   ): Promise<{ secret: string; previousExpiresAt: Date }> {
     const secret = newWebhookSecret()
     const previousExpiresAt = new Date(this.#now().getTime() + PREVIOUS_SECRET_SIGNS_MS)
-    const result = await this.#db
-      .updateTable('webhook_endpoints')
-      .set((eb) => ({
-        previous_secret: eb.ref('secret'),
-        previous_secret_expires_at: previousExpiresAt.toISOString(),
-        secret,
-      }))
-      .where('id', '=', id)
-      .where('account_id', '=', accountId)
-      .executeTakeFirst()
+    // Under the account's lock, which checks again that the request's credential still exists:
+    // the new secret is handed to the caller, and one whose API token was revoked while its
+    // request arrived must not get a secret its owner's receiver trusts.
+    const result = await this.#db.transaction().execute(async (trx) => {
+      if ((await lockAccount(trx, accountId)) === undefined) throw notFound(id)
+      return trx
+        .updateTable('webhook_endpoints')
+        .set((eb) => ({
+          previous_secret: eb.ref('secret'),
+          previous_secret_expires_at: previousExpiresAt.toISOString(),
+          secret,
+        }))
+        .where('id', '=', id)
+        .where('account_id', '=', accountId)
+        .executeTakeFirst()
+    })
     if (result.numUpdatedRows === 0n) throw notFound(id)
     return { secret, previousExpiresAt }
   }
