@@ -25,8 +25,11 @@ import {
   isAnswerTo,
   isStream,
   jsonRpcErrorIn,
+  MAX_ANSWER_BYTES,
+  MAX_QUOTED_BODY_BYTES,
   MAX_SSE_EVENT_CHARS,
   messagesIn,
+  readBodyText,
   readSseData,
   sessionGone,
 } from './http-response.js'
@@ -126,7 +129,13 @@ export class HttpChannel implements UpstreamChannel {
       void this.#readPostStream(response, epoch, requestId, abort)
       return
     }
-    const text = await response.body.text()
+    const { text, whole } = await readBodyText(response.body, MAX_ANSWER_BYTES)
+    if (!whole) {
+      const what = `the answer is larger than ${MAX_ANSWER_BYTES / 1024 / 1024} MiB (HTTP ${status})`
+      this.#opts.logger.warn(`[${this.#opts.name}] ${what}: not read`)
+      if (requestId !== undefined) this.#emit(epoch, this.#failure(requestId, what))
+      return
+    }
     if (status === 202 || requestId === undefined || text.trim() === '') {
       if ('method' in message && message.method === 'notifications/initialized') {
         this.#openGet(epoch)
@@ -144,7 +153,7 @@ export class HttpChannel implements UpstreamChannel {
 
   async #onHttpError(response: Response, requestId: JsonRpcId | undefined, epoch: number) {
     const status = response.statusCode
-    const text = (await response.body.text().catch(() => '')).slice(0, 2048)
+    const text = (await readBodyText(response.body, MAX_QUOTED_BODY_BYTES)).text.slice(0, 2048)
     if (this.#sessionId !== undefined && sessionGone(status, text)) {
       const reason = `${this.#url.href} no longer knows our session (HTTP ${status})`
       if (epoch === this.#epoch) this.#lose(reason)
@@ -257,7 +266,7 @@ export class HttpChannel implements UpstreamChannel {
     try {
       const status = response.statusCode
       if (status === 405 || status >= 400 || !isStream(response)) {
-        const text = (await response.body.text().catch(() => '')).slice(0, 2048)
+        const text = (await readBodyText(response.body, MAX_QUOTED_BODY_BYTES)).text.slice(0, 2048)
         if (status !== 405 && sessionGone(status, text) && epoch === this.#epoch) {
           this.#lose(`${this.#url.href} no longer knows our session (HTTP ${status})`)
         } else if (status !== 405) {

@@ -6,6 +6,7 @@
  */
 import type { Dispatcher } from 'undici'
 import {
+  ByteBlocks,
   isBodyProblem,
   isRecord,
   isResponse,
@@ -96,6 +97,46 @@ export function jsonRpcErrorIn(
  * has (`stdio-supervisor.ts`). A larger one is skipped and reported, rather than held.
  */
 export const MAX_SSE_EVENT_CHARS = 10 * 1024 * 1024
+
+/**
+ * Largest JSON answer body read from an upstream, in bytes: the bound of its SSE events. A larger
+ * one fails its request, and the rest is not read (the connection is dropped).
+ */
+export const MAX_ANSWER_BYTES = MAX_SSE_EVENT_CHARS
+
+/** Bytes of an error body read, to quote it (at most 2,048 characters of it are quoted). */
+export const MAX_QUOTED_BODY_BYTES = 8 * 1024
+
+/**
+ * The text of a body read up to `maxBytes` (its first `maxBytes` when longer, a character cut at
+ * the bound dropped), and whether it was whole. The rest is not read: the body is destroyed,
+ * which drops its connection. Found by a hostile review: bodies were read whole, so a local
+ * server answering with an endless body grew `burrow up` until it died, with every upstream's
+ * calls. Small chunks are copied together (`ByteBlocks`), so a body sent a byte at a time is not
+ * held as a Buffer per byte. A body that fails is read as what came before.
+ */
+export async function readBodyText(
+  body: AsyncIterable<Uint8Array>,
+  maxBytes: number,
+): Promise<{ readonly text: string; readonly whole: boolean }> {
+  const kept = new ByteBlocks()
+  let whole = true
+  try {
+    for await (const chunk of body) {
+      const room = maxBytes - kept.length
+      kept.push(chunk.length > room ? chunk.subarray(0, room) : chunk)
+      if (chunk.length > room) {
+        whole = false
+        break
+      }
+    }
+  } catch {
+    // What came is all there is.
+  }
+  let text = Buffer.from(kept.bytes()).toString('utf8')
+  if (!whole && text.endsWith('\uFFFD')) text = text.slice(0, -1)
+  return { text, whole }
+}
 
 /** What `readSseData` reports. */
 export interface SseDataHandlers {

@@ -198,6 +198,43 @@ describe('HttpChannel', { timeout: 20_000 }, () => {
     }
   })
 
+  /** Writes `head` then `fill` without end, as fast as the client reads, until it hangs up. */
+  const endless = (res: ServerResponse, status: number, type: string, head: string) => {
+    res.writeHead(status, { 'content-type': type })
+    const fill = Buffer.alloc(256 * 1024, 'a')
+    res.write(head)
+    const pump = (): void => {
+      while (!res.destroyed && res.write(fill));
+      if (!res.destroyed) res.once('drain', pump)
+    }
+    res.on('close', () => hangups.push(status))
+    pump()
+  }
+  const hangups: number[] = []
+
+  it('fails a request whose JSON answer passes the bound, and stops reading it', async () => {
+    hangups.length = 0
+    handler = (_req, body, res) => {
+      const message = JSON.parse(body) as { id: number }
+      if (message.id === 1)
+        endless(res, 200, 'application/json', '{"jsonrpc":"2.0","id":1,"result":{"a":"')
+      else endless(res, 500, 'text/plain', 'kaput ')
+    }
+    const { channel, messages, lost } = open()
+    await channel.send({ jsonrpc: '2.0', id: 1, method: 'tools/call' })
+    await channel.send({ jsonrpc: '2.0', id: 2, method: 'tools/call' })
+    const first = messages[0] as { id: number; error: { code: number; message: string } }
+    assert.equal(first.id, 1)
+    assert.equal(first.error.code, -32000)
+    assert.match(first.error.message, /answer is larger than 10 MiB/)
+    const second = messages[1] as { id: number; error: { message: string } }
+    assert.equal(second.id, 2)
+    assert.match(second.error.message, /HTTP 500 .*: kaput a+$/)
+    assert.ok(second.error.message.length < 2200)
+    await until(() => hangups.length === 2)
+    assert.deepEqual(lost, [])
+  })
+
   it('reports an unreachable server as lost, naming the URL and the cause', async () => {
     const probe = createServer()
     await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve))
