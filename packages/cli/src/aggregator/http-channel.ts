@@ -33,6 +33,7 @@ import {
   readSseData,
   sessionGone,
 } from './http-response.js'
+import { DROPPED, PostTracker, wasDropped } from './post-tracker.js'
 import type { ChannelEvents, UpstreamChannel } from './upstream-channel.js'
 
 /** Options of `HttpChannel`. */
@@ -57,6 +58,7 @@ export class HttpChannel implements UpstreamChannel {
   readonly #opts: HttpChannelOptions
   readonly #dispatcher = new Agent({ keepAliveTimeout: 10_000 })
   readonly #aborts = new Set<AbortController>()
+  readonly #posts = new PostTracker()
   #events: ChannelEvents | undefined
   #sessionId: string | undefined
   #protocolVersion: string | undefined
@@ -85,6 +87,7 @@ export class HttpChannel implements UpstreamChannel {
     const epoch = this.#epoch
     const body = JSON.stringify(message)
     const abort = this.#track()
+    this.#posts.track(message, abort)
     let response: Response
     try {
       const accept = 'application/json, text/event-stream'
@@ -92,13 +95,18 @@ export class HttpChannel implements UpstreamChannel {
       response = await this.#request('POST', headers, abort.signal, body)
     } catch (err) {
       this.#aborts.delete(abort)
+      this.#posts.forget(abort)
+      if (wasDropped(abort)) throw DROPPED
       throw new Error(this.#unreachable(err, epoch), { cause: err })
     }
     this.#count('out', Buffer.byteLength(body))
     try {
       await this.#onPostResponse(message, response, epoch, abort)
     } finally {
-      if (!isStream(response)) this.#aborts.delete(abort)
+      if (!isStream(response)) {
+        this.#aborts.delete(abort)
+        this.#posts.forget(abort)
+      }
     }
   }
 
@@ -186,6 +194,8 @@ export class HttpChannel implements UpstreamChannel {
     }
     const cause = await this.#readEvents(response, epoch, seen, requestId)
     this.#aborts.delete(abort)
+    this.#posts.forget(abort)
+    if (wasDropped(abort)) return
     if (answered || requestId === undefined || epoch !== this.#epoch || this.#closed) return
     const what = cause
       ? `the response stream broke before the answer (${cause})`
@@ -309,6 +319,7 @@ export class HttpChannel implements UpstreamChannel {
     this.#epoch += 1
     for (const abort of this.#aborts) abort.abort()
     this.#aborts.clear()
+    this.#posts.clear()
     clearTimeout(this.#getTimer)
     this.#sessionId = undefined
   }

@@ -9,6 +9,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net'
 import { after, before, describe, it } from 'node:test'
 import { HttpChannel } from '../../src/aggregator/http-channel.js'
+import { MAX_UNANSWERED_POSTS } from '../../src/aggregator/post-tracker.js'
 import type { JsonRpcMessage } from '@burrow/protocol'
 import { silentLogger } from '../../src/log/logger.js'
 
@@ -233,6 +234,42 @@ describe('HttpChannel', { timeout: 20_000 }, () => {
     assert.ok(second.error.message.length < 2200)
     await until(() => hangups.length === 2)
     assert.deepEqual(lost, [])
+  })
+
+  it('drops the POST of a request it cancels, and holds few unanswered notifications, when the server never answers', async () => {
+    // A server that reads every POST and never answers, counting the connections still open.
+    const open_ = new Set<ServerResponse>()
+    const hung = createServer((req, res) => {
+      req.resume()
+      open_.add(res)
+      res.on('close', () => open_.delete(res))
+    })
+    await new Promise<void>((resolve) => hung.listen(0, '127.0.0.1', resolve))
+    const target = `http://127.0.0.1:${(hung.address() as AddressInfo).port}/mcp`
+    try {
+      const { channel } = open(target)
+      let settled = 0
+      const send = (message: JsonRpcMessage) =>
+        void channel
+          .send(message)
+          .catch(() => {})
+          .finally(() => (settled += 1))
+      for (let id = 1; id <= 20; id++) send({ jsonrpc: '2.0', id, method: 'tools/call' })
+      await until(() => open_.size === 20)
+      for (let id = 1; id <= 20; id++) {
+        const params = { requestId: id, reason: 'the agent gave up' }
+        send({ jsonrpc: '2.0', method: 'notifications/cancelled', params })
+      }
+      for (let n = 0; n < 200; n++) {
+        send({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: n } })
+      }
+      // Every cancelled request's POST is dropped; of the notifications, at most the bound stays.
+      await until(() => settled >= 240 - MAX_UNANSWERED_POSTS)
+      await until(() => open_.size <= MAX_UNANSWERED_POSTS)
+    } finally {
+      hung.closeAllConnections()
+      await new Promise((resolve) => hung.close(resolve))
+    }
   })
 
   it('reports an unreachable server as lost, naming the URL and the cause', async () => {
