@@ -33,6 +33,7 @@ import {
   readSseData,
   sessionGone,
 } from './http-response.js'
+import { shownUrl } from '../shown-url.js'
 import { DROPPED, PostTracker, wasDropped } from './post-tracker.js'
 import type { ChannelEvents, UpstreamChannel } from './upstream-channel.js'
 
@@ -55,6 +56,8 @@ export class HttpChannel implements UpstreamChannel {
   /** Nothing restarts an HTTP server for us: retries are on a timer. */
   readonly canRetry = true
   readonly #url: URL
+  /** The URL as messages show it (`shown-url.ts`). */
+  readonly #shown: string
   readonly #opts: HttpChannelOptions
   readonly #dispatcher = new Agent({ keepAliveTimeout: 10_000 })
   readonly #aborts = new Set<AbortController>()
@@ -71,6 +74,7 @@ export class HttpChannel implements UpstreamChannel {
 
   constructor(options: HttpChannelOptions) {
     this.#url = new URL(options.url)
+    this.#shown = shownUrl(this.#url)
     this.#opts = options
   }
 
@@ -163,20 +167,20 @@ export class HttpChannel implements UpstreamChannel {
     const status = response.statusCode
     const text = (await readBodyText(response.body, MAX_QUOTED_BODY_BYTES)).text.slice(0, 2048)
     if (this.#sessionId !== undefined && sessionGone(status, text)) {
-      const reason = `${this.#url.href} no longer knows our session (HTTP ${status})`
+      const reason = `${this.#shown} no longer knows our session (HTTP ${status})`
       if (epoch === this.#epoch) this.#lose(reason)
       throw new Error(reason)
     }
     const detail = jsonRpcErrorIn(text)
     if (requestId === undefined) {
-      throw new Error(`HTTP ${status} from ${this.#url.href}: ${detail?.message ?? text}`)
+      throw new Error(`HTTP ${status} from ${this.#shown}: ${detail?.message ?? text}`)
     }
     const answer = detail
       ? errorResponse(requestId, detail.code, detail.message, detail.data)
       : errorResponse(
           requestId,
           JSONRPC_CODE.serverError,
-          `HTTP ${status} from ${this.#url.href}${text ? `: ${text}` : ''}`,
+          `HTTP ${status} from ${this.#shown}${text ? `: ${text}` : ''}`,
         )
     this.#emit(epoch, answer)
   }
@@ -278,7 +282,7 @@ export class HttpChannel implements UpstreamChannel {
       if (status === 405 || status >= 400 || !isStream(response)) {
         const text = (await readBodyText(response.body, MAX_QUOTED_BODY_BYTES)).text.slice(0, 2048)
         if (status !== 405 && sessionGone(status, text) && epoch === this.#epoch) {
-          this.#lose(`${this.#url.href} no longer knows our session (HTTP ${status})`)
+          this.#lose(`${this.#shown} no longer knows our session (HTTP ${status})`)
         } else if (status !== 405) {
           this.#opts.logger.debug(`[${this.#opts.name}] GET stream refused (HTTP ${status})`)
         }
@@ -326,14 +330,14 @@ export class HttpChannel implements UpstreamChannel {
 
   /** The reason a request could not reach the server; loses the connection if still current. */
   #unreachable(err: unknown, epoch: number): string {
-    const reason = `${this.#url.href} is unreachable: ${describeError(err)}`
+    const reason = `${this.#shown} is unreachable: ${describeError(err)}`
     if (epoch === this.#epoch && !this.#closed) this.#lose(reason)
     return reason
   }
 
   /** An error answer for a request the server did not answer properly. */
   #failure(requestId: JsonRpcId, what: string): JsonRpcError {
-    const message = `upstream "${this.#opts.name}" at ${this.#url.href}: ${what}`
+    const message = `upstream "${this.#opts.name}" at ${this.#shown}: ${what}`
     return errorResponse(requestId, JSONRPC_CODE.serverError, message)
   }
 

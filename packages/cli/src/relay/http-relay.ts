@@ -103,9 +103,11 @@ export class HttpRelay implements RequestHandler {
     return this.upstream.pathname + (q === -1 ? this.upstream.search : publicPath.slice(q))
   }
 
-  /** The upstream URL a request went to, for messages. */
+  /** The upstream URL a request went to, for messages: its query hidden (as `shown-url.ts` shows a URL). */
   targetFor(publicPath: string): string {
-    return this.origin + this.pathFor(publicPath)
+    const path = this.pathFor(publicPath)
+    const q = path.indexOf('?')
+    return q === -1 ? this.origin + path : `${this.origin}${path.slice(0, q)}?…`
   }
 
   /** @internal A call could not reach the upstream: a 502 envelope with the request's ids. */

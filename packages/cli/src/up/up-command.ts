@@ -25,6 +25,7 @@ import { announcer } from './announcer.js'
 import { telemetryBanner } from './snippet.js'
 import type { UpstreamSpec } from '../upstreams/upstream-spec.js'
 import { CommandNotFoundError } from '../stdio/command-not-found.js'
+import { shownUrl } from '../shown-url.js'
 
 /** Output streams, injectable for tests. */
 export interface UpIo {
@@ -157,7 +158,7 @@ async function checkLocalServers(
   const problem = await probeUpstream(single.url)
   if (problem !== null)
     log.warn(
-      `nothing answers at ${single.url} (${problem}): start your MCP server there, or check the upstream URL. The tunnel goes online anyway; agents get 502 until the server answers`,
+      `nothing answers at ${shownUrl(new URL(single.url))} (${problem}): start your MCP server there, or check the upstream URL. The tunnel goes online anyway; agents get 502 until the server answers`,
     )
 }
 

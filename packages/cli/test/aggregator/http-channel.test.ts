@@ -272,6 +272,31 @@ describe('HttpChannel', { timeout: 20_000 }, () => {
     }
   })
 
+  it('shows the URL without its credentials or query, which may hold a key', async () => {
+    handler = (_req, _body, res) =>
+      void res.writeHead(500, { 'content-type': 'text/plain' }).end('no')
+    const { channel, messages } = open(`${url}?api_key=s3cret`)
+    await channel.send({ jsonrpc: '2.0', id: 1, method: 'tools/call' })
+    const failed = messages[0] as { id: number; error: { message: string } }
+    assert.equal(failed.id, 1)
+    assert.match(failed.error.message, /HTTP 500 from http:\/\/127\.0\.0\.1:\d+\/mcp\?… ?: no/)
+    const probe = createServer()
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve))
+    const port = (probe.address() as AddressInfo).port
+    await new Promise((resolve) => probe.close(resolve))
+    const dead = open(`http://ann:pa55@127.0.0.1:${port}/mcp?token=s3cret#k=s3cret`)
+    await assert.rejects(dead.channel.send(initialize), (err: Error) => {
+      assert.match(
+        err.message,
+        new RegExp(`^http://127\\.0\\.0\\.1:${port}/mcp\\?… is unreachable`),
+      )
+      return true
+    })
+    for (const text of [JSON.stringify(messages), ...dead.lost]) {
+      assert.doesNotMatch(text, /s3cret|pa55|ann/)
+    }
+  })
+
   it('reports an unreachable server as lost, naming the URL and the cause', async () => {
     const probe = createServer()
     await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve))

@@ -291,6 +291,22 @@ describe('HttpRelay', () => {
     assert.match(res.body, /ECONNREFUSED/)
   })
 
+  it('names an unreachable upstream without its credentials or query, which may hold a key', async () => {
+    const closed = createServer()
+    closed.listen(0, '127.0.0.1')
+    await once(closed, 'listening')
+    const deadPort = (closed.address() as { port: number }).port
+    closed.close()
+    await once(closed, 'close')
+    const r = new HttpRelay(`http://ann:pa55@127.0.0.1:${deadPort}/mcp?key=s3cret`, silentLogger)
+    const res = new Recorder()
+    await r.handle(request(), res)
+    await r.close()
+    assert.equal(res.status, 502)
+    assert.match(res.body, new RegExp(`http://127\\.0\\.0\\.1:${deadPort}/mcp\\?… is unreachable`))
+    assert.doesNotMatch(res.body, /s3cret|pa55|ann/)
+  })
+
   it("relays headers named like Object.prototype's members both ways, as sent", async () => {
     // node:http keeps such names out of its header objects: a raw socket answers, and reads.
     let sent = ''
