@@ -13,6 +13,7 @@ import { EventEmitter } from 'node:events'
 import crossSpawn from 'cross-spawn'
 import { silentLogger, type Logger } from '../log/logger.js'
 import { readChildOutput } from './child-output.js'
+import { childReplier } from './child-replier.js'
 import { CommandNotFoundError, programNotFoundIn } from './command-not-found.js'
 import { commandLine, crashHint } from './crash-hint.js'
 import { DEFAULT_RESTART_TIMING, RestartPolicy, type RestartTiming } from './restart-policy.js'
@@ -283,12 +284,11 @@ export class StdioSupervisor extends EventEmitter<StdioSupervisorEvents> {
         this.#log.info(`[${label}] ${line}`)
       },
       onSkipped: (description, level) => this.#log[level](`[${label}] ${description}`),
-      // To this child only: a restarted child never sent the request.
-      onReply: (answer) => {
-        if (this.#running?.child === child && child.stdin?.writable) {
-          child.stdin.write(`${JSON.stringify(answer)}\n`)
-        }
-      },
+      onReply: childReplier(child, {
+        current: () => this.#running?.child === child,
+        backlog: () => this.backlog(),
+        warn: (text) => this.#log.warn(`[${label}] ${text}`),
+      }),
     })
     // EPIPE when the child dies with writes pending; the exit handler reports the death itself.
     child.stdin?.on('error', (err) => this.#log.debug(`[${label}] stdin: ${err.message}`))
