@@ -5,8 +5,12 @@
  * of exactly the bound's bytes then `\r\n` is read whole. A line longer than the bound is discarded as a
  * whole, so a runaway child cannot make the CLI buffer without limit; only its first and last
  * bytes are kept, to tell which request an answer too long to read was for, and its bytes can be
- * watched as they pass (`onSkippedBytes`), to read more of it without holding it.
+ * watched as they pass (`onSkippedBytes`), to read more of it without holding it. The bytes of an
+ * unfinished line are copied together (`ByteBlocks`), not kept as the chunks they came in: a child
+ * writing a byte per write reaches the reader in chunks of a few bytes, each its own allocation,
+ * and a line under the bound held some 100 times its size (found by hostile review).
  */
+import { ByteBlocks } from '@burrow/protocol'
 
 const NEWLINE = 0x0a
 const CARRIAGE_RETURN = 0x0d
@@ -26,8 +30,7 @@ export class LineSplitter {
   readonly #onLine: (line: string) => void
   readonly #onOverflow: (bytes: number, ends: LineEnds) => void
   readonly #onSkippedBytes: ((part: Buffer) => void) | undefined
-  #parts: Buffer[] = []
-  #size = 0
+  readonly #parts = new ByteBlocks()
   // Bytes of the oversized line being skipped, or -1 when not skipping.
   #skipped = -1
   #head = Buffer.alloc(0)
@@ -68,7 +71,7 @@ export class LineSplitter {
 
   /** The stream ended: a last line without a newline still counts. */
   end(): void {
-    if (this.#size > 0 || this.#skipped >= 0) this.#finishLine()
+    if (this.#parts.length > 0 || this.#skipped >= 0) this.#finishLine()
   }
 
   #append(part: Buffer): void {
@@ -79,22 +82,20 @@ export class LineSplitter {
       this.#onSkippedBytes?.(part)
       return
     }
-    const size = this.#size + part.length
+    const size = this.#parts.length + part.length
     // One `\r` past the bound may still be the line's end: held until the next byte tells.
     const endsInReturn = size === this.#maxLineBytes + 1 && part.at(-1) === CARRIAGE_RETURN
     if (size > this.#maxLineBytes && !endsInReturn) {
-      this.#skipped = this.#size + part.length
-      const line = Buffer.concat([...this.#parts, part])
+      this.#skipped = size
+      const line = Buffer.concat([this.#parts.bytes(), part])
       this.#head = Buffer.from(line.subarray(0, KEPT_END_BYTES))
       this.#tail = Buffer.alloc(0)
       this.#keepTail(line)
-      this.#parts = []
-      this.#size = 0
+      this.#parts.clear()
       this.#onSkippedBytes?.(line)
       return
     }
     this.#parts.push(part)
-    this.#size += part.length
   }
 
   /** Keep the last `KEPT_END_BYTES` of the discarded line, `part` being its latest bytes. */
@@ -117,9 +118,9 @@ export class LineSplitter {
       this.#onOverflow(bytes, ends)
       return
     }
-    const bytes = this.#parts.length === 1 ? this.#parts[0]! : Buffer.concat(this.#parts)
-    this.#parts = []
-    this.#size = 0
+    const held = this.#parts.bytes()
+    const bytes = Buffer.from(held.buffer, held.byteOffset, held.length)
+    this.#parts.clear()
     let line = bytes.toString('utf8')
     if (line.endsWith('\r')) line = line.slice(0, -1)
     this.#onLine(line)
