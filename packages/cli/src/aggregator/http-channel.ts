@@ -193,8 +193,12 @@ export class HttpChannel implements UpstreamChannel {
     abort: AbortController,
   ): Promise<void> {
     let answered = false
+    // The answer ends the stream (MCP: the server closes it then); one a server kept open would
+    // hold its connection for ever, one per call (found by hostile review).
     const seen = (message: JsonRpcMessage): void => {
-      if (isAnswerTo(message, requestId)) answered = true
+      if (!isAnswerTo(message, requestId)) return
+      answered = true
+      abort.abort(DROPPED)
     }
     const cause = await this.#readEvents(response, epoch, seen, requestId)
     this.#aborts.delete(abort)

@@ -272,6 +272,26 @@ describe('HttpChannel', { timeout: 20_000 }, () => {
     }
   })
 
+  it('stops reading a response stream once its answer came, when the server keeps it open', async () => {
+    const open_ = new Set<ServerResponse>()
+    handler = (_req, body, res) => {
+      const message = JSON.parse(body) as { id: number }
+      res.writeHead(200, { 'content-type': 'text/event-stream' })
+      res.write(`data: ${JSON.stringify({ jsonrpc: '2.0', id: message.id, result: {} })}\n\n`)
+      open_.add(res)
+      res.on('close', () => open_.delete(res))
+    }
+    const { channel, messages } = open()
+    for (let id = 1; id <= 20; id++)
+      await channel.send({ jsonrpc: '2.0', id, method: 'tools/call' })
+    await until(() => messages.length === 20)
+    assert.deepEqual(
+      messages.map((m) => (m as { id: number }).id),
+      Array.from({ length: 20 }, (_, i) => i + 1),
+    )
+    await until(() => open_.size === 0)
+  })
+
   it('shows the URL without its credentials or query, which may hold a key', async () => {
     handler = (_req, _body, res) =>
       void res.writeHead(500, { 'content-type': 'text/plain' }).end('no')
