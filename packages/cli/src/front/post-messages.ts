@@ -1,8 +1,14 @@
-import { idKey, jsonRpcMessageOf, type JsonRpcBody, type JsonRpcMessage } from '@burrow/protocol'
+import {
+  idKey,
+  isRecord,
+  jsonRpcMessageOf,
+  type JsonRpcBody,
+  type JsonRpcMessage,
+} from '@burrow/protocol'
 
 /**
  * The messages of a POST body, or why the front refuses it: every message must be valid JSON-RPC,
- * and a batch may not repeat a request id.
+ * a batch may not repeat a request id, and a request's `_meta` must be one the MCP SDKs read.
  */
 export function postMessages(
   body: JsonRpcBody,
@@ -15,7 +21,26 @@ export function postMessages(
       if (ids.has(idKey(classified.id))) return 'Invalid Request: a batch repeats a request id'
       ids.add(idKey(classified.id))
     }
-    messages.push(jsonRpcMessageOf(classified)!)
+    const message = jsonRpcMessageOf(classified)!
+    const problem = 'id' in message && 'method' in message ? metaProblem(message.params) : null
+    if (problem !== null) return `Invalid Request: ${problem}`
+    messages.push(message)
   }
   return { batch: body.batch, messages }
+}
+
+/**
+ * What is wrong with a request's `params._meta`, or null: it must be an object, and its
+ * `progressToken` a string or a number. A server's SDK cannot read a request with another (the
+ * TypeScript SDK drops it as unreadable, without an answer), so the agent would wait for ever.
+ */
+function metaProblem(params: Readonly<Record<string, unknown>> | undefined): string | null {
+  if (params === undefined || !Object.hasOwn(params, '_meta')) return null
+  const meta = params._meta
+  if (!isRecord(meta)) return 'params._meta must be an object'
+  if (!Object.hasOwn(meta, 'progressToken')) return null
+  const token = meta.progressToken
+  return typeof token === 'string' || typeof token === 'number'
+    ? null
+    : 'params._meta.progressToken must be a string or a number'
 }
