@@ -2,8 +2,9 @@
  * The metrics listener of `burrow up --metrics-addr HOST:PORT` (docs/configuration.md): HTTP/1.1
  * serving `GET /metrics` in the Prometheus text format and `GET /healthz` → `ok`. Metrics are
  * optional: when the address cannot be bound, a warning names it and the cause and forwarding
- * continues without them. On a loopback address (IPv4-mapped ones included) only loopback Host
- * names are answered, so a web page cannot read the counters through DNS rebinding.
+ * continues without them. On a loopback address (IPv4-mapped ones included), and for requests that
+ * came over loopback when bound to every address, only loopback Host names are answered, so a web
+ * page cannot read the counters through DNS rebinding.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -82,7 +83,10 @@ async function serve(
   registry: Registry,
   loopback: boolean,
 ): Promise<void> {
-  if (loopback && !isLoopbackHostHeader(req.headers.host ?? '')) {
+  // Bound to every address, a request that came over loopback is checked too: a DNS-rebinding
+  // page reaches 127.0.0.1 whatever else the listener is bound to.
+  const overLoopback = loopback || isLoopbackHost(req.socket.localAddress ?? '')
+  if (overLoopback && !isLoopbackHostHeader(req.headers.host ?? '')) {
     send(res, 403, 'this metrics listener answers only to loopback host names\n')
     return
   }

@@ -152,6 +152,28 @@ describe('startMetrics on an IPv4-mapped loopback address', () => {
   })
 })
 
+describe('startMetrics on every address (0.0.0.0, [::])', () => {
+  it('refuses a Host that is not a loopback name on a request that came over loopback', async () => {
+    // Found by hostile review: bound to all addresses (for a scraper on the network), nothing was
+    // checked, and a DNS-rebinding page in the user's browser read the counters over 127.0.0.1.
+    const metrics = new CliMetrics()
+    for (const host of ['0.0.0.0', '[::]']) {
+      const server = await startMetrics(`${host}:0`, metrics.registry, captureLogger())
+      assert.ok(server, host)
+      try {
+        const port = server.address.split(':').pop()!
+        const rebound = await get(`127.0.0.1:${port}`, '/metrics', {
+          headers: { host: `rebind.attacker.example:${port}` },
+        })
+        assert.equal(rebound.status, 403, host)
+        assert.equal((await get(`127.0.0.1:${port}`, '/metrics')).status, 200, host)
+      } finally {
+        await server.close()
+      }
+    }
+  })
+})
+
 describe('startMetrics when it cannot bind', () => {
   it('warns naming the address and the cause when the port is taken, and returns null', async () => {
     const taken = createServer()
