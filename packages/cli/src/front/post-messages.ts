@@ -29,18 +29,28 @@ export function postMessages(
   return { batch: body.batch, messages }
 }
 
+/** The `_meta` key MCP names a request's task with (2025-11-25). */
+const RELATED_TASK = 'io.modelcontextprotocol/related-task'
+
 /**
- * What is wrong with a request's `params._meta`, or null: it must be an object, and its
- * `progressToken` a string or a number. A server's SDK cannot read a request with another (the
- * TypeScript SDK drops it as unreadable, without an answer), so the agent would wait for ever.
+ * What is wrong with a request's `params._meta`, or null: it must be an object, its
+ * `progressToken` a string or a number, its related task an object with a string `taskId`. A
+ * server's SDK cannot read a request with another (the TypeScript SDK drops it as unreadable,
+ * without an answer), so the agent would wait for ever.
  */
 function metaProblem(params: Readonly<Record<string, unknown>> | undefined): string | null {
   if (params === undefined || !Object.hasOwn(params, '_meta')) return null
   const meta = params._meta
   if (!isRecord(meta)) return 'params._meta must be an object'
-  if (!Object.hasOwn(meta, 'progressToken')) return null
   const token = meta.progressToken
-  return typeof token === 'string' || typeof token === 'number'
-    ? null
-    : 'params._meta.progressToken must be a string or a number'
+  if (
+    Object.hasOwn(meta, 'progressToken') &&
+    typeof token !== 'string' &&
+    typeof token !== 'number'
+  )
+    return 'params._meta.progressToken must be a string or a number'
+  const task = meta[RELATED_TASK]
+  if (Object.hasOwn(meta, RELATED_TASK) && !(isRecord(task) && typeof task.taskId === 'string'))
+    return `params._meta["${RELATED_TASK}"] must be an object with a string taskId`
+  return null
 }

@@ -234,8 +234,9 @@ export class StdioBackend implements McpBackend {
     }
     this.#table.add(call)
     const params = agentToken === undefined ? message.params : withProgressToken(message, childId)
+    // JSON-RPC's members only: the SDKs drop a request with another (`"foo": 1`) unanswered.
     try {
-      this.#sup.send({ ...message, id: childId, params })
+      this.#sup.send({ jsonrpc: '2.0', id: childId, method: message.method, params })
       this.#dropping = false
       return true
     } catch (err) {

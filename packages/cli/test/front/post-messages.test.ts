@@ -30,6 +30,8 @@ describe('POST messages the front refuses', { timeout: 60_000 }, () => {
       call(3, { progressToken: [1] }),
       call(4, []),
       call(5, 'x'),
+      call(9, { 'io.modelcontextprotocol/related-task': 5 }),
+      call(10, { 'io.modelcontextprotocol/related-task': { taskId: 1 } }),
       [call(6, { progressToken: true }), { jsonrpc: '2.0', id: 7, method: 'ping' }],
     ]
     for (const body of refused) {
