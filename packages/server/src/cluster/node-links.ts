@@ -150,9 +150,12 @@ export class NodeLinks {
     const ready = new Promise<LinkChannels>((resolve, reject) => {
       ws.once('open', () => resolve(channels))
       ws.once('error', (err) => reject(new Error(`node link to ${url}: ${err.message}`)))
-      ws.once('unexpected-response', (_req, res) =>
-        reject(new Error(`node link to ${url}: HTTP ${res.statusCode}`)),
-      )
+      // With a listener, ws leaves a refused handshake open (CONNECTING, for ever): ended here,
+      // so that the link is dropped and the next request opens a new one.
+      ws.once('unexpected-response', (_req, res) => {
+        reject(new Error(`node link to ${url}: HTTP ${res.statusCode}`))
+        ws.terminate()
+      })
     })
     ready.catch(() => {})
     this.#watch(ws)
