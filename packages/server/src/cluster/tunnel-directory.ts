@@ -2,7 +2,8 @@
  * Which node holds each tunnel's client connection, in Redis, for several burrowd nodes: a hash
  * `dir:<tunnel>` {node, url, epoch} that expires unless its holder refreshes it. Every claim
  * takes the next epoch of the tunnel (`dir-epoch:<tunnel>`, kept a day past the last claim or
- * refresh), so the newest connection wins
+ * refresh; never less than Redis's clock in ms, so that it grows past a restart that lost it),
+ * so the newest connection wins
  * across nodes as it does on one, and a node whose epoch is no longer the current one is fenced:
  * its refreshes fail and requests it forwards or serves with the old epoch are refused.
  */
@@ -17,9 +18,22 @@ export interface DirectoryEntry {
   readonly epoch: number
 }
 
-/** KEYS: entry, epoch counter. ARGV: node, url, ttl ms, counter ttl ms. Returns the new epoch. */
+/**
+ * KEYS: entry, epoch counter. ARGV: node, url, ttl ms, counter ttl ms. Returns the new epoch: the
+ * next of the counter, and at least Redis's clock in milliseconds, so that a claim made after
+ * Redis lost the counter (restarted empty) still comes after every claim made before (the
+ * counter runs ahead of the clock only by the claims of one tunnel in one millisecond). Counted
+ * from 1 again, it came before them: a holder writing its lost entry back took the tunnel from
+ * the newer connection, whose client was told another `burrow up` had taken it.
+ */
 const CLAIM = new RedisScript(`
 local epoch = redis.call('INCR', KEYS[2])
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+if epoch < now then
+  epoch = now
+  redis.call('SET', KEYS[2], string.format('%.0f', now))
+end
 redis.call('PEXPIRE', KEYS[2], ARGV[4])
 redis.call('HSET', KEYS[1], 'node', ARGV[1], 'url', ARGV[2], 'epoch', epoch)
 redis.call('PEXPIRE', KEYS[1], ARGV[3])

@@ -105,6 +105,41 @@ describe('ClusterRouter claims', { skip: url ? false : 'needs TEST_REDIS_URL' },
     assert.deepEqual(replacedA, ['t'], 'the older one is told another took the tunnel')
   })
 
+  it('a claim made after Redis lost its data wins over an older holder writing its entry back', async () => {
+    const events = new LocalClusterEvents()
+    const replacedB: string[] = []
+    const replacedC: string[] = []
+    const dir = directory()
+    // Node B holds the tunnel (its client resumed there once: a second claim)...
+    const b = router('node-b', dir, events, new Set(), replacedB)
+    b.held('t')
+    for (let i = 0; (await dir.lookup('t')) === null; i++) {
+      assert.ok(i < 100, 'B never claimed the tunnel')
+      await sleep(20)
+    }
+    const first = (await dir.lookup('t'))!.epoch
+    b.held('t')
+    for (let i = 0; (await dir.lookup('t'))!.epoch === first; i++) {
+      assert.ok(i < 100, 'B never claimed the tunnel again')
+      await sleep(20)
+    }
+    const held = (await dir.lookup('t'))!.epoch
+    // ...Redis restarts empty, and the client, gone from B (its grace running there), connects
+    // to node C.
+    const keys = await redis.keys(`${prefix}*`)
+    await redis.del(...keys)
+    // A restart takes longer than the counter's lead over the clock (a claim or two a ms).
+    for (let ms = 0; ms <= held;) {
+      const [secs = 0, micros = 0] = await redis.time()
+      ms = Number(secs) * 1000 + Math.floor(Number(micros) / 1000)
+    }
+    router('node-c', directory(), events, new Set(['t']), replacedC).held('t')
+    await sleep(2_500) // past both nodes' refreshes (every second)
+    assert.deepEqual(replacedC, [], 'the newest connection stays')
+    assert.equal((await dir.lookup('t'))?.node, 'node-c')
+    assert.deepEqual(replacedB, ['t'], 'the older holder is told another took the tunnel')
+  })
+
   it('a claim Redis refused is made again while its client is connected', async () => {
     const dir = directory()
     dir.failClaims = 1

@@ -78,6 +78,19 @@ describe('TunnelDirectory', { skip: url ? false : 'needs TEST_REDIS_URL (a Redis
     assert.equal(await dir.refresh('tun_4', older, 'node-a', 'http://a'), 'lost')
   })
 
+  it('gives a claim made after Redis lost the counter an epoch past every earlier one', async () => {
+    let before = 0
+    for (let i = 0; i < 3; i++) before = await dir.claim('tun_6', 'node-a', 'http://a')
+    assert.ok(Number.isSafeInteger(before))
+    await redis.del(`${prefix}dir:tun_6`, `${prefix}dir-epoch:tun_6`)
+    // A restart takes longer than the counter's lead over the clock (a claim or two a ms).
+    while (redisMs(await redis.time()) <= before) await new Promise((r) => setTimeout(r, 1))
+    const after = await dir.claim('tun_6', 'node-b', 'http://b')
+    assert.ok(after > before, `${after} after ${before}`)
+    assert.equal(await dir.refresh('tun_6', before, 'node-a', 'http://a'), 'lost')
+    assert.ok((await dir.claim('tun_6', 'node-a', 'http://a')) > after)
+  })
+
   it('lets the epoch counter of a tunnel no longer claimed expire', async () => {
     const counter = `${prefix}dir-epoch:tun_5`
     const epoch = await dir.claim('tun_5', 'node-a', 'http://a')
@@ -92,3 +105,8 @@ describe('TunnelDirectory', { skip: url ? false : 'needs TEST_REDIS_URL (a Redis
     assert.ok((await redis.pttl(counter)) > 0, 'the tunnel deleted, its counter goes in time')
   })
 })
+
+/** Redis's TIME in ms. */
+function redisMs([secs = 0, micros = 0]: number[]): number {
+  return Number(secs) * 1000 + Math.floor(Number(micros) / 1000)
+}
