@@ -31,6 +31,9 @@ export const FORWARDED_TUNNEL_HEADER = 'x-burrow-node-tunnel'
  */
 export const FORWARDING_ROOM: HeadReserve = { pairs: 1, bytes: 128 }
 
+/** Least time between two log lines about links that could not be opened. */
+const LINK_FAILURE_LOG_MS = 60_000
+
 /** Where a request for a tunnel goes: a stream opener, local or on the holding node. */
 export interface TunnelRoute {
   /** `local` when this node holds the client, else the holder's node id. */
@@ -68,6 +71,9 @@ export class ClusterRouter {
   #draining = false
   /** Requests peers forwarded here that are being served (draining waits for them). */
   #serving = 0
+  /** Links that could not be opened since the last line about them, and when that was. */
+  #linkFailures = 0
+  #linkFailureLoggedAt = -Infinity
 
   constructor(opts: ClusterRouterOptions) {
     this.#opts = opts
@@ -218,7 +224,7 @@ export class ClusterRouter {
     try {
       link = await this.links.link(entry.url, entry.node)
     } catch (err) {
-      this.#opts.log.warn(`cluster: ${(err as Error).message}`)
+      this.#linkFailed(err as Error)
       return null
     }
     const tag = `${tunnelId}.${entry.epoch}`
@@ -240,6 +246,23 @@ export class ClusterRouter {
           fin,
         ),
     }
+  }
+
+  /**
+   * A link to a holder could not be opened: logged at once, then at most once a minute with the
+   * count. Every request for the holder's tunnels meets the failure while it lasts (it is down
+   * until its entries expire, or refuses the link): a line each was one per stranger's request.
+   */
+  #linkFailed(err: Error): void {
+    this.#linkFailures += 1
+    const now = Date.now()
+    if (now - this.#linkFailureLoggedAt < LINK_FAILURE_LOG_MS) return
+    const more = this.#linkFailures - 1
+    this.#opts.log.warn(
+      `cluster: ${err.message}${more > 0 ? ` (and ${more} more failed links since the last line)` : ''}; next line in a minute at most`,
+    )
+    this.#linkFailures = 0
+    this.#linkFailureLoggedAt = now
   }
 
   /** Tunnels this node holds now (draining waits until other nodes took them). */
