@@ -15,12 +15,12 @@ import {
   type RequestHead,
 } from '@burrow/protocol'
 import type { TunnelRegistry } from '../broker/tunnel-registry.js'
-import type { TunnelLink } from '../broker/tunnel-link.js'
 import type { ClusterEvents } from './cluster-events.js'
 import type { LinkChannels } from './node-channels.js'
 import { NodeLinks } from './node-links.js'
 import { pipeStreams } from './stream-pipe.js'
 import type { TunnelDirectory } from './tunnel-directory.js'
+import { localRoute, type TunnelRoute } from './tunnel-route.js'
 
 /** The header naming the tunnel (and epoch) of a forwarded request; never reaches the client. */
 export const FORWARDED_TUNNEL_HEADER = 'x-burrow-node-tunnel'
@@ -33,13 +33,6 @@ export const FORWARDING_ROOM: HeadReserve = { pairs: 1, bytes: 128 }
 
 /** Least time between two log lines about links that could not be opened. */
 const LINK_FAILURE_LOG_MS = 60_000
-
-/** Where a request for a tunnel goes: a stream opener, local or on the holding node. */
-export interface TunnelRoute {
-  /** `local` when this node holds the client, else the holder's node id. */
-  readonly via: string
-  open(head: RequestHead, body: Uint8Array | undefined, fin: boolean): MuxStream
-}
 
 /** Options of `new ClusterRouter`. */
 export interface ClusterRouterOptions {
@@ -64,6 +57,10 @@ export class ClusterRouter {
   readonly #held = new Map<string, number>()
   /** Tunnels whose clients are connected here but whose claim Redis refused. */
   readonly #unclaimed = new Set<string>()
+  /** Tunnels whose client this node has (from `held` until `gone`, or another node took it). */
+  readonly #present = new Set<string>()
+  /** Claims made here and not answered yet, per tunnel. */
+  readonly #claiming = new Map<string, number>()
   readonly #timer: NodeJS.Timeout
   /** Requests waiting for a moving tunnel to be taken by a node. */
   readonly #waiting = new Map<string, Set<() => void>>()
@@ -88,6 +85,9 @@ export class ClusterRouter {
       for (const wake of [...(this.#waiting.get(event.tunnelId) ?? [])]) wake()
       // Another node took a tunnel this node holds: the newest connection wins.
       if (event.node === opts.nodeId) return
+      // Unless a claim made here is on its way: its client is newer than the one compared
+      // here, and may be newer than that node's too (a refresh finds out if it is not).
+      if (this.#claiming.has(event.tunnelId)) return
       const epoch = this.#held.get(event.tunnelId)
       if (epoch !== undefined && epoch < event.epoch) this.#lost(event.tunnelId)
       // A claim still to be made again here is older than this one: it must not take it back.
@@ -103,16 +103,32 @@ export class ClusterRouter {
    */
   held(tunnelId: string): void {
     this.#unclaimed.delete(tunnelId)
+    this.#present.add(tunnelId)
+    this.#claiming.set(tunnelId, (this.#claiming.get(tunnelId) ?? 0) + 1)
     this.#opts.directory
       .claim(tunnelId, this.#opts.nodeId, this.#opts.nodeUrl)
       .then((epoch) => {
+        if (!this.#present.has(tunnelId)) {
+          // Its client went while the claim was on its way: kept, it was refreshed for good.
+          this.#opts.directory
+            .release(tunnelId, epoch)
+            .catch((err: Error) =>
+              this.#opts.log.warn(`cluster: releasing ${tunnelId}: ${err.message}`),
+            )
+          return
+        }
         // A newer claim made here meanwhile wins over this one.
         if ((this.#held.get(tunnelId) ?? 0) < epoch) this.#held.set(tunnelId, epoch)
         this.#announce(tunnelId, epoch)
       })
       .catch((err: Error) => {
         this.#opts.log.warn(`cluster: claiming ${tunnelId}: ${err.message} (tried again shortly)`)
-        if (!this.#held.has(tunnelId)) this.#unclaimed.add(tunnelId)
+        if (this.#present.has(tunnelId) && !this.#held.has(tunnelId)) this.#unclaimed.add(tunnelId)
+      })
+      .finally(() => {
+        const left = (this.#claiming.get(tunnelId) ?? 1) - 1
+        if (left > 0) this.#claiming.set(tunnelId, left)
+        else this.#claiming.delete(tunnelId)
       })
   }
 
@@ -124,6 +140,7 @@ export class ClusterRouter {
   /** This node no longer holds `tunnelId` (its grace period ended, or it was cut off). */
   gone(tunnelId: string): void {
     this.#unclaimed.delete(tunnelId)
+    this.#present.delete(tunnelId)
     const epoch = this.#held.get(tunnelId)
     if (epoch === undefined) return
     this.#held.delete(tunnelId)
@@ -329,7 +346,8 @@ export class ClusterRouter {
       if (this.#held.get(tunnelId) !== epoch) continue
       const state = await directory.refresh(tunnelId, epoch, nodeId, nodeUrl).catch(() => null)
       if (this.#held.get(tunnelId) !== epoch) continue
-      if (state === 'lost') this.#lost(tunnelId)
+      // A claim on its way here is newer than the epoch refreshed: it decides.
+      if (state === 'lost' && !this.#claiming.has(tunnelId)) this.#lost(tunnelId)
       else if (state === 'restored') {
         log.info(`cluster: the directory had lost tunnel ${tunnelId}; written again`)
         this.#announce(tunnelId, epoch)
@@ -340,38 +358,8 @@ export class ClusterRouter {
   /** Another node holds `tunnelId` now: let the client here go. */
   #lost(tunnelId: string): void {
     this.#held.delete(tunnelId)
+    this.#present.delete(tunnelId)
     this.#opts.log.info(`cluster: tunnel ${tunnelId} is held by another node now`)
     this.#opts.registry.replacedElsewhere(tunnelId)
   }
-}
-
-/** The route through this node's own client of `tunnelId`, waiting up to `waitMs` for it. */
-export async function localRoute(
-  registry: TunnelRegistry,
-  tunnelId: string,
-  waitMs: number,
-): Promise<TunnelRoute | null> {
-  const link = await registry.route(tunnelId, waitMs)
-  return link === null ? null : linkRoute(link)
-}
-
-/**
- * The route to `tunnelId` through this node's own client when it is connected here now, without
- * waiting; null otherwise. Every router sends a request there first.
- */
-export function localRouteNow(registry: TunnelRegistry, tunnelId: string): TunnelRoute | null {
-  const link = registry.activeLink(tunnelId)
-  return link === null ? null : linkRoute(link)
-}
-
-/** One route per link, made once: every request through the link takes it. */
-const linkRoutes = new WeakMap<TunnelLink, TunnelRoute>()
-
-function linkRoute(link: TunnelLink): TunnelRoute {
-  let route = linkRoutes.get(link)
-  if (route === undefined) {
-    route = { via: 'local', open: (head, body, fin) => link.mux.open(head, body, fin) }
-    linkRoutes.set(link, route)
-  }
-  return route
 }

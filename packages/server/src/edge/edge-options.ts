@@ -2,7 +2,7 @@
 import type { Logger, PolicyCode } from '@burrow/protocol'
 import type { AccessGate } from '../access/access-gate.js'
 import type { TunnelRegistry } from '../broker/tunnel-registry.js'
-import type { TunnelRoute } from '../cluster/cluster-router.js'
+import type { TunnelRoute } from '../cluster/tunnel-route.js'
 import type { CallRateLimits } from '../governance/call-rate-limits.js'
 import type { Policies } from '../governance/policies.js'
 import type { ToolPins } from '../governance/tool-pins.js'

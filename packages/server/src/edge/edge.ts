@@ -18,8 +18,8 @@ import {
   type RequestHead,
 } from '@burrow/protocol'
 import { PLANS } from '../plans.js'
-import { FORWARDING_ROOM, localRoute, localRouteNow } from '../cluster/cluster-router.js'
-import type { TunnelRoute } from '../cluster/cluster-router.js'
+import { FORWARDING_ROOM } from '../cluster/cluster-router.js'
+import { localRoute, localRouteNow, type TunnelRoute } from '../cluster/tunnel-route.js'
 import { ClientAddresses, rateKeyOf } from '../http/client-addresses.js'
 import type { CallHistorySink } from '../quota/call-history.js'
 import type { EdgeSessions } from '../quota/edge-sessions.js'

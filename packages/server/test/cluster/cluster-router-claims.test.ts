@@ -21,8 +21,11 @@ const url = process.env.TEST_REDIS_URL
 class FlakyDirectory extends TunnelDirectory {
   failClaims = 0
   slowRefresh: string | null = null
+  /** Claims wait for this before they reach Redis, while it is set. */
+  claimsWait: Promise<void> | null = null
 
   override async claim(tunnelId: string, node: string, nodeUrl: string): Promise<number> {
+    if (this.claimsWait) await this.claimsWait
     if (this.failClaims > 0) {
       this.failClaims -= 1
       throw new Error('Command timed out')
@@ -138,6 +141,58 @@ describe('ClusterRouter claims', { skip: url ? false : 'needs TEST_REDIS_URL' },
     assert.deepEqual(replacedC, [], 'the newest connection stays')
     assert.equal((await dir.lookup('t'))?.node, 'node-c')
     assert.deepEqual(replacedB, ['t'], 'the older holder is told another took the tunnel')
+  })
+
+  it('a client gone while its claim was on its way leaves no entry behind', async () => {
+    const dir = directory()
+    let letGo!: () => void
+    dir.claimsWait = new Promise<void>((resolve) => (letGo = resolve))
+    const a = router('node-a', dir, new LocalClusterEvents(), new Set(), [])
+    a.held('t')
+    a.gone('t') // its key rotated, say, before Redis answered the claim
+    dir.claimsWait = null
+    letGo()
+    for (let i = 0; (await redis.exists(`${prefix}dir-epoch:t`)) === 0; i++) {
+      assert.ok(i < 100, 'the claim never reached Redis')
+      await sleep(10)
+    }
+    await sleep(1_500) // past A's refresh (every second)
+    assert.equal(await dir.lookup('t'), null, 'no node holds a tunnel whose client went')
+    assert.equal(a.heldCount, 0)
+  })
+
+  it('a newer client on this node is not told another took the tunnel while its claim is on its way', async () => {
+    const events = new LocalClusterEvents()
+    const replacedA: string[] = []
+    const replacedB: string[] = []
+    const slow = directory()
+    const a = router('node-a', slow, events, new Set(['t']), replacedA)
+    const b = router('node-b', directory(), events, new Set(['t']), replacedB)
+    a.held('t')
+    for (let i = 0; (await slow.lookup('t')) === null; i++) {
+      assert.ok(i < 100, 'A never claimed the tunnel')
+      await sleep(10)
+    }
+    // The client reconnects to A; its claim is on its way when B's client connects (same key).
+    let letGo!: () => void
+    slow.claimsWait = new Promise<void>((resolve) => (letGo = resolve))
+    a.held('t')
+    b.held('t')
+    for (let i = 0; (await slow.lookup('t'))?.node !== 'node-b'; i++) {
+      assert.ok(i < 100, 'B never claimed the tunnel')
+      await sleep(10)
+    }
+    await sleep(50) // B's announcement reaches A (in process)
+    slow.claimsWait = null
+    letGo() // A's claim reaches Redis last: A's client is the newest
+    for (let i = 0; (await slow.lookup('t'))?.node !== 'node-a'; i++) {
+      assert.ok(i < 100, "A's claim never landed")
+      await sleep(10)
+    }
+    await sleep(1_500) // past both refreshes (every second)
+    assert.equal((await slow.lookup('t'))?.node, 'node-a')
+    assert.deepEqual(replacedA, [], "A's newest client stays")
+    assert.deepEqual(replacedB, ['t'], "B's client is told another took the tunnel")
   })
 
   it('a claim Redis refused is made again while its client is connected', async () => {
