@@ -5,7 +5,7 @@
  * own flow control (a slow reader on one side slows the writer on the other, nothing buffers
  * beyond a window), and a reset of either side resets the other.
  */
-import { RESET_CODE, type MuxStream } from '@burrow/protocol'
+import { RESET_CODE, type MuxStream, type ResetCode } from '@burrow/protocol'
 
 /**
  * Pipe `inbound` (a stream a peer opened: its request arrives, its response is ours to send)
@@ -28,7 +28,7 @@ export function pipeStreams(
     report()
     if (done) return
     done = true
-    other.reset(code === RESET_CODE.cancel ? RESET_CODE.cancel : RESET_CODE.upstream, reason)
+    other.reset(passed(code), reason)
   }
   inbound.onReset = resetOther(outbound)
   outbound.onReset = resetOther(inbound)
@@ -57,4 +57,18 @@ export function pipeStreams(
     },
   )
   inbound.onDrain = () => outbound.resumeReading()
+}
+
+/**
+ * The code a reset crosses the pipe with: a cancel, a refusal (nothing was processed: the node
+ * that forwarded the request sends it again, wherever the tunnel is now) and a lost connection
+ * (the forwarding node says the tunnel client went away, as one node does) keep theirs; anything
+ * else is the far side failing. Before, every code but a cancel became `upstream`: a request the
+ * next node refused (it no longer held the tunnel) was answered 502 instead of sent again, and a
+ * tunnel client gone mid-request was told the agent as its local server failing.
+ */
+function passed(code: number): ResetCode {
+  return code === RESET_CODE.cancel || code === RESET_CODE.refused || code === RESET_CODE.internal
+    ? code
+    : RESET_CODE.upstream
 }

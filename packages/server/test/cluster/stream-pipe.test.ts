@@ -101,4 +101,34 @@ describe('pipeStreams', () => {
     assert.equal(agentReset, 'local server failed')
     assert.equal(done2, 1)
   })
+
+  it("tells the forwarding node a refusal as a refusal, and its tunnel's loss as that loss", async () => {
+    // Refused by the next hop (a node that no longer holds the tunnel): nothing was processed,
+    // and the forwarding node may send the request again, as it does when this node refuses.
+    let tunnelSide: MuxStream | null = null
+    const c = pair((s) => (tunnelSide = s))
+    const node = pair((inbound) => pipeStreams(inbound, c.broker.open(head)))
+    const refused = node.broker.open(head)
+    let refusedCode = 0
+    refused.onReset = (code) => (refusedCode = code)
+    await node.flush()
+    await c.flush()
+    ;(tunnelSide as MuxStream | null)?.reset(RESET_CODE.refused, 'this node no longer holds it')
+    await c.flush()
+    await node.flush()
+    assert.equal(refusedCode, RESET_CODE.refused)
+
+    // The tunnel's connection closed: said as on one node (the client went away), not as the
+    // local server failing.
+    const c2 = pair(() => {})
+    const node2 = pair((inbound) => pipeStreams(inbound, c2.broker.open(head)))
+    const cut = node2.broker.open(head)
+    let cutCode = 0
+    cut.onReset = (code) => (cutCode = code)
+    await node2.flush()
+    await c2.flush()
+    c2.broker.close('tunnel connection closed')
+    await node2.flush()
+    assert.equal(cutCode, RESET_CODE.internal)
+  })
 })
