@@ -68,6 +68,8 @@ export class ClusterRouter {
   #draining = false
   /** Requests peers forwarded here that are being served (draining waits for them). */
   #serving = 0
+  /** Set while a refresh loop runs. */
+  #refreshing = false
   /** Links that could not be opened since the last line about them, and when that was. */
   #linkFailures = 0
   #linkFailureLoggedAt = -Infinity
@@ -93,7 +95,17 @@ export class ClusterRouter {
       // A claim still to be made again here is older than this one: it must not take it back.
       else if (this.#unclaimed.delete(event.tunnelId)) this.#lost(event.tunnelId)
     })
-    this.#timer = setInterval(() => void this.#refresh(), Math.max(1000, opts.directory.ttlMs / 3))
+    this.#timer = setInterval(
+      () => {
+        // One loop at a time: while Redis does not answer, each refresh waits up to the command
+        // timeout, and a loop begun at every turn kept its own copy of the held tunnels, so that
+        // an outage grew the heap by a copy every turn for as long as it lasted.
+        if (this.#refreshing) return
+        this.#refreshing = true
+        void this.#refresh().finally(() => (this.#refreshing = false))
+      },
+      Math.max(1000, opts.directory.ttlMs / 3),
+    )
     this.#timer.unref()
   }
 

@@ -33,12 +33,21 @@ class FlakyDirectory extends TunnelDirectory {
     return super.claim(tunnelId, node, nodeUrl)
   }
 
+  /** Refreshes wait for this while it is set; `refreshing` counts those waiting. */
+  refreshesWait: Promise<void> | null = null
+  refreshing = 0
+
   override async refresh(
     tunnelId: string,
     epoch: number,
     node: string,
     nodeUrl: string,
   ): Promise<'held' | 'restored' | 'lost'> {
+    if (this.refreshesWait) {
+      this.refreshing += 1
+      await this.refreshesWait
+      this.refreshing -= 1
+    }
     if (tunnelId === this.slowRefresh) await sleep(400)
     return super.refresh(tunnelId, epoch, node, nodeUrl)
   }
@@ -193,6 +202,25 @@ describe('ClusterRouter claims', { skip: url ? false : 'needs TEST_REDIS_URL' },
     assert.equal((await slow.lookup('t'))?.node, 'node-a')
     assert.deepEqual(replacedA, [], "A's newest client stays")
     assert.deepEqual(replacedB, ['t'], "B's client is told another took the tunnel")
+  })
+
+  it('runs one refresh loop at a time while Redis does not answer', async () => {
+    const dir = directory()
+    const a = router('node-a', dir, new LocalClusterEvents(), new Set(['t1', 't2']), [])
+    a.held('t1')
+    a.held('t2')
+    for (let i = 0; a.heldCount < 2; i++) {
+      assert.ok(i < 100, 'A never held both tunnels')
+      await sleep(10)
+    }
+    // Redis away: each refresh waits (up to the command timeout, every one of the loop's).
+    let letGo!: () => void
+    dir.refreshesWait = new Promise<void>((resolve) => (letGo = resolve))
+    await sleep(3_500) // three turns of the loop (every second)
+    const waiting = dir.refreshing
+    dir.refreshesWait = null
+    letGo()
+    assert.equal(waiting, 1, 'a loop began while the one before waited')
   })
 
   it('a claim Redis refused is made again while its client is connected', async () => {
