@@ -99,10 +99,12 @@ export function jsonRpcErrorIn(
 export const MAX_SSE_EVENT_CHARS = 10 * 1024 * 1024
 
 /**
- * Largest JSON answer body read from an upstream, in bytes: the bound of its SSE events. A larger
- * one fails its request, and the rest is not read (the connection is dropped).
+ * Largest JSON answer body read from an upstream, in bytes. A larger one fails its request, and
+ * the rest is not read (the connection is dropped). Above an SSE event's bound: the aggregate
+ * passed JSON answers of any size before it was bounded (tools answering 20 MB, as through a
+ * single server, which streams its answers), and only an endless one has to be stopped.
  */
-export const MAX_ANSWER_BYTES = MAX_SSE_EVENT_CHARS
+export const MAX_ANSWER_BYTES = 64 * 1024 * 1024
 
 /** Bytes of an error body read, to quote it (at most 2,048 characters of it are quoted). */
 export const MAX_QUOTED_BODY_BYTES = 8 * 1024

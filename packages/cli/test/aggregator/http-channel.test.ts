@@ -227,7 +227,7 @@ describe('HttpChannel', { timeout: 20_000 }, () => {
     const first = messages[0] as { id: number; error: { code: number; message: string } }
     assert.equal(first.id, 1)
     assert.equal(first.error.code, -32000)
-    assert.match(first.error.message, /answer is larger than 10 MiB/)
+    assert.match(first.error.message, /answer is larger than 64 MiB/)
     const second = messages[1] as { id: number; error: { message: string } }
     assert.equal(second.id, 2)
     assert.match(second.error.message, /HTTP 500 .*: kaput a+$/)
