@@ -24,6 +24,7 @@ import {
   openSession,
   postMcp,
   startCountingServer,
+  strayCallWaiting,
   toolCall,
   type CountingServer,
 } from '../helpers/quota-stack.js'
@@ -218,6 +219,7 @@ describe('governance through real processes', () => {
             () => 'answered',
             (err: unknown) => String(err),
           )
+          await strayCallWaiting(server)
           const listed = await client.listTools()
           const names = listed.tools.map((x) => x.name).sort()
           assert.deepEqual(names, ['blob', 'echo', 'search'], `${name}, pad ${pad}`)
@@ -242,7 +244,10 @@ describe('governance through real processes', () => {
         (r) => r,
         () => null, // ended short
       )
-      await new Promise((resolve) => setTimeout(resolve, 200))
+      // The call waits at the server before the listing is sent (a pause of 200 ms was not
+      // always enough on a busy machine: the listing came first, and the call's answer was
+      // slipped later, under its own id, with no listing in flight to cut it for).
+      await strayCallWaiting(server)
       const listing = await postMcp(
         t.url,
         { jsonrpc: '2.0', id: 8, method: 'tools/list', params: {} },

@@ -34,6 +34,7 @@ import {
   openStream,
   postMcp,
   startCountingServer,
+  strayCallWaiting,
   toolCall,
   type CountingServer,
 } from '../helpers/quota-stack.js'
@@ -269,7 +270,10 @@ describe('several burrowd nodes behind nginx', { skip, timeout: 240_000 }, () =>
         (r) => r,
         () => null, // ended short
       )
-      await new Promise((resolve) => setTimeout(resolve, 200))
+      // The call waits at the server before the listing is sent (a pause of 200 ms was not
+      // always enough on a busy machine: the listing came first, and the call's answer was
+      // slipped later, under its own id, with no listing in flight to cut it for).
+      await strayCallWaiting(counting)
       const listing = await postMcp(
         via(a),
         { jsonrpc: '2.0', id: 8, method: 'tools/list', params: {} },

@@ -24,6 +24,8 @@ export interface Counts {
   readonly deletes: number
   /** Calls received per tool name. */
   readonly called: Readonly<Record<string, number>>
+  /** `stray_listing` calls waiting for a tools/list to reach the server. */
+  readonly waiting_for_listing: number
 }
 
 /** A running counting server. */
@@ -234,5 +236,12 @@ export async function deleteTunnelKeys(redisUrl: string, tunnelId: string): Prom
     if (keys.length > 0) await redis.del(...keys)
   } finally {
     await redis.quit()
+  }
+}
+
+/** Until a `stray_listing` call waits at `server` for the next tools/list. */
+export async function strayCallWaiting(server: CountingServer): Promise<void> {
+  while ((await server.counts()).waiting_for_listing === 0) {
+    await new Promise((resolve) => setTimeout(resolve, 20))
   }
 }
