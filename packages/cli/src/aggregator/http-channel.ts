@@ -141,7 +141,15 @@ export class HttpChannel implements UpstreamChannel {
       void this.#readPostStream(response, epoch, requestId, abort)
       return
     }
-    const { text, whole } = await readBodyText(response.body, MAX_ANSWER_BYTES)
+    const { text, whole, broken } = await readBodyText(response.body, MAX_ANSWER_BYTES)
+    // A body that broke (the server reset or crashed mid-answer) fails the call, as a server that
+    // could not be reached does: read as what came, an empty one left the call unanswered.
+    if (broken !== null) {
+      if (wasDropped(abort)) throw DROPPED
+      throw new Error(`${this.#shown} broke off its answer (HTTP ${status}): ${broken.message}`, {
+        cause: broken,
+      })
+    }
     if (!whole) {
       const what = `the answer is larger than ${MAX_ANSWER_BYTES / 1024 / 1024} MiB (HTTP ${status})`
       this.#opts.logger.warn(`[${this.#opts.name}] ${what}: not read`)

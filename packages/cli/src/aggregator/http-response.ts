@@ -115,14 +115,16 @@ export const MAX_QUOTED_BODY_BYTES = 8 * 1024
  * which drops its connection. Found by a hostile review: bodies were read whole, so a local
  * server answering with an endless body grew `burrow up` until it died, with every upstream's
  * calls. Small chunks are copied together (`ByteBlocks`), so a body sent a byte at a time is not
- * held as a Buffer per byte. A body that fails is read as what came before.
+ * held as a Buffer per byte. A body that fails is read as what came before, and its failure
+ * given as `broken`.
  */
 export async function readBodyText(
   body: AsyncIterable<Uint8Array>,
   maxBytes: number,
-): Promise<{ readonly text: string; readonly whole: boolean }> {
+): Promise<{ readonly text: string; readonly whole: boolean; readonly broken: Error | null }> {
   const kept = new ByteBlocks()
   let whole = true
+  let broken: Error | null = null
   try {
     for await (const chunk of body) {
       const room = maxBytes - kept.length
@@ -132,12 +134,15 @@ export async function readBodyText(
         break
       }
     }
-  } catch {
-    // What came is all there is.
+  } catch (err) {
+    // What came is all there is; the caller says whether that will do.
+    broken = err instanceof Error ? err : new Error(String(err))
   }
-  let text = Buffer.from(kept.bytes()).toString('utf8')
+  const bytes = kept.bytes()
+  // A view of the bytes, not a copy: an answer of 64 MiB is held once more as its text already.
+  let text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('utf8')
   if (!whole && text.endsWith('\uFFFD')) text = text.slice(0, -1)
-  return { text, whole }
+  return { text, whole, broken }
 }
 
 /** What `readSseData` reports. */

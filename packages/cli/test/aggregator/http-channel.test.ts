@@ -317,6 +317,24 @@ describe('HttpChannel', { timeout: 20_000 }, () => {
     }
   })
 
+  it('fails a call whose JSON answer breaks off, however little of it came', async () => {
+    for (const sent of ['', '{"jsonrpc":"2.0","id":1,"res']) {
+      handler = (_req, _body, res) => {
+        // A server that crashes or resets mid-answer, after its head.
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': '1000' })
+        res.write(sent, () => res.socket?.destroy())
+      }
+      const { channel, messages } = open()
+      // Before, a body that broke before its first byte read as an empty answer (a notification's
+      // acknowledgement), and the call was never answered; the aggregate's calls have no timeout.
+      await assert.rejects(
+        channel.send({ jsonrpc: '2.0', id: 1, method: 'tools/call' }),
+        /broke off its answer \(HTTP 200\)/,
+      )
+      assert.deepEqual(messages, [])
+    }
+  })
+
   it('reports an unreachable server as lost, naming the URL and the cause', async () => {
     const probe = createServer()
     await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve))
