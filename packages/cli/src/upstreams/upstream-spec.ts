@@ -3,6 +3,7 @@
  * from a flag, an upstreams file or a detected client configuration.
  */
 import { printable } from '../printable.js'
+import { shownUrl } from '../shown-url.js'
 
 /** A local MCP server to expose. `name` is null only in single-upstream mode. */
 export type UpstreamSpec =
@@ -19,9 +20,19 @@ export type UpstreamSpec =
     }
 
 /**
- * How an upstream is described to the user: its URL, or `stdio: <command>`, printable (it may
- * come from a project's file: see printable.ts).
+ * How an upstream is described to the user: its URL without credentials and with its query as
+ * `?…` (`shownUrl`: what burrow up prints goes to a service's log), or `stdio: <command>`,
+ * printable (it may come from a project's file: see printable.ts).
  */
 export function describeUpstream(spec: UpstreamSpec): string {
-  return printable(spec.kind === 'http' ? spec.url : `stdio: ${spec.command}`)
+  return printable(spec.kind === 'http' ? shownSpecUrl(spec.url) : `stdio: ${spec.command}`)
+}
+
+/** `url` as `shownUrl` writes it, or as given when it does not parse. */
+function shownSpecUrl(url: string): string {
+  try {
+    return shownUrl(new URL(url))
+  } catch {
+    return url
+  }
 }
