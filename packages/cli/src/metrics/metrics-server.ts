@@ -3,11 +3,12 @@
  * serving `GET /metrics` in the Prometheus text format and `GET /healthz` → `ok`. Metrics are
  * optional: when the address cannot be bound, a warning names it and the cause and forwarding
  * continues without them. On a loopback address (IPv4-mapped ones included), and for requests that
- * came over loopback when bound to every address, only loopback Host names are answered, so a web
- * page cannot read the counters through DNS rebinding.
+ * came over loopback when bound to every address, only loopback Host names, IP addresses and the
+ * machine's own name are answered, so a web page cannot read the counters through DNS rebinding.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import { isIP, type AddressInfo } from 'node:net'
+import { hostname } from 'node:os'
 import type { Logger } from '@burrow/protocol'
 import type { Registry } from 'prom-client'
 import { isLoopbackHost, isLoopbackHostHeader } from '../loopback.js'
@@ -77,6 +78,18 @@ export async function startMetrics(
   }
 }
 
+/**
+ * Whether a request over loopback names a Host a rebinding page cannot: a loopback name, an IP
+ * address (a page's request for one is cross-origin, and its answer unreadable), or this
+ * machine's own name (Debian maps it to 127.0.1.1: a scraper on the machine may use it).
+ */
+function hostAnswered(header: string): boolean {
+  if (isLoopbackHostHeader(header)) return true
+  const h = header.toLowerCase()
+  const name = h.startsWith('[') ? h.slice(1, h.indexOf(']')) : h.replace(/:\d*$/, '')
+  return isIP(name) !== 0 || name === hostname().toLowerCase()
+}
+
 async function serve(
   req: IncomingMessage,
   res: ServerResponse,
@@ -86,8 +99,8 @@ async function serve(
   // Bound to every address, a request that came over loopback is checked too: a DNS-rebinding
   // page reaches 127.0.0.1 whatever else the listener is bound to.
   const overLoopback = loopback || isLoopbackHost(req.socket.localAddress ?? '')
-  if (overLoopback && !isLoopbackHostHeader(req.headers.host ?? '')) {
-    send(res, 403, 'this metrics listener answers only to loopback host names\n')
+  if (overLoopback && !hostAnswered(req.headers.host ?? '')) {
+    send(res, 403, 'this metrics listener answers only to loopback host names and addresses\n')
     return
   }
   const path = (req.url ?? '/').split('?', 1)[0]

@@ -4,6 +4,7 @@
  * null, so `up` goes on forwarding.
  */
 import assert from 'node:assert/strict'
+import { hostname } from 'node:os'
 import { createServer, request, type OutgoingHttpHeaders } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { after, before, describe, it } from 'node:test'
@@ -167,6 +168,14 @@ describe('startMetrics on every address (0.0.0.0, [::])', () => {
         })
         assert.equal(rebound.status, 403, host)
         assert.equal((await get(`127.0.0.1:${port}`, '/metrics')).status, 200, host)
+        // A scraper on the machine naming it (Debian maps its name to 127.0.1.1) or one of its
+        // addresses: no rebinding page can send such a Host and read the answer.
+        for (const own of [hostname(), '10.1.2.3', '[fe80::1]']) {
+          const named = await get(`127.0.0.1:${port}`, '/metrics', {
+            headers: { host: `${own}:${port}` },
+          })
+          assert.equal(named.status, 200, `${host} ${own}`)
+        }
       } finally {
         await server.close()
       }
