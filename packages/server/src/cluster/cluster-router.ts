@@ -61,6 +61,8 @@ export class ClusterRouter {
   readonly #present = new Set<string>()
   /** Claims made here and not answered yet, per tunnel. */
   readonly #claiming = new Map<string, number>()
+  /** The newest epoch other nodes announced for a tunnel while a claim made here was on its way. */
+  readonly #takenMeanwhile = new Map<string, number>()
   readonly #timer: NodeJS.Timeout
   /** Requests waiting for a moving tunnel to be taken by a node. */
   readonly #waiting = new Map<string, Set<() => void>>()
@@ -88,12 +90,13 @@ export class ClusterRouter {
       // Another node took a tunnel this node holds: the newest connection wins.
       if (event.node === opts.nodeId) return
       // Unless a claim made here is on its way: its client is newer than the one compared
-      // here, and may be newer than that node's too (a refresh finds out if it is not).
-      if (this.#claiming.has(event.tunnelId)) return
-      const epoch = this.#held.get(event.tunnelId)
-      if (epoch !== undefined && epoch < event.epoch) this.#lost(event.tunnelId)
-      // A claim still to be made again here is older than this one: it must not take it back.
-      else if (this.#unclaimed.delete(event.tunnelId)) this.#lost(event.tunnelId)
+      // here, and may be newer than that node's too. Its answer decides (`#settleClaims`).
+      if (this.#claiming.has(event.tunnelId)) {
+        const seen = this.#takenMeanwhile.get(event.tunnelId) ?? 0
+        this.#takenMeanwhile.set(event.tunnelId, Math.max(seen, event.epoch))
+        return
+      }
+      this.#takenElsewhere(event.tunnelId, event.epoch)
     })
     this.#timer = setInterval(
       () => {
@@ -139,9 +142,23 @@ export class ClusterRouter {
       })
       .finally(() => {
         const left = (this.#claiming.get(tunnelId) ?? 1) - 1
-        if (left > 0) this.#claiming.set(tunnelId, left)
-        else this.#claiming.delete(tunnelId)
+        if (left > 0) return void this.#claiming.set(tunnelId, left)
+        this.#claiming.delete(tunnelId)
+        // Another node took the tunnel while the claims were on their way: theirs decide now.
+        // Left to a refresh, an older claim's node served its client for up to a third of the
+        // entry's lifetime beside the newer node (found by a review).
+        const seen = this.#takenMeanwhile.get(tunnelId)
+        this.#takenMeanwhile.delete(tunnelId)
+        if (seen !== undefined) this.#takenElsewhere(tunnelId, seen)
       })
+  }
+
+  /** Another node announced it took `tunnelId` under `epoch`: the newest connection wins. */
+  #takenElsewhere(tunnelId: string, epoch: number): void {
+    const held = this.#held.get(tunnelId)
+    if (held !== undefined && held < epoch) this.#lost(tunnelId)
+    // A claim still to be made again here is older than this one: it must not take it back.
+    else if (this.#unclaimed.delete(tunnelId)) this.#lost(tunnelId)
   }
 
   /** Tell every node that this one holds `tunnelId` under `epoch`. */
@@ -303,6 +320,10 @@ export class ClusterRouter {
   close(): void {
     clearInterval(this.#timer)
     for (const tunnelId of [...this.#held.keys()]) this.gone(tunnelId)
+    // A claim answered after this is given back, not held: nothing would refresh or release it,
+    // and peers would forward to this node until the entry expired (found by a review).
+    this.#present.clear()
+    this.#unclaimed.clear()
     this.links.close()
   }
 

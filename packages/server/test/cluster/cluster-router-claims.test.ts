@@ -24,13 +24,19 @@ class FlakyDirectory extends TunnelDirectory {
   /** Claims wait for this before they reach Redis, while it is set. */
   claimsWait: Promise<void> | null = null
 
+  /** Claims' answers wait for this after they reached Redis, while it is set. */
+  answersWait: Promise<void> | null = null
+
   override async claim(tunnelId: string, node: string, nodeUrl: string): Promise<number> {
     if (this.claimsWait) await this.claimsWait
     if (this.failClaims > 0) {
       this.failClaims -= 1
       throw new Error('Command timed out')
     }
-    return super.claim(tunnelId, node, nodeUrl)
+    const answered = this.answersWait
+    const epoch = await super.claim(tunnelId, node, nodeUrl)
+    if (answered) await answered
+    return epoch
   }
 
   /** Refreshes wait for this while it is set; `refreshing` counts those waiting. */
@@ -202,6 +208,61 @@ describe('ClusterRouter claims', { skip: url ? false : 'needs TEST_REDIS_URL' },
     assert.equal((await slow.lookup('t'))?.node, 'node-a')
     assert.deepEqual(replacedA, [], "A's newest client stays")
     assert.deepEqual(replacedB, ['t'], "B's client is told another took the tunnel")
+  })
+
+  it("a claim answered after a newer node's announcement gives the tunnel up at once", async () => {
+    const events = new LocalClusterEvents()
+    const replacedA: string[] = []
+    const replacedB: string[] = []
+    const slow = directory()
+    const a = router('node-a', slow, events, new Set(['t']), replacedA)
+    const b = router('node-b', directory(), events, new Set(['t']), replacedB)
+    // A's refreshes wait: only the claim's answer can tell A it lost.
+    slow.refreshesWait = new Promise<void>(() => {})
+    let answer!: () => void
+    slow.answersWait = new Promise<void>((resolve) => (answer = resolve))
+    a.held('t') // reaches Redis first; its answer is late
+    for (let i = 0; (await slow.lookup('t'))?.node !== 'node-a'; i++) {
+      assert.ok(i < 100, "A's claim never reached Redis")
+      await sleep(10)
+    }
+    slow.answersWait = null
+    b.held('t') // the newer claim, announced to A while A's answer is on its way
+    for (let i = 0; (await slow.lookup('t'))?.node !== 'node-b'; i++) {
+      assert.ok(i < 100, 'B never claimed the tunnel')
+      await sleep(10)
+    }
+    await sleep(50) // B's announcement reaches A (in process)
+    answer()
+    // Before, A set its older epoch as held and served its client until a refresh found out
+    // (a third of the entry's lifetime, 5 s by default), both nodes serving the tunnel.
+    for (let i = 0; replacedA.length === 0; i++) {
+      assert.ok(i < 100, 'A kept the tunnel B took after it')
+      await sleep(10)
+    }
+    assert.deepEqual(replacedA, ['t'])
+    assert.deepEqual(replacedB, [])
+    assert.equal(a.heldCount, 0)
+  })
+
+  it('a claim answered after the node closed is given back', async () => {
+    const dir = directory()
+    const a = router('node-a', dir, new LocalClusterEvents(), new Set(['t']), [])
+    let answer!: () => void
+    dir.answersWait = new Promise<void>((resolve) => (answer = resolve))
+    a.held('t')
+    for (let i = 0; (await dir.lookup('t'))?.node !== 'node-a'; i++) {
+      assert.ok(i < 100, "A's claim never reached Redis")
+      await sleep(10)
+    }
+    a.close()
+    answer()
+    // Before, the answer made the closed node hold the tunnel, announced, until the entry expired.
+    for (let i = 0; (await dir.lookup('t')) !== null; i++) {
+      assert.ok(i < 100, 'the closed node kept its entry')
+      await sleep(10)
+    }
+    assert.equal(a.heldCount, 0)
   })
 
   it('runs one refresh loop at a time while Redis does not answer', async () => {
