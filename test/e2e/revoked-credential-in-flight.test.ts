@@ -70,6 +70,18 @@ for (const backend of testBackends()) {
       await database?.drop()
     })
 
+    /** Until the held request's token was used: its head was authenticated before the revocation. */
+    const authenticated = async (tokenId: string) => {
+      for (;;) {
+        const listed = await user.api<{ tokens: { id: string; last_used_at: string | null }[] }>(
+          'GET',
+          '/api/tokens',
+        )
+        if (listed.json.tokens.find((t) => t.id === tokenId)?.last_used_at) return
+        await new Promise((resolve) => setTimeout(resolve, 20))
+      }
+    }
+
     const version = async () => {
       const got = await user.api<{ version: number }>('GET', `/api/tunnels/${tunnelId}/policy`)
       assert.equal(got.status, 200)
@@ -91,6 +103,7 @@ for (const backend of testBackends()) {
         { authorization: `Bearer ${made.json.secret}`, 'content-type': 'application/json' },
         JSON.stringify({ redaction: { detect_secrets: false } }),
       )
+      await authenticated(made.json.token.id)
       const revoked = await user.api('DELETE', `/api/tokens/${made.json.token.id}`)
       assert.equal(revoked.status, 204)
       assert.equal(await writing(), 401)
@@ -141,6 +154,7 @@ for (const backend of testBackends()) {
         { authorization: `Bearer ${made.json.secret}`, 'content-type': 'application/json' },
         JSON.stringify({ hash: 'b'.repeat(64) }),
       )
+      await authenticated(made.json.token.id)
       assert.equal((await user.api('DELETE', `/api/tokens/${made.json.token.id}`)).status, 204)
       assert.equal(await approving(), 401)
       const tools = await user.api<{ tools: { name: string; status: string }[] }>(
