@@ -21,6 +21,7 @@ import { NodeLinks } from './node-links.js'
 import { pipeStreams } from './stream-pipe.js'
 import type { TunnelDirectory } from './tunnel-directory.js'
 import { localRoute, type TunnelRoute } from './tunnel-route.js'
+import { LinkFailureLog } from './link-failure-log.js'
 
 /** The header naming the tunnel (and epoch) of a forwarded request; never reaches the client. */
 export const FORWARDED_TUNNEL_HEADER = 'x-burrow-node-tunnel'
@@ -30,9 +31,6 @@ export const FORWARDED_TUNNEL_HEADER = 'x-burrow-node-tunnel'
  * that a head the edge accepts crosses to the holding node too.
  */
 export const FORWARDING_ROOM: HeadReserve = { pairs: 1, bytes: 128 }
-
-/** Least time between two log lines about links that could not be opened. */
-const LINK_FAILURE_LOG_MS = 60_000
 
 /** Options of `new ClusterRouter`. */
 export interface ClusterRouterOptions {
@@ -72,12 +70,12 @@ export class ClusterRouter {
   #serving = 0
   /** Set while a refresh loop runs. */
   #refreshing = false
-  /** Links that could not be opened since the last line about them, and when that was. */
-  #linkFailures = 0
-  #linkFailureLoggedAt = -Infinity
+  /** Links that could not be opened, logged at most once a minute per peer. */
+  readonly #linkFailures: LinkFailureLog
 
   constructor(opts: ClusterRouterOptions) {
     this.#opts = opts
+    this.#linkFailures = new LinkFailureLog(opts.log)
     this.links = new NodeLinks({
       nodeId: opts.nodeId,
       secret: opts.secret,
@@ -270,7 +268,7 @@ export class ClusterRouter {
     try {
       link = await this.links.link(entry.url, entry.node)
     } catch (err) {
-      this.#linkFailed(err as Error)
+      this.#linkFailures.failed(entry.url, err as Error)
       return null
     }
     const tag = `${tunnelId}.${entry.epoch}`
@@ -299,18 +297,6 @@ export class ClusterRouter {
    * count. Every request for the holder's tunnels meets the failure while it lasts (it is down
    * until its entries expire, or refuses the link): a line each was one per stranger's request.
    */
-  #linkFailed(err: Error): void {
-    this.#linkFailures += 1
-    const now = Date.now()
-    if (now - this.#linkFailureLoggedAt < LINK_FAILURE_LOG_MS) return
-    const more = this.#linkFailures - 1
-    this.#opts.log.warn(
-      `cluster: ${err.message}${more > 0 ? ` (and ${more} more failed links since the last line)` : ''}; next line in a minute at most`,
-    )
-    this.#linkFailures = 0
-    this.#linkFailureLoggedAt = now
-  }
-
   /** Tunnels this node holds now (draining waits until other nodes took them). */
   get heldCount(): number {
     return this.#held.size
