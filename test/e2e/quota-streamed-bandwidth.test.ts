@@ -82,13 +82,19 @@ describe('bandwidth quota on responses that stream on', () => {
     })
     assert.equal(res.status, 200, 'admitted a byte below the limit')
     const got = await received(res)
-    assert.ok(got >= RESPONSE_OVERAGE_BYTES, `a stream straddling the limit was cut at ${got}`)
     assert.ok(
       got < FLOOD_BYTES / 2,
       `the agent received ${(got / MB).toFixed(1)} MiB past the limit`,
     )
     const used = await liveCounter(service, tunnelId, 'bandwidth_bytes')
     assert.ok(used >= FREE_BYTES - 1 + got, `what flowed was not all counted: ${used}`)
+    // Cut only once the month was the overage past the limit. Counted as it passes the edge, so
+    // the agent may have received less: what was on its way to it when the stream was cut (a
+    // busy machine's agent read 14 MB of the 16 MiB) is not delivered.
+    assert.ok(
+      used >= FREE_BYTES - 1 + RESPONSE_OVERAGE_BYTES,
+      `a stream straddling the limit was cut at ${used - FREE_BYTES + 1} bytes past it`,
+    )
 
     const again = await publicFetch(url, {
       method: 'GET',
