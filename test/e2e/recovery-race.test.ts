@@ -6,9 +6,8 @@
  * SQLite and on PostgreSQL when TEST_DATABASE_URL is set (where requests run at once).
  */
 import assert from 'node:assert/strict'
-import { once } from 'node:events'
-import { connect } from 'node:net'
 import { after, describe, it } from 'node:test'
+import { heldRequest } from '../helpers/raw-http.js'
 import {
   testBackends,
   type TestDatabase,
@@ -35,33 +34,6 @@ async function postForm(
     headers: { 'content-type': 'application/x-www-form-urlencoded', cookie, ...from },
     body: new URLSearchParams({ _csrf: csrf, ...fields }),
   })
-}
-
-/** A request whose head is sent now and whose body waits for `send`, which gives the status. */
-async function heldRequest(
-  port: number,
-  method: string,
-  path: string,
-  headers: Record<string, string>,
-  body: string,
-): Promise<() => Promise<number>> {
-  const socket = connect(port, '127.0.0.1')
-  await once(socket, 'connect')
-  const head = [
-    `${method} ${path} HTTP/1.1`,
-    `host: 127.0.0.1:${port}`,
-    `content-length: ${Buffer.byteLength(body)}`,
-    ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
-  ]
-  socket.write(`${head.join('\r\n')}\r\n\r\n`)
-  let answer = ''
-  socket.setEncoding('utf8').on('data', (chunk: string) => (answer += chunk))
-  return async () => {
-    socket.write(body)
-    while (!/^HTTP\/1\.1 \d{3}/.test(answer)) await once(socket, 'data')
-    socket.destroy()
-    return Number(answer.slice(9, 12))
-  }
 }
 
 /** The address's owner resets the password from the mailed link: the reset's answer. */

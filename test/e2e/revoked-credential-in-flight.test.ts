@@ -7,43 +7,15 @@
  * token was revoked (or after a password reset revoked every token) was stored.
  */
 import assert from 'node:assert/strict'
-import { once } from 'node:events'
-import { connect } from 'node:net'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import pg from 'pg'
 import { after, before, describe, it } from 'node:test'
+import { heldRequest } from '../helpers/raw-http.js'
 import { testBackends } from '../../packages/server/test/helpers/test-databases.js'
 import type { TestDatabase } from '../../packages/server/test/helpers/test-databases.js'
 import { startService, type Service } from '../helpers/stack.js'
 import { bearerApi, signUp, type WebUser } from '../helpers/web-client.js'
-
-/** A request whose head is sent now and whose body waits for the returned call (its status). */
-async function heldRequest(
-  port: number,
-  method: string,
-  path: string,
-  headers: Record<string, string>,
-  body: string,
-): Promise<() => Promise<number>> {
-  const socket = connect(port, '127.0.0.1')
-  await once(socket, 'connect')
-  const head = [
-    `${method} ${path} HTTP/1.1`,
-    `host: 127.0.0.1:${port}`,
-    `content-length: ${Buffer.byteLength(body)}`,
-    ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
-  ]
-  socket.write(`${head.join('\r\n')}\r\n\r\n`)
-  let answer = ''
-  socket.setEncoding('utf8').on('data', (chunk: string) => (answer += chunk))
-  return async () => {
-    socket.write(body)
-    while (!/^HTTP\/1\.1 \d{3}/.test(answer)) await once(socket, 'data')
-    socket.destroy()
-    return Number(answer.slice(9, 12))
-  }
-}
 
 for (const backend of testBackends()) {
   describe(`a policy sent with a credential revoked meanwhile, on ${backend.name}`, () => {

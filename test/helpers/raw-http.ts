@@ -1,6 +1,8 @@
 // HTTP/1.1 over a plain socket, for requests an HTTP client library would refuse to send (a
 // 9,000-character path, 300 headers, header values it would escape): write the bytes, read the
-// answer until the server closes the connection.
+// answer until the server closes the connection; or hold a request's body back until a test
+// has done something between its head and its body (`heldRequest`).
+import { once } from 'node:events'
 import { connect } from 'node:net'
 
 /** An answer as read off the socket. */
@@ -77,4 +79,35 @@ export function rawExchange(
     socket.write(request)
     if (later) setTimeout(() => socket.writable && socket.write(later.text), later.afterMs)
   })
+}
+
+/**
+ * A request whose head is sent to 127.0.0.1:`port` now and whose body waits for the returned
+ * call, which sends it and gives the answer's status: for what happens between a request's
+ * authentication and its body (a credential revoked meanwhile).
+ */
+export async function heldRequest(
+  port: number,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body: string,
+): Promise<() => Promise<number>> {
+  const socket = connect(port, '127.0.0.1')
+  await once(socket, 'connect')
+  const head = [
+    `${method} ${path} HTTP/1.1`,
+    `host: 127.0.0.1:${port}`,
+    `content-length: ${Buffer.byteLength(body)}`,
+    ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+  ]
+  socket.write(`${head.join('\r\n')}\r\n\r\n`)
+  let answer = ''
+  socket.setEncoding('utf8').on('data', (chunk: string) => (answer += chunk))
+  return async () => {
+    socket.write(body)
+    while (!/^HTTP\/1\.1 \d{3}/.test(answer)) await once(socket, 'data')
+    socket.destroy()
+    return Number(answer.slice(9, 12))
+  }
 }
