@@ -8,39 +8,26 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import * as oauth from 'oauth4webapi'
-import type { Child } from '../helpers/child.js'
 import { publicFetch } from '../helpers/public-fetch.js'
-import { startCountingServer, type CountingServer } from '../helpers/quota-stack.js'
-import { startClient, startService, type Service } from '../helpers/stack.js'
-import { signUp, type WebUser } from '../helpers/web-client.js'
+import { startOauthTunnel, type OauthTunnel } from '../helpers/oauth-tunnel.js'
+import type { Service } from '../helpers/stack.js'
+import type { WebUser } from '../helpers/web-client.js'
 
 const REDIRECT = 'http://127.0.0.1:9/callback'
 
 describe('the authorization server against hostile clients', () => {
   let service: Service
-  let server: CountingServer
   let owner: WebUser
-  let client: Child
   let mcpUrl: string
+  let tunnel: OauthTunnel | undefined
 
   before(async () => {
-    service = await startService({ BURROW_LOG: 'info' })
-    server = await startCountingServer()
-    owner = await signUp(`http://127.0.0.1:${service.port}`, 'hostile')
-    const made = await owner.api<{ tunnel: { mcp_url: string }; key: string }>(
-      'POST',
-      '/api/tunnels',
-      { name: 'hostile' },
-    )
-    assert.equal(made.status, 201)
-    mcpUrl = made.json.tunnel.mcp_url
-    client = await startClient(service, made.json.key, ['--upstream', server.url])
+    tunnel = await startOauthTunnel('hostile')
+    ;({ service, owner, mcpUrl } = tunnel)
   })
 
   after(async () => {
-    await client?.stop()
-    await server?.child.stop()
-    await service?.close()
+    await tunnel?.stop()
   })
 
   it('revokes the grant when a client revokes with a refresh token already replaced (a thief refreshed first)', async () => {

@@ -9,10 +9,9 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import * as oauth from 'oauth4webapi'
-import type { Child } from '../helpers/child.js'
 import { publicFetch } from '../helpers/public-fetch.js'
-import { startCountingServer, type CountingServer } from '../helpers/quota-stack.js'
-import { startClient, startService, type Service } from '../helpers/stack.js'
+import { startOauthTunnel, type OauthTunnel } from '../helpers/oauth-tunnel.js'
+import type { Service } from '../helpers/stack.js'
 import { signUp, type WebUser } from '../helpers/web-client.js'
 
 const REDIRECT = 'http://127.0.0.1:9/callback'
@@ -25,29 +24,17 @@ const options = {
 
 describe('the authorization server, as a strict OAuth client library sees it', () => {
   let service: Service
-  let server: CountingServer
   let owner: WebUser
-  let client: Child
   let mcpUrl: string
+  let tunnel: OauthTunnel | undefined
 
   before(async () => {
-    service = await startService({ BURROW_LOG: 'info' })
-    server = await startCountingServer()
-    owner = await signUp(`http://127.0.0.1:${service.port}`, 'strict')
-    const made = await owner.api<{ tunnel: { mcp_url: string }; key: string }>(
-      'POST',
-      '/api/tunnels',
-      { name: 'strict' },
-    )
-    assert.equal(made.status, 201)
-    mcpUrl = made.json.tunnel.mcp_url
-    client = await startClient(service, made.json.key, ['--upstream', server.url])
+    tunnel = await startOauthTunnel('strict')
+    ;({ service, owner, mcpUrl } = tunnel)
   })
 
   after(async () => {
-    await client?.stop()
-    await server?.child.stop()
-    await service?.close()
+    await tunnel?.stop()
   })
 
   it('discovers, registers, authorizes with PKCE, refreshes and revokes by the RFCs', async () => {
