@@ -59,6 +59,14 @@ class FlakyDirectory extends TunnelDirectory {
   }
 }
 
+/** Until `dir` names `node` as the holder of tunnel `t` (`what` says what never happened). */
+async function heldBy(dir: TunnelDirectory, node: string, what: string): Promise<void> {
+  for (let i = 0; (await dir.lookup('t'))?.node !== node; i++) {
+    assert.ok(i < 100, what)
+    await sleep(10)
+  }
+}
+
 describe('ClusterRouter claims', { skip: url ? false : 'needs TEST_REDIS_URL' }, () => {
   let redis: Redis
   let prefix: string
@@ -193,17 +201,11 @@ describe('ClusterRouter claims', { skip: url ? false : 'needs TEST_REDIS_URL' },
     slow.claimsWait = new Promise<void>((resolve) => (letGo = resolve))
     a.held('t')
     b.held('t')
-    for (let i = 0; (await slow.lookup('t'))?.node !== 'node-b'; i++) {
-      assert.ok(i < 100, 'B never claimed the tunnel')
-      await sleep(10)
-    }
+    await heldBy(slow, 'node-b', 'B never claimed the tunnel')
     await sleep(50) // B's announcement reaches A (in process)
     slow.claimsWait = null
     letGo() // A's claim reaches Redis last: A's client is the newest
-    for (let i = 0; (await slow.lookup('t'))?.node !== 'node-a'; i++) {
-      assert.ok(i < 100, "A's claim never landed")
-      await sleep(10)
-    }
+    await heldBy(slow, 'node-a', "A's claim never landed")
     await sleep(1_500) // past both refreshes (every second)
     assert.equal((await slow.lookup('t'))?.node, 'node-a')
     assert.deepEqual(replacedA, [], "A's newest client stays")
@@ -222,16 +224,10 @@ describe('ClusterRouter claims', { skip: url ? false : 'needs TEST_REDIS_URL' },
     let answer!: () => void
     slow.answersWait = new Promise<void>((resolve) => (answer = resolve))
     a.held('t') // reaches Redis first; its answer is late
-    for (let i = 0; (await slow.lookup('t'))?.node !== 'node-a'; i++) {
-      assert.ok(i < 100, "A's claim never reached Redis")
-      await sleep(10)
-    }
+    await heldBy(slow, 'node-a', "A's claim never reached Redis")
     slow.answersWait = null
     b.held('t') // the newer claim, announced to A while A's answer is on its way
-    for (let i = 0; (await slow.lookup('t'))?.node !== 'node-b'; i++) {
-      assert.ok(i < 100, 'B never claimed the tunnel')
-      await sleep(10)
-    }
+    await heldBy(slow, 'node-b', 'B never claimed the tunnel')
     await sleep(50) // B's announcement reaches A (in process)
     answer()
     // Before, A set its older epoch as held and served its client until a refresh found out
@@ -251,10 +247,7 @@ describe('ClusterRouter claims', { skip: url ? false : 'needs TEST_REDIS_URL' },
     let answer!: () => void
     dir.answersWait = new Promise<void>((resolve) => (answer = resolve))
     a.held('t')
-    for (let i = 0; (await dir.lookup('t'))?.node !== 'node-a'; i++) {
-      assert.ok(i < 100, "A's claim never reached Redis")
-      await sleep(10)
-    }
+    await heldBy(dir, 'node-a', "A's claim never reached Redis")
     a.close()
     answer()
     // Before, the answer made the closed node hold the tunnel, announced, until the entry expired.
