@@ -45,6 +45,12 @@ describe('shared rate limits', { skip: url ? false : 'needs TEST_REDIS_URL' }, (
     for (let i = 0; i < 1000 && atB < count; i++) await new Promise((r) => setTimeout(r, 5))
     assert.equal(atB, count)
   }
+  /** Wait until node A has received `count` of node B's spends. */
+  const reachedA = async (count: number) => {
+    for (let i = 0; i < 1000 && atA < count; i++) await new Promise((r) => setTimeout(r, 5))
+    assert.equal(atA, count)
+  }
+
   const pair = (name: string, capacity: number): [RateLimiter, RateLimiter] => [
     limitsA.limiter(name, { capacity, perMs: 3_600_000 }),
     limitsB.limiter(name, { capacity, perMs: 3_600_000 }),
@@ -53,7 +59,7 @@ describe('shared rate limits', { skip: url ? false : 'needs TEST_REDIS_URL' }, (
   it('charges one node for what the other spent, so the two allow one limit', async () => {
     const [onA, onB] = pair('sign-in', 4)
     const other = pair('other', 4)
-    const seen = atB
+    const [seen, seenA] = [atB, atA]
     for (let i = 0; i < 3; i++) assert.equal(onA.take('ip:1').ok, true)
     await reachedB(seen + 3)
     assert.equal(onB.take('ip:1').ok, true)
@@ -64,6 +70,8 @@ describe('shared rate limits', { skip: url ? false : 'needs TEST_REDIS_URL' }, (
     // Node A was charged for node B's spend in turn.
     for (let i = 0; i < 200 && onA.peek('ip:1').ok; i++) await new Promise((r) => setTimeout(r, 5))
     assert.equal(onA.take('ip:1').ok, false)
+    // All three of node B's spends reached node A before the next test counts from here.
+    await reachedA(seenA + 3)
   })
 
   it('passes give-backs on, and a node does not charge itself for its own spends', async () => {
@@ -81,12 +89,6 @@ describe('shared rate limits', { skip: url ? false : 'needs TEST_REDIS_URL' }, (
     assert.equal(onB.take('acc_1').ok, false)
     await reachedB(seen + 4)
   })
-
-  /** Wait until node A has received `count` of node B's spends. */
-  const reachedA = async (count: number) => {
-    for (let i = 0; i < 1000 && atA < count; i++) await new Promise((r) => setTimeout(r, 5))
-    assert.equal(atA, count)
-  }
 
   it('a request refused on one node racing one allowed on the other spends one', async () => {
     // Both nodes take the last request before either hears of the other's; node A's request is
