@@ -13,6 +13,8 @@ import { caseVariantOf, foldMemberName } from './case-variants.js'
 import { classifyMessage, type ClassifiedMessage } from './classify-message.js'
 import { JSONRPC_CODE } from './json-rpc-codes.js'
 import { isRecord } from './json-rpc.js'
+import { jsonSyntaxError } from './json-syntax.js'
+import { jsonStartProblem } from './json-text-start.js'
 import { memberText } from './json-member-text.js'
 import { isLargeNumberId, LargeNumberId } from './large-number-id.js'
 import type { RefusedId } from './refusal.js'
@@ -80,13 +82,36 @@ function readParsed(
   return fromValue(value, limits.maxBatch, text, repeated, true)
 }
 
+/** Options of `parseJsonRpcText`. */
+export interface TextReadOptions {
+  /**
+   * Check the grammar of short text before `JSON.parse`, whose refusal (an exception) costs V8
+   * about eight times a short message's parse, and the check about half of one: for a reader that
+   * has met broken text already (a stream of it), not for every message.
+   */
+  readonly checkFirst?: boolean
+}
+
+/** Text up to this long is checked first, when asked; past it the parse costs more than a refusal. */
+export const CHECKED_JSON_CHARS = 4096
+
 /**
  * Read JSON text that a server sent (a stdio line, an SSE event's data, an HTTP answer) as
  * JSON-RPC, the way `readJsonRpcBody` reads an agent's body but without its bounds: a server's
  * answers nest as deep as its tools' results do, and their size was bounded where they were read.
- * Never throws.
+ * Never throws; text that cannot even start JSON is refused without asking `JSON.parse`
+ * (json-text-start.ts), and so is short broken text with `checkFirst` (json-syntax.ts).
  */
-export function parseJsonRpcText(text: string): JsonRpcBody | BodyProblem {
+export function parseJsonRpcText(
+  text: string,
+  options: TextReadOptions = {},
+): JsonRpcBody | BodyProblem {
+  const start = jsonStartProblem(text)
+  if (start !== null) return parseProblem(`not valid JSON: ${start}`)
+  if (options.checkFirst && text.length <= CHECKED_JSON_CHARS) {
+    const at = jsonSyntaxError(text)
+    if (at >= 0) return parseProblem(`not valid JSON: it breaks at character ${at + 1}`)
+  }
   let value: unknown
   try {
     value = JSON.parse(text)

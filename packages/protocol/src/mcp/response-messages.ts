@@ -45,6 +45,8 @@ export class ResponseMessages {
   #overflowed = false
   #overBudget = false
   #unparsed = false
+  /** Whether an SSE event's data was not JSON: later ones are checked before they are parsed. */
+  #metBroken = false
   #released = false
   #cut = false
   /**
@@ -365,8 +367,9 @@ export class ResponseMessages {
    * that is not JSON-RPC goes to `rewriteText`.
    */
   #messages(text: string): string | null {
-    const body = parseJsonRpcText(text)
+    const body = parseJsonRpcText(text, { checkFirst: this.#metBroken })
     if (isBodyProblem(body)) {
+      this.#metBroken = true
       // What the edge cannot parse a lenient agent may still read: a message to cut is cut.
       if (this.#opts.cutsOn && this.#cutsLenient(text)) {
         this.#cut = true
