@@ -24,6 +24,12 @@ import { fixturePath } from '../helpers/fixtures.js'
 
 const node = process.execPath
 const fast = { initialBackoffMs: 40, maxBackoffMs: 160, stableAfterMs: 1_000, crashHintAfter: 3 }
+/**
+ * The supervisor's clock for children that exit at once: it does not move, so a busy machine that
+ * takes over a second to start and end one cannot make it look healthy (past stableAfterMs), which
+ * resets the backoff (seen: 40, 80, 40, 80, 40 where 40, 80, 160, 160, 160 were due).
+ */
+const stopped = () => 0
 const running: StdioSupervisor[] = []
 
 function supervise(options: StdioSupervisorOptions): StdioSupervisor {
@@ -159,6 +165,7 @@ describe('StdioSupervisor restarts', { timeout: 30_000 }, () => {
       command: node,
       args: [fixturePath('exit-after.mjs'), '0', '1'],
       timing: fast,
+      now: stopped,
     })
     const restarts: number[] = []
     supervisor.on('restart', (generation) => restarts.push(generation))
@@ -264,7 +271,7 @@ describe('StdioSupervisor restarts', { timeout: 30_000 }, () => {
     writeFileSync(script, '#!/bin/sh\nexit 1\n', { mode: 0o755 })
     try {
       const logger = captureLogger()
-      const supervisor = supervise({ command: script, timing: fast, logger })
+      const supervisor = supervise({ command: script, timing: fast, logger, now: stopped })
       supervisor.once('exit', () => unlinkSync(script))
       const seen = exits(supervisor, 3)
       supervisor.start()
@@ -305,6 +312,7 @@ describe('StdioSupervisor restarts', { timeout: 30_000 }, () => {
       command: 'sh',
       args: ['-c', '(sleep 0.1; echo "sh: 1: burrow-test-said-late: not found" >&2) & exit 127'],
       timing: fast,
+      now: stopped,
       // Long enough for a busy machine: the wait ends when the grandchild closes stderr.
       stderrAfterExitMs: 10_000,
     })
@@ -320,6 +328,7 @@ describe('StdioSupervisor restarts', { timeout: 30_000 }, () => {
       command: 'sh',
       args: ['-c', 'burrow-test-no-such-command'],
       timing: fast,
+      now: stopped,
     })
     supervisor.start()
     await supervisor.started()
