@@ -7,24 +7,21 @@
  */
 
 import { readFileSync } from 'node:fs'
-import { loadConfig, ConfigError } from '../config.js'
-import { accountCreate } from '../operator/account-create.js'
-import { crashReportsList } from '../operator/crash-reports-list.js'
+import { ConfigError } from '../config-error.js'
 import { HELP_TEXT } from '../operator/help-text.js'
-import { migrate } from '../operator/migrate.js'
 import { parseOperatorArgs } from '../operator/parse-operator-args.js'
-import { tokenCreate } from '../operator/token-create.js'
-import { tunnelCreate } from '../operator/tunnel-create.js'
 import { UsageError } from '../operator/usage-error.js'
-import { usageSet } from '../operator/usage-set.js'
 import { DatabaseUnavailableError } from '../store/database-unavailable-error.js'
 import { StoreError } from '../store/store-error.js'
 
+// Each command's code is loaded when it runs: `--help` need not load the store, nor `account
+// create` the Redis client that `usage set` uses.
 async function main(argv: readonly string[]): Promise<void> {
   const command = parseOperatorArgs(argv)
   if (command.command === 'help') return print(HELP_TEXT)
   if (command.command === 'version') return print(`burrowd ${packageVersion()}\n`)
 
+  const { loadConfig } = await import('../config.js')
   const config = loadConfig()
   switch (command.command) {
     case 'serve': {
@@ -32,18 +29,30 @@ async function main(argv: readonly string[]): Promise<void> {
       await serve(config)
       return
     }
-    case 'migrate':
+    case 'migrate': {
+      const { migrate } = await import('../operator/migrate.js')
       return print(await migrate(config))
-    case 'account create':
+    }
+    case 'account create': {
+      const { accountCreate } = await import('../operator/account-create.js')
       return print(await accountCreate(command, config))
-    case 'tunnel create':
+    }
+    case 'tunnel create': {
+      const { tunnelCreate } = await import('../operator/tunnel-create.js')
       return print(await tunnelCreate(command, config))
-    case 'token create':
+    }
+    case 'token create': {
+      const { tokenCreate } = await import('../operator/token-create.js')
       return print(await tokenCreate(command, config))
-    case 'crash-reports list':
+    }
+    case 'crash-reports list': {
+      const { crashReportsList } = await import('../operator/crash-reports-list.js')
       return print(await crashReportsList(command, config))
-    case 'usage set':
+    }
+    case 'usage set': {
+      const { usageSet } = await import('../operator/usage-set.js')
       return print(await usageSet(command, config))
+    }
   }
 }
 
