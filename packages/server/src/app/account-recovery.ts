@@ -27,7 +27,10 @@ export const RESET_REQUESTS_PER_ADDRESS = 5
  * address) does not void the link the owner is about to use.
  */
 export const RESET_LINKS_KEPT = 2
-/** Reset and verification mails one account may be sent per hour (more are silently dropped). */
+/**
+ * Reset mails, and apart from them verification mails, one account may be sent per hour (more
+ * are silently dropped).
+ */
 export const MAILS_PER_ACCOUNT_PER_HOUR = 3
 
 /** Options of `new AccountRecovery`. */
@@ -70,6 +73,12 @@ export class AccountRecovery {
   readonly #perAccount: RateLimiter
   /** The allowance of browsers that signed in to the account before, shared by them. */
   readonly #perTrusted: RateLimiter
+  /**
+   * Verification mails, counted apart from reset mails: whoever holds an account made with
+   * another person's address sends them, and must not spend the allowance that person needs to
+   * get a reset link (nor strangers asking for resets the signed-in owner's verification mails).
+   */
+  readonly #verifications: RateLimiter
   /** Mail being handed over, so `idle()` can wait for it (tests, shutdown). */
   readonly #pending = new Set<Promise<void>>()
 
@@ -96,15 +105,20 @@ export class AccountRecovery {
       perMs: 60 * 60_000,
       ...now,
     })
+    this.#verifications = limits.limiter('recovery.verify', {
+      capacity: MAILS_PER_ACCOUNT_PER_HOUR,
+      perMs: 60 * 60_000,
+      ...now,
+    })
   }
 
   /**
    * Someone at client `rateKey` asks for a reset link for `email`. Refused only by the per-address
    * limit; otherwise ok whatever `email` is, and the link is mailed in the background when an
-   * account uses that address and has not had too many mails this hour. Browsers that signed in
-   * to the account before (`trusted`: their device cookie) share an allowance of their own, so
-   * strangers asking for the address cannot spend the owner's; each allowance is per account,
-   * so nobody can mail an address more than twice the allowance an hour.
+   * account uses that address and has not had too many reset mails this hour. Browsers that
+   * signed in to the account before (`trusted`: their device cookie) share an allowance of their
+   * own, so strangers asking for the address cannot spend the owner's; each allowance is per
+   * account, so nobody can mail an address more than twice the allowance of resets an hour.
    */
   requestReset(email: string, rateKey: string, trusted = false): ResetRequest {
     const decision = this.#perAddress.take(rateKey)
@@ -169,10 +183,10 @@ export class AccountRecovery {
 
   /**
    * Mail account `accountId` (address `email`) a verification link, in the background; false
-   * when it was sent too many mails this hour.
+   * when it was sent too many verification mails this hour (reset mails do not count).
    */
   sendVerification(accountId: string, email: string): boolean {
-    if (!this.#perAccount.take(accountId).ok) return false
+    if (!this.#verifications.take(accountId).ok) return false
     this.#background(async () => {
       const token = await this.#store.accountTokens.issue(
         accountId,
