@@ -135,15 +135,18 @@ export class DashboardAuth {
     await this.#startSession(res, account.id, next ?? '/dashboard', [trusted], stamp)
   }
 
-  /** POST `/signout`. */
+  /**
+   * POST `/signout`. The cookie is cleared only with the session, after the CSRF check: a post
+   * that came with no session may be another site's form, sent without the cookie (SameSite=Lax),
+   * and clearing it then let any page sign the browser out.
+   */
   async signOut(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const caller = await this.#kit.browserCaller(req)
-    if (caller) {
-      const form = await readForm(req)
-      checkCsrf(req, caller, form.get('_csrf'))
-      await this.#kit.svc.sessions.delete(caller.sessionToken)
-      this.#kit.tails.end(caller.sessionToken)
-    }
+    if (!caller) return redirect(res, '/signin')
+    const form = await readForm(req)
+    checkCsrf(req, caller, form.get('_csrf'))
+    await this.#kit.svc.sessions.delete(caller.sessionToken)
+    this.#kit.tails.end(caller.sessionToken)
     redirect(res, '/signin', { cookies: [this.#kit.cookie(SESSION_COOKIE, '', 0)] })
   }
 
