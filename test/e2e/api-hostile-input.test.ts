@@ -144,6 +144,7 @@ for (const backend of testBackends()) {
           owner.api('PUT', `${t}/policy`, { tools: { deny: ['x'] } }),
           owner.api('POST', `${t}/agent-tokens`, { name: 'agent' }),
           owner.api('PUT', `${t}/access`, { mode: 'token' }),
+          owner.api('POST', `${t}/rotate-key`),
           owner.api('DELETE', t),
         ])
         for (const a of answers) seen.push(String(a.status))

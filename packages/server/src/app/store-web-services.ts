@@ -4,6 +4,7 @@
  * and webhook modules, which are passed in as ports.
  */
 import type { Store } from '../store/store.js'
+import { StoreError } from '../store/store-error.js'
 import type { TunnelStatus } from '../store/store.js'
 import type { MetersView } from './billing-view.js'
 import type { LiveUsagePort } from './live-meters.js'
@@ -69,9 +70,14 @@ function account(a: {
 /** The web side's services over the store and the given ports. */
 export function storeWebServices(parts: StoreWebServicesParts): WebServices {
   const { store } = parts
+  /**
+   * Tunnel `id` as a write left it. A delete of it may commit between the write and this read
+   * (a key rotation and a delete sent at once): that is the tunnel gone, `not_found` (404), not
+   * a failure of burrowd, which answered 500 and logged a stack.
+   */
   const status = async (accountId: string, id: string): Promise<TunnelRecord> => {
     const t = await store.getTunnel(accountId, id)
-    if (!t) throw new Error(`tunnel ${id} vanished right after it was written`)
+    if (!t) throw new StoreError('not_found', `tunnel "${id}" was deleted meanwhile`)
     return record(t)
   }
   return {
