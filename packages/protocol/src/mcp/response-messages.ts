@@ -21,6 +21,7 @@ import { isBodyProblem, parseJsonRpcText } from './json-rpc-body.js'
 import { escapeLineSplits, formatSseEvent, KEEP_ALIVE } from './format-sse-event.js'
 import { parseLenientJson } from './lenient-json.js'
 import type { ResponseMessagesOptions } from './response-messages-options.js'
+import { rewrittenSseFields } from './rewritten-sse-fields.js'
 import { unwritable } from './unwritable-answer.js'
 import { SseParser, type SseEvent } from './sse-parser.js'
 import { ByteBlocks } from '../byte-blocks.js'
@@ -332,10 +333,9 @@ export class ResponseMessages {
 
   /**
    * Tap and rewrite SSE events; `raw` is the chunk as it came. Rewritten, every event is written
-   * anew (the agent reads exactly what was checked), and a chunk that ends between events having
-   * completed none (a keep-alive comment) is answered with an empty comment, so that an idle
-   * stream still shows it is alive. An `id:` or `retry:` in a block without data is not passed
-   * on (the parser dispatches no event for it).
+   * anew, its id and name through `rewriteText` too (the agent reads exactly what was checked); a
+   * chunk ending between events having completed none (a keep-alive) gets an empty comment, so an
+   * idle stream still shows it is alive. A block without data (an `id:`) is not passed on.
    */
   #events(events: readonly SseEvent[], raw: Uint8Array | null, unread: boolean): Uint8Array[] {
     if (this.#sse && raw) this.#countSse(this.#sse)
@@ -354,7 +354,8 @@ export class ResponseMessages {
       const data = text === '' ? null : this.#messages(text)
       if (this.#cut) return []
       if (data === '') continue // nothing of it may be forwarded
-      out.push(encoder.encode(formatSseEvent({ ...e, data: data ?? text })))
+      const fields = rewrittenSseFields(e, this.#opts.rewriteText)
+      out.push(encoder.encode(formatSseEvent({ ...fields, data: data ?? text })))
     }
     if (events.length === 0 && raw !== null && raw.length > 0 && this.#sse?.atBoundary) {
       out.push(KEEP_ALIVE)

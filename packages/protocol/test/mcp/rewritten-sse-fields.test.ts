@@ -1,0 +1,63 @@
+// An SSE event's `id:` and `event:` fields are the server's text too: where events are rewritten
+// with a text rewrite (forwarded redaction), they are rewritten like the data, not passed as sent.
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { ResponseMessages, type ClassifiedMessage } from '../../src/index.js'
+import { rewrittenSseFields } from '../../src/mcp/rewritten-sse-fields.js'
+
+const SECRET = 'ghp_0123456789abcdefghijklmnopqrstuvwxyzAB'
+const mask = (text: string) => (text.includes(SECRET) ? text.split(SECRET).join('[MASKED]') : null)
+const keep = (_m: ClassifiedMessage) => null
+
+function shaped(stream: string, rewriteText: ((t: string) => string | null) | null): string {
+  const messages = new ResponseMessages({ kind: 'sse', rewrite: keep, rewriteText })
+  const bytes = Buffer.from(stream)
+  const out: Uint8Array[] = []
+  for (let i = 0; i < bytes.length; i += 5) out.push(...messages.push(bytes.subarray(i, i + 5)))
+  out.push(...messages.end())
+  return Buffer.concat(out).toString()
+}
+
+const note = JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: {} })
+
+describe('rewritten SSE fields', () => {
+  it("masks a secret in an event's id and name, on every event the id carries over to", () => {
+    const stream =
+      `id: ${SECRET}\nevent: x-${SECRET}\ndata: ${note}\n\n` +
+      `data: ${note}\n\n` +
+      `data: plain\n\n`
+    const out = shaped(stream, mask)
+    assert.ok(!out.includes(SECRET), out)
+    assert.equal(out.match(/^id: \[MASKED\]$/gm)?.length, 3, out)
+    assert.match(out, /^event: x-\[MASKED\]$/m)
+    assert.equal(out.match(/^data: /gm)?.length, 3, out)
+  })
+
+  it('leaves fields with nothing to mask, and every field without a text rewrite, as they came', () => {
+    const stream = `id: 41\nevent: note\ndata: ${note}\n\nid: ${SECRET}\ndata: ${note}\n\n`
+    const out = shaped(stream, mask)
+    assert.match(out, /^id: 41\nevent: note\n/m)
+    const untouched = shaped(stream, null)
+    assert.ok(untouched.includes(`id: ${SECRET}`), untouched)
+  })
+
+  it('keeps a rewritten field on its line: a line end the rewrite brought becomes a space', () => {
+    const event = { event: `x-${SECRET}`, data: 'd', id: SECRET }
+    const out = rewrittenSseFields(event, () => 'a\r\nb')
+    assert.equal(out.id, 'a  b')
+    assert.equal(out.event, 'a  b')
+    assert.equal(out.data, 'd')
+  })
+
+  it('is given each field once per event, not per character, for a long id', () => {
+    let calls = 0
+    const count = (t: string) => {
+      calls++
+      return mask(t)
+    }
+    const long = `${'a'.repeat(100_000)}${SECRET}`
+    const out = rewrittenSseFields({ event: 'message', data: 'd', id: long }, count)
+    assert.equal(calls, 1)
+    assert.ok(!out.id!.includes(SECRET))
+  })
+})
