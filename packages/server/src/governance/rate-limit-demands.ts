@@ -7,16 +7,21 @@
 import type { ClassifiedMessage } from '@burrow/protocol'
 import type { RateDemand } from './call-rate-limits.js'
 import type { RateLimitRule } from './policy.js'
+import { matchWithin } from './glob-budget.js'
+import { ScanBudget } from './scan-budget.js'
 import { compileGlob, matchesGlob, MAX_MATCHED_NAME, type Glob } from './tool-rules.js'
 
 /** A policy's rules, compiled once. */
 export class RateLimitRules {
   readonly rules: readonly RateLimitRule[]
   readonly #globs: readonly Glob[]
+  readonly #budget: ScanBudget
 
-  constructor(rules: readonly RateLimitRule[]) {
+  /** `budget`: what matching may cost (the tunnel's scan budget, glob-budget.ts). */
+  constructor(rules: readonly RateLimitRule[], budget: ScanBudget = new ScanBudget()) {
     this.rules = rules
     this.#globs = rules.map((r) => compileGlob(r.pattern))
+    this.#budget = budget
   }
 
   /**
@@ -58,9 +63,13 @@ export class RateLimitRules {
     return out
   }
 
-  /** Whether rule `i` counts `name`; a name too long to match counts for every rule. */
+  /**
+   * Whether rule `i` counts `name`; a name too long to match, or that the tunnel's scan budget
+   * cannot pay to match, counts for every rule.
+   */
   #matches(i: number, name: string): boolean {
-    return name.length > MAX_MATCHED_NAME || matchesGlob(this.#globs[i]!, name)
+    if (name.length > MAX_MATCHED_NAME) return true
+    return matchWithin(this.#budget, [this.#globs[i]!], name, matchesGlob) !== false
   }
 
   /** Why demand `index` was refused, e.g. "10 calls per 60 s to search; retry in 12 s". */

@@ -7,11 +7,13 @@
  *
  * Globs are compiled to RE2 (`re2js`), never to a backtracking regular expression: an owner's
  * glob such as `*a*a*a*…b` would otherwise take exponential time on a name an agent sends, and
- * the edge's event loop is every tunnel's. Matching takes time linear in the name, and names
- * longer than `MAX_MATCHED_NAME` are not matched at all (see `ToolRules.allows` and the rate
- * limits): MCP tool names are at most 128 characters.
+ * the edge's event loop is every tunnel's. Matching takes time linear in the name, paid from the
+ * tunnel's scan budget (glob-budget.ts), and names longer than `MAX_MATCHED_NAME` are not matched
+ * at all (see `ToolRules.allows` and the rate limits): MCP tool names are at most 128 characters.
  */
 import { RE2JS } from 're2js'
+import { matchWithin, programOf } from './glob-budget.js'
+import { ScanBudget } from './scan-budget.js'
 
 /** A compiled glob. */
 export type Glob = RE2JS
@@ -163,22 +165,37 @@ function classChar(c: string): string {
 export class ToolRules {
   readonly #allow: readonly Glob[]
   readonly #deny: readonly Glob[]
+  readonly #allowProgram: number
+  readonly #denyProgram: number
+  readonly #budget: ScanBudget
   /** True when every tool is allowed (`allow: ["*"]`, no `deny`): nothing to filter. */
   readonly allowsAll: boolean
 
-  constructor(tools: { readonly allow: readonly string[]; readonly deny: readonly string[] }) {
+  /** `budget`: what matching may cost (the tunnel's scan budget, glob-budget.ts). */
+  constructor(
+    tools: { readonly allow: readonly string[]; readonly deny: readonly string[] },
+    budget: ScanBudget = new ScanBudget(),
+  ) {
     this.#allow = tools.allow.map(compileGlob)
     this.#deny = tools.deny.map(compileGlob)
+    this.#allowProgram = programOf(this.#allow)
+    this.#denyProgram = programOf(this.#deny)
+    this.#budget = budget
     this.allowsAll = tools.deny.length === 0 && tools.allow.includes('*')
   }
 
   /**
    * Whether agents may see and call the tool `name`. Under a policy that restricts tools, a name
-   * longer than `MAX_MATCHED_NAME` is not allowed: no real tool has one.
+   * longer than `MAX_MATCHED_NAME` is not allowed (no real tool has one), nor one the tunnel's
+   * scan budget cannot pay to match.
    */
   allows(name: string): boolean {
     if (this.allowsAll) return true
     if (name.length > MAX_MATCHED_NAME) return false
-    return this.#allow.some((g) => g.matches(name)) && !this.#deny.some((g) => g.matches(name))
+    const budget = this.#budget
+    if (matchWithin(budget, this.#allow, name, matchesGlob, this.#allowProgram) !== true) {
+      return false
+    }
+    return matchWithin(budget, this.#deny, name, matchesGlob, this.#denyProgram) === false
   }
 }

@@ -6,7 +6,7 @@ import type { ClassifiedMessage } from '@burrow/protocol'
 import type { Policy } from './policy.js'
 import { RateLimitRules } from './rate-limit-demands.js'
 import { Redactor } from './redactor.js'
-import type { ScanBudget } from './scan-budget.js'
+import { ScanBudget } from './scan-budget.js'
 import { ToolRules } from './tool-rules.js'
 
 /** What the edge refuses before forwarding, and why. */
@@ -24,13 +24,20 @@ export class TunnelGovernance {
   readonly rates: RateLimitRules
   readonly redactor: Redactor
 
-  /** `budget`: what the tunnel's redaction patterns may cost (kept across versions). */
-  constructor(tunnelId: string, version: number, policy: Policy, budget?: ScanBudget) {
+  /**
+   * `budget`: what the tunnel's redaction patterns and globs may cost (kept across versions).
+   */
+  constructor(
+    tunnelId: string,
+    version: number,
+    policy: Policy,
+    budget: ScanBudget = new ScanBudget(),
+  ) {
     this.tunnelId = tunnelId
     this.version = version
     this.policy = policy
-    this.tools = new ToolRules(policy.tools)
-    this.rates = new RateLimitRules(policy.rateLimits)
+    this.tools = new ToolRules(policy.tools, budget)
+    this.rates = new RateLimitRules(policy.rateLimits, budget)
     this.redactor = new Redactor(policy.redaction, budget)
   }
 
