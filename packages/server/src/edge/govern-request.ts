@@ -121,6 +121,9 @@ export async function governRequest(
   if (limits === null) return null
   const demands = governance.rates.demands(governance.tunnelId, rpc.messages, agentId)
   if (demands.length === 0) return null
+  // A batch no wait would make fit is told so, not to retry in so many seconds.
+  const never = RateLimitRules.neverFits(demands)
+  if (never !== null) return { code: 'rate_limited', message: 'rate limited', reason: never }
   const outcome = await limits.admit(demands)
   if (outcome.ok) return null
   return {

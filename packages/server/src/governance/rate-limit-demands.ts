@@ -72,6 +72,20 @@ export class RateLimitRules {
     return matchWithin(this.#budget, [this.#globs[i]!], name, matchesGlob) !== false
   }
 
+  /**
+   * Why `demands` can never be admitted, or null: one asks for more tokens than its bucket holds
+   * full (a batch of more calls than the limit), so no wait would make it fit.
+   */
+  static neverFits(demands: readonly RateDemand[]): string | null {
+    const d = demands.find((x) => x.n > x.limit)
+    if (d === undefined) return null
+    const [noun, ...rest] = d.counts.split(' ')
+    return (
+      `${d.n} ${noun} ${rest.join(' ')} in one batch; at most ${d.limit} per ${d.perSeconds} s ` +
+      'are allowed, so send fewer at once (waiting will not help)'
+    )
+  }
+
   /** Why demand `index` was refused, e.g. "10 calls per 60 s to search; retry in 12 s". */
   static reason(demands: readonly RateDemand[], index: number, retryAfterSecs: number): string {
     const d = demands[index]!
