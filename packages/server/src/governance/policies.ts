@@ -207,14 +207,13 @@ export class Policies {
     const generation = this.#generation(tunnelId)
     const stored = await this.#opts.store.get(tunnelId)
     const budget = this.#budget(tunnelId)
-    const governance = stored
-      ? new TunnelGovernance(
-          tunnelId,
-          stored.version,
-          this.#parseStored(tunnelId, stored.document),
-          budget,
-        )
-      : new TunnelGovernance(tunnelId, 0, DEFAULT_POLICY, budget)
+    // Read again at its cache time and unchanged (a version is one document): what was compiled
+    // is kept, rather than every glob and pattern compiled anew every few seconds.
+    const before = this.#cache.get(tunnelId)?.governance
+    const governance =
+      before !== undefined && before.version === (stored?.version ?? 0)
+        ? before
+        : this.#compiled(tunnelId, stored, budget)
     // The tunnel's policy changed while this read was under way: what was read may be older than
     // the change, so the copy serves this caller only.
     if (generation !== this.#generation(tunnelId)) return governance
@@ -224,6 +223,21 @@ export class Policies {
     }
     this.#cache.set(tunnelId, { governance, at: this.#now() })
     return governance
+  }
+
+  #compiled(
+    tunnelId: string,
+    stored: Awaited<ReturnType<PolicyStore['get']>>,
+    budget: ScanBudget,
+  ): TunnelGovernance {
+    return stored
+      ? new TunnelGovernance(
+          tunnelId,
+          stored.version,
+          this.#parseStored(tunnelId, stored.document),
+          budget,
+        )
+      : new TunnelGovernance(tunnelId, 0, DEFAULT_POLICY, budget)
   }
 
   /** The tunnel's scan budget (the least recently used is forgotten past `MAX_CACHED`). */

@@ -218,6 +218,22 @@ for (const backend of testBackends()) {
       assert.equal((await policies.governance(tunnelId)).version, 1)
     })
 
+    it('keeps what it compiled when the policy read again at its cache time is unchanged', async () => {
+      // Reading it again compiled every glob and pattern anew every 5 s of a busy tunnel (found
+      // by a hostile review): the same version is the same document.
+      assert.ok((await policies.write(tunnelId, DENY_SHELL, 'owner@example.com')).ok)
+      const first = await policies.governance(tunnelId)
+      clock += 5000
+      assert.equal(policies.cachedGovernance(tunnelId), undefined, 'read again')
+      assert.equal(await policies.governance(tunnelId), first)
+      assert.ok((await open().write(tunnelId, {}, 'owner@example.com')).ok)
+      clock += 5000
+      const changed = await policies.governance(tunnelId)
+      assert.equal(changed.version, 2)
+      assert.notEqual(changed, first)
+      assert.equal(changed.tools.allows('shell_exec'), true)
+    })
+
     it('drops what it cached when a cluster event says the tunnel changed', async () => {
       const events = new LocalClusterEvents()
       const here = open(events)
