@@ -21,7 +21,7 @@ import { isBodyProblem, parseJsonRpcText } from './json-rpc-body.js'
 import { escapeLineSplits, formatSseEvent, KEEP_ALIVE } from './format-sse-event.js'
 import { parseLenientJson } from './lenient-json.js'
 import type { ResponseMessagesOptions } from './response-messages-options.js'
-import { rewrittenSseFields } from './rewritten-sse-fields.js'
+import { SseFieldRewriter } from './rewritten-sse-fields.js'
 import { unwritable } from './unwritable-answer.js'
 import { SseParser, type SseEvent } from './sse-parser.js'
 import { ByteBlocks } from '../byte-blocks.js'
@@ -59,6 +59,7 @@ export class ResponseMessages {
   #held = 0
   /** Written whole though nothing rewrites it: SSE events once complete, JSON once read. */
   #whole = false
+  #fields: SseFieldRewriter | null = null
 
   constructor(opts: ResponseMessagesOptions) {
     this.#opts = opts
@@ -332,10 +333,9 @@ export class ResponseMessages {
   }
 
   /**
-   * Tap and rewrite SSE events; `raw` is the chunk as it came. Rewritten, every event is written
-   * anew, its id and name through `rewriteText` too (the agent reads exactly what was checked); a
-   * chunk ending between events having completed none (a keep-alive) gets an empty comment, so an
-   * idle stream still shows it is alive. A block without data (an `id:`) is not passed on.
+   * Tap and rewrite SSE events (`raw`: the chunk as it came). Rewritten, every event is written
+   * anew, its id and name through `rewriteText` too; a chunk ending between events having completed
+   * none gets an empty comment (an idle stream shows it is alive); a block without data does not.
    */
   #events(events: readonly SseEvent[], raw: Uint8Array | null, unread: boolean): Uint8Array[] {
     if (this.#sse && raw) this.#countSse(this.#sse)
@@ -354,8 +354,8 @@ export class ResponseMessages {
       const data = text === '' ? null : this.#messages(text)
       if (this.#cut) return []
       if (data === '') continue // nothing of it may be forwarded
-      const fields = rewrittenSseFields(e, this.#opts.rewriteText)
-      out.push(encoder.encode(formatSseEvent({ ...fields, data: data ?? text })))
+      this.#fields ??= new SseFieldRewriter(this.#opts.rewriteText)
+      out.push(encoder.encode(formatSseEvent({ ...this.#fields.fields(e), data: data ?? text })))
     }
     if (events.length === 0 && raw !== null && raw.length > 0 && this.#sse?.atBoundary) {
       out.push(KEEP_ALIVE)

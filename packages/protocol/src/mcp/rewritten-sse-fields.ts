@@ -3,25 +3,50 @@
  * server's text as much as the data is (an agent keeps the id and sends it back as
  * `Last-Event-ID`), so where text is rewritten (forwarded redaction) they are rewritten too.
  * Found by a hostile review: a secret a server put in an event's id or name reached the agent as
- * sent while the data beside it was masked.
+ * sent while the data beside it was masked. An id carries over to the events after it: the last
+ * one's rewrite is kept, so a long id sent once is not rewritten again for every small event.
  */
 import type { SseEvent } from './sse-parser.js'
 
 /** Line ends a field's line cannot hold: a rewrite that brings one gets a space in its place. */
 const LINE_ENDS = /[\r\n]/g
 
-/** `event` with its id and name (unless the default `message`) given to `rewrite`. */
+/** Rewrites the fields of one stream's events. */
+export class SseFieldRewriter {
+  readonly #rewrite: ((text: string) => string | null) | null | undefined
+  #lastId: string | null = null
+  #lastIdOut: string | null = null
+
+  constructor(rewrite: ((text: string) => string | null) | null | undefined) {
+    this.#rewrite = rewrite
+  }
+
+  /** `event` with its id and name (unless the default `message`) rewritten. */
+  fields(event: SseEvent): SseEvent {
+    const rewrite = this.#rewrite
+    if (!rewrite) return event
+    let id: string | null = null
+    if (event.id !== null && event.id !== '') {
+      if (event.id !== this.#lastId) {
+        this.#lastId = event.id
+        this.#lastIdOut = written(rewrite(event.id))
+      }
+      id = this.#lastIdOut
+    }
+    const name = event.event === 'message' ? null : written(rewrite(event.event))
+    if (id === null && name === null) return event
+    return { ...event, ...(id === null ? {} : { id }), ...(name === null ? {} : { event: name }) }
+  }
+}
+
+function written(text: string | null): string | null {
+  return text === null ? null : text.replace(LINE_ENDS, ' ')
+}
+
+/** `event` with its id and name given to `rewrite` (one event; a stream keeps a rewriter). */
 export function rewrittenSseFields(
   event: SseEvent,
   rewrite: ((text: string) => string | null) | null | undefined,
 ): SseEvent {
-  if (!rewrite) return event
-  const id = event.id === null || event.id === '' ? null : rewrite(event.id)
-  const name = event.event === 'message' ? null : rewrite(event.event)
-  if (id === null && name === null) return event
-  return {
-    ...event,
-    ...(id === null ? {} : { id: id.replace(LINE_ENDS, ' ') }),
-    ...(name === null ? {} : { event: name.replace(LINE_ENDS, ' ') }),
-  }
+  return new SseFieldRewriter(rewrite).fields(event)
 }

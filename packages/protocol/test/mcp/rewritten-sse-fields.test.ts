@@ -49,6 +49,20 @@ describe('rewritten SSE fields', () => {
     assert.equal(out.data, 'd')
   })
 
+  it('rewrites an id carried over to later events once, not again for each of them', () => {
+    const seen: string[] = []
+    const count = (t: string) => {
+      seen.push(t)
+      return mask(t)
+    }
+    const long = `${'a'.repeat(100_000)}${SECRET}`
+    const stream = `id: ${long}\ndata: x\n\n` + 'data: y\n\n'.repeat(50) + 'id: 2\ndata: z\n\n'
+    const out = shaped(stream, count)
+    assert.equal(seen.filter((t) => t === long).length, 1, 'the long id was rewritten once')
+    assert.equal(out.match(/^id: a+\[MASKED\]$/gm)?.length, 51)
+    assert.match(out, /^id: 2\ndata: z$/m)
+  })
+
   it('is given each field once per event, not per character, for a long id', () => {
     let calls = 0
     const count = (t: string) => {
