@@ -12,12 +12,14 @@ import { after, before, describe, it } from 'node:test'
 import { RESPONSE_OVERAGE_BYTES } from '../../packages/server/src/quota/quota-gate.js'
 import { startChild, type Child } from '../helpers/child.js'
 import { publicFetch } from '../helpers/public-fetch.js'
+import { buyPlan, type ApiCaller } from '../helpers/dev-checkout.js'
 import { liveCounter, openSession, toolCall, usageSet } from '../helpers/quota-stack.js'
 import { BURROWD, ROOT, startClient, startService, type Service } from '../helpers/stack.js'
 
 const run = promisify(execFile)
 
 const FREE_BYTES = 5_000_000_000
+const PRO_BYTES = 25_000_000_000
 const MB = 1024 * 1024
 /** What the local server sends on each stream: four times the overage. */
 const FLOOD_BYTES = 4 * RESPONSE_OVERAGE_BYTES
@@ -150,5 +152,48 @@ describe('bandwidth quota on responses that stream on', () => {
     assert.equal(calls[0]!.status, 429)
     assert.equal(calls[0]!.outcome, 'refused')
     assert.equal(calls[0]!.policy_code, 'quota_exceeded')
+  })
+
+  it('cuts a stream admitted under Scale by Pro once the account moves to Pro (found by a hostile review)', async () => {
+    // Before, a stream was cut only by the limit of the plan it was admitted under: opened on
+    // Scale and kept open, it carried Scale's bandwidth on after a downgrade, every month.
+    const made = await run(
+      process.execPath,
+      [BURROWD, 'token', 'create', '--account', 'acme', '--json'],
+      { env: service.env },
+    )
+    const token = (JSON.parse(made.stdout) as { token: string }).token
+    const base = `http://127.0.0.1:${service.port}`
+    const api: ApiCaller = async <T>(method: string, path: string, body?: unknown) => {
+      const res = await fetch(`${base}${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${token}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      })
+      return { status: res.status, json: (await res.json()) as T }
+    }
+    await buyPlan(base, api, 'scale')
+    await usageSet(service, tunnelId, ['--bandwidth-bytes', '0'])
+    const session = await openSession(url)
+    // Past Pro's limit by the overage, far below Scale's.
+    await usageSet(service, tunnelId, [
+      '--bandwidth-bytes',
+      String(PRO_BYTES + RESPONSE_OVERAGE_BYTES),
+    ])
+    const res = await publicFetch(url, {
+      method: 'GET',
+      headers: { ...AGENT_HEADERS, 'mcp-session-id': session },
+    })
+    assert.equal(res.status, 200, 'admitted under Scale')
+    const moved = await api<{ plan?: string }>('POST', '/api/billing/plan', { plan: 'pro' })
+    assert.equal(moved.status, 200, JSON.stringify(moved.json))
+    const got = await received(res)
+    assert.ok(
+      got < FLOOD_BYTES / 2,
+      `the agent received ${(got / MB).toFixed(1)} MiB after the account moved to Pro`,
+    )
   })
 })

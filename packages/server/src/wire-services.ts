@@ -32,6 +32,7 @@ import { WelcomeUrls } from './domains/welcome-urls.js'
 import { WelcomeAccess } from './access/welcome-access.js'
 import { PendingListings } from './edge/pending-listings.js'
 import { liveUsageOf } from './quota/live-usage.js'
+import { followPlanChanges } from './quota/plan-changes.js'
 
 /** What `wireServices` needs from `serve`. */
 export interface WireOptions {
@@ -162,6 +163,15 @@ export async function wireServices({ config, log, listen }: WireOptions): Promis
     port,
     log,
   })
+  // A plan changed: responses admitted under a higher one are cut by the plan in force now.
+  if (quota.edge.quotas) {
+    followPlanChanges(
+      governance.events,
+      quota.edge.quotas,
+      async (id) => (await store.getAccountById(id))?.plan,
+      log,
+    )
+  }
   governance.events.subscribe((event) => {
     if (event.type === 'account') lookup.invalidate()
     if (event.type === 'disconnect') {

@@ -66,10 +66,10 @@ export class QuotaGate {
   readonly #owed = new Map<string, { readonly tunnel: MeteredTunnel; n: number; at: Date }>()
   #owedRetry: NodeJS.Timeout | null = null
   /**
-   * How to cut each response of a tunnel still streaming, with the bandwidth limit of the plan it
-   * was admitted under, by tunnel.
+   * How to cut each response of a tunnel still streaming, with the bandwidth limit it is cut by
+   * (the plan's it was admitted under, or a lower plan's the account moved to since), by tunnel.
    */
-  readonly #streaming = new Map<string, Map<() => void, number>>()
+  readonly #streaming = new Map<string, Streaming>()
 
   constructor(options: QuotaGateOptions) {
     this.#counters = options.counters
@@ -127,7 +127,7 @@ export class QuotaGate {
     let pending = 0
     let finished = false
     const limit = PLANS[tunnel.plan].bandwidthBytesPerMonth
-    const release = cut === undefined ? () => {} : this.#whileStreaming(tunnel.id, cut, limit)
+    const release = cut === undefined ? () => {} : this.#whileStreaming(tunnel, cut, limit)
     const flush = () => {
       const n = pending
       pending = 0
@@ -148,26 +148,72 @@ export class QuotaGate {
     }
   }
 
-  /** Keep `cut` among `tunnelId`'s responses streaming; the function returned takes it out. */
-  #whileStreaming(tunnelId: string, cut: () => void, limit: number): () => void {
-    let cuts = this.#streaming.get(tunnelId)
-    if (cuts === undefined) this.#streaming.set(tunnelId, (cuts = new Map<() => void, number>()))
+  /** Whether a response of one of `accountId`'s tunnels is streaming (`planChanged` matters). */
+  streamsOf(accountId: string): boolean {
+    for (const streaming of this.#streaming.values()) {
+      if (streaming.accountId === accountId) return true
+    }
+    return false
+  }
+
+  /**
+   * Account `accountId` is on `plan` now: its responses still streaming are cut by `plan`'s
+   * bandwidth limit where it is lower than the one they were admitted under (a downgrade), at
+   * once when the month is already the overage past it. Before, a stream admitted under a paid
+   * plan was cut only by that plan's limit, whatever the account's plan became, in this month
+   * and every one after for as long as it stayed open.
+   */
+  async planChanged(accountId: string, plan: PlanId): Promise<void> {
+    const limit = PLANS[plan].bandwidthBytesPerMonth
+    const lowered: string[] = []
+    for (const [tunnelId, streaming] of this.#streaming) {
+      if (streaming.accountId !== accountId) continue
+      let lower = false
+      for (const [cut, admitted] of streaming.cuts) {
+        if (limit >= admitted) continue
+        streaming.cuts.set(cut, limit)
+        lower = true
+      }
+      if (lower) lowered.push(tunnelId)
+    }
+    const now = this.#clock()
+    for (const tunnelId of lowered) {
+      try {
+        this.#cutStreaming(tunnelId, await this.#counters.get(tunnelId, 'bandwidth_bytes', now))
+      } catch (error) {
+        // The next batch of its bytes checks again.
+        this.#log.warn(
+          `quota: reading ${tunnelId}'s month after its plan changed failed: ${(error as Error).message}`,
+        )
+      }
+    }
+  }
+
+  /** Keep `cut` among `tunnel`'s responses streaming; the function returned takes it out. */
+  #whileStreaming(tunnel: MeteredTunnel, cut: () => void, limit: number): () => void {
+    let streaming = this.#streaming.get(tunnel.id)
+    if (streaming === undefined) {
+      streaming = { accountId: tunnel.accountId, cuts: new Map<() => void, number>() }
+      this.#streaming.set(tunnel.id, streaming)
+    }
+    const { cuts } = streaming
     cuts.set(cut, limit)
     return () => {
       cuts.delete(cut)
-      if (cuts.size === 0 && this.#streaming.get(tunnelId) === cuts)
-        this.#streaming.delete(tunnelId)
+      if (cuts.size === 0 && this.#streaming.get(tunnel.id) === streaming)
+        this.#streaming.delete(tunnel.id)
     }
   }
 
   /**
-   * Cut the responses of `tunnelId` still streaming whose plan's limit its month's `value` has
-   * passed by the overage: one admitted under a smaller plan before an upgrade is cut by its own
-   * limit, not every response admitted since.
+   * Cut the responses of `tunnelId` still streaming whose limit its month's `value` has passed
+   * by the overage: one admitted under a smaller plan before an upgrade is cut by its own limit,
+   * not every response admitted since.
    */
   #cutStreaming(tunnelId: string, value: number): void {
-    const cuts = this.#streaming.get(tunnelId)
-    if (cuts === undefined) return
+    const streaming = this.#streaming.get(tunnelId)
+    if (streaming === undefined) return
+    const { cuts } = streaming
     for (const [cut, limit] of [...cuts]) {
       if (value < limit + RESPONSE_OVERAGE_BYTES) continue
       cuts.delete(cut)
@@ -179,7 +225,8 @@ export class QuotaGate {
         )
       }
     }
-    if (cuts.size === 0 && this.#streaming.get(tunnelId) === cuts) this.#streaming.delete(tunnelId)
+    if (cuts.size === 0 && this.#streaming.get(tunnelId) === streaming)
+      this.#streaming.delete(tunnelId)
   }
 
   /** Wait until the response bytes counted so far are in the counters (shutdown, tests). */
@@ -220,12 +267,9 @@ export class QuotaGate {
       .then(
         (result) => {
           this.#warnIfCrossed(tunnel, 'bandwidth_bytes', result)
-          // Bytes owed from an earlier month, counted late, say nothing of this month's.
-          if (
-            result.value >= limit + RESPONSE_OVERAGE_BYTES &&
-            periodOf(at) === periodOf(this.#clock())
-          )
-            this.#cutStreaming(tunnel.id, result.value)
+          // Bytes owed from an earlier month, counted late, say nothing of this month's. Each
+          // response is checked against its own limit, which a downgrade may have lowered.
+          if (periodOf(at) === periodOf(this.#clock())) this.#cutStreaming(tunnel.id, result.value)
         },
         (error: Error) => this.#owe(tunnel, n, at, error),
       )
@@ -294,6 +338,12 @@ export class QuotaGate {
       failed(error)
     }
   }
+}
+
+/** A tunnel's responses still streaming: how to cut each, and the limit it is cut by. */
+interface Streaming {
+  readonly accountId: string
+  readonly cuts: Map<() => void, number>
 }
 
 /** What `QuotaGate.admit` decided about a request. */

@@ -217,6 +217,42 @@ for (const implementation of counterImplementations()) {
       assert.deepEqual(cut, ['free-era stream'])
     })
 
+    it('cuts a response admitted under a plan the account left by the lower plan’s limit (found by a hostile review)', async () => {
+      // A stream admitted under Pro was cut only at Pro's limit whatever the account's plan
+      // became: after a downgrade (a chargeback, a cancellation's end) one GET stream kept open
+      // carried Pro's bandwidth every month on a Free tunnel.
+      const proEra: MeteredTunnel = { ...FREE, plan: 'pro' }
+      const cut: string[] = []
+      const stream = gate.responseMeter(proEra, () => cut.push('pro-era stream'))
+      const elsewhere = gate.responseMeter(PRO, () => cut.push("another account's stream"))
+      await counters.set(FREE.id, 'bandwidth_bytes', FREE_BYTES + RESPONSE_OVERAGE_BYTES)
+      await counters.set(PRO.id, 'bandwidth_bytes', FREE_BYTES + RESPONSE_OVERAGE_BYTES)
+      assert.equal(gate.streamsOf(FREE.accountId), true)
+      await gate.planChanged(FREE.accountId, 'scale')
+      assert.deepEqual(cut, [], 'an upgrade cuts nothing')
+      await gate.planChanged(FREE.accountId, 'free')
+      assert.deepEqual(cut, ['pro-era stream'], 'cut at once: the month is already past Free')
+      assert.equal(gate.streamsOf(FREE.accountId), false)
+      stream.add(RESPONSE_BATCH_BYTES)
+      elsewhere.add(RESPONSE_BATCH_BYTES)
+      await gate.drain()
+      assert.deepEqual(cut, ['pro-era stream'], "another account's stream goes on")
+    })
+
+    it('cuts a response admitted before a downgrade once the month passes the new limit (found by a hostile review)', async () => {
+      const proEra: MeteredTunnel = { ...FREE, plan: 'pro' }
+      const cut: string[] = []
+      const stream = gate.responseMeter(proEra, () => cut.push('pro-era stream'))
+      await counters.set(FREE.id, 'bandwidth_bytes', FREE_BYTES)
+      await gate.planChanged(FREE.accountId, 'free')
+      assert.deepEqual(cut, [], 'a stream straddling the new limit goes on')
+      for (let sent = 0; sent < RESPONSE_OVERAGE_BYTES; sent += RESPONSE_BATCH_BYTES) {
+        stream.add(RESPONSE_BATCH_BYTES)
+      }
+      await gate.drain()
+      assert.deepEqual(cut, ['pro-era stream'])
+    })
+
     it('does not cut this month’s responses for bytes of last month counted late (found by a hostile review)', async (t) => {
       t.mock.timers.enable({ apis: ['setTimeout'] })
       let down = true
