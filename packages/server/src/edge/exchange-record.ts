@@ -190,9 +190,16 @@ export class ExchangeRecord {
     this.#answerCut = true
   }
 
-  /** Response body bytes passed to the agent. */
+  /** Response body bytes passed to the agent (history). */
   bytes(n: number): void {
     this.#bytesOut += n
+  }
+
+  /**
+   * Response body bytes that came through the tunnel (bandwidth quota), whatever of them reaches
+   * the agent: the events a rewriting policy drops crossed the edge too.
+   */
+  received(n: number): void {
     this.#meter?.add(n)
   }
 

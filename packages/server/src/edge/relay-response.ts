@@ -148,6 +148,7 @@ function deliver(stream: MuxStream, res: ServerResponse, ctx: RelayContext): () 
     return more
   }
   const onHead = (head: ResponseHead, inline: Uint8Array | undefined, fin: boolean): void => {
+    if (inline) record.received(inline.length)
     // Answered already (the request's access was revoked meanwhile: edge.ts).
     if (res.destroyed || res.writableEnded) return
     if (head.status < 200) {
@@ -260,6 +261,8 @@ function deliver(stream: MuxStream, res: ServerResponse, ctx: RelayContext): () 
   return readGated(stream, ctx.gate ?? null, {
     head: onHead,
     chunk: (chunk) => {
+      // Counted as it came, not as it is sent: what the policy drops crossed the edge too.
+      record.received(chunk.length)
       if (res.destroyed) return true
       if (!shaper) return send([chunk])
       const out = shaper.push(chunk)
