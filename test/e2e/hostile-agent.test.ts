@@ -205,7 +205,9 @@ describe('hostile agents against one tunnel', () => {
     const session = await openSession(url)
     const notification = JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress' })
     const sends: Promise<unknown>[] = []
-    for (let i = 0; i < 20_000; i++) {
+    // A thousand tell as much as twenty thousand did: one recorded notification fails the test,
+    // whether or not the flood fills the history's queue (10,000 rows) before the call.
+    for (let i = 0; i < 1_000; i++) {
       sends.push(
         publicFetch(url, {
           method: 'POST',
