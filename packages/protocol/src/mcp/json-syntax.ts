@@ -23,60 +23,76 @@ const CLOSE_ARRAY = 0x5d
 const OPEN_OBJECT = 0x7b
 const CLOSE_OBJECT = 0x7d
 
-/** The offset where `text` stops being one JSON value (its length when it ends early), or -1. */
+/** An open container, on the check's stack. */
+const IN_OBJECT = 1
+const IN_ARRAY = 2
+
+/**
+ * The offset where `text` stops being one JSON value (its length when it ends early), or -1.
+ * Iterative, with a stack of the containers open: text nested as deep as it is long must not
+ * overflow the call stack where `JSON.parse` (iterative too) reads it.
+ */
 export function jsonSyntaxError(text: string): number {
-  const at = value(text, space(text, 0))
-  if (at < 0) return -at - 1
-  const end = space(text, at)
-  return end === text.length ? -1 : end
+  const open: number[] = []
+  let i = space(text, 0)
+  for (;;) {
+    // A value starts at i.
+    const c = text.charCodeAt(i)
+    if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
+      i = space(text, i + 1)
+      const empty = text.charCodeAt(i) === (c === OPEN_OBJECT ? CLOSE_OBJECT : CLOSE_ARRAY)
+      if (empty) i++
+      else {
+        open.push(c === OPEN_OBJECT ? IN_OBJECT : IN_ARRAY)
+        if (c === OPEN_OBJECT) i = member(text, i)
+        if (i < 0) return -i - 1
+        continue
+      }
+    } else {
+      i = scalar(text, i)
+      if (i < 0) return -i - 1
+    }
+    // After a value: close what it ends, or go on to the next one.
+    for (;;) {
+      i = space(text, i)
+      if (open.length === 0) return i === text.length ? -1 : i
+      const inside = open[open.length - 1]
+      const d = text.charCodeAt(i)
+      if (d === COMMA) {
+        i = space(text, i + 1)
+        if (inside === IN_OBJECT) i = member(text, i)
+        if (i < 0) return -i - 1
+        break
+      }
+      if (d !== (inside === IN_OBJECT ? CLOSE_OBJECT : CLOSE_ARRAY)) return i
+      open.pop()
+      i++
+    }
+  }
 }
 
 // Each reader takes the offset to read at and gives the offset after what it read, or, where the
 // text breaks the grammar, -(offset + 1).
 
-function value(t: string, i: number): number {
+/** A member's name and colon: the offset of its value. */
+function member(t: string, i: number): number {
+  if (t.charCodeAt(i) !== QUOTE) return -i - 1
+  i = string(t, i + 1)
+  if (i < 0) return i
+  i = space(t, i)
+  if (t.charCodeAt(i) !== COLON) return -i - 1
+  return space(t, i + 1)
+}
+
+/** A string, number, true, false or null. */
+function scalar(t: string, i: number): number {
   const c = t.charCodeAt(i)
-  if (c === OPEN_OBJECT) return object(t, i + 1)
-  if (c === OPEN_ARRAY) return array(t, i + 1)
   if (c === QUOTE) return string(t, i + 1)
   if (c === MINUS || isDigit(c)) return number(t, i)
   if (t.startsWith('true', i)) return i + 4
   if (t.startsWith('false', i)) return i + 5
   if (t.startsWith('null', i)) return i + 4
   return -i - 1
-}
-
-function object(t: string, i: number): number {
-  i = space(t, i)
-  if (t.charCodeAt(i) === CLOSE_OBJECT) return i + 1
-  for (;;) {
-    if (t.charCodeAt(i) !== QUOTE) return -i - 1
-    i = string(t, i + 1)
-    if (i < 0) return i
-    i = space(t, i)
-    if (t.charCodeAt(i) !== COLON) return -i - 1
-    i = value(t, space(t, i + 1))
-    if (i < 0) return i
-    i = space(t, i)
-    const c = t.charCodeAt(i)
-    if (c === CLOSE_OBJECT) return i + 1
-    if (c !== COMMA) return -i - 1
-    i = space(t, i + 1)
-  }
-}
-
-function array(t: string, i: number): number {
-  i = space(t, i)
-  if (t.charCodeAt(i) === CLOSE_ARRAY) return i + 1
-  for (;;) {
-    i = value(t, i)
-    if (i < 0) return i
-    i = space(t, i)
-    const c = t.charCodeAt(i)
-    if (c === CLOSE_ARRAY) return i + 1
-    if (c !== COMMA) return -i - 1
-    i = space(t, i + 1)
-  }
 }
 
 /** A string's rest, after its opening quote. */

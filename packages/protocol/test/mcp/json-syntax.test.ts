@@ -75,8 +75,15 @@ describe('jsonSyntaxError', () => {
     assert.equal(jsonSyntaxError('tru'), 0)
   })
 
-  it('reads the deepest nesting short text can hold', () => {
-    assert.equal(jsonSyntaxError('['.repeat(512) + ']'.repeat(512)), -1)
-    assert.equal(jsonSyntaxError('['.repeat(512) + ']'.repeat(511)), 1023)
+  it('reads nesting as deep as the text is long without overflowing the stack', () => {
+    // A check that recursed threw RangeError on 4,096 open brackets, where JSON.parse (iterative)
+    // reads such text and refuses it (found by a review).
+    for (const depth of [512, 2_048, 100_000]) {
+      assert.equal(jsonSyntaxError('['.repeat(depth) + ']'.repeat(depth)), -1)
+      assert.equal(jsonSyntaxError('['.repeat(depth) + ']'.repeat(depth - 1)), 2 * depth - 1)
+      assert.equal(jsonSyntaxError('{"a":'.repeat(depth) + '1' + '}'.repeat(depth)), -1)
+      assert.equal(jsonSyntaxError('['.repeat(depth)), depth)
+      assert.equal(jsonSyntaxError('{"a":['.repeat(depth)), 6 * depth)
+    }
   })
 })

@@ -41,6 +41,14 @@ describe('ResponseMessages on SSE events that are not JSON', () => {
     }
   })
 
+  it('checks broken events nested as deep as they are long without throwing', () => {
+    // A check that recursed overflowed the stack here, out of push (found by a review).
+    const messages = new ResponseMessages({ kind: 'sse', onMessage: () => {} })
+    const deep = `data:x\n\ndata:${'['.repeat(4_096)}\n\ndata:${'{"a":'.repeat(800)}\n\n`
+    assert.doesNotThrow(() => messages.push(encoder.encode(deep)))
+    messages.end()
+  })
+
   it('reads a stream of messages without a check, as before', () => {
     const seen: ClassifiedMessage[] = []
     const messages = new ResponseMessages({ kind: 'sse', onMessage: (m) => seen.push(m) })
