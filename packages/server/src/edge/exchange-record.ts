@@ -84,6 +84,10 @@ export class ExchangeRecord {
   /** Answers to the body's requests, by id. */
   #answers: Map<string, Answer> | null = null
   #bytesOut = 0
+  /** Response body bytes that came through the tunnel. */
+  #bytesIn = 0
+  /** Response body bytes given to the meter: the larger of in and out so far. */
+  #metered = 0
   /** Some of the answer's messages passed untapped (its copy was too large or over budget). */
   #answerCut = false
   /** Ids given early to calls whose answer asked for input (so a retry can name them). */
@@ -190,17 +194,30 @@ export class ExchangeRecord {
     this.#answerCut = true
   }
 
-  /** Response body bytes passed to the agent (history). */
+  /** Response body bytes passed to the agent (history; the bandwidth quota, see `#metered`). */
   bytes(n: number): void {
     this.#bytesOut += n
+    this.#meterUpTo(Math.max(this.#bytesIn, this.#bytesOut))
   }
 
   /**
-   * Response body bytes that came through the tunnel (bandwidth quota), whatever of them reaches
-   * the agent: the events a rewriting policy drops crossed the edge too.
+   * Response body bytes that came through the tunnel (the bandwidth quota), whatever of them
+   * reaches the agent: the events a rewriting policy drops crossed the edge too.
    */
   received(n: number): void {
-    this.#meter?.add(n)
+    this.#bytesIn += n
+    this.#meterUpTo(Math.max(this.#bytesIn, this.#bytesOut))
+  }
+
+  /**
+   * The bandwidth quota counts the larger of what came through the tunnel and what went to the
+   * agent: a rewriting policy drops events (fewer out) and redaction masks short matches with
+   * longer text (more out), and both crossed the edge.
+   */
+  #meterUpTo(bytes: number): void {
+    if (bytes <= this.#metered) return
+    this.#meter?.add(bytes - this.#metered)
+    this.#metered = bytes
   }
 
   /** The exchange is over (answered, failed or abandoned). */

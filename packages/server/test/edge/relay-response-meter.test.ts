@@ -115,6 +115,25 @@ describe('relayResponse meters what the tunnel sent', () => {
     }
   })
 
+  it('counts what a rewriting policy makes of an answer where that is more than came', async () => {
+    // Redaction may write more than it read ("a" becomes "[REDACTED:pattern]"): the meter counted
+    // only what came through the tunnel, and the difference crossed the edge uncounted (found by
+    // a review).
+    onLocal = sendEvents
+    const grown = (m: { readonly value: unknown }): object => {
+      const value = m.value as { params?: { data?: string } }
+      return { ...value, params: { data: (value.params?.data ?? '').repeat(3) } }
+    }
+    shape = (kind) => new ResponseMessages({ kind, rewrite: grown })
+    try {
+      const got = await get()
+      assert.ok(got > 2 * EVENTS * EVENT.length, `the agent received ${got} bytes`)
+      assert.ok(metered.added >= got, `the meter counted ${metered.added} of the ${got} sent`)
+    } finally {
+      shape = null
+    }
+  })
+
   it('counts an answer passed as it came once', async () => {
     onLocal = sendEvents
     const got = await get()
