@@ -12,7 +12,9 @@ import type { QuotaGate } from './quota-gate.js'
 
 /**
  * Tell `gate` the plan `planOf` reads for each account an `account` event of `events` names
- * (Free for an account gone). A failed read is logged: the streams keep their limits.
+ * (Free for an account gone); of reads for one account that overlap, only the newest is told (two
+ * plan changes in a row, read out of order, left the first). A failed read is logged: the streams
+ * keep their limits.
  */
 export function followPlanChanges(
   events: Pick<ClusterEvents, 'subscribe'>,
@@ -20,13 +22,23 @@ export function followPlanChanges(
   planOf: (accountId: string) => Promise<PlanId | undefined>,
   log: Logger,
 ): void {
+  /** The newest read asked for each account: an older one answering after it is not applied. */
+  const newest = new Map<string, number>()
+  let reads = 0
   events.subscribe((event) => {
     if (event.type !== 'account' || !gate.streamsOf(event.accountId)) return
     const { accountId } = event
+    const read = ++reads
+    newest.set(accountId, read)
     planOf(accountId)
-      .then((plan) => gate.planChanged(accountId, plan ?? 'free'))
-      .catch((error: Error) =>
-        log.warn(`quota: the plan of ${accountId} could not be read: ${error.message}`),
-      )
+      .then((plan) => {
+        if (newest.get(accountId) !== read) return undefined
+        newest.delete(accountId)
+        return gate.planChanged(accountId, plan ?? 'free')
+      })
+      .catch((error: Error) => {
+        if (newest.get(accountId) === read) newest.delete(accountId)
+        log.warn(`quota: the plan of ${accountId} could not be read: ${error.message}`)
+      })
   })
 }

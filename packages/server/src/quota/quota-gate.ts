@@ -168,13 +168,13 @@ export class QuotaGate {
     const lowered: string[] = []
     for (const [tunnelId, streaming] of this.#streaming) {
       if (streaming.accountId !== accountId) continue
-      let lower = false
-      for (const [cut, admitted] of streaming.cuts) {
+      // The plan now, not the lowest told since: Scale, Free, then Pro cuts at Pro's limit.
+      streaming.current = limit
+      for (const admitted of streaming.cuts.values()) {
         if (limit >= admitted) continue
-        streaming.cuts.set(cut, limit)
-        lower = true
+        lowered.push(tunnelId)
+        break
       }
-      if (lower) lowered.push(tunnelId)
     }
     const now = this.#clock()
     for (const tunnelId of lowered) {
@@ -193,7 +193,11 @@ export class QuotaGate {
   #whileStreaming(tunnel: MeteredTunnel, cut: () => void, limit: number): () => void {
     let streaming = this.#streaming.get(tunnel.id)
     if (streaming === undefined) {
-      streaming = { accountId: tunnel.accountId, cuts: new Map<() => void, number>() }
+      streaming = {
+        accountId: tunnel.accountId,
+        cuts: new Map<() => void, number>(),
+        current: Infinity,
+      }
       this.#streaming.set(tunnel.id, streaming)
     }
     const { cuts } = streaming
@@ -208,14 +212,20 @@ export class QuotaGate {
   /**
    * Cut the responses of `tunnelId` still streaming whose limit its month's `value` has passed
    * by the overage: one admitted under a smaller plan before an upgrade is cut by its own limit,
-   * not every response admitted since.
+   * not every response admitted since; each by the lower of its own and the account's plan now.
+   * Run on every count of the tunnel's bytes, so it makes nothing while none is due.
    */
   #cutStreaming(tunnelId: string, value: number): void {
     const streaming = this.#streaming.get(tunnelId)
     if (streaming === undefined) return
-    const { cuts } = streaming
-    for (const [cut, limit] of [...cuts]) {
-      if (value < limit + RESPONSE_OVERAGE_BYTES) continue
+    const { cuts, current } = streaming
+    let due: (() => void)[] | null = null
+    for (const [cut, admitted] of cuts) {
+      if (value < Math.min(admitted, current) + RESPONSE_OVERAGE_BYTES) continue
+      ;(due ??= []).push(cut)
+    }
+    if (due === null) return
+    for (const cut of due) {
       cuts.delete(cut)
       try {
         cut()
@@ -340,10 +350,13 @@ export class QuotaGate {
   }
 }
 
-/** A tunnel's responses still streaming: how to cut each, and the limit it is cut by. */
+/** A tunnel's responses still streaming: how to cut each, and the limits they are cut by. */
 interface Streaming {
   readonly accountId: string
+  /** How to cut each response, with the bandwidth limit of the plan it was admitted under. */
   readonly cuts: Map<() => void, number>
+  /** The limit of the plan the account is on now, once told of a change (`planChanged`). */
+  current: number
 }
 
 /** What `QuotaGate.admit` decided about a request. */

@@ -95,4 +95,32 @@ describe('followPlanChanges', () => {
     await wasCut
     assert.equal(gate.streamsOf('acc_1'), false)
   })
+
+  it('tells the gate the newest read of an account, not one that answered after it (found by a review)', async () => {
+    // Downgraded to Free, then upgraded to Scale: the first read (Free) answering last must not
+    // leave the stream at Free's limit.
+    const events = new LocalClusterEvents()
+    const gate = new QuotaGate({
+      counters: countersAt(FREE_BYTES + RESPONSE_OVERAGE_BYTES),
+      log: silentLogger,
+    })
+    const pending: ((plan: PlanId) => void)[] = []
+    followPlanChanges(
+      events,
+      gate,
+      () => new Promise<PlanId>((resolve) => pending.push(resolve)),
+      silentLogger,
+    )
+    const cut: string[] = []
+    gate.responseMeter({ id: 'tun_1', accountId: 'acc_1', plan: 'scale' }, () => cut.push('tun_1'))
+    await events.publish({ type: 'account', accountId: 'acc_1' })
+    await events.publish({ type: 'account', accountId: 'acc_1' })
+    assert.equal(pending.length, 2)
+    pending[1]!('scale')
+    await new Promise((r) => setImmediate(r))
+    pending[0]!('free')
+    for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r))
+    assert.deepEqual(cut, [], 'the older read (Free) is not applied after the newer (Scale)')
+    assert.equal(gate.streamsOf('acc_1'), true)
+  })
 })

@@ -239,6 +239,21 @@ for (const implementation of counterImplementations()) {
       assert.deepEqual(cut, ['pro-era stream'], "another account's stream goes on")
     })
 
+    it('cuts a response by the plan its account is on now, not the lowest it was on since (found by a review)', async () => {
+      // Scale, then Free, then Pro: the stream admitted under Scale is cut at Pro's limit; it was
+      // kept at Free's, the lowest plan it had been told of.
+      const scaleEra: MeteredTunnel = { ...FREE, plan: 'scale' }
+      const cut: string[] = []
+      gate.responseMeter(scaleEra, () => cut.push('scale-era stream'))
+      await gate.planChanged(FREE.accountId, 'free')
+      await gate.planChanged(FREE.accountId, 'pro')
+      await counters.set(FREE.id, 'bandwidth_bytes', FREE_BYTES + RESPONSE_OVERAGE_BYTES)
+      await gate.planChanged(FREE.accountId, 'pro')
+      assert.deepEqual(cut, [], 'past Free but not past Pro: the stream goes on')
+      await gate.planChanged(FREE.accountId, 'free')
+      assert.deepEqual(cut, ['scale-era stream'])
+    })
+
     it('cuts a response admitted before a downgrade once the month passes the new limit (found by a hostile review)', async () => {
       const proEra: MeteredTunnel = { ...FREE, plan: 'pro' }
       const cut: string[] = []
