@@ -21,6 +21,11 @@ export interface ResponseMessagesOptions {
    * agent may still show), or null to keep it as it came.
    */
   readonly rewriteText?: ((text: string) => string | null) | null
+  /**
+   * What the rewrites follow now, for a stream whose policy may change while it is open (a GET
+   * stream): a rewrite kept for a carried-over SSE id is made again when this changes.
+   */
+  readonly shapedBy?: () => unknown
   /** Told of each answer the agent gets an error in place of (it could not be written back). */
   readonly onWithheld?: (message: ClassifiedMessage) => void
   /** Largest JSON body read whole, in bytes (default 16 MiB). */

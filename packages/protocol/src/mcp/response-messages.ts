@@ -354,7 +354,7 @@ export class ResponseMessages {
       const data = text === '' ? null : this.#messages(text)
       if (this.#cut) return []
       if (data === '') continue // nothing of it may be forwarded
-      this.#fields ??= new SseFieldRewriter(this.#opts.rewriteText)
+      this.#fields ??= new SseFieldRewriter(this.#opts.rewriteText, this.#opts.shapedBy)
       out.push(encoder.encode(formatSseEvent({ ...this.#fields.fields(e), data: data ?? text })))
     }
     if (events.length === 0 && raw !== null && raw.length > 0 && this.#sse?.atBoundary) {

@@ -14,11 +14,23 @@ const LINE_ENDS = /[\r\n]/g
 /** Rewrites the fields of one stream's events. */
 export class SseFieldRewriter {
   readonly #rewrite: ((text: string) => string | null) | null | undefined
+  readonly #shapedBy: (() => unknown) | undefined
   #lastId: string | null = null
   #lastIdOut: string | null = null
+  /** What the rewrites followed when the last id was rewritten (`shapedBy`). */
+  #lastShape: unknown = undefined
 
-  constructor(rewrite: ((text: string) => string | null) | null | undefined) {
+  /**
+   * `shapedBy`, when the rewrite's policy may change while the stream is open, says what it
+   * follows now: the kept rewrite of a carried-over id is made again when that changes (a
+   * pattern added after the id first passed masks it from the next event on).
+   */
+  constructor(
+    rewrite: ((text: string) => string | null) | null | undefined,
+    shapedBy?: () => unknown,
+  ) {
     this.#rewrite = rewrite
+    this.#shapedBy = shapedBy
   }
 
   /** `event` with its id and name (unless the default `message`) rewritten. */
@@ -27,8 +39,10 @@ export class SseFieldRewriter {
     if (!rewrite) return event
     let id: string | null = null
     if (event.id !== null && event.id !== '') {
-      if (event.id !== this.#lastId) {
+      const shape = this.#shapedBy?.()
+      if (event.id !== this.#lastId || shape !== this.#lastShape) {
         this.#lastId = event.id
+        this.#lastShape = shape
         this.#lastIdOut = written(rewrite(event.id))
       }
       id = this.#lastIdOut

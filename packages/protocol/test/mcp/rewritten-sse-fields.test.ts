@@ -63,6 +63,25 @@ describe('rewritten SSE fields', () => {
     assert.match(out, /^id: 2\ndata: z$/m)
   })
 
+  it('rewrites a carried-over id again once the policy it follows changed (found by a review)', () => {
+    // A GET stream's policy may change while it is open: an id that passed unmasked before a
+    // pattern was added was kept as it passed, on every event after, the secret included.
+    let policy: { readonly masks: boolean } = { masks: false }
+    const messages = new ResponseMessages({
+      kind: 'sse',
+      rewrite: keep,
+      rewriteText: (t) => (policy.masks ? mask(t) : null),
+      shapedBy: () => policy,
+    })
+    const text = (chunks: readonly Uint8Array[]) => Buffer.concat(chunks).toString()
+    const first = text(messages.push(Buffer.from(`id: ${SECRET}\ndata: ${note}\n\n`)))
+    assert.ok(first.includes(`id: ${SECRET}`), first)
+    policy = { masks: true }
+    const later = text(messages.push(Buffer.from(`data: ${note}\n\n`)))
+    assert.ok(!later.includes(SECRET), later)
+    assert.match(later, /^id: \[MASKED\]$/m)
+  })
+
   it('is given each field once per event, not per character, for a long id', () => {
     let calls = 0
     const count = (t: string) => {

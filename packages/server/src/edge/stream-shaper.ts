@@ -60,6 +60,7 @@ export function streamShaper(
       kind,
       rewrite: (m) => now()?.rewrite?.(m) ?? null,
       rewriteText: (text) => now()?.rewriteText?.(text) ?? null,
+      shapedBy: now,
       onMessage: (m: ClassifiedMessage) => now()?.onMessage?.(m),
       onWithheld: (m) => record.answerWithheld(m),
       held: held?.(true) ?? null,
