@@ -46,9 +46,14 @@ describe('sign-out from another site', { skip: !hasChromium, timeout: 120_000 },
     await page.goto(`${dashboard.base}/dashboard`)
     assert.equal(new URL(page.url()).pathname, '/dashboard', 'signed in to begin with')
 
+    const signout = page.waitForResponse((r) => new URL(r.url()).pathname === '/signout')
     await page.goto(otherBase)
-    // The post's answer sends the browser to /signin (which, signed in, sends it on).
-    await page.waitForURL((url) => url.origin === dashboard.base)
+    // The post's answer sends the browser to /signin (which, signed in, sends it on), and
+    // clears no cookie.
+    const answer = await signout
+    assert.equal(answer.status(), 303)
+    assert.doesNotMatch((await answer.headerValue('set-cookie')) ?? '', /burrow_session=/)
+    await page.waitForURL((url) => url.origin === dashboard.base && url.pathname !== '/signout')
 
     await page.goto(`${dashboard.base}/dashboard`)
     assert.equal(new URL(page.url()).pathname, '/dashboard', 'still signed in')

@@ -51,7 +51,9 @@ export async function startDashboardInBrowser(
     const useSession = async (cookie: string) => {
       const at = cookie.indexOf('=')
       await context.addCookies([
-        { name: cookie.slice(0, at), value: cookie.slice(at + 1), url: base },
+        // SameSite=Lax as burrowd sets it: a cookie without the attribute Chromium sends on
+        // another site's top-level POST for two minutes (its "Lax+POST" allowance).
+        { name: cookie.slice(0, at), value: cookie.slice(at + 1), url: base, sameSite: 'Lax' },
       ])
     }
     return { service, base, browser, page, useSession, close }
