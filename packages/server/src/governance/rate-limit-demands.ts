@@ -7,6 +7,7 @@
 import type { ClassifiedMessage } from '@burrow/protocol'
 import type { RateDemand } from './call-rate-limits.js'
 import type { RateLimitRule } from './policy.js'
+import { DecidedNames } from './decided-names.js'
 import { matchWithin } from './glob-budget.js'
 import { ScanBudget } from './scan-budget.js'
 import { compileGlob, matchesGlob, MAX_MATCHED_NAME, type Glob } from './tool-rules.js'
@@ -16,6 +17,8 @@ export class RateLimitRules {
   readonly rules: readonly RateLimitRule[]
   readonly #globs: readonly Glob[]
   readonly #budget: ScanBudget
+  /** Names matched before: whether each rule counts them, by rule (decided-names.ts). */
+  readonly #decided = new DecidedNames<boolean[]>()
 
   /** `budget`: what matching may cost (the tunnel's scan budget, glob-budget.ts). */
   constructor(rules: readonly RateLimitRule[], budget: ScanBudget = new ScanBudget()) {
@@ -69,7 +72,15 @@ export class RateLimitRules {
    */
   #matches(i: number, name: string): boolean {
     if (name.length > MAX_MATCHED_NAME) return true
-    return matchWithin(this.#budget, [this.#globs[i]!], name, matchesGlob) !== false
+    let decided = this.#decided.get(name)
+    const known = decided?.[i]
+    if (known !== undefined) return known
+    const matched = matchWithin(this.#budget, [this.#globs[i]!], name, matchesGlob)
+    if (matched === null) return true
+    // Kept only when the budget paid for the match: counting for want of it is not a decision.
+    if (decided === undefined) this.#decided.set(name, (decided = []))
+    decided[i] = matched
+    return matched
   }
 
   /**

@@ -12,6 +12,7 @@
  * at all (see `ToolRules.allows` and the rate limits): MCP tool names are at most 128 characters.
  */
 import { RE2JS } from 're2js'
+import { DecidedNames } from './decided-names.js'
 import { matchWithin, programOf } from './glob-budget.js'
 import { ScanBudget } from './scan-budget.js'
 
@@ -168,6 +169,8 @@ export class ToolRules {
   readonly #allowProgram: number
   readonly #denyProgram: number
   readonly #budget: ScanBudget
+  /** Names matched before, and whether they are allowed (decided-names.ts). */
+  readonly #decided = new DecidedNames<boolean>()
   /** True when every tool is allowed (`allow: ["*"]`, no `deny`): nothing to filter. */
   readonly allowsAll: boolean
 
@@ -192,10 +195,15 @@ export class ToolRules {
   allows(name: string): boolean {
     if (this.allowsAll) return true
     if (name.length > MAX_MATCHED_NAME) return false
+    const decided = this.#decided.get(name)
+    if (decided !== undefined) return decided
     const budget = this.#budget
-    if (matchWithin(budget, this.#allow, name, matchesGlob, this.#allowProgram) !== true) {
-      return false
-    }
-    return matchWithin(budget, this.#deny, name, matchesGlob, this.#denyProgram) === false
+    const allowed = matchWithin(budget, this.#allow, name, matchesGlob, this.#allowProgram)
+    if (allowed === null) return false
+    const denied = allowed && matchWithin(budget, this.#deny, name, matchesGlob, this.#denyProgram)
+    if (denied === null) return false
+    // Kept only when the budget paid for every match: a refusal for want of it is not a decision.
+    this.#decided.set(name, allowed && !denied)
+    return allowed && !denied
   }
 }

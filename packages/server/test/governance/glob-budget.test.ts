@@ -121,3 +121,42 @@ describe('glob budget', () => {
     assert.equal(new ToolRules({ allow: ['*'], deny: [glob] }, b).allows('a'.repeat(1000)), true)
   })
 })
+
+describe('names matched before', () => {
+  it('stay decided once the budget is spent, by other tunnels too (found by a review)', () => {
+    // The node's share of the budget is spent by other tenants: an ordinary name whose match
+    // costs more than the free steps was refused, and counted for every rate limit.
+    let spent = false
+    const shared = new ScanBudget({ msPerMinute: 1000, now: () => 0, timer: () => 0 })
+    const start = shared.start.bind(shared)
+    shared.start = () => {
+      const scan = start()
+      const fits = scan.fits.bind(scan)
+      scan.fits = (steps: number) => !spent && fits(steps)
+      return scan
+    }
+    const many = Array.from({ length: 40 }, (_, i) => `tool_${i}_*`)
+    const rules = new ToolRules({ allow: many, deny: ['*_admin'] }, shared)
+    const name = `tool_7_list_pull_request_review_comments_of_a_repository_${'x'.repeat(60)}`
+    const pattern = `{tool_7_*,${Array.from({ length: 20 }, (_, i) => `alt${i}_*`).join(',')}}`
+    const limits = new RateLimitRules(
+      [{ on: 'tool', pattern, limit: 5, perSeconds: 60, per: 'tunnel' }],
+      shared,
+    )
+    // Both matches cost more than the free steps: the budget pays for them.
+    assert.ok(compileGlob(pattern).programSize() * name.length > FREE_GLOB_STEPS)
+    assert.ok(
+      many.map(compileGlob).reduce((n, g) => n + g.programSize(), 0) * name.length >
+        FREE_GLOB_STEPS,
+    )
+    assert.equal(rules.allows(name), true)
+    assert.equal(limits.demands('t', [call(name)], null).length, 1)
+    const other = `other_tool_name_that_is_long_enough_to_cost_its_steps_${'x'.repeat(60)}`
+    assert.equal(limits.demands('t', [call(other)], null).length, 0)
+    spent = true
+    assert.equal(rules.allows(name), true, 'decided before: still allowed')
+    assert.equal(rules.allows(`tool_8_never_seen_before_${'x'.repeat(90)}`), false)
+    assert.equal(limits.demands('t', [call(other)], null).length, 0, 'decided before: not counted')
+    assert.equal(limits.demands('t', [call(name)], null).length, 1)
+  })
+})
