@@ -38,6 +38,7 @@ import { readBody } from '../http/read-body.js'
 import { noteRefusedIds } from './request-ids.js'
 import { endRevoked } from './end-revoked.js'
 import { sendBodyRefusal } from './send-body-refusal.js'
+import { cutResponse } from './cut-response.js'
 import { relayResponse } from './relay-response.js'
 import { sendRefusal } from '../http/send-refusal.js'
 import { singleHeader } from '../http/single-header.js'
@@ -310,7 +311,7 @@ export class Edge {
         agentId,
         record,
         // A response streaming on past the month's bandwidth is cut (quota/quota-gate.ts).
-        cut: () => res.destroy(),
+        cut: () => cutResponse(req, res),
       },
       refuse,
     )
