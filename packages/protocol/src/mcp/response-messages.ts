@@ -1,20 +1,18 @@
 /**
  * The JSON-RPC messages of a response as it streams from a server to an agent: a JSON body (one
- * message or a batch) or an SSE stream (one message per event). Taps see every message; a
- * rewrite may replace messages (filter a `tools/list`, mask secrets) without buffering a
- * stream: SSE is rewritten event by event, JSON once its body is complete (bounded; past the
- * bound it is `overflowed` and the caller decides). A body of another type (an error page) is
- * held and read whole like JSON when there is text to redact (`rewriteText`), and otherwise
- * passes through untouched.
+ * message or a batch) or an SSE stream (one message per event). Taps see every message; a rewrite
+ * may replace messages (filter a `tools/list`, mask secrets) without buffering a stream: SSE is
+ * rewritten event by event, JSON once its body is complete (bounded; past the bound it is
+ * `overflowed` and the caller decides). A body of another type (an error page) is held and read
+ * whole like JSON when there is text to redact (`rewriteText`), and otherwise passes untouched.
  *
  * The copy a response keeps (a JSON body until it ends, the SSE event being read) is counted in
  * `held`, the caller's bound across responses. When it refuses more, the copy stops: a JSON body
  * is `overflowed` as past its own bound, the SSE event being read is dropped when events are
- * rewritten, and a stream only tapped is no longer tapped (its bytes still pass); `onCut` is
- * told. What was counted is given back when the body ends, or at `release`.
- *
- * A message `cutsOn` refuses (a listing's answer on the response of a request that made none)
- * cuts the answer off before the agent can read that message whole: `cut`.
+ * rewritten, and a stream only tapped is no longer tapped (its bytes still pass); `onCut` is told.
+ * What was counted is given back when the body ends, or at `release`. A message `cutsOn` refuses
+ * (a listing's answer on the response of a request that made none) cuts the answer off before
+ * the agent can read that message whole: `cut`.
  */
 import { classifyMessage, type ClassifiedMessage } from './classify-message.js'
 import { isBodyProblem, parseJsonRpcText } from './json-rpc-body.js'
@@ -30,7 +28,6 @@ const encoder = new TextEncoder()
 /** What ends an event, as a reader would add it at the end of a stream. */
 const ENDS = encoder.encode('\n\n')
 const decoder = new TextDecoder()
-
 /** True when `chunk` holds nothing but JSON's whitespace (a JSON value cannot end in it). */
 const jsonWhitespace = (chunk: Uint8Array): boolean =>
   chunk.every((b) => b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09)
