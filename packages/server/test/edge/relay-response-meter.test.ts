@@ -17,7 +17,7 @@ import {
   type MuxStream,
   type RequestHead,
 } from '@burrow/protocol'
-import { ExchangeRecord } from '../../src/edge/exchange-record.js'
+import { testExchangeRecord } from '../helpers/test-exchange-record.js'
 import { relayResponse, type RelayContext } from '../../src/edge/relay-response.js'
 
 const HEAD: RequestHead = { method: 'GET', path: '/mcp', headers: [] }
@@ -49,16 +49,7 @@ describe('relayResponse meters what the tunnel sent', () => {
         transport: { send: (bytes) => setImmediate(() => broker.receive(bytes)) },
         onOpen: (stream) => onLocal(stream),
       })
-      const record = new ExchangeRecord({
-        tunnel: { id: 'tun_1', accountId: 'acc_1', plan: 'free' },
-        method: 'GET',
-        body: null,
-        sessionId: undefined,
-        history: null,
-        sessions: null,
-        arrivedAt: new Date(),
-        started: performance.now(),
-      })
+      const record = testExchangeRecord()
       const meter = (metered = { added: 0 })
       record.meterWith({ add: (n) => void (meter.added += n), finish: () => finished() })
       res.once('close', () => record.closed())

@@ -18,7 +18,7 @@ import {
   type MuxStream,
   type RequestHead,
 } from '@burrow/protocol'
-import { ExchangeRecord } from '../../src/edge/exchange-record.js'
+import { testExchangeRecord } from '../helpers/test-exchange-record.js'
 import { relayResponse, type RelayContext } from '../../src/edge/relay-response.js'
 
 const HEAD: RequestHead = { method: 'POST', path: '/mcp', headers: [] }
@@ -55,16 +55,7 @@ describe('relayResponse', () => {
       },
     })
     server = createServer((req, res) => {
-      const record = new ExchangeRecord({
-        tunnel: { id: 'tun_1', accountId: 'acc_1', plan: 'free' },
-        method: 'POST',
-        body: null,
-        sessionId: undefined,
-        history: null,
-        sessions: null,
-        arrivedAt: new Date(),
-        started: performance.now(),
-      })
+      const record = testExchangeRecord({ method: 'POST' })
       record.answered = (status) => void told.push(`answered ${status}`)
       record.refused = (status) => void told.push(`refused ${status}`)
       if (refuseNextHead) {

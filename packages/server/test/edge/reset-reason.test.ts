@@ -9,7 +9,7 @@ import { createServer, request, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { after, before, describe, it } from 'node:test'
 import { RESET_CODE, silentLogger, TunnelMux, type RequestHead } from '@burrow/protocol'
-import { ExchangeRecord } from '../../src/edge/exchange-record.js'
+import { testExchangeRecord } from '../helpers/test-exchange-record.js'
 import { MAX_RESET_REASON_CHARS, relayResponse } from '../../src/edge/relay-response.js'
 
 const HEAD: RequestHead = { method: 'GET', path: '/mcp', headers: [] }
@@ -30,16 +30,7 @@ describe('a reset reason from the tunnel client', () => {
       onOpen: (stream) => stream.reset(code as 1, 'x'.repeat(1024)),
     })
     server = createServer((req, res) => {
-      const record = new ExchangeRecord({
-        tunnel: { id: 'tun_1', accountId: 'acc_1', plan: 'free' },
-        method: 'GET',
-        body: null,
-        sessionId: undefined,
-        history: null,
-        sessions: null,
-        arrivedAt: new Date(),
-        started: performance.now(),
-      })
+      const record = testExchangeRecord()
       req.resume()
       relayResponse(broker.open(HEAD, undefined, true), res, {
         ids: null,
