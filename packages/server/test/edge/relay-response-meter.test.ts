@@ -10,13 +10,8 @@ import assert from 'node:assert/strict'
 import { createServer, request, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { after, before, describe, it } from 'node:test'
-import {
-  ResponseMessages,
-  silentLogger,
-  TunnelMux,
-  type MuxStream,
-  type RequestHead,
-} from '@burrow/protocol'
+import { ResponseMessages, silentLogger, type MuxStream, type RequestHead } from '@burrow/protocol'
+import { memoryTunnel } from '../helpers/memory-tunnel.js'
 import { testExchangeRecord } from '../helpers/test-exchange-record.js'
 import { relayResponse, type RelayContext } from '../../src/edge/relay-response.js'
 
@@ -40,15 +35,7 @@ describe('relayResponse meters what the tunnel sent', () => {
   before(async () => {
     server = createServer((req, res) => {
       // A tunnel of its own for each answer (in memory, nothing says its bytes left).
-      const broker: TunnelMux = new TunnelMux({
-        role: 'broker',
-        transport: { send: (bytes) => setImmediate(() => client.receive(bytes)) },
-      })
-      const client: TunnelMux = new TunnelMux({
-        role: 'client',
-        transport: { send: (bytes) => setImmediate(() => broker.receive(bytes)) },
-        onOpen: (stream) => onLocal(stream),
-      })
+      const broker = memoryTunnel((stream) => onLocal(stream))
       const record = testExchangeRecord()
       const meter = (metered = { added: 0 })
       record.meterWith({ add: (n) => void (meter.added += n), finish: () => finished() })

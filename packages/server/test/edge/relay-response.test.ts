@@ -12,12 +12,12 @@ import {
   ResponseMessages,
   RESET_CODE,
   silentLogger,
-  TunnelMux,
   type ClassifiedMessage,
   type HeaderPairs,
   type MuxStream,
   type RequestHead,
 } from '@burrow/protocol'
+import { memoryTunnel } from '../helpers/memory-tunnel.js'
 import { testExchangeRecord } from '../helpers/test-exchange-record.js'
 import { relayResponse, type RelayContext } from '../../src/edge/relay-response.js'
 
@@ -42,17 +42,9 @@ describe('relayResponse', () => {
   let retrying = false
 
   before(async () => {
-    const broker: TunnelMux = new TunnelMux({
-      role: 'broker',
-      transport: { send: (bytes) => setImmediate(() => client.receive(bytes)) },
-    })
-    const client: TunnelMux = new TunnelMux({
-      role: 'client',
-      transport: { send: (bytes) => setImmediate(() => broker.receive(bytes)) },
-      onOpen: (stream) => {
-        local.push(stream)
-        onLocal(stream)
-      },
+    const broker = memoryTunnel((stream) => {
+      local.push(stream)
+      onLocal(stream)
     })
     server = createServer((req, res) => {
       const record = testExchangeRecord({ method: 'POST' })

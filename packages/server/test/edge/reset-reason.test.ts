@@ -8,7 +8,8 @@ import assert from 'node:assert/strict'
 import { createServer, request, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { after, before, describe, it } from 'node:test'
-import { RESET_CODE, silentLogger, TunnelMux, type RequestHead } from '@burrow/protocol'
+import { RESET_CODE, silentLogger, type RequestHead } from '@burrow/protocol'
+import { memoryTunnel } from '../helpers/memory-tunnel.js'
 import { testExchangeRecord } from '../helpers/test-exchange-record.js'
 import { MAX_RESET_REASON_CHARS, relayResponse } from '../../src/edge/relay-response.js'
 
@@ -20,15 +21,7 @@ describe('a reset reason from the tunnel client', () => {
   let code: number = RESET_CODE.upstream
 
   before(async () => {
-    const broker: TunnelMux = new TunnelMux({
-      role: 'broker',
-      transport: { send: (bytes) => setImmediate(() => client.receive(bytes)) },
-    })
-    const client: TunnelMux = new TunnelMux({
-      role: 'client',
-      transport: { send: (bytes) => setImmediate(() => broker.receive(bytes)) },
-      onOpen: (stream) => stream.reset(code as 1, 'x'.repeat(1024)),
-    })
+    const broker = memoryTunnel((stream) => stream.reset(code as 1, 'x'.repeat(1024)))
     server = createServer((req, res) => {
       const record = testExchangeRecord()
       req.resume()

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { createLogger, type ResponseMessages } from '@burrow/protocol'
 import { LocalClusterEvents } from '../../src/cluster/cluster-events.js'
-import { ExchangeRecord } from '../../src/edge/exchange-record.js'
+import { testExchangeRecord } from '../helpers/test-exchange-record.js'
 import { LivePolicy } from '../../src/edge/live-policy.js'
 import { streamShaper } from '../../src/edge/stream-shaper.js'
 import { Policies } from '../../src/governance/policies.js'
@@ -33,16 +33,7 @@ async function stream() {
   const events = new LocalClusterEvents()
   const policies = new Policies({ store, events, log: createLogger('error', () => {}) })
   const live = new LivePolicy(policies, null, TUNNEL, await policies.governance(TUNNEL.id), null)
-  const record = new ExchangeRecord({
-    tunnel: { ...TUNNEL, plan: 'free' },
-    method: 'GET',
-    body: null,
-    sessionId: undefined,
-    history: null,
-    sessions: null,
-    arrivedAt: new Date(),
-    started: performance.now(),
-  })
+  const record = testExchangeRecord({ tunnel: { ...TUNNEL, plan: 'free' } })
   /** The owner writes `document`; the stream takes it as its gate would before the next chunk. */
   const setPolicy = async (document: unknown) => {
     stored = {
