@@ -16,17 +16,25 @@ function call(path: string): LocalRequest {
 class Events {
   readonly #waiting: ((event: { name: string; data: unknown }) => void)[] = []
   readonly #queued: { name: string; data: unknown }[] = []
-  #text = ''
+  /** The text of an unfinished event, in the pieces it came in: a 16 MB event comes in many. */
+  #pieces: string[] = []
   ended = false
 
   constructor(res: IncomingMessage) {
     res.setEncoding('utf8')
     res.on('data', (chunk: string) => {
-      this.#text += chunk
+      const last = this.#pieces.at(-1)
+      // Only the new chunk, and the character before it, can hold an event's end.
+      if (!chunk.includes('\n\n') && !(last?.endsWith('\n') && chunk.startsWith('\n'))) {
+        this.#pieces.push(chunk)
+        return
+      }
+      let text = this.#pieces.join('') + chunk
+      this.#pieces = []
       let end: number
-      while ((end = this.#text.indexOf('\n\n')) >= 0) {
-        const block = this.#text.slice(0, end)
-        this.#text = this.#text.slice(end + 2)
+      while ((end = text.indexOf('\n\n')) >= 0) {
+        const block = text.slice(0, end)
+        text = text.slice(end + 2)
         const name = /^event: (.*)$/m.exec(block)?.[1]
         const data = /^data: (.*)$/m.exec(block)?.[1]
         if (name === undefined || data === undefined) continue
@@ -35,6 +43,7 @@ class Events {
         if (waiter) waiter(event)
         else this.#queued.push(event)
       }
+      if (text !== '') this.#pieces.push(text)
     })
     res.on('close', () => {
       this.ended = true
