@@ -27,4 +27,20 @@ describe('parseJsonc', () => {
       (e: unknown) => e instanceof SyntaxError && /line 4 column 3/.test(e.message),
     )
   })
+  it('keeps line breaks of blanked comments, \r\n included, for the error position', () => {
+    assert.throws(
+      () => parseJsonc('{\r\n  /* a\r\n  b */ "a": 1,\r\n  // c\r\n  "b" 2\r\n}'),
+      (e: unknown) => e instanceof SyntaxError && /line 5 column 7/.test(e.message),
+    )
+  })
+  it('reads a large file with a comment and a trailing comma in every entry', () => {
+    const entries = Array.from(
+      { length: 20_000 },
+      (_, i) => `  // server ${i}\n  "s${i}": {"url": "http://h/${i}", "args": ["a", ],},`,
+    )
+    const text = `{\n${entries.join('\n')}\n}`
+    const parsed = parseJsonc(text) as Record<string, { url: string; args: string[] }>
+    assert.equal(Object.keys(parsed).length, 20_000)
+    assert.deepEqual(parsed.s19999, { url: 'http://h/19999', args: ['a'] })
+  })
 })
