@@ -10,6 +10,7 @@ import type { Access } from './access/open-access.js'
 import { Api } from './app/api/api.js'
 import type { Mount } from './app/app.js'
 import { billingPort } from './app/billing-port.js'
+import { checkStillActing } from './store/still-acting.js'
 import { Dashboard } from './app/dashboard/dashboard.js'
 import { SignInGuard } from './app/dashboard/sign-in-guard.js'
 import type { DomainsPort } from './app/domains-port.js'
@@ -95,7 +96,9 @@ export async function wireWeb(parts: WebParts): Promise<Web> {
         parts.events.publish({ type: 'disconnect', tunnelId: id, reason }),
       evictAccount: (accountId) => parts.events.publish({ type: 'account', accountId }),
     },
-    billing: billingPort(billing.service, undefined, parts.limits),
+    billing: billingPort(billing.service, undefined, parts.limits, (accountId) =>
+      checkStillActing(store.db, accountId),
+    ),
     webhooks: webhooksPort(parts.endpoints),
     governance: parts.governance,
     access: parts.access.port,

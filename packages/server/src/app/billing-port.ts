@@ -19,11 +19,17 @@ import type { BillingPort } from './web-services.js'
  */
 export const PROVIDER_REQUESTS_PER_HOUR = 20
 
-/** `BillingPort` over the billing service. */
+/**
+ * `BillingPort` over the billing service. `stillActing` throws when the request's credential was
+ * revoked since the request was authenticated (`store/still-acting.ts`): each change is asked of
+ * the provider only after it, so a body sent after its API token was revoked (or its browser
+ * signed out) changes nothing, as a write under the account's lock would not.
+ */
 export function billingPort(
   service: BillingService,
   now?: () => number,
   limits: RateLimits = localRateLimits,
+  stillActing: (accountId: string) => Promise<void> = () => Promise.resolve(),
 ): BillingPort {
   const checkoutOrigins =
     service.config.provider === 'paddle' ? [new URL(service.config.apiUrl).origin, 'https:'] : []
@@ -46,18 +52,23 @@ export function billingPort(
       { retry_after_secs: allowed.retryAfterSecs },
     )
   }
+  /** Before a change is asked of the provider: the credential still acts, and the budget allows. */
+  const change = async (accountId: string): Promise<void> => {
+    await stillActing(accountId)
+    spend(accountId)
+  }
   return {
     checkoutOrigins,
     checkoutUrl: async (account, plan, cycle, successUrl) => {
-      spend(account.id)
+      await change(account.id)
       return service.checkoutUrl(account, plan, cycle, successUrl)
     },
     cancel: async (accountId) => {
-      spend(accountId)
+      await change(accountId)
       await service.cancel(accountId)
     },
     switchCycle: async (accountId, cycle) => {
-      spend(accountId)
+      await change(accountId)
       await service.switchCycle(accountId, cycle)
     },
     previewPlanChange: async (accountId, plan) => {
@@ -66,7 +77,7 @@ export function billingPort(
       return { from: subscription.plan, to: plan, cycle: subscription.cycle, ...proration }
     },
     changePlan: async (accountId, plan) => {
-      spend(accountId)
+      await change(accountId)
       await service.changePlan(accountId, plan)
     },
     subscription: async (accountId): Promise<SubscriptionView | null> => {

@@ -1,0 +1,105 @@
+/**
+ * A billing change sent with a credential that is revoked while its body arrives does not reach
+ * the payment provider: a plan change, a switch of billing cycle, a checkout or a cancellation
+ * checks again, once its body is read, that the API token or browser session it acts with still
+ * exists, as every change the account's lock guards does. Before, an API token revoked (or a
+ * browser signed out, or every credential ended by a password reset) after its request's head was
+ * authenticated still moved the owner's subscription to Scale, or to annual billing, charged to
+ * the owner's payment method.
+ */
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { buyPlan } from '../helpers/dev-checkout.js'
+import { heldRequest } from '../helpers/raw-http.js'
+import { testBackends } from '../../packages/server/test/helpers/test-databases.js'
+import type { TestDatabase } from '../../packages/server/test/helpers/test-databases.js'
+import { startService, type Service } from '../helpers/stack.js'
+import { signUp, type WebUser } from '../helpers/web-client.js'
+
+for (const backend of testBackends())
+  describe(`a billing change sent with a credential revoked meanwhile, on ${backend.name}`, () => {
+    let service: Service
+    let database: TestDatabase
+    let user: WebUser
+    let base: string
+
+    before(async () => {
+      database = await backend.create()
+      service = await startService({
+        BURROW_BILLING_PROVIDER: 'dev',
+        ...(database.config.databaseUrl
+          ? { BURROW_DATABASE_URL: database.config.databaseUrl }
+          : {}),
+      })
+      base = `http://127.0.0.1:${service.port}`
+      user = await signUp(base, 'payer')
+      await buyPlan(base, (m, p, b) => user.api(m, p, b), 'pro')
+    })
+    after(async () => {
+      await service?.close()
+      await database?.drop()
+    })
+
+    /** Until the held request's token was used: its head was authenticated before the revocation. */
+    const authenticated = async (tokenId: string) => {
+      for (;;) {
+        const listed = await user.api<{ tokens: { id: string; last_used_at: string | null }[] }>(
+          'GET',
+          '/api/tokens',
+        )
+        if (listed.json.tokens.find((t) => t.id === tokenId)?.last_used_at) return
+        await new Promise((resolve) => setTimeout(resolve, 20))
+      }
+    }
+
+    const billing = async () =>
+      (await user.api<{ plan: string; cycle: string; state: string }>('GET', '/api/billing')).json
+
+    /** `path` with `body`, sent by an API token revoked after the head and before the body. */
+    const sentByRevokedToken = async (path: string, body: unknown): Promise<number> => {
+      const made = await user.api<{ token: { id: string }; secret: string }>(
+        'POST',
+        '/api/tokens',
+        {
+          name: `leaked for ${path}`,
+        },
+      )
+      assert.equal(made.status, 201)
+      const sending = await heldRequest(
+        service.port,
+        'POST',
+        path,
+        { authorization: `Bearer ${made.json.secret}`, 'content-type': 'application/json' },
+        JSON.stringify(body),
+      )
+      await authenticated(made.json.token.id)
+      assert.equal((await user.api('DELETE', `/api/tokens/${made.json.token.id}`)).status, 204)
+      return sending()
+    }
+
+    it('does not change the plan for an API token revoked while its body arrived', async () => {
+      assert.equal(await sentByRevokedToken('/api/billing/plan', { plan: 'scale' }), 401)
+      const now = await billing()
+      assert.equal(now.plan, 'pro', 'the subscription was not moved to Scale')
+      assert.equal((await user.api<{ plan: string }>('GET', '/api/account')).json.plan, 'pro')
+    })
+
+    it('does not switch the billing cycle for an API token revoked while its body arrived', async () => {
+      assert.equal(await sentByRevokedToken('/api/billing/cycle', { cycle: 'annual' }), 401)
+      assert.equal((await billing()).cycle, 'monthly', 'the subscription is still billed monthly')
+    })
+
+    it('does not cancel for a browser signed out while its form arrived', async () => {
+      const cancelling = await heldRequest(
+        service.port,
+        'POST',
+        '/dashboard/billing/cancel',
+        { cookie: user.cookie, 'content-type': 'application/x-www-form-urlencoded' },
+        new URLSearchParams({ _csrf: user.csrf }).toString(),
+      )
+      const out = await user.form('/signout', {})
+      assert.ok(out.status === 302 || out.status === 303, String(out.status))
+      await cancelling()
+      assert.equal((await billing()).state, 'active', 'the subscription was not cancelled')
+    })
+  })
