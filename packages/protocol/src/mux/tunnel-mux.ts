@@ -17,6 +17,7 @@ import {
 } from '../frame.js'
 import { ProtocolError } from '../protocol-error.js'
 import { MuxStream, type StreamHost } from './mux-stream.js'
+import { ReceiveWindow } from './receive-window.js'
 import { streamCredit, WindowMemory } from './stream-credit.js'
 import { StreamTable } from './stream-table.js'
 import { StreamIds } from './stream-ids.js'
@@ -27,7 +28,6 @@ export { MAX_QUEUED_CONTROL_FRAMES, type MuxTransport } from './transport-queue.
 export type { MuxRole } from './stream-ids.js'
 export type { TunnelMuxOptions } from './tunnel-mux-options.js'
 
-const HALF_CONNECTION = INITIAL_CONNECTION_WINDOW / 2
 const MAX_WINDOW = 2 ** 31 - 1
 
 /** One tunnel connection's streams. */
@@ -39,8 +39,7 @@ export class TunnelMux implements StreamHost {
   private readonly windowMemory = new WindowMemory()
   private readonly ids: StreamIds
   private sendWindow = INITIAL_CONNECTION_WINDOW
-  private recvWindow = INITIAL_CONNECTION_WINDOW
-  private recvUnacked = 0
+  private readonly recv = new ReceiveWindow()
   private readonly queue: TransportQueue
   private pumping = false
   private pumpScheduled = false
@@ -168,7 +167,8 @@ export class TunnelMux implements StreamHost {
       case 'open':
         return this.onOpenFrame(frame.streamId, frame.head, frame.body, frame.fin)
       case 'response': {
-        const stream = this.known(frame.streamId, frame.body?.length ?? 0)
+        // An inline body never counted against a window: a closed stream's is not credited.
+        const stream = this.known(frame.streamId, 0)
         if (!stream) return
         if (!this.ids.isLocal(stream.id))
           throw new ProtocolError('bad_stream', 'RESPONSE on a stream the peer opened', stream.id)
@@ -229,13 +229,19 @@ export class TunnelMux implements StreamHost {
     else stream.reset(RESET_CODE.refused, 'this side accepts no streams')
   }
 
-  /** The stream for an id, or undefined for a stream that already closed (its bytes are credited). */
+  /**
+   * The stream for an id, or undefined for a stream that already closed: its DATA bytes (`bytes`)
+   * are counted against the connection's window, then credited back (the peer spent credit on them).
+   */
   private known(id: number, bytes: number): MuxStream | undefined {
     const stream = this.streams.get(id)
     if (stream) return stream
     if (!this.ids.seen(id))
       throw new ProtocolError('bad_stream', `frame for stream ${id}, which was never opened`)
-    if (bytes > 0) this.creditConnection(bytes)
+    if (bytes > 0) {
+      this.recv.take(bytes, id)
+      this.creditConnection(bytes)
+    }
     return undefined
   }
 
@@ -245,12 +251,7 @@ export class TunnelMux implements StreamHost {
    * only the stream (their connection credit is given back: the peer counted them as sent).
    */
   private recvData(stream: MuxStream, chunk: Uint8Array, inline: boolean): void {
-    if (!inline && chunk.length > this.recvWindow) {
-      throw new ProtocolError(
-        'flow_control',
-        `${chunk.length} bytes on stream ${stream.id} exceed the connection's window`,
-      )
-    }
+    if (!inline) this.recv.take(chunk.length, stream.id)
     let problem: ProtocolError | null = null
     if (stream.remoteDone) {
       problem = new ProtocolError('bad_stream', `data after end of stream ${stream.id}`, stream.id)
@@ -265,9 +266,7 @@ export class TunnelMux implements StreamHost {
       if (!inline) this.creditConnection(chunk.length)
       throw problem
     }
-    if (inline || chunk.length === 0) return
-    stream.recvWindow -= chunk.length
-    this.recvWindow -= chunk.length
+    if (!inline) stream.recvWindow -= chunk.length
   }
 
   private onWindow(id: number, credit: number): void {
@@ -287,12 +286,8 @@ export class TunnelMux implements StreamHost {
   }
 
   private creditConnection(bytes: number): void {
-    this.recvUnacked += bytes
-    if (this.recvUnacked >= HALF_CONNECTION) {
-      this.recvWindow += this.recvUnacked
-      this.control({ type: 'window', streamId: 0, credit: this.recvUnacked })
-      this.recvUnacked = 0
-    }
+    const credit = this.recv.give(bytes)
+    if (credit > 0) this.control({ type: 'window', streamId: 0, credit })
   }
 
   // StreamHost: called by streams.
