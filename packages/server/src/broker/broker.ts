@@ -14,6 +14,7 @@ import type { ClientAddresses } from '../http/client-addresses.js'
 import { hashKey } from '../store/hash-key.js'
 import type { TunnelWithAccount } from '../store/store.js'
 import { KeyGuard } from './key-guard.js'
+import { CONNECTIONS_PER_KEY, ReconnectLimit } from './reconnect-limit.js'
 import { rejectUpgrade } from './reject-upgrade.js'
 import type { TunnelRegistry } from './tunnel-registry.js'
 
@@ -39,6 +40,7 @@ export interface BrokerOptions {
 export class Broker {
   private readonly opts: BrokerOptions
   private readonly guard: KeyGuard
+  private readonly reconnects: ReconnectLimit
   private readonly wss = new WebSocketServer({
     noServer: true,
     perMessageDeflate: false,
@@ -53,6 +55,7 @@ export class Broker {
       ...(opts.now ? { now: opts.now } : {}),
       ...(opts.limits ? { limits: opts.limits } : {}),
     })
+    this.reconnects = new ReconnectLimit(opts.limits, opts.now)
   }
 
   /** Handle an `upgrade` event addressed to the service host. */
@@ -68,6 +71,11 @@ export class Broker {
         'missing tunnel key',
       )
     }
+    // Kept with the connection: the node checks it again now and then (key-recheck.ts).
+    const keyHash = hashKey(match[1])
+    // A key connecting too often is refused before it is looked up (reconnect-limit.ts).
+    const often = this.reconnects.check(keyHash)
+    if (!often.ok) return this.refuseReconnect(socket, often.retryAfterSecs)
     const address = this.opts.addresses.rateKey(req)
     const allowed = this.guard.check(address)
     if (!allowed.ok) {
@@ -125,11 +133,22 @@ export class Broker {
       // `ws` would answer this with a bare HTML page; it gets the envelope like every refusal.
       return rejectUpgrade(socket, 'invalid_request', problem, 'bad WebSocket handshake')
     }
+    // Spent once the key proved valid: lookups at once all passed the check above.
+    const spent = this.reconnects.spend(keyHash)
+    if (!spent.ok) return this.refuseReconnect(socket, spent.retryAfterSecs)
     const found = tunnel
-    // Kept with the connection: the node checks it again now and then (key-recheck.ts).
-    const keyHash = hashKey(match[1])
     this.wss.handleUpgrade(req, socket, head, (ws) =>
       this.opts.registry.attach(ws, found, socket, checkedFrom, keyHash),
+    )
+  }
+
+  private refuseReconnect(socket: Duplex, retryAfterSecs: number): void {
+    rejectUpgrade(
+      socket,
+      'rate_limited',
+      `this tunnel key connected ${CONNECTIONS_PER_KEY} times in a minute; retry in ${retryAfterSecs} s`,
+      'too many connections',
+      { 'retry-after': String(retryAfterSecs) },
     )
   }
 }
