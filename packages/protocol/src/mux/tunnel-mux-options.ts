@@ -22,7 +22,8 @@ export interface TunnelMuxOptions {
   readonly onProtocolError?: (err: ProtocolError) => void
   /**
    * A frame of one stream broke the protocol (a head the codec refuses, data beyond the stream's
-   * window or after its end): that stream was reset, the connection carries on. For logging.
+   * window or after its end): that stream was reset, the connection carries on. For logging. A
+   * faulty frame for a stream already closed resets nothing and is dropped without a word.
    */
   readonly onStreamError?: (err: ProtocolError) => void
   /** Pause sending DATA while this many bytes wait in the transport. */

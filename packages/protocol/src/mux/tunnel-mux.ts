@@ -151,12 +151,9 @@ export class TunnelMux implements StreamHost {
       )
     } else {
       const stream = this.streams.get(id)
-      if (stream) {
-        stream.reset(RESET_CODE.protocol, reason)
-        stream.onReset?.(RESET_CODE.protocol, reason)
-      } else if (!this.ids.seen(id)) {
-        return false
-      }
+      if (!stream) return this.ids.seen(id) // a closed stream's: dropped, nothing to report
+      stream.reset(RESET_CODE.protocol, reason)
+      stream.onReset?.(RESET_CODE.protocol, reason)
     }
     this.opts.onStreamError?.(err)
     return true

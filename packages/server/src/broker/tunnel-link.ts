@@ -47,6 +47,9 @@ const HELLO_TIMEOUT_MS = 10_000
  */
 const MAX_UNREAD_BYTES = 64 * 1024 * 1024
 
+/** A client's stream faults are logged at most once per this many milliseconds. */
+const FAULT_LOG_MS = 60_000
+
 /** A connected tunnel client. */
 export class TunnelLink {
   readonly tunnel: TunnelWithAccount
@@ -68,6 +71,9 @@ export class TunnelLink {
    */
   private missedPongs = -1
   private helloTimer: NodeJS.Timeout | null
+  /** When a stream fault was last logged, and how many were not logged since. */
+  private faultLoggedAt = -Infinity
+  private faultsUnlogged = 0
 
   /**
    * `socket` is the connection under `ws`: given, frames written in one event-loop turn leave in
@@ -99,10 +105,7 @@ export class TunnelLink {
       },
       onControl: (frame) => this.onControl(frame),
       onProtocolError: (err) => this.protocolError(err),
-      onStreamError: (err) =>
-        this.log.warn(
-          `tunnel ${tunnel.id}: stream ${err.streamId} reset: the client broke the protocol: ${err.message}`,
-        ),
+      onStreamError: (err) => this.streamFault(err),
     })
     ws.on('message', (data, isBinary) => {
       meters?.received((data as Buffer).length)
@@ -201,6 +204,31 @@ export class TunnelLink {
     }
   }
 
+  /**
+   * A stream was reset for the client's faulty frame: logged once a minute at most, with how many
+   * more there were (a client answering every request so made a line per request).
+   */
+  private streamFault(err: ProtocolError): void {
+    const now = Date.now()
+    if (now - this.faultLoggedAt < FAULT_LOG_MS) {
+      this.faultsUnlogged++
+      return
+    }
+    this.faultLoggedAt = now
+    this.log.warn(
+      `tunnel ${this.tunnel.id}: stream ${err.streamId} reset: the client broke the protocol: ${err.message}${this.faultsSince()}`,
+    )
+  }
+
+  /** `, and N more …` for the faults not logged since the last line (none: empty). */
+  private faultsSince(): string {
+    const n = this.faultsUnlogged
+    this.faultsUnlogged = 0
+    return n === 0
+      ? ''
+      : ` (${n} more stream${n === 1 ? '' : 's'} reset so since the last such line)`
+  }
+
   /** Drop the HELLO deadline (and the timer object: an idle link keeps no timer of its own). */
   private stopHelloTimer(): void {
     if (this.helloTimer) clearTimeout(this.helloTimer)
@@ -218,6 +246,12 @@ export class TunnelLink {
     if (this.state === 'closed') return
     this.state = 'closed'
     this.stopHelloTimer()
+    if (this.faultsUnlogged > 0) {
+      this.log.warn(
+        `tunnel ${this.tunnel.id}: ${this.faultsUnlogged} more stream(s) were reset for the client's faulty frames before it disconnected`,
+      )
+      this.faultsUnlogged = 0
+    }
     this.mux.close('tunnel client disconnected')
     this.events.closed(this)
   }
