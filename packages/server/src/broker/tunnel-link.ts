@@ -74,6 +74,8 @@ export class TunnelLink {
   /** When a stream fault was last logged, and how many were not logged since. */
   private faultLoggedAt = -Infinity
   private faultsUnlogged = 0
+  /** The client broke the protocol: the connection is closing. */
+  private refused = false
 
   /**
    * `socket` is the connection under `ws`: given, frames written in one event-loop turn leave in
@@ -109,6 +111,7 @@ export class TunnelLink {
     })
     ws.on('message', (data, isBinary) => {
       meters?.received((data as Buffer).length)
+      if (this.refused) return // closing for a protocol error: nothing more is read
       if (!isBinary)
         return this.protocolError(new ProtocolError('bad_payload', 'text message on the tunnel'))
       if (ws.bufferedAmount > MAX_UNREAD_BYTES) {
@@ -236,6 +239,9 @@ export class TunnelLink {
   }
 
   private protocolError(err: ProtocolError): void {
+    // Once: what the client sends until its socket closes is refused again, and was a line each.
+    if (this.refused) return
+    this.refused = true
     this.log.warn(`tunnel ${this.tunnel.id}: protocol error from client: ${err.message}`)
     // A client that does not read would not read a close frame either: its queue goes at once.
     if (err.code === 'flood') this.ws.terminate()

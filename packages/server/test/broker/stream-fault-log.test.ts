@@ -3,7 +3,8 @@
  * stream already closed resets nothing and is dropped unlogged (a 10-byte WINDOW of no credit, or
  * an RST of an unknown code, for a stream that ended was a warning apiece: a log written without
  * bound, one synchronous write per frame on burrowd's only thread); faults that do reset a stream
- * are logged once, then counted. The real built burrowd (`npx tsc -b` first).
+ * are logged once, then counted; and a connection's protocol error is logged once, not again for
+ * each message the client sends until its socket closes. The real built burrowd (`npx tsc -b`).
  */
 import assert from 'node:assert/strict'
 import { after, before, it } from 'node:test'
@@ -87,4 +88,17 @@ it('faults for a closed stream are dropped unlogged; those that reset streams ar
   } finally {
     await client.close()
   }
+})
+
+it("a connection's protocol error is logged once, whatever the client sends after it", async () => {
+  const tunnel = await service.tunnel('text-flood')
+  const client = await connectFake(service.broker, tunnel.key)
+  const lines = () => service.proc.stderr.match(/protocol error from client/g)?.length ?? 0
+  const before = lines()
+  // Text is refused (1002); what follows until the close handshake ends is each refused again.
+  for (let i = 0; i < 2_000; i++) client.ws.send(`not a frame ${i}`)
+  const closed = await client.closed
+  assert.equal(closed.code, 1002)
+  await service.proc.waitFor(new RegExp(`tunnel ${tunnel.id} disconnected; holding it`))
+  assert.equal(lines(), before + 1)
 })
