@@ -76,6 +76,8 @@ export class TunnelLink {
   private faultsUnlogged = 0
   /** The client broke the protocol: the connection is closing. */
   private refused = false
+  /** The client was cut off for leaving too much unread. */
+  private cutOff = false
 
   /**
    * `socket` is the connection under `ws`: given, frames written in one event-loop turn leave in
@@ -103,6 +105,8 @@ export class TunnelLink {
           meters?.sent(bytes.length)
           batcher?.hold()
           ws.send(bytes, { binary: true }, done)
+          // Checked as bytes are queued too: a client that reads nothing may send nothing either.
+          if (ws.bufferedAmount > MAX_UNREAD_BYTES) this.unread()
         },
       },
       onControl: (frame) => this.onControl(frame),
@@ -114,13 +118,7 @@ export class TunnelLink {
       if (this.refused) return // closing for a protocol error: nothing more is read
       if (!isBinary)
         return this.protocolError(new ProtocolError('bad_payload', 'text message on the tunnel'))
-      if (ws.bufferedAmount > MAX_UNREAD_BYTES) {
-        this.log.warn(
-          `tunnel ${tunnel.id}: the client left ${ws.bufferedAmount} bytes unread; dropping the connection`,
-        )
-        ws.terminate()
-        return
-      }
+      if (ws.bufferedAmount > MAX_UNREAD_BYTES) return this.unread()
       try {
         this.mux.receive(data as Buffer)
       } catch (err) {
@@ -230,6 +228,16 @@ export class TunnelLink {
     return n === 0
       ? ''
       : ` (${n} more stream${n === 1 ? '' : 's'} reset so since the last such line)`
+  }
+
+  /** The client left more than `MAX_UNREAD_BYTES` unread: it is cut off (once). */
+  private unread(): void {
+    if (this.cutOff) return
+    this.cutOff = true
+    this.log.warn(
+      `tunnel ${this.tunnel.id}: the client left ${this.ws.bufferedAmount} bytes unread; dropping the connection`,
+    )
+    this.ws.terminate()
   }
 
   /** Drop the HELLO deadline (and the timer object: an idle link keeps no timer of its own). */
