@@ -81,29 +81,36 @@ export function relayResponse(stream: MuxStream, res: ServerResponse, ctx: Relay
       sendRefusal(res, 'upstream_unreachable', 'upstream failed', reason, { id: ids })
     }
   }
-  /** Stops reading `stream` (what waits at the gate is dropped); set by `deliver`. */
+  /** Stops reading `current` (what waits at the gate is dropped); set by `deliver`. */
   let stopReading = (): void => {}
-  stream.onReset = (code, reason) => {
-    stopReading()
-    const retry = ctx.retry
-    if (code === RESET_CODE.refused && retry && !res.headersSent && !res.destroyed) {
-      retry().then(
-        (next) => {
-          if (next !== null && !res.destroyed) relayResponse(next, res, ctx)
-          else fail(code, reason)
-        },
-        () => fail(code, reason),
-      )
-      return
+  /** The stream of the request's latest sending (a refused one is sent again). */
+  let current = stream
+  const relay = (sending: MuxStream): void => {
+    current = sending
+    sending.onReset = (code, reason) => {
+      stopReading()
+      const retry = ctx.retry
+      if (code === RESET_CODE.refused && retry && !res.headersSent && !res.destroyed) {
+        retry().then(
+          (next) => {
+            if (next !== null && !res.destroyed) relay(next)
+            else fail(code, reason)
+          },
+          () => fail(code, reason),
+        )
+        return
+      }
+      fail(code, reason)
     }
-    fail(code, reason)
+    stopReading = deliver(sending, res, ctx)
   }
+  // Once, however often the request is sent: a listener a sending made a leak warning per request.
   res.on('close', () => {
     stopReading() // nothing waiting at the gate is held for an agent gone
-    if (!res.writableFinished && !stream.closed)
-      stream.reset(RESET_CODE.cancel, 'the agent disconnected')
+    if (!res.writableFinished && !current.closed)
+      current.reset(RESET_CODE.cancel, 'the agent disconnected')
   })
-  stopReading = deliver(stream, res, ctx)
+  relay(stream)
 }
 
 /**
@@ -135,7 +142,10 @@ function deliver(stream: MuxStream, res: ServerResponse, ctx: RelayContext): () 
   }
   /** True once a body byte was written (the head went with it). */
   let wrote = false
-  const writer = new AgentWriter(res, () => stream.resumeReading())
+  /** Made at the first byte: a sending refused before its answer leaves nothing on `res`. */
+  let agentWriter: AgentWriter | null = null
+  const writer = (): AgentWriter =>
+    (agentWriter ??= new AgentWriter(res, () => stream.resumeReading()))
   const send = (chunks: readonly Uint8Array[]): boolean => {
     let more = true
     for (const chunk of chunks) {
@@ -143,7 +153,7 @@ function deliver(stream: MuxStream, res: ServerResponse, ctx: RelayContext): () 
       if (!sendDeferred()) return false
       wrote = true
       record.bytes(chunk.length)
-      more = writer.write(chunk) && more
+      more = writer().write(chunk) && more
     }
     return more
   }
@@ -293,7 +303,7 @@ function deliver(stream: MuxStream, res: ServerResponse, ctx: RelayContext): () 
       }
       send(rest)
       if (!sendDeferred()) return
-      writer.flush()
+      agentWriter?.flush()
       res.end()
     },
   })
