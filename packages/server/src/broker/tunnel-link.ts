@@ -221,7 +221,7 @@ export class TunnelLink {
     )
   }
 
-  /** `, and N more …` for the faults not logged since the last line (none: empty). */
+  /** ` (N more streams reset …)` for the faults not logged since the last line; none: empty. */
   private faultsSince(): string {
     const n = this.faultsUnlogged
     this.faultsUnlogged = 0
