@@ -98,6 +98,25 @@ export class CallTable {
     return latest
   }
 
+  /**
+   * Where a server→client request goes: stdio carries no hint of which call caused it, so to the
+   * session whose calls are in flight (on the stream of its latest), `'unplaced'` when that cannot
+   * be told (see `askCause`), else the most recently active of `sessions` (a request outside any
+   * call, such as roots/list after initialize, concerns no agent's call).
+   */
+  askTarget(
+    sessions: Iterable<StdioSession>,
+  ): { session: StdioSession; relatedTo?: JsonRpcId } | 'unplaced' | undefined {
+    const latest = this.askCause()
+    if (latest === 'unplaced') return latest
+    if (latest) return { session: latest.session, relatedTo: latest.agentId }
+    let active: StdioSession | undefined
+    for (const session of sessions) {
+      if (!active || session.lastActive > active.lastActive) active = session
+    }
+    return active && { session: active }
+  }
+
   /** Record that the agent of `ask.session` holds the child's request `childRequestId`. */
   addAsk(childRequestId: JsonRpcId, ask: Ask): void {
     this.#asks.set(idKey(childRequestId), ask)

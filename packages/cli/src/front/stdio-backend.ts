@@ -19,7 +19,6 @@ import {
   isRequest,
   isResponse,
   JSONRPC_CODE,
-  type JsonRpcId,
   type JsonRpcMessage,
   type JsonRpcNotification,
   type JsonRpcRequest,
@@ -33,6 +32,7 @@ import { InitializeGate } from './initialize-gate.js'
 import { bridgedCapability } from './input-bridge.js'
 import type { SessionRouter } from './routed-session.js'
 import { StdioSession } from './stdio-session.js'
+import { TaskOwners } from './task-owners.js'
 
 /** The one upstream's name in the subscriptions table. */
 const STDIO = 'stdio'
@@ -58,6 +58,8 @@ export class StdioBackend implements McpBackend {
   readonly #table = new CallTable()
   /** Who is subscribed to which resource, so that updates reach only them. */
   readonly #subscriptions = new ResourceSubscriptions()
+  /** Whose each task of the child is (its SDK keeps every agent's tasks in one store). */
+  readonly #tasks = new TaskOwners()
   #deadGeneration = 0
   #clock = 0
 
@@ -129,6 +131,8 @@ export class StdioBackend implements McpBackend {
       const error = 'the stdio server is not initialized; send initialize first'
       return session.sink.deliver(errorResponse(message.id, JSONRPC_CODE.serverError, error))
     }
+    const foreignTask = this.#tasks.refusal(session, message)
+    if (foreignTask !== null) return session.sink.deliver(foreignTask)
     const uri = message.params?.uri
     if (message.method === 'resources/subscribe' && typeof uri === 'string') {
       const refused = this.#subscriptions.refusal(uri, session.id)
@@ -272,7 +276,7 @@ export class StdioBackend implements McpBackend {
     if (call.subscribes !== undefined && 'error' in message) {
       this.#subscriptions.remove(call.subscribes, call.session.id)
     }
-    const answer = { ...message, id: call.agentId }
+    const answer = this.#tasks.answered(call.session, call.method, { ...message, id: call.agentId })
     call.session.sink.deliver(answer)
     if (call.method === 'initialize') this.#gate.answered(answer)
   }
@@ -286,7 +290,7 @@ export class StdioBackend implements McpBackend {
       this.#trySend({ jsonrpc: '2.0', id: message.id, result: {} })
       return
     }
-    const target = this.#askTarget()
+    const target = this.#table.askTarget(this.#sessions)
     if (target === 'unplaced') {
       const reason =
         `calls of several clients are in flight or were just cancelled, and a stdio server ` +
@@ -315,23 +319,6 @@ export class StdioBackend implements McpBackend {
     session.sink.deliver({ ...message, id: agentId }, relatedTo)
   }
 
-  /**
-   * stdio carries no hint of which call caused a server→client request: the session whose calls
-   * are in flight (on the stream of its latest), `'unplaced'` when that cannot be told (see
-   * `CallTable.askCause`), else the most recently active session (a request outside any call,
-   * such as roots/list after initialize, concerns no agent's call).
-   */
-  #askTarget(): { session: StdioSession; relatedTo?: JsonRpcId } | 'unplaced' | undefined {
-    const latest = this.#table.askCause()
-    if (latest === 'unplaced') return latest
-    if (latest) return { session: latest.session, relatedTo: latest.agentId }
-    let active: StdioSession | undefined
-    for (const session of this.#sessions) {
-      if (!active || session.lastActive > active.lastActive) active = session
-    }
-    return active && { session: active }
-  }
-
   #childNotification(message: JsonRpcNotification): void {
     const params = message.params ?? {}
     if (message.method === 'notifications/progress') {
@@ -353,8 +340,12 @@ export class StdioBackend implements McpBackend {
       }
       return
     }
-    // list_changed, logging and the like concern every agent.
-    for (const session of this.#sessions) session.sink.deliver(message)
+    // A task's status concerns its agent; list_changed, logging and the like every agent.
+    const audience =
+      message.method === 'notifications/tasks/status'
+        ? this.#tasks.audience(params.taskId, this.#sessions)
+        : this.#sessions
+    for (const session of audience) session.sink.deliver(message)
   }
 
   /** The child is gone: its sessions end (agents initialize again) and open calls fail. */
@@ -362,6 +353,7 @@ export class StdioBackend implements McpBackend {
     this.#deadGeneration = exit.generation
     this.#gate.reset()
     this.#table.clear()
+    this.#tasks.clear()
     // A new server has no subscriptions; the sessions that held them end below.
     for (const session of this.#sessions) this.#subscriptions.dropSession(session.id)
     const how = exit.error ? `failed (${exit.error.message})` : 'exited'

@@ -1,0 +1,106 @@
+/**
+ * Which agent each task of a stdio server belongs to (MCP 2025-11-25 tasks). A stdio server has
+ * one client, so its SDK keeps every agent's tasks in one store: `tasks/list` names them all, and
+ * `tasks/get`, `tasks/result` and `tasks/cancel` serve whoever names a task's id. The backend
+ * therefore remembers the task each call created for the agent that made it (its session, or
+ * the ask group of a 2026-07-28 agent: see `SessionSink.askGroup`), answers a request naming a
+ * task another agent holds as the SDK answers an unknown one, leaves other agents' tasks out of
+ * a listing, and sends a task's status notifications to its agent alone. Bounded: past
+ * `MAX_TASKS` the oldest task is forgotten, and no agent can then reach it.
+ */
+import {
+  errorResponse,
+  isRecord,
+  JSONRPC_CODE,
+  type JsonRpcError,
+  type JsonRpcRequest,
+  type JsonRpcResponse,
+} from '@burrow/protocol'
+import { askGroup, type SessionSink } from './mcp-backend.js'
+
+/** Tasks remembered at once; the oldest is forgotten past it. */
+export const MAX_TASKS = 10_000
+
+/** Requests that name one task by `params.taskId`. */
+const TASK_METHODS: ReadonlySet<string> = new Set(['tasks/get', 'tasks/result', 'tasks/cancel'])
+
+/** What the backend knows of a session: its id and its sink's ask group. */
+interface Holder {
+  readonly id: string
+  readonly sink: SessionSink
+}
+
+/** The owner key of `session`: its ask group when it has one, else the session itself. */
+function ownerOf(session: Holder): string {
+  const group = askGroup(session)
+  return typeof group === 'string' ? `group:${group}` : `session:${session.id}`
+}
+
+/** The task a result creates (`CreateTaskResult`), or null. */
+function createdTaskId(result: Readonly<Record<string, unknown>>): string | null {
+  const task = result.task
+  return isRecord(task) && typeof task.taskId === 'string' ? task.taskId : null
+}
+
+/** Tasks of one stdio server, by id, with the agent each belongs to (oldest first). */
+export class TaskOwners {
+  readonly #owners = new Map<string, string>()
+  readonly #max: number
+
+  constructor(max = MAX_TASKS) {
+    this.#max = max
+  }
+
+  /** The error `request` of `session` is answered with when it names another agent's task. */
+  refusal(session: Holder, request: JsonRpcRequest): JsonRpcError | null {
+    if (!TASK_METHODS.has(request.method)) return null
+    const taskId = request.params?.taskId
+    if (typeof taskId === 'string' && this.#owners.get(taskId) === ownerOf(session)) return null
+    const shown = typeof taskId === 'string' ? taskId.slice(0, 200) : String(taskId)
+    return errorResponse(request.id, JSONRPC_CODE.invalidParams, `Task not found: ${shown}`)
+  }
+
+  /**
+   * The child's `answer` to `method` of `session`, as that agent may see it: a task it creates is
+   * recorded as the agent's; a `tasks/list` keeps the agent's own tasks only.
+   */
+  answered(session: Holder, method: string, answer: JsonRpcResponse): JsonRpcResponse {
+    if (!('result' in answer)) return answer
+    const created = createdTaskId(answer.result)
+    if (created !== null) this.#claim(created, ownerOf(session))
+    const tasks = answer.result.tasks
+    if (method !== 'tasks/list' || !Array.isArray(tasks)) return answer
+    const owner = ownerOf(session)
+    const own = tasks.filter(
+      (t) => isRecord(t) && typeof t.taskId === 'string' && this.#owners.get(t.taskId) === owner,
+    )
+    return { ...answer, result: { ...answer.result, tasks: own } }
+  }
+
+  /** The sessions among `sessions` a `notifications/tasks/status` for `taskId` may reach. */
+  audience<S extends Holder>(taskId: unknown, sessions: Iterable<S>): S[] {
+    const owner = typeof taskId === 'string' ? this.#owners.get(taskId) : undefined
+    if (owner === undefined) return []
+    return [...sessions].filter((session) => ownerOf(session) === owner)
+  }
+
+  /** Forget every task (the child is gone, and its tasks with it). */
+  clear(): void {
+    this.#owners.clear()
+  }
+
+  /** Tasks remembered (tests). */
+  get size(): number {
+    return this.#owners.size
+  }
+
+  #claim(taskId: string, owner: string): void {
+    // A task id the server gives again keeps its first agent: no call can take another's task.
+    if (this.#owners.has(taskId)) return
+    if (this.#owners.size >= this.#max) {
+      const oldest = this.#owners.keys().next()
+      if (!oldest.done) this.#owners.delete(oldest.value)
+    }
+    this.#owners.set(taskId, owner)
+  }
+}
