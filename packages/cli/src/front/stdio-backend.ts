@@ -33,6 +33,7 @@ import { bridgedCapability } from './input-bridge.js'
 import type { SessionRouter } from './routed-session.js'
 import { StdioSession } from './stdio-session.js'
 import { TaskOwners } from './task-owners.js'
+import { logAudience } from './log-audience.js'
 
 /** The one upstream's name in the subscriptions table. */
 const STDIO = 'stdio'
@@ -340,7 +341,12 @@ export class StdioBackend implements McpBackend {
       }
       return
     }
-    // A task's status concerns its agent; list_changed, logging and the like every agent.
+    if (message.method === 'notifications/message') {
+      const audience = logAudience(this.#sessions, this.#table.askCause())
+      for (const [session, relatedTo] of audience) session.sink.deliver(message, relatedTo)
+      return
+    }
+    // A task's status concerns its agent; list_changed and the like every agent.
     const audience =
       message.method === 'notifications/tasks/status'
         ? this.#tasks.audience(params.taskId, this.#sessions)
