@@ -22,6 +22,7 @@ import { RequestRouter } from './request-router.js'
 import { ResourceRouter } from './resource-router.js'
 import { ResourceSubscriptions } from '../front/resource-subscriptions.js'
 import { rpcErrorResponse } from '../front/rpc-error.js'
+import type { CallOwner } from './pending-table.js'
 import type { CallOptions } from './upstream-calls.js'
 import type { UpstreamChannel } from './upstream-channel.js'
 import { UpstreamLink } from './upstream-link.js'
@@ -151,7 +152,7 @@ export class AggregatorBackend implements McpBackend {
     })
     link.on('up', () => this.#upstreamUp(link))
     link.on('down', () => this.#upstreamDown(link))
-    link.on('notification', (message) => this.#upstreamNotification(link, message))
+    link.on('notification', (message, owner) => this.#upstreamNotification(link, message, owner))
     link.on('request', (message, owner) => this.#asks.route(link, message, owner))
     link.on('askEnded', (id, reason) => this.#asks.ended(link, id, reason))
     return link
@@ -272,7 +273,11 @@ export class AggregatorBackend implements McpBackend {
     }
   }
 
-  #upstreamNotification(link: UpstreamLink, message: JsonRpcNotification): void {
+  #upstreamNotification(
+    link: UpstreamLink,
+    message: JsonRpcNotification,
+    owner?: CallOwner | 'unplaced',
+  ): void {
     const stale = listsChangedBy(message.method)
     if (stale.length > 0) {
       this.#cache.invalidate(
@@ -285,7 +290,15 @@ export class AggregatorBackend implements McpBackend {
     if (message.method === 'notifications/message') {
       const params = message.params ?? {}
       const logger = typeof params.logger === 'string' ? `${link.name}/${params.logger}` : link.name
-      return this.#broadcast({ ...message, params: { ...params, logger } })
+      // Every 2025 session hears a server's log; a 2026-07-28 call (a seat, whose sink has an
+      // ask group) only the lines written for it, where that can be told (see upstream-link.ts).
+      const line = { ...message, params: { ...params, logger } }
+      for (const session of this.#sessions.values()) {
+        if (session.sink.askGroup === undefined) session.sink.deliver(line)
+        else if (owner !== 'unplaced' && owner?.sessionId === session.id)
+          session.sink.deliver(line, owner.agentId)
+      }
+      return
     }
     if (message.method === 'notifications/resources/updated') {
       const uri = message.params?.uri

@@ -42,8 +42,11 @@ export interface UpstreamLinkEvents {
   up: []
   /** A ready upstream went away; its calls failed. */
   down: [reason: string]
-  /** A notification not tied to a call (list changes, logging, resource updates…). */
-  notification: [message: JsonRpcNotification]
+  /**
+   * A notification not tied to a call (list changes, logging, resource updates…); a log line
+   * with the agent request it was written for, as for a server→client request.
+   */
+  notification: [message: JsonRpcNotification, owner?: CallOwner | 'unplaced']
   /**
    * A server→client request, with the agent request that caused it: `'unplaced'` when that
    * cannot be told, or the call it came for has ended (see `UpstreamCalls.askOwner`).
@@ -286,7 +289,10 @@ export class UpstreamLink extends EventEmitter<UpstreamLinkEvents> {
       }
       return
     }
-    this.emit('notification', message)
+    // Which call a log line is for is placed as a question would be (only logs need it).
+    const owner =
+      message.method === 'notifications/message' ? this.#calls.askOwner(stream) : undefined
+    this.emit('notification', message, owner)
   }
 
   #unavailable(): RpcError {
