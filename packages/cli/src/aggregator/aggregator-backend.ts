@@ -287,6 +287,9 @@ export class AggregatorBackend implements McpBackend {
       if (stale.some((list) => list.capability === 'resources')) this.#resources.forget(link.name)
       return this.#broadcast(message)
     }
+    // No agent can use a task through an aggregate (no tasks/* request is routed), and a task's
+    // status concerns one agent's call: it reaches none.
+    if (message.method === 'notifications/tasks/status') return
     if (message.method === 'notifications/message') {
       const params = message.params ?? {}
       const logger = typeof params.logger === 'string' ? `${link.name}/${params.logger}` : link.name
