@@ -25,7 +25,7 @@ import type { CallHistorySink } from '../quota/call-history.js'
 import type { EdgeSessions } from '../quota/edge-sessions.js'
 import { ExchangeRecord } from './exchange-record.js'
 import { preflightHeaders, upstreamRequestHeaders } from './forward-headers.js'
-import { bodyRefusal } from './body-facts.js'
+import { bodyRefusal, mirroredHeaderRefusal } from './body-facts.js'
 import { VersionMismatches } from './version-mismatches.js'
 import { bodyLabelProblem } from './body-labels.js'
 import { CallContinuations } from './call-continuations.js'
@@ -216,6 +216,17 @@ export class Edge {
         return sendRefusal(res, 'invalid_request', 'Invalid Request', refused, {
           id: refusalIds(parsed),
           jsonRpcCode: JSONRPC_CODE.invalidRequest,
+        })
+      }
+      const mirrors = {
+        'mcp-method': singleHeader(req.headers['mcp-method']),
+        'mcp-name': singleHeader(req.headers['mcp-name']),
+      }
+      const mismatch = mirroredHeaderRefusal(parsed, mirrors)
+      if (mismatch !== null) {
+        return sendRefusal(res, 'invalid_request', 'Invalid Request', mismatch, {
+          id: refusalIds(parsed),
+          jsonRpcCode: JSONRPC_CODE.headerMismatch,
         })
       }
       rpc = parsed
