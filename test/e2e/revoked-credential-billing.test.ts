@@ -15,7 +15,7 @@ import { heldRequest } from '../helpers/raw-http.js'
 import { testBackends } from '../../packages/server/test/helpers/test-databases.js'
 import type { TestDatabase } from '../../packages/server/test/helpers/test-databases.js'
 import { startService, type Service } from '../helpers/stack.js'
-import { signUp, type WebUser } from '../helpers/web-client.js'
+import { signUp, untilTokenUsed, type WebUser } from '../helpers/web-client.js'
 
 for (const backend of testBackends())
   describe(`a billing change sent with a credential revoked meanwhile, on ${backend.name}`, () => {
@@ -41,18 +41,6 @@ for (const backend of testBackends())
       await database?.drop()
     })
 
-    /** Until the held request's token was used: its head was authenticated before the revocation. */
-    const authenticated = async (tokenId: string) => {
-      for (;;) {
-        const listed = await user.api<{ tokens: { id: string; last_used_at: string | null }[] }>(
-          'GET',
-          '/api/tokens',
-        )
-        if (listed.json.tokens.find((t) => t.id === tokenId)?.last_used_at) return
-        await new Promise((resolve) => setTimeout(resolve, 20))
-      }
-    }
-
     const billing = async () =>
       (await user.api<{ plan: string; cycle: string; state: string }>('GET', '/api/billing')).json
 
@@ -73,7 +61,7 @@ for (const backend of testBackends())
         { authorization: `Bearer ${made.json.secret}`, 'content-type': 'application/json' },
         JSON.stringify(body),
       )
-      await authenticated(made.json.token.id)
+      await untilTokenUsed(user, made.json.token.id)
       assert.equal((await user.api('DELETE', `/api/tokens/${made.json.token.id}`)).status, 204)
       return sending()
     }

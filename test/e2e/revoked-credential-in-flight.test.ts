@@ -16,7 +16,7 @@ import { heldRequest } from '../helpers/raw-http.js'
 import { testBackends } from '../../packages/server/test/helpers/test-databases.js'
 import type { TestDatabase } from '../../packages/server/test/helpers/test-databases.js'
 import { startService, type Service } from '../helpers/stack.js'
-import { bearerApi, signUp, type WebUser } from '../helpers/web-client.js'
+import { bearerApi, signUp, untilTokenUsed, type WebUser } from '../helpers/web-client.js'
 
 for (const backend of testBackends()) {
   describe(`a policy sent with a credential revoked meanwhile, on ${backend.name}`, () => {
@@ -43,18 +43,6 @@ for (const backend of testBackends()) {
       await database?.drop()
     })
 
-    /** Until the held request's token was used: its head was authenticated before the revocation. */
-    const authenticated = async (tokenId: string) => {
-      for (;;) {
-        const listed = await user.api<{ tokens: { id: string; last_used_at: string | null }[] }>(
-          'GET',
-          '/api/tokens',
-        )
-        if (listed.json.tokens.find((t) => t.id === tokenId)?.last_used_at) return
-        await new Promise((resolve) => setTimeout(resolve, 20))
-      }
-    }
-
     const version = async () => {
       const got = await user.api<{ version: number }>('GET', `/api/tunnels/${tunnelId}/policy`)
       assert.equal(got.status, 200)
@@ -76,7 +64,7 @@ for (const backend of testBackends()) {
         { authorization: `Bearer ${made.json.secret}`, 'content-type': 'application/json' },
         JSON.stringify({ redaction: { detect_secrets: false } }),
       )
-      await authenticated(made.json.token.id)
+      await untilTokenUsed(user, made.json.token.id)
       const revoked = await user.api('DELETE', `/api/tokens/${made.json.token.id}`)
       assert.equal(revoked.status, 204)
       assert.equal(await writing(), 401)
@@ -127,7 +115,7 @@ for (const backend of testBackends()) {
         { authorization: `Bearer ${made.json.secret}`, 'content-type': 'application/json' },
         JSON.stringify({ hash: 'b'.repeat(64) }),
       )
-      await authenticated(made.json.token.id)
+      await untilTokenUsed(user, made.json.token.id)
       assert.equal((await user.api('DELETE', `/api/tokens/${made.json.token.id}`)).status, 204)
       assert.equal(await approving(), 401)
       const tools = await user.api<{ tools: { name: string; status: string }[] }>(

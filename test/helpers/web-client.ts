@@ -135,3 +135,18 @@ export async function formPost(
     body: new URLSearchParams({ _csrf: token, ...fields }),
   })
 }
+
+/**
+ * Until `user`'s API token `tokenId` was used: a request held after its head (`heldRequest`) was
+ * authenticated, so a revocation now comes between its head and its body.
+ */
+export async function untilTokenUsed(user: WebUser, tokenId: string): Promise<void> {
+  for (;;) {
+    const listed = await user.api<{ tokens: { id: string; last_used_at: string | null }[] }>(
+      'GET',
+      '/api/tokens',
+    )
+    if (listed.json.tokens.find((t) => t.id === tokenId)?.last_used_at) return
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+}
