@@ -279,6 +279,7 @@ export class StdioBackend implements McpBackend {
     }
     const answer = this.#tasks.answered(call.session, call.method, { ...message, id: call.agentId })
     call.session.sink.deliver(answer)
+    for (const status of this.#tasks.held(call.session, answer)) call.session.sink.deliver(status)
     if (call.method === 'initialize') this.#gate.answered(answer)
   }
 
@@ -349,7 +350,7 @@ export class StdioBackend implements McpBackend {
     // A task's status concerns its agent; list_changed and the like every agent.
     const audience =
       message.method === 'notifications/tasks/status'
-        ? this.#tasks.audience(params.taskId, this.#sessions)
+        ? this.#tasks.audience(message, this.#sessions)
         : this.#sessions
     for (const session of audience) session.sink.deliver(message)
   }

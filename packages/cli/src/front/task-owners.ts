@@ -5,14 +5,17 @@
  * therefore remembers the task each call created for the agent that made it (its session, or
  * the ask group of a 2026-07-28 agent: see `SessionSink.askGroup`), answers a request naming a
  * task another agent holds as the SDK answers an unknown one, leaves other agents' tasks out of
- * a listing, and sends a task's status notifications to its agent alone. Bounded: past
- * `MAX_TASKS` the oldest task is forgotten, and no agent can then reach it.
+ * a listing, and sends a task's status notifications to its agent alone. A server can send a
+ * task's status before the answer that creates it (a task done at once): such a status is held,
+ * briefly, until that answer names the task's agent. Bounded: past `MAX_TASKS` the oldest task is
+ * forgotten, and no agent can then reach it; past `MAX_EARLY_TASKS` the oldest held statuses go.
  */
 import {
   errorResponse,
   isRecord,
   JSONRPC_CODE,
   type JsonRpcError,
+  type JsonRpcNotification,
   type JsonRpcRequest,
   type JsonRpcResponse,
 } from '@burrow/protocol'
@@ -20,6 +23,13 @@ import { askGroup, type SessionSink } from './mcp-backend.js'
 
 /** Tasks remembered at once; the oldest is forgotten past it. */
 export const MAX_TASKS = 10_000
+
+/** Tasks whose status came before the answer creating them, held at once; the oldest go past it. */
+export const MAX_EARLY_TASKS = 256
+/** Statuses held per such task; later ones are dropped. */
+export const MAX_EARLY_STATUSES = 16
+/** How long a status waits for the answer that creates its task. */
+export const EARLY_STATUS_MS = 5_000
 
 /** Requests that name one task by `params.taskId`. */
 const TASK_METHODS: ReadonlySet<string> = new Set(['tasks/get', 'tasks/result', 'tasks/cancel'])
@@ -45,10 +55,17 @@ function createdTaskId(result: Readonly<Record<string, unknown>>): string | null
 /** Tasks of one stdio server, by id, with the agent each belongs to (oldest first). */
 export class TaskOwners {
   readonly #owners = new Map<string, string>()
+  /** Statuses of tasks no answer has created yet, with when they came (oldest first). */
+  readonly #early = new Map<
+    string,
+    { readonly at: number; readonly statuses: JsonRpcNotification[] }
+  >()
   readonly #max: number
+  readonly #now: () => number
 
-  constructor(max = MAX_TASKS) {
+  constructor(max = MAX_TASKS, now: () => number = () => performance.now()) {
     this.#max = max
+    this.#now = now
   }
 
   /** The error `request` of `session` is answered with when it names another agent's task. */
@@ -77,21 +94,57 @@ export class TaskOwners {
     return { ...answer, result: { ...answer.result, tasks: own } }
   }
 
-  /** The sessions among `sessions` a `notifications/tasks/status` for `taskId` may reach. */
-  audience<S extends Holder>(taskId: unknown, sessions: Iterable<S>): S[] {
-    const owner = typeof taskId === 'string' ? this.#owners.get(taskId) : undefined
-    if (owner === undefined) return []
+  /**
+   * The sessions among `sessions` the `notifications/tasks/status` `status` may reach: its task's
+   * agent's. A status of a task no answer has created yet reaches none now: it is held for the
+   * answer that creates it (`held`).
+   */
+  audience<S extends Holder>(status: JsonRpcNotification, sessions: Iterable<S>): S[] {
+    const taskId = status.params?.taskId
+    if (typeof taskId !== 'string') return []
+    const owner = this.#owners.get(taskId)
+    if (owner === undefined) {
+      this.#hold(taskId, status)
+      return []
+    }
     return [...sessions].filter((session) => ownerOf(session) === owner)
+  }
+
+  /**
+   * The statuses held for the task `answer` created, if that task is `session`'s agent's: to be
+   * delivered to `session` after the answer. Taken once.
+   */
+  held(session: Holder, answer: JsonRpcResponse): JsonRpcNotification[] {
+    if (this.#early.size === 0 || !('result' in answer)) return []
+    const created = createdTaskId(answer.result)
+    if (created === null) return []
+    const early = this.#early.get(created)
+    if (early === undefined) return []
+    this.#early.delete(created)
+    const fresh = this.#now() - early.at <= EARLY_STATUS_MS
+    return fresh && this.#owners.get(created) === ownerOf(session) ? early.statuses : []
   }
 
   /** Forget every task (the child is gone, and its tasks with it). */
   clear(): void {
     this.#owners.clear()
+    this.#early.clear()
   }
 
   /** Tasks remembered (tests). */
   get size(): number {
     return this.#owners.size
+  }
+
+  #hold(taskId: string, status: JsonRpcNotification): void {
+    const now = this.#now()
+    for (const [id, early] of this.#early) {
+      if (now - early.at <= EARLY_STATUS_MS && this.#early.size < MAX_EARLY_TASKS) break
+      this.#early.delete(id)
+    }
+    const early = this.#early.get(taskId)
+    if (early === undefined) this.#early.set(taskId, { at: now, statuses: [status] })
+    else if (early.statuses.length < MAX_EARLY_STATUSES) early.statuses.push(status)
   }
 
   #claim(taskId: string, owner: string): void {

@@ -8,8 +8,8 @@
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { everythingServer } from '../helpers/fixtures.js'
-import { answerOf, initialize, sendModern, type RawSession } from '../helpers/raw-mcp.js'
+import { everythingServer, fixturePath } from '../helpers/fixtures.js'
+import { answerOf, initialize, sendModern, SseReader, type RawSession } from '../helpers/raw-mcp.js'
 import { closeAllFronts, serveStdioFront, type ServedFront } from '../helpers/serve-front.js'
 
 interface Answer {
@@ -78,5 +78,44 @@ describe('tasks of several agents over one stdio server', { timeout: 60_000 }, (
       await sendModern(served.url, 4, 'tasks/get', { taskId: taskA }, as('agt_a')),
     )) as Answer
     assert.equal(own.result?.taskId, taskA, JSON.stringify(own))
+  })
+})
+
+describe('a task done before its answer left the stdio server', { timeout: 60_000 }, () => {
+  let served: ServedFront
+
+  before(async () => {
+    served = await serveStdioFront({
+      command: process.execPath,
+      args: [fixturePath('quick-task-server.mjs')],
+    })
+  })
+  after(closeAllFronts)
+
+  it('sends its status to the agent whose call made it, once the answer has named it', async () => {
+    // The SDK writes the status of a task done at once before its answer to the call; the
+    // status was dropped, its task's agent not known yet (found by a review).
+    const a = await initialize(served.url, '2025-11-25', { tasks: {} })
+    const b = await initialize(served.url, '2025-11-25', { tasks: {} })
+    const streamOf = async (session: RawSession) => {
+      const res = await fetch(served.url, {
+        headers: { accept: 'text/event-stream', 'mcp-session-id': session.sessionId },
+      })
+      assert.equal(res.status, 200)
+      return new SseReader(res)
+    }
+    const streamA = await streamOf(a)
+    const streamB = await streamOf(b)
+    const answer = await call(a, 1, 'tools/call', { name: 'quick', arguments: {}, task: {} })
+    const taskId = (answer.result?.task as { taskId?: string } | undefined)?.taskId
+    assert.equal(typeof taskId, 'string', JSON.stringify(answer))
+    const event = await streamA.next(10_000)
+    const status = JSON.parse(event?.data ?? 'null') as { method?: string; params?: unknown }
+    assert.equal(status.method, 'notifications/tasks/status')
+    assert.deepEqual((status.params as { taskId: string; status: string }).taskId, taskId)
+    assert.equal((status.params as { status: string }).status, 'completed')
+    await assert.rejects(streamB.next(500), /no SSE event in time/, 'the other agent heard of it')
+    await streamA.cancel()
+    await streamB.cancel()
   })
 })

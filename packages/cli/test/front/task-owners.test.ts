@@ -4,9 +4,14 @@
  */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import type { JsonRpcRequest, JsonRpcResponse } from '@burrow/protocol'
+import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from '@burrow/protocol'
 import type { SessionSink } from '../../src/front/mcp-backend.js'
-import { TaskOwners } from '../../src/front/task-owners.js'
+import {
+  EARLY_STATUS_MS,
+  MAX_EARLY_STATUSES,
+  MAX_EARLY_TASKS,
+  TaskOwners,
+} from '../../src/front/task-owners.js'
 
 function holder(id: string, askGroup?: string): { id: string; sink: SessionSink } {
   const sink: SessionSink = { deliver: () => {}, end: () => {}, ...(askGroup ? { askGroup } : {}) }
@@ -15,6 +20,10 @@ function holder(id: string, askGroup?: string): { id: string; sink: SessionSink 
 
 function request(method: string, taskId: unknown): JsonRpcRequest {
   return { jsonrpc: '2.0', id: 7, method, params: { taskId } }
+}
+
+function status(taskId: unknown, state = 'working'): JsonRpcNotification {
+  return { jsonrpc: '2.0', method: 'notifications/tasks/status', params: { taskId, status: state } }
 }
 
 function created(taskId: string): JsonRpcResponse {
@@ -66,9 +75,9 @@ describe('TaskOwners', () => {
     const session = holder('s4')
     owners.answered(seatA1, 'tools/call', created('t1'))
     const all = [seatA1, seatA2, seatB, session]
-    assert.deepEqual(owners.audience('t1', all), [seatA1, seatA2])
-    assert.deepEqual(owners.audience('unknown', all), [])
-    assert.deepEqual(owners.audience(5, all), [])
+    assert.deepEqual(owners.audience(status('t1'), all), [seatA1, seatA2])
+    assert.deepEqual(owners.audience(status('unknown'), all), [])
+    assert.deepEqual(owners.audience(status(5), all), [])
     assert.equal(owners.refusal(seatA2, request('tasks/get', 't1')), null)
     assert.notEqual(owners.refusal(seatB, request('tasks/get', 't1')), null)
   })
@@ -82,5 +91,41 @@ describe('TaskOwners', () => {
     assert.equal(owners.refusal(a, request('tasks/get', 't4')), null)
     owners.clear()
     assert.equal(owners.size, 0)
+  })
+  it("holds a status sent before the answer creating its task, for that answer's agent alone", () => {
+    const owners = new TaskOwners()
+    const a = holder('a')
+    const b = holder('b')
+    const done = status('t1', 'completed')
+    // The server finished the task before its answer to the call left it (found by a review).
+    assert.deepEqual(owners.audience(done, [a, b]), [])
+    assert.deepEqual(owners.held(b, created('t2')), [])
+    const answer = owners.answered(a, 'tools/call', created('t1'))
+    assert.deepEqual(owners.held(a, answer), [done])
+    assert.deepEqual(owners.held(a, answer), [], 'taken once')
+    // Another agent's answer naming a task already held for another gets nothing of it.
+    owners.audience(status('t3'), [a, b])
+    owners.answered(a, 'tools/call', created('t3'))
+    assert.deepEqual(owners.held(b, created('t3')), [])
+  })
+
+  it('holds early statuses briefly and within bounds', () => {
+    let now = 0
+    const owners = new TaskOwners(100, () => now)
+    const a = holder('a')
+    for (let i = 0; i < MAX_EARLY_STATUSES + 5; i++) owners.audience(status('many', `s${i}`), [a])
+    owners.answered(a, 'tools/call', created('many'))
+    assert.equal(owners.held(a, created('many')).length, MAX_EARLY_STATUSES)
+    owners.audience(status('late'), [a])
+    now += EARLY_STATUS_MS + 1
+    owners.answered(a, 'tools/call', created('late'))
+    assert.deepEqual(owners.held(a, created('late')), [], 'too old: dropped')
+    // A flood of statuses for tasks never created keeps the newest MAX_EARLY_TASKS.
+    for (let i = 0; i < MAX_EARLY_TASKS * 4; i++) owners.audience(status(`junk-${i}`), [a])
+    owners.answered(a, 'tools/call', created('junk-0'))
+    assert.deepEqual(owners.held(a, created('junk-0')), [])
+    const last = `junk-${MAX_EARLY_TASKS * 4 - 1}`
+    owners.answered(a, 'tools/call', created(last))
+    assert.equal(owners.held(a, created(last)).length, 1)
   })
 })
