@@ -18,7 +18,7 @@ describe('burrowd migrate on PostgreSQL', { skip: postgres === undefined }, () =
   let url: string
 
   beforeEach(async () => {
-    database = await postgres!.create()
+    database = await postgres!.create({ empty: true })
     url = database.config.databaseUrl!
     const client = new pg.Client({ connectionString: url })
     await client.connect()

@@ -55,7 +55,7 @@ for (const backend of testBackends()) {
     let database: TestDatabase
 
     beforeEach(async () => {
-      database = await backend.create()
+      database = await backend.create({ empty: true })
     })
 
     afterEach(async () => {
