@@ -15,7 +15,8 @@ describe('tunnel host spellings', { timeout: 60_000 }, () => {
   let host: string
 
   before(async () => {
-    service = await startService()
+    // Offline answers come after the wait for a reconnecting client, 5 s each by default.
+    service = await startService({ BURROW_QUEUE_WAIT_MS: '100' })
     host = new URL((await service.tunnel()).publicUrl).hostname
   })
   after(() => service?.close())
