@@ -10,7 +10,7 @@ import {
   allMessagesOf,
   modernMeta,
   sendModern as send,
-  type SseEvent,
+  untilEventWith,
   SseReader,
 } from '../helpers/raw-mcp.js'
 import { closeAllAggregators, startAggregator, type Aggregator } from './aggregator-harness.js'
@@ -48,10 +48,7 @@ describe('log messages on 2026-07-28 calls through an aggregate', { timeout: 30_
     const b = await send(agg.url, 1, 'tools/call', slow, { 'burrow-agent': 'agt_b' })
     const stream = new SseReader(b)
     // b's call is with the server once its first progress comes.
-    let event: SseEvent | null
-    do event = await stream.next()
-    while (event !== null && !event.data.includes('notifications/progress'))
-    assert.ok(event, 'the slow call reported progress')
+    await untilEventWith(stream, 'notifications/progress')
     const params = { name: 'b__log', arguments: { message: 'secret of a' }, _meta: logged }
     const a = await send(agg.url, 2, 'tools/call', params, { 'burrow-agent': 'agt_a' })
     assert.ok((await allMessagesOf(a)).some((m) => 'result' in m))

@@ -10,7 +10,7 @@ import {
   allMessagesOf,
   modernMeta,
   sendModern as send,
-  type SseEvent,
+  untilEventWith,
   SseReader,
 } from '../helpers/raw-mcp.js'
 import { closeAllFronts, serveStdioFront, type ServedFront } from '../helpers/serve-front.js'
@@ -47,10 +47,7 @@ describe('log messages on 2026-07-28 calls over one stdio server', { timeout: 30
     const b = await send(served.url, 1, 'tools/call', slow, { 'burrow-agent': 'agt_b' })
     const stream = new SseReader(b)
     // b's call is with the server once its first progress comes.
-    let event: SseEvent | null
-    do event = await stream.next()
-    while (event !== null && !event.data.includes('notifications/progress'))
-    assert.ok(event, 'the slow call reported progress')
+    await untilEventWith(stream, 'notifications/progress')
     const announce = { name: 'announce', arguments: {}, _meta: logged }
     const a = await send(served.url, 2, 'tools/call', announce, { 'burrow-agent': 'agt_a' })
     const aMessages = await allMessagesOf(a)

@@ -145,6 +145,15 @@ export class SseReader {
   }
 }
 
+/** Read `stream` until an event whose data contains `text` (a call's first progress, say). */
+export async function untilEventWith(stream: SseReader, text: string): Promise<SseEvent> {
+  for (;;) {
+    const event = await stream.next()
+    if (event === null) throw new Error(`the stream ended before an event with ${text}`)
+    if (event.data.includes(text)) return event
+  }
+}
+
 /** The JSON-RPC messages carried by `events`. */
 export function messagesOf(events: readonly SseEvent[]): Record<string, unknown>[] {
   return events.map((e) => JSON.parse(e.data) as Record<string, unknown>)
