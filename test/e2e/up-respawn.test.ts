@@ -174,6 +174,7 @@ describe(
         const tunnel = await service.tunnel(name)
         const dir = mkdtempSync(join(tmpdir(), 'burrow-hup-'))
         const pidFile = join(dir, 'pid')
+        const started: number[] = []
         try {
           const cli = await startClient(
             service,
@@ -181,15 +182,20 @@ describe(
             ['--stdio', `node ${join(ROOT, 'test/fixtures/stdin-deaf-server.mjs')}`],
             { PID_FILE: pidFile },
           )
+          started.push(cli.proc.pid!)
           const second = secondProcess(cli)
+          started.push(second)
           for (let i = 0; i < 200 && !existsSync(pidFile); i++) await sleep(50)
           const server = Number(readFileSync(pidFile, 'utf8'))
+          started.push(server)
           assert.ok(alive(server))
-          end(cli)
+          assert.ok(end(cli), `the first process still ran:\n${cli.stdout}\n${cli.stderr}`)
           await cli.exited
           assert.ok(await gone(second), 'the second process is gone')
           assert.ok(await gone(server), 'the stdio server is gone')
         } finally {
+          // A failed assertion must not leave them running: the file would wait for them.
+          for (const pid of started.filter(alive)) process.kill(pid, 'SIGKILL')
           rmSync(dir, { recursive: true, force: true })
         }
       })
