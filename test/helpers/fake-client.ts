@@ -71,19 +71,39 @@ function deferred<T>(): { promise: Promise<T>; resolve: (value: T) => void } {
   return { promise, resolve }
 }
 
-/** Wait until something calls the waiter added to `list`; on timeout the waiter is removed. */
-function waitInList<T>(list: ((value: T) => void)[], ms: number, what: string): Promise<T> {
+/**
+ * Wait until something calls the waiter added to `list`; on timeout, or once `closed` settles
+ * (nothing more can come, and a pending timer would keep the test's process alive), the waiter is
+ * removed and the wait rejects.
+ */
+function waitInList<T>(
+  list: ((value: T) => void)[],
+  ms: number,
+  what: string,
+  closed: Promise<unknown>,
+): Promise<T> {
   return new Promise<T>((resolve, reject) => {
+    let done = false
+    const give = (error: Error) => {
+      if (done) return
+      done = true
+      clearTimeout(timer)
+      const at = list.indexOf(waiter)
+      if (at !== -1) list.splice(at, 1)
+      reject(error)
+    }
     const waiter = (value: T) => {
+      if (done) return
+      done = true
       clearTimeout(timer)
       resolve(value)
     }
-    const timer = setTimeout(() => {
-      const at = list.indexOf(waiter)
-      if (at !== -1) list.splice(at, 1)
-      reject(new Error(`timed out after ${ms} ms waiting for ${what}`))
-    }, ms)
+    const timer = setTimeout(
+      () => give(new Error(`timed out after ${ms} ms waiting for ${what}`)),
+      ms,
+    )
     list.push(waiter)
+    void closed.then(() => give(new Error(`the fake client closed while waiting for ${what}`)))
   })
 }
 
@@ -177,14 +197,14 @@ export class FakeClient {
   nextRequest(ms = 10_000): Promise<FakeRequest> {
     const queued = this.unclaimed.shift()
     if (queued) return Promise.resolve(queued)
-    return waitInList(this.requestWaiters, ms, 'a request at the fake client')
+    return waitInList(this.requestWaiters, ms, 'a request at the fake client', this.closed)
   }
 
   /** The next GOAWAY (or one already received). */
   nextGoaway(ms = 5_000): Promise<GoawayFrame> {
     const seen = this.goaways[0]
     if (seen) return Promise.resolve(seen)
-    return waitInList(this.goawayWaiters, ms, 'a GOAWAY at the fake client')
+    return waitInList(this.goawayWaiters, ms, 'a GOAWAY at the fake client', this.closed)
   }
 
   /** Ask the broker to route nothing new here, as `burrow up` does on Ctrl-C. */
