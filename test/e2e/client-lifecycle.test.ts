@@ -53,7 +53,10 @@ describe('burrow client lifecycle', () => {
 
   it('reconnects by itself when burrowd restarts; the agent session survives; no second snippet', async () => {
     const tunnel = await service.tunnel('restart')
-    const cli = await startClient(service, tunnel.key, ['--upstream', everythingUrl])
+    // A drain that waited for the agent's GET stream would hold the old connection for an hour.
+    const cli = await startClient(service, tunnel.key, ['--upstream', everythingUrl], {
+      BURROW_DRAIN_GRACE_SECS: '3600',
+    })
     try {
       const { client } = await connectAgent(tunnel.url)
       assert.equal(
@@ -61,6 +64,9 @@ describe('burrow client lifecycle', () => {
         'Echo: one',
       )
       await service.proc.stop('SIGTERM')
+      // The client closed the drained connection (the agent's GET stream with it) at once: burrowd
+      // did not wait out its grace for that stream.
+      assert.doesNotMatch(service.proc.stderr, /drain ended with/)
       await cli.waitFor(/reconnecting in/)
       await service.restart()
       await cli.waitFor(/reconnected; the session continues/, 40_000)
@@ -141,7 +147,10 @@ describe('burrow client lifecycle', () => {
 
   it('a second client with the same key takes over; the first exits with status 4', async () => {
     const tunnel = await service.tunnel('takeover')
-    const first = await startClient(service, tunnel.key, ['--upstream', bulkUrl])
+    // With nothing in flight the first exits at once, not after its drain grace.
+    const first = await startClient(service, tunnel.key, ['--upstream', bulkUrl], {
+      BURROW_DRAIN_GRACE_SECS: '3600',
+    })
     const second = await startClient(service, tunnel.key, ['--upstream', everythingUrl])
     try {
       assert.equal(await first.exited, 4)

@@ -175,6 +175,17 @@ export async function serve(config: ServerConfig): Promise<void> {
   const serving = () => (services.cluster?.router.servingCount ?? 0) > 0
   const busy = () => registry.streamCount > 0 || inFlight > 0 || moving() || serving()
   while (busy() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
+  if (busy()) {
+    const left = [
+      registry.streamCount > 0 ? `${registry.streamCount} tunnel stream(s)` : '',
+      inFlight > 0 ? `${inFlight} request(s)` : '',
+      moving() ? 'tunnels not yet taken by other nodes' : '',
+      serving() ? 'requests forwarded from other nodes' : '',
+    ]
+    log.warn(
+      `the ${SHUTDOWN_GRACE_MS / 1000}s drain ended with ${left.filter(Boolean).join(', ')} left: closing`,
+    )
+  }
   await services.recordSeen()
   registry.closeAll()
   server.closeAllConnections()

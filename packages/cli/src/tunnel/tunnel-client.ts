@@ -54,6 +54,11 @@ export interface TunnelClientOptions {
    */
   readonly onUnreachable?: (detail: string, delayMs: number) => void
   readonly random?: () => number
+  /**
+   * Milliseconds a connection the broker drained or replaced gets to finish its requests in
+   * flight before it closes (`BURROW_DRAIN_GRACE_SECS`); 10 s by default.
+   */
+  readonly drainGraceMs?: number
 }
 
 interface Outcome {
@@ -213,7 +218,13 @@ export class TunnelClient {
     })
   }
 
+  /** Once no request is in flight (at once when none is), or after `ms`. */
+  private get drainGraceMs(): number {
+    return this.opts.drainGraceMs ?? 10_000
+  }
+
   private whenIdle(ms: number): Promise<void> {
+    if (this.inflight === 0) return Promise.resolve()
     return new Promise((resolve) => {
       const done = () => {
         clearTimeout(timer)
@@ -273,7 +284,9 @@ export class TunnelClient {
         if (this.mux === mux) this.mux = null
         if (this.batcher === batcher) this.batcher = null
         resolve(outcome)
-        void this.whenIdle(10_000).then(() => ws.close(1000, 'moved to a new connection'))
+        void this.whenIdle(this.drainGraceMs).then(() =>
+          ws.close(1000, 'moved to a new connection'),
+        )
       }
       // Frames written during one event-loop turn leave in one system call; the socket under the
       // WebSocket is known once the upgrade succeeded, before any frame is sent.
@@ -372,7 +385,7 @@ export class TunnelClient {
       } else if (frame.code === GOAWAY_CODE.replaced) {
         outcome.kind = 'replaced'
         outcome.detail = 'another client took over this tunnel'
-        void this.whenIdle(10_000).then(() => ws.close(1000, 'replaced'))
+        void this.whenIdle(this.drainGraceMs).then(() => ws.close(1000, 'replaced'))
       } else {
         outcome.kind = 'auth'
         outcome.detail = 'the tunnel key was revoked'

@@ -117,6 +117,7 @@ export async function upCommand(global: GlobalOptions, up: UpOptions, io: UpIo):
       agent: `burrow/${io.version}`,
       handler,
       log,
+      drainGraceMs: up.drainGraceSecs * 1000,
       ...announcer(io.out, () => handler.label, up.name, log),
       onUnreachable: (detail, delayMs) =>
         log.warn(
