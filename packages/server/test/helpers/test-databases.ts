@@ -8,6 +8,8 @@
  * copied from a template already migrated by this checkout's migrations (made once, by the first
  * test process to need it): migrating each new database took about twice as long as creating it,
  * for every test of every store contract. `create({ empty: true })` gives one never migrated.
+ * A migrated database a test drops goes back, emptied, to the next test of the same process
+ * (`spare-databases.ts`) unless the test changed its tables.
  */
 
 import { createHash, randomBytes } from 'node:crypto'
@@ -17,6 +19,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import pg from 'pg'
 import { openStore } from '../../src/store/open-store.js'
+import { SpareDatabases } from './spare-databases.js'
 
 /** What `openStore` needs to open one isolated test database. */
 export interface TestDatabase {
@@ -53,22 +56,37 @@ const sqlite: TestBackend = {
 }
 
 function postgres(adminUrl: string): TestBackend {
+  const dropDatabase = (name: string) =>
+    withClient(adminUrl, (client) => client.query(`drop database if exists ${name} with (force)`))
+  let spares: SpareDatabases | null = null
   return {
     name: 'postgres',
     async create(options: CreateOptions = {}) {
-      const name = `burrow_test_${randomBytes(6).toString('hex')}`
-      const template = options.empty ? null : await migratedTemplate(adminUrl)
-      await withClient(adminUrl, (client) =>
-        client.query(`create database ${name}${template ? ` template ${template}` : ''}`),
-      )
-      return {
-        config: { databaseUrl: databaseUrl(adminUrl, name), dataDir: tmpdir() },
-        drop: () =>
-          withClient(adminUrl, (client) =>
-            client.query(`drop database if exists ${name} with (force)`),
-          ),
+      if (options.empty) {
+        const name = `burrow_test_${randomBytes(6).toString('hex')}`
+        await withClient(adminUrl, (client) => client.query(`create database ${name}`))
+        return testDatabase(name, () => dropDatabase(name))
       }
+      spares ??= new SpareDatabases((name) => databaseUrl(adminUrl, name), dropDatabase)
+      const pool = spares
+      let name = pool.take()
+      if (name === null) {
+        name = `burrow_test_${randomBytes(6).toString('hex')}`
+        const template = await migratedTemplate(adminUrl)
+        await withClient(adminUrl, (client) =>
+          client.query(`create database ${name} template ${template}`),
+        )
+        await pool.noteFresh(name)
+      }
+      const taken = name
+      // Given back once: a second drop must not empty it under the test that took it next.
+      let given: Promise<void> | null = null
+      return testDatabase(taken, () => (given ??= pool.giveBack(taken)))
     },
+  }
+
+  function testDatabase(name: string, drop: () => Promise<void>): TestDatabase {
+    return { config: { databaseUrl: databaseUrl(adminUrl, name), dataDir: tmpdir() }, drop }
   }
 }
 
