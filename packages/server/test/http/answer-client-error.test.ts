@@ -9,8 +9,17 @@ import { answerClientError } from '../../src/http/answer-client-error.js'
 describe('answerClientError', { timeout: 30_000 }, () => {
   let server: Server
   let port: number
-  /** The server's side of the connection opened last. */
-  let accepted: Promise<Socket>
+  /** The server's side of each connection, by the client's port. */
+  const accepted = new Map<number, Promise<Socket>>()
+  const waiting = new Map<number, (socket: Socket) => void>()
+  const serverSide = (clientPort: number): Promise<Socket> => {
+    let side = accepted.get(clientPort)
+    if (!side) {
+      side = new Promise((resolve) => waiting.set(clientPort, resolve))
+      accepted.set(clientPort, side)
+    }
+    return side
+  }
 
   before(async () => {
     // Short timeouts, so that a connection that sends nothing is answered soon; the handler waits
@@ -20,7 +29,11 @@ describe('answerClientError', { timeout: 30_000 }, () => {
       (req) => req.resume(),
     )
     server.on('clientError', answerClientError)
-    server.on('connection', (socket: Socket) => (accepted = Promise.resolve(socket)))
+    server.on('connection', (socket: Socket) => {
+      const clientPort = socket.remotePort!
+      void serverSide(clientPort)
+      waiting.get(clientPort)?.(socket)
+    })
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
     port = (server.address() as AddressInfo).port
   })
@@ -38,7 +51,7 @@ describe('answerClientError', { timeout: 30_000 }, () => {
     const read = new Promise((resolve) => socket.once('end', resolve))
     await new Promise((resolve) => socket.once('connect', resolve))
     if (request !== '') socket.write(request)
-    const served = await accepted
+    const served = await serverSide(socket.localPort!)
     if (!served.destroyed) await new Promise((resolve) => served.once('close', resolve))
     await read
     socket.destroy()
@@ -49,13 +62,15 @@ describe('answerClientError', { timeout: 30_000 }, () => {
     // Found by a hostile review: the answer ended only the server's side, and node's server
     // keeps half-open connections, so a client that opened connections and never closed them
     // held every one for good after its 400 (a connection that sent nothing gets one too).
-    for (const request of [
+    // Side by side: each waits out the server's linger for a client that does not close.
+    const requests = [
       '',
       'NOT HTTP AT ALL\r\n\r\n',
       'POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 9\r\n\r\n',
-    ]) {
-      const answer = await heldOpen(request)
-      assert.match(answer, /^HTTP\/1\.1 400 /, JSON.stringify(request))
+    ]
+    const answers = await Promise.all(requests.map(heldOpen))
+    for (const [i, answer] of answers.entries()) {
+      assert.match(answer, /^HTTP\/1\.1 400 /, JSON.stringify(requests[i]))
       assert.match(answer, /"policy_code":"invalid_request"/)
     }
   })
