@@ -46,7 +46,8 @@ Options:
 
 Environment:
   BURROW_INSPECT_TOKEN     Fixed inspector token instead of a fresh random one
-  BURROW_DRAIN_GRACE_SECS  Seconds in-flight requests get to finish on Ctrl-C/SIGTERM (default 10)
+  BURROW_DRAIN_GRACE_SECS  Seconds in-flight requests get to finish on Ctrl-C/SIGTERM, or when
+                           burrowd restarts or another client takes over (default 10)
   BURROW_NO_RESPAWN=1      Run up in this process, not in a second one with its heap flags
 
 Prints the public URL, how agents get in (OAuth sign-in or an agent token, as the tunnel's access

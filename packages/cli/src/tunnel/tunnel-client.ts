@@ -21,7 +21,8 @@ import { clientHello } from './client-hello.js'
 import { describeConnectError } from './connect-error.js'
 import { frameMaskFor } from './frame-mask.js'
 import { heartbeatInterval } from './heartbeat-interval.js'
-import { streamExchange } from './stream-exchange.js'
+import { InFlight } from './in-flight.js'
+import { serveStream } from './serve-stream.js'
 import { readUpgradeRefusal } from './upgrade-refusal.js'
 
 /** Client process states. */
@@ -83,8 +84,8 @@ export class TunnelClient {
   private mux: TunnelMux | null = null
   private welcomed = false
   private wake: (() => void) | null = null
-  private inflight = 0
-  private readonly idle = new Set<() => void>()
+  /** Requests in flight on every connection (a drain on Ctrl-C waits for them). */
+  private readonly inflight = new InFlight()
   private readonly handler: RequestHandler
   private reconnectNow = false
 
@@ -115,7 +116,7 @@ export class TunnelClient {
 
   /** Requests being answered now (standalone GET streams excluded). */
   get inflightRequests(): number {
-    return this.inflight
+    return this.inflight.count
   }
 
   /** Connect and serve until shutdown, an invalid key, or another client taking over. */
@@ -174,9 +175,11 @@ export class TunnelClient {
     }
     this.setState('draining')
     this.sayDrain()
-    if (this.inflight > 0) {
-      this.opts.log.info(`draining ${this.inflight} in-flight request(s), up to ${graceMs / 1000}s`)
-      await this.whenIdle(graceMs)
+    if (this.inflight.count > 0) {
+      this.opts.log.info(
+        `draining ${this.inflight.count} in-flight request(s), up to ${graceMs / 1000}s`,
+      )
+      await this.inflight.whenIdle(graceMs)
     }
     ws.close(1000, 'client shutting down')
     this.batcher?.flush()
@@ -218,22 +221,9 @@ export class TunnelClient {
     })
   }
 
-  /** Once no request is in flight (at once when none is), or after `ms`. */
+  /** How long a connection the broker drained or replaced gets for its requests in flight. */
   private get drainGraceMs(): number {
     return this.opts.drainGraceMs ?? 10_000
-  }
-
-  private whenIdle(ms: number): Promise<void> {
-    if (this.inflight === 0) return Promise.resolve()
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer)
-        this.idle.delete(done)
-        resolve()
-      }
-      const timer = setTimeout(done, ms)
-      this.idle.add(done)
-    })
   }
 
   private connectOnce(): Promise<Outcome> {
@@ -254,6 +244,8 @@ export class TunnelClient {
         ...(generateMask ? { generateMask } : {}),
       })
       this.ws = ws
+      /** The requests this connection carries: a drain or a take-over waits for them. */
+      const carried = new InFlight()
       let finished = false
       let missedPongs = 0
       let heartbeat: NodeJS.Timeout | undefined
@@ -284,9 +276,9 @@ export class TunnelClient {
         if (this.mux === mux) this.mux = null
         if (this.batcher === batcher) this.batcher = null
         resolve(outcome)
-        void this.whenIdle(this.drainGraceMs).then(() =>
-          ws.close(1000, 'moved to a new connection'),
-        )
+        void carried
+          .whenIdle(this.drainGraceMs)
+          .then(() => ws.close(1000, 'moved to a new connection'))
       }
       // Frames written during one event-loop turn leave in one system call; the socket under the
       // WebSocket is known once the upgrade succeeded, before any frame is sent.
@@ -302,11 +294,12 @@ export class TunnelClient {
           },
         },
         onOpen: (stream, head, body, fin) =>
-          streamExchange(stream, head, body, fin, (req, res, sent) =>
-            this.serve(req.method, this.handler.handle(req, res).then(sent)),
-          ),
+          serveStream(stream, head, body, fin, this.handler, this.opts.log, [
+            carried,
+            this.inflight,
+          ]),
         onControl: (frame) =>
-          this.onControl(frame, outcome, ws, () => {
+          this.onControl(frame, outcome, ws, carried, () => {
             clearTimeout(welcomeTimer)
             heartbeat = setInterval(() => {
               if (missedPongs >= 2) {
@@ -364,7 +357,13 @@ export class TunnelClient {
   /** Lets the current connection go on its own while the next one is made (broker draining). */
   private handOff: (() => void) | null = null
 
-  private onControl(frame: Frame, outcome: Outcome, ws: WebSocket, welcomed: () => void): void {
+  private onControl(
+    frame: Frame,
+    outcome: Outcome,
+    ws: WebSocket,
+    carried: InFlight,
+    welcomed: () => void,
+  ): void {
     if (frame.type === 'welcome') {
       const w = frame.welcome
       this.resumeToken = w.resumeToken
@@ -385,27 +384,12 @@ export class TunnelClient {
       } else if (frame.code === GOAWAY_CODE.replaced) {
         outcome.kind = 'replaced'
         outcome.detail = 'another client took over this tunnel'
-        void this.whenIdle(this.drainGraceMs).then(() => ws.close(1000, 'replaced'))
+        void carried.whenIdle(this.drainGraceMs).then(() => ws.close(1000, 'replaced'))
       } else {
         outcome.kind = 'auth'
         outcome.detail = 'the tunnel key was revoked'
         ws.close(1000, 'key revoked')
       }
     }
-  }
-
-  /** Count a request while its handler runs; GET streams may last forever and do not count. */
-  private serve(method: string, work: Promise<void>): void {
-    const counted = method !== 'GET'
-    if (counted) this.inflight++
-    const settled = () => {
-      if (!counted) return
-      this.inflight--
-      if (this.inflight === 0) for (const done of [...this.idle]) done()
-    }
-    work.then(settled, (err: Error) => {
-      this.opts.log.error(`request handler failed: ${err.stack ?? err.message}`)
-      settled()
-    })
   }
 }
