@@ -2,42 +2,58 @@
  * PostgreSQL test databases a test process gave back, emptied, for its next test. Creating a
  * database from the migrated template and dropping it cost about half a second a test (a copy of the
  * template's catalogs, and a checkpoint per drop); deleting the rows of a database a test used
- * costs a few milliseconds. A database is taken back only as the template made it: the same
- * tables, columns, indexes, constraints, triggers, functions, schemas and applied migrations (a
- * test that changed any of them, or whose database cannot be emptied, has it dropped). Whatever
- * is still connected to it is cut off first, as `drop database … with (force)` does. The spares
- * are dropped when the test file's tests have run (an `after` hook on the file's root).
+ * costs a few milliseconds. Whatever is still connected to a database given back is cut off
+ * first, as `drop database … with (force)` does, and the database renamed, so that nothing the
+ * test left behind reaches it again. It is taken back only as the template made it (`SHAPE`: its
+ * tables, columns, defaults, constraints, indexes, triggers, policies, views, functions, types,
+ * schemas and migrations); a test that changed any of them, or whose database cannot be emptied,
+ * has it dropped. The spares are dropped when the test file's tests have run (an `after` hook on
+ * the file's root).
  */
 
 import { after } from 'node:test'
 import pg from 'pg'
 
-/** What a database's definition is, as a digest: a test that changed it gives it back changed. */
+/**
+ * What a database's definition is, as a digest: a test that changed it gives it back changed.
+ * Each part is a list of rows as text (`row(…)::text`, where a null stays in its place).
+ */
 const SHAPE = `select md5(concat_ws('|',
-  (select string_agg(relname || ':' || relkind::text, ',' order by relname)
+  (select string_agg(row(relname, relkind, relowner, relrowsecurity, relpersistence)::text, ','
+       order by relname)
      from pg_class where relnamespace = 'public'::regnamespace),
-  (select string_agg(c.relname || '.' || a.attname || ':' || a.atttypid::text || ':' || a.attnotnull::text
-       || ':' || a.atthasdef::text, ',' order by c.relname, a.attnum)
+  (select string_agg(row(c.relname, a.attname, a.atttypid, a.atttypmod, a.attnotnull, a.atthasdef,
+       a.attidentity, a.attgenerated, a.attcollation)::text, ',' order by c.relname, a.attnum)
      from pg_attribute a join pg_class c on c.oid = a.attrelid
      where c.relnamespace = 'public'::regnamespace and a.attnum > 0 and not a.attisdropped),
-  (select string_agg(pg_get_expr(d.adbin, d.adrelid), ',' order by d.adrelid::regclass::text, d.adnum)
+  (select string_agg(row(d.adrelid::regclass, d.adnum, pg_get_expr(d.adbin, d.adrelid))::text, ','
+       order by d.adrelid::regclass::text, d.adnum)
      from pg_attrdef d join pg_class c on c.oid = d.adrelid
      where c.relnamespace = 'public'::regnamespace),
-  (select string_agg(conname || ':' || pg_get_constraintdef(oid), ',' order by conname)
+  (select string_agg(row(conrelid::regclass, contype, pg_get_constraintdef(oid))::text, ','
+       order by conrelid::regclass::text, pg_get_constraintdef(oid))
      from pg_constraint where connamespace = 'public'::regnamespace),
   (select string_agg(pg_get_indexdef(indexrelid), ',' order by indexrelid::regclass::text)
      from pg_index i join pg_class c on c.oid = i.indrelid
      where c.relnamespace = 'public'::regnamespace),
-  (select string_agg(t.tgname, ',' order by t.tgname)
+  (select string_agg(row(c.relname, pg_get_triggerdef(t.oid), t.tgenabled)::text, ','
+       order by c.relname, pg_get_triggerdef(t.oid))
      from pg_trigger t join pg_class c on c.oid = t.tgrelid
-     where c.relnamespace = 'public'::regnamespace),
-  (select string_agg(proname, ',' order by proname)
+     where c.relnamespace = 'public'::regnamespace and not t.tgisinternal),
+  (select string_agg(row(c.relname, p.polname, pg_get_expr(p.polqual, p.polrelid))::text, ','
+       order by c.relname, p.polname)
+     from pg_policy p join pg_class c on c.oid = p.polrelid),
+  (select string_agg(pg_get_viewdef(oid), ',' order by relname)
+     from pg_class where relnamespace = 'public'::regnamespace and relkind in ('v', 'm')),
+  (select string_agg(row(proname, prosrc)::text, ',' order by proname, prosrc)
      from pg_proc where pronamespace = 'public'::regnamespace),
-  (select string_agg(typname, ',' order by typname)
-     from pg_type where typnamespace = 'public'::regnamespace),
+  (select string_agg(row(t.typname, e.enumlabel)::text, ',' order by t.typname, e.enumsortorder)
+     from pg_type t left join pg_enum e on e.enumtypid = t.oid
+     where t.typnamespace = 'public'::regnamespace),
   (select string_agg(nspname, ',' order by nspname) from pg_namespace
      where nspname not like 'pg\\_temp\\_%' and nspname not like 'pg\\_toast\\_temp\\_%'),
-  (select string_agg(name, ',' order by name) from kysely_migration)
+  (select string_agg(name, ',' order by name) from kysely_migration),
+  (select string_agg(row(id, is_locked)::text, ',' order by id) from kysely_migration_lock)
 )) as shape`
 
 /** The tables to empty, those that others refer to after those that refer to them. */
@@ -58,14 +74,23 @@ after(async () => {
 /** The spare databases of one PostgreSQL server, and the shape its template gives them. */
 export class SpareDatabases {
   readonly #url: (name: string) => string
+  readonly #rename: (name: string) => Promise<string>
   readonly #drop: (name: string) => Promise<void>
   readonly #spare: string[] = []
   /** What a database copied from the template is: its shape, and the order to empty it in. */
   #fresh: Promise<{ shape: string; order: string[] }> | null = null
 
-  /** `url` names a database of the server; `drop` removes one for good. */
-  constructor(url: (name: string) => string, drop: (name: string) => Promise<void>) {
+  /**
+   * `url` names a database of the server; `rename` cuts off whatever is connected to one and
+   * gives it a new name, which it returns; `drop` removes one for good.
+   */
+  constructor(
+    url: (name: string) => string,
+    rename: (name: string) => Promise<string>,
+    drop: (name: string) => Promise<void>,
+  ) {
     this.#url = url
+    this.#rename = rename
     this.#drop = drop
     everySpares.add(this)
   }
@@ -92,14 +117,14 @@ export class SpareDatabases {
 
   /** Empty `name` for another test, or drop it when it is no longer as the template made it. */
   async giveBack(name: string): Promise<void> {
+    let current = name
     try {
       if (this.#fresh === null) throw new Error('no fresh database seen')
       const { shape, order } = await this.#fresh
-      const emptied = await this.#withClient(name, async (client) => {
-        await client.query(
-          `select pg_terminate_backend(pid) from pg_stat_activity
-           where datname = current_database() and pid <> pg_backend_pid()`,
-        )
+      // Under a new name, a pool or process the test left behind cannot reach it again (nor the
+      // next test's rows).
+      current = await this.#rename(name)
+      const emptied = await this.#withClient(current, async (client) => {
         if ((await readShape(client)) !== shape) return false
         await client.query('begin')
         for (const table of order) await client.query(`delete from "${table}"`)
@@ -107,13 +132,13 @@ export class SpareDatabases {
         return true
       })
       if (emptied) {
-        this.#spare.push(name)
+        this.#spare.push(current)
         return
       }
     } catch {
       // Dropped below, as if it had never been given back.
     }
-    await this.#drop(name)
+    await this.#drop(current)
   }
 
   /** Drop the spares (when the test file is done). */

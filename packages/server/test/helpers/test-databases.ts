@@ -57,21 +57,37 @@ const sqlite: TestBackend = {
 
 function postgres(adminUrl: string): TestBackend {
   const dropDatabase = (name: string) =>
-    withClient(adminUrl, (client) => client.query(`drop database if exists ${name} with (force)`))
+    withClient(adminUrl, async (client) => {
+      await client.query(`drop database if exists ${name} with (force)`)
+    })
+  const renameDatabase = (name: string) =>
+    withClient(adminUrl, async (client) => {
+      await client.query(
+        'select pg_terminate_backend(pid, 5000) from pg_stat_activity where datname = $1',
+        [name],
+      )
+      const renamed = testDatabaseName()
+      await client.query(`alter database ${name} rename to ${renamed}`)
+      return renamed
+    })
   let spares: SpareDatabases | null = null
   return {
     name: 'postgres',
     async create(options: CreateOptions = {}) {
       if (options.empty) {
-        const name = `burrow_test_${randomBytes(6).toString('hex')}`
+        const name = testDatabaseName()
         await withClient(adminUrl, (client) => client.query(`create database ${name}`))
         return testDatabase(name, () => dropDatabase(name))
       }
-      spares ??= new SpareDatabases((name) => databaseUrl(adminUrl, name), dropDatabase)
+      spares ??= new SpareDatabases(
+        (name) => databaseUrl(adminUrl, name),
+        renameDatabase,
+        dropDatabase,
+      )
       const pool = spares
       let name = pool.take()
       if (name === null) {
-        name = `burrow_test_${randomBytes(6).toString('hex')}`
+        name = testDatabaseName()
         const template = await migratedTemplate(adminUrl)
         await withClient(adminUrl, (client) =>
           client.query(`create database ${name} template ${template}`),
@@ -145,14 +161,15 @@ async function makeTemplate(adminUrl: string): Promise<string> {
   return name
 }
 
-async function withClient(
-  url: string,
-  run: (client: pg.Client) => Promise<unknown>,
-): Promise<void> {
+function testDatabaseName(): string {
+  return `burrow_test_${randomBytes(6).toString('hex')}`
+}
+
+async function withClient<T>(url: string, run: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: url })
   await client.connect()
   try {
-    await run(client)
+    return await run(client)
   } finally {
     await client.end()
   }
