@@ -2,42 +2,20 @@
 // answer went to the tunnel; an agent's GET stream never counts.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { createLogger, RESET_CODE, TunnelMux } from '@burrow/protocol'
+import { createLogger, RESET_CODE } from '@burrow/protocol'
 import type { LocalRequest, LocalResponse } from '../../src/relay/local-exchange.js'
 import { InFlight } from '../../src/tunnel/in-flight.js'
 import { serveStream } from '../../src/tunnel/serve-stream.js'
+import { muxPair } from '../helpers/mux-pair.js'
 
 const log = createLogger('error', () => {})
 
 function pair(handle: (req: LocalRequest, res: LocalResponse) => Promise<void>) {
   const carried = new InFlight()
-  const toClient: Uint8Array[] = []
-  const toBroker: Uint8Array[] = []
-  const broker = new TunnelMux({
-    role: 'broker',
-    transport: { send: (b) => void toClient.push(b) },
-  })
-  const client = new TunnelMux({
-    role: 'client',
-    transport: {
-      send: (b, done) => {
-        toBroker.push(b)
-        if (done) queueMicrotask(done)
-      },
-    },
-    onOpen: (stream, head, body, fin) =>
-      serveStream(stream, head, body, fin, { handle }, log, [carried]),
-  })
-  const flush = async () => {
-    for (let i = 0; i < 10; i++) {
-      while (toClient.length || toBroker.length) {
-        while (toClient.length) client.receive(toClient.shift()!)
-        while (toBroker.length) broker.receive(toBroker.shift()!)
-      }
-      await new Promise((r) => setImmediate(r))
-    }
-  }
-  return { broker, client, carried, flush }
+  const joined = muxPair((stream, head, body, fin) =>
+    serveStream(stream, head, body, fin, { handle }, log, [carried]),
+  )
+  return { ...joined, carried }
 }
 
 const post = { method: 'POST', path: '/mcp', headers: [] as [string, string][] }

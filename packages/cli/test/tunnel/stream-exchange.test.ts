@@ -2,39 +2,13 @@
 // ones stream, request bodies arrive whole, and a reset aborts the request's signal.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { decodeFrame, RESET_CODE, TunnelMux, type Frame } from '@burrow/protocol'
+import { RESET_CODE } from '@burrow/protocol'
 import type { LocalRequest, LocalResponse } from '../../src/relay/local-exchange.js'
 import { streamExchange } from '../../src/tunnel/stream-exchange.js'
+import { muxPair } from '../helpers/mux-pair.js'
 
 function pair(handler: (req: LocalRequest, res: LocalResponse, sent: () => Promise<void>) => void) {
-  const fromClient: Frame[] = []
-  const toClient: Uint8Array[] = []
-  const toBroker: Uint8Array[] = []
-  const broker = new TunnelMux({
-    role: 'broker',
-    transport: { send: (b) => void toClient.push(b) },
-  })
-  const client = new TunnelMux({
-    role: 'client',
-    transport: {
-      send: (b, done) => {
-        toBroker.push(b)
-        fromClient.push(decodeFrame(b))
-        if (done) queueMicrotask(done)
-      },
-    },
-    onOpen: (stream, head, body, fin) => streamExchange(stream, head, body, fin, handler),
-  })
-  const flush = async () => {
-    for (let i = 0; i < 10; i++) {
-      while (toClient.length || toBroker.length) {
-        while (toClient.length) client.receive(toClient.shift()!)
-        while (toBroker.length) broker.receive(toBroker.shift()!)
-      }
-      await new Promise((r) => setImmediate(r))
-    }
-  }
-  return { broker, fromClient, flush }
+  return muxPair((stream, head, body, fin) => streamExchange(stream, head, body, fin, handler))
 }
 
 const head = {
