@@ -407,40 +407,48 @@ describe('what governance keeps of hostile and in-flight calls', { timeout: 300_
         }),
       )
     }
-    await new Promise((r) => setTimeout(r, 6500)) // metrics flush every 5 s
-    const db = new Database(join(service.dataDir, 'burrow.db'), { readonly: true })
-    try {
-      // The calls may straddle the end of a 5-minute (or hourly) period: the bound is per period.
-      const periods = db
-        .prepare(
-          `select span, period_start as start, count(*) as n,
-             sum(case when method = ? then count else 0 end) as other,
-             count(distinct case when method <> ? then method || char(0) || tool end) as pairs,
-             sum(case when method like 'x/%' or method = ? then count else 0 end) as invented
-           from call_metrics where tunnel_id = ? group by span, period_start`,
-        )
-        .all(OTHER, OTHER, OTHER, t.id) as {
-        span: string
-        start: string
-        n: number
-        other: number
-        pairs: number
-        invented: number
-      }[]
-      for (const p of periods) {
-        // Per period the bound's pairs, the rest under one, and the `initialize`.
-        assert.ok(p.n <= MAX_PAIRS_PER_PERIOD + 2, `${p.n} metric rows in ${p.span} ${p.start}`)
-        if (p.other > 0) assert.equal(p.pairs, MAX_PAIRS_PER_PERIOD, 'other only past the bound')
-      }
-      for (const span of ['5m', '1h']) {
-        const of = periods.filter((p) => p.span === span)
-        const counted = of.reduce((sum, p) => sum + p.invented, 0)
-        assert.equal(counted, MAX_PAIRS_PER_PERIOD + 50, `every call is counted in ${span}`)
-        // Within one period, the pairs past the bound are counted together.
-        if (of.length === 1) assert.ok(of[0]!.other >= 49, `counted together: ${of[0]!.other}`)
-      }
-    } finally {
-      db.close()
+    type Period = {
+      span: string
+      start: string
+      n: number
+      other: number
+      pairs: number
+      invented: number
+    }
+    const calls = MAX_PAIRS_PER_PERIOD + 50
+    const counted = (periods: Period[], span: string) =>
+      periods.filter((p) => p.span === span).reduce((sum, p) => sum + p.invented, 0)
+    // Metrics are written every 5 s; the calls may straddle the end of a 5-minute (or hourly)
+    // period, and the bound is per period.
+    const periods = await until(
+      async () => {
+        const db = new Database(join(service.dataDir, 'burrow.db'), { readonly: true })
+        try {
+          return db
+            .prepare(
+              `select span, period_start as start, count(*) as n,
+                 sum(case when method = ? then count else 0 end) as other,
+                 count(distinct case when method <> ? then method || char(0) || tool end) as pairs,
+                 sum(case when method like 'x/%' or method = ? then count else 0 end) as invented
+               from call_metrics where tunnel_id = ? group by span, period_start`,
+            )
+            .all(OTHER, OTHER, OTHER, t.id) as Period[]
+        } finally {
+          db.close()
+        }
+      },
+      (ps) => counted(ps, '5m') >= calls && counted(ps, '1h') >= calls,
+    )
+    for (const p of periods) {
+      // Per period the bound's pairs, the rest under one, and the `initialize`.
+      assert.ok(p.n <= MAX_PAIRS_PER_PERIOD + 2, `${p.n} metric rows in ${p.span} ${p.start}`)
+      if (p.other > 0) assert.equal(p.pairs, MAX_PAIRS_PER_PERIOD, 'other only past the bound')
+    }
+    for (const span of ['5m', '1h']) {
+      assert.equal(counted(periods, span), calls, `every call is counted once in ${span}`)
+      const of = periods.filter((p) => p.span === span)
+      // Within one period, the pairs past the bound are counted together.
+      if (of.length === 1) assert.ok(of[0]!.other >= 49, `counted together: ${of[0]!.other}`)
     }
   })
 
