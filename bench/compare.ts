@@ -10,8 +10,8 @@
 // node flags (node-flags.ts, up/heap-respawn.ts), so flags can be compared too. COMPARE_C sets the
 // concurrency (default 50, bulk 1); COMPARE_CPU_PROF=<dir> makes burrowd and burrow write V8 CPU
 // profiles there; COMPARE_IDLE=<s> leaves the tunnel idle that long before the cell (as the full
-// run's Burrow cells are), after COMPARE_PRIME=<s> of transfers (bulk) if given, and the line
-// says when burrowd gave memory back meanwhile; COMPARE_TRACE_GC=1 also counts the mark-compact
+// run's Burrow cells are), after COMPARE_PRIME=<s> of transfers (bulk) and COMPARE_PRIME_CALLS=<s>
+// of small calls at c=50 (bulk) if given, and the line says when burrowd gave memory back meanwhile; COMPARE_TRACE_GC=1 also counts the mark-compact
 // collections of both processes in the cell; COMPARE_CLIENT_FLAGS='<flags>' starts every
 // `burrow up` with these node flags. Each cell warms up for 1.5 s and, for calls, at least
 // COMPARE_WARMUP_CALLS calls (default 10000, as `npm run bench`; at most 20 s of them).
@@ -96,6 +96,18 @@ const markCompacts = (child: { stdout: string }) => child.stdout.split('Mark-Com
 const PRIME_SECONDS = Number(process.env.COMPARE_PRIME ?? 0)
 if (!Number.isFinite(PRIME_SECONDS) || PRIME_SECONDS < 0) {
   throw new Error(`COMPARE_PRIME must be a number of seconds, not "${process.env.COMPARE_PRIME}"`)
+}
+
+/**
+ * Seconds of small calls at c=50 through the tunnel before a bulk cell (`COMPARE_PRIME_CALLS`,
+ * default 0), after the transfers of `COMPARE_PRIME`: a broker in service has answered many calls
+ * before a large answer, and V8 sizes the old generation's limit from what it measured then.
+ */
+const PRIME_CALLS_SECONDS = Number(process.env.COMPARE_PRIME_CALLS ?? 0)
+if (!Number.isFinite(PRIME_CALLS_SECONDS) || PRIME_CALLS_SECONDS < 0) {
+  throw new Error(
+    `COMPARE_PRIME_CALLS must be a number of seconds, not "${process.env.COMPARE_PRIME_CALLS}"`,
+  )
 }
 
 /** Seconds the stack idles before each cell (`COMPARE_IDLE`, default 0). */
@@ -195,6 +207,13 @@ async function cell(
         warmupMs: 0,
         durationMs: PRIME_SECONDS * 1000,
       })
+    }
+    if (PRIME_CALLS_SECONDS > 0 && mode === 'bulk') {
+      // The bulk fixture answers any other method with an empty result.
+      await runLoad(
+        { url, headers: HEADERS },
+        { concurrency: 50, warmupMs: 0, durationMs: PRIME_CALLS_SECONDS * 1000 },
+      )
     }
     await sleep(IDLE_SECONDS * 1000)
     const pids = [burrowd.proc.pid!, client.proc.pid!, fixture.pid]

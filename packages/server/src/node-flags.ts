@@ -28,9 +28,20 @@
  * With it off, and the mux's streams in slots that are emptied before they are let go (protocol's
  * stream-table.ts), about 0.1 MB is promoted per scavenge and a scavenge takes a third of the
  * time (docs/benchmarks.md, "What burrowd's scavenges keep").
+ *
+ * `--heap-growing-percent=200`: after each mark-compact V8 sizes the heap's next limits from
+ * what survived times a factor it picks from how fast it collected against how fast the process
+ * allocated, between 1.1 and 4. Small calls allocate slowly against what a 30 MB heap takes to
+ * mark, so after a spell of them V8 picked 1.1 (`--trace-gc-verbose`), and a large answer relayed
+ * next ran a mark-compact every couple of hundred milliseconds (22 in 5 s), each begun as the
+ * answer's buffers pressed V8 to collect ("external memory pressure"): burrowd spent 1.4–1.7 ms
+ * of CPU per MB instead of the 1.1 of a fresh process. With a fixed factor of 3 the same
+ * transfers ran none, at 1.0–1.2 ms/MB; small calls and the idle rows measured the same
+ * (docs/benchmarks.md, "A fixed heap growing factor").
  */
 export const BURROWD_NODE_FLAGS: readonly string[] = [
   '--no-memory-reducer',
   '--initial-old-space-size=64',
   '--no-allocation-site-pretenuring',
+  '--heap-growing-percent=200',
 ]
