@@ -11,10 +11,11 @@
 // concurrency (default 50, bulk 1); COMPARE_CPU_PROF=<dir> makes burrowd and burrow write V8 CPU
 // profiles there; COMPARE_IDLE=<s> leaves the tunnel idle that long before the cell (as the full
 // run's Burrow cells are), after COMPARE_PRIME=<s> of transfers (bulk) and COMPARE_PRIME_CALLS=<s>
-// of small calls at c=50 (bulk) if given, and the line says when burrowd gave memory back meanwhile; COMPARE_TRACE_GC=1 also counts the mark-compact
-// collections of both processes in the cell; COMPARE_CLIENT_FLAGS='<flags>' starts every
-// `burrow up` with these node flags. Each cell warms up for 1.5 s and, for calls, at least
-// COMPARE_WARMUP_CALLS calls (default 10000, as `npm run bench`; at most 20 s of them).
+// of small calls at c=50 (bulk) if given, and the line says when burrowd gave memory back
+// meanwhile; COMPARE_TRACE_GC=1 also counts the mark-compact collections of both processes in
+// the cell; COMPARE_CLIENT_FLAGS='<flags>' starts every `burrow up` with these node flags. Each
+// cell warms up for 1.5 s and, for calls, at least COMPARE_WARMUP_CALLS calls (default 10000, as
+// `npm run bench`; at most 20 s of them).
 // COMPARE_POLICY=realistic gives the tunnel the policy section's realistic governance policy.
 import { existsSync, readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
@@ -101,7 +102,7 @@ if (!Number.isFinite(PRIME_SECONDS) || PRIME_SECONDS < 0) {
 /**
  * Seconds of small calls at c=50 through the tunnel before a bulk cell (`COMPARE_PRIME_CALLS`,
  * default 0), after the transfers of `COMPARE_PRIME`: a broker in service has answered many calls
- * before a large answer, and V8 sizes the old generation's limit from what it measured then.
+ * before a large answer, and V8 picks its heap growing factor from what it measured then.
  */
 const PRIME_CALLS_SECONDS = Number(process.env.COMPARE_PRIME_CALLS ?? 0)
 if (!Number.isFinite(PRIME_CALLS_SECONDS) || PRIME_CALLS_SECONDS < 0) {
