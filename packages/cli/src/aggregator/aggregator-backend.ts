@@ -26,6 +26,7 @@ import type { CallOwner } from './pending-table.js'
 import type { CallOptions } from './upstream-calls.js'
 import type { UpstreamChannel } from './upstream-channel.js'
 import { UpstreamLink } from './upstream-link.js'
+import { askedUrlElicitation, UrlElicitations } from './url-elicitations.js'
 
 /** One upstream: its name (the prefix of its tools and prompts) and its channel. */
 export interface AggregatorUpstream {
@@ -64,6 +65,7 @@ export class AggregatorBackend implements McpBackend {
   readonly #sessions = new Map<string, AggregatorSession>()
   readonly #cache = new ListCache()
   readonly #subscriptions = new ResourceSubscriptions()
+  readonly #elicitations = new UrlElicitations()
   readonly #lists: ListAggregator
   readonly #resources: ResourceRouter
   readonly #router: RequestRouter
@@ -153,7 +155,18 @@ export class AggregatorBackend implements McpBackend {
     link.on('up', () => this.#upstreamUp(link))
     link.on('down', () => this.#upstreamDown(link))
     link.on('notification', (message, owner) => this.#upstreamNotification(link, message, owner))
-    link.on('request', (message, owner) => this.#asks.route(link, message, owner))
+    link.on('request', (message, owner) => {
+      const routed = this.#asks.route(link, message, owner)
+      const elicitation = routed && askedUrlElicitation(message.method, message.params)
+      if (routed && elicitation !== undefined) {
+        const agent = { sessionId: routed.session.id, relatedTo: routed.relatedTo }
+        this.#elicitations.note(link.name, elicitation, agent)
+      }
+    })
+    link.on('urlElicitations', (ids, owner) => {
+      const agent = { sessionId: owner.sessionId, relatedTo: owner.agentId }
+      for (const id of ids) this.#elicitations.note(link.name, id, agent)
+    })
     link.on('askEnded', (id, reason) => this.#asks.ended(link, id, reason))
     return link
   }
@@ -242,6 +255,7 @@ export class AggregatorBackend implements McpBackend {
       controller.abort('the client ended the session')
     session.calls.clear()
     this.#asks.dropSession(session)
+    this.#elicitations.dropSession(session.id)
     for (const { uri, upstream } of this.#subscriptions.dropSession(session.id)) {
       const link = this.#links.find((l) => l.name === upstream)
       link?.request('resources/unsubscribe', { uri }).catch(() => {})
@@ -301,6 +315,19 @@ export class AggregatorBackend implements McpBackend {
         else if (owner !== 'unplaced' && owner?.sessionId === session.id)
           session.sink.deliver(line, owner.agentId)
       }
+      return
+    }
+    if (message.method === 'notifications/elicitation/complete') {
+      // Only the agent the elicitation went to hears that it completed (url-elicitations.ts).
+      const to = this.#elicitations.take(link.name, message.params?.elicitationId)
+      const session = to && this.#sessions.get(to.sessionId)
+      if (!session || session.closed) {
+        this.#log.debug(`upstream "${link.name}": completion of an elicitation no agent holds`)
+        return
+      }
+      // A 2025 session hears it on its GET stream; a 2026-07-28 call's seat with its call.
+      if (session.sink.askGroup === undefined) session.sink.deliver(message)
+      else session.sink.deliver(message, to.relatedTo)
       return
     }
     if (message.method === 'notifications/resources/updated') {

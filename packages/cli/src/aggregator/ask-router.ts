@@ -21,8 +21,10 @@ import type { Logger } from '../log/logger.js'
 import type { AggregatorSession } from './aggregator-session.js'
 import type { CallOwner } from './pending-table.js'
 import type { UpstreamLink } from './upstream-link.js'
+import { askedUrlElicitation } from './url-elicitations.js'
 
-interface Routed {
+/** Where a server→client request went. */
+export interface Routed {
   readonly session: AggregatorSession
   readonly agentId: number
   readonly relatedTo: JsonRpcId | undefined
@@ -46,13 +48,21 @@ export class AskRouter {
     this.#log = logger
   }
 
-  /** Hand `message` from `link` to an agent, or refuse it when no agent can answer. */
-  route(link: UpstreamLink, message: JsonRpcRequest, owner: CallOwner | 'unplaced' | undefined) {
+  /**
+   * Hand `message` from `link` to an agent, or refuse it when no agent can answer. Returns where
+   * it went, or undefined when it went nowhere.
+   */
+  route(
+    link: UpstreamLink,
+    message: JsonRpcRequest,
+    owner: CallOwner | 'unplaced' | undefined,
+  ): Routed | undefined {
     // A request reusing the id of one still unanswered is dropped: any answer to it, even a
     // refusal, would read as the first's, and the agent's answer to the first would be lost.
     if (this.#routed.has(key(link.name, message.id))) {
       const id = JSON.stringify(message.id)
-      return this.#log.warn(`upstream "${link.name}" reused the id ${id}; ignored`)
+      this.#log.warn(`upstream "${link.name}" reused the id ${id}; ignored`)
+      return undefined
     }
     const caller = owner === 'unplaced' ? undefined : owner && this.#sessions.get(owner.sessionId)
     const live = caller && !caller.closed ? caller : undefined
@@ -65,31 +75,41 @@ export class AskRouter {
           : `the agent whose call raised ${message.method} has gone; it was not sent to another`
       this.#log.debug(`upstream "${link.name}" ${message.method} refused: ${reason}`)
       link.respond(errorResponse(message.id, JSONRPC_CODE.internalError, reason))
-      return
+      return undefined
     }
     const needed = bridgedCapability(message.method)
+    // A URL-mode elicitation goes only to an agent that declared URL mode (`elicitation.url`):
+    // `elicitation: {}` alone means forms only (MCP 2025-11-25).
+    const url = askedUrlElicitation(message.method, message.params) !== undefined
     const able = (s: AggregatorSession): boolean =>
-      !s.closed && (needed === undefined || s.capabilities[needed] !== undefined)
+      !s.closed &&
+      (needed === undefined || s.capabilities[needed] !== undefined) &&
+      (!url || declaresUrlElicitation(s.capabilities))
     // The agent whose call caused the request answers it, or nobody: another agent's user did
     // not ask for it. Without a caller, the most recently active agent able to answer does.
     const session = live ? (able(live) ? live : undefined) : this.#mostRecentSession(able)
     if (!session) {
+      const missing = url ? 'elicitation.url' : needed
       const reason = live
-        ? `the agent did not declare the "${needed}" capability ${message.method} needs`
+        ? `the agent did not declare the "${missing}" capability ${message.method} needs`
         : `no connected agent can answer ${message.method}`
       const code = live ? JSONRPC_CODE.methodNotFound : JSONRPC_CODE.internalError
       link.respond(errorResponse(message.id, code, reason))
-      return
+      return undefined
     }
     const full = session.askRefusal()
-    if (full !== null)
-      return link.respond(errorResponse(message.id, JSONRPC_CODE.internalError, full))
+    if (full !== null) {
+      link.respond(errorResponse(message.id, JSONRPC_CODE.internalError, full))
+      return undefined
+    }
     const relatedTo = session === caller ? owner?.agentId : undefined
     const agentId = session.nextAskId()
     session.asks.set(idKey(agentId), { upstream: link.name, upstreamId: message.id })
-    this.#routed.set(key(link.name, message.id), { session, agentId, relatedTo })
+    const routed: Routed = { session, agentId, relatedTo }
+    this.#routed.set(key(link.name, message.id), routed)
     this.#log.debug(`upstream "${link.name}" ${message.method} → session ${session.id}`)
     session.sink.deliver({ ...message, id: agentId }, relatedTo)
+    return routed
   }
 
   /** The agent of `session` answered one of the requests it holds. */
@@ -140,4 +160,10 @@ export class AskRouter {
 
 function key(upstream: string, id: JsonRpcId): string {
   return `${upstream}\n${idKey(id)}`
+}
+
+/** Whether declared client capabilities include URL-mode elicitation. */
+function declaresUrlElicitation(capabilities: Readonly<Record<string, unknown>>): boolean {
+  const elicitation = capabilities.elicitation
+  return typeof elicitation === 'object' && elicitation !== null && 'url' in elicitation
 }

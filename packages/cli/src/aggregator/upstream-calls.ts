@@ -103,14 +103,14 @@ export class UpstreamCalls {
     })
   }
 
-  /** Settle the call a response answers. False when no call has its id. */
-  answer(message: JsonRpcResponse): boolean {
+  /** Settle the call a response answers, and return it; undefined when no call has its id. */
+  answer(message: JsonRpcResponse): PendingCall | undefined {
     const call = this.#table.take(message.id)
-    if (!call) return false
+    if (!call) return undefined
     call.detach()
     if ('result' in message) call.resolve(message.result)
     else call.reject(new RpcError(message.error.code, message.error.message, message.error.data))
-    return true
+    return call
   }
 
   /** Hand a progress notification's params to the call whose token it names. */

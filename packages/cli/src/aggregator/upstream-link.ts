@@ -25,6 +25,7 @@ import type { CallOwner } from './pending-table.js'
 import { RpcError } from '../front/rpc-error.js'
 import { UpstreamCalls, type CallOptions } from './upstream-calls.js'
 import type { UpstreamChannel } from './upstream-channel.js'
+import { requiredUrlElicitations } from './url-elicitations.js'
 import {
   AGGREGATOR_CLIENT_CAPABILITIES,
   recordOf,
@@ -54,6 +55,11 @@ export interface UpstreamLinkEvents {
   request: [message: JsonRpcRequest, owner: CallOwner | 'unplaced' | undefined]
   /** A server→client request will not be answered any more (cancelled, or the upstream went). */
   askEnded: [upstreamRequestId: JsonRpcId, reason: string]
+  /**
+   * A call was answered with the URL-elicitation-required error: the ids of the URL-mode
+   * elicitations it starts, with the agent request it answered (see url-elicitations.ts).
+   */
+  urlElicitations: [elicitationIds: string[], owner: CallOwner]
 }
 
 /** Options of `UpstreamLink`. */
@@ -267,8 +273,13 @@ export class UpstreamLink extends EventEmitter<UpstreamLinkEvents> {
   #onMessage(message: JsonRpcMessage, stream: JsonRpcId | undefined): void {
     if (this.#state === 'closed') return
     if (isResponse(message)) {
-      if (!this.#calls.answer(message)) {
+      const call = this.#calls.answer(message)
+      if (!call) {
         this.#log.debug(`upstream "${this.name}" answered unknown request ${String(message.id)}`)
+      } else if ('error' in message && call.owner) {
+        // Told before the agent's call settles (that runs in a later microtask).
+        const ids = requiredUrlElicitations(message.error)
+        if (ids.length > 0) this.emit('urlElicitations', ids, call.owner)
       }
       return
     }
