@@ -4,6 +4,7 @@
  */
 import type { Duplex } from 'node:stream'
 import { ERROR_HEADER, refusal, type PolicyCode } from '@burrow/protocol'
+import { CLIENT_ERROR_LINGER_MS } from '../http/answer-client-error.js'
 
 /** Answer the upgrade request on `socket` with the envelope for `code`, then close it. */
 export function rejectUpgrade(
@@ -23,4 +24,10 @@ export function rejectUpgrade(
       `Content-Type: application/json\r\n${ERROR_HEADER}: ${code}\r\n${extra}` +
       `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   )
+  // Ending our side is not enough: an upgrade's socket is the caller's, and one whose client
+  // never closes its side stayed half-open for good, a file descriptor held by any stranger
+  // (found by a hostile review). It gets the time a client error's answer gets.
+  const linger = setTimeout(() => socket.destroy(), CLIENT_ERROR_LINGER_MS)
+  linger.unref()
+  socket.once('close', () => clearTimeout(linger))
 }
