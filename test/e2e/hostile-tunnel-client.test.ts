@@ -7,6 +7,8 @@
  */
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { connect, type Socket } from 'node:net'
 import { promisify } from 'node:util'
 import { after, before, describe, it } from 'node:test'
 import {
@@ -92,6 +94,82 @@ class Raw {
 
   get isOpen(): boolean {
     return this.ws.readyState === WebSocket.OPEN
+  }
+}
+
+/**
+ * A tunnel client over a bare socket that never answers the service's close frame and keeps
+ * writing after it (as `ws` would not): the WebSocket framing written by hand, masked with a
+ * zero key, server frames read only for their opcode and close code.
+ */
+class DeafToClose {
+  readonly socket: Socket
+  /** The close frame's code, once one came. */
+  readonly closeCode: Promise<number>
+  readonly ended: Promise<void>
+
+  private constructor(socket: Socket, closeCode: Promise<number>) {
+    this.socket = socket
+    this.closeCode = closeCode
+    // Its own side stays open (`allowHalfOpen`): the service's end is what comes.
+    this.ended = new Promise((resolve) => {
+      socket.once('end', () => resolve())
+      socket.once('close', () => resolve())
+    })
+  }
+
+  static async open(broker: string, key: string): Promise<DeafToClose> {
+    const url = new URL(broker)
+    const socket = connect({ host: url.hostname, port: Number(url.port), allowHalfOpen: true })
+    socket.on('error', () => {})
+    await new Promise((resolve) => socket.once('connect', resolve))
+    socket.write(
+      `GET ${url.pathname} HTTP/1.1\r\nHost: ${url.host}\r\nConnection: Upgrade\r\n` +
+        'Upgrade: websocket\r\nSec-WebSocket-Version: 13\r\n' +
+        `Sec-WebSocket-Key: ${randomBytes(16).toString('base64')}\r\n` +
+        `Authorization: Bearer ${key}\r\n\r\n`,
+    )
+    let buffered = Buffer.alloc(0)
+    let upgraded = false
+    let onUpgraded = (): void => {}
+    const upgrade = new Promise<void>((resolve) => (onUpgraded = resolve))
+    let onClose = (_code: number): void => {}
+    const closeCode = new Promise<number>((resolve) => (onClose = resolve))
+    socket.on('data', (chunk: Buffer) => {
+      buffered = Buffer.concat([buffered, chunk])
+      if (!upgraded) {
+        const end = buffered.indexOf('\r\n\r\n')
+        if (end < 0) return
+        assert.match(buffered.subarray(0, end).toString('latin1'), /^HTTP\/1\.1 101 /)
+        buffered = buffered.subarray(end + 4)
+        upgraded = true
+        onUpgraded()
+      }
+      // Server frames are unmasked; lengths up to 64 KiB are all this needs.
+      while (buffered.length >= 2) {
+        const opcode = buffered[0]! & 0x0f
+        let length = buffered[1]! & 0x7f
+        let at = 2
+        if (length === 126) {
+          if (buffered.length < 4) return
+          length = buffered.readUInt16BE(2)
+          at = 4
+        }
+        if (buffered.length < at + length) return
+        if (opcode === 8) onClose(buffered.readUInt16BE(at))
+        buffered = buffered.subarray(at + length)
+      }
+    })
+    await upgrade
+    return new DeafToClose(socket, closeCode)
+  }
+
+  /** Send `frame` as one binary message. */
+  send(frame: Frame): void {
+    const payload = encodeFrame(frame)
+    assert.ok(payload.length < 126)
+    const head = Buffer.from([0x82, 0x80 | payload.length, 0, 0, 0, 0])
+    this.socket.write(Buffer.concat([head, payload]))
   }
 }
 
@@ -194,6 +272,44 @@ describe('a hostile tunnel client', { timeout: 170_000 }, () => {
       )
     }
     assert.equal(outcome, 'closed')
+  })
+
+  // A connection closed for a rotated key that does not answer the close frame: frames it sent
+  //    after the close were still read until it was cut off 2 s later, so its HELLO was welcomed,
+  //    and the tunnel was taken from the owner's client of the new key (GOAWAY(replaced), which
+  //    `burrow up` exits on). Found by a hostile review.
+  it('a connection closed for a rotated key cannot say HELLO in the close handshake', async () => {
+    const tunnel = await service.tunnel('deaf-to-close')
+    const attacker = await DeafToClose.open(service.broker, tunnel.key)
+    const rotated = await api('POST', `/api/tunnels/${tunnel.id}/rotate-key`)
+    assert.equal(rotated.status, 200)
+    assert.equal(await attacker.closeCode, 4001)
+    const owner = await connected(service, rotated.json.key as string)
+    clients.push(owner)
+    attacker.send({ type: 'hello', hello: { version: PROTOCOL_VERSION, agent: 'hostile/1' } })
+    // The service cuts the attacker off once the close handshake's wait is over; whatever it
+    // read of the HELLO by then, it has acted on.
+    await attacker.ended
+    attacker.socket.destroy()
+    assert.deepEqual(
+      owner.frames.filter((f) => f.type === 'goaway'),
+      [],
+      'the owner keeps its tunnel',
+    )
+    owner.onOpenFrame = (f) =>
+      owner.send({
+        type: 'response',
+        streamId: f.streamId,
+        head: { status: 200, headers: [['content-type', 'application/json']] },
+        body: Buffer.from('{"jsonrpc":"2.0","id":7,"result":{"content":[]}}'),
+        fin: true,
+      })
+    const res = await edgeRequest(service.port, hostOf(tunnel.publicUrl), {
+      method: 'POST',
+      headers: JSON_HEADERS,
+      body: CALL,
+    })
+    assert.equal(res.status, 200, 'the owner answers the tunnel')
   })
 
   // GOAWAY(DRAIN) from the client: the broker stops routing to it, closes it after a while, and

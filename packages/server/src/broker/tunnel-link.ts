@@ -76,6 +76,13 @@ export class TunnelLink {
   private faultsUnlogged = 0
   /** The client broke the protocol: the connection is closing. */
   private refused = false
+  /**
+   * The service closed the connection (`close`): nothing more the client sends is read. Before,
+   * frames kept being handled until the client answered the close or 2 s passed, so a connection
+   * closed for a rotated key could still say HELLO and take the tunnel from the owner's new
+   * client (found by a hostile review).
+   */
+  private closing = false
   /** The client was cut off for leaving too much unread. */
   private cutOff = false
 
@@ -115,7 +122,7 @@ export class TunnelLink {
     })
     ws.on('message', (data, isBinary) => {
       meters?.received((data as Buffer).length)
-      if (this.refused) return // closing for a protocol error: nothing more is read
+      if (this.refused || this.closing) return // closing: nothing more is read
       if (!isBinary)
         return this.protocolError(new ProtocolError('bad_payload', 'text message on the tunnel'))
       if (ws.bufferedAmount > MAX_UNREAD_BYTES) return this.unread()
@@ -158,6 +165,7 @@ export class TunnelLink {
   /** Close the socket now; open streams are reset. */
   close(code = 1000, reason = ''): void {
     if (this.state === 'closed') return
+    this.closing = true
     this.ws.close(code, reason)
     // A peer that does not answer the close handshake is cut off.
     setTimeout(() => this.ws.terminate(), 2000).unref()
