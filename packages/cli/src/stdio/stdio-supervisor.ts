@@ -7,6 +7,9 @@
  * Unlike the MCP SDK, which hands the child a short allow-list of variables, the child inherits the
  * full environment of burrow: users expect `burrow up --stdio "npx …"` to behave as it does in their
  * terminal (PATH, PATHEXT, COMSPEC, proxies, tokens), and the SDK's list breaks Windows shims.
+ * Except burrow's own secrets (`WITHHELD_FROM_SERVERS`): a server that shows its environment (a
+ * debugging tool, an error dump, server-everything's `get-env`) would hand the tunnel key to any
+ * agent of the public URL, who could then take the tunnel over.
  */
 import type { ChildProcess, SpawnOptions } from 'node:child_process'
 import { EventEmitter } from 'node:events'
@@ -193,7 +196,7 @@ export class StdioSupervisor extends EventEmitter<StdioSupervisorEvents> {
     try {
       child = (this.#opts.spawn ?? defaultSpawn)(command, args, {
         stdio: ['pipe', 'pipe', 'pipe'],
-        env: { ...process.env, ...env },
+        env: { ...serverEnvironment(process.env), ...env },
         cwd,
         shell: false,
         windowsHide: true,
@@ -388,4 +391,17 @@ function exitDescription(code: number | null, signal: NodeJS.Signals | null): st
 
 function seconds(ms: number): string {
   return `${(ms / 1000).toFixed(1)} s`
+}
+
+/**
+ * burrow's secrets, left out of what a stdio server inherits (a server's own `env` in a config
+ * file may still set them: that is the user's choice).
+ */
+export const WITHHELD_FROM_SERVERS: readonly string[] = ['BURROW_API_KEY', 'BURROW_INSPECT_TOKEN']
+
+/** What a stdio server inherits of `env`: all of it but `WITHHELD_FROM_SERVERS`. */
+export function serverEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const inherited = { ...env }
+  for (const name of WITHHELD_FROM_SERVERS) delete inherited[name]
+  return inherited
 }

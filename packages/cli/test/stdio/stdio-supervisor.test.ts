@@ -87,6 +87,39 @@ describe('StdioSupervisor messages', { timeout: 30_000 }, () => {
     await logger.waitFor(/WARN {2}\[slow\] skipped a stdout line that is not JSON: this line/)
   })
 
+  it("withholds burrow's secrets from the server's environment unless its own env sets them", async () => {
+    // Found by a hostile review: a server showing its environment (server-everything's
+    // `get-env`) handed the tunnel key to any agent of the public URL, who took the tunnel over.
+    const logger = captureLogger()
+    process.env.BURROW_API_KEY = 'mtk_withheld'
+    process.env.BURROW_INSPECT_TOKEN = 'withheld-too'
+    process.env.BURROW_TEST_INHERITED = 'still inherited'
+    const supervisor = supervise({
+      command: node,
+      args: [fixturePath('slow-stdio-server.mjs')],
+      env: { BURROW_INSPECT_TOKEN: 'set by its config' },
+      label: 'slow',
+      logger,
+    })
+    const messages: unknown[] = []
+    supervisor.on('message', (m) => messages.push(m))
+    supervisor.start()
+    delete process.env.BURROW_API_KEY
+    delete process.env.BURROW_INSPECT_TOKEN
+    delete process.env.BURROW_TEST_INHERITED
+    const names = ['BURROW_API_KEY', 'BURROW_INSPECT_TOKEN', 'BURROW_TEST_INHERITED']
+    for (const [i, name] of names.entries()) {
+      const params = { name: 'env', arguments: { name } }
+      supervisor.send({ jsonrpc: '2.0', id: i + 1, method: 'tools/call', params })
+    }
+    while (messages.length < names.length) await once(supervisor, 'message')
+    const texts = messages.map((m) => (m as { result: { content: { text: string }[] } }).result)
+    assert.deepEqual(
+      texts.map((r) => JSON.parse(r.content[0]!.text) as unknown),
+      [null, 'set by its config', 'still inherited'],
+    )
+  })
+
   it('refuses to queue more than the bound for a child that does not read its stdin', async () => {
     // A child that never reads: the pipe fills, then Node queues what is written.
     const supervisor = supervise({
