@@ -1,10 +1,10 @@
 /**
- * A request whose access is taken away while the edge still reads its body is answered with the
- * refusal and never forwarded, even when that answer cannot leave at once: behind another answer
- * on the same connection (HTTP/1.1 pipelining), the refusal waits, and the request went on to the
- * local server once its body arrived. One forwarded already whose answer comes while its refusal
- * still waits has that answer dropped, and the connection's other answers are delivered (one
- * still uploading its body: `access-revoked-uploading.test.ts`). Real
+ * A request whose access is taken away while it waits behind another answer on the same
+ * connection (HTTP/1.1 pipelining) is never forwarded. Such a request now runs only once the
+ * answers before it are done (`http/in-turn.ts`), so it meets the gate as it then is; before, it
+ * ran at once, its refusal waited, and it went on to the local server once its body arrived.
+ * The connection's other answers are delivered (one still uploading its body:
+ * `access-revoked-uploading.test.ts`). Real
  * burrowd and `burrow up` in front of a local MCP server, the pipelined requests written on a raw
  * socket.
  */
@@ -178,7 +178,7 @@ describe('a request revoked while its body is read', { timeout: 120_000 }, () =>
     assert.equal(counts.tool_calls, before + 1, 'the revoked call reached the local server')
   })
 
-  it('drops the answer of a call refused while its refusal waits, and burrowd goes on', async () => {
+  it('runs a pipelined call only once the answer before it is done, refused if revoked meanwhile', async () => {
     // A local server that holds each `hold` call until told, then answers it in two writes.
     const held = new Map<number, ServerResponse>()
     const arrivals: ((id: number) => void)[] = []
@@ -248,10 +248,10 @@ describe('a request revoked while its body is read', { timeout: 120_000 }, () =>
       `accept: application/json, text/event-stream\r\nmcp-protocol-version: 2025-06-18\r\n` +
       `authorization: Bearer ${secret}\r\nmcp-session-id: ${sessionId}\r\n` +
       `content-length: ${Buffer.byteLength(call(id))}\r\n\r\n${call(id)}`
-    // The kept agent's call first, held; the gone agent's pipelined behind it, held too.
+    // The kept agent's call first, held; the gone agent's pipelined behind it waits its turn
+    // (http/in-turn.ts). Before, it ran at once, and its answer came while its refusal waited.
     socket.write(post(1, kept.secret, keptSession) + post(2, gone.secret, goneSession))
     await arrived(1)
-    await arrived(2)
     const probe = publicFetch(url, {
       method: 'POST',
       headers: {
@@ -262,12 +262,11 @@ describe('a request revoked while its body is read', { timeout: 120_000 }, () =>
       body: call(3),
     })
     await arrived(3)
+    assert.ok(!held.has(2), 'the pipelined call waits for the answer before it')
     const deleted = await owner.api('DELETE', `/api/tunnels/${tunnelId}/agent-tokens/${gone.id}`)
     assert.equal(deleted.status, 204)
     assert.equal((await probe).status, 403)
-    // The refused call's answer comes while its refusal still waits behind the kept call's.
-    release(2)
-    // A call after it, answered: burrowd is still serving.
+    // A call of the kept agent on another connection, answered meanwhile.
     const later = publicFetch(url, {
       method: 'POST',
       headers: {
@@ -280,11 +279,15 @@ describe('a request revoked while its body is read', { timeout: 120_000 }, () =>
     await arrived(4)
     release(4)
     assert.equal((await later).status, 200)
+    // The kept call's answer done, the pipelined call's turn comes: its token is unknown by
+    // then (401, as for any request of a deleted token), and it is never forwarded.
     release(1)
-    await new Promise<void>((resolve) => socket.once('close', resolve))
-    const text = Buffer.concat(received).toString()
-    assert.match(text, /^HTTP\/1.1 200/)
-    assert.match(text, /HTTP\/1.1 403/)
+    const text = () => Buffer.concat(received).toString()
+    for (let tries = 0; !/HTTP\/1.1 401[\s\S]*\r\n\r\n\{/.test(text()) && tries < 500; tries++)
+      await new Promise((r) => setTimeout(r, 20))
+    assert.match(text(), /^HTTP\/1.1 200/)
+    assert.match(text(), /HTTP\/1.1 401[\s\S]*"policy_code":"unauthorized"/)
+    assert.ok(!held.has(2), 'the revoked call reached the local server')
     assert.equal(service.proc.proc.exitCode, null)
   })
 })

@@ -8,6 +8,7 @@ import { Server as NetServer, type AddressInfo } from 'node:net'
 import type { Duplex } from 'node:stream'
 import { createLogger, type Logger } from '@burrow/protocol'
 import { rejectUpgrade } from './broker/reject-upgrade.js'
+import { inTurn } from './http/in-turn.js'
 import { isNodeLinkPath } from './cluster/node-links.js'
 import type { ServerConfig } from './config.js'
 import { answerClientError, REQUEST_TIMEOUT_MS } from './http/answer-client-error.js'
@@ -70,7 +71,7 @@ export async function serve(config: ServerConfig): Promise<void> {
   let draining = false
   // Public requests being answered (some go through another node's tunnel client).
   let inFlight = 0
-  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+  const answer = (req: IncomingMessage, res: ServerResponse): void => {
     // While draining, every answer closes its connection: the client's next request opens a
     // new one, which the load balancer sends to another node.
     if (draining) res.shouldKeepAlive = false
@@ -113,6 +114,10 @@ export async function serve(config: ServerConfig): Promise<void> {
     done.catch((err: Error) =>
       answerFailure(failures, req, res, err, label !== null && label !== undefined),
     )
+  }
+  // A pipelined request is answered once the answers before it are (http/in-turn.ts).
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    inTurn(req, res, () => answer(req, res))
   })
   // Node would answer an `Expect` other than 100-continue with a bare 417 of its own.
   server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
