@@ -156,7 +156,7 @@ export class FakeClient {
           this.welcomeValue = frame.welcome
           welcomed(frame.welcome)
         } else if (frame.type === 'pong') {
-          this.pongs.get(frame.payload)?.()
+          this.pongs.get(Number(frame.payload))?.()
         } else if (frame.type === 'goaway') {
           this.goaways.push(frame)
           for (const waiter of this.goawayWaiters.splice(0)) waiter(frame)

@@ -45,7 +45,7 @@ export class FragmentingClient {
         if (take) take(f.streamId)
         else this.#opened.push(f.streamId)
       }
-      if (f.type === 'pong') this.#pongs.get(f.payload)?.()
+      if (f.type === 'pong') this.#pongs.get(Number(f.payload))?.()
       if (f.type === 'window') {
         if (f.streamId === 0) this.#connCredit += f.credit
         else {

@@ -145,7 +145,8 @@ export function encodeFrame(frame: Frame): Buffer {
     case 'ping':
     case 'pong': {
       const buf = header(8, frame.type === 'ping' ? FRAME_TYPE.ping : FRAME_TYPE.pong, 0, 0)
-      buf.writeBigUInt64BE(BigInt(frame.payload), HEADER_BYTES)
+      const value = frame.payload
+      buf.writeBigUInt64BE(BigInt.asUintN(64, BigInt(value)), HEADER_BYTES)
       return buf
     }
     case 'goaway': {
@@ -363,7 +364,10 @@ function decodePayload(type: number, streamId: number, payload: Uint8Array, fin:
     case FRAME_TYPE.ping:
     case FRAME_TYPE.pong: {
       const view = exactLength(payload, 8, type === FRAME_TYPE.ping ? 'PING' : 'PONG')
-      const value = Number(view.getBigUint64(0))
+      // Exact: a value past 2^53 read as a number came back changed, and 2^64 − 1 rounded to
+      // 2^64, which the PONG could not encode (the connection dropped, found by a hostile review).
+      const exact = view.getBigUint64(0)
+      const value = exact <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(exact) : exact
       return type === FRAME_TYPE.ping
         ? { type: 'ping', payload: value }
         : { type: 'pong', payload: value }

@@ -179,8 +179,12 @@ export type Frame =
       readonly code: ResetCode
       readonly reason: string
     }
-  | { readonly type: 'ping'; readonly payload: number }
-  | { readonly type: 'pong'; readonly payload: number }
+  /**
+   * A PING's opaque u64, and the PONG's echo of it: a number while it is a safe integer (as this
+   * side's own are), else the exact bigint, so a peer's value comes back as it was sent.
+   */
+  | { readonly type: 'ping'; readonly payload: number | bigint }
+  | { readonly type: 'pong'; readonly payload: number | bigint }
   | {
       readonly type: 'goaway'
       readonly lastStreamId: number

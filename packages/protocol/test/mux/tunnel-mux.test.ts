@@ -391,6 +391,31 @@ describe('TunnelMux', () => {
     assert.ok(ok)
   })
 
+  it('answers every PING with a PONG carrying its value exactly, the largest u64 included', () => {
+    // Found by a hostile review: the value was read as a number, so 2^53 + 1 came back as 2^53,
+    // and 2^64 − 1 rounded to 2^64, which the PONG could not encode (the connection dropped).
+    const sent: Buffer[] = []
+    let fault: unknown = null
+    const broker = new TunnelMux({
+      role: 'broker',
+      transport: { send: (bytes, done) => (sent.push(Buffer.from(bytes)), done?.()) },
+      onProtocolError: (e) => (fault = e),
+    })
+    const values = [0, 7, 2n ** 53n + 1n, 2n ** 64n - 1n]
+    for (const value of values) {
+      const ping = Buffer.from(encodeFrame({ type: 'ping', payload: value }))
+      assert.equal(ping.readBigUInt64BE(ping.length - 8), BigInt(value))
+      broker.receive(ping)
+    }
+    assert.equal(fault, null)
+    const echoed = sent.map((bytes) => {
+      const frame = decodeFrame(bytes)
+      assert.equal(frame.type, 'pong')
+      return BigInt(frame.type === 'pong' ? frame.payload : -1)
+    })
+    assert.deepEqual(echoed, values.map(BigInt))
+  })
+
   it('a RESPONSE on a stream the peer opened resets that stream only', () => {
     const q = pair()
     q.broker.open(head, undefined, true)
