@@ -97,11 +97,27 @@ export class HttpRelay implements RequestHandler {
     await this.dispatcher.close()
   }
 
-  /** The public path `/mcp?q` maps onto the upstream URL's path, with the public query string. */
+  /**
+   * The public path `/mcp?q` maps onto the upstream URL's path and query, with the agent's query
+   * parameters added, but for those the upstream URL sets: the user's win (a key or a setting
+   * given there cannot be dropped or changed by an agent; before, any agent query replaced the
+   * upstream URL's whole, found by a hostile review).
+   */
   pathFor(publicPath: string): string {
     const q = publicPath.indexOf('?')
-    return this.upstream.pathname + (q === -1 ? this.upstream.search : publicPath.slice(q))
+    const own = this.upstream.search
+    if (q === -1 || q === publicPath.length - 1) return this.upstream.pathname + own
+    const theirs = publicPath.slice(q + 1)
+    if (own === '' || own === '?') return `${this.upstream.pathname}?${theirs}`
+    const set = this.#ownNames ?? (this.#ownNames = new Set(new URLSearchParams(own).keys()))
+    const added = theirs
+      .split('&')
+      .filter((pair) => pair !== '' && !set.has(new URLSearchParams(pair).keys().next().value!))
+    return this.upstream.pathname + own + (added.length > 0 ? `&${added.join('&')}` : '')
   }
+
+  /** The parameter names the upstream URL's query sets (read once). */
+  #ownNames: ReadonlySet<string> | undefined
 
   /** The upstream URL a request went to, for messages: its query hidden (as `shown-url.ts` shows a URL). */
   targetFor(publicPath: string): string {

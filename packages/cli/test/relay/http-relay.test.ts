@@ -122,7 +122,7 @@ describe('HttpRelay', () => {
     assert.equal(res.headers.connection, undefined)
     assert.equal(res.headers['keep-alive'], undefined)
     const last = seen[seen.length - 1]!
-    assert.equal(last.url, '/rpc?x=1', 'the public query replaces the upstream one')
+    assert.equal(last.url, '/rpc?fixed=1&x=1', "the public query is added to the upstream's")
     assert.equal(last.method, 'POST')
     assert.equal(last.body, '{"jsonrpc":"2.0","id":1,"method":"ping"}')
     assert.equal(last.headers!['content-length'], '40', 'the declared length is the real one')
@@ -199,6 +199,21 @@ describe('HttpRelay', () => {
     assert.equal(seen[seen.length - 1]!.url, '/rpc?fixed=1')
   })
 
+  it("never lets an agent's query drop or change what the upstream URL's query sets", async () => {
+    // Found by a hostile review: any agent query replaced the upstream URL's whole, so an agent
+    // could drop a key given there or turn a setting the user fixed (readonly=1) off.
+    const r = new HttpRelay('http://127.0.0.1:1/mcp?api_key=S&readonly=1', silentLogger)
+    assert.equal(r.pathFor('/mcp'), '/mcp?api_key=S&readonly=1')
+    assert.equal(r.pathFor('/mcp?'), '/mcp?api_key=S&readonly=1')
+    assert.equal(r.pathFor('/mcp?readonly=0'), '/mcp?api_key=S&readonly=1')
+    assert.equal(r.pathFor('/mcp?api%5Fkey=X&page=2'), '/mcp?api_key=S&readonly=1&page=2')
+    assert.equal(r.pathFor('/mcp?a=1&&b&readonly'), '/mcp?api_key=S&readonly=1&a=1&b')
+    const plain = new HttpRelay('http://127.0.0.1:1/mcp', silentLogger)
+    assert.equal(plain.pathFor('/mcp?x=%20y&x=2'), '/mcp?x=%20y&x=2', 'kept as the agent wrote it')
+    assert.equal(plain.targetFor('/mcp?x=1'), 'http://127.0.0.1:1/mcp?…')
+    await Promise.all([r.close(), plain.close()])
+  })
+
   it('streams a big reply and stops reading while the tunnel is full', async () => {
     const piece = Buffer.alloc(64 * 1024, 'y')
     onRequest = (_req, res) => {
@@ -250,11 +265,12 @@ describe('HttpRelay', () => {
       onAbort: (listener) => (abort = listener),
     })
     const done = r.handle(req, res)
-    while (!seen.some((s) => s.url === '/rpc?hang=onabort'))
+    while (!seen.some((s) => s.url === '/rpc?fixed=1&hang=onabort'))
       await new Promise((x) => setTimeout(x, 5))
     abort!(new Error('agent left'))
     await done
-    while (!aborted.includes('/rpc?hang=onabort')) await new Promise((x) => setTimeout(x, 5))
+    while (!aborted.includes('/rpc?fixed=1&hang=onabort'))
+      await new Promise((x) => setTimeout(x, 5))
     await r.close()
     assert.equal(res.status, 0, 'nothing is written for an aborted call')
     assert.equal(res.ended, false)
@@ -266,11 +282,11 @@ describe('HttpRelay', () => {
     const res = new Recorder()
     const controller = new AbortController()
     const done = r.handle(request({ path: '/mcp?hang=signal', signal: controller.signal }), res)
-    while (!seen.some((s) => s.url === '/rpc?hang=signal'))
+    while (!seen.some((s) => s.url === '/rpc?fixed=1&hang=signal'))
       await new Promise((x) => setTimeout(x, 5))
     controller.abort(new Error('agent left'))
     await done
-    while (!aborted.includes('/rpc?hang=signal')) await new Promise((x) => setTimeout(x, 5))
+    while (!aborted.includes('/rpc?fixed=1&hang=signal')) await new Promise((x) => setTimeout(x, 5))
     await r.close()
     assert.equal(res.status, 0)
   })
