@@ -184,6 +184,10 @@ export class StdioSupervisor extends EventEmitter<StdioSupervisorEvents> {
       if (outcome === 'SIGKILL') {
         this.#log.warn(`[${this.#label}] stdio server ignored stdin closing and SIGTERM; killed it`)
       }
+      // A process that left the group (a daemon of its own) may still hold the pipes: they are
+      // not waited for.
+      running.child.stdout?.destroy()
+      running.child.stderr?.destroy()
     }
     this.#state = 'closed'
   }
@@ -200,6 +204,10 @@ export class StdioSupervisor extends EventEmitter<StdioSupervisorEvents> {
         cwd,
         shell: false,
         windowsHide: true,
+        // A process group of its own, so that stopping it reaches what it started (stop-child.ts).
+        // It is in burrow's session no more: a terminal's Ctrl-C, which reaches burrow up, never
+        // reached it anyway (docs/decisions.md, the respawn of `up`).
+        detached: process.platform !== 'win32',
       })
     } catch (err) {
       this.#onEnded(generation, 0, null, null, err instanceof Error ? err : new Error(String(err)))

@@ -425,6 +425,51 @@ describe('StdioSupervisor close', { timeout: 30_000 }, () => {
     assert.ok(logger.lines.some((l) => l.includes('ignored stdin closing and SIGTERM; killed it')))
   })
 
+  it(
+    'stops a server started through a wrapper, the processes it started included',
+    {
+      skip: process.platform === 'win32' ? 'no process groups' : false,
+    },
+    async () => {
+      // Found by a hostile review: only the wrapper (`sh -c`, a launcher) was signalled; the server
+      // it started kept running, holding the pipes, and `burrow up` never exited.
+      const logger = captureLogger()
+      // The wrapper exits on SIGTERM; the server under it ignores stdin closing and SIGTERM.
+      const server = [
+        "process.on('SIGTERM', () => console.error('server ignoring SIGTERM'))",
+        "console.error('server pid ' + process.pid)",
+        'setInterval(() => {}, 1000)',
+      ].join(';')
+      const wrapper = [
+        "const { spawn } = require('node:child_process')",
+        `spawn(process.execPath, ['-e', ${JSON.stringify(server)}], { stdio: 'inherit' })`,
+        "process.on('SIGTERM', () => process.exit(0))",
+      ].join(';')
+      const supervisor = supervise({
+        command: node,
+        args: ['-e', wrapper],
+        closeGraceMs: 300,
+        label: 'wrapped',
+        logger,
+      })
+      supervisor.start()
+      const line = await logger.waitFor(/\[wrapped\] server pid \d+/)
+      const pid = /server pid (\d+)/.exec(line)![1]
+      const alive = (): boolean => {
+        try {
+          process.kill(Number(pid), 0)
+          return true
+        } catch {
+          return false
+        }
+      }
+      assert.ok(alive())
+      await supervisor.close()
+      for (let i = 0; alive() && i < 100; i++) await new Promise((r) => setTimeout(r, 20))
+      assert.equal(alive(), false, 'the server the wrapper started is stopped too')
+    },
+  )
+
   it('stops and restarts a child that closed its stdout but kept running', async () => {
     const logger = captureLogger()
     // It can answer nothing more: before, every request to it waited for ever.
