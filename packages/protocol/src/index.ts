@@ -109,6 +109,7 @@ export {
   requestMetaOf,
   decodeHeaderValue,
   mirroredHeaderProblem,
+  shapedAsResponse,
 } from './mcp/index.js'
 export type {
   PolicyCode,

@@ -19,6 +19,7 @@ import {
   type SseEvent,
 } from '@burrow/protocol'
 import { MAX_MESSAGE_DEPTH, nestsDeeperThan, tooDeepReplacement } from '../stdio/message-depth.js'
+import { invalidAnswerReplacement } from '../stdio/invalid-answer.js'
 
 type Response = Dispatcher.ResponseData
 
@@ -68,8 +69,12 @@ export function messagesIn(
     return { messages, skipped }
   }
   for (const classified of read.messages) {
-    if (classified.kind === 'invalid') skipped.push(classified.problem)
-    else messages.push(jsonRpcMessageOf(classified)!)
+    if (classified.kind === 'invalid') {
+      skipped.push(classified.problem)
+      // An answer that names its request still ends it, as an error (stdio/invalid-answer.ts).
+      const replacement = invalidAnswerReplacement(classified)
+      if (replacement !== null) messages.push(replacement)
+    } else messages.push(jsonRpcMessageOf(classified)!)
   }
   return { messages, skipped }
 }

@@ -28,6 +28,7 @@ import {
 import { cutAnswerError, cutAnswerId, cutRequestReply } from './cut-answer.js'
 import { LineSplitter, type LineEnds } from './line-splitter.js'
 import { nestsDeeperThan, tooDeepReplacement, tooDeepRequestReply } from './message-depth.js'
+import { invalidAnswerReplacement } from './invalid-answer.js'
 
 /** Where `readChildOutput` reports what it reads. */
 export interface ChildOutputHandlers {
@@ -149,6 +150,8 @@ function onStdoutLine(line: string, handlers: ChildOutputHandlers): void {
     else if (classified.kind === 'invalid') {
       const why = `an invalid JSON-RPC message (${classified.problem})`
       handlers.onSkipped(`skipped ${why} on stdout: ${shown()}`, 'warn')
+      const replacement = invalidAnswerReplacement(classified)
+      if (replacement !== null) handlers.onMessage(replacement)
     }
   }
 }

@@ -54,6 +54,20 @@ describe('messagesIn', () => {
     assert.equal(messagesIn('42'), 'invalid_request')
   })
 
+  it('turns an answer that is not valid JSON-RPC into an error for its id', () => {
+    const read = messagesIn('[{"jsonrpc":"2.0","id":5,"result":null},{"jsonrpc":"2.0","error":1}]')
+    assert.ok(typeof read === 'object')
+    assert.equal(read.skipped.length, 2)
+    assert.equal(read.messages.length, 1)
+    const answer = read.messages[0] as { id: unknown; error: { code: number; message: string } }
+    assert.equal(answer.id, 5)
+    assert.equal(answer.error.code, -32603)
+    assert.match(
+      answer.error.message,
+      /answer is not valid JSON-RPC \(a result must be an object\)/,
+    )
+  })
+
   it('turns an answer nested too deep to write again into an error for its id', () => {
     const deep = `${'['.repeat(10_000)}${']'.repeat(10_000)}`
     const read = messagesIn(`{"jsonrpc":"2.0","id":7,"result":{"deep":${deep}}}`)

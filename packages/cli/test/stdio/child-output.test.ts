@@ -53,6 +53,43 @@ describe('readChildOutput', () => {
   })
 })
 
+describe('readChildOutput, an invalid answer', () => {
+  it('errors the id of an answer that is not valid JSON-RPC for its agent, and nothing else', async () => {
+    // Found by a hostile review: such an answer was skipped with a warning, and the agent's call
+    // waited until the agent gave up.
+    const lines = [
+      '{"jsonrpc":"2.0","id":2,"result":null}',
+      '{"jsonrpc":"2.0","id":"three","error":"failed"}',
+      '{"jsonrpc":"2.0","id":4,"result":{},"error":{"code":1,"message":"x"}}',
+      '{"jsonrpc":"2.0","id":9007199254740993,"result":null}',
+      '{"jsonrpc":"2.0","method":5}',
+      '{"jsonrpc":"2.0","result":null}',
+    ]
+    const child = spawn(process.execPath, [
+      '-e',
+      `process.stdout.write(${JSON.stringify(lines.join('\n') + '\n')})`,
+    ])
+    const messages: JsonRpcMessage[] = []
+    const skipped: string[] = []
+    readChildOutput(child, 1024, {
+      onMessage: (m) => messages.push(m),
+      onStderrLine: () => {},
+      onSkipped: (description) => skipped.push(description),
+    })
+    await once(child, 'close')
+    assert.equal(skipped.length, lines.length, 'each is still warned of')
+    assert.deepEqual(idsAndCodes(messages), [
+      [2, -32603],
+      ['three', -32603],
+      [4, -32603],
+    ])
+    for (const m of messages) {
+      const { message } = (m as { error: { message: string } }).error
+      assert.match(message, /^the local server's answer is not valid JSON-RPC \(/)
+    }
+  })
+})
+
 describe('readChildOutput, a line nested too deep', () => {
   it("answers the server's requests in it, errors its answers for the agent, skips the rest", async () => {
     const deep = `${'['.repeat(1_001)}${']'.repeat(1_001)}`

@@ -46,6 +46,7 @@ export {
   isBodyProblem,
   refusalIds,
   refusalIdsOf,
+  shapedAsResponse,
   DEFAULT_BODY_LIMITS,
 } from './json-rpc-body.js'
 export type { JsonRpcBody, BodyProblem, BodyLimits } from './json-rpc-body.js'

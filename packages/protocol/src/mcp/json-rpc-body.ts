@@ -237,7 +237,7 @@ export function refusalIds(body: JsonRpcBody | null): RefusedId | RefusedId[] {
  * result beside an error, a member named twice, an id too large. Its id is a server's question's
  * as much as a valid response's is.
  */
-function shapedAsResponse(m: Extract<ClassifiedMessage, { kind: 'invalid' }>): boolean {
+export function shapedAsResponse(m: Extract<ClassifiedMessage, { kind: 'invalid' }>): boolean {
   if (m.method !== null || !isRecord(m.value)) return false
   // Names as a server matching them without case reads them: `Method` beside a result reads as
   // a request, and `Result` as a result.
