@@ -117,6 +117,25 @@ describe('hostile agents against one tunnel', () => {
     assert.match(e.reason, /need a Host header/)
   })
 
+  it('refuses a request naming its Host twice, and answers CONNECT, with the envelope', async () => {
+    // Found by a hostile review: two Host fields were routed by the first (RFC 9112 wants 400),
+    // and a CONNECT's connection was closed unanswered.
+    const before = await counting.counts()
+    const answer = await post('/mcp', [`Host: other--acme.${host.split('.').slice(1).join('.')}`])
+    assert.equal(answer.status, 400)
+    const e = envelope(answer)
+    assert.equal(e.policy, 'invalid_request')
+    assert.match(e.reason, /names its Host more than once/)
+    assert.deepEqual(await counting.counts(), before)
+    const connect = await rawRequest(service.port, [
+      `CONNECT ${host}:443 HTTP/1.1`,
+      `Host: ${host}`,
+    ])
+    assert.equal(connect.status, 400)
+    assert.equal(envelope(connect).policy, 'invalid_request')
+    assert.match(envelope(connect).reason, /CONNECT is not served/)
+  })
+
   it('answers an Expect it cannot meet with the envelope, forwarding nothing', async () => {
     const before = await counting.counts()
     const answer = await post('/mcp', ['Expect: 200-ok'])

@@ -9,6 +9,7 @@ import type { Duplex } from 'node:stream'
 import { createLogger, type Logger } from '@burrow/protocol'
 import { rejectUpgrade } from './broker/reject-upgrade.js'
 import { inTurn } from './http/in-turn.js'
+import { hasRepeatedHost } from './http/repeated-host.js'
 import { isNodeLinkPath } from './cluster/node-links.js'
 import type { ServerConfig } from './config.js'
 import { answerClientError, REQUEST_TIMEOUT_MS } from './http/answer-client-error.js'
@@ -46,6 +47,11 @@ export async function serve(config: ServerConfig): Promise<void> {
   server.on('upgrade', refuseUpgrade)
   server.on('checkExpectation', answerStartingExpectation)
   server.on('clientError', answerClientError)
+  // Node closes a CONNECT's connection unanswered when nobody listens: it gets the envelope.
+  server.on('connect', (_req: IncomingMessage, socket: Duplex) => {
+    const reason = 'CONNECT is not served here: burrowd is not a proxy'
+    rejectUpgrade(socket, 'invalid_request', reason, 'CONNECT not served')
+  })
   const services = await wireServices({
     config,
     log,
@@ -85,6 +91,11 @@ export async function serve(config: ServerConfig): Promise<void> {
           close: true,
         },
       )
+      return
+    }
+    if (hasRepeatedHost(req.rawHeaders)) {
+      const reason = 'the request names its Host more than once'
+      sendRefusal(res, 'invalid_request', 'Host header repeated', reason, { close: true })
       return
     }
     const host = hostOf(req)
