@@ -26,6 +26,7 @@ import { telemetryBanner } from './snippet.js'
 import type { UpstreamSpec } from '../upstreams/upstream-spec.js'
 import { CommandNotFoundError } from '../stdio/command-not-found.js'
 import { shownUrl } from '../shown-url.js'
+import { unencryptedBroker } from './unencrypted-broker.js'
 
 /** Output streams, injectable for tests. */
 export interface UpIo {
@@ -46,6 +47,13 @@ export async function upCommand(global: GlobalOptions, up: UpOptions, io: UpIo):
     )
   }
   const log = createLogger(global.logLevel)
+  const unencrypted = unencryptedBroker(global.broker)
+  if (unencrypted !== null) {
+    log.warn(
+      `--broker ${unencrypted} is not encrypted: the tunnel key and every call cross the network ` +
+        'as plain text; use wss:// (or https://) for a service that is not on this machine',
+    )
+  }
   if (global.updateCheck) {
     const stateDir = userCacheDir(up.childEnv, process.platform, homedir())
     startUpdateCheck({
