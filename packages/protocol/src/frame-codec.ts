@@ -145,8 +145,7 @@ export function encodeFrame(frame: Frame): Buffer {
     case 'ping':
     case 'pong': {
       const buf = header(8, frame.type === 'ping' ? FRAME_TYPE.ping : FRAME_TYPE.pong, 0, 0)
-      const value = frame.payload
-      buf.writeBigUInt64BE(BigInt.asUintN(64, BigInt(value)), HEADER_BYTES)
+      buf.writeBigUInt64BE(BigInt(frame.payload), HEADER_BYTES)
       return buf
     }
     case 'goaway': {

@@ -143,6 +143,16 @@ export async function serve(config: ServerConfig): Promise<void> {
     }
   })
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    // An upgrade pipelined behind an answer still being written would answer into it.
+    if ((socket as Duplex & { _httpMessage?: unknown })._httpMessage) {
+      socket.destroy()
+      return
+    }
+    if (hasRepeatedHost(req.rawHeaders)) {
+      const reason = 'the request names its Host more than once'
+      rejectUpgrade(socket, 'invalid_request', reason, 'Host header repeated')
+      return
+    }
     if (lookup.tunnelLabel(hostOf(req))) {
       rejectUpgrade(
         socket,

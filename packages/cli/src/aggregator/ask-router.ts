@@ -80,16 +80,19 @@ export class AskRouter {
     const needed = bridgedCapability(message.method)
     // A URL-mode elicitation goes only to an agent that declared URL mode (`elicitation.url`):
     // `elicitation: {}` alone means forms only (MCP 2025-11-25).
+    // A form, only to one that declared forms (`elicitation: {}` or `elicitation.form`).
     const url = askedUrlElicitation(message.method, message.params) !== undefined
+    const form = message.method === 'elicitation/create' && !url
     const able = (s: AggregatorSession): boolean =>
       !s.closed &&
       (needed === undefined || s.capabilities[needed] !== undefined) &&
-      (!url || declaresUrlElicitation(s.capabilities))
+      (!url || declaresElicitation(s.capabilities, 'url')) &&
+      (!form || declaresElicitation(s.capabilities, 'form'))
     // The agent whose call caused the request answers it, or nobody: another agent's user did
     // not ask for it. Without a caller, the most recently active agent able to answer does.
     const session = live ? (able(live) ? live : undefined) : this.#mostRecentSession(able)
     if (!session) {
-      const missing = url ? 'elicitation.url' : needed
+      const missing = url ? 'elicitation.url' : form ? 'elicitation.form' : needed
       const reason = live
         ? `the agent did not declare the "${missing}" capability ${message.method} needs`
         : `no connected agent can answer ${message.method}`
@@ -162,8 +165,16 @@ function key(upstream: string, id: JsonRpcId): string {
   return `${upstream}\n${idKey(id)}`
 }
 
-/** Whether declared client capabilities include URL-mode elicitation. */
-function declaresUrlElicitation(capabilities: Readonly<Record<string, unknown>>): boolean {
+/**
+ * Whether declared client capabilities include elicitation in `mode`: named in `elicitation`, or
+ * forms for an `elicitation` that names no mode (as before modes were named).
+ */
+function declaresElicitation(
+  capabilities: Readonly<Record<string, unknown>>,
+  mode: 'form' | 'url',
+): boolean {
   const elicitation = capabilities.elicitation
-  return typeof elicitation === 'object' && elicitation !== null && 'url' in elicitation
+  if (typeof elicitation !== 'object' || elicitation === null) return false
+  const named = 'form' in elicitation || 'url' in elicitation
+  return mode in elicitation || (mode === 'form' && !named)
 }

@@ -109,14 +109,17 @@ export class HttpRelay implements RequestHandler {
     if (q === -1 || q === publicPath.length - 1) return this.upstream.pathname + own
     const theirs = publicPath.slice(q + 1)
     if (own === '' || own === '?') return `${this.upstream.pathname}?${theirs}`
-    const set = this.#ownNames ?? (this.#ownNames = new Set(new URLSearchParams(own).keys()))
+    const set =
+      this.#ownNames ?? (this.#ownNames = new Set([...new URLSearchParams(own).keys()].map(read)))
     const added = theirs
       .split('&')
-      .filter((pair) => pair !== '' && !set.has(new URLSearchParams(pair).keys().next().value!))
+      .filter(
+        (pair) => pair !== '' && !set.has(read(new URLSearchParams(pair).keys().next().value!)),
+      )
     return this.upstream.pathname + own + (added.length > 0 ? `&${added.join('&')}` : '')
   }
 
-  /** The parameter names the upstream URL's query sets (read once). */
+  /** The parameter names the upstream URL's query sets, as `read` reads them (read once). */
   #ownNames: ReadonlySet<string> | undefined
 
   /** The upstream URL a request went to, for messages: its query hidden (as `shown-url.ts` shows a URL). */
@@ -367,4 +370,15 @@ function describe(err: unknown): string {
   const cause = (err as { cause?: unknown }).cause
   const detail = cause instanceof Error ? cause.message : err.message
   return typeof code === 'string' && !detail.includes(code) ? `${code}: ${detail}` : detail
+}
+
+/**
+ * A query parameter's name as the loosest server framework reads it: without case (ASP.NET),
+ * without a `[…]` suffix (PHP's and `qs`'s arrays and objects), with `.` and spaces as `_`
+ * (PHP). An agent's parameter whose name so reads as one the upstream URL sets is left out, so
+ * that no framework can read it in place of the user's (found by a review).
+ */
+function read(name: string): string {
+  const bracket = name.indexOf('[')
+  return (bracket === -1 ? name : name.slice(0, bracket)).toLowerCase().replace(/[. ]/g, '_')
 }

@@ -407,9 +407,18 @@ function seconds(ms: number): string {
  */
 export const WITHHELD_FROM_SERVERS: readonly string[] = ['BURROW_API_KEY', 'BURROW_INSPECT_TOKEN']
 
-/** What a stdio server inherits of `env`: all of it but `WITHHELD_FROM_SERVERS`. */
-export function serverEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+/**
+ * What a stdio server inherits of `env`: all of it but `WITHHELD_FROM_SERVERS`, in any case of
+ * their names on Windows, whose variable names are case-insensitive.
+ */
+export function serverEnvironment(
+  env: NodeJS.ProcessEnv,
+  platform: NodeJS.Platform = process.platform,
+): NodeJS.ProcessEnv {
   const inherited = { ...env }
-  for (const name of WITHHELD_FROM_SERVERS) delete inherited[name]
+  const fold = (name: string): string => (platform === 'win32' ? name.toUpperCase() : name)
+  for (const name of Object.keys(inherited)) {
+    if (WITHHELD_FROM_SERVERS.includes(fold(name))) delete inherited[name]
+  }
   return inherited
 }

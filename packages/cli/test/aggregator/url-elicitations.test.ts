@@ -140,6 +140,20 @@ describe('URL-mode elicitations through the aggregator', { timeout: 60_000 }, ()
     assert.deepEqual(urls.asked, [], 'not sent to another agent in its place')
   })
 
+  it('sends a form only to an agent that declared forms', async () => {
+    const urlsOnly = await connect(agg.url, { url: {} })
+    const asked = await urlsOnly.client.callTool({ name: 'b__form-ask' })
+    assert.match(
+      textOf(asked),
+      /form refused: .*did not declare the "elicitation\.form" capability/,
+    )
+    for (const declared of [{}, { form: {} }, { form: {}, url: {} }]) {
+      const able = await connect(agg.url, declared)
+      const answered = await able.client.callTool({ name: 'b__form-ask' })
+      assert.equal(textOf(answered), 'form accept', JSON.stringify(declared))
+    }
+  })
+
   it("forgets a session's elicitations when it ends", async () => {
     const gone = await connect(agg.url, { url: {} })
     const stays = await connect(agg.url, { url: {} })

@@ -208,6 +208,9 @@ describe('HttpRelay', () => {
     assert.equal(r.pathFor('/mcp?readonly=0'), '/mcp?api_key=S&readonly=1')
     assert.equal(r.pathFor('/mcp?api%5Fkey=X&page=2'), '/mcp?api_key=S&readonly=1&page=2')
     assert.equal(r.pathFor('/mcp?a=1&&b&readonly'), '/mcp?api_key=S&readonly=1&a=1&b')
+    // Names a server framework reads as the same: PHP's `.` and space, arrays, any case.
+    for (const name of ['api.key', 'api+key', 'api%20key', 'READONLY', 'readonly[]', 'Api_Key[x]'])
+      assert.equal(r.pathFor(`/mcp?${name}=0&z=1`), '/mcp?api_key=S&readonly=1&z=1', name)
     const plain = new HttpRelay('http://127.0.0.1:1/mcp', silentLogger)
     assert.equal(plain.pathFor('/mcp?x=%20y&x=2'), '/mcp?x=%20y&x=2', 'kept as the agent wrote it')
     assert.equal(plain.targetFor('/mcp?x=1'), 'http://127.0.0.1:1/mcp?…')

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict'
 import type { SpawnOptions } from 'node:child_process'
 import { once } from 'node:events'
-import { mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, it } from 'node:test'
@@ -455,12 +455,19 @@ describe('StdioSupervisor close', { timeout: 30_000 }, () => {
       supervisor.start()
       const line = await logger.waitFor(/\[wrapped\] server pid \d+/)
       const pid = /server pid (\d+)/.exec(line)![1]
+      // A zombie is not running: where nothing reaps orphans (a container's first process that
+      // is no init), the stopped server stays one.
       const alive = (): boolean => {
         try {
           process.kill(Number(pid), 0)
-          return true
         } catch {
           return false
+        }
+        try {
+          const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+          return stat.charAt(stat.lastIndexOf(')') + 2) !== 'Z'
+        } catch {
+          return true
         }
       }
       assert.ok(alive())

@@ -14,6 +14,9 @@ export function rejectUpgrade(
   message: string = code.replace(/_/g, ' '),
   headers: Readonly<Record<string, string>> = {},
 ): void {
+  // Node hands an upgrade's (or a CONNECT's) socket over without its own error handler: a write
+  // failing on a connection the client reset would otherwise be an uncaught error.
+  socket.on('error', () => {})
   const r = refusal(code, message, reason)
   const body = JSON.stringify(r.body)
   const extra = Object.entries(headers)

@@ -20,6 +20,9 @@ import {
 import type { WebSocket } from 'ws'
 import type { TunnelWithAccount } from '../store/store.js'
 
+/** The WebSocket close code of a connection whose key was revoked (rotated, tunnel deleted). */
+export const CLOSE_REVOKED = 4001
+
 /** Counts of frames and bytes a link sends and receives (burrowd's metrics). */
 export interface LinkMeters {
   received(bytes: number): void
@@ -77,12 +80,14 @@ export class TunnelLink {
   /** The client broke the protocol: the connection is closing. */
   private refused = false
   /**
-   * The service closed the connection (`close`): nothing more the client sends is read. Before,
-   * frames kept being handled until the client answered the close or 2 s passed, so a connection
-   * closed for a rotated key could still say HELLO and take the tunnel from the owner's new
-   * client (found by a hostile review).
+   * The service closed the connection before HELLO, or for a revoked key (`close`): nothing more
+   * the client sends is read. Before, frames kept being handled until the client answered the
+   * close or 2 s passed, so a connection closed for a rotated key could still say HELLO and take
+   * the tunnel from the owner's new client (found by a hostile review). A welcomed connection
+   * closed otherwise (drained, replaced, the service stopping) is read until it goes: what its
+   * streams still carry reaches the agents, and a HELLO there is a protocol error.
    */
-  private closing = false
+  private deaf = false
   /** The client was cut off for leaving too much unread. */
   private cutOff = false
 
@@ -122,7 +127,7 @@ export class TunnelLink {
     })
     ws.on('message', (data, isBinary) => {
       meters?.received((data as Buffer).length)
-      if (this.refused || this.closing) return // closing: nothing more is read
+      if (this.refused || this.deaf) return // closing: nothing more is read
       if (!isBinary)
         return this.protocolError(new ProtocolError('bad_payload', 'text message on the tunnel'))
       if (ws.bufferedAmount > MAX_UNREAD_BYTES) return this.unread()
@@ -165,7 +170,7 @@ export class TunnelLink {
   /** Close the socket now; open streams are reset. */
   close(code = 1000, reason = ''): void {
     if (this.state === 'closed') return
-    this.closing = true
+    if (this.state === 'handshake' || code === CLOSE_REVOKED) this.deaf = true
     this.ws.close(code, reason)
     // A peer that does not answer the close handshake is cut off.
     setTimeout(() => this.ws.terminate(), 2000).unref()

@@ -15,7 +15,7 @@ import {
 import type { WebSocket } from 'ws'
 import type { TunnelWithAccount } from '../store/store.js'
 import type { ResumeTokens } from './resume-token.js'
-import { TunnelLink, type LinkEvents, type LinkMeters } from './tunnel-link.js'
+import { CLOSE_REVOKED, TunnelLink, type LinkEvents, type LinkMeters } from './tunnel-link.js'
 
 /** What the registry needs from the rest of burrowd. */
 export interface TunnelRegistryOptions {
@@ -119,7 +119,7 @@ export class TunnelRegistry implements LinkEvents {
     const revoked = this.revokedAt.get(tunnel.id)
     if (revoked !== undefined && revoked >= keyCheckedFrom) {
       // The key was checked, and then revoked before the connection got here.
-      link.close(4001, 'the tunnel key was rotated or the tunnel deleted')
+      link.close(CLOSE_REVOKED, 'the tunnel key was rotated or the tunnel deleted')
     } else if (links.size > MAX_LINKS_PER_TUNNEL) {
       this.opts.log.info(`tunnel ${tunnel.id}: too many connections at once; closing the newest`)
       link.close(1013, `at most ${MAX_LINKS_PER_TUNNEL} connections per tunnel at once`)
@@ -175,7 +175,7 @@ export class TunnelRegistry implements LinkEvents {
     const links = [...(this.linksOf.get(tunnelId) ?? [])]
     if (links.length > 0)
       this.opts.log.info(`tunnel ${tunnelId}: disconnecting its client: ${reason}`)
-    for (const link of links) link.close(4001, reason.slice(0, 120))
+    for (const link of links) link.close(CLOSE_REVOKED, reason.slice(0, 120))
   }
 
   /**
@@ -193,7 +193,7 @@ export class TunnelRegistry implements LinkEvents {
     // A client with the current key keeps the tunnel; else it goes, with no grace period.
     if (slot && (slot.link === null || stale.includes(slot.link))) this.forget(tunnelId, slot)
     this.opts.log.info(`tunnel ${tunnelId}: disconnecting its client: ${reason}`)
-    for (const link of stale) link.close(4001, reason.slice(0, 120))
+    for (const link of stale) link.close(CLOSE_REVOKED, reason.slice(0, 120))
     return stale.length
   }
 

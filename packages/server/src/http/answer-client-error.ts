@@ -4,7 +4,9 @@
  * the refusal envelope instead, like every other refusal, then closes the connection.
  */
 import type { Duplex } from 'node:stream'
+import type { Socket } from 'node:net'
 import { ERROR_HEADER, refusal, type PolicyCode } from '@burrow/protocol'
+import { hasQueued } from './in-turn.js'
 
 /** How long a request's head and body may take to arrive (node's `requestTimeout`). */
 export const REQUEST_TIMEOUT_MS = 60_000
@@ -24,7 +26,14 @@ export function answerClientError(err: Error & { code?: string }, socket: Duplex
   // came, then the request timeout) must not be followed by a second one: node's own handler
   // checks the same.
   const answering = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage
-  if (err.code === 'ECONNRESET' || !socket.writable || answering?.headersSent === true) {
+  // Nor may one answering a request pipelined behind the answer being written (in-turn.ts): it
+  // would be read as that answer.
+  if (
+    err.code === 'ECONNRESET' ||
+    !socket.writable ||
+    answering?.headersSent === true ||
+    hasQueued(socket as Socket)
+  ) {
     socket.destroy()
     return
   }

@@ -8,15 +8,17 @@
  * by a hostile review). Here a pipelined request's handler runs only once its answer's turn has
  * come (Node gives the answer its socket, `res.socket`, then): before that, nothing is taken for
  * it, so a hang-up leaves nothing behind. Its body waits in Node's buffer meanwhile (Node stops
- * reading the connection when that is full), and a connection queueing more than
- * `MAX_QUEUED_PER_CONNECTION` requests is closed. Nothing changes for a request that comes alone,
- * as every agent's and proxy's do.
+ * reading the connection when one request's 16 KiB buffer is full), and a connection queueing
+ * more than `MAX_QUEUED_PER_CONNECTION` requests is closed: at most that many heads (16 KiB each)
+ * and buffers wait per connection. A request runs in the tick after its turn came, once the
+ * answer before it has emitted `close` and given back what it held (a session's place, say).
+ * Nothing changes for a request that comes alone, as every agent's and proxy's do.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 
 /** Requests a connection may have waiting behind the one being answered. */
-export const MAX_QUEUED_PER_CONNECTION = 32
+export const MAX_QUEUED_PER_CONNECTION = 8
 
 /** Requests waiting on each connection. */
 const queued = new WeakMap<Socket, number>()
@@ -44,7 +46,19 @@ export function inTurn(req: IncomingMessage, res: ServerResponse, handle: () => 
     const left = (queued.get(socket) ?? 1) - 1
     if (left > 0) queued.set(socket, left)
     else queued.delete(socket)
-    handle()
+    // Node emits the answer before's `close` in the next tick: run after it.
+    process.nextTick(() => {
+      if (!socket.destroyed) handle()
+    })
   })
   return true
+}
+
+/**
+ * Whether requests wait on `socket` behind the answer being written: anything Node would answer
+ * on it itself (a request timeout, a parse error) concerns one of them, and must not be written
+ * into that answer (http/answer-client-error.ts).
+ */
+export function hasQueued(socket: Socket): boolean {
+  return queued.has(socket)
 }

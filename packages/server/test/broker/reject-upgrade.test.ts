@@ -56,4 +56,24 @@ describe('rejectUpgrade', { timeout: 30_000 }, () => {
       assert.match(answer, /"policy_code":"unauthorized"/)
     }
   })
+
+  it('survives a client that resets the connection after its answer', async () => {
+    // Found by a review: Node hands the socket over without its error handler, so a reset
+    // arriving on it was an uncaught error, which ends burrowd.
+    const reset = createServer()
+    let closed = (): void => {}
+    const done = new Promise<void>((resolve) => (closed = resolve))
+    reset.on('upgrade', (_req, socket: Socket) => {
+      rejectUpgrade(socket, 'unauthorized', 'no key')
+      socket.once('close', () => closed())
+    })
+    await new Promise<void>((resolve) => reset.listen(0, '127.0.0.1', resolve))
+    const client = connect({ port: (reset.address() as AddressInfo).port, host: '127.0.0.1' })
+    client.on('error', () => {})
+    client.once('data', () => client.resetAndDestroy())
+    await new Promise((resolve) => client.once('connect', resolve))
+    client.write('GET / HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n')
+    await done
+    await new Promise<void>((resolve) => reset.close(() => resolve()))
+  })
 })

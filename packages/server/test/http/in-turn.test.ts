@@ -4,6 +4,7 @@ import assert from 'node:assert/strict'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import { connect, type AddressInfo, type Socket } from 'node:net'
 import { after, before, describe, it } from 'node:test'
+import { answerClientError } from '../../src/http/answer-client-error.js'
 import { inTurn, MAX_QUEUED_PER_CONNECTION } from '../../src/http/in-turn.js'
 
 describe('inTurn', { timeout: 30_000 }, () => {
@@ -111,5 +112,36 @@ describe('inTurn', { timeout: 30_000 }, () => {
       ran.filter((p) => p.startsWith('/q-')),
       [],
     )
+  })
+})
+
+describe('inTurn with the request timeout', { timeout: 30_000 }, () => {
+  it('closes the connection rather than answer a waiting request into the answer before it', async () => {
+    // Found by a review: a waiting request's body is not read, so it cannot arrive within the
+    // request timeout, and Node's 400 for it was written as the answer of the request before.
+    const held: ServerResponse[] = []
+    const server = createServer(
+      { headersTimeout: 300, requestTimeout: 300, connectionsCheckingInterval: 50 },
+      (req, res) => inTurn(req, res, () => held.push(res)),
+    )
+    server.on('clientError', answerClientError)
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    const { port: at } = server.address() as AddressInfo
+    const socket = connect({ port: at, host: '127.0.0.1' })
+    let text = ''
+    socket.setEncoding('latin1')
+    socket.on('data', (chunk: string) => (text += chunk))
+    socket.on('error', () => {})
+    const closed = new Promise((resolve) => socket.once('close', resolve))
+    await new Promise((resolve) => socket.once('connect', resolve))
+    socket.write(
+      'GET /hold HTTP/1.1\r\nHost: x\r\n\r\n' +
+        `POST /big HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n${'x'.repeat(40_000)}`,
+    )
+    await closed
+    assert.equal(text, '', 'nothing written into the held answer')
+    assert.equal(held.length, 1, 'the waiting request never ran')
+    server.closeAllConnections()
+    await new Promise<void>((resolve) => server.close(() => resolve()))
   })
 })
