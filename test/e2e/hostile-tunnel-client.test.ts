@@ -76,6 +76,17 @@ class Raw {
     this.send({ type: 'hello', hello: { version: PROTOCOL_VERSION, agent: 'hostile/1' } })
   }
 
+  /** Answer stream `streamId` with CALL's result, whole. */
+  answerCall(streamId: number): void {
+    this.send({
+      type: 'response',
+      streamId,
+      head: { status: 200, headers: [['content-type', 'application/json']] },
+      body: Buffer.from('{"jsonrpc":"2.0","id":7,"result":{"content":[]}}'),
+      fin: true,
+    })
+  }
+
   /** Wait for the first frame (already received or coming) matching `pred`. */
   async next(pred: (f: Frame) => boolean, ms = 10_000): Promise<Frame> {
     const found = this.frames.find(pred)
@@ -254,13 +265,7 @@ describe('a hostile tunnel client', { timeout: 170_000 }, () => {
       let body = ''
       c.onOpenFrame = (f) => {
         body = f.type === 'open' && f.body ? Buffer.from(f.body).toString() : ''
-        c.send({
-          type: 'response',
-          streamId: f.streamId,
-          head: { status: 200, headers: [['content-type', 'application/json']] },
-          body: Buffer.from('{"jsonrpc":"2.0","id":7,"result":{"content":[]}}'),
-          fin: true,
-        })
+        c.answerCall(f.streamId)
       }
       const res = await edgeRequest(service.port, hostOf(tunnel.publicUrl), {
         method: 'POST',
@@ -296,14 +301,7 @@ describe('a hostile tunnel client', { timeout: 170_000 }, () => {
       [],
       'the owner keeps its tunnel',
     )
-    owner.onOpenFrame = (f) =>
-      owner.send({
-        type: 'response',
-        streamId: f.streamId,
-        head: { status: 200, headers: [['content-type', 'application/json']] },
-        body: Buffer.from('{"jsonrpc":"2.0","id":7,"result":{"content":[]}}'),
-        fin: true,
-      })
+    owner.onOpenFrame = (f) => owner.answerCall(f.streamId)
     const res = await edgeRequest(service.port, hostOf(tunnel.publicUrl), {
       method: 'POST',
       headers: JSON_HEADERS,

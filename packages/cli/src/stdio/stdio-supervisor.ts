@@ -6,16 +6,15 @@
  *
  * Unlike the MCP SDK, which hands the child a short allow-list of variables, the child inherits the
  * full environment of burrow: users expect `burrow up --stdio "npx …"` to behave as it does in their
- * terminal (PATH, PATHEXT, COMSPEC, proxies, tokens), and the SDK's list breaks Windows shims.
- * Except burrow's own secrets (`WITHHELD_FROM_SERVERS`): a server that shows its environment (a
- * debugging tool, an error dump, server-everything's `get-env`) would hand the tunnel key to any
- * agent of the public URL, who could then take the tunnel over.
+ * terminal (PATH, PATHEXT, COMSPEC, proxies, tokens), and the SDK's list breaks Windows shims;
+ * but burrow's own secrets (server-environment.ts).
  */
 import type { ChildProcess, SpawnOptions } from 'node:child_process'
 import { EventEmitter } from 'node:events'
 import crossSpawn from 'cross-spawn'
 import { silentLogger, type Logger } from '../log/logger.js'
 import { readChildOutput } from './child-output.js'
+import { serverEnvironment } from './server-environment.js'
 import { childReplier } from './child-replier.js'
 import { CommandNotFoundError, programNotFoundIn } from './command-not-found.js'
 import { commandLine, crashHint } from './crash-hint.js'
@@ -204,9 +203,7 @@ export class StdioSupervisor extends EventEmitter<StdioSupervisorEvents> {
         cwd,
         shell: false,
         windowsHide: true,
-        // A process group of its own, so that stopping it reaches what it started (stop-child.ts).
-        // It is in burrow's session no more: a terminal's Ctrl-C, which reaches burrow up, never
-        // reached it anyway (docs/decisions.md, the respawn of `up`).
+        // A process group of its own: stopping it reaches what it started (stop-child.ts).
         detached: process.platform !== 'win32',
       })
     } catch (err) {
@@ -399,26 +396,4 @@ function exitDescription(code: number | null, signal: NodeJS.Signals | null): st
 
 function seconds(ms: number): string {
   return `${(ms / 1000).toFixed(1)} s`
-}
-
-/**
- * burrow's secrets, left out of what a stdio server inherits (a server's own `env` in a config
- * file may still set them: that is the user's choice).
- */
-export const WITHHELD_FROM_SERVERS: readonly string[] = ['BURROW_API_KEY', 'BURROW_INSPECT_TOKEN']
-
-/**
- * What a stdio server inherits of `env`: all of it but `WITHHELD_FROM_SERVERS`, in any case of
- * their names on Windows, whose variable names are case-insensitive.
- */
-export function serverEnvironment(
-  env: NodeJS.ProcessEnv,
-  platform: NodeJS.Platform = process.platform,
-): NodeJS.ProcessEnv {
-  const inherited = { ...env }
-  const fold = (name: string): string => (platform === 'win32' ? name.toUpperCase() : name)
-  for (const name of Object.keys(inherited)) {
-    if (WITHHELD_FROM_SERVERS.includes(fold(name))) delete inherited[name]
-  }
-  return inherited
 }
