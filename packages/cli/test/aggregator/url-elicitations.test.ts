@@ -147,7 +147,8 @@ describe('URL-mode elicitations through the aggregator', { timeout: 60_000 }, ()
       textOf(asked),
       /form refused: .*did not declare the "elicitation\.form" capability/,
     )
-    for (const declared of [{}, { form: {} }, { form: {}, url: {} }]) {
+    const forms: Record<string, object>[] = [{}, { form: {} }, { form: {}, url: {} }]
+    for (const declared of forms) {
       const able = await connect(agg.url, declared)
       const answered = await able.client.callTool({ name: 'b__form-ask' })
       assert.equal(textOf(answered), 'form accept', JSON.stringify(declared))
