@@ -61,10 +61,22 @@ for (const backend of testBackends()) {
       assert.deepEqual(calls.json.calls, [])
       // The dashboard's forms look the same things up.
       const decide = await owner.form(`/dashboard/tunnels/${tunnelId}/tools/decide`, {
-        name: 'a\u0000',
+        tool: JSON.stringify('a\u0000'),
+        status: 'new',
         decision: 'approved',
       })
       assert.equal(decide.status, 404)
+      // A form that does not name its tool as the Tools tab does (JSON text and the status seen).
+      for (const fields of [
+        { name: 'a', decision: 'approved' },
+        { tool: 'a', status: 'new', decision: 'approved' },
+        { tool: '["a"]', status: 'new', decision: 'approved' },
+        { tool: '"a"', status: 'gone', decision: 'approved' },
+        { tool: '"a"', decision: 'approved' },
+      ]) {
+        const res = await owner.form(`/dashboard/tunnels/${tunnelId}/tools/decide`, fields)
+        assert.equal(res.status, 400, JSON.stringify(fields))
+      }
       const traffic = await owner.page(`/dashboard/tunnels/${tunnelId}/traffic?tool=%00`)
       assert.equal(traffic.status, 200)
       const serving = await owner.form('/dashboard/tunnels/serving', { serving: 'tun_\u0000' })

@@ -305,5 +305,105 @@ describe(
         await context.close()
       }
     })
+
+    it('decides names with a line break as listed: an Acknowledge of a removed one approves nothing else', async () => {
+      // A browser sends a lone LF or CR in a form's value as CRLF: a server that lists
+      // `read_notes\n`, then `read_notes\r\n` in its place, made the removed card's Acknowledge
+      // approve the held rename.
+      const file = join(dir, 'line-break-tools.json')
+      writeFileSync(
+        file,
+        JSON.stringify([def('read_notes\n', 'Reads notes.'), def('safe', 'Safe.')]),
+      )
+      const owner = await signUp(base, 'breaks')
+      const made = await owner.api<{ tunnel: { id: string; mcp_url: string }; key: string }>(
+        'POST',
+        '/api/tunnels',
+        { name: 'line-breaks', access: 'public' },
+      )
+      assert.equal(made.status, 201)
+      const id = made.json.tunnel.id
+      const policy = await owner.api('PUT', `/api/tunnels/${id}/policy`, {
+        rug_pull: { mode: 'hold' },
+      })
+      assert.equal(policy.status, 200, JSON.stringify(policy.json))
+      const command = `${process.execPath} ${SERVER} --tools ${file} --calls ${join(dir, 'calls-3.txt')}`
+      const third = await startClient(service, made.json.key, ['--stdio', command])
+      const tools = async () => (await owner.api<ToolsJson>('GET', `/api/tunnels/${id}/tools`)).json
+      const statuses = async () =>
+        Object.fromEntries((await tools()).tools.map((t) => [t.name, t.status]))
+      const agent = await connectAgent(made.json.tunnel.mcp_url)
+      const context = await browser.newContext({ viewport: { width: 1100, height: 900 } })
+      try {
+        await agent.client.listTools()
+        await until(tools, (v) => v.baselined && v.tools.length === 2)
+        writeFileSync(
+          file,
+          JSON.stringify([
+            def('read_notes\r\n', 'Reads notes.'),
+            def('safe', 'Safe.'),
+            def('lf_tool\n', 'New.'),
+          ]),
+        )
+        const listed = (await agent.client.listTools()).tools.map((t) => t.name)
+        assert.deepEqual(listed, ['safe'], 'hold mode hides the rename and the new tool')
+        const waiting = {
+          'read_notes\n': 'removed',
+          'read_notes\r\n': 'renamed',
+          safe: 'approved',
+          'lf_tool\n': 'new',
+        }
+        assert.deepEqual(
+          await until(statuses, (v) => JSON.stringify(v) === JSON.stringify(waiting)),
+          waiting,
+        )
+
+        const [name, value] = owner.cookie.split('=') as [string, string]
+        await context.addCookies([{ name, value, url: base }])
+        const page = await context.newPage()
+        await page.goto(`${base}/dashboard/tunnels/${id}/tools`)
+        const [sent] = await Promise.all([
+          page.waitForRequest((r) => r.method() === 'POST' && r.url().endsWith('/tools/decide')),
+          page.locator('section.tool-change[data-status="removed"] button[data-approve]').click(),
+        ])
+        await page.waitForLoadState('load')
+        assert.equal(
+          new URLSearchParams(sent.postData() ?? '').get('tool'),
+          JSON.stringify('read_notes\n'),
+        )
+        assert.deepEqual(await statuses(), {
+          'read_notes\r\n': 'renamed',
+          safe: 'approved',
+          'lf_tool\n': 'new',
+        })
+        assert.deepEqual(
+          (await agent.client.listTools()).tools.map((t) => t.name),
+          ['safe'],
+          'the rename is still held',
+        )
+
+        // Each waiting tool is approved from its own card, under the name it was listed with.
+        for (const status of ['renamed', 'new']) {
+          await page
+            .locator(`section.tool-change[data-status="${status}"] button[data-approve]`)
+            .click()
+          await page.waitForLoadState('load')
+          assert.match(await page.locator('.notice').first().innerText(), /Approved/)
+        }
+        assert.deepEqual(await statuses(), {
+          'read_notes\r\n': 'approved',
+          safe: 'approved',
+          'lf_tool\n': 'approved',
+        })
+        assert.deepEqual(
+          (await agent.client.listTools()).tools.map((t) => t.name),
+          ['read_notes\r\n', 'safe', 'lf_tool\n'],
+        )
+      } finally {
+        await context.close()
+        await agent.client.close()
+        await third.stop()
+      }
+    })
   },
 )

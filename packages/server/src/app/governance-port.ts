@@ -8,7 +8,7 @@ import type { TailWatcher } from '../governance/live-tail.js'
 import type { MetricsReport, MetricWindow } from '../governance/metrics-report.js'
 import type { PolicyView, PolicyWrite } from '../governance/policies.js'
 import type { ToolsView } from '../governance/tools-view.js'
-import type { Decided } from '../store/tool-pins-store.js'
+import type { Decided, PinStatus } from '../store/tool-pins-store.js'
 
 /** A tunnel's governance. */
 export interface GovernancePort {
@@ -29,8 +29,8 @@ export interface GovernancePort {
   /** The tunnel's tools as rug-pull protection pinned them. */
   tools(tunnelId: string): Promise<ToolsView>
   /**
-   * Approve or reject tool `name`'s current definition (the one with `expectHash`, when given);
-   * applies from the next request on every node.
+   * Approve or reject tool `name`'s current definition (the one with `expectHash`, and while the
+   * tool has `expectStatus`, when given); applies from the next request on every node.
    */
   decideTool(
     tunnelId: string,
@@ -38,6 +38,7 @@ export interface GovernancePort {
     decision: 'approved' | 'rejected',
     by: string,
     expectHash: string | null,
+    expectStatus?: PinStatus,
   ): Promise<Decided>
   /** How many tools wait for the owner, per tunnel of the account (absent: none). */
   toolsAwaiting(accountId: string): Promise<ReadonlyMap<string, number>>

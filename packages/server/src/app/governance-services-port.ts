@@ -24,8 +24,11 @@ export function governancePort(
     metrics: (tunnelId, window, now) => metricsReport(db, tunnelId, window, now),
     watch: (tunnelId, watcher) => gov.tail.watch(tunnelId, watcher),
     tools: (tunnelId) => toolsView(toolPins, tunnelId),
-    async decideTool(tunnelId, name, decision, by, expectHash) {
-      const done = await toolPins.decide(tunnelId, name, decision, by, now(), expectHash)
+    async decideTool(tunnelId, name, decision, by, expectHash, expectStatus) {
+      const done = await toolPins.decide(tunnelId, name, decision, by, now(), {
+        hash: expectHash,
+        status: expectStatus,
+      })
       if (done === 'decided') await gov.pins.changed(tunnelId)
       return done
     },

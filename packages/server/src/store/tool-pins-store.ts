@@ -203,8 +203,10 @@ export class ToolPinsStore {
 
   /**
    * Approve the current definition of `name` (a removed tool's approval forgets it), or reject
-   * it (only a changed, new or renamed one). With `expectHash`, only when the current
-   * definition still has that hash: the owner approves what they saw. Every decision is kept
+   * it (only a changed, new or renamed one). With `expect.hash`, only when the current
+   * definition still has that hash, and with `expect.status` only while the tool has that
+   * status: the owner decides what they saw (an Acknowledge of a removed tool, which has no
+   * current hash, never approves a tool listed since under that name). Every decision is kept
    * in the history.
    *
    * The row is locked while it is decided (PostgreSQL: `FOR UPDATE`; SQLite's transactions do
@@ -220,7 +222,7 @@ export class ToolPinsStore {
     decision: 'approved' | 'rejected',
     by: string,
     at: Date,
-    expectHash: string | null = null,
+    expect: { hash?: string | null; status?: PinStatus | undefined } = {},
   ): Promise<Decided> {
     // A name holding U+0000 is never pinned (and PostgreSQL refuses to compare with one).
     if (name.includes('\u0000')) return 'unknown'
@@ -244,11 +246,13 @@ export class ToolPinsStore {
         trx.getExecutor().adapter instanceof PostgresAdapter ? read.forUpdate() : read
       ).executeTakeFirst()
       if (row === undefined) return 'unknown'
+      const expectHash = expect.hash ?? null
       if (expectHash !== null && (row.current_hash ?? null) !== expectHash) return 'stale'
       if (decision === 'rejected' && !['changed', 'new', 'renamed'].includes(row.status)) {
         return 'not_pending'
       }
       if (decision === 'approved' && row.status === 'approved') return 'decided'
+      if (expect.status !== undefined && row.status !== expect.status) return 'stale'
       if (decision === 'approved' && row.status === 'removed') {
         await trx
           .deleteFrom('tool_pins')

@@ -151,14 +151,9 @@ for (const backend of testBackends()) {
       assert.equal(changed.currentForm, PIN_FORM)
       const at = new Date()
       assert.equal(
-        await store.toolPins.decide(
-          tunnel.id,
-          'read',
-          'approved',
-          'owner',
-          at,
-          changed.currentHash,
-        ),
+        await store.toolPins.decide(tunnel.id, 'read', 'approved', 'owner', at, {
+          hash: changed.currentHash,
+        }),
         'decided',
       )
       await pins.changed(tunnel.id)

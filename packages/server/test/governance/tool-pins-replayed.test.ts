@@ -44,14 +44,9 @@ for (const backend of testBackends()) {
       assert.match(b.pins.heldReason(b.tunnel, state, 'n', 'hold') ?? '', /"n" is new since/)
       // Approved, it is shown again.
       const row = (await b.store.toolPins.load(b.tunnel.id)).pins.find((r) => r.name === 'n')!
-      await b.store.toolPins.decide(
-        b.tunnel.id,
-        'n',
-        'approved',
-        'owner',
-        new Date(),
-        row.currentHash,
-      )
+      await b.store.toolPins.decide(b.tunnel.id, 'n', 'approved', 'owner', new Date(), {
+        hash: row.currentHash,
+      })
       await b.pins.changed(b.tunnel.id)
       assert.deepEqual([...(await b.stray([tool('a'), tool('n')], 'hold'))], [])
     })

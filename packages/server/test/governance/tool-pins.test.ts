@@ -22,6 +22,7 @@ import {
 } from '../../src/governance/tool-pins.js'
 import { openStore } from '../../src/store/open-store.js'
 import type { Store } from '../../src/store/store.js'
+import type { PinStatus } from '../../src/store/pin-rows.js'
 import { testBackends, type TestDatabase } from '../helpers/test-databases.js'
 
 const tool = (name: string, description = `does ${name}`, extra: object = {}) => ({
@@ -320,19 +321,16 @@ for (const backend of testBackends()) {
 
       const current = (await store.toolPins.load(tunnel.id)).pins.find((r) => r.name === 'a')!
       assert.equal(
-        await store.toolPins.decide(tunnel.id, 'a', 'approved', 'owner', new Date(clock), 'f00'),
+        await store.toolPins.decide(tunnel.id, 'a', 'approved', 'owner', new Date(clock), {
+          hash: 'f00',
+        }),
         'stale',
         'an approval of another definition than the current one is refused',
       )
       assert.equal(
-        await store.toolPins.decide(
-          tunnel.id,
-          'a',
-          'approved',
-          'owner',
-          new Date(clock),
-          current.currentHash,
-        ),
+        await store.toolPins.decide(tunnel.id, 'a', 'approved', 'owner', new Date(clock), {
+          hash: current.currentHash,
+        }),
         'decided',
       )
       await pins.changed(tunnel.id)
@@ -347,6 +345,26 @@ for (const backend of testBackends()) {
         history.map((d) => [d.name, d.decision, d.decided_by, d.hash]),
         [['a', 'approved', 'owner', current.currentHash]],
       )
+    })
+
+    it('a decision made for the status the owner saw applies only while the tool has it', async () => {
+      await list([tool('a', 'alpha'), tool('b')], { mode: 'hold' })
+      await list([tool('a2', 'alpha'), tool('b')], { mode: 'hold' })
+      const decide = (name: string, status: PinStatus) =>
+        store.toolPins.decide(tunnel.id, name, 'approved', 'owner', new Date(clock), { status })
+      // The rename's card says "renamed": an Acknowledge sent for a removed tool approves nothing.
+      assert.equal(await decide('a2', 'removed'), 'stale')
+      assert.equal(await decide('a', 'renamed'), 'stale')
+      const statuses = async () =>
+        Object.fromEntries(
+          (await store.toolPins.load(tunnel.id)).pins.map((r) => [r.name, r.status]),
+        )
+      assert.deepEqual(await statuses(), { a: 'removed', a2: 'renamed', b: 'approved' })
+      assert.equal(await decide('a', 'removed'), 'decided', 'the removed one is forgotten')
+      assert.deepEqual(await statuses(), { a2: 'renamed', b: 'approved' })
+      assert.equal(await decide('a2', 'renamed'), 'decided')
+      assert.equal(await decide('a2', 'renamed'), 'decided', 'approved already: nothing to do')
+      assert.deepEqual(await statuses(), { a2: 'approved', b: 'approved' })
     })
 
     it('a rejected definition stays held in alert mode too, until a new one arrives', async () => {

@@ -79,7 +79,7 @@ describe('a decision racing a change of the same tool', { skip: !postgres }, () 
         'approved',
         'owner',
         new Date('2026-05-06T07:09:00.000Z'),
-        expect,
+        { hash: expect },
       )
       await someoneWaits()
       await other.query('commit')
@@ -104,7 +104,7 @@ describe('a decision racing a change of the same tool', { skip: !postgres }, () 
     await other.query(`select * from tool_pins where tunnel_id = $1 for update`, [tunnelId])
     const at = new Date('2026-05-06T07:09:00.000Z')
     const decide = (by: string) =>
-      store.toolPins.decide(tunnelId, 'read_file', 'approved', by, at, H2)
+      store.toolPins.decide(tunnelId, 'read_file', 'approved', by, at, { hash: H2 })
     const both = [decide('tab 1'), decide('tab 2')]
     await someoneWaits(2)
     await other.query('commit')

@@ -11,7 +11,8 @@ import { redirect } from '../../http/responses.js'
 import { tunnelView, withToolAlerts } from '../account-views.js'
 import type { DashboardKit, DashboardRequest, DashboardRoute } from './dashboard-kit.js'
 import { callPage, metricsPage, policyPage, trafficPage } from './governance-pages.js'
-import { toolsPage } from './tools-page.js'
+import { formToolName, toolsPage } from './tools-page.js'
+import { STATUSES, type PinStatus } from '../../store/pin-rows.js'
 import { serveLiveTail } from './live-tail-stream.js'
 import type { RugPullMode } from '../../governance/policy.js'
 
@@ -173,7 +174,15 @@ export function governanceRoutes(kit: DashboardKit): DashboardRoute[] {
   const decide = async (c: DashboardRequest) => {
     const form = await kit.form(c)
     const t = await found(c)
-    const name = form.get('name') ?? ''
+    const name = formToolName(form.get('tool'))
+    const status = form.get('status') ?? ''
+    if (name === null || !(STATUSES as readonly string[]).includes(status)) {
+      throw new HttpError(
+        400,
+        'invalid',
+        'This form is not one the Tools tab sends now: reload the page and decide again.',
+      )
+    }
     const hash = form.get('hash') ?? ''
     const decision = form.get('decision') === 'rejected' ? 'rejected' : 'approved'
     const done = await svc.governance.decideTool(
@@ -182,6 +191,7 @@ export function governanceRoutes(kit: DashboardKit): DashboardRoute[] {
       decision,
       `dashboard (${c.account.email})`,
       /^[0-9a-f]{64}$/.test(hash) ? hash : null,
+      status as PinStatus,
     )
     if (done === 'unknown') throw new HttpError(404, 'not_found', 'No such tool in this tunnel.')
     // A Reject from a page older than a decision made elsewhere (another tab, the API) rejects

@@ -109,8 +109,26 @@ function pendingCard(t: TunnelView, x: ToolView, csrf: SafeHtml, zeroKnowledge: 
 </section>`
 }
 
+/** The tool a card's form names (its `tool` field, see `hidden`), or null when it names none. */
+export function formToolName(field: string | null): string | null {
+  if (field === null) return null
+  try {
+    const name: unknown = JSON.parse(field)
+    return typeof name === 'string' ? name : null
+  } catch {
+    return null
+  }
+}
+
+/**
+ * What a card's forms send: the tool's name as JSON text, and the hash and status the owner saw
+ * (the decision applies only while the tool still has both). A browser rewrites a lone CR or LF
+ * in a form's value to CRLF before sending it, so a raw `read_notes\n` arrived as
+ * `read_notes\r\n`, which a server may list as another tool; JSON escapes both (and every other
+ * control character and any lone surrogate), so the name arrives as it was listed.
+ */
 function hidden(x: ToolView): SafeHtml {
-  return html`<input type="hidden" name="name" value="${x.name}" /><input type="hidden" name="hash" value="${x.currentHash ?? ''}" />`
+  return html`<input type="hidden" name="tool" value="${JSON.stringify(x.name)}" /><input type="hidden" name="hash" value="${x.currentHash ?? ''}" /><input type="hidden" name="status" value="${x.status}" />`
 }
 
 function diffTable(x: ToolView, zeroKnowledge: boolean): SafeHtml {
