@@ -11,6 +11,7 @@ import * as oauth from 'oauth4webapi'
 import { publicFetch } from '../helpers/public-fetch.js'
 import { startOauthTunnel, type OauthTunnel } from '../helpers/oauth-tunnel.js'
 import type { Service } from '../helpers/stack.js'
+import { MAX_GRANTS_PER_TUNNEL } from '../../packages/server/src/store/oauth-grant-store.js'
 import type { WebUser } from '../helpers/web-client.js'
 
 const REDIRECT = 'http://127.0.0.1:9/callback'
@@ -30,7 +31,8 @@ describe('the authorization server against hostile clients', () => {
     await tunnel?.stop()
   })
 
-  it('revokes the grant when a client revokes with a refresh token already replaced (a thief refreshed first)', async () => {
+  /** A client registered by DCR, and what it does at the token endpoint and the tunnel. */
+  const registeredClient = async () => {
     const base = `http://127.0.0.1:${service.port}`
     const registered = (await (
       await fetch(`${base}/oauth/register`, {
@@ -58,8 +60,8 @@ describe('the authorization server against hostile clients', () => {
         },
         body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
       })
-    const grant = async () => {
-      const verifier = oauth.generateRandomCodeVerifier()
+    /** The owner's Approve on the consent page, for a code bound to `verifier`. */
+    const approve = async (verifier: string) => {
       const query = new URLSearchParams({
         client_id: clientId,
         redirect_uri: REDIRECT,
@@ -77,7 +79,11 @@ describe('the authorization server against hostile clients', () => {
           ),
         ].map((m) => [m[1]!, m[2]!.replace(/&amp;/g, '&')]),
       )
-      const approved = await owner.form('/oauth/authorize', { ...fields, decision: 'approve' })
+      return owner.form('/oauth/authorize', { ...fields, decision: 'approve' })
+    }
+    const grant = async () => {
+      const verifier = oauth.generateRandomCodeVerifier()
+      const approved = await approve(verifier)
       const code = new URL(approved.headers.get('location')!).searchParams.get('code')!
       const redeemed = await form('/oauth/token', {
         grant_type: 'authorization_code',
@@ -95,6 +101,11 @@ describe('the authorization server against hostile clients', () => {
         client_id: clientId,
       })
 
+    return { base, clientId, form, tools, approve, grant, refresh }
+  }
+
+  it('revokes the grant when a client revokes with a refresh token already replaced (a thief refreshed first)', async () => {
+    const { form, tools, grant, refresh } = await registeredClient()
     // A thief refreshed with a stolen token first; the client, signing out, revokes the token it
     // holds. Before, /oauth/revoke knew only the current refresh token: it answered 200, did
     // nothing, and the thief kept the grant.
@@ -148,6 +159,11 @@ describe('the authorization server against hostile clients', () => {
       'https://evil.example/\u202ecb',
       'https://evil.example/a b',
       'myapp:/\u2066cb',
+      // A URL parser reads the backslash as "/": the address is evil.example's.
+      'https://evil.example\\@claude.ai/cb',
+      'view-source:https://evil.example/cb',
+      'jar:https://evil.example/x.jar!/cb',
+      'filesystem:https://evil.example/temporary/cb',
     ]) {
       const res = await register({ client_name: 'spoof', redirect_uris: [uri] })
       assert.equal(res.status, 400, uri)
@@ -185,5 +201,49 @@ describe('the authorization server against hostile clients', () => {
       assert.equal(res.status, 400, clientId)
       assert.match(await res.text(), /printable ASCII/, clientId)
     }
+  })
+
+  it('refuses a malformed token request without touching the grant, and bounds the approvals of a tunnel', async () => {
+    const { base, clientId, tools, approve, grant, refresh } = await registeredClient()
+    const first = await grant()
+    const token = async (body: string) => {
+      const res = await fetch(`${base}/oauth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body,
+      })
+      return { status: res.status, json: (await res.json()) as Record<string, string> }
+    }
+    const refreshing = `grant_type=refresh_token&refresh_token=${first.refresh_token!}`
+    // An empty client_id was taken for another client's, which ends the grant.
+    const empty = await token(`${refreshing}&client_id=`)
+    assert.equal(empty.status, 400)
+    assert.equal(empty.json.error, 'invalid_request')
+    assert.match(empty.json.error_description!, /client_id is empty/)
+    const repeated = await token(`${refreshing}&client_id=${clientId}&client_id=${clientId}`)
+    assert.equal(repeated.status, 400)
+    assert.match(repeated.json.error_description!, /client_id is repeated/)
+    // A body of some 13,000 names (each was looked up among all the others).
+    const names = Array.from({ length: 13_000 }, (_, i) => `${i.toString(36)}=`).join('&')
+    const many = await token(names)
+    assert.equal(many.status, 400)
+    assert.equal(many.json.error, 'unsupported_grant_type')
+    const refreshed = await refresh(first.refresh_token!)
+    assert.equal(refreshed.status, 200, 'the grant lives')
+    assert.equal((await tools(refreshed.json.access_token!)).status, 200)
+
+    // Each Approve writes a grant and a code: a tunnel holds a bounded number of them.
+    let refused: Response | undefined
+    for (let i = 0; i <= MAX_GRANTS_PER_TUNNEL && refused === undefined; i++) {
+      const approved = await approve(oauth.generateRandomCodeVerifier())
+      if (approved.status !== 303) refused = approved
+    }
+    assert.equal(refused?.status, 409)
+    assert.match(await refused!.text(), /approved clients, the most it may have/)
+    assert.equal(
+      (await tools(refreshed.json.access_token!)).status,
+      200,
+      'the clients approved are not affected',
+    )
   })
 })

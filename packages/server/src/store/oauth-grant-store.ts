@@ -44,6 +44,19 @@ export interface RedeemedCode {
 
 const LAST_USED_RESOLUTION_MS = 60_000
 
+/**
+ * Grants one tunnel may hold: clients approved, and approvals whose code is not redeemed yet.
+ * Each approval writes a grant and a code; without a bound a signed-in owner's script wrote
+ * hundreds a second into the database every tenant shares.
+ */
+export const MAX_GRANTS_PER_TUNNEL = 100
+
+/**
+ * How long a grant outlives its refresh token: the last access token it gave out (an hour) is
+ * dead by then, so nothing it issued still works.
+ */
+const EXPIRED_GRANT_KEPT_MS = 2 * 3600_000
+
 /** Queries over `oauth_grants` and `oauth_codes`. */
 export class OauthGrantStore {
   readonly #db: Kysely<Database>
@@ -56,7 +69,10 @@ export class OauthGrantStore {
 
   /**
    * Record an approval and its first code (by hash), holding the account's lock (so the browser
-   * session approving is checked again: `acting-credential.ts`); returns the grant's id.
+   * session approving is checked again: `acting-credential.ts`); returns the grant's id. The
+   * tunnel's dead grants go first (an approval whose code expired unredeemed, a grant whose
+   * refresh token expired hours ago); past `MAX_GRANTS_PER_TUNNEL` live ones the approval is
+   * refused (`conflict`).
    */
   async approve(input: {
     tunnelId: string
@@ -74,6 +90,43 @@ export class OauthGrantStore {
     await this.#db.transaction().execute(async (trx) => {
       if ((await lockAccount(trx, input.accountId)) === undefined) {
         throw new StoreError('not_found', `account "${input.accountId}" does not exist`)
+      }
+      const now = this.#now()
+      await trx
+        .deleteFrom('oauth_grants')
+        .where('tunnel_id', '=', input.tunnelId)
+        .where((eb) =>
+          eb.or([
+            eb.and([
+              eb('refresh_hash', 'is', null),
+              eb.not(
+                eb.exists(
+                  eb
+                    .selectFrom('oauth_codes')
+                    .select('oauth_codes.grant_id')
+                    .whereRef('oauth_codes.grant_id', '=', 'oauth_grants.id')
+                    .where('oauth_codes.expires_at', '>', now.toISOString()),
+                ),
+              ),
+            ]),
+            eb(
+              'refresh_expires_at',
+              '<',
+              new Date(now.getTime() - EXPIRED_GRANT_KEPT_MS).toISOString(),
+            ),
+          ]),
+        )
+        .execute()
+      const held = await trx
+        .selectFrom('oauth_grants')
+        .select((eb) => eb.fn.countAll<number | string | bigint>().as('n'))
+        .where('tunnel_id', '=', input.tunnelId)
+        .executeTakeFirstOrThrow()
+      if (Number(held.n) >= MAX_GRANTS_PER_TUNNEL) {
+        throw new StoreError(
+          'conflict',
+          `This tunnel has ${MAX_GRANTS_PER_TUNNEL} approved clients, the most it may have. Disconnect the ones you no longer use on the tunnel's Access tab, then approve again.`,
+        )
       }
       await trx
         .insertInto('oauth_grants')

@@ -29,7 +29,7 @@ import { billingHistoryMigration } from '../../src/store/migrations/025-billing-
 import { webhookPostponementsMigration } from '../../src/store/migrations/026-webhook-postponements.js'
 import { migrateToLatest } from '../../src/store/migrations/migrate-to-latest.js'
 import { OauthClientStore } from '../../src/store/oauth-client-store.js'
-import { OauthGrantStore } from '../../src/store/oauth-grant-store.js'
+import { MAX_GRANTS_PER_TUNNEL, OauthGrantStore } from '../../src/store/oauth-grant-store.js'
 import { ClientRegistry } from '../../src/access/oauth/client-registry.js'
 import { UrlGuard } from '../../src/webhooks/url-guard.js'
 import { openStore } from '../../src/store/open-store.js'
@@ -417,6 +417,55 @@ for (const backend of testBackends()) {
       assert.equal(await clients.evict(2), 0)
       await assert.rejects(registry.find(made[1]!), /unknown client_id; register the client first/)
       assert.equal((await registry.find(made[4]!)).name, 'client 4')
+    })
+
+    it(`caps a tunnel at ${MAX_GRANTS_PER_TUNNEL} grants, after clearing the dead ones`, async () => {
+      const grants = new OauthGrantStore(store.db, () => new Date(clock))
+      const count = async (tunnelId: string) =>
+        (
+          await store.db
+            .selectFrom('oauth_grants')
+            .where('tunnel_id', '=', tunnelId)
+            .selectAll()
+            .execute()
+        ).length
+      const onB = await grants.approve({
+        tunnelId: tunnelB,
+        accountId,
+        clientId: 'dcr_b',
+        clientName: 'b',
+        approvedBy: 'a@example.com',
+        resource: 'rb',
+        codeHash: hash('on-b'),
+        redirectUri: 'http://127.0.0.1/cb',
+        codeChallenge: 'c'.repeat(43),
+        codeExpiresAt: new Date(clock + 60_000),
+      })
+      const kept = await approveOn(grants, 'kept')
+      await grants.setRefresh(kept, hash('kept-r1'), new Date(clock + 3_600_000))
+      for (let i = 1; i < MAX_GRANTS_PER_TUNNEL; i++) await approveOn(grants, `code-${i}`)
+      await assert.rejects(
+        approveOn(grants, 'one-too-many'),
+        (err: unknown) =>
+          err instanceof StoreError && err.code === 'conflict' && /Access tab/.test(err.message),
+      )
+      assert.equal(await count(tunnelA), MAX_GRANTS_PER_TUNNEL)
+      // Once their codes expired unredeemed, those approvals are dead: the next one clears them.
+      clock += 61_000
+      await approveOn(grants, 'after-expiry')
+      assert.equal(await count(tunnelA), 2)
+      assert.ok(await grants.get(kept), 'a redeemed grant stays')
+      assert.equal(
+        (await store.db.selectFrom('oauth_codes').selectAll().execute()).length,
+        3,
+        'their codes went with them',
+      )
+      assert.ok(await grants.get(onB), "another tunnel's are left to its own approvals")
+      // A grant whose refresh token expired hours ago gave its last access token out long before.
+      clock += 3_600_000 + 2 * 3_600_000
+      await approveOn(grants, 'later')
+      assert.equal(await grants.get(kept), undefined)
+      assert.equal(await count(tunnelA), 1)
     })
 
     it('refuses expired refresh tokens and revokes a grant whose old refresh token comes back', async () => {

@@ -6,7 +6,17 @@
  */
 import { OauthError } from './oauth-error.js'
 
-const REFUSED_SCHEMES = new Set(['javascript:', 'data:', 'file:', 'vbscript:', 'blob:', 'about:'])
+const REFUSED_SCHEMES = new Set([
+  'javascript:',
+  'data:',
+  'file:',
+  'vbscript:',
+  'blob:',
+  'about:',
+  'view-source:',
+  'jar:',
+  'filesystem:',
+])
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]'])
 
 /** Most redirect URIs one client registers, and the longest one. */
@@ -34,6 +44,14 @@ export function parseRedirectUris(value: unknown): string[] {
       throw new OauthError(
         'invalid_redirect_uri',
         'a redirect URI must be written in printable ASCII (percent-encode the rest)',
+      )
+    }
+    // `https://evil.example\@claude.ai/cb` reads as a user at claude.ai; a URL parser reads the
+    // backslash as `/` and goes to evil.example.
+    if (uri.includes('\\')) {
+      throw new OauthError(
+        'invalid_redirect_uri',
+        'a redirect URI may not hold a backslash (browsers read it as "/")',
       )
     }
     let url: URL
