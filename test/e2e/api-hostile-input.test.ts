@@ -73,7 +73,7 @@ for (const backend of testBackends()) {
         { tool: '["a"]', status: 'new', decision: 'approved' },
         { tool: '"a"', status: 'gone', decision: 'approved' },
         { tool: '"a"', decision: 'approved' },
-      ]) {
+      ] as Record<string, string>[]) {
         const res = await owner.form(`/dashboard/tunnels/${tunnelId}/tools/decide`, fields)
         assert.equal(res.status, 400, JSON.stringify(fields))
       }
