@@ -1,6 +1,7 @@
 /**
  * The plan's admission of one request about to be forwarded: the session cap (an `initialize`
- * takes a place until answered, a 2026-07-28 request holds one while in flight) and the monthly
+ * takes a place until answered, a request of a session holds it in use while in flight, a
+ * 2026-07-28 request holds a place of its own while in flight) and the monthly
  * quotas (tool calls and bandwidth). A refused request is answered with the envelope and counted
  * nowhere; an admitted one is counted (in force at once) and forwarded.
  */
@@ -32,6 +33,8 @@ export interface AdmissionRules {
 /** One request to admit. */
 export interface AdmissionRequest {
   readonly tunnel: TunnelWithAccount
+  /** The request's HTTP method. */
+  readonly method: string
   readonly rpc: JsonRpcBody | null
   /** Bytes of the request's head and body (bandwidth quota). */
   readonly requestBytes: number
@@ -71,6 +74,14 @@ export async function admitRequest(
       return false
     }
     record.holdRequestPlace(place.release)
+  } else if (sessions !== null && sessionId !== undefined && request.method !== 'DELETE') {
+    // A request of a session holds it in use; one that lost its place while idle takes one back.
+    const held = await sessions.hold(tunnel, sessionId)
+    if (!held.ok) {
+      refuse('session_limit', SESSION_LIMIT_MESSAGE, held.reason)
+      return false
+    }
+    record.holdSession()
   }
   // A retry carrying a requestState the edge handed out to this agent continues its call:
   // counted once, for its first rounds.
@@ -101,7 +112,7 @@ export async function admitRequest(
       })
     record.meterWith(quotas.responseMeter(tunnel, cutAndNote))
   }
-  if (sessions !== null && sessionId !== undefined && !isInitialize(rpc))
+  if (sessions !== null && sessionId !== undefined && request.method === 'DELETE')
     sessions.touch(tunnel, sessionId)
   return true
 }

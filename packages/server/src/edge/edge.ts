@@ -316,6 +316,7 @@ export class Edge {
       this.admission,
       {
         tunnel,
+        method: req.method ?? 'GET',
         rpc,
         requestBytes: (body?.length ?? 0) + requestHeadBytes(req.method, url, req.rawHeaders),
         sessionId,

@@ -117,6 +117,12 @@ export class ExchangeRecord {
     this.#continues = call
   }
 
+  /** The request holds its session in use (`EdgeSessions.hold`) until the exchange is over. */
+  holdSession(): void {
+    this.#holding = true
+    if (this.#over) this.#letSessionGo()
+  }
+
   /** The request holds a sessionless place until the exchange is over; `release` frees it. */
   holdRequestPlace(release: () => void): void {
     this.#releaseRequest = release
@@ -134,6 +140,7 @@ export class ExchangeRecord {
   refused(status: number, policy: PolicyCode, reason = ''): void {
     this.#record(status, performance.now() - this.#ctx.started, policy, reason)
     this.#releasePlace()
+    this.#letSessionGo()
   }
 
   /** The upstream's response head arrived. */
@@ -147,9 +154,7 @@ export class ExchangeRecord {
       sessions.settle(tunnel, this.#reservation, status, headers)
       this.#reservation = null
     }
-    if (sessionId !== undefined && !this.#holding) {
-      this.#holding = sessions.answered(tunnel, method, sessionId, status, headers)
-    }
+    if (sessionId !== undefined) sessions.answered(tunnel, method, sessionId, status, headers)
   }
 
   /** A JSON-RPC message of the answer (ResponseMessages' tap). */
@@ -226,10 +231,13 @@ export class ExchangeRecord {
     if (this.#head !== null) this.#record(this.#head.status, this.#head.durationMs, null, '')
     this.#meter?.finish()
     this.#releasePlace()
-    if (this.#holding && this.#ctx.sessionId !== undefined) {
-      this.#holding = false
-      this.#ctx.sessions?.done(this.#ctx.tunnel, this.#ctx.sessionId)
-    }
+    this.#letSessionGo()
+  }
+
+  #letSessionGo(): void {
+    if (!this.#holding || this.#ctx.sessionId === undefined) return
+    this.#holding = false
+    this.#ctx.sessions?.done(this.#ctx.tunnel, this.#ctx.sessionId)
   }
 
   #releasePlace(): void {

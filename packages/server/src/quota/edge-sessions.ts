@@ -2,13 +2,14 @@
  * The per-tunnel session cap as the edge applies it (docs/decisions.md#quotas-and-sessions): an
  * `initialize` without `Mcp-Session-Id` reserves a place or is refused with `session_limit`; the
  * upstream's answer turns the place into a session (it carries `Mcp-Session-Id`) or gives it back;
- * a request carrying the id keeps the session alive, and holds it in use from its answer's head
- * until the exchange ends (a GET stream for as long as it is open: the hold is a lease this node
- * renews); DELETE or a 404 from the upstream ends it. When the cap is full, a new session takes
- * the place of the session idle the longest (docs/decisions.md#sessions-in-use). A sessionless
- * (2026-07-28) request holds a place of its own while in flight (`holdRequest`). Only the
- * reservation is on the request's path; every other change runs in the background and a failure
- * is logged, never shown to the agent.
+ * a request carrying the id holds the session in use from before it is forwarded until the
+ * exchange ends (a GET stream for as long as it is open: the hold is a lease this node renews),
+ * a session that lost its place while idle taking one back or being refused (`hold`); DELETE or a
+ * 404 from the upstream ends it. When the cap is full, a new session takes the place of the
+ * session idle the longest (docs/decisions.md#sessions-in-use). A sessionless (2026-07-28)
+ * request holds a place of its own while in flight (`holdRequest`). The reservation and the
+ * first hold of a session on this node are on the request's path; every other change runs in
+ * the background and a failure is logged, never shown to the agent.
  */
 import { FOREIGN_SESSION_HEADER, type HeaderPairs, type Logger } from '@burrow/protocol'
 import { PLANS } from '../plans.js'
@@ -20,6 +21,9 @@ import { DEFAULT_LEASE_MS, type SessionTracker } from './session-tracker.js'
 export type SessionPlace =
   | { readonly ok: true; readonly reservation: string }
   | { readonly ok: false; readonly reason: string }
+
+/** The outcome of `EdgeSessions.hold`. */
+export type SessionHold = { readonly ok: true } | { readonly ok: false; readonly reason: string }
 
 /** The outcome of `EdgeSessions.holdRequest`. */
 export type RequestPlace =
@@ -37,6 +41,8 @@ interface Held {
   readonly tunnel: MeteredTunnel
   readonly sessionId: string
   open: number
+  /** Whether the tracker counted it when this node first held it (false: refused). */
+  readonly counted: Promise<boolean>
 }
 
 /** The edge's use of a `SessionTracker`. */
@@ -123,7 +129,7 @@ export class EdgeSessions {
       .open(tunnel.id, place.reservation, id)
       .then(() => this.#tracker.hold(tunnel.id, id, cap))
     this.#background(opened, 'holding', tunnel)
-    this.#held.set(key, { tunnel, sessionId: id, open: 1 })
+    this.#held.set(key, { tunnel, sessionId: id, open: 1, counted: Promise.resolve(true) })
     this.#renewal ??= setInterval(() => this.#renew(), this.#renewMs).unref()
     let released = false
     return {
@@ -131,18 +137,57 @@ export class EdgeSessions {
       release: () => {
         if (released) return
         released = true
-        this.#held.delete(key)
-        if (this.#held.size === 0 && this.#renewal !== null) {
-          clearInterval(this.#renewal)
-          this.#renewal = null
-        }
+        this.#drop(key)
         const end = opened.catch(() => {}).then(() => this.#tracker.end(tunnel.id, id))
         this.#background(end, 'releasing', tunnel)
       },
     }
   }
 
-  /** A request arrived carrying `sessionId`: the session stays for another idle timeout. */
+  /**
+   * A request of `sessionId` (not an `initialize`, not a DELETE) is about to be forwarded: the
+   * session is held in use until `done`, which the caller must then call exactly once. A session
+   * that lost its place while idle (another took it), or that the tracker does not know (after a
+   * restart; an id a server that ignores sessions accepts), takes a free place or an idle
+   * session's; when every place is in use it is refused, and nothing is held. Before, it was
+   * forwarded uncounted, so an agent that opened ten sessions one after another, each taking the
+   * place of the one before while it was idle, then used all ten at once on a plan of three.
+   * A session already held on this node (its GET stream is open) asks the tracker nothing.
+   * Rejects when the tracker fails.
+   */
+  async hold(tunnel: MeteredTunnel, sessionId: string): Promise<SessionHold> {
+    // Not an id MCP allows (so never opened as a session): nothing to count.
+    if (!SESSION_ID.test(sessionId) || this.#closed) return { ok: true }
+    const key = `${tunnel.id}\n${sessionId}`
+    let held = this.#held.get(key)
+    if (held === undefined) {
+      const counted = this.#tracker.hold(tunnel.id, sessionId, capOf(tunnel))
+      held = { tunnel, sessionId, open: 0, counted }
+      this.#held.set(key, held)
+      this.#renewal ??= setInterval(() => this.#renew(), this.#renewMs).unref()
+    }
+    held.open++
+    let counted: boolean
+    try {
+      counted = await held.counted
+    } catch (error) {
+      this.#forget(key, held)
+      throw error
+    }
+    if (counted) return { ok: true }
+    this.#forget(key, held)
+    const plan = PLANS[tunnel.plan]
+    const cap = plan.sessionsPerTunnel
+    return {
+      ok: false,
+      reason:
+        `this session was idle and another took its place; the tunnel's ${cap} places, the most ` +
+        `the ${plan.name} plan allows, are all in use now (a request being answered or a GET ` +
+        `stream open). Try again once one is idle, close one, or upgrade the plan`,
+    }
+  }
+
+  /** A DELETE arrived carrying `sessionId`: the session stays for another idle timeout. */
   touch(tunnel: MeteredTunnel, sessionId: string): void {
     if (!SESSION_ID.test(sessionId)) return
     this.#background(this.#tracker.touch(tunnel.id, sessionId), 'refreshing', tunnel)
@@ -151,8 +196,7 @@ export class EdgeSessions {
   /**
    * A request with `method` carrying `sessionId` was answered with `status` and `headers`: the
    * session ends after a successful DELETE, and when the upstream no longer knows it (404, unless
-   * `burrow up` says the session goes on as another agent's). Any other 2xx holds it in use until
-   * `done`; returns whether it did (then call `done` exactly once).
+   * `burrow up` says the session goes on as another agent's).
    */
   answered(
     tunnel: MeteredTunnel,
@@ -160,38 +204,35 @@ export class EdgeSessions {
     sessionId: string,
     status: number,
     headers: HeaderPairs = [],
-  ): boolean {
-    if (!SESSION_ID.test(sessionId)) return false
+  ): void {
+    if (!SESSION_ID.test(sessionId)) return
     const ok = status >= 200 && status < 300
-    if (status === 404 && foreign(headers)) return false
+    if (status === 404 && foreign(headers)) return
     if ((method === 'DELETE' && ok) || status === 404) {
       this.#background(this.#tracker.end(tunnel.id, sessionId), 'ending', tunnel)
-      return false
     }
-    if (!ok || method === 'DELETE' || this.#closed) return false
-    const key = `${tunnel.id}\n${sessionId}`
-    const held = this.#held.get(key)
-    if (held !== undefined) {
-      held.open++
-      return true
-    }
-    this.#held.set(key, { tunnel, sessionId, open: 1 })
-    this.#background(this.#tracker.hold(tunnel.id, sessionId, capOf(tunnel)), 'holding', tunnel)
-    this.#renewal ??= setInterval(() => this.#renew(), this.#renewMs).unref()
-    return true
   }
 
-  /** An exchange that `answered` held is over: at the last one, the session is idle. */
+  /** An exchange that `hold` admitted is over: at the last one, the session is idle. */
   done(tunnel: MeteredTunnel, sessionId: string): void {
     const key = `${tunnel.id}\n${sessionId}`
     const held = this.#held.get(key)
     if (held === undefined || --held.open > 0) return
+    this.#drop(key)
+    this.#background(this.#tracker.letGo(tunnel.id, sessionId), 'idling', tunnel)
+  }
+
+  /** A hold that was refused or failed: its exchange is not counted as open. */
+  #forget(key: string, held: Held): void {
+    if (--held.open === 0 && this.#held.get(key) === held) this.#drop(key)
+  }
+
+  #drop(key: string): void {
     this.#held.delete(key)
     if (this.#held.size === 0 && this.#renewal !== null) {
       clearInterval(this.#renewal)
       this.#renewal = null
     }
-    this.#background(this.#tracker.letGo(tunnel.id, sessionId), 'idling', tunnel)
   }
 
   /** Stop renewing and changing places (at shutdown, before the tracker closes). */
@@ -202,14 +243,18 @@ export class EdgeSessions {
     this.#held.clear()
   }
 
-  /** Renew the lease of every session held on this node. */
+  /**
+   * Renew the lease of every session held on this node. One whose place was lost meanwhile (Redis
+   * restarted empty) takes one back if it can; if every place is in use by then, it goes on
+   * uncounted until its exchanges end (docs/security.md, "Known gaps").
+   */
   #renew(): void {
     for (const { tunnel, sessionId } of this.#held.values()) {
       this.#background(this.#tracker.hold(tunnel.id, sessionId, capOf(tunnel)), 'renewing', tunnel)
     }
   }
 
-  #background(work: Promise<void>, what: string, tunnel: MeteredTunnel): void {
+  #background(work: Promise<unknown>, what: string, tunnel: MeteredTunnel): void {
     if (this.#closed) {
       // Shutting down: the tracker is closing, so its refusal is expected and not worth a line.
       work.catch(() => {})

@@ -3,7 +3,7 @@
  * (`r:<reservation>` or `s:<session id>`) to the time it expires and, for a session held in use,
  * the time its lease ends. Every check-and-change runs
  * synchronously, so it is exact under any concurrency. Nothing is persisted: after a restart,
- * sessions opened before it keep working but are no longer counted.
+ * sessions opened before it take places again as they are used (`hold`).
  */
 
 import { randomUUID } from 'node:crypto'
@@ -97,17 +97,22 @@ export class MemorySessionTracker implements SessionTracker {
     sessionId: string,
     cap: number,
     now: Date = this.#clock(),
-  ): Promise<void> {
+  ): Promise<boolean> {
     checkSessionInput(tunnelId, sessionId)
     checkCap(cap)
     this.#assertOpen()
     const at = now.getTime()
     const places = this.#live(tunnelId, at)
     const entry = `s:${sessionId}`
-    if (!places.has(entry) && places.size >= cap) return
+    if (!places.has(entry) && places.size >= cap) {
+      const idle = cap > 0 ? longestIdle(places, at) : undefined
+      if (idle === undefined) return false
+      places.delete(idle)
+    }
     const busyUntil = at + this.#leaseMs
     places.set(entry, { expires: Math.max(busyUntil, at + this.#idleMs), busyUntil })
     this.#tunnels.set(tunnelId, places)
+    return true
   }
 
   async letGo(tunnelId: string, sessionId: string, now: Date = this.#clock()): Promise<void> {

@@ -47,12 +47,26 @@ return {1, live + 1, displaced}
 
 /**
  * KEYS[1] the places, KEYS[2] the held; ARGV: member, expiry, lease end, key expiry, now, cap.
- * A member not counted is added only below the cap.
+ * A member not counted takes a free place, else the place of the session not held whose expiry
+ * comes first (idle the longest); with none, 0 and nothing changes.
  */
 const HOLD = new RedisScript(`
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[5])
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[5])
 if not redis.call('ZSCORE', KEYS[1], ARGV[1]) and redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[6]) then
-  return 0
+  local displaced = ''
+  if tonumber(ARGV[6]) > 0 then
+    for _, member in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
+      if string.sub(member, 1, 2) == 's:' and not redis.call('ZSCORE', KEYS[2], member) then
+        displaced = member
+        break
+      end
+    end
+  end
+  if displaced == '' then
+    return 0
+  end
+  redis.call('ZREM', KEYS[1], displaced)
 end
 redis.call('ZADD', KEYS[1], 'GT', ARGV[2], ARGV[1])
 redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
@@ -162,13 +176,13 @@ export class RedisSessionTracker implements SessionTracker {
     sessionId: string,
     cap: number,
     now: Date = this.#clock(),
-  ): Promise<void> {
+  ): Promise<boolean> {
     checkSessionInput(tunnelId, sessionId)
     checkCap(cap)
     this.#assertOpen()
     const at = now.getTime()
     const busyUntil = at + this.#leaseMs
-    await HOLD.run(
+    const reply = await HOLD.run(
       this.#redis,
       [this.#key(tunnelId), this.#heldKey(tunnelId)],
       [
@@ -180,6 +194,10 @@ export class RedisSessionTracker implements SessionTracker {
         cap,
       ],
     )
+    if (reply !== 0 && reply !== 1) {
+      throw new Error(`session tracker: unexpected reply ${JSON.stringify(reply)}`)
+    }
+    return reply === 1
   }
 
   async letGo(tunnelId: string, sessionId: string, now: Date = this.#clock()): Promise<void> {

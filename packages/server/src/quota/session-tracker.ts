@@ -7,8 +7,9 @@
  * `letGo`); when the cap is full, a new session takes the place of the session idle the longest,
  * so the cap counts sessions really in use (docs/decisions.md#sessions-in-use). An arriving
  * `initialize` first reserves a place, so concurrent initializes cannot pass the cap; the
- * reservation becomes the session, or is released when none opened. Existing sessions are never
- * refused or killed by the cap. One
+ * reservation becomes the session, or is released when none opened. A session that lost its
+ * place while idle takes one back (a free one, or an idle session's) when it is used again, and
+ * is refused while every place is in use; sessions in use are never killed by the cap. One
  * interface, two implementations side by side: `MemorySessionTracker` (one node) and
  * `RedisSessionTracker` (several nodes, a ZSET per tunnel scored by expiry and changed by Lua).
  */
@@ -76,14 +77,15 @@ export interface SessionTracker {
   touch(tunnelId: string, sessionId: string, now?: Date): Promise<void>
 
   /**
-   * The upstream answered a request of `sessionId`: the session is in use until `letGo` or
-   * `now` + the lease, and idle for a timeout after that. An id the tracker does not count
-   * (displaced, expired, or one the upstream accepted without ever opening it: a server that
-   * ignores sessions answers any id) is counted only while fewer than `cap` places are taken,
-   * without displacing anyone: invented ids cannot add places, and a returning session is never
-   * refused, only left uncounted when the tunnel is full.
+   * A request of `sessionId` is being forwarded: the session is in use until `letGo` or `now` +
+   * the lease, and idle for a timeout after that; true. An id the tracker does not count
+   * (displaced while idle, expired, or one it never saw: a server that ignores sessions answers
+   * any id) takes a free place, else the place of the session not in use whose last use is
+   * oldest, as a new session would; when every place is in use or reserved, nothing changes and
+   * the answer is false. So no more than `cap` sessions are ever in use at once, and invented
+   * ids cannot add places. Renewing a hold is holding again.
    */
-  hold(tunnelId: string, sessionId: string, cap: number, now?: Date): Promise<void>
+  hold(tunnelId: string, sessionId: string, cap: number, now?: Date): Promise<boolean>
 
   /** Nothing of `sessionId` is open any more: it is idle from `now` (if it still counts). */
   letGo(tunnelId: string, sessionId: string, now?: Date): Promise<void>

@@ -70,7 +70,7 @@ describe('admitRequest', () => {
     })
     return admitRequest(
       rules,
-      { tunnel: TUNNEL, rpc, requestBytes: 100, sessionId, record },
+      { tunnel: TUNNEL, method: 'POST', rpc, requestBytes: 100, sessionId, record },
       (code, _m, reason, headers) =>
         refusals.push({ code, reason, ...(headers ? { headers } : {}) }),
     )

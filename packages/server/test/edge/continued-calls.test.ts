@@ -76,7 +76,15 @@ describe('calls continued by a requestState', () => {
     })
     const ok = await admitRequest(
       rules,
-      { tunnel: TUNNEL, rpc, requestBytes: 100, sessionId: undefined, agentId, record },
+      {
+        tunnel: TUNNEL,
+        method: 'POST',
+        rpc,
+        requestBytes: 100,
+        sessionId: undefined,
+        agentId,
+        record,
+      },
       () => {},
     )
     assert.ok(ok)

@@ -1,7 +1,8 @@
 /**
- * The edge's use of the session tracker: an answered request holds its session until its
- * exchange ends (several exchanges of one session hold it once), an idle session gives its place
- * to a new one, and after `close()` (shutdown) nothing is held or logged.
+ * The edge's use of the session tracker: a request of a session holds it from before it is
+ * forwarded until its exchange ends (several exchanges of one session hold it once), an idle
+ * session gives its place to a new one, a session that lost its place takes one back or is
+ * refused while every place is in use, and after `close()` (shutdown) nothing is held or logged.
  */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
@@ -32,12 +33,12 @@ async function setup() {
 }
 
 describe('EdgeSessions', () => {
-  it('holds a session from its answer to the end of its last exchange', async () => {
+  it('holds a session from before its request is forwarded to the end of its last exchange', async () => {
     const { sessions, open } = await setup()
     for (const id of ['a', 'b', 'c']) await open(id)
-    for (const id of ['a', 'b', 'c']) assert.equal(sessions.answered(TUNNEL, 'GET', id, 200), true)
-    assert.equal(sessions.answered(TUNNEL, 'POST', 'c', 200), true, 'a second exchange of c')
-    await settle()
+    for (const id of ['a', 'b', 'c'])
+      assert.deepEqual(await sessions.hold(TUNNEL, id), { ok: true })
+    assert.deepEqual(await sessions.hold(TUNNEL, 'c'), { ok: true }, 'a second exchange of c')
     const refused = await sessions.reserve(TUNNEL)
     assert.equal(refused.ok, false)
     assert.match(refused.ok ? '' : refused.reason, /each is in use/)
@@ -49,27 +50,64 @@ describe('EdgeSessions', () => {
     assert.equal((await sessions.reserve(TUNNEL)).ok, true, 'c is idle and gives its place')
   })
 
-  it('holds nothing for refusals, DELETE and malformed ids', async () => {
+  it('gives a session that lost its place while idle one back, and refuses it while every place is in use', async () => {
+    const { sessions, open, tracker } = await setup()
+    for (const id of ['a', 'b', 'c', 'd']) await open(id)
+    assert.equal(await tracker.count(TUNNEL.id), 3, 'd took the place of a, idle the longest')
+    for (const id of ['b', 'c', 'd'])
+      assert.deepEqual(await sessions.hold(TUNNEL, id), { ok: true })
+    const refused = await sessions.hold(TUNNEL, 'a')
+    assert.equal(refused.ok, false)
+    assert.match(refused.ok ? '' : refused.reason, /another took its place.*3 places.*all in use/)
+    sessions.done(TUNNEL, 'd')
+    await settle()
+    assert.deepEqual(await sessions.hold(TUNNEL, 'a'), { ok: true }, 'd is idle: a takes its place')
+    assert.equal((await sessions.hold(TUNNEL, 'd')).ok, false)
+    assert.equal(await tracker.count(TUNNEL.id), 3)
+    // A refused hold holds nothing: a's exchange ending gives its place to d.
+    sessions.done(TUNNEL, 'a')
+    await settle()
+    assert.deepEqual(await sessions.hold(TUNNEL, 'd'), { ok: true })
+  })
+
+  it('keeps ten sessions opened one after another to three in use at once', async () => {
+    const { sessions, open, tracker } = await setup()
+    const ids = Array.from({ length: 10 }, (_, i) => `s${i}`)
+    for (const id of ids) await open(id)
+    const held = await Promise.all(ids.map((id) => sessions.hold(TUNNEL, id)))
+    assert.equal(held.filter((h) => h.ok).length, 3)
+    assert.equal(await tracker.count(TUNNEL.id), 3)
+  })
+
+  it('ends a session on a 404 and a DELETE, and counts no malformed id', async () => {
     const { sessions, open, tracker } = await setup()
     await open('a')
-    assert.equal(sessions.answered(TUNNEL, 'POST', 'a', 500), false)
-    assert.equal(sessions.answered(TUNNEL, 'POST', 'a', 404), false)
-    assert.equal(sessions.answered(TUNNEL, 'POST', 'bad id\n', 200), false)
-    assert.equal(sessions.answered(TUNNEL, 'POST', 'x'.repeat(300), 200), false)
-    assert.equal(sessions.answered(TUNNEL, 'DELETE', 'a', 200), false)
+    sessions.answered(TUNNEL, 'POST', 'a', 500)
     await settle()
-    assert.equal(await tracker.count(TUNNEL.id), 0, 'the 404 and DELETE ended it')
+    assert.equal(await tracker.count(TUNNEL.id), 1, 'an error ends nothing')
+    sessions.answered(TUNNEL, 'POST', 'a', 404)
+    await settle()
+    assert.equal(await tracker.count(TUNNEL.id), 0, 'the 404 ended it')
+    await open('b')
+    sessions.answered(TUNNEL, 'DELETE', 'b', 200)
+    await settle()
+    assert.equal(await tracker.count(TUNNEL.id), 0, 'the DELETE ended it')
+    for (const id of ['bad id\n', 'x'.repeat(300)]) {
+      assert.deepEqual(await sessions.hold(TUNNEL, id), { ok: true })
+      sessions.done(TUNNEL, id)
+    }
+    assert.equal(await tracker.count(TUNNEL.id), 0)
   })
 
   it('keeps a session burrow up refused as another agent’s: its 404 does not end it', async () => {
     const { sessions, open, tracker } = await setup()
     await open('a')
     const foreign: [string, string][] = [['Burrow-Foreign-Session', '1']]
-    assert.equal(sessions.answered(TUNNEL, 'POST', 'a', 404, foreign), false)
-    assert.equal(sessions.answered(TUNNEL, 'DELETE', 'a', 404, foreign), false)
+    sessions.answered(TUNNEL, 'POST', 'a', 404, foreign)
+    sessions.answered(TUNNEL, 'DELETE', 'a', 404, foreign)
     await settle()
     assert.equal(await tracker.count(TUNNEL.id), 1, 'still counted')
-    assert.equal(sessions.answered(TUNNEL, 'POST', 'a', 404), false)
+    sessions.answered(TUNNEL, 'POST', 'a', 404)
     await settle()
     assert.equal(await tracker.count(TUNNEL.id), 0, 'a plain 404 ends it')
   })
@@ -77,10 +115,10 @@ describe('EdgeSessions', () => {
   it('is quiet after close(): nothing held, nothing logged', async () => {
     const { sessions, open, tracker, lines } = await setup()
     await open('a')
-    assert.equal(sessions.answered(TUNNEL, 'GET', 'a', 200), true)
+    assert.deepEqual(await sessions.hold(TUNNEL, 'a'), { ok: true })
     sessions.close()
     await tracker.close()
-    assert.equal(sessions.answered(TUNNEL, 'GET', 'a', 200), false)
+    assert.deepEqual(await sessions.hold(TUNNEL, 'a'), { ok: true })
     sessions.done(TUNNEL, 'a')
     sessions.touch(TUNNEL, 'a')
     await settle()

@@ -212,7 +212,7 @@ for (const implementation of implementations()) {
       assert.equal(next.displaced, 'three')
     })
 
-    it('counts a displaced session again when it is held only while a place is free', async () => {
+    it('gives a displaced session a place when it is held again, a free one or an idle one’s, and refuses it while all are in use', async () => {
       await openSession(tracker, 'tun_a', 'old', true)
       await openSession(tracker, 'tun_a', 'b')
       await openSession(tracker, 'tun_a', 'c')
@@ -220,18 +220,30 @@ for (const implementation of implementations()) {
       assert.ok(place.ok)
       assert.equal(place.displaced, 'old')
       await peer.open('tun_a', place.reservation, 'new')
-      await peer.hold('tun_a', 'new', 3)
-      // The tunnel is full: "old" still works upstream, but is not counted above the cap.
-      await tracker.hold('tun_a', 'old', 3)
+      assert.equal(await peer.hold('tun_a', 'new', 3), true)
+      // Every place is in use: "old" is refused, and nothing changes.
+      assert.equal(await tracker.hold('tun_a', 'old', 3), false)
       assert.equal(await tracker.count('tun_a'), 3)
-      await peer.end('tun_a', 'b')
-      await tracker.hold('tun_a', 'old', 3)
+      // "b" goes idle: "old" takes its place.
+      await peer.letGo('tun_a', 'b')
+      assert.equal(await tracker.hold('tun_a', 'old', 3), true)
+      assert.equal(await tracker.count('tun_a'), 3)
+      assert.equal(await peer.hold('tun_a', 'b', 3), false)
+      // A place freed: "b" takes it.
+      await peer.end('tun_a', 'c')
+      assert.equal(await peer.hold('tun_a', 'b', 3), true)
       assert.equal(await tracker.count('tun_a'), 3)
       assert.deepEqual(await peer.reserve('tun_a', 3), { ok: false, open: 3 })
     })
 
     it('never counts invented ids beyond the cap, however many are held', async () => {
-      for (let i = 0; i < 50; i++) await tracker.hold('tun_a', `made-up-${i}`, 3)
+      const held = []
+      for (let i = 0; i < 50; i++) held.push(await tracker.hold('tun_a', `made-up-${i}`, 3))
+      assert.deepEqual(
+        held.map((h, i) => (h ? i : -1)).filter((i) => i >= 0),
+        [0, 1, 2],
+        'the first three took the free places; the others found every place in use',
+      )
       assert.equal(await tracker.count('tun_a'), 3)
       // Those in use keep their places: a new session is refused, not let past the cap.
       assert.deepEqual(await peer.reserve('tun_a', 3), { ok: false, open: 3 })
