@@ -126,6 +126,20 @@ describe('hostile agents against one tunnel', () => {
     const e = envelope(answer)
     assert.equal(e.policy, 'invalid_request')
     assert.match(e.reason, /names its Host more than once/)
+    // A Host that is not a host and port was routed by the name before its last colon.
+    const odd = await rawRequest(
+      service.port,
+      [
+        'POST /mcp HTTP/1.1',
+        `Host: ${host.split(':')[0]!}:x@mcp.example.test`,
+        'Content-Type: application/json',
+        'Accept: application/json',
+      ],
+      CALL,
+    )
+    assert.equal(odd.status, 400)
+    assert.equal(envelope(odd).policy, 'invalid_request')
+    assert.match(envelope(odd).reason, /not a host name or address/)
     assert.deepEqual(await counting.counts(), before)
     const connect = await rawRequest(service.port, [
       `CONNECT ${host}:443 HTTP/1.1`,

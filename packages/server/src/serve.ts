@@ -9,7 +9,7 @@ import type { Duplex } from 'node:stream'
 import { createLogger, type Logger } from '@burrow/protocol'
 import { rejectUpgrade } from './broker/reject-upgrade.js'
 import { inTurn } from './http/in-turn.js'
-import { hasRepeatedHost } from './http/repeated-host.js'
+import { hostHeaderProblem } from './http/host-header.js'
 import { isNodeLinkPath } from './cluster/node-links.js'
 import type { ServerConfig } from './config.js'
 import { answerClientError, REQUEST_TIMEOUT_MS } from './http/answer-client-error.js'
@@ -93,9 +93,10 @@ export async function serve(config: ServerConfig): Promise<void> {
       )
       return
     }
-    if (hasRepeatedHost(req.rawHeaders)) {
-      const reason = 'the request names its Host more than once'
-      sendRefusal(res, 'invalid_request', 'Host header repeated', reason, { close: true })
+    const hostProblem = hostHeaderProblem(req.rawHeaders)
+    if (hostProblem !== null) {
+      const { message, reason } = hostProblem
+      sendRefusal(res, 'invalid_request', message, reason, { close: true })
       return
     }
     const host = hostOf(req)
@@ -148,9 +149,9 @@ export async function serve(config: ServerConfig): Promise<void> {
       socket.destroy()
       return
     }
-    if (hasRepeatedHost(req.rawHeaders)) {
-      const reason = 'the request names its Host more than once'
-      rejectUpgrade(socket, 'invalid_request', reason, 'Host header repeated')
+    const hostProblem = hostHeaderProblem(req.rawHeaders)
+    if (hostProblem !== null) {
+      rejectUpgrade(socket, 'invalid_request', hostProblem.reason, hostProblem.message)
       return
     }
     if (lookup.tunnelLabel(hostOf(req))) {
