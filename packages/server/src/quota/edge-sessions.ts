@@ -43,6 +43,8 @@ interface Held {
   open: number
   /** Whether the tracker counted it when this node first held it (false: refused). */
   readonly counted: Promise<boolean>
+  /** `counted` came back true: from then on the hold is renewed. */
+  confirmed: boolean
 }
 
 /** The edge's use of a `SessionTracker`. */
@@ -129,7 +131,13 @@ export class EdgeSessions {
       .open(tunnel.id, place.reservation, id)
       .then(() => this.#tracker.hold(tunnel.id, id, cap))
     this.#background(opened, 'holding', tunnel)
-    this.#held.set(key, { tunnel, sessionId: id, open: 1, counted: Promise.resolve(true) })
+    this.#held.set(key, {
+      tunnel,
+      sessionId: id,
+      open: 1,
+      counted: Promise.resolve(true),
+      confirmed: true,
+    })
     this.#renewal ??= setInterval(() => this.#renew(), this.#renewMs).unref()
     let released = false
     return {
@@ -162,7 +170,7 @@ export class EdgeSessions {
     let held = this.#held.get(key)
     if (held === undefined) {
       const counted = this.#tracker.hold(tunnel.id, sessionId, capOf(tunnel))
-      held = { tunnel, sessionId, open: 0, counted }
+      held = { tunnel, sessionId, open: 0, counted, confirmed: false }
       this.#held.set(key, held)
       this.#renewal ??= setInterval(() => this.#renew(), this.#renewMs).unref()
     }
@@ -174,7 +182,10 @@ export class EdgeSessions {
       this.#forget(key, held)
       throw error
     }
-    if (counted) return { ok: true }
+    if (counted) {
+      held.confirmed = true
+      return { ok: true }
+    }
     this.#forget(key, held)
     const plan = PLANS[tunnel.plan]
     const cap = plan.sessionsPerTunnel
@@ -249,7 +260,10 @@ export class EdgeSessions {
    * uncounted until its exchanges end (docs/security.md, "Known gaps").
    */
   #renew(): void {
-    for (const { tunnel, sessionId } of this.#held.values()) {
+    for (const { tunnel, sessionId, confirmed } of this.#held.values()) {
+      // A first hold still unanswered is not renewed: if it is refused, a renewal that got a
+      // place meanwhile would hold the session for a lease that no exchange ends.
+      if (!confirmed) continue
       this.#background(this.#tracker.hold(tunnel.id, sessionId, capOf(tunnel)), 'renewing', tunnel)
     }
   }

@@ -2,8 +2,12 @@
  * Session places shared by several burrowd nodes through Redis: one sorted set per tunnel,
  * `s:<tunnel>` (after an optional prefix), whose members are `r:<reservation>` and
  * `s:<session id>` scored by the epoch millisecond they expire, and beside it `b:<tunnel>`, the
- * sessions held in use scored by the end of their lease. Lua scripts drop expired members, check
- * the count, displace the session idle the longest and add in one step (Redis blocks everything
+ * sessions held in use: one mark per node holding each, `s:<session id> <holder>`, scored by the
+ * end of its lease. A session is in use while any node's mark is live: each node renews and
+ * drops only its own (before, one mark per session was dropped by whichever node's exchange
+ * ended first, so a session whose GET stream was open on one node went idle when a POST of it
+ * ended on another, and a newcomer took its place). Lua scripts drop expired members, check the
+ * count, displace the session idle the longest and add in one step (Redis blocks everything
  * else meanwhile), so the cap holds across nodes. The keys expire once their last member would
  * have.
  */
@@ -17,6 +21,17 @@ import { DEFAULT_LEASE_MS, DEFAULT_RESERVATION_MS } from './session-tracker.js'
 import type { ReserveResult, SessionTracker, SessionTrackerOptions } from './session-tracker.js'
 
 /**
+ * Lua: the sessions of KEYS[2] held in use by some node, as a set (a mark is `<member> <holder>`;
+ * one written before marks named their node is the member alone).
+ */
+const HELD = `
+local held = {}
+for _, mark in ipairs(redis.call('ZRANGE', KEYS[2], 0, -1)) do
+  held[string.match(mark, '^(.*) [^ ]*$') or mark] = true
+end
+`
+
+/**
  * KEYS[1] the places, KEYS[2] the held sessions; ARGV: now, cap, expiry, member, key expiry.
  * Returns {1|0, live count, displaced member or ''}.
  */
@@ -27,8 +42,9 @@ local live = redis.call('ZCARD', KEYS[1])
 local displaced = ''
 if live >= tonumber(ARGV[2]) then
   if tonumber(ARGV[2]) > 0 then
+    ${HELD}
     for _, member in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
-      if string.sub(member, 1, 2) == 's:' and not redis.call('ZSCORE', KEYS[2], member) then
+      if string.sub(member, 1, 2) == 's:' and not held[member] then
         displaced = member
         break
       end
@@ -46,9 +62,9 @@ return {1, live + 1, displaced}
 `)
 
 /**
- * KEYS[1] the places, KEYS[2] the held; ARGV: member, expiry, lease end, key expiry, now, cap.
- * A member not counted takes a free place, else the place of the session not held whose expiry
- * comes first (idle the longest); with none, 0 and nothing changes.
+ * KEYS[1] the places, KEYS[2] the held; ARGV: member, expiry, lease end, key expiry, now, cap,
+ * this node's mark. A member not counted takes a free place, else the place of the session not
+ * held whose expiry comes first (idle the longest); with none, 0 and nothing changes.
  */
 const HOLD = new RedisScript(`
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[5])
@@ -56,8 +72,9 @@ redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[5])
 if not redis.call('ZSCORE', KEYS[1], ARGV[1]) and redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[6]) then
   local displaced = ''
   if tonumber(ARGV[6]) > 0 then
+    ${HELD}
     for _, member in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
-      if string.sub(member, 1, 2) == 's:' and not redis.call('ZSCORE', KEYS[2], member) then
+      if string.sub(member, 1, 2) == 's:' and not held[member] then
         displaced = member
         break
       end
@@ -69,15 +86,23 @@ if not redis.call('ZSCORE', KEYS[1], ARGV[1]) and redis.call('ZCARD', KEYS[1]) >
   redis.call('ZREM', KEYS[1], displaced)
 end
 redis.call('ZADD', KEYS[1], 'GT', ARGV[2], ARGV[1])
-redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
+redis.call('ZADD', KEYS[2], ARGV[3], ARGV[7])
 redis.call('PEXPIREAT', KEYS[1], ARGV[4])
 redis.call('PEXPIREAT', KEYS[2], ARGV[4])
 return 1
 `)
 
-/** KEYS[1] the places, KEYS[2] the held; ARGV: member, now, expiry, key expiry. */
+/**
+ * KEYS[1] the places, KEYS[2] the held; ARGV: member, now, expiry, key expiry, this node's mark.
+ * Drops this node's mark; the session goes idle only when no other node's is live.
+ */
 const LET_GO = new RedisScript(`
-redis.call('ZREM', KEYS[2], ARGV[1])
+redis.call('ZREM', KEYS[2], ARGV[5])
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[2])
+${HELD}
+if held[ARGV[1]] then
+  return 0
+end
 local expires = redis.call('ZSCORE', KEYS[1], ARGV[1])
 if not expires or tonumber(expires) <= tonumber(ARGV[2]) then
   return 0
@@ -92,6 +117,17 @@ const OPEN = new RedisScript(`
 redis.call('ZREM', KEYS[1], ARGV[1])
 redis.call('ZADD', KEYS[1], ARGV[3], ARGV[2])
 redis.call('PEXPIREAT', KEYS[1], ARGV[4])
+return 1
+`)
+
+/** KEYS[1] the places, KEYS[2] the held; ARGV: session member. Every node's mark goes too. */
+const END = new RedisScript(`
+redis.call('ZREM', KEYS[1], ARGV[1])
+for _, mark in ipairs(redis.call('ZRANGE', KEYS[2], 0, -1)) do
+  if (string.match(mark, '^(.*) [^ ]*$') or mark) == ARGV[1] then
+    redis.call('ZREM', KEYS[2], mark)
+  end
+end
 return 1
 `)
 
@@ -125,6 +161,8 @@ export class RedisSessionTracker implements SessionTracker {
   readonly #reservationMs: number
   readonly #leaseMs: number
   readonly #clock: () => Date
+  /** This node's name in its marks of sessions held in use (a tracker per node). */
+  readonly #holder = randomUUID()
   #closed = false
 
   /** A tracker on an existing connection, which `close()` leaves open. */
@@ -192,6 +230,7 @@ export class RedisSessionTracker implements SessionTracker {
         this.#keyExpiry(at),
         at,
         cap,
+        this.#mark(sessionId),
       ],
     )
     if (reply !== 0 && reply !== 1) {
@@ -207,7 +246,7 @@ export class RedisSessionTracker implements SessionTracker {
     await LET_GO.run(
       this.#redis,
       [this.#key(tunnelId), this.#heldKey(tunnelId)],
-      [`s:${sessionId}`, at, at + this.#idleMs, this.#keyExpiry(at)],
+      [`s:${sessionId}`, at, at + this.#idleMs, this.#keyExpiry(at), this.#mark(sessionId)],
     )
   }
 
@@ -247,11 +286,7 @@ export class RedisSessionTracker implements SessionTracker {
   async end(tunnelId: string, sessionId: string): Promise<void> {
     checkSessionInput(tunnelId, sessionId)
     this.#assertOpen()
-    await this.#redis
-      .multi()
-      .zrem(this.#key(tunnelId), `s:${sessionId}`)
-      .zrem(this.#heldKey(tunnelId), `s:${sessionId}`)
-      .exec()
+    await END.run(this.#redis, [this.#key(tunnelId), this.#heldKey(tunnelId)], [`s:${sessionId}`])
   }
 
   async count(tunnelId: string, now: Date = this.#clock()): Promise<number> {
@@ -264,6 +299,11 @@ export class RedisSessionTracker implements SessionTracker {
     if (this.#closed) return
     this.#closed = true
     if (this.#ownsConnection) await this.#redis.quit()
+  }
+
+  /** This node's mark of `sessionId` held in use (session ids hold no space: visible ASCII). */
+  #mark(sessionId: string): string {
+    return `s:${sessionId} ${this.#holder}`
   }
 
   #key(tunnelId: string): string {

@@ -79,6 +79,46 @@ describe('EdgeSessions', () => {
     assert.equal(await tracker.count(TUNNEL.id), 3)
   })
 
+  it('renews only holds the tracker granted: a refused first hold leaves nothing held', async () => {
+    /** The tracker's answer to a hold of "a" is held back until `release` (a slow Redis). */
+    class SlowAnswers extends MemorySessionTracker {
+      gate: Promise<void> | null = null
+      override async hold(tunnelId: string, sessionId: string, cap: number, now?: Date) {
+        const counted = await super.hold(tunnelId, sessionId, cap, now)
+        if (sessionId === 'a' && this.gate !== null) await this.gate
+        return counted
+      }
+    }
+    const tracker = new SlowAnswers({ idleMs: 300_000 })
+    // Renewed every 10 ms.
+    const sessions = new EdgeSessions(
+      tracker,
+      createLogger('error', () => {}),
+      30,
+    )
+    for (const id of ['a', 'b', 'c', 'd']) {
+      const place = await sessions.reserve(TUNNEL)
+      assert.ok(place.ok)
+      sessions.settle(TUNNEL, place.reservation, 200, SESSION_HEADERS(id))
+      await settle()
+    }
+    for (const id of ['b', 'c', 'd'])
+      assert.deepEqual(await sessions.hold(TUNNEL, id), { ok: true })
+    let release = () => {}
+    tracker.gate = new Promise((resolve) => (release = resolve))
+    const pending = sessions.hold(TUNNEL, 'a')
+    await settle()
+    // "d" goes idle while the answer to "a" (every place in use) is on its way.
+    sessions.done(TUNNEL, 'd')
+    await new Promise((resolve) => setTimeout(resolve, 60))
+    release()
+    assert.equal((await pending).ok, false)
+    await settle()
+    const place = await sessions.reserve(TUNNEL)
+    assert.ok(place.ok, 'no renewal held "a" in the place "d" left')
+    sessions.close()
+  })
+
   it('ends a session on a 404 and a DELETE, and counts no malformed id', async () => {
     const { sessions, open, tracker } = await setup()
     await open('a')
