@@ -52,6 +52,12 @@ const LAST_USED_RESOLUTION_MS = 60_000
 export const MAX_GRANTS_PER_TUNNEL = 100
 
 /**
+ * How long an approval outlives its code unredeemed: a redemption that took the code just before
+ * it expired still gives the grant its refresh token.
+ */
+const EXPIRED_CODE_KEPT_MS = 60_000
+
+/**
  * How long a grant outlives its refresh token: the last access token it gave out (an hour) is
  * dead by then, so nothing it issued still works.
  */
@@ -70,7 +76,7 @@ export class OauthGrantStore {
   /**
    * Record an approval and its first code (by hash), holding the account's lock (so the browser
    * session approving is checked again: `acting-credential.ts`); returns the grant's id. The
-   * tunnel's dead grants go first (an approval whose code expired unredeemed, a grant whose
+   * tunnel's dead grants go first (an approval whose code expired unredeemed a minute ago, a grant whose
    * refresh token expired hours ago); past `MAX_GRANTS_PER_TUNNEL` live ones the approval is
    * refused (`conflict`).
    */
@@ -105,7 +111,11 @@ export class OauthGrantStore {
                     .selectFrom('oauth_codes')
                     .select('oauth_codes.grant_id')
                     .whereRef('oauth_codes.grant_id', '=', 'oauth_grants.id')
-                    .where('oauth_codes.expires_at', '>', now.toISOString()),
+                    .where(
+                      'oauth_codes.expires_at',
+                      '>',
+                      new Date(now.getTime() - EXPIRED_CODE_KEPT_MS).toISOString(),
+                    ),
                 ),
               ),
             ]),

@@ -518,6 +518,7 @@ describe('openStore', () => {
         '025_billing_history',
         '026_webhook_postponements',
         '027_tool_pin_forms',
+        '028_oauth_codes_by_grant',
       ])
     } finally {
       await store.close()

@@ -34,6 +34,7 @@ import { billingMicrosecondsMigration } from './024-billing-microseconds.js'
 import { billingHistoryMigration } from './025-billing-history.js'
 import { webhookPostponementsMigration } from './026-webhook-postponements.js'
 import { toolPinFormsMigration } from './027-tool-pin-forms.js'
+import { oauthCodesByGrantMigration } from './028-oauth-codes-by-grant.js'
 
 /** All migrations by name; names sort in the order they apply. */
 const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -64,6 +65,7 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '025_billing_history': billingHistoryMigration,
   '026_webhook_postponements': webhookPostponementsMigration,
   '027_tool_pin_forms': toolPinFormsMigration,
+  '028_oauth_codes_by_grant': oauthCodesByGrantMigration,
 }
 
 const provider: MigrationProvider = {
