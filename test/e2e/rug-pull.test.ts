@@ -651,6 +651,9 @@ describe('rug-pull protection through a tunnel', { timeout: 300_000 }, () => {
       assert.equal(res.status, 409, 'a hash that is not the current one is stale')
       res = await post(`${root}/only/reject`, {})
       assert.equal(res.status, 409, 'an approved tool cannot be rejected')
+      res = await post(`${root}/only/approve`, { status: 'gone' })
+      assert.equal(res.status, 400)
+      assert.match(res.json.error.message, /"status" must be one of/)
       res = await post(`${root}/only/approve`, { hash: 'a'.repeat(10_000_000) })
       assert.ok([400, 413].includes(res.status), `oversized body: ${res.status}`)
       const concurrent = await Promise.all(
@@ -667,7 +670,12 @@ describe('rug-pull protection through a tunnel', { timeout: 300_000 }, () => {
         () => toolOf(t.id, long),
         (x) => x?.status === 'new',
       )
-      res = await post(`${root}/${long}/approve`, {})
+      // An approval sent for the status the caller reviewed applies only while the tool has it:
+      // an Acknowledge of a removed tool (which has no hash) approves nothing listed since.
+      res = await post(`${root}/${long}/approve`, { status: 'removed' })
+      assert.equal(res.status, 409, JSON.stringify(res.json))
+      assert.equal((await toolOf(t.id, long))?.status, 'new')
+      res = await post(`${root}/${long}/approve`, { status: 'new' })
       assert.equal(res.status, 200, JSON.stringify(res.json))
       assert.equal((await toolOf(t.id, long))?.status, 'approved')
       res = await post(`${root}/${long}x/approve`, {})

@@ -11,6 +11,7 @@ import type { WebServices } from '../web-services.js'
 import type { ApiCall } from './api-call.js'
 import { changedBy } from './governance-api.js'
 import { toolJson, toolsJson } from './tools-json.js'
+import { STATUSES, type PinStatus } from '../../store/pin-rows.js'
 
 /** The tool routes, for a tunnel the caller owns (`tunnelId`). */
 export function toolsApi(svc: WebServices) {
@@ -37,12 +38,21 @@ export function toolsApi(svc: WebServices) {
           field: 'hash',
         })
       }
+      // The status reviewed: a removed tool has no hash, so without it an approval meant to
+      // forget a removed tool approved one listed again under its name since.
+      const status = body.status
+      if (status !== undefined && !(STATUSES as readonly unknown[]).includes(status)) {
+        throw new HttpError(400, 'invalid', `"status" must be one of ${STATUSES.join(', ')}`, {
+          field: 'status',
+        })
+      }
       const done = await svc.governance.decideTool(
         tunnelId,
         name,
         decision,
         changedBy(c),
         hash ?? null,
+        status as PinStatus | undefined,
       )
       if (done === 'unknown') {
         throw new HttpError(404, 'not_found', `this tunnel has no tool "${name}"`)
@@ -51,7 +61,7 @@ export function toolsApi(svc: WebServices) {
         throw new HttpError(
           409,
           'conflict',
-          `the definition of "${name}" changed since the hash you sent; review it again`,
+          `the definition or status of "${name}" changed since the hash or status you sent; review it again`,
         )
       }
       if (done === 'not_pending') {
