@@ -11,6 +11,7 @@
  * first hold of a session on this node are on the request's path; every other change runs in
  * the background and a failure is logged, never shown to the agent.
  */
+import { randomUUID } from 'node:crypto'
 import { FOREIGN_SESSION_HEADER, type HeaderPairs, type Logger } from '@burrow/protocol'
 import { PLANS } from '../plans.js'
 import { MAX_SESSION_ID_LENGTH } from './check-session-input.js'
@@ -113,24 +114,30 @@ export class EdgeSessions {
   async holdRequest(tunnel: MeteredTunnel): Promise<RequestPlace> {
     const plan = PLANS[tunnel.plan]
     const cap = plan.sessionsPerTunnel
-    const place = await this.#tracker.reserve(tunnel.id, cap)
-    if (!place.ok) {
+    // The place is an internal session, taken already held in one step of the tracker (a free
+    // place, or an idle session's) and renewed while the request lasts, so a long stream keeps
+    // it and an idle one never takes it. It used to be reserved, then opened and held in the
+    // background: idle in between, so with Redis another request took it meanwhile and the hold
+    // found the tunnel full, and twelve such requests were in flight at once on Free (found by a
+    // hostile review).
+    const id = `~inflight-${randomUUID()}`
+    const key = `${tunnel.id}\n${id}`
+    let counted: boolean
+    try {
+      counted = await this.#tracker.hold(tunnel.id, id, cap)
+    } catch (error) {
+      // A hold that timed out may still land (a stalled Redis runs it once it resumes).
+      this.#background(this.#tracker.end(tunnel.id, id), 'releasing', tunnel)
+      throw error
+    }
+    if (!counted) {
       return {
         ok: false,
         reason:
-          `this tunnel already has ${place.open} MCP sessions, requests and subscription streams ` +
-          `in flight, the most the ${plan.name} plan allows (${cap}); retry when one ends, or ` +
-          `upgrade the plan`,
+          `this tunnel already has ${cap} MCP sessions, requests and subscription streams in ` +
+          `flight, the most the ${plan.name} plan allows (${cap}); retry when one ends, or upgrade the plan`,
       }
     }
-    // The place becomes an internal session, held in use (its lease renewed) while the request
-    // lasts, so a long stream keeps it and an idle one never takes it.
-    const id = `~inflight-${place.reservation}`
-    const key = `${tunnel.id}\n${id}`
-    const opened = this.#tracker
-      .open(tunnel.id, place.reservation, id)
-      .then(() => this.#tracker.hold(tunnel.id, id, cap))
-    this.#background(opened, 'holding', tunnel)
     this.#held.set(key, {
       tunnel,
       sessionId: id,
@@ -146,8 +153,7 @@ export class EdgeSessions {
         if (released) return
         released = true
         this.#drop(key)
-        const end = opened.catch(() => {}).then(() => this.#tracker.end(tunnel.id, id))
-        this.#background(end, 'releasing', tunnel)
+        this.#background(this.#tracker.end(tunnel.id, id), 'releasing', tunnel)
       },
     }
   }
@@ -180,6 +186,11 @@ export class EdgeSessions {
       counted = await held.counted
     } catch (error) {
       this.#forget(key, held)
+      // A hold that timed out may still land (a stalled Redis runs it once it resumes): let go
+      // after it, or the session would stay in use for a lease that no exchange ends.
+      if (!this.#held.has(key)) {
+        this.#background(this.#tracker.letGo(tunnel.id, sessionId), 'idling', tunnel)
+      }
       throw error
     }
     if (counted) {

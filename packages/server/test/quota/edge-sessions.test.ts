@@ -5,10 +5,13 @@
  * refused while every place is in use, and after `close()` (shutdown) nothing is held or logged.
  */
 import assert from 'node:assert/strict'
+import { randomBytes } from 'node:crypto'
 import { describe, it } from 'node:test'
 import { createLogger } from '@burrow/protocol'
 import { EdgeSessions } from '../../src/quota/edge-sessions.js'
 import { MemorySessionTracker } from '../../src/quota/memory-session-tracker.js'
+import { RedisSessionTracker } from '../../src/quota/redis-session-tracker.js'
+import { deleteRedisKeys } from './usage-counter-subjects.js'
 
 const TUNNEL = { id: 'tun_edge', accountId: 'acc_edge', plan: 'free' as const }
 const SESSION_HEADERS = (id: string): [string, string][] => [['Mcp-Session-Id', id]]
@@ -170,6 +173,39 @@ describe('EdgeSessions', () => {
 })
 
 describe('EdgeSessions.holdRequest (sessionless 2026-07-28 requests)', () => {
+  const redisUrl = process.env.TEST_REDIS_URL
+  for (const backend of ['memory', ...(redisUrl ? ['redis'] : [])]) {
+    it(`never lets more than the cap in flight, however fast they come (${backend})`, async () => {
+      // Reserved, then opened and held in the background, a request's place was idle in between,
+      // and with Redis the next request took it: four of eight were admitted on Free.
+      const keyPrefix = `burrow-test-${randomBytes(6).toString('hex')}:`
+      const tracker =
+        backend === 'redis'
+          ? RedisSessionTracker.open(redisUrl!, { idleMs: 300_000, keyPrefix })
+          : new MemorySessionTracker({ idleMs: 300_000 })
+      const sessions = new EdgeSessions(
+        tracker,
+        createLogger('error', () => {}),
+      )
+      try {
+        const held = []
+        for (let i = 0; i < 8; i++) held.push(await sessions.holdRequest(TUNNEL))
+        assert.deepEqual(
+          held.map((h) => h.ok),
+          [true, true, true, false, false, false, false, false],
+        )
+        assert.equal(await tracker.count(TUNNEL.id), 3)
+        for (const h of held) if (h.ok) h.release()
+        await new Promise((resolve) => setTimeout(resolve, 50))
+        assert.equal(await tracker.count(TUNNEL.id), 0)
+      } finally {
+        sessions.close()
+        await tracker.close()
+        if (backend === 'redis') await deleteRedisKeys(redisUrl!, keyPrefix)
+      }
+    })
+  }
+
   it('holds a place while in flight, shares the cap with sessions, and gives it back once', async () => {
     const { sessions, open, tracker } = await setup()
     await open('legacy')
