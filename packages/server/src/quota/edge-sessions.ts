@@ -11,7 +11,7 @@
  * first hold of a session on this node are on the request's path; every other change runs in
  * the background and a failure is logged, never shown to the agent.
  */
-import { randomUUID } from 'node:crypto'
+import { createHash, randomUUID } from 'node:crypto'
 import { FOREIGN_SESSION_HEADER, type HeaderPairs, type Logger } from '@burrow/protocol'
 import { PLANS } from '../plans.js'
 import { MAX_SESSION_ID_LENGTH } from './check-session-input.js'
@@ -34,8 +34,19 @@ export type RequestPlace =
 /** The envelope's `error.message` for `session_limit`. */
 export const SESSION_LIMIT_MESSAGE = 'session limit reached for this tunnel'
 
-/** Session ids as MCP allows them: visible ASCII. */
-const SESSION_ID = new RegExp(`^[\\x21-\\x7e]{1,${MAX_SESSION_ID_LENGTH}}$`)
+/** Session ids as MCP allows them: visible ASCII, of any length. */
+const SESSION_ID = /^[\x21-\x7e]+$/
+
+/**
+ * The id `sessionId` is counted under: itself, or a digest of one longer than the tracker keeps
+ * (before, such ids were not counted at all, and a local server that issued 291-character ids
+ * had ten sessions in use on Free; found by a hostile review); null for one MCP does not allow.
+ */
+function countedId(sessionId: string): string | null {
+  if (!SESSION_ID.test(sessionId)) return null
+  if (sessionId.length <= MAX_SESSION_ID_LENGTH) return sessionId
+  return `#sha256:${createHash('sha256').update(sessionId).digest('hex')}`
+}
 
 /** A session this node holds in use: how many of its exchanges are open here. */
 interface Held {
@@ -91,8 +102,9 @@ export class EdgeSessions {
    * a session opens when they carry a session id, else the place is given back.
    */
   settle(tunnel: MeteredTunnel, reservation: string, status: number, headers: HeaderPairs): void {
-    const sessionId = headers.find(([name]) => name.toLowerCase() === 'mcp-session-id')?.[1]
-    if (status >= 200 && status < 300 && sessionId !== undefined && SESSION_ID.test(sessionId)) {
+    const header = headers.find(([name]) => name.toLowerCase() === 'mcp-session-id')?.[1]
+    const sessionId = header === undefined ? null : countedId(header)
+    if (status >= 200 && status < 300 && sessionId !== null) {
       this.#background(this.#tracker.open(tunnel.id, reservation, sessionId), 'opening', tunnel)
     } else {
       this.release(tunnel, reservation)
@@ -159,7 +171,8 @@ export class EdgeSessions {
   }
 
   /**
-   * A request of `sessionId` (not an `initialize`, not a DELETE) is about to be forwarded: the
+   * A request of the session `header` names (its `Mcp-Session-Id`; not an `initialize`, not a
+   * DELETE) is about to be forwarded: the
    * session is held in use until `done`, which the caller must then call exactly once. A session
    * that lost its place while idle (another took it), or that the tracker does not know (after a
    * restart; an id a server that ignores sessions accepts), takes a free place or an idle
@@ -169,9 +182,10 @@ export class EdgeSessions {
    * A session already held on this node (its GET stream is open) asks the tracker nothing.
    * Rejects when the tracker fails.
    */
-  async hold(tunnel: MeteredTunnel, sessionId: string): Promise<SessionHold> {
+  async hold(tunnel: MeteredTunnel, header: string): Promise<SessionHold> {
+    const sessionId = countedId(header)
     // Not an id MCP allows (so never opened as a session): nothing to count.
-    if (!SESSION_ID.test(sessionId) || this.#closed) return { ok: true }
+    if (sessionId === null || this.#closed) return { ok: true }
     const key = `${tunnel.id}\n${sessionId}`
     let held = this.#held.get(key)
     if (held === undefined) {
@@ -209,25 +223,27 @@ export class EdgeSessions {
     }
   }
 
-  /** A DELETE arrived carrying `sessionId`: the session stays for another idle timeout. */
-  touch(tunnel: MeteredTunnel, sessionId: string): void {
-    if (!SESSION_ID.test(sessionId)) return
+  /** A DELETE arrived naming session `header`: the session stays for another idle timeout. */
+  touch(tunnel: MeteredTunnel, header: string): void {
+    const sessionId = countedId(header)
+    if (sessionId === null) return
     this.#background(this.#tracker.touch(tunnel.id, sessionId), 'refreshing', tunnel)
   }
 
   /**
-   * A request with `method` carrying `sessionId` was answered with `status` and `headers`: the
+   * A request with `method` naming session `header` was answered with `status` and `headers`: the
    * session ends after a successful DELETE, and when the upstream no longer knows it (404, unless
    * `burrow up` says the session goes on as another agent's).
    */
   answered(
     tunnel: MeteredTunnel,
     method: string,
-    sessionId: string,
+    header: string,
     status: number,
     headers: HeaderPairs = [],
   ): void {
-    if (!SESSION_ID.test(sessionId)) return
+    const sessionId = countedId(header)
+    if (sessionId === null) return
     const ok = status >= 200 && status < 300
     if (status === 404 && foreign(headers)) return
     if ((method === 'DELETE' && ok) || status === 404) {
@@ -236,7 +252,9 @@ export class EdgeSessions {
   }
 
   /** An exchange that `hold` admitted is over: at the last one, the session is idle. */
-  done(tunnel: MeteredTunnel, sessionId: string): void {
+  done(tunnel: MeteredTunnel, header: string): void {
+    const sessionId = countedId(header)
+    if (sessionId === null) return
     const key = `${tunnel.id}\n${sessionId}`
     const held = this.#held.get(key)
     if (held === undefined || --held.open > 0) return
@@ -275,7 +293,8 @@ export class EdgeSessions {
       // A first hold still unanswered is not renewed: if it is refused, a renewal that got a
       // place meanwhile would hold the session for a lease that no exchange ends.
       if (!confirmed) continue
-      this.#background(this.#tracker.hold(tunnel.id, sessionId, capOf(tunnel)), 'renewing', tunnel)
+      const renewed = this.#tracker.hold(tunnel.id, sessionId, capOf(tunnel), undefined, true)
+      this.#background(renewed, 'renewing', tunnel)
     }
   }
 

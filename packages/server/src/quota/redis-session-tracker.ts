@@ -63,22 +63,33 @@ return {1, live + 1, displaced}
 
 /**
  * KEYS[1] the places, KEYS[2] the held; ARGV: member, expiry, lease end, key expiry, now, cap,
- * this node's mark. A member not counted takes a free place, else the place of the session not
- * held whose expiry comes first (idle the longest); with none, 0 and nothing changes.
+ * this node's mark, '1' when renewing. A member not counted takes a free place, else the place
+ * of the session not held whose expiry comes first (idle the longest); with none, 0 and nothing
+ * changes, but for the mark of a renewal. A member not counted that a node holds in use (its
+ * place was lost with Redis's data) goes on, marked, uncounted: its agent's requests through
+ * another node are not refused while its stream is open on the first.
  */
 const HOLD = new RedisScript(`
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[5])
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[5])
 if not redis.call('ZSCORE', KEYS[1], ARGV[1]) and redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[6]) then
+  ${HELD}
   local displaced = ''
-  if tonumber(ARGV[6]) > 0 then
-    ${HELD}
+  if not held[ARGV[1]] and tonumber(ARGV[6]) > 0 then
     for _, member in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
       if string.sub(member, 1, 2) == 's:' and not held[member] then
         displaced = member
         break
       end
     end
+  end
+  if held[ARGV[1]] or (displaced == '' and ARGV[8] == '1') then
+    redis.call('ZADD', KEYS[2], ARGV[3], ARGV[7])
+    redis.call('PEXPIREAT', KEYS[2], ARGV[4])
+    if held[ARGV[1]] then
+      return 1
+    end
+    return 0
   end
   if displaced == '' then
     return 0
@@ -224,6 +235,7 @@ export class RedisSessionTracker implements SessionTracker {
     sessionId: string,
     cap: number,
     now: Date = this.#clock(),
+    renewing = false,
   ): Promise<boolean> {
     checkSessionInput(tunnelId, sessionId)
     checkCap(cap)
@@ -241,6 +253,7 @@ export class RedisSessionTracker implements SessionTracker {
         at,
         cap,
         this.#mark(sessionId),
+        renewing ? '1' : '0',
       ],
     )
     if (reply !== 0 && reply !== 1) {

@@ -83,9 +83,17 @@ export interface SessionTracker {
    * any id) takes a free place, else the place of the session not in use whose last use is
    * oldest, as a new session would; when every place is in use or reserved, nothing changes and
    * the answer is false. So no more than `cap` sessions are ever in use at once, and invented
-   * ids cannot add places. Renewing a hold is holding again.
+   * ids cannot add places. Renewing a hold is holding again (`renewing`): with several nodes, a
+   * session in use on one node whose place was lost (Redis restarted empty) stays marked in use
+   * by the renewal, uncounted, so that its requests through another node go on.
    */
-  hold(tunnelId: string, sessionId: string, cap: number, now?: Date): Promise<boolean>
+  hold(
+    tunnelId: string,
+    sessionId: string,
+    cap: number,
+    now?: Date,
+    renewing?: boolean,
+  ): Promise<boolean>
 
   /** Nothing of `sessionId` is open any more: it is idle from `now` (if it still counts). */
   letGo(tunnelId: string, sessionId: string, now?: Date): Promise<void>

@@ -23,6 +23,8 @@ interface Subject {
   readonly tracker: SessionTracker
   /** Another node (Redis), or the same tracker (memory). */
   readonly peer: SessionTracker
+  /** Lose every place and mark, as a Redis restarted empty does (Redis only). */
+  lose?(): Promise<void>
   close(): Promise<void>
 }
 
@@ -50,6 +52,7 @@ function implementations(): Implementation[] {
       return {
         tracker,
         peer,
+        lose: () => deleteRedisKeys(url, keyPrefix),
         async close() {
           await tracker.close()
           await peer.close()
@@ -265,6 +268,31 @@ for (const implementation of implementations()) {
         await tracker.letGo('tun_a', 'c')
         await peer.letGo('tun_a', 'e')
         assert.equal(await tracker.hold('tun_a', 'd', 3), true, 'a place is free again')
+      },
+    )
+
+    it(
+      'goes on serving a session in use on a node after Redis lost its place, uncounted, through every node',
+      {
+        skip: implementation.name === 'memory' && 'one node: nothing is lost but with the process',
+      },
+      async () => {
+        for (const id of ['a', 'b', 'c']) await openSession(tracker, 'tun_a', id)
+        await subject.lose!()
+        // Three newcomers take the places and are in use.
+        for (const id of ['x', 'y', 'z']) await openSession(peer, 'tun_a', id)
+        // The node holding "a" renews it: no place, but it stays marked in use.
+        assert.equal(await tracker.hold('tun_a', 'a', 3, undefined, true), false)
+        // A request of "a" through the other node goes on; a newcomer is still refused.
+        assert.equal(await peer.hold('tun_a', 'a', 3), true)
+        assert.equal(await tracker.count('tun_a'), 3)
+        assert.deepEqual(await peer.reserve('tun_a', 3), { ok: false, open: 3 })
+        // A session nobody holds is refused as before.
+        assert.equal(await peer.hold('tun_a', 'b', 3), false)
+        // Once "a" is let go everywhere, it is a stranger to the count again.
+        await peer.letGo('tun_a', 'a')
+        await tracker.letGo('tun_a', 'a')
+        assert.equal(await peer.hold('tun_a', 'a', 3), false)
       },
     )
 
