@@ -32,6 +32,19 @@ end
 `
 
 /**
+ * Lua: sets `displaced` to the session of KEYS[1] that no node holds (`held`, from HELD) whose
+ * expiry comes first, the one idle the longest; leaves it as it was when there is none.
+ */
+const LONGEST_IDLE = `
+for _, member in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
+  if string.sub(member, 1, 2) == 's:' and not held[member] then
+    displaced = member
+    break
+  end
+end
+`
+
+/**
  * KEYS[1] the places, KEYS[2] the held sessions; ARGV: now, cap, expiry, member, key expiry.
  * Returns {1|0, live count, displaced member or ''}.
  */
@@ -43,12 +56,7 @@ local displaced = ''
 if live >= tonumber(ARGV[2]) then
   if tonumber(ARGV[2]) > 0 then
     ${HELD}
-    for _, member in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
-      if string.sub(member, 1, 2) == 's:' and not held[member] then
-        displaced = member
-        break
-      end
-    end
+    ${LONGEST_IDLE}
   end
   if displaced == '' then
     return {0, live, ''}
@@ -76,12 +84,7 @@ if not redis.call('ZSCORE', KEYS[1], ARGV[1]) and redis.call('ZCARD', KEYS[1]) >
   ${HELD}
   local displaced = ''
   if not held[ARGV[1]] and tonumber(ARGV[6]) > 0 then
-    for _, member in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
-      if string.sub(member, 1, 2) == 's:' and not held[member] then
-        displaced = member
-        break
-      end
-    end
+    ${LONGEST_IDLE}
   end
   if held[ARGV[1]] or (displaced == '' and ARGV[8] == '1') then
     redis.call('ZADD', KEYS[2], ARGV[3], ARGV[7])
