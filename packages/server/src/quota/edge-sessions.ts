@@ -172,9 +172,8 @@ export class EdgeSessions {
 
   /**
    * A request of the session `header` names (its `Mcp-Session-Id`; not an `initialize`, not a
-   * DELETE) is about to be forwarded: the
-   * session is held in use until `done`, which the caller must then call exactly once. A session
-   * that lost its place while idle (another took it), or that the tracker does not know (after a
+   * DELETE) is about to be forwarded: the session is held in use until `done`, which the caller
+   * must then call exactly once. A session that lost its place while idle (another took it), or that the tracker does not know (after a
    * restart; an id a server that ignores sessions accepts), takes a free place or an idle
    * session's; when every place is in use it is refused, and nothing is held. Before, it was
    * forwarded uncounted, so an agent that opened ten sessions one after another, each taking the
