@@ -19,6 +19,7 @@ import {
   type CountingServer,
   type OpenStream,
 } from '../helpers/quota-stack.js'
+import { publicFetch } from '../helpers/public-fetch.js'
 import { startClient, startService, type Service } from '../helpers/stack.js'
 
 /** Assert `answer` is the session_limit refusal of initialize `id` on the Free plan. */
@@ -48,6 +49,35 @@ async function sessionInUse(url: string): Promise<{ id: string; stream: OpenStre
   const stream = await openStream(url, id)
   assert.equal(stream.status, 200, 'the GET stream opens')
   return { id, stream }
+}
+
+/**
+ * An initialize the counting server answers as an SSE stream whose result waits for
+ * `finishInitializes`: the session id from its head, and its body as the agent reads it.
+ */
+async function slowInitialize(url: string): Promise<{ id: string; body: Promise<string> }> {
+  const res = await publicFetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2025-06-18',
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 'slow',
+      method: 'initialize',
+      params: {
+        protocolVersion: '2025-06-18',
+        capabilities: {},
+        clientInfo: { name: 'slow-initialize', version: '1.0.0' },
+      },
+    }),
+  })
+  const id = res.headers.get('mcp-session-id')
+  assert.equal(res.status, 200)
+  assert.ok(id, 'the head carries the session id')
+  return { id, body: res.text() }
 }
 
 /** Poll (no fixed sleep) until an initialize is admitted; returns its session id. */
@@ -201,6 +231,22 @@ for (const backend of BACKENDS)
         h.stream.close()
         await deleteSession(url, h.id)
       }
+      await deleteSession(url, admitted)
+    })
+
+    it('holds a session in use while its initialize is still being answered (SSE)', async () => {
+      // Opened idle when the head arrived, the first such session gave its place to the next
+      // initialize, and its agent's first request after the answer was refused.
+      const slow = [await slowInitialize(url), await slowInitialize(url), await slowInitialize(url)]
+      assertSessionLimit(await postMcp(url, initializeMessage('meanwhile')), 'meanwhile')
+      await server.finishInitializes()
+      for (const { body } of slow) assert.match(await body, /"serverInfo"/)
+      for (const { id } of slow) {
+        const call = await postMcp(url, toolCall(1, 'echo', { message: 'hi' }), id)
+        assert.equal(call.status, 200, call.text)
+      }
+      const admitted = await admittedSoon(url)
+      for (const { id } of slow) await deleteSession(url, id)
       await deleteSession(url, admitted)
     })
 

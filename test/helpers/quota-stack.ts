@@ -35,6 +35,8 @@ export interface CountingServer {
   counts(): Promise<Counts>
   /** Make the server forget every session, as a restart would. */
   forgetSessions(): Promise<void>
+  /** Send the results of the `slow-initialize` initializes waiting, ending their answers. */
+  finishInitializes(): Promise<void>
 }
 
 /**
@@ -62,6 +64,10 @@ export async function startCountingServer(
     },
     async forgetSessions() {
       const res = await fetch(`${base}/forget`, { method: 'POST' })
+      await res.arrayBuffer()
+    },
+    async finishInitializes() {
+      const res = await fetch(`${base}/finish-initializes`, { method: 'POST' })
       await res.arrayBuffer()
     },
   }

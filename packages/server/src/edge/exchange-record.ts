@@ -98,6 +98,8 @@ export class ExchangeRecord {
   #releaseRequest: (() => void) | null = null
   /** True while this exchange holds its session in use. */
   #holding = false
+  /** The session this `initialize` opened, held in use while its answer streams. */
+  #opened: string | null = null
   /** The exchange is over: a place taken from now on is given back at once. */
   #over = false
 
@@ -151,8 +153,9 @@ export class ExchangeRecord {
     const { sessions, tunnel, sessionId, method } = this.#ctx
     if (sessions === null) return
     if (this.#reservation !== null) {
-      sessions.settle(tunnel, this.#reservation, status, headers)
+      this.#opened = sessions.settle(tunnel, this.#reservation, status, headers)
       this.#reservation = null
+      if (this.#over) this.#letSessionGo()
     }
     if (sessionId !== undefined) sessions.answered(tunnel, method, sessionId, status, headers)
   }
@@ -235,6 +238,10 @@ export class ExchangeRecord {
   }
 
   #letSessionGo(): void {
+    if (this.#opened !== null) {
+      this.#ctx.sessions?.done(this.#ctx.tunnel, this.#opened)
+      this.#opened = null
+    }
     if (!this.#holding || this.#ctx.sessionId === undefined) return
     this.#holding = false
     this.#ctx.sessions?.done(this.#ctx.tunnel, this.#ctx.sessionId)

@@ -99,16 +99,43 @@ export class EdgeSessions {
 
   /**
    * The upstream answered the `initialize` holding `reservation` with `status` and `headers`:
-   * a session opens when they carry a session id, else the place is given back.
+   * a session opens when they carry a session id, else the place is given back. The session
+   * opens in use, held until `done` with the id returned (its answer may still be streaming:
+   * opened idle, another `initialize` took its place before the answer ended, and the agent's
+   * next request was refused; found by a review); null when none opened.
    */
-  settle(tunnel: MeteredTunnel, reservation: string, status: number, headers: HeaderPairs): void {
+  settle(
+    tunnel: MeteredTunnel,
+    reservation: string,
+    status: number,
+    headers: HeaderPairs,
+  ): string | null {
     const header = headers.find(([name]) => name.toLowerCase() === 'mcp-session-id')?.[1]
     const sessionId = header === undefined ? null : countedId(header)
-    if (status >= 200 && status < 300 && sessionId !== null) {
-      this.#background(this.#tracker.open(tunnel.id, reservation, sessionId), 'opening', tunnel)
-    } else {
+    if (status < 200 || status >= 300 || sessionId === null) {
       this.release(tunnel, reservation)
+      return null
     }
+    if (this.#closed) {
+      this.#background(this.#tracker.open(tunnel.id, reservation, sessionId), 'opening', tunnel)
+      return null
+    }
+    const opened = this.#tracker.open(tunnel.id, reservation, sessionId, undefined, true)
+    this.#background(opened, 'opening', tunnel)
+    const key = `${tunnel.id}\n${sessionId}`
+    const held = this.#held.get(key)
+    if (held !== undefined) held.open++
+    else {
+      this.#held.set(key, {
+        tunnel,
+        sessionId,
+        open: 1,
+        counted: Promise.resolve(true),
+        confirmed: true,
+      })
+      this.#renewal ??= setInterval(() => this.#renew(), this.#renewMs).unref()
+    }
+    return header ?? null
   }
 
   /** Give back the place of an `initialize` that was refused or failed. */
@@ -274,12 +301,21 @@ export class EdgeSessions {
     }
   }
 
-  /** Stop renewing and changing places (at shutdown, before the tracker closes). */
-  close(): void {
+  /**
+   * Stop renewing and changing places (at shutdown, before the tracker closes). The sessions
+   * this node still holds are let go first, so that they are idle at once on every node rather
+   * than in use until their leases end (a minute after a drain that cut their streams).
+   */
+  async close(): Promise<void> {
+    if (this.#closed) return
     this.#closed = true
     if (this.#renewal !== null) clearInterval(this.#renewal)
     this.#renewal = null
+    const held = [...this.#held.values()].filter((h) => h.confirmed)
     this.#held.clear()
+    await Promise.allSettled(
+      held.map(({ tunnel, sessionId }) => this.#tracker.letGo(tunnel.id, sessionId)),
+    )
   }
 
   /**

@@ -65,12 +65,15 @@ export class MemorySessionTracker implements SessionTracker {
     reservation: string,
     sessionId: string,
     now: Date = this.#clock(),
+    held = false,
   ): Promise<void> {
     checkSessionInput(tunnelId, sessionId)
     this.#assertOpen()
+    const at = now.getTime()
     const places = this.#tunnels.get(tunnelId) ?? new Map<string, Place>()
     places.delete(`r:${reservation}`)
-    places.set(`s:${sessionId}`, { expires: now.getTime() + this.#idleMs, busyUntil: 0 })
+    const busyUntil = held ? at + this.#leaseMs : 0
+    places.set(`s:${sessionId}`, { expires: Math.max(busyUntil, at + this.#idleMs), busyUntil })
     this.#tunnels.set(tunnelId, places)
   }
 

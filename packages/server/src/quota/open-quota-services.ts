@@ -127,7 +127,7 @@ export async function openQuotaServices(
       await purger.close()
       await history.close()
       await counters?.close()
-      sessions?.close()
+      await sessions?.close()
       await tracker?.close()
       if (redis) await redis.quit().catch(() => {})
     },

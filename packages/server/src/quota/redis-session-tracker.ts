@@ -126,11 +126,18 @@ redis.call('PEXPIREAT', KEYS[1], ARGV[4])
 return 1
 `)
 
-/** KEYS[1] the set; ARGV: reservation member, session member, expiry, key expiry. */
+/**
+ * KEYS[1] the places, KEYS[2] the held; ARGV: reservation member, session member, expiry, key
+ * expiry, and for a session opened in use this node's mark and its lease end.
+ */
 const OPEN = new RedisScript(`
 redis.call('ZREM', KEYS[1], ARGV[1])
 redis.call('ZADD', KEYS[1], ARGV[3], ARGV[2])
 redis.call('PEXPIREAT', KEYS[1], ARGV[4])
+if ARGV[5] then
+  redis.call('ZADD', KEYS[2], ARGV[6], ARGV[5])
+  redis.call('PEXPIREAT', KEYS[2], ARGV[4])
+end
 return 1
 `)
 
@@ -281,14 +288,22 @@ export class RedisSessionTracker implements SessionTracker {
     reservation: string,
     sessionId: string,
     now: Date = this.#clock(),
+    held = false,
   ): Promise<void> {
     checkSessionInput(tunnelId, sessionId)
     this.#assertOpen()
     const at = now.getTime()
+    const busyUntil = at + this.#leaseMs
     await OPEN.run(
       this.#redis,
-      [this.#key(tunnelId)],
-      [`r:${reservation}`, `s:${sessionId}`, at + this.#idleMs, this.#keyExpiry(at)],
+      [this.#key(tunnelId), this.#heldKey(tunnelId)],
+      [
+        `r:${reservation}`,
+        `s:${sessionId}`,
+        held ? Math.max(busyUntil, at + this.#idleMs) : at + this.#idleMs,
+        this.#keyExpiry(at),
+        ...(held ? [this.#mark(sessionId), busyUntil] : []),
+      ],
     )
   }
 

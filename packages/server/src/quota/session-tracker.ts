@@ -63,9 +63,17 @@ export interface SessionTracker {
 
   /**
    * The initialize holding `reservation` opened `sessionId`: the session takes the place (even
-   * if the reservation expired meanwhile: the initialize was admitted), idle from `now`.
+   * if the reservation expired meanwhile: the initialize was admitted), idle from `now`, or with
+   * `held` in use from `now` (its answer is still streaming) until `letGo` or the lease ends, as
+   * `hold` would leave it.
    */
-  open(tunnelId: string, reservation: string, sessionId: string, now?: Date): Promise<void>
+  open(
+    tunnelId: string,
+    reservation: string,
+    sessionId: string,
+    now?: Date,
+    held?: boolean,
+  ): Promise<void>
 
   /** Give the place of `reservation` back: its initialize failed or opened no session. */
   release(tunnelId: string, reservation: string): Promise<void>

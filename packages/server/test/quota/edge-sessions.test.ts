@@ -29,7 +29,10 @@ async function setup() {
   const open = async (id: string) => {
     const place = await sessions.reserve(TUNNEL)
     assert.ok(place.ok, `${id} refused`)
-    sessions.settle(TUNNEL, place.reservation, 200, SESSION_HEADERS(id))
+    // The initialize's answer ends at once (a JSON answer).
+    const opened = sessions.settle(TUNNEL, place.reservation, 200, SESSION_HEADERS(id))
+    assert.equal(opened, id)
+    sessions.done(TUNNEL, id)
     await settle()
   }
   return { tracker, sessions, lines, open }
@@ -103,6 +106,7 @@ describe('EdgeSessions', () => {
       const place = await sessions.reserve(TUNNEL)
       assert.ok(place.ok)
       sessions.settle(TUNNEL, place.reservation, 200, SESSION_HEADERS(id))
+      sessions.done(TUNNEL, id)
       await settle()
     }
     for (const id of ['b', 'c', 'd'])
@@ -119,7 +123,62 @@ describe('EdgeSessions', () => {
     await settle()
     const place = await sessions.reserve(TUNNEL)
     assert.ok(place.ok, 'no renewal held "a" in the place "d" left')
-    sessions.close()
+    await sessions.close()
+  })
+
+  it('holds a session its initialize opened until that answer ends (an SSE stream)', async () => {
+    const { sessions, open, tracker } = await setup()
+    await open('idle')
+    for (const id of ['x', 'y']) {
+      const place = await sessions.reserve(TUNNEL)
+      assert.ok(place.ok)
+      const opened = sessions.settle(TUNNEL, place.reservation, 200, SESSION_HEADERS(id))
+      assert.equal(opened, id)
+    }
+    await settle()
+    const newcomer = await sessions.reserve(TUNNEL)
+    assert.ok(newcomer.ok, 'the idle session gives its place')
+    sessions.release(TUNNEL, newcomer.reservation)
+    await settle()
+    assert.ok((await sessions.reserve(TUNNEL)).ok, 'a free place')
+    const refused = await sessions.reserve(TUNNEL)
+    assert.equal(refused.ok, false, 'x and y are in use while their answers stream')
+    sessions.done(TUNNEL, 'x')
+    await settle()
+    const next = await sessions.reserve(TUNNEL)
+    assert.ok(next.ok, 'x is idle once its answer ended')
+    assert.deepEqual(await sessions.hold(TUNNEL, 'y'), { ok: true }, 'y kept its place')
+    assert.equal(await tracker.count(TUNNEL.id), 3)
+    await sessions.close()
+  })
+
+  it('opens nothing and holds nothing for an initialize answered without a session or with an error', async () => {
+    const { sessions, tracker } = await setup()
+    const a = await sessions.reserve(TUNNEL)
+    assert.ok(a.ok)
+    assert.equal(sessions.settle(TUNNEL, a.reservation, 200, []), null)
+    const b = await sessions.reserve(TUNNEL)
+    assert.ok(b.ok)
+    assert.equal(sessions.settle(TUNNEL, b.reservation, 500, SESSION_HEADERS('b')), null)
+    const c = await sessions.reserve(TUNNEL)
+    assert.ok(c.ok)
+    assert.equal(sessions.settle(TUNNEL, c.reservation, 200, SESSION_HEADERS('bad id')), null)
+    await settle()
+    assert.equal(await tracker.count(TUNNEL.id), 0)
+    await sessions.close()
+  })
+
+  it('lets go of the sessions it still holds when it closes (a drain), so other nodes see them idle', async () => {
+    const { sessions, open, tracker } = await setup()
+    for (const id of ['a', 'b', 'c']) {
+      await open(id)
+      assert.deepEqual(await sessions.hold(TUNNEL, id), { ok: true })
+    }
+    assert.equal((await tracker.reserve(TUNNEL.id, 3)).ok, false, 'all three in use')
+    await sessions.close()
+    const place = await tracker.reserve(TUNNEL.id, 3)
+    assert.ok(place.ok)
+    assert.equal(place.displaced, 'a', 'idle once the node closed')
   })
 
   it('ends a session on a 404 and a DELETE, and counts no malformed id', async () => {
@@ -170,7 +229,7 @@ describe('EdgeSessions', () => {
     const { sessions, open, tracker, lines } = await setup()
     await open('a')
     assert.deepEqual(await sessions.hold(TUNNEL, 'a'), { ok: true })
-    sessions.close()
+    await sessions.close()
     await tracker.close()
     assert.deepEqual(await sessions.hold(TUNNEL, 'a'), { ok: true })
     sessions.done(TUNNEL, 'a')
@@ -210,7 +269,7 @@ describe('EdgeSessions.holdRequest (sessionless 2026-07-28 requests)', () => {
         await new Promise((resolve) => setTimeout(resolve, 50))
         assert.equal(await tracker.count(TUNNEL.id), 0)
       } finally {
-        sessions.close()
+        await sessions.close()
         await tracker.close()
         if (backend === 'redis') await deleteRedisKeys(redisUrl!, keyPrefix)
       }
@@ -245,6 +304,6 @@ describe('EdgeSessions.holdRequest (sessionless 2026-07-28 requests)', () => {
     await settle()
     await settle()
     assert.equal(await tracker.count(TUNNEL.id), 0)
-    sessions.close()
+    await sessions.close()
   })
 })

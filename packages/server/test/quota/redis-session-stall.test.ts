@@ -35,6 +35,7 @@ describe(
         const place = await sessions.reserve(TUNNEL)
         assert.ok(place.ok)
         sessions.settle(TUNNEL, place.reservation, 200, [['Mcp-Session-Id', 'a']])
+        sessions.done(TUNNEL, 'a')
         for (let i = 0; (await tracker.count(TUNNEL.id)) !== 1 && i < 50; i++) await sleep(20)
 
         redis.stall()
@@ -49,7 +50,7 @@ describe(
         // "a" is idle: two newcomers take the free places and a third takes a's.
         for (let i = 0; i < 3; i++) assert.ok((await sessions.reserve(TUNNEL)).ok, `newcomer ${i}`)
       } finally {
-        sessions.close()
+        await sessions.close()
         await tracker.close()
         await redis.kill()
       }

@@ -215,6 +215,26 @@ for (const implementation of implementations()) {
       assert.equal(next.displaced, 'three')
     })
 
+    it('opens a session in use when asked (its answer still streams) until letGo or its lease ends', async () => {
+      for (const id of ['one', 'two', 'three']) {
+        const place = await tracker.reserve('tun_a', 3)
+        assert.ok(place.ok)
+        await tracker.open('tun_a', place.reservation, id, undefined, true)
+      }
+      assert.deepEqual(await peer.reserve('tun_a', 3), { ok: false, open: 3 }, 'all in use')
+      await tracker.letGo('tun_a', 'two')
+      const place = await peer.reserve('tun_a', 3)
+      assert.ok(place.ok)
+      assert.equal(place.displaced, 'two')
+      later(1000)
+      await peer.open('tun_a', place.reservation, 'four')
+      later(LEASE_MS)
+      // Not renewed: "one" and "three" are idle once their leases end.
+      const next = await peer.reserve('tun_a', 3)
+      assert.ok(next.ok)
+      assert.equal(next.displaced, 'one')
+    })
+
     it('gives a displaced session a place when it is held again, a free one or an idle one’s, and refuses it while all are in use', async () => {
       await openSession(tracker, 'tun_a', 'old', true)
       await openSession(tracker, 'tun_a', 'b')
