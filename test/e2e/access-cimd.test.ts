@@ -101,9 +101,18 @@ describe('OAuth with Client ID Metadata Documents', () => {
           '/other-id.json': { client_id: `${metadataBase}/client.json`, redirect_uris: [callback] },
           '/bad-redirect.json': { client_id: self, redirect_uris: ['javascript:alert(1)'] },
         }
+        // The same document served as text, or without a type (a site's raw view of a file).
+        const served = /^\/(text|untyped)\.json$/.exec(req.url ?? '')
+        if (served) {
+          const text = JSON.stringify({ client_id: self, redirect_uris: [callback] })
+          const type = served[1] === 'text' ? { 'content-type': 'text/plain; charset=utf-8' } : {}
+          return void res.writeHead(200, type).end(text)
+        }
         const doc = docs[req.url ?? '']
         if (doc === undefined) return void res.writeHead(404).end()
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(doc))
+        const type =
+          req.url === '/client.json' ? 'application/json' : 'application/json; charset=utf-8'
+        res.writeHead(200, { 'content-type': type }).end(JSON.stringify(doc))
       },
     )
     await new Promise<void>((r) => metadataServer.listen(0, '127.0.0.1', r))
@@ -169,12 +178,17 @@ describe('OAuth with Client ID Metadata Documents', () => {
     )
   })
 
-  it('refuses documents that are oversized, name another client or list bad redirect URIs', async () => {
+  it('refuses documents that are oversized, name another client, list bad redirect URIs or are not served as JSON, and URLs with dot segments', async () => {
     for (const [path, text] of [
       ['/huge.json', /larger than 16384 bytes/],
       ['/other-id.json', /must name its own URL as client_id/],
       ['/bad-redirect.json', /javascript: redirect URIs are not allowed/],
       ['/missing.json', /answered HTTP 404/],
+      ['/text.json', /must be served as application\/json, not text\/plain/],
+      ['/untyped.json', /must be served as application\/json, not without a type/],
+      ['/x/../client.json', /must not have dot segments/],
+      ['/x/%2E%2e/client.json', /must not have dot segments/],
+      ['/./client.json', /must not have dot segments/],
     ] as const) {
       const params = new URLSearchParams({
         response_type: 'code',

@@ -190,6 +190,13 @@ export class ClientRegistry {
         'a metadata document client_id must be an https URL with a path',
       )
     }
+    if (hasDotSegment(clientId)) {
+      // The URL parser resolves them, so the document fetched would be another URL's.
+      throw new OauthError(
+        'invalid_client',
+        'a metadata document client_id must not have dot segments (. or ..) in its path',
+      )
+    }
     const refusal = this.#guard.literalRefusal(parsed.hostname)
     if (refusal !== null) throw new OauthError('invalid_client', `client metadata ${refusal}`)
     return parsed
@@ -209,6 +216,15 @@ export class ClientRegistry {
       if (res.statusCode !== 200) {
         await res.body.dump().catch(() => {})
         throw new OauthError('invalid_client', `client metadata answered HTTP ${res.statusCode}`)
+      }
+      const type = mediaTypeOf(res.headers['content-type'])
+      if (!isJsonType(type)) {
+        await res.body.dump().catch(() => {})
+        throw new OauthError(
+          'invalid_client_metadata',
+          `client metadata must be served as application/json, not ${type || 'without a type'}`,
+          422,
+        )
       }
       text = await readBounded(res.body)
     } catch (err) {
@@ -326,6 +342,30 @@ function checkPublicClient(body: Record<string, unknown>): void {
       'grant_types may hold only authorization_code and refresh_token',
     )
   }
+}
+
+/**
+ * Whether the path of `clientId` (as written, before the URL parser resolves it) has a `.` or
+ * `..` segment, percent-encoded or not: the draft forbids them in a client_id URL.
+ */
+function hasDotSegment(clientId: string): boolean {
+  const path = clientId.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '').split(/[?#]/)[0] ?? ''
+  return path.split(/[/\\]/).some((segment) => /^(\.|%2e){1,2}$/i.test(segment))
+}
+
+/** The media type of a `content-type` header, lower case, without parameters; '' for none. */
+function mediaTypeOf(header: string | string[] | undefined): string {
+  const value = Array.isArray(header) ? (header[0] ?? '') : (header ?? '')
+  return (value.split(';')[0] ?? '').trim().toLowerCase()
+}
+
+/**
+ * Whether a document of `type` is JSON as served on purpose: `application/json` or a
+ * `+json` type. A site that serves its users' files as text (a paste, a raw file view) does not
+ * make them client documents under its name.
+ */
+function isJsonType(type: string): boolean {
+  return type === 'application/json' || /^application\/[a-z0-9!#$&^_.-]+\+json$/.test(type)
 }
 
 async function readBounded(body: AsyncIterable<Buffer>): Promise<string> {
