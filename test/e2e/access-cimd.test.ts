@@ -102,9 +102,14 @@ describe('OAuth with Client ID Metadata Documents', () => {
           '/bad-redirect.json': { client_id: self, redirect_uris: ['javascript:alert(1)'] },
         }
         // The same document served as text, or without a type (a site's raw view of a file).
-        const served = /^\/(text|untyped)\.json$/.exec(req.url ?? '')
+        const served = /^\/(text|untyped|two-types)\.json$/.exec(req.url ?? '')
         if (served) {
           const text = JSON.stringify({ client_id: self, redirect_uris: [callback] })
+          if (served[1] === 'two-types') {
+            // Sent twice: only the first type was read.
+            res.setHeader('content-type', ['application/json', 'text/plain'])
+            return void res.writeHead(200).end(text)
+          }
           const type = served[1] === 'text' ? { 'content-type': 'text/plain; charset=utf-8' } : {}
           return void res.writeHead(200, type).end(text)
         }
@@ -189,6 +194,8 @@ describe('OAuth with Client ID Metadata Documents', () => {
       ['/x/../client.json', /must not have dot segments/],
       ['/x/%2E%2e/client.json', /must not have dot segments/],
       ['/./client.json', /must not have dot segments/],
+      ['\\x\\..\\client.json', /must not have dot segments/],
+      ['/two-types.json', /must be served as application\/json, not several types/],
     ] as const) {
       const params = new URLSearchParams({
         response_type: 'code',

@@ -53,8 +53,11 @@ interface Held {
   readonly tunnel: MeteredTunnel
   readonly sessionId: string
   open: number
-  /** Whether the tracker counted it when this node first held it (false: refused). */
-  readonly counted: Promise<boolean>
+  /**
+   * Whether the tracker counted it when this node first held it (false: refused); true once
+   * its `initialize` opened it held.
+   */
+  counted: Promise<boolean>
   /** `counted` came back true: from then on the hold is renewed. */
   confirmed: boolean
 }
@@ -124,8 +127,13 @@ export class EdgeSessions {
     this.#background(opened, 'opening', tunnel)
     const key = `${tunnel.id}\n${sessionId}`
     const held = this.#held.get(key)
-    if (held !== undefined) held.open++
-    else {
+    if (held !== undefined) {
+      // Opened held, it is counted and this node's to renew, whatever a hold of the same id
+      // still unanswered (an upstream that reuses ids) says; found by a review.
+      held.open++
+      held.counted = Promise.resolve(true)
+      held.confirmed = true
+    } else {
       this.#held.set(key, {
         tunnel,
         sessionId,
@@ -311,10 +319,13 @@ export class EdgeSessions {
     this.#closed = true
     if (this.#renewal !== null) clearInterval(this.#renewal)
     this.#renewal = null
-    const held = [...this.#held.values()].filter((h) => h.confirmed)
+    const held = [...this.#held.values()]
     this.#held.clear()
+    // A first hold still on its way is let go once it lands (found by a review).
     await Promise.allSettled(
-      held.map(({ tunnel, sessionId }) => this.#tracker.letGo(tunnel.id, sessionId)),
+      held.map(async ({ tunnel, sessionId, counted }) => {
+        if (await counted) await this.#tracker.letGo(tunnel.id, sessionId)
+      }),
     )
   }
 

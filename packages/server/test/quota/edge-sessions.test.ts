@@ -152,6 +152,25 @@ describe('EdgeSessions', () => {
     await sessions.close()
   })
 
+  it('counts a session its initialize opened though a hold of the same id was refused meanwhile', async () => {
+    // An upstream that reuses ids: a request named "x" before an initialize opened it again.
+    const { sessions, tracker } = await setup()
+    for (const id of ['a', 'b']) {
+      const place = await sessions.reserve(TUNNEL)
+      assert.ok(place.ok)
+      sessions.settle(TUNNEL, place.reservation, 200, SESSION_HEADERS(id))
+    }
+    const place = await sessions.reserve(TUNNEL)
+    assert.ok(place.ok)
+    const early = sessions.hold(TUNNEL, 'x')
+    assert.equal(sessions.settle(TUNNEL, place.reservation, 200, SESSION_HEADERS('x')), 'x')
+    assert.equal((await early).ok, false, 'every place was in use or reserved')
+    await settle()
+    assert.equal((await tracker.reserve(TUNNEL.id, 3)).ok, false, 'x is counted and in use')
+    assert.deepEqual(await sessions.hold(TUNNEL, 'x'), { ok: true }, 'its requests go on')
+    await sessions.close()
+  })
+
   it('opens nothing and holds nothing for an initialize answered without a session or with an error', async () => {
     const { sessions, tracker } = await setup()
     const a = await sessions.reserve(TUNNEL)
@@ -179,6 +198,34 @@ describe('EdgeSessions', () => {
     const place = await tracker.reserve(TUNNEL.id, 3)
     assert.ok(place.ok)
     assert.equal(place.displaced, 'a', 'idle once the node closed')
+  })
+
+  it('lets go at close of the holds still on their way to the tracker, once they land', async () => {
+    /** The tracker's answers to holds wait for `release` (a slow Redis). */
+    class SlowHolds extends MemorySessionTracker {
+      gate: Promise<void> | null = null
+      override async hold(tunnelId: string, sessionId: string, cap: number, now?: Date) {
+        const counted = await super.hold(tunnelId, sessionId, cap, now)
+        if (this.gate !== null) await this.gate
+        return counted
+      }
+    }
+    const tracker = new SlowHolds({ idleMs: 300_000 })
+    const sessions = new EdgeSessions(
+      tracker,
+      createLogger('error', () => {}),
+    )
+    let release = () => {}
+    tracker.gate = new Promise((resolve) => (release = resolve))
+    const holds = ['s1', 's2', 's3'].map((id) => sessions.hold(TUNNEL, id))
+    const closing = sessions.close()
+    release()
+    for (const hold of holds) assert.deepEqual(await hold, { ok: true })
+    await closing
+    for (const id of ['s1', 's2', 's3']) sessions.done(TUNNEL, id)
+    const place = await tracker.reserve(TUNNEL.id, 3)
+    assert.ok(place.ok, 'the three are idle once the node closed')
+    assert.equal(place.displaced, 's1')
   })
 
   it('ends a session on a 404 and a DELETE, and counts no malformed id', async () => {

@@ -349,14 +349,22 @@ function checkPublicClient(body: Record<string, unknown>): void {
  * `..` segment, percent-encoded or not: the draft forbids them in a client_id URL.
  */
 function hasDotSegment(clientId: string): boolean {
-  const path = clientId.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '').split(/[?#]/)[0] ?? ''
+  // The parser reads a backslash as a slash in an https URL, in the host part too (found by a
+  // review: `https://host\\org\\..\\x` was read as the host part whole, and fetched as /x).
+  const path = clientId.replace(/^[a-z][a-z0-9+.-]*:[/\\]{2}[^/\\?#]*/i, '').split(/[?#]/)[0] ?? ''
   return path.split(/[/\\]/).some((segment) => /^(\.|%2e){1,2}$/i.test(segment))
 }
 
-/** The media type of a `content-type` header, lower case, without parameters; '' for none. */
+/**
+ * The media type of a `content-type` header, lower case, without parameters; '' for none, and
+ * `several types` when it was sent more than once with different types (only the first was
+ * read, found by a review).
+ */
 function mediaTypeOf(header: string | string[] | undefined): string {
-  const value = Array.isArray(header) ? (header[0] ?? '') : (header ?? '')
-  return (value.split(';')[0] ?? '').trim().toLowerCase()
+  const values = (Array.isArray(header) ? header : [header ?? '']).map((value) =>
+    (value.split(';')[0] ?? '').trim().toLowerCase(),
+  )
+  return new Set(values).size > 1 ? 'several types' : (values[0] ?? '')
 }
 
 /**
