@@ -43,7 +43,9 @@ export const SECRET_DETECTORS: readonly SecretDetector[] = [
   {
     name: 'bearer_token',
     literals: ['earer', 'EARER'],
-    pattern: /\b[Bb][Ee][Aa][Rr][Ee][Rr][ \t]{1,8}[A-Za-z0-9._~+/=-]{16,4096}/g,
+    // No upper bound: a token longer than one (a JWT carrying many claims) had its tail kept
+    // (found by a hostile review); the run is read once, from each `Bearer`.
+    pattern: /\b[Bb][Ee][Aa][Rr][Ee][Rr][ \t]{1,8}[A-Za-z0-9._~+/=-]{16,}/g,
   },
 ]
 
@@ -86,10 +88,13 @@ function privateKeys(text: string): [number, number, string][] {
   }
 }
 
-/** A JWT's last two parts: `.eyJ<payload>.<signature>`. */
-const JWT_TAIL = /\.eyJ[A-Za-z0-9_-]{8,4096}\.[A-Za-z0-9_-]{8,4096}/g
-/** Most characters of a JWT part. */
-const JWT_PART = 4096
+/**
+ * A JWT's last two parts: `.eyJ<payload>.<signature>`, of any length: each part is a run that
+ * ends at a dot or at the end of the run, so every character is read a bounded number of times.
+ * Parts were capped at 4,096 characters, and a token with a longer payload (many `groups`
+ * claims) or header (an `x5c` chain) was not found at all (found by a hostile review).
+ */
+const JWT_TAIL = /\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g
 
 /** Whether `c` may be in a JWT part (base64url). */
 function isPart(c: number): boolean {
@@ -111,8 +116,7 @@ function jwts(text: string): [number, number, string][] {
   for (let m = JWT_TAIL.exec(text); m !== null; m = JWT_TAIL.exec(text)) {
     const dot = m.index
     let from = dot
-    const lowest = Math.max(floor, dot - JWT_PART - 3)
-    while (from > lowest && isPart(text.charCodeAt(from - 1))) from--
+    while (from > floor && isPart(text.charCodeAt(from - 1))) from--
     let start = -1
     for (let s = from; s <= dot - 11; s++) {
       if (text.startsWith('eyJ', s) && (s === 0 || !isWord(text.charCodeAt(s - 1)))) {

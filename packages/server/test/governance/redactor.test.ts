@@ -162,6 +162,21 @@ describe('Redactor within its scan budget', () => {
     assert.equal(r.redactText(`a${jwt}`), `a${jwt}`, 'not at a word boundary')
     const hostile = '-eyJ'.repeat(1 << 16)
     assert.equal(r.redactText(`${hostile} ${jwt}`), `${hostile} [REDACTED:jwt]`)
+    // Parts longer than 4 KiB (a payload of many claims, a header with a certificate chain).
+    const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url')
+    const groups = Array.from({ length: 200 }, (_, i) => `group-${i}-0123456789abcdef`)
+    const big = `${b64({ alg: 'RS256', x5c: ['A'.repeat(6000)] })}.${b64({ groups })}.${'s'.repeat(342)}`
+    assert.ok(big.split('.').slice(0, 2).every((part) => part.length > 4096))
+    assert.equal(r.redactText(`token: ${big} end`), 'token: [REDACTED:jwt] end')
+    assert.equal(
+      r.redactText(`Authorization: Bearer ${big}`),
+      'Authorization: [REDACTED:bearer_token]',
+    )
+    const long = 'x'.repeat(10_000)
+    assert.equal(r.redactText(`Bearer ${long} end`), '[REDACTED:bearer_token] end')
+    // Long runs with and without their dots stay linear: each read once from its start.
+    const runs = `.eyJ${'a'.repeat(1 << 20)} ${'.eyJaaaaaaaa.'.repeat(1 << 15)}`
+    assert.equal(r.redactText(runs), runs)
   })
 
   it('keeps less of a stored string than the patterns can scan, rather than masking it', () => {
