@@ -9,7 +9,7 @@
  */
 import type { PinRow, PinnedDefinition } from '../store/tool-pins-store.js'
 import type { Redactor } from './redactor.js'
-import type { PinnedTool } from './tool-definition.js'
+import { MAX_DEFINITION_CHARS, type PinnedTool } from './tool-definition.js'
 
 /** Most characters of tool definitions kept per tunnel; past it, only hashes. */
 export const MAX_KEPT_DEFINITION_CHARS = 4 * 1024 * 1024
@@ -40,8 +40,7 @@ export class KeptDefinitions {
     let kept = this.#kept.get(p)
     if (kept === undefined) {
       const room = count.definitionChars + p.definition.length <= MAX_KEPT_DEFINITION_CHARS
-      const definition =
-        keep.zeroKnowledge || !room ? null : redacted(p.definition, keep.redactor ?? null)
+      const definition = keep.zeroKnowledge || !room ? null : redacted(p, keep.redactor ?? null)
       if (definition !== null) count.definitionChars += definition.length
       kept = { hash: p.hash, bodyHash: p.bodyHash, definition }
       this.#kept.set(p, kept)
@@ -51,20 +50,27 @@ export class KeptDefinitions {
 
   /** `p` without its text, to hold until its list is complete: `of` gives what was decided. */
   slim(count: DefinitionCount, p: PinnedTool, keep: Keeping): PinnedTool {
-    const slim: PinnedTool = { ...p, definition: '' }
+    const slim: PinnedTool = { ...p, definition: '', whole: undefined }
     this.#kept.set(slim, this.of(count, p, keep))
     return slim
   }
 }
 
-/** Definition `text` (JSON) as `redactor` masks it. */
-function redacted(text: string, redactor: Redactor | null): string {
-  if (redactor === null || !redactor.active) return text
+/**
+ * The definition of `p` as `redactor` masks it. A definition cut at its limit is masked from
+ * its fields, then cut: the cut text was masked as text, where keys were never applied and a
+ * secret after an escape (`\\n`) was not found (found by a hostile review).
+ */
+function redacted(p: PinnedTool, redactor: Redactor | null): string {
+  if (redactor === null || !redactor.active) return p.definition
   let value: unknown
   try {
-    value = JSON.parse(text)
+    value = JSON.parse(p.whole ?? p.definition)
   } catch {
-    return redactor.redactText(text)
+    return JSON.stringify('[REDACTED:unscanned]')
   }
-  return JSON.stringify(redactor.redactDefinition(value))
+  if (!p.cut) return JSON.stringify(redactor.redactDefinition(value))
+  // Walked in the canonical order (as parsed), so the room runs out where the cut falls.
+  const room = { chars: MAX_DEFINITION_CHARS, cut: false }
+  return JSON.stringify(redactor.redactDefinition(value, room)).slice(0, MAX_DEFINITION_CHARS)
 }

@@ -253,10 +253,10 @@ export class Redactor {
    * there showed the owner two identical definitions to approve. Strings inside are still
    * scanned, so a secret written in the schema is masked.
    */
-  redactDefinition(value: unknown): unknown {
+  redactDefinition(value: unknown, room?: StoredRoom): unknown {
     this.#keysMaskObjects = false
     try {
-      return this.redactValue(value)
+      return this.redactValue(value, 0, room)
     } finally {
       this.#keysMaskObjects = true
     }

@@ -62,6 +62,11 @@ export interface PinnedTool {
   /** The canonical definition, cut at `MAX_DEFINITION_CHARS` (then `cut` is true). */
   readonly definition: string
   readonly cut: boolean
+  /**
+   * When `cut`, the canonical definition whole, so that what is kept of it is masked before it
+   * is cut (kept-definitions.ts): the cut text is no JSON to redact field by field.
+   */
+  readonly whole?: string
 }
 
 /** The pinned form of `tool` (an item of a `tools/list` result), or null when it has no name. */
@@ -89,6 +94,7 @@ export function pinTool(tool: unknown): PinnedTool | null {
     legacyBodyHash: same ? bodyHash : sha256(canonicalJson(withoutName(legacy))),
     definition: cut ? full.slice(0, MAX_DEFINITION_CHARS) : full,
     cut,
+    ...(cut ? { whole: full } : {}),
   }
 }
 

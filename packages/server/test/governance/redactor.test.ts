@@ -166,7 +166,12 @@ describe('Redactor within its scan budget', () => {
     const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url')
     const groups = Array.from({ length: 200 }, (_, i) => `group-${i}-0123456789abcdef`)
     const big = `${b64({ alg: 'RS256', x5c: ['A'.repeat(6000)] })}.${b64({ groups })}.${'s'.repeat(342)}`
-    assert.ok(big.split('.').slice(0, 2).every((part) => part.length > 4096))
+    assert.ok(
+      big
+        .split('.')
+        .slice(0, 2)
+        .every((part) => part.length > 4096),
+    )
     assert.equal(r.redactText(`token: ${big} end`), 'token: [REDACTED:jwt] end')
     assert.equal(
       r.redactText(`Authorization: Bearer ${big}`),
