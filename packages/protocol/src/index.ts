@@ -110,6 +110,7 @@ export {
   decodeHeaderValue,
   mirroredHeaderProblem,
   shapedAsResponse,
+  parseLenientJson,
 } from './mcp/index.js'
 export type {
   PolicyCode,

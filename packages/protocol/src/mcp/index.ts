@@ -50,6 +50,7 @@ export {
   DEFAULT_BODY_LIMITS,
 } from './json-rpc-body.js'
 export type { JsonRpcBody, BodyProblem, BodyLimits } from './json-rpc-body.js'
+export { parseLenientJson } from './lenient-json.js'
 export {
   LargeNumberId,
   LARGE_ID_PROBLEM,

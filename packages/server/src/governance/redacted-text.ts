@@ -2,13 +2,20 @@
  * Text of an answer that is not JSON-RPC (an error page, an SSE event of plain text) with its
  * secrets masked, for forwarded redaction: someone still reads it.
  */
+import { parseLenientJson } from '@burrow/protocol'
 import type { Redactor } from './redactor.js'
+
+/** A JSON string escape of one UTF-16 code unit. */
+const ESCAPE = /\\u([0-9a-fA-F]{4})/g
 
 /**
  * `text` (not JSON-RPC) with its secrets masked, or null when it has none. JSON (a string, a
  * number: an object or array is read as messages before this) is read and redacted as a
- * message's values are, so that a secret written with escapes (`\u0041KIA…`) is found; text
- * that is not JSON, or JSON with nothing to mask once read, is redacted as text.
+ * message's values are, so that a secret written with escapes (`\u0041KIA…`) is found, and so is
+ * JSON as lenient readers take it (Python's `json` and pydantic read `NaN`: such an event was
+ * redacted as text, where keys never applied and escapes hid secrets; found by a hostile review).
+ * Text that is neither, or JSON with nothing to mask once read, is redacted as text; text that
+ * hides a secret behind escapes is masked whole.
  */
 export function redactedText(redactor: Redactor, text: string): string | null {
   let value: unknown
@@ -16,7 +23,8 @@ export function redactedText(redactor: Redactor, text: string): string | null {
   try {
     value = JSON.parse(text)
   } catch {
-    json = false
+    value = parseLenientJson(text)
+    json = value !== undefined
   }
   if (json) {
     const before = redactor.masked
@@ -28,5 +36,8 @@ export function redactedText(redactor: Redactor, text: string): string | null {
     }
   }
   const out = redactor.redactText(text)
-  return out === text ? null : out
+  if (out !== text) return out
+  const decoded = text.replace(ESCAPE, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)))
+  if (decoded === text || redactor.redactText(decoded) === decoded) return null
+  return '[REDACTED:escaped]'
 }

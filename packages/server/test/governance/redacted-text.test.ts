@@ -28,6 +28,23 @@ describe('redactedText', () => {
     assert.equal(typeof JSON.parse(out), 'string', 'it stays JSON')
   })
 
+  it('reads JSON as Python reads it (NaN), and masks whole text that hides a secret behind escapes', () => {
+    // An event of a Python server: `json.dumps` writes NaN, which Python agents read.
+    const lenient =
+      '{"jsonrpc":"2.0","id":1,"result":{"score":NaN,"password":"hunter2-db",' +
+      '"text":"ticket \\u0069nternal-1234"}}'
+    const out = redactedText(redactor(), lenient)
+    assert.ok(out !== null, 'something was masked')
+    assert.ok(!out.includes('hunter2-db'), out)
+    assert.ok(!out.includes('nternal-1234'), out)
+    // Not JSON at all, with a secret written with an escape.
+    assert.equal(
+      redactedText(redactor(), 'ticket \\u0069nternal-1234 failed'),
+      '[REDACTED:escaped]',
+    )
+    assert.equal(redactedText(redactor(), 'a \\u0041 b'), null, 'escapes with nothing behind them')
+  })
+
   it('takes hostile text: JSON nested past the stack, or not JSON at all, is read as text', () => {
     const deep = `${'['.repeat(200_000)}"internal-1234"${']'.repeat(200_000)}`
     const out = redactedText(redactor(), deep)
