@@ -33,6 +33,7 @@ import { WelcomeAccess } from './access/welcome-access.js'
 import { PendingListings } from './edge/pending-listings.js'
 import { liveUsageOf } from './quota/live-usage.js'
 import { followPlanChanges } from './quota/plan-changes.js'
+import { WebSessionPurger } from './app/web-session-purger.js'
 
 /** What `wireServices` needs from `serve`. */
 export interface WireOptions {
@@ -268,6 +269,8 @@ export async function wireServices({ config, log, listen }: WireOptions): Promis
     web,
   })
 
+  const sessionPurger = new WebSessionPurger(store.webSessions, log)
+
   return {
     port,
     metrics,
@@ -292,6 +295,7 @@ export async function wireServices({ config, log, listen }: WireOptions): Promis
       await governance.close()
       await access.close()
       await quota.close()
+      await sessionPurger.close()
       await store.close()
     },
   }
