@@ -3,13 +3,15 @@
  * versions, with who changed them and when. A change is one upsert that takes the next version
  * number (so concurrent changes each get their own), the version row, and the deletion of the
  * version 100 before it, in one transaction under the account's lock (which checks the
- * request's credential again: `acting-credential.ts`). Turning zero-knowledge mode on erases, in the same
- * transaction, the content kept of the tunnel before (and `Policies` once more a little later).
+ * request's credential again: `acting-credential.ts`). Turning zero-knowledge mode on erases the
+ * content kept of the tunnel before: its pins' definitions in the same transaction, its call
+ * history's bodies right after it, in batches (and `Policies` all of it once more a little later).
  */
 import type { Kysely, Transaction } from 'kysely'
 import type { Database } from './schema.js'
 import { eraseToolDefinitions } from './tool-pins-store.js'
 import { lockAccount } from './lock-account.js'
+import { eraseHistoryBodies } from './tunnel-history-batches.js'
 
 /** Versions kept per tunnel; older ones are deleted as new ones are written. */
 export const KEPT_POLICY_VERSIONS = 100
@@ -70,10 +72,10 @@ export class PolicyStore {
       .select('account_id')
       .where('id', '=', tunnelId)
       .executeTakeFirst()
-    return this.#db.transaction().execute(async (trx) => {
+    const stored = await this.#db.transaction().execute(async (trx) => {
       if (tunnel !== undefined) await lockAccount(trx, tunnel.account_id)
       const erased = opts.eraseContent === true && !(await wasZeroKnowledge(trx, tunnelId))
-      if (erased) await eraseContent(trx, tunnelId)
+      if (erased) await eraseToolDefinitions(trx, tunnelId)
       const row = await trx
         .insertInto('tunnel_policies')
         .values({ tunnel_id: tunnelId, version: 1, document, updated_at: when, updated_by: by })
@@ -99,6 +101,9 @@ export class PolicyStore {
         .execute()
       return { version, erased }
     })
+    // Outside the account's lock, in batches: views hide the bodies from the commit on.
+    if (stored.erased) await eraseHistoryBodies(this.#db, tunnelId)
+    return stored
   }
 
   /**
@@ -106,9 +111,12 @@ export class PolicyStore {
    * mode: what another node wrote in the moments after the mode was turned on, before it heard.
    */
   async eraseContentIfZeroKnowledge(tunnelId: string): Promise<void> {
-    await this.#db.transaction().execute(async (trx) => {
-      if (await wasZeroKnowledge(trx, tunnelId)) await eraseContent(trx, tunnelId)
+    const zeroKnowledge = await this.#db.transaction().execute(async (trx) => {
+      const on = await wasZeroKnowledge(trx, tunnelId)
+      if (on) await eraseToolDefinitions(trx, tunnelId)
+      return on
     })
+    if (zeroKnowledge) await eraseHistoryBodies(this.#db, tunnelId)
   }
 
   /** The tunnel's policy versions, newest first. */
@@ -145,19 +153,4 @@ async function wasZeroKnowledge(trx: Transaction<Database>, tunnelId: string): P
   } catch {
     return false
   }
-}
-
-/**
- * Forget the content kept of a tunnel's traffic: its call history's bodies and its tool pins'
- * definitions (their hashes stay, so changes are still detected). Zero-knowledge mode keeps
- * none, so turning it on erases what was kept before.
- */
-async function eraseContent(trx: Transaction<Database>, tunnelId: string): Promise<void> {
-  await trx
-    .updateTable('call_history')
-    .set({ request_body: null, response_body: null })
-    .where('tunnel_id', '=', tunnelId)
-    .where((eb) => eb.or([eb('request_body', 'is not', null), eb('response_body', 'is not', null)]))
-    .execute()
-  await eraseToolDefinitions(trx, tunnelId)
 }

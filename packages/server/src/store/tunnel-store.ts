@@ -26,6 +26,7 @@ import { newId, newTunnelKey, randomSubdomain, TUNNEL_KEY_PREFIX } from './rando
 import type { Database } from './schema.js'
 import { StoreError } from './store-error.js'
 import { subdomainFromName } from './subdomain-from-name.js'
+import { deleteHistory } from './tunnel-history-batches.js'
 import { normaliseName, toStatus, toTunnel } from './tunnel-row.js'
 import type { Tunnel, TunnelStatus, TunnelWithAccount } from './tunnel-row.js'
 
@@ -172,6 +173,15 @@ export class TunnelStore {
 
   /** See `Store#deleteTunnel`. */
   async delete(accountId: string, tunnelId: string): Promise<Tunnel> {
+    const owned = await this.#db
+      .selectFrom('tunnels')
+      .select('id')
+      .where('id', '=', tunnelId)
+      .where('account_id', '=', accountId)
+      .executeTakeFirst()
+    if (owned === undefined) throw tunnelNotFound(tunnelId)
+    // Its history first, in batches: the cascade then deletes only what was written meanwhile.
+    await deleteHistory(this.#db, tunnelId)
     const row = await this.#db.transaction().execute(async (trx) => {
       const deleted = await trx
         .deleteFrom('tunnels')
