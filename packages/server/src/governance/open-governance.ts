@@ -89,6 +89,7 @@ export async function openGovernance(
     ? new SharedRateLimits({ events, node: nodeId })
     : localRateLimits
   const policies = new Policies({ store: store.policies, events, log, limits })
+  const resuming = policies.resumeErasures()
   const rateLimits: CallRateLimits = redis
     ? new RedisCallRateLimits(redis, REDIS_KEY_PREFIX)
     : new MemoryCallRateLimits()
@@ -119,6 +120,7 @@ export async function openGovernance(
     history: new GovernedHistory(history, metrics, tail),
     pins,
     async close() {
+      await resuming
       await pins.settled()
       await metrics.close()
       await rateLimits.close()

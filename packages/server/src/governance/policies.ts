@@ -151,13 +151,19 @@ export class Policies {
     if (isPolicyProblem(policy)) return { ok: false, problem: policy }
     const document = policyDocument(policy)
     const at = new Date(this.#now())
-    const { version, erased } = await this.#opts.store.set(
+    const { version, erased, eraseFailed } = await this.#opts.store.set(
       tunnelId,
       JSON.stringify(document),
       by,
       at,
       { eraseContent: policy.zeroKnowledge },
     )
+    if (eraseFailed !== undefined) {
+      // The policy is in force; the erasure is pending and the sweep below takes it up again.
+      this.#opts.log.warn(
+        `governance: erasing tunnel ${tunnelId}'s content: ${eraseFailed.message}`,
+      )
+    }
     // Answered once the other nodes are told: the next request applies it wherever it lands.
     await this.#opts.events.publish({ type: 'tunnel', tunnelId })
     if (erased) this.#sweepLater(tunnelId)
@@ -176,6 +182,22 @@ export class Policies {
       })
     }, this.#opts.zeroKnowledgeSweepMs ?? 10_000)
     timer.unref()
+  }
+
+  /**
+   * Take up the erasures of content that a failure or a restart cut short (one tunnel after
+   * another, in the background); resolves when they are done, never rejects.
+   */
+  async resumeErasures(): Promise<void> {
+    const failed = (tunnelId: string) => (err: Error) =>
+      this.#opts.log.warn(`governance: erasing tunnel ${tunnelId}'s content: ${err.message}`)
+    try {
+      for (const tunnelId of await this.#opts.store.pendingErasures()) {
+        await this.#opts.store.eraseContentIfZeroKnowledge(tunnelId).catch(failed(tunnelId))
+      }
+    } catch (err) {
+      failed('(any)')(err as Error)
+    }
   }
 
   /** Versions of the tunnel's policy, newest first. */

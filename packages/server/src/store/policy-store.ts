@@ -6,12 +6,17 @@
  * request's credential again: `acting-credential.ts`). Turning zero-knowledge mode on erases the
  * content kept of the tunnel before: its pins' definitions in the same transaction, its call
  * history's bodies right after it, in batches (and `Policies` all of it once more a little later).
+ * The transaction also notes the erasure as pending (a setting, `erase-content:<tunnel>`), cleared
+ * once the bodies are gone: an erasure a failure or a restart cut short is taken up again.
  */
 import type { Kysely, Transaction } from 'kysely'
 import type { Database } from './schema.js'
 import { eraseToolDefinitions } from './tool-pins-store.js'
 import { lockAccount } from './lock-account.js'
 import { eraseHistoryBodies } from './tunnel-history-batches.js'
+
+/** The setting that says a tunnel's content is still to be erased (its key's prefix). */
+const PENDING_ERASURE = 'erase-content:'
 
 /** Versions kept per tunnel; older ones are deleted as new ones are written. */
 export const KEPT_POLICY_VERSIONS = 100
@@ -61,7 +66,7 @@ export class PolicyStore {
     at: Date,
     /** `eraseContent`: the document turns zero-knowledge on; if it was off, erase what was kept. */
     opts: { readonly eraseContent?: boolean } = {},
-  ): Promise<{ version: number; erased: boolean }> {
+  ): Promise<{ version: number; erased: boolean; eraseFailed?: Error }> {
     const when = at.toISOString()
     // Under the account's lock, which checks again that the credential the request acts with
     // still exists (a policy's body can arrive after its API token was revoked). The tunnel's
@@ -75,7 +80,14 @@ export class PolicyStore {
     const stored = await this.#db.transaction().execute(async (trx) => {
       if (tunnel !== undefined) await lockAccount(trx, tunnel.account_id)
       const erased = opts.eraseContent === true && !(await wasZeroKnowledge(trx, tunnelId))
-      if (erased) await eraseToolDefinitions(trx, tunnelId)
+      if (erased) {
+        await eraseToolDefinitions(trx, tunnelId)
+        await trx
+          .insertInto('settings')
+          .values({ key: `${PENDING_ERASURE}${tunnelId}`, value: when })
+          .onConflict((oc) => oc.column('key').doNothing())
+          .execute()
+      }
       const row = await trx
         .insertInto('tunnel_policies')
         .values({ tunnel_id: tunnelId, version: 1, document, updated_at: when, updated_by: by })
@@ -101,9 +113,35 @@ export class PolicyStore {
         .execute()
       return { version, erased }
     })
-    // Outside the account's lock, in batches: views hide the bodies from the commit on.
-    if (stored.erased) await eraseHistoryBodies(this.#db, tunnelId)
-    return stored
+    // Outside the account's lock, in batches; the views hide the bodies from the commit on.
+    // The policy is in force whatever happens here: a failure is returned, not thrown, and the
+    // erasure stays pending.
+    if (!stored.erased) return stored
+    try {
+      await this.#eraseBodies(tunnelId)
+      return stored
+    } catch (error) {
+      return { ...stored, eraseFailed: error as Error }
+    }
+  }
+
+  /** Erase the tunnel's history bodies, then note the erasure done. */
+  async #eraseBodies(tunnelId: string): Promise<void> {
+    await eraseHistoryBodies(this.#db, tunnelId)
+    await this.#db
+      .deleteFrom('settings')
+      .where('key', '=', `${PENDING_ERASURE}${tunnelId}`)
+      .execute()
+  }
+
+  /** The tunnels whose erasure of content is pending (cut short by a failure or a restart). */
+  async pendingErasures(): Promise<string[]> {
+    const rows = await this.#db
+      .selectFrom('settings')
+      .select('key')
+      .where('key', 'like', `${PENDING_ERASURE}%`)
+      .execute()
+    return rows.map((r) => r.key.slice(PENDING_ERASURE.length))
   }
 
   /**
@@ -116,7 +154,14 @@ export class PolicyStore {
       if (on) await eraseToolDefinitions(trx, tunnelId)
       return on
     })
-    if (zeroKnowledge) await eraseHistoryBodies(this.#db, tunnelId)
+    if (zeroKnowledge) await this.#eraseBodies(tunnelId)
+    else {
+      // Turned off again, or the tunnel deleted: nothing is pending any more.
+      await this.#db
+        .deleteFrom('settings')
+        .where('key', '=', `${PENDING_ERASURE}${tunnelId}`)
+        .execute()
+    }
   }
 
   /** The tunnel's policy versions, newest first. */
