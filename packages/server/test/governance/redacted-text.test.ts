@@ -43,6 +43,11 @@ describe('redactedText', () => {
       '[REDACTED:escaped]',
     )
     assert.equal(redactedText(redactor(), 'a \\u0041 b'), null, 'escapes with nothing behind them')
+    // A plain secret beside the escaped one.
+    assert.equal(
+      redactedText(redactor(), 'internal-5678 and \\u0069nternal-1234'),
+      '[REDACTED:escaped]',
+    )
   })
 
   it('takes hostile text: JSON nested past the stack, or not JSON at all, is read as text', () => {
