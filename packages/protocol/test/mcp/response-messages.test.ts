@@ -394,7 +394,7 @@ describe('ResponseMessages', () => {
     assert.equal(text([...plain.push(body), ...plain.end()]), body.toString())
   })
 
-  it('rewrites SSE event by event, keeping ids and event names', () => {
+  it('rewrites SSE event by event, keeping ids (written when they change) and event names', () => {
     const r = new ResponseMessages({ kind: 'sse', rewrite: hideDrop })
     const out = r.push(
       Buffer.from(
@@ -405,8 +405,18 @@ describe('ResponseMessages', () => {
     assert.equal(
       text(out),
       'id: 4\ndata: {"jsonrpc":"2.0","method":"notifications/progress"}\n\n' +
-        'id: 4\ndata: {"jsonrpc":"2.0","id":1,"result":{"tools":[]}}\n\n',
+        'data: {"jsonrpc":"2.0","id":1,"result":{"tools":[]}}\n\n',
     )
+  })
+
+  it('writes a long id once for the events it carries over to, not with each', () => {
+    // Written with every event, a 1 MB id and 800 events of 9 bytes made 800 MB.
+    const r = new ResponseMessages({ kind: 'sse', rewrite: hideDrop })
+    const id = 'a'.repeat(100_000)
+    const out = text(r.push(Buffer.from(`id: ${id}\ndata: {}\n\n${'data: {}\n\n'.repeat(1000)}`)))
+    assert.equal(out.split(id).length - 1, 1)
+    assert.ok(out.length < id.length + 20_000, String(out.length))
+    assert.equal(out.match(/^data: \{\}$/gm)?.length, 1001)
   })
 
   it('gives a JSON body past the bound back unread, and says so', () => {
