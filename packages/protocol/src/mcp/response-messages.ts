@@ -57,8 +57,6 @@ export class ResponseMessages {
   /** Written whole though nothing rewrites it: SSE events once complete, JSON once read. */
   #whole = false
   #fields: SseFieldRewriter | null = null
-  /** The last `id:` written to the agent on this stream (null: none yet). */
-  #idWritten: string | null = null
 
   constructor(opts: ResponseMessagesOptions) {
     this.#opts = opts
@@ -354,15 +352,7 @@ export class ResponseMessages {
       if (this.#cut) return []
       if (data === '') continue // nothing of it may be forwarded
       this.#fields ??= new SseFieldRewriter(this.#opts.rewriteText, this.#opts.shapedBy)
-      const fields = this.#fields.fields(e)
-      // An id is written when it changes: the agent's reader keeps the last one for the events
-      // after it (the SSE standard), and the parser carries it over to each of them. Written
-      // with every event, one long id and many small events cost their product (a 500,000-
-      // character id and 400 events: 200 MB to the agent, and the node held for seconds; a
-      // hostile review).
-      const id = fields.id === this.#idWritten ? null : fields.id
-      if (fields.id !== null) this.#idWritten = fields.id
-      out.push(encoder.encode(formatSseEvent({ ...fields, id, data: data ?? text })))
+      out.push(encoder.encode(formatSseEvent({ ...this.#fields.toWrite(e), data: data ?? text })))
     }
     if (events.length === 0 && raw !== null && raw.length > 0 && this.#sse?.atBoundary) {
       out.push(KEEP_ALIVE)

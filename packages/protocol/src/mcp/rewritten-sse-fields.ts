@@ -19,6 +19,8 @@ export class SseFieldRewriter {
   #lastIdOut: string | null = null
   /** What the rewrites followed when the last id was rewritten (`shapedBy`). */
   #lastShape: unknown = undefined
+  /** The last id `toWrite` let through (null: none yet). */
+  #idWritten: string | null = null
 
   /**
    * `shapedBy`, when the rewrite's policy may change while the stream is open, says what it
@@ -31,6 +33,21 @@ export class SseFieldRewriter {
   ) {
     this.#rewrite = rewrite
     this.#shapedBy = shapedBy
+  }
+
+  /**
+   * `event` as the stream writes it: `fields`, with its id left out when it is the one written
+   * last. The agent's reader keeps the last id for the events after it (the SSE standard), and
+   * the parser carries it over to each of them: written with every event, one long id and many
+   * small events cost their product (a 500,000-character id and 400 events: 200 MB to the
+   * agent, and the node held for seconds; a hostile review).
+   */
+  toWrite(event: SseEvent): SseEvent {
+    const fields = this.fields(event)
+    if (fields.id === null) return fields
+    if (fields.id === this.#idWritten) return { ...fields, id: null }
+    this.#idWritten = fields.id
+    return fields
   }
 
   /** `event` with its id and name (unless the default `message`) rewritten. */

@@ -4,6 +4,7 @@ import { getCall, listCalls, type CallView } from '../governance/call-log.js'
 import { metricsReport } from '../governance/metrics-report.js'
 import type { GovernanceServices } from '../governance/open-governance.js'
 import type { Database } from '../store/schema.js'
+import { storedZeroKnowledge } from '../store/policy-store.js'
 import type { ToolPinsStore } from '../store/tool-pins-store.js'
 import { AWAITING, toolsView } from '../governance/tools-view.js'
 import type { GovernancePort } from './governance-port.js'
@@ -19,17 +20,19 @@ export function governancePort(
     policy: (tunnelId) => gov.policies.read(tunnelId),
     setPolicy: (tunnelId, value, by) => gov.policies.write(tunnelId, value, by),
     policyVersions: (tunnelId) => gov.policies.versions(tunnelId),
+    // No body of a zero-knowledge tunnel is shown, whatever the state of its erasure (after the
+    // policy's commit, in batches, taken up again when cut short; found by a review).
     async calls(tunnelId, filter) {
       const [page, hide] = await Promise.all([
         listCalls(db, tunnelId, filter),
-        zeroKnowledge(db, tunnelId),
+        storedZeroKnowledge(db, tunnelId),
       ])
       return hide ? { ...page, calls: page.calls.map(withoutBodies) } : page
     },
     async call(tunnelId, callId) {
       const [call, hide] = await Promise.all([
         getCall(db, tunnelId, callId),
-        zeroKnowledge(db, tunnelId),
+        storedZeroKnowledge(db, tunnelId),
       ])
       return hide && call !== undefined ? withoutBodies(call) : call
     },
@@ -45,25 +48,6 @@ export function governancePort(
       return done
     },
     toolsAwaiting: (accountId) => toolPins.awaiting(accountId, AWAITING),
-  }
-}
-
-/**
- * Whether `tunnelId`'s stored policy is in zero-knowledge mode now: its history's bodies are not
- * shown, whether or not their erasure is done (it runs after the policy's commit, in batches, and
- * may be cut short and taken up again; found by a review).
- */
-async function zeroKnowledge(db: Kysely<Database>, tunnelId: string): Promise<boolean> {
-  const row = await db
-    .selectFrom('tunnel_policies')
-    .select('document')
-    .where('tunnel_id', '=', tunnelId)
-    .executeTakeFirst()
-  if (row === undefined) return false
-  try {
-    return (JSON.parse(row.document) as { zero_knowledge?: unknown }).zero_knowledge === true
-  } catch {
-    return false
   }
 }
 

@@ -9,7 +9,7 @@
  * The transaction also notes the erasure as pending (a setting, `erase-content:<tunnel>`), cleared
  * once the bodies are gone: an erasure a failure or a restart cut short is taken up again.
  */
-import type { Kysely, Transaction } from 'kysely'
+import type { Kysely } from 'kysely'
 import type { Database } from './schema.js'
 import { eraseToolDefinitions } from './tool-pins-store.js'
 import { lockAccount } from './lock-account.js'
@@ -79,7 +79,7 @@ export class PolicyStore {
       .executeTakeFirst()
     const stored = await this.#db.transaction().execute(async (trx) => {
       if (tunnel !== undefined) await lockAccount(trx, tunnel.account_id)
-      const erased = opts.eraseContent === true && !(await wasZeroKnowledge(trx, tunnelId))
+      const erased = opts.eraseContent === true && !(await storedZeroKnowledge(trx, tunnelId))
       if (erased) {
         await eraseToolDefinitions(trx, tunnelId)
         await trx
@@ -150,7 +150,7 @@ export class PolicyStore {
    */
   async eraseContentIfZeroKnowledge(tunnelId: string): Promise<void> {
     const zeroKnowledge = await this.#db.transaction().execute(async (trx) => {
-      const on = await wasZeroKnowledge(trx, tunnelId)
+      const on = await storedZeroKnowledge(trx, tunnelId)
       if (on) await eraseToolDefinitions(trx, tunnelId)
       return on
     })
@@ -185,9 +185,15 @@ export class PolicyStore {
   }
 }
 
-/** Whether the tunnel's stored policy is already in zero-knowledge mode (nothing to erase). */
-async function wasZeroKnowledge(trx: Transaction<Database>, tunnelId: string): Promise<boolean> {
-  const row = await trx
+/**
+ * Whether the tunnel's stored policy is in zero-knowledge mode (in a policy change: already, so
+ * nothing to erase; for the Traffic views: bodies not shown, whatever the erasure's state).
+ */
+export async function storedZeroKnowledge(
+  db: Kysely<Database>,
+  tunnelId: string,
+): Promise<boolean> {
+  const row = await db
     .selectFrom('tunnel_policies')
     .select('document')
     .where('tunnel_id', '=', tunnelId)

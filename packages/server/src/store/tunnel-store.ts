@@ -27,6 +27,7 @@ import type { Database } from './schema.js'
 import { StoreError } from './store-error.js'
 import { subdomainFromName } from './subdomain-from-name.js'
 import { deleteHistory } from './tunnel-history-batches.js'
+import { tunnelsInServingOrder } from './tunnels-in-serving-order.js'
 import { normaliseName, toStatus, toTunnel } from './tunnel-row.js'
 import type { Tunnel, TunnelStatus, TunnelWithAccount } from './tunnel-row.js'
 
@@ -127,7 +128,7 @@ export class TunnelStore {
 
   /** See `Store#listTunnels`. */
   async list(accountId: string): Promise<TunnelStatus[]> {
-    return listIn(this.#db, accountId, this.#now())
+    return tunnelsInServingOrder(this.#db, accountId, this.#now())
   }
 
   /** See `Store#getTunnel`. */
@@ -231,7 +232,7 @@ export class TunnelStore {
         .set((eb) => ({ pinned: eb.case().when('id', 'in', chosen).then(1).else(0).end() }))
         .where('account_id', '=', accountId)
         .execute()
-      return listIn(trx, accountId, this.#now())
+      return tunnelsInServingOrder(trx, accountId, this.#now())
     })
   }
 
@@ -366,34 +367,6 @@ export class TunnelStore {
       planInForce(account.id, account.plan, toDate(account.plan_expires_at), this.#now())
     ]
   }
-}
-
-/** The account's tunnels in serving order, each marked serving or not, read through `db`. */
-async function listIn(db: Kysely<Database>, accountId: string, now: Date): Promise<TunnelStatus[]> {
-  const rows = await db
-    .selectFrom('tunnels')
-    .innerJoin('accounts', 'accounts.id', 'tunnels.account_id')
-    .selectAll('tunnels')
-    .select([
-      'accounts.plan as account_plan',
-      'accounts.plan_expires_at as account_plan_expires_at',
-    ])
-    .where('tunnels.account_id', '=', accountId)
-    // The same order as the rank in `#withAccountAndRank`.
-    .orderBy('tunnels.pinned', 'desc')
-    .orderBy('tunnels.created_at', 'asc')
-    .orderBy('tunnels.id', 'asc')
-    .execute()
-  const first = rows[0]
-  if (first === undefined) return []
-  const plan = planInForce(
-    accountId,
-    first.account_plan,
-    toDate(first.account_plan_expires_at),
-    now,
-  )
-  const limit = PLANS[plan].tunnels
-  return rows.map((row, index) => toStatus(row, index < limit))
 }
 
 function tunnelCount(n: number): string {

@@ -16,6 +16,7 @@ import { silentLogger, type Logger } from '@burrow/protocol'
 import type { OauthClient, OauthClientStore } from '../../store/oauth-client-store.js'
 import { RateLimiter } from '../../http/rate-limiter.js'
 import type { UrlGuard } from '../../webhooks/url-guard.js'
+import { hasDotSegment, isJsonType, mediaTypeOf } from './client-document-checks.js'
 import { OauthError } from './oauth-error.js'
 import { parseRedirectUris } from './redirect-uri.js'
 import { ReservedFetches } from './reserved-fetches.js'
@@ -342,38 +343,6 @@ function checkPublicClient(body: Record<string, unknown>): void {
       'grant_types may hold only authorization_code and refresh_token',
     )
   }
-}
-
-/**
- * Whether the path of `clientId` (as written, before the URL parser resolves it) has a `.` or
- * `..` segment, percent-encoded or not: the draft forbids them in a client_id URL.
- */
-function hasDotSegment(clientId: string): boolean {
-  // The parser reads a backslash as a slash in an https URL, in the host part too (found by a
-  // review: `https://host\\org\\..\\x` was read as the host part whole, and fetched as /x).
-  const path = clientId.replace(/^[a-z][a-z0-9+.-]*:[/\\]{2}[^/\\?#]*/i, '').split(/[?#]/)[0] ?? ''
-  return path.split(/[/\\]/).some((segment) => /^(\.|%2e){1,2}$/i.test(segment))
-}
-
-/**
- * The media type of a `content-type` header, lower case, without parameters; '' for none, and
- * `several types` when it was sent more than once with different types (only the first was
- * read, found by a review).
- */
-function mediaTypeOf(header: string | string[] | undefined): string {
-  const values = (Array.isArray(header) ? header : [header ?? '']).map((value) =>
-    (value.split(';')[0] ?? '').trim().toLowerCase(),
-  )
-  return new Set(values).size > 1 ? 'several types' : (values[0] ?? '')
-}
-
-/**
- * Whether a document of `type` is JSON as served on purpose: `application/json` or a
- * `+json` type. A site that serves its users' files as text (a paste, a raw file view) does not
- * make them client documents under its name.
- */
-function isJsonType(type: string): boolean {
-  return type === 'application/json' || /^application\/[a-z0-9!#$&^_.-]+\+json$/.test(type)
 }
 
 async function readBounded(body: AsyncIterable<Buffer>): Promise<string> {
