@@ -4,7 +4,8 @@
  * same run, per-method metrics past theirs: `governance/metrics-purge.ts`), so a downgrade
  * shortens retention from the next purge on. The effective plan is the billing rule the account row
  * carries: `plan`, or Free once `plan_expires_at` has passed. An unknown plan gets the shortest
- * retention.
+ * retention. Once a month (at start, then in the first run of each month), the usage rows of
+ * tunnels deleted in the months before go too (`usage-purge.ts`).
  */
 import { purgeCallMetrics } from '../governance/metrics-purge.js'
 import { PLAN_IDS, PLANS, type PlanId } from '../plans.js'
@@ -12,6 +13,8 @@ import type { Logger } from '@burrow/protocol'
 import type { ExpressionBuilder, Kysely } from 'kysely'
 import { deleteInBatches, PURGE_BATCH_ROWS } from '../store/delete-in-batches.js'
 import type { Database } from '../store/schema.js'
+import { periodOf, type Period } from './period.js'
+import { purgeDeletedTunnelsUsage } from './usage-purge.js'
 
 const HOUR_MS = 60 * 60 * 1000
 
@@ -84,6 +87,8 @@ export class HistoryPurger {
   readonly #clock: () => Date
   readonly #timer: NodeJS.Timeout
   #running: Promise<void> | null = null
+  /** The month whose earlier months' usage rows of deleted tunnels were purged last. */
+  #usagePurgedFor: Period | null = null
 
   constructor(db: Kysely<Database>, options: HistoryPurgerOptions) {
     this.#db = db
@@ -104,12 +109,24 @@ export class HistoryPurger {
         if (total > 0) this.#log.debug(`call history: purged ${total} records past retention`)
         const metrics = await purgeCallMetrics(this.#db, now)
         if (metrics > 0) this.#log.debug(`call metrics: purged ${metrics} rows past retention`)
+        await this.#purgeUsage(now)
       })
       .catch((error: Error) => this.#log.warn(`call history: purge failed: ${error.message}`))
       .finally(() => {
         this.#running = null
       })
     return this.#running
+  }
+
+  /** The usage rows of deleted tunnels, once per month (they wait at most one run's interval). */
+  async #purgeUsage(now: Date): Promise<void> {
+    const period = periodOf(now)
+    if (this.#usagePurgedFor === period) return
+    const { counters, snapshots, released } = await purgeDeletedTunnelsUsage(this.#db, now)
+    this.#usagePurgedFor = period
+    const total = counters + snapshots + released
+    if (total > 0)
+      this.#log.debug(`usage: purged ${total} rows of tunnels deleted before ${period}`)
   }
 
   /** Stop purging; waits for a purge in progress. */

@@ -7,6 +7,7 @@
 
 import { randomBytes } from 'node:crypto'
 import type { Kysely } from 'kysely'
+import { deleteInBatches, PURGE_BATCH_ROWS } from './delete-in-batches.js'
 import { hashKey } from './hash-key.js'
 import { newSecret } from './random-token.js'
 import type { Database } from './schema.js'
@@ -129,12 +130,22 @@ export class WebSessionStore {
     return Number(result.numDeletedRows)
   }
 
-  /** Remove expired sessions (they are already refused); returns how many. Run periodically. */
-  async purgeExpired(): Promise<number> {
-    const result = await this.#db
-      .deleteFrom('web_sessions')
-      .where('expires_at', '<=', this.#now().toISOString())
-      .executeTakeFirst()
-    return Number(result.numDeletedRows)
+  /**
+   * Remove expired sessions (they are already refused); returns how many. Run periodically. In
+   * statements of at most `batchRows` rows: the first purge after an upgrade meets every expired
+   * session ever made, and one statement for them all held SQLite's event loop, or outlasted
+   * PostgreSQL's bound and failed on every run.
+   */
+  async purgeExpired(batchRows: number = PURGE_BATCH_ROWS): Promise<number> {
+    const cutoff = this.#now().toISOString()
+    return deleteInBatches(batchRows, async (limit) => {
+      const result = await this.#db
+        .deleteFrom('web_sessions')
+        .where('id', 'in', (eb) =>
+          eb.selectFrom('web_sessions').select('id').where('expires_at', '<=', cutoff).limit(limit),
+        )
+        .executeTakeFirst()
+      return Number(result.numDeletedRows)
+    })
   }
 }

@@ -150,5 +150,29 @@ for (const backend of testBackends()) {
       assert.equal(await store.webSessions.find(old.token), undefined)
       assert.equal((await store.webSessions.find(fresh.token))?.accountId, bob.id)
     })
+
+    it('purges a backlog of expired sessions in statements of a bounded size', async () => {
+      for (let i = 0; i < 7; i++) await store.webSessions.create(ann.id)
+      clock = START + 20 * DAY
+      const fresh = await store.webSessions.create(bob.id)
+      clock = START + 30 * DAY
+      const statements: string[] = []
+      const counting = new WebSessionStore(
+        store.db.withPlugin({
+          transformQuery: (args) => {
+            if (args.node.kind === 'DeleteQueryNode') statements.push(args.queryId.queryId)
+            return args.node
+          },
+          transformResult: async (args) => args.result,
+        }),
+        () => new Date(clock),
+      )
+      assert.equal(await counting.purgeExpired(3), 7)
+      // 3, 3 and 1: the statement that deletes fewer than the batch is the last.
+      assert.equal(statements.length, 3)
+      const left = await store.db.selectFrom('web_sessions').select('account_id').execute()
+      assert.deepEqual(left, [{ account_id: bob.id }])
+      assert.equal((await store.webSessions.find(fresh.token))?.accountId, bob.id)
+    })
   })
 }
