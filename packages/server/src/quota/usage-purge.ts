@@ -10,7 +10,7 @@
 import type { Kysely } from 'kysely'
 import { deleteInBatches, PURGE_BATCH_ROWS } from '../store/delete-in-batches.js'
 import type { Database } from '../store/schema.js'
-import { periodOf } from './period.js'
+import { periodOf, type Period } from './period.js'
 
 /** Rows deleted by one purge. */
 export interface UsagePurgeCounts {
@@ -27,28 +27,12 @@ export async function purgeDeletedTunnelsUsage(
 ): Promise<UsagePurgeCounts> {
   const period = periodOf(now)
   const counts = { counters: 0, snapshots: 0, released: 0 }
-  for (const table of ['usage_counters', 'usage_snapshots'] as const) {
-    const deleted = await deleteInBatches(batchRows, async (limit) => {
-      // The primary key (period, tunnel, metric) of at most `limit` rows of deleted tunnels.
-      const result = await db
-        .deleteFrom(table)
-        .where((eb) =>
-          eb(eb.refTuple('period', 'tunnel_id', 'metric'), 'in', (old) =>
-            old
-              .selectFrom(table)
-              .select(['period', 'tunnel_id', 'metric'])
-              .where('period', '<', period)
-              .where('tunnel_id', 'not in', (tunnels) => tunnels.selectFrom('tunnels').select('id'))
-              .limit(limit)
-              .$asTuple('period', 'tunnel_id', 'metric'),
-          ),
-        )
-        .executeTakeFirst()
-      return Number(result.numDeletedRows)
-    })
-    if (table === 'usage_counters') counts.counters = deleted
-    else counts.snapshots = deleted
-  }
+  counts.counters = await deleteInBatches(batchRows, (limit) =>
+    deleteOfDeleted(db, 'usage_counters', period, limit),
+  )
+  counts.snapshots = await deleteInBatches(batchRows, (limit) =>
+    deleteOfDeleted(db, 'usage_snapshots', period, limit),
+  )
   const monthStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1)).toISOString()
   counts.released = await deleteInBatches(batchRows, async (limit) => {
     const result = await db
@@ -67,4 +51,39 @@ export async function purgeDeletedTunnelsUsage(
     return Number(result.numDeletedRows)
   })
   return counts
+}
+
+/**
+ * Delete at most `limit` rows of `table` of months before `period` whose tunnel no longer exists
+ * (looked up by its key: an anti-join on either database); the number deleted.
+ */
+async function deleteOfDeleted(
+  db: Kysely<Database>,
+  table: 'usage_counters' | 'usage_snapshots',
+  period: Period,
+  limit: number,
+): Promise<number> {
+  // Typed as `usage_counters`: both tables key their rows by (period, tunnel_id, metric).
+  const named = table as 'usage_counters'
+  const result = await db
+    .deleteFrom(named)
+    .where((eb) =>
+      eb(eb.refTuple('period', 'tunnel_id', 'metric'), 'in', (old) =>
+        old
+          .selectFrom(`${named} as u` as 'usage_counters as u')
+          .select(['u.period', 'u.tunnel_id', 'u.metric'])
+          .where('u.period', '<', period)
+          .where((inner) =>
+            inner.not(
+              inner.exists(
+                inner.selectFrom('tunnels').select('id').whereRef('id', '=', 'u.tunnel_id'),
+              ),
+            ),
+          )
+          .limit(limit)
+          .$asTuple('period', 'tunnel_id', 'metric'),
+      ),
+    )
+    .executeTakeFirst()
+  return Number(result.numDeletedRows)
 }
