@@ -111,4 +111,36 @@ describe('pinned tool definitions under redaction', { timeout: 120_000 }, () => 
     assert.match(changed, /"status":"changed"/)
     assert.ok(!changed.includes('corp-secret-0000'), changed)
   })
+
+  it('pins a tool whose name holds a secret under its masked name, approved by that name', async () => {
+    const named = (description: string) => ({
+      name: `use-${KEY}`,
+      description,
+      inputSchema: { type: 'object' },
+    })
+    // New since the baseline of the test above.
+    await list(3, [named('first')])
+    const deadline = Date.now() + 10_000
+    let view = ''
+    while (Date.now() < deadline) {
+      view = await toolsView()
+      if (view.includes('use-[REDACTED:github_token]#')) break
+      await new Promise((r) => setTimeout(r, 100))
+    }
+    assert.ok(!view.includes(KEY), `the Tools view shows the name's secret: ${view}`)
+    const tools = (
+      JSON.parse(view) as { tools: { name: string; status: string; current_hash: string }[] }
+    ).tools
+    const pinned = tools.find((t) => t.name.startsWith('use-[REDACTED:github_token]#'))
+    assert.ok(pinned, view)
+    assert.equal(pinned.status, 'new')
+    const approved = await api(
+      'POST',
+      `/api/tunnels/${tunnel.id}/tools/${encodeURIComponent(pinned.name)}/approve`,
+      { hash: pinned.current_hash },
+    )
+    assert.equal(approved.status, 200, JSON.stringify(approved.json))
+    assert.equal(approved.json.status, 'approved')
+    assert.ok(!JSON.stringify(approved.json).includes(KEY))
+  })
 })

@@ -3,6 +3,7 @@
  * each pinned once, and the names left out of the answer.
  */
 import type { Round } from './list-rounds.js'
+import { pinKeyOf } from './pin-key.js'
 import { unpinnableName } from './pinnable-name.js'
 import type { PinState } from './pin-state.js'
 import type { RugPullMode } from './policy.js'
@@ -15,8 +16,9 @@ import { pinTool, type PinnedTool } from './tool-definition.js'
 export const MAX_PAGE_TOOLS = 5000
 
 /**
- * The page's tools by name, first copy of each (`seen`), and the names to leave out (`left`):
- * those an earlier page of the list had, and in `hold` mode those not pinnable or past the cap.
+ * The page's tools by the key they are pinned under (pin-key.ts), first copy of each (`seen`),
+ * and the names, as listed, to leave out (`left`): those an earlier page of the list had, and in
+ * `hold` mode those not pinnable or past the cap.
  */
 export function pageTools(
   state: PinState,
@@ -31,18 +33,21 @@ export function pageTools(
   let looked = 0
   for (const tool of tools) {
     const name = (tool as { name?: unknown } | null)?.name
-    if (typeof name !== 'string' || name === '' || seen.has(name)) continue
+    if (typeof name !== 'string' || name === '') continue
     if (unpinnableName(name) !== null) {
       // Not pinned (pinnable-name.ts): held in `hold` mode, as tools past the caps are.
       if (mode === 'hold') left.add(name)
       continue
     }
-    if (round?.names.has(name)) {
+    // One key per name: a name and its key differ only where a secret was masked.
+    const key = pinKeyOf(name)
+    if (seen.has(key)) continue
+    if (round?.names.has(key)) {
       left.add(name)
-    } else if (looked < MAX_PAGE_TOOLS || state.pins.has(name)) {
+    } else if (looked < MAX_PAGE_TOOLS || state.pins.has(key)) {
       looked++
-      const pin = pinTool(tool)
-      if (pin !== null) seen.set(name, pin)
+      const pin = pinTool(tool, key)
+      if (pin !== null) seen.set(key, pin)
     } else if (mode === 'hold') {
       left.add(name)
     }

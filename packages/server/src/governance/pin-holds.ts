@@ -5,10 +5,12 @@
 import type { PinRow, PinStatus } from '../store/tool-pins-store.js'
 import { diffDefinitions } from './definition-diff.js'
 import { BASELINE_PAGING_MS } from './list-paging.js'
+import { pinKeyOf } from './pin-key.js'
 import { looksLikeIn } from './pin-lookalikes.js'
 import { unpinnableName } from './pinnable-name.js'
 import type { PinState } from './pin-state.js'
 import type { RugPullMode } from './policy.js'
+import type { PinnedTool } from './tool-definition.js'
 
 /** Statuses held from agents, per mode. */
 export const HELD_STATUSES: Readonly<Record<RugPullMode, ReadonlySet<PinStatus>>> = {
@@ -17,17 +19,17 @@ export const HELD_STATUSES: Readonly<Record<RugPullMode, ReadonlySet<PinStatus>>
   hold: new Set(['changed', 'new', 'renamed', 'rejected']),
 }
 
-/** The names of `seen` (a page's tools) agents may not see under `mode`. */
+/** The names, as listed, of `seen` (a page's tools by key) agents may not see under `mode`. */
 export function hiddenNames(
   state: PinState,
-  seen: ReadonlyMap<string, unknown>,
+  seen: ReadonlyMap<string, PinnedTool>,
   mode: RugPullMode,
 ): ReadonlySet<string> {
   const hidden = new Set<string>()
-  for (const name of seen.keys()) {
-    const row = state.pins.get(name)
+  for (const [key, p] of seen) {
+    const row = state.pins.get(key)
     if (row === undefined ? unjudged(state, mode) : HELD_STATUSES[mode].has(row.status))
-      hidden.add(name)
+      hidden.add(p.listed)
   }
   return hidden
 }
@@ -44,7 +46,8 @@ export function unjudged(state: PinState, mode: RugPullMode): boolean {
 
 /**
  * Why a call to `name` is held under `mode` with the pins of `state`, or null when it may go
- * through; `where` is the tunnel's Tools page.
+ * through; `where` is the tunnel's Tools page. The reason names the tool by its key (a secret
+ * in the name masked).
  */
 export function heldReasonIn(
   state: PinState,
@@ -52,7 +55,7 @@ export function heldReasonIn(
   mode: RugPullMode,
   where: string,
 ): string | null {
-  const row = state.pins.get(name)
+  const row = state.pins.get(pinKeyOf(name))
   if (row === undefined) {
     if (!unjudged(state, mode)) return null
     const unpinnable = unpinnableName(name)
@@ -61,20 +64,21 @@ export function heldReasonIn(
       if (mode !== 'hold') return null
       return `${unpinnable}; such tools are not pinned, and are held on tunnels in hold mode`
     }
+    const key = pinKeyOf(name)
     if (state.baselining) {
       return (
-        `the tool "${name}" is not yet compared with the first list of this tunnel's tools, ` +
+        `the tool "${key}" is not yet compared with the first list of this tunnel's tools, ` +
         `which is still being read; it is held until that list is complete (at most ` +
         `${BASELINE_PAGING_MS / 1000} s after its last page), then judged: list the tools again then`
       )
     }
     return (
-      `the tool "${name}" is not among the tools this tunnel's owner approved; ` +
+      `the tool "${key}" is not among the tools this tunnel's owner approved; ` +
       `it is held until the owner approves it at ${where}`
     )
   }
   if (!HELD_STATUSES[mode].has(row.status)) return null
-  return heldReasonOf(row, where, looksLikeIn(state.pins, name))
+  return heldReasonOf(row, where, looksLikeIn(state.pins, row.name))
 }
 
 /**

@@ -6,6 +6,7 @@
  * while the baseline pages), and it is checked against the pins here.
  */
 import { isApproved } from './pin-forms.js'
+import { pinKeyOf } from './pin-key.js'
 import { HELD_STATUSES, unjudged } from './pin-holds.js'
 import type { RugPullMode } from './policy.js'
 import { pinTool } from './tool-definition.js'
@@ -28,7 +29,8 @@ export function unapprovedIn(
   for (const tool of tools) {
     const name = (tool as { name?: unknown } | null)?.name
     if (typeof name !== 'string') continue
-    const row = state.pins.get(name)
+    const key = pinKeyOf(name)
+    const row = state.pins.get(key)
     if (row === undefined) {
       if (unjudged(state, mode)) left.add(name)
       continue
@@ -37,7 +39,7 @@ export function unapprovedIn(
     else if (mode === 'hold' && row.approvedHash !== null) {
       if (looked++ >= MAX_PAGE_TOOLS) left.add(name)
       else {
-        const p = pinTool(tool)
+        const p = pinTool(tool, key)
         if (p === null || !isApproved(row, p)) left.add(name)
       }
     }

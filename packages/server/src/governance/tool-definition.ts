@@ -10,6 +10,7 @@
  * definition deeper than 32 levels or larger than 256 KiB is hashed as its raw text and stored cut.
  */
 import { createHash } from 'node:crypto'
+import { pinKeyOf } from './pin-key.js'
 
 /** The pinned fields. */
 export const PINNED_FIELDS = [
@@ -51,7 +52,10 @@ export const MAX_DEFINITION_CHARS = 256 * 1024
 
 /** A tool as pinned. */
 export interface PinnedTool {
+  /** The key it is pinned under: its name, masked where it holds a secret (pin-key.ts). */
   readonly name: string
+  /** Its name as the server listed it. */
+  readonly listed: string
   /** SHA-256 (hex) of the canonical definition. */
   readonly hash: string
   /** SHA-256 of the canonical definition without its name. */
@@ -69,8 +73,11 @@ export interface PinnedTool {
   readonly whole?: string
 }
 
-/** The pinned form of `tool` (an item of a `tools/list` result), or null when it has no name. */
-export function pinTool(tool: unknown): PinnedTool | null {
+/**
+ * The pinned form of `tool` (an item of a `tools/list` result), or null when it has no name;
+ * `key` is its name's `pinKeyOf` when the caller has it already.
+ */
+export function pinTool(tool: unknown, key?: string): PinnedTool | null {
   if (typeof tool !== 'object' || tool === null || Array.isArray(tool)) return null
   const t = tool as Record<string, unknown>
   if (typeof t.name !== 'string' || t.name === '') return null
@@ -87,7 +94,8 @@ export function pinTool(tool: unknown): PinnedTool | null {
   const bodyHash = sha256(canonicalJson(withoutName(picked)))
   const same = Object.keys(picked).length === Object.keys(legacy).length
   return {
-    name: t.name,
+    name: key ?? pinKeyOf(t.name),
+    listed: t.name,
     hash,
     bodyHash,
     legacyHash: same ? hash : sha256(canonicalJson(legacy)),

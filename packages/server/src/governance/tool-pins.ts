@@ -29,6 +29,7 @@ import { couldBeRenamed, noteName, roundOf, type Round } from './list-rounds.js'
 import { heldReasonIn, hiddenNames } from './pin-holds.js'
 import { looksLikeIn } from './pin-lookalikes.js'
 import { unpinnableName } from './pinnable-name.js'
+import { pinKeyOf } from './pin-key.js'
 import type { RugPullMode } from './policy.js'
 import { MAX_PAGE_TOOLS, pageTools } from './page-tools.js'
 import { hasApprovedBody, judgePin, repinned } from './pin-forms.js'
@@ -196,10 +197,12 @@ export class ToolPins {
       const name = (tool as { name?: unknown } | null)?.name
       if (typeof name !== 'string' || name === '' || seen.has(name)) continue
       seen.add(name)
-      const row = state.pins.get(name)
-      if (unpinnableName(name) !== null || (row === undefined && looked >= MAX_PAGE_TOOLS)) continue
+      if (unpinnableName(name) !== null) continue
+      const key = pinKeyOf(name)
+      const row = state.pins.get(key)
+      if (row === undefined && looked >= MAX_PAGE_TOOLS) continue
       looked++
-      const p = pinTool(tool)
+      const p = pinTool(tool, key)
       if (p === null) continue
       if (row !== undefined) {
         // Compared as a listing's tools are (pin-forms.ts), but never restored to approved.
@@ -208,7 +211,7 @@ export class ToolPins {
         if (state.baselining) {
           awaitBaseline(state.baselineWaits, this.#kept.slim(state, p, keep), MAX_PINNED_TOOLS)
         } else {
-          this.#see(tunnel, state, name, 'new', this.#kept.of(state, p, keep), at)
+          this.#see(tunnel, state, key, 'new', this.#kept.of(state, p, keep), at)
         }
       }
     }

@@ -519,6 +519,7 @@ describe('openStore', () => {
         '026_webhook_postponements',
         '027_tool_pin_forms',
         '028_oauth_codes_by_grant',
+        '029_tool_pin_keys',
       ])
     } finally {
       await store.close()

@@ -35,6 +35,7 @@ import { billingHistoryMigration } from './025-billing-history.js'
 import { webhookPostponementsMigration } from './026-webhook-postponements.js'
 import { toolPinFormsMigration } from './027-tool-pin-forms.js'
 import { oauthCodesByGrantMigration } from './028-oauth-codes-by-grant.js'
+import { toolPinKeysMigration } from './029-tool-pin-keys.js'
 
 /** All migrations by name; names sort in the order they apply. */
 const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -66,6 +67,7 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '026_webhook_postponements': webhookPostponementsMigration,
   '027_tool_pin_forms': toolPinFormsMigration,
   '028_oauth_codes_by_grant': oauthCodesByGrantMigration,
+  '029_tool_pin_keys': toolPinKeysMigration,
 }
 
 const provider: MigrationProvider = {
