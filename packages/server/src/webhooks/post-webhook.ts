@@ -8,8 +8,8 @@
 import { request } from 'undici'
 import type { Dispatcher } from 'undici'
 import { parseRetryAfter } from './retry-schedule.js'
+import { deliveryError, type DeliveryError } from './delivery-error.js'
 import { LookupBusyError } from './system-resolve.js'
-import { AddressRefusedError } from './url-guard.js'
 import type { UrlGuard } from './url-guard.js'
 
 /** What one attempt came to. */
@@ -29,6 +29,8 @@ export type AttemptOutcome =
       /** The HTTP status, or null when there was no answer. */
       readonly status: number | null
       readonly error: string
+      /** For burrowd's log, where it says more than `error` (delivery-error.ts). */
+      readonly detail?: string
       /** The receiver's `Retry-After` (429, 503) in ms, if it sent one. */
       readonly retryAfterMs: number | null
     }
@@ -69,14 +71,18 @@ export async function postWebhook(req: PostWebhookRequest): Promise<AttemptOutco
   if (refusal !== null) return failed(null, refusal)
   const own = req.asker === undefined ? undefined : req.guard.dispatcherFor(req.asker)
   try {
-    return await send(req, own ?? req.guard.dispatcher)
+    return await send(req, hostname, own ?? req.guard.dispatcher)
   } finally {
     // Everything of the answer was read or dropped: nothing of it is waited for.
     await own?.destroy().catch(() => {})
   }
 }
 
-async function send(req: PostWebhookRequest, dispatcher: Dispatcher): Promise<AttemptOutcome> {
+async function send(
+  req: PostWebhookRequest,
+  hostname: string,
+  dispatcher: Dispatcher,
+): Promise<AttemptOutcome> {
   const timeout = AbortSignal.timeout(req.timeoutMs)
   const signal = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout
   try {
@@ -102,10 +108,10 @@ async function send(req: PostWebhookRequest, dispatcher: Dispatcher): Promise<At
     return failed(status, describeStatus(status, snippet), retryAfter)
   } catch (error) {
     if (timeout.aborted) return failed(null, `no answer within ${req.timeoutMs / 1000} s`)
-    if (req.signal?.aborted) return failed(null, describeError(req.signal.reason))
+    if (req.signal?.aborted) return failedWith(deliveryError(req.signal.reason, hostname))
     const first: unknown = error instanceof AggregateError ? error.errors[0] : error
     if (first instanceof LookupBusyError) return { kind: 'busy', error: first.message }
-    return failed(null, describeError(error))
+    return failedWith(deliveryError(error, hostname))
   }
 }
 
@@ -113,20 +119,13 @@ function failed(status: number | null, error: string, retryAfterMs: number | nul
   return { kind: 'failed', status, error, retryAfterMs } as const
 }
 
+function failedWith({ error, detail }: DeliveryError) {
+  return { kind: 'failed', status: null, error, retryAfterMs: null, detail } as const
+}
+
 function describeStatus(status: number, snippet: string): string {
   const redirect = status >= 300 && status < 400 ? ' (redirects are not followed)' : ''
   return `HTTP ${status}${redirect}${snippet === '' ? '' : `: ${snippet}`}`
-}
-
-function describeError(error: unknown): string {
-  if (error instanceof AddressRefusedError) return error.message
-  // Happy-eyeballs connects fail with an AggregateError whose own message is empty.
-  const first: unknown = error instanceof AggregateError ? (error.errors[0] ?? error) : error
-  if (!(first instanceof Error)) return `could not send: ${String(first)}`
-  if (first instanceof AddressRefusedError) return first.message
-  const code = (first as NodeJS.ErrnoException).code
-  const text = first.message !== '' ? first.message : (code ?? first.name)
-  return `could not send: ${text}`
 }
 
 /** The start of a response body as one printable line. */

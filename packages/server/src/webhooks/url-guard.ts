@@ -28,13 +28,20 @@ export type ResolveHost = (
   signal?: AbortSignal,
 ) => Promise<readonly LookupAddress[]>
 
-/** A connection the guard refused; `message` is what the delivery log shows. */
+/** A connection the guard refused; `message` says why (delivery-error.ts says what is shown). */
 export class AddressRefusedError extends Error {
   /** Stable code for callers that branch on it. */
   readonly code = 'address_refused'
 
-  constructor(message: string) {
+  /**
+   * Whether the URL named a host, whose lookup gave the refused address (what burrowd's DNS
+   * answers is then for its own log, not the delivery log: delivery-error.ts).
+   */
+  readonly forName: boolean
+
+  constructor(message: string, forName = false) {
     super(message)
+    this.forName = forName
     this.name = 'AddressRefusedError'
   }
 }
@@ -163,7 +170,7 @@ export class UrlGuard {
             .map((a) => addressRefusal(hostname, a.address, this.allowPrivate))
             .find((r) => r !== null)
           const first = addresses[0]
-          if (refusal !== undefined) callback(new AddressRefusedError(refusal), '', 0)
+          if (refusal !== undefined) callback(new AddressRefusedError(refusal, true), '', 0)
           else if (first === undefined) callback(notFound(hostname), '', 0)
           else if (options.all === true) callback(null, addresses)
           else callback(null, first.address, first.family)

@@ -318,7 +318,10 @@ export class WebhookDispatcher {
     )
     const where = `delivery ${row.id} (attempt ${attempt}) to ${originOf(row.url)}`
     if (outcome.kind === 'delivered') this.#log.debug(`webhooks: ${where}: HTTP ${outcome.status}`)
-    else this.#log.warn(`webhooks: ${where}: ${outcome.error}`)
+    else
+      this.#log.warn(
+        `webhooks: ${where}: ${outcome.kind === 'failed' ? (outcome.detail ?? outcome.error) : outcome.error}`,
+      )
     if (disabledReason !== null) {
       this.#log.warn(
         `webhooks: endpoint ${row.endpoint_id} (${originOf(row.url)}) ${disabledReason}`,

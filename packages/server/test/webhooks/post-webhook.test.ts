@@ -127,6 +127,7 @@ describe('postWebhook', () => {
       status: null,
       error: 'could not send: burrowd is stopping',
       retryAfterMs: null,
+      detail: 'could not send: burrowd is stopping',
     })
   })
 })

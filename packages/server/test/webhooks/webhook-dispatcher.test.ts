@@ -28,6 +28,9 @@ import { startWebhookReceiver, webhookHeaders } from '../helpers/webhook-receive
 import type { ReceivedWebhook, WebhookReceiver } from '../helpers/webhook-receiver.js'
 
 const PRIVATE_HINT = 'set BURROW_WEBHOOKS_ALLOW_PRIVATE=1 to allow private addresses'
+/** What the delivery log says of a name with no address webhooks are sent to, whatever DNS said. */
+const unresolved = (host: string) =>
+  `could not send: ${host} has no address webhooks are sent to (it does not resolve, or only to loopback, private or reserved addresses)`
 
 for (const backend of testBackends()) {
   describe(`webhook dispatcher on ${backend.name}`, () => {
@@ -314,10 +317,15 @@ for (const backend of testBackends()) {
       assert.equal(literal?.attempts, 1)
       assert.equal(literal?.lastStatus, null)
       assert.equal(literal?.lastError, `refused: 127.0.0.1 is a loopback address; ${PRIVATE_HINT}`)
+      // What the name resolves to is for burrowd's log, not the endpoint owner's.
       const [named] = await log(byName.id)
-      assert.match(
-        named?.lastError ?? '',
-        /^refused: localhost resolves to (127\.0\.0\.1|::1), a loopback address; set BURROW_WEBHOOKS_ALLOW_PRIVATE=1/,
+      assert.equal(named?.lastError, unresolved('localhost'))
+      assert.ok(
+        lines.some((l) =>
+          /refused: localhost resolves to (127\.0\.0\.1|::1), a loopback address; set BURROW_WEBHOOKS_ALLOW_PRIVATE=1/.test(
+            l,
+          ),
+        ),
       )
       assert.equal((await endpoints.get(accountId, endpoint.id)).consecutiveFailures, 1)
       assert.ok(lines.some((l) => l.includes('refused: 127.0.0.1 is a loopback address')))
@@ -336,15 +344,40 @@ for (const backend of testBackends()) {
       await queue('evt_named')
       const resolve = async () => [{ address: '10.1.2.3', family: 4 }]
       await dispatcher({ allowPrivate: false, resolve }).runDue()
-      assert.equal(
-        (await log(named.id))[0]?.lastError,
-        `refused: hooks.example.test resolves to 10.1.2.3, a private address; ${PRIVATE_HINT}`,
+      assert.equal((await log(named.id))[0]?.lastError, unresolved('hooks.example.test'))
+      assert.ok(
+        lines.some((l) =>
+          l.includes(`refused: hooks.example.test resolves to 10.1.2.3, a private address`),
+        ),
       )
       clock += 5000
       const loopback = async () => [{ address: '127.0.0.1', family: 4 }]
       await dispatcher({ allowPrivate: true, resolve: loopback }).runDue()
       assert.equal((await log(named.id))[0]?.status, 'delivered')
       assert.equal(receiver.received[0]?.headers.host, `hooks.example.test:${receiver.port}`)
+    })
+
+    it('hostile: the delivery log does not tell a name that resolves inside from one that does not', async () => {
+      const inside = await endpoints.create(accountId, {
+        url: `http://inside.example.test:${receiver.port}/hooks`,
+      })
+      const nowhere = await endpoints.create(accountId, {
+        url: `http://nowhere.example.test:${receiver.port}/hooks`,
+      })
+      await endpoints.delete(accountId, endpoint.id)
+      await queue('evt_probe')
+      const resolve = async (name: string) =>
+        name === 'inside.example.test' ? [{ address: '10.0.0.7', family: 4 }] : []
+      await dispatcher({ allowPrivate: false, resolve }).runDue()
+      const shown = [(await log(inside.id))[0]?.lastError, (await log(nowhere.id))[0]?.lastError]
+      assert.deepEqual(shown, [
+        unresolved('inside.example.test'),
+        unresolved('nowhere.example.test'),
+      ])
+      assert.ok(!JSON.stringify(shown).includes('10.0.0.7'))
+      // burrowd's own log keeps what happened.
+      assert.ok(lines.some((l) => l.includes('inside.example.test resolves to 10.0.0.7')))
+      assert.ok(lines.some((l) => l.includes('nowhere.example.test has no addresses')))
     })
 
     it('does not follow redirects', async () => {
