@@ -8,7 +8,8 @@
  *
  * Started (`start`), it keeps up to `concurrency` attempts in flight and takes the next due
  * delivery as soon as one ends, so an endpoint that hangs holds its own attempt's place for the
- * deadline and nobody else's; one account has at most `PER_ACCOUNT_AT_ONCE` of those places.
+ * deadline and nobody else's; one account has at most `PER_ACCOUNT_AT_ONCE` of those places, and
+ * places go to accounts by turns (`#pick`).
  * `runDue` is one explicit pass (tests, and the operator's tools) that resolves when its
  * attempts are recorded.
  */
@@ -65,12 +66,28 @@ interface DueDelivery {
   readonly secrets: readonly string[]
 }
 
+/** A due delivery as read, before its payload. */
+interface DueRow {
+  readonly id: string
+  readonly endpoint_id: string
+  readonly account_id: string
+  readonly attempts: number
+  readonly next_attempt_at: string | null
+  readonly postponed_since: string | null
+  readonly url: string
+  readonly secret: string
+  readonly previous_secret: string | null
+  readonly previous_secret_expires_at: string | null
+}
+
 /** Due deliveries of one account one pass sends at most. */
 const PER_ACCOUNT_PER_PASS = 4
 /** Attempts of one account the started dispatcher has in flight at once at most. */
 export const PER_ACCOUNT_AT_ONCE = 2
 /** Due deliveries a pass reads to choose from, per delivery it sends. */
 const LOOK_AHEAD = 20
+/** Accounts whose last turn is remembered; past it, those served longest ago are forgotten. */
+const MAX_SERVED_ACCOUNTS = 10_000
 /** How long finished deliveries (delivered, failed, cancelled) stay in the log. */
 export const DELIVERY_RETENTION_MS = 30 * 24 * 60 * 60_000
 const PRUNE_EVERY_MS = 60 * 60_000
@@ -101,6 +118,11 @@ export class WebhookDispatcher {
   /** Attempts in flight, by delivery (`endpoint id` + ` ` + `id`), and per account. */
   readonly #inFlight = new Map<string, Promise<void>>()
   readonly #accountsInFlight = new Map<string, number>()
+  /** When each account was last given a place, as a count of places given (`#serves`). */
+  readonly #servedAt = new Map<string, number>()
+  #serves = 0
+  /** The accounts of the last places given (a ring of `4 × concurrency`). */
+  readonly #lately: string[]
   /** `runDue` calls in progress, which `stop` waits for. */
   readonly #running = new Set<Promise<number>>()
   #stopped: Promise<void> | undefined
@@ -121,6 +143,7 @@ export class WebhookDispatcher {
     this.#userAgent = options.userAgent ?? 'Burrow-Webhooks'
     this.#batchSize = options.batchSize ?? 50
     this.#concurrency = options.concurrency ?? 16
+    this.#lately = new Array<string>(4 * this.#concurrency).fill('')
   }
 
   /** Send due deliveries now and every `pollMs` until `stop`. Calling it again does nothing. */
@@ -184,39 +207,59 @@ export class WebhookDispatcher {
   }
 
   /**
-   * Due deliveries to send next, oldest first: a bounded read of the oldest due (by the due
-   * index), without those in flight here, and at most `perAccount` of one account's counting
-   * its attempts in flight, so one account's backlog cannot fill the places and hold back
-   * everyone else's. Payloads are read for the rows picked only.
+   * Due deliveries to send next: first of accounts with no attempt in flight, then of those with
+   * fewer than `perAccount`; within each, the account served longest ago first, then oldest due.
+   * Each is a bounded read of the oldest due (by the due index) leaving out the accounts that do
+   * not qualify, so one account's backlog cannot fill the places and hold back everyone else's.
+   * Before, the oldest due went first whatever its account: eight accounts whose receivers
+   * answered just before the deadline held all 16 places, and another account's delivery waited
+   * behind their whole backlog (found by a hostile review). Payloads are read for the rows
+   * picked only.
    */
   async #pick(limit: number, perAccount: number): Promise<DueDelivery[]> {
     const now = this.#now().toISOString()
-    // Accounts with all their places taken are left out of the read: their backlog must not
-    // fill the look-ahead and hide everyone else's deliveries behind it.
-    const full = [...this.#accountsInFlight].filter(([, n]) => n >= perAccount).map(([a]) => a)
-    let query = this.#db
-      .selectFrom('webhook_deliveries as d')
-      .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
-      .select(['d.id', 'd.endpoint_id', 'd.account_id', 'd.attempts', 'd.next_attempt_at'])
-      .select('d.postponed_since')
-      .select(['e.url', 'e.secret', 'e.previous_secret', 'e.previous_secret_expires_at'])
-      .where('d.status', '=', 'pending')
-      .where('d.next_attempt_at', '<=', now)
-      .where('e.disabled_at', 'is', null)
-    if (full.length > 0) query = query.where('d.account_id', 'not in', full)
-    const oldest = await query
-      .orderBy('d.next_attempt_at')
-      .limit(limit * LOOK_AHEAD)
-      .execute()
+    const inFlight = (account: string) => this.#accountsInFlight.get(account) ?? 0
     const taken = new Map<string, number>()
-    const picked = oldest
-      .filter((row) => {
-        if (this.#inFlight.has(`${row.endpoint_id} ${row.id}`)) return false
-        const n = taken.get(row.account_id) ?? this.#accountsInFlight.get(row.account_id) ?? 0
+    const picked: DueRow[] = []
+    const keys = new Set<string>()
+    // First one place each for accounts with none that were not served lately, then for any
+    // with none, then up to `perAccount` each.
+    const tiers = [
+      { most: 1, lately: true },
+      { most: 1, lately: false },
+      { most: perAccount, lately: false },
+    ]
+    for (const { most, lately } of tiers) {
+      if (picked.length >= limit) break
+      // Accounts with `most` attempts in flight are left out of the read: their backlog must
+      // not fill the look-ahead and hide everyone else's deliveries behind it. So, in the first
+      // read, are those served lately: idle accounts with older backlogs would fill it too.
+      const out = [...this.#accountsInFlight].filter(([, n]) => n >= most).map(([a]) => a)
+      if (lately) {
+        for (const account of new Set(this.#lately)) {
+          if (account !== '' && !this.#accountsInFlight.has(account)) out.push(account)
+        }
+      }
+      const rows = await this.#dueRows(now, out, limit * LOOK_AHEAD)
+      const served = (account: string) => this.#servedAt.get(account) ?? 0
+      // Stable: the oldest due first among an account's rows, and among accounts served alike.
+      rows.sort((x, y) => served(x.account_id) - served(y.account_id))
+      for (const row of rows) {
+        if (picked.length >= limit) break
+        const key = `${row.endpoint_id} ${row.id}`
+        if (this.#inFlight.has(key) || keys.has(key)) continue
+        const n = taken.get(row.account_id) ?? inFlight(row.account_id)
+        if (n >= most) continue
         taken.set(row.account_id, n + 1)
-        return n < perAccount
-      })
-      .slice(0, limit)
+        keys.add(key)
+        picked.push(row)
+      }
+    }
+    for (const row of picked) {
+      this.#servedAt.set(row.account_id, ++this.#serves)
+      this.#lately[this.#serves % this.#lately.length] = row.account_id
+    }
+    if (this.#servedAt.size > MAX_SERVED_ACCOUNTS) this.#forgetServed()
     const payloads = new Map<string, string>()
     for (const row of await payloadsOf(this.#db, picked)) {
       payloads.set(`${row.endpoint_id} ${row.id}`, row.payload)
@@ -232,6 +275,28 @@ export class WebhookDispatcher {
       url: row.url,
       secrets: signingSecrets(row, now),
     }))
+  }
+
+  /** At most `limit` due deliveries, oldest due first, of accounts not in `out`. */
+  async #dueRows(now: string, out: readonly string[], limit: number): Promise<DueRow[]> {
+    let query = this.#db
+      .selectFrom('webhook_deliveries as d')
+      .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
+      .select(['d.id', 'd.endpoint_id', 'd.account_id', 'd.attempts', 'd.next_attempt_at'])
+      .select('d.postponed_since')
+      .select(['e.url', 'e.secret', 'e.previous_secret', 'e.previous_secret_expires_at'])
+      .where('d.status', '=', 'pending')
+      .where('d.next_attempt_at', '<=', now)
+      .where('e.disabled_at', 'is', null)
+    if (out.length > 0) query = query.where('d.account_id', 'not in', out)
+    return query.orderBy('d.next_attempt_at').limit(limit).execute()
+  }
+
+  /** Keep the order of the accounts served most recently, forgetting the rest (served long ago). */
+  #forgetServed(): void {
+    const kept = [...this.#servedAt].sort((x, y) => y[1] - x[1]).slice(0, MAX_SERVED_ACCOUNTS / 2)
+    this.#servedAt.clear()
+    for (const [account, at] of kept) this.#servedAt.set(account, at)
   }
 
   /**
