@@ -3,7 +3,8 @@
  * which serve. The monthly quotas are per tunnel (found by a hostile review): swapping a stopped
  * tunnel in for one that used up its month gave the account a fresh month, as often as it liked
  * and as many as it had tunnels (a month of Pro, then Free with five tunnels' calls every
- * month). A tunnel that starts serving now carries on the month of the one it displaced.
+ * month). A tunnel that starts serving now carries on the month of the one it displaced, also
+ * when it starts because a serving one was deleted.
  */
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
@@ -128,5 +129,17 @@ describe('choosing which tunnels serve after a downgrade', () => {
     // Swapped back, the first still has its month used up.
     await api('PUT', '/api/tunnels/serving', { tunnel_ids: [first.id, second.id] })
     assert.equal((await call(first.url)).status, 429)
+    assert.equal((await call(third.url)).status, 402, 'the third stopped again')
+    // A stopped tunnel with a month of its own to spend (the swap above gave the third the first's).
+    await usageSet(service, third.id, ['--tool-calls', '0'])
+
+    // Deleted, the first's place goes to the third, which carries on its month: before, it
+    // started serving with a fresh one (found by a hostile review: five fresh months on Free).
+    const deleted = await api('DELETE', `/api/tunnels/${first.id}`)
+    assert.equal(deleted.status, 204, JSON.stringify(deleted.json))
+    const promoted = await call(third.url)
+    assert.equal(promoted.status, 429, promoted.text)
+    assert.equal(promoted.headers['x-burrow-error'], 'quota_exceeded')
+    assert.equal((await call(second.url)).status, 200, 'the second kept its own month')
   })
 })

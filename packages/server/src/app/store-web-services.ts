@@ -140,7 +140,18 @@ export function storeWebServices(parts: StoreWebServicesParts): WebServices {
         return { tunnel: await status(accountId, rotated.tunnel.id), key: rotated.key }
       },
       delete: async (accountId, id) => {
-        await store.deleteTunnel(accountId, id)
+        const deleted = await store.deleteTunnel(accountId, id)
+        const to = deleted.startedServing
+        if (to === null || !parts.inheritUsage) return
+        // The stopped tunnel serving in its place now carries on its month (serving-swaps.ts):
+        // else deleting a used-up tunnel gave the next stopped one a fresh month, as often as
+        // the account had stopped tunnels (found by a hostile review).
+        try {
+          await parts.inheritUsage(id, to)
+        } catch (error) {
+          await store.releaseDeletedTunnel(accountId, id)
+          throw error
+        }
       },
       chooseServing: async (accountId, ids) => {
         const before = await store.listTunnels(accountId)

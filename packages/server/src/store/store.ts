@@ -30,14 +30,14 @@ import { newId } from './random-token.js'
 import type { Database } from './schema.js'
 import { canonicalEmail, emailLookupKey, isEmailAddress } from '../mail/email-address.js'
 import { StoreError } from './store-error.js'
-import type { Tunnel, TunnelStatus, TunnelWithAccount } from './tunnel-row.js'
+import type { DeletedTunnel, Tunnel, TunnelStatus, TunnelWithAccount } from './tunnel-row.js'
 import { TunnelStore } from './tunnel-store.js'
 import type { CreatedTunnel, NewTunnel } from './tunnel-store.js'
 import { lockAccount } from './lock-account.js'
 import { passwordStampOf } from './password-stamp.js'
 
 export type { Account } from './account-row.js'
-export type { Tunnel, TunnelStatus, TunnelWithAccount } from './tunnel-row.js'
+export type { DeletedTunnel, Tunnel, TunnelStatus, TunnelWithAccount } from './tunnel-row.js'
 export type { CreatedTunnel, NewTunnel } from './tunnel-store.js'
 
 /** Options of `new Store`. */
@@ -306,10 +306,21 @@ export class Store {
 
   /**
    * Delete account `accountId`'s tunnel `tunnelId` (and its call history) and return what it
-   * was; its month of usage passes to the account's next new tunnel (`createTunnelWithinPlan`). Throws `StoreError` `not_found` when the account has no such tunnel.
+   * was; its month of usage passes to the stopped tunnel that serves in its place now, if one
+   * does (`startedServing`: the caller copies the counters), else to the account's next new
+   * tunnel (`createTunnelWithinPlan`). Throws `StoreError` `not_found` when the account has no
+   * such tunnel.
    */
-  deleteTunnel(accountId: string, tunnelId: string): Promise<Tunnel> {
+  deleteTunnel(accountId: string, tunnelId: string): Promise<DeletedTunnel> {
     return this.#tunnels.delete(accountId, tunnelId)
+  }
+
+  /**
+   * Leave deleted tunnel `tunnelId`'s month of usage to the account's next new tunnel after all:
+   * the tunnel that started serving in its place could not be given it.
+   */
+  releaseDeletedTunnel(accountId: string, tunnelId: string): Promise<void> {
+    return this.#tunnels.releaseDeleted(accountId, tunnelId)
   }
 
   /**

@@ -10,6 +10,15 @@ import type { Database } from './schema.js'
 import { StoreError } from './store-error.js'
 
 /** A tunnel: one public hostname and the key that may serve it. The key hash is not exposed. */
+/**
+ * A tunnel just deleted, and the account's stopped tunnel that serves in its place now
+ * (`startedServing`, after a downgrade left more tunnels than the plan serves), which carries on
+ * its month of usage; null when none did, and the account's next new tunnel carries it on.
+ */
+export interface DeletedTunnel extends Tunnel {
+  readonly startedServing: string | null
+}
+
 export interface Tunnel {
   readonly id: string
   readonly accountId: string

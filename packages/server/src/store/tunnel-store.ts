@@ -29,7 +29,7 @@ import { subdomainFromName } from './subdomain-from-name.js'
 import { deleteHistory } from './tunnel-history-batches.js'
 import { tunnelsInServingOrder } from './tunnels-in-serving-order.js'
 import { normaliseName, toStatus, toTunnel } from './tunnel-row.js'
-import type { Tunnel, TunnelStatus, TunnelWithAccount } from './tunnel-row.js'
+import type { DeletedTunnel, Tunnel, TunnelStatus, TunnelWithAccount } from './tunnel-row.js'
 
 /**
  * A tunnel an owner created: with its key, and the deleted tunnel of the same month whose usage
@@ -173,7 +173,7 @@ export class TunnelStore {
   }
 
   /** See `Store#deleteTunnel`. */
-  async delete(accountId: string, tunnelId: string): Promise<Tunnel> {
+  async delete(accountId: string, tunnelId: string): Promise<DeletedTunnel> {
     const owned = await this.#db
       .selectFrom('tunnels')
       .select('id')
@@ -183,18 +183,36 @@ export class TunnelStore {
     if (owned === undefined) throw tunnelNotFound(tunnelId)
     // Its history first, in batches: the cascade then deletes only what was written meanwhile.
     await deleteHistory(this.#db, tunnelId)
-    const row = await this.#db.transaction().execute(async (trx) => {
+    const done = await this.#db.transaction().execute(async (trx) => {
+      // Locked like a create: which tunnels serve is read before and after, unchanged meanwhile.
+      await lockAccount(trx, accountId)
+      const now = this.#now()
+      const before = await tunnelsInServingOrder(trx, accountId, now)
       const deleted = await trx
         .deleteFrom('tunnels')
         .where('id', '=', tunnelId)
         .where('account_id', '=', accountId)
         .returningAll()
         .executeTakeFirst()
-      if (deleted !== undefined) await releaseTunnel(trx, accountId, tunnelId, this.#now())
-      return deleted
+      if (deleted === undefined) return undefined
+      // Over its plan's tunnels (after a downgrade), the account's next stopped tunnel now
+      // serves in the deleted one's place, and carries on its month; else the next new one will.
+      const served = new Set(before.filter((t) => t.serving).map((t) => t.id))
+      const started = served.has(tunnelId)
+        ? (await tunnelsInServingOrder(trx, accountId, now)).find(
+            (t) => t.serving && !served.has(t.id),
+          )
+        : undefined
+      if (started === undefined) await releaseTunnel(trx, accountId, tunnelId, now)
+      return { deleted, startedServing: started?.id ?? null }
     })
-    if (row === undefined) throw tunnelNotFound(tunnelId)
-    return toTunnel(row)
+    if (done === undefined) throw tunnelNotFound(tunnelId)
+    return { ...toTunnel(done.deleted), startedServing: done.startedServing }
+  }
+
+  /** See `Store#releaseDeletedTunnel`. */
+  async releaseDeleted(accountId: string, tunnelId: string): Promise<void> {
+    await releaseTunnel(this.#db, accountId, tunnelId, this.#now())
   }
 
   /** See `Store#chooseServingTunnels`. */

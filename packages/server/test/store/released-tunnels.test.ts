@@ -62,6 +62,33 @@ for (const backend of testBackends()) {
       assert.equal((await create('b')).carriesOn, null)
     })
 
+    it('over its plan, a deleted serving tunnel is carried on by the stopped one serving in its place', async () => {
+      const made = []
+      for (const name of ['a', 'b', 'c', 'd']) {
+        made.push(await create(name))
+        clock += 1000 // served oldest first
+      }
+      const [a, b, c, d] = made.map((m) => m.tunnel.id) as [string, string, string, string]
+      // Free serves two: a and b.
+      const plan = (id: string) =>
+        store.db.updateTable('accounts').set({ plan: id }).where('id', '=', accountId).execute()
+      await plan('free')
+      const serving = async () =>
+        (await store.listTunnels(accountId)).filter((t) => t.serving).map((t) => t.id)
+      assert.deepEqual(await serving(), [a, b])
+      // A stopped tunnel deleted frees no place: its month waits for the next new tunnel.
+      assert.equal((await store.deleteTunnel(accountId, d)).startedServing, null)
+      // A serving one deleted: c serves in its place and carries its month on, not a new tunnel.
+      assert.equal((await store.deleteTunnel(accountId, a)).startedServing, c)
+      assert.deepEqual(await serving(), [b, c])
+      await plan('pro')
+      assert.equal((await create('e')).carriesOn, d)
+      assert.equal((await create('f')).carriesOn, null)
+      // Given back when c could not be given it.
+      await store.releaseDeletedTunnel(accountId, a)
+      assert.equal((await create('g')).carriesOn, a)
+    })
+
     it('carries nothing across accounts', async () => {
       const other = await store.createAccount({ email: 'b@example.com', slug: 'other' })
       const theirs = await store.createTunnelWithinPlan({ accountId: other.id, name: 'x' })

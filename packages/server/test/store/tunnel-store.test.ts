@@ -382,7 +382,10 @@ for (const backend of testBackends()) {
         const owner = await account('acme')
         const first = await store.createTunnelWithinPlan({ accountId: owner.id, subdomain: 'a' })
         await store.createTunnelWithinPlan({ accountId: owner.id, subdomain: 'b' })
-        assert.deepEqual(await store.deleteTunnel(owner.id, first.tunnel.id), first.tunnel)
+        assert.deepEqual(await store.deleteTunnel(owner.id, first.tunnel.id), {
+          ...first.tunnel,
+          startedServing: null,
+        })
         assert.equal(await store.findTunnelByKey(first.key), undefined)
         assert.equal(await store.findTunnelByHost('a', 'acme'), undefined)
         assert.equal(await store.getTunnel(owner.id, first.tunnel.id), undefined)
