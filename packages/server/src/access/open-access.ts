@@ -17,7 +17,7 @@ import { OauthClientStore } from '../store/oauth-client-store.js'
 import { UrlGuard } from '../webhooks/url-guard.js'
 import { clientDocumentAsker } from './oauth/client-document-asker.js'
 import { AccessTokens } from './oauth/access-tokens.js'
-import { ClientRegistry } from './oauth/client-registry.js'
+import { ClientRegistry, FETCH_TIMEOUT_MS } from './oauth/client-registry.js'
 import type { ClusterEvents } from '../cluster/cluster-events.js'
 
 /** What `openAccess` builds. */
@@ -60,9 +60,12 @@ export async function openAccess(
   )
   const tokens = new AccessTokens({ secret, issuer, grants })
   // A client document's lookup takes its domain's turn: a stranger's dead domain slows only its own.
+  // Its connections' timeout is the fetch's: undici applies the fetch's abort only once
+  // connected, so the lookup and the connection took up to the webhooks' 10 s (a hostile review).
   const guard = new UrlGuard({
     allowPrivate: config.webhooksAllowPrivate,
     askerOf: clientDocumentAsker,
+    connectTimeoutMs: FETCH_TIMEOUT_MS,
   })
   const registry = new ClientRegistry(new OauthClientStore(store.db), guard, undefined, log)
   const gate = new AccessGate({

@@ -56,6 +56,7 @@ export type BoundedResolve = (
   hostname: string,
   who?: string,
   signal?: AbortSignal,
+  waitMs?: number,
 ) => Promise<readonly LookupAddress[]>
 
 /**
@@ -84,8 +85,9 @@ export function boundedResolve(
 ): BoundedResolve {
   const turns = new LookupTurns(atOnce, now)
   const stops = new StopListeners()
-  return (hostname, who = SHARED_ASKER, signal) =>
+  return (hostname, who = SHARED_ASKER, signal, callerWaitMs = waitMs) =>
     new Promise((resolve, reject) => {
+      const wait = Math.min(waitMs, callerWaitMs)
       if (signal?.aborted) {
         reject(new LookupDroppedError(`lookup of ${hostname} not made: its caller stopped`))
         return
@@ -112,8 +114,8 @@ export function boundedResolve(
       const timer = setTimeout(() => {
         forget()
         leave()
-        reject(new LookupBusyError(`lookup of ${hostname} waited ${waitMs} ms for a place`))
-      }, waitMs)
+        reject(new LookupBusyError(`lookup of ${hostname} waited ${wait} ms for a place`))
+      }, wait)
       timer.unref?.()
       const forget = stops.add(signal, () => {
         clearTimeout(timer)

@@ -20,12 +20,14 @@ export const ALLOW_PRIVATE_VARIABLE = 'BURROW_WEBHOOKS_ALLOW_PRIVATE'
 /**
  * Resolves a hostname to every address it has, in the order to try them; `who` is whose turn
  * at burrowd's lookup places it takes (an account; system-resolve.ts); `signal` aborts when the
- * guard's owner stops (a lookup still waiting for a place is then dropped, never run).
+ * guard's owner stops (a lookup still waiting for a place is then dropped, never run); one that
+ * waited `waitMs` for a place fails unrun (its connection has given up by then).
  */
 export type ResolveHost = (
   hostname: string,
   who?: string,
   signal?: AbortSignal,
+  waitMs?: number,
 ) => Promise<readonly LookupAddress[]>
 
 /** A connection the guard refused; `message` says why (delivery-error.ts says what is shown). */
@@ -161,7 +163,9 @@ export class UrlGuard {
     (who: string | ((hostname: string) => string)): LookupFunction =>
     (hostname, options, callback) => {
       const asker = typeof who === 'string' ? who : who(hostname)
-      this.#resolve(hostname, asker, this.#stopped).then(
+      // The connection's timeout counts from before the lookup: one still waiting for a place
+      // then is no longer wanted, and must not run later.
+      this.#resolve(hostname, asker, this.#stopped, this.#connectTimeoutMs).then(
         (found) => {
           const wanted = options.family === 4 || options.family === 6 ? options.family : 0
           const addresses = found.filter((a) => wanted === 0 || a.family === wanted)

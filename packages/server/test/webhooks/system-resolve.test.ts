@@ -75,6 +75,28 @@ describe('boundedResolve', () => {
       mock.timers.reset()
     }
   })
+
+  it('waits no longer than its caller for a place: its connection gave up by then (found by a hostile review)', async () => {
+    mock.timers.enable({ apis: ['setTimeout'] })
+    try {
+      const held = heldLookup()
+      const resolve = boundedResolve(held.lookup, 1)
+      const first = resolve('never.example')
+      // A client document's connection gives up after 5 s, where the lookups' bound is 10 s.
+      const late = resolve('late.example', undefined, undefined, 5_000).then(
+        () => 'answered',
+        (error: Error) => error.message,
+      )
+      mock.timers.tick(5_000)
+      const outcome = await Promise.race([late, turn().then(() => 'still waiting')])
+      assert.match(outcome, /late\.example waited 5000 ms/)
+      held.answer('never.example')
+      await first
+      assert.deepEqual(held.asked, ['never.example'], 'the given-up lookup is not run')
+    } finally {
+      mock.timers.reset()
+    }
+  })
 })
 
 describe('boundedResolve with a resolver that throws (found by a review)', () => {

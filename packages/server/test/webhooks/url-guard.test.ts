@@ -162,6 +162,20 @@ describe('UrlGuard dispatcher', () => {
     await assert.rejects(post(g, 'http://meta.example.test/latest'), /cloud metadata service/)
   })
 
+  it('gives its lookups no longer to wait for a place than its connections have', async () => {
+    const waits: (number | undefined)[] = []
+    const g = guard({
+      allowPrivate: true,
+      connectTimeoutMs: 5_000,
+      resolve: async (_hostname, _who, _signal, waitMs) => {
+        waits.push(waitMs)
+        return [{ address: '127.0.0.1', family: 4 }]
+      },
+    })
+    assert.equal(await post(g, `http://hooks.example.test:${receiver.port}/hooks`), 200)
+    assert.deepEqual(waits, [5_000])
+  })
+
   it('passes on resolver failures and empty answers', async () => {
     const g = guard({ allowPrivate: true, resolve: table({ 'empty.example.test': [] }) })
     await assert.rejects(post(g, 'http://nowhere.example.test/'), /nowhere\.example\.test unknown/)

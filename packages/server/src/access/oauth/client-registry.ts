@@ -25,7 +25,8 @@ import { ReservedFetches } from './reserved-fetches.js'
 export const MAX_CLIENT_METADATA_BYTES = 16 * 1024
 const FRESH_MS = 3600_000
 const STALE_LIMIT_MS = 24 * 3600_000
-const FETCH_TIMEOUT_MS = 5_000
+/** The whole fetch of a metadata document, its name's lookup and connection included. */
+export const FETCH_TIMEOUT_MS = 5_000
 const NAME_MAX = 200
 /** The name of a registered client that gave none that can be shown. */
 const DCR_NAME = 'an MCP client'
