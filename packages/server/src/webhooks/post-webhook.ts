@@ -9,6 +9,7 @@ import { request } from 'undici'
 import type { Dispatcher } from 'undici'
 import { parseRetryAfter } from './retry-schedule.js'
 import { deliveryError, type DeliveryError } from './delivery-error.js'
+import { informationalLimit } from './informational-limit.js'
 import { LookupBusyError } from './system-resolve.js'
 import type { UrlGuard } from './url-guard.js'
 
@@ -84,7 +85,8 @@ async function send(
   dispatcher: Dispatcher,
 ): Promise<AttemptOutcome> {
   const timeout = AbortSignal.timeout(req.timeoutMs)
-  const signal = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout
+  const interim = informationalLimit()
+  const signal = AbortSignal.any([timeout, interim.signal, ...(req.signal ? [req.signal] : [])])
   try {
     const response = await request(req.url, {
       method: 'POST',
@@ -92,6 +94,7 @@ async function send(
       body: req.body,
       dispatcher,
       signal,
+      onInfo: interim.onInfo,
     })
     const status = response.statusCode
     if (status >= 200 && status < 300) {
@@ -108,6 +111,7 @@ async function send(
     return failed(status, describeStatus(status, snippet), retryAfter)
   } catch (error) {
     if (timeout.aborted) return failed(null, `no answer within ${req.timeoutMs / 1000} s`)
+    if (interim.signal.aborted) return failed(null, (interim.signal.reason as Error).message)
     if (req.signal?.aborted) return failedWith(deliveryError(req.signal.reason, hostname))
     const first: unknown = error instanceof AggregateError ? error.errors[0] : error
     if (first instanceof LookupBusyError) return { kind: 'busy', error: first.message }

@@ -5,7 +5,9 @@
  */
 
 import assert from 'node:assert/strict'
+import { createServer, type AddressInfo } from 'node:net'
 import { after, before, describe, it } from 'node:test'
+import { MAX_INFORMATIONAL } from '../../src/webhooks/informational-limit.js'
 import { postWebhook } from '../../src/webhooks/post-webhook.js'
 import type { PostWebhookRequest } from '../../src/webhooks/post-webhook.js'
 import { SHARED_ASKER } from '../../src/webhooks/system-resolve.js'
@@ -114,6 +116,38 @@ describe('postWebhook', () => {
       /^refused: ::ffff:7f00:1 is a loopback address/,
     )
     assert.equal(receiver.received.length, count)
+  })
+
+  it('hostile: gives up on a receiver that sends interim answers without end', async () => {
+    // `103 Early Hints` over and over, never the answer: each one undici parsed and read on.
+    let written = 0
+    const flood = createServer((socket) => {
+      socket.on('error', () => {})
+      socket.once('data', () => {
+        const more = () => {
+          if (socket.destroyed) return
+          written++
+          socket.write('HTTP/1.1 103 Early Hints\r\nLink: </a.css>; rel=preload\r\n\r\n', () =>
+            setImmediate(more),
+          )
+        }
+        more()
+      })
+    })
+    await new Promise<void>((r) => flood.listen(0, '127.0.0.1', r))
+    try {
+      const port = (flood.address() as AddressInfo).port
+      const outcome = await send({ url: `http://127.0.0.1:${port}/hooks`, timeoutMs: 30_000 })
+      assert.deepEqual(outcome, {
+        kind: 'failed',
+        status: null,
+        error: `more than ${MAX_INFORMATIONAL} interim (1xx) answers before the answer`,
+        retryAfterMs: null,
+      })
+      assert.ok(written > MAX_INFORMATIONAL)
+    } finally {
+      flood.close()
+    }
   })
 
   it('reports an abort with its reason', async () => {

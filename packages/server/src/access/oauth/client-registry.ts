@@ -20,6 +20,7 @@ import { hasDotSegment, isJsonType, mediaTypeOf } from './client-document-checks
 import { OauthError } from './oauth-error.js'
 import { parseRedirectUris } from './redirect-uri.js'
 import { ReservedFetches } from './reserved-fetches.js'
+import { informationalLimit } from '../../webhooks/informational-limit.js'
 
 /** Largest metadata document or registration body accepted, in bytes. */
 export const MAX_CLIENT_METADATA_BYTES = 16 * 1024
@@ -208,12 +209,14 @@ export class ClientRegistry {
   async #fetch(url: string): Promise<OauthClient> {
     const parsed = this.#fetchableUrl(url)
     let text: string
+    const interim = informationalLimit()
     try {
       const res = await request(url, {
         method: 'GET',
         headers: { accept: 'application/json' },
         dispatcher: this.#guard.dispatcher,
-        signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
+        signal: AbortSignal.any([AbortSignal.timeout(FETCH_TIMEOUT_MS), interim.signal]),
+        onInfo: interim.onInfo,
       })
       if (res.statusCode !== 200) {
         await res.body.dump().catch(() => {})
