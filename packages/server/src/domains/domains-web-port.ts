@@ -43,13 +43,13 @@ export function domainsWebPort(parts: DomainsWebParts): DomainsPort {
   /** Views of `rows` (all of one account), with their serving state under its plan. */
   const views = async (accountId: string, rows: readonly CustomDomain[]): Promise<DomainView[]> => {
     const plan = (await parts.planOf(accountId)) ?? 'free'
-    const all = await store.listAccount(accountId)
+    const ranks = await store.ranks(accountId)
     const allowance = domainAllowance(plan)
     return Promise.all(
       rows.map(async (d) => {
         const host = await store.tunnelHost(d.tunnelId)
-        const rank = all.findIndex((x) => x.id === d.id)
-        const withinPlan = rank >= 0 && rank < allowance
+        const rank = ranks.get(d.id)
+        const withinPlan = rank !== undefined && rank < allowance
         const serving = d.state === 'verified' && withinPlan
         const problem =
           d.problem ??

@@ -14,6 +14,7 @@ import type { CheckOutcome, CustomDomain, DomainRoute } from './custom-domain-ro
 import { lockAccount } from './lock-account.js'
 import type { Database } from './schema.js'
 import { StoreError } from './store-error.js'
+import { tunnelsInServingOrder } from './tunnels-in-serving-order.js'
 
 export type {
   CheckOutcome,
@@ -305,24 +306,47 @@ export class CustomDomainStore {
         'custom_domains.account_id as account_id',
         'tunnels.subdomain as subdomain',
         'accounts.slug as slug',
-        sql<number | string>`(
-          select count(*) from custom_domains as ahead
-          where ahead.account_id = custom_domains.account_id
-            and (ahead.created_at, ahead.id) < (custom_domains.created_at, custom_domains.id)
-        )`.as('rank'),
       ])
       .where('custom_domains.domain', '=', domain)
       .orderBy(sql`case when custom_domains.state = 'verified' then 0 else 1 end`)
       .executeTakeFirst()
     if (row === undefined) return undefined
     if (row.state !== 'verified') return 'pending'
+    const ranks = await this.ranks(row.account_id)
     return {
       domainId: row.id,
       accountId: row.account_id,
       subdomain: row.subdomain,
       slug: row.slug,
-      rank: Number(row.rank),
+      rank: ranks.get(row.id) ?? ranks.size,
     }
+  }
+
+  /**
+   * The rank of each of the account's domains in its plan's allowance: its verified domains on
+   * tunnels that serve, oldest first (0, 1, …); the others are not ranked. A smaller plan serves
+   * the first ones. Before, every domain of the account was ranked, pending ones and those of
+   * stopped tunnels too, so after a downgrade from Scale to Pro an older pending domain, or one
+   * on a tunnel the plan no longer serves, took the one place, and the verified domain of a
+   * serving tunnel was refused (found by a hostile review).
+   */
+  async ranks(accountId: string): Promise<ReadonlyMap<string, number>> {
+    const serving = new Set(
+      (await tunnelsInServingOrder(this.#db, accountId, this.#now()))
+        .filter((t) => t.serving)
+        .map((t) => t.id),
+    )
+    const verified = await this.#db
+      .selectFrom('custom_domains')
+      .select(['id', 'tunnel_id'])
+      .where('account_id', '=', accountId)
+      .where('state', '=', 'verified')
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute()
+    const ranks = new Map<string, number>()
+    for (const d of verified) if (serving.has(d.tunnel_id)) ranks.set(d.id, ranks.size)
+    return ranks
   }
 
   async #verifiedElsewhere(

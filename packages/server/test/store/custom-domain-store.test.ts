@@ -106,6 +106,37 @@ for (const backend of testBackends()) {
       assert.equal(domainAllowance('scale'), 20)
     })
 
+    it('ranks only verified domains of serving tunnels (found by a hostile review)', async () => {
+      const a = await account('acme', 'scale')
+      const tunnels: string[] = []
+      for (let i = 0; i < 6; i++) {
+        tunnels.push(await tunnel(a, `t${i}`))
+        clock = new Date(clock.getTime() + 1000)
+      }
+      // Oldest first: a domain left pending on t0, one verified on t5, then one verified on t1.
+      const added = async (t: number, name: string, verify: boolean) => {
+        const d = await domains.add(a.id, tunnels[t]!, `${name}.example.org`)
+        if (verify) await domains.recordCheck(d.id, { kind: 'verified' }, clock)
+        clock = new Date(clock.getTime() + 1000)
+        return d.id
+      }
+      const pending = await added(0, 'pending', false)
+      const onSixth = await added(5, 'sixth', true)
+      const onSecond = await added(1, 'second', true)
+      const rank = async (name: string) =>
+        ((await domains.route(`${name}.example.org`)) as DomainRoute).rank
+      assert.deepEqual([await rank('sixth'), await rank('second')], [0, 1])
+      // Pro serves five tunnels, t0 to t4, and one domain: the second's, not the pending one's
+      // nor the one on t5, which no longer serves.
+      await store.db.updateTable('accounts').set({ plan: 'pro' }).where('id', '=', a.id).execute()
+      assert.equal(await rank('second'), 0)
+      assert.ok((await rank('sixth')) >= domainAllowance('pro'))
+      const ranks = await domains.ranks(a.id)
+      assert.deepEqual([...ranks], [[onSecond, 0]])
+      assert.equal(ranks.has(pending), false)
+      assert.equal(ranks.has(onSixth), false)
+    })
+
     it('forgets a deleted tunnel’s domain, and shows no account another’s', async () => {
       const a = await account('acme', 'pro')
       const b = await account('other', 'pro')
