@@ -11,6 +11,7 @@ import type { ClientAddresses } from '../http/client-addresses.js'
 import { DevOutbox } from '../mail/dev-outbox.js'
 import type { Mailer } from '../mail/mailer.js'
 import { SmtpMailer } from '../mail/smtp-mailer.js'
+import { smtpUrlWarning } from '../mail/mail-settings.js'
 import { serviceUrlFor } from '../public-url.js'
 import type { Store } from '../store/store.js'
 import { AccountRecovery } from './account-recovery.js'
@@ -48,6 +49,8 @@ export function openRecovery(parts: RecoveryParts): {
   const mounts: Mount[] = []
   if (config.mail.smtpUrl !== null) {
     mailer = new SmtpMailer(config.mail.smtpUrl, config.mail.from)
+    const warning = smtpUrlWarning(config.mail.smtpUrl)
+    if (warning !== null) log.warn(warning)
   } else {
     const outbox = new DevOutbox(config.mail.from)
     mailer = outbox

@@ -52,3 +52,27 @@ export function parseMailSettings(
   }
   return Object.freeze({ smtpUrl: smtpUrl ?? null, from: address })
 }
+
+/**
+ * The warning burrowd logs at start for an `smtp://` URL to another machine that does not require
+ * TLS, or null. Over `smtp://` nodemailer upgrades with STARTTLS only when the server offers it,
+ * so someone on the network path who removes the offer reads the SMTP password and every reset
+ * link (found by a hostile review). `smtps://`, `?requireTLS=true` (refuse a server that does not
+ * offer it) or a relay on this machine are safe.
+ */
+export function smtpUrlWarning(smtpUrl: string): string | null {
+  let url: URL
+  try {
+    url = new URL(smtpUrl)
+  } catch {
+    return null
+  }
+  if (url.protocol !== 'smtp:' || url.searchParams.get('requireTLS') === 'true') return null
+  const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase()
+  if (host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host)) return null
+  return (
+    `mail: BURROW_SMTP_URL uses smtp:// to ${host}, which takes STARTTLS only when the server ` +
+    `offers it: someone on the network path can remove the offer and read the SMTP password ` +
+    `and the reset links; use smtps://, or add ?requireTLS=true`
+  )
+}
