@@ -84,8 +84,6 @@ interface DueRow {
 const PER_ACCOUNT_PER_PASS = 4
 /** Attempts of one account the started dispatcher has in flight at once at most. */
 export const PER_ACCOUNT_AT_ONCE = 2
-/** Due deliveries a pass reads to choose from, per delivery it sends. */
-const LOOK_AHEAD = 20
 /** Accounts whose last turn is remembered; past it, those served longest ago are forgotten. */
 const MAX_SERVED_ACCOUNTS = 10_000
 /** How long finished deliveries (delivered, failed, cancelled) stay in the log. */
@@ -121,8 +119,6 @@ export class WebhookDispatcher {
   /** When each account was last given a place, as a count of places given (`#serves`). */
   readonly #servedAt = new Map<string, number>()
   #serves = 0
-  /** The accounts of the last places given (a ring of `4 × concurrency`). */
-  readonly #lately: string[]
   /** `runDue` calls in progress, which `stop` waits for. */
   readonly #running = new Set<Promise<number>>()
   #stopped: Promise<void> | undefined
@@ -143,7 +139,6 @@ export class WebhookDispatcher {
     this.#userAgent = options.userAgent ?? 'Burrow-Webhooks'
     this.#batchSize = options.batchSize ?? 50
     this.#concurrency = options.concurrency ?? 16
-    this.#lately = new Array<string>(4 * this.#concurrency).fill('')
   }
 
   /** Send due deliveries now and every `pollMs` until `stop`. Calling it again does nothing. */
@@ -207,58 +202,62 @@ export class WebhookDispatcher {
   }
 
   /**
-   * Due deliveries to send next: first of accounts with no attempt in flight, then of those with
-   * fewer than `perAccount`; within each, the account served longest ago first, then oldest due.
-   * Each is a bounded read of the oldest due (by the due index) leaving out the accounts that do
-   * not qualify, so one account's backlog cannot fill the places and hold back everyone else's.
-   * Before, the oldest due went first whatever its account: eight accounts whose receivers
-   * answered just before the deadline held all 16 places, and another account's delivery waited
-   * behind their whole backlog (found by a hostile review). Payloads are read for the rows
-   * picked only.
+   * Due deliveries to send next, by turns between accounts: every account with a due delivery
+   * and a place left (fewer than `perAccount` in flight) is a candidate, read in one grouped
+   * query (by the account's due index); those with fewer in flight go first, then the one served
+   * longest ago, then the one waiting longest, one place each per round; each gets its oldest
+   * due deliveries. Before, the oldest due went first whatever its account: eight accounts whose
+   * receivers answered just before the deadline held all 16 places, and another account's
+   * delivery waited behind their whole backlog (found by a hostile review); and a look-ahead of
+   * the oldest rows, however it left accounts out, could be filled by one account's backlog.
+   * Payloads are read for the rows picked only.
    */
   async #pick(limit: number, perAccount: number): Promise<DueDelivery[]> {
     const now = this.#now().toISOString()
     const inFlight = (account: string) => this.#accountsInFlight.get(account) ?? 0
-    const taken = new Map<string, number>()
+    const full = [...this.#accountsInFlight].filter(([, n]) => n >= perAccount).map(([a]) => a)
+    let candidates = this.#db
+      .selectFrom('webhook_deliveries')
+      .select(['account_id', (eb) => eb.fn.min('next_attempt_at').as('due')])
+      .where('status', '=', 'pending')
+      .where('next_attempt_at', '<=', now)
+      .groupBy('account_id')
+    if (full.length > 0) candidates = candidates.where('account_id', 'not in', full)
+    const accounts = (await candidates.execute()).map((c) => ({
+      id: c.account_id,
+      due: String(c.due),
+      busy: inFlight(c.account_id),
+      served: this.#servedAt.get(c.account_id) ?? 0,
+    }))
+    accounts.sort(
+      (x, y) =>
+        x.busy - y.busy || x.served - y.served || (x.due < y.due ? -1 : x.due > y.due ? 1 : 0),
+    )
+    // Rounds of one place each, in that order, until the places or the accounts' own run out.
+    // An account's rows are read when it first gets a place; one with none to send (its due
+    // deliveries are on disabled endpoints, or were just claimed by another node) gives its
+    // place to the next.
     const picked: DueRow[] = []
-    const keys = new Set<string>()
-    // First one place each for accounts with none that were not served lately, then for any
-    // with none, then up to `perAccount` each.
-    const tiers = [
-      { most: 1, lately: true },
-      { most: 1, lately: false },
-      { most: perAccount, lately: false },
-    ]
-    for (const { most, lately } of tiers) {
-      if (picked.length >= limit) break
-      // Accounts with `most` attempts in flight are left out of the read: their backlog must
-      // not fill the look-ahead and hide everyone else's deliveries behind it. So, in the first
-      // read, are those served lately: idle accounts with older backlogs would fill it too.
-      const out = [...this.#accountsInFlight].filter(([, n]) => n >= most).map(([a]) => a)
-      if (lately) {
-        for (const account of new Set(this.#lately)) {
-          if (account !== '' && !this.#accountsInFlight.has(account)) out.push(account)
-        }
-      }
-      const rows = await this.#dueRows(now, out, limit * LOOK_AHEAD)
-      const served = (account: string) => this.#servedAt.get(account) ?? 0
-      // Stable: the oldest due first among an account's rows, and among accounts served alike.
-      rows.sort((x, y) => served(x.account_id) - served(y.account_id))
-      for (const row of rows) {
+    const taken = new Map<string, number>()
+    const rowsOf = new Map<string, DueRow[]>()
+    for (let round = 0; round < perAccount && picked.length < limit; round++) {
+      for (const account of accounts) {
         if (picked.length >= limit) break
-        const key = `${row.endpoint_id} ${row.id}`
-        if (this.#inFlight.has(key) || keys.has(key)) continue
-        const n = taken.get(row.account_id) ?? inFlight(row.account_id)
-        if (n >= most) continue
-        taken.set(row.account_id, n + 1)
-        keys.add(key)
-        picked.push(row)
+        const mine = taken.get(account.id) ?? 0
+        if (mine !== round || account.busy + mine >= perAccount) continue
+        let rows = rowsOf.get(account.id)
+        if (rows === undefined) {
+          const read = await this.#dueRows(now, account.id, perAccount + account.busy)
+          rows = read.filter((row) => !this.#inFlight.has(`${row.endpoint_id} ${row.id}`))
+          rowsOf.set(account.id, rows)
+        }
+        const next = rows.shift()
+        if (next === undefined) continue
+        taken.set(account.id, mine + 1)
+        picked.push(next)
       }
     }
-    for (const row of picked) {
-      this.#servedAt.set(row.account_id, ++this.#serves)
-      this.#lately[this.#serves % this.#lately.length] = row.account_id
-    }
+    for (const row of picked) this.#servedAt.set(row.account_id, ++this.#serves)
     if (this.#servedAt.size > MAX_SERVED_ACCOUNTS) this.#forgetServed()
     const payloads = new Map<string, string>()
     for (const row of await payloadsOf(this.#db, picked)) {
@@ -277,19 +276,21 @@ export class WebhookDispatcher {
     }))
   }
 
-  /** At most `limit` due deliveries, oldest due first, of accounts not in `out`. */
-  async #dueRows(now: string, out: readonly string[], limit: number): Promise<DueRow[]> {
-    let query = this.#db
+  /** At most `limit` due deliveries of account `accountId`, oldest due first. */
+  async #dueRows(now: string, accountId: string, limit: number): Promise<DueRow[]> {
+    return this.#db
       .selectFrom('webhook_deliveries as d')
       .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
       .select(['d.id', 'd.endpoint_id', 'd.account_id', 'd.attempts', 'd.next_attempt_at'])
       .select('d.postponed_since')
       .select(['e.url', 'e.secret', 'e.previous_secret', 'e.previous_secret_expires_at'])
+      .where('d.account_id', '=', accountId)
       .where('d.status', '=', 'pending')
       .where('d.next_attempt_at', '<=', now)
       .where('e.disabled_at', 'is', null)
-    if (out.length > 0) query = query.where('d.account_id', 'not in', out)
-    return query.orderBy('d.next_attempt_at').limit(limit).execute()
+      .orderBy('d.next_attempt_at')
+      .limit(limit)
+      .execute()
   }
 
   /** Keep the order of the accounts served most recently, forgetting the rest (served long ago). */

@@ -520,6 +520,7 @@ describe('openStore', () => {
         '027_tool_pin_forms',
         '028_oauth_codes_by_grant',
         '029_tool_pin_keys',
+        '030_webhook_deliveries_by_account',
       ])
     } finally {
       await store.close()

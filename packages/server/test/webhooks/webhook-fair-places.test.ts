@@ -3,7 +3,9 @@
  * accounts whose ten endpoints each answer just before the deadline hold all 16 places, and
  * another account's delivery, raised after their 160, goes out as soon as a place frees, not
  * after their whole backlog (found by a hostile review: oldest due went first, whatever its
- * account); twenty such accounts, more than the places, hold it back one turn each at most.
+ * account); twenty such accounts, more than the places, hold it back one turn each at most, and
+ * hold back its next delivery, raised once the first went out, no longer (found by a review: a
+ * read of the oldest due rows, filled by one account's backlog, put it 64 places back).
  * Counted in deliveries, not timed.
  */
 import assert from 'node:assert/strict'
@@ -20,7 +22,7 @@ import { testBackends } from '../helpers/test-databases.js'
 /** Accounts with slow receivers, endpoints each, events each: fewer accounts than places, and more. */
 const SHAPES = [
   { attackers: 8, endpoints: 10, events: 2 },
-  { attackers: 20, endpoints: 10, events: 1 },
+  { attackers: 20, endpoints: 10, events: 2 },
 ] as const
 
 async function listen(handler: RequestListener) {
@@ -47,11 +49,14 @@ for (const backend of testBackends()) {
           slowReceived++
           setTimeout(() => res.writeHead(200).end(), 300)
         })
-        let receivedBeforeHonest = -1
+        // The slow deliveries received when each of the other account's two went out.
+        const honestAt: number[] = []
+        let onHonest = () => {}
         const honest = await listen((req, res) => {
           req.resume()
-          receivedBeforeHonest = slowReceived
+          honestAt.push(slowReceived)
           res.writeHead(204).end()
+          onHonest()
         })
         const endpoints = new WebhookEndpointStore(store.db, () => new Date(), {
           allowPrivate: true,
@@ -80,20 +85,31 @@ for (const backend of testBackends()) {
           }
           const victim = await store.createAccount({ email: 'v@example.com', slug: 'victim' })
           await endpoints.create(victim.id, { url: honest.url })
-          await enqueueWebhookEvent(store.db, {
-            accountId: victim.id,
-            type: 'tool.changed',
-            data: { honest: true },
-            occurredAt: new Date(),
-          })
+          const raise = (n: number) =>
+            enqueueWebhookEvent(store.db, {
+              accountId: victim.id,
+              type: 'tool.changed',
+              data: { honest: n },
+              occurredAt: new Date(),
+            })
+          await raise(1)
+          // Its second event is raised as soon as the first went out.
+          onHonest = () => {
+            if (honestAt.length === 1) void raise(2).then(() => dispatcher.wake())
+          }
           dispatcher.start(50)
-          while (receivedBeforeHonest < 0) await new Promise((r) => setTimeout(r, 20))
-          // 16 places: the first 16 of the backlog, then, once each account had a turn, the honest
-          // one. Before, it came after all of the backlog.
+          while (honestAt.length < 2) await new Promise((r) => setTimeout(r, 20))
+          // 16 places: the first 16 of the backlog, then, once each account had a turn, the
+          // other one, and its second after one more turn each. Before, the first came after
+          // all of the backlog.
           const backlog = attackers * perAccount * events
           assert.ok(
-            receivedBeforeHonest <= 32,
-            `the honest delivery went out after ${receivedBeforeHonest} of ${backlog}`,
+            honestAt[0]! <= 16 + attackers + 4,
+            `the first went out after ${honestAt[0]} of ${backlog}`,
+          )
+          assert.ok(
+            honestAt[1]! - honestAt[0]! <= attackers + 4,
+            `the second went out ${honestAt[1]! - honestAt[0]!} deliveries after the first`,
           )
         } finally {
           await dispatcher.stop()

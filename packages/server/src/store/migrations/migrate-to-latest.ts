@@ -36,6 +36,7 @@ import { webhookPostponementsMigration } from './026-webhook-postponements.js'
 import { toolPinFormsMigration } from './027-tool-pin-forms.js'
 import { oauthCodesByGrantMigration } from './028-oauth-codes-by-grant.js'
 import { toolPinKeysMigration } from './029-tool-pin-keys.js'
+import { webhookDeliveriesByAccountMigration } from './030-webhook-deliveries-by-account.js'
 
 /** All migrations by name; names sort in the order they apply. */
 const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -68,6 +69,7 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '027_tool_pin_forms': toolPinFormsMigration,
   '028_oauth_codes_by_grant': oauthCodesByGrantMigration,
   '029_tool_pin_keys': toolPinKeysMigration,
+  '030_webhook_deliveries_by_account': webhookDeliveriesByAccountMigration,
 }
 
 const provider: MigrationProvider = {
