@@ -57,18 +57,27 @@ export class KeptDefinitions {
 }
 
 /**
- * The definition of `p` as `redactor` masks it. A definition cut at its limit is masked from
- * its fields, then cut: the cut text was masked as text, where keys were never applied and a
- * secret after an escape (`\\n`) was not found (found by a hostile review).
+ * The definition of `p` as `redactor` masks it, named by its key: a name holding a secret is
+ * kept as its key (pin-key.ts) even where the tunnel's redaction is off, as the pin's row keeps
+ * it (found by a review: the definition kept the name as listed). A definition cut at its limit
+ * is masked from its fields, then cut: the cut text was masked as text, where keys were never
+ * applied and a secret after an escape (`\\n`) was not found (found by a hostile review).
  */
 function redacted(p: PinnedTool, redactor: Redactor | null): string {
-  if (redactor === null || !redactor.active) return p.definition
+  const active = redactor !== null && redactor.active
+  const renamed = p.name !== p.listed
+  if (!active && !renamed) return p.definition
   let value: unknown
   try {
     value = JSON.parse(p.whole ?? p.definition)
   } catch {
     return JSON.stringify('[REDACTED:unscanned]')
   }
+  // In place of the name as listed, where it keeps its (sorted) place in the canonical text.
+  if (renamed && typeof value === 'object' && value !== null && !Array.isArray(value)) {
+    value = { ...(value as Record<string, unknown>), name: p.name }
+  }
+  if (!active) return JSON.stringify(value).slice(0, MAX_DEFINITION_CHARS)
   if (!p.cut) return JSON.stringify(redactor.redactDefinition(value))
   // Walked in the canonical order (as parsed), so the room runs out where the cut falls.
   const room = { chars: MAX_DEFINITION_CHARS, cut: false }

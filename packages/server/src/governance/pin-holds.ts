@@ -55,16 +55,17 @@ export function heldReasonIn(
   mode: RugPullMode,
   where: string,
 ): string | null {
-  const row = state.pins.get(pinKeyOf(name))
+  // A name no pin can have is not keyed: an agent's name of megabytes cost a scan per call.
+  const unpinnable = unpinnableName(name)
+  const key = unpinnable === null ? pinKeyOf(name) : null
+  const row = key === null ? undefined : state.pins.get(key)
   if (row === undefined) {
     if (!unjudged(state, mode)) return null
-    const unpinnable = unpinnableName(name)
-    if (unpinnable !== null) {
+    if (unpinnable !== null || key === null) {
       // Never pinned, so never shown for approval: the reason says so, without the name.
       if (mode !== 'hold') return null
       return `${unpinnable}; such tools are not pinned, and are held on tunnels in hold mode`
     }
-    const key = pinKeyOf(name)
     if (state.baselining) {
       return (
         `the tool "${key}" is not yet compared with the first list of this tunnel's tools, ` +

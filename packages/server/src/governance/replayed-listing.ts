@@ -7,6 +7,7 @@
  */
 import { isApproved } from './pin-forms.js'
 import { pinKeyOf } from './pin-key.js'
+import { unpinnableName } from './pinnable-name.js'
 import { HELD_STATUSES, unjudged } from './pin-holds.js'
 import type { RugPullMode } from './policy.js'
 import { pinTool } from './tool-definition.js'
@@ -29,8 +30,9 @@ export function unapprovedIn(
   for (const tool of tools) {
     const name = (tool as { name?: unknown } | null)?.name
     if (typeof name !== 'string') continue
-    const key = pinKeyOf(name)
-    const row = state.pins.get(key)
+    // A name no pin can have is not keyed (pinnable-name.ts): it is held as unknown.
+    const key = unpinnableName(name) === null ? pinKeyOf(name) : null
+    const row = key === null ? undefined : state.pins.get(key)
     if (row === undefined) {
       if (unjudged(state, mode)) left.add(name)
       continue
@@ -39,7 +41,7 @@ export function unapprovedIn(
     else if (mode === 'hold' && row.approvedHash !== null) {
       if (looked++ >= MAX_PAGE_TOOLS) left.add(name)
       else {
-        const p = pinTool(tool, key)
+        const p = pinTool(tool, key ?? undefined)
         if (p === null || !isApproved(row, p)) left.add(name)
       }
     }

@@ -112,6 +112,25 @@ for (const backend of testBackends()) {
       )
     })
 
+    it('keeps the definition under its key with the detectors off, and keys a huge name never', async () => {
+      const off = new Redactor({ keys: [], patterns: [], detectSecrets: false, forwarded: false })
+      const state = await pins.state(tunnel.id)
+      pins.observe(tunnel, state, [tool(NAME, 'runs it')], {
+        ...FIRST,
+        redactor: off,
+        mode: 'alert',
+      })
+      await pins.settled()
+      const row = (await store.toolPins.load(tunnel.id)).pins[0]!
+      assert.equal(row.name, pinKeyOf(NAME))
+      assert.equal((JSON.parse(row.approvedDefinition!) as { name: string }).name, row.name)
+      assert.ok(!(await stored()).includes(SECRET))
+      // A call naming a tool of megabytes is refused as unpinnable, without a scan for secrets.
+      const huge = `x-${SECRET}-${'eyJ.'.repeat(1_000_000)}`
+      const reason = pins.heldReason(tunnel, await pins.state(tunnel.id), huge, 'hold') ?? ''
+      assert.match(reason, /over 1024 characters/)
+    })
+
     it('a new tool whose name holds a secret is held by its key, and a new name unknown too', async () => {
       await list([tool('read')], 'hold')
       const hidden = await list([tool('read'), tool(NAME)], 'hold')
