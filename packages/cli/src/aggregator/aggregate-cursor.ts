@@ -51,6 +51,11 @@ export function decodeCursor(
   if (typeof value !== 'object' || value === null || value.v !== 2) throw notOurs()
   if (value.m !== method) throw invalid(`it was issued for ${String(value.m)}`)
   if (!Array.isArray(value.p) || value.p.length === 0) throw invalid('malformed')
+  // One position per upstream at most, as issued: each position is a page fetched and merged,
+  // and a cursor naming one upstream 300,000 times made one request worth as many of its pages
+  // (gigabytes in `burrow up`, its tunnel offline for every agent: found by a hostile review).
+  if (value.p.length > upstreams.length) throw invalid('it names more positions than upstreams')
+  const named = new Set<string>()
   const positions: AggregateCursor[] = []
   for (const pair of value.p as unknown[]) {
     if (!Array.isArray(pair) || pair.length !== 2 || typeof pair[1] !== 'string') {
@@ -60,6 +65,8 @@ export function decodeCursor(
     if (typeof upstream !== 'string' || !upstreams.includes(upstream)) {
       throw invalid('it names no configured upstream')
     }
+    if (named.has(upstream)) throw invalid(`it names the upstream "${upstream}" twice`)
+    named.add(upstream)
     positions.push({ upstream, cursor: upstreamCursor })
   }
   return positions

@@ -210,7 +210,15 @@ export class AggregatorBackend implements McpBackend {
       .then((answer) => {
         signal.removeEventListener('abort', onAbort)
         if (session.calls.get(key) === controller) session.calls.delete(key)
-        if (!session.closed) session.sink.deliver(answer)
+        if (session.closed) return
+        try {
+          session.sink.deliver(answer)
+        } catch (err) {
+          // An answer that cannot be written (one too large to serialise) still answers its id.
+          this.#log.error(`aggregator: answering failed: ${String(err)}`)
+          const why = new Error(`the answer could not be sent: ${String(err)}`)
+          session.sink.deliver(rpcErrorResponse(message.id, why))
+        }
       })
       .catch((err: unknown) => this.#log.error(`aggregator: answering failed: ${String(err)}`))
   }

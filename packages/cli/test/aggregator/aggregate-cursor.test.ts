@@ -42,4 +42,21 @@ describe('aggregate cursors', () => {
     const bad = Buffer.from('{"v":2,"m":"tools/list","p":[["a",7]]}').toString('base64url')
     invalid(bad)
   })
+
+  it('hostile: refuse a cursor naming an upstream twice, or more positions than upstreams', () => {
+    // One request worth 300,000 of an upstream's pages: gigabytes merged in `burrow up`.
+    const many = Array.from({ length: 300_000 }, () => ({ upstream: 'a', cursor: '' }))
+    assert.match(invalid(encodeCursor('tools/list', many)).message, /more positions than upstreams/)
+    const twice = [
+      { upstream: 'a', cursor: '' },
+      { upstream: 'a', cursor: 'p2' },
+    ]
+    assert.match(invalid(encodeCursor('tools/list', twice)).message, /names the upstream "a" twice/)
+    // In either order, each upstream once, as issued.
+    const both = [
+      { upstream: 'b', cursor: 'x' },
+      { upstream: 'a', cursor: '' },
+    ]
+    assert.deepEqual(decodeCursor('tools/list', encodeCursor('tools/list', both), upstreams), both)
+  })
 })
