@@ -11,7 +11,7 @@ import type { PolicyView } from '../../governance/policies.js'
 import { html, type SafeHtml } from '../../http/html.js'
 import type { TunnelView } from '../tunnel-view.js'
 import { formatBytes, formatCount, formatStoredInstant, formatStoredTime } from './format.js'
-import { shownName, shownNameText, shownText } from './shown-name.js'
+import { shownName, shownNameText, shownText, withEscapeBudget } from './shown-name.js'
 import { csrfField, page, type Notice, type Viewer } from './layout.js'
 import { chartMs, latencyChart, stackedBarChart } from './svg-chart.js'
 
@@ -58,7 +58,12 @@ function outcomeBadge(c: Pick<CallView, 'outcome' | 'policyCode' | 'status'>): S
 }
 
 /** Traffic: the filter form, the calls, the next page, the live tail. */
-export function trafficPage(d: {
+export function trafficPage(d: TrafficPageData): SafeHtml {
+  return withEscapeBudget(() => renderTrafficPage(d))
+}
+
+/** What the Traffic tab shows. */
+interface TrafficPageData {
   readonly viewer: Viewer
   readonly tunnel: TunnelView
   readonly calls: readonly CallView[]
@@ -66,7 +71,9 @@ export function trafficPage(d: {
   readonly nextCursor: string | null
   readonly zeroKnowledge: boolean
   readonly notices?: readonly Notice[]
-}): SafeHtml {
+}
+
+function renderTrafficPage(d: TrafficPageData): SafeHtml {
   const t = d.tunnel
   const base = `/dashboard/tunnels/${t.id}/traffic`
   const status = d.filter.status === undefined ? '' : String(d.filter.status)
@@ -145,6 +152,10 @@ function nextQuery(filter: CallFilter, cursor: string): string {
 
 /** One call in detail. */
 export function callPage(viewer: Viewer, t: TunnelView, c: CallView): SafeHtml {
+  return withEscapeBudget(() => renderCallPage(viewer, t, c))
+}
+
+function renderCallPage(viewer: Viewer, t: TunnelView, c: CallView): SafeHtml {
   const body = (label: string, id: string, text: string | null) =>
     html`<h2>${label}</h2>${
       text === null
@@ -156,7 +167,7 @@ export function callPage(viewer: Viewer, t: TunnelView, c: CallView): SafeHtml {
     html`${tunnelHeading(t)}${tunnelTabs(t, 'traffic')}
 <section class="card" id="call">
   <p><strong>${shownName(c.method)}</strong> ${shownName(c.tool)} ${outcomeBadge(c)}</p>
-  <p class="muted" id="call-facts"><time datetime="${c.at}">${formatStoredInstant(c.at)}</time> · ${c.durationMs} ms to the answer · ${formatBytes(c.bytesIn ?? 0)} in, ${formatBytes(c.bytesOut ?? 0)} out · session ${c.sessionId ?? 'none'} · id ${c.rpcId ?? 'none'}${c.agent ? html` · agent <span id="call-agent">${c.agent}</span>` : ''}</p>
+  <p class="muted" id="call-facts"><time datetime="${c.at}">${formatStoredInstant(c.at)}</time> · ${c.durationMs} ms to the answer · ${formatBytes(c.bytesIn ?? 0)} in, ${formatBytes(c.bytesOut ?? 0)} out · session <bdi>${c.sessionId ? shownName(c.sessionId) : 'none'}</bdi> · id <bdi>${c.rpcId ? shownName(c.rpcId) : 'none'}</bdi>${c.agent ? html` · agent <bdi id="call-agent">${shownName(c.agent)}</bdi>` : ''}</p>
   ${c.bodiesCut ? html`<p class="notice warn">A body was longer than 64 KiB, or the answer too large to copy as it passed; what is stored is cut.</p>` : ''}
 </section>
 ${body('Request', 'request-body', c.requestBody)}

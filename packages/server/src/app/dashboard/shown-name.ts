@@ -28,6 +28,31 @@ const MAX_ESCAPES_PER_RUN = 16
 export const MAX_ESCAPES_PER_TEXT = 1000
 
 /**
+ * Escapes written for one page, across all its texts (`withEscapeBudget`): each text's own bound
+ * did not bound a page of many texts, and a server's 19 tools of 200 fields, each full of DEL
+ * characters, made a Tools tab of 204 MB that held the node for seconds per load (found by a
+ * hostile review). Past it, hidden characters are left out and counted, as past a text's bound.
+ */
+export const MAX_ESCAPES_PER_PAGE = 20_000
+
+/** What is left of the budget of the page being rendered, or null outside one. */
+let pageBudget: { left: number } | null = null
+
+/**
+ * Render `build` with one budget of `escapes` for every text and name it shows. `build` must be
+ * synchronous (the pages are: their data is read before), so the budget is the page's alone.
+ */
+export function withEscapeBudget<T>(build: () => T, escapes = MAX_ESCAPES_PER_PAGE): T {
+  const outer = pageBudget
+  pageBudget = { left: escapes }
+  try {
+    return build()
+  } finally {
+    pageBudget = outer
+  }
+}
+
+/**
  * Characters never seen as themselves: controls, format characters (zero-width, bidi, tags),
  * line and paragraph separators, private use, unassigned, lone surrogates, everything Unicode
  * says to render as nothing, and blanks that look like letters' absence (U+2800 braille blank).
@@ -137,9 +162,11 @@ export function nameParts(text: string, spaces: 'name' | 'text' = 'name'): NameP
     more = 0
   }
   let escapes = 0
+  const budget = pageBudget
+  const cap = Math.min(MAX_ESCAPES_PER_TEXT, budget?.left ?? Infinity)
   pattern.lastIndex = 0
   for (let m = pattern.exec(text); m !== null; m = pattern.exec(text)) {
-    if (escapes >= MAX_ESCAPES_PER_TEXT) {
+    if (escapes >= cap) {
       // The rest is shown without its hidden characters, and how many were left out is said.
       endRun()
       const rest = text.slice(m.index)
@@ -151,7 +178,10 @@ export function nameParts(text: string, spaces: 'name' | 'text' = 'name'): NameP
       parts.push({
         text: `${left} more hidden characters left out`,
         hidden: true,
-        what: 'hidden characters past the first 1,000 are not shown',
+        what:
+          cap < MAX_ESCAPES_PER_TEXT
+            ? `hidden characters past the first ${MAX_ESCAPES_PER_PAGE.toLocaleString('en')} of the page are not shown`
+            : 'hidden characters past the first 1,000 are not shown',
       })
       return parts
     }
@@ -170,6 +200,7 @@ export function nameParts(text: string, spaces: 'name' | 'text' = 'name'): NameP
       at += ch.length
       parts.push({ text: codePoint(ch), hidden: true, what: describe(ch) })
       escapes++
+      if (budget !== null) budget.left--
     }
     last = m.index + m[0].length
   }

@@ -11,7 +11,7 @@ import { html, type SafeHtml } from '../../http/html.js'
 import type { TunnelView } from '../tunnel-view.js'
 import { tunnelHeading, tunnelTabs } from './governance-pages.js'
 import { formatStoredTime } from './format.js'
-import { shownName, shownText } from './shown-name.js'
+import { shownName, shownText, withEscapeBudget } from './shown-name.js'
 import { csrfField, page, type Notice, type Viewer } from './layout.js'
 
 /** What each status means, in a few words. */
@@ -32,15 +32,22 @@ const MODE_TEXT: Readonly<Record<RugPullMode, string>> = {
   hold: 'Rug-pull protection is in hold mode: changed, new and renamed tools are hidden from agents and their calls refused (tool_held) until you approve them.',
 }
 
-/** The Tools tab. */
-export function toolsPage(d: {
+/** What the Tools tab shows. */
+interface ToolsPageData {
   readonly viewer: Viewer
   readonly tunnel: TunnelView
   readonly view: ToolsView
   readonly mode: RugPullMode
   readonly zeroKnowledge: boolean
   readonly notices?: readonly Notice[]
-}): SafeHtml {
+}
+
+/** The Tools tab, its hidden characters' escapes bounded for the whole page. */
+export function toolsPage(d: ToolsPageData): SafeHtml {
+  return withEscapeBudget(() => renderToolsPage(d))
+}
+
+function renderToolsPage(d: ToolsPageData): SafeHtml {
   const t = d.tunnel
   const awaiting = d.view.tools.filter((x) => AWAITING.includes(x.status))
   const others = d.view.tools.filter((x) => !AWAITING.includes(x.status))

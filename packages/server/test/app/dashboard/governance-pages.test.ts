@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import type { MethodMetrics } from '../../../src/governance/metrics-report.js'
-import { metricsPage } from '../../../src/app/dashboard/governance-pages.js'
+import { callPage, metricsPage } from '../../../src/app/dashboard/governance-pages.js'
 
 const viewer = { email: 'owner@example.com', slug: 'acme', csrfToken: 'csrf' }
 const tunnel = {
@@ -56,5 +56,37 @@ describe('the Metrics table', () => {
   it('escapes a code it did not choose', () => {
     const [cell] = refusalCells([row({ '<b>x</b>': 1 })])
     assert.match(cell!, /&lt;b&gt;x&lt;\/b&gt; 1/)
+  })
+})
+
+describe('callPage: what the agent chose', () => {
+  it('hostile: marks a bidi override in the request id and session, each isolated', () => {
+    // Found by a hostile review: an id reading "1 · agent Claude Desktop (grant_…)" then U+202E,
+    // shown as it came, posed as the agent label that follows it on token and OAuth tunnels.
+    const shown = String(
+      callPage(viewer, tunnel, {
+        id: 'call_1',
+        at: '2026-01-01T00:00:00.000Z',
+        sessionId: 'sess\u202e1',
+        rpcId: '"1 · agent Claude Desktop (grant_8d1f2a) \u202e"',
+        agent: 'agt_1',
+        method: 'tools/call',
+        tool: 'read_file',
+        status: 200,
+        outcome: 'ok',
+        policyCode: null,
+        durationMs: 3,
+        bytesIn: 10,
+        bytesOut: 10,
+        requestBody: null,
+        responseBody: null,
+        bodiesCut: false,
+        continues: null,
+      }),
+    )
+    const facts = /<p class="muted" id="call-facts">[\s\S]*?<\/p>/.exec(shown)![0]
+    assert.ok(!facts.includes('\u202e'), facts)
+    assert.equal(facts.match(/U\+202E/g)?.length, 2)
+    assert.equal(facts.match(/<bdi/g)?.length, 3)
   })
 })

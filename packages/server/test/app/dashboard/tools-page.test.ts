@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
+import { MAX_ESCAPES_PER_PAGE } from '../../../src/app/dashboard/shown-name.js'
 import { toolsPage } from '../../../src/app/dashboard/tools-page.js'
 import type { ToolView } from '../../../src/governance/tools-view.js'
 
@@ -56,6 +57,31 @@ describe('toolsPage', () => {
     const page = render(many)
     assert.equal(page.match(/Acknowledging forgets it/g)?.length, 300)
     assert.doesNotMatch(page, /<b>t\d+<\/b>/)
+  })
+})
+
+describe('toolsPage: a page of hidden characters', () => {
+  it("hostile: escapes at most a page's budget of them, however many texts hold them", () => {
+    // 19 changed tools of 200 fields, each value ("DEL" ×16 + "a") ×63: 3.6 M escapes, 204 MB.
+    const value = `${'\x7f'.repeat(16)}a`.repeat(63)
+    const changed: ToolView = {
+      ...gone,
+      status: 'changed',
+      currentHash: 'c0ffee',
+      diff: Array.from({ length: 200 }, (_, i) => ({
+        path: `inputSchema.properties.p${i}.description`,
+        before: 'x',
+        after: value,
+      })),
+    }
+    const tools = Array.from({ length: 19 }, (_, i) => ({ ...changed, name: `t${i}` }))
+    const page = render(tools)
+    const marks = page.match(/<mark class="np"/g)?.length ?? 0
+    assert.ok(marks <= MAX_ESCAPES_PER_PAGE + 200 * 19 * 2, `${marks} marks`)
+    assert.ok(page.length < 10_000_000, `${page.length} characters`)
+    assert.match(page, /of the page are not shown/)
+    // Every card is still there, each field too: only the escapes past the budget are left out.
+    assert.equal(page.match(/class="card tool-change"/g)?.length, 19)
   })
 })
 
