@@ -41,7 +41,12 @@ for (const backend of testBackends()) {
         tunnelId,
         [
           { name: 'read', ...def('r') },
-          { name: secretName, ...def('s') },
+          // Kept with the name as listed (the tunnel's redaction off).
+          {
+            name: secretName,
+            ...def('s'),
+            definition: JSON.stringify({ description: 'runs it', name: secretName }),
+          },
           // A name holding a mask as listed: keyed apart from a masked one.
           { name: masked, ...def('m') },
         ],
@@ -59,7 +64,7 @@ for (const backend of testBackends()) {
 
       const pins = await store.db
         .selectFrom('tool_pins')
-        .select(['name', 'renamed_from', 'approved_hash'])
+        .select(['name', 'renamed_from', 'approved_hash', 'approved_definition'])
         .orderBy('name')
         .execute()
       assert.deepEqual(
@@ -70,6 +75,8 @@ for (const backend of testBackends()) {
           [pinKeyOf(secretName), null, 's'],
         ].sort((a, b) => String(a[0]).localeCompare(String(b[0]), 'en')),
       )
+      const kept = pins.find((p) => p.name === pinKeyOf(secretName))?.approved_definition
+      assert.deepEqual(JSON.parse(kept!), { description: 'runs it', name: pinKeyOf(secretName) })
       const after = await store.db.selectFrom('tool_approvals').select('name').execute()
       assert.equal(after.length, before.length)
       const everything = JSON.stringify({ pins, after })

@@ -14,7 +14,13 @@ const PAGE_ROWS = 5000
 
 /** The tables this migration reads, as it reads them. */
 interface KeyedTables {
-  tool_pins: { tunnel_id: string; name: string; renamed_from: string | null }
+  tool_pins: {
+    tunnel_id: string
+    name: string
+    renamed_from: string | null
+    approved_definition: string | null
+    current_definition: string | null
+  }
   tool_approvals: { id: string; name: string }
 }
 
@@ -106,9 +112,25 @@ async function rekeyPin(db: Kysely<KeyedTables>, change: PinChange): Promise<voi
       .execute()
     return
   }
+  // A definition kept with the name as listed (the tunnel's redaction off) names the key instead.
+  const kept = await db
+    .selectFrom('tool_pins')
+    .select(['approved_definition', 'current_definition'])
+    .where('tunnel_id', '=', tunnel_id)
+    .where('name', '=', name)
+    .executeTakeFirst()
+  const renamed = (definition: string | null | undefined) =>
+    definition === null || definition === undefined || key === name
+      ? (definition ?? null)
+      : definition.split(JSON.stringify(name)).join(JSON.stringify(key))
   await db
     .updateTable('tool_pins')
-    .set({ name: key, renamed_from: from })
+    .set({
+      name: key,
+      renamed_from: from,
+      approved_definition: renamed(kept?.approved_definition),
+      current_definition: renamed(kept?.current_definition),
+    })
     .where('tunnel_id', '=', tunnel_id)
     .where('name', '=', name)
     .execute()
