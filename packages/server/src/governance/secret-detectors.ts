@@ -21,31 +21,43 @@ export interface SecretDetector {
  * wins). PEM private keys come before them all, found by `privateKeys`.
  */
 export const SECRET_DETECTORS: readonly SecretDetector[] = [
-  { name: 'aws_access_key', literals: ['AKIA', 'ASIA'], pattern: /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g },
+  {
+    name: 'aws_access_key',
+    literals: ['AKIA', 'ASIA'],
+    pattern: /(?<![A-Za-z0-9])(?:AKIA|ASIA)[0-9A-Z]{16}\b/g,
+  },
   {
     name: 'github_token',
     literals: ['ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_', 'github_pat_'],
-    pattern: /\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})/g,
+    pattern: /(?<![A-Za-z0-9])(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})/g,
   },
   {
     name: 'stripe_key',
     literals: ['_live_', '_test_'],
-    pattern: /\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,255}/g,
+    pattern: /(?<![A-Za-z0-9])(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,255}/g,
   },
-  { name: 'slack_token', literals: ['xox'], pattern: /\bxox[abprs]-[A-Za-z0-9-]{10,255}/g },
-  { name: 'google_api_key', literals: ['AIza'], pattern: /\bAIza[0-9A-Za-z_-]{35}/g },
+  {
+    name: 'slack_token',
+    literals: ['xox'],
+    pattern: /(?<![A-Za-z0-9])xox[abprs]-[A-Za-z0-9-]{10,255}/g,
+  },
+  { name: 'google_api_key', literals: ['AIza'], pattern: /(?<![A-Za-z0-9])AIza[0-9A-Za-z_-]{35}/g },
   {
     name: 'burrow_key',
     literals: ['mtk_', 'btk_', 'atk_'],
-    pattern: /\b(?:mtk|btk|atk)_[A-Za-z0-9_-]{16,255}/g,
+    pattern: /(?<![A-Za-z0-9])(?:mtk|btk|atk)_[A-Za-z0-9_-]{16,255}/g,
   },
-  { name: 'api_key', literals: ['sk-'], pattern: /\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,255}/g },
+  {
+    name: 'api_key',
+    literals: ['sk-'],
+    pattern: /(?<![A-Za-z0-9])sk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,255}/g,
+  },
   {
     name: 'bearer_token',
     literals: ['earer', 'EARER'],
     // No upper bound: a token longer than one (a JWT carrying many claims) had its tail kept
     // (found by a hostile review); the run is read once, from each `Bearer`.
-    pattern: /\b[Bb][Ee][Aa][Rr][Ee][Rr][ \t]{1,8}[A-Za-z0-9._~+/=-]{16,}/g,
+    pattern: /(?<![A-Za-z0-9])[Bb][Ee][Aa][Rr][Ee][Rr][ \t]{1,8}[A-Za-z0-9._~+/=-]{16,}/g,
   },
 ]
 

@@ -23,6 +23,11 @@ describe('pinKeyOf', () => {
     assert.equal(pinKeyOf(aws), `[REDACTED:aws_access_key]#${digest(aws)}`)
   })
 
+  it('masks a secret in a snake_case name (found by a review)', () => {
+    const name = `use_${KEY}`
+    assert.equal(pinKeyOf(name), `use_[REDACTED:github_token]#${digest(name)}`)
+  })
+
   it('keeps two names masked alike apart', () => {
     const other = `use-${KEY.replace('A1', 'Z9')}-now`
     assert.notEqual(pinKeyOf(`use-${KEY}-now`), pinKeyOf(other))
