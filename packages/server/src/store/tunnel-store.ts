@@ -195,8 +195,7 @@ export class TunnelStore {
         .returningAll()
         .executeTakeFirst()
       if (deleted === undefined) return undefined
-      // Over its plan's tunnels (after a downgrade), the account's next stopped tunnel now
-      // serves in the deleted one's place, and carries on its month; else the next new one will.
+      // Over its plan, the next stopped tunnel serves in its place and carries on its month.
       const served = new Set(before.filter((t) => t.serving).map((t) => t.id))
       const started = served.has(tunnelId)
         ? (await tunnelsInServingOrder(trx, accountId, now)).find(

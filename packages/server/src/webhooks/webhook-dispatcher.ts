@@ -9,7 +9,7 @@
  * Started (`start`), it keeps up to `concurrency` attempts in flight and takes the next due
  * delivery as soon as one ends, so an endpoint that hangs holds its own attempt's place for the
  * deadline and nobody else's; one account has at most `PER_ACCOUNT_AT_ONCE` of those places, and
- * places go to accounts by turns (`#pick`).
+ * places go to accounts by turns (`delivery-turns.ts`).
  * `runDue` is one explicit pass (tests, and the operator's tools) that resolves when its
  * attempts are recorded.
  */
@@ -26,6 +26,7 @@ import { UrlGuard } from './url-guard.js'
 import type { ResolveHost } from './url-guard.js'
 import { signatureHeader, signingSecrets } from './webhook-signature.js'
 import { originOf, payloadsOf } from './delivery-rows.js'
+import { DeliveryTurns } from './delivery-turns.js'
 
 /** Options of `new WebhookDispatcher`. */
 export interface WebhookDispatcherOptions {
@@ -66,26 +67,10 @@ interface DueDelivery {
   readonly secrets: readonly string[]
 }
 
-/** A due delivery as read, before its payload. */
-interface DueRow {
-  readonly id: string
-  readonly endpoint_id: string
-  readonly account_id: string
-  readonly attempts: number
-  readonly next_attempt_at: string | null
-  readonly postponed_since: string | null
-  readonly url: string
-  readonly secret: string
-  readonly previous_secret: string | null
-  readonly previous_secret_expires_at: string | null
-}
-
 /** Due deliveries of one account one pass sends at most. */
 const PER_ACCOUNT_PER_PASS = 4
 /** Attempts of one account the started dispatcher has in flight at once at most. */
 export const PER_ACCOUNT_AT_ONCE = 2
-/** Accounts whose last turn is remembered; past it, those served longest ago are forgotten. */
-const MAX_SERVED_ACCOUNTS = 10_000
 /** How long finished deliveries (delivered, failed, cancelled) stay in the log. */
 export const DELIVERY_RETENTION_MS = 30 * 24 * 60 * 60_000
 const PRUNE_EVERY_MS = 60 * 60_000
@@ -116,9 +101,7 @@ export class WebhookDispatcher {
   /** Attempts in flight, by delivery (`endpoint id` + ` ` + `id`), and per account. */
   readonly #inFlight = new Map<string, Promise<void>>()
   readonly #accountsInFlight = new Map<string, number>()
-  /** When each account was last given a place, as a count of places given (`#serves`). */
-  readonly #servedAt = new Map<string, number>()
-  #serves = 0
+  readonly #turns: DeliveryTurns
   /** `runDue` calls in progress, which `stop` waits for. */
   readonly #running = new Set<Promise<number>>()
   #stopped: Promise<void> | undefined
@@ -127,6 +110,7 @@ export class WebhookDispatcher {
   constructor(options: WebhookDispatcherOptions) {
     this.#onAttempt = options.onAttempt
     this.#db = options.db
+    this.#turns = new DeliveryTurns(options.db)
     this.#log = options.log
     this.#now = options.now ?? (() => new Date())
     this.#random = options.random ?? Math.random
@@ -202,63 +186,15 @@ export class WebhookDispatcher {
   }
 
   /**
-   * Due deliveries to send next, by turns between accounts: every account with a due delivery
-   * and a place left (fewer than `perAccount` in flight) is a candidate, read in one grouped
-   * query (by the account's due index); those with fewer in flight go first, then the one served
-   * longest ago, then the one waiting longest, one place each per round; each gets its oldest
-   * due deliveries. Before, the oldest due went first whatever its account: eight accounts whose
-   * receivers answered just before the deadline held all 16 places, and another account's
-   * delivery waited behind their whole backlog (found by a hostile review); and a look-ahead of
-   * the oldest rows, however it left accounts out, could be filled by one account's backlog.
-   * Payloads are read for the rows picked only.
+   * Due deliveries to send next, by turns between accounts (delivery-turns.ts), with their
+   * payloads (read for the rows picked only).
    */
   async #pick(limit: number, perAccount: number): Promise<DueDelivery[]> {
     const now = this.#now().toISOString()
-    const inFlight = (account: string) => this.#accountsInFlight.get(account) ?? 0
-    const full = [...this.#accountsInFlight].filter(([, n]) => n >= perAccount).map(([a]) => a)
-    let candidates = this.#db
-      .selectFrom('webhook_deliveries')
-      .select(['account_id', (eb) => eb.fn.min('next_attempt_at').as('due')])
-      .where('status', '=', 'pending')
-      .where('next_attempt_at', '<=', now)
-      .groupBy('account_id')
-    if (full.length > 0) candidates = candidates.where('account_id', 'not in', full)
-    const accounts = (await candidates.execute()).map((c) => ({
-      id: c.account_id,
-      due: String(c.due),
-      busy: inFlight(c.account_id),
-      served: this.#servedAt.get(c.account_id) ?? 0,
-    }))
-    accounts.sort(
-      (x, y) =>
-        x.busy - y.busy || x.served - y.served || (x.due < y.due ? -1 : x.due > y.due ? 1 : 0),
-    )
-    // Rounds of one place each, in that order, until the places or the accounts' own run out.
-    // An account's rows are read when it first gets a place; one with none to send (its due
-    // deliveries are on disabled endpoints, or were just claimed by another node) gives its
-    // place to the next.
-    const picked: DueRow[] = []
-    const taken = new Map<string, number>()
-    const rowsOf = new Map<string, DueRow[]>()
-    for (let round = 0; round < perAccount && picked.length < limit; round++) {
-      for (const account of accounts) {
-        if (picked.length >= limit) break
-        const mine = taken.get(account.id) ?? 0
-        if (mine !== round || account.busy + mine >= perAccount) continue
-        let rows = rowsOf.get(account.id)
-        if (rows === undefined) {
-          const read = await this.#dueRows(now, account.id, perAccount + account.busy)
-          rows = read.filter((row) => !this.#inFlight.has(`${row.endpoint_id} ${row.id}`))
-          rowsOf.set(account.id, rows)
-        }
-        const next = rows.shift()
-        if (next === undefined) continue
-        taken.set(account.id, mine + 1)
-        picked.push(next)
-      }
-    }
-    for (const row of picked) this.#servedAt.set(row.account_id, ++this.#serves)
-    if (this.#servedAt.size > MAX_SERVED_ACCOUNTS) this.#forgetServed()
+    const picked = await this.#turns.pick(now, limit, perAccount, {
+      accounts: this.#accountsInFlight,
+      deliveries: this.#inFlight,
+    })
     const payloads = new Map<string, string>()
     for (const row of await payloadsOf(this.#db, picked)) {
       payloads.set(`${row.endpoint_id} ${row.id}`, row.payload)
@@ -274,30 +210,6 @@ export class WebhookDispatcher {
       url: row.url,
       secrets: signingSecrets(row, now),
     }))
-  }
-
-  /** At most `limit` due deliveries of account `accountId`, oldest due first. */
-  async #dueRows(now: string, accountId: string, limit: number): Promise<DueRow[]> {
-    return this.#db
-      .selectFrom('webhook_deliveries as d')
-      .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
-      .select(['d.id', 'd.endpoint_id', 'd.account_id', 'd.attempts', 'd.next_attempt_at'])
-      .select('d.postponed_since')
-      .select(['e.url', 'e.secret', 'e.previous_secret', 'e.previous_secret_expires_at'])
-      .where('d.account_id', '=', accountId)
-      .where('d.status', '=', 'pending')
-      .where('d.next_attempt_at', '<=', now)
-      .where('e.disabled_at', 'is', null)
-      .orderBy('d.next_attempt_at')
-      .limit(limit)
-      .execute()
-  }
-
-  /** Keep the order of the accounts served most recently, forgetting the rest (served long ago). */
-  #forgetServed(): void {
-    const kept = [...this.#servedAt].sort((x, y) => y[1] - x[1]).slice(0, MAX_SERVED_ACCOUNTS / 2)
-    this.#servedAt.clear()
-    for (const [account, at] of kept) this.#servedAt.set(account, at)
   }
 
   /**
