@@ -27,6 +27,7 @@ import type { CallOptions } from './upstream-calls.js'
 import type { UpstreamChannel } from './upstream-channel.js'
 import { UpstreamLink } from './upstream-link.js'
 import { askedUrlElicitation, UrlElicitations } from './url-elicitations.js'
+import { LogLevels } from '../front/log-levels.js'
 
 /** One upstream: its name (the prefix of its tools and prompts) and its channel. */
 export interface AggregatorUpstream {
@@ -66,6 +67,7 @@ export class AggregatorBackend implements McpBackend {
   readonly #cache = new ListCache()
   readonly #subscriptions = new ResourceSubscriptions()
   readonly #elicitations = new UrlElicitations()
+  readonly #levels = new LogLevels()
   readonly #lists: ListAggregator
   readonly #resources: ResourceRouter
   readonly #router: RequestRouter
@@ -98,6 +100,7 @@ export class AggregatorBackend implements McpBackend {
       subscriptions: this.#subscriptions,
       metrics: this.#metrics,
       logger: this.#log,
+      levels: this.#levels,
     })
     this.#asks = new AskRouter(this.#sessions, byName, this.#log)
     this.#sessionRouter = {
@@ -264,6 +267,7 @@ export class AggregatorBackend implements McpBackend {
     session.calls.clear()
     this.#asks.dropSession(session)
     this.#elicitations.dropSession(session.id)
+    this.#router.sessionEnded(session.id)
     for (const { uri, upstream } of this.#subscriptions.dropSession(session.id)) {
       const link = this.#links.find((l) => l.name === upstream)
       link?.request('resources/unsubscribe', { uri }).catch(() => {})
@@ -315,12 +319,14 @@ export class AggregatorBackend implements McpBackend {
     if (message.method === 'notifications/message') {
       const params = message.params ?? {}
       const logger = typeof params.logger === 'string' ? `${link.name}/${params.logger}` : link.name
-      // Every 2025 session hears a server's log; a 2026-07-28 call (a seat, whose sink has an
-      // ask group) only the lines written for it, where that can be told (see upstream-link.ts).
+      // Every 2025 session hears a server's log at its level; a 2026-07-28 call (a seat, whose
+      // sink has an ask group) only the lines written for it, where that can be told (see
+      // upstream-link.ts).
       const line = { ...message, params: { ...params, logger } }
       for (const session of this.#sessions.values()) {
-        if (session.sink.askGroup === undefined) session.sink.deliver(line)
-        else if (owner !== 'unplaced' && owner?.sessionId === session.id)
+        if (session.sink.askGroup === undefined) {
+          if (this.#levels.hears(session.id, params.level)) session.sink.deliver(line)
+        } else if (owner !== 'unplaced' && owner?.sessionId === session.id)
           session.sink.deliver(line, owner.agentId)
       }
       return

@@ -1,7 +1,8 @@
 /**
  * Where each agent request goes in aggregator mode. Lists are merged (`ListAggregator`); tools
  * and prompts are routed by their `<upstream>__` prefix; resources by URI (`ResourceRouter`);
- * completions by their ref; `logging/setLevel` is fanned out to every upstream that logs. The
+ * completions by their ref; `logging/setLevel` is fanned out to every upstream that logs, with
+ * the most verbose level a live session set (`LogLevels`: each session hears its own). The
  * answer is the upstream's, or an `RpcError` the backend turns into the agent's error response.
  */
 import { JSONRPC_CODE, type JsonRpcRequest } from '@burrow/protocol'
@@ -13,6 +14,7 @@ import { splitPrefixedName } from './prefixed-name.js'
 import type { ResourceRouter } from './resource-router.js'
 import type { ResourceSubscriptions } from '../front/resource-subscriptions.js'
 import { RpcError } from '../front/rpc-error.js'
+import { logLevelRefusal, type LogLevels } from '../front/log-levels.js'
 import type { CallOptions } from './upstream-calls.js'
 import { recordOf } from './upstream-info.js'
 import type { UpstreamLink } from './upstream-link.js'
@@ -28,14 +30,14 @@ export interface RequestRouterOptions {
   readonly subscriptions: ResourceSubscriptions
   readonly metrics: AggregatorMetrics
   readonly logger: Logger
+  /** The level each session set (the backend filters log lines with it). */
+  readonly levels: LogLevels
 }
 
 /** Routes agent requests (initialize and ping are the backend's). */
 export class RequestRouter {
   readonly #opts: RequestRouterOptions
   readonly #byName: ReadonlyMap<string, UpstreamLink>
-  /** The level an agent last set, renewed on upstreams that initialize again. */
-  #logLevel: string | undefined
 
   constructor(options: RequestRouterOptions) {
     this.#opts = options
@@ -63,7 +65,7 @@ export class RequestRouter {
       case 'completion/complete':
         return this.#complete(params, call)
       case 'logging/setLevel':
-        return this.#setLevel(params, call)
+        return this.#setLevel(sessionId, params, call)
       default:
         throw new RpcError(
           JSONRPC_CODE.methodNotFound,
@@ -77,8 +79,9 @@ export class RequestRouter {
     const log = this.#opts.logger
     const failed = (what: string) => (err: unknown) =>
       log.debug(`upstream "${link.name}": renewing ${what} failed: ${(err as Error).message}`)
-    if (this.#logLevel !== undefined && link.capability('logging')) {
-      link.request('logging/setLevel', { level: this.#logLevel }).catch(failed('the log level'))
+    const level = this.#opts.levels.serverLevel
+    if (level !== undefined && link.capability('logging')) {
+      link.request('logging/setLevel', { level }).catch(failed('the log level'))
     }
     for (const uri of this.#opts.subscriptions.urisAt(link.name)) {
       link.request('resources/subscribe', { uri }).catch(failed(`the subscription to ${uri}`))
@@ -164,16 +167,30 @@ export class RequestRouter {
     )
   }
 
-  /** logging/setLevel reaches every available upstream that logs. */
-  async #setLevel(params: Params, call: CallOptions): Promise<Result> {
-    if (typeof params.level !== 'string') {
-      throw new RpcError(JSONRPC_CODE.invalidParams, 'logging/setLevel needs a string "level"')
+  /** Session `sessionId` ended: upstreams go back to the level the others set, if it changed. */
+  sessionEnded(sessionId: string): void {
+    if (!this.#opts.levels.drop(sessionId)) return
+    const level = this.#opts.levels.serverLevel
+    for (const link of this.#opts.links) {
+      if (!link.capability('logging')) continue
+      link.request('logging/setLevel', { level }).catch((err: unknown) => {
+        this.#opts.logger.debug(
+          `upstream "${link.name}": setting the log level failed: ${(err as Error).message}`,
+        )
+      })
     }
-    this.#logLevel = params.level
+  }
+
+  /** logging/setLevel reaches every available upstream that logs. */
+  async #setLevel(sessionId: string, params: Params, call: CallOptions): Promise<Result> {
+    const refused = logLevelRefusal(params.level)
+    if (refused !== null) throw new RpcError(JSONRPC_CODE.invalidParams, refused)
+    this.#opts.levels.set(sessionId, params.level as string)
+    const level = { ...params, level: this.#opts.levels.serverLevel }
     const targets = this.#opts.links.filter((link) => link.capability('logging'))
     this.#opts.metrics.fanout('logging/setLevel')
     const outcomes = await Promise.allSettled(
-      targets.map((link) => link.request('logging/setLevel', params, call)),
+      targets.map((link) => link.request('logging/setLevel', level, call)),
     )
     const failures = outcomes.filter((o) => o.status === 'rejected')
     if (targets.length > 0 && failures.length === targets.length) throw failures[0]!.reason

@@ -24,6 +24,7 @@ import {
 import type { Logger } from '../log/logger.js'
 import type { LocalResponse } from '../relay/local-exchange.js'
 import { bridgedCapability, INPUT_REQUIRED_METHODS, type InputBridge } from './input-bridge.js'
+import { logLevelRank } from './log-levels.js'
 import type { ModernSeat } from './modern-seat.js'
 import { legacyRequest, modernAnswer } from './modern-translation.js'
 import { PostExchange } from './post-exchange.js'
@@ -63,9 +64,6 @@ interface PendingAsk {
 const ROUND_GATHER_MS = 25
 /** Progress notifications kept for the next round while the agent answers a question. */
 const MAX_HELD_PROGRESS = 100
-
-/** Log levels from least to most severe (RFC 5424 as MCP uses them). */
-const LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency']
 
 /** One logical 2026-07-28 request. */
 export class ModernCall {
@@ -314,8 +312,7 @@ export class ModernCall {
   #wantsLog(level: unknown): boolean {
     const wanted = this.#opts.meta.logLevel
     if (wanted === null) return false
-    const at = typeof level === 'string' ? LOG_LEVELS.indexOf(level) : -1
-    return at >= Math.max(0, LOG_LEVELS.indexOf(wanted))
+    return logLevelRank(level) >= Math.max(0, logLevelRank(wanted))
   }
 
   #finish(): void {

@@ -29,11 +29,12 @@ import { progressTokenOf, withProgressToken } from './progress-token.js'
 import { ResourceSubscriptions } from './resource-subscriptions.js'
 import { CallTable, type ChildCall } from './call-table.js'
 import { InitializeGate } from './initialize-gate.js'
-import { bridgedCapability } from './input-bridge.js'
+import { childAskPlacement } from './child-ask-placement.js'
 import type { SessionRouter } from './routed-session.js'
 import { StdioSession } from './stdio-session.js'
 import { TaskOwners } from './task-owners.js'
 import { logAudience } from './log-audience.js'
+import { LogLevels, logLevelRefusal } from './log-levels.js'
 
 /** The one upstream's name in the subscriptions table. */
 const STDIO = 'stdio'
@@ -61,6 +62,8 @@ export class StdioBackend implements McpBackend {
   readonly #subscriptions = new ResourceSubscriptions()
   /** Whose each task of the child is (its SDK keeps every agent's tasks in one store). */
   readonly #tasks = new TaskOwners()
+  /** The level each session set: the child is asked for the most verbose one. */
+  readonly #levels = new LogLevels()
   #deadGeneration = 0
   #clock = 0
 
@@ -150,6 +153,14 @@ export class StdioBackend implements McpBackend {
       if (this.#subscriptions.remove(uri, session.id) !== STDIO) {
         return session.sink.deliver({ jsonrpc: '2.0', id: message.id, result: {} })
       }
+    } else if (message.method === 'logging/setLevel') {
+      const refused = logLevelRefusal(message.params?.level)
+      if (refused !== null) {
+        return session.sink.deliver(errorResponse(message.id, JSONRPC_CODE.invalidParams, refused))
+      }
+      this.#levels.set(session.id, message.params?.level as string)
+      const params = { ...message.params, level: this.#levels.serverLevel }
+      return void this.#call(session, { ...message, params }, signal)
     }
     this.#call(session, message, signal)
   }
@@ -200,16 +211,19 @@ export class StdioBackend implements McpBackend {
       const reason = 'the client session ended before answering'
       this.#trySend(errorResponse(childId, JSONRPC_CODE.internalError, reason))
     }
+    // Nobody is subscribed any more: the server stops sending its updates (answers unused).
     for (const { uri } of this.#subscriptions.dropSession(session.id)) {
-      // Nobody is subscribed any more: the server stops sending its updates (answer unused).
-      const params = { uri }
-      this.#trySend({
-        jsonrpc: '2.0',
-        id: this.#table.nextChildId(),
-        method: 'resources/unsubscribe',
-        params,
-      })
+      this.#sendUnanswered('resources/unsubscribe', { uri })
     }
+    // The most verbose level set was this session's: the server goes back to the others'.
+    if (this.#levels.drop(session.id)) {
+      this.#sendUnanswered('logging/setLevel', { level: this.#levels.serverLevel })
+    }
+  }
+
+  /** A request of burrow's own to the child, whose answer nobody waits for. */
+  #sendUnanswered(method: string, params: Record<string, unknown>): void {
+    this.#trySend({ jsonrpc: '2.0', id: this.#table.nextChildId(), method, params })
   }
 
   /** Send an agent request to the child under a fresh id (and progress token). */
@@ -292,30 +306,12 @@ export class StdioBackend implements McpBackend {
       this.#trySend({ jsonrpc: '2.0', id: message.id, result: {} })
       return
     }
-    const target = this.#table.askTarget(this.#sessions)
-    if (target === 'unplaced') {
-      const reason =
-        `calls of several clients are in flight or were just cancelled, and a stdio server ` +
-        `does not say which one ${message.method} is for; it was not sent to any`
-      this.#log.debug(`stdio server's ${message.method} refused: ${reason}`)
-      this.#trySend(errorResponse(message.id, JSONRPC_CODE.internalError, reason))
-      return
+    const placed = childAskPlacement(message.method, this.#table, this.#sessions)
+    if ('refusal' in placed) {
+      this.#log.debug(`stdio server's ${message.method} refused: ${placed.refusal}`)
+      return this.#trySend(errorResponse(message.id, placed.code, placed.refusal))
     }
-    if (!target) {
-      const reason = `no client is connected to answer ${message.method}`
-      this.#trySend(errorResponse(message.id, JSONRPC_CODE.internalError, reason))
-      return
-    }
-    const { session, relatedTo } = target
-    const needed = bridgedCapability(message.method)
-    if (needed !== undefined && session.capabilities[needed] === undefined) {
-      const reason = `the client did not declare the "${needed}" capability ${message.method} needs`
-      this.#trySend(errorResponse(message.id, JSONRPC_CODE.methodNotFound, reason))
-      return
-    }
-    const full = session.askRefusal()
-    if (full !== null)
-      return this.#trySend(errorResponse(message.id, JSONRPC_CODE.internalError, full))
+    const { session, relatedTo } = placed
     const agentId = session.nextAskId()
     this.#table.addAsk(message.id, { session, agentId, relatedTo })
     session.sink.deliver({ ...message, id: agentId }, relatedTo)
@@ -343,7 +339,7 @@ export class StdioBackend implements McpBackend {
       return
     }
     if (message.method === 'notifications/message') {
-      const audience = logAudience(this.#sessions, this.#table.askCause())
+      const audience = logAudience(this.#sessions, this.#table.askCause(), this.#levels, params)
       for (const [session, relatedTo] of audience) session.sink.deliver(message, relatedTo)
       return
     }
@@ -361,6 +357,7 @@ export class StdioBackend implements McpBackend {
     this.#gate.reset()
     this.#table.clear()
     this.#tasks.clear()
+    this.#levels.clear()
     // A new server has no subscriptions; the sessions that held them end below.
     for (const session of this.#sessions) this.#subscriptions.dropSession(session.id)
     const how = exit.error ? `failed (${exit.error.message})` : 'exited'

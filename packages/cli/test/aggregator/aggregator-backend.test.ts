@@ -203,8 +203,10 @@ describe('aggregator backend', { timeout: 60_000 }, () => {
     for (const name of ['a', 'b', 'c']) {
       assert.equal(textOf(await agent.client.callTool({ name: `${name}__level` })), 'warning')
     }
-    await agent.client.callTool({ name: 'b__log', arguments: { message: 'hello', logger: 'core' } })
-    await agent.client.callTool({ name: 'c__log', arguments: { message: 'bare' } })
+    await agent.client.callTool({ name: 'b__log', arguments: { message: 'quiet' } })
+    const core = { message: 'hello', logger: 'core', level: 'warning' }
+    await agent.client.callTool({ name: 'b__log', arguments: core })
+    await agent.client.callTool({ name: 'c__log', arguments: { message: 'bare', level: 'error' } })
     await until(() => agent.logs.length >= 2)
     assert.deepEqual(
       agent.logs.map((l) => [l.logger, l.data]),

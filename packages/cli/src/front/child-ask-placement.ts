@@ -1,0 +1,42 @@
+/**
+ * Where a stdio server's request to a client (sampling, elicitation, roots) goes: to the agent
+ * `CallTable.askTarget` names, once that agent declared the capability the request needs and has
+ * room for another question; otherwise the refusal the server is answered with.
+ */
+import { JSONRPC_CODE, type JsonRpcId } from '@burrow/protocol'
+import type { CallTable } from './call-table.js'
+import { bridgedCapability } from './input-bridge.js'
+import type { StdioSession } from './stdio-session.js'
+
+/** The session a request goes to (and the call it travels with), or why it goes to none. */
+export type ChildAskPlacement =
+  | { readonly session: StdioSession; readonly relatedTo?: JsonRpcId }
+  | { readonly refusal: string; readonly code: number }
+
+/** Where the child's request `method` goes among `sessions`. */
+export function childAskPlacement(
+  method: string,
+  table: CallTable,
+  sessions: Iterable<StdioSession>,
+): ChildAskPlacement {
+  const target = table.askTarget(sessions)
+  if (target === 'unplaced') {
+    const refusal =
+      `calls of several clients are in flight or were just cancelled, and a stdio server ` +
+      `does not say which one ${method} is for; it was not sent to any`
+    return { refusal, code: JSONRPC_CODE.internalError }
+  }
+  if (!target) {
+    return {
+      refusal: `no client is connected to answer ${method}`,
+      code: JSONRPC_CODE.internalError,
+    }
+  }
+  const needed = bridgedCapability(method)
+  if (needed !== undefined && target.session.capabilities[needed] === undefined) {
+    const refusal = `the client did not declare the "${needed}" capability ${method} needs`
+    return { refusal, code: JSONRPC_CODE.methodNotFound }
+  }
+  const full = target.session.askRefusal()
+  return full === null ? target : { refusal: full, code: JSONRPC_CODE.internalError }
+}
