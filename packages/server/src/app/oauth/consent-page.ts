@@ -4,6 +4,7 @@
  */
 import { html, type SafeHtml } from '../../http/html.js'
 import { page, type Viewer } from '../dashboard/layout.js'
+import { shownName } from '../dashboard/shown-name.js'
 
 /** What the consent page shows. */
 export interface ConsentView {
@@ -20,7 +21,9 @@ export interface ConsentView {
 /**
  * The consent page. Approve starts disabled and is enabled by a gesture on the page
  * (`data-deliberate`, in app.js): framing is refused by the CSP, and this keeps a page that
- * swaps in this one under the owner's double-click from getting the second click.
+ * swaps in this one under the owner's double-click from getting the second click. The client's
+ * name is what the client says: shown as the dashboard shows a server's names, its hidden
+ * characters (zero-width and other format characters) marked and a mix of scripts flagged.
  */
 export function consentPage(v: ConsentView): SafeHtml {
   const fields = v.params.map(
@@ -30,7 +33,7 @@ export function consentPage(v: ConsentView): SafeHtml {
     { title: 'Connect an agent', viewer: v.viewer },
     html`<h1>Connect an agent to your tunnel</h1>
 <div class="card" id="consent">
-  <p><strong id="consent-client">${v.clientName}</strong> wants to call the tools of your tunnel
+  <p><strong id="consent-client">${shownName(v.clientName)}</strong> wants to call the tools of your tunnel
   <strong id="consent-tunnel">${v.tunnelName}</strong> (<code>${v.tunnelUrl}</code>)
   as <strong id="consent-account">${v.viewer.email}</strong>.</p>
   <p class="muted">Client: <code>${v.clientId}</code> (${v.clientId.startsWith('https://') ? html`described by the document at <code>${new URL(v.clientId).host}</code>` : 'registered itself; its name is what it says about itself'})<br />It will be sent back to <code>${v.redirectUri}</code>.
