@@ -11,6 +11,7 @@ import { formatDateTime } from './format.js'
 import { tunnelHeading, tunnelTabs } from './governance-pages.js'
 import { csrfField, page, type Notice, type Viewer } from './layout.js'
 import { agentTokenSnippet } from '../agent-token-snippet.js'
+import { shownName } from './shown-name.js'
 
 /** What the Access tab shows. */
 export interface AccessPageData {
@@ -73,7 +74,7 @@ export function accessPage(d: AccessPageData): SafeHtml {
   const agentRows = d.agents.map(
     (
       a,
-    ) => html`<tr data-agent="${a.id}"><td>${a.clientName}<br /><code class="muted">${a.clientId}</code></td>
+    ) => html`<tr data-agent="${a.id}"><td>${shownName(a.clientName)}<br /><code class="muted">${a.clientId}</code></td>
 <td>${a.approvedBy}<br /><span class="muted">${formatDateTime(a.createdAt)}</span></td>
 <td class="muted">${a.lastUsedAt ? formatDateTime(a.lastUsedAt) : 'never'}</td>
 <td><form method="post" action="/dashboard/tunnels/${t.id}/agents/${a.id}/revoke" class="inline" data-confirm="Disconnect this agent? It must sign in again.">${csrf}<button type="submit" class="secondary">Disconnect</button></form></td></tr>`,
