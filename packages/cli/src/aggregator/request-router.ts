@@ -15,6 +15,7 @@ import type { ResourceRouter } from './resource-router.js'
 import type { ResourceSubscriptions } from '../front/resource-subscriptions.js'
 import { RpcError } from '../front/rpc-error.js'
 import { logLevelRefusal, type LogLevels } from '../front/log-levels.js'
+import { withoutTasks } from '../front/task-params.js'
 import type { CallOptions } from './upstream-calls.js'
 import { recordOf } from './upstream-info.js'
 import type { UpstreamLink } from './upstream-link.js'
@@ -46,7 +47,9 @@ export class RequestRouter {
 
   /** The result for `message` from agent session `sessionId`. */
   async route(sessionId: string, message: JsonRpcRequest, call: CallOptions): Promise<Result> {
-    const params = message.params ?? {}
+    // The aggregate offers no tasks: a request asking to become one, or naming one, is handled
+    // as a plain one (a task its upstream made would be one no agent could read).
+    const params = withoutTasks(message.params ?? {})
     const method = message.method
     if (listMethod(method)) return this.#opts.lists.page(method, params.cursor, call)
     switch (method) {

@@ -5,6 +5,7 @@ import {
   type JsonRpcBody,
   type JsonRpcMessage,
 } from '@burrow/protocol'
+import { RELATED_TASK } from './task-params.js'
 
 /**
  * The messages of a POST body, or why the front refuses it: every message must be valid JSON-RPC,
@@ -28,9 +29,6 @@ export function postMessages(
   }
   return { batch: body.batch, messages }
 }
-
-/** The `_meta` key MCP names a request's task with (2025-11-25). */
-const RELATED_TASK = 'io.modelcontextprotocol/related-task'
 
 /**
  * What is wrong with a request's `params._meta`, or null: it must be an object, its

@@ -4,8 +4,9 @@
  * `tasks/get`, `tasks/result` and `tasks/cancel` serve whoever names a task's id. The backend
  * therefore remembers the task each call created for the agent that made it (its session, or
  * the ask group of a 2026-07-28 agent: see `SessionSink.askGroup`), answers a request naming a
- * task another agent holds as the SDK answers an unknown one, leaves other agents' tasks out of
- * a listing, and sends a task's status notifications to its agent alone. A server can send a
+ * task another agent holds (to read or cancel it, or as its related task) as the SDK answers an
+ * unknown one, leaves other agents' tasks out of a listing, and sends a task's status
+ * notifications to its agent alone. A server can send a
  * task's status before the answer that creates it (a task done at once): such a status is held,
  * briefly, until that answer names the task's agent. Bounded: past `MAX_TASKS` the oldest task is
  * forgotten, and no agent can then reach it; past `MAX_EARLY_TASKS` the oldest held statuses go.
@@ -20,6 +21,7 @@ import {
   type JsonRpcResponse,
 } from '@burrow/protocol'
 import { askGroup, type SessionSink } from './mcp-backend.js'
+import { relatedTaskId } from './task-params.js'
 
 /** Tasks remembered at once; the oldest is forgotten past it. */
 export const MAX_TASKS = 10_000
@@ -52,6 +54,12 @@ function createdTaskId(result: Readonly<Record<string, unknown>>): string | null
   return isRecord(task) && typeof task.taskId === 'string' ? task.taskId : null
 }
 
+/** The answer to `request` naming `taskId`, a task its agent does not hold: as the SDK answers. */
+function notFound(request: JsonRpcRequest, taskId: unknown): JsonRpcError {
+  const shown = typeof taskId === 'string' ? taskId.slice(0, 200) : String(taskId)
+  return errorResponse(request.id, JSONRPC_CODE.invalidParams, `Task not found: ${shown}`)
+}
+
 /** Tasks of one stdio server, by id, with the agent each belongs to (oldest first). */
 export class TaskOwners {
   readonly #owners = new Map<string, string>()
@@ -68,13 +76,21 @@ export class TaskOwners {
     this.#now = now
   }
 
-  /** The error `request` of `session` is answered with when it names another agent's task. */
+  /**
+   * The error `request` of `session` is answered with when it names another agent's task: as
+   * the task a `tasks/*` request reads or cancels, or as the related task of any request (the
+   * server's SDK would queue that request's answer, and the questions it asks, in the other
+   * agent's task, and mark that task as waiting for input).
+   */
   refusal(session: Holder, request: JsonRpcRequest): JsonRpcError | null {
+    const related = relatedTaskId(request.params)
+    if (related !== null && this.#owners.get(related) !== ownerOf(session)) {
+      return notFound(request, related)
+    }
     if (!TASK_METHODS.has(request.method)) return null
     const taskId = request.params?.taskId
     if (typeof taskId === 'string' && this.#owners.get(taskId) === ownerOf(session)) return null
-    const shown = typeof taskId === 'string' ? taskId.slice(0, 200) : String(taskId)
-    return errorResponse(request.id, JSONRPC_CODE.invalidParams, `Task not found: ${shown}`)
+    return notFound(request, taskId)
   }
 
   /**

@@ -34,6 +34,11 @@ export const FIXTURE = fixturePath('agg-paged-server.mjs')
 /** An upstream to put behind the aggregator. */
 export type UpstreamDef =
   | { readonly name: string; readonly stdio: readonly string[] }
+  | {
+      readonly name: string
+      /** Another stdio server than the fixture (e.g. server-everything). */
+      readonly server: { readonly command: string; readonly args: readonly string[] }
+    }
   | { readonly name: string; readonly http: string; readonly reopenGetMs?: number }
 
 /** A metrics double that records each call as `method arg,arg`. */
@@ -102,8 +107,8 @@ export async function startAggregator(
       return { name: def.name, channel }
     }
     const supervisor = new StdioSupervisor({
-      command: process.execPath,
-      args: [FIXTURE, ...def.stdio],
+      command: 'server' in def ? def.server.command : process.execPath,
+      args: 'server' in def ? [...def.server.args] : [FIXTURE, ...def.stdio],
       label: def.name,
       logger,
       timing: { initialBackoffMs: 100, maxBackoffMs: 400 },

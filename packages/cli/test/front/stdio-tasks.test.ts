@@ -58,6 +58,27 @@ describe('tasks of several agents over one stdio server', { timeout: 60_000 }, (
     assert.notEqual(own.result?.status, 'cancelled')
   })
 
+  it("refuses a request related to another session's task, and keeps that task as it was", async () => {
+    // The server's SDK queues the answer of a request related to a task, and the questions the
+    // request asks, in that task, and marks it as waiting for input: another agent's request
+    // naming a task of A's reached A's task (found by a review).
+    const a = await initialize(served.url, '2025-11-25', { tasks: {} })
+    const b = await initialize(served.url, '2025-11-25', { tasks: {} })
+    const taskA = await startTask(a, 1)
+    const before = await call(a, 2, 'tasks/get', { taskId: taskA })
+    const meta = { 'io.modelcontextprotocol/related-task': { taskId: taskA } }
+    const params = { name: 'echo', arguments: { message: 'into A' }, _meta: meta }
+    const refused = await call(b, 3, 'tools/call', params)
+    assert.equal(refused.error?.code, -32602, JSON.stringify(refused))
+    assert.match(refused.error?.message ?? '', /Task not found/)
+    const plain = await call(b, 4, 'tools/call', { name: 'echo', arguments: { message: 'hi' } })
+    assert.ok(plain.result, JSON.stringify(plain))
+    const after = await call(a, 5, 'tasks/get', { taskId: taskA })
+    assert.equal(after.result?.taskId, taskA)
+    assert.notEqual(after.result?.status, 'input_required')
+    assert.equal(typeof before.result?.status, 'string')
+  })
+
   it("keeps one 2026-07-28 agent's tasks from another (Burrow-Agent)", async () => {
     const start = { name: 'simulate-research-query', arguments: { topic: 'y' }, task: {} }
     const as = (agent: string) => ({ 'burrow-agent': agent })

@@ -49,6 +49,40 @@ describe('TaskOwners', () => {
     assert.equal(owners.refusal(b, request('tools/list', 't1')), null)
   })
 
+  it("refuses a request whose related task is not the agent's, and lets its own through", () => {
+    const owners = new TaskOwners()
+    const a = holder('a')
+    const b = holder('b')
+    owners.answered(a, 'tools/call', created('t1'))
+    const related = (taskId: unknown): JsonRpcRequest => ({
+      jsonrpc: '2.0',
+      id: 9,
+      method: 'tools/call',
+      params: { name: 'echo', _meta: { 'io.modelcontextprotocol/related-task': { taskId } } },
+    })
+    assert.equal(owners.refusal(a, related('t1')), null)
+    for (const [who, taskId] of [
+      [b, 't1'],
+      [a, 'unknown'],
+      [b, 'x'.repeat(100_000)],
+    ] as const) {
+      const refused = owners.refusal(who, related(taskId))
+      assert.ok(refused && 'error' in refused, JSON.stringify(refused))
+      assert.equal(refused.error.code, -32602)
+      assert.equal(refused.id, 9)
+      assert.ok(refused.error.message.length < 300)
+    }
+    // Not a related task the SDK reads (the front refuses these as malformed before here).
+    assert.equal(owners.refusal(b, related(1)), null)
+    // A tasks/* request naming its own task, related to another's, is still refused.
+    const mixed: JsonRpcRequest = {
+      ...request('tasks/get', 't2'),
+      params: { taskId: 't2', _meta: { 'io.modelcontextprotocol/related-task': { taskId: 't1' } } },
+    }
+    owners.answered(b, 'tools/call', created('t2'))
+    assert.equal(owners.refusal(b, mixed)?.id, 7)
+  })
+
   it("lists an agent's own tasks only, and a task id given again keeps its first agent", () => {
     const owners = new TaskOwners()
     const a = holder('a')
