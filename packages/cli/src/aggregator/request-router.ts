@@ -21,6 +21,9 @@ import { recordOf } from './upstream-info.js'
 import type { UpstreamLink } from './upstream-link.js'
 
 type Result = Readonly<Record<string, unknown>>
+
+/** How long a `logging/setLevel` no agent waits for may take before the next is sent. */
+const LEVEL_TIMEOUT_MS = 30_000
 type Params = Readonly<Record<string, unknown>>
 
 /** What the router works with. */
@@ -39,6 +42,8 @@ export interface RequestRouterOptions {
 export class RequestRouter {
   readonly #opts: RequestRouterOptions
   readonly #byName: ReadonlyMap<string, UpstreamLink>
+  /** Each upstream's last `logging/setLevel`, settled once it is answered (see `#sendLevel`). */
+  readonly #levelSends = new Map<UpstreamLink, Promise<void>>()
 
   constructor(options: RequestRouterOptions) {
     this.#opts = options
@@ -82,9 +87,8 @@ export class RequestRouter {
     const log = this.#opts.logger
     const failed = (what: string) => (err: unknown) =>
       log.debug(`upstream "${link.name}": renewing ${what} failed: ${(err as Error).message}`)
-    const level = this.#opts.levels.serverLevel
-    if (level !== undefined && link.capability('logging')) {
-      link.request('logging/setLevel', { level }).catch(failed('the log level'))
+    if (this.#opts.levels.serverLevel !== undefined && link.capability('logging')) {
+      this.#sendLevel(link, {}).catch(failed('the log level'))
     }
     for (const uri of this.#opts.subscriptions.urisAt(link.name)) {
       link.request('resources/subscribe', { uri }).catch(failed(`the subscription to ${uri}`))
@@ -173,10 +177,9 @@ export class RequestRouter {
   /** Session `sessionId` ended: upstreams go back to the level the others set, if it changed. */
   sessionEnded(sessionId: string): void {
     if (!this.#opts.levels.drop(sessionId)) return
-    const level = this.#opts.levels.serverLevel
     for (const link of this.#opts.links) {
       if (!link.capability('logging')) continue
-      link.request('logging/setLevel', { level }).catch((err: unknown) => {
+      this.#sendLevel(link, {}).catch((err: unknown) => {
         this.#opts.logger.debug(
           `upstream "${link.name}": setting the log level failed: ${(err as Error).message}`,
         )
@@ -189,15 +192,41 @@ export class RequestRouter {
     const refused = logLevelRefusal(params.level)
     if (refused !== null) throw new RpcError(JSONRPC_CODE.invalidParams, refused)
     this.#opts.levels.set(sessionId, params.level as string)
-    const level = { ...params, level: this.#opts.levels.serverLevel }
     const targets = this.#opts.links.filter((link) => link.capability('logging'))
     this.#opts.metrics.fanout('logging/setLevel')
     const outcomes = await Promise.allSettled(
-      targets.map((link) => link.request('logging/setLevel', level, call)),
+      targets.map((link) => this.#sendLevel(link, params, call)),
     )
     const failures = outcomes.filter((o) => o.status === 'rejected')
     if (targets.length > 0 && failures.length === targets.length) throw failures[0]!.reason
     return {}
+  }
+
+  /**
+   * Ask `link` for the level live sessions want, read when it is sent, once the level it was
+   * sent before is answered: an HTTP upstream may apply two requests in flight at once in either
+   * order, and then stay at a level no session wants. A send without the agent's own call (a
+   * session ended, an upstream renewed) gives up after `LEVEL_TIMEOUT_MS`, so that a hung one
+   * does not hold back the next.
+   */
+  #sendLevel(link: UpstreamLink, params: Params, call?: CallOptions): Promise<Result> {
+    const previous = this.#levelSends.get(link) ?? Promise.resolve()
+    const send = async (): Promise<Result> => {
+      const level = this.#opts.levels.serverLevel
+      if (level === undefined) return {}
+      const options = call ?? { timeoutMs: LEVEL_TIMEOUT_MS }
+      return link.request('logging/setLevel', { ...params, level }, options)
+    }
+    const sent = previous.then(send)
+    const settled = sent.then(
+      () => undefined,
+      () => undefined,
+    )
+    this.#levelSends.set(link, settled)
+    void settled.then(() => {
+      if (this.#levelSends.get(link) === settled) this.#levelSends.delete(link)
+    })
+    return sent
   }
 }
 

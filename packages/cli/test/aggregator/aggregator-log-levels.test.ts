@@ -51,6 +51,22 @@ describe('aggregator log levels', { timeout: 60_000 }, () => {
     })
   }
 
+  it('asks an HTTP upstream for one level at a time, so the last one asked for holds', async () => {
+    // Two logging/setLevel POSTs in flight at once may be applied in either order: this upstream
+    // applies `error` 300 ms late, so sent together the earlier `error` won over the later
+    // `debug`, and the agent that asked for debug heard errors only (found by a review).
+    const http = await startHttpFixture(['--label', 's', '--slow-level', 'error:300'])
+    const slow = await startAggregator([{ name: 's', http: http.url }])
+    const agent = await connectAgent(slow.url, 'both')
+    await Promise.all([
+      agent.client.setLoggingLevel('error'),
+      agent.client.setLoggingLevel('debug'),
+    ])
+    assert.equal(textOf(await agent.client.callTool({ name: 's__level' })), 'debug')
+    await agent.client.callTool({ name: 's__log', arguments: { level: 'debug', message: 'fine' } })
+    await until(() => agent.logs.some((line) => line.data === 'fine'))
+  })
+
   it('refuses a level that is not MCP’s', async () => {
     const agent = await connectAgent(agg.url, 'odd')
     await assert.rejects(
