@@ -36,6 +36,14 @@ const NOT_FORWARDED_UPSTREAM = new Set([
 const NO_TOKENS: ReadonlySet<string> = new Set()
 
 /**
+ * A header the edge or `burrow up` reads for MCP: `Mcp-*` (session, version, method, name,
+ * params) and `Last-Event-ID`.
+ */
+function readByMcp(name: string): boolean {
+  return name.startsWith('mcp-') || name === 'last-event-id'
+}
+
+/**
  * Header names listed in every Connection header (repeated fields combine, RFC 9110 §5.3):
  * `nameAt(i)` and `valueAt(i)` give the `count` headers.
  */
@@ -84,6 +92,9 @@ export function upstreamRequestHeaders(
     // CGI, WSGI servers that keep such fields): judged as the name it stands for there.
     const judged = name.includes('_') ? name.replace(/_/g, '-') : name
     if (HOP_BY_HOP.has(judged) || NOT_FORWARDED_UPSTREAM.has(judged) || listed.has(name)) continue
+    // `Mcp_Session_Id` would be a second session id there, one `burrow up` never checked as the
+    // agent's own; `Mcp_Name` a second tool name, one the tunnel's policy never judged.
+    if (judged !== name && readByMcp(judged)) continue
     if (forwarded.dropCredentials === true && name === 'authorization') continue
     out.push([name, raw[i + 1]!])
   }

@@ -188,6 +188,9 @@ describe('edge', () => {
         'x-real-ip': '203.0.113.9',
         'mcp-session-id': 'session-123',
         'mcp-protocol-version': '2025-06-18',
+        // Read as Mcp-Session-Id and Mcp-Name by servers that map headers CGI-style.
+        mcp_session_id: 'another-agents-session',
+        mcp_name: 'a-denied-tool',
         authorization: 'Bearer agent-token',
         'accept-encoding': 'gzip, deflate, br',
         'x-custom': 'kept',
@@ -206,6 +209,8 @@ describe('edge', () => {
       'proxy-authorization',
       'forwarded',
       'x-real-ip',
+      'mcp_session_id',
+      'mcp_name',
     ]) {
       assert.ok(!names.includes(gone), `${gone} was forwarded: ${JSON.stringify(req.head.headers)}`)
     }

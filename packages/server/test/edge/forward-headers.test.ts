@@ -250,4 +250,39 @@ describe('upstreamRequestHeaders and credentials', () => {
       [['my_header', 'kept']],
     )
   })
+
+  it('drops what CGI-style servers read as an MCP header (Mcp_Session_Id, Mcp_Name)', () => {
+    // burrow up checks that a session is the agent's own under Mcp-Session-Id, and the tunnel's
+    // policy judges the tool a 2026-07-28 request names in its body and Mcp-Name: an alias the
+    // server reads as the same header would bypass both (found by a review).
+    const spoofed = [
+      'Mcp-Session-Id',
+      'mine',
+      'Mcp_Session_Id',
+      'theirs',
+      'mcp_name',
+      'denied_tool',
+      'MCP_METHOD',
+      'tools/call',
+      'Mcp_Protocol_Version',
+      '2025-03-26',
+      'Mcp_Param_Region',
+      'x',
+      'last_event_id',
+      '9',
+      'Mcp-Name',
+      'allowed_tool',
+      'x_mcp_name',
+      'kept',
+    ]
+    const out = upstreamRequestHeaders(spoofed, forwarded)
+    assert.deepEqual(
+      out.filter(([n]) => n.includes('mcp') || n.includes('event')),
+      [
+        ['mcp-session-id', 'mine'],
+        ['mcp-name', 'allowed_tool'],
+        ['x_mcp_name', 'kept'],
+      ],
+    )
+  })
 })
