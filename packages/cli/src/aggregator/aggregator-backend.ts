@@ -26,7 +26,7 @@ import type { CallOwner } from './pending-table.js'
 import type { CallOptions } from './upstream-calls.js'
 import type { UpstreamChannel } from './upstream-channel.js'
 import { UpstreamLink } from './upstream-link.js'
-import { askedUrlElicitation, UrlElicitations } from './url-elicitations.js'
+import { askedUrlElicitation, UrlElicitations } from '../front/url-elicitations.js'
 import { LogLevels } from '../front/log-levels.js'
 
 /** One upstream: its name (the prefix of its tools and prompts) and its channel. */

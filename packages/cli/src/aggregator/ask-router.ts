@@ -16,12 +16,11 @@ import {
   type JsonRpcRequest,
   type JsonRpcResponse,
 } from '@burrow/protocol'
-import { bridgedCapability } from '../front/input-bridge.js'
+import { missingAskCapability } from '../front/ask-capability.js'
 import type { Logger } from '../log/logger.js'
 import type { AggregatorSession } from './aggregator-session.js'
 import type { CallOwner } from './pending-table.js'
 import type { UpstreamLink } from './upstream-link.js'
-import { askedUrlElicitation } from './url-elicitations.js'
 
 /** Where a server→client request went. */
 export interface Routed {
@@ -77,24 +76,15 @@ export class AskRouter {
       link.respond(errorResponse(message.id, JSONRPC_CODE.internalError, reason))
       return undefined
     }
-    const needed = bridgedCapability(message.method)
-    // A URL-mode elicitation goes only to an agent that declared URL mode (`elicitation.url`):
-    // `elicitation: {}` alone means forms only (MCP 2025-11-25).
-    // A form, only to one that declared forms (`elicitation: {}` or `elicitation.form`).
-    const url = askedUrlElicitation(message.method, message.params) !== undefined
-    const form = message.method === 'elicitation/create' && !url
-    const able = (s: AggregatorSession): boolean =>
-      !s.closed &&
-      (needed === undefined || s.capabilities[needed] !== undefined) &&
-      (!url || declaresElicitation(s.capabilities, 'url')) &&
-      (!form || declaresElicitation(s.capabilities, 'form'))
+    const missing = (s: AggregatorSession): string | undefined =>
+      missingAskCapability(message.method, message.params, s.capabilities)
+    const able = (s: AggregatorSession): boolean => !s.closed && missing(s) === undefined
     // The agent whose call caused the request answers it, or nobody: another agent's user did
     // not ask for it. Without a caller, the most recently active agent able to answer does.
     const session = live ? (able(live) ? live : undefined) : this.#mostRecentSession(able)
     if (!session) {
-      const missing = url ? 'elicitation.url' : form ? 'elicitation.form' : needed
       const reason = live
-        ? `the agent did not declare the "${missing}" capability ${message.method} needs`
+        ? `the agent did not declare the "${missing(live)}" capability ${message.method} needs`
         : `no connected agent can answer ${message.method}`
       const code = live ? JSONRPC_CODE.methodNotFound : JSONRPC_CODE.internalError
       link.respond(errorResponse(message.id, code, reason))
@@ -163,18 +153,4 @@ export class AskRouter {
 
 function key(upstream: string, id: JsonRpcId): string {
   return `${upstream}\n${idKey(id)}`
-}
-
-/**
- * Whether declared client capabilities include elicitation in `mode`: named in `elicitation`, or
- * forms for an `elicitation` that names no mode (as before modes were named).
- */
-function declaresElicitation(
-  capabilities: Readonly<Record<string, unknown>>,
-  mode: 'form' | 'url',
-): boolean {
-  const elicitation = capabilities.elicitation
-  if (typeof elicitation !== 'object' || elicitation === null) return false
-  const named = 'form' in elicitation || 'url' in elicitation
-  return mode in elicitation || (mode === 'form' && !named)
 }

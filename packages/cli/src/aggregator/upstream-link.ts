@@ -25,7 +25,7 @@ import type { CallOwner } from './pending-table.js'
 import { RpcError } from '../front/rpc-error.js'
 import { UpstreamCalls, type CallOptions } from './upstream-calls.js'
 import type { UpstreamChannel } from './upstream-channel.js'
-import { requiredUrlElicitations } from './url-elicitations.js'
+import { requiredUrlElicitations } from '../front/url-elicitations.js'
 import {
   AGGREGATOR_CLIENT_CAPABILITIES,
   recordOf,

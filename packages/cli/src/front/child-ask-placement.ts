@@ -1,11 +1,12 @@
 /**
  * Where a stdio server's request to a client (sampling, elicitation, roots) goes: to the agent
- * `CallTable.askTarget` names, once that agent declared the capability the request needs and has
- * room for another question; otherwise the refusal the server is answered with.
+ * `CallTable.askTarget` names, once that agent declared the capability the request needs (for an
+ * elicitation, its mode: see ask-capability.ts) and has room for another question; otherwise the
+ * refusal the server is answered with.
  */
 import { JSONRPC_CODE, type JsonRpcId } from '@burrow/protocol'
 import type { CallTable } from './call-table.js'
-import { bridgedCapability } from './input-bridge.js'
+import { missingAskCapability } from './ask-capability.js'
 import type { StdioSession } from './stdio-session.js'
 
 /** The session a request goes to (and the call it travels with), or why it goes to none. */
@@ -13,9 +14,10 @@ export type ChildAskPlacement =
   | { readonly session: StdioSession; readonly relatedTo?: JsonRpcId }
   | { readonly refusal: string; readonly code: number }
 
-/** Where the child's request `method` goes among `sessions`. */
+/** Where the child's request `method` (with `params`) goes among `sessions`. */
 export function childAskPlacement(
   method: string,
+  params: Readonly<Record<string, unknown>> | undefined,
   table: CallTable,
   sessions: Iterable<StdioSession>,
 ): ChildAskPlacement {
@@ -32,8 +34,8 @@ export function childAskPlacement(
       code: JSONRPC_CODE.internalError,
     }
   }
-  const needed = bridgedCapability(method)
-  if (needed !== undefined && target.session.capabilities[needed] === undefined) {
+  const needed = missingAskCapability(method, params, target.session.capabilities)
+  if (needed !== undefined) {
     const refusal = `the client did not declare the "${needed}" capability ${method} needs`
     return { refusal, code: JSONRPC_CODE.methodNotFound }
   }

@@ -33,11 +33,13 @@ import { childAskPlacement } from './child-ask-placement.js'
 import type { SessionRouter } from './routed-session.js'
 import { StdioSession } from './stdio-session.js'
 import { TaskOwners } from './task-owners.js'
-import { logAudience } from './log-audience.js'
 import { LogLevels, logLevelRefusal } from './log-levels.js'
-
-/** The one upstream's name in the subscriptions table. */
-const STDIO = 'stdio'
+import { deliverChildNotification, STDIO, type ChildAudiences } from './child-notifications.js'
+import {
+  askedUrlElicitation,
+  requiredUrlElicitations,
+  UrlElicitations,
+} from './url-elicitations.js'
 
 /** Options of `StdioBackend`. */
 export interface StdioBackendOptions {
@@ -64,12 +66,25 @@ export class StdioBackend implements McpBackend {
   readonly #tasks = new TaskOwners()
   /** The level each session set: the child is asked for the most verbose one. */
   readonly #levels = new LogLevels()
+  /** The agent each URL-mode elicitation went to, which alone hears that it completed. */
+  readonly #elicitations = new UrlElicitations()
+  /** Who hears what the child notifies. */
+  readonly #heard: ChildAudiences
   #deadGeneration = 0
   #clock = 0
 
   constructor(options: StdioBackendOptions) {
     this.#sup = options.supervisor
     this.#log = options.logger ?? silentLogger
+    this.#heard = {
+      sessions: this.#sessions,
+      table: this.#table,
+      subscriptions: this.#subscriptions,
+      tasks: this.#tasks,
+      levels: this.#levels,
+      elicitations: this.#elicitations,
+      log: this.#log,
+    }
     this.#router = {
       request: (session, message, signal) => this.#agentRequest(session, message, signal),
       notify: (session, message) => this.#agentNotification(session, message),
@@ -211,6 +226,7 @@ export class StdioBackend implements McpBackend {
       const reason = 'the client session ended before answering'
       this.#trySend(errorResponse(childId, JSONRPC_CODE.internalError, reason))
     }
+    this.#elicitations.dropSession(session.id)
     // Nobody is subscribed any more: the server stops sending its updates (answers unused).
     for (const { uri } of this.#subscriptions.dropSession(session.id)) {
       this.#sendUnanswered('resources/unsubscribe', { uri })
@@ -277,7 +293,7 @@ export class StdioBackend implements McpBackend {
     if (generation <= this.#deadGeneration) return
     if (isResponse(message)) this.#childResponse(message)
     else if (isRequest(message)) this.#childRequest(message)
-    else this.#childNotification(message)
+    else deliverChildNotification(message, this.#heard)
   }
 
   #childResponse(message: JsonRpcResponse): void {
@@ -290,6 +306,10 @@ export class StdioBackend implements McpBackend {
     // A subscription the server refused is not one.
     if (call.subscribes !== undefined && 'error' in message) {
       this.#subscriptions.remove(call.subscribes, call.session.id)
+    }
+    // The URL-mode elicitations a -32042 error starts complete to this agent alone.
+    for (const id of 'error' in message ? requiredUrlElicitations(message.error) : []) {
+      this.#elicitations.note(STDIO, id, { sessionId: call.session.id, relatedTo: call.agentId })
     }
     const answer = this.#tasks.answered(call.session, call.method, { ...message, id: call.agentId })
     call.session.sink.deliver(answer)
@@ -306,49 +326,19 @@ export class StdioBackend implements McpBackend {
       this.#trySend({ jsonrpc: '2.0', id: message.id, result: {} })
       return
     }
-    const placed = childAskPlacement(message.method, this.#table, this.#sessions)
+    const placed = childAskPlacement(message.method, message.params, this.#table, this.#sessions)
     if ('refusal' in placed) {
       this.#log.debug(`stdio server's ${message.method} refused: ${placed.refusal}`)
       return this.#trySend(errorResponse(message.id, placed.code, placed.refusal))
     }
     const { session, relatedTo } = placed
+    const elicitation = askedUrlElicitation(message.method, message.params)
+    if (elicitation !== undefined) {
+      this.#elicitations.note(STDIO, elicitation, { sessionId: session.id, relatedTo })
+    }
     const agentId = session.nextAskId()
     this.#table.addAsk(message.id, { session, agentId, relatedTo })
     session.sink.deliver({ ...message, id: agentId }, relatedTo)
-  }
-
-  #childNotification(message: JsonRpcNotification): void {
-    const params = message.params ?? {}
-    if (message.method === 'notifications/progress') {
-      const call = this.#table.call(params.progressToken)
-      if (call?.agentToken === undefined) return
-      const progress = { ...message, params: { ...params, progressToken: call.agentToken } }
-      return call.session.sink.deliver(progress, call.agentId)
-    }
-    if (message.method === 'notifications/cancelled') {
-      const ask = this.#table.takeAsk(params.requestId)
-      if (!ask) return
-      const cancelled = { ...message, params: { ...params, requestId: ask.agentId } }
-      return ask.session.sink.deliver(cancelled, ask.relatedTo)
-    }
-    if (message.method === 'notifications/resources/updated') {
-      const subscribed = new Set(this.#subscriptions.subscribers(String(params.uri)))
-      for (const session of this.#sessions) {
-        if (subscribed.has(session.id)) session.sink.deliver(message)
-      }
-      return
-    }
-    if (message.method === 'notifications/message') {
-      const audience = logAudience(this.#sessions, this.#table.askCause(), this.#levels, params)
-      for (const [session, relatedTo] of audience) session.sink.deliver(message, relatedTo)
-      return
-    }
-    // A task's status concerns its agent; list_changed and the like every agent.
-    const audience =
-      message.method === 'notifications/tasks/status'
-        ? this.#tasks.audience(message, this.#sessions)
-        : this.#sessions
-    for (const session of audience) session.sink.deliver(message)
   }
 
   /** The child is gone: its sessions end (agents initialize again) and open calls fail. */
@@ -358,6 +348,7 @@ export class StdioBackend implements McpBackend {
     this.#table.clear()
     this.#tasks.clear()
     this.#levels.clear()
+    this.#elicitations.clear()
     // A new server has no subscriptions; the sessions that held them end below.
     for (const session of this.#sessions) this.#subscriptions.dropSession(session.id)
     const how = exit.error ? `failed (${exit.error.message})` : 'exited'

@@ -64,6 +64,11 @@ export class UrlElicitations {
     return agent
   }
 
+  /** Forget every elicitation (the server is gone, and its elicitations with it). */
+  clear(): void {
+    this.#to.clear()
+  }
+
   /** Forget every elicitation that went to `sessionId` (the session ended). */
   dropSession(sessionId: string): void {
     for (const [k, agent] of this.#to) if (agent.sessionId === sessionId) this.#to.delete(k)
