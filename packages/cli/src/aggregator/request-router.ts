@@ -127,20 +127,33 @@ export class RequestRouter {
 
   async #subscribe(sessionId: string, params: Params, call: CallOptions): Promise<Result> {
     const uri = uriOf(params)
-    const refused = this.#opts.subscriptions.refusal(uri, sessionId)
+    const subscriptions = this.#opts.subscriptions
+    const refused = subscriptions.refusal(uri, sessionId)
     if (refused !== null) throw new RpcError(JSONRPC_CODE.serverError, refused)
-    const known = this.#opts.subscriptions.upstreamOf(uri)
-    const link = known === undefined ? undefined : this.#byName.get(known)
-    if (link) {
-      const result = await link.request('resources/subscribe', params, call)
-      this.#opts.subscriptions.add(uri, link.name, sessionId)
-      return result
+    const settled = subscriptions.subscribing(uri)
+    try {
+      const known = subscriptions.upstreamOf(uri)
+      const link = known === undefined ? undefined : this.#byName.get(known)
+      if (link) {
+        const result = await link.request('resources/subscribe', params, call)
+        subscriptions.add(uri, link.name, sessionId)
+        return result
+      }
+      const routed = await this.#opts.resources.route(
+        uri,
+        'resources/subscribe',
+        params,
+        call,
+        (l) => Boolean(l.capability('resources')?.subscribe),
+      )
+      subscriptions.add(uri, routed.link.name, sessionId)
+      return routed.result
+    } finally {
+      // Nobody ended up subscribed, and the last subscriber's unsubscribe was held back.
+      const upstream = settled()
+      const link = upstream === undefined ? undefined : this.#byName.get(upstream)
+      link?.request('resources/unsubscribe', { uri }).catch(() => {})
     }
-    const routed = await this.#opts.resources.route(uri, 'resources/subscribe', params, call, (l) =>
-      Boolean(l.capability('resources')?.subscribe),
-    )
-    this.#opts.subscriptions.add(uri, routed.link.name, sessionId)
-    return routed.result
   }
 
   async #unsubscribe(sessionId: string, params: Params, call: CallOptions): Promise<Result> {

@@ -27,6 +27,36 @@ interface SessionSubscriptions {
 export class ResourceSubscriptions {
   readonly #byUri = new Map<string, Subscription>()
   readonly #bySession = new Map<string, SessionSubscriptions>()
+  /** Subscribes on their way to the upstream, by URI (see `subscribing`). */
+  readonly #pending = new Map<string, number>()
+  /** The upstream of each URI whose last subscriber left while a subscribe was on its way. */
+  readonly #heldBack = new Map<string, string>()
+
+  /**
+   * A subscribe to `uri` is on its way to the upstream, recorded only once answered (an
+   * aggregate learns which upstream serves a URI from the answer). Meanwhile the last recorded
+   * subscriber's leaving does not unsubscribe the upstream, which could apply the two in either
+   * order and drop the subscription of the agent that was just told it has one. Call the
+   * returned function once when the subscribe is answered (after `add`) or failed: it returns
+   * the upstream to unsubscribe now, when a leaving was held back and nobody is subscribed.
+   */
+  subscribing(uri: string): () => string | undefined {
+    this.#pending.set(uri, (this.#pending.get(uri) ?? 0) + 1)
+    let settled = false
+    return () => {
+      if (settled) return undefined
+      settled = true
+      const left = (this.#pending.get(uri) ?? 1) - 1
+      if (left > 0) {
+        this.#pending.set(uri, left)
+        return undefined
+      }
+      this.#pending.delete(uri)
+      const held = this.#heldBack.get(uri)
+      this.#heldBack.delete(uri)
+      return this.#byUri.has(uri) ? undefined : held
+    }
+  }
 
   /** The upstream serving a subscribed `uri`, if anyone is subscribed. */
   upstreamOf(uri: string): string | undefined {
@@ -65,7 +95,8 @@ export class ResourceSubscriptions {
 
   /**
    * Record that `sessionId` unsubscribed. Returns the upstream to unsubscribe when nobody is left,
-   * null while other sessions remain, undefined when the session was not subscribed.
+   * null while other sessions remain or a subscribe is on its way (`subscribing`), undefined when
+   * the session was not subscribed.
    */
   remove(uri: string, sessionId: string): string | null | undefined {
     const subscription = this.#byUri.get(uri)
@@ -77,7 +108,9 @@ export class ResourceSubscriptions {
     }
     if (subscription.sessions.size > 0) return null
     this.#byUri.delete(uri)
-    return subscription.upstream
+    if (!this.#pending.has(uri)) return subscription.upstream
+    this.#heldBack.set(uri, subscription.upstream)
+    return null
   }
 
   /** Drop a session; returns the URIs (and upstreams) nobody is subscribed to any more. */

@@ -21,6 +21,26 @@ describe('ResourceSubscriptions', () => {
     assert.equal(subs.upstreamOf('mem://a'), undefined)
   })
 
+  it('holds back the last leaving while a subscribe is on its way, and gives it after a failure', () => {
+    const subs = new ResourceSubscriptions()
+    subs.add('mem://a', 'up', 's1')
+    const joined = subs.subscribing('mem://a')
+    assert.equal(subs.remove('mem://a', 's1'), null, 'held back: s2 is subscribing')
+    subs.add('mem://a', 'up', 's2')
+    assert.equal(joined(), undefined, 's2 holds the upstream subscription now')
+    assert.equal(joined(), undefined, 'settled once')
+    assert.deepEqual(subs.subscribers('mem://a'), ['s2'])
+    // s2's subscribe fails after s1 left, and s3's too: the last to settle unsubscribes.
+    const failed = subs.subscribing('mem://a')
+    const failedToo = subs.subscribing('mem://a')
+    assert.deepEqual(subs.dropSession('s2'), [])
+    assert.equal(failed(), undefined, 'another subscribe is still on its way')
+    assert.equal(failedToo(), 'up')
+    assert.equal(subs.upstreamOf('mem://a'), undefined)
+    // Nothing was held back: nothing to unsubscribe.
+    assert.equal(subs.subscribing('mem://b')(), undefined)
+  })
+
   it('bounds the subscriptions of one session, not of others', () => {
     const subs = new ResourceSubscriptions()
     for (let i = 0; i < MAX_SUBSCRIPTIONS_PER_SESSION; i++) {
