@@ -2,8 +2,9 @@
  * The id rewriter's memory for one upstream: every request the aggregator sent there, by the id
  * it carries upstream. Ids there are the aggregator's own (a counter per upstream), so agents that
  * pick the same ids never collide, and that id doubles as the progress token. The table is
- * bounded: when it is full, the oldest request is evicted (its agent gets an error) rather than
- * letting a stuck upstream grow memory without limit.
+ * bounded: when it is full, a request is evicted (its agent gets an error) rather than letting a
+ * stuck upstream grow memory without limit: the oldest of the agent (ask group) with the most in
+ * flight, so that one agent flooding an upstream drops its own calls and not another's.
  */
 import type { JsonRpcId } from '@burrow/protocol'
 import type { RpcError } from '../front/rpc-error.js'
@@ -42,10 +43,17 @@ export interface PendingCall {
 /** Default bound of the table (per upstream). */
 export const DEFAULT_PENDING_LIMIT = 10_000
 
+/** The group a call counts under when the table is full: its ask group, `''` for burrow's own. */
+function groupOf(call: PendingCall): string {
+  return call.owner ? ownerGroup(call.owner) : ''
+}
+
 /** Requests in flight at one upstream, oldest first. */
 export class PendingTable {
   readonly #limit: number
   readonly #calls = new Map<number, PendingCall>()
+  /** The same calls by group (`groupOf`), oldest first in each. */
+  readonly #byGroup = new Map<string, Map<number, PendingCall>>()
 
   constructor(limit: number = DEFAULT_PENDING_LIMIT) {
     if (!Number.isInteger(limit) || limit < 1) throw new Error('the pending table needs room')
@@ -57,17 +65,25 @@ export class PendingTable {
     return this.#calls.size
   }
 
-  /** Record a call. Returns the call evicted to make room, if the table was full. */
+  /**
+   * Record a call. Returns the call evicted to make room, if the table was full: the oldest of
+   * the group with the most calls in flight (the first such group when several tie).
+   */
   add(call: PendingCall): PendingCall | undefined {
     let evicted: PendingCall | undefined
     if (this.#calls.size >= this.#limit) {
-      const oldest = this.#calls.values().next().value
-      if (oldest) {
-        this.#calls.delete(oldest.upstreamId)
-        evicted = oldest
+      let largest: Map<number, PendingCall> | undefined
+      for (const calls of this.#byGroup.values()) {
+        if (largest === undefined || calls.size > largest.size) largest = calls
       }
+      evicted = largest?.values().next().value
+      if (evicted) this.#remove(evicted)
     }
     this.#calls.set(call.upstreamId, call)
+    const group = groupOf(call)
+    let calls = this.#byGroup.get(group)
+    if (!calls) this.#byGroup.set(group, (calls = new Map<number, PendingCall>()))
+    calls.set(call.upstreamId, call)
     return evicted
   }
 
@@ -79,7 +95,7 @@ export class PendingTable {
   /** Remove and return the call with this upstream id. */
   take(upstreamId: unknown): PendingCall | undefined {
     const call = this.get(upstreamId)
-    if (call) this.#calls.delete(call.upstreamId)
+    if (call) this.#remove(call)
     return call
   }
 
@@ -101,6 +117,15 @@ export class PendingTable {
   drain(): PendingCall[] {
     const calls = [...this.#calls.values()]
     this.#calls.clear()
+    this.#byGroup.clear()
     return calls
+  }
+
+  #remove(call: PendingCall): void {
+    this.#calls.delete(call.upstreamId)
+    const group = groupOf(call)
+    const calls = this.#byGroup.get(group)
+    calls?.delete(call.upstreamId)
+    if (calls?.size === 0) this.#byGroup.delete(group)
   }
 }

@@ -164,7 +164,7 @@ export class UpstreamCalls {
     const limit = this.#opts.limit ?? DEFAULT_PENDING_LIMIT
     const message =
       `request dropped: upstream "${this.#opts.name}" had more than ${limit} requests in ` +
-      'flight and this one was the oldest'
+      'flight, and this one was the oldest of the client with the most of them'
     call.detach()
     call.reject(new RpcError(JSONRPC_CODE.serverError, message))
   }

@@ -1,5 +1,6 @@
 /**
- * The bounded id table of one upstream: oldest evicted first; the owner of the calls in flight
+ * The bounded id table of one upstream: when full, the oldest call of the agent with the most in
+ * flight evicted first (one agent's flood drops its own calls); the owner of the calls in flight
  * found when they serve one session, and told apart when they serve several.
  */
 import assert from 'node:assert/strict'
@@ -29,6 +30,25 @@ describe('PendingTable', () => {
     assert.equal(table.take(2)?.upstreamId, 2)
     assert.equal(table.take(2), undefined)
     assert.equal(table.get('3'), undefined, 'ids are numbers of our own')
+  })
+
+  it("evicts the oldest call of the agent with the most in flight, not another agent's", () => {
+    const table = new PendingTable(4)
+    table.add(call(1, 1, 'victim'))
+    table.add(call(2, 1, 'flood'))
+    table.add(call(3, 2, 'flood'))
+    table.add(call(4, 1, 'other', 'agent-x'))
+    assert.equal(table.add(call(5, 3, 'flood'))?.upstreamId, 2)
+    assert.equal(table.add(call(6, 4, 'flood'))?.upstreamId, 3)
+    assert.equal(table.add(call(7, 5, 'flood'))?.upstreamId, 5)
+    assert.ok(table.get(1) && table.get(4), "the others' calls stay")
+    // Once the victim holds the most, its own oldest goes.
+    assert.equal(table.take(6)?.upstreamId, 6)
+    assert.equal(table.add(call(8, 2, 'victim'))?.upstreamId, undefined)
+    assert.equal(table.add(call(9, 6, 'flood'))?.upstreamId, 1)
+    assert.equal(table.size, 4)
+    assert.equal(table.drain().length, 4)
+    assert.equal(table.add(call(10)), undefined, 'empty again')
   })
 
   it('finds the latest call that serves an agent when all serve one session', () => {
