@@ -7,7 +7,8 @@
  * Written here rather than taken from the MCP SDK because the aggregator needs what the SDK client
  * hides: which POST stream ended without its answer (the request fails at once instead of
  * hanging), and that the server forgot the session (404, or 400 naming the session as some servers
- * answer) so the link can initialize again; the SDK does not re-initialize (SDK issue #1708).
+ * answer, confirmed by a ping: http-session.ts) so the link can initialize again; the SDK does
+ * not re-initialize (SDK issue #1708).
  */
 import { Agent, request, type Dispatcher } from 'undici'
 import type { Logger } from '../log/logger.js'
@@ -35,6 +36,7 @@ import {
 } from './http-response.js'
 import { shownUrl } from '../shown-url.js'
 import { DROPPED, PostTracker, wasDropped } from './post-tracker.js'
+import { endSession, POST_HEADERS, PROBE_TIMEOUT_MS, SessionProbe } from './http-session.js'
 import type { ChannelEvents, UpstreamChannel } from './upstream-channel.js'
 
 /** Options of `HttpChannel`. */
@@ -62,6 +64,9 @@ export class HttpChannel implements UpstreamChannel {
   readonly #dispatcher = new Agent({ keepAliveTimeout: 10_000 })
   readonly #aborts = new Set<AbortController>()
   readonly #posts = new PostTracker()
+  readonly #probe = new SessionProbe((body) =>
+    this.#request('POST', POST_HEADERS, AbortSignal.timeout(PROBE_TIMEOUT_MS), body),
+  )
   #events: ChannelEvents | undefined
   #sessionId: string | undefined
   #protocolVersion: string | undefined
@@ -94,9 +99,7 @@ export class HttpChannel implements UpstreamChannel {
     this.#posts.track(message, abort)
     let response: Response
     try {
-      const accept = 'application/json, text/event-stream'
-      const headers = { 'content-type': 'application/json', accept }
-      response = await this.#request('POST', headers, abort.signal, body)
+      response = await this.#request('POST', POST_HEADERS, abort.signal, body)
     } catch (err) {
       this.#aborts.delete(abort)
       this.#posts.forget(abort)
@@ -175,9 +178,11 @@ export class HttpChannel implements UpstreamChannel {
     const status = response.statusCode
     const text = (await readBodyText(response.body, MAX_QUOTED_BODY_BYTES)).text.slice(0, 2048)
     if (this.#sessionId !== undefined && sessionGone(status, text)) {
-      const reason = `${this.#shown} no longer knows our session (HTTP ${status})`
-      if (epoch === this.#epoch) this.#lose(reason)
-      throw new Error(reason)
+      if (epoch !== this.#epoch || !(await this.#probe.known(epoch))) {
+        const reason = `${this.#shown} no longer knows our session (HTTP ${status})`
+        if (epoch === this.#epoch) this.#lose(reason)
+        throw new Error(reason)
+      }
     }
     const detail = jsonRpcErrorIn(text)
     if (requestId === undefined) {
@@ -388,13 +393,8 @@ export class HttpChannel implements UpstreamChannel {
   }
 
   async #deleteSession(): Promise<void> {
-    try {
-      const response = await this.#request('DELETE', {}, AbortSignal.timeout(2_000))
-      await response.body.dump()
-    } catch (err) {
-      this.#opts.logger.debug(
-        `[${this.#opts.name}] DELETE of the session failed: ${describeError(err)}`,
-      )
-    }
+    const failed = await endSession((signal) => this.#request('DELETE', {}, signal))
+    if (failed === null) return
+    this.#opts.logger.debug(`[${this.#opts.name}] DELETE of the session failed: ${failed}`)
   }
 }

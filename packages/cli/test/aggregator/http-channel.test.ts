@@ -199,6 +199,34 @@ describe('HttpChannel', { timeout: 20_000 }, () => {
     }
   })
 
+  it('keeps the session when a ping under it is answered, whatever one call was refused with', async () => {
+    // A server may refuse one call with 400 and an error quoting its input, which can name a
+    // session: taken as the session's end, one agent's call ended every agent's (found by a
+    // review).
+    for (const status of [400, 404]) {
+      handler = (_req, body, res) => {
+        const message = JSON.parse(body) as { id: number; method: string }
+        if (message.method === 'initialize') {
+          const result = { jsonrpc: '2.0', id: message.id, result: initResult }
+          return json(res, 200, result, { 'mcp-session-id': 'live' })
+        }
+        if (message.method === 'ping')
+          return json(res, 200, { jsonrpc: '2.0', id: message.id, result: {} })
+        const error = { code: -32602, message: 'no such key "session"' }
+        json(res, status, { jsonrpc: '2.0', id: message.id, error })
+      }
+      const { channel, lost, messages } = open()
+      await channel.send(initialize)
+      await channel.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'x' } })
+      assert.deepEqual(lost, [])
+      const answer = messages.at(-1) as { id: number; error: { code: number; message: string } }
+      assert.equal(answer.id, 2)
+      assert.equal(answer.error.code, -32602)
+      const pings = seen.filter((s) => s.body.includes('"ping"'))
+      assert.equal(pings.at(-1)?.headers['mcp-session-id'], 'live')
+    }
+  })
+
   /** Writes `head` then `fill` without end, as fast as the client reads, until it hangs up. */
   const endless = (res: ServerResponse, status: number, type: string, head: string) => {
     res.writeHead(status, { 'content-type': type })
