@@ -33,6 +33,9 @@ export interface ListAggregatorOptions {
   readonly pageTimeoutMs?: number
 }
 
+/** Long tool and prompt names warned about once each, remembered at most (then forgotten). */
+export const MAX_WARNED_NAMES = 10_000
+
 /** Default of `ListAggregatorOptions.pageTimeoutMs`. */
 export const DEFAULT_PAGE_TIMEOUT_MS = 10_000
 
@@ -43,7 +46,7 @@ const MAX_PAGES = 1_000
 export class ListAggregator {
   readonly #opts: ListAggregatorOptions
   readonly #names: readonly string[]
-  /** Long names already warned about. */
+  /** Long names already warned about (at most `MAX_WARNED_NAMES`, then warned again). */
   readonly #warned = new Set<string>()
 
   constructor(options: ListAggregatorOptions) {
@@ -159,6 +162,8 @@ export class ListAggregator {
       if (typeof name !== 'string') continue
       const full = prefixName(upstream, name)
       if (full.length <= AGENT_NAME_LIMIT || this.#warned.has(full)) continue
+      // A server that renames its tools on every listing would grow the set without end.
+      if (this.#warned.size >= MAX_WARNED_NAMES) this.#warned.clear()
       this.#warned.add(full)
       const kind = list.capability === 'tools' ? 'tool' : 'prompt'
       this.#opts.logger.warn(
