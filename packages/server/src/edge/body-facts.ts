@@ -7,7 +7,6 @@
 import {
   BATCHING_PROTOCOL_VERSIONS,
   DEFAULT_PROTOCOL_VERSION,
-  mirroredHeaderProblem,
   type ClassifiedMessage,
   type JsonRpcBody,
 } from '@burrow/protocol'
@@ -70,26 +69,4 @@ export function bodyRefusal(body: JsonRpcBody, protocolHeader: string | undefine
       return 'MCP 2026-07-28 sends one message per request, never a JSON-RPC batch'
   }
   return null
-}
-
-/**
- * Why the `Mcp-Method` or `Mcp-Name` header sent with the 2026-07-28 request of `body` names
- * something other than the body does, or null. The edge judges a call by its body (policy,
- * history, quotas), and a server may route by the header: a request whose two disagree is not
- * forwarded. A header left out is the server's to refuse (a 2025 server never reads it).
- */
-export function mirroredHeaderRefusal(
-  body: JsonRpcBody,
-  headers: { readonly 'mcp-method'?: string; readonly 'mcp-name'?: string },
-): string | null {
-  const m = body.messages[0]
-  if (body.batch || m?.kind !== 'request' || m.era !== 'modern') return null
-  const sent = { 'mcp-method': headers['mcp-method'] ?? m.method, 'mcp-name': headers['mcp-name'] }
-  // Without Mcp-Name only the method is compared (no params: no name to compare).
-  const problem = mirroredHeaderProblem(
-    sent,
-    m.method,
-    sent['mcp-name'] === undefined ? undefined : m.value.params,
-  )
-  return problem === null ? null : `Header mismatch: ${problem}`
 }

@@ -25,7 +25,8 @@ import type { CallHistorySink } from '../quota/call-history.js'
 import type { EdgeSessions } from '../quota/edge-sessions.js'
 import { ExchangeRecord } from './exchange-record.js'
 import { preflightHeaders, upstreamRequestHeaders } from './forward-headers.js'
-import { bodyRefusal, mirroredHeaderRefusal } from './body-facts.js'
+import { bodyRefusal } from './body-facts.js'
+import { mirroredHeaderRefusal } from './mirrored-headers.js'
 import { VersionMismatches } from './version-mismatches.js'
 import { bodyLabelProblem } from './body-labels.js'
 import { CallContinuations } from './call-continuations.js'
@@ -211,22 +212,19 @@ export class Edge {
           jsonRpcCode: parsed.code,
         })
       }
+      // Before the body's checks, which read MCP-Protocol-Version sent once.
+      const mismatch = mirroredHeaderRefusal(parsed, req.rawHeaders)
+      if (mismatch !== null) {
+        return sendRefusal(res, 'invalid_request', 'Invalid Request', mismatch, {
+          id: refusalIds(parsed),
+          jsonRpcCode: JSONRPC_CODE.headerMismatch,
+        })
+      }
       const refused = bodyRefusal(parsed, singleHeader(req.headers['mcp-protocol-version']))
       if (refused !== null) {
         return sendRefusal(res, 'invalid_request', 'Invalid Request', refused, {
           id: refusalIds(parsed),
           jsonRpcCode: JSONRPC_CODE.invalidRequest,
-        })
-      }
-      const mirrors = {
-        'mcp-method': singleHeader(req.headers['mcp-method']),
-        'mcp-name': singleHeader(req.headers['mcp-name']),
-      }
-      const mismatch = mirroredHeaderRefusal(parsed, mirrors)
-      if (mismatch !== null) {
-        return sendRefusal(res, 'invalid_request', 'Invalid Request', mismatch, {
-          id: refusalIds(parsed),
-          jsonRpcCode: JSONRPC_CODE.headerMismatch,
         })
       }
       rpc = parsed

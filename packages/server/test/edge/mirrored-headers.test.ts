@@ -1,11 +1,13 @@
 /**
  * The mirrored headers of a 2026-07-28 request (`Mcp-Method`, `Mcp-Name`) as the edge reads them:
  * the edge judges a call (policy, history, quotas) by its body, so one whose headers name another
- * method or tool is refused (400, -32020, with its id) before it reaches a server that might route
- * by the header; headers left out, or that match once trimmed and decoded, pass.
+ * method or tool, or that sends one of them (or `Mcp-Param-*`, `MCP-Protocol-Version`) twice, is
+ * refused (400, -32020, with its id) before it reaches a server that might route by the header;
+ * headers left out, or that match once trimmed and decoded, pass.
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
+import { setTimeout as delay } from 'node:timers/promises'
 import { JSONRPC_CODE } from '@burrow/protocol'
 import { connectFake, type FakeClient } from '../../../../test/helpers/fake-client.js'
 import { startService, type Service } from '../../../../test/helpers/stack.js'
@@ -56,6 +58,51 @@ describe('mirrored headers at the edge', () => {
         id: (body as { id: number }).id,
         jsonRpcCode: JSONRPC_CODE.headerMismatch,
         reason: /Mcp-(Name|Method)/,
+      })
+    }
+    assert.equal(client.requests.length, before, 'nothing reached the server')
+  })
+
+  it('refuses a request that sends a mirrored header, or MCP-Protocol-Version, twice', async () => {
+    // Node joins repeated fields with ", " (the body names "delete_file, notes", as the joined
+    // header does), while the fields reach the server one by one: one reading the first would
+    // run delete_file, which the policy never judged.
+    const before = client.requests.length
+    const legacy = { jsonrpc: '2.0', id: 15, method: 'tools/call', params: { name: 'a, b' } }
+    const refusals: [unknown, Record<string, string | string[]>][] = [
+      [
+        call(11, 'delete_file, notes'),
+        { 'mcp-method': 'tools/call', 'mcp-name': ['delete_file', 'notes'] },
+      ],
+      [
+        call(12, 'read_file'),
+        { 'mcp-name': 'read_file', 'Mcp-Param-Path': ['/etc/passwd', 'notes.txt'] },
+      ],
+      [call(13, 'read_file'), { 'mcp-protocol-version': ['2026-07-28', '2026-07-28'] }],
+      [call(14, 'read_file'), { 'mcp-method': ['tools/call', 'tools/call'] }],
+      [legacy, { 'mcp-protocol-version': '2025-06-18', 'mcp-name': ['a', 'b'] }],
+    ]
+    for (const [body, headers] of refusals) {
+      const id = (body as { id: number }).id
+      const pending = postJson(service.port, host, body, headers)
+      // A request that reaches the server is answered, so that the test fails rather than waits.
+      let answered = false
+      void pending.finally(() => (answered = true))
+      while (!answered) {
+        const reached = client.takeRequest()
+        if (reached !== undefined) {
+          reached.replyJson(200, { jsonrpc: '2.0', id, result: { content: [] } })
+          await pending
+          assert.fail(`forwarded with ${JSON.stringify(headers)}`)
+        }
+        await delay(10)
+      }
+      assertRefusal(await pending, {
+        policy: 'invalid_request',
+        id,
+        jsonRpcCode: JSONRPC_CODE.headerMismatch,
+        reason:
+          /(Mcp-Name|Mcp-Method|Mcp-Param-Path|mcp-protocol-version) header is sent more than once/i,
       })
     }
     assert.equal(client.requests.length, before, 'nothing reached the server')
