@@ -8,8 +8,11 @@
  * without other change is recognised. `legacyHash` is the hash of the fields pinned before the
  * host-facing ones were (form 1), which recognises a pin stored then (pin-forms.ts). Bounded: a
  * definition deeper than 32 levels or larger than 256 KiB is hashed as its raw text and stored cut.
+ * Members a reader matching names without case reads as a pinned field are pinned too
+ * (case-variant-fields.ts).
  */
 import { createHash } from 'node:crypto'
+import { caseVariantsOf } from './case-variant-fields.js'
 import { pinKeyOf } from './pin-key.js'
 
 /** The pinned fields. */
@@ -39,6 +42,14 @@ export const PINNED_META_KEYS = [
   'openai/widgetAccessible',
   'openai/visibility',
 ] as const
+
+/** The names a case-folding reader may read as a pinned field (`_meta` holds pinned keys). */
+const CASE_FOLDED_FIELDS: readonly string[] = [...PINNED_FIELDS, '_meta']
+/**
+ * Where the pin keeps the order of members that fold alike (case-variant-fields.ts). It folds to
+ * no pinned field, so no member a server lists is pinned under it.
+ */
+const CASE_ORDER = '$caseOrder'
 
 /** The form of pins written now: what `hash` covers. Form 1 was `LEGACY_PINNED_FIELDS` only. */
 export const PIN_FORM = 2
@@ -83,6 +94,13 @@ export function pinTool(tool: unknown, key?: string): PinnedTool | null {
   if (typeof t.name !== 'string' || t.name === '') return null
   const legacy: Record<string, unknown> = {}
   for (const field of LEGACY_PINNED_FIELDS) if (t[field] !== undefined) legacy[field] = t[field]
+  // What a reader matching names without case reads otherwise: pinned in every form, so that a
+  // pin stored before it was pinned does not match a definition carrying it.
+  const variants = caseVariantsOf(t, CASE_FOLDED_FIELDS)
+  if (variants !== null) {
+    Object.assign(legacy, variants.members)
+    if (variants.order.length > 0) legacy[CASE_ORDER] = variants.order
+  }
   const picked: Record<string, unknown> = { ...legacy }
   if (t.icons !== undefined) picked.icons = t.icons
   if (t.execution !== undefined) picked.execution = t.execution

@@ -85,6 +85,20 @@ describe('filterToolsList', () => {
     assert.deepEqual((response.result as { tools: unknown[] }).tools, [tool('read_file')])
   })
 
+  it('judges a name a case-folding reader reads in place of `name` ("Name", "NAME")', () => {
+    // Found by a review: Go's encoding/json reads the last of "name" and "Name", so a listing
+    // of notes showed delete_file, a denied tool, to such an agent.
+    const renamed = { ...tool('notes'), Name: 'delete_file' }
+    const nameless = { description: 'no name', NAME: 'delete_file' }
+    const fine = { ...tool('notes'), NAMe: 'notes' }
+    const { response, removed } = filterToolsList(
+      answer([renamed, nameless, fine, { ...tool('b'), Name: 7 }]),
+      visible(['*'], ['delete_file']),
+    )
+    assert.deepEqual(removed, ['notes', 'delete_file', 'b'])
+    assert.deepEqual((response.result as { tools: unknown[] }).tools, [fine])
+  })
+
   it('removes a hidden name listed more than once, each time', () => {
     const { response, removed } = filterToolsList(
       answer([tool('x'), tool('y'), tool('x')]),
