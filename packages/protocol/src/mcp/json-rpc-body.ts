@@ -215,6 +215,15 @@ function withLargeId(
   return { ...m, id: new LargeNumberId(idText(element), m.value.id) }
 }
 
+/**
+ * Whether JSON `text` (whose UTF-8 is `bytes`, when the caller has them) names a member twice in
+ * one object, at any depth. `JSON.parse` keeps the last of the two; a reader keeping the first
+ * reads other text than what was checked.
+ */
+export function namesMemberTwice(text: string, bytes?: Uint8Array): boolean {
+  return scanBody(bytes ?? Buffer.from(text, 'utf8'), Infinity).repeated !== null
+}
+
 /** True when `read` is a problem rather than a body. */
 export function isBodyProblem(read: JsonRpcBody | BodyProblem): read is BodyProblem {
   return 'policy' in read

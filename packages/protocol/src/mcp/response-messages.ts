@@ -15,7 +15,7 @@
  * the agent can read that message whole: `cut`.
  */
 import { classifyMessage, type ClassifiedMessage } from './classify-message.js'
-import { isBodyProblem, parseJsonRpcText } from './json-rpc-body.js'
+import { isBodyProblem, namesMemberTwice, parseJsonRpcText } from './json-rpc-body.js'
 import { escapeLineSplits, formatSseEvent, KEEP_ALIVE } from './format-sse-event.js'
 import { parseLenientJson } from './lenient-json.js'
 import type { ResponseMessagesOptions } from './response-messages-options.js'
@@ -239,7 +239,7 @@ export class ResponseMessages {
     this.release()
     const bytes = body.bytes()
     if (bytes.length === 0) return [] // nothing to read, nothing that could be read otherwise
-    const rewritten = this.#messages(decoder.decode(bytes))
+    const rewritten = this.#messages(decoder.decode(bytes), bytes)
     if (this.#cut) return []
     if (!this.#opts.rewrite) return this.#whole ? [bytes] : last.chunks
     return [rewritten === null ? bytes : encoder.encode(rewritten)]
@@ -361,10 +361,10 @@ export class ResponseMessages {
   }
 
   /**
-   * Tap the messages of `text` and rewrite them: the new text, or null when nothing changed. Text
-   * that is not JSON-RPC goes to `rewriteText`.
+   * Tap the messages of `text` (UTF-8 `bytes`, if held) and rewrite them: the new text (naming no
+   * member twice: as parsed), or null when nothing changed. Not JSON-RPC: to `rewriteText`.
    */
-  #messages(text: string): string | null {
+  #messages(text: string, bytes?: Uint8Array): string | null {
     const body = parseJsonRpcText(text, { checkFirst: this.#metBroken })
     if (isBodyProblem(body)) {
       this.#metBroken = true
@@ -376,7 +376,7 @@ export class ResponseMessages {
       if (this.#opts.kind === 'json') this.#unparsed = true
       return this.#opts.rewrite ? (this.#opts.rewriteText?.(text) ?? null) : null
     }
-    let changed = false
+    let changed = this.#opts.rewrite != null && namesMemberTwice(text, bytes)
     const out = body.messages.map((m) => {
       this.#opts.onMessage?.(m)
       if (this.#opts.cutsOn?.(m)) {

@@ -74,6 +74,30 @@ describe('ResponseMessages', () => {
     })
   })
 
+  it('writes a message naming a member twice as parsed when it rewrites, never as sent', () => {
+    // Found by a review: JSON.parse keeps the last of two members, the rewrite (forwarded
+    // redaction) found nothing in it and the bytes went as sent, the secret in the first member.
+    const masks = (m: ClassifiedMessage) => (JSON.stringify(m.value).includes('ghp_') ? {} : null)
+    const twice = '{"jsonrpc":"2.0","id":2,"result":{"content":[{"text":"ghp_x","text":"ok"}]}}'
+    const read = '{"jsonrpc":"2.0","id":2,"result":{"content":[{"text":"ok"}]}}'
+    const json = new ResponseMessages({ kind: 'json', rewrite: masks })
+    json.push(Buffer.from(twice))
+    assert.equal(text(json.end()), read)
+    const sse = new ResponseMessages({ kind: 'sse', rewrite: masks })
+    assert.equal(
+      text(sse.push(Buffer.from(`data: [${twice},${twice}]\n\n`))),
+      `data: [${read},${read}]\n\n`,
+    )
+    // Once each, or only tapped: the bytes as they came.
+    const once = '{"jsonrpc":"2.0","id":2,"result":{"content":[{"text":"ok","type":"text"}]}}'
+    const plain = new ResponseMessages({ kind: 'json', rewrite: masks })
+    const bytes = Buffer.from(once)
+    plain.push(bytes)
+    assert.deepEqual(plain.end(), [bytes])
+    const tapped = new ResponseMessages({ kind: 'json', onMessage: () => {} })
+    assert.deepEqual(tapped.push(Buffer.from(twice)), [Buffer.from(twice)])
+  })
+
   it('reads a body of another type whole as text when there is text to redact', () => {
     const mask = (t: string) => (t.includes('sk-1') ? t.replaceAll('sk-1', '[REDACTED]') : null)
     const page = new ResponseMessages({ kind: 'other', rewrite: hideDrop, rewriteText: mask })

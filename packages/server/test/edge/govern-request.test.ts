@@ -373,6 +373,20 @@ describe('answerShaper', () => {
     assert.match(masked, /\[REDACTED:password\]/)
   })
 
+  it('forwards an answer naming a member twice as it was scanned, not as sent', () => {
+    // Found by a review: JSON.parse keeps the last "text", the redactor found nothing in it, and
+    // the answer went as sent, the token in the first one.
+    const token = `ghp_${'Zz09'.repeat(9)}`
+    const answer = `{"jsonrpc":"2.0","id":4,"result":{"content":[{"type":"text","text":"${token}","text":"ok"}]}}`
+    const forwarded = governance({ redaction: { detect_secrets: true, forwarded: true } })
+    for (const kind of ['json', 'sse'] as const) {
+      const text = kind === 'json' ? answer : `data: ${answer}\n\n`
+      const out = shaped(forwarded, rpc(call(4, 'x')), text, kind)!
+      assert.ok(!out.includes(token), out)
+      assert.ok(out.includes('{"type":"text","text":"ok"}'), out)
+    }
+  })
+
   it('keeps the envelope of a forwarded answer whatever the patterns match', () => {
     // Patterns that match the version, a string id and a method's name mask only the content.
     const gov = governance({
