@@ -6,9 +6,11 @@
 // Rounds alternate the builds, so a VM that speeds up or slows down during the run affects them
 // alike. docs/benchmarks.md shows its output.
 //   node --no-memory-reducer --import tsx bench/compare.ts small|bulk|sdk <rounds> <seconds> <checkout> [<checkout> …]
-// Each checkout must be built (`npx tsc -b`); its burrowd and burrow up run with that checkout's
-// node flags (node-flags.ts, up/heap-respawn.ts), so flags can be compared too. COMPARE_C sets the
-// concurrency (default 50, bulk 1); COMPARE_CPU_PROF=<dir> makes burrowd and burrow write V8 CPU
+// Each checkout must be built (`npx tsc -b`) and resolve `@burrow/*` to its own packages (a
+// `node_modules` linked whole to another checkout's loads that one's); its burrowd and burrow up
+// run with that checkout's node flags (node-flags.ts, up/heap-respawn.ts), so flags can be
+// compared too. COMPARE_C sets the concurrency (default 50, bulk 1); COMPARE_CPU_PROF=<dir> makes
+// burrowd and burrow write V8 CPU
 // profiles there; COMPARE_IDLE=<s> leaves the tunnel idle that long before the cell (as the full
 // run's Burrow cells are), after COMPARE_PRIME=<s> of transfers (bulk) and COMPARE_PRIME_CALLS=<s>
 // of small calls at c=50 (bulk) if given, and the line says when burrowd gave memory back
