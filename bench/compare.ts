@@ -10,8 +10,7 @@
 // `node_modules` linked whole to another checkout's loads that one's); its burrowd and burrow up
 // run with that checkout's node flags (node-flags.ts, up/heap-respawn.ts), so flags can be
 // compared too. COMPARE_C sets the concurrency (default 50, bulk 1); COMPARE_CPU_PROF=<dir> makes
-// burrowd and burrow write V8 CPU
-// profiles there; COMPARE_IDLE=<s> leaves the tunnel idle that long before the cell (as the full
+// burrowd and burrow write V8 CPU profiles there; COMPARE_IDLE=<s> leaves the tunnel idle that long before the cell (as the full
 // run's Burrow cells are), after COMPARE_PRIME=<s> of transfers (bulk) and COMPARE_PRIME_CALLS=<s>
 // of small calls at c=50 (bulk) if given, and the line says when burrowd gave memory back
 // meanwhile; COMPARE_TRACE_GC=1 also counts the mark-compact collections of both processes in
