@@ -8,15 +8,15 @@
 //   node --no-memory-reducer --import tsx bench/compare.ts small|bulk|sdk <rounds> <seconds> <checkout> [<checkout> …]
 // Each checkout must be built (`npx tsc -b`) and resolve `@burrow/*` to its own packages (a
 // `node_modules` linked whole to another checkout's loads that one's); its burrowd and burrow up
-// run with that checkout's node flags (node-flags.ts, up/heap-respawn.ts), so flags can be
-// compared too. COMPARE_C sets the concurrency (default 50, bulk 1); COMPARE_CPU_PROF=<dir> makes
-// burrowd and burrow write V8 CPU profiles there; COMPARE_IDLE=<s> leaves the tunnel idle that long before the cell (as the full
-// run's Burrow cells are), after COMPARE_PRIME=<s> of transfers (bulk) and COMPARE_PRIME_CALLS=<s>
-// of small calls at c=50 (bulk) if given, and the line says when burrowd gave memory back
-// meanwhile; COMPARE_TRACE_GC=1 also counts the mark-compact collections of both processes in
-// the cell; COMPARE_CLIENT_FLAGS='<flags>' starts every `burrow up` with these node flags. Each
-// cell warms up for 1.5 s and, for calls, at least COMPARE_WARMUP_CALLS calls (default 10000, as
-// `npm run bench`; at most 20 s of them).
+// run with that checkout's node flags (node-flags.ts, up/heap-respawn.ts), so flags can be compared
+// too. COMPARE_C sets the concurrency (default 50, bulk 1); COMPARE_CPU_PROF=<dir> makes burrowd
+// and burrow write V8 CPU profiles there; COMPARE_IDLE=<s> leaves the tunnel idle that long before
+// the cell (as the full run's Burrow cells are), after COMPARE_PRIME=<s> of transfers (bulk) and
+// COMPARE_PRIME_CALLS=<s> of small calls at c=50 (bulk) if given, and the line says when burrowd
+// gave memory back meanwhile; COMPARE_TRACE_GC=1 also counts the mark-compact collections of both
+// processes in the cell; COMPARE_CLIENT_FLAGS='<flags>' starts every `burrow up` with these node
+// flags. Each cell warms up for 1.5 s and, for calls, at least COMPARE_WARMUP_CALLS calls (default
+// 10000, as `npm run bench`; at most 20 s of them).
 // COMPARE_POLICY=realistic gives the tunnel the policy section's realistic governance policy.
 import { existsSync, readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
