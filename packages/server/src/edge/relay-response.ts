@@ -28,6 +28,7 @@ import {
 import { readGated, type ReadGate } from './gated-reader.js'
 import { AgentWriter } from './agent-writer.js'
 import { redactResponseHeaders } from './redact-headers.js'
+import { unreadableAnswer } from './unreadable-answer.js'
 import type { Redactor } from '../governance/redactor.js'
 
 /** What `relayResponse` needs besides the stream and the agent's response. */
@@ -326,66 +327,6 @@ const NOT_JSON_RPC = 'is labelled JSON but is not JSON-RPC'
 /** Whether `shaper` rewrites a successful JSON answer whose body it could not read. */
 function notJsonRpc(shaper: ResponseMessages, status: number): boolean {
   return shaper.rewrites && shaper.unparsed && status >= 200 && status < 300
-}
-
-/** Why the edge cannot read an answer's messages; `asText` when its bytes are readable as text. */
-interface Unreadable {
-  readonly why: string
-  readonly asText: boolean
-  /**
-   * True when an agent may still read messages from it: a redirect it follows, a JSON or SSE
-   * answer it decompresses, a type its SDK takes for JSON or SSE (they test `includes`).
-   */
-  readonly agentsRead: boolean
-}
-
-/** Whether SDKs testing a content type with `includes` would take it for JSON or SSE. */
-function namesMessages(contentType: string | undefined): boolean {
-  const type = contentType?.toLowerCase() ?? ''
-  return type.includes('json') || type.includes('event-stream')
-}
-
-/**
- * Why the edge cannot read an answer's messages, or null when it can: a content coding other than
- * identity, more than one content type, a redirect, or a successful answer with a body that is
- * neither JSON nor SSE.
- */
-function unreadableAnswer(
-  head: ResponseHead,
-  kind: ResponseKind,
-  contentType: string | undefined,
-  empty: boolean,
-): Unreadable | null {
-  let types = 0
-  for (const [n, v] of head.headers) {
-    const name = n.toLowerCase()
-    if (name === 'content-type') types++
-    if (name !== 'content-encoding') continue
-    const coding = v.trim().toLowerCase()
-    if (coding !== '' && coding !== 'identity') {
-      return {
-        why: `is compressed (content-encoding: ${coding.slice(0, 40)})`,
-        asText: false,
-        agentsRead: kind !== 'other' || namesMessages(contentType),
-      }
-    }
-  }
-  if (types > 1) return { why: `carries ${types} content types`, asText: true, agentsRead: true }
-  // Some SDKs look for "text/event-stream" anywhere in the type, and would read SSE where the
-  // edge reads JSON.
-  if (kind === 'json' && contentType?.toLowerCase().includes('event-stream')) {
-    const type = JSON.stringify(contentType.slice(0, 80))
-    return { why: `is labelled both JSON and SSE (${type})`, asText: false, agentsRead: true }
-  }
-  if (head.status >= 300 && head.status < 400) {
-    return { why: `is a redirect (status ${head.status})`, asText: true, agentsRead: true }
-  }
-  const bodiless = empty || head.status === 202 || head.status === 204
-  if (kind === 'other' && head.status >= 200 && head.status < 300 && !bodiless) {
-    const type = JSON.stringify((contentType ?? 'no content type').slice(0, 80))
-    return { why: `is sent as ${type}`, asText: true, agentsRead: namesMessages(contentType) }
-  }
-  return null
 }
 
 function headerValue(headers: HeaderPairs, name: string): string | undefined {

@@ -469,6 +469,38 @@ describe('relayResponse', () => {
     }
   })
 
+  it('refuses an answer it must read in a charset that writes ASCII otherwise (UTF-16)', async () => {
+    // Read as UTF-8, a secret in UTF-16 passed redaction whole, labelled UTF-8 for the agent,
+    // which dropped the NULs (found by a review). Latin-1 writes ASCII as ASCII: still read.
+    const mask = (t: string) => (t.includes('sk-1') ? t.replaceAll('sk-1', '[REDACTED]') : null)
+    const answerWith = (type: string, body: Buffer, status: number) =>
+      (onLocal = (stream) => {
+        stream.respond({ status, headers: [['content-type', type]] })
+        stream.write(body)
+        stream.end()
+      })
+    try {
+      shape = (kind) => new ResponseMessages({ kind, rewrite: () => null, rewriteText: mask })
+      for (const type of [
+        'text/plain; charset=utf-16le',
+        'application/json; charset="UTF-16"',
+        'text/plain; charset=utf-8; charset=utf-7',
+      ]) {
+        answerWith(type, Buffer.from('failed: sk-1', 'utf16le'), 500)
+        const refused = await post().done
+        assert.equal(refused.res.statusCode, 502, type)
+        assert.ok(!refused.text.replace(/\0/g, '').includes('sk-1'), refused.text)
+        assert.match(refused.text, /is in the charset/)
+      }
+      answerWith('text/plain; charset=iso-8859-1', Buffer.from('failed: sk-1', 'latin1'), 500)
+      const latin = await post().done
+      assert.equal(latin.res.statusCode, 500)
+      assert.equal(latin.text, 'failed: [REDACTED]')
+    } finally {
+      shape = null
+    }
+  })
+
   it('tells the agent a rewritten answer is UTF-8, whatever charset the server named', async () => {
     const latin: HeaderPairs = [['content-type', 'text/event-stream; charset=iso-8859-1']]
     onLocal = (stream) => {
