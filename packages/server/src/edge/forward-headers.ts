@@ -35,12 +35,24 @@ const NOT_FORWARDED_UPSTREAM = new Set([
 
 const NO_TOKENS: ReadonlySet<string> = new Set()
 
+/** Headers the edge or `burrow up` reads for MCP by one fixed name. */
+const MCP_NAMES: ReadonlySet<string> = new Set([
+  'mcp-session-id',
+  'mcp-protocol-version',
+  'mcp-method',
+  'mcp-name',
+  'last-event-id',
+])
+
 /**
- * A header the edge or `burrow up` reads for MCP: `Mcp-*` (session, version, method, name,
- * params) and `Last-Event-ID`.
+ * Whether `name`, spelled with `_`, is what a server mapping headers CGI-style reads as a header
+ * MCP names (`judged`, `_` read as `-`): one of its fixed names, or an `Mcp-Param-` header whose
+ * prefix is spelled with `_` (`Mcp_Param_Region`). The parameter's own name may hold `_`
+ * (`Mcp-Param-tenant_id`, for a tool's `x-mcp-header: tenant_id`): that one is the client's.
  */
-function readByMcp(name: string): boolean {
-  return name.startsWith('mcp-') || name === 'last-event-id'
+function aliasOfMcpHeader(name: string, judged: string): boolean {
+  if (MCP_NAMES.has(judged)) return true
+  return judged.startsWith('mcp-param-') && name.slice(0, 10) !== 'mcp-param-'
 }
 
 /**
@@ -94,7 +106,7 @@ export function upstreamRequestHeaders(
     if (HOP_BY_HOP.has(judged) || NOT_FORWARDED_UPSTREAM.has(judged) || listed.has(name)) continue
     // `Mcp_Session_Id` would be a second session id there, one `burrow up` never checked as the
     // agent's own; `Mcp_Name` a second tool name, one the tunnel's policy never judged.
-    if (judged !== name && readByMcp(judged)) continue
+    if (judged !== name && aliasOfMcpHeader(name, judged)) continue
     if (forwarded.dropCredentials === true && name === 'authorization') continue
     out.push([name, raw[i + 1]!])
   }

@@ -274,6 +274,10 @@ describe('upstreamRequestHeaders and credentials', () => {
       'allowed_tool',
       'x_mcp_name',
       'kept',
+      'Mcp-Param-tenant_id',
+      'acme',
+      'mcp-param_Zone',
+      'z',
     ]
     const out = upstreamRequestHeaders(spoofed, forwarded)
     assert.deepEqual(
@@ -282,6 +286,8 @@ describe('upstreamRequestHeaders and credentials', () => {
         ['mcp-session-id', 'mine'],
         ['mcp-name', 'allowed_tool'],
         ['x_mcp_name', 'kept'],
+        // A parameter named with `_` (a tool's `x-mcp-header: tenant_id`) is the client's own.
+        ['mcp-param-tenant_id', 'acme'],
       ],
     )
   })
