@@ -18,6 +18,13 @@ const ESCAPE = /\\u([0-9a-fA-F]{4})/g
  * hides a secret behind escapes is masked whole.
  */
 export function redactedText(redactor: Redactor, text: string): string | null {
+  // NULs: text in UTF-16 or UTF-32 with no charset named (or a secret broken up by them), read
+  // as UTF-8. An agent that drops them reads the secret whole (found by a review): they go, and
+  // what is left is redacted and sent.
+  if (text.includes('\0')) {
+    const read = text.replaceAll('\0', '')
+    return redactedText(redactor, read) ?? read
+  }
   let value: unknown
   let json = true
   try {

@@ -20,6 +20,23 @@ describe('redactedText', () => {
     assert.equal(redactedText(redactor(), 'nothing to see here'), null)
   })
 
+  it('reads text in UTF-16 or UTF-32 named as no charset without its NULs (found by a review)', () => {
+    for (const encoding of ['utf16le', 'utf16be', 'utf32le'] as const) {
+      const bytes =
+        encoding === 'utf32le'
+          ? Buffer.from([...'failed: internal-1234'].flatMap((c) => [c.charCodeAt(0), 0, 0, 0]))
+          : encoding === 'utf16be'
+            ? Buffer.from('failed: internal-1234', 'utf16le').swap16()
+            : Buffer.from('failed: internal-1234', 'utf16le')
+      const out = redactedText(redactor(), new TextDecoder().decode(bytes))
+      assert.ok(out !== null, encoding)
+      assert.ok(!out.includes('\0'), encoding)
+      assert.ok(!out.includes('internal-1234'), `${encoding}: ${out}`)
+    }
+    // NULs with nothing to mask: the text goes without them, as read.
+    assert.equal(redactedText(redactor(), 'o\0k\0'), 'ok')
+  })
+
   it('reads JSON first: a secret written with escapes is found', () => {
     const escaped = JSON.stringify('internal-1234').replace('i', '\\u0069')
     assert.ok(escaped.includes('\\u0069'))
