@@ -7,7 +7,8 @@
  * The edge reads the exact names. So the pin covers those members too: a member spelled as a
  * case variant of a pinned field (its value, under its own spelling), and the order of the
  * members that fold alike there and in the tool's struct-shaped fields (`annotations`,
- * `execution`, each icon), which decides which one such a reader takes.
+ * `execution`, `inputSchema`, `outputSchema`, each icon), which decides which one such a reader
+ * takes.
  */
 import { foldMemberName } from '@burrow/protocol'
 
@@ -18,6 +19,13 @@ export interface CaseVariants {
   /** Members folding alike, in the order listed (`path/name`): the last is the one read. */
   readonly order: readonly string[]
 }
+
+/**
+ * The tool's members Go SDKs read into structs, whose own members such a reader also matches
+ * without case: `inputSchema` and `outputSchema` too (`Type`, `Properties`, `Required`; found by
+ * a review: `properties` and `Properties` swapped kept the pin).
+ */
+const STRUCT_FIELDS = ['annotations', 'execution', 'inputSchema', 'outputSchema'] as const
 
 /** A character that can make a name fold to another (as `case-variants.ts` in the protocol). */
 const MAY_FOLD = /[A-Z\u0080-\uffff]/
@@ -38,7 +46,7 @@ export function caseVariantsOf(
   }
   const order: string[] = []
   alike(tool, '', order)
-  for (const field of ['annotations', 'execution']) alike(tool[field], `${field}/`, order)
+  for (const field of STRUCT_FIELDS) alike(tool[field], `${field}/`, order)
   const icons = tool.icons
   if (Array.isArray(icons)) icons.forEach((icon, i) => alike(icon, `icons/${i}/`, order))
   return any || order.length > 0 ? { members, order } : null

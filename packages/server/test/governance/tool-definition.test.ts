@@ -173,6 +173,22 @@ describe('pinned host-facing fields: icons, execution and MCP Apps _meta keys', 
       hint('readOnlyHint', 'ReadOnlyHint').hash,
       hint('ReadOnlyHint', 'readOnlyHint').hash,
     )
+    // So is the order inside the schemas, which Go SDKs read into structs (found by a review).
+    const props = { path: { type: 'string', description: 'The file' } }
+    const poisoned = { path: { type: 'string', description: poison } }
+    const schema = (a: string, b: string) =>
+      pinTool({
+        ...read,
+        inputSchema: {
+          type: 'object',
+          [a]: a === 'properties' ? props : poisoned,
+          [b]: b === 'properties' ? props : poisoned,
+        },
+      })!
+    assert.notEqual(
+      schema('properties', 'Properties').hash,
+      schema('Properties', 'properties').hash,
+    )
     // Names that fold to no pinned field change nothing.
     assert.equal(pinTool({ ...read, Other: 1, URL: 'x' })!.hash, plain.hash)
   })
