@@ -83,10 +83,13 @@ export class AskRouter {
     // not ask for it. Without a caller, the most recently active agent able to answer does.
     const session = live ? (able(live) ? live : undefined) : this.#mostRecentSession(able)
     if (!session) {
-      const reason = live
-        ? `the agent did not declare the "${missing(live)}" capability ${message.method} needs`
-        : `no connected agent can answer ${message.method}`
-      const code = live ? JSONRPC_CODE.methodNotFound : JSONRPC_CODE.internalError
+      const lacking = live && !live.closed ? missing(live) : undefined
+      const reason = lacking
+        ? `the agent did not declare the "${lacking}" capability ${message.method} needs`
+        : live
+          ? `the agent whose call raised ${message.method} has gone; it was not sent to another`
+          : `no connected agent can answer ${message.method}`
+      const code = lacking ? JSONRPC_CODE.methodNotFound : JSONRPC_CODE.internalError
       link.respond(errorResponse(message.id, code, reason))
       return undefined
     }

@@ -48,6 +48,11 @@ function groupOf(call: PendingCall): string {
   return call.owner ? ownerGroup(call.owner) : ''
 }
 
+/** The upstream id of the oldest of `calls` (ids grow: the first key). */
+function oldestId(calls: ReadonlyMap<number, PendingCall>): number {
+  return calls.keys().next().value ?? 0
+}
+
 /** Requests in flight at one upstream, oldest first. */
 export class PendingTable {
   readonly #limit: number
@@ -67,14 +72,20 @@ export class PendingTable {
 
   /**
    * Record a call. Returns the call evicted to make room, if the table was full: the oldest of
-   * the group with the most calls in flight (the first such group when several tie).
+   * the group with the most calls in flight; of several such groups, the one that came last (so
+   * that an agent opening many sessions of one call each pushes out its own, not an older one's).
    */
   add(call: PendingCall): PendingCall | undefined {
     let evicted: PendingCall | undefined
     if (this.#calls.size >= this.#limit) {
       let largest: Map<number, PendingCall> | undefined
       for (const calls of this.#byGroup.values()) {
-        if (largest === undefined || calls.size > largest.size) largest = calls
+        if (
+          largest === undefined ||
+          calls.size > largest.size ||
+          (calls.size === largest.size && oldestId(calls) > oldestId(largest))
+        )
+          largest = calls
       }
       evicted = largest?.values().next().value
       if (evicted) this.#remove(evicted)

@@ -22,7 +22,7 @@ import type { UpstreamLink } from './upstream-link.js'
 
 type Result = Readonly<Record<string, unknown>>
 
-/** How long a `logging/setLevel` no agent waits for may take before the next is sent. */
+/** How long a `logging/setLevel` may take before the next is sent (the agent's is failed). */
 const LEVEL_TIMEOUT_MS = 30_000
 type Params = Readonly<Record<string, unknown>>
 
@@ -218,16 +218,17 @@ export class RequestRouter {
   /**
    * Ask `link` for the level live sessions want, read when it is sent, once the level it was
    * sent before is answered: an HTTP upstream may apply two requests in flight at once in either
-   * order, and then stay at a level no session wants. A send without the agent's own call (a
-   * session ended, an upstream renewed) gives up after `LEVEL_TIMEOUT_MS`, so that a hung one
-   * does not hold back the next.
+   * order, and then stay at a level no session wants. Each send gives up after
+   * `LEVEL_TIMEOUT_MS` at most, so that a hung one does not hold back the next.
    */
   #sendLevel(link: UpstreamLink, params: Params, call?: CallOptions): Promise<Result> {
     const previous = this.#levelSends.get(link) ?? Promise.resolve()
     const send = async (): Promise<Result> => {
       const level = this.#opts.levels.serverLevel
       if (level === undefined) return {}
-      const options = call ?? { timeoutMs: LEVEL_TIMEOUT_MS }
+      // Bounded also for an agent that waits for ever: the next send waits for this one.
+      const timeoutMs = Math.min(call?.timeoutMs ?? LEVEL_TIMEOUT_MS, LEVEL_TIMEOUT_MS)
+      const options = { ...call, timeoutMs }
       return link.request('logging/setLevel', { ...params, level }, options)
     }
     const sent = previous.then(send)

@@ -51,6 +51,17 @@ describe('PendingTable', () => {
     assert.equal(table.add(call(10)), undefined, 'empty again')
   })
 
+  it('of agents with as many calls, evicts from the one whose oldest came last', () => {
+    // One call each from many sessions: the long-lived agent's call is not the one to go.
+    const table = new PendingTable(3)
+    table.add(call(1, 1, 'victim'))
+    table.add(call(2, 1, 'a'))
+    table.add(call(3, 1, 'b'))
+    assert.equal(table.add(call(4, 1, 'c'))?.upstreamId, 3)
+    assert.equal(table.add(call(5, 1, 'd'))?.upstreamId, 4)
+    assert.ok(table.get(1), "the victim's call stays")
+  })
+
   it('finds the latest call that serves an agent when all serve one session', () => {
     const table = new PendingTable()
     table.add(call(1, 10))
