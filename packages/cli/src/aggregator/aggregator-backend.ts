@@ -269,8 +269,7 @@ export class AggregatorBackend implements McpBackend {
     this.#elicitations.dropSession(session.id)
     this.#router.sessionEnded(session.id)
     for (const { uri, upstream } of this.#subscriptions.dropSession(session.id)) {
-      const link = this.#links.find((l) => l.name === upstream)
-      link?.request('resources/unsubscribe', { uri }).catch(() => {})
+      this.#router.unsubscribeUpstream(upstream, uri)
     }
   }
 

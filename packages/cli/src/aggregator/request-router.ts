@@ -24,6 +24,9 @@ type Result = Readonly<Record<string, unknown>>
 
 /** How long a `logging/setLevel` may take before the next is sent (the agent's is failed). */
 const LEVEL_TIMEOUT_MS = 30_000
+
+/** How long an unsubscribe may take before a subscribe to its URI is sent (it is failed). */
+const SUBSCRIPTION_TIMEOUT_MS = 30_000
 type Params = Readonly<Record<string, unknown>>
 
 /** What the router works with. */
@@ -42,6 +45,8 @@ export interface RequestRouterOptions {
 export class RequestRouter {
   readonly #opts: RequestRouterOptions
   readonly #byName: ReadonlyMap<string, UpstreamLink>
+  /** Unsubscribes on their way to an upstream, by URI, settled once answered or failed. */
+  readonly #unsubscribes = new Map<string, Promise<void>>()
   /** Each upstream's last `logging/setLevel`, settled once it is answered (see `#sendLevel`). */
   readonly #levelSends = new Map<UpstreamLink, Promise<void>>()
 
@@ -132,6 +137,8 @@ export class RequestRouter {
     if (refused !== null) throw new RpcError(JSONRPC_CODE.serverError, refused)
     const settled = subscriptions.subscribing(uri)
     try {
+      // After an unsubscribe of the URI still on its way: the server could apply it after this.
+      await this.#unsubscribes.get(uri)
       const known = subscriptions.upstreamOf(uri)
       const link = known === undefined ? undefined : this.#byName.get(known)
       if (link) {
@@ -151,9 +158,36 @@ export class RequestRouter {
     } finally {
       // Nobody ended up subscribed, and the last subscriber's unsubscribe was held back.
       const upstream = settled()
-      const link = upstream === undefined ? undefined : this.#byName.get(upstream)
-      link?.request('resources/unsubscribe', { uri }).catch(() => {})
+      if (upstream !== undefined) this.unsubscribeUpstream(upstream, uri)
     }
+  }
+
+  /** Tell `upstream` nobody is subscribed to `uri` any more (a request whose answer is unused). */
+  unsubscribeUpstream(upstream: string, uri: string): void {
+    const link = this.#byName.get(upstream)
+    if (link) this.#sendUnsubscribe(link, { uri }).catch(() => {})
+  }
+
+  /**
+   * Unsubscribe `link` from `params.uri`; a subscribe to that URI waits until this is answered
+   * (or has failed, after `SUBSCRIPTION_TIMEOUT_MS` at most), so that the server cannot apply the
+   * two in the other order and drop the new subscriber's subscription.
+   */
+  #sendUnsubscribe(link: UpstreamLink, params: Params, call?: CallOptions): Promise<Result> {
+    const uri = uriOf(params)
+    const timeoutMs = Math.min(call?.timeoutMs ?? SUBSCRIPTION_TIMEOUT_MS, SUBSCRIPTION_TIMEOUT_MS)
+    const sent = link.request('resources/unsubscribe', params, { ...call, timeoutMs })
+    const before = this.#unsubscribes.get(uri)
+    const done = sent.then(
+      () => undefined,
+      () => undefined,
+    )
+    const settled = before ? Promise.all([before, done]).then(() => undefined) : done
+    this.#unsubscribes.set(uri, settled)
+    void settled.then(() => {
+      if (this.#unsubscribes.get(uri) === settled) this.#unsubscribes.delete(uri)
+    })
+    return sent
   }
 
   async #unsubscribe(sessionId: string, params: Params, call: CallOptions): Promise<Result> {
@@ -163,7 +197,7 @@ export class RequestRouter {
     // unsubscribe forwarded for a session that never subscribed would end the others').
     if (upstream === null || upstream === undefined) return {}
     const link = this.#byName.get(upstream)
-    return link ? link.request('resources/unsubscribe', params, call) : {}
+    return link ? this.#sendUnsubscribe(link, params, call) : {}
   }
 
   /** completion/complete: by prompt name prefix, or by the resource (template) URI. */

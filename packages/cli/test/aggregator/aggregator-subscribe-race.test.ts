@@ -4,7 +4,8 @@
  * which upstream serves the URI); before, the last recorded subscriber's unsubscribe (or session
  * end) meanwhile was forwarded, the upstream applied it after the other's subscribe, and the
  * agent told it was subscribed heard no update (found by a review). The fixture applies a
- * subscribe when it comes and answers 300 ms later.
+ * subscribe when it comes and answers 300 ms later. The other way round too: a subscribe waits
+ * for an unsubscribe of its URI still on its way, which the server could apply after it.
  */
 import assert from 'node:assert/strict'
 import { after, describe, it } from 'node:test'
@@ -39,4 +40,24 @@ describe('a subscription of an aggregate shared by agents', { timeout: 60_000 },
       await agg.logger.waitFor(/\[b\] unsubscribe mem:\/\/srv\/readme/)
     })
   }
+
+  it("sends a subscribe after the last subscriber's unsubscribe is answered", async () => {
+    const agg = await startAggregator([{ name: 'b', stdio: ['--slow-unsubscribe', '300'] }])
+    const uri = 'mem://srv/readme'
+    const first = await connectAgent(agg.url, 'first')
+    const second = await connectAgent(agg.url, 'second')
+    await first.client.subscribeResource({ uri })
+    await agg.logger.waitFor(/\[b\] subscribe mem:\/\/srv\/readme/)
+    // The first leaves (the server applies it 300 ms later); the second subscribes meanwhile.
+    const leaving = first.client.unsubscribeResource({ uri })
+    await until(() => agg.metrics.calls.includes('request b,resources/unsubscribe'))
+    await second.client.subscribeResource({ uri })
+    await leaving
+    const events = agg.logger.lines.filter((l) => /\[b\] (un)?subscribe mem:/.test(l))
+    assert.match(
+      events.at(-1) ?? '',
+      /\[b\] subscribe/,
+      `the server's last word: ${events.join(' | ')}`,
+    )
+  })
 })
