@@ -26,7 +26,11 @@ import type { EdgeSessions } from '../quota/edge-sessions.js'
 import { ExchangeRecord } from './exchange-record.js'
 import { preflightHeaders, upstreamRequestHeaders } from './forward-headers.js'
 import { bodyRefusal } from './body-facts.js'
-import { mirroredHeaderRefusal } from './mirrored-headers.js'
+import {
+  mirroredHeaderRefusal,
+  repeatedHeaderRefusal,
+  sendHeaderMismatch,
+} from './mirrored-headers.js'
 import { VersionMismatches } from './version-mismatches.js'
 import { bodyLabelProblem } from './body-labels.js'
 import { CallContinuations } from './call-continuations.js'
@@ -214,12 +218,7 @@ export class Edge {
       }
       // Before the body's checks, which read MCP-Protocol-Version sent once.
       const mismatch = mirroredHeaderRefusal(parsed, req.rawHeaders)
-      if (mismatch !== null) {
-        return sendRefusal(res, 'invalid_request', 'Invalid Request', mismatch, {
-          id: refusalIds(parsed),
-          jsonRpcCode: JSONRPC_CODE.headerMismatch,
-        })
-      }
+      if (mismatch !== null) return sendHeaderMismatch(res, mismatch, refusalIds(parsed))
       const refused = bodyRefusal(parsed, singleHeader(req.headers['mcp-protocol-version']))
       if (refused !== null) {
         return sendRefusal(res, 'invalid_request', 'Invalid Request', refused, {
@@ -230,6 +229,9 @@ export class Edge {
       rpc = parsed
       body = read
       this.mismatches.note(tunnel.id, parsed, singleHeader(req.headers['mcp-protocol-version']))
+    } else {
+      const repeated = repeatedHeaderRefusal(req.rawHeaders)
+      if (repeated !== null) return sendHeaderMismatch(res, repeated, null)
     }
     const ids = refusalIds(rpc)
     noteRefusedIds(req, ids)

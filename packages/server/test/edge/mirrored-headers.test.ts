@@ -3,6 +3,7 @@
  * the edge judges a call (policy, history, quotas) by its body, so one whose headers name another
  * method or tool, or that sends one of them (or `Mcp-Param-*`, `MCP-Protocol-Version`) twice, is
  * refused (400, -32020, with its id) before it reaches a server that might route by the header;
+ * so is any request (GET and DELETE too) that sends `Mcp-Session-Id` or `Last-Event-ID` twice;
  * headers left out, or that match once trimmed and decoded, pass.
  */
 import assert from 'node:assert/strict'
@@ -12,7 +13,7 @@ import { JSONRPC_CODE } from '@burrow/protocol'
 import { connectFake, type FakeClient } from '../../../../test/helpers/fake-client.js'
 import { startService, type Service } from '../../../../test/helpers/stack.js'
 import { assertRefusal } from '../helpers/assert-refusal.js'
-import { hostOf, postJson } from '../helpers/edge-request.js'
+import { edgeRequest, hostOf, postJson } from '../helpers/edge-request.js'
 
 const META = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
@@ -103,6 +104,58 @@ describe('mirrored headers at the edge', () => {
         jsonRpcCode: JSONRPC_CODE.headerMismatch,
         reason:
           /(Mcp-Name|Mcp-Method|Mcp-Param-Path|mcp-protocol-version) header is sent more than once/i,
+      })
+    }
+    assert.equal(client.requests.length, before, 'nothing reached the server')
+  })
+
+  it('refuses any request that sends Mcp-Session-Id, Last-Event-ID or another such header twice', async () => {
+    // A server reading the first Mcp-Session-Id would serve a session the edge never counted
+    // (it read "a, b", no session id at all), and resume the stream of the first Last-Event-ID.
+    const before = client.requests.length
+    const refusals: [string, Record<string, string | string[]>, number | null][] = [
+      ['GET', { 'mcp-session-id': ['a', 'b'] }, null],
+      ['GET', { 'mcp-session-id': 'a', 'last-event-id': ['1', '2'] }, null],
+      [
+        'GET',
+        { 'mcp-session-id': 'a', 'mcp-protocol-version': ['2025-06-18', '2025-11-25'] },
+        null,
+      ],
+      ['DELETE', { 'mcp-session-id': ['a', 'b'] }, null],
+      ['DELETE', { 'mcp-session-id': 'a', 'mcp-name': ['x', 'y'] }, null],
+      ['POST', { 'mcp-session-id': ['a', 'b'] }, 21],
+    ]
+    for (const [method, headers, id] of refusals) {
+      const body =
+        method === 'POST'
+          ? JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'x' } })
+          : undefined
+      const pending = edgeRequest(service.port, host, {
+        method,
+        headers: {
+          accept: 'application/json, text/event-stream',
+          'content-type': 'application/json',
+          ...headers,
+        },
+        ...(body === undefined ? {} : { body }),
+      })
+      let answered = false
+      void pending.finally(() => (answered = true))
+      while (!answered) {
+        const reached = client.takeRequest()
+        if (reached !== undefined) {
+          reached.replyJson(200, { jsonrpc: '2.0', id, result: {} })
+          await pending
+          assert.fail(`${method} forwarded with ${JSON.stringify(headers)}`)
+        }
+        await delay(10)
+      }
+      assertRefusal(await pending, {
+        policy: 'invalid_request',
+        id,
+        jsonRpcCode: JSONRPC_CODE.headerMismatch,
+        reason:
+          /(mcp-session-id|last-event-id|mcp-protocol-version|mcp-name) header is sent more than once/i,
       })
     }
     assert.equal(client.requests.length, before, 'nothing reached the server')
