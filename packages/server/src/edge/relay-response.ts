@@ -25,6 +25,7 @@ import {
   policyUnread,
   refuseUnreadable,
 } from './answer-refusals.js'
+import { answerSessionIdProblem } from './answer-session-id.js'
 import { readGated, type ReadGate } from './gated-reader.js'
 import { AgentWriter } from './agent-writer.js'
 import { redactResponseHeaders } from './redact-headers.js'
@@ -166,6 +167,8 @@ function deliver(stream: MuxStream, res: ServerResponse, ctx: RelayContext): () 
       // An interim status is not an answer (and 101 would hand the agent's socket over).
       return headFailed(stream, res, ctx, `the tunnel client answered status ${head.status}`)
     }
+    const sessionProblem = answerSessionIdProblem(head.headers)
+    if (sessionProblem !== null) return headFailed(stream, res, ctx, sessionProblem)
     try {
       answer(head, inline, fin)
     } catch (err) {

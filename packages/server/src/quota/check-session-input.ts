@@ -6,6 +6,9 @@
 
 import { checkTunnelId } from './check-usage-input.js'
 
+/** Session ids as MCP allows them: visible ASCII, of any length. */
+export const MCP_SESSION_ID = /^[\x21-\x7e]+$/
+
 /** Longest session id tracked; MCP's are UUIDs or similar, far shorter. */
 export const MAX_SESSION_ID_LENGTH = 256
 

@@ -14,7 +14,7 @@
 import { createHash, randomUUID } from 'node:crypto'
 import { FOREIGN_SESSION_HEADER, type HeaderPairs, type Logger } from '@burrow/protocol'
 import { PLANS } from '../plans.js'
-import { MAX_SESSION_ID_LENGTH } from './check-session-input.js'
+import { MAX_SESSION_ID_LENGTH, MCP_SESSION_ID } from './check-session-input.js'
 import type { MeteredTunnel } from './quota-gate.js'
 import { DEFAULT_LEASE_MS, type SessionTracker } from './session-tracker.js'
 
@@ -34,16 +34,13 @@ export type RequestPlace =
 /** The envelope's `error.message` for `session_limit`. */
 export const SESSION_LIMIT_MESSAGE = 'session limit reached for this tunnel'
 
-/** Session ids as MCP allows them: visible ASCII, of any length. */
-const SESSION_ID = /^[\x21-\x7e]+$/
-
 /**
  * The id `sessionId` is counted under: itself, or a digest of one longer than the tracker keeps
  * (before, such ids were not counted at all, and a local server that issued 291-character ids
  * had ten sessions in use on Free; found by a hostile review); null for one MCP does not allow.
  */
 function countedId(sessionId: string): string | null {
-  if (!SESSION_ID.test(sessionId)) return null
+  if (!MCP_SESSION_ID.test(sessionId)) return null
   if (sessionId.length <= MAX_SESSION_ID_LENGTH) return sessionId
   return `#sha256:${createHash('sha256').update(sessionId).digest('hex')}`
 }
