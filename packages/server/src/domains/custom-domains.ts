@@ -82,7 +82,17 @@ export class CustomDomains {
   #timer: NodeJS.Timeout | null = null
   /** Bumped by `invalidate`: a route read begun before it does not fill the cache. */
   #generation = 0
-  #round: Promise<void> | null = null
+  /** Rounds `start` began that are still under way. */
+  readonly #rounds = new Set<Promise<void>>()
+  /** A round's query for due domains is under way. */
+  #fetching = false
+  /** Domains this node checks or holds in line now, by id. */
+  readonly #claimed = new Set<string>()
+  /** Due domains waiting for a place, in the order they became due. */
+  readonly #line: { readonly d: CustomDomain; readonly done: () => void }[] = []
+  /** Checks under way, in all and by account. */
+  #checking = 0
+  readonly #busy = new Map<string, number>()
   readonly #additions: RateLimiter
 
   constructor(opts: CustomDomainsOptions) {
@@ -185,69 +195,97 @@ export class CustomDomains {
 
   /**
    * One round of the periodic re-check: the domains due at the clock's now (pending ones every
-   * 5 minutes, verified ones every hour), at most 50, longest-waiting first, `RECHECK_CONCURRENCY`
-   * at once and at most `RECHECK_PER_ACCOUNT` of one account's: a domain whose nameservers drop
-   * queries holds its own place for the resolver's timeout, not the round. Returns how many
-   * were checked.
+   * 5 minutes, verified ones every hour), at most 50, longest-waiting first, and none this node
+   * is checking or holds in line already. They share this node's places with the rounds still
+   * under way: `RECHECK_CONCURRENCY` checks at once, at most `RECHECK_PER_ACCOUNT` of one
+   * account's, so a domain whose nameservers drop queries holds its own place for the resolver's
+   * timeout, not a round. Resolves when this round's domains are checked; returns how many.
    */
   async recheck(): Promise<number> {
-    const due = await this.#opts.store.due(
-      this.#now(),
-      PENDING_RECHECK_MS,
-      VERIFIED_RECHECK_MS,
-      RECHECK_BATCH,
-    )
-    const waiting = [...due]
-    const busy = new Map<string, number>()
-    const next = (): CustomDomain | undefined => {
-      const i = waiting.findIndex((d) => (busy.get(d.accountId) ?? 0) < RECHECK_PER_ACCOUNT)
-      return i === -1 ? undefined : waiting.splice(i, 1)[0]
-    }
-    const waiters: (() => void)[] = []
-    const worker = async (): Promise<void> => {
-      while (waiting.length > 0) {
-        const d = next()
-        if (d === undefined) {
-          // Every domain left is of accounts at their share: wait for one of theirs to end.
-          await new Promise<void>((resolve) => waiters.push(resolve))
-          continue
-        }
-        busy.set(d.accountId, (busy.get(d.accountId) ?? 0) + 1)
-        try {
-          await this.checkNow(d)
-        } catch (error) {
-          this.#opts.log.warn(
-            `custom domain ${d.domain}: check failed: ${(error as Error).message}`,
-          )
-        } finally {
-          busy.set(d.accountId, (busy.get(d.accountId) ?? 1) - 1)
-          for (const resolve of waiters.splice(0)) resolve()
-        }
-      }
-    }
-    await Promise.all(Array.from({ length: Math.min(RECHECK_CONCURRENCY, due.length) }, worker))
-    return due.length
+    const checked = await this.#lineUpDue()
+    await Promise.all(checked)
+    return checked.length
   }
 
-  /** Run `recheck` every `everyMs` until `stop`. */
+  /** Put the domains due now in line (see `recheck`); each promise resolves once it is checked. */
+  async #lineUpDue(): Promise<Promise<void>[]> {
+    const claimed = this.#claimed
+    const due = (
+      await this.#opts.store.due(
+        this.#now(),
+        PENDING_RECHECK_MS,
+        VERIFIED_RECHECK_MS,
+        RECHECK_BATCH + claimed.size,
+      )
+    )
+      .filter((d) => !claimed.has(d.id))
+      .slice(0, RECHECK_BATCH)
+    const checked = due.map(
+      (d) =>
+        new Promise<void>((done) => {
+          claimed.add(d.id)
+          this.#line.push({ d, done })
+        }),
+    )
+    this.#startChecks()
+    return checked
+  }
+
+  /** Start the checks in line that have a place: one free, and their account below its share. */
+  #startChecks(): void {
+    while (this.#checking < RECHECK_CONCURRENCY) {
+      const i = this.#line.findIndex(
+        ({ d }) => (this.#busy.get(d.accountId) ?? 0) < RECHECK_PER_ACCOUNT,
+      )
+      if (i === -1) return
+      const [{ d, done }] = this.#line.splice(i, 1) as [{ d: CustomDomain; done: () => void }]
+      this.#checking++
+      this.#busy.set(d.accountId, (this.#busy.get(d.accountId) ?? 0) + 1)
+      void this.checkNow(d)
+        .catch((error: Error) =>
+          this.#opts.log.warn(`custom domain ${d.domain}: check failed: ${error.message}`),
+        )
+        .finally(() => {
+          this.#checking--
+          const left = (this.#busy.get(d.accountId) ?? 1) - 1
+          if (left > 0) this.#busy.set(d.accountId, left)
+          else this.#busy.delete(d.accountId)
+          this.#claimed.delete(d.id)
+          done()
+          this.#startChecks()
+        })
+    }
+  }
+
+  /**
+   * Run `recheck` every `everyMs` until `stop`. A round begins on every tick unless the last
+   * one's query for due domains is still unanswered: one still checking another account's
+   * domains does not hold it back (before, no round began while one was under way, and an
+   * account's domains whose nameservers drop queries, two at a time for some 35 s each, held
+   * every other account's checks for minutes).
+   */
   start(everyMs: number): void {
     this.#timer = setInterval(() => {
-      if (this.#round !== null) return
-      this.#round = this.recheck()
+      if (this.#fetching) return
+      this.#fetching = true
+      const round: Promise<void> = this.#lineUpDue()
+        .finally(() => {
+          this.#fetching = false
+        })
+        .then((checked) => Promise.all(checked))
         .then(() => undefined)
         .catch((err: Error) => this.#opts.log.warn(`custom domain re-check failed: ${err.message}`))
-        .finally(() => {
-          this.#round = null
-        })
+        .finally(() => this.#rounds.delete(round))
+      this.#rounds.add(round)
     }, everyMs)
     this.#timer.unref()
   }
 
-  /** Stop the periodic re-check and wait for a round under way. */
+  /** Stop the periodic re-check and wait for the rounds under way. */
   async stop(): Promise<void> {
     if (this.#timer !== null) clearInterval(this.#timer)
     this.#timer = null
-    await this.#round
+    await Promise.all([...this.#rounds])
   }
 
   /**

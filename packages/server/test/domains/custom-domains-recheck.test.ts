@@ -79,4 +79,63 @@ describe('the periodic re-check of custom domains', () => {
     assert.equal(await round, 5)
     assert.equal(new Set(asked).size, 5)
   })
+
+  it("does not hold the next round's domains behind one account's checks still hanging", async () => {
+    // Found by a hostile review: a round ended only when its last domain was checked, and no
+    // round began while one was under way. One account's domains whose nameservers drop queries
+    // (some 35 s a check, two at a time) held every later round, so every other account's
+    // domains, added or due after it began, waited minutes for their first check.
+    const asked: string[] = []
+    const hanging: (() => void)[] = []
+    const verifier = {
+      verify: async (domain: string): Promise<DnsFindings> => {
+        asked.push(domain)
+        if (domain.endsWith('.slow.example')) await new Promise<void>((r) => hanging.push(r))
+        return FOUND
+      },
+    } as unknown as DnsVerifier
+    const domains = new CustomDomains({
+      store: new CustomDomainStore(store.db),
+      verifier,
+      zone: 'tunnels.example.com',
+      planOf: async () => 'scale',
+      log: silentLogger,
+    })
+    const slow = await store.createAccount({ email: 's@example.com', slug: 'slow', plan: 'scale' })
+    for (let i = 0; i < 4; i++) {
+      const t = await store.createTunnel({ accountId: slow.id, name: `t${i}` })
+      await domains.add(slow.id, t.tunnel.id, `d${i}.slow.example`)
+    }
+    const until = async (what: () => boolean, ms: number): Promise<boolean> => {
+      for (const end = Date.now() + ms; !what() && Date.now() < end;)
+        await new Promise((r) => setTimeout(r, 10))
+      return what()
+    }
+    domains.start(10)
+    try {
+      assert.ok(await until(() => hanging.length === RECHECK_PER_ACCOUNT, 2000))
+      // Added while the slow account's checks hang: due at once, checked on a later tick.
+      const other = await store.createAccount({
+        email: 'o@example.com',
+        slug: 'other',
+        plan: 'pro',
+      })
+      const mine = await store.createTunnel({ accountId: other.id, name: 'mine' })
+      await domains.add(other.id, mine.tunnel.id, 'mcp.fine.example')
+      assert.ok(
+        await until(() => asked.includes('mcp.fine.example'), 1000),
+        `another account's domain waited for the slow account's checks: asked ${asked.join(', ')}`,
+      )
+      // The slow account still holds its share and no more, and none of its domains twice.
+      assert.equal(hanging.length, RECHECK_PER_ACCOUNT)
+      assert.equal(asked.filter((d) => d.endsWith('.slow.example')).length, RECHECK_PER_ACCOUNT)
+    } finally {
+      while (hanging.length > 0 || asked.filter((d) => d.endsWith('.slow.example')).length < 4) {
+        hanging.shift()?.()
+        await new Promise((r) => setTimeout(r, 5))
+      }
+      await domains.stop()
+    }
+    assert.equal(new Set(asked).size, 5)
+  })
 })
