@@ -133,6 +133,17 @@ export class Broker {
       // `ws` would answer this with a bare HTML page; it gets the envelope like every refusal.
       return rejectUpgrade(socket, 'invalid_request', problem, 'bad WebSocket handshake')
     }
+    if (!this.opts.registry.trusts(checkedFrom)) {
+      // The lookup took so long that a revocation of the key since may be forgotten: the client
+      // comes back and its key is checked again (the attach below follows with no wait).
+      return rejectUpgrade(
+        socket,
+        'tunnel_offline',
+        `the tunnel service took too long to check the key; retry in ${KEY_CHECK_RETRY_AFTER_S} s`,
+        'service unavailable',
+        { 'retry-after': String(KEY_CHECK_RETRY_AFTER_S) },
+      )
+    }
     // Spent once the key proved valid: lookups at once all passed the check above.
     const spent = this.reconnects.spend(keyHash)
     if (!spent.ok) return this.refuseReconnect(socket, spent.retryAfterSecs)

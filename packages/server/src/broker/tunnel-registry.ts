@@ -49,7 +49,7 @@ export const MAX_LINKS_PER_TUNNEL = 8
  */
 export const DRAINED_LINK_CLOSE_MS = 5 * 60_000
 
-/** How long a key revocation is remembered against upgrades whose key check began before it. */
+/** How long a revocation is remembered against upgrades checked before it (see `trusts`). */
 const REVOCATION_MEMORY_MS = 60_000
 
 interface Slot {
@@ -120,11 +120,23 @@ export class TunnelRegistry implements LinkEvents {
     if (revoked !== undefined && revoked >= keyCheckedFrom) {
       // The key was checked, and then revoked before the connection got here.
       link.close(CLOSE_REVOKED, 'the tunnel key was rotated or the tunnel deleted')
+    } else if (!this.trusts(keyCheckedFrom)) {
+      // Checked too long ago to know (the broker refuses such an upgrade before its 101).
+      link.close(1013, 'the tunnel key was checked too long ago; connect again')
     } else if (links.size > MAX_LINKS_PER_TUNNEL) {
       this.opts.log.info(`tunnel ${tunnel.id}: too many connections at once; closing the newest`)
       link.close(1013, `at most ${MAX_LINKS_PER_TUNNEL} connections per tunnel at once`)
     }
     return link
+  }
+
+  /**
+   * Whether a key check begun at `checkedFrom` may still open a connection: every revocation
+   * since is remembered. One begun longer ago (reads waiting on a stalled database) may have read
+   * a key whose revocation was forgotten since (slow-key-check.test.ts).
+   */
+  trusts(checkedFrom: number): boolean {
+    return this.clock() - checkedFrom <= REVOCATION_MEMORY_MS
   }
 
   /** The active link of a tunnel, waiting up to `waitMs` while it is in its grace period. */

@@ -86,6 +86,11 @@ it('closes a connection whose key was checked before the key was revoked, attach
     assert.equal(fresh.client.readyState, WebSocket.OPEN)
     fresh.client.close()
     await fresh.closed
+    // Checked longer ago than revocations are remembered: told to connect again, not welcomed.
+    now += 61_000
+    r.disconnect('tun_other', 'key rotated')
+    const forgotten = await attachOne(checkedFrom + 10)
+    assert.equal(await forgotten.closed, 1013)
   } finally {
     r.closeAll()
     wss.close()
