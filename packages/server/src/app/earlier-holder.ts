@@ -43,8 +43,13 @@ export async function endEarlierHolder(
     for (const domain of (await svc.domains?.list(accountId, tunnel.id)) ?? []) {
       await svc.domains?.remove(accountId, tunnel.id, domain.domain)
     }
-    replaced.push(await svc.tunnels.rotateKey(accountId, tunnel.id))
-    svc.live.disconnect(tunnel.id, 'the account was recovered by its address; its key was replaced')
+    replaced.push(
+      await svc.tunnels.rotateKey(
+        accountId,
+        tunnel.id,
+        'the account was recovered by its address; its key was replaced',
+      ),
+    )
   }
   return replaced
 }

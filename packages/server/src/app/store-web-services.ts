@@ -135,8 +135,12 @@ export function storeWebServices(parts: StoreWebServicesParts): WebServices {
       rename: async (accountId, id, name) => {
         await store.renameTunnel(accountId, id, name)
       },
-      rotateKey: async (accountId, id) => {
+      rotateKey: async (accountId, id, reason = 'the tunnel key was rotated') => {
         const rotated = await store.rotateTunnelKey(accountId, id)
+        // At once: cut off by the caller after the read below, a failure of that read (the
+        // database gone just after the commit) left the old key's client connected, on one node
+        // for as long as it stayed (test/app/rotation-cut-off.test.ts).
+        parts.live.disconnect(rotated.tunnel.id, reason)
         return { tunnel: await status(accountId, rotated.tunnel.id), key: rotated.key }
       },
       delete: async (accountId, id) => {

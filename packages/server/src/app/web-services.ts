@@ -79,7 +79,15 @@ export interface TunnelsPort {
   list(accountId: string): Promise<TunnelRecord[]>
   get(accountId: string, id: string): Promise<TunnelRecord | undefined>
   rename(accountId: string, id: string, name: string | null): Promise<void>
-  rotateKey(accountId: string, id: string): Promise<{ tunnel: TunnelRecord; key: string }>
+  /**
+   * Give the tunnel a new key. Its clients with the old key are cut off (`LivePort#disconnect`,
+   * with `reason`) as soon as the new key is written, whether or not what follows succeeds.
+   */
+  rotateKey(
+    accountId: string,
+    id: string,
+    reason?: string,
+  ): Promise<{ tunnel: TunnelRecord; key: string }>
   delete(accountId: string, id: string): Promise<void>
   chooseServing(accountId: string, ids: string[]): Promise<void>
 }

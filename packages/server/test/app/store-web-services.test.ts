@@ -47,7 +47,7 @@ for (const backend of testBackends()) {
     const services = (s: Store) =>
       storeWebServices({
         store: s,
-        live: {} as never,
+        live: { isOnline: () => false, disconnect: () => {}, evictAccount: () => {} },
         billing: {} as never,
         webhooks: {} as never,
         governance: {} as never,

@@ -332,7 +332,6 @@ export class Api {
   async #rotateKey(c: Call): Promise<void> {
     const t = await this.#accessWrite(c)
     const rotated = await this.#svc.tunnels.rotateKey(c.account.id, t.id)
-    this.#svc.live.disconnect(t.id, 'the tunnel key was rotated')
     const [view] = await withAccessModes(this.#svc, [
       tunnelView(this.#svc, c.account, rotated.tunnel),
     ])

@@ -112,7 +112,6 @@ export function tunnelRoutes(kit: DashboardKit): DashboardRoute[] {
     const t = await found(c)
     svc.accessWrites.spend(c.account.id, t.id)
     const rotated = await svc.tunnels.rotateKey(c.account.id, t.id)
-    svc.live.disconnect(t.id, 'the tunnel key was rotated')
     const views = await withAccessModes(svc, [tunnelView(svc, c.account, rotated.tunnel)])
     const [view] = await withCustomUrls(svc, c.account.id, views)
     kit.html(c.res, 200, keyOncePage(c.viewer, view!, rotated.key, true, broker))
