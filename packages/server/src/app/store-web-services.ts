@@ -80,6 +80,20 @@ export function storeWebServices(parts: StoreWebServicesParts): WebServices {
     if (!t) throw new StoreError('not_found', `tunnel "${id}" was deleted meanwhile`)
     return record(t)
   }
+  /**
+   * The stopped tunnel serving in the place of deleted tunnel `id` (`to`) carries on its month
+   * (serving-swaps.ts): else deleting a used-up tunnel gave the next stopped one a fresh month,
+   * as often as the account had stopped tunnels (found by a hostile review).
+   */
+  const inheritDeleted = async (accountId: string, id: string, to: string | null) => {
+    if (to === null || !parts.inheritUsage) return
+    try {
+      await parts.inheritUsage(id, to)
+    } catch (error) {
+      await store.releaseDeletedTunnel(accountId, id)
+      throw error
+    }
+  }
   return {
     accounts: {
       create: async (input) => account(await store.createAccount(input)),
@@ -145,16 +159,12 @@ export function storeWebServices(parts: StoreWebServicesParts): WebServices {
       },
       delete: async (accountId, id) => {
         const deleted = await store.deleteTunnel(accountId, id)
-        const to = deleted.startedServing
-        if (to === null || !parts.inheritUsage) return
-        // The stopped tunnel serving in its place now carries on its month (serving-swaps.ts):
-        // else deleting a used-up tunnel gave the next stopped one a fresh month, as often as
-        // the account had stopped tunnels (found by a hostile review).
+        // At once, as a rotation does: after the hand-over below, its failure skipped the cut-off.
+        parts.live.disconnect(id, 'the tunnel was deleted')
         try {
-          await parts.inheritUsage(id, to)
-        } catch (error) {
-          await store.releaseDeletedTunnel(accountId, id)
-          throw error
+          await inheritDeleted(accountId, id, deleted.startedServing)
+        } finally {
+          parts.live.evictAccount(accountId)
         }
       },
       chooseServing: async (accountId, ids) => {

@@ -88,6 +88,10 @@ export interface TunnelsPort {
     id: string,
     reason?: string,
   ): Promise<{ tunnel: TunnelRecord; key: string }>
+  /**
+   * Delete the tunnel. Its clients are cut off (`LivePort#disconnect`) as soon as the delete is
+   * written, and the account's cached tunnels dropped, whether or not what follows succeeds.
+   */
   delete(accountId: string, id: string): Promise<void>
   chooseServing(accountId: string, ids: string[]): Promise<void>
 }

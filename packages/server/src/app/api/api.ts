@@ -324,8 +324,6 @@ export class Api {
   async #deleteTunnel(c: Call): Promise<void> {
     const t = await this.#tunnel(c)
     await this.#svc.tunnels.delete(c.account.id, t.id)
-    this.#svc.live.disconnect(t.id, 'the tunnel was deleted')
-    this.#svc.live.evictAccount(c.account.id)
     sendApiJson(c.res, 204)
   }
 

@@ -121,8 +121,6 @@ export function tunnelRoutes(kit: DashboardKit): DashboardRoute[] {
     await kit.form(c)
     const t = await found(c)
     await svc.tunnels.delete(c.account.id, t.id)
-    svc.live.disconnect(t.id, 'the tunnel was deleted')
-    svc.live.evictAccount(c.account.id)
     redirect(c.res, '/dashboard?notice=deleted')
   }
 
