@@ -1,9 +1,8 @@
 /**
- * What the app calls for billing: a checkout link for a plan and cycle, cancelling, undoing a
- * cancellation, switching cycle or plan, the account's billing status for the page, the payment
- * webhook, and the timer that moves accounts to Free when their paid period ends. Provider calls
- * go through `PaddleClient` (to Paddle or the dev stand-in alike); every change to an account's
- * plan ends in `onPlanChanged`, where the app evicts cached plans.
+ * What the app calls for billing: checkout links, cancelling and undoing it, switching cycle or
+ * plan, the account's status, the payment webhook, and the timer that moves accounts to Free when
+ * their paid period ends. Provider calls go through `PaddleClient` (Paddle or the dev stand-in);
+ * every plan change ends in `onPlanChanged`, where the app evicts cached plans.
  */
 
 import type { IncomingHttpHeaders } from 'node:http'
@@ -16,6 +15,7 @@ import type { BillingConfig, BillingCycle, PaidPlanId, PriceTable } from './bill
 import { priceKey, priceTable } from './billing-config.js'
 import { BILLING_ERROR_STATUS, BillingError } from './billing-error.js'
 import { cancelCharged } from './chargeback.js'
+import { voidSupersededCheckouts } from './superseded-checkouts.js'
 import { BillingStore, type Subscription } from './billing-store.js'
 import { PaddleApiError, PaddleClient } from './paddle-client.js'
 import type { PaddleSubscription } from './paddle-event.js'
@@ -65,6 +65,7 @@ export class BillingService {
   readonly store: BillingStore
   readonly config: BillingConfig
   readonly #client: PaddleClient
+  readonly #db: Kysely<Database>
   readonly #prices: PriceTable
   readonly #now: () => Date
   readonly #onPlanChanged: ((accountId: string) => void | Promise<void>) | undefined
@@ -77,6 +78,7 @@ export class BillingService {
     this.#now = opts.now ?? (() => new Date())
     this.#prices = priceTable(opts.config.prices)
     this.store = new BillingStore(opts.db, this.#now, this.#prices)
+    this.#db = opts.db
     this.#client = new PaddleClient({ apiUrl: opts.config.apiUrl, apiKey: opts.config.apiKey })
     this.#onPlanChanged = opts.onPlanChanged
     this.#log = opts.log ?? silentLogger
@@ -241,24 +243,23 @@ export class BillingService {
       // A chargeback ended the plan (chargeback.ts); the subscription must not renew either.
       const provider = this.config.provider
       await this.#call(() => cancelCharged(this.store, this.#client, provider, event, outcome))
+      // Once a checkout made the account's subscription, its other checkouts are void.
+      const [db, log] = [this.#db, this.#log]
+      await this.#call(() => voidSupersededCheckouts(db, this.#client, provider, event, log))
       return reply(200, { ok: true, outcome })
     } catch (error) {
       if (error instanceof BillingError) {
         this.#log[error.code === 'unverified_subscription' ? 'warn' : 'error'](
           `billing webhook ${event.eventType} ${event.eventId}: ${error.message}`,
         )
-        return reply(BILLING_ERROR_STATUS[error.code], {
-          error: error.code,
-          message: error.message,
-        })
+        const body = { error: error.code, message: error.message }
+        return reply(BILLING_ERROR_STATUS[error.code], body)
       }
       this.#log.error(
         `billing webhook ${event.eventType} ${event.eventId} could not be stored: ${(error as Error).message}`,
       )
-      return reply(500, {
-        error: 'internal_error',
-        message: 'the event could not be stored; retry later',
-      })
+      const message = 'the event could not be stored; retry later'
+      return reply(500, { error: 'internal_error', message })
     }
   }
 

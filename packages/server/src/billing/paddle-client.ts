@@ -117,6 +117,14 @@ export class PaddleClient {
     }
   }
 
+  /**
+   * Void a transaction not paid yet (`status: canceled`), so its checkout can no longer be paid.
+   * Paddle refuses (4xx) for one that is billed or completed.
+   */
+  async cancelTransaction(id: string): Promise<void> {
+    await this.#request('PATCH', `/transactions/${encodeURIComponent(id)}`, { status: 'canceled' })
+  }
+
   /** The subscription as Paddle holds it now. */
   async getSubscription(id: string): Promise<PaddleSubscription> {
     return this.#subscription('GET', `/subscriptions/${encodeURIComponent(id)}`)

@@ -10,6 +10,7 @@
  * Routes, below `prefix`:
  *   GET  /customers?email=…             POST /customers
  *   POST /transactions                  GET  /transactions/{id}
+ *   PATCH /transactions/{id}            (status canceled: void an unpaid checkout)
  *   GET  /subscriptions/{id}            PATCH /subscriptions/{id}
  *   POST /subscriptions/{id}/cancel
  *   GET  /checkout?_ptxn=txn_…[&success_url=…]   (the hosted checkout page; no API key)
@@ -83,6 +84,8 @@ export class PaddleStandIn {
   readonly prices: ReadonlyMap<string, StandInPrice>
   readonly customers = new Map<string, StandInCustomer>()
   readonly transactions = new Map<string, StandInTransaction>()
+  /** How many coming transaction updates (`PATCH /transactions/{id}`) fail, as if Paddle were down. */
+  transactionUpdateFaults = 0
   readonly subscriptions = new Map<string, StandInSubscription>()
   /** What each change of a subscription's items billed or credited, oldest first. */
   readonly prorations: (Proration & { readonly subscriptionId: string; readonly at: Date })[] = []
@@ -147,7 +150,7 @@ export class PaddleStandIn {
   async pay(transactionId: string): Promise<StandInSubscription> {
     const txn = this.transactions.get(transactionId)
     if (txn === undefined) throw new Error(`no transaction ${transactionId}`)
-    if (txn.status === 'completed') throw new Error(`transaction ${transactionId} is already paid`)
+    if (txn.status !== 'draft') throw new Error(`transaction ${transactionId} is ${txn.status}`)
     const now = this.#now()
     const sub: StandInSubscription = {
       id: newId('sub_'),
@@ -245,6 +248,11 @@ export class PaddleStandIn {
   /** Deliver an already-sent webhook again, unchanged (a duplicate). */
   resend(eventId: string): Promise<void> {
     return this.#sender.resend(eventId)
+  }
+
+  /** Answer the next `n` transaction updates with 503 (test control). */
+  failTransactionUpdates(n: number): void {
+    this.transactionUpdateFaults = n
   }
 
   /** Keep webhooks back until `releaseWebhooks`. */

@@ -16,7 +16,7 @@ import {
   subscriptionEntity,
   transactionEntity,
 } from './stand-in-entities.js'
-import type { StandInPrice, StandInSubscription } from './stand-in-entities.js'
+import type { StandInPrice, StandInSubscription, StandInTransaction } from './stand-in-entities.js'
 import { prorate, updateSummaryEntity, type Proration } from './proration.js'
 
 /** A refused API call: the HTTP status and Paddle error code to answer with. */
@@ -109,9 +109,10 @@ function standInApi(
   }
   if (path === '/transactions' && method === 'POST') return createTransaction(standIn, base, body)
   const txn = /^\/transactions\/([^/]+)$/.exec(path)
-  if (txn && method === 'GET') {
+  if (txn && (method === 'GET' || method === 'PATCH')) {
     const found = standIn.transactions.get(decodeURIComponent(txn[1]!))
     if (found === undefined) throw notFound('transaction', txn[1]!)
+    if (method === 'PATCH') cancelTransaction(standIn, found, body)
     return transactionEntity(found)
   }
   const sub = /^\/subscriptions\/([^/]+)(\/cancel|\/preview)?$/.exec(path)
@@ -125,6 +126,25 @@ function standInApi(
     if (sub[2] === '/cancel' && method === 'POST') return cancelSubscription(standIn, found, body)
   }
   throw new StandInError(404, 'not_found', `${method} ${path} is not part of the stand-in's API`)
+}
+
+/**
+ * `PATCH /transactions/{id}` `{status: "canceled"}`, the one update burrowd makes: void a checkout
+ * not paid yet. Paddle refuses to change a transaction that is billed or completed.
+ */
+function cancelTransaction(standIn: PaddleStandIn, txn: StandInTransaction, body: unknown): void {
+  if (standIn.transactionUpdateFaults > 0) {
+    standIn.transactionUpdateFaults--
+    throw new StandInError(503, 'service_unavailable', 'the stand-in was told to fail this update')
+  }
+  if (fields(body).status !== 'canceled') {
+    throw new StandInError(400, 'invalid_field', 'the stand-in only cancels transactions')
+  }
+  if (txn.status === 'completed') {
+    throw new StandInError(400, 'transaction_immutable', `transaction ${txn.id} is completed`)
+  }
+  txn.status = 'canceled'
+  txn.updatedAt = standIn.now()
 }
 
 function createTransaction(standIn: PaddleStandIn, base: string, body: unknown): unknown {

@@ -26,9 +26,7 @@ export function serveCheckoutPage(
   if (txn === undefined) {
     return sendHtml(res, 404, messagePage('Checkout not found', 'This link names no transaction.'))
   }
-  if (txn.status === 'completed') {
-    return sendHtml(res, 409, messagePage('Already paid', 'This checkout has already been paid.'))
-  }
+  if (txn.status !== 'draft') return sendHtml(res, 409, closedPage(txn.status))
   const customer = txn.customerId === null ? undefined : standIn.customers.get(txn.customerId)
   sendHtml(
     res,
@@ -63,9 +61,7 @@ export async function servePayForm(
   if (txn === undefined) {
     return sendHtml(res, 404, messagePage('Checkout not found', 'This form names no transaction.'))
   }
-  if (txn.status === 'completed') {
-    return sendHtml(res, 409, messagePage('Already paid', 'This checkout has already been paid.'))
-  }
+  if (txn.status !== 'draft') return sendHtml(res, 409, closedPage(txn.status))
   await standIn.pay(txn.id)
   const next = returnUrl(form.get('success_url'), req, standIn.returnOrigins) ?? fallbackUrl
   if (next === null) {
@@ -73,6 +69,13 @@ export async function servePayForm(
   }
   res.writeHead(303, { location: next, 'cache-control': 'no-store' })
   res.end()
+}
+
+/** The answer for a checkout that can no longer be paid: paid already, or voided. */
+function closedPage(status: 'completed' | 'canceled'): SafeHtml {
+  return status === 'completed'
+    ? messagePage('Already paid', 'This checkout has already been paid.')
+    : messagePage('Checkout canceled', 'This checkout was replaced; start a new one.')
 }
 
 /** What the checkout page shows and where its form posts. */

@@ -29,7 +29,8 @@ export interface StandInCustomer {
 /** A transaction: made by the API, completed when its checkout is paid. */
 export interface StandInTransaction {
   readonly id: string
-  status: 'draft' | 'completed'
+  /** `canceled` once voided through the API (`PATCH /transactions/{id}`): it cannot be paid. */
+  status: 'draft' | 'completed' | 'canceled'
   readonly customerId: string | null
   readonly price: StandInPrice
   readonly customData: Readonly<Record<string, unknown>> | null
