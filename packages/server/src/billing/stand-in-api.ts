@@ -130,7 +130,8 @@ function standInApi(
 
 /**
  * `PATCH /transactions/{id}` `{status: "canceled"}`, the one update burrowd makes: void a checkout
- * not paid yet. Paddle refuses to change a transaction that is billed or completed.
+ * not paid yet. Paddle refuses to cancel one that is completed (400,
+ * `transaction_invalid_status_change`, its error reference).
  */
 function cancelTransaction(standIn: PaddleStandIn, txn: StandInTransaction, body: unknown): void {
   if (standIn.transactionUpdateFaults > 0) {
@@ -141,7 +142,8 @@ function cancelTransaction(standIn: PaddleStandIn, txn: StandInTransaction, body
     throw new StandInError(400, 'invalid_field', 'the stand-in only cancels transactions')
   }
   if (txn.status === 'completed') {
-    throw new StandInError(400, 'transaction_immutable', `transaction ${txn.id} is completed`)
+    const detail = `Invalid attempt to change status from 'completed' to 'canceled'`
+    throw new StandInError(400, 'transaction_invalid_status_change', detail)
   }
   txn.status = 'canceled'
   txn.updatedAt = standIn.now()
