@@ -2,13 +2,14 @@
  * The metrics listener of `burrow up --metrics-addr HOST:PORT` (docs/configuration.md): HTTP/1.1
  * serving `GET /metrics` in the Prometheus text format and `GET /healthz` → `ok`. Metrics are
  * optional: when the address cannot be bound, a warning names it and the cause and forwarding
- * continues without them. On a loopback address (IPv4-mapped ones included), and for requests that
- * came over loopback when bound to every address, only loopback Host names, IP addresses and the
- * machine's own name are answered, so a web page cannot read the counters through DNS rebinding.
+ * continues without them. On a loopback address (IPv4-mapped ones included), and for requests from
+ * this machine when bound to every address or a network one, only loopback Host names, IP
+ * addresses and the machine's own name are answered, so a web page in the user's browser cannot
+ * read the counters through DNS rebinding.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import { isIP, type AddressInfo } from 'node:net'
-import { hostname } from 'node:os'
+import { hostname, networkInterfaces } from 'node:os'
 import type { Logger } from '@burrow/protocol'
 import type { Registry } from 'prom-client'
 import { isLoopbackHost, isLoopbackHostHeader } from '../loopback.js'
@@ -90,16 +91,30 @@ function hostAnswered(header: string): boolean {
   return isIP(name) !== 0 || name === hostname().toLowerCase()
 }
 
+/**
+ * Whether `req` came from this machine: over loopback, or from one of its own addresses (a
+ * connection to the machine's network address comes from that address).
+ */
+function fromThisMachine(req: IncomingMessage): boolean {
+  const local = req.socket.localAddress ?? ''
+  const remote = req.socket.remoteAddress ?? ''
+  if (isLoopbackHost(local) || isLoopbackHost(remote) || remote === local) return true
+  const bare = remote.toLowerCase().replace(/^::ffff:(?=\d+\.)/, '')
+  return Object.values(networkInterfaces()).some((addresses) =>
+    addresses?.some((a) => a.address.toLowerCase() === bare),
+  )
+}
+
 async function serve(
   req: IncomingMessage,
   res: ServerResponse,
   registry: Registry,
   loopback: boolean,
 ): Promise<void> {
-  // Bound to every address, a request that came over loopback is checked too: a DNS-rebinding
-  // page reaches 127.0.0.1 whatever else the listener is bound to.
-  const overLoopback = loopback || isLoopbackHost(req.socket.localAddress ?? '')
-  if (overLoopback && !hostAnswered(req.headers.host ?? '')) {
+  // Bound to every address or to a network one, a request from this machine is checked too: a
+  // DNS-rebinding page in the user's browser reaches 127.0.0.1, or the machine's own network
+  // address, whatever else the listener is bound to.
+  if ((loopback || fromThisMachine(req)) && !hostAnswered(req.headers.host ?? '')) {
     send(res, 403, 'this metrics listener answers only to loopback host names and addresses\n')
     return
   }

@@ -4,7 +4,7 @@
  * null, so `up` goes on forwarding.
  */
 import assert from 'node:assert/strict'
-import { hostname } from 'node:os'
+import { hostname, networkInterfaces } from 'node:os'
 import { createServer, request, type OutgoingHttpHeaders } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { after, before, describe, it } from 'node:test'
@@ -181,6 +181,49 @@ describe('startMetrics on every address (0.0.0.0, [::])', () => {
       }
     }
   })
+})
+
+describe('startMetrics on a network address, asked from this machine', () => {
+  // A non-loopback address of this machine, if it has one (a test box may have only loopback).
+  const own = Object.values(networkInterfaces())
+    .flat()
+    .find((a) => a !== undefined && !a.internal && a.family === 'IPv4')?.address
+
+  it(
+    'refuses a rebinding Host on a request from this machine to its own address',
+    {
+      skip: own === undefined && 'this machine has no non-loopback IPv4 address',
+    },
+    async () => {
+      // Found by hostile review: only requests over loopback were checked, so a DNS-rebinding page
+      // in the user's browser whose name resolved to the machine's own network address, not
+      // 127.0.0.1, read the counters of a listener bound to every address or to that address.
+      const metrics = new CliMetrics()
+      metrics.request('private-upstream', 'tools/call')
+      for (const host of ['0.0.0.0', own!]) {
+        const server = await startMetrics(`${host}:0`, metrics.registry, captureLogger())
+        assert.ok(server, host)
+        try {
+          const port = server.address.split(':').pop()!
+          const rebound = await get(`${own!}:${port}`, '/metrics', {
+            headers: { host: `rebind.attacker.example:${port}` },
+          })
+          assert.equal(rebound.status, 403, host)
+          assert.ok(!rebound.body.includes('private-upstream'), host)
+          // A scraper on the machine naming one of its addresses, or its own name, still reads.
+          for (const name of [own!, hostname()]) {
+            const named = await get(`${own!}:${port}`, '/metrics', {
+              headers: { host: `${name}:${port}` },
+            })
+            assert.equal(named.status, 200, `${host} ${name}`)
+            assert.ok(named.body.includes('private-upstream'), `${host} ${name}`)
+          }
+        } finally {
+          await server.close()
+        }
+      }
+    },
+  )
 })
 
 describe('startMetrics when it cannot bind', () => {
