@@ -7,7 +7,7 @@
  * config-routes.ts for the API.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import { isIP, type AddressInfo } from 'node:net'
 import { isLoopbackHost } from '../loopback.js'
 import { silentLogger, type Logger } from '../log/logger.js'
 import { bindInspector, hostForUrl } from './bind-inspector.js'
@@ -112,14 +112,21 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
     fixedToken: options.token !== null,
     log,
   })
-  guard = { token, allowedHosts: allowedHostsFor(bound.host, bound.port) }
+  const address = (server.address() as AddressInfo).address
+  // A host name is printed as the address it was bound to: `localhost` listens on one of
+  // 127.0.0.1 and ::1, and a browser opening `http://localhost:…` may try the other first, where
+  // another local user can listen on the same port and read the token from the URL's fragment.
+  const urlHost = hostForUrl(isIP(bound.host) === 0 ? address : bound.host)
+  const allowedHosts = allowedHostsFor(bound.host, bound.port)
+  allowedHosts.add(`${urlHost.toLowerCase()}:${bound.port}`)
+  guard = { token, allowedHosts }
   // Decided from the address bound: `127.1` and `[::ffff:7f00:1]` are 127.0.0.1 too.
-  if (!isLoopbackHost((server.address() as AddressInfo).address)) {
+  if (!isLoopbackHost(address)) {
     log.warn(
       `inspector: listening on ${bound.host}, which is not a loopback address; anyone who can reach it and has the token sees your MCP traffic`,
     )
   }
-  const url = `http://${hostForUrl(bound.host)}:${bound.port}/#token=${token}`
+  const url = `http://${urlHost}:${bound.port}/#token=${token}`
   return {
     url,
     port: bound.port,
