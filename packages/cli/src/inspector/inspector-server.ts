@@ -8,6 +8,12 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import { isIP, type AddressInfo } from 'node:net'
+import {
+  keepWhileServing,
+  limitListener,
+  LOCAL_LISTENER_LIMITS,
+  type ListenerLimits,
+} from '../listener-limits.js'
 import { isLoopbackHost } from '../loopback.js'
 import { silentLogger, type Logger } from '../log/logger.js'
 import { bindInspector, hostForUrl } from './bind-inspector.js'
@@ -48,6 +54,8 @@ export interface InspectorOptions {
   /** What the Config tab reads and changes; required when `admin`. */
   readonly layout?: InspectorLayout
   readonly logger?: Logger
+  /** Bounds on connections (see listener-limits.ts); tests use shorter ones. */
+  readonly limits?: ListenerLimits
 }
 
 /** A running inspector. */
@@ -94,6 +102,8 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
     const shell = (page || asset !== null || proof) && reading
     const verdict = checkRequest(req, guard, shell)
     if (!verdict.ok) return refuse(req, res, verdict)
+    // A replay waits for the local server, the live feed for traffic: silence is fine now.
+    if (!shell) keepWhileServing(req)
     if (proof) return serveTokenProof(res, url, token, req.headers.host ?? '')
     if (page || asset) {
       if (!shell) throw new HttpProblem(405, 'use GET here')
@@ -107,6 +117,7 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
     throw new HttpProblem(404, `no such page: ${path}`)
   }
 
+  limitListener(server, options.limits ?? LOCAL_LISTENER_LIMITS)
   const bound = await bindInspector(server, options.addr, {
     explicit: options.addrExplicit,
     fixedToken: options.token !== null,

@@ -12,6 +12,7 @@ import { isIP, type AddressInfo } from 'node:net'
 import { hostname, networkInterfaces } from 'node:os'
 import type { Logger } from '@burrow/protocol'
 import type { Registry } from 'prom-client'
+import { LOCAL_LISTENER_LIMITS, limitListener, type ListenerLimits } from '../listener-limits.js'
 import { isLoopbackHost, isLoopbackHostHeader } from '../loopback.js'
 
 /** A running metrics listener. */
@@ -25,12 +26,13 @@ export interface MetricsServer {
 /**
  * Serve `registry` on `addr` (`HOST:PORT`, IPv6 in brackets). Resolves with the server, or with
  * null after logging a warning when it cannot listen there (port taken, unknown host, bad
- * address). Never rejects.
+ * address). Never rejects. `limits` bound its connections (see listener-limits.ts).
  */
 export async function startMetrics(
   addr: string,
   registry: Registry,
   logger: Logger,
+  limits: ListenerLimits = LOCAL_LISTENER_LIMITS,
 ): Promise<MetricsServer | null> {
   const m = /^(?:\[([0-9a-fA-F:.]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(addr)
   const port = Number(m?.[3])
@@ -50,6 +52,7 @@ export async function startMetrics(
     })
   })
   server.keepAliveTimeout = 5_000
+  limitListener(server, limits)
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject)

@@ -11,6 +11,7 @@ import { after, before, describe, it } from 'node:test'
 import { CliMetrics } from '../../src/metrics/cli-metrics.js'
 import { startMetrics, type MetricsServer } from '../../src/metrics/metrics-server.js'
 import { captureLogger } from '../helpers/capture-logger.js'
+import { idleSocket } from '../helpers/idle-socket.js'
 
 interface Reply {
   readonly status: number
@@ -224,6 +225,56 @@ describe('startMetrics on a network address, asked from this machine', () => {
       }
     },
   )
+})
+
+describe('startMetrics connection limits', () => {
+  // Found by hostile review: a connection that sent nothing, or half a request, was kept for
+  // ever, and any number were taken, each holding a file descriptor of `burrow up`; a program
+  // of the machine (or of the network, for a listener bound there) that opened enough of them
+  // left the process none, and its tunnel and upstream connections failed with EMFILE.
+  it('closes a connection that stays silent before its request is whole', async () => {
+    const limits = { maxConnections: 1000, idleMs: 300 }
+    const server = await startMetrics(
+      '127.0.0.1:0',
+      new CliMetrics().registry,
+      captureLogger(),
+      limits,
+    )
+    assert.ok(server)
+    try {
+      const port = Number(server.address.split(':').pop())
+      const silent = await idleSocket(port)
+      const half = await idleSocket(port, `GET /metrics HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n`)
+      assert.equal(await silent.closedWithin(3_000), true, 'a connection that sends nothing')
+      assert.equal(await half.closedWithin(3_000), true, 'a connection that sends half a request')
+      assert.equal((await get(server.address, '/healthz')).status, 200)
+    } finally {
+      await server.close()
+    }
+  })
+
+  it('takes at most maxConnections at once', async () => {
+    const limits = { maxConnections: 3, idleMs: 60_000 }
+    const server = await startMetrics(
+      '127.0.0.1:0',
+      new CliMetrics().registry,
+      captureLogger(),
+      limits,
+    )
+    assert.ok(server)
+    try {
+      const port = Number(server.address.split(':').pop())
+      const held = [await idleSocket(port), await idleSocket(port), await idleSocket(port)]
+      const extra = await idleSocket(port)
+      assert.equal(await extra.closedWithin(2_000), true, 'the connection past the bound')
+      for (const h of held) assert.equal(await h.closedWithin(0), false)
+      for (const h of held) h.socket.destroy()
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      assert.equal((await get(server.address, '/healthz')).status, 200)
+    } finally {
+      await server.close()
+    }
+  })
 })
 
 describe('startMetrics when it cannot bind', () => {
