@@ -10,6 +10,7 @@ import type { IncomingMessage } from 'node:http'
 import type { Logger } from '@burrow/protocol'
 import type { RateLimiter } from '../http/rate-limiter.js'
 import { localRateLimits, type RateLimits } from '../http/rate-limits.js'
+import { mailboxKey } from '../mail/email-address.js'
 import type { Mailer } from '../mail/mailer.js'
 import {
   RESET_TOKEN_TTL_MS,
@@ -79,6 +80,13 @@ export class AccountRecovery {
    * get a reset link (nor strangers asking for resets the signed-in owner's verification mails).
    */
   readonly #verifications: RateLimiter
+  /**
+   * The same allowances per mailbox (`mailboxKey`), over every account whose address reaches it:
+   * an email signs up one account, but `name+1@`, `name+2@` and `n.ame@` are as many accounts
+   * for one inbox, and a stranger signing up ten a minute had each mail it.
+   */
+  readonly #mailboxResets: RateLimiter
+  readonly #mailboxVerifications: RateLimiter
   /** Mail being handed over, so `idle()` can wait for it (tests, shutdown). */
   readonly #pending = new Set<Promise<void>>()
 
@@ -110,6 +118,16 @@ export class AccountRecovery {
       perMs: 60 * 60_000,
       ...now,
     })
+    this.#mailboxResets = limits.limiter('recovery.mailbox-reset', {
+      capacity: MAILS_PER_ACCOUNT_PER_HOUR,
+      perMs: 60 * 60_000,
+      ...now,
+    })
+    this.#mailboxVerifications = limits.limiter('recovery.mailbox-verify', {
+      capacity: MAILS_PER_ACCOUNT_PER_HOUR,
+      perMs: 60 * 60_000,
+      ...now,
+    })
   }
 
   /**
@@ -119,6 +137,8 @@ export class AccountRecovery {
    * signed in to the account before (`trusted`: their device cookie) share an allowance of their
    * own, so strangers asking for the address cannot spend the owner's; each allowance is per
    * account, so nobody can mail an address more than twice the allowance of resets an hour.
+   * Strangers' requests also spend the allowance of the mailbox the address reaches, shared by
+   * every account whose address folds to it (`mailboxKey`); the known browsers' does not.
    */
   requestReset(email: string, rateKey: string, trusted = false): ResetRequest {
     const decision = this.#perAddress.take(rateKey)
@@ -127,8 +147,15 @@ export class AccountRecovery {
     this.#background(async () => {
       const holder = await this.#store.accountTokens.accountByEmail(email)
       if (!holder) return
-      const allowance = (trusted ? this.#perTrusted : this.#perAccount).take(holder.accountId)
-      if (!allowance.ok) return
+      const allowed = trusted
+        ? this.#perTrusted.take(holder.accountId).ok
+        : takeBoth(
+            this.#perAccount,
+            holder.accountId,
+            this.#mailboxResets,
+            mailboxKey(holder.email),
+          )
+      if (!allowed) return
       const token = await this.#store.accountTokens.issue(
         holder.accountId,
         'reset',
@@ -183,10 +210,14 @@ export class AccountRecovery {
 
   /**
    * Mail account `accountId` (address `email`) a verification link, in the background; false
-   * when it was sent too many verification mails this hour (reset mails do not count).
+   * when it, or the mailbox its address reaches (`mailboxKey`: every account whose address
+   * folds to it), was sent too many verification mails this hour (reset mails do not count).
    */
   sendVerification(accountId: string, email: string): boolean {
-    if (!this.#verifications.take(accountId).ok) return false
+    const mailbox = mailboxKey(email)
+    if (!takeBoth(this.#verifications, accountId, this.#mailboxVerifications, mailbox)) {
+      return false
+    }
     this.#background(async () => {
       const token = await this.#store.accountTokens.issue(
         accountId,
@@ -253,6 +284,22 @@ export class AccountRecovery {
       .finally(() => this.#pending.delete(done))
     this.#pending.add(done)
   }
+}
+
+/**
+ * Spend one of `first`'s `firstKey` and one of `second`'s `secondKey`, or neither: the first is
+ * given back when the second refuses, so a mail not sent costs nothing.
+ */
+function takeBoth(
+  first: RateLimiter,
+  firstKey: string,
+  second: RateLimiter,
+  secondKey: string,
+): boolean {
+  if (!first.take(firstKey).ok) return false
+  if (second.take(secondKey).ok) return true
+  first.giveBack(firstKey)
+  return false
 }
 
 function invalidLink(): StoreError {

@@ -83,4 +83,28 @@ describe('AccountRecovery mail allowances', () => {
       false,
     ])
   })
+
+  it('bounds the mail one mailbox gets through the accounts of its tagged spellings', async () => {
+    // A stranger signed up `owner+1@`, `o.wner@`…: other accounts, one inbox.
+    const squatted = []
+    for (const [i, email] of [
+      'owner+1@example.com',
+      'o.wner@example.com',
+      'owner+x@example.com',
+    ].entries()) {
+      squatted.push(await store.createAccount({ email, slug: `squat${i}` }))
+    }
+    const verifications = squatted.map((a) => recovery.sendVerification(a.id, a.email))
+    verifications.push(recovery.sendVerification(account.id, account.email))
+    assert.deepEqual(verifications, [true, true, true, false])
+    for (const [i, a] of squatted.entries()) recovery.requestReset(a.email, `stranger-${i}`)
+    recovery.requestReset('owner@example.com', 'stranger-9')
+    await recovery.idle()
+    assert.equal(sent.length, 2 * MAILS_PER_ACCOUNT_PER_HOUR, 'three of each kind reached it')
+    // The owner's own browser, known to the account, keeps an allowance strangers cannot spend.
+    recovery.requestReset('owner@example.com', 'owner-address', true)
+    await recovery.idle()
+    assert.equal(resets().at(-1)?.to, 'owner@example.com')
+    assert.equal(resets().length, MAILS_PER_ACCOUNT_PER_HOUR + 1)
+  })
 })
