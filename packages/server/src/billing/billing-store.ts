@@ -191,17 +191,16 @@ export class BillingStore {
     if (await isStale(trx, existing, subscription, at, fromCheckout)) return 'stale'
     const decision = decidePlan(subscription, this.#prices, dateOf(at))
     const now = this.#now()
-    // Another customer's subscription does not replace one this account pays for: the custom
-    // data naming the account is the buyer's to write (Paddle.js can set it in an open checkout),
-    // so anyone knowing an account's id could otherwise bind their subscription to it and end
-    // the account's plan by cancelling theirs. One from a checkout burrowd made for the account
-    // is the account's own, and replaces a stranger's that bound while the account was on Free.
+    // Only the account's own checkout replaces another subscription while the account has a paid
+    // plan: the custom data naming the account is the buyer's to write (Paddle.js sets it in an
+    // open checkout, and typing the owner's email gives the owner's customer id), and a
+    // subscription the account replaced may resume or recover later. Either would otherwise take
+    // the plan from the one the billing page manages, which goes on renewing (docs/decisions.md,
+    // "Billing"). One from the account's checkout replaces what bound while it was on Free.
     if (
       !fromCheckout &&
       existing !== undefined &&
       existing.subscription_id !== subscription.id &&
-      existing.customer_id !== null &&
-      existing.customer_id !== subscription.customerId &&
       isPaidNow(account, now)
     ) {
       return 'ignored'

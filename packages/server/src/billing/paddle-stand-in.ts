@@ -245,6 +245,25 @@ export class PaddleStandIn {
     return this.#settle(this.changed(sub, 'subscription.updated'))
   }
 
+  /** The seller pauses the subscription now: status `paused`, `subscription.paused`. */
+  async pause(subscriptionId: string): Promise<SentWebhook> {
+    const sub = this.#subscription(subscriptionId)
+    sub.status = 'paused'
+    sub.pausedAt = this.#now()
+    sub.scheduledChange = null
+    return this.#settle(this.changed(sub, 'subscription.paused'))
+  }
+
+  /** A paused subscription resumes now, billed for a new period: `subscription.resumed`. */
+  async resume(subscriptionId: string): Promise<SentWebhook> {
+    const sub = this.#subscription(subscriptionId)
+    sub.pausedAt = null
+    sub.periodEnd = this.#now()
+    this.#renew(sub, 'active')
+    this.#sender.send('transaction.completed', transactionEntity(this.#renewal(sub, 'completed')))
+    return this.#settle(this.changed(sub, 'subscription.resumed'))
+  }
+
   /** Deliver an already-sent webhook again, unchanged (a duplicate). */
   resend(eventId: string): Promise<void> {
     return this.#sender.resend(eventId)
