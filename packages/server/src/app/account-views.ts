@@ -76,6 +76,7 @@ export async function billingView(
     tunnelCount: tunnels.length,
     meters: { ...meters, tunnels: rows },
     chargedBackAt: sub?.chargedBackAt ?? null,
+    foreign: sub?.fromCheckout === false,
     history,
   }
 }

@@ -91,6 +91,7 @@ export function billingPort(
         periodEndsAt: sub.periodEndsAt,
         cancelsAt: sub.cancelsAt,
         chargedBackAt: sub.chargedBackAt,
+        fromCheckout: sub.fromCheckout,
       }
     },
     history: (accountId) => service.store.history(accountId),

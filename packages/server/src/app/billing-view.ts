@@ -19,6 +19,11 @@ export interface SubscriptionView {
   readonly cancelsAt: Date | null
   /** When an approved chargeback ended it, until the bank reverses the chargeback. */
   readonly chargedBackAt: Date | null
+  /**
+   * False when only its custom data bound it to the account (on Free; it may be a stranger's):
+   * the account may still check out a subscription of its own, which replaces it.
+   */
+  readonly fromCheckout?: boolean
 }
 
 /** One entry of the billing history, newest first: what the payment provider reported. */
@@ -61,6 +66,8 @@ export interface BillingView {
   readonly meters: MetersView
   /** When a chargeback ended the subscription (plan ended, canceled), until reversed; else null. */
   readonly chargedBackAt: Date | null
+  /** True when the plan comes from a subscription the account did not check out itself. */
+  readonly foreign?: boolean
   readonly history: readonly BillingHistoryView[]
 }
 

@@ -87,8 +87,9 @@ export class BillingService {
   /**
    * A link to the provider's hosted checkout for `plan` billed every `cycle`, carrying the
    * account id (and, with the dev provider, where to send the browser after paying). Throws
-   * `BillingError` `already_subscribed` when the account has a live subscription (change it
-   * instead), `provider` when the provider refuses or cannot be reached.
+   * `BillingError` `already_subscribed` when the account has a live subscription from one of its
+   * checkouts (change it instead; one that bound by its custom data alone may be a stranger's,
+   * and the account's own replaces it), `provider` when the provider refuses or cannot be reached.
    */
   async checkoutUrl(
     account: { readonly id: string; readonly email: string },
@@ -98,7 +99,7 @@ export class BillingService {
   ): Promise<string> {
     const status = await this.status(account.id)
     const existing = status.subscription
-    if (existing !== null && status.state !== 'free') {
+    if (existing !== null && status.state !== 'free' && existing.fromCheckout) {
       throw new BillingError(
         'already_subscribed',
         `account ${account.id} already has a ${existing.plan} subscription (${existing.subscriptionId}); ` +

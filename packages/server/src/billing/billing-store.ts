@@ -13,6 +13,7 @@ import type { Database, SubscriptionsTable } from '../store/schema.js'
 import { applyAdjustment } from './chargeback.js'
 import { recordedAction, wasChargedBack } from './chargeback-reversal.js'
 import { readBillingHistory, type BillingHistoryEntry } from './billing-history.js'
+import { endDevSubscriptions } from './dev-subscriptions.js'
 import { isPlanEvent } from './paddle-event.js'
 import { isStale } from './event-order.js'
 import { dateOf, microsOf, type Micros } from './provider-time.js'
@@ -61,6 +62,8 @@ export interface Subscription {
   readonly cancelsAt: Date | null
   /** When an approved chargeback ended it (its plan and the subscription), until reversed. */
   readonly chargedBackAt: Date | null
+  /** False when only its custom data named the account (it bound on Free; maybe a stranger's). */
+  readonly fromCheckout: boolean
   /** Occurrence time of the newest change applied. */
   readonly syncedAt: Date
   readonly updatedAt: Date
@@ -188,6 +191,14 @@ export class BillingStore {
       .selectAll()
       .where('account_id', '=', accountId)
       .executeTakeFirst()
+    // Its creation, delivered after news of it that bound it on Free, shows it is the account's.
+    if (fromCheckout && existing?.subscription_id === subscription.id && !existing.from_checkout) {
+      await trx
+        .updateTable('subscriptions')
+        .set({ from_checkout: 1 })
+        .where('account_id', '=', accountId)
+        .execute()
+    }
     if (await isStale(trx, existing, subscription, at, fromCheckout)) return 'stale'
     const decision = decidePlan(subscription, this.#prices, dateOf(at))
     const now = this.#now()
@@ -239,8 +250,10 @@ export class BillingStore {
       synced_at: dateOf(at).toISOString(),
       synced_at_us: at,
       updated_at: now.toISOString(),
-      // A chargeback's mark belongs to the subscription it ended, not to the one replacing it.
-      ...(existing?.subscription_id === subscription.id ? {} : { charged_back_at: null }),
+      // A chargeback's mark and where it came from belong to the subscription, not its successor.
+      ...(existing?.subscription_id === subscription.id
+        ? {}
+        : { charged_back_at: null, from_checkout: fromCheckout ? 1 : 0 }),
     }
     await trx
       .insertInto('subscriptions')
@@ -324,47 +337,9 @@ export class BillingStore {
     return rows.map((r) => r.id)
   }
 
-  /**
-   * End every subscription made with the `dev` provider that still gives its account a plan, and
-   * move those accounts to Free; return their ids. For burrowd taking payments through Paddle:
-   * the dev stand-in let anyone subscribe without paying, and no event will ever end what it
-   * sold (nor can the dashboard cancel another provider's subscription), so a plan taken while
-   * the operator tried the dev provider would otherwise be kept for good.
-   */
+  /** End the dev provider's subscriptions that still give a plan (`dev-subscriptions.ts`). */
   async endDevSubscriptions(): Promise<string[]> {
-    const rows = await this.#db
-      .selectFrom('subscriptions')
-      .select('account_id')
-      .where('provider', '=', 'dev')
-      .where('state', '!=', 'free')
-      .execute()
-    const ended: string[] = []
-    for (const { account_id: accountId } of rows) {
-      const done = await this.#db.transaction().execute(async (trx) => {
-        if ((await lockAccount(trx, accountId, false)) === undefined) return false
-        const result = await trx
-          .updateTable('subscriptions')
-          .set({
-            status: 'canceled',
-            state: 'free',
-            cancels_at: null,
-            updated_at: this.#now().toISOString(),
-          })
-          .where('account_id', '=', accountId)
-          .where('provider', '=', 'dev')
-          .where('state', '!=', 'free')
-          .executeTakeFirst()
-        if (result.numUpdatedRows === 0n) return false
-        await trx
-          .updateTable('accounts')
-          .set({ plan: 'free', plan_expires_at: null })
-          .where('id', '=', accountId)
-          .execute()
-        return true
-      })
-      if (done) ended.push(accountId)
-    }
-    return ended
+    return endDevSubscriptions(this.#db, this.#now)
   }
 }
 
@@ -389,6 +364,7 @@ function toSubscription(row: Selectable<SubscriptionsTable>): Subscription {
     periodEndsAt: toDate(row.period_ends_at),
     cancelsAt: toDate(row.cancels_at),
     chargedBackAt: toDate(row.charged_back_at),
+    fromCheckout: row.from_checkout !== 0,
     syncedAt: new Date(row.synced_at),
     updatedAt: new Date(row.updated_at),
   }

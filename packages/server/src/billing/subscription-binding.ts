@@ -49,17 +49,20 @@ export async function findAccount(
 ): Promise<EventTarget | null> {
   const subscription = event.subscription!
   const bound = await boundAccount(trx, subscription.id)
-  if (bound !== undefined) return { accountId: bound, bindable: true }
-  if (event.createdFrom) {
-    const checkout = await trx
-      .selectFrom('checkout_transactions')
-      .select('account_id')
-      .where('provider', '=', provider)
-      .where('transaction_id', '=', event.createdFrom)
-      .executeTakeFirst()
-    if (checkout !== undefined) {
-      return { accountId: checkout.account_id, bindable: true, fromCheckout: true }
-    }
+  const checkout = event.createdFrom
+    ? await trx
+        .selectFrom('checkout_transactions')
+        .select('account_id')
+        .where('provider', '=', provider)
+        .where('transaction_id', '=', event.createdFrom)
+        .executeTakeFirst()
+    : undefined
+  // Bound by news that overtook its creation: the creation still shows where it came from.
+  if (bound !== undefined) {
+    return { accountId: bound, bindable: true, fromCheckout: checkout?.account_id === bound }
+  }
+  if (checkout !== undefined) {
+    return { accountId: checkout.account_id, bindable: true, fromCheckout: true }
   }
   const named = subscription.customData.account_id
   if (named === undefined) return null

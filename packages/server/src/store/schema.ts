@@ -170,6 +170,11 @@ export interface SubscriptionsTable {
   synced_at_us: OptionalNullable<number | string>
   /** ISO-8601 UTC of the approved chargeback that ended this subscription, until reversed. */
   charged_back_at: OptionalNullable<string>
+  /**
+   * 1 when the subscription came from a checkout burrowd made for the account (or was bound
+   * before migration 031), 0 when only its custom data named the account (bound on Free).
+   */
+  from_checkout: ColumnType<number, number | undefined, number>
   /** ISO-8601 UTC of the last write. */
   updated_at: string
 }

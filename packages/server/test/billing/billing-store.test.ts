@@ -91,6 +91,8 @@ for (const backend of testBackends()) {
         periodEndsAt: PERIOD_END,
         cancelsAt: null,
         chargedBackAt: null,
+        // Bound by its custom data alone (no checkout burrowd made): it refuses no checkout.
+        fromCheckout: false,
         syncedAt: T0,
         updatedAt: T0,
       })

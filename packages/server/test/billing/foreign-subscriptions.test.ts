@@ -1,8 +1,8 @@
 /**
  * Subscriptions the account did not buy through its own checkout (a stranger's naming it, or one
- * of its own it has since replaced) do not take the plan of the subscription its billing page
- * manages (the Paddle stand-in on its own port, webhooks signed to a real route over a real
- * store).
+ * of its own it has since replaced) neither take the plan of the subscription its billing page
+ * manages nor keep the account from checking out its own (the Paddle stand-in on its own port,
+ * webhooks signed to a real route over a real store).
  */
 
 import assert from 'node:assert/strict'
@@ -134,6 +134,42 @@ for (const backend of testBackends()) {
       later(DAY)
       await stack.paddle.paymentRecovered(first.id)
       assert.deepEqual(await bound(), { plan: 'scale', id: second.id })
+    })
+
+    it("a stranger's subscription that bound on Free does not keep the owner from checking out", async () => {
+      const theirs = await strangerBuys('pro', 'annual')
+      assert.deepEqual(await bound(), { plan: 'pro', id: theirs.id })
+      later(DAY)
+      const own = await buy('scale', 'monthly')
+      assert.deepEqual(await bound(), { plan: 'scale', id: own.id })
+      // The stranger's news changes nothing any more; the owner's own is refused a second one.
+      later(DAY)
+      await stack.paddle.expire(theirs.id)
+      assert.deepEqual(await bound(), { plan: 'scale', id: own.id })
+      await assert.rejects(stack.billing.checkoutUrl(account, 'pro', 'monthly', SUCCESS), {
+        code: 'already_subscribed',
+      })
+    })
+
+    it("the account's own subscription still refuses a second checkout when its creation came after its other news", async () => {
+      const link = await stack.billing.checkoutUrl(account, 'pro', 'monthly', SUCCESS)
+      // Paddle does not promise order: subscription.activated binds it first (the account is on
+      // Free), by its custom data; subscription.created, naming burrowd's checkout, comes after.
+      stack.paddle.holdWebhooks()
+      const own = await pay(link)
+      await stack.paddle.releaseWebhooks('reverse')
+      assert.deepEqual(
+        stack.received.map((w) => [w.eventType, w.outcome]),
+        [
+          ['subscription.activated', 'applied'],
+          ['subscription.created', 'applied'],
+          ['transaction.completed', 'ignored'],
+        ],
+      )
+      assert.deepEqual(await bound(), { plan: 'pro', id: own.id })
+      await assert.rejects(stack.billing.checkoutUrl(account, 'scale', 'monthly', SUCCESS), {
+        code: 'already_subscribed',
+      })
     })
   })
 }

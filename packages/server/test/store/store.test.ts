@@ -521,6 +521,7 @@ describe('openStore', () => {
         '028_oauth_codes_by_grant',
         '029_tool_pin_keys',
         '030_webhook_deliveries_by_account',
+        '031_subscriptions_from_checkout',
       ])
     } finally {
       await store.close()

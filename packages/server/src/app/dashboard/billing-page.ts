@@ -78,7 +78,9 @@ export function billingPage(
   }
   const action = (p: Plan): SafeHtml | null => {
     if (p.id === 'free') return null
-    if (b.state !== 'free') {
+    // A plan from a subscription the account did not check out (a stranger's, maybe) is no
+    // reason to refuse the account's own checkout, which replaces it.
+    if (b.state !== 'free' && b.foreign !== true) {
       // Between paid plans: the provider's subscription update, previewed first.
       if (p.id === b.plan || !b.cycle) return null
       const up = p.priceMonthlyUsd > plan.priceMonthlyUsd

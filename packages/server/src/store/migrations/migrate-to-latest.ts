@@ -37,6 +37,7 @@ import { toolPinFormsMigration } from './027-tool-pin-forms.js'
 import { oauthCodesByGrantMigration } from './028-oauth-codes-by-grant.js'
 import { toolPinKeysMigration } from './029-tool-pin-keys.js'
 import { webhookDeliveriesByAccountMigration } from './030-webhook-deliveries-by-account.js'
+import { subscriptionsFromCheckoutMigration } from './031-subscriptions-from-checkout.js'
 
 /** All migrations by name; names sort in the order they apply. */
 const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -70,6 +71,7 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '028_oauth_codes_by_grant': oauthCodesByGrantMigration,
   '029_tool_pin_keys': toolPinKeysMigration,
   '030_webhook_deliveries_by_account': webhookDeliveriesByAccountMigration,
+  '031_subscriptions_from_checkout': subscriptionsFromCheckoutMigration,
 }
 
 const provider: MigrationProvider = {

@@ -1,7 +1,8 @@
 /**
  * The billing page and `GET /api/billing` show the billing history the payment provider's events
  * made, and say so while a chargeback has ended the subscription; once the bank reverses it, the
- * notice is gone and the history says so.
+ * notice is gone and the history says so. A plan from a subscription the account did not check
+ * out itself does not take the place of its own checkout.
  */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
@@ -58,6 +59,17 @@ describe('billing history', () => {
     assert.deepEqual(json.history[0], { at: at(30).toISOString(), event: 'chargeback_reversed' })
     // Checkout buttons are offered: nothing stands between the owner and a new subscription.
     assert.match(body, /action="\/dashboard\/billing\/checkout"/)
+  })
+
+  it('offers checkout, not a plan change, while the plan is a subscription the account did not check out', () => {
+    const paid = { plan: 'pro' as const, state: 'active' as const, cycle: 'monthly' as const }
+    const own = billingPage(viewer, view(paid)).value
+    assert.doesNotMatch(own, /action="\/dashboard\/billing\/checkout"/)
+    assert.match(own, /action="\/dashboard\/billing\/change"/)
+    // Bound by its custom data alone while the account was on Free: perhaps a stranger's.
+    const foreign = billingPage(viewer, view({ ...paid, foreign: true })).value
+    assert.match(foreign, /action="\/dashboard\/billing\/checkout"/)
+    assert.doesNotMatch(foreign, /action="\/dashboard\/billing\/change"/)
   })
 
   it('shows no history section before any billing event', () => {
