@@ -3,7 +3,7 @@
  * calendar month (UTC), limits from the tunnel's plan. A request is admitted or refused whole: its
  * `tools/call` messages must fit the tool-call limit exactly, and the bandwidth counter must still
  * be below its limit (the request's body then counts in full). Response bytes are counted as they
- * stream; a response passing the limit goes on until the month is `RESPONSE_OVERAGE_BYTES` past it,
+ * stream, in batches per tunnel (`response-batches.ts`); a response passing the limit goes on until the month is `RESPONSE_OVERAGE_BYTES` past it,
  * when every response of the tunnel still streaming is cut. Crossing 80% of a limit raises a
  * `QuotaWarning`.
  */
@@ -13,6 +13,9 @@ import { periodOf } from './period.js'
 import { quotaRefusal, type QuotaRefusal } from './quota-refusal.js'
 import type { QuotaWarningListener } from './quota-warning.js'
 import type { ConsumeResult, UsageCounters, UsageDemand, UsageMetric } from './usage-counters.js'
+import { ResponseBatches } from './response-batches.js'
+
+export { RESPONSE_BATCH_BYTES, RESPONSE_WAIT_MS } from './response-batches.js'
 
 /** What the gate needs to know of a tunnel (the edge's cached `TunnelWithAccount`). */
 export interface MeteredTunnel {
@@ -31,8 +34,6 @@ export interface QuotaGateOptions {
   readonly clock?: () => Date
 }
 
-/** Response bytes are sent to the counters in batches of at least this many (and at the end). */
-export const RESPONSE_BATCH_BYTES = 1024 * 1024
 /**
  * How far past its bandwidth limit a tunnel's month may go by responses admitted below it (the
  * largest JSON answer the edge reads whole): a response that straddles the limit completes, one
@@ -70,6 +71,10 @@ export class QuotaGate {
    * (the plan's it was admitted under, or a lower plan's the account moved to since), by tunnel.
    */
   readonly #streaming = new Map<string, Streaming>()
+  /** Response bytes not yet counted, per tunnel: at most a batch, for at most a second. */
+  readonly #batches = new ResponseBatches<MeteredTunnel>((tunnel, n) =>
+    this.#countResponse(tunnel, n),
+  )
 
   constructor(options: QuotaGateOptions) {
     this.#counters = options.counters
@@ -124,26 +129,18 @@ export class QuotaGate {
    * month has gone `RESPONSE_OVERAGE_BYTES` past its bandwidth limit while the response streams.
    */
   responseMeter(tunnel: MeteredTunnel, cut?: () => void): ResponseMeter {
-    let pending = 0
     let finished = false
     const limit = PLANS[tunnel.plan].bandwidthBytesPerMonth
     const release = cut === undefined ? () => {} : this.#whileStreaming(tunnel, cut, limit)
-    const flush = () => {
-      const n = pending
-      pending = 0
-      if (n > 0) this.#countResponse(tunnel, n)
-    }
     return {
       add: (n) => {
-        if (finished) return
-        pending += n
-        if (pending >= RESPONSE_BATCH_BYTES) flush()
+        if (!finished) this.#batches.add(tunnel, n)
       },
       finish: () => {
         if (finished) return
         finished = true
         release()
-        flush()
+        this.#batches.sendOf(tunnel)
       },
     }
   }
@@ -239,8 +236,12 @@ export class QuotaGate {
       this.#streaming.delete(tunnelId)
   }
 
-  /** Wait until the response bytes counted so far are in the counters (shutdown, tests). */
+  /**
+   * Wait until the response bytes counted so far, those still gathering into a batch included,
+   * are in the counters (shutdown, tests).
+   */
   async drain(): Promise<void> {
+    this.#batches.sendAll()
     this.#flushTurnBytes()
     while (this.#pending.size > 0) await Promise.all([...this.#pending])
   }
@@ -249,7 +250,7 @@ export class QuotaGate {
   close(): void {
     if (this.#owedRetry !== null) clearTimeout(this.#owedRetry)
     this.#owedRetry = null
-    const lost = this.owedBytes
+    const lost = this.owedBytes + this.#batches.discard()
     if (lost > 0)
       this.#log.error(`quota: ${lost} response bytes not counted (counters unavailable)`)
     this.#owed.clear()

@@ -12,6 +12,7 @@ import {
   QuotaGate,
   RESPONSE_BATCH_BYTES,
   RESPONSE_OVERAGE_BYTES,
+  RESPONSE_WAIT_MS,
   type MeteredTunnel,
 } from '../../src/quota/quota-gate.js'
 import { formatBytes, formatReset } from '../../src/quota/quota-refusal.js'
@@ -119,7 +120,7 @@ for (const implementation of counterImplementations()) {
       await counters.set(FREE.id, 'bandwidth_bytes', FREE_BYTES * 0.8 - 10)
       const meter = gate.responseMeter(FREE)
       meter.add(RESPONSE_BATCH_BYTES - 1)
-      await gate.drain()
+      await new Promise((resolve) => setImmediate(resolve))
       assert.equal(await counters.get(FREE.id, 'bandwidth_bytes'), FREE_BYTES * 0.8 - 10, 'batched')
       meter.add(1)
       await gate.drain()
@@ -322,6 +323,41 @@ for (const implementation of counterImplementations()) {
         2 * RESPONSE_BATCH_BYTES,
       )
       owing.close()
+    })
+
+    it('counts the bytes of open responses of a tunnel before each fills a batch of its own (found by a hostile review)', async (t) => {
+      // Each response kept up to 1 MiB uncounted until its end: a tunnel's forty streams held
+      // open with 1 MiB less a byte each moved 40 MiB that no counter saw and nothing cut,
+      // however far past its limit the month was, and a crash forgot them all.
+      t.mock.timers.enable({ apis: ['setTimeout'] })
+      await counters.set(FREE.id, 'bandwidth_bytes', FREE_BYTES - 1)
+      const cut: number[] = []
+      const open = Array.from({ length: 40 }, (_, i) => gate.responseMeter(FREE, () => cut.push(i)))
+      for (const meter of open) meter.add(RESPONSE_BATCH_BYTES - 1)
+      await gate.drain()
+      const used = await counters.get(FREE.id, 'bandwidth_bytes')
+      assert.ok(
+        used >= FREE_BYTES - 1 + 39 * (RESPONSE_BATCH_BYTES - 1),
+        `${FREE_BYTES - 1 + 40 * (RESPONSE_BATCH_BYTES - 1) - used} bytes that flowed are not counted`,
+      )
+      assert.equal(cut.length, 40, 'every response is cut once the month is the overage past')
+    })
+
+    it("counts a slow stream's bytes within a second, not at its end (found by a hostile review)", async (t) => {
+      // A GET stream sending a small event now and then was counted only at its end (hours
+      // later, the next month, or never when the node crashed meanwhile).
+      t.mock.timers.enable({ apis: ['setTimeout'] })
+      const meter = gate.responseMeter(FREE)
+      meter.add(300)
+      meter.add(200)
+      t.mock.timers.tick(RESPONSE_WAIT_MS)
+      await new Promise((resolve) => setImmediate(resolve))
+      await gate.drain()
+      assert.equal(await counters.get(FREE.id, 'bandwidth_bytes'), 500)
+      meter.add(100)
+      meter.finish()
+      await gate.drain()
+      assert.equal(await counters.get(FREE.id, 'bandwidth_bytes'), 600)
     })
 
     it('keeps serving when the warning listener throws or rejects', async () => {
