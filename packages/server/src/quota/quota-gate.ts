@@ -14,6 +14,7 @@ import { quotaRefusal, type QuotaRefusal } from './quota-refusal.js'
 import type { QuotaWarningListener } from './quota-warning.js'
 import type { ConsumeResult, UsageCounters, UsageDemand, UsageMetric } from './usage-counters.js'
 import { ResponseBatches } from './response-batches.js'
+import { WarningOffers } from './warning-offers.js'
 
 export { RESPONSE_BATCH_BYTES, RESPONSE_WAIT_MS } from './response-batches.js'
 
@@ -49,7 +50,8 @@ const MAX_OWED = 10_000
 export class QuotaGate {
   readonly #counters: UsageCounters
   readonly #log: Logger
-  readonly #onWarning: QuotaWarningListener
+  /** Hands warnings to the listener, again while it fails. */
+  readonly #warnings: WarningOffers
   readonly #clock: () => Date
   /** Response bytes being counted in the background. */
   readonly #pending = new Set<Promise<void>>()
@@ -79,8 +81,8 @@ export class QuotaGate {
   constructor(options: QuotaGateOptions) {
     this.#counters = options.counters
     this.#log = options.log
-    this.#onWarning = options.onQuotaWarning ?? (() => {})
     this.#clock = options.clock ?? (() => new Date())
+    this.#warnings = new WarningOffers(options.onQuotaWarning ?? (() => {}), this.#log, this.#clock)
   }
 
   /**
@@ -248,6 +250,7 @@ export class QuotaGate {
 
   /** Stop offering refused bytes again; what is still owed is logged as lost. */
   close(): void {
+    this.#warnings.close()
     if (this.#owedRetry !== null) clearTimeout(this.#owedRetry)
     this.#owedRetry = null
     const lost = this.owedBytes + this.#batches.discard()
@@ -338,16 +341,7 @@ export class QuotaGate {
       period: result.period,
       resetsAt: result.resetsAt,
     }
-    const failed = (error: unknown) =>
-      this.#log.error(
-        `quota: the quota.warning listener failed for ${tunnel.id} ${metric}: ${(error as Error)?.message ?? String(error)}`,
-      )
-    try {
-      const done = this.#onWarning(warning)
-      if (done instanceof Promise) done.catch(failed)
-    } catch (error) {
-      failed(error)
-    }
+    this.#warnings.offer(warning)
   }
 }
 

@@ -24,6 +24,7 @@ export interface QuotaWarning {
 
 /**
  * Called when a counter crosses 80% of its limit. Runs off the request's path: it is not
- * awaited, and a throw or rejection is logged, never passed to the agent.
+ * awaited, and a throw or rejection is logged, never passed to the agent, and the warning is
+ * offered again a few seconds later while its month lasts (`warning-offers.ts`).
  */
 export type QuotaWarningListener = (warning: QuotaWarning) => void | Promise<void>

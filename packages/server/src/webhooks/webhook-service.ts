@@ -42,8 +42,10 @@ export interface WebhookService {
   readonly dispatcher: WebhookDispatcher
   /**
    * Emit `quota.warning` once per tunnel, metric and month (see `emitQuotaWarning`), then wake
-   * the dispatcher. Never rejects: a failure is logged and resolves false, so a request being
-   * counted is never failed by it. Safe to call again for the same crossing.
+   * the dispatcher. A warning that cannot be sent (malformed) is logged and resolves false; one
+   * the database could not record rejects, so that the quota code offers it again
+   * (`quota/warning-offers.ts`): the crossing happens once a month. Safe to call again for the
+   * same crossing. Runs off the request's path: a request being counted is never failed by it.
    */
   emitQuotaWarning(input: QuotaWarningInput): Promise<boolean>
   /** Emit `tool.changed` (rug-pull protection saw a change), then wake the dispatcher. Never rejects. */
@@ -74,6 +76,8 @@ export function startWebhookService(options: WebhookServiceOptions): WebhookServ
         if (fired) dispatcher.wake()
         return fired
       } catch (error) {
+        // Only a malformed warning is given up here; the database's failures are passed on.
+        if (!(error instanceof RangeError)) throw error
         options.log.error(
           `webhooks: could not record quota.warning for tunnel ${input.tunnelId} (${input.metric}, ${input.period}): ${String(error)}`,
         )
