@@ -13,8 +13,16 @@ import type { Decided, PinStatus } from '../store/tool-pins-store.js'
 /** A tunnel's governance. */
 export interface GovernancePort {
   policy(tunnelId: string): Promise<PolicyView>
-  /** Validate and store; a problem changes nothing. */
-  setPolicy(tunnelId: string, value: unknown, by: string): Promise<PolicyWrite>
+  /**
+   * Validate and store; a problem changes nothing. With `expectVersion`, only while the policy
+   * is still at that version (the one the document was edited from).
+   */
+  setPolicy(
+    tunnelId: string,
+    value: unknown,
+    by: string,
+    expectVersion?: number,
+  ): Promise<PolicyWrite>
   policyVersions(
     tunnelId: string,
   ): Promise<readonly { version: number; changedAt: string; changedBy: string; document: string }[]>

@@ -18,7 +18,8 @@ export function governancePort(
 ): GovernancePort {
   return {
     policy: (tunnelId) => gov.policies.read(tunnelId),
-    setPolicy: (tunnelId, value, by) => gov.policies.write(tunnelId, value, by),
+    setPolicy: (tunnelId, value, by, expectVersion) =>
+      gov.policies.write(tunnelId, value, by, expectVersion),
     policyVersions: (tunnelId) => gov.policies.versions(tunnelId),
     // No body of a zero-knowledge tunnel is shown, whatever the state of its erasure (after the
     // policy's commit, in batches, taken up again when cut short; found by a review).

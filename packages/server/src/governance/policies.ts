@@ -23,10 +23,18 @@ export interface PolicyView {
   readonly updatedBy: string | null
 }
 
-/** What a write did: the new policy, or why nothing changed (`retryAfterSecs` when too soon). */
+/**
+ * What a write did: the new policy, or why nothing changed (`retryAfterSecs` when too soon,
+ * `changedSince` when the policy is no longer at the version the write was made from).
+ */
 export type PolicyWrite =
   | { readonly ok: true; readonly view: PolicyView }
-  | { readonly ok: false; readonly problem: PolicyProblem; readonly retryAfterSecs?: number }
+  | {
+      readonly ok: false
+      readonly problem: PolicyProblem
+      readonly retryAfterSecs?: number
+      readonly changedSince?: { readonly version: number }
+    }
 
 /** Policy writes one tunnel may make at once, and per minute on average (all nodes together). */
 export const POLICY_WRITES_PER_MINUTE = 30
@@ -132,8 +140,17 @@ export class Policies {
     }
   }
 
-  /** Validate and store `value` as the tunnel's policy; a problem changes nothing. */
-  async write(tunnelId: string, value: unknown, by: string): Promise<PolicyWrite> {
+  /**
+   * Validate and store `value` as the tunnel's policy; a problem changes nothing. With
+   * `expectVersion`, only while the stored policy is at that version (0: the default): a document
+   * edited from an older one would silently undo what was changed since.
+   */
+  async write(
+    tunnelId: string,
+    value: unknown,
+    by: string,
+    expectVersion?: number,
+  ): Promise<PolicyWrite> {
     // Counted before the document is read: refused documents cost their check too.
     const allowed = this.#writes.take(tunnelId)
     if (!allowed.ok) {
@@ -151,13 +168,22 @@ export class Policies {
     if (isPolicyProblem(policy)) return { ok: false, problem: policy }
     const document = policyDocument(policy)
     const at = new Date(this.#now())
-    const { version, erased, eraseFailed } = await this.#opts.store.set(
-      tunnelId,
-      JSON.stringify(document),
-      by,
-      at,
-      { eraseContent: policy.zeroKnowledge },
-    )
+    const stored = await this.#opts.store.set(tunnelId, JSON.stringify(document), by, at, {
+      eraseContent: policy.zeroKnowledge,
+      ...(expectVersion !== undefined ? { expectVersion } : {}),
+    })
+    if (stored.conflict === true) {
+      const now = stored.version
+      return {
+        ok: false,
+        changedSince: { version: now },
+        problem: {
+          field: 'policy',
+          message: `this tunnel's policy changed since version ${expectVersion} (it is at version ${now}): nothing was written; read it again and make your change to it`,
+        },
+      }
+    }
+    const { version, erased, eraseFailed } = stored
     if (eraseFailed !== undefined) {
       // The policy is in force; the erasure is pending and the sweep below takes it up again.
       this.#opts.log.warn(

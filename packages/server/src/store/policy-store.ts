@@ -64,9 +64,14 @@ export class PolicyStore {
     document: string,
     by: string,
     at: Date,
-    /** `eraseContent`: the document turns zero-knowledge on; if it was off, erase what was kept. */
-    opts: { readonly eraseContent?: boolean } = {},
-  ): Promise<{ version: number; erased: boolean; eraseFailed?: Error }> {
+    /**
+     * `eraseContent`: the document turns zero-knowledge on; if it was off, erase what was kept.
+     * `expectVersion`: write only if the tunnel's policy is still at this version (0: the
+     * default), checked under the account's lock; otherwise nothing is written, `conflict` is
+     * set and `version` is the one it is at.
+     */
+    opts: { readonly eraseContent?: boolean; readonly expectVersion?: number } = {},
+  ): Promise<{ version: number; erased: boolean; eraseFailed?: Error; conflict?: true }> {
     const when = at.toISOString()
     // Under the account's lock, which checks again that the credential the request acts with
     // still exists (a policy's body can arrive after its API token was revoked). The tunnel's
@@ -79,6 +84,18 @@ export class PolicyStore {
       .executeTakeFirst()
     const stored = await this.#db.transaction().execute(async (trx) => {
       if (tunnel !== undefined) await lockAccount(trx, tunnel.account_id)
+      if (opts.expectVersion !== undefined) {
+        // A document edited from an older version would undo the changes made since (a stale
+        // tab turning zero-knowledge mode off again): refused, nothing written.
+        const current = await trx
+          .selectFrom('tunnel_policies')
+          .select('version')
+          .where('tunnel_id', '=', tunnelId)
+          .executeTakeFirst()
+        const version = current === undefined ? 0 : Number(current.version)
+        if (version !== opts.expectVersion)
+          return { version, erased: false, conflict: true as const }
+      }
       const erased = opts.eraseContent === true && !(await storedZeroKnowledge(trx, tunnelId))
       if (erased) {
         await eraseToolDefinitions(trx, tunnelId)

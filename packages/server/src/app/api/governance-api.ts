@@ -26,19 +26,32 @@ export function governanceApi(svc: WebServices, now: () => Date) {
     async getPolicy(c: ApiCall, tunnelId: string): Promise<void> {
       const view = await svc.governance.policy(tunnelId)
       const versions = await svc.governance.policyVersions(tunnelId)
-      sendApiJson(c.res, 200, {
-        ...policyJson(tunnelId, view),
-        versions: versions.map((v) => ({
-          version: v.version,
-          changed_at: v.changedAt,
-          changed_by: v.changedBy,
-        })),
-      })
+      sendApiJson(
+        c.res,
+        200,
+        {
+          ...policyJson(tunnelId, view),
+          versions: versions.map((v) => ({
+            version: v.version,
+            changed_at: v.changedAt,
+            changed_by: v.changedBy,
+          })),
+        },
+        { etag: policyTag(view.version) },
+      )
     },
 
     async putPolicy(c: ApiCall, tunnelId: string): Promise<void> {
+      const expected = ifMatchVersion(c.req.headers['if-match'])
       const value = await readJsonObject(c.req)
-      const written = await svc.governance.setPolicy(tunnelId, value, changedBy(c))
+      const written = await svc.governance.setPolicy(tunnelId, value, changedBy(c), expected)
+      if (!written.ok && written.changedSince !== undefined) {
+        const now = written.changedSince.version
+        const err = new HttpError(412, 'precondition_failed', written.problem.message, {
+          version: now,
+        })
+        return sendApiError(c.res, err, { etag: policyTag(now) })
+      }
       if (!written.ok && written.retryAfterSecs !== undefined) {
         const wait = String(written.retryAfterSecs)
         const err = new HttpError(429, 'rate_limited', written.problem.message)
@@ -49,7 +62,9 @@ export function governanceApi(svc: WebServices, now: () => Date) {
           field: written.problem.field,
         })
       }
-      sendApiJson(c.res, 200, policyJson(tunnelId, written.view))
+      sendApiJson(c.res, 200, policyJson(tunnelId, written.view), {
+        etag: policyTag(written.view.version),
+      })
     },
 
     async listCalls(c: ApiCall, tunnelId: string, query: URLSearchParams): Promise<void> {
@@ -72,6 +87,33 @@ export function governanceApi(svc: WebServices, now: () => Date) {
       sendApiJson(c.res, 200, metricsJson(report))
     },
   }
+}
+
+/** A policy version as an entity tag (`ETag`, `If-Match`). */
+function policyTag(version: number): string {
+  return `"${version}"`
+}
+
+/**
+ * The policy version an `If-Match` names (`"3"`; a weak `W/"3"` alike), or undefined when there
+ * is none or it is `*` (the policy always exists): a write from a document read at another
+ * version would silently undo the changes made since.
+ */
+export function ifMatchVersion(header: string | string[] | undefined): number | undefined {
+  const value = (Array.isArray(header) ? header.join(',') : (header ?? '')).trim()
+  if (value === '' || value === '*') return undefined
+  const m = /^(?:W\/)?"(0|[1-9]\d{0,14})"$/.exec(value)
+  if (!m) {
+    throw new HttpError(
+      400,
+      'invalid',
+      '"If-Match" must be one policy version\'s ETag, as GET gave it',
+      {
+        field: 'if-match',
+      },
+    )
+  }
+  return Number(m[1])
 }
 
 /** The filters of `GET /api/tunnels/:id/calls`, checked. */

@@ -120,18 +120,25 @@ export function governanceRoutes(kit: DashboardKit): DashboardRoute[] {
     const form = await kit.form(c)
     const t = await found(c)
     const text = form.get('policy') ?? ''
-    const again = async (message: string, retryAfterSecs?: number) => {
+    // The version the page was showing when the draft was edited from it: a save from a tab
+    // opened before another change would undo that change unseen (zero-knowledge mode turned
+    // off again, a deny rule dropped). A form without it (a page from before) is not checked.
+    const from = /^\d{1,15}$/.exec(form.get('version') ?? '')?.[0]
+    const expectVersion = from === undefined ? undefined : Number(from)
+    const again = async (message: string, retryAfterSecs?: number, changed = false) => {
       // Too soon is no fault of the document: 429, and when to try again, as the API says.
       if (retryAfterSecs !== undefined) c.res.setHeader('retry-after', String(retryAfterSecs))
       return kit.html(
         c.res,
-        retryAfterSecs !== undefined ? 429 : 400,
+        changed ? 409 : retryAfterSecs !== undefined ? 429 : 400,
         policyPage({
           viewer: c.viewer,
           tunnel: t,
           view: await svc.governance.policy(t.id),
           versions: await svc.governance.policyVersions(t.id),
           draft: text,
+          // Once told of the change, saving the draft again is a choice made knowing it.
+          ...(changed || expectVersion === undefined ? {} : { draftVersion: expectVersion }),
           notices: [{ kind: 'error', text: message }],
         }),
       )
@@ -142,7 +149,15 @@ export function governanceRoutes(kit: DashboardKit): DashboardRoute[] {
     } catch (err) {
       return again(`The policy is not valid JSON: ${(err as Error).message}. Nothing was changed.`)
     }
-    const written = await svc.governance.setPolicy(t.id, value, `dashboard (${c.account.email})`)
+    const by = `dashboard (${c.account.email})`
+    const written = await svc.governance.setPolicy(t.id, value, by, expectVersion)
+    if (!written.ok && written.changedSince !== undefined) {
+      return again(
+        `The policy was changed since this page showed version ${expectVersion}: it is now at version ${written.changedSince.version}. Nothing was changed. Your draft is below; compare it with the versions listed and save it again to replace the current policy.`,
+        undefined,
+        true,
+      )
+    }
     if (!written.ok) {
       const { field, message } = written.problem
       return again(`${field}: ${message}. Nothing was changed.`, written.retryAfterSecs)

@@ -261,15 +261,19 @@ export function policyPage(d: {
   readonly versions: readonly { version: number; changedAt: string; changedBy: string }[]
   /** The text to show in the editor (the current policy, or what was submitted with an error). */
   readonly draft?: string
+  /** The version the draft was edited from (default: the current one), sent back with it. */
+  readonly draftVersion?: number
   readonly notices?: readonly Notice[]
 }): SafeHtml {
   const t = d.tunnel
   const text = d.draft ?? JSON.stringify(d.view.document, null, 2)
+  const from = d.draftVersion ?? d.view.version
   const zk = d.view.document.zero_knowledge === true
   return page(
     { title: `${t.name ?? t.subdomain}: policy`, viewer: d.viewer, notices: d.notices ?? [] },
     html`${tunnelHeading(t)}${tunnelTabs(t, 'policy')}
 <form method="post" action="/dashboard/tunnels/${t.id}/policy" class="card" id="policy-form">${csrfField(d.viewer.csrfToken)}
+  <input type="hidden" name="version" value="${from}">
   <label for="policy">Policy (JSON)</label>
   <textarea id="policy" name="policy" rows="24" spellcheck="false">${text}</textarea>
   <p class="muted" id="policy-version">Version ${d.view.version}${d.view.updatedAt ? html`, changed ${formatStoredTime(d.view.updatedAt)} by ${d.view.updatedBy}` : ' (the default)'}. Changes apply from the next request.</p>
