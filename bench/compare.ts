@@ -153,7 +153,7 @@ async function cell(
 ): Promise<string> {
   const data = tempDataDir()
   try {
-    const [key] = await createTunnels(data.path, ['compare'], POLICY)
+    const [key] = await createTunnels(data.path, ['compare'], POLICY, resolve(checkout))
     const port = await freePort()
     const burrowd = group.start(
       'burrowd',

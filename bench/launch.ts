@@ -4,6 +4,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { request } from 'undici'
 import { UP_NODE_FLAGS } from '../packages/cli/dist/up/heap-respawn.js'
@@ -58,8 +59,28 @@ export async function createTunnels(
   names: readonly (string | null)[],
   /** A governance policy document to give every tunnel (as `PUT …/policy` would). */
   policy?: Record<string, unknown>,
+  /**
+   * The checkout whose store writes the database (default this one): an older build's burrowd
+   * refuses a database a newer one migrated, so an A/B run lets each build make its own.
+   */
+  checkout?: string,
 ): Promise<string[]> {
-  const store = await openStore({ databaseUrl: null, dataDir })
+  const code =
+    checkout === undefined
+      ? { openStore, TunnelAccessStore }
+      : {
+          openStore: (
+            (await import(codeOf(checkout, 'store/open-store.js'))) as {
+              openStore: typeof openStore
+            }
+          ).openStore,
+          TunnelAccessStore: (
+            (await import(codeOf(checkout, 'store/tunnel-access-store.js'))) as {
+              TunnelAccessStore: typeof TunnelAccessStore
+            }
+          ).TunnelAccessStore,
+        }
+  const store = await code.openStore({ databaseUrl: null, dataDir })
   try {
     const account = await store.createAccount({
       email: 'bench@example.com',
@@ -69,7 +90,7 @@ export async function createTunnels(
     const keys: string[] = []
     for (const name of names) {
       const { tunnel, key } = await store.createTunnel({ accountId: account.id, name })
-      await new TunnelAccessStore(store.db).set(tunnel.id, { mode: 'public', allowIps: [] })
+      await new code.TunnelAccessStore(store.db).set(tunnel.id, { mode: 'public', allowIps: [] })
       if (policy) await store.policies.set(tunnel.id, JSON.stringify(policy), 'bench', new Date())
       keys.push(key)
     }
@@ -77,6 +98,11 @@ export async function createTunnels(
   } finally {
     await store.close()
   }
+}
+
+/** The URL of `file` of `checkout`'s built burrowd (`packages/server/dist/…`). */
+function codeOf(checkout: string, file: string): string {
+  return pathToFileURL(join(checkout, 'packages/server/dist', file)).href
 }
 
 /** A running burrowd. */
