@@ -25,6 +25,7 @@ export class WarningOffers {
   /** Warnings the listener failed to take, by tunnel, month and metric. */
   readonly #waiting = new Map<string, QuotaWarning>()
   #timer: NodeJS.Timeout | null = null
+  #closed = false
 
   constructor(listener: QuotaWarningListener, log: Logger, clock: () => Date) {
     this.#listener = listener
@@ -50,6 +51,7 @@ export class WarningOffers {
 
   /** Stop offering again; what waits is dropped. */
   close(): void {
+    this.#closed = true
     if (this.#timer !== null) clearTimeout(this.#timer)
     this.#timer = null
     if (this.#waiting.size > 0) {
@@ -64,6 +66,11 @@ export class WarningOffers {
     const { tunnelId, metric, period } = warning
     const why = (error as Error | undefined)?.message ?? String(error)
     const key = `${tunnelId} ${period} ${metric}`
+    if (this.#closed) {
+      // A listener that failed after `close` (the store closing under it): not offered again.
+      this.#log.error(`quota: quota.warning for ${tunnelId} ${metric} not sent: ${why}`)
+      return
+    }
     if (!again) {
       this.#log.error(
         `quota: the quota.warning listener failed for ${tunnelId} ${metric}: ${why}; trying again`,

@@ -74,4 +74,27 @@ describe('WarningOffers', () => {
     assert.equal(calls, 3)
     assert.equal(offers.waiting, 0)
   })
+  it('does not offer again a warning whose listener fails after close', async (t) => {
+    // The listener still running at shutdown fails against the closing store: before, that
+    // failure armed the retry again, and the listener ran every 5 s after close.
+    t.mock.timers.enable({ apis: ['setTimeout'] })
+    let calls = 0
+    let fail: (error: Error) => void = () => {}
+    const offers = new WarningOffers(
+      () => {
+        calls++
+        return new Promise<void>((_, reject) => (fail = reject))
+      },
+      createLogger('debug', () => {}),
+      () => new Date('2099-01-20T00:00:00.000Z'),
+    )
+    offers.offer(WARNING)
+    offers.close()
+    fail(new Error('the store is closed'))
+    await settle()
+    assert.equal(offers.waiting, 0)
+    t.mock.timers.tick(WARNING_RETRY_MS)
+    await settle()
+    assert.equal(calls, 1, 'not offered again after close')
+  })
 })
