@@ -138,4 +138,42 @@ describe('the periodic re-check of custom domains', () => {
     }
     assert.equal(new Set(asked).size, 5)
   })
+  it('stops without checking the domains still in line', async () => {
+    // Before, stop() waited for every domain in line, several rounds' worth behind slow
+    // nameservers, and kept starting their checks after it was called.
+    const asked: string[] = []
+    const hanging: (() => void)[] = []
+    const verifier = {
+      verify: async (domain: string): Promise<DnsFindings> => {
+        asked.push(domain)
+        await new Promise<void>((r) => hanging.push(r))
+        return FOUND
+      },
+    } as unknown as DnsVerifier
+    const domains = new CustomDomains({
+      store: new CustomDomainStore(store.db),
+      verifier,
+      zone: 'tunnels.example.com',
+      planOf: async () => 'scale',
+      log: silentLogger,
+    })
+    const slow = await store.createAccount({ email: 's@example.com', slug: 'slow', plan: 'scale' })
+    for (let i = 0; i < 4; i++) {
+      const t = await store.createTunnel({ accountId: slow.id, name: `t${i}` })
+      await domains.add(slow.id, t.tunnel.id, `d${i}.slow.example`)
+    }
+    domains.start(10)
+    for (const end = Date.now() + 2000; hanging.length < RECHECK_PER_ACCOUNT && Date.now() < end; )
+      await new Promise((r) => setTimeout(r, 10))
+    assert.equal(hanging.length, RECHECK_PER_ACCOUNT)
+    let stopped = false
+    const stopping = domains.stop().then(() => (stopped = true))
+    for (const release of hanging.splice(0)) release()
+    for (const end = Date.now() + 1000; !stopped && Date.now() < end; )
+      await new Promise((r) => setTimeout(r, 10))
+    for (const release of hanging.splice(0)) release()
+    await stopping
+    assert.ok(stopped, 'stop() waited only for the checks under way')
+    assert.equal(asked.length, RECHECK_PER_ACCOUNT, 'no check begun after stop()')
+  })
 })
