@@ -118,7 +118,12 @@ async function serve(
   // DNS-rebinding page in the user's browser reaches 127.0.0.1, or the machine's own network
   // address, whatever else the listener is bound to.
   if ((loopback || fromThisMachine(req)) && !hostAnswered(req.headers.host ?? '')) {
-    send(res, 403, 'this metrics listener answers only to loopback host names and addresses\n')
+    send(
+      res,
+      403,
+      `from this machine, this metrics listener answers only to an IP address, localhost or its ` +
+        `host name (${hostname()}), a defence against DNS rebinding: scrape it by one of those\n`,
+    )
     return
   }
   const path = (req.url ?? '/').split('?', 1)[0]

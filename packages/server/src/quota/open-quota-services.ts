@@ -82,13 +82,9 @@ export async function openQuotaServices(
     counters = await MemoryUsageCounters.open(store.db, { log })
     tracker = new MemorySessionTracker({ idleMs })
   }
-  // Always logged for operators; then handed to the listener (outbound webhooks), if any.
-  const onQuotaWarning: QuotaWarningListener = (w) => {
-    log.info(
-      `quota.warning: tunnel ${w.tunnelId} used ${w.used} of ${w.limit} ${w.metric} in ${w.period}`,
-    )
-    return options.onQuotaWarning?.(w)
-  }
+  // Logged for operators by the gate when raised (once, not at each offer again); then handed to
+  // the listener (outbound webhooks), if any.
+  const onQuotaWarning: QuotaWarningListener = (w) => options.onQuotaWarning?.(w)
   const quotas = counters ? new QuotaGate({ counters, log, onQuotaWarning }) : null
   const sessions = tracker ? new EdgeSessions(tracker, log) : null
   const history = new CallHistoryWriter(store.db, { log })

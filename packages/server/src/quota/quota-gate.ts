@@ -341,6 +341,9 @@ export class QuotaGate {
       period: result.period,
       resetsAt: result.resetsAt,
     }
+    this.#log.info(
+      `quota.warning: tunnel ${tunnel.id} used ${warning.used} of ${warning.limit} ${metric} in ${warning.period}`,
+    )
     this.#warnings.offer(warning)
   }
 }
