@@ -15,7 +15,7 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { after, before, describe, it } from 'node:test'
 import Database from 'better-sqlite3'
-import { MAX_PAIRS_PER_PERIOD, OTHER } from '../../packages/server/src/governance/call-metrics.js'
+import { MAX_PAIRS_PER_DAY, OTHER } from '../../packages/server/src/governance/call-metrics.js'
 import { connectAgent } from '../helpers/agent-scenario.js'
 import type { Child } from '../helpers/child.js'
 import {
@@ -395,7 +395,7 @@ describe('what governance keeps of hostile and in-flight calls', { timeout: 300_
   it("an agent cannot grow a tunnel's metric rows without bound", async () => {
     const t = await tunnel(api, 'cardinality', ['--upstream', json.url])
     const sid = await openSession(t.url)
-    for (let b = 0; b < (MAX_PAIRS_PER_PERIOD + 50) / 10; b++) {
+    for (let b = 0; b < (MAX_PAIRS_PER_DAY + 50) / 10; b++) {
       await Promise.all(
         Array.from({ length: 10 }, async (_, i) => {
           const r = await postMcp(
@@ -415,11 +415,11 @@ describe('what governance keeps of hostile and in-flight calls', { timeout: 300_
       pairs: number
       invented: number
     }
-    const calls = MAX_PAIRS_PER_PERIOD + 50
+    const calls = MAX_PAIRS_PER_DAY + 50
     const counted = (periods: Period[], span: string) =>
       periods.filter((p) => p.span === span).reduce((sum, p) => sum + p.invented, 0)
     // Metrics are written every 5 s; the calls may straddle the end of a 5-minute (or hourly)
-    // period, and the bound is per period.
+    // period, and the bound is per UTC day, in every span alike.
     const periods = await until(
       async () => {
         const db = new Database(join(service.dataDir, 'burrow.db'), { readonly: true })
@@ -437,14 +437,16 @@ describe('what governance keeps of hostile and in-flight calls', { timeout: 300_
           db.close()
         }
       },
-      (ps) => counted(ps, '5m') >= calls && counted(ps, '1h') >= calls,
+      (ps) => ['5m', '1h', '1d'].every((span) => counted(ps, span) >= calls),
     )
     for (const p of periods) {
-      // Per period the bound's pairs, the rest under one, and the `initialize`.
-      assert.ok(p.n <= MAX_PAIRS_PER_PERIOD + 2, `${p.n} metric rows in ${p.span} ${p.start}`)
-      if (p.other > 0) assert.equal(p.pairs, MAX_PAIRS_PER_PERIOD, 'other only past the bound')
+      // Per period at most the day's pairs, the rest under one, and the `initialize`.
+      assert.ok(p.n <= MAX_PAIRS_PER_DAY + 2, `${p.n} metric rows in ${p.span} ${p.start}`)
+      if (p.span === '1d' && p.other > 0) {
+        assert.equal(p.pairs, MAX_PAIRS_PER_DAY, 'other only past the bound')
+      }
     }
-    for (const span of ['5m', '1h']) {
+    for (const span of ['5m', '1h', '1d']) {
       assert.equal(counted(periods, span), calls, `every call is counted once in ${span}`)
       const of = periods.filter((p) => p.span === span)
       // Within one period, the pairs past the bound are counted together.

@@ -3,7 +3,8 @@
  * outcome (`ok`, `error` or the refusal's policy code), with its latency in buckets, for a
  * 5-minute period and an hour. Counts gather in memory and are written every few seconds as
  * upserts that add to the stored rows, so every node adds its own and nothing is read back.
- * 5-minute rows serve the last hour and day, hourly ones the last 30 days.
+ * Each call is counted in three spans: 5-minute rows serve the last hour, hourly ones the last
+ * day, daily ones the last 30 days, so a report reads a few dozen periods whatever its window.
  */
 import type { Logger } from '@burrow/protocol'
 import { sql, type Kysely } from 'kysely'
@@ -13,8 +14,8 @@ import type { Database } from '../store/schema.js'
 import { isDatabaseStalled, neverSent } from '../store/database-stalled.js'
 import { bucketOf, LATENCY_BUCKETS } from './latency-buckets.js'
 
-/** The two periods rows are kept for, in milliseconds. */
-export const SPANS = { '5m': 5 * 60_000, '1h': 3_600_000 } as const
+/** The periods rows are kept for, in milliseconds (UTC days for `1d`). */
+export const SPANS = { '5m': 5 * 60_000, '1h': 3_600_000, '1d': 86_400_000 } as const
 export type Span = keyof typeof SPANS
 
 interface Cell {
@@ -42,11 +43,13 @@ function periodStart(ms: number, span: Span): string {
 }
 
 /**
- * Distinct method and tool pairs one tunnel gets rows for per period on one node: the names are
- * the agent's to choose, so past this many the rest are counted together under `OTHER`.
+ * Distinct method and tool pairs one tunnel gets rows for per UTC day on one node, in every span
+ * alike: the names are the agent's to choose, so past this many the rest of the day is counted
+ * together under `OTHER`. A pair is named in all three spans or in none, so a day's row of a
+ * pair is the sum of its hourly and 5-minute rows.
  */
-export const MAX_PAIRS_PER_PERIOD = 1000
-/** The method and tool the pairs past `MAX_PAIRS_PER_PERIOD` are counted under. */
+export const MAX_PAIRS_PER_DAY = 1000
+/** The method and tool the pairs past `MAX_PAIRS_PER_DAY` are counted under. */
 export const OTHER = '(other)'
 
 /** Rows per upsert: 70 parameters each, within SQLite's limit. */
@@ -72,7 +75,7 @@ export class CallMetrics {
   readonly #db: Kysely<Database>
   readonly #log: Logger
   readonly #cells = new Map<string, Cell>()
-  /** The pairs each tunnel has rows for, by tunnel, span and period, while the period lasts. */
+  /** The pairs each tunnel has rows for, by tunnel and UTC day, while the day lasts. */
   readonly #pairs = new Map<string, Set<string>>()
   readonly #timer: NodeJS.Timeout
   readonly #capacity: number
@@ -95,18 +98,20 @@ export class CallMetrics {
   record(r: CallRecord): void {
     const outcome = r.policyCode ?? r.outcome ?? 'ok'
     const bucket = bucketOf(r.durationMs)
-    for (const span of ['5m', '1h'] as const) {
-      const start = periodStart(r.at.getTime(), span)
+    const at = r.at.getTime()
+    const day = `${r.tunnelId}\u0000${periodStart(at, '1d')}`
+    let method = r.method
+    let tool = (r.tool ?? '').slice(0, 200)
+    let pairs = this.#pairs.get(day)
+    if (pairs === undefined) this.#pairs.set(day, (pairs = new Set()))
+    const pair = `${method}\u0000${tool}`
+    if (!pairs.has(pair)) {
+      if (pairs.size < MAX_PAIRS_PER_DAY) pairs.add(pair)
+      else [method, tool] = [OTHER, OTHER]
+    }
+    for (const span of ['5m', '1h', '1d'] as const) {
+      const start = periodStart(at, span)
       const period = `${r.tunnelId}\u0000${span}\u0000${start}`
-      let method = r.method
-      let tool = (r.tool ?? '').slice(0, 200)
-      let pairs = this.#pairs.get(period)
-      if (pairs === undefined) this.#pairs.set(period, (pairs = new Set()))
-      const pair = `${method}\u0000${tool}`
-      if (!pairs.has(pair)) {
-        if (pairs.size < MAX_PAIRS_PER_PERIOD) pairs.add(pair)
-        else [method, tool] = [OTHER, OTHER]
-      }
       const key = `${period}\u0000${method}\u0000${tool}\u0000${outcome}`
       let cell = this.#cells.get(key)
       if (!cell) {
@@ -138,12 +143,12 @@ export class CallMetrics {
     await this.#writing
   }
 
-  /** The pairs of periods that ended are no longer needed: late records are few. */
+  /** The pairs of days that ended an hour ago are no longer needed: late records are few. */
   #forgetEndedPeriods(): void {
     const now = Date.now()
-    for (const period of this.#pairs.keys()) {
-      const [, span, start] = period.split('\u0000') as [string, Span, string]
-      if (Date.parse(start) + 2 * SPANS[span] < now) this.#pairs.delete(period)
+    for (const day of this.#pairs.keys()) {
+      const start = day.slice(day.indexOf('\u0000') + 1)
+      if (Date.parse(start) + SPANS['1d'] + SPANS['1h'] < now) this.#pairs.delete(day)
     }
   }
 

@@ -1,7 +1,7 @@
 /**
- * Retention of per-method metrics: 5-minute rows feed the 1-hour and 24-hour windows and are kept
- * 48 hours; hourly rows feed the 30-day window and are kept 60 days. Metrics hold counts and
- * latencies only, so they are kept the same on every plan.
+ * Retention of per-method metrics: 5-minute rows feed the 1-hour window and hourly rows the
+ * 24-hour one, each kept 48 hours; daily rows feed the 30-day window and are kept 60 days. Metrics
+ * hold counts and latencies only, so they are kept the same on every plan.
  */
 import type { Kysely } from 'kysely'
 import { deleteInBatches, PURGE_BATCH_ROWS } from '../store/delete-in-batches.js'
@@ -10,7 +10,11 @@ import type { Database } from '../store/schema.js'
 const HOUR_MS = 3_600_000
 
 /** How long rows of each span are kept, in milliseconds. */
-export const METRICS_RETENTION_MS = { '5m': 48 * HOUR_MS, '1h': 60 * 24 * HOUR_MS } as const
+export const METRICS_RETENTION_MS = {
+  '5m': 48 * HOUR_MS,
+  '1h': 48 * HOUR_MS,
+  '1d': 60 * 24 * HOUR_MS,
+} as const
 
 /** Delete metric rows past their span's retention at `now`; the number deleted. */
 export async function purgeCallMetrics(

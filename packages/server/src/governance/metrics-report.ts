@@ -3,6 +3,11 @@
  * last hour, day or 30 days, the calls, errors, refusals by policy code and latency percentiles
  * (of the calls that were answered, from the latency buckets: an upper bound within 25%), and a
  * series of calls, errors and refusals per period for the charts.
+ *
+ * Each window reads the span that gives it a few dozen periods (`WINDOW_SPANS`): agents choose
+ * the names they send, and a tunnel has up to `MAX_PAIRS_PER_DAY` pairs a day, each with a row per
+ * period and outcome, so a report of 30 days of hourly rows read 720,000 rows of one tunnel that
+ * invented 1,000 names an hour, for seconds of the event loop (docs/security.md).
  */
 import { sql, type Kysely } from 'kysely'
 import { METRIC_BUCKET_COLUMNS } from '../store/migrations/008-governance.js'
@@ -17,6 +22,13 @@ export const METRIC_WINDOWS = {
   '30d': 30 * 86_400_000,
 } as const
 export type MetricWindow = keyof typeof METRIC_WINDOWS
+
+/** The span each window reads: 12 five-minute periods, 24 hours, 30 UTC days. */
+export const WINDOW_SPANS: Readonly<Record<MetricWindow, Span>> = {
+  '1h': '5m',
+  '24h': '1h',
+  '30d': '1d',
+}
 
 /**
  * Most method and tool pairs a report lists, the busiest first. Agents choose the names they
@@ -62,9 +74,16 @@ export async function metricsReport(
   window: MetricWindow,
   now: Date,
 ): Promise<MetricsReport> {
-  const span: Span = window === '30d' ? '1h' : '5m'
+  const span = WINDOW_SPANS[window]
   const step = SPANS[span]
   const since = new Date(Math.floor((now.getTime() - METRIC_WINDOWS[window]) / step + 1) * step)
+  // The window's periods named one by one: each is a search of the primary key. PostgreSQL costs
+  // a range of `period_start` from the column's spread over every span, took a day's hourly rows
+  // for a good part of the table, and scanned all of it.
+  const periods: string[] = []
+  for (let t = since.getTime(); t <= now.getTime(); t += step) {
+    periods.push(new Date(t).toISOString())
+  }
   const sums = METRIC_BUCKET_COLUMNS.map((c) => sql<string>`sum(${sql.ref(`m.${c}`)})`.as(c))
   // Agents name methods and tools as they like: only the busiest pairs are read and shown.
   const rows = (await db
@@ -74,7 +93,7 @@ export async function metricsReport(
         .select(['method', 'tool'])
         .where('tunnel_id', '=', tunnelId)
         .where('span', '=', span)
-        .where('period_start', '>=', since.toISOString())
+        .where('period_start', 'in', periods)
         .groupBy(['method', 'tool'])
         .orderBy(sql`sum(count)`, 'desc')
         .orderBy('method')
@@ -88,7 +107,7 @@ export async function metricsReport(
     .select(['m.method', 'm.tool', 'm.outcome', sql<string>`sum(m.count)`.as('count'), ...sums])
     .where('m.tunnel_id', '=', tunnelId)
     .where('m.span', '=', span)
-    .where('m.period_start', '>=', since.toISOString())
+    .where('m.period_start', 'in', periods)
     .groupBy(['m.method', 'm.tool', 'm.outcome'])
     .execute()) as unknown as Record<string, string | number>[]
   const byMethod = new Map<
@@ -143,15 +162,12 @@ export async function metricsReport(
     .select(['period_start', 'outcome', sql<string>`sum(count)`.as('count')])
     .where('tunnel_id', '=', tunnelId)
     .where('span', '=', span)
-    .where('period_start', '>=', since.toISOString())
+    .where('period_start', 'in', periods)
     .groupBy(['period_start', 'outcome'])
     .execute()
   const series: MetricPoint[] = []
   const byStart = new Map<string, { calls: number; errors: number; refused: number }>()
-  for (let t = since.getTime(); t <= now.getTime(); t += step) {
-    const start = new Date(t).toISOString()
-    byStart.set(start, { calls: 0, errors: 0, refused: 0 })
-  }
+  for (const start of periods) byStart.set(start, { calls: 0, errors: 0, refused: 0 })
   for (const p of points) {
     const point = byStart.get(p.period_start)
     if (!point) continue

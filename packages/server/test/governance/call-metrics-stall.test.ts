@@ -97,13 +97,13 @@ for (const backend of testBackends()) {
       assert.equal(statements, 1, 'one statement, not one more per row')
       stall = null
       await m.flush()
-      assert.deepEqual(await counts(), [1, 1])
+      assert.deepEqual(await counts(), [1, 1, 1])
     })
 
     it('keeps what never reached the database for the next write', async () => {
       const m = metrics()
       // 300 rows: two statements' worth.
-      for (let i = 0; i < 150; i++) m.record(call(`tool-${i}`))
+      for (let i = 0; i < 100; i++) m.record(call(`tool-${i}`))
       stall = 'before'
       await m.flush()
       assert.equal(statements, 1, 'the flush stops at its first failed statement')
@@ -116,7 +116,7 @@ for (const backend of testBackends()) {
 
     it('keeps the batches after one that timed out, counting them once', async () => {
       const m = metrics()
-      for (let i = 0; i < 150; i++) m.record(call(`tool-${i}`))
+      for (let i = 0; i < 100; i++) m.record(call(`tool-${i}`))
       stall = 'after'
       await m.flush()
       stall = null
@@ -127,7 +127,7 @@ for (const backend of testBackends()) {
       assert.equal(written.length, 300)
       assert.equal(
         written.reduce((a, b) => a + b, 0),
-        302,
+        303,
       )
     })
 

@@ -1,14 +1,15 @@
 /**
  * Per-method metrics on SQLite always and PostgreSQL when TEST_DATABASE_URL is set: each call
- * adds to a 5-minute and an hourly row per method, tool and outcome (the refusal's policy code
- * before the outcome), with its latency in the bucket `latency-buckets.ts` gives; flushes and
+ * adds to a 5-minute, an hourly and a daily row per method, tool and outcome (the refusal's policy
+ * code before the outcome), with its latency in the bucket `latency-buckets.ts` gives; flushes and
  * several nodes add to the stored rows; concurrent flushes count each call once; more rows than
- * one statement takes are all written; a row for a tunnel that is gone does not lose the rest.
+ * one statement takes are all written; a row for a tunnel that is gone does not lose the rest;
+ * the pairs an agent invents are bound per day, in every span alike.
  */
 import assert from 'node:assert/strict'
 import { afterEach, beforeEach, describe, it } from 'node:test'
 import { silentLogger } from '@burrow/protocol'
-import { CallMetrics, MAX_PAIRS_PER_PERIOD, OTHER } from '../../src/governance/call-metrics.js'
+import { CallMetrics, MAX_PAIRS_PER_DAY, OTHER } from '../../src/governance/call-metrics.js'
 import { bucketOf, LATENCY_BUCKETS } from '../../src/governance/latency-buckets.js'
 import type { CallRecord } from '../../src/quota/call-history.js'
 import { openStore } from '../../src/store/open-store.js'
@@ -98,11 +99,20 @@ for (const backend of testBackends()) {
       await database.drop()
     })
 
-    it('counts a call in its 5-minute and hourly periods, its latency in its bucket', async () => {
+    it('counts a call in its 5-minute, hourly and daily periods, its latency in its bucket', async () => {
       const m = metrics()
       m.record(call())
       await m.flush()
       assert.deepEqual(await rows(), [
+        {
+          span: '1d',
+          periodStart: '2026-03-02T00:00:00.000Z',
+          method: 'tools/call',
+          tool: 'search',
+          outcome: 'ok',
+          count: 1,
+          buckets: { [bucketOf(12)]: 1 },
+        },
         {
           span: '1h',
           periodStart: '2026-03-02T10:00:00.000Z',
@@ -183,6 +193,7 @@ for (const backend of testBackends()) {
       await m.flush()
       assert.equal(await total('5m'), 300)
       assert.equal(await total('1h'), 300)
+      assert.equal(await total('1d'), 300)
     })
 
     it('writes more rows than one statement holds', async () => {
@@ -190,23 +201,75 @@ for (const backend of testBackends()) {
       for (let i = 0; i < 450; i++) m.record(call({ method: `method/${i}`, tool: null }))
       await m.flush()
       const all = await rows()
-      assert.equal(all.length, 900)
+      assert.equal(all.length, 1350)
       assert.ok(all.every((r) => r.count === 1))
     })
 
     it('counts the method and tool pairs an agent invents past the bound together', async () => {
       const m = metrics()
-      for (let i = 0; i < MAX_PAIRS_PER_PERIOD + 50; i++) {
+      for (let i = 0; i < MAX_PAIRS_PER_DAY + 50; i++) {
         m.record(call({ method: `x/${i}`, tool: null }))
       }
       m.record(call({ method: 'x/0', tool: null }))
       await m.flush()
-      const fiveMinutes = (await rows()).filter((r) => r.span === '5m')
-      assert.equal(fiveMinutes.length, MAX_PAIRS_PER_PERIOD + 1)
-      const other = fiveMinutes.find((r) => r.method === OTHER)
-      assert.equal(other?.count, 50)
-      assert.equal(other?.tool, OTHER)
-      assert.equal(fiveMinutes.find((r) => r.method === 'x/0')?.count, 2, 'known pairs still count')
+      for (const span of ['5m', '1h', '1d']) {
+        const ofSpan = (await rows()).filter((r) => r.span === span)
+        assert.equal(ofSpan.length, MAX_PAIRS_PER_DAY + 1)
+        const other = ofSpan.find((r) => r.method === OTHER)
+        assert.equal(other?.count, 50)
+        assert.equal(other?.tool, OTHER)
+        assert.equal(ofSpan.find((r) => r.method === 'x/0')?.count, 2, 'known pairs still count')
+      }
+    })
+
+    it('bounds the pairs per day in every span alike, a new day starting afresh', async () => {
+      // An agent inventing new names every hour: later hours of the day find the bound spent.
+      const m = metrics()
+      const at = (hour: number, minute = 7) =>
+        new Date(Date.parse('2026-03-02T00:00:00.000Z') + hour * 3_600_000 + minute * 60_000)
+      const perHour = MAX_PAIRS_PER_DAY / 2
+      for (let hour = 0; hour < 4; hour++) {
+        for (let i = 0; i < perHour; i++) {
+          m.record(call({ at: at(hour), tool: `h${hour}-${i}`, durationMs: i }))
+        }
+        m.record(call({ at: at(hour, 40), tool: 'h0-0' }))
+      }
+      m.record(call({ at: at(24), tool: 'next-day' }))
+      await m.flush()
+      const all = await rows()
+      const of = (span: string, day = '2026-03-02') =>
+        all.filter((r) => r.span === span && r.periodStart.startsWith(day))
+      for (const span of ['5m', '1h', '1d']) {
+        const pairs = new Set(of(span).map((r) => r.tool))
+        assert.equal(pairs.size, MAX_PAIRS_PER_DAY + 1, `${span}: the bound and (other)`)
+        assert.ok(!pairs.has('h2-0') && pairs.has('h1-499'), span)
+        const other = of(span).filter((r) => r.tool === OTHER)
+        assert.equal(
+          other.reduce((n, r) => n + r.count, 0),
+          2 * perHour,
+          `${span}: the last two hours' names`,
+        )
+      }
+      // A day's row of a pair is the sum of its hourly and 5-minute rows, latencies too.
+      const sums = (span: string) => {
+        const by = new Map<string, { count: number; buckets: Record<number, number> }>()
+        for (const r of of(span)) {
+          const sum = by.get(r.tool) ?? { count: 0, buckets: {} }
+          sum.count += r.count
+          for (const [b, n] of Object.entries(r.buckets)) {
+            sum.buckets[Number(b)] = (sum.buckets[Number(b)] ?? 0) + n
+          }
+          by.set(r.tool, sum)
+        }
+        return by
+      }
+      assert.deepEqual(sums('1h'), sums('1d'))
+      assert.deepEqual(sums('5m'), sums('1d'))
+      assert.equal(sums('1d').get('h0-0')?.count, 5)
+      assert.deepEqual(
+        of('1d', '2026-03-03').map((r) => r.tool),
+        ['next-day'],
+      )
     })
 
     it('keeps the rows of live tunnels when one of a flush is gone', async () => {

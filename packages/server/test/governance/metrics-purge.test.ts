@@ -1,6 +1,6 @@
 /**
  * Per-method metrics retention on SQLite always and PostgreSQL when TEST_DATABASE_URL is set:
- * 5-minute rows go after 48 hours, hourly rows after 60 days, on every plan.
+ * 5-minute and hourly rows go after 48 hours, daily rows after 60 days, on every plan.
  */
 import assert from 'node:assert/strict'
 import { afterEach, beforeEach, describe, it } from 'node:test'
@@ -31,7 +31,7 @@ for (const backend of testBackends()) {
       await database.drop()
     })
 
-    async function row(span: '5m' | '1h', hoursAgo: number, method: string, tool = '') {
+    async function row(span: '5m' | '1h' | '1d', hoursAgo: number, method: string, tool = '') {
       await store.db
         .insertInto('call_metrics')
         .values({
@@ -46,13 +46,16 @@ for (const backend of testBackends()) {
         .execute()
     }
 
-    it('keeps 5-minute rows 48 hours and hourly rows 60 days', async () => {
+    it('keeps 5-minute and hourly rows 48 hours and daily rows 60 days', async () => {
       await row('5m', 47, 'recent-5m')
       await row('5m', 49, 'old-5m')
-      await row('1h', 49, 'recent-1h')
-      await row('1h', 59 * 24, 'month-old-1h')
-      await row('1h', 61 * 24, 'old-1h')
-      assert.equal(await purgeCallMetrics(store.db, NOW), 2)
+      await row('1h', 47, 'recent-1h')
+      await row('1h', 49, 'old-1h')
+      await row('1h', 59 * 24, 'old-1h-month')
+      await row('1d', 49, 'recent-1d')
+      await row('1d', 59 * 24, 'month-old-1d')
+      await row('1d', 61 * 24, 'old-1d')
+      assert.equal(await purgeCallMetrics(store.db, NOW), 4)
       const left = await store.db
         .selectFrom('call_metrics')
         .select('method')
@@ -60,7 +63,7 @@ for (const backend of testBackends()) {
         .execute()
       assert.deepEqual(
         left.map((r) => r.method),
-        ['month-old-1h', 'recent-1h', 'recent-5m'],
+        ['month-old-1d', 'recent-1d', 'recent-1h', 'recent-5m'],
       )
       assert.equal(await purgeCallMetrics(store.db, NOW), 0, 'a second purge finds nothing')
     })
@@ -69,9 +72,11 @@ for (const backend of testBackends()) {
       // One statement for all of it outlasted the database bound on every run (failing while the
       // database went on), and held the event loop on SQLite: as the history's purge.
       for (let i = 0; i < 7; i++) await row('5m', 49 + i, 'old-5m', `t${i}`)
-      for (let i = 0; i < 3; i++) await row('1h', 61 * 24, 'old-1h', `t${i}`)
+      for (let i = 0; i < 3; i++) await row('1h', 49, 'old-1h', `t${i}`)
+      for (let i = 0; i < 2; i++) await row('1d', 61 * 24, 'old-1d', `t${i}`)
       await row('5m', 47, 'recent-5m')
-      await row('1h', 49, 'recent-1h')
+      await row('1h', 47, 'recent-1h')
+      await row('1d', 49, 'recent-1d')
       const deleted: number[] = []
       const counting: KyselyPlugin = {
         transformQuery: (args) => args.node,
@@ -82,13 +87,13 @@ for (const backend of testBackends()) {
           return args.result
         },
       }
-      assert.equal(await purgeCallMetrics(store.db.withPlugin(counting), NOW, 3), 10)
+      assert.equal(await purgeCallMetrics(store.db.withPlugin(counting), NOW, 3), 12)
       assert.ok(
         deleted.every((n) => n <= 3),
         `statements deleted ${deleted.join(', ')} rows`,
       )
       const left = await store.db.selectFrom('call_metrics').select('method').execute()
-      assert.deepEqual(left.map((r) => r.method).sort(), ['recent-1h', 'recent-5m'])
+      assert.deepEqual(left.map((r) => r.method).sort(), ['recent-1d', 'recent-1h', 'recent-5m'])
       assert.equal(await purgeCallMetrics(store.db, NOW, 3), 0, 'a second purge finds nothing')
     })
   })

@@ -2,8 +2,8 @@
  * The metrics report on SQLite always and PostgreSQL when TEST_DATABASE_URL is set, over calls
  * recorded through `CallMetrics`: calls, errors and refusals by policy code per method and tool;
  * p50/p95/p99 of the answered calls as `latency-buckets.ts` computes them (never below the true
- * value, at most 25% above); the windows' edges (1 hour and 24 hours of 5-minute periods, 30 days
- * of hours); a series with every period, empty ones too; and nothing of another tunnel.
+ * value, at most 25% above); the windows' edges (1 hour of 5-minute periods, 24 hours of hours, 30
+ * UTC days); a series with every period, empty ones too; and nothing of another tunnel.
  */
 import assert from 'node:assert/strict'
 import { afterEach, beforeEach, describe, it } from 'node:test'
@@ -89,12 +89,14 @@ for (const backend of testBackends()) {
       assert.ok(hour.series.every((p) => p.calls === 0 && p.errors === 0 && p.refused === 0))
 
       const day = await metricsReport(store.db, tunnelId, '24h', NOW)
-      assert.equal(day.span, '5m')
-      assert.equal(day.series.length, 288)
+      assert.equal(day.span, '1h')
+      assert.equal(day.since, '2026-03-01T13:00:00.000Z')
+      assert.equal(day.series.length, 24)
       const month = await metricsReport(store.db, tunnelId, '30d', NOW)
-      assert.equal(month.span, '1h')
-      assert.equal(month.since, '2026-01-31T13:00:00.000Z')
-      assert.equal(month.series.length, 720)
+      assert.equal(month.span, '1d')
+      assert.equal(month.since, '2026-02-01T00:00:00.000Z')
+      assert.equal(month.series.length, 30)
+      assert.equal(month.series[29]!.start, '2026-03-02T00:00:00.000Z')
     })
 
     it('counts calls, errors and refusals per method and tool over the last hour', async () => {
@@ -155,7 +157,7 @@ for (const backend of testBackends()) {
       )
     })
 
-    it('widens to the day and to 30 days of hourly rows', async () => {
+    it('widens to the day of hourly rows and to 30 days of daily rows', async () => {
       await scenario()
       const search = async (window: '24h' | '30d') =>
         (await metricsReport(store.db, tunnelId, window, NOW)).methods.find(
@@ -163,11 +165,20 @@ for (const backend of testBackends()) {
         )!.calls
       assert.equal(await search('24h'), 16)
       assert.equal(await search('30d'), 17)
-      const month = await metricsReport(store.db, tunnelId, '30d', NOW)
+      const day = await metricsReport(store.db, tunnelId, '24h', NOW)
       assert.equal(
-        month.series.find((p) => p.start === '2026-03-02T12:00:00.000Z')!.calls,
+        day.series.find((p) => p.start === '2026-03-02T12:00:00.000Z')!.calls,
         6,
         'the hourly series puts the calls of 12:01 at 12:00',
+      )
+      const month = await metricsReport(store.db, tunnelId, '30d', NOW)
+      assert.deepEqual(
+        month.series.filter((p) => p.calls > 0),
+        [
+          { start: '2026-02-27T00:00:00.000Z', calls: 1, errors: 0, refused: 0 },
+          { start: '2026-03-02T00:00:00.000Z', calls: 18, errors: 2, refused: 4 },
+        ],
+        'the daily series puts each call in its UTC day',
       )
     })
 

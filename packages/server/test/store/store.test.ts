@@ -522,6 +522,7 @@ describe('openStore', () => {
         '029_tool_pin_keys',
         '030_webhook_deliveries_by_account',
         '031_subscriptions_from_checkout',
+        '032_daily_call_metrics',
       ])
     } finally {
       await store.close()

@@ -195,13 +195,14 @@ function refusalsCell(refusals: Readonly<Record<string, number>>): SafeHtml | st
 export function metricsPage(viewer: Viewer, t: TunnelView, report: MetricsReport): SafeHtml {
   const windows: MetricWindow[] = ['1h', '24h', '30d']
   // Periods start on UTC boundaries (ISO strings): the hour's minutes alone in the last hour;
-  // longer windows run from one day to another, so they name the day too.
+  // the day's hours run from one day to another, so they name the day too; 30 days, days alone.
   const label = (start: string) =>
-    report.span === '1h'
-      ? start.slice(5, 13).replace('T', ' ') + 'h'
+    report.span === '1d'
+      ? start.slice(5, 10)
       : report.window === '1h'
         ? start.slice(11, 16)
         : start.slice(5, 16).replace('T', ' ')
+  const per = { '5m': '5 minutes', '1h': 'hour', '1d': 'day' }[report.span]
   const bars = report.series.map((p) => ({
     label: label(p.start),
     parts: [
@@ -237,7 +238,7 @@ export function metricsPage(viewer: Viewer, t: TunnelView, report: MetricsReport
         ? html`<strong class="window">Last ${w}</strong> `
         : html`<a href="/dashboard/tunnels/${t.id}/metrics?window=${w}">Last ${w}</a> `,
     )}</p>
-<section class="card"><h2>Calls</h2>${stackedBarChart('calls-chart', `Calls per ${report.span === '1h' ? 'hour' : '5 minutes'}`, bars)}
+<section class="card"><h2>Calls</h2>${stackedBarChart('calls-chart', `Calls per ${per}`, bars)}
 <p class="muted legend" id="calls-legend"><span class="swatch answered"></span> answered <span class="swatch errors"></span> errors <span class="swatch refused"></span> refused · times in UTC</p></section>
 <section class="card"><h2>Latency (ms: p50 / p95 / p99)</h2>${
       latencies.length === 0

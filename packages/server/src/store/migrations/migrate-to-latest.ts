@@ -38,6 +38,7 @@ import { oauthCodesByGrantMigration } from './028-oauth-codes-by-grant.js'
 import { toolPinKeysMigration } from './029-tool-pin-keys.js'
 import { webhookDeliveriesByAccountMigration } from './030-webhook-deliveries-by-account.js'
 import { subscriptionsFromCheckoutMigration } from './031-subscriptions-from-checkout.js'
+import { dailyCallMetricsMigration } from './032-daily-call-metrics.js'
 
 /** All migrations by name; names sort in the order they apply. */
 const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -72,6 +73,7 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '029_tool_pin_keys': toolPinKeysMigration,
   '030_webhook_deliveries_by_account': webhookDeliveriesByAccountMigration,
   '031_subscriptions_from_checkout': subscriptionsFromCheckoutMigration,
+  '032_daily_call_metrics': dailyCallMetricsMigration,
 }
 
 const provider: MigrationProvider = {
