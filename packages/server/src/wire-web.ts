@@ -19,6 +19,7 @@ import { authorizationServer } from './app/oauth/open-authorization-server.js'
 import { openRecovery } from './app/open-recovery.js'
 import { storeWebServices } from './app/store-web-services.js'
 import { AccessWriteLimits } from './app/access-write-limits.js'
+import { MetricsReportLimits } from './app/metrics-report-limits.js'
 import { webhooksPort } from './app/webhooks-port.js'
 import { startBilling, type BillingRuntime } from './billing/billing-runtime.js'
 import type { TunnelRegistry } from './broker/tunnel-registry.js'
@@ -89,6 +90,7 @@ export async function wireWeb(parts: WebParts): Promise<Web> {
   const services = storeWebServices({
     store,
     accessWrites: new AccessWriteLimits({ limits: parts.limits }),
+    metricsReports: new MetricsReportLimits({ limits: parts.limits }),
     live: {
       isOnline: (id) => registry.isOnline(id),
       // Every node: the tunnel's client may be held by another one.

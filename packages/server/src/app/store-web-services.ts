@@ -12,6 +12,7 @@ import type { GovernancePort } from './governance-port.js'
 import type { DomainsPort } from './domains-port.js'
 import type { AccessPort } from './access-port.js'
 import { AccessWriteLimits } from './access-write-limits.js'
+import { MetricsReportLimits } from './metrics-report-limits.js'
 import { servingSwaps } from './serving-swaps.js'
 import type {
   AccountView,
@@ -32,6 +33,8 @@ export interface StoreWebServicesParts {
   readonly access: AccessPort
   /** The budgets of access writes; fresh ones when absent. */
   readonly accessWrites?: AccessWriteLimits
+  /** The budgets of metrics reports; fresh ones when absent. */
+  readonly metricsReports?: MetricsReportLimits
   readonly meters: (accountId: string, now: Date) => Promise<MetersView>
   /** The live usage counters; absent when quotas are off. */
   readonly liveUsage?: LiveUsagePort
@@ -182,6 +185,7 @@ export function storeWebServices(parts: StoreWebServicesParts): WebServices {
     governance: parts.governance,
     access: parts.access,
     accessWrites: parts.accessWrites ?? new AccessWriteLimits(),
+    metricsReports: parts.metricsReports ?? new MetricsReportLimits(),
     meters: parts.meters,
     ...(parts.liveUsage ? { liveUsage: parts.liveUsage } : {}),
     publicUrl: parts.publicUrl,

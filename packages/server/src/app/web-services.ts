@@ -8,6 +8,7 @@ import type { BillingCycle, PlanId } from '../plans.js'
 import type { GovernancePort } from './governance-port.js'
 import type { DomainsPort } from './domains-port.js'
 import type { AccessWriteLimits } from './access-write-limits.js'
+import type { MetricsReportLimits } from './metrics-report-limits.js'
 import type { AccessPort } from './access-port.js'
 import type { BillingHistoryView, MetersView, SubscriptionView } from './billing-view.js'
 import type { LiveUsagePort } from './live-meters.js'
@@ -166,6 +167,8 @@ export interface WebServices {
   readonly access: AccessPort
   /** How often an owner may change a tunnel's access or rotate its key (spent before the write). */
   readonly accessWrites: AccessWriteLimits
+  /** How often an account may ask for metrics reports (spent before the report is read). */
+  readonly metricsReports: MetricsReportLimits
   /** This month's meters of an account, from the last snapshot. */
   meters(accountId: string, now: Date): Promise<MetersView>
   /** A tunnel's live usage counters; absent when quotas are off. */

@@ -83,6 +83,7 @@ export function governanceApi(svc: WebServices, now: () => Date) {
       if (!Object.hasOwn(METRIC_WINDOWS, window)) {
         throw new HttpError(400, 'invalid', '"window" must be 1h, 24h or 30d', { field: 'window' })
       }
+      svc.metricsReports.spend(c.account.id)
       const report = await svc.governance.metrics(tunnelId, window as MetricWindow, now())
       sendApiJson(c.res, 200, metricsJson(report))
     },

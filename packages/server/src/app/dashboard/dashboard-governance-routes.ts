@@ -97,6 +97,7 @@ export function governanceRoutes(kit: DashboardKit): DashboardRoute[] {
     const window: MetricWindow = Object.hasOwn(METRIC_WINDOWS, asked)
       ? (asked as MetricWindow)
       : '24h'
+    svc.metricsReports.spend(c.account.id)
     const report = await svc.governance.metrics(t.id, window, kit.now())
     kit.html(c.res, 200, metricsPage(c.viewer, t, report))
   }
