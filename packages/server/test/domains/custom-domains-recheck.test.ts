@@ -163,13 +163,13 @@ describe('the periodic re-check of custom domains', () => {
       await domains.add(slow.id, t.tunnel.id, `d${i}.slow.example`)
     }
     domains.start(10)
-    for (const end = Date.now() + 2000; hanging.length < RECHECK_PER_ACCOUNT && Date.now() < end; )
+    for (const end = Date.now() + 2000; hanging.length < RECHECK_PER_ACCOUNT && Date.now() < end;)
       await new Promise((r) => setTimeout(r, 10))
     assert.equal(hanging.length, RECHECK_PER_ACCOUNT)
     let stopped = false
     const stopping = domains.stop().then(() => (stopped = true))
     for (const release of hanging.splice(0)) release()
-    for (const end = Date.now() + 1000; !stopped && Date.now() < end; )
+    for (const end = Date.now() + 1000; !stopped && Date.now() < end;)
       await new Promise((r) => setTimeout(r, 10))
     for (const release of hanging.splice(0)) release()
     await stopping
