@@ -211,7 +211,7 @@ describe('burrow up layouts', () => {
   })
 
   it("the inspector's Apply switches the live layout; the public URL stays", async () => {
-    const token = 'layout-apply-token-01'
+    const token = 'layout-apply-token-0123'
     const port = await freePort()
     const tunnel = await service.tunnel('apply')
     const cli = await startClient(

@@ -12,6 +12,7 @@ import { upstreamsFromFlags, type UpstreamFlag } from './upstreams/upstream-flag
 import { loadUpstreamsFile } from './upstreams/upstreams-file.js'
 import type { UpstreamSpec } from './upstreams/upstream-spec.js'
 import { tunnelKeyProblem } from './key-problem.js'
+import { checkInspectToken } from './inspector/inspect-token-check.js'
 
 /** Commands other tunnel tools sign in with; burrow has none, and says how to give the key. */
 const KEY_COMMANDS = new Set(['login', 'signin', 'sign-in', 'auth', 'authtoken', 'token'])
@@ -182,11 +183,7 @@ export function parseCli(argv: readonly string[], env: Env): CliCommand {
   if (metricsAddr !== null) hostPort(metricsAddr, '--metrics-addr')
   if (inspectAddr !== null) hostPort(inspectAddr, '--inspect-addr')
   const token = env.BURROW_INSPECT_TOKEN ?? null
-  if (token !== null && !/^[A-Za-z0-9_-]{8,128}$/.test(token)) {
-    throw new UsageError(
-      'BURROW_INSPECT_TOKEN must be 8-128 characters of A-Z, a-z, 0-9, "_" or "-"',
-    )
-  }
+  if (token !== null) checkInspectToken(token)
   const up: UpOptions = {
     upstreams,
     upstreamsFile: file,

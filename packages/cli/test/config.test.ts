@@ -92,7 +92,7 @@ describe('parseCli', () => {
     )
     const viaEnv = up(['up', '--stdio', 'x'], {
       BURROW_INSPECT_ADDR: '127.0.0.1:5050',
-      BURROW_INSPECT_TOKEN: 'fixed-token-123',
+      BURROW_INSPECT_TOKEN: 'fixed-token-0123456789ab',
       BURROW_METRICS_ADDR: '127.0.0.1:9464',
     }).up
     assert.deepEqual(
@@ -102,14 +102,20 @@ describe('parseCli', () => {
         viaEnv.inspect.addrExplicit,
         viaEnv.inspect.token,
       ],
-      [true, '127.0.0.1:5050', true, 'fixed-token-123'],
+      [true, '127.0.0.1:5050', true, 'fixed-token-0123456789ab'],
     )
     assert.equal(viaEnv.metricsAddr, '127.0.0.1:9464')
     usage(
       ['up', '--stdio', 'x', '--metrics-addr', 'nowhere'],
       /--metrics-addr "nowhere" must be HOST:PORT/,
     )
-    usage(['up', '--stdio', 'x'], /BURROW_INSPECT_TOKEN must be/, { BURROW_INSPECT_TOKEN: 'short' })
+    usage(
+      ['up', '--stdio', 'x'],
+      /BURROW_INSPECT_TOKEN must be 22-128 characters long \(it has 5\)/,
+      {
+        BURROW_INSPECT_TOKEN: 'short',
+      },
+    )
   })
 
   it('--version and --help', () => {
