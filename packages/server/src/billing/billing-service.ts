@@ -14,13 +14,14 @@ import type { Database } from '../store/schema.js'
 import type { BillingConfig, BillingCycle, PaidPlanId, PriceTable } from './billing-config.js'
 import { priceKey, priceTable } from './billing-config.js'
 import { BILLING_ERROR_STATUS, BillingError } from './billing-error.js'
-import { cancelCharged } from './chargeback.js'
-import { voidSupersededCheckouts } from './superseded-checkouts.js'
+import { afterEvent, type AfterEventDeps } from './after-event.js'
+import { cancelOrphans } from './orphan-subscriptions.js'
 import { BillingStore, type Subscription } from './billing-store.js'
 import { PaddleApiError, PaddleClient } from './paddle-client.js'
 import type { PaddleSubscription } from './paddle-event.js'
 import { PaddleEventError, parsePaddleEvent } from './paddle-event.js'
 import { verifyPaddleSignature } from './paddle-signature.js'
+import { reply, type WebhookResponse } from './webhook-response.js'
 import type { Proration } from './proration.js'
 import type { SubscriptionState } from './subscription-state.js'
 
@@ -53,13 +54,6 @@ export interface BillingStatus {
   readonly endsAt: Date | null
 }
 
-/** A webhook's answer. */
-export interface WebhookResponse {
-  readonly status: number
-  /** JSON. */
-  readonly body: string
-}
-
 /** Billing, for the app. */
 export class BillingService {
   readonly store: BillingStore
@@ -70,6 +64,7 @@ export class BillingService {
   readonly #now: () => Date
   readonly #onPlanChanged: ((accountId: string) => void | Promise<void>) | undefined
   readonly #log: Logger
+  readonly #deps: AfterEventDeps
   #sweep: NodeJS.Timeout | null = null
   #sweeping = false
 
@@ -82,6 +77,14 @@ export class BillingService {
     this.#client = new PaddleClient({ apiUrl: opts.config.apiUrl, apiKey: opts.config.apiKey })
     this.#onPlanChanged = opts.onPlanChanged
     this.#log = opts.log ?? silentLogger
+    this.#deps = {
+      db: this.#db,
+      store: this.store,
+      client: this.#client,
+      provider: opts.config.provider,
+      log: this.#log,
+      now: this.#now,
+    }
   }
 
   /**
@@ -241,12 +244,7 @@ export class BillingService {
         `billing webhook ${event.eventType} ${event.eventId}: ${outcome}${accountId ? ` (account ${accountId})` : ''}`,
       )
       if (outcome === 'applied' && accountId !== null) await this.#planChanged(accountId)
-      // A chargeback ended the plan (chargeback.ts); the subscription must not renew either.
-      const provider = this.config.provider
-      await this.#call(() => cancelCharged(this.store, this.#client, provider, event, outcome))
-      // Once a checkout made the account's subscription, its other checkouts are void.
-      const [db, log] = [this.#db, this.#log]
-      await this.#call(() => voidSupersededCheckouts(db, this.#client, provider, event, log))
+      await this.#call(() => afterEvent(this.#deps, event, outcome))
       return reply(200, { ok: true, outcome })
     } catch (error) {
       if (error instanceof BillingError) {
@@ -303,6 +301,7 @@ export class BillingService {
     this.#sweeping = true
     try {
       await this.expireDue()
+      await cancelOrphans(this.#deps)
     } catch (error) {
       this.#log.warn(`billing: expiry sweep failed, will retry: ${(error as Error).message}`)
     } finally {
@@ -393,8 +392,4 @@ export class BillingService {
       )
     }
   }
-}
-
-function reply(status: number, body: unknown): WebhookResponse {
-  return { status, body: JSON.stringify(body) }
 }

@@ -22,6 +22,7 @@ import { findAccount, isPaidNow } from './subscription-binding.js'
 export { UNVERIFIED_WAIT_MS } from './subscription-binding.js'
 import type { PaddleEvent, PaddleSubscription } from './paddle-event.js'
 import { decidePlan } from './subscription-state.js'
+import { recordOrphan, type OrphanCandidate } from './orphan-subscriptions.js'
 import type { SubscriptionState } from './subscription-state.js'
 
 /** What became of an event. */
@@ -118,13 +119,16 @@ export class BillingStore {
         .executeTakeFirst()
       if (claimed === undefined) return { outcome: 'duplicate', accountId: null }
 
+      const now = this.#now()
       let result: ApplyResult = { outcome: 'ignored', accountId: null }
-      if (event.adjustment !== undefined) result = await applyAdjustment(trx, event, this.#now())
+      if (event.adjustment !== undefined) result = await applyAdjustment(trx, event, now)
       else if (event.subscription !== undefined && isPlanEvent(event.eventType)) {
-        const target = await findAccount(trx, event, provider, this.#now())
+        const target = await findAccount(trx, event, provider, now)
         if (target === null) result = { outcome: 'unknown_account', accountId: null }
-        else if (!target.bindable) result = { outcome: 'ignored', accountId: target.accountId }
-        else {
+        else if (!target.bindable) {
+          result = { outcome: 'ignored', accountId: target.accountId }
+          await recordOrphan(trx, provider, target.accountId, candidate(event.subscription), now)
+        } else {
           result = {
             outcome: await this.#apply(
               trx,
@@ -214,6 +218,7 @@ export class BillingStore {
       existing.subscription_id !== subscription.id &&
       isPaidNow(account, now)
     ) {
+      await recordOrphan(trx, provider, accountId, candidate(subscription), now)
       return 'ignored'
     }
     // A subscription a chargeback ended is over whatever its later news says (an update sent
@@ -261,6 +266,17 @@ export class BillingStore {
       .onConflict((oc) => oc.column('account_id').doUpdateSet(row))
       .execute()
 
+    // The subscription this one replaces gives the account nothing from now on.
+    if (existing !== undefined && existing.subscription_id !== subscription.id) {
+      if (existing.provider === provider && existing.charged_back_at === null) {
+        const replaced = {
+          id: existing.subscription_id,
+          status: existing.status,
+          cancelScheduled: existing.cancels_at !== null,
+        }
+        await recordOrphan(trx, provider, accountId, replaced, now)
+      }
+    }
     // An end already past (a late event) is applied at once rather than left to the sweep.
     const ended = decision.planExpiresAt !== null && decision.planExpiresAt <= now
     await trx
@@ -368,4 +384,10 @@ function toSubscription(row: Selectable<SubscriptionsTable>): Subscription {
     syncedAt: new Date(row.synced_at),
     updatedAt: new Date(row.updated_at),
   }
+}
+
+/** What an orphan's record needs of a subscription as the provider sent it. */
+function candidate(subscription: PaddleSubscription): OrphanCandidate {
+  const cancelScheduled = subscription.scheduledChange?.action === 'cancel'
+  return { id: subscription.id, status: subscription.status, cancelScheduled }
 }

@@ -86,6 +86,8 @@ export class PaddleStandIn {
   readonly transactions = new Map<string, StandInTransaction>()
   /** How many coming transaction updates (`PATCH /transactions/{id}`) fail, as if Paddle were down. */
   transactionUpdateFaults = 0
+  /** How many coming subscription cancellations fail, as if Paddle were down. */
+  subscriptionCancelFaults = 0
   readonly subscriptions = new Map<string, StandInSubscription>()
   /** What each change of a subscription's items billed or credited, oldest first. */
   readonly prorations: (Proration & { readonly subscriptionId: string; readonly at: Date })[] = []

@@ -7,7 +7,7 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http'
 import { readBody } from '../http/read-body.js'
 import { sendJson } from '../http/responses.js'
-import type { WebhookResponse } from './billing-service.js'
+import type { WebhookResponse } from './webhook-response.js'
 
 /** The path Paddle's notification destination points at. */
 export const PADDLE_WEBHOOK_PATH = '/webhooks/paddle'

@@ -173,6 +173,10 @@ function cancelSubscription(
   sub: StandInSubscription,
   body: unknown,
 ): unknown {
+  if (standIn.subscriptionCancelFaults > 0) {
+    standIn.subscriptionCancelFaults--
+    throw new StandInError(503, 'service_unavailable', 'the stand-in was told to fail this cancel')
+  }
   locked(sub)
   const from = optionalText(fields(body ?? {}), 'effective_from') ?? 'next_billing_period'
   if (from === 'immediately') {

@@ -220,6 +220,23 @@ export interface CheckoutTransactionsTable {
   created_at: string
 }
 
+/**
+ * `orphan_subscriptions`: subscriptions live at the provider that give their account nothing,
+ * to cancel there (`billing/orphan-subscriptions.ts`).
+ */
+export interface OrphanSubscriptionsTable {
+  provider: string
+  subscription_id: string
+  /** The account it named or was bound to (no foreign key: kept when the account is deleted). */
+  account_id: string
+  /** `next_billing_period`, or `immediately` for one whose payment is failing. */
+  effective_from: string
+  /** ISO-8601 UTC. */
+  found_at: string
+  /** ISO-8601 UTC: when it was cancelled, or the provider refused to; null while waiting. */
+  settled_at: OptionalNullable<string>
+}
+
 /** `usage_snapshots`: one metric of one tunnel in one month, as of `taken_at`. */
 export interface UsageSnapshotsTable {
   /** `YYYY-MM`, UTC. */
@@ -356,6 +373,7 @@ export interface Database extends AccessTables, GovernanceTables {
   subscriptions: SubscriptionsTable
   billing_events: BillingEventsTable
   checkout_transactions: CheckoutTransactionsTable
+  orphan_subscriptions: OrphanSubscriptionsTable
   usage_snapshots: UsageSnapshotsTable
   webhook_endpoints: WebhookEndpointsTable
   webhook_deliveries: WebhookDeliveriesTable

@@ -523,6 +523,7 @@ describe('openStore', () => {
         '030_webhook_deliveries_by_account',
         '031_subscriptions_from_checkout',
         '032_daily_call_metrics',
+        '033_orphan_subscriptions',
       ])
     } finally {
       await store.close()

@@ -39,6 +39,7 @@ import { toolPinKeysMigration } from './029-tool-pin-keys.js'
 import { webhookDeliveriesByAccountMigration } from './030-webhook-deliveries-by-account.js'
 import { subscriptionsFromCheckoutMigration } from './031-subscriptions-from-checkout.js'
 import { dailyCallMetricsMigration } from './032-daily-call-metrics.js'
+import { orphanSubscriptionsMigration } from './033-orphan-subscriptions.js'
 
 /** All migrations by name; names sort in the order they apply. */
 const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -74,6 +75,7 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '030_webhook_deliveries_by_account': webhookDeliveriesByAccountMigration,
   '031_subscriptions_from_checkout': subscriptionsFromCheckoutMigration,
   '032_daily_call_metrics': dailyCallMetricsMigration,
+  '033_orphan_subscriptions': orphanSubscriptionsMigration,
 }
 
 const provider: MigrationProvider = {

@@ -1,0 +1,103 @@
+/**
+ * Subscriptions that are live at the provider but give their account nothing, because another
+ * subscription holds the account's plan: one the account replaced (two of its checkout links paid
+ * within seconds of each other, a stranger's that bound while it was on Free), and one that may
+ * not replace the account's (a stranger's naming a paid account, an earlier one resuming or
+ * recovering). Each went on renewing at the provider with nothing in burrowd to cancel it. They
+ * are recorded in the transaction that finds them and cancelled at the provider after it
+ * commits: at the end of the period paid for, or at once when the subscription's payment is
+ * failing (docs/decisions.md, "Billing"). A cancellation that fails is kept and tried again at
+ * the next webhook and by the expiry sweep.
+ */
+import type { Kysely, Transaction } from 'kysely'
+import type { Logger } from '@burrow/protocol'
+import type { Database } from '../store/schema.js'
+import type { BillingProvider } from './billing-config.js'
+import { PaddleApiError, type PaddleClient } from './paddle-client.js'
+
+/** What is known of a subscription when it turns out to be an orphan. */
+export interface OrphanCandidate {
+  readonly id: string
+  /** The provider's status. */
+  readonly status: string
+  /** True when a cancellation is already scheduled: nothing renews. */
+  readonly cancelScheduled: boolean
+}
+
+/** Orphans cancelled per call of `cancelOrphans`; the rest wait for the next one. */
+const PER_CALL = 20
+
+/**
+ * Record `subscription` of `accountId` as an orphan, in `trx`, when it is live at the provider
+ * (active, trialing or past due, no cancellation scheduled). Recorded once: one recorded before,
+ * settled or not, stays as it is.
+ */
+export async function recordOrphan(
+  trx: Transaction<Database>,
+  provider: BillingProvider,
+  accountId: string,
+  subscription: OrphanCandidate,
+  now: Date,
+): Promise<void> {
+  if (subscription.cancelScheduled) return
+  if (!['active', 'trialing', 'past_due'].includes(subscription.status)) return
+  await trx
+    .insertInto('orphan_subscriptions')
+    .values({
+      provider,
+      subscription_id: subscription.id,
+      account_id: accountId,
+      effective_from: subscription.status === 'past_due' ? 'immediately' : 'next_billing_period',
+      found_at: now.toISOString(),
+    })
+    .onConflict((oc) => oc.columns(['provider', 'subscription_id']).doNothing())
+    .execute()
+}
+
+/**
+ * Cancel recorded orphans of `provider` at the provider, oldest first, up to `PER_CALL` of them,
+ * and mark settled each one cancelled, and each the provider refuses to cancel (canceled
+ * already, or unknown to it): one settled is not cancelled again. Throws the provider's error when it cannot be reached, rate limits or fails
+ * (5xx), keeping that orphan and the ones after it for the next call.
+ */
+export async function cancelOrphans(deps: {
+  readonly db: Kysely<Database>
+  readonly client: PaddleClient
+  readonly provider: BillingProvider
+  readonly log: Logger
+  readonly now: () => Date
+}): Promise<void> {
+  const { db, client, provider, log } = deps
+  const orphans = await db
+    .selectFrom('orphan_subscriptions')
+    .select(['subscription_id', 'account_id', 'effective_from'])
+    .where('provider', '=', provider)
+    .where('settled_at', 'is', null)
+    .orderBy('found_at')
+    .orderBy('subscription_id')
+    .limit(PER_CALL)
+    .execute()
+  for (const orphan of orphans) {
+    const id = orphan.subscription_id
+    const when = orphan.effective_from === 'immediately' ? 'immediately' : 'next_billing_period'
+    try {
+      await client.cancelSubscription(id, when)
+      log.info(
+        `billing: subscription ${id} gave account ${orphan.account_id} nothing (another holds ` +
+          `its plan); cancelled at Paddle${when === 'immediately' ? '' : ' at the end of its period'}`,
+      )
+    } catch (error) {
+      if (!(error instanceof PaddleApiError) || error.status === 0 || error.status === 429) {
+        throw error
+      }
+      if (error.status >= 500) throw error
+      log.warn(`billing: subscription ${id}, an orphan, not cancelled: ${error.message}`)
+    }
+    await db
+      .updateTable('orphan_subscriptions')
+      .set({ settled_at: deps.now().toISOString() })
+      .where('provider', '=', provider)
+      .where('subscription_id', '=', id)
+      .execute()
+  }
+}
