@@ -199,7 +199,8 @@ export class CustomDomains {
    * is checking or holds in line already. They share this node's places with the rounds still
    * under way: `RECHECK_CONCURRENCY` checks at once, at most `RECHECK_PER_ACCOUNT` of one
    * account's, so a domain whose nameservers drop queries holds its own place for the resolver's
-   * timeout, not a round. Resolves when this round's domains are checked; returns how many.
+   * timeout, not a round. A domain another node checked since it was found due is skipped.
+   * Resolves when this round's domains are checked; returns how many were found due.
    */
   async recheck(): Promise<number> {
     const checked = await this.#lineUpDue()
@@ -241,7 +242,7 @@ export class CustomDomains {
       const [{ d, done }] = this.#line.splice(i, 1) as [{ d: CustomDomain; done: () => void }]
       this.#checking++
       this.#busy.set(d.accountId, (this.#busy.get(d.accountId) ?? 0) + 1)
-      void this.checkNow(d)
+      void this.#recheckOne(d)
         .catch((error: Error) =>
           this.#opts.log.warn(`custom domain ${d.domain}: check failed: ${error.message}`),
         )
@@ -255,6 +256,16 @@ export class CustomDomains {
           this.#startChecks()
         })
     }
+  }
+
+  /**
+   * Re-check `d` if no other node took it since it was found due: with several nodes, each found
+   * the same domains due and checked them all (as many DNS queries as nodes, and their results
+   * written over one another).
+   */
+  async #recheckOne(d: CustomDomain): Promise<void> {
+    if (!(await this.#opts.store.claimCheck(d.id, d.checkedAt, this.#now()))) return
+    await this.checkNow(d)
   }
 
   /**

@@ -284,6 +284,23 @@ export class CustomDomainStore {
     return rows.map(toDomain)
   }
 
+  /**
+   * Take domain `id` for a periodic re-check at `at`, when its last check is still the one seen
+   * (`seen`, as `due` read it): its `checked_at` moves to `at`, so it is no longer due for any
+   * node. False when another node (or its owner's check) has checked it since.
+   */
+  async claimCheck(id: string, seen: Date | null, at: Date): Promise<boolean> {
+    const result = await this.#db
+      .updateTable('custom_domains')
+      .set({ checked_at: at.toISOString() })
+      .where('id', '=', id)
+      .where((eb) =>
+        seen === null ? eb('checked_at', 'is', null) : eb('checked_at', '=', seen.toISOString()),
+      )
+      .executeTakeFirst()
+    return Number(result.numUpdatedRows) === 1
+  }
+
   /** The host label parts of tunnel `tunnelId`, or undefined when it is gone. */
   async tunnelHost(tunnelId: string): Promise<{ subdomain: string; slug: string } | undefined> {
     return this.#db

@@ -177,3 +177,70 @@ describe('the periodic re-check of custom domains', () => {
     assert.equal(asked.length, RECHECK_PER_ACCOUNT, 'no check begun after stop()')
   })
 })
+
+for (const each of testBackends()) {
+  describe(`the periodic re-check with several nodes on ${each.name}`, () => {
+    it('checks each due domain on one node only', async () => {
+      // Found by a review: every node found the same domains due and checked them all, as many
+      // DNS queries as nodes, their results written over one another.
+      const database = await each.create()
+      const store = await openStore(database.config)
+      try {
+        const asked: string[] = []
+        const verifier = {
+          verify: async (domain: string): Promise<DnsFindings> => {
+            asked.push(domain)
+            return FOUND
+          },
+        } as unknown as DnsVerifier
+        // Each node's claims wait until both have read what is due, as when their ticks meet.
+        let reads = 0
+        let bothRead: () => void = () => {}
+        const read = new Promise<void>((r) => (bothRead = r))
+        class NodeStore extends CustomDomainStore {
+          override async due(...args: Parameters<CustomDomainStore['due']>) {
+            const found = await super.due(...args)
+            if (++reads === 2) bothRead()
+            return found
+          }
+          override async claimCheck(...args: Parameters<CustomDomainStore['claimCheck']>) {
+            await read
+            return super.claimCheck(...args)
+          }
+        }
+        const node = () =>
+          new CustomDomains({
+            store: new NodeStore(store.db),
+            verifier,
+            zone: 'tunnels.example.com',
+            planOf: async () => 'scale',
+            log: silentLogger,
+          })
+        const [a, b] = [node(), node()]
+        const owner = await store.createAccount({
+          email: 'a@example.com',
+          slug: 'a',
+          plan: 'scale',
+        })
+        for (let i = 0; i < 4; i++) {
+          const t = await store.createTunnel({ accountId: owner.id, name: `t${i}` })
+          await a.add(owner.id, t.tunnel.id, `d${i}.example.org`)
+        }
+        const due = await Promise.all([a.recheck(), b.recheck()])
+        // Both found them due; each was checked once.
+        assert.deepEqual(due, [4, 4])
+        assert.deepEqual(
+          [...asked].sort(),
+          ['d0', 'd1', 'd2', 'd3'].map((d) => `${d}.example.org`),
+        )
+        const rows = await new CustomDomainStore(store.db).listAccount(owner.id)
+        assert.ok(rows.every((d) => d.checkedAt !== null && d.problem !== null))
+        // Checked, they are no longer due on either node.
+        assert.deepEqual([await a.recheck(), await b.recheck()], [0, 0])
+      } finally {
+        await store.close()
+        await database.drop()
+      }
+    })
+  })
+}
