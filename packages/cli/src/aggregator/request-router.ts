@@ -135,7 +135,7 @@ export class RequestRouter {
     const subscriptions = this.#opts.subscriptions
     const refused = subscriptions.refusal(uri, sessionId)
     if (refused !== null) throw new RpcError(JSONRPC_CODE.serverError, refused)
-    const settled = subscriptions.subscribing(uri)
+    const settled = subscriptions.subscribing(uri, sessionId)
     try {
       // After an unsubscribe of the URI still on its way: the server could apply it after this.
       await this.#unsubscribes.get(uri)

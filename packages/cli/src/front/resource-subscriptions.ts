@@ -17,9 +17,13 @@ interface Subscription {
   readonly sessions: Set<string>
 }
 
-/** What one session is subscribed to. */
+/** What one session is subscribed to, or subscribing to. */
 interface SessionSubscriptions {
   readonly uris: Set<string>
+  /** URIs of its subscribes on their way (`subscribing`), with how many of each. */
+  readonly pending: Map<string, number>
+  /** URIs held (subscribed or on their way), and their characters: what the bound counts. */
+  count: number
   chars: number
 }
 
@@ -39,13 +43,20 @@ export class ResourceSubscriptions {
    * order and drop the subscription of the agent that was just told it has one. Call the
    * returned function once when the subscribe is answered (after `add`) or failed: it returns
    * the upstream to unsubscribe now, when a leaving was held back and nobody is subscribed.
+   * Meanwhile the URI counts against `sessionId`'s bound: checked before each subscribe is
+   * answered, subscribes sent at once (a batch, parallel POSTs) all passed it, and one session
+   * held thousands (found by a hostile review).
    */
-  subscribing(uri: string): () => string | undefined {
+  subscribing(uri: string, sessionId: string): () => string | undefined {
     this.#pending.set(uri, (this.#pending.get(uri) ?? 0) + 1)
+    const mine = this.#mine(sessionId)
+    if (!mine.uris.has(uri) && !mine.pending.has(uri)) hold(mine, uri)
+    mine.pending.set(uri, (mine.pending.get(uri) ?? 0) + 1)
     let settled = false
     return () => {
       if (settled) return undefined
       settled = true
+      this.#arrived(uri, sessionId)
       const left = (this.#pending.get(uri) ?? 1) - 1
       if (left > 0) {
         this.#pending.set(uri, left)
@@ -69,8 +80,8 @@ export class ResourceSubscriptions {
    */
   refusal(uri: string, sessionId: string): string | null {
     const mine = this.#bySession.get(sessionId)
-    if (mine?.uris.has(uri)) return null
-    const count = mine?.uris.size ?? 0
+    if (mine?.uris.has(uri) || mine?.pending.has(uri)) return null
+    const count = mine?.count ?? 0
     if (count >= MAX_SUBSCRIPTIONS_PER_SESSION) {
       return `this session is subscribed to ${count} resources, the most it may be; unsubscribe from one first`
     }
@@ -85,12 +96,10 @@ export class ResourceSubscriptions {
     let subscription = this.#byUri.get(uri)
     if (!subscription) this.#byUri.set(uri, (subscription = { upstream, sessions: new Set() }))
     subscription.sessions.add(sessionId)
-    let mine = this.#bySession.get(sessionId)
-    if (!mine) this.#bySession.set(sessionId, (mine = { uris: new Set(), chars: 0 }))
-    if (!mine.uris.has(uri)) {
-      mine.uris.add(uri)
-      mine.chars += uri.length
-    }
+    const mine = this.#mine(sessionId)
+    if (mine.uris.has(uri)) return
+    if (!mine.pending.has(uri)) hold(mine, uri)
+    mine.uris.add(uri)
   }
 
   /**
@@ -102,10 +111,7 @@ export class ResourceSubscriptions {
     const subscription = this.#byUri.get(uri)
     if (!subscription?.sessions.delete(sessionId)) return undefined
     const mine = this.#bySession.get(sessionId)
-    if (mine?.uris.delete(uri)) {
-      mine.chars -= uri.length
-      if (mine.uris.size === 0) this.#bySession.delete(sessionId)
-    }
+    if (mine?.uris.delete(uri) && !mine.pending.has(uri)) this.#release(sessionId, mine, uri)
     if (subscription.sessions.size > 0) return null
     this.#byUri.delete(uri)
     if (!this.#pending.has(uri)) return subscription.upstream
@@ -132,4 +138,37 @@ export class ResourceSubscriptions {
   urisAt(upstream: string): string[] {
     return [...this.#byUri].filter(([, s]) => s.upstream === upstream).map(([uri]) => uri)
   }
+
+  /** What `sessionId` holds, made empty when it holds nothing yet. */
+  #mine(sessionId: string): SessionSubscriptions {
+    let mine = this.#bySession.get(sessionId)
+    if (!mine) {
+      mine = { uris: new Set(), pending: new Map(), count: 0, chars: 0 }
+      this.#bySession.set(sessionId, mine)
+    }
+    return mine
+  }
+
+  /** One of `sessionId`'s subscribes to `uri` was answered or failed (after `add`). */
+  #arrived(uri: string, sessionId: string): void {
+    const mine = this.#bySession.get(sessionId)
+    const left = (mine?.pending.get(uri) ?? 0) - 1
+    if (mine === undefined || left < 0) return
+    if (left > 0) return void mine.pending.set(uri, left)
+    mine.pending.delete(uri)
+    if (!mine.uris.has(uri)) this.#release(sessionId, mine, uri)
+  }
+
+  /** `sessionId` holds `uri` no more; a session holding nothing is forgotten. */
+  #release(sessionId: string, mine: SessionSubscriptions, uri: string): void {
+    mine.count -= 1
+    mine.chars -= uri.length
+    if (mine.count === 0) this.#bySession.delete(sessionId)
+  }
+}
+
+/** `mine` holds `uri` now. */
+function hold(mine: SessionSubscriptions, uri: string): void {
+  mine.count += 1
+  mine.chars += uri.length
 }
