@@ -74,3 +74,12 @@ export interface StdioSupervisorEvents {
 
 /** Default of `StdioSupervisorOptions.maxQueuedBytes`. */
 export const DEFAULT_MAX_QUEUED_BYTES = 16 * 1024 * 1024
+
+/** Default of `StdioSupervisorOptions.maxLineBytes`. */
+export const DEFAULT_MAX_LINE_BYTES = 10 * 1024 * 1024
+
+/** How long the exit of a first child with status 127 waits for its stderr to be read (ms). */
+export const STDERR_AFTER_EXIT_MS = 250
+
+/** How long a child that closed its stdout may run on before it is stopped (ms). */
+export const EXIT_AFTER_STDOUT_END_MS = 1_000

@@ -21,17 +21,15 @@ import { commandLine, crashHint } from './crash-hint.js'
 import { DEFAULT_RESTART_TIMING, RestartPolicy, type RestartTiming } from './restart-policy.js'
 import { StdioBackloggedError, StdioUnavailableError } from './stdio-send-errors.js'
 import {
+  DEFAULT_MAX_LINE_BYTES,
   DEFAULT_MAX_QUEUED_BYTES,
+  EXIT_AFTER_STDOUT_END_MS,
+  STDERR_AFTER_EXIT_MS,
   type StdioSupervisorEvents,
   type StdioSupervisorOptions,
 } from './stdio-supervisor-options.js'
+import { LeftoverGroups } from './leftover-groups.js'
 import { stopChild } from './stop-child.js'
-
-/** How long the exit of a first child with status 127 waits for its stderr to be read (ms). */
-const STDERR_AFTER_EXIT_MS = 250
-
-/** How long a child that closed its stdout may run on before it is stopped (ms). */
-const EXIT_AFTER_STDOUT_END_MS = 1_000
 
 export { StdioBackloggedError, StdioUnavailableError } from './stdio-send-errors.js'
 export { DEFAULT_MAX_QUEUED_BYTES } from './stdio-supervisor-options.js'
@@ -41,8 +39,6 @@ export type {
   StdioSupervisorEvents,
   StdioSupervisorOptions,
 } from './stdio-supervisor-options.js'
-
-const DEFAULT_MAX_LINE_BYTES = 10 * 1024 * 1024
 
 interface RunningChild {
   readonly child: ChildProcess
@@ -67,6 +63,7 @@ export class StdioSupervisor extends EventEmitter<StdioSupervisorEvents> {
   #lastError: Error | undefined
   #hinted = false
   #closing: Promise<void> | undefined
+  readonly #leftovers = new LeftoverGroups()
   readonly #started: Promise<void>
   #markStarted: () => void = () => {}
   #failStart: (err: CommandNotFoundError) => void = () => {}
@@ -188,6 +185,7 @@ export class StdioSupervisor extends EventEmitter<StdioSupervisorEvents> {
       running.child.stdout?.destroy()
       running.child.stderr?.destroy()
     }
+    await this.#leftovers.stopped()
     this.#state = 'closed'
   }
 
@@ -228,6 +226,8 @@ export class StdioSupervisor extends EventEmitter<StdioSupervisorEvents> {
       if (ended) return
       ended = true
       markExited()
+      // What a child that exited on its own started is stopped (a shutdown stops its group).
+      if (!this.#closing) this.#leftovers.stop(child, this.#opts.closeGraceMs ?? 2_000)
       const runtimeMs = error && child.pid === undefined ? 0 : at - startedAt
       this.#onEnded(generation, runtimeMs, code, signal, error)
     }

@@ -23,12 +23,16 @@ export async function stopChild(
   graceMs: number,
 ): Promise<StopOutcome> {
   const outcome = await stopLeader(child, exited, graceMs)
-  if (groupAlive(child)) {
-    signal(child, 'SIGTERM')
-    await until(() => !groupAlive(child), graceMs)
-    if (groupAlive(child)) signal(child, 'SIGKILL')
-  }
+  await stopGroup(child, graceMs)
   return outcome
+}
+
+/** Stop what is left of the process group of `child`, which has exited: SIGTERM, then SIGKILL. */
+export async function stopGroup(child: ChildProcess, graceMs: number): Promise<void> {
+  if (!groupAlive(child)) return
+  signal(child, 'SIGTERM')
+  await until(() => !groupAlive(child), graceMs)
+  if (groupAlive(child)) signal(child, 'SIGKILL')
 }
 
 async function stopLeader(

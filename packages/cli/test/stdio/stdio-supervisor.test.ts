@@ -477,6 +477,56 @@ describe('StdioSupervisor close', { timeout: 30_000 }, () => {
     },
   )
 
+  it(
+    'stops what a server that crashed started, before its restart',
+    {
+      skip: process.platform === 'win32' ? 'no process groups' : false,
+    },
+    async () => {
+      // Found by a hostile review: a crashed server's group was left running at each restart (a
+      // wrapper's server, a tool's command), and no shutdown ever stopped it.
+      const logger = captureLogger()
+      // The wrapper starts a server, then crashes; the server runs on.
+      const wrapper = [
+        "const { spawn } = require('node:child_process')",
+        "const server = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'inherit' })",
+        "server.on('spawn', () => { console.error('server pid ' + server.pid); process.exit(1) })",
+      ].join(';')
+      const supervisor = supervise({
+        command: node,
+        args: ['-e', wrapper],
+        closeGraceMs: 300,
+        timing: fast,
+        now: stopped,
+        label: 'crashing',
+        logger,
+      })
+      supervisor.start()
+      const line = await logger.waitFor(/\[crashing\] server pid \d+/)
+      const pid = Number(/server pid (\d+)/.exec(line)![1])
+      const alive = (): boolean => {
+        try {
+          process.kill(pid, 0)
+        } catch {
+          return false
+        }
+        try {
+          const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+          return stat.charAt(stat.lastIndexOf(')') + 2) !== 'Z'
+        } catch {
+          return true
+        }
+      }
+      try {
+        await once(supervisor, 'restart')
+        await supervisor.close()
+        assert.equal(alive(), false, 'the server the first wrapper started is stopped')
+      } finally {
+        if (alive()) process.kill(pid, 'SIGKILL')
+      }
+    },
+  )
+
   it('stops and restarts a child that closed its stdout but kept running', async () => {
     const logger = captureLogger()
     // It can answer nothing more: before, every request to it waited for ever.
