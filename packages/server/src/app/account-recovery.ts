@@ -176,9 +176,12 @@ export class AccountRecovery {
     return { ok: true }
   }
 
-  /** Whether `token` is a live reset link (the form is worth showing); it stays unused. */
-  async resetTokenValid(token: string): Promise<boolean> {
-    return (await this.#store.accountTokens.find(token, 'reset')) !== undefined
+  /**
+   * The address reset link `token` was mailed to while it is live (the form is worth showing,
+   * and names the account it resets), or undefined; it stays unused.
+   */
+  async resetHolder(token: string): Promise<string | undefined> {
+    return (await this.#store.accountTokens.find(token, 'reset'))?.email
   }
 
   /**

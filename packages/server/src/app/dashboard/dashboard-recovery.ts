@@ -65,10 +65,9 @@ export class DashboardRecovery {
       const cookies = [this.#kit.cookie(FORM_COOKIE, token)]
       if (path === '/forgot') return this.#kit.html(res, 200, forgotPage(token), cookies)
       const link = query.get('token') ?? ''
-      if (!(await this.#recovery.resetTokenValid(link))) {
-        return this.#kit.html(res, 400, deadLinkPage('reset'))
-      }
-      return this.#kit.html(res, 200, resetPage(token, link), cookies)
+      const email = await this.#recovery.resetHolder(link)
+      if (email === undefined) return this.#kit.html(res, 400, deadLinkPage('reset'))
+      return this.#kit.html(res, 200, resetPage(token, link, email), cookies)
     }
     if (method !== 'POST')
       throw new HttpError(405, 'method_not_allowed', `${path} accepts GET and POST`)
@@ -133,12 +132,15 @@ export class DashboardRecovery {
 
   async #reset(req: IncomingMessage, res: ServerResponse, form: URLSearchParams): Promise<void> {
     const link = form.get('token') ?? ''
-    const again = (status: number, message: string) => {
+    /** The form again with `message`, naming the account; a dead link's page once it died. */
+    const again = async (status: number, message: string) => {
+      const email = await this.#recovery.resetHolder(link)
+      if (email === undefined) return this.#kit.html(res, 400, deadLinkPage('reset'))
       const token = newFormToken()
       this.#kit.html(
         res,
         status,
-        resetPage(token, link, [{ kind: 'error', text: asSentence(message) }]),
+        resetPage(token, link, email, [{ kind: 'error', text: asSentence(message) }]),
         [this.#kit.cookie(FORM_COOKIE, token)],
       )
     }
@@ -151,9 +153,6 @@ export class DashboardRecovery {
       })
     } catch (err) {
       const e = toHttpError(err)
-      if (!(await this.#recovery.resetTokenValid(link))) {
-        return this.#kit.html(res, 400, deadLinkPage('reset'))
-      }
       return again(e.status, e.message)
     }
     const session = await this.#kit.svc.sessions.create(done.accountId)

@@ -40,14 +40,19 @@ password. The link works once, for an hour. Nothing arrived? Check the spam fold
 export function resetPage(
   formToken: string,
   token: string,
+  email: string,
   notices: readonly Notice[] = [],
 ): SafeHtml {
   return page(
     { title: 'Choose a new password', notices },
     html`<h1>Choose a new password</h1>
+<p id="reset-account">For the Burrow account of <strong>${email}</strong>. Not your address?
+Then someone else sent you this link: leave this page, since setting a password here signs you
+in to their account.</p>
 <form method="post" action="/reset" class="card">
   <input type="hidden" name="_csrf" value="${formToken}" />
   <input type="hidden" name="token" value="${token}" />
+  <input type="email" name="username" autocomplete="username" value="${email}" readonly hidden />
   <label for="password">New password</label>
   <input id="password" name="password" type="password" autocomplete="new-password" minlength="8" required />
   <p class="muted">At least 8 characters; a few unrelated words make a good one. Every browser
