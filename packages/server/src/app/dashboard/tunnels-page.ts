@@ -10,6 +10,7 @@ import { html, type SafeHtml } from '../../http/html.js'
 import { csrfField, page, type Notice, type Viewer } from './layout.js'
 import type { TunnelView, TunnelWithAccess } from '../tunnel-view.js'
 import { tunnelTabs } from './governance-pages.js'
+import { shellWord } from './shell-word.js'
 import type { UrlForm } from './auth-pages.js'
 
 /** What the tunnels page shows. */
@@ -161,7 +162,7 @@ ${rotated ? html`<p>The old key no longer works; a client still running with it 
   <h2>Tunnel key</h2>
   <p><code class="key" id="tunnel-key">${key}</code> <button type="button" class="secondary" data-copy="tunnel-key">Copy</button></p>
   <h2>Run it</h2>
-  <div class="command-box"><pre id="up-command">BURROW_API_KEY=${key} burrow${broker ? ` --broker ${broker}` : ''} up --upstream http://127.0.0.1:3000/mcp${t.name ? ` --name '${t.name.replace(/'/g, `'\\''`)}'` : ''}</pre>
+  <div class="command-box"><pre id="up-command">BURROW_API_KEY=${key} burrow${broker ? ` --broker ${broker}` : ''} up --upstream http://127.0.0.1:3000/mcp${t.name ? ` --name ${shellWord(t.name)}` : ''}</pre>
   <button type="button" class="secondary" data-copy="up-command">Copy</button></div>
   <p class="muted">Or <code>--stdio "npx -y your-mcp-server"</code> for a stdio server.</p>
   <p class="muted">No <code>burrow</code> command yet? In a checkout of Burrow, run <code>npx burrow</code> from its folder; elsewhere install the client first (README, "Installing the client": it is not on the npm registry, whose <code>burrow</code> is another package).</p>
