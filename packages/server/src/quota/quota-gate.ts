@@ -5,7 +5,7 @@
  * be below its limit (the request's body then counts in full). Response bytes are counted as they
  * stream, in batches per tunnel (`response-batches.ts`); a response passing the limit goes on until the month is `RESPONSE_OVERAGE_BYTES` past it,
  * when every response of the tunnel still streaming is cut. Crossing 80% of a limit raises a
- * `QuotaWarning`.
+ * `QuotaWarning`, and so does the first count of the month past it (`warning-memo.ts`).
  */
 import type { Logger } from '@burrow/protocol'
 import { PLANS, type PlanId } from '../plans.js'
@@ -15,6 +15,7 @@ import type { QuotaWarningListener } from './quota-warning.js'
 import type { ConsumeResult, UsageCounters, UsageDemand, UsageMetric } from './usage-counters.js'
 import { ResponseBatches } from './response-batches.js'
 import { WarningOffers } from './warning-offers.js'
+import { WarningMemo } from './warning-memo.js'
 
 export { RESPONSE_BATCH_BYTES, RESPONSE_WAIT_MS } from './response-batches.js'
 
@@ -29,7 +30,7 @@ export interface MeteredTunnel {
 export interface QuotaGateOptions {
   readonly counters: UsageCounters
   readonly log: Logger
-  /** Told when a counter crosses 80% of its limit. Default: nothing. */
+  /** Told when a counter crosses 80% of its limit, or is first counted past it. Default: nothing. */
   readonly onQuotaWarning?: QuotaWarningListener
   /** The time requests are counted at (tests pass their own). */
   readonly clock?: () => Date
@@ -52,6 +53,7 @@ export class QuotaGate {
   readonly #log: Logger
   /** Hands warnings to the listener, again while it fails. */
   readonly #warnings: WarningOffers
+  readonly #warned = new WarningMemo()
   readonly #clock: () => Date
   /** Response bytes being counted in the background. */
   readonly #pending = new Set<Promise<void>>()
@@ -331,7 +333,7 @@ export class QuotaGate {
   }
 
   #warnIfCrossed(tunnel: MeteredTunnel, metric: UsageMetric, result: ConsumeResult): void {
-    if (!result.crossed80) return
+    if (!this.#warned.due(tunnel.id, metric, result)) return
     const warning = {
       accountId: tunnel.accountId,
       tunnelId: tunnel.id,

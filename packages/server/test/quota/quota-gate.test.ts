@@ -116,6 +116,32 @@ for (const implementation of counterImplementations()) {
       ])
     })
 
+    it('warns at the first count of a month already past 80%, once (found by a review)', async () => {
+      // A downgrade, an operator's `usage set`, a tunnel carrying on another's month: no
+      // increment crossed 80%, so no warning ever came, and the owner learnt of it from the 429.
+      await counters.set(FREE.id, 'tool_calls', 90_000)
+      assert.equal(await admitted(gate, FREE, 1, 10), null)
+      assert.equal(await admitted(gate, FREE, 1, 10), null)
+      assert.deepEqual(
+        warnings.map((w) => [w.metric, w.used, w.limit]),
+        [['tool_calls', 90_001, FREE_CALLS]],
+      )
+      // Refused calls warn of nothing; a new month's first count past 80% warns again.
+      await counters.set(FREE.id, 'tool_calls', FREE_CALLS)
+      assert.equal((await admitted(gate, FREE, 1, 10))?.metric, 'tool_calls')
+      assert.equal(warnings.length, 1)
+      now = new Date('2099-02-01T00:00:00.000Z')
+      await counters.set(FREE.id, 'tool_calls', 85_000)
+      assert.equal(await admitted(gate, FREE, 1, 10), null)
+      assert.deepEqual(
+        warnings.map((w) => [w.period, w.used]),
+        [
+          ['2099-01', 90_001],
+          ['2099-02', 85_001],
+        ],
+      )
+    })
+
     it('counts response bytes in batches, past the limit, and warns from them too', async () => {
       await counters.set(FREE.id, 'bandwidth_bytes', FREE_BYTES * 0.8 - 10)
       const meter = gate.responseMeter(FREE)
