@@ -46,6 +46,11 @@ export interface TransportQueueOptions {
    * queue too: a peer's one-byte pieces, a frame each, made the entries as many as the bytes.
    */
   readonly gatherAbove?: number
+  /**
+   * Bodiless frames that may wait at once before the peer is taken to read nothing (default
+   * `MAX_QUEUED_CONTROL_FRAMES`).
+   */
+  readonly maxQueuedControl?: number
   /** Bytes in flight fell to a quarter of the high-water mark (or the gather mark): DATA may go on. */
   readonly onRoom: () => void
   /** The peer left too many bodiless frames unread: the connection must end. */
@@ -58,6 +63,7 @@ export class TransportQueue {
   private inflight = 0
   private queuedControl = 0
   private readonly gatherAbove: number
+  private readonly maxControl: number
   /** While gathering: each stream's DATA frames in flight, by stream id. */
   private readonly streamFrames = new Map<number, number>()
   private readonly onSent = (size: number) => () => this.sent(size)
@@ -70,6 +76,7 @@ export class TransportQueue {
     // Absent, nothing gathers: the high-water mark's quarter is a mark only for muxes that ask.
     this.gatherAbove =
       opts.gatherAbove === undefined ? Infinity : Math.min(opts.gatherAbove, opts.highWater / 4)
+    this.maxControl = opts.maxQueuedControl ?? MAX_QUEUED_CONTROL_FRAMES
   }
 
   /** Bytes handed to the transport and not yet written out. */
@@ -109,11 +116,11 @@ export class TransportQueue {
       this.opts.transport.send(bytes, this.onSent(bytes.length))
       return
     }
-    if (this.queuedControl >= MAX_QUEUED_CONTROL_FRAMES) {
+    if (this.queuedControl >= this.maxControl) {
       this.opts.onFlood(
         new ProtocolError(
           'flood',
-          `the peer left ${MAX_QUEUED_CONTROL_FRAMES} control frames unread (PONG, WINDOW, RST)`,
+          `the peer left ${this.maxControl} control frames unread (PONG, WINDOW, RST)`,
         ),
       )
       return

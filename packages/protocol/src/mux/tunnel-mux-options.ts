@@ -34,6 +34,13 @@ export interface TunnelMuxOptions {
    * every piece goes at once. For a transport that keeps to `done`'s contract.
    */
   readonly gatherAboveBytes?: number
+  /**
+   * Bodiless frames (an OPEN without body, WINDOW, RST, an empty FIN, PONG) that may wait in the
+   * transport at once; past it the peer is taken to read nothing and the connection fails
+   * (default `MAX_QUEUED_CONTROL_FRAMES`). A transport shared by several muxes, whose peer is
+   * watched otherwise, may lift it.
+   */
+  readonly maxQueuedControlFrames?: number
   /** Milliseconds from some fixed point, for window growth; `performance.now` by default. */
   readonly clock?: () => number
   /**

@@ -59,6 +59,9 @@ export class TunnelMux implements StreamHost {
       highWater: opts.highWaterBytes ?? 1024 * 1024,
       gatherAbove: opts.gatherAboveBytes,
       reuseBuffers: opts.reuseBuffers ?? false,
+      ...(opts.maxQueuedControlFrames !== undefined
+        ? { maxQueuedControl: opts.maxQueuedControlFrames }
+        : {}),
       onRoom: () => {
         if (this.ready.size > 0) this.pump()
       },

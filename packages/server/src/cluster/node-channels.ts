@@ -151,6 +151,13 @@ export class LinkChannels {
     const mux = new TunnelMux({
       role: this.#opts.side === 'opener' ? 'broker' : 'client',
       gatherAboveBytes: NODE_LINK_GATHER_BYTES,
+      // The bound on bodiless frames waiting to be written cuts off a tunnel client that reads
+      // nothing. Here they are one tenant's (an OPEN without body, a reset, an end per request):
+      // a tunnel's client gone with 10,000 forwarded requests in flight reset them all in one
+      // turn, and the channel's failure closed the link, resetting every tenant's requests
+      // between the two nodes (found by a hostile review). A peer node that reads nothing is
+      // dropped by the link's heartbeat.
+      maxQueuedControlFrames: Infinity,
       transport: {
         send: (bytes, done) => {
           if (this.#ws.readyState === WebSocket.OPEN) this.#send(FRAME, id, bytes, done)

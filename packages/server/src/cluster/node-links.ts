@@ -205,6 +205,8 @@ export class NodeLinks {
       const mux = new TunnelMux({
         role: 'client',
         gatherAboveBytes: NODE_LINK_GATHER_BYTES,
+        // As on a channel (node-channels.ts): these frames are tenants' requests'.
+        maxQueuedControlFrames: Infinity,
         transport: {
           send: (bytes, done) => {
             if (ws.readyState === WebSocket.OPEN) ws.send(bytes, { binary: true }, done)
