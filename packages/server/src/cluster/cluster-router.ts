@@ -32,6 +32,9 @@ export const FORWARDED_TUNNEL_HEADER = 'x-burrow-node-tunnel'
  */
 export const FORWARDING_ROOM: HeadReserve = { pairs: 1, bytes: 128 }
 
+/** Directory entries refreshed at once (a loop refreshes every held tunnel's). */
+const REFRESH_BATCH = 200
+
 /** Options of `new ClusterRouter`. */
 export interface ClusterRouterOptions {
   readonly nodeId: string
@@ -360,17 +363,25 @@ export class ClusterRouter {
       if (registry.isOnline(tunnelId)) this.held(tunnelId)
       else this.#unclaimed.delete(tunnelId)
     }
-    for (const [tunnelId, epoch] of [...this.#held]) {
+    const refresh = async (tunnelId: string, epoch: number) => {
       // Released meanwhile (its client left): refreshing would write the entry back.
-      if (this.#held.get(tunnelId) !== epoch) continue
+      if (this.#held.get(tunnelId) !== epoch) return
       const state = await directory.refresh(tunnelId, epoch, nodeId, nodeUrl).catch(() => null)
-      if (this.#held.get(tunnelId) !== epoch) continue
+      if (this.#held.get(tunnelId) !== epoch) return
       // A claim on its way here is newer than the epoch refreshed: it decides.
       if (state === 'lost' && !this.#claiming.has(tunnelId)) this.#lost(tunnelId)
       else if (state === 'restored') {
         log.info(`cluster: the directory had lost tunnel ${tunnelId}; written again`)
         this.#announce(tunnelId, epoch)
       }
+    }
+    // Many at once: one after the other, each cost a round trip to Redis and a turn of this
+    // node's event loop, and a node holding thousands of tunnels took longer than an entry lives
+    // to refresh them all; entries expired before their turn, and other nodes answered that
+    // tunnels online here were offline (found by a hostile review).
+    const held = [...this.#held]
+    for (let i = 0; i < held.length; i += REFRESH_BATCH) {
+      await Promise.all(held.slice(i, i + REFRESH_BATCH).map(([t, epoch]) => refresh(t, epoch)))
     }
   }
 

@@ -39,6 +39,9 @@ class FlakyDirectory extends TunnelDirectory {
     return epoch
   }
 
+  /** How long every refresh takes (a Redis far away, or a node whose turns are slow). */
+  refreshTakesMs = 0
+
   /** Refreshes wait for this while it is set; `refreshing` counts those waiting. */
   refreshesWait: Promise<void> | null = null
   refreshing = 0
@@ -55,6 +58,7 @@ class FlakyDirectory extends TunnelDirectory {
       this.refreshing -= 1
     }
     if (tunnelId === this.slowRefresh) await sleep(400)
+    if (this.refreshTakesMs > 0) await sleep(this.refreshTakesMs)
     return super.refresh(tunnelId, epoch, node, nodeUrl)
   }
 }
@@ -274,7 +278,33 @@ describe('ClusterRouter claims', { skip: url ? false : 'needs TEST_REDIS_URL' },
     const waiting = dir.refreshing
     dir.refreshesWait = null
     letGo()
-    assert.equal(waiting, 1, 'a loop began while the one before waited')
+    assert.equal(
+      waiting,
+      2,
+      "a loop began while the one before waited (each waits in both tunnels' refreshes)",
+    )
+  })
+
+  it('lets no entry of the tunnels it holds expire while it refreshes them', async () => {
+    // 80 refreshes of 50 ms each: one after the other, a loop took 4 s, past the entries' 3 s
+    // (as 8,000 tunnels do at half a millisecond each, a Redis round trip and a turn of a busy
+    // node's event loop), and other nodes found no holder for tunnels online here.
+    const dir = directory()
+    dir.refreshTakesMs = 50
+    const ids = Array.from({ length: 80 }, (_, i) => `t${i}`)
+    const a = router('node-a', dir, new LocalClusterEvents(), new Set(ids), [])
+    for (const id of ids) a.held(id)
+    for (let i = 0; a.heldCount < ids.length; i++) {
+      assert.ok(i < 100, 'A never held every tunnel')
+      await sleep(10)
+    }
+    // Past the entries' lifetime, over several turns of the loop (every second).
+    for (let turn = 0; turn < 45; turn++) {
+      const entries = await Promise.all(ids.map((id) => dir.lookup(id)))
+      const lost = ids.filter((_, i) => entries[i] === null)
+      assert.deepEqual(lost, [], 'entries expired while their holder ran')
+      await sleep(100)
+    }
   })
 
   it('a claim Redis refused is made again while its client is connected', async () => {
