@@ -14,6 +14,7 @@ import {
 import type { ServerConfig } from '../config.js'
 import type { CallHistorySink } from '../quota/call-history.js'
 import { REDIS_KEY_PREFIX } from '../quota/usage-admin-settings.js'
+import { storedZeroKnowledge } from '../store/policy-store.js'
 import type { Store } from '../store/store.js'
 import {
   MemoryCallRateLimits,
@@ -94,7 +95,8 @@ export async function openGovernance(
     ? new RedisCallRateLimits(redis, REDIS_KEY_PREFIX)
     : new MemoryCallRateLimits()
   const metrics = new CallMetrics(store.db, { log })
-  const tail = new LiveTail()
+  // Bodies go to a page only while the stored policy, not this node's cached one, keeps content.
+  const tail = new LiveTail(async (tunnelId) => !(await storedZeroKnowledge(store.db, tunnelId)))
   // Records that waited to be written while their tunnel turned zero-knowledge lose their content.
   history.keepContentIf?.(
     async (tunnelId) => !(await policies.latest(tunnelId)).policy.zeroKnowledge,

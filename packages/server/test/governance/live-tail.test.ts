@@ -188,4 +188,39 @@ describe('live tail', () => {
     )
     assert.ok(stops.every((s) => s !== null))
   })
+
+  it('hands out calls with bodies once the policy is read, in order, and none when unread', async () => {
+    const reads: ((shown: boolean) => void)[] = []
+    const failed: (() => void)[] = []
+    const tail = new LiveTail(
+      () =>
+        new Promise<boolean>((resolve, reject) => {
+          reads.push(resolve)
+          failed.push(() => reject(new Error('simulated: the database went away')))
+        }),
+    )
+    const w = new QueueWatcher()
+    tail.watch('tun_a', w)
+    const withBody = (n: number) => ({ ...call('tun_a', n), requestBody: `{"n":${n}}` })
+    tail.publish(withBody(1))
+    tail.publish(call('tun_a', 2)) // no body, but after one that waits
+    tail.publish(withBody(3))
+    assert.deepEqual(w.calls, [])
+    assert.equal(reads.length, 1, 'one read at a time')
+    reads[0]!(true)
+    await new Promise((resolve) => setImmediate(resolve))
+    assert.deepEqual(w.calls, ['call_1'])
+    assert.equal(reads.length, 2, 'calls recorded during a read wait for one begun after them')
+    failed[1]!()
+    await new Promise((resolve) => setImmediate(resolve))
+    assert.deepEqual(w.calls, ['call_1', 'call_2', 'call_3'])
+    const bodies = w.queue.map((e) => (e.type === 'call' ? (e.call.requestBody ?? null) : null))
+    assert.deepEqual(bodies, ['{"n":1}', null, null], 'a policy not read shows no body')
+    tail.publish(call('tun_a', 4))
+    assert.deepEqual(
+      w.calls.at(-1),
+      'call_4',
+      'nothing waiting: a call without bodies goes at once',
+    )
+  })
 })
