@@ -18,6 +18,7 @@ import { checkCsrf, checkOrigin, FORM_COOKIE, sameSecret, SESSION_COOKIE } from 
 import { toHttpError } from '../store-error-status.js'
 import type { AccountView } from '../web-services.js'
 import { asSentence } from './as-sentence.js'
+import { endReplacedSession } from './replaced-session.js'
 
 /** The answer when the node has as many password checks waiting as it takes (password-work.ts). */
 const BUSY =
@@ -91,7 +92,7 @@ export class DashboardAuth {
       return again(e.status, asAccountName(e.message))
     }
     this.#kit.opts.recovery?.sendVerification(account.id, account.email)
-    await this.#startSession(res, account.id, '/dashboard')
+    await this.#startSession(req, res, account.id, '/dashboard')
   }
 
   /** POST `/signin`. */
@@ -132,7 +133,7 @@ export class DashboardAuth {
       guard.deviceCookie(values.email, check.device, stamp),
       DEVICE_COOKIE_SECS,
     )
-    await this.#startSession(res, account.id, next ?? '/dashboard', [trusted], stamp)
+    await this.#startSession(req, res, account.id, next ?? '/dashboard', [trusted], stamp)
   }
 
   /**
@@ -169,7 +170,9 @@ export class DashboardAuth {
     return urlFormOf((subdomain, slug) => this.#kit.svc.publicUrl(subdomain, slug))
   }
 
+  /** Sign `accountId` in on this browser, ending the session it had (`replaced-session.ts`). */
   async #startSession(
+    req: IncomingMessage,
     res: ServerResponse,
     accountId: string,
     to: string,
@@ -177,6 +180,7 @@ export class DashboardAuth {
     passwordStamp?: string,
   ): Promise<void> {
     const session = await this.#kit.svc.sessions.create(accountId, passwordStamp)
+    await endReplacedSession(this.#kit, req)
     redirect(res, to, {
       cookies: [
         this.#kit.cookie(SESSION_COOKIE, session.token, SESSION_COOKIE_SECS),

@@ -27,6 +27,7 @@ import {
   verifySignInPage,
 } from './recovery-pages.js'
 import { asSentence } from './as-sentence.js'
+import { endReplacedSession } from './replaced-session.js'
 
 /** Seconds a session cookie lives, as sign-in sets it. */
 const SESSION_COOKIE_SECS = 30 * 24 * 3600
@@ -156,6 +157,7 @@ export class DashboardRecovery {
       return again(e.status, e.message)
     }
     const session = await this.#kit.svc.sessions.create(done.accountId)
+    await endReplacedSession(this.#kit, req)
     const cookies = [
       this.#kit.cookie(SESSION_COOKIE, session.token, SESSION_COOKIE_SECS),
       this.#kit.cookie(FORM_COOKIE, '', 0),
