@@ -127,7 +127,11 @@ export class BillingStore {
         if (target === null) result = { outcome: 'unknown_account', accountId: null }
         else if (!target.bindable) {
           result = { outcome: 'ignored', accountId: target.accountId }
-          await recordOrphan(trx, provider, target.accountId, candidate(event.subscription), now)
+          // Not one whose creation never came: that may be the account's own, delivered late.
+          if (target.unverified !== true) {
+            const orphan = candidate(event.subscription)
+            await recordOrphan(trx, provider, target.accountId, orphan, now)
+          }
         } else {
           result = {
             outcome: await this.#apply(

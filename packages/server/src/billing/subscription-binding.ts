@@ -24,6 +24,11 @@ interface EventTarget {
   readonly bindable: boolean
   /** True when the subscription comes from a checkout burrowd made for the account. */
   readonly fromCheckout?: boolean
+  /**
+   * True when it is not bindable only because its creation was never seen: it may yet be the
+   * account's own, its creation delivered late, so it is not an orphan to cancel.
+   */
+  readonly unverified?: boolean
 }
 
 /**
@@ -38,7 +43,8 @@ interface EventTarget {
  * before its subscription's `subscription.created` throws `BillingError`
  * `unverified_subscription` and is not recorded, so the provider sends it again, after the
  * `subscription.created` it overtook has bound the subscription or been refused; past
- * `UNVERIFIED_WAIT_MS` after it happened, it is ignored instead.
+ * `UNVERIFIED_WAIT_MS` after it happened, it is ignored instead (and not cancelled as an orphan:
+ * its creation may yet come and show it the account's own).
  * Null when no account of ours is named.
  */
 export async function findAccount(
@@ -88,7 +94,7 @@ export async function findAccount(
   // Never seen created, and long after it happened (a subscription from before burrowd recorded
   // the subscriptions of events, or a stranger's whose creation never came): not waited for.
   if (now.getTime() - event.occurredAt.getTime() > UNVERIFIED_WAIT_MS) {
-    return { accountId: account.id, bindable: false }
+    return { accountId: account.id, bindable: false, unverified: true }
   }
   throw new BillingError(
     'unverified_subscription',

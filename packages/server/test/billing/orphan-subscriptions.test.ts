@@ -18,7 +18,8 @@ import { testBackends } from '../helpers/test-databases.js'
 
 const T0 = new Date('2026-01-31T12:00:00.000Z')
 const SUCCESS = 'http://burrow.test/dashboard/billing?paid=1'
-const DAY = 24 * 60 * 60_000
+const HOUR = 60 * 60_000
+const DAY = 24 * HOUR
 
 for (const backend of testBackends()) {
   describe(`subscriptions that give their account nothing on ${backend.name}`, () => {
@@ -123,6 +124,25 @@ for (const backend of testBackends()) {
       await stack.paddle.idle()
       assert.equal(await boundId(), second.id)
       assert.deepEqual(renewing(), [second.id])
+    })
+
+    it("the account's own subscription, its creation delivered over an hour after its other news, is not cancelled", async () => {
+      // A stranger's subscription bound while the account was on Free: it is on Pro.
+      const theirs = await strangerBuys('pro')
+      later(DAY)
+      const url = await link('scale', 'monthly')
+      stack.paddle.holdWebhooks()
+      const own = await pay(url)
+      // burrowd was away for two hours; Paddle's retries then came in another order, the
+      // activation (which does not say which checkout made it) before the creation.
+      later(2 * HOUR)
+      await stack.paddle.releaseWebhooks('reverse')
+      await stack.paddle.idle()
+      assert.equal(await boundId(), own.id)
+      assert.equal(stack.paddle.subscriptions.get(own.id)?.scheduledChange, null)
+      assert.deepEqual(renewing(), [own.id])
+      assert.equal(stack.paddle.subscriptions.get(theirs.id)?.scheduledChange?.action, 'cancel')
+      assert.equal((await stack.billing.status(account.id)).state, 'paid')
     })
 
     it('a cancellation Paddle fails is made again at the next webhook', async () => {
