@@ -57,8 +57,10 @@ export async function recordOrphan(
 /**
  * Cancel recorded orphans of `provider` at the provider, oldest first, up to `PER_CALL` of them,
  * and mark settled each one cancelled, and each the provider refuses to cancel (canceled
- * already, or unknown to it): one settled is not cancelled again. Throws the provider's error when it cannot be reached, rate limits or fails
- * (5xx), keeping that orphan and the ones after it for the next call.
+ * already, or unknown to it): one settled is not cancelled again. One the provider will not
+ * change yet (409: it renews within 30 minutes) is kept for the next call. Throws the provider's
+ * error when it cannot be reached, rate limits or fails (5xx), keeping that orphan and the ones
+ * after it for the next call.
  */
 export async function cancelOrphans(deps: {
   readonly db: Kysely<Database>
@@ -91,6 +93,12 @@ export async function cancelOrphans(deps: {
         throw error
       }
       if (error.status >= 500) throw error
+      // Paddle refuses any change in the 30 minutes before a renewal, and takes it after: kept
+      // for the next call, not settled (that renewal and every one after would go on charging).
+      if (error.status === 409) {
+        log.warn(`billing: subscription ${id}, an orphan, not cancelled yet: ${error.message}`)
+        continue
+      }
       log.warn(`billing: subscription ${id}, an orphan, not cancelled: ${error.message}`)
     }
     await db

@@ -88,6 +88,11 @@ export class PaddleStandIn {
   transactionUpdateFaults = 0
   /** How many coming subscription cancellations fail, as if Paddle were down. */
   subscriptionCancelFaults = 0
+  /**
+   * How many coming subscription cancellations are refused as Paddle refuses any change in the
+   * 30 minutes before a renewal (409 `subscription_locked_processing`).
+   */
+  subscriptionCancelLocks = 0
   readonly subscriptions = new Map<string, StandInSubscription>()
   /** What each change of a subscription's items billed or credited, oldest first. */
   readonly prorations: (Proration & { readonly subscriptionId: string; readonly at: Date })[] = []

@@ -177,6 +177,11 @@ function cancelSubscription(
     standIn.subscriptionCancelFaults--
     throw new StandInError(503, 'service_unavailable', 'the stand-in was told to fail this cancel')
   }
+  if (standIn.subscriptionCancelLocks > 0) {
+    standIn.subscriptionCancelLocks--
+    const message = 'unable to update subscription 30m0s before processing'
+    throw new StandInError(409, 'subscription_locked_processing', message)
+  }
   locked(sub)
   const from = optionalText(fields(body ?? {}), 'effective_from') ?? 'next_billing_period'
   if (from === 'immediately') {

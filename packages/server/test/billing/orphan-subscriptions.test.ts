@@ -166,5 +166,22 @@ for (const backend of testBackends()) {
       assert.equal(stack.paddle.subscriptions.get(theirs.id)?.scheduledChange?.action, 'cancel')
       assert.equal(await boundId(), own.id)
     })
+
+    it('a cancellation Paddle refuses while the subscription is about to renew is made again later', async () => {
+      const own = await pay(await link('scale', 'annual'))
+      later(DAY)
+      // Paddle refuses every change in the 30 minutes before a renewal (409), then takes them.
+      stack.paddle.subscriptionCancelLocks = 1000
+      const theirs = await strangerBuys('pro')
+      await stack.paddle.idle()
+      stack.paddle.subscriptionCancelLocks = 0
+      assert.equal(await orphansKept(), 1)
+      // The next webhook, a duplicate too, cancels it.
+      later(HOUR)
+      await stack.paddle.resend(stack.paddle.webhooks.at(-1)!.event.event_id)
+      assert.equal(await orphansKept(), 0)
+      assert.equal(stack.paddle.subscriptions.get(theirs.id)?.scheduledChange?.action, 'cancel')
+      assert.deepEqual(renewing(), [own.id])
+    })
   })
 }
