@@ -84,10 +84,12 @@ export async function wireServices({ config, log, listen }: WireOptions): Promis
   let connections = (): number => 0
   let bodyBytes = (): number => 0
   let answerBytes = (): number => 0
+  let queuedBytes = (): number => 0
   const metrics = new ServiceMetrics({
     connections: () => connections(),
     bodyBytes: () => bodyBytes(),
     answerBytes: () => answerBytes(),
+    queuedBytes: () => queuedBytes(),
   })
   // Outbound webhooks: `webhooks.endpoints` serves the dashboard and API, and the quota code
   // raises `quota.warning` through `webhooks.emitQuotaWarning` when a counter crosses 80%.
@@ -145,6 +147,7 @@ export async function wireServices({ config, log, listen }: WireOptions): Promis
     access: (t) => welcomeAccess.noteFor(t),
   })
   connections = () => registry.connectionCount
+  queuedBytes = () => registry.queuedBytes
   const lookup = new TunnelLookup(config.zone, (sub, slug) => store.findTunnelByHost(sub, slug))
   const governance = await openGovernance(config, store, quota.edge.history, log, nodeId, {
     dashboardUrl: `${serviceUrlFor(config, port)}/dashboard/tunnels/`,

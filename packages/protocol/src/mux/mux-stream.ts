@@ -234,11 +234,24 @@ export class MuxStream {
     }
   }
 
-  /** The peer ended its direction. @internal */
+  /**
+   * The peer ended its direction. On a stream this side opened, that is the end of the answer:
+   * what is left of the request is of no use to anyone, so what waits of its body is dropped and
+   * the peer is told nothing more will come (RST `cancel`), as an HTTP/2 client stops sending a
+   * request its server answered early (RFC 9113 §8.1). Before, a peer that answered without
+   * reading the body (never granting credit for it) left the rest of it queued here for as long
+   * as the connection lasted. @internal
+   */
   remoteEnded(): void {
     this.remoteDone = true
     if (this.reader) this.onEnd?.()
     else this.endBuffered = true
+    if (this.responded && !this.localDone) {
+      this.queue.clear()
+      this.host.sendReset(this, RESET_CODE.cancel, 'the answer is complete')
+      this.finishLocal()
+      return
+    }
     if (this.closed) this.host.finished(this)
   }
 

@@ -74,6 +74,11 @@ export class TunnelMux implements StreamHost {
     return this.streams.size
   }
 
+  /** Body bytes this side's streams queued and have not sent yet (they wait for credit). */
+  get queuedBytes(): number {
+    return this.streams.values().reduce((n, stream) => n + stream.queuedBytes, 0)
+  }
+
   /** Bytes handed to the transport and not yet written out. */
   get bufferedBytes(): number {
     return this.queue.bufferedBytes

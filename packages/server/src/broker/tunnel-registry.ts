@@ -275,11 +275,12 @@ export class TunnelRegistry implements LinkEvents {
     return [...new Set([...this.links].map((link) => link.tunnel.id))]
   }
 
-  /** Streams in flight across all links. */
+  /** Streams in flight across all links, and the body bytes in them waiting for the clients. */
   get streamCount(): number {
-    let n = 0
-    for (const link of this.links) n += link.mux.streamCount
-    return n
+    return [...this.links].reduce((n, link) => n + link.mux.streamCount, 0)
+  }
+  get queuedBytes(): number {
+    return [...this.links].reduce((n, link) => n + link.mux.queuedBytes, 0)
   }
 
   // LinkEvents

@@ -107,10 +107,16 @@ export function relayResponse(stream: MuxStream, res: ServerResponse, ctx: Relay
     stopReading = deliver(sending, res, ctx)
   }
   // Once, however often the request is sent: a listener a sending made a leak warning per request.
+  // However the exchange ended, its stream ends with it: one the edge answered itself (access
+  // taken away, the quota cut it) while the tunnel client had not answered stayed open before,
+  // with what waited of the body queued, until the tunnel connection closed.
   res.on('close', () => {
     stopReading() // nothing waiting at the gate is held for an agent gone
-    if (!res.writableFinished && !current.closed)
-      current.reset(RESET_CODE.cancel, 'the agent disconnected')
+    if (current.closed) return
+    current.reset(
+      RESET_CODE.cancel,
+      res.writableFinished ? 'the edge answered the request' : 'the agent disconnected',
+    )
   })
   relay(stream)
 }

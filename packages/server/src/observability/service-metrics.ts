@@ -1,6 +1,6 @@
 /**
  * burrowd's own metrics for operators, in Prometheus text at `GET /metrics` on the service host:
- * tunnels connected, request body bytes held, edge requests by status and policy code, edge latency, broker frames and
+ * tunnels connected, request body bytes held and waiting in tunnel streams, edge requests by status and policy code, edge latency, broker frames and
  * bytes, tunnel-key checks, quota and rate-limit refusals, webhook deliveries. No label names a tunnel or an
  * account: the series stay few however many tunnels there are (per-tunnel figures are the
  * dashboard's and the API's).
@@ -45,6 +45,7 @@ export class ServiceMetrics {
   readonly tunnelsConnected: Gauge
   readonly bodyBytesHeld: Gauge
   readonly answerBytesHeld: Gauge
+  readonly tunnelQueuedBytes: Gauge
   readonly edgeRequests: Counter<'status' | 'policy_code'>
   readonly edgeLatency: Histogram
   readonly brokerFrames: Counter<'direction'>
@@ -65,6 +66,8 @@ export class ServiceMetrics {
       readonly bodyBytes?: () => number
       /** Bytes of answer copies the edge holds now. */
       readonly answerBytes?: () => number
+      /** Bytes waiting in streams to tunnel clients for their credit. */
+      readonly queuedBytes?: () => number
     } = {},
   ) {
     const registers = [this.registry]
@@ -91,6 +94,12 @@ export class ServiceMetrics {
       'Bytes of answers the edge holds copies of now, to tap or rewrite their messages as they pass (bounded per tunnel and per node)',
       registers,
       opts.answerBytes,
+    )
+    this.tunnelQueuedBytes = readGauge(
+      'burrowd_tunnel_queued_bytes',
+      'Bytes of request bodies waiting in streams to tunnel clients for the clients to take them (bounded by the request bodies held)',
+      registers,
+      opts.queuedBytes,
     )
     this.edgeRequests = new Counter({
       name: 'burrowd_edge_requests_total',

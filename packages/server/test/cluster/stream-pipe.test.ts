@@ -29,7 +29,7 @@ function pair(onOpen: (s: MuxStream, body: Uint8Array | undefined) => void) {
       while (toBroker.length) broker.receive(toBroker.shift()!)
     }
   }
-  return { broker, flush }
+  return { broker, client, flush }
 }
 
 const head: RequestHead = { method: 'POST', path: '/mcp', headers: [] }
@@ -100,6 +100,37 @@ describe('pipeStreams', () => {
     await node2.flush()
     assert.equal(agentReset, 'local server failed')
     assert.equal(done2, 1)
+  })
+
+  it('leaves nothing open on either node when the client answers without reading the body', async () => {
+    // The tunnel client answers at once and never grants credit for the body: what waits of it
+    // is dropped on both nodes, and every stream ends (before, the relay node's stream to the
+    // client and the forwarding node's stream to it stayed open with the body queued until
+    // their connections closed).
+    let clientReset = 0
+    const c = pair((s) => {
+      s.onReset = (code) => (clientReset = code)
+      s.respond({ status: 200, headers: [] }, Buffer.from('{}'), true)
+    })
+    let done = 0
+    const node = pair((inbound) => pipeStreams(inbound, c.broker.open(head), () => done++))
+    const stream = node.broker.open(head)
+    stream.write(Buffer.alloc(4 * 1024 * 1024, 0x20))
+    stream.end()
+    let answer = ''
+    stream.onResponse = (_h, body) => (answer = Buffer.from(body ?? []).toString())
+    stream.read(() => {})
+    for (let i = 0; i < 5; i++) {
+      await node.flush()
+      await c.flush()
+    }
+    assert.equal(answer, '{}')
+    assert.equal(done, 1)
+    assert.equal(clientReset, RESET_CODE.cancel, 'the client learns nothing more will come')
+    for (const mux of [node.broker, node.client, c.broker, c.client]) {
+      assert.equal(mux.streamCount, 0)
+      assert.equal(mux.queuedBytes, 0)
+    }
   })
 
   it("tells the forwarding node a refusal as a refusal, and its tunnel's loss as that loss", async () => {

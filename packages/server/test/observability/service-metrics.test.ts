@@ -12,6 +12,7 @@ describe('ServiceMetrics', () => {
       connections: () => 3,
       bodyBytes: () => 4096,
       answerBytes: () => 8192,
+      queuedBytes: () => 1024,
     })
     m.edgeRequests.inc({ status: '200', policy_code: 'none' })
     m.edgeRequests.inc({ status: '429', policy_code: 'rate_limited' })
@@ -25,6 +26,7 @@ describe('ServiceMetrics', () => {
     assert.equal(families.get('burrowd_tunnels_connected')?.metrics[0]?.value, '3')
     assert.equal(families.get('burrowd_edge_request_body_bytes')?.metrics[0]?.value, '4096')
     assert.equal(families.get('burrowd_edge_answer_copy_bytes')?.metrics[0]?.value, '8192')
+    assert.equal(families.get('burrowd_tunnel_queued_bytes')?.metrics[0]?.value, '1024')
     const requests = families.get('burrowd_edge_requests_total')!
     assert.equal(requests.type, 'COUNTER')
     assert.equal(requests.metrics.length, 2)
