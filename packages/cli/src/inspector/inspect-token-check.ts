@@ -8,6 +8,8 @@ import { UsageError } from '../cli-errors.js'
 
 /** Fewest characters: 22 of base64url's 64 carry 132 bits when drawn at random. */
 export const INSPECT_TOKEN_MIN = 22
+/** Fewest characters of a token written in hex digits alone: 32 carry 128 bits. */
+const HEX_MIN = 32
 const MAX = 128
 /** Fewest different characters: rules out `aaaa…` and `abababab…`, which no random draw makes. */
 const MIN_DISTINCT = 8
@@ -22,6 +24,12 @@ export function checkInspectToken(token: string): void {
     throw new UsageError(
       `BURROW_INSPECT_TOKEN must be ${INSPECT_TOKEN_MIN}-${MAX} characters long (it has ` +
         `${token.length}): a shorter one can be guessed from the inspector's answers; ${how}`,
+    )
+  }
+  if (/^[0-9a-fA-F]+$/.test(token) && token.length < HEX_MIN) {
+    throw new UsageError(
+      `BURROW_INSPECT_TOKEN written in hex digits alone must be at least ${HEX_MIN} long (it ` +
+        `has ${token.length}): each carries 4 bits, not 6; ${how}`,
     )
   }
   if (new Set(token).size < MIN_DISTINCT) {
