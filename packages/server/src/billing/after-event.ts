@@ -2,7 +2,8 @@
  * What a handled webhook event asks of the provider once its transaction has committed: cancel a
  * charged-back subscription, void the checkouts a new subscription superseded, cancel the
  * subscriptions that give their account nothing. Each runs on every delivery, a duplicate too, so
- * a call that failed (the provider unreachable) is made again at the provider's next delivery.
+ * a call that failed (the provider unreachable) is made again at the provider's next delivery;
+ * the orphans' cancellations are also retried by the expiry sweep, and do not fail the webhook.
  */
 import type { Kysely } from 'kysely'
 import type { Logger } from '@burrow/protocol'
@@ -36,5 +37,8 @@ export async function afterEvent(
   await cancelCharged(store, client, provider, event, outcome)
   // Once a checkout made the account's subscription, its other checkouts are void.
   await voidSupersededCheckouts(db, client, provider, event, log)
-  await cancelOrphans(deps)
+  // Not the webhook's to fail: the event is applied, and the expiry sweep tries again each minute.
+  await cancelOrphans(deps).catch((error: Error) =>
+    log.warn(`billing: orphan subscriptions not cancelled, will retry: ${error.message}`),
+  )
 }

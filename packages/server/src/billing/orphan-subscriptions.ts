@@ -58,9 +58,9 @@ export async function recordOrphan(
  * Cancel recorded orphans of `provider` at the provider, oldest first, up to `PER_CALL` of them,
  * and mark settled each one cancelled, and each the provider refuses to cancel (canceled
  * already, or unknown to it): one settled is not cancelled again. One the provider will not
- * change yet (409: it renews within 30 minutes) is kept for the next call. Throws the provider's
- * error when it cannot be reached, rate limits or fails (5xx), keeping that orphan and the ones
- * after it for the next call.
+ * change yet (409: it renews within 30 minutes), or refuses for burrowd's key (401, 403), or
+ * fails on (5xx) is kept for a later call, behind the others. Throws the provider's error when
+ * it cannot be reached or rate limits, keeping that orphan and the ones after it.
  */
 export async function cancelOrphans(deps: {
   readonly db: Kysely<Database>
@@ -92,11 +92,17 @@ export async function cancelOrphans(deps: {
       if (!(error instanceof PaddleApiError) || error.status === 0 || error.status === 429) {
         throw error
       }
-      if (error.status >= 500) throw error
-      // Paddle refuses any change in the 30 minutes before a renewal, and takes it after: kept
-      // for the next call, not settled (that renewal and every one after would go on charging).
-      if (error.status === 409) {
+      // Paddle refuses any change in the 30 minutes before a renewal, and takes it after (409);
+      // a key refused (401, 403) is the operator's to fix; Paddle failing (5xx) may pass. Each is
+      // kept, not settled (its renewals would go on charging), and tried after the others.
+      if (error.status >= 500 || [401, 403, 409].includes(error.status)) {
         log.warn(`billing: subscription ${id}, an orphan, not cancelled yet: ${error.message}`)
+        await db
+          .updateTable('orphan_subscriptions')
+          .set({ found_at: deps.now().toISOString() })
+          .where('provider', '=', provider)
+          .where('subscription_id', '=', id)
+          .execute()
         continue
       }
       log.warn(`billing: subscription ${id}, an orphan, not cancelled: ${error.message}`)

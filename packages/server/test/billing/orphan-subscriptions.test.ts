@@ -148,13 +148,13 @@ for (const backend of testBackends()) {
     it('a cancellation Paddle fails is made again at the next webhook', async () => {
       const own = await pay(await link('scale', 'annual'))
       later(DAY)
-      // Both webhooks of the stranger's payment find the orphan; Paddle fails every cancel, at
-      // each of their deliveries.
+      // Both webhooks of the stranger's payment find the orphan; Paddle fails every cancel. The
+      // events are applied all the same: the webhooks do not fail for it.
       stack.paddle.subscriptionCancelFaults = 1000
       const theirs = await strangerBuys('pro')
       await stack.paddle.idle()
       stack.paddle.subscriptionCancelFaults = 0
-      assert.ok(stack.received.some((w) => w.status === 502))
+      assert.ok(stack.received.every((w) => w.status === 200))
       assert.equal(await orphansKept(), 1)
       assert.deepEqual(renewing().sort(), [own.id, theirs.id].sort())
       // The next webhook, about anything, cancels what was kept.
