@@ -344,7 +344,7 @@ export class QuotaGate {
       resetsAt: result.resetsAt,
     }
     this.#log.info(
-      `quota.warning: tunnel ${tunnel.id} used ${warning.used} of ${warning.limit} ${metric} in ${warning.period}`,
+      `quota.warning: tunnel ${tunnel.id} used ${warning.used} of ${warning.limit} ${metric} in ${warning.period} (sent unless sent already this month)`,
     )
     this.#warnings.offer(warning)
   }
