@@ -21,7 +21,7 @@ import {
   type ToolPinsStore,
 } from '../store/tool-pins-store.js'
 import { awaitBaseline, judgeBaselineWaits } from './baseline-waits.js'
-import { KeptDefinitions, type Keeping } from './kept-definitions.js'
+import { KeptDefinitions, keptChars, type Keeping } from './kept-definitions.js'
 import { BASELINE_PAGING_MS, pagedBaseline } from './list-paging.js'
 import { PinCache } from './pin-cache.js'
 import { PinWrites } from './pin-writes.js'
@@ -33,7 +33,8 @@ import { pinKeyOf } from './pin-key.js'
 import type { RugPullMode } from './policy.js'
 import { MAX_PAGE_TOOLS, pageTools } from './page-tools.js'
 import { hasApprovedBody, judgePin, repinned } from './pin-forms.js'
-import { PIN_FORM, pinTool, type PinnedTool } from './tool-definition.js'
+import { seenRow } from './seen-row.js'
+import { pinTool, type PinnedTool } from './tool-definition.js'
 import type { ListPage, PinState, ToolChange } from './pin-state.js'
 
 export type { ListPage, PinState, ToolChange } from './pin-state.js'
@@ -72,6 +73,8 @@ export class ToolPins {
   readonly #writes: PinWrites
   readonly #now: () => number
   readonly #kept = new KeptDefinitions()
+  /** Baselines that lost to another list's (a later page of one extends nothing). */
+  readonly #lost = new WeakSet<Round>()
 
   constructor(opts: ToolPinsOptions) {
     this.#opts = opts
@@ -142,11 +145,12 @@ export class ToolPins {
       state.baselined = true
       pagedBaseline(state, complete ? null : round, this.#now())
       const defs = fresh.map((p) => ({ name: p.name, ...stored(p) }))
-      this.#writes.write(tunnel.id, () =>
-        wasBaselined
-          ? this.#opts.store.extendBaseline(tunnel.id, defs, at)
-          : this.#opts.store.baseline(tunnel.id, defs, at),
-      )
+      this.#writes.write(tunnel.id, async () => {
+        const lost = round !== null && this.#lost.has(round)
+        if (wasBaselined && !lost) await this.#opts.store.extendBaseline(tunnel.id, defs, at)
+        else if (lost || !(await this.#opts.store.baseline(tunnel.id, defs, at)))
+          await this.#lostBaseline(tunnel, state, round, [...seen.values()], page, at)
+      })
       if (complete) this.#judgeWaits(tunnel, state, at)
       return left
     }
@@ -176,10 +180,8 @@ export class ToolPins {
 
   /**
    * A listing seen apart from its request (on the agent's GET stream, or replayed): its page is
-   * unknown, so it neither extends the baseline nor has a tool removed or renamed, but each of its
-   * tools is judged by name as a listing's are: a pinned tool that changed is `changed`, one no
-   * pin knows `new`, or, while the baseline still pages, waits for it (replayed-listing.ts leaves
-   * what is not judged out meanwhile). Before, a new tool there was neither pinned nor alerted on.
+   * unknown, so it neither extends the baseline nor has a tool removed or renamed; each tool is
+   * judged by name (replayed-listing.ts leaves what is not judged out meanwhile).
    */
   observeReplayed(
     tunnel: Tunnel,
@@ -199,22 +201,55 @@ export class ToolPins {
       seen.add(name)
       if (unpinnableName(name) !== null) continue
       const key = pinKeyOf(name)
-      const row = state.pins.get(key)
-      if (row === undefined && looked >= MAX_PAGE_TOOLS) continue
+      if (!state.pins.has(key) && looked >= MAX_PAGE_TOOLS) continue
       looked++
       const p = pinTool(tool, key)
-      if (p === null) continue
-      if (row !== undefined) {
-        // Compared as a listing's tools are (pin-forms.ts), but never restored to approved.
-        this.#compare(tunnel, state, row, p, () => this.#kept.of(state, p, keep), at, false)
-      } else if (state.pins.size < MAX_PINNED_TOOLS) {
-        if (state.baselining) {
-          awaitBaseline(state.baselineWaits, this.#kept.slim(state, p, keep), MAX_PINNED_TOOLS)
-        } else {
-          this.#see(tunnel, state, key, 'new', this.#kept.of(state, p, keep), at)
-        }
+      if (p !== null) this.#judgeByName(tunnel, state, p, keep, at)
+    }
+  }
+
+  /**
+   * `p` judged by name against the pins, its page of the list unknown: a pinned tool that changed
+   * is `changed` (compared as a listing's tools are, pin-forms.ts, but never restored to
+   * approved), one no pin knows `new`, or, while the baseline still pages, waits for it.
+   */
+  #judgeByName(tunnel: Tunnel, state: PinState, p: PinnedTool, keep: Keeping, at: Date): void {
+    const row = state.pins.get(p.name)
+    if (row !== undefined) {
+      this.#compare(tunnel, state, row, p, () => this.#kept.of(state, p, keep), at, false)
+    } else if (state.pins.size < MAX_PINNED_TOOLS) {
+      if (state.baselining) {
+        awaitBaseline(state.baselineWaits, this.#kept.slim(state, p, keep), MAX_PINNED_TOOLS)
+      } else {
+        this.#see(tunnel, state, p.name, 'new', this.#kept.of(state, p, keep), at)
       }
     }
+  }
+
+  /**
+   * Another list's baseline was stored first (on another node, or on pins this node read again
+   * while this answer was held back): what this list showed, taken as approved here only, is
+   * judged by name against the stored pins, and it extends the baseline no further (a hostile
+   * review: it was never compared, so one agent could be shown poison beside the baseline).
+   */
+  async #lostBaseline(
+    tunnel: Tunnel,
+    state: PinState,
+    round: Round | null,
+    shown: readonly PinnedTool[],
+    keep: Keeping,
+    at: Date,
+  ): Promise<void> {
+    if (round !== null) this.#lost.add(round)
+    for (const s of [state, this.#cache.held(tunnel.id)]) {
+      if (s?.baselining && s.baselineRound === round) pagedBaseline(s, null, s.baselinePagedAt)
+    }
+    const stored = await this.#opts.store.load(tunnel.id)
+    state.pins.clear()
+    for (const row of stored.pins) state.pins.set(row.name, row)
+    state.definitionChars = stored.pins.reduce((n, row) => n + keptChars(row), 0)
+    for (const p of shown) this.#judgeByName(tunnel, state, p, keep, at)
+    this.#cache.drop(tunnel.id)
   }
 
   /**
@@ -326,27 +361,7 @@ export class ToolPins {
     announce = true,
   ): void {
     const before = state.pins.get(name)
-    state.pins.set(name, {
-      ...(before ?? approvedRow(name, null, at)),
-      ...(before === undefined
-        ? { approvedHash: null, approvedBodyHash: null, approvedDefinition: null }
-        : {}),
-      ...(renamedFrom
-        ? {
-            approvedHash: renamedFrom.approvedHash,
-            approvedBodyHash: renamedFrom.approvedBodyHash,
-            approvedDefinition: renamedFrom.approvedDefinition,
-            approvedForm: renamedFrom.approvedForm,
-          }
-        : {}),
-      status,
-      currentHash: current?.hash ?? null,
-      currentBodyHash: current?.bodyHash ?? null,
-      currentDefinition: current?.definition ?? null,
-      currentForm: current?.form ?? PIN_FORM,
-      renamedFrom: renamedFrom?.name ?? null,
-      changedAt: at.toISOString(),
-    })
+    state.pins.set(name, seenRow(before, name, status, current, at, renamedFrom))
     this.#writes.write(tunnel.id, async () => {
       const recorded = await this.#opts.store.recordSeen(
         tunnel.id,
