@@ -2,9 +2,10 @@
  * A field-by-field diff of two tool definitions (canonical JSON), for the Tools tab and the API:
  * every path whose value differs, with the value before and after (`description`,
  * `inputSchema.properties.path.type`, `inputSchema.required[1]`). Bounded: at most 200 entries,
- * values cut at 2,000 characters, paths at 1,000 (a key of 250,000 characters shared by 200
- * changed fields made 50 M characters of paths, which the Tools tab then scanned for hidden
- * characters and scripts for over a minute).
+ * values shown as 2,000 characters (from a little before where they first differ, when they
+ * agree on more), paths cut at 1,000 (a key of 250,000 characters shared by 200 changed fields
+ * made 50 M characters of paths, which the Tools tab then scanned for hidden characters and
+ * scripts for over a minute). Values are compared whole.
  */
 
 /** One difference. `before`/`after` are JSON text, or null when the path is absent there. */
@@ -16,6 +17,8 @@ export interface FieldChange {
 
 const MAX_CHANGES = 200
 const MAX_VALUE_CHARS = 2000
+/** Characters shown before the first difference of values that agree on more than is shown. */
+const CONTEXT_CHARS = 200
 const MAX_PATH_CHARS = 1000
 
 /** The differences between two definitions given as JSON text. */
@@ -38,9 +41,13 @@ function walk(a: unknown, b: unknown, path: string, out: FieldChange[], depth: n
     }
     return
   }
-  const x = show(a)
-  const y = show(b)
-  if (x !== y) out.push({ path: cutPath(path) || '(definition)', before: x, after: y })
+  // Compared whole, then cut for showing: cut first, a description that changed past its first
+  // 2,000 characters showed no change (a hostile review).
+  const x = json(a)
+  const y = json(b)
+  if (x === y) return
+  const from = x !== null && y !== null ? shownFrom(x, y) : 0
+  out.push({ path: cutPath(path) || '(definition)', before: show(x, from), after: show(y, from) })
 }
 
 /** `path`, cut at 1,000 characters (not inside a surrogate pair) and marked `…` when cut. */
@@ -64,8 +71,30 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v)
 }
 
-function show(v: unknown): string | null {
-  if (v === undefined) return null
-  const text = JSON.stringify(v) ?? 'null'
-  return text.length > MAX_VALUE_CHARS ? `${text.slice(0, MAX_VALUE_CHARS)}…` : text
+function json(v: unknown): string | null {
+  return v === undefined ? null : (JSON.stringify(v) ?? 'null')
+}
+
+/**
+ * Where two differing values are shown from: their start, unless they agree on more than is
+ * shown of them; then a little before where they first differ (not inside a surrogate pair).
+ */
+function shownFrom(x: string, y: string): number {
+  let i = 0
+  while (i < x.length && i < y.length && x.charCodeAt(i) === y.charCodeAt(i)) i++
+  if (i < MAX_VALUE_CHARS - CONTEXT_CHARS) return 0
+  const from = i - CONTEXT_CHARS
+  return isLowSurrogate(x.charCodeAt(from)) ? from - 1 : from
+}
+
+/** `text` from `from`, at most 2,000 characters (not ending inside a pair), marked `…` where cut. */
+function show(text: string | null, from: number): string | null {
+  if (text === null) return null
+  let end = Math.min(text.length, from + MAX_VALUE_CHARS)
+  if (end < text.length && isLowSurrogate(text.charCodeAt(end))) end--
+  return `${from > 0 ? '…' : ''}${text.slice(from, end)}${end < text.length ? '…' : ''}`
+}
+
+function isLowSurrogate(code: number): boolean {
+  return code >= 0xdc00 && code <= 0xdfff
 }

@@ -148,7 +148,10 @@ function diffTable(x: ToolView, zeroKnowledge: boolean): SafeHtml {
       ? html`<p class="muted" data-not-kept>This definition was not kept (a tunnel keeps 4 Mi characters of tool definitions; past that, only their hashes): only the hashes differ.</p>`
       : html`<details open><summary>Definition</summary><pre class="definition">${shownText(pretty(x.currentDefinition))}</pre></details>`
   }
-  if (x.diff.length === 0) return html`<p class="muted">No field differs.</p>`
+  // The hashes differ (the card is for a change): a change past the 256 KiB kept, or behind a
+  // mask, leaves equal texts. "No field differs." read as nothing to review.
+  if (x.diff.length === 0)
+    return html`<p class="muted" data-not-kept>No difference shows in the definitions kept (masked by your redaction, and cut at 256 KiB), but their hashes differ: what changed is in what was not kept. Compare the definitions on your machine (<code>tools/list</code> of your server) before you approve.</p>`
   return html`<table class="diff"><thead><tr><th>Field</th><th>Approved</th><th>Now</th></tr></thead><tbody>${x.diff.map(
     (c) =>
       html`<tr data-path="${c.path}"><td>${shownName(c.path)}</td><td class="before"><pre>${c.before === null ? '(absent)' : shownText(c.before)}</pre></td><td class="after"><pre>${c.after === null ? '(absent)' : shownText(c.after)}</pre></td></tr>`,

@@ -96,4 +96,23 @@ describe('toolsPage: the mode line', () => {
     assert.match(page, /Change it on the <a href="[^"]+\/policy">Policy<\/a> tab/)
     assert.doesNotMatch(page, /Mode alert/)
   })
+
+  it('a change the kept definitions do not show is not called "no field differs"', () => {
+    // Definitions are kept cut at 256 KiB and masked: a change past the cut, or behind a mask,
+    // left equal texts, and the card said "No field differs." beside a changed hash.
+    const kept = JSON.stringify({ description: 'x'.repeat(100), name: 'read_file' })
+    const page = render([
+      {
+        ...gone,
+        name: 'read_file',
+        status: 'changed',
+        approvedDefinition: kept,
+        currentHash: '99aa00',
+        currentDefinition: kept,
+        diff: [],
+      },
+    ])
+    assert.doesNotMatch(page, /No field differs/)
+    assert.match(page, /hashes differ/)
+  })
 })
