@@ -95,6 +95,19 @@ describe('edge quotas on batches, notifications and ids', () => {
     await service?.close()
   })
 
+  // First: a count past 80% later in the month (the tests below) warns at once, and a month is
+  // warned of once per node.
+  it('raises quota.warning once when a counter reaches 80%', async () => {
+    await setToolCalls(79_999)
+    const pending = post(call('warn'))
+    const req = await client.nextRequest()
+    req.replyJson(200, { jsonrpc: '2.0', id: 'warn', result: {} })
+    assert.equal((await pending).status, 200)
+    await service.proc.waitFor(
+      new RegExp(`quota\\.warning: tunnel ${tunnelId} used 80000 of 100000 tool_calls`),
+    )
+  })
+
   it('refuses a batch whole when its tool calls do not all fit, one envelope per request', async () => {
     await setToolCalls(LIMIT - 2)
     const before = seen()
@@ -196,17 +209,6 @@ describe('edge quotas on batches, notifications and ids', () => {
     )
     has({ method: 'tools/call', tool: 'echo', status: 200, policy_code: null })
     has({ method: 'tools/list', tool: null, status: 200, policy_code: null })
-  })
-
-  it('raises quota.warning once when a counter reaches 80%', async () => {
-    await setToolCalls(79_999)
-    const pending = post(call('warn'))
-    const req = await client.nextRequest()
-    req.replyJson(200, { jsonrpc: '2.0', id: 'warn', result: {} })
-    assert.equal((await pending).status, 200)
-    await service.proc.waitFor(
-      new RegExp(`quota\\.warning: tunnel ${tunnelId} used 80000 of 100000 tool_calls`),
-    )
   })
 
   it('answers an empty batch with 400 invalid_request', async () => {
