@@ -6,6 +6,8 @@
  * new fields were before the upgrade was never seen: the first listing after it is taken as
  * approved, as the first list of a tunnel is. From then on, and for every pin written since,
  * the whole current form is compared, so a tool pinned without a UI that gains one is changed.
+ * A definition its owner rejected is compared in the form it was rejected in, and is `rejected`
+ * whenever it is listed again (store/rejected-hashes.ts).
  */
 import type { PinRow, PinStatus, PinnedDefinition } from '../store/tool-pins-store.js'
 import { PIN_FORM, type PinnedTool } from './tool-definition.js'
@@ -32,6 +34,11 @@ export function isCurrent(row: PinRow, p: PinnedTool): boolean {
   return (row.currentForm < PIN_FORM ? p.legacyHash : p.hash) === row.currentHash
 }
 
+/** Whether `p` is a definition of `row` its owner rejected (store/rejected-hashes.ts). */
+export function isRejected(row: PinRow, p: PinnedTool): boolean {
+  return row.rejected.some((r) => (r.form < PIN_FORM ? p.legacyHash : p.hash) === r.hash)
+}
+
 /** Whether `p` without its name is the approved definition of `row` (a rename). */
 export function hasApprovedBody(row: PinRow, p: PinnedTool): boolean {
   if (row.approvedBodyHash === null) return false
@@ -48,7 +55,16 @@ export function judgePin(row: PinRow, p: PinnedTool): PinJudgement {
       status: row.status === 'approved' ? null : 'approved',
     }
   }
-  if (!isCurrent(row, p) || row.status === 'removed') {
+  const current = isCurrent(row, p) && row.status !== 'removed'
+  if (isRejected(row, p)) {
+    // Rejected again when it comes back after another definition (the approved one included).
+    return {
+      repinApproved: false,
+      repinCurrent: current && row.currentForm < PIN_FORM,
+      status: current && row.status === 'rejected' ? null : 'rejected',
+    }
+  }
+  if (!current) {
     return {
       repinApproved: false,
       repinCurrent: false,

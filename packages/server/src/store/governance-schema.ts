@@ -92,6 +92,8 @@ export interface ToolPinsTable {
   approved_form: OptionalNullable<number>
   /** The field set `current_hash` covers; null is form 1. */
   current_form: OptionalNullable<number>
+  /** JSON of the definitions rejected and not approved since (store/rejected-hashes.ts); null: none. */
+  rejected_hashes: OptionalNullable<string>
 }
 
 /** `tool_approvals`: every approval or rejection of a tool's definition. */

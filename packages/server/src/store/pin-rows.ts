@@ -5,6 +5,7 @@
 import type { Selectable } from 'kysely'
 import { LEGACY_PIN_FORM, PIN_FORM } from '../governance/tool-definition.js'
 import type { ToolPinsTable } from './governance-schema.js'
+import { parseRejected, type RejectedHash } from './rejected-hashes.js'
 
 /** A stored pin. */
 export interface PinRow {
@@ -24,6 +25,8 @@ export interface PinRow {
   readonly approvedForm: number
   /** The field set `currentHash` covers. */
   readonly currentForm: number
+  /** Definitions of this tool its owner rejected and has not approved since (rejected-hashes.ts). */
+  readonly rejected: readonly RejectedHash[]
 }
 
 /** Where a tool stands. */
@@ -71,6 +74,7 @@ export function toPin(r: Selectable<ToolPinsTable>): PinRow {
     approvedBy: r.approved_by ?? null,
     approvedForm: r.approved_form ?? LEGACY_PIN_FORM,
     currentForm: r.current_form ?? LEGACY_PIN_FORM,
+    rejected: parseRejected(r.rejected_hashes ?? null),
   }
 }
 
@@ -91,5 +95,6 @@ export function approvedRow(name: string, def: PinnedDefinition | null, at: Date
     approvedBy: 'baseline',
     approvedForm: def?.form ?? PIN_FORM,
     currentForm: def?.form ?? PIN_FORM,
+    rejected: [],
   }
 }

@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import { PostgresAdapter, type ExpressionBuilder, type Kysely } from 'kysely'
-import { PIN_FORM } from '../governance/tool-definition.js'
+import { LEGACY_PIN_FORM, PIN_FORM } from '../governance/tool-definition.js'
 import {
   toPin,
   type Decided,
@@ -16,6 +16,7 @@ import {
 } from './pin-rows.js'
 import type { Database } from './schema.js'
 import { lockAccount } from './lock-account.js'
+import { withRejected, withoutRejected } from './rejected-hashes.js'
 
 export {
   approvedRow,
@@ -202,8 +203,9 @@ export class ToolPinsStore {
   }
 
   /**
-   * Approve the current definition of `name` (a removed tool's approval forgets it), or reject
-   * it (only a changed, new or renamed one). With `expect.hash`, only when the current
+   * Approve the current definition of `name` (a removed tool's approval forgets it, and any
+   * rejection of that definition), or reject it (only a changed, new or renamed one; its hash is
+   * remembered among the tool's rejected ones, store/rejected-hashes.ts). With `expect.hash`, only when the current
    * definition still has that hash, and with `expect.status` only while the tool has that
    * status: the owner decides what they saw (an Acknowledge of a removed tool, which has no
    * current hash, never approves a tool listed since under that name). Every decision is kept
@@ -268,6 +270,7 @@ export class ToolPinsStore {
             approved_body_hash: row.current_body_hash ?? null,
             approved_definition: row.current_definition ?? null,
             approved_form: row.current_form ?? null,
+            rejected_hashes: withoutRejected(row.rejected_hashes ?? null, row.current_hash ?? null),
             renamed_from: null,
             approved_at: when,
             approved_by: by,
@@ -287,7 +290,18 @@ export class ToolPinsStore {
       } else {
         await trx
           .updateTable('tool_pins')
-          .set({ status: 'rejected' })
+          .set({
+            status: 'rejected',
+            // Remembered, so the definition is rejected again when it comes back after another.
+            ...(row.current_hash
+              ? {
+                  rejected_hashes: withRejected(row.rejected_hashes ?? null, {
+                    hash: row.current_hash,
+                    form: row.current_form ?? LEGACY_PIN_FORM,
+                  }),
+                }
+              : {}),
+          })
           .where('tunnel_id', '=', tunnelId)
           .where('name', '=', name)
           .execute()

@@ -524,6 +524,7 @@ describe('openStore', () => {
         '031_subscriptions_from_checkout',
         '032_daily_call_metrics',
         '033_orphan_subscriptions',
+        '034_rejected_tool_hashes',
       ])
     } finally {
       await store.close()

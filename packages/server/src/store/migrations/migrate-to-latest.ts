@@ -40,6 +40,7 @@ import { webhookDeliveriesByAccountMigration } from './030-webhook-deliveries-by
 import { subscriptionsFromCheckoutMigration } from './031-subscriptions-from-checkout.js'
 import { dailyCallMetricsMigration } from './032-daily-call-metrics.js'
 import { orphanSubscriptionsMigration } from './033-orphan-subscriptions.js'
+import { rejectedToolHashesMigration } from './034-rejected-tool-hashes.js'
 
 /** All migrations by name; names sort in the order they apply. */
 const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -76,6 +77,7 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '031_subscriptions_from_checkout': subscriptionsFromCheckoutMigration,
   '032_daily_call_metrics': dailyCallMetricsMigration,
   '033_orphan_subscriptions': orphanSubscriptionsMigration,
+  '034_rejected_tool_hashes': rejectedToolHashesMigration,
 }
 
 const provider: MigrationProvider = {

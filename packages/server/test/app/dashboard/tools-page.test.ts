@@ -19,6 +19,7 @@ const gone: ToolView = {
   approvedBy: 'baseline',
   approvedForm: 2,
   currentForm: 2,
+  rejected: [],
   diff: null,
   looksLike: null,
 }
