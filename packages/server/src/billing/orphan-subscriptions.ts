@@ -97,21 +97,25 @@ export async function cancelOrphans(deps: {
       // kept, not settled (its renewals would go on charging), and tried after the others.
       if (error.status >= 500 || [401, 403, 409].includes(error.status)) {
         log.warn(`billing: subscription ${id}, an orphan, not cancelled yet: ${error.message}`)
-        await db
-          .updateTable('orphan_subscriptions')
-          .set({ found_at: deps.now().toISOString() })
-          .where('provider', '=', provider)
-          .where('subscription_id', '=', id)
-          .execute()
+        await mark(deps, id, 'found_at')
         continue
       }
       log.warn(`billing: subscription ${id}, an orphan, not cancelled: ${error.message}`)
     }
-    await db
-      .updateTable('orphan_subscriptions')
-      .set({ settled_at: deps.now().toISOString() })
-      .where('provider', '=', provider)
-      .where('subscription_id', '=', id)
-      .execute()
+    await mark(deps, id, 'settled_at')
   }
+}
+
+/** Set orphan `id`'s `column` to now: settled, or (`found_at`) moved behind the others. */
+async function mark(
+  deps: { readonly db: Kysely<Database>; readonly provider: BillingProvider; now(): Date },
+  id: string,
+  column: 'found_at' | 'settled_at',
+): Promise<void> {
+  await deps.db
+    .updateTable('orphan_subscriptions')
+    .set({ [column]: deps.now().toISOString() })
+    .where('provider', '=', deps.provider)
+    .where('subscription_id', '=', id)
+    .execute()
 }
