@@ -3,15 +3,15 @@
 // is) and over stdio, server-everything over stdio (a 2025 server), and the two stdio servers
 // aggregated with each other, and the v2 server over HTTP aggregated with server-everything (calls
 // and progress then cross to each kind of server in the aggregator). Each lists, calls, follows
-// progress and answers an elicitation (and, from server-everything, sampling; it is told of no
-// agent's roots, as every agent shares it); for 2026-07-28 agents of a 2025 stdio server those
-// requests cross burrow's input_required bridge.
+// progress and answers an elicitation (and, from server-everything, sampling and roots); for
+// 2026-07-28 agents of a 2025 stdio server those requests cross burrow's input_required bridge.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { startChild, type Child } from '../helpers/child.js'
 import {
   connectEraAgent,
   ELICITED_NAME,
+  ROOT_NAME,
   SAMPLED_TEXT,
   type AgentKind,
 } from '../helpers/era-agents.js'
@@ -28,10 +28,7 @@ interface Layout {
   readonly echo: { tool: string; args: Record<string, unknown>; text: (kind: AgentKind) => RegExp }
   readonly progress: { tool: string; args: Record<string, unknown>; steps: number }
   readonly elicit: { tool: string; text: RegExp; agents: readonly AgentKind[] }
-  /**
-   * The tool that makes the server ask the agent to sample, and the one that would list the
-   * client's roots, which a server shared between agents is not told of (so it does not offer it).
-   */
+  /** Tools that make the server ask the agent to sample and to list its roots, where it has them. */
   readonly asks?: { sampling: string; roots: string }
 }
 
@@ -183,11 +180,11 @@ describe('2026-07-28 and 2025 agents side by side', () => {
               })
               assert.ok(sampled.includes(SAMPLED_TEXT), sampled)
               assert.ok(agent.sampled() >= 1)
-              // server-everything would keep the roots of the first agent for every other one
-              // (and the reference filesystem server would serve them): it is not told of roots,
-              // so it offers no tool to list them, and no agent is asked for its roots.
-              assert.ok(!names.includes(layout.asks.roots), names.join(', '))
-              assert.equal(agent.rootsListed(), 0)
+              // server-everything keeps the roots it was told per process: the first agent
+              // of a layout answers roots/list, the others read them back.
+              const roots = await agent.call(layout.asks.roots)
+              assert.ok(roots.includes(ROOT_NAME), roots)
+              if (kind === AGENTS[0]) assert.ok(agent.rootsListed() >= 1)
             }
           } finally {
             await agent.close()

@@ -23,7 +23,7 @@ export const ELICITED_NAME = 'Ada'
 /** What every agent answers when a server asks it to sample. */
 export const SAMPLED_TEXT = 'sampled by the e2e agent'
 /** The one root every agent lists. */
-const ROOT_NAME = 'e2e workspace'
+export const ROOT_NAME = 'e2e workspace'
 const ROOTS = { roots: [{ uri: 'file:///srv/e2e-workspace', name: ROOT_NAME }] }
 const SAMPLED = {
   role: 'assistant' as const,

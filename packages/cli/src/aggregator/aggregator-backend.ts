@@ -250,6 +250,11 @@ export class AggregatorBackend implements McpBackend {
         session.calls.get(idKey(id))?.abort(typeof reason === 'string' ? reason : 'cancelled')
         return
       }
+      case 'notifications/roots/list_changed': {
+        this.#metrics.fanout(message.method)
+        for (const link of this.#links) link.notify(message.method, message.params)
+        return
+      }
       default:
         this.#log.debug(`aggregator: agent notification ${message.method} not forwarded`)
     }

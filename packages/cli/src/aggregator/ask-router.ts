@@ -1,6 +1,5 @@
 /**
- * Server→client requests (sampling, elicitation) from upstreams, routed to an agent; a
- * `roots/list` is answered here with an error (../front/shared-server-roots.ts).
+ * Server→client requests (sampling, elicitation, roots/list) from upstreams, routed to an agent.
  * The request goes to the agent request that caused it, on that request's stream (`relatedTo`):
  * the one whose call's response stream carried it (HTTP upstreams), else the session whose calls
  * to that upstream are in flight. When calls of several sessions are in flight and nothing tells
@@ -18,7 +17,6 @@ import {
   type JsonRpcResponse,
 } from '@burrow/protocol'
 import { missingAskCapability } from '../front/ask-capability.js'
-import { ROOTS_LIST, sharedRootsRefusal } from '../front/shared-server-roots.js'
 import type { Logger } from '../log/logger.js'
 import type { AggregatorSession } from './aggregator-session.js'
 import type { CallOwner } from './pending-table.js'
@@ -63,13 +61,6 @@ export class AskRouter {
     if (this.#routed.has(key(link.name, message.id))) {
       const id = JSON.stringify(message.id)
       this.#log.warn(`upstream "${link.name}" reused the id ${id}; ignored`)
-      return undefined
-    }
-    if (message.method === ROOTS_LIST) {
-      this.#log.debug(
-        `upstream "${link.name}" roots/list answered with an error: it serves every agent`,
-      )
-      link.respond(sharedRootsRefusal(message.id))
       return undefined
     }
     const caller = owner === 'unplaced' ? undefined : owner && this.#sessions.get(owner.sessionId)

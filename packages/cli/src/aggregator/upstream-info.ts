@@ -17,12 +17,12 @@ export const UPSTREAM_PROTOCOL_VERSION = '2025-11-25'
 /**
  * The client capabilities the aggregator declares to every upstream: it routes these requests to
  * an agent (which may still refuse them). Declaring them up front, rather than the union of what
- * agents declared, keeps one upstream session valid for agents that come and go. Not `roots`:
- * every agent shares the session (front/shared-server-roots.ts).
+ * agents declared, keeps one upstream session valid for agents that come and go.
  */
 export const AGGREGATOR_CLIENT_CAPABILITIES: Readonly<Record<string, unknown>> = Object.freeze({
   sampling: {},
   elicitation: {},
+  roots: { listChanged: true },
 })
 
 /** The parts of an initialize result the aggregator uses. */

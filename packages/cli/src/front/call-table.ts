@@ -102,7 +102,7 @@ export class CallTable {
    * Where a server→client request goes: stdio carries no hint of which call caused it, so to the
    * session whose calls are in flight (on the stream of its latest), `'unplaced'` when that cannot
    * be told (see `askCause`), else the most recently active of `sessions` (a request outside any
-   * call, such as a sampling request on a timer, concerns no agent's call).
+   * call, such as roots/list after initialize, concerns no agent's call).
    */
   askTarget(
     sessions: Iterable<StdioSession>,

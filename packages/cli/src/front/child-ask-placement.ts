@@ -1,5 +1,5 @@
 /**
- * Where a stdio server's request to a client (sampling, elicitation) goes: to the agent
+ * Where a stdio server's request to a client (sampling, elicitation, roots) goes: to the agent
  * `CallTable.askTarget` names, once that agent declared the capability the request needs (for an
  * elicitation, its mode: see ask-capability.ts) and has room for another question; otherwise the
  * refusal the server is answered with.

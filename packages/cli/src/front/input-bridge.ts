@@ -1,5 +1,5 @@
 /**
- * The bridge between a 2025 server's requests to its client (elicitation, sampling) and a
+ * The bridge between a 2025 server's requests to its client (elicitation, sampling, roots) and a
  * 2026-07-28 agent, which cannot be sent requests: it is answered instead with an `input_required`
  * result that embeds them, and its retry carries the answers back (multi round-trip requests). The
  * server's call stays open meanwhile, parked here under the round's `requestState`: an opaque

@@ -49,9 +49,9 @@ export interface BackendSession {
    * once. `signal` aborts when the agent hangs up before the answer.
    */
   request(message: JsonRpcRequest, signal: AbortSignal): void
-  /** An agent notification (`initialized`, `cancelled`, `progress`…). */
+  /** An agent notification (`initialized`, `cancelled`, `progress`, `roots/list_changed`…). */
   notify(message: JsonRpcNotification): void
-  /** The agent's answer to a request the backend delivered (sampling, elicitation). */
+  /** The agent's answer to a request the backend delivered (sampling, elicitation, roots). */
   respond(message: JsonRpcResponse): void
   /** The session ended on the agent's side (DELETE) or the front is closing. */
   close(): void

@@ -29,12 +29,8 @@ export type InitializeAnswer = Readonly<Record<string, unknown>>
 
 const INITIALIZE_ID = 'burrow-seat-initialize'
 
-/**
- * Client capabilities whose requests `input-bridge.ts` can carry to a 2026-07-28 agent. Not
- * `roots`: the backends' servers are shared between agents, and the backends leave it out of
- * what they forward anyway (shared-server-roots.ts).
- */
-const BRIDGEABLE_CAPABILITIES = Object.freeze({ elicitation: {}, sampling: {} })
+/** Client capabilities whose requests `input-bridge.ts` can carry to a 2026-07-28 agent. */
+const BRIDGEABLE_CAPABILITIES = Object.freeze({ elicitation: {}, sampling: {}, roots: {} })
 
 /** The answer to a server→client request that arrives while no call holds the seat. */
 function refusal(id: JsonRpcId): JsonRpcError {
@@ -85,7 +81,7 @@ export class ModernSeat implements SessionSink {
       }
       signal.addEventListener('abort', onAbort, { once: true })
       seat.onMessage = (message) => {
-        // A server→client request now (one right after initialized) has no call to ride on.
+        // A server→client request now (roots/list after initialized) has no call to ride on.
         if (isRequest(message)) return seat.session.respond(refusal(message.id))
         if (!('id' in message) || 'method' in message || message.id !== INITIALIZE_ID) return
         if ('error' in message) {

@@ -33,12 +33,6 @@ import { childAskPlacement } from './child-ask-placement.js'
 import type { SessionRouter } from './routed-session.js'
 import { StdioSession } from './stdio-session.js'
 import { TaskOwners } from './task-owners.js'
-import {
-  initializeWithoutRoots,
-  ROOTS_LIST,
-  ROOTS_LIST_CHANGED,
-  sharedRootsRefusal,
-} from './shared-server-roots.js'
 import { LogLevels, logLevelRefusal } from './log-levels.js'
 import { deliverChildNotification, STDIO, type ChildAudiences } from './child-notifications.js'
 import {
@@ -150,8 +144,7 @@ export class StdioBackend implements McpBackend {
     if (message.method === 'initialize') {
       const declared = message.params?.capabilities
       if (isRecord(declared)) session.capabilities = declared
-      // Every agent shares the child: none gives it roots (shared-server-roots.ts).
-      return this.#gate.submit(session, initializeWithoutRoots(message), signal)
+      return this.#gate.submit(session, message, signal)
     }
     if (!this.#gate.ready) {
       const error = 'the stdio server is not initialized; send initialize first'
@@ -192,7 +185,6 @@ export class StdioBackend implements McpBackend {
     session.lastActive = ++this.#clock
     if (message.method === 'notifications/cancelled') return this.#agentCancelled(session, message)
     if (message.method === 'notifications/initialized' && !this.#gate.takeInitialized()) return
-    if (message.method === ROOTS_LIST_CHANGED) return
     this.#trySend(message)
   }
 
@@ -325,7 +317,7 @@ export class StdioBackend implements McpBackend {
     if (call.method === 'initialize') this.#gate.answered(answer)
   }
 
-  /** A server→client request (sampling, elicitation): route it to the agent it concerns. */
+  /** A server→client request (sampling, elicitation, roots): route it to the agent it concerns. */
   #childRequest(message: JsonRpcRequest): void {
     // Reusing the id of one still unanswered: any answer, even a refusal, would read as the first's.
     if (this.#table.hasAsk(message.id))
@@ -334,8 +326,6 @@ export class StdioBackend implements McpBackend {
       this.#trySend({ jsonrpc: '2.0', id: message.id, result: {} })
       return
     }
-    // Every agent shares the child: none answers its roots/list (shared-server-roots.ts).
-    if (message.method === ROOTS_LIST) return this.#trySend(sharedRootsRefusal(message.id))
     const placed = childAskPlacement(message.method, message.params, this.#table, this.#sessions)
     if ('refusal' in placed) {
       this.#log.debug(`stdio server's ${message.method} refused: ${placed.refusal}`)

@@ -250,8 +250,8 @@ describe('aggregator backend', { timeout: 60_000 }, () => {
     }
     assert.deepEqual(two.sampled, ['q-b', 'q-c'])
     assert.deepEqual(one.sampled, [])
-    // A roots/list is never an agent's to answer (aggregator-roots.test.ts).
-    await assert.rejects(one.client.callTool({ name: 'a__roots' }), /shares this server/)
+    const roots = await one.client.callTool({ name: 'a__roots' })
+    assert.match(textOf(roots), /file:\/\/\/one/)
   })
 
   it("sends an HTTP upstream's question to the call whose stream carried it, and refuses a stdio one it cannot place", async () => {

@@ -630,11 +630,11 @@ describe(
       const logger = captureLogger()
       const served = await serveStdioFront({ ...slowServer, logger })
       try {
-        const s = await initialize(served.url, '2025-11-25', { elicitation: {} })
+        const s = await initialize(served.url, '2025-11-25', { roots: {} })
         const flood = { name: 'flood', arguments: { count: 1_005 } }
         const res = await s.post({ jsonrpc: '2.0', id: 'f', method: 'tools/call', params: flood })
         const messages = await allMessagesOf(res)
-        assert.equal(messages.filter((m) => m.method === 'elicitation/create').length, 1_000)
+        assert.equal(messages.filter((m) => m.method === 'roots/list').length, 1_000)
         // The last five came back to the server as errors (it logs answers it did not expect).
         const refused = () => logger.lines.filter((l) => /unexpected response "f-\d+"/.test(l))
         await logger.waitFor(/unexpected response "f-1005"/)
@@ -654,10 +654,10 @@ describe('McpFront before a stdio server that reuses an id', { timeout: 30_000 }
     const logger = captureLogger()
     const served = await serveStdioFront({ ...slowServer, logger })
     try {
-      const s = await initialize(served.url, '2025-11-25', { elicitation: {} })
+      const s = await initialize(served.url, '2025-11-25', { roots: {} })
       const twice = { name: 'twice', arguments: {} }
       const res = await s.post({ jsonrpc: '2.0', id: 't', method: 'tools/call', params: twice })
-      const asks = (await allMessagesOf(res)).filter((m) => m.method === 'elicitation/create')
+      const asks = (await allMessagesOf(res)).filter((m) => m.method === 'roots/list')
       assert.equal(asks.length, 1)
       assert.equal(asks[0]!.params, undefined, 'the first of the two')
       await logger.waitFor(/stdio server reused the id "dup"; ignored/)
