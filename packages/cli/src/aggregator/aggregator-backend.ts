@@ -22,6 +22,7 @@ import { RequestRouter } from './request-router.js'
 import { ResourceRouter } from './resource-router.js'
 import { ResourceSubscriptions } from '../front/resource-subscriptions.js'
 import { rpcErrorResponse } from '../front/rpc-error.js'
+import { ROOTS_LIST_CHANGED } from '../front/shared-server-roots.js'
 import type { CallOwner } from './pending-table.js'
 import type { CallOptions } from './upstream-calls.js'
 import type { UpstreamChannel } from './upstream-channel.js'
@@ -250,11 +251,10 @@ export class AggregatorBackend implements McpBackend {
         session.calls.get(idKey(id))?.abort(typeof reason === 'string' ? reason : 'cancelled')
         return
       }
-      case 'notifications/roots/list_changed': {
-        this.#metrics.fanout(message.method)
-        for (const link of this.#links) link.notify(message.method, message.params)
+      // Every agent shares each upstream's session: none tells it its roots changed
+      // (../front/shared-server-roots.ts).
+      case ROOTS_LIST_CHANGED:
         return
-      }
       default:
         this.#log.debug(`aggregator: agent notification ${message.method} not forwarded`)
     }

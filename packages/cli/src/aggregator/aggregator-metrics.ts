@@ -12,7 +12,7 @@ export interface AggregatorMetrics {
   upstreamFailure(name: string): void
   /** Upstream `name` is available again after a failure. */
   upstreamRecovery(name: string): void
-  /** One agent message was sent to several upstreams (`logging/setLevel`, roots changes). */
+  /** One agent message was sent to several upstreams (`logging/setLevel`). */
   fanout(method: string): void
   /** A `*\/list` page of upstream `name` was served from the cache. */
   listCacheHit(name: string, method: string): void

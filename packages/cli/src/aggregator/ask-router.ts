@@ -5,8 +5,8 @@
  * to that upstream are in flight. When calls of several sessions are in flight and nothing tells
  * which, it is refused: sending it to one of them could hand an agent another's data. With no
  * call in flight it goes to the most recently active session whose agent declared the capability
- * it needs. The agent sees an id of its session's own, and its answer goes back under the
- * upstream's id.
+ * it needs, but for a `roots/list`, which is refused (../front/shared-server-roots.ts). The agent
+ * sees an id of its session's own, and its answer goes back under the upstream's id.
  */
 import {
   errorResponse,
@@ -17,6 +17,7 @@ import {
   type JsonRpcResponse,
 } from '@burrow/protocol'
 import { missingAskCapability } from '../front/ask-capability.js'
+import { ROOTS_LIST, SHARED_ROOTS_REFUSAL } from '../front/shared-server-roots.js'
 import type { Logger } from '../log/logger.js'
 import type { AggregatorSession } from './aggregator-session.js'
 import type { CallOwner } from './pending-table.js'
@@ -74,6 +75,12 @@ export class AskRouter {
           : `the agent whose call raised ${message.method} has gone; it was not sent to another`
       this.#log.debug(`upstream "${link.name}" ${message.method} refused: ${reason}`)
       link.respond(errorResponse(message.id, JSONRPC_CODE.internalError, reason))
+      return undefined
+    }
+    // Every agent shares the upstream's session: its roots are asked of the caller or nobody.
+    if (message.method === ROOTS_LIST && !live) {
+      this.#log.debug(`upstream "${link.name}" roots/list refused: it came during no call`)
+      link.respond(errorResponse(message.id, JSONRPC_CODE.methodNotFound, SHARED_ROOTS_REFUSAL))
       return undefined
     }
     const missing = (s: AggregatorSession): string | undefined =>

@@ -166,12 +166,6 @@ export class UpstreamLink extends EventEmitter<UpstreamLinkEvents> {
     return this.#calls.call(method, params, options)
   }
 
-  /** Send a notification if the upstream is ready (best effort). */
-  notify(method: string, params?: Readonly<Record<string, unknown>>): void {
-    if (this.#state !== 'ready') return
-    this.#post({ jsonrpc: '2.0', method, ...(params ? { params } : {}) })
-  }
-
   /** Answer a server→client request; `message.id` is the upstream's own id. */
   respond(message: JsonRpcResponse): void {
     if (message.id === null || !this.#asks.delete(idKey(message.id))) return

@@ -2,11 +2,13 @@
  * Where a stdio server's request to a client (sampling, elicitation, roots) goes: to the agent
  * `CallTable.askTarget` names, once that agent declared the capability the request needs (for an
  * elicitation, its mode: see ask-capability.ts) and has room for another question; otherwise the
- * refusal the server is answered with.
+ * refusal the server is answered with. A `roots/list` goes only to the agent whose call it came
+ * during, never to the most recently active one (shared-server-roots.ts).
  */
 import { JSONRPC_CODE, type JsonRpcId } from '@burrow/protocol'
 import type { CallTable } from './call-table.js'
 import { missingAskCapability } from './ask-capability.js'
+import { ROOTS_LIST, SHARED_ROOTS_REFUSAL } from './shared-server-roots.js'
 import type { StdioSession } from './stdio-session.js'
 
 /** The session a request goes to (and the call it travels with), or why it goes to none. */
@@ -33,6 +35,9 @@ export function childAskPlacement(
       refusal: `no client is connected to answer ${method}`,
       code: JSONRPC_CODE.internalError,
     }
+  }
+  if (method === ROOTS_LIST && target.relatedTo === undefined) {
+    return { refusal: SHARED_ROOTS_REFUSAL, code: JSONRPC_CODE.methodNotFound }
   }
   const needed = missingAskCapability(method, params, target.session.capabilities)
   if (needed !== undefined) {

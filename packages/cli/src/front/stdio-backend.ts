@@ -33,6 +33,7 @@ import { childAskPlacement } from './child-ask-placement.js'
 import type { SessionRouter } from './routed-session.js'
 import { StdioSession } from './stdio-session.js'
 import { TaskOwners } from './task-owners.js'
+import { ROOTS_LIST_CHANGED } from './shared-server-roots.js'
 import { LogLevels, logLevelRefusal } from './log-levels.js'
 import { deliverChildNotification, STDIO, type ChildAudiences } from './child-notifications.js'
 import {
@@ -185,6 +186,8 @@ export class StdioBackend implements McpBackend {
     session.lastActive = ++this.#clock
     if (message.method === 'notifications/cancelled') return this.#agentCancelled(session, message)
     if (message.method === 'notifications/initialized' && !this.#gate.takeInitialized()) return
+    // The child serves every agent: none tells it its roots changed (shared-server-roots.ts).
+    if (message.method === ROOTS_LIST_CHANGED) return
     this.#trySend(message)
   }
 

@@ -242,12 +242,16 @@ export async function until(check: () => boolean | Promise<boolean>, ms = 10_000
 
 const children = new Set<ChildProcess>()
 
-/** The fixture as a Streamable HTTP server on `port` (0: any); resolves with its URL. */
+/**
+ * The fixture (or another of `test/fixtures` taking `--http PORT`, `script`) as a Streamable HTTP
+ * server on `port` (0: any); resolves with its URL.
+ */
 export async function startHttpFixture(
   args: readonly string[],
   port = 0,
+  script = FIXTURE,
 ): Promise<{ url: string; port: number; child: ChildProcess }> {
-  const child = spawn(process.execPath, [FIXTURE, '--http', String(port), ...args], {
+  const child = spawn(process.execPath, [script, '--http', String(port), ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   children.add(child)
