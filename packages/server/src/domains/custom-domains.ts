@@ -10,6 +10,7 @@ import type { PlanId } from '../plans.js'
 import {
   domainAllowance,
   type CustomDomain,
+  type CustomDomainState,
   type CustomDomainStore,
   type DomainRoute,
 } from '../store/custom-domain-store.js'
@@ -26,6 +27,8 @@ export const PENDING_RECHECK_MS = 5 * 60_000
 export const VERIFIED_RECHECK_MS = 60 * 60_000
 /** How long a verified domain's records may be missing before it returns to pending. */
 export const LAPSE_AFTER_MS = 24 * 60 * 60_000
+/** A failed scheduled check is retried a minute later, doubling per failure, up to its interval. */
+export const RETRY_FIRST_MS = 60_000
 /** Domains checked per round of the periodic re-check. */
 const RECHECK_BATCH = 50
 /** Domains checked at once in a round, and of them one account's at most. */
@@ -158,39 +161,49 @@ export class CustomDomains {
     return removed
   }
 
-  /** Check `d`'s DNS now and record the result; its tunnel's host label is `label`. */
-  async check(d: CustomDomain, label: string): Promise<CheckedDomain> {
+  /**
+   * Check `d` now (the API's and the dashboard's "verify") and return it as stored after: with
+   * this check's result, or with that of a check begun after this one and ended before it
+   * (then `findings` is null: what this check found is older than what the owner is shown).
+   */
+  async checkNow(d: CustomDomain): Promise<CheckedDomain> {
+    const check = await this.#opts.store.beginCheck(d.id)
+    if (check === undefined) return { domain: d, findings: null }
+    return this.#check(d, check)
+  }
+
+  /**
+   * Check `d`'s DNS as check number `check`; its result is stored unless a check begun later
+   * stored its own first (before, a scheduled check could write its older answer over the
+   * owner's "Check now": found by a review).
+   */
+  async #check(d: CustomDomain, check: number): Promise<CheckedDomain> {
+    const host = await this.#opts.store.tunnelHost(d.tunnelId)
+    if (host === undefined) return { domain: d, findings: null }
+    const label = tunnelHostLabel(host.subdomain, host.slug)
     const findings = await this.#opts.verifier.verify(d.domain, d.token, {
       hosts: [`${label}.${this.#opts.zone}`, this.#opts.zone],
     })
-    const at = this.#now()
     const ok = findings.txtOk && findings.targetOk
-    const lapse =
-      d.failingSince !== null && at.getTime() - d.failingSince.getTime() >= LAPSE_AFTER_MS
     const problem = findings.problems.join('; ')
     // Lookups the resolver did not answer prove no records missing: the failure is noted, and
     // a verified domain's day before it lapses neither starts nor ends on it.
-    const stored = await this.#opts.store.recordCheck(
+    const recorded = await this.#opts.store.recordCheck(
       d.id,
       ok
         ? { kind: 'verified' }
         : findings.unanswered
           ? { kind: 'unanswered', problem }
-          : { kind: 'failed', problem, lapse },
-      at,
+          : { kind: 'failed', problem, lapseAfterMs: LAPSE_AFTER_MS },
+      this.#now(),
+      check,
     )
-    if (stored !== undefined && stored.state !== d.state) {
+    if (recorded === undefined) return { domain: d, findings }
+    if (recorded.changed) {
       this.#changed()
-      this.#opts.log.info(`custom domain ${d.domain} is now ${stored.state}`)
+      this.#opts.log.info(`custom domain ${d.domain} is now ${recorded.domain.state}`)
     }
-    return { domain: stored ?? d, findings }
-  }
-
-  /** Check `d` now (the API's and the dashboard's "verify"). */
-  async checkNow(d: CustomDomain): Promise<CheckedDomain> {
-    const host = await this.#opts.store.tunnelHost(d.tunnelId)
-    if (host === undefined) return { domain: d, findings: null }
-    return this.check(d, tunnelHostLabel(host.subdomain, host.slug))
+    return { domain: recorded.domain, findings: recorded.stored ? findings : null }
   }
 
   /**
@@ -261,11 +274,24 @@ export class CustomDomains {
   /**
    * Re-check `d` if no other node took it since it was found due: with several nodes, each found
    * the same domains due and checked them all (as many DNS queries as nodes, and their results
-   * written over one another).
+   * written over one another). A claimed check that fails before storing its result gives the
+   * domain back, due again after `retryDelay`: before, the claim had moved its last check to
+   * now, and it waited a whole interval (an hour when verified) as if checked.
    */
   async #recheckOne(d: CustomDomain): Promise<void> {
-    if (!(await this.#opts.store.claimCheck(d.id, d.checkedAt, this.#now()))) return
-    await this.checkNow(d)
+    const claim = await this.#opts.store.claimCheck(d, this.#now())
+    if (claim === null) return
+    try {
+      await this.#check(d, claim.check)
+    } catch (error) {
+      const retry = await this.#opts.store
+        .releaseClaim(d.id, claim, this.#now(), retryDelay)
+        .catch(() => null)
+      const again = retry === null ? '' : `; checked again from ${retry.toISOString()}`
+      this.#opts.log.warn(
+        `custom domain ${d.domain}: check failed: ${(error as Error).message}${again}`,
+      )
+    }
   }
 
   /**
@@ -364,4 +390,10 @@ export class CustomDomains {
     this.#generation++
     this.#cache.clear()
   }
+}
+
+/** The wait before a domain in `state` is checked again after `failures` earlier failures. */
+function retryDelay(failures: number, state: CustomDomainState): number {
+  const interval = state === 'verified' ? VERIFIED_RECHECK_MS : PENDING_RECHECK_MS
+  return Math.min(RETRY_FIRST_MS * 2 ** Math.min(failures, 16), interval)
 }

@@ -26,6 +26,8 @@ export interface CustomDomain {
   readonly failingSince: Date | null
   /** What the last check found wrong. */
   readonly problem: string | null
+  /** How many checks of it have begun; a scheduled check claims it only while this is unchanged. */
+  readonly checksBegun: number
 }
 
 /** A verified domain as routing needs it. */
@@ -42,7 +44,11 @@ export interface DomainRoute {
 /** What a check found, to record. */
 export type CheckOutcome =
   | { readonly kind: 'verified' }
-  | { readonly kind: 'failed'; readonly problem: string; readonly lapse: boolean }
+  /**
+   * Records missing: a verified domain failing for `lapseAfterMs` (since its `failing_since` as
+   * stored, not as the check's caller last read it) returns to pending.
+   */
+  | { readonly kind: 'failed'; readonly problem: string; readonly lapseAfterMs: number }
   /** The resolver did not answer: nothing is known about the records. */
   | { readonly kind: 'unanswered'; readonly problem: string }
 
@@ -62,5 +68,6 @@ export function toDomain(row: Row): CustomDomain {
     verifiedAt: toDate(row.verified_at),
     failingSince: toDate(row.failing_since),
     problem: row.problem,
+    checksBegun: Number(row.checks_begun),
   }
 }

@@ -1,14 +1,27 @@
 /**
  * Custom domains in the database (`custom_domains`, migration 012): adding one to a tunnel within
  * the plan's allowance (under the account lock, so concurrent adds cannot exceed it), listing and
- * removing them for their owner, recording what each DNS check found, the rows due for a
- * re-check, and the verified domain a public request's Host names. Every owner-facing method
- * matches the owner's account id in SQL: another account's domain behaves as an unknown one.
+ * removing them for their owner, their DNS checks (`custom-domain-checks.ts`, migration 035: the
+ * rows due for a re-check, claims, results in the order the checks began), and the verified
+ * domain a public request's Host names. Every owner-facing method matches the owner's account id
+ * in SQL: another account's domain behaves as an unknown one.
  */
 import { randomBytes } from 'node:crypto'
-import { sql, type Kysely, type Selectable } from 'kysely'
+import { sql, type Kysely } from 'kysely'
 import { PLANS } from '../plans.js'
 import { planInForce, toDate } from './account-row.js'
+import {
+  beginCheck,
+  claimCheck,
+  claimedError,
+  dueDomains,
+  recordCheck,
+  releaseClaim,
+  verifiedElsewhere,
+  type CheckClaim,
+  type RecordedCheck,
+  type RetryDelay,
+} from './custom-domain-checks.js'
 import { toDomain } from './custom-domain-row.js'
 import type { CheckOutcome, CustomDomain, DomainRoute } from './custom-domain-row.js'
 import { lockAccount } from './lock-account.js'
@@ -16,14 +29,13 @@ import type { Database } from './schema.js'
 import { StoreError } from './store-error.js'
 import { tunnelsInServingOrder } from './tunnels-in-serving-order.js'
 
+export type { CheckClaim, RecordedCheck, RetryDelay } from './custom-domain-checks.js'
 export type {
   CheckOutcome,
   CustomDomain,
   CustomDomainState,
   DomainRoute,
 } from './custom-domain-row.js'
-
-type Row = Selectable<Database['custom_domains']>
 
 /** How many custom domains `planId` allows an account: none, one, or one per tunnel. */
 export function domainAllowance(planId: keyof typeof PLANS): number {
@@ -97,7 +109,7 @@ export class CustomDomainStore {
           { limit: allowance },
         )
       }
-      if (await this.#verifiedElsewhere(trx, domain, accountId)) throw claimed(domain)
+      if (await verifiedElsewhere(trx, domain, accountId)) throw claimedError(domain)
       const row = await trx
         .insertInto('custom_domains')
         .values({
@@ -166,139 +178,44 @@ export class CustomDomainStore {
     return Number(deleted.numDeletedRows) > 0
   }
 
-  /**
-   * Record what a check of domain `id` found at `at`. A success verifies it, unless another
-   * account verified the same domain first (then it stays pending and says so). A failure keeps
-   * a verified domain verified (noting since when it fails) unless `lapse` says it failed long
-   * enough, which returns it to pending. A check the resolver did not answer changes neither
-   * state nor the failure's start, only what the owner is shown. Returns the row as stored, or undefined when it is gone.
-   */
-  async recordCheck(
-    id: string,
-    outcome: CheckOutcome,
-    at: Date,
-  ): Promise<CustomDomain | undefined> {
-    try {
-      return await this.#recordCheck(id, outcome, at)
-    } catch (err) {
-      // Another account's row was verified between our look and our write (the partial unique
-      // index refused ours): this one stays pending and says why.
-      if (!isUniqueViolation(err)) throw err
-      const found = await this.#db
-        .selectFrom('custom_domains')
-        .select(['domain'])
-        .where('id', '=', id)
-        .executeTakeFirst()
-      if (found === undefined) return undefined
-      const row = await this.#db
-        .updateTable('custom_domains')
-        .set({ checked_at: at.toISOString(), problem: claimed(found.domain).message })
-        .where('id', '=', id)
-        .returningAll()
-        .executeTakeFirst()
-      return row && toDomain(row)
-    }
-  }
-
-  async #recordCheck(
-    id: string,
-    outcome: CheckOutcome,
-    at: Date,
-  ): Promise<CustomDomain | undefined> {
-    const when = at.toISOString()
-    return this.#db.transaction().execute(async (trx) => {
-      const row = await trx
-        .selectFrom('custom_domains')
-        .selectAll()
-        .where('id', '=', id)
-        .executeTakeFirst()
-      if (row === undefined) return undefined
-      let update: Partial<Row>
-      if (outcome.kind === 'verified') {
-        if (
-          row.state !== 'verified' &&
-          (await this.#verifiedElsewhere(trx, row.domain, row.account_id))
-        ) {
-          update = { checked_at: when, problem: claimed(row.domain).message }
-        } else {
-          update = {
-            state: 'verified',
-            checked_at: when,
-            verified_at: row.verified_at ?? when,
-            failing_since: null,
-            problem: null,
-          }
-        }
-      } else if (outcome.kind === 'unanswered') {
-        update = { checked_at: when, problem: outcome.problem }
-      } else if (row.state === 'verified' && !outcome.lapse) {
-        update = {
-          checked_at: when,
-          failing_since: row.failing_since ?? when,
-          problem: outcome.problem,
-        }
-      } else {
-        update = {
-          state: 'pending',
-          checked_at: when,
-          verified_at: null,
-          failing_since: null,
-          problem: outcome.problem,
-        }
-      }
-      const stored = await trx
-        .updateTable('custom_domains')
-        .set(update)
-        .where('id', '=', id)
-        .returningAll()
-        .executeTakeFirstOrThrow()
-      return toDomain(stored)
-    })
-  }
-
-  /**
-   * Domains due for a re-check at `now`: pending ones not checked for `pendingMs`, verified ones
-   * not checked for `verifiedMs`; the longest-waiting first, at most `limit`.
-   */
+  /** The domains due for a re-check at `now` (see `dueDomains`). */
   async due(
     now: Date,
     pendingMs: number,
     verifiedMs: number,
     limit: number,
   ): Promise<CustomDomain[]> {
-    const pendingBefore = new Date(now.getTime() - pendingMs).toISOString()
-    const verifiedBefore = new Date(now.getTime() - verifiedMs).toISOString()
-    const rows = await this.#db
-      .selectFrom('custom_domains')
-      .selectAll()
-      .where((eb) =>
-        eb.or([
-          eb('checked_at', 'is', null),
-          eb.and([eb('state', '=', 'pending'), eb('checked_at', '<=', pendingBefore)]),
-          eb.and([eb('state', '=', 'verified'), eb('checked_at', '<=', verifiedBefore)]),
-        ]),
-      )
-      .orderBy(sql`coalesce(checked_at, created_at)`)
-      .limit(limit)
-      .execute()
-    return rows.map(toDomain)
+    return dueDomains(this.#db, now, pendingMs, verifiedMs, limit)
   }
 
-  /**
-   * Take domain `id` for a periodic re-check at `at`, when its last check is still the one seen
-   * (`seen`, as `due` read it): its `checked_at` moves to `at`, so it is no longer due for any
-   * node. False when another node (or its owner's check) has checked it since.
-   */
-  async claimCheck(id: string, seen: Date | null, at: Date): Promise<boolean> {
-    const result = await this.#db
-      .updateTable('custom_domains')
-      .set({ checked_at: at.toISOString() })
-      .where('id', '=', id)
-      .where((eb) =>
-        seen === null ? eb('checked_at', 'is', null) : eb('checked_at', '=', seen.toISOString()),
-      )
-      .executeTakeFirst()
-    return Number(result.numUpdatedRows) === 1
+  /** Begin the owner's check of domain `id`: its number, or undefined when it is gone. */
+  async beginCheck(id: string): Promise<number | undefined> {
+    return beginCheck(this.#db, id)
+  }
+
+  /** Take due domain `d` for a scheduled check at `at` (see `claimCheck`); null when taken. */
+  async claimCheck(d: CustomDomain, at: Date): Promise<CheckClaim | null> {
+    return claimCheck(this.#db, d, at)
+  }
+
+  /** A claimed check of `id` failed at `at`: due again after `delay` (see `releaseClaim`). */
+  async releaseClaim(
+    id: string,
+    claim: CheckClaim,
+    at: Date,
+    delay: RetryDelay,
+  ): Promise<Date | null> {
+    return releaseClaim(this.#db, id, claim, at, delay)
+  }
+
+  /** Store what check number `check` of `id` found at `at`, unless a later one's is stored. */
+  async recordCheck(
+    id: string,
+    outcome: CheckOutcome,
+    at: Date,
+    check: number,
+  ): Promise<RecordedCheck | undefined> {
+    return recordCheck(this.#db, id, outcome, at, check)
   }
 
   /** The host label parts of tunnel `tunnelId`, or undefined when it is gone. */
@@ -365,32 +282,4 @@ export class CustomDomainStore {
     for (const d of verified) if (serving.has(d.tunnel_id)) ranks.set(d.id, ranks.size)
     return ranks
   }
-
-  async #verifiedElsewhere(
-    db: Kysely<Database>,
-    domain: string,
-    accountId: string,
-  ): Promise<boolean> {
-    const other = await db
-      .selectFrom('custom_domains')
-      .select(['id'])
-      .where('domain', '=', domain)
-      .where('state', '=', 'verified')
-      .where('account_id', '!=', accountId)
-      .executeTakeFirst()
-    return other !== undefined
-  }
-}
-
-/** A unique-constraint failure, from SQLite or PostgreSQL. */
-function isUniqueViolation(err: unknown): boolean {
-  const code = (err as { code?: unknown }).code
-  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE'
-}
-
-function claimed(domain: string): StoreError {
-  return new StoreError(
-    'conflict',
-    `${domain} is already verified by another account; it must remove the domain before this one can use it`,
-  )
 }

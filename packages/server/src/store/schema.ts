@@ -351,6 +351,14 @@ export interface CustomDomainsTable {
   verified_at: OptionalNullable<string>
   failing_since: OptionalNullable<string>
   problem: OptionalNullable<string>
+  /** How many checks have begun (migration 035): each takes the next number. */
+  checks_begun: ColumnType<number, number | undefined, number>
+  /** The number of the check whose result is stored (0 before the first). */
+  stored_check: ColumnType<number, number | undefined, number>
+  /** When a scheduled check that failed is due again; null when none failed since a result. */
+  retry_at: OptionalNullable<string>
+  /** Scheduled checks failed in a row since the last stored result. */
+  failed_checks: ColumnType<number, number | undefined, number>
 }
 
 /** `released_tunnels`: an account's tunnels deleted this month (`released-tunnels.ts`). */

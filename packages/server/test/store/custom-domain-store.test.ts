@@ -9,6 +9,7 @@ import { afterEach, beforeEach, describe, it } from 'node:test'
 import {
   CustomDomainStore,
   domainAllowance,
+  type CheckOutcome,
   type DomainRoute,
 } from '../../src/store/custom-domain-store.js'
 import { openStore } from '../../src/store/open-store.js'
@@ -43,6 +44,11 @@ for (const backend of testBackends()) {
       return (await store.createTunnel({ accountId: a.id, name })).tunnel.id
     }
 
+    /** Begin a check of domain `id` and store `outcome` as its result at the clock's now. */
+    async function record(id: string, outcome: CheckOutcome) {
+      return domains.recordCheck(id, outcome, clock, (await domains.beginCheck(id))!)
+    }
+
     it('leaves exactly one account verified when two verify one domain at once', async () => {
       const rows = await Promise.all(
         ['alpha', 'bravo', 'charlie', 'delta'].map(async (slug) => {
@@ -51,7 +57,7 @@ for (const backend of testBackends()) {
         }),
       )
       const checked = await Promise.all(
-        rows.map((d) => domains.recordCheck(d.id, { kind: 'verified' }, clock)),
+        rows.map(async (d) => (await record(d.id, { kind: 'verified' }))?.domain),
       )
       const states = checked.map((d) => d?.state)
       assert.equal(states.filter((s) => s === 'verified').length, 1, String(states))
@@ -74,12 +80,8 @@ for (const backend of testBackends()) {
         (await domains.due(clock, 5 * MINUTE, 60 * MINUTE, 1)).map((d) => d.domain),
         ['a.example.org'],
       )
-      await domains.recordCheck(first.id, { kind: 'verified' }, clock)
-      await domains.recordCheck(
-        second.id,
-        { kind: 'failed', problem: 'no TXT', lapse: false },
-        clock,
-      )
+      await record(first.id, { kind: 'verified' })
+      await record(second.id, { kind: 'failed', problem: 'no TXT', lapseAfterMs: 24 * 60 * MINUTE })
       assert.deepEqual(await due(clock), [])
       assert.deepEqual(await due(new Date(clock.getTime() + 5 * MINUTE)), ['b.example.org'])
       assert.deepEqual(await due(new Date(clock.getTime() + 60 * MINUTE)), [
@@ -92,7 +94,7 @@ for (const backend of testBackends()) {
       const a = await account('acme', 'scale')
       for (const name of ['a', 'b', 'c']) {
         const d = await domains.add(a.id, await tunnel(a, name), `${name}.example.org`)
-        await domains.recordCheck(d.id, { kind: 'verified' }, clock)
+        await record(d.id, { kind: 'verified' })
         clock = new Date(clock.getTime() + 1000)
       }
       const ranks = await Promise.all(
@@ -116,7 +118,7 @@ for (const backend of testBackends()) {
       // Oldest first: a domain left pending on t0, one verified on t5, then one verified on t1.
       const added = async (t: number, name: string, verify: boolean) => {
         const d = await domains.add(a.id, tunnels[t]!, `${name}.example.org`)
-        if (verify) await domains.recordCheck(d.id, { kind: 'verified' }, clock)
+        if (verify) await record(d.id, { kind: 'verified' })
         clock = new Date(clock.getTime() + 1000)
         return d.id
       }
@@ -142,7 +144,7 @@ for (const backend of testBackends()) {
       const b = await account('other', 'pro')
       const t = await tunnel(a, 'files')
       const d = await domains.add(a.id, t, 'mcp.example.org')
-      await domains.recordCheck(d.id, { kind: 'verified' }, clock)
+      await record(d.id, { kind: 'verified' })
       assert.deepEqual(await domains.list(b.id, t), [])
       assert.equal(await domains.get(b.id, t, 'mcp.example.org'), undefined)
       assert.equal(await domains.remove(b.id, t, 'mcp.example.org'), false)

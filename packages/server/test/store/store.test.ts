@@ -525,6 +525,7 @@ describe('openStore', () => {
         '032_daily_call_metrics',
         '033_orphan_subscriptions',
         '034_rejected_tool_hashes',
+        '035_custom_domain_check_order',
       ])
     } finally {
       await store.close()

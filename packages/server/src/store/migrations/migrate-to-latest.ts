@@ -41,6 +41,7 @@ import { subscriptionsFromCheckoutMigration } from './031-subscriptions-from-che
 import { dailyCallMetricsMigration } from './032-daily-call-metrics.js'
 import { orphanSubscriptionsMigration } from './033-orphan-subscriptions.js'
 import { rejectedToolHashesMigration } from './034-rejected-tool-hashes.js'
+import { customDomainCheckOrderMigration } from './035-custom-domain-check-order.js'
 
 /** All migrations by name; names sort in the order they apply. */
 const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -78,6 +79,7 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '032_daily_call_metrics': dailyCallMetricsMigration,
   '033_orphan_subscriptions': orphanSubscriptionsMigration,
   '034_rejected_tool_hashes': rejectedToolHashesMigration,
+  '035_custom_domain_check_order': customDomainCheckOrderMigration,
 }
 
 const provider: MigrationProvider = {
