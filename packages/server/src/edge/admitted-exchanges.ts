@@ -3,11 +3,27 @@
  * request arrives, but a GET stream or a streaming answer can stay open for hours: when a
  * tunnel's access changes (its mode or allowlist, an agent or agent token revoked) each of its
  * open exchanges is checked again as it was admitted, and those the gate would now refuse are
- * ended. Every open stream (an agent's GET) is also checked again every `RECHECK_ALL_MS`, for
- * what changes without news to this node (an access token expiring, a grant revoked by the
+ * ended. Every open stream (an agent's GET, or a 2026-07-28 `subscriptions/listen`, the POST
+ * that took the GET stream's place) is also checked again every `RECHECK_ALL_MS`, for what
+ * changes without news to this node (an access token expiring, a grant revoked by the
  * authorization server, an event lost); a call in flight is not, so that a token expiring during
  * a long call does not cut it (the call ends, and the next request meets the gate).
  */
+import type { JsonRpcBody } from '@burrow/protocol'
+
+/** The method of a 2026-07-28 agent's stream of notifications: open for as long as the agent likes. */
+const LISTEN = 'subscriptions/listen'
+
+/**
+ * Whether a request of `method` with body `rpc` (null until read) is a stream rather than a call:
+ * an agent's GET, or a POST holding a `subscriptions/listen` request. Before, only GETs were, and
+ * a listen stream outlived its access token and any revocation this node was not told of (found
+ * by a hostile review; `test/e2e/access-listen-streams.test.ts`).
+ */
+export function opensStream(method: string | undefined, rpc: JsonRpcBody | null): boolean {
+  if (method === 'GET') return true
+  return rpc?.messages.some((m) => m.kind === 'request' && m.method === LISTEN) ?? false
+}
 
 /** Between checks of every open stream. */
 export const RECHECK_ALL_MS = 30_000
@@ -17,7 +33,7 @@ interface Admitted {
   readonly allowed: () => Promise<boolean>
   readonly end: () => void
   /** Checked by the timer too (a stream), not only when its tunnel's access changes. */
-  readonly stream: boolean
+  readonly stream: () => boolean
 }
 
 export class AdmittedExchanges {
@@ -31,14 +47,15 @@ export class AdmittedExchanges {
 
   /**
    * Note an admitted exchange of `tunnelId` until the returned call (when it closes); `stream`
-   * for an agent's GET stream, which the timer checks too; `stale` when the access may have
-   * changed while it was being admitted (it is checked again at once).
+   * (asked at each check: a POST is known to be one only once its body is read) for an agent's
+   * stream, which the timer checks too; `stale` when the access may have changed while it was
+   * being admitted (it is checked again at once).
    */
   add(
     tunnelId: string,
     allowed: () => Promise<boolean>,
     end: () => void,
-    stream = false,
+    stream: boolean | (() => boolean) = false,
     stale = false,
   ): () => void {
     let set = this.#byTunnel.get(tunnelId)
@@ -46,7 +63,11 @@ export class AdmittedExchanges {
       set = new Set()
       this.#byTunnel.set(tunnelId, set)
     }
-    const entry: Admitted = { allowed, end, stream }
+    const entry: Admitted = {
+      allowed,
+      end,
+      stream: typeof stream === 'boolean' ? () => stream : stream,
+    }
     set.add(entry)
     if (stale) {
       void this.#stillAllowed(entry).then((ok) => {
@@ -94,7 +115,7 @@ export class AdmittedExchanges {
   async #check(tunnelId: string, streamsOnly: boolean): Promise<number> {
     let ended = 0
     for (const entry of [...(this.#byTunnel.get(tunnelId) ?? [])]) {
-      if (streamsOnly && !entry.stream) continue
+      if (streamsOnly && !entry.stream()) continue
       if (await this.#stillAllowed(entry)) continue
       entry.end()
       ended++

@@ -51,7 +51,7 @@ import { answerShaper, forwardedRedactor, governRequest, rugPullFor } from './go
 import { PendingListings } from './pending-listings.js'
 import { LivePolicy } from './live-policy.js'
 import { streamShaper } from './stream-shaper.js'
-import { AdmittedExchanges } from './admitted-exchanges.js'
+import { AdmittedExchanges, opensStream } from './admitted-exchanges.js'
 import { requestHeadBytes } from './head-bytes.js'
 import { agentLabel } from '../access/agent-identity.js'
 import { isProtectedResourcePath, serveProtectedResource } from '../access/protected-resource.js'
@@ -179,6 +179,7 @@ export class Edge {
     if (!tunnel) {
       return sendRefusal(res, 'tunnel_not_found', 'tunnel not found', `no tunnel is named ${host}`)
     }
+    let rpc: JsonRpcBody | null = null
     if (access !== null) {
       // Admitted now; ended if the tunnel's access changes so that the gate would refuse it.
       const gate = this.opts.access!
@@ -188,11 +189,10 @@ export class Edge {
         (await stillRouted(this.opts.lookup, label, tunnel.id, custom))
       const end = () => endRevoked(req, res)
       const stale = gate.generation !== accessGeneration
-      res.once('close', this.admitted.add(tunnel.id, allowed, end, req.method === 'GET', stale))
+      const stream = () => opensStream(req.method, rpc)
+      res.once('close', this.admitted.add(tunnel.id, allowed, end, stream, stale))
     }
-
     let body: Buffer | undefined
-    let rpc: JsonRpcBody | null = null
     const holder = { address: rateKeyOf(clientIp), tunnel: tunnel.id }
     if (req.method === 'POST') {
       const read = await readBody(req, this.opts.maxBodyBytes, { budget: this.bodies, holder })

@@ -2,7 +2,8 @@
 // forgotten when they close.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { AdmittedExchanges } from '../../src/edge/admitted-exchanges.js'
+import { readJsonRpcBody, type JsonRpcBody } from '@burrow/protocol'
+import { AdmittedExchanges, opensStream } from '../../src/edge/admitted-exchanges.js'
 
 describe('AdmittedExchanges', () => {
   it('ends only the exchanges of the tunnel checked that the gate now refuses', async () => {
@@ -124,5 +125,38 @@ describe('AdmittedExchanges admitting during a change', () => {
     await new Promise((resolve) => setImmediate(resolve))
     assert.equal(ended, 1)
     kept()
+  })
+})
+
+describe('opensStream', () => {
+  const body = (text: string) => readJsonRpcBody(Buffer.from(text)) as JsonRpcBody
+  const listen = '{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{}}'
+  const call = '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"x"}}'
+
+  it('takes a GET and a POST holding subscriptions/listen for streams, and a call for none', () => {
+    assert.equal(opensStream('GET', null), true)
+    assert.equal(opensStream('POST', null), false, 'not known before the body is read')
+    assert.equal(opensStream('POST', body(listen)), true)
+    assert.equal(opensStream('POST', body(`[${call},${listen}]`)), true)
+    assert.equal(opensStream('POST', body(call)), false)
+    const notification = '{"jsonrpc":"2.0","method":"subscriptions/listen"}'
+    assert.equal(opensStream('POST', body(notification)), false, 'a notification opens nothing')
+  })
+
+  it('lets the timer check an exchange found to be a stream after it was noted', async () => {
+    const admitted = new AdmittedExchanges()
+    let rpc: JsonRpcBody | null = null
+    let ended = 0
+    const forget = admitted.add(
+      'tun_a',
+      () => Promise.resolve(false),
+      () => ended++,
+      () => opensStream('POST', rpc),
+    )
+    assert.equal(await admitted.recheckStreams(), 0, 'a POST whose body is unread is a call')
+    rpc = body(listen)
+    assert.equal(await admitted.recheckStreams(), 1)
+    assert.equal(ended, 1)
+    forget()
   })
 })
