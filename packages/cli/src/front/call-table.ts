@@ -40,6 +40,8 @@ export class CallTable {
   readonly #asks = new Map<string, Ask>()
   readonly #cancels: RecentCancels<StdioSession | string>
   #lastChildId = 0
+  /** burrow's ping sent right after `notifications/initialized`, until the child answers it. */
+  #initializedFence: number | undefined
 
   constructor(cancels = new RecentCancels<StdioSession | string>()) {
     this.#cancels = cancels
@@ -117,6 +119,27 @@ export class CallTable {
     return active && { session: active }
   }
 
+  /**
+   * `notifications/initialized` went to the child, followed by burrow's own ping `childId`: until
+   * the child answers that, what it asks may be its answer to `initialized` (the reference
+   * filesystem server asks for roots then), whatever call of an agent happens to be in flight.
+   */
+  fenceInitialized(childId: number): void {
+    this.#initializedFence = childId
+  }
+
+  /** True while the child has not answered the ping sent after `notifications/initialized`. */
+  get answeringInitialized(): boolean {
+    return this.#initializedFence !== undefined
+  }
+
+  /** The child answered `childId`: true when it is the ping of `fenceInitialized` (done with). */
+  fenceAnswered(childId: unknown): boolean {
+    if (childId === undefined || childId !== this.#initializedFence) return false
+    this.#initializedFence = undefined
+    return true
+  }
+
   /** Record that the agent of `ask.session` holds the child's request `childRequestId`. */
   addAsk(childRequestId: JsonRpcId, ask: Ask): void {
     this.#asks.set(idKey(childRequestId), ask)
@@ -140,6 +163,7 @@ export class CallTable {
 
   /** Forget everything (the child is gone). */
   clear(): void {
+    this.#initializedFence = undefined
     this.#cancels.clear()
     for (const call of this.#calls.values()) call.detach()
     this.#calls.clear()

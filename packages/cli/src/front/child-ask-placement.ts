@@ -3,12 +3,17 @@
  * `CallTable.askTarget` names, once that agent declared the capability the request needs (for an
  * elicitation, its mode: see ask-capability.ts) and has room for another question; otherwise the
  * refusal the server is answered with. A `roots/list` goes only to the agent whose call it came
- * during, never to the most recently active one (shared-server-roots.ts).
+ * during, never to the most recently active one, nor to any while the child may be answering
+ * `notifications/initialized` with it (shared-server-roots.ts).
  */
 import { JSONRPC_CODE, type JsonRpcId } from '@burrow/protocol'
 import type { CallTable } from './call-table.js'
 import { missingAskCapability } from './ask-capability.js'
-import { ROOTS_LIST, SHARED_ROOTS_REFUSAL } from './shared-server-roots.js'
+import {
+  ROOTS_LIST,
+  SHARED_ROOTS_INITIALIZED_REFUSAL,
+  SHARED_ROOTS_REFUSAL,
+} from './shared-server-roots.js'
 import type { StdioSession } from './stdio-session.js'
 
 /** The session a request goes to (and the call it travels with), or why it goes to none. */
@@ -23,6 +28,10 @@ export function childAskPlacement(
   table: CallTable,
   sessions: Iterable<StdioSession>,
 ): ChildAskPlacement {
+  // Whatever call is in flight, an agent could have put it there to be asked these roots.
+  if (method === ROOTS_LIST && table.answeringInitialized) {
+    return { refusal: SHARED_ROOTS_INITIALIZED_REFUSAL, code: JSONRPC_CODE.methodNotFound }
+  }
   const target = table.askTarget(sessions)
   if (target === 'unplaced') {
     const refusal =

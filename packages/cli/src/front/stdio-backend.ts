@@ -189,6 +189,12 @@ export class StdioBackend implements McpBackend {
     // The child serves every agent: none tells it its roots changed (shared-server-roots.ts).
     if (message.method === ROOTS_LIST_CHANGED) return
     this.#trySend(message)
+    // Until the child answers this ping, roots it asks for answer initialized, not a call.
+    if (message.method === 'notifications/initialized') {
+      const ping = this.#table.nextChildId()
+      this.#table.fenceInitialized(ping)
+      this.#trySend({ jsonrpc: '2.0', id: ping, method: 'ping' })
+    }
   }
 
   #agentResponse(session: StdioSession, message: JsonRpcResponse): void {
@@ -300,6 +306,7 @@ export class StdioBackend implements McpBackend {
   }
 
   #childResponse(message: JsonRpcResponse): void {
+    if (this.#table.fenceAnswered(message.id)) return
     const call = this.#table.call(message.id)
     if (!call) {
       this.#log.debug(`stdio server answered unknown or cancelled request ${String(message.id)}`)
