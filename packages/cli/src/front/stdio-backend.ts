@@ -322,9 +322,10 @@ export class StdioBackend implements McpBackend {
       this.#elicitations.note(STDIO, id, { sessionId: call.session.id, relatedTo: call.agentId })
     }
     const answer = this.#tasks.answered(call.session, call.method, { ...message, id: call.agentId })
+    // Ready before the agent hears: a 2026-07-28 seat sends initialized as it reads the answer.
+    if (call.method === 'initialize') this.#gate.answered(answer)
     call.session.sink.deliver(answer)
     for (const status of this.#tasks.held(call.session, answer)) call.session.sink.deliver(status)
-    if (call.method === 'initialize') this.#gate.answered(answer)
   }
 
   /** A server→client request (sampling, elicitation, roots): route it to the agent it concerns. */
