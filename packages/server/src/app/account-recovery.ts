@@ -3,14 +3,17 @@
  * and email-verification links sent by mail (docs/decisions.md#account-recovery). Links are built
  * from the configured service URL, never from the request's Host, so nobody can make Burrow mail
  * a link to their own site. Asking for a reset looks the same whether or not an account uses the
- * address (the lookup and the mail run after the answer), and is limited per client address and
- * per account; tokens are single-use, hashed and expiring (`AccountTokenStore`).
+ * address (the lookup and the mail run after the answer), and is limited per client address,
+ * client network, account and mailbox; tokens are single-use, hashed and expiring
+ * (`AccountTokenStore`).
  */
+import { createHash } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
 import type { Logger } from '@burrow/protocol'
-import type { RateLimiter } from '../http/rate-limiter.js'
+import { networkKeyOf, rateKeyOf } from '../http/client-addresses.js'
+import type { RateDecision, RateLimiter } from '../http/rate-limiter.js'
 import { localRateLimits, type RateLimits } from '../http/rate-limits.js'
-import { mailboxKey } from '../mail/email-address.js'
+import { mailboxKey } from '../mail/mailbox-key.js'
 import type { Mailer } from '../mail/mailer.js'
 import {
   RESET_TOKEN_TTL_MS,
@@ -21,8 +24,10 @@ import { passwordProblem } from '../store/password.js'
 import { StoreError } from '../store/store-error.js'
 import type { Store } from '../store/store.js'
 
-/** Reset requests a client address may make per 15 minutes. */
+/** Reset requests a client address (IPv6: its /64) may make per 15 minutes. */
 export const RESET_REQUESTS_PER_ADDRESS = 5
+/** Reset requests the addresses of one network (IPv4 /24, IPv6 /48) may make per 15 minutes. */
+export const RESET_REQUESTS_PER_NETWORK = 20
 /**
  * Earlier reset links that stay valid when a new one is issued: asking again (anyone may, for any
  * address) does not void the link the owner is about to use.
@@ -33,6 +38,10 @@ export const RESET_LINKS_KEPT = 2
  * are silently dropped).
  */
 export const MAILS_PER_ACCOUNT_PER_HOUR = 3
+/** Verification mails the requests of one client address (IPv6: its /64) may cause per hour. */
+export const VERIFICATIONS_PER_ADDRESS_PER_HOUR = 10
+/** Verification mails the requests of one network (IPv4 /24, IPv6 /48) may cause per hour. */
+export const VERIFICATIONS_PER_NETWORK_PER_HOUR = 30
 
 /** Options of `new AccountRecovery`. */
 export interface AccountRecoveryOptions {
@@ -71,6 +80,7 @@ export class AccountRecovery {
   readonly #log: Logger
   readonly #outboxFor: (req: IncomingMessage) => string | null
   readonly #perAddress: RateLimiter
+  readonly #perNetwork: RateLimiter
   readonly #perAccount: RateLimiter
   /** The allowance of browsers that signed in to the account before, shared by them. */
   readonly #perTrusted: RateLimiter
@@ -87,6 +97,13 @@ export class AccountRecovery {
    */
   readonly #mailboxResets: RateLimiter
   readonly #mailboxVerifications: RateLimiter
+  /**
+   * Verification mails by the client that asked: its address and its network. Sign-ups are
+   * bounded per client address, but each signs up another mailbox, and addresses come cheap
+   * (an IPv6 /48 holds 65,536 /64s).
+   */
+  readonly #clientVerifications: RateLimiter
+  readonly #networkVerifications: RateLimiter
   /** Mail being handed over, so `idle()` can wait for it (tests, shutdown). */
   readonly #pending = new Set<Promise<void>>()
 
@@ -100,6 +117,11 @@ export class AccountRecovery {
     const limits = options.limits ?? localRateLimits
     this.#perAddress = limits.limiter('recovery.address', {
       capacity: RESET_REQUESTS_PER_ADDRESS,
+      perMs: 15 * 60_000,
+      ...now,
+    })
+    this.#perNetwork = limits.limiter('recovery.network', {
+      capacity: RESET_REQUESTS_PER_NETWORK,
       perMs: 15 * 60_000,
       ...now,
     })
@@ -128,20 +150,35 @@ export class AccountRecovery {
       perMs: 60 * 60_000,
       ...now,
     })
+    this.#clientVerifications = limits.limiter('recovery.client-verify', {
+      capacity: VERIFICATIONS_PER_ADDRESS_PER_HOUR,
+      perMs: 60 * 60_000,
+      ...now,
+    })
+    this.#networkVerifications = limits.limiter('recovery.network-verify', {
+      capacity: VERIFICATIONS_PER_NETWORK_PER_HOUR,
+      perMs: 60 * 60_000,
+      ...now,
+    })
   }
 
   /**
-   * Someone at client `rateKey` asks for a reset link for `email`. Refused only by the per-address
-   * limit; otherwise ok whatever `email` is, and the link is mailed in the background when an
-   * account uses that address and has not had too many reset mails this hour. Browsers that
-   * signed in to the account before (`trusted`: their device cookie) share an allowance of their
-   * own, so strangers asking for the address cannot spend the owner's; each allowance is per
-   * account, so nobody can mail an address more than twice the allowance of resets an hour.
-   * Strangers' requests also spend the allowance of the mailbox the address reaches, shared by
-   * every account whose address folds to it (`mailboxKey`); the known browsers' does not.
+   * Someone at `clientAddress` (`ClientAddresses.of`) asks for a reset link for `email`. Refused
+   * only by the limits of that address (IPv6: its /64) and, unless the browser is `trusted`, of
+   * its network (IPv4 /24, IPv6 /48); otherwise ok whatever `email` is, and the link is mailed
+   * in the background when an account uses that address and has not had too many reset mails
+   * this hour. Browsers that signed in to the account before (`trusted`: their device cookie)
+   * share an allowance of their own, so strangers asking for the address cannot spend the
+   * owner's; each allowance is per account, so nobody can mail an address more than twice the
+   * allowance of resets an hour. Strangers' requests also spend the allowance of the mailbox the
+   * address reaches, shared by every account whose address folds to it (`mailboxKey`); the known
+   * browsers' does not.
    */
-  requestReset(email: string, rateKey: string, trusted = false): ResetRequest {
-    const decision = this.#perAddress.take(rateKey)
+  requestReset(email: string, clientAddress: string, trusted = false): ResetRequest {
+    const decision = takeAll([
+      [this.#perAddress, rateKeyOf(clientAddress)],
+      ...(trusted ? [] : [[this.#perNetwork, networkKeyOf(clientAddress)] as const]),
+    ])
     if (!decision.ok) return decision
     if (email.length > 320) return { ok: true }
     this.#background(async () => {
@@ -149,12 +186,10 @@ export class AccountRecovery {
       if (!holder) return
       const allowed = trusted
         ? this.#perTrusted.take(holder.accountId).ok
-        : takeBoth(
-            this.#perAccount,
-            holder.accountId,
-            this.#mailboxResets,
-            mailboxKey(holder.email),
-          )
+        : takeAll([
+            [this.#perAccount, holder.accountId],
+            [this.#mailboxResets, mailboxLimitKey(holder.email)],
+          ]).ok
       if (!allowed) return
       const token = await this.#store.accountTokens.issue(
         holder.accountId,
@@ -212,15 +247,21 @@ export class AccountRecovery {
   }
 
   /**
-   * Mail account `accountId` (address `email`) a verification link, in the background; false
-   * when it, or the mailbox its address reaches (`mailboxKey`: every account whose address
-   * folds to it), was sent too many verification mails this hour (reset mails do not count).
+   * Mail account `accountId` (address `email`) a verification link, in the background, for a
+   * request from `clientAddress` (`ClientAddresses.of`); false when it, the mailbox its address
+   * reaches (`mailboxKey`: every account whose address folds to it), or that client's address
+   * (IPv6: its /64) or network (IPv4 /24, IPv6 /48) was spent too many verification mails this
+   * hour (reset mails do not count). The client's allowances are taken first: a refused client
+   * touches no mailbox's bucket.
    */
-  sendVerification(accountId: string, email: string): boolean {
-    const mailbox = mailboxKey(email)
-    if (!takeBoth(this.#verifications, accountId, this.#mailboxVerifications, mailbox)) {
-      return false
-    }
+  sendVerification(accountId: string, email: string, clientAddress: string): boolean {
+    const allowed = takeAll([
+      [this.#clientVerifications, rateKeyOf(clientAddress)],
+      [this.#networkVerifications, networkKeyOf(clientAddress)],
+      [this.#verifications, accountId],
+      [this.#mailboxVerifications, mailboxLimitKey(email)],
+    ])
+    if (!allowed.ok) return false
     this.#background(async () => {
       const token = await this.#store.accountTokens.issue(
         accountId,
@@ -290,19 +331,25 @@ export class AccountRecovery {
 }
 
 /**
- * Spend one of `first`'s `firstKey` and one of `second`'s `secondKey`, or neither: the first is
- * given back when the second refuses, so a mail not sent costs nothing.
+ * Spend one request of each limiter's key, in order, or none: those taken before one refuses are
+ * given back, so a mail not sent costs nothing. The refusal is the first limiter's that refused.
  */
-function takeBoth(
-  first: RateLimiter,
-  firstKey: string,
-  second: RateLimiter,
-  secondKey: string,
-): boolean {
-  if (!first.take(firstKey).ok) return false
-  if (second.take(secondKey).ok) return true
-  first.giveBack(firstKey)
-  return false
+function takeAll(spends: readonly (readonly [RateLimiter, string])[]): RateDecision {
+  for (const [i, [limiter, key]] of spends.entries()) {
+    const decision = limiter.take(key)
+    if (decision.ok) continue
+    for (const [taken, takenKey] of spends.slice(0, i)) taken.giveBack(takenKey)
+    return decision
+  }
+  return { ok: true }
+}
+
+/**
+ * The key of `email`'s mailbox in the shared limiters: hashed, as keys made from emails are
+ * (they travel between nodes).
+ */
+function mailboxLimitKey(email: string): string {
+  return createHash('sha256').update(mailboxKey(email)).digest('base64url')
 }
 
 function invalidLink(): StoreError {

@@ -4,7 +4,10 @@
  * `X-Forwarded-For` list is read from the right, past every trusted hop, to the first address
  * that is not one. Anyone else's `X-Forwarded-For` is ignored: a client cannot choose its own
  * address. Rate limits key IPv6 clients by /64, the block one host usually gets, so rotating
- * addresses inside it buys nothing.
+ * addresses inside it buys nothing. Limits that also bound a whole network (`networkKeyOf`: an
+ * IPv4 /24, an IPv6 /48, what one site or customer usually holds) do so for mail, so that many
+ * addresses next to each other are not as many allowances (docs/decisions.md, "Mail allowances
+ * per client network").
  */
 import type { IncomingMessage } from 'node:http'
 import { BlockList, isIP } from 'node:net'
@@ -63,7 +66,19 @@ export class ClientAddresses {
 
 /** The rate-limit key of a client address (`ClientAddresses.of`): itself, or its /64 for IPv6. */
 export function rateKeyOf(address: string): string {
-  return isIP(address) === 6 ? ipv6Prefix64(address) : address
+  const plain = unmapped(address)
+  return isIP(plain) === 6 ? ipv6Prefix(plain, 4) : plain
+}
+
+/**
+ * The key of the network around a client address (`ClientAddresses.of`): its /24 for IPv4
+ * (`203.0.113.0/24`), its /48 for IPv6 (`2001:db8:5::/48`); anything else is its own key.
+ */
+export function networkKeyOf(address: string): string {
+  const plain = unmapped(address)
+  const family = isIP(plain)
+  if (family === 4) return `${plain.split('.').slice(0, 3).join('.')}.0/24`
+  return family === 6 ? ipv6Prefix(plain, 3) : plain
 }
 
 /** `[address, prefix or null, family]` of a trusted-proxy entry, or null when it is not one. */
@@ -77,21 +92,37 @@ export function parseProxyEntry(entry: string): [string, number | null, 'ipv4' |
   return [address, Number(prefix), family === 4 ? 'ipv4' : 'ipv6']
 }
 
+/** `address`, or the IPv4 address an IPv4-mapped IPv6 one (`::ffff:a.b.c.d`, any spelling) is. */
 function unmapped(address: string): string {
-  const m = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)
-  return m ? m[1]! : address
+  const bare = address.split('%', 1)[0]!
+  if (isIP(bare) !== 6 || !/^[0:]*:ffff:/i.test(bare)) return address
+  const g = ipv6Groups(bare)
+  if (!g.slice(0, 5).every((x) => x === 0) || g[5] !== 0xffff) return address
+  return [g[6]! >> 8, g[6]! & 0xff, g[7]! >> 8, g[7]! & 0xff].join('.')
 }
 
-/** The first four groups of an IPv6 address, written `a:b:c:d::/64`. */
-function ipv6Prefix64(address: string): string {
-  const plain = address.split('%', 1)[0]!.toLowerCase()
-  const [head = '', tail] = plain.split('::', 2)
-  const left = head === '' ? [] : head.split(':')
-  const right = tail === undefined || tail === '' ? [] : tail.split(':')
-  const missing = Math.max(0, 8 - left.length - right.length)
-  const groups = [...left, ...Array<string>(missing).fill('0'), ...right]
-  return `${groups
-    .slice(0, 4)
-    .map((g) => g.replace(/^0+(?=.)/, ''))
-    .join(':')}::/64`
+/** The first `count` groups of an IPv6 address, written `a:b:c:d::/64` (16 bits a group). */
+function ipv6Prefix(address: string, count: number): string {
+  return `${ipv6Groups(address.split('%', 1)[0]!)
+    .slice(0, count)
+    .map((g) => g.toString(16))
+    .join(':')}::/${count * 16}`
+}
+
+/** The eight 16-bit groups of an IPv6 literal without zone (valid: `isIP` said so). */
+function ipv6Groups(text: string): number[] {
+  let hex = text.toLowerCase()
+  // A last 32 bits written as an IPv4 address (`::ffff:1.2.3.4`, `64:ff9b::1.2.3.4`) are 2 groups.
+  const colon = hex.lastIndexOf(':')
+  const tail = hex.slice(colon + 1)
+  if (tail.includes('.')) {
+    const [a = 0, b = 0, c = 0, d = 0] = tail.split('.').map(Number)
+    hex = `${hex.slice(0, colon + 1)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`
+  }
+  const [head = '', rest] = hex.split('::', 2)
+  const split = (part: string): string[] => (part === '' ? [] : part.split(':'))
+  const left = split(head)
+  const right = rest === undefined ? [] : split(rest)
+  const fill = Array<string>(Math.max(0, 8 - left.length - right.length)).fill('0')
+  return [...left, ...fill, ...right].map((g) => parseInt(g, 16))
 }

@@ -53,22 +53,6 @@ export function canonicalEmail(email: string): string {
 }
 
 /**
- * The mailbox `email` most likely reaches, for bounding the mail burrowd sends it: its
- * `canonicalEmail` with the local part's `+tag` cut off and its dots left out. Many providers
- * deliver `name+anything@` to `name@`, and some (Gmail) ignore dots, so those spellings are
- * distinct accounts' addresses but one inbox. Only a rate key: accounts are still stored and
- * looked up by `canonicalEmail`, and two people whose addresses fold together here only share an
- * allowance of mail.
- */
-export function mailboxKey(email: string): string {
-  const canonical = canonicalEmail(email)
-  const at = canonical.lastIndexOf('@')
-  if (at < 0) return canonical
-  const local = canonical.slice(0, at).split('+', 1)[0]!.replaceAll('.', '')
-  return `${local === '' ? canonical.slice(0, at) : local}${canonical.slice(at)}`
-}
-
-/**
  * `email` as a lookup key (`canonicalEmail`), or null when no account can have it: text a
  * database cannot compare (U+0000, which PostgreSQL refuses in a query) or far too long.
  */

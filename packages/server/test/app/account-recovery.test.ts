@@ -7,13 +7,23 @@
 import assert from 'node:assert/strict'
 import { afterEach, beforeEach, describe, it } from 'node:test'
 import { silentLogger } from '@burrow/protocol'
-import { AccountRecovery, MAILS_PER_ACCOUNT_PER_HOUR } from '../../src/app/account-recovery.js'
+import {
+  AccountRecovery,
+  MAILS_PER_ACCOUNT_PER_HOUR,
+  RESET_REQUESTS_PER_ADDRESS,
+  RESET_REQUESTS_PER_NETWORK,
+  VERIFICATIONS_PER_ADDRESS_PER_HOUR,
+  VERIFICATIONS_PER_NETWORK_PER_HOUR,
+} from '../../src/app/account-recovery.js'
 import type { MailMessage } from '../../src/mail/mailer.js'
 import { openStore } from '../../src/store/open-store.js'
 import type { Account, Store } from '../../src/store/store.js'
 import { testBackends, type TestDatabase } from '../helpers/test-databases.js'
 
 const [backend] = testBackends()
+/** The client addresses verification mails are asked from. */
+const OWNER = '198.51.100.7'
+const STRANGER = '203.0.113.9'
 
 describe('AccountRecovery mail allowances', () => {
   let database: TestDatabase
@@ -54,7 +64,7 @@ describe('AccountRecovery mail allowances', () => {
   it("mails the address's owner a reset link after the account's holder sent verification links", async () => {
     // Someone signed up with the owner's address and presses "send a new confirmation link".
     for (let i = 0; i < MAILS_PER_ACCOUNT_PER_HOUR + 2; i++) {
-      recovery.sendVerification(account.id, account.email)
+      recovery.sendVerification(account.id, account.email, OWNER)
     }
     await recovery.idle()
     // The owner, on a browser that never signed in to the account, asks for a reset.
@@ -69,14 +79,14 @@ describe('AccountRecovery mail allowances', () => {
     }
     await recovery.idle()
     assert.equal(resets().length, MAILS_PER_ACCOUNT_PER_HOUR)
-    assert.equal(recovery.sendVerification(account.id, account.email), true)
+    assert.equal(recovery.sendVerification(account.id, account.email, OWNER), true)
     await recovery.idle()
     assert.equal(sent.filter((m) => m.text.includes('/verify?token=')).length, 1)
   })
 
   it('still bounds verification links per account', async () => {
     const answers = Array.from({ length: MAILS_PER_ACCOUNT_PER_HOUR + 1 }, () =>
-      recovery.sendVerification(account.id, account.email),
+      recovery.sendVerification(account.id, account.email, OWNER),
     )
     assert.deepEqual(answers, [
       ...Array.from({ length: MAILS_PER_ACCOUNT_PER_HOUR }, () => true),
@@ -94,8 +104,8 @@ describe('AccountRecovery mail allowances', () => {
     ].entries()) {
       squatted.push(await store.createAccount({ email, slug: `squat${i}` }))
     }
-    const verifications = squatted.map((a) => recovery.sendVerification(a.id, a.email))
-    verifications.push(recovery.sendVerification(account.id, account.email))
+    const verifications = squatted.map((a) => recovery.sendVerification(a.id, a.email, STRANGER))
+    verifications.push(recovery.sendVerification(account.id, account.email, OWNER))
     assert.deepEqual(verifications, [true, true, true, false])
     for (const [i, a] of squatted.entries()) recovery.requestReset(a.email, `stranger-${i}`)
     recovery.requestReset('owner@example.com', 'stranger-9')
@@ -106,5 +116,82 @@ describe('AccountRecovery mail allowances', () => {
     await recovery.idle()
     assert.equal(resets().at(-1)?.to, 'owner@example.com')
     assert.equal(resets().length, MAILS_PER_ACCOUNT_PER_HOUR + 1)
+  })
+
+  /** `count` accounts of different mailboxes, made by a stranger. */
+  async function strangersAccounts(count: number, prefix: string): Promise<Account[]> {
+    const made = []
+    for (let i = 0; i < count; i++) {
+      made.push(
+        await store.createAccount({ email: `${prefix}${i}@example.net`, slug: `${prefix}${i}` }),
+      )
+    }
+    return made
+  }
+
+  it('bounds the verification mails one IPv6 /64 asks for, whatever address of it asks', async () => {
+    const accounts = await strangersAccounts(VERIFICATIONS_PER_ADDRESS_PER_HOUR + 5, 'v')
+    // Every request from another address of one /64, each for another mailbox.
+    const answers = accounts.map((a, i) =>
+      recovery.sendVerification(a.id, a.email, `2001:db8:1:2::${(i + 1).toString(16)}`),
+    )
+    assert.equal(answers.filter(Boolean).length, VERIFICATIONS_PER_ADDRESS_PER_HOUR)
+    assert.deepEqual(answers.slice(VERIFICATIONS_PER_ADDRESS_PER_HOUR), [
+      false,
+      false,
+      false,
+      false,
+      false,
+    ])
+    await recovery.idle()
+    assert.equal(sent.length, VERIFICATIONS_PER_ADDRESS_PER_HOUR)
+    // Another network's client is not refused for it.
+    assert.equal(recovery.sendVerification(account.id, account.email, OWNER), true)
+  })
+
+  it('bounds the verification mails of one network: many /64s of a /48, many IPv4 of a /24', async () => {
+    const accounts = await strangersAccounts(2 * VERIFICATIONS_PER_NETWORK_PER_HOUR + 10, 'n')
+    const half = VERIFICATIONS_PER_NETWORK_PER_HOUR + 5
+    // One /64 per request, all in one /48.
+    const v6 = accounts
+      .slice(0, half)
+      .map((a, i) => recovery.sendVerification(a.id, a.email, `2001:db8:7:${i.toString(16)}::1`))
+    assert.equal(v6.filter(Boolean).length, VERIFICATIONS_PER_NETWORK_PER_HOUR)
+    // One IPv4 address per request, all in one /24.
+    const v4 = accounts
+      .slice(half)
+      .map((a, i) => recovery.sendVerification(a.id, a.email, `192.0.2.${i + 1}`))
+    assert.equal(v4.filter(Boolean).length, VERIFICATIONS_PER_NETWORK_PER_HOUR)
+    await recovery.idle()
+    assert.equal(sent.length, 2 * VERIFICATIONS_PER_NETWORK_PER_HOUR)
+    // A refused client spent nothing of the accounts' own allowances.
+    const refused = accounts[half - 1]!
+    assert.equal(recovery.sendVerification(refused.id, refused.email, OWNER), true)
+  })
+
+  it('bounds the reset requests of an IPv6 /64 and of its /48, but not of known browsers', async () => {
+    const inOne64 = Array.from(
+      { length: RESET_REQUESTS_PER_ADDRESS + 3 },
+      (_, i) =>
+        recovery.requestReset('owner@example.com', `2001:db8:9:1::${(i + 1).toString(16)}`).ok,
+    )
+    assert.equal(inOne64.filter(Boolean).length, RESET_REQUESTS_PER_ADDRESS)
+    const inOne48 = Array.from(
+      { length: RESET_REQUESTS_PER_NETWORK + 5 },
+      (_, i) =>
+        recovery.requestReset('nobody@example.com', `2001:db8:9:${(i + 2).toString(16)}::1`).ok,
+    )
+    assert.equal(
+      inOne48.filter(Boolean).length,
+      RESET_REQUESTS_PER_NETWORK - RESET_REQUESTS_PER_ADDRESS,
+    )
+    const refused = recovery.requestReset('owner@example.com', '2001:db8:9:ffff::1')
+    assert.equal(refused.ok, false)
+    // The owner's known browser in that network still asks (its own /64's limit only).
+    assert.deepEqual(recovery.requestReset('owner@example.com', '2001:db8:9:fffe::1', true), {
+      ok: true,
+    })
+    await recovery.idle()
+    assert.equal(resets().at(-1)?.to, 'owner@example.com')
   })
 })

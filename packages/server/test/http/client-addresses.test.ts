@@ -6,7 +6,12 @@
 import assert from 'node:assert/strict'
 import type { IncomingMessage } from 'node:http'
 import { describe, it } from 'node:test'
-import { ClientAddresses, parseProxyEntry } from '../../src/http/client-addresses.js'
+import {
+  ClientAddresses,
+  networkKeyOf,
+  parseProxyEntry,
+  rateKeyOf,
+} from '../../src/http/client-addresses.js'
 
 function req(remoteAddress: string, forwardedFor?: string): IncomingMessage {
   return {
@@ -48,6 +53,27 @@ describe('ClientAddresses', () => {
     assert.equal(loopback.rateKey(req('2001:0db8::1')), '2001:db8:0:0::/64')
     assert.equal(loopback.rateKey(req('fe80::1%eth0')), 'fe80:0:0:0::/64')
     assert.equal(loopback.rateKey(req('::1', '2001:db8:1:2:3:4:5:6')), '2001:db8:1:2::/64')
+  })
+
+  it('reads an IPv6 address with an IPv4 tail, and an IPv4-mapped one in any spelling', () => {
+    // The :: stands for one group here: the tail is two.
+    assert.equal(rateKeyOf('1:2::3:4:5:6.7.8.9'), '1:2:0:3::/64')
+    assert.equal(rateKeyOf('::ffff:c000:207'), '192.0.2.7')
+    assert.equal(rateKeyOf('0:0:0:0:0:FFFF:192.0.2.7'), '192.0.2.7')
+    assert.equal(loopback.of(req('::ffff:c000:207')), '192.0.2.7')
+  })
+
+  it('groups clients into networks: IPv4 by /24, IPv6 by /48', () => {
+    assert.equal(networkKeyOf('203.0.113.7'), '203.0.113.0/24')
+    assert.equal(networkKeyOf('203.0.113.250'), '203.0.113.0/24')
+    assert.notEqual(networkKeyOf('203.0.114.7'), networkKeyOf('203.0.113.7'))
+    assert.equal(networkKeyOf('::ffff:203.0.113.7'), '203.0.113.0/24')
+    const site = new Set<string>()
+    for (let i = 0; i < 300; i++) site.add(networkKeyOf(`2001:db8:5:${i.toString(16)}::${i}`))
+    assert.deepEqual([...site], ['2001:db8:5::/48'])
+    assert.equal(networkKeyOf('2001:DB8:0005:00ff:1::1%eth0'), '2001:db8:5::/48')
+    assert.equal(networkKeyOf('2001:db8:6::1'), '2001:db8:6::/48')
+    assert.equal(networkKeyOf('not-an-ip'), 'not-an-ip')
   })
 
   it('parses proxy entries and refuses anything else', () => {

@@ -91,8 +91,12 @@ export class DashboardAuth {
       const e = toHttpError(err)
       return again(e.status, asAccountName(e.message))
     }
-    this.#kit.opts.recovery?.sendVerification(account.id, account.email)
-    await this.#startSession(req, res, account.id, '/dashboard')
+    const client = this.#kit.opts.addresses.of(req)
+    const mailed = this.#kit.opts.recovery?.sendVerification(account.id, account.email, client)
+    // The account is made either way; its owner is told when no link went (the banner's
+    // "Send a new link" works once the allowance that refused it refills).
+    const to = mailed === false ? '/dashboard?notice=verify_deferred' : '/dashboard'
+    await this.#startSession(req, res, account.id, to)
   }
 
   /** POST `/signin`. */

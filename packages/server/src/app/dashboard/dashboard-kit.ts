@@ -113,7 +113,11 @@ const NOTICES: Readonly<Record<string, Notice>> = {
   verify_sent: { kind: 'info', text: 'We sent a new confirmation link to your email address.' },
   verify_limited: {
     kind: 'warn',
-    text: 'We already sent several links this hour; use the newest one, or try again later.',
+    text: 'We did not send a new link: too many went to this address or from your network this hour. Use the newest one you have, or try again later.',
+  },
+  verify_deferred: {
+    kind: 'warn',
+    text: 'Your account is ready, but we did not send a confirmation link now: too many went to this address or from your network this hour. Send a new link later.',
   },
   endpoint_deleted: { kind: 'info', text: 'Endpoint deleted.' },
   endpoint_enabled: { kind: 'info', text: 'Endpoint enabled again.' },

@@ -118,12 +118,12 @@ export class DashboardRecovery {
         device,
         await this.#kit.svc.accounts.passwordStamp(email),
       ) !== null
-    const asked = this.#recovery.requestReset(email, this.#kit.opts.addresses.rateKey(req), trusted)
+    const asked = this.#recovery.requestReset(email, this.#kit.opts.addresses.of(req), trusted)
     if (!asked.ok) {
       res.setHeader('retry-after', String(asked.retryAfterSecs))
       return again(
         429,
-        `Too many requests from your address; try again in ${asked.retryAfterSecs} s.`,
+        `Too many requests from your address or network; try again in ${asked.retryAfterSecs} s.`,
       )
     }
     this.#kit.html(res, 200, forgotSentPage(this.#recovery.outboxFor(req)), [
@@ -195,7 +195,11 @@ export function verifyRoutes(
       pattern: /^\/dashboard\/account\/verify$/,
       handler: async (c) => {
         await kit.form(c)
-        const sent = recovery.sendVerification(c.account.id, c.account.email)
+        const sent = recovery.sendVerification(
+          c.account.id,
+          c.account.email,
+          kit.opts.addresses.of(c.req),
+        )
         redirect(c.res, `/dashboard?notice=${sent ? 'verify_sent' : 'verify_limited'}`, {
           status: 303,
         })
