@@ -49,6 +49,20 @@ export default tseslint.config(
     },
   },
   {
+    // burrowd's connections to Redis send no command twice after a reconnection (docs/decisions.md).
+    files: ['packages/server/src/**/*.ts'],
+    ignores: ['packages/server/src/store/open-redis.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "NewExpression[callee.name='Redis']",
+          message: 'Connect with openRedis (store/open-redis.ts): no command is sent twice.',
+        },
+      ],
+    },
+  },
+  {
     files: ['**/*.js', '**/*.mjs'],
     extends: [tseslint.configs.disableTypeChecked],
     languageOptions: {

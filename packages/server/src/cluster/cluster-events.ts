@@ -9,7 +9,7 @@
  */
 import { Redis } from 'ioredis'
 import type { Logger } from '@burrow/protocol'
-import { REDIS_OPTIONS } from '../store/redis-options.js'
+import { openRedis } from '../store/open-redis.js'
 
 /** One event. */
 export type ClusterEvent =
@@ -109,10 +109,12 @@ export class RedisClusterEvents implements ClusterEvents {
     now?: () => number
   }) {
     this.#now = opts.now ?? Date.now
-    this.#pub = new Redis(opts.url, { ...REDIS_OPTIONS, lazyConnect: false })
+    this.#pub = openRedis(opts.url, { lazyConnect: false })
     // The subscriber keeps ioredis's defaults: its SUBSCRIBE waits for Redis rather than failing
     // (a failed one would leave this node deaf to the others' events), and it resubscribes
-    // itself after every reconnection.
+    // itself after every reconnection. It only subscribes: a SUBSCRIBE sent again after a
+    // reconnection (ioredis resends what lost its reply) changes nothing twice.
+    // eslint-disable-next-line no-restricted-syntax -- the subscriber, as said above
     this.#sub = new Redis(opts.url, { lazyConnect: false })
     this.#channel = `${opts.keyPrefix ?? ''}events`
     this.#node = opts.node

@@ -5,7 +5,6 @@
  */
 import { randomBytes } from 'node:crypto'
 import type { Logger } from '@burrow/protocol'
-import { Redis } from 'ioredis'
 import { startKeyRecheck } from '../broker/key-recheck.js'
 import type { TunnelRegistry } from '../broker/tunnel-registry.js'
 import type { ServerConfig } from '../config.js'
@@ -15,7 +14,7 @@ import { tunnelKeyHashes } from '../store/tunnel-key-hashes.js'
 import type { ClusterEvents } from './cluster-events.js'
 import { ClusterRouter } from './cluster-router.js'
 import { TunnelDirectory } from './tunnel-directory.js'
-import { REDIS_OPTIONS } from '../store/redis-options.js'
+import { openRedis } from '../store/open-redis.js'
 
 /** What `openCluster` needs. */
 export interface ClusterParts {
@@ -47,7 +46,7 @@ export function nodeUrlFor(config: ServerConfig, port: number): string {
 export async function openCluster(parts: ClusterParts): Promise<Cluster | null> {
   const { config, store, log } = parts
   if (config.redisUrl === null) return null
-  const redis = new Redis(config.redisUrl, REDIS_OPTIONS)
+  const redis = openRedis(config.redisUrl)
   redis.on('error', (err: Error) => log.debug(`cluster redis: ${err.message}`))
   const secret = await store.setSettingIfAbsent(
     'cluster_secret',

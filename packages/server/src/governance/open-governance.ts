@@ -5,7 +5,6 @@
  * call-history sink that feeds history, metrics and the tail together, and the rug-pull pins.
  */
 import type { Logger } from '@burrow/protocol'
-import { Redis } from 'ioredis'
 import {
   LocalClusterEvents,
   RedisClusterEvents,
@@ -28,7 +27,7 @@ import { Policies } from './policies.js'
 import { SharedRateLimits } from '../cluster/shared-rate-limits.js'
 import { localRateLimits, type RateLimits } from '../http/rate-limits.js'
 import { ToolPins, type ToolChange } from './tool-pins.js'
-import { REDIS_OPTIONS } from '../store/redis-options.js'
+import { openRedis } from '../store/open-redis.js'
 import { SUBSCRIPTION_WAIT_MS, subscribedWithin } from '../cluster/subscribed-within.js'
 
 /** The running governance services. */
@@ -75,7 +74,7 @@ export async function openGovernance(
   rugPull: RugPullWiring,
   opts: GovernanceOptions = {},
 ): Promise<GovernanceServices> {
-  const redis = config.redisUrl ? new Redis(config.redisUrl, REDIS_OPTIONS) : null
+  const redis = config.redisUrl ? openRedis(config.redisUrl) : null
   redis?.on('error', (err: Error) => log.debug(`governance redis: ${err.message}`))
   const redisEvents = config.redisUrl
     ? new RedisClusterEvents({

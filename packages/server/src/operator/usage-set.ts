@@ -7,7 +7,6 @@
  * - No burrowd running (nothing answers at that address): the durable row the next start loads.
  */
 import { request } from 'node:http'
-import { Redis } from 'ioredis'
 import type { ServerConfig } from '../config.js'
 import { MemoryUsageCounters } from '../quota/memory-usage-counters.js'
 import { periodOf } from '../quota/period.js'
@@ -26,7 +25,7 @@ import type { Store } from '../store/store.js'
 import { StoreError } from '../store/store-error.js'
 import type { UsageSetCommand } from './parse-operator-args.js'
 import { UsageError } from './usage-error.js'
-import { REDIS_OPTIONS } from '../store/redis-options.js'
+import { openRedis } from '../store/open-redis.js'
 
 /** Where the values were set. */
 type Applied = 'service' | 'redis' | 'database'
@@ -89,7 +88,7 @@ async function apply(
   store: Store,
 ): Promise<{ applied: Applied; values: UsageValues; where: string }> {
   if (config.redisUrl !== null) {
-    const redis = new Redis(config.redisUrl, REDIS_OPTIONS)
+    const redis = openRedis(config.redisUrl)
     let failure: Error | undefined
     redis.on('error', (error: Error) => (failure ??= error))
     try {

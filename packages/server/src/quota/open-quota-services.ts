@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Logger } from '@burrow/protocol'
-import { Redis } from 'ioredis'
+import type { Redis } from 'ioredis'
 import type { ServerConfig } from '../config.js'
 import { EdgeSessions } from './edge-sessions.js'
 import type { Store } from '../store/store.js'
@@ -32,7 +32,7 @@ import {
   type LiveCountersKind,
 } from './usage-admin-settings.js'
 import type { UsageCounters } from './usage-counters.js'
-import { REDIS_OPTIONS } from '../store/redis-options.js'
+import { openRedis } from '../store/open-redis.js'
 
 /** Options of `openQuotaServices`. */
 export interface QuotaServicesOptions {
@@ -132,7 +132,7 @@ export async function openQuotaServices(
 
 /** A Redis connection that fails a command fast while Redis is away, and logs why. */
 function connectRedis(url: string, log: Logger): Redis {
-  const redis = new Redis(url, REDIS_OPTIONS)
+  const redis = openRedis(url)
   let lastLog = 0
   redis.on('error', (error: Error) => {
     if (Date.now() - lastLog < 10_000) return

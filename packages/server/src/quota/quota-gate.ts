@@ -13,10 +13,12 @@ import { periodOf } from './period.js'
 import { quotaRefusal, type QuotaRefusal } from './quota-refusal.js'
 import type { QuotaWarningListener } from './quota-warning.js'
 import type { ConsumeResult, UsageCounters, UsageDemand, UsageMetric } from './usage-counters.js'
+import { OwedResponseBytes } from './owed-response-bytes.js'
 import { ResponseBatches } from './response-batches.js'
 import { WarningOffers } from './warning-offers.js'
 import { WarningMemo } from './warning-memo.js'
 
+export { OWED_RETRY_MS } from './owed-response-bytes.js'
 export { RESPONSE_BATCH_BYTES, RESPONSE_WAIT_MS } from './response-batches.js'
 
 /** What the gate needs to know of a tunnel (the edge's cached `TunnelWithAccount`). */
@@ -42,10 +44,6 @@ export interface QuotaGateOptions {
  * that never ends (an SSE stream, a GET stream) does not carry the month on without bound.
  */
 export const RESPONSE_OVERAGE_BYTES = 16 * 1024 * 1024
-/** How often response bytes the counters refused (Redis away) are offered again. */
-export const OWED_RETRY_MS = 5000
-/** Most tunnel-months of refused response bytes kept for another try; past it they are lost (logged). */
-const MAX_OWED = 10_000
 
 /** Counts and limits requests for the edge. */
 export class QuotaGate {
@@ -63,13 +61,8 @@ export class QuotaGate {
    */
   readonly #turnBytes = new Map<string, { readonly tunnel: MeteredTunnel; n: number }>()
   #turnFlush: NodeJS.Immediate | null = null
-  /**
-   * Response bytes the counters failed to take (Redis restarting), by tunnel and month, offered
-   * again every `OWED_RETRY_MS` into the month they were counted in: a stream that flowed while
-   * Redis was away is counted once it is back.
-   */
-  readonly #owed = new Map<string, { readonly tunnel: MeteredTunnel; n: number; at: Date }>()
-  #owedRetry: NodeJS.Timeout | null = null
+  /** Response bytes the counters failed to take (Redis restarting), offered again. */
+  readonly #owed: OwedResponseBytes<MeteredTunnel>
   /**
    * How to cut each response of a tunnel still streaming, with the bandwidth limit it is cut by
    * (the plan's it was admitted under, or a lower plan's the account moved to since), by tunnel.
@@ -85,6 +78,9 @@ export class QuotaGate {
     this.#log = options.log
     this.#clock = options.clock ?? (() => new Date())
     this.#warnings = new WarningOffers(options.onQuotaWarning ?? (() => {}), this.#log, this.#clock)
+    this.#owed = new OwedResponseBytes(this.#log, (tunnel, n, at) =>
+      this.#addResponseBytes(tunnel, n, at),
+    )
   }
 
   /**
@@ -253,12 +249,9 @@ export class QuotaGate {
   /** Stop offering refused bytes again; what is still owed is logged as lost. */
   close(): void {
     this.#warnings.close()
-    if (this.#owedRetry !== null) clearTimeout(this.#owedRetry)
-    this.#owedRetry = null
-    const lost = this.owedBytes + this.#batches.discard()
+    const lost = this.#owed.close() + this.#batches.discard()
     if (lost > 0)
       this.#log.error(`quota: ${lost} response bytes not counted (counters unavailable)`)
-    this.#owed.clear()
   }
 
   /** Add `n` response bytes of `tunnel` to this turn's; they reach the counters after the turn. */
@@ -287,49 +280,15 @@ export class QuotaGate {
           // response is checked against its own limit, which a downgrade may have lowered.
           if (periodOf(at) === periodOf(this.#clock())) this.#cutStreaming(tunnel.id, result.value)
         },
-        (error: Error) => this.#owe(tunnel, n, at, error),
+        (error: Error) => this.#owed.owe(tunnel, n, at, error),
       )
       .finally(() => this.#pending.delete(counting))
     this.#pending.add(counting)
   }
 
-  /**
-   * Keep `n` response bytes the counters refused, to offer them again. An increment Redis made
-   * whose reply was lost is so counted twice: the error is on the side of counting, as the
-   * limits are (docs/decisions.md, quotas).
-   */
-  #owe(tunnel: MeteredTunnel, n: number, at: Date, error: Error): void {
-    const key = `${tunnel.id} ${periodOf(at)}`
-    const known = this.#owed.get(key)
-    if (known !== undefined) known.n += n
-    else if (this.#owed.size < MAX_OWED) this.#owed.set(key, { tunnel, n, at })
-    else {
-      this.#log.error(
-        `quota: ${n} response bytes of ${tunnel.id} not counted: ${error.message} (too many waiting)`,
-      )
-      return
-    }
-    if (known === undefined && this.#owed.size === 1) {
-      this.#log.warn(`quota: counting response bytes failed (${error.message}); trying again`)
-    }
-    if (this.#owedRetry === null) {
-      this.#owedRetry = setTimeout(() => this.#payOwed(), OWED_RETRY_MS)
-      this.#owedRetry.unref()
-    }
-  }
-
-  #payOwed(): void {
-    this.#owedRetry = null
-    const owed = [...this.#owed.values()]
-    this.#owed.clear()
-    for (const { tunnel, n, at } of owed) this.#addResponseBytes(tunnel, n, at)
-  }
-
   /** Response bytes waiting for the counters to work again (tests, shutdown). */
   get owedBytes(): number {
-    let n = 0
-    for (const owed of this.#owed.values()) n += owed.n
-    return n
+    return this.#owed.bytes
   }
 
   #warnIfCrossed(tunnel: MeteredTunnel, metric: UsageMetric, result: ConsumeResult): void {

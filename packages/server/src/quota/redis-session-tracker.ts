@@ -13,8 +13,8 @@
  */
 
 import { randomUUID } from 'node:crypto'
-import { Redis } from 'ioredis'
-import type { RedisOptions } from 'ioredis'
+import type { Redis, RedisOptions } from 'ioredis'
+import { openRedis } from '../store/open-redis.js'
 import { checkCap, checkSessionInput } from './check-session-input.js'
 import { RedisScript } from './redis-script.js'
 import { DEFAULT_LEASE_MS, DEFAULT_RESERVATION_MS } from './session-tracker.js'
@@ -196,12 +196,15 @@ export class RedisSessionTracker implements SessionTracker {
     this.#clock = options.clock ?? (() => new Date())
   }
 
-  /** A tracker on a new connection to `url`, which `close()` ends. */
+  /**
+   * A tracker on a new connection to `url` (burrowd's options, `openRedis`, with `options.redis`
+   * on top), which `close()` ends.
+   */
   static open(
     url: string,
     options: RedisSessionTrackerOptions & { readonly redis?: RedisOptions },
   ): RedisSessionTracker {
-    const tracker = new RedisSessionTracker(new Redis(url, options.redis ?? {}), options)
+    const tracker = new RedisSessionTracker(openRedis(url, options.redis), options)
     tracker.#ownsConnection = true
     return tracker
   }

@@ -7,8 +7,8 @@
  * or RDB); the periodic snapshot copies the counters to the database.
  */
 
-import { Redis } from 'ioredis'
-import type { RedisOptions } from 'ioredis'
+import type { Redis, RedisOptions } from 'ioredis'
+import { openRedis } from '../store/open-redis.js'
 import { checkUsageInput } from './check-usage-input.js'
 import { CountingUsageCounters } from './counting-usage-counters.js'
 import { nextResetOf, periodOf } from './period.js'
@@ -133,12 +133,15 @@ export class RedisUsageCounters extends CountingUsageCounters {
     this.#seed = options.seed ?? null
   }
 
-  /** Counters on a new connection to `url`, which `close()` ends. */
+  /**
+   * Counters on a new connection to `url` (burrowd's options, `openRedis`, with `options.redis`
+   * on top), which `close()` ends.
+   */
   static open(
     url: string,
     options: RedisUsageCountersOptions & { readonly redis?: RedisOptions } = {},
   ): RedisUsageCounters {
-    const counters = new RedisUsageCounters(new Redis(url, options.redis ?? {}), options)
+    const counters = new RedisUsageCounters(openRedis(url, options.redis), options)
     counters.#ownsConnection = true
     return counters
   }

@@ -1,9 +1,10 @@
 /**
  * Whether a request failed because burrowd could not reach Redis (down, restarting, stalled past
- * the command timeout of `redis-options.ts`): such a request is answered `503` with
- * `Retry-After`, saying so, rather than as an internal error, since trying again shortly is what
- * the agent should do.
+ * the command timeout of `redis-options.ts`, or its connection dropped before a reply,
+ * `redis-reply-lost.ts`): such a request is answered `503` with `Retry-After`, saying so, rather
+ * than as an internal error, since trying again shortly is what the agent should do.
  */
+import { RedisReplyLostError } from './redis-reply-lost.js'
 
 /** ioredis's messages for a command that could not be sent or answered. */
 const REDIS_FAILURES = [
@@ -15,7 +16,7 @@ const REDIS_FAILURES = [
 
 /** True for an error of an unreachable Redis. */
 export function isSharedStateUnavailable(err: Error): boolean {
-  if (err.name === 'MaxRetriesPerRequestError') return true
+  if (err.name === 'MaxRetriesPerRequestError' || err instanceof RedisReplyLostError) return true
   return REDIS_FAILURES.some((pattern) => pattern.test(err.message))
 }
 

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { Redis } from 'ioredis'
+import { RedisReplyLostError } from '../../src/store/redis-reply-lost.js'
 import { isSharedStateUnavailable } from '../../src/store/shared-state-unavailable.js'
 import { freePort } from '../../../../test/helpers/free-port.js'
 
@@ -23,6 +24,7 @@ describe('isSharedStateUnavailable', () => {
       redis.disconnect()
     }
     assert.ok(isSharedStateUnavailable(new Error('Command timed out')))
+    assert.ok(isSharedStateUnavailable(new RedisReplyLostError('eval')))
   })
 
   it('leaves other failures alone', () => {
