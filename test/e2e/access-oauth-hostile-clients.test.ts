@@ -203,6 +203,47 @@ describe('the authorization server against hostile clients', () => {
     }
   })
 
+  it('bounds junk token requests per client address; a client elsewhere refreshes', async () => {
+    const { base, grant, refresh, tools } = await registeredClient()
+    const first = await grant()
+    const junk = async (address: string, path = '/oauth/token') => {
+      const res = await fetch(`${base}${path}`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          'x-forwarded-for': address,
+        },
+        body: new URLSearchParams({
+          grant_type: 'refresh_token',
+          refresh_token: `brt_${oauth.generateRandomCodeVerifier()}`,
+          token: `brt_${oauth.generateRandomCodeVerifier()}`,
+        }),
+      })
+      const json = (await res.json()) as Record<string, string>
+      return { status: res.status, retryAfter: res.headers.get('retry-after'), json }
+    }
+    // Made-up refresh tokens each cost lookups and a transaction: 60 failures an address (the
+    // budget refills at one a second), then refused before any lookup.
+    const started = Date.now()
+    let failures = 0
+    let answer = await junk('203.0.113.7')
+    for (; answer.status === 400 && failures < 300; failures++) {
+      assert.equal(answer.json.error, 'invalid_grant')
+      answer = await junk('203.0.113.7')
+    }
+    const refilled = Math.ceil((Date.now() - started) / 1000) + 1
+    assert.ok(failures >= 60 && failures <= 60 + refilled, `${failures} failures`)
+    assert.equal(answer.status, 429)
+    assert.match(answer.retryAfter ?? '', /^[1-9]\d*$/)
+    assert.equal(answer.json.error, 'invalid_request')
+    assert.match(answer.json.error_description!, /too many failed token requests/)
+    assert.equal((await junk('203.0.113.7', '/oauth/revoke')).status, 429)
+    assert.equal((await junk('198.51.100.9')).json.error, 'invalid_grant')
+    const refreshed = await refresh(first.refresh_token!)
+    assert.equal(refreshed.status, 200, 'a client at another address refreshes')
+    assert.equal((await tools(refreshed.json.access_token!)).status, 200)
+  })
+
   it('refuses a malformed token request without touching the grant, and bounds the approvals of a tunnel', async () => {
     const { base, clientId, tools, approve, grant, refresh } = await registeredClient()
     const first = await grant()

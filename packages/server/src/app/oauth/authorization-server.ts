@@ -3,10 +3,10 @@
  * metadata (`/.well-known/oauth-authorization-server`, RFC 8414), registration
  * (`/oauth/register`, RFC 7591), the authorization endpoint with the dashboard's sign-in and a
  * consent page (`/oauth/authorize`), the token endpoint with PKCE and refresh-token rotation
- * (`/oauth/token`) and revocation (`/oauth/revoke`, RFC 7009). Only the account that owns a
- * tunnel can approve a client for it, and only while the tunnel is in `oauth` mode.
+ * (`/oauth/token`) and revocation (`/oauth/revoke`, RFC 7009) (`token-endpoint.ts`), whose
+ * failed requests are bounded per client address (`TokenFailureLimit`). Only the account that
+ * owns a tunnel can approve a client for it, and only while the tunnel is in `oauth` mode.
  */
-import { createHash, randomBytes } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { ClientAddresses } from '../../http/client-addresses.js'
 import { HttpError } from '../../http/http-error.js'
@@ -21,10 +21,10 @@ import type { Viewer } from '../dashboard/layout.js'
 import type { WebServices } from '../web-services.js'
 import type { Mount } from '../app.js'
 import { hashKey } from '../../store/hash-key.js'
-import type { OauthGrant, OauthGrantStore } from '../../store/oauth-grant-store.js'
+import type { OauthGrantStore } from '../../store/oauth-grant-store.js'
 import type { TunnelAccessStore } from '../../store/tunnel-access-store.js'
 import type { TunnelWithAccount } from '../../store/store.js'
-import { ACCESS_TOKEN_TTL_SECS, type AccessTokens } from '../../access/oauth/access-tokens.js'
+import type { AccessTokens } from '../../access/oauth/access-tokens.js'
 import {
   AUTHORIZE_PARAMS,
   checkAuthorizeRequest,
@@ -39,15 +39,14 @@ import { consentPage, refusedPage } from './consent-page.js'
 import { OauthError } from '../../access/oauth/oauth-error.js'
 import { formActionSource } from '../../access/oauth/redirect-uri.js'
 import { oauthErrorJson, oauthJson, preflight } from './oauth-responses.js'
-import { readTokenForm } from './token-form.js'
-import { newRefreshToken, refreshExpiry } from './refresh-token.js'
+import { newAuthorizationCode } from './authorization-code.js'
 import { RefreshLimit } from '../../access/oauth/refresh-limit.js'
+import { TokenFailureLimit } from '../../access/oauth/token-failure-limit.js'
+import { TokenEndpoint } from './token-endpoint.js'
 import { authorizationMetadata } from './authorization-metadata.js'
 
 /** Seconds a code may wait to be redeemed. */
 const CODE_TTL_SECS = 60
-/** How long a replaced refresh token still refreshes as it did (a client's parallel calls). */
-const GRACE_MS = 30_000
 /** Registrations one address may make per minute. */
 const REGISTRATIONS_PER_MINUTE = 20
 
@@ -64,7 +63,7 @@ export interface AuthorizationServerOptions {
   readonly labelOf: (resource: string) => Promise<string | null>
   readonly tunnelByLabel: (label: string) => Promise<TunnelWithAccount | null>
   readonly addresses?: ClientAddresses
-  /** Where the limits on registrations and refreshes are kept (default: this process's own). */
+  /** Where the limits on registrations, refreshes and failures are kept (default: this process's). */
   readonly limits?: RateLimits
   /** Told when this server revokes a grant of `tunnelId`, so every node ends what it opened. */
   readonly onGrantRevoked?: (tunnelId: string) => Promise<void>
@@ -82,12 +81,19 @@ const PATHS = new Set([
 export class AuthorizationServer implements Mount {
   readonly #o: AuthorizationServerOptions
   readonly #registrations: RateLimiter
-  readonly #refreshes: RefreshLimit
+  readonly #tokens: TokenEndpoint
+  readonly #failures: TokenFailureLimit
   readonly #addresses: ClientAddresses
 
   constructor(opts: AuthorizationServerOptions) {
     this.#o = opts
-    this.#refreshes = new RefreshLimit(undefined, opts.limits)
+    this.#tokens = new TokenEndpoint({
+      grants: opts.grants,
+      tokens: opts.tokens,
+      refreshes: new RefreshLimit(undefined, opts.limits),
+      ...(opts.onGrantRevoked ? { onGrantRevoked: opts.onGrantRevoked } : {}),
+    })
+    this.#failures = new TokenFailureLimit(opts.limits)
     this.#registrations = (opts.limits ?? localRateLimits).limiter('oauth.registrations', {
       capacity: REGISTRATIONS_PER_MINUTE,
       perMs: 60_000,
@@ -107,8 +113,10 @@ export class AuthorizationServer implements Mount {
       if (path === '/oauth/register' && method === 'POST') return await this.#register(req, res)
       if (path === '/oauth/authorize' && (method === 'GET' || method === 'POST'))
         return await this.#authorize(req, res, method)
-      if (path === '/oauth/token' && method === 'POST') return await this.#token(req, res)
-      if (path === '/oauth/revoke' && method === 'POST') return await this.#revoke(req, res)
+      if (path === '/oauth/token' && method === 'POST')
+        return await this.#counted(req, () => this.#tokens.token(req, res))
+      if (path === '/oauth/revoke' && method === 'POST')
+        return await this.#counted(req, () => this.#tokens.revoke(req, res))
       throw new OauthError('invalid_request', `${path} does not accept ${method}`, 405)
     } catch (err) {
       if (err instanceof OauthError) return oauthErrorJson(res, err)
@@ -225,7 +233,7 @@ export class AuthorizationServer implements Mount {
       const denied = new OauthError('access_denied', 'the account owner denied the request')
       return redirect(res, this.#back(checked.redirectUri, denied, checked.state))
     }
-    const code = randomBytes(32).toString('base64url')
+    const code = newAuthorizationCode()
     const approve = () =>
       this.#o.grants.approve({
         tunnelId: tunnel.id,
@@ -261,136 +269,21 @@ export class AuthorizationServer implements Mount {
     })
   }
 
-  async #token(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const form = await readTokenForm(req)
-    const grantType = form.get('grant_type')
-    const clientId = form.get('client_id')
-    const resource = form.get('resource')
-    let grant
-    if (grantType === 'authorization_code') {
-      const code = form.get('code') ?? ''
-      const taken = code === '' ? undefined : await this.#o.grants.takeCode(hashKey(code))
-      if (taken !== undefined && 'replayedGrantId' in taken) {
-        // A code presented twice was stolen or leaked: what it bought stops working too.
-        await this.#revokeGrant(taken.replayedGrantId)
-        throw new OauthError('invalid_grant', 'the code is unknown, used or expired')
-      }
-      if (!taken || taken.expiresAt.getTime() < Date.now()) {
-        throw new OauthError('invalid_grant', 'the code is unknown, used or expired')
-      }
-      const verifier = form.get('code_verifier') ?? ''
-      const problem =
-        clientId !== taken.grant.clientId
-          ? 'the code was issued to another client'
-          : form.get('redirect_uri') !== null && form.get('redirect_uri') !== taken.redirectUri
-            ? 'redirect_uri differs from the authorization request'
-            : !/^[A-Za-z0-9._~-]{43,128}$/.test(verifier)
-              ? 'code_verifier is missing or malformed (PKCE)'
-              : createHash('sha256').update(verifier).digest('base64url') !== taken.codeChallenge
-                ? 'code_verifier does not match the code_challenge (PKCE)'
-                : resource !== null && resource !== taken.grant.resource
-                  ? 'resource differs from the authorization request'
-                  : null
-      if (problem !== null) {
-        await this.#revokeGrant(taken.grant.id)
-        throw new OauthError('invalid_grant', problem)
-      }
-      grant = taken.grant
-      const refresh = newRefreshToken()
-      await this.#o.grants.setRefresh(grant.id, hashKey(refresh), refreshExpiry())
-      return oauthJson(res, 200, await this.#tokenBody(grant, refresh))
+  /**
+   * Run `work` (true: it did not fail) within the client address's budget of failed requests
+   * (`TokenFailureLimit`): spent before, given back unless the client's request failed.
+   */
+  async #counted(req: IncomingMessage, work: () => Promise<boolean>): Promise<void> {
+    const address = this.#addresses.rateKey(req)
+    this.#failures.begin(address)
+    let failed = true
+    try {
+      failed = !(await work())
+    } catch (err) {
+      failed = err instanceof OauthError || (err instanceof HttpError && err.status < 500)
+      throw err
+    } finally {
+      if (!failed) this.#failures.succeeded(address)
     }
-    if (grantType === 'refresh_token') {
-      const presented = form.get('refresh_token') ?? ''
-      const old = hashKey(presented)
-      // The client and the resource are checked before the token is spent: a request refused
-      // for them leaves the refresh token as it was.
-      const current = presented === '' ? undefined : await this.#o.grants.byRefresh(old)
-      const refused = current && (await this.#refreshRefusal(current, clientId, resource))
-      if (refused) throw refused
-      // Each rotation remembers the token it replaced: a loop must not grow that without bound.
-      if (current) this.#refreshes.check(current.id)
-      const refresh = this.#o.tokens.refreshSuccessor(presented)
-      // A token no longer current is a refresh repeated at once, or a replay that ends its grant.
-      const replacing =
-        current || presented === '' ? undefined : await this.#o.grants.replacing(old)
-      const rotated =
-        presented === ''
-          ? undefined
-          : await this.#o.grants.rotateRefresh(old, hashKey(refresh), refreshExpiry(), GRACE_MS)
-      // Reused: the grant is revoked, whether the token was current when read or not.
-      const revoked = replacing ?? current
-      if (rotated === 'reused' && revoked) await this.#o.onGrantRevoked?.(revoked.tunnelId)
-      if (rotated === undefined || rotated === 'reused') {
-        throw new OauthError(
-          'invalid_grant',
-          rotated === 'reused'
-            ? 'the refresh token was already used; the grant is revoked, sign in again'
-            : 'the refresh token is unknown, revoked or expired',
-        )
-      }
-      // A refresh repeated at once (parallel calls) gave the grant without the checks above.
-      const again = !current && (await this.#refreshRefusal(rotated, clientId, resource))
-      if (again) throw again
-      if (!rotated.repeated) this.#refreshes.spend(rotated.id)
-      return oauthJson(res, 200, await this.#tokenBody(rotated, refresh))
-    }
-    throw new OauthError(
-      'unsupported_grant_type',
-      'grant_type must be authorization_code or refresh_token',
-    )
-  }
-
-  /** Why refreshing `grant` for `clientId` and `resource` is refused (another client's: revoked). */
-  async #refreshRefusal(grant: OauthGrant, clientId: string | null, resource: string | null) {
-    if (clientId !== null && clientId !== grant.clientId) {
-      await this.#revokeGrant(grant.id)
-      return new OauthError('invalid_grant', 'the refresh token was issued to another client')
-    }
-    if (resource !== null && resource !== grant.resource) {
-      return new OauthError(
-        'invalid_target',
-        'a refresh token serves only the tunnel it was issued for',
-      )
-    }
-    return null
-  }
-
-  /** Revoke grant `id`, and have every node end the requests its tokens opened. */
-  async #revokeGrant(id: string): Promise<void> {
-    const grant = await this.#o.grants.get(id)
-    if (grant && (await this.#o.grants.revoke(null, id))) {
-      await this.#o.onGrantRevoked?.(grant.tunnelId)
-    }
-  }
-
-  async #tokenBody(
-    grant: { id: string; accountId: string; clientId: string; resource: string },
-    refresh: string,
-  ) {
-    return {
-      access_token: await this.#o.tokens.issue(grant),
-      token_type: 'Bearer',
-      expires_in: ACCESS_TOKEN_TTL_SECS,
-      refresh_token: refresh,
-      scope: 'mcp',
-    }
-  }
-
-  async #revoke(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const form = await readForm(req)
-    const token = form.get('token') ?? ''
-    if (token === '') throw new OauthError('invalid_request', 'token is required')
-    // A refresh token the grant already replaced ends it too: the client revoking holds it only
-    // because someone else refreshed first (a thief, or its own call still answering), and the
-    // grant it means to end lives on under the token that replaced it.
-    const hash = hashKey(token)
-    const grantId =
-      (await this.#o.grants.byRefresh(hash))?.id ??
-      (await this.#o.grants.replacing(hash))?.id ??
-      (await this.#o.tokens.grantOf(token))
-    if (grantId !== null) await this.#revokeGrant(grantId)
-    // RFC 7009: unknown tokens are answered like revoked ones.
-    oauthJson(res, 200, {})
   }
 }

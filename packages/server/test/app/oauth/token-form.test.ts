@@ -4,7 +4,16 @@ import { Readable } from 'node:stream'
 import { describe, it } from 'node:test'
 import { OauthError } from '../../../src/access/oauth/oauth-error.js'
 import { readTokenForm } from '../../../src/app/oauth/token-form.js'
-import { newRefreshToken, refreshExpiry } from '../../../src/app/oauth/refresh-token.js'
+import {
+  isRefreshTokenShape,
+  newRefreshToken,
+  refreshExpiry,
+} from '../../../src/app/oauth/refresh-token.js'
+import {
+  isAuthorizationCodeShape,
+  newAuthorizationCode,
+} from '../../../src/app/oauth/authorization-code.js'
+import { AccessTokens } from '../../../src/access/oauth/access-tokens.js'
 
 /** A token request whose body is `body`, as node would hand it over. */
 function request(body: string): IncomingMessage {
@@ -46,5 +55,24 @@ describe('refresh tokens', () => {
     assert.notEqual(a, b)
     const days = (refreshExpiry().getTime() - Date.now()) / 86_400_000
     assert.ok(days > 29.99 && days <= 30, String(days))
+  })
+})
+
+describe('the shapes looked up', () => {
+  it('are those of every refresh token and code given out, successors included', () => {
+    const tokens = new AccessTokens({ secret: 's'.repeat(43), issuer: 'x', grants: {} as never })
+    for (let i = 0; i < 50; i++) {
+      const refresh = newRefreshToken()
+      assert.ok(isRefreshTokenShape(refresh), refresh)
+      assert.ok(isRefreshTokenShape(tokens.refreshSuccessor(refresh)))
+      assert.ok(isAuthorizationCodeShape(newAuthorizationCode()))
+    }
+    const refresh = newRefreshToken()
+    for (const junk of ['', 'brt_', refresh.slice(0, -1), `${refresh}a`, `brt_${'.'.repeat(43)}`]) {
+      assert.equal(isRefreshTokenShape(junk), false, junk)
+    }
+    for (const junk of ['', refresh, refresh.slice(4, -1), `${'a'.repeat(42)}=`]) {
+      assert.equal(isAuthorizationCodeShape(junk), false, junk)
+    }
   })
 })
