@@ -1,38 +1,41 @@
 /**
  * Single-upstream HTTP mode: each tunnelled request goes to the local Streamable HTTP server as
  * is (Host set to the local server's, path mapped onto the upstream URL's), and the response
- * streams back. An unreachable server gives the agent a 502 naming the URL and the cause.
+ * streams back. An unreachable server gives the agent a 502 naming the URL and the cause; an
+ * answer that cannot carry what an agent's requests wait for (a 202, an SSE stream that ends
+ * before their answers) is answered for them (`relay-call.ts`), as the agent would wait for it.
  *
  * This is the client's per-call hot path, so it drives undici's dispatcher with a handler of its
- * own (`RelayCall`) instead of `request()`: no response stream, promise chain or abort signal per
+ * own (`RelayCall`, relay-call.ts) instead of `request()`: no response stream, promise chain or abort signal per
  * call, and backpressure by pausing the dispatcher rather than through a Readable.
  */
 import {
   ERROR_HEADER,
-  HOP_BY_HOP_HEADERS,
   JSONRPC_CODE,
   FOREIGN_SESSION_HEADER,
+  formatSseEvent,
   POLICY_STATUS,
+  refusal,
   refusalIdsOf,
   refusalJson,
   responseKind,
   setOwnField,
+  type JsonRpcId,
   type Logger,
+  type RefusedId,
 } from '@burrow/protocol'
-import { Agent, type Dispatcher } from 'undici'
+import { Agent } from 'undici'
 import { replyProblem } from '../front/json-reply.js'
 import { AnswerStates } from './answer-states.js'
 import type { LocalRequest, LocalResponse, RequestHandler } from './local-exchange.js'
 import { presentedStates, UNREADABLE } from './presented-states.js'
+import { RelayCall } from './relay-call.js'
 import { RequestStateOwners } from './request-state-owners.js'
 import { SessionOwners } from './session-owners.js'
 import { continueSkippingConnector } from './skip-continue.js'
 
 /** The agent the edge admitted a request as, on `oauth` and `token` tunnels (the edge sets it). */
 const AGENT = 'burrow-agent'
-
-/** Responses up to this size with a known length are read whole and sent as one frame. */
-const SMALL_RESPONSE_BYTES = 64 * 1024
 
 /** Relays to one local HTTP MCP server. */
 export class HttpRelay implements RequestHandler {
@@ -158,6 +161,52 @@ export class HttpRelay implements RequestHandler {
     res.destroy?.(`upstream ${target} failed mid-response: ${err.message}`)
   }
 
+  /**
+   * @internal The upstream answered `req` with 202 (accepted, no answer). Legitimate for a POST
+   * of notifications and answers; one holding requests is answered here with the envelope, and
+   * true returned: an agent's SDK reads no answer from a 202, whatever its body, and would wait
+   * for its own timeout.
+   */
+  acceptedWithoutAnswer(req: LocalRequest, res: LocalResponse, target: string): boolean {
+    const ids = refusalIdsOf(req.body)
+    if (ids === null || (Array.isArray(ids) && ids.length === 0)) return false
+    this.log.warn(`upstream ${target} answered a request with 202 and no response`)
+    refuse(
+      req,
+      res,
+      'upstream answered without a response',
+      `the local MCP server at ${target} answered the request with 202 and no response`,
+      ids,
+    )
+    return true
+  }
+
+  /**
+   * @internal The SSE answer to `req` ended (or broke, with `broke`) without the answers to
+   * `ids`: an error event answering each, the envelope's JSON-RPC error, to end the stream with
+   * (after a blank line when it stopped inside an event).
+   */
+  unansweredEvents(
+    req: LocalRequest,
+    ids: readonly JsonRpcId[],
+    midEvent: boolean,
+    broke: Error | null,
+  ): Buffer {
+    const target = this.targetFor(req.path)
+    const what = broke
+      ? `broke off its response stream before the answer (${broke.message})`
+      : 'ended its response stream before the answer'
+    this.log.warn(`upstream ${target} ${what}: the agent is answered with an error`)
+    const message = `the local server ${what}`
+    const reason = `the local MCP server at ${target} ${what}`
+    let text = midEvent ? '\n\n' : ''
+    for (const id of ids) {
+      const data = JSON.stringify(refusal('upstream_unreachable', message, reason, id).body)
+      text += formatSseEvent({ event: 'message', data, id: null })
+    }
+    return Buffer.from(text)
+  }
+
   /** @internal The head of the upstream's answer to `req`: sessions opened and ended. */
   answered(req: LocalRequest, status: number, sessionGiven: unknown): void {
     const session = req.headers['mcp-session-id']
@@ -219,143 +268,15 @@ export class HttpRelay implements RequestHandler {
   }
 }
 
-/** One relayed request: undici's handler callbacks, writing into the tunnel response. */
-class RelayCall implements Dispatcher.DispatchHandler {
-  private readonly relay: HttpRelay
-  private readonly req: LocalRequest
-  private readonly res: LocalResponse
-  private readonly done: () => void
-  private controller: Dispatcher.DispatchController | null = null
-  private status = 0
-  private headers: Record<string, string | string[]> = {}
-  /** Small reply: the body, gathered to leave as one frame. Null once streaming. */
-  private small: Uint8Array[] | null = null
-  /** Reads the states an agent's answer hands out, or null (`HttpRelay.statesOf`). */
-  private states: AnswerStates | null = null
-  private started = false
-  private finished = false
-  private aborted = false
-  private readonly abort = (reason: Error): void => {
-    this.aborted = true
-    this.controller?.abort(reason)
-  }
-
-  constructor(relay: HttpRelay, req: LocalRequest, res: LocalResponse, done: () => void) {
-    this.relay = relay
-    this.req = req
-    this.res = res
-    this.done = done
-  }
-
-  onRequestStart(controller: Dispatcher.DispatchController): void {
-    this.controller = controller
-    if (this.req.onAbort) this.req.onAbort(this.abort)
-    else if (this.req.signal.aborted) this.onSignal()
-    else this.req.signal.addEventListener('abort', this.onSignal, { once: true })
-  }
-
-  onResponseStart(
-    controller: Dispatcher.DispatchController,
-    statusCode: number,
-    headers: Record<string, string | string[] | undefined>,
-  ): void {
-    // An interim answer (102 Processing, 103 Early Hints; a 100 is dropped before undici reads
-    // it, skip-continue.ts) is not the answer: the final one
-    // follows on the same exchange. Its head must not become the response's (the tunnel takes
-    // one head only, and the edge refuses an interim status as the answer).
-    if (statusCode < 200) return
-    this.started = true
-    if (statusCode > 599) {
-      // llhttp reads any three digits; the tunnel (and HTTP) carries 100–599 only.
-      this.abort(new Error(`status ${statusCode}`))
-      this.relay.badStatus(this.req, this.res, this.relay.targetFor(this.req.path), statusCode)
-      return
-    }
-    // Set as own fields: assigned, a repeated `__proto__` field became the object's prototype,
-    // whose items then went out as fields named 0, 1…; a single one was dropped.
-    const out: Record<string, string | string[]> = {}
-    // The local connection's own headers stay out of the RESPONSE frame, as a proxy drops them.
-    // A repeated header (set-cookie) stays a list: each value travels as its own field.
-    for (const name in headers) {
-      const value = headers[name]
-      if (value === undefined || HOP_BY_HOP_HEADERS.has(name)) continue
-      setOwnField(out, name, value)
-    }
-    this.status = statusCode
-    this.headers = out
-    this.relay.answered(this.req, statusCode, headers['mcp-session-id'])
-    this.states = this.relay.statesOf(this.req, statusCode, headers['content-type'])
-    const length = Number(headers['content-length'] ?? NaN)
-    if (Number.isFinite(length) && length <= SMALL_RESPONSE_BYTES) {
-      this.small = []
-      return
-    }
-    this.res.writeHead(statusCode, out)
-  }
-
-  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
-    // Bound to its agent before the agent can read it.
-    this.states?.push(chunk)
-    if (this.small) {
-      this.small.push(chunk)
-      return
-    }
-    if (this.res.closed) return
-    if (!this.res.write(chunk)) {
-      controller.pause()
-      this.res.onDrain(() => controller.resume())
-    }
-  }
-
-  onResponseEnd(): void {
-    this.states?.end()
-    if (this.small) {
-      const body = this.small.length === 1 ? this.small[0]! : Buffer.concat(this.small)
-      let status = this.status
-      if (isSessionGone(status, this.req, body)) {
-        status = 404
-        this.relay.sessionGone(this.req, this.relay.targetFor(this.req.path))
-      }
-      this.res.writeHead(status, this.headers)
-      this.res.write(body)
-    }
-    this.res.end()
-    this.finish()
-  }
-
-  onResponseError(_controller: Dispatcher.DispatchController, err: Error): void {
-    if (!this.aborted) {
-      const target = this.relay.targetFor(this.req.path)
-      if (!this.started) this.relay.unreachable(this.req, this.res, target, err)
-      else this.relay.failedMidway(this.res, target, err)
-    }
-    this.finish()
-  }
-
-  private readonly onSignal = (): void => this.abort(this.req.signal.reason as Error)
-
-  private finish(): void {
-    if (this.finished) return
-    this.finished = true
-    if (!this.req.onAbort) this.req.signal.removeEventListener('abort', this.onSignal)
-    this.done()
-  }
-}
-
-/**
- * True when the upstream refused a request because it does not know its session, but said so
- * with 400 (as some servers do) instead of the 404 the MCP spec requires. Agents only start a new
- * session on 404, so the relay reports it as one.
- */
-function isSessionGone(status: number, req: LocalRequest, body: Uint8Array): boolean {
-  if (status !== 400 || req.headers['mcp-session-id'] === undefined) return false
-  const text = Buffer.from(body.buffer, body.byteOffset, Math.min(body.length, 2048))
-  return /session/i.test(text.toString('utf8'))
-}
-
 /** Answer `req` with the 502 envelope (`upstream_unreachable`) carrying its ids. */
-function refuse(req: LocalRequest, res: LocalResponse, message: string, reason: string): void {
-  const body = refusalJson('upstream_unreachable', message, reason, refusalIdsOf(req.body))
+function refuse(
+  req: LocalRequest,
+  res: LocalResponse,
+  message: string,
+  reason: string,
+  ids: RefusedId | readonly RefusedId[] = refusalIdsOf(req.body),
+): void {
+  const body = refusalJson('upstream_unreachable', message, reason, ids)
   res.writeHead(POLICY_STATUS.upstream_unreachable, {
     'content-type': 'application/json',
     [ERROR_HEADER]: 'upstream_unreachable',

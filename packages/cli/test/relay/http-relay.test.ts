@@ -394,10 +394,10 @@ describe('HttpRelay', () => {
     assert.ok(res.ended)
   })
 
-  it('cuts the reply off when the upstream fails after it started', async () => {
+  it('cuts the reply off when the upstream fails after it started (and after the answer)', async () => {
     onRequest = (_req, res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream' })
-      res.write('event: message\ndata: {}\n\n')
+      res.write('event: message\ndata: {"jsonrpc":"2.0","id":1,"result":{}}\n\n')
       setTimeout(() => res.destroy(), 20)
     }
     const r = relay()
