@@ -34,6 +34,7 @@ import {
   readSseData,
   sessionGone,
 } from './http-response.js'
+import { httpErrorAnswer, unanswerable, unansweredJson } from './answer-failures.js'
 import { shownUrl } from '../shown-url.js'
 import { DROPPED, PostTracker, wasDropped } from './post-tracker.js'
 import { endSession, POST_HEADERS, PROBE_TIMEOUT_MS, SessionProbe } from './http-session.js'
@@ -140,6 +141,11 @@ export class HttpChannel implements UpstreamChannel {
       if (sessionId !== undefined) this.#sessionId = sessionId
     }
     if (status >= 400) return this.#onHttpError(response, requestId, epoch)
+    const refused = requestId === undefined ? null : unanswerable(response, this.#url)
+    if (requestId !== undefined && refused !== null) {
+      await response.body.dump().catch(() => {})
+      return this.#emit(epoch, this.#failure(requestId, refused))
+    }
     if (isStream(response)) {
       void this.#readPostStream(response, epoch, requestId, abort)
       return
@@ -159,19 +165,18 @@ export class HttpChannel implements UpstreamChannel {
       if (requestId !== undefined) this.#emit(epoch, this.#failure(requestId, what))
       return
     }
-    if (status === 202 || requestId === undefined || text.trim() === '') {
+    if (requestId === undefined) {
       if ('method' in message && message.method === 'notifications/initialized') {
         this.#openGet(epoch)
       }
       return
     }
     this.#count('in', Buffer.byteLength(text))
-    const problem = this.#emitText(epoch, text, () => {}, requestId)
-    if (problem === 'parse_error') {
-      this.#emit(epoch, this.#failure(requestId, `unreadable JSON in the answer (HTTP ${status})`))
-    } else if (problem !== null) {
-      this.#emit(epoch, this.#failure(requestId, `the answer is not JSON-RPC (HTTP ${status})`))
-    }
+    let answered = false
+    const seen = (m: JsonRpcMessage) => (answered ||= isAnswerTo(m, requestId))
+    const problem = text.trim() === '' ? null : this.#emitText(epoch, text, seen, requestId)
+    if (!answered)
+      this.#emit(epoch, this.#failure(requestId, unansweredJson(status, text, problem)))
   }
 
   async #onHttpError(response: Response, requestId: JsonRpcId | undefined, epoch: number) {
@@ -184,18 +189,12 @@ export class HttpChannel implements UpstreamChannel {
         throw new Error(reason)
       }
     }
-    const detail = jsonRpcErrorIn(text)
     if (requestId === undefined) {
-      throw new Error(`HTTP ${status} from ${this.#shown}: ${detail?.message ?? text}`)
+      throw new Error(
+        `HTTP ${status} from ${this.#shown}: ${jsonRpcErrorIn(text)?.message ?? text}`,
+      )
     }
-    const answer = detail
-      ? errorResponse(requestId, detail.code, detail.message, detail.data)
-      : errorResponse(
-          requestId,
-          JSONRPC_CODE.serverError,
-          `HTTP ${status} from ${this.#shown}${text ? `: ${text}` : ''}`,
-        )
-    this.#emit(epoch, answer)
+    this.#emit(epoch, httpErrorAnswer(requestId, status, text, this.#shown))
   }
 
   /** Read a POST's SSE stream; a request it never answered gets an error answer. */
