@@ -16,6 +16,28 @@ import { pinTool, type PinnedTool } from './tool-definition.js'
 export const MAX_PAGE_TOOLS = 5000
 
 /**
+ * The tools of a listing seen apart from its request (tool-pins.ts `observeReplayed`), pinned
+ * once each by key: not those no pin can hold, nor more than `MAX_PAGE_TOOLS` no pin knows.
+ */
+export function replayedTools(state: PinState, tools: readonly unknown[]): PinnedTool[] {
+  const seen = new Set<string>()
+  const out: PinnedTool[] = []
+  let looked = 0
+  for (const tool of tools) {
+    const name = (tool as { name?: unknown } | null)?.name
+    if (typeof name !== 'string' || name === '' || seen.has(name)) continue
+    seen.add(name)
+    if (unpinnableName(name) !== null) continue
+    const key = pinKeyOf(name)
+    if (!state.pins.has(key) && looked >= MAX_PAGE_TOOLS) continue
+    looked++
+    const p = pinTool(tool, key)
+    if (p !== null) out.push(p)
+  }
+  return out
+}
+
+/**
  * The page's tools by the key they are pinned under (pin-key.ts), first copy of each (`seen`),
  * and the names, as listed, to leave out (`left`): those an earlier page of the list had, and in
  * `hold` mode those not pinnable or past the cap.

@@ -73,6 +73,7 @@ export class PinCache {
           baselined: stored.baselined,
           ...carriedPaging(cached ?? this.#carried.get(tunnelId), now),
           pins: new Map(stored.pins.map((p) => [p.name, p])),
+          forgotten: stored.forgotten,
           listChangedAt: stored.listChangedAt,
           loadedAt: now,
           definitionChars: stored.pins.reduce((n, p) => n + keptChars(p), 0),

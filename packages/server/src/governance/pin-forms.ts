@@ -9,6 +9,7 @@
  * A definition its owner rejected is compared in the form it was rejected in, and is `rejected`
  * whenever it is listed again (store/rejected-hashes.ts).
  */
+import type { RejectedHash } from '../store/rejected-hashes.js'
 import type { PinRow, PinStatus, PinnedDefinition } from '../store/tool-pins-store.js'
 import { PIN_FORM, type PinnedTool } from './tool-definition.js'
 
@@ -35,8 +36,13 @@ export function isCurrent(row: PinRow, p: PinnedTool): boolean {
 }
 
 /** Whether `p` is a definition of `row` its owner rejected (store/rejected-hashes.ts). */
-export function isRejected(row: PinRow, p: PinnedTool): boolean {
-  return row.rejected.some((r) => (r.form < PIN_FORM ? p.legacyHash : p.hash) === r.hash)
+export function isRejected(row: Pick<PinRow, 'rejected'>, p: PinnedTool): boolean {
+  return isRejectedIn(row.rejected, p)
+}
+
+/** Whether `p` is among the `rejected` definitions, each compared in the form it was rejected in. */
+export function isRejectedIn(rejected: readonly RejectedHash[], p: PinnedTool): boolean {
+  return rejected.some((r) => (r.form < PIN_FORM ? p.legacyHash : p.hash) === r.hash)
 }
 
 /** Whether `p` without its name is the approved definition of `row` (a rename). */

@@ -2,6 +2,7 @@
  * The shapes rug-pull protection works with: a tunnel's pins in memory, one change as the
  * `tool.changed` webhook reports it, and how a page of `tools/list` was asked for (tool-pins.ts).
  */
+import type { RejectedHash } from '../store/rejected-hashes.js'
 import type { PinRow } from '../store/tool-pins-store.js'
 import type { ListPaging } from './list-paging.js'
 import type { RugPullMode } from './policy.js'
@@ -25,6 +26,11 @@ export interface ToolChange {
 export interface PinState extends ListPaging {
   baselined: boolean
   readonly pins: Map<string, PinRow>
+  /**
+   * Definitions rejected of tools the owner forgot since (a removal acknowledged), by name: no
+   * pins, but such a definition listed again is `rejected` (store/pin-rows.ts `isForgotten`).
+   */
+  readonly forgotten: Map<string, readonly RejectedHash[]>
   listChangedAt: string | null
   readonly loadedAt: number
   /** Characters of definitions kept (`keptChars`), counted as they are added (`KeptDefinitions`). */

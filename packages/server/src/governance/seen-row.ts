@@ -9,9 +9,29 @@ import {
   type PinStatus,
   type PinnedDefinition,
 } from '../store/pin-rows.js'
+import type { RejectedHash } from '../store/rejected-hashes.js'
 import { PIN_FORM } from './tool-definition.js'
 
-/** The pin `before` (none for a tool no pin knew) once `name` was seen with `status`. */
+/** What `recordSeen` stores of the tool a renamed one was: its name and approved definition. */
+export function renamedApproval(
+  renamedFrom: PinRow | null,
+): { readonly from: string; readonly approved: PinnedDefinition } | null {
+  if (renamedFrom === null || renamedFrom.approvedHash === null) return null
+  return {
+    from: renamedFrom.name,
+    approved: {
+      hash: renamedFrom.approvedHash,
+      bodyHash: renamedFrom.approvedBodyHash ?? '',
+      definition: renamedFrom.approvedDefinition,
+      form: renamedFrom.approvedForm,
+    },
+  }
+}
+
+/**
+ * The pin `before` (none for a tool no pin knew, which keeps what its owner rejected of it
+ * before forgetting it, `forgotten`) once `name` was seen with `status`.
+ */
 export function seenRow(
   before: PinRow | undefined,
   name: string,
@@ -19,6 +39,7 @@ export function seenRow(
   current: PinnedDefinition | null,
   at: Date,
   renamedFrom: PinRow | null,
+  forgotten: readonly RejectedHash[] = [],
 ): PinRow {
   return {
     ...(before ?? approvedRow(name, null, at)),
@@ -40,5 +61,6 @@ export function seenRow(
     currentForm: current?.form ?? PIN_FORM,
     renamedFrom: renamedFrom?.name ?? null,
     changedAt: at.toISOString(),
+    ...(before === undefined ? { rejected: forgotten } : {}),
   }
 }

@@ -28,13 +28,11 @@ import { PinWrites } from './pin-writes.js'
 import { couldBeRenamed, noteName, roundOf, type Round } from './list-rounds.js'
 import { heldReasonIn, hiddenNames } from './pin-holds.js'
 import { looksLikeIn } from './pin-lookalikes.js'
-import { unpinnableName } from './pinnable-name.js'
-import { pinKeyOf } from './pin-key.js'
 import type { RugPullMode } from './policy.js'
-import { MAX_PAGE_TOOLS, pageTools } from './page-tools.js'
-import { hasApprovedBody, judgePin, repinned } from './pin-forms.js'
-import { seenRow } from './seen-row.js'
-import { pinTool, type PinnedTool } from './tool-definition.js'
+import { pageTools, replayedTools } from './page-tools.js'
+import { hasApprovedBody, isRejectedIn, judgePin, repinned } from './pin-forms.js'
+import { renamedApproval, seenRow } from './seen-row.js'
+import type { PinnedTool } from './tool-definition.js'
 import type { ListPage, PinState, ToolChange } from './pin-state.js'
 
 export type { ListPage, PinState, ToolChange } from './pin-state.js'
@@ -161,6 +159,7 @@ export class ToolPins {
         this.#compare(tunnel, state, row, p, () => stored(p), at)
         continue
       }
+      if (this.#rejectedAgain(tunnel, state, p, () => stored(p), at)) continue
       if (state.pins.size >= MAX_PINNED_TOOLS) continue
       if (state.baselining) {
         awaitBaseline(state.baselineWaits, this.#kept.slim(state, p, page), MAX_PINNED_TOOLS)
@@ -193,19 +192,7 @@ export class ToolPins {
     if (mode === 'off' || !state.baselined) return
     const at = new Date(this.#now())
     this.#settle(tunnel, state, at)
-    const seen = new Set<string>()
-    let looked = 0
-    for (const tool of tools) {
-      const name = (tool as { name?: unknown } | null)?.name
-      if (typeof name !== 'string' || name === '' || seen.has(name)) continue
-      seen.add(name)
-      if (unpinnableName(name) !== null) continue
-      const key = pinKeyOf(name)
-      if (!state.pins.has(key) && looked >= MAX_PAGE_TOOLS) continue
-      looked++
-      const p = pinTool(tool, key)
-      if (p !== null) this.#judgeByName(tunnel, state, p, keep, at)
-    }
+    for (const p of replayedTools(state, tools)) this.#judgeByName(tunnel, state, p, keep, at)
   }
 
   /**
@@ -217,6 +204,8 @@ export class ToolPins {
     const row = state.pins.get(p.name)
     if (row !== undefined) {
       this.#compare(tunnel, state, row, p, () => this.#kept.of(state, p, keep), at, false)
+    } else if (this.#rejectedAgain(tunnel, state, p, () => this.#kept.of(state, p, keep), at)) {
+      return
     } else if (state.pins.size < MAX_PINNED_TOOLS) {
       if (state.baselining) {
         awaitBaseline(state.baselineWaits, this.#kept.slim(state, p, keep), MAX_PINNED_TOOLS)
@@ -247,6 +236,8 @@ export class ToolPins {
     const stored = await this.#opts.store.load(tunnel.id)
     state.pins.clear()
     for (const row of stored.pins) state.pins.set(row.name, row)
+    state.forgotten.clear()
+    for (const [name, rejected] of stored.forgotten) state.forgotten.set(name, rejected)
     state.definitionChars = stored.pins.reduce((n, row) => n + keptChars(row), 0)
     for (const p of shown) this.#judgeByName(tunnel, state, p, keep, at)
     this.#cache.drop(tunnel.id)
@@ -278,6 +269,23 @@ export class ToolPins {
     }
     if (judged.status !== null && (restore || judged.status !== 'approved'))
       this.#see(tunnel, state, row.name, judged.status, def(), at)
+  }
+
+  /**
+   * `p`, whose name no pin holds, is a definition its owner rejected before forgetting the tool
+   * (a removal acknowledged): recorded as `rejected` again, in either mode.
+   */
+  #rejectedAgain(
+    tunnel: Tunnel,
+    state: PinState,
+    p: PinnedTool,
+    def: () => PinnedDefinition,
+    at: Date,
+  ): boolean {
+    const rejected = state.forgotten.get(p.name)
+    if (rejected === undefined || !isRejectedIn(rejected, p)) return false
+    this.#see(tunnel, state, p.name, 'rejected', def(), at)
+    return true
   }
 
   /**
@@ -361,26 +369,14 @@ export class ToolPins {
     announce = true,
   ): void {
     const before = state.pins.get(name)
-    state.pins.set(name, seenRow(before, name, status, current, at, renamedFrom))
+    // A tool the owner forgot keeps what they rejected of it (its row holds it in the store).
+    const forgotten = before === undefined ? state.forgotten.get(name) : undefined
+    state.pins.set(name, seenRow(before, name, status, current, at, renamedFrom, forgotten))
+    state.forgotten.delete(name)
+    const renamed = renamedApproval(renamedFrom)
     this.#writes.write(tunnel.id, async () => {
-      const recorded = await this.#opts.store.recordSeen(
-        tunnel.id,
-        name,
-        status,
-        current,
-        at,
-        renamedFrom && renamedFrom.approvedHash !== null
-          ? {
-              from: renamedFrom.name,
-              approved: {
-                hash: renamedFrom.approvedHash,
-                bodyHash: renamedFrom.approvedBodyHash ?? '',
-                definition: renamedFrom.approvedDefinition,
-                form: renamedFrom.approvedForm,
-              },
-            }
-          : null,
-      )
+      const store = this.#opts.store
+      const recorded = await store.recordSeen(tunnel.id, name, status, current, at, renamed)
       if (!recorded || !announce || status === 'approved') return
       await this.#opts.onChange({
         tunnelId: tunnel.id,

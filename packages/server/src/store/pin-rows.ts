@@ -78,6 +78,18 @@ export function toPin(r: Selectable<ToolPinsTable>): PinRow {
   }
 }
 
+/**
+ * Whether `row` is a tool its owner forgot that keeps the definitions they rejected: a removal
+ * acknowledged (or the old name of a rename approved) once deleted the row, and its rejections
+ * with it, so the rejected definition listed again came back `new`, which `alert` mode passes (a
+ * hostile review). Such a row stays as `removed` without an approved definition (which no tool
+ * listed or removed has) and its rejected hashes; it is no tool: not shown, not decided, not
+ * counted, only looked up when a tool no pin holds is listed under its name (tool-pins.ts).
+ */
+export function isForgotten(row: { status: string; approvedHash: string | null }): boolean {
+  return row.status === 'removed' && row.approvedHash === null
+}
+
 /** The row of a tool approved as it was first seen (the baseline), or approved as `def`. */
 export function approvedRow(name: string, def: PinnedDefinition | null, at: Date): PinRow {
   return {

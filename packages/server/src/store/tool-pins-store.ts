@@ -4,10 +4,10 @@
  * conditional updates, so that when several nodes see the same change only one of them records
  * it (and sends its one `tool.changed` event).
  */
-import { randomBytes } from 'node:crypto'
-import { PostgresAdapter, type ExpressionBuilder, type Kysely } from 'kysely'
-import { LEGACY_PIN_FORM, PIN_FORM } from '../governance/tool-definition.js'
+import type { ExpressionBuilder, Kysely } from 'kysely'
+import { PIN_FORM } from '../governance/tool-definition.js'
 import {
+  isForgotten,
   toPin,
   type Decided,
   type PinRow,
@@ -15,8 +15,8 @@ import {
   type PinnedDefinition,
 } from './pin-rows.js'
 import type { Database } from './schema.js'
-import { lockAccount } from './lock-account.js'
-import { withRejected, withoutRejected } from './rejected-hashes.js'
+import { decidePin } from './pin-decisions.js'
+import type { RejectedHash } from './rejected-hashes.js'
 
 export {
   approvedRow,
@@ -34,10 +34,16 @@ export class ToolPinsStore {
     this.#db = db
   }
 
-  /** The tunnel's pins and whether its baseline was taken. */
-  async load(
-    tunnelId: string,
-  ): Promise<{ baselined: boolean; listChangedAt: string | null; pins: PinRow[] }> {
+  /**
+   * The tunnel's pins and whether its baseline was taken; apart, by name, the definitions
+   * rejected of tools the owner forgot (pin-rows.ts `isForgotten`), which are no pins.
+   */
+  async load(tunnelId: string): Promise<{
+    baselined: boolean
+    listChangedAt: string | null
+    pins: PinRow[]
+    forgotten: Map<string, readonly RejectedHash[]>
+  }> {
     const base = await this.#db
       .selectFrom('tool_baselines')
       .select(['taken_at', 'list_changed_at'])
@@ -49,10 +55,17 @@ export class ToolPinsStore {
       .where('tunnel_id', '=', tunnelId)
       .orderBy('name')
       .execute()
+    const pins: PinRow[] = []
+    const forgotten = new Map<string, readonly RejectedHash[]>()
+    for (const pin of rows.map(toPin)) {
+      if (!isForgotten(pin)) pins.push(pin)
+      else if (pin.rejected.length > 0) forgotten.set(pin.name, pin.rejected)
+    }
     return {
       baselined: base !== undefined,
       listChangedAt: base?.list_changed_at ?? null,
-      pins: rows.map(toPin),
+      pins,
+      forgotten,
     }
   }
 
@@ -116,13 +129,17 @@ export class ToolPinsStore {
           }
         : {}),
     }
-    const inserted = await this.#db
-      .insertInto('tool_pins')
-      .values({ tunnel_id: tunnelId, name, ...values })
-      .onConflict((oc) => oc.columns(['tunnel_id', 'name']).doNothing())
-      .returning('name')
-      .executeTakeFirst()
+    const inserted =
+      status === 'removed'
+        ? undefined
+        : await this.#db
+            .insertInto('tool_pins')
+            .values({ tunnel_id: tunnelId, name, ...values })
+            .onConflict((oc) => oc.columns(['tunnel_id', 'name']).doNothing())
+            .returning('name')
+            .executeTakeFirst()
     if (inserted !== undefined) return true
+    // A removal names a tool a row holds; none is inserted for it (the owner forgot it meanwhile).
     let update = this.#db
       .updateTable('tool_pins')
       .set(values)
@@ -203,22 +220,10 @@ export class ToolPinsStore {
   }
 
   /**
-   * Approve the current definition of `name` (a removed tool's approval forgets it, and any
-   * rejection of that definition), or reject it (only a changed, new or renamed one; its hash is
-   * remembered among the tool's rejected ones, store/rejected-hashes.ts). With `expect.hash`, only when the current
-   * definition still has that hash, and with `expect.status` only while the tool has that
-   * status: the owner decides what they saw (an Acknowledge of a removed tool, which has no
-   * current hash, never approves a tool listed since under that name). Every decision is kept
-   * in the history.
-   *
-   * The row is locked while it is decided (PostgreSQL: `FOR UPDATE`; SQLite's transactions do
-   * not interleave): a change another node records meanwhile is either seen by the decision or
-   * waits for it. Before, the decision read the row unlocked and wrote what it had read, so a
-   * definition recorded between the two was marked approved with the previous one's hash, and
-   * later listings of it, equal to the "current" one, were never compared again; and two
-   * approvals at once were both recorded.
+   * Approve the current definition of `name`, reject it, or acknowledge its removal, as the owner
+   * saw it (`expect`): store/pin-decisions.ts.
    */
-  async decide(
+  decide(
     tunnelId: string,
     name: string,
     decision: 'approved' | 'rejected',
@@ -226,100 +231,7 @@ export class ToolPinsStore {
     at: Date,
     expect: { hash?: string | null; status?: PinStatus | undefined } = {},
   ): Promise<Decided> {
-    // A name holding U+0000 is never pinned (and PostgreSQL refuses to compare with one).
-    if (name.includes('\u0000')) return 'unknown'
-    const when = at.toISOString()
-    // Under the account's lock, which checks again that the credential the request acts with
-    // still exists (an approval's body can arrive after its API token was revoked); the account
-    // is read first so that the lock's write is the first statement (tunnel-access-store.ts).
-    const tunnel = await this.#db
-      .selectFrom('tunnels')
-      .select('account_id')
-      .where('id', '=', tunnelId)
-      .executeTakeFirst()
-    return this.#db.transaction().execute(async (trx): Promise<Decided> => {
-      if (tunnel !== undefined) await lockAccount(trx, tunnel.account_id)
-      const read = trx
-        .selectFrom('tool_pins')
-        .selectAll()
-        .where('tunnel_id', '=', tunnelId)
-        .where('name', '=', name)
-      const row = await (
-        trx.getExecutor().adapter instanceof PostgresAdapter ? read.forUpdate() : read
-      ).executeTakeFirst()
-      if (row === undefined) return 'unknown'
-      const expectHash = expect.hash ?? null
-      if (expectHash !== null && (row.current_hash ?? null) !== expectHash) return 'stale'
-      if (decision === 'rejected' && !['changed', 'new', 'renamed'].includes(row.status)) {
-        return 'not_pending'
-      }
-      if (decision === 'approved' && row.status === 'approved') return 'decided'
-      if (expect.status !== undefined && row.status !== expect.status) return 'stale'
-      if (decision === 'approved' && row.status === 'removed') {
-        await trx
-          .deleteFrom('tool_pins')
-          .where('tunnel_id', '=', tunnelId)
-          .where('name', '=', name)
-          .execute()
-      } else if (decision === 'approved') {
-        await trx
-          .updateTable('tool_pins')
-          .set({
-            status: 'approved',
-            approved_hash: row.current_hash ?? null,
-            approved_body_hash: row.current_body_hash ?? null,
-            approved_definition: row.current_definition ?? null,
-            approved_form: row.current_form ?? null,
-            rejected_hashes: withoutRejected(row.rejected_hashes ?? null, row.current_hash ?? null),
-            renamed_from: null,
-            approved_at: when,
-            approved_by: by,
-          })
-          .where('tunnel_id', '=', tunnelId)
-          .where('name', '=', name)
-          .execute()
-        // A rename approved: the old name is gone for good.
-        if (row.renamed_from) {
-          await trx
-            .deleteFrom('tool_pins')
-            .where('tunnel_id', '=', tunnelId)
-            .where('name', '=', row.renamed_from)
-            .where('status', '=', 'removed')
-            .execute()
-        }
-      } else {
-        await trx
-          .updateTable('tool_pins')
-          .set({
-            status: 'rejected',
-            // Remembered, so the definition is rejected again when it comes back after another.
-            ...(row.current_hash
-              ? {
-                  rejected_hashes: withRejected(row.rejected_hashes ?? null, {
-                    hash: row.current_hash,
-                    form: row.current_form ?? LEGACY_PIN_FORM,
-                  }),
-                }
-              : {}),
-          })
-          .where('tunnel_id', '=', tunnelId)
-          .where('name', '=', name)
-          .execute()
-      }
-      await trx
-        .insertInto('tool_approvals')
-        .values({
-          id: `apr_${randomBytes(10).toString('hex')}`,
-          tunnel_id: tunnelId,
-          name,
-          decision,
-          hash: row.current_hash ?? null,
-          decided_at: when,
-          decided_by: by,
-        })
-        .execute()
-      return 'decided'
-    })
+    return decidePin(this.#db, tunnelId, name, decision, by, at, expect)
   }
 
   /** How many tools of each of the account's tunnels wait for the owner (`statuses`). */
@@ -330,6 +242,13 @@ export class ToolPinsStore {
       .select(['tool_pins.tunnel_id as tunnelId', (eb) => eb.fn.countAll<number>().as('n')])
       .where('tunnels.account_id', '=', accountId)
       .where('tool_pins.status', 'in', [...statuses])
+      // Not a tool the owner forgot (pin-rows.ts `isForgotten`).
+      .where((eb) =>
+        eb.or([
+          eb('tool_pins.status', '!=', 'removed'),
+          eb('tool_pins.approved_hash', 'is not', null),
+        ]),
+      )
       .groupBy('tool_pins.tunnel_id')
       .execute()
     return new Map(rows.map((r) => [r.tunnelId, Number(r.n)]))

@@ -25,6 +25,7 @@ function stateWith(rows: PinRow[], baselined = true): PinState {
     rounds: new Map(),
     loadedAt: 0,
     definitionChars: 0,
+    forgotten: new Map(),
   }
 }
 

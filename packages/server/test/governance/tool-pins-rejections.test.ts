@@ -10,6 +10,7 @@ import { afterEach, beforeEach, describe, it } from 'node:test'
 import { silentLogger } from '@burrow/protocol'
 import { LocalClusterEvents } from '../../src/cluster/cluster-events.js'
 import type { RugPullMode } from '../../src/governance/policy.js'
+import { AWAITING } from '../../src/governance/tools-view.js'
 import { ToolPins, type ToolChange } from '../../src/governance/tool-pins.js'
 import { openStore } from '../../src/store/open-store.js'
 import type { Store } from '../../src/store/store.js'
@@ -116,6 +117,69 @@ for (const backend of testBackends()) {
       assert.equal(await status(), 'changed', 'the former approved definition is a change')
       assert.deepEqual(await list([tool('a', 'v2')]), [])
       assert.equal(await status(), 'approved')
+    })
+
+    it('a rejected definition stays rejected after its removal is acknowledged', async () => {
+      for (const mode of ['alert', 'hold'] as const) {
+        await list([tool('a'), tool('b')], mode)
+        await list([tool('a', 'bad'), tool('b')], mode)
+        assert.equal(await decide('rejected'), 'decided')
+        // The server drops the tool, and the owner acknowledges that (which forgets the tool).
+        await list([tool('b')], mode)
+        assert.equal(await status(), 'removed')
+        assert.equal(await decide('approved'), 'decided')
+        assert.equal(await status(), undefined, 'the Tools tab no longer shows it')
+        assert.equal(await decide('approved'), 'unknown', 'nothing is left to decide')
+        const awaiting = await store.toolPins.awaiting(tunnel.accountId, AWAITING)
+        assert.equal(awaiting.get(tunnel.id), undefined, 'nothing waits for the owner')
+        const alerts = changes.length
+        // Before, the rejection went with the pin: the rejected definition came back `new`,
+        // which alert mode passed to agents.
+        assert.deepEqual(await list([tool('a', 'bad'), tool('b')], mode), ['a'], mode)
+        assert.equal(await status(), 'rejected', mode)
+        assert.equal(changes.length, alerts + 1, 'its return is told')
+        assert.equal(changes.at(-1)?.change, 'changed')
+        // Another definition under the forgotten name is new, as any tool no pin knows.
+        assert.deepEqual(
+          await list([tool('a', 'fine'), tool('b')], mode),
+          mode === 'hold' ? ['a'] : [],
+        )
+        assert.equal(await status(), 'new')
+        assert.deepEqual(await list([tool('a', 'bad'), tool('b')], mode), ['a'])
+        assert.equal(await status(), 'rejected')
+        // Reset for the next mode: a tunnel of its own.
+        const created = await store.createTunnel({ accountId: tunnel.accountId, name: `t-${mode}` })
+        tunnel = { id: created.tunnel.id, accountId: tunnel.accountId }
+      }
+    })
+
+    it('a rejection of the old name survives an approved rename', async () => {
+      await list([tool('a', 'alpha'), tool('b')])
+      await list([tool('a', 'bad'), tool('b')])
+      await decide('rejected')
+      await list([tool('a', 'alpha'), tool('b')])
+      assert.equal(await status(), 'approved', 'the approved definition is back')
+      // Renamed: `c` lists what `a` was; approving the rename forgets `a`.
+      await list([tool('c', 'alpha'), tool('b')])
+      const renamed = await store.toolPins.decide(tunnel.id, 'c', 'approved', 'owner', new Date())
+      assert.equal(renamed, 'decided')
+      await pins.changed(tunnel.id)
+      assert.equal(await status(), undefined)
+      assert.deepEqual(await list([tool('a', 'bad'), tool('b'), tool('c', 'alpha')]), ['a'])
+      assert.equal(await status(), 'rejected')
+    })
+
+    it("a forgotten tool's rejected definition on a GET stream is rejected again", async () => {
+      await list([tool('a'), tool('b')])
+      await list([tool('a', 'bad'), tool('b')])
+      await decide('rejected')
+      await list([tool('b')])
+      await decide('approved')
+      const state = await pins.state(tunnel.id)
+      pins.observeReplayed(tunnel, state, [tool('a', 'bad')], 'alert', { zeroKnowledge: false })
+      await pins.settled()
+      assert.equal(await status(), 'rejected')
+      assert.match(pins.heldReason(tunnel, state, 'a', 'alert') ?? '', /owner rejected/)
     })
 
     it('holds a rejected definition in hold mode when it comes back', async () => {
