@@ -7,7 +7,7 @@
  * within `BASELINE_PAGING_MS` stops paging, and what waited on it is judged then.
  */
 import type { BaselineWaits } from './baseline-waits.js'
-import type { Round } from './list-rounds.js'
+import type { Round, Rounds } from './list-rounds.js'
 import type { PinState } from './pin-state.js'
 import type { PinnedTool } from './tool-definition.js'
 
@@ -16,7 +16,7 @@ export const BASELINE_PAGING_MS = 60_000
 
 /** The paging part of a tunnel's pins in memory. */
 export interface ListPaging {
-  readonly rounds: Map<string, Round>
+  readonly rounds: Rounds
   baselining: boolean
   /** The list the baseline is taken from while it pages; other lists are compared with it. */
   baselineRound: Round | null
@@ -31,7 +31,7 @@ export function carriedPaging(before: ListPaging | undefined, now: number): List
   const baselining =
     before !== undefined && before.baselining && now - before.baselinePagedAt < BASELINE_PAGING_MS
   return {
-    rounds: before?.rounds ?? new Map<string, Round>(),
+    rounds: before?.rounds ?? new Map<string, Round[]>(),
     baselining,
     baselineRound: baselining ? before.baselineRound : null,
     baselineWaits: before?.baselineWaits ?? new Map<string, PinnedTool[]>(),

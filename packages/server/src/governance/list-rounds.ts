@@ -5,6 +5,14 @@
  * and their characters per list, and in what a cursor costs (a round is keyed by the cursor's
  * hash: a server's `nextCursor` of megabytes, 32 of them, held hundreds of megabytes for as long
  * as the tunnel's pins stayed cached, found by a hostile review).
+ *
+ * Lists may wait at the same cursor: a cursor says where in the server's list a page starts, and
+ * a server whose cursors are offsets gives every list the same one. Each page asked with it
+ * continues one of them, the baseline first, else the one that reached it first. Before, the
+ * later list replaced the earlier at that cursor: another agent's list (or a server giving
+ * another list the baseline's cursor) took the baseline's next page, whose tools then waited as
+ * not yet compared (held, in `alert` mode too) until the baseline gave up 60 s later and judged
+ * them `new`, false alarms every one.
  */
 import { createHash } from 'node:crypto'
 import type { PinRow } from '../store/tool-pins-store.js'
@@ -33,37 +41,56 @@ const MAX_ROUND_NAMES = 10_000
 /** Characters of the names remembered per list; past them the list is not followed further. */
 const MAX_ROUND_CHARS = 256 * 1024
 
+/** The lists being paged, by the hash of the cursor their next page is asked with, oldest first. */
+export type Rounds = Map<string, Round[]>
+
 /**
- * The list `page` belongs to, from a tunnel's `rounds`: a new one for a first page, else the one
- * its cursor continues (null when that one is unknown or too long to follow). Past the bound the
- * oldest list is no longer followed, never `kept` (the baseline while it pages: 32 other lists
- * paging at once cut it short, and its later pages were then judged as changes).
+ * The list `page` belongs to, from a tunnel's `rounds`: a new one for a first page, else one its
+ * cursor continues, `kept` first (null when none is known, or it is too long to follow). Past the
+ * bound the oldest list is no longer followed, never `kept` (the baseline while it pages: 32 other
+ * lists paging at once cut it short, and its later pages were then judged as changes).
  */
 export function roundOf(
-  rounds: Map<string, Round>,
+  rounds: Rounds,
   page: PagePosition,
   kept: Round | null = null,
 ): Round | null {
-  let round: Round | null
-  if (page.cursor === null) {
-    round = { names: new Set(), chars: 0, pending: new Map() }
-  } else {
-    const key = cursorKey(page.cursor)
-    round = rounds.get(key) ?? null
-    rounds.delete(key)
-  }
+  const round =
+    page.cursor === null
+      ? { names: new Set<string>(), chars: 0, pending: new Map<string, PinnedTool>() }
+      : takeRound(rounds, cursorKey(page.cursor), kept)
   if (round && page.nextCursor !== null) {
     if (round.names.size > MAX_ROUND_NAMES || round.chars > MAX_ROUND_CHARS) return null
-    if (rounds.size >= MAX_ROUNDS) {
-      for (const [key, r] of rounds) {
-        if (r === kept) continue
-        rounds.delete(key)
-        break
-      }
+    if ([...rounds.values()].reduce((n, waiting) => n + waiting.length, 0) >= MAX_ROUNDS) {
+      dropOldest(rounds, kept)
     }
-    rounds.set(cursorKey(page.nextCursor), round)
+    const key = cursorKey(page.nextCursor)
+    const waiting = rounds.get(key)
+    if (waiting === undefined) rounds.set(key, [round])
+    else waiting.push(round)
   }
   return round
+}
+
+/** The list waiting at `key` a page asked with it continues: `kept`, else the oldest. */
+function takeRound(rounds: Rounds, key: string, kept: Round | null): Round | null {
+  const waiting = rounds.get(key)
+  if (waiting === undefined) return null
+  const i = kept === null ? -1 : waiting.indexOf(kept)
+  const [round] = waiting.splice(Math.max(i, 0), 1)
+  if (waiting.length === 0) rounds.delete(key)
+  return round ?? null
+}
+
+/** Stop following the oldest list of `rounds` but `kept`. */
+function dropOldest(rounds: Rounds, kept: Round | null): void {
+  for (const [key, waiting] of rounds) {
+    const i = waiting.findIndex((r) => r !== kept)
+    if (i < 0) continue
+    waiting.splice(i, 1)
+    if (waiting.length === 0) rounds.delete(key)
+    return
+  }
 }
 
 /** Add `name` to the names `round` has seen. */

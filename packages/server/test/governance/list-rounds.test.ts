@@ -1,14 +1,15 @@
 // Paginated lists followed for rug-pull protection: a page finds its list by the cursor it was
 // asked with, however long the server made it, while the map holds only the cursor's hash (a
 // hostile review: 32 cursors of 8 MiB held 320 MB for as long as the tunnel's pins were cached);
-// a list whose names pass their bound is not followed further.
+// a list whose names pass their bound is not followed further; lists that reach the same cursor
+// are each followed, the baseline's first.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { noteName, roundOf, type Round } from '../../src/governance/list-rounds.js'
 
 describe('roundOf', () => {
   it('follows a list by its cursors, keeping a short key for a cursor of megabytes', () => {
-    const rounds = new Map<string, Round>()
+    const rounds = new Map<string, Round[]>()
     const long = `c1:${'x'.repeat(8 << 20)}`
     const first = roundOf(rounds, { cursor: null, nextCursor: long })
     assert.ok(first)
@@ -22,7 +23,7 @@ describe('roundOf', () => {
   })
 
   it('stops following a list whose names pass their bound in characters', () => {
-    const rounds = new Map<string, Round>()
+    const rounds = new Map<string, Round[]>()
     const round = roundOf(rounds, { cursor: null, nextCursor: 'p2' })!
     for (let i = 0; i < 300; i++) noteName(round, `${i}:${'n'.repeat(1000)}`)
     noteName(round, `0:${'n'.repeat(1000)}`) // seen already: not counted twice
@@ -33,11 +34,46 @@ describe('roundOf', () => {
   })
 
   it('past the bound forgets the oldest list, never the one it is told to keep', () => {
-    const rounds = new Map<string, Round>()
+    const rounds = new Map<string, Round[]>()
     const baseline = roundOf(rounds, { cursor: null, nextCursor: 'b2' })
     for (let i = 0; i < 100; i++) roundOf(rounds, { cursor: null, nextCursor: `q${i}` }, baseline)
     assert.equal(rounds.size, 32)
     assert.equal(roundOf(rounds, { cursor: 'b2', nextCursor: null }), baseline)
     assert.equal(roundOf(rounds, { cursor: 'q0', nextCursor: null }), null, 'the oldest other went')
+  })
+
+  it('follows each list a server gave the same cursor, the kept one first', () => {
+    const rounds = new Map<string, Round[]>()
+    const baseline = roundOf(rounds, { cursor: null, nextCursor: 'offset:2' })!
+    noteName(baseline, 'a')
+    // Another agent's list, from a server whose cursors are offsets (or reusing the baseline's).
+    const other = roundOf(rounds, { cursor: null, nextCursor: 'offset:2' }, baseline)!
+    noteName(other, 'a2')
+    // Whichever agent asks first, the baseline's next page is the baseline's.
+    assert.equal(roundOf(rounds, { cursor: 'offset:2', nextCursor: null }, baseline), baseline)
+    assert.equal(roundOf(rounds, { cursor: 'offset:2', nextCursor: null }, baseline), other)
+    assert.equal(rounds.size, 0)
+    // Lists that are no baseline: the one that reached the cursor first.
+    const first = roundOf(rounds, { cursor: null, nextCursor: 'n' })
+    const second = roundOf(rounds, { cursor: null, nextCursor: 'n' })
+    assert.equal(roundOf(rounds, { cursor: 'n', nextCursor: 'n3' }), first)
+    assert.equal(roundOf(rounds, { cursor: 'n', nextCursor: null }), second)
+    assert.equal(roundOf(rounds, { cursor: 'n3', nextCursor: null }), first)
+    assert.equal(roundOf(rounds, { cursor: 'n', nextCursor: null }), null, 'each followed once')
+  })
+
+  it('past the bound forgets the oldest list at a shared cursor, never the kept one', () => {
+    const rounds = new Map<string, Round[]>()
+    const baseline = roundOf(rounds, { cursor: null, nextCursor: 'p2' })
+    const others = Array.from({ length: 40 }, () =>
+      roundOf(rounds, { cursor: null, nextCursor: 'p2' }, baseline),
+    )
+    assert.equal(rounds.get([...rounds.keys()][0]!)?.length, 32)
+    assert.equal(roundOf(rounds, { cursor: 'p2', nextCursor: null }, baseline), baseline)
+    assert.equal(
+      roundOf(rounds, { cursor: 'p2', nextCursor: null }),
+      others[9],
+      'the 9 oldest went',
+    )
   })
 })
