@@ -28,6 +28,7 @@ import { mask, type Redactor } from '../governance/redactor.js'
 import { redactedText } from '../governance/redacted-text.js'
 import type { TunnelGovernance } from '../governance/tunnel-governance.js'
 import type { ExchangeRecord } from './exchange-record.js'
+import { nextCursorOf, requestedCursor, withoutLongCaching } from './listing-fields.js'
 
 /** Said in place of a forwarded answer whose keys the redaction patterns could not all scan. */
 export const UNSCANNED_ANSWER =
@@ -279,7 +280,8 @@ function rewriter(
   /** The `tools/list` requests by id, with the cursor each asked for. */
   const lists = new Map<string, string | null>()
   for (const m of rpc?.messages ?? []) {
-    if (m.kind === 'request' && m.method === 'tools/list') lists.set(answerKey(m.id), cursorOf(m))
+    if (m.kind === 'request' && m.method === 'tools/list')
+      lists.set(answerKey(m.id), requestedCursor(m))
   }
   const redactor = governance.policy.redaction.forwarded ? governance.redactor : null
   const rewrite = (m: ClassifiedMessage): unknown => {
@@ -319,6 +321,12 @@ function rewriter(
         value = filtered.response
         changed = true
       }
+      // What it shows may change at the owner's next decision: no client may keep it meanwhile.
+      if (pinning || !governance.tools.allowsAll) {
+        const bounded = withoutLongCaching(value)
+        changed ||= bounded !== value
+        value = bounded
+      }
     } else if (replays && m.kind === 'response' && hasToolsArray(value)) {
       // Its page of the list is unknown: its tools are judged by name (a changed tool recorded,
       // a new one pinned as new, or waiting while the baseline pages), nothing is judged
@@ -343,6 +351,9 @@ function rewriter(
         value = filtered.response
         changed = true
       }
+      const bounded = withoutLongCaching(value)
+      changed ||= bounded !== value
+      value = bounded
     }
     if (redactor !== null) {
       const { message, shapeLost } = redactor.redactMessage(value)
@@ -368,13 +379,6 @@ function rewriter(
   }
 }
 
-/** A `tools/list` request's `params.cursor`, or null. */
-function cursorOf(m: ClassifiedMessage): string | null {
-  const params = (m.value as { params?: unknown }).params
-  const cursor = (params as { cursor?: unknown } | null | undefined)?.cursor
-  return typeof cursor === 'string' ? cursor : null
-}
-
 /** Whether `response` is a `tools/list` result with a `tools` array (not an error). */
 function hasToolsArray(response: Readonly<Record<string, unknown>>): boolean {
   return Array.isArray((response.result as { tools?: unknown } | null | undefined)?.tools)
@@ -384,10 +388,4 @@ function hasToolsArray(response: Readonly<Record<string, unknown>>): boolean {
 function toolsOf(response: Readonly<Record<string, unknown>>): readonly unknown[] {
   const tools = (response.result as { tools?: unknown } | null | undefined)?.tools
   return Array.isArray(tools) ? tools : []
-}
-
-/** A `tools/list` answer's `result.nextCursor`, or null when the list ends there. */
-function nextCursorOf(response: Readonly<Record<string, unknown>>): string | null {
-  const next = (response.result as { nextCursor?: unknown } | null | undefined)?.nextCursor
-  return typeof next === 'string' ? next : null
 }
