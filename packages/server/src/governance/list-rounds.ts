@@ -13,6 +13,12 @@
  * another list the baseline's cursor) took the baseline's next page, whose tools then waited as
  * not yet compared (held, in `alert` mode too) until the baseline gave up 60 s later and judged
  * them `new`, false alarms every one.
+ *
+ * A list no page continues any more (its next page not asked for within 60 s, as when an agent
+ * reads a first page only, or dropped past a bound) is given up, and the new tools that waited
+ * for its end to tell a rename are judged `new` (tool-pins.ts). Before, they waited for good:
+ * `alert` mode passed such a tool with no alert, and `hold` mode held it without showing it to
+ * the owner for approval.
  */
 import { createHash } from 'node:crypto'
 import type { PinRow } from '../store/tool-pins-store.js'
@@ -26,6 +32,8 @@ export interface Round {
   chars: number
   /** New tools that may turn out to be renamed ones, judged when the list is complete. */
   readonly pending: Map<string, PinnedTool>
+  /** When its last page was read. */
+  pagedAt: number
 }
 
 /** Where a page sits in its list: the cursor it was asked with, and the next one, if any. */
@@ -45,24 +53,32 @@ const MAX_ROUND_CHARS = 256 * 1024
 export type Rounds = Map<string, Round[]>
 
 /**
- * The list `page` belongs to, from a tunnel's `rounds`: a new one for a first page, else one its
- * cursor continues, `kept` first (null when none is known, or it is too long to follow). Past the
- * bound the oldest list is no longer followed, never `kept` (the baseline while it pages: 32 other
- * lists paging at once cut it short, and its later pages were then judged as changes).
+ * The list `page` (read at `now`) belongs to, from a tunnel's `rounds`: a new one for a first page,
+ * else one its cursor continues, `kept` first (null when none is known, or it is too long to
+ * follow). Past the bound the oldest list is no longer followed, never `kept` (the baseline while
+ * it pages: 32 other lists paging at once cut it short, and its later pages were then judged as
+ * changes). A list no longer followed is given to `dropped`.
  */
 export function roundOf(
   rounds: Rounds,
   page: PagePosition,
   kept: Round | null = null,
+  now = 0,
+  dropped: (round: Round) => void = () => {},
 ): Round | null {
   const round =
     page.cursor === null
-      ? { names: new Set<string>(), chars: 0, pending: new Map<string, PinnedTool>() }
+      ? { names: new Set<string>(), chars: 0, pending: new Map<string, PinnedTool>(), pagedAt: now }
       : takeRound(rounds, cursorKey(page.cursor), kept)
   if (round && page.nextCursor !== null) {
-    if (round.names.size > MAX_ROUND_NAMES || round.chars > MAX_ROUND_CHARS) return null
+    round.pagedAt = now
+    if (round.names.size > MAX_ROUND_NAMES || round.chars > MAX_ROUND_CHARS) {
+      dropped(round)
+      return null
+    }
     if ([...rounds.values()].reduce((n, waiting) => n + waiting.length, 0) >= MAX_ROUNDS) {
-      dropOldest(rounds, kept)
+      const oldest = dropOldest(rounds, kept)
+      if (oldest !== null) dropped(oldest)
     }
     const key = cursorKey(page.nextCursor)
     const waiting = rounds.get(key)
@@ -82,15 +98,35 @@ function takeRound(rounds: Rounds, key: string, kept: Round | null): Round | nul
   return round ?? null
 }
 
-/** Stop following the oldest list of `rounds` but `kept`. */
-function dropOldest(rounds: Rounds, kept: Round | null): void {
+/** Stop following the oldest list of `rounds` but `kept`; that list, if any. */
+function dropOldest(rounds: Rounds, kept: Round | null): Round | null {
   for (const [key, waiting] of rounds) {
     const i = waiting.findIndex((r) => r !== kept)
     if (i < 0) continue
-    waiting.splice(i, 1)
+    const [oldest] = waiting.splice(i, 1)
     if (waiting.length === 0) rounds.delete(key)
-    return
+    return oldest ?? null
   }
+  return null
+}
+
+/** Stop following the lists of `rounds` but `kept` whose last page was read at `before` or earlier. */
+export function staleRounds(rounds: Rounds, before: number, kept: Round | null): Round[] {
+  const stale: Round[] = []
+  for (const [key, waiting] of rounds) {
+    for (const r of waiting) if (r !== kept && r.pagedAt <= before) stale.push(r)
+    const left = waiting.filter((r) => !stale.includes(r))
+    if (left.length === 0) rounds.delete(key)
+    else if (left.length < waiting.length) rounds.set(key, left)
+  }
+  return stale
+}
+
+/** The approved tools of `pins` a complete list (`round`) lacks, not already removed. */
+export function vanishedFrom(pins: ReadonlyMap<string, PinRow>, round: Round): PinRow[] {
+  return [...pins.values()].filter(
+    (row) => !round.names.has(row.name) && row.status !== 'removed' && row.approvedHash !== null,
+  )
 }
 
 /** Add `name` to the names `round` has seen. */

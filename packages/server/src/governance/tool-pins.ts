@@ -11,21 +11,25 @@
  * Each tunnel's state is kept in memory (a few seconds, dropped when an approval or another node
  * changes it) so the answer being read is filtered at once; definitions are kept to a bound.
  */
-import type { Logger } from '@burrow/protocol'
-import type { ClusterEvents } from '../cluster/cluster-events.js'
 import {
   approvedRow,
   type PinRow,
   type PinStatus,
   type PinnedDefinition,
-  type ToolPinsStore,
 } from '../store/tool-pins-store.js'
 import { awaitBaseline, judgeBaselineWaits } from './baseline-waits.js'
 import { KeptDefinitions, keptChars, type Keeping } from './kept-definitions.js'
 import { BASELINE_PAGING_MS, pagedBaseline } from './list-paging.js'
 import { PinCache } from './pin-cache.js'
 import { PinWrites } from './pin-writes.js'
-import { couldBeRenamed, noteName, roundOf, type Round } from './list-rounds.js'
+import {
+  couldBeRenamed,
+  noteName,
+  roundOf,
+  staleRounds,
+  vanishedFrom,
+  type Round,
+} from './list-rounds.js'
 import { heldReasonIn, hiddenNames } from './pin-holds.js'
 import { looksLikeIn } from './pin-lookalikes.js'
 import type { RugPullMode } from './policy.js'
@@ -33,9 +37,11 @@ import { pageTools, replayedTools } from './page-tools.js'
 import { hasApprovedBody, isRejectedIn, judgePin, repinned } from './pin-forms.js'
 import { renamedApproval, seenRow } from './seen-row.js'
 import type { PinnedTool } from './tool-definition.js'
-import type { ListPage, PinState, ToolChange } from './pin-state.js'
+import type { ListPage, PinState } from './pin-state.js'
+import type { ToolPinsOptions } from './tool-pins-options.js'
 
 export type { ListPage, PinState, ToolChange } from './pin-state.js'
+export type { ToolPinsOptions } from './tool-pins-options.js'
 type Tunnel = { readonly id: string; readonly accountId: string }
 type Stored = (p: PinnedTool) => PinnedDefinition
 /** Keeping that keeps no definition: for tools whose keeping was decided already. */
@@ -45,24 +51,6 @@ const NOTHING_KEPT: Keeping = { zeroKnowledge: true }
 export const MAX_PINNED_TOOLS = 1000
 export { MAX_PAGE_TOOLS } from './page-tools.js'
 export { MAX_PINNED_NAME_CHARS } from './pinnable-name.js'
-
-/** Options of `new ToolPins`. */
-export interface ToolPinsOptions {
-  readonly store: ToolPinsStore
-  readonly events: ClusterEvents
-  readonly log: Logger
-  /** A change was recorded (once): raise `tool.changed`. */
-  readonly onChange: (change: ToolChange) => Promise<void> | void
-  /** Where owners approve tools, e.g. `https://burrow.example/dashboard/tunnels/`. */
-  readonly dashboardUrl: string
-  readonly ttlMs?: number
-  readonly now?: () => number
-  /**
-   * Whether the tunnel is in zero-knowledge mode now. A listing answered while its owner turned
-   * the mode on was pinned under the policy it came with: definitions written then are erased.
-   */
-  readonly zeroKnowledgeNow?: (tunnelId: string) => boolean | Promise<boolean>
-}
 
 /** Rug-pull pins of every tunnel. */
 export class ToolPins {
@@ -121,7 +109,10 @@ export class ToolPins {
     if (page.mode === 'off') return new Set()
     const at = new Date(this.#now())
     this.#settle(tunnel, state, at)
-    const round = roundOf(state.rounds, page, state.baselining ? state.baselineRound : null)
+    const kept = state.baselining ? state.baselineRound : null
+    const round = roundOf(state.rounds, page, kept, at.getTime(), (r) =>
+      this.#giveUp(tunnel, state, r, at),
+    )
     const { seen, left } = pageTools(state, round, tools, page.mode)
     const stored = (p: PinnedTool) => this.#kept.of(state, p, page)
     if (round) for (const name of seen.keys()) noteName(round, name)
@@ -319,13 +310,25 @@ export class ToolPins {
   /**
    * A baseline whose next page was not asked for within `BASELINE_PAGING_MS` stops paging (here,
    * or when the pins are reloaded: list-paging.ts); once the baseline is whole or stopped, what
-   * other listings showed meanwhile is judged.
+   * other listings showed meanwhile is judged. Another list is given up after as long.
    */
   #settle(tunnel: Tunnel, state: PinState, at: Date): void {
-    if (state.baselining && at.getTime() - state.baselinePagedAt >= BASELINE_PAGING_MS) {
+    const since = at.getTime() - BASELINE_PAGING_MS
+    if (state.baselining && state.baselinePagedAt <= since) {
       pagedBaseline(state, null, state.baselinePagedAt)
     }
     if (!state.baselining && state.baselineWaits.size > 0) this.#judgeWaits(tunnel, state, at)
+    const kept = state.baselining ? state.baselineRound : null
+    for (const r of staleRounds(state.rounds, since, kept)) this.#giveUp(tunnel, state, r, at)
+  }
+
+  /** A list no page continues (list-rounds.ts): the new tools it kept for a rename are `new`. */
+  #giveUp(tunnel: Tunnel, state: PinState, round: Round, at: Date): void {
+    for (const [name, p] of round.pending) {
+      if (state.pins.has(name) || state.pins.size >= MAX_PINNED_TOOLS) continue
+      this.#see(tunnel, state, name, 'new', this.#kept.of(state, p, NOTHING_KEPT), at)
+    }
+    round.pending.clear()
   }
 
   /** The baseline is whole (or stopped paging): record what other lists showed that differs. */
@@ -337,12 +340,7 @@ export class ToolPins {
 
   /** A list is complete: approved tools missing from it are removed, or renamed to a new one. */
   #finish(tunnel: Tunnel, state: PinState, round: Round, stored: Stored, at: Date): void {
-    const vanished: PinRow[] = []
-    for (const row of state.pins.values()) {
-      if (!round.names.has(row.name) && row.status !== 'removed' && row.approvedHash !== null) {
-        vanished.push(row)
-      }
-    }
+    const vanished = vanishedFrom(state.pins, round)
     for (const [name, p] of round.pending) {
       if (state.pins.has(name)) continue
       const i = vanished.findIndex((v) => hasApprovedBody(v, p))

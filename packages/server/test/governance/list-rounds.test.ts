@@ -5,7 +5,7 @@
 // are each followed, the baseline's first.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { noteName, roundOf, type Round } from '../../src/governance/list-rounds.js'
+import { noteName, roundOf, staleRounds, type Round } from '../../src/governance/list-rounds.js'
 
 describe('roundOf', () => {
   it('follows a list by its cursors, keeping a short key for a cursor of megabytes', () => {
@@ -75,5 +75,26 @@ describe('roundOf', () => {
       others[9],
       'the 9 oldest went',
     )
+  })
+
+  it('gives up lists no page continues: too long, past the bound, or not paged for a while', () => {
+    const rounds = new Map<string, Round[]>()
+    const dropped: Round[] = []
+    const drop = (r: Round) => dropped.push(r)
+    const long = roundOf(rounds, { cursor: null, nextCursor: 'l2' }, null, 0, drop)!
+    for (let i = 0; i < 300; i++) noteName(long, `${i}:${'n'.repeat(1000)}`)
+    assert.equal(roundOf(rounds, { cursor: 'l2', nextCursor: 'l3' }, null, 1, drop), null)
+    assert.deepEqual(dropped, [long])
+    const kept = roundOf(rounds, { cursor: null, nextCursor: 'k2' }, null, 10, drop)!
+    const lists = Array.from({ length: 32 }, (_, i) =>
+      roundOf(rounds, { cursor: null, nextCursor: `q${i}` }, kept, 20 + i, drop),
+    )
+    assert.deepEqual(dropped, [long, lists[0]], 'the oldest but the kept one')
+    // Not paged since 40: the kept one stays, the others paged by then go.
+    const stale = staleRounds(rounds, 40, kept)
+    assert.deepEqual(stale, lists.slice(1, 21))
+    assert.equal(roundOf(rounds, { cursor: 'q1', nextCursor: null }), null)
+    assert.equal(roundOf(rounds, { cursor: 'q21', nextCursor: null }), lists[21])
+    assert.equal(roundOf(rounds, { cursor: 'k2', nextCursor: null }, kept), kept)
   })
 })
