@@ -569,6 +569,20 @@ describe('custom domains behind Caddy', { skip: !existsSync(CADDY), timeout: 240
     const res = await postMcp(`https://${DOMAIN}:${httpsPort}/mcp`)
     assert.equal(res.status, 404)
     assert.notEqual(res.headers.get('x-burrow-error'), 'plan_limit')
+    // Nor does the name show the dashboard: before, a removed domain fell through to the app,
+    // and its sign-in page, its API and its OAuth pages answered at the customer's name, over
+    // the certificate Caddy still holds.
+    for (const path of ['/', '/signin', '/dashboard', '/api/tunnels', '/oauth/authorize']) {
+      const shown = await caddy.fetch(`https://${DOMAIN}:${httpsPort}${path}`, {
+        headers: { accept: 'text/html' },
+        redirect: 'manual',
+      })
+      const body = await shown.text()
+      assert.equal(shown.status, 404, `${path}: ${body.slice(0, 200)}`)
+      assert.equal(shown.headers.get('x-burrow-error'), 'tunnel_not_found', path)
+      assert.doesNotMatch(body, /<form|sign in/i, path)
+      assert.equal(shown.headers.get('set-cookie'), null, path)
+    }
     assert.deepEqual(
       (await api<{ domains: DomainJson[] }>('GET', `/api/tunnels/${tunnel.id}/domains`)).json
         .domains,

@@ -25,6 +25,7 @@ import { sendRefusal } from './http/send-refusal.js'
 import { FailureLog } from './observability/failure-log.js'
 import { publicUrlFor, serviceUrlFor } from './public-url.js'
 import { QuietMemoryRelease } from './runtime/quiet-memory-release.js'
+import { appServes } from './service-hosts.js'
 import { wireServices } from './wire-services.js'
 
 /** Milliseconds in-flight requests get to finish when burrowd stops. */
@@ -120,9 +121,14 @@ export async function serve(config: ServerConfig): Promise<void> {
     const done = label
       ? edge.handle(req, res, label, host)
       : services.handleAdmin(req, res) ||
-        services
-          .handleDomain(req, res, host)
-          .then((answered) => (answered ? undefined : app.handle(req, res)))
+        services.handleDomain(req, res, host).then((answered) => {
+          if (answered) return undefined
+          // Neither a tunnel's host nor a custom domain: the app's only on the service's own
+          // hosts (service-hosts.ts); a removed custom domain, say, must not show the dashboard.
+          if (appServes(config.serviceHost, host, pathOf(req))) return app.handle(req, res)
+          refuseHost(res, host, config.serviceHost)
+          return undefined
+        })
     done.catch((err: Error) =>
       answerFailure(failures, req, res, err, label !== null && label !== undefined),
     )
@@ -242,6 +248,22 @@ function hostOf(req: IncomingMessage): string {
   const colon = host.lastIndexOf(':')
   const name = colon === -1 ? host : host.slice(0, colon)
   return name.endsWith('.') ? name.slice(0, -1) : name
+}
+
+/** The path of `req`'s target, without its query. */
+function pathOf(req: IncomingMessage): string {
+  return (req.url ?? '/').split('?', 1)[0]!
+}
+
+/** `404 tunnel_not_found` for a host burrowd serves nothing at (as for a tunnel that is not). */
+function refuseHost(res: ServerResponse, host: string, serviceHost: string): void {
+  sendRefusal(
+    res,
+    'tunnel_not_found',
+    'tunnel not found',
+    `nothing is served at ${host}: it is not a tunnel's host, a verified custom domain or the ` +
+      `service's host (${serviceHost})`,
+  )
 }
 
 function formatHost(host: string): string {

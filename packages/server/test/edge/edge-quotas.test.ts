@@ -306,9 +306,14 @@ describe('the usage admin endpoint', () => {
 
   it('is not there for public host names, and refuses a missing or wrong secret', async () => {
     const body = JSON.stringify({ tunnel_id: tunnelId, tool_calls: 0 })
-    for (const host of ['burrow.example.com', `admin--acme.localhost:${service.port}`]) {
+    // A name that is not the service's gets nothing of it (service-hosts.ts); a tunnel's host
+    // serves only /mcp.
+    for (const [host, policy] of [
+      ['burrow.example.com', 'tunnel_not_found'],
+      [`admin--acme.localhost:${service.port}`, 'not_found'],
+    ] as const) {
       const res = await admin({ host, auth: `Bearer ${secret}`, body })
-      assertRefusal(res, { policy: 'not_found' })
+      assertRefusal(res, { policy })
     }
     // Relayed by the proxy in front (its catch-all site passes on a Host of 127.0.0.1 that a
     // stranger sent it): not a request of this machine's operator, whatever the secret.
