@@ -10,10 +10,32 @@ import { parseCookies } from '../http/cookies.js'
 import { HttpError } from '../http/http-error.js'
 import type { ActingCredential } from '../store/acting-credential.js'
 
-/** The session cookie's name. */
-export const SESSION_COOKIE = 'burrow_session'
-/** The cookie holding the pre-session CSRF token of the sign-up and sign-in forms. */
-export const FORM_COOKIE = 'burrow_form'
+/** The names of the cookies the service sets, from `cookieNames`. */
+export interface CookieNames {
+  /** The browser session. */
+  readonly session: string
+  /** The pre-session CSRF token of the sign-up, sign-in and recovery forms. */
+  readonly form: string
+  /** The device cookie of sign-in throttling (`dashboard/sign-in-guard.ts`). */
+  readonly device: string
+}
+
+/**
+ * The cookies' names. Over https they carry the `__Host-` prefix, which a browser accepts only
+ * from the host itself, over a secure connection, with Secure, `Path=/` and no `Domain`: no other
+ * host under the zone (a tunnel's; a name a network attacker answers over plain http) can set a
+ * cookie of that name that reaches the service host, so none can plant a session (its own, to
+ * have the owner work in the attacker's account) or shadow one. Over http (local development)
+ * browsers refuse the prefix, which needs Secure: the names stay plain there.
+ */
+export function cookieNames(https: boolean): CookieNames {
+  const prefix = https ? '__Host-' : ''
+  return Object.freeze({
+    session: `${prefix}burrow_session`,
+    form: `${prefix}burrow_form`,
+    device: `${prefix}burrow_device`,
+  })
+}
 
 /** What identifying a caller needs from the stores. */
 export interface AuthLookups {
@@ -37,9 +59,14 @@ export type Caller =
 
 /**
  * The caller of `req`, or null when it carries no valid credentials. A bearer token that is
- * present but wrong is an error (401), not an anonymous call.
+ * present but wrong is an error (401), not an anonymous call. `sessionCookie` is the session
+ * cookie's name (`cookieNames(https).session`).
  */
-export async function identify(req: IncomingMessage, lookups: AuthLookups): Promise<Caller | null> {
+export async function identify(
+  req: IncomingMessage,
+  lookups: AuthLookups,
+  sessionCookie: string,
+): Promise<Caller | null> {
   const auth = req.headers.authorization
   if (auth !== undefined) {
     const match = /^Bearer\s+(\S+)$/i.exec(auth)
@@ -47,7 +74,7 @@ export async function identify(req: IncomingMessage, lookups: AuthLookups): Prom
     if (!found) throw new HttpError(401, 'unauthorized', refusedToken(match?.[1] ?? null))
     return { via: 'token', accountId: found.accountId, tokenId: found.tokenId }
   }
-  const token = parseCookies(req.headers.cookie).get(SESSION_COOKIE)
+  const token = parseCookies(req.headers.cookie).get(sessionCookie)
   if (!token) return null
   const session = await lookups.findSession(token)
   if (!session) return null

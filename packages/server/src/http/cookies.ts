@@ -1,6 +1,7 @@
 /**
  * Reading and writing cookies. The service sets only its own session and sign-in cookies,
- * always HttpOnly and SameSite=Lax, and Secure when it is served over https.
+ * always HttpOnly and SameSite=Lax, host-only (no Domain), and Secure when it is served over
+ * https, where their names carry the `__Host-` prefix (`cookieNames` in app/session-auth.ts).
  */
 
 /** The cookies a request carries, by name (the first of duplicates wins). */
@@ -30,8 +31,14 @@ export interface CookieOptions {
   readonly secure: boolean
 }
 
-/** A `Set-Cookie` value: HttpOnly, SameSite=Lax, Path=/. */
+/**
+ * A `Set-Cookie` value: HttpOnly, SameSite=Lax, Path=/, never a Domain. A `__Host-` name must be
+ * Secure (browsers drop it otherwise): asking for one without is a mistake, and throws.
+ */
 export function serializeCookie(name: string, value: string, opts: CookieOptions): string {
+  if (name.startsWith('__Host-') && !opts.secure) {
+    throw new Error(`the ${name} cookie must be Secure: browsers refuse it otherwise`)
+  }
   const parts = [`${name}=${encodeURIComponent(value)}`, 'Path=/', 'HttpOnly', 'SameSite=Lax']
   if (opts.maxAgeSecs !== undefined) parts.push(`Max-Age=${opts.maxAgeSecs}`)
   if (opts.secure) parts.push('Secure')

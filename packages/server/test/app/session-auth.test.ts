@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import type { IncomingMessage } from 'node:http'
 import { describe, it } from 'node:test'
-import { identify, type AuthLookups } from '../../src/app/session-auth.js'
+import { cookieNames, identify, type AuthLookups } from '../../src/app/session-auth.js'
 import { HttpError } from '../../src/http/http-error.js'
 
 const lookups: AuthLookups = {
@@ -16,7 +16,7 @@ function request(authorization: string): IncomingMessage {
 
 async function refusal(authorization: string): Promise<string> {
   try {
-    await identify(request(authorization), lookups)
+    await identify(request(authorization), lookups, 'burrow_session')
   } catch (err) {
     assert.ok(err instanceof HttpError)
     assert.equal(err.status, 401)
@@ -27,7 +27,7 @@ async function refusal(authorization: string): Promise<string> {
 
 describe('identify: what a refused bearer credential is told', () => {
   it('an API token is accepted', async () => {
-    const caller = await identify(request('Bearer btk_good'), lookups)
+    const caller = await identify(request('Bearer btk_good'), lookups, 'burrow_session')
     assert.deepEqual(caller, { via: 'token', accountId: 'acc_1', tokenId: 'tok_1' })
   })
 
@@ -59,5 +59,36 @@ describe('identify: what a refused bearer credential is told', () => {
     assert.match(await refusal('Bearer '), /Authorization: Bearer btk_…/)
     const many = await Promise.all(Array.from({ length: 50 }, () => refusal('Bearer mtk_x')))
     assert.equal(new Set(many).size, 1)
+  })
+})
+
+describe('the session cookie', () => {
+  const sessions: AuthLookups = {
+    authenticateToken: () => Promise.resolve(undefined),
+    findSession: (token) =>
+      Promise.resolve(
+        token === 'theirs' || token === 'ours' ? { accountId: token, csrfToken: 'c' } : undefined,
+      ),
+  }
+  const withCookie = (cookie: string) => ({ headers: { cookie } }) as unknown as IncomingMessage
+
+  it('is named with the __Host- prefix over https, plainly over http', () => {
+    assert.deepEqual(cookieNames(true), {
+      session: '__Host-burrow_session',
+      form: '__Host-burrow_form',
+      device: '__Host-burrow_device',
+    })
+    assert.deepEqual(cookieNames(false), {
+      session: 'burrow_session',
+      form: 'burrow_form',
+      device: 'burrow_device',
+    })
+  })
+
+  it('is read only by its name: over https a plain burrow_session (planted by another host) is not', async () => {
+    const name = cookieNames(true).session
+    const planted = withCookie(`burrow_session=theirs; ${name}=ours`)
+    assert.equal((await identify(planted, sessions, name))?.accountId, 'ours')
+    assert.equal(await identify(withCookie('burrow_session=theirs'), sessions, name), null)
   })
 })

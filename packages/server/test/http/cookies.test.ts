@@ -19,4 +19,11 @@ describe('cookies', () => {
     )
     assert.match(serializeCookie('s', '', { secure: true, maxAgeSecs: 0 }), /Max-Age=0; Secure$/)
   })
+
+  it('writes a __Host- cookie only Secure, with Path=/ and no Domain', () => {
+    const cookie = serializeCookie('__Host-s', 'v', { secure: true })
+    assert.equal(cookie, '__Host-s=v; Path=/; HttpOnly; SameSite=Lax; Secure')
+    assert.doesNotMatch(cookie, /Domain/i)
+    assert.throws(() => serializeCookie('__Host-s', 'v', { secure: false }), /must be Secure/)
+  })
 })

@@ -12,7 +12,7 @@ import { requestOrigin } from '../../http/request-origin.js'
 import { HttpError } from '../../http/http-error.js'
 import { readJsonObject } from '../../http/request-body.js'
 import { sendApiError, sendApiJson } from '../../http/responses.js'
-import { actingCredential, checkCsrf, identify } from '../session-auth.js'
+import { actingCredential, checkCsrf, cookieNames, identify } from '../session-auth.js'
 import { actAs } from '../../store/acting-credential.js'
 import { toHttpError } from '../store-error-status.js'
 import type { WebServices } from '../web-services.js'
@@ -166,10 +166,14 @@ export class Api {
           `${path} accepts ${matching.map((r) => r.method).join(', ')}`,
         )
       }
-      const caller = await identify(req, {
-        findSession: (t) => this.#svc.sessions.find(t),
-        authenticateToken: (s) => this.#svc.tokens.authenticate(s),
-      })
+      const caller = await identify(
+        req,
+        {
+          findSession: (t) => this.#svc.sessions.find(t),
+          authenticateToken: (s) => this.#svc.tokens.authenticate(s),
+        },
+        cookieNames(this.#https).session,
+      )
       if (!caller) {
         throw new HttpError(
           401,

@@ -5,17 +5,15 @@
  * the account, the one this browser had too (a copy of its cookie is another browser); a
  * password change also voids its unused reset links.
  */
-import { parseCookies } from '../../http/cookies.js'
 import { redirect } from '../../http/responses.js'
 import { StoreError } from '../../store/store-error.js'
 import { canonicalEmail } from '../../mail/email-address.js'
 import { passwordProblem } from '../../store/password.js'
 import { toHttpError } from '../store-error-status.js'
-import { SESSION_COOKIE } from '../session-auth.js'
 import { accountPage } from './account-page.js'
 import { SESSION_COOKIE_SECS } from './dashboard-auth.js'
 import type { DashboardKit, DashboardRequest, DashboardRoute } from './dashboard-kit.js'
-import { DEVICE_COOKIE, DEVICE_COOKIE_SECS } from './sign-in-guard.js'
+import { DEVICE_COOKIE_SECS } from './sign-in-guard.js'
 import { newPasswordSentence } from './as-sentence.js'
 
 /** The answer when the node has as many password checks waiting as it takes. */
@@ -41,11 +39,11 @@ export function accountRoutes(kit: DashboardKit): DashboardRoute[] {
       throw err
     }
     await svc.sessions.deleteOthers(c.account.id, token)
-    return kit.cookie(SESSION_COOKIE, token, SESSION_COOKIE_SECS)
+    return kit.cookie(kit.cookies.session, token, SESSION_COOKIE_SECS)
   }
   /** Signed out here too: the password changed meanwhile. */
   const signedOut = (c: DashboardRequest) =>
-    redirect(c.res, '/signin', { cookies: [kit.cookie(SESSION_COOKIE, '', 0)] })
+    redirect(c.res, '/signin', { cookies: [kit.cookie(kit.cookies.session, '', 0)] })
 
   const show = (c: DashboardRequest) => {
     kit.html(c.res, 200, accountPage(c.viewer, kit.notices(c)))
@@ -64,7 +62,7 @@ export function accountRoutes(kit: DashboardKit): DashboardRoute[] {
     // sign-in does, so an owner of an account cannot hash without bound by changing its password.
     const limited = guard.attempt(kit.opts.addresses.rateKey(c.req))
     if (limited !== null) return again(c, 429, limited)
-    const device = parseCookies(c.req.headers.cookie).get(DEVICE_COOKIE)
+    const device = kit.deviceCookie(c.req)
     const stamp = await svc.accounts.passwordStamp(email)
     const check = guard.check(email, device, stamp)
     if (!check.ok) return again(c, 429, check.message)
@@ -99,7 +97,7 @@ export function accountRoutes(kit: DashboardKit): DashboardRoute[] {
     if (session === null) return signedOut(c)
     // This browser stays trusted for sign-ins under the new password.
     const trusted = kit.cookie(
-      DEVICE_COOKIE,
+      kit.cookies.device,
       guard.deviceCookie(email, check.device, newStamp),
       DEVICE_COOKIE_SECS,
     )

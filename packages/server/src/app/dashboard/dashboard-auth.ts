@@ -6,15 +6,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { labelProblem } from '@burrow/protocol'
 import { landingPage, signInPage, signUpPage, urlFormOf } from './auth-pages.js'
-import { parseCookies } from '../../http/cookies.js'
-import { DEVICE_COOKIE, DEVICE_COOKIE_SECS } from './sign-in-guard.js'
+import { DEVICE_COOKIE_SECS } from './sign-in-guard.js'
 import type { DashboardKit } from './dashboard-kit.js'
 import { newFormToken } from './form-token.js'
 import { returnPath } from './return-path.js'
 import { canonicalEmail } from '../../mail/email-address.js'
 import { readForm } from '../../http/request-body.js'
 import { redirect } from '../../http/responses.js'
-import { checkCsrf, checkOrigin, FORM_COOKIE, sameSecret, SESSION_COOKIE } from '../session-auth.js'
+import { checkCsrf, checkOrigin, sameSecret } from '../session-auth.js'
 import { toHttpError } from '../store-error-status.js'
 import type { AccountView } from '../web-services.js'
 import { asSentence } from './as-sentence.js'
@@ -57,7 +56,7 @@ export class DashboardAuth {
     const token = newFormToken()
     const body =
       path === '/signup' ? signUpPage(token, this.#urlForm()) : signInPage(token, {}, [], next)
-    this.#kit.html(res, 200, body, [this.#kit.cookie(FORM_COOKIE, token)])
+    this.#kit.html(res, 200, body, [this.#kit.cookie(this.#kit.cookies.form, token)])
   }
 
   /** POST `/signup`. */
@@ -70,7 +69,7 @@ export class DashboardAuth {
         res,
         status,
         signUpPage(token, this.#urlForm(), values, [{ kind: 'error', text: asSentence(message) }]),
-        [this.#kit.cookie(FORM_COOKIE, token)],
+        [this.#kit.cookie(this.#kit.cookies.form, token)],
       )
     const refused = this.#refusal(req, form)
     if (refused) return again(refused.startsWith('Too many') ? 429 : 403, refused)
@@ -110,12 +109,12 @@ export class DashboardAuth {
         res,
         status,
         signInPage(token, values, [{ kind: 'error', text: message }], next),
-        [this.#kit.cookie(FORM_COOKIE, token)],
+        [this.#kit.cookie(this.#kit.cookies.form, token)],
       )
     const refused = this.#refusal(req, form)
     if (refused) return again(refused.startsWith('Too many') ? 429 : 403, refused)
     const guard = this.#kit.opts.signInGuard
-    const device = parseCookies(req.headers.cookie).get(DEVICE_COOKIE)
+    const device = this.#kit.deviceCookie(req)
     const accounts = this.#kit.svc.accounts
     const stamp = await accounts.passwordStamp(values.email)
     const check = guard.check(values.email, device, stamp)
@@ -133,7 +132,7 @@ export class DashboardAuth {
       return again(401, 'Wrong email or password.')
     }
     const trusted = this.#kit.cookie(
-      DEVICE_COOKIE,
+      this.#kit.cookies.device,
       guard.deviceCookie(values.email, check.device, stamp),
       DEVICE_COOKIE_SECS,
     )
@@ -152,7 +151,7 @@ export class DashboardAuth {
     checkCsrf(req, caller, form.get('_csrf'))
     await this.#kit.svc.sessions.delete(caller.sessionToken)
     this.#kit.tails.end(caller.sessionToken)
-    redirect(res, '/signin', { cookies: [this.#kit.cookie(SESSION_COOKIE, '', 0)] })
+    redirect(res, '/signin', { cookies: [this.#kit.cookie(this.#kit.cookies.session, '', 0)] })
   }
 
   /**
@@ -161,7 +160,7 @@ export class DashboardAuth {
    */
   #refusal(req: IncomingMessage, form: URLSearchParams): string | null {
     checkOrigin(req)
-    const cookie = parseCookies(req.headers.cookie).get(FORM_COOKIE)
+    const cookie = this.#kit.formCookie(req)
     const field = form.get('_csrf')
     if (!cookie || !field || !sameSecret(cookie, field)) {
       return 'The form expired; please try again.'
@@ -187,8 +186,8 @@ export class DashboardAuth {
     await endReplacedSession(this.#kit, req)
     redirect(res, to, {
       cookies: [
-        this.#kit.cookie(SESSION_COOKIE, session.token, SESSION_COOKIE_SECS),
-        this.#kit.cookie(FORM_COOKIE, '', 0),
+        this.#kit.cookie(this.#kit.cookies.session, session.token, SESSION_COOKIE_SECS),
+        this.#kit.cookie(this.#kit.cookies.form, '', 0),
         ...cookies,
       ],
     })

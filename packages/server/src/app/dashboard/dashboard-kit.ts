@@ -7,12 +7,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { ClientAddresses } from '../../http/client-addresses.js'
 import type { SignInGuard } from './sign-in-guard.js'
 import type { AccountRecovery } from '../account-recovery.js'
-import { serializeCookie } from '../../http/cookies.js'
+import { parseCookies, serializeCookie } from '../../http/cookies.js'
 import type { html } from '../../http/html.js'
 import type { Notice, Viewer } from './layout.js'
 import { readForm } from '../../http/request-body.js'
 import { sendHtml } from '../../http/responses.js'
-import { checkCsrf, identify, SESSION_COOKIE, type Caller } from '../session-auth.js'
+import { checkCsrf, cookieNames, identify, type Caller, type CookieNames } from '../session-auth.js'
 import type { AccountView, WebServices } from '../web-services.js'
 import { TailSessions } from './live-tail-stream.js'
 import { PasswordWork } from './password-work.js'
@@ -137,9 +137,14 @@ const NOTICES: Readonly<Record<string, Notice>> = {
   domain_removed: { kind: 'info', text: 'Domain removed; it no longer reaches this tunnel.' },
 }
 
+/** The device cookie's name before the `__Host-` prefix, read as a fallback over https. */
+const LEGACY_DEVICE_COOKIE = 'burrow_device'
+
 /** The dashboard's shared helpers. */
 export class DashboardKit {
   readonly opts: DashboardOptions
+  /** The names of the cookies it sets and reads (`__Host-` prefixed over https). */
+  readonly cookies: CookieNames
   /** Sign-ins and sign-ups hash passwords through this. */
   readonly passwordWork: PasswordWork
   readonly svc: WebServices
@@ -149,6 +154,7 @@ export class DashboardKit {
 
   constructor(opts: DashboardOptions) {
     this.opts = opts
+    this.cookies = cookieNames(opts.https)
     this.passwordWork = opts.passwordWork ?? new PasswordWork()
     this.svc = opts.services
     this.now = opts.now ?? (() => new Date())
@@ -179,7 +185,32 @@ export class DashboardKit {
     if (caller.expiresAt === undefined) return
     const secs = Math.floor((caller.expiresAt.getTime() - this.now().getTime()) / 1000)
     if (secs > 0)
-      res.setHeader('set-cookie', this.cookie(SESSION_COOKIE, caller.sessionToken, secs))
+      res.setHeader('set-cookie', this.cookie(this.cookies.session, caller.sessionToken, secs))
+  }
+
+  /**
+   * The device cookie `req` carries. Over https, a browser that signed in before the names took
+   * the `__Host-` prefix holds it under the plain name: it is read there too (only when the
+   * prefixed one is absent), so that the owner's browsers stay known to sign-in throttling across
+   * the upgrade. Its value is bound to the account and password by a MAC (`sign-in-guard.ts`),
+   * so one planted under that name by another host helps no one but an account's owner.
+   */
+  deviceCookie(req: IncomingMessage): string | undefined {
+    const cookies = parseCookies(req.headers.cookie)
+    return (
+      cookies.get(this.cookies.device) ??
+      (this.opts.https ? cookies.get(LEGACY_DEVICE_COOKIE) : undefined)
+    )
+  }
+
+  /** The pre-session form token `req` carries. */
+  formCookie(req: IncomingMessage): string | undefined {
+    return parseCookies(req.headers.cookie).get(this.cookies.form)
+  }
+
+  /** The session token `req` carries (valid or not). */
+  sessionCookie(req: IncomingMessage): string | undefined {
+    return parseCookies(req.headers.cookie).get(this.cookies.session)
   }
 
   /** A state-changing form post: its fields, after the CSRF check. */
@@ -198,10 +229,14 @@ export class DashboardKit {
 
   /** The caller when the request carries a valid browser session, else null. */
   async browserCaller(req: IncomingMessage): Promise<SessionCaller | null> {
-    const caller = await identify(req, {
-      findSession: (t) => this.svc.sessions.find(t),
-      authenticateToken: () => Promise.resolve(undefined),
-    }).catch(() => null)
+    const caller = await identify(
+      req,
+      {
+        findSession: (t) => this.svc.sessions.find(t),
+        authenticateToken: () => Promise.resolve(undefined),
+      },
+      this.cookies.session,
+    ).catch(() => null)
     return caller?.via === 'session' ? caller : null
   }
 }

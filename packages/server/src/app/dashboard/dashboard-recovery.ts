@@ -8,14 +8,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { AccountRecovery } from '../account-recovery.js'
 import { endEarlierHolder, type ReplacedKey } from '../earlier-holder.js'
-import { parseCookies } from '../../http/cookies.js'
 import { HttpError } from '../../http/http-error.js'
 import { readForm } from '../../http/request-body.js'
 import { redirect } from '../../http/responses.js'
-import { checkOrigin, FORM_COOKIE, sameSecret, SESSION_COOKIE } from '../session-auth.js'
+import { checkOrigin, sameSecret } from '../session-auth.js'
 import { toHttpError } from '../store-error-status.js'
 import type { DashboardKit, DashboardRoute } from './dashboard-kit.js'
-import { DEVICE_COOKIE, DEVICE_COOKIE_SECS } from './sign-in-guard.js'
+import { DEVICE_COOKIE_SECS } from './sign-in-guard.js'
 import { newFormToken } from './form-token.js'
 import {
   deadLinkPage,
@@ -63,7 +62,7 @@ export class DashboardRecovery {
     }
     if (method === 'GET') {
       const token = newFormToken()
-      const cookies = [this.#kit.cookie(FORM_COOKIE, token)]
+      const cookies = [this.#kit.cookie(this.#kit.cookies.form, token)]
       if (path === '/forgot') return this.#kit.html(res, 200, forgotPage(token), cookies)
       const link = query.get('token') ?? ''
       const email = await this.#recovery.resetHolder(link)
@@ -103,14 +102,14 @@ export class DashboardRecovery {
     const again = (status: number, message: string) => {
       const token = newFormToken()
       this.#kit.html(res, status, forgotPage(token, email, [{ kind: 'error', text: message }]), [
-        this.#kit.cookie(FORM_COOKIE, token),
+        this.#kit.cookie(this.#kit.cookies.form, token),
       ])
     }
     if (!this.#formOk(req, form)) return again(403, 'The form expired; please try again.')
     // Browsers that signed in to the account before share a mail allowance of their own (the
     // password's stamp is read only for a browser with a device cookie, so the answer's time
     // says nothing of whether the address has an account).
-    const device = parseCookies(req.headers.cookie).get(DEVICE_COOKIE)
+    const device = this.#kit.deviceCookie(req)
     const trusted =
       device !== undefined &&
       this.#kit.opts.signInGuard.trustedDevice(
@@ -127,7 +126,7 @@ export class DashboardRecovery {
       )
     }
     this.#kit.html(res, 200, forgotSentPage(this.#recovery.outboxFor(req)), [
-      this.#kit.cookie(FORM_COOKIE, '', 0),
+      this.#kit.cookie(this.#kit.cookies.form, '', 0),
     ])
   }
 
@@ -142,7 +141,7 @@ export class DashboardRecovery {
         res,
         status,
         resetPage(token, link, email, [{ kind: 'error', text: asSentence(message) }]),
-        [this.#kit.cookie(FORM_COOKIE, token)],
+        [this.#kit.cookie(this.#kit.cookies.form, token)],
       )
     }
     if (!this.#formOk(req, form)) return again(403, 'The form expired; please try again.')
@@ -159,15 +158,15 @@ export class DashboardRecovery {
     const session = await this.#kit.svc.sessions.create(done.accountId)
     await endReplacedSession(this.#kit, req)
     const cookies = [
-      this.#kit.cookie(SESSION_COOKIE, session.token, SESSION_COOKIE_SECS),
-      this.#kit.cookie(FORM_COOKIE, '', 0),
+      this.#kit.cookie(this.#kit.cookies.session, session.token, SESSION_COOKIE_SECS),
+      this.#kit.cookie(this.#kit.cookies.form, '', 0),
     ]
     // The new password voided every device cookie; this browser proved the mailbox: it is known.
     const account = await this.#kit.svc.accounts.get(done.accountId)
     if (account) {
       const stamp = await this.#kit.svc.accounts.passwordStamp(account.email)
       const device = this.#kit.opts.signInGuard.deviceCookie(account.email, null, stamp)
-      cookies.push(this.#kit.cookie(DEVICE_COOKIE, device, DEVICE_COOKIE_SECS))
+      cookies.push(this.#kit.cookie(this.#kit.cookies.device, device, DEVICE_COOKIE_SECS))
     }
     if (done.wasVerified) return redirect(res, '/dashboard?notice=password_reset', { cookies })
     const keys = replaced.map((r) => ({ name: r.tunnel.name ?? r.tunnel.subdomain, key: r.key }))
@@ -177,7 +176,7 @@ export class DashboardRecovery {
   /** The Origin is ours and the form token matches its cookie. */
   #formOk(req: IncomingMessage, form: URLSearchParams): boolean {
     checkOrigin(req)
-    const cookie = parseCookies(req.headers.cookie).get(FORM_COOKIE)
+    const cookie = this.#kit.formCookie(req)
     const field = form.get('_csrf')
     return cookie !== undefined && field !== null && sameSecret(cookie, field)
   }

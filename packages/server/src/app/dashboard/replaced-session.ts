@@ -5,13 +5,11 @@
  * had taken a copy of the cookie before.
  */
 import type { IncomingMessage } from 'node:http'
-import { parseCookies } from '../../http/cookies.js'
-import { SESSION_COOKIE } from '../session-auth.js'
 import type { DashboardKit } from './dashboard-kit.js'
 
 /** End the session `req` carried (if any) and its live tails. */
 export async function endReplacedSession(kit: DashboardKit, req: IncomingMessage): Promise<void> {
-  const token = parseCookies(req.headers.cookie).get(SESSION_COOKIE)
+  const token = kit.sessionCookie(req)
   if (token === undefined || token === '') return
   await kit.svc.sessions.delete(token)
   kit.tails.end(token)

@@ -20,8 +20,7 @@ export const SIGN_IN_ATTEMPTS_PER_MINUTE = 10
 export const UNTRUSTED_FAILURES_PER_ACCOUNT = 10
 /** Failed sign-ins per 15 minutes from one browser that once signed in to the account. */
 export const FAILURES_PER_DEVICE = 10
-/** The device cookie's name; it lives a year. */
-export const DEVICE_COOKIE = 'burrow_device'
+/** How long the device cookie lives (its name: `cookieNames` in session-auth.ts). */
 export const DEVICE_COOKIE_SECS = 365 * 24 * 3600
 
 const WINDOW_MS = 15 * 60_000

@@ -14,7 +14,7 @@ import type { RateLimiter } from '../../http/rate-limiter.js'
 import { localRateLimits, type RateLimits } from '../../http/rate-limits.js'
 import { readForm, readJsonObject } from '../../http/request-body.js'
 import { redirect, sendHtml } from '../../http/responses.js'
-import { actingCredential, checkCsrf, identify } from '../session-auth.js'
+import { actingCredential, checkCsrf, cookieNames, identify } from '../session-auth.js'
 import { StoreError } from '../../store/store-error.js'
 import { actAs } from '../../store/acting-credential.js'
 import type { Viewer } from '../dashboard/layout.js'
@@ -168,10 +168,14 @@ export class AuthorizationServer implements Mount {
       method === 'GET'
         ? new URL(req.url ?? '/', 'http://x.invalid').searchParams
         : await readForm(req)
-    const caller = await identify(req, {
-      findSession: (t) => this.#o.services.sessions.find(t),
-      authenticateToken: () => Promise.resolve(undefined),
-    }).catch(() => null)
+    const caller = await identify(
+      req,
+      {
+        findSession: (t) => this.#o.services.sessions.find(t),
+        authenticateToken: () => Promise.resolve(undefined),
+      },
+      cookieNames(this.#o.https).session,
+    ).catch(() => null)
     const account =
       caller?.via === 'session' ? await this.#o.services.accounts.get(caller.accountId) : undefined
     const viewer: Viewer | null =
