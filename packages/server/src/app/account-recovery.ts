@@ -10,7 +10,7 @@
 import { createHash } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
 import type { Logger } from '@burrow/protocol'
-import { networkKeyOf, rateKeyOf } from '../http/client-addresses.js'
+import { networkKeyOf, networkOfRateKey, rateKeyOf } from '../http/client-addresses.js'
 import type { RateDecision, RateLimiter } from '../http/rate-limiter.js'
 import { localRateLimits, type RateLimits } from '../http/rate-limits.js'
 import { mailboxKey } from '../mail/mailbox-key.js'
@@ -118,6 +118,7 @@ export class AccountRecovery {
     this.#perAddress = limits.limiter('recovery.address', {
       capacity: RESET_REQUESTS_PER_ADDRESS,
       perMs: 15 * 60_000,
+      overflowGroup: networkOfRateKey,
       ...now,
     })
     this.#perNetwork = limits.limiter('recovery.network', {
@@ -153,6 +154,7 @@ export class AccountRecovery {
     this.#clientVerifications = limits.limiter('recovery.client-verify', {
       capacity: VERIFICATIONS_PER_ADDRESS_PER_HOUR,
       perMs: 60 * 60_000,
+      overflowGroup: networkOfRateKey,
       ...now,
     })
     this.#networkVerifications = limits.limiter('recovery.network-verify', {

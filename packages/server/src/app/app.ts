@@ -15,7 +15,7 @@ import { APP_CSS, APP_JS, FAVICON_SVG } from './dashboard/assets.js'
 import type { Dashboard } from './dashboard/dashboard.js'
 import { sendClientRelease, type ClientRelease } from './client-release.js'
 import { CrashReportRoute, type CrashReportSink } from './crash-report-route.js'
-import { ClientAddresses } from '../http/client-addresses.js'
+import { ClientAddresses, networkOfRateKey } from '../http/client-addresses.js'
 import type { ServiceMetrics } from '../observability/service-metrics.js'
 import { serveMetrics } from '../observability/metrics-route.js'
 import { RateLimiter } from '../http/rate-limiter.js'
@@ -72,6 +72,7 @@ export class App {
     const limiter = (opts.limits ?? localRateLimits).limiter('crash-reports.address', {
       capacity: CRASH_REPORTS_PER_MINUTE,
       perMs: 60_000,
+      overflowGroup: networkOfRateKey,
       ...(opts.now ? { now: opts.now } : {}),
     })
     const nodeLimiter = new RateLimiter({

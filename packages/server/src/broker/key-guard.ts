@@ -15,6 +15,7 @@
  * aggregate, one line a minute, not one line each.
  */
 import type { Logger } from '@burrow/protocol'
+import { networkOfRateKey } from '../http/client-addresses.js'
 import { RateLimiter } from '../http/rate-limiter.js'
 import { localRateLimits, type RateLimits } from '../http/rate-limits.js'
 
@@ -72,6 +73,7 @@ export class KeyGuard {
       capacity: KEY_FAILURES_PER_ADDRESS,
       perMs: 60_000,
       now,
+      overflowGroup: networkOfRateKey,
     })
     this.#node = new RateLimiter({
       capacity: KEY_FAILURES_PER_SECOND * 10,

@@ -6,7 +6,10 @@
  * reset mails, OAuth client registrations, policy writes and the like. Exact to within the time
  * an event takes between nodes (what nodes allowed at once past the limit is owed: `charge` puts
  * the buckets in debt); a node that starts, or that misses events while its Redis
- * connection is down, begins from full buckets, as a single node does after a restart.
+ * connection is down, begins from full buckets, as a single node does after a restart. A spend
+ * reported for a key a node has no bucket for, while all its places hold buckets not yet
+ * refilled, is not counted there (`RateLimiter.charge`): each node keeps at most its `maxKeys`
+ * buckets however many keys the others see.
  *
  * Limits that protect one node's own resources (its share of outgoing fetches, say) are not
  * shared: they are made with `new RateLimiter` where they are used.

@@ -81,6 +81,17 @@ export function networkKeyOf(address: string): string {
   return family === 6 ? ipv6Prefix(plain, 3) : plain
 }
 
+/**
+ * The network (`networkKeyOf`) of a rate-limit key `rateKeyOf` made: `203.0.113.7` is in
+ * `203.0.113.0/24`, `2001:db8:5:1::/64` in `2001:db8:5::/48`; anything else is its own. The
+ * overflow groups of per-address limits (`RateLimiterOptions.overflowGroup`).
+ */
+export function networkOfRateKey(key: string): string {
+  if (isIP(key) === 4) return networkKeyOf(key)
+  const v6 = /^([0-9a-f]{1,4}:[0-9a-f]{1,4}:[0-9a-f]{1,4}):[0-9a-f]{1,4}::\/64$/.exec(key)
+  return v6 ? `${v6[1]}::/48` : key
+}
+
 /** `[address, prefix or null, family]` of a trusted-proxy entry, or null when it is not one. */
 export function parseProxyEntry(entry: string): [string, number | null, 'ipv4' | 'ipv6'] | null {
   const [address = '', prefix, extra] = entry.trim().split('/')

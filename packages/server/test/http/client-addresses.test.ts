@@ -9,6 +9,7 @@ import { describe, it } from 'node:test'
 import {
   ClientAddresses,
   networkKeyOf,
+  networkOfRateKey,
   parseProxyEntry,
   rateKeyOf,
 } from '../../src/http/client-addresses.js'
@@ -74,6 +75,21 @@ describe('ClientAddresses', () => {
     assert.equal(networkKeyOf('2001:DB8:0005:00ff:1::1%eth0'), '2001:db8:5::/48')
     assert.equal(networkKeyOf('2001:db8:6::1'), '2001:db8:6::/48')
     assert.equal(networkKeyOf('not-an-ip'), 'not-an-ip')
+  })
+
+  it('finds the network of a rate-limit key', () => {
+    for (const address of [
+      '203.0.113.7',
+      '::ffff:203.0.113.7',
+      '2001:DB8:0005:00ff:1::1%eth0',
+      '2001:db8:6::1',
+      '::1',
+      'fe80::1',
+    ]) {
+      assert.equal(networkOfRateKey(rateKeyOf(address)), networkKeyOf(address), address)
+    }
+    assert.equal(networkOfRateKey('unknown'), 'unknown')
+    assert.equal(networkOfRateKey('2001:db8:5::/48'), '2001:db8:5::/48')
   })
 
   it('parses proxy entries and refuses anything else', () => {

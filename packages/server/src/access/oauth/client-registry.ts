@@ -14,6 +14,7 @@ import { randomBytes } from 'node:crypto'
 import { request } from 'undici'
 import { silentLogger, type Logger } from '@burrow/protocol'
 import type { OauthClient, OauthClientStore } from '../../store/oauth-client-store.js'
+import { networkOfRateKey } from '../../http/client-addresses.js'
 import { RateLimiter } from '../../http/rate-limiter.js'
 import type { UrlGuard } from '../../webhooks/url-guard.js'
 import { hasDotSegment, isJsonType, mediaTypeOf } from './client-document-checks.js'
@@ -65,6 +66,7 @@ export class ClientRegistry {
       capacity: METADATA_FETCHES_PER_ADDRESS,
       perMs: 60_000,
       now: clock,
+      overflowGroup: networkOfRateKey,
     })
     this.#perNode = new RateLimiter({
       capacity: METADATA_FETCHES_PER_NODE,

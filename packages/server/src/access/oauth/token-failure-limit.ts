@@ -9,6 +9,7 @@
  * own (the database down) gives it back too. Kept like the other rate limits (every node
  * together with several nodes); IPv6 clients are keyed by their /64 (`ClientAddresses.rateKey`).
  */
+import { networkOfRateKey } from '../../http/client-addresses.js'
 import type { RateLimiter } from '../../http/rate-limiter.js'
 import { localRateLimits, type RateLimits } from '../../http/rate-limits.js'
 import { OauthError } from './oauth-error.js'
@@ -24,6 +25,7 @@ export class TokenFailureLimit {
     this.#limiter = limits.limiter('oauth.token-failures', {
       capacity: TOKEN_FAILURES_PER_MINUTE,
       perMs: 60_000,
+      overflowGroup: networkOfRateKey,
     })
   }
 

@@ -10,6 +10,7 @@
  * with before, is not refused (docs/decisions.md, "Sign-in throttling").
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
+import { networkOfRateKey } from '../../http/client-addresses.js'
 import type { RateLimiter } from '../../http/rate-limiter.js'
 import { localRateLimits, type RateLimits } from '../../http/rate-limits.js'
 import { canonicalEmail } from '../../mail/email-address.js'
@@ -60,6 +61,7 @@ export class SignInGuard {
       capacity: SIGN_IN_ATTEMPTS_PER_MINUTE,
       perMs: 60_000,
       now,
+      overflowGroup: (key) => networkOfRateKey(key.slice('ip:'.length)),
     })
     this.#accounts = limits.limiter('sign-in.account', {
       capacity: UNTRUSTED_FAILURES_PER_ACCOUNT,

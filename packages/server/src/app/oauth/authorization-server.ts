@@ -8,7 +8,7 @@
  * owns a tunnel can approve a client for it, and only while the tunnel is in `oauth` mode.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { ClientAddresses } from '../../http/client-addresses.js'
+import { ClientAddresses, networkOfRateKey } from '../../http/client-addresses.js'
 import { HttpError } from '../../http/http-error.js'
 import type { RateLimiter } from '../../http/rate-limiter.js'
 import { localRateLimits, type RateLimits } from '../../http/rate-limits.js'
@@ -97,6 +97,7 @@ export class AuthorizationServer implements Mount {
     this.#registrations = (opts.limits ?? localRateLimits).limiter('oauth.registrations', {
       capacity: REGISTRATIONS_PER_MINUTE,
       perMs: 60_000,
+      overflowGroup: networkOfRateKey,
     })
     this.#addresses = opts.addresses ?? new ClientAddresses()
   }
