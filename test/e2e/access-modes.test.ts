@@ -172,7 +172,10 @@ describe('access modes', () => {
       assert.equal(a.status, 401)
       assert.equal(a.headers.get('x-burrow-error'), 'unauthorized')
       const metadata = url.replace(/\/mcp$/, '/.well-known/oauth-protected-resource/mcp')
-      assert.equal(a.headers.get('www-authenticate'), `Bearer resource_metadata="${metadata}"`)
+      assert.equal(
+        a.headers.get('www-authenticate'),
+        `Bearer resource_metadata="${metadata}", scope="mcp"`,
+      )
       assert.match(a.headers.get('access-control-expose-headers') ?? '', /www-authenticate/)
     }
     // Bodies are the same, word for word: nothing tells online, offline and unknown apart.

@@ -162,7 +162,7 @@ describe('OAuth for MCP clients', () => {
     const bMeta = tunnels.b!.url.replace(/\/mcp$/, '/.well-known/oauth-protected-resource/mcp')
     assert.equal(
       onB.headers.get('www-authenticate'),
-      `Bearer resource_metadata="${bMeta}", error="invalid_token", error_description="the access token is not valid for this tunnel"`,
+      `Bearer resource_metadata="${bMeta}", scope="mcp", error="invalid_token", error_description="the access token is not valid for this tunnel"`,
     )
     const [h, p, s] = token.split('.') as [string, string, string]
     const claims = JSON.parse(Buffer.from(p, 'base64url').toString()) as Record<string, unknown>
@@ -254,7 +254,7 @@ describe('OAuth for MCP clients', () => {
     const metadataUrl = `http://${DOMAIN}:${service.port}/.well-known/oauth-protected-resource/mcp`
     assert.equal(
       challenge.headers.get('www-authenticate'),
-      `Bearer resource_metadata="${metadataUrl}"`,
+      `Bearer resource_metadata="${metadataUrl}", scope="mcp"`,
     )
     const metadata = (await (await publicFetch(metadataUrl)).json()) as { resource: string }
     assert.equal(metadata.resource, url)

@@ -13,6 +13,7 @@ import { PUBLIC_CALLER, type AgentIdentity } from './agent-identity.js'
 import type { TunnelAccess } from '../store/tunnel-access-row.js'
 import { allowlistAdmits } from './tunnel-access.js'
 import { RefusedAgentTokens } from './refused-agent-tokens.js'
+import { MCP_SCOPE } from './oauth/mcp-scope.js'
 
 /** Checks OAuth access tokens (the authorization server's side); absent until OAuth is on. */
 export interface AccessTokenVerifier {
@@ -189,9 +190,12 @@ export class AccessGate {
     }
   }
 
-  /** The 401 that sends an MCP client to OAuth discovery. */
+  /**
+   * The 401 that sends an MCP client to OAuth discovery, naming the scope its tokens need (the
+   * MCP authorization spec, 2025-11-25: servers SHOULD, and clients ask for what it names).
+   */
   #challenge(origin: string, presented: boolean): GateDecision {
-    const params = [`resource_metadata="${this.metadataUrl(origin)}"`]
+    const params = [`resource_metadata="${this.metadataUrl(origin)}"`, `scope="${MCP_SCOPE}"`]
     if (presented) {
       params.push(
         'error="invalid_token"',

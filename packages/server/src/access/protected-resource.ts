@@ -3,11 +3,14 @@
  * `/.well-known/oauth-protected-resource` and the path-suffixed `/.well-known/oauth-protected-resource/mcp`
  * that MCP clients try first. It names the tunnel's `/mcp` URL as the resource and burrowd's
  * service host as the authorization server. Served for any tunnel host label, existing or not,
- * so that it tells nobody which tunnels exist.
+ * so that it tells nobody which tunnels exist. It names only the host it is served on: on a
+ * custom domain, the domain, never the tunnel's own host label behind it (`<sub>--<slug>`,
+ * which carries the account's slug).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { sendRefusal } from '../http/send-refusal.js'
 import type { AccessGate } from './access-gate.js'
+import { MCP_SCOPE } from './oauth/mcp-scope.js'
 
 const PATHS = new Set([
   '/.well-known/oauth-protected-resource',
@@ -19,12 +22,11 @@ export function isProtectedResourcePath(path: string | undefined): boolean {
   return path !== undefined && PATHS.has(path)
 }
 
-/** Answer a request for the metadata of tunnel host `label`, reached at `origin`. */
+/** Answer a request for the metadata of the tunnel reached at `origin` (host or custom domain). */
 export function serveProtectedResource(
   req: IncomingMessage,
   res: ServerResponse,
   gate: AccessGate,
-  label: string,
   origin: string,
 ): void {
   const cors = {
@@ -45,8 +47,8 @@ export function serveProtectedResource(
     resource: gate.resource(origin),
     authorization_servers: [gate.issuer],
     bearer_methods_supported: ['header'],
-    scopes_supported: ['mcp'],
-    resource_name: `Burrow tunnel ${label}`,
+    scopes_supported: [MCP_SCOPE],
+    resource_name: `Burrow tunnel ${new URL(origin).hostname}`,
   })
   res.writeHead(200, {
     ...cors,

@@ -133,7 +133,7 @@ export class Edge {
     const path = url.split('?', 1)[0]
     const origin = custom?.origin ?? this.opts.access?.originOf(label) ?? ''
     if (this.opts.access && isProtectedResourcePath(path)) {
-      return serveProtectedResource(req, res, this.opts.access, label, origin)
+      return serveProtectedResource(req, res, this.opts.access, origin)
     }
     if (path !== '/mcp') {
       return sendRefusal(

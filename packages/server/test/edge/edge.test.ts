@@ -156,7 +156,7 @@ describe('edge', () => {
       assertRefusal(res, { policy: 'unauthorized', reason: /OAuth access token/ })
       assert.equal(
         res.headers['www-authenticate'],
-        `Bearer resource_metadata="http://${unknown.split(':')[0]}:${service.port}/.well-known/oauth-protected-resource/mcp"`,
+        `Bearer resource_metadata="http://${unknown.split(':')[0]}:${service.port}/.well-known/oauth-protected-resource/mcp", scope="mcp"`,
       )
     }
   })

@@ -10,6 +10,7 @@ import { jwtVerify, SignJWT } from 'jose'
 import type { AccessTokenVerifier } from '../access-gate.js'
 import type { AgentIdentity } from '../agent-identity.js'
 import type { OauthGrantStore } from '../../store/oauth-grant-store.js'
+import { MCP_SCOPE } from './mcp-scope.js'
 
 /** Seconds an access token lives. */
 export const ACCESS_TOKEN_TTL_SECS = 3600
@@ -36,7 +37,7 @@ export class AccessTokens implements AccessTokenVerifier {
   /** A new access token for grant `grantId` on `resource`, for account `accountId`. */
   async issue(grant: { id: string; accountId: string; clientId: string; resource: string }) {
     const now = Math.floor(this.#now().getTime() / 1000)
-    return new SignJWT({ gid: grant.id, client_id: grant.clientId, scope: 'mcp' })
+    return new SignJWT({ gid: grant.id, client_id: grant.clientId, scope: MCP_SCOPE })
       .setProtectedHeader({ alg: 'HS256', typ: 'at+jwt' })
       .setIssuer(this.#issuer)
       .setAudience(grant.resource)

@@ -3,6 +3,7 @@
  * where each endpoint is, and what it supports (codes with PKCE S256, refresh tokens, public
  * clients, Client ID Metadata Documents).
  */
+import { MCP_SCOPE } from '../../access/oauth/mcp-scope.js'
 
 /** The metadata of the authorization server whose issuer is `issuer`. */
 export function authorizationMetadata(issuer: string): Record<string, unknown> {
@@ -20,6 +21,6 @@ export function authorizationMetadata(issuer: string): Record<string, unknown> {
     revocation_endpoint_auth_methods_supported: ['none'],
     client_id_metadata_document_supported: true,
     authorization_response_iss_parameter_supported: true,
-    scopes_supported: ['mcp'],
+    scopes_supported: [MCP_SCOPE],
   }
 }

@@ -10,6 +10,7 @@ import { readForm } from '../../http/request-body.js'
 import { hashKey } from '../../store/hash-key.js'
 import type { OauthGrant, OauthGrantStore } from '../../store/oauth-grant-store.js'
 import { ACCESS_TOKEN_TTL_SECS, type AccessTokens } from '../../access/oauth/access-tokens.js'
+import { MCP_SCOPE } from '../../access/oauth/mcp-scope.js'
 import { OauthError } from '../../access/oauth/oauth-error.js'
 import type { RefreshLimit } from '../../access/oauth/refresh-limit.js'
 import { oauthJson } from './oauth-responses.js'
@@ -158,7 +159,7 @@ export class TokenEndpoint {
       token_type: 'Bearer',
       expires_in: ACCESS_TOKEN_TTL_SECS,
       refresh_token: refresh,
-      scope: 'mcp',
+      scope: MCP_SCOPE,
     }
   }
 
