@@ -4,8 +4,9 @@
  * (`/oauth/register`, RFC 7591), the authorization endpoint with the dashboard's sign-in and a
  * consent page (`/oauth/authorize`), the token endpoint with PKCE and refresh-token rotation
  * (`/oauth/token`) and revocation (`/oauth/revoke`, RFC 7009) (`token-endpoint.ts`), whose
- * failed requests are bounded per client address (`TokenFailureLimit`). Only the account that
- * owns a tunnel can approve a client for it, and only while the tunnel is in `oauth` mode.
+ * failed requests are bounded per client address (`TokenFailureLimit`), as authorization requests
+ * are (`AuthorizeLimit`). Only the account that owns a tunnel can approve a client for it, and
+ * only while the tunnel is in `oauth` mode.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { ClientAddresses, networkOfRateKey } from '../../http/client-addresses.js'
@@ -40,6 +41,7 @@ import { OauthError } from '../../access/oauth/oauth-error.js'
 import { formActionSource } from '../../access/oauth/redirect-uri.js'
 import { oauthErrorJson, oauthJson, preflight } from './oauth-responses.js'
 import { newAuthorizationCode } from './authorization-code.js'
+import { AuthorizeLimit } from '../../access/oauth/authorize-limit.js'
 import { RefreshLimit } from '../../access/oauth/refresh-limit.js'
 import { TokenFailureLimit } from '../../access/oauth/token-failure-limit.js'
 import { TokenEndpoint } from './token-endpoint.js'
@@ -63,7 +65,7 @@ export interface AuthorizationServerOptions {
   readonly labelOf: (resource: string) => Promise<string | null>
   readonly tunnelByLabel: (label: string) => Promise<TunnelWithAccount | null>
   readonly addresses?: ClientAddresses
-  /** Where the limits on registrations, refreshes and failures are kept (default: this process's). */
+  /** Where the limits on registrations, authorizations, refreshes and failures are kept. */
   readonly limits?: RateLimits
   /** Told when this server revokes a grant of `tunnelId`, so every node ends what it opened. */
   readonly onGrantRevoked?: (tunnelId: string) => Promise<void>
@@ -83,6 +85,7 @@ export class AuthorizationServer implements Mount {
   readonly #registrations: RateLimiter
   readonly #tokens: TokenEndpoint
   readonly #failures: TokenFailureLimit
+  readonly #authorizations: AuthorizeLimit
   readonly #addresses: ClientAddresses
 
   constructor(opts: AuthorizationServerOptions) {
@@ -94,6 +97,7 @@ export class AuthorizationServer implements Mount {
       ...(opts.onGrantRevoked ? { onGrantRevoked: opts.onGrantRevoked } : {}),
     })
     this.#failures = new TokenFailureLimit(opts.limits)
+    this.#authorizations = new AuthorizeLimit(opts.limits)
     this.#registrations = (opts.limits ?? localRateLimits).limiter('oauth.registrations', {
       capacity: REGISTRATIONS_PER_MINUTE,
       perMs: 60_000,
@@ -165,6 +169,14 @@ export class AuthorizationServer implements Mount {
   }
 
   async #authorize(req: IncomingMessage, res: ServerResponse, method: string): Promise<void> {
+    // Before anything is read or looked up (a page: the authorization endpoint is a browser's).
+    const address = this.#addresses.rateKey(req)
+    const wait = this.#authorizations.take(address)
+    if (wait !== null) {
+      res.setHeader('retry-after', String(wait))
+      const message = `Too many authorization requests from this address; retry in ${wait} s.`
+      return sendHtml(res, 429, refusedPage(message, null), { https: this.#o.https })
+    }
     const params =
       method === 'GET'
         ? new URL(req.url ?? '/', 'http://x.invalid').searchParams
@@ -183,12 +195,7 @@ export class AuthorizationServer implements Mount {
       caller?.via === 'session' && account
         ? { email: account.email, slug: account.slug, csrfToken: caller.csrfToken }
         : null
-    const checked = await checkAuthorizeRequest(
-      params,
-      this.#o.registry,
-      this.#o.labelOf,
-      this.#addresses.rateKey(req),
-    )
+    const checked = await checkAuthorizeRequest(params, this.#o.registry, this.#o.labelOf, address)
     if ('kind' in checked) {
       return sendHtml(res, 400, refusedPage(checked.error.message, viewer), {
         https: this.#o.https,
@@ -214,6 +221,8 @@ export class AuthorizationServer implements Mount {
       return sendHtml(res, 403, refusedPage(message, viewer), { https: this.#o.https })
     }
     if (method === 'GET') {
+      // The tunnel's owner, signed in, reading the consent page: not what the limit is for.
+      this.#authorizations.fromOwner(address)
       const shown = AUTHORIZE_PARAMS.flatMap((n) => {
         const v = params.get(n)
         return v === null ? [] : [[n, v] as const]
@@ -234,6 +243,8 @@ export class AuthorizationServer implements Mount {
       )
     }
     checkCsrf(req, caller, params.get('_csrf'))
+    // The owner's own answer: not counted either.
+    this.#authorizations.fromOwner(address)
     if (params.get('decision') !== 'approve') {
       const denied = new OauthError('access_denied', 'the account owner denied the request')
       return redirect(res, this.#back(checked.redirectUri, denied, checked.state))
