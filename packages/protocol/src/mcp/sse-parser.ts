@@ -2,7 +2,9 @@
  * The one Server-Sent Events reader (WHATWG `text/event-stream`): feed it bytes as they arrive and
  * it returns the events each chunk completed. LF, CR and CRLF line ends (split across chunks
  * too), `data:` lines joined with LF, `event:`, `id:` and an event's `retry:` kept, comments
- * skipped (and a `retry:` in an event without data, which is never dispatched).
+ * skipped (and a `retry:` in an event without data, which is never dispatched). What a client
+ * resumes a stream with is kept as WHATWG's EventSource keeps it, events without data included:
+ * `lastEventId` (taken at each event's blank line) and `reconnectionTime` (the last `retry:`).
  * Bounded: an event whose lines and data pass `maxEventChars` is dropped whole (and counted)
  * rather than held, so a stream that never ends a line cannot grow memory. `heldChars` says what
  * it holds now, and `discard` drops the event being read (for callers with a bound across
@@ -52,6 +54,8 @@ export class SseParser {
   #event = ''
   #id: string | null = null
   #retry: string | null = null
+  #lastEventId: string | null = null
+  #reconnectionTime: number | null = null
   /** Dropping the rest of an oversized event until its blank line. */
   #discarding = false
   #dropped = 0
@@ -68,6 +72,19 @@ export class SseParser {
   /** True while the rest of an event past the bound is being skipped. */
   get discarding(): boolean {
     return this.#discarding
+  }
+
+  /**
+   * The id of the last event that ended (its blank line read), with or without data: what a
+   * client sends as `Last-Event-ID` to resume the stream. Null before any id.
+   */
+  get lastEventId(): string | null {
+    return this.#lastEventId
+  }
+
+  /** The last `retry:` field read (ms), in any event: the server's reconnection time. */
+  get reconnectionTime(): number | null {
+    return this.#reconnectionTime
   }
 
   /**
@@ -156,6 +173,7 @@ export class SseParser {
 
   #line(line: string, out: SseEvent[]): void {
     if (line === '') {
+      this.#lastEventId = this.#id
       if (this.#discarding) this.#discarding = false
       else if (this.#data.length > 0) {
         const event = { event: this.#event || 'message', data: this.#data.join('\n'), id: this.#id }
@@ -178,6 +196,9 @@ export class SseParser {
       this.#data.push(value)
     } else if (field === 'event') this.#event = value
     else if (field === 'id' && !value.includes('\0')) this.#id = value
-    else if (field === 'retry' && /^[0-9]{1,10}$/.test(value)) this.#retry = value
+    else if (field === 'retry' && /^[0-9]{1,10}$/.test(value)) {
+      this.#retry = value
+      this.#reconnectionTime = Number(value)
+    }
   }
 }

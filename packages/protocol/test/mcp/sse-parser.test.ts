@@ -114,4 +114,27 @@ describe('SseParser', () => {
     ])
     assert.equal(p.heldChars, 0)
   })
+
+  it('keeps what a client resumes with: the last ended event id and retry, data or not', () => {
+    const p = new SseParser()
+    assert.equal(p.lastEventId, null)
+    assert.equal(p.reconnectionTime, null)
+    // An event without data is never dispatched, but its id and retry count (WHATWG).
+    assert.deepEqual(p.push(Buffer.from('id: a1\nretry: 250\n\n')), [])
+    assert.equal(p.lastEventId, 'a1')
+    assert.equal(p.reconnectionTime, 250)
+    // An id takes effect at its event's blank line, not before.
+    p.push(Buffer.from('id: a2\ndata: x'))
+    assert.equal(p.lastEventId, 'a1')
+    p.push(Buffer.from('\n\n'))
+    assert.equal(p.lastEventId, 'a2')
+    // A later event without an id keeps the last one; a bad retry changes nothing.
+    p.push(Buffer.from('retry: soon\ndata: y\n\n'))
+    assert.equal(p.lastEventId, 'a2')
+    assert.equal(p.reconnectionTime, 250)
+    // A stream cut inside an event leaves its id unused.
+    p.push(Buffer.from('id: a3\nretry: 9'))
+    p.end()
+    assert.equal(p.lastEventId, 'a2')
+  })
 })
