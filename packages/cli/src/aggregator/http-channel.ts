@@ -5,10 +5,10 @@
  * taken from the initialize exchange.
  *
  * Written here rather than taken from the MCP SDK because the aggregator needs what the SDK client
- * hides: which POST stream ended without its answer (the request fails at once instead of
- * hanging), and that the server forgot the session (404, or 400 naming the session as some servers
- * answer, confirmed by a ping: http-session.ts) so the link can initialize again; the SDK does
- * not re-initialize (SDK issue #1708).
+ * hides: which POST stream ended without its answer (the request fails instead of hanging, once
+ * the stream cannot be resumed: stream-resumption.ts), and that the server forgot the session
+ * (404, or 400 naming the session as some servers answer, confirmed by a ping: http-session.ts)
+ * so the link can initialize again; the SDK does not re-initialize (SDK issue #1708).
  */
 import { Agent, request, type Dispatcher } from 'undici'
 import type { Logger } from '../log/logger.js'
@@ -27,18 +27,19 @@ import {
   isStream,
   jsonRpcErrorIn,
   MAX_ANSWER_BYTES,
-  MAX_QUOTED_BODY_BYTES,
-  MAX_SSE_EVENT_CHARS,
-  messagesIn,
+  quotedBody,
   readBodyText,
-  readSseData,
   sessionGone,
+  type SseCursor,
 } from './http-response.js'
 import { httpErrorAnswer, unanswerable, unansweredJson } from './answer-failures.js'
 import { shownUrl } from '../shown-url.js'
 import { DROPPED, PostTracker, wasDropped } from './post-tracker.js'
 import { endSession, POST_HEADERS, PROBE_TIMEOUT_MS, SessionProbe } from './http-session.js'
 import type { ChannelEvents, UpstreamChannel } from './upstream-channel.js'
+import { RESUME_LIMITS, resumeStream, type ResumeLimits } from './stream-resumption.js'
+import { StandaloneGet } from './standalone-get.js'
+import { UpstreamMessages } from './upstream-messages.js'
 
 /** Options of `HttpChannel`. */
 export interface HttpChannelOptions {
@@ -48,8 +49,10 @@ export interface HttpChannelOptions {
   readonly name: string
   readonly logger: Logger
   readonly countBytes?: boolean
-  /** Wait before reopening a GET stream that ended. Default 1 s. */
+  /** Least wait before reopening a GET stream that ended (its `retry` may ask more). Default 1 s. */
   readonly reopenGetMs?: number
+  /** Bounds of resuming a request's stream. Default `RESUME_LIMITS`. */
+  readonly resumeLimits?: ResumeLimits
 }
 
 type Response = Dispatcher.ResponseData
@@ -65,6 +68,7 @@ export class HttpChannel implements UpstreamChannel {
   readonly #dispatcher = new Agent({ keepAliveTimeout: 10_000 })
   readonly #aborts = new Set<AbortController>()
   readonly #posts = new PostTracker()
+  readonly #messages: UpstreamMessages
   readonly #probe = new SessionProbe((body) =>
     this.#request('POST', POST_HEADERS, AbortSignal.timeout(PROBE_TIMEOUT_MS), body),
   )
@@ -74,14 +78,15 @@ export class HttpChannel implements UpstreamChannel {
   #initializeId: JsonRpcId | undefined
   /** Bumped when a session starts or is lost: work of an older epoch is void. */
   #epoch = 0
-  #getOpen = false
-  #getTimer: NodeJS.Timeout | undefined
+  /** The current session's GET stream, once opened. */
+  #get: StandaloneGet | undefined
   #closed = false
 
   constructor(options: HttpChannelOptions) {
     this.#url = new URL(options.url)
     this.#shown = shownUrl(this.#url)
     this.#opts = options
+    this.#messages = new UpstreamMessages(options.logger, options.name, (n) => this.#count('in', n))
   }
 
   start(events: ChannelEvents): void {
@@ -121,7 +126,7 @@ export class HttpChannel implements UpstreamChannel {
   async close(): Promise<void> {
     if (this.#closed) return
     this.#closed = true
-    clearTimeout(this.#getTimer)
+    this.#get?.stop()
     if (this.#sessionId !== undefined) await this.#deleteSession()
     for (const abort of this.#aborts) abort.abort()
     this.#aborts.clear()
@@ -174,21 +179,17 @@ export class HttpChannel implements UpstreamChannel {
     this.#count('in', Buffer.byteLength(text))
     let answered = false
     const seen = (m: JsonRpcMessage) => (answered ||= isAnswerTo(m, requestId))
-    const problem = text.trim() === '' ? null : this.#emitText(epoch, text, seen, requestId)
+    const deliver = this.#deliver(epoch, seen, requestId)
+    const problem = text.trim() === '' ? null : this.#messages.text(text, deliver)
     if (!answered)
       this.#emit(epoch, this.#failure(requestId, unansweredJson(status, text, problem)))
   }
 
   async #onHttpError(response: Response, requestId: JsonRpcId | undefined, epoch: number) {
     const status = response.statusCode
-    const text = (await readBodyText(response.body, MAX_QUOTED_BODY_BYTES)).text.slice(0, 2048)
-    if (this.#sessionId !== undefined && sessionGone(status, text)) {
-      if (epoch !== this.#epoch || !(await this.#probe.known(epoch))) {
-        const reason = `${this.#shown} no longer knows our session (HTTP ${status})`
-        if (epoch === this.#epoch) this.#lose(reason)
-        throw new Error(reason)
-      }
-    }
+    const text = await quotedBody(response)
+    const gone = await this.#forgotten(status, text, epoch)
+    if (gone !== null) throw new Error(gone)
     if (requestId === undefined) {
       throw new Error(
         `HTTP ${status} from ${this.#shown}: ${jsonRpcErrorIn(text)?.message ?? text}`,
@@ -197,7 +198,11 @@ export class HttpChannel implements UpstreamChannel {
     this.#emit(epoch, httpErrorAnswer(requestId, status, text, this.#shown))
   }
 
-  /** Read a POST's SSE stream; a request it never answered gets an error answer. */
+  /**
+   * Read a POST's SSE stream, resumed (`GET` with `Last-Event-ID`) while it ends before the answer
+   * after an event id; a request it never answered gets an error answer. Resumed streams share
+   * the POST's abort, so a cancelled call stops resuming.
+   */
   async #readPostStream(
     response: Response,
     epoch: number,
@@ -212,105 +217,89 @@ export class HttpChannel implements UpstreamChannel {
       answered = true
       abort.abort(DROPPED)
     }
-    const cause = await this.#readEvents(response, epoch, seen, requestId)
+    const deliver = this.#deliver(epoch, seen, requestId)
+    const cursor: SseCursor = { lastEventId: null, retryMs: null }
+    const cause = await this.#messages.sse(response, deliver, cursor)
+    const over = () => answered || abort.signal.aborted || epoch !== this.#epoch || this.#closed
+    let gaveUp: string | null = null
+    if (requestId !== undefined && cursor.lastEventId !== null && !over()) {
+      const resumer = {
+        // A server that cannot be reached is lost, as on a POST (its calls fail at once).
+        open: (lastEventId: string, signal: AbortSignal) =>
+          this.#request(
+            'GET',
+            { accept: 'text/event-stream', 'last-event-id': lastEventId },
+            signal,
+          ).catch((err: unknown) => {
+            if (!signal.aborted) this.#unreachable(err, epoch)
+            throw err
+          }),
+        read: (resumed: Response, at: SseCursor) => this.#messages.sse(resumed, deliver, at),
+        refused: (refusal: Response) => this.#refusal(refusal, epoch),
+        over,
+      }
+      const limits = this.#opts.resumeLimits ?? RESUME_LIMITS
+      gaveUp = await resumeStream(resumer, cursor, abort.signal, limits)
+    }
     this.#aborts.delete(abort)
     this.#posts.forget(abort)
     if (wasDropped(abort)) return
     if (answered || requestId === undefined || epoch !== this.#epoch || this.#closed) return
-    const what = cause
+    const ended = cause
       ? `the response stream broke before the answer (${cause})`
       : 'the response stream ended before the answer'
-    this.#emit(epoch, this.#failure(requestId, what))
+    this.#emit(epoch, this.#failure(requestId, gaveUp === null ? ended : `${ended}, and ${gaveUp}`))
+  }
+
+  /** What to quote of a refused resumption; a session the server forgot is lost. */
+  async #refusal(response: Response, epoch: number): Promise<string> {
+    const text = await quotedBody(response)
+    await this.#forgotten(response.statusCode, text, epoch)
+    return jsonRpcErrorIn(text)?.message ?? text
   }
 
   /**
-   * Emit the messages of an SSE body (a POST's for request `stream`, or the GET stream's);
-   * resolves with the error that ended it, if any.
+   * Why the session of `epoch` is gone when a refusal says so and a ping under it confirms it
+   * (the connection is then lost), or null.
    */
-  async #readEvents(
-    response: Response,
-    epoch: number,
-    seen: (message: JsonRpcMessage) => void,
-    stream?: JsonRpcId,
-  ): Promise<string | undefined> {
-    const log = this.#opts.logger
-    const name = this.#opts.name
-    try {
-      await readSseData(response.body, {
-        onData: (data, bytes) => {
-          this.#count('in', bytes)
-          const problem = this.#emitText(epoch, data, seen, stream)
-          if (problem === 'parse_error') log.warn(`[${name}] skipped an SSE event that is not JSON`)
-          else if (problem !== null) log.warn(`[${name}] skipped an SSE event that is not JSON-RPC`)
-        },
-        onDropped: () =>
-          log.warn(`[${name}] skipped an SSE event of more than ${MAX_SSE_EVENT_CHARS} characters`),
-      })
-      return undefined
-    } catch (err) {
-      return describeError(err)
-    }
+  async #forgotten(status: number, text: string, epoch: number): Promise<string | null> {
+    if (this.#sessionId === undefined || !sessionGone(status, text)) return null
+    if (epoch === this.#epoch && (await this.#probe.known(epoch))) return null
+    const reason = `${this.#shown} no longer knows our session (HTTP ${status})`
+    if (epoch === this.#epoch) this.#lose(reason)
+    return reason
   }
 
-  /**
-   * Emit the valid messages of JSON-RPC `text` (one, or a batch), skipping invalid ones with a
-   * warning. Returns what is wrong when the text is not JSON-RPC at all, else null.
-   */
-  #emitText(
-    epoch: number,
-    text: string,
-    seen: (message: JsonRpcMessage) => void,
-    stream?: JsonRpcId,
-  ): 'parse_error' | 'invalid_request' | null {
-    const read = messagesIn(text)
-    if (typeof read === 'string') return read
-    for (const why of read.skipped) {
-      this.#opts.logger.warn(`[${this.#opts.name}] invalid JSON-RPC message skipped: ${why}`)
-    }
-    for (const message of read.messages) {
+  /** What delivers the messages of `epoch`'s bodies, after `seen` (on `stream`: a request's). */
+  #deliver(epoch: number, seen: (m: JsonRpcMessage) => void, stream?: JsonRpcId) {
+    return (message: JsonRpcMessage): void => {
       seen(message)
       this.#emit(epoch, message, stream)
     }
-    return null
   }
 
-  /** Open the standalone GET stream; reopen it when it ends, while the session lives. */
+  /** Open the standalone GET stream of the session of `epoch`, if it is still current. */
   #openGet(epoch: number): void {
-    if (this.#closed || epoch !== this.#epoch || this.#getOpen) return
-    this.#getOpen = true
-    void this.#serveGet(epoch).finally(() => {
-      this.#getOpen = false
-    })
-  }
-
-  async #serveGet(epoch: number): Promise<void> {
-    const abort = this.#track()
-    let response: Response
-    try {
-      response = await this.#request('GET', { accept: 'text/event-stream' }, abort.signal)
-    } catch (err) {
-      this.#aborts.delete(abort)
-      this.#unreachable(err, epoch)
-      return
-    }
-    try {
-      const status = response.statusCode
-      if (status === 405 || status >= 400 || !isStream(response)) {
-        const text = (await readBodyText(response.body, MAX_QUOTED_BODY_BYTES)).text.slice(0, 2048)
-        if (status !== 405 && sessionGone(status, text) && epoch === this.#epoch) {
+    if (this.#closed || epoch !== this.#epoch) return
+    const limits = this.#opts.resumeLimits ?? RESUME_LIMITS
+    const io = {
+      get: (headers: Record<string, string>, signal: AbortSignal) =>
+        this.#request('GET', headers, signal),
+      read: (response: Response, cursor: SseCursor) =>
+        this.#messages.sse(
+          response,
+          this.#deliver(epoch, () => {}),
+          cursor,
+        ),
+      lose: (status: number) => {
+        if (epoch === this.#epoch)
           this.#lose(`${this.#shown} no longer knows our session (HTTP ${status})`)
-        } else if (status !== 405) {
-          this.#opts.logger.debug(`[${this.#opts.name}] GET stream refused (HTTP ${status})`)
-        }
-        return
-      }
-      await this.#readEvents(response, epoch, () => {})
-    } finally {
-      this.#aborts.delete(abort)
+      },
+      unreachable: (err: unknown) => void this.#unreachable(err, epoch),
+      debug: (line: string) => this.#opts.logger.debug(`[${this.#opts.name}] ${line}`),
     }
-    if (epoch !== this.#epoch || this.#closed) return
-    // The stream ended: the server may have gone away. Reopening tells (refused, or 404).
-    this.#getTimer = setTimeout(() => this.#openGet(epoch), this.#opts.reopenGetMs ?? 1_000)
+    this.#get ??= new StandaloneGet(io, this.#opts.reopenGetMs ?? 1_000, limits.maxDelayMs)
+    this.#get.start()
   }
 
   #emit(epoch: number, message: JsonRpcMessage, stream?: JsonRpcId): void {
@@ -340,7 +329,8 @@ export class HttpChannel implements UpstreamChannel {
     for (const abort of this.#aborts) abort.abort()
     this.#aborts.clear()
     this.#posts.clear()
-    clearTimeout(this.#getTimer)
+    this.#get?.stop()
+    this.#get = undefined
     this.#sessionId = undefined
   }
 

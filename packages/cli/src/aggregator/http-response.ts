@@ -150,18 +150,34 @@ export async function readBodyText(
   return { text, whole, broken }
 }
 
+/**
+ * Where a stream can be resumed from: the id of its last event (sent back as `Last-Event-ID`) and
+ * the server's `retry` (ms), carried over from one body of the stream to the next.
+ */
+export interface SseCursor {
+  lastEventId: string | null
+  retryMs: number | null
+}
+
+/** The first 2,048 characters of a refusal's body, to quote it (the rest is not read). */
+export async function quotedBody(response: Response): Promise<string> {
+  return (await readBodyText(response.body, MAX_QUOTED_BODY_BYTES)).text.slice(0, 2048)
+}
+
 /** What `readSseData` reports. */
 export interface SseDataHandlers {
   /** The data of a `message` event that has some, and the body bytes read since the last call. */
   readonly onData: (data: string, bytes: number) => void
   /** An event was skipped for passing the bound. */
   readonly onDropped: () => void
+  /** Updated with the body's event ids and `retry` as they come (an empty id is passed over). */
+  readonly cursor?: SseCursor
 }
 
 /**
  * Read an SSE body to its end with the shared parser (`SseParser`). Events without data are
- * priming events (an id to resume from) or padding, and events of other types are not MCP's: both
- * are passed over. Rejects when the body fails (a reset, an abort).
+ * priming events (an id to resume from, kept in `cursor`) or padding, and events of other types
+ * are not MCP's: both are passed over. Rejects when the body fails (a reset, an abort).
  */
 export async function readSseData(
   body: AsyncIterable<Uint8Array>,
@@ -171,7 +187,12 @@ export async function readSseData(
   const parser = new SseParser({ maxEventChars })
   let bytes = 0
   let dropped = 0
+  const cursor = handlers.cursor
   const take = (events: readonly SseEvent[]): void => {
+    if (cursor) {
+      if (parser.lastEventId) cursor.lastEventId = parser.lastEventId
+      if (parser.reconnectionTime !== null) cursor.retryMs = parser.reconnectionTime
+    }
     for (const event of events) {
       if (event.event !== 'message' || event.data === '') continue
       handlers.onData(event.data, bytes)

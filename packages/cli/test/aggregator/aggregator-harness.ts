@@ -21,6 +21,7 @@ import {
 } from '../../src/aggregator/aggregator-backend.js'
 import type { AggregatorMetrics } from '../../src/aggregator/aggregator-metrics.js'
 import { HttpChannel } from '../../src/aggregator/http-channel.js'
+import type { ResumeLimits } from '../../src/aggregator/stream-resumption.js'
 import { StdioChannel } from '../../src/aggregator/stdio-channel.js'
 import { McpFront } from '../../src/front/mcp-front.js'
 import { serveOverHttp } from '../../src/relay/node-http-adapter.js'
@@ -39,7 +40,12 @@ export type UpstreamDef =
       /** Another stdio server than the fixture (e.g. server-everything). */
       readonly server: { readonly command: string; readonly args: readonly string[] }
     }
-  | { readonly name: string; readonly http: string; readonly reopenGetMs?: number }
+  | {
+      readonly name: string
+      readonly http: string
+      readonly reopenGetMs?: number
+      readonly resumeLimits?: ResumeLimits
+    }
 
 /** A metrics double that records each call as `method arg,arg`. */
 export class RecordingMetrics implements AggregatorMetrics {
@@ -103,6 +109,7 @@ export async function startAggregator(
         logger,
         countBytes: true,
         ...(def.reopenGetMs === undefined ? {} : { reopenGetMs: def.reopenGetMs }),
+        ...(def.resumeLimits === undefined ? {} : { resumeLimits: def.resumeLimits }),
       })
       return { name: def.name, channel }
     }

@@ -42,6 +42,18 @@ describe('readSseData', () => {
     assert.deepEqual(seen, ['after'])
     assert.equal(dropped, 1)
   })
+
+  it('keeps where the stream can be resumed from, across bodies, empty ids passed over', async () => {
+    const cursor = { lastEventId: null as string | null, retryMs: null as number | null }
+    const handlers = { onData: () => {}, onDropped: () => {}, cursor }
+    // An event without data still moves the cursor; one cut off before its blank line does not.
+    await readSseData(chunks('id: a\nretry: 300\n\n', 'data: {}\n\nid: b\ndata: x'), handlers)
+    assert.deepEqual(cursor, { lastEventId: 'a', retryMs: 300 })
+    await readSseData(chunks('data: {}\n\n', 'id:\ndata: {}\n\n'), handlers)
+    assert.deepEqual(cursor, { lastEventId: 'a', retryMs: 300 }, 'a body without ids keeps it')
+    await readSseData(chunks('id: c\nretry: 0\ndata: \n\n'), handlers)
+    assert.deepEqual(cursor, { lastEventId: 'c', retryMs: 0 })
+  })
 })
 
 describe('messagesIn', () => {

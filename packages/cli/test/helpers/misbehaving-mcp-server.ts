@@ -3,9 +3,10 @@
  * notifications (202) and `tools/list` as it should, and each `tools/call` as the tool's name
  * says, most of them wrongly: 202, an empty 200, a 200 holding no answer, a redirect (to another
  * server, or to a path of its own that would answer), an SSE stream that ends or breaks without
- * the answer, or one that ends after a priming event and gives the answer to the agent's resume
- * (`GET` with `Last-Event-ID`), as the spec allows. A second server stands for "another host"
- * and counts what reaches it.
+ * the answer, one that ends after a priming event and gives the answer to the agent's resume
+ * (`GET` with `Last-Event-ID`), as the spec allows, or one whose every resumed stream ends at once
+ * with a new id and `retry: 0` (a client that resumes without a bound spins). A second server
+ * stands for "another host" and counts what reaches it.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -24,6 +25,7 @@ export const MISBEHAVIOURS = [
   'sse-progress',
   'sse-broken',
   'sse-primed',
+  'sse-primed-closing',
 ] as const
 
 /** A tool of the server. */
@@ -39,6 +41,8 @@ export interface MisbehavingServer {
   readonly followed: string[]
   /** `GET`s that resumed a stream (their `Last-Event-ID`). */
   readonly resumed: string[]
+  /** Every `Last-Event-ID` a `GET` sent, resumed or refused. */
+  readonly resumeAsks: string[]
   close(): Promise<void>
 }
 
@@ -50,6 +54,7 @@ const SESSION = 'misbehaving-session'
 export async function startMisbehavingServer(): Promise<MisbehavingServer> {
   const followed: string[] = []
   const resumed: string[] = []
+  const resumeAsks: string[] = []
   /** Answers owed on resume, by the event id of the stream that ended. */
   const owed = new Map<string, Message['id']>()
   let streams = 0
@@ -68,6 +73,11 @@ export async function startMisbehavingServer(): Promise<MisbehavingServer> {
     if (req.method === 'DELETE') return void res.writeHead(200).end()
     if (req.method === 'GET') {
       const last = req.headers['last-event-id']
+      if (typeof last === 'string') resumeAsks.push(last)
+      if (typeof last === 'string' && last.startsWith('closing-')) {
+        res.writeHead(200, { 'content-type': 'text/event-stream' })
+        return void res.end(`id: ${last}+\nretry: 0\ndata: \n\n`)
+      }
       const id = typeof last === 'string' ? owed.get(last) : undefined
       if (typeof last !== 'string' || id === undefined) return void res.writeHead(405).end()
       resumed.push(last)
@@ -128,6 +138,9 @@ export async function startMisbehavingServer(): Promise<MisbehavingServer> {
         res.writeHead(200, { 'content-type': 'text/event-stream' })
         return void res.end(`id: ${event}\nretry: 10\ndata: \n\n`)
       }
+      case 'sse-primed-closing':
+        res.writeHead(200, { 'content-type': 'text/event-stream' })
+        return void res.end(`id: closing-${++streams}\nretry: 0\ndata: \n\n`)
       default:
         return json(res, 200, {
           jsonrpc: '2.0',
@@ -142,6 +155,7 @@ export async function startMisbehavingServer(): Promise<MisbehavingServer> {
     elsewhere: otherUrl,
     followed,
     resumed,
+    resumeAsks,
     async close() {
       for (const s of [server, other]) {
         s.closeAllConnections()
