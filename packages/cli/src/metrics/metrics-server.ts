@@ -118,11 +118,13 @@ async function serve(
   // DNS-rebinding page in the user's browser reaches 127.0.0.1, or the machine's own network
   // address, whatever else the listener is bound to.
   if ((loopback || fromThisMachine(req)) && !hostAnswered(req.headers.host ?? '')) {
+    // Without naming the machine: a rebinding page reads this answer, and the name is often its
+    // owner's (and a Host this listener answers).
     send(
       res,
       403,
-      `from this machine, this metrics listener answers only to an IP address, localhost or its ` +
-        `host name (${hostname()}), a defence against DNS rebinding: scrape it by one of those\n`,
+      `from this machine, this metrics listener answers only to an IP address, localhost or the ` +
+        `machine's host name, a defence against DNS rebinding: scrape it by one of those\n`,
     )
     return
   }

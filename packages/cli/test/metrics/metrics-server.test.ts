@@ -89,6 +89,9 @@ describe('startMetrics', () => {
     })
     assert.equal(rebound.status, 403)
     assert.ok(!rebound.body.includes('burrow_'))
+    // Found by hostile review: the refusal named the machine (often its owner's name), which a
+    // rebinding page reads, and which is a Host this listener answers.
+    assert.ok(!rebound.body.toLowerCase().includes(hostname().toLowerCase()), rebound.body)
     // Names that only start like a loopback address are names a rebinding attacker can hold.
     for (const name of ['127.0.0.1.evil.example', '127.attacker.example', '127.0.0.256']) {
       const lookalike = await get(server.address, '/metrics', {
