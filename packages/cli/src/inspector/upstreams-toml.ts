@@ -3,7 +3,8 @@
  * one `[upstreams.<name>]` table per upstream with `http` or `stdio`. The inspector's Config tab
  * validates this very text with the file's own parser, so what it saves always loads again.
  */
-import { rename, writeFile } from 'node:fs/promises'
+import { randomBytes } from 'node:crypto'
+import { rename, rm, writeFile } from 'node:fs/promises'
 import { stringify } from 'smol-toml'
 import type { UpstreamSpec } from '../upstreams/upstream-spec.js'
 
@@ -26,15 +27,24 @@ export function upstreamsToToml(specs: readonly UpstreamSpec[]): string {
 
 /**
  * Replace the file at `path` with `specs` as TOML. Written to a temporary file first and renamed,
- * so a crash never leaves half a file. Comments of the old file are not kept.
+ * so a crash never leaves half a file. Comments of the old file are not kept. The temporary
+ * file has a random name and must be new (O_EXCL): the directory may be writable by others
+ * (`burrow up` run from /tmp), and one of them could have put a link to another of the user's
+ * files at a name known in advance, which the write would have followed.
  */
 export async function writeUpstreamsFile(
   path: string,
   specs: readonly UpstreamSpec[],
 ): Promise<void> {
-  const temporary = `${path}.${process.pid}.tmp`
-  await writeFile(temporary, upstreamsToToml(specs), { encoding: 'utf8', mode: 0o600 })
-  await rename(temporary, path)
+  const temporary = `${path}.${randomBytes(8).toString('hex')}.tmp`
+  const text = upstreamsToToml(specs)
+  await writeFile(temporary, text, { encoding: 'utf8', mode: 0o600, flag: 'wx' })
+  try {
+    await rename(temporary, path)
+  } catch (err) {
+    await rm(temporary, { force: true })
+    throw err
+  }
 }
 
 /** What the file cannot hold about `specs` (environment variables and pre-split arguments). */

@@ -3,7 +3,7 @@
  * upstreams-file TOML and are read back by the file's parser; and the TOML it saves loads again.
  */
 import assert from 'node:assert/strict'
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { lstat, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, it } from 'node:test'
@@ -101,6 +101,29 @@ describe('writeUpstreamsFile', () => {
       await writeUpstreamsFile(path, specs)
       assert.equal(await readFile(path, 'utf8'), upstreamsToToml(specs))
       assert.deepEqual(loadUpstreamsFile(path), specs)
+    } finally {
+      await rm(dir, { recursive: true, force: true })
+    }
+  })
+
+  it('never writes through a link planted where its temporary file goes', async () => {
+    // Found by hostile review: the temporary file was `<path>.<pid>.tmp`, opened following
+    // links, so another user of a shared directory made it a link to one of the user's files,
+    // which Save then overwrote.
+    const dir = await mkdtemp(join(tmpdir(), 'burrow-layout-'))
+    try {
+      const path = join(dir, 'burrow-upstreams.toml')
+      const precious = join(dir, 'precious')
+      await writeFile(precious, 'keep me\n')
+      await symlink(precious, `${path}.${process.pid}.tmp`)
+      const specs: UpstreamSpec[] = [{ kind: 'http', name: null, url: 'http://127.0.0.1:3000/mcp' }]
+      await writeUpstreamsFile(path, specs)
+      assert.equal(await readFile(precious, 'utf8'), 'keep me\n')
+      assert.equal((await lstat(path)).isSymbolicLink(), false)
+      assert.equal(await readFile(path, 'utf8'), upstreamsToToml(specs))
+      assert.equal((await stat(path)).mode & 0o777, 0o600)
+      const left = (await readdir(dir)).filter((name) => name.endsWith('.tmp'))
+      assert.deepEqual(left, [`burrow-upstreams.toml.${process.pid}.tmp`])
     } finally {
       await rm(dir, { recursive: true, force: true })
     }
