@@ -128,7 +128,7 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
   // 127.0.0.1 and ::1, and a browser opening `http://localhost:…` may try the other first, where
   // another local user can listen on the same port and read the token from the URL's fragment.
   const urlHost = hostForUrl(isIP(bound.host) === 0 ? address : bound.host)
-  const allowedHosts = allowedHostsFor(bound.host, bound.port)
+  const allowedHosts = allowedHostsFor(bound.host, address, bound.port)
   allowedHosts.add(`${urlHost.toLowerCase()}:${bound.port}`)
   guard = { token, allowedHosts }
   // Decided from the address bound: `127.1` and `[::ffff:7f00:1]` are 127.0.0.1 too.

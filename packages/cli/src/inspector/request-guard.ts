@@ -22,11 +22,30 @@ export type GuardVerdict =
   | { readonly ok: true }
   | { readonly ok: false; readonly status: 401 | 403; readonly reason: string }
 
-/** The Host values that reach the inspector on `port`: loopback names and the bind host. */
-export function allowedHostsFor(bindHost: string, port: number): Set<string> {
-  const bare = bindHost.toLowerCase().replace(/^\[|\]$/g, '')
-  const hosts = ['127.0.0.1', 'localhost', '[::1]', bare.includes(':') ? `[${bare}]` : bare]
-  return new Set(hosts.map((h) => `${h}:${port}`))
+/**
+ * The Host values that name the inspector listening on `address` (as the socket reports it) and
+ * `port`, asked for as `bindHost`: that address, the bind host as given (a name the user chose),
+ * and the loopback names a browser reaches that very socket by: `localhost` for 127.0.0.1, ::1
+ * or every address, and 127.0.0.1 and [::1] for every address. Not another loopback address:
+ * another program may listen on the same port there (another project's inspector), and a program
+ * on the port this tab used would pass the tab's requests, Host and all, to an inspector on
+ * another address that answered for the tab's Host. With one fixed token for both, that
+ * inspector's proof (token-proof.ts) convinced the tab, which sent the program its token.
+ */
+export function allowedHostsFor(bindHost: string, address: string, port: number): Set<string> {
+  const bare = (host: string): string => host.toLowerCase().replace(/^\[|\]$/g, '')
+  const bound = bare(address)
+  const hosts = [bound, bare(bindHost), ...(REACHED_AS[bound] ?? [])]
+  return new Set(hosts.map((h) => `${h.includes(':') ? `[${h}]` : h}:${port}`))
+}
+
+/** The other names of a socket listening on a loopback address, or on every address. */
+const REACHED_AS: Readonly<Record<string, readonly string[]>> = {
+  '127.0.0.1': ['localhost'],
+  '::ffff:127.0.0.1': ['127.0.0.1', 'localhost'],
+  '::1': ['localhost'],
+  '0.0.0.0': ['127.0.0.1', 'localhost'],
+  '::': ['127.0.0.1', '::1', 'localhost'],
 }
 
 /**

@@ -17,12 +17,18 @@ export interface Reply {
 export function send(
   port: number,
   path: string,
-  options: { method?: string; headers?: Record<string, string>; body?: string } = {},
+  options: {
+    method?: string
+    headers?: Record<string, string>
+    body?: string
+    /** Where to connect; 127.0.0.1 unless given. */
+    address?: string
+  } = {},
 ): Promise<Reply> {
   return new Promise((resolve, reject) => {
     const req = request(
       {
-        host: '127.0.0.1',
+        host: options.address ?? '127.0.0.1',
         port,
         path,
         method: options.method ?? 'GET',

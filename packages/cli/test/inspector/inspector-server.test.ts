@@ -149,6 +149,8 @@ describe('inspector server', { timeout: 30_000 }, () => {
       `127.0.0.1`,
       `127.0.0.1:${port + 1}`,
       `localhost.evil.example:${port}`,
+      // Another loopback address: another program may listen on this port there.
+      `[::1]:${port}`,
     ]) {
       const reply = await authed(inspector, '/api/traffic', undefined, { host })
       assert.equal(reply.status, 403, `Host "${host}"`)
@@ -159,7 +161,7 @@ describe('inspector server', { timeout: 30_000 }, () => {
       `GET /api/traffic HTTP/1.0\r\nAuthorization: Bearer ${inspector.token}\r\n\r\n`,
     )
     assert.match(bare, /^HTTP\/1\.1 403 /)
-    for (const host of [`localhost:${port}`, `LOCALHOST:${port}`, `[::1]:${port}`]) {
+    for (const host of [`localhost:${port}`, `LOCALHOST:${port}`]) {
       const reply = await authed(inspector, '/api/traffic', undefined, { host })
       assert.equal(reply.status, 200, host)
     }
