@@ -1,10 +1,10 @@
 /**
  * The local web inspector of `burrow up --inspect` (docs/configuration.md; its security in
  * docs/decisions.md, Inspector): live MCP traffic, replay, and with `--inspect-admin` the Config
- * tab. It listens on loopback (127.0.0.1:4040 by default, a free port if that is taken) and serves
- * no data without its token; every request is checked against DNS rebinding (Host) and
- * cross-origin use (Origin) first. See request-guard.ts for the checks, traffic-routes.ts and
- * config-routes.ts for the API.
+ * tab (refused off loopback: it starts commands). It listens on loopback (127.0.0.1:4040 by
+ * default, a free port if that is taken) and serves no data without its token; every request is
+ * checked against DNS rebinding (Host) and cross-origin use (Origin) first. See request-guard.ts
+ * for the checks, traffic-routes.ts and config-routes.ts for the API.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import { isIP, type AddressInfo } from 'node:net'
@@ -14,6 +14,7 @@ import {
   LOCAL_LISTENER_LIMITS,
   type ListenerLimits,
 } from '../listener-limits.js'
+import { UsageError } from '../cli-errors.js'
 import { isLoopbackHost } from '../loopback.js'
 import { silentLogger, type Logger } from '../log/logger.js'
 import { bindInspector, hostForUrl } from './bind-inspector.js'
@@ -124,6 +125,18 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
     log,
   })
   const address = (server.address() as AddressInfo).address
+  const close = (): Promise<void> =>
+    new Promise<void>((resolve) => {
+      server.close(() => resolve())
+      server.closeAllConnections()
+    })
+  // Decided from the address bound: `127.1` and `[::ffff:7f00:1]` are 127.0.0.1 too.
+  const loopback = isLoopbackHost(address)
+  if (layout && !loopback) {
+    // Nothing has been served yet: the guard is not set.
+    await close()
+    throw new UsageError(adminOffLoopback(bound.host, bound.port))
+  }
   // A host name is printed as the address it was bound to: `localhost` listens on one of
   // 127.0.0.1 and ::1, and a browser opening `http://localhost:…` may try the other first, where
   // another local user can listen on the same port and read the token from the URL's fragment.
@@ -131,8 +144,7 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
   const allowedHosts = allowedHostsFor(bound.host, address, bound.port)
   allowedHosts.add(`${urlHost.toLowerCase()}:${bound.port}`)
   guard = { token, allowedHosts }
-  // Decided from the address bound: `127.1` and `[::ffff:7f00:1]` are 127.0.0.1 too.
-  if (!isLoopbackHost(address)) {
+  if (!loopback) {
     log.warn(
       `inspector: listening on ${bound.host}, which is not a loopback address; anyone who can reach it and has the token sees your MCP traffic`,
     )
@@ -142,12 +154,22 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
     url,
     port: bound.port,
     token,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve())
-        server.closeAllConnections()
-      }),
+    close,
   }
+}
+
+/**
+ * Why `--inspect-admin` is refused off loopback: the Config tab starts the commands it is given,
+ * and its token would cross the network in every request, unencrypted (plain HTTP), so whoever
+ * sees one request there could run programs as the user.
+ */
+function adminOffLoopback(host: string, port: number): string {
+  return (
+    `--inspect-admin needs the inspector on a loopback address, not ${hostForUrl(host)}:${port}: ` +
+    'its Config tab starts the commands it is given, and its token would cross the network ' +
+    'unencrypted. Keep the inspector on 127.0.0.1 and reach it from another machine through an ' +
+    `SSH tunnel (ssh -L ${port}:127.0.0.1:${port} …), or leave --inspect-admin out`
+  )
 }
 
 function refuse(

@@ -117,6 +117,33 @@ describe('inspector binding', { timeout: 30_000 }, () => {
     }
   })
 
+  it('refuses --inspect-admin off loopback, and lets the address go', async () => {
+    // Found by hostile review: bound to the network, the Config tab (which starts the commands
+    // it is given) took the token that every request carries there unencrypted.
+    const layout = {
+      get: () => [],
+      apply: () => Promise.resolve(),
+      save: () => Promise.resolve('/nowhere'),
+      file: null,
+    }
+    const held = await occupy()
+    const port = portOf(held)
+    await new Promise<void>((resolve) => held.close(() => resolve()))
+    const admin = { ...base, admin: true, layout, addrExplicit: true }
+    await assert.rejects(startInspector({ ...admin, addr: `0.0.0.0:${port}` }), (err: unknown) => {
+      assert.ok(err instanceof UsageError)
+      assert.match(err.message, /--inspect-admin needs the inspector on a loopback address/)
+      assert.match(err.message, /ssh -L/)
+      return true
+    })
+    const again = await occupy(port)
+    await new Promise<void>((resolve) => again.close(() => resolve()))
+    for (const addr of ['127.0.0.1:0', 'localhost:0', '[::ffff:7f00:1]:0']) {
+      const inspector = await startInspector({ ...admin, addr })
+      await inspector.close()
+    }
+  })
+
   it('needs a layout for admin', async () => {
     await assert.rejects(
       startInspector({ ...base, admin: true, addr: '127.0.0.1:0', addrExplicit: true }),
