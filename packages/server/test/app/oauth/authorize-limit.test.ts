@@ -5,13 +5,12 @@
  * addresses go on (IPv6: per /64); the budget refills with time; POSTs count as GETs do.
  */
 import assert from 'node:assert/strict'
-import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { afterEach, beforeEach, describe, it } from 'node:test'
 import { AUTHORIZE_REQUESTS_PER_MINUTE } from '../../../src/access/oauth/authorize-limit.js'
 import { OauthError } from '../../../src/access/oauth/oauth-error.js'
 import { AuthorizationServer } from '../../../src/app/oauth/authorization-server.js'
 import { RateLimiter } from '../../../src/http/rate-limiter.js'
+import { serveAuthorizationServer, type Served } from './served-authorization-server.js'
 
 const BUDGET = AUTHORIZE_REQUESTS_PER_MINUTE
 const QUERY = new URLSearchParams({
@@ -24,7 +23,7 @@ const QUERY = new URLSearchParams({
 })
 
 describe('authorization requests per address', () => {
-  let http: Server
+  let served: Served
   let base: string
   let clock: number
   /** What the server read, in order: sessions and clients. */
@@ -52,19 +51,12 @@ describe('authorization requests per address', () => {
       tunnelByLabel: () => Promise.resolve(null),
       limits: { limiter: (_name, o) => new RateLimiter({ ...o, now: () => clock }) },
     })
-    http = createServer((req, res) => {
-      server.handle(req, res).catch(() => {
-        res.statusCode = 500
-        res.end()
-      })
-    })
-    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve))
-    base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`
+    served = await serveAuthorizationServer(server)
+    base = served.base
   })
 
   afterEach(async () => {
-    http.closeAllConnections()
-    await new Promise((resolve) => http.close(resolve))
+    await served.close()
   })
 
   /** Ask from client `address` (loopback is a trusted proxy by default), with a session cookie. */

@@ -9,8 +9,6 @@
  */
 import assert from 'node:assert/strict'
 import { createHash, randomBytes } from 'node:crypto'
-import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { afterEach, beforeEach, describe, it } from 'node:test'
 import { AccessTokens } from '../../../src/access/oauth/access-tokens.js'
 import { AuthorizationServer } from '../../../src/app/oauth/authorization-server.js'
@@ -20,6 +18,7 @@ import { OauthGrantStore } from '../../../src/store/oauth-grant-store.js'
 import { openStore } from '../../../src/store/open-store.js'
 import type { Store } from '../../../src/store/store.js'
 import { testBackends, type TestDatabase } from '../../helpers/test-databases.js'
+import { serveAuthorizationServer, type Served } from './served-authorization-server.js'
 
 const RESOURCE = 'https://docs--acme.tunnels.example/mcp'
 const CALLBACK = 'https://claude.ai/api/mcp/auth_callback'
@@ -34,7 +33,7 @@ for (const backend of testBackends()) {
     let database: TestDatabase
     let store: Store
     let grants: OauthGrantStore
-    let http: Server
+    let served: Served
     let base: string
     let accountId: string
     let tunnelId: string
@@ -60,19 +59,12 @@ for (const backend of testBackends()) {
         labelOf: () => Promise.resolve(null),
         tunnelByLabel: () => Promise.resolve(null),
       })
-      http = createServer((req, res) => {
-        server.handle(req, res).catch(() => {
-          res.statusCode = 500
-          res.end()
-        })
-      })
-      await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve))
-      base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`
+      served = await serveAuthorizationServer(server)
+      base = served.base
     })
 
     afterEach(async () => {
-      http.closeAllConnections()
-      await new Promise((resolve) => http.close(resolve))
+      await served.close()
       await store.close()
       await database.drop()
     })

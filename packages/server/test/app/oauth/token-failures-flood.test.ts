@@ -10,8 +10,6 @@
  * its `Retry-After`.
  */
 import assert from 'node:assert/strict'
-import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { afterEach, beforeEach, describe, it } from 'node:test'
 import { AccessTokens } from '../../../src/access/oauth/access-tokens.js'
 import { TOKEN_FAILURES_PER_MINUTE } from '../../../src/access/oauth/token-failure-limit.js'
@@ -23,6 +21,7 @@ import { OauthGrantStore } from '../../../src/store/oauth-grant-store.js'
 import { openStore } from '../../../src/store/open-store.js'
 import type { Store } from '../../../src/store/store.js'
 import { testBackends, type TestDatabase } from '../../helpers/test-databases.js'
+import { serveAuthorizationServer, type Served } from './served-authorization-server.js'
 
 const BUDGET = TOKEN_FAILURES_PER_MINUTE
 /** Addresses the failure limit gives a bucket of their own. */
@@ -38,7 +37,7 @@ for (const backend of testBackends()) {
   describe(`token endpoint flooded from many addresses on ${backend.name}`, () => {
     let database: TestDatabase
     let store: Store
-    let http: Server
+    let served: Served
     let base: string
     let clock: number
     let grantId: string
@@ -80,19 +79,12 @@ for (const backend of testBackends()) {
           limiter: (_name, o) => new RateLimiter({ ...o, now: () => clock, maxKeys: CAP }),
         },
       })
-      http = createServer((req, res) => {
-        server.handle(req, res).catch(() => {
-          res.statusCode = 500
-          res.end()
-        })
-      })
-      await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve))
-      base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`
+      served = await serveAuthorizationServer(server)
+      base = served.base
     })
 
     afterEach(async () => {
-      http.closeAllConnections()
-      await new Promise((resolve) => http.close(resolve))
+      await served.close()
       await store.close()
       await database.drop()
     })

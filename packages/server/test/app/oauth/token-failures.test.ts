@@ -6,8 +6,6 @@
  * while other addresses and a client's own refreshes go on.
  */
 import assert from 'node:assert/strict'
-import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { afterEach, beforeEach, describe, it } from 'node:test'
 import { AccessTokens } from '../../../src/access/oauth/access-tokens.js'
 import { TOKEN_FAILURES_PER_MINUTE } from '../../../src/access/oauth/token-failure-limit.js'
@@ -19,6 +17,7 @@ import { OauthGrantStore } from '../../../src/store/oauth-grant-store.js'
 import { openStore } from '../../../src/store/open-store.js'
 import type { Store } from '../../../src/store/store.js'
 import { testBackends, type TestDatabase } from '../../helpers/test-databases.js'
+import { serveAuthorizationServer, type Served } from './served-authorization-server.js'
 
 const RESOURCE = 'https://docs--acme.tunnels.example/mcp'
 const BUDGET = TOKEN_FAILURES_PER_MINUTE
@@ -33,7 +32,7 @@ for (const backend of testBackends()) {
   describe(`token endpoint junk on ${backend.name}`, () => {
     let database: TestDatabase
     let store: Store
-    let http: Server
+    let served: Served
     let base: string
     let clock: number
     /** Grant store methods the server called, in order. */
@@ -90,19 +89,12 @@ for (const backend of testBackends()) {
         tunnelByLabel: () => Promise.resolve(null),
         limits: { limiter: (_name, o) => new RateLimiter({ ...o, now: () => clock }) },
       })
-      http = createServer((req, res) => {
-        server.handle(req, res).catch(() => {
-          res.statusCode = 500
-          res.end()
-        })
-      })
-      await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve))
-      base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`
+      served = await serveAuthorizationServer(server)
+      base = served.base
     })
 
     afterEach(async () => {
-      http.closeAllConnections()
-      await new Promise((resolve) => http.close(resolve))
+      await served.close()
       await store.close()
       await database.drop()
     })
