@@ -16,8 +16,8 @@ export const DEFAULT_MAX_KEYS = 50_000
 /**
  * Buckets a key without one looks at for ones that have refilled and may be forgotten, when
  * every place is taken: a bounded cost per request, never a scan of all. Each look goes on where
- * the last stopped, round the buckets from the least recently used, so that every bucket is
- * seen in turn.
+ * the last stopped, round the buckets in the order they were made, so that every bucket is seen
+ * in turn.
  */
 const SWEEP = 8
 
@@ -165,16 +165,18 @@ export class RateLimiter {
   }
 
   /**
-   * `key`'s own bucket, made the most recently used, or made full when there is a place for it;
-   * undefined when every place holds a bucket not yet refilled.
+   * `key`'s own bucket, or one made full when there is a place for it; undefined when every place
+   * holds a bucket not yet refilled. A bucket is not moved on use: only refilled ones are
+   * forgotten, so the order does not matter, and moving it would rehash the table now and then,
+   * which the sweep's iterator would keep alive behind it.
    */
   #own(key: string, now: number): Bucket | undefined {
-    let bucket = this.#buckets.get(key)
-    if (bucket) this.#buckets.delete(key)
-    else if (this.#room(now)) bucket = { tokens: this.#capacity, at: now }
-    else return undefined
-    this.#buckets.set(key, bucket)
-    return bucket
+    const bucket = this.#buckets.get(key)
+    if (bucket) return bucket
+    if (!this.#room(now)) return undefined
+    const made = { tokens: this.#capacity, at: now }
+    this.#buckets.set(key, made)
+    return made
   }
 
   /**

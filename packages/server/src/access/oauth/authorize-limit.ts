@@ -10,6 +10,7 @@
  * like the other rate limits (every node together with several nodes); IPv6 clients are keyed
  * by their /64 (`ClientAddresses.rateKey`).
  */
+import { networkOfRateKey } from '../../http/client-addresses.js'
 import type { RateLimiter } from '../../http/rate-limiter.js'
 import { localRateLimits, type RateLimits } from '../../http/rate-limits.js'
 
@@ -24,6 +25,7 @@ export class AuthorizeLimit {
     this.#limiter = limits.limiter('oauth.authorize', {
       capacity: AUTHORIZE_REQUESTS_PER_MINUTE,
       perMs: 60_000,
+      overflowGroup: networkOfRateKey,
     })
   }
 
