@@ -174,6 +174,9 @@ export interface SseDataHandlers {
   readonly cursor?: SseCursor
 }
 
+/** An event id a `Last-Event-ID` header can carry. */
+const RESUMABLE_EVENT_ID = /^[\x20-\x7e]{1,1024}$/
+
 /**
  * Read an SSE body to its end with the shared parser (`SseParser`). Events without data are
  * priming events (an id to resume from, kept in `cursor`) or padding, and events of other types
@@ -190,7 +193,11 @@ export async function readSseData(
   const cursor = handlers.cursor
   const take = (events: readonly SseEvent[]): void => {
     if (cursor) {
-      if (parser.lastEventId) cursor.lastEventId = parser.lastEventId
+      // An id no header can carry (a control character, past Latin-1, or longer than a
+      // header should be) cannot be resumed from: the stream is taken as having none.
+      if (parser.lastEventId) {
+        cursor.lastEventId = RESUMABLE_EVENT_ID.test(parser.lastEventId) ? parser.lastEventId : null
+      }
       if (parser.reconnectionTime !== null) cursor.retryMs = parser.reconnectionTime
     }
     for (const event of events) {

@@ -106,9 +106,13 @@ export async function resumeStream(
       return null
     }
     resumes += 1
+    // A resumed stream that stays open without the answer (a server that ignores
+    // `Last-Event-ID` and streams on) is closed when the span ends, like one that keeps closing.
+    const spanLeftMs = Math.max(1, started + limits.maxSpanMs - Date.now())
+    const attempt = AbortSignal.any([signal, AbortSignal.timeout(spanLeftMs)])
     let response: Response
     try {
-      response = await resumer.open(lastEventId, signal)
+      response = await resumer.open(lastEventId, attempt)
     } catch (err) {
       if (signal.aborted) return null
       failures += 1

@@ -243,6 +243,36 @@ describe('HttpChannel resuming response streams', { timeout: 30_000 }, () => {
     assert.ok(resumes().length >= 2 && resumes().length <= 4, `${resumes().length} resumptions`)
   })
 
+  it('closes a resumed stream that stays open without the answer once the total time is spent', async () => {
+    onPost = (_message, res) => {
+      sse(res, `id: o0\nretry: 10\ndata: \n\n`)
+      res.end()
+    }
+    // A server that ignores Last-Event-ID and streams on, never answering the call.
+    onGet = (_req, res) => sse(res, `: open\n\n`)
+    const { channel, messages } = await open({ ...QUICK, maxSpanMs: 400 })
+    await channel.send({ jsonrpc: '2.0', id: 10, method: 'tools/call' })
+    const failed = await errorFor(messages, 10)
+    assert.match(failed.error.message, /burrow stopped resuming it 0\.4 s after it first ended/)
+    assert.equal(resumes().length, 1)
+  })
+
+  it('does not resume from an event id no header can carry', async () => {
+    for (const id of ['bad\u0001id', 'snow\u2603man', 'x'.repeat(1025)]) {
+      seen.length = 0
+      onPost = (_message, res) => {
+        sse(res, `id: ${id}\nretry: 10\ndata: \n\n`)
+        res.end()
+      }
+      const { channel, messages, lost } = await open()
+      await channel.send({ jsonrpc: '2.0', id: 11, method: 'tools/call' })
+      const failed = await errorFor(messages, 11)
+      assert.match(failed.error.message, /the response stream ended before the answer$/)
+      assert.equal(resumes().length, 0)
+      assert.deepEqual(lost, [], 'the session is kept')
+    }
+  })
+
   it('asks again after a passing failure (503), and gives up after failures in a row', async () => {
     onPost = (_message, res) => {
       sse(res, `id: f0\nretry: 10\ndata: \n\n`)
